@@ -1,0 +1,177 @@
+/*
+ * CLua: the C face of Crescent's Lua bridge.
+ *
+ * This shim uses only the official API of Lua 5.4 (lua.h, lauxlib.h, lualib.h). It exists because
+ * a Lua error is a longjmp, and a longjmp across Swift frames skips ARC cleanup. So:
+ *
+ *  - every Swift function Lua can call is entered through one trampoline (crescent_push_function);
+ *    Swift reports failure by returning CRESCENT_RAISE with the error value on the stack, and the
+ *    trampoline raises only after the Swift frames are gone;
+ *  - every operation that may run a metamethod or raise is offered here as a protected helper
+ *    (crescent_p*), returning a status instead of jumping;
+ *  - the allocator enforces the VM's memory limit only while Lua code (not Swift) is running, and a
+ *    limit crossed while Swift runs is raised by the trampoline once Swift has returned;
+ *  - interrupts (Ctrl-C, time limits) are a flag checked from a count hook that raises in C.
+ */
+#ifndef CRESCENT_CLUA_H
+#define CRESCENT_CLUA_H
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Status a Swift function returns to the trampoline ------------------------------------ */
+
+/** The error value is on top of the stack: raise it (strings get the caller's position). */
+#define CRESCENT_RAISE (-1)
+/** Yield `n` values from the top of the stack: return crescent_yield_status(n). */
+static inline int crescent_yield_status(int n) { return -2 - n; }
+
+/** A Swift function behind the trampoline. Returns a result count, CRESCENT_RAISE or a yield. */
+typedef int (*crescent_swift_function)(lua_State *L, void *context);
+
+/* ---- Interrupt reasons --------------------------------------------------------------------- */
+
+enum {
+    CRESCENT_INTERRUPT_NONE = 0,
+    CRESCENT_INTERRUPT_SIGNAL = 1,   /* Ctrl-C, SIGTERM; values >= 128 name the exit status */
+    CRESCENT_INTERRUPT_TIMEOUT = 2,  /* --timeout */
+    CRESCENT_INTERRUPT_EXIT = 3,     /* app.exit */
+};
+
+/* ---- The VM: a lua_State plus the shim's per-VM bookkeeping --------------------------------- */
+
+/** An interrupt flag. It is separate from the state so that another thread may still set it after
+ *  the state has closed; its owner frees it when neither side uses it any more. */
+typedef struct crescent_flag crescent_flag;
+crescent_flag *crescent_flag_new(void);
+void crescent_flag_free(crescent_flag *flag);
+/** Sets the flag. Safe from any thread and from signal handlers. */
+void crescent_flag_set(crescent_flag *flag, int reason);
+
+/** Creates a state whose allocations are limited to `limit_bytes` (0: no limit), with the
+ *  interrupt hook reading `flag` installed and the standard libraries opened. NULL when out of
+ *  memory. The flag must outlive the state. */
+lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag);
+/** Closes the state and frees the shim's bookkeeping. */
+void crescent_close(lua_State *L);
+
+size_t crescent_memory_used(lua_State *L);
+size_t crescent_memory_limit(lua_State *L);
+void crescent_set_memory_limit(lua_State *L, size_t limit_bytes);
+/** True when the last failed protected call failed because the memory limit was hit. */
+int crescent_memory_limit_hit(lua_State *L);
+void crescent_clear_memory_limit_hit(lua_State *L);
+
+/** The pending interrupt reason, or CRESCENT_INTERRUPT_NONE. */
+int crescent_interrupt_pending(lua_State *L);
+void crescent_clear_interrupt(lua_State *L);
+
+/* ---- Functions ------------------------------------------------------------------------------ */
+
+/** Pushes a Lua function that enters `fn(L, context)` through the trampoline. The context is not
+ *  owned: its owner keeps it alive as long as the state. Raises only on out of memory. */
+void crescent_push_function(lua_State *L, crescent_swift_function fn, void *context);
+
+/** The message handler used by every protected call: adds a traceback to string messages. */
+int crescent_traceback_handler(lua_State *L);
+
+/* ---- Protected operations: return LUA_OK or an error status with the error on top ---------- */
+
+/** Calls the function below `nargs` arguments with the traceback handler. */
+int crescent_pcall(lua_State *L, int nargs, int nresults);
+/** Calls the function below `nargs` arguments, keeping the raw error value (no traceback). */
+int crescent_pcall_raw(lua_State *L, int nargs, int nresults);
+/** Resumes coroutine `co` with `nargs` arguments; on error the message on co's top carries a
+ *  traceback of the coroutine. */
+int crescent_resume(lua_State *L, lua_State *co, int nargs, int *nresults);
+/** Loads a chunk; on failure the message is on top. mode: "bt", "t" or "b". */
+int crescent_load(lua_State *L, const char *bytes, size_t length, const char *chunkname, const char *mode);
+/** t[k] with metamethods: pops k, pushes the value. */
+int crescent_pgettable(lua_State *L, int idx);
+/** t[k] = v with metamethods: pops k and v. */
+int crescent_psettable(lua_State *L, int idx);
+/** t.name with metamethods: pushes the value. */
+int crescent_pgetfield(lua_State *L, int idx, const char *name);
+/** t.name = v with metamethods: pops v. */
+int crescent_psetfield(lua_State *L, int idx, const char *name);
+/** luaL_tolstring under protection: pushes the string. */
+int crescent_ptostring(lua_State *L, int idx);
+/** Concatenates the `n` values on top (with __concat): pushes the result. */
+int crescent_pconcat(lua_State *L, int n);
+/** #v with __len: pushes the length. */
+int crescent_plen(lua_State *L, int idx);
+/** Compares two values with metamethods into *result; op is LUA_OPEQ, LUA_OPLT or LUA_OPLE. */
+int crescent_pcompare(lua_State *L, int idx1, int idx2, int op, int *result);
+/** lua_next under protection (an invalid key raises): pops key, pushes key and value, *more=0 at end. */
+int crescent_pnext(lua_State *L, int idx, int *more);
+/** Makes room for `n` more slots without raising; 0 when it cannot. */
+int crescent_checkstack(lua_State *L, int n);
+
+/* ---- Userdata for Swift objects --------------------------------------------------------------- */
+
+/** The block of every Swift-object userdata. `object` is an owned reference released once. */
+typedef struct crescent_object {
+    void *object;
+    void (*release)(void *object);
+} crescent_object;
+
+/** Pushes a new userdata holding `object` with the metatable in registry slot `metatable_ref`. */
+crescent_object *crescent_push_object(lua_State *L, void *object, void (*release)(void *), int metatable_ref);
+/** The block at `idx` when its metatable is exactly `metatable` (compared by identity), else NULL. */
+crescent_object *crescent_to_object(lua_State *L, int idx, const void *metatable);
+/** A `__gc` that releases the object once and clears it, so running it twice is harmless. */
+int crescent_object_gc(lua_State *L);
+/** An `__index` for object metatables: upvalue 1 is the methods table (raw lookup, no Swift);
+ *  upvalue 2, when a function, is called as getter(obj, key) for keys the methods lack. */
+int crescent_object_index(lua_State *L);
+/** Pushes crescent_object_index closed over the methods table and getter on top (pops both). */
+void crescent_push_object_index(lua_State *L);
+
+/* ---- Lua macros that do not import into Swift ------------------------------------------------- */
+
+static inline void crescent_pop(lua_State *L, int n) { lua_pop(L, n); }
+static inline void crescent_newtable(lua_State *L) { lua_newtable(L); }
+static inline void crescent_pushcfunction(lua_State *L, lua_CFunction f) { lua_pushcfunction(L, f); }
+static inline void crescent_pushglobaltable(lua_State *L) { lua_pushglobaltable(L); }
+static inline int crescent_upvalueindex(int i) { return lua_upvalueindex(i); }
+static inline int crescent_registryindex(void) { return LUA_REGISTRYINDEX; }
+static inline int crescent_isnoneornil(lua_State *L, int i) { return lua_isnoneornil(L, i); }
+static inline int crescent_isfunction(lua_State *L, int i) { return lua_isfunction(L, i); }
+static inline int crescent_istable(lua_State *L, int i) { return lua_istable(L, i); }
+static inline void crescent_insert(lua_State *L, int i) { lua_insert(L, i); }
+static inline void crescent_remove(lua_State *L, int i) { lua_remove(L, i); }
+static inline void crescent_replace(lua_State *L, int i) { lua_replace(L, i); }
+static inline lua_Integer crescent_tointegerx(lua_State *L, int i, int *isnum) { return lua_tointegerx(L, i, isnum); }
+static inline lua_Number crescent_tonumberx(lua_State *L, int i, int *isnum) { return lua_tonumberx(L, i, isnum); }
+static inline void *crescent_newuserdata(lua_State *L, size_t size) { return lua_newuserdatauv(L, size, 1); }
+static inline int crescent_getuservalue(lua_State *L, int i) { return lua_getiuservalue(L, i, 1); }
+static inline int crescent_setuservalue(lua_State *L, int i) { return lua_setiuservalue(L, i, 1); }
+static inline lua_State *crescent_tothread(lua_State *L, int i) { return lua_tothread(L, i); }
+static inline int crescent_ref(lua_State *L) { return luaL_ref(L, LUA_REGISTRYINDEX); }
+static inline void crescent_unref(lua_State *L, int ref) { luaL_unref(L, LUA_REGISTRYINDEX, ref); }
+static inline int crescent_getref(lua_State *L, int ref) { return lua_rawgeti(L, LUA_REGISTRYINDEX, ref); }
+static inline int crescent_noref(void) { return LUA_NOREF; }
+static inline int crescent_refnil(void) { return LUA_REFNIL; }
+static inline int crescent_yieldable(lua_State *L) { return lua_isyieldable(L); }
+
+/* ---- Output through C stdio, so print, io.write and the host share one ordered stream ------- */
+
+void crescent_write_stdout(const char *bytes, size_t length);
+void crescent_write_stderr(const char *bytes, size_t length);
+void crescent_flush_stdout(void);
+/** 1 when the descriptor is a terminal. */
+int crescent_isatty(int fd);
+
+/* ---- Benchmark baselines: the same shapes written in plain C ---------------------------------- */
+
+/** Registers global `bench_c_object`: a userdata whose method `get(i)` returns i + 1, looked up
+ *  through the same kind of C `__index` the bridge uses. */
+void crescent_bench_register_c_object(lua_State *L);
+/** Calls the function at registry slot `ref` with one integer `count` times, protected, in C.
+ *  Returns the sum of the integer results, or -1 on error. */
+lua_Integer crescent_bench_c_callback_loop(lua_State *L, int ref, lua_Integer count);
+
+#endif

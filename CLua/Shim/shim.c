@@ -1,0 +1,426 @@
+/*
+ * The C half of Crescent's Lua bridge. This file uses only the official API of Lua 5.4.
+ * See include/CLua.h for why each piece exists.
+ */
+#include "CLua.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/* ---- Per-VM bookkeeping, reachable from any thread of the state through its extra space ------ */
+
+typedef struct crescent_vm {
+    size_t used;
+    size_t limit;              /* 0: no limit */
+    int swift_active;          /* > 0 while Swift frames run on this VM: the limit is not enforced */
+    int over_limit_pending;    /* the limit was crossed while Swift ran; raised when Swift returns */
+    int limit_hit;             /* an allocation was refused because of the limit */
+    crescent_flag *interrupt;  /* CRESCENT_INTERRUPT_* or a signal's exit status */
+} crescent_vm;
+
+struct crescent_flag {
+    atomic_int reason;
+};
+
+crescent_flag *crescent_flag_new(void) {
+    crescent_flag *flag = calloc(1, sizeof *flag);
+    if (flag != NULL) atomic_init(&flag->reason, CRESCENT_INTERRUPT_NONE);
+    return flag;
+}
+void crescent_flag_free(crescent_flag *flag) { free(flag); }
+void crescent_flag_set(crescent_flag *flag, int reason) { atomic_store(&flag->reason, reason); }
+
+static crescent_vm *vm_of(lua_State *L) {
+    return *(crescent_vm **)lua_getextraspace(L);
+}
+
+/* The registry key of the preallocated out-of-memory message. */
+static const char memory_error_key = 'm';
+#define MEMORY_ERROR_MESSAGE "not enough memory"
+
+/*
+ * The allocator. While Lua code runs (swift_active == 0), a request past the limit fails and Lua
+ * raises its memory error inside the protected call that is running. While Swift runs, failing
+ * would make Lua longjmp through Swift frames, so the request succeeds and the trampoline raises
+ * the error after Swift has returned. A refusal by the system allocator itself is passed on to Lua
+ * as usual (and aborts through the panic handler if no protected call is running).
+ */
+static void *crescent_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+    crescent_vm *vm = ud;
+    size_t old_size = ptr != NULL ? osize : 0;
+    if (nsize == 0) {
+        free(ptr);
+        vm->used -= old_size;
+        return NULL;
+    }
+    if (vm->limit != 0 && nsize > old_size && vm->used + (nsize - old_size) > vm->limit) {
+        if (vm->swift_active == 0) {
+            vm->limit_hit = 1;
+            return NULL;
+        }
+        vm->over_limit_pending = 1;
+    }
+    void *block = realloc(ptr, nsize);
+    if (block != NULL) vm->used = vm->used - old_size + nsize;
+    return block;
+}
+
+/* Counts instructions; when an interrupt is pending, raises here, in C, inside Lua code. */
+static void interrupt_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    int reason = atomic_load_explicit(&vm_of(L)->interrupt->reason, memory_order_relaxed);
+    if (reason == CRESCENT_INTERRUPT_TIMEOUT) luaL_error(L, "interrupted: time limit reached");
+    if (reason == CRESCENT_INTERRUPT_EXIT) luaL_error(L, "exiting");
+    if (reason != CRESCENT_INTERRUPT_NONE) luaL_error(L, "interrupted");
+}
+
+static int panic_handler(lua_State *L) {
+    const char *message = lua_tostring(L, -1);
+    lua_writestringerror("crescent: unprotected Lua error (%s)\n", message ? message : "?");
+    return 0; /* Lua aborts */
+}
+
+lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag) {
+    crescent_vm *vm = calloc(1, sizeof *vm);
+    if (vm == NULL) return NULL;
+    vm->limit = limit_bytes;
+    vm->swift_active = 1; /* the host itself is Swift */
+    vm->interrupt = flag;
+    lua_State *L = lua_newstate(crescent_alloc, vm);
+    if (L == NULL) {
+        free(vm);
+        return NULL;
+    }
+    *(crescent_vm **)lua_getextraspace(L) = vm;
+    lua_atpanic(L, panic_handler);
+    luaL_openlibs(L);
+    lua_pushliteral(L, MEMORY_ERROR_MESSAGE);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &memory_error_key);
+    lua_sethook(L, interrupt_hook, LUA_MASKCOUNT, 1000);
+    return L;
+}
+
+void crescent_close(lua_State *L) {
+    crescent_vm *vm = vm_of(L);
+    vm->limit = 0; /* finalizers may allocate while closing */
+    lua_close(L);
+    free(vm);
+}
+
+size_t crescent_memory_used(lua_State *L) { return vm_of(L)->used; }
+size_t crescent_memory_limit(lua_State *L) { return vm_of(L)->limit; }
+void crescent_set_memory_limit(lua_State *L, size_t limit_bytes) { vm_of(L)->limit = limit_bytes; }
+int crescent_memory_limit_hit(lua_State *L) { return vm_of(L)->limit_hit; }
+void crescent_clear_memory_limit_hit(lua_State *L) { vm_of(L)->limit_hit = 0; }
+
+int crescent_interrupt_pending(lua_State *L) { return atomic_load(&vm_of(L)->interrupt->reason); }
+void crescent_clear_interrupt(lua_State *L) { atomic_store(&vm_of(L)->interrupt->reason, CRESCENT_INTERRUPT_NONE); }
+
+/* ---- The trampoline ---------------------------------------------------------------------------- */
+
+typedef struct crescent_export {
+    crescent_swift_function fn;
+    void *context;
+} crescent_export;
+
+static int trampoline(lua_State *L) {
+    const crescent_export *export = lua_touserdata(L, lua_upvalueindex(1));
+    crescent_vm *vm = vm_of(L);
+    vm->swift_active++;
+    int status = export->fn(L, export->context);
+    vm->swift_active--;
+    /* From here on no Swift frame of this call is on the C stack: raising is safe. */
+    if (vm->over_limit_pending && vm->swift_active == 0) {
+        vm->over_limit_pending = 0;
+        if (vm->used > vm->limit) {
+            vm->limit_hit = 1;
+            lua_settop(L, 0);
+            lua_rawgetp(L, LUA_REGISTRYINDEX, &memory_error_key);
+            return lua_error(L);
+        }
+    }
+    if (status >= 0) return status;
+    if (status == CRESCENT_RAISE) {
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            luaL_where(L, 1);
+            lua_insert(L, -2);
+            lua_concat(L, 2);
+        }
+        return lua_error(L);
+    }
+    return lua_yield(L, -2 - status);
+}
+
+void crescent_push_function(lua_State *L, crescent_swift_function fn, void *context) {
+    crescent_export *export = lua_newuserdatauv(L, sizeof *export, 0);
+    export->fn = fn;
+    export->context = context;
+    lua_pushcclosure(L, trampoline, 1);
+}
+
+/* ---- Protected calls ----------------------------------------------------------------------------- */
+
+int crescent_traceback_handler(lua_State *L) {
+    const char *message = lua_tostring(L, 1);
+    if (message == NULL) {
+        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+            message = lua_tostring(L, -1);
+        else
+            message = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    }
+    luaL_traceback(L, L, message, 1);
+    return 1;
+}
+
+/* Runs lua_pcall with Lua (not Swift) as the running side, so the memory limit is enforced. */
+static int run_pcall(lua_State *L, int nargs, int nresults, int handler) {
+    crescent_vm *vm = vm_of(L);
+    int saved = vm->swift_active;
+    vm->swift_active = 0;
+    int status = lua_pcall(L, nargs, nresults, handler);
+    vm->swift_active = saved;
+    return status;
+}
+
+int crescent_pcall(lua_State *L, int nargs, int nresults) {
+    int base = lua_gettop(L) - nargs;    /* the function */
+    lua_pushcfunction(L, crescent_traceback_handler);
+    lua_insert(L, base);                 /* handler f args... */
+    int status = run_pcall(L, nargs, nresults, base);
+    lua_remove(L, base);
+    return status;
+}
+
+int crescent_pcall_raw(lua_State *L, int nargs, int nresults) {
+    return run_pcall(L, nargs, nresults, 0);
+}
+
+static int thread_traceback(lua_State *L) {    /* co message */
+    lua_State *co = lua_tothread(L, 1);
+    luaL_traceback(L, co, lua_tostring(L, 2), 0);
+    return 1;
+}
+
+int crescent_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
+    crescent_vm *vm = vm_of(L);
+    int saved = vm->swift_active;
+    vm->swift_active = 0;
+    int status = lua_resume(co, L, nargs, nresults);
+    vm->swift_active = saved;
+    if (status == LUA_OK || status == LUA_YIELD) return status;
+    lua_xmove(co, L, 1);                              /* L: error */
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        lua_pushcfunction(L, thread_traceback);       /* error f */
+        lua_pushthread(co);
+        lua_xmove(co, L, 1);                          /* error f co */
+        lua_pushvalue(L, -3);                         /* error f co error */
+        if (run_pcall(L, 2, 1, 0) == LUA_OK) lua_remove(L, -2);  /* traceback */
+        else lua_pop(L, 1);                           /* keep the bare error */
+    }
+    return status;
+}
+
+int crescent_load(lua_State *L, const char *bytes, size_t length, const char *chunkname, const char *mode) {
+    crescent_vm *vm = vm_of(L);
+    int saved = vm->swift_active;
+    vm->swift_active = 0;
+    int status = luaL_loadbufferx(L, bytes, length, chunkname, mode);
+    vm->swift_active = saved;
+    return status;
+}
+
+static int do_gettable(lua_State *L) { lua_gettable(L, 1); return 1; }       /* t k */
+static int do_settable(lua_State *L) { lua_settable(L, 1); return 0; }       /* t k v */
+static int do_tostring(lua_State *L) { luaL_tolstring(L, 1, NULL); return 1; }
+static int do_concat(lua_State *L) { lua_concat(L, lua_gettop(L)); return 1; }
+static int do_len(lua_State *L) { lua_len(L, 1); return 1; }
+static int do_next(lua_State *L) {                                           /* t k */
+    if (lua_next(L, 1)) return 2;
+    return 0;
+}
+static int do_compare(lua_State *L) {                                        /* a b op */
+    int op = (int)lua_tointeger(L, 3);
+    lua_pushboolean(L, lua_compare(L, 1, 2, op));
+    return 1;
+}
+
+int crescent_pgettable(lua_State *L, int idx) {                              /* ... k */
+    idx = lua_absindex(L, idx);
+    lua_pushcfunction(L, do_gettable);                                       /* ... k f */
+    lua_pushvalue(L, idx);                                                   /* ... k f t */
+    lua_rotate(L, -3, 2);                                                    /* ... f t k */
+    return run_pcall(L, 2, 1, 0);
+}
+
+int crescent_psettable(lua_State *L, int idx) {                              /* ... k v */
+    idx = lua_absindex(L, idx);
+    lua_pushcfunction(L, do_settable);                                       /* ... k v f */
+    lua_pushvalue(L, idx);                                                   /* ... k v f t */
+    lua_rotate(L, -4, 2);                                                    /* ... f t k v */
+    return run_pcall(L, 3, 0, 0);
+}
+
+int crescent_pgetfield(lua_State *L, int idx, const char *name) {
+    idx = lua_absindex(L, idx);
+    lua_pushstring(L, name);
+    return crescent_pgettable(L, idx);
+}
+
+int crescent_psetfield(lua_State *L, int idx, const char *name) {            /* ... v */
+    idx = lua_absindex(L, idx);
+    lua_pushstring(L, name);                                                 /* ... v k */
+    lua_insert(L, -2);                                                       /* ... k v */
+    return crescent_psettable(L, idx);
+}
+
+int crescent_ptostring(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    lua_pushcfunction(L, do_tostring);
+    lua_pushvalue(L, idx);
+    return run_pcall(L, 1, 1, 0);
+}
+
+int crescent_pconcat(lua_State *L, int n) {
+    lua_pushcfunction(L, do_concat);
+    lua_insert(L, -n - 1);
+    return run_pcall(L, n, 1, 0);
+}
+
+int crescent_plen(lua_State *L, int idx) {
+    idx = lua_absindex(L, idx);
+    lua_pushcfunction(L, do_len);
+    lua_pushvalue(L, idx);
+    return run_pcall(L, 1, 1, 0);
+}
+
+int crescent_pcompare(lua_State *L, int idx1, int idx2, int op, int *result) {
+    idx1 = lua_absindex(L, idx1);
+    idx2 = lua_absindex(L, idx2);
+    lua_pushcfunction(L, do_compare);
+    lua_pushvalue(L, idx1);
+    lua_pushvalue(L, idx2);
+    lua_pushinteger(L, op);
+    int status = run_pcall(L, 3, 1, 0);
+    if (status == LUA_OK) {
+        *result = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+    }
+    return status;
+}
+
+int crescent_pnext(lua_State *L, int idx, int *more) {                      /* ... k */
+    idx = lua_absindex(L, idx);
+    lua_pushcfunction(L, do_next);                                           /* ... k f */
+    lua_pushvalue(L, idx);                                                   /* ... k f t */
+    lua_rotate(L, -3, 2);                                                    /* ... f t k */
+    int top = lua_gettop(L) - 3;
+    int status = run_pcall(L, 2, LUA_MULTRET, 0);
+    if (status == LUA_OK) *more = lua_gettop(L) > top;
+    return status;
+}
+
+int crescent_checkstack(lua_State *L, int n) {
+    crescent_vm *vm = vm_of(L);
+    int saved = vm->swift_active;
+    vm->swift_active = 1; /* growing the stack here must not fail for the limit */
+    int ok = lua_checkstack(L, n);
+    vm->swift_active = saved;
+    return ok;
+}
+
+/* ---- Swift-object userdata ------------------------------------------------------------------------ */
+
+crescent_object *crescent_push_object(lua_State *L, void *object, void (*release)(void *), int metatable_ref) {
+    crescent_object *block = lua_newuserdatauv(L, sizeof *block, 1);
+    block->object = object;
+    block->release = release;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, metatable_ref);
+    lua_setmetatable(L, -2);
+    return block;
+}
+
+crescent_object *crescent_to_object(lua_State *L, int idx, const void *metatable) {
+    void *block = lua_touserdata(L, idx);
+    if (block == NULL || !lua_getmetatable(L, idx)) return NULL;
+    const void *actual = lua_topointer(L, -1);
+    lua_pop(L, 1);
+    return actual == metatable ? block : NULL;
+}
+
+int crescent_object_gc(lua_State *L) {
+    crescent_object *block = lua_touserdata(L, 1);
+    if (block == NULL || lua_rawlen(L, 1) != sizeof *block) return 0;
+    void *object = block->object;
+    block->object = NULL;
+    if (object != NULL && block->release != NULL) block->release(object);
+    return 0;
+}
+
+int crescent_object_index(lua_State *L) {                                   /* obj key */
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;            /* obj key method */
+    if (lua_type(L, lua_upvalueindex(2)) != LUA_TFUNCTION) return 1;         /* nil */
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 1);                                                       /* obj key nil value */
+    return 1;
+}
+
+void crescent_push_object_index(lua_State *L) {                              /* methods getter */
+    lua_pushcclosure(L, crescent_object_index, 2);
+}
+
+/* ---- Output ---------------------------------------------------------------------------------------- */
+
+void crescent_write_stdout(const char *bytes, size_t length) { fwrite(bytes, 1, length, stdout); }
+void crescent_write_stderr(const char *bytes, size_t length) {
+    fflush(stdout);
+    fwrite(bytes, 1, length, stderr);
+    fflush(stderr);
+}
+void crescent_flush_stdout(void) { fflush(stdout); }
+int crescent_isatty(int fd) { return isatty(fd); }
+
+/* ---- Benchmark baselines ----------------------------------------------------------------------------- */
+
+#define BENCH_C_OBJECT "crescent.bench.CObject"
+
+static int bench_c_get(lua_State *L) {
+    luaL_checkudata(L, 1, BENCH_C_OBJECT);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    lua_pushinteger(L, i + 1);
+    return 1;
+}
+
+void crescent_bench_register_c_object(lua_State *L) {
+    luaL_newmetatable(L, BENCH_C_OBJECT);                                    /* mt */
+    lua_newtable(L);                                                         /* mt methods */
+    lua_pushcfunction(L, bench_c_get);
+    lua_setfield(L, -2, "get");
+    lua_pushnil(L);                                                          /* mt methods nil */
+    crescent_push_object_index(L);                                           /* mt index */
+    lua_setfield(L, -2, "__index");                                          /* mt */
+    lua_newuserdatauv(L, sizeof(crescent_object), 1);                        /* mt ud */
+    lua_insert(L, -2);                                                       /* ud mt */
+    lua_setmetatable(L, -2);                                                 /* ud */
+    lua_setglobal(L, "bench_c_object");
+}
+
+lua_Integer crescent_bench_c_callback_loop(lua_State *L, int ref, lua_Integer count) {
+    lua_Integer sum = 0;
+    for (lua_Integer i = 0; i < count; i++) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+        lua_pushinteger(L, i);
+        if (crescent_pcall(L, 1, 1) != LUA_OK) {
+            lua_pop(L, 1);
+            return -1;
+        }
+        sum += lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    }
+    return sum;
+}

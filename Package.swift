@@ -1,0 +1,79 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let upcoming: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Crescent",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "crescent", targets: ["crescent"]),
+        .library(name: "CrescentKit", targets: ["CrescentKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // System Lua 5.4 from Debian's liblua5.4-dev, found through pkg-config.
+        .systemLibrary(
+            name: "CLuaSystem",
+            path: "CLua/System",
+            pkgConfig: "lua5.4",
+            providers: [.apt(["liblua5.4-dev"])]
+        ),
+        // The C shim: trampoline, macro wrappers, protected helpers, hook, allocator.
+        .target(
+            name: "CLua",
+            dependencies: ["CLuaSystem"],
+            path: "CLua/Shim"
+        ),
+        .target(
+            name: "LuaBridge",
+            dependencies: ["CLua"],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "Model",
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "CrescentKit",
+            dependencies: [
+                "LuaBridge", "Model", "CLua",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            resources: [
+                .embedInCode("Prelude/inspect.lua"),
+                .embedInCode("Prelude/json.lua"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "crescent",
+            dependencies: [
+                "CrescentKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "crescent-bench",
+            dependencies: ["CrescentKit", "LuaBridge", "CLua"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(name: "LuaBridgeTests", dependencies: ["LuaBridge", "CLua"], swiftSettings: upcoming),
+        .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: upcoming),
+        .testTarget(
+            name: "CrescentKitTests",
+            dependencies: ["CrescentKit", "LuaBridge", .product(name: "NIOEmbedded", package: "swift-nio")],
+            swiftSettings: upcoming
+        ),
+        .testTarget(name: "crescentTests", dependencies: ["crescent"], swiftSettings: upcoming),
+    ]
+)

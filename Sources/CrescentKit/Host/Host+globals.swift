@@ -1,0 +1,137 @@
+import CLua
+import LuaBridge
+
+/// Raised by a function that left its own error value on top of the stack.
+struct ErrorValueOnTop: LuaPushableError {
+    func push(onto stack: LuaStack) {}
+}
+
+extension Host {
+    /// Installs every global of DESIGN.md's table that this host provides.
+    func installGlobals() throws(LuaError) {
+        installOutput()
+        installTimers()
+        installTasks()
+        installApp()
+        try installPrelude()
+    }
+
+    // MARK: print and log
+
+    private func installOutput() {
+        let console = self.console
+        vm.register("print") { stack in
+            try Host.writeJoined(stack, from: 1) { console.write(bytes: $0) }
+            console.write("\n")
+            return .none
+        }
+        let stack = vm.stack
+        stack.newTable()
+        for level in HostOptions.LogLevel.allCases {
+            let name = "\(level)"
+            vm.register(field: name) { [unowned self] stack in
+                guard level >= self.options.logLevel else { return .none }
+                var line = self.console.styled("\(name):", Host.logColor(level)) + " "
+                luaL_where(stack.state, 1)
+                line += stack.text(at: -1).map { $0.isEmpty ? "" : $0 + " " } ?? ""
+                stack.pop()
+                var bytes: [UInt8] = []
+                try Host.writeJoined(stack, from: 1, upTo: stack.top) { bytes.append(contentsOf: $0) }
+                self.console.error(line + String(decoding: bytes, as: UTF8.self))
+                return .none
+            }
+        }
+        vm.setGlobal("log")
+    }
+
+    private static func logColor(_ level: HostOptions.LogLevel) -> String {
+        switch level {
+        case .debug: "2"
+        case .info: "36"
+        case .warn: "33"
+        case .error: "31"
+        }
+    }
+
+    /// Writes `tostring` of arguments `first...last`, tab-separated, as `print` does.
+    static func writeJoined(_ stack: LuaStack, from first: Int32, upTo last: Int32? = nil,
+                            _ write: (UnsafeRawBufferPointer) -> Void) throws {
+        let last = last ?? stack.top
+        guard first <= last else { return }
+        for index in first...last {
+            if index > first { "\t".utf8.withContiguousStorageIfAvailable { write(UnsafeRawBufferPointer($0)) } }
+            guard crescent_ptostring(stack.state, index) == LUA_OK else { throw ErrorValueOnTop() }
+            var length = 0
+            let pointer = lua_tolstring(stack.state, -1, &length)
+            write(UnsafeRawBufferPointer(start: pointer, count: length))
+            stack.pop()
+        }
+    }
+
+    // MARK: app
+
+    private func installApp() {
+        let stack = vm.stack
+        stack.newTable()
+        stack.push(LuaValue.array(options.arguments.map { .string(LuaString($0)) }))
+        stack.rawSet(-2, "args")
+        vm.register(field: "exit") { [unowned self] stack in
+            let status: Int32
+            switch stack.type(at: 1) {
+            case .none, .nil: status = 0
+            case .boolean: status = stack.boolean(at: 1) ? 0 : 1
+            default:
+                let code = try stack.checkInteger(1, function: "app.exit")
+                guard (0...255).contains(code) else {
+                    throw LuaRaise.badArgument(1, to: "app.exit", "exit status must be in 0...255, got \(code)")
+                }
+                status = Int32(code)
+            }
+            self.requestExit(status)
+            self.vm.interrupter.interruptForExit()
+            throw LuaRaise("exiting")
+        }
+        vm.setGlobal("app")
+    }
+
+    // MARK: arg and require
+
+    /// Sets `arg` as `lua5.4` does: `arg[-1]` the interpreter, `arg[0]` the script, then arguments.
+    func setArguments(scriptName: String, hasScript: Bool) {
+        var table: [LuaValue: LuaValue] = [:]
+        if hasScript { table[-1] = .string(LuaString(options.interpreter)) }
+        table[0] = .string(LuaString(hasScript ? scriptName : options.interpreter))
+        for (index, argument) in options.arguments.enumerated() {
+            table[.integer(Int64(index + 1))] = .string(LuaString(argument))
+        }
+        vm.setGlobal("arg", .table(table))
+    }
+
+    /// Puts the script's folder first on `package.path` and `package.cpath`.
+    func addScriptFolderToPath(_ scriptPath: String) {
+        let folder = scriptPath.contains("/") ? String(scriptPath[..<(scriptPath.lastIndex(of: "/") ?? scriptPath.endIndex)]) : "."
+        let source = """
+            local folder = ...
+            package.path = folder .. "/?.lua;" .. folder .. "/?/init.lua;" .. package.path
+            package.cpath = folder .. "/?.so;" .. package.cpath
+            """
+        do {
+            try vm.load(Array(source.utf8), name: "=require")
+            vm.stack.push(folder.isEmpty ? "/" : folder)
+            try vm.call(arguments: 1, results: 0)
+        } catch {
+            report(error, context: "cannot set up require")
+        }
+    }
+
+    // MARK: The Lua prelude
+
+    /// Loads the modules written in Lua and shipped inside the binary (`inspect`, `json`).
+    private func installPrelude() throws(LuaError) {
+        for (name, source) in Prelude.modules {
+            try vm.load(source, name: "=[crescent \(name)]")
+            try vm.call(arguments: 0, results: 1)
+            vm.setGlobal(name)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import CLua
+import LuaBridge
+import NIOCore
+
+extension Host {
+    /// Installs `task(fn, ...)` and `sleep(seconds)`.
+    func installTasks() {
+        _ = vm.objectType(
+            LuaTask.self, name: "Task",
+            methods: [
+                "cancel": { [unowned self] stack in
+                    let task = try self.taskType.check(1, in: stack, function: "cancel")
+                    self.cancel(task)
+                    return .none
+                },
+            ],
+            getter: { [unowned self] stack in
+                guard let task = self.taskType.object(at: 1, in: stack) else { return .none }
+                switch stack.text(at: 2) {
+                case "done": stack.push(task.isDone)
+                case "result": if let result = task.result { result.push(onto: stack) } else { stack.pushNil() }
+                case "error": if let error = task.error { error.push(onto: stack) } else { stack.pushNil() }
+                default: stack.pushNil()
+                }
+                return .one
+            },
+            metamethods: [
+                "__tostring": { [unowned self] stack in
+                    guard let task = self.taskType.object(at: 1, in: stack) else { return .none }
+                    let state = !task.isDone ? "running" : (task.error != nil ? "failed" : "done")
+                    stack.push("Task(\(state))")
+                    return .one
+                },
+            ]
+        )
+        vm.register("task") { [unowned self] stack in
+            try stack.checkFunction(1, function: "task")
+            let arguments = stack.top - 1
+            stack.pushValue(at: 1)
+            let task = LuaTask(coroutine: LuaCoroutine(vm: self.vm, from: stack))
+            // Move the arguments onto the coroutine's stack.
+            for index in 2..<(2 + arguments) { stack.pushValue(at: index) }
+            lua_xmove(stack.state, task.coroutine.thread, arguments)
+            self.tasks.insert(task)
+            self.taskType.push(task, onto: stack)
+            self.resume(task, arguments: arguments)
+            return .one
+        }
+        vm.register("sleep") { [unowned self] stack in
+            let seconds = try stack.checkNumber(1, function: "sleep")
+            guard seconds.isFinite, seconds >= 0 else {
+                throw LuaRaise.badArgument(1, to: "sleep", "seconds must be a finite number >= 0, got \(seconds)")
+            }
+            guard let task = self.currentTask, task.coroutine.thread == stack.state, stack.isYieldable else {
+                throw LuaRaise("sleep: not inside a task; wrap the code in task(function() ... end) or use timer.after(s, fn)")
+            }
+            self.wake(task, after: seconds)
+            return .yield(0)
+        }
+    }
+
+    var taskType: LuaObjectType<LuaTask> { vm.objectType(LuaTask.self, name: "Task") }
+
+    /// Arranges for `task` to resume after `seconds`.
+    func wake(_ task: LuaTask, after seconds: Double) {
+        task.isWaiting = true
+        let host = NIOLoopBound(self, eventLoop: loop)
+        let boundTask = NIOLoopBound(task, eventLoop: loop)
+        task.wakeup = loop.scheduleTask(in: .seconds(seconds)) {
+            let host = host.value
+            guard host.isRunning else { return }
+            let task = boundTask.value
+            task.wakeup = nil
+            task.isWaiting = false
+            host.resume(task, arguments: 0)
+            host.endTurn()
+        }
+    }
+
+    /// Resumes `task` with the top `arguments` values of its stack and handles how it stopped.
+    func resume(_ task: LuaTask, arguments: Int32) {
+        guard !task.isDone else { return }
+        let previous = currentTask
+        currentTask = task
+        let step = task.coroutine.resume(arguments: arguments)
+        currentTask = previous
+        switch step {
+        case .yielded(let count):
+            task.coroutine.stack.pop(count)
+            if task.cancelRequested {
+                finishCancelled(task)
+            } else if !task.isWaiting {
+                // A bare coroutine.yield() inside a task: give the loop a turn, then carry on.
+                task.isWaiting = true
+                enqueue { host in
+                    task.isWaiting = false
+                    host.resume(task, arguments: 0)
+                }
+            }
+        case .finished(let count):
+            let stack = task.coroutine.stack
+            if count > 0 {
+                stack.pushValue(at: -count)
+                lua_xmove(stack.state, vm.state, 1)
+                task.result = vm.ref()
+            }
+            stack.setTop(0)
+            task.invalidate()
+            tasks.remove(task)
+        case .failed(let error):
+            vm.stack.push(error.message)
+            task.error = vm.ref()
+            task.invalidate()
+            tasks.remove(task)
+            reportHandlerError(error, in: "error in task")
+        }
+    }
+
+    /// Cancels `task`: it is not resumed again, its error becomes "cancelled" and its pending
+    /// to-be-closed variables are closed.
+    func cancel(_ task: LuaTask) {
+        guard !task.isDone else { return }
+        if currentTask === task {
+            task.cancelRequested = true
+            return
+        }
+        finishCancelled(task)
+    }
+
+    private func finishCancelled(_ task: LuaTask) {
+        task.invalidate()
+        tasks.remove(task)
+        _ = lua_resetthread(task.coroutine.thread)
+        vm.stack.push("cancelled")
+        task.error = vm.ref()
+    }
+}

@@ -1,0 +1,198 @@
+public import LuaBridge
+public import NIOCore
+import CLua
+
+/// The host: one Lua VM owned by one event loop, and everything scripts reach through globals.
+///
+/// All Lua runs on `loop`. Work enters through ``enqueue(_:)``; after each job the host ends the
+/// turn: it flushes output and, once the main chunk has returned and nothing can produce more work
+/// (no live timer, no running task), it tears down and reports the exit status.
+///
+/// Tests drive a host on NIO's `EmbeddedEventLoop` and advance its clock by hand.
+///
+/// ```swift
+/// let host = try Host(loop: loop, options: options) { status in exit(status) }
+/// host.runMain(source: bytes, chunkName: "@hello.lua", scriptPath: "hello.lua")
+/// ```
+public final class Host {
+    /// The VM. Touch it only on `loop`.
+    public let vm: LuaVM
+    /// The loop that owns the VM.
+    public let loop: any EventLoop
+    public let options: HostOptions
+    public let console: Console
+
+    /// The exit status once the host has finished, else nil.
+    public private(set) var exitStatus: Int32?
+    /// True once any error was reported from a handler (the run will exit 1).
+    public private(set) var sawError = false
+
+    var mainFinished = false
+    var reportedTimeout = false
+    var requestedExit: Int32?
+    var timers: Set<LuaTimer> = []
+    var tasks: Set<LuaTask> = []
+    /// The task whose coroutine is running, while it runs.
+    var currentTask: LuaTask?
+    var teardownActions: [() -> Void] = []
+    private let onExit: (Int32) -> Void
+
+    /// Creates the VM and installs the globals.
+    ///
+    /// - Parameter onExit: called once, on the loop, with the exit status after teardown.
+    public init(loop: any EventLoop, options: HostOptions, console: Console? = nil,
+                onExit: @escaping (Int32) -> Void) throws(LuaError) {
+        self.loop = loop
+        self.options = options
+        self.console = console ?? Console(colors: options.colors)
+        self.onExit = onExit
+        vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
+        try installGlobals()
+    }
+
+    /// True while the host can still run code.
+    public var isRunning: Bool { exitStatus == nil }
+
+    /// Anything that can still produce work keeps the run alive.
+    var hasPendingWork: Bool { !timers.isEmpty || !tasks.isEmpty }
+
+    // MARK: Turns
+
+    /// Runs `job` on the loop as one turn, then ends the turn. Safe from any thread.
+    public func enqueue(_ job: @escaping (Host) -> Void) {
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        loop.execute {
+            let host = bound.value
+            guard host.isRunning else { return }
+            job(host)
+            host.endTurn()
+        }
+    }
+
+    /// Flushes output, and finishes the run when it is over.
+    public func endTurn() {
+        guard isRunning else { return }
+        console.flush()
+        if let code = requestedExit {
+            finish(status: code)
+        } else if mainFinished && !hasPendingWork {
+            finish(status: sawError ? 1 : 0)
+        }
+    }
+
+    // MARK: The main chunk
+
+    /// Compiles and runs the main chunk with `arguments` as `...`, then ends the turn.
+    ///
+    /// - Parameters:
+    ///   - chunkName: `@path` for files, `=label` otherwise.
+    ///   - scriptPath: the script's path for `arg[0]` and `require` (nil for `-e` code).
+    public func runMain(source: [UInt8], chunkName: String, scriptPath: String?, argZero: String? = nil) {
+        defer { endTurn() }
+        setArguments(scriptName: argZero ?? scriptPath ?? options.interpreter, hasScript: argZero != nil || scriptPath != nil)
+        if let scriptPath { addScriptFolderToPath(scriptPath) }
+        do {
+            try vm.load(source, name: chunkName)
+            let stack = vm.stack
+            _ = stack.ensure(Int32(clamping: options.arguments.count) + 1)
+            for argument in options.arguments { stack.push(argument) }
+            try vm.call(arguments: Int32(options.arguments.count), results: 0)
+        } catch {
+            if !handleControlFlow(error) {
+                report(error)
+                requestedExit = requestedExit ?? 1
+            }
+        }
+        mainFinished = true
+    }
+
+    // MARK: Errors
+
+    /// Prints an error from a handler (timer, task, observer…), marks the run failed and, with
+    /// `--fail-fast`, stops it.
+    public func reportHandlerError(_ error: LuaError, in context: String) {
+        if handleControlFlow(error) { return }
+        report(error, context: context)
+        sawError = true
+        if options.failFast { requestedExit = requestedExit ?? 1 }
+    }
+
+    /// Prints `crescent: [context: ]message` (the message carries `file:line` and a traceback).
+    func report(_ error: LuaError, context: String? = nil) {
+        let label = console.styled("crescent:", "31")
+        if let context {
+            console.error("\(label) \(context): \(error.message)")
+        } else {
+            console.error("\(label) \(error.message)")
+        }
+    }
+
+    /// Errors that are requests (`app.exit`, a signal, the time limit) rather than failures.
+    /// Returns true when the error was such a request and has been handled.
+    func handleControlFlow(_ error: LuaError) -> Bool {
+        switch error.kind {
+        case .timeout:
+            if !reportedTimeout {
+                reportedTimeout = true
+                report(error, context: timeoutMessage)
+            }
+            requestExit(1)
+            return true
+        case .interrupted:
+            let pending = vm.pendingInterrupt
+            if pending >= 128 { requestExit(pending) }
+            return requestedExit != nil
+        default:
+            return false
+        }
+    }
+
+    var timeoutMessage: String {
+        "stopped after \(formatSeconds(options.timeout ?? 0)) s (--timeout)"
+    }
+
+    // MARK: Exit
+
+    /// Asks the run to end with `status` at the end of the current turn (`app.exit`, signals).
+    public func requestExit(_ status: Int32) {
+        if requestedExit == nil { requestedExit = status }
+    }
+
+    /// Interrupts running Lua code (from a signal or time limit) and ends the run with `status`.
+    /// Safe from any thread.
+    public static func stop(_ host: NIOLoopBound<Host>, interrupter: LuaInterrupter, status: Int32, timeout: Bool) {
+        if timeout { interrupter.interruptForTimeout() } else { interrupter.interrupt(status: status) }
+        host.eventLoop.execute {
+            let host = host.value
+            guard host.isRunning else { return }
+            if timeout && !host.reportedTimeout {
+                host.reportedTimeout = true
+                host.console.error("\(host.console.styled("crescent:", "31")) \(host.timeoutMessage)")
+            }
+            host.finish(status: status)
+        }
+    }
+
+    /// Tears down (cancels timers and tasks, runs teardown actions, closes the VM) and reports
+    /// `status` once.
+    public func finish(status: Int32) {
+        guard isRunning else { return }
+        exitStatus = status
+        vm.clearInterrupt()
+        for action in teardownActions.reversed() { action() }
+        teardownActions.removeAll()
+        for timer in timers { timer.invalidate() }
+        timers.removeAll()
+        for task in tasks { task.invalidate() }
+        tasks.removeAll()
+        currentTask = nil
+        vm.close()
+        console.flush()
+        onExit(status)
+    }
+}
+
+/// `2`, `0.5`: seconds without a trailing `.0`.
+func formatSeconds(_ seconds: Double) -> String {
+    seconds == seconds.rounded() && abs(seconds) < 1e15 ? String(Int64(seconds)) : String(seconds)
+}

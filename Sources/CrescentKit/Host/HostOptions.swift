@@ -1,0 +1,35 @@
+/// How a host runs: limits, error policy, output and the script's arguments.
+public struct HostOptions: Sendable {
+    /// How the view is rendered (`--ui`).
+    public enum UIMode: String, Sendable, CaseIterable {
+        case live, plain, json
+    }
+
+    /// Log levels for `log.*` and the host's own messages, lowest first.
+    public enum LogLevel: Int, Sendable, CaseIterable, Comparable {
+        case debug, info, warn, error
+
+        public init?(name: String) {
+            guard let level = Self.allCases.first(where: { "\($0)" == name.lowercased() }) else { return nil }
+            self = level
+        }
+
+        public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// The VM's allocation limit in MiB; 0 for none. Default 1024.
+    public var memoryLimitMiB: Int = 1024
+    /// Stop the run after this many seconds (exit 1); nil for no limit.
+    public var timeout: Double?
+    /// Stop at the first error reported from a handler instead of carrying on.
+    public var failFast = false
+    public var logLevel: LogLevel = .info
+    public var ui: UIMode = .plain
+    public var colors = false
+    /// The interpreter name, `arg[-1]` (`crescent`).
+    public var interpreter = "crescent"
+    /// The script's arguments: `arg[1...]` and `app.args`.
+    public var arguments: [String] = []
+
+    public init() {}
+}

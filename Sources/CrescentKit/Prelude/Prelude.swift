@@ -1,0 +1,8 @@
+/// The parts of the Lua API written in Lua, embedded in the binary at build time.
+enum Prelude {
+    /// Each module's chunk returns the value of the global it defines, in load order.
+    static let modules: [(name: String, source: [UInt8])] = [
+        ("inspect", PackageResources.inspect_lua),
+        ("json", PackageResources.json_lua),
+    ]
+}

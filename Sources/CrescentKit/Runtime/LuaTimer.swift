@@ -1,0 +1,35 @@
+import LuaBridge
+import NIOCore
+
+/// A timer made by `timer.after` / `timer.every`: the Swift side of the `Timer` handle.
+///
+/// While active it pins its callback and its own Lua handle (so the handle passed to the callback
+/// is the one the script holds) and counts as pending work for the exit rule.
+final class LuaTimer: Hashable {
+    let interval: Double
+    let repeats: Bool
+    var callback: LuaRef?
+    var handle: LuaRef?
+    var scheduled: Scheduled<Void>?
+    var deadline: NIODeadline
+    var firings = 0
+
+    init(interval: Double, repeats: Bool, deadline: NIODeadline) {
+        self.interval = interval
+        self.repeats = repeats
+        self.deadline = deadline
+    }
+
+    var isActive: Bool { callback != nil }
+
+    /// Stops the timer and unpins what it held. Idempotent.
+    func invalidate() {
+        scheduled?.cancel()
+        scheduled = nil
+        callback = nil
+        handle = nil
+    }
+
+    static func == (lhs: LuaTimer, rhs: LuaTimer) -> Bool { lhs === rhs }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

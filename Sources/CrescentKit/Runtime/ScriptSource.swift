@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where a script comes from.
+public enum ScriptSource: Sendable {
+    /// A file; a first line starting with `#` (a shebang) is skipped as `lua5.4` does.
+    case file(String)
+    /// A chunk given on the command line (`crescent -e 'CODE'`).
+    case code(String)
+    /// The whole of standard input.
+    case standardInput
+}
+
+/// Why a script could not be read. The message follows `lua5.4`'s wording.
+public struct ScriptReadError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+}
+
+extension ScriptSource {
+    /// The chunk name Lua reports in messages: the path for files (`script.lua:3:`).
+    var chunkName: String {
+        switch self {
+        case .file(let path): "@" + path
+        case .code: "=(command line)"
+        case .standardInput: "=stdin"
+        }
+    }
+
+    /// Reads the source's bytes, with a shebang line blanked (line numbers stay right).
+    func read() throws(ScriptReadError) -> [UInt8] {
+        var bytes: [UInt8]
+        switch self {
+        case .code(let code): return Array(code.utf8)
+        case .standardInput: bytes = try Self.readAll(descriptor: 0, name: "stdin")
+        case .file(let path):
+            let descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else { throw ScriptReadError(description: "cannot open '\(path)' (\(Self.lastError()))") }
+            defer { close(descriptor) }
+            var status = stat()
+            if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
+                throw ScriptReadError(description: "cannot read '\(path)' (Is a directory)")
+            }
+            bytes = try Self.readAll(descriptor: descriptor, name: path)
+        }
+        if bytes.first == UInt8(ascii: "#") {
+            let end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+            bytes.removeSubrange(0..<end)
+        }
+        return bytes
+    }
+
+    private static func readAll(descriptor: Int32, name: String) throws(ScriptReadError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ScriptReadError(description: "cannot read '\(name)' (\(lastError()))")
+            }
+            if count == 0 { return bytes }
+            bytes.append(contentsOf: chunk[0..<count])
+        }
+    }
+
+    private static func lastError() -> String {
+        guard let message = strerror(errno) else { return "error \(errno)" }
+        return String(cString: message)
+    }
+}

@@ -1,0 +1,212 @@
+public import CLua
+import Synchronization
+
+/// One Lua 5.4 state and everything the bridge keeps for it.
+///
+/// The VM is confined to one serial executor (the host loop): it is deliberately not `Sendable`.
+/// It opens the standard libraries, installs the interrupt hook and, when `memoryLimit` is set,
+/// limits the bytes Lua may allocate.
+///
+/// **Out of memory.** When Lua code asks for memory past the limit, the allocation fails and Lua
+/// raises its memory error inside the protected call that is running, which reports
+/// ``LuaError/Kind/memory``. While Swift code runs (inside an exported function or the host), an
+/// allocation past the limit succeeds instead (failing would longjmp through Swift frames) and the
+/// trampoline raises the memory error as soon as that Swift function has returned to Lua. Only a
+/// refusal by the system allocator itself outside any protected call aborts the process, as it
+/// would for any Swift program.
+///
+/// ```swift
+/// let vm = try LuaVM(memoryLimit: 64 << 20)
+/// try vm.run("x = 1 + 1", name: "=example")
+/// ```
+public final class LuaVM {
+    /// The main thread's state.
+    public let state: OpaquePointer
+    /// Distinguishes this VM from earlier ones in the same process, for ``LuaRefToken``.
+    public let generation: UInt64
+    /// False after ``close()``.
+    public private(set) var isOpen = true
+    /// References handed out and not yet released.
+    public private(set) var liveReferences = 0
+
+    let interruptFlag: InterruptFlag
+    var functionBoxes: [LuaFunctionBox] = []
+    var objectTypes: [ObjectIdentifier: AnyObject] = [:]
+    private static let generations = Atomic<UInt64>(0)
+
+    /// Creates a VM. `memoryLimit` is in bytes; nil means unlimited.
+    public init(memoryLimit: Int? = nil) throws(LuaError) {
+        let flag = InterruptFlag()
+        guard let state = crescent_newstate(memoryLimit.map { max($0, 0) } ?? 0, flag.pointer) else {
+            throw LuaError(.memory, "cannot create a Lua state: not enough memory")
+        }
+        self.state = state
+        interruptFlag = flag
+        generation = Self.generations.add(1, ordering: .relaxed).newValue
+    }
+
+    deinit { close() }
+
+    /// Closes the state: runs every pending `__gc` and frees all memory. Idempotent.
+    public func close() {
+        guard isOpen else { return }
+        isOpen = false
+        crescent_close(state)
+        functionBoxes.removeAll()
+        objectTypes.removeAll()
+    }
+
+    /// The main thread's stack.
+    @inlinable public var stack: LuaStack { LuaStack(state) }
+
+    /// Bytes currently allocated by Lua.
+    public var memoryUsed: Int { Int(crescent_memory_used(state)) }
+
+    /// The allocation limit in bytes (0: none).
+    public var memoryLimit: Int {
+        get { Int(crescent_memory_limit(state)) }
+        set { crescent_set_memory_limit(state, max(newValue, 0)) }
+    }
+
+    // MARK: References
+
+    /// Pops the top value of `stack` (the main stack by default) and pins it in the registry.
+    public func ref(from stack: LuaStack? = nil) -> LuaRef {
+        let state = stack?.state ?? self.state
+        let type = LuaType(rawValue: lua_type(state, -1)) ?? .nil
+        let id = crescent_ref(state)
+        liveReferences += 1
+        return LuaRef(id: id, type: type, vm: self)
+    }
+
+    func unref(_ id: Int32) {
+        guard isOpen else { return }
+        liveReferences -= 1
+        crescent_unref(state, id)
+    }
+
+    /// Pushes the value a token names when the token belongs to this VM and it is still open.
+    public func push(_ token: LuaRefToken) -> Bool {
+        guard isOpen, token.generation == generation else { return false }
+        _ = crescent_getref(state, token.id)
+        return true
+    }
+
+    // MARK: Globals
+
+    /// Sets a global with a raw write.
+    public func setGlobal(_ name: String, _ value: LuaValue) {
+        stack.push(value)
+        setGlobal(name)
+    }
+
+    /// Pops the top value into global `name` with a raw write.
+    public func setGlobal(_ name: String) {
+        stack.pushGlobals()
+        lua_rotate(state, -2, 1)           // globals value
+        stack.rawSet(-2, name)             // globals
+        stack.pop()
+    }
+
+    /// Pushes global `name` with a raw read.
+    @discardableResult
+    public func getGlobal(_ name: String) -> LuaType {
+        stack.pushGlobals()
+        let type = stack.rawGet(-1, name)  // globals value
+        lua_rotate(state, -2, 1)
+        stack.pop()
+        return type
+    }
+
+    // MARK: Running code
+
+    /// Compiles `source` and pushes the chunk as a function.
+    ///
+    /// - Parameter name: the chunk name: `@file.lua` for files (messages then say `file.lua:3:`),
+    ///   `=label` for other sources.
+    public func load(_ source: [UInt8], name: String, mode: String = "bt") throws(LuaError) {
+        guard stack.ensure(2) else { throw LuaError(.memory, "stack overflow") }
+        let status = source.withUnsafeBufferPointer { bytes in
+            UnsafeRawPointer(bytes.baseAddress).map {
+                crescent_load(state, $0.assumingMemoryBound(to: CChar.self), bytes.count, name, mode)
+            } ?? crescent_load(state, "", 0, name, mode)
+        }
+        if status != LUA_OK { throw stack.popError(status) }
+    }
+
+    /// Calls the function below the `arguments` values on top, with a traceback handler.
+    /// On success the results replace the function and arguments.
+    @inlinable
+    public func call(arguments: Int32, results: Int32) throws(LuaError) {
+        let status = crescent_pcall(state, arguments, results)
+        if status != LUA_OK { throw stack.popError(status) }
+    }
+
+    /// Compiles and runs `source`, discarding its results.
+    public func run(_ source: String, name: String) throws(LuaError) {
+        try load(Array(source.utf8), name: name)
+        try call(arguments: 0, results: 0)
+    }
+
+    /// Calls a pinned function with one integer and returns its first result as an integer.
+    @inlinable
+    public func call(_ function: LuaRef, _ argument: Int64) throws(LuaError) -> Int64? {
+        _ = crescent_getref(state, function.id)
+        lua_pushinteger(state, lua_Integer(argument))
+        try call(arguments: 1, results: 1)
+        defer { lua_settop(state, -2) }
+        return stack.integer(at: -1)
+    }
+
+    /// Calls a pinned function with `arguments` and returns its results as Swift values.
+    public func call(_ function: LuaRef, _ arguments: [LuaValue]) throws(LuaError) -> [LuaValue] {
+        let base = stack.top
+        guard stack.ensure(Int32(clamping: arguments.count) + 2) else { throw LuaError(.memory, "stack overflow") }
+        function.push(onto: stack)
+        for argument in arguments { stack.push(argument) }
+        try call(arguments: Int32(arguments.count), results: LUA_MULTRET)
+        defer { stack.setTop(base) }
+        var results: [LuaValue] = []
+        for index in (base + 1)...max(stack.top, base + 1) where index <= stack.top {
+            results.append((try? stack.value(at: index, vm: self)) ?? .nil)
+        }
+        return results
+    }
+
+    // MARK: Interrupts
+
+    /// Asks running Lua code to stop. Safe from any thread through ``interrupter``.
+    public var interrupter: LuaInterrupter { LuaInterrupter(flag: interruptFlag) }
+
+    /// The pending interrupt: 0 none, 2 time limit, 3 exit, 128 and above a signal's exit status.
+    public var pendingInterrupt: Int32 { crescent_interrupt_pending(state) }
+
+    /// Forgets a pending interrupt so later code runs normally.
+    public func clearInterrupt() { crescent_clear_interrupt(state) }
+}
+
+/// Owns the interrupt flag the VM's count hook reads. Kept apart from the state so that a late
+/// signal or time limit may still set it after the state has closed.
+final class InterruptFlag: Sendable {
+    // Safe to share: the C flag is a single atomic int, written and read only with atomics.
+    nonisolated(unsafe) let pointer: OpaquePointer
+
+    init() {
+        // Invariant: a 4-byte calloc failing means the process is already out of memory.
+        pointer = crescent_flag_new()!
+    }
+
+    deinit { crescent_flag_free(pointer) }
+}
+
+/// Stops running Lua code from another thread or a signal handler: a flag the count hook checks.
+public struct LuaInterrupter: Sendable {
+    let flag: InterruptFlag
+
+    /// Interrupts for a signal; `status` (130, 143) is what the host should exit with.
+    public func interrupt(status: Int32 = 130) { crescent_flag_set(flag.pointer, max(status, 128)) }
+    /// Interrupts because the time limit was reached.
+    public func interruptForTimeout() { crescent_flag_set(flag.pointer, Int32(CRESCENT_INTERRUPT_TIMEOUT)) }
+    /// Interrupts because the script asked to exit.
+    public func interruptForExit() { crescent_flag_set(flag.pointer, Int32(CRESCENT_INTERRUPT_EXIT)) }
+}

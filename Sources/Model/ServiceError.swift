@@ -1,0 +1,70 @@
+/// An error a service reports, with a stable code scripts can test (`err.code == "not_found"`).
+///
+/// Codes are a struct over a private enum so new ones can be added without breaking anyone.
+///
+/// ```swift
+/// throw ServiceError(.invalidArgument, "latitude 123 is outside [-90, 90]")
+/// ```
+public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A stable error code, spelled in Lua as `invalid_argument`, `not_found`, ….
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, CaseIterable {
+            case invalidArgument = "invalid_argument"
+            case invalidData = "invalid_data"
+            case notFound = "not_found"
+            case timeout
+            case cancelled
+            case unavailable
+            case io
+            case network
+            case permission
+            case `internal`
+        }
+        private let value: Value
+
+        public static let invalidArgument = Code(value: .invalidArgument)
+        public static let invalidData = Code(value: .invalidData)
+        public static let notFound = Code(value: .notFound)
+        public static let timeout = Code(value: .timeout)
+        public static let cancelled = Code(value: .cancelled)
+        public static let unavailable = Code(value: .unavailable)
+        public static let io = Code(value: .io)
+        public static let network = Code(value: .network)
+        public static let permission = Code(value: .permission)
+        public static let `internal` = Code(value: .internal)
+
+        /// Every code, in declaration order.
+        public static let all: [Code] = Value.allCases.map { Code(value: $0) }
+
+        /// The code named by its Lua spelling, e.g. `"not_found"`.
+        public init?(name: String) {
+            guard let value = Value(rawValue: name) else { return nil }
+            self.value = value
+        }
+        private init(value: Value) { self.value = value }
+
+        /// The Lua spelling.
+        public var name: String { value.rawValue }
+        public var description: String { value.rawValue }
+    }
+
+    public var code: Code
+    public var message: String
+    /// The service that reported it (`geocoder`), filled in by the registry when empty.
+    public var service: String
+    /// The method that reported it (`reverse`), filled in by the registry when empty.
+    public var method: String
+
+    public init(_ code: Code, _ message: String, service: String = "", method: String = "") {
+        self.code = code
+        self.message = message
+        self.service = service
+        self.method = method
+    }
+
+    /// `geocoder.reverse: invalid_argument: latitude 123 is outside [-90, 90]`.
+    public var description: String {
+        let place = service.isEmpty ? method : (method.isEmpty ? service : "\(service).\(method)")
+        return place.isEmpty ? "\(code): \(message)" : "\(place): \(code): \(message)"
+    }
+}
