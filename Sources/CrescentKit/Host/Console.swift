@@ -2,9 +2,9 @@ import CLua
 
 /// The process's one ordered output: `print`, `io.write` and the host's messages share C stdio,
 /// so what a script prints appears in the order it ran; stderr flushes stdout first.
-public final class Console {
+public final class Console: Sendable {
     /// Whether messages use ANSI colours (a TTY without `NO_COLOR` or `--no-color`).
-    public var colors: Bool
+    public let colors: Bool
 
     public init(colors: Bool) { self.colors = colors }
 

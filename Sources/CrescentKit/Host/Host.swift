@@ -61,10 +61,11 @@ public final class Host {
     /// Runs `job` on the loop as one turn, then ends the turn. Safe from any thread.
     public func enqueue(_ job: @escaping (Host) -> Void) {
         let bound = NIOLoopBound(self, eventLoop: loop)
+        let boundJob = NIOLoopBound(job, eventLoop: loop)
         loop.execute {
             let host = bound.value
             guard host.isRunning else { return }
-            job(host)
+            boundJob.value(host)
             host.endTurn()
         }
     }

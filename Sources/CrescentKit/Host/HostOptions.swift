@@ -28,6 +28,12 @@ public struct HostOptions: Sendable {
     public var colors = false
     /// The interpreter name, `arg[-1]` (`crescent`).
     public var interpreter = "crescent"
+    /// `--config FILE`: the services' config (default `crescent.toml` in the current folder).
+    public var configPath: String?
+    /// `--data-dir DIR`: where services keep their data.
+    public var dataDirectory: String?
+    /// `--location PROVIDER:ARGS`: the location provider.
+    public var location: String?
     /// The script's arguments: `arg[1...]` and `app.args`.
     public var arguments: [String] = []
 

@@ -41,13 +41,15 @@ local MAX_NESTING = 1000 -- hard cap: keeps recursion and output size bounded wh
 ---------------------------------------------------------------------------------------------------
 -- Atoms
 
+local FLOAT_FORMATS = { "%.14g", "%.15g", "%.16g", "%.17g" }
+
 local function format_number(n)
   if math_type(n) == "integer" then return sformat("%d", n) end
   if n ~= n then return sfind(sformat("%f", n), "-", 1, true) and "-nan" or "nan" end
   if n == huge then return "math.huge" elseif n == -huge then return "-math.huge" end
   local s
-  for prec = 14, 17 do -- the shortest form that reads back as the same float
-    s = sformat("%." .. prec .. "g", n)
+  for i = 1, 4 do -- the shortest form that reads back as the same float
+    s = sformat(FLOAT_FORMATS[i], n)
     if tonumber(s) == n then break end
   end
   if not sfind(s, "[.eEn]") then s = s .. ".0" end -- 3.0 must not look like the integer 3

@@ -66,8 +66,7 @@ json.object = mark("object", OBJECT_MT)
 -- re-raised there with level 2 so that the position points at the caller.
 local function fail(msg) error({ json_error = msg }, 0) end
 
-local function run(f, ...)
-  local ok, result = pcall(f, ...)
+local function finish(ok, result)
   if ok then return result end
   if type(result) == "table" and result.json_error then error(result.json_error, 3) end
   error(result, 0) -- not ours (e.g. raised by a __tojson): pass it on untouched
@@ -99,14 +98,18 @@ local function path(st, depth)
   return concat(parts)
 end
 
-local function encode_string(st, s, depth)
-  local ok, bad = utf8len(s)
+local function encode_string(st, s, depth, what)
+  local ok, bad = true, nil
+  if sfind(s, "[\128-\255]") then ok, bad = utf8len(s) end -- ASCII needs no check
   if not ok then
-    fail(sformat("json.encode: invalid UTF-8 at %s (byte %d); JSON strings must be UTF-8, "
-      .. "so encode binary data as base64 or hex first", path(st, depth), bad))
+    fail(sformat("json.encode: invalid UTF-8%s at %s (byte %d); JSON strings must be UTF-8, "
+      .. "so encode binary data as base64 or hex first", what or "", path(st, depth), bad))
   end
-  return '"' .. sgsub(s, '[%z\1-\31"\\]', ESCAPES) .. '"'
+  if sfind(s, '[%z\1-\31"\\]') then s = sgsub(s, '[%z\1-\31"\\]', ESCAPES) end
+  return '"' .. s .. '"'
 end
+
+local FLOAT_FORMATS = { "%.14g", "%.15g", "%.16g", "%.17g" }
 
 local function encode_float(st, x, depth)
   if x ~= x then
@@ -116,8 +119,8 @@ local function encode_float(st, x, depth)
       .. " (JSON has no infinity; use json.null, a string or a large number)")
   end
   local s
-  for prec = 14, 17 do -- the shortest form that reads back as the same float
-    s = sformat("%." .. prec .. "g", x)
+  for i = 1, 4 do -- the shortest form that reads back as the same float
+    s = sformat(FLOAT_FORMATS[i], x)
     if tonumber(s) == x then break end
   end
   if not sfind(s, "[.e]") then s = s .. ".0" end -- decodes back as a float, not an integer
@@ -158,11 +161,10 @@ local function encode_table(st, t, depth)
   else
     is_array = count > 0
   end
-  if is_array and nstr > 0 or not is_array and count > 0 and (nstr > 0 or shape == "object") then
-    if shape == "object" then
-      fail("json.encode: key of type number at " .. path(st, depth)
-        .. " (object keys must be strings; convert them with tostring)")
-    end
+  if not is_array and count > 0 then -- only possible when marked as an object
+    fail("json.encode: key of type number at " .. path(st, depth)
+      .. " (object keys must be strings; convert them with tostring)")
+  elseif is_array and nstr > 0 then
     fail("json.encode: mixed keys at " .. path(st, depth) .. " (table has both array items and "
       .. "string keys; put the items under a string key or use only one kind)")
   end
@@ -200,7 +202,7 @@ local function encode_table(st, t, depth)
       local k = keys[i]
       buf[#buf + 1] = i > 1 and "," .. inner or inner
       st.keys[depth + 1] = k
-      buf[#buf + 1] = encode_string(st, k, depth) .. colon
+      buf[#buf + 1] = encode_string(st, k, depth, " in a key") .. colon
       encode_value(st, rawget(t, k), depth + 1)
     end
     buf[#buf + 1] = outer .. "}"
@@ -208,14 +210,14 @@ local function encode_table(st, t, depth)
   st.onpath[t] = nil
 end
 
-function encode_value(st, v, depth)
+function encode_value(st, v, depth, converted)
   local tv = type(v)
-  if tv == "table" or tv == "userdata" then
+  if not converted and (tv == "table" or tv == "userdata") then
     local mt = getmetatable(v)
     local tojson = type(mt) == "table" and rawget(mt, "__tojson")
     if tojson then
       local r = tojson(v)
-      if not rawequal(r, v) then return encode_value(st, r, depth) end
+      if not rawequal(r, v) then return encode_value(st, r, depth, true) end
     end
   end
   local buf = st.buf
@@ -246,10 +248,11 @@ function json.encode(v, opts)
   end
   local st = { buf = {}, keys = {}, onpath = {}, indent = indent, max_depth = 1000 }
   st.sort_keys = not (opts and opts.sort_keys == false)
-  return run(function()
+  local result = finish(pcall(function()
     encode_value(st, v, 0)
     return concat(st.buf)
-  end)
+  end))
+  return result -- not a tail call: finish's error level counts this frame
 end
 
 ---------------------------------------------------------------------------------------------------
@@ -280,8 +283,8 @@ local function unexpected(pos, expected)
   local shown
   if c >= 32 and c < 127 then shown = "'" .. schar(c) .. "'"
   elseif c >= 128 then
-    local cp = utf8codepoint(src, pos)
-    shown = sformat("'%s' (U+%04X)", utf8char(cp), cp)
+    local ok, cp = pcall(utf8codepoint, src, pos)
+    shown = ok and sformat("'%s' (U+%04X)", utf8char(cp), cp) or sformat("byte %d", c)
   else shown = sformat("U+%04X", c) end
   decode_fail(pos, "unexpected character " .. shown, expected)
 end
@@ -448,11 +451,13 @@ function json.decode(s, opts)
     error("json.decode: opts must be a table, got " .. type(opts), 2)
   end
   max_depth = opts and opts.max_depth or 1000
+  if math_type(max_depth) ~= "integer" or max_depth < 1 then
+    error("json.decode: opts.max_depth must be an integer >= 1, got " .. tostring(max_depth), 2)
+  end
   local ok, result = pcall(parse_document, s)
   src = "" -- do not keep the text alive
-  if ok then return result end
-  if type(result) == "table" and result.json_error then error(result.json_error, 2) end
-  error(result, 0)
+  result = finish(ok, result)
+  return result
 end
 
 return json

@@ -1,4 +1,4 @@
-public import LuaBridge
+import LuaBridge
 import Dispatch
 import NIOCore
 import NIOPosix
@@ -12,16 +12,10 @@ import Glibc
 /// SIGINT (exit 130), SIGTERM (143) or `--timeout` (1), and returns the exit status once the
 /// host has torn down.
 public enum ScriptRunner {
-    /// Runs `source` and returns the process exit status (DESIGN.md "The event loop").
-    public static func run(_ source: ScriptSource, options: HostOptions, scriptName: String? = nil) -> Int32 {
+    /// Runs `source`, whose contents are `bytes` (from ``ScriptSource/read()``), and returns the
+    /// process exit status (DESIGN.md "The event loop").
+    public static func run(_ source: ScriptSource, bytes: [UInt8], options: HostOptions, scriptName: String? = nil) -> Int32 {
         let console = Console(colors: options.colors)
-        let bytes: [UInt8]
-        do {
-            bytes = try source.read()
-        } catch {
-            console.error("crescent: \(error)")
-            return 2
-        }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()

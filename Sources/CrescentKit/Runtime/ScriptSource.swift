@@ -30,7 +30,7 @@ extension ScriptSource {
     }
 
     /// Reads the source's bytes, with a shebang line blanked (line numbers stay right).
-    func read() throws(ScriptReadError) -> [UInt8] {
+    public func read() throws(ScriptReadError) -> [UInt8] {
         var bytes: [UInt8]
         switch self {
         case .code(let code): return Array(code.utf8)

@@ -1,0 +1,61 @@
+import ArgumentParser
+import CrescentKit
+
+/// The options every way of running Crescent shares.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .customLong("ui"), help: ArgumentHelp("How views are shown: live, plain or json.", valueName: "mode"))
+    var ui: String?
+
+    @Flag(name: .customLong("fail-fast"), help: "Stop at the first error reported from a handler.")
+    var failFast = false
+
+    @Option(help: ArgumentHelp("Stop the run after this many seconds (exit 1).", valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(name: .customLong("memory-limit"), help: ArgumentHelp("The Lua VM's memory limit in MiB; 0 for none.", valueName: "mib"))
+    var memoryLimit = 1024
+
+    @Option(help: ArgumentHelp("The config file (default: crescent.toml in the current folder).", valueName: "file"))
+    var config: String?
+
+    @Option(name: .customLong("data-dir"), help: ArgumentHelp("Where services keep their data.", valueName: "dir"))
+    var dataDir: String?
+
+    @Option(help: ArgumentHelp("The location provider, e.g. fixed:48.85,2.35 or gpsd:127.0.0.1:2947.", valueName: "provider:args"))
+    var location: String?
+
+    @Flag(name: .customLong("no-color"), help: "Never use colours (NO_COLOR is honoured too).")
+    var noColor = false
+
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown: debug, info, warn or error.", valueName: "level"))
+    var logLevel: String = "info"
+
+    func validate() throws {
+        if let timeout, !(timeout > 0 && timeout.isFinite) {
+            throw ValidationError("--timeout must be a positive number of seconds, got \(timeout)")
+        }
+        if let ui, HostOptions.UIMode(rawValue: ui) == nil {
+            throw ValidationError("--ui must be one of live, plain, json; got '\(ui)'")
+        }
+        if memoryLimit < 0 { throw ValidationError("--memory-limit must be 0 (no limit) or a number of MiB, got \(memoryLimit)") }
+        if HostOptions.LogLevel(name: logLevel) == nil {
+            throw ValidationError("--log-level must be one of debug, info, warn, error; got '\(logLevel)'")
+        }
+    }
+
+    /// The host options these flags describe, for a script with `arguments`.
+    func hostOptions(arguments: [String]) -> HostOptions {
+        var options = HostOptions()
+        options.memoryLimitMiB = memoryLimit
+        options.timeout = timeout
+        options.failFast = failFast
+        options.logLevel = HostOptions.LogLevel(name: logLevel) ?? .info
+        options.ui = ui.flatMap(HostOptions.UIMode.init(rawValue:)) ?? (Terminal.isTerminal(1) ? .live : .plain)
+        options.colors = !noColor && Terminal.environment("NO_COLOR") == nil && Terminal.isTerminal(2)
+        options.configPath = config
+        options.dataDirectory = dataDir
+        options.location = location
+        options.arguments = arguments
+        return options
+    }
+}

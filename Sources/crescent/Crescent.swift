@@ -1,0 +1,43 @@
+import ArgumentParser
+import CrescentKit
+
+/// `crescent`: run Lua controller scripts against Crescent's services.
+///
+/// The words after `crescent` choose a subcommand (`run`); anything else is the default `run`, so
+/// `crescent script.lua`, `crescent -e CODE` and `crescent < script.lua` all work and `--help`
+/// lists the options that matter.
+@main
+enum Crescent {
+    static let usageHint = "Usage: crescent [options] SCRIPT.lua [ARGS...]  (see 'crescent --help')"
+
+    static func main() {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "run" { arguments.removeFirst() }
+        dispatch(RunCommand.self, arguments)
+    }
+
+    /// Parses `arguments` as `command` and maps every outcome to DESIGN.md's exit statuses: the
+    /// script's own status, 0 for help and version, 2 for usage errors.
+    static func dispatch(_ command: any ParsableCommand.Type, _ arguments: [String]) -> Never {
+        do {
+            var parsed = try command.parseAsRoot(arguments)
+            try parsed.run()
+            Terminal.exit(0)
+        } catch let status as ExitCode {
+            Terminal.exit(status.rawValue)
+        } catch {
+            if command.exitCode(for: error) == .success {
+                Terminal.writeOut(command.fullMessage(for: error) + "\n")
+                Terminal.exit(0)
+            }
+            let message = command.message(for: error)
+            usageError(message.isEmpty ? "invalid command line" : message)
+        }
+    }
+
+    /// Prints `crescent: reason` and the usage hint, and exits 2.
+    static func usageError(_ reason: String) -> Never {
+        Terminal.writeError("crescent: \(reason)\n\(usageHint)\n")
+        Terminal.exit(2)
+    }
+}

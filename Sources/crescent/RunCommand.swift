@@ -1,0 +1,57 @@
+import ArgumentParser
+import CrescentKit
+
+/// `crescent run SCRIPT.lua [ARGS...]`, also what `crescent SCRIPT.lua`, `crescent -e` and a
+/// script piped on stdin run.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crescent",
+        abstract: "A scripting host: Lua 5.4 controllers over a Swift model of services.",
+        usage: """
+            crescent [options] SCRIPT.lua [ARGS...]   run a script (same as: crescent run SCRIPT.lua)
+              crescent [options] -e 'CODE' [ARGS...]    run a chunk
+              crescent [options] < SCRIPT.lua           run the script on stdin
+            """,
+        discussion: """
+            Exit status: 0 success; 1 an uncaught error, or an error reported from a handler \
+            (timer, task, observer) during the run; 2 a usage error; 130 after SIGINT, 143 after SIGTERM.
+            """,
+        version: CrescentVersion.current
+    )
+
+    @OptionGroup var common: CommonOptions
+
+    @Option(name: .customShort("e"), help: ArgumentHelp("Run CODE instead of a script file.", valueName: "code"))
+    var code: String?
+
+    @Argument(help: ArgumentHelp("The script to run ('-' for stdin), then its arguments.", valueName: "script"))
+    var script: String?
+
+    @Argument(parsing: .captureForPassthrough, help: ArgumentHelp("Arguments for the script (arg[1], ...).", valueName: "args"))
+    var arguments: [String] = []
+
+    func run() throws {
+        let source: ScriptSource
+        var arguments = self.arguments
+        if let code {
+            // With -e, every positional word is an argument of the chunk.
+            if let script { arguments.insert(script, at: 0) }
+            source = .code(code)
+        } else if let script, script != "-" {
+            source = .file(script)
+        } else if script == nil && Terminal.isTerminal(0) {
+            // The REPL is its own issue; until it lands, a terminal gets the usage.
+            Crescent.usageError("no script given (the interactive REPL is not available yet)")
+        } else {
+            source = .standardInput
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try source.read()
+        } catch {
+            Crescent.usageError(error.description)
+        }
+        let status = ScriptRunner.run(source, bytes: bytes, options: common.hostOptions(arguments: arguments))
+        throw ExitCode(status)
+    }
+}

@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few process-level facts and effects the command line needs.
+enum Terminal {
+    static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
+    static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+    static func writeOut(_ text: String) { write(text, to: 1) }
+    static func writeError(_ text: String) { write(text, to: 2) }
+
+    static func exit(_ status: Int32) -> Never {
+        fflush(nil)
+        Glibc.exit(status)
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        fflush(nil)
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written <= 0 { return }
+                offset += written
+            }
+        }
+    }
+}

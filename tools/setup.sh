@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Crescent needs, once: Lua 5.4 (headers for the build, the
+# interpreter as the benchmark baseline) and lua-cjson (require "cjson" is part of the test suite).
+set -euo pipefail
+
+packages=(liblua5.4-dev lua5.4 lua-cjson pkg-config)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
