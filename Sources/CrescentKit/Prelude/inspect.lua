@@ -26,7 +26,7 @@
 --   * Functions `<function: file:line>` (`<function: builtin>` for C), threads `<thread>`,
 --     userdata `<userdata>` or `<Name>`. Nesting beyond 1000 levels always shows as `{...}`.
 
-local type, next, rawget, rawequal, getmetatable = type, next, rawget, rawequal, getmetatable
+local type, next, rawget, ipairs, getmetatable = type, next, rawget, ipairs, getmetatable
 local tostring, tonumber, pcall, setmetatable = tostring, tonumber, pcall, setmetatable
 local error, math_type, huge = error, math.type, math.huge
 local sfind, sformat, sbyte, schar, ssub, srep = string.find, string.format, string.byte,
@@ -62,7 +62,7 @@ for b = 0, 127 do -- three digits, so that a following digit is never read as pa
   if not ESCAPES[c] and (b < 32 or b == 127) then ESCAPES[c] = sformat("\\%03d", b) end
 end
 
-local PLAIN_RUN = '^[^%z\1-\31\127"\\\128-\255]+'
+local PLAIN_RUN = '^[^\0-\31\127"\\\128-\255]+'
 
 -- Quotes `s` (at most `max` bytes of it) so that it reads back as the same Lua string.
 local function quote(s, max)
@@ -77,7 +77,7 @@ local function quote(s, max)
     more, s = #s - cut, ssub(s, 1, cut)
   end
   local out
-  if not sfind(s, '[%z\1-\31\127"\\\128-\255]') then
+  if not sfind(s, '[\0-\31\127"\\\128-\255]') then
     out = '"' .. s .. '"'
   else
     local parts, n, i, len = { '"' }, 1, 1, #s

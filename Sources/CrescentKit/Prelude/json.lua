@@ -26,8 +26,8 @@
 
 local type, next, rawget, rawequal, getmetatable, setmetatable = type, next, rawget, rawequal,
   getmetatable, setmetatable
-local error, pcall, tonumber, tostring, select = error, pcall, tonumber, tostring, select
-local math_type, huge, tointeger = math.type, math.huge, math.tointeger
+local error, pcall, tonumber, tostring = error, pcall, tonumber, tostring
+local math_type, huge = math.type, math.huge
 local sfind, sformat, sbyte, schar, ssub, sgsub, srep = string.find, string.format, string.byte,
   string.char, string.sub, string.gsub, string.rep
 local concat, sort = table.concat, table.sort
@@ -62,8 +62,8 @@ end
 json.array = mark("array", ARRAY_MT)
 json.object = mark("object", OBJECT_MT)
 
--- Errors are thrown as tagged tables from deep inside, caught once at the entry point and
--- re-raised there with level 2 so that the position points at the caller.
+-- Errors are thrown as tagged tables from deep inside, caught once by the entry point and
+-- re-raised from there at the level of its caller, so the position points at the caller's line.
 local function fail(msg) error({ json_error = msg }, 0) end
 
 local function finish(ok, result)
@@ -87,7 +87,7 @@ local function path(st, depth)
   for i = 1, depth do
     local k = st.keys[i]
     if type(k) == "string" then
-      parts[i + 1] = is_identifier(k) and "." .. k or '["' .. sgsub(k, '[%z\1-\31"\\]', ESCAPES) .. '"]'
+      parts[i + 1] = is_identifier(k) and "." .. k or '["' .. sgsub(k, '[\0-\31"\\]', ESCAPES) .. '"]'
     else
       parts[i + 1] = "[" .. tostring(k) .. "]"
     end
@@ -105,7 +105,7 @@ local function encode_string(st, s, depth, what)
     fail(sformat("json.encode: invalid UTF-8%s at %s (byte %d); JSON strings must be UTF-8, "
       .. "so encode binary data as base64 or hex first", what or "", path(st, depth), bad))
   end
-  if sfind(s, '[%z\1-\31"\\]') then s = sgsub(s, '[%z\1-\31"\\]', ESCAPES) end
+  if sfind(s, '[\0-\31"\\]') then s = sgsub(s, '[\0-\31"\\]', ESCAPES) end
   return '"' .. s .. '"'
 end
 
@@ -306,7 +306,7 @@ end
 local function parse_string(pos) -- pos: just after the opening quote
   local parts, n = nil, 0
   while true do
-    local e = sfind(src, '[%z\1-\31"\\]', pos)
+    local e = sfind(src, '[\0-\31"\\]', pos)
     if not e then decode_fail(#src + 1, "unexpected end of input in a string", "'\"'") end
     local c = sbyte(src, e)
     if c == 34 then -- closing quote
@@ -352,11 +352,10 @@ local function parse_number(pos)
   local _, e = sfind(src, "^%d+", pos)
   if not e then unexpected(pos, "a digit") end
   if sbyte(src, pos) == 48 and e > pos then decode_fail(pos, "leading zero in a number") end
-  local float = false
   if sbyte(src, e + 1) == 46 then -- '.'
     local _, f = sfind(src, "^%d+", e + 2)
     if not f then unexpected(e + 2, "a digit after '.'") end
-    e, float = f, true
+    e = f
   end
   local c = sbyte(src, e + 1)
   if c == 101 or c == 69 then -- 'e' / 'E'
@@ -364,12 +363,11 @@ local function parse_number(pos)
     if not x then
       unexpected((sfind(src, "^[+-]", e + 2) and e + 3 or e + 2), "a digit in the exponent")
     end
-    e, float = x, true
+    e = x
   end
-  local text = ssub(src, start, e)
-  local v = tonumber(text) -- Lua gives a float for an integer that does not fit in 64 bits
-  if float then v = v + 0.0 end
-  return v, e + 1
+  -- tonumber gives a float for a fraction or exponent (keeping -0.0) and for an integer that
+  -- does not fit in 64 bits, an integer otherwise
+  return tonumber(ssub(src, start, e)), e + 1
 end
 
 local function parse_literal(pos, word, value)

@@ -1,0 +1,142 @@
+import CLua
+import LuaBridge
+import Glibc
+import Testing
+
+@Suite struct LuaErrorTests {
+    struct Refused: Error, CustomStringConvertible {
+        var description: String { "refused by Swift" }
+    }
+
+    @Test func swiftErrorsBecomeLuaErrorsThatPcallCatches() throws {
+        let vm = try LuaVM()
+        vm.register("fail") { _ in throw Refused() }
+        vm.register("failArgument") { stack in
+            _ = try stack.checkInteger(1, function: "failArgument")
+            return .none
+        }
+        let results = try evaluate(vm, """
+            local ok1, e1 = pcall(fail)
+            local ok2, e2 = pcall(failArgument, "x")
+            local ok3, e3 = pcall(failArgument, 1.5)
+            return ok1, e1, ok2, e2, ok3, e3
+            """)
+        #expect(results[0] == false && results[2] == false && results[4] == false)
+        #expect(results[1] == "refused by Swift")
+        #expect(results[3] == "bad argument #1 to 'failArgument' (number expected, got string)")
+        #expect(results[5] == "bad argument #1 to 'failArgument' (number has no integer representation)")
+    }
+
+    @Test func raisedMessagesCarryTheCallersPosition() throws {
+        let vm = try LuaVM()
+        vm.register("fail") { _ in throw LuaRaise("nope") }
+        let message = try evaluateOne(vm, "local ok, e = pcall(function()\n fail()\n end) return e")
+        #expect(message == "test:2: nope")
+    }
+
+    @Test func luaErrorsInCallbacksComeBackWithATraceback() throws {
+        let vm = try LuaVM()
+        guard case .reference(let callback) = try evaluateOne(vm, """
+            local function inner(x) error("bad value " .. x) end
+            return function(x) inner(x) end
+            """) else {
+            Issue.record("no function")
+            return
+        }
+        do {
+            _ = try vm.call(callback, 7)
+            Issue.record("the call should have failed")
+        } catch {
+            #expect(error.kind == .runtime)
+            #expect(error.message.hasPrefix("test:1: bad value 7"))
+            #expect(error.message.contains("stack traceback:"))
+            #expect(error.message.contains("in local 'inner'") || error.message.contains("in upvalue 'inner'"))
+        }
+        #expect(vm.stack.top == 0)
+    }
+
+    @Test func syntaxErrorsNameTheLine() throws {
+        let vm = try LuaVM()
+        do {
+            try vm.load(Array("local x = 1\nlocal = 2".utf8), name: "@bad.lua")
+            Issue.record("should not compile")
+        } catch {
+            #expect(error.kind == .syntax)
+            #expect(error.message.hasPrefix("bad.lua:2:"))
+        }
+    }
+
+    @Test func protectedHelpersNeverRaise() throws {
+        let vm = try LuaVM()
+        _ = try evaluate(vm, """
+            hostile = setmetatable({}, {
+              __index = function() error("index refused") end,
+              __tostring = function() error("tostring refused") end,
+            })
+            """)
+        vm.getGlobal("hostile")
+        #expect(vm.stack.describe(at: -1) == "<table: error in __tostring>")
+        #expect(throws: LuaError.self) { try vm.stack.getField(-1, "anything") }
+        vm.stack.pop()
+        #expect(vm.stack.top == 0)
+    }
+
+    @Test func theMemoryLimitIsACleanError() throws {
+        let vm = try LuaVM(memoryLimit: 8 << 20)
+        do {
+            try vm.run("local t = {} for i = 1, 1e8 do t[i] = tostring(i) .. 'padding' end", name: "=hog")
+            Issue.record("the limit was not enforced")
+        } catch {
+            #expect(error.kind == .memory)
+            #expect(error.message.contains("memory limit of 8 MiB"))
+        }
+        // The VM is still usable once the garbage is gone.
+        #expect(try evaluateOne(vm, "collectgarbage() return 1 + 1") == 2)
+    }
+
+    @Test func aLimitCrossedWhileSwiftRunsIsRaisedAfterSwiftReturns() throws {
+        let vm = try LuaVM(memoryLimit: 4 << 20)
+        vm.register("bigString") { stack in
+            stack.push(String(repeating: "x", count: 8 << 20))
+            return .one
+        }
+        let results = try evaluate(vm, "local ok, e = pcall(bigString) return ok, e")
+        #expect(results.first == false)
+        #expect(results.last == "not enough memory")
+        #expect(try evaluateOne(vm, "collectgarbage() return 'alive'") == "alive")
+    }
+
+    @Test func interruptsStopRunawayCodeFromAnotherThread() throws {
+        let vm = try LuaVM()
+        let interrupter = vm.interrupter
+        let thread = Thread { usleep(100_000); interrupter.interrupt(status: 130) }
+        thread.start()
+        do {
+            try vm.run("while true do end", name: "=spin")
+            Issue.record("not interrupted")
+        } catch {
+            #expect(error.kind == .interrupted)
+        }
+        // A pcall inside the script cannot swallow the interrupt for good.
+        vm.clearInterrupt()
+        #expect(try evaluateOne(vm, "return 'runs again'") == "runs again")
+    }
+}
+
+/// A minimal thread for tests that must act from off the VM's thread.
+final class Thread: Sendable {
+    private let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+
+    func start() {
+        let box = Unmanaged.passRetained(self)
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { context in
+            // Invariant: context is the retained box passed just above.
+            let me = Unmanaged<Thread>.fromOpaque(context!).takeRetainedValue()
+            me.body()
+            return nil
+        }, box.toOpaque())
+        pthread_detach(thread)
+    }
+}

@@ -1,0 +1,94 @@
+import CLua
+import LuaBridge
+import Testing
+
+@Suite(.serialized) struct LuaObjectTypeTests {
+    @Test func methodsPropertiesAndReadOnlyFields() throws {
+        let vm = try LuaVM()
+        registerCounter(vm)
+        let results = try evaluate(vm, """
+            local c = newCounter()
+            c:add(2) c:add(3)
+            local ok, e = pcall(function() c.value = 9 end)
+            return c.value, c.missing, ok, e, getmetatable(c), tostring(c):match("^Counter")
+            """)
+        #expect(results[0] == 5)
+        #expect(results[1] == .nil)
+        #expect(results[2] == false)
+        #expect(results[3] == "test:3: cannot set 'value' on a Counter: its fields are read-only")
+        #expect(results[4] == "Counter", "__metatable hides the real metatable")
+        #expect(results[5] == "Counter")
+    }
+
+    @Test func theMetatableIsBuiltOnceAndCached() throws {
+        let vm = try LuaVM()
+        let first = registerCounter(vm)
+        let again = vm.objectType(Counter.self, name: "Counter")
+        #expect(first === again)
+    }
+
+    @Test func wrongSelfIsAnArgumentError() throws {
+        let vm = try LuaVM()
+        registerCounter(vm)
+        let message = try evaluateOne(vm, """
+            local c = newCounter()
+            local ok, e = pcall(c.add, {}, 1)
+            local ok2, e2 = pcall(c.add, io.stdout, 1)
+            return e .. " | " .. e2
+            """)
+        #expect(message == "bad argument #1 to 'add' (Counter expected, got table) | bad argument #1 to 'add' (Counter expected, got FILE*)")
+    }
+
+    @Test func gcTwiceByHandIsHarmless() throws {
+        let vm = try LuaVM()
+        registerCounter(vm)
+        let before = Counter.released
+        let message = try evaluateOne(vm, """
+            local c = newCounter()
+            local gc = debug.getmetatable(c).__gc
+            gc(c) gc(c) gc({}) gc(42)
+            local ok, e = pcall(c.add, c, 1)
+            return e
+            """)
+        #expect(Counter.released == before + 1)
+        #expect(message == "bad argument #1 to 'add' (Counter was already finalized)")
+        vm.close()
+        #expect(Counter.released == before + 1, "closing runs __gc again without a second release")
+    }
+
+    @Test func callsAndUserdataLeaveNoReferencesBehind() throws {
+        let vm = try LuaVM()
+        registerCounter(vm)
+        _ = try evaluate(vm, "collectgarbage()")
+        let entriesBefore = registryEntries(vm)
+        let referencesBefore = vm.liveReferences
+        let releasedBefore = Counter.released
+        _ = try evaluate(vm, """
+            local c = newCounter()
+            for i = 1, 1000000 do c:add(1) end
+            assert(c.value == 1000000)
+            for i = 1, 100000 do newCounter():add(i) end
+            c = nil
+            collectgarbage() collectgarbage()
+            """)
+        #expect(Counter.released - releasedBefore == 100_001)
+        #expect(registryEntries(vm) == entriesBefore)
+        #expect(vm.liveReferences == referencesBefore)
+    }
+
+    @Test func referencesAreReleasedWhenDropped() throws {
+        let vm = try LuaVM()
+        let before = registryEntries(vm)
+        do {
+            var refs: [LuaRef] = []
+            for index in 0..<1000 {
+                vm.stack.push("value \(index)")
+                refs.append(vm.ref())
+            }
+            #expect(vm.liveReferences == 1000)
+            #expect(registryEntries(vm) == before + 1000)
+        }
+        #expect(vm.liveReferences == 0)
+        #expect(registryEntries(vm) == before)
+    }
+}
