@@ -2,14 +2,27 @@ import CLua
 
 /// The process's one ordered output: `print`, `io.write` and the host's messages share C stdio,
 /// so what a script prints appears in the order it ran; stderr flushes stdout first.
+///
+/// An in-process host (tests, embedders) may pass `capture` to receive the text instead.
 public final class Console: Sendable {
+    /// The two output streams.
+    public enum Stream: Sendable {
+        case output, error
+    }
+
     /// Whether messages use ANSI colours (a TTY without `NO_COLOR` or `--no-color`).
     public let colors: Bool
+    private let capture: (@Sendable (Stream, String) -> Void)?
 
-    public init(colors: Bool) { self.colors = colors }
+    /// - Parameter capture: receives every write instead of stdout/stderr when given.
+    public init(colors: Bool, capture: (@Sendable (Stream, String) -> Void)? = nil) {
+        self.colors = colors
+        self.capture = capture
+    }
 
     /// Writes to stdout (buffered until the end of the loop turn).
     public func write(_ text: String) {
+        if let capture { return capture(.output, text) }
         var text = text
         text.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { crescent_write_stdout($0.baseAddress, $0.count) }
@@ -18,13 +31,16 @@ public final class Console: Sendable {
 
     /// Writes raw bytes to stdout.
     public func write(bytes: UnsafeRawBufferPointer) {
+        if let capture { return capture(.output, String(decoding: bytes, as: UTF8.self)) }
         crescent_write_stdout(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
     }
 
     /// Writes a line to stderr after flushing stdout.
     public func error(_ line: String) {
-        var text = line.hasSuffix("\n") ? line : line + "\n"
-        text.withUTF8 { bytes in
+        let text = line.hasSuffix("\n") ? line : line + "\n"
+        if let capture { return capture(.error, text) }
+        var bytes = text
+        bytes.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { crescent_write_stderr($0.baseAddress, $0.count) }
         }
     }
@@ -34,5 +50,7 @@ public final class Console: Sendable {
         colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
     }
 
-    public func flush() { crescent_flush_stdout() }
+    public func flush() {
+        if capture == nil { crescent_flush_stdout() }
+    }
 }

@@ -53,7 +53,7 @@ extension Host {
             throw LuaRaise.badArgument(1, to: "\(function)", "an interval of 0 s would never let the loop rest; use a positive number")
         }
         try stack.checkFunction(2, function: function)
-        let timer = LuaTimer(interval: seconds, repeats: repeats, deadline: .now() + .seconds(seconds))
+        let timer = LuaTimer(interval: seconds, repeats: repeats, deadline: loop.now + .seconds(seconds))
         stack.pushValue(at: 2)
         timer.callback = vm.ref(from: stack)
         timerType.push(timer, onto: stack)
@@ -87,7 +87,7 @@ extension Host {
         timer.firings += 1
         if timer.repeats {
             // Fixed rate without drift; a late loop skips ahead instead of firing in a burst.
-            timer.deadline = max(timer.deadline + .seconds(timer.interval), .now())
+            timer.deadline = max(timer.deadline + .seconds(timer.interval), loop.now)
             schedule(timer)
         } else {
             cancel(timer)
