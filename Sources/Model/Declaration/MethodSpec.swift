@@ -1,0 +1,83 @@
+/// A declared method.
+public struct MethodSpec<Object: AnyObject>: Sendable {
+    /// How a method does its work.
+    public enum Body: Sendable {
+        /// Runs on the loop at once and returns (or throws) right away.
+        case immediate(@Sendable (Object, Arguments) throws(ServiceError) -> Value)
+        /// Runs as a Swift task; the result hops back to the loop.
+        case async(@Sendable (Object, Arguments) async throws(ServiceError) -> Value)
+    }
+
+    public let name: String
+    public let arguments: [ArgumentSpec]
+    /// What the completion receives, in words; nil for methods without a completion.
+    public let result: String?
+    public let summary: String
+    public let body: Body
+
+    var erased: AnyMethodSpec {
+        let body: AnyMethodSpec.Body = switch self.body {
+        case .immediate(let run):
+            .immediate { object, arguments throws(ServiceError) in try run(unsafeDowncast(object, to: Object.self), arguments) }
+        case .async(let run):
+            .async { object, arguments throws(ServiceError) in try await run(unsafeDowncast(object, to: Object.self), arguments) }
+        }
+        return AnyMethodSpec(name: name, arguments: arguments, result: result, summary: summary, body: body)
+    }
+}
+
+/// A declared method, for any object type.
+public struct AnyMethodSpec: Sendable {
+    public enum Body: Sendable {
+        case immediate(@Sendable (AnyObject, Arguments) throws(ServiceError) -> Value)
+        case async(@Sendable (AnyObject, Arguments) async throws(ServiceError) -> Value)
+    }
+
+    public let name: String
+    public let arguments: [ArgumentSpec]
+    public let result: String?
+    public let summary: String
+    public let body: Body
+
+    /// True when the method produces a result through a completion.
+    public var hasCompletion: Bool { result != nil }
+
+    /// `reverse(location[, options], completion)`.
+    public func signature(owner: String, separator: String = ":") -> String {
+        var text = ""
+        var optionalDepth = 0
+        for (index, argument) in arguments.enumerated() {
+            if argument.isOptional {
+                text += index == 0 ? "[" : "[, "
+                optionalDepth += 1
+            } else if index > 0 {
+                text += ", "
+            }
+            text += argument.name
+        }
+        text += String(repeating: "]", count: optionalDepth)
+        if hasCompletion { text += arguments.isEmpty ? "completion" : ", completion" }
+        return "\(owner)\(separator)\(name)(\(text))"
+    }
+}
+
+/// A declared property, for any object type.
+public struct AnyPropertySpec: Sendable {
+    public let name: String
+    public let type: String
+    public let summary: String
+    public let read: @Sendable (AnyObject) -> Value
+}
+
+/// An interface for any object type: what the host binds and documents.
+public struct AnyInterface: Sendable {
+    public let name: String
+    public let summary: String
+    public let properties: [AnyPropertySpec]
+    public let methods: [AnyMethodSpec]
+    public let events: [EventSpec]
+
+    public func property(_ name: String) -> AnyPropertySpec? { properties.first { $0.name == name } }
+    public func method(_ name: String) -> AnyMethodSpec? { methods.first { $0.name == name } }
+    public func event(_ name: String) -> EventSpec? { events.first { $0.name == name } }
+}

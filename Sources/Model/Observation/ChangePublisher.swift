@@ -1,0 +1,46 @@
+import Synchronization
+
+/// One report from a model object: a property took a new value, or an event happened.
+public enum ModelChange: Sendable {
+    case property(key: String, value: Value)
+    case event(name: String, payload: Value)
+}
+
+/// Where a model object reports its changes. The host attaches a sink that carries each report
+/// to its loop; with no sink attached (nobody can observe yet) reports are dropped.
+public final class ChangePublisher: Sendable {
+    /// Receives reports, on the thread that made the change.
+    public typealias Sink = @Sendable (ModelChange) -> Void
+
+    private let sinks = Mutex<[(id: Int, sink: Sink)]>([])
+    private let nextID = Atomic<Int>(0)
+
+    public init() {}
+
+    /// Attaches a sink; returns the id that detaches it.
+    @discardableResult
+    public func attach(_ sink: @escaping Sink) -> Int {
+        let id = nextID.add(1, ordering: .relaxed).newValue
+        sinks.withLock { $0.append((id, sink)) }
+        return id
+    }
+
+    public func detach(_ id: Int) {
+        sinks.withLock { $0.removeAll { $0.id == id } }
+    }
+
+    /// Reports that property `key` now has `value`.
+    public func propertyChanged(_ key: String, to value: Value) {
+        publish(.property(key: key, value: value))
+    }
+
+    /// Reports event `name` with `payload`.
+    public func emit(_ name: String, _ payload: Value = .null) {
+        publish(.event(name: name, payload: payload))
+    }
+
+    private func publish(_ change: ModelChange) {
+        let current = sinks.withLock { $0 }
+        for entry in current { entry.sink(change) }
+    }
+}

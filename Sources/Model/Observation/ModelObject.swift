@@ -1,0 +1,37 @@
+/// Anything consumers can observe: a service, or an object a service hands out (a collection).
+///
+/// It declares its interface once and reports its changes through ``changes``; the host turns
+/// those reports into deliveries on its loop. Implementations are thread-safe (`Sendable`): a
+/// service may change its state from any task.
+public protocol ModelObject: AnyObject, Sendable {
+    /// What the object shows: properties, methods, events.
+    var interface: AnyInterface { get }
+    /// Where the object reports property changes and events.
+    var changes: ChangePublisher { get }
+}
+
+/// A service: a model object registered by name (`services.location`), created by a plugin.
+public protocol Service: ModelObject {}
+
+/// A service the host starts and stops for its consumers, counting one share per owner:
+/// the service runs while any owner has started it, and an owner that ends stops its share.
+public protocol StartableService: Service {
+    /// The active shares changed and at least one is left: start, or apply the new options
+    /// (each share's options, in the order they were made).
+    func startUpdates(shares: [Value])
+    /// The last share ended.
+    func stopUpdates()
+}
+
+/// A reference to a model object that compares by identity, for use inside ``Value``.
+public struct ObjectHandle: Sendable, Hashable {
+    public let object: any ModelObject
+
+    public init(_ object: any ModelObject) { self.object = object }
+
+    public var id: ObjectIdentifier { ObjectIdentifier(object) }
+    public var typeName: String { object.interface.name }
+
+    public static func == (lhs: ObjectHandle, rhs: ObjectHandle) -> Bool { lhs.object === rhs.object }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(object)) }
+}

@@ -1,0 +1,77 @@
+import Synchronization
+
+/// An ordered list a model object owns and consumers observe: properties `items` and `count`,
+/// and the event `didChange` with a ``ChangeSet`` for every mutation.
+///
+/// Owners mutate it through ``insert(_:at:)``, ``remove(at:)``, ``replace(at:with:)`` and
+/// ``reload(_:)``; each reports exactly what changed. The interface can be extended with the
+/// owner's methods (a store adds `add`, `remove`, `find` …).
+public final class ObservableCollection: ModelObject {
+    public let changes = ChangePublisher()
+    public let interface: AnyInterface
+    private let storage = Mutex<[Value]>([])
+
+    /// - Parameters:
+    ///   - typeName: the name scripts see (`collection`).
+    ///   - extend: adds the owner's methods and events to the base interface.
+    public init(typeName: String = "collection", summary: String = "An observable ordered list.",
+                items: [Value] = [], extend: (inout Interface<ObservableCollection>) -> Void = { _ in }) {
+        var declaration = Interface<ObservableCollection>(name: typeName, summary: summary) { d in
+            d.property("items", type: "array", "The items, in order (a snapshot).") { .array($0.items) }
+            d.property("count", type: "integer", "How many items there are.") { .integer(Int64($0.count)) }
+            d.event("didChange", payload: "change set {inserted, deleted, updated, reload}",
+                    "The items changed; positions are 1-based (deleted: before the change, the others: after).")
+        }
+        extend(&declaration)
+        interface = declaration.erased
+        storage.withLock { $0 = items }
+    }
+
+    public var items: [Value] { storage.withLock { $0 } }
+    public var count: Int { storage.withLock { $0.count } }
+
+    /// Inserts `newItems` at 0-based `index` (clamped to the list).
+    public func insert(_ newItems: [Value], at index: Int? = nil) {
+        guard !newItems.isEmpty else { return }
+        let (start, snapshot) = storage.withLock { items in
+            let start = min(max(index ?? items.count, 0), items.count)
+            items.insert(contentsOf: newItems, at: start)
+            return (start, items)
+        }
+        report(snapshot, ChangeSet(inserted: Array((start + 1)...(start + newItems.count))))
+    }
+
+    /// Removes the items at 0-based `indexes` (out-of-range ones are ignored).
+    public func remove(at indexes: [Int]) {
+        let (removed, snapshot) = storage.withLock { items in
+            let valid = Set(indexes.filter { items.indices.contains($0) }).sorted()
+            for index in valid.reversed() { items.remove(at: index) }
+            return (valid, items)
+        }
+        guard !removed.isEmpty else { return }
+        report(snapshot, ChangeSet(deleted: removed.map { $0 + 1 }))
+    }
+
+    /// Replaces the item at 0-based `index`.
+    public func replace(at index: Int, with item: Value) {
+        let snapshot: [Value]? = storage.withLock { items in
+            guard items.indices.contains(index) else { return nil }
+            items[index] = item
+            return items
+        }
+        guard let snapshot else { return }
+        report(snapshot, ChangeSet(updated: [index + 1]))
+    }
+
+    /// Replaces every item.
+    public func reload(_ newItems: [Value]) {
+        storage.withLock { $0 = newItems }
+        report(newItems, .reloadAll)
+    }
+
+    private func report(_ snapshot: [Value], _ changeSet: ChangeSet) {
+        changes.propertyChanged("items", to: .array(snapshot))
+        changes.propertyChanged("count", to: .integer(Int64(snapshot.count)))
+        changes.emit("didChange", changeSet.value)
+    }
+}

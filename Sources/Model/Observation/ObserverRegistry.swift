@@ -1,0 +1,339 @@
+/// The observer registry: who observes what, and the delivery of changes and events.
+///
+/// It lives on one loop (it is not `Sendable`) and is driven by its host: changes and events are
+/// queued as they arrive (``propertyChanged(_:key:to:)``, ``post(_:event:object:payload:)``) and
+/// delivered when the host calls ``deliverPending()``, once per loop turn. The rules:
+///
+/// - Subscribers of one change run in subscription order (FIFO), one at a time, never inside the
+///   code that made the change.
+/// - Property changes are coalesced per key and per round (last value wins, `coalesced` counts the
+///   changes) unless a subscription asks for every change; events are never dropped.
+/// - Changes made by handlers are delivered in the next round. When rounds keep causing rounds
+///   for `maxChainedRounds`, the registry reports a cycle and drops that chain.
+/// - A handler that throws does not stop the others; after `maxFailures` consecutive failures its
+///   subscription is cancelled with a report.
+public final class ObserverRegistry {
+    /// What the registry tells its host about.
+    public enum Report {
+        case handlerFailed(Subscription, any Error)
+        case autoCancelled(Subscription)
+        case cycle(String)
+    }
+
+    /// Where ``Subscription/Handler/dispatched`` deliveries go.
+    public weak var dispatcher: (any DeliveryDispatcher)?
+    public let maxFailures: Int32
+    public let maxChainedRounds: Int
+    private let report: (Report) -> Void
+
+    private var nextID = 0
+    private var propertySubscribers: [PropertyKey: SubscriberList] = [:]
+    private var eventSubscribers: [String: SubscriberList] = [:]
+    private var delegateSubscribers: [ObjectIdentifier: SubscriberList] = [:]
+    private var currentValues: [PropertyKey: Value] = [:]
+    private var queue: [Pending] = []
+    private var batches: [PropertyKey: PropertyBatch] = [:]
+    private var isDelivering = false
+    private var queuedByHandlers = false
+    private var chainedRounds = 0
+    private var internedSites: Set<String> = []
+    /// Subscriptions not yet cancelled.
+    public private(set) var liveCount = 0
+
+    public init(maxFailures: Int32 = 10, maxChainedRounds: Int = 100, report: @escaping (Report) -> Void) {
+        self.maxFailures = maxFailures
+        self.maxChainedRounds = maxChainedRounds
+        self.report = report
+    }
+
+    /// True when a round of deliveries is waiting.
+    public var hasPending: Bool { !queue.isEmpty }
+
+    // MARK: Subscribing
+
+    /// Observes property `key` of `object`. Unless `initial` is false, the current value is
+    /// delivered once (`initial == true`) in the next round.
+    public func observe(_ object: ObjectHandle, key: String, initial: Bool = true, coalesce: Bool = true,
+                        once: Bool = false, site: String, owner: Scope?, token: Int32 = 0,
+                        handler: Subscription.Handler) -> Subscription {
+        let propertyKey = PropertyKey(object: object.id, key: key)
+        if currentValues[propertyKey] == nil {
+            currentValues[propertyKey] = object.object.interface.property(key)?.read(object.object) ?? .null
+        }
+        let subscription = make(.property(object, key), site: site, coalesce: coalesce, once: once,
+                                token: token, owner: owner, handler: handler)
+        list(&propertySubscribers, propertyKey).append(subscription)
+        if initial { enqueue(.initial(subscription, currentValues[propertyKey] ?? .null)) }
+        return subscription
+    }
+
+    /// Handles events named `name`; with `object`, only those that object emits.
+    public func on(_ name: String, object: ObjectHandle? = nil, once: Bool = false, site: String,
+                   owner: Scope?, token: Int32 = 0, handler: Subscription.Handler) -> Subscription {
+        let subscription = make(.event(name, object), site: site, coalesce: false, once: once,
+                                token: token, owner: owner, handler: handler)
+        list(&eventSubscribers, name).append(subscription)
+        return subscription
+    }
+
+    /// Handles every event `object` emits (delegate dispatch).
+    public func onAllEvents(of object: ObjectHandle, site: String, owner: Scope?, token: Int32 = 0,
+                            handler: Subscription.Handler) -> Subscription {
+        let subscription = make(.allEvents(object), site: site, coalesce: false, once: false,
+                                token: token, owner: owner, handler: handler)
+        list(&delegateSubscribers, object.id).append(subscription)
+        return subscription
+    }
+
+    private func make(_ target: Subscription.Target, site: String, coalesce: Bool, once: Bool, token: Int32,
+                      owner: Scope?, handler: Subscription.Handler) -> Subscription {
+        nextID += 1
+        liveCount += 1
+        let subscription = Subscription(id: nextID, target: target, site: intern(site), coalesces: coalesce,
+                                        once: once, token: token, owner: owner, registry: self, handler: handler)
+        owner?.adopt(subscription)
+        return subscription
+    }
+
+    /// Shares one string buffer between subscriptions made at the same place.
+    private func intern(_ site: String) -> String {
+        if let known = internedSites.firstIndex(of: site) { return internedSites[known] }
+        if internedSites.count > 4096 { internedSites.removeAll() }
+        internedSites.insert(site)
+        return site
+    }
+
+    private func list<Key: Hashable>(_ lists: inout [Key: SubscriberList], _ key: Key) -> SubscriberList {
+        if let existing = lists[key] { return existing }
+        let created = SubscriberList()
+        lists[key] = created
+        return created
+    }
+
+    func subscriptionEnded(_ subscription: Subscription) {
+        liveCount -= 1
+        switch subscription.target {
+        case .property(let object, let key):
+            let propertyKey = PropertyKey(object: object.id, key: key)
+            if propertySubscribers[propertyKey]?.noteCancelled() == true {
+                propertySubscribers[propertyKey] = nil
+                if batches[propertyKey] == nil { currentValues[propertyKey] = nil }
+            }
+        case .event(let name, _):
+            if eventSubscribers[name]?.noteCancelled() == true { eventSubscribers[name] = nil }
+        case .allEvents(let object):
+            if delegateSubscribers[object.id]?.noteCancelled() == true { delegateSubscribers[object.id] = nil }
+        }
+    }
+
+    // MARK: Changes
+
+    /// The value subscribers of `key` last saw or will see next, else nil when nobody observes it.
+    public func currentValue(of object: ObjectHandle, key: String) -> Value? {
+        currentValues[PropertyKey(object: object.id, key: key)]
+    }
+
+    /// Queues a property change for the next round. Only observed properties are tracked.
+    public func propertyChanged(_ object: ObjectHandle, key: String, to value: Value) {
+        let propertyKey = PropertyKey(object: object.id, key: key)
+        guard propertySubscribers[propertyKey] != nil, let old = currentValues[propertyKey] else { return }
+        currentValues[propertyKey] = value
+        if let batch = batches[propertyKey] {
+            batch.changes.append((old, value))
+            return
+        }
+        batches[propertyKey] = PropertyBatch(first: (old, value))
+        enqueue(.property(propertyKey, object))
+    }
+
+    /// Queues an event for the next round. `name` is the full name (`location.didFail`), `event`
+    /// the emitter's own name for it (`didFail`).
+    public func post(_ name: String, event: String? = nil, object: ObjectHandle? = nil, payload: EventPayload) {
+        let hasDelegates = object.map { delegateSubscribers[$0.id] != nil } ?? false
+        guard eventSubscribers[name] != nil || hasDelegates else { return }
+        enqueue(.event(EventPost(name: name, event: event ?? name, object: object, payload: payload)))
+    }
+
+    private func enqueue(_ item: Pending) {
+        if isDelivering { queuedByHandlers = true }
+        queue.append(item)
+    }
+
+    // MARK: Delivery
+
+    /// Delivers one round: everything queued before this call. Changes the handlers make are
+    /// queued for the next round.
+    public func deliverPending() {
+        guard !queue.isEmpty, !isDelivering else { return }
+        chainedRounds = queuedByHandlers ? chainedRounds + 1 : 0
+        queuedByHandlers = false
+        let round = queue
+        let roundBatches = batches
+        queue = []
+        batches = [:]
+        if chainedRounds >= maxChainedRounds {
+            chainedRounds = 0
+            report(.cycle(Self.describe(round)))
+            return
+        }
+        isDelivering = true
+        defer { isDelivering = false }
+        for item in round {
+            switch item {
+            case .initial(let subscription, let value):
+                guard subscription.isActive, case .property(let object, let key) = subscription.target else { continue }
+                deliver(PropertyChange(subscription: subscription, object: object, key: key, new: value,
+                                       old: nil, initial: true, coalesced: 0))
+            case .property(let propertyKey, let object):
+                guard let batch = roundBatches[propertyKey], let subscribers = propertySubscribers[propertyKey] else { continue }
+                for subscription in subscribers.snapshot() where subscription.isActive {
+                    if subscription.coalesces {
+                        deliver(PropertyChange(subscription: subscription, object: object, key: propertyKey.key,
+                                               new: batch.last, old: batch.firstOld, initial: false,
+                                               coalesced: batch.changes.count))
+                    } else {
+                        for change in batch.changes where subscription.isActive {
+                            deliver(PropertyChange(subscription: subscription, object: object, key: propertyKey.key,
+                                                   new: change.new, old: change.old, initial: false, coalesced: 1))
+                        }
+                    }
+                }
+            case .event(let post):
+                var subscribers = eventSubscribers[post.name]?.snapshot() ?? []
+                if let object = post.object, let delegates = delegateSubscribers[object.id] {
+                    subscribers += delegates.snapshot()
+                }
+                for subscription in subscribers where subscription.isActive {
+                    if case .event(_, let only?) = subscription.target, only != post.object { continue }
+                    deliver(EventDelivery(subscription: subscription, name: post.name, event: post.event,
+                                          object: post.object, payload: post.payload))
+                }
+            }
+        }
+    }
+
+    private func deliver(_ change: PropertyChange) {
+        run(change.subscription) {
+            switch change.subscription.handler {
+            case .property(let handler): try handler(change)
+            case .dispatched: try dispatcher?.deliver(change)
+            case .event: break
+            }
+        }
+    }
+
+    private func deliver(_ event: EventDelivery) {
+        run(event.subscription) {
+            switch event.subscription.handler {
+            case .event(let handler): try handler(event)
+            case .dispatched: try dispatcher?.deliver(event)
+            case .property: break
+            }
+        }
+    }
+
+    private func run(_ subscription: Subscription, _ body: () throws -> Void) {
+        if subscription.once { subscription.cancel() }
+        subscription.deliveries += 1
+        do {
+            try body()
+            subscription.consecutiveErrors = 0
+        } catch {
+            subscription.errors += 1
+            subscription.consecutiveErrors += 1
+            report(.handlerFailed(subscription, error))
+            if subscription.consecutiveErrors >= maxFailures && subscription.isActive {
+                subscription.cancel()
+                report(.autoCancelled(subscription))
+            }
+        }
+    }
+
+    private static func describe(_ round: [Pending]) -> String {
+        var names: [String] = []
+        for item in round {
+            let name: String = switch item {
+            case .initial(let subscription, _): subscription.targetDescription
+            case .property(let key, let object): "\(object.typeName).\(key.key)"
+            case .event(let post): post.name
+            }
+            if !names.contains(name) { names.append(name) }
+        }
+        return names.prefix(5).joined(separator: ", ")
+    }
+
+    // MARK: Introspection
+
+    /// Every live subscription, in subscription order.
+    public var subscriptions: [Subscription] {
+        var all: [Subscription] = []
+        for list in propertySubscribers.values { all += list.snapshot().filter(\.isActive) }
+        for list in eventSubscribers.values { all += list.snapshot().filter(\.isActive) }
+        for list in delegateSubscribers.values { all += list.snapshot().filter(\.isActive) }
+        return all.sorted { $0.id < $1.id }
+    }
+
+    /// Forgets everything: every subscription is cancelled and nothing pending is delivered.
+    public func removeAll() {
+        queue.removeAll()
+        batches.removeAll()
+        for subscription in subscriptions { subscription.cancel() }
+    }
+}
+
+/// Property `key` of one object.
+struct PropertyKey: Hashable {
+    let object: ObjectIdentifier
+    let key: String
+}
+
+/// An event waiting for delivery.
+struct EventPost {
+    let name: String
+    let event: String
+    let object: ObjectHandle?
+    let payload: EventPayload
+}
+
+/// One round's work item.
+enum Pending {
+    case initial(Subscription, Value)
+    case property(PropertyKey, ObjectHandle)
+    case event(EventPost)
+}
+
+/// The changes of one property within one round.
+final class PropertyBatch {
+    var changes: [(old: Value, new: Value)]
+    init(first: (old: Value, new: Value)) { changes = [first] }
+    var firstOld: Value { changes[0].old }
+    // Invariant: a batch is created with one change and only grows.
+    var last: Value { changes[changes.count - 1].new }
+}
+
+/// Subscribers of one target, in subscription order. Cancelled ones are removed lazily, so
+/// cancelling is O(1) amortized even with a million subscribers.
+final class SubscriberList {
+    private var items: [Subscription] = []
+    private var cancelled = 0
+
+    func append(_ subscription: Subscription) { items.append(subscription) }
+
+    /// A copy to iterate while handlers subscribe and cancel.
+    func snapshot() -> [Subscription] { items }
+
+    /// Records one cancellation; returns true when the list has no live subscriber left.
+    func noteCancelled() -> Bool {
+        cancelled += 1
+        if cancelled == items.count {
+            items.removeAll()
+            cancelled = 0
+            return true
+        }
+        if cancelled > 32 && cancelled * 2 > items.count {
+            items.removeAll { !$0.isActive }
+            cancelled = 0
+        }
+        return false
+    }
+}

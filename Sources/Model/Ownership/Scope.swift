@@ -1,0 +1,55 @@
+/// Something an owner can end: a subscription, a timer, a request, a task, a started service.
+public protocol Cancellable: AnyObject {
+    /// Stops it for good. Idempotent.
+    func cancel()
+    /// The slot the owning ``Scope`` keeps it in (-1 when not owned); managed by the scope.
+    var ownerSlot: Int { get set }
+}
+
+/// An owner: everything adopted by a scope ends when the scope ends.
+///
+/// The script's main chunk owns a scope that ends at exit; a controller owns one for its lifetime
+/// and one for each appearance. A user never pairs add and remove by hand: ending the owner is
+/// enough. Adding to and removing from a scope is O(1).
+public final class Scope {
+    /// Who owns it, for introspection (`script`, `Tracker`).
+    public let name: String
+    public private(set) var isEnded = false
+    private var items: [any Cancellable] = []
+
+    public init(name: String) { self.name = name }
+
+    /// Takes ownership of `item`; adopting into an ended scope cancels the item at once.
+    public func adopt(_ item: any Cancellable) {
+        guard !isEnded else {
+            item.cancel()
+            return
+        }
+        item.ownerSlot = items.count
+        items.append(item)
+    }
+
+    /// Lets go of `item` (it finished or was cancelled on its own).
+    public func forget(_ item: any Cancellable) {
+        let slot = item.ownerSlot
+        guard slot >= 0, slot < items.count, items[slot] === item else { return }
+        let last = items.removeLast()
+        if slot < items.count {
+            items[slot] = last
+            last.ownerSlot = slot
+        }
+        item.ownerSlot = -1
+    }
+
+    /// How many live things the scope owns.
+    public var count: Int { items.count }
+
+    /// Ends the scope: cancels everything it owns, newest first. Idempotent.
+    public func end() {
+        isEnded = true
+        while let item = items.popLast() {
+            item.ownerSlot = -1
+            item.cancel()
+        }
+    }
+}

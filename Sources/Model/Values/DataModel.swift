@@ -1,0 +1,15 @@
+/// An immutable record a service creates (a location, a placemark, a user): a type name and fields.
+///
+/// Scripts see it as a read-only table; writing a field raises an error naming the type.
+public struct DataModel: Sendable, Hashable {
+    /// The type name shown in messages and `inspect` (`location`).
+    public let typeName: String
+    public let fields: [String: Value]
+
+    public init(_ typeName: String, _ fields: [String: Value]) {
+        self.typeName = typeName
+        self.fields = fields.filter { !$0.value.isNull }
+    }
+
+    public subscript(key: String) -> Value { fields[key] ?? .null }
+}
