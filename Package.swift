@@ -17,6 +17,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // System Lua 5.4 from Debian's liblua5.4-dev, found through pkg-config.
@@ -47,6 +48,7 @@ let package = Package(
                 "LuaBridge", "Model", "CLua",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             resources: [
                 .embedInCode("Prelude/inspect.lua"),

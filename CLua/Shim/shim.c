@@ -374,6 +374,27 @@ void crescent_push_object_index(lua_State *L) {                              /* 
     lua_pushcclosure(L, crescent_object_index, 2);
 }
 
+static int cached_index(lua_State *L) {                                     /* obj key */
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;            /* obj key method */
+    lua_pop(L, 1);
+    if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {                          /* obj key cache */
+        lua_pushvalue(L, 2);
+        if (lua_rawget(L, -2) != LUA_TNIL) return 1;                         /* obj key cache value */
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);                                                           /* obj key */
+    if (lua_type(L, lua_upvalueindex(2)) != LUA_TFUNCTION) return 0;
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_insert(L, 1);                                                        /* getter obj key */
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+void crescent_push_cached_index(lua_State *L) {                              /* methods getter */
+    lua_pushcclosure(L, cached_index, 2);
+}
+
 /* ---- Output ---------------------------------------------------------------------------------------- */
 
 void crescent_write_stdout(const char *bytes, size_t length) { fwrite(bytes, 1, length, stdout); }

@@ -25,6 +25,15 @@ public final class LuaObjectType<Object: AnyObject> {
         self.metatable = metatable
     }
 
+    /// The methods table of this type's metatable, pushed (for adding methods after creation).
+    public func pushMethods(onto stack: LuaStack) {
+        _ = crescent_getref(stack.state, metatableRef)
+        lua_getfield(stack.state, -1, "__index")
+        lua_getupvalue(stack.state, -1, 1)                                 // mt index methods
+        lua_rotate(stack.state, -3, 1)
+        stack.pop(2)
+    }
+
     /// Pushes a new userdata that owns a strong reference to `object`.
     public func push(_ object: Object, onto stack: LuaStack) {
         _ = crescent_push_object(stack.state, Unmanaged.passRetained(object).toOpaque(), releaseObject, metatableRef)
@@ -64,15 +73,21 @@ extension LuaVM {
     ///   - getter: called as `getter(obj, key)` for keys that are not methods (properties).
     ///   - setter: `__newindex(obj, key, value)`; without one, assignment raises an error.
     ///   - metamethods: extra entries such as `__tostring`, `__eq`, `__call`, `__len`.
+    ///   - key: caches the metatable under this name instead of the Swift type, for one Swift class
+    ///     shown as several Lua types (each service interface).
+    ///   - cachesProperties: look in the object's user value table before calling `getter`.
     public func objectType<Object: AnyObject>(
         _ type: Object.Type,
         name: String,
         methods: [String: LuaFunctionBody] = [:],
         getter: LuaFunctionBody? = nil,
         setter: LuaFunctionBody? = nil,
-        metamethods: [String: LuaFunctionBody] = [:]
+        metamethods: [String: LuaFunctionBody] = [:],
+        key: String? = nil,
+        cachesProperties: Bool = false
     ) -> LuaObjectType<Object> {
-        if let cached = objectTypes[ObjectIdentifier(type)] as? LuaObjectType<Object> { return cached }
+        let cacheKey = key.map(AnyHashable.init) ?? AnyHashable(ObjectIdentifier(type))
+        if let cached = objectTypes[cacheKey] as? LuaObjectType<Object> { return cached }
         let stack = self.stack
         _ = stack.ensure(6)
         stack.newTable(fieldCount: 8)                                    // mt
@@ -85,7 +100,11 @@ extension LuaVM {
         stack.newTable(fieldCount: Int32(methods.count))                 // mt methods
         for (methodName, body) in methods.sorted(by: { $0.key < $1.key }) { register(field: methodName, body) }
         if let getter { pushFunction(getter) } else { stack.pushNil() }  // mt methods getter
-        crescent_push_object_index(state)                                // mt index
+        if cachesProperties {
+            crescent_push_cached_index(state)                            // mt index
+        } else {
+            crescent_push_object_index(state)                            // mt index
+        }
         stack.rawSet(-2, "__index")                                      // mt
         let assign: LuaFunctionBody = setter ?? { stack in
             let key = stack.describe(at: 2)
@@ -97,7 +116,7 @@ extension LuaVM {
         let identity = lua_topointer(state, -1) ?? UnsafeRawPointer(bitPattern: 1)!
         let ref = crescent_ref(state)
         let objectType = LuaObjectType<Object>(name: name, metatableRef: ref, metatable: identity)
-        objectTypes[ObjectIdentifier(type)] = objectType
+        objectTypes[cacheKey] = objectType
         return objectType
     }
 }

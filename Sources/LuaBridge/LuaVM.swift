@@ -31,7 +31,7 @@ public final class LuaVM {
 
     let interruptFlag: InterruptFlag
     var functionBoxes: [LuaFunctionBox] = []
-    var objectTypes: [ObjectIdentifier: AnyObject] = [:]
+    var objectTypes: [AnyHashable: AnyObject] = [:]
     private static let generations = Atomic<UInt64>(0)
 
     /// Creates a VM. `memoryLimit` is in bytes; nil means unlimited.
@@ -79,7 +79,15 @@ public final class LuaVM {
         return LuaRef(id: id, type: type, vm: self)
     }
 
-    func unref(_ id: Int32) {
+    /// Pops the top value and pins it, returning only the registry slot (for compact storage;
+    /// release it with ``unref(_:)``).
+    public func refID(from stack: LuaStack? = nil) -> Int32 {
+        liveReferences += 1
+        return crescent_ref((stack ?? self.stack).state)
+    }
+
+    /// Releases a slot from ``refID(from:)``.
+    public func unref(_ id: Int32) {
         guard isOpen else { return }
         liveReferences -= 1
         crescent_unref(state, id)
@@ -142,10 +150,10 @@ public final class LuaVM {
         if status != LUA_OK { throw stack.popError(status) }
     }
 
-    /// Compiles and runs `source`, discarding its results.
-    public func run(_ source: String, name: String) throws(LuaError) {
+    /// Compiles and runs `source`, leaving `results` results on the stack.
+    public func run(_ source: String, name: String = "=crescent", results: Int32 = 0) throws(LuaError) {
         try load(Array(source.utf8), name: name)
-        try call(arguments: 0, results: 0)
+        try call(arguments: 0, results: results)
     }
 
     /// Calls a pinned function with one integer and returns its first result as an integer.

@@ -1,5 +1,6 @@
 import CrescentKit
 import LuaBridge
+import Model
 import NIOCore
 import NIOEmbedded
 import Synchronization
@@ -16,7 +17,7 @@ final class TestHost {
         let status = Mutex<Int32?>(nil)
     }
 
-    init(failFast: Bool = false, arguments: [String] = []) throws {
+    init(failFast: Bool = false, arguments: [String] = [], plugins: [any Plugin] = []) throws {
         var options = HostOptions()
         options.failFast = failFast
         options.arguments = arguments
@@ -27,7 +28,7 @@ final class TestHost {
             case .error: output.stderr.withLock { $0 += text }
             }
         }
-        host = try Host(loop: loop, options: options, console: console) { status in
+        host = try Host(loop: loop, options: options, console: console, plugins: plugins) { status in
             output.status.withLock { $0 = status }
         }
     }

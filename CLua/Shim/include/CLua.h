@@ -129,6 +129,9 @@ int crescent_object_gc(lua_State *L);
 int crescent_object_index(lua_State *L);
 /** Pushes crescent_object_index closed over the methods table and getter on top (pops both). */
 void crescent_push_object_index(lua_State *L);
+/** Like crescent_push_object_index, but between the methods and the getter it looks in the
+ *  object's user value (a table of cached property values), all without entering Swift. */
+void crescent_push_cached_index(lua_State *L);
 
 /* ---- Lua macros that do not import into Swift ------------------------------------------------- */
 

@@ -1,5 +1,6 @@
 import CLua
 import LuaBridge
+import Model
 import NIOCore
 
 extension Host {
@@ -41,6 +42,9 @@ extension Host {
             // Move the arguments onto the coroutine's stack.
             for index in 2..<(2 + arguments) { stack.pushValue(at: index) }
             lua_xmove(stack.state, task.coroutine.thread, arguments)
+            task.host = self
+            task.owner = self.currentScope
+            self.currentScope.adopt(task)
             self.tasks.insert(task)
             self.taskType.push(task, onto: stack)
             self.resume(task, arguments: arguments)

@@ -1,5 +1,6 @@
 import CLua
 import LuaBridge
+import Model
 import NIOCore
 
 extension Host {
@@ -59,6 +60,9 @@ extension Host {
         timerType.push(timer, onto: stack)
         stack.pushValue(at: -1)
         timer.handle = vm.ref(from: stack)
+        timer.host = self
+        timer.owner = currentScope
+        currentScope.adopt(timer)
         timers.insert(timer)
         schedule(timer)
         return .one
@@ -79,6 +83,7 @@ extension Host {
     func cancel(_ timer: LuaTimer) {
         timer.invalidate()
         timers.remove(timer)
+        timer.owner?.forget(timer)
     }
 
     private func fire(_ timer: LuaTimer) {

@@ -1,4 +1,5 @@
 public import LuaBridge
+public import Model
 public import NIOCore
 import CLua
 
@@ -27,6 +28,13 @@ public final class Host {
     /// True once any error was reported from a handler (the run will exit 1).
     public private(set) var sawError = false
 
+    /// The script's scope: owns what the main chunk and its handlers start, ends at exit.
+    public let scriptScope = Scope(name: "script")
+    /// The owner of what Lua code starts right now (the script, or a controller).
+    public var currentScope: Scope
+    /// The services, their binding and the observer registry.
+    var binding: ModelBinding!
+    var deliveryScheduled = false
     var mainFinished = false
     var reportedTimeout = false
     var requestedExit: Int32?
@@ -37,24 +45,32 @@ public final class Host {
     var teardownActions: [() -> Void] = []
     private let onExit: (Int32) -> Void
 
-    /// Creates the VM and installs the globals.
+    /// Creates the VM, makes the plugins' services and installs the globals.
     ///
-    /// - Parameter onExit: called once, on the loop, with the exit status after teardown.
-    public init(loop: any EventLoop, options: HostOptions, console: Console? = nil,
-                onExit: @escaping (Int32) -> Void) throws(LuaError) {
+    /// - Parameters:
+    ///   - plugins: the service plugins (`[.standard, MyPlugin()]`).
+    ///   - onExit: called once, on the loop, with the exit status after teardown.
+    /// - Throws: ``HostSetupError`` for a bad config file or a plugin that refuses its settings,
+    ///   ``LuaBridge/LuaError`` when the VM cannot start.
+    public init(loop: any EventLoop, options: HostOptions, console: Console? = nil, plugins: [any Plugin] = [],
+                onExit: @escaping (Int32) -> Void) throws {
         self.loop = loop
         self.options = options
         self.console = console ?? Console(colors: options.colors)
         self.onExit = onExit
+        currentScope = scriptScope
+        let services = try ServiceFactory.makeServices(plugins: plugins, options: options)
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
+        binding = ModelBinding(host: self)
         try installGlobals()
+        try binding.install(services: services)
     }
 
     /// True while the host can still run code.
     public var isRunning: Bool { exitStatus == nil }
 
     /// Anything that can still produce work keeps the run alive.
-    var hasPendingWork: Bool { !timers.isEmpty || !tasks.isEmpty }
+    var hasPendingWork: Bool { !timers.isEmpty || !tasks.isEmpty || deliveryScheduled || binding.hasPendingWork }
 
     // MARK: Turns
 
@@ -73,6 +89,13 @@ public final class Host {
     /// Flushes output, and finishes the run when it is over.
     public func endTurn() {
         guard isRunning else { return }
+        if binding.registry.hasPending && !deliveryScheduled && requestedExit == nil {
+            deliveryScheduled = true
+            enqueue { host in
+                host.deliveryScheduled = false
+                host.binding.registry.deliverPending()
+            }
+        }
         console.flush()
         if let code = requestedExit {
             finish(status: code)
@@ -116,6 +139,21 @@ public final class Host {
         report(error, context: context)
         sawError = true
         if options.failFast { requestedExit = requestedExit ?? 1 }
+    }
+
+    /// Reports what the observer registry saw: handler failures (with the subscription's site),
+    /// subscriptions cancelled after repeated failures, and cycles.
+    func report(registryEvent: ObserverRegistry.Report) {
+        switch registryEvent {
+        case .handlerFailed(let subscription, let error):
+            let luaError = error as? LuaError ?? LuaError(.runtime, String(describing: error))
+            reportHandlerError(luaError, in: "error in \(subscription.targetDescription) handler (subscribed at \(subscription.site))")
+        case .autoCancelled(let subscription):
+            console.error("\(console.styled("crescent: warning:", "33")) cancelled the \(subscription.targetDescription) handler subscribed at \(subscription.site) after \(subscription.errors) consecutive errors")
+        case .cycle(let what):
+            console.error("\(console.styled("crescent: warning:", "33")) observer cycle: handlers kept changing \(what) for \(binding.registry.maxChainedRounds) turns in a row; dropped those deliveries")
+            sawError = true
+        }
     }
 
     /// Prints `crescent: [context: ]message` (the message carries `file:line` and a traceback).
@@ -182,6 +220,8 @@ public final class Host {
         vm.clearInterrupt()
         for action in teardownActions.reversed() { action() }
         teardownActions.removeAll()
+        scriptScope.end()
+        binding.teardown()
         for timer in timers { timer.invalidate() }
         timers.removeAll()
         for task in tasks { task.invalidate() }

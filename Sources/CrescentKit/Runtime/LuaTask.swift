@@ -1,8 +1,9 @@
 import LuaBridge
+import Model
 import NIOCore
 
 /// A task made by `task(fn, ...)`: a coroutine the host resumes when what it waits for is ready.
-final class LuaTask: Hashable {
+final class LuaTask: Hashable, Cancellable {
     let coroutine: LuaCoroutine
     /// True once the function returned, raised or was cancelled.
     var isDone = false
@@ -13,14 +14,21 @@ final class LuaTask: Hashable {
     var result: LuaRef?
     var error: LuaRef?
     var wakeup: Scheduled<Void>?
+    var ownerSlot = -1
+    weak var owner: Scope?
+    weak var host: Host?
 
     init(coroutine: LuaCoroutine) { self.coroutine = coroutine }
 
-    /// Stops any pending wake-up and unpins what the task held. Idempotent.
+    /// Cancelled by its owner or by the script.
+    func cancel() { host?.cancel(self) }
+
+    /// Stops any pending wake-up and leaves its owner. Idempotent.
     func invalidate() {
         wakeup?.cancel()
         wakeup = nil
         isDone = true
+        owner?.forget(self)
     }
 
     static func == (lhs: LuaTask, rhs: LuaTask) -> Bool { lhs === rhs }

@@ -1,11 +1,12 @@
 import LuaBridge
+import Model
 import NIOCore
 
 /// A timer made by `timer.after` / `timer.every`: the Swift side of the `Timer` handle.
 ///
 /// While active it pins its callback and its own Lua handle (so the handle passed to the callback
 /// is the one the script holds) and counts as pending work for the exit rule.
-final class LuaTimer: Hashable {
+final class LuaTimer: Hashable, Cancellable {
     let interval: Double
     let repeats: Bool
     var callback: LuaRef?
@@ -13,6 +14,9 @@ final class LuaTimer: Hashable {
     var scheduled: Scheduled<Void>?
     var deadline: NIODeadline
     var firings = 0
+    var ownerSlot = -1
+    weak var owner: Scope?
+    weak var host: Host?
 
     init(interval: Double, repeats: Bool, deadline: NIODeadline) {
         self.interval = interval
@@ -21,6 +25,9 @@ final class LuaTimer: Hashable {
     }
 
     var isActive: Bool { callback != nil }
+
+    /// Cancelled by its owner or by the script: it will not fire again.
+    func cancel() { host?.cancel(self) }
 
     /// Stops the timer and unpins what it held. Idempotent.
     func invalidate() {

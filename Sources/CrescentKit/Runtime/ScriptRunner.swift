@@ -1,4 +1,5 @@
 import LuaBridge
+public import Model
 import Dispatch
 import NIOCore
 import NIOPosix
@@ -14,8 +15,13 @@ import Glibc
 public enum ScriptRunner {
     /// Runs `source`, whose contents are `bytes` (from ``ScriptSource/read()``), and returns the
     /// process exit status (DESIGN.md "The event loop").
-    public static func run(_ source: ScriptSource, bytes: [UInt8], options: HostOptions, scriptName: String? = nil) -> Int32 {
-        let console = Console(colors: options.colors)
+    ///
+    /// - Parameters:
+    ///   - plugins: the service plugins the host loads.
+    ///   - console: where output goes (default: stdout and stderr).
+    public static func run(_ source: ScriptSource, bytes: [UInt8], options: HostOptions, plugins: [any Plugin] = [],
+                           console: Console? = nil, scriptName: String? = nil) -> Int32 {
+        let console = console ?? Console(colors: options.colors)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()
@@ -24,9 +30,12 @@ public enum ScriptRunner {
         let started: (host: NIOLoopBound<Host>, interrupter: LuaInterrupter)
         do {
             started = try loop.submit {
-                let host = try Host(loop: loop, options: options, console: console) { exit.succeed($0) }
+                let host = try Host(loop: loop, options: options, console: console, plugins: plugins) { exit.succeed($0) }
                 return (NIOLoopBound(host, eventLoop: loop), host.vm.interrupter)
             }.wait()
+        } catch let error as HostSetupError {
+            console.error("crescent: \(error)")
+            return 2
         } catch {
             console.error("crescent: \(error)")
             return 1

@@ -112,6 +112,7 @@ public final class ObserverRegistry {
 
     func subscriptionEnded(_ subscription: Subscription) {
         liveCount -= 1
+        if case .dispatched = subscription.handler { dispatcher?.subscriptionEnded(subscription) }
         switch subscription.target {
         case .property(let object, let key):
             let propertyKey = PropertyKey(object: object.id, key: key)
@@ -233,7 +234,9 @@ public final class ObserverRegistry {
     }
 
     private func run(_ subscription: Subscription, _ body: () throws -> Void) {
-        if subscription.once { subscription.cancel() }
+        // A one-shot subscription ends as soon as its handler returns; whatever the handler
+        // posts is queued for a later round, so it cannot receive twice.
+        defer { if subscription.once { subscription.cancel() } }
         subscription.deliveries += 1
         do {
             try body()

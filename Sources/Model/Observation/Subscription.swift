@@ -107,4 +107,6 @@ public struct EventDelivery {
 public protocol DeliveryDispatcher: AnyObject {
     func deliver(_ change: PropertyChange) throws
     func deliver(_ event: EventDelivery) throws
+    /// The subscription was cancelled: release what was kept for it.
+    func subscriptionEnded(_ subscription: Subscription)
 }

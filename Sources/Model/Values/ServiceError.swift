@@ -64,6 +64,11 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// `geocoder.reverse: invalid_argument: latitude 123 is outside [-90, 90]`.
     public var description: String {
+        Self.describe(code: code.name, message: message, service: service, method: method)
+    }
+
+    /// The one wording of an error: `service.method: code: message`, leaving out what is empty.
+    public static func describe(code: String, message: String, service: String, method: String) -> String {
         let place = service.isEmpty ? method : (method.isEmpty ? service : "\(service).\(method)")
         return place.isEmpty ? "\(code): \(message)" : "\(place): \(code): \(message)"
     }

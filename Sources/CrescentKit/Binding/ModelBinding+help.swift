@@ -1,0 +1,121 @@
+import CLua
+import LuaBridge
+import Model
+
+/// The globals' reference, shown by `help("name")` and `help()`.
+enum GlobalDocs {
+    static let entries: [(name: String, signature: String, summary: String)] = [
+        ("services", "services.<name>", "Read-only table of service objects by name."),
+        ("observe", "observe(obj, key, handler[, { initial, coalesce, once }])",
+         "Observe property `key`; handler(new, old, change). Returns a Subscription."),
+        ("on", "on(name, handler[, { once }])", "Handle named notifications; handler(payload, info). Returns a Subscription."),
+        ("post", "post(name[, payload])", "Post a named notification; delivered on a later turn."),
+        ("subscriptions", "subscriptions()", "The live subscriptions: owner, target, site, deliveries, errors."),
+        ("task", "task(fn, ...)", "Run fn as a coroutine task; returns a Task (cancel(), done, result, error)."),
+        ("sleep", "sleep(seconds)", "Inside a task: wait without blocking the loop."),
+        ("timer", "timer.after(s, fn), timer.every(s, fn)", "Timers; return a handle with cancel() and active."),
+        ("inspect", "inspect(v[, { depth, length, string, indent, width }])", "Readable, cycle-safe rendering of any value."),
+        ("json", "json.encode(v[, { indent, sort_keys }]), json.decode(s)", "JSON; json.null, json.array(t), json.object(t)."),
+        ("log", "log.debug/info/warn/error(...)", "Leveled logs to stderr (--log-level)."),
+        ("app", "app.args, app.exit([code])", "The script's arguments; exit after tearing down."),
+        ("help", "help([x])", "Documentation of a service, method or global."),
+    ]
+}
+
+extension ModelBinding {
+    /// `help([x])` prints the documentation of a service, a method, a global or an overview.
+    func installHelp() {
+        vm.register("help") { [unowned self] stack in
+            self.host.console.write(self.helpText(for: 1, in: stack) + "\n")
+            return .none
+        }
+    }
+
+    /// Documents the methods of a freshly built object type, so `help(obj.method)` works.
+    func documentMethods(of type: LuaObjectType<ObjectBox>, interface: AnyInterface) {
+        let stack = vm.stack
+        type.pushMethods(onto: stack)                                // methods
+        for method in interface.methods {
+            guard stack.rawGet(-1, method.name) == .function else {
+                stack.pop()
+                continue
+            }
+            document(functionOnTop: method.documentation(owner: interface.name).joined(separator: "\n"))
+            stack.pop()
+        }
+        stack.pop()
+    }
+
+    private func helpText(for index: Int32, in stack: LuaStack) -> String {
+        switch stack.type(at: index) {
+        case .none, .nil:
+            return overview()
+        case .userdata:
+            if let box = anyObjectBox(at: index, in: stack) {
+                let isService = services.contains { $0.box === box }
+                return box.interface.documentation(as: isService ? "services.\(box.name)" : box.name)
+            }
+        case .function:
+            functionDocs.push(onto: stack)
+            stack.pushValue(at: index)
+            lua_rawget(stack.state, -2)
+            defer { stack.pop(2) }
+            if let text = stack.text(at: -1) { return text }
+            for entry in GlobalDocs.entries {
+                vmGlobalIs(entry.name, at: index, in: stack)
+                if lua_toboolean(stack.state, -1) != 0 {
+                    stack.pop()
+                    return "\(entry.signature)\n    \(entry.summary)"
+                }
+                stack.pop()
+            }
+        case .string:
+            let name = stack.text(at: index) ?? ""
+            if let entry = GlobalDocs.entries.first(where: { $0.name == name }) {
+                return "\(entry.signature)\n    \(entry.summary)"
+            }
+            let parts = name.split(whereSeparator: { $0 == "." || $0 == ":" }).map(String.init)
+            if let service = services.first(where: { $0.name == parts.first }) {
+                if parts.count == 2, let method = service.box.interface.method(parts[1]) {
+                    return method.documentation(owner: service.name).joined(separator: "\n")
+                }
+                if parts.count == 1 { return service.box.interface.documentation(as: "services.\(service.name)") }
+            }
+            return "help: no documentation for '\(name)' (try help() for the list)"
+        default:
+            break
+        }
+        return "help: no documentation for this \(stack.typeName(at: index)) (try help() for the list)"
+    }
+
+    /// Pushes whether global `name` is the value at `index`.
+    private func vmGlobalIs(_ name: String, at index: Int32, in stack: LuaStack) {
+        stack.pushGlobals()
+        stack.rawGet(-1, name)
+        let same = lua_rawequal(stack.state, -1, index) != 0
+        stack.pop(2)
+        stack.push(same)
+    }
+
+    private func overview() -> String {
+        var lines = ["Crescent — Lua 5.4 controllers over a Swift model. help(x) for details.", "", "Globals:"]
+        let width = GlobalDocs.entries.map(\.name.count).max() ?? 0
+        for entry in GlobalDocs.entries { lines.append("  \(entry.name.padded(to: width))  \(entry.summary)") }
+        lines.append("")
+        if services.isEmpty {
+            lines.append("Services: none registered.")
+        } else {
+            lines.append("Services (help(services.<name>)):")
+            let width = services.map(\.name.count).max() ?? 0
+            for service in services { lines.append("  " + service.box.interface.summaryLine(width: width)) }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    /// The string followed by spaces up to `width` characters.
+    func padded(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}

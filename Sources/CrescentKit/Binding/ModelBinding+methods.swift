@@ -1,0 +1,201 @@
+import CLua
+import LuaBridge
+import Model
+import NIOCore
+
+extension ModelBinding {
+    /// The Lua functions in an interface's methods table: its declared methods, plus observation
+    /// shorthands, delegates and (for startable services) start/stop.
+    func methodFunctions(for box: ObjectBox, type: @escaping () -> LuaObjectType<ObjectBox>?) -> [String: LuaFunctionBody] {
+        var functions: [String: LuaFunctionBody] = [:]
+        let owner = box.name
+        for spec in box.interface.methods {
+            functions[spec.name] = { [unowned self] stack in
+                // Invariant: the type is set right after the metatable is built, before any call.
+                let box = try self.checkSelf(stack, type()!, signature: spec.signature(owner: owner))
+                return try self.invoke(spec, on: box, stack)
+            }
+        }
+        functions.merge(observationMethods(owner: owner, type: type)) { declared, _ in declared }
+        if box.object is any StartableService {
+            functions.merge(startMethods(owner: owner, type: type)) { declared, _ in declared }
+        }
+        return functions
+    }
+
+    // MARK: Calls
+
+    /// Checks the arguments against the declaration, then starts the call.
+    private func invoke(_ spec: AnyMethodSpec, on box: ObjectBox, _ stack: LuaStack) throws -> LuaReturn {
+        let signature = spec.signature(owner: box.name)
+        var last = stack.top
+        var completion: Int32?
+        if spec.hasCompletion, last >= 2, stack.type(at: last) == .function {
+            completion = last
+            last -= 1
+        }
+        while last > 1 && stack.isNoneOrNil(last) { last -= 1 }
+        let given = Int(last) - 1
+        if given > spec.arguments.count {
+            if spec.hasCompletion && completion == nil && given == spec.arguments.count + 1 {
+                throw LuaRaise("\(signature): argument #\(given) (completion) must be a function(result, err), got \(stack.typeName(at: last))")
+            }
+            throw LuaRaise("\(signature): too many arguments (\(given) given, it takes \(spec.arguments.count))")
+        }
+        var values: [Value] = []
+        values.reserveCapacity(spec.arguments.count)
+        for (offset, argument) in spec.arguments.enumerated() {
+            let position = Int32(offset + 2)
+            if position > last || stack.isNoneOrNil(position) {
+                if argument.isOptional {
+                    values.append(.null)
+                    continue
+                }
+                throw LuaRaise("\(signature): argument #\(offset + 1) (\(argument.name)) is missing: it must be \(argument.type)")
+            }
+            let value: Value
+            do {
+                value = try self.value(at: position, in: stack)
+            } catch {
+                throw LuaRaise("\(signature): argument #\(offset + 1) must be \(argument.type), got \(error.description)")
+            }
+            guard argument.type.accepts(value) else {
+                throw LuaRaise("\(signature): argument #\(offset + 1) must be \(argument.type), got \(describeMismatch(value, stack, position))")
+            }
+            values.append(value)
+        }
+        let arguments = Arguments(values)
+        guard spec.hasCompletion else { return try runAction(spec, on: box, arguments) }
+
+        let request = ServiceRequest(service: box.name, method: spec.name, owner: host.currentScope, binding: self)
+        if let completion {
+            stack.pushValue(at: completion)
+            request.completion = vm.ref(from: stack)
+        } else {
+            guard let task = host.currentTask, task.coroutine.thread == stack.state, stack.isYieldable else {
+                throw LuaRaise("\(signature): missing completion: pass function(result, err) as the last argument, or call it inside task(function() ... end) to wait for the result")
+            }
+            request.waitingTask = task
+        }
+        requests.insert(request)
+        host.currentScope.adopt(request)
+        start(spec, on: box, arguments, request)
+        if request.completion == nil {
+            request.waitingTask?.isWaiting = true
+            return .yield(0)
+        }
+        requestType.push(request, onto: stack)
+        return .one
+    }
+
+    /// `string`, `number`, or for a table that lacks a field: `table without lat`.
+    private func describeMismatch(_ value: Value, _ stack: LuaStack, _ position: Int32) -> String {
+        let luaType = stack.typeName(at: position)
+        guard luaType == "table" else { return luaType }
+        return value.typeName == "table" ? "table" : value.typeName
+    }
+
+    private func runAction(_ spec: AnyMethodSpec, on box: ObjectBox, _ arguments: Arguments) throws -> LuaReturn {
+        guard case .immediate(let body) = spec.body else { return .none }
+        do {
+            _ = try body(box.object, arguments)
+        } catch {
+            var error = error
+            if error.service.isEmpty { error.service = box.name }
+            if error.method.isEmpty { error.method = spec.name }
+            throw ServiceErrorValue(error: error, binding: self)
+        }
+        return .none
+    }
+
+    private func start(_ spec: AnyMethodSpec, on box: ObjectBox, _ arguments: Arguments, _ request: ServiceRequest) {
+        switch spec.body {
+        case .immediate(let body):
+            do {
+                resolve(request, .success(try body(box.object, arguments)))
+            } catch {
+                resolve(request, .failure(error))
+            }
+        case .async(let body):
+            let object = box.object
+            let bound = NIOLoopBound(request, eventLoop: host.loop)
+            let host = NIOLoopBound(self.host, eventLoop: self.host.loop)
+            request.swiftTask = Task {
+                let outcome: ServiceRequest.Outcome
+                do throws(ServiceError) {
+                    outcome = .success(try await body(object, arguments))
+                } catch {
+                    outcome = .failure(error)
+                }
+                bound.eventLoop.execute {
+                    guard host.value.isRunning else { return }
+                    host.value.binding.resolve(bound.value, outcome)
+                    host.value.endTurn()
+                }
+            }
+        }
+    }
+
+    /// Records the outcome (unless cancelled first) and schedules its one delivery.
+    func resolve(_ request: ServiceRequest, _ outcome: ServiceRequest.Outcome) {
+        guard !request.isDone else { return }
+        if request.outcome == nil { request.outcome = outcome }
+        guard !request.deliveryScheduled else { return }
+        request.deliveryScheduled = true
+        host.enqueue { host in host.binding.deliver(request) }
+    }
+
+    /// `Request:cancel()`: the completion will run once, with `cancelled`.
+    func cancelByUser(_ request: ServiceRequest) {
+        guard !request.isDone else { return }
+        request.swiftTask?.cancel()
+        let cancelled = ServiceRequest.Outcome.failure(ServiceError(.cancelled, "the request was cancelled"))
+        request.outcome = cancelled
+        resolve(request, cancelled)
+    }
+
+    private func deliver(_ request: ServiceRequest) {
+        guard !request.isDone, let outcome = request.outcome else { return }
+        let completion = request.completion
+        let task = request.waitingTask
+        request.finish()
+        let stack: LuaStack
+        if let task {
+            guard !task.isDone else { return }
+            stack = task.coroutine.stack
+        } else {
+            stack = vm.stack
+            guard let completion else { return }
+            completion.push(onto: stack)
+        }
+        _ = stack.ensure(4)
+        switch outcome {
+        case .success(let value):
+            push(value, onto: stack)
+            stack.pushNil()
+        case .failure(var error):
+            if error.service.isEmpty { error.service = request.service }
+            if error.method.isEmpty { error.method = request.method }
+            stack.pushNil()
+            push(error, onto: stack)
+        }
+        if let task {
+            task.isWaiting = false
+            host.resume(task, arguments: 2)
+            return
+        }
+        do {
+            try vm.call(arguments: 2, results: 0)
+        } catch {
+            host.reportHandlerError(error, in: "error in the completion of \(request.service).\(request.method)")
+        }
+    }
+}
+
+/// A service error raised at the call site of an action, as the Lua error table.
+struct ServiceErrorValue: LuaPushableError {
+    let error: ServiceError
+    unowned let binding: ModelBinding
+
+    func push(onto stack: LuaStack) { binding.push(error, onto: stack) }
+}

@@ -1,0 +1,261 @@
+import CLua
+import LuaBridge
+import Model
+
+/// A Lua value posted with `post(name, payload)`, pinned until its delivery is over.
+final class PostedPayload {
+    let value: LuaRef
+    init(_ value: LuaRef) { self.value = value }
+}
+
+extension ModelBinding {
+    /// `observe`, `on`, `post` and `subscriptions`.
+    func installObservationGlobals() {
+        vm.register("observe") { [unowned self] stack in
+            guard let box = self.anyObjectBox(at: 1, in: stack) else {
+                throw stack.argumentError(1, function: "observe", expected: "service or model object")
+            }
+            return try self.observe(box, keyAt: 2, handlerAt: 3, optionsAt: 4, stack, function: "observe")
+        }
+        vm.register("on") { [unowned self] stack in
+            let name = try stack.checkString(1, function: "on")
+            return try self.on(name, object: nil, event: name, handlerAt: 2, optionsAt: 3, stack, function: "on")
+        }
+        vm.register("post") { [unowned self] stack in
+            let name = try stack.checkString(1, function: "post")
+            stack.pushValue(at: 2)
+            let payload = PostedPayload(self.vm.ref(from: stack))
+            self.registry.post(name, payload: .opaque(payload))
+            return .none
+        }
+        vm.register("subscriptions") { [unowned self] stack in
+            let all = self.registry.subscriptions
+            stack.newTable(arrayCount: Int32(clamping: all.count))
+            for (index, subscription) in all.enumerated() {
+                stack.newTable(fieldCount: 7)
+                stack.push(subscription.ownerName)
+                stack.rawSet(-2, "owner")
+                stack.push(subscription.targetDescription)
+                stack.rawSet(-2, "target")
+                stack.push(subscription.site)
+                stack.rawSet(-2, "site")
+                stack.push(subscription.deliveries)
+                stack.rawSet(-2, "deliveries")
+                stack.push(Int(subscription.errors))
+                stack.rawSet(-2, "errors")
+                self.pushHandle(of: subscription, onto: stack)
+                stack.rawSet(-2, "sub")
+                stack.rawSet(-2, index: Int64(index + 1))
+            }
+            return .one
+        }
+    }
+
+    /// `obj:observe(key, handler[, opts])`, `obj:on(event, handler[, opts])`,
+    /// `obj:addObserver(delegate)`, `obj:removeObserver(delegate)`.
+    func observationMethods(owner: String, type: @escaping () -> LuaObjectType<ObjectBox>?) -> [String: LuaFunctionBody] {
+        [
+            "observe": { [unowned self] stack in
+                let box = try self.checkSelf(stack, type()!, signature: "\(owner):observe(key, handler[, options])")
+                return try self.observe(box, keyAt: 2, handlerAt: 3, optionsAt: 4, stack, function: "observe")
+            },
+            "on": { [unowned self] stack in
+                let box = try self.checkSelf(stack, type()!, signature: "\(owner):on(event, handler[, options])")
+                let event = try stack.checkString(2, function: "on")
+                guard box.interface.event(event) != nil else {
+                    throw LuaRaise("\(owner):on(event, handler[, options]): '\(event)' is not an event of \(owner) (events: \(box.interface.events.map(\.name).joined(separator: ", ")))")
+                }
+                return try self.on("\(box.name).\(event)", object: box.handle, event: event, handlerAt: 3, optionsAt: 4, stack, function: "on")
+            },
+            "addObserver": { [unowned self] stack in
+                let box = try self.checkSelf(stack, type()!, signature: "\(owner):addObserver(observer)")
+                guard stack.type(at: 2) == .table || stack.type(at: 2) == .userdata, let identity = lua_topointer(stack.state, 2) else {
+                    throw stack.argumentError(2, function: "addObserver", expected: "table (an object with event methods)")
+                }
+                if self.delegates.contains(where: { $0.value == identity && self.isDelegate($0.key, of: box) }) { return .none }
+                let subscription = self.subscribe(stack, handlerAt: 2) { token in
+                    self.registry.onAllEvents(of: box.handle, site: self.site(stack), owner: self.host.currentScope,
+                                              token: token, handler: .dispatched)
+                }
+                self.delegates[subscription.id] = identity
+                return .none
+            },
+            "removeObserver": { [unowned self] stack in
+                let box = try self.checkSelf(stack, type()!, signature: "\(owner):removeObserver(observer)")
+                guard let identity = lua_topointer(stack.state, 2) else { return .none }
+                for (id, delegate) in self.delegates where delegate == identity && self.isDelegate(id, of: box) {
+                    self.registry.subscriptions.first { $0.id == id }?.cancel()
+                }
+                return .none
+            },
+        ]
+    }
+
+    private func isDelegate(_ subscriptionID: Int, of box: ObjectBox) -> Bool {
+        registry.subscriptions.contains { subscription in
+            guard subscription.id == subscriptionID, case .allEvents(let object) = subscription.target else { return false }
+            return object.object === box.object
+        }
+    }
+
+    // MARK: Subscribing
+
+    private func observe(_ box: ObjectBox, keyAt keyIndex: Int32, handlerAt handlerIndex: Int32, optionsAt optionsIndex: Int32,
+                         _ stack: LuaStack, function: StaticString) throws -> LuaReturn {
+        let key = try stack.checkString(keyIndex, function: function)
+        guard box.interface.property(key) != nil else {
+            let names = box.interface.properties.map(\.name).joined(separator: ", ")
+            throw LuaRaise.badArgument(Int(keyIndex), to: "\(function)", "'\(key)' is not a property of \(box.name) (properties: \(names))")
+        }
+        try stack.checkFunction(handlerIndex, function: function)
+        let options = try readOptions(optionsIndex, stack, function: function, allowed: ["initial", "coalesce", "once"])
+        let subscription = subscribe(stack, handlerAt: handlerIndex) { token in
+            registry.observe(box.handle, key: key, initial: options["initial"] ?? true, coalesce: options["coalesce"] ?? true,
+                             once: options["once"] ?? false, site: site(stack), owner: host.currentScope, token: token,
+                             handler: .dispatched)
+        }
+        _ = crescent_getref(stack.state, subscription.token)
+        return .one
+    }
+
+    private func on(_ name: String, object: ObjectHandle?, event: String, handlerAt handlerIndex: Int32, optionsAt optionsIndex: Int32,
+                    _ stack: LuaStack, function: StaticString) throws -> LuaReturn {
+        try stack.checkFunction(handlerIndex, function: function)
+        let options = try readOptions(optionsIndex, stack, function: function, allowed: ["once"])
+        let subscription = subscribe(stack, handlerAt: handlerIndex) { token in
+            registry.on(name, object: object, once: options["once"] ?? false, site: site(stack),
+                        owner: host.currentScope, token: token, handler: .dispatched)
+        }
+        _ = crescent_getref(stack.state, subscription.token)
+        return .one
+    }
+
+    /// Makes a subscription whose handle userdata is pinned (its slot is the token) and holds the
+    /// handler (a function or a delegate) as its user value.
+    private func subscribe(_ stack: LuaStack, handlerAt handlerIndex: Int32, _ make: (Int32) -> Subscription) -> Subscription {
+        let subscription = make(0)
+        subscriptionType.push(subscription, onto: stack)             // ... handle
+        stack.pushValue(at: handlerIndex)
+        _ = crescent_setuservalue(stack.state, -2)
+        subscription.token = vm.refID(from: stack)                   // ...
+        return subscription
+    }
+
+    /// Pushes the one handle of a live subscription (a new one for a cancelled subscription).
+    func pushHandle(of subscription: Subscription, onto stack: LuaStack) {
+        if subscription.token != 0 {
+            _ = crescent_getref(stack.state, subscription.token)
+        } else {
+            subscriptionType.push(subscription, onto: stack)
+        }
+    }
+
+    /// `file.lua:12`: where the running Lua code called us.
+    func site(_ stack: LuaStack) -> String {
+        luaL_where(stack.state, 1)
+        defer { stack.pop() }
+        var text = stack.text(at: -1) ?? ""
+        if text.hasSuffix(": ") { text.removeLast(2) }
+        return text.isEmpty ? "?" : text
+    }
+
+    private func readOptions(_ index: Int32, _ stack: LuaStack, function: StaticString, allowed: [String]) throws -> [String: Bool] {
+        guard !stack.isNoneOrNil(index) else { return [:] }
+        guard stack.type(at: index) == .table else { throw stack.argumentError(index, function: function, expected: "options table") }
+        var options: [String: Bool] = [:]
+        stack.pushNil()
+        while lua_next(stack.state, index) != 0 {
+            guard let name = stack.text(at: -2), allowed.contains(name) else {
+                let key = stack.describe(at: -2)
+                stack.pop(2)
+                throw LuaRaise.badArgument(Int(index), to: "\(function)", "unknown option '\(key)' (options: \(allowed.joined(separator: ", ")))")
+            }
+            guard stack.type(at: -1) == .boolean else {
+                let got = stack.typeName(at: -1)
+                stack.pop(2)
+                throw LuaRaise.badArgument(Int(index), to: "\(function)", "option '\(name)' must be a boolean, got \(got)")
+            }
+            options[name] = stack.boolean(at: -1)
+            stack.pop()
+        }
+        return options
+    }
+}
+
+extension ModelBinding: DeliveryDispatcher {
+    func deliver(_ change: PropertyChange) throws {
+        let stack = vm.stack
+        let top = stack.top
+        defer { stack.setTop(top) }
+        _ = stack.ensure(8)
+        _ = crescent_getref(stack.state, change.subscription.token)  // handle
+        _ = crescent_getuservalue(stack.state, -1)                   // handle handler
+        lua_rotate(stack.state, -2, 1)                               // handler handle
+        push(change.new, onto: stack)                                // handler handle new
+        if let old = change.old { push(old, onto: stack) } else { stack.pushNil() }
+        stack.newTable(fieldCount: 5)                                // handler handle new old change
+        pushObject(change.object.object, onto: stack)
+        stack.rawSet(-2, "object")
+        stack.push(change.key)
+        stack.rawSet(-2, "key")
+        stack.push(change.initial)
+        stack.rawSet(-2, "initial")
+        stack.push(change.coalesced)
+        stack.rawSet(-2, "coalesced")
+        stack.pushValue(at: -4)
+        stack.rawSet(-2, "sub")                                      // handler handle new old change
+        lua_rotate(stack.state, -4, -1)                              // handler new old change handle
+        stack.pop()
+        try vm.call(arguments: 3, results: 0)
+    }
+
+    func deliver(_ event: EventDelivery) throws {
+        let stack = vm.stack
+        let top = stack.top
+        defer { stack.setTop(top) }
+        _ = stack.ensure(8)
+        _ = crescent_getref(stack.state, event.subscription.token)   // handle
+        _ = crescent_getuservalue(stack.state, -1)                   // handle handler
+        if case .allEvents = event.subscription.target {
+            // A delegate: call delegate:<event>(payload) when it has such a method.
+            let status = crescent_pgetfield(stack.state, -1, event.event)  // handle delegate method
+            if status != LUA_OK { throw stack.popError(status) }
+            guard stack.type(at: -1) == .function else { return }
+            lua_rotate(stack.state, -2, 1)                           // handle method delegate
+            pushPayload(event.payload, onto: stack)
+            try vm.call(arguments: 2, results: 0)
+            return
+        }
+        lua_rotate(stack.state, -2, 1)                               // handler handle
+        pushPayload(event.payload, onto: stack)                      // handler handle payload
+        stack.newTable(fieldCount: 4)                                // handler handle payload info
+        stack.push(event.name)
+        stack.rawSet(-2, "name")
+        stack.push(event.event)
+        stack.rawSet(-2, "event")
+        if let object = event.object {
+            pushObject(object.object, onto: stack)
+            stack.rawSet(-2, "object")
+        }
+        stack.pushValue(at: -3)
+        stack.rawSet(-2, "sub")
+        lua_rotate(stack.state, -3, -1)                              // handler payload info handle
+        stack.pop()
+        try vm.call(arguments: 2, results: 0)
+    }
+
+    private func pushPayload(_ payload: EventPayload, onto stack: LuaStack) {
+        switch payload {
+        case .value(let value): push(value, onto: stack)
+        case .opaque(let object):
+            if let posted = object as? PostedPayload { posted.value.push(onto: stack) } else { stack.pushNil() }
+        }
+    }
+
+    func subscriptionEnded(_ subscription: Subscription) {
+        delegates[subscription.id] = nil
+        guard subscription.token != 0, vm.isOpen else { return }
+        vm.unref(subscription.token)
+        subscription.token = 0
+    }
+}

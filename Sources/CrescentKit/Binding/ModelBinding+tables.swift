@@ -1,0 +1,137 @@
+import CLua
+import LuaBridge
+import Model
+
+extension ModelBinding {
+    /// Builds what every model value shares: data model metamethods, the error metatable, the
+    /// documentation table, and the Subscription and Request handle types.
+    func installSharedTables() throws(LuaError) {
+        let stack = vm.stack
+        stack.newTable(fieldCount: 4)
+        vm.register(field: "__newindex") { stack in
+            let typeName = Self.modelTypeName(at: 1, in: stack)
+            throw LuaRaise("cannot set '\(typeName).\(stack.describe(at: 2))': a \(typeName) is read-only (it is a snapshot made by its service)")
+        }
+        vm.register(field: "__pairs") { stack in
+            lua_getmetatable(stack.state, 1)
+            _ = lua_getfield(stack.state, -1, "__index")             // mt fields
+            lua_getglobal(stack.state, "next")
+            lua_rotate(stack.state, -2, 1)                            // mt next fields
+            stack.pushNil()
+            return .values(3)
+        }
+        vm.register(field: "__len") { stack in
+            lua_getmetatable(stack.state, 1)
+            _ = lua_getfield(stack.state, -1, "__index")
+            stack.push(Int64(stack.rawLength(-1)))
+            return .one
+        }
+        vm.register(field: "__tostring") { stack in
+            let typeName = Self.modelTypeName(at: 1, in: stack)
+            lua_getmetatable(stack.state, 1)
+            _ = lua_getfield(stack.state, -1, "__index")             // mt fields
+            var parts: [String] = []
+            stack.pushNil()
+            while lua_next(stack.state, -2) != 0 {
+                if let key = stack.text(at: -2) {
+                    let value = stack.type(at: -1) == .string ? "\"\(stack.text(at: -1) ?? "")\"" : stack.describe(at: -1)
+                    parts.append("\(key) = \(value)")
+                }
+                stack.pop()
+            }
+            stack.push("\(typeName) { \(parts.sorted().joined(separator: ", ")) }")
+            return .one
+        }
+        modelMetamethods = vm.ref()
+
+        stack.newTable(fieldCount: 3)
+        stack.push("ServiceError")
+        stack.rawSet(-2, "__name")
+        vm.register(field: "__tostring") { stack in
+            func field(_ name: String) -> String {
+                defer { stack.pop() }
+                return stack.rawGet(1, name) == .string ? (stack.text(at: -1) ?? "") : ""
+            }
+            stack.push(ServiceError.describe(code: field("code"), message: field("message"),
+                                             service: field("service"), method: field("method")))
+            return .one
+        }
+        errorMetatable = vm.ref()
+
+        try vm.run("return setmetatable({}, { __mode = 'k' })", results: 1)
+        functionDocs = vm.ref()
+
+        subscriptionType = vm.objectType(
+            Subscription.self, name: "Subscription",
+            methods: [
+                "cancel": { [unowned self] stack in
+                    try self.subscriptionType.check(1, in: stack, function: "cancel").cancel()
+                    return .none
+                },
+            ],
+            getter: { [unowned self] stack in
+                guard let subscription = self.subscriptionType.object(at: 1, in: stack) else { return .none }
+                switch stack.text(at: 2) {
+                case "active": stack.push(subscription.isActive)
+                case "deliveries": stack.push(subscription.deliveries)
+                case "errors": stack.push(Int(subscription.errors))
+                case "site": stack.push(subscription.site)
+                case "target": stack.push(subscription.targetDescription)
+                case "owner": stack.push(subscription.ownerName)
+                default: stack.pushNil()
+                }
+                return .one
+            },
+            metamethods: [
+                "__tostring": { [unowned self] stack in
+                    guard let subscription = self.subscriptionType.object(at: 1, in: stack) else { return .none }
+                    stack.push("Subscription(\(subscription.targetDescription), \(subscription.isActive ? "active" : "cancelled"), \(subscription.site))")
+                    return .one
+                },
+            ]
+        )
+
+        requestType = vm.objectType(
+            ServiceRequest.self, name: "Request",
+            methods: [
+                "cancel": { [unowned self] stack in
+                    self.cancelByUser(try self.requestType.check(1, in: stack, function: "cancel"))
+                    return .none
+                },
+            ],
+            getter: { [unowned self] stack in
+                guard let request = self.requestType.object(at: 1, in: stack) else { return .none }
+                switch stack.text(at: 2) {
+                case "done": stack.push(request.isDone)
+                case "method": stack.push("\(request.service).\(request.method)")
+                default: stack.pushNil()
+                }
+                return .one
+            },
+            metamethods: [
+                "__tostring": { [unowned self] stack in
+                    guard let request = self.requestType.object(at: 1, in: stack) else { return .none }
+                    stack.push("Request(\(request.service).\(request.method), \(request.isDone ? "done" : "pending"))")
+                    return .one
+                },
+            ]
+        )
+    }
+
+    /// The type name of the data model whose proxy is at `index`.
+    static func modelTypeName(at index: Int32, in stack: LuaStack) -> String {
+        guard lua_getmetatable(stack.state, index) != 0 else { return "table" }
+        defer { stack.pop(2) }
+        return stack.rawGet(-1, "__name") == .string ? (stack.text(at: -1) ?? "record") : "record"
+    }
+
+    /// Records `text` as the documentation of the function on top of the stack (left in place).
+    func document(functionOnTop text: String) {
+        let stack = vm.stack
+        functionDocs.push(onto: stack)                               // f docs
+        stack.pushValue(at: -2)
+        stack.push(text)
+        lua_rawset(stack.state, -3)
+        stack.pop()
+    }
+}

@@ -1,0 +1,235 @@
+import CLua
+import LuaBridge
+import Model
+import NIOCore
+
+/// Binds the model to Lua: service objects, their properties, methods and events, the observer
+/// registry, and the globals `services`, `observe`, `on`, `post`, `subscriptions` and `help`.
+///
+/// Everything here runs on the host's loop. Each model object gets one userdata per VM (so the same
+/// object is always the same Lua value); its metatable is built once per interface. Reading a
+/// property looks in the object's cache table in C first, so a read of an unchanged property never
+/// enters Swift; a change reported by the object clears that entry before observers hear of it.
+final class ModelBinding {
+    unowned let host: Host
+    let registry: ObserverRegistry
+    /// Services by name, in registration order.
+    private(set) var services: [(name: String, box: ObjectBox)] = []
+    private var objects: [ObjectIdentifier: (box: ObjectBox, userdata: LuaRef)] = [:]
+    private var interfaceTypes: [String: LuaObjectType<ObjectBox>] = [:]
+    /// In-flight requests: they keep the run alive.
+    var requests: Set<ServiceRequest> = []
+    /// Start shares per service.
+    var shares: [ObjectIdentifier: [StartShare]] = [:]
+    /// Delegates by subscription id: the identity of the observer object.
+    var delegates: [Int: UnsafeRawPointer] = [:]
+    /// Documentation of functions (`help(services.geocoder.reverse)`), keyed by the function.
+    var functionDocs: LuaRef!
+    var modelMetamethods: LuaRef!
+    var errorMetatable: LuaRef!
+    var subscriptionType: LuaObjectType<Subscription>!
+    var requestType: LuaObjectType<ServiceRequest>!
+
+    var vm: LuaVM { host.vm }
+
+    init(host: Host) {
+        self.host = host
+        registry = ObserverRegistry { [unowned host] report in host.report(registryEvent: report) }
+    }
+
+    // MARK: Installation
+
+    /// Creates the shared metatables and installs the globals and the services.
+    func install(services newServices: [any Service]) throws(LuaError) {
+        registry.dispatcher = self
+        try installSharedTables()
+        installObservationGlobals()
+        installHelp()
+        for service in newServices {
+            let box = ObjectBox(service)
+            services.append((service.interface.name, box))
+            pushObject(service, box: box, onto: vm.stack)
+            vm.stack.pop()
+        }
+        installServicesTable()
+    }
+
+    private func installServicesTable() {
+        let stack = vm.stack
+        stack.newTable()                                             // proxy
+        stack.newTable(fieldCount: 4)                                // proxy mt
+        stack.newTable(fieldCount: Int32(services.count))            // proxy mt byName
+        for (name, box) in services {
+            pushObject(box.object, onto: stack)
+            stack.rawSet(-2, name)
+        }
+        stack.rawSet(-2, "__index")                                  // proxy mt
+        vm.register(field: "__newindex") { stack in
+            throw LuaRaise("cannot set 'services.\(stack.describe(at: 2))': the services table is read-only")
+        }
+        stack.push("services")
+        stack.rawSet(-2, "__metatable")
+        vm.register(field: "__pairs") { stack in
+            lua_getmetatable(stack.state, 1)
+            _ = lua_getfield(stack.state, -1, "__index")             // mt byName
+            lua_getglobal(stack.state, "next")
+            lua_rotate(stack.state, -2, 1)                            // mt next byName
+            stack.pushNil()
+            return .values(3)
+        }
+        lua_setmetatable(stack.state, -2)
+        vm.setGlobal("services")
+    }
+
+    // MARK: Objects
+
+    /// Pushes the one userdata of `object` in this VM, creating it (and its metatable) on first use.
+    func pushObject(_ object: any ModelObject, box existing: ObjectBox? = nil, onto stack: LuaStack) {
+        let id = ObjectIdentifier(object)
+        if let known = objects[id] {
+            known.userdata.push(onto: stack)
+            return
+        }
+        let box = existing ?? ObjectBox(object)
+        let type = objectType(for: box)
+        _ = stack.ensure(3)
+        type.push(box, onto: stack)                                  // ud
+        stack.newTable()                                             // ud cache
+        _ = crescent_setuservalue(stack.state, -2)                   // ud
+        stack.pushValue(at: -1)
+        objects[id] = (box, vm.ref(from: stack))
+        attachSink(to: box)
+    }
+
+    /// The box of any model object's userdata at `index`, whatever its interface.
+    func anyObjectBox(at index: Int32, in stack: LuaStack) -> ObjectBox? {
+        guard stack.type(at: index) == .userdata, lua_getmetatable(stack.state, index) != 0 else { return nil }
+        let isObject = lua_rawgetp(stack.state, -1, objectMarker) == LUA_TBOOLEAN
+        stack.pop(2)
+        guard isObject, let block = lua_touserdata(stack.state, index)?.assumingMemoryBound(to: crescent_object.self),
+              let object = block.pointee.object else { return nil }
+        return Unmanaged<ObjectBox>.fromOpaque(object).takeUnretainedValue()
+    }
+
+    /// The box at argument `position`, or a message naming the method and how to call it.
+    func checkSelf(_ stack: LuaStack, _ type: LuaObjectType<ObjectBox>, signature: @autoclosure () -> String) throws -> ObjectBox {
+        if let box = type.object(at: 1, in: stack) { return box }
+        let got = stack.type(at: 1) == .none ? "no value" : stack.typeName(at: 1)
+        throw LuaRaise("\(signature()): call it with ':' on the object (got \(got) as self)")
+    }
+
+    private func objectType(for box: ObjectBox) -> LuaObjectType<ObjectBox> {
+        if let known = interfaceTypes[box.name] { return known }
+        let interface = box.interface
+        let kind = box.object is any Service ? "service" : interface.name
+        var typeHolder: LuaObjectType<ObjectBox>?
+        let methods = methodFunctions(for: box, type: { typeHolder })
+        let type = vm.objectType(
+            ObjectBox.self, name: interface.name, methods: methods,
+            getter: { [unowned self] stack in
+                guard let box = typeHolder?.object(at: 1, in: stack), let key = stack.text(at: 2),
+                      let property = box.interface.property(key) else {
+                    stack.pushNil()
+                    return .one
+                }
+                self.push(property.read(box.object), onto: stack)      // obj key value
+                _ = crescent_getuservalue(stack.state, 1)               // obj key value cache
+                stack.pushValue(at: 2)
+                stack.pushValue(at: -3)
+                lua_rawset(stack.state, -3)
+                stack.pop()
+                return .one
+            },
+            setter: { stack in
+                let key = stack.describe(at: 2)
+                let what = kind == "service" ? "service properties" : "its properties"
+                throw LuaRaise("cannot set '\(interface.name).\(key)': \(what) are read-only (the \(kind) updates them; see help(\(kind == "service" ? "services.\(interface.name)" : interface.name)))")
+            },
+            metamethods: [
+                "__tostring": { stack in
+                    stack.push(kind == "service" ? "<service \(interface.name)>" : "<\(interface.name)>")
+                    return .one
+                },
+            ],
+            key: "model." + interface.name,
+            cachesProperties: true
+        )
+        typeHolder = type
+        _ = crescent_getref(vm.state, type.metatableRef)
+        lua_pushboolean(vm.state, 1)
+        lua_rawsetp(vm.state, -2, objectMarker)
+        vm.stack.pop()
+        interfaceTypes[box.name] = type
+        documentMethods(of: type, interface: interface)
+        return type
+    }
+
+    // MARK: Changes from the model
+
+    /// Carries the object's reports to the loop: directly when already on it (they are queued for
+    /// the next delivery round, never delivered inside the setter), else as a loop job.
+    private func attachSink(to box: ObjectBox) {
+        let bound = NIOLoopBound(host, eventLoop: host.loop)
+        let boundBox = NIOLoopBound(box, eventLoop: host.loop)
+        box.sinkID = box.object.changes.attach { change in
+            if bound.eventLoop.inEventLoop {
+                let host = bound.value
+                if host.isRunning { host.binding.apply(change, to: boundBox.value) }
+                return
+            }
+            bound.eventLoop.execute {
+                let host = bound.value
+                guard host.isRunning else { return }
+                host.binding.apply(change, to: boundBox.value)
+                host.endTurn()
+            }
+        }
+    }
+
+    /// Applies one report: clears the cached property value and queues deliveries.
+    func apply(_ change: ModelChange, to box: ObjectBox) {
+        switch change {
+        case .property(let key, let value):
+            if let userdata = objects[ObjectIdentifier(box.object)]?.userdata {
+                let stack = vm.stack
+                userdata.push(onto: stack)
+                if crescent_getuservalue(stack.state, -1) == LUA_TTABLE {
+                    stack.push(key)
+                    stack.pushNil()
+                    lua_rawset(stack.state, -3)
+                }
+                stack.pop(2)
+            }
+            registry.propertyChanged(box.handle, key: key, to: value)
+        case .event(let name, let payload):
+            registry.post("\(box.name).\(name)", event: name, object: box.handle, payload: .value(payload))
+        }
+    }
+
+    // MARK: Teardown
+
+    /// Detaches from every object and forgets all subscriptions. Runs before the VM closes.
+    func teardown() {
+        for (box, _) in objects.values {
+            if let id = box.sinkID { box.object.changes.detach(id) }
+        }
+        for request in requests { request.cancel() }
+        requests.removeAll()
+        for (_, list) in shares {
+            for share in list { share.cancel() }
+        }
+        shares.removeAll()
+        registry.removeAll()
+        objects.removeAll()
+        functionDocs = nil
+        modelMetamethods = nil
+        errorMetatable = nil
+    }
+
+    /// True while something the model does can still produce work.
+    var hasPendingWork: Bool { !requests.isEmpty || !shares.isEmpty || registry.hasPending }
+}
+
+/// A unique address marking model object metatables (a light userdata key, never dereferenced).
+/// Immutable after initialisation, so sharing it between threads is safe.
+nonisolated(unsafe) let objectMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)

@@ -1,0 +1,82 @@
+import LuaBridge
+import Model
+
+/// One owner's share in a started service (`svc:start(opts)`): the service runs while any share
+/// is live, and ending the owner ends its share.
+final class StartShare: Cancellable {
+    let service: ObjectBox
+    private(set) var options: Value
+    weak var owner: Scope?
+    var ownerSlot = -1
+    weak var binding: ModelBinding?
+
+    init(service: ObjectBox, options: Value, owner: Scope, binding: ModelBinding) {
+        self.service = service
+        self.options = options
+        self.owner = owner
+        self.binding = binding
+    }
+
+    func update(_ newOptions: Value) { options = newOptions }
+
+    func cancel() { binding?.end(self) }
+}
+
+extension ModelBinding {
+    /// `svc:start([options])` and `svc:stop()`, counted per owner.
+    func startMethods(owner name: String, type: @escaping () -> LuaObjectType<ObjectBox>?) -> [String: LuaFunctionBody] {
+        [
+            "start": { [unowned self] stack in
+                let box = try self.checkSelf(stack, type()!, signature: "\(name):start([options])")
+                var options = Value.null
+                if !stack.isNoneOrNil(2) {
+                    guard stack.type(at: 2) == .table else { throw stack.argumentError(2, function: "start", expected: "options table") }
+                    do throws(ConversionFailure) {
+                        options = try self.value(at: 2, in: stack)
+                    } catch {
+                        throw LuaRaise("\(name):start([options]): argument #1 must be a table of options, got \(error.description)")
+                    }
+                }
+                self.start(box, options: options, owner: self.host.currentScope)
+                return .none
+            },
+            "stop": { [unowned self] stack in
+                let box = try self.checkSelf(stack, type()!, signature: "\(name):stop()")
+                self.shares[ObjectIdentifier(box.object)]?.first { $0.owner === self.host.currentScope }?.cancel()
+                return .none
+            },
+        ]
+    }
+
+    /// Starts `box` for `owner` (or changes that owner's options).
+    func start(_ box: ObjectBox, options: Value, owner: Scope) {
+        let id = ObjectIdentifier(box.object)
+        if let existing = shares[id]?.first(where: { $0.owner === owner }) {
+            existing.update(options)
+        } else {
+            let share = StartShare(service: box, options: options, owner: owner, binding: self)
+            shares[id, default: []].append(share)
+            owner.adopt(share)
+        }
+        notifyShares(of: box)
+    }
+
+    /// Ends one share; the last one stops the service.
+    func end(_ share: StartShare) {
+        let id = ObjectIdentifier(share.service.object)
+        guard var list = shares[id], let index = list.firstIndex(where: { $0 === share }) else { return }
+        list.remove(at: index)
+        shares[id] = list.isEmpty ? nil : list
+        share.owner?.forget(share)
+        notifyShares(of: share.service)
+    }
+
+    private func notifyShares(of box: ObjectBox) {
+        guard let service = box.object as? any StartableService else { return }
+        if let list = shares[ObjectIdentifier(box.object)], !list.isEmpty {
+            service.startUpdates(shares: list.map(\.options))
+        } else {
+            service.stopUpdates()
+        }
+    }
+}
