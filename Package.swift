@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "crescent",
             dependencies: [
-                "CrescentKit",
+                "CrescentKit", "Model",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: upcoming

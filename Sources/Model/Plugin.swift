@@ -20,14 +20,21 @@ public protocol Plugin: Sendable {
 public struct PluginContext: Sendable {
     /// The plugin's section of the config file (an empty object when there is none).
     public let config: Value
+    /// Every section of the config file, for plugins that serve several services.
+    public let sections: [String: Value]
     /// Where services keep their data (`--data-dir`), nil for the default.
     public let dataDirectory: String?
     /// Settings given on the command line, by name (`location` for `--location`).
     public let settings: [String: String]
 
-    public init(config: Value = .object([:]), dataDirectory: String? = nil, settings: [String: String] = [:]) {
+    public init(config: Value = .object([:]), sections: [String: Value] = [:], dataDirectory: String? = nil,
+                settings: [String: String] = [:]) {
         self.config = config
+        self.sections = sections
         self.dataDirectory = dataDirectory
         self.settings = settings
     }
+
+    /// The section named `name` (an empty object when there is none).
+    public func section(_ name: String) -> Value { sections[name] ?? .object([:]) }
 }

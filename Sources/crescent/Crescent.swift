@@ -12,7 +12,14 @@ enum Crescent {
 
     static func main() {
         var arguments = Array(CommandLine.arguments.dropFirst())
-        if arguments.first == "run" { arguments.removeFirst() }
+        switch arguments.first {
+        case "run":
+            arguments.removeFirst()
+        case "services":
+            dispatch(ServicesCommand.self, Array(arguments.dropFirst()))
+        default:
+            break
+        }
         dispatch(RunCommand.self, arguments)
     }
 

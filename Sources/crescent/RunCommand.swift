@@ -11,6 +11,7 @@ struct RunCommand: ParsableCommand {
             crescent [options] SCRIPT.lua [ARGS...]   run a script (same as: crescent run SCRIPT.lua)
               crescent [options] -e 'CODE' [ARGS...]    run a chunk
               crescent [options] < SCRIPT.lua           run the script on stdin
+              crescent services [NAME]                  the services and their documentation
             """,
         discussion: """
             Exit status: 0 success; 1 an uncaught error, or an error reported from a handler \
@@ -51,7 +52,8 @@ struct RunCommand: ParsableCommand {
         } catch {
             Crescent.usageError(error.description)
         }
-        let status = ScriptRunner.run(source, bytes: bytes, options: common.hostOptions(arguments: arguments))
+        let status = ScriptRunner.run(source, bytes: bytes, options: common.hostOptions(arguments: arguments),
+                                      plugins: [.standard])
         throw ExitCode(status)
     }
 }

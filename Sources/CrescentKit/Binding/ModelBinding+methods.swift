@@ -65,7 +65,7 @@ extension ModelBinding {
             values.append(value)
         }
         let arguments = Arguments(values)
-        guard spec.hasCompletion else { return try runAction(spec, on: box, arguments) }
+        guard spec.hasCompletion else { return try runAction(spec, on: box, arguments, stack) }
 
         let request = ServiceRequest(service: box.name, method: spec.name, owner: host.currentScope, binding: self)
         if let completion {
@@ -95,7 +95,7 @@ extension ModelBinding {
         return value.typeName == "table" ? "table" : value.typeName
     }
 
-    private func runAction(_ spec: AnyMethodSpec, on box: ObjectBox, _ arguments: Arguments) throws -> LuaReturn {
+    private func runAction(_ spec: AnyMethodSpec, on box: ObjectBox, _ arguments: Arguments, _ stack: LuaStack) throws -> LuaReturn {
         guard case .immediate(let body) = spec.body else { return .none }
         do {
             _ = try body(box.object, arguments)
@@ -103,7 +103,8 @@ extension ModelBinding {
             var error = error
             if error.service.isEmpty { error.service = box.name }
             if error.method.isEmpty { error.method = spec.name }
-            throw ServiceErrorValue(error: error, binding: self)
+            push(error, onto: stack)
+            throw ErrorValueOnTop()
         }
         return .none
     }
@@ -190,12 +191,4 @@ extension ModelBinding {
             host.reportHandlerError(error, in: "error in the completion of \(request.service).\(request.method)")
         }
     }
-}
-
-/// A service error raised at the call site of an action, as the Lua error table.
-struct ServiceErrorValue: LuaPushableError {
-    let error: ServiceError
-    unowned let binding: ModelBinding
-
-    func push(onto stack: LuaStack) { binding.push(error, onto: stack) }
 }

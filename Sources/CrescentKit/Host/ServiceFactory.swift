@@ -1,4 +1,4 @@
-import Model
+public import Model
 
 /// Why a host could not be set up: a bad config file or a plugin that refused its settings.
 public struct HostSetupError: Error, CustomStringConvertible, Sendable {
@@ -6,8 +6,9 @@ public struct HostSetupError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Makes the services of a host's plugins, each with its section of the config file.
-enum ServiceFactory {
-    static func makeServices(plugins: [any Plugin], options: HostOptions) throws(HostSetupError) -> [any Service] {
+public enum ServiceFactory {
+    /// The services of `plugins`, in order; names must be unique.
+    public static func makeServices(plugins: [any Plugin], options: HostOptions) throws(HostSetupError) -> [any Service] {
         guard !plugins.isEmpty else { return [] }
         let config = try ConfigFile.load(options.configPath)
         var settings: [String: String] = [:]
@@ -15,7 +16,7 @@ enum ServiceFactory {
         var services: [any Service] = []
         var names: Set<String> = []
         for plugin in plugins {
-            let context = PluginContext(config: config[plugin.name] ?? .object([:]),
+            let context = PluginContext(config: config[plugin.name] ?? .object([:]), sections: config,
                                         dataDirectory: options.dataDirectory, settings: settings)
             let made: [any Service]
             do {

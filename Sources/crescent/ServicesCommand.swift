@@ -1,0 +1,30 @@
+import ArgumentParser
+import CrescentKit
+import Model
+
+/// `crescent services [NAME]`: the services, their properties, methods, events and docs.
+struct ServicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crescent services",
+        abstract: "List the services, or document one: properties, methods (signature and doc) and events."
+    )
+
+    @OptionGroup var common: CommonOptions
+
+    @Argument(help: ArgumentHelp("The service to document.", valueName: "name"))
+    var name: String?
+
+    func run() throws {
+        let options = common.hostOptions(arguments: [])
+        let services: [any Service]
+        do throws(HostSetupError) {
+            services = try ServiceFactory.makeServices(plugins: [.standard], options: options)
+        } catch {
+            Crescent.usageError(error.description)
+        }
+        switch ServiceCatalog.documentation(of: services, name: name) {
+        case .success(let text): Terminal.writeOut(text + "\n")
+        case .failure(let error): Crescent.usageError(error.description)
+        }
+    }
+}
