@@ -1,1 +1,52 @@
-print("bench")
+import CLua
+import Glibc
+
+/// `crescent-bench [--json] [--only NAME,...]`: measures the bridge's costs against plain-C and
+/// `lua5.4` baselines measured in the same run, and says whether each goal of issue 2 is met.
+///
+/// Exit status: 0 when every selected row was measured (met goals or not), 1 when a row could not
+/// be measured, 2 for a usage error.
+enum BenchCommand {
+    /// Every row, in the order they run and print.
+    /// (A computed property: a stored static array of closures would be shared mutable state.)
+    static var rows: [(name: String, run: () throws(BenchFailure) -> BenchRow)] {
+        [
+            (CallBench.name, CallBench.run),
+            (CallbackBench.name, CallbackBench.run),
+            (StartupBench.name, StartupBench.run),
+        ]
+    }
+
+    static func main() -> Int32 {
+        let options: BenchOptions
+        do {
+            options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()), validRows: rows.map(\.name))
+        } catch {
+            writeError("crescent-bench: \(error.message)\n\(BenchOptions.usage)\n")
+            return 2
+        }
+        if options.help {
+            print("\(BenchOptions.usage)\nrows: \(rows.map(\.name).joined(separator: ", "))")
+            return 0
+        }
+        var measured: [BenchRow] = []
+        var failed = false
+        for row in rows where options.only?.contains(row.name) ?? true {
+            do {
+                measured.append(try row.run())
+            } catch {
+                writeError("crescent-bench: \(error)\n")
+                failed = true
+            }
+        }
+        print(options.json ? Report.json(measured) : Report.table(measured), terminator: "")
+        return failed ? 1 : 0
+    }
+
+    private static func writeError(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in bytes.withMemoryRebound(to: CChar.self) { crescent_write_stderr($0.baseAddress, $0.count) } }
+    }
+}
+
+exit(BenchCommand.main())

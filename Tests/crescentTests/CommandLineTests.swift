@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Issue 2 "Bad input" and DESIGN.md "Command line": usage errors exit 2 with a one-line reason
+/// and the usage hint; `--version` and `--help` exit 0.
+@Suite struct CommandLineTests {
+    /// A usage error: exit 2, nothing on stdout, exactly the reason line then the usage hint.
+    private func expectUsageError(_ result: RunResult, reason: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == 2, "\(result)", sourceLocation: sourceLocation)
+        #expect(result.stdout == "", "\(result)", sourceLocation: sourceLocation)
+        let lines = result.stderrLines
+        #expect(lines.count == 2, "a reason and the usage hint: \(result)", sourceLocation: sourceLocation)
+        #expect(lines.first == reason, "\(result)", sourceLocation: sourceLocation)
+        #expect(lines.last?.hasPrefix(usageHintPrefix) == true, "\(result)", sourceLocation: sourceLocation)
+    }
+
+    @Test func aMissingScriptExitsTwo() async throws {
+        let result = try await crescent(["x.lua"])
+        expectUsageError(result, reason: "crescent: cannot open 'x.lua' (No such file or directory)")
+    }
+
+    @Test func aMissingScriptInAMissingFolderExitsTwo() async throws {
+        let result = try await crescent(["no/such/dir/x.lua", "arg"])
+        expectUsageError(result, reason: "crescent: cannot open 'no/such/dir/x.lua' (No such file or directory)")
+    }
+
+    @Test func aDirectoryExitsTwo() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.makeFolder("folder.lua")
+        let result = try await crescent(["folder.lua"], in: sandbox)
+        expectUsageError(result, reason: "crescent: cannot read 'folder.lua' (Is a directory)")
+    }
+
+    // Skipped as root: root reads a chmod 000 file anyway, so there is no error to observe.
+    @Test(.enabled(if: geteuid() != 0, "running as root, which can read a chmod 000 file"))
+    func anUnreadableFileExitsTwo() async throws {
+        let sandbox = try Sandbox()
+        let path = try sandbox.write("secret.lua", "print('should not run')\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: path)
+        let result = try await crescent(["secret.lua"], in: sandbox)
+        expectUsageError(result, reason: "crescent: cannot open 'secret.lua' (Permission denied)")
+    }
+
+    @Test func anUnknownFlagExitsTwo() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("script.lua", "print('should not run')\n")
+        let result = try await crescent(["--bogus", "script.lua"], in: sandbox)
+        expectUsageError(result, reason: "crescent: Unknown option '--bogus'")
+    }
+
+    @Test(arguments: [
+        (["--timeout", "0", "-e", ""], "--timeout"),
+        (["--timeout=-1", "-e", ""], "--timeout"),
+        (["--timeout", "soon", "-e", ""], "--timeout"),
+        (["--memory-limit", "abc", "-e", ""], "--memory-limit"),
+        (["--memory-limit=-5", "-e", ""], "--memory-limit"),
+        (["--ui", "fancy", "-e", ""], "--ui"),
+        (["--log-level", "loud", "-e", ""], "--log-level"),
+        (["-e"], "-e"),
+    ])
+    func aBadOptionValueExitsTwo(arguments: [String], option: String) async throws {
+        let result = try await crescent(arguments)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stdout == "", "\(result)")
+        let lines = result.stderrLines
+        #expect(lines.count == 2, "\(result)")
+        #expect(lines.first?.hasPrefix("crescent: ") == true, "\(result)")
+        #expect(lines.first?.contains(option) == true, "the reason names the option: \(result)")
+        #expect(lines.last?.hasPrefix(usageHintPrefix) == true, "\(result)")
+    }
+
+    @Test func flagsAfterTheScriptBelongToTheScript() async throws {
+        let result = try await runScript("print(...)", arguments: ["--bogus", "--timeout", "x"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "--bogus\t--timeout\tx\n", "\(result)")
+    }
+
+    @Test func versionPrintsAVersionAndExitsZero() async throws {
+        let result = try await crescent(["--version"])
+        #expect(result.status == 0, "\(result)")
+        let version = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(version.range(of: #"\d+\.\d+\.\d+"#, options: .regularExpression) != nil, "\(result)")
+        #expect(result.stderr == "", "\(result)")
+    }
+
+    @Test func helpListsTheOptionsAndExitsZero() async throws {
+        let result = try await crescent(["--help"])
+        #expect(result.status == 0, "\(result)")
+        for option in ["--fail-fast", "--timeout", "--memory-limit", "--log-level", "--version", "-e"] {
+            #expect(result.stdout.contains(option), "--help lists \(option): \(result)")
+        }
+        #expect(result.stdout.lowercased().contains("usage"), "\(result)")
+        #expect(result.stderr == "", "\(result)")
+    }
+
+    @Test func theRunSubcommandRunsAScript() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("script.lua", "print('ran', ...)\n")
+        let result = try await crescent(["run", "script.lua", "a"], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "ran\ta\n", "\(result)")
+    }
+}

@@ -1,0 +1,377 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// The one place that runs the `crescent` binary for the end-to-end tests.
+//
+// Every run gets its own temporary folder (a `Sandbox`) as the current directory, so scripts are
+// named by short relative paths and messages read `script.lua:2: ...` exactly. Each run has a hard
+// time limit: past it the process is killed, the test fails, and the suite goes on.
+
+/// The outcome of one run of the binary.
+struct RunResult: CustomStringConvertible {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    /// True when the process had to be killed at the time limit (the test has already failed).
+    var timedOut: Bool
+    /// True when the process ended by an uncaught signal (then `status` is the signal number).
+    var killedBySignal: Bool
+    /// Wall time from launch to exit.
+    var elapsed: Double
+
+    var stdoutLines: [String] { Self.lines(stdout) }
+    var stderrLines: [String] { Self.lines(stderr) }
+
+    static func lines(_ text: String) -> [String] {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        return lines
+    }
+
+    /// No crash marks on stderr (a Swift trap, a sanitizer or a C assertion).
+    var stderrShowsNoCrash: Bool {
+        !["Fatal error", "crashed", "Segmentation fault", "Assertion", "panic", "SIGSEGV", "SIGABRT"]
+            .contains { stderr.contains($0) }
+    }
+
+    var description: String {
+        var text = "exit status \(status)"
+        if killedBySignal { text += " (killed by signal \(status))" }
+        if timedOut { text += " (killed at the time limit)" }
+        text += String(format: " after %.2f s", elapsed)
+        text += "\n--- stdout ---\n\(stdout)\n--- stderr ---\n\(stderr)"
+        return text
+    }
+}
+
+/// The C `write`, out of reach of methods named `write`.
+private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}
+
+/// A temporary folder for one test's files, removed when the value goes away.
+final class Sandbox: @unchecked Sendable {
+    let url: URL
+    var path: String { url.path }
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("crescent-e2e-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// Writes `text` to `name` (a path relative to the sandbox; folders are created) and returns
+    /// its absolute path.
+    @discardableResult
+    func write(_ name: String, _ text: String, executable: Bool = false) throws -> String {
+        try write(name, bytes: Array(text.utf8), executable: executable)
+    }
+
+    /// Writes raw bytes to `name` and returns its absolute path.
+    ///
+    /// The file is written through a close-on-exec descriptor: a process another test spawns at
+    /// the same moment must not inherit it open for writing, or exec'ing the file fails with
+    /// "Text file busy".
+    @discardableResult
+    func write(_ name: String, bytes: [UInt8], executable: Bool = false) throws -> String {
+        let file = url.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, executable ? 0o755 : 0o644)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { writeBytes(descriptor, $0.baseAddress! + offset, bytes.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            offset += written
+        }
+        return file.path
+    }
+
+    /// Makes a folder `name` and returns its absolute path.
+    @discardableResult
+    func makeFolder(_ name: String) throws -> String {
+        let folder = url.appendingPathComponent(name, isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.path
+    }
+}
+
+/// Bytes read from one of the child's pipes by a background thread.
+private final class OutputBuffer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+    private var ended = false
+
+    func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
+    func end() { lock.withLock { ended = true } }
+    var isEnded: Bool { lock.withLock { ended } }
+    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+
+    /// Starts a thread that reads `handle` until end of file.
+    static func reading(_ handle: FileHandle) -> OutputBuffer {
+        let buffer = OutputBuffer()
+        let thread = Thread {
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                buffer.append(chunk)
+            }
+            buffer.end()
+        }
+        thread.start()
+        return buffer
+    }
+}
+
+/// One running `crescent` process: start it, wait for output, signal it, collect the result.
+final class CrescentProcess: @unchecked Sendable {
+    /// The hard limit for one run, in seconds; past it the process is killed and the test fails.
+    static let defaultTimeLimit = 20.0
+
+    /// The binary under test: `$CRESCENT_BIN`, else `crescent` next to the test bundle (same build
+    /// configuration), else `.build/debug/crescent` in the package root.
+    static let binaryPath: String = {
+        if let path = ProcessInfo.processInfo.environment["CRESCENT_BIN"], !path.isEmpty { return path }
+        let fileManager = FileManager.default
+        var candidates: [URL] = []
+        if let executable = Bundle.main.executableURL {
+            // .build/<config>/crescentPackageTests.xctest (a file on Linux, a bundle on macOS).
+            var folder = executable.deletingLastPathComponent()
+            for _ in 0..<4 {
+                candidates.append(folder.appendingPathComponent("crescent"))
+                folder = folder.deletingLastPathComponent()
+            }
+        }
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/crescent"))
+        return candidates.first { fileManager.isExecutableFile(atPath: $0.path) }?.path
+            ?? packageRoot.appendingPathComponent(".build/debug/crescent").path
+    }()
+
+    /// The package root, derived from this file's place: Tests/crescentTests/CrescentProcess.swift.
+    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Variables taken out of the inherited environment so a developer's settings cannot change
+    /// what the tests see; a test sets them explicitly when it needs them.
+    static let scrubbedVariables = [
+        "LUA_INIT", "LUA_INIT_5_4", "LUA_PATH", "LUA_PATH_5_4", "LUA_CPATH", "LUA_CPATH_5_4", "NO_COLOR",
+    ]
+
+    /// The child; replaced by a fresh one when a launch has to be retried.
+    private(set) var process = Process()
+    private var stdoutBuffer: OutputBuffer?
+    private var stderrBuffer: OutputBuffer?
+    private var started = Date()
+    private let executable: String
+    private let arguments: [String]
+    private let directory: String
+    private let environment: [String: String]
+    private let stdinData: Data?
+
+    /// - Parameters:
+    ///   - arguments: the command line after `crescent`.
+    ///   - executable: what to run instead of the binary (a shebang script).
+    ///   - directory: the current directory of the child.
+    ///   - stdin: bytes for standard input (then closed); nil gives /dev/null.
+    ///   - environment: variables to set (a nil value removes the variable).
+    init(
+        _ arguments: [String], executable: String = binaryPath, directory: String,
+        stdin: Data? = nil, environment: [String: String?] = [:]
+    ) {
+        self.executable = executable
+        self.arguments = arguments
+        self.directory = directory
+        var variables = ProcessInfo.processInfo.environment
+        for name in Self.scrubbedVariables { variables[name] = nil }
+        for (name, value) in environment { variables[name] = value }
+        self.environment = variables
+        stdinData = stdin
+    }
+
+    /// Launches the process; a missing binary fails with a hint to build it.
+    func start() throws {
+        for path in [Self.binaryPath, executable] where !FileManager.default.isExecutableFile(atPath: path) {
+            throw MissingBinary(path: path)
+        }
+        // A shebang script that a child spawned at the same moment by another test holds open
+        // (between its fork and exec) cannot be exec'd: "Text file busy". Try again shortly.
+        var attempts = 0
+        while true {
+            do {
+                try launch()
+                return
+            } catch where attempts < 50 && Self.isTextFileBusy(error) {
+                attempts += 1
+                usleep(20_000)
+            }
+        }
+    }
+
+    private func launch() throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true)
+        process.environment = environment
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let input = stdinData == nil ? nil : Pipe()
+        process.standardInput = input ?? FileHandle.nullDevice
+        started = Date()
+        do {
+            try process.run()
+        } catch {
+            for handle in [output.fileHandleForReading, output.fileHandleForWriting,
+                           errors.fileHandleForReading, errors.fileHandleForWriting,
+                           input?.fileHandleForReading, input?.fileHandleForWriting] {
+                try? handle?.close()
+            }
+            throw error
+        }
+        // Close our copies of the child's ends, so end of file arrives when the child exits.
+        try? output.fileHandleForWriting.close()
+        try? errors.fileHandleForWriting.close()
+        stdoutBuffer = OutputBuffer.reading(output.fileHandleForReading)
+        stderrBuffer = OutputBuffer.reading(errors.fileHandleForReading)
+        if let input, let stdinData {
+            try? input.fileHandleForReading.close()
+            let writer = input.fileHandleForWriting
+            Thread {
+                try? writer.write(contentsOf: stdinData)
+                try? writer.close()
+            }.start()
+        }
+    }
+
+    var stdout: String { stdoutBuffer?.text ?? "" }
+    var stderr: String { stderrBuffer?.text ?? "" }
+
+    /// Waits until stdout (or stderr) contains `text`; false when the process ended or `seconds`
+    /// passed first.
+    func waitForOutput(_ text: String, onStderr: Bool = false, within seconds: Double = 10) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if (onStderr ? stderr : stdout).contains(text) { return true }
+            if !process.isRunning { return (onStderr ? stderr : stdout).contains(text) }
+            try? await Task.sleep(nanoseconds: 5_000_000)
+        }
+        return false
+    }
+
+    /// Sends `signal` to the child.
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the child to exit (killing it at `timeLimit`, which records a test failure) and
+    /// for its output to end.
+    func finish(timeLimit: Double = defaultTimeLimit, sourceLocation: SourceLocation = #_sourceLocation) async -> RunResult {
+        let deadline = started.addingTimeInterval(timeLimit)
+        var timedOut = false
+        while process.isRunning {
+            if Date() >= deadline {
+                timedOut = true
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                break
+            }
+            try? await Task.sleep(nanoseconds: 2_000_000)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        // The pipes end when the child exits; wait a little in case a sibling process spawned at
+        // the same moment inherited a copy of their write ends.
+        let drainDeadline = Date().addingTimeInterval(2)
+        while !(stdoutBuffer?.isEnded ?? true && stderrBuffer?.isEnded ?? true), Date() < drainDeadline {
+            try? await Task.sleep(nanoseconds: 2_000_000)
+        }
+        let result = RunResult(
+            status: process.terminationStatus,
+            stdout: stdout,
+            stderr: stderr,
+            timedOut: timedOut,
+            killedBySignal: process.terminationReason == .uncaughtSignal,
+            elapsed: elapsed
+        )
+        if timedOut {
+            Issue.record("crescent \(arguments) did not exit within \(timeLimit) s; killed.\n\(result)",
+                         sourceLocation: sourceLocation)
+        }
+        return result
+    }
+
+    private static func isTextFileBusy(_ error: any Error) -> Bool {
+        let error = error as NSError
+        if error.domain == NSPOSIXErrorDomain && error.code == Int(ETXTBSY) { return true }
+        guard let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError else { return false }
+        return underlying.domain == NSPOSIXErrorDomain && underlying.code == Int(ETXTBSY)
+    }
+
+    struct MissingBinary: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "nothing executable at \(path): run 'swift build' first or set CRESCENT_BIN" }
+    }
+}
+
+// MARK: - The helpers tests call
+
+/// Runs `crescent ARGUMENTS` (or `executable ARGUMENTS`) in `sandbox` (a fresh one when nil) and
+/// returns the result.
+func crescent(
+    _ arguments: [String],
+    executable: String = CrescentProcess.binaryPath,
+    in sandbox: Sandbox? = nil,
+    directory: String? = nil,
+    stdin: String? = nil,
+    environment: [String: String?] = [:],
+    timeLimit: Double = CrescentProcess.defaultTimeLimit,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> RunResult {
+    let sandbox = try sandbox ?? Sandbox()
+    let process = CrescentProcess(
+        arguments, executable: executable, directory: directory ?? sandbox.path, stdin: stdin.map { Data($0.utf8) }, environment: environment
+    )
+    try process.start()
+    return await process.finish(timeLimit: timeLimit, sourceLocation: sourceLocation)
+}
+
+/// Writes `source` to `script.lua` in a fresh sandbox and runs
+/// `crescent OPTIONS script.lua ARGUMENTS` there, so messages name `script.lua:LINE:`.
+func runScript(
+    _ source: String,
+    options: [String] = [],
+    arguments: [String] = [],
+    environment: [String: String?] = [:],
+    timeLimit: Double = CrescentProcess.defaultTimeLimit,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> RunResult {
+    let sandbox = try Sandbox()
+    try sandbox.write("script.lua", source)
+    return try await crescent(
+        options + ["script.lua"] + arguments, in: sandbox, environment: environment,
+        timeLimit: timeLimit, sourceLocation: sourceLocation
+    )
+}
+
+/// Starts `source` as `script.lua` without waiting for it, for tests that signal the process.
+func startScript(_ source: String, options: [String] = [], in sandbox: Sandbox) throws -> CrescentProcess {
+    try sandbox.write("script.lua", source)
+    let process = CrescentProcess(options + ["script.lua"], directory: sandbox.path)
+    try process.start()
+    return process
+}
+
+/// The usage hint every usage error ends with.
+let usageHintPrefix = "Usage: crescent"
