@@ -21,9 +21,10 @@ test: setup
 	$(SWIFT) build
 	$(SWIFT) test
 
+# One set of flags for both products, so nothing is compiled twice.
 bench: setup
 	$(SWIFT) build -c release -Xswiftc -static-stdlib --product crescent
-	$(SWIFT) build -c release --product crescent-bench
+	$(SWIFT) build -c release -Xswiftc -static-stdlib --product crescent-bench
 	.build/release/crescent-bench $(BENCH_ARGS)
 
 clean:

@@ -53,6 +53,7 @@ let package = Package(
             resources: [
                 .embedInCode("Prelude/inspect.lua"),
                 .embedInCode("Prelude/json.lua"),
+                .embedInCode("Prelude/guard.lua"),
             ],
             swiftSettings: upcoming
         ),

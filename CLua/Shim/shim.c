@@ -163,15 +163,10 @@ void crescent_push_function(lua_State *L, crescent_swift_function fn, void *cont
 
 /* ---- Protected calls ----------------------------------------------------------------------------- */
 
+static const char *error_message(lua_State *L, int idx);
+
 int crescent_traceback_handler(lua_State *L) {
-    const char *message = lua_tostring(L, 1);
-    if (message == NULL) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-            message = lua_tostring(L, -1);
-        else
-            message = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-    }
-    luaL_traceback(L, L, message, 1);
+    luaL_traceback(L, L, error_message(L, 1), 1);
     return 1;
 }
 
@@ -198,9 +193,17 @@ int crescent_pcall_raw(lua_State *L, int nargs, int nresults) {
     return run_pcall(L, nargs, nresults, 0);
 }
 
-static int thread_traceback(lua_State *L) {    /* co message */
+/* The message of an error value: the string itself, its __tostring, or its type. */
+static const char *error_message(lua_State *L, int idx) {
+    const char *message = lua_tostring(L, idx);
+    if (message != NULL) return message;
+    if (luaL_callmeta(L, idx, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return lua_tostring(L, -1);
+    return lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, idx));
+}
+
+static int thread_traceback(lua_State *L) {    /* co error */
     lua_State *co = lua_tothread(L, 1);
-    luaL_traceback(L, co, lua_tostring(L, 2), 0);
+    luaL_traceback(L, co, error_message(L, 2), 0);
     return 1;
 }
 
@@ -212,15 +215,20 @@ int crescent_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
     vm->swift_active = saved;
     if (status == LUA_OK || status == LUA_YIELD) return status;
     lua_xmove(co, L, 1);                              /* L: error */
-    if (lua_type(L, -1) == LUA_TSTRING) {
-        lua_pushcfunction(L, thread_traceback);       /* error f */
-        lua_pushthread(co);
-        lua_xmove(co, L, 1);                          /* error f co */
-        lua_pushvalue(L, -3);                         /* error f co error */
-        if (run_pcall(L, 2, 1, 0) == LUA_OK) lua_remove(L, -2);  /* traceback */
-        else lua_pop(L, 1);                           /* keep the bare error */
+    lua_pushcfunction(L, thread_traceback);           /* error f */
+    lua_pushthread(co);
+    lua_xmove(co, L, 1);                              /* error f co */
+    lua_pushvalue(L, -3);                             /* error f co error */
+    if (run_pcall(L, 2, 1, 0) != LUA_OK) {            /* error message | error failure */
+        lua_pop(L, 1);
+        lua_pushliteral(L, "(error while formatting an error)");
     }
-    return status;
+    return status;                                    /* error message */
+}
+
+int crescent_interrupted(lua_State *L) {
+    lua_pushboolean(L, crescent_interrupt_pending(L) != CRESCENT_INTERRUPT_NONE);
+    return 1;
 }
 
 int crescent_load(lua_State *L, const char *bytes, size_t length, const char *chunkname, const char *mode) {

@@ -11,8 +11,9 @@ public final class LuaCoroutine {
         case yielded(Int32)
         /// The function returned `count` values, now on top of the coroutine's stack.
         case finished(Int32)
-        /// The function raised; the message carries the coroutine's traceback.
-        case failed(LuaError)
+        /// The function raised: the message carries the coroutine's traceback, `value` is the
+        /// error value itself.
+        case failed(LuaError, value: LuaRef)
     }
 
     /// The coroutine's own state.
@@ -50,7 +51,9 @@ public final class LuaCoroutine {
         switch status {
         case LUA_YIELD: return .yielded(results)
         case LUA_OK: return .finished(results)
-        default: return .failed(vm.stack.popError(status))
+        default:
+            let error = vm.stack.popError(status)                     // error
+            return .failed(error, value: vm.ref())
         }
     }
 }

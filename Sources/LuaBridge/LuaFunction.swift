@@ -17,9 +17,9 @@ public struct LuaReturn: Sendable {
     /// Return the top `count` values.
     @inlinable public static func values(_ count: Int32) -> LuaReturn { LuaReturn(status: count) }
     /// Return nothing.
-    public static let none = LuaReturn(status: 0)
+    @inlinable public static var none: LuaReturn { LuaReturn(status: 0) }
     /// Return the one value on top.
-    public static let one = LuaReturn(status: 1)
+    @inlinable public static var one: LuaReturn { LuaReturn(status: 1) }
     /// Yield the top `count` values from the running coroutine (check ``LuaStack/isYieldable`` first).
     @inlinable public static func yield(_ count: Int32) -> LuaReturn { LuaReturn(status: crescent_yield_status(count)) }
 }

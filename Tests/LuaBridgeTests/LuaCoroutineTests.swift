@@ -33,12 +33,15 @@ import Testing
         let vm = try LuaVM()
         try vm.load(Array("local function deep() error('inside') end\ndeep()".utf8), name: "@task.lua")
         let coroutine = LuaCoroutine(vm: vm)
-        guard case .failed(let error) = coroutine.resume(arguments: 0) else {
+        guard case .failed(let error, let value) = coroutine.resume(arguments: 0) else {
             Issue.record("expected a failure")
             return
         }
         #expect(error.message.hasPrefix("task.lua:1: inside"))
         #expect(error.message.contains("stack traceback:"))
         #expect(error.message.contains("task.lua:2"))
+        value.push(onto: vm.stack)
+        #expect(vm.stack.text(at: -1) == "task.lua:1: inside", "the value has no traceback")
+        vm.stack.pop()
     }
 }

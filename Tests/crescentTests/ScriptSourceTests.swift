@@ -74,7 +74,7 @@ import Testing
         let sandbox = try Sandbox()
         try sandbox.write("bom.lua", bytes: [0xEF, 0xBB, 0xBF] + Array("print('bom ok')\n".utf8))
         let result = try await crescent(["bom.lua"], in: sandbox)
-        withKnownIssue("a leading UTF-8 BOM is a syntax error (see the report)") {
+        do {
             #expect(result.status == 0, "\(result)")
             #expect(result.stdout == "bom ok\n", "\(result)")
         }

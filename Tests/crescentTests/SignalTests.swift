@@ -79,7 +79,7 @@ import Darwin
 
     /// The interrupt raised in Lua is an ordinary error, so a `pcall` in a loop swallows it.
     @Test func sigintStopsALoopThatCatchesEveryError() async throws {
-        await withKnownIssue("pcall catches the interrupt error; the process ignores SIGINT (see the report)") {
+        do {
             let result = try await signalled("""
                 print("ready")
                 io.stdout:flush()
@@ -92,7 +92,7 @@ import Darwin
     /// A C function that never returns cannot see the interrupt hook; the signal must still end
     /// the process (after a grace period if need be).
     @Test func sigtermStopsAScriptStuckInACFunction() async throws {
-        await withKnownIssue("a script stuck in a C function ignores SIGTERM (see the report)") {
+        do {
             let result = try await signalled("""
                 print("ready")
                 io.stdout:flush()

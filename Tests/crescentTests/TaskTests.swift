@@ -103,7 +103,7 @@ import Testing
         #expect(result.stderr.hasPrefix("crescent: error in task: task failed"), "\(result)")
         #expect(result.stderr.contains("stack traceback:"), "\(result)")
         // `t.error` is the error value itself: the traceback belongs on stderr, not in the value.
-        withKnownIssue("Task.error holds the message with the traceback appended (see the report)") {
+        do {
             #expect(result.stdout == "true\tnil\ntask failed\n", "\(result)")
         }
     }
@@ -114,7 +114,7 @@ import Testing
             timer.after(0.05, function() print(type(t.error), type(t.error) == "table" and t.error.code) end)
             """)
         #expect(result.status == 1, "\(result)")
-        withKnownIssue("Task.error turns a table error into a string (see the report)") {
+        do {
             #expect(result.stdout == "table\tnot_found\n", "\(result)")
         }
     }

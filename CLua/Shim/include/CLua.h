@@ -84,9 +84,11 @@ int crescent_traceback_handler(lua_State *L);
 int crescent_pcall(lua_State *L, int nargs, int nresults);
 /** Calls the function below `nargs` arguments, keeping the raw error value (no traceback). */
 int crescent_pcall_raw(lua_State *L, int nargs, int nresults);
-/** Resumes coroutine `co` with `nargs` arguments; on error the message on co's top carries a
- *  traceback of the coroutine. */
+/** Resumes coroutine `co` with `nargs` arguments. On error, pushes onto L the error value and
+ *  then its message with a traceback of the coroutine. */
 int crescent_resume(lua_State *L, lua_State *co, int nargs, int *nresults);
+/** A Lua function returning true while an interrupt is pending (the prelude's pcall guard). */
+int crescent_interrupted(lua_State *L);
 /** Loads a chunk; on failure the message is on top. mode: "bt", "t" or "b". */
 int crescent_load(lua_State *L, const char *bytes, size_t length, const char *chunkname, const char *mode);
 /** t[k] with metamethods: pops k, pushes the value. */

@@ -27,7 +27,8 @@ extension ModelBinding {
 
     /// Checks the arguments against the declaration, then starts the call.
     private func invoke(_ spec: AnyMethodSpec, on box: ObjectBox, _ stack: LuaStack) throws -> LuaReturn {
-        let signature = spec.signature(owner: box.name)
+        // Built only when an error needs it: this is the hot path of every call.
+        func signature() -> String { spec.signature(owner: box.name) }
         var last = stack.top
         var completion: Int32?
         if spec.hasCompletion, last >= 2, stack.type(at: last) == .function {
@@ -38,9 +39,9 @@ extension ModelBinding {
         let given = Int(last) - 1
         if given > spec.arguments.count {
             if spec.hasCompletion && completion == nil && given == spec.arguments.count + 1 {
-                throw LuaRaise("\(signature): argument #\(given) (completion) must be a function(result, err), got \(stack.typeName(at: last))")
+                throw LuaRaise("\(signature()): argument #\(given) (completion) must be a function(result, err), got \(stack.typeName(at: last))")
             }
-            throw LuaRaise("\(signature): too many arguments (\(given) given, it takes \(spec.arguments.count))")
+            throw LuaRaise("\(signature()): too many arguments (\(given) given, it takes \(spec.arguments.count))")
         }
         var values: [Value] = []
         values.reserveCapacity(spec.arguments.count)
@@ -51,16 +52,16 @@ extension ModelBinding {
                     values.append(.null)
                     continue
                 }
-                throw LuaRaise("\(signature): argument #\(offset + 1) (\(argument.name)) is missing: it must be \(argument.type)")
+                throw LuaRaise("\(signature()): argument #\(offset + 1) (\(argument.name)) is missing: it must be \(argument.type)")
             }
             let value: Value
             do {
                 value = try self.value(at: position, in: stack)
             } catch {
-                throw LuaRaise("\(signature): argument #\(offset + 1) must be \(argument.type), got \(error.description)")
+                throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(error.description)")
             }
             guard argument.type.accepts(value) else {
-                throw LuaRaise("\(signature): argument #\(offset + 1) must be \(argument.type), got \(describeMismatch(value, stack, position))")
+                throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(describeMismatch(value, stack, position))")
             }
             values.append(value)
         }
@@ -73,7 +74,7 @@ extension ModelBinding {
             request.completion = vm.ref(from: stack)
         } else {
             guard let task = host.currentTask, task.coroutine.thread == stack.state, stack.isYieldable else {
-                throw LuaRaise("\(signature): missing completion: pass function(result, err) as the last argument, or call it inside task(function() ... end) to wait for the result")
+                throw LuaRaise("\(signature()): missing completion: pass function(result, err) as the last argument, or call it inside task(function() ... end) to wait for the result")
             }
             request.waitingTask = task
         }

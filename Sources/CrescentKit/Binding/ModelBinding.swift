@@ -204,6 +204,7 @@ final class ModelBinding {
         case .event(let name, let payload):
             registry.post("\(box.name).\(name)", event: name, object: box.handle, payload: .value(payload))
         }
+        host.scheduleDelivery()
     }
 
     // MARK: Teardown

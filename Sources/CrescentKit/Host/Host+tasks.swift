@@ -111,9 +111,8 @@ extension Host {
             stack.setTop(0)
             task.invalidate()
             tasks.remove(task)
-        case .failed(let error):
-            vm.stack.push(error.message)
-            task.error = vm.ref()
+        case .failed(let error, let value):
+            task.error = value
             task.invalidate()
             tasks.remove(task)
             reportHandlerError(error, in: "error in task")

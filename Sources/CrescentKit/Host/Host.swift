@@ -89,18 +89,22 @@ public final class Host {
     /// Flushes output, and finishes the run when it is over.
     public func endTurn() {
         guard isRunning else { return }
-        if binding.registry.hasPending && !deliveryScheduled && requestedExit == nil {
-            deliveryScheduled = true
-            enqueue { host in
-                host.deliveryScheduled = false
-                host.binding.registry.deliverPending()
-            }
-        }
+        scheduleDelivery()
         console.flush()
         if let code = requestedExit {
             finish(status: code)
         } else if mainFinished && !hasPendingWork {
             finish(status: sawError ? 1 : 0)
+        }
+    }
+
+    /// Schedules a delivery round on a later turn when the registry has something queued.
+    func scheduleDelivery() {
+        guard binding.registry.hasPending, !deliveryScheduled, requestedExit == nil else { return }
+        deliveryScheduled = true
+        enqueue { host in
+            host.deliveryScheduled = false
+            host.binding.registry.deliverPending()
         }
     }
 

@@ -5,4 +5,8 @@ enum Prelude {
         ("inspect", PackageResources.inspect_lua),
         ("json", PackageResources.json_lua),
     ]
+
+    /// Wraps pcall, xpcall and coroutine.resume/close so an interrupt cannot be swallowed; its
+    /// chunk takes the host's `interrupted()` function.
+    static let guardSource = PackageResources.guard_lua
 }

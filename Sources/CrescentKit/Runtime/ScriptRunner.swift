@@ -1,6 +1,7 @@
 import LuaBridge
 public import Model
 import Dispatch
+import Synchronization
 import NIOCore
 import NIOPosix
 #if canImport(Glibc)
@@ -42,21 +43,32 @@ public enum ScriptRunner {
         }
 
         let signals = DispatchQueue(label: "crescent.signals")
+        let stopping = StopState()
+        /// Stops gracefully; if the script cannot be stopped (it is stuck inside a C function, where
+        /// the interrupt hook never runs) the process exits anyway after a grace period, and a
+        /// second signal exits at once.
+        let stop: @Sendable (Int32, Bool) -> Void = { status, timeout in
+            if stopping.requests.add(1, ordering: .relaxed).newValue > 1 && !timeout {
+                stopping.exitNow(status, console: console, reason: "a second signal")
+            }
+            Host.stop(started.host, interrupter: started.interrupter, status: status, timeout: timeout)
+            signals.asyncAfter(deadline: .now() + .milliseconds(Int(StopState.gracePeriod * 1000))) {
+                if !stopping.finished.load(ordering: .relaxed) {
+                    stopping.exitNow(status, console: console, reason: "the script did not stop within \(Int(StopState.gracePeriod)) s")
+                }
+            }
+        }
         var sources: [any DispatchSourceSignal] = []
         for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
-            source.setEventHandler {
-                Host.stop(started.host, interrupter: started.interrupter, status: status, timeout: false)
-            }
+            source.setEventHandler { stop(status, false) }
             source.resume()
             sources.append(source)
         }
         defer { for source in sources { source.cancel() } }
         if let timeout = options.timeout {
-            signals.asyncAfter(deadline: .now() + .nanoseconds(Int(min(timeout * 1e9, 9e18)))) {
-                Host.stop(started.host, interrupter: started.interrupter, status: 1, timeout: true)
-            }
+            signals.asyncAfter(deadline: .now() + .nanoseconds(Int(min(timeout * 1e9, 9e18)))) { stop(1, true) }
         }
 
         let scriptPath: String? = if case .file(let path) = source { path } else { nil }
@@ -65,7 +77,22 @@ public enum ScriptRunner {
             started.host.value.runMain(source: bytes, chunkName: source.chunkName, scriptPath: scriptPath, argZero: argZero)
         }
         let status = (try? exit.futureResult.wait()) ?? 1
+        stopping.finished.store(true, ordering: .relaxed)
         console.flush()
         return status
+    }
+}
+
+/// Whether a stop was asked for, and whether the run has finished, shared with the signal queue.
+final class StopState: Sendable {
+    /// How long a stopped script may take to tear down before the process exits regardless.
+    static let gracePeriod = 2.0
+    let requests = Atomic<Int>(0)
+    let finished = Atomic<Bool>(false)
+
+    /// Exits the process at once with `status`, saying why.
+    func exitNow(_ status: Int32, console: Console, reason: String) -> Never {
+        console.error("crescent: exiting with status \(status): \(reason)")
+        _exit(status)
     }
 }

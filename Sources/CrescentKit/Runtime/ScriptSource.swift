@@ -45,6 +45,7 @@ extension ScriptSource {
             }
             bytes = try Self.readAll(descriptor: descriptor, name: path)
         }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }  // a UTF-8 BOM, as lua5.4 skips it
         if bytes.first == UInt8(ascii: "#") {
             let end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
             bytes.removeSubrange(0..<end)
