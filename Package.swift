@@ -67,7 +67,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "crescent-bench",
-            dependencies: ["CrescentKit", "LuaBridge", "CLua"],
+            dependencies: [
+                "CrescentKit", "LuaBridge", "CLua", "Model",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(name: "LuaBridgeTests", dependencies: ["LuaBridge", "CLua"], swiftSettings: upcoming),

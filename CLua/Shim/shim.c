@@ -9,6 +9,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <malloc.h>
 
 /* ---- Per-VM bookkeeping, reachable from any thread of the state through its extra space ------ */
 
@@ -341,8 +342,9 @@ int crescent_checkstack(lua_State *L, int n) {
 
 /* ---- Swift-object userdata ------------------------------------------------------------------------ */
 
-crescent_object *crescent_push_object(lua_State *L, void *object, void (*release)(void *), int metatable_ref) {
-    crescent_object *block = lua_newuserdatauv(L, sizeof *block, 1);
+crescent_object *crescent_push_object(lua_State *L, void *object, void (*release)(void *), int metatable_ref,
+                                      int user_values) {
+    crescent_object *block = lua_newuserdatauv(L, sizeof *block, user_values);
     block->object = object;
     block->release = release;
     lua_rawgeti(L, LUA_REGISTRYINDEX, metatable_ref);
@@ -383,15 +385,16 @@ void crescent_push_object_index(lua_State *L) {                              /* 
 }
 
 static int cached_index(lua_State *L) {                                     /* obj key */
-    lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;            /* obj key method */
-    lua_pop(L, 1);
+    /* Cached property values first: a property read is one table lookup, all in C. */
     if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {                          /* obj key cache */
         lua_pushvalue(L, 2);
         if (lua_rawget(L, -2) != LUA_TNIL) return 1;                         /* obj key cache value */
         lua_pop(L, 1);
     }
     lua_pop(L, 1);                                                           /* obj key */
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;            /* obj key method */
+    lua_pop(L, 1);
     if (lua_type(L, lua_upvalueindex(2)) != LUA_TFUNCTION) return 0;
     lua_pushvalue(L, lua_upvalueindex(2));
     lua_insert(L, 1);                                                        /* getter obj key */
@@ -452,4 +455,72 @@ lua_Integer crescent_bench_c_callback_loop(lua_State *L, int ref, lua_Integer co
         lua_pop(L, 1);
     }
     return sum;
+}
+
+static int bench_c_property_index(lua_State *L) {
+    lua_pushinteger(L, 42);
+    return 1;
+}
+
+void crescent_bench_register_c_property(lua_State *L) {
+    lua_newuserdatauv(L, sizeof(crescent_object), 1);                        /* ud */
+    lua_newtable(L);                                                         /* ud mt */
+    lua_pushcfunction(L, bench_c_property_index);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);                                                 /* ud */
+    lua_setglobal(L, "bench_c_property");
+}
+
+void crescent_bench_c_deliver_loop(lua_State *L, int ref, lua_Integer count) {
+    for (lua_Integer i = 0; i < count; i++) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
+        lua_pushinteger(L, i);
+        lua_pushinteger(L, i - 1);
+        lua_createtable(L, 0, 3);
+        lua_pushliteral(L, "value");
+        lua_setfield(L, -2, "key");
+        lua_pushboolean(L, 0);
+        lua_setfield(L, -2, "initial");
+        lua_pushinteger(L, 1);
+        lua_setfield(L, -2, "coalesced");
+        if (crescent_pcall(L, 3, 0) != LUA_OK) lua_pop(L, 1);
+    }
+}
+
+size_t crescent_heap_bytes(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}
+
+void crescent_push_change_keys(lua_State *L) {
+    static const char *const names[] = { "object", "key", "initial", "coalesced", "sub" };
+    lua_createtable(L, 5, 0);
+    for (int i = 0; i < 5; i++) {
+        lua_pushstring(L, names[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+/* Keys come from the interned strings in `keys` (rawgeti, no hashing or strcmp per field). */
+void crescent_push_change(lua_State *L, int keys, int object, const char *key, size_t key_length, int initial,
+                          lua_Integer coalesced, int subscription) {
+    keys = lua_absindex(L, keys);
+    object = lua_absindex(L, object);
+    subscription = lua_absindex(L, subscription);
+    lua_createtable(L, 0, 5);
+    lua_rawgeti(L, keys, 1);
+    lua_pushvalue(L, object);
+    lua_rawset(L, -3);
+    lua_rawgeti(L, keys, 2);
+    lua_pushlstring(L, key, key_length);
+    lua_rawset(L, -3);
+    lua_rawgeti(L, keys, 3);
+    lua_pushboolean(L, initial);
+    lua_rawset(L, -3);
+    lua_rawgeti(L, keys, 4);
+    lua_pushinteger(L, coalesced);
+    lua_rawset(L, -3);
+    lua_rawgeti(L, keys, 5);
+    lua_pushvalue(L, subscription);
+    lua_rawset(L, -3);
 }

@@ -34,9 +34,10 @@ public final class LuaObjectType<Object: AnyObject> {
         stack.pop(2)
     }
 
-    /// Pushes a new userdata that owns a strong reference to `object`.
-    public func push(_ object: Object, onto stack: LuaStack) {
-        _ = crescent_push_object(stack.state, Unmanaged.passRetained(object).toOpaque(), releaseObject, metatableRef)
+    /// Pushes a new userdata that owns a strong reference to `object`, with `userValues` user
+    /// value slots (``LuaStack`` reads them with `crescent_getuservalue`-style helpers).
+    public func push(_ object: Object, onto stack: LuaStack, userValues: Int32 = 1) {
+        _ = crescent_push_object(stack.state, Unmanaged.passRetained(object).toOpaque(), releaseObject, metatableRef, userValues)
     }
 
     /// The object at `index` when it is a live userdata of this type.

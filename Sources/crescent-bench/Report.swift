@@ -4,12 +4,15 @@ enum Goal {
     case ratioAtMost(Double)
     /// The value itself, in the row's unit, must not exceed the bound (the ratio is informational).
     case valueAtMost(Double)
+    /// No goal: the row is a measurement to watch (its "met" column shows `-`).
+    case informational
 
     /// Whether `row` meets this goal. A row with a non-finite value never does.
     func isMet(by row: BenchRow) -> Bool {
         switch self {
         case .ratioAtMost(let bound): row.ratio.isFinite && row.ratio <= bound
         case .valueAtMost(let bound): row.value.isFinite && row.value <= bound
+        case .informational: true
         }
     }
 
@@ -18,6 +21,7 @@ enum Goal {
         switch self {
         case .ratioAtMost(let bound): "ratio <= \(NumberFormat.shortest(bound))"
         case .valueAtMost(let bound): "<= \(NumberFormat.shortest(bound)) \(unit)"
+        case .informational: "-"
         }
     }
 }

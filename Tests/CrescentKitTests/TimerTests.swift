@@ -36,6 +36,7 @@ import Testing
 
     @Test func cancelledTimersReleaseTheirReferences() throws {
         let test = try TestHost()
+        test.run("keepalive = timer.every(100, function() end)")
         let before = test.host.vm.liveReferences
         test.run("""
             for i = 1, 1000 do timer.after(10, function() end):cancel() end

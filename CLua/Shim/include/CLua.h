@@ -120,8 +120,10 @@ typedef struct crescent_object {
     void (*release)(void *object);
 } crescent_object;
 
-/** Pushes a new userdata holding `object` with the metatable in registry slot `metatable_ref`. */
-crescent_object *crescent_push_object(lua_State *L, void *object, void (*release)(void *), int metatable_ref);
+/** Pushes a new userdata holding `object`, with `user_values` user value slots and the metatable
+ *  in registry slot `metatable_ref`. */
+crescent_object *crescent_push_object(lua_State *L, void *object, void (*release)(void *), int metatable_ref,
+                                      int user_values);
 /** The block at `idx` when its metatable is exactly `metatable` (compared by identity), else NULL. */
 crescent_object *crescent_to_object(lua_State *L, int idx, const void *metatable);
 /** A `__gc` that releases the object once and clears it, so running it twice is harmless. */
@@ -131,9 +133,16 @@ int crescent_object_gc(lua_State *L);
 int crescent_object_index(lua_State *L);
 /** Pushes crescent_object_index closed over the methods table and getter on top (pops both). */
 void crescent_push_object_index(lua_State *L);
-/** Like crescent_push_object_index, but between the methods and the getter it looks in the
- *  object's user value (a table of cached property values), all without entering Swift. */
+/** Like crescent_push_object_index, but first looks in the object's user value (a table of cached
+ *  property values), then the methods, all without entering Swift. */
 void crescent_push_cached_index(lua_State *L);
+
+/** Pushes the array of key strings crescent_push_change needs; pin it once. */
+void crescent_push_change_keys(lua_State *L);
+/** Pushes an observer's change table `{ object, key, initial, coalesced, sub }` (the delivery's
+ *  third argument); `keys` is the index of the array from crescent_push_change_keys. */
+void crescent_push_change(lua_State *L, int keys, int object, const char *key, size_t key_length, int initial,
+                          lua_Integer coalesced, int subscription);
 
 /* ---- Lua macros that do not import into Swift ------------------------------------------------- */
 
@@ -178,5 +187,14 @@ void crescent_bench_register_c_object(lua_State *L);
 /** Calls the function at registry slot `ref` with one integer `count` times, protected, in C.
  *  Returns the sum of the integer results, or -1 on error. */
 lua_Integer crescent_bench_c_callback_loop(lua_State *L, int ref, lua_Integer count);
+
+/** Bytes the process heap has handed out (glibc mallinfo2), for memory measurements. */
+size_t crescent_heap_bytes(void);
+/** Registers global `bench_c_property`: a userdata whose C `__index` returns the integer 42 for
+ *  any key, the plainest possible property getter. */
+void crescent_bench_register_c_property(lua_State *L);
+/** Calls the function at registry slot `ref` `count` times as handler(i, i - 1, change) with a
+ *  fresh three-field change table, protected, in C: the cost of a bare delivery. */
+void crescent_bench_c_deliver_loop(lua_State *L, int ref, lua_Integer count);
 
 #endif

@@ -109,7 +109,7 @@ extension ModelBinding {
         }
         try stack.checkFunction(handlerIndex, function: function)
         let options = try readOptions(optionsIndex, stack, function: function, allowed: ["initial", "coalesce", "once"])
-        let subscription = subscribe(stack, handlerAt: handlerIndex) { token in
+        let subscription = subscribe(stack, handlerAt: handlerIndex, object: box) { token in
             registry.observe(box.handle, key: key, initial: options["initial"] ?? true, coalesce: options["coalesce"] ?? true,
                              once: options["once"] ?? false, site: site(stack), owner: host.currentScope, token: token,
                              handler: .dispatched)
@@ -131,12 +131,17 @@ extension ModelBinding {
     }
 
     /// Makes a subscription whose handle userdata is pinned (its slot is the token) and holds the
-    /// handler (a function or a delegate) as its user value.
-    private func subscribe(_ stack: LuaStack, handlerAt handlerIndex: Int32, _ make: (Int32) -> Subscription) -> Subscription {
+    /// handler (a function or a delegate) as user value 1 and the observed object as user value 2.
+    private func subscribe(_ stack: LuaStack, handlerAt handlerIndex: Int32, object: ObjectBox? = nil,
+                           _ make: (Int32) -> Subscription) -> Subscription {
         let subscription = make(0)
-        subscriptionType.push(subscription, onto: stack)             // ... handle
+        subscriptionType.push(subscription, onto: stack, userValues: 2) // ... handle
         stack.pushValue(at: handlerIndex)
-        _ = crescent_setuservalue(stack.state, -2)
+        _ = lua_setiuservalue(stack.state, -2, 1)
+        if let object {
+            pushObject(object.object, onto: stack)
+            _ = lua_setiuservalue(stack.state, -2, 2)
+        }
         subscription.token = vm.refID(from: stack)                   // ...
         return subscription
     }
@@ -188,23 +193,21 @@ extension ModelBinding: DeliveryDispatcher {
         let top = stack.top
         defer { stack.setTop(top) }
         _ = stack.ensure(8)
-        _ = crescent_getref(stack.state, change.subscription.token)  // handle
-        _ = crescent_getuservalue(stack.state, -1)                   // handle handler
-        lua_rotate(stack.state, -2, 1)                               // handler handle
-        push(change.new, onto: stack)                                // handler handle new
+        let state = stack.state
+        _ = crescent_getref(state, changeKeys)                       // keys
+        _ = crescent_getref(state, change.subscription.token)        // keys handle
+        _ = lua_getiuservalue(state, -1, 1)                          // handle handler
+        _ = lua_getiuservalue(state, -2, 2)                          // handle handler object
+        push(change.new, onto: stack)                                // handle handler object new
         if let old = change.old { push(old, onto: stack) } else { stack.pushNil() }
-        stack.newTable(fieldCount: 5)                                // handler handle new old change
-        pushObject(change.object.object, onto: stack)
-        stack.rawSet(-2, "object")
-        stack.push(change.key)
-        stack.rawSet(-2, "key")
-        stack.push(change.initial)
-        stack.rawSet(-2, "initial")
-        stack.push(change.coalesced)
-        stack.rawSet(-2, "coalesced")
-        stack.pushValue(at: -4)
-        stack.rawSet(-2, "sub")                                      // handler handle new old change
-        lua_rotate(stack.state, -4, -1)                              // handler new old change handle
+        var key = change.key
+        key.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                crescent_push_change(state, -6, -3, chars.baseAddress, chars.count, change.initial ? 1 : 0,
+                                     lua_Integer(change.coalesced), -5)
+            }
+        }                                                            // handle handler object new old change
+        lua_rotate(state, -4, -1)                                    // handle handler new old change object
         stack.pop()
         try vm.call(arguments: 3, results: 0)
     }

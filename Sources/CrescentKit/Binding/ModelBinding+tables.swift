@@ -43,6 +43,8 @@ extension ModelBinding {
             return .one
         }
         modelMetamethods = vm.ref()
+        crescent_push_change_keys(vm.state)
+        changeKeys = vm.refID()
 
         stack.newTable(fieldCount: 3)
         stack.push("ServiceError")

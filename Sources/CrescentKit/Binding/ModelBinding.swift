@@ -30,10 +30,15 @@ final class ModelBinding {
     var subscriptionType: LuaObjectType<Subscription>!
     var requestType: LuaObjectType<ServiceRequest>!
 
-    var vm: LuaVM { host.vm }
+    /// The host's VM, held directly: the delivery path reads it often, and an `unowned` load
+    /// each time shows up in profiles.
+    let vm: LuaVM
+    /// Registry slot of the interned key strings of change tables.
+    var changeKeys: Int32 = 0
 
     init(host: Host) {
         self.host = host
+        vm = host.vm
         registry = ObserverRegistry { [unowned host] report in host.report(registryEvent: report) }
     }
 
@@ -221,6 +226,7 @@ final class ModelBinding {
         }
         shares.removeAll()
         registry.removeAll()
+        registry.dispatcher = nil
         objects.removeAll()
         functionDocs = nil
         modelMetamethods = nil

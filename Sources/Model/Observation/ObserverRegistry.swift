@@ -20,8 +20,9 @@ public final class ObserverRegistry {
         case cycle(String)
     }
 
-    /// Where ``Subscription/Handler/dispatched`` deliveries go.
-    public weak var dispatcher: (any DeliveryDispatcher)?
+    /// Where ``Subscription/Handler/dispatched`` deliveries go. Held strongly (a weak load on
+    /// every delivery is measurable); the owner clears it when it tears down.
+    public var dispatcher: (any DeliveryDispatcher)?
     public let maxFailures: Int32
     public let maxChainedRounds: Int
     private let report: (Report) -> Void
@@ -36,7 +37,9 @@ public final class ObserverRegistry {
     private var isDelivering = false
     private var queuedByHandlers = false
     private var chainedRounds = 0
-    private var internedSites: Set<String> = []
+    /// Creation sites, shared by every subscription made at the same place.
+    private var sites: [String] = []
+    private var siteNumbers: [String: UInt32] = [:]
     /// Subscriptions not yet cancelled.
     public private(set) var liveCount = 0
 
@@ -89,18 +92,24 @@ public final class ObserverRegistry {
                       owner: Scope?, handler: Subscription.Handler) -> Subscription {
         nextID += 1
         liveCount += 1
-        let subscription = Subscription(id: nextID, target: target, site: intern(site), coalesces: coalesce,
+        let subscription = Subscription(id: nextID, target: target, siteNumber: number(ofSite: site), coalesces: coalesce,
                                         once: once, token: token, owner: owner, registry: self, handler: handler)
         owner?.adopt(subscription)
         return subscription
     }
 
-    /// Shares one string buffer between subscriptions made at the same place.
-    private func intern(_ site: String) -> String {
-        if let known = internedSites.firstIndex(of: site) { return internedSites[known] }
-        if internedSites.count > 4096 { internedSites.removeAll() }
-        internedSites.insert(site)
-        return site
+    /// The number of `site` in the table of sites (code has a bounded number of places).
+    private func number(ofSite site: String) -> UInt32 {
+        if let known = siteNumbers[site] { return known }
+        let number = UInt32(truncatingIfNeeded: sites.count)
+        sites.append(site)
+        siteNumbers[site] = number
+        return number
+    }
+
+    /// The site a subscription was made at.
+    func site(number: UInt32) -> String {
+        Int(number) < sites.count ? sites[Int(number)] : "?"
     }
 
     private func list<Key: Hashable>(_ lists: inout [Key: SubscriberList], _ key: Key) -> SubscriberList {
@@ -112,7 +121,7 @@ public final class ObserverRegistry {
 
     func subscriptionEnded(_ subscription: Subscription) {
         liveCount -= 1
-        if case .dispatched = subscription.handler { dispatcher?.subscriptionEnded(subscription) }
+        if subscription.swiftHandler == nil { dispatcher?.subscriptionEnded(subscription) }
         switch subscription.target {
         case .property(let object, let key):
             let propertyKey = PropertyKey(object: object.id, key: key)
@@ -215,21 +224,21 @@ public final class ObserverRegistry {
 
     private func deliver(_ change: PropertyChange) {
         run(change.subscription) {
-            switch change.subscription.handler {
-            case .property(let handler): try handler(change)
-            case .dispatched: try dispatcher?.deliver(change)
-            case .event: break
+            guard let swift = change.subscription.swiftHandler else {
+                try dispatcher?.deliver(change)
+                return
             }
+            if case .property(let handler) = swift.handler { try handler(change) }
         }
     }
 
     private func deliver(_ event: EventDelivery) {
         run(event.subscription) {
-            switch event.subscription.handler {
-            case .event(let handler): try handler(event)
-            case .dispatched: try dispatcher?.deliver(event)
-            case .property: break
+            guard let swift = event.subscription.swiftHandler else {
+                try dispatcher?.deliver(event)
+                return
             }
+            if case .event(let handler) = swift.handler { try handler(event) }
         }
     }
 
@@ -237,15 +246,14 @@ public final class ObserverRegistry {
         // A one-shot subscription ends as soon as its handler returns; whatever the handler
         // posts is queued for a later round, so it cannot receive twice.
         defer { if subscription.once { subscription.cancel() } }
-        subscription.deliveries += 1
+        subscription.recordDelivery()
         do {
             try body()
             subscription.consecutiveErrors = 0
         } catch {
-            subscription.errors += 1
-            subscription.consecutiveErrors += 1
+            subscription.recordError()
             report(.handlerFailed(subscription, error))
-            if subscription.consecutiveErrors >= maxFailures && subscription.isActive {
+            if Int32(subscription.consecutiveErrors) >= maxFailures && subscription.isActive {
                 subscription.cancel()
                 report(.autoCancelled(subscription))
             }

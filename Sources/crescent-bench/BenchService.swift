@@ -1,0 +1,25 @@
+import Model
+
+/// The service the model rows measure: one integer property and one trivial method.
+final class BenchService: Service {
+    let changes = ChangePublisher()
+    let value: Property<Int>
+
+    init() { value = Property("value", 0, changes) }
+
+    var interface: AnyInterface { Self.declaration }
+
+    static let declaration: AnyInterface = Interface<BenchService>(name: "bench", summary: "Benchmark service.") { d in
+        d.property("value", type: "integer", "A number the benchmark changes.") { .integer(Int64($0.value.value)) }
+        d.method("echo", [.init("value", .any, "Anything.")], returns: "the value", "Answers its argument at once.",
+                 immediate: { _, arguments throws(ServiceError) in arguments[0] })
+    }.erased
+}
+
+/// Registers one BenchService as `services.bench`.
+struct BenchPlugin: Plugin {
+    let name = "bench"
+    let service: BenchService
+
+    func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] { [service] }
+}
