@@ -50,10 +50,11 @@ import Testing
     @Test func aScriptThatEndsInTimeIsNotAffected() async throws {
         let result = try await runScript("""
             timer.after(0.02, function() print("done") end)
-            """, options: ["--timeout", "5"])
+            """, options: ["--timeout", "60"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == "done\n", "\(result)")
-        #expect(result.elapsed < 3, "the timeout does not keep the run alive: \(result)")
+        // Far below the 60 s limit even on a loaded machine: the limit does not keep the run alive.
+        #expect(result.elapsed < 30, "the timeout does not keep the run alive: \(result)")
     }
 
     static let allocateForever = """

@@ -69,7 +69,10 @@ public indirect enum ArgumentType: Sendable, CustomStringConvertible {
     }
 
     private static func article(_ word: String) -> String {
-        guard let first = word.first else { return "a" }
+        let lower = word.lowercased()
+        guard let first = lower.first else { return "a" }
+        // Words that start with a "you" sound take "a".
+        if ["uni", "use", "usu", "uri", "url", "uuid"].contains(where: lower.hasPrefix) { return "a" }
         return "aeiou".contains(first) ? "an" : "a"
     }
 
@@ -84,6 +87,9 @@ public indirect enum ArgumentType: Sendable, CustomStringConvertible {
         case (.boolean, .bool): return true
         case (.table, .array), (.table, .object), (.table, .model): return true
         case (.array(let element), .array(let items)): return items.allSatisfy(element.accepts)
+        case (.record(_, let fields), .array(let items)) where items.isEmpty:
+            // `{}` arrives as an empty array: it is a record with every field missing.
+            return fields.allSatisfy(\.isOptional)
         case (.record(_, let fields), .object), (.record(_, let fields), .model):
             return fields.allSatisfy { field in
                 let item = value[field.name]

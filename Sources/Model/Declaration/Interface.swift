@@ -8,7 +8,7 @@
 /// static let interface = Interface<Counter>(name: "counter", summary: "Counts ticks.") { d in
 ///     d.property("count", type: "integer", "Ticks so far.") { $0.count.value.value }
 ///     d.method("add", [.init("n", .integer, "How many to add.")], returns: "the new count",
-///              "Adds n ticks.") { counter, arguments in try counter.add(arguments[0]) }
+///              "Adds n ticks.") { counter, arguments throws(ServiceError) in try counter.add(arguments[0]) }
 ///     d.event("didReset", payload: "nil", "The count went back to zero.")
 /// }
 /// ```

@@ -33,42 +33,41 @@ public final class ObservableCollection: ModelObject {
     /// Inserts `newItems` at 0-based `index` (clamped to the list).
     public func insert(_ newItems: [Value], at index: Int? = nil) {
         guard !newItems.isEmpty else { return }
-        let (start, snapshot) = storage.withLock { items in
+        storage.withLock { items in
             let start = min(max(index ?? items.count, 0), items.count)
             items.insert(contentsOf: newItems, at: start)
-            return (start, items)
+            report(items, ChangeSet(inserted: Array((start + 1)...(start + newItems.count))))
         }
-        report(snapshot, ChangeSet(inserted: Array((start + 1)...(start + newItems.count))))
     }
 
     /// Removes the items at 0-based `indexes` (out-of-range ones are ignored).
     public func remove(at indexes: [Int]) {
-        let (removed, snapshot) = storage.withLock { items in
+        storage.withLock { items in
             let valid = Set(indexes.filter { items.indices.contains($0) }).sorted()
+            guard !valid.isEmpty else { return }
             for index in valid.reversed() { items.remove(at: index) }
-            return (valid, items)
+            report(items, ChangeSet(deleted: valid.map { $0 + 1 }))
         }
-        guard !removed.isEmpty else { return }
-        report(snapshot, ChangeSet(deleted: removed.map { $0 + 1 }))
     }
 
     /// Replaces the item at 0-based `index`.
     public func replace(at index: Int, with item: Value) {
-        let snapshot: [Value]? = storage.withLock { items in
-            guard items.indices.contains(index) else { return nil }
+        storage.withLock { items in
+            guard items.indices.contains(index) else { return }
             items[index] = item
-            return items
+            report(items, ChangeSet(updated: [index + 1]))
         }
-        guard let snapshot else { return }
-        report(snapshot, ChangeSet(updated: [index + 1]))
     }
 
     /// Replaces every item.
     public func reload(_ newItems: [Value]) {
-        storage.withLock { $0 = newItems }
-        report(newItems, .reloadAll)
+        storage.withLock { items in
+            items = newItems
+            report(items, .reloadAll)
+        }
     }
 
+    /// Called with the lock held, so reports arrive in the order the mutations were made.
     private func report(_ snapshot: [Value], _ changeSet: ChangeSet) {
         changes.propertyChanged("items", to: .array(snapshot))
         changes.propertyChanged("count", to: .integer(Int64(snapshot.count)))

@@ -32,13 +32,14 @@ public final class ObserverRegistry {
     private var eventSubscribers: [String: SubscriberList] = [:]
     private var delegateSubscribers: [ObjectIdentifier: SubscriberList] = [:]
     private var currentValues: [PropertyKey: Value] = [:]
-    private var queue: [Pending] = []
+    /// What the next round delivers, each item marked when a handler queued it (a chain).
+    private var queue: [(item: Pending, chained: Bool)] = []
     private var batches: [PropertyKey: PropertyBatch] = [:]
     private var isDelivering = false
     private var queuedByHandlers = false
     private var chainedRounds = 0
     /// Creation sites, shared by every subscription made at the same place.
-    private var sites: [String] = []
+    private var sites: [String] = ["(one of many sites)"]
     private var siteNumbers: [String: UInt32] = [:]
     /// Subscriptions not yet cancelled.
     public private(set) var liveCount = 0
@@ -67,6 +68,7 @@ public final class ObserverRegistry {
                                 token: token, owner: owner, handler: handler)
         list(&propertySubscribers, propertyKey).append(subscription)
         if initial { enqueue(.initial(subscription, currentValues[propertyKey] ?? .null)) }
+        owner?.adopt(subscription) // last: adopting into an ended scope cancels at once
         return subscription
     }
 
@@ -76,6 +78,7 @@ public final class ObserverRegistry {
         let subscription = make(.event(name, object), site: site, coalesce: false, once: once,
                                 token: token, owner: owner, handler: handler)
         list(&eventSubscribers, name).append(subscription)
+        owner?.adopt(subscription)
         return subscription
     }
 
@@ -85,6 +88,7 @@ public final class ObserverRegistry {
         let subscription = make(.allEvents(object), site: site, coalesce: false, once: false,
                                 token: token, owner: owner, handler: handler)
         list(&delegateSubscribers, object.id).append(subscription)
+        owner?.adopt(subscription)
         return subscription
     }
 
@@ -94,18 +98,21 @@ public final class ObserverRegistry {
         liveCount += 1
         let subscription = Subscription(id: nextID, target: target, siteNumber: number(ofSite: site), coalesces: coalesce,
                                         once: once, token: token, owner: owner, registry: self, handler: handler)
-        owner?.adopt(subscription)
         return subscription
     }
 
     /// The number of `site` in the table of sites (code has a bounded number of places).
     private func number(ofSite site: String) -> UInt32 {
         if let known = siteNumbers[site] { return known }
+        // Code has a bounded number of places; generated chunks could make unbounded names.
+        if sites.count >= Self.maxSites { return 0 }
         let number = UInt32(truncatingIfNeeded: sites.count)
         sites.append(site)
         siteNumbers[site] = number
         return number
     }
+
+    private static let maxSites = 1 << 16
 
     /// The site a subscription was made at.
     func site(number: UInt32) -> String {
@@ -127,7 +134,8 @@ public final class ObserverRegistry {
             let propertyKey = PropertyKey(object: object.id, key: key)
             if propertySubscribers[propertyKey]?.noteCancelled() == true {
                 propertySubscribers[propertyKey] = nil
-                if batches[propertyKey] == nil { currentValues[propertyKey] = nil }
+                currentValues[propertyKey] = nil
+                batches[propertyKey] = nil
             }
         case .event(let name, _):
             if eventSubscribers[name]?.noteCancelled() == true { eventSubscribers[name] = nil }
@@ -166,7 +174,7 @@ public final class ObserverRegistry {
 
     private func enqueue(_ item: Pending) {
         if isDelivering { queuedByHandlers = true }
-        queue.append(item)
+        queue.append((item, isDelivering))
     }
 
     // MARK: Delivery
@@ -177,26 +185,30 @@ public final class ObserverRegistry {
         guard !queue.isEmpty, !isDelivering else { return }
         chainedRounds = queuedByHandlers ? chainedRounds + 1 : 0
         queuedByHandlers = false
-        let round = queue
-        let roundBatches = batches
+        var round = queue
+        var roundBatches = batches
         queue = []
         batches = [:]
         if chainedRounds >= maxChainedRounds {
+            // Drop the chain; what arrived from outside it (a service, a timer) is still delivered.
             chainedRounds = 0
-            report(.cycle(Self.describe(round)))
-            return
+            report(.cycle(Self.describe(round.filter(\.chained).map(\.item))))
+            round.removeAll(where: \.chained)
         }
         isDelivering = true
         defer { isDelivering = false }
-        for item in round {
+        let lastID = nextID // subscriptions made during this round wait for the next one
+        for (item, _) in round {
             switch item {
             case .initial(let subscription, let value):
                 guard subscription.isActive, case .property(let object, let key) = subscription.target else { continue }
                 deliver(PropertyChange(subscription: subscription, object: object, key: key, new: value,
                                        old: nil, initial: true, coalesced: 0))
             case .property(let propertyKey, let object):
-                guard let batch = roundBatches[propertyKey], let subscribers = propertySubscribers[propertyKey] else { continue }
-                for subscription in subscribers.snapshot() where subscription.isActive {
+                // removeValue: a key re-observed after its last observer left can be queued twice.
+                guard let batch = roundBatches.removeValue(forKey: propertyKey),
+                      let subscribers = propertySubscribers[propertyKey] else { continue }
+                for subscription in subscribers.snapshot() where subscription.isActive && !subscription.isNewer(than: lastID) {
                     if subscription.coalesces {
                         deliver(PropertyChange(subscription: subscription, object: object, key: propertyKey.key,
                                                new: batch.last, old: batch.firstOld, initial: false,
@@ -211,9 +223,9 @@ public final class ObserverRegistry {
             case .event(let post):
                 var subscribers = eventSubscribers[post.name]?.snapshot() ?? []
                 if let object = post.object, let delegates = delegateSubscribers[object.id] {
-                    subscribers += delegates.snapshot()
+                    subscribers = Self.merge(subscribers, delegates.snapshot())
                 }
-                for subscription in subscribers where subscription.isActive {
+                for subscription in subscribers where subscription.isActive && !subscription.isNewer(than: lastID) {
                     if case .event(_, let only?) = subscription.target, only != post.object { continue }
                     deliver(EventDelivery(subscription: subscription, name: post.name, event: post.event,
                                           object: post.object, payload: post.payload))
@@ -258,6 +270,21 @@ public final class ObserverRegistry {
                 report(.autoCancelled(subscription))
             }
         }
+    }
+
+    /// Two lists in subscription order, merged in subscription order.
+    private static func merge(_ a: [Subscription], _ b: [Subscription]) -> [Subscription] {
+        if a.isEmpty { return b }
+        if b.isEmpty { return a }
+        var merged: [Subscription] = []
+        merged.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            if b[j].isNewer(than: a[i].id) { merged.append(a[i]); i += 1 } else { merged.append(b[j]); j += 1 }
+        }
+        merged += a[i...]
+        merged += b[j...]
+        return merged
     }
 
     private static func describe(_ round: [Pending]) -> String {

@@ -24,18 +24,22 @@ public final class Property<Wrapped: ValueConvertible>: Sendable {
 
     /// Sets a new value and reports it.
     public func set(_ newValue: Wrapped) {
-        storage.withLock { $0 = newValue }
-        publisher.propertyChanged(key, to: newValue.value)
+        // Reported under the lock, so reports arrive in the order the changes were made.
+        storage.withLock { value in
+            value = newValue
+            publisher.propertyChanged(key, to: newValue.value)
+        }
     }
 
     /// Changes the value in place and reports the result.
     @discardableResult
     public func update<Result>(_ change: (inout Wrapped) throws -> Result) rethrows -> Result {
-        let (result, newValue) = try storage.withLock { value in
-            let result = try change(&value)
-            return (result, value)
+        try storage.withLock { value in
+            var copy = value                      // a throwing change leaves the value as it was
+            let result = try change(&copy)
+            value = copy
+            publisher.propertyChanged(key, to: copy.value)
+            return result
         }
-        publisher.propertyChanged(key, to: newValue.value)
-        return result
     }
 }

@@ -36,8 +36,9 @@ public final class Subscription: Cancellable {
     public var ownerSlot = -1
     public private(set) weak var owner: Scope?
     weak var registry: ObserverRegistry?
-    /// The Swift handler, or nil for ``Handler/dispatched`` subscriptions.
-    let swiftHandler: SwiftHandler?
+    /// The Swift handler, or nil for ``Handler/dispatched`` subscriptions (and once cancelled,
+    /// so a closure that captures its own subscription is not kept alive by it).
+    private(set) var swiftHandler: SwiftHandler?
 
     private static let coalescesFlag: UInt8 = 1, onceFlag: UInt8 = 2, activeFlag: UInt8 = 4
 
@@ -66,6 +67,13 @@ public final class Subscription: Cancellable {
     /// How many of those raised.
     public var errors: Int32 { Int32(clamping: errorCount) }
 
+    /// True when this subscription was made after the one numbered `id`. Numbers are 32-bit and
+    /// wrap; comparing their difference keeps the order right while live subscriptions span fewer
+    /// than 2^31 numbers.
+    func isNewer(than id: Int) -> Bool {
+        Int32(bitPattern: number &- UInt32(truncatingIfNeeded: id)) > 0
+    }
+
     func recordDelivery() { deliveryCount &+= 1 }
 
     func recordError() {
@@ -78,6 +86,7 @@ public final class Subscription: Cancellable {
         guard isActive else { return }
         flags &= ~Self.activeFlag
         registry?.subscriptionEnded(self)
+        swiftHandler = nil
         owner?.forget(self)
     }
 

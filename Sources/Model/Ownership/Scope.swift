@@ -19,6 +19,9 @@ public final class Scope {
 
     public init(name: String) { self.name = name }
 
+    /// A scope dropped without ``end()`` still ends what it owns.
+    deinit { end() }
+
     /// Takes ownership of `item`; adopting into an ended scope cancels the item at once.
     public func adopt(_ item: any Cancellable) {
         guard !isEnded else {
@@ -44,7 +47,8 @@ public final class Scope {
     /// How many live things the scope owns.
     public var count: Int { items.count }
 
-    /// Ends the scope: cancels everything it owns, newest first. Idempotent.
+    /// Ends the scope: cancels everything it owns, from the last slot down (newest first, except
+    /// that ``forget(_:)`` moves the last item into the freed slot). Idempotent.
     public func end() {
         isEnded = true
         while let item = items.popLast() {

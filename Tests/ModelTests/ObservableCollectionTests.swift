@@ -1,0 +1,203 @@
+import Model
+import Testing
+
+@Suite struct ObservableCollectionTests {
+    /// Runs `mutate` and returns what the collection reported: the `items`, `count` and change set.
+    func reports(_ collection: ObservableCollection, _ mutate: () -> Void) -> (texts: [String], changes: [ChangeSet]) {
+        let log = ChangeLog(collection)
+        mutate()
+        let all = log.take()
+        collection.changes.detach(log.sinkID)
+        let changes = all.compactMap { change -> ChangeSet? in
+            if case .event("didChange", let payload) = change { changeSet(from: payload) } else { nil }
+        }
+        return (all.map(\.text), changes)
+    }
+
+    @Test func interfaceHasItemsCountAndDidChange() throws {
+        let collection = ObservableCollection(items: ["a", "b"])
+        let interface = collection.interface
+        #expect(interface.name == "collection")
+        #expect(interface.properties.map(\.name) == ["items", "count"])
+        #expect(interface.events.map(\.name) == ["didChange"])
+        #expect(try #require(interface.property("items")).read(collection) == ["a", "b"])
+        #expect(try #require(interface.property("count")).read(collection) == 2)
+        #expect(ObjectHandle(collection).typeName == "collection")
+    }
+
+    @Test func extendAddsTheOwnersMethods() throws {
+        let collection = ObservableCollection(typeName: "feedList", summary: "Feeds.") { d in
+            d.action("add", [ArgumentSpec("item", .any, "")], "Appends.", body: { list, arguments throws(ServiceError) in
+                list.insert([arguments[0]])
+            })
+            d.event("didRefresh", payload: "nil", "Refreshed.")
+        }
+        #expect(collection.interface.name == "feedList")
+        #expect(collection.interface.summary == "Feeds.")
+        #expect(collection.interface.methods.map(\.name) == ["add"])
+        #expect(collection.interface.events.map(\.name) == ["didChange", "didRefresh"])
+        guard case .immediate(let add) = try #require(collection.interface.method("add")).body else {
+            Issue.record("add is an action")
+            return
+        }
+        _ = try add(collection, Arguments(["x"]))
+        #expect(collection.items == ["x"])
+    }
+
+    @Test func appendReportsItemsCountAndInsertedPositions() {
+        let collection = ObservableCollection(items: ["a"])
+        let result = reports(collection) { collection.insert(["b", "c"]) }
+        #expect(result.texts == ["items=[a,b,c]", "count=3",
+                                 "didChange({deleted=[],inserted=[2,3],reload=false,updated=[]})"])
+        #expect(result.changes == [ChangeSet(inserted: [2, 3])])
+        #expect(collection.items == ["a", "b", "c"])
+        #expect(collection.count == 3)
+    }
+
+    @Test func insertAtIndexIsOneBasedInTheReport() {
+        let collection = ObservableCollection(items: ["a", "d"])
+        #expect(reports(collection) { collection.insert(["b", "c"], at: 1) }.changes == [ChangeSet(inserted: [2, 3])])
+        #expect(collection.items == ["a", "b", "c", "d"])
+        #expect(reports(collection) { collection.insert(["z"], at: 0) }.changes == [ChangeSet(inserted: [1])])
+        #expect(collection.items == ["z", "a", "b", "c", "d"])
+    }
+
+    @Test func insertClampsItsIndexAndIgnoresNothing() {
+        let collection = ObservableCollection(items: ["a"])
+        #expect(reports(collection) { collection.insert(["b"], at: 99) }.changes == [ChangeSet(inserted: [2])])
+        #expect(reports(collection) { collection.insert(["z"], at: -5) }.changes == [ChangeSet(inserted: [1])])
+        #expect(collection.items == ["z", "a", "b"])
+        #expect(reports(collection) { collection.insert([]) }.texts.isEmpty, "an empty insert reports nothing")
+    }
+
+    @Test func removeReportsPositionsBeforeTheChange() {
+        let collection = ObservableCollection(items: ["a", "b", "c", "d", "e"])
+        let result = reports(collection) { collection.remove(at: [3, 1, 3, 42, -1]) }
+        #expect(result.changes == [ChangeSet(deleted: [2, 4])], "sorted, deduplicated, 1-based, out-of-range ignored")
+        #expect(result.texts.prefix(2) == ["items=[a,c,e]", "count=3"])
+        #expect(collection.items == ["a", "c", "e"])
+        #expect(reports(collection) { collection.remove(at: [7]) }.texts.isEmpty, "nothing removed: nothing reported")
+        #expect(reports(collection) { collection.remove(at: []) }.texts.isEmpty)
+    }
+
+    @Test func replaceReportsUpdatedPosition() {
+        let collection = ObservableCollection(items: ["a", "b"])
+        let result = reports(collection) { collection.replace(at: 1, with: "B") }
+        #expect(result.changes == [ChangeSet(updated: [2])])
+        #expect(result.texts.prefix(2) == ["items=[a,B]", "count=2"])
+        #expect(collection.items == ["a", "B"])
+        #expect(reports(collection) { collection.replace(at: 2, with: "x") }.texts.isEmpty)
+        #expect(reports(collection) { collection.replace(at: -1, with: "x") }.texts.isEmpty)
+    }
+
+    @Test func reloadReportsReload() {
+        let collection = ObservableCollection(items: ["a", "b"])
+        let result = reports(collection) { collection.reload(["x"]) }
+        #expect(result.changes == [.reloadAll])
+        #expect(result.texts == ["items=[x]", "count=1", "didChange({deleted=[],inserted=[],reload=true,updated=[]})"])
+        #expect(collection.items == ["x"])
+        #expect(reports(collection) { collection.reload([]) }.changes == [.reloadAll])
+        #expect(collection.count == 0)
+    }
+
+    @Test func changeSetValueAndEmptiness() {
+        #expect(ChangeSet().isEmpty)
+        #expect(!ChangeSet.reloadAll.isEmpty)
+        #expect(!ChangeSet(updated: [1]).isEmpty)
+        let set = ChangeSet(inserted: [1], deleted: [2, 3], updated: [], reload: false)
+        #expect(set.value == ["inserted": [1], "deleted": [2, 3], "updated": [], "reload": false])
+        #expect(changeSet(from: set.value) == set)
+    }
+
+    @Test func applyingTheChangeSetToTheOldListGivesTheNewOne() {
+        let collection = ObservableCollection(items: ["a", "b", "c", "d"])
+        var old = collection.items
+        for mutate in [{ collection.insert(["x", "y"], at: 2) }, { collection.remove(at: [0, 3, 5]) },
+                       { collection.replace(at: 1, with: "Y") }, { collection.reload(["q"]) }] {
+            let changes = reports(collection, mutate).changes
+            #expect(changes.count == 1)
+            let new = collection.items
+            #expect(apply(changes[0], to: old, reading: new) == new)
+            old = new
+        }
+    }
+
+    /// Inserts from several tasks: `count` must be reported 1, 2, 3 … in order, and the last
+    /// `items` report must be the final list; otherwise observers apply change sets out of order.
+    @Test func concurrentMutationsReportInOrder() async {
+        do {
+            for round in 0..<100 {
+                let collection = ObservableCollection()
+                let log = ChangeLog(collection)
+                await withTaskGroup(of: Void.self) { group in
+                    for task in 0..<4 {
+                        group.addTask { for i in 0..<100 { collection.insert([.integer(Int64(task * 1_000 + i))], at: 0) } }
+                    }
+                }
+                var counts: [Int] = []
+                var lastItems: Value = []
+                for change in log.take() {
+                    switch change {
+                    case .property("items", let items): lastItems = items
+                    case .property("count", let count): counts.append(Int(value: count) ?? -1)
+                    default: break
+                    }
+                }
+                if counts != Array(1...400) || lastItems != .array(collection.items) {
+                    #expect(counts == Array(1...400), "round \(round): counts reported out of order")
+                    #expect(lastItems == .array(collection.items), "round \(round): the last items report is stale")
+                    break // one witness is enough
+                }
+            }
+        }
+    }
+
+    /// Random insertions, removals, replacements and reloads: every change set turns the list
+    /// before it into the list after it, and `count` always matches.
+    @Test(arguments: [1, 2, 3, 42, 2024] as [UInt64])
+    func randomOperationsKeepChangeSetsExact(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        let collection = ObservableCollection()
+        let log = ChangeLog(collection)
+        var old: [Value] = []
+        var next = 0
+        for step in 0..<400 {
+            let count = collection.count
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<4:
+                let items = (0..<Int.random(in: 0...3, using: &random)).map { _ -> Value in
+                    next += 1
+                    return .integer(Int64(next))
+                }
+                collection.insert(items, at: Bool.random(using: &random) ? nil : Int.random(in: -1...(count + 1), using: &random))
+            case 4..<7:
+                let indexes = (0..<Int.random(in: 0...4, using: &random)).map { _ in Int.random(in: -1...(count + 1), using: &random) }
+                collection.remove(at: indexes)
+            case 7..<9:
+                next += 1
+                collection.replace(at: Int.random(in: -1...count, using: &random), with: .integer(Int64(next)))
+            default:
+                collection.reload((0..<Int.random(in: 0...5, using: &random)).map { .integer(Int64($0 * 1_000 + step)) })
+            }
+            let new = collection.items
+            let reported = log.take()
+            guard !reported.isEmpty else {
+                #expect(new == old, "step \(step): nothing reported, nothing changed")
+                continue
+            }
+            guard reported.count == 3,
+                  case .property("items", let items) = reported[0],
+                  case .property("count", let reportedCount) = reported[1],
+                  case .event("didChange", let payload) = reported[2],
+                  let changes = changeSet(from: payload) else {
+                Issue.record("step \(step): unexpected reports \(reported.map(\.text))")
+                return
+            }
+            #expect(items == .array(new))
+            #expect(reportedCount == .integer(Int64(new.count)))
+            #expect(!changes.isEmpty)
+            #expect(apply(changes, to: old, reading: new) == new, "step \(step): \(changes)")
+            old = new
+        }
+    }
+}
