@@ -12,14 +12,7 @@ extension ModelBinding {
             let typeName = Self.modelTypeName(at: 1, in: stack)
             throw LuaRaise("cannot set '\(typeName).\(stack.describe(at: 2))': a \(typeName) is read-only (it is a snapshot made by its service)")
         }
-        vm.register(field: "__pairs") { stack in
-            lua_getmetatable(stack.state, 1)
-            _ = lua_getfield(stack.state, -1, "__index")             // mt fields
-            lua_getglobal(stack.state, "next")
-            lua_rotate(stack.state, -2, 1)                            // mt next fields
-            stack.pushNil()
-            return .values(3)
-        }
+        vm.register(field: "__pairs", Self.pairsOverIndexTable)
         vm.register(field: "__len") { stack in
             lua_getmetatable(stack.state, 1)
             _ = lua_getfield(stack.state, -1, "__index")
@@ -118,6 +111,17 @@ extension ModelBinding {
                 },
             ]
         )
+    }
+
+    /// `__pairs` for read-only proxies whose metatable's `__index` holds the real fields:
+    /// iterates those fields with `next`.
+    static func pairsOverIndexTable(_ stack: LuaStack) -> LuaReturn {
+        lua_getmetatable(stack.state, 1)
+        _ = lua_getfield(stack.state, -1, "__index")                 // mt fields
+        lua_getglobal(stack.state, "next")
+        lua_rotate(stack.state, -2, 1)                                // mt next fields
+        stack.pushNil()
+        return .values(3)
     }
 
     /// The type name of the data model whose proxy is at `index`.

@@ -74,14 +74,7 @@ final class ModelBinding {
         }
         stack.push("services")
         stack.rawSet(-2, "__metatable")
-        vm.register(field: "__pairs") { stack in
-            lua_getmetatable(stack.state, 1)
-            _ = lua_getfield(stack.state, -1, "__index")             // mt byName
-            lua_getglobal(stack.state, "next")
-            lua_rotate(stack.state, -2, 1)                            // mt next byName
-            stack.pushNil()
-            return .values(3)
-        }
+        vm.register(field: "__pairs", Self.pairsOverIndexTable)
         lua_setmetatable(stack.state, -2)
         vm.setGlobal("services")
     }

@@ -82,16 +82,8 @@ extension ModelBinding {
     /// Pushes a service error as a table with `code`, `message`, `service`, `method` whose
     /// `tostring` reads `geocoder.reverse: invalid_argument: ...`.
     func push(_ error: ServiceError, onto stack: LuaStack) {
-        _ = stack.ensure(3)
-        stack.newTable(fieldCount: 4)
-        stack.push(error.code.name)
-        stack.rawSet(-2, "code")
-        stack.push(error.message)
-        stack.rawSet(-2, "message")
-        stack.push(error.service)
-        stack.rawSet(-2, "service")
-        stack.push(error.method)
-        stack.rawSet(-2, "method")
+        push(.object(["code": .string(error.code.name), "message": .string(error.message),
+                      "service": .string(error.service), "method": .string(error.method)]), onto: stack)
         errorMetatable.push(onto: stack)
         lua_setmetatable(stack.state, -2)
     }
