@@ -1,0 +1,102 @@
+import CrescentKit
+import Model
+import Testing
+
+/// DESIGN.md "Observation and notifications", collections: `items`, `count`, and `didChange`
+/// with a change set that is never dropped.
+@Suite struct CollectionTests {
+    static let showChange = """
+        local function show(cs)
+          local function list(t) local s = {} for i, v in ipairs(t) do s[i] = tostring(v) end return "{" .. table.concat(s, ",") .. "}" end
+          return "inserted=" .. list(cs.inserted) .. " deleted=" .. list(cs.deleted) .. " updated=" .. list(cs.updated) .. " reload=" .. tostring(cs.reload)
+        end
+
+        """
+
+    @Test func recordEmitsAChangeSetAndUpdatesItemsAndCount() throws {
+        let test = try TestHost(thermostat: Thermostat())
+        test.run(Self.showChange + """
+            local r = services.thermostat.readings
+            print(r.count, #r.items)
+            r:on("didChange", function(cs, info) print(info.name, show(cs), r.count, table.concat(r.items, ",")) end)
+            local counts = {}
+            r:record(18.5, function(n, err) counts[#counts + 1] = tostring(n) .. "/" .. tostring(err) end)
+            r:record(19.5, function(n, err) counts[#counts + 1] = tostring(n) .. "/" .. tostring(err) end)
+            timer.after(1, function() print("record returned", table.concat(counts, " ")) end)
+            """)
+        test.settle()
+        test.advance(seconds: 1)
+        #expect(test.lines == [
+            "0\t0",
+            "readings.didChange\tinserted={1} deleted={} updated={} reload=false\t2\t18.5,19.5",
+            "readings.didChange\tinserted={2} deleted={} updated={} reload=false\t2\t18.5,19.5",
+            "record returned\t1/nil 2/nil",
+        ], "two change sets in one turn: both delivered, none coalesced")
+    }
+
+    @Test func dropReplaceAndReloadReportWhatChanged() throws {
+        let thermostat = Thermostat()
+        let test = try TestHost(thermostat: thermostat)
+        test.run(Self.showChange + """
+            local r = services.thermostat.readings
+            on("readings.didChange", function(cs) print(show(cs), table.concat(r.items, ",")) end)
+            for i = 1, 3 do r:record(i, function() end) end
+            keep = timer.after(10, function() end)
+            """)
+        test.settle()
+        test.run("services.thermostat.readings:drop(2)")
+        test.settle()
+        thermostat.readings.replace(at: 0, with: 7)
+        test.settle()
+        thermostat.readings.reload([4, 5])
+        test.settle()
+        test.run("keep:cancel()")
+        #expect(test.lines == [
+            "inserted={1} deleted={} updated={} reload=false\t1,2,3",
+            "inserted={2} deleted={} updated={} reload=false\t1,2,3",
+            "inserted={3} deleted={} updated={} reload=false\t1,2,3",
+            "inserted={} deleted={2} updated={} reload=false\t1,3",
+            "inserted={} deleted={} updated={1} reload=false\t7,3",
+            "inserted={} deleted={} updated={} reload=true\t4,5",
+        ])
+        #expect(test.exitStatus == 0)
+    }
+
+    @Test func countAndItemsAreObservable() throws {
+        let test = try TestHost(thermostat: Thermostat())
+        test.run("""
+            local r = services.thermostat.readings
+            r:observe("count", function(new, old, change) print("count", new, old, change.initial, change.coalesced) end)
+            observe(r, "items", function(new, old) print("items", #new, old and #old) end, { initial = false })
+            r:record(1, function() end)
+            r:record(2, function() end)
+            timer.after(1, function() r:drop(1) end)
+            """)
+        test.settle()
+        test.advance(seconds: 1)
+        test.settle()
+        #expect(test.lines == [
+            "count\t0\tnil\ttrue\t0",
+            "items\t2\t0",                      // the collection reports items, then count
+            "count\t2\t0\tfalse\t2",
+            "items\t1\t2",
+            "count\t1\t2\tfalse\t1",
+        ])
+        #expect(test.exitStatus == 0)
+    }
+
+    @Test func collectionPropertiesAreReadOnly() throws {
+        let test = try TestHost(thermostat: Thermostat())
+        test.run("""
+            local r = services.thermostat.readings
+            print(select(2, pcall(function() r.count = 3 end)))
+            print(select(2, pcall(function() r:on("didExplode", print) end)))
+            print(select(2, pcall(observe, r, "size", print)))
+            """)
+        #expect(test.lines == [
+            "test.lua:2: cannot set 'readings.count': its properties are read-only (the readings updates them; see help(readings))",
+            "test.lua:3: readings:on(event, handler[, options]): 'didExplode' is not an event of readings (events: didChange)",
+            "bad argument #2 to 'observe' ('size' is not a property of readings (properties: items, count))",
+        ])
+    }
+}

@@ -1,0 +1,57 @@
+import CrescentKit
+import Dispatch
+import Foundation
+import Model
+import Synchronization
+
+/// One script run to completion on a real NIO event loop (`ScriptRunner`), for anything that
+/// involves Swift tasks (the `slow` method): EmbeddedEventLoop is not thread-safe.
+///
+/// `ScriptRunner.run` blocks its thread until the script ends, so it runs on a thread of its own:
+/// blocking one of the (few) cooperative threads the tests run on could starve the Swift tasks
+/// the script itself waits for.
+struct RealLoopRun: Sendable {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+    /// Wall-clock seconds the run took.
+    let seconds: Double
+
+    var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+
+    /// Runs `source` as `test.lua` (so messages say `test.lua:N:`) with the thermostat plugin.
+    static func run(_ source: String, thermostat: Thermostat = Thermostat(), timeout: Double? = 20,
+                    failFast: Bool = false) async -> RealLoopRun {
+        await withCheckedContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(returning: RealLoopRun(source, thermostat: thermostat, timeout: timeout, failFast: failFast))
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
+    private init(_ source: String, thermostat: Thermostat, timeout: Double?, failFast: Bool) {
+        final class Output: Sendable {
+            let stdout = Mutex("")
+            let stderr = Mutex("")
+        }
+        let output = Output()
+        let console = Console(colors: false) { stream, text in
+            switch stream {
+            case .output: output.stdout.withLock { $0 += text }
+            case .error: output.stderr.withLock { $0 += text }
+            }
+        }
+        var options = HostOptions()
+        options.timeout = timeout
+        options.failFast = failFast
+        let started = DispatchTime.now().uptimeNanoseconds
+        // `.file` only names the chunk here: the bytes are given, nothing is read from disk.
+        status = ScriptRunner.run(.file("test.lua"), bytes: Array(source.utf8), options: options,
+                                  plugins: [ThermostatPlugin(thermostat)], console: console)
+        seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        stdout = output.stdout.withLock { $0 }
+        stderr = output.stderr.withLock { $0 }
+    }
+}
