@@ -18,7 +18,8 @@ public final class LuaCoroutine {
 
     /// The coroutine's own state.
     public let thread: OpaquePointer
-    let pin: LuaRef
+    /// Keeps the thread alive; released once the coroutine has ended for good.
+    private var pin: LuaRef?
     unowned let vm: LuaVM
 
     /// Pops the function on top of `stack` (the main stack by default) and makes it the body of
@@ -33,6 +34,9 @@ public final class LuaCoroutine {
         lua_xmove(caller, thread, 1)                    // thread          (co: f)
         pin = vm.ref(from: LuaStack(caller))
     }
+
+    /// Lets the thread be collected. Call only when it will never run or be inspected again.
+    public func release() { pin = nil }
 
     /// The coroutine's stack: push resume arguments here; read yielded or returned values here.
     public var stack: LuaStack { LuaStack(thread) }

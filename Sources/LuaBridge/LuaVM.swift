@@ -52,6 +52,7 @@ public final class LuaVM {
         guard isOpen else { return }
         isOpen = false
         crescent_close(state)
+        liveReferences = 0  // the registry is gone with the state
         functionBoxes.removeAll()
         objectTypes.removeAll()
     }

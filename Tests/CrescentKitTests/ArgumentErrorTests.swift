@@ -46,8 +46,8 @@ import Testing
             "t:locate({ lat = 'north', lon = 2 }, print)",
             "t:locate('Paris', print)",
         ]) == [
-            "test.lua:2: thermostat:locate(place[, options], completion): argument #1 must be a location {lat=, lon=}, got table",
-            "test.lua:3: thermostat:locate(place[, options], completion): argument #1 must be a location {lat=, lon=}, got table",
+            "test.lua:2: thermostat:locate(place[, options], completion): argument #1 must be a location {lat=, lon=}, got table without lon",
+            "test.lua:3: thermostat:locate(place[, options], completion): argument #1 must be a location {lat=, lon=}, got table whose lat is a string",
             "test.lua:4: thermostat:locate(place[, options], completion): argument #1 must be a location {lat=, lon=}, got string",
         ])
     }
@@ -63,8 +63,8 @@ import Testing
             "test.lua:2: thermostat:set(degrees, completion): argument #1 (degrees) is missing: it must be a number",
             "test.lua:3: thermostat:set(degrees, completion): argument #1 (degrees) is missing: it must be a number",
             "test.lua:4: thermostat:alarm(level): argument #1 (level) is missing: it must be an integer",
-            "test.lua:5: thermostat:set(degrees, completion): too many arguments (2 given, it takes 1)",
-            "test.lua:6: thermostat:alarm(level): too many arguments (2 given, it takes 1)",
+            "test.lua:5: thermostat:set(degrees, completion): argument #2 is one too many (it takes degrees and a completion)",
+            "test.lua:6: thermostat:alarm(level): argument #2 is one too many (it takes level)",
         ])
     }
 

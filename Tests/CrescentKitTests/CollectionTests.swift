@@ -94,8 +94,8 @@ import Testing
             print(select(2, pcall(observe, r, "size", print)))
             """)
         #expect(test.lines == [
-            "test.lua:2: cannot set 'readings.count': its properties are read-only (the readings updates them; see help(readings))",
-            "test.lua:3: readings:on(event, handler[, options]): 'didExplode' is not an event of readings (events: didChange)",
+            "test.lua:2: cannot set 'readings.count': its properties are read-only (its service updates them; see help(readings))",
+            "test.lua:3: readings:on(event, handler[, options]): argument #1: 'didExplode' is not an event of readings (events: didChange)",
             "bad argument #2 to 'observe' ('size' is not a property of readings (properties: items, count))",
         ])
     }

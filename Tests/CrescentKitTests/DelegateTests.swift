@@ -114,8 +114,8 @@ import Testing
             print(#subscriptions())
             """)
         #expect(test.lines == [
-            "bad argument #2 to 'addObserver' (table (an object with event methods) expected, got number)",
-            "bad argument #2 to 'addObserver' (table (an object with event methods) expected, got no value)",
+            "thermostat:addObserver(observer): argument #1 must be an object with event methods (a table), got number",
+            "thermostat:addObserver(observer): argument #1 must be an object with event methods (a table), got no value",
             "thermostat:addObserver(observer): call it with ':' on the object (got number as self)",
             "0",
         ])

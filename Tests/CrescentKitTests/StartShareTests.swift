@@ -86,7 +86,7 @@ import Testing
             "thermostat:start([options]): call it with ':' on the object (got number as self)",
             "nil\t(a collection is not startable)",
         ])
-        withKnownIssue("svc:start(42) counts self: 'bad argument #2 to 'start'', while start's own messages and every declared method say argument #1") {
+        do {
             #expect(test.lines.last == "thermostat:start([options]): argument #1 must be a table of options, got number")
         }
         #expect(thermostat.starts.isEmpty)

@@ -54,6 +54,7 @@ extension ModelBinding {
             if let box = anyObjectBox(at: index, in: stack) {
                 let isService = services.contains { $0.box === box }
                 return box.interface.documentation(as: isService ? "services.\(box.name)" : box.name)
+                    + "\n\n" + Self.commonMethods(of: box)
             }
         case .function:
             functionDocs.push(onto: stack)
@@ -86,6 +87,44 @@ extension ModelBinding {
             break
         }
         return "help: no documentation for this \(stack.typeName(at: index)) (try help() for the list)"
+    }
+
+    /// The methods every model object has, for `help(obj)`.
+    static func commonMethods(of box: ObjectBox) -> String {
+        var lines = ["Also (every object):"]
+        for (signature, summary) in commonMethodDocs(of: box) { lines.append("  \(signature)\n      \(summary)") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func commonMethodDocs(of box: ObjectBox) -> [(String, String)] {
+        let name = box.name
+        var docs = [
+            ("\(name):observe(key, handler[, { initial, coalesce, once }])", "Observe a property; handler(new, old, change). Same as observe(obj, ...)."),
+            ("\(name):on(event, handler[, { once }])", "Handle one of its events; handler(payload, info). Same as on(\"\(name).<event>\", ...)."),
+            ("\(name):addObserver(observer)", "Deliver each event as observer:<event>(payload) when the observer has that method."),
+            ("\(name):removeObserver(observer)", "Stop delivering events to the observer."),
+        ]
+        if box.object is any StartableService {
+            docs.append(("\(name):start([options])", "Start the service for the calling owner (counted per owner; ends with the owner)."))
+            docs.append(("\(name):stop()", "End the calling owner's share; the service stops when no share is left."))
+        }
+        return docs
+    }
+
+    /// Documents the binding's own methods of a freshly built object type.
+    func documentCommonMethods(of type: LuaObjectType<ObjectBox>, box: ObjectBox) {
+        let stack = vm.stack
+        type.pushMethods(onto: stack)                                // methods
+        for (signature, summary) in Self.commonMethodDocs(of: box) {
+            let method = String(signature.split(separator: ":")[1].prefix { $0 != "(" })
+            guard stack.rawGet(-1, method) == .function else {
+                stack.pop()
+                continue
+            }
+            document(functionOnTop: "\(signature)\n    \(summary)")
+            stack.pop()
+        }
+        stack.pop()
     }
 
     /// Pushes whether global `name` is the value at `index`.

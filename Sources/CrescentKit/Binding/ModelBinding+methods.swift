@@ -41,7 +41,7 @@ extension ModelBinding {
             if spec.hasCompletion && completion == nil && given == spec.arguments.count + 1 {
                 throw LuaRaise("\(signature()): argument #\(given) (completion) must be a function(result, err), got \(stack.typeName(at: last))")
             }
-            throw LuaRaise("\(signature()): too many arguments (\(given) given, it takes \(spec.arguments.count))")
+            throw LuaRaise("\(signature()): argument #\(spec.arguments.count + 1) is one too many (it takes \(Self.arity(of: spec)))")
         }
         var values: [Value] = []
         values.reserveCapacity(spec.arguments.count)
@@ -54,6 +54,10 @@ extension ModelBinding {
                 }
                 throw LuaRaise("\(signature()): argument #\(offset + 1) (\(argument.name)) is missing: it must be \(argument.type)")
             }
+            if let expected = Self.luaType(of: argument.type), stack.type(at: position) != expected {
+                // Checked before converting, so a wrong 10 MB string is not copied to be refused.
+                throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(stack.typeName(at: position))")
+            }
             let value: Value
             do {
                 value = try self.value(at: position, in: stack)
@@ -61,7 +65,7 @@ extension ModelBinding {
                 throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(error.description)")
             }
             guard argument.type.accepts(value) else {
-                throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(describeMismatch(value, stack, position))")
+                throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(Self.describeMismatch(value, argument.type, stack.typeName(at: position)))")
             }
             values.append(value)
         }
@@ -74,9 +78,10 @@ extension ModelBinding {
             request.completion = vm.ref(from: stack)
         } else {
             guard let task = host.currentTask, task.coroutine.thread == stack.state, stack.isYieldable else {
-                throw LuaRaise("\(signature()): missing completion: pass function(result, err) as the last argument, or call it inside task(function() ... end) to wait for the result")
+                throw LuaRaise("\(signature()): argument #\(given + 1) (completion) is missing: pass function(result, err) as the last argument, or call it inside task(function() ... end) to wait for the result")
             }
             request.waitingTask = task
+            task.awaiting = request
         }
         requests.insert(request)
         host.currentScope.adopt(request)
@@ -89,11 +94,34 @@ extension ModelBinding {
         return .one
     }
 
-    /// `string`, `number`, or for a table that lacks a field: `table without lat`.
-    private func describeMismatch(_ value: Value, _ stack: LuaStack, _ position: Int32) -> String {
-        let luaType = stack.typeName(at: position)
-        guard luaType == "table" else { return luaType }
-        return value.typeName == "table" ? "table" : value.typeName
+    /// `degrees and a completion`, `location, options and a completion`, `no arguments`.
+    static func arity(of spec: AnyMethodSpec) -> String {
+        var parts = spec.arguments.map { $0.isOptional ? "\($0.name) (optional)" : $0.name }
+        if spec.hasCompletion { parts.append("a completion") }
+        guard let last = parts.popLast() else { return "no arguments" }
+        return parts.isEmpty ? last : parts.joined(separator: ", ") + " and " + last
+    }
+
+    /// The Lua type a scalar argument type needs, checked before any conversion.
+    static func luaType(of type: ArgumentType) -> LuaType? {
+        switch type {
+        case .string: .string
+        case .integer, .number: .number
+        case .boolean: .boolean
+        default: nil
+        }
+    }
+
+    /// `string`, or for a table that does not fit a record: `table without lat`,
+    /// `table whose lat is a string`.
+    static func describeMismatch(_ value: Value, _ type: ArgumentType, _ luaType: String) -> String {
+        guard luaType == "table", case .record(_, let fields) = type else { return luaType }
+        for field in fields where !field.type.accepts(value[field.name]) {
+            let item = value[field.name]
+            if item.isNull { if !field.isOptional { return "table without \(field.name)" } else { continue } }
+            return "table whose \(field.name) is \(item.typeName == "table" ? "a table" : "a \(item.typeName)")"
+        }
+        return "table"
     }
 
     private func runAction(_ spec: AnyMethodSpec, on box: ObjectBox, _ arguments: Arguments, _ stack: LuaStack) throws -> LuaReturn {
@@ -164,6 +192,7 @@ extension ModelBinding {
         let stack: LuaStack
         if let task {
             guard !task.isDone else { return }
+            task.awaiting = nil
             stack = task.coroutine.stack
         } else {
             stack = vm.stack

@@ -15,11 +15,11 @@ extension ModelBinding {
             guard let box = self.anyObjectBox(at: 1, in: stack) else {
                 throw stack.argumentError(1, function: "observe", expected: "service or model object")
             }
-            return try self.observe(box, keyAt: 2, handlerAt: 3, optionsAt: 4, stack, function: "observe")
+            return try self.observe(box, keyAt: 2, handlerAt: 3, optionsAt: 4, stack, site: .global("observe"))
         }
         vm.register("on") { [unowned self] stack in
             let name = try stack.checkString(1, function: "on")
-            return try self.on(name, object: nil, event: name, handlerAt: 2, optionsAt: 3, stack, function: "on")
+            return try self.on(name, object: nil, event: name, handlerAt: 2, optionsAt: 3, stack, site: .global("on"))
         }
         vm.register("post") { [unowned self] stack in
             let name = try stack.checkString(1, function: "post")
@@ -56,25 +56,29 @@ extension ModelBinding {
     func observationMethods(owner: String, type: @escaping () -> LuaObjectType<ObjectBox>?) -> [String: LuaFunctionBody] {
         [
             "observe": { [unowned self] stack in
-                let box = try self.checkSelf(stack, type()!, signature: "\(owner):observe(key, handler[, options])")
-                return try self.observe(box, keyAt: 2, handlerAt: 3, optionsAt: 4, stack, function: "observe")
+                let signature = "\(owner):observe(key, handler[, options])"
+                let box = try self.checkSelf(stack, type()!, signature: signature)
+                return try self.observe(box, keyAt: 2, handlerAt: 3, optionsAt: 4, stack, site: .method("observe", signature))
             },
             "on": { [unowned self] stack in
-                let box = try self.checkSelf(stack, type()!, signature: "\(owner):on(event, handler[, options])")
-                let event = try stack.checkString(2, function: "on")
+                let signature = "\(owner):on(event, handler[, options])"
+                let site = CallSite.method("on", signature)
+                let box = try self.checkSelf(stack, type()!, signature: signature)
+                let event = try site.string(stack, 2)
                 guard box.interface.event(event) != nil else {
-                    throw LuaRaise("\(owner):on(event, handler[, options]): '\(event)' is not an event of \(owner) (events: \(box.interface.events.map(\.name).joined(separator: ", ")))")
+                    throw site.invalid(2, "'\(event)' is not an event of \(owner) (events: \(box.interface.events.map(\.name).joined(separator: ", ")))")
                 }
-                return try self.on("\(box.name).\(event)", object: box.handle, event: event, handlerAt: 3, optionsAt: 4, stack, function: "on")
+                return try self.on("\(box.name).\(event)", object: box.handle, event: event, handlerAt: 3, optionsAt: 4, stack, site: site)
             },
             "addObserver": { [unowned self] stack in
-                let box = try self.checkSelf(stack, type()!, signature: "\(owner):addObserver(observer)")
+                let signature = "\(owner):addObserver(observer)"
+                let box = try self.checkSelf(stack, type()!, signature: signature)
                 guard stack.type(at: 2) == .table || stack.type(at: 2) == .userdata, let identity = lua_topointer(stack.state, 2) else {
-                    throw stack.argumentError(2, function: "addObserver", expected: "table (an object with event methods)")
+                    throw CallSite.method("addObserver", signature).mismatch(stack, 2, expected: "an object with event methods (a table)")
                 }
                 if self.delegates.contains(where: { $0.value == identity && self.isDelegate($0.key, of: box) }) { return .none }
                 let subscription = self.subscribe(stack, handlerAt: 2) { token in
-                    self.registry.onAllEvents(of: box.handle, site: self.site(stack), owner: self.host.currentScope,
+                    self.registry.onAllEvents(of: box.handle, site: self.location(stack), owner: self.host.currentScope,
                                               token: token, handler: .dispatched)
                 }
                 self.delegates[subscription.id] = identity
@@ -101,17 +105,17 @@ extension ModelBinding {
     // MARK: Subscribing
 
     private func observe(_ box: ObjectBox, keyAt keyIndex: Int32, handlerAt handlerIndex: Int32, optionsAt optionsIndex: Int32,
-                         _ stack: LuaStack, function: StaticString) throws -> LuaReturn {
-        let key = try stack.checkString(keyIndex, function: function)
+                         _ stack: LuaStack, site: CallSite) throws -> LuaReturn {
+        let key = try site.string(stack, keyIndex)
         guard box.interface.property(key) != nil else {
             let names = box.interface.properties.map(\.name).joined(separator: ", ")
-            throw LuaRaise.badArgument(Int(keyIndex), to: "\(function)", "'\(key)' is not a property of \(box.name) (properties: \(names))")
+            throw site.invalid(keyIndex, "'\(key)' is not a property of \(box.name) (properties: \(names))")
         }
-        try stack.checkFunction(handlerIndex, function: function)
-        let options = try readOptions(optionsIndex, stack, function: function, allowed: ["initial", "coalesce", "once"])
+        try site.function(stack, handlerIndex)
+        let options = try readOptions(optionsIndex, stack, site: site, allowed: ["initial", "coalesce", "once"])
         let subscription = subscribe(stack, handlerAt: handlerIndex, object: box) { token in
             registry.observe(box.handle, key: key, initial: options["initial"] ?? true, coalesce: options["coalesce"] ?? true,
-                             once: options["once"] ?? false, site: site(stack), owner: host.currentScope, token: token,
+                             once: options["once"] ?? false, site: location(stack), owner: host.currentScope, token: token,
                              handler: .dispatched)
         }
         _ = crescent_getref(stack.state, subscription.token)
@@ -119,11 +123,11 @@ extension ModelBinding {
     }
 
     private func on(_ name: String, object: ObjectHandle?, event: String, handlerAt handlerIndex: Int32, optionsAt optionsIndex: Int32,
-                    _ stack: LuaStack, function: StaticString) throws -> LuaReturn {
-        try stack.checkFunction(handlerIndex, function: function)
-        let options = try readOptions(optionsIndex, stack, function: function, allowed: ["once"])
+                    _ stack: LuaStack, site: CallSite) throws -> LuaReturn {
+        try site.function(stack, handlerIndex)
+        let options = try readOptions(optionsIndex, stack, site: site, allowed: ["once"])
         let subscription = subscribe(stack, handlerAt: handlerIndex) { token in
-            registry.on(name, object: object, once: options["once"] ?? false, site: site(stack),
+            registry.on(name, object: object, once: options["once"] ?? false, site: location(stack),
                         owner: host.currentScope, token: token, handler: .dispatched)
         }
         _ = crescent_getref(stack.state, subscription.token)
@@ -156,7 +160,7 @@ extension ModelBinding {
     }
 
     /// `file.lua:12`: where the running Lua code called us.
-    func site(_ stack: LuaStack) -> String {
+    func location(_ stack: LuaStack) -> String {
         luaL_where(stack.state, 1)
         defer { stack.pop() }
         var text = stack.text(at: -1) ?? ""
@@ -164,21 +168,21 @@ extension ModelBinding {
         return text.isEmpty ? "?" : text
     }
 
-    private func readOptions(_ index: Int32, _ stack: LuaStack, function: StaticString, allowed: [String]) throws -> [String: Bool] {
+    private func readOptions(_ index: Int32, _ stack: LuaStack, site: CallSite, allowed: [String]) throws -> [String: Bool] {
         guard !stack.isNoneOrNil(index) else { return [:] }
-        guard stack.type(at: index) == .table else { throw stack.argumentError(index, function: function, expected: "options table") }
+        guard stack.type(at: index) == .table else { throw site.mismatch(stack, index, expected: "an options table") }
         var options: [String: Bool] = [:]
         stack.pushNil()
         while lua_next(stack.state, index) != 0 {
             guard let name = stack.text(at: -2), allowed.contains(name) else {
                 let key = stack.describe(at: -2)
                 stack.pop(2)
-                throw LuaRaise.badArgument(Int(index), to: "\(function)", "unknown option '\(key)' (options: \(allowed.joined(separator: ", ")))")
+                throw site.invalid(index, "unknown option '\(key)' (options: \(allowed.joined(separator: ", ")))")
             }
             guard stack.type(at: -1) == .boolean else {
                 let got = stack.typeName(at: -1)
                 stack.pop(2)
-                throw LuaRaise.badArgument(Int(index), to: "\(function)", "option '\(name)' must be a boolean, got \(got)")
+                throw site.invalid(index, "option '\(name)' must be a boolean, got \(got)")
             }
             options[name] = stack.boolean(at: -1)
             stack.pop()

@@ -130,7 +130,12 @@ final class ModelBinding {
                     stack.pushNil()
                     return .one
                 }
-                self.push(property.read(box.object), onto: stack)      // obj key value
+                let value = property.read(box.object)
+                self.push(value, onto: stack)                            // obj key value
+                // Tables are handed out fresh on each read, so a script that changes its copy
+                // cannot change what anyone else reads; scalars and read-only models are cached.
+                if case .array = value { return .one }
+                if case .object = value { return .one }
                 _ = crescent_getuservalue(stack.state, 1)               // obj key value cache
                 stack.pushValue(at: 2)
                 stack.pushValue(at: -3)
@@ -140,8 +145,10 @@ final class ModelBinding {
             },
             setter: { stack in
                 let key = stack.describe(at: 2)
-                let what = kind == "service" ? "service properties" : "its properties"
-                throw LuaRaise("cannot set '\(interface.name).\(key)': \(what) are read-only (the \(kind) updates them; see help(\(kind == "service" ? "services.\(interface.name)" : interface.name)))")
+                if kind == "service" {
+                    throw LuaRaise("cannot set '\(interface.name).\(key)': service properties are read-only (the service updates them; see help(services.\(interface.name)))")
+                }
+                throw LuaRaise("cannot set '\(interface.name).\(key)': its properties are read-only (its service updates them; see help(\(interface.name)))")
             },
             metamethods: [
                 "__tostring": { stack in
@@ -159,6 +166,7 @@ final class ModelBinding {
         vm.stack.pop()
         interfaceTypes[box.name] = type
         documentMethods(of: type, interface: interface)
+        documentCommonMethods(of: type, box: box)
         return type
     }
 

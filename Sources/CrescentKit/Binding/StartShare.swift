@@ -27,10 +27,13 @@ extension ModelBinding {
     func startMethods(owner name: String, type: @escaping () -> LuaObjectType<ObjectBox>?) -> [String: LuaFunctionBody] {
         [
             "start": { [unowned self] stack in
-                let box = try self.checkSelf(stack, type()!, signature: "\(name):start([options])")
+                let signature = "\(name):start([options])"
+                let box = try self.checkSelf(stack, type()!, signature: signature)
                 var options = Value.null
                 if !stack.isNoneOrNil(2) {
-                    guard stack.type(at: 2) == .table else { throw stack.argumentError(2, function: "start", expected: "options table") }
+                    guard stack.type(at: 2) == .table else {
+                        throw CallSite.method("start", signature).mismatch(stack, 2, expected: "a table of options")
+                    }
                     do throws(ConversionFailure) {
                         options = try self.value(at: 2, in: stack)
                     } catch {

@@ -131,9 +131,10 @@ extension Host {
     }
 
     private func finishCancelled(_ task: LuaTask) {
+        // Close its to-be-closed variables while the coroutine is still pinned.
+        _ = lua_resetthread(task.coroutine.thread)
         task.invalidate()
         tasks.remove(task)
-        _ = lua_resetthread(task.coroutine.thread)
         vm.stack.push("cancelled")
         task.error = vm.ref()
     }

@@ -116,6 +116,7 @@ public final class Host {
     ///   - chunkName: `@path` for files, `=label` otherwise.
     ///   - scriptPath: the script's path for `arg[0]` and `require` (nil for `-e` code).
     public func runMain(source: [UInt8], chunkName: String, scriptPath: String?, argZero: String? = nil) {
+        guard isRunning else { return }
         defer { endTurn() }
         setArguments(scriptName: argZero ?? scriptPath ?? options.interpreter, hasScript: argZero != nil || scriptPath != nil)
         if let scriptPath { addScriptFolderToPath(scriptPath) }

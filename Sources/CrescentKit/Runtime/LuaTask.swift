@@ -14,6 +14,8 @@ final class LuaTask: Hashable, Cancellable {
     var result: LuaRef?
     var error: LuaRef?
     var wakeup: Scheduled<Void>?
+    /// The request the task is waiting for, cancelled with the task.
+    var awaiting: (any Cancellable)?
     var ownerSlot = -1
     weak var owner: Scope?
     weak var host: Host?
@@ -23,11 +25,16 @@ final class LuaTask: Hashable, Cancellable {
     /// Cancelled by its owner or by the script.
     func cancel() { host?.cancel(self) }
 
-    /// Stops any pending wake-up and leaves its owner. Idempotent.
+    /// Stops any pending wake-up or awaited request, unpins the coroutine and leaves its owner.
+    /// Idempotent.
     func invalidate() {
         wakeup?.cancel()
         wakeup = nil
+        let request = awaiting
+        awaiting = nil
+        request?.cancel()
         isDone = true
+        coroutine.release()
         owner?.forget(self)
     }
 

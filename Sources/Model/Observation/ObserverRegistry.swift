@@ -28,6 +28,8 @@ public final class ObserverRegistry {
     private let report: (Report) -> Void
 
     private var nextID = 0
+    /// Numbers every queued change and event, so each goes only to subscriptions older than it.
+    private var sequence: UInt32 = 0
     private var propertySubscribers: [PropertyKey: SubscriberList] = [:]
     private var eventSubscribers: [String: SubscriberList] = [:]
     private var delegateSubscribers: [ObjectIdentifier: SubscriberList] = [:]
@@ -40,12 +42,13 @@ public final class ObserverRegistry {
     private var chainedRounds = 0
     /// Creation sites, shared by every subscription made at the same place.
     private var sites: [String] = ["(one of many sites)"]
-    private var siteNumbers: [String: UInt32] = [:]
+    private var siteNumbers: [String: UInt16] = [:]
     /// Subscriptions not yet cancelled.
     public private(set) var liveCount = 0
 
+    /// - Parameter maxFailures: consecutive failures before auto-cancel, 1 to 255.
     public init(maxFailures: Int32 = 10, maxChainedRounds: Int = 100, report: @escaping (Report) -> Void) {
-        self.maxFailures = maxFailures
+        self.maxFailures = min(max(maxFailures, 1), 255)
         self.maxChainedRounds = maxChainedRounds
         self.report = report
     }
@@ -67,7 +70,10 @@ public final class ObserverRegistry {
         let subscription = make(.property(object, key), site: site, coalesce: coalesce, once: once,
                                 token: token, owner: owner, handler: handler)
         list(&propertySubscribers, propertyKey).append(subscription)
-        if initial { enqueue(.initial(subscription, currentValues[propertyKey] ?? .null)) }
+        if initial {
+            subscription.awaitsInitial = true
+            enqueue(.initial(subscription, currentValues[propertyKey] ?? .null))
+        }
         owner?.adopt(subscription) // last: adopting into an ended scope cancels at once
         return subscription
     }
@@ -96,23 +102,24 @@ public final class ObserverRegistry {
                       owner: Scope?, handler: Subscription.Handler) -> Subscription {
         nextID += 1
         liveCount += 1
-        let subscription = Subscription(id: nextID, target: target, siteNumber: number(ofSite: site), coalesces: coalesce,
+        let subscription = Subscription(id: nextID, target: target, siteNumber: number(ofSite: site), sequence: sequence,
+                                        coalesces: coalesce,
                                         once: once, token: token, owner: owner, registry: self, handler: handler)
         return subscription
     }
 
     /// The number of `site` in the table of sites (code has a bounded number of places).
-    private func number(ofSite site: String) -> UInt32 {
+    private func number(ofSite site: String) -> UInt16 {
         if let known = siteNumbers[site] { return known }
         // Code has a bounded number of places; generated chunks could make unbounded names.
         if sites.count >= Self.maxSites { return 0 }
-        let number = UInt32(truncatingIfNeeded: sites.count)
+        let number = UInt16(truncatingIfNeeded: sites.count)
         sites.append(site)
         siteNumbers[site] = number
         return number
     }
 
-    private static let maxSites = 1 << 16
+    private static let maxSites = Int(UInt16.max)
 
     /// The site a subscription was made at.
     func site(number: UInt32) -> String {
@@ -156,11 +163,13 @@ public final class ObserverRegistry {
         let propertyKey = PropertyKey(object: object.id, key: key)
         guard propertySubscribers[propertyKey] != nil, let old = currentValues[propertyKey] else { return }
         currentValues[propertyKey] = value
+        sequence &+= 1
         if let batch = batches[propertyKey] {
-            batch.changes.append((old, value))
+            batch.changes.append((old, value, sequence))
+            if isDelivering { queuedByHandlers = true }
             return
         }
-        batches[propertyKey] = PropertyBatch(first: (old, value))
+        batches[propertyKey] = PropertyBatch(first: (old, value, sequence))
         enqueue(.property(propertyKey, object))
     }
 
@@ -169,7 +178,8 @@ public final class ObserverRegistry {
     public func post(_ name: String, event: String? = nil, object: ObjectHandle? = nil, payload: EventPayload) {
         let hasDelegates = object.map { delegateSubscribers[$0.id] != nil } ?? false
         guard eventSubscribers[name] != nil || hasDelegates else { return }
-        enqueue(.event(EventPost(name: name, event: event ?? name, object: object, payload: payload)))
+        sequence &+= 1
+        enqueue(.event(EventPost(name: name, event: event ?? name, object: object, payload: payload, sequence: sequence)))
     }
 
     private func enqueue(_ item: Pending) {
@@ -197,27 +207,27 @@ public final class ObserverRegistry {
         }
         isDelivering = true
         defer { isDelivering = false }
-        let lastID = nextID // subscriptions made during this round wait for the next one
+        // Changes a subscriber must see after its initial value, which comes later in the round.
+        var deferred: [ObjectIdentifier: PropertyBatch] = [:]
         for (item, _) in round {
             switch item {
             case .initial(let subscription, let value):
                 guard subscription.isActive, case .property(let object, let key) = subscription.target else { continue }
+                subscription.awaitsInitial = false
                 deliver(PropertyChange(subscription: subscription, object: object, key: key, new: value,
                                        old: nil, initial: true, coalesced: 0))
+                if let batch = deferred.removeValue(forKey: ObjectIdentifier(subscription)) {
+                    deliver(batch, to: subscription, object: object, key: key)
+                }
             case .property(let propertyKey, let object):
                 // removeValue: a key re-observed after its last observer left can be queued twice.
                 guard let batch = roundBatches.removeValue(forKey: propertyKey),
                       let subscribers = propertySubscribers[propertyKey] else { continue }
-                for subscription in subscribers.snapshot() where subscription.isActive && !subscription.isNewer(than: lastID) {
-                    if subscription.coalesces {
-                        deliver(PropertyChange(subscription: subscription, object: object, key: propertyKey.key,
-                                               new: batch.last, old: batch.firstOld, initial: false,
-                                               coalesced: batch.changes.count))
+                for subscription in subscribers.snapshot() where subscription.isActive {
+                    if subscription.awaitsInitial {
+                        deferred[ObjectIdentifier(subscription)] = batch
                     } else {
-                        for change in batch.changes where subscription.isActive {
-                            deliver(PropertyChange(subscription: subscription, object: object, key: propertyKey.key,
-                                                   new: change.new, old: change.old, initial: false, coalesced: 1))
-                        }
+                        deliver(batch, to: subscription, object: object, key: propertyKey.key)
                     }
                 }
             case .event(let post):
@@ -225,12 +235,30 @@ public final class ObserverRegistry {
                 if let object = post.object, let delegates = delegateSubscribers[object.id] {
                     subscribers = Self.merge(subscribers, delegates.snapshot())
                 }
-                for subscription in subscribers where subscription.isActive && !subscription.isNewer(than: lastID) {
+                for subscription in subscribers where subscription.isActive && subscription.isNew(post.sequence) {
                     if case .event(_, let only?) = subscription.target, only != post.object { continue }
+                    subscription.seenSequence = post.sequence
                     deliver(EventDelivery(subscription: subscription, name: post.name, event: post.event,
                                           object: post.object, payload: post.payload))
                 }
             }
+        }
+    }
+
+    /// Delivers the changes of `batch` that `subscription` has not seen: folded into one
+    /// delivery when it coalesces, one by one when it does not.
+    private func deliver(_ batch: PropertyBatch, to subscription: Subscription, object: ObjectHandle, key: String) {
+        let unseen = batch.changes.drop { !subscription.isNew($0.sequence) }
+        guard subscription.isActive, let first = unseen.first, let last = unseen.last else { return }
+        subscription.seenSequence = last.sequence
+        if subscription.coalesces {
+            deliver(PropertyChange(subscription: subscription, object: object, key: key, new: last.new,
+                                   old: first.old, initial: false, coalesced: unseen.count))
+            return
+        }
+        for change in unseen where subscription.isActive {
+            deliver(PropertyChange(subscription: subscription, object: object, key: key, new: change.new,
+                                   old: change.old, initial: false, coalesced: 1))
         }
     }
 
@@ -331,6 +359,7 @@ struct EventPost {
     let event: String
     let object: ObjectHandle?
     let payload: EventPayload
+    let sequence: UInt32
 }
 
 /// One round's work item.
@@ -342,11 +371,8 @@ enum Pending {
 
 /// The changes of one property within one round.
 final class PropertyBatch {
-    var changes: [(old: Value, new: Value)]
-    init(first: (old: Value, new: Value)) { changes = [first] }
-    var firstOld: Value { changes[0].old }
-    // Invariant: a batch is created with one change and only grows.
-    var last: Value { changes[changes.count - 1].new }
+    var changes: [(old: Value, new: Value, sequence: UInt32)]
+    init(first: (old: Value, new: Value, sequence: UInt32)) { changes = [first] }
 }
 
 /// Subscribers of one target, in subscription order. Cancelled ones are removed lazily, so

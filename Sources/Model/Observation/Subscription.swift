@@ -25,14 +25,17 @@ public final class Subscription: Cancellable {
     // `target`, keeping an instance at 104 bytes (benchmarked as bytes per live subscription).
     public let target: Target
     private var flags: UInt8
-    var consecutiveErrors: UInt16 = 0
-    private var errorCount: UInt32 = 0
+    var consecutiveErrors: UInt8 = 0
+    /// The creation site, as an index into the registry's table of sites.
+    private let siteNumber: UInt16
+    private var errorCount: UInt16 = 0
     private let number: UInt32
     /// An opaque number for the dispatcher (the binding keeps its handler's reference here).
     public var token: Int32
     private var deliveryCount: UInt32 = 0
-    /// The creation site, as an index into the registry's table of sites.
-    private let siteNumber: UInt32
+    /// The registry's sequence number of the last change or event this subscription has seen
+    /// (or that came before it existed): anything queued at or before it is not for it.
+    var seenSequence: UInt32
     public var ownerSlot = -1
     public private(set) weak var owner: Scope?
     weak var registry: ObserverRegistry?
@@ -40,22 +43,23 @@ public final class Subscription: Cancellable {
     /// so a closure that captures its own subscription is not kept alive by it).
     private(set) var swiftHandler: SwiftHandler?
 
-    private static let coalescesFlag: UInt8 = 1, onceFlag: UInt8 = 2, activeFlag: UInt8 = 4
+    private static let coalescesFlag: UInt8 = 1, onceFlag: UInt8 = 2, activeFlag: UInt8 = 4, initialFlag: UInt8 = 8
 
-    init(id: Int, target: Target, siteNumber: UInt32, coalesces: Bool, once: Bool, token: Int32,
+    init(id: Int, target: Target, siteNumber: UInt16, sequence: UInt32, coalesces: Bool, once: Bool, token: Int32,
          owner: Scope?, registry: ObserverRegistry, handler: Handler) {
         self.target = target
         flags = Self.activeFlag | (coalesces ? Self.coalescesFlag : 0) | (once ? Self.onceFlag : 0)
         number = UInt32(truncatingIfNeeded: id)
         self.token = token
         self.siteNumber = siteNumber
+        seenSequence = sequence
         self.owner = owner
         self.registry = registry
         if case .dispatched = handler { swiftHandler = nil } else { swiftHandler = SwiftHandler(handler) }
     }
 
     /// Where the subscription was made (`script.lua:12`), for error reports.
-    public var site: String { registry?.site(number: siteNumber) ?? "?" }
+    public var site: String { registry?.site(number: UInt32(siteNumber)) ?? "?" }
 
     /// Creation order within its registry.
     public var id: Int { Int(number) }
@@ -64,8 +68,20 @@ public final class Subscription: Cancellable {
     public var isActive: Bool { flags & Self.activeFlag != 0 }
     /// How many times a handler ran for it.
     public var deliveries: Int { Int(deliveryCount) }
-    /// How many of those raised.
-    public var errors: Int32 { Int32(clamping: errorCount) }
+    /// How many of those raised (counting stops at 65,535).
+    public var errors: Int32 { Int32(errorCount) }
+
+    /// True while the initial delivery is queued: changes that reach the subscription before it
+    /// wait until it has been delivered.
+    var awaitsInitial: Bool {
+        get { flags & Self.initialFlag != 0 }
+        set { flags = newValue ? flags | Self.initialFlag : flags & ~Self.initialFlag }
+    }
+
+    /// True when the item queued with `sequence` happened after this subscription last looked.
+    func isNew(_ sequence: UInt32) -> Bool {
+        Int32(bitPattern: sequence &- seenSequence) > 0
+    }
 
     /// True when this subscription was made after the one numbered `id`. Numbers are 32-bit and
     /// wrap; comparing their difference keeps the order right while live subscriptions span fewer
@@ -77,7 +93,7 @@ public final class Subscription: Cancellable {
     func recordDelivery() { deliveryCount &+= 1 }
 
     func recordError() {
-        errorCount &+= 1
+        if errorCount < .max { errorCount += 1 }
         if consecutiveErrors < .max { consecutiveErrors += 1 }
     }
 

@@ -23,7 +23,9 @@ final class Thermostat: StartableService {
                          return .integer(Int64(readings.count))
                      })
             d.action("drop", [.init("position", .integer, "1-based position.")], "Removes a reading.") { readings, arguments throws(ServiceError) in
-                readings.remove(at: [Int(arguments[0].integerValue ?? 0) - 1])
+                // Clamped, so positions far outside Int's range do not overflow.
+                let position = Int(clamping: arguments[0].integerValue ?? 0)
+                readings.remove(at: [position > Int.min ? position - 1 : -1])
             }
         }
     }
@@ -60,7 +62,11 @@ final class Thermostat: StartableService {
         d.method("slow", [.init("seconds", .number, "How long to take.")], returns: "\"done\"",
                  "Answers after a while (a Swift task).") { _, arguments async throws(ServiceError) -> Value in
             do {
-                try await Task.sleep(nanoseconds: UInt64((arguments[0].doubleValue ?? 0) * 1e9))
+                let seconds = arguments[0].doubleValue ?? 0
+                guard seconds.isFinite, seconds >= 0, seconds < 3600 else {
+                    throw ServiceError(.invalidArgument, "seconds must be in [0, 3600), got \(seconds)")
+                }
+                try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
             } catch {
                 throw ServiceError(.cancelled, "stopped")
             }
