@@ -493,7 +493,7 @@ size_t crescent_heap_bytes(void) {
 }
 
 void crescent_push_change_keys(lua_State *L) {
-    static const char *const names[] = { "object", "key", "initial", "coalesced", "sub" };
+    static const char *const names[] = { "initial", "coalesced", "sub", "object", "key" };
     lua_createtable(L, 5, 0);
     for (int i = 0; i < 5; i++) {
         lua_pushstring(L, names[i]);
@@ -501,26 +501,22 @@ void crescent_push_change_keys(lua_State *L) {
     }
 }
 
-/* Keys come from the interned strings in `keys` (rawgeti, no hashing or strcmp per field). */
-void crescent_push_change(lua_State *L, int keys, int object, const char *key, size_t key_length, int initial,
-                          lua_Integer coalesced, int subscription) {
+/* Keys come from the interned strings in `keys` (rawgeti: no hashing or strcmp per field). */
+void crescent_push_change(lua_State *L, int keys, int prototype, int initial, lua_Integer coalesced,
+                          int subscription) {
     keys = lua_absindex(L, keys);
-    object = lua_absindex(L, object);
+    prototype = lua_absindex(L, prototype);
     subscription = lua_absindex(L, subscription);
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 3);
     lua_rawgeti(L, keys, 1);
-    lua_pushvalue(L, object);
-    lua_rawset(L, -3);
-    lua_rawgeti(L, keys, 2);
-    lua_pushlstring(L, key, key_length);
-    lua_rawset(L, -3);
-    lua_rawgeti(L, keys, 3);
     lua_pushboolean(L, initial);
     lua_rawset(L, -3);
-    lua_rawgeti(L, keys, 4);
+    lua_rawgeti(L, keys, 2);
     lua_pushinteger(L, coalesced);
     lua_rawset(L, -3);
-    lua_rawgeti(L, keys, 5);
+    lua_rawgeti(L, keys, 3);
     lua_pushvalue(L, subscription);
     lua_rawset(L, -3);
+    lua_pushvalue(L, prototype);
+    lua_setmetatable(L, -2);
 }

@@ -83,15 +83,14 @@ import Testing
         let run = await RealLoopRun.run("""
             local t = services.thermostat
             local tk = task(function()
-              local result, err = t:slow(6)
+              local result, err = t:slow(60)
               print("never", result, err)
             end)
             timer.after(0.05, function() tk:cancel() print("cancelled", tk.done, tk.error) end)
             """)
         #expect(run.status == 0)
         #expect(run.lines == ["cancelled\ttrue\tcancelled"])
-        do {
-            #expect(run.seconds < 4)
-        }
+        // Far below the request's 60 s even when the machine is busy: the request was cancelled.
+        #expect(run.seconds < 30)
     }
 }

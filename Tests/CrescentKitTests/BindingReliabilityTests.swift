@@ -230,8 +230,7 @@ import Testing
         let test = try TestHost(thermostat: Thermostat())
         test.run("keep = timer.after(1000, function() end) t = services.thermostat")
         let before = test.host.vm.liveReferences
-        let clock = ContinuousClock()
-        let elapsed = clock.measure {
+        do {
             test.run("""
                 local t, f = t, function() end
                 local opts = { initial = false }
@@ -247,7 +246,6 @@ import Testing
         test.settle()
         #expect(test.lines == ["0"])
         #expect(test.host.vm.liveReferences == before)
-        #expect(elapsed < .seconds(20), "1,000,000 cycles took \(elapsed)")
         test.run("keep:cancel()")
         test.settle()
         #expect(test.exitStatus == 0)

@@ -137,12 +137,12 @@ void crescent_push_object_index(lua_State *L);
  *  property values), then the methods, all without entering Swift. */
 void crescent_push_cached_index(lua_State *L);
 
-/** Pushes the array of key strings crescent_push_change needs; pin it once. */
+/** Pushes the array of key strings the change helpers need; pin it once. */
 void crescent_push_change_keys(lua_State *L);
-/** Pushes an observer's change table `{ object, key, initial, coalesced, sub }` (the delivery's
- *  third argument); `keys` is the index of the array from crescent_push_change_keys. */
-void crescent_push_change(lua_State *L, int keys, int object, const char *key, size_t key_length, int initial,
-                          lua_Integer coalesced, int subscription);
+/** Pushes an observer's change table: `initial`, `coalesced` and `sub` as its own fields, and
+ *  `object` and `key` through the property's prototype at index `prototype`. */
+void crescent_push_change(lua_State *L, int keys, int prototype, int initial, lua_Integer coalesced,
+                          int subscription);
 
 /* ---- Lua macros that do not import into Swift ------------------------------------------------- */
 

@@ -113,7 +113,7 @@ extension ModelBinding {
         }
         try site.function(stack, handlerIndex)
         let options = try readOptions(optionsIndex, stack, site: site, allowed: ["initial", "coalesce", "once"])
-        let subscription = subscribe(stack, handlerAt: handlerIndex, object: box) { token in
+        let subscription = subscribe(stack, handlerAt: handlerIndex, property: (box, key)) { token in
             registry.observe(box.handle, key: key, initial: options["initial"] ?? true, coalesce: options["coalesce"] ?? true,
                              once: options["once"] ?? false, site: location(stack), owner: host.currentScope, token: token,
                              handler: .dispatched)
@@ -135,19 +135,46 @@ extension ModelBinding {
     }
 
     /// Makes a subscription whose handle userdata is pinned (its slot is the token) and holds the
-    /// handler (a function or a delegate) as user value 1 and the observed object as user value 2.
-    private func subscribe(_ stack: LuaStack, handlerAt handlerIndex: Int32, object: ObjectBox? = nil,
+    /// handler (a function or a delegate) as user value 1 and, for a property, the prototype of its
+    /// change tables as user value 2.
+    private func subscribe(_ stack: LuaStack, handlerAt handlerIndex: Int32, property: (ObjectBox, String)? = nil,
                            _ make: (Int32) -> Subscription) -> Subscription {
         let subscription = make(0)
         subscriptionType.push(subscription, onto: stack, userValues: 2) // ... handle
         stack.pushValue(at: handlerIndex)
         _ = lua_setiuservalue(stack.state, -2, 1)
-        if let object {
-            pushObject(object.object, onto: stack)
+        if let (box, key) = property {
+            pushChangePrototype(box, key, onto: stack)
             _ = lua_setiuservalue(stack.state, -2, 2)
         }
         subscription.token = vm.refID(from: stack)                   // ...
         return subscription
+    }
+
+    /// Pushes the prototype shared by the change tables of property `key` of `box`: `object` and
+    /// `key` are the same for every delivery, so each change table holds only three fields.
+    private func pushChangePrototype(_ box: ObjectBox, _ key: String, onto stack: LuaStack) {
+        let id = ChangePrototypeKey(object: ObjectIdentifier(box.object), key: key)
+        if let known = changePrototypes[id] {
+            known.push(onto: stack)
+            return
+        }
+        _ = stack.ensure(4)
+        stack.newTable(fieldCount: 4)                                // prototype
+        stack.newTable(fieldCount: 2)                                // prototype shared
+        pushObject(box.object, onto: stack)
+        stack.rawSet(-2, "object")
+        stack.push(key)
+        stack.rawSet(-2, "key")
+        stack.rawSet(-2, "__index")                                  // prototype
+        changeMetamethods.push(onto: stack)                          // prototype metamethods
+        for name in ["__pairs", "__tostring"] {
+            stack.rawGet(-1, name)
+            stack.rawSet(-3, name)
+        }
+        stack.pop()
+        stack.pushValue(at: -1)
+        changePrototypes[id] = vm.ref(from: stack)                   // prototype
     }
 
     /// Pushes the one handle of a live subscription (a new one for a cancelled subscription).
@@ -200,18 +227,13 @@ extension ModelBinding: DeliveryDispatcher {
         let state = stack.state
         _ = crescent_getref(state, changeKeys)                       // keys
         _ = crescent_getref(state, change.subscription.token)        // keys handle
-        _ = lua_getiuservalue(state, -1, 1)                          // handle handler
-        _ = lua_getiuservalue(state, -2, 2)                          // handle handler object
-        push(change.new, onto: stack)                                // handle handler object new
+        _ = lua_getiuservalue(state, -1, 1)                          // keys handle handler
+        _ = lua_getiuservalue(state, -2, 2)                          // keys handle handler prototype
+        push(change.new, onto: stack)                                // keys handle handler prototype new
         if let old = change.old { push(old, onto: stack) } else { stack.pushNil() }
-        var key = change.key
-        key.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { chars in
-                crescent_push_change(state, -6, -3, chars.baseAddress, chars.count, change.initial ? 1 : 0,
-                                     lua_Integer(change.coalesced), -5)
-            }
-        }                                                            // handle handler object new old change
-        lua_rotate(state, -4, -1)                                    // handle handler new old change object
+        crescent_push_change(state, -6, -3, change.initial ? 1 : 0, lua_Integer(change.coalesced), -5)
+                                                                     // keys handle handler prototype new old change
+        lua_rotate(state, -4, -1)                                    // keys handle handler new old change prototype
         stack.pop()
         try vm.call(arguments: 3, results: 0)
     }
@@ -261,6 +283,9 @@ extension ModelBinding: DeliveryDispatcher {
 
     func subscriptionEnded(_ subscription: Subscription) {
         delegates[subscription.id] = nil
+        if case .property(let object, let key) = subscription.target, !registry.isObserved(object, key: key) {
+            changePrototypes[ChangePrototypeKey(object: object.id, key: key)] = nil
+        }
         guard subscription.token != 0, vm.isOpen else { return }
         vm.unref(subscription.token)
         subscription.token = 0

@@ -38,6 +38,7 @@ extension ModelBinding {
         modelMetamethods = vm.ref()
         crescent_push_change_keys(vm.state)
         changeKeys = vm.refID()
+        try installChangeMetamethods()
 
         stack.newTable(fieldCount: 3)
         stack.push("ServiceError")
@@ -111,6 +112,33 @@ extension ModelBinding {
                 },
             ]
         )
+    }
+
+    /// A change table holds `initial`, `coalesced` and `sub`; `object` and `key` come from its
+    /// property's prototype. These make `pairs` and `tostring` (and so `inspect`) show all five.
+    private func installChangeMetamethods() throws(LuaError) {
+        try vm.run("""
+            local next, getmetatable, rawget, tostring, concat, sort = next, getmetatable, rawget, tostring, table.concat, table.sort
+            local function fields(change)
+              local all = {}
+              for k, v in next, change do all[k] = v end
+              local shared = rawget(getmetatable(change), "__index")
+              for k, v in next, shared do all[k] = v end
+              return all
+            end
+            local metamethods = {}
+            function metamethods.__pairs(change) return next, fields(change), nil end
+            function metamethods.__tostring(change)
+              local parts = {}
+              for k, v in next, fields(change) do
+                parts[#parts + 1] = k .. " = " .. (type(v) == "string" and ("%q"):format(v) or tostring(v))
+              end
+              sort(parts)
+              return "change { " .. concat(parts, ", ") .. " }"
+            end
+            return metamethods
+            """, name: "=[crescent change]", results: 1)
+        changeMetamethods = vm.ref()
     }
 
     /// `__pairs` for read-only proxies whose metatable's `__index` holds the real fields:

@@ -35,6 +35,10 @@ final class ModelBinding {
     let vm: LuaVM
     /// Registry slot of the interned key strings of change tables.
     var changeKeys: Int32 = 0
+    /// The prototypes of change tables, one per observed property.
+    var changePrototypes: [ChangePrototypeKey: LuaRef] = [:]
+    /// `__pairs` and `__tostring` shared by every change-table prototype.
+    var changeMetamethods: LuaRef!
 
     init(host: Host) {
         self.host = host
@@ -228,6 +232,8 @@ final class ModelBinding {
         shares.removeAll()
         registry.removeAll()
         registry.dispatcher = nil
+        changePrototypes.removeAll()
+        changeMetamethods = nil
         objects.removeAll()
         functionDocs = nil
         modelMetamethods = nil
@@ -236,6 +242,12 @@ final class ModelBinding {
 
     /// True while something the model does can still produce work.
     var hasPendingWork: Bool { !requests.isEmpty || !shares.isEmpty || registry.hasPending }
+}
+
+/// One observed property, naming its change-table prototype.
+struct ChangePrototypeKey: Hashable {
+    let object: ObjectIdentifier
+    let key: String
 }
 
 /// A unique address marking model object metatables (a light userdata key, never dereferenced).

@@ -135,7 +135,7 @@ public final class ObserverRegistry {
 
     func subscriptionEnded(_ subscription: Subscription) {
         liveCount -= 1
-        if subscription.swiftHandler == nil { dispatcher?.subscriptionEnded(subscription) }
+        defer { if subscription.swiftHandler == nil { dispatcher?.subscriptionEnded(subscription) } }
         switch subscription.target {
         case .property(let object, let key):
             let propertyKey = PropertyKey(object: object.id, key: key)
@@ -153,6 +153,11 @@ public final class ObserverRegistry {
 
     // MARK: Changes
 
+    /// True while property `key` of `object` has a live observer.
+    public func isObserved(_ object: ObjectHandle, key: String) -> Bool {
+        propertySubscribers[PropertyKey(object: object.id, key: key)] != nil
+    }
+
     /// The value subscribers of `key` last saw or will see next, else nil when nobody observes it.
     public func currentValue(of object: ObjectHandle, key: String) -> Value? {
         currentValues[PropertyKey(object: object.id, key: key)]
@@ -165,11 +170,11 @@ public final class ObserverRegistry {
         currentValues[propertyKey] = value
         sequence &+= 1
         if let batch = batches[propertyKey] {
-            batch.changes.append((old, value, sequence))
+            batch.changes.append(PropertyBatch.Change(old: old, new: value, sequence: sequence))
             if isDelivering { queuedByHandlers = true }
             return
         }
-        batches[propertyKey] = PropertyBatch(first: (old, value, sequence))
+        batches[propertyKey] = PropertyBatch(first: PropertyBatch.Change(old: old, new: value, sequence: sequence))
         enqueue(.property(propertyKey, object))
     }
 
@@ -248,17 +253,20 @@ public final class ObserverRegistry {
     /// Delivers the changes of `batch` that `subscription` has not seen: folded into one
     /// delivery when it coalesces, one by one when it does not.
     private func deliver(_ batch: PropertyBatch, to subscription: Subscription, object: ObjectHandle, key: String) {
-        let unseen = batch.changes.drop { !subscription.isNew($0.sequence) }
-        guard subscription.isActive, let first = unseen.first, let last = unseen.last else { return }
-        subscription.seenSequence = last.sequence
+        let count = batch.changes.count
+        // Usually the subscriber has seen none of the batch; otherwise skip what it has seen.
+        var start = 0
+        while start < count && !subscription.isNew(batch.changes[start].sequence) { start += 1 }
+        guard start < count else { return }
+        subscription.seenSequence = batch.changes[count - 1].sequence
         if subscription.coalesces {
-            deliver(PropertyChange(subscription: subscription, object: object, key: key, new: last.new,
-                                   old: first.old, initial: false, coalesced: unseen.count))
+            deliver(PropertyChange(subscription: subscription, object: object, key: key, new: batch.changes[count - 1].new,
+                                   old: batch.changes[start].old, initial: false, coalesced: count - start))
             return
         }
-        for change in unseen where subscription.isActive {
-            deliver(PropertyChange(subscription: subscription, object: object, key: key, new: change.new,
-                                   old: change.old, initial: false, coalesced: 1))
+        for index in start..<count where subscription.isActive {
+            deliver(PropertyChange(subscription: subscription, object: object, key: key, new: batch.changes[index].new,
+                                   old: batch.changes[index].old, initial: false, coalesced: 1))
         }
     }
 
@@ -289,7 +297,7 @@ public final class ObserverRegistry {
         subscription.recordDelivery()
         do {
             try body()
-            subscription.consecutiveErrors = 0
+            if subscription.consecutiveErrors != 0 { subscription.consecutiveErrors = 0 }
         } catch {
             subscription.recordError()
             report(.handlerFailed(subscription, error))
@@ -371,8 +379,15 @@ enum Pending {
 
 /// The changes of one property within one round.
 final class PropertyBatch {
-    var changes: [(old: Value, new: Value, sequence: UInt32)]
-    init(first: (old: Value, new: Value, sequence: UInt32)) { changes = [first] }
+    /// One change: a concrete struct rather than a tuple, so copies are specialized.
+    struct Change {
+        let old: Value
+        let new: Value
+        let sequence: UInt32
+    }
+
+    var changes: [Change]
+    init(first: Change) { changes = [first] }
 }
 
 /// Subscribers of one target, in subscription order. Cancelled ones are removed lazily, so
