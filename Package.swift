@@ -18,6 +18,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // System Lua 5.4 from Debian's liblua5.4-dev, found through pkg-config.
@@ -42,10 +44,22 @@ let package = Package(
             name: "Model",
             swiftSettings: upcoming
         ),
+        // The standard service plugins, one folder each. Imports Model, never LuaBridge.
+        .target(
+            name: "Services",
+            dependencies: [
+                "Model",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
         .target(
             name: "CrescentKit",
             dependencies: [
-                "LuaBridge", "Model", "CLua",
+                "LuaBridge", "Model", "Services", "CLua",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -76,6 +90,7 @@ let package = Package(
         ),
         .testTarget(name: "LuaBridgeTests", dependencies: ["LuaBridge", "CLua"], swiftSettings: upcoming),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: upcoming),
+        .testTarget(name: "ServicesTests", dependencies: ["Services", "Model"], swiftSettings: upcoming),
         .testTarget(
             name: "CrescentKitTests",
             dependencies: ["CrescentKit", "LuaBridge", .product(name: "NIOEmbedded", package: "swift-nio")],

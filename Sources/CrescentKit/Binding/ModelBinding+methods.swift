@@ -127,7 +127,10 @@ extension ModelBinding {
     private func runAction(_ spec: AnyMethodSpec, on box: ObjectBox, _ arguments: Arguments, _ stack: LuaStack) throws -> LuaReturn {
         guard case .immediate(let body) = spec.body else { return .none }
         do {
-            _ = try body(box.object, arguments)
+            let result = try body(box.object, arguments)
+            guard spec.result != nil else { return .none }
+            push(result, onto: stack)
+            return .one
         } catch {
             var error = error
             if error.service.isEmpty { error.service = box.name }
@@ -135,7 +138,6 @@ extension ModelBinding {
             push(error, onto: stack)
             throw ErrorValueOnTop()
         }
-        return .none
     }
 
     private func start(_ spec: AnyMethodSpec, on box: ObjectBox, _ arguments: Arguments, _ request: ServiceRequest) {

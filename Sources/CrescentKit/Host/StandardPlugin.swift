@@ -1,15 +1,18 @@
 public import Model
+import Services
 
 /// The standard service plugins of the `crescent` executable.
 ///
-/// The location, geocoder, store, session, http and feeds services are added here as they land;
-/// each reads its own section of `crescent.toml`.
+/// The services themselves live in the Services target (`StandardServices`); each reads its own
+/// section of `crescent.toml`.
 public struct StandardPlugin: Plugin {
     public let name = "standard"
 
     public init() {}
 
-    public func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] { [] }
+    public func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] {
+        try StandardServices.make(context)
+    }
 }
 
 extension Plugin where Self == StandardPlugin {

@@ -42,7 +42,7 @@ extension AnyMethodSpec {
             lines.append("    \(argument.name): \(argument.type)\(optional) — \(argument.summary)")
         }
         if let result {
-            lines.append("    completion(result, err): \(result)")
+            lines.append(hasCompletion ? "    completion(result, err): \(result)" : "    returns: \(result)")
         }
         return lines
     }

@@ -35,21 +35,32 @@ public struct Interface<Object: AnyObject & Sendable>: Sendable {
     /// be quick); the completion still runs on a later turn.
     public mutating func method(_ name: String, _ arguments: [ArgumentSpec], returns result: String, _ summary: String,
                                 immediate body: @escaping @Sendable (Object, Arguments) throws(ServiceError) -> Value) {
-        methods.append(MethodSpec(name: name, arguments: arguments, result: result, summary: summary, body: .immediate(body)))
+        methods.append(MethodSpec(name: name, arguments: arguments, result: result, summary: summary,
+                                  hasCompletion: true, body: .immediate(body)))
     }
 
     /// Declares a method with a completion whose implementation is asynchronous (I/O, waiting).
     /// Cancelling the request cancels the Swift task running it.
     public mutating func method(_ name: String, _ arguments: [ArgumentSpec], returns result: String, _ summary: String,
                                 body: @escaping @Sendable (Object, Arguments) async throws(ServiceError) -> Value) {
-        methods.append(MethodSpec(name: name, arguments: arguments, result: result, summary: summary, body: .async(body)))
+        methods.append(MethodSpec(name: name, arguments: arguments, result: result, summary: summary,
+                                  hasCompletion: true, body: .async(body)))
+    }
+
+    /// Declares a method that answers at once, without a completion (`store:collection(name)`):
+    /// it must be quick and should return something the caller needs right away (an object);
+    /// an error it throws is raised at the call site.
+    public mutating func function(_ name: String, _ arguments: [ArgumentSpec], returns result: String, _ summary: String,
+                                  body: @escaping @Sendable (Object, Arguments) throws(ServiceError) -> Value) {
+        methods.append(MethodSpec(name: name, arguments: arguments, result: result, summary: summary,
+                                  hasCompletion: false, body: .immediate(body)))
     }
 
     /// Declares a method without a completion (`stop()`, `remove(url)`): it runs at once and
     /// returns nothing; an error it throws is raised at the call site.
     public mutating func action(_ name: String, _ arguments: [ArgumentSpec], _ summary: String,
                                 body: @escaping @Sendable (Object, Arguments) throws(ServiceError) -> Void) {
-        methods.append(MethodSpec(name: name, arguments: arguments, result: nil, summary: summary,
+        methods.append(MethodSpec(name: name, arguments: arguments, result: nil, summary: summary, hasCompletion: false,
                                   body: .immediate { object, arguments throws(ServiceError) in
                                       try body(object, arguments)
                                       return .null

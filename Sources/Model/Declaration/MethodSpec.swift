@@ -10,9 +10,12 @@ public struct MethodSpec<Object: AnyObject>: Sendable {
 
     public let name: String
     public let arguments: [ArgumentSpec]
-    /// What the completion receives, in words; nil for methods without a completion.
+    /// What the method produces, in words (through the completion, or returned at once by a
+    /// `function`); nil for actions, which produce nothing.
     public let result: String?
     public let summary: String
+    /// True when the result arrives through a completion (`function`s and actions return at once).
+    public let hasCompletion: Bool
     public let body: Body
 
     var erased: AnyMethodSpec {
@@ -22,7 +25,8 @@ public struct MethodSpec<Object: AnyObject>: Sendable {
         case .async(let run):
             .async { object, arguments throws(ServiceError) in try await run(unsafeDowncast(object, to: Object.self), arguments) }
         }
-        return AnyMethodSpec(name: name, arguments: arguments, result: result, summary: summary, body: body)
+        return AnyMethodSpec(name: name, arguments: arguments, result: result, summary: summary,
+                             hasCompletion: hasCompletion, body: body)
     }
 }
 
@@ -37,10 +41,9 @@ public struct AnyMethodSpec: Sendable {
     public let arguments: [ArgumentSpec]
     public let result: String?
     public let summary: String
+    /// True when the method produces its result through a completion.
+    public let hasCompletion: Bool
     public let body: Body
-
-    /// True when the method produces a result through a completion.
-    public var hasCompletion: Bool { result != nil }
 
     /// `reverse(location[, options], completion)`.
     public func signature(owner: String, separator: String = ":") -> String {
