@@ -152,7 +152,8 @@ static int trampoline(lua_State *L) {
         }
         return lua_error(L);
     }
-    return lua_yield(L, -2 - status);
+    if (status == CRESCENT_RERAISE) return lua_error(L);
+    return lua_yield(L, -3 - status);
 }
 
 void crescent_push_function(lua_State *L, crescent_swift_function fn, void *context) {

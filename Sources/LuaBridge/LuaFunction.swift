@@ -5,7 +5,8 @@ public import CLua
 /// It reads its arguments from the stack (`1...stack.top`), pushes its results and returns how many
 /// it pushed, or ``LuaReturn/yield(_:)`` inside a coroutine. Throwing turns into a Lua error raised by
 /// the C trampoline after this frame is gone: a ``LuaRaise`` message gets the caller's `file:line`,
-/// a ``LuaPushableError`` pushes its own value, any other error becomes its description.
+/// a ``LuaPushableError`` pushes its own value (raised as it is), any other error becomes its
+/// description (with the caller's position).
 public typealias LuaFunctionBody = (LuaStack) throws -> LuaReturn
 
 /// What a Swift function tells the trampoline: results to return, or values to yield.
@@ -43,6 +44,7 @@ private let enterSwift: crescent_swift_function = { state, context in
             stack.push(error.message)
         } catch let error as any LuaPushableError {
             error.push(onto: stack)
+            return CRESCENT_RERAISE
         } catch {
             stack.push(String(describing: error))
         }

@@ -24,10 +24,13 @@
 
 /* ---- Status a Swift function returns to the trampoline ------------------------------------ */
 
-/** The error value is on top of the stack: raise it (strings get the caller's position). */
+/** The error message is on top of the stack: raise it with the caller's position prefixed. */
 #define CRESCENT_RAISE (-1)
+/** The error value is on top of the stack: raise it as it is (an error object, or a message
+ *  that already carries its position). */
+#define CRESCENT_RERAISE (-2)
 /** Yield `n` values from the top of the stack: return crescent_yield_status(n). */
-static inline int crescent_yield_status(int n) { return -2 - n; }
+static inline int crescent_yield_status(int n) { return -3 - n; }
 
 /** A Swift function behind the trampoline. Returns a result count, CRESCENT_RAISE or a yield. */
 typedef int (*crescent_swift_function)(lua_State *L, void *context);

@@ -190,6 +190,7 @@ extension ModelBinding {
         guard !request.isDone, let outcome = request.outcome else { return }
         let completion = request.completion
         let task = request.waitingTask
+        let owner = request.owner
         request.finish()
         let stack: LuaStack
         if let task {
@@ -218,9 +219,9 @@ extension ModelBinding {
             return
         }
         do {
-            try vm.call(arguments: 2, results: 0)
-        } catch {
+            try host.withScope(owner) { try vm.call(arguments: 2, results: 0) }
+        } catch let error as LuaError {
             host.reportHandlerError(error, in: "error in the completion of \(request.service).\(request.method)")
-        }
+        } catch {}
     }
 }

@@ -13,6 +13,7 @@ extension Host {
         installTimers()
         installTasks()
         installApp()
+        installViews()
         try installPrelude()
     }
 
@@ -20,7 +21,8 @@ extension Host {
 
     private func installOutput() {
         let console = self.console
-        vm.register("print") { stack in
+        vm.register("print") { [unowned self] stack in
+            self.presenter.clearForOutput()
             try Host.writeJoined(stack, from: 1) { console.write(bytes: $0) }
             console.write("\n")
             return .none
@@ -110,6 +112,7 @@ extension Host {
     /// Puts the script's folder first on `package.path` and `package.cpath`.
     func addScriptFolderToPath(_ scriptPath: String) {
         let folder = scriptPath.contains("/") ? String(scriptPath[..<(scriptPath.lastIndex(of: "/") ?? scriptPath.endIndex)]) : "."
+        scriptFolder = folder
         let source = """
             local folder = ...
             package.path = folder .. "/?.lua;" .. folder .. "/?/init.lua;" .. package.path
@@ -133,6 +136,7 @@ extension Host {
             try vm.call(arguments: 0, results: 1)
             vm.setGlobal(name)
         }
+        try installControllers()
         try vm.load(Prelude.guardSource, name: "=[crescent guard]")
         crescent_pushcfunction(vm.state, crescent_interrupted)
         try vm.call(arguments: 1, results: 0)

@@ -44,6 +44,7 @@ extension Host {
             lua_xmove(stack.state, task.coroutine.thread, arguments)
             task.host = self
             task.owner = self.currentScope
+            task.scope = self.currentScope
             self.currentScope.adopt(task)
             self.tasks.insert(task)
             self.taskType.push(task, onto: stack)
@@ -86,7 +87,7 @@ extension Host {
         guard !task.isDone else { return }
         let previous = currentTask
         currentTask = task
-        let step = task.coroutine.resume(arguments: arguments)
+        let step = withScope(task.scope ?? task.owner) { task.coroutine.resume(arguments: arguments) }
         currentTask = previous
         switch step {
         case .yielded(let count):

@@ -101,10 +101,10 @@ extension Host {
         callback.push(onto: stack)
         handle.push(onto: stack)
         do {
-            try vm.call(arguments: 1, results: 0)
-        } catch {
+            try withScope(timer.owner) { try vm.call(arguments: 1, results: 0) }
+        } catch let error as LuaError {
             reportHandlerError(error, in: "error in timer callback")
-        }
+        } catch {}
     }
 }
 

@@ -35,6 +35,12 @@ public final class Host {
     /// The services, their binding and the observer registry.
     var binding: ModelBinding!
     var deliveryScheduled = false
+    /// Controllers on the navigation stack: while there are any, the run goes on.
+    var navigationDepth = 0
+    /// Shows the top controller's view in the `--ui` mode.
+    var presenter: ViewPresenter!
+    /// The folder of the running script (for `require` and template files).
+    var scriptFolder: String?
     var mainFinished = false
     var reportedTimeout = false
     var requestedExit: Int32?
@@ -62,6 +68,7 @@ public final class Host {
         let services = try ServiceFactory.makeServices(plugins: plugins, options: options)
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
         binding = ModelBinding(host: self)
+        presenter = ViewPresenter(mode: options.ui, console: self.console)
         try installGlobals()
         try binding.install(services: services)
     }
@@ -70,7 +77,9 @@ public final class Host {
     public var isRunning: Bool { exitStatus == nil }
 
     /// Anything that can still produce work keeps the run alive.
-    var hasPendingWork: Bool { !timers.isEmpty || !tasks.isEmpty || deliveryScheduled || binding.hasPendingWork }
+    var hasPendingWork: Bool {
+        navigationDepth > 0 || !timers.isEmpty || !tasks.isEmpty || deliveryScheduled || binding.hasPendingWork
+    }
 
     // MARK: Turns
 
@@ -90,12 +99,23 @@ public final class Host {
     public func endTurn() {
         guard isRunning else { return }
         scheduleDelivery()
+        presenter.renderIfNeeded()
         console.flush()
         if let code = requestedExit {
             finish(status: code)
         } else if mainFinished && !hasPendingWork {
             finish(status: sawError ? 1 : 0)
         }
+    }
+
+    /// Runs `body` with `scope` as the owner of whatever Lua code starts meanwhile (handlers run
+    /// with their subscription's, timer's or request's owner, so a controller's handlers create
+    /// things the controller owns).
+    func withScope<Result>(_ scope: Scope?, _ body: () throws -> Result) rethrows -> Result {
+        let previous = currentScope
+        currentScope = scope.flatMap { $0.isEnded ? nil : $0 } ?? scriptScope
+        defer { currentScope = previous }
+        return try body()
     }
 
     /// Schedules a delivery round on a later turn when the registry has something queued.
@@ -233,6 +253,8 @@ public final class Host {
         tasks.removeAll()
         currentTask = nil
         vm.close()
+        presenter.present(nil, controller: "")
+        presenter.finish()
         console.flush()
         onExit(status)
     }

@@ -18,6 +18,9 @@ final class LuaTask: Hashable, Cancellable {
     var awaiting: (any Cancellable)?
     var ownerSlot = -1
     weak var owner: Scope?
+    /// What the task's code creates belongs to this scope (its owner unless the code moves it,
+    /// as a controller's lifecycle does between its lifetime and appearance scopes).
+    weak var scope: Scope?
     weak var host: Host?
 
     init(coroutine: LuaCoroutine) { self.coroutine = coroutine }

@@ -1,0 +1,91 @@
+import CLua
+import LuaBridge
+import Model
+
+extension Host {
+    /// Loads the controller prelude (Prelude/controllers.lua) with the few primitives it needs,
+    /// passed as a private table so scripts cannot reach them.
+    func installControllers() throws(LuaError) {
+        let scopeType = vm.objectType(
+            Scope.self, name: "Scope",
+            methods: [
+                "close": { [unowned self] stack in
+                    try self.scopeType.check(1, in: stack, function: "close").end()
+                    return .none
+                },
+            ],
+            getter: { [unowned self] stack in
+                guard let scope = self.scopeType.object(at: 1, in: stack) else { return .none }
+                switch stack.text(at: 2) {
+                case "active": stack.push(!scope.isEnded)
+                case "count": stack.push(scope.count)
+                case "name": stack.push(scope.name)
+                default: stack.pushNil()
+                }
+                return .one
+            }
+        )
+        try vm.load(Prelude.controllersSource, name: "=[crescent controllers]")
+        let stack = vm.stack
+        stack.newTable(fieldCount: 8)
+        vm.register(field: "scope") { stack in
+            scopeType.push(Scope(name: try stack.checkString(1, function: "scope")), onto: stack)
+            return .one
+        }
+        scopeType.push(scriptScope, onto: stack)
+        stack.rawSet(-2, "scriptScope")
+        vm.register(field: "setScope") { [unowned self] stack in
+            let scope = try scopeType.check(1, in: stack, function: "setScope")
+            self.currentScope = scope
+            if let task = self.currentTask, task.coroutine.thread == stack.state { task.scope = scope }
+            return .none
+        }
+        vm.register(field: "within") { [unowned self] stack in
+            let scope = try scopeType.check(1, in: stack, function: "within")
+            try stack.checkFunction(2, function: "within")
+            let base: Int32 = 2
+            let status = self.withScope(scope) { crescent_pcall_raw(stack.state, stack.top - base, LUA_MULTRET) }
+            if status != LUA_OK { throw ErrorValueOnTop() }
+            return .values(stack.top - 1)
+        }
+        vm.register(field: "report") { [unowned self] stack in
+            let message = stack.describe(at: 1)
+            self.reportHandlerError(LuaError(.runtime, message), in: stack.text(at: 2) ?? "error in a controller")
+            return .none
+        }
+        vm.register(field: "onTeardown") { [unowned self] stack in
+            try stack.checkFunction(1, function: "onTeardown")
+            stack.pushValue(at: 1)
+            let hook = self.vm.ref(from: stack)
+            self.teardownActions.append { [unowned self] in
+                hook.push(onto: self.vm.stack)
+                do throws(LuaError) { try self.vm.call(arguments: 0, results: 0) } catch {
+                    self.report(error, context: "error while tearing down")
+                }
+            }
+            return .none
+        }
+        vm.register(field: "setDepth") { [unowned self] stack in
+            self.navigationDepth = Int(try stack.checkInteger(1, function: "setDepth"))
+            return .none
+        }
+        vm.register(field: "present") { [unowned self] stack in
+            let node = self.viewType.object(at: 1, in: stack)
+            self.presenter.present(node, controller: stack.text(at: 2) ?? "")
+            return .none
+        }
+        vm.register(field: "show") { [unowned self] stack in
+            let slot = try self.viewType.check(1, in: stack, function: "show")
+            guard slot.kind == .slot else { throw LuaRaise("addChild: '\(slot.id ?? "?")' is a view.\(slot.kind), not a view.slot") }
+            let content = self.viewType.object(at: 2, in: stack)
+            if let content, content.parent != nil, content.parent !== slot {
+                throw LuaRaise("addChild: the child's view is already shown elsewhere")
+            }
+            slot.setContent(content)
+            return .none
+        }
+        try vm.call(arguments: 1, results: 0)
+    }
+
+    var scopeType: LuaObjectType<Scope> { vm.objectType(Scope.self, name: "Scope") }
+}

@@ -1,0 +1,147 @@
+import CLua
+import LuaBridge
+import Model
+
+extension Host {
+    /// Installs `view.text`, `view.list`, `view.table`, `view.keyvalue`, `view.progress`,
+    /// `view.stack`, `view.row`, `view.slot` and `view.template`.
+    func installViews() {
+        let nodeType = vm.objectType(
+            ViewNode.self, name: "View",
+            methods: [
+                "update": { [unowned self] stack in
+                    let node = try self.viewType.check(1, in: stack, function: "update")
+                    try node.update(try self.viewValue(at: 2, in: stack, function: "\(node.kind).update"))
+                    return .none
+                },
+                "set": { [unowned self] stack in
+                    let node = try self.viewType.check(1, in: stack, function: "set")
+                    guard node.kind == .table else { throw LuaRaise("view.\(node.kind):set(row, key, value) is for tables; assign fields instead") }
+                    let row = try stack.checkInteger(2, function: "set")
+                    let key = try stack.checkString(3, function: "set")
+                    try node.setCell(row: Int(clamping: row) - 1, key: key, value: try self.viewValue(at: 4, in: stack, function: "table.set"))
+                    return .none
+                },
+                "apply": { [unowned self] stack in
+                    let node = try self.viewType.check(1, in: stack, function: "apply")
+                    let changes = try self.viewValue(at: 2, in: stack, function: "\(node.kind).apply")
+                    let items = try self.viewValue(at: 3, in: stack, function: "\(node.kind).apply")
+                    try node.apply(changes, items: items)
+                    return .none
+                },
+                "find": { [unowned self] stack in
+                    let node = try self.viewType.check(1, in: stack, function: "find")
+                    if let found = node.find(try stack.checkString(2, function: "find")) {
+                        self.viewType.push(found, onto: stack)
+                    } else {
+                        stack.pushNil()
+                    }
+                    return .one
+                },
+            ],
+            getter: { [unowned self] stack in
+                guard let node = self.viewType.object(at: 1, in: stack), let key = stack.text(at: 2) else { return .none }
+                switch key {
+                case "id": if let id = node.id { stack.push(id) } else { stack.pushNil() }
+                case "kind": stack.push(node.kind.rawValue)
+                default: self.binding.push(node.fields[key] ?? .null, onto: stack)
+                }
+                return .one
+            },
+            setter: { [unowned self] stack in
+                guard let node = self.viewType.object(at: 1, in: stack) else { return .none }
+                let key = try stack.checkString(2, function: "__newindex")
+                try node.set(key, try self.viewValue(at: 3, in: stack, function: "view.\(node.kind).\(key)"))
+                return .none
+            },
+            metamethods: [
+                "__tostring": { [unowned self] stack in
+                    guard let node = self.viewType.object(at: 1, in: stack) else { return .none }
+                    stack.push("<view.\(node.kind)\(node.id.map { " #\($0)" } ?? "")>")
+                    return .one
+                },
+            ]
+        )
+        _ = nodeType
+        let stack = vm.stack
+        stack.newTable(fieldCount: Int32(ViewNode.Kind.allCases.count))
+        for kind in ViewNode.Kind.allCases {
+            vm.register(field: kind.rawValue) { [unowned self] stack in
+                try self.makeView(kind, stack)
+            }
+        }
+        vm.setGlobal("view")
+    }
+
+    var viewType: LuaObjectType<ViewNode> { vm.objectType(ViewNode.self, name: "View") }
+
+    /// `view.text("hi")`, `view.table{ id = "items", columns = {...} }`, `view.stack{ a, b }`.
+    private func makeView(_ kind: ViewNode.Kind, _ stack: LuaStack) throws -> LuaReturn {
+        let function = "view.\(kind)"
+        var id: String?
+        var fields: [String: Value] = [:]
+        var children: [ViewNode] = []
+        switch stack.type(at: 1) {
+        case .none, .nil: break
+        case .table:
+            stack.pushNil()
+            while lua_next(stack.state, 1) != 0 {
+                defer { stack.pop() }
+                if stack.type(at: -2) == .number {
+                    guard let child = viewType.object(at: -1, in: stack) else {
+                        throw LuaRaise("\(function): item \(stack.describe(at: -2)) must be a view component (view.text, ...), got \(stack.typeName(at: -1))")
+                    }
+                    children.append(child)
+                    continue
+                }
+                guard let key = stack.text(at: -2) else { continue }
+                if key == "id" {
+                    id = try stack.checkString(-1, function: "view")
+                    continue
+                }
+                do { fields[key] = try binding.value(at: -1, in: stack) } catch {
+                    throw LuaRaise("\(function): field '\(key)' cannot be shown: \(error.description)")
+                }
+            }
+        default:
+            guard kind == .text || kind == .progress || kind == .list else {
+                throw LuaRaise("\(function): pass a table of fields, e.g. \(function){ id = \"name\" }")
+            }
+            do { fields = [kind == .list ? "items" : (kind == .text ? "text" : "value"): try binding.value(at: 1, in: stack)] } catch {
+                throw LuaRaise("\(function): \(error.description)")
+            }
+        }
+        if kind == .template, let file = fields.removeValue(forKey: "file")?.stringValue {
+            fields["source"] = .string(try readTemplate(file))
+        }
+        guard children.isEmpty || kind == .stack || kind == .row else {
+            throw LuaRaise("\(function): only view.stack and view.row hold other components")
+        }
+        let node = ViewNode(kind: kind, id: id)
+        for child in children {
+            guard child.parent == nil else { throw LuaRaise("\(function): a component can be placed only once") }
+            node.append(child)
+        }
+        for key in (kind == .table ? ["columns"] : []) + fields.keys.sorted() where fields[key] != nil {
+            do { try node.set(key, fields[key] ?? .null) } catch { throw LuaRaise(error.description) }
+            if kind == .table && key == "columns" { fields[key] = nil }
+        }
+        viewType.push(node, onto: stack)
+        return .one
+    }
+
+    /// A template file next to the script (or a path relative to the current folder).
+    private func readTemplate(_ file: String) throws -> String {
+        let candidates = file.hasPrefix("/") ? [file] : [scriptFolder.map { $0 + "/" + file }, file].compactMap { $0 }
+        for path in candidates {
+            if let bytes = try? ScriptSource.file(path).read() { return String(decoding: bytes, as: UTF8.self) }
+        }
+        throw LuaRaise("view.template: cannot open template file '\(file)' (looked in \(candidates.joined(separator: ", ")))")
+    }
+
+    private func viewValue(at index: Int32, in stack: LuaStack, function: String) throws -> Value {
+        do { return try binding.value(at: index, in: stack) } catch {
+            throw LuaRaise("\(function): cannot show \(error.description)")
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Model
+import Mustache
+
+extension ViewNode {
+    /// Lays the component out in `width` columns.
+    func render(width: Int) -> [String] {
+        switch kind {
+        case .text:
+            let text = fields["text"].map(Self.text) ?? ""
+            return text.split(separator: "\n", omittingEmptySubsequences: false).map { DisplayWidth.truncate(String($0), to: width) }
+        case .list:
+            let marker = fields["marker"]?.stringValue ?? "-"
+            let items = fields["items"]?.arrayValue ?? []
+            return items.map { DisplayWidth.truncate("\(marker) \(Self.text($0))", to: width) }
+        case .table:
+            return tableLines(width: width)
+        case .keyvalue:
+            let pairs = keyValuePairs()
+            let keyWidth = min(pairs.map { DisplayWidth.of($0.0) }.max() ?? 0, max(width / 2, 1))
+            return pairs.map { key, value in
+                DisplayWidth.truncate(DisplayWidth.fit(key, to: keyWidth) + "  " + value, to: width)
+            }
+        case .progress:
+            return [progressLine(width: width)]
+        case .stack:
+            let gap = Int(fields["gap"]?.integerValue ?? 0)
+            var lines: [String] = []
+            for (index, child) in children.enumerated() {
+                if index > 0 { lines += Array(repeating: "", count: gap) }
+                lines += child.lines(width: width)
+            }
+            return lines
+        case .row:
+            return rowLines(width: width)
+        case .slot:
+            return content?.lines(width: width) ?? []
+        case .template:
+            if let templateError { return [DisplayWidth.truncate(templateError, to: width)] }
+            guard let template else { return [] }
+            let rendered = template.render(Self.mustacheContext(fields["data"] ?? .object([:])))
+            var lines = rendered.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            if lines.last == "" { lines.removeLast() }
+            return lines.map { DisplayWidth.truncate($0, to: width) }
+        }
+    }
+
+    /// Children side by side, sharing the width, separated by two spaces.
+    private func rowLines(width: Int) -> [String] {
+        guard !children.isEmpty else { return [] }
+        let gap = 2
+        let share = max((width - gap * (children.count - 1)) / children.count, 1)
+        let columns = children.map { $0.lines(width: share) }
+        let height = columns.map(\.count).max() ?? 0
+        return (0..<height).map { line in
+            var parts: [String] = []
+            for (index, column) in columns.enumerated() {
+                let text = line < column.count ? column[line] : ""
+                parts.append(index == columns.count - 1 ? text : DisplayWidth.pad(text, to: share))
+            }
+            var joined = parts.joined(separator: String(repeating: " ", count: gap))
+            while joined.hasSuffix(" ") { joined.removeLast() }
+            return joined
+        }
+    }
+
+    private func progressLine(width: Int) -> String {
+        let value = fields["value"]?.doubleValue ?? 0
+        let total = fields["total"]?.doubleValue ?? 1
+        let fraction = total > 0 ? min(max(value / total, 0), 1) : 0
+        let percent = "\(Int((fraction * 100).rounded()))%"
+        let label = fields["label"].map(Self.text).map { " " + $0 } ?? ""
+        let barWidth = max(min(width - DisplayWidth.of(percent) - DisplayWidth.of(label) - 3, 40), 1)
+        let filled = Int((fraction * Double(barWidth)).rounded())
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: barWidth - filled)
+        return DisplayWidth.truncate("[\(bar)] \(percent)\(label)", to: width)
+    }
+
+    /// The pairs of a keyvalue: a record's fields sorted by key, or `{ {key, value}, ... }` in order.
+    private func keyValuePairs() -> [(String, String)] {
+        guard let pairs = fields["pairs"] else { return [] }
+        switch pairs {
+        case .object(let map): return map.sorted { $0.key < $1.key }.map { ($0.key, Self.text($0.value)) }
+        case .model(let model): return model.fields.sorted { $0.key < $1.key }.map { ($0.key, Self.text($0.value)) }
+        case .array(let items):
+            return items.map { item in
+                if let pair = item.arrayValue, pair.count >= 2 { return (Self.text(pair[0]), Self.text(pair[1])) }
+                return (Self.text(item["key"]), Self.text(item["value"]))
+            }
+        default: return []
+        }
+    }
+
+    /// How a value reads in a view: strings as they are, integers without `.0`, floats compactly.
+    static func text(_ value: Value) -> String {
+        switch value {
+        case .null: return ""
+        case .bool(let flag): return flag ? "true" : "false"
+        case .integer(let integer): return String(integer)
+        case .number(let number):
+            if number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
+            return String(number)
+        case .string(let string): return string
+        case .array(let items): return items.map(text).joined(separator: ", ")
+        case .object(let fields): return "{" + fields.keys.sorted().map { "\($0)=\(text(fields[$0] ?? .null))" }.joined(separator: ", ") + "}"
+        case .model(let model): return model["name"].stringValue ?? model.typeName
+        case .handle(let handle): return "<\(handle.typeName)>"
+        }
+    }
+
+    /// The data of a template as Mustache sees it: dictionaries, arrays and strings.
+    static func mustacheContext(_ value: Value) -> Any {
+        switch value {
+        case .null: return ""
+        case .bool(let flag): return flag
+        case .integer, .number, .string, .handle: return text(value)
+        case .array(let items): return items.map(mustacheContext)
+        case .object(let fields): return fields.mapValues(mustacheContext)
+        case .model(let model): return model.fields.mapValues(mustacheContext)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Model
+
+extension ViewNode {
+    /// Reads `columns` (names or `{ key, title, align, width }`); without them the columns are
+    /// the keys of the first row.
+    func configureColumns() {
+        columns = (fields["columns"]?.arrayValue ?? []).compactMap(TableColumn.init)
+        loadRows()
+    }
+
+    /// Converts every row to cell strings and forgets the rendered rows.
+    func loadRows() {
+        let rows = fields["rows"]?.arrayValue ?? []
+        if columns.isEmpty, case .object(let first)? = rows.first {
+            columns = first.keys.sorted().map { TableColumn(.string($0)) }.compactMap { $0 }
+        }
+        cells = rows.map(cellStrings)
+        for index in columns.indices where fields["columns"] == nil || !columns[index].alignRight {
+            // Numbers read best right-aligned.
+            columns[index].alignRight = columns[index].alignRight || (!rows.isEmpty && rows.allSatisfy { row in
+                let value = cell(of: row, at: index)
+                return value.doubleValue != nil
+            })
+        }
+        rowLines = Array(repeating: nil, count: cells.count)
+        naturalWidths = []
+    }
+
+    /// Changes one cell (`tbl:set(row, key, value)`): only that row is rendered again unless the
+    /// column must get wider.
+    func setCell(row: Int, key: String, value: Value) throws(ViewError) {
+        guard cells.indices.contains(row) else { throw ViewError("view.table.set: row \(row + 1) does not exist (rows: \(cells.count))") }
+        guard let column = columns.firstIndex(where: { $0.key == key }) else {
+            throw ViewError("view.table.set: no column '\(key)' (columns: \(columns.map(\.key).joined(separator: ", ")))")
+        }
+        if case .array(var rows)? = fields["rows"], rows.indices.contains(row) {
+            if case .object(var record) = rows[row] {
+                record[key] = value
+                rows[row] = .object(record)
+            } else if case .array(var items) = rows[row], items.indices.contains(column) {
+                items[column] = value
+                rows[row] = .array(items)
+            }
+            fields["rows"] = .array(rows)
+        }
+        let text = Self.text(value)
+        cells[row][column] = text
+        if naturalWidths.indices.contains(column), DisplayWidth.of(text) > naturalWidths[column] {
+            naturalWidths = []
+        }
+        rowLines[row] = nil
+        markDirty()
+    }
+
+    func tableLines(width: Int) -> [String] {
+        guard !columns.isEmpty else { return cells.isEmpty ? [] : [DisplayWidth.truncate("(table without columns)", to: width)] }
+        if naturalWidths.count != columns.count {
+            naturalWidths = columns.indices.map { index in
+                if let fixed = columns[index].width { return fixed }
+                let widest = cells.reduce(0) { max($0, DisplayWidth.of($1[index])) }
+                return max(widest, DisplayWidth.of(columns[index].title))
+            }
+        }
+        let fitted = fit(naturalWidths, into: width)
+        if fitted != fittedWidths {
+            fittedWidths = fitted
+            rowLines = Array(repeating: nil, count: cells.count)
+        }
+        var lines: [String] = []
+        lines.reserveCapacity(cells.count + 2)
+        if fields["header"]?.boolValue != false {
+            lines.append(line(columns.map(\.title), alignRight: columns.map(\.alignRight)))
+            lines.append(fittedWidths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
+        }
+        let alignments = columns.map(\.alignRight)
+        for index in cells.indices {
+            if let cached = rowLines[index] {
+                lines.append(cached)
+            } else {
+                let rendered = line(cells[index], alignRight: alignments)
+                rowLines[index] = rendered
+                lines.append(rendered)
+            }
+        }
+        return lines
+    }
+
+    private func line(_ texts: [String], alignRight: [Bool]) -> String {
+        var parts: [String] = []
+        parts.reserveCapacity(texts.count)
+        for (index, text) in texts.enumerated() {
+            let isLast = index == texts.count - 1
+            let fitted = DisplayWidth.fit(text, to: fittedWidths[index], alignRight: alignRight[index])
+            parts.append(isLast && !alignRight[index] ? DisplayWidth.truncate(text, to: fittedWidths[index]) : fitted)
+        }
+        return parts.joined(separator: "  ")
+    }
+
+    /// Shrinks the widest columns until everything fits in `width` with two-space gaps.
+    private func fit(_ natural: [Int], into width: Int) -> [Int] {
+        var widths = natural
+        let available = width - 2 * (widths.count - 1)
+        while widths.reduce(0, +) > available, let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 1 {
+            widths[widest] -= 1
+        }
+        return widths
+    }
+
+    private func cellStrings(_ row: Value) -> [String] {
+        columns.indices.map { Self.text(cell(of: row, at: $0)) }
+    }
+
+    private func cell(of row: Value, at column: Int) -> Value {
+        if case .array(let items) = row { return column < items.count ? items[column] : .null }
+        return row[columns[column].key]
+    }
+}
+
+extension ViewNode {
+    /// Applies a collection's change set to a table or list: deleted rows go, inserted and
+    /// updated ones are read from `items` (the list after the change); only those rows render.
+    func apply(_ changes: Value, items: Value) throws(ViewError) {
+        guard kind == .table || kind == .list else { throw ViewError("view.\(kind):apply(changes, items) is for tables and lists") }
+        guard let newItems = items.arrayValue else { throw ViewError("view.\(kind):apply: items must be the list after the change") }
+        let key = kind == .table ? "rows" : "items"
+        if changes["reload"].boolValue == true || fields[key] == nil {
+            try set(key, items)
+            return
+        }
+        var rows = fields[key]?.arrayValue ?? []
+        let positions = { (name: String) in (changes[name].arrayValue ?? []).compactMap { $0.integerValue }.map { Int($0) - 1 } }
+        for index in positions("deleted").sorted(by: >) where rows.indices.contains(index) {
+            rows.remove(at: index)
+            if kind == .table { cells.remove(at: index); rowLines.remove(at: index) }
+        }
+        for index in positions("inserted").sorted() where newItems.indices.contains(index) && index <= rows.count {
+            rows.insert(newItems[index], at: index)
+            if kind == .table { cells.insert(columns.indices.map { Self.text(newItems[index][columns[$0].key]) }, at: index); rowLines.insert(nil, at: index) }
+        }
+        for index in positions("updated") where newItems.indices.contains(index) && rows.indices.contains(index) {
+            rows[index] = newItems[index]
+            if kind == .table { cells[index] = columns.indices.map { Self.text(newItems[index][columns[$0].key]) }; rowLines[index] = nil }
+        }
+        fields[key] = .array(rows)
+        if kind == .table { naturalWidths = [] }
+        markDirty()
+    }
+}

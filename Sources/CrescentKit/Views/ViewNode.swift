@@ -1,0 +1,157 @@
+import Model
+import Mustache
+
+/// One component of a text view (`view.text`, `view.table`, …): its data, its children, and its
+/// rendered lines, cached until the data changes.
+///
+/// Changing a node (``update(_:)``, ``set(_:_:)``) marks it and its ancestors dirty and tells the
+/// presenter, which renders once at the end of the loop turn.
+final class ViewNode {
+    /// The component kinds, named as in Lua (`view.<kind>`).
+    enum Kind: String, CaseIterable {
+        case text, list, table, keyvalue, progress, stack, row, slot, template
+    }
+
+    let kind: Kind
+    let id: String?
+    /// The component's data as scripts set it (for `json` output and for reading fields back).
+    var fields: [String: Value] = [:]
+    private(set) var children: [ViewNode] = []
+    /// What a slot shows (a child controller's view), or nil.
+    private(set) var content: ViewNode?
+    weak var parent: ViewNode?
+    /// Called when the root of a presented tree changes.
+    var onDirty: (() -> Void)?
+
+    // Table state, kept ready for incremental rendering.
+    var columns: [TableColumn] = []
+    var cells: [[String]] = []
+    var rowLines: [String?] = []
+    var naturalWidths: [Int] = []
+    var fittedWidths: [Int] = []
+    var template: MustacheTemplate?
+    var templateError: String?
+
+    private var cachedLines: [String]?
+    private var cachedWidth = -1
+
+    init(kind: Kind, id: String?) {
+        self.kind = kind
+        self.id = id
+    }
+
+    // MARK: Tree
+
+    func append(_ child: ViewNode) {
+        child.parent = self
+        children.append(child)
+    }
+
+    /// Puts `node` (a child controller's view) in this slot, or empties it.
+    func setContent(_ node: ViewNode?) {
+        content?.parent = nil
+        content = node
+        node?.parent = self
+        markDirty()
+    }
+
+    /// The node with `id` in this tree, not looking inside slots (they belong to child controllers).
+    func find(_ id: String) -> ViewNode? {
+        if self.id == id { return self }
+        for child in children {
+            if let found = child.find(id) { return found }
+        }
+        return nil
+    }
+
+    // MARK: Changes
+
+    /// Invalidates the cached rendering here and above, and tells the presenter.
+    func markDirty() {
+        var node: ViewNode? = self
+        while let current = node {
+            current.cachedLines = nil
+            if current.parent == nil { current.onDirty?() }
+            node = current.parent
+        }
+    }
+
+    /// Replaces the component's data: a string for `text`, an array for `list`/`table`, a number
+    /// for `progress`, a record for `keyvalue`; or a table of fields for any of them.
+    func update(_ value: Value) throws(ViewError) {
+        switch (kind, value) {
+        case (.text, .string), (.text, .integer), (.text, .number), (.text, .bool):
+            try set("text", value)
+        case (.list, .array): try set("items", value)
+        case (.table, .array): try set("rows", value)
+        case (.progress, .integer), (.progress, .number): try set("value", value)
+        case (.keyvalue, .model), (.keyvalue, .array): try set("pairs", value)
+        case (.keyvalue, .object(let fields)) where fields["pairs"] == nil: try set("pairs", value)
+        case (.template, .object(let fields)) where fields["source"] == nil && fields["file"] == nil: try set("data", value)
+        case (_, .object(let fields)):
+            for (key, item) in fields.sorted(by: { $0.key < $1.key }) where key != "id" { try set(key, item) }
+        case (.template, .model): try set("data", value)
+        default:
+            throw ViewError("\(kind).update: cannot show \(value.typeName) in a \(kind) (see help(\"view\"))")
+        }
+    }
+
+    /// Sets one field (`node.text = "hello"` in Lua).
+    func set(_ key: String, _ value: Value) throws(ViewError) {
+        try validate(key, value)
+        fields[key] = value.isNull ? nil : value
+        switch (kind, key) {
+        case (.table, "columns"): configureColumns()
+        case (.table, "rows"): loadRows()
+        case (.template, "source"): compileTemplate()
+        default: break
+        }
+        markDirty()
+    }
+
+    private func validate(_ key: String, _ value: Value) throws(ViewError) {
+        let allowed: [String] = switch kind {
+        case .text: ["text", "style"]
+        case .list: ["items", "marker"]
+        case .table: ["columns", "rows", "header"]
+        case .keyvalue: ["pairs"]
+        case .progress: ["value", "total", "label"]
+        case .stack, .row: ["gap"]
+        case .slot: []
+        case .template: ["source", "data"]
+        }
+        guard allowed.contains(key) else {
+            let known = allowed.isEmpty ? "none" : allowed.joined(separator: ", ")
+            throw ViewError("view.\(kind): no field '\(key)' (fields: \(known))")
+        }
+    }
+
+    /// The cached lines at `width`, rendering them when needed.
+    func lines(width: Int) -> [String] {
+        if let cachedLines, cachedWidth == width { return cachedLines }
+        let rendered = render(width: max(width, 1))
+        cachedLines = rendered
+        cachedWidth = width
+        return rendered
+    }
+
+    private func compileTemplate() {
+        guard let source = fields["source"]?.stringValue else {
+            template = nil
+            return
+        }
+        do {
+            template = try MustacheTemplate(string: source)
+            templateError = nil
+        } catch {
+            template = nil
+            templateError = "view.template: \(error)"
+        }
+    }
+}
+
+/// A mistake in how a script uses a view component; raised at the call site.
+struct ViewError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,95 @@
+import CLua
+import Model
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Shows the top controller's view: rendered once per loop turn when something changed, in the
+/// `--ui` mode: `plain` prints the view each time its text changes, `json` prints one object per
+/// render, `live` redraws it in place on the terminal, rewriting only the lines that changed.
+final class ViewPresenter {
+    let mode: HostOptions.UIMode
+    private let console: Console
+    private(set) var root: ViewNode?
+    private var controllerName = ""
+    private(set) var needsRender = false
+    private var lastText: String?
+    /// What `live` mode has on the screen, top to bottom; the cursor sits just below it.
+    private var screen: [String] = []
+    /// Renders so far (for tests and the json output).
+    private(set) var renders = 0
+
+    init(mode: HostOptions.UIMode, console: Console) {
+        self.mode = mode
+        self.console = console
+    }
+
+    /// Makes `root` (the top controller's view) the one shown, or shows nothing.
+    func present(_ root: ViewNode?, controller name: String) {
+        self.root?.onDirty = nil
+        self.root = root
+        controllerName = name
+        root?.onDirty = { [unowned self] in self.needsRender = true }
+        needsRender = true
+    }
+
+    /// The columns to lay out in: the terminal's width, else `COLUMNS`, else 80.
+    var width: Int {
+        var size = winsize()
+        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        if let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 0 { return columns }
+        return 80
+    }
+
+    /// Renders if something changed since the last render. Called at the end of each loop turn.
+    func renderIfNeeded() {
+        guard needsRender else { return }
+        needsRender = false
+        let lines = root?.lines(width: width) ?? []
+        switch mode {
+        case .plain:
+            let text = lines.joined(separator: "\n")
+            guard text != lastText, root != nil else { return }
+            lastText = text
+            renders += 1
+            console.write(text + "\n\n")
+        case .json:
+            guard let root else { return }
+            renders += 1
+            console.write("{\"controller\":\(JSONText.string(controllerName)),\"view\":\(JSONText.node(root))}\n")
+        case .live:
+            renders += 1
+            redraw(lines)
+        }
+    }
+
+    /// Before other output in `live` mode: takes the view off the screen so text printed by the
+    /// script appears above it; the view comes back at the end of the turn.
+    func clearForOutput() {
+        guard mode == .live, !screen.isEmpty else { return }
+        console.write("\r\u{1B}[\(screen.count)A\u{1B}[J")
+        screen = []
+        needsRender = true
+    }
+
+    /// At exit: leaves the last view on screen with the cursor shown, below it.
+    func finish() {
+        if mode == .live { console.write("\u{1B}[?25h") }
+        console.flush()
+    }
+
+    private func redraw(_ lines: [String]) {
+        var output = "\u{1B}[?25l"
+        if !screen.isEmpty { output += "\r\u{1B}[\(screen.count)A" }
+        for (index, line) in lines.enumerated() {
+            if index >= screen.count || screen[index] != line {
+                output += "\r\u{1B}[2K" + line
+            }
+            output += "\n"
+        }
+        if lines.count < screen.count { output += "\u{1B}[J" }
+        output += "\u{1B}[?25h"
+        screen = lines
+        console.write(output)
+    }
+}
