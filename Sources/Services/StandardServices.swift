@@ -14,5 +14,6 @@ public enum StandardServices {
 
     /// One entry per service folder.
     static let makers: [@Sendable (PluginContext) throws(ServiceError) -> [any Service]] = [
+        Store.maker,            // store and session: one database
     ]
 }

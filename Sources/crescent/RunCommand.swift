@@ -52,8 +52,9 @@ struct RunCommand: ParsableCommand {
         } catch {
             Crescent.usageError(error.description)
         }
+        let readsCommands: Bool = if case .standardInput = source { false } else { !Terminal.isTerminal(0) }
         let status = ScriptRunner.run(source, bytes: bytes, options: common.hostOptions(arguments: arguments),
-                                      plugins: [.standard])
+                                      plugins: [.standard], readsCommands: readsCommands)
         throw ExitCode(status)
     }
 }

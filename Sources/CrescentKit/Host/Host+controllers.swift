@@ -67,6 +67,10 @@ extension Host {
         }
         vm.register(field: "setDepth") { [unowned self] stack in
             self.navigationDepth = Int(try stack.checkInteger(1, function: "setDepth"))
+            if self.navigationDepth > 0, let start = self.onFirstController {
+                self.onFirstController = nil
+                start()
+            }
             return .none
         }
         vm.register(field: "present") { [unowned self] stack in
@@ -88,4 +92,28 @@ extension Host {
     }
 
     var scopeType: LuaObjectType<Scope> { vm.objectType(Scope.self, name: "Scope") }
+}
+
+extension Host {
+    /// Sends one line of input to the top controller as a command (`add "oat milk"` calls its
+    /// `add` command with `oat milk`). Empty lines are ignored.
+    public func receiveCommandLine(_ line: String) {
+        let words: [String]
+        do {
+            words = try CommandWords.split(line)
+        } catch {
+            console.error("crescent: cannot read the command '\(line)': \(error)")
+            return
+        }
+        guard !words.isEmpty else { return }
+        vm.getGlobal("app")
+        do {
+            try vm.stack.getField(-1, "send")
+            for word in words { vm.stack.push(word) }
+            try vm.call(arguments: Int32(words.count), results: 0)
+        } catch {
+            if !handleControlFlow(error) { reportHandlerError(error, in: "error in command '\(words[0])'") }
+        }
+        vm.stack.setTop(0)
+    }
 }

@@ -37,6 +37,8 @@ public final class Host {
     var deliveryScheduled = false
     /// Controllers on the navigation stack: while there are any, the run goes on.
     var navigationDepth = 0
+    /// Called once, when the first controller is pushed (the runner starts reading commands).
+    public var onFirstController: (() -> Void)?
     /// Shows the top controller's view in the `--ui` mode.
     var presenter: ViewPresenter!
     /// The folder of the running script (for `require` and template files).

@@ -284,13 +284,16 @@ setmetatable(app, {
 
 local function commandList(self)
   local st = state[self]
+  local entries = {}
+  for _, name in ipairs(st.commandOrder) do entries[#entries + 1] = { name, st.commands[name].help } end
+  entries[#entries + 1] = { "help", "list the commands" }
+  entries[#entries + 1] = { "quit", "exit" }
+  local width = 0
+  for _, entry in ipairs(entries) do width = math.max(width, #entry[1]) end
   local lines = {}
-  for _, name in ipairs(st.commandOrder) do
-    local command = st.commands[name]
-    lines[#lines + 1] = "  " .. name .. (command.help ~= "" and ("  " .. command.help) or "")
+  for _, entry in ipairs(entries) do
+    lines[#lines + 1] = "  " .. entry[1] .. string.rep(" ", width - #entry[1] + 2) .. entry[2]
   end
-  lines[#lines + 1] = "  help  list the commands"
-  lines[#lines + 1] = "  quit  exit"
   return concat(lines, "\n")
 end
 

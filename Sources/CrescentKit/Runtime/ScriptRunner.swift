@@ -20,8 +20,10 @@ public enum ScriptRunner {
     /// - Parameters:
     ///   - plugins: the service plugins the host loads.
     ///   - console: where output goes (default: stdout and stderr).
+    ///   - readsCommands: once a controller is pushed, read stdin lines as its commands (DESIGN:
+    ///     `crescent run` with a non-TTY stdin). Scripts without controllers keep stdin for `io.read`.
     public static func run(_ source: ScriptSource, bytes: [UInt8], options: HostOptions, plugins: [any Plugin] = [],
-                           console: Console? = nil, scriptName: String? = nil) -> Int32 {
+                           console: Console? = nil, scriptName: String? = nil, readsCommands: Bool = false) -> Int32 {
         let console = console ?? Console(colors: options.colors)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
@@ -32,7 +34,9 @@ public enum ScriptRunner {
         do {
             started = try loop.submit {
                 let host = try Host(loop: loop, options: options, console: console, plugins: plugins) { exit.succeed($0) }
-                return (NIOLoopBound(host, eventLoop: loop), host.vm.interrupter)
+                let bound = NIOLoopBound(host, eventLoop: loop)
+                if readsCommands { host.onFirstController = { readCommands(into: bound) } }
+                return (bound, host.vm.interrupter)
             }.wait()
         } catch let error as HostSetupError {
             console.error("crescent: \(error)")
@@ -80,6 +84,23 @@ public enum ScriptRunner {
         stopping.finished.store(true, ordering: .relaxed)
         console.flush()
         return status
+    }
+}
+
+extension ScriptRunner {
+    /// Reads stdin lines on a thread of their own and hands each to the host's loop as a command.
+    /// Reaching the end of input only stops reading: controllers stay until they pop or exit.
+    static func readCommands(into host: NIOLoopBound<Host>) {
+        DispatchQueue(label: "crescent.commands").async {
+            while let line = readLine() {
+                host.eventLoop.execute {
+                    let host = host.value
+                    guard host.isRunning else { return }
+                    host.receiveCommandLine(line)
+                    host.endTurn()
+                }
+            }
+        }
     }
 }
 

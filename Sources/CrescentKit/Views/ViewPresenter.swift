@@ -51,6 +51,7 @@ final class ViewPresenter {
             let text = lines.joined(separator: "\n")
             guard text != lastText, root != nil else { return }
             lastText = text
+            guard !text.isEmpty else { return }
             renders += 1
             console.write(text + "\n\n")
         case .json:

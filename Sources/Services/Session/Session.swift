@@ -1,0 +1,136 @@
+public import Model
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `session` service: users registered in the store's database and the one logged in.
+///
+/// `currentUser` is nil or a read-only `user { name, since }` (`since`: Unix seconds of the
+/// login); only the service changes it. Passwords are kept as salted PBKDF2-HMAC-SHA256 hashes
+/// (see ``SessionSettings`` for the cost). A wrong password and an unknown name fail alike —
+/// same `permission` error, same work (the hash is computed against a dummy salt for unknown
+/// names) — and failures for a name slow its next attempts down exponentially (``LoginThrottle``).
+///
+/// ```lua
+/// local session = services.session
+/// session:observe("currentUser", function(user) print(user and user.name or "(nobody)") end)
+/// session:login("ann", "correct horse", function(user, err) if err then print(err.message) end end)
+/// ```
+public final class Session: Service {
+    public let changes = ChangePublisher()
+    public var interface: AnyInterface { Self.declaration }
+
+    /// The logged-in user, or nil.
+    let currentUser: Property<DataModel?>
+    let settings: SessionSettings
+    private let directory: UserDirectory
+    private let hasher: PasswordHasher
+    private let throttle: LoginThrottle
+    /// Orders changes of the current user with their events.
+    private let transition = Mutex(())
+    /// What unknown names are checked against, so they cost what known ones do.
+    private let dummySalt = PasswordHasher.makeSalt()
+
+    /// The one message for a wrong name or password.
+    static let refusal = "wrong name or password"
+    static let maxNameLength = 64
+
+    init(database: StoreDatabase, settings: SessionSettings) {
+        self.settings = settings
+        directory = UserDirectory(database: database)
+        hasher = PasswordHasher(rounds: settings.kdfRounds)
+        throttle = LoginThrottle(base: settings.failureDelay, cap: settings.maxFailureDelay)
+        currentUser = Property("currentUser", nil, changes)
+    }
+
+    // MARK: The API
+
+    /// Creates user `name` with `password` (it does not log in). Returns the name.
+    public func register(_ name: String, password: String) throws(ServiceError) -> Value {
+        try Self.checkName(name)
+        try checkPassword(password)
+        let salt = PasswordHasher.makeSalt()
+        let user = UserDirectory.StoredUser(name: name, salt: salt, hash: hasher.hash(password, salt: salt),
+                                            algorithm: PasswordHasher.algorithm, rounds: hasher.rounds, created: Int64(time(nil)))
+        try directory.insert(user)
+        return .string(name)
+    }
+
+    /// Logs `name` in (replacing whoever was logged in) and returns the new current user.
+    public func login(_ name: String, password: String) async throws(ServiceError) -> Value {
+        let user: DataModel? = try await throttle.attempt(name) { () throws(ServiceError) in
+            let verified = try verify(name, password)
+            return (verified, verified ? DataModel("user", ["name": .string(name), "since": .integer(Int64(time(nil)))]) : nil)
+        }
+        guard let user else { throw ServiceError(.permission, Self.refusal) }
+        replaceCurrentUser(with: user)
+        return .model(user)
+    }
+
+    /// Logs the current user out; returns that user, or nil when nobody was logged in.
+    public func logout() -> Value {
+        replaceCurrentUser(with: nil).map(Value.model) ?? .null
+    }
+
+    /// Changes the current user's password after checking the old one (slowed down like logins).
+    public func changePassword(old: String, new: String) async throws(ServiceError) -> Value {
+        guard let name = currentUser.value?["name"].stringValue else {
+            throw ServiceError(.permission, "nobody is logged in")
+        }
+        try checkPassword(new)
+        let verified = try await throttle.attempt(name) { () throws(ServiceError) in
+            let verified = try verify(name, old)
+            return (verified, verified)
+        }
+        guard verified else { throw ServiceError(.permission, Self.refusal) }
+        let salt = PasswordHasher.makeSalt()
+        guard try directory.setPassword(of: name, salt: salt, hash: hasher.hash(new, salt: salt),
+                                        algorithm: PasswordHasher.algorithm, rounds: hasher.rounds) else {
+            throw ServiceError(.permission, Self.refusal)
+        }
+        return .bool(true)
+    }
+
+    // MARK: Checks
+
+    /// True when `password` is the password of `name`. Unknown names cost the same work.
+    private func verify(_ name: String, _ password: String) throws(ServiceError) -> Bool {
+        let stored = Self.isValidName(name) ? try directory.user(named: name) : nil
+        let usable = stored.flatMap { $0.algorithm == PasswordHasher.algorithm ? $0 : nil }
+        let derived = hasher.hash(password, salt: usable?.salt ?? dummySalt, rounds: usable?.rounds ?? hasher.rounds)
+        guard let usable else { return false }
+        return PasswordHasher.constantTimeEqual(derived, usable.hash)
+    }
+
+    private static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= maxNameLength && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
+
+    private static func checkName(_ name: String) throws(ServiceError) {
+        guard isValidName(name) else {
+            throw ServiceError(.invalidArgument, "a name must be 1 to \(maxNameLength) characters without control characters")
+        }
+    }
+
+    private func checkPassword(_ password: String) throws(ServiceError) {
+        guard password.count >= settings.minPasswordLength else {
+            throw ServiceError(.invalidArgument, "a password must be at least \(settings.minPasswordLength) characters")
+        }
+    }
+
+    /// Sets the current user and reports `didLogout` for the one replaced, then `didLogin`.
+    @discardableResult
+    private func replaceCurrentUser(with user: DataModel?) -> DataModel? {
+        transition.withLock { _ in
+            let previous = currentUser.value
+            guard previous != nil || user != nil else { return nil }
+            currentUser.set(user)
+            if let previous { changes.emit("didLogout", .model(previous)) }
+            if let user { changes.emit("didLogin", .model(user)) }
+            return previous
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+import Model
+
+/// The `users` table of the store's database: one row per name with the password's salt, hash
+/// and how it was derived. Passwords themselves are never stored.
+struct UserDirectory: Sendable {
+    /// One user as stored.
+    struct StoredUser: Sendable {
+        let name: String
+        let salt: [UInt8]
+        let hash: [UInt8]
+        let algorithm: String
+        let rounds: Int
+        /// Unix seconds.
+        let created: Int64
+    }
+
+    static let schema = [
+        """
+        CREATE TABLE IF NOT EXISTS users (
+            name TEXT PRIMARY KEY NOT NULL,
+            salt BLOB NOT NULL,
+            hash BLOB NOT NULL,
+            kdf TEXT NOT NULL,
+            rounds INTEGER NOT NULL,
+            created INTEGER NOT NULL
+        )
+        """,
+    ]
+
+    let database: StoreDatabase
+
+    /// The user named `name`, or nil.
+    func user(named name: String) throws(ServiceError) -> StoredUser? {
+        try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT name, salt, hash, kdf, rounds, created FROM users WHERE name = ?",
+                                             arguments: [name]) else { return nil }
+            let salt: [UInt8] = Array(row[1] as Data)
+            let hash: [UInt8] = Array(row[2] as Data)
+            return StoredUser(name: row[0], salt: salt, hash: hash, algorithm: row[3], rounds: row[4], created: row[5])
+        }
+    }
+
+    /// Adds `user`; a name already present is `invalid_argument`.
+    func insert(_ user: StoredUser) throws(ServiceError) {
+        try database.write({ db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [user.name]) == true {
+                throw ServiceError(.invalidArgument, "the name '\(user.name)' is taken")
+            }
+            try db.execute(sql: "INSERT INTO users (name, salt, hash, kdf, rounds, created) VALUES (?, ?, ?, ?, ?, ?)",
+                           arguments: [user.name, Data(user.salt), Data(user.hash), user.algorithm, user.rounds, user.created])
+        }, committed: { _ in })
+    }
+
+    /// Replaces the password of `name`; false when there is no such user.
+    func setPassword(of name: String, salt: [UInt8], hash: [UInt8], algorithm: String, rounds: Int) throws(ServiceError) -> Bool {
+        try database.write({ db in
+            try db.execute(sql: "UPDATE users SET salt = ?, hash = ?, kdf = ?, rounds = ? WHERE name = ?",
+                           arguments: [Data(salt), Data(hash), algorithm, rounds, name])
+            return db.changesCount == 1
+        }, committed: { $0 })
+    }
+}

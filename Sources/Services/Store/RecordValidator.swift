@@ -1,0 +1,117 @@
+import Model
+
+/// Checks that a value is a JSON-shaped record before anything is written, and names the place
+/// of the first problem (`record.tags[3]`, `records[2].meta.x`).
+///
+/// A record is a table with named fields (Lua's `{}` arrives as an empty array and counts as an
+/// empty record). Fields hold strings, finite numbers, booleans and tables of those, nested at
+/// most ``maxDepth`` levels. A data model (such as `session.currentUser`) is stored as a plain
+/// table of its fields. Functions, cycles and tables mixing array items with named fields never
+/// get here: the binding refuses them at the call site, naming the same path.
+enum RecordValidator {
+    /// How deep tables may nest inside a record (the record itself is level 1).
+    static let maxDepth = 64
+
+    /// The fields of the record `value`, checked, with any data model inside turned into a
+    /// plain table (as it will read back from the database).
+    ///
+    /// - Parameter path: how the message names the value (`record`, `records[2]`, `fields`).
+    static func record(_ value: Value, path: String) throws(ServiceError) -> [String: Value] {
+        switch value {
+        case .object(let fields):
+            if try check(value, path: path, depth: 1) { return fields.mapValues(plain) }
+            return fields
+        case .model(let model):
+            _ = try check(value, path: path, depth: 1)
+            return model.fields.mapValues(plain)
+        case .array(let items) where items.isEmpty:
+            return [:]
+        case .array:
+            throw ServiceError(.invalidArgument, "\(path) must be a record (a table with named fields), got an array")
+        default:
+            throw ServiceError(.invalidArgument, "\(path) must be a record (a table with named fields), got \(describe(value))")
+        }
+    }
+
+    /// Checks one value at `depth` (1 for the record itself); true when it holds a data model.
+    private static func check(_ value: Value, path: @autoclosure () -> String, depth: Int) throws(ServiceError) -> Bool {
+        switch value {
+        case .null, .bool, .integer, .string:
+            return false
+        case .number(let number):
+            guard number.isFinite else {
+                throw ServiceError(.invalidArgument, "\(path()) is \(number.isNaN ? "nan" : (number < 0 ? "-inf" : "inf")): records hold only finite numbers")
+            }
+            return false
+        case .handle(let handle):
+            throw ServiceError(.invalidArgument, "\(path()) is a \(handle.typeName) object: records hold only strings, numbers, booleans and tables")
+        case .array(let items):
+            try checkDepth(path: path(), depth: depth)
+            var sawModel = false
+            for (index, item) in items.enumerated() {
+                if try check(item, path: "\(path())[\(index + 1)]", depth: depth + 1) { sawModel = true }
+            }
+            return sawModel
+        case .object(let fields):
+            try checkDepth(path: path(), depth: depth)
+            var sawModel = false
+            for (key, item) in fields {
+                if try check(item, path: path() + member(key), depth: depth + 1) { sawModel = true }
+            }
+            return sawModel
+        case .model(let model):
+            try checkDepth(path: path(), depth: depth)
+            for (key, item) in model.fields { _ = try check(item, path: path() + member(key), depth: depth + 1) }
+            return true
+        }
+    }
+
+    /// `value` with every data model turned into a plain table of its fields.
+    private static func plain(_ value: Value) -> Value {
+        switch value {
+        case .model(let model): .object(model.fields.mapValues(plain))
+        case .object(let fields): .object(fields.mapValues(plain))
+        case .array(let items): .array(items.map(plain))
+        default: value
+        }
+    }
+
+    private static func checkDepth(path: String, depth: Int) throws(ServiceError) {
+        guard depth <= maxDepth else {
+            throw ServiceError(.invalidArgument, "\(path) is nested deeper than \(maxDepth) tables")
+        }
+    }
+
+    /// `.name` for an identifier, `["odd key"]` otherwise, as Lua would index it.
+    static func member(_ key: String) -> String {
+        var isIdentifier = !key.isEmpty
+        for (index, byte) in key.utf8.enumerated() {
+            let isLetter = (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
+            let isDigit = byte >= 0x30 && byte <= 0x39
+            if !(isLetter || (isDigit && index > 0)) {
+                isIdentifier = false
+                break
+            }
+        }
+        if isIdentifier { return "." + key }
+        var quoted = ""
+        for character in key {
+            if character == "\"" || character == "\\" { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return "[\"\(quoted)\"]"
+    }
+
+    /// `a number`, `a boolean`, `nil`: a value's kind, with an article.
+    static func describe(_ value: Value) -> String {
+        switch value {
+        case .null: "nil"
+        case .bool: "a boolean"
+        case .integer, .number: "a number"
+        case .string: "a string"
+        case .array, .object: "a table"
+        case .model(let model): "a \(model.typeName)"
+        case .handle(let handle): "a \(handle.typeName) object"
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Model
+
+extension StoreCollection {
+    /// What scripts see of a collection: `name`, `count`, `items`, the record methods and
+    /// `didChange`.
+    ///
+    /// ```lua
+    /// local todo = services.store:collection("todo")
+    /// todo:on("didChange", function(change) print(#change.inserted, "added") end)
+    /// task(function()
+    ///   local item = todo:add({ title = "write the docs", done = false })
+    ///   todo:update(item.id, { done = true })
+    ///   print(todo.count, todo:find({ done = true })[1].title)
+    /// end)
+    /// ```
+    ///
+    /// `get` and `page` read the list in memory and answer on the loop (the completion still
+    /// runs on a later turn); `find` and every write run in a Swift task, off the loop.
+    static let declaration: AnyInterface = Interface<StoreCollection>(
+        name: "collection", summary: "Records kept in the store's database, in insertion order."
+    ) { d in
+        d.property("name", type: "string", "The collection's name.") { .string($0.name) }
+        d.property("count", type: "integer", "How many records there are.") { .integer(Int64($0.count)) }
+        d.property("items", type: "array of records",
+                   "Every record, in insertion order (a snapshot: for large collections use page()).") { .array($0.items) }
+
+        d.method("add", [.init("records", .table, "A record { field = value, ... } or an array of records.")],
+                 returns: "the stored record with its id (an array of them for an array)",
+                 "Stores records in one transaction; each gets a new integer id (a given id is replaced).") { collection, arguments async throws(ServiceError) in
+            try await StoreWork.run { () throws(ServiceError) in try collection.add(arguments[0]) }
+        }
+        d.method("update", [.init("id", .integer, "The record's id."),
+                            .init("fields", .table, "The fields to set; the others stay.")],
+                 returns: "the updated record", "Sets fields of one record (not_found for an unknown id).") { collection, arguments async throws(ServiceError) in
+            try await StoreWork.run { () throws(ServiceError) in
+                try collection.update(arguments[0].integerValue ?? 0, fields: arguments[1])
+            }
+        }
+        d.method("remove", [.init("ids", .oneOf([.integer, .array(of: .integer)]), "An id or an array of ids.")],
+                 returns: "how many records were removed",
+                 "Removes records in one transaction; with an unknown id nothing is removed (not_found).") { collection, arguments async throws(ServiceError) in
+            try await StoreWork.run { () throws(ServiceError) in try collection.remove(arguments[0]) }
+        }
+        d.method("clear", [], returns: "how many records were removed", "Removes every record.") { collection, _ async throws(ServiceError) in
+            try await StoreWork.run { () throws(ServiceError) in try collection.clear() }
+        }
+        d.method("get", [.init("id", .integer, "The record's id.")], returns: "the record",
+                 "The record with this id (not_found when there is none).", immediate: { collection, arguments throws(ServiceError) in
+                     try collection.get(arguments[0].integerValue ?? 0)
+                 })
+        d.method("page", [.init("offset", .integer, "How many records to skip (0 for the first page)."),
+                          .init("limit", .integer, "At most how many records.")],
+                 returns: "an array of records", "Records offset+1 ... offset+limit, in insertion order.",
+                 immediate: { collection, arguments throws(ServiceError) in
+                     .array(try collection.page(offset: arguments[0].integerValue ?? 0, limit: arguments[1].integerValue ?? 0))
+                 })
+        d.method("find", [.init("query", .table, "Fields the records must equal: { done = false }; {} for all."),
+                          .init("options", .table, "{ limit = n, offset = n, order = \"field\" or \"-field\" }", optional: true)],
+                 returns: "an array of records",
+                 "Records whose fields equal the query's (numbers by value, tables field by field), in insertion order or by options.order.") { collection, arguments async throws(ServiceError) in
+            try await StoreWork.run { () throws(ServiceError) in .array(try collection.find(arguments[0], options: arguments[1])) }
+        }
+        d.event("didChange", payload: "change set {inserted, deleted, updated, reload}",
+                "The records changed (here or in another process); positions are 1-based in items: deleted ones before the change, the others after.")
+    }.erased
+}

@@ -1,0 +1,224 @@
+import GRDB
+import Model
+import Synchronization
+
+/// The SQLite database behind the store and the session: one file in WAL mode through a GRDB
+/// `DatabasePool` (or a private in-memory database), opened on first use.
+///
+/// Writes run on GRDB's serialized writer, one IMMEDIATE transaction each. Before each write, and
+/// every ``StoreSettings/pollInterval`` while the database is open, it compares
+/// `PRAGMA data_version` on the writer connection: that number changes only when *another*
+/// connection (another process) has committed, and then the registered catch-up handlers re-read
+/// what they show. Handlers and the `committed` part of each write run on the writer queue, so
+/// whatever they report goes out in commit order.
+///
+/// The poller holds the database weakly and ends when it goes away or ``close()`` is called.
+final class StoreDatabase: Sendable {
+    /// Called on the writer queue, inside a transaction, after another process committed.
+    typealias CatchUp = @Sendable (Database) throws -> Void
+
+    let settings: StoreSettings
+    private let schema: [String]
+    private let state = Mutex<State>(.unopened)
+    private let catchUps = Mutex<[CatchUp]>([])
+    /// The writer connection's last `PRAGMA data_version`.
+    private let dataVersion = Mutex<Int64>(0)
+
+    private enum State {
+        case unopened
+        case open(any DatabaseWriter, Task<Void, Never>?)
+        case failed(ServiceError)
+        case closed
+    }
+
+    /// Checks that the database can be opened there (without creating anything): an unusable
+    /// location is reported when the host starts rather than at first use.
+    ///
+    /// - Parameter schema: `CREATE ... IF NOT EXISTS` statements run when the database opens.
+    init(settings: StoreSettings, schema: [String]) throws(ServiceError) {
+        self.settings = settings
+        self.schema = schema
+        if case .file(let path) = settings.location { try DatabaseLocation.check(path) }
+    }
+
+    deinit {
+        if case .open(_, let poller) = state.withLock({ $0 }) { poller?.cancel() }
+    }
+
+    /// The path of the file, or `:memory:`.
+    var path: String {
+        switch settings.location {
+        case .memory: StoreSettings.memoryName
+        case .file(let path): path
+        }
+    }
+
+    /// Registers `catchUp` to run after another process commits.
+    func onExternalChange(_ catchUp: @escaping CatchUp) {
+        catchUps.withLock { $0.append(catchUp) }
+    }
+
+    // MARK: Access
+
+    /// The open database, opening it (with its folders and tables) on first use.
+    func writer() throws(ServiceError) -> any DatabaseWriter {
+        let result: Result<any DatabaseWriter, ServiceError> = state.withLock { state in
+            switch state {
+            case .open(let writer, _): return .success(writer)
+            case .failed(let error): return .failure(error)
+            case .closed: return .failure(ServiceError(.unavailable, "the store is closed"))
+            case .unopened:
+                do throws(ServiceError) {
+                    let writer = try open()
+                    state = .open(writer, startPoller())
+                    return .success(writer)
+                } catch {
+                    state = .failed(error)
+                    return .failure(error)
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    /// Runs `change` in one IMMEDIATE transaction, after catching up with other processes, then
+    /// `committed` with its result once the transaction has committed, still on the writer.
+    ///
+    /// A ``ServiceError`` thrown by `change` rolls the transaction back and is rethrown; a
+    /// database error becomes `io` (or `unavailable` when another process keeps it locked).
+    func write<Change, Output>(_ change: (Database) throws -> Change,
+                               committed: (Change) -> Output) throws(ServiceError) -> Output {
+        let writer = try writer()
+        return try mapErrors {
+            try writer.writeWithoutTransaction { db in
+                var result: Change?
+                try db.inTransaction(.immediate) {
+                    try catchUp(db)
+                    result = try change(db)
+                    return .commit
+                }
+                // Invariant: inTransaction returned normally, so `change` ran and set `result`.
+                return committed(result!)
+            }
+        }
+    }
+
+    /// Runs `body` on the writer queue outside a transaction (loading a collection in step
+    /// with the writes that follow).
+    func onWriter<Output>(_ body: (Database) throws -> Output) throws(ServiceError) -> Output {
+        let writer = try writer()
+        return try mapErrors { try writer.writeWithoutTransaction(body) }
+    }
+
+    /// Reads with `body` (on a reader connection of the pool).
+    func read<Output>(_ body: (Database) throws -> Output) throws(ServiceError) -> Output {
+        let writer = try writer()
+        return try mapErrors { try writer.read(body) }
+    }
+
+    /// Stops polling and closes the database; later calls fail with `unavailable`. Idempotent.
+    func close() {
+        let previous = state.withLock { state in
+            defer { state = .closed }
+            return state
+        }
+        guard case .open(let writer, let poller) = previous else { return }
+        poller?.cancel()
+        try? writer.close()
+    }
+
+    // MARK: Other processes
+
+    /// Checks `PRAGMA data_version` and, when another connection has committed, runs the
+    /// catch-up handlers. Call on the writer queue.
+    private func catchUp(_ db: Database) throws {
+        guard case .file = settings.location else { return }
+        let version = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+        let changed = dataVersion.withLock { last in
+            defer { last = version }
+            return last != version
+        }
+        guard changed else { return }
+        for handler in catchUps.withLock({ $0 }) { try handler(db) }
+    }
+
+    /// Catches up with other processes now (what each poll does), inside a read transaction so
+    /// every handler sees one snapshot.
+    func catchUpNow() throws(ServiceError) {
+        try onWriter { db in
+            try db.inTransaction(.deferred) {
+                try catchUp(db)
+                return .commit
+            }
+        }
+    }
+
+    private func poll() {
+        guard case .open = state.withLock({ $0 }) else { return }
+        try? catchUpNow()
+    }
+
+    private func startPoller() -> Task<Void, Never>? {
+        guard case .file = settings.location else { return nil }
+        let interval = settings.pollInterval
+        return Task.detached(priority: .utility) { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: interval)
+                guard let database = self, !Task.isCancelled else { return }
+                database.poll()
+            }
+        }
+    }
+
+    // MARK: Opening
+
+    private func open() throws(ServiceError) -> any DatabaseWriter {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "crescent.store"
+        let synchronous = settings.synchronous.rawValue
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
+        let writer: any DatabaseWriter
+        do {
+            switch settings.location {
+            case .memory:
+                writer = try DatabaseQueue(configuration: configuration)
+            case .file(let path):
+                try DatabaseLocation.createFolders(for: path)
+                writer = try DatabasePool(path: path, configuration: configuration)
+            }
+            let schema = self.schema
+            let version = try writer.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    for statement in schema { try db.execute(sql: statement) }
+                    return .commit
+                }
+                return try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+            }
+            dataVersion.withLock { $0 = version }
+        } catch let error as ServiceError {
+            throw error
+        } catch {
+            throw ServiceError(.io, "cannot open the store database \(path): \(Self.describe(error))")
+        }
+        return writer
+    }
+
+    private func mapErrors<Output>(_ body: () throws -> Output) throws(ServiceError) -> Output {
+        do {
+            return try body()
+        } catch let error as ServiceError {
+            throw error
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+            throw ServiceError(.unavailable, "the store database \(path) is locked by another process: \(Self.describe(error))")
+        } catch {
+            throw ServiceError(.io, "the store database \(path) failed: \(Self.describe(error))")
+        }
+    }
+
+    /// The SQLite message of a database error, else the error's description.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,111 @@
+import Model
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where the store keeps its database and how it writes: the `[store]` section of
+/// `crescent.toml` and `--data-dir`.
+///
+/// ```toml
+/// [store]
+/// path = "~/notes/store.sqlite"   # default: <data folder>/store.sqlite; ":memory:" for a throwaway store
+/// synchronous = "full"            # "normal" (default) or "full"
+/// poll_interval = 0.25            # seconds between checks for other processes' writes
+/// ```
+///
+/// The data folder is `--data-dir`, else `$XDG_DATA_HOME/crescent`, else
+/// `~/.local/share/crescent`; `--data-dir :memory:` makes every store of the run a throwaway
+/// in-memory one.
+///
+/// - `synchronous = "normal"` (SQLite's recommendation for WAL): a committed write survives the
+///   process crashing or being killed; after a power loss the last commits may roll back.
+///   `"full"` syncs the log on every commit, surviving power loss too, at a cost per write.
+struct StoreSettings: Sendable {
+    /// Where the database lives.
+    enum Location: Sendable, Equatable {
+        /// A private in-memory database, gone at exit.
+        case memory
+        /// A database file (created with its folders on first use).
+        case file(String)
+    }
+
+    /// How hard SQLite works to make each commit durable.
+    enum Synchronous: String, Sendable {
+        case normal = "NORMAL"
+        case full = "FULL"
+    }
+
+    var location: Location
+    var synchronous: Synchronous = .normal
+    /// Nanoseconds between checks of `PRAGMA data_version` for other processes' writes.
+    var pollInterval: UInt64 = 250_000_000
+
+    static let fileName = "store.sqlite"
+    static let memoryName = ":memory:"
+
+    init(location: Location, synchronous: Synchronous = .normal, pollInterval: UInt64 = 250_000_000) {
+        self.location = location
+        self.synchronous = synchronous
+        self.pollInterval = pollInterval
+    }
+
+    /// The settings from the `[store]` section and the data folder of `context`.
+    init(_ context: PluginContext) throws(ServiceError) {
+        let section = context.section("store")
+        if let path = section["path"].stringValue {
+            guard !path.isEmpty else { throw ServiceError(.invalidArgument, "[store] path must not be empty") }
+            location = path == Self.memoryName ? .memory : .file(Self.expandingTilde(path))
+        } else if !section["path"].isNull {
+            throw ServiceError(.invalidArgument, "[store] path must be a string, got \(section["path"].typeName)")
+        } else if context.dataDirectory == Self.memoryName {
+            location = .memory
+        } else {
+            let folder: String
+            if let given = context.dataDirectory {
+                folder = Self.expandingTilde(given)
+            } else {
+                folder = try Self.defaultDataFolder()
+            }
+            location = .file(folder + (folder.hasSuffix("/") ? "" : "/") + Self.fileName)
+        }
+        switch section["synchronous"] {
+        case .null: break
+        case .string(let word):
+            guard let mode = Synchronous(rawValue: word.uppercased()) else {
+                throw ServiceError(.invalidArgument, "[store] synchronous must be \"normal\" or \"full\", got \"\(word)\"")
+            }
+            synchronous = mode
+        case let other:
+            throw ServiceError(.invalidArgument, "[store] synchronous must be a string, got \(other.typeName)")
+        }
+        if !section["poll_interval"].isNull {
+            guard let seconds = section["poll_interval"].doubleValue, seconds >= 0.01, seconds <= 60 else {
+                throw ServiceError(.invalidArgument, "[store] poll_interval must be a number of seconds in [0.01, 60]")
+            }
+            pollInterval = UInt64(seconds * 1e9)
+        }
+    }
+
+    /// `$XDG_DATA_HOME/crescent`, else `$HOME/.local/share/crescent`.
+    static func defaultDataFolder() throws(ServiceError) -> String {
+        if let xdg = environment("XDG_DATA_HOME"), xdg.hasPrefix("/") { return xdg + "/crescent" }
+        guard let home = environment("HOME"), !home.isEmpty else {
+            throw ServiceError(.io, "cannot find a data folder for the store: HOME is not set (use --data-dir DIR)")
+        }
+        return home + "/.local/share/crescent"
+    }
+
+    /// `~/x` with the home folder spelled out.
+    static func expandingTilde(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/"), let home = environment("HOME") else { return path }
+        return home + path.dropFirst()
+    }
+
+    private static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        let text = String(cString: value)
+        return text.isEmpty ? nil : text
+    }
+}
