@@ -53,6 +53,10 @@ extension Host {
             self.reportHandlerError(LuaError(.runtime, message), in: stack.text(at: 2) ?? "error in a controller")
             return .none
         }
+        vm.register(field: "warn") { [unowned self] stack in
+            self.console.error("\(self.console.styled("crescent:", "33")) \(stack.describe(at: 1))")
+            return .none
+        }
         vm.register(field: "onTeardown") { [unowned self] stack in
             try stack.checkFunction(1, function: "onTeardown")
             stack.pushValue(at: 1)

@@ -73,6 +73,8 @@ public final class Host {
         presenter = ViewPresenter(mode: options.ui, console: self.console)
         try installGlobals()
         try binding.install(services: services)
+        // Last: the controller prelude captures observe/on (from the binding) and the guarded pcall.
+        try installControllers()
     }
 
     /// True while the host can still run code.

@@ -2,7 +2,8 @@
 --
 -- Written in Lua on a few host primitives (passed as this chunk's argument, out of scripts' reach):
 -- scopes (owners that end everything they adopted), setScope/within (which scope owns what Lua
--- code starts), report (a handler error: printed, run fails), onTeardown, setDepth (the navigation
+-- code starts), report (a handler error: printed, run fails), warn (a message on stderr that does
+-- not fail the run), onTeardown, setDepth (the navigation
 -- stack keeps the run alive), present (the top controller's view) and show (fill a view.slot).
 --
 -- Lifecycle, in order: init(args), loadView(), viewDidLoad(), viewWillAppear(), viewDidAppear(),
@@ -17,7 +18,6 @@ local type, error, setmetatable, rawget, rawset, tostring, select, pairs, ipairs
   type, error, setmetatable, rawget, rawset, tostring, select, pairs, ipairs, next
 local xpcall, traceback, insert, remove, concat, sort = xpcall, debug.traceback, table.insert, table.remove, table.concat, table.sort
 local spawn, observe_, on_, after_, every_ = task, observe, on, timer.after, timer.every
-local stderr = io.stderr
 
 local Controller = {}          -- the base of every controller class
 local state = setmetatable({}, { __mode = "k" })   -- controller -> private state
@@ -25,7 +25,10 @@ local stack = {}               -- the navigation stack, bottom first
 local routes = {}
 
 local function isClass(value) return type(value) == "table" and rawget(value, "__controllerClass") == true end
-local function nameOf(self) return rawget(getmetatable(self), "__name") or "controller" end
+local function nameOf(self)
+  if isClass(self) then return rawget(self, "__name") end
+  return rawget(getmetatable(self), "__name") or "controller"
+end
 
 -- Runs a lifecycle method (or any method) reporting its error, without stopping the transition.
 local function call(self, method, ...)
@@ -302,7 +305,7 @@ function app.send(name, ...)
   local top = stack[#stack]
   if name == "quit" or name == "exit" then return app.exit(0) end
   if not top then
-    stderr:write("crescent: no controller to receive '" .. name .. "'\n")
+    P.warn("no controller to receive '" .. name .. "'")
     return false
   end
   local st = state[top]
@@ -312,7 +315,7 @@ function app.send(name, ...)
     return true
   end
   if not command then
-    stderr:write("crescent: unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ":\n" .. commandList(top) .. "\n")
+    P.warn("unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ":\n" .. commandList(top))
     return false
   end
   local args = { ... }
