@@ -1,20 +1,37 @@
--- hello.lua: a first look at Crescent's loop. Timers, a task that sleeps, and an orderly exit
--- once nothing is left to do.  Run it with `make run` or `crescent scripts/hello.lua [name]`.
-local name = arg[1] or "world"
-print(("Hello, %s! This is Crescent on %s."):format(name, _VERSION))
+#!/usr/bin/env crescent
+-- hello.lua: the smallest controller. A view built in loadView, a command bound in viewDidLoad,
+-- a timer owned by the controller while it is visible.
+--   crescent scripts/hello.lua            (type `greet Ada`, `help` or `quit`; Ctrl-C also quits)
+--   printf 'greet Ada\nquit\n' | crescent scripts/hello.lua
+local Hello = controller("Hello")
 
-local ticks = 0
-timer.every(0.25, function(t)
-  ticks = ticks + 1
-  print(("tick %d"):format(ticks))
-  if ticks == 4 then t:cancel() end
-end)
+function Hello:init(args)
+  self.name = args.name or app.args[1] or "world"
+  self.seconds = 0
+end
 
-task(function()
-  print("a task starts and sleeps for half a second")
-  sleep(0.5)
-  print("the task woke up; inspect shows any value:")
-  print(inspect({ name = name, ticks = ticks, nested = { 1, 2.5, "three" } }))
-  print("json too: " .. json.encode({ ok = true, items = { 1, 2, 3 } }))
-end)
--- The main chunk returns here; the run ends when the timer and the task are done.
+function Hello:loadView()
+  return view.stack {
+    view.text { id = "greeting" },
+    view.text { id = "clock" },
+  }
+end
+
+function Hello:viewDidLoad()
+  self:command("greet", "greet", "greet NAME: say hello to someone else")
+  self.view.greeting.text = "Hello, " .. self.name .. "!"
+end
+
+function Hello:viewWillAppear()
+  self:every(1, function()               -- ends by itself when the controller disappears
+    self.seconds = self.seconds + 1
+    self.view.clock.text = ("on screen for %d s"):format(self.seconds)
+  end)
+end
+
+function Hello:greet(name)
+  self.name = name or "world"
+  self.view.greeting.text = "Hello, " .. self.name .. "!"
+end
+
+app.push(Hello)

@@ -45,7 +45,8 @@ final class ViewPresenter {
     func renderIfNeeded() {
         guard needsRender else { return }
         needsRender = false
-        let lines = root?.lines(width: width) ?? []
+        var lines = root?.lines(width: width) ?? []
+        while lines.last?.isEmpty == true { lines.removeLast() }
         switch mode {
         case .plain:
             let text = lines.joined(separator: "\n")

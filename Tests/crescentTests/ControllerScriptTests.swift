@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// The shipped controller scripts and controller behaviour of the binary: commands from stdin,
+/// teardown on SIGINT.
+@Suite struct ControllerScriptTests {
+    /// The repository's `scripts/` folder.
+    static let scripts = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts").path
+
+    @Test func helloTakesCommandsFromStdin() async throws {
+        let result = try await crescent(["\(Self.scripts)/hello.lua"], stdin: "greet Ada\nquit\n")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("Hello, world!"), "\(result)")
+        #expect(result.stdout.contains("Hello, Ada!"), "\(result)")
+        #expect(result.stderr.isEmpty, "\(result)")
+    }
+
+    @Test func theContainerSwapsItsStatusChild() async throws {
+        let result = try await crescent(["\(Self.scripts)/container.lua"], stdin: "state busy\nstate idle\nstate nope\nquit\n")
+        #expect(result.status == 0, "\(result)")
+        let renders = result.stdout.components(separatedBy: "\n\n").filter { $0.hasPrefix("Dashboard") }
+        #expect(renders.first?.hasPrefix("Dashboard\nleft  0") == true, "both counters are shown: \(result)")
+        #expect(renders.first?.contains("right  0") == true, "\(result)")
+        #expect(renders.contains { $0.contains("working") }, "the busy child was shown: \(result)")
+        #expect(renders.last?.hasSuffix("nothing to do") == true, "the idle child is back: \(result)")
+        #expect(result.stdout.contains("state must be idle or busy"), "\(result)")
+    }
+
+    @Test func anUnknownCommandListsTheCommandsAndTheRunGoesOn() async throws {
+        let result = try await runScript("""
+            local C = controller("C")
+            function C:viewDidLoad() self:command("ping", "ping", "answer pong") end
+            function C:ping() print("pong") end
+            app.push(C)
+            """, stdinText: "bogus\nping\nquit\n")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "pong\n", "\(result)")
+        #expect(result.stderr.contains("unknown command 'bogus'; commands of C:"), "\(result)")
+        #expect(result.stderr.contains("ping  answer pong"), "\(result)")
+    }
+
+    @Test func sigintTearsDownEveryVisibleController() async throws {
+        let sandbox = try Sandbox()
+        let process = try startScript("""
+            local function traced(name)
+              local class = controller(name)
+              for _, m in ipairs({ "viewWillDisappear", "viewDidDisappear", "dealloc" }) do
+                class[m] = function() print(name .. ":" .. m) io.stdout:flush() end
+              end
+              return class
+            end
+            local Parent, Child = traced("Parent"), traced("Child")
+            function Parent:viewDidLoad() self:addChild(Child) end
+            function Parent:viewDidAppear() print("ready") io.stdout:flush() end
+            app.push(Parent)
+            """, in: sandbox)
+        let ready = await process.waitForOutput("ready\n", within: 10)
+        #expect(ready, "\(process.stderr)")
+        process.send(SIGINT)
+        let result = await process.finish()
+        #expect(result.status == 130, "\(result)")
+        #expect(result.stdoutLines == [
+            "ready", "Parent:viewWillDisappear", "Child:viewWillDisappear", "Child:viewDidDisappear",
+            "Parent:viewDidDisappear", "Child:dealloc", "Parent:dealloc",
+        ], "\(result)")
+    }
+}
+
+/// Runs `source` as `script.lua` with `stdinText` on standard input.
+func runScript(_ source: String, stdinText: String, options: [String] = []) async throws -> RunResult {
+    let sandbox = try Sandbox()
+    try sandbox.write("script.lua", source)
+    return try await crescent(options + ["script.lua"], in: sandbox, stdin: stdinText)
+}
