@@ -54,7 +54,7 @@ extension Host {
             return .none
         }
         vm.register(field: "warn") { [unowned self] stack in
-            self.console.error("\(self.console.styled("crescent:", "33")) \(stack.describe(at: 1))")
+            self.writeError("\(self.console.styled("crescent:", "33")) \(stack.describe(at: 1))")
             return .none
         }
         vm.register(field: "onTeardown") { [unowned self] stack in
@@ -106,7 +106,7 @@ extension Host {
         do {
             words = try CommandWords.split(line)
         } catch {
-            console.error("crescent: cannot read the command '\(line)': \(error)")
+            writeError("crescent: cannot read the command '\(line)': \(error)")
             return
         }
         guard !words.isEmpty else { return }

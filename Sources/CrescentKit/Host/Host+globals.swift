@@ -39,7 +39,7 @@ extension Host {
                 stack.pop()
                 var bytes: [UInt8] = []
                 try Host.writeJoined(stack, from: 1, upTo: stack.top) { bytes.append(contentsOf: $0) }
-                self.console.error(line + String(decoding: bytes, as: UTF8.self))
+                self.writeError(line + String(decoding: bytes, as: UTF8.self))
                 return .none
             }
         }

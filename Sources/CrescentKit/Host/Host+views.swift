@@ -75,12 +75,14 @@ extension Host {
 
     var viewType: LuaObjectType<ViewNode> { vm.objectType(ViewNode.self, name: "View") }
 
-    /// `view.text("hi")`, `view.table{ id = "items", columns = {...} }`, `view.stack{ a, b }`.
+    /// `view.text("hi")`, `view.list{ "a", "b" }`, `view.table{ id = "items", columns = {...} }`,
+    /// `view.stack{ a, b }`.
     private func makeView(_ kind: ViewNode.Kind, _ stack: LuaStack) throws -> LuaReturn {
         let function = "view.\(kind)"
         var id: String?
         var fields: [String: Value] = [:]
         var children: [ViewNode] = []
+        var listItems: [Value] = []
         switch stack.type(at: 1) {
         case .none, .nil: break
         case .table:
@@ -88,6 +90,13 @@ extension Host {
             while lua_next(stack.state, 1) != 0 {
                 defer { stack.pop() }
                 if stack.type(at: -2) == .number {
+                    if kind == .list {
+                        // view.list{ "a", "b" }: the items themselves.
+                        do { listItems.append(try binding.value(at: -1, in: stack)) } catch {
+                            throw LuaRaise("\(function): item \(stack.describe(at: -2)) cannot be shown: \(error.description)")
+                        }
+                        continue
+                    }
                     guard let child = viewType.object(at: -1, in: stack) else {
                         throw LuaRaise("\(function): item \(stack.describe(at: -2)) must be a view component (view.text, ...), got \(stack.typeName(at: -1))")
                     }
@@ -107,10 +116,18 @@ extension Host {
             guard kind == .text || kind == .progress || kind == .list else {
                 throw LuaRaise("\(function): pass a table of fields, e.g. \(function){ id = \"name\" }")
             }
-            do { fields = [kind == .list ? "items" : (kind == .text ? "text" : "value"): try binding.value(at: 1, in: stack)] } catch {
+            do {
+                let value = try binding.value(at: 1, in: stack)
+                switch kind {
+                case .list: fields = ["items": .array([value])]
+                case .text: fields = ["text": value]
+                default: fields = ["value": value]
+                }
+            } catch {
                 throw LuaRaise("\(function): \(error.description)")
             }
         }
+        if !listItems.isEmpty { fields["items"] = .array(listItems) }
         if kind == .template, let file = fields.removeValue(forKey: "file")?.stringValue {
             fields["source"] = .string(try readTemplate(file))
         }

@@ -70,7 +70,7 @@ public final class Host {
         let services = try ServiceFactory.makeServices(plugins: plugins, options: options)
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
         binding = ModelBinding(host: self)
-        presenter = ViewPresenter(mode: options.ui, console: self.console)
+        presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
         try installGlobals()
         try binding.install(services: services)
         // Last: the controller prelude captures observe/on (from the binding) and the guarded pcall.
@@ -178,9 +178,9 @@ public final class Host {
             let luaError = error as? LuaError ?? LuaError(.runtime, String(describing: error))
             reportHandlerError(luaError, in: "error in \(subscription.targetDescription) handler (subscribed at \(subscription.site))")
         case .autoCancelled(let subscription):
-            console.error("\(console.styled("crescent: warning:", "33")) cancelled the \(subscription.targetDescription) handler subscribed at \(subscription.site) after \(subscription.errors) consecutive errors")
+            writeError("\(console.styled("crescent: warning:", "33")) cancelled the \(subscription.targetDescription) handler subscribed at \(subscription.site) after \(subscription.errors) consecutive errors")
         case .cycle(let what):
-            console.error("\(console.styled("crescent: warning:", "33")) observer cycle: handlers kept changing \(what) for \(binding.registry.maxChainedRounds) turns in a row; dropped those deliveries")
+            writeError("\(console.styled("crescent: warning:", "33")) observer cycle: handlers kept changing \(what) for \(binding.registry.maxChainedRounds) turns in a row; dropped those deliveries")
             sawError = true
         }
     }
@@ -189,10 +189,16 @@ public final class Host {
     func report(_ error: LuaError, context: String? = nil) {
         let label = console.styled("crescent:", "31")
         if let context {
-            console.error("\(label) \(context): \(error.message)")
+            writeError("\(label) \(context): \(error.message)")
         } else {
-            console.error("\(label) \(error.message)")
+            writeError("\(label) \(error.message)")
         }
+    }
+
+    /// Writes a line to stderr, first taking a live view off the screen so the two never mix.
+    func writeError(_ line: String) {
+        presenter?.clearForOutput()
+        console.error(line)
     }
 
     /// Errors that are requests (`app.exit`, a signal, the time limit) rather than failures.
@@ -235,7 +241,7 @@ public final class Host {
             guard host.isRunning else { return }
             if timeout && !host.reportedTimeout {
                 host.reportedTimeout = true
-                host.console.error("\(host.console.styled("crescent:", "31")) \(host.timeoutMessage)")
+                host.writeError("\(host.console.styled("crescent:", "31")) \(host.timeoutMessage)")
             }
             host.finish(status: status)
         }

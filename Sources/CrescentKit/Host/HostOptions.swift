@@ -26,6 +26,8 @@ public struct HostOptions: Sendable {
     public var logLevel: LogLevel = .info
     public var ui: UIMode = .plain
     public var colors = false
+    /// The width views are laid out in; nil for the terminal's (else `COLUMNS`, else 80).
+    public var columns: Int?
     /// The interpreter name, `arg[-1]` (`crescent`).
     public var interpreter = "crescent"
     /// `--config FILE`: the services' config (default `crescent.toml` in the current folder).

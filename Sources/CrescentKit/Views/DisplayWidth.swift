@@ -53,7 +53,7 @@ enum DisplayWidth {
     /// `text` cut to at most `width` columns, ending in `…` when something was cut.
     static func truncate(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }
-        if text.utf8.count <= width && text.allSatisfy(\.isASCII) { return text }
+        if text.utf8.count <= width && text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
         guard of(text) > width else { return text }
         var result = ""
         var used = 0

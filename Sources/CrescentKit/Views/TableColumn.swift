@@ -4,6 +4,9 @@ import Model
 struct TableColumn {
     let key: String
     let title: String
+    /// `align` as given: true for right, false for left, nil to decide from the content.
+    let explicitRight: Bool?
+    /// The alignment in use: the explicit one, else right for all-number columns.
     var alignRight: Bool
     /// A fixed width in columns, or nil to fit the content.
     let width: Int?
@@ -13,6 +16,7 @@ struct TableColumn {
         if let key = value.stringValue {
             self.key = key
             title = key
+            explicitRight = nil
             alignRight = false
             width = nil
             return
@@ -20,7 +24,8 @@ struct TableColumn {
         guard let key = value["key"].stringValue else { return nil }
         self.key = key
         title = value["title"].stringValue ?? key
-        alignRight = value["align"].stringValue == "right"
+        explicitRight = value["align"].stringValue.map { $0 == "right" }
+        alignRight = explicitRight ?? false
         width = value["width"].integerValue.map { max(Int($0), 1) }
     }
 }

@@ -25,9 +25,11 @@ extension ViewNode {
         case .stack:
             let gap = Int(fields["gap"]?.integerValue ?? 0)
             var lines: [String] = []
-            for (index, child) in children.enumerated() {
-                if index > 0 { lines += Array(repeating: "", count: gap) }
-                lines += child.lines(width: width)
+            for child in children {
+                let childLines = child.lines(width: width)
+                if childLines.isEmpty { continue }   // an empty slot takes no room, nor gaps
+                if !lines.isEmpty { lines += Array(repeating: "", count: gap) }
+                lines += childLines
             }
             return lines
         case .row:

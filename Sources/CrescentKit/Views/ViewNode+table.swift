@@ -15,15 +15,21 @@ extension ViewNode {
             columns = first.keys.sorted().map { TableColumn(.string($0)) }.compactMap { $0 }
         }
         cells = rows.map(cellStrings)
-        for index in columns.indices where fields["columns"] == nil || !columns[index].alignRight {
-            // Numbers read best right-aligned.
-            columns[index].alignRight = columns[index].alignRight || (!rows.isEmpty && rows.allSatisfy { row in
-                let value = cell(of: row, at: index)
-                return value.doubleValue != nil
-            })
-        }
         rowLines = Array(repeating: nil, count: cells.count)
         naturalWidths = []
+    }
+
+    /// Explicit alignments as given; otherwise numbers read best right-aligned.
+    private func updateAlignment() {
+        let rows = fields["rows"]?.arrayValue ?? []
+        for index in columns.indices {
+            let automatic = !rows.isEmpty && rows.allSatisfy { cell(of: $0, at: index).doubleValue != nil }
+            let alignment = columns[index].explicitRight ?? automatic
+            if alignment != columns[index].alignRight {
+                columns[index].alignRight = alignment
+                rowLines = Array(repeating: nil, count: cells.count)
+            }
+        }
     }
 
     /// Changes one cell (`tbl:set(row, key, value)`): only that row is rendered again unless the
@@ -44,9 +50,14 @@ extension ViewNode {
             fields["rows"] = .array(rows)
         }
         let text = Self.text(value)
+        let previous = cells[row][column]
         cells[row][column] = text
-        if naturalWidths.indices.contains(column), DisplayWidth.of(text) > naturalWidths[column] {
-            naturalWidths = []
+        if naturalWidths.indices.contains(column),
+           DisplayWidth.of(text) > naturalWidths[column] || DisplayWidth.of(previous) >= naturalWidths[column] {
+            naturalWidths = []   // the column may grow or shrink
+        }
+        if columns[column].explicitRight == nil && (value.doubleValue != nil) != columns[column].alignRight {
+            naturalWidths = []   // the automatic alignment may change
         }
         rowLines[row] = nil
         markDirty()
@@ -55,6 +66,7 @@ extension ViewNode {
     func tableLines(width: Int) -> [String] {
         guard !columns.isEmpty else { return cells.isEmpty ? [] : [DisplayWidth.truncate("(table without columns)", to: width)] }
         if naturalWidths.count != columns.count {
+            updateAlignment()
             naturalWidths = columns.indices.map { index in
                 if let fixed = columns[index].width { return fixed }
                 let widest = cells.reduce(0) { max($0, DisplayWidth.of($1[index])) }
@@ -93,7 +105,9 @@ extension ViewNode {
             let fitted = DisplayWidth.fit(text, to: fittedWidths[index], alignRight: alignRight[index])
             parts.append(isLast && !alignRight[index] ? DisplayWidth.truncate(text, to: fittedWidths[index]) : fitted)
         }
-        return parts.joined(separator: "  ")
+        var joined = parts.joined(separator: "  ")
+        while joined.last == " " { joined.removeLast() }
+        return joined
     }
 
     /// Shrinks the widest columns until everything fits in `width` with two-space gaps.
@@ -106,7 +120,7 @@ extension ViewNode {
         return widths
     }
 
-    private func cellStrings(_ row: Value) -> [String] {
+    func cellStrings(_ row: Value) -> [String] {
         columns.indices.map { Self.text(cell(of: row, at: $0)) }
     }
 
@@ -123,6 +137,9 @@ extension ViewNode {
         guard kind == .table || kind == .list else { throw ViewError("view.\(kind):apply(changes, items) is for tables and lists") }
         guard let newItems = items.arrayValue else { throw ViewError("view.\(kind):apply: items must be the list after the change") }
         let key = kind == .table ? "rows" : "items"
+        if kind == .table && columns.isEmpty, case .object(let first)? = newItems.first {
+            columns = first.keys.sorted().compactMap { TableColumn(.string($0)) }
+        }
         if changes["reload"].boolValue == true || fields[key] == nil {
             try set(key, items)
             return
@@ -135,11 +152,11 @@ extension ViewNode {
         }
         for index in positions("inserted").sorted() where newItems.indices.contains(index) && index <= rows.count {
             rows.insert(newItems[index], at: index)
-            if kind == .table { cells.insert(columns.indices.map { Self.text(newItems[index][columns[$0].key]) }, at: index); rowLines.insert(nil, at: index) }
+            if kind == .table { cells.insert(cellStrings(newItems[index]), at: index); rowLines.insert(nil, at: index) }
         }
         for index in positions("updated") where newItems.indices.contains(index) && rows.indices.contains(index) {
             rows[index] = newItems[index]
-            if kind == .table { cells[index] = columns.indices.map { Self.text(newItems[index][columns[$0].key]) }; rowLines[index] = nil }
+            if kind == .table { cells[index] = cellStrings(newItems[index]); rowLines[index] = nil }
         }
         fields[key] = .array(rows)
         if kind == .table { naturalWidths = [] }

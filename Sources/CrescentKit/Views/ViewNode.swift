@@ -89,24 +89,52 @@ final class ViewNode {
         case (.keyvalue, .object(let fields)) where fields["pairs"] == nil: try set("pairs", value)
         case (.template, .object(let fields)) where fields["source"] == nil && fields["file"] == nil: try set("data", value)
         case (_, .object(let fields)):
-            for (key, item) in fields.sorted(by: { $0.key < $1.key }) where key != "id" { try set(key, item) }
+            let sorted = fields.sorted(by: { $0.key < $1.key }).filter { $0.key != "id" }
+            for (key, item) in sorted { try validate(key, item) }   // all or nothing
+            for (key, item) in sorted { try set(key, item) }
         case (.template, .model): try set("data", value)
         default:
-            throw ViewError("\(kind).update: cannot show \(value.typeName) in a \(kind) (see help(\"view\"))")
+            throw ViewError("view.\(kind):update: cannot show \(value.typeName) in a \(kind)")
         }
     }
 
-    /// Sets one field (`node.text = "hello"` in Lua).
+    /// Sets one field (`node.text = "hello"` in Lua); nil removes it.
     func set(_ key: String, _ value: Value) throws(ViewError) {
         try validate(key, value)
-        fields[key] = value.isNull ? nil : value
+        if case (.template, "source") = (kind, key) { try compileTemplate(value.stringValue) }
+        if value.isNull { fields.removeValue(forKey: key) } else { fields[key] = value }
         switch (kind, key) {
         case (.table, "columns"): configureColumns()
         case (.table, "rows"): loadRows()
-        case (.template, "source"): compileTemplate()
         default: break
         }
         markDirty()
+    }
+
+    /// What each field holds, for the error a wrong type gets.
+    private static func expected(_ key: String) -> (String, (Value) -> Bool)? {
+        let isText: (Value) -> Bool = { value in
+            switch value {
+            case .string, .integer, .number, .bool: true
+            default: false
+            }
+        }
+        let isList: (Value) -> Bool = { $0.arrayValue != nil || $0 == .object([:]) }
+        return switch key {
+        case "text", "label": ("a string or a number", isText)
+        case "items", "rows", "columns": ("a list", isList)
+        case "value", "total": ("a number", { $0.doubleValue != nil })
+        case "gap": ("a whole number", { $0.integerValue.map { $0 >= 0 } ?? false })
+        case "marker", "style", "source": ("a string", { $0.stringValue != nil })
+        case "header": ("a boolean", { $0.boolValue != nil })
+        case "pairs": ("a record or a list of {key, value} pairs", { value in
+            switch value {
+            case .object, .model, .array: true
+            default: false
+            }
+        })
+        default: nil
+        }
     }
 
     private func validate(_ key: String, _ value: Value) throws(ViewError) {
@@ -124,6 +152,9 @@ final class ViewNode {
             let known = allowed.isEmpty ? "none" : allowed.joined(separator: ", ")
             throw ViewError("view.\(kind): no field '\(key)' (fields: \(known))")
         }
+        if !value.isNull, let (expected, accepts) = Self.expected(key), !accepts(value) {
+            throw ViewError("view.\(kind): field '\(key)' must be \(expected), got \(value.typeName)")
+        }
     }
 
     /// The cached lines at `width`, rendering them when needed.
@@ -135,17 +166,18 @@ final class ViewNode {
         return rendered
     }
 
-    private func compileTemplate() {
-        guard let source = fields["source"]?.stringValue else {
+    /// Compiles a Mustache source as plain text (no HTML escaping); a malformed one is an error
+    /// at the call site.
+    private func compileTemplate(_ source: String?) throws(ViewError) {
+        guard let source else {
             template = nil
             return
         }
         do {
-            template = try MustacheTemplate(string: source)
+            template = try MustacheTemplate(string: "{{% CONTENT_TYPE: TEXT}}" + source)
             templateError = nil
         } catch {
-            template = nil
-            templateError = "view.template: \(error)"
+            throw ViewError("view.template: the Mustache source does not parse (\(error))")
         }
     }
 }

@@ -19,9 +19,13 @@ final class ViewPresenter {
     /// Renders so far (for tests and the json output).
     private(set) var renders = 0
 
-    init(mode: HostOptions.UIMode, console: Console) {
+    /// A fixed layout width, when the host was given one.
+    private let fixedWidth: Int?
+
+    init(mode: HostOptions.UIMode, console: Console, width: Int? = nil) {
         self.mode = mode
         self.console = console
+        fixedWidth = width
     }
 
     /// Makes `root` (the top controller's view) the one shown, or shows nothing.
@@ -35,6 +39,7 @@ final class ViewPresenter {
 
     /// The columns to lay out in: the terminal's width, else `COLUMNS`, else 80.
     var width: Int {
+        if let fixedWidth { return fixedWidth }
         var size = winsize()
         if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
         if let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 0 { return columns }
@@ -61,7 +66,7 @@ final class ViewPresenter {
             console.write("{\"controller\":\(JSONText.string(controllerName)),\"view\":\(JSONText.node(root))}\n")
         case .live:
             renders += 1
-            redraw(lines)
+            redraw(clipped(lines))
         }
     }
 
@@ -78,6 +83,16 @@ final class ViewPresenter {
     func finish() {
         if mode == .live { console.write("\u{1B}[?25h") }
         console.flush()
+    }
+
+    /// A view taller than the terminal is cut to fit (moving the cursor up stops at the top row,
+    /// so a taller view could not be redrawn in place).
+    private func clipped(_ lines: [String]) -> [String] {
+        var size = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 2 else { return lines }
+        let rows = Int(size.ws_row) - 1
+        guard lines.count > rows else { return lines }
+        return Array(lines.prefix(rows - 1)) + ["… (\(lines.count - rows + 1) more lines)"]
     }
 
     private func redraw(_ lines: [String]) {
