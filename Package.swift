@@ -75,6 +75,11 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // The line editor and the REPL (issue 5): a pure editing state plus a terminal renderer.
+        .target(
+            name: "REPL",
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "crescent",
             dependencies: [
@@ -94,6 +99,7 @@ let package = Package(
         ),
         .testTarget(name: "LuaBridgeTests", dependencies: ["LuaBridge", "CLua"], swiftSettings: upcoming),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: upcoming),
+        .testTarget(name: "REPLTests", dependencies: ["REPL"], swiftSettings: upcoming),
         .testTarget(name: "ServicesTests", dependencies: ["Services", "Model"], swiftSettings: upcoming),
         .testTarget(
             name: "CrescentKitTests",

@@ -1,0 +1,173 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where the REPL's history lives between sessions, and reading and writing it.
+///
+/// The file is `$CRESCENT_HISTORY` when that is set (set to the empty string, it turns saving
+/// off, as `NODE_REPL_HISTORY` does for Node), else `$XDG_DATA_HOME/crescent/history`, else
+/// `~/.local/share/crescent/history`. Missing directories are created (mode 0700) and the file is
+/// private (0600): history can hold secrets.
+///
+/// Writes are atomic: the new contents go to a temporary file in the same directory that then
+/// replaces the old one with `rename(2)`, so a crash or a full disk never leaves a half-written
+/// history. ``append(_:capacity:)`` re-reads the file first, so two sessions open at once both
+/// keep their entries (the later one's last, each capped to the newest ``History/capacity``).
+/// A symbolic link at the path is followed, so a history kept in a dotfiles repository stays
+/// there. The format is described in `HistoryFile+format.swift`.
+///
+/// ```swift
+/// if let file = HistoryFile.standard() {
+///     var history = file.load()           // never throws: missing or corrupt gives what it can
+///     history.add("print('hi')")
+///     try file.append("print('hi')")      // after each submitted chunk
+/// }
+/// ```
+public struct HistoryFile: Hashable, Sendable {
+    /// The file's path.
+    public let path: String
+
+    /// The history file at `path`.
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The history file of the environment (see the type's description), or nil when saving is
+    /// turned off or there is no home directory.
+    ///
+    /// - Parameter environment: looks a variable up; the process environment by default.
+    public static func standard(environment: (String) -> String? = HistoryFile.processEnvironment) -> HistoryFile? {
+        if let configured = environment("CRESCENT_HISTORY") {
+            return configured.isEmpty ? nil : HistoryFile(path: configured)
+        }
+        if let data = environment("XDG_DATA_HOME"), data.hasPrefix("/") {
+            return HistoryFile(path: join(data, "crescent/history"))
+        }
+        guard let home = environment("HOME") ?? HistoryFile.passwordHome(), !home.isEmpty else { return nil }
+        return HistoryFile(path: join(home, ".local/share/crescent/history"))
+    }
+
+    /// The process environment's value for `name`.
+    public static func processEnvironment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// The entries in the file, filtered and capped like ``History/add(_:)``; empty when the file
+    /// is missing or unreadable.
+    public func load(capacity: Int = History.defaultCapacity) -> History {
+        History(readEntries(), capacity: capacity)
+    }
+
+    /// Replaces the file's contents with `history`'s entries.
+    public func save(_ history: History) throws(HistoryFileError) {
+        try writeAtomically(HistoryFile.encode(history.entries))
+    }
+
+    /// Adds `entry` to the entries in the file now (written by any session) and writes them back,
+    /// capped to `capacity`. Returns false, writing nothing, when ``History/add(_:)`` would skip
+    /// the entry (blank, or equal to the newest one).
+    @discardableResult
+    public func append(_ entry: String, capacity: Int = History.defaultCapacity) throws(HistoryFileError) -> Bool {
+        var history = History(readEntries(), capacity: capacity)
+        guard history.add(entry) else { return false }
+        try save(history)
+        return true
+    }
+
+    // MARK: - File access
+
+    private func readEntries() -> [String] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        return HistoryFile.decode(bytes)
+    }
+
+    private func writeAtomically(_ contents: String) throws(HistoryFileError) {
+        let target = resolvedPath()
+        let directory = HistoryFile.directory(of: target)
+        try createDirectories(directory)
+        let temporary = join(directory, ".\(HistoryFile.fileName(of: target)).\(getpid()).tmp")
+        unlink(temporary)  // a leftover of a crashed session with the same pid
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .write(path, code: errno) }
+        var failure: Int32?
+        var bytes = Array(contents.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { failure = errno; return }
+                offset += written
+            }
+        }
+        if failure == nil && fsync(descriptor) != 0 { failure = errno }
+        if close(descriptor) != 0 && failure == nil { failure = errno }
+        if failure == nil && rename(temporary, target) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw .replace(path, code: code)
+        }
+        if let failure {
+            unlink(temporary)
+            throw .write(path, code: failure)
+        }
+    }
+
+    /// `mkdir -p` with mode 0700.
+    private func createDirectories(_ directory: String) throws(HistoryFileError) {
+        var prefix = directory.hasPrefix("/") ? "/" : ""
+        for component in directory.split(separator: "/") {
+            prefix += component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
+                throw .createDirectory(prefix, for: path, code: errno)
+            }
+            prefix += "/"
+        }
+    }
+
+    /// The path, or the file a symbolic link there points to (which may not exist yet).
+    private func resolvedPath() -> String {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return path }
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &target, target.count - 1)
+        guard count > 0 else { return path }
+        let destination = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return destination.hasPrefix("/") ? destination : join(HistoryFile.directory(of: path), destination)
+    }
+
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    private static func fileName(of path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    /// The home directory from the password database, for a process without `HOME`.
+    private static func passwordHome() -> String? {
+        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
+        return String(cString: directory)
+    }
+}
+
+private func join(_ directory: String, _ name: String) -> String {
+    directory.hasSuffix("/") ? directory + name : directory + "/" + name
+}

@@ -1,0 +1,145 @@
+/// Escape sequences: CSI (`ESC [`), SS3 (`ESC O`) and Alt plus a key (`ESC` then the key).
+extension KeyDecoder {
+    enum EscapeResult {
+        /// A key and the bytes it took.
+        case key(Key, length: Int)
+        /// `ESC [200~`: a bracketed paste begins after these bytes.
+        case pasteStart(length: Int)
+        /// A well-formed sequence this decoder does not map (function keys, mouse, reports).
+        case ignored(length: Int)
+        /// More bytes are needed to tell.
+        case incomplete
+    }
+
+    /// The longest CSI sequence accepted; longer runs of parameter bytes are garbage.
+    private static let longestSequence = 32
+
+    /// The sequence starting with the Esc at `index`.
+    func parseEscape(at index: Int) -> EscapeResult {
+        guard index + 1 < pending.count else { return .incomplete }
+        let next = pending[index + 1]
+        switch next {
+        case UInt8(ascii: "["):
+            return parseCSI(at: index)
+        case UInt8(ascii: "O"):
+            guard index + 2 < pending.count else { return .incomplete }
+            return KeyDecoder.ss3Key(pending[index + 2]).map { .key($0, length: 3) } ?? .ignored(length: 3)
+        case KeyDecoder.escape:
+            // Esc Esc [ C: some terminals (macOS Terminal) send Alt-arrows this way.
+            switch parseEscape(at: index + 1) {
+            case .key(.key(let name, let modifiers), let length):
+                return .key(.key(name, modifiers: modifiers.union(.alt)), length: length + 1)
+            case .incomplete:
+                return .incomplete
+            default:
+                return .key(.key(.escape), length: 1)
+            }
+        case 0x7F, 0x08:
+            return .key(.key(.backspace, modifiers: .alt), length: 2)
+        case 0x0D, 0x0A:
+            return .key(.key(.enter, modifiers: .alt), length: 2)
+        case 0x09:
+            return .key(.key(.tab, modifiers: .alt), length: 2)
+        case 0x00..<0x20:
+            return .key(KeyDecoder.controlKey(next), length: 2)  // Ctrl-Alt-x: the Ctrl key
+        case 0x20..<0x7F:
+            return .key(.alt(Character(UnicodeScalar(next))), length: 2)
+        default:
+            switch decodeUTF8(at: index + 1) {
+            case .incomplete: return .incomplete
+            case .invalid: return .key(.key(.escape), length: 1)
+            case .character(let scalar, let length): return .key(.alt(Character(scalar)), length: length + 1)
+            }
+        }
+    }
+
+    /// `ESC [ parameters intermediates final`.
+    private func parseCSI(at index: Int) -> EscapeResult {
+        var position = index + 2
+        while position < pending.count {
+            let byte = pending[position]
+            switch byte {
+            case 0x20...0x3F:
+                position += 1
+                if position - index > KeyDecoder.longestSequence { return .ignored(length: position - index) }
+            case 0x40...0x7E:
+                let parameters = String(decoding: pending[(index + 2)..<position], as: UTF8.self)
+                let length = position + 1 - index
+                if byte == UInt8(ascii: "~") && parameters == "200" { return .pasteStart(length: length) }
+                return KeyDecoder.csiKey(parameters: parameters, final: byte).map { .key($0, length: length) }
+                    ?? .ignored(length: length)
+            default:
+                return .ignored(length: position - index)  // malformed: drop what came before
+            }
+        }
+        return .incomplete
+    }
+
+    /// The key for a CSI sequence: `ESC [ 1 ; 5 C` is Ctrl-Right, `ESC [ 3 ~` Delete.
+    static func csiKey(parameters: String, final: UInt8) -> Key? {
+        let numbers = parameters.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) }
+        let modifiers = numbers.count > 1 ? modifiers(numbers[1] ?? 1) : []
+        let name: Key.Name
+        switch final {
+        case UInt8(ascii: "A"): name = .up
+        case UInt8(ascii: "B"): name = .down
+        case UInt8(ascii: "C"): name = .right
+        case UInt8(ascii: "D"): name = .left
+        case UInt8(ascii: "H"): name = .home
+        case UInt8(ascii: "F"): name = .end
+        case UInt8(ascii: "Z"): name = .backTab
+        case UInt8(ascii: "a"): return .key(.up, modifiers: .shift)  // rxvt
+        case UInt8(ascii: "b"): return .key(.down, modifiers: .shift)
+        case UInt8(ascii: "c"): return .key(.right, modifiers: .shift)
+        case UInt8(ascii: "d"): return .key(.left, modifiers: .shift)
+        case UInt8(ascii: "~"), UInt8(ascii: "^"), UInt8(ascii: "$"), UInt8(ascii: "@"):
+            switch numbers.first ?? nil {
+            case 1, 7: name = .home
+            case 2: name = .insert
+            case 3: name = .delete
+            case 4, 8: name = .end
+            case 5: name = .pageUp
+            case 6: name = .pageDown
+            default: return nil
+            }
+            // rxvt marks Ctrl with ^, Shift with $, both with @.
+            let rxvt: Key.Modifiers = switch final {
+            case UInt8(ascii: "^"): .control
+            case UInt8(ascii: "$"): .shift
+            case UInt8(ascii: "@"): [.control, .shift]
+            default: []
+            }
+            return .key(name, modifiers: modifiers.union(rxvt))
+        default:
+            return nil
+        }
+        return .key(name, modifiers: modifiers)
+    }
+
+    /// The key for `ESC O x` (application cursor mode; rxvt's Ctrl-arrows in lowercase).
+    static func ss3Key(_ final: UInt8) -> Key? {
+        switch final {
+        case UInt8(ascii: "A"): return .key(.up)
+        case UInt8(ascii: "B"): return .key(.down)
+        case UInt8(ascii: "C"): return .key(.right)
+        case UInt8(ascii: "D"): return .key(.left)
+        case UInt8(ascii: "H"): return .key(.home)
+        case UInt8(ascii: "F"): return .key(.end)
+        case UInt8(ascii: "a"): return .key(.up, modifiers: .control)
+        case UInt8(ascii: "b"): return .key(.down, modifiers: .control)
+        case UInt8(ascii: "c"): return .key(.right, modifiers: .control)
+        case UInt8(ascii: "d"): return .key(.left, modifiers: .control)
+        default: return nil
+        }
+    }
+
+    /// xterm's modifier parameter: 1 + (Shift 1 | Alt 2 | Ctrl 4 | Meta 8).
+    private static func modifiers(_ parameter: Int) -> Key.Modifiers {
+        let bits = max(parameter - 1, 0)
+        var modifiers: Key.Modifiers = []
+        if bits & 1 != 0 { modifiers.insert(.shift) }
+        if bits & (2 | 8) != 0 { modifiers.insert(.alt) }
+        if bits & 4 != 0 { modifiers.insert(.control) }
+        return modifiers
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import REPL
+import Testing
+
+@Suite struct HistoryFileTests {
+    /// A fresh directory for one test, removed afterwards by the caller's `defer`.
+    private func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("crescent-history-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func formatEscapesNewlinesAndBackslashes() {
+        let entries = ["print(1)", "for i = 1, 2 do\n  print(i)\nend", #"s = "a\nb\\c""#, "x = '\r'", "語 😀"]
+        let text = HistoryFile.encode(entries)
+        #expect(text == #"""
+            print(1)
+            for i = 1, 2 do\n  print(i)\nend
+            s = "a\\nb\\\\c"
+            x = '\r'
+            語 😀
+
+            """#)
+        #expect(HistoryFile.decode(Array(text.utf8)) == entries)
+    }
+
+    @Test func decodingForgivesCorruption() {
+        var bytes = Array("good\nbad \u{FF}\n".utf8)
+        bytes[8] = 0xFF  // not UTF-8
+        bytes += Array("trailing \\\nunknown \\q escape\r\n\n\nnul".utf8) + [0, 0x0A] + Array("last".utf8)
+        #expect(HistoryFile.decode(bytes) == ["good", "trailing \\", "unknown \\q escape", "last"])
+        #expect(HistoryFile.decode([]) == [])
+        #expect(HistoryFile.decode([0xC3, 0x28, 0x0A, 0xE2, 0x82]) == [])
+    }
+
+    @Test func roundTripThroughAFileKeepsMultiLineEntriesWhole() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = HistoryFile(path: directory.appendingPathComponent("nested/deeper/history").path)
+        let history = History(["print(1)", "local t = {\n  a = 1,\n}", #"print("\\n")"#])
+        try file.save(history)
+        #expect(file.load().entries == history.entries)
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600, "history may hold secrets")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("nested/deeper").path)
+        #expect(leftovers == ["history"], "the temporary file was renamed over the history")
+    }
+
+    @Test func aMissingOrCorruptFileLoadsWhatItCan() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(HistoryFile(path: directory.appendingPathComponent("absent").path).load().entries.isEmpty)
+        let path = directory.appendingPathComponent("history").path
+        var bytes: [UInt8] = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }
+        bytes += Array("\nprint('survived')\n".utf8)
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        let loaded = HistoryFile(path: path).load()
+        #expect(loaded.entries.last == "print('survived')")
+        #expect(HistoryFile(path: directory.path).load().entries.isEmpty, "a directory is not a history")
+    }
+
+    @Test func appendMergesWithWhatAnotherSessionWrote() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = HistoryFile(path: directory.appendingPathComponent("history").path)
+        #expect(try file.append("first"))
+        let otherSession = HistoryFile(path: file.path)
+        #expect(try otherSession.append("from another session"))
+        #expect(try file.append("second"))
+        #expect(try !file.append("second"), "a repeat is not written")
+        #expect(try !file.append("  "))
+        #expect(file.load().entries == ["first", "from another session", "second"])
+    }
+
+    @Test func appendCapsTheFile() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = HistoryFile(path: directory.appendingPathComponent("history").path)
+        try file.save(History((0..<1_000).map { "entry \($0)" }))
+        try file.append("newest")
+        let entries = file.load().entries
+        #expect(entries.count == 1_000)
+        #expect(entries.first == "entry 1")
+        #expect(entries.last == "newest")
+        #expect(file.load(capacity: 10).entries.count == 10)
+    }
+
+    @Test func saveFollowsASymbolicLink() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let target = directory.appendingPathComponent("dotfiles-history").path
+        let link = directory.appendingPathComponent("history").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        try HistoryFile(path: link).save(History(["linked"]))
+        #expect(HistoryFile(path: target).load().entries == ["linked"])
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+    }
+
+    @Test func saveReportsAnUnwritablePlace() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let blocker = directory.appendingPathComponent("file").path
+        _ = FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8))
+        let file = HistoryFile(path: blocker + "/sub/history")
+        let error = #expect(throws: HistoryFileError.self) { try file.save(History(["x"])) }
+        #expect(error?.description == "cannot save history to \(blocker)/sub/history: cannot create \(blocker)/sub: Not a directory")
+    }
+
+    @Test func standardPathFollowsTheEnvironment() {
+        func path(_ environment: [String: String]) -> String? {
+            HistoryFile.standard(environment: { environment[$0] })?.path
+        }
+        #expect(path(["HOME": "/home/ada"]) == "/home/ada/.local/share/crescent/history")
+        #expect(path(["HOME": "/home/ada/"]) == "/home/ada/.local/share/crescent/history")
+        #expect(path(["HOME": "/home/ada", "XDG_DATA_HOME": "/data"]) == "/data/crescent/history")
+        #expect(path(["HOME": "/home/ada", "XDG_DATA_HOME": "relative"]) == "/home/ada/.local/share/crescent/history",
+                "XDG says relative paths are ignored")
+        #expect(path(["HOME": "/home/ada", "CRESCENT_HISTORY": "/tmp/h"]) == "/tmp/h")
+        #expect(path(["HOME": "/home/ada", "CRESCENT_HISTORY": ""]) == nil, "empty turns saving off")
+    }
+}
