@@ -17,11 +17,16 @@ run: build
 	$(SWIFT) build --product crescent
 	.build/debug/crescent $(SCRIPT)
 
-# The end-to-end tests time real processes (signals, --timeout); they run on their own so the
-# CPU-heavy in-process tests (a million subscriptions) cannot starve them on a 2-core machine.
+# The suite runs in phases so that nothing starves on a 2-core machine: the CPU-heavy reliability
+# tests (a million subscriptions, ten thousand controllers) run one at a time and apart from tests
+# that wait on real loops, Swift tasks, processes and services (signals, --timeout, gpsd, SQLite).
+HEAVY_TESTS = BindingReliabilityTests|ControllerOwnershipTests
 test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip crescentTests
+	$(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|REPLTests"
+	$(SWIFT) test --skip-build --filter CrescentKitTests --skip "$(HEAVY_TESTS)"
+	$(SWIFT) test --skip-build --no-parallel --filter "$(HEAVY_TESTS)"
+	$(SWIFT) test --skip-build --filter ServicesTests
 	$(SWIFT) test --skip-build --filter crescentTests
 
 # One set of flags for both products, so nothing is compiled twice.
