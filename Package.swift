@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "crescent-bench",
             dependencies: [
-                "CrescentKit", "LuaBridge", "CLua", "Model",
+                "CrescentKit", "LuaBridge", "CLua", "Model", "Services",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],

@@ -2,6 +2,8 @@
 enum Goal {
     /// `value / baseline` must not exceed the bound.
     case ratioAtMost(Double)
+    /// `value / baseline` must reach the bound (for rates, where more is better).
+    case ratioAtLeast(Double)
     /// The value itself, in the row's unit, must not exceed the bound (the ratio is informational).
     case valueAtMost(Double)
     /// No goal: the row is a measurement to watch (its "met" column shows `-`).
@@ -11,6 +13,7 @@ enum Goal {
     func isMet(by row: BenchRow) -> Bool {
         switch self {
         case .ratioAtMost(let bound): row.ratio.isFinite && row.ratio <= bound
+        case .ratioAtLeast(let bound): row.ratio.isFinite && row.ratio >= bound
         case .valueAtMost(let bound): row.value.isFinite && row.value <= bound
         case .informational: true
         }
@@ -20,6 +23,7 @@ enum Goal {
     func describe(unit: String) -> String {
         switch self {
         case .ratioAtMost(let bound): "ratio <= \(NumberFormat.shortest(bound))"
+        case .ratioAtLeast(let bound): "ratio >= \(NumberFormat.shortest(bound))"
         case .valueAtMost(let bound): "<= \(NumberFormat.shortest(bound)) \(unit)"
         case .informational: "-"
         }

@@ -20,6 +20,10 @@ enum BenchCommand {
             ("await", ModelRows.await),
             ("subscribe", ModelRows.subscribe),
             ("subscription-bytes", ModelRows.subscriptionBytes),
+            ("render", ViewRows.render),
+            ("push-pop", ViewRows.pushPop),
+            ("store-add", StoreRows.add),
+            ("store-change", StoreRows.change),
         ]
     }
 

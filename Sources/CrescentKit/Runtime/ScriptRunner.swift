@@ -40,9 +40,11 @@ public enum ScriptRunner {
             }.wait()
         } catch let error as HostSetupError {
             console.error("crescent: \(error)")
+            exit.succeed(2)   // never leave the promise unfulfilled
             return 2
         } catch {
             console.error("crescent: \(error)")
+            exit.succeed(1)
             return 1
         }
 

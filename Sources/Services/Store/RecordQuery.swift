@@ -56,7 +56,10 @@ struct RecordQuery: Sendable {
         if let order {
             // Sorting pairs with their position keeps ties in insertion order.
             let sorted = matches.enumerated().sorted { left, right in
-                let comparison = Self.compare(left.element[order.field], right.element[order.field])
+                let a = left.element[order.field], b = right.element[order.field]
+                // Records without the field come last either way.
+                if a.isNull != b.isNull { return b.isNull }
+                let comparison = Self.compare(a, b)
                 if comparison != 0 { return order.descending ? comparison > 0 : comparison < 0 }
                 return left.offset < right.offset
             }

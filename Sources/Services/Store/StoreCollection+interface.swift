@@ -15,35 +15,47 @@ extension StoreCollection {
     /// ```
     ///
     /// `get` and `page` read the list in memory and answer on the loop (the completion still
-    /// runs on a later turn); `find` and every write run in a Swift task, off the loop.
-    static let declaration: AnyInterface = Interface<StoreCollection>(
-        name: "collection", summary: "Records kept in the store's database, in insertion order."
-    ) { d in
+    /// runs on a later turn); `find` runs in a Swift task, off the loop; the writes run in a Swift
+    /// task too, or on the loop with `[store] write_on_loop = true` (see ``StoreSettings``).
+    static let declaration = makeDeclaration(writesOnLoop: false)
+    /// The declaration with writes on the loop.
+    static let declarationWritingOnLoop = makeDeclaration(writesOnLoop: true)
+
+    private static func makeDeclaration(writesOnLoop: Bool) -> AnyInterface {
+        Interface<StoreCollection>(name: "collection", summary: "Records kept in the store's database, in insertion order.") { d in
+            declareProperties(&d)
+            let write = WriteDeclarer(onLoop: writesOnLoop)
+            write.method(&d, "add", [.init("records", .table, "A record { field = value, ... } or an array of records ({} is an empty array: nothing is added).")],
+                         returns: "the stored record with its id (an array of them for an array)",
+                         "Stores records in one transaction; each gets a new integer id (a given id is replaced).") { collection, arguments throws(ServiceError) in
+                try collection.add(arguments[0])
+            }
+            write.method(&d, "update", [.init("id", .integer, "The record's id."), .init("fields", .table, "The fields to set; the others stay.")],
+                         returns: "the updated record", "Sets fields of one record (not_found for an unknown id).") { collection, arguments throws(ServiceError) in
+                try collection.update(arguments[0].integerValue ?? 0, fields: arguments[1])
+            }
+            write.method(&d, "remove", [.init("ids", .oneOf([.integer, .array(of: .integer)]), "An id or an array of ids.")],
+                         returns: "how many records were removed",
+                         "Removes records in one transaction; with an unknown id nothing is removed (not_found).") { collection, arguments throws(ServiceError) in
+                try collection.remove(arguments[0])
+            }
+            write.method(&d, "clear", [], returns: "how many records were removed", "Removes every record.") { collection, _ throws(ServiceError) in
+                try collection.clear()
+            }
+            declareReads(&d)
+            d.event("didChange", payload: "change set {inserted, deleted, updated, reload}",
+                    "The records changed (here or in another process); positions are 1-based in items: deleted ones before the change, the others after.")
+        }.erased
+    }
+
+    private static func declareProperties(_ d: inout Interface<StoreCollection>) {
         d.property("name", type: "string", "The collection's name.") { .string($0.name) }
         d.property("count", type: "integer", "How many records there are.") { .integer(Int64($0.count)) }
         d.property("items", type: "array of records",
                    "Every record, in insertion order (a snapshot: for large collections use page()).") { .array($0.items) }
+    }
 
-        d.method("add", [.init("records", .table, "A record { field = value, ... } or an array of records.")],
-                 returns: "the stored record with its id (an array of them for an array)",
-                 "Stores records in one transaction; each gets a new integer id (a given id is replaced).") { collection, arguments async throws(ServiceError) in
-            try await StoreWork.run { () throws(ServiceError) in try collection.add(arguments[0]) }
-        }
-        d.method("update", [.init("id", .integer, "The record's id."),
-                            .init("fields", .table, "The fields to set; the others stay.")],
-                 returns: "the updated record", "Sets fields of one record (not_found for an unknown id).") { collection, arguments async throws(ServiceError) in
-            try await StoreWork.run { () throws(ServiceError) in
-                try collection.update(arguments[0].integerValue ?? 0, fields: arguments[1])
-            }
-        }
-        d.method("remove", [.init("ids", .oneOf([.integer, .array(of: .integer)]), "An id or an array of ids.")],
-                 returns: "how many records were removed",
-                 "Removes records in one transaction; with an unknown id nothing is removed (not_found).") { collection, arguments async throws(ServiceError) in
-            try await StoreWork.run { () throws(ServiceError) in try collection.remove(arguments[0]) }
-        }
-        d.method("clear", [], returns: "how many records were removed", "Removes every record.") { collection, _ async throws(ServiceError) in
-            try await StoreWork.run { () throws(ServiceError) in try collection.clear() }
-        }
+    private static func declareReads(_ d: inout Interface<StoreCollection>) {
         d.method("get", [.init("id", .integer, "The record's id.")], returns: "the record",
                  "The record with this id (not_found when there is none).", immediate: { collection, arguments throws(ServiceError) in
                      try collection.get(arguments[0].integerValue ?? 0)
@@ -60,7 +72,21 @@ extension StoreCollection {
                  "Records whose fields equal the query's (numbers by value, tables field by field), in insertion order or by options.order.") { collection, arguments async throws(ServiceError) in
             try await StoreWork.run { () throws(ServiceError) in .array(try collection.find(arguments[0], options: arguments[1])) }
         }
-        d.event("didChange", payload: "change set {inserted, deleted, updated, reload}",
-                "The records changed (here or in another process); positions are 1-based in items: deleted ones before the change, the others after.")
-    }.erased
+    }
+}
+
+/// Declares a write method either to run on the loop or in a Swift task.
+private struct WriteDeclarer {
+    let onLoop: Bool
+
+    func method(_ d: inout Interface<StoreCollection>, _ name: String, _ arguments: [ArgumentSpec], returns result: String,
+                _ summary: String, body: @escaping @Sendable (StoreCollection, Arguments) throws(ServiceError) -> Value) {
+        if onLoop {
+            d.method(name, arguments, returns: result, summary, immediate: body)
+        } else {
+            d.method(name, arguments, returns: result, summary) { collection, arguments async throws(ServiceError) in
+                try await StoreWork.run { () throws(ServiceError) in try body(collection, arguments) }
+            }
+        }
+    }
 }

@@ -14,19 +14,24 @@ import Synchronization
 /// collections should read `page(offset, limit)` and follow `didChange`, and observers should
 /// watch `count` or `didChange` rather than `items` (each change to an observed `items` copies the
 /// list). To add many records, pass them to one `add({...})`: one transaction, one change set.
+///
+/// A write whose request is cancelled after it has started still commits (the script hears
+/// `cancelled`, and `didChange` tells what happened).
 public final class StoreCollection: ModelObject {
     /// The collection's name (`store:collection(name)`).
     public let name: String
     public let changes = ChangePublisher()
-    public var interface: AnyInterface { Self.declaration }
+    public var interface: AnyInterface { writesOnLoop ? Self.declarationWritingOnLoop : Self.declaration }
 
     private let database: StoreDatabase
     private let rows: Mutex<CollectionRows>
+    private let writesOnLoop: Bool
 
     init(name: String, rows: CollectionRows, database: StoreDatabase) {
         self.name = name
         self.rows = Mutex(rows)
         self.database = database
+        writesOnLoop = database.settings.writesOnLoop
     }
 
     /// The records, in insertion order, each with its `id`.
@@ -112,19 +117,22 @@ public final class StoreCollection: ModelObject {
             changes["id"] = nil
         }
         let name = self.name
-        return try database.write({ db -> (index: Int, record: Value) in
-            guard let index = rows.withLock({ $0.index(of: id) }), case .object(var record) = rows.withLock({ $0.records[index] }) else {
+        return try database.write({ db -> (index: Int, record: Value, changed: Bool) in
+            guard let index = rows.withLock({ $0.index(of: id) }), case .object(let existing) = rows.withLock({ $0.records[index] }) else {
                 throw notFound(id)
             }
+            var record = existing
             record.merge(changes) { _, new in new }
+            // Nothing to write or report when no field changes.
+            if record == existing { return (index, .object(existing), false) }
             record["id"] = nil
             try db.execute(sql: "UPDATE records SET data = ? WHERE id = ? AND collection = ?",
                            arguments: [RecordJSON.encode(.object(record)), id, name])
             guard db.changesCount == 1 else { throw notFound(id) }
             record["id"] = .integer(id)
-            return (index, .object(record))
+            return (index, .object(record), true)
         }, committed: { updated in
-            apply { $0.replace(at: updated.index, with: updated.record) }
+            if updated.changed { apply { $0.replace(at: updated.index, with: updated.record) } }
             return updated.record
         })
     }

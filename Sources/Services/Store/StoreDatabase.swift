@@ -133,7 +133,7 @@ final class StoreDatabase: Sendable {
     /// catch-up handlers. Call on the writer queue.
     private func catchUp(_ db: Database) throws {
         guard case .file = settings.location else { return }
-        let version = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+        let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0
         let changed = dataVersion.withLock { last in
             defer { last = version }
             return last != version

@@ -1,0 +1,248 @@
+import CrescentKit
+import Dispatch
+import Foundation
+import Model
+import Services
+import Synchronization
+import Testing
+
+/// One script run to completion on a real event loop with the real `store` and `session`
+/// services over a fresh data folder (their methods run in Swift tasks, which
+/// EmbeddedEventLoop cannot take).
+struct StoreScriptRun: Sendable {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+    let seconds: Double
+
+    var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+
+    /// The store's plugin alone, as `crescent` loads it.
+    struct StorePlugin: Plugin {
+        let name = "store"
+        func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] { try Store.make(context) }
+    }
+
+    /// A data folder with a `crescent.toml`; removed when the value goes away.
+    final class DataFolder: Sendable {
+        let path: String
+        var configPath: String { path + "/crescent.toml" }
+
+        /// - Parameter config: the config file's text (a cheap KDF and no failure delay by default).
+        init(config: String = "[session]\nkdf_rounds = 1000\nfailure_delay = 0\n") throws {
+            path = FileManager.default.temporaryDirectory.appendingPathComponent("crescent-lua-\(UUID().uuidString.prefix(8))").path
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// Runs `source` as `test.lua` with the store and session over `folder`.
+    static func run(_ source: String, in folder: DataFolder, timeout: Double = 20) async -> StoreScriptRun {
+        await withCheckedContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(returning: StoreScriptRun(source, folder: folder, timeout: timeout))
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+
+    private init(_ source: String, folder: DataFolder, timeout: Double) {
+        final class Output: Sendable {
+            let stdout = Mutex("")
+            let stderr = Mutex("")
+        }
+        let output = Output()
+        let console = Console(colors: false) { stream, text in
+            switch stream {
+            case .output: output.stdout.withLock { $0 += text }
+            case .error: output.stderr.withLock { $0 += text }
+            }
+        }
+        var options = HostOptions()
+        options.timeout = timeout
+        options.dataDirectory = folder.path
+        options.configPath = folder.configPath
+        let started = DispatchTime.now().uptimeNanoseconds
+        status = ScriptRunner.run(.file("test.lua"), bytes: Array(source.utf8), options: options,
+                                  plugins: [StorePlugin()], console: console)
+        seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        stdout = output.stdout.withLock { $0 }
+        stderr = output.stderr.withLock { $0 }
+    }
+}
+
+/// The store from Lua (issue 7): one object per collection name, records with completions and
+/// awaited in tasks, change sets, errors naming the path, and exiting when the script is done.
+@Suite struct StoreLuaTests {
+    /// `inserted={1,2} deleted={} updated={} reload=false`.
+    static let showChange = """
+        local function list(t) local s = {} for i, v in ipairs(t) do s[i] = tostring(v) end return "{" .. table.concat(s, ",") .. "}" end
+        local function show(cs)
+          return "inserted=" .. list(cs.inserted) .. " deleted=" .. list(cs.deleted) .. " updated=" .. list(cs.updated) .. " reload=" .. tostring(cs.reload)
+        end
+        local function titles(c) local s = {} for i, r in ipairs(c.items) do s[i] = tostring(r.title) end return table.concat(s, ",") end
+
+        """
+
+    @Test func theSameNameGivesTheSameObject() async throws {
+        let folder = try StoreScriptRun.DataFolder()
+        let run = await StoreScriptRun.run("""
+            local store = services.store
+            local a = store:collection("todo")
+            print(rawequal(a, store:collection("todo")), rawequal(a, store:collection("other")))
+            print(a.name, a.count, #a.items, tostring(a))
+            print(pcall(function() a.count = 3 end))
+            local ok, err = pcall(function() store:collection("") end)
+            print(ok, err.code, tostring(err))
+            print(store.path == "\(folder.path)/store.sqlite")
+            """, in: folder)
+        #expect(run.lines == [
+            "true\tfalse",
+            "todo\t0\t0\t<collection>",
+            "false\ttest.lua:5: cannot set 'collection.count': its properties are read-only (its service updates them; see help(collection))",
+            "false\tinvalid_argument\tstore.collection: invalid_argument: a collection name must be 1 to 200 bytes long",
+            "true",
+        ], "\(run.stderr)")
+        #expect(run.status == 0)
+    }
+
+    /// The same contract whether writes run in Swift tasks (the default) or on the loop.
+    @Test(arguments: [false, true])
+    func recordsWithCompletionsAndAwaitedInATask(writeOnLoop: Bool) async throws {
+        let folder = try StoreScriptRun.DataFolder(config: "[store]\nwrite_on_loop = \(writeOnLoop)\n")
+        let run = await StoreScriptRun.run(Self.showChange + """
+            local todo = services.store:collection("todo")
+            todo:add({ title = "a", done = false }, function(record, err)
+              print("callback", record.title, math.type(record.id), err)
+              task(function()
+                local more = todo:add({ { title = "b", done = true }, { title = "c", done = false } })
+                print("batch", #more, more[2].id == more[1].id + 1)
+                print("get", todo:get(record.id).title)
+                local updated = todo:update(record.id, { done = true, note = "x" })
+                print("update", updated.title, updated.done, updated.note, updated.id == record.id)
+                print("page", #todo:page(1, 10), todo:page(1, 1)[1].title)
+                local found = todo:find({ done = true }, { order = "-title" })
+                print("find", #found, found[1].title, found[2].title)
+                print("remove", todo:remove({ record.id, more[1].id }), titles(todo))
+                print("clear", todo:clear(), todo.count)
+                local missing, err = todo:get(record.id)
+                print("get missing", missing, err.code, tostring(err))
+              end)
+            end)
+            """, in: folder)
+        #expect(run.lines == [
+            "callback\ta\tinteger\tnil",
+            "batch\t2\ttrue",
+            "get\ta",
+            "update\ta\ttrue\tx\ttrue",
+            "page\t2\tb",
+            "find\t2\tb\ta",
+            "remove\t2\tc",
+            "clear\t1\t0",
+            "get missing\tnil\tnot_found\tcollection.get: not_found: no record with id 1 in collection 'todo'",
+        ], "\(run.stderr)")
+        #expect(run.status == 0)
+    }
+
+    @Test(arguments: [false, true])
+    func didChangeCarriesChangeSetsWithItemsAlreadyUpdated(writeOnLoop: Bool) async throws {
+        let folder = try StoreScriptRun.DataFolder(config: "[store]\nwrite_on_loop = \(writeOnLoop)\n")
+        let run = await StoreScriptRun.run(Self.showChange + """
+            local todo = services.store:collection("todo")
+            todo:on("didChange", function(cs, info)
+              print(info.name, show(cs), todo.count, titles(todo))
+            end)
+            observe(todo, "count", function(new, old, change) print("count", new, old, change.initial) end)
+            task(function()
+              local a = todo:add({ title = "a" })
+              local b, c = table.unpack(todo:add({ { title = "b" }, { title = "c" } }))
+              todo:update(b.id, { title = "B" })
+              todo:remove({ a.id, c.id })
+              todo:clear()
+            end)
+            """, in: folder)
+        let lines = run.lines
+        #expect(lines.first == "count\t0\tnil\ttrue")
+        #expect(lines.filter { $0.hasPrefix("collection.didChange") } == [
+            "collection.didChange\tinserted={1} deleted={} updated={} reload=false\t1\ta",
+            "collection.didChange\tinserted={2,3} deleted={} updated={} reload=false\t3\ta,b,c",
+            "collection.didChange\tinserted={} deleted={} updated={2} reload=false\t3\ta,B,c",
+            "collection.didChange\tinserted={} deleted={1,3} updated={} reload=false\t1\tB",
+            "collection.didChange\tinserted={} deleted={1} updated={} reload=false\t0\t",
+        ], "\(run.stderr)")
+        #expect(lines.filter { $0.hasPrefix("count") }.last == "count\t0\t1\tfalse")
+        #expect(run.status == 0)
+    }
+
+    @Test func invalidRecordsNameThePathAndNothingIsWritten() async throws {
+        let folder = try StoreScriptRun.DataFolder()
+        let run = await StoreScriptRun.run("""
+            local todo = services.store:collection("todo")
+            task(function()
+              local r, err = todo:add({ title = "x", score = 0/0 })
+              print(r, err.code, err.message)
+              r, err = todo:add({ title = "x", tags = { "a", "b", math.huge } })
+              print(r, err.code, err.message)
+              r, err = todo:add({ { ok = true }, { meta = { x = -math.huge } } })
+              print(r, err.code, err.message)
+              r, err = todo:add({ owner = todo })
+              print(r, err.code, err.message)
+              local deep = 1
+              for i = 1, 65 do deep = { a = deep } end
+              r, err = todo:add(deep)
+              print(r, err.code, #err.message > 0)
+              print(select(2, pcall(function() todo:add({ title = "x", tags = { "a", "b", print } }) end)))
+              print(select(2, pcall(function() todo:add({ 1, x = 2 }) end)))
+              print(select(2, pcall(function() todo:add("text") end)))
+              local cyclic = { title = "x" }
+              cyclic.self = cyclic
+              print(select(2, pcall(function() todo:add(cyclic) end)))
+              r, err = todo:update(12345, { done = true })
+              print(r, tostring(err))
+              print("count", todo.count)
+            end)
+            """, in: folder)
+        #expect(run.lines == [
+            "nil\tinvalid_argument\trecord.score is nan: records hold only finite numbers",
+            "nil\tinvalid_argument\trecord.tags[3] is inf: records hold only finite numbers",
+            "nil\tinvalid_argument\trecords[2].meta.x is -inf: records hold only finite numbers",
+            "nil\tinvalid_argument\trecord.owner is a collection object: records hold only strings, numbers, booleans and tables",
+            "nil\tinvalid_argument\ttrue",
+            "test.lua:15: collection:add(records, completion): argument #1 must be a table, got a function at .tags[3]",
+            "test.lua:16: collection:add(records, completion): argument #1 must be a table, got a table with both array items and named fields",
+            "test.lua:17: collection:add(records, completion): argument #1 must be a table, got string",
+            "test.lua:20: collection:add(records, completion): argument #1 must be a table, got a cycle at .self",
+            "nil\tcollection.update: not_found: no record with id 12345 in collection 'todo'",
+            "count\t0",
+        ], "\(run.stderr)")
+        #expect(run.status == 0)
+    }
+
+    @Test func recordsPersistAcrossRuns() async throws {
+        let folder = try StoreScriptRun.DataFolder()
+        let first = await StoreScriptRun.run("""
+            services.store:collection("notes"):add({ text = "hello", n = 1.5 }, function(r) print(r.id) end)
+            """, in: folder)
+        #expect(first.lines == ["1"], "\(first.stderr)")
+        let second = await StoreScriptRun.run("""
+            local notes = services.store:collection("notes")
+            print(notes.count, notes.items[1].text, notes.items[1].n, math.type(notes.items[1].n))
+            """, in: folder)
+        #expect(second.lines == ["1\thello\t1.5\tfloat"], "\(second.stderr)")
+    }
+
+    @Test func aScriptThatOnlyUsesTheStoreExits() async throws {
+        let folder = try StoreScriptRun.DataFolder()
+        let run = await StoreScriptRun.run("""
+            local c = services.store:collection("x")
+            c:on("didChange", function() end)
+            c:add({ n = 1 }, function() print("added") end)
+            """, in: folder, timeout: 10)
+        #expect(run.lines == ["added"])
+        #expect(run.status == 0)
+        #expect(run.seconds < 5, "no poller or subscription keeps the run alive")
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+import Model
+@testable import Services
+import Testing
+
+/// The session: accounts, the current user, hashes, and refusals that tell nothing.
+@Suite struct SessionTests {
+    /// A store and session over one fresh database, with a cheap KDF and short delays.
+    static func makeSession(folder: TemporaryFolder, rounds: Int = 1_000, delay: Double = 0,
+                            maxDelay: Double = 8) throws -> (store: Store, session: Session) {
+        let services = try Store.make(folder.context([
+            "session": ["kdf_rounds": .integer(Int64(rounds)), "failure_delay": .number(delay),
+                        "max_failure_delay": .number(maxDelay)],
+        ]))
+        return (try #require(services[0] as? Store), try #require(services[1] as? Session))
+    }
+
+    @Test func registerLoginLogoutAndTheEventsInOrder() async throws {
+        let folder = try TemporaryFolder()
+        let (_, session) = try Self.makeSession(folder: folder)
+        let log = ChangeLog(session)
+        #expect(try session.register("ann", password: "correct horse") == "ann")
+        #expect(session.currentUser.value == nil, "registering does not log in")
+        let before = Int64(Date().timeIntervalSince1970)
+        let user = try await session.login("ann", password: "correct horse")
+        #expect(user["name"] == "ann")
+        #expect((user["since"].integerValue ?? 0) >= before)
+        #expect(session.currentUser.value.map(Value.model) == user)
+        #expect(try session.register("bob", password: "battery staple") == "bob")
+        let bob = try await session.login("bob", password: "battery staple")
+        #expect(session.logout() == bob)
+        #expect(session.logout() == nil, "logging out twice is fine")
+        #expect(log.names == ["currentUser", "didLogin", "currentUser", "didLogout", "didLogin", "currentUser", "didLogout"])
+    }
+
+    @Test func registerRefusesTakenNamesAndShortPasswords() throws {
+        let folder = try TemporaryFolder()
+        let (_, session) = try Self.makeSession(folder: folder)
+        _ = try session.register("ann", password: "correct horse")
+        #expect(throws: ServiceError(.invalidArgument, "the name 'ann' is taken")) {
+            try session.register("ann", password: "another one")
+        }
+        #expect(throws: ServiceError(.invalidArgument, "a password must be at least 8 characters")) {
+            try session.register("cy", password: "short")
+        }
+        #expect(throws: ServiceError(.invalidArgument, "a name must be 1 to 64 characters without control characters")) {
+            try session.register("", password: "long enough")
+        }
+    }
+
+    @Test func theDatabaseHoldsSaltedHashesNotPasswords() throws {
+        let folder = try TemporaryFolder()
+        let (store, session) = try Self.makeSession(folder: folder)
+        _ = try session.register("ann", password: "same password")
+        _ = try session.register("bob", password: "same password")
+        let rows = try store.database.read { db in try Row.fetchAll(db, sql: "SELECT name, salt, hash, kdf, rounds FROM users ORDER BY name") }
+        #expect(rows.count == 2)
+        let salts = rows.map { Array($0["salt"] as Data) }
+        let hashes = rows.map { Array($0["hash"] as Data) }
+        #expect(salts.allSatisfy { $0.count == 16 } && salts[0] != salts[1], "a fresh salt per user")
+        #expect(hashes.allSatisfy { $0.count == 32 } && hashes[0] != hashes[1], "same password, different hashes")
+        #expect(!hashes.contains(Array("same password".utf8)))
+        #expect(rows.allSatisfy { ($0["kdf"] as String) == "pbkdf2-sha256" && ($0["rounds"] as Int) == 1_000 })
+        let file = try Data(contentsOf: URL(fileURLWithPath: folder.databasePath))
+        + ((try? Data(contentsOf: URL(fileURLWithPath: folder.databasePath + "-wal"))) ?? Data())
+        #expect(file.range(of: Data("same password".utf8)) == nil, "the password is nowhere in the files")
+    }
+
+    @Test func wrongPasswordAndUnknownUserFailAlikeInWordsAndTime() async throws {
+        let folder = try TemporaryFolder()
+        // A KDF cost that dominates the time, and no failure delay (names are fresh anyway).
+        let (_, session) = try Self.makeSession(folder: folder, rounds: 40_000)
+        _ = try session.register("ann", password: "correct horse")
+        func attempt(_ name: String, _ password: String) async -> (ServiceError?, Double) {
+            let started = Date()
+            do {
+                _ = try await session.login(name, password: password)
+                return (nil, Date().timeIntervalSince(started))
+            } catch {
+                return (error, Date().timeIntervalSince(started))
+            }
+        }
+        var wrongTimes: [Double] = [], unknownTimes: [Double] = []
+        for round in 0..<5 {
+            let (wrong, wrongTime) = await attempt("ann", "wrong \(round)")
+            let (unknown, unknownTime) = await attempt("nobody\(round)", "correct horse")
+            #expect(wrong == ServiceError(.permission, "wrong name or password"))
+            #expect(unknown == wrong, "the same error, word for word")
+            wrongTimes.append(wrongTime)
+            unknownTimes.append(unknownTime)
+            _ = try await session.login("ann", password: "correct horse")   // resets ann's failures
+        }
+        let wrongMedian = wrongTimes.sorted()[2], unknownMedian = unknownTimes.sorted()[2]
+        #expect(wrongMedian > 0.002, "the KDF does real work")
+        #expect(abs(wrongMedian - unknownMedian) < max(wrongMedian, unknownMedian) * 0.5,
+                "similar times: wrong \(wrongTimes), unknown \(unknownTimes)")
+    }
+
+    @Test func repeatedFailuresSlowTheNextAttemptsDown() async throws {
+        let folder = try TemporaryFolder()
+        let (_, session) = try Self.makeSession(folder: folder, delay: 0.05, maxDelay: 0.1)
+        _ = try session.register("ann", password: "correct horse")
+        var times: [Double] = []
+        for _ in 0..<4 {
+            let started = Date()
+            _ = try? await session.login("ann", password: "wrong password")
+            times.append(Date().timeIntervalSince(started))
+        }
+        // No delay, then 0.05, 0.1 and 0.1 (capped).
+        #expect(times[0] < 0.04, "\(times)")
+        #expect(times[1] >= 0.05 && times[2] >= 0.1 && times[3] >= 0.1, "\(times)")
+        #expect(times[3] < 0.3, "capped: \(times)")
+        let started = Date()
+        _ = try await session.login("ann", password: "correct horse")
+        #expect(Date().timeIntervalSince(started) >= 0.1, "even the right password waits its turn")
+        let after = Date()
+        _ = try? await session.login("ann", password: "wrong again")
+        #expect(Date().timeIntervalSince(after) < 0.04, "a success starts the count again")
+    }
+
+    @Test func parallelAttemptsForOneNameWaitForEachOther() async throws {
+        let throttle = LoginThrottle(base: 0.05, cap: 1)
+        let started = Date()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    _ = try? await throttle.attempt("ann") { () throws(ServiceError) in (false, ()) }
+                }
+            }
+        }
+        // Delays 0, 0.05, 0.1, 0.2 one after another.
+        #expect(Date().timeIntervalSince(started) >= 0.35)
+        #expect(throttle.failures(of: "ann") == 4)
+        #expect(throttle.delay(afterFailures: 30) == 1, "capped")
+    }
+
+    @Test func changePasswordChecksTheOldOneAndNeedsALogin() async throws {
+        let folder = try TemporaryFolder()
+        let (_, session) = try Self.makeSession(folder: folder)
+        _ = try session.register("ann", password: "correct horse")
+        await #expect(throws: ServiceError(.permission, "nobody is logged in")) {
+            try await session.changePassword(old: "correct horse", new: "battery staple")
+        }
+        _ = try await session.login("ann", password: "correct horse")
+        await #expect(throws: ServiceError(.permission, "wrong name or password")) {
+            try await session.changePassword(old: "not it at all", new: "battery staple")
+        }
+        #expect(try await session.changePassword(old: "correct horse", new: "battery staple") == true)
+        _ = session.logout()
+        await #expect(throws: ServiceError(.permission, "wrong name or password")) {
+            try await session.login("ann", password: "correct horse")
+        }
+        _ = try await session.login("ann", password: "battery staple")
+    }
+
+    @Test func usersPersistAndSessionSettingsAreChecked() async throws {
+        let folder = try TemporaryFolder()
+        do {
+            let (store, session) = try Self.makeSession(folder: folder)
+            _ = try session.register("ann", password: "correct horse")
+            store.close()
+        }
+        let (_, session) = try Self.makeSession(folder: folder)
+        _ = try await session.login("ann", password: "correct horse")
+        #expect(throws: ServiceError(.invalidArgument, "[session] kdf_rounds must be an integer in [1, 100000000]")) {
+            try SessionSettings(["kdf_rounds": 0])
+        }
+        #expect(throws: ServiceError(.invalidArgument, "[session] failure_delay must be a number of seconds in [0, 60]")) {
+            try SessionSettings(["failure_delay": "fast"])
+        }
+        #expect(try SessionSettings(.object([:])).kdfRounds == 600_000)
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import GRDB
+import Model
+@testable import Services
+import Testing
+
+/// The collection's records, ids, queries and reports, on real SQLite files.
+@Suite struct StoreCollectionTests {
+    @Test func addAssignsIDsAndKeepsInsertionOrder() throws {
+        let folder = try TemporaryFolder()
+        let store = try Store(path: folder.databasePath)
+        let todo = try store.collection(named: "todo")
+        let first = try todo.add(["title": "a", "done": false])
+        let more = try todo.add([["title": "b"], ["title": "c", "id": 99]])
+        #expect(first["title"] == "a" && first.id > 0)
+        let added = try #require(more.arrayValue)
+        #expect(added.map(\.id) == [first.id + 1, first.id + 2], "a given id is replaced")
+        #expect(todo.items.map { $0["title"] } == ["a", "b", "c"])
+        #expect(todo.count == 3)
+        #expect(try todo.get(first.id) == first)
+        #expect(try todo.add(.array([])) == .array([]), "an empty table is an empty list of records")
+    }
+
+    @Test func theSameNameIsTheSameObjectAndCollectionsAreSeparate() throws {
+        let store = try Store(path: ":memory:")
+        let a = try store.collection(named: "a")
+        #expect(try store.collection(named: "a") === a)
+        _ = try a.add(["x": 1])
+        let b = try store.collection(named: "b")
+        #expect(b.count == 0)
+        #expect(throws: ServiceError(.invalidArgument, "a collection name must be 1 to 200 bytes long")) {
+            try store.collection(named: "")
+        }
+    }
+
+    @Test func recordsSurviveReopeningWithTheirTypes() throws {
+        let folder = try TemporaryFolder()
+        let record: Value = ["int": 1, "float": 1.0, "big": 1e300, "text": "é \"quoted\"\n", "flag": true,
+                             "list": [1, [2, 3], ["k": "v"]], "nested": ["a": ["b": ["c": -0.5]]]]
+        let stored: Value
+        do {
+            let store = try Store(path: folder.databasePath)
+            stored = try store.collection(named: "things").add(record)
+            store.close()
+        }
+        let reopened = try Store(path: folder.databasePath).collection(named: "things")
+        #expect(reopened.items == [stored])
+        #expect(reopened.items.first?["float"] == .number(1.0), "a float stays a float")
+        #expect(reopened.items.first?["int"] == .integer(1))
+    }
+
+    @Test func updateMergesFieldsAndUnknownIDsAreNotFound() throws {
+        let store = try Store(path: ":memory:")
+        let todo = try store.collection(named: "todo")
+        let item = try todo.add(["title": "a", "done": false])
+        let updated = try todo.update(item.id, fields: ["done": true, "id": .integer(item.id)])
+        #expect(updated == ["title": "a", "done": true, "id": .integer(item.id)])
+        #expect(todo.items == [updated])
+        #expect(throws: ServiceError(.notFound, "no record with id 12345 in collection 'todo'")) {
+            try todo.update(12345, fields: ["done": true])
+        }
+        #expect(throws: ServiceError(.invalidArgument, "fields.id cannot change (the record's id is \(item.id))")) {
+            try todo.update(item.id, fields: ["id": 7])
+        }
+        let other = try store.collection(named: "other")
+        #expect(throws: ServiceError(.notFound, "no record with id \(item.id) in collection 'other'")) {
+            try other.update(item.id, fields: ["x": 1])
+        }
+    }
+
+    @Test func removeIsAllOrNothing() throws {
+        let store = try Store(path: ":memory:")
+        let list = try store.collection(named: "list")
+        let ids = try #require(list.add([["n": 1], ["n": 2], ["n": 3]]).arrayValue).map(\.id)
+        #expect(throws: ServiceError(.notFound, "no record with id 999 in collection 'list'")) {
+            try list.remove(.array([.integer(ids[0]), 999]))
+        }
+        #expect(list.count == 3, "nothing removed")
+        #expect(try list.remove(.array([.integer(ids[0]), .integer(ids[2]), .integer(ids[0])])) == 2)
+        #expect(list.items.map { $0["n"] } == [2])
+        #expect(try list.remove(.integer(ids[1])) == 1)
+        #expect(try list.clear() == 0)
+        #expect(throws: ServiceError(.notFound, "no record with id \(ids[1]) in collection 'list'")) { try list.get(ids[1]) }
+    }
+
+    @Test func pageSkipsOffsetRecords() throws {
+        let store = try Store(path: ":memory:")
+        let numbers = try store.collection(named: "numbers")
+        _ = try numbers.add(.array((1...10).map { ["n": .integer($0)] }))
+        #expect(try numbers.page(offset: 0, limit: 3).map { $0["n"] } == [1, 2, 3])
+        #expect(try numbers.page(offset: 8, limit: 5).map { $0["n"] } == [9, 10])
+        #expect(try numbers.page(offset: 20, limit: 5) == [])
+        #expect(try numbers.page(offset: 0, limit: Int64.max).count == 10)
+        #expect(throws: ServiceError(.invalidArgument, "offset must be >= 0, got -1")) { try numbers.page(offset: -1, limit: 1) }
+    }
+
+    @Test func findMatchesLikeLuaEqualityAndOrders() throws {
+        let store = try Store(path: ":memory:")
+        let people = try store.collection(named: "people")
+        _ = try people.add([["name": "cy", "age": 30, "tags": ["a"]], ["name": "al", "age": 41.0],
+                            ["name": "bo", "age": 30.0, "tags": ["a"]], ["name": "di"]])
+        #expect(try people.find(["age": 30]).map { $0["name"] } == ["cy", "bo"], "30 == 30.0, insertion order")
+        #expect(try people.find(["tags": ["a"]]).map { $0["name"] } == ["cy", "bo"])
+        #expect(try people.find(.array([]), options: ["order": "name"]).map { $0["name"] } == ["al", "bo", "cy", "di"])
+        #expect(try people.find(.array([]), options: ["order": "-age", "limit": 2]).map { $0["name"] } == ["al", "cy"],
+                "descending; ties in insertion order")
+        #expect(try people.find(.array([]), options: ["order": "age", "offset": 3]).map { $0["name"] } == ["di"],
+                "records without the field come last")
+        #expect(throws: ServiceError(.invalidArgument, "unknown option 'sort' (options are limit, offset and order)")) {
+            try people.find(.array([]), options: ["sort": "name"])
+        }
+    }
+
+    static let invalidRecords: [(record: Value, message: String)] = [
+        (["score": .number(.nan)], "record.score is nan: records hold only finite numbers"),
+        (["meta": ["x": .number(-.infinity)]], "record.meta.x is -inf: records hold only finite numbers"),
+        (["tags": ["a", "b", .number(.infinity)]], "record.tags[3] is inf: records hold only finite numbers"),
+        (["odd key": ["y": .number(.nan)]], "record[\"odd key\"].y is nan: records hold only finite numbers"),
+        (.integer(5), "record must be a record (a table with named fields), got a number"),
+    ]
+
+    @Test(arguments: invalidRecords)
+    func invalidRecordsNameThePathAndWriteNothing(record: Value, message: String) throws {
+        let store = try Store(path: ":memory:")
+        let things = try store.collection(named: "things")
+        #expect(throws: ServiceError(.invalidArgument, message)) { try things.add(record) }
+        #expect(throws: ServiceError(.invalidArgument, message.replacingOccurrences(of: "record", with: "records[2]", options: .anchored))) {
+            try things.add([["ok": true], record])
+        }
+        #expect(things.count == 0)
+        #expect(try store.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM records") } == 0)
+    }
+
+    @Test func objectsAndDeepNestingAreRefused() throws {
+        let store = try Store(path: ":memory:")
+        let things = try store.collection(named: "things")
+        #expect(throws: ServiceError(.invalidArgument, "record.owner is a collection object: records hold only strings, numbers, booleans and tables")) {
+            try things.add(["owner": .handle(ObjectHandle(things))])
+        }
+        var deep: Value = 1
+        for _ in 0..<65 { deep = ["a": deep] }
+        #expect(throws: ServiceError(.invalidArgument, "record" + String(repeating: ".a", count: 64) + " is nested deeper than 64 tables")) {
+            try things.add(deep)
+        }
+        _ = try things.add(deep["a"])
+        #expect(things.count == 1, "64 levels are fine")
+        let user = DataModel("user", ["name": "ann"])
+        #expect(try things.add(["by": .model(user)])["by"] == ["name": "ann"], "a data model is stored as a plain table")
+    }
+
+    @Test func writesReportItemsCountThenDidChangeWithExactChangeSets() throws {
+        let store = try Store(path: ":memory:")
+        let list = try store.collection(named: "list")
+        let log = ChangeLog(list)
+        let ids = try #require(list.add([["n": 1], ["n": 2], ["n": 3]]).arrayValue).map(\.id)
+        _ = try list.update(ids[1], fields: ["n": 20])
+        _ = try list.update(ids[1], fields: ["n": 20])      // no change: nothing written or reported
+        _ = try list.remove(.array([.integer(ids[0]), .integer(ids[2])]))
+        _ = try list.clear()
+        _ = try list.clear()
+        #expect(log.names == ["items", "count", "didChange", "items", "count", "didChange",
+                              "items", "count", "didChange", "items", "count", "didChange"], "an empty clear reports nothing")
+        #expect(log.changeSets == [ChangeSet(inserted: [1, 2, 3]), ChangeSet(updated: [2]),
+                                   ChangeSet(deleted: [1, 3]), ChangeSet(deleted: [1])])
+    }
+
+    @Test func aFailedWriteReportsNothing() throws {
+        let store = try Store(path: ":memory:")
+        let list = try store.collection(named: "list")
+        _ = try list.add(["n": 1])
+        let log = ChangeLog(list)
+        #expect(throws: ServiceError.self) { try list.remove(.array([1, 2, 3, 4])) }
+        #expect(throws: ServiceError.self) { try list.add(["n": .number(.nan)]) }
+        #expect(log.all.isEmpty)
+    }
+
+    @Test func aClosedStoreIsUnavailable() throws {
+        let folder = try TemporaryFolder()
+        let store = try Store(path: folder.databasePath)
+        let list = try store.collection(named: "list")
+        store.close()
+        store.close()
+        #expect(throws: ServiceError(.unavailable, "the store is closed")) { try list.add(["n": 1]) }
+        #expect(throws: ServiceError(.unavailable, "the store is closed")) { try store.collection(named: "other") }
+    }
+}
