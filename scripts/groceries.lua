@@ -22,12 +22,15 @@ function Groceries:viewDidLoad()
   self:command("remove", "remove", "remove N: remove the Nth item")
   self:command("clear", "clear", "remove every item")
   self.view.list:update(self.items.items)
+  self:showCount(self.items.count)
+end
+
+function Groceries:showCount(count)
+  self.view.status.text = count == 1 and "1 item" or (count .. " items")
 end
 
 function Groceries:viewWillAppear()
-  self:observe(self.items, "count", function(count)
-    self.view.status.text = count == 1 and "1 item" or (count .. " items")
-  end)
+  self:observe(self.items, "count", "showCount", { initial = false })
   -- Made while appearing, so owned by the controller until it disappears.
   self.items:on("didChange", function(changes) self:changed(changes) end)
 end

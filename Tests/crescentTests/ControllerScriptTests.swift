@@ -28,6 +28,27 @@ import Testing
         #expect(result.stdout.contains("state must be idle or busy"), "\(result)")
     }
 
+    /// A list controller over a store collection: commands change the collection, the table
+    /// follows its change sets, and the items are still there in the next run.
+    @Test func groceriesKeepTheirItemsAndFollowChangeSets() async throws {
+        let sandbox = try Sandbox()
+        let data = try sandbox.makeFolder("data")
+        let first = try await crescent(["--data-dir", data, "\(Self.scripts)/groceries.lua"], in: sandbox,
+                                       stdin: "add milk\nadd \"oat milk\" 2\nadd bread\nremove 1\nquit\n")
+        #expect(first.status == 0, "\(first)")
+        let renders = first.stdout.components(separatedBy: "\n\n").filter { $0.hasPrefix("Groceries") }
+        #expect(renders.last == """
+            Groceries
+            item      qty
+            ────────  ───
+            oat milk    2
+            bread       1
+            2 items
+            """, "\(first)")
+        let second = try await crescent(["--data-dir", data, "\(Self.scripts)/groceries.lua"], in: sandbox, stdin: "quit\n")
+        #expect(second.stdout.contains("oat milk    2\nbread       1\n2 items"), "\(second)")
+    }
+
     @Test func anUnknownCommandListsTheCommandsAndTheRunGoesOn() async throws {
         let result = try await runScript("""
             local C = controller("C")

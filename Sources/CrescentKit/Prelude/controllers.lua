@@ -300,27 +300,49 @@ local function commandList(self)
   return concat(lines, "\n")
 end
 
-function app.send(name, ...)
-  if type(name) ~= "string" then error("bad argument #1 to 'app.send' (command name string expected, got " .. type(name) .. ")", 2) end
-  local top = stack[#stack]
+-- Commands run one after another, each as part of one task, so that piped input behaves like a
+-- shell: `add milk` then `quit` quits after the add has finished, even when the add waits on a
+-- service. The command's method runs with its controller's scope as the owner of what it starts.
+local pendingCommands, commandsRunning = {}, false
+
+local function dispatch(name, args, count)
   if name == "quit" or name == "exit" then return app.exit(0) end
+  local top = stack[#stack]
   if not top then
     P.warn("no controller to receive '" .. name .. "'")
-    return false
+    return
   end
   local st = state[top]
   local command = st.commands[name]
   if name == "help" and not command then
     print("commands of " .. nameOf(top) .. ":\n" .. commandList(top))
-    return true
+    return
   end
   if not command then
     P.warn("unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ":\n" .. commandList(top))
-    return false
+    return
   end
-  local args = { ... }
-  local count = select("#", ...)
-  owned(top, spawn, function() call(top, command.method, table.unpack(args, 1, count)) end)
+  P.setScope(scopeOf(top))
+  call(top, command.method, table.unpack(args, 1, count))
+  P.setScope(P.scriptScope)
+end
+
+local function runCommands()
+  if commandsRunning then return end
+  commandsRunning = true
+  P.within(P.scriptScope, spawn, function()
+    while #pendingCommands > 0 do
+      local command = remove(pendingCommands, 1)
+      dispatch(command.name, command.args, command.count)
+    end
+    commandsRunning = false
+  end)
+end
+
+function app.send(name, ...)
+  if type(name) ~= "string" then error("bad argument #1 to 'app.send' (command name string expected, got " .. type(name) .. ")", 2) end
+  pendingCommands[#pendingCommands + 1] = { name = name, args = { ... }, count = select("#", ...) }
+  runCommands()
   return true
 end
 
