@@ -49,6 +49,53 @@ import Testing
         #expect(second.stdout.contains("oat milk    2\nbread       1\n2 items"), "\(second)")
     }
 
+    @Test func releasesKeepsTwoListsInStep() async throws {
+        let sandbox = try Sandbox()
+        let data = try sandbox.makeFolder("data")
+        let result = try await crescent(
+            ["--data-dir", data, "\(Self.scripts)/releases.lua"], in: sandbox,
+            stdin: "add demand \"faster startup\"\nadd service store\nadd demand docs\ndone demand 1\nremove demand 2\nadd nothing x\nquit\n")
+        #expect(result.status == 0, "\(result)")
+        let renders = result.stdout.components(separatedBy: "\n\n").filter { $0.hasPrefix("Releases") }
+        #expect(renders.last == """
+            Releases
+            Demands                                  Services
+            title           done                     title  done
+            ──────────────  ────                     ─────  ─────
+            faster startup  true                     store  false
+            """, "\(result)")
+        #expect(result.stdout.contains("say demand or service, got nothing"), "\(result)")
+    }
+
+    /// A second process adding to the same store shows up in the first within a second.
+    @Test func releasesShowsWhatAnotherProcessAdds() async throws {
+        let sandbox = try Sandbox()
+        let data = try sandbox.makeFolder("data")
+        let watcher = CrescentProcess(["--timeout", "6", "--data-dir", data, "\(Self.scripts)/releases.lua"], directory: sandbox.path)
+        try watcher.start()
+        #expect(await watcher.waitForOutput("Releases", within: 10), "\(watcher.stderr)")
+        let adder = try await crescent(["--data-dir", data, "\(Self.scripts)/releases.lua"], in: sandbox,
+                                       stdin: "add service \"from elsewhere\"\nquit\n")
+        #expect(adder.status == 0, "\(adder)")
+        #expect(await watcher.waitForOutput("from elsewhere", within: 5), "the watcher saw the other process's add: \(watcher.stdout)")
+        _ = await watcher.finish()
+    }
+
+    @Test func loginFollowsCurrentUser() async throws {
+        let sandbox = try Sandbox()
+        let data = try sandbox.makeFolder("data")
+        try sandbox.write("crescent.toml", "[session]\nkdf_rounds = 1000\nfailure_delay = 0.01\n")
+        let result = try await crescent(
+            ["--data-dir", data, "\(Self.scripts)/login.lua"], in: sandbox,
+            stdin: "register ada s3cret-pass\nlogin ada wrong-password\nlogin ada s3cret-pass\nlogout\nquit\n")
+        #expect(result.status == 0, "\(result)")
+        let renders = result.stdout.components(separatedBy: "\n\n").filter { $0.hasPrefix("Session") }
+        #expect(renders.contains { $0.contains("registered ada") }, "\(result)")
+        #expect(renders.contains { $0.contains("session.login: permission:") }, "\(result)")
+        #expect(renders.contains { $0.contains("user   ada") && $0.contains("welcome") }, "\(result)")
+        #expect(renders.last?.contains("user  nobody") == true && renders.last?.contains("bye") == true, "\(result)")
+    }
+
     @Test func anUnknownCommandListsTheCommandsAndTheRunGoesOn() async throws {
         let result = try await runScript("""
             local C = controller("C")
