@@ -61,7 +61,7 @@ let package = Package(
         .target(
             name: "CrescentKit",
             dependencies: [
-                "LuaBridge", "Model", "Services", "CLua",
+                "LuaBridge", "Model", "Services", "REPL", "CLua",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
