@@ -6,17 +6,10 @@ import Services
 import Synchronization
 import Testing
 
-/// One script run to completion on a real event loop with the real `store` and `session`
-/// services over a fresh data folder (their methods run in Swift tasks, which
-/// EmbeddedEventLoop cannot take).
-struct StoreScriptRun: Sendable {
-    let status: Int32
-    let stdout: String
-    let stderr: String
-    let seconds: Double
+/// Runs of scripts with the store and session on a real loop (their writes are Swift tasks).
+typealias StoreScriptRun = RealLoopRun
 
-    var lines: [String] { stdout.split(separator: "\n").map(String.init) }
-
+extension RealLoopRun {
     /// The store's plugin alone, as `crescent` loads it.
     struct StorePlugin: Plugin {
         let name = "store"
@@ -39,43 +32,15 @@ struct StoreScriptRun: Sendable {
     }
 
     /// Runs `source` as `test.lua` with the store and session over `folder`.
-    static func run(_ source: String, in folder: DataFolder, timeout: Double = 20) async -> StoreScriptRun {
-        await withCheckedContinuation { continuation in
-            let thread = Thread {
-                continuation.resume(returning: StoreScriptRun(source, folder: folder, timeout: timeout))
-            }
-            thread.stackSize = 8 << 20
-            thread.start()
-        }
-    }
-
-    private init(_ source: String, folder: DataFolder, timeout: Double) {
-        final class Output: Sendable {
-            let stdout = Mutex("")
-            let stderr = Mutex("")
-        }
-        let output = Output()
-        let console = Console(colors: false) { stream, text in
-            switch stream {
-            case .output: output.stdout.withLock { $0 += text }
-            case .error: output.stderr.withLock { $0 += text }
-            }
-        }
+    static func run(_ source: String, in folder: DataFolder, timeout: Double = 20) async -> RealLoopRun {
         var options = HostOptions()
         options.timeout = timeout
         options.dataDirectory = folder.path
         options.configPath = folder.configPath
-        let started = DispatchTime.now().uptimeNanoseconds
-        status = ScriptRunner.run(.file("test.lua"), bytes: Array(source.utf8), options: options,
-                                  plugins: [StorePlugin()], console: console)
-        seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
-        stdout = output.stdout.withLock { $0 }
-        stderr = output.stderr.withLock { $0 }
+        return await run(source, options: options, plugins: [StorePlugin()])
     }
 }
 
-/// The store from Lua (issue 7): one object per collection name, records with completions and
-/// awaited in tasks, change sets, errors naming the path, and exiting when the script is done.
 @Suite struct StoreLuaTests {
     /// `inserted={1,2} deleted={} updated={} reload=false`.
     static let showChange = """

@@ -22,16 +22,24 @@ struct RealLoopRun: Sendable {
     /// Runs `source` as `test.lua` (so messages say `test.lua:N:`) with the thermostat plugin.
     static func run(_ source: String, thermostat: Thermostat = Thermostat(), timeout: Double? = 20,
                     failFast: Bool = false) async -> RealLoopRun {
+        var options = HostOptions()
+        options.timeout = timeout
+        options.failFast = failFast
+        return await run(source, options: options, plugins: [ThermostatPlugin(thermostat)])
+    }
+
+    /// Runs `source` as `test.lua` with `options` and `plugins`, on a thread of its own.
+    static func run(_ source: String, options: HostOptions, plugins: [any Plugin]) async -> RealLoopRun {
         await withCheckedContinuation { continuation in
             let thread = Thread {
-                continuation.resume(returning: RealLoopRun(source, thermostat: thermostat, timeout: timeout, failFast: failFast))
+                continuation.resume(returning: RealLoopRun(source, options: options, plugins: plugins))
             }
             thread.stackSize = 8 << 20
             thread.start()
         }
     }
 
-    private init(_ source: String, thermostat: Thermostat, timeout: Double?, failFast: Bool) {
+    private init(_ source: String, options: HostOptions, plugins: [any Plugin]) {
         final class Output: Sendable {
             let stdout = Mutex("")
             let stderr = Mutex("")
@@ -43,13 +51,10 @@ struct RealLoopRun: Sendable {
             case .error: output.stderr.withLock { $0 += text }
             }
         }
-        var options = HostOptions()
-        options.timeout = timeout
-        options.failFast = failFast
         let started = DispatchTime.now().uptimeNanoseconds
         // `.file` only names the chunk here: the bytes are given, nothing is read from disk.
         status = ScriptRunner.run(.file("test.lua"), bytes: Array(source.utf8), options: options,
-                                  plugins: [ThermostatPlugin(thermostat)], console: console)
+                                  plugins: plugins, console: console)
         seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         stdout = output.stdout.withLock { $0 }
         stderr = output.stderr.withLock { $0 }
