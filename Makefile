@@ -29,8 +29,11 @@ test: setup
 	$(SWIFT) test --skip-build --filter ServicesTests
 	$(SWIFT) test --skip-build --filter crescentTests
 
+# The geocoder rows compare against PyPI's reverse_geocoder 1.5.1 (with numpy and scipy), installed
+# for python3 here when missing; nothing else needs it.
 # One set of flags for both products, so nothing is compiled twice.
 bench: setup
+	@python3 -c 'import reverse_geocoder' 2>/dev/null || python3 -m pip install --quiet reverse_geocoder==1.5.1
 	$(SWIFT) build -c release -Xswiftc -static-stdlib --product crescent
 	$(SWIFT) build -c release -Xswiftc -static-stdlib --product crescent-bench
 	.build/release/crescent-bench $(BENCH_ARGS)

@@ -56,6 +56,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            // The geocoder's GeoNames places (tools/fetch-geonames.sh makes the file).
+            resources: [.copy("Geocoder/Resources/cities1000.cgeo")],
             swiftSettings: upcoming
         ),
         .target(

@@ -14,6 +14,8 @@ public enum StandardServices {
 
     /// One entry per service folder.
     static let makers: [@Sendable (PluginContext) throws(ServiceError) -> [any Service]] = [
+        LocationService.maker,
+        GeocoderService.maker,
         Store.maker,            // store and session: one database
     ]
 }

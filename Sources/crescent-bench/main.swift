@@ -24,6 +24,8 @@ enum BenchCommand {
             ("push-pop", ViewRows.pushPop),
             ("store-add", StoreRows.add),
             ("store-change", StoreRows.change),
+            ("geocode-reverse", GeocoderRows.reverse),
+            ("geocode-load", GeocoderRows.load),
         ]
     }
 

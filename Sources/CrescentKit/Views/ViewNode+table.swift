@@ -50,11 +50,19 @@ extension ViewNode {
             fields["rows"] = .array(rows)
         }
         let text = Self.text(value)
-        let previous = cells[row][column]
+        let previous = DisplayWidth.of(cells[row][column])
         cells[row][column] = text
-        if naturalWidths.indices.contains(column),
-           DisplayWidth.of(text) > naturalWidths[column] || DisplayWidth.of(previous) >= naturalWidths[column] {
-            naturalWidths = []   // the column may grow or shrink
+        if naturalWidths.indices.contains(column) && columns[column].width == nil {
+            let natural = naturalWidths[column]
+            let width = DisplayWidth.of(text)
+            if width > natural {
+                naturalWidths = []                  // the column grows
+            } else if previous == natural && width < natural {
+                widestCounts[column] -= 1
+                if widestCounts[column] == 0 { naturalWidths = [] }   // it may shrink
+            } else if width == natural && previous < natural {
+                widestCounts[column] += 1
+            }
         }
         if columns[column].explicitRight == nil && (value.doubleValue != nil) != columns[column].alignRight {
             naturalWidths = []   // the automatic alignment may change
@@ -71,6 +79,12 @@ extension ViewNode {
                 if let fixed = columns[index].width { return fixed }
                 let widest = cells.reduce(0) { max($0, DisplayWidth.of($1[index])) }
                 return max(widest, DisplayWidth.of(columns[index].title))
+            }
+            widestCounts = columns.indices.map { index in
+                let natural = naturalWidths[index]
+                // The title holds the width too, so a column never shrinks below it.
+                let titleHolds = DisplayWidth.of(columns[index].title) == natural ? 1 : 0
+                return titleHolds + cells.reduce(0) { $0 + (DisplayWidth.of($1[index]) == natural ? 1 : 0) }
             }
         }
         let fitted = fit(naturalWidths, into: width)

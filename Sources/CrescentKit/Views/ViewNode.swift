@@ -28,6 +28,8 @@ final class ViewNode {
     var cells: [[String]] = []
     var rowLines: [String?] = []
     var naturalWidths: [Int] = []
+    /// How many cells of each column have its natural width (a column shrinks when none is left).
+    var widestCounts: [Int] = []
     var fittedWidths: [Int] = []
     var template: MustacheTemplate?
     var templateError: String?

@@ -1,0 +1,190 @@
+package import Model
+
+/// The GeoNames places the geocoder answers from, decoded into columns.
+///
+/// Rows are in the order of an implicit k-d tree (see ``GeoNamesIndex``): row `i` is one place.
+/// Coordinates are kept exactly as GeoNames gives them, in units of 1e-5 degrees.
+///
+/// The file format (`cities1000.cgeo`, written by `tools/geonames/make_geocoder_data.py`), all
+/// integers little-endian, `varint` = unsigned LEB128, `zigzag` = signed varint:
+///
+/// ```
+/// "CGEO" 01 00 00 00   u32 rowCount   u32 leafSize
+/// varint countryCount, then per country: 2 ASCII bytes (code), varint length, UTF-8 name
+/// admin1 strings, then admin2 strings: varint count, then per string varint length + UTF-8
+/// rowCount zigzag latitude deltas, then rowCount zigzag longitude deltas (1e-5 degrees)
+/// rowCount u8 country indices, rowCount varint admin1 indices, rowCount varint admin2 indices
+/// ceil(rowCount / 4) bytes of split axes, 2 bits per row, low bits first
+/// rowCount names: u8 length + ASCII bytes
+/// ```
+package final class GeoNamesData: Sendable {
+    /// How many places there are.
+    package let count: Int
+    /// Ranges of at most this many rows are k-d leaves.
+    package let leafSize: Int
+    package let latitudeE5: [Int32]
+    package let longitudeE5: [Int32]
+    /// Index into ``countryCodes`` and ``countryNames``.
+    package let country: [UInt8]
+    /// Index into ``admin1Names``.
+    package let admin1: [UInt32]
+    /// Index into ``admin2Names``.
+    package let admin2: [UInt32]
+    /// The k-d split axis of each node row (0, 1, 2 for x, y, z).
+    package let axes: [UInt8]
+    /// Where each name starts in ``nameBytes``; `count + 1` entries.
+    package let nameOffsets: [UInt32]
+    package let nameBytes: [UInt8]
+    package let countryCodes: [String]
+    package let countryNames: [String]
+    package let admin1Names: [String]
+    package let admin2Names: [String]
+
+    /// Decodes a data file's bytes; throws `invalid_data` when they are not one.
+    package init(bytes: [UInt8]) throws(ServiceError) {
+        var reader = ByteReader(bytes)
+        guard try reader.bytes(8) == Array("CGEO".utf8) + [1, 0, 0, 0] else {
+            throw ServiceError(.invalidData, "the geocoder data file has an unknown format")
+        }
+        count = Int(try reader.uint32())
+        leafSize = Int(try reader.uint32())
+        guard count > 0, leafSize >= 1 else { throw ServiceError(.invalidData, "the geocoder data file is empty") }
+
+        var codes: [String] = []
+        var countries: [String] = []
+        for _ in 0..<(try reader.varint()) {
+            codes.append(String(decoding: try reader.bytes(2), as: UTF8.self))
+            countries.append(try reader.string())
+        }
+        countryCodes = codes
+        countryNames = countries
+        admin1Names = try reader.strings()
+        admin2Names = try reader.strings()
+
+        latitudeE5 = try reader.deltas(count)
+        longitudeE5 = try reader.deltas(count)
+        country = try reader.bytes(count)
+        admin1 = try reader.varints(count)
+        admin2 = try reader.varints(count)
+        let packed = try reader.bytes((count + 3) / 4)
+        axes = (0..<count).map { row in (packed[row >> 2] >> UInt8(2 * (row & 3))) & 3 }
+
+        var offsets: [UInt32] = []
+        offsets.reserveCapacity(count + 1)
+        var names: [UInt8] = []
+        names.reserveCapacity(reader.remaining)
+        for _ in 0..<count {
+            offsets.append(UInt32(names.count))
+            let length = Int(try reader.byte())
+            names.append(contentsOf: try reader.slice(length))
+        }
+        offsets.append(UInt32(names.count))
+        nameOffsets = offsets
+        nameBytes = names
+
+        guard country.allSatisfy({ Int($0) < codes.count }),
+              admin1.allSatisfy({ Int($0) < admin1Names.count }),
+              admin2.allSatisfy({ Int($0) < admin2Names.count }),
+              axes.allSatisfy({ $0 < 3 })
+        else {
+            throw ServiceError(.invalidData, "the geocoder data file has an index out of range")
+        }
+    }
+
+    /// The place name of `row`.
+    package func name(_ row: Int) -> String {
+        String(decoding: nameBytes[Int(nameOffsets[row])..<Int(nameOffsets[row + 1])], as: UTF8.self)
+    }
+
+    /// The position of `row` in degrees.
+    package func point(_ row: Int) -> GeoPoint {
+        GeoPoint(latitude: Double(latitudeE5[row]) / 100_000, longitude: Double(longitudeE5[row]) / 100_000)
+    }
+
+    /// The placemark of `row`, with its distance from `origin` when one is given.
+    package func placemark(_ row: Int, from origin: GeoPoint? = nil) -> Placemark {
+        let point = point(row)
+        return Placemark(
+            name: name(row),
+            admin1: admin1Names[Int(admin1[row])],
+            admin2: admin2Names[Int(admin2[row])],
+            countryCode: countryCodes[Int(country[row])],
+            country: countryNames[Int(country[row])],
+            point: point,
+            distance: origin.map { $0.distance(to: point) }
+        )
+    }
+}
+
+/// Reads the data file's encodings; every read checks its bounds.
+private struct ByteReader {
+    private let bytes: [UInt8]
+    private var position = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var remaining: Int { bytes.count - position }
+
+    private static let truncated = ServiceError(.invalidData, "the geocoder data file is truncated")
+
+    mutating func byte() throws(ServiceError) -> UInt8 {
+        guard position < bytes.count else { throw Self.truncated }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    mutating func slice(_ length: Int) throws(ServiceError) -> ArraySlice<UInt8> {
+        guard length <= remaining else { throw Self.truncated }
+        defer { position += length }
+        return bytes[position..<position + length]
+    }
+
+    mutating func bytes(_ length: Int) throws(ServiceError) -> [UInt8] { Array(try slice(length)) }
+
+    mutating func uint32() throws(ServiceError) -> UInt32 {
+        let raw = try slice(4)
+        return raw.reversed().reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    mutating func varint() throws(ServiceError) -> Int {
+        var value = 0
+        var shift = 0
+        while true {
+            let next = try byte()
+            value |= Int(next & 0x7F) << shift
+            if next & 0x80 == 0 { return value }
+            shift += 7
+            guard shift < 35 else { throw ServiceError(.invalidData, "the geocoder data file has a bad number") }
+        }
+    }
+
+    mutating func string() throws(ServiceError) -> String {
+        String(decoding: try slice(try varint()), as: UTF8.self)
+    }
+
+    mutating func strings() throws(ServiceError) -> [String] {
+        var result: [String] = []
+        for _ in 0..<(try varint()) { result.append(try string()) }
+        return result
+    }
+
+    mutating func varints(_ count: Int) throws(ServiceError) -> [UInt32] {
+        var result: [UInt32] = []
+        result.reserveCapacity(count)
+        for _ in 0..<count { result.append(UInt32(truncatingIfNeeded: try varint())) }
+        return result
+    }
+
+    /// `count` zigzag deltas, summed into absolute values.
+    mutating func deltas(_ count: Int) throws(ServiceError) -> [Int32] {
+        var result: [Int32] = []
+        result.reserveCapacity(count)
+        var current: Int32 = 0
+        for _ in 0..<count {
+            let raw = try varint()
+            current &+= Int32(truncatingIfNeeded: (raw >> 1) ^ -(raw & 1))
+            result.append(current)
+        }
+        return result
+    }
+}

@@ -1,0 +1,110 @@
+public import Model
+
+/// `services.geocoder`: offline reverse and forward geocoding over GeoNames' places with at least
+/// 1000 inhabitants (about 145,000, shipped with Crescent).
+///
+/// Answers are placemarks (``Placemark``). The data loads on the first call, in that call's task
+/// (off the host loop); later calls share it.
+///
+/// ```lua
+/// services.geocoder:reverse({ lat = 48.8566, lon = 2.3522 }, function(placemarks, err)
+///   print(placemarks[1].name, placemarks[1].country)       --> Paris   France
+/// end)
+/// ```
+public final class GeocoderService: Service {
+    public let changes = ChangePublisher()
+    public var interface: AnyInterface { Self.declaration }
+    private let loader: GeoNamesLoader
+
+    /// A geocoder over `loader`'s data (the shipped data by default).
+    public init(loader: GeoNamesLoader = .bundled) {
+        self.loader = loader
+    }
+
+    /// ``make(_:)`` as a value, for the standard service list.
+    static let maker: @Sendable (PluginContext) throws(ServiceError) -> [any Service] = make
+
+    /// The standard plugin's maker: the geocoder has no settings.
+    public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
+        [GeocoderService()]
+    }
+
+    /// The nearest `count` places to `point`, nearest first.
+    public func reverse(_ point: GeoPoint, count: Int = 1) async throws(ServiceError) -> [Placemark] {
+        try await loader.database().reverse(point, count: count)
+    }
+
+    /// Places named like `query` (see ``GeoNamesDatabase/search(_:country:limit:)``).
+    public func search(_ query: String, country: String? = nil, limit: Int = 10) async throws(ServiceError) -> [Placemark] {
+        let database = try await loader.database()
+        return try database.search(query, country: country, limit: limit)
+    }
+
+    // MARK: The declaration
+
+    /// `location {lat=, lon=}`: what `reverse` takes.
+    static let location = ArgumentType.record("location", fields: [.init("lat", .number), .init("lon", .number)])
+    /// An element of a batch: checked by the service, so a missing field names its position.
+    static let batchLocation = ArgumentType.record("location", fields: [.init("lat", .number, optional: true),
+                                                                        .init("lon", .number, optional: true)])
+
+    static let declaration: AnyInterface = Interface<GeocoderService>(
+        name: "geocoder", summary: "Offline reverse and forward geocoding over GeoNames' places of 1000+ inhabitants."
+    ) { d in
+        d.method(
+            "reverse",
+            [
+                .init("location", .oneOf([location, .array(of: batchLocation)]),
+                      "A location {lat=, lon=} (degrees), or an array of them for a batch."),
+                .init("options", .table, "{ count = n }: how many places to answer (default 1, at most 1000).", optional: true),
+            ],
+            returns: "placemarks nearest first {name, admin1, admin2, countryCode, country, lat, lon, distance (m)}; for a batch, one such array per location, in order",
+            "The places nearest to a location, by great-circle distance."
+        ) { geocoder, arguments async throws(ServiceError) -> Value in
+            let count = try countOption(arguments[1]["count"], name: "count", default: 1)
+            let database = try await geocoder.loader.database()
+            if case .array(let items) = arguments[0] {
+                var points: [GeoPoint] = []
+                points.reserveCapacity(items.count)
+                for (position, item) in items.enumerated() {
+                    points.append(try GeoPoint(value: item, label: "location #\(position + 1): "))
+                }
+                if count == 1 { return .array(database.reverse(points).map { .array([$0.value]) }) }
+                return .array(points.map { point in .array(database.reverse(point, count: count).map(\.value)) })
+            }
+            let point = try GeoPoint(value: arguments[0])
+            return .array(database.reverse(point, count: count).map(\.value))
+        }
+        d.method(
+            "search",
+            [
+                .init("query", .string, "A place name, any case, with or without accents."),
+                .init("options", .table, "{ country = \"FR\" (code or name), limit = n (default 10, at most 1000) }.", optional: true),
+            ],
+            returns: "placemarks {name, admin1, admin2, countryCode, country, lat, lon}: exact names first, then prefixes, then substrings",
+            "Places whose name matches a query, case- and accent-insensitive."
+        ) { geocoder, arguments async throws(ServiceError) -> Value in
+            let options = arguments[1]
+            let limit = try countOption(options["limit"], name: "limit", default: 10)
+            let country: String?
+            switch options["country"] {
+            case .null: country = nil
+            case .string(let name): country = name
+            case let other: throw ServiceError(.invalidArgument, "country must be a string, got \(other.typeName)")
+            }
+            let query = arguments[0].stringValue ?? ""
+            guard !query.allSatisfy(\.isWhitespace) else { throw ServiceError(.invalidArgument, "the query is empty") }
+            return .array(try await geocoder.search(query, country: country, limit: limit).map(\.value))
+        }
+    }.erased
+
+    /// `count` or `limit`: an integer in [1, 1000], or the default when absent.
+    private static func countOption(_ value: Value, name: String, default fallback: Int) throws(ServiceError) -> Int {
+        if value.isNull { return fallback }
+        guard let number = value.integerValue, (1...Int64(GeoNamesDatabase.maximumCount)).contains(number) else {
+            let shown = value.doubleValue.map(GeoPoint.formatNumber) ?? value.typeName
+            throw ServiceError(.invalidArgument, "\(name) must be an integer in [1, \(GeoNamesDatabase.maximumCount)], got \(shown)")
+        }
+        return Int(number)
+    }
+}

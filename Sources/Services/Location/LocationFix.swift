@@ -1,0 +1,61 @@
+public import Model
+
+/// One position report from a provider: what scripts see as a `location` table.
+///
+/// Optional measurements are nil when the provider did not give them.
+public struct LocationFix: Sendable, Equatable {
+    /// Degrees, WGS 84.
+    public var latitude: Double
+    public var longitude: Double
+    /// Metres above mean sea level.
+    public var altitude: Double?
+    /// Metres per second over the ground.
+    public var speed: Double?
+    /// Degrees clockwise from true north, [0, 360).
+    public var course: Double?
+    /// Estimated horizontal error in metres.
+    public var accuracy: Double?
+    /// When the fix was taken (seconds since the Unix epoch, UTC), as the source recorded it.
+    public var time: Double
+    /// The provider that made it: `gpsd`, `nmea`, `gpx` or `fixed`.
+    public var provider: String
+
+    public init(latitude: Double, longitude: Double, altitude: Double? = nil, speed: Double? = nil,
+                course: Double? = nil, accuracy: Double? = nil, time: Double, provider: String) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.speed = speed
+        self.course = course
+        self.accuracy = accuracy
+        self.time = time
+        self.provider = provider
+    }
+
+    /// The `location` data model: `lat`, `lon`, `altitude`, `speed`, `course`, `accuracy`, `time`,
+    /// `provider` (absent measurements are left out).
+    public var value: Value {
+        var fields: [String: Value] = [
+            "lat": .number(latitude),
+            "lon": .number(longitude),
+            "time": .number(time),
+            "provider": .string(provider),
+        ]
+        if let altitude { fields["altitude"] = .number(altitude) }
+        if let speed { fields["speed"] = .number(speed) }
+        if let course { fields["course"] = .number(course) }
+        if let accuracy { fields["accuracy"] = .number(accuracy) }
+        return .model(DataModel("location", fields))
+    }
+
+    /// The great-circle distance to `other`, in metres.
+    public func distance(to other: LocationFix) -> Double {
+        GeoPoint(latitude: latitude, longitude: longitude)
+            .distance(to: GeoPoint(latitude: other.latitude, longitude: other.longitude))
+    }
+
+    /// True when the coordinates are numbers within [-90, 90] and [-180, 180].
+    var isValid: Bool {
+        (-90...90).contains(latitude) && (-180...180).contains(longitude)
+    }
+}

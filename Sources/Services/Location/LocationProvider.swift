@@ -1,0 +1,120 @@
+import Glibc
+import Model
+
+/// What a provider tells the location service.
+enum ProviderEvent: Sendable {
+    /// New fixes, oldest first.
+    case fixes([LocationFix])
+    /// The source cannot be read now (gpsd unreachable, a device gone); the provider keeps trying.
+    case failed(ServiceError)
+    /// A finite source (a file replay) has no more fixes.
+    case ended
+}
+
+/// A source of fixes: gpsd, an NMEA file or device, a GPX track, a fixed point.
+///
+/// ``run(_:)`` runs while the service is started (or a `current()` call waits) and returns when
+/// its task is cancelled; a finite source reports ``ProviderEvent/ended`` and returns earlier.
+protocol LocationProvider: Sendable {
+    /// `gpsd`, `nmea`, `gpx` or `fixed`: the `provider` of its fixes.
+    var name: String { get }
+    /// Where it reads from, for messages and `help` (`127.0.0.1:2947`, a file).
+    var source: String { get }
+    /// Reports fixes and failures through `report` until cancelled.
+    func run(_ report: @escaping @Sendable (ProviderEvent) -> Void) async
+}
+
+/// Waits that grow after each failure (gpsd reconnects, a device reopened), from `initial` to
+/// `maximum`, doubling.
+struct Backoff: Sendable {
+    let initial: Duration
+    let maximum: Duration
+    private(set) var next: Duration
+
+    init(initial: Duration = .milliseconds(250), maximum: Duration = .seconds(5)) {
+        self.initial = initial
+        self.maximum = maximum
+        next = initial
+    }
+
+    /// Sleeps for the current delay and doubles it; false when cancelled.
+    mutating func wait() async -> Bool {
+        let delay = next
+        next = min(next * 2, maximum)
+        do {
+            try await Task.sleep(for: delay)
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Back to the shortest delay, after a success.
+    mutating func reset() { next = initial }
+}
+
+/// Replays recorded fixes at their recorded pace divided by `speedup`.
+///
+/// A fix without a recorded time (a GPX point without `<time>`) comes one second after the one
+/// before it and is stamped with the wall-clock time it is reported; fixes whose recorded times
+/// go backwards come at once. Fixes that are already due
+/// (a slow consumer, a huge speed-up) are reported together.
+struct Replay: Sendable {
+    let fixes: [LocationFix]
+    /// Recorded seconds per replayed second.
+    let speedup: Double
+    /// The recorded time of each fix, with missing times filled in.
+    let times: [Double]
+    /// Which fixes had no recorded time.
+    let untimed: [Bool]
+
+    init(fixes: [LocationFix], speedup: Double, recordedTimes: [Double?]) {
+        self.fixes = fixes
+        self.speedup = speedup
+        var times: [Double] = []
+        var previous: Double?
+        for time in recordedTimes {
+            let resolved = time ?? previous.map { $0 + 1 } ?? 0
+            times.append(resolved)
+            previous = resolved
+        }
+        self.times = times
+        untimed = recordedTimes.map { $0 == nil }
+    }
+
+    /// Reports every fix at its time; returns early when cancelled, else reports `ended`.
+    func run(_ report: @escaping @Sendable (ProviderEvent) -> Void) async {
+        guard !fixes.isEmpty else {
+            report(.ended)
+            return
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let first = times[0]
+        var next = 0
+        while next < fixes.count {
+            let due = start + .seconds(max(0, times[next] - first) / speedup)
+            if due > clock.now {
+                do { try await clock.sleep(until: due) } catch { return }
+            }
+            guard !Task.isCancelled else { return }
+            var batch: [LocationFix] = []
+            let now = clock.now
+            repeat {
+                var fix = fixes[next]
+                if untimed[next] { fix.time = Self.wallClock() }
+                batch.append(fix)
+                next += 1
+            } while next < fixes.count && start + .seconds(max(0, times[next] - first) / speedup) <= now
+            report(.fixes(batch))
+        }
+        report(.ended)
+    }
+
+    /// Seconds since the epoch, with sub-second precision.
+    static func wallClock() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}

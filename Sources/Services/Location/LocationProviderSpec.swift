@@ -1,0 +1,106 @@
+import Glibc
+import Model
+
+/// Reads a provider setting, from `--location` or `provider = "..."` under `[location]` in
+/// `crescent.toml`:
+///
+/// | setting | provider |
+/// |---|---|
+/// | `gpsd`, `gpsd:HOST`, `gpsd:HOST:PORT`, `gpsd:[IPV6]:PORT` | gpsd, default `127.0.0.1:2947` |
+/// | `nmea:FILE[@10x]`, `nmea:/dev/ttyUSB0` | NMEA 0183 file replay (at its recorded rate, or faster) or device |
+/// | `gpx:FILE[@60x]` | GPX 1.1 track replay |
+/// | `fixed:LAT,LON[,ALT]` | one position |
+///
+/// Files must exist when the host starts; they are read when the service starts.
+enum LocationProviderSpec {
+    /// The provider a setting names; nil setting means gpsd at its default address.
+    static func provider(_ setting: String?) throws(ServiceError) -> any LocationProvider {
+        guard let setting = setting?.trimmingSpaces, !setting.isEmpty else {
+            return GpsdProvider(host: GpsdProvider.defaultHost, port: GpsdProvider.defaultPort)
+        }
+        let kind = setting.prefix { $0 != ":" }
+        let argument = setting.dropFirst(kind.count + 1)
+        switch kind {
+        case "gpsd": return try gpsd(argument)
+        case "nmea":
+            let (path, speedup) = try file(argument, kind: "nmea")
+            return NMEAProvider(path: path, speedup: speedup)
+        case "gpx":
+            let (path, speedup) = try file(argument, kind: "gpx")
+            return GPXProvider(path: path, speedup: speedup)
+        case "fixed": return try fixed(argument)
+        default:
+            throw ServiceError(.invalidArgument, "unknown location provider '\(kind)' (use gpsd, nmea, gpx or fixed)")
+        }
+    }
+
+    private static func gpsd(_ argument: Substring) throws(ServiceError) -> GpsdProvider {
+        guard !argument.isEmpty else { return GpsdProvider(host: GpsdProvider.defaultHost, port: GpsdProvider.defaultPort) }
+        var host = argument
+        var portText: Substring?
+        if argument.hasPrefix("[") {
+            guard let close = argument.firstIndex(of: "]") else {
+                throw ServiceError(.invalidArgument, "location gpsd:\(argument): a '[' address needs its ']'")
+            }
+            host = argument[argument.index(after: argument.startIndex)..<close]
+            let rest = argument[argument.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { throw ServiceError(.invalidArgument, "location gpsd:\(argument): expected ':PORT' after ']'") }
+                portText = rest.dropFirst()
+            }
+        } else if let colon = argument.lastIndex(of: ":"), argument.firstIndex(of: ":") == colon {
+            host = argument[..<colon]
+            portText = argument[argument.index(after: colon)...]
+        }
+        var port = GpsdProvider.defaultPort
+        if let portText {
+            guard let number = Int(portText), (1...65_535).contains(number) else {
+                throw ServiceError(.invalidArgument, "location gpsd:\(argument): the port must be a number in [1, 65535], got '\(portText)'")
+            }
+            port = number
+        }
+        return GpsdProvider(host: host.isEmpty ? GpsdProvider.defaultHost : String(host), port: port)
+    }
+
+    /// `FILE` or `FILE@10x`: the path (which must exist) and the speed-up (default 1).
+    private static func file(_ argument: Substring, kind: String) throws(ServiceError) -> (String, Double) {
+        var path = argument
+        var speedup = 1.0
+        if let at = argument.lastIndex(of: "@") {
+            var factor = argument[argument.index(after: at)...]
+            if factor.hasSuffix("x") || factor.hasSuffix("X") { factor = factor.dropLast() }
+            if let number = Double(factor) {
+                guard number > 0, number.isFinite else {
+                    throw ServiceError(.invalidArgument, "location \(kind):\(argument): the speed-up must be a positive number, got '\(factor)'")
+                }
+                path = argument[..<at]
+                speedup = number
+            }
+        }
+        guard !path.isEmpty else { throw ServiceError(.invalidArgument, "location \(kind): needs a file (\(kind):FILE)") }
+        guard access(String(path), R_OK) == 0 else {
+            throw ServiceError(.invalidArgument, "location \(kind):\(path): cannot read the file: \(String(cString: strerror(errno)))")
+        }
+        return (String(path), speedup)
+    }
+
+    private static func fixed(_ argument: Substring) throws(ServiceError) -> FixedProvider {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingSpaces) }
+        guard (2...3).contains(parts.count), let latitude = parts[0], let longitude = parts[1] else {
+            throw ServiceError(.invalidArgument, "location fixed:\(argument): expected fixed:LAT,LON[,ALT] in degrees (and metres)")
+        }
+        let point = try GeoPoint(value: .object(["lat": .number(latitude), "lon": .number(longitude)]), label: "location fixed: ")
+        var altitude: Double?
+        if parts.count == 3 {
+            guard let value = parts[2], value.isFinite else {
+                throw ServiceError(.invalidArgument, "location fixed:\(argument): the altitude must be a number")
+            }
+            altitude = value
+        }
+        return FixedProvider(latitude: point.latitude, longitude: point.longitude, altitude: altitude)
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: String { String(self).trimmingSpaces }
+}

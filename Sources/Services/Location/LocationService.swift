@@ -1,0 +1,234 @@
+public import Model
+import Synchronization
+
+/// `services.location`: the current position from one provider (gpsd, an NMEA file or device, a
+/// GPX track, a fixed point), streamed to observers while any owner has started it.
+///
+/// - `location` holds the latest delivered fix, `updating` whether any owner has started the
+///   service, `provider` the provider's name.
+/// - The host counts `start([{ distance = m }])` per owner and calls ``startUpdates(shares:)``;
+///   the provider runs while any share is live (or a ``current()`` call waits). The effective
+///   distance filter is the smallest asked (a share without one asks for every fix): a fix that
+///   moved less than it from the last delivered one is neither stored in `location` nor sent in
+///   `didUpdateLocations` (``current()`` still sees it).
+/// - `didFail` carries an error value (`code`, `message`) when the provider cannot read its
+///   source (gpsd unreachable: `unavailable`, once per outage) or its file is bad.
+/// - A replay (`nmea` or `gpx` file) that reaches its end leaves the position where it ended;
+///   `current()` then answers the last fix. Stopping and starting again replays from the start.
+/// - Providers run only while needed, as Swift tasks cancelled on stop (gpsd and devices through
+///   SwiftNIO); their reports reach scripts on the host loop.
+///
+/// ```lua
+/// local loc = services.location
+/// loc:on("didUpdateLocations", function(locations) print(locations[#locations].lat) end)
+/// loc:start({ distance = 10 })
+/// ```
+public final class LocationService: StartableService {
+    public let changes = ChangePublisher()
+    public var interface: AnyInterface { Self.declaration }
+
+    /// The latest delivered fix (a `location` data model), or nil.
+    public let location: Property<Value>
+    /// True while any owner has started the service.
+    public let updating: Property<Bool>
+    /// The provider's name: `gpsd`, `nmea`, `gpx` or `fixed`.
+    public let providerName: Property<String>
+
+    /// How recent the last fix must be for ``current()`` to answer it without waiting.
+    public static let freshness: Duration = .seconds(5)
+
+    let provider: any LocationProvider
+    private let state = Mutex(State())
+
+    private struct State {
+        var started = false
+        var distanceFilter = 0.0
+        var waiters: [Int: CheckedContinuation<Result<LocationFix, ServiceError>, Never>] = [:]
+        var nextWaiter = 0
+        var run: Task<Void, Never>?
+        /// Counts provider runs, so reports from a cancelled run are ignored.
+        var generation = 0
+        var lastFix: (fix: LocationFix, received: ContinuousClock.Instant)?
+        var lastDelivered: LocationFix?
+        /// The provider's failure, until its next fix.
+        var failure: ServiceError?
+        /// The current run's source has no more fixes (a replay reached its end).
+        var ended = false
+    }
+
+    /// A location service reading from `provider`.
+    init(provider: any LocationProvider) {
+        self.provider = provider
+        location = Property("location", .null, changes)
+        updating = Property("updating", false, changes)
+        providerName = Property("provider", provider.name, changes)
+    }
+
+    /// A location service for a provider setting (`gpsd:HOST:PORT`, `nmea:FILE@10x`,
+    /// `gpx:FILE@60x`, `fixed:LAT,LON[,ALT]`; nil for gpsd at 127.0.0.1:2947).
+    ///
+    /// - Throws: `invalid_argument` for a setting that names no provider or a file that cannot be read.
+    public convenience init(setting: String?) throws(ServiceError) {
+        self.init(provider: try LocationProviderSpec.provider(setting))
+    }
+
+    /// ``make(_:)`` as a value, for the standard service list.
+    static let maker: @Sendable (PluginContext) throws(ServiceError) -> [any Service] = make
+
+    /// The standard plugin's maker: `--location`, else `provider` under `[location]`, else gpsd.
+    public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
+        var setting = context.settings["location"]
+        if setting == nil {
+            switch context.section("location")["provider"] {
+            case .null: break
+            case .string(let text): setting = text
+            case let other:
+                throw ServiceError(.invalidArgument, "[location] provider must be a string such as \"gpsd:127.0.0.1:2947\", got \(other.typeName)")
+            }
+        }
+        return [try LocationService(setting: setting)]
+    }
+
+    // MARK: Start and stop
+
+    public func startUpdates(shares: [Value]) {
+        let filter = shares.map { share in max(0, share["distance"].doubleValue ?? 0) }.min() ?? 0
+        let wasStarted = state.withLock { state in
+            let wasStarted = state.started
+            state.distanceFilter = filter.isFinite ? filter : 0
+            state.started = true
+            startRun(&state)
+            return wasStarted
+        }
+        if !wasStarted { updating.set(true) }
+    }
+
+    public func stopUpdates() {
+        let wasStarted = state.withLock { state in
+            let wasStarted = state.started
+            state.started = false
+            stopIfIdle(&state)
+            return wasStarted
+        }
+        if wasStarted { updating.set(false) }
+    }
+
+    private func startRun(_ state: inout State) {
+        guard state.run == nil else { return }
+        state.generation += 1
+        state.ended = false
+        state.failure = nil
+        state.lastDelivered = nil   // the first fix of a run is always delivered
+        let generation = state.generation
+        let provider = provider
+        state.run = Task { [self] in
+            await provider.run { event in self.handle(event, generation: generation) }
+        }
+    }
+
+    /// Stops the provider when nothing needs it: no owner and no waiting `current()`.
+    private func stopIfIdle(_ state: inout State) {
+        guard !state.started, state.waiters.isEmpty, let run = state.run else { return }
+        run.cancel()
+        state.run = nil
+        state.generation += 1
+    }
+
+    // MARK: Reports
+
+    private func handle(_ event: ProviderEvent, generation: Int) {
+        var answers: [CheckedContinuation<Result<LocationFix, ServiceError>, Never>] = []
+        var answer: Result<LocationFix, ServiceError>?
+        var delivered: [LocationFix] = []
+        var failure: ServiceError?
+        state.withLock { state in
+            guard generation == state.generation else { return }
+            switch event {
+            case .fixes(let fixes):
+                guard let last = fixes.last else { return }
+                state.lastFix = (last, .now)
+                state.failure = nil
+                answer = .success(last)
+                for fix in fixes {
+                    if let previous = state.lastDelivered, state.distanceFilter > 0, fix.distance(to: previous) < state.distanceFilter {
+                        continue
+                    }
+                    delivered.append(fix)
+                    state.lastDelivered = fix
+                }
+            case .failed(let error):
+                var error = error
+                if error.service.isEmpty { error.service = "location" }
+                state.failure = error
+                failure = error
+                answer = .failure(error)
+            case .ended:
+                state.ended = true
+                answer = Self.endAnswer(state, provider: provider)
+            }
+            if answer != nil {
+                answers = Array(state.waiters.values)
+                state.waiters.removeAll()
+                stopIfIdle(&state)
+            }
+        }
+        if let last = delivered.last {
+            location.set(last.value)
+            changes.emit("didUpdateLocations", .array(delivered.map(\.value)))
+        }
+        if let failure {
+            changes.emit("didFail", Self.errorValue(failure))
+        }
+        if let answer {
+            for continuation in answers { continuation.resume(returning: answer) }
+        }
+    }
+
+    private static func endAnswer(_ state: State, provider: any LocationProvider) -> Result<LocationFix, ServiceError> {
+        if let last = state.lastFix { return .success(last.fix) }
+        return .failure(state.failure ?? ServiceError(.unavailable, "the \(provider.name) replay of \(provider.source) ended without a fix",
+                                                      service: "location"))
+    }
+
+    /// An error as an event payload: a read-only `error` table with `code`, `message` and `service`.
+    static func errorValue(_ error: ServiceError) -> Value {
+        .model(DataModel("error", ["code": .string(error.code.name), "message": .string(error.message),
+                                   "service": .string(error.service.isEmpty ? "location" : error.service)]))
+    }
+
+    // MARK: current()
+
+    /// The next fix, or the last one if it came less than ``freshness`` ago. When the service is
+    /// not started, the provider runs until the answer (its fixes are delivered as usual).
+    ///
+    /// - Throws: the provider's failure (`unavailable` while gpsd cannot be reached), or
+    ///   `cancelled` when the calling task is cancelled.
+    public func current() async throws(ServiceError) -> LocationFix {
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        let result: Result<LocationFix, ServiceError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let immediate: Result<LocationFix, ServiceError>? = state.withLock { state in
+                    if Task.isCancelled { return .failure(ServiceError(.cancelled, "the request was cancelled")) }
+                    if let last = state.lastFix, ContinuousClock.now - last.received < Self.freshness { return .success(last.fix) }
+                    if state.run != nil, state.ended { return Self.endAnswer(state, provider: provider) }
+                    if state.run != nil, let failure = state.failure { return .failure(failure) }
+                    state.waiters[id] = continuation
+                    startRun(&state)
+                    return nil
+                }
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+        } onCancel: {
+            let continuation = state.withLock { state in
+                let continuation = state.waiters.removeValue(forKey: id)
+                stopIfIdle(&state)
+                return continuation
+            }
+            continuation?.resume(returning: .failure(ServiceError(.cancelled, "the request was cancelled")))
+        }
+        return try result.get()
+    }
+}

@@ -1,0 +1,178 @@
+/// Turns NMEA 0183 sentences into fixes: `RMC` (position, speed, course, date) and `GGA`
+/// (position, altitude, HDOP) from any talker (`$GPRMC`, `$GNGGA`, …).
+///
+/// Every sentence must carry a valid checksum (`*hh`); a sentence with a wrong or missing
+/// checksum, or too few fields (a truncated line), is counted in ``rejected`` and skipped. Other
+/// sentence types are ignored. Sentences with the same UTC time make one fix, reported when both
+/// `RMC` and `GGA` for that time are in, when a sentence of another time arrives, or at
+/// ``finish()``. `RMC` with status `V` or `GGA` with fix quality 0 carry no position.
+///
+/// The date comes from `RMC`; a log of `GGA` only takes `today`'s date (UTC) and moves to the
+/// next day when the time of day goes backwards. Accuracy is HDOP × 5 m (a typical receiver's
+/// range error), speed is converted from knots.
+///
+/// ```swift
+/// var parser = NMEAParser(today: 0)
+/// let fixes = parser.feed("$GPRMC,120000.00,A,4851.3960,N,00221.1320,E,10.0,90.0,150624,,,A*54")
+/// ```
+struct NMEAParser {
+    /// Sentences skipped for a bad checksum, a missing checksum or missing fields.
+    private(set) var rejected = 0
+    /// Sentences that made (part of) a fix.
+    private(set) var accepted = 0
+
+    private var epoch: Epoch?
+    private var date: (year: Int, month: Int, day: Int)
+    private var lastSecondsOfDay: Double?
+    private var sawRMCDate = false
+
+    /// What is known about one UTC time's fix so far.
+    private struct Epoch {
+        let timeField: String
+        let secondsOfDay: Double
+        var latitude: Double?
+        var longitude: Double?
+        var altitude: Double?
+        var speed: Double?
+        var course: Double?
+        var hdop: Double?
+        var hasRMC = false
+        var hasGGA = false
+        var date: (year: Int, month: Int, day: Int)?
+    }
+
+    /// - Parameter today: seconds since the epoch whose UTC date GGA-only logs take.
+    init(today: Double) {
+        date = CivilTime.date(ofEpochSeconds: today)
+    }
+
+    /// Feeds one line (with or without its line ending); returns the fixes it completes.
+    mutating func feed(_ line: String) -> [LocationFix] {
+        guard let fields = Self.checkedFields(line) else {
+            if !line.allSatisfy(\.isWhitespace) { rejected += 1 }
+            return []
+        }
+        let kind = fields[0].suffix(3)
+        guard fields[0].count == 5, kind == "RMC" || kind == "GGA" else { return [] }
+        guard fields.count >= 10, let secondsOfDay = Self.timeOfDay(fields[1]) else {
+            rejected += 1
+            return []
+        }
+        var completed: [LocationFix] = []
+        if let current = epoch, current.timeField != fields[1] {
+            completed += flush()
+        }
+        if epoch == nil { epoch = Epoch(timeField: String(fields[1]), secondsOfDay: secondsOfDay) }
+        // Invariant: set just above.
+        var current = epoch!
+        if kind == "RMC" {
+            guard Self.readRMC(fields, into: &current) else {
+                rejected += 1
+                return completed
+            }
+        } else {
+            guard Self.readGGA(fields, into: &current) else {
+                rejected += 1
+                return completed
+            }
+        }
+        accepted += 1
+        epoch = current
+        if current.hasRMC && current.hasGGA { completed += flush() }
+        return completed
+    }
+
+    /// Reports the fix still being gathered, if it has a position.
+    mutating func finish() -> [LocationFix] { flush() }
+
+    private mutating func flush() -> [LocationFix] {
+        guard let current = epoch else { return [] }
+        epoch = nil
+        if let rmcDate = current.date {
+            date = rmcDate
+            sawRMCDate = true
+        } else if !sawRMCDate, let last = lastSecondsOfDay, current.secondsOfDay < last {
+            let next = CivilTime.seconds(year: date.year, month: date.month, day: date.day, secondsOfDay: 86_400)
+            date = CivilTime.date(ofEpochSeconds: next)
+        }
+        lastSecondsOfDay = current.secondsOfDay
+        guard let latitude = current.latitude, let longitude = current.longitude else { return [] }
+        let time = CivilTime.seconds(year: date.year, month: date.month, day: date.day, secondsOfDay: current.secondsOfDay)
+        let fix = LocationFix(latitude: latitude, longitude: longitude, altitude: current.altitude, speed: current.speed,
+                              course: current.course, accuracy: current.hdop.map { $0 * 5 }, time: time, provider: "nmea")
+        return fix.isValid ? [fix] : []
+    }
+
+    // MARK: Sentences
+
+    /// The comma-separated fields of a sentence whose checksum is right (the talker and type
+    /// first), or nil.
+    static func checkedFields(_ line: String) -> [Substring]? {
+        var text = Substring(line)
+        while let last = text.last, last == "\r" || last == "\n" || last == " " { text.removeLast() }
+        guard text.first == "$", let star = text.lastIndex(of: "*") else { return nil }
+        let body = text[text.index(after: text.startIndex)..<star]
+        let digits = text[text.index(after: star)...]
+        guard digits.count == 2, let expected = UInt8(digits, radix: 16) else { return nil }
+        let sum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
+        guard sum == expected, body.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
+        return body.split(separator: ",", omittingEmptySubsequences: false)
+    }
+
+    private static func readRMC(_ fields: [Substring], into epoch: inout Epoch) -> Bool {
+        if let date = Self.date(fields[9]) { epoch.date = date } else if !fields[9].isEmpty { return false }
+        epoch.hasRMC = true
+        guard fields[2] == "A" else { return true }
+        guard let latitude = coordinate(fields[3], fields[4], degreeDigits: 2),
+              let longitude = coordinate(fields[5], fields[6], degreeDigits: 3)
+        else { return false }
+        epoch.latitude = latitude
+        epoch.longitude = longitude
+        epoch.speed = Double(fields[7]).map { $0 * 1852 / 3600 } ?? epoch.speed
+        epoch.course = Double(fields[8]) ?? epoch.course
+        return true
+    }
+
+    private static func readGGA(_ fields: [Substring], into epoch: inout Epoch) -> Bool {
+        epoch.hasGGA = true
+        guard let quality = Int(fields[6]) else { return fields[6].isEmpty }
+        guard quality > 0 else { return true }
+        guard let latitude = coordinate(fields[2], fields[3], degreeDigits: 2),
+              let longitude = coordinate(fields[4], fields[5], degreeDigits: 3)
+        else { return false }
+        epoch.latitude = latitude
+        epoch.longitude = longitude
+        epoch.hdop = Double(fields[8]) ?? epoch.hdop
+        epoch.altitude = Double(fields[9]) ?? epoch.altitude
+        return true
+    }
+
+    /// `hhmmss.ss` as seconds of the day.
+    static func timeOfDay(_ field: Substring) -> Double? {
+        guard field.count >= 6, let hours = Int(field.prefix(2)), let minutes = Int(field.dropFirst(2).prefix(2)),
+              let seconds = Double(field.dropFirst(4)), hours < 24, minutes < 60, seconds < 61
+        else { return nil }
+        return Double(hours * 3600 + minutes * 60) + seconds
+    }
+
+    /// `ddmmyy` as a date (years 80–99 are 1980–1999).
+    private static func date(_ field: Substring) -> (year: Int, month: Int, day: Int)? {
+        guard field.count == 6, let value = Int(field) else { return nil }
+        let day = value / 10_000, month = value / 100 % 100, year = value % 100
+        guard (1...31).contains(day), (1...12).contains(month) else { return nil }
+        return (year >= 80 ? 1900 + year : 2000 + year, month, day)
+    }
+
+    /// `ddmm.mmmm` + `N`/`S` (or `dddmm.mmmm` + `E`/`W`) in signed degrees.
+    private static func coordinate(_ field: Substring, _ hemisphere: Substring, degreeDigits: Int) -> Double? {
+        guard field.count > degreeDigits + 2, let degrees = Int(field.prefix(degreeDigits)),
+              let minutes = Double(field.dropFirst(degreeDigits)), minutes < 60
+        else { return nil }
+        let value = Double(degrees) + minutes / 60
+        switch hemisphere {
+        case "N", "E": return value
+        case "S", "W": return -value
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Glibc
+import Model
+import NIOCore
+import NIOPosix
+
+/// Fixes from NMEA 0183 sentences (``NMEAParser``): a regular file is replayed at its recorded
+/// rate times `speedup`; anything else (a serial device such as `/dev/ttyUSB0`, a FIFO) is read
+/// as a live stream. Set a serial port's speed beforehand (`stty -F /dev/ttyUSB0 4800`).
+///
+/// A device that cannot be opened, or that closes, is reported as `unavailable` and reopened
+/// with backoff.
+struct NMEAProvider: LocationProvider {
+    let name = "nmea"
+    let path: String
+    let speedup: Double
+
+    var source: String { path }
+
+    func run(_ report: @escaping @Sendable (ProviderEvent) -> Void) async {
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
+            await replayFile(report)
+        } else {
+            await stream(report)
+        }
+    }
+
+    /// The whole file's fixes, with the parser's counts.
+    static func read(path: String, today: Double) throws(ServiceError) -> (fixes: [LocationFix], parser: NMEAParser) {
+        let bytes = try FileBytes.read(path)
+        var parser = NMEAParser(today: today)
+        var fixes: [LocationFix] = []
+        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            fixes += parser.feed(String(decoding: line, as: UTF8.self))
+        }
+        fixes += parser.finish()
+        return (fixes, parser)
+    }
+
+    private func replayFile(_ report: @escaping @Sendable (ProviderEvent) -> Void) async {
+        let fixes: [LocationFix]
+        do {
+            fixes = try Self.read(path: path, today: Double(time(nil))).fixes
+        } catch {
+            report(.failed(error))
+            report(.ended)
+            return
+        }
+        await Replay(fixes: fixes, speedup: speedup, recordedTimes: fixes.map(\.time)).run(report)
+    }
+
+    private func stream(_ report: @escaping @Sendable (ProviderEvent) -> Void) async {
+        var backoff = Backoff()
+        var failing = false
+        while !Task.isCancelled {
+            let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+            if descriptor >= 0 {
+                do {
+                    try await readStream(descriptor) { fixes in
+                        failing = false
+                        backoff.reset()
+                        report(.fixes(fixes))
+                    }
+                } catch {}
+                guard !Task.isCancelled else { return }
+                if !failing { report(.failed(ServiceError(.unavailable, "the NMEA device \(path) closed"))) }
+            } else if !failing {
+                report(.failed(ServiceError(.unavailable, "cannot open the NMEA device \(path): \(String(cString: strerror(errno)))")))
+            }
+            failing = true
+            guard await backoff.wait() else { return }
+        }
+    }
+
+    /// Reads lines from `descriptor` (NIO takes ownership and closes it) until it closes or the
+    /// task is cancelled.
+    private func readStream(_ descriptor: CInt, _ deliver: ([LocationFix]) -> Void) async throws {
+        let channel = try await NIOPipeBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .takingOwnershipOfDescriptor(input: descriptor) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                }
+            }
+        var parser = NMEAParser(today: Double(time(nil)))
+        try await withTaskCancellationHandler {
+            try await channel.executeThenClose { inbound, _ in
+                var lines = LineBuffer()
+                for try await buffer in inbound {
+                    var fixes: [LocationFix] = []
+                    for line in lines.append(buffer) { fixes += parser.feed(line) }
+                    if !fixes.isEmpty { deliver(fixes) }
+                }
+            }
+        } onCancel: {
+            channel.channel.close(promise: nil)
+        }
+    }
+}
+
+/// Splits a byte stream into lines (LF or CRLF); a line longer than 64 KiB is cut.
+struct LineBuffer {
+    private var pending: [UInt8] = []
+    static let maximumLine = 65_536
+
+    /// The complete lines `buffer` ends, without their line endings.
+    mutating func append(_ buffer: ByteBuffer) -> [String] {
+        pending += buffer.readableBytesView
+        var lines: [String] = []
+        var start = 0
+        while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            var end = newline
+            if end > start, pending[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            lines.append(String(decoding: pending[start..<end], as: UTF8.self))
+            start = newline + 1
+        }
+        pending.removeFirst(start)
+        if pending.count > Self.maximumLine {
+            lines.append(String(decoding: pending, as: UTF8.self))
+            pending.removeAll()
+        }
+        return lines
+    }
+}

@@ -1,0 +1,82 @@
+import CrescentKit
+import Testing
+
+/// `services.geocoder` from Lua: completions, await, batches, argument errors at the call site and
+/// invalid values through the completion.
+@Suite struct GeocoderLuaTests {
+    @Test func reverseAnswersReadOnlyPlacemarks() async {
+        let run = await GeoScriptRun.run("""
+            services.geocoder:reverse({ lat = 48.8566, lon = 2.3522 }, function(placemarks, err)
+              local p = placemarks[1]
+              print(#placemarks, p.name, p.admin1, p.admin2, p.countryCode, p.country, err)
+              print(p.distance < 1000, math.type(p.lat), tostring(p):match("^placemark") ~= nil)
+              print(pcall(function() p.name = "x" end))
+              task(function()
+                local places, err = services.geocoder:reverse({ lat = 51.5072, lon = -0.1276 }, { count = 3 })
+                print(#places, places[1].name, places[1].distance <= places[2].distance, err)
+              end)
+            end)
+            """)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.count == 4, "\(run.lines)")
+        #expect(run.lines.first == "1\tParis\tIle-de-France\tParis\tFR\tFrance\tnil")
+        #expect(run.lines.dropFirst().first == "true\tfloat\ttrue")
+        #expect(run.lines.dropFirst(2).first == "false\ttest.lua:5: cannot set 'placemark.name': a placemark is read-only (it is a snapshot made by its service)")
+        #expect(run.lines.last == "3\tLondon\ttrue\tnil")
+    }
+
+    @Test func aBatchAnswersInOrder() async {
+        let run = await GeoScriptRun.run("""
+            task(function()
+              local results = services.geocoder:reverse({
+                { lat = 35.6762, lon = 139.6503 }, { lat = -33.8688, lon = 151.2093 }, { lat = 48.8566, lon = 2.3522 },
+              })
+              for i, places in ipairs(results) do print(i, places[1].name, places[1].country) end
+              local _, err = services.geocoder:reverse({ { lat = 1, lon = 2 }, { lat = 1 } })
+              print(err.code, err.message)
+            end)
+            """)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == ["1\tTokyo\tJapan", "2\tSydney\tAustralia", "3\tParis\tFrance",
+                              "invalid_argument\tlocation #2: longitude is missing (field 'lon')"])
+    }
+
+    @Test func wrongTypesRaiseAtTheCallSiteAndBadValuesComeThroughTheCompletion() async {
+        let run = await GeoScriptRun.run("""
+            local g = services.geocoder
+            print(select(2, pcall(g.reverse, g, "Paris", function() end)))
+            print(select(2, pcall(g.reverse, g, { lat = 1 }, function() end)))
+            print(select(2, pcall(g.search, g, 42, function() end)))
+            g:reverse({ lat = 123, lon = 0 }, function(places, err)
+              print(places, err.code, tostring(err))
+              task(function()
+                print(select(2, g:reverse({ lat = 0/0, lon = 0 })).message)
+                local places, err = g:search("")
+                print(err.code, err.message)
+              end)
+            end)
+            """)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.count == 6, "\(run.lines)")
+        let signature = "geocoder:reverse(location[, options], completion)"
+        #expect(run.lines.first?.hasSuffix("\(signature): argument #1 must be a location {lat=, lon=} or an array of locations, got string") == true)
+        #expect(run.lines.dropFirst().first?.hasSuffix("\(signature): argument #1 must be a location {lat=, lon=} or an array of locations, got table") == true)
+        #expect(run.lines.dropFirst(2).first?.hasSuffix("geocoder:search(query[, options], completion): argument #1 must be a string, got number") == true)
+        #expect(run.lines.dropFirst(3).first == "nil\tinvalid_argument\tgeocoder.reverse: invalid_argument: latitude 123 is outside [-90, 90]")
+        #expect(run.lines.dropFirst(4).first == "latitude is NaN (field 'lat')")
+        #expect(run.lines.last == "invalid_argument\tthe query is empty")
+    }
+
+    @Test func searchFindsPlacesByName() async {
+        let run = await GeoScriptRun.run("""
+            task(function()
+              local found = services.geocoder:search("zürich")
+              print(found[1].name, found[1].countryCode, found[1].distance)
+              found = services.geocoder:search("Paris", { country = "US", limit = 2 })
+              print(#found, found[1].countryCode, found[2].countryCode)
+            end)
+            """)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == ["Zurich\tCH\tnil", "2\tUS\tUS"])
+    }
+}

@@ -1,0 +1,190 @@
+import CrescentKit
+import Foundation
+import Model
+import Services
+import Testing
+
+/// Scripts with the real `location` and `geocoder` services, on a real loop (their methods run
+/// in Swift tasks, which EmbeddedEventLoop cannot take).
+enum GeoScriptRun {
+    /// The location and geocoder services, made as the standard plugin makes them.
+    struct GeoPlugin: Plugin {
+        let name = "geo"
+        func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] {
+            try LocationService.make(context) + GeocoderService.make(context)
+        }
+    }
+
+    /// Runs `source` as `test.lua` with `--location location`.
+    static func run(_ source: String, location: String? = nil, timeout: Double = 30) async -> RealLoopRun {
+        var options = HostOptions()
+        options.timeout = timeout
+        options.location = location
+        return await RealLoopRun.run(source, options: options, plugins: [GeoPlugin()])
+    }
+}
+
+/// `services.location` from Lua: properties, events, start/stop shares across owners, current().
+@Suite struct LocationLuaTests {
+    /// The shipped track, from the package root.
+    static let track = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/tracks/paris.gpx").path
+
+    @Test func eventsAndTheLocationPropertyCarryReadOnlyLocations() async {
+        let run = await GeoScriptRun.run("""
+            local loc = services.location
+            print(loc.provider, loc.updating, loc.location)
+            loc:on("didUpdateLocations", function(locations)
+              local fix = locations[#locations]
+              print(#locations, fix.lat, fix.lon, fix.altitude, fix.provider, type(fix.time))
+              print(pcall(function() fix.lat = 0 end))
+              timer.after(0.1, function()
+                print(loc.updating, loc.location.lat)
+                loc:stop()
+                timer.after(0.1, function() print(loc.updating) end)
+              end)
+            end, { once = true })
+            loc:start()
+            """, location: "fixed:48.8566,2.3522,35")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.count == 5, "\(run.lines)")
+        #expect(run.lines.first == "fixed\tfalse\tnil")
+        #expect(run.lines.dropFirst().first == "1\t48.8566\t2.3522\t35.0\tfixed\tnumber")
+        #expect(run.lines.dropFirst(2).first?.hasPrefix("false\t") == true && run.lines.dropFirst(2).first?.contains("location") == true)
+        #expect(Array(run.lines.suffix(2)) == ["true\t48.8566", "false"])
+    }
+
+    @Test func startIsCountedPerOwnerAcrossAControllerAndTheScript() async {
+        let run = await GeoScriptRun.run("""
+            local loc = services.location
+            local Tracker = controller("Tracker")
+            function Tracker:viewWillAppear() self:start(loc, { distance = 1000 }) end
+            app.push(Tracker)
+            loc:start({ distance = 5 })
+            timer.after(0.3, function()
+              print("both", loc.updating)
+              app.pop()                                   -- the controller's share ends
+              timer.after(0.3, function()
+                print("script", loc.updating)
+                loc:stop()                                -- the last share ends
+                timer.after(0.3, function() print("none", loc.updating) end)
+              end)
+            end)
+            """, location: "fixed:1,2")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.filter { !$0.isEmpty } == ["both\ttrue", "script\ttrue", "none\tfalse"], "\(run.stdout)")
+    }
+
+    @Test func currentAnswersOnceAndFailsWhileGpsdIsUnreachable() async throws {
+        let fixed = await GeoScriptRun.run("""
+            local calls = 0
+            services.location:current(function(fix, err)
+              calls = calls + 1
+              print(fix.lat, fix.lon, err, services.location.updating)
+            end)
+            timer.after(1.5, function() print("calls", calls) end)
+            """, location: "fixed:10,20")
+        #expect(fixed.status == 0, "\(fixed.stderr)")
+        #expect(fixed.lines == ["10.0\t20.0\tnil\tfalse", "calls\t1"])
+
+        let port = try LocalPort.unused()
+        let gpsd = await GeoScriptRun.run("""
+            on("location.didFail", function(e) print("didFail", e.code, e.service) end, { once = true })
+            task(function()
+              local fix, err = services.location:current()
+              print(fix, err.code, err.message)
+            end)
+            """, location: "gpsd:127.0.0.1:\(port)")
+        #expect(gpsd.status == 0, "\(gpsd.stderr)")
+        #expect(gpsd.lines.contains("didFail\tunavailable\tlocation"), "\(gpsd.lines)")
+        #expect(gpsd.lines.contains { $0.hasPrefix("nil\tunavailable\tcannot reach gpsd at 127.0.0.1:\(port)") }, "\(gpsd.lines)")
+    }
+
+    @Test func theShippedTrackReplaysInRecordedOrder() async {
+        let run = await GeoScriptRun.run("""
+            local loc = services.location
+            local count, times = 0, {}
+            loc:on("didUpdateLocations", function(locations)
+              for _, fix in ipairs(locations) do
+                count = count + 1
+                times[#times + 1] = fix.time
+              end
+            end)
+            loc:start()
+            task(function()
+              while not loc.location or loc.location.lon > 2.1205 do sleep(0.05) end
+              loc:stop()
+              for i = 2, #times do assert(times[i] > times[i - 1], "times in order") end
+              print("fixes", count >= 100)
+            end)
+            """, location: "gpx:\(Self.track)@2000x")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.last == "fixes\ttrue", "\(run.lines)")
+    }
+
+    @Test func theShippedTrackPassesTheTownsItIsNamedAfter() async throws {
+        let run = await GeoScriptRun.run("""
+            local names = {}
+            task(function()
+              local fixes = {}
+              services.location:on("didUpdateLocations", function(locations)
+                for _, fix in ipairs(locations) do fixes[#fixes + 1] = fix end
+              end)
+              services.location:start()
+              while #fixes < 474 do sleep(0.05) end
+              services.location:stop()
+              local places = services.geocoder:reverse(fixes)
+              for _, found in ipairs(places) do
+                local name = found[1].name
+                if names[#names] ~= name then names[#names + 1] = name end
+              end
+              print(table.concat(names, ","))
+            end)
+            """, location: "gpx:\(Self.track)@5000x")
+        #expect(run.status == 0, "\(run.stderr)")
+        let names = try #require(run.lines.last).split(separator: ",").map(String.init)
+        let towns = ["Paris", "Issy-les-Moulineaux", "Boulogne-Billancourt", "Sevres", "Versailles"]
+        var position = names.startIndex
+        for town in towns {
+            guard let found = names[position...].firstIndex(of: town) else {
+                Issue.record("\(town) missing from \(names)")
+                return
+            }
+            position = found
+        }
+        #expect(names.first == "Paris" && names.last == "Versailles", "\(names)")
+    }
+
+    @Test func aBadSettingStopsTheHostBeforeTheScript() throws {
+        var options = HostOptions()
+        options.location = "gpx:/nonexistent/track.gpx"
+        #expect(throws: HostSetupError.self) {
+            try ServiceFactory.makeServices(plugins: [GeoScriptRun.GeoPlugin()], options: options)
+        }
+        do {
+            _ = try ServiceFactory.makeServices(plugins: [GeoScriptRun.GeoPlugin()], options: options)
+        } catch {
+            #expect(error.description == "plugin 'geo': location gpx:/nonexistent/track.gpx: cannot read the file: No such file or directory")
+        }
+    }
+}
+
+/// A loopback TCP port nothing listens on.
+enum LocalPort {
+    static func unused() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServiceError(.io, "socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
+            }
+        }
+        guard bound else { throw ServiceError(.io, "bind failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Model
+@testable import Services
+import Testing
+
+/// GPX 1.1 track points, with and without elevation and time, and the replay.
+@Suite struct GPXParserTests {
+    static let track = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!-- a walk -->
+        <gpx version="1.1" creator="test &amp; co" xmlns="http://www.topografix.com/GPX/1/1">
+          <metadata><name><![CDATA[Paris <walk>]]></name></metadata>
+          <trk><name>walk</name><trkseg>
+            <trkpt lat="48.8566" lon="2.3522"><ele>35.5</ele><time>2024-06-15T12:00:00Z</time><hdop>1.2</hdop></trkpt>
+            <trkpt lat='48.8570' lon='2.3530'><time>2024-06-15T12:00:10Z</time></trkpt>
+            <trkpt lat="48.8575" lon="2.3540"><ele>37</ele></trkpt>
+            <trkpt lat="48.8580" lon="2.3550"/>
+          </trkseg></trk>
+          <trk><trkseg>
+            <trkpt lat="48.8590" lon="2.3560"><ele> 40 </ele><time>2024-06-15T14:00:30+02:00</time></trkpt>
+          </trkseg></trk>
+        </gpx>
+        """
+
+    @Test func trackPointsKeepWhatTheyHave() throws {
+        let points = try GPXParser.parse(Array(Self.track.utf8))
+        #expect(points.count == 5)
+        #expect(points[0] == GPXParser.Point(latitude: 48.8566, longitude: 2.3522, elevation: 35.5, time: NMEAWriter.baseTime, hdop: 1.2))
+        #expect(points[1].elevation == nil && points[1].time == NMEAWriter.baseTime + 10)
+        #expect(points[2].elevation == 37 && points[2].time == nil)
+        #expect(points[3].elevation == nil && points[3].time == nil, "a self-closing point")
+        #expect(points[4].elevation == 40 && points[4].time == NMEAWriter.baseTime + 30, "offsets are applied")
+    }
+
+    @Test func fixesDeriveSpeedAndCourseFromTimedPoints() throws {
+        let fixes = GPXParser.fixes(try GPXParser.parse(Array(Self.track.utf8)))
+        #expect(fixes[0].speed == nil && fixes[0].accuracy.map { abs($0 - 6) < 1e-9 } == true)
+        let expected = GeoPoint(latitude: 48.8566, longitude: 2.3522).distance(to: GeoPoint(latitude: 48.8570, longitude: 2.3530)) / 10
+        #expect(abs((fixes[1].speed ?? 0) - expected) < 1e-9)
+        #expect((fixes[1].course ?? -1) > 0 && (fixes[1].course ?? 360) < 90, "north-east")
+        #expect(fixes[2].speed == nil, "no time, no speed")
+        #expect(fixes.allSatisfy { $0.provider == "gpx" })
+    }
+
+    @Test func badFilesAreInvalidData() {
+        let cases: [(String, String)] = [
+            ("<gpx><trk><trkseg><trkpt lon=\"2\"></trkpt></trkseg></trk></gpx>", "GPX track point #1 has no valid lat attribute"),
+            ("<gpx><trkpt lat=\"1\" lon=\"200\"/></gpx>", "GPX track point #1 has no valid lon attribute"),
+            ("<kml></kml>", "not a GPX file (no <gpx> element)"),
+            ("<gpx><trkpt lat=\"1\" lon=\"2\"", "malformed XML: <trkpt is not closed"),
+            ("<gpx><!-- never closed", "malformed XML: missing -->"),
+        ]
+        for (text, message) in cases {
+            #expect(throws: ServiceError(.invalidData, message)) { try GPXParser.parse(Array(text.utf8)) }
+        }
+    }
+
+    @Test func theReplayKeepsTheRecordedPaceAndStampsUntimedPoints() async throws {
+        let folder = try ScratchFolder()
+        let path = try folder.write("walk.gpx", Self.track)
+        let events = Events()
+        let started = ContinuousClock.now
+        let now = Date().timeIntervalSince1970
+        // 10 s between the first two points at 100x: 0.1 s; untimed points one second each.
+        await GPXProvider(path: path, speedup: 100).run { events.append($0) }
+        let elapsed = ContinuousClock.now - started
+        let fixes = events.fixes
+        #expect(fixes.count == 5 && events.ended)
+        #expect(fixes[0].time == NMEAWriter.baseTime && fixes[1].time == NMEAWriter.baseTime + 10)
+        #expect(fixes[2].time >= now && fixes[3].time >= now, "untimed points carry the time they were replayed")
+        #expect(elapsed >= .milliseconds(100) && elapsed < .seconds(5), "\(elapsed)")
+    }
+
+    @Test func aBadFileIsReportedAndEndsTheReplay() async throws {
+        let folder = try ScratchFolder()
+        let path = try folder.write("bad.gpx", "<gpx><trkpt lat=\"x\" lon=\"1\"/></gpx>")
+        let events = Events()
+        await GPXProvider(path: path, speedup: 1).run { events.append($0) }
+        #expect(events.failures.map(\.code) == [.invalidData])
+        #expect(events.failures.first?.message.hasSuffix("bad.gpx: GPX track point #1 has no valid lat attribute") == true)
+        #expect(events.ended)
+    }
+}

@@ -1,0 +1,69 @@
+import Model
+@testable import Services
+import Testing
+
+/// Forward geocoding: folding, ranking, options and bad input.
+@Suite struct GeocoderSearchTests {
+    @Test func foldingIgnoresCaseAccentsAndHyphens() {
+        #expect(TextFolding.fold("Zürich") == "zurich")
+        #expect(TextFolding.fold("ŁÓDŹ") == "lodz")
+        #expect(TextFolding.fold("Straße") == "strasse")
+        #expect(TextFolding.fold("  Saint-Étienne  ") == "saint etienne")
+        #expect(TextFolding.fold("Hà Nội") == "ha noi")
+        #expect(TextFolding.fold("Zu\u{308}rich") == "zurich", "a combining mark is dropped")
+        #expect(TextFolding.fold("Ørsta_Æbelø") == "orsta aebelo")
+        #expect(TextFolding.fold("Москва") == "москва", "other scripts are only lower-cased")
+    }
+
+    @Test func exactNamesComeFirstAndTheBiggestPlaceLeads() async throws {
+        let geocoder = GeocoderService()
+        let paris = try await geocoder.search("paris", limit: 5)
+        #expect(paris.first?.countryCode == "FR")
+        #expect(paris.allSatisfy { $0.name == "Paris" })
+        let london = try await geocoder.search("LONDON")
+        #expect(london.first?.countryCode == "GB")
+        #expect(try await geocoder.search("Zürich").first.map { ($0.name, $0.countryCode) } ?? ("", "") == ("Zurich", "CH"))
+        #expect(try await geocoder.search("saint étienne").first?.name == "Saint-Etienne")
+    }
+
+    @Test func prefixesComeBeforeSubstrings() async throws {
+        let geocoder = GeocoderService()
+        let results = try await geocoder.search("berlin", limit: 1000)
+        let classes = results.map { place -> Int in
+            let name = TextFolding.fold(place.name)
+            return name == "berlin" ? 0 : name.hasPrefix("berlin") ? 1 : name.contains("berlin") ? 2 : 3
+        }
+        #expect(classes == classes.sorted())
+        #expect(Set(classes) == [0, 1, 2], "\(results.map(\.name))")
+        #expect(results.first?.countryCode == "DE")
+    }
+
+    @Test func countryAndLimitFilter() async throws {
+        let geocoder = GeocoderService()
+        let texas = try await geocoder.search("Paris", country: "us", limit: 3)
+        #expect(texas.count == 3 && texas.allSatisfy { $0.countryCode == "US" })
+        let byName = try await geocoder.search("Paris", country: "United States", limit: 3)
+        #expect(byName == texas)
+        #expect(try await geocoder.search("Paris", country: "FR", limit: 1).count == 1)
+        #expect(try await geocoder.search("xqzxqz").isEmpty)
+    }
+
+    @Test func theSearchMethodValidatesItsInput() async throws {
+        let geocoder = GeocoderService()
+        let found = try await invokeMethod(geocoder, "search", ["Caen", ["country": "FR", "limit": 2]])
+        #expect(found.arrayValue?.first?["name"] == "Caen")
+        #expect(found.arrayValue?.first?["distance"] == .null, "a forward search has no distance")
+        let cases: [([Value], String)] = [
+            ([""], "the query is empty"),
+            (["   "], "the query is empty"),
+            (["Paris", ["country": "ZZ"]], "country 'ZZ' is not an ISO 3166-1 code or a country name in the data"),
+            (["Paris", ["country": 33]], "country must be a string, got number"),
+            (["Paris", ["limit": 0]], "limit must be an integer in [1, 1000], got 0"),
+        ]
+        for (arguments, message) in cases {
+            let error = await serviceError { () async throws(ServiceError) in try await invokeMethod(geocoder, "search", arguments) }
+            #expect(error == ServiceError(.invalidArgument, message))
+        }
+    }
+}
+

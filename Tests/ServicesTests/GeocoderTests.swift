@@ -1,0 +1,169 @@
+import Model
+@testable import Services
+import Testing
+
+/// The geocoder's data, nearest-place search and the `reverse` method.
+@Suite struct GeocoderTests {
+    static func database() async throws -> GeoNamesDatabase {
+        try await GeoNamesLoader.bundled.database()
+    }
+
+    @Test func theShippedDataHasEveryGeoNamesPlace() async throws {
+        let database = try await Self.database()
+        #expect(database.count == 144_563)
+        #expect(database.data.countryCodes.count == 246)
+        #expect(database.data.countryNames[database.data.countryCodes.firstIndex(of: "FR") ?? 0] == "France")
+        #expect(database.data.countryNames[database.data.countryCodes.firstIndex(of: "XK") ?? 0] == "Kosovo")
+        #expect(database.data.countryNames[database.data.countryCodes.firstIndex(of: "KR") ?? 0] == "South Korea")
+    }
+
+    @Test func reverseNamesKnownPlaces() async throws {
+        let database = try await Self.database()
+        let cases: [(Double, Double, String, String)] = [
+            (48.8566, 2.3522, "Paris", "FR"), (51.5072, -0.1276, "London", "GB"), (35.6762, 139.6503, "Tokyo", "JP"),
+            (-33.8688, 151.2093, "Sydney", "AU"), (40.7128, -74.0060, "New York City", "US"), (64.1466, -21.9426, "Reykjavik", "IS"),
+        ]
+        for (latitude, longitude, name, country) in cases {
+            let place = try #require(database.reverse(GeoPoint(latitude: latitude, longitude: longitude)).first)
+            #expect(place.name == name && place.countryCode == country, "\(latitude),\(longitude) gave \(place)")
+            #expect((place.distance ?? .infinity) < 5_000)
+        }
+    }
+
+    /// The tree answers exactly what a scan of every place answers, on 10,000 points uniform over
+    /// the sphere (chord distance between unit vectors orders places as great-circle distance does).
+    @Test func reverseEqualsBruteForceOnTenThousandRandomPoints() async throws {
+        let index = try await Self.database().index
+        var random = GeoRandom(seed: 6)
+        let points = (0..<10_000).map { _ in random.point() }
+        // The scans take seconds in a debug build: they run on a thread of their own, so they do
+        // not hold the (few) threads Swift tasks share, and on one core, so the timing tests that
+        // run beside them keep the other.
+        let (mismatches, batchMismatches) = await onOwnThread {
+            var found: [String] = []
+            var rows: [Int] = []
+            for point in points {
+                let tree = index.nearest(point)
+                let scan = index.bruteForceNearest(point)
+                if tree.row != scan.row || tree.chordSquared != scan.chordSquared {
+                    found.append("\(point): tree \(tree), scan \(scan)")
+                }
+                rows.append(scan.row)
+            }
+            // The batch search (cell order, seeded with the previous answer) answers the same.
+            return (found, zip(index.nearestRows(points), rows).filter { $0 != $1 }.count)
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        #expect(batchMismatches == 0)
+    }
+
+    /// `count` places and the neighbour counts agree with scans of every place (haversine).
+    @Test func nearestManyAndNeighboursEqualScans() async throws {
+        let database = try await Self.database()
+        let data = database.data
+        var random = GeoRandom(seed: 8)
+        let points = (0..<12).map { _ in random.point() }
+        let scans = await onOwnThread {
+            points.map { point in
+                (0..<data.count).map { (row: $0, metres: point.distance(to: data.point($0))) }
+                    .sorted { ($0.metres, $0.row) < ($1.metres, $1.row) }.prefix(9).map(\.row)
+            }
+        }
+        for (point, scan) in zip(points, scans) {
+            #expect(database.index.nearest(point, count: 9).map(\.row) == scan, "\(point)")
+        }
+        let paris = try #require(database.search("Paris", country: "FR", limit: 1).first)
+        let row = try #require((0..<data.count).first { data.point($0) == paris.point && data.name($0) == "Paris" })
+        let within = (0..<data.count).filter { data.point(row).distance(to: data.point($0)) <= 25_000 }.count
+        #expect(database.index.neighbours(of: row, within: 25_000) == within)
+        #expect(within > 100)
+    }
+
+    @Test func countAnswersTheNearestPlacesInOrder() async throws {
+        let database = try await Self.database()
+        var random = GeoRandom(seed: 7)
+        for _ in 0..<50 {
+            let point = random.point()
+            let places = database.reverse(point, count: 7)
+            #expect(places.count == 7)
+            let distances = places.compactMap(\.distance)
+            #expect(distances == distances.sorted())
+            let nearest = database.index.bruteForceNearest(point)
+            #expect(places[0].point == database.data.point(nearest.row))
+            // The distance is the haversine great-circle distance.
+            #expect(abs(distances[0] - point.distance(to: places[0].point)) < 1e-6)
+        }
+    }
+
+    @Test func reverseWorksAtThePolesAndTheAntimeridian() async throws {
+        let database = try await Self.database()
+        for (latitude, longitude) in [(90.0, 0.0), (-90.0, 0.0), (0.0, 180.0), (0.0, -180.0), (-17.7, 179.99), (-17.7, -179.99)] {
+            let point = GeoPoint(latitude: latitude, longitude: longitude)
+            let place = try #require(database.reverse(point).first)
+            #expect(place.point == database.data.point(database.index.bruteForceNearest(point).row))
+        }
+        // Fiji lies across the antimeridian: both sides find a Fijian town.
+        #expect(database.reverse(GeoPoint(latitude: -16.8, longitude: 179.9)).first?.countryCode == "FJ")
+        #expect(database.reverse(GeoPoint(latitude: -16.8, longitude: -179.9)).first?.countryCode == "FJ")
+    }
+
+    @Test func theReverseMethodAnswersPlacemarksAndBatches() async throws {
+        let geocoder = GeocoderService()
+        let single = try await invokeMethod(geocoder, "reverse", [["lat": 48.8566, "lon": 2.3522], ["count": 3]])
+        let places = try #require(single.arrayValue)
+        #expect(places.count == 3)
+        let first = places[0]
+        #expect(first["name"] == "Paris" && first["countryCode"] == "FR" && first["country"] == "France")
+        #expect(first["admin1"] == "Ile-de-France" && first["admin2"] == "Paris")
+        guard case .model(let model) = first else { Issue.record("not a model: \(first)"); return }
+        #expect(model.typeName == "placemark")
+        #expect(Set(model.fields.keys) == ["name", "admin1", "admin2", "countryCode", "country", "lat", "lon", "distance"])
+
+        let batch = try await invokeMethod(geocoder, "reverse", [[["lat": 51.5072, "lon": -0.1276], ["lat": 48.8566, "lon": 2.3522]]])
+        let names = try #require(batch.arrayValue).map { $0.arrayValue?.first?["name"] }
+        #expect(names == ["London", "Paris"])
+        #expect(try await invokeMethod(geocoder, "reverse", [[]]) == .array([]))
+    }
+
+    @Test func badLocationsAreInvalidArgumentsNamingTheField() async {
+        let geocoder = GeocoderService()
+        let cases: [(Value, String)] = [
+            (["lat": 123, "lon": 0], "latitude 123 is outside [-90, 90]"),
+            (["lat": 0, "lon": -180.5], "longitude -180.5 is outside [-180, 180]"),
+            (["lat": .number(.nan), "lon": 0], "latitude is NaN (field 'lat')"),
+            (["lat": 0, "lon": .number(.infinity)], "longitude inf is outside [-180, 180]"),
+            (["lon": 0], "latitude is missing (field 'lat')"),
+            ([["lat": 1, "lon": 1], ["lat": 1]], "location #2: longitude is missing (field 'lon')"),
+        ]
+        for (location, message) in cases {
+            let error = await serviceError { () async throws(ServiceError) in try await invokeMethod(geocoder, "reverse", [location]) }
+            #expect(error?.code == .invalidArgument)
+            #expect(error?.message == message)
+        }
+        for count: Value in [0, 1001, 2.5, "3"] {
+            let error = await serviceError { () async throws(ServiceError) in
+                try await invokeMethod(geocoder, "reverse", [["lat": 1, "lon": 1], ["count": count]])
+            }
+            #expect(error?.code == .invalidArgument && error?.message.hasPrefix("count must be an integer in [1, 1000]") == true)
+        }
+    }
+
+    @Test func aDamagedDataFileIsInvalidData() throws {
+        #expect(throws: ServiceError(.invalidData, "the geocoder data file has an unknown format")) {
+            try GeoNamesDatabase(bytes: Array("lat,lon,name\n".utf8))
+        }
+        let bytes = try FileBytes.read(GeoNamesLoader.locate())
+        #expect(throws: ServiceError(.invalidData, "the geocoder data file is truncated")) {
+            try GeoNamesDatabase(bytes: Array(bytes.prefix(bytes.count / 2)))
+        }
+        #expect(throws: ServiceError.self) { try GeoNamesLoader.load(path: "/nonexistent/cities.cgeo") }
+    }
+
+    @Test func aMissingFileFailsEveryCallAndTheNextCallTriesAgain() async {
+        let geocoder = GeocoderService(loader: GeoNamesLoader(path: "/nonexistent/cities.cgeo"))
+        for _ in 0..<2 {
+            let error = await serviceError { () async throws(ServiceError) in try await invokeMethod(geocoder, "search", ["Paris"]) }
+            #expect(error?.code == .unavailable)
+        }
+    }
+}

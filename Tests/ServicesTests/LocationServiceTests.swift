@@ -1,0 +1,167 @@
+import Foundation
+import Model
+@testable import Services
+import Testing
+
+/// The location service: provider settings, start/stop shares, the distance filter and current().
+@Suite struct LocationServiceTests {
+    @Test func providerSettings() throws {
+        let folder = try ScratchFolder()
+        let gpx = try folder.write("t.gpx", GPXParserTests.track)
+        func source(_ setting: String?) throws(ServiceError) -> String {
+            let provider = try LocationProviderSpec.provider(setting)
+            return "\(provider.name) \(provider.source)"
+        }
+        #expect(try source(nil) == "gpsd 127.0.0.1:2947")
+        #expect(try source("gpsd") == "gpsd 127.0.0.1:2947")
+        #expect(try source("gpsd:example.org") == "gpsd example.org:2947")
+        #expect(try source("gpsd:10.0.0.2:3000") == "gpsd 10.0.0.2:3000")
+        #expect(try source("gpsd:[::1]:3001") == "gpsd [::1]:3001")
+        #expect(try source("gpx:\(gpx)@60x") == "gpx \(gpx)")
+        #expect((try LocationProviderSpec.provider("gpx:\(gpx)@60x") as? GPXProvider)?.speedup == 60)
+        #expect((try LocationProviderSpec.provider("nmea:\(gpx)") as? NMEAProvider)?.speedup == 1)
+        #expect(try source("fixed:48.8566,2.3522,35") == "fixed 48.8566,2.3522,35.0")
+        let errors: [(String, String)] = [
+            ("loran:1", "unknown location provider 'loran' (use gpsd, nmea, gpx or fixed)"),
+            ("gpsd:host:99999", "location gpsd:host:99999: the port must be a number in [1, 65535], got '99999'"),
+            ("gpx:/nonexistent.gpx", "location gpx:/nonexistent.gpx: cannot read the file: No such file or directory"),
+            ("gpx:\(gpx)@0x", "location gpx:\(gpx)@0x: the speed-up must be a positive number, got '0'"),
+            ("fixed:48.8", "location fixed:48.8: expected fixed:LAT,LON[,ALT] in degrees (and metres)"),
+            ("fixed:91,0", "location fixed: latitude 91 is outside [-90, 90]"),
+        ]
+        for (setting, message) in errors {
+            #expect(throws: ServiceError(.invalidArgument, message)) { try LocationProviderSpec.provider(setting) }
+        }
+    }
+
+    @Test func theCommandLineWinsOverTheConfigFile() throws {
+        func provider(_ context: PluginContext) throws(ServiceError) -> String {
+            try (LocationService.make(context).first as? LocationService)?.providerName.value ?? ""
+        }
+        #expect(try provider(PluginContext()) == "gpsd")
+        let config = PluginContext(sections: ["location": ["provider": "fixed:1,2"]])
+        #expect(try provider(config) == "fixed")
+        let both = PluginContext(sections: ["location": ["provider": "fixed:1,2"]], settings: ["location": "gpsd:localhost"])
+        #expect(try provider(both) == "gpsd")
+        #expect(throws: ServiceError(.invalidArgument, "unknown location provider 'x' (use gpsd, nmea, gpx or fixed)")) {
+            try LocationService.make(PluginContext(settings: ["location": "x:1"]))
+        }
+    }
+
+    @Test func startingRunsTheProviderUntilTheLastShareEnds() async throws {
+        let service = try LocationService(setting: "fixed:48.8566,2.3522,35")
+        let events = ModelEvents(service)
+        #expect(service.location.value == .null && service.updating.value == false)
+        service.startUpdates(shares: [.null])
+        #expect(service.updating.value)
+        #expect(await events.wait { $0.fixes.count >= 1 })
+        let fix = try #require(events.fixes.first)
+        #expect(fix["lat"].doubleValue == 48.8566 && fix["lon"].doubleValue == 2.3522)
+        #expect(fix["altitude"].doubleValue == 35 && fix["provider"] == "fixed")
+        #expect(service.location.value == fix)
+        service.startUpdates(shares: [.null, ["distance": 5]])   // a second owner
+        service.startUpdates(shares: [["distance": 5]])          // the first one left
+        #expect(service.updating.value)
+        service.stopUpdates()
+        #expect(!service.updating.value)
+        let count = events.fixes.count
+        try await Task.sleep(for: .milliseconds(1_300))
+        #expect(events.fixes.count == count, "no fixes after the last share ended")
+        #expect(events.values("updating") == [true, false])
+    }
+
+    @Test func theSmallestDistanceFilterWins() async throws {
+        let folder = try ScratchFolder()
+        let path = try folder.write("route.nmea", NMEAWriter.routeLog(perTown: 3))
+        let service = try LocationService(setting: "nmea:\(path)@100x")
+        let events = ModelEvents(service)
+        // Fixes at one town are 0 m apart, towns tens of kilometres: both filters keep one per town.
+        service.startUpdates(shares: [["distance": 50_000], ["distance": 1_000]])
+        let caen = NMEAWriter.route[4].longitude
+        #expect(await events.wait { abs(($0.fixes.last?["lon"].doubleValue ?? 0) - caen) < 1e-6 })
+        try await Task.sleep(for: .milliseconds(200))
+        let longitudes = events.fixes.compactMap { $0["lon"].doubleValue }
+        #expect(longitudes.count == 5)
+        #expect(zip(longitudes, NMEAWriter.route).allSatisfy { abs($0 - $1.longitude) < 1e-6 })
+        service.stopUpdates()
+
+        let unfiltered = ModelEvents(service)
+        service.startUpdates(shares: [["distance": 50_000], .null])   // a share without a filter
+        #expect(await unfiltered.wait { $0.fixes.count >= 15 })
+        service.stopUpdates()
+    }
+
+    @Test func theFirstFixAfterARestartIsDeliveredWhateverTheFilter() async throws {
+        let service = try LocationService(setting: "fixed:10,20")
+        let events = ModelEvents(service)
+        for round in 1...2 {
+            service.startUpdates(shares: [["distance": 100]])
+            #expect(await events.wait { $0.fixes.count >= round }, "round \(round)")
+            service.stopUpdates()
+        }
+        try await Task.sleep(for: .milliseconds(1_200))
+        #expect(events.fixes.count == 2, "one per run: a receiver at rest does not move 100 m")
+    }
+
+    @Test func currentAnswersOnceWithoutStartingAndStopsTheProvider() async throws {
+        let service = try LocationService(setting: "fixed:10,20")
+        async let first = service.current()
+        async let second = service.current()
+        let (a, b) = try await (first, second)
+        #expect(a.latitude == 10 && b.longitude == 20)
+        #expect(!service.updating.value)
+        // Fresh for 5 s: answered at once, the same fix.
+        #expect(try await service.current() == a)
+    }
+
+    @Test func currentFailsWhileGpsdIsUnreachable() async throws {
+        let port = try FreePort.find()
+        let service = try LocationService(setting: "gpsd:127.0.0.1:\(port)")
+        let events = ModelEvents(service)
+        let error = await serviceError { () async throws(ServiceError) in try await service.current().value }
+        #expect(error?.code == .unavailable)
+        #expect(error?.message.hasPrefix("cannot reach gpsd at 127.0.0.1:\(port)") == true, "\(String(describing: error))")
+        #expect(events.failures == ["unavailable"])
+        #expect(events.payloads("didFail").first?["service"] == "location")
+    }
+
+    @Test func currentIsCancellable() async throws {
+        let folder = try ScratchFolder()
+        let path = try folder.write("late.nmea", "")
+        let service = try LocationService(setting: "nmea:\(path)")
+        service.startUpdates(shares: [.null])
+        // An empty file ends at once: current() says so instead of waiting forever.
+        let ended = await serviceError { () async throws(ServiceError) in try await service.current().value }
+        #expect(ended?.code == .unavailable && ended?.message.hasSuffix("ended without a fix") == true)
+        service.stopUpdates()
+
+        let gpsd = try LocationService(setting: "gpsd:127.0.0.1:\(try FreePort.find())")
+        let waiting = Task { () async -> ServiceError? in
+            await serviceError { () async throws(ServiceError) in try await gpsd.current().value }
+        }
+        waiting.cancel()
+        let error = await waiting.value
+        #expect(error?.code == .cancelled || error?.code == .unavailable)
+    }
+}
+
+/// A TCP port on the loopback interface that nothing listens on (bound, read, closed).
+enum FreePort {
+    static func find() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServiceError(.io, "socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
+            }
+        }
+        guard bound else { throw ServiceError(.io, "bind failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

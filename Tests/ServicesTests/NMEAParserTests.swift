@@ -1,0 +1,138 @@
+import Foundation
+import Glibc
+import Model
+@testable import Services
+import Synchronization
+import Testing
+
+/// NMEA 0183: checksums, truncated and corrupted lines, epochs, dates and the file replay.
+@Suite struct NMEAParserTests {
+    @Test func rmcAndGgaOfOneTimeMakeOneFix() throws {
+        var parser = NMEAParser(today: 0)
+        let lines = NMEAWriter.epoch(second: 0, latitude: 48.8566, longitude: 2.3522, altitude: 35)
+        #expect(parser.feed(lines[0]).isEmpty, "waits for the GGA of the same time")
+        let fix = try #require(parser.feed(lines[1]).first)
+        #expect(abs(fix.latitude - 48.8566) < 1e-6 && abs(fix.longitude - 2.3522) < 1e-6)
+        #expect(fix.altitude == 35)
+        #expect(fix.time == NMEAWriter.baseTime)
+        #expect(abs((fix.speed ?? 0) - 10 * 1852 / 3600) < 1e-9)
+        #expect(fix.course == 90)
+        #expect(abs((fix.accuracy ?? 0) - 4.5) < 1e-9)
+        #expect(fix.provider == "nmea")
+        #expect(parser.accepted == 2 && parser.rejected == 0)
+    }
+
+    @Test func badChecksumsAndTruncatedLinesAreCountedAndSkipped() {
+        var parser = NMEAParser(today: 0)
+        let good = NMEAWriter.epoch(second: 0, latitude: -33.8688, longitude: 151.2093)
+        let corrupted = good[0].replacingOccurrences(of: "3352.1", with: "3353.1")   // checksum no longer matches
+        let badDigits = String(good[1].dropLast(2)) + "ZZ"
+        let truncated = String(good[0].prefix(30))
+        let noChecksum = String(good[1].prefix { $0 != "*" })
+        let fewFields = NMEAWriter.sentence("GPRMC,120001.00,A,3352.1280,S")
+        var fixes: [LocationFix] = []
+        for line in [corrupted, badDigits, truncated, noChecksum, fewFields, "garbage", "", good[0], good[1]] {
+            fixes += parser.feed(line)
+        }
+        fixes += parser.finish()
+        #expect(parser.rejected == 6, "the empty line is not counted")
+        #expect(fixes.count == 1)
+        #expect(fixes.first.map { $0.latitude < 0 && $0.longitude > 0 } == true, "southern and eastern hemispheres")
+    }
+
+    @Test func sentencesWithoutAFixGiveNoPosition() {
+        var parser = NMEAParser(today: 0)
+        var fixes = parser.feed(NMEAWriter.sentence("GPRMC,120000.00,V,,,,,,,150624,,,N"))
+        fixes += parser.feed(NMEAWriter.sentence("GPGGA,120000.00,,,,,0,00,99.9,,M,,M,,"))
+        fixes += parser.finish()
+        #expect(fixes.isEmpty)
+        #expect(parser.rejected == 0)
+    }
+
+    @Test func otherTalkersAndTypesWork() {
+        var parser = NMEAParser(today: 0)
+        let gsv = NMEAWriter.sentence("GPGSV,3,1,11,03,03,111,00,04,15,270,00,06,01,010,00,13,06,292,00")
+        let rmc = NMEAWriter.sentence("GNRMC,120000.00,A,4851.3960,N,00221.1320,E,0.0,,150624,,,A")
+        #expect(parser.feed(gsv).isEmpty)
+        #expect(parser.feed(rmc).isEmpty)
+        #expect(parser.finish().count == 1)
+        #expect(parser.rejected == 0)
+    }
+
+    @Test func ggaOnlyLogsTakeTodayAndRollOverMidnight() {
+        let today = NMEAWriter.baseTime + 3600
+        var parser = NMEAParser(today: today)
+        var fixes = parser.feed(NMEAWriter.sentence("GPGGA,235959.00,4851.3960,N,00221.1320,E,1,08,1.0,35.0,M,47.0,M,,"))
+        fixes += parser.feed(NMEAWriter.sentence("GPGGA,000000.00,4851.3960,N,00221.1320,E,1,08,1.0,35.0,M,47.0,M,,"))
+        fixes += parser.finish()
+        let midnight = NMEAWriter.baseTime - 12 * 3600   // 2024-06-15T00:00:00Z
+        #expect(fixes.map(\.time) == [midnight + 86_399, midnight + 86_400])
+    }
+
+    @Test func aFileReplaysEveryFixAtItsRecordedRate() async throws {
+        let folder = try ScratchFolder()
+        let log = NMEAWriter.routeLog(perTown: 2) + "$GPRMC,broken\r\n"
+        let path = try folder.write("route.nmea", log)
+        let (fixes, parser) = try NMEAProvider.read(path: path, today: 0)
+        #expect(fixes.count == 10 && parser.rejected == 1)
+
+        // 10 fixes one recorded second apart, at 20x: about 0.45 s.
+        let events = Events()
+        let started = ContinuousClock.now
+        await NMEAProvider(path: path, speedup: 20).run { events.append($0) }
+        let elapsed = ContinuousClock.now - started
+        #expect(events.fixes.map(\.time) == fixes.map(\.time))
+        #expect(events.ended)
+        #expect(elapsed >= .milliseconds(400) && elapsed < .seconds(5), "\(elapsed)")
+    }
+
+    @Test func aDeviceIsReadAsAStreamAndReportedWhenItCloses() async throws {
+        let folder = try ScratchFolder()
+        let path = folder.path + "/gps0"
+        try #require(mkfifo(path, 0o600) == 0)
+        let writer = open(path, O_RDWR)   // a writer that never blocks, open before the reader
+        try #require(writer >= 0)
+        let events = Events()
+        let provider = NMEAProvider(path: path, speedup: 1)
+        let run = Task { await provider.run { events.append($0) } }
+        defer { run.cancel() }
+        var text = NMEAWriter.epoch(second: 0, latitude: 48.8566, longitude: 2.3522).joined(separator: "\r\n") + "\r\n"
+        text += "$GPGGA,bad*00\r\n" + NMEAWriter.epoch(second: 1, latitude: 49.4431, longitude: 1.0993).joined(separator: "\n") + "\n"
+        _ = text.withCString { write(writer, $0, strlen($0)) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while events.fixes.count < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(events.fixes.map(\.time) == [NMEAWriter.baseTime, NMEAWriter.baseTime + 1])
+        #expect(events.failures.isEmpty)
+        close(writer)
+        while events.failures.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(events.failures.map(\.code) == [.unavailable])
+        #expect(events.failures.first?.message == "the NMEA device \(path) closed")
+        run.cancel()
+        await run.value
+    }
+}
+
+/// Collects a provider's reports.
+final class Events: Sendable {
+    private let list = Mutex<[ProviderEvent]>([])
+
+    func append(_ event: ProviderEvent) { list.withLock { $0.append(event) } }
+
+    var all: [ProviderEvent] { list.withLock { $0 } }
+
+    var fixes: [LocationFix] {
+        all.flatMap { event -> [LocationFix] in
+            if case .fixes(let fixes) = event { return fixes }
+            return []
+        }
+    }
+
+    var failures: [ServiceError] {
+        all.compactMap { event in
+            if case .failed(let error) = event { return error }
+            return nil
+        }
+    }
+
+    var ended: Bool { all.contains { if case .ended = $0 { true } else { false } } }
+}
