@@ -1,6 +1,7 @@
 # Crescent: the two quick-start commands are `make run` and `make test`.
 SWIFT ?= swift
-SCRIPT ?= scripts/hello.lua
+SCRIPT ?= scripts/tracker.lua
+RUN_ARGS ?= --location gpx:scripts/tracks/paris.gpx@60x
 BENCH_ARGS ?=
 
 .PHONY: all setup build run test bench clean
@@ -15,7 +16,7 @@ build: setup
 
 run: build
 	$(SWIFT) build --product crescent
-	.build/debug/crescent $(SCRIPT)
+	.build/debug/crescent $(RUN_ARGS) $(SCRIPT)
 
 # The suite runs in phases so that nothing starves on a 2-core machine: the CPU-heavy reliability
 # tests (a million subscriptions, ten thousand controllers) run one at a time and apart from tests

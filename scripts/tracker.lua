@@ -1,0 +1,49 @@
+#!/usr/bin/env crescent
+-- tracker.lua: follows the location and names the place it is in. The location service owns the
+-- position; the geocoder answers each fix; the controller only coordinates.
+--   crescent --location gpx:scripts/tracks/paris.gpx@60x scripts/tracker.lua   (what `make run` does)
+--   crescent --location gpsd:127.0.0.1:2947 scripts/tracker.lua
+local Tracker = controller("Tracker")
+
+function Tracker:loadView()
+  return view.stack {
+    view.text { id = "title", text = "Where am I?" },
+    view.keyvalue { id = "place", pairs = { { "place", "waiting for a fix…" } } },
+  }
+end
+
+function Tracker:viewDidLoad()
+  self:command("refresh", "refresh", "look the current place up again")
+end
+
+function Tracker:viewWillAppear()
+  self:start(services.location)                                   -- stops when the tracker goes
+  self:observe(services.location, "location", "locationChanged", { initial = false })
+  self:on("location.didFail", function(err) self.view.title.text = "No fix: " .. tostring(err.message) end)
+end
+
+-- A controller method is a task: it can wait for the geocoder without a completion.
+function Tracker:locationChanged(fix)
+  if not fix then return end
+  local placemarks, err = services.geocoder:reverse(fix)
+  if err then
+    self.view.place:update({ { "error", tostring(err) } })
+    return
+  end
+  local place = placemarks[1]
+  self.view.title.text = "Where am I?"
+  self.view.place:update({
+    { "place", ("%s, %s"):format(place.name, place.country) },
+    { "distance", ("%.1f km away"):format(place.distance / 1000) },
+    { "position", ("%.5f, %.5f"):format(fix.lat, fix.lon) },
+    { "speed", fix.speed and ("%.1f km/h"):format(fix.speed * 3.6) or "-" },
+    { "course", fix.course and ("%.0f°"):format(fix.course) or "-" },
+  })
+end
+
+function Tracker:refresh()
+  local fix = services.location.location
+  if fix then self:locationChanged(fix) end
+end
+
+app.push(Tracker)
