@@ -115,6 +115,11 @@ extension ModelBinding {
     /// `string`, or for a table that does not fit a record: `table without lat`,
     /// `table whose lat is a string`.
     static func describeMismatch(_ value: Value, _ type: ArgumentType, _ luaType: String) -> String {
+        // For "a location or an array of locations", a record that lacks a field says which.
+        if case .oneOf(let types) = type, case .object = value,
+           let record = types.first(where: { if case .record = $0 { true } else { false } }) {
+            return describeMismatch(value, record, luaType)
+        }
         guard luaType == "table", case .record(_, let fields) = type else { return luaType }
         for field in fields where !field.type.accepts(value[field.name]) {
             let item = value[field.name]
