@@ -1,3 +1,4 @@
+import Model
 /// What a row must achieve.
 enum Goal {
     /// `value / baseline` must not exceed the bound.
@@ -99,22 +100,7 @@ enum Report {
         value.isFinite ? NumberFormat.shortest((value * 10_000).rounded() / 10_000) : "null"
     }
 
-    private static func jsonString(_ text: String) -> String {
-        var escaped = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case "\n": escaped += "\\n"
-            case "\t": escaped += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped + "\""
-    }
+    private static func jsonString(_ text: String) -> String { Value.jsonString(text) }
 }
 
 /// Number formatting without Foundation.

@@ -10,68 +10,8 @@ import Model
 enum RecordJSON {
     // MARK: Encoding
 
-    /// The JSON text of `value`.
-    static func encode(_ value: Value) -> String {
-        var text = ""
-        text.reserveCapacity(64)
-        write(value, into: &text)
-        return text
-    }
-
-    private static func write(_ value: Value, into text: inout String) {
-        switch value {
-        case .null, .handle: text += "null"
-        case .bool(let flag): text += flag ? "true" : "false"
-        case .integer(let integer): text += String(integer)
-        case .number(let number): text += format(number)
-        case .string(let string): writeString(string, into: &text)
-        case .array(let items):
-            text += "["
-            for (index, item) in items.enumerated() {
-                if index > 0 { text += "," }
-                write(item, into: &text)
-            }
-            text += "]"
-        case .object(let fields): writeObject(fields, into: &text)
-        case .model(let model): writeObject(model.fields, into: &text)
-        }
-    }
-
-    private static func writeObject(_ fields: [String: Value], into text: inout String) {
-        text += "{"
-        for (index, key) in fields.keys.sorted().enumerated() {
-            if index > 0 { text += "," }
-            writeString(key, into: &text)
-            text += ":"
-            write(fields[key] ?? .null, into: &text)
-        }
-        text += "}"
-    }
-
-    /// A finite float with a fraction or an exponent, so it reads back as a float.
-    private static func format(_ number: Double) -> String {
-        let shortest = number.description
-        if shortest.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return shortest }
-        return shortest + ".0"
-    }
-
-    private static func writeString(_ string: String, into text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
-    }
+    /// The JSON text of `value` (Model's one encoding, ``Value/jsonText``).
+    static func encode(_ value: Value) -> String { value.jsonText }
 
     // MARK: Decoding
 
