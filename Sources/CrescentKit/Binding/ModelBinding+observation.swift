@@ -76,30 +76,27 @@ extension ModelBinding {
                 guard stack.type(at: 2) == .table || stack.type(at: 2) == .userdata, let identity = lua_topointer(stack.state, 2) else {
                     throw CallSite.method("addObserver", signature).mismatch(stack, 2, expected: "an object with event methods (a table)")
                 }
-                if self.delegates.contains(where: { $0.value == identity && self.isDelegate($0.key, of: box) }) { return .none }
+                if self.delegate(identity, of: box) != nil { return .none }
                 let subscription = self.subscribe(stack, handlerAt: 2) { token in
                     self.registry.onAllEvents(of: box.handle, site: self.location(stack), owner: self.host.currentScope,
                                               token: token, handler: .dispatched)
                 }
-                self.delegates[subscription.id] = identity
+                self.delegates[subscription.id] = Delegate(observer: identity, object: ObjectIdentifier(box.object), subscription: subscription)
                 return .none
             },
             "removeObserver": { [unowned self] stack in
                 let box = try self.checkSelf(stack, type()!, signature: "\(owner):removeObserver(observer)")
                 guard let identity = lua_topointer(stack.state, 2) else { return .none }
-                for (id, delegate) in self.delegates where delegate == identity && self.isDelegate(id, of: box) {
-                    self.registry.subscriptions.first { $0.id == id }?.cancel()
-                }
+                self.delegate(identity, of: box)?.subscription.cancel()
                 return .none
             },
         ]
     }
 
-    private func isDelegate(_ subscriptionID: Int, of box: ObjectBox) -> Bool {
-        registry.subscriptions.contains { subscription in
-            guard subscription.id == subscriptionID, case .allEvents(let object) = subscription.target else { return false }
-            return object.object === box.object
-        }
+    /// The registration of `observer` as a delegate of `box`, if any.
+    private func delegate(_ observer: UnsafeRawPointer, of box: ObjectBox) -> Delegate? {
+        let object = ObjectIdentifier(box.object)
+        return delegates.values.first { $0.observer == observer && $0.object == object }
     }
 
     // MARK: Subscribing

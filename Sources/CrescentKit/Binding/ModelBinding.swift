@@ -21,8 +21,8 @@ final class ModelBinding {
     var requests: Set<ServiceRequest> = []
     /// Start shares per service.
     var shares: [ObjectIdentifier: [StartShare]] = [:]
-    /// Delegates by subscription id: the identity of the observer object.
-    var delegates: [Int: UnsafeRawPointer] = [:]
+    /// Delegate registrations by subscription id.
+    var delegates: [Int: Delegate] = [:]
     /// Documentation of functions (`help(services.geocoder.reverse)`), keyed by the function.
     var functionDocs: LuaRef!
     var modelMetamethods: LuaRef!
@@ -242,6 +242,14 @@ final class ModelBinding {
 
     /// True while something the model does can still produce work.
     var hasPendingWork: Bool { !requests.isEmpty || !shares.isEmpty || registry.hasPending }
+}
+
+/// A delegate registration (`obj:addObserver(observer)`): the observer's identity, the object it
+/// observes and the subscription that delivers to it.
+struct Delegate {
+    let observer: UnsafeRawPointer
+    let object: ObjectIdentifier
+    let subscription: Subscription
 }
 
 /// One observed property, naming its change-table prototype.
