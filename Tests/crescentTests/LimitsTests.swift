@@ -41,7 +41,7 @@ import Testing
         do {
             let result = try await runScript("""
                 while true do pcall(function() while true do end end) end
-                """, options: ["--timeout", "0.5"], timeLimit: 5)
+                """, options: ["--timeout", "0.5"], timeLimit: 20)
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.contains("--timeout"), "\(result)")
         }

@@ -77,7 +77,7 @@ public struct Interface<Object: AnyObject & Sendable>: Sendable {
         AnyInterface(
             name: name, summary: summary,
             properties: properties.map { spec in
-                AnyPropertySpec(name: spec.name, type: spec.type, summary: spec.summary) { object in
+                AnyPropertySpec(name: spec.name, type: spec.type, summary: spec.summary) { (object: AnyObject) in
                     // Invariant: the host only passes objects registered with this interface.
                     spec.read(unsafeDowncast(object, to: Object.self))
                 }

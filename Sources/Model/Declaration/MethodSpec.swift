@@ -18,6 +18,7 @@ public struct MethodSpec<Object: AnyObject>: Sendable {
     public let hasCompletion: Bool
     public let body: Body
 
+    /// The same method for any object type (the host binds objects it only knows as AnyObject).
     var erased: AnyMethodSpec {
         let body: AnyMethodSpec.Body = switch self.body {
         case .immediate(let run):
@@ -28,22 +29,6 @@ public struct MethodSpec<Object: AnyObject>: Sendable {
         return AnyMethodSpec(name: name, arguments: arguments, result: result, summary: summary,
                              hasCompletion: hasCompletion, body: body)
     }
-}
-
-/// A declared method, for any object type.
-public struct AnyMethodSpec: Sendable {
-    public enum Body: Sendable {
-        case immediate(@Sendable (AnyObject, Arguments) throws(ServiceError) -> Value)
-        case async(@Sendable (AnyObject, Arguments) async throws(ServiceError) -> Value)
-    }
-
-    public let name: String
-    public let arguments: [ArgumentSpec]
-    public let result: String?
-    public let summary: String
-    /// True when the method produces its result through a completion.
-    public let hasCompletion: Bool
-    public let body: Body
 
     /// `reverse(location[, options], completion)`.
     public func signature(owner: String, separator: String = ":") -> String {
@@ -64,13 +49,11 @@ public struct AnyMethodSpec: Sendable {
     }
 }
 
+/// A declared method, for any object type.
+public typealias AnyMethodSpec = MethodSpec<AnyObject>
+
 /// A declared property, for any object type.
-public struct AnyPropertySpec: Sendable {
-    public let name: String
-    public let type: String
-    public let summary: String
-    public let read: @Sendable (AnyObject) -> Value
-}
+public typealias AnyPropertySpec = PropertySpec<AnyObject>
 
 /// An interface for any object type: what the host binds and documents.
 public struct AnyInterface: Sendable {
