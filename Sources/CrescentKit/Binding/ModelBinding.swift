@@ -17,6 +17,8 @@ final class ModelBinding {
     private(set) var services: [(name: String, box: ObjectBox)] = []
     private var objects: [ObjectIdentifier: (box: ObjectBox, userdata: LuaRef)] = [:]
     private var interfaceTypes: [String: LuaObjectType<ObjectBox>] = [:]
+    /// Every method a model object's userdata answers to, by interface name (REPL completion).
+    private(set) var methodNames: [String: [String]] = [:]
     /// In-flight requests: they keep the run alive.
     var requests: Set<ServiceRequest> = []
     /// Start shares per service.
@@ -126,6 +128,7 @@ final class ModelBinding {
         let kind = box.object is any Service ? "service" : interface.name
         var typeHolder: LuaObjectType<ObjectBox>?
         let methods = methodFunctions(for: box, type: { typeHolder })
+        methodNames[interface.name] = methods.keys.sorted()
         let type = vm.objectType(
             ObjectBox.self, name: interface.name, methods: methods,
             getter: { [unowned self] stack in
