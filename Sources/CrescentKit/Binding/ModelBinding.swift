@@ -80,6 +80,12 @@ final class ModelBinding {
         }
         stack.push("services")
         stack.rawSet(-2, "__metatable")
+        // The proxy itself is empty: say what it holds (print, inspect, the REPL).
+        let summary = "<services: \(services.map(\.name).joined(separator: ", "))>"
+        vm.register(field: "__tostring") { stack in
+            stack.push(summary)
+            return .one
+        }
         vm.register(field: "__pairs", Self.pairsOverIndexTable)
         lua_setmetatable(stack.state, -2)
         vm.setGlobal("services")
