@@ -26,35 +26,9 @@ final class InteractiveTerminal: @unchecked Sendable {
          columns: Int = 80, rows: Int = 24) throws {
         self.columns = columns
         self.rows = rows
-        master = PTYFunctions.posixOpenpt(O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard master >= 0 else { throw PseudoTerminalError(description: "posix_openpt: errno \(errno)") }
-        guard PTYFunctions.grantpt(master) == 0, PTYFunctions.unlockpt(master) == 0 else {
-            close(master)
-            throw PseudoTerminalError(description: "grantpt/unlockpt: errno \(errno)")
-        }
-        var nameBuffer = [CChar](repeating: 0, count: 128)
-        guard PTYFunctions.ptsnameR(master, &nameBuffer, nameBuffer.count) == 0 else {
-            close(master)
-            throw PseudoTerminalError(description: "ptsname_r: errno \(errno)")
-        }
-        let slavePath = String(decoding: nameBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let slave = open(slavePath, O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard slave >= 0 else {
-            close(master)
-            throw PseudoTerminalError(description: "open \(slavePath): errno \(errno)")
-        }
-        var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
-        _ = ioctl(slave, UInt(TIOCSWINSZ), &size)
-
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: CrescentProcess.binaryPath)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true)
-        var variables = ProcessInfo.processInfo.environment
-        for name in CrescentProcess.scrubbedVariables + ["COLUMNS", "LINES"] { variables[name] = nil }
-        variables["TERM"] = "xterm-256color"
-        for (name, value) in environment { variables[name] = value }
-        process.environment = variables
+        let slave: Int32
+        (master, slave) = try openPseudoTerminal(columns: columns, rows: rows)
+        process = crescentProcess(arguments, directory: directory, environment: environment)
         let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
         process.standardInput = handle
         process.standardOutput = handle
