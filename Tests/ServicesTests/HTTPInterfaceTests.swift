@@ -11,7 +11,7 @@ import Testing
             .respond(status: 201, headers: [("Content-Type", "application/octet-stream")], body: [0xFF, 0x00] + request.body)
         }
         let http = try HTTPService(environment: [:])
-        let got = try await call(http, "get", [.string(server.baseURL + "/x"), ["headers": ["Accept": ["a/b", "c/d"]]]])
+        let got = try await invokeMethod(http, "get", [.string(server.baseURL + "/x"), ["headers": ["Accept": ["a/b", "c/d"]]]])
         guard case .model(let response) = got else {
             Issue.record("not a data model: \(got)")
             return
@@ -22,7 +22,7 @@ import Testing
         #expect(response["headers"]["content-type"] == "application/octet-stream")
         #expect(server.requests.first?.headers.filter { $0.name == "Accept" }.map(\.value) == ["a/b", "c/d"])
 
-        let posted = try await call(http, "request", [["url": .string(server.baseURL), "method": "POST", "body": .bytes([1, 2, 0xFE]),
+        let posted = try await invokeMethod(http, "request", [["url": .string(server.baseURL), "method": "POST", "body": .bytes([1, 2, 0xFE]),
                                                        "headers": ["X-Count": 3], "timeout": 5, "maxBytes": 100]])
         #expect(posted["body"] == .bytes([0xFF, 0x00, 1, 2, 0xFE]))
         #expect(server.requests.last?.method == "POST")
@@ -46,7 +46,7 @@ import Testing
             ("request", [["url": "mailto:someone@example.org"]], "'mailto:someone@example.org' has the unsupported scheme 'mailto': only http and https URLs can be fetched"),
         ]
         for (method, arguments, message) in cases {
-            let error = await failure { try await call(http, method, arguments) }
+            let error = await failure { try await invokeMethod(http, method, arguments) }
             #expect(error?.code == .invalidArgument)
             #expect(error?.message == message)
         }
@@ -62,13 +62,5 @@ import Testing
         }
         let http = try HTTPService(config: ["timeout": 5, "max_bytes": 1024, "connections_per_host": 4], environment: [:])
         #expect(http.settings.timeout == 5 && http.settings.maxBytes == 1024 && http.settings.connectionsPerHost == 4)
-    }
-
-    /// Calls the declared method `name` as the binding does.
-    private func call(_ http: HTTPService, _ name: String, _ arguments: [Value]) async throws(ServiceError) -> Value {
-        guard let method = HTTPService.declaration.method(name), case .async(let body) = method.body else {
-            throw ServiceError(.internal, "no async method \(name)")
-        }
-        return try await body(http, Arguments(arguments))
     }
 }

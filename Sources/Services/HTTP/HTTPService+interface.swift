@@ -17,9 +17,10 @@ extension HTTPService {
             ],
             returns: responseDescription,
             "Fetches a URL with GET."
-        ) { http, arguments async throws(ServiceError) -> Value in
-            let request = try HTTPRequestSpec(url: try url(arguments[0]), options: arguments[1], allowed: getOptions)
-            return try await http.fetch(request).value
+        ) { http, arguments, done in
+            http.startForScript({ () throws(ServiceError) in
+                try HTTPRequestSpec(url: try url(arguments[0]), options: arguments[1], allowed: getOptions)
+            }, done)
         }
         d.method(
             "request",
@@ -29,9 +30,10 @@ extension HTTPService {
             ],
             returns: responseDescription,
             "Sends a request with any method, headers and body."
-        ) { http, arguments async throws(ServiceError) -> Value in
-            let request = try HTTPRequestSpec(url: try url(arguments[0]["url"]), options: arguments[0], allowed: requestOptions)
-            return try await http.fetch(request).value
+        ) { http, arguments, done in
+            http.startForScript({ () throws(ServiceError) in
+                try HTTPRequestSpec(url: try url(arguments[0]["url"]), options: arguments[0], allowed: requestOptions)
+            }, done)
         }
     }.erased
 
@@ -41,6 +43,18 @@ extension HTTPService {
     /// The options of `get`, and of `request` (which names its URL among them).
     private static let getOptions: Set<String> = ["headers", "timeout", "maxBytes"]
     private static let requestOptions: Set<String> = ["url", "method", "headers", "body", "timeout", "maxBytes"]
+
+    /// Starts the request `make` describes, reporting its response as scripts see it; an
+    /// invalid request is reported the same way.
+    private func startForScript(_ make: () throws(ServiceError) -> HTTPRequestSpec,
+                                _ done: @escaping MethodCallback) -> MethodCancellation? {
+        do throws(ServiceError) {
+            return start(try make()) { result in done(result.map(\.value)) }
+        } catch {
+            done(.failure(error))
+            return nil
+        }
+    }
 
     private static func url(_ value: Value) throws(ServiceError) -> String {
         guard let text = value.stringValue else { throw ServiceError(.invalidArgument, "the url is not valid UTF-8 text") }

@@ -82,31 +82,51 @@ public final class HTTPService: Service {
     /// - Throws: `invalid_argument`, `network`, `timeout`, `io` (body over `maxBytes`),
     ///   `cancelled`, or `unavailable` after ``shutdown()``.
     public func fetch(_ request: HTTPRequestSpec) async throws(ServiceError) -> HTTPResponse {
-        let target = try HTTPTarget(request.url)
-        let timeout = try request.timeout.map { seconds throws(ServiceError) in try HTTPSettings.timeout(.number(seconds), name: "timeout") }
-            ?? settings.timeout
-        let maxBytes = try request.maxBytes.map { bytes throws(ServiceError) in try HTTPSettings.maxBytes(.integer(Int64(bytes)), name: "maxBytes") }
-            ?? settings.maxBytes
-        let prepared = try Self.prepare(request)
-        let client = try client(for: try proxies.proxy(scheme: target.scheme, host: target.host, port: target.port))
-        guard !Task.isCancelled else { throw ServiceError(.cancelled, "the request was cancelled") }
+        let cancellation = PendingCancellation()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                cancellation.set(start(request) { continuation.resume(returning: $0) })
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+        return try result.get()
+    }
 
+    /// Sends `request` and calls `completion` once with the outcome, on one of NIO's threads
+    /// (at once, on the calling thread, for a request that cannot be sent); returns what cancels
+    /// it. ``fetch(_:)`` is the same for Swift concurrency; scripts' calls use this directly.
+    func start(_ request: HTTPRequestSpec,
+               completion: @escaping @Sendable (Result<HTTPResponse, ServiceError>) -> Void) -> MethodCancellation? {
+        let timeout: Double, maxBytes: Int, client: HTTPClient, prepared: HTTPClient.Request
+        do throws(ServiceError) {
+            let target = try HTTPTarget(request.url)
+            timeout = try request.timeout.map { seconds throws(ServiceError) in try HTTPSettings.timeout(.number(seconds), name: "timeout") }
+                ?? settings.timeout
+            maxBytes = try request.maxBytes.map { bytes throws(ServiceError) in try HTTPSettings.maxBytes(.integer(Int64(bytes)), name: "maxBytes") }
+                ?? settings.maxBytes
+            prepared = try Self.prepare(request)
+            client = try self.client(for: try proxies.proxy(scheme: target.scheme, host: target.host, port: target.port))
+        } catch {
+            completion(.failure(error))
+            return nil
+        }
         let accumulator = ResponseAccumulator(request: prepared, maxBodySize: maxBytes)
         let deadline = NIODeadline.now() + .nanoseconds(Int64(timeout * 1e9))
         let task = client.execute(request: prepared, delegate: accumulator, deadline: deadline)
-        do {
-            let response = try await withTaskCancellationHandler {
-                try await task.futureResult.get()
-            } onCancel: {
-                task.cancel()
+        let url = request.url
+        task.futureResult.whenComplete { result in
+            switch result {
+            case .success(let response):
+                let body = response.body.map { Array($0.readableBytesView) } ?? []
+                completion(.success(HTTPResponse(status: Int(response.status.code),
+                                                 headers: HTTPResponse.joinedHeaders(response.headers.map { ($0.name, $0.value) }),
+                                                 body: body, url: response.url?.absoluteString ?? url)))
+            case .failure(let error):
+                completion(.failure(HTTPFailure.serviceError(error, url: url, timeout: timeout, maxBytes: maxBytes)))
             }
-            let body = response.body.map { Array($0.readableBytesView) } ?? []
-            return HTTPResponse(status: Int(response.status.code),
-                                headers: HTTPResponse.joinedHeaders(response.headers.map { ($0.name, $0.value) }),
-                                body: body, url: response.url?.absoluteString ?? request.url)
-        } catch {
-            throw HTTPFailure.serviceError(error, url: request.url, timeout: timeout, maxBytes: maxBytes)
         }
+        return { task.cancel() }
     }
 
     /// Shuts every client down and waits; later requests fail with `unavailable`.
@@ -180,5 +200,27 @@ public final class HTTPService: Service {
         default:
             "!#$%&'*+-.^_`|~".utf8.contains(byte)
         }
+    }
+}
+
+/// The cancellation of a request that a Swift task awaits: it may be asked for before the request
+/// has started (then it cancels the request as soon as it starts).
+private final class PendingCancellation: Sendable {
+    private let state = Mutex<(cancel: MethodCancellation?, isCancelled: Bool)>((nil, false))
+
+    func set(_ cancel: MethodCancellation?) {
+        let cancelNow = state.withLock { state in
+            state.cancel = cancel
+            return state.isCancelled
+        }
+        if cancelNow { cancel?() }
+    }
+
+    func cancel() {
+        let cancel = state.withLock { state in
+            state.isCancelled = true
+            return state.cancel
+        }
+        cancel?()
     }
 }
