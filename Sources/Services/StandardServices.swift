@@ -17,5 +17,6 @@ public enum StandardServices {
         LocationService.maker,
         GeocoderService.maker,
         Store.maker,            // store and session: one database
+        HTTPService.maker,
     ]
 }

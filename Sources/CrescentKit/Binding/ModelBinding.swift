@@ -28,6 +28,8 @@ final class ModelBinding {
     /// Documentation of functions (`help(services.geocoder.reverse)`), keyed by the function.
     var functionDocs: LuaRef!
     var modelMetamethods: LuaRef!
+    /// Per data model type with methods (`response`), the metatable of its fields table.
+    var modelMethodTables: [String: LuaRef] = [:]
     var errorMetatable: LuaRef!
     var subscriptionType: LuaObjectType<Subscription>!
     var requestType: LuaObjectType<ServiceRequest>!
@@ -246,6 +248,7 @@ final class ModelBinding {
         objects.removeAll()
         functionDocs = nil
         modelMetamethods = nil
+        modelMethodTables.removeAll()
         errorMetatable = nil
     }
 
