@@ -21,11 +21,16 @@ extension StoreCollection {
     /// The declaration with writes on the loop.
     static let declarationWritingOnLoop = makeDeclaration(writesOnLoop: true)
 
+    /// What `add` takes: one record or an array of them. Naming the record type lets messages
+    /// about a bad part name it `record.tags[3]` (and `records[2].tags[3]` in an array).
+    private static let record = ArgumentType.record("record", fields: [])
+
     private static func makeDeclaration(writesOnLoop: Bool) -> AnyInterface {
         Interface<StoreCollection>(name: "collection", summary: "Records kept in the store's database, in insertion order.") { d in
             declareProperties(&d)
             let write = WriteDeclarer(onLoop: writesOnLoop)
-            write.method(&d, "add", [.init("records", .table, "A record { field = value, ... } or an array of records ({} is an empty array: nothing is added).")],
+            write.method(&d, "add", [.init("records", .oneOf([record, .array(of: record)]),
+                                           "A record { field = value, ... } or an array of records ({} is an empty array: nothing is added).")],
                          returns: "the stored record with its id (an array of them for an array)",
                          "Stores records in one transaction; each gets a new integer id (a given id is replaced).") { collection, arguments throws(ServiceError) in
                 try collection.add(arguments[0])
