@@ -188,20 +188,41 @@ extension ModelBinding {
             }
         case .async(let body):
             let object = box.object
-            let bound = NIOLoopBound(request, eventLoop: host.loop)
-            let host = NIOLoopBound(self.host, eventLoop: self.host.loop)
+            let resolveOnLoop = resolver(for: request)
             request.swiftTask = Task {
-                let outcome: ServiceRequest.Outcome
                 do throws(ServiceError) {
-                    outcome = .success(try await body(object, arguments))
+                    resolveOnLoop(.success(try await body(object, arguments)))
                 } catch {
-                    outcome = .failure(error)
+                    resolveOnLoop(.failure(error))
                 }
-                bound.eventLoop.execute {
-                    guard host.value.isRunning else { return }
-                    host.value.binding.resolve(bound.value, outcome)
-                    host.value.endTurn()
+            }
+        case .replying(let body):
+            let resolveOnLoop = resolver(for: request)
+            let reply = Reply { result in
+                switch result {
+                case .success(let value): resolveOnLoop(.success(value))
+                case .failure(let error): resolveOnLoop(.failure(error))
                 }
+            }
+            request.reply = reply
+            body(box.object, arguments, reply)
+        }
+    }
+
+    /// Resolves `request` from any thread: right away on the loop (the delivery still waits for a
+    /// later turn), else in a loop job of its own.
+    private func resolver(for request: ServiceRequest) -> @Sendable (ServiceRequest.Outcome) -> Void {
+        let bound = NIOLoopBound(request, eventLoop: host.loop)
+        let host = NIOLoopBound(self.host, eventLoop: self.host.loop)
+        return { outcome in
+            if bound.eventLoop.inEventLoop {
+                if host.value.isRunning { host.value.binding.resolve(bound.value, outcome) }
+                return
+            }
+            bound.eventLoop.execute {
+                guard host.value.isRunning else { return }
+                host.value.binding.resolve(bound.value, outcome)
+                host.value.endTurn()
             }
         }
     }
@@ -219,6 +240,7 @@ extension ModelBinding {
     func cancelByUser(_ request: ServiceRequest) {
         guard !request.isDone else { return }
         request.swiftTask?.cancel()
+        request.reply?.cancel()
         let cancelled = ServiceRequest.Outcome.failure(ServiceError(.cancelled, "the request was cancelled"))
         request.outcome = cancelled
         resolve(request, cancelled)

@@ -47,6 +47,15 @@ public struct Interface<Object: AnyObject & Sendable>: Sendable {
                                   hasCompletion: true, body: .async(body)))
     }
 
+    /// Declares a method with a completion that starts on the loop and answers through `reply`,
+    /// at once or later from any thread: for a service with a queue of its own, whose quick calls
+    /// finish right there and whose others continue on that queue (see ``Reply``).
+    public mutating func method(_ name: String, _ arguments: [ArgumentSpec], returns result: String, _ summary: String,
+                                replying body: @escaping @Sendable (Object, Arguments, Reply) -> Void) {
+        methods.append(MethodSpec(name: name, arguments: arguments, result: result, summary: summary,
+                                  hasCompletion: true, body: .replying(body)))
+    }
+
     /// Declares a method that answers at once, without a completion (`store:collection(name)`):
     /// it must be quick and should return something the caller needs right away (an object);
     /// an error it throws is raised at the call site.

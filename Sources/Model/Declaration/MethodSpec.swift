@@ -6,6 +6,8 @@ public struct MethodSpec<Object: AnyObject>: Sendable {
         case immediate(@Sendable (Object, Arguments) throws(ServiceError) -> Value)
         /// Runs as a Swift task; the result hops back to the loop.
         case async(@Sendable (Object, Arguments) async throws(ServiceError) -> Value)
+        /// Starts on the loop and answers through the ``Reply``, at once or later from any thread.
+        case replying(@Sendable (Object, Arguments, Reply) -> Void)
     }
 
     public let name: String
@@ -25,6 +27,8 @@ public struct MethodSpec<Object: AnyObject>: Sendable {
             .immediate { object, arguments throws(ServiceError) in try run(unsafeDowncast(object, to: Object.self), arguments) }
         case .async(let run):
             .async { object, arguments throws(ServiceError) in try await run(unsafeDowncast(object, to: Object.self), arguments) }
+        case .replying(let run):
+            .replying { object, arguments, reply in run(unsafeDowncast(object, to: Object.self), arguments, reply) }
         }
         return AnyMethodSpec(name: name, arguments: arguments, result: result, summary: summary,
                              hasCompletion: hasCompletion, body: body)
