@@ -25,7 +25,7 @@ import Testing
             "t:rename(42)",
             "t:locate({ lat = 1, lon = 2 }, 5, print)",
             "t:echo(io.stdout, print)",
-            "t:echo({ f = print }, print)",
+            "t:echo(coroutine.create(print), print)",
             "t.readings:record('x', print)",
         ]) == [
             "test.lua:2: thermostat:set(degrees, completion): argument #1 must be a number, got string",
@@ -35,9 +35,37 @@ import Testing
             "test.lua:6: thermostat:rename(label): argument #1 must be a string, got number",
             "test.lua:7: thermostat:locate(place[, options], completion): argument #2 must be a table, got number",
             "test.lua:8: thermostat:echo(value, completion): argument #1 must be a value, got a FILE*",
-            "test.lua:9: thermostat:echo(value, completion): argument #1 must be a value, got a function at .f",
+            "test.lua:9: thermostat:echo(value, completion): argument #1 must be a value, got a thread",
             "test.lua:10: readings:record(value, completion): argument #1 must be a number, got string",
         ])
+    }
+
+    /// A table is well typed whatever it holds: what cannot leave Lua inside it (a function, a
+    /// cycle, mixed keys) is the call's invalid_argument, named from the argument.
+    @Test func badContentsOfAWellTypedTableComeBackThroughTheCompletion() throws {
+        let thermostat = Thermostat()
+        let test = try TestHost(thermostat: thermostat)
+        test.run("""
+            local t = services.thermostat
+            local function done(result, err) print(result, err.code, err.message, err.method) end
+            local loop = {}
+            loop.again = loop
+            print((pcall(t.echo, t, { f = print }, done)))
+            t:echo({ 1, 2, { deep = loop } }, done)
+            t:locate({ lat = 1, lon = 2, note = { 1, x = 1 } }, done)
+            t:locate({ lat = 1, lon = 2 }, { name = print }, done)
+            print((select(2, pcall(t.locate, t, { lat = print, lon = 2 }, done))))
+            """)
+        test.settle()
+        #expect(test.lines == [
+            "true",
+            "thermostat:locate(place[, options], completion): argument #1 must be a location {lat=, lon=}, got a function at .lat",
+            "nil\tinvalid_argument\tvalue.f is a function: values given to a service hold only strings, numbers, booleans and tables\techo",
+            "nil\tinvalid_argument\tvalue[3].deep.again is a table that contains itself: values given to a service cannot have cycles\techo",
+            "nil\tinvalid_argument\tlocation.note mixes array items and named fields: a table is either an array {a, b, ...} or an object {name = value, ...}\tlocate",
+            "nil\tinvalid_argument\toptions.name is a function: values given to a service hold only strings, numbers, booleans and tables\tlocate",
+        ], "\(test.stderr)")
+        #expect(test.exitStatus == 0)
     }
 
     @Test func aRecordMissingAFieldShowsTheRecordShape() throws {

@@ -1,4 +1,6 @@
 import CrescentKit
+import Model
+import Synchronization
 import Testing
 
 /// DESIGN.md "Services", completion contract: exactly once, always asynchronously, `result` nil
@@ -22,6 +24,34 @@ import Testing
         test.settle()
         test.advance(seconds: 1)
         #expect(test.lines.dropFirst() == ["completion\t25.0\tnil\ttrue\t1", "later\t1\ttrue\tRequest(thermostat.set, done)"])
+        #expect(test.exitStatus == 0)
+    }
+
+    /// A method that answers through a reply keeps the contract whether it answers at once or
+    /// later; cancelling marks the reply, and answers after the first count for nothing.
+    @Test func aReplyAnsweredAtOnceOrLaterCompletesOnceOnALaterTurn() throws {
+        let thermostat = Thermostat()
+        let test = try TestHost(thermostat: thermostat)
+        test.run("""
+            local t = services.thermostat
+            t:hold(true, function(result, err) print("at once", result, err) end)
+            t:hold(false, function(result, err) print("later", result, err) end)
+            local cancelled = t:hold(false, function(result, err) print("cancelled", result, err.code) end)
+            cancelled:cancel()
+            task(function() print("awaited", t:hold(true)) end)
+            print("returned")
+            """)
+        #expect(test.lines == ["returned"])
+        let held = thermostat.heldReplies.withLock { $0 }
+        #expect(held.count == 2)
+        #expect(held.map(\.isCancelled) == [false, true])
+        test.settle()
+        #expect(test.lines == ["returned", "at once\tnow\tnil", "cancelled\tnil\tcancelled", "awaited\tnow\tnil"])
+        held[0](.success("first"))
+        held[0](.success("second"))
+        held[1](.success("too late"))
+        test.settle()
+        #expect(test.lines.dropFirst(4) == ["later\tfirst\tnil"])
         #expect(test.exitStatus == 0)
     }
 

@@ -28,7 +28,7 @@ import Testing
         #expect(lines.contains("  didAlarm  Something is wrong. Payload: { level }."))
         #expect(lines.contains("  didReset  Back to defaults. Payload: nil."))
         let methodLines = lines.filter { $0.hasPrefix("  services.thermostat:") }
-        #expect(methodLines.count == 7, "every declared method, in declaration order")
+        #expect(methodLines.count == 8, "every declared method, in declaration order")
     }
 
     @Test func helpOfAMethodValueAndOfItsDottedName() throws {

@@ -142,7 +142,7 @@ extension RealLoopRun {
         #expect(run.status == 0)
     }
 
-    @Test func invalidRecordsNameThePathAndNothingIsWritten() async throws {
+    @Test func valuesRecordsCannotHoldNameThePathAndNothingIsWritten() async throws {
         let folder = try StoreScriptRun.DataFolder()
         let run = await StoreScriptRun.run("""
             local todo = services.store:collection("todo")
@@ -159,12 +159,6 @@ extension RealLoopRun {
               for i = 1, 65 do deep = { a = deep } end
               r, err = todo:add(deep)
               print(r, err.code, #err.message > 0)
-              print(select(2, pcall(function() todo:add({ title = "x", tags = { "a", "b", print } }) end)))
-              print(select(2, pcall(function() todo:add({ 1, x = 2 }) end)))
-              print(select(2, pcall(function() todo:add("text") end)))
-              local cyclic = { title = "x" }
-              cyclic.self = cyclic
-              print(select(2, pcall(function() todo:add(cyclic) end)))
               r, err = todo:update(12345, { done = true })
               print(r, tostring(err))
               print("count", todo.count)
@@ -176,11 +170,94 @@ extension RealLoopRun {
             "nil\tinvalid_argument\trecords[2].meta.x is -inf: records hold only finite numbers",
             "nil\tinvalid_argument\trecord.owner is a collection object: records hold only strings, numbers, booleans and tables",
             "nil\tinvalid_argument\ttrue",
-            "test.lua:15: collection:add(records, completion): argument #1 must be a table, got a function at .tags[3]",
-            "test.lua:16: collection:add(records, completion): argument #1 must be a table, got a table with both array items and named fields",
-            "test.lua:17: collection:add(records, completion): argument #1 must be a table, got string",
-            "test.lua:20: collection:add(records, completion): argument #1 must be a table, got a cycle at .self",
             "nil\tcollection.update: not_found: no record with id 12345 in collection 'todo'",
+            "count\t0",
+        ], "\(run.stderr)")
+        #expect(run.status == 0)
+    }
+
+    /// A function, a foreign userdata, a cycle, mixed or odd keys inside a record: the argument is
+    /// a table, so the call does not raise; its completion gets invalid_argument naming the path,
+    /// for single records, batches (nothing of the batch is written), update and find alike.
+    @Test func contentsNoServiceCanReceiveComeBackThroughTheCompletion() async throws {
+        let folder = try StoreScriptRun.DataFolder()
+        let run = await StoreScriptRun.run("""
+            local todo = services.store:collection("todo")
+            local cyclic = { title = "x" }
+            cyclic.self = cyclic
+            local function done(r, err) print("completion", r, tostring(err)) end
+            local calls = {
+              function() return todo:add({ title = "x", tags = { "a", "b", print } }, done) end,
+              function() return todo:add({ title = "x", file = io.stdout }, done) end,
+              function() return todo:add(cyclic, done) end,
+              function() return todo:add({ title = "x", tags = { 1, 2, n = 3 } }, done) end,
+              function() return todo:add({ title = "x", [true] = 1 }, done) end,
+              function() return todo:add({ 1, x = 2 }, done) end,
+              function() return todo:add({ { title = "ok" }, { title = "x", tags = { "a", "b", print } } }, done) end,
+              function() return todo:add({ { title = "ok" }, { title = "x", ["odd key"] = { f = coroutine.create(print) } } }, done) end,
+            }
+            for _, call in ipairs(calls) do
+              local ok, request = pcall(call)
+              print(ok, type(request))
+            end
+            task(function()
+              local kept = todo:add({ title = "kept" })
+              local r, err = todo:update(kept.id, { title = "y", on = { print } })
+              print(r, tostring(err))
+              r, err = todo:find({ title = print })
+              print(r, tostring(err))
+              r, err = todo:find({}, { order = { print } })
+              print(r, tostring(err))
+              r, err = todo:add({ title = "x", tags = { "a", "b", print } })
+              print(r, tostring(err))
+              print("count", todo.count, todo.items[1].title)
+            end)
+            """, in: folder)
+        #expect(run.lines == Array(repeating: "true\tuserdata", count: 8) + [
+            "record.tags[3] is a function: values given to a service hold only strings, numbers, booleans and tables",
+            "record.file is a FILE*: values given to a service hold only strings, numbers, booleans and tables",
+            "record.self is a table that contains itself: values given to a service cannot have cycles",
+            "record.tags mixes array items and named fields: a table is either an array {a, b, ...} or an object {name = value, ...}",
+            "record has a boolean key: object keys are strings and array positions are integers",
+            "record mixes array items and named fields: a table is either an array {a, b, ...} or an object {name = value, ...}",
+            "records[2].tags[3] is a function: values given to a service hold only strings, numbers, booleans and tables",
+            "records[2][\"odd key\"].f is a thread: values given to a service hold only strings, numbers, booleans and tables",
+        ].map { "completion\tnil\tcollection.add: invalid_argument: " + $0 } + [
+            "nil\tcollection.update: invalid_argument: fields.on[1] is a function: values given to a service hold only strings, numbers, booleans and tables",
+            "nil\tcollection.find: invalid_argument: query.title is a function: values given to a service hold only strings, numbers, booleans and tables",
+            "nil\tcollection.find: invalid_argument: options.order[1] is a function: values given to a service hold only strings, numbers, booleans and tables",
+            "nil\tcollection.add: invalid_argument: record.tags[3] is a function: values given to a service hold only strings, numbers, booleans and tables",
+            "count\t1\tkept",
+        ], "\(run.stderr)")
+        #expect(run.status == 0)
+
+        // Nothing of the refused calls reached the database.
+        let reread = await StoreScriptRun.run("""
+            local todo = services.store:collection("todo")
+            print(todo.count, todo.items[1].title)
+            """, in: folder)
+        #expect(reread.lines == ["1\tkept"], "\(reread.stderr)")
+    }
+
+    /// What is not a table at all is a wrong type: it raises at the call site, as does a table
+    /// that is neither a record nor an array of records.
+    @Test func aNonTableArgumentStillRaisesAtTheCallSite() async throws {
+        let folder = try StoreScriptRun.DataFolder()
+        let run = await StoreScriptRun.run("""
+            local todo = services.store:collection("todo")
+            print(select(2, pcall(function() todo:add("text", print) end)))
+            print(select(2, pcall(function() todo:add(print, print) end)))
+            print(select(2, pcall(function() todo:add({ { title = "a" }, "b" }, print) end)))
+            print(select(2, pcall(function() todo:update(1, 42, print) end)))
+            print(select(2, pcall(function() todo:find(io.stdout, print) end)))
+            print("count", todo.count)
+            """, in: folder)
+        #expect(run.lines == [
+            "test.lua:2: collection:add(records, completion): argument #1 must be a record {} or an array of records, got string",
+            "test.lua:3: collection:add(records, completion): argument #1 must be a record {} or an array of records, got a function",
+            "test.lua:4: collection:add(records, completion): argument #1 must be a record {} or an array of records, got table whose [2] is a string",
+            "test.lua:5: collection:update(id, fields, completion): argument #2 must be a table, got number",
+            "test.lua:6: collection:find(query[, options], completion): argument #1 must be a table, got a FILE*",
             "count\t0",
         ], "\(run.stderr)")
         #expect(run.status == 0)

@@ -153,9 +153,9 @@ func invokeMethod(_ object: any ModelObject, _ method: String, _ arguments: [Val
     switch spec.body {
     case .immediate(let body): return try body(object, Arguments(arguments))
     case .async(let body): return try await body(object, Arguments(arguments))
-    case .callback(let start):
+    case .replying(let body):
         let result = await withCheckedContinuation { continuation in
-            _ = start(object, Arguments(arguments)) { continuation.resume(returning: $0) }
+            body(object, Arguments(arguments), Reply { continuation.resume(returning: $0) })
         }
         return try result.get()
     }

@@ -26,13 +26,23 @@ final class TemporaryFolder: Sendable {
 
 /// Everything a model object reports, in order.
 final class ChangeLog: Sendable {
-    private let changes = Mutex<[ModelChange]>([])
+    private let changes = Mutex<[(change: ModelChange, arrived: Date)]>([])
 
     init(_ object: any ModelObject) {
-        object.changes.attach { change in self.changes.withLock { $0.append(change) } }
+        object.changes.attach { change in self.changes.withLock { $0.append((change, Date())) } }
     }
 
-    var all: [ModelChange] { changes.withLock { $0 } }
+    var all: [ModelChange] { changes.withLock { $0.map(\.change) } }
+
+    /// When each `didChange` was reported (on the thread that reported it).
+    var changeSetTimes: [Date] {
+        changes.withLock { entries in
+            entries.compactMap { entry in
+                guard case .event("didChange", _) = entry.change else { return nil }
+                return entry.arrived
+            }
+        }
+    }
 
     /// The `didChange` payloads as change sets.
     var changeSets: [ChangeSet] {

@@ -97,18 +97,8 @@ import Testing
 }
 
 extension StoreSettingsTests {
-    @Test func writeOnLoopMakesTheWritesRunOnTheLoopButNotFind() throws {
-        func kinds(_ sections: [String: Value]) throws -> [String: Bool] {
-            let store = try #require(Store.make(PluginContext(sections: sections, dataDirectory: ":memory:")).first as? Store)
-            let collection = try store.collection(named: "x")
-            var onLoop: [String: Bool] = [:]
-            for method in collection.interface.methods {
-                if case .immediate = method.body { onLoop[method.name] = true } else { onLoop[method.name] = false }
-            }
-            return onLoop
-        }
-        #expect(try kinds([:]) == ["add": false, "update": false, "remove": false, "clear": false, "get": true, "page": true, "find": false])
-        #expect(try kinds(["store": ["write_on_loop": true]])
-                == ["add": true, "update": true, "remove": true, "clear": true, "get": true, "page": true, "find": false])
+    @Test func writeOnLoopIsOnByDefaultAndCanBeTurnedOff() throws {
+        #expect(try StoreSettings(PluginContext(sections: [:], dataDirectory: ":memory:")).writesOnLoop)
+        #expect(try !StoreSettings(PluginContext(sections: ["store": ["write_on_loop": false]], dataDirectory: ":memory:")).writesOnLoop)
     }
 }

@@ -24,12 +24,16 @@ import Darwin
         end)
         """
 
-    @Test func acknowledgedRecordsSurviveSIGKILL() async throws {
+    /// 20 rounds for each way a write runs: on the loop when nothing can make it wait (the
+    /// default), and always on the store's writer queue.
+    @Test(arguments: [true, false])
+    func acknowledgedRecordsSurviveSIGKILL(writeOnLoop: Bool) async throws {
         var generator = SystemRandomNumberGenerator()
         var acknowledgedTotal = 0
         for round in 1...20 {
             let sandbox = try Sandbox()
-            let process = CrescentProcess(["--data-dir", sandbox.path, "-e", Self.writer], directory: sandbox.path)
+            let config = try sandbox.write("crescent.toml", "[store]\nwrite_on_loop = \(writeOnLoop)\n")
+            let process = CrescentProcess(["--config", config, "--data-dir", sandbox.path, "-e", Self.writer], directory: sandbox.path)
             try process.start()
             Self.kill(process, afterFirstLinePlus: UInt32.random(in: 50_000...300_000, using: &generator))
             let result = await process.finish()

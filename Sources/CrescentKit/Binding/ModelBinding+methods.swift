@@ -45,6 +45,9 @@ extension ModelBinding {
         }
         var values: [Value] = []
         values.reserveCapacity(spec.arguments.count)
+        // A well-typed table holding something no service can receive: the call fails with
+        // invalid_argument through its completion (once every argument has been checked).
+        var rejection: ServiceError?
         for (offset, argument) in spec.arguments.enumerated() {
             let position = Int32(offset + 2)
             if position > last || stack.isNoneOrNil(position) {
@@ -58,19 +61,18 @@ extension ModelBinding {
                 // Checked before converting, so a wrong 10 MB string is not copied to be refused.
                 throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(stack.typeName(at: position))")
             }
-            let value: Value
-            do {
-                value = try self.value(at: position, in: stack)
-            } catch {
-                throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(error.description)")
-            }
+            let (value, failure) = convertedValue(at: position, in: stack)
             guard argument.type.accepts(value) else {
-                throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(Self.describeMismatch(value, argument.type, stack.typeName(at: position)))")
+                let got = failure?.description ?? Self.describeMismatch(value, argument.type, stack.typeName(at: position))
+                throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(got)")
+            }
+            if let failure, rejection == nil {
+                rejection = ServiceError(.invalidArgument, failure.message(root: Self.pathRoot(of: argument, value)))
             }
             values.append(value)
         }
         let arguments = Arguments(values)
-        guard spec.hasCompletion else { return try runAction(spec, on: box, arguments, stack) }
+        guard spec.hasCompletion else { return try runAction(spec, on: box, arguments, rejection: rejection, stack) }
 
         let request = ServiceRequest(service: box.name, method: spec.name, owner: host.currentScope, binding: self)
         if let completion {
@@ -85,7 +87,11 @@ extension ModelBinding {
         }
         requests.insert(request)
         host.currentScope.adopt(request)
-        start(spec, on: box, arguments, request)
+        if let rejection {
+            resolve(request, .failure(rejection))
+        } else {
+            start(spec, on: box, arguments, request)
+        }
         if request.completion == nil {
             request.waitingTask?.isWaiting = true
             return .yield(0)
@@ -112,26 +118,53 @@ extension ModelBinding {
         }
     }
 
+    /// How a service-level message names an argument's value: by the record type that took it
+    /// (`record`, `location`), else by the argument's name (`fields`, `records`).
+    static func pathRoot(of argument: ArgumentSpec, _ value: Value) -> String {
+        var type = argument.type
+        if case .oneOf(let types) = type, let taker = types.first(where: { $0.accepts(value) }) { type = taker }
+        if case .record(let name, _) = type { return name }
+        return argument.name
+    }
+
     /// `string`, or for a table that does not fit a record: `table without lat`,
-    /// `table whose lat is a string`.
+    /// `table whose lat is a string`; for an array that does not fit: `table whose [2] is a string`.
     static func describeMismatch(_ value: Value, _ type: ArgumentType, _ luaType: String) -> String {
-        // For "a location or an array of locations", a record that lacks a field says which.
-        if case .oneOf(let types) = type, case .object = value,
-           let record = types.first(where: { if case .record = $0 { true } else { false } }) {
-            return describeMismatch(value, record, luaType)
+        // For "a location or an array of locations", a record that lacks a field says which,
+        // and an array says which item does not fit.
+        if case .oneOf(let types) = type {
+            let wanted: (ArgumentType) -> Bool = switch value {
+            case .object: { if case .record = $0 { true } else { false } }
+            case .array(let items) where !items.isEmpty: { if case .array = $0 { true } else { false } }
+            default: { _ in false }
+            }
+            if let alternative = types.first(where: wanted) { return describeMismatch(value, alternative, luaType) }
+        }
+        if case .array(let element) = type, case .array(let items) = value,
+           let position = items.firstIndex(where: { !element.accepts($0) }) {
+            return "table whose [\(position + 1)] is \(article(items[position]))"
         }
         guard luaType == "table", case .record(_, let fields) = type else { return luaType }
         for field in fields where !field.type.accepts(value[field.name]) {
             let item = value[field.name]
             if item.isNull { if !field.isOptional { return "table without \(field.name)" } else { continue } }
-            return "table whose \(field.name) is \(item.typeName == "table" ? "a table" : "a \(item.typeName)")"
+            return "table whose \(field.name) is \(article(item))"
         }
         return "table"
     }
 
-    private func runAction(_ spec: AnyMethodSpec, on box: ObjectBox, _ arguments: Arguments, _ stack: LuaStack) throws -> LuaReturn {
+    /// `a string`, `a table`, `a location`: a value's type with its article.
+    private static func article(_ value: Value) -> String {
+        value.typeName == "table" ? "a table" : "a \(value.typeName)"
+    }
+
+    /// Runs a method without a completion; its failure (or `rejection`, found in its arguments)
+    /// is raised as the error value.
+    private func runAction(_ spec: AnyMethodSpec, on box: ObjectBox, _ arguments: Arguments, rejection: ServiceError?,
+                           _ stack: LuaStack) throws -> LuaReturn {
         guard case .immediate(let body) = spec.body else { return .none }
-        do {
+        do throws(ServiceError) {
+            if let rejection { throw rejection }
             let result = try body(box.object, arguments)
             guard spec.result != nil else { return .none }
             push(result, onto: stack)
@@ -155,35 +188,41 @@ extension ModelBinding {
             }
         case .async(let body):
             let object = box.object
-            let bound = NIOLoopBound(request, eventLoop: host.loop)
-            let host = NIOLoopBound(self.host, eventLoop: self.host.loop)
+            let resolveOnLoop = resolver(for: request)
             request.swiftTask = Task {
-                let outcome: ServiceRequest.Outcome
                 do throws(ServiceError) {
-                    outcome = .success(try await body(object, arguments))
+                    resolveOnLoop(.success(try await body(object, arguments)))
                 } catch {
-                    outcome = .failure(error)
-                }
-                bound.eventLoop.execute {
-                    guard host.value.isRunning else { return }
-                    host.value.binding.resolve(bound.value, outcome)
-                    host.value.endTurn()
+                    resolveOnLoop(.failure(error))
                 }
             }
-        case .callback(let begin):
-            let bound = NIOLoopBound(request, eventLoop: host.loop)
-            let host = NIOLoopBound(self.host, eventLoop: self.host.loop)
-            request.cancelWork = begin(box.object, arguments) { result in
-                bound.eventLoop.execute {
-                    guard host.value.isRunning else { return }
-                    bound.value.cancelWork = nil                      // the work is over
-                    let outcome: ServiceRequest.Outcome = switch result {
-                    case .success(let value): .success(value)
-                    case .failure(let error): .failure(error)
-                    }
-                    host.value.binding.resolve(bound.value, outcome)
-                    host.value.endTurn()
+        case .replying(let body):
+            let resolveOnLoop = resolver(for: request)
+            let reply = Reply { result in
+                switch result {
+                case .success(let value): resolveOnLoop(.success(value))
+                case .failure(let error): resolveOnLoop(.failure(error))
                 }
+            }
+            request.reply = reply
+            body(box.object, arguments, reply)
+        }
+    }
+
+    /// Resolves `request` from any thread: right away on the loop (the delivery still waits for a
+    /// later turn), else in a loop job of its own.
+    private func resolver(for request: ServiceRequest) -> @Sendable (ServiceRequest.Outcome) -> Void {
+        let bound = NIOLoopBound(request, eventLoop: host.loop)
+        let host = NIOLoopBound(self.host, eventLoop: self.host.loop)
+        return { outcome in
+            if bound.eventLoop.inEventLoop {
+                if host.value.isRunning { host.value.binding.resolve(bound.value, outcome) }
+                return
+            }
+            bound.eventLoop.execute {
+                guard host.value.isRunning else { return }
+                host.value.binding.resolve(bound.value, outcome)
+                host.value.endTurn()
             }
         }
     }
@@ -201,8 +240,7 @@ extension ModelBinding {
     func cancelByUser(_ request: ServiceRequest) {
         guard !request.isDone else { return }
         request.swiftTask?.cancel()
-        request.cancelWork?()
-        request.cancelWork = nil
+        request.reply?.cancel()
         let cancelled = ServiceRequest.Outcome.failure(ServiceError(.cancelled, "the request was cancelled"))
         request.outcome = cancelled
         resolve(request, cancelled)

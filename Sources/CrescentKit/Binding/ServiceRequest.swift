@@ -17,8 +17,8 @@ final class ServiceRequest: Cancellable, Hashable {
     var completion: LuaRef?
     var waitingTask: LuaTask?
     var swiftTask: Task<Void, Never>?
-    /// Cancels the work of a `callback` method until its outcome arrives.
-    var cancelWork: MethodCancellation?
+    /// The answer a `replying:` method gives; cancelling marks it, so queued work may skip.
+    var reply: Reply?
     var outcome: Outcome?
     var isDone = false
     var deliveryScheduled = false
@@ -44,8 +44,8 @@ final class ServiceRequest: Cancellable, Hashable {
         isDone = true
         swiftTask?.cancel()
         swiftTask = nil
-        cancelWork?()
-        cancelWork = nil
+        reply?.cancel()
+        reply = nil
         completion = nil
         waitingTask = nil
         binding?.requests.remove(self)

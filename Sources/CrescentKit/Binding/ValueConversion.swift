@@ -2,15 +2,6 @@ import CLua
 import LuaBridge
 import Model
 
-/// Why a Lua value could not become a model ``Value``; `path` says where inside a table.
-struct ConversionFailure: Error {
-    let reason: String
-    let path: String
-
-    /// `a function`, `a function at .items[3]`.
-    var description: String { path.isEmpty ? reason : "\(reason) at \(path)" }
-}
-
 extension ModelBinding {
     // MARK: Model values to Lua
 
@@ -95,20 +86,49 @@ extension ModelBinding {
 
     // MARK: Lua values to model values
 
+    /// How deep tables may nest in a value converted from Lua.
+    static let maxConversionDepth = 100
+
     /// Reads the Lua value at `index` as a model value.
     func value(at index: Int32, in stack: LuaStack) throws(ConversionFailure) -> Value {
-        var visiting: Set<UnsafeRawPointer> = []
+        let converted = convertedValue(at: index, in: stack)
+        if let failure = converted.failure { throw failure }
+        return converted.value
+    }
+
+    /// Reads the Lua value at `index` as a model value, with a stand-in where a part has no model
+    /// form (nil for a function, a thread or a foreign userdata; an empty table for a table that
+    /// cannot be converted: a cycle, mixed or odd keys, a hole, too deep), and the first such part.
+    ///
+    /// The stand-ins let the caller check the value's declared shape anyway, so it can tell a
+    /// wrong type (raised at the call site) from bad contents of a well-typed table.
+    func convertedValue(at index: Int32, in stack: LuaStack) -> (value: Value, failure: ConversionFailure?) {
+        var state = ConversionState()
         let top = stack.top
-        do {
-            return try convert(stack.absolute(index), stack, path: "", depth: 0, visiting: &visiting)
-        } catch {
-            stack.setTop(top)
-            throw error
+        let value = convert(stack.absolute(index), stack, depth: 0, &state)
+        // Invariant: each step pops what it pushed; this only guards against a miscount.
+        stack.setTop(top)
+        return (value, state.failure)
+    }
+
+    /// What one conversion tracks: the tables being converted (to find cycles) and the first
+    /// failure.
+    private struct ConversionState {
+        var visiting: Set<UnsafeRawPointer> = []
+        var failure: ConversionFailure?
+
+        /// Records `problem` (when it is the first) and returns `standIn` to put in its place.
+        mutating func fail(_ problem: ConversionFailure.Problem, standIn: Value) -> Value {
+            if failure == nil { failure = ConversionFailure(problem) }
+            return standIn
         }
     }
 
-    private func convert(_ index: Int32, _ stack: LuaStack, path: String, depth: Int,
-                         visiting: inout Set<UnsafeRawPointer>) throws(ConversionFailure) -> Value {
+    /// A table that could not be converted stands in as an empty one (`{}` arrives as an empty
+    /// array).
+    private static let tableStandIn = Value.array([])
+
+    private func convert(_ index: Int32, _ stack: LuaStack, depth: Int, _ state: inout ConversionState) -> Value {
         switch stack.type(at: index) {
         case .none, .nil: return .null
         case .boolean: return .bool(stack.boolean(at: index))
@@ -118,23 +138,23 @@ extension ModelBinding {
         case .string: return stringValue(at: index, in: stack)
         case .userdata:
             if let box = anyObjectBox(at: index, in: stack) { return .handle(box.handle) }
-            throw ConversionFailure(reason: "a \(stack.typeName(at: index))", path: path)
+            return state.fail(.unsupported("a \(stack.typeName(at: index))"), standIn: .null)
         case .function, .thread, .lightUserdata:
-            throw ConversionFailure(reason: "a \(stack.typeName(at: index))", path: path)
+            return state.fail(.unsupported("a \(stack.typeName(at: index))"), standIn: .null)
         case .table:
-            guard depth < 100 else { throw ConversionFailure(reason: "a table nested too deeply", path: path) }
+            guard depth < Self.maxConversionDepth, stack.ensure(4) else { return state.fail(.tooDeep, standIn: Self.tableStandIn) }
             guard let identity = lua_topointer(stack.state, index) else { return .null }
-            guard visiting.insert(identity).inserted else { throw ConversionFailure(reason: "a cycle", path: path) }
-            defer { visiting.remove(identity) }
+            guard state.visiting.insert(identity).inserted else { return state.fail(.cycle, standIn: Self.tableStandIn) }
+            defer { state.visiting.remove(identity) }
             if let typeName = modelFields(at: index, in: stack) {
-                lua_getmetatable(stack.state, index)
-                stack.rawGet(-1, "__index")
-                let fields = try convert(stack.absolute(-1), stack, path: path, depth: depth + 1, visiting: &visiting)
+                lua_getmetatable(stack.state, index)                             // ... mt
+                stack.rawGet(-1, "__index")                                      // ... mt fields
+                let fields = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
                 stack.pop(2)
                 guard case .object(let values) = fields else { return .model(DataModel(typeName, [:])) }
                 return .model(DataModel(typeName, values))
             }
-            return try convertTable(index, stack, path: path, depth: depth, visiting: &visiting)
+            return convertTable(index, stack, depth: depth, &state)
         }
     }
 
@@ -148,37 +168,34 @@ extension ModelBinding {
         return .bytes(Array(bytes))
     }
 
-    private func convertTable(_ index: Int32, _ stack: LuaStack, path: String, depth: Int,
-                              visiting: inout Set<UnsafeRawPointer>) throws(ConversionFailure) -> Value {
-        guard stack.ensure(4) else { throw ConversionFailure(reason: "a table nested too deeply", path: path) }
+    private func convertTable(_ index: Int32, _ stack: LuaStack, depth: Int, _ state: inout ConversionState) -> Value {
         var positional: [Int64: Value] = [:]
         var named: [String: Value] = [:]
+        var oddKey: String?
         stack.pushNil()
         while lua_next(stack.state, index) != 0 {                        // ... key value
+            let failedBefore = state.failure != nil
             switch stack.type(at: -2) {
             case .string:
                 let key = stack.text(at: -2) ?? ""
-                named[key] = try convert(stack.absolute(-1), stack, path: path + "." + key, depth: depth + 1, visiting: &visiting)
+                named[key] = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
+                if !failedBefore { state.failure?.within(.field(key)) }
             case .number where stack.isInteger(at: -2):
                 let key = stack.integer(at: -2) ?? 0
-                positional[key] = try convert(stack.absolute(-1), stack, path: path + "[\(key)]", depth: depth + 1, visiting: &visiting)
+                positional[key] = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
+                if !failedBefore { state.failure?.within(.index(key)) }
             default:
-                let kind = stack.typeName(at: -2)
-                stack.pop(2)
-                throw ConversionFailure(reason: "a table with a \(kind) key", path: path)
+                oddKey = oddKey ?? stack.typeName(at: -2)
             }
             stack.pop()                                                     // ... key
         }
-        if !positional.isEmpty && !named.isEmpty {
-            throw ConversionFailure(reason: "a table with both array items and named fields", path: path)
-        }
+        if let oddKey { return state.fail(.key(oddKey), standIn: Self.tableStandIn) }
+        if !positional.isEmpty && !named.isEmpty { return state.fail(.mixedKeys, standIn: Self.tableStandIn) }
         if !named.isEmpty { return .object(named) }
         var items: [Value] = []
         items.reserveCapacity(positional.count)
         for position in 1...max(Int64(positional.count), 1) where !positional.isEmpty {
-            guard let item = positional[position] else {
-                throw ConversionFailure(reason: "an array with a hole at [\(position)]", path: path)
-            }
+            guard let item = positional[position] else { return state.fail(.hole(position), standIn: Self.tableStandIn) }
             items.append(item)
         }
         return .array(items)

@@ -47,14 +47,13 @@ public struct Interface<Object: AnyObject & Sendable>: Sendable {
                                   hasCompletion: true, body: .async(body)))
     }
 
-    /// Declares a method with a completion whose work reports through a callback from any thread
-    /// (a request running on an event loop): `start` begins it and returns how to cancel it.
-    /// Cheaper than `body:` (no Swift task, one thread hop); the completion still runs on a
-    /// later turn, and cancelling the request calls the cancellation.
+    /// Declares a method with a completion that starts on the loop and answers through `reply`,
+    /// at once or later from any thread: for a service with a queue of its own, whose quick calls
+    /// finish right there and whose others continue on that queue (see ``Reply``).
     public mutating func method(_ name: String, _ arguments: [ArgumentSpec], returns result: String, _ summary: String,
-                                start: @escaping @Sendable (Object, Arguments, @escaping MethodCallback) -> MethodCancellation?) {
+                                replying body: @escaping @Sendable (Object, Arguments, Reply) -> Void) {
         methods.append(MethodSpec(name: name, arguments: arguments, result: result, summary: summary,
-                                  hasCompletion: true, body: .callback(start)))
+                                  hasCompletion: true, body: .replying(body)))
     }
 
     /// Declares a method that answers at once, without a completion (`store:collection(name)`):

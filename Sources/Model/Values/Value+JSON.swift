@@ -53,17 +53,23 @@ extension Value {
 
     private static func writeJSONObject(_ fields: [String: Value], into text: inout String) {
         text += "{"
-        for (index, key) in fields.keys.sorted().enumerated() {
+        for (index, field) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { text += "," }
-            writeJSONString(key, into: &text)
+            writeJSONString(field.key, into: &text)
             text += ":"
-            writeJSON(fields[key] ?? .null, into: &text)
+            writeJSON(field.value, into: &text)
         }
         text += "}"
     }
 
     private static func writeJSONString(_ string: String, into text: inout String) {
         text += "\""
+        // Most strings need no escape: copied whole rather than scalar by scalar.
+        guard string.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 }) else {
+            text += string
+            text += "\""
+            return
+        }
         for scalar in string.unicodeScalars {
             switch scalar {
             case "\"": text += "\\\""

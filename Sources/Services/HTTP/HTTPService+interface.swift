@@ -17,10 +17,10 @@ extension HTTPService {
             ],
             returns: responseDescription,
             "Fetches a URL with GET."
-        ) { http, arguments, done in
+        ) { http, arguments, reply in
             http.startForScript({ () throws(ServiceError) in
                 try HTTPRequestSpec(url: try url(arguments[0]), options: arguments[1], allowed: getOptions)
-            }, done)
+            }, reply)
         }
         d.method(
             "request",
@@ -30,10 +30,10 @@ extension HTTPService {
             ],
             returns: responseDescription,
             "Sends a request with any method, headers and body."
-        ) { http, arguments, done in
+        ) { http, arguments, reply in
             http.startForScript({ () throws(ServiceError) in
                 try HTTPRequestSpec(url: try url(arguments[0]["url"]), options: arguments[0], allowed: requestOptions)
-            }, done)
+            }, reply)
         }
     }.erased
 
@@ -44,15 +44,15 @@ extension HTTPService {
     private static let getOptions: Set<String> = ["headers", "timeout", "maxBytes"]
     private static let requestOptions: Set<String> = ["url", "method", "headers", "body", "timeout", "maxBytes"]
 
-    /// Starts the request `make` describes, reporting its response as scripts see it; an
-    /// invalid request is reported the same way.
-    private func startForScript(_ make: () throws(ServiceError) -> HTTPRequestSpec,
-                                _ done: @escaping MethodCallback) -> MethodCancellation? {
+    /// Starts the request `make` describes, answering `reply` with the response as scripts see
+    /// it (an invalid request is answered the same way); cancelling the call cancels the request.
+    private func startForScript(_ make: () throws(ServiceError) -> HTTPRequestSpec, _ reply: Reply) {
         do throws(ServiceError) {
-            return start(try make()) { result in done(result.map(\.value)) }
+            if let cancel = start(try make(), completion: { result in reply(result.map(\.value)) }) {
+                reply.onCancel(cancel)
+            }
         } catch {
-            done(.failure(error))
-            return nil
+            reply(.failure(error))
         }
     }
 

@@ -97,7 +97,7 @@ public final class HTTPService: Service {
     /// (at once, on the calling thread, for a request that cannot be sent); returns what cancels
     /// it. ``fetch(_:)`` is the same for Swift concurrency; scripts' calls use this directly.
     func start(_ request: HTTPRequestSpec,
-               completion: @escaping @Sendable (Result<HTTPResponse, ServiceError>) -> Void) -> MethodCancellation? {
+               completion: @escaping @Sendable (Result<HTTPResponse, ServiceError>) -> Void) -> HTTPCancellation? {
         let timeout: Double, maxBytes: Int, client: HTTPClient, prepared: HTTPClient.Request
         do throws(ServiceError) {
             let target = try HTTPTarget(request.url)
@@ -203,12 +203,15 @@ public final class HTTPService: Service {
     }
 }
 
+/// Stops a request in flight; callable from any thread, more than once.
+typealias HTTPCancellation = @Sendable () -> Void
+
 /// The cancellation of a request that a Swift task awaits: it may be asked for before the request
 /// has started (then it cancels the request as soon as it starts).
 private final class PendingCancellation: Sendable {
-    private let state = Mutex<(cancel: MethodCancellation?, isCancelled: Bool)>((nil, false))
+    private let state = Mutex<(cancel: HTTPCancellation?, isCancelled: Bool)>((nil, false))
 
-    func set(_ cancel: MethodCancellation?) {
+    func set(_ cancel: HTTPCancellation?) {
         let cancelNow = state.withLock { state in
             state.cancel = cancel
             return state.isCancelled

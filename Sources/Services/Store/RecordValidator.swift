@@ -7,7 +7,8 @@ import Model
 /// empty record). Fields hold strings, finite numbers, booleans and tables of those, nested at
 /// most ``maxDepth`` levels. A data model (such as `session.currentUser`) is stored as a plain
 /// table of its fields. Functions, cycles and tables mixing array items with named fields never
-/// get here: the binding refuses them at the call site, naming the same path.
+/// get here: the binding reports them as `invalid_argument`, naming the path the same way
+/// (``ValuePath``).
 enum RecordValidator {
     /// How deep tables may nest inside a record (the record itself is level 1).
     static let maxDepth = 64
@@ -51,19 +52,19 @@ enum RecordValidator {
             try checkDepth(path: path(), depth: depth)
             var sawModel = false
             for (index, item) in items.enumerated() {
-                if try check(item, path: "\(path())[\(index + 1)]", depth: depth + 1) { sawModel = true }
+                if try check(item, path: path() + ValuePath.index(Int64(index + 1)), depth: depth + 1) { sawModel = true }
             }
             return sawModel
         case .object(let fields):
             try checkDepth(path: path(), depth: depth)
             var sawModel = false
             for (key, item) in fields {
-                if try check(item, path: path() + member(key), depth: depth + 1) { sawModel = true }
+                if try check(item, path: path() + ValuePath.member(key), depth: depth + 1) { sawModel = true }
             }
             return sawModel
         case .model(let model):
             try checkDepth(path: path(), depth: depth)
-            for (key, item) in model.fields { _ = try check(item, path: path() + member(key), depth: depth + 1) }
+            for (key, item) in model.fields { _ = try check(item, path: path() + ValuePath.member(key), depth: depth + 1) }
             return true
         }
     }
@@ -82,26 +83,6 @@ enum RecordValidator {
         guard depth <= maxDepth else {
             throw ServiceError(.invalidArgument, "\(path) is nested deeper than \(maxDepth) tables")
         }
-    }
-
-    /// `.name` for an identifier, `["odd key"]` otherwise, as Lua would index it.
-    static func member(_ key: String) -> String {
-        var isIdentifier = !key.isEmpty
-        for (index, byte) in key.utf8.enumerated() {
-            let isLetter = (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
-            let isDigit = byte >= 0x30 && byte <= 0x39
-            if !(isLetter || (isDigit && index > 0)) {
-                isIdentifier = false
-                break
-            }
-        }
-        if isIdentifier { return "." + key }
-        var quoted = ""
-        for character in key {
-            if character == "\"" || character == "\\" { quoted.append("\\") }
-            quoted.append(character)
-        }
-        return "[\"\(quoted)\"]"
     }
 
     /// `a number`, `a boolean`, `nil`: a value's kind, with an article.

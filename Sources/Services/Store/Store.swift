@@ -36,7 +36,6 @@ public final class Store: Service {
 
     init(database: StoreDatabase) {
         self.database = database
-        database.onExternalChange { [weak self] db in try self?.catchUp(db) }
     }
 
     /// Makes the `store` and `session` services over one database, from the `[store]` and
@@ -78,6 +77,8 @@ public final class Store: Service {
             let collection = StoreCollection(name: name, rows: CollectionRows(sorted: try StoreCollection.load(name, db)),
                                              database: database)
             collections.withLock { $0[name] = collection }
+            // The collection catches up itself, so it keeps doing so even when only it is kept.
+            database.onExternalChange { [weak collection] db in try collection?.catchUp(db) }
             return collection
         }
     }
@@ -92,11 +93,6 @@ public final class Store: Service {
     /// next poll, and reports it.
     public func catchUpWithOtherProcesses() throws(ServiceError) {
         try database.catchUpNow()
-    }
-
-    /// Another process wrote: every collection re-reads itself. Runs on the writer queue.
-    private func catchUp(_ db: Database) throws {
-        for collection in collections.withLock({ Array($0.values) }) { try collection.catchUp(db) }
     }
 
     static let declaration: AnyInterface = Interface<Store>(

@@ -15,38 +15,35 @@ extension StoreCollection {
     /// ```
     ///
     /// `get` and `page` read the list in memory and answer on the loop (the completion still
-    /// runs on a later turn); `find` runs in a Swift task, off the loop; the writes run in a Swift
-    /// task too, or on the loop with `[store] write_on_loop = true` (see ``StoreSettings``).
-    static let declaration = makeDeclaration(writesOnLoop: false)
-    /// The declaration with writes on the loop.
-    static let declarationWritingOnLoop = makeDeclaration(writesOnLoop: true)
+    /// runs on a later turn); `find` runs in a Swift task, off the loop. The writes answer
+    /// through a reply: a small one runs right on the loop when nothing can make it wait, the
+    /// others on the store's writer queue (see ``StoreDatabase`` and `[store] write_on_loop`).
+    static let declaration = Interface<StoreCollection>(name: "collection", summary: "Records kept in the store's database, in insertion order.") { d in
+        declareProperties(&d)
+        d.method("add", [.init("records", .oneOf([record, .array(of: record)]),
+                               "A record { field = value, ... } or an array of records ({} is an empty array: nothing is added).")],
+                 returns: "the stored record with its id (an array of them for an array)",
+                 "Stores records in one transaction; each gets a new integer id (a given id is replaced).",
+                 replying: { collection, arguments, reply in collection.add(arguments[0], reply: reply) })
+        d.method("update", [.init("id", .integer, "The record's id."), .init("fields", .table, "The fields to set; the others stay.")],
+                 returns: "the updated record", "Sets fields of one record (not_found for an unknown id).",
+                 replying: { collection, arguments, reply in
+                     collection.update(arguments[0].integerValue ?? 0, fields: arguments[1], reply: reply)
+                 })
+        d.method("remove", [.init("ids", .oneOf([.integer, .array(of: .integer)]), "An id or an array of ids.")],
+                 returns: "how many records were removed",
+                 "Removes records in one transaction; with an unknown id nothing is removed (not_found).",
+                 replying: { collection, arguments, reply in collection.remove(arguments[0], reply: reply) })
+        d.method("clear", [], returns: "how many records were removed", "Removes every record.",
+                 replying: { collection, _, reply in collection.clear(reply: reply) })
+        declareReads(&d)
+        d.event("didChange", payload: "change set {inserted, deleted, updated, reload}",
+                "The records changed (here or in another process); positions are 1-based in items: deleted ones before the change, the others after.")
+    }.erased
 
-    private static func makeDeclaration(writesOnLoop: Bool) -> AnyInterface {
-        Interface<StoreCollection>(name: "collection", summary: "Records kept in the store's database, in insertion order.") { d in
-            declareProperties(&d)
-            let write = WriteDeclarer(onLoop: writesOnLoop)
-            write.method(&d, "add", [.init("records", .table, "A record { field = value, ... } or an array of records ({} is an empty array: nothing is added).")],
-                         returns: "the stored record with its id (an array of them for an array)",
-                         "Stores records in one transaction; each gets a new integer id (a given id is replaced).") { collection, arguments throws(ServiceError) in
-                try collection.add(arguments[0])
-            }
-            write.method(&d, "update", [.init("id", .integer, "The record's id."), .init("fields", .table, "The fields to set; the others stay.")],
-                         returns: "the updated record", "Sets fields of one record (not_found for an unknown id).") { collection, arguments throws(ServiceError) in
-                try collection.update(arguments[0].integerValue ?? 0, fields: arguments[1])
-            }
-            write.method(&d, "remove", [.init("ids", .oneOf([.integer, .array(of: .integer)]), "An id or an array of ids.")],
-                         returns: "how many records were removed",
-                         "Removes records in one transaction; with an unknown id nothing is removed (not_found).") { collection, arguments throws(ServiceError) in
-                try collection.remove(arguments[0])
-            }
-            write.method(&d, "clear", [], returns: "how many records were removed", "Removes every record.") { collection, _ throws(ServiceError) in
-                try collection.clear()
-            }
-            declareReads(&d)
-            d.event("didChange", payload: "change set {inserted, deleted, updated, reload}",
-                    "The records changed (here or in another process); positions are 1-based in items: deleted ones before the change, the others after.")
-        }.erased
-    }
+    /// What `add` takes: one record or an array of them. Naming the record type lets messages
+    /// about a bad part name it `record.tags[3]` (and `records[2].tags[3]` in an array).
+    private static let record = ArgumentType.record("record", fields: [])
 
     private static func declareProperties(_ d: inout Interface<StoreCollection>) {
         d.property("name", type: "string", "The collection's name.") { .string($0.name) }
@@ -71,22 +68,6 @@ extension StoreCollection {
                  returns: "an array of records",
                  "Records whose fields equal the query's (numbers by value, tables field by field), in insertion order or by options.order.") { collection, arguments async throws(ServiceError) in
             try await StoreWork.run { () throws(ServiceError) in .array(try collection.find(arguments[0], options: arguments[1])) }
-        }
-    }
-}
-
-/// Declares a write method either to run on the loop or in a Swift task.
-private struct WriteDeclarer {
-    let onLoop: Bool
-
-    func method(_ d: inout Interface<StoreCollection>, _ name: String, _ arguments: [ArgumentSpec], returns result: String,
-                _ summary: String, body: @escaping @Sendable (StoreCollection, Arguments) throws(ServiceError) -> Value) {
-        if onLoop {
-            d.method(name, arguments, returns: result, summary, immediate: body)
-        } else {
-            d.method(name, arguments, returns: result, summary) { collection, arguments async throws(ServiceError) in
-                try await StoreWork.run { () throws(ServiceError) in try body(collection, arguments) }
-            }
         }
     }
 }

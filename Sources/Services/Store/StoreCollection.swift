@@ -21,7 +21,7 @@ public final class StoreCollection: ModelObject {
     /// The collection's name (`store:collection(name)`).
     public let name: String
     public let changes = ChangePublisher()
-    public var interface: AnyInterface { writesOnLoop ? Self.declarationWritingOnLoop : Self.declaration }
+    public var interface: AnyInterface { Self.declaration }
 
     private let database: StoreDatabase
     private let rows: Mutex<CollectionRows>
@@ -70,6 +70,78 @@ public final class StoreCollection: ModelObject {
     /// `id`. An `id` field given in a record is replaced. Nothing is written when any record is
     /// invalid.
     public func add(_ recordOrRecords: Value) throws(ServiceError) -> Value {
+        try database.write(try addition(recordOrRecords))
+    }
+
+    /// Sets `fields` on the record with `id` (other fields stay) and returns the record.
+    public func update(_ id: Int64, fields: Value) throws(ServiceError) -> Value {
+        try database.write(try self.update(id, setting: fields))
+    }
+
+    /// Removes the records with the given ids (one id or an array); returns how many. When any
+    /// id is unknown, nothing is removed (`not_found`).
+    public func remove(_ idOrIDs: Value) throws(ServiceError) -> Value {
+        try database.write(removal(idOrIDs))
+    }
+
+    /// Removes every record; returns how many there were.
+    public func clear() throws(ServiceError) -> Value {
+        try database.write(clearing())
+    }
+
+    // MARK: Writing for scripts
+
+    /// `add` answering through `reply`: on the loop when the write cannot wait for anything,
+    /// else on the store's writer queue (see ``StoreDatabase``).
+    func add(_ recordOrRecords: Value, reply: Reply) {
+        perform(size: recordOrRecords.arrayValue?.count ?? 1, reply: reply) { () throws(ServiceError) in
+            try self.addition(recordOrRecords)
+        }
+    }
+
+    /// `update` answering through `reply`.
+    func update(_ id: Int64, fields: Value, reply: Reply) {
+        perform(size: 1, reply: reply) { () throws(ServiceError) in try self.update(id, setting: fields) }
+    }
+
+    /// `remove` answering through `reply`.
+    func remove(_ idOrIDs: Value, reply: Reply) {
+        perform(size: idOrIDs.arrayValue?.count ?? 1, reply: reply) { () throws(ServiceError) in self.removal(idOrIDs) }
+    }
+
+    /// `clear` answering through `reply`.
+    func clear(reply: Reply) {
+        perform(size: count, reply: reply) { () throws(ServiceError) in self.clearing() }
+    }
+
+    /// Prepares and runs a write of `size` rows: at once on this thread (the loop) when allowed
+    /// and nothing can make it wait, else prepared and run on the writer queue.
+    private func perform<Change>(size: Int, reply: Reply,
+                                 _ prepare: @escaping @Sendable () throws(ServiceError) -> StoreWrite<Change, Value>) {
+        if writesOnLoop && size <= StoreDatabase.immediateRowLimit {
+            let write: StoreWrite<Change, Value>
+            do {
+                write = try prepare()
+            } catch {
+                reply(.failure(error))
+                return
+            }
+            if let outcome = database.writeIfImmediate(write) {
+                reply(outcome)
+                return
+            }
+            database.writeLater({ () throws(ServiceError) in write }, unlessCancelled: { reply.isCancelled }, done: { reply($0) })
+            return
+        }
+        database.writeLater(prepare, unlessCancelled: { reply.isCancelled }, done: { reply($0) })
+    }
+
+    // MARK: The writes
+
+    private typealias Stored = [(id: Int64, record: Value)]
+
+    /// Checks and encodes the records, then inserts them in one transaction.
+    private func addition(_ recordOrRecords: Value) throws(ServiceError) -> StoreWrite<Stored, Value> {
         let single: Bool
         let given: [Value]
         switch recordOrRecords {
@@ -87,13 +159,13 @@ public final class StoreCollection: ModelObject {
             fields["id"] = nil
             prepared.append((fields, RecordJSON.encode(.object(fields))))
         }
-        guard !prepared.isEmpty else { return .array([]) }
-        let name = self.name
-        let added = try database.write({ db in
+        let name = self.name, rows = prepared
+        return StoreWrite(size: rows.count, change: { db in
+            guard !rows.isEmpty else { return [] }
             let insert = try db.cachedStatement(sql: "INSERT INTO records (collection, data) VALUES (?, ?)")
-            var added: [(id: Int64, record: Value)] = []
-            added.reserveCapacity(prepared.count)
-            for item in prepared {
+            var added: Stored = []
+            added.reserveCapacity(rows.count)
+            for item in rows {
                 try insert.execute(arguments: [name, item.json])
                 var fields = item.fields
                 fields["id"] = .integer(db.lastInsertedRowID)
@@ -101,14 +173,13 @@ public final class StoreCollection: ModelObject {
             }
             return added
         }, committed: { added in
-            apply { $0.append(added) }
-            return added
+            self.apply { $0.append(added) }
+            return single ? added.first?.record ?? .null : .array(added.map(\.record))
         })
-        return single ? added[0].record : .array(added.map(\.record))
     }
 
-    /// Sets `fields` on the record with `id` (other fields stay) and returns the record.
-    public func update(_ id: Int64, fields: Value) throws(ServiceError) -> Value {
+    /// Checks the fields, then merges them into the record with `id`.
+    private func update(_ id: Int64, setting fields: Value) throws(ServiceError) -> StoreWrite<(index: Int, record: Value, changed: Bool), Value> {
         var changes = try RecordValidator.record(fields, path: "fields")
         if let given = changes["id"] {
             guard RecordQuery.equal(given, .integer(id)) else {
@@ -116,61 +187,61 @@ public final class StoreCollection: ModelObject {
             }
             changes["id"] = nil
         }
-        let name = self.name
-        return try database.write({ db -> (index: Int, record: Value, changed: Bool) in
-            guard let index = rows.withLock({ $0.index(of: id) }), case .object(let existing) = rows.withLock({ $0.records[index] }) else {
-                throw notFound(id)
+        let name = self.name, newFields = changes
+        return StoreWrite(size: 1, change: { db in
+            guard let index = self.rows.withLock({ $0.index(of: id) }),
+                  case .object(let existing) = self.rows.withLock({ $0.records[index] }) else {
+                throw self.notFound(id)
             }
             var record = existing
-            record.merge(changes) { _, new in new }
+            record.merge(newFields) { _, new in new }
             // Nothing to write or report when no field changes.
             if record == existing { return (index, .object(existing), false) }
             record["id"] = nil
             try db.execute(sql: "UPDATE records SET data = ? WHERE id = ? AND collection = ?",
                            arguments: [RecordJSON.encode(.object(record)), id, name])
-            guard db.changesCount == 1 else { throw notFound(id) }
+            guard db.changesCount == 1 else { throw self.notFound(id) }
             record["id"] = .integer(id)
             return (index, .object(record), true)
         }, committed: { updated in
-            if updated.changed { apply { $0.replace(at: updated.index, with: updated.record) } }
+            if updated.changed { self.apply { $0.replace(at: updated.index, with: updated.record) } }
             return updated.record
         })
     }
 
-    /// Removes the records with the given ids (one id or an array); returns how many. When any
-    /// id is unknown, nothing is removed (`not_found`).
-    public func remove(_ idOrIDs: Value) throws(ServiceError) -> Value {
+    /// Deletes the records with the given ids, all or none.
+    private func removal(_ idOrIDs: Value) -> StoreWrite<[Int], Value> {
         let ids: [Int64]
         switch idOrIDs {
         case .array(let items): ids = Array(Set(items.compactMap(\.integerValue))).sorted()
         default: ids = idOrIDs.integerValue.map { [$0] } ?? []
         }
-        guard !ids.isEmpty else { return .integer(0) }
         let name = self.name
-        return try database.write({ db -> [Int] in
+        return StoreWrite(size: ids.count, change: { db in
             var indexes: [Int] = []
+            guard !ids.isEmpty else { return indexes }
             let delete = try db.cachedStatement(sql: "DELETE FROM records WHERE id = ? AND collection = ?")
             for id in ids {
-                guard let index = rows.withLock({ $0.index(of: id) }) else { throw notFound(id) }
+                guard let index = self.rows.withLock({ $0.index(of: id) }) else { throw self.notFound(id) }
                 try delete.execute(arguments: [id, name])
-                guard db.changesCount == 1 else { throw notFound(id) }
+                guard db.changesCount == 1 else { throw self.notFound(id) }
                 indexes.append(index)
             }
             return indexes.sorted()
         }, committed: { indexes in
-            apply { $0.remove(at: indexes) }
+            self.apply { $0.remove(at: indexes) }
             return .integer(Int64(indexes.count))
         })
     }
 
-    /// Removes every record; returns how many there were.
-    public func clear() throws(ServiceError) -> Value {
+    /// Deletes every record of the collection.
+    private func clearing() -> StoreWrite<[Int], Value> {
         let name = self.name
-        return try database.write({ db in
+        return StoreWrite(size: count, change: { db in
             try db.execute(sql: "DELETE FROM records WHERE collection = ?", arguments: [name])
-            return rows.withLock { Array(0..<$0.count) }
+            return self.rows.withLock { Array(0..<$0.count) }
         }, committed: { indexes in
-            apply { $0.remove(at: indexes) }
+            self.apply { $0.remove(at: indexes) }
             return .integer(Int64(indexes.count))
         })
     }

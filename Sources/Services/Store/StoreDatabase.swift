@@ -5,7 +5,10 @@ import Synchronization
 /// The SQLite database behind the store and the session: one file in WAL mode through a GRDB
 /// `DatabasePool` (or a private in-memory database), opened on first use.
 ///
-/// Writes run on GRDB's serialized writer, one IMMEDIATE transaction each. Before each write, and
+/// Writes are one IMMEDIATE transaction each on the one writer connection, run in one of three
+/// ways (see `StoreDatabase+writes.swift`): blocking on GRDB's serial writer queue (Swift
+/// callers), right there on the calling thread when that cannot wait (the host's loop), or queued
+/// on the writer queue with an answer when done. Before each write, and
 /// every ``StoreSettings/pollInterval`` while the database is open, it compares
 /// `PRAGMA data_version` on the writer connection: that number changes only when *another*
 /// connection (another process) has committed, and then the registered catch-up handlers re-read
@@ -23,10 +26,21 @@ final class StoreDatabase: Sendable {
     private let catchUps = Mutex<[CatchUp]>([])
     /// The writer connection's last `PRAGMA data_version`.
     private let dataVersion = Mutex<Int64>(0)
+    /// Writes queued on the writer and not finished: while there are any, no write may run on
+    /// the loop (it would overtake them).
+    let queuedWrites = Atomic<Int>(0)
+    /// Blocks running on the writer queue, or about to: a write on the loop goes to the queue
+    /// rather than wait for them.
+    let writerUsers = Atomic<Int>(0)
+    /// Whether the writer connection waits for another process's lock (`busy_timeout`); only
+    /// read and changed on the writer connection, one block at a time.
+    let waitsForLocks = Mutex(true)
+    /// How long the writer waits for another process's lock before reporting `unavailable`.
+    static let lockTimeoutMilliseconds = 10_000
 
     private enum State {
         case unopened
-        case open(any DatabaseWriter, Task<Void, Never>?)
+        case open(any DatabaseWriter, StorePoller?)
         case failed(ServiceError)
         case closed
     }
@@ -81,32 +95,18 @@ final class StoreDatabase: Sendable {
         return try result.get()
     }
 
-    /// Runs `change` in one IMMEDIATE transaction, after catching up with other processes, then
-    /// `committed` with its result once the transaction has committed, still on the writer.
-    ///
-    /// A ``ServiceError`` thrown by `change` rolls the transaction back and is rethrown; a
-    /// database error becomes `io` (or `unavailable` when another process keeps it locked).
-    func write<Change, Output>(_ change: (Database) throws -> Change,
-                               committed: (Change) -> Output) throws(ServiceError) -> Output {
-        let writer = try writer()
-        return try mapErrors {
-            try writer.writeWithoutTransaction { db in
-                var result: Change?
-                try db.inTransaction(.immediate) {
-                    try catchUp(db)
-                    result = try change(db)
-                    return .commit
-                }
-                // Invariant: inTransaction returned normally, so `change` ran and set `result`.
-                return committed(result!)
-            }
-        }
+    /// The database when it is open (nil before the first use, after a failure or ``close()``).
+    var openWriter: (any DatabaseWriter)? {
+        guard case .open(let writer, _) = state.withLock({ $0 }) else { return nil }
+        return writer
     }
 
     /// Runs `body` on the writer queue outside a transaction (loading a collection in step
     /// with the writes that follow).
     func onWriter<Output>(_ body: (Database) throws -> Output) throws(ServiceError) -> Output {
         let writer = try writer()
+        writerUsers.add(1, ordering: .acquiringAndReleasing)
+        defer { writerUsers.subtract(1, ordering: .acquiringAndReleasing) }
         return try mapErrors { try writer.writeWithoutTransaction(body) }
     }
 
@@ -131,15 +131,18 @@ final class StoreDatabase: Sendable {
 
     /// Checks `PRAGMA data_version` and, when another connection has committed, runs the
     /// catch-up handlers. Call on the writer queue.
-    private func catchUp(_ db: Database) throws {
-        guard case .file = settings.location else { return }
-        let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0
-        let changed = dataVersion.withLock { last in
-            defer { last = version }
-            return last != version
-        }
-        guard changed else { return }
+    func catchUp(_ db: Database) throws {
+        guard let version = try versionAfterOtherCommits(db) else { return }
+        dataVersion.withLock { $0 = version }
         for handler in catchUps.withLock({ $0 }) { try handler(db) }
+    }
+
+    /// The writer connection's `PRAGMA data_version` when another connection has committed since
+    /// the last catch-up, else nil (always nil for a private in-memory database).
+    func versionAfterOtherCommits(_ db: Database) throws -> Int64? {
+        guard case .file = settings.location else { return nil }
+        let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0
+        return dataVersion.withLock { $0 } == version ? nil : version
     }
 
     /// Catches up with other processes now (what each poll does), inside a read transaction so
@@ -158,15 +161,12 @@ final class StoreDatabase: Sendable {
         try? catchUpNow()
     }
 
-    private func startPoller() -> Task<Void, Never>? {
+    private func startPoller() -> StorePoller? {
         guard case .file = settings.location else { return nil }
-        let interval = settings.pollInterval
-        return Task.detached(priority: .utility) { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: interval)
-                guard let database = self, !Task.isCancelled else { return }
-                database.poll()
-            }
+        return StorePoller(interval: settings.pollInterval) { [weak self] in
+            guard let database = self else { return false }
+            database.poll()
+            return true
         }
     }
 
@@ -204,7 +204,7 @@ final class StoreDatabase: Sendable {
         return writer
     }
 
-    private func mapErrors<Output>(_ body: () throws -> Output) throws(ServiceError) -> Output {
+    func mapErrors<Output>(_ body: () throws -> Output) throws(ServiceError) -> Output {
         do {
             return try body()
         } catch let error as ServiceError {

@@ -13,7 +13,7 @@ import Darwin
 /// path = "~/notes/store.sqlite"   # default: <data folder>/store.sqlite; ":memory:" for a throwaway store
 /// synchronous = "full"            # "normal" (default) or "full"
 /// poll_interval = 0.25            # seconds between checks for other processes' writes
-/// write_on_loop = false           # true: add/update/remove/clear write on the host's loop
+/// write_on_loop = true            # false: every add/update/remove/clear waits for the writer queue
 /// ```
 ///
 /// The data folder is `--data-dir`, else `$XDG_DATA_HOME/crescent`, else
@@ -23,12 +23,15 @@ import Darwin
 /// - `synchronous = "normal"` (SQLite's recommendation for WAL): a committed write survives the
 ///   process crashing or being killed; after a power loss the last commits may roll back.
 ///   `"full"` syncs the log on every commit, surviving power loss too, at a cost per write.
-/// - `write_on_loop`: by default every write runs in a Swift task, off the host's loop, so a slow
-///   disk or another process holding the database never stalls scripts. Set it to run
-///   `add`/`update`/`remove`/`clear` on the loop instead: an awaited single-record add then
-///   costs about half as much (no thread hops: see the `store-add` bench row), but the loop
-///   waits while another process holds the write lock and for a large batch. `find` stays off
-///   the loop either way; `get` and `page` always answer on it, from memory.
+/// - `write_on_loop` (default true): a small write (at most 64 rows) runs right on the host's
+///   loop when nothing can make it wait: no write queued before it, the writer idle, SQLite's
+///   write lock free (it never waits for another process), nothing new from other processes
+///   to read first, and `synchronous = "normal"` (a commit does not sync the disk). It then costs
+///   no thread hop, about what SQLite itself costs (the `store-add` bench row). Any other write
+///   is queued on the store's writer queue and answers from there, so a slow disk, a large batch
+///   or another process holding the database never stalls scripts; `false` sends every write
+///   there. Either way a success means committed, and writes commit in the order they were made.
+///   `find` always runs off the loop; `get` and `page` answer on it, from memory.
 struct StoreSettings: Sendable {
     /// Where the database lives.
     enum Location: Sendable, Equatable {
@@ -48,13 +51,13 @@ struct StoreSettings: Sendable {
     var synchronous: Synchronous = .normal
     /// Nanoseconds between checks of `PRAGMA data_version` for other processes' writes.
     var pollInterval: UInt64 = 250_000_000
-    /// Run writes on the host's loop rather than in Swift tasks.
-    var writesOnLoop = false
+    /// Let small writes that cannot wait run on the host's loop.
+    var writesOnLoop = true
 
     static let fileName = "store.sqlite"
     static let memoryName = ":memory:"
 
-    init(location: Location, synchronous: Synchronous = .normal, pollInterval: UInt64 = 250_000_000, writesOnLoop: Bool = false) {
+    init(location: Location, synchronous: Synchronous = .normal, pollInterval: UInt64 = 250_000_000, writesOnLoop: Bool = true) {
         self.location = location
         self.synchronous = synchronous
         self.pollInterval = pollInterval

@@ -10,6 +10,8 @@ final class Thermostat: StartableService {
     let readings: ObservableCollection
     /// Every startUpdates/stopUpdates call, in order (`stop` for stopUpdates).
     let startLog = Mutex<[String]>([])
+    /// The replies `hold(false)` kept, for the test to answer.
+    let heldReplies = Mutex<[Reply]>([])
 
     var interface: AnyInterface { Self.declaration }
 
@@ -72,6 +74,15 @@ final class Thermostat: StartableService {
             }
             return "done"
         }
+        d.method("hold", [.init("now", .boolean, "Answer at once.")], returns: "\"now\"",
+                 "Answers through a reply: at once, or when the test answers the kept reply.",
+                 replying: { thermostat, arguments, reply in
+                     if arguments[0].boolValue == true {
+                         reply(.success("now"))
+                     } else {
+                         thermostat.heldReplies.withLock { $0.append(reply) }
+                     }
+                 })
         d.method("locate", [.init("place", location, "Where."), .init("options", .table, "{ name = }", optional: true)],
                  returns: "a placemark", "Makes a placemark.", immediate: { _, arguments throws(ServiceError) in
                      let place = arguments[0]

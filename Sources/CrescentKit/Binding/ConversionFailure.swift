@@ -1,0 +1,84 @@
+import Model
+
+/// Why a Lua value could not become a model ``Value``, and where inside it.
+///
+/// Call-site errors say what they got (`a function at .tags[3]`); when the argument itself had
+/// the declared type (a table), the service-level `invalid_argument` names the place from the
+/// argument (`record.tags[3] is a function: ...`).
+struct ConversionFailure: Error {
+    /// What was found.
+    enum Problem {
+        /// A value with no model form, with its article: `a function`, `a thread`, `a FILE*`.
+        case unsupported(String)
+        /// A table inside itself.
+        case cycle
+        /// Array items (integer keys) and named fields in one table.
+        case mixedKeys
+        /// A key that is neither a string nor an integer, by its Lua type.
+        case key(String)
+        /// Integer keys that do not run 1...n: the first missing position.
+        case hole(Int64)
+        /// Tables nested deeper than the binding converts.
+        case tooDeep
+    }
+
+    /// One step from a value into a part of it.
+    enum Step {
+        case field(String)
+        case index(Int64)
+    }
+
+    let problem: Problem
+    /// The steps from the converted value down to the problem, innermost first: the conversion
+    /// adds each step as it unwinds, so a path is only written out when something failed.
+    private(set) var stepsInward: [Step] = []
+
+    init(_ problem: Problem) { self.problem = problem }
+
+    /// Records that the failing part lies inside `step`.
+    mutating func within(_ step: Step) { stepsInward.append(step) }
+
+    /// `.tags[3]`, relative to the converted value (empty for the value itself).
+    var path: String {
+        stepsInward.reversed().map { step in
+            switch step {
+            case .field(let key): ValuePath.member(key)
+            case .index(let position): ValuePath.index(position)
+            }
+        }.joined()
+    }
+
+    /// `a function at .tags[3]`: what a call-site error says it got.
+    var description: String {
+        let found = switch problem {
+        case .unsupported(let kind): kind
+        case .cycle: "a cycle"
+        case .mixedKeys: "a table with both array items and named fields"
+        case .key(let type): "a table with a \(type) key"
+        case .hole(let position): "an array with a hole at [\(position)]"
+        case .tooDeep: "a table nested too deeply"
+        }
+        let place = self.path
+        return place.isEmpty ? found : "\(found) at \(place)"
+    }
+
+    /// `record.tags[3] is a function: ...`: the `invalid_argument` message of a service call,
+    /// naming the place from `root` (how the argument is called).
+    func message(root: String) -> String {
+        let place = root + path
+        return switch problem {
+        case .unsupported(let kind):
+            "\(place) is \(kind): values given to a service hold only strings, numbers, booleans and tables"
+        case .cycle:
+            "\(place) is a table that contains itself: values given to a service cannot have cycles"
+        case .mixedKeys:
+            "\(place) mixes array items and named fields: a table is either an array {a, b, ...} or an object {name = value, ...}"
+        case .key(let type):
+            "\(place) has a \(type) key: object keys are strings and array positions are integers"
+        case .hole(let position):
+            "\(place) has a hole at [\(position)]: an array holds items 1 to n with none missing"
+        case .tooDeep:
+            "\(place) is nested too deeply (more than \(ModelBinding.maxConversionDepth) tables)"
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Synchronization
+
+/// The one answer to a call of a method declared with `replying:`: the service calls it exactly
+/// once, at once on the loop or later from any thread (its own queue), with the result or an error.
+///
+/// A service that keeps work of its own (a database writer) answers through a reply rather than
+/// in a Swift task, so a call that can be done at once costs no thread hop, and one that cannot
+/// costs one hop each way. Calls after the first are ignored.
+///
+/// ```swift
+/// d.method("save", [.init("text", .string, "What to save.")], returns: "true", "Saves text.",
+///          replying: { notes, arguments, reply in
+///              notes.queue.async { reply(notes.save(arguments[0])) }
+///          })
+/// ```
+public final class Reply: Sendable {
+    private let deliver: @Sendable (Result<Value, ServiceError>) -> Void
+    private let answered = Atomic<Bool>(false)
+    private let cancelled = Atomic<Bool>(false)
+    /// What stops the work when the caller cancels (an HTTP request in flight).
+    private let cancellation = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// A reply that hands its one answer to `deliver` (the host does this for each call).
+    public init(_ deliver: @escaping @Sendable (Result<Value, ServiceError>) -> Void) {
+        self.deliver = deliver
+    }
+
+    /// Answers with `result`; only the first answer counts.
+    public func callAsFunction(_ result: Result<Value, ServiceError>) {
+        guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        deliver(result)
+    }
+
+    /// True once the caller has cancelled: work that has not started yet need not start (the
+    /// caller hears `cancelled` whatever the reply says).
+    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// Marks the call cancelled (the host does this for `Request:cancel()` and ended owners) and
+    /// runs the handler given to ``onCancel(_:)``, once.
+    public func cancel() {
+        guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let handler = cancellation.withLock { handler in
+            defer { handler = nil }
+            return handler
+        }
+        handler?()
+    }
+
+    /// Stops work in flight when the caller cancels: `handler` runs once, from the thread that
+    /// cancels, or at once when the call is already cancelled. Work that already answered may
+    /// still be told to stop; a handler must allow that.
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        cancellation.withLock { $0 = handler }
+        // A cancel that came first found no handler: take it back and run it here.
+        if cancelled.load(ordering: .acquiring), let late = cancellation.withLock({ handler in
+            defer { handler = nil }
+            return handler
+        }) {
+            late()
+        }
+    }
+}
