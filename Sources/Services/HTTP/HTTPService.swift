@@ -105,7 +105,7 @@ public final class HTTPService: Service {
                 ?? settings.timeout
             maxBytes = try request.maxBytes.map { bytes throws(ServiceError) in try HTTPSettings.maxBytes(.integer(Int64(bytes)), name: "maxBytes") }
                 ?? settings.maxBytes
-            prepared = try Self.prepare(request)
+            prepared = try Self.prepare(request, url: target.url)
             client = try self.client(for: try proxies.proxy(scheme: target.scheme, host: target.host, port: target.port))
         } catch {
             completion(.failure(error))
@@ -169,7 +169,7 @@ public final class HTTPService: Service {
     // MARK: Requests on the wire
 
     /// The request AsyncHTTPClient sends; method and header problems are `invalid_argument`.
-    static func prepare(_ request: HTTPRequestSpec) throws(ServiceError) -> HTTPClient.Request {
+    static func prepare(_ request: HTTPRequestSpec, url: URL) throws(ServiceError) -> HTTPClient.Request {
         let method = request.method.uppercased()
         guard !method.isEmpty, method.utf8.allSatisfy(isTokenByte) else {
             throw ServiceError(.invalidArgument, "method '\(request.method)' is not an HTTP method (GET, POST, PUT, DELETE, …)")
@@ -185,7 +185,7 @@ public final class HTTPService: Service {
             headers.add(name: name, value: value)
         }
         do {
-            return try HTTPClient.Request(url: request.url, method: HTTPMethod(rawValue: method), headers: headers,
+            return try HTTPClient.Request(url: url, method: HTTPMethod(rawValue: method), headers: headers,
                                           body: request.body.map { .bytes($0) })
         } catch {
             throw ServiceError(.invalidArgument, "'\(request.url)' cannot be requested: \(error)")
