@@ -173,18 +173,27 @@ extension ModelBinding {
         case .callback(let begin):
             let bound = NIOLoopBound(request, eventLoop: host.loop)
             let host = NIOLoopBound(self.host, eventLoop: self.host.loop)
-            request.cancelWork = begin(box.object, arguments) { result in
-                bound.eventLoop.execute {
+            let cancel = begin(box.object, arguments) { result in
+                let outcome: ServiceRequest.Outcome = switch result {
+                case .success(let value): .success(value)
+                case .failure(let error): .failure(error)
+                }
+                // On the loop (an answer inside the call) the outcome is recorded at once, as an
+                // immediate method's is; its delivery still waits for a later turn.
+                if bound.eventLoop.inEventLoop {
                     guard host.value.isRunning else { return }
                     bound.value.cancelWork = nil                      // the work is over
-                    let outcome: ServiceRequest.Outcome = switch result {
-                    case .success(let value): .success(value)
-                    case .failure(let error): .failure(error)
-                    }
+                    host.value.binding.resolve(bound.value, outcome)
+                    return
+                }
+                bound.eventLoop.execute {
+                    guard host.value.isRunning else { return }
+                    bound.value.cancelWork = nil
                     host.value.binding.resolve(bound.value, outcome)
                     host.value.endTurn()
                 }
             }
+            if request.outcome == nil { request.cancelWork = cancel }
         }
     }
 
