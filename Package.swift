@@ -125,7 +125,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CrescentKitTests",
-            dependencies: ["CrescentKit", "LuaBridge", .product(name: "NIOEmbedded", package: "swift-nio")],
+            dependencies: ["CrescentKit", "LuaBridge", "Services", "HTTPTestServer", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: upcoming
         ),
         .testTarget(name: "crescentTests", dependencies: ["crescent", "HTTPTestServer"], swiftSettings: upcoming),

@@ -44,7 +44,8 @@ final class ServiceRequest: Cancellable, Hashable {
         isDone = true
         swiftTask?.cancel()
         swiftTask = nil
-        reply?.cancel()
+        // Work that has not answered yet is told to stop; an answered one has nothing to stop.
+        if outcome == nil { reply?.cancel() }
         reply = nil
         completion = nil
         waitingTask = nil

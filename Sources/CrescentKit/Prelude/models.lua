@@ -6,7 +6,7 @@
 -- the fields. The chunk takes the `json` module and returns { [typeName] = { name = function } }.
 
 local json = ...
-local decode, pcall, error, tostring = json.decode, pcall, error, tostring
+local decode, pcall, error, tostring, type = json.decode, pcall, error, tostring, type
 
 return {
   -- An http response { status, headers, body, url }.
@@ -14,6 +14,7 @@ return {
     -- response:json([opts]): the body decoded as json.decode decodes it (opts as json.decode's);
     -- a body that is not JSON raises an error at the caller, naming the place in the body.
     json = function(self, opts)
+      if type(self) ~= "table" then error("response:json(): call it with ':', as response:json()", 2) end
       local ok, value = pcall(decode, self.body, opts)
       if ok then return value end
       error("response:json(): the body is not JSON: " .. (tostring(value):gsub("^json%.decode: ", "")), 2)

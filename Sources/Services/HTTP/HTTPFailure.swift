@@ -36,9 +36,10 @@ enum HTTPFailure {
 
     private static func serviceError(_ error: HTTPClientError, url: String, timeout: Double) -> ServiceError {
         switch error {
-        case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .tlsHandshakeTimeout,
-             .socksHandshakeTimeout, .httpProxyHandshakeTimeout, .getConnectionFromPoolTimeout:
+        case .deadlineExceeded, .readTimeout, .writeTimeout, .getConnectionFromPoolTimeout:
             return ServiceError(.timeout, "\(url) did not answer within \(formatSeconds(timeout)) s")
+        case .connectTimeout, .tlsHandshakeTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+            return ServiceError(.timeout, "connecting for \(url) took too long (\(error))")
         case .cancelled:
             return cancelled
         case .redirectCycleDetected:

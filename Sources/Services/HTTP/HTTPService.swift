@@ -18,9 +18,11 @@ import Synchronization
 ///
 /// Connections are kept alive and reused (HTTP/1.1, or HTTP/2 where a TLS server offers it), up
 /// to `[http] connections_per_host` per host. The clients run on NIO's shared event loop group
-/// (the one the other services' sockets use), since a plugin is not handed the host's loop; their
-/// answers hop to the host's loop as every service's do. Releasing the service shuts its clients
-/// down; ``shutdown()`` does it and waits.
+/// (the one the other services' sockets use) and their answers take one hop to the host's loop.
+/// A plugin is not handed the host's loop, and running the clients there (tried in the http-get
+/// bench row) was slower: Lua and the HTTP work then share one thread, where the shared group
+/// spreads the HTTP work over the cores. Releasing the service shuts its clients down;
+/// ``shutdown()`` does it and waits.
 ///
 /// ```lua
 /// services.http:get("https://example.org/data.json", function(response, err)
@@ -105,7 +107,7 @@ public final class HTTPService: Service {
                 ?? settings.timeout
             maxBytes = try request.maxBytes.map { bytes throws(ServiceError) in try HTTPSettings.maxBytes(.integer(Int64(bytes)), name: "maxBytes") }
                 ?? settings.maxBytes
-            prepared = try Self.prepare(request)
+            prepared = try Self.prepare(request, url: target.url)
             client = try self.client(for: try proxies.proxy(scheme: target.scheme, host: target.host, port: target.port))
         } catch {
             completion(.failure(error))
@@ -154,6 +156,9 @@ public final class HTTPService: Service {
         // A refused connection fails its requests at once, as curl does, instead of retrying
         // with back-off until the deadline.
         configuration.connectionPool.retryConnectionEstablishment = false
+        // Connecting may take the whole default timeout (AsyncHTTPClient's own limit is 10 s); a
+        // request's own deadline still ends it sooner.
+        configuration.timeout.connect = .nanoseconds(Int64(settings.timeout * 1e9))
         return configuration
     }
 
@@ -169,7 +174,7 @@ public final class HTTPService: Service {
     // MARK: Requests on the wire
 
     /// The request AsyncHTTPClient sends; method and header problems are `invalid_argument`.
-    static func prepare(_ request: HTTPRequestSpec) throws(ServiceError) -> HTTPClient.Request {
+    static func prepare(_ request: HTTPRequestSpec, url: URL) throws(ServiceError) -> HTTPClient.Request {
         let method = request.method.uppercased()
         guard !method.isEmpty, method.utf8.allSatisfy(isTokenByte) else {
             throw ServiceError(.invalidArgument, "method '\(request.method)' is not an HTTP method (GET, POST, PUT, DELETE, …)")
@@ -185,7 +190,7 @@ public final class HTTPService: Service {
             headers.add(name: name, value: value)
         }
         do {
-            return try HTTPClient.Request(url: request.url, method: HTTPMethod(rawValue: method), headers: headers,
+            return try HTTPClient.Request(url: url, method: HTTPMethod(rawValue: method), headers: headers,
                                           body: request.body.map { .bytes($0) })
         } catch {
             throw ServiceError(.invalidArgument, "'\(request.url)' cannot be requested: \(error)")

@@ -10,6 +10,8 @@ struct HTTPTarget: Sendable {
     let host: String
     /// The port, explicit or the scheme's default.
     let port: Int
+    /// The parsed URL, handed to AsyncHTTPClient as it is (parsing is a visible cost per request).
+    let url: URL
 
     init(_ text: String) throws(ServiceError) {
         guard !text.isEmpty else { throw ServiceError(.invalidArgument, "the url is empty: give an http:// or https:// URL") }
@@ -25,6 +27,7 @@ struct HTTPTarget: Sendable {
         guard let host = url.host, !host.isEmpty else {
             throw ServiceError(.invalidArgument, "'\(text)' has no host: write \(scheme)://HOST/PATH")
         }
+        self.url = url
         self.scheme = scheme
         self.host = host.lowercased()
         port = url.port ?? (scheme == "https" ? 443 : 80)
