@@ -131,6 +131,35 @@ extension StoreDatabase {
         return committed(result)
     }
 
+    // MARK: Checkpoints
+
+    /// A log this many frames long is checkpointed (SQLite's own default).
+    static let checkpointFrames = 1_000
+
+    /// Called by SQLite after each commit with the length of the write-ahead log: past
+    /// ``checkpointFrames``, queues a PASSIVE checkpoint on the writer queue.
+    ///
+    /// The store's connections do not checkpoint inside their commits, since those may run on the
+    /// host's loop and a checkpoint syncs the disk. Queued like a write, the checkpoint makes the
+    /// writes after it wait on the writer queue, not on the loop, and runs between two writes, so
+    /// the next one starts the log over, as after SQLite's own checkpoints.
+    func logGrew(to frames: Int) {
+        guard frames >= Self.checkpointFrames, let writer = openWriter,
+              !checkpointQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queuedWrites.add(1, ordering: .acquiringAndReleasing)
+        writer.asyncWriteWithoutTransaction { db in
+            self.writerUsers.add(1, ordering: .acquiringAndReleasing)
+            defer {
+                self.writerUsers.subtract(1, ordering: .acquiringAndReleasing)
+                self.queuedWrites.subtract(1, ordering: .acquiringAndReleasing)
+                self.checkpointQueued.store(false, ordering: .releasing)
+            }
+            // A checkpoint that cannot finish (another process reading) leaves the rest for the
+            // next one.
+            _ = try? db.checkpoint(.passive)
+        }
+    }
+
     /// Makes the writer connection wait for other processes' locks (up to
     /// ``lockTimeoutMilliseconds``), or fail at once with SQLITE_BUSY. Call on the writer queue.
     private func waitForLocks(_ wait: Bool, _ db: Database) throws {
