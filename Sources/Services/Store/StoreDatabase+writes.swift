@@ -72,13 +72,7 @@ extension StoreDatabase {
             done(.failure(error))
             return
         }
-        queuedWrites.add(1, ordering: .acquiringAndReleasing)
-        writer.asyncWriteWithoutTransaction { db in
-            self.writerUsers.add(1, ordering: .acquiringAndReleasing)
-            defer {
-                self.writerUsers.subtract(1, ordering: .acquiringAndReleasing)
-                self.queuedWrites.subtract(1, ordering: .acquiringAndReleasing)
-            }
+        enqueue(on: writer) { db in
             guard !isCancelled() else {
                 done(.failure(ServiceError(.cancelled, "the request was cancelled")))
                 return
@@ -146,17 +140,25 @@ extension StoreDatabase {
     func logGrew(to frames: Int) {
         guard frames >= Self.checkpointFrames, let writer = openWriter,
               !checkpointQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        enqueue(on: writer) { db in
+            defer { self.checkpointQueued.store(false, ordering: .releasing) }
+            // A checkpoint that cannot finish (another process reading) leaves the rest for the
+            // next one.
+            _ = try? db.checkpoint(.passive)
+        }
+    }
+
+    /// Queues `body` on the writer queue, counted as a queued write until it has run: no write
+    /// runs on the loop ahead of it, nor waits there for it.
+    private func enqueue(on writer: any DatabaseWriter, _ body: @escaping @Sendable (Database) -> Void) {
         queuedWrites.add(1, ordering: .acquiringAndReleasing)
         writer.asyncWriteWithoutTransaction { db in
             self.writerUsers.add(1, ordering: .acquiringAndReleasing)
             defer {
                 self.writerUsers.subtract(1, ordering: .acquiringAndReleasing)
                 self.queuedWrites.subtract(1, ordering: .acquiringAndReleasing)
-                self.checkpointQueued.store(false, ordering: .releasing)
             }
-            // A checkpoint that cannot finish (another process reading) leaves the rest for the
-            // next one.
-            _ = try? db.checkpoint(.passive)
+            body(db)
         }
     }
 
