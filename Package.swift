@@ -52,6 +52,8 @@ let package = Package(
             dependencies: [
                 "Model",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the store's write-ahead log hook.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

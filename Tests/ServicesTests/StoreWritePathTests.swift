@@ -184,4 +184,23 @@ import Testing
         #expect(Self.errorCode(outcome) == .cancelled)
         #expect(list.items.map { $0["n"] } == [.integer(1)])
     }
+
+    /// Commits on the calling thread never checkpoint; checkpoints are queued on the writer, so
+    /// the log still starts over instead of growing with everything written.
+    @Test func theLogIsCheckpointedOnTheWriterQueue() async throws {
+        let folder = try TemporaryFolder()
+        let list = try Self.makeStore(folder).collection(named: "list")
+        let text = String(repeating: "x", count: 8_000)
+        var immediate = 0
+        for index in 0..<1_000 {
+            let added = Self.call { list.add(["i": .integer(Int64(index)), "text": .string(text)], reply: $0) }
+            if added.wasImmediate { immediate += 1 }
+            _ = try await added.wait()?.get()
+        }
+        #expect(list.count == 1_000)
+        #expect(immediate > 900, "most writes ran on the calling thread (\(immediate))")
+        let log = try FileManager.default.attributesOfItem(atPath: folder.databasePath + "-wal")[.size] as? Int ?? 0
+        // About 8 MB went through the log; without checkpoints it would hold all of it.
+        #expect(log < 2 * StoreDatabase.checkpointFrames * 4_120, "the log is \(log) bytes")
+    }
 }

@@ -72,13 +72,7 @@ extension StoreDatabase {
             done(.failure(error))
             return
         }
-        queuedWrites.add(1, ordering: .acquiringAndReleasing)
-        writer.asyncWriteWithoutTransaction { db in
-            self.writerUsers.add(1, ordering: .acquiringAndReleasing)
-            defer {
-                self.writerUsers.subtract(1, ordering: .acquiringAndReleasing)
-                self.queuedWrites.subtract(1, ordering: .acquiringAndReleasing)
-            }
+        enqueue(on: writer) { db in
             guard !isCancelled() else {
                 done(.failure(ServiceError(.cancelled, "the request was cancelled")))
                 return
@@ -129,6 +123,43 @@ extension StoreDatabase {
         try db.cachedStatement(sql: "COMMIT").execute()
         finished = true
         return committed(result)
+    }
+
+    // MARK: Checkpoints
+
+    /// A log this many frames long is checkpointed (SQLite's own default).
+    static let checkpointFrames = 1_000
+
+    /// Called by SQLite after each commit with the length of the write-ahead log: past
+    /// ``checkpointFrames``, queues a PASSIVE checkpoint on the writer queue.
+    ///
+    /// The store's connections do not checkpoint inside their commits, since those may run on the
+    /// host's loop and a checkpoint syncs the disk. Queued like a write, the checkpoint makes the
+    /// writes after it wait on the writer queue, not on the loop, and runs between two writes, so
+    /// the next one starts the log over, as after SQLite's own checkpoints.
+    func logGrew(to frames: Int) {
+        guard frames >= Self.checkpointFrames, let writer = openWriter,
+              !checkpointQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        enqueue(on: writer) { db in
+            defer { self.checkpointQueued.store(false, ordering: .releasing) }
+            // A checkpoint that cannot finish (another process reading) leaves the rest for the
+            // next one.
+            _ = try? db.checkpoint(.passive)
+        }
+    }
+
+    /// Queues `body` on the writer queue, counted as a queued write until it has run: no write
+    /// runs on the loop ahead of it, nor waits there for it.
+    private func enqueue(on writer: any DatabaseWriter, _ body: @escaping @Sendable (Database) -> Void) {
+        queuedWrites.add(1, ordering: .acquiringAndReleasing)
+        writer.asyncWriteWithoutTransaction { db in
+            self.writerUsers.add(1, ordering: .acquiringAndReleasing)
+            defer {
+                self.writerUsers.subtract(1, ordering: .acquiringAndReleasing)
+                self.queuedWrites.subtract(1, ordering: .acquiringAndReleasing)
+            }
+            body(db)
+        }
     }
 
     /// Makes the writer connection wait for other processes' locks (up to

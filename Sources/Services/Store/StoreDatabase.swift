@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import Model
 import Synchronization
 
@@ -37,6 +38,8 @@ final class StoreDatabase: Sendable {
     let waitsForLocks = Mutex(true)
     /// How long the writer waits for another process's lock before reporting `unavailable`.
     static let lockTimeoutMilliseconds = 10_000
+    /// True while a checkpoint is queued on the writer.
+    let checkpointQueued = Atomic<Bool>(false)
 
     private enum State {
         case unopened
@@ -177,7 +180,17 @@ final class StoreDatabase: Sendable {
         configuration.busyMode = .timeout(10)
         configuration.label = "crescent.store"
         let synchronous = settings.synchronous.rawValue
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
+        configuration.prepareDatabase { [weak self] db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            // Commits may run on the host's loop: instead of checkpointing inside them (which
+            // syncs the disk), SQLite tells the hook how long the log is and the checkpoint is
+            // queued on the writer. Setting a hook turns SQLite's own checkpoints off.
+            // Invariant for the hook's unretained pointer: the connections belong to this
+            // object's pool and close with it, and every queued write holds this object, so no
+            // commit can call the hook after it is gone.
+            guard let self else { return }
+            sqlite3_wal_hook(db.sqliteConnection, storeLogHook, Unmanaged.passUnretained(self).toOpaque())
+        }
         let writer: any DatabaseWriter
         do {
             switch settings.location {
@@ -221,4 +234,12 @@ final class StoreDatabase: Sendable {
         if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
         return "\(error)"
     }
+}
+
+/// SQLite's write-ahead log hook for the store's connections: after each commit, the log's
+/// length in frames goes to the store (see ``StoreDatabase/logGrew(to:)``).
+private let storeLogHook: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32 = { context, _, _, frames in
+    guard let context else { return SQLITE_OK }
+    Unmanaged<StoreDatabase>.fromOpaque(context).takeUnretainedValue().logGrew(to: Int(frames))
+    return SQLITE_OK
 }
