@@ -55,6 +55,7 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             // The geocoder's GeoNames places (tools/fetch-geonames.sh makes the file).
             resources: [.copy("Geocoder/Resources/cities1000.cgeo")],
@@ -102,12 +103,23 @@ let package = Package(
         .testTarget(name: "LuaBridgeTests", dependencies: ["LuaBridge", "CLua"], swiftSettings: upcoming),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: upcoming),
         .testTarget(name: "REPLTests", dependencies: ["REPL"], swiftSettings: upcoming),
-        .testTarget(name: "ServicesTests", dependencies: ["Services", "Model"], swiftSettings: upcoming),
+        // A loopback HTTP server serving feed documents, for the feeds tests of two targets.
+        .target(
+            name: "FeedTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/FeedTestSupport",
+            swiftSettings: upcoming
+        ),
+        .testTarget(name: "ServicesTests", dependencies: ["Services", "Model", "FeedTestSupport"], swiftSettings: upcoming),
         .testTarget(
             name: "CrescentKitTests",
             dependencies: ["CrescentKit", "LuaBridge", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "crescentTests", dependencies: ["crescent"], swiftSettings: upcoming),
+        .testTarget(name: "crescentTests", dependencies: ["crescent", "FeedTestSupport"], swiftSettings: upcoming),
     ]
 )

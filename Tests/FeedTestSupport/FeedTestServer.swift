@@ -1,0 +1,160 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// An HTTP/1.1 server on 127.0.0.1 (a free port) that serves feed documents the tests set, for
+/// the feeds tests of the services and of the scripts.
+///
+/// Each path answers what was last set for it: a document with its `ETag` and `Last-Modified`
+/// (a request whose `If-None-Match` or `If-Modified-Since` matches gets `304 Not Modified`), a
+/// bare status, or a redirect. Unknown paths are 404. Every request is recorded, so tests can see
+/// what the client sent.
+///
+/// ```swift
+/// let server = try await FeedTestServer.start()
+/// server.serve("/feed.xml", FeedTestServer.Document(body: rss, etag: "\"v1\""))
+/// // fetch server.url("/feed.xml") …
+/// server.stop()
+/// ```
+public final class FeedTestServer: Sendable {
+    /// What a path answers.
+    public enum Answer: Sendable {
+        case document(Document)
+        case status(Int)
+        case redirect(to: String)
+    }
+
+    /// A document and its validators.
+    public struct Document: Sendable {
+        public var body: String
+        public var contentType: String
+        public var etag: String?
+        public var lastModified: String?
+
+        public init(body: String, contentType: String = "application/xml", etag: String? = nil, lastModified: String? = nil) {
+            self.body = body
+            self.contentType = contentType
+            self.etag = etag
+            self.lastModified = lastModified
+        }
+    }
+
+    /// One request as received.
+    public struct Request: Sendable {
+        public let path: String
+        /// Header names in lower case.
+        public let headers: [String: String]
+        /// What the server answered.
+        public let status: Int
+    }
+
+    public let port: Int
+    private let channel: any Channel
+    private let answers = Mutex<[String: Answer]>([:])
+    private let log = Mutex<[Request]>([])
+
+    private init(channel: any Channel, port: Int) {
+        self.channel = channel
+        self.port = port
+    }
+
+    /// Starts a server on a free loopback port.
+    public static func start() async throws -> FeedTestServer {
+        let holder = Mutex<FeedTestServer?>(nil)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Responder { holder.withLock { $0 } })
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        guard let port = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
+        let server = FeedTestServer(channel: channel, port: port)
+        holder.withLock { $0 = server }
+        return server
+    }
+
+    /// `http://127.0.0.1:<port><path>`.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Makes `path` answer `answer` from now on.
+    public func serve(_ path: String, _ answer: Answer) {
+        answers.withLock { $0[path] = answer }
+    }
+
+    /// Makes `path` serve `document`.
+    public func serve(_ path: String, _ document: Document) {
+        serve(path, .document(document))
+    }
+
+    /// The requests received so far, in order.
+    public var requests: [Request] { log.withLock { $0 } }
+
+    /// The requests for `path`.
+    public func requests(for path: String) -> [Request] { requests.filter { $0.path == path } }
+
+    public func stop() {
+        try? channel.close().wait()
+    }
+
+    /// The answer to a GET of `path` with `headers`, recorded.
+    fileprivate func respond(path: String, headers: [String: String]) -> (status: Int, headers: [(String, String)], body: String) {
+        let answer = answers.withLock { $0[path] }
+        let response: (status: Int, headers: [(String, String)], body: String)
+        switch answer {
+        case nil:
+            response = (404, [("Content-Type", "text/plain")], "not found")
+        case .status(let status):
+            response = (status, [("Content-Type", "text/plain")], "status \(status)")
+        case .redirect(let location):
+            response = (302, [("Location", location)], "")
+        case .document(let document):
+            var validators: [(String, String)] = []
+            if let etag = document.etag { validators.append(("ETag", etag)) }
+            if let lastModified = document.lastModified { validators.append(("Last-Modified", lastModified)) }
+            let unchanged = (document.etag != nil && headers["if-none-match"] == document.etag)
+                || (document.etag == nil && document.lastModified != nil && headers["if-modified-since"] == document.lastModified)
+            response = unchanged ? (304, validators, "") : (200, [("Content-Type", document.contentType)] + validators, document.body)
+        }
+        log.withLock { $0.append(Request(path: path, headers: headers, status: response.status)) }
+        return response
+    }
+}
+
+/// Answers each request from the server's table.
+private final class Responder: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let server: @Sendable () -> FeedTestServer?
+    private var head: HTTPRequestHead?
+
+    init(server: @escaping @Sendable () -> FeedTestServer?) {
+        self.server = server
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let received): head = received
+        case .body: break
+        case .end:
+            guard let head, let server = server() else { return }
+            var headers: [String: String] = [:]
+            for (name, value) in head.headers { headers[name.lowercased()] = value }
+            let path = String(head.uri.prefix { $0 != "?" })
+            let answer = server.respond(path: path, headers: headers)
+            var responseHeaders = HTTPHeaders(answer.headers)
+            let body = context.channel.allocator.buffer(string: answer.body)
+            responseHeaders.add(name: "Content-Length", value: String(body.readableBytes))
+            responseHeaders.add(name: "Connection", value: "close")
+            let status = HTTPResponseStatus(statusCode: answer.status)
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))), promise: nil)
+            if answer.status != 304 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+            self.head = nil
+        }
+    }
+}
