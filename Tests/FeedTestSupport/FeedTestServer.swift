@@ -23,6 +23,8 @@ public final class FeedTestServer: Sendable {
         case document(Document)
         case status(Int)
         case redirect(to: String)
+        /// Each request gets the next answer; the last one repeats.
+        indirect case sequence([Answer])
     }
 
     /// A document and its validators.
@@ -102,7 +104,11 @@ public final class FeedTestServer: Sendable {
 
     /// The answer to a GET of `path` with `headers`, recorded.
     fileprivate func respond(path: String, headers: [String: String]) -> (status: Int, headers: [(String, String)], body: String) {
-        let answer = answers.withLock { $0[path] }
+        let answer = answers.withLock { answers -> Answer? in
+            guard case .sequence(let queue)? = answers[path] else { return answers[path] }
+            if queue.count > 1 { answers[path] = .sequence(Array(queue.dropFirst())) }
+            return queue.first
+        }
         let response: (status: Int, headers: [(String, String)], body: String)
         switch answer {
         case nil:
@@ -111,6 +117,8 @@ public final class FeedTestServer: Sendable {
             response = (status, [("Content-Type", "text/plain")], "status \(status)")
         case .redirect(let location):
             response = (302, [("Location", location)], "")
+        case .sequence:
+            response = (500, [("Content-Type", "text/plain")], "a sequence inside a sequence")
         case .document(let document):
             var validators: [(String, String)] = []
             if let etag = document.etag { validators.append(("ETag", etag)) }
