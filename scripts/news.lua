@@ -34,13 +34,15 @@ function News:viewWillAppear()
   self:observe(self.feeds, "latest", "showHeadlines")
   self:observe(self.feeds, "feeds", "showStatus")
   self:on("feeds.didFail", function(failure)
-    self.view.status.text = failure.feed.title .. ": " .. failure.error.message
+    local name = failure.feed.title ~= "" and failure.feed.title or failure.feed.url
+    self.view.status.text = name .. ": " .. failure.error.message
   end)
   -- Subscribing fetches each feed; the headlines follow through `latest`.
   self.adding = self:task(function()
     for _, url in ipairs(self.urls) do
+      -- A failed fetch shows through didFail; a URL the service refuses does not.
       local _, err = self.feeds:add(url)
-      if err then log.warn(url .. ": " .. tostring(err)) end
+      if err and err.code == "invalid_argument" then log.warn(tostring(err)) end
     end
   end)
 end

@@ -52,6 +52,10 @@ import Testing
         #expect(HTMLText.plainText(fromHTML: "1 < 2 &amp;&amp; 3 > 2") == "1 < 2 && 3 > 2")
         #expect(HTMLText.plainText(fromHTML: "unclosed <b") == "unclosed <b")
         #expect(HTMLText.plainText(fromHTML: "  spaced \t\n out  ") == "spaced out")
+        #expect(HTMLText.collapsingWhitespace("\u{A0}a\u{A0}\u{3000}b\u{2028}c\u{85}d\u{2009}é\u{1680}") == "a b c d é",
+                "Unicode's spaces fold too")
+        #expect(HTMLText.collapsingWhitespace("日本\u{2010}語") == "日本\u{2010}語", "a hyphen is not a space")
+        #expect(HTMLText.trimmed(" \u{A0}x y\n") == "x y")
     }
 
     @Test func xmlRepairMendsAmpersandsOutsideCDATAOnly() {

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The dates feeds write, as seconds since the Unix epoch.
 ///
 /// RSS asks for RFC 822 (`Sat, 15 Jun 2024 12:00:00 GMT`), Atom and JSON Feed for RFC 3339
@@ -16,7 +14,7 @@ import Foundation
 enum FeedDate {
     /// The seconds since the epoch that `text` names, or nil.
     static func parse(_ text: String) -> Double? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = HTMLText.trimmed(text)
         guard !trimmed.isEmpty else { return nil }
         if let first = trimmed.first, first.isNumber, let seconds = parseRFC3339(trimmed) { return seconds }
         return parseRFC822(trimmed) ?? parseRFC3339(trimmed)

@@ -24,7 +24,7 @@ struct FeedEntryDraft {
                                 : HTMLText.collapsingWhitespace(HTMLText.decodingEntities(title ?? ""))
         let summary = Self.shortened(Self.text(summary, isHTML: summaryIsHTML) ?? Self.text(content, isHTML: contentIsHTML) ?? "")
         let link = link.flatMap { $0.isEmpty ? nil : $0 }
-        let ownID = id.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        let ownID = id.map(HTMLText.trimmed).flatMap { $0.isEmpty ? nil : $0 }
         guard let id = ownID ?? link ?? Self.hashID(title: title, summary: summary) else { return nil }
         return FeedItem(id: id, title: title, link: link, published: (published ?? updated).flatMap(FeedDate.parse),
                         summary: summary, feed: feed, feedTitle: feedTitle)
@@ -57,7 +57,7 @@ struct FeedEntryDraft {
     /// `link` made absolute against `base` (itself absolute), or `link` as given when it cannot
     /// be resolved.
     static func resolve(_ link: String, against base: URL?) -> String {
-        let trimmed = link.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = HTMLText.trimmed(link)
         guard !trimmed.isEmpty else { return "" }
         guard let url = URL(string: trimmed, relativeTo: base) else { return trimmed }
         return url.absoluteString
