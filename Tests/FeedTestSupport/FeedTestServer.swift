@@ -23,6 +23,8 @@ public final class FeedTestServer: Sendable {
         case document(Document)
         case status(Int)
         case redirect(to: String)
+        /// No answer at all: the connection stays open until the client gives up.
+        case silence
         /// Each request gets the next answer; the last one repeats.
         indirect case sequence([Answer])
     }
@@ -47,7 +49,7 @@ public final class FeedTestServer: Sendable {
         public let path: String
         /// Header names in lower case.
         public let headers: [String: String]
-        /// What the server answered.
+        /// What the server answered (0: nothing).
         public let status: Int
     }
 
@@ -102,8 +104,8 @@ public final class FeedTestServer: Sendable {
         try? channel.close().wait()
     }
 
-    /// The answer to a GET of `path` with `headers`, recorded.
-    fileprivate func respond(path: String, headers: [String: String]) -> (status: Int, headers: [(String, String)], body: String) {
+    /// The answer to a GET of `path` with `headers`, recorded; nil for silence.
+    fileprivate func respond(path: String, headers: [String: String]) -> (status: Int, headers: [(String, String)], body: String)? {
         let answer = answers.withLock { answers -> Answer? in
             guard case .sequence(let queue)? = answers[path] else { return answers[path] }
             if queue.count > 1 { answers[path] = .sequence(Array(queue.dropFirst())) }
@@ -119,6 +121,9 @@ public final class FeedTestServer: Sendable {
             response = (302, [("Location", location)], "")
         case .sequence:
             response = (500, [("Content-Type", "text/plain")], "a sequence inside a sequence")
+        case .silence:
+            log.withLock { $0.append(Request(path: path, headers: headers, status: 0)) }
+            return nil
         case .document(let document):
             var validators: [(String, String)] = []
             if let etag = document.etag { validators.append(("ETag", etag)) }
@@ -153,7 +158,7 @@ private final class Responder: ChannelInboundHandler {
             var headers: [String: String] = [:]
             for (name, value) in head.headers { headers[name.lowercased()] = value }
             let path = String(head.uri.prefix { $0 != "?" })
-            let answer = server.respond(path: path, headers: headers)
+            guard let answer = server.respond(path: path, headers: headers) else { return }
             var responseHeaders = HTTPHeaders(answer.headers)
             let body = context.channel.allocator.buffer(string: answer.body)
             responseHeaders.add(name: "Content-Length", value: String(body.readableBytes))

@@ -61,6 +61,27 @@ import Testing
         #expect(events.payloads("didUpdate").map { $0["newItems"].arrayValue?.count } == [2, 2])
     }
 
+    @Test func addingAgainTakesTheNewIntervalAndACancelledFetchIsNoFailure() async throws {
+        let server = try await FeedTestServer.start()
+        defer { server.stop() }
+        server.serve("/feed", .init(body: FeedSamples.rss(items: FeedSamples.items(1...1))))
+        server.serve("/quiet", .silence)
+        let folder = try TemporaryFolder()
+        let (_, feeds) = try Self.makeFeeds(folder)
+        _ = try await feeds.add(server.url("/feed"), interval: 60)
+        let again = try await feeds.add(server.url("/feed"), interval: 120)
+        #expect(again["interval"].doubleValue == 120 && again["itemCount"] == 1)
+        #expect(server.requests(for: "/feed").count == 2, "each add fetches")
+        #expect(feeds.feedList.value.arrayValue?.count == 1)
+
+        let events = ModelEvents(feeds)
+        let adding = Task { try await feeds.add(server.url("/quiet"), interval: 60) }
+        while server.requests(for: "/quiet").isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        adding.cancel()
+        await #expect(throws: ServiceError.self) { try await adding.value }
+        #expect(events.payloads("didFail").isEmpty, "a cancelled fetch did not fail")
+    }
+
     @Test func newItemsAreAnnouncedOnceAcrossARestart() async throws {
         let server = try await FeedTestServer.start()
         defer { server.stop() }
@@ -202,5 +223,26 @@ import Testing
             #expect(error.code == .network, "\(error)")
         }
         await #expect(throws: ServiceError.self) { try await transport.fetch(FeedRequest(url: "https://127.0.0.1:1/")) }
+    }
+
+    @Test func theTransportGivesUpOnRedirectLoopsAndSilentServers() async throws {
+        let server = try await FeedTestServer.start()
+        defer { server.stop() }
+        server.serve("/loop", .redirect(to: "/loop"))
+        server.serve("/quiet", .silence)
+        let transport = HTTP1FeedTransport()
+        await #expect(throws: ServiceError(.network, "more than 10 redirects from \(server.url("/loop"))")) {
+            try await transport.fetch(FeedRequest(url: server.url("/loop")))
+        }
+        #expect(server.requests(for: "/loop").count == 11)
+        await #expect(throws: ServiceError(.timeout, "no complete response from \(server.url("/quiet")) in time")) {
+            try await transport.fetch(FeedRequest(url: server.url("/quiet"), timeout: .milliseconds(300)))
+        }
+
+        // Cancelling the calling task cancels the request.
+        let fetch = Task { try await transport.fetch(FeedRequest(url: server.url("/quiet"))) }
+        while server.requests(for: "/quiet").count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        fetch.cancel()
+        await #expect(throws: ServiceError(.cancelled, "the request was cancelled")) { try await fetch.value }
     }
 }
