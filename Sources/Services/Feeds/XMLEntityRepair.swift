@@ -7,6 +7,10 @@
 /// - any other `&` that does not start a valid reference is escaped (`AT&T` → `AT&amp;T`,
 ///   `&bogus;` → `&amp;bogus;`), so the text keeps what was written.
 ///
+/// Entities a document declares in its DTD are escaped the same way, so they are never expanded:
+/// feeds have no use for them, and nested ones could blow up in memory ("billion laughs").
+/// (External entities are not loaded either: see ``XMLFeedReader``.)
+///
 /// A document that needs no repair is returned as it is, without a copy.
 enum XMLEntityRepair {
     static func repair(_ bytes: [UInt8]) -> [UInt8] {
