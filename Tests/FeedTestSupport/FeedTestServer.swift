@@ -166,7 +166,8 @@ private final class Responder: ChannelInboundHandler {
             let status = HTTPResponseStatus(statusCode: answer.status)
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))), promise: nil)
             if answer.status != 304 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
             self.head = nil
         }
     }
