@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // System Lua 5.4 from Debian's liblua5.4-dev, found through pkg-config.
@@ -56,6 +57,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             // The geocoder's GeoNames places (tools/fetch-geonames.sh makes the file).
             resources: [.copy("Geocoder/Resources/cities1000.cgeo")],
@@ -75,6 +77,7 @@ let package = Package(
                 .embedInCode("Prelude/json.lua"),
                 .embedInCode("Prelude/guard.lua"),
                 .embedInCode("Prelude/controllers.lua"),
+                .embedInCode("Prelude/models.lua"),
             ],
             swiftSettings: upcoming
         ),
@@ -91,11 +94,23 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        // A real HTTP server on 127.0.0.1 answering from a closure: the http tests' and bench's peer.
+        .target(
+            name: "HTTPTestServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/HTTPTestServer",
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "crescent-bench",
             dependencies: [
-                "CrescentKit", "LuaBridge", "CLua", "Model", "Services",
+                "CrescentKit", "LuaBridge", "CLua", "Model", "Services", "HTTPTestServer",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: upcoming
@@ -103,23 +118,23 @@ let package = Package(
         .testTarget(name: "LuaBridgeTests", dependencies: ["LuaBridge", "CLua"], swiftSettings: upcoming),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: upcoming),
         .testTarget(name: "REPLTests", dependencies: ["REPL"], swiftSettings: upcoming),
-        // A loopback HTTP server serving feed documents, for the feeds tests of two targets.
+        // Feed documents and a loopback server serving them, for the feeds tests of two targets.
         .target(
             name: "FeedTestSupport",
-            dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: ["HTTPTestServer"],
             path: "Tests/FeedTestSupport",
             swiftSettings: upcoming
         ),
-        .testTarget(name: "ServicesTests", dependencies: ["Services", "Model", "FeedTestSupport"], swiftSettings: upcoming),
+        .testTarget(
+            name: "ServicesTests",
+            dependencies: ["Services", "Model", "HTTPTestServer", "FeedTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            swiftSettings: upcoming
+        ),
         .testTarget(
             name: "CrescentKitTests",
             dependencies: ["CrescentKit", "LuaBridge", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "crescentTests", dependencies: ["crescent", "FeedTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "crescentTests", dependencies: ["crescent", "HTTPTestServer", "FeedTestSupport"], swiftSettings: upcoming),
     ]
 )

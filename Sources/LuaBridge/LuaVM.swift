@@ -218,4 +218,7 @@ public struct LuaInterrupter: Sendable {
     public func interruptForTimeout() { crescent_flag_set(flag.pointer, Int32(CRESCENT_INTERRUPT_TIMEOUT)) }
     /// Interrupts because the script asked to exit.
     public func interruptForExit() { crescent_flag_set(flag.pointer, Int32(CRESCENT_INTERRUPT_EXIT)) }
+    /// Interrupts the running code without asking the host to exit: the REPL's Ctrl-C, after which
+    /// the host clears the flag and carries on.
+    public func interruptRunningCode() { crescent_flag_set(flag.pointer, Int32(CRESCENT_INTERRUPT_SIGNAL)) }
 }

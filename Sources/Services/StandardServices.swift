@@ -17,5 +17,6 @@ public enum StandardServices {
         LocationService.maker,
         GeocoderService.maker,
         Store.maker,            // store, session and feeds: one database
+        HTTPService.maker,
     ]
 }

@@ -186,7 +186,7 @@ private struct StoreBenchPlugin: Plugin {
 }
 
 /// `services.benchclock:now()`: CLOCK_MONOTONIC in nanoseconds, for scripts that time themselves.
-private final class BenchClock: Service {
+final class BenchClock: Service {
     let changes = ChangePublisher()
     var interface: AnyInterface { Self.declaration }
 

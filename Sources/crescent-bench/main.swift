@@ -26,6 +26,7 @@ enum BenchCommand {
             ("store-change", StoreRows.change),
             ("geocode-reverse", GeocoderRows.reverse),
             ("geocode-load", GeocoderRows.load),
+            ("http-get", HTTPRows.get),
             ("feed-parse", FeedRows.parse),
         ]
     }

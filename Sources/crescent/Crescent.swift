@@ -3,9 +3,9 @@ import CrescentKit
 
 /// `crescent`: run Lua controller scripts against Crescent's services.
 ///
-/// The words after `crescent` choose a subcommand (`run`); anything else is the default `run`, so
-/// `crescent script.lua`, `crescent -e CODE` and `crescent < script.lua` all work and `--help`
-/// lists the options that matter.
+/// The words after `crescent` choose a subcommand (`run`, `repl`, `services`); anything else is the
+/// default `run`, so `crescent script.lua`, `crescent -e CODE` and `crescent < script.lua` all work,
+/// `crescent` alone on a terminal opens the REPL, and `--help` lists the options that matter.
 @main
 enum Crescent {
     static let usageHint = "Usage: crescent [options] SCRIPT.lua [ARGS...]  (see 'crescent --help')"
@@ -17,6 +17,8 @@ enum Crescent {
             arguments.removeFirst()
         case "services":
             dispatch(ServicesCommand.self, Array(arguments.dropFirst()))
+        case "repl":
+            dispatch(ReplCommand.self, Array(arguments.dropFirst()))
         default:
             break
         }

@@ -11,6 +11,7 @@ struct RunCommand: ParsableCommand {
             crescent [options] SCRIPT.lua [ARGS...]   run a script (same as: crescent run SCRIPT.lua)
               crescent [options] -e 'CODE' [ARGS...]    run a chunk
               crescent [options] < SCRIPT.lua           run the script on stdin
+              crescent [options] [repl]                 the interactive REPL (stdin a terminal)
               crescent services [NAME]                  the services and their documentation
             """,
         discussion: """
@@ -41,8 +42,7 @@ struct RunCommand: ParsableCommand {
         } else if let script, script != "-" {
             source = .file(script)
         } else if script == nil && Terminal.isTerminal(0) {
-            // The REPL is its own issue; until it lands, a terminal gets the usage.
-            Crescent.usageError("no script given (the interactive REPL is not available yet)")
+            throw ExitCode(ReplCommand.start(common.hostOptions(arguments: arguments)))
         } else {
             source = .standardInput
         }

@@ -1,10 +1,8 @@
-import NIOCore
-import NIOHTTP1
-import NIOPosix
+import HTTPTestServer
 import Synchronization
 
-/// An HTTP/1.1 server on 127.0.0.1 (a free port) that serves feed documents the tests set, for
-/// the feeds tests of the services and of the scripts.
+/// An HTTP/1.1 server on 127.0.0.1 (a free port, an ``HTTPTestServer``) that serves feed
+/// documents the tests set, for the feeds tests of the services and of the scripts.
 ///
 /// Each path answers what was last set for it: a document with its `ETag` and `Last-Modified`
 /// (a request whose `If-None-Match` or `If-Modified-Since` matches gets `304 Not Modified`), a
@@ -15,7 +13,7 @@ import Synchronization
 /// let server = try await FeedTestServer.start()
 /// server.serve("/feed.xml", FeedTestServer.Document(body: rss, etag: "\"v1\""))
 /// // fetch server.url("/feed.xml") …
-/// server.stop()
+/// await server.stop()
 /// ```
 public final class FeedTestServer: Sendable {
     /// What a path answers.
@@ -53,33 +51,28 @@ public final class FeedTestServer: Sendable {
         public let status: Int
     }
 
-    public let port: Int
-    private let channel: any Channel
     private let answers = Mutex<[String: Answer]>([:])
     private let log = Mutex<[Request]>([])
+    private let server = Mutex<HTTPTestServer?>(nil)
 
-    private init(channel: any Channel, port: Int) {
-        self.channel = channel
-        self.port = port
-    }
+    private init() {}
 
     /// Starts a server on a free loopback port.
     public static func start() async throws -> FeedTestServer {
-        let holder = Mutex<FeedTestServer?>(nil)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(Responder { holder.withLock { $0 } })
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
-        guard let port = channel.localAddress?.port else { throw ChannelError.unknownLocalAddress }
-        let server = FeedTestServer(channel: channel, port: port)
-        holder.withLock { $0 = server }
-        return server
+        let feeds = FeedTestServer()
+        let server = try await HTTPTestServer.start { request in
+            var headers: [String: String] = [:]
+            for (name, value) in request.headers { headers[name.lowercased()] = value }
+            let path = String(request.uri.prefix { $0 != "?" })
+            guard let answer = feeds.respond(path: path, headers: headers) else { return .silence }
+            return .respond(status: answer.status, headers: answer.headers + [("Connection", "close")], body: Array(answer.body.utf8))
+        }
+        feeds.server.withLock { $0 = server }
+        return feeds
     }
+
+    /// The port it listens on.
+    public var port: Int { server.withLock { $0?.port ?? 0 } }
 
     /// `http://127.0.0.1:<port><path>`.
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
@@ -100,12 +93,13 @@ public final class FeedTestServer: Sendable {
     /// The requests for `path`.
     public func requests(for path: String) -> [Request] { requests.filter { $0.path == path } }
 
-    public func stop() {
-        try? channel.close().wait()
+    /// Stops listening.
+    public func stop() async {
+        await server.withLock { $0 }?.stop()
     }
 
     /// The answer to a GET of `path` with `headers`, recorded; nil for silence.
-    fileprivate func respond(path: String, headers: [String: String]) -> (status: Int, headers: [(String, String)], body: String)? {
+    private func respond(path: String, headers: [String: String]) -> (status: Int, headers: [(String, String)], body: String)? {
         let answer = answers.withLock { answers -> Answer? in
             guard case .sequence(let queue)? = answers[path] else { return answers[path] }
             if queue.count > 1 { answers[path] = .sequence(Array(queue.dropFirst())) }
@@ -134,41 +128,5 @@ public final class FeedTestServer: Sendable {
         }
         log.withLock { $0.append(Request(path: path, headers: headers, status: response.status)) }
         return response
-    }
-}
-
-/// Answers each request from the server's table.
-private final class Responder: ChannelInboundHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let server: @Sendable () -> FeedTestServer?
-    private var head: HTTPRequestHead?
-
-    init(server: @escaping @Sendable () -> FeedTestServer?) {
-        self.server = server
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let received): head = received
-        case .body: break
-        case .end:
-            guard let head, let server = server() else { return }
-            var headers: [String: String] = [:]
-            for (name, value) in head.headers { headers[name.lowercased()] = value }
-            let path = String(head.uri.prefix { $0 != "?" })
-            guard let answer = server.respond(path: path, headers: headers) else { return }
-            var responseHeaders = HTTPHeaders(answer.headers)
-            let body = context.channel.allocator.buffer(string: answer.body)
-            responseHeaders.add(name: "Content-Length", value: String(body.readableBytes))
-            responseHeaders.add(name: "Connection", value: "close")
-            let status = HTTPResponseStatus(statusCode: answer.status)
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: responseHeaders))), promise: nil)
-            if answer.status != 304 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
-            self.head = nil
-        }
     }
 }

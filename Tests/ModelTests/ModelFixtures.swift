@@ -111,6 +111,7 @@ extension Value {
         case .integer(let integer): "\(integer)"
         case .number(let number): "\(number)"
         case .string(let string): string
+        case .bytes(let bytes): "bytes\(bytes)"
         case .array(let items): "[" + items.map(\.text).joined(separator: ",") + "]"
         case .object(let fields): "{" + fields.keys.sorted().map { "\($0)=\(fields[$0]!.text)" }.joined(separator: ",") + "}"
         case .model(let model): model.typeName

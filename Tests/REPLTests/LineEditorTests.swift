@@ -81,6 +81,18 @@ import Testing
         #expect((press(K.backspace + K.ctrlD, into: &editor) as [LineEditor.Action]) == [.edit, .endOfInput])
     }
 
+    @Test func editorModeEnterAddsALineAndCtrlDSubmits() {
+        var editor = LineEditor()
+        editor.submitsOnControlD = true
+        #expect((press("local a = 1" + K.enter + "return a", into: &editor) as [LineEditor.Action]).last == .edit)
+        #expect(marked(editor.buffer) == "local a = 1\nreturn a|")
+        #expect((press(K.ctrlD, into: &editor) as [LineEditor.Action]) == [.submit("local a = 1\nreturn a")])
+        editor.startLine()
+        #expect((press(K.ctrlD, into: &editor) as [LineEditor.Action]) == [.submit("")], "even an empty text")
+        editor.submitsOnControlD = false
+        #expect((press(K.ctrlD, into: &editor) as [LineEditor.Action]) == [.endOfInput])
+    }
+
     @Test func ctrlCClearsThenExitsOnASecondCtrlCOnAnEmptyLine() {
         var editor = LineEditor()
         #expect((press("abc" + K.ctrlC, into: &editor) as [LineEditor.Action]) == [.edit, .interrupt])

@@ -153,6 +153,11 @@ func invokeMethod(_ object: any ModelObject, _ method: String, _ arguments: [Val
     switch spec.body {
     case .immediate(let body): return try body(object, Arguments(arguments))
     case .async(let body): return try await body(object, Arguments(arguments))
+    case .callback(let start):
+        let result = await withCheckedContinuation { continuation in
+            _ = start(object, Arguments(arguments)) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
     }
 }
 

@@ -26,7 +26,7 @@ import Darwin
 
     @Test func watchFeedsPrintsEachNewItemOnceAcrossPollsAndRuns() async throws {
         let server = try await FeedTestServer.start()
-        defer { server.stop() }
+        defer { Task { await server.stop() } }
         server.serve("/feed", .sequence([.document(.init(body: FeedSamples.rss(items: FeedSamples.items(1...2)))),
                                          .document(.init(body: FeedSamples.rss(items: FeedSamples.items(1...3))))]))
         let sandbox = try Sandbox()
@@ -55,7 +55,7 @@ import Darwin
 
     @Test func watchFeedsReportsFailuresOnStderr() async throws {
         let server = try await FeedTestServer.start()
-        defer { server.stop() }
+        defer { Task { await server.stop() } }
         server.serve("/page", .init(body: "<!DOCTYPE html><html><body>not a feed</body></html>", contentType: "text/html"))
         let sandbox = try Sandbox()
         let result = try await crescent(["--data-dir", try sandbox.makeFolder("data"), "\(Self.scripts)/watch-feeds.lua", "--once",
@@ -72,7 +72,7 @@ import Darwin
 
     @Test func newsShowsTheHeadlinesRefreshesAndOpens() async throws {
         let server = try await FeedTestServer.start()
-        defer { server.stop() }
+        defer { Task { await server.stop() } }
         server.serve("/news", .sequence([.document(.init(body: FeedSamples.rss(title: "Daily", items: FeedSamples.items(1...2)))),
                                          .document(.init(body: FeedSamples.rss(title: "Daily", items: FeedSamples.items(1...3))))]))
         let sandbox = try Sandbox()
@@ -108,7 +108,7 @@ import Darwin
     /// while `didUpdate` reaches every observer (a handler, a named notification, a delegate).
     @Test func refreshAnswersItsCallerAloneWhileDidUpdateReachesEveryObserver() async throws {
         let server = try await FeedTestServer.start()
-        defer { server.stop() }
+        defer { Task { await server.stop() } }
         server.serve("/feed", .sequence([.document(.init(body: FeedSamples.rss(items: FeedSamples.items(1...2)))),
                                          .document(.init(body: FeedSamples.rss(items: FeedSamples.items(1...3))))]))
         let result = try await runScript("""

@@ -13,7 +13,6 @@ import Testing
         #expect(result.stderr.contains("--timeout"), "\(result)")
         #expect(result.stderr.contains("script.lua:2"), "the message says where Lua was stopped: \(result)")
         #expect(result.elapsed >= 0.45, "\(result)")
-        #expect(result.elapsed < 5, "\(result)")
         #expect(result.stderrShowsNoCrash, "\(result)")
     }
 
@@ -24,7 +23,6 @@ import Testing
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout == "", "\(result)")
         #expect(result.stderr.contains("--timeout"), "\(result)")
-        #expect(result.elapsed < 5, "\(result)")
     }
 
     @Test func timeoutStopsALoopInsideATimerCallback() async throws {
@@ -33,7 +31,6 @@ import Testing
             """, options: ["--timeout", "0.5"])
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("--timeout"), "\(result)")
-        #expect(result.elapsed < 5, "\(result)")
     }
 
     /// The interrupt raised in Lua is an ordinary error, so a `pcall` in a loop swallows it.

@@ -45,33 +45,9 @@ func runOnPseudoTerminal(
     columns: Int = 40, rows: Int = 24, stderrOnTerminal: Bool = false, timeLimit: Double = 20,
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> TerminalRun {
-    let master = PTYFunctions.posixOpenpt(O_RDWR | O_NOCTTY | O_CLOEXEC)
-    guard master >= 0 else { throw PseudoTerminalError(description: "posix_openpt: errno \(errno)") }
+    let (master, slave) = try openPseudoTerminal(columns: columns, rows: rows)
     defer { close(master) }
-    guard PTYFunctions.grantpt(master) == 0, PTYFunctions.unlockpt(master) == 0 else {
-        throw PseudoTerminalError(description: "grantpt/unlockpt: errno \(errno)")
-    }
-    var nameBuffer = [CChar](repeating: 0, count: 128)
-    guard PTYFunctions.ptsnameR(master, &nameBuffer, nameBuffer.count) == 0 else {
-        throw PseudoTerminalError(description: "ptsname_r: errno \(errno)")
-    }
-    let slavePath = String(decoding: nameBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    // Close-on-exec, so processes other tests spawn meanwhile do not inherit the terminal and keep
-    // it open after our child exits.
-    let slave = open(slavePath, O_RDWR | O_NOCTTY | O_CLOEXEC)
-    guard slave >= 0 else { throw PseudoTerminalError(description: "open \(slavePath): errno \(errno)") }
-    var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
-    _ = ioctl(slave, UInt(TIOCSWINSZ), &size)
-
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CrescentProcess.binaryPath)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true)
-    var variables = ProcessInfo.processInfo.environment
-    for name in CrescentProcess.scrubbedVariables + ["COLUMNS", "LINES"] { variables[name] = nil }
-    variables["TERM"] = "xterm-256color"
-    for (name, value) in environment { variables[name] = value }
-    process.environment = variables
+    let process = crescentProcess(arguments, directory: directory, environment: environment)
     let slaveHandle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
     process.standardOutput = slaveHandle
     process.standardInput = FileHandle.nullDevice
@@ -130,6 +106,46 @@ func runOnPseudoTerminal(
     while !errorText.isFinished && Date() < drain { usleep(1_000) }
     return TerminalRun(bytes: bytes, stderr: String(decoding: errorText.bytes, as: UTF8.self),
                        status: process.terminationStatus, timedOut: timedOut)
+}
+
+/// A new pseudo-terminal of `columns` x `rows`: the master and the slave (both close-on-exec, so
+/// processes other tests spawn meanwhile do not inherit the terminal and keep it open after our
+/// child exits). The caller closes both.
+func openPseudoTerminal(columns: Int, rows: Int) throws -> (master: Int32, slave: Int32) {
+    let master = PTYFunctions.posixOpenpt(O_RDWR | O_NOCTTY | O_CLOEXEC)
+    guard master >= 0 else { throw PseudoTerminalError(description: "posix_openpt: errno \(errno)") }
+    guard PTYFunctions.grantpt(master) == 0, PTYFunctions.unlockpt(master) == 0 else {
+        close(master)
+        throw PseudoTerminalError(description: "grantpt/unlockpt: errno \(errno)")
+    }
+    var nameBuffer = [CChar](repeating: 0, count: 128)
+    guard PTYFunctions.ptsnameR(master, &nameBuffer, nameBuffer.count) == 0 else {
+        close(master)
+        throw PseudoTerminalError(description: "ptsname_r: errno \(errno)")
+    }
+    let slavePath = String(decoding: nameBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    let slave = open(slavePath, O_RDWR | O_NOCTTY | O_CLOEXEC)
+    guard slave >= 0 else {
+        close(master)
+        throw PseudoTerminalError(description: "open \(slavePath): errno \(errno)")
+    }
+    var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+    _ = ioctl(slave, UInt(TIOCSWINSZ), &size)
+    return (master, slave)
+}
+
+/// `crescent ARGUMENTS` in `directory`, not started, with the environment a terminal run has.
+func crescentProcess(_ arguments: [String], directory: String, environment: [String: String?]) -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CrescentProcess.binaryPath)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true)
+    var variables = ProcessInfo.processInfo.environment
+    for name in CrescentProcess.scrubbedVariables + ["COLUMNS", "LINES"] { variables[name] = nil }
+    variables["TERM"] = "xterm-256color"
+    for (name, value) in environment { variables[name] = value }
+    process.environment = variables
+    return process
 }
 
 /// The C library's pseudo-terminal functions. Glibc declares them only under `_XOPEN_SOURCE`,

@@ -170,6 +170,21 @@ extension ModelBinding {
                     host.value.endTurn()
                 }
             }
+        case .callback(let begin):
+            let bound = NIOLoopBound(request, eventLoop: host.loop)
+            let host = NIOLoopBound(self.host, eventLoop: self.host.loop)
+            request.cancelWork = begin(box.object, arguments) { result in
+                bound.eventLoop.execute {
+                    guard host.value.isRunning else { return }
+                    bound.value.cancelWork = nil                      // the work is over
+                    let outcome: ServiceRequest.Outcome = switch result {
+                    case .success(let value): .success(value)
+                    case .failure(let error): .failure(error)
+                    }
+                    host.value.binding.resolve(bound.value, outcome)
+                    host.value.endTurn()
+                }
+            }
         }
     }
 
@@ -186,6 +201,8 @@ extension ModelBinding {
     func cancelByUser(_ request: ServiceRequest) {
         guard !request.isDone else { return }
         request.swiftTask?.cancel()
+        request.cancelWork?()
+        request.cancelWork = nil
         let cancelled = ServiceRequest.Outcome.failure(ServiceError(.cancelled, "the request was cancelled"))
         request.outcome = cancelled
         resolve(request, cancelled)

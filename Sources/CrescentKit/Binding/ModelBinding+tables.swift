@@ -36,6 +36,7 @@ extension ModelBinding {
             return .one
         }
         modelMetamethods = vm.ref()
+        try installModelMethods()
         crescent_push_change_keys(vm.state)
         changeKeys = vm.refID()
         try installChangeMetamethods()
@@ -139,6 +140,30 @@ extension ModelBinding {
             return metamethods
             """, name: "=[crescent change]", results: 1)
         changeMetamethods = vm.ref()
+    }
+
+    /// Loads the methods of data model types (`response:json()`, from the prelude's models.lua)
+    /// and keeps, per type name, the metatable a model's fields table gets: its `__index` is the
+    /// type's methods, so a name that is not a field finds the method, while `pairs`, `#` and
+    /// conversion back to a value still see only the fields (they read the fields table raw).
+    private func installModelMethods() throws(LuaError) {
+        let stack = vm.stack
+        try vm.load(Prelude.modelMethodsSource, name: "=[crescent models]")
+        _ = vm.getGlobal("json")
+        try vm.call(arguments: 1, results: 1)                         // types
+        stack.pushNil()
+        while lua_next(stack.state, -2) != 0 {                        // types name methods
+            guard stack.type(at: -2) == .string, let typeName = stack.text(at: -2) else {
+                stack.pop()
+                continue
+            }
+            stack.newTable(fieldCount: 1)                             // types name methods mt
+            stack.pushValue(at: -2)
+            stack.rawSet(-2, "__index")
+            modelMethodTables[typeName] = vm.ref()                    // types name methods
+            stack.pop()                                               // types name
+        }
+        stack.pop()
     }
 
     /// `__pairs` for read-only proxies whose metatable's `__index` holds the real fields:

@@ -17,6 +17,8 @@ final class ModelBinding {
     private(set) var services: [(name: String, box: ObjectBox)] = []
     private var objects: [ObjectIdentifier: (box: ObjectBox, userdata: LuaRef)] = [:]
     private var interfaceTypes: [String: LuaObjectType<ObjectBox>] = [:]
+    /// Every method a model object's userdata answers to, by interface name (REPL completion).
+    private(set) var methodNames: [String: [String]] = [:]
     /// In-flight requests: they keep the run alive.
     var requests: Set<ServiceRequest> = []
     /// Start shares per service.
@@ -26,6 +28,8 @@ final class ModelBinding {
     /// Documentation of functions (`help(services.geocoder.reverse)`), keyed by the function.
     var functionDocs: LuaRef!
     var modelMetamethods: LuaRef!
+    /// Per data model type with methods (`response`), the metatable of its fields table.
+    var modelMethodTables: [String: LuaRef] = [:]
     var errorMetatable: LuaRef!
     var subscriptionType: LuaObjectType<Subscription>!
     var requestType: LuaObjectType<ServiceRequest>!
@@ -78,6 +82,12 @@ final class ModelBinding {
         }
         stack.push("services")
         stack.rawSet(-2, "__metatable")
+        // The proxy itself is empty: say what it holds (print, inspect, the REPL).
+        let summary = "<services: \(services.map(\.name).joined(separator: ", "))>"
+        vm.register(field: "__tostring") { stack in
+            stack.push(summary)
+            return .one
+        }
         vm.register(field: "__pairs", Self.pairsOverIndexTable)
         lua_setmetatable(stack.state, -2)
         vm.setGlobal("services")
@@ -126,6 +136,7 @@ final class ModelBinding {
         let kind = box.object is any Service ? "service" : interface.name
         var typeHolder: LuaObjectType<ObjectBox>?
         let methods = methodFunctions(for: box, type: { typeHolder })
+        methodNames[interface.name] = methods.keys.sorted()
         let type = vm.objectType(
             ObjectBox.self, name: interface.name, methods: methods,
             getter: { [unowned self] stack in
@@ -237,6 +248,7 @@ final class ModelBinding {
         objects.removeAll()
         functionDocs = nil
         modelMetamethods = nil
+        modelMethodTables.removeAll()
         errorMetatable = nil
     }
 

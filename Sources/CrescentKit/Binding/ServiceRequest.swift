@@ -17,6 +17,8 @@ final class ServiceRequest: Cancellable, Hashable {
     var completion: LuaRef?
     var waitingTask: LuaTask?
     var swiftTask: Task<Void, Never>?
+    /// Cancels the work of a `callback` method until its outcome arrives.
+    var cancelWork: MethodCancellation?
     var outcome: Outcome?
     var isDone = false
     var deliveryScheduled = false
@@ -42,6 +44,8 @@ final class ServiceRequest: Cancellable, Hashable {
         isDone = true
         swiftTask?.cancel()
         swiftTask = nil
+        cancelWork?()
+        cancelWork = nil
         completion = nil
         waitingTask = nil
         binding?.requests.remove(self)

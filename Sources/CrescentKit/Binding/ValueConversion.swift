@@ -24,6 +24,7 @@ extension ModelBinding {
         case .integer(let integer): stack.push(integer)
         case .number(let number): stack.push(number)
         case .string(let string): stack.push(string)
+        case .bytes(let bytes): stack.push(LuaString(bytes: bytes))
         case .array(let items):
             stack.newTable(arrayCount: Int32(clamping: items.count))
             for (index, item) in items.enumerated() {
@@ -46,6 +47,10 @@ extension ModelBinding {
         stack.newTable()                                             // proxy
         stack.newTable(fieldCount: 7)                                // proxy mt
         push(.object(model.fields), onto: stack)                     // proxy mt fields
+        if let methods = modelMethodTables[model.typeName] {
+            methods.push(onto: stack)                                // proxy mt fields methodsmt
+            lua_setmetatable(stack.state, -2)                        // proxy mt fields
+        }
         stack.rawSet(-2, "__index")
         stack.push(model.typeName)
         stack.rawSet(-2, "__name")
@@ -110,7 +115,7 @@ extension ModelBinding {
         case .number:
             if stack.isInteger(at: index), let integer = stack.integer(at: index) { return .integer(integer) }
             return .number(stack.number(at: index) ?? .nan)
-        case .string: return .string(stack.text(at: index) ?? "")
+        case .string: return stringValue(at: index, in: stack)
         case .userdata:
             if let box = anyObjectBox(at: index, in: stack) { return .handle(box.handle) }
             throw ConversionFailure(reason: "a \(stack.typeName(at: index))", path: path)
@@ -131,6 +136,16 @@ extension ModelBinding {
             }
             return try convertTable(index, stack, path: path, depth: depth, visiting: &visiting)
         }
+    }
+
+    /// A Lua string as text when it is valid UTF-8, else as its bytes unchanged (a binary HTTP
+    /// body must reach the service byte for byte).
+    private func stringValue(at index: Int32, in stack: LuaStack) -> Value {
+        var length = 0
+        guard let pointer = lua_tolstring(stack.state, index, &length) else { return .string("") }
+        let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
+        if let text = String(validating: bytes, as: UTF8.self) { return .string(text) }
+        return .bytes(Array(bytes))
     }
 
     private func convertTable(_ index: Int32, _ stack: LuaStack, path: String, depth: Int,

@@ -13,11 +13,17 @@ public final class Console: Sendable {
     /// Whether messages use ANSI colours (a TTY without `NO_COLOR` or `--no-color`).
     public let colors: Bool
     private let capture: (@Sendable (Stream, String) -> Void)?
+    private let flushCapture: (@Sendable () -> Void)?
 
-    /// - Parameter capture: receives every write instead of stdout/stderr when given.
-    public init(colors: Bool, capture: (@Sendable (Stream, String) -> Void)? = nil) {
+    /// - Parameters:
+    ///   - capture: receives every write instead of stdout/stderr when given.
+    ///   - flush: called with `capture` at the end of each loop turn (the REPL prints what was
+    ///     captured above its prompt then).
+    public init(colors: Bool, capture: (@Sendable (Stream, String) -> Void)? = nil,
+                flush: (@Sendable () -> Void)? = nil) {
         self.colors = colors
         self.capture = capture
+        flushCapture = flush
     }
 
     /// Writes to stdout (buffered until the end of the loop turn).
@@ -51,6 +57,6 @@ public final class Console: Sendable {
     }
 
     public func flush() {
-        if capture == nil { crescent_flush_stdout() }
+        if capture == nil { crescent_flush_stdout() } else { flushCapture?() }
     }
 }

@@ -92,7 +92,26 @@ extension Host {
             slot.setContent(content)
             return .none
         }
-        try vm.call(arguments: 1, results: 0)
+        try vm.call(arguments: 1, results: 1)
+        controllerHooks = vm.ref()
+    }
+
+    /// The top controller's command names, `help` and `quit` last; none without a controller.
+    /// Runs only the prelude's own code (raw reads of its state), never a script's.
+    func commandNames() -> [String] {
+        guard let hooks = controllerHooks else { return [] }
+        let stack = vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        hooks.push(onto: stack)
+        guard stack.rawGet(-1, "commandNames") == .function, (try? vm.call(arguments: 0, results: 1)) != nil,
+              stack.type(at: -1) == .table else { return [] }
+        var names: [String] = []
+        for index in 1...Int64(max(stack.rawLength(-1), 1)) where stack.rawLength(-1) > 0 {
+            if stack.rawGet(-1, index: index) == .string, let name = stack.text(at: -1) { names.append(name) }
+            stack.pop()
+        }
+        return names
     }
 
     var scopeType: LuaObjectType<Scope> { vm.objectType(Scope.self, name: "Scope") }

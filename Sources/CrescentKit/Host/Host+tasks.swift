@@ -37,16 +37,7 @@ extension Host {
         vm.register("task") { [unowned self] stack in
             try stack.checkFunction(1, function: "task")
             let arguments = stack.top - 1
-            stack.pushValue(at: 1)
-            let task = LuaTask(coroutine: LuaCoroutine(vm: self.vm, from: stack))
-            // Move the arguments onto the coroutine's stack.
-            for index in 2..<(2 + arguments) { stack.pushValue(at: index) }
-            lua_xmove(stack.state, task.coroutine.thread, arguments)
-            task.host = self
-            task.owner = self.currentScope
-            task.scope = self.currentScope
-            self.currentScope.adopt(task)
-            self.tasks.insert(task)
+            let task = self.startTask(function: 1, arguments: arguments, in: stack)
             self.taskType.push(task, onto: stack)
             self.resume(task, arguments: arguments)
             return .one
@@ -65,6 +56,25 @@ extension Host {
     }
 
     var taskType: LuaObjectType<LuaTask> { vm.objectType(LuaTask.self, name: "Task") }
+
+    /// Makes a task of the function at `function` with the `arguments` values after it (copied
+    /// onto the coroutine's stack), owned by the current scope. The caller resumes it.
+    func startTask(function: Int32, arguments: Int32, in stack: LuaStack,
+                   onEnd: ((LuaTask.Ending) -> Void)? = nil) -> LuaTask {
+        stack.pushValue(at: function)
+        let task = LuaTask(coroutine: LuaCoroutine(vm: vm, from: stack))
+        if arguments > 0 {
+            for index in (function + 1)...(function + arguments) { stack.pushValue(at: index) }
+            lua_xmove(stack.state, task.coroutine.thread, arguments)
+        }
+        task.host = self
+        task.owner = currentScope
+        task.scope = currentScope
+        task.onEnd = onEnd
+        currentScope.adopt(task)
+        tasks.insert(task)
+        return task
+    }
 
     /// Arranges for `task` to resume after `seconds`.
     func wake(_ task: LuaTask, after seconds: Double) {
@@ -87,7 +97,9 @@ extension Host {
         guard !task.isDone else { return }
         let previous = currentTask
         currentTask = task
+        task.onResume?(true)
         let step = withScope(task.scope ?? task.owner) { task.coroutine.resume(arguments: arguments) }
+        task.onResume?(false)
         currentTask = previous
         switch step {
         case .yielded(let count):
@@ -104,7 +116,9 @@ extension Host {
             }
         case .finished(let count):
             let stack = task.coroutine.stack
-            if count > 0 {
+            if let onEnd = task.onEnd {
+                onEnd(.returned(stack, count: count))
+            } else if count > 0 {
                 stack.pushValue(at: -count)
                 lua_xmove(stack.state, vm.state, 1)
                 task.result = vm.ref()
@@ -116,7 +130,11 @@ extension Host {
             task.error = value
             task.invalidate()
             tasks.remove(task)
-            reportHandlerError(error, in: "error in task")
+            if let onEnd = task.onEnd {
+                onEnd(.failed(error))
+            } else {
+                reportHandlerError(error, in: "error in task")
+            }
         }
     }
 
@@ -138,5 +156,6 @@ extension Host {
         tasks.remove(task)
         vm.stack.push("cancelled")
         task.error = vm.ref()
+        task.onEnd?(.cancelled)
     }
 }

@@ -51,6 +51,8 @@ public final class Host {
     /// The task whose coroutine is running, while it runs.
     var currentTask: LuaTask?
     var teardownActions: [() -> Void] = []
+    /// Functions the controller prelude offers the host (the REPL's command completion).
+    var controllerHooks: LuaRef?
     private let onExit: (Int32) -> Void
 
     /// Creates the VM, makes the plugins' services and installs the globals.

@@ -12,4 +12,7 @@ enum Prelude {
 
     /// Controllers, navigation, composition and commands; its chunk takes the host's primitives.
     static let controllersSource = PackageResources.controllers_lua
+
+    /// Methods of data models by type name (`response:json()`); its chunk takes the `json` module.
+    static let modelMethodsSource = PackageResources.models_lua
 }

@@ -430,3 +430,19 @@ P.onTeardown(function()
   stack = {}
   P.setDepth(0)
 end)
+
+---------------------------------------------------------------------------------------------------
+-- For the host: what the REPL completes after ':' (raw reads only, no user code runs)
+
+return {
+  commandNames = function()
+    local top = stack[#stack]
+    local st = top and state[top]
+    if not st then return {} end
+    local names = {}
+    for _, name in ipairs(st.commandOrder) do names[#names + 1] = name end
+    names[#names + 1] = "help"
+    names[#names + 1] = "quit"
+    return names
+  end,
+}

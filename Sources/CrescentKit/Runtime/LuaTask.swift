@@ -4,6 +4,14 @@ import NIOCore
 
 /// A task made by `task(fn, ...)`: a coroutine the host resumes when what it waits for is ready.
 final class LuaTask: Hashable, Cancellable {
+    /// How a task ended, for a host-made task that handles its own end (a REPL chunk).
+    enum Ending {
+        /// Returned `count` values, on top of `stack` until the handler returns.
+        case returned(LuaStack, count: Int32)
+        case failed(LuaError)
+        case cancelled
+    }
+
     let coroutine: LuaCoroutine
     /// True once the function returned, raised or was cancelled.
     var isDone = false
@@ -22,6 +30,12 @@ final class LuaTask: Hashable, Cancellable {
     /// as a controller's lifecycle does between its lifetime and appearance scopes).
     weak var scope: Scope?
     weak var host: Host?
+    /// Replaces the default handling of the task's end (errors reported as handler errors,
+    /// results kept in `result`).
+    var onEnd: ((Ending) -> Void)?
+    /// Told `true` before each resume and `false` after (the REPL lets Ctrl-C interrupt only
+    /// while its chunk's code runs).
+    var onResume: ((Bool) -> Void)?
 
     init(coroutine: LuaCoroutine) { self.coroutine = coroutine }
 

@@ -102,6 +102,7 @@ extension ViewNode {
             if number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
             return String(number)
         case .string(let string): return string
+        case .bytes(let bytes): return String(decoding: bytes, as: UTF8.self)
         case .array(let items): return items.map(text).joined(separator: ", ")
         case .object(let fields): return "{" + fields.keys.sorted().map { "\($0)=\(text(fields[$0] ?? .null))" }.joined(separator: ", ") + "}"
         case .model(let model): return model["name"].stringValue ?? model.typeName
@@ -114,7 +115,7 @@ extension ViewNode {
         switch value {
         case .null: return ""
         case .bool(let flag): return flag
-        case .integer, .number, .string, .handle: return text(value)
+        case .integer, .number, .string, .bytes, .handle: return text(value)
         case .array(let items): return items.map(mustacheContext)
         case .object(let fields): return fields.mapValues(mustacheContext)
         case .model(let model): return model.fields.mapValues(mustacheContext)

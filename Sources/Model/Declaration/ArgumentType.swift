@@ -80,7 +80,7 @@ public indirect enum ArgumentType: Sendable, CustomStringConvertible {
     public func accepts(_ value: Value) -> Bool {
         switch (self, value) {
         case (.any, _): return !value.isNull
-        case (.string, .string): return true
+        case (.string, .string), (.string, .bytes): return true
         case (.integer, .integer): return true
         case (.integer, .number(let number)): return Int64(exactly: number) != nil
         case (.number, .integer), (.number, .number): return true

@@ -47,6 +47,16 @@ public struct Interface<Object: AnyObject & Sendable>: Sendable {
                                   hasCompletion: true, body: .async(body)))
     }
 
+    /// Declares a method with a completion whose work reports through a callback from any thread
+    /// (a request running on an event loop): `start` begins it and returns how to cancel it.
+    /// Cheaper than `body:` (no Swift task, one thread hop); the completion still runs on a
+    /// later turn, and cancelling the request calls the cancellation.
+    public mutating func method(_ name: String, _ arguments: [ArgumentSpec], returns result: String, _ summary: String,
+                                start: @escaping @Sendable (Object, Arguments, @escaping MethodCallback) -> MethodCancellation?) {
+        methods.append(MethodSpec(name: name, arguments: arguments, result: result, summary: summary,
+                                  hasCompletion: true, body: .callback(start)))
+    }
+
     /// Declares a method that answers at once, without a completion (`store:collection(name)`):
     /// it must be quick and should return something the caller needs right away (an object);
     /// an error it throws is raised at the call site.

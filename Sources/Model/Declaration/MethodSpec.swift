@@ -6,6 +6,10 @@ public struct MethodSpec<Object: AnyObject>: Sendable {
         case immediate(@Sendable (Object, Arguments) throws(ServiceError) -> Value)
         /// Runs as a Swift task; the result hops back to the loop.
         case async(@Sendable (Object, Arguments) async throws(ServiceError) -> Value)
+        /// Starts work that reports once through a callback, from any thread (I/O already driven
+        /// by an event loop), and returns how to cancel it (nil when it cannot be). No Swift task
+        /// is made: the result takes one hop to the loop.
+        case callback(@Sendable (Object, Arguments, @escaping MethodCallback) -> MethodCancellation?)
     }
 
     public let name: String
@@ -25,6 +29,8 @@ public struct MethodSpec<Object: AnyObject>: Sendable {
             .immediate { object, arguments throws(ServiceError) in try run(unsafeDowncast(object, to: Object.self), arguments) }
         case .async(let run):
             .async { object, arguments throws(ServiceError) in try await run(unsafeDowncast(object, to: Object.self), arguments) }
+        case .callback(let start):
+            .callback { object, arguments, done in start(unsafeDowncast(object, to: Object.self), arguments, done) }
         }
         return AnyMethodSpec(name: name, arguments: arguments, result: result, summary: summary,
                              hasCompletion: hasCompletion, body: body)
@@ -48,6 +54,12 @@ public struct MethodSpec<Object: AnyObject>: Sendable {
         return "\(owner)\(separator)\(name)(\(text))"
     }
 }
+
+/// How a `callback` method reports its one outcome; callable from any thread.
+public typealias MethodCallback = @Sendable (Result<Value, ServiceError>) -> Void
+
+/// Cancels the work a `callback` method started; callable from any thread, more than once.
+public typealias MethodCancellation = @Sendable () -> Void
 
 /// A declared method, for any object type.
 public typealias AnyMethodSpec = MethodSpec<AnyObject>

@@ -5,7 +5,8 @@ extension Value {
     /// Integers and floats stay distinct through a round trip, as in Lua 5.4: a float is always
     /// written with a fraction or an exponent (`1.0`, `1e+20`). Object keys are sorted, so equal
     /// values have equal text. A data model is written as a plain object; object handles and
-    /// non-finite numbers (which JSON cannot hold) as `null`.
+    /// non-finite numbers (which JSON cannot hold) as `null`; bytes as a string, invalid UTF-8
+    /// sequences replaced.
     ///
     /// ```swift
     /// Value.object(["n": 1, "x": 1.0]).jsonText   // {"n":1,"x":1.0}
@@ -37,6 +38,7 @@ extension Value {
             let shortest = number.description
             text += shortest.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? shortest : shortest + ".0"
         case .string(let string): writeJSONString(string, into: &text)
+        case .bytes(let bytes): writeJSONString(String(decoding: bytes, as: UTF8.self), into: &text)
         case .array(let items):
             text += "["
             for (index, item) in items.enumerated() {

@@ -13,6 +13,9 @@ public enum Value: Sendable, Hashable {
     case integer(Int64)
     case number(Double)
     case string(String)
+    /// A string of bytes that need not be UTF-8 text (an HTTP body, a Lua string holding binary
+    /// data). Scripts see a Lua string with exactly these bytes.
+    case bytes([UInt8])
     case array([Value])
     case object([String: Value])
     /// A read-only record with a type name (a location, a placemark).
@@ -72,7 +75,7 @@ public enum Value: Sendable, Hashable {
         case .null: "nil"
         case .bool: "boolean"
         case .integer, .number: "number"
-        case .string: "string"
+        case .string, .bytes: "string"
         case .array, .object: "table"
         case .model(let model): model.typeName
         case .handle(let handle): handle.typeName

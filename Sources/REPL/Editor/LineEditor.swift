@@ -77,6 +77,9 @@ public struct LineEditor: Sendable {
     var searchOrigin = LineBuffer()
     /// The last search's query, reused by Ctrl-R Ctrl-R.
     var lastSearchQuery = ""
+    /// Editor mode (the REPL's `.editor`): Enter inserts a newline and Ctrl-D submits the whole
+    /// text, even an empty one.
+    public var submitsOnControlD = false
     /// Whether the last key was a Ctrl-C on an empty line, so the next one exits.
     public private(set) var exitsOnNextInterrupt = false
 
@@ -182,6 +185,10 @@ public struct LineEditor: Sendable {
         case "l": return .clearScreen
         case "r": return startSearch()
         case "d":
+            if submitsOnControlD {
+                history.endBrowsing()
+                return .submit(buffer.text)
+            }
             return buffer.isEmpty ? .endOfInput : edit(buffer.deleteForward())
         case "c":
             let wasEmpty = buffer.isEmpty
@@ -207,7 +214,7 @@ public struct LineEditor: Sendable {
     private mutating func handleNamed(_ name: Key.Name, _ modifiers: Key.Modifiers) -> Action {
         let byWord = !modifiers.isDisjoint(with: [.control, .alt])
         switch name {
-        case .enter where modifiers.contains(.alt):
+        case .enter where modifiers.contains(.alt) || submitsOnControlD:
             return edit(buffer.insert("\n"))
         case .enter:
             history.endBrowsing()

@@ -26,16 +26,6 @@ public struct FeedItem: Sendable, Hashable {
     /// reading the whole article (which some feeds put in it).
     public static let maxSummaryLength = 1_000
 
-    public init(id: String, title: String, link: String?, published: Double?, summary: String, feed: String, feedTitle: String) {
-        self.id = id
-        self.title = title
-        self.link = link
-        self.published = published
-        self.summary = summary
-        self.feed = feed
-        self.feedTitle = feedTitle
-    }
-
     /// The read-only `item` data model scripts get.
     public var value: Value {
         .model(DataModel("item", [

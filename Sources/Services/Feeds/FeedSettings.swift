@@ -7,8 +7,8 @@ import Model
 /// interval = 900          # seconds between polls when add() gives none (15 minutes)
 /// min_interval = 60       # the shortest interval add() accepts; lower it only for tests
 /// max_backoff = 14400     # the longest wait after failures (4 hours)
-/// timeout = 30            # seconds for one fetch, redirects included
-/// max_bytes = 10485760    # a larger document fails with io
+/// timeout = 30            # seconds for one fetch, redirects included (default: [http] timeout)
+/// max_bytes = 10485760    # a larger document fails with io (default: [http] max_bytes)
 /// ```
 ///
 /// After `n` failures in a row a feed waits `interval × 2^n`, at most `max_backoff` (and never
@@ -17,8 +17,10 @@ struct FeedSettings: Sendable, Equatable {
     var interval = 900.0
     var minInterval = 60.0
     var maxBackoff = 14_400.0
-    var timeout = 30.0
-    var maxBytes = 10 << 20
+    /// Seconds for one fetch; nil for the http service's (`[http] timeout`, 30 s).
+    var timeout: Double?
+    /// The largest document; nil for the http service's (`[http] max_bytes`, 10 MiB).
+    var maxBytes: Int?
 
     init() {}
 
@@ -27,7 +29,7 @@ struct FeedSettings: Sendable, Equatable {
         minInterval = try Self.seconds(section, "min_interval", in: 0.01...86_400) ?? minInterval
         interval = try Self.seconds(section, "interval", in: minInterval...(30 * 86_400)) ?? max(interval, minInterval)
         maxBackoff = try Self.seconds(section, "max_backoff", in: 0.01...(30 * 86_400)) ?? maxBackoff
-        timeout = try Self.seconds(section, "timeout", in: 0.01...3_600) ?? timeout
+        timeout = try Self.seconds(section, "timeout", in: 0.01...3_600)
         if !section["max_bytes"].isNull {
             guard let bytes = section["max_bytes"].integerValue, bytes >= 1, bytes <= 1 << 30 else {
                 throw ServiceError(.invalidArgument, "[feeds] max_bytes must be an integer in [1, 1073741824]")

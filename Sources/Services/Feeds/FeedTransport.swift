@@ -2,8 +2,8 @@ public import Model
 
 /// How the feeds service fetches a document: one conditional GET, redirects followed.
 ///
-/// The service talks to this protocol only, so the HTTP engine can change without touching it
-/// (``HTTP1FeedTransport`` is the plain HTTP/1.1 client it uses now).
+/// The service talks to this protocol only (``HTTPFeedTransport`` fetches through the `http`
+/// service), so tests and other hosts can give it another.
 public protocol FeedTransport: Sendable {
     /// Fetches `request.url`. Statuses are results (a 304 or a 404 is a response); a failure to
     /// get any response throws (`network`, `timeout`, `io` for a body over the limit,
@@ -18,13 +18,12 @@ public struct FeedRequest: Sendable, Equatable {
     public var etag: String?
     /// Sent as `If-Modified-Since` when set.
     public var lastModified: String?
-    /// For the whole exchange, redirects included.
-    public var timeout: Duration
-    /// A body longer than this fails with `io`.
-    public var maxBytes: Int
+    /// Seconds for the whole exchange, redirects included; nil for the transport's default.
+    public var timeout: Double?
+    /// A body longer than this fails with `io`; nil for the transport's default.
+    public var maxBytes: Int?
 
-    public init(url: String, etag: String? = nil, lastModified: String? = nil, timeout: Duration = .seconds(30),
-                maxBytes: Int = 10 << 20) {
+    public init(url: String, etag: String? = nil, lastModified: String? = nil, timeout: Double? = nil, maxBytes: Int? = nil) {
         self.url = url
         self.etag = etag
         self.lastModified = lastModified

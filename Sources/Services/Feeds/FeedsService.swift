@@ -55,7 +55,7 @@ public final class FeedsService: Service {
         var poller: Task<Void, Never>?
     }
 
-    init(database: StoreDatabase, settings: FeedSettings, transport: any FeedTransport = HTTP1FeedTransport()) {
+    init(database: StoreDatabase, settings: FeedSettings, transport: any FeedTransport) {
         archive = FeedArchive(database: database)
         self.settings = settings
         self.transport = transport
@@ -157,7 +157,7 @@ public final class FeedsService: Service {
     private func fetch(_ url: String) async throws(ServiceError) -> [FeedItem] {
         guard let known = state.withLock({ $0.subscriptions[url]?.stored }) else { throw Self.unknown(url) }
         let request = FeedRequest(url: url, etag: known.etag, lastModified: known.lastModified,
-                                  timeout: .milliseconds(Int64(settings.timeout * 1000)), maxBytes: settings.maxBytes)
+                                  timeout: settings.timeout, maxBytes: settings.maxBytes)
         do throws(ServiceError) {
             let response = try await transport.fetch(request)
             let now = Self.now()

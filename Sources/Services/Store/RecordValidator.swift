@@ -43,6 +43,8 @@ enum RecordValidator {
                 throw ServiceError(.invalidArgument, "\(path()) is \(number.isNaN ? "nan" : (number < 0 ? "-inf" : "inf")): records hold only finite numbers")
             }
             return false
+        case .bytes:
+            throw ServiceError(.invalidArgument, "\(path()) is a string that is not valid UTF-8: records hold text strings only")
         case .handle(let handle):
             throw ServiceError(.invalidArgument, "\(path()) is a \(handle.typeName) object: records hold only strings, numbers, booleans and tables")
         case .array(let items):
@@ -108,7 +110,7 @@ enum RecordValidator {
         case .null: "nil"
         case .bool: "a boolean"
         case .integer, .number: "a number"
-        case .string: "a string"
+        case .string, .bytes: "a string"
         case .array, .object: "a table"
         case .model(let model): "a \(model.typeName)"
         case .handle(let handle): "a \(handle.typeName) object"

@@ -40,7 +40,8 @@ public final class Store: Service {
     }
 
     /// Makes the `store`, `session` and `feeds` services over one database, from the `[store]`,
-    /// `[session]` and `[feeds]` sections and the data folder of `context`.
+    /// `[session]`, `[feeds]` (and `[http]`, for fetching feeds) sections and the data folder of
+    /// `context`.
     ///
     /// - Throws: `invalid_argument` for a bad setting, `io` when the database cannot be opened
     ///   where it should be.
@@ -48,9 +49,12 @@ public final class Store: Service {
         let settings = try StoreSettings(context)
         let sessionSettings = try SessionSettings(context.section("session"))
         let feedSettings = try FeedSettings(context.section("feeds"))
+        // The feeds fetch through an http service of their own, with the same [http] settings
+        // and proxies as services.http (its connections are made on first use).
+        let feedTransport = HTTPFeedTransport(http: try HTTPService(config: context.section("http")))
         let database = try StoreDatabase(settings: settings, schema: schema + UserDirectory.schema + FeedArchive.schema)
         return [Store(database: database), Session(database: database, settings: sessionSettings),
-                FeedsService(database: database, settings: feedSettings)]
+                FeedsService(database: database, settings: feedSettings, transport: feedTransport)]
     }
 
     /// ``make(_:)`` as a value for the `StandardServices` list. (Listing `Store.make` or a closure

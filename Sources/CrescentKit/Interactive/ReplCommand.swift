@@ -1,0 +1,71 @@
+/// A REPL dot command: a line starting with `.` and a letter (so `.5` stays a number).
+enum ReplCommand: Equatable {
+    case help
+    case services(String?)
+    case subscriptions
+    case load(String)
+    case editor
+    case exit
+    /// A dot command nobody knows, or one used wrongly: the message says what to do.
+    case invalid(String)
+
+    /// The commands with their arguments and what they do, as `.help` lists them.
+    static let list: [(name: String, usage: String, summary: String)] = [
+        (".help", ".help", "this help"),
+        (".services", ".services [NAME]", "the services, or one service's properties, methods and events"),
+        (".subs", ".subs", "the live subscriptions: owner, target, creation site, deliveries, errors"),
+        (".load", ".load FILE", "run a Lua file here (its globals stay)"),
+        (".editor", ".editor", "type several lines; Ctrl-D runs them, Ctrl-C cancels"),
+        (".exit", ".exit", "leave (as Ctrl-D on an empty line, or Ctrl-C twice)"),
+    ]
+
+    /// Parses `line` (already without leading blanks); nil when it is not a dot command.
+    init?<Line: StringProtocol>(_ line: Line) {
+        guard line.hasPrefix("."), let second = line.dropFirst().first, second.isLetter else { return nil }
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        let name = String(words[0])
+        let argument = words.count > 1 ? String(line[words[1].startIndex...]).trimmingTrailingBlanks() : nil
+        switch name {
+        case ".help": self = .help
+        case ".services": self = .services(argument)
+        case ".subs": self = .subscriptions
+        case ".editor": self = .editor
+        case ".exit", ".quit": self = .exit
+        case ".load":
+            guard let argument, !argument.isEmpty else {
+                self = .invalid(".load needs a file: .load FILE")
+                return
+            }
+            self = .load(argument)
+        default:
+            self = .invalid("unknown command \(name); .help lists the commands")
+        }
+    }
+
+    /// `.help`'s text.
+    static var helpText: String {
+        let width = list.map(\.usage.count).max() ?? 0
+        var lines = ["Type Lua: an expression prints its value (=expr works too); a chunk that is not",
+                     "finished goes on at the '..' prompt. Locals last for one chunk; globals stay.",
+                     "Inside a chunk, service methods may be called without a completion: the chunk",
+                     "waits for the result. help(x) documents a service, method or global.",
+                     ""]
+        for command in list {
+            lines.append("  " + command.usage + String(repeating: " ", count: width - command.usage.count + 2) + command.summary)
+        }
+        lines += ["  :NAME ARGS" + String(repeating: " ", count: max(width - 9, 0)) + "send a command to the top controller (app.send)",
+                  "",
+                  "Keys: Tab completes, Up/Down and Ctrl-R search the history, Alt-Enter adds a line,",
+                  "Ctrl-C clears the line or interrupts the running chunk, Ctrl-L clears the screen."]
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension StringProtocol {
+    /// The text without blanks at its end.
+    func trimmingTrailingBlanks() -> String {
+        var text = String(self)
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,142 @@
+import Dispatch
+import LuaBridge
+public import Model
+import NIOCore
+import NIOPosix
+import REPL
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs the interactive REPL on the terminal until the user leaves: the engine of `crescent repl`
+/// (and of `crescent` with a terminal on stdin).
+///
+/// The host runs on a one-thread NIO loop as for a script, with `--ui plain` so views print above
+/// the prompt. A thread reads the terminal (in raw mode throughout) and hands bytes to the loop;
+/// a Ctrl-C typed while a chunk's code runs interrupts that code from the reader thread, since the
+/// loop is busy. SIGTERM ends the session with 143; SIGINT from outside interrupts a running chunk.
+public enum ReplRunner {
+    /// Runs the REPL and returns the exit status (0 when the user leaves, else what `app.exit` or
+    /// a signal asked for; 1 when the terminal cannot be used, 2 for a bad configuration).
+    ///
+    /// - Parameters:
+    ///   - banner: the first line printed.
+    ///   - historyPath: the history file (default: `CRESCENT_HISTORY`, else
+    ///     `~/.local/share/crescent/history`).
+    public static func run(options: HostOptions, plugins: [any Plugin] = [], banner: String,
+                           historyPath: String? = nil) -> Int32 {
+        var plainOptions = options
+        plainOptions.ui = .plain
+        let options = plainOptions
+        let terminal = Terminal.standard
+        let saved: Terminal.SavedMode
+        do {
+            saved = try terminal.enableRawMode()
+        } catch {
+            Console(colors: false).error("crescent: cannot use the terminal for the REPL: \(error)")
+            return 1
+        }
+        defer { terminal.restore(saved) }
+
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let exit = loop.makePromise(of: Int32.self)
+        let link = ReplLink(loop: loop, terminal: terminal)
+        let console = Console(colors: options.colors, capture: { _, text in link.emit(text) }, flush: { link.flush() })
+        let history = historyPath.map(HistoryFile.init(path:)) ?? HistoryFile.standard()
+
+        let interrupter: LuaInterrupter
+        let host: NIOLoopBound<Host>
+        do {
+            (host, interrupter) = try loop.submit {
+                let host = try Host(loop: loop, options: options, console: console, plugins: plugins) { status in
+                    link.finish()
+                    link.withRepl { $0.hostFinished() }
+                    exit.succeed(status)
+                }
+                host.setArguments(scriptName: options.interpreter, hasScript: false)
+                try host.routeStandardOutputThroughConsole()
+                let repl = Repl(host: host, link: link, historyFile: history)
+                link.attach(repl)
+                repl.start(banner: banner)
+                return (NIOLoopBound(host, eventLoop: loop), host.vm.interrupter)
+            }.wait()
+        } catch let error as HostSetupError {
+            terminal.restore(saved)
+            console.error("crescent: \(error)")
+            exit.succeed(2)
+            return 2
+        } catch {
+            terminal.restore(saved)
+            console.error("crescent: \(error)")
+            exit.succeed(1)
+            return 1
+        }
+
+        readTerminal(link: link, interrupter: interrupter)
+        let resize = ResizeMonitor { link.turn { $0.resize() } }
+        defer { resize.cancel() }
+        let signals = DispatchQueue(label: "crescent.repl.signals")
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
+            source.setEventHandler {
+                if number == SIGTERM {
+                    Host.stop(host, interrupter: interrupter, status: 143, timeout: false)
+                } else {
+                    interruptChunk(link: link, interrupter: interrupter)
+                }
+            }
+            source.resume()
+            sources.append(source)
+        }
+        defer { for source in sources { source.cancel() } }
+
+        let status = (try? exit.futureResult.wait()) ?? 1
+        console.flush()
+        return status
+    }
+
+    /// Reads the terminal on a thread of its own until the end of input.
+    private static func readTerminal(link: ReplLink, interrupter: LuaInterrupter) {
+        DispatchQueue(label: "crescent.repl.input").async {
+            while var bytes = link.terminal.read() {
+                if bytes.contains(3) {
+                    if link.chunkRunning.load(ordering: .relaxed) {
+                        // The loop is busy running the chunk: interrupt it from here.
+                        bytes.removeAll { $0 == 3 }
+                        interruptChunk(link: link, interrupter: interrupter)
+                    } else if loopIsStuck(link) {
+                        // Code other than a chunk (a timer, a handler) has kept the loop for a
+                        // while since an earlier Ctrl-C: interrupt it too.
+                        bytes.removeAll { $0 == 3 }
+                        interrupter.interruptRunningCode()
+                    } else {
+                        _ = link.interruptPostedAt.compareExchange(expected: 0, desired: ReplLink.now(), ordering: .relaxed)
+                    }
+                }
+                let input = bytes
+                link.turn { $0.receive(input) }
+            }
+            link.turn { $0.endOfInput() }
+        }
+    }
+
+    /// Interrupts the chunk's running code, or cancels the chunk when it waits.
+    private static func interruptChunk(link: ReplLink, interrupter: LuaInterrupter) {
+        if link.chunkRunning.load(ordering: .relaxed) { interrupter.interruptRunningCode() }
+        link.turn { repl in
+            if case .running(let task) = repl.phase { repl.interrupt(task) }
+            repl.clearStrayInterrupt()
+        }
+    }
+
+    /// Whether a Ctrl-C handed to the loop has waited there for more than half a second.
+    private static func loopIsStuck(_ link: ReplLink) -> Bool {
+        let posted = link.interruptPostedAt.load(ordering: .relaxed)
+        return posted != 0 && ReplLink.now() - posted > 500_000_000
+    }
+}

@@ -1,0 +1,52 @@
+public import Model
+
+/// A complete HTTP response: any status (a 404 or a 304 is a result, not an error), its headers
+/// and its whole body.
+public struct HTTPResponse: Sendable, Equatable {
+    /// The status code of the last response, after redirects.
+    public let status: Int
+    /// Header names lower-cased; a header sent several times has its values joined with `", "`.
+    public let headers: [String: String]
+    /// The body, byte for byte (not decoded, not decompressed).
+    public let body: [UInt8]
+    /// The URL that answered: the request's, or the last redirect's.
+    public let url: String
+
+    public init(status: Int, headers: [String: String], body: [UInt8], url: String) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.url = url
+    }
+
+    /// The header `name`, in any case (`response.header("ETag")`).
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+
+    /// Joins repeated headers, lower-casing names: the one form headers take in a response.
+    public static func joinedHeaders(_ pairs: some Sequence<(name: String, value: String)>) -> [String: String] {
+        var joined: [String: String] = [:]
+        for (name, value) in pairs {
+            let key = name.lowercased()
+            if let earlier = joined[key] {
+                joined[key] = earlier + ", " + value
+            } else {
+                joined[key] = value
+            }
+        }
+        return joined
+    }
+
+    /// The type name scripts see (`response`); the host gives it a `json()` method.
+    public static let typeName = "response"
+
+    /// What scripts receive: a read-only `response { status, headers, body, url }` whose body is a
+    /// Lua string holding exactly the bytes received.
+    public var value: Value {
+        .model(DataModel(Self.typeName, [
+            "status": .integer(Int64(status)),
+            "headers": .object(headers.mapValues(Value.string)),
+            "body": .bytes(body),
+            "url": .string(url),
+        ]))
+    }
+}

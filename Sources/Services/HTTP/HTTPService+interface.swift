@@ -1,0 +1,121 @@
+import Model
+
+extension HTTPService {
+    /// `{ url=, method, headers, body, timeout, maxBytes }`: what `request` takes.
+    static let requestType = ArgumentType.record("request", fields: [.init("url", .string)])
+
+    static let declaration: AnyInterface = Interface<HTTPService>(
+        name: "http",
+        summary: "HTTP and HTTPS requests: redirects followed, keep-alive, timeouts, size limits and proxies from the environment."
+    ) { d in
+        d.method(
+            "get",
+            [
+                .init("url", .string, "An http:// or https:// URL."),
+                .init("options", .table, "{ headers = { name = value }, timeout = seconds (default 30), maxBytes = n (default 10 MiB) }.",
+                      optional: true),
+            ],
+            returns: responseDescription,
+            "Fetches a URL with GET."
+        ) { http, arguments, done in
+            http.startForScript({ () throws(ServiceError) in
+                try HTTPRequestSpec(url: try url(arguments[0]), options: arguments[1], allowed: getOptions)
+            }, done)
+        }
+        d.method(
+            "request",
+            [
+                .init("request", requestType,
+                      "{ url, method = \"GET\", headers = { name = value }, body = string, timeout = seconds, maxBytes = n }."),
+            ],
+            returns: responseDescription,
+            "Sends a request with any method, headers and body."
+        ) { http, arguments, done in
+            http.startForScript({ () throws(ServiceError) in
+                try HTTPRequestSpec(url: try url(arguments[0]["url"]), options: arguments[0], allowed: requestOptions)
+            }, done)
+        }
+    }.erased
+
+    private static let responseDescription =
+        "a response { status, headers (lower-case names), body (the bytes, as a string), url (after redirects) }; any status is a result; response:json() decodes the body"
+
+    /// The options of `get`, and of `request` (which names its URL among them).
+    private static let getOptions: Set<String> = ["headers", "timeout", "maxBytes"]
+    private static let requestOptions: Set<String> = ["url", "method", "headers", "body", "timeout", "maxBytes"]
+
+    /// Starts the request `make` describes, reporting its response as scripts see it; an
+    /// invalid request is reported the same way.
+    private func startForScript(_ make: () throws(ServiceError) -> HTTPRequestSpec,
+                                _ done: @escaping MethodCallback) -> MethodCancellation? {
+        do throws(ServiceError) {
+            return start(try make()) { result in done(result.map(\.value)) }
+        } catch {
+            done(.failure(error))
+            return nil
+        }
+    }
+
+    private static func url(_ value: Value) throws(ServiceError) -> String {
+        guard let text = value.stringValue else { throw ServiceError(.invalidArgument, "the url is not valid UTF-8 text") }
+        return text
+    }
+}
+
+extension HTTPRequestSpec {
+    /// A request from a script's options table; an unknown or ill-typed option is an
+    /// `invalid_argument` naming it.
+    init(url: String, options: Value, allowed: Set<String>) throws(ServiceError) {
+        self.init(url: url)
+        let fields: [String: Value]
+        switch options {
+        case .object(let named): fields = named
+        case .null, .array([]): fields = [:]
+        default: throw ServiceError(.invalidArgument, "the options must be a table of named fields, got \(options.typeName)")
+        }
+        if let unknown = fields.keys.filter({ !allowed.contains($0) }).sorted().first {
+            throw ServiceError(.invalidArgument, "unknown option '\(unknown)' (the options are \(allowed.sorted().joined(separator: ", ")))")
+        }
+        switch fields["method"] ?? .null {
+        case .null: break
+        case .string(let name): method = name
+        case let other: throw ServiceError(.invalidArgument, "method must be a string such as \"POST\", got \(other.typeName)")
+        }
+        headers = try Self.headers(fields["headers"] ?? .null)
+        switch fields["body"] ?? .null {
+        case .null: break
+        case .string(let text): body = Array(text.utf8)
+        case .bytes(let bytes): body = bytes
+        case let other: throw ServiceError(.invalidArgument, "body must be a string, got \(other.typeName) (json.encode(t) makes one from a table)")
+        }
+        if let seconds = fields["timeout"], !seconds.isNull {
+            timeout = try HTTPSettings.timeout(seconds, name: "timeout")
+        }
+        if let bytes = fields["maxBytes"], !bytes.isNull {
+            maxBytes = try HTTPSettings.maxBytes(bytes, name: "maxBytes")
+        }
+    }
+
+    /// `{ Accept = "text/html", ["X-Tag"] = { "a", "b" } }`: a name with an array of values is
+    /// sent once per value. Names are sent in sorted order, so a request is reproducible.
+    private static func headers(_ value: Value) throws(ServiceError) -> [(name: String, value: String)] {
+        let fields: [String: Value]
+        switch value {
+        case .null, .array([]): return []
+        case .object(let named): fields = named
+        default: throw ServiceError(.invalidArgument, "headers must be a table of name = value, got \(value.typeName)")
+        }
+        var headers: [(name: String, value: String)] = []
+        for name in fields.keys.sorted() {
+            let field = fields[name] ?? .null
+            for item in field.arrayValue ?? [field] {
+                switch item {
+                case .string(let text): headers.append((name, text))
+                case .integer(let integer): headers.append((name, String(integer)))
+                default: throw ServiceError(.invalidArgument, "header '\(name)' must be a string, got \(item.typeName)")
+                }
+            }
+        }
+        return headers
+    }
+}

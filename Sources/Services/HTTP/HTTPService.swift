@@ -1,0 +1,226 @@
+import AsyncHTTPClient
+import Foundation
+public import Model
+public import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// `services.http`: HTTP and HTTPS requests over AsyncHTTPClient.
+///
+/// A request follows up to 10 redirects (a loop fails at once), takes at most `timeout` seconds
+/// from connecting to the body's last byte (default 30 s, `[http] timeout`) and accepts a body of
+/// at most `maxBytes` (default 10 MiB, `[http] max_bytes`): a larger one fails with `io` as soon
+/// as the limit is passed, without being held in memory. Any status is a result; errors are
+/// `invalid_argument` (a malformed URL, a scheme other than http and https, a bad option),
+/// `network` (DNS, refused connections, TLS, redirect loops), `timeout` and `cancelled`.
+/// `http_proxy`, `https_proxy` and `no_proxy` are honoured per request (``ProxyEnvironment``).
+///
+/// Connections are kept alive and reused (HTTP/1.1, or HTTP/2 where a TLS server offers it), up
+/// to `[http] connections_per_host` per host. The clients run on NIO's shared event loop group
+/// (the one the other services' sockets use), since a plugin is not handed the host's loop; their
+/// answers hop to the host's loop as every service's do. Releasing the service shuts its clients
+/// down; ``shutdown()`` does it and waits.
+///
+/// ```lua
+/// services.http:get("https://example.org/data.json", function(response, err)
+///   if err then print(err.code, err.message) return end
+///   print(response.status, response.headers["content-type"], #response.body)
+///   local data = response:json()
+/// end)
+/// ```
+///
+/// Swift callers use ``fetch(_:)``.
+public final class HTTPService: Service {
+    public let changes = ChangePublisher()
+    public var interface: AnyInterface { Self.declaration }
+
+    /// Connections kept per host unless `[http] connections_per_host` says otherwise: enough for
+    /// 50 requests in flight to one host without queueing.
+    public static let defaultConnectionsPerHost = 50
+
+    let settings: HTTPSettings
+    private let proxies: ProxyEnvironment
+    private let eventLoopGroup: any EventLoopGroup
+    /// One client per proxy (nil: direct), made on first use; empty and closed after shutdown.
+    private let clients = Mutex<(byProxy: [ProxyEnvironment.Proxy?: HTTPClient], isShutDown: Bool)>(([:], false))
+
+    /// A service with the settings of an `[http]` section.
+    ///
+    /// - Parameters:
+    ///   - config: the `[http]` section (`timeout`, `max_bytes`, `connections_per_host`).
+    ///   - environment: the proxy variables (default: this process's).
+    ///   - eventLoopGroup: where connections run (default: NIO's shared group).
+    /// - Throws: `invalid_argument` naming a bad setting.
+    public init(config: Value = .object([:]), environment: [String: String]? = nil,
+                eventLoopGroup: (any EventLoopGroup)? = nil) throws(ServiceError) {
+        settings = try HTTPSettings(config)
+        proxies = ProxyEnvironment(environment: environment ?? ProxyEnvironment.current())
+        self.eventLoopGroup = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
+    }
+
+    deinit {
+        for client in closeClients() { client.shutdown { _ in } }
+    }
+
+    /// ``make(_:)`` as a value, for the standard service list.
+    static let maker: @Sendable (PluginContext) throws(ServiceError) -> [any Service] = make
+
+    /// The standard plugin's maker: reads `[http]`.
+    public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
+        [try HTTPService(config: context.section("http"))]
+    }
+
+    // MARK: Requests
+
+    /// Sends `request` and returns the complete response, whatever its status.
+    ///
+    /// Conditional GETs work as they do on the wire: send `If-None-Match` or `If-Modified-Since`
+    /// in `headers`, read `etag` and `last-modified` from the response, and take status 304 as
+    /// "not modified". Cancelling the calling task cancels the request (its connection closes).
+    ///
+    /// - Throws: `invalid_argument`, `network`, `timeout`, `io` (body over `maxBytes`),
+    ///   `cancelled`, or `unavailable` after ``shutdown()``.
+    public func fetch(_ request: HTTPRequestSpec) async throws(ServiceError) -> HTTPResponse {
+        let cancellation = PendingCancellation()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                cancellation.set(start(request) { continuation.resume(returning: $0) })
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+        return try result.get()
+    }
+
+    /// Sends `request` and calls `completion` once with the outcome, on one of NIO's threads
+    /// (at once, on the calling thread, for a request that cannot be sent); returns what cancels
+    /// it. ``fetch(_:)`` is the same for Swift concurrency; scripts' calls use this directly.
+    func start(_ request: HTTPRequestSpec,
+               completion: @escaping @Sendable (Result<HTTPResponse, ServiceError>) -> Void) -> MethodCancellation? {
+        let timeout: Double, maxBytes: Int, client: HTTPClient, prepared: HTTPClient.Request
+        do throws(ServiceError) {
+            let target = try HTTPTarget(request.url)
+            timeout = try request.timeout.map { seconds throws(ServiceError) in try HTTPSettings.timeout(.number(seconds), name: "timeout") }
+                ?? settings.timeout
+            maxBytes = try request.maxBytes.map { bytes throws(ServiceError) in try HTTPSettings.maxBytes(.integer(Int64(bytes)), name: "maxBytes") }
+                ?? settings.maxBytes
+            prepared = try Self.prepare(request)
+            client = try self.client(for: try proxies.proxy(scheme: target.scheme, host: target.host, port: target.port))
+        } catch {
+            completion(.failure(error))
+            return nil
+        }
+        let accumulator = ResponseAccumulator(request: prepared, maxBodySize: maxBytes)
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(timeout * 1e9))
+        let task = client.execute(request: prepared, delegate: accumulator, deadline: deadline)
+        let url = request.url
+        task.futureResult.whenComplete { result in
+            switch result {
+            case .success(let response):
+                let body = response.body.map { Array($0.readableBytesView) } ?? []
+                completion(.success(HTTPResponse(status: Int(response.status.code),
+                                                 headers: HTTPResponse.joinedHeaders(response.headers.map { ($0.name, $0.value) }),
+                                                 body: body, url: response.url?.absoluteString ?? url)))
+            case .failure(let error):
+                completion(.failure(HTTPFailure.serviceError(error, url: url, timeout: timeout, maxBytes: maxBytes)))
+            }
+        }
+        return { task.cancel() }
+    }
+
+    /// Shuts every client down and waits; later requests fail with `unavailable`.
+    public func shutdown() async {
+        for client in closeClients() { try? await client.shutdown() }
+    }
+
+    // MARK: Clients
+
+    /// The client for `proxy`, made on first use.
+    private func client(for proxy: ProxyEnvironment.Proxy?) throws(ServiceError) -> HTTPClient {
+        try clients.withLock { state throws(ServiceError) -> HTTPClient in
+            guard !state.isShutDown else { throw ServiceError(.unavailable, "the http service has shut down") }
+            if let known = state.byProxy[proxy] { return known }
+            let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration(proxy: proxy))
+            state.byProxy[proxy] = client
+            return client
+        }
+    }
+
+    private func configuration(proxy: ProxyEnvironment.Proxy?) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .follow(max: 10, allowCycles: false), proxy: proxy)
+        configuration.connectionPool = .init(idleTimeout: .seconds(60),
+                                             concurrentHTTP1ConnectionsPerHostSoftLimit: settings.connectionsPerHost)
+        // A refused connection fails its requests at once, as curl does, instead of retrying
+        // with back-off until the deadline.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
+    }
+
+    /// Marks the service shut down and hands over its clients to be shut down.
+    private func closeClients() -> [HTTPClient] {
+        clients.withLock { state in
+            state.isShutDown = true
+            defer { state.byProxy.removeAll() }
+            return Array(state.byProxy.values)
+        }
+    }
+
+    // MARK: Requests on the wire
+
+    /// The request AsyncHTTPClient sends; method and header problems are `invalid_argument`.
+    static func prepare(_ request: HTTPRequestSpec) throws(ServiceError) -> HTTPClient.Request {
+        let method = request.method.uppercased()
+        guard !method.isEmpty, method.utf8.allSatisfy(isTokenByte) else {
+            throw ServiceError(.invalidArgument, "method '\(request.method)' is not an HTTP method (GET, POST, PUT, DELETE, …)")
+        }
+        var headers = HTTPHeaders()
+        for (name, value) in request.headers {
+            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+                throw ServiceError(.invalidArgument, "header name '\(name)' is not valid: use letters, digits and -")
+            }
+            guard !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else {
+                throw ServiceError(.invalidArgument, "header '\(name)' has a line break in its value")
+            }
+            headers.add(name: name, value: value)
+        }
+        do {
+            return try HTTPClient.Request(url: request.url, method: HTTPMethod(rawValue: method), headers: headers,
+                                          body: request.body.map { .bytes($0) })
+        } catch {
+            throw ServiceError(.invalidArgument, "'\(request.url)' cannot be requested: \(error)")
+        }
+    }
+
+    /// RFC 9110 token characters: what method and header names are made of.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}
+
+/// The cancellation of a request that a Swift task awaits: it may be asked for before the request
+/// has started (then it cancels the request as soon as it starts).
+private final class PendingCancellation: Sendable {
+    private let state = Mutex<(cancel: MethodCancellation?, isCancelled: Bool)>((nil, false))
+
+    func set(_ cancel: MethodCancellation?) {
+        let cancelNow = state.withLock { state in
+            state.cancel = cancel
+            return state.isCancelled
+        }
+        if cancelNow { cancel?() }
+    }
+
+    func cancel() {
+        let cancel = state.withLock { state in
+            state.isCancelled = true
+            return state.cancel
+        }
+        cancel?()
+    }
+}

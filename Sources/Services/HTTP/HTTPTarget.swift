@@ -1,0 +1,32 @@
+import Foundation
+import Model
+
+/// Where a request goes: its URL checked before anything is sent, so that a malformed URL or a
+/// scheme other than http and https is an `invalid_argument` naming the URL and the fix.
+struct HTTPTarget: Sendable {
+    /// `http` or `https`.
+    let scheme: String
+    /// The host as written in the URL (lower-cased).
+    let host: String
+    /// The port, explicit or the scheme's default.
+    let port: Int
+
+    init(_ text: String) throws(ServiceError) {
+        guard !text.isEmpty else { throw ServiceError(.invalidArgument, "the url is empty: give an http:// or https:// URL") }
+        guard let url = URL(string: text) else {
+            throw ServiceError(.invalidArgument, "'\(text)' is not a valid URL (spaces and other special characters must be percent-encoded)")
+        }
+        guard let scheme = url.scheme?.lowercased() else {
+            throw ServiceError(.invalidArgument, "'\(text)' has no scheme: write http://\(text) or https://\(text)")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw ServiceError(.invalidArgument, "'\(text)' has the unsupported scheme '\(scheme)': only http and https URLs can be fetched")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw ServiceError(.invalidArgument, "'\(text)' has no host: write \(scheme)://HOST/PATH")
+        }
+        self.scheme = scheme
+        self.host = host.lowercased()
+        port = url.port ?? (scheme == "https" ? 443 : 80)
+    }
+}

@@ -1,0 +1,142 @@
+import CrescentKit
+import Dispatch
+import Foundation
+import HTTPTestServer
+import Model
+import NIOCore
+import NIOPosix
+import Services
+import Synchronization
+
+/// The row of the http service (issue 8): GETs of a small body from a local server, 50 in flight,
+/// issued by a Lua script as scripts use the service, against curl's parallel mode fetching the
+/// same URLs in one process, measured in the same run against the same server.
+///
+/// The server is NIO's HTTP/1.1 server (``HTTPTestServer``) on 127.0.0.1, on an event loop of its
+/// own; both clients keep their connections alive. The script runs on `ScriptRunner`'s real
+/// one-thread loop, as `crescent` runs it, and times itself with `services.benchclock`; each
+/// completion issues the next request, so 50 stay in flight.
+enum HTTPRows {
+    static let count = 10_000
+    static let inFlight = 50
+    /// The body every request gets: a small text, as a status endpoint answers.
+    static let body = Array("hello from crescent-bench\n".utf8)
+
+    // MARK: http-get
+
+    /// Requests per second, best of 3 rounds of each side.
+    static func get() throws(BenchFailure) -> BenchRow {
+        let row = "http-get"
+        let serverGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? serverGroup.syncShutdownGracefully() }
+        let server = try blocking(row: row) {
+            try await HTTPTestServer.start(group: serverGroup, recordsRequests: false) { _ in .respond(status: 200, body: body) }
+        }
+        defer { _ = try? blocking(row: row) { await server.stop() } }
+        let folder = try BenchFolder(row: row)
+        let urls = (1...count).map { "\(server.baseURL)/item/\($0)" }
+        try folder.write("urls.curl", urls.map { "url = \"\($0)\"\noutput = \"/dev/null\"\n" }.joined(), row: row)
+
+        var ours: [Double] = [], curl: [Double] = []
+        for _ in 0..<3 {
+            ours.append(try scriptGets(row: row, base: server.baseURL))
+            curl.append(try curlGets(row: row, config: folder.path + "/urls.curl"))
+        }
+        return BenchRow(name: row, value: ours.max() ?? .nan, baseline: curl.max() ?? .nan, unit: "req/s", goal: .ratioAtLeast(1.0),
+                        note: "\(count) GETs of a \(body.count)-byte body, \(inFlight) in flight, from a Lua script through services.http "
+                            + "(AsyncHTTPClient, keep-alive, up to \(HTTPService.defaultConnectionsPerHost) connections per host) on crescent's real loop, best of 3; "
+                            + "baseline: curl --parallel --parallel-max \(inFlight) -K (the same \(count) URLs) in one process, best of 3; "
+                            + "one NIO HTTP/1.1 server on 127.0.0.1 for both")
+    }
+
+    /// Requests per second for `count` GETs issued by a script, after 500 to warm up.
+    private static func scriptGets(row: String, base: String) throws(BenchFailure) -> Double {
+        let source = """
+            local http, clock = services.http, services.benchclock
+            local base, inFlight = "\(base)/item/", \(inFlight)
+            -- Issues `count` GETs, each completion issuing the next, then calls `done`.
+            local function fetchAll(count, done)
+              local issued, finished = 0, 0
+              local function issue()
+                issued = issued + 1
+                http:get(base .. issued, function(response, err)
+                  if err then error(tostring(err)) end
+                  assert(response.status == 200 and #response.body == \(body.count))
+                  finished = finished + 1
+                  if issued < count then issue() elseif finished == count then done() end
+                end)
+              end
+              for _ = 1, math.min(inFlight, count) do issue() end
+            end
+            fetchAll(500, function()
+              local started = clock:now()
+              fetchAll(\(count), function() print(clock:now() - started) end)
+            end)
+            """
+        let printed = Mutex(""), errors = Mutex("")
+        let console = Console(colors: false) { stream, text in
+            if stream == .error { errors.withLock { $0 += text } } else { printed.withLock { $0 += text } }
+        }
+        var options = HostOptions()
+        options.memoryLimitMiB = 0
+        let status = ScriptRunner.run(.code(source), bytes: Array(source.utf8), options: options,
+                                      plugins: [HTTPBenchPlugin()], console: console)
+        let output = printed.withLock { $0 }.split(separator: "\n")
+        guard status == 0, errors.withLock({ $0.isEmpty }), output.count == 1, let nanoseconds = Double(output[0]) else {
+            throw BenchFailure(row: row, reason: "the script failed (status \(status)): \(errors.withLock { $0 }) \(output)")
+        }
+        return Double(count) / (nanoseconds / 1e9)
+    }
+
+    /// Requests per second for curl fetching the URLs of `config`, timed from launch to exit.
+    private static func curlGets(row: String, config: String) throws(BenchFailure) -> Double {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "--parallel", "--parallel-max", String(inFlight), "--noproxy", "*",
+                             "--silent", "--show-error", "--fail", "-K", config]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        let started = MonotonicClock.nanoseconds()
+        do {
+            try process.run()
+        } catch {
+            throw BenchFailure(row: row, reason: "cannot run curl (tools/setup.sh installs it): \(error)")
+        }
+        process.waitUntilExit()
+        let elapsed = Double(MonotonicClock.nanoseconds() - started)
+        guard process.terminationStatus == 0 else {
+            throw BenchFailure(row: row, reason: "curl failed with status \(process.terminationStatus)")
+        }
+        return Double(count) / (elapsed / 1e9)
+    }
+
+    /// Runs `body` in a Swift task and waits for it (the bench's rows are synchronous).
+    private static func blocking<Result: Sendable>(row: String, _ body: @escaping @Sendable () async throws -> Result) throws(BenchFailure) -> Result {
+        let outcome = Mutex<Swift.Result<Result, any Error>?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                let value = try await body()
+                outcome.withLock { $0 = .success(value) }
+            } catch {
+                outcome.withLock { $0 = .failure(error) }
+            }
+            finished.signal()
+        }
+        finished.wait()
+        switch outcome.withLock({ $0 }) {
+        case .success(let value): return value
+        case .failure(let error): throw BenchFailure(row: row, reason: "\(error)")
+        case nil: throw BenchFailure(row: row, reason: "the task ended without a result")
+        }
+    }
+}
+
+/// `services.http` (with no proxy, whatever the environment says) and `services.benchclock`.
+private struct HTTPBenchPlugin: Plugin {
+    let name = "http"
+
+    func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] {
+        [try HTTPService(config: context.section("http"), environment: [:]), BenchClock()]
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import CrescentKit
+
+/// `crescent repl`: the interactive prompt (also what `crescent` opens on a terminal). With stdin
+/// not a terminal there is nobody to prompt: the input runs as a script, so pipes and tests work.
+struct ReplCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crescent repl",
+        abstract: "The interactive REPL: Lua at a prompt while the event loop keeps running."
+    )
+
+    @OptionGroup var common: CommonOptions
+
+    func run() throws {
+        throw ExitCode(Self.start(common.hostOptions(arguments: [])))
+    }
+
+    /// Opens the REPL on a terminal, else runs stdin as a script; returns the exit status.
+    static func start(_ options: HostOptions) -> Int32 {
+        guard Terminal.isTerminal(0) && Terminal.isTerminal(1) else {
+            let bytes: [UInt8]
+            do {
+                bytes = try ScriptSource.standardInput.read()
+            } catch {
+                Crescent.usageError(error.description)
+            }
+            return ScriptRunner.run(.standardInput, bytes: bytes, options: options, plugins: [.standard])
+        }
+        let banner = "Crescent \(CrescentVersion.current) (Lua 5.4). .help for help, Ctrl-D to leave."
+        return ReplRunner.run(options: options, plugins: [.standard], banner: banner)
+    }
+}

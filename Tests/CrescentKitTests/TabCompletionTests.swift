@@ -1,0 +1,102 @@
+@testable import CrescentKit
+import Testing
+
+/// The REPL's Tab completion (issue 5): what it offers, and that it never runs user code.
+@Suite struct TabCompletionTests {
+    /// A host that stays up as the REPL's does (a main chunk that returns would end the run).
+    private func completer() throws -> (TestHost, LuaCompletion) {
+        let test = try TestHost(thermostat: Thermostat())
+        test.run("keepAlive = timer.every(3600, function() end)")
+        return (test, LuaCompletion(host: test.host))
+    }
+
+    @Test func globalsAndKeywords() throws {
+        let (test, completion) = try completer()
+        test.run("myValue = 1")
+        #expect(completion.complete("pri") == .init(candidates: ["print"], fragmentLength: 3))
+        #expect(completion.complete("my").candidates == ["myValue"])
+        #expect(completion.complete("x = fun").candidates == ["function"])
+        #expect(completion.complete("ret").candidates == ["return"])
+        // Names starting with "_" only when asked for.
+        #expect(!completion.complete("").candidates.contains("_G"))
+        #expect(completion.complete("_").candidates.contains("_VERSION"))
+    }
+
+    @Test func fieldsOfTablesAndOfTheirIndexTables() throws {
+        let (test, completion) = try completer()
+        test.run("""
+            proto = setmetatable({ own = 1 }, { __index = setmetatable({ alpha = 1, beta = function() end },
+                                                                      { __index = { gamma = true } }) })
+            """)
+        #expect(completion.complete("string.fo") == .init(candidates: ["format"], fragmentLength: 2))
+        #expect(completion.complete("print(proto.") .candidates == ["alpha", "beta", "gamma", "own"])
+        #expect(completion.complete("proto:") .candidates == ["beta"], "':' offers functions only")
+        test.run("word = 'x'")
+        #expect(completion.complete("word:up").candidates == ["upper"], "strings use the string library")
+        #expect(completion.complete("proto.missing.x").candidates.isEmpty)
+        #expect(completion.complete("print(\"proto.al").candidates.isEmpty, "nothing inside a string")
+    }
+
+    @Test func servicesFromTheirDeclarations() throws {
+        let (test, completion) = try completer()
+        defer { withExtendedLifetime(test) {} }
+        #expect(completion.complete("services.ther").candidates == ["thermostat"])
+        #expect(completion.complete("services.thermostat.te").candidates == ["temperature"])
+        #expect(completion.complete("services.thermostat:s").candidates == ["set", "slow", "start", "stop"])
+        #expect(completion.complete("services.thermostat:on(\"did").candidates == ["didAlarm", "didReset"])
+        #expect(completion.complete("on(services.thermostat, 'didA").candidates == ["didAlarm"])
+        #expect(completion.complete("observe(services.thermostat, \"la").candidates == ["label"])
+        #expect(completion.complete("on(\"thermostat.didR").candidates == ["thermostat.didReset"])
+        // A property's value is read (through the host's own getter) to go one level further.
+        #expect(completion.complete("services.thermostat.readings.").candidates.contains("count"))
+    }
+
+    @Test func completionNeverCallsAFunction() throws {
+        let (test, completion) = try completer()
+        test.run("""
+            calls = 0
+            trap = setmetatable({}, { __index = function() calls = calls + 1 end })
+            deep = { inner = trap }
+            """)
+        _ = completion.complete("trap.x")
+        _ = completion.complete("trap:x")
+        _ = completion.complete("deep.inner.x.y")
+        _ = completion.complete("trap.")
+        test.run("print(calls)")
+        #expect(test.lines.last == "0")
+    }
+
+    @Test func dotCommandsFilesAndControllerCommands() throws {
+        let (test, completion) = try completer()
+        #expect(completion.complete(".he").candidates == [".help"])
+        #expect(completion.complete(".e").candidates == [".editor", ".exit"])
+        #expect(completion.complete(".services ther").candidates == ["thermostat"])
+        #expect(completion.complete(":").candidates.isEmpty, "no controller, no commands")
+        test.run("""
+            local C = controller("C")
+            function C:refresh() end
+            function C:reset() end
+            function C:viewDidLoad() self:command("refresh", "refresh", "again") self:command("reset", "reset") end
+            app.push(C)
+            """)
+        test.settle()
+        #expect(completion.complete(":re") == .init(candidates: ["refresh", "reset"], fragmentLength: 2))
+        #expect(completion.complete(":").candidates == ["help", "quit", "refresh", "reset"])
+    }
+
+    @Test func filesForLoad() throws {
+        let answer = LuaCompletion.files(completing: "/proc/sel")
+        #expect(answer.candidates == ["/proc/self/"])
+        #expect(answer.fragmentLength == "/proc/sel".count)
+    }
+
+    @Test func dotCommandsParse() {
+        #expect(ReplCommand(".help") == .help)
+        #expect(ReplCommand(".services  geocoder ") == .services("geocoder"))
+        #expect(ReplCommand(".load my file.lua") == .load("my file.lua"))
+        #expect(ReplCommand(".load") == .invalid(".load needs a file: .load FILE"))
+        #expect(ReplCommand(".5") == nil, "a number, not a command")
+        #expect(ReplCommand("x.y") == nil)
+        #expect(ReplCommand(".nope") == .invalid("unknown command .nope; .help lists the commands"))
+    }
+}

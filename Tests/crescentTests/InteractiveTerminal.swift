@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `crescent` with stdin, stdout and stderr on one pseudo-terminal, driven like a person at the
+/// keyboard: keys are written to the terminal, and what the program drew is replayed through
+/// ``TerminalScreen`` to read the screen as a person would see it.
+///
+/// Every wait is bounded (a liveness limit, not a speed assertion): a wait that runs out records
+/// what the screen held, and ``finish(timeLimit:sourceLocation:)`` kills a child that does not exit.
+final class InteractiveTerminal: @unchecked Sendable {
+    // @unchecked: `output` is locked; the other stored properties are set in init and only read.
+    let columns: Int
+    let rows: Int
+    private let master: Int32
+    private let process: Process
+    private let output = TerminalLockedBytes()
+
+    /// Starts `crescent ARGUMENTS` in `directory` on a new pseudo-terminal.
+    init(_ arguments: [String], directory: String, environment: [String: String?] = [:],
+         columns: Int = 80, rows: Int = 24) throws {
+        self.columns = columns
+        self.rows = rows
+        let slave: Int32
+        (master, slave) = try openPseudoTerminal(columns: columns, rows: rows)
+        process = crescentProcess(arguments, directory: directory, environment: environment)
+        let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
+        process.standardInput = handle
+        process.standardOutput = handle
+        process.standardError = handle
+        do {
+            try process.run()
+        } catch {
+            close(slave)
+            close(master)
+            throw error
+        }
+        close(slave)
+        let master = self.master
+        let output = self.output
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(master, &buffer, buffer.count)
+                if count > 0 {
+                    output.append(Array(buffer[0..<count]))
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break  // EIO: the child and its terminal are gone
+                }
+            }
+            output.finish()
+        }.start()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        close(master)
+    }
+
+    /// Types `text` (control keys as their bytes: "\u{3}" is Ctrl-C, "\r" is Enter, "\t" is Tab).
+    func type(_ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(master, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+
+    /// Everything the program wrote so far.
+    var text: String { String(decoding: output.bytes, as: UTF8.self) }
+
+    /// The screen as the program drew it so far.
+    var screen: TerminalScreen {
+        var screen = TerminalScreen(columns: columns, rows: rows)
+        screen.feed(output.bytes)
+        return screen
+    }
+
+    /// Waits until `condition` holds for the screen's transcript (scrollback and visible lines);
+    /// false, with the screen recorded as an issue, when `seconds` pass first.
+    @discardableResult
+    func waitFor(_ what: String, within seconds: Double = 15, sourceLocation: SourceLocation = #_sourceLocation,
+                 _ condition: ([String]) -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition(screen.transcript) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("waited \(seconds) s for \(what); the screen:\n\(screen.transcript.joined(separator: "\n"))",
+                     sourceLocation: sourceLocation)
+        return false
+    }
+
+    /// Waits until a line of the screen contains `fragment`.
+    @discardableResult
+    func waitFor(line fragment: String, within seconds: Double = 15,
+                 sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        await waitFor("a line with '\(fragment)'", within: seconds, sourceLocation: sourceLocation) { lines in
+            lines.contains { $0.contains(fragment) }
+        }
+    }
+
+    /// Waits for the program to exit and returns its status; kills it after `timeLimit`.
+    func finish(timeLimit: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) async -> Int32 {
+        let deadline = Date().addingTimeInterval(timeLimit)
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            Issue.record("the REPL did not exit within \(timeLimit) s; the screen:\n\(screen.transcript.joined(separator: "\n"))",
+                         sourceLocation: sourceLocation)
+        }
+        process.waitUntilExit()
+        let drain = Date().addingTimeInterval(2)
+        while !output.isFinished && Date() < drain { try? await Task.sleep(for: .milliseconds(5)) }
+        return process.terminationStatus
+    }
+}
