@@ -120,9 +120,16 @@ let package = Package(
         .testTarget(name: "LuaBridgeTests", dependencies: ["LuaBridge", "CLua"], swiftSettings: upcoming),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: upcoming),
         .testTarget(name: "REPLTests", dependencies: ["REPL"], swiftSettings: upcoming),
+        // Feed documents and a loopback server serving them, for the feeds tests of two targets.
+        .target(
+            name: "FeedTestSupport",
+            dependencies: ["HTTPTestServer"],
+            path: "Tests/FeedTestSupport",
+            swiftSettings: upcoming
+        ),
         .testTarget(
             name: "ServicesTests",
-            dependencies: ["Services", "Model", "HTTPTestServer", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: ["Services", "Model", "HTTPTestServer", "FeedTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             swiftSettings: upcoming
         ),
         .testTarget(
@@ -130,6 +137,6 @@ let package = Package(
             dependencies: ["CrescentKit", "LuaBridge", "Services", "HTTPTestServer", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "crescentTests", dependencies: ["crescent", "HTTPTestServer"], swiftSettings: upcoming),
+        .testTarget(name: "crescentTests", dependencies: ["crescent", "HTTPTestServer", "FeedTestSupport"], swiftSettings: upcoming),
     ]
 )

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Crescent needs, once: Lua 5.4 (headers for the build, the
 # interpreter as the benchmark baseline), lua-cjson (require "cjson" is part of the test suite),
-# gpsd with gpsd-clients (the location tests run gpsfake, a real gpsd replaying an NMEA log), and
-# curl (the http-get bench row's baseline).
+# gpsd with gpsd-clients (the location tests run gpsfake, a real gpsd replaying an NMEA log),
+# curl (the http-get bench row's baseline) and libxml2, which Foundation's XMLParser (the feed
+# parser) loads at run time.
 set -euo pipefail
 
-packages=(liblua5.4-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl)
+packages=(liblua5.4-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl libxml2)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -16,7 +16,7 @@ public enum StandardServices {
     static let makers: [@Sendable (PluginContext) throws(ServiceError) -> [any Service]] = [
         LocationService.maker,
         GeocoderService.maker,
-        Store.maker,            // store and session: one database
+        Store.maker,            // store, session and feeds: one database
         HTTPService.maker,
     ]
 }

@@ -196,25 +196,15 @@ enum GeocoderRows {
 
     private static func runPython(row: String, folder: BenchFolder) throws(BenchFailure) -> PythonRun {
         try folder.write("baseline.py", pythonScript, row: row)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", folder.path + "/baseline.py", folder.path + "/points.csv", folder.path + "/answers.txt"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw BenchFailure(row: row, reason: "cannot run python3: \(error)")
-        }
-        process.waitUntilExit()
-        if process.terminationStatus == 3 {
+        let status = try folder.runBaseline(["points.csv", "answers.txt"], row: row)
+        if status == 3 {
             throw BenchFailure(row: row, reason: "the baseline needs PyPI's reverse_geocoder 1.5.1 for python3: "
                 + "'make bench' installs it, or run 'python3 -m pip install reverse_geocoder==1.5.1'")
         }
-        guard process.terminationStatus == 0,
+        guard status == 0,
               let text = try? String(contentsOfFile: folder.path + "/answers.txt", encoding: .utf8)
         else {
-            throw BenchFailure(row: row, reason: "the python3 baseline failed with status \(process.terminationStatus)")
+            throw BenchFailure(row: row, reason: "the python3 baseline failed with status \(status)")
         }
         var lines = text.split(separator: "\n")
         let header = lines.isEmpty ? [] : lines.removeFirst().split(separator: " ")

@@ -27,6 +27,7 @@ enum BenchCommand {
             ("geocode-reverse", GeocoderRows.reverse),
             ("geocode-load", GeocoderRows.load),
             ("http-get", HTTPRows.get),
+            ("feed-parse", FeedRows.parse),
         ]
     }
 

@@ -10,7 +10,7 @@ import Testing
         let folder = try TemporaryFolder()
         let dataDirectory = folder.path + "/a/b"
         let services = try Store.make(PluginContext(dataDirectory: dataDirectory))
-        #expect(services.map(\.interface.name) == ["store", "session"])
+        #expect(services.map(\.interface.name) == ["store", "session", "feeds"])
         let store = try #require(services.first as? Store)
         #expect(store.path == dataDirectory + "/store.sqlite")
         #expect(!FileManager.default.fileExists(atPath: dataDirectory), "nothing is created before the store is used")

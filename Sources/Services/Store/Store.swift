@@ -38,16 +38,22 @@ public final class Store: Service {
         self.database = database
     }
 
-    /// Makes the `store` and `session` services over one database, from the `[store]` and
-    /// `[session]` sections and the data folder of `context`.
+    /// Makes the `store`, `session` and `feeds` services over one database, from the `[store]`,
+    /// `[session]`, `[feeds]` (and `[http]`, for fetching feeds) sections and the data folder of
+    /// `context`.
     ///
     /// - Throws: `invalid_argument` for a bad setting, `io` when the database cannot be opened
     ///   where it should be.
     public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
         let settings = try StoreSettings(context)
         let sessionSettings = try SessionSettings(context.section("session"))
-        let database = try StoreDatabase(settings: settings, schema: schema + UserDirectory.schema)
-        return [Store(database: database), Session(database: database, settings: sessionSettings)]
+        let feedSettings = try FeedSettings(context.section("feeds"))
+        // The feeds fetch through an http service of their own, with the same [http] settings
+        // and proxies as services.http (its connections are made on first use).
+        let feedTransport = HTTPFeedTransport(http: try HTTPService(config: context.section("http")))
+        let database = try StoreDatabase(settings: settings, schema: schema + UserDirectory.schema + FeedArchive.schema)
+        return [Store(database: database), Session(database: database, settings: sessionSettings),
+                FeedsService(database: database, settings: feedSettings, transport: feedTransport)]
     }
 
     /// ``make(_:)`` as a value for the `StandardServices` list. (Listing `Store.make` or a closure
@@ -57,7 +63,8 @@ public final class Store: Service {
     /// A store over its own database (for Swift code and tests).
     public convenience init(path: String) throws(ServiceError) {
         let location: StoreSettings.Location = path == StoreSettings.memoryName ? .memory : .file(path)
-        try self.init(database: StoreDatabase(settings: StoreSettings(location: location), schema: Self.schema + UserDirectory.schema))
+        try self.init(database: StoreDatabase(settings: StoreSettings(location: location),
+                                              schema: Self.schema + UserDirectory.schema + FeedArchive.schema))
     }
 
     /// The database file's path, or `:memory:`.

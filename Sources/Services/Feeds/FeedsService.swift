@@ -1,0 +1,346 @@
+import Foundation
+public import Model
+import Synchronization
+
+/// The `feeds` service: RSS, Atom and JSON Feed subscriptions, polled, with new items announced
+/// once to every observer.
+///
+/// - `add(url[, { interval = s }])` subscribes and answers the feed's info after its first
+///   fetch; `remove(url)` unsubscribes; `refresh([url])` fetches now and answers **its caller
+///   alone** with that fetch's new items, while `didUpdate { feed, newItems }` goes to every
+///   observer (a fetch without new items sends none); `didFail { feed, error }` reports a fetch
+///   that failed (the feed stays subscribed and is tried again, backing off).
+/// - `feeds` lists the subscriptions (`feed { url, title, interval, lastChecked, lastError,
+///   itemCount }`), `latest` the ``latestCount`` newest items across them.
+/// - Each feed is polled every `interval` seconds with `If-None-Match`/`If-Modified-Since`; a
+///   304 is a quiet success. Errors back off exponentially (see ``FeedSettings``).
+/// - Subscriptions, HTTP validators and every item seen live in the store's database
+///   (``FeedArchive``): after a restart the service picks its feeds up again on first use and
+///   never announces an item twice.
+///
+/// ```lua
+/// local feeds = services.feeds
+/// feeds:on("didUpdate", function(update) for _, item in ipairs(update.newItems) do print(item.title) end end)
+/// feeds:add("https://example.org/feed.xml", { interval = 600 }, function(feed, err) print(feed and feed.title or err) end)
+/// ```
+public final class FeedsService: Service {
+    public let changes = ChangePublisher()
+    public var interface: AnyInterface { Self.declaration }
+
+    /// The subscriptions, as an array of `feed` data models.
+    let feedList: Property<Value>
+    /// The newest items, as an array of `item` data models.
+    let latest: Property<Value>
+    let settings: FeedSettings
+
+    /// How many items `latest` holds.
+    public static let latestCount = 50
+
+    private let archive: FeedArchive
+    private let transport: any FeedTransport
+    private let state = Mutex(State())
+
+    private struct State {
+        /// The stored subscriptions have been read (on first use).
+        var loaded = false
+        var subscriptions: [String: Subscription] = [:]
+        /// Urls in the order they were added.
+        var order: [String] = []
+    }
+
+    private struct Subscription {
+        var stored: FeedArchive.StoredFeed
+        var lastError: ServiceError?
+        var failures = 0
+        var poller: Task<Void, Never>?
+    }
+
+    init(database: StoreDatabase, settings: FeedSettings, transport: any FeedTransport) {
+        archive = FeedArchive(database: database)
+        self.settings = settings
+        self.transport = transport
+        feedList = Property("feeds", .array([]), changes)
+        latest = Property("latest", .array([]), changes)
+    }
+
+    deinit {
+        for subscription in state.withLock({ $0.subscriptions.values }) { subscription.poller?.cancel() }
+    }
+
+    // MARK: The API
+
+    /// Subscribes to `url`, polled every `interval` seconds (the default when nil), and fetches
+    /// it. A feed already subscribed takes the new interval and is fetched now.
+    ///
+    /// - Returns: the feed's info after that fetch.
+    /// - Throws: `invalid_argument` for a URL or interval it refuses (nothing is subscribed);
+    ///   the fetch's error otherwise (the feed stays subscribed and is retried).
+    public func add(_ url: String, interval: Double?) async throws(ServiceError) -> Value {
+        loadIfNeeded()
+        let url = try Self.checkURL(url)
+        let interval = interval ?? settings.interval
+        guard interval.isFinite, interval >= settings.minInterval else {
+            throw ServiceError(.invalidArgument, "interval must be at least \(FeedSettings.format(settings.minInterval)) seconds "
+                               + "([feeds] min_interval), got \(FeedSettings.format(interval))")
+        }
+        let stored = try archive.subscribe(url, interval: interval, now: Self.now())
+        state.withLock { state in
+            if state.subscriptions[url] == nil { state.order.append(url) }
+            state.subscriptions[url, default: Subscription(stored: stored)].stored.interval = interval
+            state.subscriptions[url]?.poller?.cancel()
+            state.subscriptions[url]?.poller = nil
+        }
+        publishFeeds()
+        do {
+            _ = try await fetch(url)
+        } catch {
+            startPolling(url)
+            throw error
+        }
+        startPolling(url)
+        return info(url) ?? .null
+    }
+
+    /// Unsubscribes from `url` and forgets its items.
+    ///
+    /// - Throws: `not_found` when `url` is not subscribed.
+    public func remove(_ url: String) throws(ServiceError) {
+        loadIfNeeded()
+        let removed = state.withLock { state in
+            guard let subscription = state.subscriptions.removeValue(forKey: url) else { return false }
+            subscription.poller?.cancel()
+            state.order.removeAll { $0 == url }
+            return true
+        }
+        guard removed else { throw Self.unknown(url) }
+        try archive.unsubscribe(url)
+        publishFeeds()
+        publishLatest()
+    }
+
+    /// Fetches `url` (or every feed, at once, when nil) now and returns the new items, newest
+    /// first. `didUpdate` and `didFail` go out as for a poll.
+    ///
+    /// - Throws: `not_found` for a URL not subscribed; the fetch's error for one feed; for all
+    ///   feeds, the first error only when every fetch failed.
+    public func refresh(_ url: String?) async throws(ServiceError) -> [FeedItem] {
+        loadIfNeeded()
+        if let url {
+            guard state.withLock({ $0.subscriptions[url] != nil }) else { throw Self.unknown(url) }
+            return Self.newestFirst(try await fetch(url))
+        }
+        let urls = state.withLock { $0.order }
+        let results = await withTaskGroup(of: Result<[FeedItem], ServiceError>.self) { group in
+            for url in urls {
+                group.addTask { () async -> Result<[FeedItem], ServiceError> in
+                    do throws(ServiceError) { return .success(try await self.fetch(url)) } catch { return .failure(error) }
+                }
+            }
+            var results: [Result<[FeedItem], ServiceError>] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+        let items = results.compactMap { try? $0.get() }
+        if items.isEmpty, let failure = results.lazy.compactMap({ result -> ServiceError? in
+            if case .failure(let error) = result { return error }
+            return nil
+        }).first {
+            throw failure
+        }
+        return Self.newestFirst(items.flatMap { $0 })
+    }
+
+    // MARK: Fetching
+
+    /// Fetches one feed, records what it holds and reports it: `didUpdate` with the items never
+    /// seen before (if any), or `didFail`. Returns the new items, in document order.
+    private func fetch(_ url: String) async throws(ServiceError) -> [FeedItem] {
+        guard let known = state.withLock({ $0.subscriptions[url]?.stored }) else { throw Self.unknown(url) }
+        let request = FeedRequest(url: url, etag: known.etag, lastModified: known.lastModified,
+                                  timeout: settings.timeout, maxBytes: settings.maxBytes)
+        do throws(ServiceError) {
+            let response = try await transport.fetch(request)
+            let now = Self.now()
+            if response.status == 304 {
+                try archive.touch(url, checked: now)
+                succeeded(url) { $0.lastChecked = now }
+                return []
+            }
+            guard (200..<300).contains(response.status) else { throw Self.statusError(response.status, url: url) }
+            let parsed = try FeedParser.parse(response.body, url: url)
+            var stored = known
+            stored.title = parsed.title.isEmpty ? (known.title.isEmpty ? Self.host(of: url) : known.title) : parsed.title
+            stored.etag = response.headers["etag"]
+            stored.lastModified = response.headers["last-modified"]
+            stored.lastChecked = now
+            stored.itemCount = parsed.items.count
+            // Removed while it was being fetched: record nothing.
+            guard state.withLock({ $0.subscriptions[url] != nil }) else { return [] }
+            let fresh = try archive.record(stored, items: parsed.items, now: now)
+            succeeded(url) { $0 = stored }
+            publishLatest()
+            if !fresh.isEmpty, let feed = info(url) {
+                changes.emit("didUpdate", .object(["feed": feed, "newItems": .array(fresh.map(\.value))]))
+            }
+            return fresh
+        } catch {
+            var error = error
+            if error.service.isEmpty { error.service = "feeds" }
+            // A poll stopped by remove() or a new add(): nothing failed.
+            if error.code == .cancelled && Task.isCancelled { throw error }
+            failed(url, error)
+            throw error
+        }
+    }
+
+    /// Notes an answer from `url`: no error, no failures, and `update` applied to what is stored.
+    private func succeeded(_ url: String, _ update: (inout FeedArchive.StoredFeed) -> Void) {
+        state.withLock { state in
+            guard var subscription = state.subscriptions[url] else { return }
+            update(&subscription.stored)
+            subscription.lastError = nil
+            subscription.failures = 0
+            state.subscriptions[url] = subscription
+        }
+        publishFeeds()
+    }
+
+    private func failed(_ url: String, _ error: ServiceError) {
+        let now = Self.now()
+        let known = state.withLock { state in
+            guard state.subscriptions[url] != nil else { return false }
+            state.subscriptions[url]?.lastError = error
+            state.subscriptions[url]?.failures += 1
+            state.subscriptions[url]?.stored.lastChecked = now
+            return true
+        }
+        guard known else { return }
+        try? archive.touch(url, checked: now)
+        publishFeeds()
+        if let feed = info(url) {
+            changes.emit("didFail", .object(["feed": feed, "error": Self.errorValue(error)]))
+        }
+    }
+
+    // MARK: Polling
+
+    /// Starts (or restarts) the poller of `url`: it waits the feed's interval (longer after
+    /// failures), fetches, and again, until the feed is removed or the service goes away.
+    private func startPolling(_ url: String, firstDelay: Double? = nil) {
+        state.withLock { state in
+            guard let subscription = state.subscriptions[url] else { return }
+            subscription.poller?.cancel()
+            let first = firstDelay ?? settings.delay(interval: subscription.stored.interval, failures: subscription.failures)
+            state.subscriptions[url]?.poller = Task { [weak self] in
+                var wait = first
+                while true {
+                    try? await Task.sleep(for: .milliseconds(Int64(max(0, wait) * 1000)))
+                    guard !Task.isCancelled, let service = self else { return }
+                    wait = await service.poll(url)
+                }
+            }
+        }
+    }
+
+    /// One poll: fetches `url` and returns the seconds until the next.
+    private func poll(_ url: String) async -> Double {
+        _ = try? await fetch(url)
+        return state.withLock { state in
+            guard let subscription = state.subscriptions[url] else { return settings.interval }
+            return settings.delay(interval: subscription.stored.interval, failures: subscription.failures)
+        }
+    }
+
+    /// Reads the stored subscriptions once, on first use, and starts polling them: each is
+    /// fetched when its interval since the last check has passed (at once if it has).
+    func loadIfNeeded() {
+        let first = state.withLock { state in
+            defer { state.loaded = true }
+            return !state.loaded
+        }
+        guard first, let stored = try? archive.feeds() else { return }
+        let now = Self.now()
+        var resumed: [(String, Double)] = []
+        state.withLock { state in
+            for feed in stored where state.subscriptions[feed.url] == nil {
+                state.subscriptions[feed.url] = Subscription(stored: feed)
+                state.order.append(feed.url)
+                resumed.append((feed.url, max(0, (feed.lastChecked ?? 0) + feed.interval - now)))
+            }
+        }
+        for (url, delay) in resumed { startPolling(url, firstDelay: delay) }
+        publishFeeds()
+        publishLatest()
+    }
+
+    // MARK: What scripts see
+
+    /// The `feed` data model of `url`, or nil when it is not subscribed.
+    func info(_ url: String) -> Value? {
+        state.withLock { state in state.subscriptions[url].map(Self.info) }
+    }
+
+    private static func info(_ subscription: Subscription) -> Value {
+        let stored = subscription.stored
+        return .model(DataModel("feed", [
+            "url": .string(stored.url), "title": .string(stored.title), "interval": .number(stored.interval),
+            "lastChecked": stored.lastChecked.map(Value.number) ?? .null,
+            "lastError": subscription.lastError.map(errorValue) ?? .null,
+            "itemCount": .integer(Int64(stored.itemCount)),
+        ]))
+    }
+
+    private func publishFeeds() {
+        feedList.set(.array(state.withLock { state in state.order.compactMap { state.subscriptions[$0].map(Self.info) } }))
+    }
+
+    private func publishLatest() {
+        guard let items = try? archive.latest(limit: Self.latestCount) else { return }
+        latest.set(.array(items.map(\.value)))
+    }
+
+    // MARK: Helpers
+
+    /// An error as an event payload: a read-only `error { code, message, service }`.
+    static func errorValue(_ error: ServiceError) -> Value {
+        .model(DataModel("error", ["code": .string(error.code.name), "message": .string(error.message),
+                                   "service": .string(error.service.isEmpty ? "feeds" : error.service)]))
+    }
+
+    /// `url` trimmed, if it is an absolute http or https URL with a host.
+    static func checkURL(_ text: String) throws(ServiceError) -> String {
+        let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let host = parsed.host, !host.isEmpty else {
+            throw ServiceError(.invalidArgument, "url must be an absolute http or https URL such as https://example.org/feed.xml, got \"\(text)\"")
+        }
+        return url
+    }
+
+    private static func unknown(_ url: String) -> ServiceError {
+        ServiceError(.notFound, "no feed \(url) is subscribed (add it first)")
+    }
+
+    /// A non-2xx answer as an error: 404 and 410 `not_found`, 401 and 403 `permission`, 429 and
+    /// 5xx `unavailable`, the rest `network`.
+    static func statusError(_ status: Int, url: String) -> ServiceError {
+        let code: ServiceError.Code = switch status {
+        case 404, 410: .notFound
+        case 401, 403: .permission
+        case 429, 500...599: .unavailable
+        default: .network
+        }
+        return ServiceError(code, "HTTP \(status) from \(url)")
+    }
+
+    private static func host(of url: String) -> String { URL(string: url)?.host ?? url }
+
+    private static func newestFirst(_ items: [FeedItem]) -> [FeedItem] {
+        items.enumerated().sorted { lhs, rhs in
+            let left = lhs.element.published ?? -.infinity, right = rhs.element.published ?? -.infinity
+            return left != right ? left > right : lhs.offset < rhs.offset
+        }.map(\.element)
+    }
+
+    private static func now() -> Double { Date().timeIntervalSince1970 }
+}

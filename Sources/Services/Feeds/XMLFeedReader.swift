@@ -1,0 +1,200 @@
+import Foundation
+import FoundationXML
+import Model
+
+/// Reads an RSS 2.0 (and 0.9x), RSS 1.0 (RDF) or Atom 1.0 document with Foundation's
+/// `XMLParser` (libxml2's SAX parser) into entry drafts.
+///
+/// It follows namespaces, so `atom:link` in an RSS channel is not the channel's `link`, and keeps
+/// a stack of `xml:base` values so relative links resolve where they were written. Text of the
+/// fields it reads (and of their child elements, for Atom's XHTML content) is gathered whole,
+/// CDATA included.
+final class XMLFeedReader: NSObject, XMLParserDelegate {
+    private enum Namespace {
+        static let atom = "http://www.w3.org/2005/Atom"
+        static let atom03 = "http://purl.org/atom/ns#"
+        static let rss10 = "http://purl.org/rss/1.0/"
+        static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+        static let dublinCore = "http://purl.org/dc/elements/1.1/"
+        static let content = "http://purl.org/rss/1.0/modules/content/"
+    }
+
+    /// The field whose text is being gathered, and the depth of its element.
+    private enum Field {
+        case feedTitle, feedLink
+        case id, title, link, published, updated, summary, content
+    }
+
+    private(set) var format: String?
+    private(set) var rootName: String?
+    private(set) var title = ""
+    private(set) var homePage: String?
+    private(set) var drafts: [FeedEntryDraft] = []
+    /// The first error libxml2 reported: its code, line and column.
+    private(set) var failure: (code: Int, line: Int, column: Int)?
+
+    private var depth = 0
+    private var bases: [URL?]
+    private var entry: FeedEntryDraft?
+    private var entryDepth = 0
+    private var capture: (field: Field, depth: Int)?
+    private var text = ""
+    private var sawFeedTitle = false
+
+    init(url: String) {
+        bases = [URL(string: url)]
+    }
+
+    /// Parses `bytes` (already mended by ``XMLEntityRepair``).
+    func read(_ bytes: [UInt8]) {
+        let parser = XMLParser(data: Data(bytes))
+        parser.shouldProcessNamespaces = true
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = self
+        _ = parser.parse()
+    }
+
+    // MARK: Elements
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        depth += 1
+        let base = bases.last ?? nil
+        bases.append(attributes["xml:base"].flatMap { URL(string: $0, relativeTo: base)?.absoluteURL } ?? base)
+        let namespace = namespaceURI ?? ""
+        if depth == 1 {
+            rootName = qualifiedName ?? name
+            switch (name, namespace) {
+            case ("rss", _): format = "rss"
+            case ("RDF", Namespace.rdf): format = "rdf"
+            case ("feed", Namespace.atom), ("feed", Namespace.atom03): format = "atom"
+            default: parser.abortParsing()
+            }
+            return
+        }
+        if capture != nil {
+            // Inside a field (XHTML content): child elements are markup of its text.
+            text += " "
+            return
+        }
+        let isAtom = namespace == Namespace.atom || namespace == Namespace.atom03
+        if entry == nil {
+            if (name == "item" && !isAtom) || (name == "entry" && isAtom) {
+                entry = FeedEntryDraft()
+                entryDepth = depth
+            } else if depth <= 3, name == "title", !sawFeedTitle, isAtom || namespace.isEmpty || namespace == Namespace.rss10 {
+                begin(.feedTitle)
+            } else if depth <= 3, name == "link", homePage == nil {
+                if isAtom { atomLink(attributes, field: .feedLink) } else if namespace.isEmpty || namespace == Namespace.rss10 { begin(.feedLink) }
+            }
+            return
+        }
+        guard depth == entryDepth + 1 else { return }
+        switch (name, namespace) {
+        // RSS titles are meant to be text, but feeds put markup in them (in CDATA or escaped):
+        // they are read as HTML, as feed readers do.
+        case ("title", _): begin(.title, html: isAtom ? Self.isHTML(attributes) : true)
+        case ("link", Namespace.atom), ("link", Namespace.atom03): atomLink(attributes, field: .link)
+        case ("link", ""), ("link", Namespace.rss10): begin(.link)
+        case ("guid", _): begin(.id, permalink: attributes["isPermaLink"]?.lowercased() != "false")
+        case ("id", Namespace.atom), ("id", Namespace.atom03): begin(.id)
+        case ("pubDate", _), ("published", _), ("issued", _), ("date", Namespace.dublinCore): begin(.published)
+        case ("updated", _), ("modified", _): begin(.updated)
+        case ("description", _): begin(.summary, html: true)
+        case ("summary", _): begin(.summary, html: Self.isHTML(attributes))
+        case ("encoded", Namespace.content): begin(.content, html: true)
+        case ("content", Namespace.atom), ("content", Namespace.atom03): begin(.content, html: Self.isHTML(attributes))
+        default: break
+        }
+    }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        defer {
+            depth -= 1
+            bases.removeLast()
+        }
+        if let (field, fieldDepth) = capture, fieldDepth == depth {
+            finish(field)
+            capture = nil
+        } else if let finished = entry, depth == entryDepth {
+            drafts.append(finished)
+            entry = nil
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) {
+        if capture != nil { text += string }
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA block: Data) {
+        if capture != nil { text += String(decoding: block, as: UTF8.self) }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred error: any Error) {
+        guard failure == nil, format != nil else { return }
+        failure = ((error as NSError).code, parser.lineNumber, parser.columnNumber)
+    }
+
+    // MARK: Fields
+
+    /// Whether the guid being read is a permalink (RSS's default) and whether the text field
+    /// being read is HTML.
+    private var guidIsPermalink = false
+    private var captureIsHTML = false
+
+    private func begin(_ field: Field, html: Bool = false, permalink: Bool = false) {
+        capture = (field, depth)
+        text = ""
+        captureIsHTML = html
+        guidIsPermalink = permalink
+    }
+
+    private func finish(_ field: Field) {
+        let value = text
+        let base = bases.last ?? nil
+        switch field {
+        case .feedTitle:
+            title = HTMLText.collapsingWhitespace(HTMLText.decodingEntities(value))
+            sawFeedTitle = true
+        case .feedLink:
+            let link = FeedEntryDraft.resolve(value, against: base)
+            homePage = link.isEmpty ? nil : link
+        case .id:
+            entry?.id = value
+            // An RSS guid that is a permalink is the link when the item has none.
+            if guidIsPermalink, entry?.link == nil, value.contains("://") { entry?.link = FeedEntryDraft.resolve(value, against: base) }
+        case .title:
+            entry?.title = value
+            entry?.titleIsHTML = captureIsHTML
+        case .link:
+            let link = FeedEntryDraft.resolve(value, against: base)
+            if !link.isEmpty { entry?.link = link }
+        case .published: entry?.published = value
+        case .updated: entry?.updated = value
+        case .summary:
+            entry?.summary = value
+            entry?.summaryIsHTML = captureIsHTML
+        case .content:
+            entry?.content = value
+            entry?.contentIsHTML = captureIsHTML
+        }
+    }
+
+    /// An Atom `<link rel= href=>`: the first alternate one (no `rel` means alternate).
+    private func atomLink(_ attributes: [String: String], field: Field) {
+        guard let href = attributes["href"], (attributes["rel"] ?? "alternate") == "alternate" else { return }
+        let link = FeedEntryDraft.resolve(href, against: bases.last ?? nil)
+        guard !link.isEmpty else { return }
+        if field == .feedLink {
+            homePage = link
+        } else if entry?.link == nil {
+            entry?.link = link
+        }
+    }
+
+    /// Atom's `type` attribute: `html` and `xhtml` are markup, `text` (the default) is not.
+    private static func isHTML(_ attributes: [String: String]) -> Bool {
+        let type = attributes["type"]?.lowercased() ?? "text"
+        return type == "html" || type == "xhtml" || type.hasSuffix("html")
+    }
+}
