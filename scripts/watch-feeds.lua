@@ -49,9 +49,11 @@ feeds:on("didUpdate", function(update)
 end)
 
 feeds:on("didFail", function(failure)
-  if watched[failure.feed.url] then
-    io.stderr:write(("watch-feeds.lua: %s: %s\n"):format(failure.feed.url, failure.error.message))
-  end
+  if not watched[failure.feed.url] then return end
+  -- Name the feed, unless the message already does ("HTTP 404 from URL").
+  local message = failure.error.message
+  if not message:find(failure.feed.url, 1, true) then message = failure.feed.url .. ": " .. message end
+  io.stderr:write("watch-feeds.lua: ", message, "\n")
 end)
 
 task(function()

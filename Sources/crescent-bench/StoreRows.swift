@@ -41,7 +41,9 @@ enum StoreRows {
         return BenchRow(name: row, value: byDefault.max() ?? .nan, baseline: best, unit: "rec/s", goal: .ratioAtLeast(0.7),
                         note: "\(count) awaited add calls in one task on crescent's real NIO loop, default settings (small writes on the loop when nothing can make them wait), best of 3; "
                             + "with [store] write_on_loop = false (every write on the writer queue): \(NumberFormat.fixed(bestOnQueue, digits: 1)) rec/s, ratio \(NumberFormat.fixed(bestOnQueue / best, digits: 2)); "
-                            + "baseline: GRDB DatabasePool.write inserting the same JSON text, one transaction per row, same file and settings")
+                            + "baseline: GRDB DatabasePool.write inserting the same JSON text, one transaction per row, same file and settings "
+                            + "(it compiles BEGIN and COMMIT for each write and checkpoints inside its commits; the store caches those statements "
+                            + "and queues its checkpoints on the writer, where the next write waits for them)")
     }
 
     /// Records per second for `count` awaited adds from a script.

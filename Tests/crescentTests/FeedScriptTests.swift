@@ -63,7 +63,7 @@ import Darwin
         #expect(result.status == 1, "every feed failed: \(result)")
         #expect(result.stdout.isEmpty, "\(result)")
         #expect(result.stderrLines.sorted() == [
-            "watch-feeds.lua: \(server.url("/missing")): HTTP 404 from \(server.url("/missing"))",
+            "watch-feeds.lua: HTTP 404 from \(server.url("/missing"))",
             "watch-feeds.lua: \(server.url("/page")): not RSS, Atom or JSON Feed: root element <html>",
         ], "\(result)")
         let usage = try await crescent(["\(Self.scripts)/watch-feeds.lua", "--once"], in: sandbox)
