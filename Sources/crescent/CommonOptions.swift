@@ -13,7 +13,7 @@ struct CommonOptions: ParsableArguments {
     var timeout: Double?
 
     @Option(name: .customLong("memory-limit"), help: ArgumentHelp("The Lua VM's memory limit in MiB; 0 for none.", valueName: "mib"))
-    var memoryLimit = 1024
+    var memoryLimit = CommonOptions.defaultMemoryLimit
 
     @Option(help: ArgumentHelp("The config file (default: crescent.toml in the current folder).", valueName: "file"))
     var config: String?
@@ -28,7 +28,10 @@ struct CommonOptions: ParsableArguments {
     var noColor = false
 
     @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown: debug, info, warn or error.", valueName: "level"))
-    var logLevel: String = "info"
+    var logLevel: String = CommonOptions.defaultLogLevel
+
+    static let defaultMemoryLimit = 1024
+    static let defaultLogLevel = "info"
 
     func validate() throws {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
@@ -45,6 +48,15 @@ struct CommonOptions: ParsableArguments {
 
     /// The host options these flags describe, for a script with `arguments`.
     func hostOptions(arguments: [String]) -> HostOptions {
+        Self.hostOptions(ui: ui, failFast: failFast, timeout: timeout, memoryLimit: memoryLimit, config: config,
+                         dataDir: dataDir, location: location, noColor: noColor, logLevel: logLevel, arguments: arguments)
+    }
+
+    /// The host options for these flag values; the defaults are a command line without options.
+    static func hostOptions(ui: String? = nil, failFast: Bool = false, timeout: Double? = nil,
+                            memoryLimit: Int = defaultMemoryLimit, config: String? = nil, dataDir: String? = nil,
+                            location: String? = nil, noColor: Bool = false, logLevel: String = defaultLogLevel,
+                            arguments: [String]) -> HostOptions {
         var options = HostOptions()
         options.memoryLimitMiB = memoryLimit
         options.timeout = timeout

@@ -12,6 +12,9 @@ enum Crescent {
 
     static func main() {
         var arguments = Array(CommandLine.arguments.dropFirst())
+        if let (source, scriptArguments) = plainRun(arguments) {
+            Terminal.exit(RunCommand.execute(source, options: CommonOptions.hostOptions(arguments: scriptArguments)))
+        }
         switch arguments.first {
         case "run":
             arguments.removeFirst()
@@ -23,6 +26,20 @@ enum Crescent {
             break
         }
         dispatch(RunCommand.self, arguments)
+    }
+
+    /// The two commonest command lines, with no option to parse: `crescent SCRIPT.lua ARGS...` and
+    /// `crescent -e CODE [ARGS...]` (arguments not starting with `-`). They skip ArgumentParser,
+    /// whose first parse costs milliseconds of start-up in a binary this size, and mean exactly
+    /// what the parser would make of them. Anything else returns nil and is parsed.
+    static func plainRun(_ arguments: [String]) -> (ScriptSource, [String])? {
+        guard let first = arguments.first else { return nil }
+        if first == "-e" {
+            guard arguments.count >= 2, !arguments.dropFirst(2).contains(where: { $0.hasPrefix("-") }) else { return nil }
+            return (.code(arguments[1]), Array(arguments.dropFirst(2)))
+        }
+        guard !first.hasPrefix("-"), !["run", "services", "repl", "help"].contains(first) else { return nil }
+        return (.file(first), Array(arguments.dropFirst()))
     }
 
     /// Parses `arguments` as `command` and maps every outcome to DESIGN.md's exit statuses: the

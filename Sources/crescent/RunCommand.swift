@@ -46,6 +46,11 @@ struct RunCommand: ParsableCommand {
         } else {
             source = .standardInput
         }
+        throw ExitCode(Self.execute(source, options: common.hostOptions(arguments: arguments)))
+    }
+
+    /// Reads `source` and runs it; returns the exit status (an unreadable script is a usage error).
+    static func execute(_ source: ScriptSource, options: HostOptions) -> Int32 {
         let bytes: [UInt8]
         do {
             bytes = try source.read()
@@ -53,8 +58,6 @@ struct RunCommand: ParsableCommand {
             Crescent.usageError(error.description)
         }
         let readsCommands: Bool = if case .standardInput = source { false } else { !Terminal.isTerminal(0) }
-        let status = ScriptRunner.run(source, bytes: bytes, options: common.hostOptions(arguments: arguments),
-                                      plugins: [.standard], readsCommands: readsCommands)
-        throw ExitCode(status)
+        return ScriptRunner.run(source, bytes: bytes, options: options, plugins: [.standard], readsCommands: readsCommands)
     }
 }
