@@ -1,9 +1,6 @@
 import NIOCore
 import REPL
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What the REPL shares with the threads around its loop: the console's output (which may be
 /// written from any thread), the reader thread and the signal queue.
@@ -97,12 +94,5 @@ final class ReplLink: Sendable {
             defer { state.waiting = "" }
             return state.waiting
         }
-    }
-
-    /// A monotonic clock in nanoseconds.
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }

@@ -111,11 +111,11 @@ public enum ReplRunner {
                         interruptChunk(link: link, interrupter: interrupter)
                     } else if loopIsStuck(link) {
                         // Code other than a chunk (a timer, a handler) has kept the loop for a
-                        // while since an earlier Ctrl-C: interrupt it too.
-                        bytes.removeAll { $0 == 3 }
+                        // while since an earlier Ctrl-C: interrupt it too. The key still goes to
+                        // the prompt (a slow loop must never lose keys; there it clears the line).
                         interrupter.interruptRunningCode()
                     } else {
-                        _ = link.interruptPostedAt.compareExchange(expected: 0, desired: ReplLink.now(), ordering: .relaxed)
+                        _ = link.interruptPostedAt.compareExchange(expected: 0, desired: NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
                     }
                 }
                 let input = bytes
@@ -134,9 +134,9 @@ public enum ReplRunner {
         }
     }
 
-    /// Whether a Ctrl-C handed to the loop has waited there for more than half a second.
+    /// Whether a Ctrl-C handed to the loop has waited there for more than a second.
     private static func loopIsStuck(_ link: ReplLink) -> Bool {
         let posted = link.interruptPostedAt.load(ordering: .relaxed)
-        return posted != 0 && ReplLink.now() - posted > 500_000_000
+        return posted != 0 && NIODeadline.now().uptimeNanoseconds - posted > 1_000_000_000
     }
 }

@@ -16,9 +16,7 @@ import Synchronization
 public final class Reply: Sendable {
     private let deliver: @Sendable (Result<Value, ServiceError>) -> Void
     private let answered = Atomic<Bool>(false)
-    private let cancelled = Atomic<Bool>(false)
-    /// What stops the work when the caller cancels (an HTTP request in flight).
-    private let cancellation = Mutex<(@Sendable () -> Void)?>(nil)
+    private let cancellation = Cancellation()
 
     /// A reply that hands its one answer to `deliver` (the host does this for each call).
     public init(_ deliver: @escaping @Sendable (Result<Value, ServiceError>) -> Void) {
@@ -33,30 +31,13 @@ public final class Reply: Sendable {
 
     /// True once the caller has cancelled: work that has not started yet need not start (the
     /// caller hears `cancelled` whatever the reply says).
-    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+    public var isCancelled: Bool { cancellation.isCancelled }
 
     /// Marks the call cancelled (the host does this for `Request:cancel()` and ended owners) and
     /// runs the handler given to ``onCancel(_:)``, once.
-    public func cancel() {
-        guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let handler = cancellation.withLock { handler in
-            defer { handler = nil }
-            return handler
-        }
-        handler?()
-    }
+    public func cancel() { cancellation.cancel() }
 
-    /// Stops work in flight when the caller cancels: `handler` runs once, from the thread that
-    /// cancels, or at once when the call is already cancelled. Work that already answered may
-    /// still be told to stop; a handler must allow that.
-    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        cancellation.withLock { $0 = handler }
-        // A cancel that came first found no handler: take it back and run it here.
-        if cancelled.load(ordering: .acquiring), let late = cancellation.withLock({ handler in
-            defer { handler = nil }
-            return handler
-        }) {
-            late()
-        }
-    }
+    /// Stops work in flight when the caller cancels: `stop` runs once, from the thread that
+    /// cancels, or at once when the call is already cancelled.
+    public func onCancel(_ stop: @escaping @Sendable () -> Void) { cancellation.onCancel(stop) }
 }

@@ -84,10 +84,10 @@ public final class HTTPService: Service {
     /// - Throws: `invalid_argument`, `network`, `timeout`, `io` (body over `maxBytes`),
     ///   `cancelled`, or `unavailable` after ``shutdown()``.
     public func fetch(_ request: HTTPRequestSpec) async throws(ServiceError) -> HTTPResponse {
-        let cancellation = PendingCancellation()
+        let cancellation = Cancellation()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                cancellation.set(start(request) { continuation.resume(returning: $0) })
+                if let cancel = start(request, completion: { continuation.resume(returning: $0) }) { cancellation.onCancel(cancel) }
             }
         } onCancel: {
             cancellation.cancel()
@@ -210,25 +210,3 @@ public final class HTTPService: Service {
 
 /// Stops a request in flight; callable from any thread, more than once.
 typealias HTTPCancellation = @Sendable () -> Void
-
-/// The cancellation of a request that a Swift task awaits: it may be asked for before the request
-/// has started (then it cancels the request as soon as it starts).
-private final class PendingCancellation: Sendable {
-    private let state = Mutex<(cancel: HTTPCancellation?, isCancelled: Bool)>((nil, false))
-
-    func set(_ cancel: HTTPCancellation?) {
-        let cancelNow = state.withLock { state in
-            state.cancel = cancel
-            return state.isCancelled
-        }
-        if cancelNow { cancel?() }
-    }
-
-    func cancel() {
-        let cancel = state.withLock { state in
-            state.isCancelled = true
-            return state.cancel
-        }
-        cancel?()
-    }
-}
