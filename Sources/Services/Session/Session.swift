@@ -28,7 +28,8 @@ public final class Session: Service {
     let settings: SessionSettings
     private let directory: UserDirectory
     private let hasher: PasswordHasher
-    private let throttle: LoginThrottle
+    /// The slow-down after failed attempts (internal so tests can read its count).
+    let throttle: LoginThrottle
     /// Orders changes of the current user with their events.
     private let transition = Mutex(())
     /// What unknown names are checked against, so they cost what known ones do.
