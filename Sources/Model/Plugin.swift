@@ -26,13 +26,16 @@ public struct PluginContext: Sendable {
     public let dataDirectory: String?
     /// Settings given on the command line, by name (`location` for `--location`).
     public let settings: [String: String]
+    /// The host's clock: services read time and wait through it only.
+    public let clock: any ServiceClock
 
     public init(config: Value = .object([:]), sections: [String: Value] = [:], dataDirectory: String? = nil,
-                settings: [String: String] = [:]) {
+                settings: [String: String] = [:], clock: any ServiceClock = SystemClock.shared) {
         self.config = config
         self.sections = sections
         self.dataDirectory = dataDirectory
         self.settings = settings
+        self.clock = clock
     }
 
     /// The section named `name` (an empty object when there is none).

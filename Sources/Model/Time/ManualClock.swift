@@ -1,0 +1,141 @@
+import Synchronization
+
+/// A ``ServiceClock`` that moves only when told: the test double for the host and its services,
+/// and the clock of `crescent test`.
+///
+/// Scheduled work waits in one queue ordered by due time (then by order of scheduling).
+/// ``advance(by:)`` runs each job that falls due, in that order, on the calling thread, with
+/// ``uptime`` set to the job's due time, so a timer, a feed poll and a replayed fix scheduled for
+/// the same virtual second run in the order they were asked for. After each job the clock calls
+/// the settle handlers (a host drains its loop there), so the work a job causes happens before
+/// the next job's time.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// clock.schedule(after: .seconds(60)) { polled += 1 }
+/// clock.advance(by: .seconds(3600))     // runs it once, at uptime 60 s
+/// ```
+public final class ManualClock: ServiceClock {
+    private struct Job {
+        let due: Duration
+        let order: UInt64
+        let cancellation: Cancellation
+        let work: @Sendable () -> Void
+    }
+
+    private struct State {
+        var now: Duration = .zero
+        var nextOrder: UInt64 = 0
+        var jobs: [Job] = []
+        var settleHandlers: [@Sendable () -> Void] = []
+    }
+
+    private let state = Mutex(State())
+    private let wallOrigin: Double
+
+    /// A clock at uptime zero whose wall clock reads `wallTime` (default 2026-01-01T00:00:00Z).
+    public init(wallTime: Double = 1_767_225_600) {
+        wallOrigin = wallTime
+    }
+
+    public var uptime: Duration { state.withLock { $0.now } }
+
+    public var wallTime: Double { wallOrigin + uptime.inSeconds }
+
+    /// How many jobs are waiting (cancelled ones are dropped first).
+    public var pendingCount: Int {
+        state.withLock { state in
+            state.jobs.removeAll { $0.cancellation.isCancelled }
+            return state.jobs.count
+        }
+    }
+
+    /// The due time of the next job, or nil when nothing waits.
+    public var nextDue: Duration? {
+        state.withLock { state in
+            state.jobs.removeAll { $0.cancellation.isCancelled }
+            return state.jobs.map(\.due).min()
+        }
+    }
+
+    @discardableResult
+    public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> Cancellation {
+        let cancellation = Cancellation()
+        state.withLock { state in
+            let job = Job(due: state.now + max(delay, .zero), order: state.nextOrder,
+                          cancellation: cancellation, work: work)
+            state.nextOrder += 1
+            // Keep the queue sorted: insert after every job due no later than this one.
+            let index = state.jobs.firstIndex { $0.due > job.due } ?? state.jobs.endIndex
+            state.jobs.insert(job, at: index)
+        }
+        return cancellation
+    }
+
+    public func sleep(for delay: Duration) async throws {
+        let wake = Cancellation()
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let resumed = Atomic<Bool>(false)
+                let resume: @Sendable (Bool) -> Void = { cancelled in
+                    guard !resumed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                    if cancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                }
+                let job = schedule(after: delay) { resume(false) }
+                wake.onCancel {
+                    job.cancel()
+                    resume(true)
+                }
+            }
+        } onCancel: {
+            wake.cancel()
+        }
+    }
+
+    /// Calls `handler` after each job the clock runs (a host drains its loop there).
+    public func onSettle(_ handler: @escaping @Sendable () -> Void) {
+        state.withLock { $0.settleHandlers.append(handler) }
+    }
+
+    /// Moves time forward by `delay`, running every job due by then in order; returns how many ran.
+    @discardableResult
+    public func advance(by delay: Duration) -> Int {
+        let target = state.withLock { $0.now } + max(delay, .zero)
+        var ran = 0
+        while let job = takeJob(dueBy: target) {
+            job.work()
+            ran += 1
+            settle()
+        }
+        state.withLock { $0.now = max($0.now, target) }
+        settle()
+        return ran
+    }
+
+    /// Runs jobs until none is left or `limit` have run (a repeating timer never runs out);
+    /// returns true when the queue is empty.
+    @discardableResult
+    public func run(limit: Int = 100_000) -> Bool {
+        for _ in 0..<limit {
+            guard let job = takeJob(dueBy: nil) else { return true }
+            job.work()
+            settle()
+        }
+        return pendingCount == 0
+    }
+
+    /// Removes and returns the first job due by `target` (any job when nil), moving time to it.
+    private func takeJob(dueBy target: Duration?) -> Job? {
+        state.withLock { state in
+            state.jobs.removeAll { $0.cancellation.isCancelled }
+            guard let first = state.jobs.first, target.map({ first.due <= $0 }) ?? true else { return nil }
+            state.jobs.removeFirst()
+            state.now = max(state.now, first.due)
+            return first
+        }
+    }
+
+    private func settle() {
+        for handler in state.withLock({ $0.settleHandlers }) { handler() }
+    }
+}
