@@ -5,9 +5,11 @@ import NIOCore
 import NIOEmbedded
 import Synchronization
 
-/// A host on NIO's EmbeddedEventLoop: virtual time, captured output, the exit status recorded.
+/// A host on NIO's EmbeddedEventLoop and a manual clock: virtual time for the host and its
+/// services alike, captured output, the exit status recorded.
 final class TestHost {
     let loop = EmbeddedEventLoop()
+    let clock = ManualClock()
     let host: Host
     private let output = Output()
 
@@ -28,9 +30,11 @@ final class TestHost {
             case .error: output.stderr.withLock { $0 += text }
             }
         }
-        host = try Host(loop: loop, options: options, console: console, plugins: plugins) { status in
+        host = try Host(loop: loop, options: options, console: console, plugins: plugins, clock: clock) { status in
             output.status.withLock { $0 = status }
         }
+        let loop = NIOLoopBound(loop, eventLoop: loop)
+        clock.onSettle { loop.value.run() }
     }
 
     /// Runs `source` as the main chunk of `test.lua`.
@@ -38,9 +42,9 @@ final class TestHost {
         host.runMain(source: Array(source.utf8), chunkName: "@test.lua", scriptPath: nil, argZero: "test.lua")
     }
 
-    /// Moves virtual time forward, running every timer that comes due.
+    /// Moves virtual time forward, running every timer and service job that comes due, in order.
     func advance(seconds: Double) {
-        loop.advanceTime(by: .nanoseconds(Int64(seconds * 1e9)))
+        clock.advance(by: .seconds(seconds: seconds))
     }
 
     var stdout: String { output.stdout.withLock { $0 } }

@@ -20,6 +20,7 @@ import Testing
 /// — the same code the presenter runs — or through the binary with `COLUMNS` set.
 final class ViewTestHost {
     let loop = EmbeddedEventLoop()
+    let clock = ManualClock()
     let host: CrescentKit.Host
     private let output = TestHost.Output()
     private var consumed = 0
@@ -34,9 +35,11 @@ final class ViewTestHost {
             case .error: output.stderr.withLock { $0 += text }
             }
         }
-        host = try CrescentKit.Host(loop: loop, options: options, console: console, plugins: plugins) { status in
+        host = try CrescentKit.Host(loop: loop, options: options, console: console, plugins: plugins, clock: clock) { status in
             output.status.withLock { $0 = status }
         }
+        let loop = NIOLoopBound(loop, eventLoop: loop)
+        clock.onSettle { loop.value.run() }
     }
 
     deinit {
@@ -89,7 +92,7 @@ final class ViewTestHost {
     }
 
     func advance(seconds: Double) {
-        loop.advanceTime(by: .nanoseconds(Int64(seconds * 1e9)))
+        clock.advance(by: .seconds(seconds: seconds))
     }
 
     var stdout: String { output.stdout.withLock { $0 } }

@@ -9,10 +9,14 @@ import Testing
 @Suite struct FeedServiceTests {
     /// The store, session and feeds services over the database in `folder`, polling as often
     /// as every 50 ms.
-    static func makeFeeds(_ folder: TemporaryFolder, settings: [String: Value] = [:]) throws -> (store: Store, feeds: FeedsService) {
+    static func makeFeeds(_ folder: TemporaryFolder, settings: [String: Value] = [:],
+                          clock: any ServiceClock = SystemClock.shared) throws -> (store: Store, feeds: FeedsService) {
         var section: [String: Value] = ["min_interval": 0.05, "max_backoff": 1]
         section.merge(settings) { _, given in given }
-        let services = try Store.make(folder.context(["feeds": .object(section)]))
+        var sections: [String: Value] = ["feeds": .object(section)]
+        // On a manual clock the only jobs are the feeds': no file, so no store poller.
+        if clock is ManualClock { sections["store"] = ["path": ":memory:"] }
+        let services = try Store.make(folder.context(sections, clock: clock))
         return (try #require(services[0] as? Store), try #require(services[2] as? FeedsService))
     }
 
@@ -148,25 +152,40 @@ import Testing
         #expect(events.payloads("didUpdate").count == 1)
     }
 
-    @Test func aMalformedFeedFailsWithInvalidDataAndPollingContinues() async throws {
+    @Test func aMalformedFeedFailsWithInvalidDataAndPollingBacksOff() async throws {
         let server = try await FeedTestServer.start()
         defer { Task { await server.stop() } }
         server.serve("/feed", .init(body: "<rss><channel><item><title>cut off</channel></rss>"))
         let folder = try TemporaryFolder()
-        let (_, feeds) = try Self.makeFeeds(folder)
+        let clock = ManualClock()
+        let (_, feeds) = try Self.makeFeeds(folder, settings: ["min_interval": 60, "max_backoff": 300], clock: clock)
         let events = ModelEvents(feeds)
-        await #expect(throws: ServiceError.self) { try await feeds.add(server.url("/feed"), interval: 0.1) }
+        await #expect(throws: ServiceError.self) { try await feeds.add(server.url("/feed"), interval: 60) }
         let failure = try #require(events.payloads("didFail").first)
         #expect(failure["error"]["code"] == "invalid_data")
         #expect(failure["error"]["message"].stringValue?.hasPrefix("malformed XML at line 1") == true, "\(failure)")
         #expect(failure["feed"]["lastError"]["code"] == "invalid_data")
 
-        // Polls go on (backing off) and pick the feed up once it is fixed.
-        #expect(await events.wait(seconds: 10) { $0.payloads("didFail").count >= 2 }, "a later poll failed too")
+        // Polls go on, backing off: 60 × 2^failures, capped at max_backoff (300 s).
+        var polls: [Duration] = []
+        for failures in 1...4 {
+            #expect(await clock.waitForJob(), "poll after \(failures) failures")
+            let due = try #require(clock.nextDue)
+            clock.advance(by: due - clock.uptime)
+            polls.append(due)
+            #expect(await events.wait { $0.payloads("didFail").count == failures + 1 }, "poll after \(failures) failures")
+        }
+        #expect(polls == [.seconds(120), .seconds(360), .seconds(660), .seconds(960)])
+        // Fixed: the next poll picks it up and the interval is back to 60 s.
         server.serve("/feed", .init(body: FeedSamples.rss(items: FeedSamples.items(1...1))))
-        #expect(await events.wait(seconds: 10) { !$0.payloads("didUpdate").isEmpty }, "polling continued")
+        #expect(await clock.waitForJob())
+        clock.advance(by: .seconds(300))
+        #expect(await events.wait { !$0.payloads("didUpdate").isEmpty }, "polling continued")
         #expect(feeds.info(server.url("/feed"))?["lastError"] == .null)
+        #expect(await clock.waitForJob())
+        #expect(clock.nextDue == .seconds(1_320))
         try feeds.remove(server.url("/feed"))
+        #expect(await clock.advanceJobs { clock.pendingCount == 0 }, "remove stops the polls")
     }
 
     @Test func pollingHonoursTheInterval() async throws {
@@ -174,15 +193,23 @@ import Testing
         defer { Task { await server.stop() } }
         server.serve("/feed", .init(body: FeedSamples.rss(items: FeedSamples.items(1...1)), etag: "\"same\""))
         let folder = try TemporaryFolder()
-        let (_, feeds) = try Self.makeFeeds(folder)
-        _ = try await feeds.add(server.url("/feed"), interval: 0.2)
-        try await Task.sleep(for: .seconds(1.1))
+        let clock = ManualClock()
+        let (_, feeds) = try Self.makeFeeds(folder, settings: ["min_interval": 60], clock: clock)
+        _ = try await feeds.add(server.url("/feed"), interval: 600)
+        #expect(server.requests(for: "/feed").count == 1, "add fetches once")
+        // One fetch every 600 s of the clock, and none in between.
+        for poll in 1...6 {
+            #expect(await clock.waitForJob())
+            clock.advance(by: .seconds(599))
+            #expect(server.requests(for: "/feed").count == poll, "not before the interval")
+            clock.advance(by: .seconds(1))
+            #expect(await eventually { server.requests(for: "/feed").count == poll + 1 }, "poll \(poll)")
+        }
+        #expect(clock.uptime == .seconds(3_600))
         try feeds.remove(server.url("/feed"))
-        let count = server.requests(for: "/feed").count
-        // 1 fetch by add, then one every 0.2 s: at most 6 in 1.1 s (fewer on a busy machine).
-        #expect(count >= 2 && count <= 6, "\(count) requests")
-        try await Task.sleep(for: .seconds(0.5))
-        #expect(server.requests(for: "/feed").count == count, "remove stops the polls")
+        #expect(await clock.advanceJobs { clock.pendingCount == 0 })
+        clock.advance(by: .seconds(3_600))
+        #expect(server.requests(for: "/feed").count == 7, "remove stops the polls")
     }
 
     @Test func refusalsAndHTTPErrors() async throws {

@@ -59,23 +59,33 @@ import Testing
         let folder = try ScratchFolder()
         let path = try folder.write("walk.gpx", Self.track)
         let events = Events()
-        let started = ContinuousClock.now
-        let now = Date().timeIntervalSince1970
+        let clock = ManualClock()
         // 10 s between the first two points at 100x: 0.1 s; untimed points one second each.
-        await GPXProvider(path: path, speedup: 100).run { events.append($0) }
-        let elapsed = ContinuousClock.now - started
+        let replay = Task { await GPXProvider(path: path, speedup: 100).run(clock: clock) { events.append($0) } }
+        #expect(await clock.waitForJob())
+        clock.advance(by: .zero)
+        #expect(events.fixes.count == 1)
+        clock.advance(by: .milliseconds(99))
+        #expect(events.fixes.count == 1, "not before its time")
+        clock.advance(by: .milliseconds(1))
+        #expect(events.fixes.count == 2)
+        clock.advance(by: .milliseconds(10))
+        #expect(events.fixes.count == 3, "an untimed point one recorded second later")
+        #expect(await clock.advanceJobs { events.ended })
+        await replay.value
         let fixes = events.fixes
-        #expect(fixes.count == 5 && events.ended)
+        #expect(fixes.count == 5)
         #expect(fixes[0].time == NMEAWriter.baseTime && fixes[1].time == NMEAWriter.baseTime + 10)
-        #expect(fixes[2].time >= now && fixes[3].time >= now, "untimed points carry the time they were replayed")
-        #expect(elapsed >= .milliseconds(100) && elapsed < .seconds(5), "\(elapsed)")
+        #expect(fixes[2].time == clock.wallTime - 0.3 + 0.11, "untimed points carry the clock's time when replayed")
+        #expect(abs(fixes[3].time - (clock.wallTime - 0.3 + 0.12)) < 1e-6)
+        #expect(clock.uptime == .milliseconds(300), "the last point 20 recorded seconds after the second")
     }
 
     @Test func aBadFileIsReportedAndEndsTheReplay() async throws {
         let folder = try ScratchFolder()
         let path = try folder.write("bad.gpx", "<gpx><trkpt lat=\"x\" lon=\"1\"/></gpx>")
         let events = Events()
-        await GPXProvider(path: path, speedup: 1).run { events.append($0) }
+        await GPXProvider(path: path, speedup: 1).run(clock: ManualClock()) { events.append($0) }
         #expect(events.failures.map(\.code) == [.invalidData])
         #expect(events.failures.first?.message.hasSuffix("bad.gpx: GPX track point #1 has no valid lat attribute") == true)
         #expect(events.ended)

@@ -19,7 +19,7 @@ import Testing
         defer { fake.stop() }
         try #require(await fake.waitUntilListening(), "gpsfake: \(fake.output)")
 
-        let service = LocationService(provider: GpsdProvider(host: "127.0.0.1", port: port, backoff: Self.quickBackoff))
+        let service = LocationService(provider: GpsdProvider(host: "127.0.0.1", port: port, backoff: Self.quickBackoff), clock: SystemClock.shared)
         let events = ModelEvents(service)
         service.startUpdates(shares: [.null])
         defer { service.stopUpdates() }

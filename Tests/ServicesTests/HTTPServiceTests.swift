@@ -89,12 +89,19 @@ import Testing
         }
     }
 
-    @Test func theServiceTimeoutComesFromTheConfig() async throws {
-        let http = try HTTPService(config: ["timeout": 0.25], environment: [:])
+    @Test func theServiceTimeoutComesFromTheConfigAndRunsOnTheClock() async throws {
+        let clock = ManualClock()
+        let http = try HTTPService(config: ["timeout": 30], environment: [:], clock: clock)
         try await withServer(http: http, { _ in .silence }) { http, server in
-            let error = await failure { try await http.fetch(HTTPRequestSpec(url: server.baseURL)) }
+            let fetch = Task { await failure { try await http.fetch(HTTPRequestSpec(url: server.baseURL)) } }
+            #expect(await eventually { clock.pendingCount == 1 }, "the request's timeout waits on the clock")
+            #expect(clock.nextDue == .seconds(30))
+            clock.advance(by: .seconds(29))
+            #expect(clock.pendingCount == 1, "still waiting")
+            clock.advance(by: .seconds(1))
+            let error = await fetch.value
             #expect(error?.code == .timeout)
-            #expect(error?.message.hasSuffix("within 0.25 s") == true)
+            #expect(error?.message.hasSuffix("within 30 s") == true)
         }
     }
 

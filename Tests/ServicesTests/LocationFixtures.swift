@@ -184,3 +184,31 @@ func onOwnThread<Result: Sendable>(_ work: @escaping @Sendable () -> Result) asy
         thread.start()
     }
 }
+
+extension ManualClock {
+    /// Waits (in real time, at most 10 s) until some job waits on the clock: a task has reached
+    /// its wait. Virtual time does not move.
+    func waitForJob() async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while pendingCount == 0 {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+
+    /// Advances to each job as it is scheduled until `done` holds (waiting in real time, at most
+    /// 10 s, only for tasks to reach their next wait); false when it never did.
+    func advanceJobs(until done: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !done() {
+            if let due = nextDue {
+                advance(by: due - uptime)
+            } else {
+                guard ContinuousClock.now < deadline else { return false }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        return true
+    }
+}

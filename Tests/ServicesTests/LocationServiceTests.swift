@@ -49,12 +49,14 @@ import Testing
     }
 
     @Test func startingRunsTheProviderUntilTheLastShareEnds() async throws {
-        let service = try LocationService(setting: "fixed:48.8566,2.3522,35")
+        let clock = ManualClock()
+        let service = try LocationService(setting: "fixed:48.8566,2.3522,35", clock: clock)
         let events = ModelEvents(service)
         #expect(service.location.value == .null && service.updating.value == false)
         service.startUpdates(shares: [.null])
         #expect(service.updating.value)
-        #expect(await events.wait { $0.fixes.count >= 1 })
+        #expect(await clock.advanceJobs { events.fixes.count >= 1 })
+        #expect(clock.uptime == .zero, "the first fix at once")
         let fix = try #require(events.fixes.first)
         #expect(fix["lat"].doubleValue == 48.8566 && fix["lon"].doubleValue == 2.3522)
         #expect(fix["altitude"].doubleValue == 35 && fix["provider"] == "fixed")
@@ -65,21 +67,23 @@ import Testing
         service.stopUpdates()
         #expect(!service.updating.value)
         let count = events.fixes.count
-        try await Task.sleep(for: .milliseconds(1_300))
+        clock.advance(by: .seconds(10))
         #expect(events.fixes.count == count, "no fixes after the last share ended")
+        #expect(clock.pendingCount == 0, "the provider's ticker is gone")
         #expect(events.values("updating") == [true, false])
     }
 
     @Test func theSmallestDistanceFilterWins() async throws {
         let folder = try ScratchFolder()
         let path = try folder.write("route.nmea", NMEAWriter.routeLog(perTown: 3))
-        let service = try LocationService(setting: "nmea:\(path)@100x")
+        let clock = ManualClock()
+        let service = try LocationService(setting: "nmea:\(path)@100x", clock: clock)
         let events = ModelEvents(service)
         // Fixes at one town are 0 m apart, towns tens of kilometres: both filters keep one per town.
         service.startUpdates(shares: [["distance": 50_000], ["distance": 1_000]])
         let caen = NMEAWriter.route[4].longitude
-        #expect(await events.wait { abs(($0.fixes.last?["lon"].doubleValue ?? 0) - caen) < 1e-6 })
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await clock.advanceJobs { abs((events.fixes.last?["lon"].doubleValue ?? 0) - caen) < 1e-6 })
+        #expect(await clock.advanceJobs { clock.pendingCount == 0 }, "the replay runs to its end")
         let longitudes = events.fixes.compactMap { $0["lon"].doubleValue }
         #expect(longitudes.count == 5)
         #expect(zip(longitudes, NMEAWriter.route).allSatisfy { abs($0 - $1.longitude) < 1e-6 })
@@ -87,19 +91,21 @@ import Testing
 
         let unfiltered = ModelEvents(service)
         service.startUpdates(shares: [["distance": 50_000], .null])   // a share without a filter
-        #expect(await unfiltered.wait { $0.fixes.count >= 15 })
+        #expect(await clock.advanceJobs { unfiltered.fixes.count >= 15 })
         service.stopUpdates()
     }
 
     @Test func theFirstFixAfterARestartIsDeliveredWhateverTheFilter() async throws {
-        let service = try LocationService(setting: "fixed:10,20")
+        let clock = ManualClock()
+        let service = try LocationService(setting: "fixed:10,20", clock: clock)
         let events = ModelEvents(service)
         for round in 1...2 {
             service.startUpdates(shares: [["distance": 100]])
-            #expect(await events.wait { $0.fixes.count >= round }, "round \(round)")
+            #expect(await clock.advanceJobs { events.fixes.count >= round }, "round \(round)")
+            clock.advance(by: .seconds(3))
             service.stopUpdates()
         }
-        try await Task.sleep(for: .milliseconds(1_200))
+        clock.advance(by: .seconds(3))
         #expect(events.fixes.count == 2, "one per run: a receiver at rest does not move 100 m")
     }
 

@@ -76,14 +76,21 @@ import Testing
         let (fixes, parser) = try NMEAProvider.read(path: path, today: 0)
         #expect(fixes.count == 10 && parser.rejected == 1)
 
-        // 10 fixes one recorded second apart, at 20x: about 0.45 s.
+        // 10 fixes one recorded second apart, at 20x: 0.45 s of the clock, one fix per 0.05 s.
         let events = Events()
-        let started = ContinuousClock.now
-        await NMEAProvider(path: path, speedup: 20).run { events.append($0) }
-        let elapsed = ContinuousClock.now - started
+        let clock = ManualClock()
+        let replay = Task { await NMEAProvider(path: path, speedup: 20).run(clock: clock) { events.append($0) } }
+        #expect(await clock.waitForJob())
+        clock.advance(by: .zero)
+        #expect(events.fixes.count == 1, "the first fix at once")
+        clock.advance(by: .milliseconds(49))
+        #expect(events.fixes.count == 1, "not before its time")
+        clock.advance(by: .milliseconds(1))
+        #expect(events.fixes.count == 2)
+        #expect(await clock.advanceJobs { events.ended })
+        await replay.value
         #expect(events.fixes.map(\.time) == fixes.map(\.time))
-        #expect(events.ended)
-        #expect(elapsed >= .milliseconds(400) && elapsed < .seconds(5), "\(elapsed)")
+        #expect(clock.uptime == .milliseconds(450))
     }
 
     @Test func aDeviceIsReadAsAStreamAndReportedWhenItCloses() async throws {
@@ -94,7 +101,7 @@ import Testing
         try #require(writer >= 0)
         let events = Events()
         let provider = NMEAProvider(path: path, speedup: 1)
-        let run = Task { await provider.run { events.append($0) } }
+        let run = Task { await provider.run(clock: SystemClock.shared) { events.append($0) } }
         defer { run.cancel() }
         var text = NMEAWriter.epoch(second: 0, latitude: 48.8566, longitude: 2.3522).joined(separator: "\r\n") + "\r\n"
         text += "$GPGGA,bad*00\r\n" + NMEAWriter.epoch(second: 1, latitude: 49.4431, longitude: 1.0993).joined(separator: "\n") + "\n"

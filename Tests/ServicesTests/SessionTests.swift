@@ -2,17 +2,21 @@ import Foundation
 import GRDB
 import Model
 @testable import Services
+import Synchronization
 import Testing
 
 /// The session: accounts, the current user, hashes, and refusals that tell nothing.
 @Suite struct SessionTests {
     /// A store and session over one fresh database, with a cheap KDF and short delays.
     static func makeSession(folder: TemporaryFolder, rounds: Int = 1_000, delay: Double = 0,
-                            maxDelay: Double = 8) throws -> (store: Store, session: Session) {
-        let services = try Store.make(folder.context([
+                            maxDelay: Double = 8, clock: any ServiceClock = SystemClock.shared) throws -> (store: Store, session: Session) {
+        var sections: [String: Value] = [
             "session": ["kdf_rounds": .integer(Int64(rounds)), "failure_delay": .number(delay),
                         "max_failure_delay": .number(maxDelay)],
-        ]))
+        ]
+        // On a manual clock the only jobs are the session's: no file, so no store poller.
+        if clock is ManualClock { sections["store"] = ["path": ":memory:"] }
+        let services = try Store.make(folder.context(sections, clock: clock))
         return (try #require(services[0] as? Store), try #require(services[1] as? Session))
     }
 
@@ -99,39 +103,59 @@ import Testing
 
     @Test func repeatedFailuresSlowTheNextAttemptsDown() async throws {
         let folder = try TemporaryFolder()
-        let (_, session) = try Self.makeSession(folder: folder, delay: 0.05, maxDelay: 0.1)
+        let clock = ManualClock()
+        let (_, session) = try Self.makeSession(folder: folder, delay: 0.05, maxDelay: 0.1, clock: clock)
         _ = try session.register("ann", password: "correct horse")
-        var times: [Double] = []
-        for _ in 0..<4 {
-            let started = Date()
-            _ = try? await session.login("ann", password: "wrong password")
-            times.append(Date().timeIntervalSince(started))
+        // Each attempt after a failure waits on the clock: it answers only once the clock has
+        // moved by exactly its delay (0, 0.05, 0.1 and 0.1, capped), never in real time.
+        for (attempt, delay) in [0, 0.05, 0.1, 0.1].enumerated() {
+            let login = Task { try? await session.login("ann", password: "wrong password") }
+            if delay > 0 {
+                #expect(await clock.waitForJob(), "attempt \(attempt + 1) waits on the clock")
+                #expect(clock.nextDue == clock.uptime + .seconds(seconds: delay), "attempt \(attempt + 1)")
+                clock.advance(by: .seconds(seconds: delay))
+            }
+            _ = await login.value
+            #expect(session.throttle.failures(of: "ann") == attempt + 1)
         }
-        // No delay, then 0.05, 0.1 and 0.1 (capped): the waits really happen (lower bounds; upper
-        // bounds in wall time fail on a loaded machine, so the count and the cap are read instead).
-        #expect(times[1] >= 0.05 && times[2] >= 0.1 && times[3] >= 0.1, "\(times)")
-        #expect(session.throttle.failures(of: "ann") == 4)
         #expect((0...4).map(session.throttle.delay(afterFailures:)) == [0, 0.05, 0.1, 0.1, 0.1], "capped")
-        let started = Date()
-        _ = try await session.login("ann", password: "correct horse")
-        #expect(Date().timeIntervalSince(started) >= 0.1, "even the right password waits its turn")
+        let right = Task { try await session.login("ann", password: "correct horse") }
+        #expect(await clock.waitForJob(), "even the right password waits its turn")
+        clock.advance(by: .milliseconds(99))
+        #expect(clock.pendingCount == 1, "not before its delay")
+        clock.advance(by: .milliseconds(1))
+        _ = try await right.value
         #expect(session.throttle.failures(of: "ann") == 0, "a success starts the count again")
         _ = try? await session.login("ann", password: "wrong again")
         #expect(session.throttle.failures(of: "ann") == 1)
+        // Forgotten after 15 minutes without a failure.
+        clock.advance(by: .seconds(900))
+        #expect(session.throttle.failures(of: "ann") == 0)
     }
 
     @Test func parallelAttemptsForOneNameWaitForEachOther() async throws {
-        let throttle = LoginThrottle(base: 0.05, cap: 1)
-        let started = Date()
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<4 {
-                group.addTask {
-                    _ = try? await throttle.attempt("ann") { () throws(ServiceError) in (false, ()) }
+        let clock = ManualClock()
+        let throttle = LoginThrottle(base: 0.05, cap: 1, clock: clock)
+        let checked = Checked()
+        let attempts = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        _ = try? await throttle.attempt("ann") { () throws(ServiceError) in
+                            checked.times.withLock { $0.append(clock.uptime) }
+                            return (false, ())
+                        }
+                    }
                 }
             }
         }
-        // Delays 0, 0.05, 0.1, 0.2 one after another.
-        #expect(Date().timeIntervalSince(started) >= 0.35)
+        // One at a time, each after the delay its predecessors' failures call for.
+        while checked.times.withLock({ $0.count }) < 4 {
+            if clock.pendingCount > 0 { clock.advance(by: (clock.nextDue ?? clock.uptime) - clock.uptime) }
+            await Task.yield()
+        }
+        await attempts.value
+        #expect(checked.times.withLock { $0 } == [.zero, .milliseconds(50), .milliseconds(150), .milliseconds(350)])
         #expect(throttle.failures(of: "ann") == 4)
         #expect(throttle.delay(afterFailures: 30) == 1, "capped")
     }
@@ -172,4 +196,9 @@ import Testing
         }
         #expect(try SessionSettings(.object([:])).kdfRounds == 600_000)
     }
+}
+
+/// When each attempt was checked, on the test's clock.
+private final class Checked: Sendable {
+    let times = Mutex<[Duration]>([])
 }

@@ -19,8 +19,8 @@ final class TemporaryFolder: Sendable {
     var databasePath: String { path + "/store.sqlite" }
 
     /// A context whose data folder is this one, with `sections` as the config file.
-    func context(_ sections: [String: Value] = [:]) -> PluginContext {
-        PluginContext(sections: sections, dataDirectory: path)
+    func context(_ sections: [String: Value] = [:], clock: any ServiceClock = SystemClock.shared) -> PluginContext {
+        PluginContext(sections: sections, dataDirectory: path, clock: clock)
     }
 }
 

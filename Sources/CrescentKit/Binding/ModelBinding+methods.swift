@@ -215,15 +215,11 @@ extension ModelBinding {
         let bound = NIOLoopBound(request, eventLoop: host.loop)
         let host = NIOLoopBound(self.host, eventLoop: self.host.loop)
         return { outcome in
-            if bound.eventLoop.inEventLoop {
-                if host.value.isRunning { host.value.binding.resolve(bound.value, outcome) }
+            if bound.eventLoop.inEventLoop, host.value.inTurn {
+                host.value.binding.resolve(bound.value, outcome)
                 return
             }
-            bound.eventLoop.execute {
-                guard host.value.isRunning else { return }
-                host.value.binding.resolve(bound.value, outcome)
-                host.value.endTurn()
-            }
+            Host.turn(host) { host in host.binding.resolve(bound.value, outcome) }
         }
     }
 

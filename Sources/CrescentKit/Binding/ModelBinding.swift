@@ -193,17 +193,12 @@ final class ModelBinding {
         let bound = NIOLoopBound(host, eventLoop: host.loop)
         let boundBox = NIOLoopBound(box, eventLoop: host.loop)
         box.sinkID = box.object.changes.attach { change in
-            if bound.eventLoop.inEventLoop {
-                let host = bound.value
-                if host.isRunning { host.binding.apply(change, to: boundBox.value) }
+            // The common case, a setter run by a method inside a turn, allocates nothing.
+            if bound.eventLoop.inEventLoop, bound.value.inTurn {
+                bound.value.binding.apply(change, to: boundBox.value)
                 return
             }
-            bound.eventLoop.execute {
-                let host = bound.value
-                guard host.isRunning else { return }
-                host.binding.apply(change, to: boundBox.value)
-                host.endTurn()
-            }
+            Host.turn(bound) { host in host.binding.apply(change, to: boundBox.value) }
         }
     }
 

@@ -81,14 +81,13 @@ extension Host {
         task.isWaiting = true
         let host = NIOLoopBound(self, eventLoop: loop)
         let boundTask = NIOLoopBound(task, eventLoop: loop)
-        task.wakeup = loop.scheduleTask(in: .seconds(seconds)) {
-            let host = host.value
-            guard host.isRunning else { return }
-            let task = boundTask.value
-            task.wakeup = nil
-            task.isWaiting = false
-            host.resume(task, arguments: 0)
-            host.endTurn()
+        task.wakeup = clock.schedule(after: .seconds(seconds: seconds)) {
+            Host.turn(host) { host in
+                let task = boundTask.value
+                task.wakeup = nil
+                task.isWaiting = false
+                host.resume(task, arguments: 0)
+            }
         }
     }
 

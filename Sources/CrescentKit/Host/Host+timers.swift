@@ -54,7 +54,7 @@ extension Host {
             throw LuaRaise.badArgument(1, to: "\(function)", "an interval of 0 s would never let the loop rest; use a positive number")
         }
         try stack.checkFunction(2, function: function)
-        let timer = LuaTimer(interval: seconds, repeats: repeats, deadline: loop.now + .seconds(seconds))
+        let timer = LuaTimer(interval: seconds, repeats: repeats, deadline: clock.uptime + .seconds(seconds: seconds))
         stack.pushValue(at: 2)
         timer.callback = vm.ref(from: stack)
         timerType.push(timer, onto: stack)
@@ -71,11 +71,8 @@ extension Host {
     private func schedule(_ timer: LuaTimer) {
         let host = NIOLoopBound(self, eventLoop: loop)
         let boundTimer = NIOLoopBound(timer, eventLoop: loop)
-        timer.scheduled = loop.scheduleTask(deadline: timer.deadline) {
-            let host = host.value
-            guard host.isRunning else { return }
-            host.fire(boundTimer.value)
-            host.endTurn()
+        timer.scheduled = clock.schedule(after: timer.deadline - clock.uptime) {
+            Host.turn(host) { host in host.fire(boundTimer.value) }
         }
     }
 
@@ -92,7 +89,7 @@ extension Host {
         timer.firings += 1
         if timer.repeats {
             // Fixed rate without drift; a late loop skips ahead instead of firing in a burst.
-            timer.deadline = max(timer.deadline + .seconds(timer.interval), loop.now)
+            timer.deadline = max(timer.deadline + .seconds(seconds: timer.interval), clock.uptime)
             schedule(timer)
         } else {
             cancel(timer)
@@ -105,12 +102,5 @@ extension Host {
         } catch let error as LuaError {
             reportHandlerError(error, in: "error in timer callback")
         } catch {}
-    }
-}
-
-extension TimeAmount {
-    /// A duration from seconds, rounded to nanoseconds and clamped to what TimeAmount can hold.
-    static func seconds(_ seconds: Double) -> TimeAmount {
-        .nanoseconds(Int64(min(seconds * 1e9, 9.2e18).rounded()))
     }
 }

@@ -22,6 +22,8 @@ public final class Host {
     public let loop: any EventLoop
     public let options: HostOptions
     public let console: Console
+    /// The one clock of the run: timers, `sleep` and every service read time and wait through it.
+    public let clock: any ServiceClock
 
     /// The exit status once the host has finished, else nil.
     public private(set) var exitStatus: Int32?
@@ -37,6 +39,8 @@ public final class Host {
     var deliveryScheduled = false
     /// Controllers on the navigation stack: while there are any, the run goes on.
     var navigationDepth = 0
+    /// True while a turn runs (a clock job that fires meanwhile waits for a later turn).
+    var inTurn = false
     /// Called once, when the first controller is pushed (the runner starts reading commands).
     public var onFirstController: (() -> Void)?
     /// Shows the top controller's view in the `--ui` mode.
@@ -59,17 +63,20 @@ public final class Host {
     ///
     /// - Parameters:
     ///   - plugins: the service plugins (`[.standard, MyPlugin()]`).
+    ///   - clock: the run's clock, handed to every service; nil for the system's, scheduling on
+    ///     `loop` (tests and `crescent test` pass a ``Model/ManualClock``).
     ///   - onExit: called once, on the loop, with the exit status after teardown.
     /// - Throws: ``HostSetupError`` for a bad config file or a plugin that refuses its settings,
     ///   ``LuaBridge/LuaError`` when the VM cannot start.
     public init(loop: any EventLoop, options: HostOptions, console: Console? = nil, plugins: [any Plugin] = [],
-                onExit: @escaping (Int32) -> Void) throws {
+                clock: (any ServiceClock)? = nil, onExit: @escaping (Int32) -> Void) throws {
         self.loop = loop
+        self.clock = clock ?? SystemClock(scheduler: Self.scheduler(on: loop))
         self.options = options
         self.console = console ?? Console(colors: options.colors)
         self.onExit = onExit
         currentScope = scriptScope
-        let services = try ServiceFactory.makeServices(plugins: plugins, options: options)
+        let services = try ServiceFactory.makeServices(plugins: plugins, options: options, clock: self.clock)
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
         binding = ModelBinding(host: self)
         presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
@@ -94,10 +101,46 @@ public final class Host {
         let bound = NIOLoopBound(self, eventLoop: loop)
         let boundJob = NIOLoopBound(job, eventLoop: loop)
         loop.execute {
-            let host = bound.value
-            guard host.isRunning else { return }
-            boundJob.value(host)
-            host.endTurn()
+            bound.value.runTurn(boundJob.value)
+        }
+    }
+
+    /// Runs `job` on the loop as part of a turn: at once when called on the loop (inside the
+    /// current turn, or as a turn of its own between turns: a clock job firing, a service
+    /// reporting on the loop), else as a turn on the loop. Safe from any thread: the one way work
+    /// from elsewhere enters the host.
+    static func turn(_ host: NIOLoopBound<Host>, _ job: @escaping @Sendable (Host) -> Void) {
+        if host.eventLoop.inEventLoop {
+            host.value.runTurn(job)
+        } else {
+            host.eventLoop.execute { host.value.runTurn(job) }
+        }
+    }
+
+    /// Runs `job` on the loop: inside the current turn when one is running, else as a turn that
+    /// ends (flush, render, deliveries, the exit rule) after it. Nothing runs once the host has
+    /// finished.
+    public func runTurn(_ job: (Host) -> Void) {
+        guard isRunning else { return }
+        guard !inTurn else {
+            job(self)
+            return
+        }
+        inTurn = true
+        job(self)
+        inTurn = false
+        endTurn()
+    }
+
+    /// Schedules a clock's jobs on `loop`: a timer's job then runs on the loop with no hop.
+    private static func scheduler(on loop: any EventLoop) -> SystemClock.Scheduler {
+        { delay, work in
+            let cancellation = Cancellation()
+            let scheduled = loop.scheduleTask(in: .nanoseconds(delay.inNanoseconds)) {
+                if !cancellation.isCancelled { work() }
+            }
+            cancellation.onCancel { scheduled.cancel() }
+            return cancellation
         }
     }
 
@@ -142,8 +185,10 @@ public final class Host {
     ///   - chunkName: `@path` for files, `=label` otherwise.
     ///   - scriptPath: the script's path for `arg[0]` and `require` (nil for `-e` code).
     public func runMain(source: [UInt8], chunkName: String, scriptPath: String?, argZero: String? = nil) {
-        guard isRunning else { return }
-        defer { endTurn() }
+        runTurn { host in host.runMainChunk(source: source, chunkName: chunkName, scriptPath: scriptPath, argZero: argZero) }
+    }
+
+    private func runMainChunk(source: [UInt8], chunkName: String, scriptPath: String?, argZero: String?) {
         setArguments(scriptName: argZero ?? scriptPath ?? options.interpreter, hasScript: argZero != nil || scriptPath != nil)
         if let scriptPath { addScriptFolderToPath(scriptPath) }
         do {

@@ -8,7 +8,8 @@ public struct HostSetupError: Error, CustomStringConvertible, Sendable {
 /// Makes the services of a host's plugins, each with its section of the config file.
 public enum ServiceFactory {
     /// The services of `plugins`, in order; names must be unique.
-    public static func makeServices(plugins: [any Plugin], options: HostOptions) throws(HostSetupError) -> [any Service] {
+    public static func makeServices(plugins: [any Plugin], options: HostOptions,
+                                    clock: any ServiceClock = SystemClock.shared) throws(HostSetupError) -> [any Service] {
         guard !plugins.isEmpty else { return [] }
         let config = try ConfigFile.load(options.configPath)
         var settings: [String: String] = [:]
@@ -17,7 +18,7 @@ public enum ServiceFactory {
         var names: Set<String> = []
         for plugin in plugins {
             let context = PluginContext(config: config[plugin.name] ?? .object([:]), sections: config,
-                                        dataDirectory: options.dataDirectory, settings: settings)
+                                        dataDirectory: options.dataDirectory, settings: settings, clock: clock)
             let made: [any Service]
             do {
                 made = try plugin.makeServices(context)

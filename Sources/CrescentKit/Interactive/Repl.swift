@@ -166,9 +166,8 @@ final class Repl {
         escapeFlush = host.loop.scheduleTask(in: .milliseconds(50)) {
             let repl = bound.value
             repl.escapeFlush = nil
-            guard repl.host.isRunning, repl.session.isAwaitingMoreBytes else { return }
-            repl.handle(repl.session.flushInput())
-            repl.host.endTurn()
+            guard repl.session.isAwaitingMoreBytes else { return }
+            repl.host.runTurn { _ in repl.handle(repl.session.flushInput()) }
         }
     }
 

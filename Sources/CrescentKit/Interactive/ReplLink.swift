@@ -78,8 +78,7 @@ final class ReplLink: Sendable {
     func turn(_ body: @escaping @Sendable (Repl) -> Void) {
         loop.execute { [self] in
             guard let repl = state.withLock({ $0.repl })?.value, repl.host.isRunning else { return }
-            body(repl)
-            repl.host.endTurn()
+            repl.host.runTurn { _ in body(repl) }
         }
     }
 

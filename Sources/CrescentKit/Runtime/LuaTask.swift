@@ -21,7 +21,7 @@ final class LuaTask: Hashable, Cancellable {
     var cancelRequested = false
     var result: LuaRef?
     var error: LuaRef?
-    var wakeup: Scheduled<Void>?
+    var wakeup: Cancellation?
     /// The request the task is waiting for, cancelled with the task.
     var awaiting: (any Cancellable)?
     var ownerSlot = -1

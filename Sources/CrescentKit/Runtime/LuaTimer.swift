@@ -1,6 +1,5 @@
 import LuaBridge
 import Model
-import NIOCore
 
 /// A timer made by `timer.after` / `timer.every`: the Swift side of the `Timer` handle.
 ///
@@ -11,14 +10,15 @@ final class LuaTimer: Hashable, Cancellable {
     let repeats: Bool
     var callback: LuaRef?
     var handle: LuaRef?
-    var scheduled: Scheduled<Void>?
-    var deadline: NIODeadline
+    var scheduled: Cancellation?
+    /// When it fires next, in the host clock's uptime.
+    var deadline: Duration
     var firings = 0
     var ownerSlot = -1
     weak var owner: Scope?
     weak var host: Host?
 
-    init(interval: Double, repeats: Bool, deadline: NIODeadline) {
+    init(interval: Double, repeats: Bool, deadline: Duration) {
         self.interval = interval
         self.repeats = repeats
         self.deadline = deadline

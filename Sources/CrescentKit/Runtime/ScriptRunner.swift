@@ -95,12 +95,7 @@ extension ScriptRunner {
     static func readCommands(into host: NIOLoopBound<Host>) {
         DispatchQueue(label: "crescent.commands").async {
             while let line = readLine() {
-                host.eventLoop.execute {
-                    let host = host.value
-                    guard host.isRunning else { return }
-                    host.receiveCommandLine(line)
-                    host.endTurn()
-                }
+                Host.turn(host) { host in host.receiveCommandLine(line) }
             }
         }
     }

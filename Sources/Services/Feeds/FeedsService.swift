@@ -38,6 +38,7 @@ public final class FeedsService: Service {
 
     private let archive: FeedArchive
     private let transport: any FeedTransport
+    private let clock: any ServiceClock
     private let state = Mutex(State())
 
     private struct State {
@@ -55,8 +56,9 @@ public final class FeedsService: Service {
         var poller: Task<Void, Never>?
     }
 
-    init(database: StoreDatabase, settings: FeedSettings, transport: any FeedTransport) {
+    init(database: StoreDatabase, settings: FeedSettings, transport: any FeedTransport, clock: any ServiceClock) {
         archive = FeedArchive(database: database)
+        self.clock = clock
         self.settings = settings
         self.transport = transport
         feedList = Property("feeds", .array([]), changes)
@@ -83,7 +85,7 @@ public final class FeedsService: Service {
             throw ServiceError(.invalidArgument, "interval must be at least \(FeedSettings.format(settings.minInterval)) seconds "
                                + "([feeds] min_interval), got \(FeedSettings.format(interval))")
         }
-        let stored = try archive.subscribe(url, interval: interval, now: Self.now())
+        let stored = try archive.subscribe(url, interval: interval, now: clock.wallTime)
         state.withLock { state in
             if state.subscriptions[url] == nil { state.order.append(url) }
             state.subscriptions[url, default: Subscription(stored: stored)].stored.interval = interval
@@ -160,7 +162,7 @@ public final class FeedsService: Service {
                                   timeout: settings.timeout, maxBytes: settings.maxBytes)
         do throws(ServiceError) {
             let response = try await transport.fetch(request)
-            let now = Self.now()
+            let now = clock.wallTime
             if response.status == 304 {
                 try archive.touch(url, checked: now)
                 succeeded(url) { $0.lastChecked = now }
@@ -206,7 +208,7 @@ public final class FeedsService: Service {
     }
 
     private func failed(_ url: String, _ error: ServiceError) {
-        let now = Self.now()
+        let now = clock.wallTime
         let known = state.withLock { state in
             guard state.subscriptions[url] != nil else { return false }
             state.subscriptions[url]?.lastError = error
@@ -234,7 +236,7 @@ public final class FeedsService: Service {
             state.subscriptions[url]?.poller = Task { [weak self] in
                 var wait = first
                 while true {
-                    try? await Task.sleep(for: .milliseconds(Int64(max(0, wait) * 1000)))
+                    guard let clock = self?.clock, await clock.pause(seconds: wait) else { return }
                     guard !Task.isCancelled, let service = self else { return }
                     wait = await service.poll(url)
                 }
@@ -259,7 +261,7 @@ public final class FeedsService: Service {
             return !state.loaded
         }
         guard first, let stored = try? archive.feeds() else { return }
-        let now = Self.now()
+        let now = clock.wallTime
         var resumed: [(String, Double)] = []
         state.withLock { state in
             for feed in stored where state.subscriptions[feed.url] == nil {
@@ -342,5 +344,4 @@ public final class FeedsService: Service {
         }.map(\.element)
     }
 
-    private static func now() -> Double { Date().timeIntervalSince1970 }
 }

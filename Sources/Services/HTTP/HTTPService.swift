@@ -44,6 +44,7 @@ public final class HTTPService: Service {
     let settings: HTTPSettings
     private let proxies: ProxyEnvironment
     private let eventLoopGroup: any EventLoopGroup
+    private let clock: any ServiceClock
     /// One client per proxy (nil: direct), made on first use; empty and closed after shutdown.
     private let clients = Mutex<(byProxy: [ProxyEnvironment.Proxy?: HTTPClient], isShutDown: Bool)>(([:], false))
 
@@ -53,10 +54,12 @@ public final class HTTPService: Service {
     ///   - config: the `[http]` section (`timeout`, `max_bytes`, `connections_per_host`).
     ///   - environment: the proxy variables (default: this process's).
     ///   - eventLoopGroup: where connections run (default: NIO's shared group).
+    ///   - clock: what times requests out (the host's clock).
     /// - Throws: `invalid_argument` naming a bad setting.
     public init(config: Value = .object([:]), environment: [String: String]? = nil,
-                eventLoopGroup: (any EventLoopGroup)? = nil) throws(ServiceError) {
+                eventLoopGroup: (any EventLoopGroup)? = nil, clock: any ServiceClock = SystemClock.shared) throws(ServiceError) {
         settings = try HTTPSettings(config)
+        self.clock = clock
         proxies = ProxyEnvironment(environment: environment ?? ProxyEnvironment.current())
         self.eventLoopGroup = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
     }
@@ -70,7 +73,7 @@ public final class HTTPService: Service {
 
     /// The standard plugin's maker: reads `[http]`.
     public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
-        [try HTTPService(config: context.section("http"))]
+        [try HTTPService(config: context.section("http"), clock: context.clock)]
     }
 
     // MARK: Requests
@@ -114,10 +117,20 @@ public final class HTTPService: Service {
             return nil
         }
         let accumulator = ResponseAccumulator(request: prepared, maxBodySize: maxBytes)
-        let deadline = NIODeadline.now() + .nanoseconds(Int64(timeout * 1e9))
-        let task = client.execute(request: prepared, delegate: accumulator, deadline: deadline)
+        let task = client.execute(request: prepared, delegate: accumulator)
         let url = request.url
+        // The whole exchange is timed on the host's clock (virtual in tests), not by the client.
+        let timedOut = Cancellation()
+        let timer = clock.schedule(after: .seconds(seconds: timeout)) {
+            timedOut.cancel()
+            task.cancel()
+        }
         task.futureResult.whenComplete { result in
+            timer.cancel()
+            if timedOut.isCancelled, case .failure = result {
+                completion(.failure(HTTPFailure.serviceError(HTTPClientError.deadlineExceeded, url: url, timeout: timeout, maxBytes: maxBytes)))
+                return
+            }
             switch result {
             case .success(let response):
                 let body = response.body.map { Array($0.readableBytesView) } ?? []

@@ -1,3 +1,5 @@
+import Model
+
 /// One position, reported at once and then once a second (as a receiver at rest reports), each
 /// time stamped with the current time. Accuracy is 0.
 struct FixedProvider: LocationProvider {
@@ -10,11 +12,11 @@ struct FixedProvider: LocationProvider {
         "\(latitude),\(longitude)" + (altitude.map { ",\($0)" } ?? "")
     }
 
-    func run(_ report: @escaping @Sendable (ProviderEvent) -> Void) async {
-        while !Task.isCancelled {
+    func run(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async {
+        await clock.repeating { [self] in
             report(.fixes([LocationFix(latitude: latitude, longitude: longitude, altitude: altitude, speed: 0,
-                                       accuracy: 0, time: Replay.wallClock(), provider: name)]))
-            do { try await Task.sleep(for: .seconds(1)) } catch { return }
+                                       accuracy: 0, time: clock.wallTime, provider: name)]))
+            return .seconds(1)
         }
     }
 }

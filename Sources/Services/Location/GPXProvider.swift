@@ -11,7 +11,7 @@ struct GPXProvider: LocationProvider {
 
     var source: String { path }
 
-    func run(_ report: @escaping @Sendable (ProviderEvent) -> Void) async {
+    func run(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async {
         let points: [GPXParser.Point]
         do {
             points = try GPXParser.parse(try FileBytes.read(path))
@@ -21,6 +21,6 @@ struct GPXProvider: LocationProvider {
             return
         }
         let fixes = GPXParser.fixes(points)
-        await Replay(fixes: fixes, speedup: speedup, recordedTimes: points.map(\.time)).run(report)
+        await Replay(fixes: fixes, speedup: speedup, recordedTimes: points.map(\.time)).run(clock: clock, report)
     }
 }

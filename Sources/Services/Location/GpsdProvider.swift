@@ -22,7 +22,7 @@ struct GpsdProvider: LocationProvider {
 
     var source: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
-    func run(_ report: @escaping @Sendable (ProviderEvent) -> Void) async {
+    func run(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async {
         var backoff = backoff
         var failing = false
         while !Task.isCancelled {
@@ -40,7 +40,7 @@ struct GpsdProvider: LocationProvider {
             guard !Task.isCancelled else { return }
             if !failing { report(.failed(ServiceError(.unavailable, outcome))) }
             failing = true
-            guard await backoff.wait() else { return }
+            guard await backoff.wait(on: clock) else { return }
         }
     }
 

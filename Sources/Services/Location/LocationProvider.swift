@@ -20,8 +20,9 @@ protocol LocationProvider: Sendable {
     var name: String { get }
     /// Where it reads from, for messages and `help` (`127.0.0.1:2947`, a file).
     var source: String { get }
-    /// Reports fixes and failures through `report` until cancelled.
-    func run(_ report: @escaping @Sendable (ProviderEvent) -> Void) async
+    /// Reports fixes and failures through `report` until cancelled, reading time and waiting
+    /// through `clock`.
+    func run(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async
 }
 
 /// Waits that grow after each failure (gpsd reconnects, a device reopened), from `initial` to
@@ -37,12 +38,12 @@ struct Backoff: Sendable {
         next = initial
     }
 
-    /// Sleeps for the current delay and doubles it; false when cancelled.
-    mutating func wait() async -> Bool {
+    /// Sleeps on `clock` for the current delay and doubles it; false when cancelled.
+    mutating func wait(on clock: any ServiceClock) async -> Bool {
         let delay = next
         next = min(next * 2, maximum)
         do {
-            try await Task.sleep(for: delay)
+            try await clock.sleep(for: delay)
             return true
         } catch {
             return false
@@ -82,39 +83,43 @@ struct Replay: Sendable {
         untimed = recordedTimes.map { $0 == nil }
     }
 
-    /// Reports every fix at its time; returns early when cancelled, else reports `ended`.
-    func run(_ report: @escaping @Sendable (ProviderEvent) -> Void) async {
+    /// Reports every fix at its time on `clock`; returns early when cancelled, else reports
+    /// `ended`. Each batch is a job of the clock, so a manual clock replays without real waits.
+    func run(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async {
         guard !fixes.isEmpty else {
             report(.ended)
             return
         }
-        let clock = ContinuousClock()
-        let start = clock.now
-        let first = times[0]
-        var next = 0
-        while next < fixes.count {
-            let due = start + .seconds(max(0, times[next] - first) / speedup)
-            if due > clock.now {
-                do { try await clock.sleep(until: due) } catch { return }
-            }
-            guard !Task.isCancelled else { return }
+        let start = clock.uptime
+        let cursor = ReplayCursor()
+        await clock.repeating { [self] in
+            let elapsed = clock.uptime - start
             var batch: [LocationFix] = []
-            let now = clock.now
-            repeat {
-                var fix = fixes[next]
-                if untimed[next] { fix.time = Self.wallClock() }
+            while cursor.next < fixes.count && offset(cursor.next) <= elapsed {
+                var fix = fixes[cursor.next]
+                if untimed[cursor.next] { fix.time = clock.wallTime }
                 batch.append(fix)
-                next += 1
-            } while next < fixes.count && start + .seconds(max(0, times[next] - first) / speedup) <= now
-            report(.fixes(batch))
+                cursor.next += 1
+            }
+            if !batch.isEmpty { report(.fixes(batch)) }
+            guard cursor.next < fixes.count else {
+                report(.ended)
+                return nil
+            }
+            return offset(cursor.next) - elapsed
         }
-        report(.ended)
     }
 
-    /// Seconds since the epoch, with sub-second precision.
-    static func wallClock() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    /// When fix `index` is due, from the start of the replay (saturating: a huge recorded gap or
+    /// a tiny speed-up waits at most a century instead of overflowing).
+    private func offset(_ index: Int) -> Duration {
+        .seconds(seconds: max(0, times[index] - times[0]) / speedup)
     }
+}
+
+/// How far a replay has got. Only the replay's steps touch it, and they never overlap
+/// (``Model/ServiceClock/repeating(_:)`` schedules a step after the previous one returned), which is
+/// what makes the unchecked sendability safe.
+private final class ReplayCursor: @unchecked Sendable {
+    var next = 0
 }

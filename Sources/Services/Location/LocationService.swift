@@ -38,6 +38,7 @@ public final class LocationService: StartableService {
     public static let freshness: Duration = .seconds(5)
 
     let provider: any LocationProvider
+    private let clock: any ServiceClock
     private let state = Mutex(State())
 
     private struct State {
@@ -48,7 +49,7 @@ public final class LocationService: StartableService {
         var run: Task<Void, Never>?
         /// Counts provider runs, so reports from a cancelled run are ignored.
         var generation = 0
-        var lastFix: (fix: LocationFix, received: ContinuousClock.Instant)?
+        var lastFix: (fix: LocationFix, received: Duration)?
         var lastDelivered: LocationFix?
         /// The provider's failure, until its next fix.
         var failure: ServiceError?
@@ -56,9 +57,10 @@ public final class LocationService: StartableService {
         var ended = false
     }
 
-    /// A location service reading from `provider`.
-    init(provider: any LocationProvider) {
+    /// A location service reading from `provider`, on `clock`.
+    init(provider: any LocationProvider, clock: any ServiceClock) {
         self.provider = provider
+        self.clock = clock
         location = Property("location", .null, changes)
         updating = Property("updating", false, changes)
         providerName = Property("provider", provider.name, changes)
@@ -68,8 +70,8 @@ public final class LocationService: StartableService {
     /// `gpx:FILE@60x`, `fixed:LAT,LON[,ALT]`; nil for gpsd at 127.0.0.1:2947).
     ///
     /// - Throws: `invalid_argument` for a setting that names no provider or a file that cannot be read.
-    public convenience init(setting: String?) throws(ServiceError) {
-        self.init(provider: try LocationProviderSpec.provider(setting))
+    public convenience init(setting: String?, clock: any ServiceClock = SystemClock.shared) throws(ServiceError) {
+        self.init(provider: try LocationProviderSpec.provider(setting), clock: clock)
     }
 
     /// ``make(_:)`` as a value, for the standard service list.
@@ -86,7 +88,7 @@ public final class LocationService: StartableService {
                 throw ServiceError(.invalidArgument, "[location] provider must be a string such as \"gpsd:127.0.0.1:2947\", got \(other.typeName)")
             }
         }
-        return [try LocationService(setting: setting)]
+        return [try LocationService(setting: setting, clock: context.clock)]
     }
 
     // MARK: Start and stop
@@ -121,8 +123,9 @@ public final class LocationService: StartableService {
         state.lastDelivered = nil   // the first fix of a run is always delivered
         let generation = state.generation
         let provider = provider
+        let clock = clock
         state.run = Task { [self] in
-            await provider.run { event in self.handle(event, generation: generation) }
+            await provider.run(clock: clock) { event in self.handle(event, generation: generation) }
         }
     }
 
@@ -146,7 +149,7 @@ public final class LocationService: StartableService {
             switch event {
             case .fixes(let fixes):
                 guard let last = fixes.last else { return }
-                state.lastFix = (last, .now)
+                state.lastFix = (last, clock.uptime)
                 state.failure = nil
                 answer = .success(last)
                 for fix in fixes {
@@ -212,7 +215,7 @@ public final class LocationService: StartableService {
             await withCheckedContinuation { continuation in
                 let immediate: Result<LocationFix, ServiceError>? = state.withLock { state in
                     if Task.isCancelled { return .failure(ServiceError(.cancelled, "the request was cancelled")) }
-                    if let last = state.lastFix, ContinuousClock.now - last.received < Self.freshness { return .success(last.fix) }
+                    if let last = state.lastFix, clock.uptime - last.received < Self.freshness { return .success(last.fix) }
                     if state.run != nil, state.ended { return Self.endAnswer(state, provider: provider) }
                     if state.run != nil, let failure = state.failure { return .failure(failure) }
                     state.waiters[id] = continuation

@@ -16,12 +16,12 @@ struct NMEAProvider: LocationProvider {
 
     var source: String { path }
 
-    func run(_ report: @escaping @Sendable (ProviderEvent) -> Void) async {
+    func run(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async {
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG {
-            await replayFile(report)
+            await replayFile(clock: clock, report)
         } else {
-            await stream(report)
+            await stream(clock: clock, report)
         }
     }
 
@@ -37,26 +37,26 @@ struct NMEAProvider: LocationProvider {
         return (fixes, parser)
     }
 
-    private func replayFile(_ report: @escaping @Sendable (ProviderEvent) -> Void) async {
+    private func replayFile(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async {
         let fixes: [LocationFix]
         do {
-            fixes = try Self.read(path: path, today: Double(time(nil))).fixes
+            fixes = try Self.read(path: path, today: clock.wallTime).fixes
         } catch {
             report(.failed(error))
             report(.ended)
             return
         }
-        await Replay(fixes: fixes, speedup: speedup, recordedTimes: fixes.map(\.time)).run(report)
+        await Replay(fixes: fixes, speedup: speedup, recordedTimes: fixes.map(\.time)).run(clock: clock, report)
     }
 
-    private func stream(_ report: @escaping @Sendable (ProviderEvent) -> Void) async {
+    private func stream(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async {
         var backoff = Backoff()
         var failing = false
         while !Task.isCancelled {
             let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
             if descriptor >= 0 {
                 do {
-                    try await readStream(descriptor) { fixes in
+                    try await readStream(descriptor, today: clock.wallTime) { fixes in
                         failing = false
                         backoff.reset()
                         report(.fixes(fixes))
@@ -68,20 +68,20 @@ struct NMEAProvider: LocationProvider {
                 report(.failed(ServiceError(.unavailable, "cannot open the NMEA device \(path): \(String(cString: strerror(errno)))")))
             }
             failing = true
-            guard await backoff.wait() else { return }
+            guard await backoff.wait(on: clock) else { return }
         }
     }
 
     /// Reads lines from `descriptor` (NIO takes ownership and closes it) until it closes or the
     /// task is cancelled.
-    private func readStream(_ descriptor: CInt, _ deliver: ([LocationFix]) -> Void) async throws {
+    private func readStream(_ descriptor: CInt, today: Double, _ deliver: ([LocationFix]) -> Void) async throws {
         let channel = try await NIOPipeBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .takingOwnershipOfDescriptor(input: descriptor) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        var parser = NMEAParser(today: Double(time(nil)))
+        var parser = NMEAParser(today: today)
         try await withTaskCancellationHandler {
             try await channel.executeThenClose { inbound, _ in
                 var lines = LineBuffer()

@@ -1,10 +1,5 @@
 import Model
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Slows down password guessing per name: attempts for one name run one at a time, and after
 /// n consecutive failures the next attempt waits `base * 2^(n-1)` seconds (capped) before it is
@@ -20,6 +15,7 @@ final class LoginThrottle: Sendable {
 
     private let base: Double
     private let cap: Double
+    private let clock: any ServiceClock
     private let names = Mutex<[String: Entry]>([:])
 
     private struct Entry {
@@ -29,9 +25,10 @@ final class LoginThrottle: Sendable {
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
-    init(base: Double, cap: Double) {
+    init(base: Double, cap: Double, clock: any ServiceClock) {
         self.base = base
         self.cap = cap
+        self.clock = clock
     }
 
     /// The delay before an attempt after `failures` consecutive failures.
@@ -50,7 +47,7 @@ final class LoginThrottle: Sendable {
         let waitSeconds = delay(afterFailures: failures(of: name))
         if waitSeconds > 0 {
             do {
-                try await Task.sleep(nanoseconds: UInt64(waitSeconds * 1e9))
+                try await clock.sleep(for: .seconds(seconds: waitSeconds))
             } catch {
                 throw ServiceError(.cancelled, "the request was cancelled")
             }
@@ -63,7 +60,7 @@ final class LoginThrottle: Sendable {
 
     /// Consecutive failures for `name` (0 once forgotten).
     func failures(of name: String) -> Int {
-        let now = Self.now()
+        let now = clock.uptime.inSeconds
         return names.withLock { names in
             guard let entry = names[name], now - entry.lastFailure < Self.forgetAfter else { return 0 }
             return entry.failures
@@ -104,7 +101,7 @@ final class LoginThrottle: Sendable {
     }
 
     private func record(_ name: String, succeeded: Bool) {
-        let now = Self.now()
+        let now = clock.uptime.inSeconds
         names.withLock { names in
             guard var entry = names[name] else { return }
             if succeeded || now - entry.lastFailure >= Self.forgetAfter { entry.failures = 0 }
@@ -117,12 +114,5 @@ final class LoginThrottle: Sendable {
                 names = names.filter { $0.value.busy || now - $0.value.lastFailure < Self.forgetAfter }
             }
         }
-    }
-
-    /// Monotonic seconds.
-    private static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

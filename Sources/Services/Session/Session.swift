@@ -28,6 +28,7 @@ public final class Session: Service {
     let settings: SessionSettings
     private let directory: UserDirectory
     private let hasher: PasswordHasher
+    private let clock: any ServiceClock
     /// The slow-down after failed attempts (internal so tests can read its count).
     let throttle: LoginThrottle
     /// Orders changes of the current user with their events.
@@ -39,11 +40,12 @@ public final class Session: Service {
     static let refusal = "wrong name or password"
     static let maxNameLength = 64
 
-    init(database: StoreDatabase, settings: SessionSettings) {
+    init(database: StoreDatabase, settings: SessionSettings, clock: any ServiceClock) {
         self.settings = settings
+        self.clock = clock
         directory = UserDirectory(database: database)
         hasher = PasswordHasher(rounds: settings.kdfRounds)
-        throttle = LoginThrottle(base: settings.failureDelay, cap: settings.maxFailureDelay)
+        throttle = LoginThrottle(base: settings.failureDelay, cap: settings.maxFailureDelay, clock: clock)
         currentUser = Property("currentUser", nil, changes)
     }
 
@@ -55,7 +57,7 @@ public final class Session: Service {
         try checkPassword(password)
         let salt = PasswordHasher.makeSalt()
         let user = UserDirectory.StoredUser(name: name, salt: salt, hash: hasher.hash(password, salt: salt),
-                                            algorithm: PasswordHasher.algorithm, rounds: hasher.rounds, created: Int64(time(nil)))
+                                            algorithm: PasswordHasher.algorithm, rounds: hasher.rounds, created: Int64(clock.wallTime))
         try directory.insert(user)
         return .string(name)
     }
@@ -64,7 +66,7 @@ public final class Session: Service {
     public func login(_ name: String, password: String) async throws(ServiceError) -> Value {
         let user: DataModel? = try await throttle.attempt(name) { () throws(ServiceError) in
             let verified = try verify(name, password)
-            return (verified, verified ? DataModel("user", ["name": .string(name), "since": .integer(Int64(time(nil)))]) : nil)
+            return (verified, verified ? DataModel("user", ["name": .string(name), "since": .integer(Int64(clock.wallTime))]) : nil)
         }
         guard let user else { throw ServiceError(.permission, Self.refusal) }
         replaceCurrentUser(with: user)

@@ -51,9 +51,10 @@ public final class Store: Service {
         // The feeds fetch through an http service of their own, with the same [http] settings
         // and proxies as services.http (its connections are made on first use).
         let feedTransport = HTTPFeedTransport(http: try HTTPService(config: context.section("http")))
-        let database = try StoreDatabase(settings: settings, schema: schema + UserDirectory.schema + FeedArchive.schema)
-        return [Store(database: database), Session(database: database, settings: sessionSettings),
-                FeedsService(database: database, settings: feedSettings, transport: feedTransport)]
+        let database = try StoreDatabase(settings: settings, schema: schema + UserDirectory.schema + FeedArchive.schema,
+                                         clock: context.clock)
+        return [Store(database: database), Session(database: database, settings: sessionSettings, clock: context.clock),
+                FeedsService(database: database, settings: feedSettings, transport: feedTransport, clock: context.clock)]
     }
 
     /// ``make(_:)`` as a value for the `StandardServices` list. (Listing `Store.make` or a closure

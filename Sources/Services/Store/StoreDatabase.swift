@@ -41,6 +41,8 @@ final class StoreDatabase: Sendable {
     /// True while a checkpoint is queued on the writer.
     let checkpointQueued = Atomic<Bool>(false)
 
+    private let clock: any ServiceClock
+
     private enum State {
         case unopened
         case open(any DatabaseWriter, StorePoller?)
@@ -52,9 +54,10 @@ final class StoreDatabase: Sendable {
     /// location is reported when the host starts rather than at first use.
     ///
     /// - Parameter schema: `CREATE ... IF NOT EXISTS` statements run when the database opens.
-    init(settings: StoreSettings, schema: [String]) throws(ServiceError) {
+    init(settings: StoreSettings, schema: [String], clock: any ServiceClock = SystemClock.shared) throws(ServiceError) {
         self.settings = settings
         self.schema = schema
+        self.clock = clock
         if case .file(let path) = settings.location { try DatabaseLocation.check(path) }
     }
 
@@ -166,7 +169,7 @@ final class StoreDatabase: Sendable {
 
     private func startPoller() -> StorePoller? {
         guard case .file = settings.location else { return nil }
-        return StorePoller(interval: settings.pollInterval) { [weak self] in
+        return StorePoller(interval: .nanoseconds(Int64(clamping: settings.pollInterval)), clock: clock) { [weak self] in
             guard let database = self else { return false }
             database.poll()
             return true

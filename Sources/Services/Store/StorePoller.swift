@@ -1,35 +1,48 @@
 import Dispatch
-import Foundation
+import Model
 import Synchronization
 
-/// Calls `poll` every interval on a thread of its own until cancelled or `poll` says stop.
+/// Calls `poll` every interval of the host's clock until cancelled or `poll` says stop.
 ///
-/// A thread rather than a Swift task: CPU-bound work in Swift's shared pool (a slow password
-/// hash, a geocoder load) must not hold back the news of another process's writes.
+/// Each poll is a job of the clock that hands the work to a serial queue of the poller's own,
+/// off Swift's shared pool: CPU-bound work there (a slow password hash, a geocoder load) must not
+/// hold back the news of another process's writes, and a clock job must stay short.
 final class StorePoller: Sendable {
-    private let wake = DispatchSemaphore(value: 0)
+    private let queue = DispatchQueue(label: "crescent.store.poll")
+    private let clock: any ServiceClock
+    private let interval: Duration
+    private let poll: @Sendable () -> Bool
+    private let pending = Mutex<Cancellation?>(nil)
     private let cancelled = Atomic<Bool>(false)
 
     /// Starts polling.
     ///
     /// - Parameters:
-    ///   - interval: nanoseconds between two polls.
+    ///   - interval: the time between the end of one poll and the start of the next.
     ///   - poll: one poll; it returns false to stop for good.
-    init(interval: UInt64, _ poll: @escaping @Sendable () -> Bool) {
-        let wake = self.wake
-        let thread = Thread {
-            while wake.wait(timeout: .now() + .nanoseconds(Int(clamping: interval))) == .timedOut {
-                guard poll() else { return }
-            }
-        }
-        thread.name = "crescent.store.poll"
-        thread.start()
+    init(interval: Duration, clock: any ServiceClock, _ poll: @escaping @Sendable () -> Bool) {
+        self.clock = clock
+        self.interval = interval
+        self.poll = poll
+        scheduleNext()
     }
 
-    /// Stops polling (the thread ends at once). Idempotent.
+    private func scheduleNext() {
+        let job = clock.schedule(after: interval) { [weak self] in
+            guard let self else { return }
+            queue.async { [weak self] in
+                guard let self, !cancelled.load(ordering: .acquiring), poll() else { return }
+                scheduleNext()
+            }
+        }
+        pending.withLock { $0 = job }
+        if cancelled.load(ordering: .acquiring) { job.cancel() }
+    }
+
+    /// Stops polling. Idempotent.
     func cancel() {
         guard !cancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        wake.signal()
+        pending.withLock { $0 }?.cancel()
     }
 
     deinit { cancel() }
