@@ -21,6 +21,8 @@ final class ModelBinding {
     private(set) var methodNames: [String: [String]] = [:]
     /// In-flight requests: they keep the run alive.
     var requests: Set<ServiceRequest> = []
+    /// A delivery round is queued on the loop.
+    var deliveryScheduled = false
     /// Start shares per service.
     var shares: [ObjectIdentifier: [StartShare]] = [:]
     /// Delegate registrations by subscription id.
@@ -220,7 +222,20 @@ final class ModelBinding {
         case .event(let name, let payload):
             registry.post("\(box.name).\(name)", event: name, object: box.handle, payload: .value(payload))
         }
-        host.scheduleDelivery()
+        scheduleDelivery()
+    }
+
+    // MARK: Delivery
+
+    /// Schedules a delivery round on a later turn when the registry has something queued (one
+    /// at a time; none once the run is ending).
+    func scheduleDelivery() {
+        guard registry.hasPending, !deliveryScheduled, host.isRunning else { return }
+        deliveryScheduled = true
+        host.enqueue { host in
+            host.binding.deliveryScheduled = false
+            host.binding.registry.deliverPending()
+        }
     }
 
     // MARK: Teardown
@@ -248,7 +263,7 @@ final class ModelBinding {
     }
 
     /// True while something the model does can still produce work.
-    var hasPendingWork: Bool { !requests.isEmpty || !shares.isEmpty || registry.hasPending }
+    var hasPendingWork: Bool { !requests.isEmpty || !shares.isEmpty || registry.hasPending || deliveryScheduled }
 }
 
 /// A delegate registration (`obj:addObserver(observer)`): the observer's identity, the object it

@@ -36,7 +36,6 @@ public final class Host {
     public var currentScope: Scope
     /// The services, their binding and the observer registry.
     var binding: ModelBinding!
-    var deliveryScheduled = false
     /// Controllers on the navigation stack: while there are any, the run goes on.
     var navigationDepth = 0
     /// True while a turn runs (a clock job that fires meanwhile waits for a later turn).
@@ -91,7 +90,7 @@ public final class Host {
 
     /// Anything that can still produce work keeps the run alive.
     var hasPendingWork: Bool {
-        navigationDepth > 0 || !timers.isEmpty || !tasks.isEmpty || deliveryScheduled || binding.hasPendingWork
+        navigationDepth > 0 || !timers.isEmpty || !tasks.isEmpty || binding.hasPendingWork
     }
 
     // MARK: Turns
@@ -147,7 +146,7 @@ public final class Host {
     /// Flushes output, and finishes the run when it is over.
     public func endTurn() {
         guard isRunning else { return }
-        scheduleDelivery()
+        if requestedExit == nil { binding.scheduleDelivery() }
         presenter.renderIfNeeded()
         console.flush()
         if let code = requestedExit {
@@ -165,16 +164,6 @@ public final class Host {
         currentScope = scope.flatMap { $0.isEnded ? nil : $0 } ?? scriptScope
         defer { currentScope = previous }
         return try body()
-    }
-
-    /// Schedules a delivery round on a later turn when the registry has something queued.
-    func scheduleDelivery() {
-        guard binding.registry.hasPending, !deliveryScheduled, requestedExit == nil else { return }
-        deliveryScheduled = true
-        enqueue { host in
-            host.deliveryScheduled = false
-            host.binding.registry.deliverPending()
-        }
     }
 
     // MARK: The main chunk
