@@ -18,16 +18,16 @@ run: build
 	$(SWIFT) build --product crescent
 	.build/debug/crescent $(RUN_ARGS) $(SCRIPT)
 
-# The suite runs in phases so that nothing starves on a 2-core machine: the CPU-heavy reliability
-# tests (a million subscriptions, ten thousand controllers) run one at a time and apart from tests
-# that wait on real loops, Swift tasks, processes and services (signals, --timeout, gpsd, SQLite).
+# Three phases. Services read time through the host's clock, so the unit suites of every target
+# run together on their manual clocks. Apart from them: the CPU-heavy reliability tests (a
+# million subscriptions, ten thousand controllers), one at a time, and the end-to-end tests, which
+# run the real binary against real time (signals, --timeout, gpsd, processes sharing a store) and
+# would starve on 2 cores beside the rest.
 HEAVY_TESTS = BindingReliabilityTests|ControllerOwnershipTests
 test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|REPLTests"
-	$(SWIFT) test --skip-build --filter CrescentKitTests --skip "$(HEAVY_TESTS)"
+	$(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|REPLTests|CrescentKitTests|ServicesTests" --skip "$(HEAVY_TESTS)"
 	$(SWIFT) test --skip-build --no-parallel --filter "$(HEAVY_TESTS)"
-	$(SWIFT) test --skip-build --filter ServicesTests
 	$(SWIFT) test --skip-build --filter crescentTests
 
 # The geocoder rows compare against PyPI's reverse_geocoder 1.5.1 (with numpy and scipy), installed
