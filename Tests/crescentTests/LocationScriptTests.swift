@@ -18,6 +18,25 @@ import Testing
         #expect(result.stderr == "geocode.lua: line 3 is not lat,lon: nonsense\n", "\(result)")
     }
 
+    /// Requests made while the geocoder's data loads (a fresh process) are answered in the order
+    /// they were made, so the newest answer is the one a view is left showing.
+    @Test func callsMadeWhileTheGeocoderLoadsAreAnsweredInOrder() async throws {
+        let result = try await crescent(["-e", """
+            local answered = {}
+            for i = 1, 30 do
+              services.geocoder:reverse({ lat = 48.0 + i / 10, lon = 2.35 }, function(placemarks, err)
+                answered[#answered + 1] = err and ("error " .. tostring(err)) or tostring(i)
+              end)
+            end
+            services.geocoder:search("Paris", function(places) answered[#answered + 1] = "search" end)
+            timer.every(0.05, function(t)
+              if #answered == 31 then print(table.concat(answered, " ")); t:cancel() end
+            end)
+            """])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == (1...30).map(String.init).joined(separator: " ") + " search\n", "\(result)")
+    }
+
     /// The tracker on the shipped GPX track (what `make run` shows), stopped by --timeout.
     @Test func trackerNamesThePlacesOfTheShippedTrack() async throws {
         let repository = URL(fileURLWithPath: Self.scripts).deletingLastPathComponent().path

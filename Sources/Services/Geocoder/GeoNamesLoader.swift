@@ -5,9 +5,10 @@ import Synchronization
 
 /// Loads the geocoder's data file once, on first use, and hands every caller the same database.
 ///
-/// The load runs on a Dispatch thread, off the host loop and off the threads Swift tasks share;
-/// callers that arrive while it runs wait for it. A failed load is reported to every
-/// caller and tried again on the next call.
+/// ``loadedDatabase()`` loads on the calling thread (callers that arrive meanwhile wait for the
+/// same load); ``database()`` does the same on a Dispatch thread, off the host loop and off the
+/// threads Swift tasks share. A failed load is reported to every caller waiting for it and tried
+/// again on the next call.
 ///
 /// ```swift
 /// let database = try await GeoNamesLoader.bundled.database()
@@ -21,68 +22,36 @@ public final class GeoNamesLoader: Sendable {
     /// Overrides where the data file is read from.
     static let environmentVariable = "CRESCENT_GEOCODER_DATA"
 
-    private enum State {
-        case idle
-        case loading(Task<GeoNamesDatabase, any Error>)
-        case loaded(GeoNamesDatabase)
-    }
-
     private let path: String?
-    private let state = Mutex(State.idle)
+    /// The database once loaded; the lock is held while loading, so later callers wait for it.
+    private let loaded = Mutex<GeoNamesDatabase?>(nil)
 
     /// A loader for the data file at `path`, or for the shipped one when nil.
     public init(path: String?) {
         self.path = path
     }
 
-    /// The database, loading it first if this is the first call.
-    public func database() async throws(ServiceError) -> GeoNamesDatabase {
-        enum Next {
-            case ready(GeoNamesDatabase)
-            case wait(Task<GeoNamesDatabase, any Error>)
-        }
-        let next: Next = state.withLock { state in
-            switch state {
-            case .loaded(let database):
-                return .ready(database)
-            case .loading(let task):
-                return .wait(task)
-            case .idle:
-                let path = self.path
-                let task = Task<GeoNamesDatabase, any Error> { try await Self.loadOnDispatch(path: path) }
-                state = .loading(task)
-                return .wait(task)
-            }
-        }
-        let task: Task<GeoNamesDatabase, any Error>
-        switch next {
-        case .ready(let database): return database
-        case .wait(let loading): task = loading
-        }
-        do {
-            let database = try await task.value
-            state.withLock { $0 = .loaded(database) }
-            return database
-        } catch {
-            state.withLock { state in
-                if case .loading = state { state = .idle }
-            }
-            throw error as? ServiceError ?? ServiceError(.internal, "loading the geocoder data failed: \(error)")
+    /// The database, loading it on this thread first if this is the first call.
+    public func loadedDatabase() throws(ServiceError) -> GeoNamesDatabase {
+        try loaded.withLock { (database: inout GeoNamesDatabase?) throws(ServiceError) -> GeoNamesDatabase in
+            if let database { return database }
+            let made = try Self.load(path: path)
+            database = made
+            return made
         }
     }
 
-    /// ``load(path:)`` on a Dispatch thread: reading the file blocks, and decoding takes a while
-    /// in a debug build, which should not hold one of the few threads Swift tasks share.
-    private static func loadOnDispatch(path: String?) async throws -> GeoNamesDatabase {
-        try await withCheckedThrowingContinuation { continuation in
+    /// The database, loading it on a Dispatch thread first if this is the first call: reading the
+    /// file blocks, and decoding takes a while in a debug build, which should not hold one of the
+    /// few threads Swift tasks share.
+    public func database() async throws(ServiceError) -> GeoNamesDatabase {
+        if let database = loaded.withLock({ $0 }) { return database }
+        let result: Result<GeoNamesDatabase, ServiceError> = await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                do {
-                    continuation.resume(returning: try load(path: path))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
+                continuation.resume(returning: Result { () throws(ServiceError) in try self.loadedDatabase() })
             }
         }
+        return try result.get()
     }
 
     /// Reads and decodes the data file at `path` (or the shipped one), synchronously.

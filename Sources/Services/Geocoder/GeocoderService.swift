@@ -1,10 +1,13 @@
+import Dispatch
 public import Model
 
 /// `services.geocoder`: offline reverse and forward geocoding over GeoNames' places with at least
 /// 1000 inhabitants (about 145,000, shipped with Crescent).
 ///
-/// Answers are placemarks (``Placemark``). The data loads on the first call, in that call's task
-/// (off the host loop); later calls share it.
+/// Answers are placemarks (``Placemark``). Calls are answered one at a time, in the order they
+/// were made, on a queue of the geocoder's own (off the host loop): the first one loads the data
+/// and those made meanwhile wait behind it, so a script that asks while the data loads hears the
+/// answers in order.
 ///
 /// ```lua
 /// services.geocoder:reverse({ lat = 48.8566, lon = 2.3522 }, function(placemarks, err)
@@ -15,10 +18,19 @@ public final class GeocoderService: Service {
     public let changes = ChangePublisher()
     public var interface: AnyInterface { Self.declaration }
     private let loader: GeoNamesLoader
+    private let queue = DispatchQueue(label: "crescent.geocoder")
 
     /// A geocoder over `loader`'s data (the shipped data by default).
     public init(loader: GeoNamesLoader = .bundled) {
         self.loader = loader
+    }
+
+    /// Answers `reply` with `work` over the database, after every call made before it.
+    private func answer(_ reply: Reply, _ work: @escaping @Sendable (GeoNamesDatabase) throws(ServiceError) -> Value) {
+        queue.async { [loader] in
+            guard !reply.isCancelled else { return }
+            reply(Result { () throws(ServiceError) in try work(try loader.loadedDatabase()) })
+        }
     }
 
     /// ``make(_:)`` as a value, for the standard service list.
@@ -60,20 +72,8 @@ public final class GeocoderService: Service {
             ],
             returns: "placemarks nearest first {name, admin1, admin2, countryCode, country, lat, lon, distance (m)}; for a batch, one such array per location, in order",
             "The places nearest to a location, by great-circle distance."
-        ) { geocoder, arguments async throws(ServiceError) -> Value in
-            let count = try countOption(arguments[1]["count"], name: "count", default: 1)
-            let database = try await geocoder.loader.database()
-            if case .array(let items) = arguments[0] {
-                var points: [GeoPoint] = []
-                points.reserveCapacity(items.count)
-                for (position, item) in items.enumerated() {
-                    points.append(try GeoPoint(value: item, label: "location #\(position + 1): "))
-                }
-                if count == 1 { return .array(database.reverse(points).map { .array([$0.value]) }) }
-                return .array(points.map { point in .array(database.reverse(point, count: count).map(\.value)) })
-            }
-            let point = try GeoPoint(value: arguments[0])
-            return .array(database.reverse(point, count: count).map(\.value))
+        ) { geocoder, arguments, reply in
+            geocoder.answer(reply) { database throws(ServiceError) in try reverse(arguments, in: database) }
         }
         d.method(
             "search",
@@ -83,20 +83,39 @@ public final class GeocoderService: Service {
             ],
             returns: "placemarks {name, admin1, admin2, countryCode, country, lat, lon}: exact names first, then prefixes, then substrings",
             "Places whose name matches a query, case- and accent-insensitive."
-        ) { geocoder, arguments async throws(ServiceError) -> Value in
-            let options = arguments[1]
-            let limit = try countOption(options["limit"], name: "limit", default: 10)
-            let country: String?
-            switch options["country"] {
-            case .null: country = nil
-            case .string(let name): country = name
-            case let other: throw ServiceError(.invalidArgument, "country must be a string, got \(other.typeName)")
-            }
-            let query = arguments[0].stringValue ?? ""
-            guard !query.allSatisfy(\.isWhitespace) else { throw ServiceError(.invalidArgument, "the query is empty") }
-            return .array(try await geocoder.search(query, country: country, limit: limit).map(\.value))
+        ) { geocoder, arguments, reply in
+            geocoder.answer(reply) { database throws(ServiceError) in try search(arguments, in: database) }
         }
     }.erased
+
+    private static func reverse(_ arguments: Arguments, in database: GeoNamesDatabase) throws(ServiceError) -> Value {
+        let count = try countOption(arguments[1]["count"], name: "count", default: 1)
+        if case .array(let items) = arguments[0] {
+            var points: [GeoPoint] = []
+            points.reserveCapacity(items.count)
+            for (position, item) in items.enumerated() {
+                points.append(try GeoPoint(value: item, label: "location #\(position + 1): "))
+            }
+            if count == 1 { return .array(database.reverse(points).map { .array([$0.value]) }) }
+            return .array(points.map { point in .array(database.reverse(point, count: count).map(\.value)) })
+        }
+        let point = try GeoPoint(value: arguments[0])
+        return .array(database.reverse(point, count: count).map(\.value))
+    }
+
+    private static func search(_ arguments: Arguments, in database: GeoNamesDatabase) throws(ServiceError) -> Value {
+        let options = arguments[1]
+        let limit = try countOption(options["limit"], name: "limit", default: 10)
+        let country: String?
+        switch options["country"] {
+        case .null: country = nil
+        case .string(let name): country = name
+        case let other: throw ServiceError(.invalidArgument, "country must be a string, got \(other.typeName)")
+        }
+        let query = arguments[0].stringValue ?? ""
+        guard !query.allSatisfy(\.isWhitespace) else { throw ServiceError(.invalidArgument, "the query is empty") }
+        return .array(try database.search(query, country: country, limit: limit).map(\.value))
+    }
 
     /// `count` or `limit`: an integer in [1, 1000], or the default when absent.
     private static func countOption(_ value: Value, name: String, default fallback: Int) throws(ServiceError) -> Int {
