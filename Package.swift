@@ -77,7 +77,6 @@ let package = Package(
             resources: [
                 .embedInCode("Prelude/inspect.lua"),
                 .embedInCode("Prelude/json.lua"),
-                .embedInCode("Prelude/guard.lua"),
                 .embedInCode("Prelude/controllers.lua"),
                 .embedInCode("Prelude/models.lua"),
             ],

@@ -41,7 +41,41 @@ import Testing
                 """, options: ["--timeout", "0.5"], timeLimit: 20)
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.contains("--timeout"), "\(result)")
+            #expect(!result.stderr.contains("did not stop"), "stopped by the interrupt, not by the forced exit: \(result)")
         }
+    }
+
+    /// A script's own line hook does not take the time limit away, and while no interrupt is
+    /// pending the hook is the script's alone (as under lua5.4).
+    @Test func timeoutStopsALoopUnderTheScriptsOwnHook() async throws {
+        let result = try await runScript("""
+            assert(debug.gethook() == nil, "a fresh script has no hook")
+            local lines = 0
+            local function count() lines = lines + 1 end
+            debug.sethook(count, "l", 0)
+            assert(debug.gethook() == count)
+            for _ = 1, 3 do local x = 1 end
+            print(lines > 3)
+            while true do end
+            """, options: ["--timeout", "0.5"], timeLimit: 20)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout == "true\n", "\(result)")
+        #expect(result.stderr.contains("--timeout"), "\(result)")
+        #expect(result.stderr.contains("script.lua:8"), "the message says where Lua was stopped: \(result)")
+        #expect(!result.stderr.contains("did not stop"), "\(result)")
+    }
+
+    /// `pcall` and `xpcall` are Lua's own C functions, not wrappers: tracebacks and
+    /// `debug.getinfo` read as they do under lua5.4.
+    @Test func pcallAndXpcallAreLuasOwn() async throws {
+        let result = try await runScript("""
+            print(debug.getinfo(pcall, "S").what, debug.getinfo(xpcall, "S").what)
+            print(select(2, pcall(error, "x", 0)))
+            local ok, trace = xpcall(function() error("deep") end, debug.traceback)
+            print(ok, select(2, trace:gsub("\\n", "\\n")) < 8)
+            """)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "C\tC\nx\nfalse\ttrue\n", "\(result)")
     }
 
     @Test func aScriptThatEndsInTimeIsNotAffected() async throws {

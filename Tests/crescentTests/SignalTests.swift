@@ -78,6 +78,22 @@ import Darwin
     }
 
     /// The interrupt raised in Lua is an ordinary error, so a `pcall` in a loop swallows it.
+    /// Lua stays Lua: the host's interrupt hook is installed only while an interrupt is pending, so
+    /// a script's own hook (a profiler, a tracer) is its own and still leaves Ctrl-C working.
+    @Test func sigintStopsABusyLoopUnderTheScriptsOwnHook() async throws {
+        let result = try await signalled("""
+            assert(debug.gethook() == nil, "a fresh script has no hook")
+            local lines = 0
+            debug.sethook(function() lines = lines + 1 end, "l", 0)
+            print("ready")
+            io.stdout:flush()
+            while true do end
+            """, with: SIGINT, timeLimit: 20)
+        #expect(result.status == 130, "\(result)")
+        #expect(!result.stderr.contains("did not stop"), "stopped by the interrupt, not by the forced exit: \(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
     @Test func sigintStopsALoopThatCatchesEveryError() async throws {
         do {
             let result = try await signalled("""
@@ -86,6 +102,7 @@ import Darwin
                 while true do pcall(function() while true do end end) end
                 """, with: SIGINT, timeLimit: 20)
             #expect(result.status == 130, "\(result)")
+            #expect(!result.stderr.contains("did not stop"), "stopped by the interrupt, not by the forced exit: \(result)")
         }
     }
 

@@ -11,7 +11,9 @@
  *    (crescent_p*), returning a status instead of jumping;
  *  - the allocator enforces the VM's memory limit only while Lua code (not Swift) is running, and a
  *    limit crossed while Swift runs is raised by the trampoline once Swift has returned;
- *  - interrupts (Ctrl-C, time limits) are a flag checked from a count hook that raises in C.
+ *  - interrupts (Ctrl-C, time limits) are a flag; as lua.c does from its signal handler, the hook
+ *    that raises them (in C) is installed only while one is pending, so a script's own
+ *    debug.sethook, and debug.gethook() == nil, are what they are under lua5.4.
  */
 #ifndef CRESCENT_CLUA_H
 #define CRESCENT_CLUA_H
@@ -51,12 +53,14 @@ enum {
 typedef struct crescent_flag crescent_flag;
 crescent_flag *crescent_flag_new(void);
 void crescent_flag_free(crescent_flag *flag);
-/** Sets the flag. Safe from any thread and from signal handlers. */
+/** Sets the flag and arms the interrupt hook of the Lua code running now, if any: from the thread
+ *  that runs it directly, from any other thread through a signal to that thread (whose handler
+ *  arms the hook as lua.c's does). Code that starts later finds the flag set and arms it then. */
 void crescent_flag_set(crescent_flag *flag, int reason);
 
-/** Creates a state whose allocations are limited to `limit_bytes` (0: no limit), with the
- *  interrupt hook reading `flag` installed and the standard libraries opened. NULL when out of
- *  memory. The flag must outlive the state. */
+/** Creates a state whose allocations are limited to `limit_bytes` (0: no limit), whose interrupts
+ *  come from `flag`, with the standard libraries opened. NULL when out of memory. The flag must
+ *  outlive the state. */
 lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag);
 /** Closes the state and frees the shim's bookkeeping. */
 void crescent_close(lua_State *L);
@@ -70,6 +74,8 @@ void crescent_clear_memory_limit_hit(lua_State *L);
 
 /** The pending interrupt reason, or CRESCENT_INTERRUPT_NONE. */
 int crescent_interrupt_pending(lua_State *L);
+/** Forgets the pending interrupt. Each thread the hook was armed on gets back its own hook (the
+ *  script's, or none) the next time it runs. */
 void crescent_clear_interrupt(lua_State *L);
 
 /* ---- Functions ------------------------------------------------------------------------------ */
@@ -90,8 +96,6 @@ int crescent_pcall_raw(lua_State *L, int nargs, int nresults);
 /** Resumes coroutine `co` with `nargs` arguments. On error, pushes onto L the error value and
  *  then its message with a traceback of the coroutine. */
 int crescent_resume(lua_State *L, lua_State *co, int nargs, int *nresults);
-/** A Lua function returning true while an interrupt is pending (the prelude's pcall guard). */
-int crescent_interrupted(lua_State *L);
 /** Loads a chunk; on failure the message is on top. mode: "bt", "t" or "b". */
 int crescent_load(lua_State *L, const char *bytes, size_t length, const char *chunkname, const char *mode);
 /** t[k] with metamethods: pops k, pushes the value. */

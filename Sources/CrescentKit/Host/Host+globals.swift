@@ -136,8 +136,5 @@ extension Host {
             try vm.call(arguments: 0, results: 1)
             vm.setGlobal(name)
         }
-        try vm.load(Prelude.guardSource, name: "=[crescent guard]")
-        crescent_pushcfunction(vm.state, crescent_interrupted)
-        try vm.call(arguments: 1, results: 0)
     }
 }

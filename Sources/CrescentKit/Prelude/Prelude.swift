@@ -6,10 +6,6 @@ enum Prelude {
         ("json", PackageResources.json_lua),
     ]
 
-    /// Wraps pcall, xpcall and coroutine.resume/close so an interrupt cannot be swallowed; its
-    /// chunk takes the host's `interrupted()` function.
-    static let guardSource = PackageResources.guard_lua
-
     /// Controllers, navigation, composition and commands; its chunk takes the host's primitives.
     static let controllersSource = PackageResources.controllers_lua
 
