@@ -193,6 +193,80 @@ static void leave_lua(lua_State *L, lua_State *previous) {
     running_state = previous;
 }
 
+/*
+ * coroutine.resume and coroutine.wrap as the standard library defines them, with one addition:
+ * the coroutine is marked as the Lua code running on this thread while it runs, so an interrupt
+ * arms the hook of the coroutine that is actually looping. Both stay C functions, so tracebacks
+ * and debug.getinfo read as under lua5.4.
+ */
+static int resume_coroutine(lua_State *L, lua_State *co, int nargs) {   /* moves results onto L */
+    if (!lua_checkstack(co, nargs)) {
+        lua_pushliteral(L, "too many arguments to resume");
+        return -1;
+    }
+    lua_xmove(L, co, nargs);
+    int nresults = 0;
+    lua_State *previous = enter_lua(co);
+    int status = lua_resume(co, L, nargs, &nresults);
+    leave_lua(co, previous);
+    if (status == LUA_OK || status == LUA_YIELD) {
+        if (!lua_checkstack(L, nresults + 1)) {
+            lua_pop(co, nresults);
+            lua_pushliteral(L, "too many results to resume");
+            return -1;
+        }
+        lua_xmove(co, L, nresults);
+        return nresults;
+    }
+    lua_xmove(co, L, 1);                                        /* the error */
+    return -1;
+}
+
+static int coroutine_resume(lua_State *L) {
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argexpected(L, co != NULL, 1, "thread");
+    int count = resume_coroutine(L, co, lua_gettop(L) - 1);
+    lua_pushboolean(L, count >= 0);
+    lua_insert(L, count >= 0 ? -(count + 1) : -2);              /* ok results... | false error */
+    return count >= 0 ? count + 1 : 2;
+}
+
+static int wrapped_coroutine(lua_State *L) {
+    lua_State *co = lua_tothread(L, lua_upvalueindex(1));
+    int count = resume_coroutine(L, co, lua_gettop(L));
+    if (count >= 0) return count;
+    int status = lua_status(co);
+    if (status != LUA_OK && status != LUA_YIELD) {              /* it died: close its variables */
+        lua_resetthread(co);
+        lua_xmove(co, L, 1);
+        lua_replace(L, -2);
+    }
+    if (lua_type(L, -1) == LUA_TSTRING) {                       /* add where the call was made */
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+static int coroutine_wrap(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_State *co = lua_newthread(L);
+    lua_pushvalue(L, 1);
+    lua_xmove(L, co, 1);
+    lua_pushcclosure(L, wrapped_coroutine, 1);
+    return 1;
+}
+
+static void install_coroutine_functions(lua_State *L) {
+    lua_getglobal(L, "coroutine");
+    lua_pushcfunction(L, coroutine_resume);
+    lua_setfield(L, -2, "resume");
+    lua_pushcfunction(L, coroutine_wrap);
+    lua_setfield(L, -2, "wrap");
+    lua_pop(L, 1);
+}
+
 static int panic_handler(lua_State *L) {
     const char *message = lua_tostring(L, -1);
     lua_writestringerror("crescent: unprotected Lua error (%s)\n", message ? message : "?");
@@ -215,6 +289,7 @@ lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag) {
     luaL_openlibs(L);
     lua_pushliteral(L, MEMORY_ERROR_MESSAGE);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &memory_error_key);
+    install_coroutine_functions(L);
     return L;
 }
 

@@ -65,6 +65,18 @@ import Testing
         #expect(!result.stderr.contains("did not stop"), "\(result)")
     }
 
+    /// A loop inside a coroutine the script made itself is interrupted where it runs.
+    @Test func timeoutStopsALoopInsideAScriptsCoroutine() async throws {
+        let result = try await runScript("""
+            local spin = coroutine.wrap(function() while true do end end)
+            spin()
+            """, options: ["--timeout", "0.5"], timeLimit: 20)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("--timeout"), "\(result)")
+        #expect(result.stderr.contains("interrupted: time limit reached"), "\(result)")
+        #expect(!result.stderr.contains("did not stop"), "\(result)")
+    }
+
     /// `pcall` and `xpcall` are Lua's own C functions, not wrappers: tracebacks and
     /// `debug.getinfo` read as they do under lua5.4.
     @Test func pcallAndXpcallAreLuasOwn() async throws {
