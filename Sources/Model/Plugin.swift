@@ -1,19 +1,42 @@
-/// A bundle of services a host loads: it reads its section of the config file and makes its
+/// A bundle of services a host loads: it reads its section of the config file and provides its
 /// services.
+///
+/// A plugin either makes its services at once (``makeServices(_:)``), or declares them and makes
+/// each on first use (``serviceEntries(_:)``), which is what the standard plugins do: a run that
+/// never touches a service never opens its database or device. Implement one of the two.
 ///
 /// ```swift
 /// struct CounterPlugin: Plugin {
 ///     let name = "counter"
-///     func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] {
-///         [Counter(step: context.config["step"].integerValue ?? 1)]
+///     func serviceEntries(_ context: PluginContext) throws(ServiceError) -> [ServiceEntry] {
+///         let step = context.config["step"].integerValue ?? 1
+///         return [ServiceEntry(Counter.declaration) { () throws(ServiceError) in Counter(step: step) }]
 ///     }
 /// }
 /// ```
 public protocol Plugin: Sendable {
     /// The plugin's name: its config section (`[counter]` in `crescent.toml`).
     var name: String { get }
-    /// Makes the plugin's services. Throw `invalid_argument` for a bad setting, naming it.
+    /// Makes the plugin's services now. Throw `invalid_argument` for a bad setting, naming it.
     func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service]
+    /// The plugin's services, declared now and made on first use. Throwing here refuses the whole
+    /// plugin; a mistake that concerns one service belongs in its entry
+    /// (``ServiceEntry/init(_:failed:)``), so the others still work.
+    func serviceEntries(_ context: PluginContext) throws(ServiceError) -> [ServiceEntry]
+}
+
+extension Plugin {
+    /// Every service, made now.
+    public func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] {
+        var services: [any Service] = []
+        for entry in try serviceEntries(context) { services.append(try entry.service()) }
+        return services
+    }
+
+    /// The services ``makeServices(_:)`` makes, made now.
+    public func serviceEntries(_ context: PluginContext) throws(ServiceError) -> [ServiceEntry] {
+        try makeServices(context).map(ServiceEntry.init(made:))
+    }
 }
 
 /// What a plugin gets to make its services.

@@ -1,22 +1,24 @@
 public import Model
 
-/// The standard services, made from their config sections: the plugin set behind `crescent`.
+/// The standard services' composition root: the plugin set behind `crescent`.
 ///
-/// Each service folder provides a `make(_:)` that reads its own section of the context; they are
-/// listed here in the order `crescent services` shows them.
+/// Each service folder provides the entry of its services, reading its own section of the
+/// context; this is where they are wired together (the store's database shared by `store`,
+/// `session` and `feeds`; `feeds` fetching through the `http` service). Nothing is made or
+/// opened here: each service is made when a script first touches it.
 public enum StandardServices {
-    /// Makes every standard service.
-    public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
-        var services: [any Service] = []
-        for make in makers { services += try make(context) }
-        return services
+    /// Every standard service, in the order `crescent services` lists them.
+    public static func entries(_ context: PluginContext) -> [ServiceEntry] {
+        let http = HTTPService.entry(context)
+        return [LocationService.entry(context), GeocoderService.entry(context)]
+            + Store.entries(context, http: http)
+            + [http]
     }
 
-    /// One entry per service folder.
-    static let makers: [@Sendable (PluginContext) throws(ServiceError) -> [any Service]] = [
-        LocationService.maker,
-        GeocoderService.maker,
-        Store.maker,            // store, session and feeds: one database
-        HTTPService.maker,
-    ]
+    /// Every standard service, made now (for Swift code and tests).
+    public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
+        var services: [any Service] = []
+        for entry in entries(context) { services.append(try entry.service()) }
+        return services
+    }
 }

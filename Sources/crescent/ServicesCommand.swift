@@ -16,9 +16,9 @@ struct ServicesCommand: ParsableCommand {
 
     func run() throws {
         let options = common.hostOptions(arguments: [])
-        let services: [any Service]
+        let services: [ServiceEntry]
         do throws(HostSetupError) {
-            services = try ServiceFactory.makeServices(plugins: [.standard], options: options)
+            services = try ServiceFactory.entries(plugins: [.standard], options: options)
         } catch {
             Crescent.usageError(error.description)
         }

@@ -24,7 +24,7 @@ import Testing
 
     @Test func thePrototypeIsReleasedWithTheLastObserver() throws {
         let test = try TestHost(thermostat: Thermostat())
-        test.run("keepalive = timer.every(100, function() end)")
+        test.run("keepalive = timer.every(100, function() end); local _ = services.thermostat")
         let before = test.host.vm.liveReferences
         test.run("""
             local a = observe(services.thermostat, "temperature", function() end)

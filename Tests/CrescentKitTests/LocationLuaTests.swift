@@ -11,7 +11,7 @@ enum GeoScriptRun {
     struct GeoPlugin: Plugin {
         let name = "geo"
         func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] {
-            try LocationService.make(context) + GeocoderService.make(context)
+            try LocationService.make(context) + [GeocoderService()]
         }
     }
 
@@ -156,14 +156,15 @@ enum GeoScriptRun {
         #expect(names.first == "Paris" && names.last == "Versailles", "\(names)")
     }
 
+    /// A plugin that makes its services at once refuses as a whole (the standard ones are lazy).
     @Test func aBadSettingStopsTheHostBeforeTheScript() throws {
         var options = HostOptions()
         options.location = "gpx:/nonexistent/track.gpx"
         #expect(throws: HostSetupError.self) {
-            try ServiceFactory.makeServices(plugins: [GeoScriptRun.GeoPlugin()], options: options)
+            try ServiceFactory.entries(plugins: [GeoScriptRun.GeoPlugin()], options: options)
         }
-        do {
-            _ = try ServiceFactory.makeServices(plugins: [GeoScriptRun.GeoPlugin()], options: options)
+        do throws(HostSetupError) {
+            _ = try ServiceFactory.entries(plugins: [GeoScriptRun.GeoPlugin()], options: options)
         } catch {
             #expect(error.description == "plugin 'geo': location gpx:/nonexistent/track.gpx: cannot read the file: No such file or directory")
         }

@@ -11,7 +11,7 @@ import Testing
             print(t, t == services.thermostat, rawequal(t, services["thermostat"]))
             print(select(2, pcall(function() services.thermostat = 1 end)))
             print(select(2, pcall(function() services.other = {} end)))
-            print(services.thermostat == t, services.other)
+            print(services.thermostat == t, pcall(function() return services.other end))
             print(getmetatable(services))
             local names = {}
             for name, svc in pairs(services) do names[#names + 1] = name .. "=" .. tostring(svc) end
@@ -21,7 +21,7 @@ import Testing
             "<service thermostat>\ttrue\ttrue",
             "test.lua:3: cannot set 'services.thermostat': the services table is read-only",
             "test.lua:4: cannot set 'services.other': the services table is read-only",
-            "true\tnil",
+            "true\tfalse\ttest.lua:5: no service 'other' (services: thermostat)",
             "services",
             "thermostat=<service thermostat>",
         ])

@@ -167,23 +167,18 @@ import Testing
         #expect(failure["feed"]["lastError"]["code"] == "invalid_data")
 
         // Polls go on, backing off: 60 × 2^failures, capped at max_backoff (300 s).
-        var polls: [Duration] = []
-        for failures in 1...4 {
-            #expect(await clock.waitForJob(), "poll after \(failures) failures")
-            let due = try #require(clock.nextDue)
+        for (failures, due) in zip(1...4, [120, 360, 660, 960].map { Duration.seconds($0) }) {
+            #expect(await clock.waitForOnlyJob(due: due), "poll after \(failures) failures")
             clock.advance(by: due - clock.uptime)
-            polls.append(due)
             #expect(await events.wait { $0.payloads("didFail").count == failures + 1 }, "poll after \(failures) failures")
         }
-        #expect(polls == [.seconds(120), .seconds(360), .seconds(660), .seconds(960)])
         // Fixed: the next poll picks it up and the interval is back to 60 s.
         server.serve("/feed", .init(body: FeedSamples.rss(items: FeedSamples.items(1...1))))
-        #expect(await clock.waitForJob())
+        #expect(await clock.waitForOnlyJob(due: .seconds(1_260)))
         clock.advance(by: .seconds(300))
         #expect(await events.wait { !$0.payloads("didUpdate").isEmpty }, "polling continued")
         #expect(feeds.info(server.url("/feed"))?["lastError"] == .null)
-        #expect(await clock.waitForJob())
-        #expect(clock.nextDue == .seconds(1_320))
+        #expect(await clock.waitForOnlyJob(due: .seconds(1_320)))
         try feeds.remove(server.url("/feed"))
         #expect(await clock.advanceJobs { clock.pendingCount == 0 }, "remove stops the polls")
     }
@@ -199,7 +194,7 @@ import Testing
         #expect(server.requests(for: "/feed").count == 1, "add fetches once")
         // One fetch every 600 s of the clock, and none in between.
         for poll in 1...6 {
-            #expect(await clock.waitForJob())
+            #expect(await clock.waitForOnlyJob(due: clock.uptime + .seconds(600)), "poll \(poll) waits the interval")
             clock.advance(by: .seconds(599))
             #expect(server.requests(for: "/feed").count == poll, "not before the interval")
             clock.advance(by: .seconds(1))

@@ -197,6 +197,17 @@ extension ManualClock {
         return true
     }
 
+    /// Waits (in real time, at most 10 s) until exactly one job waits on the clock, due at `due`
+    /// (work in flight, such as a request and its timeout, has settled); false when it never did.
+    func waitForOnlyJob(due: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while pendingCount != 1 || nextDue != due {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return true
+    }
+
     /// Advances to each job as it is scheduled until `done` holds (waiting in real time, at most
     /// 10 s, only for tasks to reach their next wait); false when it never did.
     func advanceJobs(until done: () -> Bool) async -> Bool {

@@ -71,13 +71,16 @@ import Testing
         let folder = try TemporaryFolder()
         let file = folder.path + "/plain-file"
         _ = FileManager.default.createFile(atPath: file, contents: Data("hello".utf8))
+        // Made at once (nothing is opened); the first use answers why it cannot open.
+        let inFile = try #require(Store.make(PluginContext(dataDirectory: file)).first as? Store)
         #expect(throws: ServiceError(.io, "cannot open the store database \(file)/store.sqlite: \(file) is not a folder")) {
-            try Store.make(PluginContext(dataDirectory: file))
+            try inFile.collection(named: "x")
         }
         let notADatabase = folder.path + "/notes.txt"
         _ = FileManager.default.createFile(atPath: notADatabase, contents: Data(String(repeating: "not sqlite ", count: 10).utf8))
-        #expect(throws: ServiceError(.io, "cannot open the store database \(notADatabase): it is not an SQLite database")) {
-            try Store.make(folder.context(["store": ["path": .string(notADatabase)]]))
+        let notSQLite = try #require(Store.make(folder.context(["store": ["path": .string(notADatabase)]])).first as? Store)
+        #expect(throws: ServiceError(.io, "cannot open the store database \(notADatabase): it is not an SQLite database; \(DatabaseLocation.moveAside)")) {
+            try notSQLite.collection(named: "x")
         }
     }
 

@@ -52,7 +52,7 @@ extension ModelBinding {
             return overview()
         case .userdata:
             if let box = anyObjectBox(at: index, in: stack) {
-                let isService = services.contains { $0.box === box }
+                let isService = services.contains { $0.madeService.map(ObjectIdentifier.init) == ObjectIdentifier(box.object) }
                 return box.interface.documentation(as: isService ? "services.\(box.name)" : box.name)
                     + "\n\n" + Self.commonMethods(of: box)
             }
@@ -77,10 +77,10 @@ extension ModelBinding {
             }
             let parts = name.split(whereSeparator: { $0 == "." || $0 == ":" }).map(String.init)
             if let service = services.first(where: { $0.name == parts.first }) {
-                if parts.count == 2, let method = service.box.interface.method(parts[1]) {
+                if parts.count == 2, let method = service.interface.method(parts[1]) {
                     return method.documentation(owner: service.name).joined(separator: "\n")
                 }
-                if parts.count == 1 { return service.box.interface.documentation(as: "services.\(service.name)") }
+                if parts.count == 1 { return service.interface.documentation(as: "services.\(service.name)") }
             }
             return "help: no documentation for '\(name)' (try help() for the list)"
         default:
@@ -146,7 +146,7 @@ extension ModelBinding {
         } else {
             lines.append("Services (help(services.<name>)):")
             let width = services.map(\.name.count).max() ?? 0
-            for service in services { lines.append("  " + service.box.interface.summaryLine(width: width)) }
+            for service in services { lines.append("  " + service.interface.summaryLine(width: width)) }
         }
         return lines.joined(separator: "\n")
     }

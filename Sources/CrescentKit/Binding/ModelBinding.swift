@@ -13,8 +13,10 @@ import NIOCore
 final class ModelBinding {
     unowned let host: Host
     let registry: ObserverRegistry
-    /// Services by name, in registration order.
-    private(set) var services: [(name: String, box: ObjectBox)] = []
+    /// The services, in registration order: each made when a script first touches it.
+    private(set) var services: [ServiceEntry] = []
+    /// The `services` table, for the REPL's completion.
+    private var servicesTable: LuaRef?
     private var objects: [ObjectIdentifier: (box: ObjectBox, userdata: LuaRef)] = [:]
     private var interfaceTypes: [String: LuaObjectType<ObjectBox>] = [:]
     /// Every method a model object's userdata answers to, by interface name (REPL completion).
@@ -55,29 +57,27 @@ final class ModelBinding {
     // MARK: Installation
 
     /// Creates the shared metatables and installs the globals and the services.
-    func install(services newServices: [any Service]) throws(LuaError) {
+    func install(services entries: [ServiceEntry]) throws(LuaError) {
         registry.dispatcher = self
         try installSharedTables()
         installObservationGlobals()
         installHelp()
-        for service in newServices {
-            let box = ObjectBox(service)
-            services.append((service.interface.name, box))
-            pushObject(service, box: box, onto: vm.stack)
-            vm.stack.pop()
-        }
+        services = entries
         installServicesTable()
     }
 
+    /// `services`: an empty read-only proxy whose `__index` is the table of the services made so
+    /// far, so reading one that exists is a raw lookup in C; the first read of a service that is
+    /// not made yet enters ``startService(_:)``, and an unknown name is an error listing the
+    /// services.
     private func installServicesTable() {
         let stack = vm.stack
         stack.newTable()                                             // proxy
         stack.newTable(fieldCount: 4)                                // proxy mt
         stack.newTable(fieldCount: Int32(services.count))            // proxy mt byName
-        for (name, box) in services {
-            pushObject(box.object, onto: stack)
-            stack.rawSet(-2, name)
-        }
+        stack.newTable(fieldCount: 1)                                // proxy mt byName byNameMt
+        vm.register(field: "__index") { [unowned self] stack in try self.startService(stack) }
+        lua_setmetatable(stack.state, -2)                            // proxy mt byName
         stack.rawSet(-2, "__index")                                  // proxy mt
         vm.register(field: "__newindex") { stack in
             throw LuaRaise("cannot set 'services.\(stack.describe(at: 2))': the services table is read-only")
@@ -90,9 +90,75 @@ final class ModelBinding {
             stack.push(summary)
             return .one
         }
-        vm.register(field: "__pairs", Self.pairsOverIndexTable)
+        vm.register(field: "__pairs") { [unowned self] stack in try self.servicesPairs(stack) }
         lua_setmetatable(stack.state, -2)
+        stack.pushValue(at: -1)
+        servicesTable = vm.ref(from: stack)
         vm.setGlobal("services")
+    }
+
+    /// True when the value at `index` is the `services` table.
+    func isServicesTable(at index: Int32, in stack: LuaStack) -> Bool {
+        guard let servicesTable, stack.type(at: index) == .table else { return false }
+        let value = stack.absolute(index)
+        servicesTable.push(onto: stack)
+        defer { stack.pop() }
+        return lua_rawequal(stack.state, value, -1) != 0
+    }
+
+    /// Pushes the userdata of service `name`, making the service if need be (the host's own
+    /// code: nothing of the script runs); false, with nothing pushed, when it cannot be had.
+    func pushService(named name: String, onto stack: LuaStack) -> Bool {
+        guard let service = try? services.first(where: { $0.name == name })?.service() else { return false }
+        pushObject(service, onto: stack)
+        return true
+    }
+
+    /// `byName[name]` for a service not made yet (`byName name`): makes it, keeps its userdata in
+    /// `byName` and answers it; a service that cannot start raises why, and only here.
+    private func startService(_ stack: LuaStack) throws -> LuaReturn {
+        let name = stack.text(at: 2) ?? stack.describe(at: 2)
+        let service = try madeService(named: name)
+        pushObject(service, onto: stack)                             // byName name ud
+        stack.pushValue(at: 2)                                       // byName name ud name
+        stack.pushValue(at: -2)                                      // byName name ud name ud
+        lua_rawset(stack.state, 1)                                   // byName name ud
+        return .one
+    }
+
+    /// The service `name`, made now if need be; an unknown name or a service that cannot start
+    /// is an error for the script.
+    private func madeService(named name: String) throws -> any Service {
+        guard let entry = services.first(where: { $0.name == name }) else {
+            throw LuaRaise("no service '\(name)' (services: \(services.map(\.name).joined(separator: ", ")))")
+        }
+        do throws(ServiceError) {
+            return try entry.service()
+        } catch {
+            throw LuaRaise("services.\(name) cannot start: \(error.code.name): \(error.message)")
+        }
+    }
+
+    /// `pairs(services)` (`proxy`): every service by name, each made as the loop starts.
+    private func servicesPairs(_ stack: LuaStack) throws -> LuaReturn {
+        lua_getmetatable(stack.state, 1)                             // proxy mt
+        _ = lua_getfield(stack.state, -1, "__index")                 // proxy mt byName
+        for entry in services where entry.madeService == nil || !byNameHolds(entry.name, stack) {
+            let service = try madeService(named: entry.name)
+            stack.push(entry.name)                                   // ... byName name
+            pushObject(service, onto: stack)                         // ... byName name ud
+            lua_rawset(stack.state, -3)                              // ... byName
+        }
+        stack.setTop(1)
+        return Self.pairsOverIndexTable(stack)
+    }
+
+    /// True when the table on top of the stack holds `name` (raw).
+    private func byNameHolds(_ name: String, _ stack: LuaStack) -> Bool {
+        stack.push(name)
+        let held = lua_rawget(stack.state, -2) != LUA_TNIL
+        stack.pop()
+        return held
     }
 
     // MARK: Objects
@@ -260,6 +326,7 @@ final class ModelBinding {
         modelMetamethods = nil
         modelMethodTables.removeAll()
         errorMetatable = nil
+        servicesTable = nil
     }
 
     /// True while something the model does can still produce work.

@@ -75,7 +75,7 @@ public final class Host {
         self.console = console ?? Console(colors: options.colors)
         self.onExit = onExit
         currentScope = scriptScope
-        let services = try ServiceFactory.makeServices(plugins: plugins, options: options, clock: self.clock)
+        let services = try ServiceFactory.entries(plugins: plugins, options: options, clock: self.clock)
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
         binding = ModelBinding(host: self)
         presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)

@@ -1,19 +1,19 @@
 public import Model
 
-/// The services' documentation without running any Lua: what `crescent services [NAME]` prints.
-/// It comes from the same declarations as `help()` in Lua.
+/// The services' documentation without running any Lua or starting any service: what
+/// `crescent services [NAME]` prints. It comes from the same declarations as `help()` in Lua.
 public enum ServiceCatalog {
     /// An overview of every service, or the full reference of the one named `name`.
-    public static func documentation(of services: [any Service], name: String?) -> Result<String, HostSetupError> {
+    public static func documentation(of services: [ServiceEntry], name: String?) -> Result<String, HostSetupError> {
         if let name {
-            guard let service = services.first(where: { $0.interface.name == name }) else {
-                let known = services.map(\.interface.name)
+            guard let service = services.first(where: { $0.name == name }) else {
+                let known = services.map(\.name)
                 return .failure(HostSetupError(description: "no service named '\(name)' (services: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"))
             }
             return .success(service.interface.documentation(as: "services.\(name)"))
         }
         guard !services.isEmpty else { return .success("No services are registered.") }
-        let width = services.map(\.interface.name.count).max() ?? 0
+        let width = services.map(\.name.count).max() ?? 0
         var lines = ["Services (crescent services NAME for details):"]
         for service in services { lines.append("  " + service.interface.summaryLine(width: width)) }
         return .success(lines.joined(separator: "\n"))

@@ -5,34 +5,34 @@ public struct HostSetupError: Error, CustomStringConvertible, Sendable {
     public let description: String
 }
 
-/// Makes the services of a host's plugins, each with its section of the config file.
+/// Collects the services of a host's plugins, each with its section of the config file. Nothing
+/// is made here: each service is made when a script first touches it.
 public enum ServiceFactory {
-    /// The services of `plugins`, in order; names must be unique.
-    public static func makeServices(plugins: [any Plugin], options: HostOptions,
-                                    clock: any ServiceClock = SystemClock.shared) throws(HostSetupError) -> [any Service] {
+    /// The service entries of `plugins`, in order; names must be unique.
+    public static func entries(plugins: [any Plugin], options: HostOptions,
+                               clock: any ServiceClock = SystemClock.shared) throws(HostSetupError) -> [ServiceEntry] {
         guard !plugins.isEmpty else { return [] }
         let config = try ConfigFile.load(options.configPath)
         var settings: [String: String] = [:]
         if let location = options.location { settings["location"] = location }
-        var services: [any Service] = []
+        var entries: [ServiceEntry] = []
         var names: Set<String> = []
         for plugin in plugins {
             let context = PluginContext(config: config[plugin.name] ?? .object([:]), sections: config,
                                         dataDirectory: options.dataDirectory, settings: settings, clock: clock)
-            let made: [any Service]
+            let provided: [ServiceEntry]
             do {
-                made = try plugin.makeServices(context)
+                provided = try plugin.serviceEntries(context)
             } catch {
                 throw HostSetupError(description: "plugin '\(plugin.name)': \(error.message)")
             }
-            for service in made {
-                let name = service.interface.name
-                guard names.insert(name).inserted else {
-                    throw HostSetupError(description: "plugin '\(plugin.name)': a service named '\(name)' is already registered")
+            for entry in provided {
+                guard names.insert(entry.name).inserted else {
+                    throw HostSetupError(description: "plugin '\(plugin.name)': a service named '\(entry.name)' is already registered")
                 }
-                services.append(service)
+                entries.append(entry)
             }
         }
-        return services
+        return entries
     }
 }

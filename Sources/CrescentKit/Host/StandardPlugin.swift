@@ -10,8 +10,8 @@ public struct StandardPlugin: Plugin {
 
     public init() {}
 
-    public func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] {
-        try StandardServices.make(context)
+    public func serviceEntries(_ context: PluginContext) throws(ServiceError) -> [ServiceEntry] {
+        StandardServices.entries(context)
     }
 }
 

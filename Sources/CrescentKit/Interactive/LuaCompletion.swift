@@ -85,6 +85,9 @@ struct LuaCompletion {
         let stack = host.vm.stack
         let value = stack.absolute(index)
         let base = stack.top
+        if host.binding.isServicesTable(at: value, in: stack) {
+            return host.binding.pushService(named: name, onto: stack)
+        }
         if let box = host.binding.anyObjectBox(at: value, in: stack) {
             guard box.interface.property(name) != nil else { return false }
             stack.push(name)
@@ -123,6 +126,7 @@ struct LuaCompletion {
             let methods = host.binding.methodNames[box.name] ?? box.interface.methods.map(\.name)
             return methodsOnly ? methods : box.interface.properties.map(\.name) + methods
         }
+        if host.binding.isServicesTable(at: value, in: stack) { return host.binding.services.map(\.name) }
         var names: [String] = []
         var current = value
         let base = stack.top
@@ -174,7 +178,7 @@ struct LuaCompletion {
         if let regex = try? Regex(#"(?:^|[^A-Za-z0-9_.:])on\(\s*["']([A-Za-z0-9_.]*)$"#), let match = try? regex.firstMatch(in: line),
            let fragment = match.output[1].substring {
             let names = host.binding.services.flatMap { service in
-                service.box.interface.events.map { service.name + "." + $0.name }
+                service.interface.events.map { service.name + "." + $0.name }
             }
             return Answer(candidates: Self.matching(names, String(fragment)), fragmentLength: fragment.count)
         }

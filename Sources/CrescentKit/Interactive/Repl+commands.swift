@@ -9,7 +9,7 @@ extension Repl {
         case .help:
             emit(ReplCommand.helpText + "\n")
         case .services(let name):
-            switch ServiceCatalog.documentation(of: host.binding.serviceObjects, name: name) {
+            switch ServiceCatalog.documentation(of: host.binding.services, name: name) {
             case .success(let text): emit(text + "\n")
             case .failure(let error): report(error.description)
             }
@@ -50,12 +50,5 @@ extension Repl {
             row.indices.map { DisplayWidth.pad(row[$0], to: widths[$0], alignRight: $0 >= 3) }
                 .joined(separator: "  ").trimmingTrailingBlanks()
         }.joined(separator: "\n")
-    }
-}
-
-extension ModelBinding {
-    /// The services, as `crescent services` lists them.
-    var serviceObjects: [any Service] {
-        services.compactMap { $0.box.object as? any Service }
     }
 }

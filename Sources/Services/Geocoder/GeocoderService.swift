@@ -18,7 +18,7 @@ public final class GeocoderService: Service {
     public let changes = ChangePublisher()
     public var interface: AnyInterface { Self.declaration }
     private let loader: GeoNamesLoader
-    private let queue = DispatchQueue(label: "crescent.geocoder")
+    private let queue = DispatchQueue(label: "crescent.geocoder", qos: .userInitiated)
 
     /// A geocoder over `loader`'s data (the shipped data by default).
     public init(loader: GeoNamesLoader = .bundled) {
@@ -33,12 +33,9 @@ public final class GeocoderService: Service {
         }
     }
 
-    /// ``make(_:)`` as a value, for the standard service list.
-    static let maker: @Sendable (PluginContext) throws(ServiceError) -> [any Service] = make
-
-    /// The standard plugin's maker: the geocoder has no settings.
-    public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
-        [GeocoderService()]
+    /// The standard plugin's entry: the geocoder has no settings; its data loads on the first call.
+    static func entry(_ context: PluginContext) -> ServiceEntry {
+        ServiceEntry(declaration) { () throws(ServiceError) in GeocoderService() }
     }
 
     /// The nearest `count` places to `point`, nearest first.

@@ -68,12 +68,16 @@ public final class HTTPService: Service {
         for client in closeClients() { client.shutdown { _ in } }
     }
 
-    /// ``make(_:)`` as a value, for the standard service list.
-    static let maker: @Sendable (PluginContext) throws(ServiceError) -> [any Service] = make
-
-    /// The standard plugin's maker: reads `[http]`.
-    public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
-        [try HTTPService(config: context.section("http"), clock: context.clock)]
+    /// The standard plugin's entry: `[http]` is read now, the service made on first use.
+    static func entry(_ context: PluginContext) -> ServiceEntry {
+        let config = context.section("http")
+        do throws(ServiceError) {
+            _ = try HTTPSettings(config)
+        } catch {
+            return ServiceEntry(declaration, failed: error)
+        }
+        let clock = context.clock
+        return ServiceEntry(declaration) { () throws(ServiceError) in try HTTPService(config: config, clock: clock) }
     }
 
     // MARK: Requests

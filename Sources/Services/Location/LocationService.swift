@@ -74,10 +74,18 @@ public final class LocationService: StartableService {
         self.init(provider: try LocationProviderSpec.provider(setting), clock: clock)
     }
 
-    /// ``make(_:)`` as a value, for the standard service list.
-    static let maker: @Sendable (PluginContext) throws(ServiceError) -> [any Service] = make
+    /// The standard plugin's entry: the provider setting is read now (a bad one fails only the
+    /// location service); the service is made on first use.
+    static func entry(_ context: PluginContext) -> ServiceEntry {
+        do throws(ServiceError) {
+            let service = try make(context)
+            return ServiceEntry(declaration) { () throws(ServiceError) in service[0] }
+        } catch {
+            return ServiceEntry(declaration, failed: error)
+        }
+    }
 
-    /// The standard plugin's maker: `--location`, else `provider` under `[location]`, else gpsd.
+    /// `--location`, else `provider` under `[location]`, else gpsd.
     public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
         var setting = context.settings["location"]
         if setting == nil {

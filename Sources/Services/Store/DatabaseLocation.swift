@@ -20,7 +20,7 @@ enum DatabaseLocation {
                 throw ServiceError(.io, "cannot open the store database \(path): \(errorText(errno))")
             }
             guard info.st_size == 0 || hasSQLiteHeader(path) else {
-                throw ServiceError(.io, "cannot open the store database \(path): it is not an SQLite database")
+                throw ServiceError(.io, "cannot open the store database \(path): it is not an SQLite database; \(moveAside)")
             }
             return
         }
@@ -40,6 +40,9 @@ enum DatabaseLocation {
             folder = next
         }
     }
+
+    /// The fix for a damaged or foreign file, said after the reason.
+    static let moveAside = "move it aside (a new store is made in its place) or choose another with --data-dir or [store] path"
 
     /// Makes the folders on the way to `path` (like `mkdir -p`), readable only by the user.
     static func createFolders(for path: String) throws(ServiceError) {

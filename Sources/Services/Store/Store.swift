@@ -38,33 +38,56 @@ public final class Store: Service {
         self.database = database
     }
 
-    /// Makes the `store`, `session` and `feeds` services over one database, from the `[store]`,
-    /// `[session]`, `[feeds]` (and `[http]`, for fetching feeds) sections and the data folder of
-    /// `context`.
-    ///
-    /// - Throws: `invalid_argument` for a bad setting, `io` when the database cannot be opened
-    ///   where it should be.
-    public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
-        let settings = try StoreSettings(context)
-        let sessionSettings = try SessionSettings(context.section("session"))
-        let feedSettings = try FeedSettings(context.section("feeds"))
-        // The feeds fetch through an http service of their own, with the same [http] settings
-        // and proxies as services.http (its connections are made on first use).
-        let feedTransport = HTTPFeedTransport(http: try HTTPService(config: context.section("http")))
-        let database = try StoreDatabase(settings: settings, schema: schema + UserDirectory.schema + FeedArchive.schema,
-                                         clock: context.clock)
-        return [Store(database: database), Session(database: database, settings: sessionSettings, clock: context.clock),
-                FeedsService(database: database, settings: feedSettings, transport: feedTransport, clock: context.clock)]
+    /// The `store`, `session` and `feeds` services over one database, from the `[store]`,
+    /// `[session]` and `[feeds]` sections and the data folder of `context`; the feeds fetch
+    /// through `http`'s service. Settings are read now (a bad one fails the services that use
+    /// it); the database is opened when a service first needs it, and a database that cannot be
+    /// opened (corrupt, unreadable, locked) fails only the calls that use it.
+    static func entries(_ context: PluginContext, http: ServiceEntry) -> [ServiceEntry] {
+        let database: StoreDatabase
+        do throws(ServiceError) {
+            database = try StoreDatabase(settings: try StoreSettings(context),
+                                         schema: schema + UserDirectory.schema + FeedArchive.schema, clock: context.clock)
+        } catch {
+            return [declaration, Session.declaration, FeedsService.declaration].map { ServiceEntry($0, failed: error) }
+        }
+        let clock = context.clock
+        let session: ServiceEntry
+        do throws(ServiceError) {
+            let settings = try SessionSettings(context.section("session"))
+            session = ServiceEntry(Session.declaration) { () throws(ServiceError) in
+                Session(database: database, settings: settings, clock: clock)
+            }
+        } catch {
+            session = ServiceEntry(Session.declaration, failed: error)
+        }
+        let feeds: ServiceEntry
+        do throws(ServiceError) {
+            let settings = try FeedSettings(context.section("feeds"))
+            feeds = ServiceEntry(FeedsService.declaration) { () throws(ServiceError) in
+                guard let service = try http.service() as? HTTPService else {
+                    throw ServiceError(.internal, "the http service is not the standard one")
+                }
+                return FeedsService(database: database, settings: settings, transport: HTTPFeedTransport(http: service), clock: clock)
+            }
+        } catch {
+            feeds = ServiceEntry(FeedsService.declaration, failed: error)
+        }
+        return [ServiceEntry(declaration) { () throws(ServiceError) in Store(database: database) }, session, feeds]
     }
 
-    /// ``make(_:)`` as a value for the `StandardServices` list. (Listing `Store.make` or a closure
-    /// literal there crashes the Swift 6.3 compiler in SILGen; a stored closure does not.)
-    static let maker: @Sendable (PluginContext) throws(ServiceError) -> [any Service] = make
+    /// The `store`, `session` and `feeds` services of ``entries(_:http:)``, made now (for Swift
+    /// code and tests); the feeds fetch through an http service with the `[http]` settings.
+    public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
+        var services: [any Service] = []
+        for entry in entries(context, http: HTTPService.entry(context)) { services.append(try entry.service()) }
+        return services
+    }
 
     /// A store over its own database (for Swift code and tests).
     public convenience init(path: String) throws(ServiceError) {
         let location: StoreSettings.Location = path == StoreSettings.memoryName ? .memory : .file(path)
-        try self.init(database: StoreDatabase(settings: StoreSettings(location: location),
+        self.init(database: StoreDatabase(settings: StoreSettings(location: location),
                                               schema: Self.schema + UserDirectory.schema + FeedArchive.schema))
     }
 

@@ -50,15 +50,15 @@ final class StoreDatabase: Sendable {
         case closed
     }
 
-    /// Checks that the database can be opened there (without creating anything): an unusable
-    /// location is reported when the host starts rather than at first use.
+    /// A database at the settings' location, opened (and checked: an existing file must be an
+    /// SQLite database we may read and write) on first use, so a run that never touches it never
+    /// fails because of it.
     ///
     /// - Parameter schema: `CREATE ... IF NOT EXISTS` statements run when the database opens.
-    init(settings: StoreSettings, schema: [String], clock: any ServiceClock = SystemClock.shared) throws(ServiceError) {
+    init(settings: StoreSettings, schema: [String], clock: any ServiceClock = SystemClock.shared) {
         self.settings = settings
         self.schema = schema
         self.clock = clock
-        if case .file(let path) = settings.location { try DatabaseLocation.check(path) }
     }
 
     deinit {
@@ -200,6 +200,7 @@ final class StoreDatabase: Sendable {
             case .memory:
                 writer = try DatabaseQueue(configuration: configuration)
             case .file(let path):
+                try DatabaseLocation.check(path)
                 try DatabaseLocation.createFolders(for: path)
                 writer = try DatabasePool(path: path, configuration: configuration)
             }
@@ -214,6 +215,8 @@ final class StoreDatabase: Sendable {
             dataVersion.withLock { $0 = version }
         } catch let error as ServiceError {
             throw error
+        } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
+            throw ServiceError(.io, "cannot open the store database \(path): \(Self.describe(error)); \(DatabaseLocation.moveAside)")
         } catch {
             throw ServiceError(.io, "cannot open the store database \(path): \(Self.describe(error))")
         }

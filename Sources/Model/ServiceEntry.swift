@@ -1,0 +1,79 @@
+import Synchronization
+
+/// One service a plugin provides: its declaration, known before the service exists, and how to
+/// make it on first use.
+///
+/// A host documents, completes and lists a service from its entry alone (`crescent services`,
+/// `help`, the REPL), and makes it only when a script first touches it; a service that cannot
+/// start (a corrupt database, a device that will not open) then fails only what uses it. The
+/// service is made at most once: later calls answer the same service, or the same error.
+///
+/// ```swift
+/// ServiceEntry(Counter.declaration) { () throws(ServiceError) in Counter(step: 2) }
+/// ```
+public struct ServiceEntry: Sendable {
+    /// The service's declaration: its name, properties, methods and events.
+    public let interface: AnyInterface
+    /// A mistake found without making the service (a setting of the wrong type): the host
+    /// reports it at start, and every use of the service answers it.
+    public let setupError: ServiceError?
+    private let made: MadeOnce
+
+    /// An entry whose service `make` makes on first use.
+    public init(_ interface: AnyInterface, make: @escaping @Sendable () throws(ServiceError) -> any Service) {
+        self.interface = interface
+        setupError = nil
+        made = MadeOnce(make)
+    }
+
+    /// An entry for a service that already exists.
+    public init(made service: any Service) {
+        self.init(service.interface) { () throws(ServiceError) in service }
+    }
+
+    /// An entry whose service cannot be made because of `error`, found at setup.
+    public init(_ interface: AnyInterface, failed error: ServiceError) {
+        self.interface = interface
+        setupError = error
+        made = MadeOnce { () throws(ServiceError) in throw error }
+    }
+
+    /// The service's name (`services.<name>`).
+    public var name: String { interface.name }
+
+    /// The service, made now if this is the first call.
+    ///
+    /// - Throws: why it cannot be made (the same error on every call).
+    public func service() throws(ServiceError) -> any Service {
+        try made.value()
+    }
+
+    /// The service if it has been made, without making it.
+    public var madeService: (any Service)? { made.existing }
+}
+
+/// Makes a value once, from whichever thread asks first; remembers a failure too.
+private final class MadeOnce: Sendable {
+    private let make: @Sendable () throws(ServiceError) -> any Service
+    private let result = Mutex<Result<any Service, ServiceError>?>(nil)
+
+    init(_ make: @escaping @Sendable () throws(ServiceError) -> any Service) {
+        self.make = make
+    }
+
+    func value() throws(ServiceError) -> any Service {
+        try result.withLock { (result: inout Result<any Service, ServiceError>?) -> Result<any Service, ServiceError> in
+            if let result { return result }
+            let made = Result { () throws(ServiceError) in try make() }
+            result = made
+            return made
+        }.get()
+    }
+
+    var existing: (any Service)? {
+        result.withLock { result in
+            if case .success(let service) = result { return service }
+            return nil
+        }
+    }
+}
