@@ -18,7 +18,9 @@ end
 
 function Tracker:viewWillAppear()
   self:start(services.location)                                   -- stops when the tracker goes
-  self:observe(services.location, "location", "locationChanged", { initial = false })
+  -- latest: a new fix cancels the lookup of the one before if it is still waiting, so an older
+  -- answer never overwrites a newer one on screen.
+  self:observe(services.location, "location", "locationChanged", { initial = false, latest = true })
   self:on("location.didFail", function(err) self.view.title.text = "No fix: " .. tostring(err.message) end)
 end
 

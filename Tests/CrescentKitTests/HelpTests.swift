@@ -58,12 +58,13 @@ import Testing
 
     @Test func helpOfGlobals() throws {
         let observe = [
-            "observe(obj, key, handler[, { initial, coalesce, once }])",
-            "    Observe property `key`; handler(new, old, change). Returns a Subscription.",
+            "observe(obj, key, handler[, { initial, coalesce, once, latest }])",
+            "    Observe property `key`; handler(new, old, change). Returns a Subscription. With latest = true each "
+                + "delivery runs the handler as a task and cancels the task of the one before if it still waits.",
         ]
         #expect(try help("\"observe\"") == observe)
         #expect(try help("observe") == observe)
-        #expect(try help("\"on\"").first == "on(name, handler[, { once }])")
+        #expect(try help("\"on\"").first == "on(name, handler[, { once, latest }])")
         #expect(try help("post").first == "post(name[, payload])")
         #expect(try help("subscriptions").first == "subscriptions()")
     }
@@ -72,7 +73,7 @@ import Testing
         let lines = try help("")
         #expect(lines.first == "Crescent — Lua 5.4 controllers over a Swift model. help(x) for details.")
         #expect(lines.contains("Globals:"))
-        #expect(lines.contains { $0.hasPrefix("  observe ") && $0.hasSuffix("Observe property `key`; handler(new, old, change). Returns a Subscription.") })
+        #expect(lines.contains { $0.hasPrefix("  observe ") && $0.contains("Observe property `key`; handler(new, old, change). Returns a Subscription.") })
         #expect(lines.contains { $0.hasPrefix("  services ") })
         #expect(lines.contains("Services (help(services.<name>)):"))
         #expect(lines.contains("  thermostat  A thermostat for tests."))

@@ -100,7 +100,7 @@ import Testing
             "bad argument #1 to 'on' (string expected, got number)",
             "bad argument #2 to 'on' (function expected, got string)",
             "bad argument #3 to 'on' (option 'once' must be a boolean, got number)",
-            "bad argument #3 to 'on' (unknown option 'coalesce' (options: once))",
+            "bad argument #3 to 'on' (unknown option 'coalesce' (options: once, latest))",
             "bad argument #1 to 'post' (string expected, got no value)",
             "0",
         ])

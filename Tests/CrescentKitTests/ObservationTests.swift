@@ -245,7 +245,7 @@ import Testing
             "bad argument #1 to 'observe' (service or model object expected, got table)",
             "bad argument #3 to 'observe' (function expected, got string)",
             "bad argument #4 to 'observe' (option 'initial' must be a boolean, got string)",
-            "bad argument #4 to 'observe' (unknown option 'delay' (options: initial, coalesce, once))",
+            "bad argument #4 to 'observe' (unknown option 'delay' (options: initial, coalesce, once, latest))",
             "0",
         ])
     }

@@ -6,9 +6,11 @@ import Model
 enum GlobalDocs {
     static let entries: [(name: String, signature: String, summary: String)] = [
         ("services", "services.<name>", "Read-only table of service objects by name."),
-        ("observe", "observe(obj, key, handler[, { initial, coalesce, once }])",
-         "Observe property `key`; handler(new, old, change). Returns a Subscription."),
-        ("on", "on(name, handler[, { once }])", "Handle named notifications; handler(payload, info). Returns a Subscription."),
+        ("observe", "observe(obj, key, handler[, { initial, coalesce, once, latest }])",
+         "Observe property `key`; handler(new, old, change). Returns a Subscription. With latest = true each "
+            + "delivery runs the handler as a task and cancels the task of the one before if it still waits."),
+        ("on", "on(name, handler[, { once, latest }])",
+         "Handle named notifications; handler(payload, info). Returns a Subscription. latest as for observe."),
         ("post", "post(name[, payload])", "Post a named notification; delivered on a later turn."),
         ("subscriptions", "subscriptions()", "The live subscriptions: owner, target, site, deliveries, errors."),
         ("task", "task(fn, ...)", "Run fn as a coroutine task; returns a Task (cancel(), done, result, error)."),

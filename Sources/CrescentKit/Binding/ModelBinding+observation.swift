@@ -109,7 +109,8 @@ extension ModelBinding {
             throw site.invalid(keyIndex, "'\(key)' is not a property of \(box.name) (properties: \(names))")
         }
         try site.function(stack, handlerIndex)
-        let options = try readOptions(optionsIndex, stack, site: site, allowed: ["initial", "coalesce", "once"])
+        let options = try readOptions(optionsIndex, stack, site: site, allowed: ["initial", "coalesce", "once", "latest"])
+        if options["latest"] == true { try wrapLatest(handlerAt: handlerIndex, stack) }
         let subscription = subscribe(stack, handlerAt: handlerIndex, property: (box, key)) { token in
             registry.observe(box.handle, key: key, initial: options["initial"] ?? true, coalesce: options["coalesce"] ?? true,
                              once: options["once"] ?? false, site: location(stack), owner: host.currentScope, token: token,
@@ -122,7 +123,8 @@ extension ModelBinding {
     private func on(_ name: String, object: ObjectHandle?, event: String, handlerAt handlerIndex: Int32, optionsAt optionsIndex: Int32,
                     _ stack: LuaStack, site: CallSite) throws -> LuaReturn {
         try site.function(stack, handlerIndex)
-        let options = try readOptions(optionsIndex, stack, site: site, allowed: ["once"])
+        let options = try readOptions(optionsIndex, stack, site: site, allowed: ["once", "latest"])
+        if options["latest"] == true { try wrapLatest(handlerAt: handlerIndex, stack) }
         let subscription = subscribe(stack, handlerAt: handlerIndex) { token in
             registry.on(name, object: object, once: options["once"] ?? false, site: location(stack),
                         owner: host.currentScope, token: token, handler: .dispatched)
@@ -130,6 +132,34 @@ extension ModelBinding {
         _ = crescent_getref(stack.state, subscription.token)
         return .one
     }
+
+    /// `{ latest = true }`: replaces the handler at `handlerIndex` with one that runs it as a task
+    /// per delivery and cancels the task of the delivery before when it is still running (waiting
+    /// on a service), so only the newest delivery's work reaches the view.
+    private func wrapLatest(handlerAt handlerIndex: Int32, _ stack: LuaStack) throws {
+        if latestWrapper == nil {
+            try vm.load(Array(Self.latestSource.utf8), name: "=[crescent latest]")
+            _ = lua_getglobal(stack.state, "task")                   // chunk task
+            try vm.call(arguments: 1, results: 1)                    // wrap
+            latestWrapper = vm.ref()
+        }
+        latestWrapper?.push(onto: stack)                             // wrap
+        stack.pushValue(at: handlerIndex)                            // wrap handler
+        try vm.call(arguments: 1, results: 1)                        // latest
+        crescent_replace(stack.state, handlerIndex)
+    }
+
+    /// The `latest` wrapper: the host's `task` in, a function of the handler out.
+    static let latestSource = """
+        local task = ...
+        return function(handler)
+          local current
+          return function(...)
+            if current and not current.done then current:cancel() end
+            current = task(handler, ...)
+          end
+        end
+        """
 
     /// Makes a subscription whose handle userdata is pinned (its slot is the token) and holds the
     /// handler (a function or a delegate) as user value 1 and, for a property, the prototype of its

@@ -17,6 +17,8 @@ final class ModelBinding {
     private(set) var services: [ServiceEntry] = []
     /// The `services` table, for the REPL's completion.
     private var servicesTable: LuaRef?
+    /// Makes `{ latest = true }` handlers (loaded on first use).
+    var latestWrapper: LuaRef?
     private var objects: [ObjectIdentifier: (box: ObjectBox, userdata: LuaRef)] = [:]
     private var interfaceTypes: [String: LuaObjectType<ObjectBox>] = [:]
     /// Every method a model object's userdata answers to, by interface name (REPL completion).
@@ -327,6 +329,7 @@ final class ModelBinding {
         modelMethodTables.removeAll()
         errorMetatable = nil
         servicesTable = nil
+        latestWrapper = nil
     }
 
     /// True while something the model does can still produce work.

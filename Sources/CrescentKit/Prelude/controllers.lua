@@ -361,20 +361,38 @@ end
 -- What a controller owns
 
 -- A handler given as a method name runs that method as a task of the controller.
-local function handler(self, h)
+-- A method name becomes a function that runs the method as a task per call; with `latest`, a
+-- call cancels the task of the call before while it is still running.
+local function handler(self, h, latest)
   if type(h) ~= "string" then return h end
   local name = h
   if type(self[name]) ~= "function" then error(nameOf(self) .. " has no method '" .. name .. "'", 3) end
+  local current
   return function(...)
     local st = state[self]
     if not st or st.deallocated then return end
+    if latest and current and not current.done then current:cancel() end
     local args, count = { ... }, select("#", ...)
-    owned(self, spawn, function() call(self, name, table.unpack(args, 1, count)) end)
+    current = owned(self, spawn, function() call(self, name, table.unpack(args, 1, count)) end)
   end
 end
 
-function Controller:observe(object, key, h, options) return owned(self, observe_, object, key, handler(self, h), options) end
-function Controller:on(name, h, options) return owned(self, on_, name, handler(self, h), options) end
+-- The options for a method-name handler, whose `latest` the handler itself carries out.
+local function methodOptions(h, options)
+  if type(h) ~= "string" or type(options) ~= "table" or type(options.latest) ~= "boolean" then return options end
+  local copy = {}
+  for k, v in pairs(options) do if k ~= "latest" then copy[k] = v end end
+  return copy
+end
+
+local function wantsLatest(options) return type(options) == "table" and options.latest == true end
+
+function Controller:observe(object, key, h, options)
+  return owned(self, observe_, object, key, handler(self, h, wantsLatest(options)), methodOptions(h, options))
+end
+function Controller:on(name, h, options)
+  return owned(self, on_, name, handler(self, h, wantsLatest(options)), methodOptions(h, options))
+end
 function Controller:after(seconds, h) return owned(self, after_, seconds, handler(self, h)) end
 function Controller:every(seconds, h) return owned(self, every_, seconds, handler(self, h)) end
 function Controller:task(fn, ...) return owned(self, spawn, handler(self, fn), ...) end
