@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "CrescentKit",
             dependencies: [
-                "LuaBridge", "Model", "Services", "REPL", "CLua",
+                "LuaBridge", "Model", "Services", "LineEditing", "CLua",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
@@ -82,9 +82,10 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
-        // The line editor and the REPL (issue 5): a pure editing state plus a terminal renderer.
+        // The line editor: a pure editing state, history and a terminal renderer (the REPL itself,
+        // which runs chunks on the host's loop, is CrescentKit/Interactive).
         .target(
-            name: "REPL",
+            name: "LineEditing",
             swiftSettings: upcoming
         ),
         .executableTarget(
@@ -118,7 +119,7 @@ let package = Package(
         ),
         .testTarget(name: "LuaBridgeTests", dependencies: ["LuaBridge", "CLua"], swiftSettings: upcoming),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: upcoming),
-        .testTarget(name: "REPLTests", dependencies: ["REPL"], swiftSettings: upcoming),
+        .testTarget(name: "LineEditingTests", dependencies: ["LineEditing"], swiftSettings: upcoming),
         // Feed documents and a loopback server serving them, for the feeds tests of two targets.
         .target(
             name: "FeedTestSupport",

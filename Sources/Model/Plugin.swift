@@ -23,9 +23,15 @@ public protocol Plugin: Sendable {
     /// plugin; a mistake that concerns one service belongs in its entry
     /// (``ServiceEntry/init(_:failed:)``), so the others still work.
     func serviceEntries(_ context: PluginContext) throws(ServiceError) -> [ServiceEntry]
+    /// The config sections the plugin reads and the keys each may hold, so the host can warn
+    /// about a misspelt section or key at start. Empty (the default): only the section named
+    /// after the plugin is known, and its keys are not checked.
+    var settingKeys: [String: [String]] { get }
 }
 
 extension Plugin {
+    public var settingKeys: [String: [String]] { [:] }
+
     /// Every service, made now.
     public func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] {
         var services: [any Service] = []

@@ -15,6 +15,16 @@ public enum StandardServices {
             + [http]
     }
 
+    /// The sections the standard services read and their keys (`crescent.toml`).
+    public static let settingKeys: [String: [String]] = [
+        "location": ["provider"],
+        "geocoder": [],
+        "store": ["path", "synchronous", "poll_interval", "write_on_loop"],
+        "session": ["kdf_rounds", "failure_delay", "max_failure_delay", "min_password_length"],
+        "feeds": ["interval", "min_interval", "max_backoff", "timeout", "max_bytes"],
+        "http": ["timeout", "max_bytes", "connections_per_host"],
+    ]
+
     /// Every standard service, made now (for Swift code and tests).
     public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
         var services: [any Service] = []

@@ -62,8 +62,8 @@ struct CommonOptions: ParsableArguments {
         options.timeout = timeout
         options.failFast = failFast
         options.logLevel = HostOptions.LogLevel(name: logLevel) ?? .info
-        options.ui = ui.flatMap(HostOptions.UIMode.init(rawValue:)) ?? (Terminal.isTerminal(1) ? .live : .plain)
-        options.colors = !noColor && Terminal.environment("NO_COLOR") == nil && Terminal.isTerminal(2)
+        options.ui = ui.flatMap(HostOptions.UIMode.init(rawValue:)) ?? (ProcessIO.isTerminal(1) ? .live : .plain)
+        options.colors = !noColor && ProcessIO.environment("NO_COLOR") == nil && ProcessIO.isTerminal(2)
         options.configPath = config
         options.dataDirectory = dataDir
         options.location = location

@@ -13,7 +13,7 @@ enum Crescent {
     static func main() {
         var arguments = Array(CommandLine.arguments.dropFirst())
         if let (source, scriptArguments) = plainRun(arguments) {
-            Terminal.exit(RunCommand.execute(source, options: CommonOptions.hostOptions(arguments: scriptArguments)))
+            ProcessIO.exit(RunCommand.execute(source, options: CommonOptions.hostOptions(arguments: scriptArguments)))
         }
         switch arguments.first {
         case "run":
@@ -48,13 +48,13 @@ enum Crescent {
         do {
             var parsed = try command.parseAsRoot(arguments)
             try parsed.run()
-            Terminal.exit(0)
+            ProcessIO.exit(0)
         } catch let status as ExitCode {
-            Terminal.exit(status.rawValue)
+            ProcessIO.exit(status.rawValue)
         } catch {
             if command.exitCode(for: error) == .success {
-                Terminal.writeOut(command.fullMessage(for: error) + "\n")
-                Terminal.exit(0)
+                ProcessIO.writeOut(command.fullMessage(for: error) + "\n")
+                ProcessIO.exit(0)
             }
             let message = command.message(for: error)
             usageError(message.isEmpty ? "invalid command line" : message)
@@ -63,7 +63,7 @@ enum Crescent {
 
     /// Prints `crescent: reason` and the usage hint, and exits 2.
     static func usageError(_ reason: String) -> Never {
-        Terminal.writeError("crescent: \(reason)\n\(usageHint)\n")
-        Terminal.exit(2)
+        ProcessIO.writeError("crescent: \(reason)\n\(usageHint)\n")
+        ProcessIO.exit(2)
     }
 }

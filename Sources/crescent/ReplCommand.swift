@@ -17,7 +17,7 @@ struct ReplCommand: ParsableCommand {
 
     /// Opens the REPL on a terminal, else runs stdin as a script; returns the exit status.
     static func start(_ options: HostOptions) -> Int32 {
-        guard Terminal.isTerminal(0) && Terminal.isTerminal(1) else {
+        guard ProcessIO.isTerminal(0) && ProcessIO.isTerminal(1) else {
             let bytes: [UInt8]
             do {
                 bytes = try ScriptSource.standardInput.read()

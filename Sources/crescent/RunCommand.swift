@@ -41,7 +41,7 @@ struct RunCommand: ParsableCommand {
             source = .code(code)
         } else if let script, script != "-" {
             source = .file(script)
-        } else if script == nil && Terminal.isTerminal(0) {
+        } else if script == nil && ProcessIO.isTerminal(0) {
             throw ExitCode(ReplCommand.start(common.hostOptions(arguments: arguments)))
         } else {
             source = .standardInput
@@ -57,7 +57,7 @@ struct RunCommand: ParsableCommand {
         } catch {
             Crescent.usageError(error.description)
         }
-        let readsCommands: Bool = if case .standardInput = source { false } else { !Terminal.isTerminal(0) }
+        let readsCommands: Bool = if case .standardInput = source { false } else { !ProcessIO.isTerminal(0) }
         return ScriptRunner.run(source, bytes: bytes, options: options, plugins: [.standard], readsCommands: readsCommands)
     }
 }

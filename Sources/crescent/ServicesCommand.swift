@@ -23,7 +23,7 @@ struct ServicesCommand: ParsableCommand {
             Crescent.usageError(error.description)
         }
         switch ServiceCatalog.documentation(of: services, name: name) {
-        case .success(let text): Terminal.writeOut(text + "\n")
+        case .success(let text): ProcessIO.writeOut(text + "\n")
         case .failure(let error): Crescent.usageError(error.description)
         }
     }

@@ -91,12 +91,12 @@ import Testing
     }
 
     @Test func dotCommandsParse() {
-        #expect(ReplCommand(".help") == .help)
-        #expect(ReplCommand(".services  geocoder ") == .services("geocoder"))
-        #expect(ReplCommand(".load my file.lua") == .load("my file.lua"))
-        #expect(ReplCommand(".load") == .invalid(".load needs a file: .load FILE"))
-        #expect(ReplCommand(".5") == nil, "a number, not a command")
-        #expect(ReplCommand("x.y") == nil)
-        #expect(ReplCommand(".nope") == .invalid("unknown command .nope; .help lists the commands"))
+        #expect(DotCommand(".help") == .help)
+        #expect(DotCommand(".services  geocoder ") == .services("geocoder"))
+        #expect(DotCommand(".load my file.lua") == .load("my file.lua"))
+        #expect(DotCommand(".load") == .invalid(".load needs a file: .load FILE"))
+        #expect(DotCommand(".5") == nil, "a number, not a command")
+        #expect(DotCommand("x.y") == nil)
+        #expect(DotCommand(".nope") == .invalid("unknown command .nope; .help lists the commands"))
     }
 }

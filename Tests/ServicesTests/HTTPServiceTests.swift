@@ -152,6 +152,8 @@ import Testing
             ("example.org/page", "has no scheme: write http://example.org/page"),
             ("http://", "has no host"),
             ("http://exa mple.org/", "is not a valid URL"),
+            ("http://127.0.0.1:99999/", "has the port 99999, outside 1 to 65535"),
+            ("http://127.0.0.1:0/", "has the port 0, outside 1 to 65535"),
         ]
         for (url, words) in cases {
             let error = await failure { try await http.fetch(HTTPRequestSpec(url: url)) }

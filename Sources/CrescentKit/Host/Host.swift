@@ -81,8 +81,11 @@ public final class Host {
         presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
         try installGlobals()
         try binding.install(services: services)
-        // Last: the controller prelude captures observe/on (from the binding) and the guarded pcall.
+        // Last: the controller prelude captures observe/on (from the binding).
         try installControllers()
+        for notice in ServiceFactory.notices(plugins: plugins, options: options, entries: services) {
+            writeError("\(self.console.styled("crescent:", notice.hasPrefix("warning") ? "33" : "31")) \(notice)")
+        }
     }
 
     /// True while the host can still run code.

@@ -35,4 +35,20 @@ public enum ServiceFactory {
         }
         return entries
     }
+
+    /// What to tell at start about the config file, as `crescent:` lines: misspelt sections and
+    /// keys (warnings) and settings a service refused (errors: that service fails when used,
+    /// the others run), each naming the file and line.
+    public static func notices(plugins: [any Plugin], options: HostOptions, entries: [ServiceEntry]) -> [String] {
+        let sections = (try? ConfigFile.load(options.configPath)) ?? [:]
+        var lines = ConfigFile.warnings(options.configPath, sections: sections, plugins: plugins).map { "warning: \($0)" }
+        var reported: Set<String> = []
+        for entry in entries {
+            guard let error = entry.setupError, reported.insert(error.message).inserted else { continue }
+            let users = entries.filter { $0.setupError?.message == error.message }.map { "services.\($0.name)" }
+            lines.append("error: \(ConfigFile.locate(error.message, path: options.configPath)) "
+                         + "(\(users.joined(separator: ", ")) \(users.count == 1 ? "fails" : "fail") when used)")
+        }
+        return lines
+    }
 }

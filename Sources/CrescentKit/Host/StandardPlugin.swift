@@ -13,6 +13,8 @@ public struct StandardPlugin: Plugin {
     public func serviceEntries(_ context: PluginContext) throws(ServiceError) -> [ServiceEntry] {
         StandardServices.entries(context)
     }
+
+    public var settingKeys: [String: [String]] { StandardServices.settingKeys }
 }
 
 extension Plugin where Self == StandardPlugin {

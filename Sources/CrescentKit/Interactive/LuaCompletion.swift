@@ -200,7 +200,7 @@ struct LuaCompletion {
     private func completeDotCommand(_ line: String) -> Answer? {
         guard let space = line.firstIndex(of: " ") else {
             guard line.dropFirst().allSatisfy(\.isLetter) else { return nil }
-            return Answer(candidates: Self.matching(ReplCommand.list.map(\.name), line), fragmentLength: line.count)
+            return Answer(candidates: Self.matching(DotCommand.list.map(\.name), line), fragmentLength: line.count)
         }
         let command = line[..<space]
         let argument = String(line[line.index(after: space)...].drop { $0 == " " })

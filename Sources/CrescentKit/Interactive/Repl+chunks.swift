@@ -1,6 +1,6 @@
 import CLua
 import LuaBridge
-import REPL
+import LineEditing
 import Synchronization
 
 extension Repl {
@@ -27,7 +27,7 @@ extension Repl {
                 later { $0.showPrompt() }
                 return
             }
-            if let command = ReplCommand(trimmed) {
+            if let command = DotCommand(trimmed) {
                 record(line)
                 perform(command)
                 return

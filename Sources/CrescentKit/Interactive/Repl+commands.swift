@@ -1,13 +1,13 @@
 import LuaBridge
 import Model
-import REPL
+import LineEditing
 
 extension Repl {
     /// Runs a dot command; the prompt comes back afterwards (after the file, for `.load`).
-    func perform(_ command: ReplCommand) {
+    func perform(_ command: DotCommand) {
         switch command {
         case .help:
-            emit(ReplCommand.helpText + "\n")
+            emit(DotCommand.helpText + "\n")
         case .services(let name):
             switch ServiceCatalog.documentation(of: host.binding.services, name: name) {
             case .success(let text): emit(text + "\n")

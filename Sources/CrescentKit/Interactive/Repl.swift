@@ -1,6 +1,6 @@
 import LuaBridge
 import NIOCore
-import REPL
+import LineEditing
 import Synchronization
 
 /// The interactive prompt, on the host's loop: keys in, chunks run, values printed, and everything

@@ -1,5 +1,5 @@
 import NIOCore
-import REPL
+import LineEditing
 import Synchronization
 
 /// What the REPL shares with the threads around its loop: the console's output (which may be

@@ -3,7 +3,7 @@ import LuaBridge
 public import Model
 import NIOCore
 import NIOPosix
-import REPL
+import LineEditing
 import Synchronization
 #if canImport(Glibc)
 import Glibc

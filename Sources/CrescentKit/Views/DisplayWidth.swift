@@ -1,4 +1,4 @@
-import REPL
+import LineEditing
 
 /// How many terminal columns text takes: wide East Asian characters and emoji take two,
 /// combining marks and zero-width characters none, everything else one; plus truncating and
@@ -13,7 +13,7 @@ enum DisplayWidth {
 
     /// The columns one grapheme cluster takes (an emoji sequence counts once). Printable ASCII
     /// takes one and control characters none (views do not draw them); everything else is
-    /// measured by the line editor's ``REPL/ColumnWidth``, so views and the prompt agree.
+    /// measured by the line editor's ``LineEditing/ColumnWidth``, so views and the prompt agree.
     static func of(_ character: Character) -> Int {
         if let ascii = character.asciiValue {
             if ascii == 0x09 { return ColumnWidth.tabWidth }

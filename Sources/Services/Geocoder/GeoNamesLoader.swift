@@ -62,16 +62,25 @@ public final class GeoNamesLoader: Sendable {
     }
 
     /// Where the shipped data file is: `$CRESCENT_GEOCODER_DATA`, else the Services resources next
-    /// to the running executable (where SwiftPM puts them), else the source tree it was built from.
+    /// to the running executable (where SwiftPM puts them), else `../share/crescent` beside it (where
+    /// `make install` puts them), else the source tree it was built from.
     static func locate() throws(ServiceError) -> String {
         if let value = getenv(environmentVariable), value.pointee != 0 { return String(cString: value) }
         var candidates: [String] = []
-        if let directory = executableDirectory() {
+        let directory = executableDirectory()
+        if let directory {
             candidates.append("\(directory)/Crescent_Services.resources/\(fileName)")
             candidates.append("\(directory)/Crescent_Services.resources/Resources/\(fileName)")
+            // `make install`: PREFIX/bin/crescent and PREFIX/share/crescent/.
+            candidates.append("\(directory)/../share/crescent/\(fileName)")
         }
+        // A binary built in the source tree (tests, tools) reads the tree's copy; an installed one
+        // never does, so an install that lost its data says so.
         let source = "\(#filePath)"
-        if let slash = source.lastIndex(of: "/") { candidates.append("\(source[..<slash])/Resources/\(fileName)") }
+        let root = source.firstRange(of: "/Sources/").map { String(source[..<$0.lowerBound]) } ?? source
+        if let slash = source.lastIndex(of: "/"), directory?.hasPrefix(root) ?? true {
+            candidates.append("\(source[..<slash])/Resources/\(fileName)")
+        }
         if let found = candidates.first(where: { access($0, R_OK) == 0 }) { return found }
         throw ServiceError(.unavailable, "the geocoder data file \(fileName) was not found (looked in \(candidates.joined(separator: ", ")); set \(environmentVariable))")
     }

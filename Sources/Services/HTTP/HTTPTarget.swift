@@ -27,6 +27,10 @@ struct HTTPTarget: Sendable {
         guard let host = url.host, !host.isEmpty else {
             throw ServiceError(.invalidArgument, "'\(text)' has no host: write \(scheme)://HOST/PATH")
         }
+        // A port past 65535 must be refused here: NIO traps converting it to 16 bits.
+        if let port = url.port, !(1...65_535).contains(port) {
+            throw ServiceError(.invalidArgument, "'\(text)' has the port \(port), outside 1 to 65535")
+        }
         self.url = url
         self.scheme = scheme
         self.host = host.lowercased()

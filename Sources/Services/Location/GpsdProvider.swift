@@ -56,7 +56,7 @@ struct GpsdProvider: LocationProvider {
         try await withTaskCancellationHandler {
             try await channel.executeThenClose { inbound, outbound in
                 try await outbound.write(ByteBuffer(string: Self.watch))
-                var lines = LineBuffer()
+                var lines = LineSplitter()
                 var last: (time: Double, mode: Int64)?
                 for try await buffer in inbound {
                     var fixes: [LocationFix] = []

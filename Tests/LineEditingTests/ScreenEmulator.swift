@@ -1,4 +1,4 @@
-import REPL
+import LineEditing
 
 /// A small VT100/xterm screen for tests: enough of a terminal to run the renderer's bytes and look
 /// at the result (autowrap with the pending-wrap rule, wide characters, CR, LF with scrolling,

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import REPL
+import LineEditing
 import Testing
 
 /// Raw mode, window size and writing, on a pseudo-terminal.

@@ -1,5 +1,5 @@
 import Foundation
-import REPL
+import LineEditing
 import Testing
 
 @Suite struct HistoryFileTests {

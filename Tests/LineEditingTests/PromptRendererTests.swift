@@ -1,4 +1,4 @@
-import REPL
+import LineEditing
 import Testing
 
 /// The renderer's bytes, and what a terminal shows after them.

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// The few process-level facts and effects the command line needs.
-enum Terminal {
+enum ProcessIO {
     static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
     static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }

@@ -1,4 +1,4 @@
-import REPL
+import LineEditing
 import Testing
 
 /// Kill commands, the kill ring, yank and yank-pop.

@@ -1,4 +1,4 @@
-import REPL
+import LineEditing
 import Testing
 
 @Suite struct KeyDecoderTests {

@@ -1,4 +1,4 @@
-import REPL
+import LineEditing
 import Testing
 
 /// The editing state as a pure value: operations in, text and cursor out (`|` marks the cursor).

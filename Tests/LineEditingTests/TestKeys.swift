@@ -1,4 +1,4 @@
-import REPL
+import LineEditing
 
 /// Bytes a terminal sends for keys, to write keystroke sequences readably:
 /// `"abc" + TestKeys.left + TestKeys.ctrlK`.

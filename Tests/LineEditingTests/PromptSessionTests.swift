@@ -1,4 +1,4 @@
-import REPL
+import LineEditing
 import Testing
 
 /// The whole editor as bytes in, bytes out, checked on an emulated screen.

@@ -1,5 +1,5 @@
 /// A REPL dot command: a line starting with `.` and a letter (so `.5` stays a number).
-enum ReplCommand: Equatable {
+enum DotCommand: Equatable {
     case help
     case services(String?)
     case subscriptions

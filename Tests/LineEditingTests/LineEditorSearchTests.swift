@@ -1,4 +1,4 @@
-import REPL
+import LineEditing
 import Testing
 
 /// Ctrl-R through the editor: the view while searching, accept, cancel, run.

@@ -1,4 +1,4 @@
-import REPL
+import LineEditing
 import Testing
 
 /// Keystroke sequences in (the bytes a terminal sends), buffer and cursor out (`|` marks it).

@@ -1,4 +1,4 @@
-import REPL
+import LineEditing
 import Testing
 
 /// Where text lands and the exact bytes that draw it.

@@ -1,0 +1,35 @@
+import Testing
+
+/// Config mistakes that can be told without starting a service are reported at start, naming
+/// `file:line`; a setting a service refuses fails only that service.
+@Suite struct ConfigNoticeTests {
+    static let config = """
+        [locaton]
+        provider = "fixed:1,2"
+
+        [store]
+        synchronus = "full"
+
+        [http]
+        timeout = "soon"
+        """
+
+    @Test func misspeltSectionsAndKeysWarnAndABadSettingFailsOnlyItsService() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("crescent.toml", Self.config)
+        let result = try await crescent(["-e", "print(1 + 1, services.geocoder ~= nil)"], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "2\ttrue\n", "\(result)")
+        let lines = result.stderrLines
+        #expect(lines.contains { $0.hasPrefix("crescent: warning: crescent.toml:1: unknown section [locaton] (sections: ") && $0.contains("location") },
+                "\(result)")
+        #expect(lines.contains("crescent: warning: crescent.toml:5: unknown key 'synchronus' in [store] (keys: path, synchronous, poll_interval, write_on_loop)"),
+                "\(result)")
+        #expect(lines.contains { $0.hasPrefix("crescent: error: crescent.toml:8: [http] timeout") && $0.hasSuffix("(services.http fails when used)") },
+                "\(result)")
+
+        let used = try await crescent(["-e", "services.http:get('http://127.0.0.1:1/', print)"], in: sandbox)
+        #expect(used.status == 1, "\(used)")
+        #expect(used.stderr.contains("services.http cannot start: invalid_argument: [http] timeout"), "\(used)")
+    }
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# make install into a temporary prefix, then what a user does with it: a `#!/usr/bin/env crescent`
+# script run from another folder with only PREFIX/bin (and the system's /usr/bin:/bin for env) on
+# the PATH, using the geocoder's installed data; then make uninstall leaves nothing behind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix="$(mktemp -d /tmp/crescent-prefix.XXXXXX)"
+work="$(mktemp -d /tmp/crescent-elsewhere.XXXXXX)"
+trap 'rm -rf "$prefix" "$work"' EXIT
+
+make --no-print-directory install PREFIX="$prefix" >/dev/null
+cat > "$work/where.lua" <<'LUA'
+#!/usr/bin/env crescent
+local places, err = nil, nil
+task(function()
+  places, err = services.geocoder:reverse({ lat = tonumber(arg[1]), lon = tonumber(arg[2]) })
+  print(places and (places[1].name .. ", " .. places[1].country) or tostring(err))
+end)
+LUA
+chmod +x "$work/where.lua"
+output="$(cd "$work" && env -i HOME="$work" PATH="$prefix/bin:/usr/bin:/bin" ./where.lua 48.8566 2.3522)"
+if [ "$output" != "Paris, France" ]; then
+    echo "test-install: FAILED: the installed crescent printed '$output', expected 'Paris, France'" >&2
+    exit 1
+fi
+if ldd "$prefix/bin/crescent" 2>/dev/null | grep -q libswiftCore; then
+    echo "test-install: FAILED: the installed crescent links the Swift runtime dynamically" >&2
+    exit 1
+fi
+make --no-print-directory uninstall PREFIX="$prefix" >/dev/null
+if [ -e "$prefix/bin/crescent" ] || [ -e "$prefix/share/crescent" ]; then
+    echo "test-install: FAILED: make uninstall left files in $prefix" >&2
+    exit 1
+fi
+echo "test-install: 1 passed, 0 failed"
