@@ -145,7 +145,7 @@ final class ModelBinding {
     private func servicesPairs(_ stack: LuaStack) throws -> LuaReturn {
         lua_getmetatable(stack.state, 1)                             // proxy mt
         _ = lua_getfield(stack.state, -1, "__index")                 // proxy mt byName
-        for entry in services where entry.madeService == nil || !byNameHolds(entry.name, stack) {
+        for entry in services where !byNameHolds(entry.name, stack) {
             let service = try madeService(named: entry.name)
             stack.push(entry.name)                                   // ... byName name
             pushObject(service, onto: stack)                         // ... byName name ud
@@ -329,6 +329,7 @@ final class ModelBinding {
         modelMethodTables.removeAll()
         errorMetatable = nil
         servicesTable = nil
+        services.removeAll()        // the services go with the run (their pollers and clients too)
         latestWrapper = nil
     }
 

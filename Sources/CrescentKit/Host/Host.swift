@@ -24,6 +24,8 @@ public final class Host {
     public let console: Console
     /// The one clock of the run: timers, `sleep` and every service read time and wait through it.
     public let clock: any ServiceClock
+    /// Cancelled at teardown: the system clock's jobs stop being scheduled on the loop.
+    private let clockOpen: Cancellation
 
     /// The exit status once the host has finished, else nil.
     public private(set) var exitStatus: Int32?
@@ -70,7 +72,9 @@ public final class Host {
     public init(loop: any EventLoop, options: HostOptions, console: Console? = nil, plugins: [any Plugin] = [],
                 clock: (any ServiceClock)? = nil, onExit: @escaping (Int32) -> Void) throws {
         self.loop = loop
-        self.clock = clock ?? SystemClock(scheduler: Self.scheduler(on: loop))
+        let clockOpen = Cancellation()
+        self.clockOpen = clockOpen
+        self.clock = clock ?? SystemClock(scheduler: Self.scheduler(on: loop, while: clockOpen))
         self.options = options
         self.console = console ?? Console(colors: options.colors)
         self.onExit = onExit
@@ -135,9 +139,15 @@ public final class Host {
     }
 
     /// Schedules a clock's jobs on `loop`: a timer's job then runs on the loop with no hop.
-    private static func scheduler(on loop: any EventLoop) -> SystemClock.Scheduler {
+    /// Work scheduled after teardown is dropped: the loop may be shut down by then, and nothing
+    /// of the run is left for it to serve (a store poller's next round, say).
+    private static func scheduler(on loop: any EventLoop, while open: Cancellation) -> SystemClock.Scheduler {
         { delay, work in
             let cancellation = Cancellation()
+            guard !open.isCancelled else {
+                cancellation.cancel()
+                return cancellation
+            }
             let scheduled = loop.scheduleTask(in: .nanoseconds(delay.inNanoseconds)) {
                 if !cancellation.isCancelled { work() }
             }
@@ -291,6 +301,7 @@ public final class Host {
     public func finish(status: Int32) {
         guard isRunning else { return }
         exitStatus = status
+        clockOpen.cancel()
         vm.clearInterrupt()
         for action in teardownActions.reversed() { action() }
         teardownActions.removeAll()

@@ -24,9 +24,16 @@ public protocol ServiceClock: Sendable {
     /// Waits `delay` without blocking a thread; throws `CancellationError` when the task is
     /// cancelled first.
     func sleep(for delay: Duration) async throws
+    /// For a clock that follows real time: the `CLOCK_MONOTONIC` reading, in nanoseconds, `delay`
+    /// from now, so a library that keeps its own timers (a client's request deadline) can be
+    /// given the same deadline at no extra cost; nil for a virtual clock, where the service
+    /// schedules the timeout on the clock instead.
+    func monotonicDeadline(after delay: Duration) -> UInt64?
 }
 
 extension ServiceClock {
+    public func monotonicDeadline(after delay: Duration) -> UInt64? { nil }
+
     /// Waits `seconds`; false when the task was cancelled meanwhile (so a loop can end).
     public func pause(seconds: Double) async -> Bool {
         do {

@@ -45,6 +45,11 @@ public final class SystemClock: ServiceClock {
         try await Task.sleep(for: max(delay, .zero))
     }
 
+    public func monotonicDeadline(after delay: Duration) -> UInt64? {
+        let (sum, overflow) = Self.monotonic().inNanoseconds.addingReportingOverflow(max(delay, .zero).inNanoseconds)
+        return overflow ? UInt64(Int64.max) : UInt64(sum)
+    }
+
     private static func monotonic() -> Duration {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)

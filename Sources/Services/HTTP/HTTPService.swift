@@ -121,16 +121,27 @@ public final class HTTPService: Service {
             return nil
         }
         let accumulator = ResponseAccumulator(request: prepared, maxBodySize: maxBytes)
-        let task = client.execute(request: prepared, delegate: accumulator)
         let url = request.url
-        // The whole exchange is timed on the host's clock (virtual in tests), not by the client.
+        let limit = Duration.seconds(seconds: timeout)
+        // The whole exchange is timed by the host's clock. On the system clock the client keeps
+        // the deadline itself (a timer of the clock's would cost the host loop a wake-up per
+        // request to cancel it); on a virtual clock the clock times it.
+        let task: HTTPClient.Task<HTTPClient.Response>
         let timedOut = Cancellation()
-        let timer = clock.schedule(after: .seconds(seconds: timeout)) {
-            timedOut.cancel()
-            task.cancel()
+        let timer: Cancellation?
+        if let deadline = clock.monotonicDeadline(after: limit) {
+            task = client.execute(request: prepared, delegate: accumulator,
+                                  deadline: .uptimeNanoseconds(deadline))
+            timer = nil
+        } else {
+            task = client.execute(request: prepared, delegate: accumulator)
+            timer = clock.schedule(after: limit) {
+                timedOut.cancel()
+                task.cancel()
+            }
         }
         task.futureResult.whenComplete { result in
-            timer.cancel()
+            timer?.cancel()
             if timedOut.isCancelled, case .failure = result {
                 completion(.failure(HTTPFailure.serviceError(HTTPClientError.deadlineExceeded, url: url, timeout: timeout, maxBytes: maxBytes)))
                 return

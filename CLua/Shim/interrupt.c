@@ -1,0 +1,206 @@
+/*
+ * Interrupts (Ctrl-C, --timeout, app.exit), the way lua.c does them: a flag, and a hook installed
+ * only while one is pending, on the Lua code running at that moment. This file uses only the
+ * official API of Lua 5.4.
+ */
+#include "vm.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The Lua thread (main state or coroutine) whose code runs on this OS thread now, if any. */
+static _Thread_local lua_State *running_state;
+
+static void arm_interrupt(lua_State *L);
+
+/* Sent to the thread that runs Lua code when another thread interrupts it. */
+static int interrupt_signal(void) { return SIGRTMIN + 2; }
+
+static void on_interrupt_signal(int signal) {
+    (void)signal;
+    lua_State *L = running_state;
+    if (L != NULL) arm_interrupt(L);
+}
+
+static void install_signal_handler(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_interrupt_signal;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    sigaction(interrupt_signal(), &action, NULL);
+}
+
+crescent_flag *crescent_flag_new(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, install_signal_handler);
+    crescent_flag *flag = calloc(1, sizeof *flag);
+    if (flag != NULL) atomic_init(&flag->reason, CRESCENT_INTERRUPT_NONE);
+    return flag;
+}
+void crescent_flag_free(crescent_flag *flag) { free(flag); }
+
+void crescent_flag_set(crescent_flag *flag, int reason) {
+    atomic_store(&flag->reason, reason);
+    if (atomic_load(&flag->running) <= 0) return;        /* armed when Lua code next starts */
+    pthread_t thread = (pthread_t)atomic_load(&flag->thread);
+    if (pthread_equal(thread, pthread_self())) {
+        if (running_state != NULL) arm_interrupt(running_state);
+    } else {
+        pthread_kill(thread, interrupt_signal());
+    }
+}
+
+/* Gives `L` back its own hook (the script's, or none), saved when the interrupt hook was armed. */
+static void disarm_interrupt(lua_State *L) {
+    crescent_vm *vm = vm_of(L);
+    for (int i = 0; i < SAVED_HOOKS; i++) {
+        if (vm->saved[i].thread == L) {
+            saved_hook own = vm->saved[i];
+            vm->saved[i].thread = NULL;
+            lua_sethook(L, own.hook, own.mask, own.count);
+            return;
+        }
+    }
+    lua_sethook(L, NULL, 0, 0);
+}
+
+/*
+ * Runs at every instruction of a thread it is armed on. While the interrupt is pending it raises,
+ * here, in C, inside Lua code, again at the next instruction if a pcall caught it, until the code
+ * has ended; once the host has cleared it, it gives the thread its own hook back.
+ */
+static void interrupt_hook(lua_State *L, lua_Debug *ar) {
+    (void)ar;
+    int reason = atomic_load_explicit(&vm_of(L)->interrupt->reason, memory_order_relaxed);
+    if (reason == CRESCENT_INTERRUPT_NONE) {
+        disarm_interrupt(L);
+        return;
+    }
+    if (reason == CRESCENT_INTERRUPT_TIMEOUT) luaL_error(L, "interrupted: time limit reached");
+    if (reason == CRESCENT_INTERRUPT_EXIT) luaL_error(L, "exiting");
+    luaL_error(L, "interrupted");
+}
+
+/* Installs the interrupt hook on `L`, saving the hook it had. Safe from a signal handler on the
+ * thread running `L` (lua_sethook may be called asynchronously; nothing here allocates). */
+static void arm_interrupt(lua_State *L) {
+    lua_Hook current = lua_gethook(L);
+    if (current == interrupt_hook) return;
+    crescent_vm *vm = vm_of(L);
+    if (current != NULL) {
+        for (int i = 0; i < SAVED_HOOKS; i++) {
+            if (vm->saved[i].thread == NULL || vm->saved[i].thread == L) {
+                vm->saved[i] = (saved_hook){ L, current, lua_gethookmask(L), lua_gethookcount(L) };
+                break;
+            }
+        }
+    }
+    lua_sethook(L, interrupt_hook, LUA_MASKCOUNT, 1);
+}
+
+/* Marks `L` as the Lua code running on this thread (arming the hook when an interrupt is already
+ * pending); returns what ran before, for crescent_leave_lua. */
+lua_State *crescent_enter_lua(lua_State *L) {
+    crescent_flag *flag = vm_of(L)->interrupt;
+    /* A thread may have inherited a mask that blocks the signal (a process spawned from a Dispatch
+     * worker does): unblock it once on each thread that runs Lua code. */
+    static _Thread_local int signal_unblocked;
+    if (!signal_unblocked) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, interrupt_signal());
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+        signal_unblocked = 1;
+    }
+    lua_State *previous = running_state;
+    running_state = L;
+    if (atomic_fetch_add(&flag->running, 1) == 0) atomic_store(&flag->thread, (unsigned long)pthread_self());
+    if (atomic_load_explicit(&flag->reason, memory_order_relaxed) != CRESCENT_INTERRUPT_NONE) arm_interrupt(L);
+    return previous;
+}
+
+void crescent_leave_lua(lua_State *L, lua_State *previous) {
+    atomic_fetch_sub(&vm_of(L)->interrupt->running, 1);
+    running_state = previous;
+}
+
+/*
+ * coroutine.resume and coroutine.wrap as the standard library defines them, with one addition:
+ * the coroutine is marked as the Lua code running on this thread while it runs, so an interrupt
+ * arms the hook of the coroutine that is actually looping. Both stay C functions, so tracebacks
+ * and debug.getinfo read as under lua5.4.
+ */
+static int resume_coroutine(lua_State *L, lua_State *co, int nargs) {   /* moves results onto L */
+    if (!lua_checkstack(co, nargs)) {
+        lua_pushliteral(L, "too many arguments to resume");
+        return -1;
+    }
+    lua_xmove(L, co, nargs);
+    int nresults = 0;
+    lua_State *previous = crescent_enter_lua(co);
+    int status = lua_resume(co, L, nargs, &nresults);
+    crescent_leave_lua(co, previous);
+    if (status == LUA_OK || status == LUA_YIELD) {
+        if (!lua_checkstack(L, nresults + 1)) {
+            lua_pop(co, nresults);
+            lua_pushliteral(L, "too many results to resume");
+            return -1;
+        }
+        lua_xmove(co, L, nresults);
+        return nresults;
+    }
+    lua_xmove(co, L, 1);                                        /* the error */
+    return -1;
+}
+
+static int coroutine_resume(lua_State *L) {
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argexpected(L, co != NULL, 1, "thread");
+    int count = resume_coroutine(L, co, lua_gettop(L) - 1);
+    lua_pushboolean(L, count >= 0);
+    lua_insert(L, count >= 0 ? -(count + 1) : -2);              /* ok results... | false error */
+    return count >= 0 ? count + 1 : 2;
+}
+
+static int wrapped_coroutine(lua_State *L) {
+    lua_State *co = lua_tothread(L, lua_upvalueindex(1));
+    int count = resume_coroutine(L, co, lua_gettop(L));
+    if (count >= 0) return count;
+    int status = lua_status(co);
+    if (status != LUA_OK && status != LUA_YIELD) {              /* it died: close its variables */
+        lua_resetthread(co);
+        lua_xmove(co, L, 1);
+        lua_replace(L, -2);
+    }
+    if (lua_type(L, -1) == LUA_TSTRING) {                       /* add where the call was made */
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
+    }
+    return lua_error(L);
+}
+
+static int coroutine_wrap(lua_State *L) {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_State *co = lua_newthread(L);
+    lua_pushvalue(L, 1);
+    lua_xmove(L, co, 1);
+    lua_pushcclosure(L, wrapped_coroutine, 1);
+    return 1;
+}
+
+void crescent_install_coroutine_functions(lua_State *L) {
+    lua_getglobal(L, "coroutine");
+    lua_pushcfunction(L, coroutine_resume);
+    lua_setfield(L, -2, "resume");
+    lua_pushcfunction(L, coroutine_wrap);
+    lua_setfield(L, -2, "wrap");
+    lua_pop(L, 1);
+}
+
+int crescent_interrupt_pending(lua_State *L) { return atomic_load(&vm_of(L)->interrupt->reason); }
+void crescent_clear_interrupt(lua_State *L) { atomic_store(&vm_of(L)->interrupt->reason, CRESCENT_INTERRUPT_NONE); }
+

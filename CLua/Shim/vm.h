@@ -1,0 +1,51 @@
+/*
+ * The shim's private bookkeeping, shared by shim.c (the state, the allocator, the trampoline and
+ * the protected calls) and interrupt.c (interrupts, the hook that raises them, and the coroutine
+ * functions that say which thread runs). Not part of the module's interface.
+ */
+#ifndef CRESCENT_SHIM_VM_H
+#define CRESCENT_SHIM_VM_H
+
+#include "CLua.h"
+#include <stdatomic.h>
+
+/* Per-VM bookkeeping, reachable from any thread of the state through its extra space. */
+
+/* A thread's own hook, saved while the interrupt hook replaces it. */
+typedef struct saved_hook {
+    lua_State *thread;
+    lua_Hook hook;
+    int mask;
+    int count;
+} saved_hook;
+
+#define SAVED_HOOKS 16
+
+typedef struct crescent_vm {
+    size_t used;
+    size_t limit;              /* 0: no limit */
+    int swift_active;          /* > 0 while Swift frames run on this VM: the limit is not enforced */
+    int over_limit_pending;    /* the limit was crossed while Swift ran; raised when Swift returns */
+    int limit_hit;             /* an allocation was refused because of the limit */
+    crescent_flag *interrupt;  /* CRESCENT_INTERRUPT_* or a signal's exit status */
+    saved_hook saved[SAVED_HOOKS];  /* the threads the interrupt hook was armed on */
+} crescent_vm;
+
+struct crescent_flag {
+    atomic_int reason;
+    atomic_int running;        /* > 0 while Lua code of the state runs */
+    atomic_ulong thread;       /* the pthread running it (valid while running > 0) */
+};
+
+static inline crescent_vm *vm_of(lua_State *L) {
+    return *(crescent_vm **)lua_getextraspace(L);
+}
+
+/** Marks `L` as the Lua code running on this thread (arming the interrupt hook when an interrupt
+ *  is pending); returns what ran before, for crescent_leave_lua. */
+lua_State *crescent_enter_lua(lua_State *L);
+void crescent_leave_lua(lua_State *L, lua_State *previous);
+/** Replaces coroutine.resume and coroutine.wrap with versions that mark the coroutine they run. */
+void crescent_install_coroutine_functions(lua_State *L);
+
+#endif
