@@ -111,7 +111,7 @@ final class ModelBinding {
     /// Pushes the userdata of service `name`, making the service if need be (the host's own
     /// code: nothing of the script runs); false, with nothing pushed, when it cannot be had.
     func pushService(named name: String, onto stack: LuaStack) -> Bool {
-        guard let service = try? services.first(where: { $0.name == name })?.service() else { return false }
+        guard let service = try? madeService(named: name) else { return false }
         pushObject(service, onto: stack)
         return true
     }

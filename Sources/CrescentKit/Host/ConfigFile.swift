@@ -5,16 +5,23 @@ import Glibc
 #endif
 
 /// The TOML config file: `--config FILE`, else `crescent.toml` in the current folder if present.
-/// Each top-level table is one plugin's section.
-enum ConfigFile {
+/// Each top-level table is one plugin's section. Read once; its lines stay at hand so messages
+/// about it can name `file:line`.
+struct ConfigFile {
     static let defaultName = "crescent.toml"
 
+    /// The file's name as given (or the default).
+    let name: String
     /// The sections by name; empty when there is no file and none was asked for.
-    static func load(_ path: String?) throws(HostSetupError) -> [String: Value] {
+    let sections: [String: Value]
+    private let lines: [String]
+
+    /// Reads and parses the file at `path` (or `crescent.toml`, which may be missing).
+    static func load(_ path: String?) throws(HostSetupError) -> ConfigFile {
         let file = path ?? defaultName
         guard let text = read(file) else {
             if path != nil { throw HostSetupError(description: "cannot open config file '\(file)'") }
-            return [:]
+            return ConfigFile(name: file, sections: [:], lines: [])
         }
         let table: TOMLTable
         do {
@@ -24,65 +31,62 @@ enum ConfigFile {
         } catch {
             throw HostSetupError(description: "\(file): \(error)")
         }
-        guard case .object(let sections) = convert(table) else { return [:] }
-        return sections
+        guard case .object(let sections) = convert(table) else { return ConfigFile(name: file, sections: [:], lines: []) }
+        return ConfigFile(name: file, sections: sections,
+                          lines: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     }
 
     /// Sections the host itself reads, whatever the plugins.
     static let hostSections: Set<String> = ["host", "plugins"]
 
-    /// What is wrong in the config file that can be told without starting anything: sections no
-    /// plugin reads and keys a section does not have (warnings), each naming `file:line`, the
-    /// section or key and what it may be.
-    static func warnings(_ path: String?, sections: [String: Value], plugins: [any Plugin]) -> [String] {
-        let file = path ?? defaultName
+    /// What is wrong in the file that can be told without starting anything: sections no plugin
+    /// reads and keys a section does not have (warnings), each naming `file:line`, the section or
+    /// key and what it may be.
+    func warnings(plugins: [any Plugin]) -> [String] {
         var known: [String: [String]?] = [:]
         for plugin in plugins {
             known[plugin.name] = known[plugin.name] ?? .some(nil)
             for (section, keys) in plugin.settingKeys { known[section] = keys }
         }
-        for section in hostSections { known[section] = .some(nil) }
-        let lines = (read(file) ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for section in Self.hostSections { known[section] = .some(nil) }
         var warnings: [String] = []
-        for name in sections.keys.sorted() {
-            guard let keys = known[name] else {
+        for section in sections.keys.sorted() {
+            guard let keys = known[section] else {
                 let choices = known.keys.sorted().joined(separator: ", ")
-                warnings.append("\(file):\(line(of: name, key: nil, in: lines)): unknown section [\(name)] (sections: \(choices))")
+                warnings.append("\(name):\(line(of: section, key: nil)): unknown section [\(section)] (sections: \(choices))")
                 continue
             }
-            guard let keys, case .object(let fields) = sections[name] else { continue }
+            guard let keys, case .object(let fields) = sections[section] else { continue }
             for key in fields.keys.sorted() where !keys.contains(key) {
                 let choices = keys.isEmpty ? "it takes none" : "keys: " + keys.joined(separator: ", ")
-                warnings.append("\(file):\(line(of: name, key: key, in: lines)): unknown key '\(key)' in [\(name)] (\(choices))")
+                warnings.append("\(name):\(line(of: section, key: key)): unknown key '\(key)' in [\(section)] (\(choices))")
             }
         }
         return warnings
     }
 
     /// `message` (a setting's error such as `[store] synchronous must be ...`) prefixed with the
-    /// `file:line` of the key it names, when the config file has it.
-    static func locate(_ message: String, path: String?) -> String {
-        let file = path ?? defaultName
-        guard message.hasPrefix("["), let close = message.firstIndex(of: "]"), let text = read(file) else { return message }
+    /// `file:line` of the key it names, when the file has that section.
+    func locate(_ message: String) -> String {
+        guard message.hasPrefix("["), let close = message.firstIndex(of: "]"), !lines.isEmpty else { return message }
         let section = String(message[message.index(after: message.startIndex)..<close])
         let key = message[message.index(after: close)...].drop { $0 == " " }.prefix { $0.isLetter || $0 == "_" || $0.isNumber }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        return "\(file):\(line(of: section, key: key.isEmpty ? nil : String(key), in: lines)): \(message)"
+        return "\(name):\(line(of: section, key: key.isEmpty ? nil : String(key))): \(message)"
     }
 
     /// The 1-based line of `[section]`, or of `key = ...` inside it (1 when not found).
-    private static func line(of section: String, key: String?, in lines: [String]) -> Int {
+    private func line(of section: String, key: String?) -> Int {
         var current: String?
         for (index, raw) in lines.enumerated() {
-            let line = trimmed(Substring(raw), " \t")
+            let line = Self.trimmed(Substring(raw), " \t")
             if line.hasPrefix("["), let close = line.firstIndex(of: "]") {
-                current = trimmed(line[line.index(after: line.startIndex)..<close], " \t\"")
+                current = Self.trimmed(line[line.index(after: line.startIndex)..<close], " \t\"")
                 if key == nil && current == section { return index + 1 }
                 continue
             }
             guard let key, current == section else { continue }
-            let name = trimmed(line.prefix { $0 != "=" }, " \t\"")
-            if name == key && line.contains("=") { return index + 1 }
+            let written = Self.trimmed(line.prefix { $0 != "=" }, " \t\"")
+            if written == key && line.contains("=") { return index + 1 }
         }
         return 1
     }

@@ -79,15 +79,15 @@ public final class Host {
         self.console = console ?? Console(colors: options.colors)
         self.onExit = onExit
         currentScope = scriptScope
-        let services = try ServiceFactory.entries(plugins: plugins, options: options, clock: self.clock)
+        let setup = try ServiceFactory.setup(plugins: plugins, options: options, clock: self.clock)
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
         binding = ModelBinding(host: self)
         presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
         try installGlobals()
-        try binding.install(services: services)
+        try binding.install(services: setup.entries)
         // Last: the controller prelude captures observe/on (from the binding).
         try installControllers()
-        for notice in ServiceFactory.notices(plugins: plugins, options: options, entries: services) {
+        for notice in setup.notices {
             writeError("\(self.console.styled("crescent:", notice.hasPrefix("warning") ? "33" : "31")) \(notice)")
         }
     }

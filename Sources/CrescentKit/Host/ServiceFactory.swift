@@ -8,17 +8,33 @@ public struct HostSetupError: Error, CustomStringConvertible, Sendable {
 /// Collects the services of a host's plugins, each with its section of the config file. Nothing
 /// is made here: each service is made when a script first touches it.
 public enum ServiceFactory {
+    /// The service entries of a host's plugins, and what to tell at start about the config file.
+    public struct Setup: Sendable {
+        /// The entries of every plugin, in order; names are unique.
+        public let entries: [ServiceEntry]
+        /// `crescent:` lines for the start of the run: misspelt sections and keys (warnings) and
+        /// settings a service refused (errors: that service fails when used, the others run),
+        /// each naming the file and line.
+        public let notices: [String]
+    }
+
     /// The service entries of `plugins`, in order; names must be unique.
     public static func entries(plugins: [any Plugin], options: HostOptions,
                                clock: any ServiceClock = SystemClock.shared) throws(HostSetupError) -> [ServiceEntry] {
-        guard !plugins.isEmpty else { return [] }
+        try setup(plugins: plugins, options: options, clock: clock).entries
+    }
+
+    /// The entries of `plugins` and the notices about the config file, which is read once.
+    public static func setup(plugins: [any Plugin], options: HostOptions,
+                             clock: any ServiceClock = SystemClock.shared) throws(HostSetupError) -> Setup {
+        guard !plugins.isEmpty else { return Setup(entries: [], notices: []) }
         let config = try ConfigFile.load(options.configPath)
         var settings: [String: String] = [:]
         if let location = options.location { settings["location"] = location }
         var entries: [ServiceEntry] = []
         var names: Set<String> = []
         for plugin in plugins {
-            let context = PluginContext(config: config[plugin.name] ?? .object([:]), sections: config,
+            let context = PluginContext(config: config.sections[plugin.name] ?? .object([:]), sections: config.sections,
                                         dataDirectory: options.dataDirectory, settings: settings, clock: clock)
             let provided: [ServiceEntry]
             do {
@@ -33,22 +49,13 @@ public enum ServiceFactory {
                 entries.append(entry)
             }
         }
-        return entries
-    }
-
-    /// What to tell at start about the config file, as `crescent:` lines: misspelt sections and
-    /// keys (warnings) and settings a service refused (errors: that service fails when used,
-    /// the others run), each naming the file and line.
-    public static func notices(plugins: [any Plugin], options: HostOptions, entries: [ServiceEntry]) -> [String] {
-        let sections = (try? ConfigFile.load(options.configPath)) ?? [:]
-        var lines = ConfigFile.warnings(options.configPath, sections: sections, plugins: plugins).map { "warning: \($0)" }
+        var notices = config.warnings(plugins: plugins).map { "warning: \($0)" }
         var reported: Set<String> = []
         for entry in entries {
             guard let error = entry.setupError, reported.insert(error.message).inserted else { continue }
             let users = entries.filter { $0.setupError?.message == error.message }.map { "services.\($0.name)" }
-            lines.append("error: \(ConfigFile.locate(error.message, path: options.configPath)) "
-                         + "(\(users.joined(separator: ", ")) \(users.count == 1 ? "fails" : "fail") when used)")
+            notices.append("error: \(config.locate(error.message)) (\(users.joined(separator: ", ")) \(users.count == 1 ? "fails" : "fail") when used)")
         }
-        return lines
+        return Setup(entries: entries, notices: notices)
     }
 }

@@ -127,22 +127,25 @@ public final class HTTPService: Service {
         // the deadline itself (a timer of the clock's would cost the host loop a wake-up per
         // request to cancel it); on a virtual clock the clock times it.
         let task: HTTPClient.Task<HTTPClient.Response>
-        let timedOut = Cancellation()
+        // Set (cancelled) once the clock's timer has fired: the failure that follows is a timeout.
+        let timedOut: Cancellation?
         let timer: Cancellation?
         if let deadline = clock.monotonicDeadline(after: limit) {
             task = client.execute(request: prepared, delegate: accumulator,
                                   deadline: .uptimeNanoseconds(deadline))
-            timer = nil
+            (timedOut, timer) = (nil, nil)
         } else {
             task = client.execute(request: prepared, delegate: accumulator)
+            let fired = Cancellation()
+            timedOut = fired
             timer = clock.schedule(after: limit) {
-                timedOut.cancel()
+                fired.cancel()
                 task.cancel()
             }
         }
         task.futureResult.whenComplete { result in
             timer?.cancel()
-            if timedOut.isCancelled, case .failure = result {
+            if timedOut?.isCancelled == true, case .failure = result {
                 completion(.failure(HTTPFailure.serviceError(HTTPClientError.deadlineExceeded, url: url, timeout: timeout, maxBytes: maxBytes)))
                 return
             }
