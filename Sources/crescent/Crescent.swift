@@ -22,6 +22,12 @@ enum Crescent {
             dispatch(ServicesCommand.self, Array(arguments.dropFirst()))
         case "repl":
             dispatch(ReplCommand.self, Array(arguments.dropFirst()))
+        case "test":
+            dispatch(TestCommand.self, Array(arguments.dropFirst()))
+        case "stubs":
+            dispatch(StubsCommand.self, Array(arguments.dropFirst()))
+        case "init":
+            dispatch(InitCommand.self, Array(arguments.dropFirst()))
         default:
             break
         }
@@ -38,7 +44,7 @@ enum Crescent {
             guard arguments.count >= 2, !arguments.dropFirst(2).contains(where: { $0.hasPrefix("-") }) else { return nil }
             return (.code(arguments[1]), Array(arguments.dropFirst(2)))
         }
-        guard !first.hasPrefix("-"), !["run", "services", "repl", "help"].contains(first) else { return nil }
+        guard !first.hasPrefix("-"), !["run", "services", "repl", "help", "test", "stubs", "init"].contains(first) else { return nil }
         return (.file(first), Array(arguments.dropFirst()))
     }
 

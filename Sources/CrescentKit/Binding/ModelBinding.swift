@@ -99,6 +99,26 @@ final class ModelBinding {
         vm.setGlobal("services")
     }
 
+    /// Puts `service` in the place of the service of its name, or adds it (`crescent test`'s
+    /// fakes): `services.<name>` answers it from now on; a value read before keeps the old one.
+    func substitute(_ service: any Service) {
+        let entry = ServiceEntry(made: service)
+        if let index = services.firstIndex(where: { $0.name == entry.name }) {
+            services[index] = entry
+        } else {
+            services.append(entry)
+        }
+        guard let servicesTable else { return }
+        let stack = vm.stack
+        servicesTable.push(onto: stack)                              // proxy
+        lua_getmetatable(stack.state, -1)                            // proxy mt
+        _ = stack.rawGet(-1, "__index")                              // proxy mt byName
+        stack.push(entry.name)
+        stack.pushNil()
+        lua_rawset(stack.state, -3)                                  // proxy mt byName
+        stack.pop(3)
+    }
+
     /// True when the value at `index` is the `services` table.
     func isServicesTable(at index: Int32, in stack: LuaStack) -> Bool {
         guard let servicesTable, stack.type(at: index) == .table else { return false }

@@ -11,4 +11,8 @@ enum Prelude {
 
     /// Methods of data models by type name (`response:json()`); its chunk takes the `json` module.
     static let modelMethodsSource = PackageResources.models_lua
+
+    /// The API of `crescent test` (describe/it, assert, spy, clock, fake, script); its chunk
+    /// takes the test host's primitives and the run's options, and returns the runner.
+    static let testingSource = PackageResources.testing_lua
 }
