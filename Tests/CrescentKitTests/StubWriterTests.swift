@@ -130,8 +130,3 @@ import Testing
     }
 }
 
-/// The test thermostat as a plugin, so its declaration (records, events, a function) is stubbed too.
-struct ThermostatPlugin: Plugin {
-    let name = "thermostat"
-    func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] { [Thermostat()] }
-}

@@ -1,6 +1,6 @@
 -- testing.lua: the API of `crescent test` (busted's names, DESIGN.md "Testing scripts"), loaded in
 -- every test's fresh host after the other prelude modules. The chunk takes the host's testing
--- primitives (T, a private table) and options ({ update = bool }), defines the globals and returns
+-- primitives (T, a private table) and options ({ update, listing }), defines the globals and returns
 -- the runner the Swift side drives: list(filter) after the spec file ran, then run(i).
 --
 -- A spec file runs once per test, each time in a new host: describe blocks and hooks are collected
@@ -69,8 +69,9 @@ context = describe
 
 function it(name, fn)
   checkname(name, fn, "it")
-  tests[#tests + 1] = { name = fullname(current, name), block = current, fn = fn, where = where(2),
-    pending = fn == nil }
+  -- Only the host that lists the tests needs where each is; the others run one of them.
+  tests[#tests + 1] = { name = options.listing and fullname(current, name) or name, block = current, fn = fn,
+    where = options.listing and where(2) or "?", pending = fn == nil }
 end
 test = it
 
@@ -539,7 +540,14 @@ end
 local function handler(err)
   if getmetatable(err) == Failure then return err end
   local message = type(err) == "string" and err or (type(err) == "table" and err.message and tostring(err.message)) or inspect(err)
-  return { message = debug.traceback(message, 2), error = true }
+  -- The runner's own frames say nothing about the spec: keep the spec's and the code's.
+  local lines = {}
+  for line in (debug.traceback(message, 2) .. "\n"):gmatch("(.-)\n") do
+    if not line:find("[crescent testing]", 1, true) and not line:find("in function 'xpcall'", 1, true) then
+      lines[#lines + 1] = line
+    end
+  end
+  return { message = concat(lines, "\n"), error = true }
 end
 
 -- Runs test i (hooks, body, hooks) as a task, driving virtual time while it waits; returns
@@ -568,9 +576,9 @@ function runner.run(i)
     end
     outcome = { ok = ok, err = err }
   end)
-  while not task_.done do
-    local waiting = T.step()
-    if not waiting then break end
+  while true do
+    T.settle()
+    if task_.done or not T.step() then break end
   end
   if not outcome then
     task_:cancel()

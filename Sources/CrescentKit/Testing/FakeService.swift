@@ -12,7 +12,7 @@ import Synchronization
 final class FakeService: Service {
     let changes = ChangePublisher()
     let interface: AnyInterface
-    private let values: Mutex<[String: Value]>
+    private let values: PropertyValues
 
     /// Arguments a method of an undeclared fake takes.
     static let looseArity = 8
@@ -23,15 +23,15 @@ final class FakeService: Service {
     /// A fake named `name` over `declared` (nil when nothing of that name is declared).
     init(name: String, summary: String?, declared: AnyInterface?, properties: [String: Value], methods: [String],
          events: [String], dispatch: @escaping Dispatch) {
-        values = Mutex(properties)
-        let values = self.values
+        let values = PropertyValues(properties)
+        self.values = values
         var interface = Interface<FakeService>(name: name, summary: summary ?? declared?.summary ?? "A fake service (crescent test).")
         var propertyNames = declared?.properties.map(\.name) ?? []
         propertyNames += properties.keys.sorted().filter { !propertyNames.contains($0) }
         for property in propertyNames {
             let spec = declared?.property(property)
             interface.property(property, type: spec?.type ?? "value", spec?.summary ?? "Set by the spec.") { _ in
-                values.withLock { $0[property] ?? .null }
+                values.state.withLock { $0[property] ?? .null }
             }
         }
         var methodNames = declared?.methods.map(\.name) ?? []
@@ -68,7 +68,7 @@ final class FakeService: Service {
 
     /// Sets property `key`; observers hear of it as of any service's change.
     func set(_ key: String, _ value: Value) {
-        values.withLock { $0[key] = value }
+        values.state.withLock { $0[key] = value }
         changes.propertyChanged(key, to: value)
     }
 
@@ -76,4 +76,11 @@ final class FakeService: Service {
     func emit(_ event: String, _ payload: Value) {
         changes.emit(event, payload)
     }
+}
+
+/// A fake's property values, shared by the fake and its declaration's getters.
+private final class PropertyValues: Sendable {
+    let state: Mutex<[String: Value]>
+
+    init(_ values: [String: Value]) { state = Mutex(values) }
 }

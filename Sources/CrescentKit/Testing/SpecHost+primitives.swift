@@ -28,6 +28,10 @@ extension SpecHost {
             stack.push(clock.uptime.inSeconds)
             return .one
         }
+        vm.register(field: "settle") { [unowned self] _ in
+            settle()
+            return .none
+        }
         vm.register(field: "step") { [unowned self] stack in
             if waitStart == nil { waitStart = clock.uptime }
             stack.push(step(since: waitStart ?? .zero))

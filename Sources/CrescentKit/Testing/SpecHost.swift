@@ -12,9 +12,9 @@ import Synchronization
 /// finish on other threads waits on the ``PumpedEventLoop`` until ``settle()`` runs it.
 final class SpecHost {
     let host: Host
-    let clock = ManualClock()
+    let clock: ManualClock
     let loop: PumpedEventLoop
-    let output = SpecOutput()
+    let output: SpecOutput
     let link: SpecLink
     /// The runner table the testing prelude returned, and its two callbacks.
     private var runner: LuaRef?
@@ -35,17 +35,22 @@ final class SpecHost {
     static let waitLimit = Duration.seconds(86_400)
 
     /// A host for a spec, with `options` as the base (config file, columns).
-    init(loop: PumpedEventLoop, options: HostOptions, update: Bool) throws {
+    /// - Parameter listing: this host lists the file's tests (their full names and places), not
+    ///   only runs one.
+    init(loop: PumpedEventLoop, options: HostOptions, update: Bool, listing: Bool) throws {
         self.loop = loop
         let link = SpecLink()
         self.link = link
+        let clock = ManualClock()
+        self.clock = clock
+        let output = SpecOutput()
+        self.output = output
         var options = options
         options.dataDirectory = ":memory:"
         options.location = nil
         options.ui = .plain
         options.colors = false
         options.columns = options.columns ?? 80
-        let output = self.output
         let console = Console(colors: false) { stream, text in output.append(text, error: stream == .error) }
         host = try Host(loop: loop, options: options, console: console, plugins: [SpecPlugin(link: link)], clock: clock) { _ in }
         let bound = NIOLoopBound(host, eventLoop: loop)
@@ -53,7 +58,7 @@ final class SpecHost {
         let me = NIOLoopBound(Unowned(self), eventLoop: loop)
         link.spec.withLock { $0 = me }
         clock.onSettle { me.value.object?.settle() }
-        try installTesting(update: update)
+        try installTesting(update: update, listing: listing)
     }
 
     // MARK: Settling
@@ -68,10 +73,9 @@ final class SpecHost {
         }
     }
 
-    /// One step of virtual time while a test's body waits: settles, then runs the next job due.
-    /// False when nothing is pending, or the test has waited ``waitLimit``.
+    /// One step of virtual time while a test's body waits: runs the next job due (and what it
+    /// causes). False when nothing is pending, or the test has waited ``waitLimit``.
     func step(since start: Duration) -> Bool {
-        settle()
         guard host.isRunning, let due = clock.nextDue, due - start <= Self.waitLimit else { return false }
         clock.advance(by: due - clock.uptime)
         return true
@@ -83,7 +87,7 @@ final class SpecHost {
     func load(_ bytes: [UInt8], path: String) -> String? {
         var failure: String?
         host.runTurn { host in
-            do {
+            do throws(LuaError) {
                 try host.vm.load(bytes, name: "@" + path)
                 try host.vm.call(arguments: 0, results: 0)
             } catch {
@@ -127,7 +131,7 @@ final class SpecHost {
             runner.push(onto: stack)
             guard stack.rawGet(-1, "run") == .function else { return }
             stack.push(index + 1)
-            do {
+            do throws(LuaError) {
                 try host.vm.call(arguments: 1, results: 2)
                 status = stack.text(at: -2) ?? "failed"
                 message = stack.text(at: -1) ?? ""
@@ -174,7 +178,7 @@ final class SpecHost {
         for (name, value) in request.headers { headers[name.lowercased()] = .string(value) }
         host.binding.push(.object(["method": .string(request.method.uppercased()), "url": .string(request.url),
                                    "headers": .object(headers), "body": request.body.map(Value.bytes) ?? .null]), onto: stack)
-        do {
+        do throws(LuaError) {
             try host.vm.call(arguments: 1, results: 2)
         } catch {
             return .failure(ServiceError(.internal, error.message))
@@ -206,7 +210,7 @@ final class SpecHost {
         var count = arguments.values.count
         while count > 0 && arguments.values[count - 1].isNull { count -= 1 }
         for value in arguments.values.prefix(count) { host.binding.push(value, onto: stack) }
-        do {
+        do throws(LuaError) {
             try host.vm.call(arguments: Int32(count + 2), results: 2)
         } catch {
             return .failure(ServiceError(.internal, error.message))
@@ -227,20 +231,21 @@ final class SpecHost {
     }
 
     /// Loads the testing prelude with its primitives and keeps the runner it returns.
-    private func installTesting(update: Bool) throws {
+    private func installTesting(update: Bool, listing: Bool) throws {
         var failure: LuaError?
         host.runTurn { host in
-            do {
+            do throws(LuaError) {
                 try host.vm.load(Prelude.testingSource, name: "=[crescent testing]")
                 pushPrimitives(onto: host.vm.stack)
-                host.vm.stack.push(LuaValue.table(["update": .boolean(update)]))
+                host.vm.stack.push(LuaValue.table(["update": .boolean(update), "listing": .boolean(listing)]))
                 try host.vm.call(arguments: 2, results: 1)
-                let stack = host.vm.stack
+                let stack = host.vm.stack                                    // runner
+                stack.pushValue(at: -1)
                 runner = host.vm.ref(from: stack)                            // runner
-                _ = stack.rawGet(-1, "http")
-                httpHandler = host.vm.ref(from: stack)
-                _ = stack.rawGet(-1, "call")
-                callHandler = host.vm.ref(from: stack)
+                _ = stack.rawGet(-1, "http")                                 // runner http
+                httpHandler = host.vm.ref(from: stack)                       // runner
+                _ = stack.rawGet(-1, "call")                                 // runner call
+                callHandler = host.vm.ref(from: stack)                       // runner
                 stack.pop()
             } catch {
                 failure = error

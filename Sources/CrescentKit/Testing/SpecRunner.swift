@@ -70,7 +70,7 @@ public enum SpecRunner {
     private static func runFile(_ file: String, bytes: [UInt8], options: SpecRunOptions, loop: PumpedEventLoop,
                                 report: inout SpecReport, write: (String) -> Void) throws(UsageError) {
         let started = ContinuousClock.now
-        var spare: SpecHost? = try makeHost(loop: loop, options: options)
+        var spare: SpecHost? = try makeHost(loop: loop, options: options, listing: true)
         defer { spare?.close() }
         if let failure = spare?.load(bytes, path: file) {
             report.add(SpecResult(file: file, name: "(loading the file)", location: file, status: .failed, message: failure,
@@ -90,7 +90,7 @@ public enum SpecRunner {
                 host = ready
                 spare = nil
             } else {
-                host = try makeHost(loop: loop, options: options)
+                host = try makeHost(loop: loop, options: options, listing: false)
                 if let failure = host.load(bytes, path: file) {
                     report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .failed,
                                           message: failure, output: host.output.text, seconds: seconds(since: begun)), write: write)
@@ -106,9 +106,9 @@ public enum SpecRunner {
         }
     }
 
-    private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions) throws(UsageError) -> SpecHost {
+    private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, listing: Bool) throws(UsageError) -> SpecHost {
         do {
-            return try SpecHost(loop: loop, options: options.hostOptions, update: options.update)
+            return try SpecHost(loop: loop, options: options.hostOptions, update: options.update, listing: listing)
         } catch {
             throw UsageError(description: "cannot start a test host: \(error)")
         }
