@@ -38,7 +38,6 @@ describe("tracker", function()
     fake.location { fixes = { { lat = 51.5072, lon = -0.1276 } } }
     script("scripts/tracker.lua")
     clock.advance(0)
-    local reverse = spy.on(services.geocoder, "reverse")
     send("refresh")
     clock.advance(0)
     assert.matches("London", view_text())

@@ -98,8 +98,9 @@ local Failure = {}
 Failure.__index = Failure
 Failure.__tostring = function(f) return f.where .. ": " .. f.message end
 
-local function fail(message, level)
-  error(setmetatable({ message = message, where = where((level or 2) + 1) }, Failure), 0)
+-- The failure names the first frame outside this file: the spec's line that asserted.
+local function fail(message)
+  error(setmetatable({ message = message, where = where(2) }, Failure), 0)
 end
 
 local function show(v)
@@ -269,7 +270,7 @@ function A.spy(s)
   local was = {
     called = function(n)
       if n == nil then
-        if #s.calls == 0 then fail("expected the spy to be called", 3) end
+        if #s.calls == 0 then fail("expected the spy to be called") end
       elseif #s.calls ~= n then
         fail(sformat("expected the spy to be called %d time%s, it was called %d time%s\n%s", n, n == 1 and "" or "s",
           #s.calls, #s.calls == 1 and "" or "s", calls()), 3)
@@ -278,17 +279,17 @@ function A.spy(s)
     called_with = function(...)
       local expected = pack(...)
       for _, call in ipairs(s.calls) do if argsmatch(call, expected) then return end end
-      fail("expected the spy to be called with " .. showargs(expected) .. "\n" .. calls(), 3)
+      fail("expected the spy to be called with " .. showargs(expected) .. "\n" .. calls())
     end,
   }
   local was_not = {
     called = function()
-      if #s.calls > 0 then fail("expected the spy not to be called\n" .. calls(), 3) end
+      if #s.calls > 0 then fail("expected the spy not to be called\n" .. calls()) end
     end,
     called_with = function(...)
       local expected = pack(...)
       for _, call in ipairs(s.calls) do
-        if argsmatch(call, expected) then fail("expected the spy not to be called with " .. showargs(expected), 3) end
+        if argsmatch(call, expected) then fail("expected the spy not to be called with " .. showargs(expected)) end
       end
     end,
   }

@@ -53,9 +53,12 @@ final class PumpedEventLoop: EventLoop, @unchecked Sendable {
 
     /// Waits until work is queued or `timeout` seconds have passed; true when work is queued.
     func waitForWork(timeout: Double) -> Bool {
-        if hasWork { return true }
-        _ = arrived.wait(timeout: .now() + .nanoseconds(Int(max(0, timeout) * 1e9)))
-        return hasWork
+        let deadline = DispatchTime.now() + .nanoseconds(Int(max(0, timeout) * 1e9))
+        // The semaphore counts every task queued, also those already run: wake until one is there.
+        while !hasWork {
+            if arrived.wait(timeout: deadline) == .timedOut { return hasWork }
+        }
+        return true
     }
 
     @discardableResult
@@ -66,7 +69,7 @@ final class PumpedEventLoop: EventLoop, @unchecked Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, UInt64(Int.max))))) { [self] in
             execute {
                 guard !cancelled.load(ordering: .acquiring) else { return }
-                do { promise.succeed(try task()) } catch { promise.fail(error) }
+                do { promise.assumeIsolated().succeed(try task()) } catch { promise.fail(error) }
             }
         }
         return Scheduled(promise: promise) {

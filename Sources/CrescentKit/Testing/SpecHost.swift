@@ -29,8 +29,14 @@ final class SpecHost {
     var waitStart: Duration?
 
     /// How long ``settle()`` waits for a service call running on another thread (a geocoder
-    /// lookup, a store write) before it takes the call to be waiting on virtual time.
-    static let quietPeriod = 3.0
+    /// lookup, whose first one loads the data; a store write) before it takes the call to be
+    /// waiting on virtual time. Generous: a loaded machine may take seconds for the first.
+    static let quietPeriod = 15.0
+    /// How long ``settle()`` gives a task the clock woke to hand the loop work or sleep again
+    /// (a task that ends instead costs this once).
+    static let wakePeriod = 2.0
+    /// How many tasks slept on the clock when the host last settled.
+    private var sleepersSettled = 0
     /// The most virtual time a test may wait through while its body awaits.
     static let waitLimit = Duration.seconds(86_400)
 
@@ -67,9 +73,26 @@ final class SpecHost {
     /// until nothing is left but what waits on the clock.
     func settle() {
         while true {
+            // A test's turn lasts as long as its body: deliveries queued meanwhile (an initial
+            // value, a post) are scheduled here, as the end of a turn would.
+            host.binding.scheduleDelivery()
             if loop.runPending() > 0 { continue }
-            guard host.isRunning, host.binding.requests.count > clock.sleepers else { return }
-            if !loop.waitForWork(timeout: Self.quietPeriod) { return }
+            guard host.isRunning else { return }
+            let sleepers = clock.sleepers
+            if host.binding.requests.count > sleepers {
+                if loop.waitForWork(timeout: Self.quietPeriod) { continue }
+            } else if sleepers < sleepersSettled {
+                // The clock woke a task (a feed's poll loop): it runs on another thread until it
+                // hands the loop work or sleeps again.
+                let deadline = ContinuousClock.now + .seconds(Self.wakePeriod)
+                while !loop.hasWork && clock.sleepers < sleepersSettled && ContinuousClock.now < deadline {
+                    _ = loop.waitForWork(timeout: 0.002)
+                }
+                if !loop.hasWork && clock.sleepers < sleepersSettled { sleepersSettled = clock.sleepers }
+                continue
+            }
+            sleepersSettled = sleepers
+            return
         }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-public import Model
 
 /// What `crescent test` runs and how it reports.
 public struct SpecRunOptions: Sendable {

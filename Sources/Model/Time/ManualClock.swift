@@ -78,14 +78,15 @@ public final class ManualClock: ServiceClock {
     public var sleepers: Int { suspended.load(ordering: .acquiring) }
 
     public func sleep(for delay: Duration) async throws {
-        suspended.add(1, ordering: .acquiringAndReleasing)
-        defer { suspended.subtract(1, ordering: .acquiringAndReleasing) }
         let wake = Cancellation()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let resumed = Atomic<Bool>(false)
-                let resume: @Sendable (Bool) -> Void = { cancelled in
+                suspended.add(1, ordering: .acquiringAndReleasing)
+                let resume: @Sendable (Bool) -> Void = { [self] cancelled in
                     guard !resumed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                    // Counted down by the job that wakes it, so a runner sees the wake at once.
+                    suspended.subtract(1, ordering: .acquiringAndReleasing)
                     if cancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
                 }
                 let job = schedule(after: delay) { resume(false) }
