@@ -78,8 +78,10 @@ import Testing
         var defined: Set<String> = []
         for line in globals.split(separator: "\n") {
             if line.hasPrefix("function ") {
-                let name = line.dropFirst(9).prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-                defined.insert(String(name))
+                let rest = line.dropFirst(9)
+                let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+                // `function Timer:cancel()` is a method of a class, not a global.
+                if rest.dropFirst(name.count).first != ":" { defined.insert(String(name)) }
             } else if let first = line.first, first.isLetter, let equals = line.firstIndex(of: "=") {
                 let name = line[..<equals].trimmingCharacters(in: .whitespaces)
                 if name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) { defined.insert(name) }
@@ -105,12 +107,13 @@ import Testing
     }
 
     @Test func luacheckIsCleanOverTheScriptsAndSpecsWithTheDeclaredGlobals() throws {
-        let scripts = try Self.runTool("/usr/bin/luacheck", ["--no-color", "--codes", "--std", "lua54", "--no-max-line-length",
-                                                             "--read-globals"] + StubWriter.globalNames + ["--", "scripts"])
+        // Methods that do not use `self` (loadView building a view) are normal in controllers.
+        let common = ["--no-color", "--codes", "--std", "lua54", "--no-max-line-length", "--ignore", "212/self"]
+        let scripts = try Self.runTool("/usr/bin/luacheck", common + ["--read-globals"] + StubWriter.globalNames + ["--", "scripts"])
         #expect(scripts.status == 0, "\(scripts.output)")
-        let specs = try Self.runTool("/usr/bin/luacheck", ["--no-color", "--codes", "--std", "lua54", "--no-max-line-length",
-                                                           "--read-globals"] + StubWriter.globalNames + StubWriter.testGlobalNames
-                                                           + ["--globals", "assert", "--", "spec"])
+        // assert's fields (assert.equals…) are the test API's; luacheck knows only Lua's assert.
+        let specs = try Self.runTool("/usr/bin/luacheck", common + ["--ignore", "143", "--read-globals"] + StubWriter.globalNames
+                                     + StubWriter.testGlobalNames + ["--", "spec"])
         #expect(specs.status == 0, "\(specs.output)")
     }
 

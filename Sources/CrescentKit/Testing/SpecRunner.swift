@@ -1,4 +1,5 @@
 import Foundation
+import Model
 
 /// What `crescent test` runs and how it reports.
 public struct SpecRunOptions: Sendable {
