@@ -149,7 +149,8 @@ extension ModelBinding {
     /// conversion back to a value still see only the fields (they read the fields table raw).
     private func installModelMethods() throws(LuaError) {
         let stack = vm.stack
-        try vm.load(Prelude.modelMethodsSource, name: "=[crescent models]")
+        let module = Prelude.models
+        try vm.load(module.source, name: module.chunkName)
         _ = vm.getGlobal("json")
         try vm.call(arguments: 1, results: 1)                         // types
         stack.pushNil()
