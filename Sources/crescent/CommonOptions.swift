@@ -67,11 +67,3 @@ struct CommonOptions: ParsableArguments {
         return options
     }
 }
-
-extension HostOptions.UIMode: @retroactive ExpressibleByArgument {}
-
-extension HostOptions.LogLevel: @retroactive ExpressibleByArgument {
-    public init?(argument: String) { self.init(name: argument) }
-    public var defaultValueDescription: String { "\(self)" }
-    public static var allValueStrings: [String] { allCases.map { "\($0)" } }
-}

@@ -41,7 +41,7 @@ struct Crescent: ParsableCommand {
         }
         if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
             // The root's help, then the options of the default command, which are what most people want.
-            ProcessIO.writeOut(helpMessage() + "\n\n" + RunCommand.helpMessage() + "\n")
+            ProcessIO.writeOut(helpMessage() + "\n\n" + helpMessage(for: RunCommand.self) + "\n")
             ProcessIO.exit(0)
         }
         dispatch(hoistingSubcommand(arguments))

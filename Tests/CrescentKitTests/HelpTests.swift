@@ -53,7 +53,7 @@ import Testing
         let lines = try help("services.thermostat.readings")
         #expect(lines.first == "readings — Recorded temperatures.")
         #expect(lines.contains("  readings:record(value, completion)"))
-        #expect(lines.contains("  didChange  The items changed; positions are 1-based (deleted: before the change, the others: after). Payload: change set {inserted, deleted, updated, reload}."))
+        #expect(lines.contains("  didChange  The items changed; positions are 1-based (deleted: before the change, the others: after), with the inserted and updated items. Payload: change set {inserted, deleted, updated, reload, insertedItems, updatedItems}."))
     }
 
     @Test func helpOfGlobals() throws {

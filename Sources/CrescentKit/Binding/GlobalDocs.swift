@@ -64,6 +64,7 @@ enum GlobalDocs {
         entry("app.args", "app.args", "The script's arguments (as arg[1...])."),
         entry("app.exit", "app.exit([code])", "Tear down and exit at once with code (default 0; true is 0, false is 1)."),
         entry("inspect", "inspect(v[, { depth, length, string, indent, width }])", "Readable, cycle-safe rendering of any value."),
+        entry("inspect.defaults", "inspect.defaults", "The default options of inspect (depth 4, length 100, string 10000, indent 2, width 72); may be changed."),
         entry("json", "json.encode(v[, opts]), json.decode(s[, opts])", "JSON; json.null, json.array(t), json.object(t)."),
         entry("json.encode", "json.encode(v[, { indent, sort_keys }])", "The JSON text of v; floats keep a fraction, keys are sorted."),
         entry("json.decode", "json.decode(s[, { max_depth }])", "The value of JSON text s; null is json.null, arrays and objects keep their shape."),
