@@ -6,7 +6,7 @@ import Model
 /// `crescent init [DIR]`: a new project a newcomer can run and test at once.
 struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent init",
+        commandName: "init",
         abstract: "Write a new project: crescent.toml, a main.lua controller, a passing spec/main_spec.lua, stubs and .luarc.json.",
         discussion: "Then: cd DIR && crescent test && crescent main.lua. Existing files are never overwritten."
     )

@@ -6,7 +6,7 @@ import Model
 /// `crescent stubs [--out DIR]`: LuaLS annotation files and `.luarc.json`, from the declarations.
 struct StubsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent stubs",
+        commandName: "stubs",
         abstract: "Write LuaLS (LuaCATS) annotation files for every global and service, and a .luarc.json beside them.",
         discussion: "The stubs go in DIR (default: types); .luarc.json goes in DIR's parent folder, pointing at DIR."
     )

@@ -4,7 +4,7 @@ import CrescentKit
 /// `crescent test [PATH...]`: runs `*_spec.lua` files in virtual time, each test in a fresh host.
 struct TestCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent test",
+        commandName: "test",
         abstract: "Run *_spec.lua files (default: spec/ and test/), each test in a fresh host on a virtual clock.",
         discussion: """
             The API is busted's (describe, it, assert, spy) with clock.advance/run/now, fake.location, \
@@ -26,7 +26,7 @@ struct TestCommand: ParsableCommand {
     var update = false
 
     @Option(name: .customLong("memory-limit"), help: ArgumentHelp("Each test VM's memory limit in MiB; 0 for none.", valueName: "mib"))
-    var memoryLimit = CommonOptions.defaultMemoryLimit
+    var memoryLimit = HostOptions().memoryLimitMiB
 
     @Argument(help: ArgumentHelp("Spec files or folders to search for *_spec.lua.", valueName: "path"))
     var paths: [String] = []
@@ -37,7 +37,10 @@ struct TestCommand: ParsableCommand {
         options.filter = filter
         options.junitPath = junit
         options.update = update
-        options.hostOptions = CommonOptions.hostOptions(memoryLimit: memoryLimit, config: config, noColor: true, arguments: [])
+        var host = HostOptions()
+        host.memoryLimitMiB = memoryLimit
+        host.configPath = config
+        options.hostOptions = host
         do {
             throw ExitCode(try SpecRunner.run(options) { ProcessIO.writeOut($0) })
         } catch let error as SpecRunner.UsageError {

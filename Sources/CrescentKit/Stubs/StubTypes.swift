@@ -1,4 +1,4 @@
-public import Model
+import Model
 
 /// Turns declared types into LuaCATS types (`---@param location crescent.location`).
 ///
