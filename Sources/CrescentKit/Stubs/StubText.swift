@@ -73,56 +73,64 @@ enum StubText {
         "",
     ]
 
-    /// The typed declaration of the global `name` of ``GlobalDocs``.
+    /// The typed declaration of `name` from ``GlobalDocs`` (a global, or a member of a global
+    /// table such as `app.push`), after its doc comment.
     static func global(_ name: String) -> [String] {
-        switch name {
-        case "services":
-            return ["---@type crescent.Services", "services = services"]
-        case "observe":
-            return ["---@param obj crescent.Object", "---@param key string", "---@param handler fun(new: any, old: any, change: table)",
-                    "---@param opts? crescent.ObserveOptions", "---@return crescent.Subscription", "function observe(obj, key, handler, opts) end"]
-        case "on":
-            return ["---@param name string", "---@param handler fun(payload: any, info: table)", "---@param opts? crescent.OnOptions",
-                    "---@return crescent.Subscription", "function on(name, handler, opts) end"]
-        case "post":
-            return ["---@param name string", "---@param payload? any", "function post(name, payload) end"]
-        case "subscriptions":
-            return ["---@return table[]", "function subscriptions() end"]
-        case "task":
-            return ["---@param fn async fun(...): any", "---@param ... any", "---@return crescent.Task", "function task(fn, ...) end"]
-        case "sleep":
-            return ["---@async", "---@param seconds number", "function sleep(seconds) end"]
-        case "timer":
-            return ["timer = {}", "---@param seconds number", "---@param fn fun(timer: crescent.Timer)", "---@return crescent.Timer",
-                    "function timer.after(seconds, fn) end", "---@param seconds number", "---@param fn fun(timer: crescent.Timer)",
-                    "---@return crescent.Timer", "function timer.every(seconds, fn) end"]
-        case "inspect":
-            return ["---@param value any", "---@param opts? { depth: integer?, length: integer?, string: integer?, indent: (integer|string)?, width: integer? }",
-                    "---@return string", "function inspect(value, opts) end"]
-        case "json":
-            return ["json = {}", "---@param value any", "---@param opts? { indent: (integer|string)?, sort_keys: boolean? }", "---@return string",
-                    "function json.encode(value, opts) end", "---@param text string", "---@return any", "function json.decode(text) end",
-                    "json.null = nil ---@type lightuserdata", "---@param t table", "---@return table", "function json.array(t) end",
-                    "---@param t table", "---@return table", "function json.object(t) end"]
-        case "log":
-            return ["log = {}"] + ["debug", "info", "warn", "error"].flatMap { ["---@param ... any", "function log.\($0)(...) end"] }
-        case "app":
-            return ["---@class crescent.App", "---@field args string[] The script's arguments (as arg[1...]).",
-                    "---@field top crescent.Controller? The controller on top of the navigation stack.",
-                    "---@field stack crescent.Controller[]", "app = {}",
-                    "---@param code? integer|boolean", "function app.exit(code) end",
-                    "---@param controller crescent.Controller|table", "---@param args? table", "function app.push(controller, args) end",
-                    "function app.pop() end",
-                    "---@param controller crescent.Controller|table", "---@param args? table", "function app.replace(controller, args) end",
-                    "---@param pattern string", "---@param controller crescent.Controller|table", "function app.route(pattern, controller) end",
-                    "---@param path string", "---@param args? table", "function app.open(path, args) end",
-                    "---@param command string", "---@param ... string", "function app.send(command, ...) end"]
-        case "help":
-            return ["---@param x? any", "function help(x) end"]
-        default:
-            return ["\(name) = nil ---@type any"]
+        if name.hasPrefix("view."), name != "view.<component>" {
+            return ["---@param spec table|string", "---@return crescent.View", "function \(name)(spec) end"]
         }
+        return declarations[name] ?? ["---@type any", "\(name) = nil"]
     }
+
+    private static let declarations: [String: [String]] = [
+        "services": ["---@type crescent.Services", "services = services"],
+        "observe": ["---@param obj crescent.Object", "---@param key string", "---@param handler fun(new: any, old: any, change: table)",
+                    "---@param opts? crescent.ObserveOptions", "---@return crescent.Subscription", "function observe(obj, key, handler, opts) end"],
+        "on": ["---@param name string", "---@param handler fun(payload: any, info: table)", "---@param opts? crescent.OnOptions",
+               "---@return crescent.Subscription", "function on(name, handler, opts) end"],
+        "post": ["---@param name string", "---@param payload? any", "function post(name, payload) end"],
+        "subscriptions": ["---@return table[]", "function subscriptions() end"],
+        "task": ["---@param fn async fun(...): any", "---@param ... any", "---@return crescent.Task", "function task(fn, ...) end"],
+        "sleep": ["---@async", "---@param seconds number", "function sleep(seconds) end"],
+        "timer": ["timer = {}"],
+        "timer.after": ["---@param seconds number", "---@param fn fun(timer: crescent.Timer)", "---@return crescent.Timer",
+                        "function timer.after(seconds, fn) end"],
+        "timer.every": ["---@param seconds number", "---@param fn fun(timer: crescent.Timer)", "---@return crescent.Timer",
+                        "function timer.every(seconds, fn) end"],
+        "controller": ["---@param name string", "---@param base? crescent.Controller", "---@return crescent.Controller",
+                       "function controller(name, base) end"],
+        "view": ["view = {}"],
+        "app": ["app = {}"],
+        "app.push": ["---@param controller crescent.Controller|table", "---@param args? table", "---@return crescent.Controller",
+                     "function app.push(controller, args) end"],
+        "app.pop": ["function app.pop() end"],
+        "app.replace": ["---@param controller crescent.Controller|table", "---@param args? table", "---@return crescent.Controller",
+                        "function app.replace(controller, args) end"],
+        "app.route": ["---@param pattern string", "---@param controller crescent.Controller", "function app.route(pattern, controller) end"],
+        "app.open": ["---@param path string", "---@param args? table", "function app.open(path, args) end"],
+        "app.send": ["---@param command string", "---@param ... string", "function app.send(command, ...) end"],
+        "app.top": ["---@type crescent.Controller?", "app.top = nil"],
+        "app.stack": ["---@type crescent.Controller[]", "app.stack = {}"],
+        "app.args": ["---@type string[]", "app.args = {}"],
+        "app.exit": ["---@param code? integer|boolean", "function app.exit(code) end"],
+        "inspect": ["---@param value any", "---@param opts? { depth: integer?, length: integer?, string: integer?, indent: (integer|string)?, width: integer? }",
+                    "---@return string", "function inspect(value, opts) end"],
+        "inspect.defaults": ["---@type { depth: integer, length: integer, string: integer, indent: integer|string, width: integer }",
+                             "inspect.defaults = {}"],
+        "json": ["json = {}"],
+        "json.encode": ["---@param value any", "---@param opts? { indent: (integer|string)?, sort_keys: boolean? }", "---@return string",
+                        "function json.encode(value, opts) end"],
+        "json.decode": ["---@param text string", "---@param opts? { max_depth: integer? }", "---@return any", "function json.decode(text, opts) end"],
+        "json.null": ["---@type lightuserdata", "json.null = nil"],
+        "json.array": ["---@param t? table", "---@return table", "function json.array(t) end"],
+        "json.object": ["---@param t? table", "---@return table", "function json.object(t) end"],
+        "log": ["log = {}"],
+        "log.debug": ["---@param ... any", "function log.debug(...) end"],
+        "log.info": ["---@param ... any", "function log.info(...) end"],
+        "log.warn": ["---@param ... any", "function log.warn(...) end"],
+        "log.error": ["---@param ... any", "function log.error(...) end"],
+        "help": ["---@param x? any", "function help(x) end"],
+    ]
 
     static let controllers: [String] = [
         "---A controller: coordinates services and a view. Lifecycle, in order: init(args), loadView(),",
@@ -178,38 +186,24 @@ enum StubText {
         "---@param child crescent.Controller",
         "function Controller:removeChild(child) end",
         "",
-        "---Defines a controller class, optionally deriving from `base`.",
-        "---@param name string",
-        "---@param base? crescent.Controller",
-        "---@return crescent.Controller",
-        "function controller(name, base) end",
-        "",
     ]
 
-    static func views(_ kinds: [String]) -> [String] {
-        var lines = [
-            "---A view component: update(data) or set its fields; rendered once at the end of the turn.",
-            "---@class crescent.View",
-            "---@field id string?",
-            "---@field kind string",
-            "local View = {}",
-            "---@param data any",
-            "function View:update(data) end",
-            "---@param changes table",
-            "---@param items table",
-            "function View:apply(changes, items) end",
-            "---@param id string",
-            "---@return crescent.View?",
-            "function View:find(id) end",
-            "",
-            "view = {}",
-        ]
-        for kind in kinds {
-            lines += ["---`view.\(kind) { id = ..., ... }`", "---@param spec table|string", "---@return crescent.View", "function view.\(kind)(spec) end"]
-        }
-        lines.append("")
-        return lines
-    }
+    static let viewClass: [String] = [
+        "---A view component: update(data) or set its fields; rendered once at the end of the turn.",
+        "---@class crescent.View",
+        "---@field id string?",
+        "---@field kind string",
+        "local View = {}",
+        "---@param data any",
+        "function View:update(data) end",
+        "---@param changes table",
+        "---@param items? table",
+        "function View:apply(changes, items) end",
+        "---@param id string",
+        "---@return crescent.View?",
+        "function View:find(id) end",
+        "",
+    ]
 
     /// The globals `crescent test` adds.
     static let testGlobals = ["describe", "context", "it", "test", "pending", "before_each", "after_each", "setup", "teardown",

@@ -48,7 +48,9 @@ public enum StubWriter {
     }
 
     /// Every global a script can use (for luacheck and the editor): the prelude's and the test API's.
-    public static let globalNames: [String] = GlobalDocs.entries.map(\.name) + ["controller", "view"]
+    public static let globalNames: [String] = GlobalDocs.entries.filter { $0.table == nil }.map(\.name)
+    /// Every name of ``GlobalDocs``: the globals and the members of global tables (`app.push`).
+    public static let documentedNames: [String] = GlobalDocs.entries.map(\.name)
     public static let testGlobalNames: [String] = StubText.testGlobals
 
     // MARK: Services
@@ -165,7 +167,7 @@ public enum StubWriter {
             lines.append("")
         }
         lines += StubText.controllers
-        lines += StubText.views(ViewNode.Kind.allCases.map(\.rawValue))
+        lines += StubText.viewClass
         return lines.joined(separator: "\n") + "\n"
     }
 
