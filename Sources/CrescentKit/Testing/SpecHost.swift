@@ -258,7 +258,7 @@ final class SpecHost {
         var failure: LuaError?
         host.runTurn { host in
             do throws(LuaError) {
-                try host.vm.load(Prelude.testing.source, name: Prelude.testing.chunkName)
+                try Prelude.testing.load(into: host.vm)
                 pushPrimitives(onto: host.vm.stack)
                 host.vm.stack.push(LuaValue.table(["update": .boolean(update), "listing": .boolean(listing)]))
                 try host.vm.call(arguments: 2, results: 1)
