@@ -42,4 +42,14 @@ describe("tracker", function()
     clock.advance(0)
     assert.matches("London", view_text())
   end)
+
+  it("follows a recorded track, one point a second", function()
+    fake.location { track = "scripts/tracks/paris.gpx", interval = 1 }
+    script("scripts/tracker.lua")
+    clock.advance(0)
+    assert.matches("France", view_text())
+    local first = services.location.location
+    clock.advance(30)
+    assert.truthy(services.location.location.time > first.time, "the fix of 30 s later is newer")
+  end)
 end)
