@@ -1,6 +1,6 @@
 -- testing.lua: the API of `crescent test` (busted's names, DESIGN.md "Testing scripts"), loaded in
 -- every test's fresh host after the other prelude modules. The chunk takes the host's testing
--- primitives (T, a private table) and options ({ update, listing }), defines the globals and returns
+-- primitives (T, a private table) and options ({ update, listing, only }), defines the globals and returns
 -- the runner the Swift side drives: list(filter) after the spec file ran, then run(i).
 --
 -- A spec file runs once per test, each time in a new host: describe blocks and hooks are collected
@@ -67,17 +67,25 @@ function describe(name, fn)
 end
 context = describe
 
+-- Tests are numbered in the order the file declares them. A host that runs one test (options.only)
+-- keeps only that one: a file of a thousand tests runs a thousand times.
+local declared = 0
+
 function it(name, fn)
+  declared = declared + 1
+  if options.only and declared ~= options.only then return end
   checkname(name, fn, "it")
-  -- Only the host that lists the tests needs where each is; the others run one of them.
-  tests[#tests + 1] = { name = options.listing and fullname(current, name) or name, block = current, fn = fn,
+  -- Only the host that lists the tests needs where each is.
+  tests[declared] = { name = options.listing and fullname(current, name) or name, block = current, fn = fn,
     where = options.listing and where(2) or "?", pending = fn == nil }
 end
 test = it
 
 function pending(name)
+  declared = declared + 1
+  if options.only and declared ~= options.only then return end
   checkname(name, nil, "pending")
-  tests[#tests + 1] = { name = fullname(current, name), block = current, where = where(2), pending = true }
+  tests[declared] = { name = fullname(current, name), block = current, where = where(2), pending = true }
 end
 
 local function hook(kind)

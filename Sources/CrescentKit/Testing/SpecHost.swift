@@ -41,9 +41,10 @@ final class SpecHost {
     static let waitLimit = Duration.seconds(86_400)
 
     /// A host for a spec, with `options` as the base (config file, columns).
-    /// - Parameter listing: this host lists the file's tests (their full names and places), not
-    ///   only runs one.
-    init(loop: PumpedEventLoop, options: HostOptions, update: Bool, listing: Bool) throws {
+    /// - Parameters:
+    ///   - listing: this host lists the file's tests (their full names and places).
+    ///   - only: the 0-based index of the one test this host runs; nil keeps every test.
+    init(loop: PumpedEventLoop, options: HostOptions, update: Bool, listing: Bool, only: Int? = nil) throws {
         self.loop = loop
         let link = SpecLink()
         self.link = link
@@ -64,7 +65,7 @@ final class SpecHost {
         let me = NIOLoopBound(Unowned(self), eventLoop: loop)
         link.spec.withLock { $0 = me }
         clock.onSettle { me.value.object?.settle() }
-        try installTesting(update: update, listing: listing)
+        try installTesting(update: update, listing: listing, only: only)
     }
 
     // MARK: Settling
@@ -254,13 +255,15 @@ final class SpecHost {
     }
 
     /// Loads the testing prelude with its primitives and keeps the runner it returns.
-    private func installTesting(update: Bool, listing: Bool) throws {
+    private func installTesting(update: Bool, listing: Bool, only: Int?) throws {
         var failure: LuaError?
         host.runTurn { host in
             do throws(LuaError) {
                 try Prelude.testing.load(into: host.vm)
                 pushPrimitives(onto: host.vm.stack)
-                host.vm.stack.push(LuaValue.table(["update": .boolean(update), "listing": .boolean(listing)]))
+                var options: LuaValue = ["update": .boolean(update), "listing": .boolean(listing)]
+                if let only { options = ["update": .boolean(update), "listing": .boolean(listing), "only": .integer(Int64(only + 1))] }
+                host.vm.stack.push(options)
                 try host.vm.call(arguments: 2, results: 1)
                 let stack = host.vm.stack                                    // runner
                 stack.pushValue(at: -1)

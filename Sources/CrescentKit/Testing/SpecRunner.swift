@@ -90,7 +90,7 @@ public enum SpecRunner {
                 host = ready
                 spare = nil
             } else {
-                host = try makeHost(loop: loop, options: options, listing: false)
+                host = try makeHost(loop: loop, options: options, listing: false, only: index)
                 if let failure = host.load(bytes, path: file) {
                     report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .failed,
                                           message: failure, output: host.output.text, seconds: seconds(since: begun)), write: write)
@@ -106,9 +106,10 @@ public enum SpecRunner {
         }
     }
 
-    private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, listing: Bool) throws(UsageError) -> SpecHost {
+    private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, listing: Bool,
+                                 only: Int? = nil) throws(UsageError) -> SpecHost {
         do {
-            return try SpecHost(loop: loop, options: options.hostOptions, update: options.update, listing: listing)
+            return try SpecHost(loop: loop, options: options.hostOptions, update: options.update, listing: listing, only: only)
         } catch {
             throw UsageError(description: "cannot start a test host: \(error)")
         }
