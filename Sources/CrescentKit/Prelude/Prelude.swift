@@ -10,7 +10,8 @@ import Synchronization
 /// | `json` | nothing | the `json` global |
 /// | `models` | the `json` module | methods of data models by type name (`response:json()`) |
 /// | `controllers` | the host's primitives (scopes, tasks, timers, reports) | `controller`, `app`'s navigation |
-/// | `testing` | a test host's primitives and options | the test API's globals, the runner (`crescent test` only) |
+/// | `assertions` | a test host's primitives and options | `assert`, `spy`, `view_text`, `view_json` (`crescent test` only) |
+/// | `testing` | the same, and what `assertions` gives | the test API's other globals, the runner (`crescent test` only) |
 enum Prelude {
     /// One embedded module.
     struct Module: Sendable {
@@ -37,9 +38,11 @@ enum Prelude {
     static let models = Module(name: "models", source: PackageResources.models_lua, input: .json)
     static let controllers = Module(name: "controllers", source: PackageResources.controllers_lua, input: .hostPrimitives)
 
-    /// The API of `crescent test` (describe/it, assert, spy, clock, fake, script), loaded only by
-    /// a test's host, last; its chunk takes the test host's primitives and the run's options and
-    /// returns the runner.
+    /// The assertions, spies and view checks of `crescent test`, loaded only by a test's host;
+    /// its chunk takes the test host's primitives and the run's options.
+    static let assertions = Module(name: "assertions", source: PackageResources.assertions_lua, input: .hostPrimitives)
+    /// The rest of `crescent test`'s API (describe/it, clock, fake, script), loaded after
+    /// `assertions`, whose result it takes too; its chunk returns the runner.
     static let testing = Module(name: "testing", source: PackageResources.testing_lua, input: .hostPrimitives)
 
     /// Every embedded module a host loads, in load order.

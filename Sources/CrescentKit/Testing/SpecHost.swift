@@ -259,20 +259,27 @@ final class SpecHost {
         var failure: LuaError?
         host.runTurn { host in
             do throws(LuaError) {
-                try Prelude.testing.load(into: host.vm)
-                pushPrimitives(onto: host.vm.stack)
+                let stack = host.vm.stack
+                pushPrimitives(onto: stack)
+                let primitives = host.vm.ref(from: stack)
                 var options: LuaValue = ["update": .boolean(update), "listing": .boolean(listing)]
                 if let only { options = ["update": .boolean(update), "listing": .boolean(listing), "only": .integer(Int64(only + 1))] }
-                host.vm.stack.push(options)
-                try host.vm.call(arguments: 2, results: 1)
-                let stack = host.vm.stack                                    // runner
+                try Prelude.assertions.load(into: host.vm)                   // fn
+                primitives.push(onto: stack)
+                stack.push(options)                                          // fn T options
+                try host.vm.call(arguments: 2, results: 1)                   // assertions
+                try Prelude.testing.load(into: host.vm)                      // assertions fn
+                primitives.push(onto: stack)
+                stack.push(options)
+                stack.pushValue(at: -4)                                      // assertions fn T options assertions
+                try host.vm.call(arguments: 3, results: 1)                   // assertions runner
                 stack.pushValue(at: -1)
-                runner = host.vm.ref(from: stack)                            // runner
-                _ = stack.rawGet(-1, "http")                                 // runner http
-                httpHandler = host.vm.ref(from: stack)                       // runner
-                _ = stack.rawGet(-1, "call")                                 // runner call
-                callHandler = host.vm.ref(from: stack)                       // runner
-                stack.pop()
+                runner = host.vm.ref(from: stack)                            // assertions runner
+                _ = stack.rawGet(-1, "http")                                 // assertions runner http
+                httpHandler = host.vm.ref(from: stack)                       // assertions runner
+                _ = stack.rawGet(-1, "call")                                 // assertions runner call
+                callHandler = host.vm.ref(from: stack)                       // assertions runner
+                stack.pop(2)
             } catch {
                 failure = error
             }
