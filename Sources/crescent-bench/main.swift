@@ -28,6 +28,7 @@ enum BenchCommand {
             ("geocode-load", GeocoderRows.load),
             ("http-get", HTTPRows.get),
             ("feed-parse", FeedRows.parse),
+            ("remote-eval", RemoteRows.eval),
         ]
     }
 

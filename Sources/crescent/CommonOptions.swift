@@ -30,6 +30,9 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown: debug, info, warn or error.", valueName: "level"))
     var logLevel: String = CommonOptions.defaultLogLevel
 
+    @Option(name: .customLong("listen"), help: ArgumentHelp("Listen for remote control (crescent attach, eval, send …) as NAME; --listen alone: the script's name, or repl.", valueName: "name"))
+    var listen: String?
+
     static let defaultMemoryLimit = 1024
     static let defaultLogLevel = "info"
 
@@ -49,14 +52,15 @@ struct CommonOptions: ParsableArguments {
     /// The host options these flags describe, for a script with `arguments`.
     func hostOptions(arguments: [String]) -> HostOptions {
         Self.hostOptions(ui: ui, failFast: failFast, timeout: timeout, memoryLimit: memoryLimit, config: config,
-                         dataDir: dataDir, location: location, noColor: noColor, logLevel: logLevel, arguments: arguments)
+                         dataDir: dataDir, location: location, noColor: noColor, logLevel: logLevel, listen: listen,
+                         arguments: arguments)
     }
 
     /// The host options for these flag values; the defaults are a command line without options.
     static func hostOptions(ui: String? = nil, failFast: Bool = false, timeout: Double? = nil,
                             memoryLimit: Int = defaultMemoryLimit, config: String? = nil, dataDir: String? = nil,
                             location: String? = nil, noColor: Bool = false, logLevel: String = defaultLogLevel,
-                            arguments: [String]) -> HostOptions {
+                            listen: String? = nil, arguments: [String]) -> HostOptions {
         var options = HostOptions()
         options.memoryLimitMiB = memoryLimit
         options.timeout = timeout
@@ -68,6 +72,8 @@ struct CommonOptions: ParsableArguments {
         options.dataDirectory = dataDir
         options.location = location
         options.arguments = arguments
+        options.listen = listen
+        options.version = CrescentVersion.current
         return options
     }
 }

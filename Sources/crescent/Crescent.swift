@@ -11,7 +11,7 @@ enum Crescent {
     static let usageHint = "Usage: crescent [options] SCRIPT.lua [ARGS...]  (see 'crescent --help')"
 
     static func main() {
-        var arguments = Array(CommandLine.arguments.dropFirst())
+        var arguments = bareListen(Array(CommandLine.arguments.dropFirst()))
         if let (source, scriptArguments) = plainRun(arguments) {
             ProcessIO.exit(RunCommand.execute(source, options: CommonOptions.hostOptions(arguments: scriptArguments)))
         }
@@ -22,6 +22,18 @@ enum Crescent {
             dispatch(ServicesCommand.self, Array(arguments.dropFirst()))
         case "repl":
             dispatch(ReplCommand.self, Array(arguments.dropFirst()))
+        case "ls":
+            dispatch(LsCommand.self, Array(arguments.dropFirst()))
+        case "attach":
+            dispatch(AttachCommand.self, Array(arguments.dropFirst()))
+        case "eval":
+            dispatch(EvalCommand.self, Array(arguments.dropFirst()))
+        case "send":
+            dispatch(SendCommand.self, Array(arguments.dropFirst()))
+        case "view":
+            dispatch(ViewCommand.self, Array(arguments.dropFirst()))
+        case "observe":
+            dispatch(ObserveCommand.self, Array(arguments.dropFirst()))
         default:
             break
         }
@@ -38,8 +50,21 @@ enum Crescent {
             guard arguments.count >= 2, !arguments.dropFirst(2).contains(where: { $0.hasPrefix("-") }) else { return nil }
             return (.code(arguments[1]), Array(arguments.dropFirst(2)))
         }
-        guard !first.hasPrefix("-"), !["run", "services", "repl", "help"].contains(first) else { return nil }
+        guard !first.hasPrefix("-"), !["run", "services", "repl", "help", "ls", "attach", "eval", "send", "view", "observe"].contains(first) else { return nil }
         return (.file(first), Array(arguments.dropFirst()))
+    }
+
+    /// `--listen` takes its name only as `--listen=NAME`, so a bare one (before the script: later
+    /// words are the script's) becomes `--listen=`, the default name.
+    static func bareListen(_ arguments: [String]) -> [String] {
+        let takesValue: Set = ["-e", "--ui", "--timeout", "--memory-limit", "--config", "--data-dir", "--location", "--log-level"]
+        var result = arguments
+        for index in arguments.indices {
+            let word = arguments[index]
+            if word == "--" || (!word.hasPrefix("-") && (index == 0 || !takesValue.contains(arguments[index - 1]))) { break }
+            if word == "--listen" { result[index] = "--listen=" }
+        }
+        return result
     }
 
     /// Parses `arguments` as `command` and maps every outcome to DESIGN.md's exit statuses: the
