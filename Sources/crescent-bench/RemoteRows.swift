@@ -64,10 +64,11 @@ enum RemoteRows {
     /// (a controller is pushed) until the bench asks it to exit.
     private static func startHost(row: String) throws(BenchFailure) -> String {
         let source = "local Idle = controller('Idle')\nfunction Idle:loadView() return view.text('idle') end\napp.push(Idle)\n"
-        var options = HostOptions()
-        options.listen = "bench"
-        options.memoryLimitMiB = 0
+        var settings = HostOptions()
+        settings.listen = "bench"
+        settings.memoryLimitMiB = 0
         let console = Console(colors: false) { _, _ in }
+        let options = settings
         DispatchQueue(label: "crescent-bench.remote-host").async {
             _ = ScriptRunner.run(.code(source), bytes: Array(source.utf8), options: options, plugins: [.standard], console: console)
         }

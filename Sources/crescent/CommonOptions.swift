@@ -33,6 +33,8 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .customLong("listen"), help: ArgumentHelp("Listen for remote control (crescent attach, eval, send …) as NAME; --listen alone: the script's name, or repl.", valueName: "name"))
     var listen: String?
 
+    /// What a bare `--listen` becomes (`-` is no host name): listen under the default name.
+    static let defaultListenName = "-"
     static let defaultMemoryLimit = 1024
     static let defaultLogLevel = "info"
 
@@ -72,7 +74,7 @@ struct CommonOptions: ParsableArguments {
         options.dataDirectory = dataDir
         options.location = location
         options.arguments = arguments
-        options.listen = listen
+        options.listen = listen == defaultListenName ? "" : listen
         options.version = CrescentVersion.current
         return options
     }

@@ -55,14 +55,14 @@ enum Crescent {
     }
 
     /// `--listen` takes its name only as `--listen=NAME`, so a bare one (before the script: later
-    /// words are the script's) becomes `--listen=`, the default name.
+    /// words are the script's) becomes `--listen=-`, the default name.
     static func bareListen(_ arguments: [String]) -> [String] {
         let takesValue: Set = ["-e", "--ui", "--timeout", "--memory-limit", "--config", "--data-dir", "--location", "--log-level"]
         var result = arguments
         for index in arguments.indices {
             let word = arguments[index]
             if word == "--" || (!word.hasPrefix("-") && (index == 0 || !takesValue.contains(arguments[index - 1]))) { break }
-            if word == "--listen" { result[index] = "--listen=" }
+            if word == "--listen" { result[index] = "--listen=" + CommonOptions.defaultListenName }
         }
         return result
     }

@@ -30,7 +30,7 @@ struct EvalCommand: ParsableCommand {
                 ProcessIO.writeOut(text + "\n")
             }
         case .failure(let error):
-            ProcessIO.writeError("crescent: \(error.data["traceback"].stringValue ?? error.message)\n")
+            ProcessIO.writeError("crescent: \(error.data?["traceback"].stringValue ?? error.message)\n")
             throw ExitCode(1)
         }
     }

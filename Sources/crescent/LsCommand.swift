@@ -27,7 +27,7 @@ struct LsCommand: ParsableCommand {
         }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         for row in rows {
-            let cells = row.indices.map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }
+            let cells = row.indices.map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count) }
             ProcessIO.writeOut(cells.joined(separator: "  ").trimmingTrailingSpaces() + "\n")
         }
     }

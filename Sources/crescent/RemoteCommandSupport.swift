@@ -14,7 +14,7 @@ enum RemoteCommandSupport {
     }
 
     /// Calls `method`; exits 1 on a lost connection. An error answer is returned for the caller.
-    static func call(_ client: RemoteClient, _ method: String, _ params: Value = .null) -> Result<Value, RemoteClient.CallError> {
+    static func call(_ client: RemoteClient, _ method: String, _ params: Value = .null) -> Result<Value, JSONRPCError> {
         do throws(RemoteError) {
             return try client.call(method, params)
         } catch {

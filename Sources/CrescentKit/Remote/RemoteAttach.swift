@@ -1,4 +1,4 @@
-public import Model
+import Model
 import LineEditing
 #if canImport(Glibc)
 import Glibc
@@ -160,8 +160,8 @@ public struct RemoteAttach {
                 return gone(params["reason"].stringValue ?? "disconnected")
             case .response(.integer(let id), let result) where id == running?.id:
                 finishEval(text: result["text"].stringValue ?? "", error: nil)
-            case .error(.integer(let id), _, let text, let data) where id == running?.id:
-                finishEval(text: "", error: data["traceback"].stringValue ?? text)
+            case .failure(.integer(let id)?, let error) where id == running?.id:
+                finishEval(text: "", error: error.data?["traceback"].stringValue ?? error.message)
             default:
                 break
             }
@@ -181,7 +181,7 @@ public struct RemoteAttach {
         write(session.begin(prompt: "> "))
     }
 
-    private func show(error result: Result<Value, RemoteClient.CallError>?) {
+    private func show(error result: Result<Value, JSONRPCError>?) {
         if case .failure(let error)? = result { terminal.write(("error: " + error.message) + "\n") }
     }
 

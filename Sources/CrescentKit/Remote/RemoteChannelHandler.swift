@@ -1,19 +1,16 @@
 import NIOCore
 
-/// The socket side of one client, on the server's I/O loop: splits the bytes into lines, hands
-/// each to the server, and writes the outbox when the socket can take more.
+/// The socket side of one client, on the server's I/O loop: takes the lines
+/// ``JSONRPCLineDecoder`` splits, hands each to the server, and writes the outbox when the
+/// socket can take more.
 final class RemoteChannelHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
-    /// A line longer than this is not a message: the client is disconnected.
-    static let maxLineBytes = 16 << 20
-
     private let connection: RemoteConnection
-    private let received: @Sendable (RemoteConnection, String) -> Void
+    private let received: @Sendable (RemoteConnection, ByteBuffer) -> Void
     private let closed: @Sendable (RemoteConnection) -> Void
-    private var pending = ByteBuffer()
 
-    init(connection: RemoteConnection, received: @escaping @Sendable (RemoteConnection, String) -> Void,
+    init(connection: RemoteConnection, received: @escaping @Sendable (RemoteConnection, ByteBuffer) -> Void,
          closed: @escaping @Sendable (RemoteConnection) -> Void) {
         self.connection = connection
         self.received = received
@@ -21,20 +18,7 @@ final class RemoteChannelHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var bytes = unwrapInboundIn(data)
-        pending.writeBuffer(&bytes)
-        while let newline = pending.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
-            let length = newline - pending.readerIndex
-            var line = pending.readString(length: length) ?? ""
-            pending.moveReaderIndex(forwardBy: 1)
-            if line.hasSuffix("\r") { line.removeLast() }
-            if !line.allSatisfy({ $0 == " " || $0 == "\t" }) { received(connection, line) }
-        }
-        pending.discardReadBytes()
-        if pending.readableBytes > Self.maxLineBytes {
-            pending.clear()
-            connection.close(reason: "a line longer than \(Self.maxLineBytes >> 20) MiB")
-        }
+        received(connection, unwrapInboundIn(data))
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -48,6 +32,10 @@ final class RemoteChannelHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
+        if let tooLong = error as? JSONRPCLineTooLong {
+            connection.close(reason: "\(tooLong)")
+        } else {
+            context.close(promise: nil)
+        }
     }
 }

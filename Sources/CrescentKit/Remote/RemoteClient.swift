@@ -8,15 +8,6 @@ public import Model
 /// let answer = try client.call("eval", ["code": "1 + 1"])   // .success(["text": "2", "value": 2])
 /// ```
 public final class RemoteClient {
-    /// A JSON-RPC error answered to a call.
-    public struct CallError: Error, Sendable, CustomStringConvertible {
-        public let code: Int
-        public let message: String
-        public let data: Value
-
-        public var description: String { message }
-    }
-
     public let socket: UnixSocket
     /// The name of the host's socket, or its path.
     public let path: String
@@ -38,7 +29,7 @@ public final class RemoteClient {
 
     /// Sends a request and waits for its answer; notifications that come first are kept for
     /// ``nextMessage(timeout:)``.
-    public func call(_ method: String, _ params: Value = .null) throws(RemoteError) -> Result<Value, CallError> {
+    public func call(_ method: String, _ params: Value = .null) throws(RemoteError) -> Result<Value, JSONRPCError> {
         let id = try request(method, params)
         while true {
             guard let message = try readMessage(timeout: -1) else {
@@ -46,7 +37,7 @@ public final class RemoteClient {
             }
             switch message {
             case .response(.integer(id), let result): return .success(result)
-            case .error(.integer(id), let code, let text, let data): return .failure(CallError(code: code, message: text, data: data))
+            case .failure(.integer(id)?, let error): return .failure(error)
             case .notification(let name, let params) where name == "disconnect":
                 throw RemoteError("the host disconnected: \(params["reason"].stringValue ?? "no reason given")")
             case .notification: notifications.append(message)
@@ -85,9 +76,9 @@ public final class RemoteClient {
     private func readMessage(timeout: Double) throws(RemoteError) -> JSONRPCMessage? {
         while true {
             if let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: received[..<newline], as: UTF8.self)
-                received.removeSubrange(...newline)
-                if let message = try? JSONRPCMessage(line: line) { return message }
+                let line = received[..<newline]
+                defer { received.removeSubrange(...newline) }
+                if case .success(let message) = JSONRPCMessage.parse(line: line) { return message }
                 continue
             }
             guard !closed, socket.waitReadable(timeout: timeout) else { return nil }

@@ -1,5 +1,6 @@
 import NIOCore
 import Synchronization
+import Model
 
 /// One client's connection, shared by the server's I/O loop (which reads and writes the socket)
 /// and the host loop (which answers and notifies).

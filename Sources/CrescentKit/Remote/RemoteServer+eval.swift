@@ -1,5 +1,6 @@
 import LuaBridge
 import Model
+import Synchronization
 
 extension RemoteServer {
     /// `eval { code }`: runs the chunk as a task owned by the client (it may await services; what

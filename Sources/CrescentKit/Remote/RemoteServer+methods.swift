@@ -7,16 +7,7 @@ import Glibc
 
 /// The methods of DESIGN.md's table, on the host loop.
 extension RemoteServer {
-    /// An error a method answers with: JSON-RPC's code, a message naming the method and what to do.
-    struct MethodError: Error {
-        let code: Int
-        let message: String
-        var data: Value = .null
-
-        static func params(_ method: String, _ problem: String) -> MethodError {
-            MethodError(code: JSONRPCMessage.invalidParams, message: "\(method): \(problem)")
-        }
-    }
+    typealias MethodError = JSONRPCError
 
     /// Application errors: a chunk that failed, a command or service that refused.
     static let failedCode = 1
@@ -29,22 +20,22 @@ extension RemoteServer {
         case .notification(let method, let params):
             // A notification wants no answer, not even an error.
             answer(nil, method, params, session)
-        case .response, .error:
+        case .response, .failure:
             break
         }
     }
 
-    private func answer(_ id: Value?, _ method: String, _ params: Value, _ session: RemoteSession) {
+    private func answer(_ id: JSONRPCID?, _ method: String, _ params: Value, _ session: RemoteSession) {
         let reply: (Result<Value, MethodError>) -> Void = { result in
             guard let id else { return }
             switch result {
             case .success(let value): session.connection.send(.response(id: id, result: value))
             case .failure(let error):
-                session.connection.send(.error(id: id, code: error.code, message: error.message, data: error.data))
+                session.connection.send(.failure(id: id, error: error))
             }
         }
         guard params == .null || params.isObject else {
-            return reply(.failure(.params(method, "params must be an object, got \(params.typeName)")))
+            return reply(.failure(.invalidParams("\(method): params must be an object, got \(params.typeName)")))
         }
         do throws(MethodError) {
             switch method {
@@ -60,8 +51,7 @@ extension RemoteServer {
             case "services": reply(.success(try services(params)))
             case "subscriptions": reply(.success(subscriptionList()))
             default:
-                throw MethodError(code: JSONRPCMessage.methodNotFound,
-                                  message: "unknown method '\(method)' (methods: \(Self.methods.joined(separator: ", ")))")
+                throw .methodNotFound(method, known: Self.methods)
             }
         } catch {
             reply(.failure(error))
@@ -91,7 +81,7 @@ extension RemoteServer {
             let entries = host.binding.services.filter { name == nil || $0.name == name }
             return ["text": .string(text), "services": .array(entries.map { Self.declaration(of: $0) })]
         case .failure(let error):
-            throw MethodError(code: JSONRPCMessage.invalidParams, message: "services: \(error.description)")
+            throw .invalidParams("services: \(error.description)")
         }
     }
 
@@ -131,7 +121,7 @@ extension RemoteServer {
         var cursor = characters.count
         if let given = params["cursor"].integerValue {
             guard given >= 0 && given <= characters.count else {
-                throw .params("complete", "cursor must be in 0...\(characters.count) (characters), got \(given)")
+                throw .invalidParams("complete: cursor must be in 0...\(characters.count) (characters), got \(given)")
             }
             cursor = Int(given)
         }
@@ -142,13 +132,13 @@ extension RemoteServer {
     /// `app.send(command, args...)`: the top controller's command.
     private func send(_ params: Value) throws(MethodError) -> Value {
         guard let command = try Self.string(params, "command", of: "send"), !command.isEmpty else {
-            throw .params("send", "command must be a non-empty string")
+            throw .invalidParams("send: command must be a non-empty string")
         }
         let arguments: [Value]
         switch params["args"] {
         case .null: arguments = []
         case .array(let items): arguments = items
-        default: throw .params("send", "args must be an array, got \(params["args"].typeName)")
+        default: throw .invalidParams("send: args must be an array, got \(params["args"].typeName)")
         }
         let stack = host.vm.stack
         let base = stack.top
@@ -174,8 +164,8 @@ extension RemoteServer {
         case .string(let text): return text
         case .null:
             if optional { return nil }
-            throw .params(method, "missing \"\(key)\" (a string)")
-        default: throw .params(method, "\"\(key)\" must be a string, got \(params[key].typeName)")
+            throw .invalidParams("\(method): missing \"\(key)\" (a string)")
+        default: throw .invalidParams("\(method): \"\(key)\" must be a string, got \(params[key].typeName)")
         }
     }
 
@@ -184,7 +174,7 @@ extension RemoteServer {
         switch params[key] {
         case .bool(let flag): return flag
         case .null: return `default`
-        default: throw .params(method, "\"\(key)\" must be a boolean, got \(params[key].typeName)")
+        default: throw .invalidParams("\(method): \"\(key)\" must be a boolean, got \(params[key].typeName)")
         }
     }
 }

@@ -13,7 +13,7 @@ extension RemoteServer {
         let initial = try Self.flag(params, "initial", of: "observe", default: true)
         let box = try object(named: target)
         guard box.interface.property(key) != nil else {
-            throw .params("observe", "'\(key)' is not a property of \(target) (properties: \(box.interface.properties.map(\.name).joined(separator: ", ")))")
+            throw .invalidParams("observe: '\(key)' is not a property of \(target) (properties: \(box.interface.properties.map(\.name).joined(separator: ", ")))")
         }
         let connection = session.connection
         var number = 0
@@ -33,7 +33,7 @@ extension RemoteServer {
     /// dropped: a client that lets too many wait is disconnected.
     func on(_ params: Value, _ session: RemoteSession) throws(MethodError) -> Value {
         guard let event = try Self.string(params, "event", of: "on"), !event.isEmpty else {
-            throw .params("on", "event must be a non-empty string")
+            throw .invalidParams("on: event must be a non-empty string")
         }
         let connection = session.connection
         var number = 0
@@ -51,10 +51,10 @@ extension RemoteServer {
     /// `unsubscribe { subscription }`.
     func unsubscribe(_ params: Value, _ session: RemoteSession) throws(MethodError) -> Value {
         guard let number = params["subscription"].integerValue else {
-            throw .params("unsubscribe", "subscription must be the number observe or on answered")
+            throw .invalidParams("unsubscribe: subscription must be the number observe or on answered")
         }
         guard session.cancel(Int(clamping: number)) else {
-            throw .params("unsubscribe", "this client has no subscription \(number)")
+            throw .invalidParams("unsubscribe: this client has no subscription \(number)")
         }
         return ["unsubscribed": true]
     }
@@ -75,10 +75,10 @@ extension RemoteServer {
             try host.vm.call(arguments: 0, results: 1)
         } catch {
             let names = host.binding.services.map(\.name).joined(separator: ", ")
-            throw .params("observe", "'\(target)' is neither a service (\(names)) nor an expression giving an object: \(error.message)")
+            throw .invalidParams("observe: '\(target)' is neither a service (\(names)) nor an expression giving an object: \(error.message)")
         }
         guard let box = host.binding.anyObjectBox(at: -1, in: stack) else {
-            throw .params("observe", "'\(target)' gives a \(stack.typeName(at: -1)), not an observable object")
+            throw .invalidParams("observe: '\(target)' gives a \(stack.typeName(at: -1)), not an observable object")
         }
         return box
     }
@@ -115,12 +115,12 @@ extension RemoteServer {
         case "plain":
             var width = host.presenter.width
             if let given = params["width"].integerValue {
-                guard (1...10_000).contains(given) else { throw .params("view", "width must be in 1...10000, got \(given)") }
+                guard (1...10_000).contains(given) else { throw .invalidParams("view: width must be in 1...10000, got \(given)") }
                 width = Int(given)
             }
             mode = .plain(width: width)
         case "json": mode = .json
-        default: throw .params("view", "format must be \"plain\" or \"json\", got \"\(format)\"")
+        default: throw .invalidParams("view: format must be \"plain\" or \"json\", got \"\(format)\"")
         }
         let current = render(mode)
         session.watch = watch ? mode : .off
@@ -130,7 +130,7 @@ extension RemoteServer {
 
     /// The top view in `mode`: `{ text }` or `{ controller, view }` (view nil without a controller).
     private func render(_ mode: RemoteSession.Watch) -> Value {
-        let presenter = host.presenter
+        guard let presenter = host.presenter else { return ["text": ""] }
         switch mode {
         case .off, .plain:
             var width = 80

@@ -1,5 +1,5 @@
 public import NIOCore
-import Model
+public import Model
 
 extension RemoteServer {
     /// Starts remote control when the command line (`--listen[=NAME]`) or the config file

@@ -127,9 +127,10 @@ public final class RemoteServer {
         guard let provider = channel as? any SocketOptionProvider else {
             return channel.eventLoop.makeFailedFuture(RemoteError("no peer credentials on this channel"))
         }
-        let credentials: EventLoopFuture<ucred> = provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET),
-                                                                                 name: SocketOptionName(SO_PEERCRED))
-        return credentials.flatMap { peer in
+        let credentials: EventLoopFuture<UnixSocket.PeerCredentials> = provider.unsafeGetSocketOption(
+            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        return credentials.flatMap { credentials in
+            let peer = (pid: credentials.0, uid: credentials.1)
             let connection = RemoteConnection(id: id, channel: channel) {
                 onHost(server) { $0.warn("remote client \(id) disconnected: it did not read, and more than \(RemoteConnection.maxQueued) responses and events waited") }
             }
@@ -142,7 +143,7 @@ public final class RemoteServer {
                 received: { connection, line in received(line, from: connection, server: server, interrupter: interrupter) },
                 closed: { connection in onHost(server) { $0.disconnected(connection) } })
             do {
-                try channel.pipeline.syncOperations.addHandler(handler)
+                try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(JSONRPCLineDecoder()), handler)
             } catch {
                 return channel.eventLoop.makeFailedFuture(error)
             }
@@ -153,13 +154,13 @@ public final class RemoteServer {
 
     /// A line from a client, on the I/O loop: parsed here, `interrupt` acted on at once, the rest
     /// handed to the host loop.
-    private static func received(_ line: String, from connection: RemoteConnection, server: NIOLoopBound<RemoteServer>,
+    private static func received(_ line: ByteBuffer, from connection: RemoteConnection, server: NIOLoopBound<RemoteServer>,
                                  interrupter: LuaInterrupter) {
         let message: JSONRPCMessage
-        do {
-            message = try JSONRPCMessage(line: line)
-        } catch {
-            connection.send(.error(id: error.id, code: error.code, message: error.message, data: .null))
+        switch JSONRPCMessage.parse(line: line.readableBytesView) {
+        case .success(let parsed): message = parsed
+        case .failure(let error):
+            connection.send(error.reply)
             return
         }
         if case .request(_, "interrupt", _) = message, connection.evalRunning.load(ordering: .relaxed) {

@@ -45,10 +45,10 @@ public final class UnixSocket {
 
     /// The process and user at the other end (`SO_PEERCRED`): for a client, the listening host.
     public var peerCredentials: (pid: Int32, uid: UInt32)? {
-        var credentials = ucred()
-        var length = socklen_t(MemoryLayout<ucred>.size)
+        var credentials: PeerCredentials = (0, 0, 0)
+        var length = socklen_t(MemoryLayout<PeerCredentials>.size)
         guard getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
-        return (credentials.pid, credentials.uid)
+        return (credentials.0, credentials.1)
     }
 
     /// Writes all of `text`.
@@ -89,6 +89,10 @@ public final class UnixSocket {
             if errno != EINTR { return false }
         }
     }
+
+    /// Glibc's `struct ucred` (pid, uid, gid), which Swift sees only under `_GNU_SOURCE`: three
+    /// 32-bit fields, laid out alike in a homogeneous tuple.
+    typealias PeerCredentials = (Int32, UInt32, UInt32)
 
     /// Runs `body` with a `sockaddr_un` for `path`; returns -2 when the path does not fit.
     static func withAddress(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {

@@ -13,8 +13,7 @@ extension Value {
     ///
     /// - Throws: `invalid_data` naming the byte offset and what was expected there.
     public init(jsonText text: String) throws(ServiceError) {
-        var text = text
-        self = try text.withUTF8 { bytes throws(ServiceError) in try Value.decodeJSON(bytes) }
+        try self.init(jsonBytes: text.utf8)
     }
 
     /// The value of the JSON document in `bytes` (see ``init(jsonText:)``).
@@ -26,7 +25,7 @@ extension Value {
             self = try decoded.get()
         } else {
             let copy = Array(bytes)
-            self = try copy.withUnsafeBufferPointer { buffer throws(ServiceError) in try Value.decodeJSON(buffer) }
+            self = try copy.withUnsafeBufferPointer { buffer in Result { () throws(ServiceError) in try Value.decodeJSON(buffer) } }.get()
         }
     }
 
