@@ -23,6 +23,9 @@ final class RemoteConnection: Sendable {
     /// True while this client's `eval` runs Lua code (not while it waits): an `interrupt` read on
     /// the I/O loop then stops that code at once, since the host loop is busy running it.
     let evalRunning = Atomic<Bool>(false)
+    /// An `interrupt` was read and the host loop has not handled it yet: an eval that starts
+    /// meanwhile (it was queued before the interrupt) is stopped as it starts.
+    let interruptRequested = Atomic<Bool>(false)
     private let outbox = Mutex(Outbox())
 
     private struct Outbox {

@@ -29,7 +29,12 @@ extension RemoteServer {
         }
         stack.setTop(function - 1)
         session.evalTask = task
-        task.onResume = { running in connection.evalRunning.store(running, ordering: .relaxed) }
+        let interrupter = host.vm.interrupter
+        task.onResume = { running in
+            connection.evalRunning.store(running, ordering: .relaxed)
+            // An interrupt read while this eval still waited its turn on the host loop.
+            if running && connection.interruptRequested.load(ordering: .relaxed) { interrupter.interruptRunningCode() }
+        }
         host.resume(task, arguments: 0)
     }
 
@@ -64,6 +69,9 @@ extension RemoteServer {
     /// `interrupt`: stops this client's running eval. Code that was running has been stopped
     /// already on the I/O loop; a chunk that waits (on a service, a sleep) is cancelled here.
     func interrupt(_ session: RemoteSession) -> Bool {
+        session.connection.interruptRequested.store(false, ordering: .relaxed)
+        // The code it was meant for may have ended before the interrupt reached it.
+        if session.evalTask == nil { host.clearStrayInterrupt() }
         guard let task = session.evalTask, !task.isDone else { return false }
         host.cancel(task)
         return true

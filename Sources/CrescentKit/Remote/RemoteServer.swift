@@ -131,12 +131,12 @@ public final class RemoteServer {
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
         return credentials.flatMap { credentials in
             let peer = (pid: credentials.0, uid: credentials.1)
+            guard peer.uid == owner else {
+                let reason = "permission: this host belongs to uid \(owner); uid \(peer.uid) may not control it"
+                return channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Refusal(reason: reason)) }
+            }
             let connection = RemoteConnection(id: id, channel: channel) {
                 onHost(server) { $0.warn("remote client \(id) disconnected: it did not read, and more than \(RemoteConnection.maxQueued) responses and events waited") }
-            }
-            guard peer.uid == owner else {
-                connection.close(reason: "permission: this host belongs to uid \(owner); uid \(peer.uid) may not control it")
-                return channel.eventLoop.makeSucceededVoidFuture()
             }
             let handler = RemoteChannelHandler(
                 connection: connection,
@@ -163,9 +163,10 @@ public final class RemoteServer {
             connection.send(error.reply)
             return
         }
-        if case .request(_, "interrupt", _) = message, connection.evalRunning.load(ordering: .relaxed) {
+        if case .request(_, "interrupt", _) = message {
+            connection.interruptRequested.store(true, ordering: .relaxed)
             // The host loop is busy running this client's code: stop the code from here.
-            interrupter.interruptRunningCode()
+            if connection.evalRunning.load(ordering: .relaxed) { interrupter.interruptRunningCode() }
         }
         onHost(server) { $0.handle(message, from: connection) }
     }
@@ -219,4 +220,18 @@ private final class ConnectionNumbers: Sendable {
     private let last = Atomic<Int>(0)
 
     func next() -> Int { last.add(1, ordering: .relaxed).newValue }
+}
+
+/// Tells a peer of another user why it is refused, and closes.
+private final class Refusal: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    let reason: String
+
+    init(reason: String) { self.reason = reason }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let line = JSONRPCMessage.notification(method: "disconnect", params: ["reason": .string(reason)]).line + "\n"
+        let channel = context.channel
+        channel.writeAndFlush(channel.allocator.buffer(string: line)).whenComplete { _ in channel.close(promise: nil) }
+    }
 }
