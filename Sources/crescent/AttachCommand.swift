@@ -4,7 +4,7 @@ import CrescentKit
 /// `crescent attach [NAME|PID]`: a REPL inside a running host.
 struct AttachCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent attach",
+        commandName: "attach",
         abstract: "A REPL inside a running host: chunks run there, Ctrl-C interrupts one, Ctrl-D detaches."
     )
 

@@ -5,7 +5,7 @@ import Model
 /// `crescent eval [NAME] 'CODE' [--json]`: runs a chunk in a running host and prints its value.
 struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent eval",
+        commandName: "eval",
         abstract: "Run a chunk in a running host (see crescent ls); print its value, or its error and exit 1."
     )
 

@@ -8,7 +8,7 @@ import Glibc
 /// `crescent ls`: the hosts that listen: name, pid, script, uptime, clients.
 struct LsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent ls",
+        commandName: "ls",
         abstract: "List the running hosts that listen (--listen): name, pid, script, uptime, clients."
     )
 

@@ -6,7 +6,7 @@ import Model
 /// until interrupted or the host goes away (for shell pipelines and status bars).
 struct ObserveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent observe",
+        commandName: "observe",
         abstract: "Print a running host's property as one JSON line per change, until interrupted."
     )
 

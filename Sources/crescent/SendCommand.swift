@@ -5,7 +5,7 @@ import Model
 /// `crescent send [NAME] COMMAND [ARGS...]`: a command to a running host's top controller.
 struct SendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent send",
+        commandName: "send",
         abstract: "Send a command to a running host's top controller (as app.send or a stdin line)."
     )
 

@@ -5,7 +5,7 @@ import Model
 /// `crescent view [NAME] [--watch] [--json]`: a running host's top view, once or at each change.
 struct ViewCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent view",
+        commandName: "view",
         abstract: "Print a running host's top view (as --ui plain renders it, or as JSON)."
     )
 

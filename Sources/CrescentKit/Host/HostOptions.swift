@@ -41,8 +41,6 @@ public struct HostOptions: Sendable {
     /// `--listen[=NAME]`: listen for remote control as NAME; empty for the default name (the
     /// script's base name, `repl` for the REPL); nil to follow `[host] listen` in the config.
     public var listen: String?
-    /// The version remote clients are told (`hello`).
-    public var version = ""
 
     public init() {}
 }

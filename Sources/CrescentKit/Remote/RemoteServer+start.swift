@@ -30,7 +30,7 @@ extension RemoteServer {
         }
         let name = requested.isEmpty ? defaultName : requested
         return try listen(host: host, name: name, exclusive: exclusive || !requested.isEmpty, script: script,
-                          version: options.version)
+                          version: CrescentVersion.current)
     }
 
     /// A host name from a script's path: its file name without `.lua` (`groceries`), with

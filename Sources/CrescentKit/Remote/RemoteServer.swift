@@ -208,7 +208,7 @@ public final class RemoteServer {
     }
 
     func warn(_ message: String) {
-        host.writeError("\(host.console.styled("crescent: warning:", "33")) \(message)")
+        host.writeError("\(host.console.styled("crescent: warning:", .warning)) \(message)")
     }
 
     /// The number of connected clients.

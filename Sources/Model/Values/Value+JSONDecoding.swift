@@ -13,7 +13,9 @@ extension Value {
     ///
     /// - Throws: `invalid_data` naming the byte offset and what was expected there.
     public init(jsonText text: String) throws(ServiceError) {
-        try self.init(jsonBytes: text.utf8)
+        var text = text
+        let decoded = text.withUTF8 { bytes in Result { () throws(ServiceError) in try Value.decodeJSON(bytes) } }
+        self = try decoded.get()
     }
 
     /// The value of the JSON document in `bytes` (see ``init(jsonText:)``).
