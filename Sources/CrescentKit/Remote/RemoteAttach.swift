@@ -16,6 +16,9 @@ public struct RemoteAttach {
     private var session: PromptSession
     private let history = HistoryFile.standard()
     private var pendingLines: [String] = []
+    /// What the session answered when a prompt began (keys typed ahead may make events), for the
+    /// main loop to act on.
+    private var queued: [PromptSession.Output] = []
     /// The id of the eval waiting for its answer, and its text.
     private var running: (id: Int64, text: String)?
 
@@ -51,8 +54,11 @@ public struct RemoteAttach {
         }
         terminal.write("Attached to \(hello["name"].stringValue ?? "?") (pid \(hello["pid"].jsonText), \(hello["script"].stringValue ?? "?")). .help for help, Ctrl-D detaches.\n")
         if let text = view["text"].stringValue, !text.isEmpty { terminal.write(text + "\n") }
-        write(session.begin(prompt: "> "))
+        begin("> ")
         while true {
+            while !queued.isEmpty {
+                if let status = handle(queued.removeFirst()) { return status }
+            }
             var fds = [pollfd(fd: terminal.input, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: client.socket.descriptor, events: Int16(POLLIN), revents: 0)]
             if !client.hasBufferedMessage {
@@ -100,7 +106,7 @@ public struct RemoteAttach {
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
         if pendingLines.isEmpty {
             if trimmed.isEmpty {
-                write(session.begin(prompt: "> "))
+                begin("> ")
                 return false
             }
             if trimmed.hasPrefix("."), trimmed.dropFirst().first?.isLetter == true { return dotCommand(String(trimmed)) }
@@ -109,7 +115,7 @@ public struct RemoteAttach {
                 if let words = try? CommandWords.split(String(trimmed.dropFirst())), let command = words.first {
                     show(error: try? client.call("send", ["command": .string(command), "args": .array(words.dropFirst().map { .string($0) })]))
                 }
-                write(session.begin(prompt: "> "))
+                begin("> ")
                 return false
             }
         }
@@ -143,7 +149,7 @@ public struct RemoteAttach {
         default:
             above("error: unknown command \(words[0]); .help lists the commands")
         }
-        write(session.begin(prompt: "> "))
+        begin("> ")
         return false
     }
 
@@ -172,13 +178,14 @@ public struct RemoteAttach {
         guard let current = running else { return }
         running = nil
         if let error, error.hasSuffix("<eof>"), !pendingLines.isEmpty {
-            return write(session.begin(prompt: ".. "))
+            begin(".. ")
+            return
         }
         pendingLines.removeAll()
         record(current.text)
         if let error { terminal.write(("error: " + error) + "\n") }
         if !text.isEmpty { terminal.write(text + "\n") }
-        write(session.begin(prompt: "> "))
+        begin("> ")
     }
 
     private func show(error result: Result<Value, JSONRPCError>?) {
@@ -211,6 +218,9 @@ public struct RemoteAttach {
     }
 
     private func write(_ output: PromptSession.Output) { terminal.write(output.bytes) }
+
+    /// Shows a prompt; keys typed ahead are acted on by the main loop.
+    private mutating func begin(_ prompt: String) { queued.append(session.begin(prompt: prompt)) }
 }
 
 /// Writes to stderr without the host's console (there is no host here).
