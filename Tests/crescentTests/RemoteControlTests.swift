@@ -167,6 +167,46 @@ import Glibc
         #expect(access(first.socketPath, F_OK) != 0, "the socket is removed at exit")
     }
 
+    @Test func defaultNamesTheConfigAndNumberedNames() async throws {
+        let sandbox = try Sandbox()
+        let runtime = try sandbox.makeFolder("run")
+        let idle = "local C = controller('Idle')\nfunction C:loadView() return view.text('idle') end\napp.push(C)\n"
+        try sandbox.write("idle.lua", idle)
+        let environment: [String: String?] = ["XDG_RUNTIME_DIR": runtime]
+        var hosts: [CrescentProcess] = []
+        defer { for host in hosts { host.send(SIGKILL) } }
+        func start(_ arguments: [String], directory: String? = nil) throws {
+            let host = CrescentProcess(arguments, directory: directory ?? sandbox.path, environment: environment)
+            try host.start()
+            hosts.append(host)
+        }
+        func names() async throws -> [String] {
+            let listed = try await crescent(["ls"], in: sandbox, environment: environment)
+            return listed.stdoutLines.dropFirst().compactMap { $0.split(separator: " ").first.map(String.init) }
+        }
+        // A script listens as its base name; a chunk as "crescent", then "crescent-2".
+        try start(["--listen", "idle.lua"])
+        try start(["--listen", "-e", idle])
+        try start(["--listen", "-e", idle])
+        // [host] listen = "NAME" in the config file.
+        let configured = try sandbox.makeFolder("configured")
+        try sandbox.write("configured/crescent.toml", "[host]\nlisten = \"from-config\"\n")
+        try start([sandbox.path + "/idle.lua"], directory: configured)
+        let expected = ["crescent", "crescent-2", "from-config", "idle"]
+        let deadline = Date().addingTimeInterval(30)
+        var seen: [String] = []
+        while Date() < deadline {
+            seen = try await names()
+            if seen == expected { break }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        #expect(seen == expected)
+        let hello = try RemoteTestClient(path: runtime + "/crescent/idle.sock").call("hello")
+        let result = hello?["result"] as? [String: Any]
+        #expect(result?["script"] as? String == "idle.lua")
+        #expect((result?["services"] as? [[String: Any]])?.contains { $0["name"] as? String == "geocoder" } == true)
+    }
+
     @Test func aFolderOfAnotherUserIsRefused() async throws {
         guard getuid() == 0 else { return }   // only root can hand a folder to another user
         let sandbox = try Sandbox()

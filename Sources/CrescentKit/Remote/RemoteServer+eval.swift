@@ -42,7 +42,7 @@ extension RemoteServer {
     private func result(of ending: LuaTask.Ending) -> Result<Value, MethodError> {
         switch ending {
         case .returned(let stack, let count):
-            guard count > 0 else { return .success(["text": ""]) }
+            guard count > 0, let inspect else { return .success(["text": ""]) }
             var answer: [String: Value] = ["text": .string(host.describeValues(count, on: stack, inspect: inspect))]
             var values: [Value] = []
             for index in (stack.top - count + 1)...stack.top {

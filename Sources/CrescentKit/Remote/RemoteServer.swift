@@ -21,15 +21,16 @@ import Glibc
 /// ```
 public final class RemoteServer {
     /// The name the host listens as (`groceries`, `repl-2`).
-    public let name: String
+    public private(set) var name = ""
     /// The socket's path.
-    public let path: String
+    public private(set) var path = ""
     let host: Host
     let script: String
     let version: String
     var sessions: [Int: RemoteSession] = [:]
-    /// The prelude's `inspect`, kept from before any script could replace the global.
-    let inspect: LuaRef
+    /// The prelude's `inspect`, kept from before any script could replace the global (taken once
+    /// listening, so a server that never listened holds no reference into the VM).
+    var inspect: LuaRef?
     private var listener: Listener?
 
     /// The socket side: its own loop and the listening channel.
@@ -38,14 +39,10 @@ public final class RemoteServer {
         let channel: any Channel
     }
 
-    private init(host: Host, name: String, path: String, script: String, version: String) {
+    private init(host: Host, script: String, version: String) {
         self.host = host
-        self.name = name
-        self.path = path
         self.script = script
         self.version = version
-        host.vm.getGlobal("inspect")
-        inspect = host.vm.ref()
     }
 
     /// Starts listening as `name` (or, when `exclusive` is false and the name is taken, as
@@ -60,14 +57,12 @@ public final class RemoteServer {
                               version: String, folder: RemoteFolder = .standard()) throws(RemoteError) -> NIOLoopBound<RemoteServer> {
         try RemoteFolder.validate(name: name)
         try folder.prepare()
-        let (chosen, path) = try claim(name, exclusive: exclusive, in: folder)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server: NIOLoopBound<RemoteServer>
         let interrupter: LuaInterrupter
         do {
             (server, interrupter) = try host.eventLoop.submit {
-                (NIOLoopBound(RemoteServer(host: host.value, name: chosen, path: path, script: script, version: version),
-                              eventLoop: host.eventLoop),
+                (NIOLoopBound(RemoteServer(host: host.value, script: script, version: version), eventLoop: host.eventLoop),
                  host.value.vm.interrupter)
             }.wait()
         } catch {
@@ -79,25 +74,43 @@ public final class RemoteServer {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
             .childChannelInitializer { channel in
-                accept(channel, owner: owner, id: ids.next(), server: server,
-                       interrupter: interrupter)
+                accept(channel, owner: owner, id: ids.next(), server: server, interrupter: interrupter)
             }
-        let channel: any Channel
-        do {
-            channel = try bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).wait()
-        } catch {
-            try? group.syncShutdownGracefully()
-            throw RemoteError("cannot listen on \(path): \(error)")
+        // Two hosts starting together may both find a name free: the one that loses the bind
+        // looks again (and then sees the winner live).
+        var attempt = 0
+        while true {
+            attempt += 1
+            let chosen: String, path: String
+            do throws(RemoteError) {
+                (chosen, path) = try claim(name, exclusive: exclusive, in: folder)
+            } catch {
+                try? group.syncShutdownGracefully()
+                throw error
+            }
+            let channel: any Channel
+            do {
+                channel = try bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).wait()
+            } catch {
+                if attempt < 10, UnixSocket.probe(path) != .absent { continue }
+                try? group.syncShutdownGracefully()
+                throw RemoteError("cannot listen on \(path): \(error)")
+            }
+            chmod(path, 0o600)
+            let listener = Listener(group: group, channel: channel)
+            // Synchronously: a client accepted from now on may ask the name at once.
+            try? host.eventLoop.submit {
+                let server = server.value
+                server.name = chosen
+                server.path = path
+                server.listener = listener
+                server.host.vm.getGlobal("inspect")
+                server.inspect = server.host.vm.ref()
+                server.host.teardownActions.append { server.stop() }
+                server.host.presenter.onRender = { server.rendered() }
+            }.wait()
+            return server
         }
-        chmod(path, 0o600)
-        let listener = Listener(group: group, channel: channel)
-        host.eventLoop.execute {
-            let server = server.value
-            server.listener = listener
-            server.host.teardownActions.append { server.stop() }
-            server.host.presenter.onRender = { server.rendered() }
-        }
-        return server
     }
 
     /// The name to listen as and its path: stale sockets of dead hosts are removed on the way.
@@ -110,6 +123,9 @@ public final class RemoteServer {
             case .absent:
                 return (candidate, path)
             case .stale:
+                // A host that has bound but not yet listens refuses too: look once more.
+                usleep(50_000)
+                if case .live = UnixSocket.probe(path) { continue }
                 unlink(path)
                 return (candidate, path)
             case .live(let pid):
