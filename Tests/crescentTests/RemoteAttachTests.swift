@@ -45,4 +45,25 @@ import Testing
         #expect(after.stdout == "1\n", "\(after)")
         _ = await host.stop()
     }
+
+    @Test func theReplListensAsReplThenRepl2() async throws {
+        let sandbox = try Sandbox()
+        let runtime = try sandbox.makeFolder("run")
+        let environment: [String: String?] = ["XDG_RUNTIME_DIR": runtime, "CRESCENT_HISTORY": sandbox.path + "/history"]
+        let first = try InteractiveTerminal(["--listen", "repl"], directory: sandbox.path, environment: environment)
+        await first.waitFor(line: "Crescent")
+        let second = try InteractiveTerminal(["--listen"], directory: sandbox.path, environment: environment)
+        await second.waitFor(line: "Crescent")
+        // A chunk sent to the first REPL's host sets a global its prompt sees.
+        let sent = try await crescent(["eval", "repl", "shared = 6 * 7"], in: sandbox, environment: environment)
+        #expect(sent.status == 0, "\(sent)")
+        first.type("shared\r")
+        await first.waitFor("42 at the first prompt") { $0.contains("42") }
+        let listed = try await crescent(["ls"], in: sandbox, environment: environment)
+        #expect(listed.stdoutLines.dropFirst().map { $0.split(separator: " ").first.map(String.init) ?? "" } == ["repl", "repl-2"], "\(listed)")
+        first.type("\u{4}")
+        second.type("\u{4}")
+        #expect(await first.finish() == 0)
+        #expect(await second.finish() == 0)
+    }
 }
