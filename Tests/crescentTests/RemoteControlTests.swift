@@ -94,6 +94,38 @@ import Glibc
         _ = await host.stop()
     }
 
+    @Test func completeServicesSubscriptionsAndUnsubscribe() async throws {
+        let host = try await groceriesHost()
+        let client = try host.client()
+        let completed = client.call("complete", ["line": "x = servi", "cursor": 9])?["result"] as? [String: Any]
+        #expect((completed?["items"] as? [String])?.contains("services") == true, "\(String(describing: completed))")
+        #expect(completed?["from"] as? Int == 4)
+        // Completion runs no code: a global's __index function is never called.
+        _ = client.call("eval", ["code": "probe = setmetatable({}, { __index = function() touched = true end })"])
+        _ = client.call("complete", ["line": "probe.a"])
+        let touched = client.call("eval", ["code": "touched"])?["result"] as? [String: Any]
+        #expect(touched?["text"] as? String == "nil", "\(String(describing: touched))")
+
+        let services = client.call("services", ["name": "geocoder"])?["result"] as? [String: Any]
+        #expect((services?["text"] as? String)?.contains("reverse") == true)
+
+        let number = (client.call("on", ["event": "custom"])?["result"] as? [String: Any])?["subscription"] as? Int
+        let listed = client.call("subscriptions")?["result"] as? [[String: Any]]
+        #expect(listed?.contains { ($0["owner"] as? String)?.hasPrefix("remote client") == true && $0["target"] as? String == "on custom" } == true,
+                "\(String(describing: listed))")
+        _ = client.call("eval", ["code": "post('custom', { n = 7 })"])
+        let event = client.notification("event")
+        #expect(event?["name"] as? String == "custom")
+        #expect((event?["payload"] as? [String: Any])?["n"] as? Int == 7)
+        let removed = client.call("unsubscribe", ["subscription": number ?? -1])
+        #expect((removed?["result"] as? [String: Any])?["unsubscribed"] as? Bool == true)
+        let again = client.call("unsubscribe", ["subscription": number ?? -1])
+        #expect((again?["error"] as? [String: Any])?["code"] as? Int == -32602)
+        let after = client.call("subscriptions")?["result"] as? [[String: Any]]
+        #expect(after?.contains { $0["target"] as? String == "on custom" } == false)
+        _ = await host.stop()
+    }
+
     @Test func malformedLinesGetErrorsAndTheConnectionRunsOn() async throws {
         let host = try await groceriesHost()
         let client = try host.client()

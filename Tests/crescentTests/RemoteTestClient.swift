@@ -41,6 +41,7 @@ final class RemoteTestClient: @unchecked Sendable {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written < 0 && errno == EINTR { continue }
             if written <= 0 { return }
             offset += written
         }
@@ -97,6 +98,8 @@ final class RemoteTestClient: @unchecked Sendable {
             guard poll(&entry, 1, Int32(remaining * 1000)) > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 65536)
             let count = read(descriptor, &buffer, buffer.count)
+            // A child process of another test ending (SIGCHLD) may interrupt the read.
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if count <= 0 { return nil }
             pending += buffer[..<count]
         }
@@ -110,6 +113,7 @@ final class RemoteTestClient: @unchecked Sendable {
             guard poll(&entry, 1, 100) > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 65536)
             let count = read(descriptor, &buffer, buffer.count)
+            if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
             if count <= 0 { return true }
             pending += buffer[..<count]
         }
