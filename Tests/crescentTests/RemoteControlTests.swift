@@ -19,6 +19,10 @@ import Glibc
         let sum = try await host.crescentCommand(["eval", "groceries", "1 + 41"])
         #expect(sum.status == 0, "\(sum)")
         #expect(sum.stdout == "42\n")
+        // What the chunk prints comes back before its value; the host's print is itself again after.
+        let printed = try await host.crescentCommand(["eval", "groceries", "print('hello', 1) return 2"])
+        #expect(printed.stdout == "hello\t1\n2\n", "\(printed)")
+        #expect(!host.process.stdout.contains("hello"))
         let json = try await host.crescentCommand(["eval", "{ a = 1, b = { 2.5, 'x' } }", "--json"])
         #expect(json.status == 0, "\(json)")
         #expect(json.stdout == #"{"a":1,"b":[2.5,"x"]}"# + "\n")

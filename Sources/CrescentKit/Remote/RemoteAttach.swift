@@ -162,6 +162,8 @@ public struct RemoteAttach {
             switch message {
             case .notification("render", let params):
                 above((params["text"].stringValue ?? "") + "\n")
+            case .notification("output", let params):
+                above(params["text"].stringValue ?? "")
             case .notification("disconnect", let params):
                 return gone(params["reason"].stringValue ?? "disconnected")
             case .response(.integer(let id), let result) where id == running?.id:

@@ -30,7 +30,8 @@ extension RemoteServer {
         stack.setTop(function - 1)
         session.evalTask = task
         let interrupter = host.vm.interrupter
-        task.onResume = { running in
+        task.onResume = { [unowned self] running in
+            if running { self.beginOutput(to: connection) } else { self.endOutput() }
             connection.evalRunning.store(running, ordering: .relaxed)
             // An interrupt read while this eval still waited its turn on the host loop.
             if running && connection.interruptRequested.load(ordering: .relaxed) { interrupter.interruptRunningCode() }

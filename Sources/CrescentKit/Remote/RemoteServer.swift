@@ -31,6 +31,11 @@ public final class RemoteServer {
     /// The prelude's `inspect`, kept from before any script could replace the global (taken once
     /// listening, so a server that never listened holds no reference into the VM).
     var inspect: LuaRef?
+    /// The `print` of a client's eval, and the host's own while it is swapped out.
+    var capturingPrint: LuaRef?
+    var savedPrint: LuaRef?
+    /// The client whose eval is running, which `print` writes to.
+    var outputTarget: RemoteConnection?
     private var listener: Listener?
 
     /// The socket side: its own loop and the listening channel.
