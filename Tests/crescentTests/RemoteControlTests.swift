@@ -243,8 +243,8 @@ import Glibc
         #expect((result?["services"] as? [[String: Any]])?.contains { $0["name"] as? String == "geocoder" } == true)
     }
 
-    @Test func aFolderOfAnotherUserIsRefused() async throws {
-        guard getuid() == 0 else { return }   // only root can hand a folder to another user
+    @Test(.enabled(if: getuid() == 0, "only root can hand a folder to another user"))
+    func aFolderOfAnotherUserIsRefused() async throws {
         let sandbox = try Sandbox()
         let runtime = try sandbox.makeFolder("run")
         mkdir(runtime + "/crescent", 0o700)
@@ -254,11 +254,10 @@ import Glibc
         #expect(result.stderr.contains("belongs to uid 65534"), "\(result)")
     }
 
-    @Test func aClientOfAnotherUserIsRefused() async throws {
-        guard getuid() == 0, access("/usr/bin/setpriv", X_OK) == 0, access("/usr/bin/python3", X_OK) == 0 else {
-            Issue.record("skipped: dropping privileges needs root and setpriv")
-            return
-        }
+    static let canDropPrivileges = getuid() == 0 && access("/usr/bin/setpriv", X_OK) == 0 && access("/usr/bin/python3", X_OK) == 0
+
+    @Test(.enabled(if: canDropPrivileges, "a client of another uid needs root, /usr/bin/setpriv and /usr/bin/python3"))
+    func aClientOfAnotherUserIsRefused() async throws {
         let host = try await groceriesHost()
         chmod(host.sandbox.path, 0o755)
         chmod(host.runtime, 0o755)
