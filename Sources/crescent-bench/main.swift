@@ -29,6 +29,7 @@ enum BenchCommand {
             ("http-get", HTTPRows.get),
             ("feed-parse", FeedRows.parse),
             (TestRunnerBench.name, TestRunnerBench.run),
+            ("remote-eval", RemoteRows.eval),
         ]
     }
 

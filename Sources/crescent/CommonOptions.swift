@@ -30,6 +30,12 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown.", valueName: "level"))
     var logLevel = HostOptions().logLevel
 
+    @Option(name: .customLong("listen"), help: ArgumentHelp("Listen for remote control (crescent attach, eval, send …) as NAME; --listen alone: the script's name, or repl.", valueName: "name"))
+    var listen: String?
+
+    /// What a bare `--listen` becomes (`-` is no host name): listen under the default name.
+    static let defaultListenName = "-"
+
     /// The options above that take a value as the next word (`--ui plain`), for
     /// ``Crescent/hoistingSubcommand(_:)``.
     static let valuedOptions: Set<String> = ["--ui", "--timeout", "--memory-limit", "--config", "--data-dir", "--location", "--log-level"]
@@ -54,6 +60,7 @@ struct CommonOptions: ParsableArguments {
         options.configPath = config
         options.dataDirectory = dataDir
         options.location = location
+        options.listen = listen == Self.defaultListenName ? "" : listen
         return options
     }
 

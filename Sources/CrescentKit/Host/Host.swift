@@ -58,6 +58,8 @@ public final class Host {
     var teardownActions: [() -> Void] = []
     /// Functions the controller prelude offers the host (the REPL's command completion).
     var controllerHooks: LuaRef?
+    /// The config file's `[host]` section.
+    public let hostSettings: Value
     private let onExit: (Int32) -> Void
 
     /// Creates the VM, makes the plugins' services and installs the globals.
@@ -80,6 +82,7 @@ public final class Host {
         self.onExit = onExit
         currentScope = scriptScope
         let setup = try ServiceFactory.setup(plugins: plugins, options: options, clock: self.clock)
+        hostSettings = setup.hostSection
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
         binding = ModelBinding(host: self)
         presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)

@@ -38,6 +38,9 @@ public struct HostOptions: Sendable {
     public var location: String?
     /// The script's arguments: `arg[1...]` and `app.args`.
     public var arguments: [String] = []
+    /// `--listen[=NAME]`: listen for remote control as NAME; empty for the default name (the
+    /// script's base name, `repl` for the REPL); nil to follow `[host] listen` in the config.
+    public var listen: String?
 
     public init() {}
 }

@@ -16,6 +16,8 @@ public enum ServiceFactory {
         /// settings a service refused (errors: that service fails when used, the others run),
         /// each naming the file and line.
         public let notices: [String]
+        /// The config file's `[host]` section (`listen`).
+        public var hostSection: Value = .object([:])
     }
 
     /// The service entries of `plugins`, in order; names must be unique.
@@ -56,6 +58,6 @@ public enum ServiceFactory {
             let users = entries.filter { $0.setupError?.message == error.message }.map { "services.\($0.name)" }
             notices.append("error: \(config.locate(error.message)) (\(users.joined(separator: ", ")) \(users.count == 1 ? "fails" : "fail") when used)")
         }
-        return Setup(entries: entries, notices: notices)
+        return Setup(entries: entries, notices: notices, hostSection: config.sections["host"] ?? .object([:]))
     }
 }
