@@ -30,6 +30,12 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown: debug, info, warn or error.", valueName: "level"))
     var logLevel: String = CommonOptions.defaultLogLevel
 
+    @Option(name: .customLong("plugin"), help: ArgumentHelp("Load the plugin in DIR (or every plugin folder inside it) first; repeatable.", valueName: "dir"))
+    var plugins: [String] = []
+
+    @Flag(name: .customLong("no-plugins"), help: "Load no plugin folders: only the builtin services.")
+    var noPlugins = false
+
     static let defaultMemoryLimit = 1024
     static let defaultLogLevel = "info"
 
@@ -49,14 +55,15 @@ struct CommonOptions: ParsableArguments {
     /// The host options these flags describe, for a script with `arguments`.
     func hostOptions(arguments: [String]) -> HostOptions {
         Self.hostOptions(ui: ui, failFast: failFast, timeout: timeout, memoryLimit: memoryLimit, config: config,
-                         dataDir: dataDir, location: location, noColor: noColor, logLevel: logLevel, arguments: arguments)
+                         dataDir: dataDir, location: location, noColor: noColor, logLevel: logLevel,
+                         plugins: plugins, noPlugins: noPlugins, arguments: arguments)
     }
 
     /// The host options for these flag values; the defaults are a command line without options.
     static func hostOptions(ui: String? = nil, failFast: Bool = false, timeout: Double? = nil,
                             memoryLimit: Int = defaultMemoryLimit, config: String? = nil, dataDir: String? = nil,
                             location: String? = nil, noColor: Bool = false, logLevel: String = defaultLogLevel,
-                            arguments: [String]) -> HostOptions {
+                            plugins: [String] = [], noPlugins: Bool = false, arguments: [String]) -> HostOptions {
         var options = HostOptions()
         options.memoryLimitMiB = memoryLimit
         options.timeout = timeout
@@ -68,6 +75,7 @@ struct CommonOptions: ParsableArguments {
         options.dataDirectory = dataDir
         options.location = location
         options.arguments = arguments
+        options.pluginSearch = PluginSearch(folders: plugins, disabled: noPlugins)
         return options
     }
 }

@@ -30,13 +30,13 @@ public enum ScriptRunner {
         let loop = group.next()
         let exit = loop.makePromise(of: Int32.self)
 
-        let started: (host: NIOLoopBound<Host>, interrupter: LuaInterrupter)
+        let started: (host: NIOLoopBound<Host>, interrupter: LuaInterrupter, plugins: PluginInterrupters)
         do {
             started = try loop.submit {
                 let host = try Host(loop: loop, options: options, console: console, plugins: plugins) { exit.succeed($0) }
                 let bound = NIOLoopBound(host, eventLoop: loop)
                 if readsCommands { host.onFirstController = { readCommands(into: bound) } }
-                return (bound, host.vm.interrupter)
+                return (bound, host.vm.interrupter, host.pluginInterrupters)
             }.wait()
         } catch let error as HostSetupError {
             console.error("crescent: \(error)")
@@ -57,6 +57,7 @@ public enum ScriptRunner {
             if stopping.requests.add(1, ordering: .relaxed).newValue > 1 && !timeout {
                 stopping.exitNow(status, console: console, reason: "a second signal")
             }
+            started.plugins.interrupt(status: status, timeout: timeout)
             Host.stop(started.host, interrupter: started.interrupter, status: status, timeout: timeout)
             signals.asyncAfter(deadline: .now() + .milliseconds(Int(StopState.gracePeriod * 1000))) {
                 if !stopping.finished.load(ordering: .relaxed) {
