@@ -18,6 +18,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
             case io
             case network
             case permission
+            case conflict
             case `internal`
         }
         private let value: Value
@@ -31,6 +32,8 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let io = Code(value: .io)
         public static let network = Code(value: .network)
         public static let permission = Code(value: .permission)
+        /// Someone else changed the thing first (a concurrent update of one record).
+        public static let conflict = Code(value: .conflict)
         public static let `internal` = Code(value: .internal)
 
         /// Every code, in declaration order.
