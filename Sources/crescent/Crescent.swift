@@ -22,6 +22,10 @@ enum Crescent {
             dispatch(ServicesCommand.self, Array(arguments.dropFirst()))
         case "repl":
             dispatch(ReplCommand.self, Array(arguments.dropFirst()))
+        case "plugins":
+            dispatch(PluginsCommand.self, Array(arguments.dropFirst()))
+        case "plugin":
+            dispatch(PluginCommand.self, Array(arguments.dropFirst()))
         default:
             break
         }
@@ -38,7 +42,7 @@ enum Crescent {
             guard arguments.count >= 2, !arguments.dropFirst(2).contains(where: { $0.hasPrefix("-") }) else { return nil }
             return (.code(arguments[1]), Array(arguments.dropFirst(2)))
         }
-        guard !first.hasPrefix("-"), !["run", "services", "repl", "help"].contains(first) else { return nil }
+        guard !first.hasPrefix("-"), !["run", "services", "repl", "help", "plugins", "plugin"].contains(first) else { return nil }
         return (.file(first), Array(arguments.dropFirst()))
     }
 

@@ -48,7 +48,7 @@ extension Host {
         vm.setGlobal("log")
     }
 
-    private static func logColor(_ level: HostOptions.LogLevel) -> String {
+    static func logColor(_ level: HostOptions.LogLevel) -> String {
         switch level {
         case .debug: "2"
         case .info: "36"

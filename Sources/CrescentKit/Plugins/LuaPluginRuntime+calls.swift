@@ -5,12 +5,16 @@ import Model
 import NIOCore
 import Synchronization
 
-/// One call of a Lua plugin's method: the task running it and the one reply it owes.
+/// One call of a run-time plugin's method and the one reply it owes: for a Lua plugin, the task
+/// running it; for a process plugin, the request id it was sent with.
 final class PluginCall: Hashable {
     let service: String
     let method: String
+    let arguments: Arguments
     let reply: Reply
     var task: LuaTask?
+    /// The JSON-RPC id once sent to a process.
+    var requestID: Int64?
     /// The time limit's clock job, cancelled when the call ends.
     var deadline: Cancellation?
     /// True while the task's code runs (the watchdog interrupts only running code).
@@ -19,9 +23,10 @@ final class PluginCall: Hashable {
     /// Called once when the call ends, whatever ended it.
     var onDone: ((PluginCall) -> Void)?
 
-    init(service: String, method: String, reply: Reply) {
+    init(service: String, method: String, arguments: Arguments, reply: Reply) {
         self.service = service
         self.method = method
+        self.arguments = arguments
         self.reply = reply
     }
 
@@ -50,7 +55,7 @@ extension LuaPluginRuntime {
             reply(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' has stopped")))
             return
         }
-        let call = PluginCall(service: service, method: method, reply: reply)
+        let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
         calls.insert(call)
         call.onDone = { [weak self] call in self?.calls.remove(call) }
         host.runTurn { host in

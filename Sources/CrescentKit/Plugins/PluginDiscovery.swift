@@ -18,16 +18,20 @@ public struct PluginSearch: Sendable {
     public var scriptPath: String?
     /// `--no-plugins`: only the builtin plugins.
     public var disabled = false
+    /// Only the `folders` given (`crescent plugin check DIR`), not the usual places.
+    public var onlyFolders = false
 
-    public init(folders: [String] = [], scriptPath: String? = nil, disabled: Bool = false) {
+    public init(folders: [String] = [], scriptPath: String? = nil, disabled: Bool = false, onlyFolders: Bool = false) {
         self.folders = folders
         self.scriptPath = scriptPath
         self.disabled = disabled
+        self.onlyFolders = onlyFolders
     }
 
     /// The folders searched, in order, without repeats.
     func roots() -> [(path: String, isGiven: Bool)] {
         var roots = folders.map { ($0, true) }
+        if onlyFolders { return roots }
         if let scriptPath {
             let folder = scriptPath.contains("/") ? String(scriptPath[..<(scriptPath.lastIndex(of: "/") ?? scriptPath.endIndex)]) : "."
             roots.append(((folder.isEmpty ? "" : folder) + "/plugins", false))
