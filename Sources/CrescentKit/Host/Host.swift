@@ -78,7 +78,7 @@ public final class Host {
     public convenience init(loop: any EventLoop, options: HostOptions, console: Console? = nil, plugins: [any Plugin] = [],
                             clock: (any ServiceClock)? = nil, onExit: @escaping (Int32) -> Void) throws {
         let clockOpen = Cancellation()
-        let clock = clock ?? SystemClock(scheduler: Self.scheduler(on: loop, while: clockOpen))
+        let clock = clock ?? SystemClock(scheduler: Host.scheduler(on: loop, while: clockOpen))
         let launcher = PluginLauncher()
         let setup = try ServiceFactory.setup(plugins: plugins, options: options, clock: clock, launcher: launcher)
         try self.init(loop: loop, options: options, console: console, services: setup.entries, clock: clock,

@@ -66,7 +66,7 @@ private final class PluginStart: Sendable {
     }
 
     func service(named name: String) throws(ServiceError) -> any Service {
-        let services = try started.withLock { (started: inout Result<[String: any Service], ServiceError>?) in
+        let services = try started.withLock { (started: inout Result<[String: any Service], ServiceError>?) -> Result<[String: any Service], ServiceError> in
             if let started { return started }
             let result: Result<[String: any Service], ServiceError>
             if let launcher {

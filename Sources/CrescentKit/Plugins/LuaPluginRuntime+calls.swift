@@ -66,7 +66,7 @@ extension LuaPluginRuntime {
             stack.push(service)
             stack.push(method)                                       // invoke service method
             for value in arguments.values { host.binding.push(value, onto: stack) }
-            let task = host.startTask(function: -count - 1, arguments: count, in: stack) { [unowned self] ending in
+            let task = host.startTask(function: stack.absolute(-count - 1), arguments: count, in: stack) { [unowned self] ending in
                 self.end(call, ending)
             }
             stack.pop(count + 1)

@@ -39,6 +39,10 @@ final class LuaPluginRuntime {
         options.memoryLimitMiB = limits.memoryLimitMiB
         options.arguments = []
         options.pluginSearch = nil
+        // The script's run renders and stops at the first error (`--fail-fast`); the plugin's
+        // host reports to it and never ends the run itself.
+        options.ui = .plain
+        options.failFast = false
         let required = parent.binding.services.filter { manifest.requires.contains($0.name) }
         let runtime: LuaPluginRuntime
         do {

@@ -13,20 +13,20 @@ public final class PluginLauncher: Sendable {
         init(_ host: Host) { self.host = host }
     }
 
-    private let host = Mutex<NIOLoopBound<WeakHost>?>(nil)
+    private let attached = Mutex<NIOLoopBound<WeakHost>?>(nil)
 
     public init() {}
 
     /// Gives the launcher its host.
     func attach(_ host: Host) {
-        self.host.withLock { $0 = NIOLoopBound(WeakHost(host), eventLoop: host.loop) }
+        attached.withLock { $0 = NIOLoopBound(WeakHost(host), eventLoop: host.loop) }
     }
 
     /// Starts `manifest`'s plugin in the host and answers its services by name. Called on the
     /// host's loop (a script touched a service); a failure is reported once in the log and every
     /// use of the plugin's services answers it.
     func start(_ manifest: PluginManifest, settings: Value, limits: PluginsSection) -> Result<[String: any Service], ServiceError> {
-        guard let bound = host.withLock({ $0 }), bound.eventLoop.inEventLoop, let host = bound.value.host, host.isRunning else {
+        guard let bound = attached.withLock({ $0 }), bound.eventLoop.inEventLoop, let host = bound.value.host, host.isRunning else {
             return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only on its host's loop"))
         }
         let started: Result<[String: any Service], PluginProblem>

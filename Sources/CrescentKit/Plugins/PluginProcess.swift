@@ -154,3 +154,12 @@ struct PluginProcess {
         return true
     }
 }
+
+/// Makes `path` and the folders above it that are missing (`mkdir -p`).
+func makeFolders(_ path: String, mode: mode_t) {
+    var prefix = ""
+    for part in path.split(separator: "/") {
+        prefix += (prefix.isEmpty && !path.hasPrefix("/") ? "" : "/") + part
+        mkdir(prefix, mode)
+    }
+}

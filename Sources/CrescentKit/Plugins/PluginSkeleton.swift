@@ -9,11 +9,7 @@ public enum PluginSkeleton {
     /// never overwritten). Returns the files written.
     public static func write(name: String, process: Bool, folder: String) throws(PluginProblem) -> [String] {
         guard PluginNames.isValid(name) else { throw PluginProblem("the plugin name must match [a-z][a-z0-9_]*, got '\(name)'") }
-        var path = ""
-        for part in folder.split(separator: "/", omittingEmptySubsequences: false) {
-            path += (path.isEmpty && !folder.hasPrefix("/") ? "" : "/") + part
-            if !part.isEmpty { mkdir(path, 0o755) }
-        }
+        makeFolders(folder, mode: 0o755)
         let files = process
             ? [("plugin.toml", manifest(name, kind: "command = [\"python3\", \"main.py\"]", process: true)), ("main.py", python(name))]
             : [("plugin.toml", manifest(name, kind: "main = \"main.lua\"", process: false)), ("main.lua", lua(name))]

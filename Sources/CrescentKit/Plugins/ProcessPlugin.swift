@@ -99,11 +99,7 @@ final class ProcessPlugin {
         let base = host.options.dataDirectory.flatMap { $0 == ":memory:" ? nil : $0 }
             ?? (try? StoreSettings.defaultDataFolder()) ?? "."
         let folder = base + "/plugins/" + manifest.name
-        var path = ""
-        for part in folder.split(separator: "/", omittingEmptySubsequences: false) {
-            path += (path.isEmpty && folder.hasPrefix("/") ? "" : "/") + part
-            if !path.isEmpty { mkdir(path, 0o700) }
-        }
+        makeFolders(folder, mode: 0o700)
         return folder
     }
 
