@@ -127,7 +127,7 @@ import Testing
     }
 
     @Test func hangsGarbageAndOverlongLines() async throws {
-        let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 1\n")
+        let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n")
         let result = try await crescent(["-e", """
             task(function()
               local _, err = services.probe:hang()
@@ -145,8 +145,8 @@ import Testing
     }
 
     @Test func aProgramThatNeverAnswersInitializeIsReportedOnce() async throws {
-        for (start, message) in [("never", "did not answer 'initialize' within 1 s"), ("garbage", "is not JSON-RPC")] {
-            let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 1\n[probe]\nstart = \"\(start)\"\n")
+        for (start, message) in [("never", "did not answer 'initialize' within 3 s"), ("garbage", "is not JSON-RPC")] {
+            let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n[probe]\nstart = \"\(start)\"\n")
             let result = try await crescent(["-e", """
                 print(pcall(function() return services.probe end))
                 print(pcall(function() return services.probe end))

@@ -76,7 +76,7 @@ extension LuaPluginRuntime {
             let bound = NIOLoopBound(self, eventLoop: host.loop)
             let boundCall = NIOLoopBound(call, eventLoop: host.loop)
             reply.onCancel {
-                LuaPluginRuntime.onLoop(bound) { runtime in
+                onLoop(bound) { runtime in
                     let call = boundCall.value
                     guard !call.isDone, let task = call.task else { return }
                     call.answer(.failure(ServiceError(.cancelled, "the request was cancelled")))
@@ -146,7 +146,7 @@ extension LuaPluginRuntime {
         let boundCall = NIOLoopBound(call, eventLoop: host.loop)
         let delay = Duration.seconds(seconds: callTimeout)
         call.deadline = host.clock.schedule(after: delay) {
-            LuaPluginRuntime.onLoop(bound) { runtime in
+            onLoop(bound) { runtime in
                 let call = boundCall.value
                 guard !call.isDone, let task = call.task else { return }
                 call.answer(.failure(runtime.timedOut(call)))

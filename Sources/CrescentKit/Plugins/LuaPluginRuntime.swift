@@ -72,37 +72,22 @@ final class LuaPluginRuntime {
         }
         if let failure {
             runtime.finish()
-            return .failure(PluginProblem("plugin '\(manifest.name)': \(failure.message)"))
+            return .failure(PluginProblem(failure.message))
         }
-        let declared = runtime.declarations.map(\.name)
-        if let missing = manifest.services.first(where: { !declared.contains($0) }) {
+        if let problem = manifest.mismatch(declared: runtime.declarations.map(\.name), by: mainPath) {
             runtime.finish()
-            return .failure(PluginProblem("\(mainPath): did not declare service '\(missing)', which \(manifest.path) promises (call service(\"\(missing)\", ...) in main)"))
-        }
-        if let extra = declared.first(where: { !manifest.services.contains($0) }) {
-            runtime.finish()
-            return .failure(PluginProblem("\(mainPath): declared service '\(extra)', which \(manifest.path) does not list in field 'services'"))
+            return .failure(problem)
         }
         let bound = NIOLoopBound(runtime, eventLoop: parent.loop)
         for declaration in runtime.declarations {
             let name = declaration.name
             runtime.services[name] = PluginService(declaration) { method, arguments, reply in
-                LuaPluginRuntime.onLoop(bound) { runtime in runtime.call(name, method, arguments, reply) }
+                onLoop(bound) { runtime in runtime.call(name, method, arguments, reply) }
             }
         }
         parent.pluginRuntimes.append(runtime)
         parent.pluginInterrupters.add(runtime.host.vm.interrupter)
         return .success(runtime.services.mapValues { $0 as any Service })
-    }
-
-    /// Runs `body` with the runtime on its loop: at once when already there.
-    static func onLoop(_ bound: NIOLoopBound<LuaPluginRuntime>, _ body: @escaping (LuaPluginRuntime) -> Void) {
-        if bound.eventLoop.inEventLoop {
-            body(bound.value)
-        } else {
-            let boundBody = NIOLoopBound(body, eventLoop: bound.eventLoop)
-            bound.eventLoop.execute { boundBody.value(bound.value) }
-        }
     }
 
     /// Ends the plugin: its calls answer `unavailable`, its timers and tasks stop, its VM closes.

@@ -40,8 +40,19 @@ public final class PluginLauncher: Sendable {
         case .success(let services):
             return .success(services)
         case .failure(let problem):
-            host.writeError("\(host.console.styled("crescent:", "31")) error: \(problem.message) (plugin '\(manifest.name)' skipped)")
+            host.writeError("\(host.console.styled("crescent:", "31")) error: plugin '\(manifest.name)' skipped: \(problem.message)")
             return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start: \(problem.message)"))
         }
+    }
+}
+
+/// Runs `body` with a plugin's loop-confined value on its loop: at once when already there (a
+/// call starts on the loop), else as a job on the loop (a reply cancelled from another thread).
+func onLoop<Value>(_ bound: NIOLoopBound<Value>, _ body: @escaping (Value) -> Void) {
+    if bound.eventLoop.inEventLoop {
+        body(bound.value)
+    } else {
+        let boundBody = NIOLoopBound(body, eventLoop: bound.eventLoop)
+        bound.eventLoop.execute { boundBody.value(bound.value) }
     }
 }

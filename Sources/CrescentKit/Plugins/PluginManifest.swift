@@ -56,6 +56,18 @@ public struct PluginManifest: Sendable {
     /// The manifest's path, for messages.
     public var path: String { Self.path(in: folder) }
 
+    /// What is wrong when a started plugin declared the services `declared` (`by` its main file,
+    /// or its answer to `initialize`): the manifest promises exactly the services it provides.
+    func mismatch(declared: [String], by source: String) -> PluginProblem? {
+        if let missing = services.first(where: { !declared.contains($0) }) {
+            return PluginProblem("\(source) did not declare service '\(missing)', which \(path) promises")
+        }
+        if let extra = declared.first(where: { !services.contains($0) }) {
+            return PluginProblem("\(source) declared service '\(extra)', which \(path) does not list in field 'services'")
+        }
+        return nil
+    }
+
     static func path(in folder: String) -> String {
         folder.hasSuffix("/") ? folder + fileName : folder + "/" + fileName
     }

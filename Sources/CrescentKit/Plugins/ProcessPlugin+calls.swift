@@ -125,12 +125,12 @@ extension ProcessPlugin {
         let plugin = NIOLoopBound(self, eventLoop: host.loop)
         let boundCall = NIOLoopBound(call, eventLoop: host.loop)
         call.deadline = host.clock.schedule(after: .seconds(seconds: callTimeout)) {
-            ProcessPlugin.onLoop(plugin) { plugin in
+            onLoop(plugin) { plugin in
                 plugin.drop(boundCall.value, answering: ServiceError(.timeout, "plugin '\(plugin.manifest.name)': \(service).\(method) did not answer within \(formatSeconds(plugin.callTimeout)) s ([plugins] call_timeout)"))
             }
         }
         reply.onCancel {
-            ProcessPlugin.onLoop(plugin) { plugin in
+            onLoop(plugin) { plugin in
                 plugin.drop(boundCall.value, answering: ServiceError(.cancelled, "the request was cancelled"))
             }
         }
@@ -168,7 +168,7 @@ extension ProcessPlugin {
         let delay = restartAt.map { $0 - host.clock.uptime } ?? .zero
         let plugin = NIOLoopBound(self, eventLoop: host.loop)
         restartJob = host.clock.schedule(after: max(delay, .zero)) {
-            ProcessPlugin.onLoop(plugin) { plugin in
+            onLoop(plugin) { plugin in
                 plugin.restartJob = nil
                 plugin.restart()
             }

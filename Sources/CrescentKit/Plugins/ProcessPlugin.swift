@@ -63,35 +63,21 @@ final class ProcessPlugin {
         do throws(PluginProblem) {
             declarations = try plugin.launch()
         } catch {
-            return .failure(PluginProblem("plugin '\(manifest.name)' (\(manifest.path)): \(error.message)"))
+            return .failure(PluginProblem("\(manifest.path): \(error.message)"))
         }
-        let names = declarations.map(\.name)
-        if let missing = manifest.services.first(where: { !names.contains($0) }) {
+        if let problem = manifest.mismatch(declared: declarations.map(\.name), by: "its answer to 'initialize'") {
             plugin.finish()
-            return .failure(PluginProblem("plugin '\(manifest.name)': its answer to 'initialize' does not declare service '\(missing)', which \(manifest.path) promises"))
-        }
-        if let extra = names.first(where: { !manifest.services.contains($0) }) {
-            plugin.finish()
-            return .failure(PluginProblem("plugin '\(manifest.name)': its answer to 'initialize' declares service '\(extra)', which \(manifest.path) does not list in field 'services'"))
+            return .failure(problem)
         }
         let bound = NIOLoopBound(plugin, eventLoop: parent.loop)
         for declaration in declarations {
             let name = declaration.name
             plugin.services[name] = PluginService(declaration) { method, arguments, reply in
-                ProcessPlugin.onLoop(bound) { plugin in plugin.call(name, method, arguments, reply) }
+                onLoop(bound) { plugin in plugin.call(name, method, arguments, reply) }
             }
         }
         parent.teardownActions.append { plugin.finish() }
         return .success(plugin.services.mapValues { $0 as any Service })
-    }
-
-    static func onLoop(_ bound: NIOLoopBound<ProcessPlugin>, _ body: @escaping (ProcessPlugin) -> Void) {
-        if bound.eventLoop.inEventLoop {
-            body(bound.value)
-        } else {
-            let boundBody = NIOLoopBound(body, eventLoop: bound.eventLoop)
-            bound.eventLoop.execute { boundBody.value(bound.value) }
-        }
     }
 
     /// `CRESCENT_DATA_DIR`: a folder of the plugin's own under the data folder (made when missing).
@@ -109,8 +95,9 @@ final class ProcessPlugin {
     /// loop. Answers the services the program declares.
     @discardableResult
     func launch() throws(PluginProblem) -> [ServiceDeclaration] {
-        let process = try PluginProcess.spawn(command, folder: manifest.folder,
-                                              environment: ["CRESCENT_PLUGIN_DIR": manifest.folder, "CRESCENT_DATA_DIR": dataFolder])
+        let folder = PluginSearch.canonical(manifest.folder)
+        let process = try PluginProcess.spawn(command, folder: folder,
+                                              environment: ["CRESCENT_PLUGIN_DIR": folder, "CRESCENT_DATA_DIR": dataFolder])
         let request = JSONRPCMessage.request(id: 0, method: "initialize",
                                              params: ["crescent": .string(HostVersion.current), "settings": settings])
         let answer: (line: [UInt8], rest: [UInt8])
