@@ -67,7 +67,7 @@ final class LuaPluginRuntime {
                 try host.vm.load(source, name: "@" + mainPath)
                 try host.vm.call(arguments: 0, results: 0)
             } catch {
-                failure = error
+                failure = error as? LuaError ?? LuaError(.runtime, "\(error)")
             }
         }
         if let failure {

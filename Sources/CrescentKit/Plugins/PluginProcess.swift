@@ -17,13 +17,8 @@ struct PluginProcess {
 
     /// Starts `command` (the program is looked up in `PATH` unless it holds a `/`).
     static func spawn(_ command: [String], folder: String, environment extra: [String: String]) throws(PluginProblem) -> PluginProcess {
-        var input: [Int32] = [0, 0], output: [Int32] = [0, 0], errors: [Int32] = [0, 0]
-        guard pipe2(&input, O_CLOEXEC) == 0 else { throw failure(command, errno) }
-        guard pipe2(&output, O_CLOEXEC) == 0 else {
-            closeAll(input)
-            throw failure(command, errno)
-        }
-        guard pipe2(&errors, O_CLOEXEC) == 0 else {
+        guard let input = pipePair(), let output = pipePair() else { throw failure(command, errno) }
+        guard let errors = pipePair() else {
             closeAll(input + output)
             throw failure(command, errno)
         }
@@ -34,7 +29,6 @@ struct PluginProcess {
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-        posix_spawn_file_actions_addchdir_np(&actions, folder)
 
         var variables: [String: String] = [:]
         var entry = environ
@@ -46,9 +40,6 @@ struct PluginProcess {
         for (name, value) in extra { variables[name] = value }
         let environment: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for item in environment { free(item) } }
-        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-
         // Its own process group, so a Ctrl-C at the terminal reaches the host, which shuts the
         // program down in order; signals the host ignores (SIGPIPE, and SIGINT/SIGTERM it handles
         // itself) are back to their defaults in the program.
@@ -69,9 +60,11 @@ struct PluginProcess {
         signal(SIGPIPE, SIG_IGN)
 
         var pid = pid_t()
-        // A relative program with a slash (`./run.sh`) is found from the plugin folder.
-        let program = command[0].contains("/") && !command[0].hasPrefix("/") ? folder + "/" + command[0] : command[0]
-        let status = posix_spawnp(&pid, program, &actions, &attributes, argv, environment)
+        // The shell changes to the plugin folder, then becomes the program (found in PATH, or
+        // relative to the folder): glibc's posix_spawn chdir action is not in Swift's Glibc.
+        let argv: [UnsafeMutablePointer<CChar>?] = (["/bin/sh", "-c", "cd -- \"$0\" && exec \"$@\"", folder] + command).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        let status = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environment)
         close(input[0])
         close(output[1])
         close(errors[1])
@@ -84,6 +77,14 @@ struct PluginProcess {
 
     private static func failure(_ command: [String], _ code: Int32) -> PluginProblem {
         PluginProblem("cannot start '\(command.joined(separator: " "))': \(String(cString: strerror(code)))")
+    }
+
+    /// A pipe whose two ends are close-on-exec (the program gets its copies through dup2).
+    private static func pipePair() -> [Int32]? {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return ends
     }
 
     private static func closeAll(_ descriptors: [Int32]) {

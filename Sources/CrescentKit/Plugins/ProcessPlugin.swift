@@ -32,9 +32,9 @@ final class ProcessPlugin {
     /// The running program, nil while stopped.
     var running: ProcessRun?
     /// Calls sent and not yet answered, by request id.
-    var inFlight: [Int64: ProcessCall] = [:]
+    var inFlight: [Int64: PluginCall] = [:]
     /// Calls that wait for the program to start again.
-    var waiting: [ProcessCall] = []
+    var waiting: [PluginCall] = []
     var nextID: Int64 = 1
     /// The wait before the next start after a failure, and when that start may happen.
     var backoff = 1.0

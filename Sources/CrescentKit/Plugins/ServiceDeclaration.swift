@@ -42,22 +42,17 @@ struct ServiceDeclaration: Sendable {
     /// `table`, `location` (a record with `lat` and `lon`), `{T}` (an array), `value`; any other
     /// word is a table of that name.
     static func argumentType(_ word: String) -> ArgumentType {
-        switch word {
-        case "string": .string
-        case "number": .number
-        case "integer": .integer
-        case "boolean": .boolean
-        case "table", "array", "object": .table
-        case "location": .record("location", fields: [.init("lat", .number), .init("lon", .number)])
-        case "", "value", "any": .any
-        default:
-            if word.hasPrefix("{"), word.hasSuffix("}") {
-                // `{strings}` and `{string}` both read as an array of strings.
-                let element = String(word.dropFirst().dropLast())
-                let singular = element.hasSuffix("s") ? String(element.dropLast()) : element
-                return .array(of: argumentType(singular))
-            }
-            return .record(word, fields: [])
+        if word.hasPrefix("{"), word.hasSuffix("}") {
+            // `{strings}` and `{string}` both read as an array of strings.
+            let element = String(word.dropFirst().dropLast())
+            return .array(of: argumentType(element.hasSuffix("s") ? String(element.dropLast()) : element))
         }
+        let types: [String: ArgumentType] = [
+            "string": .string, "number": .number, "integer": .integer, "boolean": .boolean,
+            "table": .table, "array": .table, "object": .table,
+            "location": .record("location", fields: [ArgumentType.Field("lat", .number), ArgumentType.Field("lon", .number)]),
+            "": .any, "value": .any, "any": .any,
+        ]
+        return types[word] ?? .record(word, fields: [])
     }
 }

@@ -1,4 +1,4 @@
-import Model
+package import Model
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
