@@ -137,7 +137,7 @@ import Testing
             end)
             """], in: sandbox, timeLimit: 60)
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdoutLines == ["spin\ttimeout", "wait\ttimeout", "after\thello ada\tnil", ""], "\(result)")
+        #expect(result.stdoutLines == ["spin\ttimeout", "wait\ttimeout", "after\thello ada\tnil"], "\(result)")
     }
 
     @Test func cancellingTheRequestCancelsThePluginTask() async throws {
@@ -154,7 +154,7 @@ import Testing
             timer.after(0.8, function() print("done") end)
             """], in: sandbox)
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdoutLines == ["completion\tcancelled", "done", ""], "\(result)")
+        #expect(result.stdoutLines == ["completion\tcancelled", "done"], "\(result)")
     }
 
     @Test func aPluginThatRaisesWhileLoadingIsReportedAndTheRunGoesOn() async throws {

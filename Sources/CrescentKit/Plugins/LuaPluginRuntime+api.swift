@@ -86,9 +86,10 @@ extension LuaPluginRuntime {
             return .none
         }
         vm.register(field: "method") { [unowned self] stack in
+            // service name args returns doc
             var arguments: [ArgumentSpec] = []
-            for position in 0..<Int64(stack.rawLength(2)) {
-                stack.rawGet(2, index: position + 1)
+            for position in 0..<Int64(stack.rawLength(3)) {
+                _ = stack.rawGet(3, index: position + 1)
                 defer { stack.pop() }
                 guard let text = stack.text(at: -1), let argument = ServiceDeclaration.argument(text) else {
                     throw LuaRaise("bad argument #2 to 'method' (argument #\(position + 1) must be a string like \"name: string\")")
@@ -97,7 +98,7 @@ extension LuaPluginRuntime {
             }
             try self.change(stack.text(at: 1) ?? "") { declaration in
                 declaration.methods.append(.init(name: stack.text(at: 2) ?? "", arguments: arguments,
-                                                 returns: stack.text(at: 3) ?? "nil", doc: stack.text(at: 4) ?? ""))
+                                                 returns: stack.text(at: 4) ?? "nil", doc: stack.text(at: 5) ?? ""))
             }
             return .none
         }

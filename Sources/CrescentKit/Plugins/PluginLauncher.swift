@@ -41,7 +41,8 @@ public final class PluginLauncher: Sendable {
             return .success(services)
         case .failure(let problem):
             host.writeError("\(host.console.styled("crescent:", "31")) error: plugin '\(manifest.name)' skipped: \(problem.message)")
-            return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start: \(problem.message)"))
+            let firstLine = problem.message.split(separator: "\n").first.map(String.init) ?? problem.message
+            return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start: \(firstLine)"))
         }
     }
 }
