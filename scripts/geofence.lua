@@ -28,7 +28,6 @@ end
 function Fence:record(line)
   self.events[#self.events + 1] = line
   self.view.log:update(self.events)
-  print(line)
 end
 
 task(function()
