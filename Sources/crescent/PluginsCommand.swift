@@ -4,7 +4,7 @@ import CrescentKit
 /// `crescent plugins`: every plugin found, its services and status.
 struct PluginsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent plugins",
+        commandName: "plugins",
         abstract: "List the plugins found (builtin and in plugin folders): name, version, kind, folder, services, status."
     )
 
@@ -21,7 +21,7 @@ struct PluginsCommand: ParsableCommand {
 /// `crescent plugin new NAME --lua|--process [DIR]` and `crescent plugin check DIR`.
 struct PluginCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent plugin",
+        commandName: "plugin",
         abstract: "Make or check a plugin folder.",
         subcommands: [New.self, Check.self]
     )

@@ -22,7 +22,7 @@ public enum PluginCatalog {
                                          builtins: builtins.map(\.name))
         var rows: [[String]] = [["NAME", "VERSION", "KIND", "FOLDER", "SERVICES", "STATUS"]]
         for plugin in plugins {
-            rows.append([plugin.name, HostVersion.current, "builtin", "-", builtins.map(\.name).joined(separator: ","), "ok"])
+            rows.append([plugin.name, CrescentVersion.current, "builtin", "-", builtins.map(\.name).joined(separator: ","), "ok"])
         }
         for plugin in found {
             let manifest = plugin.manifest
@@ -47,7 +47,7 @@ public enum PluginCatalog {
     public static func check(folder: String, plugins: [any Plugin], options: HostOptions) -> (ok: Bool, text: String) {
         let manifest: PluginManifest
         do throws(PluginProblem) {
-            manifest = try PluginManifest.load(folder: folder, hostVersion: HostVersion.current)
+            manifest = try PluginManifest.load(folder: folder, hostVersion: CrescentVersion.current)
         } catch {
             return (false, "error: \(error.message)")
         }

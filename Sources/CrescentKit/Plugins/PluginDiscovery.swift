@@ -81,7 +81,7 @@ public enum PluginDiscovery {
     ///   - disabledNames: `[plugins] disabled` of `crescent.toml`.
     ///   - builtins: the services the builtin plugins provide, which no plugin may provide again.
     public static func discover(_ search: PluginSearch, disabledNames: [String], builtins: [String],
-                                hostVersion: String = HostVersion.current) -> [DiscoveredPlugin] {
+                                hostVersion: String = CrescentVersion.current) -> [DiscoveredPlugin] {
         guard !search.disabled else { return [] }
         var found: [DiscoveredPlugin] = []
         for root in search.roots() {
@@ -137,9 +137,4 @@ public enum PluginDiscovery {
         }
         return folders.sorted()
     }
-}
-
-/// The version of this host, which plugins' `crescent` ranges are checked against.
-public enum HostVersion {
-    public static let current = "0.1.0"
 }

@@ -40,7 +40,7 @@ public final class PluginLauncher: Sendable {
         case .success(let services):
             return .success(services)
         case .failure(let problem):
-            host.writeError("\(host.console.styled("crescent:", "31")) error: plugin '\(manifest.name)' skipped: \(problem.message)")
+            host.writeError("\(host.console.styled("crescent:", .error)) error: plugin '\(manifest.name)' skipped: \(problem.message)")
             let firstLine = problem.message.split(separator: "\n").first.map(String.init) ?? problem.message
             return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start: \(firstLine)"))
         }

@@ -31,7 +31,7 @@ public enum PluginSkeleton {
         """
         name = "\(name)"
         version = "0.1.0"
-        crescent = ">=\(HostVersion.current), <1.0.0"
+        crescent = ">=\(CrescentVersion.current), <1.0.0"
         description = "Says hello (a skeleton to start from)."
         kind = "\(process ? "process" : "lua")"
         \(kind)

@@ -99,7 +99,7 @@ final class ProcessPlugin {
         let process = try PluginProcess.spawn(command, folder: folder,
                                               environment: ["CRESCENT_PLUGIN_DIR": folder, "CRESCENT_DATA_DIR": dataFolder])
         let request = JSONRPCMessage.request(id: 0, method: "initialize",
-                                             params: ["crescent": .string(HostVersion.current), "settings": settings])
+                                             params: ["crescent": .string(CrescentVersion.current), "settings": settings])
         let answer: (line: [UInt8], rest: [UInt8])
         do throws(PluginProblem) {
             guard process.write(Array((request.line + "\n").utf8)) else { throw PluginProblem("it closed its stdin before 'initialize'") }
@@ -222,6 +222,6 @@ final class ProcessPlugin {
 
     func log(_ level: HostOptions.LogLevel, _ message: String) {
         guard level >= host.options.logLevel else { return }
-        host.writeError("\(host.console.styled("\(level):", Host.logColor(level))) plugin '\(manifest.name)': \(message)")
+        host.writeError("\(host.console.styled("\(level):", Console.Style(level))) plugin '\(manifest.name)': \(message)")
     }
 }

@@ -14,8 +14,8 @@ extension Value {
     /// - Throws: `invalid_data` naming the byte offset and what was expected there.
     public init(jsonText text: String) throws(ServiceError) {
         var text = text
-        // withUTF8 rethrows untyped: carry the typed error out in a Result.
-        self = try text.withUTF8 { bytes in Result { () throws(ServiceError) in try Value.decodeJSON(bytes) } }.get()
+        let decoded = text.withUTF8 { bytes in Result { () throws(ServiceError) in try Value.decodeJSON(bytes) } }
+        self = try decoded.get()
     }
 
     /// The value of the JSON document in `bytes` (see ``init(jsonText:)``).
@@ -27,7 +27,7 @@ extension Value {
             self = try decoded.get()
         } else {
             let copy = Array(bytes)
-            self = try copy.withUnsafeBufferPointer { buffer throws(ServiceError) in try Value.decodeJSON(buffer) }
+            self = try copy.withUnsafeBufferPointer { buffer in Result { () throws(ServiceError) in try Value.decodeJSON(buffer) } }.get()
         }
     }
 
