@@ -145,7 +145,7 @@ import Testing
     }
 
     @Test func aProgramThatNeverAnswersInitializeIsReportedOnce() async throws {
-        for (start, message) in [("never", "did not answer 'initialize' within 3 s"), ("garbage", "is not JSON-RPC")] {
+        for (start, message) in [("never", "did not answer 'initialize' within 10 s"), ("garbage", "is not JSON-RPC")] {
             let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n[probe]\nstart = \"\(start)\"\n")
             let result = try await crescent(["-e", """
                 print(pcall(function() return services.probe end))

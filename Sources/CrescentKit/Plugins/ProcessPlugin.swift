@@ -10,8 +10,8 @@ import Glibc
 /// stdout, and its restarts. Confined to the host's loop.
 ///
 /// - The program starts when a script first touches one of its services: the host sends
-///   `initialize` and waits for the answer (bounded by `[plugins] call_timeout`), which declares
-///   the services; then the pipes are handed to the loop.
+///   `initialize` and waits for the answer, which declares the services (bounded by
+///   `call_timeout`, at least 10 s); then the pipes are handed to the loop.
 /// - Each call is a `call` request; the answer, or an error whose `data.code` is a service error
 ///   code, answers it. No call waits past `call_timeout` (it answers `timeout` and the program is
 ///   sent `cancel`); a cancelled request sends `cancel` too.
@@ -91,6 +91,10 @@ final class ProcessPlugin {
 
     // MARK: Starting and stopping
 
+    /// How long the answer to `initialize` may take: the call time limit, but never less than 10 s
+    /// (an interpreter starting on a loaded machine is slow, and a short limit is for calls).
+    var startTimeout: Double { max(callTimeout, 10) }
+
     /// Spawns the program, sends `initialize` and reads its answer, then hands the pipes to the
     /// loop. Answers the services the program declares.
     @discardableResult
@@ -103,7 +107,7 @@ final class ProcessPlugin {
         let answer: (line: [UInt8], rest: [UInt8])
         do throws(PluginProblem) {
             guard process.write(Array((request.line + "\n").utf8)) else { throw PluginProblem("it closed its stdin before 'initialize'") }
-            answer = try process.readLine(within: callTimeout, maximumLength: JSONRPCLineDecoder.defaultMaximumLength)
+            answer = try process.readLine(within: startTimeout, maximumLength: JSONRPCLineDecoder.defaultMaximumLength)
         } catch {
             abandon(process)
             throw error
