@@ -140,6 +140,14 @@ import Testing
         #expect(result.stdoutLines == ["spin\ttimeout", "wait\ttimeout", "after\thello ada\tnil"], "\(result)")
     }
 
+    @Test func theRunsTimeLimitStopsPluginCodeThatNeverYields() async throws {
+        let sandbox = try self.sandbox()
+        let result = try await crescent(["--timeout", "1", "-e", "task(function() services.greeter:spin() end)"], in: sandbox, timeLimit: 60)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("(--timeout)"), "\(result)")
+        #expect(result.elapsed < 20, "\(result)")
+    }
+
     @Test func cancellingTheRequestCancelsThePluginTask() async throws {
         let sandbox = try self.sandbox(main: Self.main + """
 

@@ -161,8 +161,19 @@ import Testing
     @Test func aHundredCrashesLeaveNoProcessBehind() async throws {
         let sandbox = try self.sandbox()
         let result = try await crescent(["-e", """
+            local function descriptors()
+              local ls = io.popen("ls /proc/$PPID/fd | wc -l")
+              local count = tonumber(ls:read("a"))
+              ls:close()
+              return count
+            end
             task(function()
               local pids = {}
+              -- One cycle first: what the host makes once, on first need, is not a leak.
+              services.probe:pid()
+              services.probe:crash()
+              services.probe:pid()
+              local before = descriptors()
               for i = 1, 100 do
                 pids[#pids + 1] = services.probe:pid()
                 local _, err = services.probe:crash()
@@ -170,10 +181,15 @@ import Testing
               end
               pids[#pids + 1] = services.probe:pid()
               print(table.concat(pids, " "))
+              print("descriptors", before, descriptors())
+              print("subscriptions", #subscriptions())
             end)
             """], in: sandbox, timeLimit: 240)
         #expect(result.status == 0, "\(result)")
-        let pids = result.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int32($0) }
+        let pids = (result.stdoutLines.first ?? "").split(separator: " ").compactMap { Int32($0) }
+        let counts = result.stdoutLines.dropFirst().first?.split(separator: "\t").dropFirst().compactMap { Int($0) } ?? []
+        #expect(counts.count == 2 && counts[0] == counts[1], "descriptors before and after: \(result)")
+        #expect(result.stdoutLines.dropFirst(2).first == "subscriptions\t0", "\(result)")
         #expect(pids.count == 101, "\(result)")
         #expect(Set(pids).count == 101, "\(result)")
         for pid in pids { #expect(!Self.isAlive(pid), "process \(pid) outlived the host") }

@@ -57,8 +57,10 @@ public enum ScriptRunner {
             if stopping.requests.add(1, ordering: .relaxed).newValue > 1 && !timeout {
                 stopping.exitNow(status, console: console, reason: "a second signal")
             }
-            started.plugins.interrupt(status: status, timeout: timeout)
             Host.stop(started.host, interrupter: started.interrupter, status: status, timeout: timeout)
+            // After the script's VM: plugin code that holds the loop returns into a script
+            // already told to stop.
+            started.plugins.interrupt(status: status, timeout: timeout)
             signals.asyncAfter(deadline: .now() + .milliseconds(Int(StopState.gracePeriod * 1000))) {
                 if !stopping.finished.load(ordering: .relaxed) {
                     stopping.exitNow(status, console: console, reason: "the script did not stop within \(Int(StopState.gracePeriod)) s")
