@@ -188,7 +188,9 @@ import Testing
         #expect(result.status == 0, "\(result)")
         let pids = (result.stdoutLines.first ?? "").split(separator: " ").compactMap { Int32($0) }
         let counts = result.stdoutLines.dropFirst().first?.split(separator: "\t").dropFirst().compactMap { Int($0) } ?? []
-        #expect(counts.count == 2 && counts[0] == counts[1], "descriptors before and after: \(result)")
+        // A descriptor kept per cycle would show as 100 more; NIO and libdispatch may open one or
+        // two of their own meanwhile.
+        #expect(counts.count == 2 && counts[1] <= counts[0] + 2, "descriptors before and after: \(result)")
         #expect(result.stdoutLines.dropFirst(2).first == "subscriptions\t0", "\(result)")
         #expect(pids.count == 101, "\(result)")
         #expect(Set(pids).count == 101, "\(result)")

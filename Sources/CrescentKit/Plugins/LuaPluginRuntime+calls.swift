@@ -15,10 +15,6 @@ final class PluginCall: Hashable {
     var task: LuaTask?
     /// The JSON-RPC id once sent to a process.
     var requestID: Int64?
-    /// The time limit's clock job, cancelled when the call ends.
-    var deadline: Cancellation?
-    /// True while the task's code runs (the watchdog interrupts only running code).
-    let running = RunningFlag()
     private(set) var isDone = false
     /// Called once when the call ends, whatever ended it.
     var onDone: ((PluginCall) -> Void)?
@@ -34,8 +30,6 @@ final class PluginCall: Hashable {
     func answer(_ result: Result<Value, ServiceError>) {
         guard !isDone else { return }
         isDone = true
-        deadline?.cancel()
-        deadline = nil
         reply(result)
         onDone?(self)
         onDone = nil
@@ -57,7 +51,10 @@ extension LuaPluginRuntime {
         }
         let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
         calls.insert(call)
-        call.onDone = { [weak self] call in self?.calls.remove(call) }
+        call.onDone = { [weak self] call in
+            self?.calls.remove(call)
+            self?.deadlines.remove(call)
+        }
         host.runTurn { host in
             let stack = host.vm.stack
             let count = Int32(arguments.values.count) + 2
@@ -71,8 +68,10 @@ extension LuaPluginRuntime {
             }
             stack.pop(count + 1)
             call.task = task
-            task.onResume = { running in call.running.set(running) }
-            self.armTimeLimit(call)
+            let watchdog = self.watchdog
+            let runningUntil = host.clock.monotonicDeadline(after: .seconds(seconds: self.callTimeout))
+            task.onResume = { running in watchdog?.running(until: running ? runningUntil : nil) }
+            self.deadlines.add(call)
             let bound = NIOLoopBound(self, eventLoop: host.loop)
             let boundCall = NIOLoopBound(call, eventLoop: host.loop)
             reply.onCancel {
@@ -138,36 +137,10 @@ extension LuaPluginRuntime {
         return ServiceError(code, stack.text(at: -1) ?? name)
     }
 
-    /// Ends the call with `timeout` once `callTimeout` has passed: on the clock for a task that
-    /// waits, and, with a clock that follows real time, from a watchdog thread for code that runs
-    /// without yielding (it holds the loop, so no clock job could run).
-    private func armTimeLimit(_ call: PluginCall) {
-        let bound = NIOLoopBound(self, eventLoop: host.loop)
-        let boundCall = NIOLoopBound(call, eventLoop: host.loop)
-        let delay = Duration.seconds(seconds: callTimeout)
-        call.deadline = host.clock.schedule(after: delay) {
-            onLoop(bound) { runtime in
-                let call = boundCall.value
-                guard !call.isDone, let task = call.task else { return }
-                call.answer(.failure(runtime.timedOut(call)))
-                runtime.host.runTurn { host in host.cancel(task) }
-            }
-        }
-        guard host.clock.monotonicDeadline(after: delay) != nil else { return }
-        let interrupter = host.vm.interrupter
-        let flag = call.running
-        DispatchQueue.global().asyncAfter(deadline: .now() + callTimeout) {
-            if flag.isRunning { interrupter.interruptForTimeout() }
-        }
+    /// Ends `call` with `timeout`: its time limit passed while its task waited.
+    func expire(_ call: PluginCall) {
+        guard !call.isDone, let task = call.task else { return }
+        call.answer(.failure(timedOut(call)))
+        host.runTurn { host in host.cancel(task) }
     }
-}
-
-/// Whether a call's code is running right now: set on the loop around each resume, read by the
-/// watchdog thread.
-final class RunningFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-
-    var isRunning: Bool { value.load(ordering: .relaxed) }
-
-    func set(_ running: Bool) { value.store(running, ordering: .relaxed) }
 }

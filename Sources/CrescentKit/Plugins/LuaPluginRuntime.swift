@@ -25,10 +25,19 @@ final class LuaPluginRuntime {
     /// Calls in flight, cancelled at teardown.
     var calls: Set<PluginCall> = []
 
+    /// The time limit of calls whose task waits.
+    lazy var deadlines = CallDeadlines(clock: host.clock, loop: host.loop, limit: callTimeout) { [unowned self] call in
+        self.expire(call)
+    }
+    /// The time limit of method code that runs without yielding (with a real-time clock).
+    let watchdog: RunawayWatchdog?
+
     init(manifest: PluginManifest, host: Host, callTimeout: Double) {
         self.manifest = manifest
         self.host = host
         self.callTimeout = callTimeout
+        let realTime = host.clock.monotonicDeadline(after: .zero) != nil
+        watchdog = realTime ? RunawayWatchdog(interrupter: host.vm.interrupter, limit: callTimeout) : nil
     }
 
     /// Makes the plugin's VM, runs its `main` and answers the services it declared.
@@ -94,6 +103,8 @@ final class LuaPluginRuntime {
     func finish() {
         for call in calls { call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' stopped"))) }
         calls.removeAll()
+        deadlines.cancelAll()
+        watchdog?.stop()
         invoke = nil
         classify = nil
         host.finish(status: 0)

@@ -124,11 +124,8 @@ extension ProcessPlugin {
         let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
         let plugin = NIOLoopBound(self, eventLoop: host.loop)
         let boundCall = NIOLoopBound(call, eventLoop: host.loop)
-        call.deadline = host.clock.schedule(after: .seconds(seconds: callTimeout)) {
-            onLoop(plugin) { plugin in
-                plugin.drop(boundCall.value, answering: ServiceError(.timeout, "plugin '\(plugin.manifest.name)': \(service).\(method) did not answer within \(formatSeconds(plugin.callTimeout)) s ([plugins] call_timeout)"))
-            }
-        }
+        deadlines.add(call)
+        call.onDone = { [weak self] call in self?.deadlines.remove(call) }
         reply.onCancel {
             onLoop(plugin) { plugin in
                 plugin.drop(boundCall.value, answering: ServiceError(.cancelled, "the request was cancelled"))
@@ -143,7 +140,7 @@ extension ProcessPlugin {
     }
 
     /// Ends `call` with `error`, telling the program to stop working on it.
-    private func drop(_ call: PluginCall, answering error: ServiceError) {
+    func drop(_ call: PluginCall, answering error: ServiceError) {
         guard !call.isDone else { return }
         waiting.removeAll { $0 === call }
         if let id = call.requestID, inFlight.removeValue(forKey: id) != nil {

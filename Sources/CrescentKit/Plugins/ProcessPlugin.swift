@@ -46,6 +46,11 @@ final class ProcessPlugin {
     /// Runs that have ended (for tests: each is reaped).
     private(set) var runs = 0
 
+    /// The time limit of the calls in flight.
+    lazy var deadlines = CallDeadlines(clock: host.clock, loop: host.loop, limit: callTimeout) { [unowned self] call in
+        self.drop(call, answering: ServiceError(.timeout, "plugin '\(self.manifest.name)': \(call.service).\(call.method) did not answer within \(formatSeconds(self.callTimeout)) s ([plugins] call_timeout)"))
+    }
+
     init(manifest: PluginManifest, command: [String], settings: Value, callTimeout: Double, host: Host) {
         self.manifest = manifest
         self.command = command
@@ -208,6 +213,7 @@ final class ProcessPlugin {
         guard !isFinished else { return }
         isFinished = true
         restartJob?.cancel()
+        deadlines.cancelAll()
         for call in waiting + Array(inFlight.values) {
             call.answer(.failure(ServiceError(.unavailable, "the host is shutting down")))
         }
