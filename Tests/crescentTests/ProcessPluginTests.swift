@@ -126,6 +126,22 @@ import Testing
         #expect(result.stdoutLines == ["crash\tunavailable", "restarted\ttrue"], "\(result)")
     }
 
+    @Test func aProgramThatKeepsCrashingBeforeAnsweringIsStartedAgainWithBackoff() async throws {
+        let sandbox = try self.sandbox()
+        let result = try await crescent(["-e", """
+            task(function()
+              for i = 1, 3 do
+                local _, err = services.probe:crash()
+                print(i, err.code)
+              end
+            end)
+            """], in: sandbox, timeLimit: 60)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines == ["1\tunavailable", "2\tunavailable", "3\tunavailable"], "\(result)")
+        // No run answered a call: the second start waits 1 s, the third 2 s.
+        #expect(result.elapsed >= 3, "\(result)")
+    }
+
     @Test func hangsGarbageAndOverlongLines() async throws {
         let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n")
         let result = try await crescent(["-e", """

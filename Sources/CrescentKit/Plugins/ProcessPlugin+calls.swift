@@ -180,8 +180,7 @@ extension ProcessPlugin {
             try launch()
         } catch {
             log(.error, "could not start again: \(error.message)")
-            restartAt = host.clock.uptime + .seconds(seconds: backoff)
-            backoff = min(backoff * 2, 60)
+            restartAt = host.clock.uptime + backoff.advance()
             for call in calls { call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start again: \(error.message)"))) }
             return
         }

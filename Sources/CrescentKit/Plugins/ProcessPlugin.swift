@@ -37,7 +37,7 @@ final class ProcessPlugin {
     var waiting: [PluginCall] = []
     var nextID: Int64 = 1
     /// The wait before the next start after a failure, and when that start may happen.
-    var backoff = 1.0
+    var backoff = Backoff(initial: .seconds(1), maximum: .seconds(60))
     var restartAt: Duration?
     var restartJob: Cancellation?
     /// True once the current run answered a call: its end restarts at once.
@@ -199,11 +199,10 @@ final class ProcessPlugin {
             call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' \(reason) during the call; it starts again on the next call")))
         }
         if answeredInThisRun {
-            backoff = 1
+            backoff.reset()
             restartAt = nil
         } else {
-            restartAt = host.clock.uptime + .seconds(seconds: backoff)
-            backoff = min(backoff * 2, 60)
+            restartAt = host.clock.uptime + backoff.advance()
         }
         if !isFinished { log(.warn, "\(reason)") }
     }
