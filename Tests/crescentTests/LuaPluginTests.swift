@@ -216,5 +216,9 @@ import Testing
         #expect(result.stdout.contains("Greets name."), "\(result)")
         let listed = try await crescent(["services"], in: sandbox)
         #expect(listed.stdout.contains("greeter"), "\(listed)")
+        let documented = try await crescent(["services", "greeter"], in: sandbox)
+        #expect(documented.status == 0, "\(documented)")
+        #expect(documented.stdout.contains("services.greeter:greet(name, completion)"), "\(documented)")
+        #expect(documented.stdout.contains("didGreet"), "\(documented)")
     }
 }

@@ -51,39 +51,59 @@ public enum PluginCatalog {
         } catch {
             return (false, "error: \(error.message)")
         }
+        let documented = started(manifest, services: manifest.services, plugins: plugins, options: options)
+        let header = "plugin '\(manifest.name)' \(manifest.version) (\(manifest.kind.name)) in \(folder)"
+        return (documented.ok, ([header] + documented.lines + [documented.ok ? "ok" : "not usable"]).joined(separator: "\n"))
+    }
+
+    /// The full reference of service `name` when a plugin folder provides it (`crescent services
+    /// NAME`): its plugin is started, as a host would, to learn its declaration. Nil when no
+    /// usable plugin provides it.
+    public static func documentation(ofPluginService name: String, plugins: [any Plugin], options: HostOptions) -> String? {
+        let builtins = (try? ServiceFactory.entries(plugins: plugins, options: { var o = options; o.pluginSearch = nil; return o }())) ?? []
+        guard !builtins.contains(where: { $0.name == name }), let search = options.pluginSearch else { return nil }
+        let found = PluginDiscovery.discover(search, disabledNames: [], builtins: builtins.map(\.name))
+        for plugin in found {
+            guard case .ok(let manifest) = plugin.status, manifest.services.contains(name) else { continue }
+            return started(manifest, services: [name], plugins: plugins, options: options).lines.joined(separator: "\n")
+        }
+        return nil
+    }
+
+    /// Starts `manifest`'s plugin in a host of its own (no script runs) and documents `services`.
+    private static func started(_ manifest: PluginManifest, services: [String], plugins: [any Plugin],
+                                options: HostOptions) -> (ok: Bool, lines: [String]) {
         var options = options
-        options.pluginSearch = PluginSearch(folders: [folder], onlyFolders: true)
+        options.pluginSearch = PluginSearch(folders: [manifest.folder], onlyFolders: true)
         options.ui = .plain
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
         let loop = group.next()
-        let outcome = Result { () throws -> (ok: Bool, text: String) in
-            try loop.submit { () throws -> (ok: Bool, text: String) in
+        let outcome = Result { () throws -> (ok: Bool, lines: [String]) in
+            try loop.submit { () throws -> (ok: Bool, lines: [String]) in
                 let host = try Host(loop: loop, options: options, plugins: plugins) { _ in }
                 defer { host.finish(status: 0) }
-                var lines = ["plugin '\(manifest.name)' \(manifest.version) (\(manifest.kind.name)) in \(folder)"]
+                var lines: [String] = []
                 var ok = true
-                for name in manifest.services {
+                for name in services {
                     guard let entry = host.binding.services.first(where: { $0.name == name }) else {
                         lines.append("error: service '\(name)' is not registered (see the messages above)")
                         ok = false
                         continue
                     }
                     do throws(ServiceError) {
-                        let service = try entry.service()
-                        lines.append(service.interface.documentation(as: "services.\(name)"))
+                        lines.append(try entry.service().interface.documentation(as: "services.\(name)"))
                     } catch {
                         lines.append("error: \(error.message)")
                         ok = false
                     }
                 }
-                lines.append(ok ? "ok" : "not usable")
-                return (ok, lines.joined(separator: "\n"))
+                return (ok, lines)
             }.wait()
         }
         switch outcome {
         case .success(let result): return result
-        case .failure(let error): return (false, "error: \(error)")
+        case .failure(let error): return (false, ["error: \(error)"])
         }
     }
 }
