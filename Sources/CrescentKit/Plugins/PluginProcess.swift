@@ -136,6 +136,17 @@ struct PluginProcess {
         }
     }
 
+    /// What the program wrote to stderr so far (at most 4 KiB, waiting at most 0.2 s): why it
+    /// could not start, for the message that reports it.
+    func errorOutput() -> String {
+        var descriptor = pollfd(fd: stderr, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 200) > 0 else { return "" }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(stderr, &buffer, buffer.count)
+        guard count > 0 else { return "" }
+        return String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").joined(separator: " | ")
+    }
+
     private static func milliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)

@@ -114,8 +114,9 @@ final class ProcessPlugin {
             guard process.write(Array((request.line + "\n").utf8)) else { throw PluginProblem("it closed its stdin before 'initialize'") }
             answer = try process.readLine(within: startTimeout, maximumLength: JSONRPCLineDecoder.defaultMaximumLength)
         } catch {
+            let said = process.errorOutput()
             abandon(process)
-            throw error
+            throw said.isEmpty ? error : PluginProblem("\(error.message) (its stderr: \(said))")
         }
         let declarations: [ServiceDeclaration]
         do throws(PluginProblem) {
