@@ -202,6 +202,17 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: sandbox.path + "/loaded"), "\(touched)")
     }
 
+    @Test func pluginsBesideTheScriptAndGivenWithPluginAreFound() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("app/plugins/greeter/plugin.toml", Self.manifest)
+        try sandbox.write("app/plugins/greeter/main.lua", Self.main)
+        try sandbox.write("app/script.lua", "print(services.greeter.count)\n")
+        let beside = try await crescent(["app/script.lua"], in: sandbox)
+        #expect(beside.status == 0 && beside.stdout == "0\n", "\(beside)")
+        let given = try await crescent(["--plugin", "app/plugins/greeter", "-e", "print(services.greeter.count)"], in: sandbox)
+        #expect(given.status == 0 && given.stdout == "0\n", "\(given)")
+    }
+
     @Test func noPluginsKeepsOnlyTheBuiltins() async throws {
         let sandbox = try self.sandbox()
         let result = try await crescent(["--no-plugins", "-e", "print(pcall(function() return services.greeter end))"], in: sandbox)
