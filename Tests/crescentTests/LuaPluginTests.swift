@@ -148,6 +148,27 @@ import Testing
         #expect(result.elapsed < 20, "\(result)")
     }
 
+    @Test func eachPluginVMHasItsOwnMemoryLimit() async throws {
+        let sandbox = try self.sandbox(main: Self.main + """
+
+            greeter:method("grow", {}, "nil", "Allocates without end.", function()
+              local t = {}
+              for i = 1, 1e8 do t[i] = ("x"):rep(64) .. i end
+            end)
+            """)
+        try sandbox.write("crescent.toml", "[plugins]\nmemory_limit = 8\n")
+        let result = try await crescent(["-e", """
+            task(function()
+              local _, err = services.greeter:grow()
+              print(err.code, err.message)
+              print(services.greeter:greet("ada"))
+            end)
+            """], in: sandbox, timeLimit: 60)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines == ["internal\tplugin 'greeter': greeter.grow ran out of memory: the plugin's VM may use 8 MiB ([plugins] memory_limit)",
+                                       "hello ada\tnil"], "\(result)")
+    }
+
     @Test func cancellingTheRequestCancelsThePluginTask() async throws {
         let sandbox = try self.sandbox(main: Self.main + """
 

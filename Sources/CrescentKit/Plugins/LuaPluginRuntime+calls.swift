@@ -108,6 +108,10 @@ extension LuaPluginRuntime {
                 call.answer(.failure(timedOut(call)))
                 return
             }
+            if error.kind == .memory {
+                call.answer(.failure(ServiceError(.internal, "plugin '\(manifest.name)': \(call.service).\(call.method) ran out of memory: the plugin's VM may use \(host.options.memoryLimitMiB) MiB ([plugins] memory_limit)")))
+                return
+            }
             if let serviceError = classified(call.task?.error) {
                 call.answer(.failure(serviceError))
                 return
