@@ -161,13 +161,13 @@ import Testing
     }
 
     @Test func aProgramThatNeverAnswersInitializeIsReportedOnce() async throws {
-        for (start, message) in [("never", "did not answer 'initialize' within 10 s"), ("garbage", "is not JSON-RPC")] {
+        for (start, message) in [("never", "did not answer 'initialize' within 30 s"), ("garbage", "is not JSON-RPC")] {
             let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n[probe]\nstart = \"\(start)\"\n")
             let result = try await crescent(["-e", """
                 print(pcall(function() return services.probe end))
                 print(pcall(function() return services.probe end))
                 print(services.geocoder ~= nil)
-                """], in: sandbox, timeLimit: 60)
+                """], in: sandbox, timeLimit: 120)
             #expect(result.status == 0, "\(result)")
             #expect(result.stderrLines.filter { $0.contains(message) && $0.contains("skipped") }.count == 1, "\(result)")
             #expect(result.stdoutLines.last(where: { !$0.isEmpty }) == "true", "\(result)")

@@ -11,7 +11,7 @@ import Glibc
 ///
 /// - The program starts when a script first touches one of its services: the host sends
 ///   `initialize` and waits for the answer, which declares the services (bounded by
-///   `call_timeout`, at least 10 s); then the pipes are handed to the loop.
+///   `call_timeout`, at least 30 s); then the pipes are handed to the loop.
 /// - Each call is a `call` request; the answer, or an error whose `data.code` is a service error
 ///   code, answers it. No call waits past `call_timeout` (it answers `timeout` and the program is
 ///   sent `cancel`); a cancelled request sends `cancel` too.
@@ -96,9 +96,9 @@ final class ProcessPlugin {
 
     // MARK: Starting and stopping
 
-    /// How long the answer to `initialize` may take: the call time limit, but never less than 10 s
+    /// How long the answer to `initialize` may take: the call time limit, but never less than 30 s
     /// (an interpreter starting on a loaded machine is slow, and a short limit is for calls).
-    var startTimeout: Double { max(callTimeout, 10) }
+    var startTimeout: Double { max(callTimeout, 30) }
 
     /// Spawns the program, sends `initialize` and reads its answer, then hands the pipes to the
     /// loop. Answers the services the program declares.
