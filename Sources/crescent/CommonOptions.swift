@@ -36,9 +36,15 @@ struct CommonOptions: ParsableArguments {
     /// What a bare `--listen` becomes (`-` is no host name): listen under the default name.
     static let defaultListenName = "-"
 
+    @Option(name: .customLong("plugin"), help: ArgumentHelp("Load the plugin in DIR (or every plugin folder inside it) first; repeatable.", valueName: "dir"))
+    var plugins: [String] = []
+
+    @Flag(name: .customLong("no-plugins"), help: "Load no plugin folders: only the builtin services.")
+    var noPlugins = false
+
     /// The options above that take a value as the next word (`--ui plain`), for
     /// ``Crescent/hoistingSubcommand(_:)``.
-    static let valuedOptions: Set<String> = ["--ui", "--timeout", "--memory-limit", "--config", "--data-dir", "--location", "--log-level"]
+    static let valuedOptions: Set<String> = ["--ui", "--timeout", "--memory-limit", "--config", "--data-dir", "--location", "--log-level", "--plugin"]
 
     func validate() throws {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
@@ -61,6 +67,7 @@ struct CommonOptions: ParsableArguments {
         options.dataDirectory = dataDir
         options.location = location
         options.listen = listen == Self.defaultListenName ? "" : listen
+        options.pluginSearch = PluginSearch(folders: plugins, disabled: noPlugins)
         return options
     }
 
@@ -71,6 +78,7 @@ struct CommonOptions: ParsableArguments {
         options.ui = ProcessIO.isTerminal(1) ? .live : .plain
         options.colors = ProcessIO.environment("NO_COLOR") == nil && ProcessIO.isTerminal(2)
         options.arguments = arguments
+        options.pluginSearch = PluginSearch()
         return options
     }
 }

@@ -28,6 +28,9 @@ struct Crescent: ParsableCommand {
               crescent send [NAME] COMMAND [ARGS...]    a command to a running host's top controller
               crescent view [NAME] [--watch] [--json]   a running host's view
               crescent observe [NAME] SERVICE KEY       a running host's property, one JSON line per change
+              crescent [options] plugins                the plugins found, their services and status
+              crescent plugin new NAME --lua|--process [DIR]   a working plugin skeleton
+              crescent [options] plugin check DIR       validate a plugin folder
             """,
         discussion: """
             Exit status: 0 success; 1 an uncaught error, or an error reported from a handler \
@@ -35,7 +38,8 @@ struct Crescent: ParsableCommand {
             """,
         version: CrescentVersion.current,
         subcommands: [RunCommand.self, ReplCommand.self, ServicesCommand.self, TestCommand.self, StubsCommand.self, InitCommand.self,
-                      LsCommand.self, AttachCommand.self, EvalCommand.self, SendCommand.self, ViewCommand.self, ObserveCommand.self],
+                      LsCommand.self, AttachCommand.self, EvalCommand.self, SendCommand.self, ViewCommand.self, ObserveCommand.self,
+                      PluginsCommand.self, PluginCommand.self],
         defaultSubcommand: RunCommand.self
     )
 

@@ -23,6 +23,9 @@ final class ModelBinding {
     private var interfaceTypes: [String: LuaObjectType<ObjectBox>] = [:]
     /// Every method a model object's userdata answers to, by interface name (REPL completion).
     private(set) var methodNames: [String: [String]] = [:]
+    /// Converting values that cross to another VM (a plugin's): a table with a metatable has no
+    /// model form there, so it is refused like a function.
+    var refusesMetatables = false
     /// In-flight requests: they keep the run alive.
     var requests: Set<ServiceRequest> = []
     /// A delivery round is queued on the loop.

@@ -12,8 +12,10 @@ extension Host {
         installOutput()
         installTimers()
         installTasks()
-        installApp()
-        installViews()
+        if !isPluginHost {
+            installApp()
+            installViews()
+        }
         try installPrelude()
     }
 

@@ -30,13 +30,13 @@ public enum ScriptRunner {
         let loop = group.next()
         let exit = loop.makePromise(of: Int32.self)
 
-        let started: (host: NIOLoopBound<Host>, interrupter: LuaInterrupter, listen: Value)
+        let started: (host: NIOLoopBound<Host>, interrupter: LuaInterrupter, listen: Value, plugins: PluginInterrupters)
         do {
             started = try loop.submit {
                 let host = try Host(loop: loop, options: options, console: console, plugins: plugins) { exit.succeed($0) }
                 let bound = NIOLoopBound(host, eventLoop: loop)
                 if readsCommands { host.onFirstController = { readCommands(into: bound) } }
-                return (bound, host.vm.interrupter, host.hostSettings["listen"])
+                return (bound, host.vm.interrupter, host.hostSettings["listen"], host.pluginInterrupters)
             }.wait()
         } catch let error as HostSetupError {
             console.error("crescent: \(error)")
@@ -69,6 +69,9 @@ public enum ScriptRunner {
                 stopping.exitNow(status, console: console, reason: "a second signal")
             }
             Host.stop(started.host, interrupter: started.interrupter, status: status, timeout: timeout)
+            // After the script's VM: plugin code that holds the loop returns into a script
+            // already told to stop.
+            started.plugins.interrupt(status: status, timeout: timeout)
             signals.asyncAfter(deadline: .now() + .milliseconds(Int(StopState.gracePeriod * 1000))) {
                 if !stopping.finished.load(ordering: .relaxed) {
                     stopping.exitNow(status, console: console, reason: "the script did not stop within \(Int(StopState.gracePeriod)) s")
