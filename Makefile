@@ -23,11 +23,13 @@ run: build
 
 # Three phases. Services read time through the host's clock, so the unit suites of every target
 # run together on their manual clocks. Apart from them, one at a time: the CPU-heavy reliability
-# tests (a million subscriptions, ten thousand controllers) and the gpsd tests, which follow a real
-# gpsd replaying in real time and miss its first fixes when the machine is saturated. Last, the
+# tests (a million subscriptions, ten thousand controllers), the gpsd tests, which follow a real
+# gpsd replaying in real time and miss its first fixes when the machine is saturated, and the two
+# tests that wait on real devices and locks (an NMEA FIFO; another process holding SQLite's write
+# lock), whose waits a saturated machine outlasts. Last, the
 # end-to-end tests, which run the real binary against real time (signals, --timeout, processes
 # sharing a store) and would starve on 2 cores beside the rest. Then make install, end to end.
-SERIAL_TESTS = BindingReliabilityTests|ControllerOwnershipTests|GpsdTests
+SERIAL_TESTS = BindingReliabilityTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests" --skip "$(SERIAL_TESTS)"
