@@ -143,7 +143,7 @@ import Testing
     }
 
     @Test func hangsGarbageAndOverlongLines() async throws {
-        let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n")
+        let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 10\n")
         let result = try await crescent(["-e", """
             task(function()
               local _, err = services.probe:hang()
