@@ -33,6 +33,12 @@ public final class PostgresCluster: Sendable {
 
     private static let sharedCluster: Result<PostgresCluster, any Error> = Result { try PostgresCluster() }
 
+    /// A cluster of the caller's own, for a test that stops and restarts its server (which the
+    /// shared one must not do under other tests).
+    public static func makeOwn() throws -> PostgresCluster {
+        try PostgresCluster()
+    }
+
     /// The folder holding `initdb` and `pg_ctl`, or nil when PostgreSQL is not installed.
     public static var binaryFolder: String? {
         var candidates: [String] = []
@@ -61,9 +67,11 @@ public final class PostgresCluster: Sendable {
         if geteuid() == 0, let account = getpwnam("postgres") { chown(folder + "/password", account.pointee.pw_uid, account.pointee.pw_gid) }
         try runAsServer(binaries + "/initdb", ["-D", folder + "/data", "-U", user, "--pwfile=" + folder + "/password",
                                                "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-sync"])
-        clusterFolder.withLock { $0 = folder }
-        clusterBinaries.withLock { $0 = binaries }
-        atexit { stopClusterAtExit() }
+        let first = startedClusters.withLock { clusters in
+            clusters.append((folder, binaries))
+            return clusters.count == 1
+        }
+        if first { atexit { stopClustersAtExit() } }
         try start()
     }
 
@@ -132,7 +140,7 @@ public final class PostgresCluster: Sendable {
     }
 
     /// A loopback port nobody listens on now.
-    private static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw ClusterError("socket() failed") }
         defer { close(socket) }
@@ -160,19 +168,20 @@ private final class Counter: Sendable {
     func next() -> Int { value.withLock { $0 += 1; return $0 } }
 }
 
-private let clusterFolder = Mutex<String?>(nil)
-private let clusterBinaries = Mutex<String?>(nil)
+/// The clusters this process started: (folder, binaries).
+private let startedClusters = Mutex<[(String, String)]>([])
 
-/// Stops the cluster and removes its folder when the process exits.
-private func stopClusterAtExit() {
-    guard let folder = clusterFolder.withLock({ $0 }), let binaries = clusterBinaries.withLock({ $0 }) else { return }
-    let process = Process()
-    let command = [binaries + "/pg_ctl", "-D", folder + "/data", "-w", "-m", "immediate", "stop"]
-    process.executableURL = URL(fileURLWithPath: geteuid() == 0 ? "/usr/sbin/runuser" : command[0])
-    process.arguments = geteuid() == 0 ? ["-u", "postgres", "--"] + command : Array(command.dropFirst())
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try? process.run()
-    process.waitUntilExit()
-    try? FileManager.default.removeItem(atPath: folder)
+/// Stops the clusters and removes their folders when the process exits.
+private func stopClustersAtExit() {
+    for (folder, binaries) in startedClusters.withLock({ $0 }) {
+        let process = Process()
+        let command = [binaries + "/pg_ctl", "-D", folder + "/data", "-w", "-m", "immediate", "stop"]
+        process.executableURL = URL(fileURLWithPath: geteuid() == 0 ? "/usr/sbin/runuser" : command[0])
+        process.arguments = geteuid() == 0 ? ["-u", "postgres", "--"] + command : Array(command.dropFirst())
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try? process.run()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
 }

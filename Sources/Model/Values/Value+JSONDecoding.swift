@@ -14,7 +14,9 @@ extension Value {
     /// - Throws: `invalid_data` naming the byte offset and what was expected there.
     public init(jsonText text: String) throws(ServiceError) {
         var text = text
-        self = try text.withUTF8 { bytes throws(ServiceError) in try Value.decodeJSON(bytes) }
+        // withUTF8 rethrows untyped errors: carry the typed one out in a Result.
+        let decoded = text.withUTF8 { bytes in Result { () throws(ServiceError) in try Value.decodeJSON(bytes) } }
+        self = try decoded.get()
     }
 
     /// The value of the JSON document in `bytes` (see ``init(jsonText:)``).

@@ -37,7 +37,9 @@ final class SQLiteBackend: StoreBackend {
     /// prepared and run on the writer queue.
     func write(size: Int, _ prepare: @escaping @Sendable () throws(ServiceError) -> StoreOperation,
                to collection: StoreCollection, reply: Reply) {
-        let later = { () throws(ServiceError) in Self.write(try prepare(), to: collection) }
+        let later: @Sendable () throws(ServiceError) -> StoreWrite<Any, Value> = { () throws(ServiceError) in
+            Self.write(try prepare(), to: collection)
+        }
         guard settings.writesOnLoop && size <= StoreDatabase.immediateRowLimit else {
             database.writeLater(later, unlessCancelled: { reply.isCancelled }, done: { reply($0) })
             return

@@ -13,11 +13,12 @@ extension PostgresBackend {
     /// Runs `operation`, then reads the log until it has passed the write, so the collection
     /// shows it when the write answers.
     func perform(_ operation: StoreOperation, on collection: StoreCollection) throws(ServiceError) -> Value {
-        let (output, xid) = switch operation {
-        case .add(let records, let single): try add(records, single: single, to: collection)
-        case .update(let id, let fields): try update(id, setting: fields, in: collection)
-        case .remove(let ids): try remove(ids, from: collection)
-        case .clear: try clear(collection)
+        let output: Value, xid: Int64?
+        switch operation {
+        case .add(let records, let single): (output, xid) = try add(records, single: single, to: collection)
+        case .update(let id, let fields): (output, xid) = try update(id, setting: fields, in: collection)
+        case .remove(let ids): (output, xid) = try remove(ids, from: collection)
+        case .clear: (output, xid) = try clear(collection)
         }
         if let xid { waitUntilRead(xid) }
         return output
