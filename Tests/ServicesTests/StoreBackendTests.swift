@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Model
 @testable import Services
@@ -75,6 +76,36 @@ import Testing
         _ = try theirs.clear()
         #expect(await snapshots.wait(seconds: 10) { $0.last?.isEmpty == true })
         #expect(list.count == 0)
+    }
+}
+
+extension StoreBackendTests {
+    @Test(arguments: StoreBackendKind.allCases)
+    func threeHostsWritingAtOnceAgreeAndTheirChangeSetsRebuildTheList(_ kind: StoreBackendKind) async throws {
+        let database = try TestDatabase(kind)
+        let stores = try (0..<3).map { _ in try database.open() }
+        defer { for store in stores { store.close() } }
+        let collections = try stores.map { try $0.collection(named: "shared") }
+        let logs = collections.map { SnapshotLog($0) }
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 3) { host in
+            for i in 0..<40 {
+                do {
+                    _ = try collections[host].add(["host": .integer(Int64(host)), "i": .integer(Int64(i))])
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        for store in stores { try store.catchUpWithOtherProcesses() }
+        for log in logs {
+            #expect(await log.wait(seconds: 20) { $0.last?.count == 120 }, "\(log.lists.last?.count ?? 0)")
+        }
+        for (collection, log) in zip(collections, logs) {
+            #expect(collection.items == collections[0].items, "the same items in the same order")
+            #expect(rebuild(log.changeSets, snapshots: log.lists) == collection.items, "the change sets rebuild the list")
+        }
     }
 }
 

@@ -84,7 +84,7 @@ import Testing
         let awayBackend = try #require(away.postgres)
         awayBackend.catchUpSuspended.store(true, ordering: .releasing)
         _ = try list.add([["n": 2], ["n": 3]])
-        try #require(writer.postgres).compact()
+        try #require(writer.postgres).compactNow()
         awayBackend.catchUpSuspended.store(false, ordering: .releasing)
         try away.catchUpWithOtherProcesses()
         #expect(log.changeSets.last?.reload == true, "\(log.changeSets)")

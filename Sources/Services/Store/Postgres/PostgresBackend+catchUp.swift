@@ -164,8 +164,13 @@ extension PostgresBackend {
         }
     }
 
+    /// Compacts the log now (see ``compact()``), from any thread.
+    func compactNow() throws(ServiceError) {
+        try onQueue { () throws(ServiceError) in try compact() }
+    }
+
     /// Deletes change-log rows older than `[store] keep_changes` and records the horizon below
-    /// which the log is no longer whole.
+    /// which the log is no longer whole. Call on the queue.
     func compact() throws(ServiceError) {
         let seconds = settings.keepChanges
         _ = try transaction(doing: "compacting its change log") { () throws(ServiceError) in

@@ -45,6 +45,12 @@ final class PostgresBackend: StoreBackend {
     private let polls = Atomic<Int>(0)
     /// Set by tests to hold catch-ups back, as a host that is away would.
     let catchUpSuspended = Atomic<Bool>(false)
+    /// A catch-up is queued for notifications: more of them meanwhile need no other.
+    private let catchUpQueued = Atomic<Bool>(false)
+
+    /// The connections' own event loop: the queue blocks on their futures, which must never
+    /// wait for a loop that is itself blocked on the queue (a host's loop, the shared group).
+    private static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     enum Link {
         case unopened
@@ -199,7 +205,7 @@ final class PostgresBackend: StoreBackend {
         configuration.options.connectTimeout = .seconds(10)
         let connection: PostgresConnection
         do {
-            connection = try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration,
+            connection = try PostgresConnection.connect(on: Self.eventLoops.next(), configuration: configuration,
                                                         id: 1, logger: logger).wait()
         } catch {
             throw failure.connecting(error)
@@ -212,8 +218,11 @@ final class PostgresBackend: StoreBackend {
         }
         // Adding the listener sends LISTEN ahead of every later statement on this connection.
         connection.addListener(channel: PostgresSchema.channel) { [weak self] _, _ in
-            guard let self else { return }
-            queue.async { self.catchUpQuietly() }
+            guard let self, !catchUpQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            queue.async {
+                self.catchUpQueued.store(false, ordering: .releasing)
+                self.catchUpQuietly()
+            }
         }
         connection.closeFuture.whenComplete { [weak self, weak connection] _ in
             guard let self, let connection else { return }
