@@ -105,7 +105,7 @@ import Testing
         _ = try list.add(["n": 1])
         try cluster.stop()
         #expect(watched.count == 1 || watched.count == 0, "collections keep their state")
-        let failed: ServiceError? = { do { _ = try list.add(["n": 2]); return nil } catch { return error } }()
+        let failed: ServiceError? = { () -> ServiceError? in do throws(ServiceError) { _ = try list.add(["n": 2]); return nil } catch { return error } }()
         #expect(failed?.code == .unavailable, "\(String(describing: failed))")
         #expect(failed.map { !$0.message.contains(cluster.password) } ?? false)
         #expect(list.count == 1, "collections keep their state")

@@ -1,5 +1,6 @@
 import GRDB
 import Model
+import Synchronization
 
 /// The SQL of each ``StoreOperation`` on SQLite, and the change it makes to the rows in memory
 /// once committed.

@@ -1,5 +1,6 @@
 import GRDB
 import Model
+import Synchronization
 
 /// The store's records in its SQLite database (``StoreDatabase``): each write one IMMEDIATE
 /// transaction on the writer connection, its report sent from the writer right after the commit;

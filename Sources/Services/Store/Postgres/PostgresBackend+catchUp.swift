@@ -1,4 +1,5 @@
 import Model
+import Synchronization
 import PostgresNIO
 
 /// Reading the change log (on the queue): loads, catch-ups, reloads and compaction.

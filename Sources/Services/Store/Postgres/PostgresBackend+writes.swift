@@ -1,4 +1,5 @@
 import Model
+import Synchronization
 import PostgresNIO
 #if canImport(Glibc)
 import Glibc

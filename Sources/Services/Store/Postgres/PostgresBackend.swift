@@ -84,10 +84,16 @@ final class PostgresBackend: StoreBackend {
 
     deinit {
         poller.withLock { $0 }?.cancel()
-        if case .connected(let connection) = link.withLock({ $0 }) { _ = connection.close() }
+        if case .connected(let connection) = link.withLock({ $0 }) { closeQuietly(connection) }
     }
 
     var displayName: String { url.description }
+
+    /// Closes `connection` without waiting.
+    private func closeQuietly(_ connection: PostgresConnection) {
+        let closing: EventLoopFuture<Void> = connection.close()
+        closing.whenComplete { _ in }
+    }
 
     /// Runs `body` on the queue and waits for it (inline when already there).
     func onQueue<Output>(_ body: () throws(ServiceError) -> Output) throws(ServiceError) -> Output {
@@ -142,7 +148,7 @@ final class PostgresBackend: StoreBackend {
             return link
         }
         poller.withLock { $0 }?.cancel()
-        if case .connected(let connection) = previous { _ = connection.close() }
+        if case .connected(let connection) = previous { closeQuietly(connection) }
     }
 
     // MARK: The connection (on the queue)
@@ -213,7 +219,7 @@ final class PostgresBackend: StoreBackend {
         do throws(ServiceError) {
             try prepareSchema(connection)
         } catch {
-            _ = connection.close()
+            closeQuietly(connection)
             throw error
         }
         // Adding the listener sends LISTEN ahead of every later statement on this connection.
@@ -289,7 +295,7 @@ final class PostgresBackend: StoreBackend {
             return true
         }
         guard wasLive else { return }
-        _ = connection.close()
+        closeQuietly(connection)
         scheduleReconnection()
     }
 

@@ -48,10 +48,8 @@ struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `text`; an error says what is wrong with it, never repeating a password.
     init(_ text: String, defaultUser: String = "postgres") throws(ServiceError) {
-        guard let schemeEnd = text.range(of: "://"), Self.isPostgres(text) else {
-            throw Self.invalid("it must start with postgres://")
-        }
-        var rest = Substring(text[schemeEnd.upperBound...])
+        guard Self.isPostgres(text) else { throw Self.invalid("it must start with postgres://") }
+        var rest = text.hasPrefix("postgres://") ? text.dropFirst("postgres://".count) : text.dropFirst("postgresql://".count)
         var parameters: [(String, String)] = []
         if let question = rest.firstIndex(of: "?") {
             for pair in rest[rest.index(after: question)...].split(separator: "&") {
@@ -82,9 +80,9 @@ struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         if hostPart.hasPrefix("["), let close = hostPart.firstIndex(of: "]") {
             host = String(hostPart[hostPart.index(after: hostPart.startIndex)..<close])
             hostPart = hostPart[hostPart.index(after: close)...]
-            if hostPart.hasPrefix(":") { try setPort(hostPart.dropFirst()) }
+            if hostPart.hasPrefix(":") { port = try Self.port(hostPart.dropFirst()) }
         } else if let colon = hostPart.lastIndex(of: ":") {
-            try setPort(hostPart[hostPart.index(after: colon)...])
+            port = try Self.port(hostPart[hostPart.index(after: colon)...])
             hostPart = hostPart[..<colon]
             if !hostPart.isEmpty { host = try Self.decode(hostPart) }
         } else if !hostPart.isEmpty {
@@ -99,7 +97,7 @@ struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
                 }
                 tlsMode = mode
             case "host": host = value
-            case "port": try setPort(Substring(value))
+            case "port": port = try Self.port(Substring(value))
             case "user": user = value
             case "password": password = value
             case "dbname": database = value
@@ -110,11 +108,11 @@ struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         guard !database.isEmpty else { throw Self.invalid("the database name is empty") }
     }
 
-    private mutating func setPort(_ text: Substring) throws(ServiceError) {
+    private static func port(_ text: Substring) throws(ServiceError) -> Int {
         guard let number = Int(text), (1...65535).contains(number) else {
-            throw Self.invalid("the port must be a number in 1-65535, got \"\(text)\"")
+            throw invalid("the port must be a number in 1-65535, got \"\(text)\"")
         }
-        port = number
+        return number
     }
 
     private static func invalid(_ reason: String) -> ServiceError {
