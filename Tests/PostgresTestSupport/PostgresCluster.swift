@@ -112,29 +112,40 @@ public final class PostgresCluster: Sendable {
                                      "-q", "-A", "-t", "-c", statement])
     }
 
+    /// Runs a server program; its output goes to a file, since the server it starts would
+    /// keep a pipe open.
     private func runAsServer(_ program: String, _ arguments: [String]) throws {
         if geteuid() == 0 {
-            try run("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments)
+            try run("/usr/sbin/runuser", ["-u", "postgres", "--", program] + arguments, toFile: true)
         } else {
-            try run(program, arguments)
+            try run(program, arguments, toFile: true)
         }
     }
 
+    /// Runs `program` with posix_spawn, its output in a file (a server it starts would keep a
+    /// pipe open), and waits for it; its output, or an error with it when it fails.
     @discardableResult
-    private func run(_ program: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: "/")
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw ClusterError("\((program as NSString).lastPathComponent) failed (\(process.terminationStatus)): \(text)")
+    private func run(_ program: String, _ arguments: [String], toFile: Bool = false) throws -> String {
+        let logPath = folder + "/command-\(counter.next()).log"
+        defer { unlink(logPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // From the root folder: the server's user may not read the current one.
+        let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/env", "-C", "/", program] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
+        guard spawned == 0 else { throw ClusterError("cannot run \(program): error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        let exited = status & 0x7f == 0 && (status >> 8) & 0xff == 0
+        guard exited else {
+            throw ClusterError("\((program as NSString).lastPathComponent) failed (status \(status)): \(text)")
         }
         return text
     }

@@ -92,7 +92,8 @@ final class PostgresBackend: StoreBackend {
     /// Closes `connection` without waiting.
     private func closeQuietly(_ connection: PostgresConnection) {
         let closing: EventLoopFuture<Void> = connection.close()
-        closing.whenComplete { _ in }
+        // Held until closed: PostgresNIO asserts that a connection is closed before it goes.
+        closing.whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     /// Runs `body` on the queue and waits for it (inline when already there).
@@ -316,7 +317,12 @@ final class PostgresBackend: StoreBackend {
         guard case .down = link.withLock({ $0 }) else { return }
         do throws(ServiceError) {
             let connection = try connect()
-            link.withLock { $0 = .connected(connection) }
+            let stored = link.withLock { link -> Bool in
+                guard case .down = link else { return false }
+                link = .connected(connection)
+                return true
+            }
+            guard stored else { return closeQuietly(connection) }     // closed meanwhile
             attempts.withLock { $0 = 0 }
             startPolling()
             catchUpQuietly()
