@@ -55,7 +55,7 @@ import Testing
         try slow.run()
         var started = false
         for _ in 0..<500 where !started {
-            started = (try? cluster.sql(name, "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND backend_xid IS NOT NULL")
+            started = (try? cluster.sql(name, "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND state = 'active' AND query LIKE '%pg_sleep(3)%' AND pid <> pg_backend_pid()")
                 .trimmingCharacters(in: .whitespacesAndNewlines)) == "1"
             if !started { try await Task.sleep(nanoseconds: 10_000_000) }
         }

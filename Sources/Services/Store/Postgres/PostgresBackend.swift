@@ -99,9 +99,19 @@ final class PostgresBackend: StoreBackend {
     /// Runs `body` on the queue and waits for it (inline when already there).
     func onQueue<Output>(_ body: () throws(ServiceError) -> Output) throws(ServiceError) -> Output {
         if DispatchQueue.getSpecific(key: Self.queueKey) == ObjectIdentifier(self) { return try body() }
-        let result: Result<Output, ServiceError> = queue.sync {
-            do throws(ServiceError) { return .success(try body()) } catch { return .failure(error) }
+        // Not queue.sync: it runs the block on the calling thread, which may be an event loop
+        // (a host's), where waiting for a future is forbidden.
+        let result = withoutActuallyEscaping(body) { body in
+            let call = QueuedCall(body)
+            let done = DispatchSemaphore(value: 0)
+            queue.async {
+                call.run()
+                done.signal()
+            }
+            done.wait()
+            return call.result
         }
+        guard let result else { throw ServiceError(.internal, "a store call on \(failure.target) gave no result") }
         return try result.get()
     }
 
@@ -349,5 +359,20 @@ final class PostgresBackend: StoreBackend {
         catchUpQuietly()
         let every = max(1, Int(60_000_000_000 / max(settings.pollInterval, 1)))
         if polls.wrappingAdd(1, ordering: .relaxed).oldValue % every == 0 { _ = try? compact() }
+    }
+}
+
+/// A call handed to the queue by a thread that waits for it.
+/// Unchecked: `body` runs and `result` is written on the queue before the semaphore is
+/// signalled, and both are touched by the caller only before queuing and after the wait, so the
+/// semaphore orders every access; `body` does not outlive the caller's wait.
+private final class QueuedCall<Output>: @unchecked Sendable {
+    private let body: () throws(ServiceError) -> Output
+    var result: Result<Output, ServiceError>?
+
+    init(_ body: @escaping () throws(ServiceError) -> Output) { self.body = body }
+
+    func run() {
+        do throws(ServiceError) { result = .success(try body()) } catch { result = .failure(error) }
     }
 }
