@@ -367,12 +367,15 @@ final class PostgresBackend: StoreBackend {
 /// signalled, and both are touched by the caller only before queuing and after the wait, so the
 /// semaphore orders every access; `body` does not outlive the caller's wait.
 private final class QueuedCall<Output>: @unchecked Sendable {
-    private let body: () throws(ServiceError) -> Output
+    private var body: (() throws(ServiceError) -> Output)?
     var result: Result<Output, ServiceError>?
 
     init(_ body: @escaping () throws(ServiceError) -> Output) { self.body = body }
 
+    /// Runs the body once and lets go of it, before the caller's wait ends.
     func run() {
-        do throws(ServiceError) { result = .success(try body()) } catch { result = .failure(error) }
+        guard let work = body else { return }
+        body = nil
+        do throws(ServiceError) { result = .success(try work()) } catch { result = .failure(error) }
     }
 }
