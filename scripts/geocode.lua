@@ -12,14 +12,13 @@ local function csv(value)
 end
 
 -- Read every point first so the geocoder answers them as one batch.
-local points, lines = {}, {}
+local points = {}
 local number = 0
 for line in input:lines() do
   number = number + 1
   local lat, lon = line:match("^%s*([-+%d.eE]+)%s*,%s*([-+%d.eE]+)%s*$")
   if lat then
     points[#points + 1] = { lat = tonumber(lat), lon = tonumber(lon) }
-    lines[#points] = number
   elseif line:match("%S") then
     io.stderr:write(("geocode.lua: line %d is not lat,lon: %s\n"):format(number, line))
   end

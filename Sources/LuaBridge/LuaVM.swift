@@ -143,6 +143,21 @@ public final class LuaVM {
         if status != LUA_OK { throw stack.popError(status) }
     }
 
+    /// The Lua function on top of the stack as a binary chunk (what `string.dump` makes), debug
+    /// information kept; nil when it cannot be dumped (a C function). `lua_dump` only calls the
+    /// writer below, which never raises, so no Lua error can cross this Swift frame.
+    public func dumpFunction() -> [UInt8]? {
+        var bytes: [UInt8] = []
+        let status = withUnsafeMutablePointer(to: &bytes) { buffer in
+            lua_dump(state, { _, data, size, target in
+                guard let data, let target else { return 1 }
+                target.assumingMemoryBound(to: [UInt8].self).pointee.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size))
+                return 0
+            }, buffer, 0)
+        }
+        return status == 0 && !bytes.isEmpty ? bytes : nil
+    }
+
     /// Calls the function below the `arguments` values on top, with a traceback handler.
     /// On success the results replace the function and arguments.
     @inlinable

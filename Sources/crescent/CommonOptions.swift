@@ -3,8 +3,8 @@ import CrescentKit
 
 /// The options every way of running Crescent shares.
 struct CommonOptions: ParsableArguments {
-    @Option(name: .customLong("ui"), help: ArgumentHelp("How views are shown: live, plain or json.", valueName: "mode"))
-    var ui: String?
+    @Option(name: .customLong("ui"), help: ArgumentHelp("How views are shown (default: live on a terminal, else plain).", valueName: "mode"))
+    var ui: HostOptions.UIMode?
 
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first error reported from a handler.")
     var failFast = false
@@ -13,7 +13,7 @@ struct CommonOptions: ParsableArguments {
     var timeout: Double?
 
     @Option(name: .customLong("memory-limit"), help: ArgumentHelp("The Lua VM's memory limit in MiB; 0 for none.", valueName: "mib"))
-    var memoryLimit = CommonOptions.defaultMemoryLimit
+    var memoryLimit = HostOptions().memoryLimitMiB
 
     @Option(help: ArgumentHelp("The config file (default: crescent.toml in the current folder).", valueName: "file"))
     var config: String?
@@ -27,47 +27,58 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .customLong("no-color"), help: "Never use colours (NO_COLOR is honoured too).")
     var noColor = false
 
-    @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown: debug, info, warn or error.", valueName: "level"))
-    var logLevel: String = CommonOptions.defaultLogLevel
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown.", valueName: "level"))
+    var logLevel = HostOptions().logLevel
 
-    static let defaultMemoryLimit = 1024
-    static let defaultLogLevel = "info"
+    @Option(name: .customLong("listen"), help: ArgumentHelp("Listen for remote control (crescent attach, eval, send …) as NAME; --listen alone: the script's name, or repl.", valueName: "name"))
+    var listen: String?
+
+    /// What a bare `--listen` becomes (`-` is no host name): listen under the default name.
+    static let defaultListenName = "-"
+
+    @Option(name: .customLong("plugin"), help: ArgumentHelp("Load the plugin in DIR (or every plugin folder inside it) first; repeatable.", valueName: "dir"))
+    var plugins: [String] = []
+
+    @Flag(name: .customLong("no-plugins"), help: "Load no plugin folders: only the builtin services.")
+    var noPlugins = false
+
+    /// The options above that take a value as the next word (`--ui plain`), for
+    /// ``Crescent/hoistingSubcommand(_:)``.
+    static let valuedOptions: Set<String> = ["--ui", "--timeout", "--memory-limit", "--config", "--data-dir", "--location", "--log-level", "--plugin"]
 
     func validate() throws {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
             throw ValidationError("--timeout must be a positive number of seconds, got \(timeout)")
         }
-        if let ui, HostOptions.UIMode(rawValue: ui) == nil {
-            throw ValidationError("--ui must be one of live, plain, json; got '\(ui)'")
-        }
         if memoryLimit < 0 { throw ValidationError("--memory-limit must be 0 (no limit) or a number of MiB, got \(memoryLimit)") }
-        if HostOptions.LogLevel(name: logLevel) == nil {
-            throw ValidationError("--log-level must be one of debug, info, warn, error; got '\(logLevel)'")
-        }
+        if dataDir == "" { throw ValidationError("--data-dir must name a folder, got an empty string") }
     }
 
     /// The host options these flags describe, for a script with `arguments`.
     func hostOptions(arguments: [String]) -> HostOptions {
-        Self.hostOptions(ui: ui, failFast: failFast, timeout: timeout, memoryLimit: memoryLimit, config: config,
-                         dataDir: dataDir, location: location, noColor: noColor, logLevel: logLevel, arguments: arguments)
-    }
-
-    /// The host options for these flag values; the defaults are a command line without options.
-    static func hostOptions(ui: String? = nil, failFast: Bool = false, timeout: Double? = nil,
-                            memoryLimit: Int = defaultMemoryLimit, config: String? = nil, dataDir: String? = nil,
-                            location: String? = nil, noColor: Bool = false, logLevel: String = defaultLogLevel,
-                            arguments: [String]) -> HostOptions {
-        var options = HostOptions()
+        var options = Self.defaultHostOptions(arguments: arguments)
         options.memoryLimitMiB = memoryLimit
         options.timeout = timeout
         options.failFast = failFast
-        options.logLevel = HostOptions.LogLevel(name: logLevel) ?? .info
-        options.ui = ui.flatMap(HostOptions.UIMode.init(rawValue:)) ?? (ProcessIO.isTerminal(1) ? .live : .plain)
-        options.colors = !noColor && ProcessIO.environment("NO_COLOR") == nil && ProcessIO.isTerminal(2)
+        options.logLevel = logLevel
+        if let ui { options.ui = ui }
+        if noColor { options.colors = false }
         options.configPath = config
         options.dataDirectory = dataDir
         options.location = location
+        options.listen = listen == Self.defaultListenName ? "" : listen
+        options.pluginSearch = PluginSearch(folders: plugins, disabled: noPlugins)
+        return options
+    }
+
+    /// The host options of a command line without options: the defaults, with the output mode and
+    /// colours chosen for the terminal (or not) the process runs on.
+    static func defaultHostOptions(arguments: [String]) -> HostOptions {
+        var options = HostOptions()
+        options.ui = ProcessIO.isTerminal(1) ? .live : .plain
+        options.colors = ProcessIO.environment("NO_COLOR") == nil && ProcessIO.isTerminal(2)
         options.arguments = arguments
+        options.pluginSearch = PluginSearch()
         return options
     }
 }

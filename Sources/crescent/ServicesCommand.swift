@@ -5,7 +5,7 @@ import Model
 /// `crescent services [NAME]`: the services, their properties, methods, events and docs.
 struct ServicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent services",
+        commandName: "services",
         abstract: "List the services, or document one: properties, methods (signature and doc) and events."
     )
 
@@ -21,6 +21,11 @@ struct ServicesCommand: ParsableCommand {
             services = try ServiceFactory.entries(plugins: [.standard], options: options)
         } catch {
             Crescent.usageError(error.description)
+        }
+        // A plugin folder's service is known by name until its plugin starts: start it to document it.
+        if let name, let text = PluginCatalog.documentation(ofPluginService: name, plugins: [.standard], options: options) {
+            ProcessIO.writeOut(text + "\n")
+            return
         }
         switch ServiceCatalog.documentation(of: services, name: name) {
         case .success(let text): ProcessIO.writeOut(text + "\n")

@@ -58,7 +58,15 @@ public final class Host {
     var teardownActions: [() -> Void] = []
     /// Functions the controller prelude offers the host (the REPL's command completion).
     var controllerHooks: LuaRef?
+    /// The config file's `[host]` section.
+    public let hostSettings: Value
     private let onExit: (Int32) -> Void
+    /// The host whose script uses this plugin host's services (nil for a script's host).
+    private(set) weak var parent: Host?
+    /// Interrupts the Lua plugins' VMs too when the run is stopped (Ctrl-C, `--timeout`).
+    public let pluginInterrupters = PluginInterrupters()
+    /// The Lua plugins this host started, finished with it.
+    var pluginRuntimes: [LuaPluginRuntime] = []
 
     /// Creates the VM, makes the plugins' services and installs the globals.
     ///
@@ -69,28 +77,46 @@ public final class Host {
     ///   - onExit: called once, on the loop, with the exit status after teardown.
     /// - Throws: ``HostSetupError`` for a bad config file or a plugin that refuses its settings,
     ///   ``LuaBridge/LuaError`` when the VM cannot start.
-    public init(loop: any EventLoop, options: HostOptions, console: Console? = nil, plugins: [any Plugin] = [],
-                clock: (any ServiceClock)? = nil, onExit: @escaping (Int32) -> Void) throws {
-        self.loop = loop
+    public convenience init(loop: any EventLoop, options: HostOptions, console: Console? = nil, plugins: [any Plugin] = [],
+                            clock: (any ServiceClock)? = nil, onExit: @escaping (Int32) -> Void) throws {
         let clockOpen = Cancellation()
+        let clock = clock ?? SystemClock(scheduler: Host.scheduler(on: loop, while: clockOpen))
+        let launcher = PluginLauncher()
+        let setup = try ServiceFactory.setup(plugins: plugins, options: options, clock: clock, launcher: launcher)
+        try self.init(loop: loop, options: options, console: console, services: setup.entries, clock: clock,
+                      clockOpen: clockOpen, plugin: nil, hostSettings: setup.hostSection, onExit: onExit)
+        launcher.attach(self)
+        for notice in setup.notices {
+            writeError("\(self.console.styled("crescent:", notice.hasPrefix("warning") ? .warning : .error)) \(notice)")
+        }
+    }
+
+    /// A host with the given services. A plugin's host (`plugin` set) runs a Lua plugin's VM
+    /// beside its parent's, on the same loop: it has no `app`, `view` or `controller`, never
+    /// finishes on its own, and reports its handlers' errors to its parent's run too.
+    init(loop: any EventLoop, options: HostOptions, console: Console?, services: [ServiceEntry],
+         clock: any ServiceClock, clockOpen: Cancellation, plugin parent: Host?, hostSettings: Value = .object([:]),
+         onExit: @escaping (Int32) -> Void) throws {
+        self.loop = loop
+        self.hostSettings = hostSettings
         self.clockOpen = clockOpen
-        self.clock = clock ?? SystemClock(scheduler: Self.scheduler(on: loop, while: clockOpen))
+        self.clock = clock
         self.options = options
         self.console = console ?? Console(colors: options.colors)
         self.onExit = onExit
+        self.parent = parent
         currentScope = scriptScope
-        let setup = try ServiceFactory.setup(plugins: plugins, options: options, clock: self.clock)
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
         binding = ModelBinding(host: self)
         presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
         try installGlobals()
-        try binding.install(services: setup.entries)
+        try binding.install(services: services)
         // Last: the controller prelude captures observe/on (from the binding).
-        try installControllers()
-        for notice in setup.notices {
-            writeError("\(self.console.styled("crescent:", notice.hasPrefix("warning") ? "33" : "31")) \(notice)")
-        }
+        if !isPluginHost { try installControllers() }
     }
+
+    /// True for the host of a Lua plugin's VM.
+    var isPluginHost: Bool { parent != nil }
 
     /// True while the host can still run code.
     public var isRunning: Bool { exitStatus == nil }
@@ -164,7 +190,7 @@ public final class Host {
         console.flush()
         if let code = requestedExit {
             finish(status: code)
-        } else if mainFinished && !hasPendingWork {
+        } else if mainFinished && !hasPendingWork && !isPluginHost {
             finish(status: sawError ? 1 : 0)
         }
     }
@@ -216,6 +242,10 @@ public final class Host {
         if handleControlFlow(error) { return }
         report(error, context: context)
         sawError = true
+        if let parent {
+            parent.sawError = true
+            if parent.options.failFast { parent.requestExit(1) }
+        }
         if options.failFast { requestedExit = requestedExit ?? 1 }
     }
 
@@ -227,16 +257,16 @@ public final class Host {
             let luaError = error as? LuaError ?? LuaError(.runtime, String(describing: error))
             reportHandlerError(luaError, in: "error in \(subscription.targetDescription) handler (subscribed at \(subscription.site))")
         case .autoCancelled(let subscription):
-            writeError("\(console.styled("crescent: warning:", "33")) cancelled the \(subscription.targetDescription) handler subscribed at \(subscription.site) after \(subscription.errors) consecutive errors")
+            writeError("\(console.styled("crescent: warning:", .warning)) cancelled the \(subscription.targetDescription) handler subscribed at \(subscription.site) after \(subscription.errors) consecutive errors")
         case .cycle(let what):
-            writeError("\(console.styled("crescent: warning:", "33")) observer cycle: handlers kept changing \(what) for \(binding.registry.maxChainedRounds) turns in a row; dropped those deliveries")
+            writeError("\(console.styled("crescent: warning:", .warning)) observer cycle: handlers kept changing \(what) for \(binding.registry.maxChainedRounds) turns in a row; dropped those deliveries")
             sawError = true
         }
     }
 
     /// Prints `crescent: [context: ]message` (the message carries `file:line` and a traceback).
     func report(_ error: LuaError, context: String? = nil) {
-        let label = console.styled("crescent:", "31")
+        let label = console.styled("crescent:", .error)
         if let context {
             writeError("\(label) \(context): \(error.message)")
         } else {
@@ -253,6 +283,11 @@ public final class Host {
     /// Errors that are requests (`app.exit`, a signal, the time limit) rather than failures.
     /// Returns true when the error was such a request and has been handled.
     func handleControlFlow(_ error: LuaError) -> Bool {
+        if isPluginHost, error.kind == .timeout || error.kind == .interrupted {
+            // A call's time limit interrupted plugin code: an error of that code, not an exit.
+            vm.clearInterrupt()
+            return false
+        }
         switch error.kind {
         case .timeout:
             if !reportedTimeout {
@@ -290,7 +325,7 @@ public final class Host {
             guard host.isRunning else { return }
             if timeout && !host.reportedTimeout {
                 host.reportedTimeout = true
-                host.writeError("\(host.console.styled("crescent:", "31")) \(host.timeoutMessage)")
+                host.writeError("\(host.console.styled("crescent:", .error)) \(host.timeoutMessage)")
             }
             host.finish(status: status)
         }
@@ -305,6 +340,8 @@ public final class Host {
         vm.clearInterrupt()
         for action in teardownActions.reversed() { action() }
         teardownActions.removeAll()
+        for runtime in pluginRuntimes.reversed() { runtime.finish() }
+        pluginRuntimes.removeAll()
         scriptScope.end()
         binding.teardown()
         for timer in timers { timer.invalidate() }

@@ -65,6 +65,32 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         self.method = method
     }
 
+    /// The error as scripts see it, the one shape for a completion's `err`, a `didFail` payload
+    /// and a plugin's answer: a read-only `error` data model with `code`, `message`, `service`
+    /// and `method`, whose `tostring` is ``description``.
+    public var value: Value {
+        .model(DataModel(Self.typeName, ["code": .string(code.name), "message": .string(message),
+                                         "service": .string(service), "method": .string(method)]))
+    }
+
+    /// The type name of ``value``'s data model.
+    public static let typeName = "error"
+
+    /// The error a value made by ``value`` (or any record with a known `code` and a `message`)
+    /// stands for; nil for anything else.
+    public init?(value: Value) {
+        guard let name = value["code"].stringValue, let code = Code(name: name),
+              let message = value["message"].stringValue else { return nil }
+        self.init(code, message, service: value["service"].stringValue ?? "", method: value["method"].stringValue ?? "")
+    }
+
+    /// The same error, naming `service` when it names none yet.
+    public func reported(by service: String) -> ServiceError {
+        var error = self
+        if error.service.isEmpty { error.service = service }
+        return error
+    }
+
     /// `geocoder.reverse: invalid_argument: latitude 123 is outside [-90, 90]`.
     public var description: String {
         Self.describe(code: code.name, message: message, service: service, method: method)

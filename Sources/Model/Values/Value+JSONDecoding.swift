@@ -14,7 +14,6 @@ extension Value {
     /// - Throws: `invalid_data` naming the byte offset and what was expected there.
     public init(jsonText text: String) throws(ServiceError) {
         var text = text
-        // withUTF8 rethrows untyped errors: carry the typed one out in a Result.
         let decoded = text.withUTF8 { bytes in Result { () throws(ServiceError) in try Value.decodeJSON(bytes) } }
         self = try decoded.get()
     }
@@ -28,7 +27,7 @@ extension Value {
             self = try decoded.get()
         } else {
             let copy = Array(bytes)
-            self = try copy.withUnsafeBufferPointer { buffer throws(ServiceError) in try Value.decodeJSON(buffer) }
+            self = try copy.withUnsafeBufferPointer { buffer in Result { () throws(ServiceError) in try Value.decodeJSON(buffer) } }.get()
         }
     }
 

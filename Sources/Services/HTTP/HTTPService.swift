@@ -45,6 +45,8 @@ public final class HTTPService: Service {
     private let proxies: ProxyEnvironment
     private let eventLoopGroup: any EventLoopGroup
     private let clock: any ServiceClock
+    /// Answers requests instead of the network when set (``Exchange``).
+    private let exchange: Exchange?
     /// One client per proxy (nil: direct), made on first use; empty and closed after shutdown.
     private let clients = Mutex<(byProxy: [ProxyEnvironment.Proxy?: HTTPClient], isShutDown: Bool)>(([:], false))
 
@@ -55,11 +57,15 @@ public final class HTTPService: Service {
     ///   - environment: the proxy variables (default: this process's).
     ///   - eventLoopGroup: where connections run (default: NIO's shared group).
     ///   - clock: what times requests out (the host's clock).
+    ///   - exchange: answers every request in place of the network (`crescent test`'s
+    ///     `fake.http`); nil for the network.
     /// - Throws: `invalid_argument` naming a bad setting.
     public init(config: Value = .object([:]), environment: [String: String]? = nil,
-                eventLoopGroup: (any EventLoopGroup)? = nil, clock: any ServiceClock = SystemClock.shared) throws(ServiceError) {
+                eventLoopGroup: (any EventLoopGroup)? = nil, clock: any ServiceClock = SystemClock.shared,
+                exchange: Exchange? = nil) throws(ServiceError) {
         settings = try HTTPSettings(config)
         self.clock = clock
+        self.exchange = exchange
         proxies = ProxyEnvironment(environment: environment ?? ProxyEnvironment.current())
         self.eventLoopGroup = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
     }
@@ -81,6 +87,11 @@ public final class HTTPService: Service {
     }
 
     // MARK: Requests
+
+    /// Answers one request without the network: called once per request with the request and
+    /// the completion to call exactly once (from any thread). Scripts and the feeds service see
+    /// its answers as they would see a server's.
+    public typealias Exchange = @Sendable (HTTPRequestSpec, @escaping @Sendable (Result<HTTPResponse, ServiceError>) -> Void) -> Void
 
     /// Sends `request` and returns the complete response, whatever its status.
     ///
@@ -107,6 +118,10 @@ public final class HTTPService: Service {
     /// it. ``fetch(_:)`` is the same for Swift concurrency; scripts' calls use this directly.
     func start(_ request: HTTPRequestSpec,
                completion: @escaping @Sendable (Result<HTTPResponse, ServiceError>) -> Void) -> HTTPCancellation? {
+        if let exchange {
+            exchange(request, completion)
+            return nil
+        }
         let timeout: Double, maxBytes: Int, client: HTTPClient, prepared: HTTPClient.Request
         do throws(ServiceError) {
             let target = try HTTPTarget(request.url)

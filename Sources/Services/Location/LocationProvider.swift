@@ -23,35 +23,14 @@ protocol LocationProvider: Sendable {
     /// Reports fixes and failures through `report` until cancelled, reading time and waiting
     /// through `clock`.
     func run(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async
+    /// For a provider that only schedules jobs on `clock`: starts it without a task and returns
+    /// what stops it, reporting nothing before it returns (the service holds its lock). Nil (the
+    /// default): the service runs ``run(clock:_:)`` in a task.
+    func start(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) -> Cancellation?
 }
 
-/// Waits that grow after each failure (gpsd reconnects, a device reopened), from `initial` to
-/// `maximum`, doubling.
-struct Backoff: Sendable {
-    let initial: Duration
-    let maximum: Duration
-    private(set) var next: Duration
-
-    init(initial: Duration = .milliseconds(250), maximum: Duration = .seconds(5)) {
-        self.initial = initial
-        self.maximum = maximum
-        next = initial
-    }
-
-    /// Sleeps on `clock` for the current delay and doubles it; false when cancelled.
-    mutating func wait(on clock: any ServiceClock) async -> Bool {
-        let delay = next
-        next = min(next * 2, maximum)
-        do {
-            try await clock.sleep(for: delay)
-            return true
-        } catch {
-            return false
-        }
-    }
-
-    /// Back to the shortest delay, after a success.
-    mutating func reset() { next = initial }
+extension LocationProvider {
+    func start(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) -> Cancellation? { nil }
 }
 
 /// Replays recorded fixes at their recorded pace divided by `speedup`.

@@ -46,7 +46,8 @@ public final class LocationService: StartableService {
         var distanceFilter = 0.0
         var waiters: [Int: CheckedContinuation<Result<LocationFix, ServiceError>, Never>] = [:]
         var nextWaiter = 0
-        var run: Task<Void, Never>?
+        /// Stops the provider's current run.
+        var run: Cancellation?
         /// Counts provider runs, so reports from a cancelled run are ignored.
         var generation = 0
         var lastFix: (fix: LocationFix, received: Duration)?
@@ -72,6 +73,11 @@ public final class LocationService: StartableService {
     /// - Throws: `invalid_argument` for a setting that names no provider or a file that cannot be read.
     public convenience init(setting: String?, clock: any ServiceClock = SystemClock.shared) throws(ServiceError) {
         self.init(provider: try LocationProviderSpec.provider(setting), clock: clock)
+    }
+
+    /// A location service replaying `script` on `clock` (`crescent test`'s `fake.location`).
+    public convenience init(script: LocationScript, clock: any ServiceClock) {
+        self.init(provider: ScriptedProvider(script: script), clock: clock)
     }
 
     /// The standard plugin's entry: the provider setting is read now (a bad one fails only the
@@ -132,9 +138,15 @@ public final class LocationService: StartableService {
         let generation = state.generation
         let provider = provider
         let clock = clock
-        state.run = Task { [self] in
-            await provider.run(clock: clock) { event in self.handle(event, generation: generation) }
+        let report: @Sendable (ProviderEvent) -> Void = { [self] event in handle(event, generation: generation) }
+        if let started = provider.start(clock: clock, report) {
+            state.run = started
+            return
         }
+        let task = Task { await provider.run(clock: clock, report) }
+        let run = Cancellation()
+        run.onCancel { task.cancel() }
+        state.run = run
     }
 
     /// Stops the provider when nothing needs it: no owner and no waiting `current()`.
@@ -188,7 +200,7 @@ public final class LocationService: StartableService {
             changes.emit("didUpdateLocations", .array(delivered.map(\.value)))
         }
         if let failure {
-            changes.emit("didFail", Self.errorValue(failure))
+            changes.emit("didFail", failure.reported(by: "location").value)
         }
         if let answer {
             for continuation in answers { continuation.resume(returning: answer) }
@@ -202,11 +214,6 @@ public final class LocationService: StartableService {
     }
 
     /// An error as an event payload: a read-only `error` table with `code`, `message` and `service`.
-    static func errorValue(_ error: ServiceError) -> Value {
-        .model(DataModel("error", ["code": .string(error.code.name), "message": .string(error.message),
-                                   "service": .string(error.service.isEmpty ? "location" : error.service)]))
-    }
-
     // MARK: current()
 
     /// The next fix, or the last one if it came less than ``freshness`` ago. When the service is
