@@ -160,7 +160,7 @@ extension PostgresBackend {
             }
             collection.apply { rows in
                 _ = rows.replaceAll(with: loaded.rows[name] ?? [])
-                return .reloadAll
+                return .reload(rows.records)
             }
         }
     }
