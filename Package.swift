@@ -22,6 +22,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // System Lua 5.4 from Debian's liblua5.4-dev, found through pkg-config.
@@ -60,6 +63,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             // The geocoder's GeoNames places (tools/fetch-geonames.sh makes the file).
             resources: [.copy("Geocoder/Resources/cities1000.cgeo")],
@@ -112,7 +118,9 @@ let package = Package(
         .executableTarget(
             name: "crescent-bench",
             dependencies: [
-                "CrescentKit", "LuaBridge", "CLua", "Model", "Services", "HTTPTestServer",
+                "CrescentKit", "LuaBridge", "CLua", "Model", "Services", "HTTPTestServer", "PostgresTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -122,6 +130,12 @@ let package = Package(
         .testTarget(name: "LuaBridgeTests", dependencies: ["LuaBridge", "CLua"], swiftSettings: upcoming),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: upcoming),
         .testTarget(name: "LineEditingTests", dependencies: ["LineEditing"], swiftSettings: upcoming),
+        // A throwaway PostgreSQL cluster (initdb, pg_ctl) for the store's tests and bench.
+        .target(
+            name: "PostgresTestSupport",
+            path: "Tests/PostgresTestSupport",
+            swiftSettings: upcoming
+        ),
         // Feed documents and a loopback server serving them, for the feeds tests of two targets.
         .target(
             name: "FeedTestSupport",
@@ -131,7 +145,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ServicesTests",
-            dependencies: ["Services", "Model", "HTTPTestServer", "FeedTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: ["Services", "Model", "HTTPTestServer", "FeedTestSupport", "PostgresTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             swiftSettings: upcoming
         ),
         .testTarget(
@@ -139,6 +153,6 @@ let package = Package(
             dependencies: ["CrescentKit", "LuaBridge", "Services", "HTTPTestServer", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "crescentTests", dependencies: ["crescent", "HTTPTestServer", "FeedTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "crescentTests", dependencies: ["crescent", "HTTPTestServer", "FeedTestSupport", "PostgresTestSupport"], swiftSettings: upcoming),
     ]
 )

@@ -3,10 +3,11 @@
 # interpreter as the benchmark baseline), lua-cjson (require "cjson" is part of the test suite),
 # gpsd with gpsd-clients (the location tests run gpsfake, a real gpsd replaying an NMEA log),
 # curl (the http-get bench row's baseline), libxml2, which Foundation's XMLParser (the feed
-# parser) loads at run time, and lua-check (luacheck lints scripts/ against the declared globals).
+# parser) loads at run time, lua-check (luacheck lints scripts/ against the declared globals) and
+# PostgreSQL (the store tests and bench start throwaway clusters with its initdb and pg_ctl).
 set -euo pipefail
 
-packages=(liblua5.4-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl libxml2 lua-check)
+packages=(liblua5.4-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl libxml2 lua-check postgresql)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

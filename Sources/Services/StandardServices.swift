@@ -22,7 +22,7 @@ public enum StandardServices {
     public static let settingKeys: [String: [String]] = [
         "location": ["provider"],
         "geocoder": [],
-        "store": ["path", "synchronous", "poll_interval", "write_on_loop"],
+        "store": ["path", "url", "synchronous", "poll_interval", "write_on_loop", "keep_changes"],
         "session": ["kdf_rounds", "failure_delay", "max_failure_delay", "min_password_length"],
         "feeds": ["interval", "min_interval", "max_backoff", "timeout", "max_bytes"],
         "http": ["timeout", "max_bytes", "connections_per_host"],

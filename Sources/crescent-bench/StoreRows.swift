@@ -136,7 +136,7 @@ enum StoreRows {
 
     /// Runs `source` with the store (over a fresh temporary folder) and the bench clock, and
     /// returns the words it printed; anything on stderr or a failed run is a failure.
-    private static func runScript(row: String, config: String = "", _ source: String) throws(BenchFailure) -> [String] {
+    static func runScript(row: String, config: String = "", _ source: String) throws(BenchFailure) -> [String] {
         let folder = try TemporaryFolder(row: row)
         let configPath = folder.path + "/crescent.toml"
         do {

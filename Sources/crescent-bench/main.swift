@@ -26,6 +26,8 @@ enum BenchCommand {
             ("push-pop", ViewRows.pushPop),
             ("store-add", StoreRows.add),
             ("store-change", StoreRows.change),
+            ("store-add-pg", StorePostgresRows.add),
+            ("store-propagate-pg", StorePostgresRows.propagate),
             ("geocode-reverse", GeocoderRows.reverse),
             ("geocode-load", GeocoderRows.load),
             ("http-get", HTTPRows.get),

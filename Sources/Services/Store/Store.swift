@@ -2,10 +2,11 @@ import GRDB
 public import Model
 import Synchronization
 
-/// The `store` service: SQLite-backed observable collections.
+/// The `store` service: observable collections of records in SQLite (the default) or in a
+/// PostgreSQL database several hosts share (see ``StoreBackend``).
 ///
-/// One database per store (see ``StoreSettings`` for where it lives), opened on first use and
-/// shared with the `session` service. `store:collection(name)` answers at once with the one
+/// One database per store (see ``StoreSettings`` for where it lives), opened on first use; the
+/// SQLite file is shared with the `session` and `feeds` services. `store:collection(name)` answers at once with the one
 /// collection object of that name, which scripts observe and write through.
 ///
 /// ```lua
@@ -16,7 +17,10 @@ public final class Store: Service {
     public let changes = ChangePublisher()
     public var interface: AnyInterface { Self.declaration }
 
+    /// The SQLite database of the session and the feeds (and of the records, on SQLite).
     let database: StoreDatabase
+    /// Where the records live.
+    let backend: any StoreBackend
     private let collections = Mutex<[String: StoreCollection]>([:])
 
     /// Collection names are 1 to this many bytes.
@@ -34,8 +38,9 @@ public final class Store: Service {
         "CREATE INDEX IF NOT EXISTS records_by_collection ON records (collection, id)",
     ]
 
-    init(database: StoreDatabase) {
+    init(database: StoreDatabase, backend: (any StoreBackend)? = nil) {
         self.database = database
+        self.backend = backend ?? SQLiteBackend(database: database)
     }
 
     /// The `store`, `session` and `feeds` services over one database, from the `[store]`,
@@ -45,9 +50,11 @@ public final class Store: Service {
     /// opened (corrupt, unreadable, locked) fails only the calls that use it.
     static func entries(_ context: PluginContext, http: ServiceEntry) -> [ServiceEntry] {
         let database: StoreDatabase
+        let backend: (any StoreBackend)?
         do throws(ServiceError) {
-            database = try StoreDatabase(settings: try StoreSettings(context),
-                                         schema: schema + UserDirectory.schema + FeedArchive.schema, clock: context.clock)
+            let settings = try StoreSettings(context)
+            database = StoreDatabase(settings: settings, schema: schema + UserDirectory.schema + FeedArchive.schema, clock: context.clock)
+            backend = settings.postgres.map { PostgresBackend(settings: settings, url: $0, clock: context.clock) }
         } catch {
             return [declaration, Session.declaration, FeedsService.declaration].map { ServiceEntry($0, failed: error) }
         }
@@ -73,7 +80,7 @@ public final class Store: Service {
         } catch {
             feeds = ServiceEntry(FeedsService.declaration, failed: error)
         }
-        return [ServiceEntry(declaration) { () throws(ServiceError) in Store(database: database) }, session, feeds]
+        return [ServiceEntry(declaration) { () throws(ServiceError) in Store(database: database, backend: backend) }, session, feeds]
     }
 
     /// The `store`, `session` and `feeds` services of ``entries(_:http:)``, made now (for Swift
@@ -91,8 +98,20 @@ public final class Store: Service {
                                               schema: Self.schema + UserDirectory.schema + FeedArchive.schema))
     }
 
-    /// The database file's path, or `:memory:`.
-    public var path: String { database.path }
+    /// A store over the database `url` names: a path, `sqlite:PATH` or `postgres://...` (for
+    /// Swift code and tests; the session and feeds get a throwaway in-memory database).
+    public convenience init(url: String, settings: [String: Value] = [:], clock: any ServiceClock = SystemClock.shared) throws(ServiceError) {
+        var section = settings
+        section["url"] = .string(url)
+        let parsed = try StoreSettings(PluginContext(sections: ["store": .object(section)], dataDirectory: StoreSettings.memoryName, clock: clock))
+        var local = parsed
+        if parsed.postgres != nil { local.location = .memory }
+        let database = StoreDatabase(settings: local, schema: Self.schema + UserDirectory.schema + FeedArchive.schema, clock: clock)
+        self.init(database: database, backend: parsed.postgres.map { PostgresBackend(settings: parsed, url: $0, clock: clock) })
+    }
+
+    /// The database file's path, `:memory:`, or the PostgreSQL URL without its password.
+    public var path: String { backend.displayName }
 
     /// The collection named `name`: the same object for the same name. The first call reads the
     /// collection's records into memory (opening the database on first use).
@@ -101,35 +120,33 @@ public final class Store: Service {
         guard !name.isEmpty, name.utf8.count <= Self.maxNameLength else {
             throw ServiceError(.invalidArgument, "a collection name must be 1 to \(Self.maxNameLength) bytes long")
         }
-        // Loaded on the writer, so no write or catch-up can fall between the read and the
-        // collection's first change.
-        return try database.onWriter { db in
-            if let known = collections.withLock({ $0[name] }) { return known }
-            let collection = StoreCollection(name: name, rows: CollectionRows(sorted: try StoreCollection.load(name, db)),
-                                             database: database)
-            collections.withLock { $0[name] = collection }
-            // The collection catches up itself, so it keeps doing so even when only it is kept.
-            database.onExternalChange { [weak collection] db in try collection?.catchUp(db) }
-            return collection
+        return try backend.collection(name) { rows in
+            collections.withLock { collections in
+                if let known = collections[name] { return known }
+                let collection = StoreCollection(name: name, rows: rows, backend: backend)
+                collections[name] = collection
+                return collection
+            }
         }
     }
 
     /// Stops polling for other processes' changes and closes the database (the session's too);
     /// later calls fail with `unavailable`. Releasing the store does the same.
     public func close() {
+        backend.close()
         database.close()
     }
 
     /// Reads what other processes have committed since the last check, now rather than at the
     /// next poll, and reports it.
     public func catchUpWithOtherProcesses() throws(ServiceError) {
-        try database.catchUpNow()
+        try backend.catchUpNow()
     }
 
     static let declaration: AnyInterface = Interface<Store>(
-        name: "store", summary: "SQLite-backed observable collections of records."
+        name: "store", summary: "Observable collections of records (SQLite or PostgreSQL)."
     ) { d in
-        d.property("path", type: "string", "The database file (\":memory:\" for a throwaway store).") { .string($0.path) }
+        d.property("path", type: "string", "The database file (\":memory:\" for a throwaway store), or the PostgreSQL URL without its password.") { .string($0.path) }
         d.function("collection", [.init("name", .string, "The collection's name.")], returns: "the collection",
                    "The collection of that name (the same object each time), created empty if new.") { store, arguments throws(ServiceError) in
             .handle(ObjectHandle(try store.collection(named: arguments[0].stringValue ?? "")))

@@ -1,14 +1,14 @@
-import GRDB
 public import Model
 import Synchronization
 
-/// One named collection of a store: an ordered list of JSON-shaped records kept in SQLite, with
-/// the list in memory for `items`, `count`, `get`, `page` and `find`.
+/// One named collection of a store: an ordered list of JSON-shaped records kept in the store's
+/// backend (SQLite or PostgreSQL), with the list in memory for `items`, `count`, `get`, `page`
+/// and `find`.
 ///
-/// Every write is one transaction on the store's writer; once it commits, the list in memory
-/// changes and the collection reports `items`, `count` and `didChange` (a ``ChangeSet``), still
-/// on the writer, so reports go out in commit order. Writes by other processes arrive the same
-/// way, as an exact change set, within the store's poll interval.
+/// Every write is one transaction; once it commits, the list in memory changes and the
+/// collection reports `items`, `count` and `didChange` (a ``ChangeSet``) from the backend's one
+/// serial context, so reports go out in commit order. Writes by other processes or hosts arrive
+/// the same way, as exact change sets (see ``StoreBackend``).
 ///
 /// `items` is a snapshot of the whole list: fine for a few thousand records. Views over large
 /// collections should read `page(offset, limit)` and follow `didChange`, and observers should
@@ -23,15 +23,14 @@ public final class StoreCollection: ModelObject {
     public let changes = ChangePublisher()
     public var interface: AnyInterface { Self.declaration }
 
-    private let database: StoreDatabase
-    private let rows: Mutex<CollectionRows>
-    private let writesOnLoop: Bool
+    let backend: any StoreBackend
+    /// The records in memory; changed only by the backend, through ``apply(_:)``.
+    let rows: Mutex<CollectionRows>
 
-    init(name: String, rows: CollectionRows, database: StoreDatabase) {
+    init(name: String, rows: CollectionRows, backend: any StoreBackend) {
         self.name = name
         self.rows = Mutex(rows)
-        self.database = database
-        writesOnLoop = database.settings.writesOnLoop
+        self.backend = backend
     }
 
     /// The records, in insertion order, each with its `id`.
@@ -64,84 +63,60 @@ public final class StoreCollection: ModelObject {
         return query.run(on: items)
     }
 
-    // MARK: Writing (through the database)
+    // MARK: Writing (through the backend)
 
     /// Stores one record or an array of records; returns the stored record(s) with their new
     /// `id`. An `id` field given in a record is replaced. Nothing is written when any record is
     /// invalid.
     public func add(_ recordOrRecords: Value) throws(ServiceError) -> Value {
-        try database.write(try addition(recordOrRecords))
+        try backend.write(try Self.addition(recordOrRecords), to: self)
     }
 
-    /// Sets `fields` on the record with `id` (other fields stay) and returns the record.
+    /// Sets `fields` on the record with `id` (other fields stay) and returns the record. On
+    /// PostgreSQL, a record another host changed since this one last read it answers `conflict`.
     public func update(_ id: Int64, fields: Value) throws(ServiceError) -> Value {
-        try database.write(try self.update(id, setting: fields))
+        try backend.write(try Self.update(id, setting: fields), to: self)
     }
 
     /// Removes the records with the given ids (one id or an array); returns how many. When any
     /// id is unknown, nothing is removed (`not_found`).
     public func remove(_ idOrIDs: Value) throws(ServiceError) -> Value {
-        try database.write(removal(idOrIDs))
+        try backend.write(Self.removal(idOrIDs), to: self)
     }
 
     /// Removes every record; returns how many there were.
     public func clear() throws(ServiceError) -> Value {
-        try database.write(clearing())
+        try backend.write(.clear, to: self)
     }
 
     // MARK: Writing for scripts
 
-    /// `add` answering through `reply`: on the loop when the write cannot wait for anything,
-    /// else on the store's writer queue (see ``StoreDatabase``).
+    /// `add` answering through `reply` (see ``StoreBackend/write(size:_:to:reply:)``).
     func add(_ recordOrRecords: Value, reply: Reply) {
-        perform(size: recordOrRecords.arrayValue?.count ?? 1, reply: reply) { () throws(ServiceError) in
-            try self.addition(recordOrRecords)
-        }
+        backend.write(size: recordOrRecords.arrayValue?.count ?? 1, { () throws(ServiceError) in
+            try Self.addition(recordOrRecords)
+        }, to: self, reply: reply)
     }
 
     /// `update` answering through `reply`.
     func update(_ id: Int64, fields: Value, reply: Reply) {
-        perform(size: 1, reply: reply) { () throws(ServiceError) in try self.update(id, setting: fields) }
+        backend.write(size: 1, { () throws(ServiceError) in try Self.update(id, setting: fields) }, to: self, reply: reply)
     }
 
     /// `remove` answering through `reply`.
     func remove(_ idOrIDs: Value, reply: Reply) {
-        perform(size: idOrIDs.arrayValue?.count ?? 1, reply: reply) { () throws(ServiceError) in self.removal(idOrIDs) }
+        backend.write(size: idOrIDs.arrayValue?.count ?? 1, { () throws(ServiceError) in Self.removal(idOrIDs) }, to: self, reply: reply)
     }
 
     /// `clear` answering through `reply`.
     func clear(reply: Reply) {
-        perform(size: count, reply: reply) { () throws(ServiceError) in self.clearing() }
+        backend.write(size: count, { () throws(ServiceError) in .clear }, to: self, reply: reply)
     }
 
-    /// Prepares and runs a write of `size` rows: at once on this thread (the loop) when allowed
-    /// and nothing can make it wait, else prepared and run on the writer queue.
-    private func perform<Change>(size: Int, reply: Reply,
-                                 _ prepare: @escaping @Sendable () throws(ServiceError) -> StoreWrite<Change, Value>) {
-        if writesOnLoop && size <= StoreDatabase.immediateRowLimit {
-            let write: StoreWrite<Change, Value>
-            do {
-                write = try prepare()
-            } catch {
-                reply(.failure(error))
-                return
-            }
-            if let outcome = database.writeIfImmediate(write) {
-                reply(outcome)
-                return
-            }
-            database.writeLater({ () throws(ServiceError) in write }, unlessCancelled: { reply.isCancelled }, done: { reply($0) })
-            return
-        }
-        database.writeLater(prepare, unlessCancelled: { reply.isCancelled }, done: { reply($0) })
-    }
+    // MARK: Checking writes
 
-    // MARK: The writes
-
-    private typealias Stored = [(id: Int64, record: Value)]
-
-    /// Checks and encodes the records, then inserts them in one transaction.
-    private func addition(_ recordOrRecords: Value) throws(ServiceError) -> StoreWrite<Stored, Value> {
+    /// The records to add, checked, without their `id`.
+    private static func addition(_ recordOrRecords: Value) throws(ServiceError) -> StoreOperation {
         let single: Bool
         let given: [Value]
         switch recordOrRecords {
@@ -152,34 +127,18 @@ public final class StoreCollection: ModelObject {
             single = true
             given = [recordOrRecords]
         }
-        var prepared: [(fields: [String: Value], json: String)] = []
+        var prepared: [[String: Value]] = []
         prepared.reserveCapacity(given.count)
         for (index, value) in given.enumerated() {
             var fields = try RecordValidator.record(value, path: single ? "record" : "records[\(index + 1)]")
             fields["id"] = nil
-            prepared.append((fields, Value.object(fields).jsonText))
+            prepared.append(fields)
         }
-        let name = self.name, rows = prepared
-        return StoreWrite(size: rows.count, change: { db in
-            guard !rows.isEmpty else { return [] }
-            let insert = try db.cachedStatement(sql: "INSERT INTO records (collection, data) VALUES (?, ?)")
-            var added: Stored = []
-            added.reserveCapacity(rows.count)
-            for item in rows {
-                try insert.execute(arguments: [name, item.json])
-                var fields = item.fields
-                fields["id"] = .integer(db.lastInsertedRowID)
-                added.append((db.lastInsertedRowID, .object(fields)))
-            }
-            return added
-        }, committed: { added in
-            self.apply { $0.append(added) }
-            return single ? added.first?.record ?? .null : .array(added.map(\.record))
-        })
+        return .add(prepared, single: single)
     }
 
-    /// Checks the fields, then merges them into the record with `id`.
-    private func update(_ id: Int64, setting fields: Value) throws(ServiceError) -> StoreWrite<(index: Int, record: Value, changed: Bool), Value> {
+    /// The fields to set, checked, without `id` (which may be given but not changed).
+    private static func update(_ id: Int64, setting fields: Value) throws(ServiceError) -> StoreOperation {
         var changes = try RecordValidator.record(fields, path: "fields")
         if let given = changes["id"] {
             guard RecordQuery.equal(given, .integer(id)) else {
@@ -187,98 +146,34 @@ public final class StoreCollection: ModelObject {
             }
             changes["id"] = nil
         }
-        let name = self.name, newFields = changes
-        return StoreWrite(size: 1, change: { db in
-            guard let index = self.rows.withLock({ $0.index(of: id) }),
-                  case .object(let existing) = self.rows.withLock({ $0.records[index] }) else {
-                throw self.notFound(id)
-            }
-            var record = existing
-            record.merge(newFields) { _, new in new }
-            // Nothing to write or report when no field changes.
-            if record == existing { return (index, .object(existing), false) }
-            record["id"] = nil
-            try db.execute(sql: "UPDATE records SET data = ? WHERE id = ? AND collection = ?",
-                           arguments: [Value.object(record).jsonText, id, name])
-            guard db.changesCount == 1 else { throw self.notFound(id) }
-            record["id"] = .integer(id)
-            return (index, .object(record), true)
-        }, committed: { updated in
-            if updated.changed { self.apply { $0.replace(at: updated.index, with: updated.record) } }
-            return updated.record
-        })
+        return .update(id, fields: changes)
     }
 
-    /// Deletes the records with the given ids, all or none.
-    private func removal(_ idOrIDs: Value) -> StoreWrite<[Int], Value> {
-        let ids: [Int64]
+    /// The ids to remove, sorted and unique.
+    private static func removal(_ idOrIDs: Value) -> StoreOperation {
         switch idOrIDs {
-        case .array(let items): ids = Array(Set(items.compactMap(\.integerValue))).sorted()
-        default: ids = idOrIDs.integerValue.map { [$0] } ?? []
+        case .array(let items): .remove(Array(Set(items.compactMap(\.integerValue))).sorted())
+        default: .remove(idOrIDs.integerValue.map { [$0] } ?? [])
         }
-        let name = self.name
-        return StoreWrite(size: ids.count, change: { db in
-            var indexes: [Int] = []
-            guard !ids.isEmpty else { return indexes }
-            let delete = try db.cachedStatement(sql: "DELETE FROM records WHERE id = ? AND collection = ?")
-            for id in ids {
-                guard let index = self.rows.withLock({ $0.index(of: id) }) else { throw self.notFound(id) }
-                try delete.execute(arguments: [id, name])
-                guard db.changesCount == 1 else { throw self.notFound(id) }
-                indexes.append(index)
-            }
-            return indexes.sorted()
-        }, committed: { indexes in
-            self.apply { $0.remove(at: indexes) }
-            return .integer(Int64(indexes.count))
-        })
     }
 
-    /// Deletes every record of the collection.
-    private func clearing() -> StoreWrite<[Int], Value> {
-        let name = self.name
-        return StoreWrite(size: count, change: { db in
-            try db.execute(sql: "DELETE FROM records WHERE collection = ?", arguments: [name])
-            return self.rows.withLock { Array(0..<$0.count) }
-        }, committed: { indexes in
-            self.apply { $0.remove(at: indexes) }
-            return .integer(Int64(indexes.count))
-        })
-    }
+    // MARK: Loading
 
-    // MARK: Catching up
-
-    /// Re-reads the collection (another process wrote to the database) and reports what changed.
-    /// Runs on the writer queue.
-    func catchUp(_ db: Database) throws {
-        let fresh = try Self.load(name, db)
-        apply { $0.replaceAll(with: fresh) }
-    }
-
-    /// The records of collection `name`, sorted by id.
-    static func load(_ name: String, _ db: Database) throws -> [(id: Int64, record: Value)] {
-        var loaded: [(id: Int64, record: Value)] = []
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, data FROM records WHERE collection = ? ORDER BY id",
-                                       arguments: [name])
-        while let row = try rows.next() {
-            let id: Int64 = row[0]
-            let text: String = row[1]
-            // A row another program wrote that is not a JSON object still shows, with its text.
-            guard case .object(var fields) = try? Value(jsonText: text) else {
-                loaded.append((id, .object(["id": .integer(id), "data": .string(text)])))
-                continue
-            }
-            fields["id"] = .integer(id)
-            loaded.append((id, .object(fields)))
+    /// Records read from a database row: the JSON object with its `id` (a row another program
+    /// wrote that is not a JSON object still shows, with its text).
+    static func record(id: Int64, json text: String) -> Value {
+        guard case .object(var fields) = try? Value(jsonText: text) else {
+            return .object(["id": .integer(id), "data": .string(text)])
         }
-        return loaded
+        fields["id"] = .integer(id)
+        return .object(fields)
     }
 
     // MARK: Reporting
 
-    /// Changes the rows and reports the result: `items`, `count`, then `didChange`. Called on
-    /// the writer queue only, so reports leave in commit order.
-    private func apply(_ change: (inout CollectionRows) -> ChangeSet) {
+    /// Changes the rows and reports the result: `items`, `count`, then `didChange`. Called from
+    /// the backend's one serial context only, so reports leave in the order changes are applied.
+    func apply(_ change: (inout CollectionRows) -> ChangeSet) {
         let (changeSet, snapshot) = rows.withLock { rows in (change(&rows), rows.records) }
         guard !changeSet.isEmpty else { return }
         changes.propertyChanged("items", to: .array(snapshot))
@@ -286,7 +181,7 @@ public final class StoreCollection: ModelObject {
         changes.emit("didChange", changeSet.value)
     }
 
-    private func notFound(_ id: Int64) -> ServiceError {
+    func notFound(_ id: Int64) -> ServiceError {
         ServiceError(.notFound, "no record with id \(id) in collection '\(name)'")
     }
 }

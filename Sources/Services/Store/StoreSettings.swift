@@ -11,10 +11,17 @@ import Darwin
 /// ```toml
 /// [store]
 /// path = "~/notes/store.sqlite"   # default: <data folder>/store.sqlite; ":memory:" for a throwaway store
+/// url = "postgres://me:secret@db.example:5432/notes?sslmode=require"   # or "sqlite:PATH", or a path
+/// keep_changes = 604800           # PostgreSQL: seconds the change log is kept (default 7 days)
 /// synchronous = "full"            # "normal" (default) or "full"
 /// poll_interval = 0.25            # seconds between checks for other processes' writes
 /// write_on_loop = true            # false: every add/update/remove/clear waits for the writer queue
 /// ```
+///
+/// `url` (else the `CRESCENT_STORE_URL` environment variable) chooses the backend: a path or
+/// `sqlite:PATH` is the SQLite file (as `path`), `postgres://...` a PostgreSQL database shared by
+/// several hosts (see ``PostgresURL``); the session and the feeds then stay in the SQLite file
+/// under the data folder.
 ///
 /// The data folder is `--data-dir`, else `$XDG_DATA_HOME/crescent`, else
 /// `~/.local/share/crescent`; `--data-dir :memory:` makes every store of the run a throwaway
@@ -48,6 +55,10 @@ package struct StoreSettings: Sendable {
     }
 
     var location: Location
+    /// The PostgreSQL database holding the records, when not SQLite.
+    var postgres: PostgresURL?
+    /// Seconds a PostgreSQL store keeps its change log: a host away longer reloads.
+    var keepChanges: Double = 7 * 86_400
     var synchronous: Synchronous = .normal
     /// Nanoseconds between checks of `PRAGMA data_version` for other processes' writes.
     var pollInterval: UInt64 = 250_000_000
@@ -67,11 +78,32 @@ package struct StoreSettings: Sendable {
     /// The settings from the `[store]` section and the data folder of `context`.
     init(_ context: PluginContext) throws(ServiceError) {
         let section = context.section("store")
-        if let path = section["path"].stringValue {
+        var url: String?
+        if let text = section["url"].stringValue {
+            guard section["path"].isNull else {
+                throw ServiceError(.invalidArgument, "[store] has both path and url: keep one")
+            }
+            url = text
+        } else if !section["url"].isNull {
+            throw ServiceError(.invalidArgument, "[store] url must be a string, got \(section["url"].typeName)")
+        } else if section["path"].isNull {
+            url = Self.environment("CRESCENT_STORE_URL")
+        }
+        var pathSetting = section["path"]
+        if let url {
+            if PostgresURL.isPostgres(url) {
+                postgres = try PostgresURL(url, defaultUser: Self.environment("USER") ?? "postgres")
+            } else {
+                let file = url.hasPrefix("sqlite:") ? String(url.dropFirst("sqlite:".count)) : url
+                guard !file.isEmpty else { throw ServiceError(.invalidArgument, "[store] url names no file: use sqlite:PATH") }
+                pathSetting = .string(file)
+            }
+        }
+        if let path = pathSetting.stringValue {
             guard !path.isEmpty else { throw ServiceError(.invalidArgument, "[store] path must not be empty") }
             location = path == Self.memoryName ? .memory : .file(Self.expandingTilde(path))
-        } else if !section["path"].isNull {
-            throw ServiceError(.invalidArgument, "[store] path must be a string, got \(section["path"].typeName)")
+        } else if !pathSetting.isNull {
+            throw ServiceError(.invalidArgument, "[store] path must be a string, got \(pathSetting.typeName)")
         } else if context.dataDirectory == Self.memoryName {
             location = .memory
         } else {
@@ -99,6 +131,12 @@ package struct StoreSettings: Sendable {
             }
             pollInterval = UInt64(seconds * 1e9)
         }
+        if !section["keep_changes"].isNull {
+            guard let seconds = section["keep_changes"].doubleValue, seconds >= 0 else {
+                throw ServiceError(.invalidArgument, "[store] keep_changes must be a number of seconds >= 0, got \(section["keep_changes"].typeName)")
+            }
+            keepChanges = seconds
+        }
         if !section["write_on_loop"].isNull {
             guard let flag = section["write_on_loop"].boolValue else {
                 throw ServiceError(.invalidArgument, "[store] write_on_loop must be true or false, got \(section["write_on_loop"].typeName)")
@@ -122,7 +160,7 @@ package struct StoreSettings: Sendable {
         return home + path.dropFirst()
     }
 
-    private static func environment(_ name: String) -> String? {
+    static func environment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }
         let text = String(cString: value)
         return text.isEmpty ? nil : text

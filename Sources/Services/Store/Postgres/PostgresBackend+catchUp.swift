@@ -1,0 +1,188 @@
+import Model
+import Synchronization
+import PostgresNIO
+
+/// Reading the change log (on the queue): loads, catch-ups, reloads and compaction.
+extension PostgresBackend {
+    /// One row of the change log.
+    struct LoggedChange {
+        var xid: Int64
+        var collection: String
+        var kind: String
+        var id: Int64
+        var version: Int64
+        var data: String?
+    }
+
+    /// The records of the collections `names` and their versions, read in one snapshot, which
+    /// is returned too. The first load sets the cursor to what the snapshot had seen finish.
+    func load(_ names: [String]) throws(ServiceError)
+        -> (rows: [String: [(id: Int64, record: Value)]], versions: [String: [Int64: Int64]], snapshot: PostgresSnapshot) {
+        var rows: [String: [(id: Int64, record: Value)]] = [:]
+        var versions: [String: [Int64: Int64]] = [:]
+        let snapshot = try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+                                       doing: "reading collections") { () throws(ServiceError) -> PostgresSnapshot in
+            var snapshot: PostgresSnapshot?
+            for row in try run("SELECT pg_current_snapshot()::text", doing: "reading collections") {
+                snapshot = PostgresSnapshot(try decode { try row.decode(String.self) })
+            }
+            guard let snapshot else { throw ServiceError(.io, "\(failure.target) answered no snapshot") }
+            let result = try run("""
+                SELECT collection, id, version, data::text FROM crescent_records
+                WHERE collection = ANY(\(names)) ORDER BY collection, id
+                """, doing: "reading collections")
+            for row in result {
+                let (name, id, version, text) = try decode { try row.decode((String, Int64, Int64, String).self) }
+                rows[name, default: []].append((id, StoreCollection.record(id: id, json: text)))
+                versions[name, default: [:]][id] = version
+            }
+            return snapshot
+        }
+        cursor.withLock { cursor in if cursor == nil { cursor = snapshot.xmin } }
+        return (rows, versions, snapshot)
+    }
+
+    /// Reads the log from the cursor up to the oldest transaction still open and applies it,
+    /// one change set per transaction and collection; reloads when the log was compacted past
+    /// the cursor.
+    func catchUp() throws(ServiceError) {
+        guard !catchUpSuspended.load(ordering: .acquiring), let from = cursor.withLock({ $0 }) else { return }
+        let names = follows.withLock { follows in
+            follows = follows.filter { $0.value.collection != nil }
+            return Array(follows.keys)
+        }
+        let result = try run("""
+            WITH horizon AS MATERIALIZED (
+                SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS below,
+                       COALESCE((SELECT value FROM crescent_meta WHERE key = 'compacted_below'), 0) AS compacted
+            )
+            SELECT horizon.below, horizon.compacted, c.xid, c.collection, c.kind, c.record_id, c.version, c.data::text
+            FROM horizon LEFT JOIN crescent_changes c
+                ON c.xid >= \(from) AND c.xid < horizon.below AND c.collection = ANY(\(names))
+            ORDER BY c.xid, c.seq
+            """, doing: "reading its change log")
+        var horizon = from
+        var compacted: Int64 = 0
+        var changes: [LoggedChange] = []
+        for row in result {
+            let columns = try decode { try row.decode((Int64, Int64, Int64?, String?, String?, Int64?, Int64?, String?).self) }
+            horizon = columns.0
+            compacted = columns.1
+            guard let xid = columns.2, let name = columns.3, let kind = columns.4, let id = columns.5, let version = columns.6 else { continue }
+            changes.append(LoggedChange(xid: xid, collection: name, kind: kind, id: id, version: version, data: columns.7))
+        }
+        if from < compacted {
+            try reload()
+            return
+        }
+        var start = 0
+        while start < changes.count {
+            var end = start
+            while end < changes.count && changes[end].xid == changes[start].xid { end += 1 }
+            apply(changes[start..<end])
+            start = end
+        }
+        let read = max(from, horizon)
+        cursor.withLock { $0 = read }
+        follows.withLock { follows in
+            for name in follows.keys where (follows[name]?.loadedIn?.xmax ?? .min) <= read { follows[name]?.loadedIn = nil }
+        }
+    }
+
+    /// Catches up, leaving errors to the next try (a lost connection is already being
+    /// reconnected).
+    func catchUpQuietly() {
+        _ = try? catchUp()
+    }
+
+    /// Applies one transaction's changes, collection by collection, each as one change set.
+    /// Idempotent: a record's insert is applied only when the record is absent, an update only
+    /// when newer than the version held, a removal only when present; changes the collection's
+    /// load already saw are skipped.
+    private func apply(_ transaction: ArraySlice<LoggedChange>) {
+        var names: [String] = []
+        for change in transaction where !names.contains(change.collection) { names.append(change.collection) }
+        for name in names {
+            guard let follow = follows.withLock({ $0[name] }), let collection = follow.collection else { continue }
+            if let snapshot = follow.loadedIn, let first = transaction.first, snapshot.sees(first.xid) { continue }
+            var versions = follow.versions
+            collection.apply { rows in
+                var ids = rows.ids
+                var records = rows.records
+                for change in transaction where change.collection == name {
+                    let position = Self.position(of: change.id, in: ids)
+                    let present = position < ids.count && ids[position] == change.id
+                    switch change.kind {
+                    case "i" where !present, "u" where present && change.version > (versions[change.id] ?? 0):
+                        let record = StoreCollection.record(id: change.id, json: change.data ?? "{}")
+                        if present {
+                            records[position] = record
+                        } else {
+                            ids.insert(change.id, at: position)
+                            records.insert(record, at: position)
+                        }
+                        versions[change.id] = change.version
+                    case "d" where present:
+                        ids.remove(at: position)
+                        records.remove(at: position)
+                        versions[change.id] = nil
+                    default:
+                        break
+                    }
+                }
+                return rows.replaceAll(with: zip(ids, records).map { (id: $0, record: $1) })
+            }
+            follows.withLock { $0[name]?.versions = versions }
+        }
+    }
+
+    /// Where `id` is or would go in ascending `ids`.
+    private static func position(of id: Int64, in ids: [Int64]) -> Int {
+        var low = 0, high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Reads every followed collection again (the log no longer holds what this host missed)
+    /// and reports `reload = true`.
+    func reload() throws(ServiceError) {
+        let names = follows.withLock { Array($0.keys) }
+        let loaded = try load(names)
+        cursor.withLock { $0 = loaded.snapshot.xmin }
+        for name in names {
+            guard let collection = follows.withLock({ $0[name]?.collection }) else { continue }
+            follows.withLock { follows in
+                follows[name]?.versions = loaded.versions[name] ?? [:]
+                follows[name]?.loadedIn = loaded.snapshot
+            }
+            collection.apply { rows in
+                _ = rows.replaceAll(with: loaded.rows[name] ?? [])
+                return .reload(rows.records)
+            }
+        }
+    }
+
+    /// Compacts the log now (see ``compact()``), from any thread.
+    func compactNow() throws(ServiceError) {
+        try onQueue { () throws(ServiceError) in try compact() }
+    }
+
+    /// Deletes change-log rows older than `[store] keep_changes` and records the horizon below
+    /// which the log is no longer whole. Call on the queue.
+    func compact() throws(ServiceError) {
+        let seconds = settings.keepChanges
+        _ = try transaction(doing: "compacting its change log") { () throws(ServiceError) in
+            try run("""
+                WITH removed AS (
+                    DELETE FROM crescent_changes WHERE at < now() - \(seconds) * interval '1 second' RETURNING xid
+                )
+                INSERT INTO crescent_meta (key, value)
+                SELECT 'compacted_below', max(xid) + 1 FROM removed HAVING count(*) > 0
+                ON CONFLICT (key) DO UPDATE SET value = GREATEST(crescent_meta.value, EXCLUDED.value)
+                """, doing: "compacting its change log")
+        }
+    }
+}

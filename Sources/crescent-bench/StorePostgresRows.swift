@@ -1,0 +1,169 @@
+import Foundation
+import Glibc
+import Logging
+import Model
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import PostgresTestSupport
+import Services
+import Synchronization
+
+/// The rows of the store on PostgreSQL, against a throwaway cluster the bench starts itself
+/// (initdb and pg_ctl in a temporary folder, a free loopback port; stopped at exit). Without
+/// PostgreSQL installed, both rows fail saying so (`tools/setup.sh` installs it).
+enum StorePostgresRows {
+    // MARK: store-add-pg
+
+    /// 5,000 single-record adds awaited one after another from a script, in records per second,
+    /// against PostgresNIO inserting the same JSON, one BEGIN/INSERT/COMMIT transaction per row,
+    /// same server.
+    static func add() throws(BenchFailure) -> BenchRow {
+        let row = "store-add-pg"
+        let count = 5_000
+        var subject: [Double] = [], baseline: [Double] = []
+        for _ in 0..<3 {
+            let url = try database(row)
+            subject.append(try awaitedAdds(row: row, url: url, count: count))
+            baseline.append(try directInserts(row: row, url: url, count: count))
+        }
+        return BenchRow(name: row, value: subject.max() ?? .nan, baseline: baseline.max() ?? .nan, unit: "rec/s", goal: .ratioAtLeast(0.7),
+                        note: "\(count) awaited add calls in one task on crescent's real NIO loop, [store] url on a throwaway local cluster (TCP loopback, fsync off), best of 3; "
+                            + "each add is BEGIN, one INSERT with its change-log row, COMMIT, then a read of the log up to it; "
+                            + "baseline: PostgresNIO on one connection inserting the same JSON into the same table, BEGIN/INSERT/COMMIT per row")
+    }
+
+    private static func awaitedAdds(row: String, url: String, count: Int) throws(BenchFailure) -> Double {
+        let output = try StoreRows.runScript(row: row, config: "[store]\nurl = \"\(url)\"\n", """
+            local c = services.store:collection("bench")
+            local clock = services.benchclock
+            task(function()
+              local record = \(StoreRows.recordLua)
+              for i = 1, 200 do assert(c:add(record)) end
+              local started = clock:now()
+              for i = 1, \(count) do
+                local stored, err = c:add(record)
+                if err then error(tostring(err)) end
+              end
+              print(clock:now() - started, c.count)
+            end)
+            """)
+        guard output.count == 2, let nanoseconds = Double(output[0]), output[1] == String(count + 200) else {
+            throw BenchFailure(row: row, reason: "unexpected output \(output)")
+        }
+        return Double(count) / (nanoseconds / 1e9)
+    }
+
+    private static func directInserts(row: String, url: String, count: Int) throws(BenchFailure) -> Double {
+        do {
+            let connection = try connect(url)
+            defer { _ = try? connection.close().wait() }
+            let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
+            let json = StoreRows.recordJSON
+            func insert() throws {
+                _ = try connection.query("BEGIN", logger: logger).wait()
+                _ = try connection.query("INSERT INTO crescent_records (collection, data) VALUES ('direct', \(json)::jsonb)", logger: logger).wait()
+                _ = try connection.query("COMMIT", logger: logger).wait()
+            }
+            for _ in 0..<200 { try insert() }
+            let started = MonotonicClock.nanoseconds()
+            for _ in 0..<count { try insert() }
+            return Double(count) / (Double(MonotonicClock.nanoseconds() - started) / 1e9)
+        } catch {
+            throw BenchFailure(row: row, reason: "PostgresNIO baseline: \(String(reflecting: error))")
+        }
+    }
+
+    // MARK: store-propagate-pg
+
+    /// Milliseconds from an awaited add by host A to the `didChange` of host B, median of 500;
+    /// beside it the floor, a NOTIFY from one bare PostgresNIO connection to another.
+    static func propagate() throws(BenchFailure) -> BenchRow {
+        let row = "store-propagate-pg"
+        let url = try database(row)
+        let delays: [Double]
+        do {
+            let writer = try Store(url: url), reader = try Store(url: url)
+            defer { writer.close(); reader.close() }
+            let list = try writer.collection(named: "propagate"), watched = try reader.collection(named: "propagate")
+            let arrived = Mutex<[Int64: UInt64]>([:])
+            watched.changes.attach { change in
+                guard case .event("didChange", _) = change, let last = watched.items.last?["id"].integerValue else { return }
+                let now = MonotonicClock.nanoseconds()
+                arrived.withLock { $0[last] = $0[last] ?? now }
+            }
+            var sent: [(Int64, UInt64)] = []
+            for _ in 0..<550 {
+                let started = MonotonicClock.nanoseconds()
+                let record = try list.add(["n": 1])
+                sent.append((record["id"].integerValue ?? 0, started))
+                // One at a time: wait (up to 2 s) for it to arrive before the next.
+                for _ in 0..<2_000 where arrived.withLock({ $0[record["id"].integerValue ?? 0] }) == nil { usleep(1_000) }
+            }
+            delays = sent.dropFirst(50).compactMap { id, started in arrived.withLock { $0[id] }.map { Double($0 - started) / 1e6 } }
+        } catch {
+            throw BenchFailure(row: row, reason: "\(error)")
+        }
+        let floor = try notifyRoundTrip(row: row, url: url)
+        guard delays.count >= 400 else { throw BenchFailure(row: row, reason: "only \(delays.count) of 500 changes arrived") }
+        return BenchRow(name: row, value: median(delays), baseline: floor, unit: "ms", goal: .valueAtMost(10),
+                        note: "awaited add in host A to the didChange handler in host B, median of 500, one at a time; A and B are two stores with their own connections in the bench process (not two processes); "
+                            + "baseline (the floor): NOTIFY on one bare PostgresNIO connection to its arrival on another, median of 500")
+    }
+
+    private static func notifyRoundTrip(row: String, url: String) throws(BenchFailure) -> Double {
+        do {
+            let sender = try connect(url), listener = try connect(url)
+            defer { _ = try? sender.close().wait(); _ = try? listener.close().wait() }
+            let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
+            let arrived = Mutex<UInt64?>(nil)
+            listener.addListener(channel: "bench_floor") { _, _ in
+                let now = MonotonicClock.nanoseconds()
+                arrived.withLock { $0 = now }
+            }
+            _ = try listener.query("SELECT 1", logger: logger).wait()     // the LISTEN went first
+            var delays: [Double] = []
+            for round in 0..<550 {
+                arrived.withLock { $0 = nil }
+                let started = MonotonicClock.nanoseconds()
+                _ = try sender.query("NOTIFY bench_floor", logger: logger).wait()
+                var at: UInt64?
+                for _ in 0..<2_000 where at == nil {
+                    at = arrived.withLock { $0 }
+                    if at == nil { usleep(50) }
+                }
+                if round >= 50, let at { delays.append(Double(at - started) / 1e6) }
+            }
+            return median(delays)
+        } catch {
+            throw BenchFailure(row: row, reason: "NOTIFY floor: \(String(reflecting: error))")
+        }
+    }
+
+    // MARK: The cluster
+
+    private static func database(_ row: String) throws(BenchFailure) -> String {
+        do {
+            FileHandle.standardError.write(Data("crescent-bench: \(row): starting a throwaway PostgreSQL cluster\n".utf8))
+            return try PostgresCluster.shared().makeDatabase("bench")
+        } catch {
+            throw BenchFailure(row: row, reason: "no PostgreSQL to measure against: \(error)")
+        }
+    }
+
+    private static func connect(_ text: String) throws -> PostgresConnection {
+        // postgres://user:password@127.0.0.1:PORT/db, as PostgresCluster makes it.
+        guard let components = URLComponents(string: text), let host = components.host, let port = components.port else {
+            throw BenchFailure(row: "store-pg", reason: "bad URL")
+        }
+        let configuration = PostgresConnection.Configuration(host: host, port: port, username: components.user ?? "",
+                                                             password: components.password, database: String(components.path.dropFirst()), tls: .disable)
+        return try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 1,
+                                              logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })).wait()
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? .nan : sorted[(sorted.count - 1) / 2]
+    }
+}
