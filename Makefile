@@ -7,7 +7,7 @@ SCRIPT ?= scripts/tracker.lua
 RUN_ARGS ?= --location gpx:scripts/tracks/paris.gpx@60x
 BENCH_ARGS ?=
 
-.PHONY: all setup build run test bench clean install uninstall test-install
+.PHONY: all setup build run test bench clean install uninstall test-install fuzz
 
 all: build
 
@@ -34,6 +34,18 @@ test: setup
 	$(SWIFT) test --skip-build --no-parallel --filter "$(SERIAL_TESTS)"
 	$(SWIFT) test --skip-build --filter crescentTests
 	@$(MAKE) --no-print-directory test-install
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS)
+
+# Coverage-guided fuzzing (libFuzzer through -sanitize=fuzzer) of every parser of outside input
+# and of Lua<->model value conversion: each target runs FUZZ_SECONDS from its seed corpus in
+# Fuzz/corpus/TARGET (make test runs each for FUZZ_TEST_SECONDS). The fuzz build has a build
+# folder of its own, so it never invalidates the normal one.
+FUZZ_SECONDS ?= 60
+FUZZ_TEST_SECONDS ?= 4
+FUZZ_TARGETS = nmea gpx gpsd feed json config url lua-value
+fuzz: setup
+	CRESCENT_FUZZ=1 $(SWIFT) build --build-path .build/fuzz --product crescent-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
+	@tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # make install puts a statically linked crescent in PREFIX/bin and the geocoder's data in
 # PREFIX/share/crescent, where the binary looks for it, so it runs from any folder and

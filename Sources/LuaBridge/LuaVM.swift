@@ -131,9 +131,13 @@ public final class LuaVM {
 
     /// Compiles `source` and pushes the chunk as a function.
     ///
+    /// Text only: precompiled bytecode is refused here as in `load`, `loadfile`, `dofile` and
+    /// `require` (Lua does not verify bytecode, and a crafted chunk can crash the VM).
+    ///
     /// - Parameter name: the chunk name: `@file.lua` for files (messages then say `file.lua:3:`),
     ///   `=label` for other sources.
-    public func load(_ source: [UInt8], name: String, mode: String = "bt") throws(LuaError) {
+    public func load(_ source: [UInt8], name: String) throws(LuaError) {
+        let mode = "t"
         guard stack.ensure(2) else { throw LuaError(.memory, "stack overflow") }
         let status = source.withUnsafeBufferPointer { bytes in
             UnsafeRawPointer(bytes.baseAddress).map {

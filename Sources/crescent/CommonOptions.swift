@@ -9,10 +9,11 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first error reported from a handler.")
     var failFast = false
 
-    @Option(help: ArgumentHelp("Stop the run after this many seconds (exit 1).", valueName: "seconds"))
+    // Unconditional: `--timeout -1` is a wrong value, not a missing one, and validate says so.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop the run after this many seconds (exit 1).", valueName: "seconds"))
     var timeout: Double?
 
-    @Option(name: .customLong("memory-limit"), help: ArgumentHelp("The Lua VM's memory limit in MiB; 0 for none.", valueName: "mib"))
+    @Option(name: .customLong("memory-limit"), parsing: .unconditional, help: ArgumentHelp("The Lua VM's memory limit in MiB; 0 for none.", valueName: "mib"))
     var memoryLimit = CommonOptions.defaultMemoryLimit
 
     @Option(help: ArgumentHelp("The config file (default: crescent.toml in the current folder).", valueName: "file"))
@@ -27,6 +28,9 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .customLong("no-color"), help: "Never use colours (NO_COLOR is honoured too).")
     var noColor = false
 
+    @Flag(name: .customLong("keep-running"), help: "Keep running when the commands piped on stdin end (by default the end of input quits).")
+    var keepRunning = false
+
     @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown: debug, info, warn or error.", valueName: "level"))
     var logLevel: String = CommonOptions.defaultLogLevel
 
@@ -40,6 +44,9 @@ struct CommonOptions: ParsableArguments {
         if let ui, HostOptions.UIMode(rawValue: ui) == nil {
             throw ValidationError("--ui must be one of live, plain, json; got '\(ui)'")
         }
+        for (flag, value) in [("--data-dir", dataDir), ("--config", config), ("--location", location)] where value?.isEmpty == true {
+            throw ValidationError("\(flag) needs a value, got an empty string")
+        }
         if memoryLimit < 0 { throw ValidationError("--memory-limit must be 0 (no limit) or a number of MiB, got \(memoryLimit)") }
         if HostOptions.LogLevel(name: logLevel) == nil {
             throw ValidationError("--log-level must be one of debug, info, warn, error; got '\(logLevel)'")
@@ -49,14 +56,15 @@ struct CommonOptions: ParsableArguments {
     /// The host options these flags describe, for a script with `arguments`.
     func hostOptions(arguments: [String]) -> HostOptions {
         Self.hostOptions(ui: ui, failFast: failFast, timeout: timeout, memoryLimit: memoryLimit, config: config,
-                         dataDir: dataDir, location: location, noColor: noColor, logLevel: logLevel, arguments: arguments)
+                         dataDir: dataDir, location: location, noColor: noColor, logLevel: logLevel,
+                         keepRunning: keepRunning, arguments: arguments)
     }
 
     /// The host options for these flag values; the defaults are a command line without options.
     static func hostOptions(ui: String? = nil, failFast: Bool = false, timeout: Double? = nil,
                             memoryLimit: Int = defaultMemoryLimit, config: String? = nil, dataDir: String? = nil,
                             location: String? = nil, noColor: Bool = false, logLevel: String = defaultLogLevel,
-                            arguments: [String]) -> HostOptions {
+                            keepRunning: Bool = false, arguments: [String]) -> HostOptions {
         var options = HostOptions()
         options.memoryLimitMiB = memoryLimit
         options.timeout = timeout
@@ -67,6 +75,7 @@ struct CommonOptions: ParsableArguments {
         options.configPath = config
         options.dataDirectory = dataDir
         options.location = location
+        options.keepsRunningAfterInput = keepRunning
         options.arguments = arguments
         return options
     }

@@ -36,6 +36,9 @@ public struct HostOptions: Sendable {
     public var dataDirectory: String?
     /// `--location PROVIDER:ARGS`: the location provider.
     public var location: String?
+    /// `--keep-running`: when stdin's commands end, the run goes on (by default the end of input
+    /// ends the run as `quit` does).
+    public var keepsRunningAfterInput = false
     /// The script's arguments: `arg[1...]` and `app.args`.
     public var arguments: [String] = []
 

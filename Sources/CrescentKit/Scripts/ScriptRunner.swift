@@ -91,11 +91,15 @@ public enum ScriptRunner {
 
 extension ScriptRunner {
     /// Reads stdin lines on a thread of their own and hands each to the host's loop as a command.
-    /// Reaching the end of input only stops reading: controllers stay until they pop or exit.
+    /// The end of input is a last `quit` (after the commands before it have run), unless
+    /// `--keep-running` keeps the controllers until they pop or exit.
     static func readCommands(into host: NIOLoopBound<Host>) {
         DispatchQueue(label: "crescent.commands").async {
             while let line = readLine() {
                 Host.turn(host) { host in host.receiveCommandLine(line) }
+            }
+            Host.turn(host) { host in
+                if !host.options.keepsRunningAfterInput { host.receiveCommandLine("quit") }
             }
         }
     }

@@ -146,10 +146,13 @@ extension ViewNode {
 
 extension ViewNode {
     /// Applies a collection's change set to a table or list: deleted rows go, inserted and
-    /// updated ones are read from `items` (the list after the change); only those rows render.
+    /// updated ones come from the change set's own records (`insertedRecords`,
+    /// `updatedRecords`), else from `items` (the list after the change); only those rows render.
     func apply(_ changes: Value, items: Value) throws(ViewError) {
         guard kind == .table || kind == .list else { throw ViewError("view.\(kind):apply(changes, items) is for tables and lists") }
-        guard let newItems = items.arrayValue else { throw ViewError("view.\(kind):apply: items must be the list after the change") }
+        guard let newItems = items.arrayValue ?? (items.isNull ? [] : nil) else {
+            throw ViewError("view.\(kind):apply: items must be the list after the change")
+        }
         let key = kind == .table ? "rows" : "items"
         if kind == .table && columns.isEmpty, case .object(let first)? = newItems.first {
             columns = first.keys.sorted().compactMap { TableColumn(.string($0)) }
@@ -164,13 +167,22 @@ extension ViewNode {
             rows.remove(at: index)
             if kind == .table { cells.remove(at: index); rowLines.remove(at: index) }
         }
-        for index in positions("inserted").sorted() where newItems.indices.contains(index) && index <= rows.count {
-            rows.insert(newItems[index], at: index)
-            if kind == .table { cells.insert(cellStrings(newItems[index]), at: index); rowLines.insert(nil, at: index) }
+        // The record at each position: the change set's own when it carries them (exact for
+        // this change), else the one in `items`.
+        func records(_ name: String) -> [(index: Int, record: Value)] {
+            let indexes = positions(name)
+            if let carried = changes[name + "Records"].arrayValue, carried.count == indexes.count {
+                return Array(zip(indexes, carried)).map { (index: $0.0, record: $0.1) }
+            }
+            return indexes.compactMap { newItems.indices.contains($0) ? (index: $0, record: newItems[$0]) : nil }
         }
-        for index in positions("updated") where newItems.indices.contains(index) && rows.indices.contains(index) {
-            rows[index] = newItems[index]
-            if kind == .table { cells[index] = cellStrings(newItems[index]); rowLines[index] = nil }
+        for (index, record) in records("inserted").sorted(by: { $0.index < $1.index }) where index >= 0 && index <= rows.count {
+            rows.insert(record, at: index)
+            if kind == .table { cells.insert(cellStrings(record), at: index); rowLines.insert(nil, at: index) }
+        }
+        for (index, record) in records("updated") where rows.indices.contains(index) {
+            rows[index] = record
+            if kind == .table { cells[index] = cellStrings(record); rowLines[index] = nil }
         }
         fields[key] = .array(rows)
         if kind == .table { naturalWidths = [] }

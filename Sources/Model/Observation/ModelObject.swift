@@ -21,6 +21,15 @@ public protocol StartableService: Service {
     func startUpdates(shares: [Value])
     /// The last share ended.
     func stopUpdates()
+    /// Checks the options of one `start(options)` call before it is counted (see
+    /// ``OptionTable``); the default takes no options.
+    func checkStartOptions(_ options: Value) throws(ServiceError)
+}
+
+extension StartableService {
+    public func checkStartOptions(_ options: Value) throws(ServiceError) {
+        _ = try OptionTable.check(options, [])
+    }
 }
 
 /// A reference to a model object that compares by identity, for use inside ``Value``.

@@ -71,6 +71,6 @@ public final class ObservableCollection: ModelObject {
     private func report(_ snapshot: [Value], _ changeSet: ChangeSet) {
         changes.propertyChanged("items", to: .array(snapshot))
         changes.propertyChanged("count", to: .integer(Int64(snapshot.count)))
-        changes.emit("didChange", changeSet.value)
+        changes.emit("didChange", changeSet.value(after: snapshot))
     }
 }

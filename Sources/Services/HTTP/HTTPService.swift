@@ -208,15 +208,16 @@ public final class HTTPService: Service {
     static func prepare(_ request: HTTPRequestSpec, url: URL) throws(ServiceError) -> HTTPClient.Request {
         let method = request.method.uppercased()
         guard !method.isEmpty, method.utf8.allSatisfy(isTokenByte) else {
-            throw ServiceError(.invalidArgument, "method '\(request.method)' is not an HTTP method (GET, POST, PUT, DELETE, …)")
+            throw ServiceError(.invalidArgument, "method '\(clipped(request.method, limit: 40))' is not an HTTP method (GET, POST, PUT, DELETE, …)")
         }
         var headers = HTTPHeaders()
         for (name, value) in request.headers {
             guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
-                throw ServiceError(.invalidArgument, "header name '\(name)' is not valid: use letters, digits and -")
+                throw ServiceError(.invalidArgument, "header name '\(clipped(name, limit: 40))' is not valid: use letters, digits and -")
             }
-            guard !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else {
-                throw ServiceError(.invalidArgument, "header '\(name)' has a line break in its value")
+            if let bad = value.utf8.first(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) {
+                let what = bad == 0 ? "a NUL byte" : "a line break"
+                throw ServiceError(.invalidArgument, "header '\(clipped(name, limit: 40))' has \(what) in its value: header values are one line of text")
             }
             headers.add(name: name, value: value)
         }

@@ -40,7 +40,12 @@ struct NMEAProvider: LocationProvider {
     private func replayFile(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async {
         let fixes: [LocationFix]
         do {
-            fixes = try Self.read(path: path, today: clock.wallTime).fixes
+            let read = try Self.read(path: path, today: clock.wallTime)
+            fixes = read.fixes
+            // An empty or garbage file is a failure, as an empty GPX track is.
+            guard !fixes.isEmpty else {
+                throw ServiceError(.invalidData, "\(path): no fix in the file (\(read.parser.accepted) usable sentences, \(read.parser.rejected) rejected for a bad checksum or missing fields)")
+            }
         } catch {
             report(.failed(error))
             report(.ended)
@@ -54,7 +59,13 @@ struct NMEAProvider: LocationProvider {
         var failing = false
         while !Task.isCancelled {
             let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-            if descriptor >= 0 {
+            if descriptor >= 0, let reason = Self.unwatchableReason(descriptor) {
+                // Such a file stays what it is: retrying would only repeat the failure.
+                close(descriptor)
+                report(.failed(ServiceError(.unavailable, "cannot read the NMEA device \(path): \(reason); give a serial device, a FIFO or an NMEA file")))
+                report(.ended)
+                return
+            } else if descriptor >= 0 {
                 do {
                     try await readStream(descriptor, today: clock.wallTime) { fixes in
                         failing = false
@@ -70,6 +81,21 @@ struct NMEAProvider: LocationProvider {
             failing = true
             guard await backoff.wait(on: clock) else { return }
         }
+    }
+
+    /// Why NIO cannot watch `descriptor` (`/dev/null` and other devices epoll refuses), or nil when
+    /// it can. NIO traps when a descriptor it was given cannot be registered, so this is asked
+    /// first, the same way NIO will.
+    static func unwatchableReason(_ descriptor: CInt) -> String? {
+        let poller = epoll_create1(CInt(EPOLL_CLOEXEC))
+        guard poller >= 0 else { return "cannot create an epoll instance: \(String(cString: strerror(errno)))" }
+        defer { close(poller) }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        guard epoll_ctl(poller, EPOLL_CTL_ADD, descriptor, &event) == 0 else {
+            return errno == EPERM ? "it cannot be watched for input (epoll refuses it)" : String(cString: strerror(errno))
+        }
+        return nil
     }
 
     /// Reads lines from `descriptor` (NIO takes ownership and closes it) until it closes or the

@@ -126,14 +126,15 @@ public final class StoreCollection: ModelObject {
                 reply(.failure(error))
                 return
             }
-            if let outcome = database.writeIfImmediate(write) {
+            if let outcome = database.writeIfImmediate(write, mayCommit: { reply.commit() }) {
                 reply(outcome)
                 return
             }
-            database.writeLater({ () throws(ServiceError) in write }, unlessCancelled: { reply.isCancelled }, done: { reply($0) })
+            database.writeLater({ () throws(ServiceError) in write }, unlessCancelled: { reply.isCancelled },
+                                mayCommit: { reply.commit() }, done: { reply($0) })
             return
         }
-        database.writeLater(prepare, unlessCancelled: { reply.isCancelled }, done: { reply($0) })
+        database.writeLater(prepare, unlessCancelled: { reply.isCancelled }, mayCommit: { reply.commit() }, done: { reply($0) })
     }
 
     // MARK: The writes
@@ -283,7 +284,7 @@ public final class StoreCollection: ModelObject {
         guard !changeSet.isEmpty else { return }
         changes.propertyChanged("items", to: .array(snapshot))
         changes.propertyChanged("count", to: .integer(Int64(snapshot.count)))
-        changes.emit("didChange", changeSet.value)
+        changes.emit("didChange", changeSet.value(after: snapshot))
     }
 
     private func notFound(_ id: Int64) -> ServiceError {
