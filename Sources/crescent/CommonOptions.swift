@@ -39,7 +39,8 @@ struct CommonOptions: ParsableArguments {
 
     func validate() throws {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
-            throw ValidationError("--timeout must be a positive number of seconds, got \(timeout)")
+            let shown = timeout == timeout.rounded() && abs(timeout) < 1e15 ? String(Int64(timeout)) : String(timeout)
+            throw ValidationError("--timeout must be a positive number of seconds, got \(shown)")
         }
         if let ui, HostOptions.UIMode(rawValue: ui) == nil {
             throw ValidationError("--ui must be one of live, plain, json; got '\(ui)'")

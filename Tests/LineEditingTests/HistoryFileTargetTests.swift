@@ -40,7 +40,8 @@ import Glibc
         // real ones, which the checks below only read.
         for (name, minor) in [("null", UInt32(3)), ("zero", UInt32(5))] {
             var path = directory + "/" + name
-            if mknod(path, S_IFCHR | 0o666, gnu_dev_makedev(1, minor)) != 0 { path = "/dev/" + name }
+            // dev_t(0x100 | minor) is makedev(1, minor), a macro that does not import.
+            if mknod(path, S_IFCHR | 0o666, dev_t(0x100 | minor)) != 0 { path = "/dev/" + name }
             let file = HistoryFile(path: path)
             #expect(file.unusableReason == "it is a device", "\(path)")
             #expect(file.load().entries.isEmpty, "\(path)")

@@ -55,7 +55,8 @@ import Testing
     @Test func absurdFeedYearsAreNotDatesAndDoNotOverflow() {
         #expect(FeedDate.parse("Sat, 15 Jun 99999999999999999 12:00:00 GMT") == nil)
         #expect(CivilTime.seconds(year: Int.max, month: 99, day: -5, secondsOfDay: 0).isFinite)
-        #expect(CivilTime.date(ofEpochSeconds: .infinity).year == CivilTime.years.upperBound)
+        #expect(CivilTime.date(ofEpochSeconds: .infinity).year > 1_000_000)
+        #expect(CivilTime.date(ofEpochSeconds: -.infinity).year < -1_000_000)
         #expect(CivilTime.date(ofEpochSeconds: .nan) == (1970, 1, 1))
     }
 }

@@ -9,7 +9,7 @@ import Testing
             services.http:get("http://127.0.0.1:99999/", function(r, err) print("http", err and err.code) end)
             services.feeds:add("http://127.0.0.1:70000/feed", function(f, err) print("feeds", err and err.code) end)
             """)
-        #expect(result.stdoutLines.sorted() == ["feeds invalid_argument", "http invalid_argument"], "\(result)")
+        #expect(result.stdoutLines.sorted() == ["feeds\tinvalid_argument", "http\tinvalid_argument"], "\(result)")
         #expect(result.stderrShowsNoCrash && !result.killedBySignal, "\(result)")
     }
 
@@ -33,7 +33,7 @@ import Testing
             end)
             """)
         let first = try await crescent(["--data-dir", "data", "add.lua"], in: sandbox)
-        #expect(first.stdout.hasPrefix("invalid_argument options.interval must be a number in [0, "), "\(first)")
+        #expect(first.stdout.hasPrefix("invalid_argument\toptions.interval must be a number in [0, "), "\(first)")
         try sandbox.write("list.lua", "print(#services.feeds.feeds)")
         let second = try await crescent(["--data-dir", "data", "list.lua"], in: sandbox)
         #expect(second.status == 0 && second.stdout == "0\n", "\(second)")
@@ -56,7 +56,7 @@ import Testing
             services.location:start()
             """, options: ["--location", "nmea:/dev/null"])
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.hasPrefix("unavailable cannot read the NMEA device /dev/null:"), "\(result)")
+        #expect(result.stdout.hasPrefix("unavailable\tcannot read the NMEA device /dev/null:"), "\(result)")
         #expect(result.stderrShowsNoCrash && !result.killedBySignal, "\(result)")
     }
 

@@ -42,7 +42,7 @@ import Testing
         let repository = URL(fileURLWithPath: Self.scripts).deletingLastPathComponent().path
         let result = try await crescent(
             // 8 s: the first answer waits for the geocoder's data, which a loaded machine loads slowly.
-            ["--timeout", "8", "--ui", "plain", "--location", "gpx:scripts/tracks/paris.gpx@60x", "scripts/tracker.lua"],
+            ["--keep-running", "--timeout", "8", "--ui", "plain", "--location", "gpx:scripts/tracks/paris.gpx@60x", "scripts/tracker.lua"],
             directory: repository)
         #expect(result.status == 1, "stopped by the time limit: \(result)")
         #expect(result.stderr.contains("--timeout"), "\(result)")

@@ -64,6 +64,10 @@ extension ModelBinding {
         stack.push("ServiceError")
         stack.rawSet(-2, "__name")
         vm.register(field: "__tostring") { stack in
+            guard stack.type(at: 1) == .table else {
+                stack.push("ServiceError")
+                return .one
+            }
             func field(_ name: String) -> String {
                 defer { stack.pop() }
                 return stack.rawGet(1, name) == .string ? (stack.text(at: -1) ?? "") : ""

@@ -243,4 +243,4 @@ extension ModelBinding {
 /// A unique address marking data model metatables (a light userdata key, never dereferenced): the
 /// C shim's, whose cached-property `__index` recognizes data models by it. Immutable after
 /// initialisation, so sharing it between threads is safe.
-nonisolated(unsafe) let modelMarker = UnsafeMutableRawPointer(mutating: crescent_model_marker())
+nonisolated(unsafe) let modelMarker: UnsafeRawPointer? = crescent_model_marker()
