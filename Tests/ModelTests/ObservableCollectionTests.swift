@@ -48,7 +48,7 @@ import Testing
         let collection = ObservableCollection(items: ["a"])
         let result = reports(collection) { collection.insert(["b", "c"]) }
         #expect(result.texts == ["items=[a,b,c]", "count=3",
-                                 "didChange({deleted=[],inserted=[2,3],reload=false,updated=[]})"])
+                                 "didChange({deleted=[],inserted=[2,3],insertedRecords=[b,c],reload=false,updated=[],updatedRecords=[]})"])
         #expect(result.changes == [ChangeSet(inserted: [2, 3])])
         #expect(collection.items == ["a", "b", "c"])
         #expect(collection.count == 3)
@@ -94,7 +94,7 @@ import Testing
         let collection = ObservableCollection(items: ["a", "b"])
         let result = reports(collection) { collection.reload(["x"]) }
         #expect(result.changes == [.reloadAll])
-        #expect(result.texts == ["items=[x]", "count=1", "didChange({deleted=[],inserted=[],reload=true,updated=[]})"])
+        #expect(result.texts == ["items=[x]", "count=1", "didChange({deleted=[],inserted=[],insertedRecords=[],reload=true,updated=[],updatedRecords=[]})"])
         #expect(collection.items == ["x"])
         #expect(reports(collection) { collection.reload([]) }.changes == [.reloadAll])
         #expect(collection.count == 0)
