@@ -37,7 +37,7 @@ end
 
 -- The change set says which rows changed; the table updates just those.
 function Groceries:changed(changes)
-  self.view.list:apply(changes, self.items.items)
+  self.view.list:apply(changes)
 end
 
 function Groceries:add(item, quantity)

@@ -18,7 +18,7 @@ function List:loadView()
 end
 
 function List:viewWillAppear()
-  self.items:on("didChange", function(changes) self.view.table:apply(changes, self.items.items) end)
+  self.items:on("didChange", function(changes) self.view.table:apply(changes) end)
 end
 
 local function listOf(collectionName, title)

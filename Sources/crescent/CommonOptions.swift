@@ -3,8 +3,8 @@ import CrescentKit
 
 /// The options every way of running Crescent shares.
 struct CommonOptions: ParsableArguments {
-    @Option(name: .customLong("ui"), help: ArgumentHelp("How views are shown: live, plain or json.", valueName: "mode"))
-    var ui: String?
+    @Option(name: .customLong("ui"), help: ArgumentHelp("How views are shown (default: live on a terminal, else plain).", valueName: "mode"))
+    var ui: HostOptions.UIMode?
 
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first error reported from a handler.")
     var failFast = false
@@ -14,7 +14,7 @@ struct CommonOptions: ParsableArguments {
     var timeout: Double?
 
     @Option(name: .customLong("memory-limit"), parsing: .unconditional, help: ArgumentHelp("The Lua VM's memory limit in MiB; 0 for none.", valueName: "mib"))
-    var memoryLimit = CommonOptions.defaultMemoryLimit
+    var memoryLimit = HostOptions().memoryLimitMiB
 
     @Option(help: ArgumentHelp("The config file (default: crescent.toml in the current folder).", valueName: "file"))
     var config: String?
@@ -31,52 +31,46 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .customLong("keep-running"), help: "Keep running when the commands piped on stdin end (by default the end of input quits).")
     var keepRunning = false
 
-    @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown: debug, info, warn or error.", valueName: "level"))
-    var logLevel: String = CommonOptions.defaultLogLevel
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown.", valueName: "level"))
+    var logLevel = HostOptions().logLevel
 
-    static let defaultMemoryLimit = 1024
-    static let defaultLogLevel = "info"
+    /// The options above that take a value as the next word (`--ui plain`), for
+    /// ``Crescent/hoistingSubcommand(_:)``.
+    static let valuedOptions: Set<String> = ["--ui", "--timeout", "--memory-limit", "--config", "--data-dir", "--location", "--log-level"]
 
     func validate() throws {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
             let shown = timeout == timeout.rounded() && abs(timeout) < 1e15 ? String(Int64(timeout)) : String(timeout)
             throw ValidationError("--timeout must be a positive number of seconds, got \(shown)")
         }
-        if let ui, HostOptions.UIMode(rawValue: ui) == nil {
-            throw ValidationError("--ui must be one of live, plain, json; got '\(ui)'")
-        }
-        for (flag, value) in [("--data-dir", dataDir), ("--config", config), ("--location", location)] where value?.isEmpty == true {
-            throw ValidationError("\(flag) needs a value, got an empty string")
-        }
         if memoryLimit < 0 { throw ValidationError("--memory-limit must be 0 (no limit) or a number of MiB, got \(memoryLimit)") }
-        if HostOptions.LogLevel(name: logLevel) == nil {
-            throw ValidationError("--log-level must be one of debug, info, warn, error; got '\(logLevel)'")
-        }
+        if dataDir == "" { throw ValidationError("--data-dir must name a folder, got an empty string") }
+        if config == "" { throw ValidationError("--config must name a file, got an empty string") }
+        if location == "" { throw ValidationError("--location must name a provider (gpsd, nmea:FILE, gpx:FILE, fixed:LAT,LON), got an empty string") }
     }
 
     /// The host options these flags describe, for a script with `arguments`.
     func hostOptions(arguments: [String]) -> HostOptions {
-        Self.hostOptions(ui: ui, failFast: failFast, timeout: timeout, memoryLimit: memoryLimit, config: config,
-                         dataDir: dataDir, location: location, noColor: noColor, logLevel: logLevel,
-                         keepRunning: keepRunning, arguments: arguments)
-    }
-
-    /// The host options for these flag values; the defaults are a command line without options.
-    static func hostOptions(ui: String? = nil, failFast: Bool = false, timeout: Double? = nil,
-                            memoryLimit: Int = defaultMemoryLimit, config: String? = nil, dataDir: String? = nil,
-                            location: String? = nil, noColor: Bool = false, logLevel: String = defaultLogLevel,
-                            keepRunning: Bool = false, arguments: [String]) -> HostOptions {
-        var options = HostOptions()
+        var options = Self.defaultHostOptions(arguments: arguments)
         options.memoryLimitMiB = memoryLimit
         options.timeout = timeout
         options.failFast = failFast
-        options.logLevel = HostOptions.LogLevel(name: logLevel) ?? .info
-        options.ui = ui.flatMap(HostOptions.UIMode.init(rawValue:)) ?? (ProcessIO.isTerminal(1) ? .live : .plain)
-        options.colors = !noColor && ProcessIO.environment("NO_COLOR") == nil && ProcessIO.isTerminal(2)
+        options.logLevel = logLevel
+        if let ui { options.ui = ui }
+        if noColor { options.colors = false }
         options.configPath = config
         options.dataDirectory = dataDir
         options.location = location
         options.keepsRunningAfterInput = keepRunning
+        return options
+    }
+
+    /// The host options of a command line without options: the defaults, with the output mode and
+    /// colours chosen for the terminal (or not) the process runs on.
+    static func defaultHostOptions(arguments: [String]) -> HostOptions {
+        var options = HostOptions()
+        options.ui = ProcessIO.isTerminal(1) ? .live : .plain
+        options.colors = ProcessIO.environment("NO_COLOR") == nil && ProcessIO.isTerminal(2)
         options.arguments = arguments
         return options
     }

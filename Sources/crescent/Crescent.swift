@@ -3,29 +3,48 @@ import CrescentKit
 
 /// `crescent`: run Lua controller scripts against Crescent's services.
 ///
-/// The words after `crescent` choose a subcommand (`run`, `repl`, `services`); anything else is the
-/// default `run`, so `crescent script.lua`, `crescent -e CODE` and `crescent < script.lua` all work,
-/// `crescent` alone on a terminal opens the REPL, and `--help` lists the options that matter.
+/// One root command with subcommands; `run` is the default, so `crescent script.lua`,
+/// `crescent -e CODE` and `crescent < script.lua` all run, and `crescent` alone on a terminal
+/// opens the REPL. Options may come before the subcommand's name (`crescent --data-dir X
+/// services`) as the usage text shows them. Every outcome maps to DESIGN.md's exit statuses: the
+/// script's own, 0 for help and version, 2 for usage errors.
 @main
-enum Crescent {
+struct Crescent: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crescent",
+        abstract: "A scripting host: Lua 5.4 controllers over a Swift model of services.",
+        usage: """
+            crescent [options] SCRIPT.lua [ARGS...]   run a script (same as: crescent run SCRIPT.lua)
+              crescent [options] -e 'CODE' [ARGS...]    run a chunk
+              crescent [options] < SCRIPT.lua           run the script on stdin
+              crescent [options] [repl]                 the interactive REPL (stdin a terminal)
+              crescent [options] services [NAME]        the services and their documentation
+            """,
+        discussion: """
+            Exit status: 0 success; 1 an uncaught error, or an error reported from a handler \
+            (timer, task, observer) during the run; 2 a usage error; 130 after SIGINT, 143 after SIGTERM.
+            """,
+        version: CrescentVersion.current,
+        subcommands: [RunCommand.self, ReplCommand.self, ServicesCommand.self],
+        defaultSubcommand: RunCommand.self
+    )
+
     static let usageHint = "Usage: crescent [options] SCRIPT.lua [ARGS...]  (see 'crescent --help')"
 
+    /// The names of the subcommands, which a script's file name cannot shadow.
+    static let subcommandNames: Set<String> = Set(configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"])
+
     static func main() {
-        var arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = Array(CommandLine.arguments.dropFirst())
         if let (source, scriptArguments) = plainRun(arguments) {
-            ProcessIO.exit(RunCommand.execute(source, options: CommonOptions.hostOptions(arguments: scriptArguments)))
+            ProcessIO.exit(RunCommand.execute(source, options: CommonOptions.defaultHostOptions(arguments: scriptArguments)))
         }
-        switch arguments.first {
-        case "run":
-            arguments.removeFirst()
-        case "services":
-            dispatch(ServicesCommand.self, Array(arguments.dropFirst()))
-        case "repl":
-            dispatch(ReplCommand.self, Array(arguments.dropFirst()))
-        default:
-            break
+        if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
+            // The root's help, then the options of the default command, which are what most people want.
+            ProcessIO.writeOut(helpMessage() + "\n\n" + helpMessage(for: RunCommand.self) + "\n")
+            ProcessIO.exit(0)
         }
-        dispatch(RunCommand.self, arguments)
+        dispatch(hoistingSubcommand(arguments))
     }
 
     /// The two commonest command lines, with no option to parse: `crescent SCRIPT.lua ARGS...` and
@@ -38,25 +57,46 @@ enum Crescent {
             guard arguments.count >= 2, !arguments.dropFirst(2).contains(where: { $0.hasPrefix("-") }) else { return nil }
             return (.code(arguments[1]), Array(arguments.dropFirst(2)))
         }
-        guard !first.hasPrefix("-"), !["run", "services", "repl", "help"].contains(first) else { return nil }
+        guard !first.hasPrefix("-"), !subcommandNames.contains(first) else { return nil }
         return (.file(first), Array(arguments.dropFirst()))
     }
 
-    /// Parses `arguments` as `command` and maps every outcome to DESIGN.md's exit statuses: the
-    /// script's own status, 0 for help and version, 2 for usage errors.
-    static func dispatch(_ command: any ParsableCommand.Type, _ arguments: [String]) -> Never {
+    /// `crescent [options] services` as `crescent services [options]`: the first word that is not
+    /// an option or an option's value, when it names a subcommand, moves to the front. A script's
+    /// name stops the search (what follows it is the script's), and so does `-e` (every word after
+    /// its code is the chunk's argument).
+    static func hoistingSubcommand(_ arguments: [String]) -> [String] {
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            if word == "-e" || word == "--" { return arguments }
+            if word.hasPrefix("-") {
+                index += CommonOptions.valuedOptions.contains(word) ? 2 : 1
+                continue
+            }
+            guard subcommandNames.contains(word), index > 0 else { return arguments }
+            var reordered = arguments
+            reordered.remove(at: index)
+            reordered.insert(word, at: 0)
+            return reordered
+        }
+        return arguments
+    }
+
+    /// Parses `arguments` and runs the command they name, mapping every outcome to an exit status.
+    static func dispatch(_ arguments: [String]) -> Never {
         do {
-            var parsed = try command.parseAsRoot(arguments)
-            try parsed.run()
+            var command = try parseAsRoot(arguments)
+            try command.run()
             ProcessIO.exit(0)
         } catch let status as ExitCode {
             ProcessIO.exit(status.rawValue)
         } catch {
-            if command.exitCode(for: error) == .success {
-                ProcessIO.writeOut(command.fullMessage(for: error) + "\n")
+            if exitCode(for: error) == .success {
+                ProcessIO.writeOut(fullMessage(for: error) + "\n")
                 ProcessIO.exit(0)
             }
-            let message = command.message(for: error)
+            let message = message(for: error)
             usageError(message.isEmpty ? "invalid command line" : message)
         }
     }

@@ -5,7 +5,7 @@ import CrescentKit
 /// not a terminal there is nobody to prompt: the input runs as a script, so pipes and tests work.
 struct ReplCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent repl",
+        commandName: "repl",
         abstract: "The interactive REPL: Lua at a prompt while the event loop keeps running."
     )
 

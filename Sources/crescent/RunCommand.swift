@@ -5,20 +5,8 @@ import CrescentKit
 /// script piped on stdin run.
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent",
-        abstract: "A scripting host: Lua 5.4 controllers over a Swift model of services.",
-        usage: """
-            crescent [options] SCRIPT.lua [ARGS...]   run a script (same as: crescent run SCRIPT.lua)
-              crescent [options] -e 'CODE' [ARGS...]    run a chunk
-              crescent [options] < SCRIPT.lua           run the script on stdin
-              crescent [options] [repl]                 the interactive REPL (stdin a terminal)
-              crescent services [NAME]                  the services and their documentation
-            """,
-        discussion: """
-            Exit status: 0 success; 1 an uncaught error, or an error reported from a handler \
-            (timer, task, observer) during the run; 2 a usage error; 130 after SIGINT, 143 after SIGTERM.
-            """,
-        version: CrescentVersion.current
+        commandName: "run",
+        abstract: "Run a script, a chunk (-e) or stdin; the REPL when there is none and stdin is a terminal."
     )
 
     @OptionGroup var common: CommonOptions

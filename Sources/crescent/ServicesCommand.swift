@@ -5,7 +5,7 @@ import Model
 /// `crescent services [NAME]`: the services, their properties, methods, events and docs.
 struct ServicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "crescent services",
+        commandName: "services",
         abstract: "List the services, or document one: properties, methods (signature and doc) and events."
     )
 

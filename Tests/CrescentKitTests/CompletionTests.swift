@@ -64,7 +64,7 @@ import Testing
               print(result, select("#", ...))
               print(err.code, err.message, err.service, err.method)
               print(tostring(err))
-              print(getmetatable(err).__name)
+              print(getmetatable(err))
             end)
             t:fail("not_found", function(result, err) print(result, tostring(err), err.code) end)
             t:fail("no such code", function(result, err) print(result, err.code) end)
@@ -74,7 +74,7 @@ import Testing
             "nil\t2",
             "invalid_argument\ttemperature 300.0 is outside [-50, 100]\tthermostat\tset",
             "thermostat.set: invalid_argument: temperature 300.0 is outside [-50, 100]",
-            "ServiceError",
+            "error",
             "nil\tthermostat.fail: not_found: asked to fail\tnot_found",
             "nil\tinternal",
         ])

@@ -1,4 +1,4 @@
-import CrescentKit
+@testable import CrescentKit
 import Testing
 
 /// DESIGN.md "Globals": `help([x])` documents services, methods and globals from the same
@@ -53,7 +53,7 @@ import Testing
         let lines = try help("services.thermostat.readings")
         #expect(lines.first == "readings — Recorded temperatures.")
         #expect(lines.contains("  readings:record(value, completion)"))
-        #expect(lines.contains("  didChange  The items changed; positions are 1-based (deleted: before the change, the others: after). Payload: change set {inserted, deleted, updated, reload}."))
+        #expect(lines.contains("  didChange  The items changed; positions are 1-based (deleted: before the change, the others: after), with the inserted and updated items. Payload: change set {inserted, deleted, updated, reload, insertedItems, updatedItems}."))
     }
 
     @Test func helpOfGlobals() throws {
@@ -67,6 +67,52 @@ import Testing
         #expect(try help("\"on\"").first == "on(name, handler[, { once, latest }])")
         #expect(try help("post").first == "post(name[, payload])")
         #expect(try help("subscriptions").first == "subscriptions()")
+    }
+
+    /// Every global a fresh host defines beyond Lua's standard ones, and every function or value in
+    /// its global tables, has documentation; and every documented name exists.
+    @Test func everyGlobalIsDocumentedAndEveryDocumentedGlobalExists() throws {
+        let test = try TestHost(thermostat: Thermostat())
+        test.run("""
+            local standard = {}
+            for name in ("_G _VERSION assert collectgarbage coroutine debug dofile error getmetatable io ipairs load "
+              .. "loadfile math next os package pairs pcall print rawequal rawget rawlen rawset require select "
+              .. "setmetatable string table tonumber tostring type utf8 warn xpcall arg"):gmatch("%S+") do
+              standard[name] = true
+            end
+            local names = {}
+            for name, value in pairs(_G) do
+              if not standard[name] then
+                names[#names + 1] = name
+                if type(value) == "table" and name ~= "services" then
+                  for member in next, value do names[#names + 1] = name .. "." .. member end
+                end
+              end
+            end
+            table.sort(names)
+            print(table.concat(names, " "))
+            """)
+        test.settle()
+        let defined = Set(test.lines.joined().split(separator: " ").map(String.init))
+        // app.top and app.stack are read through app's metatable, so pairs does not list them.
+        let documented = Set(GlobalDocs.entries.map(\.name)).subtracting(["app.top", "app.stack"])
+        #expect(defined.subtracting(documented).sorted() == [], "defined but not documented")
+        #expect(documented.subtracting(defined).sorted() == [], "documented but not defined")
+        for name in defined.sorted() {
+            let lines = try help("\"\(name)\"")
+            #expect(lines.first?.hasPrefix("help: no documentation") == false, "\(name): \(lines)")
+        }
+    }
+
+    @Test func helpOfGlobalTablesAndTheirFunctions() throws {
+        #expect(try help("app.push") == ["app.push(ControllerOrInstance[, args])",
+                                         "    Push a controller onto the navigation stack; returns it."])
+        #expect(try help("\"view.table\"").first == "view.table { id, columns, rows, empty }")
+        #expect(try help("controller").first == "controller(name[, base])")
+        let app = try help("app")
+        #expect(app.first == "app.push/pop/replace/route/open/send, app.top, app.stack, app.args, app.exit([code])")
+        #expect(app.contains("  app.exit([code])"))
+        #expect(try help("timer.every").first == "timer.every(seconds, fn)")
     }
 
     @Test func helpWithoutArgumentsGivesTheOverview() throws {

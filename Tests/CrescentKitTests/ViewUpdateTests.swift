@@ -371,8 +371,8 @@ import Testing
         #expect(test.turn(#"print(select(2, pcall(ctl.view.t.apply, ctl.view.t, {}, {})))"#) == nil)
         #expect(test.turn(#"print(select(2, pcall(ctl.view.l.apply, ctl.view.l, {}, "nope")))"#) == nil)
         #expect(test.takeOutput() == """
-            view.text:apply(changes, items) is for tables and lists
-            view.list:apply: items must be the list after the change
+            view.text:apply(change[, items]) is for tables and lists
+            view.list:apply: items must be the list after the change, got string
 
             """)
     }

@@ -204,24 +204,5 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-/// Applies `changes` to `old` the way a view would: reload takes `new` whole; otherwise the
-/// deletions (1-based, relative to `old`, highest first), then the insertions (1-based, relative
-/// to `new`, lowest first, their items read from `new`), then the updates (relative to `new`).
-func apply(_ changes: ChangeSet, to old: [Value], reading new: [Value]) -> [Value] {
-    if changes.reload { return new }
-    var list = old
-    for position in changes.deleted.sorted(by: >) { list.remove(at: position - 1) }
-    for position in changes.inserted.sorted() { list.insert(new[position - 1], at: position - 1) }
-    for position in changes.updated { list[position - 1] = new[position - 1] }
-    return list
-}
-
 /// The change set an event payload carries.
-func changeSet(from payload: Value) -> ChangeSet? {
-    func positions(_ key: String) -> [Int]? {
-        payload[key].arrayValue?.compactMap { $0.integerValue.map(Int.init) }
-    }
-    guard let inserted = positions("inserted"), let deleted = positions("deleted"),
-          let updated = positions("updated"), let reload = payload["reload"].boolValue else { return nil }
-    return ChangeSet(inserted: inserted, deleted: deleted, updated: updated, reload: reload)
-}
+func changeSet(from payload: Value) -> ChangeSet? { try? ChangeSet(value: payload) }

@@ -48,24 +48,24 @@ import Testing
         let collection = ObservableCollection(items: ["a"])
         let result = reports(collection) { collection.insert(["b", "c"]) }
         #expect(result.texts == ["items=[a,b,c]", "count=3",
-                                 "didChange({deleted=[],inserted=[2,3],insertedRecords=[b,c],reload=false,updated=[],updatedRecords=[]})"])
-        #expect(result.changes == [ChangeSet(inserted: [2, 3])])
+                                 "didChange({deleted=[],inserted=[2,3],insertedItems=[b,c],reload=false,updated=[],updatedItems=[]})"])
+        #expect(result.changes == [ChangeSet(inserted: [2, 3], insertedItems: ["b", "c"])])
         #expect(collection.items == ["a", "b", "c"])
         #expect(collection.count == 3)
     }
 
     @Test func insertAtIndexIsOneBasedInTheReport() {
         let collection = ObservableCollection(items: ["a", "d"])
-        #expect(reports(collection) { collection.insert(["b", "c"], at: 1) }.changes == [ChangeSet(inserted: [2, 3])])
+        #expect(reports(collection) { collection.insert(["b", "c"], at: 1) }.changes == [ChangeSet(inserted: [2, 3], insertedItems: ["b", "c"])])
         #expect(collection.items == ["a", "b", "c", "d"])
-        #expect(reports(collection) { collection.insert(["z"], at: 0) }.changes == [ChangeSet(inserted: [1])])
+        #expect(reports(collection) { collection.insert(["z"], at: 0) }.changes == [ChangeSet(inserted: [1], insertedItems: ["z"])])
         #expect(collection.items == ["z", "a", "b", "c", "d"])
     }
 
     @Test func insertClampsItsIndexAndIgnoresNothing() {
         let collection = ObservableCollection(items: ["a"])
-        #expect(reports(collection) { collection.insert(["b"], at: 99) }.changes == [ChangeSet(inserted: [2])])
-        #expect(reports(collection) { collection.insert(["z"], at: -5) }.changes == [ChangeSet(inserted: [1])])
+        #expect(reports(collection) { collection.insert(["b"], at: 99) }.changes == [ChangeSet(inserted: [2], insertedItems: ["b"])])
+        #expect(reports(collection) { collection.insert(["z"], at: -5) }.changes == [ChangeSet(inserted: [1], insertedItems: ["z"])])
         #expect(collection.items == ["z", "a", "b"])
         #expect(reports(collection) { collection.insert([]) }.texts.isEmpty, "an empty insert reports nothing")
     }
@@ -83,7 +83,7 @@ import Testing
     @Test func replaceReportsUpdatedPosition() {
         let collection = ObservableCollection(items: ["a", "b"])
         let result = reports(collection) { collection.replace(at: 1, with: "B") }
-        #expect(result.changes == [ChangeSet(updated: [2])])
+        #expect(result.changes == [ChangeSet(updated: [2], updatedItems: ["B"])])
         #expect(result.texts.prefix(2) == ["items=[a,B]", "count=2"])
         #expect(collection.items == ["a", "B"])
         #expect(reports(collection) { collection.replace(at: 2, with: "x") }.texts.isEmpty)
@@ -93,10 +93,10 @@ import Testing
     @Test func reloadReportsReload() {
         let collection = ObservableCollection(items: ["a", "b"])
         let result = reports(collection) { collection.reload(["x"]) }
-        #expect(result.changes == [.reloadAll])
-        #expect(result.texts == ["items=[x]", "count=1", "didChange({deleted=[],inserted=[],insertedRecords=[],reload=true,updated=[],updatedRecords=[]})"])
+        #expect(result.changes == [.reload(["x"])])
+        #expect(result.texts == ["items=[x]", "count=1", "didChange({deleted=[],inserted=[],insertedItems=[],items=[x],reload=true,updated=[],updatedItems=[]})"])
         #expect(collection.items == ["x"])
-        #expect(reports(collection) { collection.reload([]) }.changes == [.reloadAll])
+        #expect(reports(collection) { collection.reload([]) }.changes == [.reload([])])
         #expect(collection.count == 0)
     }
 
@@ -104,12 +104,13 @@ import Testing
         #expect(ChangeSet().isEmpty)
         #expect(!ChangeSet.reloadAll.isEmpty)
         #expect(!ChangeSet(updated: [1]).isEmpty)
-        let set = ChangeSet(inserted: [1], deleted: [2, 3], updated: [], reload: false)
-        #expect(set.value == ["inserted": [1], "deleted": [2, 3], "updated": [], "reload": false])
+        let set = ChangeSet(inserted: [1], deleted: [2, 3], updated: [], reload: false, insertedItems: ["a"])
+        #expect(set.value == ["inserted": [1], "deleted": [2, 3], "updated": [], "reload": false,
+                              "insertedItems": ["a"], "updatedItems": []])
         #expect(changeSet(from: set.value) == set)
     }
 
-    @Test func applyingTheChangeSetToTheOldListGivesTheNewOne() {
+    @Test func applyingTheChangeSetToTheOldListGivesTheNewOne() throws {
         let collection = ObservableCollection(items: ["a", "b", "c", "d"])
         var old = collection.items
         for mutate in [{ collection.insert(["x", "y"], at: 2) }, { collection.remove(at: [0, 3, 5]) },
@@ -117,8 +118,9 @@ import Testing
             let changes = reports(collection, mutate).changes
             #expect(changes.count == 1)
             let new = collection.items
-            #expect(apply(changes[0], to: old, reading: new) == new)
-            old = new
+            // The change set alone rebuilds the list: it carries what was inserted and updated.
+            try changes[0].apply(to: &old)
+            #expect(old == new)
         }
     }
 
@@ -196,7 +198,8 @@ import Testing
             #expect(items == .array(new))
             #expect(reportedCount == .integer(Int64(new.count)))
             #expect(!changes.isEmpty)
-            #expect(apply(changes, to: old, reading: new) == new, "step \(step): \(changes)")
+            var rebuilt = old
+            #expect((try? changes.apply(to: &rebuilt)) != nil && rebuilt == new, "step \(step): \(changes)")
             old = new
         }
     }

@@ -4,7 +4,7 @@ import Testing
 @Test func codesRoundTripThroughTheirLuaSpelling() {
     let names = ServiceError.Code.all.map(\.name)
     #expect(names == ["invalid_argument", "invalid_data", "not_found", "timeout", "cancelled",
-                      "unavailable", "io", "network", "permission", "internal"])
+                      "unavailable", "io", "network", "permission", "conflict", "internal"])
     for code in ServiceError.Code.all { #expect(ServiceError.Code(name: code.name) == code) }
     #expect(ServiceError.Code(name: "nope") == nil)
 }

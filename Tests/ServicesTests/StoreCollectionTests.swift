@@ -160,7 +160,9 @@ import Testing
         _ = try list.clear()
         #expect(log.names == ["items", "count", "didChange", "items", "count", "didChange",
                               "items", "count", "didChange", "items", "count", "didChange"], "an empty clear reports nothing")
-        #expect(log.changeSets == [ChangeSet(inserted: [1, 2, 3]), ChangeSet(updated: [2]),
+        let records: [Value] = [["n": 1, "id": .integer(ids[0])], ["n": 2, "id": .integer(ids[1])], ["n": 3, "id": .integer(ids[2])]]
+        #expect(log.changeSets == [ChangeSet(inserted: [1, 2, 3], insertedItems: records),
+                                   ChangeSet(updated: [2], updatedItems: [["n": 20, "id": .integer(ids[1])]]),
                                    ChangeSet(deleted: [1, 3]), ChangeSet(deleted: [1])])
     }
 

@@ -21,12 +21,12 @@ import Testing
         // Timed where the change was reported, so a busy test runner waking late does not count.
         let delay = (log.changeSetTimes.first ?? .distantFuture).timeIntervalSince(committed)
         #expect(delay < 1.0, "the change took \(delay) s to arrive")
-        #expect(log.changeSets == [ChangeSet(inserted: [1])])
+        #expect(log.changeSets == [ChangeSet(inserted: [1], insertedItems: [record])])
         #expect(list.items == [record])
 
         _ = try otherList.update(record.id, fields: ["seen": true])
         #expect(await log.wait(seconds: 2) { $0.changeSets.count == 2 })
-        #expect(log.changeSets.last == ChangeSet(updated: [1]))
+        #expect(log.changeSets.last == ChangeSet(updated: [1], updatedItems: list.items))
         _ = try otherList.clear()
         #expect(await log.wait(seconds: 2) { $0.changeSets.count == 3 })
         #expect(log.changeSets.last == ChangeSet(deleted: [1]))

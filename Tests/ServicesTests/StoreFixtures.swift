@@ -76,30 +76,16 @@ final class ChangeLog: Sendable {
 extension ChangeSet {
     /// The change set in a `didChange` payload.
     init?(_ payload: Value) {
-        func positions(_ key: String) -> [Int] { payload[key].arrayValue?.compactMap { $0.integerValue.map(Int.init) } ?? [] }
-        guard case .object = payload else { return nil }
-        self.init(inserted: positions("inserted"), deleted: positions("deleted"), updated: positions("updated"),
-                  reload: payload["reload"].boolValue ?? false)
+        guard let change = try? ChangeSet(value: payload) else { return nil }
+        self = change
     }
 
-    /// `old` changed as this change set says, taking inserted and updated records from `new`
-    /// (what a view does with it); nil when a position is out of range or repeated.
+    /// `old` changed as this change set says, with the records it carries (what a view does with
+    /// it); nil when it does not fit `old` (a position out of range or repeated) or does not
+    /// produce `new`.
     func replay(on old: [Value], new: [Value]) -> [Value]? {
-        if reload { return new }
         var list = old
-        guard Set(deleted).count == deleted.count, Set(inserted).count == inserted.count else { return nil }
-        for position in deleted.sorted(by: >) {
-            guard position >= 1, position <= list.count else { return nil }
-            list.remove(at: position - 1)
-        }
-        for position in inserted.sorted() {
-            guard position >= 1, position <= new.count, position <= list.count + 1 else { return nil }
-            list.insert(new[position - 1], at: position - 1)
-        }
-        for position in updated {
-            guard position >= 1, position <= list.count, position <= new.count else { return nil }
-            list[position - 1] = new[position - 1]
-        }
+        guard (try? apply(to: &list)) != nil, list == new else { return nil }
         return list
     }
 }

@@ -167,7 +167,7 @@ import Testing
         #expect(!added.wasImmediate)
         _ = try await added.wait()?.get()
         #expect(list.items.map { $0["from"] } == ["other", "here"])
-        #expect(log.changeSets == [ChangeSet(inserted: [1]), ChangeSet(inserted: [2])])
+        #expect(log.changeSets == [ChangeSet(inserted: [1], insertedItems: [list.items[0]]), ChangeSet(inserted: [2], insertedItems: [list.items[1]])])
     }
 
     /// A queued write whose caller cancelled before it started does not run.

@@ -106,4 +106,33 @@ import Darwin
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == "ran\ta\n", "\(result)")
     }
+
+    /// The usage text shows options before the subcommand's name; those forms work.
+    @Test func optionsMayComeBeforeTheSubcommand() async throws {
+        let sandbox = try Sandbox()
+        let services = try await crescent(["--data-dir", "data", "--log-level", "warn", "services", "geocoder"], in: sandbox)
+        #expect(services.status == 0, "\(services)")
+        #expect(services.stdout.hasPrefix("services.geocoder"), "\(services)")
+        let repl = try await crescent(["--data-dir=data", "repl"], in: sandbox, stdin: "print('from stdin')\n")
+        #expect(repl.status == 0, "\(repl)")
+        #expect(repl.stdout == "from stdin\n", "\(repl)")
+        let chunk = try await crescent(["--log-level", "warn", "-e", "print(...)", "services"], in: sandbox)
+        #expect(chunk.stdout == "services\n", "a word after -e is the chunk's argument: \(chunk)")
+    }
+
+    @Test func theParserListsTheChoicesOfTypedOptions() async throws {
+        let result = try await crescent(["--ui", "fancy", "-e", ""])
+        expectUsageError(result, reason: "crescent: The value 'fancy' is invalid for '--ui <mode>'. Please provide one of 'live', 'plain' or 'json'.")
+        let empty = try await crescent(["--data-dir", "", "-e", "print(1)"])
+        expectUsageError(empty, reason: "crescent: --data-dir must name a folder, got an empty string")
+    }
+
+    @Test func helpShowsTheSubcommandsAndTheRunOptions() async throws {
+        let result = try await crescent(["--help"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("SUBCOMMANDS:") && result.stdout.contains("services"), "\(result)")
+        #expect(result.stdout.contains("values: live, plain, json"), "\(result)")
+        let sub = try await crescent(["help", "services"])
+        #expect(sub.status == 0 && sub.stdout.contains("USAGE: crescent services"), "\(sub)")
+    }
 }

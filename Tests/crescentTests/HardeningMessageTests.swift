@@ -21,7 +21,7 @@ import Testing
         let sandbox = try Sandbox()
         try sandbox.write("script.lua", "print(1)")
         let dataDir = try await crescent(["--data-dir", "", "script.lua"], in: sandbox)
-        #expect(dataDir.status == 2 && dataDir.stderr.contains("--data-dir needs a value, got an empty string"), "\(dataDir)")
+        #expect(dataDir.status == 2 && dataDir.stderr.contains("--data-dir must name a folder, got an empty string"), "\(dataDir)")
         let timeout = try await crescent(["--timeout", "-1", "script.lua"], in: sandbox)
         #expect(timeout.status == 2 && timeout.stderr.contains("--timeout must be a positive number of seconds, got -1"), "\(timeout)")
         let fixed = try await crescent(["--location", "fixed", "script.lua"], in: sandbox)

@@ -48,5 +48,19 @@ import Testing
         #expect(result.stderr.contains("--timeout"), "\(result)")
         #expect(result.stdout.contains("Where am I?\nplace     Paris, France"), "\(result)")
         #expect(result.stdout.contains("speed     "), "\(result)")
+
+        // What `make run` shows on screen: each render's position is a later point of the track
+        // than the one before (an older answer never overwrites a newer one).
+        let track = try String(contentsOfFile: "\(repository)/scripts/tracks/paris.gpx", encoding: .utf8)
+        var order: [String: Int] = [:]
+        for (index, match) in track.matches(of: /<trkpt lat="([0-9.\-]+)" lon="([0-9.\-]+)"/).enumerated() {
+            guard let lat = Double(match.1), let lon = Double(match.2) else { continue }
+            let shown = String(format: "%.5f, %.5f", lat, lon)
+            if order[shown] == nil { order[shown] = index }
+        }
+        let shown = result.stdoutLines.filter { $0.hasPrefix("position  ") }.map { String($0.dropFirst("position  ".count)) }
+        let indexes = shown.compactMap { order[$0] }
+        #expect(shown.count >= 2 && indexes.count == shown.count, "every position shown is a track point: \(shown)")
+        #expect(zip(indexes, indexes.dropFirst()).allSatisfy { $0 < $1 }, "positions in track order: \(indexes)")
     }
 }

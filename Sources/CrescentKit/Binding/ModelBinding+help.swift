@@ -2,28 +2,6 @@ import CLua
 import LuaBridge
 import Model
 
-/// The globals' reference, shown by `help("name")` and `help()`.
-enum GlobalDocs {
-    static let entries: [(name: String, signature: String, summary: String)] = [
-        ("services", "services.<name>", "Read-only table of service objects by name."),
-        ("observe", "observe(obj, key, handler[, { initial, coalesce, once, latest }])",
-         "Observe property `key`; handler(new, old, change). Returns a Subscription. With latest = true each "
-            + "delivery runs the handler as a task and cancels the task of the one before if it still waits."),
-        ("on", "on(name, handler[, { once, latest }])",
-         "Handle named notifications; handler(payload, info). Returns a Subscription. latest as for observe."),
-        ("post", "post(name[, payload])", "Post a named notification; delivered on a later turn."),
-        ("subscriptions", "subscriptions()", "The live subscriptions: owner, target, site, deliveries, errors."),
-        ("task", "task(fn, ...)", "Run fn as a coroutine task; returns a Task (cancel(), done, result, error)."),
-        ("sleep", "sleep(seconds)", "Inside a task: wait without blocking the loop."),
-        ("timer", "timer.after(s, fn), timer.every(s, fn)", "Timers; return a handle with cancel() and active."),
-        ("inspect", "inspect(v[, { depth, length, string, indent, width }])", "Readable, cycle-safe rendering of any value."),
-        ("json", "json.encode(v[, { indent, sort_keys }]), json.decode(s)", "JSON; json.null, json.array(t), json.object(t)."),
-        ("log", "log.debug/info/warn/error(...)", "Leveled logs to stderr (--log-level)."),
-        ("app", "app.args, app.exit([code])", "The script's arguments; exit after tearing down."),
-        ("help", "help([x])", "Documentation of a service, method or global."),
-    ]
-}
-
 extension ModelBinding {
     /// `help([x])` prints the documentation of a service, a method, a global or an overview.
     func installHelp() {
@@ -64,19 +42,12 @@ extension ModelBinding {
             lua_rawget(stack.state, -2)
             defer { stack.pop(2) }
             if let text = stack.text(at: -1) { return text }
-            for entry in GlobalDocs.entries {
-                vmGlobalIs(entry.name, at: index, in: stack)
-                if lua_toboolean(stack.state, -1) != 0 {
-                    stack.pop()
-                    return "\(entry.signature)\n    \(entry.summary)"
-                }
-                stack.pop()
-            }
+            if let entry = documentedGlobal(at: index, in: stack) { return entry.text }
+        case .table:
+            if let entry = documentedGlobal(at: index, in: stack) { return Self.text(of: entry) }
         case .string:
             let name = stack.text(at: index) ?? ""
-            if let entry = GlobalDocs.entries.first(where: { $0.name == name }) {
-                return "\(entry.signature)\n    \(entry.summary)"
-            }
+            if let entry = GlobalDocs.entry(named: name) { return Self.text(of: entry) }
             let parts = name.split(whereSeparator: { $0 == "." || $0 == ":" }).map(String.init)
             if let service = services.first(where: { $0.name == parts.first }) {
                 if parts.count == 2, let method = service.interface.method(parts[1]) {
@@ -129,19 +100,38 @@ extension ModelBinding {
         stack.pop()
     }
 
-    /// Pushes whether global `name` is the value at `index`.
-    private func vmGlobalIs(_ name: String, at index: Int32, in stack: LuaStack) {
-        stack.pushGlobals()
-        stack.rawGet(-1, name)
-        let same = lua_rawequal(stack.state, -1, index) != 0
-        stack.pop(2)
-        stack.push(same)
+    /// The documented global or global-table member that is the value at `index`, found by raw
+    /// lookups (no metamethod runs).
+    private func documentedGlobal(at index: Int32, in stack: LuaStack) -> GlobalDocs.Entry? {
+        let index = stack.absolute(index)
+        for entry in GlobalDocs.entries {
+            stack.pushGlobals()                                      // G
+            var pushed: Int32 = 1
+            for part in entry.name.split(separator: ".") {
+                guard stack.type(at: -1) == .table else { break }
+                stack.rawGet(-1, String(part))                       // ... value
+                pushed += 1
+            }
+            let same = pushed == Int32(entry.name.split(separator: ".").count) + 1 && lua_rawequal(stack.state, -1, index) != 0
+            stack.pop(pushed)
+            if same { return entry }
+        }
+        return nil
+    }
+
+    /// An entry's text; a global table's lists its documented members too.
+    private static func text(of entry: GlobalDocs.Entry) -> String {
+        let members = GlobalDocs.members(of: entry.name)
+        guard !members.isEmpty else { return entry.text }
+        return ([entry.text, "", "Members (help(\"\(entry.name).<name>\")):"]
+            + members.map { "  \($0.signature)\n      \($0.summary)" }).joined(separator: "\n")
     }
 
     private func overview() -> String {
         var lines = ["Crescent — Lua 5.4 controllers over a Swift model. help(x) for details.", "", "Globals:"]
-        let width = GlobalDocs.entries.map(\.name.count).max() ?? 0
-        for entry in GlobalDocs.entries { lines.append("  \(entry.name.padded(to: width))  \(entry.summary)") }
+        let globals = GlobalDocs.entries.filter { $0.table == nil }
+        let width = globals.map(\.name.count).max() ?? 0
+        for entry in globals { lines.append("  \(entry.name.padded(to: width))  \(entry.summary)") }
         lines.append("")
         if services.isEmpty {
             lines.append("Services: none registered.")

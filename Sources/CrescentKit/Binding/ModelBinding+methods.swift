@@ -174,10 +174,18 @@ extension ModelBinding {
             var error = error
             if error.service.isEmpty { error.service = box.name }
             if error.method.isEmpty { error.method = spec.name }
-            push(error, onto: stack)                                 // err
-            // Raised, the error says where it was raised, as Lua's own errors do.
-            luaL_where(stack.state, 1)                               // err where
-            stack.rawSet(-2, "where")                                // err
+            // Raised, the error says where it was raised (`where`, first in its tostring), as
+            // Lua's own errors do.
+            luaL_where(stack.state, 1)                               // where
+            let place = stack.text(at: -1) ?? ""
+            stack.pop()
+            var value = error.value
+            if case .model(let model) = value, !place.isEmpty {
+                var fields = model.fields
+                fields["where"] = .string(place)
+                value = .model(DataModel(model.typeName, fields))
+            }
+            push(value, onto: stack)                                 // err
             throw ErrorValueOnTop()
         }
     }

@@ -60,23 +60,20 @@ extension ModelBinding {
         changeKeys = vm.refID()
         try installChangeMetamethods()
 
-        stack.newTable(fieldCount: 3)
-        stack.push("ServiceError")
-        stack.rawSet(-2, "__name")
-        vm.register(field: "__tostring") { stack in
-            guard stack.type(at: 1) == .table else {
-                stack.push("ServiceError")
+        vm.pushFunction { stack in
+            guard lua_getmetatable(stack.state, 1) != 0, stack.rawGet(-1, "__index") == .table else {
+                stack.push(ServiceError.typeName)
                 return .one
-            }
+            }                                                        // mt fields
             func field(_ name: String) -> String {
                 defer { stack.pop() }
-                return stack.rawGet(1, name) == .string ? (stack.text(at: -1) ?? "") : ""
+                return stack.rawGet(-1, name) == .string ? (stack.text(at: -1) ?? "") : ""
             }
             stack.push(field("where") + ServiceError.describe(code: field("code"), message: field("message"),
                                                               service: field("service"), method: field("method")))
             return .one
         }
-        errorMetatable = vm.ref()
+        errorTostring = vm.ref()
 
         try vm.run("return setmetatable({}, { __mode = 'k' })", results: 1)
         functionDocs = vm.ref()
@@ -171,7 +168,8 @@ extension ModelBinding {
     /// conversion back to a value still see only the fields (they read the fields table raw).
     private func installModelMethods() throws(LuaError) {
         let stack = vm.stack
-        try vm.load(Prelude.modelMethodsSource, name: "=[crescent models]")
+        let module = Prelude.models
+        try vm.load(module.source, name: module.chunkName)
         _ = vm.getGlobal("json")
         try vm.call(arguments: 1, results: 1)                         // types
         stack.pushNil()

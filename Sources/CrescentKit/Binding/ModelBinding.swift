@@ -42,7 +42,8 @@ final class ModelBinding {
     var modelMetamethods: LuaRef!
     /// Per data model type with methods (`response`), the metatable of its fields table.
     var modelMethodTables: [String: LuaRef] = [:]
-    var errorMetatable: LuaRef!
+    /// The `__tostring` of `error` data models: `service.method: code: message`.
+    var errorTostring: LuaRef!
     var subscriptionType: LuaObjectType<Subscription>!
     var requestType: LuaObjectType<ServiceRequest>!
 
@@ -334,7 +335,7 @@ final class ModelBinding {
         functionDocs = nil
         modelMetamethods = nil
         modelMethodTables.removeAll()
-        errorMetatable = nil
+        errorTostring = nil
         servicesTable = nil
         services.removeAll()        // the services go with the run (their pollers and clients too)
         latestWrapper = nil

@@ -64,6 +64,10 @@ extension ModelBinding {
             stack.rawSet(-3, name)
         }
         stack.pop()                                                  // proxy mt
+        if model.typeName == ServiceError.typeName {
+            errorTostring.push(onto: stack)                          // proxy mt tostring
+            stack.rawSet(-2, "__tostring")                           // proxy mt
+        }
         lua_pushboolean(stack.state, 1)
         lua_rawsetp(stack.state, -2, modelMarker)
         lua_setmetatable(stack.state, -2)                            // proxy
@@ -86,13 +90,10 @@ extension ModelBinding {
         return name
     }
 
-    /// Pushes a service error as a table with `code`, `message`, `service`, `method` whose
-    /// `tostring` reads `geocoder.reverse: invalid_argument: ...`.
+    /// Pushes a service error: its one script shape (``ServiceError/value``), whose `tostring`
+    /// reads `geocoder.reverse: invalid_argument: ...`.
     func push(_ error: ServiceError, onto stack: LuaStack) {
-        push(.object(["code": .string(error.code.name), "message": .string(error.message),
-                      "service": .string(error.service), "method": .string(error.method)]), onto: stack)
-        errorMetatable.push(onto: stack)
-        lua_setmetatable(stack.state, -2)
+        push(error.value, onto: stack)
     }
 
     // MARK: Lua values to model values

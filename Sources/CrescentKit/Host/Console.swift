@@ -51,9 +51,31 @@ public final class Console: Sendable {
         }
     }
 
-    /// Wraps `text` in an SGR colour when colours are on (31 red, 33 yellow, 36 cyan, 2 dim).
-    public func styled(_ text: String, _ code: String) -> String {
-        colors ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text
+    /// How a label is shown when colours are on.
+    public enum Style: String, Sendable {
+        /// Red: errors.
+        case error = "31"
+        /// Yellow: warnings.
+        case warning = "33"
+        /// Cyan: information.
+        case info = "36"
+        /// Dim: debugging detail.
+        case dim = "2"
+
+        /// The style of a log line's level label.
+        public init(_ level: HostOptions.LogLevel) {
+            self = switch level {
+            case .debug: .dim
+            case .info: .info
+            case .warn: .warning
+            case .error: .error
+            }
+        }
+    }
+
+    /// `text` in `style` when colours are on (an SGR sequence around it), else `text` alone.
+    public func styled(_ text: String, _ style: Style) -> String {
+        colors ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
     }
 
     public func flush() {

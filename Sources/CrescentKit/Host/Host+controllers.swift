@@ -25,7 +25,8 @@ extension Host {
                 return .one
             }
         )
-        try vm.load(Prelude.controllersSource, name: "=[crescent controllers]")
+        let module = Prelude.controllers
+        try vm.load(module.source, name: module.chunkName)
         let stack = vm.stack
         stack.newTable(fieldCount: 8)
         vm.register(field: "scope") { stack in
@@ -54,7 +55,7 @@ extension Host {
             return .none
         }
         vm.register(field: "warn") { [unowned self] stack in
-            self.writeError("\(self.console.styled("crescent:", "33")) \(stack.describe(at: 1))")
+            self.writeError("\(self.console.styled("crescent:", .warning)) \(stack.describe(at: 1))")
             return .none
         }
         vm.register(field: "onTeardown") { [unowned self] stack in

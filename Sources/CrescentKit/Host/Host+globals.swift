@@ -33,7 +33,7 @@ extension Host {
             let name = "\(level)"
             vm.register(field: name) { [unowned self] stack in
                 guard level >= self.options.logLevel else { return .none }
-                var line = self.console.styled("\(name):", Host.logColor(level)) + " "
+                var line = self.console.styled("\(name):", Console.Style(level)) + " "
                 luaL_where(stack.state, 1)
                 line += stack.text(at: -1).map { $0.isEmpty ? "" : $0 + " " } ?? ""
                 stack.pop()
@@ -44,15 +44,6 @@ extension Host {
             }
         }
         vm.setGlobal("log")
-    }
-
-    private static func logColor(_ level: HostOptions.LogLevel) -> String {
-        switch level {
-        case .debug: "2"
-        case .info: "36"
-        case .warn: "33"
-        case .error: "31"
-        }
     }
 
     /// Writes `tostring` of arguments `first...last`, tab-separated, as `print` does.
@@ -131,10 +122,10 @@ extension Host {
 
     /// Loads the modules written in Lua and shipped inside the binary (`inspect`, `json`).
     private func installPrelude() throws(LuaError) {
-        for (name, source) in Prelude.modules {
-            try vm.load(source, name: "=[crescent \(name)]")
+        for module in Prelude.globalModules {
+            try vm.load(module.source, name: module.chunkName)
             try vm.call(arguments: 0, results: 1)
-            vm.setGlobal(name)
+            vm.setGlobal(module.name)
         }
     }
 }

@@ -88,7 +88,7 @@ public final class Host {
         // Last: the controller prelude captures observe/on (from the binding).
         try installControllers()
         for notice in setup.notices {
-            writeError("\(self.console.styled("crescent:", notice.hasPrefix("warning") ? "33" : "31")) \(notice)")
+            writeError("\(self.console.styled("crescent:", notice.hasPrefix("warning") ? .warning : .error)) \(notice)")
         }
     }
 
@@ -229,16 +229,16 @@ public final class Host {
             let luaError = error as? LuaError ?? LuaError(.runtime, String(describing: error))
             reportHandlerError(luaError, in: "error in \(subscription.targetDescription) handler (subscribed at \(subscription.site))")
         case .autoCancelled(let subscription):
-            writeError("\(console.styled("crescent: warning:", "33")) cancelled the \(subscription.targetDescription) handler subscribed at \(subscription.site) after \(subscription.errors) consecutive errors")
+            writeError("\(console.styled("crescent: warning:", .warning)) cancelled the \(subscription.targetDescription) handler subscribed at \(subscription.site) after \(subscription.errors) consecutive errors")
         case .cycle(let what):
-            writeError("\(console.styled("crescent: warning:", "33")) observer cycle: handlers kept changing \(what) for \(binding.registry.maxChainedRounds) turns in a row; dropped those deliveries")
+            writeError("\(console.styled("crescent: warning:", .warning)) observer cycle: handlers kept changing \(what) for \(binding.registry.maxChainedRounds) turns in a row; dropped those deliveries")
             sawError = true
         }
     }
 
     /// Prints `crescent: [context: ]message` (the message carries `file:line` and a traceback).
     func report(_ error: LuaError, context: String? = nil) {
-        let label = console.styled("crescent:", "31")
+        let label = console.styled("crescent:", .error)
         if let context {
             writeError("\(label) \(context): \(error.message)")
         } else {
@@ -292,7 +292,7 @@ public final class Host {
             guard host.isRunning else { return }
             if timeout && !host.reportedTimeout {
                 host.reportedTimeout = true
-                host.writeError("\(host.console.styled("crescent:", "31")) \(host.timeoutMessage)")
+                host.writeError("\(host.console.styled("crescent:", .error)) \(host.timeoutMessage)")
             }
             host.finish(status: status)
         }

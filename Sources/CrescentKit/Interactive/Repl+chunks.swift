@@ -145,7 +145,7 @@ extension Repl {
 
     /// Prints an error of the REPL's own (not a handler's: those go through the host).
     func report(_ message: String) {
-        host.console.error(host.console.styled("error:", "31") + " " + message)
+        host.console.error(host.console.styled("error:", .error) + " " + message)
     }
 
     /// The traceback part of an error message (after its first line), if any.

@@ -47,7 +47,7 @@ final class Repl {
         // A path that is no regular file (`/dev/null`, a FIFO) is never read or replaced: one
         // warning, and the history lives in memory only.
         if let historyFile, let reason = historyFile.unusableReason {
-            host.writeError("\(host.console.styled("crescent: warning:", "33")) not using \(historyFile.path) as the history file: \(reason), not a regular file (history stays in memory; CRESCENT_HISTORY= turns saving off)")
+            host.writeError("\(host.console.styled("crescent: warning:", .warning)) not using \(historyFile.path) as the history file: \(reason), not a regular file (history stays in memory; CRESCENT_HISTORY= turns saving off)")
             self.historyFile = nil
         } else {
             self.historyFile = historyFile

@@ -146,46 +146,57 @@ extension ViewNode {
 
 extension ViewNode {
     /// Applies a collection's change set to a table or list: deleted rows go, inserted and
-    /// updated ones come from the change set's own records (`insertedRecords`,
-    /// `updatedRecords`), else from `items` (the list after the change); only those rows render.
+    /// updated ones come from the change set (or from `items`, the list after the change, for a
+    /// change set that does not carry them); only those rows render again.
     func apply(_ changes: Value, items: Value) throws(ViewError) {
-        guard kind == .table || kind == .list else { throw ViewError("view.\(kind):apply(changes, items) is for tables and lists") }
-        guard let newItems = items.arrayValue ?? (items.isNull ? [] : nil) else {
-            throw ViewError("view.\(kind):apply: items must be the list after the change")
+        guard kind == .table || kind == .list else { throw ViewError("view.\(kind):apply(change[, items]) is for tables and lists") }
+        let newItems: [Value]?
+        switch items {
+        case .null: newItems = nil
+        case .array(let list): newItems = list
+        default: throw ViewError("view.\(kind):apply: items must be the list after the change, got \(items.typeName)")
         }
         let key = kind == .table ? "rows" : "items"
-        if kind == .table && columns.isEmpty, case .object(let first)? = newItems.first {
-            columns = first.keys.sorted().compactMap { TableColumn(.string($0)) }
-        }
-        if changes["reload"].boolValue == true || fields[key] == nil {
-            try set(key, items)
-            return
+        let edits: [ChangeSet.Edit]
+        do {
+            let change = try ChangeSet(value: changes)
+            // A view that shows nothing yet starts from the whole list when it is given.
+            if fields[key] == nil, !change.reload, let newItems {
+                edits = [.reload(newItems)]
+            } else {
+                edits = try change.edits(count: fields[key]?.arrayValue?.count ?? 0, newItems: newItems)
+            }
+        } catch {
+            throw ViewError("view.\(kind):apply: \(error.message)")
         }
         var rows = fields[key]?.arrayValue ?? []
-        let positions = { (name: String) in (changes[name].arrayValue ?? []).compactMap { $0.integerValue }.map { Int($0) - 1 } }
-        for index in positions("deleted").sorted(by: >) where rows.indices.contains(index) {
-            rows.remove(at: index)
-            if kind == .table { cells.remove(at: index); rowLines.remove(at: index) }
-        }
-        // The record at each position: the change set's own when it carries them (exact for
-        // this change), else the one in `items`.
-        func records(_ name: String) -> [(index: Int, record: Value)] {
-            let indexes = positions(name)
-            if let carried = changes[name + "Records"].arrayValue, carried.count == indexes.count {
-                return Array(zip(indexes, carried)).map { (index: $0.0, record: $0.1) }
+        for edit in edits {
+            switch edit {
+            case .reload(let list):
+                deriveColumns(from: list)
+                try set(key, .array(list))
+                rows = list
+            case .delete(let index):
+                rows.remove(at: index)
+                if kind == .table { cells.remove(at: index); rowLines.remove(at: index) }
+            case .insert(let index, let item):
+                rows.insert(item, at: index)
+                if kind == .table { cells.insert(cellStrings(item), at: index); rowLines.insert(nil, at: index) }
+            case .update(let index, let item):
+                rows[index] = item
+                if kind == .table { cells[index] = cellStrings(item); rowLines[index] = nil }
             }
-            return indexes.compactMap { newItems.indices.contains($0) ? (index: $0, record: newItems[$0]) : nil }
         }
-        for (index, record) in records("inserted").sorted(by: { $0.index < $1.index }) where index >= 0 && index <= rows.count {
-            rows.insert(record, at: index)
-            if kind == .table { cells.insert(cellStrings(record), at: index); rowLines.insert(nil, at: index) }
-        }
-        for (index, record) in records("updated") where rows.indices.contains(index) {
-            rows[index] = record
-            if kind == .table { cells[index] = cellStrings(record); rowLines[index] = nil }
-        }
+        guard edits.contains(where: { if case .reload = $0 { false } else { true } }) else { return }
+        if columns.isEmpty { deriveColumns(from: rows) }
         fields[key] = .array(rows)
         if kind == .table { naturalWidths = [] }
         markDirty()
+    }
+
+    /// A table given no columns shows the fields of its first row, sorted.
+    private func deriveColumns(from rows: [Value]) {
+        guard kind == .table && columns.isEmpty, case .object(let first)? = rows.first else { return }
+        columns = first.keys.sorted().compactMap { TableColumn(.string($0)) }
     }
 }

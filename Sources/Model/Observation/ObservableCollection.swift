@@ -19,8 +19,8 @@ public final class ObservableCollection: ModelObject {
         var declaration = Interface<ObservableCollection>(name: typeName, summary: summary) { d in
             d.property("items", type: "array", "The items, in order (a snapshot).") { .array($0.items) }
             d.property("count", type: "integer", "How many items there are.") { .integer(Int64($0.count)) }
-            d.event("didChange", payload: "change set {inserted, deleted, updated, reload}",
-                    "The items changed; positions are 1-based (deleted: before the change, the others: after).")
+            d.event("didChange", payload: "change set {inserted, deleted, updated, reload, insertedItems, updatedItems}",
+                    "The items changed; positions are 1-based (deleted: before the change, the others: after), with the inserted and updated items.")
         }
         extend(&declaration)
         interface = declaration.erased
@@ -36,7 +36,7 @@ public final class ObservableCollection: ModelObject {
         storage.withLock { items in
             let start = min(max(index ?? items.count, 0), items.count)
             items.insert(contentsOf: newItems, at: start)
-            report(items, ChangeSet(inserted: Array((start + 1)...(start + newItems.count))))
+            report(items, ChangeSet(inserted: Array((start + 1)...(start + newItems.count)), insertedItems: newItems))
         }
     }
 
@@ -55,7 +55,7 @@ public final class ObservableCollection: ModelObject {
         storage.withLock { items in
             guard items.indices.contains(index) else { return }
             items[index] = item
-            report(items, ChangeSet(updated: [index + 1]))
+            report(items, ChangeSet(updated: [index + 1], updatedItems: [item]))
         }
     }
 
@@ -63,7 +63,7 @@ public final class ObservableCollection: ModelObject {
     public func reload(_ newItems: [Value]) {
         storage.withLock { items in
             items = newItems
-            report(items, .reloadAll)
+            report(items, .reload(newItems))
         }
     }
 
@@ -71,6 +71,6 @@ public final class ObservableCollection: ModelObject {
     private func report(_ snapshot: [Value], _ changeSet: ChangeSet) {
         changes.propertyChanged("items", to: .array(snapshot))
         changes.propertyChanged("count", to: .integer(Int64(snapshot.count)))
-        changes.emit("didChange", changeSet.value(after: snapshot))
+        changes.emit("didChange", changeSet.value)
     }
 }

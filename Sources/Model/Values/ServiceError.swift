@@ -18,6 +18,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
             case io
             case network
             case permission
+            case conflict
             case `internal`
         }
         private let value: Value
@@ -31,6 +32,8 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let io = Code(value: .io)
         public static let network = Code(value: .network)
         public static let permission = Code(value: .permission)
+        /// Someone else changed the thing first (a concurrent update of one record).
+        public static let conflict = Code(value: .conflict)
         public static let `internal` = Code(value: .internal)
 
         /// Every code, in declaration order.
@@ -60,6 +63,32 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         self.message = message
         self.service = service
         self.method = method
+    }
+
+    /// The error as scripts see it, the one shape for a completion's `err`, a `didFail` payload
+    /// and a plugin's answer: a read-only `error` data model with `code`, `message`, `service`
+    /// and `method`, whose `tostring` is ``description``.
+    public var value: Value {
+        .model(DataModel(Self.typeName, ["code": .string(code.name), "message": .string(message),
+                                         "service": .string(service), "method": .string(method)]))
+    }
+
+    /// The type name of ``value``'s data model.
+    public static let typeName = "error"
+
+    /// The error a value made by ``value`` (or any record with a known `code` and a `message`)
+    /// stands for; nil for anything else.
+    public init?(value: Value) {
+        guard let name = value["code"].stringValue, let code = Code(name: name),
+              let message = value["message"].stringValue else { return nil }
+        self.init(code, message, service: value["service"].stringValue ?? "", method: value["method"].stringValue ?? "")
+    }
+
+    /// The same error, naming `service` when it names none yet.
+    public func reported(by service: String) -> ServiceError {
+        var error = self
+        if error.service.isEmpty { error.service = service }
+        return error
     }
 
     /// `geocoder.reverse: invalid_argument: latitude 123 is outside [-90, 90]`.

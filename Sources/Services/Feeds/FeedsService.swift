@@ -220,7 +220,7 @@ public final class FeedsService: Service {
         try? archive.touch(url, checked: now)
         publishFeeds()
         if let feed = info(url) {
-            changes.emit("didFail", .object(["feed": feed, "error": Self.errorValue(error)]))
+            changes.emit("didFail", .object(["feed": feed, "error": error.reported(by: "feeds").value]))
         }
     }
 
@@ -287,7 +287,7 @@ public final class FeedsService: Service {
         return .model(DataModel("feed", [
             "url": .string(stored.url), "title": .string(stored.title), "interval": .number(stored.interval),
             "lastChecked": stored.lastChecked.map(Value.number) ?? .null,
-            "lastError": subscription.lastError.map(errorValue) ?? .null,
+            "lastError": subscription.lastError?.reported(by: "feeds").value ?? .null,
             "itemCount": .integer(Int64(stored.itemCount)),
         ]))
     }
@@ -304,11 +304,6 @@ public final class FeedsService: Service {
     // MARK: Helpers
 
     /// An error as an event payload: a read-only `error { code, message, service }`.
-    static func errorValue(_ error: ServiceError) -> Value {
-        .model(DataModel("error", ["code": .string(error.code.name), "message": .string(error.message),
-                                   "service": .string(error.service.isEmpty ? "feeds" : error.service)]))
-    }
-
     /// `url` trimmed, if it is an absolute http or https URL with a host.
     static func checkURL(_ text: String) throws(ServiceError) -> String {
         let url = text.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -8,7 +8,7 @@ import Model
 /// else `date_modified`. Ids may be strings or (as version 1 allowed) numbers.
 enum JSONFeedReader {
     static func parse(_ bytes: [UInt8], url: String) throws(ServiceError) -> ParsedFeed {
-        guard let document = RecordJSON.decode(String(decoding: bytes, as: UTF8.self)) else {
+        guard let document = try? Value(jsonBytes: bytes) else {
             throw ServiceError(.invalidData, "not RSS, Atom or JSON Feed: the document starts with '{' but is not valid JSON")
         }
         guard let version = document["version"].stringValue, version.hasPrefix("https://jsonfeed.org/version/")

@@ -61,7 +61,7 @@ struct GpsdProvider: LocationProvider {
                 for try await buffer in inbound {
                     var fixes: [LocationFix] = []
                     for line in lines.append(buffer) {
-                        guard let report = JSONLine.parse(line.utf8), let fix = Self.fix(from: report) else { continue }
+                        guard let report = try? Value(jsonText: line), let fix = Self.fix(from: report) else { continue }
                         // gpsd may report one time twice (a 2D fix from RMC, then the 3D one from GGA):
                         // a repeat is reported only when it is the better fix.
                         let mode = report["mode"].integerValue ?? 2

@@ -25,35 +25,6 @@ protocol LocationProvider: Sendable {
     func run(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async
 }
 
-/// Waits that grow after each failure (gpsd reconnects, a device reopened), from `initial` to
-/// `maximum`, doubling.
-struct Backoff: Sendable {
-    let initial: Duration
-    let maximum: Duration
-    private(set) var next: Duration
-
-    init(initial: Duration = .milliseconds(250), maximum: Duration = .seconds(5)) {
-        self.initial = initial
-        self.maximum = maximum
-        next = initial
-    }
-
-    /// Sleeps on `clock` for the current delay and doubles it; false when cancelled.
-    mutating func wait(on clock: any ServiceClock) async -> Bool {
-        let delay = next
-        next = min(next * 2, maximum)
-        do {
-            try await clock.sleep(for: delay)
-            return true
-        } catch {
-            return false
-        }
-    }
-
-    /// Back to the shortest delay, after a success.
-    mutating func reset() { next = initial }
-}
-
 /// Replays recorded fixes at their recorded pace divided by `speedup`.
 ///
 /// A fix without a recorded time (a GPX point without `<time>`) comes one second after the one

@@ -195,7 +195,7 @@ public final class LocationService: StartableService {
             changes.emit("didUpdateLocations", .array(delivered.map(\.value)))
         }
         if let failure {
-            changes.emit("didFail", Self.errorValue(failure))
+            changes.emit("didFail", failure.reported(by: "location").value)
         }
         if let answer {
             for continuation in answers { continuation.resume(returning: answer) }
@@ -209,11 +209,6 @@ public final class LocationService: StartableService {
     }
 
     /// An error as an event payload: a read-only `error` table with `code`, `message` and `service`.
-    static func errorValue(_ error: ServiceError) -> Value {
-        .model(DataModel("error", ["code": .string(error.code.name), "message": .string(error.message),
-                                   "service": .string(error.service.isEmpty ? "location" : error.service)]))
-    }
-
     // MARK: current()
 
     /// The next fix, or the last one if it came less than ``freshness`` ago. When the service is

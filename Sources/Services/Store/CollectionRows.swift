@@ -45,13 +45,13 @@ struct CollectionRows: Sendable {
         let start = ids.count
         ids += added.map(\.id)
         records += added.map(\.record)
-        return ChangeSet(inserted: Array((start + 1)...(start + added.count)))
+        return ChangeSet(inserted: Array((start + 1)...(start + added.count)), insertedItems: added.map(\.record))
     }
 
     /// Replaces the record at 0-based `index`.
     mutating func replace(at index: Int, with record: Value) -> ChangeSet {
         records[index] = record
-        return ChangeSet(updated: [index + 1])
+        return ChangeSet(updated: [index + 1], updatedItems: [record])
     }
 
     /// Removes the records at 0-based `indexes` (sorted, unique).
@@ -87,9 +87,13 @@ struct CollectionRows: Sendable {
                 old += 1
             } else if old == ids.count || newPairs[new].id < ids[old] {
                 change.inserted.append(new + 1)
+                change.insertedItems.append(newPairs[new].record)
                 new += 1
             } else {
-                if records[old] != newPairs[new].record { change.updated.append(new + 1) }
+                if records[old] != newPairs[new].record {
+                    change.updated.append(new + 1)
+                    change.updatedItems.append(newPairs[new].record)
+                }
                 old += 1
                 new += 1
             }

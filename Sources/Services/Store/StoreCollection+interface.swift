@@ -37,8 +37,8 @@ extension StoreCollection {
         d.method("clear", [], returns: "how many records were removed", "Removes every record.",
                  replying: { collection, _, reply in collection.clear(reply: reply) })
         declareReads(&d)
-        d.event("didChange", payload: "change set {inserted, deleted, updated, reload}",
-                "The records changed (here or in another process); positions are 1-based in items: deleted ones before the change, the others after.")
+        d.event("didChange", payload: "change set {inserted, deleted, updated, reload, insertedItems, updatedItems}",
+                "The records changed (here or in another process); positions are 1-based in items: deleted ones before the change, the others after; insertedItems and updatedItems hold the records at inserted and updated.")
     }.erased
 
     /// What `add` takes: one record or an array of them. Naming the record type lets messages

@@ -158,7 +158,7 @@ public final class StoreCollection: ModelObject {
         for (index, value) in given.enumerated() {
             var fields = try RecordValidator.record(value, path: single ? "record" : "records[\(index + 1)]")
             fields["id"] = nil
-            prepared.append((fields, RecordJSON.encode(.object(fields))))
+            prepared.append((fields, Value.object(fields).jsonText))
         }
         let name = self.name, rows = prepared
         return StoreWrite(size: rows.count, change: { db in
@@ -200,7 +200,7 @@ public final class StoreCollection: ModelObject {
             if record == existing { return (index, .object(existing), false) }
             record["id"] = nil
             try db.execute(sql: "UPDATE records SET data = ? WHERE id = ? AND collection = ?",
-                           arguments: [RecordJSON.encode(.object(record)), id, name])
+                           arguments: [Value.object(record).jsonText, id, name])
             guard db.changesCount == 1 else { throw self.notFound(id) }
             record["id"] = .integer(id)
             return (index, .object(record), true)
@@ -265,7 +265,7 @@ public final class StoreCollection: ModelObject {
             let id: Int64 = row[0]
             let text: String = row[1]
             // A row another program wrote that is not a JSON object still shows, with its text.
-            guard case .object(var fields) = RecordJSON.decode(text) else {
+            guard case .object(var fields) = try? Value(jsonText: text) else {
                 loaded.append((id, .object(["id": .integer(id), "data": .string(text)])))
                 continue
             }
@@ -284,7 +284,7 @@ public final class StoreCollection: ModelObject {
         guard !changeSet.isEmpty else { return }
         changes.propertyChanged("items", to: .array(snapshot))
         changes.propertyChanged("count", to: .integer(Int64(snapshot.count)))
-        changes.emit("didChange", changeSet.value(after: snapshot))
+        changes.emit("didChange", changeSet.value)
     }
 
     private func notFound(_ id: Int64) -> ServiceError {

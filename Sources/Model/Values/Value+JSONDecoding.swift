@@ -1,0 +1,256 @@
+extension Value {
+    /// The value of the JSON text `text`: the one JSON decoder of every part of Crescent (store
+    /// records, gpsd reports, JSON Feed, JSON-RPC lines), beside the encoder ``jsonText``.
+    ///
+    /// It reads strict RFC 8259 JSON. Numbers without a fraction or an exponent that fit 64 bits
+    /// become `.integer`, others `.number`, so an encode/decode round trip keeps Lua 5.4's subtypes.
+    /// A leading byte-order mark is skipped; nesting is limited to ``jsonMaxDepth`` levels.
+    ///
+    /// ```swift
+    /// let report = try Value(jsonText: #"{"class":"TPV","lat":48.85}"#)
+    /// report["lat"].doubleValue   // 48.85
+    /// ```
+    ///
+    /// - Throws: `invalid_data` naming the byte offset and what was expected there.
+    public init(jsonText text: String) throws(ServiceError) {
+        var text = text
+        let decoded = text.withUTF8 { bytes in Result { () throws(ServiceError) in try Value.decodeJSON(bytes) } }
+        self = try decoded.get()
+    }
+
+    /// The value of the JSON document in `bytes` (see ``init(jsonText:)``).
+    public init(jsonBytes bytes: some Collection<UInt8>) throws(ServiceError) {
+        let decoded = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(ServiceError) in try Value.decodeJSON(buffer) }
+        }
+        if let decoded {
+            self = try decoded.get()
+        } else {
+            let copy = Array(bytes)
+            self = try copy.withUnsafeBufferPointer { buffer in Result { () throws(ServiceError) in try Value.decodeJSON(buffer) } }.get()
+        }
+    }
+
+    /// How deeply arrays and objects may nest in decoded JSON.
+    public static let jsonMaxDepth = 512
+
+    /// The value of the JSON document in `bytes`.
+    public static func decodeJSON(_ bytes: UnsafeBufferPointer<UInt8>) throws(ServiceError) -> Value {
+        var reader = JSONReader(bytes: bytes)
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { reader.position = 3 }
+        let value = try reader.value(depth: 0)
+        reader.skipSpace()
+        guard reader.position == bytes.count else { throw reader.failure("the end of the document") }
+        return value
+    }
+}
+
+/// A recursive-descent reader over UTF-8 bytes, used by ``Value/decodeJSON(_:)`` only.
+private struct JSONReader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    func failure(_ expected: String) -> ServiceError {
+        guard let byte = current else {
+            return ServiceError(.invalidData, "invalid JSON: the text ends at byte \(position) (expected \(expected))")
+        }
+        let shown = (0x20..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+        return ServiceError(.invalidData, "invalid JSON: unexpected \(shown) at byte \(position) (expected \(expected))")
+    }
+
+    mutating func skipSpace() {
+        while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { position += 1 }
+    }
+
+    mutating func value(depth: Int) throws(ServiceError) -> Value {
+        skipSpace()
+        guard let byte = current else { throw failure("a value") }
+        switch byte {
+        case UInt8(ascii: "{"): return try object(depth: depth + 1)
+        case UInt8(ascii: "["): return try array(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): return try literal("true", .bool(true))
+        case UInt8(ascii: "f"): return try literal("false", .bool(false))
+        case UInt8(ascii: "n"): return try literal("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw failure("a value")
+        }
+    }
+
+    private mutating func literal(_ word: StaticString, _ value: Value) throws(ServiceError) -> Value {
+        let count = word.utf8CodeUnitCount
+        for offset in 0..<count {
+            guard position < bytes.count, bytes[position] == word.utf8Start[offset] else { throw failure("'\(word)'") }
+            position += 1
+        }
+        return value
+    }
+
+    private mutating func nested(_ depth: Int) throws(ServiceError) {
+        guard depth <= Value.jsonMaxDepth else {
+            throw ServiceError(.invalidData, "invalid JSON: nested deeper than \(Value.jsonMaxDepth) levels at byte \(position)")
+        }
+    }
+
+    private mutating func object(depth: Int) throws(ServiceError) -> Value {
+        try nested(depth)
+        position += 1  // {
+        var fields: [String: Value] = [:]
+        skipSpace()
+        if current == UInt8(ascii: "}") {
+            position += 1
+            return .object(fields)
+        }
+        while true {
+            skipSpace()
+            guard current == UInt8(ascii: "\"") else { throw failure("a string key") }
+            let key = try string()
+            skipSpace()
+            guard current == UInt8(ascii: ":") else { throw failure("':'") }
+            position += 1
+            fields[key] = try value(depth: depth)
+            skipSpace()
+            switch current {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "}"):
+                position += 1
+                return .object(fields)
+            default: throw failure("',' or '}'")
+            }
+        }
+    }
+
+    private mutating func array(depth: Int) throws(ServiceError) -> Value {
+        try nested(depth)
+        position += 1  // [
+        var items: [Value] = []
+        skipSpace()
+        if current == UInt8(ascii: "]") {
+            position += 1
+            return .array(items)
+        }
+        while true {
+            items.append(try value(depth: depth))
+            skipSpace()
+            switch current {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "]"):
+                position += 1
+                return .array(items)
+            default: throw failure("',' or ']'")
+            }
+        }
+    }
+
+    /// A string starting at its opening quote: runs without escapes are copied whole, escapes
+    /// decoded, surrogate pairs joined, a lone surrogate replaced by U+FFFD.
+    private mutating func string() throws(ServiceError) -> String {
+        position += 1  // "
+        var result = ""
+        var runStart = position
+        while let byte = current {
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                result += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<position]), as: UTF8.self)
+                position += 1
+                if byte == UInt8(ascii: "\"") { return result }
+                result.unicodeScalars.append(try escape())
+                runStart = position
+            } else if byte < 0x20 {
+                throw failure("a control character to be escaped")
+            } else {
+                position += 1
+            }
+        }
+        throw failure("'\"' closing the string")
+    }
+
+    private mutating func escape() throws(ServiceError) -> Unicode.Scalar {
+        guard let byte = current else { throw failure("an escape") }
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""): return "\""
+        case UInt8(ascii: "\\"): return "\\"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let high = try hex4()
+            if (0xD800..<0xDC00).contains(high), position + 1 < bytes.count,
+               bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
+                let mark = position
+                position += 2
+                let low = try hex4()
+                if (0xDC00..<0xE000).contains(low), let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) {
+                    return scalar
+                }
+                position = mark  // not a pair: the second escape is read on its own
+            }
+            return Unicode.Scalar(high) ?? "\u{FFFD}"
+        default:
+            position -= 1
+            throw failure("one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u")
+        }
+    }
+
+    private mutating func hex4() throws(ServiceError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = current else { throw failure("four hex digits") }
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw failure("four hex digits")
+            }
+            value = value << 4 | digit
+            position += 1
+        }
+        return value
+    }
+
+    /// RFC 8259's number grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    private mutating func number() throws(ServiceError) -> Value {
+        let start = position
+        if current == UInt8(ascii: "-") { position += 1 }
+        if current == UInt8(ascii: "0") {
+            position += 1
+        } else {
+            guard digits() > 0 else { throw failure("a digit") }
+        }
+        var isFloat = false
+        if current == UInt8(ascii: ".") {
+            isFloat = true
+            position += 1
+            guard digits() > 0 else { throw failure("a digit after '.'") }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            isFloat = true
+            position += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
+            guard digits() > 0 else { throw failure("a digit in the exponent") }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        if !isFloat, let integer = Int64(text) { return .integer(integer) }
+        guard let number = Double(text), number.isFinite else {
+            throw ServiceError(.invalidData, "invalid JSON: the number \(text.prefix(40)) at byte \(start) is out of range")
+        }
+        return .number(number)
+    }
+
+    private mutating func digits() -> Int {
+        var count = 0
+        while let byte = current, byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+            position += 1
+            count += 1
+        }
+        return count
+    }
+}
