@@ -34,12 +34,11 @@ test: setup
 	$(SWIFT) test --skip-build --no-parallel --filter "$(SERIAL_TESTS)"
 	$(SWIFT) test --skip-build --filter crescentTests
 	@$(MAKE) --no-print-directory test-install
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS)
 
 # Coverage-guided fuzzing (libFuzzer through -sanitize=fuzzer) of every parser of outside input
 # and of Lua<->model value conversion: each target runs FUZZ_SECONDS from its seed corpus in
-# Fuzz/corpus/TARGET (make test runs each for FUZZ_TEST_SECONDS). The fuzz build has a build
-# folder of its own, so it never invalidates the normal one.
+# Fuzz/corpus/TARGET (`make fuzz FUZZ_SECONDS=4` is the short run meant for make test). The fuzz
+# build has a build folder of its own, so it never invalidates the normal one.
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 4
 FUZZ_TARGETS = nmea gpx gpsd feed json config url lua-value

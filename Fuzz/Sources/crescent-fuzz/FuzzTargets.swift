@@ -63,7 +63,7 @@ private func fuzzGPX(_ bytes: [UInt8]) {
 }
 
 private func fuzzGpsdLine(_ bytes: [UInt8]) {
-    guard let report = JSONLine.parse(bytes) else { return }
+    guard let report = try? Value(jsonBytes: bytes) else { return }
     if let fix = GpsdProvider.fix(from: report)?.validated() {
         precondition(fix.speed.map { $0 >= 0 } ?? true && fix.accuracy.map { $0 >= 0 } ?? true, "\(fix)")
     }
@@ -81,9 +81,9 @@ private func fuzzFeed(_ bytes: [UInt8]) {
 }
 
 private func fuzzJSON(_ bytes: [UInt8]) {
-    guard let value = RecordJSON.decode(text(bytes)) else { return }
+    guard let value = try? Value(jsonBytes: bytes) else { return }
     // What was decoded encodes to text that decodes to the same value.
-    let again = RecordJSON.decode(RecordJSON.encode(value))
+    let again = try? Value(jsonText: value.jsonText)
     precondition(again.map { $0.jsonText == value.jsonText } ?? false, "round trip of \(value)")
 }
 
@@ -102,9 +102,9 @@ private func fuzzURL(_ bytes: [UInt8]) {
 }
 
 /// One host for the run: its VM converts values the way scripts' values are converted.
-nonisolated(unsafe) private let luaHost: Host? = {
+nonisolated(unsafe) private let luaHost: CrescentKit.Host? = {
     let loop = EmbeddedEventLoop()
-    return try? Host(loop: loop, options: HostOptions(), console: Console(colors: false) { _, _ in }, plugins: [],
+    return try? CrescentKit.Host(loop: loop, options: HostOptions(), console: Console(colors: false) { _, _ in }, plugins: [],
                      clock: ManualClock()) { _ in }
 }()
 

@@ -20,7 +20,9 @@ final class HTTPExchange: Sendable {
     static let maxRedirects = 10
     static let redirectStatuses: Set<UInt> = [301, 302, 303, 307, 308]
 
-    private let service: HTTPService
+    /// Checks the next hop and picks its client; the exchange does not keep the service alive
+    /// (a host that exits releases it while a request is still being cancelled).
+    private let prepareHop: @Sendable (HTTPRequestSpec) throws(ServiceError) -> HTTPService.Hop
     private let url: String
     private let timeout: Double
     private let maxBytes: Int
@@ -39,7 +41,10 @@ final class HTTPExchange: Sendable {
 
     init(service: HTTPService, url: String, timeout: Double, maxBytes: Int, deadline: UInt64?,
          completion: @escaping @Sendable (Result<HTTPResponse, ServiceError>) -> Void) {
-        self.service = service
+        prepareHop = { [weak service] request throws(ServiceError) in
+            guard let service else { throw ServiceError(.cancelled, "the http service has shut down") }
+            return try service.prepareHop(request)
+        }
         self.url = url
         self.timeout = timeout
         self.maxBytes = maxBytes
@@ -94,7 +99,7 @@ final class HTTPExchange: Sendable {
         case .success(let response):
             do throws(ServiceError) {
                 if let next = try redirect(from: request, response) {
-                    let hop = try service.prepareHop(next)
+                    let hop = try prepareHop(next)
                     send(next, hop)
                     return
                 }
