@@ -115,3 +115,40 @@ import Testing
         #expect(fields.count == 3 && fields[1] == fields[2], "each success is a stored record and each cancel is not: \(result)")
     }
 }
+
+/// A store another process keeps locked is reported as locked, not as a database that cannot be
+/// opened (which reads like corruption).
+@Suite struct HardeningStoreLockTests {
+    @Test func aLockHeldByAnotherProcessIsReportedAsALock() async throws {
+        let sandbox = try Sandbox()
+        let made = try await crescent(["--data-dir", "data", "-e", #"services.store:collection("a"):add({ x = 1 }, function() end)"#], in: sandbox)
+        #expect(made.status == 0, "\(made)")
+        // The lock is held until the file `release` appears (or 60 s pass).
+        try sandbox.write("hold.py", """
+            import os, sqlite3, time
+            c = sqlite3.connect("data/store.sqlite", isolation_level=None)
+            c.execute("BEGIN IMMEDIATE")
+            open("locked", "w").close()
+            deadline = time.time() + 60
+            while not os.path.exists("release") and time.time() < deadline: time.sleep(0.05)
+            c.execute("COMMIT")
+            """)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["python3", "hold.py"]
+        holder.currentDirectoryURL = URL(fileURLWithPath: sandbox.path)
+        try holder.run()
+        defer {
+            _ = try? sandbox.write("release", "")
+            holder.waitUntilExit()
+        }
+        for _ in 0..<600 where !FileManager.default.fileExists(atPath: sandbox.path + "/locked") {
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        #expect(FileManager.default.fileExists(atPath: sandbox.path + "/locked"), "the lock holder started")
+        let read = try await crescent(["--data-dir", "data", "-e", #"print(services.store:collection("a").count)"#], in: sandbox,
+                                      timeLimit: 60)
+        #expect(read.stdout == "1\n" || read.stderr.contains("is locked by another process"), "\(read)")
+        #expect(!read.stderr.contains("cannot open the store database"), "\(read)")
+    }
+}
