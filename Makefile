@@ -33,6 +33,7 @@ test: setup
 	$(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests" --skip "$(SERIAL_TESTS)"
 	$(SWIFT) test --skip-build --no-parallel --filter "$(SERIAL_TESTS)"
 	$(SWIFT) test --skip-build --filter crescentTests
+	.build/debug/crescent test spec
 	@$(MAKE) --no-print-directory test-install
 
 # Coverage-guided fuzzing (libFuzzer through -sanitize=fuzzer) of every parser of outside input

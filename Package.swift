@@ -79,6 +79,8 @@ let package = Package(
                 .embedInCode("Prelude/json.lua"),
                 .embedInCode("Prelude/controllers.lua"),
                 .embedInCode("Prelude/models.lua"),
+                .embedInCode("Prelude/assertions.lua"),
+                .embedInCode("Prelude/testing.lua"),
             ],
             swiftSettings: upcoming
         ),

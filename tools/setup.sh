@@ -2,11 +2,11 @@
 # Installs the Debian packages Crescent needs, once: Lua 5.4 (headers for the build, the
 # interpreter as the benchmark baseline), lua-cjson (require "cjson" is part of the test suite),
 # gpsd with gpsd-clients (the location tests run gpsfake, a real gpsd replaying an NMEA log),
-# curl (the http-get bench row's baseline) and libxml2, which Foundation's XMLParser (the feed
-# parser) loads at run time.
+# curl (the http-get bench row's baseline), libxml2, which Foundation's XMLParser (the feed
+# parser) loads at run time, and lua-check (luacheck lints scripts/ against the declared globals).
 set -euo pipefail
 
-packages=(liblua5.4-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl libxml2)
+packages=(liblua5.4-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl libxml2 lua-check)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -131,13 +131,15 @@ public final class LuaVM {
 
     /// Compiles `source` and pushes the chunk as a function.
     ///
-    /// Text only: precompiled bytecode is refused here as in `load`, `loadfile`, `dofile` and
-    /// `require` (Lua does not verify bytecode, and a crafted chunk can crash the VM).
+    /// Text only by default: precompiled bytecode is refused here as in `load`, `loadfile`,
+    /// `dofile` and `require` (Lua does not verify bytecode, and a crafted chunk can crash the VM).
     ///
-    /// - Parameter name: the chunk name: `@file.lua` for files (messages then say `file.lua:3:`),
-    ///   `=label` for other sources.
-    public func load(_ source: [UInt8], name: String) throws(LuaError) {
-        let mode = "t"
+    /// - Parameters:
+    ///   - name: the chunk name: `@file.lua` for files (messages then say `file.lua:3:`),
+    ///     `=label` for other sources.
+    ///   - mode: `"b"` only for bytecode this process dumped itself (the prelude's cache); never
+    ///     for bytes that came from outside.
+    public func load(_ source: [UInt8], name: String, mode: String = "t") throws(LuaError) {
         guard stack.ensure(2) else { throw LuaError(.memory, "stack overflow") }
         let status = source.withUnsafeBufferPointer { bytes in
             UnsafeRawPointer(bytes.baseAddress).map {
@@ -145,6 +147,21 @@ public final class LuaVM {
             } ?? crescent_load(state, "", 0, name, mode)
         }
         if status != LUA_OK { throw stack.popError(status) }
+    }
+
+    /// The Lua function on top of the stack as a binary chunk (what `string.dump` makes), debug
+    /// information kept; nil when it cannot be dumped (a C function). `lua_dump` only calls the
+    /// writer below, which never raises, so no Lua error can cross this Swift frame.
+    public func dumpFunction() -> [UInt8]? {
+        var bytes: [UInt8] = []
+        let status = withUnsafeMutablePointer(to: &bytes) { buffer in
+            lua_dump(state, { _, data, size, target in
+                guard let data, let target else { return 1 }
+                target.assumingMemoryBound(to: [UInt8].self).pointee.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size))
+                return 0
+            }, buffer, 0)
+        }
+        return status == 0 && !bytes.isEmpty ? bytes : nil
     }
 
     /// Calls the function below the `arguments` values on top, with a traceback handler.

@@ -9,10 +9,13 @@ public import Model
 public enum StandardServices {
     /// Every standard service, in the order `crescent services` lists them.
     public static func entries(_ context: PluginContext) -> [ServiceEntry] {
-        let http = HTTPService.entry(context)
-        return [LocationService.entry(context), GeocoderService.entry(context)]
-            + Store.entries(context, http: http)
-            + [http]
+        entries(context, location: LocationService.entry(context), http: HTTPService.entry(context))
+    }
+
+    /// Every standard service, with the `location` and `http` entries given (`crescent test`
+    /// gives fakes): the feeds fetch through `http`'s service, which must be an ``HTTPService``.
+    public static func entries(_ context: PluginContext, location: ServiceEntry, http: ServiceEntry) -> [ServiceEntry] {
+        [location, GeocoderService.entry(context)] + Store.entries(context, http: http) + [http]
     }
 
     /// The sections the standard services read and their keys (`crescent.toml`).

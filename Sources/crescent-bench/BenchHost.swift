@@ -18,14 +18,15 @@ final class BenchHost {
         let text = Mutex("")
     }
 
-    init(row: String) throws(BenchFailure) {
+    /// - Parameter options: the host's options (plugin folders for the plugin rows).
+    init(row: String, options: HostOptions = HostOptions()) throws(BenchFailure) {
         self.row = row
         let errors = self.errors
         let console = Console(colors: false) { stream, text in
             if stream == .error { errors.text.withLock { $0 += text } }
         }
         do {
-            host = try Host(loop: loop, options: HostOptions(), console: console,
+            host = try Host(loop: loop, options: options, console: console,
                             plugins: [BenchPlugin(service: service)]) { _ in }
         } catch {
             throw BenchFailure(row: row, reason: "cannot start a host: \(error)")

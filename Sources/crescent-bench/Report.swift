@@ -7,6 +7,8 @@ enum Goal {
     case ratioAtLeast(Double)
     /// The value itself, in the row's unit, must not exceed the bound (the ratio is informational).
     case valueAtMost(Double)
+    /// The value itself must reach the bound (a rate; the ratio is informational).
+    case valueAtLeast(Double)
     /// No goal: the row is a measurement to watch (its "met" column shows `-`).
     case informational
 
@@ -16,6 +18,7 @@ enum Goal {
         case .ratioAtMost(let bound): row.ratio.isFinite && row.ratio <= bound
         case .ratioAtLeast(let bound): row.ratio.isFinite && row.ratio >= bound
         case .valueAtMost(let bound): row.value.isFinite && row.value <= bound
+        case .valueAtLeast(let bound): row.value.isFinite && row.value >= bound
         case .informational: true
         }
     }
@@ -26,6 +29,7 @@ enum Goal {
         case .ratioAtMost(let bound): "ratio <= \(NumberFormat.shortest(bound))"
         case .ratioAtLeast(let bound): "ratio >= \(NumberFormat.shortest(bound))"
         case .valueAtMost(let bound): "<= \(NumberFormat.shortest(bound)) \(unit)"
+        case .valueAtLeast(let bound): ">= \(NumberFormat.shortest(bound)) \(unit)"
         case .informational: "-"
         }
     }

@@ -18,6 +18,8 @@ enum BenchCommand {
             ("deliver", ModelRows.deliver),
             ("fanout", ModelRows.fanout),
             ("await", ModelRows.await),
+            ("plugin-call", PluginRows.pluginCall),
+            ("process-call", PluginRows.processCall),
             ("subscribe", ModelRows.subscribe),
             ("subscription-bytes", ModelRows.subscriptionBytes),
             ("render", ViewRows.render),
@@ -28,6 +30,8 @@ enum BenchCommand {
             ("geocode-load", GeocoderRows.load),
             ("http-get", HTTPRows.get),
             ("feed-parse", FeedRows.parse),
+            (TestRunnerBench.name, TestRunnerBench.run),
+            ("remote-eval", RemoteRows.eval),
         ]
     }
 

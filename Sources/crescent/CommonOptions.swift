@@ -34,9 +34,21 @@ struct CommonOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown.", valueName: "level"))
     var logLevel = HostOptions().logLevel
 
+    @Option(name: .customLong("listen"), help: ArgumentHelp("Listen for remote control (crescent attach, eval, send …) as NAME; --listen alone: the script's name, or repl.", valueName: "name"))
+    var listen: String?
+
+    /// What a bare `--listen` becomes (`-` is no host name): listen under the default name.
+    static let defaultListenName = "-"
+
+    @Option(name: .customLong("plugin"), help: ArgumentHelp("Load the plugin in DIR (or every plugin folder inside it) first; repeatable.", valueName: "dir"))
+    var plugins: [String] = []
+
+    @Flag(name: .customLong("no-plugins"), help: "Load no plugin folders: only the builtin services.")
+    var noPlugins = false
+
     /// The options above that take a value as the next word (`--ui plain`), for
     /// ``Crescent/hoistingSubcommand(_:)``.
-    static let valuedOptions: Set<String> = ["--ui", "--timeout", "--memory-limit", "--config", "--data-dir", "--location", "--log-level"]
+    static let valuedOptions: Set<String> = ["--ui", "--timeout", "--memory-limit", "--config", "--data-dir", "--location", "--log-level", "--plugin"]
 
     func validate() throws {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
@@ -62,6 +74,8 @@ struct CommonOptions: ParsableArguments {
         options.dataDirectory = dataDir
         options.location = location
         options.keepsRunningAfterInput = keepRunning
+        options.listen = listen == Self.defaultListenName ? "" : listen
+        options.pluginSearch = PluginSearch(folders: plugins, disabled: noPlugins)
         return options
     }
 
@@ -72,6 +86,7 @@ struct CommonOptions: ParsableArguments {
         options.ui = ProcessIO.isTerminal(1) ? .live : .plain
         options.colors = ProcessIO.environment("NO_COLOR") == nil && ProcessIO.isTerminal(2)
         options.arguments = arguments
+        options.pluginSearch = PluginSearch()
         return options
     }
 }

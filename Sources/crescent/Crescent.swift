@@ -19,13 +19,27 @@ struct Crescent: ParsableCommand {
               crescent [options] < SCRIPT.lua           run the script on stdin
               crescent [options] [repl]                 the interactive REPL (stdin a terminal)
               crescent [options] services [NAME]        the services and their documentation
+              crescent test [PATH...]                   run *_spec.lua files in virtual time
+              crescent stubs [--out DIR]                LuaLS annotations and .luarc.json
+              crescent init [DIR]                       a new project
+              crescent ls                               running hosts that listen (--listen)
+              crescent attach [NAME|PID]                a REPL inside a running host
+              crescent eval [NAME] 'CODE' [--json]      run a chunk in a running host
+              crescent send [NAME] COMMAND [ARGS...]    a command to a running host's top controller
+              crescent view [NAME] [--watch] [--json]   a running host's view
+              crescent observe [NAME] SERVICE KEY       a running host's property, one JSON line per change
+              crescent [options] plugins                the plugins found, their services and status
+              crescent plugin new NAME --lua|--process [DIR]   a working plugin skeleton
+              crescent [options] plugin check DIR       validate a plugin folder
             """,
         discussion: """
             Exit status: 0 success; 1 an uncaught error, or an error reported from a handler \
             (timer, task, observer) during the run; 2 a usage error; 130 after SIGINT, 143 after SIGTERM.
             """,
         version: CrescentVersion.current,
-        subcommands: [RunCommand.self, ReplCommand.self, ServicesCommand.self],
+        subcommands: [RunCommand.self, ReplCommand.self, ServicesCommand.self, TestCommand.self, StubsCommand.self, InitCommand.self,
+                      LsCommand.self, AttachCommand.self, EvalCommand.self, SendCommand.self, ViewCommand.self, ObserveCommand.self,
+                      PluginsCommand.self, PluginCommand.self],
         defaultSubcommand: RunCommand.self
     )
 
@@ -35,7 +49,7 @@ struct Crescent: ParsableCommand {
     static let subcommandNames: Set<String> = Set(configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"])
 
     static func main() {
-        let arguments = Array(CommandLine.arguments.dropFirst())
+        let arguments = bareListen(Array(CommandLine.arguments.dropFirst()))
         if let (source, scriptArguments) = plainRun(arguments) {
             ProcessIO.exit(RunCommand.execute(source, options: CommonOptions.defaultHostOptions(arguments: scriptArguments)))
         }
@@ -81,6 +95,20 @@ struct Crescent: ParsableCommand {
             return reordered
         }
         return arguments
+    }
+
+    /// `--listen` takes its name only as `--listen=NAME`, so a bare one (before the script: later
+    /// words are the script's) becomes `--listen=-`, the default name.
+    static func bareListen(_ arguments: [String]) -> [String] {
+        var result = arguments
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            if word == "-e" || word == "--" || !word.hasPrefix("-") { break }
+            if word == "--listen" { result[index] = "--listen=" + CommonOptions.defaultListenName }
+            index += CommonOptions.valuedOptions.contains(word) ? 2 : 1
+        }
+        return result
     }
 
     /// Parses `arguments` and runs the command they name, mapping every outcome to an exit status.

@@ -39,6 +39,8 @@ struct RunCommand: ParsableCommand {
 
     /// Reads `source` and runs it; returns the exit status (an unreadable script is a usage error).
     static func execute(_ source: ScriptSource, options: HostOptions) -> Int32 {
+        var options = options
+        if case .file(let path) = source { options.pluginSearch?.scriptPath = path }
         let bytes: [UInt8]
         do {
             bytes = try source.read()

@@ -22,6 +22,11 @@ struct ServicesCommand: ParsableCommand {
         } catch {
             Crescent.usageError(error.description)
         }
+        // A plugin folder's service is known by name until its plugin starts: start it to document it.
+        if let name, let text = PluginCatalog.documentation(ofPluginService: name, plugins: [.standard], options: options) {
+            ProcessIO.writeOut(text + "\n")
+            return
+        }
         switch ServiceCatalog.documentation(of: services, name: name) {
         case .success(let text): ProcessIO.writeOut(text + "\n")
         case .failure(let error): Crescent.usageError(error.description)

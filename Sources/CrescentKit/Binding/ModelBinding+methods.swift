@@ -61,7 +61,9 @@ extension ModelBinding {
                 // Checked before converting, so a wrong 10 MB string is not copied to be refused.
                 throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(stack.typeName(at: position))")
             }
+            refusesMetatables = box.object is PluginService
             let (value, failure) = convertedValue(at: position, in: stack)
+            refusesMetatables = false
             guard argument.type.accepts(value) else {
                 let got = failure?.description ?? Self.describeMismatch(value, argument.type, stack.typeName(at: position))
                 throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(got)")

@@ -169,7 +169,7 @@ extension ModelBinding {
     private func installModelMethods() throws(LuaError) {
         let stack = vm.stack
         let module = Prelude.models
-        try vm.load(module.source, name: module.chunkName)
+        try module.load(into: vm)
         _ = vm.getGlobal("json")
         try vm.call(arguments: 1, results: 1)                         // types
         stack.pushNil()

@@ -29,6 +29,9 @@ final class ModelBinding {
     private var interfaceTypes: [String: LuaObjectType<ObjectBox>] = [:]
     /// Every method a model object's userdata answers to, by interface name (REPL completion).
     private(set) var methodNames: [String: [String]] = [:]
+    /// Converting values that cross to another VM (a plugin's): a table with a metatable has no
+    /// model form there, so it is refused like a function.
+    var refusesMetatables = false
     /// In-flight requests: they keep the run alive.
     var requests: Set<ServiceRequest> = []
     /// A delivery round is queued on the loop.
@@ -105,6 +108,26 @@ final class ModelBinding {
         stack.pushValue(at: -1)
         servicesTable = vm.ref(from: stack)
         vm.setGlobal("services")
+    }
+
+    /// Puts `service` in the place of the service of its name, or adds it (`crescent test`'s
+    /// fakes): `services.<name>` answers it from now on; a value read before keeps the old one.
+    func substitute(_ service: any Service) {
+        let entry = ServiceEntry(made: service)
+        if let index = services.firstIndex(where: { $0.name == entry.name }) {
+            services[index] = entry
+        } else {
+            services.append(entry)
+        }
+        guard let servicesTable else { return }
+        let stack = vm.stack
+        servicesTable.push(onto: stack)                              // proxy
+        lua_getmetatable(stack.state, -1)                            // proxy mt
+        _ = stack.rawGet(-1, "__index")                              // proxy mt byName
+        stack.push(entry.name)
+        stack.pushNil()
+        lua_rawset(stack.state, -3)                                  // proxy mt byName
+        stack.pop(3)
     }
 
     /// True when the value at `index` is the `services` table.

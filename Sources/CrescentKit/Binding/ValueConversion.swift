@@ -159,6 +159,10 @@ extension ModelBinding {
             if isJSONNull(at: index, in: stack) { return .null }
             guard state.visiting.insert(identity).inserted else { return state.fail(.cycle, standIn: Self.tableStandIn) }
             defer { state.visiting.remove(identity) }
+            if refusesMetatables, modelFields(at: index, in: stack) == nil, lua_getmetatable(stack.state, index) != 0 {
+                stack.pop()
+                return state.fail(.unsupported("a table with a metatable"), standIn: Self.tableStandIn)
+            }
             if let typeName = modelFields(at: index, in: stack) {
                 lua_getmetatable(stack.state, index)                             // ... mt
                 stack.rawGet(-1, "__index")                                      // ... mt fields

@@ -26,7 +26,7 @@ extension Host {
             }
         )
         let module = Prelude.controllers
-        try vm.load(module.source, name: module.chunkName)
+        try module.load(into: vm)
         let stack = vm.stack
         stack.newTable(fieldCount: 8)
         vm.register(field: "scope") { stack in

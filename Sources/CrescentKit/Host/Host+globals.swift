@@ -12,8 +12,10 @@ extension Host {
         installOutput()
         installTimers()
         installTasks()
-        installApp()
-        installViews()
+        if !isPluginHost {
+            installApp()
+            installViews()
+        }
         try installPrelude()
     }
 
@@ -123,7 +125,7 @@ extension Host {
     /// Loads the modules written in Lua and shipped inside the binary (`inspect`, `json`).
     private func installPrelude() throws(LuaError) {
         for module in Prelude.globalModules {
-            try vm.load(module.source, name: module.chunkName)
+            try module.load(into: vm)
             try vm.call(arguments: 0, results: 1)
             vm.setGlobal(module.name)
         }

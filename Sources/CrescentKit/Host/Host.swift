@@ -58,7 +58,15 @@ public final class Host {
     var teardownActions: [() -> Void] = []
     /// Functions the controller prelude offers the host (the REPL's command completion).
     var controllerHooks: LuaRef?
+    /// The config file's `[host]` section.
+    public let hostSettings: Value
     private let onExit: (Int32) -> Void
+    /// The host whose script uses this plugin host's services (nil for a script's host).
+    private(set) weak var parent: Host?
+    /// Interrupts the Lua plugins' VMs too when the run is stopped (Ctrl-C, `--timeout`).
+    public let pluginInterrupters = PluginInterrupters()
+    /// The Lua plugins this host started, finished with it.
+    var pluginRuntimes: [LuaPluginRuntime] = []
 
     /// Creates the VM, makes the plugins' services and installs the globals.
     ///
@@ -69,28 +77,46 @@ public final class Host {
     ///   - onExit: called once, on the loop, with the exit status after teardown.
     /// - Throws: ``HostSetupError`` for a bad config file or a plugin that refuses its settings,
     ///   ``LuaBridge/LuaError`` when the VM cannot start.
-    public init(loop: any EventLoop, options: HostOptions, console: Console? = nil, plugins: [any Plugin] = [],
-                clock: (any ServiceClock)? = nil, onExit: @escaping (Int32) -> Void) throws {
-        self.loop = loop
+    public convenience init(loop: any EventLoop, options: HostOptions, console: Console? = nil, plugins: [any Plugin] = [],
+                            clock: (any ServiceClock)? = nil, onExit: @escaping (Int32) -> Void) throws {
         let clockOpen = Cancellation()
-        self.clockOpen = clockOpen
-        self.clock = clock ?? SystemClock(scheduler: Self.scheduler(on: loop, while: clockOpen))
-        self.options = options
-        self.console = console ?? Console(colors: options.colors)
-        self.onExit = onExit
-        currentScope = scriptScope
-        let setup = try ServiceFactory.setup(plugins: plugins, options: options, clock: self.clock)
-        vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
-        binding = ModelBinding(host: self)
-        presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
-        try installGlobals()
-        try binding.install(services: setup.entries)
-        // Last: the controller prelude captures observe/on (from the binding).
-        try installControllers()
+        let clock = clock ?? SystemClock(scheduler: Host.scheduler(on: loop, while: clockOpen))
+        let launcher = PluginLauncher()
+        let setup = try ServiceFactory.setup(plugins: plugins, options: options, clock: clock, launcher: launcher)
+        try self.init(loop: loop, options: options, console: console, services: setup.entries, clock: clock,
+                      clockOpen: clockOpen, plugin: nil, hostSettings: setup.hostSection, onExit: onExit)
+        launcher.attach(self)
         for notice in setup.notices {
             writeError("\(self.console.styled("crescent:", notice.hasPrefix("warning") ? .warning : .error)) \(notice)")
         }
     }
+
+    /// A host with the given services. A plugin's host (`plugin` set) runs a Lua plugin's VM
+    /// beside its parent's, on the same loop: it has no `app`, `view` or `controller`, never
+    /// finishes on its own, and reports its handlers' errors to its parent's run too.
+    init(loop: any EventLoop, options: HostOptions, console: Console?, services: [ServiceEntry],
+         clock: any ServiceClock, clockOpen: Cancellation, plugin parent: Host?, hostSettings: Value = .object([:]),
+         onExit: @escaping (Int32) -> Void) throws {
+        self.loop = loop
+        self.hostSettings = hostSettings
+        self.clockOpen = clockOpen
+        self.clock = clock
+        self.options = options
+        self.console = console ?? Console(colors: options.colors)
+        self.onExit = onExit
+        self.parent = parent
+        currentScope = scriptScope
+        vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
+        binding = ModelBinding(host: self)
+        presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
+        try installGlobals()
+        try binding.install(services: services)
+        // Last: the controller prelude captures observe/on (from the binding).
+        if !isPluginHost { try installControllers() }
+    }
+
+    /// True for the host of a Lua plugin's VM.
+    var isPluginHost: Bool { parent != nil }
 
     /// True while the host can still run code.
     public var isRunning: Bool { exitStatus == nil }
@@ -166,7 +192,7 @@ public final class Host {
             // `quit` and `app.exit(0)` end the run, they do not forgive its errors: an explicit
             // non-zero status wins, a zero one becomes 1 when a handler failed.
             finish(status: code == 0 && sawError ? 1 : code)
-        } else if mainFinished && !hasPendingWork {
+        } else if mainFinished && !hasPendingWork && !isPluginHost {
             finish(status: sawError ? 1 : 0)
         }
     }
@@ -218,6 +244,10 @@ public final class Host {
         if handleControlFlow(error) { return }
         report(error, context: context)
         sawError = true
+        if let parent {
+            parent.sawError = true
+            if parent.options.failFast { parent.requestExit(1) }
+        }
         if options.failFast { requestedExit = requestedExit ?? 1 }
     }
 
@@ -255,6 +285,11 @@ public final class Host {
     /// Errors that are requests (`app.exit`, a signal, the time limit) rather than failures.
     /// Returns true when the error was such a request and has been handled.
     func handleControlFlow(_ error: LuaError) -> Bool {
+        if isPluginHost, error.kind == .timeout || error.kind == .interrupted {
+            // A call's time limit interrupted plugin code: an error of that code, not an exit.
+            vm.clearInterrupt()
+            return false
+        }
         switch error.kind {
         case .timeout:
             if !reportedTimeout {
@@ -307,6 +342,8 @@ public final class Host {
         vm.clearInterrupt()
         for action in teardownActions.reversed() { action() }
         teardownActions.removeAll()
+        for runtime in pluginRuntimes.reversed() { runtime.finish() }
+        pluginRuntimes.removeAll()
         scriptScope.end()
         binding.teardown()
         for timer in timers { timer.invalidate() }

@@ -39,8 +39,14 @@ public struct HostOptions: Sendable {
     /// `--keep-running`: when stdin's commands end, the run goes on (by default the end of input
     /// ends the run as `quit` does).
     public var keepsRunningAfterInput = false
+    /// Where to look for plugin folders (`--plugin DIR`, `--no-plugins`); nil loads none (a
+    /// host built in Swift gets only the plugins it is given).
+    public var pluginSearch: PluginSearch?
     /// The script's arguments: `arg[1...]` and `app.args`.
     public var arguments: [String] = []
+    /// `--listen[=NAME]`: listen for remote control as NAME; empty for the default name (the
+    /// script's base name, `repl` for the REPL); nil to follow `[host] listen` in the config.
+    public var listen: String?
 
     public init() {}
 }

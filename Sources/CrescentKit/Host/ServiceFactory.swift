@@ -16,6 +16,8 @@ public enum ServiceFactory {
         /// settings a service refused (errors: that service fails when used, the others run),
         /// each naming the file and line.
         public let notices: [String]
+        /// The config file's `[host]` section (`listen`).
+        public var hostSection: Value = .object([:])
     }
 
     /// The service entries of `plugins`, in order; names must be unique.
@@ -24,11 +26,38 @@ public enum ServiceFactory {
         try setup(plugins: plugins, options: options, clock: clock).entries
     }
 
-    /// The entries of `plugins` and the notices about the config file, which is read once.
-    public static func setup(plugins: [any Plugin], options: HostOptions,
-                             clock: any ServiceClock = SystemClock.shared) throws(HostSetupError) -> Setup {
-        guard !plugins.isEmpty else { return Setup(entries: [], notices: []) }
+    /// The entries of `plugins`, then of the plugin folders `options.pluginSearch` finds, and the
+    /// notices about the config file (read once) and the plugins that cannot be used.
+    ///
+    /// - Parameter launcher: starts the folders' plugins on first use; without one (no running
+    ///   host: `crescent services`) their services are listed but cannot start.
+    public static func setup(plugins: [any Plugin], options: HostOptions, clock: any ServiceClock = SystemClock.shared,
+                             launcher: PluginLauncher? = nil) throws(HostSetupError) -> Setup {
+        guard !plugins.isEmpty || options.pluginSearch != nil else { return Setup(entries: [], notices: []) }
         let config = try ConfigFile.load(options.configPath)
+        let builtins = try collect(plugins: plugins, config: config, options: options, clock: clock)
+        let limits = PluginsSection(config.sections["plugins"])
+        var found: [DiscoveredPlugin] = []
+        if let search = options.pluginSearch {
+            found = PluginDiscovery.discover(search, disabledNames: limits.disabled, builtins: builtins.map(\.name))
+        }
+        let external: [any Plugin] = found.compactMap { plugin in
+            guard case .ok(let manifest) = plugin.status else { return nil }
+            return ExternalPlugin(manifest: manifest, limits: limits, launcher: launcher)
+        }
+        let entries = builtins + (try collect(plugins: external, config: config, options: options, clock: clock))
+        var notices = config.warnings(plugins: plugins + external).map { "warning: \($0)" }
+        notices += limits.problems.map { "warning: \(config.locate($0))" }
+        for plugin in found {
+            if case .broken(let problem) = plugin.status { notices.append("error: \(problem.message) (plugin skipped)") }
+        }
+        notices += setupNotices(entries, config: config)
+        return Setup(entries: entries, notices: notices, hostSection: config.sections["host"] ?? .object([:]))
+    }
+
+    /// The entries of `plugins`, in order; a service name given twice is an error.
+    private static func collect(plugins: [any Plugin], config: ConfigFile, options: HostOptions,
+                                clock: any ServiceClock) throws(HostSetupError) -> [ServiceEntry] {
         var settings: [String: String] = [:]
         if let location = options.location { settings["location"] = location }
         var entries: [ServiceEntry] = []
@@ -49,13 +78,18 @@ public enum ServiceFactory {
                 entries.append(entry)
             }
         }
-        var notices = config.warnings(plugins: plugins).map { "warning: \($0)" }
+        return entries
+    }
+
+    /// One error per setting a service refused, naming `file:line` and the services that fail.
+    private static func setupNotices(_ entries: [ServiceEntry], config: ConfigFile) -> [String] {
+        var notices: [String] = []
         var reported: Set<String> = []
         for entry in entries {
             guard let error = entry.setupError, reported.insert(error.message).inserted else { continue }
             let users = entries.filter { $0.setupError?.message == error.message }.map { "services.\($0.name)" }
             notices.append("error: \(config.locate(error.message)) (\(users.joined(separator: ", ")) \(users.count == 1 ? "fails" : "fail") when used)")
         }
-        return Setup(entries: entries, notices: notices)
+        return notices
     }
 }

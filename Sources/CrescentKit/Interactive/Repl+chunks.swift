@@ -4,15 +4,6 @@ import LineEditing
 import Synchronization
 
 extension Repl {
-    /// What a submitted text compiles to.
-    enum Compiled {
-        /// The chunk's function is on top of the VM's stack.
-        case function
-        /// A syntax error at the end of the text: more lines may complete it.
-        case incomplete(LuaError)
-        case failed(LuaError)
-    }
-
     /// Enter (or Ctrl-D in the editor): a dot command, a controller command, or Lua.
     func submit(_ line: String) {
         if inEditor {
@@ -62,18 +53,9 @@ extension Repl {
         }
     }
 
-    /// Compiles `text` as `return <text>` first, so an expression prints its value, then as a
-    /// statement. `=expr` is `return expr`, as in `lua5.4`.
-    func compile(_ text: String, chunkName: String) -> Compiled {
-        let source = text.hasPrefix("=") ? "return " + text.dropFirst() : text
-        let vm = host.vm
-        if (try? vm.load(Array(("return " + source).utf8), name: chunkName)) != nil { return .function }
-        do throws(LuaError) {
-            try vm.load(Array(source.utf8), name: chunkName)
-            return .function
-        } catch {
-            return error.kind == .syntax && error.message.hasSuffix("<eof>") ? .incomplete(error) : .failed(error)
-        }
+    /// Compiles `text` (see ``Host/compileChunk(_:chunkName:)``).
+    func compile(_ text: String, chunkName: String) -> Host.CompiledChunk {
+        host.compileChunk(text, chunkName: chunkName)
     }
 
     /// Runs the function on top of the stack as a task; its values print when it ends.
@@ -94,7 +76,7 @@ extension Repl {
         link.chunkRunning.store(false, ordering: .relaxed)
         switch ending {
         case .returned(let stack, let count):
-            if count > 0 { emit(describe(count, on: stack) + "\n") }
+            if count > 0 { emit(host.describeValues(count, on: stack, inspect: inspect) + "\n") }
         case .failed(let error):
             if !host.handleControlFlow(error) {
                 report(error.kind == .interrupted ? "interrupted" + Repl.traceback(of: error.message) : error.message)
@@ -113,35 +95,8 @@ extension Repl {
         host.cancel(task)
     }
 
-    /// Forgets a Ctrl-C interrupt that is still pending once no Lua code runs (it arrived as the
-    /// code it was meant for finished). Exit, time-limit and signal interrupts stay.
-    func clearStrayInterrupt() {
-        if host.vm.pendingInterrupt == Int32(CRESCENT_INTERRUPT_SIGNAL) { host.vm.clearInterrupt() }
-    }
-
-    /// The values `inspect` shows, tab-separated as `lua5.4` prints them. Trailing nils after the
-    /// first value are left out: an awaited call returns `result, nil`, and the nil says nothing.
-    private func describe(_ count: Int32, on stack: LuaStack) -> String {
-        let vm = host.vm
-        let main = vm.stack
-        var texts: [String] = []
-        let first = stack.top - count + 1
-        var last = stack.top
-        while last > first && stack.type(at: last) == .nil { last -= 1 }
-        for index in first...last {
-            inspect.push(onto: main)
-            stack.pushValue(at: index)
-            lua_xmove(stack.state, main.state, 1)
-            do throws(LuaError) {
-                try vm.call(arguments: 1, results: 1)
-                texts.append(main.text(at: -1) ?? main.describe(at: -1))
-            } catch {
-                texts.append("<cannot show the value: \(error.message)>")
-            }
-            main.pop()
-        }
-        return texts.joined(separator: "\t")
-    }
+    /// Forgets a stray Ctrl-C interrupt (see ``Host/clearStrayInterrupt()``).
+    func clearStrayInterrupt() { host.clearStrayInterrupt() }
 
     /// Prints an error of the REPL's own (not a handler's: those go through the host).
     func report(_ message: String) {

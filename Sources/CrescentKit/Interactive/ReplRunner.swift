@@ -49,8 +49,9 @@ public enum ReplRunner {
 
         let interrupter: LuaInterrupter
         let host: NIOLoopBound<Host>
+        let listen: Value
         do {
-            (host, interrupter) = try loop.submit {
+            (host, interrupter, listen) = try loop.submit {
                 let host = try Host(loop: loop, options: options, console: console, plugins: plugins) { status in
                     link.finish()
                     link.withRepl { $0.hostFinished() }
@@ -61,7 +62,7 @@ public enum ReplRunner {
                 let repl = Repl(host: host, link: link, historyFile: history)
                 link.attach(repl)
                 repl.start(banner: banner)
-                return (NIOLoopBound(host, eventLoop: loop), host.vm.interrupter)
+                return (NIOLoopBound(host, eventLoop: loop), host.vm.interrupter, host.hostSettings["listen"])
             }.wait()
         } catch let error as HostSetupError {
             terminal.restore(saved)
@@ -73,6 +74,14 @@ public enum ReplRunner {
             console.error("crescent: \(error)")
             exit.succeed(1)
             return 1
+        }
+
+        do throws(RemoteError) {
+            _ = try RemoteServer.startIfAsked(host: host, options: options, setting: listen, defaultName: "repl", exclusive: false, script: "repl")
+        } catch {
+            console.error("crescent: \(error)")
+            link.turn { $0.quit(status: 2) }
+            return (try? exit.futureResult.wait()) ?? 2
         }
 
         readTerminal(link: link, interrupter: interrupter)

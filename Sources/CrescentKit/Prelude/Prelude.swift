@@ -1,3 +1,6 @@
+import LuaBridge
+import Synchronization
+
 /// The parts of the Lua API written in Lua, embedded in the binary at build time: one table of
 /// the modules, what each chunk takes and what it gives, in the order a host loads them.
 ///
@@ -7,6 +10,8 @@
 /// | `json` | nothing | the `json` global |
 /// | `models` | the `json` module | methods of data models by type name (`response:json()`) |
 /// | `controllers` | the host's primitives (scopes, tasks, timers, reports) | `controller`, `app`'s navigation |
+/// | `assertions` | a test host's primitives and options | `assert`, `spy`, `view_text`, `view_json` (`crescent test` only) |
+/// | `testing` | the same, and what `assertions` gives | the test API's other globals, the runner (`crescent test` only) |
 enum Prelude {
     /// One embedded module.
     struct Module: Sendable {
@@ -33,9 +38,36 @@ enum Prelude {
     static let models = Module(name: "models", source: PackageResources.models_lua, input: .json)
     static let controllers = Module(name: "controllers", source: PackageResources.controllers_lua, input: .hostPrimitives)
 
-    /// Every embedded module, in load order.
+    /// The assertions, spies and view checks of `crescent test`, loaded only by a test's host;
+    /// its chunk takes the test host's primitives and the run's options.
+    static let assertions = Module(name: "assertions", source: PackageResources.assertions_lua, input: .hostPrimitives)
+    /// The rest of `crescent test`'s API (describe/it, clock, fake, script), loaded after
+    /// `assertions`, whose result it takes too; its chunk returns the runner.
+    static let testing = Module(name: "testing", source: PackageResources.testing_lua, input: .hostPrimitives)
+
+    /// Every embedded module a host loads, in load order.
     static let modules: [Module] = [inspect, json, models, controllers]
 
     /// The modules that define a global of their name and take nothing.
     static var globalModules: [Module] { modules.filter { if case .nothing = $0.input { true } else { false } } }
 }
+
+extension Prelude.Module {
+    /// Pushes the module's chunk as a function: compiled from its source the first time in the
+    /// process, then loaded from the compiled form kept then, which takes a tenth of the time
+    /// (`crescent test` makes a host, and loads every module, for each test).
+    func load(into vm: LuaVM) throws(LuaError) {
+        if let compiled = Prelude.compiled.withLock({ $0[name] }) {
+            try vm.load(compiled, name: chunkName, mode: "b")
+            return
+        }
+        try vm.load(source, name: chunkName)
+        if let bytes = vm.dumpFunction() { Prelude.compiled.withLock { $0[name] = bytes } }
+    }
+}
+
+extension Prelude {
+    /// Each module's compiled chunk, by name, once one host has compiled it.
+    fileprivate static let compiled = Mutex<[String: [UInt8]]>([:])
+}
+

@@ -30,13 +30,13 @@ public enum ScriptRunner {
         let loop = group.next()
         let exit = loop.makePromise(of: Int32.self)
 
-        let started: (host: NIOLoopBound<Host>, interrupter: LuaInterrupter)
+        let started: (host: NIOLoopBound<Host>, interrupter: LuaInterrupter, listen: Value, plugins: PluginInterrupters)
         do {
             started = try loop.submit {
                 let host = try Host(loop: loop, options: options, console: console, plugins: plugins) { exit.succeed($0) }
                 let bound = NIOLoopBound(host, eventLoop: loop)
                 if readsCommands { host.onFirstController = { readCommands(into: bound) } }
-                return (bound, host.vm.interrupter)
+                return (bound, host.vm.interrupter, host.hostSettings["listen"], host.pluginInterrupters)
             }.wait()
         } catch let error as HostSetupError {
             console.error("crescent: \(error)")
@@ -46,6 +46,17 @@ public enum ScriptRunner {
             console.error("crescent: \(error)")
             exit.succeed(1)
             return 1
+        }
+
+        let scriptPath: String? = if case .file(let path) = source { path } else { nil }
+        do throws(RemoteError) {
+            _ = try RemoteServer.startIfAsked(host: started.host, options: options, setting: started.listen, defaultName: scriptPath.map(RemoteServer.defaultName(forScript:)) ?? "crescent",
+                                              exclusive: scriptPath != nil, script: scriptPath ?? String(source.chunkName.dropFirst()))
+        } catch {
+            console.error("crescent: \(error)")
+            loop.execute { started.host.value.finish(status: 2) }
+            _ = try? exit.futureResult.wait()
+            return 2
         }
 
         let signals = DispatchQueue(label: "crescent.signals")
@@ -58,6 +69,9 @@ public enum ScriptRunner {
                 stopping.exitNow(status, console: console, reason: "a second signal")
             }
             Host.stop(started.host, interrupter: started.interrupter, status: status, timeout: timeout)
+            // After the script's VM: plugin code that holds the loop returns into a script
+            // already told to stop.
+            started.plugins.interrupt(status: status, timeout: timeout)
             signals.asyncAfter(deadline: .now() + .milliseconds(Int(StopState.gracePeriod * 1000))) {
                 if !stopping.finished.load(ordering: .relaxed) {
                     stopping.exitNow(status, console: console, reason: "the script did not stop within \(Int(StopState.gracePeriod)) s")
@@ -77,7 +91,6 @@ public enum ScriptRunner {
             signals.asyncAfter(deadline: .now() + .nanoseconds(Int(min(timeout * 1e9, 9e18)))) { stop(1, true) }
         }
 
-        let scriptPath: String? = if case .file(let path) = source { path } else { nil }
         let argZero = scriptName ?? (scriptPath == nil && { if case .standardInput = source { true } else { false } }() ? "-" : nil)
         loop.execute {
             started.host.value.runMain(source: bytes, chunkName: source.chunkName, scriptPath: scriptPath, argZero: argZero)

@@ -11,7 +11,9 @@ final class ViewPresenter {
     let mode: HostOptions.UIMode
     private let console: Console
     private(set) var root: ViewNode?
-    private var controllerName = ""
+    private(set) var controllerName = ""
+    /// Told after each render pass (remote clients watching the view render it their own way).
+    var onRender: (() -> Void)?
     private(set) var needsRender = false
     private var lastText: String?
     /// What `live` mode has on the screen, top to bottom; the cursor sits just below it.
@@ -50,6 +52,7 @@ final class ViewPresenter {
     func renderIfNeeded() {
         guard needsRender else { return }
         needsRender = false
+        onRender?()
         var lines = root?.lines(width: width) ?? []
         while lines.last?.isEmpty == true { lines.removeLast() }
         switch mode {

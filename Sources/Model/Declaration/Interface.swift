@@ -104,6 +104,14 @@ public struct PropertySpec<Object>: Sendable {
     public let type: String
     public let summary: String
     public let read: @Sendable (Object) -> Value
+
+    /// A property whose value `read` answers.
+    public init(name: String, type: String, summary: String, read: @escaping @Sendable (Object) -> Value) {
+        self.name = name
+        self.type = type
+        self.summary = summary
+        self.read = read
+    }
 }
 
 /// A declared event.
@@ -112,6 +120,12 @@ public struct EventSpec: Sendable {
     /// What the payload is, in words.
     public let payload: String
     public let summary: String
+
+    public init(name: String, payload: String, summary: String) {
+        self.name = name
+        self.payload = payload
+        self.summary = summary
+    }
 }
 
 /// A declared method argument.

@@ -67,6 +67,16 @@ public struct AnyInterface: Sendable {
     public let methods: [AnyMethodSpec]
     public let events: [EventSpec]
 
+    /// An interface assembled from parts: a run-time plugin's declarations, which exist only once
+    /// the plugin has started (a Swift service declares an ``Interface`` and erases it).
+    public init(name: String, summary: String, properties: [AnyPropertySpec], methods: [AnyMethodSpec], events: [EventSpec]) {
+        self.name = name
+        self.summary = summary
+        self.properties = properties
+        self.methods = methods
+        self.events = events
+    }
+
     public func property(_ name: String) -> AnyPropertySpec? { properties.first { $0.name == name } }
     public func method(_ name: String) -> AnyMethodSpec? { methods.first { $0.name == name } }
     public func event(_ name: String) -> EventSpec? { events.first { $0.name == name } }

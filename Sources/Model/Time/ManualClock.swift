@@ -32,6 +32,7 @@ public final class ManualClock: ServiceClock {
 
     private let state = Mutex(State())
     private let wallOrigin: Double
+    private let suspended = Atomic<Int>(0)
 
     /// A clock at uptime zero whose wall clock reads `wallTime` (default 2026-01-01T00:00:00Z).
     public init(wallTime: Double = 1_767_225_600) {
@@ -72,13 +73,20 @@ public final class ManualClock: ServiceClock {
         return cancellation
     }
 
+    /// How many tasks wait in ``sleep(for:)`` right now: work that only advancing can finish
+    /// (a test runner tells them from work still running on other threads).
+    public var sleepers: Int { suspended.load(ordering: .acquiring) }
+
     public func sleep(for delay: Duration) async throws {
         let wake = Cancellation()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let resumed = Atomic<Bool>(false)
-                let resume: @Sendable (Bool) -> Void = { cancelled in
+                suspended.add(1, ordering: .acquiringAndReleasing)
+                let resume: @Sendable (Bool) -> Void = { [self] cancelled in
                     guard !resumed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                    // Counted down by the job that wakes it, so a runner sees the wake at once.
+                    suspended.subtract(1, ordering: .acquiringAndReleasing)
                     if cancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
                 }
                 let job = schedule(after: delay) { resume(false) }

@@ -45,6 +45,8 @@ public final class HTTPService: Service {
     private let proxies: ProxyEnvironment
     private let eventLoopGroup: any EventLoopGroup
     private let clock: any ServiceClock
+    /// Answers requests instead of the network when set (``Exchange``).
+    private let exchange: Exchange?
     /// One client per proxy (nil: direct), made on first use; empty and closed after shutdown.
     private let clients = Mutex<(byProxy: [ProxyEnvironment.Proxy?: HTTPClient], isShutDown: Bool)>(([:], false))
 
@@ -55,11 +57,15 @@ public final class HTTPService: Service {
     ///   - environment: the proxy variables (default: this process's).
     ///   - eventLoopGroup: where connections run (default: NIO's shared group).
     ///   - clock: what times requests out (the host's clock).
+    ///   - exchange: answers every request in place of the network (`crescent test`'s
+    ///     `fake.http`); nil for the network.
     /// - Throws: `invalid_argument` naming a bad setting.
     public init(config: Value = .object([:]), environment: [String: String]? = nil,
-                eventLoopGroup: (any EventLoopGroup)? = nil, clock: any ServiceClock = SystemClock.shared) throws(ServiceError) {
+                eventLoopGroup: (any EventLoopGroup)? = nil, clock: any ServiceClock = SystemClock.shared,
+                exchange: Exchange? = nil) throws(ServiceError) {
         settings = try HTTPSettings(config)
         self.clock = clock
+        self.exchange = exchange
         proxies = ProxyEnvironment(environment: environment ?? ProxyEnvironment.current())
         self.eventLoopGroup = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
     }
@@ -81,6 +87,11 @@ public final class HTTPService: Service {
     }
 
     // MARK: Requests
+
+    /// Answers one request without the network: called once per request with the request and
+    /// the completion to call exactly once (from any thread). Scripts and the feeds service see
+    /// its answers as they would see a server's.
+    public typealias Exchange = @Sendable (HTTPRequestSpec, @escaping @Sendable (Result<HTTPResponse, ServiceError>) -> Void) -> Void
 
     /// Sends `request` and returns the complete response, whatever its status.
     ///
@@ -108,6 +119,10 @@ public final class HTTPService: Service {
     /// Redirects are followed here (``HTTPExchange``), each target checked like the first URL.
     func start(_ request: HTTPRequestSpec,
                completion: @escaping @Sendable (Result<HTTPResponse, ServiceError>) -> Void) -> HTTPCancellation? {
+        if let exchange {
+            exchange(request, completion)
+            return nil
+        }
         let timeout: Double, maxBytes: Int, hop: Hop
         do throws(ServiceError) {
             timeout = try request.timeout.map { seconds throws(ServiceError) in try HTTPSettings.timeout(.number(seconds), name: "timeout") }
@@ -124,13 +139,13 @@ public final class HTTPService: Service {
         // clock the client keeps the deadline itself (a timer of the clock's would cost the host
         // loop a wake-up per request to cancel it); on a virtual clock the clock times it.
         let deadline = clock.monotonicDeadline(after: limit)
-        let exchange = HTTPExchange(service: self, url: request.url, timeout: timeout, maxBytes: maxBytes,
+        let running = HTTPExchange(service: self, url: request.url, timeout: timeout, maxBytes: maxBytes,
                                     deadline: deadline, completion: completion)
         if deadline == nil {
-            exchange.timer = clock.schedule(after: limit) { exchange.timeOut() }
+            running.timer = clock.schedule(after: limit) { running.timeOut() }
         }
-        exchange.send(request, hop)
-        return { exchange.cancel() }
+        running.send(request, hop)
+        return { running.cancel() }
     }
 
     /// One hop of an exchange, ready to send: the request AsyncHTTPClient sends and the client

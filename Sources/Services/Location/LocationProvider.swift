@@ -23,6 +23,14 @@ protocol LocationProvider: Sendable {
     /// Reports fixes and failures through `report` until cancelled, reading time and waiting
     /// through `clock`.
     func run(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async
+    /// For a provider that only schedules jobs on `clock`: starts it without a task and returns
+    /// what stops it, reporting nothing before it returns (the service holds its lock). Nil (the
+    /// default): the service runs ``run(clock:_:)`` in a task.
+    func start(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) -> Cancellation?
+}
+
+extension LocationProvider {
+    func start(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) -> Cancellation? { nil }
 }
 
 /// Replays recorded fixes at their recorded pace divided by `speedup`.

@@ -46,7 +46,8 @@ public final class LocationService: StartableService {
         var distanceFilter = 0.0
         var waiters: [Int: CheckedContinuation<Result<LocationFix, ServiceError>, Never>] = [:]
         var nextWaiter = 0
-        var run: Task<Void, Never>?
+        /// Stops the provider's current run.
+        var run: Cancellation?
         /// Counts provider runs, so reports from a cancelled run are ignored.
         var generation = 0
         var lastFix: (fix: LocationFix, received: Duration)?
@@ -72,6 +73,11 @@ public final class LocationService: StartableService {
     /// - Throws: `invalid_argument` for a setting that names no provider or a file that cannot be read.
     public convenience init(setting: String?, clock: any ServiceClock = SystemClock.shared) throws(ServiceError) {
         self.init(provider: try LocationProviderSpec.provider(setting), clock: clock)
+    }
+
+    /// A location service replaying `script` on `clock` (`crescent test`'s `fake.location`).
+    public convenience init(script: LocationScript, clock: any ServiceClock) {
+        self.init(provider: ScriptedProvider(script: script), clock: clock)
     }
 
     /// The standard plugin's entry: the provider setting is read now (a bad one fails only the
@@ -137,9 +143,15 @@ public final class LocationService: StartableService {
         let generation = state.generation
         let provider = provider
         let clock = clock
-        state.run = Task { [self] in
-            await provider.run(clock: clock) { event in self.handle(event, generation: generation) }
+        let report: @Sendable (ProviderEvent) -> Void = { [self] event in handle(event, generation: generation) }
+        if let started = provider.start(clock: clock, report) {
+            state.run = started
+            return
         }
+        let task = Task { await provider.run(clock: clock, report) }
+        let run = Cancellation()
+        run.onCancel { task.cancel() }
+        state.run = run
     }
 
     /// Stops the provider when nothing needs it: no owner and no waiting `current()`.

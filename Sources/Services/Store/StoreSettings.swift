@@ -1,4 +1,4 @@
-import Model
+package import Model
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -32,7 +32,7 @@ import Darwin
 ///   or another process holding the database never stalls scripts; `false` sends every write
 ///   there. Either way a success means committed, and writes commit in the order they were made.
 ///   `find` always runs off the loop; `get` and `page` answer on it, from memory.
-struct StoreSettings: Sendable {
+package struct StoreSettings: Sendable {
     /// Where the database lives.
     enum Location: Sendable, Equatable {
         /// A private in-memory database, gone at exit.
@@ -108,7 +108,7 @@ struct StoreSettings: Sendable {
     }
 
     /// `$XDG_DATA_HOME/crescent`, else `$HOME/.local/share/crescent`.
-    static func defaultDataFolder() throws(ServiceError) -> String {
+    package static func defaultDataFolder() throws(ServiceError) -> String {
         if let xdg = environment("XDG_DATA_HOME"), xdg.hasPrefix("/") { return xdg + "/crescent" }
         guard let home = environment("HOME"), !home.isEmpty else {
             throw ServiceError(.io, "cannot find a data folder for the store: HOME is not set (use --data-dir DIR)")

@@ -1,0 +1,56 @@
+import CLua
+import LuaBridge
+
+extension Host {
+    /// What a chunk typed at a prompt (the REPL's, a remote `eval`) compiles to.
+    enum CompiledChunk {
+        /// The chunk's function is on top of the VM's stack.
+        case function
+        /// A syntax error at the end of the text: more lines may complete it.
+        case incomplete(LuaError)
+        case failed(LuaError)
+    }
+
+    /// Compiles `text` as `return <text>` first, so an expression gives its value, then as a
+    /// statement. `=expr` is `return expr`, as in `lua5.4`.
+    func compileChunk(_ text: String, chunkName: String) -> CompiledChunk {
+        let source = text.hasPrefix("=") ? "return " + text.dropFirst() : text
+        if (try? vm.load(Array(("return " + source).utf8), name: chunkName)) != nil { return .function }
+        do throws(LuaError) {
+            try vm.load(Array(source.utf8), name: chunkName)
+            return .function
+        } catch {
+            return error.kind == .syntax && error.message.hasSuffix("<eof>") ? .incomplete(error) : .failed(error)
+        }
+    }
+
+    /// The `count` values on top of `stack` as `inspect` (the prelude's, kept in `inspect`) shows
+    /// them, tab-separated as `lua5.4` prints them. Trailing nils after the first value are left
+    /// out: an awaited call returns `result, nil`, and the nil says nothing.
+    func describeValues(_ count: Int32, on stack: LuaStack, inspect: LuaRef) -> String {
+        let main = vm.stack
+        var texts: [String] = []
+        let first = stack.top - count + 1
+        var last = stack.top
+        while last > first && stack.type(at: last) == .nil { last -= 1 }
+        for index in first...last {
+            inspect.push(onto: main)
+            stack.pushValue(at: index)
+            lua_xmove(stack.state, main.state, 1)
+            do throws(LuaError) {
+                try vm.call(arguments: 1, results: 1)
+                texts.append(main.text(at: -1) ?? main.describe(at: -1))
+            } catch {
+                texts.append("<cannot show the value: \(error.message)>")
+            }
+            main.pop()
+        }
+        return texts.joined(separator: "\t")
+    }
+
+    /// Forgets a Ctrl-C interrupt that is still pending once no Lua code runs (it arrived as the
+    /// code it was meant for finished). Exit, time-limit and signal interrupts stay.
+    func clearStrayInterrupt() {
+        if vm.pendingInterrupt == Int32(CRESCENT_INTERRUPT_SIGNAL) { vm.clearInterrupt() }
+    }
+}

@@ -1,0 +1,57 @@
+import Model
+import NIOCore
+
+/// The time limit of a plugin's calls in flight, with one clock job for all of them rather than
+/// one per call (a job per call costs the loop a timer to arm and another to cancel on every
+/// call). Confined to the host's loop.
+///
+/// The job fires at the earliest deadline, ends the calls past theirs through `expire`, and is
+/// armed again for the next one.
+final class CallDeadlines {
+    private let clock: any ServiceClock
+    private let loop: any EventLoop
+    private let limit: Duration
+    private let expire: (PluginCall) -> Void
+    private var pending: [ObjectIdentifier: (deadline: Duration, call: PluginCall)] = [:]
+    private var job: Cancellation?
+
+    init(clock: any ServiceClock, loop: any EventLoop, limit: Double, expire: @escaping (PluginCall) -> Void) {
+        self.clock = clock
+        self.loop = loop
+        self.limit = .seconds(seconds: limit)
+        self.expire = expire
+    }
+
+    /// Starts the time limit of `call`; it ends when the call is answered (``remove(_:)``).
+    func add(_ call: PluginCall) {
+        pending[ObjectIdentifier(call)] = (clock.uptime + limit, call)
+        if job == nil { arm(after: limit) }
+    }
+
+    func remove(_ call: PluginCall) {
+        pending[ObjectIdentifier(call)] = nil
+    }
+
+    /// Stops the clock job (the plugin has stopped).
+    func cancelAll() {
+        job?.cancel()
+        job = nil
+        pending.removeAll()
+    }
+
+    private func arm(after delay: Duration) {
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        job = clock.schedule(after: delay) { onLoop(bound) { $0.sweep() } }
+    }
+
+    private func sweep() {
+        job = nil
+        let now = clock.uptime
+        let expired = pending.values.filter { $0.deadline <= now }.map(\.call)
+        for call in expired {
+            pending[ObjectIdentifier(call)] = nil
+            if !call.isDone { expire(call) }
+        }
+        if let next = pending.values.map(\.deadline).min() { arm(after: max(next - now, .zero)) }
+    }
+}

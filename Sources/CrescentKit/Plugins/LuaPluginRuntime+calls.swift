@@ -1,0 +1,150 @@
+import CLua
+import Dispatch
+import LuaBridge
+import Model
+import NIOCore
+import Synchronization
+
+/// One call of a run-time plugin's method and the one reply it owes: for a Lua plugin, the task
+/// running it; for a process plugin, the request id it was sent with.
+final class PluginCall: Hashable {
+    let service: String
+    let method: String
+    let arguments: Arguments
+    let reply: Reply
+    var task: LuaTask?
+    /// The JSON-RPC id once sent to a process.
+    var requestID: Int64?
+    private(set) var isDone = false
+    /// Called once when the call ends, whatever ended it.
+    var onDone: ((PluginCall) -> Void)?
+
+    init(service: String, method: String, arguments: Arguments, reply: Reply) {
+        self.service = service
+        self.method = method
+        self.arguments = arguments
+        self.reply = reply
+    }
+
+    /// Gives the caller its one answer and lets go of the task.
+    func answer(_ result: Result<Value, ServiceError>) {
+        guard !isDone else { return }
+        isDone = true
+        reply(result)
+        onDone?(self)
+        onDone = nil
+    }
+
+    static func == (lhs: PluginCall, rhs: PluginCall) -> Bool { lhs === rhs }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+extension LuaPluginRuntime {
+    /// Runs `service.method(arguments...)` as a task in the plugin's VM and answers `reply` once:
+    /// with what it returns, the code of a `service_error` it raises, `internal` for any other
+    /// error (its traceback goes to the log), `timeout` past the call time limit. Cancelling the
+    /// caller's request cancels the task.
+    func call(_ service: String, _ method: String, _ arguments: Arguments, _ reply: Reply) {
+        guard host.isRunning, let invoke else {
+            reply(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' has stopped")))
+            return
+        }
+        let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
+        calls.insert(call)
+        call.onDone = { [weak self] call in
+            self?.calls.remove(call)
+            self?.deadlines.remove(call)
+        }
+        host.runTurn { host in
+            let stack = host.vm.stack
+            let count = Int32(arguments.values.count) + 2
+            _ = stack.ensure(count + 2)
+            invoke.push(onto: stack)                                 // invoke
+            stack.push(service)
+            stack.push(method)                                       // invoke service method
+            for value in arguments.values { host.binding.push(value, onto: stack) }
+            let task = host.startTask(function: stack.absolute(-count - 1), arguments: count, in: stack) { [unowned self] ending in
+                self.end(call, ending)
+            }
+            stack.pop(count + 1)
+            call.task = task
+            let watchdog = self.watchdog
+            let runningUntil = host.clock.monotonicDeadline(after: .seconds(seconds: self.callTimeout))
+            task.onResume = { running in watchdog?.running(until: running ? runningUntil : nil) }
+            self.deadlines.add(call)
+            let bound = NIOLoopBound(self, eventLoop: host.loop)
+            let boundCall = NIOLoopBound(call, eventLoop: host.loop)
+            reply.onCancel {
+                onLoop(bound) { runtime in
+                    let call = boundCall.value
+                    guard !call.isDone, let task = call.task else { return }
+                    call.answer(.failure(ServiceError(.cancelled, "the request was cancelled")))
+                    runtime.host.runTurn { host in host.cancel(task) }
+                }
+            }
+            host.resume(task, arguments: count)
+        }
+    }
+
+    /// How the method's task ended, as the call's answer.
+    private func end(_ call: PluginCall, _ ending: LuaTask.Ending) {
+        switch ending {
+        case .returned(let stack, let count):
+            guard count > 0 else {
+                call.answer(.success(.null))
+                return
+            }
+            host.binding.refusesMetatables = true
+            let (value, failure) = host.binding.convertedValue(at: -count, in: stack)
+            host.binding.refusesMetatables = false
+            if let failure {
+                call.answer(.failure(ServiceError(.internal, "plugin '\(manifest.name)': \(call.service).\(call.method) returned \(failure.description), which cannot cross to the script")))
+            } else {
+                call.answer(.success(value))
+            }
+        case .failed(let error):
+            if error.kind == .timeout || error.kind == .interrupted {
+                host.vm.clearInterrupt()
+                call.answer(.failure(timedOut(call)))
+                return
+            }
+            if error.kind == .memory {
+                call.answer(.failure(ServiceError(.internal, "plugin '\(manifest.name)': \(call.service).\(call.method) ran out of memory: the plugin's VM may use \(host.options.memoryLimitMiB) MiB ([plugins] memory_limit)")))
+                return
+            }
+            if let serviceError = classified(call.task?.error) {
+                call.answer(.failure(serviceError))
+                return
+            }
+            host.writeError("\(host.console.styled("crescent: warning:", .warning)) plugin '\(manifest.name)': error in \(call.service).\(call.method): \(error.message)")
+            let firstLine = error.message.split(separator: "\n").first.map(String.init) ?? error.message
+            call.answer(.failure(ServiceError(.internal, "plugin '\(manifest.name)': \(firstLine)")))
+        case .cancelled:
+            call.answer(.failure(ServiceError(.cancelled, "the request was cancelled")))
+        }
+    }
+
+    private func timedOut(_ call: PluginCall) -> ServiceError {
+        ServiceError(.timeout, "plugin '\(manifest.name)': \(call.service).\(call.method) did not answer within \(formatSeconds(callTimeout)) s ([plugins] call_timeout)")
+    }
+
+    /// The code and message of a raised service error, through the API's `classify`.
+    private func classified(_ error: LuaRef?) -> ServiceError? {
+        guard let error, let classify else { return nil }
+        let stack = host.vm.stack
+        let top = stack.top
+        defer { stack.setTop(top) }
+        classify.push(onto: stack)
+        error.push(onto: stack)
+        guard (try? host.vm.call(arguments: 1, results: 2)) != nil,
+              let name = stack.text(at: -2), let code = ServiceError.Code(name: name) else { return nil }
+        return ServiceError(code, stack.text(at: -1) ?? name)
+    }
+
+    /// Ends `call` with `timeout`: its time limit passed while its task waited.
+    func expire(_ call: PluginCall) {
+        guard !call.isDone, let task = call.task else { return }
+        call.answer(.failure(timedOut(call)))
+        host.runTurn { host in host.cancel(task) }
+    }
+}

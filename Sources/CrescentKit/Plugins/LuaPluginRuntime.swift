@@ -1,0 +1,112 @@
+import CLua
+import Dispatch
+import LuaBridge
+import Model
+import NIOCore
+import Synchronization
+
+/// A Lua plugin running: its own VM, in a host of its own on the script's loop.
+///
+/// The plugin's host has the globals DESIGN.md lists for plugins (its `requires` as `services`,
+/// `timer`, `task`, `sleep`, `log`, `json`, `inspect`) plus `service`, `service_error` and
+/// `settings`; nothing of the script's VM is reachable from it. Each method call runs as a task
+/// in that VM; values cross as model values, copied.
+final class LuaPluginRuntime {
+    let manifest: PluginManifest
+    let host: Host
+    let callTimeout: Double
+    /// Declarations made while `main` runs, in order.
+    var declarations: [ServiceDeclaration] = []
+    /// The services, once `main` has returned.
+    var services: [String: PluginService] = [:]
+    /// `invoke(service, method, ...)` and `classify(err)` from the plugin API chunk.
+    var invoke: LuaRef?
+    var classify: LuaRef?
+    /// Calls in flight, cancelled at teardown.
+    var calls: Set<PluginCall> = []
+
+    /// The time limit of calls whose task waits.
+    lazy var deadlines = CallDeadlines(clock: host.clock, loop: host.loop, limit: callTimeout) { [unowned self] call in
+        self.expire(call)
+    }
+    /// The time limit of method code that runs without yielding (with a real-time clock).
+    let watchdog: RunawayWatchdog?
+
+    init(manifest: PluginManifest, host: Host, callTimeout: Double) {
+        self.manifest = manifest
+        self.host = host
+        self.callTimeout = callTimeout
+        let realTime = host.clock.monotonicDeadline(after: .zero) != nil
+        watchdog = realTime ? RunawayWatchdog(interrupter: host.vm.interrupter, limit: callTimeout) : nil
+    }
+
+    /// Makes the plugin's VM, runs its `main` and answers the services it declared.
+    static func start(_ manifest: PluginManifest, main: String, settings: Value, limits: PluginsSection,
+                      parent: Host) -> Result<[String: any Service], PluginProblem> {
+        let mainPath = main.hasPrefix("/") ? main : manifest.folder + "/" + main
+        var options = parent.options
+        options.memoryLimitMiB = limits.memoryLimitMiB
+        options.arguments = []
+        options.pluginSearch = nil
+        // The script's run renders and stops at the first error (`--fail-fast`); the plugin's
+        // host reports to it and never ends the run itself.
+        options.ui = .plain
+        options.failFast = false
+        let required = parent.binding.services.filter { manifest.requires.contains($0.name) }
+        let runtime: LuaPluginRuntime
+        do {
+            let host = try Host(loop: parent.loop, options: options, console: parent.console, services: required,
+                                clock: parent.clock, clockOpen: Cancellation(), plugin: parent, onExit: { _ in })
+            runtime = LuaPluginRuntime(manifest: manifest, host: host, callTimeout: limits.callTimeout)
+            try runtime.installAPI(settings: settings)
+        } catch {
+            return .failure(PluginProblem("plugin '\(manifest.name)': cannot make its Lua VM: \(error)"))
+        }
+        let source: [UInt8]
+        do throws(ScriptReadError) {
+            source = try ScriptSource.file(mainPath).read()
+        } catch {
+            runtime.finish()
+            return .failure(PluginProblem("\(manifest.path): field 'main': \(error.description)"))
+        }
+        var failure: LuaError?
+        runtime.host.runTurn { host in
+            host.addScriptFolderToPath(mainPath)
+            do {
+                try host.vm.load(source, name: "@" + mainPath)
+                try host.vm.call(arguments: 0, results: 0)
+            } catch {
+                failure = error as? LuaError ?? LuaError(.runtime, "\(error)")
+            }
+        }
+        if let failure {
+            runtime.finish()
+            return .failure(PluginProblem(failure.message))
+        }
+        if let problem = manifest.mismatch(declared: runtime.declarations.map(\.name), by: mainPath) {
+            runtime.finish()
+            return .failure(problem)
+        }
+        let bound = NIOLoopBound(runtime, eventLoop: parent.loop)
+        for declaration in runtime.declarations {
+            let name = declaration.name
+            runtime.services[name] = PluginService(declaration) { method, arguments, reply in
+                onLoop(bound) { runtime in runtime.call(name, method, arguments, reply) }
+            }
+        }
+        parent.pluginRuntimes.append(runtime)
+        parent.pluginInterrupters.add(runtime.host.vm.interrupter)
+        return .success(runtime.services.mapValues { $0 as any Service })
+    }
+
+    /// Ends the plugin: its calls answer `unavailable`, its timers and tasks stop, its VM closes.
+    func finish() {
+        for call in calls { call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' stopped"))) }
+        calls.removeAll()
+        deadlines.cancelAll()
+        watchdog?.stop()
+        invoke = nil
+        classify = nil
+        host.finish(status: 0)
+    }
+}

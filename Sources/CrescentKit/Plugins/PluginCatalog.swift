@@ -1,0 +1,109 @@
+public import Model
+import NIOCore
+import NIOPosix
+
+/// What the plugin commands print: `crescent plugins` and `crescent plugin check DIR`.
+public enum PluginCatalog {
+    /// Every plugin found, builtins first: name, version, kind, folder, services and status (ok,
+    /// disabled, shadowed, or the error).
+    public static func listing(plugins: [any Plugin], options: HostOptions) -> Result<String, HostSetupError> {
+        let builtins: [ServiceEntry]
+        let found: [DiscoveredPlugin]
+        let disabledNames: [String]
+        do throws(HostSetupError) {
+            var builtinOptions = options
+            builtinOptions.pluginSearch = nil
+            builtins = try ServiceFactory.entries(plugins: plugins, options: builtinOptions)
+            disabledNames = PluginsSection(try ConfigFile.load(options.configPath).sections["plugins"]).disabled
+        } catch {
+            return .failure(error)
+        }
+        found = PluginDiscovery.discover(options.pluginSearch ?? PluginSearch(), disabledNames: disabledNames,
+                                         builtins: builtins.map(\.name))
+        var rows: [[String]] = [["NAME", "VERSION", "KIND", "FOLDER", "SERVICES", "STATUS"]]
+        for plugin in plugins {
+            rows.append([plugin.name, CrescentVersion.current, "builtin", "-", builtins.map(\.name).joined(separator: ","), "ok"])
+        }
+        for plugin in found {
+            let manifest = plugin.manifest
+            let status = switch plugin.status {
+            case .ok: "ok"
+            case .disabled: "disabled"
+            case .shadowed(_, let folder): "shadowed by \(folder)"
+            case .broken(let problem): "error: \(problem.message)"
+            }
+            rows.append([manifest?.name ?? "?", manifest?.version ?? "?", manifest?.kind.name ?? "?", plugin.folder,
+                         manifest?.services.joined(separator: ",") ?? "?", status])
+        }
+        let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let lines = rows.map { row in
+            (0..<5).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count) }.joined(separator: "  ") + "  " + row[5]
+        }
+        return .success(lines.joined(separator: "\n"))
+    }
+
+    /// Checks the plugin in `folder`: its manifest, then (starting it as a host would, without a
+    /// script) the services it declares. Returns the report and whether the plugin is usable.
+    public static func check(folder: String, plugins: [any Plugin], options: HostOptions) -> (ok: Bool, text: String) {
+        let manifest: PluginManifest
+        do throws(PluginProblem) {
+            manifest = try PluginManifest.load(folder: folder, hostVersion: CrescentVersion.current)
+        } catch {
+            return (false, "error: \(error.message)")
+        }
+        let documented = started(manifest, services: manifest.services, plugins: plugins, options: options)
+        let header = "plugin '\(manifest.name)' \(manifest.version) (\(manifest.kind.name)) in \(folder)"
+        return (documented.ok, ([header] + documented.lines + [documented.ok ? "ok" : "not usable"]).joined(separator: "\n"))
+    }
+
+    /// The full reference of service `name` when a plugin folder provides it (`crescent services
+    /// NAME`): its plugin is started, as a host would, to learn its declaration. Nil when no
+    /// usable plugin provides it.
+    public static func documentation(ofPluginService name: String, plugins: [any Plugin], options: HostOptions) -> String? {
+        let builtins = (try? ServiceFactory.entries(plugins: plugins, options: { var o = options; o.pluginSearch = nil; return o }())) ?? []
+        guard !builtins.contains(where: { $0.name == name }), let search = options.pluginSearch else { return nil }
+        let found = PluginDiscovery.discover(search, disabledNames: [], builtins: builtins.map(\.name))
+        for plugin in found {
+            guard case .ok(let manifest) = plugin.status, manifest.services.contains(name) else { continue }
+            return started(manifest, services: [name], plugins: plugins, options: options).lines.joined(separator: "\n")
+        }
+        return nil
+    }
+
+    /// Starts `manifest`'s plugin in a host of its own (no script runs) and documents `services`.
+    private static func started(_ manifest: PluginManifest, services: [String], plugins: [any Plugin],
+                                options: HostOptions) -> (ok: Bool, lines: [String]) {
+        var options = options
+        options.pluginSearch = PluginSearch(folders: [manifest.folder], onlyFolders: true)
+        options.ui = .plain
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        defer { try? group.syncShutdownGracefully() }
+        let loop = group.next()
+        let outcome = Result { () throws -> (ok: Bool, lines: [String]) in
+            try loop.submit { () throws -> (ok: Bool, lines: [String]) in
+                let host = try Host(loop: loop, options: options, plugins: plugins) { _ in }
+                defer { host.finish(status: 0) }
+                var lines: [String] = []
+                var ok = true
+                for name in services {
+                    guard let entry = host.binding.services.first(where: { $0.name == name }) else {
+                        lines.append("error: service '\(name)' is not registered (see the messages above)")
+                        ok = false
+                        continue
+                    }
+                    do throws(ServiceError) {
+                        lines.append(try entry.service().interface.documentation(as: "services.\(name)"))
+                    } catch {
+                        lines.append("error: \(error.message)")
+                        ok = false
+                    }
+                }
+                return (ok, lines)
+            }.wait()
+        }
+        switch outcome {
+        case .success(let result): return result
+        case .failure(let error): return (false, ["error: \(error)"])
+        }
+    }
+}

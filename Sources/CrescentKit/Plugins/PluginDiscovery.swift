@@ -1,0 +1,140 @@
+import Model
+import Services
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a host looks for plugin folders, and what it found.
+///
+/// The order is DESIGN.md's: each `--plugin DIR`, `plugins/` beside the running script, `plugins/`
+/// in the current folder, `$XDG_DATA_HOME/crescent/plugins` (default
+/// `~/.local/share/crescent/plugins`). A DIR that holds a `plugin.toml` is one plugin; any other
+/// folder is searched one level down. The first plugin of a name wins; a later one of the same
+/// name is listed as shadowed and not loaded.
+public struct PluginSearch: Sendable {
+    /// `--plugin DIR`, in order.
+    public var folders: [String] = []
+    /// The running script, whose folder may hold `plugins/`.
+    public var scriptPath: String?
+    /// `--no-plugins`: only the builtin plugins.
+    public var disabled = false
+    /// Only the `folders` given (`crescent plugin check DIR`), not the usual places.
+    public var onlyFolders = false
+
+    public init(folders: [String] = [], scriptPath: String? = nil, disabled: Bool = false, onlyFolders: Bool = false) {
+        self.folders = folders
+        self.scriptPath = scriptPath
+        self.disabled = disabled
+        self.onlyFolders = onlyFolders
+    }
+
+    /// The folders searched, in order, without repeats.
+    func roots() -> [(path: String, isGiven: Bool)] {
+        var roots = folders.map { ($0, true) }
+        if onlyFolders { return roots }
+        if let scriptPath {
+            let folder = scriptPath.contains("/") ? String(scriptPath[..<(scriptPath.lastIndex(of: "/") ?? scriptPath.endIndex)]) : "."
+            roots.append(((folder.isEmpty ? "" : folder) + "/plugins", false))
+        }
+        roots.append(("plugins", false))
+        if let data = try? StoreSettings.defaultDataFolder() { roots.append((data + "/plugins", false)) }
+        var seen: Set<String> = []
+        return roots.filter { seen.insert(Self.canonical($0.0)).inserted }
+    }
+
+    static func canonical(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}
+
+/// One plugin folder found, and whether it can be used.
+public struct DiscoveredPlugin: Sendable {
+    public enum Status: Sendable {
+        case ok(PluginManifest)
+        /// Named in `[plugins] disabled`.
+        case disabled(PluginManifest)
+        /// A plugin of the same name was found first, in `folder`.
+        case shadowed(PluginManifest, by: String)
+        /// Cannot be used; the problem names the file and the field.
+        case broken(PluginProblem)
+    }
+
+    public let folder: String
+    public var status: Status
+
+    /// The manifest when it could be read.
+    public var manifest: PluginManifest? {
+        switch status {
+        case .ok(let manifest), .disabled(let manifest), .shadowed(let manifest, _): manifest
+        case .broken: nil
+        }
+    }
+}
+
+/// Finds and checks the plugins of a run.
+public enum PluginDiscovery {
+    /// The plugin folders `search` finds, each with its status, in search order. Nothing runs.
+    ///
+    /// - Parameters:
+    ///   - disabledNames: `[plugins] disabled` of `crescent.toml`.
+    ///   - builtins: the services the builtin plugins provide, which no plugin may provide again.
+    public static func discover(_ search: PluginSearch, disabledNames: [String], builtins: [String],
+                                hostVersion: String = CrescentVersion.current) -> [DiscoveredPlugin] {
+        guard !search.disabled else { return [] }
+        var found: [DiscoveredPlugin] = []
+        for root in search.roots() {
+            for folder in pluginFolders(in: root.path, given: root.isGiven) {
+                let status: DiscoveredPlugin.Status
+                do throws(PluginProblem) {
+                    status = .ok(try PluginManifest.load(folder: folder, hostVersion: hostVersion))
+                } catch {
+                    status = .broken(error)
+                }
+                found.append(DiscoveredPlugin(folder: folder, status: status))
+            }
+        }
+        var owners: [String: String] = Dictionary(builtins.map { ($0, "the builtin plugins") }, uniquingKeysWith: { a, _ in a })
+        var names: [String: String] = [:]
+        let available = Set(builtins).union(found.compactMap(\.manifest).flatMap(\.services))
+        for index in found.indices {
+            guard case .ok(let manifest) = found[index].status else { continue }
+            if let first = names[manifest.name] {
+                found[index].status = .shadowed(manifest, by: first)
+                continue
+            }
+            names[manifest.name] = manifest.folder
+            if disabledNames.contains(manifest.name) {
+                found[index].status = .disabled(manifest)
+                continue
+            }
+            if let clash = manifest.services.first(where: { owners[$0] != nil }), let owner = owners[clash] {
+                found[index].status = .broken(PluginProblem("\(manifest.path): field 'services': service '\(clash)' is already provided by \(owner) (two plugins cannot provide one service; disable one in [plugins] disabled)"))
+                continue
+            }
+            if let missing = manifest.requires.first(where: { !available.contains($0) }) {
+                found[index].status = .broken(PluginProblem("\(manifest.path): field 'requires': no plugin provides service '\(missing)'"))
+                continue
+            }
+            for service in manifest.services { owners[service] = "the plugin in \(manifest.folder)" }
+        }
+        return found
+    }
+
+    /// `root` itself when it holds a manifest, else its subfolders that do (a given `--plugin`
+    /// folder that holds neither is reported as broken).
+    private static func pluginFolders(in root: String, given: Bool) -> [String] {
+        if access(PluginManifest.path(in: root), F_OK) == 0 { return [root] }
+        guard let directory = opendir(root) else { return given ? [root] : [] }
+        defer { closedir(directory) }
+        var folders: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard !name.hasPrefix(".") else { continue }
+            let folder = root + "/" + name
+            if access(PluginManifest.path(in: folder), F_OK) == 0 { folders.append(folder) }
+        }
+        return folders.sorted()
+    }
+}

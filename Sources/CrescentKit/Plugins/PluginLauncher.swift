@@ -1,0 +1,59 @@
+import Model
+public import NIOCore
+import Synchronization
+
+/// Starts the folder plugins of one host, on its loop, when their services are first touched.
+///
+/// The host's registry is set up before the host exists, so the services' entries hold this
+/// launcher and the host attaches itself once it is made.
+public final class PluginLauncher: Sendable {
+    /// The host, held weakly (it holds the entries that hold this launcher).
+    private final class WeakHost {
+        weak var host: Host?
+        init(_ host: Host) { self.host = host }
+    }
+
+    private let attached = Mutex<NIOLoopBound<WeakHost>?>(nil)
+
+    public init() {}
+
+    /// Gives the launcher its host.
+    func attach(_ host: Host) {
+        attached.withLock { $0 = NIOLoopBound(WeakHost(host), eventLoop: host.loop) }
+    }
+
+    /// Starts `manifest`'s plugin in the host and answers its services by name. Called on the
+    /// host's loop (a script touched a service); a failure is reported once in the log and every
+    /// use of the plugin's services answers it.
+    func start(_ manifest: PluginManifest, settings: Value, limits: PluginsSection) -> Result<[String: any Service], ServiceError> {
+        guard let bound = attached.withLock({ $0 }), bound.eventLoop.inEventLoop, let host = bound.value.host, host.isRunning else {
+            return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only on its host's loop"))
+        }
+        let started: Result<[String: any Service], PluginProblem>
+        switch manifest.kind {
+        case .lua(let main):
+            started = LuaPluginRuntime.start(manifest, main: main, settings: settings, limits: limits, parent: host)
+        case .process(let command):
+            started = ProcessPlugin.start(manifest, command: command, settings: settings, limits: limits, parent: host)
+        }
+        switch started {
+        case .success(let services):
+            return .success(services)
+        case .failure(let problem):
+            host.writeError("\(host.console.styled("crescent:", .error)) error: plugin '\(manifest.name)' skipped: \(problem.message)")
+            let firstLine = problem.message.split(separator: "\n").first.map(String.init) ?? problem.message
+            return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start: \(firstLine)"))
+        }
+    }
+}
+
+/// Runs `body` with a plugin's loop-confined value on its loop: at once when already there (a
+/// call starts on the loop), else as a job on the loop (a reply cancelled from another thread).
+func onLoop<Value>(_ bound: NIOLoopBound<Value>, _ body: @escaping (Value) -> Void) {
+    if bound.eventLoop.inEventLoop {
+        body(bound.value)
+    } else {
+        let boundBody = NIOLoopBound(body, eventLoop: bound.eventLoop)
+        bound.eventLoop.execute { boundBody.value(bound.value) }
+    }
+}

@@ -1,0 +1,231 @@
+public import Model
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plugin folder's `plugin.toml`, read and checked before anything of the plugin runs.
+///
+/// Every mistake names the manifest's path and the field (`plugins/places/plugin.toml: field
+/// 'kind' must be "lua" or "process", got "ruby"`), so a broken plugin is reported once and
+/// skipped while the host and the other plugins run on.
+///
+/// ```toml
+/// name = "places"
+/// version = "1.0.0"
+/// crescent = ">=0.1.0, <1.0.0"
+/// kind = "lua"
+/// main = "main.lua"
+/// services = ["places"]
+/// requires = ["location", "store"]
+/// ```
+public struct PluginManifest: Sendable {
+    /// How the plugin runs.
+    public enum Kind: Sendable, Equatable {
+        /// A Lua file run in a VM of its own (`main`, relative to the folder).
+        case lua(main: String)
+        /// A program speaking JSON-RPC on its stdin and stdout (`command`, run in the folder).
+        case process(command: [String])
+
+        /// `lua` or `process`, as the manifest writes it.
+        public var name: String {
+            switch self {
+            case .lua: "lua"
+            case .process: "process"
+            }
+        }
+    }
+
+    /// The file name looked for in a plugin folder.
+    public static let fileName = "plugin.toml"
+
+    public let name: String
+    public let version: String
+    /// The host versions it works with, as written.
+    public let crescent: String
+    public let description: String
+    public let kind: Kind
+    /// The services it provides (known before it runs).
+    public let services: [String]
+    /// The services it uses; a Lua plugin sees only these.
+    public let requires: [String]
+    /// Its settings, each a key of its section of `crescent.toml`.
+    public let settings: [PluginSetting]
+    /// The plugin folder.
+    public let folder: String
+
+    /// The manifest's path, for messages.
+    public var path: String { Self.path(in: folder) }
+
+    /// What is wrong when a started plugin declared the services `declared` (`by` its main file,
+    /// or its answer to `initialize`): the manifest promises exactly the services it provides.
+    func mismatch(declared: [String], by source: String) -> PluginProblem? {
+        if let missing = services.first(where: { !declared.contains($0) }) {
+            return PluginProblem("\(source) did not declare service '\(missing)', which \(path) promises")
+        }
+        if let extra = declared.first(where: { !services.contains($0) }) {
+            return PluginProblem("\(source) declared service '\(extra)', which \(path) does not list in field 'services'")
+        }
+        return nil
+    }
+
+    static func path(in folder: String) -> String {
+        folder.hasSuffix("/") ? folder + fileName : folder + "/" + fileName
+    }
+
+    /// Reads and checks the manifest in `folder` for a host of version `hostVersion`.
+    ///
+    /// - Throws: ``PluginProblem`` naming the manifest and the field that is wrong.
+    public static func load(folder: String, hostVersion: String) throws(PluginProblem) -> PluginManifest {
+        let path = path(in: folder)
+        guard access(path, R_OK) == 0 else { throw PluginProblem("\(path): cannot read the manifest (a plugin folder holds a plugin.toml)") }
+        let fields: [String: Value]
+        do throws(HostSetupError) {
+            fields = try ConfigFile.load(path).sections
+        } catch {
+            throw PluginProblem(error.description)
+        }
+        return try ManifestReader(path: path, fields: fields).manifest(folder: folder, hostVersion: hostVersion)
+    }
+}
+
+/// One setting a plugin declares (`[settings.radius]`).
+public struct PluginSetting: Sendable {
+    /// The types a setting may have.
+    public enum Kind: String, Sendable, CaseIterable {
+        case string, number, integer, boolean, array, table
+
+        /// True when `value` has this type (an integer is a number too).
+        func accepts(_ value: Value) -> Bool {
+            switch (self, value) {
+            case (.string, .string), (.integer, .integer), (.number, .integer), (.number, .number),
+                 (.boolean, .bool), (.array, .array), (.table, .object): true
+            default: false
+            }
+        }
+    }
+
+    public let key: String
+    public let kind: Kind
+    public let defaultValue: Value?
+    public let doc: String
+}
+
+/// Why a plugin cannot be used: its manifest, its entry, its start. The message names the file
+/// and the field or line.
+public struct PluginProblem: Error, CustomStringConvertible, Sendable {
+    public let message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+}
+
+/// Reads the fields of one manifest, each mistake naming the path and the field.
+private struct ManifestReader {
+    let path: String
+    let fields: [String: Value]
+
+    static let knownFields: Set<String> = ["name", "version", "crescent", "description", "kind", "main", "command",
+                                          "services", "requires", "settings"]
+
+    func manifest(folder: String, hostVersion: String) throws(PluginProblem) -> PluginManifest {
+        if let unknown = fields.keys.sorted().first(where: { !Self.knownFields.contains($0) }) {
+            throw problem(unknown, "is not a manifest field (fields: \(Self.knownFields.sorted().joined(separator: ", ")))")
+        }
+        let name = try string("name")
+        guard PluginNames.isValid(name) else { throw problem("name", "must match [a-z][a-z0-9_]*, got \"\(name)\"") }
+        let version = try string("version")
+        guard SemanticVersion(version) != nil else { throw problem("version", "must be a version like 1.0.0, got \"\(version)\"") }
+        let crescent = try string("crescent")
+        let range: VersionRange
+        do throws(VersionRange.RangeError) {
+            range = try VersionRange(crescent)
+        } catch {
+            throw problem("crescent", error.message)
+        }
+        if let host = SemanticVersion(hostVersion), !range.contains(host) {
+            throw problem("crescent", "the plugin needs crescent \(crescent); this is crescent \(hostVersion)")
+        }
+        let kind = try self.kind(folder: folder)
+        let services = try names("services", required: true)
+        guard !services.isEmpty else { throw problem("services", "must name at least one service") }
+        return PluginManifest(name: name, version: version, crescent: crescent,
+                              description: fields["description"]?.stringValue ?? "",
+                              kind: kind, services: services, requires: try names("requires", required: false),
+                              settings: try settings(), folder: folder)
+    }
+
+    private func problem(_ field: String, _ message: String) -> PluginProblem {
+        PluginProblem("\(path): field '\(field)' \(message)")
+    }
+
+    private func string(_ field: String) throws(PluginProblem) -> String {
+        guard let value = fields[field] else { throw problem(field, "is missing") }
+        guard let text = value.stringValue else { throw problem(field, "must be a string, got \(value.typeName)") }
+        return text
+    }
+
+    private func kind(folder: String) throws(PluginProblem) -> PluginManifest.Kind {
+        switch try string("kind") {
+        case "lua":
+            let main = fields["main"] == nil ? "main.lua" : try string("main")
+            let file = main.hasPrefix("/") ? main : folder + "/" + main
+            guard access(file, R_OK) == 0 else { throw problem("main", "names \(file), which cannot be read") }
+            return .lua(main: main)
+        case "process":
+            guard let value = fields["command"] else { throw problem("command", "is missing (a process plugin runs it, e.g. [\"python3\", \"main.py\"])") }
+            guard let items = value.arrayValue, !items.isEmpty,
+                  case let words = items.compactMap(\.stringValue), words.count == items.count, !words[0].isEmpty
+            else { throw problem("command", "must be a non-empty array of strings, e.g. [\"python3\", \"main.py\"]") }
+            return .process(command: words)
+        case let other:
+            throw problem("kind", "must be \"lua\" or \"process\", got \"\(other)\"")
+        }
+    }
+
+    private func names(_ field: String, required: Bool) throws(PluginProblem) -> [String] {
+        guard let value = fields[field] else {
+            if required { throw problem(field, "is missing") }
+            return []
+        }
+        guard let items = value.arrayValue else { throw problem(field, "must be an array of names, got \(value.typeName)") }
+        var names: [String] = []
+        for item in items {
+            guard let name = item.stringValue, PluginNames.isValid(name) else {
+                throw problem(field, "must hold names matching [a-z][a-z0-9_]*, got \(item.jsonText)")
+            }
+            guard !names.contains(name) else { throw problem(field, "names '\(name)' twice") }
+            names.append(name)
+        }
+        return names
+    }
+
+    private func settings() throws(PluginProblem) -> [PluginSetting] {
+        guard let value = fields["settings"] else { return [] }
+        guard case .object(let table) = value else { throw problem("settings", "must be a table of [settings.KEY] tables") }
+        var settings: [PluginSetting] = []
+        for key in table.keys.sorted() {
+            let field = "settings.\(key)"
+            guard case .object(let spec) = table[key] ?? .null else { throw problem(field, "must be a table with type, default and doc") }
+            let kinds = PluginSetting.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            guard let typeName = spec["type"]?.stringValue, let kind = PluginSetting.Kind(rawValue: typeName) else {
+                throw problem(field + ".type", "must be one of \(kinds)")
+            }
+            if let defaultValue = spec["default"], !kind.accepts(defaultValue) {
+                throw problem(field + ".default", "must be \(kind.rawValue), got \(defaultValue.typeName)")
+            }
+            settings.append(PluginSetting(key: key, kind: kind, defaultValue: spec["default"],
+                                          doc: spec["doc"]?.stringValue ?? ""))
+        }
+        return settings
+    }
+}
+
+/// The one syntax of plugin and service names.
+enum PluginNames {
+    /// `[a-z][a-z0-9_]*`.
+    static func isValid(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+    }
+}

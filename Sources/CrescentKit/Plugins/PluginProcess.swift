@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A process plugin's program, started with pipes on its stdin, stdout and stderr.
+///
+/// It runs with the plugin folder as its working directory and the host's environment plus
+/// `CRESCENT_PLUGIN_DIR` and `CRESCENT_DATA_DIR`. The host's ends of the pipes are
+/// close-on-exec, so no other child inherits them: when the host goes, even by `kill -9`, the
+/// program sees its stdin close (and must exit then).
+struct PluginProcess {
+    let pid: pid_t
+    /// The host's ends: write to the program's stdin, read its stdout and stderr.
+    let stdin: Int32
+    let stdout: Int32
+    let stderr: Int32
+
+    /// Starts `command` (the program is looked up in `PATH` unless it holds a `/`).
+    static func spawn(_ command: [String], folder: String, environment extra: [String: String]) throws(PluginProblem) -> PluginProcess {
+        guard let input = pipePair(), let output = pipePair() else { throw failure(command, errno) }
+        guard let errors = pipePair() else {
+            closeAll(input + output)
+            throw failure(command, errno)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // dup2 clears close-on-exec on the copies the program keeps.
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+
+        var variables: [String: String] = [:]
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if let equals = text.firstIndex(of: "=") { variables[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
+            entry += 1
+        }
+        for (name, value) in extra { variables[name] = value }
+        let environment: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for item in environment { free(item) } }
+        // Its own process group, so a Ctrl-C at the terminal reaches the host, which shuts the
+        // program down in order; signals the host ignores (SIGPIPE, and SIGINT/SIGTERM it handles
+        // itself) are back to their defaults in the program.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGPIPE, SIGINT, SIGTERM] { sigaddset(&defaults, number) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+        // The handshake writes to the pipe before NIO owns it: a program that is gone must make
+        // that write fail, not end the host (NIO ignores SIGPIPE the same way for its pipes).
+        signal(SIGPIPE, SIG_IGN)
+
+        var pid = pid_t()
+        // The shell changes to the plugin folder, then becomes the program (found in PATH, or
+        // relative to the folder): glibc's posix_spawn chdir action is not in Swift's Glibc.
+        let argv: [UnsafeMutablePointer<CChar>?] = (["/bin/sh", "-c", "cd -- \"$0\" && exec \"$@\"", folder] + command).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        let status = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environment)
+        close(input[0])
+        close(output[1])
+        close(errors[1])
+        guard status == 0 else {
+            closeAll([input[1], output[0], errors[0]])
+            throw failure(command, status)
+        }
+        return PluginProcess(pid: pid, stdin: input[1], stdout: output[0], stderr: errors[0])
+    }
+
+    private static func failure(_ command: [String], _ code: Int32) -> PluginProblem {
+        PluginProblem("cannot start '\(command.joined(separator: " "))': \(String(cString: strerror(code)))")
+    }
+
+    /// A pipe whose two ends are close-on-exec (the program gets its copies through dup2).
+    private static func pipePair() -> [Int32]? {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return ends
+    }
+
+    private static func closeAll(_ descriptors: [Int32]) {
+        for descriptor in descriptors { close(descriptor) }
+    }
+
+    /// Reaps the program, killing it first when it has not exited within `grace` seconds.
+    /// Returns at once for a program that has exited.
+    func reap(grace: Double) {
+        var status: Int32 = 0
+        var waited = 0.0
+        while true {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid || (result == -1 && errno != EINTR) { return }
+            if waited >= grace { break }
+            usleep(10_000)
+            waited += 0.01
+        }
+        kill(pid, SIGKILL)
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    }
+
+    /// Reads one line from stdout, waiting at most `seconds`: the answer to `initialize`, read
+    /// before the pipe is handed to the loop. Returns the line and the bytes read after it.
+    func readLine(within seconds: Double, maximumLength: Int) throws(PluginProblem) -> (line: [UInt8], rest: [UInt8]) {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var remaining = Int32(min(seconds * 1000, Double(Int32.max)))
+        while true {
+            if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+                return (Array(bytes[..<newline]), Array(bytes[(newline + 1)...]))
+            }
+            guard bytes.count <= maximumLength else { throw PluginProblem("its first line is longer than \(maximumLength) bytes") }
+            var descriptor = pollfd(fd: stdout, events: Int16(POLLIN), revents: 0)
+            // The handshake blocks the loop, so it is bounded in real time whatever the host's
+            // clock: each poll takes what is left of the bound.
+            let started = PluginProcess.milliseconds()
+            let ready = poll(&descriptor, 1, remaining)
+            remaining -= Int32(clamping: PluginProcess.milliseconds() - started)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { throw PluginProblem("it did not answer 'initialize' within \(formatSeconds(seconds)) s") }
+            let count = read(stdout, &buffer, buffer.count)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw PluginProblem("it exited before answering 'initialize'") }
+            bytes += buffer[0..<count]
+            if remaining <= 0 && bytes.firstIndex(of: UInt8(ascii: "\n")) == nil {
+                throw PluginProblem("it did not answer 'initialize' within \(formatSeconds(seconds)) s")
+            }
+        }
+    }
+
+    /// What the program wrote to stderr so far (at most 4 KiB, waiting at most 0.2 s): why it
+    /// could not start, for the message that reports it.
+    func errorOutput() -> String {
+        var descriptor = pollfd(fd: stderr, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 200) > 0 else { return "" }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(stderr, &buffer, buffer.count)
+        guard count > 0 else { return "" }
+        return String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").joined(separator: " | ")
+    }
+
+    private static func milliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
+    /// Writes all of `bytes` to the program's stdin (blocking; the handshake only).
+    func write(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            // Invariant: offset < bytes.count, so the buffer is not empty and has a base address.
+            let count = bytes.withUnsafeBytes { Glibc.write(stdin, $0.baseAddress! + offset, bytes.count - offset) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return false }
+            offset += count
+        }
+        return true
+    }
+}
+
+/// Makes `path` and the folders above it that are missing (`mkdir -p`).
+func makeFolders(_ path: String, mode: mode_t) {
+    var prefix = ""
+    for part in path.split(separator: "/") {
+        prefix += (prefix.isEmpty && !path.hasPrefix("/") ? "" : "/") + part
+        mkdir(prefix, mode)
+    }
+}

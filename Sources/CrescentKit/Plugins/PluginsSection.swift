@@ -1,0 +1,46 @@
+import Model
+
+/// The `[plugins]` section of `crescent.toml`: which plugins stay off and the limits every plugin
+/// runs under.
+///
+/// ```toml
+/// [plugins]
+/// disabled = ["system"]
+/// memory_limit = 256      # MiB, per Lua plugin VM
+/// call_timeout = 10       # seconds a plugin method may take
+/// ```
+struct PluginsSection: Sendable {
+    var disabled: [String] = []
+    var memoryLimitMiB = 256
+    var callTimeout = 10.0
+    /// Settings of the wrong type (`[plugins] call_timeout must be ...`): the default is used.
+    var problems: [String] = []
+
+    init(_ section: Value?) {
+        let section = section ?? .object([:])
+        let disabled = section["disabled"]
+        if !disabled.isNull {
+            if let names = disabled.arrayValue?.compactMap(\.stringValue), names.count == disabled.arrayValue?.count {
+                self.disabled = names
+            } else {
+                problems.append("[plugins] disabled must be an array of plugin names; ignored")
+            }
+        }
+        let memory = section["memory_limit"]
+        if !memory.isNull {
+            if let mib = memory.integerValue, mib >= 0, mib <= 1 << 20 {
+                memoryLimitMiB = Int(mib)
+            } else {
+                problems.append("[plugins] memory_limit must be a number of MiB (0 for none); using 256")
+            }
+        }
+        let timeout = section["call_timeout"]
+        if !timeout.isNull {
+            if let seconds = timeout.doubleValue, seconds > 0, seconds.isFinite {
+                callTimeout = seconds
+            } else {
+                problems.append("[plugins] call_timeout must be a positive number of seconds; using 10")
+            }
+        }
+    }
+}

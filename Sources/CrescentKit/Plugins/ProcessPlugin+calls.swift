@@ -1,0 +1,238 @@
+import Model
+import NIOCore
+import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ProcessPlugin {
+    // MARK: The pipes
+
+    /// Hands `run`'s stdout and stdin, and its stderr, to the loop.
+    func connect(_ run: ProcessRun) {
+        let plugin = NIOLoopBound(self, eventLoop: host.loop)
+        let boundRun = NIOLoopBound(run, eventLoop: host.loop)
+        let process = run.process
+        NIOPipeBootstrap(group: host.loop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(JSONRPCLineDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(ProcessPluginHandler(plugin: plugin, run: boundRun))
+                }
+            }
+            .takingOwnershipOfDescriptors(input: process.stdout, output: process.stdin)
+            .whenComplete { result in
+                switch result {
+                case .success(let channel):
+                    boundRun.value.attach(channel)
+                case .failure(let error):
+                    Glibc.close(process.stdout)
+                    Glibc.close(process.stdin)
+                    plugin.value.ended(boundRun.value, reason: "could not be read (\(error))")
+                }
+            }
+        NIOPipeBootstrap(group: host.loop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(JSONRPCLineDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(ProcessPluginLogHandler(plugin: plugin))
+                }
+            }
+            .takingOwnershipOfDescriptor(input: process.stderr)
+            .whenComplete { result in
+                switch result {
+                case .success(let channel):
+                    if boundRun.value.isClosed { channel.close(promise: nil) } else { boundRun.value.errors = channel }
+                case .failure:
+                    Glibc.close(process.stderr)
+                }
+            }
+    }
+
+    // MARK: Messages from the program
+
+    /// One line from the program's stdout.
+    func received(_ line: [UInt8]) {
+        switch JSONRPCMessage.parse(line: line) {
+        case .failure(let error):
+            log(.warn, "skipped a malformed line (\(error.message)): \(String(decoding: line.prefix(200), as: UTF8.self))")
+        case .success(.response(let id, let result)):
+            guard case .integer(let number) = id, let call = inFlight.removeValue(forKey: number) else { return }
+            answeredInThisRun = true
+            call.answer(.success(result))
+        case .success(.failure(let id, let error)):
+            guard case .integer(let number)? = id, let call = inFlight.removeValue(forKey: number) else {
+                log(.warn, "reported an error: \(error.message)")
+                return
+            }
+            answeredInThisRun = true
+            let code = error.data?["code"].stringValue.flatMap(ServiceError.Code.init(name:)) ?? .internal
+            call.answer(.failure(ServiceError(code, error.message)))
+        case .success(.notification(let method, let params)):
+            notified(method, params)
+        case .success(.request(_, let method, _)):
+            log(.warn, "sent a request ('\(method)'), which the host does not take; skipped")
+        }
+    }
+
+    private func notified(_ method: String, _ params: Value) {
+        switch method {
+        case "set":
+            let service = params["service"].stringValue ?? "", key = params["property"].stringValue ?? ""
+            let value = params["value"]
+            guard let target = services[service], let property = target.interface.property(key) else {
+                log(.warn, "set '\(service).\(key)', which it does not declare; dropped")
+                return
+            }
+            guard Self.value(value, fits: property.type) else {
+                log(.warn, "set '\(service).\(key)' to \(value.typeName), which is not its type \(property.type); dropped")
+                return
+            }
+            target.set(key, to: value)
+        case "emit":
+            let service = params["service"].stringValue ?? "", event = params["event"].stringValue ?? ""
+            guard let target = services[service], target.emit(event, params["payload"]) else {
+                log(.warn, "emitted '\(service).\(event)', which it does not declare; dropped")
+                return
+            }
+        case "log":
+            let level = params["level"].stringValue.flatMap(HostOptions.LogLevel.init(name:)) ?? .info
+            log(level, params["message"].stringValue ?? params["message"].jsonText)
+        default:
+            log(.warn, "sent a notification '\(method)', which the host does not take; skipped")
+        }
+    }
+
+    /// True when `value` fits the declared type in words (`number`, `string?`, `{ one, five }`).
+    static func value(_ value: Value, fits type: String) -> Bool {
+        let optional = type.hasSuffix("?")
+        if value.isNull { return true }
+        let word = optional ? String(type.dropLast()) : type
+        if word.hasPrefix("{") && !word.hasSuffix("s}") && word.contains(",") { return ArgumentType.table.accepts(value) }
+        return ServiceDeclaration.argumentType(word).accepts(value)
+    }
+
+    // MARK: Calls
+
+    /// Sends `service.method(arguments)` to the program (starting it again first when it is not
+    /// running) and answers `reply` once.
+    func call(_ service: String, _ method: String, _ arguments: Arguments, _ reply: Reply) {
+        guard !isFinished else {
+            reply(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' has stopped")))
+            return
+        }
+        let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
+        let plugin = NIOLoopBound(self, eventLoop: host.loop)
+        let boundCall = NIOLoopBound(call, eventLoop: host.loop)
+        deadlines.add(call)
+        call.onDone = { [weak self] call in self?.deadlines.remove(call) }
+        reply.onCancel {
+            onLoop(plugin) { plugin in
+                plugin.drop(boundCall.value, answering: ServiceError(.cancelled, "the request was cancelled"))
+            }
+        }
+        if running != nil {
+            send(call)
+        } else {
+            waiting.append(call)
+            scheduleRestart()
+        }
+    }
+
+    /// Ends `call` with `error`, telling the program to stop working on it.
+    func drop(_ call: PluginCall, answering error: ServiceError) {
+        guard !call.isDone else { return }
+        waiting.removeAll { $0 === call }
+        if let id = call.requestID, inFlight.removeValue(forKey: id) != nil {
+            running?.send(JSONRPCMessage.notification(method: "cancel", params: ["id": .integer(id)]).line)
+        }
+        call.answer(.failure(error))
+    }
+
+    private func send(_ call: PluginCall) {
+        guard let running else { return }
+        let id = nextID
+        nextID += 1
+        call.requestID = id
+        inFlight[id] = call
+        let params: Value = ["service": .string(call.service), "method": .string(call.method), "args": .array(call.arguments.values)]
+        running.send(JSONRPCMessage.request(id: .integer(id), method: "call", params: params).line)
+    }
+
+    /// Starts the program again for the waiting calls, once the backoff has passed.
+    private func scheduleRestart() {
+        guard restartJob == nil else { return }
+        let delay = restartAt.map { $0 - host.clock.uptime } ?? .zero
+        let plugin = NIOLoopBound(self, eventLoop: host.loop)
+        restartJob = host.clock.schedule(after: max(delay, .zero)) {
+            onLoop(plugin) { plugin in
+                plugin.restartJob = nil
+                plugin.restart()
+            }
+        }
+    }
+
+    private func restart() {
+        guard !isFinished, running == nil, !waiting.isEmpty else { return }
+        let calls = waiting
+        waiting.removeAll()
+        do throws(PluginProblem) {
+            try launch()
+        } catch {
+            log(.error, "could not start again: \(error.message)")
+            restartAt = host.clock.uptime + backoff.advance()
+            for call in calls { call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start again: \(error.message)"))) }
+            return
+        }
+        for call in calls where !call.isDone { send(call) }
+    }
+}
+
+/// Reads the program's stdout: one JSON-RPC message per line.
+private final class ProcessPluginHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    let plugin: NIOLoopBound<ProcessPlugin>
+    let run: NIOLoopBound<ProcessRun>
+
+    init(plugin: NIOLoopBound<ProcessPlugin>, run: NIOLoopBound<ProcessRun>) {
+        self.plugin = plugin
+        self.run = run
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        guard plugin.value.running === run.value else { return }
+        plugin.value.received(Array(buffer.readableBytesView))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is JSONRPCLineTooLong {
+            plugin.value.log(.error, "sent a line longer than \(JSONRPCLineDecoder.defaultMaximumLength) bytes; ending it")
+            kill(run.value.process.pid, SIGKILL)
+        }
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        plugin.value.ended(run.value, reason: "exited")
+    }
+}
+
+/// Reads the program's stderr: each line goes to the log at `warn`, named after the plugin.
+private final class ProcessPluginLogHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    let plugin: NIOLoopBound<ProcessPlugin>
+
+    init(plugin: NIOLoopBound<ProcessPlugin>) { self.plugin = plugin }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let line = String(decoding: unwrapInboundIn(data).readableBytesView, as: UTF8.self)
+        plugin.value.log(.warn, line)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,237 @@
+import Model
+import NIOCore
+import NIOPosix
+import Services
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A process plugin running: its program, the JSON-RPC conversation with it over its stdin and
+/// stdout, and its restarts. Confined to the host's loop.
+///
+/// - The program starts when a script first touches one of its services: the host sends
+///   `initialize` and waits for the answer, which declares the services (bounded by
+///   `call_timeout`, at least 30 s); then the pipes are handed to the loop.
+/// - Each call is a `call` request; the answer, or an error whose `data.code` is a service error
+///   code, answers it. No call waits past `call_timeout` (it answers `timeout` and the program is
+///   sent `cancel`); a cancelled request sends `cancel` too.
+/// - A program that exits or crashes answers each call in flight `unavailable`, once; the next
+///   call starts it again: at once after a run that answered calls, else after a backoff that
+///   doubles from 1 s to 60 s on the host's clock.
+/// - `set`, `emit` and `log` notifications update properties, emit events and log; values for
+///   undeclared properties or events, or of the wrong type, are logged and dropped; malformed
+///   lines are logged and skipped; a line over 16 MiB ends the program.
+/// - At exit: `shutdown`, stdin closed, killed when still running 2 s later.
+final class ProcessPlugin {
+    let manifest: PluginManifest
+    let command: [String]
+    let settings: Value
+    let callTimeout: Double
+    unowned let host: Host
+    var services: [String: PluginService] = [:]
+    /// The running program, nil while stopped.
+    var running: ProcessRun?
+    /// Calls sent and not yet answered, by request id.
+    var inFlight: [Int64: PluginCall] = [:]
+    /// Calls that wait for the program to start again.
+    var waiting: [PluginCall] = []
+    var nextID: Int64 = 1
+    /// The wait before the next start after a failure, and when that start may happen.
+    var backoff = Backoff(initial: .seconds(1), maximum: .seconds(60))
+    var restartAt: Duration?
+    var restartJob: Cancellation?
+    /// True once the current run answered a call: its end restarts at once.
+    var answeredInThisRun = false
+    var isFinished = false
+    /// Runs that have ended (for tests: each is reaped).
+    private(set) var runs = 0
+
+    /// The time limit of the calls in flight.
+    lazy var deadlines = CallDeadlines(clock: host.clock, loop: host.loop, limit: callTimeout) { [unowned self] call in
+        self.drop(call, answering: ServiceError(.timeout, "plugin '\(self.manifest.name)': \(call.service).\(call.method) did not answer within \(formatSeconds(self.callTimeout)) s ([plugins] call_timeout)"))
+    }
+
+    init(manifest: PluginManifest, command: [String], settings: Value, callTimeout: Double, host: Host) {
+        self.manifest = manifest
+        self.command = command
+        self.settings = settings
+        self.callTimeout = callTimeout
+        self.host = host
+    }
+
+    /// Starts the program, learns its services from `initialize` and answers them by name.
+    static func start(_ manifest: PluginManifest, command: [String], settings: Value, limits: PluginsSection,
+                      parent: Host) -> Result<[String: any Service], PluginProblem> {
+        let plugin = ProcessPlugin(manifest: manifest, command: command, settings: settings,
+                                   callTimeout: limits.callTimeout, host: parent)
+        let declarations: [ServiceDeclaration]
+        do throws(PluginProblem) {
+            declarations = try plugin.launch()
+        } catch {
+            return .failure(PluginProblem("\(manifest.path): \(error.message)"))
+        }
+        if let problem = manifest.mismatch(declared: declarations.map(\.name), by: "its answer to 'initialize'") {
+            plugin.finish()
+            return .failure(problem)
+        }
+        let bound = NIOLoopBound(plugin, eventLoop: parent.loop)
+        for declaration in declarations {
+            let name = declaration.name
+            plugin.services[name] = PluginService(declaration) { method, arguments, reply in
+                onLoop(bound) { plugin in plugin.call(name, method, arguments, reply) }
+            }
+        }
+        parent.teardownActions.append { plugin.finish() }
+        return .success(plugin.services.mapValues { $0 as any Service })
+    }
+
+    /// `CRESCENT_DATA_DIR`: a folder of the plugin's own under the data folder (made when missing).
+    private var dataFolder: String {
+        let base = host.options.dataDirectory.flatMap { $0 == ":memory:" ? nil : $0 }
+            ?? (try? StoreSettings.defaultDataFolder()) ?? "."
+        let folder = base + "/plugins/" + manifest.name
+        makeFolders(folder, mode: 0o700)
+        return folder
+    }
+
+    // MARK: Starting and stopping
+
+    /// How long the answer to `initialize` may take: the call time limit, but never less than 30 s
+    /// (an interpreter starting on a loaded machine is slow, and a short limit is for calls).
+    var startTimeout: Double { max(callTimeout, 30) }
+
+    /// Spawns the program, sends `initialize` and reads its answer, then hands the pipes to the
+    /// loop. Answers the services the program declares.
+    @discardableResult
+    func launch() throws(PluginProblem) -> [ServiceDeclaration] {
+        let folder = PluginSearch.canonical(manifest.folder)
+        let process = try PluginProcess.spawn(command, folder: folder,
+                                              environment: ["CRESCENT_PLUGIN_DIR": folder, "CRESCENT_DATA_DIR": dataFolder])
+        let request = JSONRPCMessage.request(id: 0, method: "initialize",
+                                             params: ["crescent": .string(CrescentVersion.current), "settings": settings])
+        let answer: (line: [UInt8], rest: [UInt8])
+        do throws(PluginProblem) {
+            guard process.write(Array((request.line + "\n").utf8)) else { throw PluginProblem("it closed its stdin before 'initialize'") }
+            answer = try process.readLine(within: startTimeout, maximumLength: JSONRPCLineDecoder.defaultMaximumLength)
+        } catch {
+            let said = process.errorOutput()
+            abandon(process)
+            throw said.isEmpty ? error : PluginProblem("\(error.message) (its stderr: \(said))")
+        }
+        let declarations: [ServiceDeclaration]
+        do throws(PluginProblem) {
+            declarations = try Self.declarations(fromInitializeAnswer: answer.line)
+        } catch {
+            abandon(process)
+            throw error
+        }
+        let run = ProcessRun(process: process)
+        running = run
+        connect(run)
+        answeredInThisRun = false
+        if !answer.rest.isEmpty {
+            for line in answer.rest.split(separator: UInt8(ascii: "\n")) { received(Array(line)) }
+        }
+        return declarations
+    }
+
+    private func abandon(_ process: PluginProcess) {
+        close(process.stdin)
+        close(process.stdout)
+        close(process.stderr)
+        process.reap(grace: 0)
+    }
+
+    /// The services an `initialize` answer declares.
+    static func declarations(fromInitializeAnswer line: [UInt8]) throws(PluginProblem) -> [ServiceDeclaration] {
+        let result: Value
+        switch JSONRPCMessage.parse(line: line) {
+        case .success(.response(_, let value)): result = value
+        case .success(.failure(_, let error)): throw PluginProblem("it answered 'initialize' with an error: \(error.message)")
+        case .success: throw PluginProblem("its first line is not the answer to 'initialize'")
+        case .failure(let error): throw PluginProblem("its answer to 'initialize' is not JSON-RPC: \(error.message)")
+        }
+        guard let services = result["services"].arrayValue else {
+            throw PluginProblem("its answer to 'initialize' has no 'services' array")
+        }
+        var declarations: [ServiceDeclaration] = []
+        for (index, service) in services.enumerated() {
+            guard let name = service["name"].stringValue, PluginNames.isValid(name) else {
+                throw PluginProblem("its answer to 'initialize': services[\(index + 1)].name must be a name matching [a-z][a-z0-9_]*")
+            }
+            var declaration = ServiceDeclaration(name: name, summary: service["summary"].stringValue ?? "")
+            for property in service["properties"].arrayValue ?? [] {
+                guard let key = property["name"].stringValue else { throw PluginProblem("its answer to 'initialize': a property of '\(name)' has no name") }
+                declaration.properties.append(.init(name: key, type: property["type"].stringValue ?? "value",
+                                                    doc: property["doc"].stringValue ?? "", value: property["value"]))
+            }
+            for method in service["methods"].arrayValue ?? [] {
+                guard let key = method["name"].stringValue else { throw PluginProblem("its answer to 'initialize': a method of '\(name)' has no name") }
+                let arguments = (method["args"].arrayValue ?? []).compactMap { argument -> ArgumentSpec? in
+                    guard let argumentName = argument["name"].stringValue else { return nil }
+                    var spec = ServiceDeclaration.argument("\(argumentName): \(argument["type"].stringValue ?? "value")")
+                    if let doc = argument["doc"].stringValue, let made = spec {
+                        spec = ArgumentSpec(made.name, made.type, doc, optional: made.isOptional)
+                    }
+                    return spec
+                }
+                declaration.methods.append(.init(name: key, arguments: arguments, returns: method["returns"].stringValue ?? "nil",
+                                                 doc: method["doc"].stringValue ?? ""))
+            }
+            for event in service["events"].arrayValue ?? [] {
+                guard let key = event["name"].stringValue else { throw PluginProblem("its answer to 'initialize': an event of '\(name)' has no name") }
+                declaration.events.append(EventSpec(name: key, payload: event["payload"].stringValue ?? "nil", summary: event["doc"].stringValue ?? ""))
+            }
+            declarations.append(declaration)
+        }
+        return declarations
+    }
+
+    /// The program's stdout closed or broke: it is gone. Calls in flight answer `unavailable`.
+    func ended(_ run: ProcessRun, reason: String) {
+        guard let running, running === run else { return }
+        self.running = nil
+        runs += 1
+        running.close()
+        running.process.reap(grace: 0.2)
+        let calls = inFlight.values
+        inFlight.removeAll()
+        for call in calls {
+            call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' \(reason) during the call; it starts again on the next call")))
+        }
+        if answeredInThisRun {
+            backoff.reset()
+            restartAt = nil
+        } else {
+            restartAt = host.clock.uptime + backoff.advance()
+        }
+        if !isFinished { log(.warn, "\(reason)") }
+    }
+
+    /// Shuts the program down: `shutdown`, stdin closed, killed when it has not exited 2 s later.
+    func finish() {
+        guard !isFinished else { return }
+        isFinished = true
+        restartJob?.cancel()
+        deadlines.cancelAll()
+        for call in waiting + Array(inFlight.values) {
+            call.answer(.failure(ServiceError(.unavailable, "the host is shutting down")))
+        }
+        waiting.removeAll()
+        inFlight.removeAll()
+        guard let running else { return }
+        self.running = nil
+        // Written straight to the pipe: the loop may not turn again before the process exits.
+        let shutdown = JSONRPCMessage.request(id: .integer(nextID), method: "shutdown", params: .null)
+        running.flushDirectly(extra: shutdown.line)
+        running.close()
+        running.process.reap(grace: 2)
+    }
+
+    // MARK: Logging
+
+    func log(_ level: HostOptions.LogLevel, _ message: String) {
+        guard level >= host.options.logLevel else { return }
+        host.writeError("\(host.console.styled("\(level):", Console.Style(level))) plugin '\(manifest.name)': \(message)")
+    }
+}

@@ -1,0 +1,76 @@
+/// A `major.minor.patch` version and the ranges plugins state the host versions they work with
+/// (`>=0.2.0, <1.0.0`).
+struct SemanticVersion: Comparable, CustomStringConvertible, Sendable {
+    let major: Int
+    let minor: Int
+    let patch: Int
+
+    /// Parses `1.2.3` (a pre-release or build suffix after `-` or `+` is ignored); nil otherwise.
+    init?(_ text: String) {
+        let core = text.prefix { $0 != "-" && $0 != "+" }
+        let parts = core.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) }),
+              let major = Int(parts[0]), let minor = Int(parts[1]), let patch = Int(parts[2]),
+              major >= 0, minor >= 0, patch >= 0 else { return nil }
+        self.major = major
+        self.minor = minor
+        self.patch = patch
+    }
+
+    var description: String { "\(major).\(minor).\(patch)" }
+
+    static func < (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
+        (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+    }
+}
+
+/// Comma-separated comparisons that must all hold: `>=0.2.0, <1.0.0`, `=1.0.0`, `^0.3.0`.
+struct VersionRange: Sendable {
+    private enum Operator: String, CaseIterable {
+        // Longest first, so `>=` is not read as `>`.
+        case atLeast = ">=", atMost = "<=", above = ">", below = "<", exactly = "=", caret = "^"
+    }
+
+    private let terms: [(Operator, SemanticVersion)]
+
+    /// Parses a range; a bare version means exactly that version.
+    init(_ text: String) throws(RangeError) {
+        var terms: [(Operator, SemanticVersion)] = []
+        for raw in text.split(separator: ",") {
+            let term = raw.trimmingSpaces
+            let op = Operator.allCases.first { term.hasPrefix($0.rawValue) }
+            let versionText = String(term.dropFirst(op?.rawValue.count ?? 0)).trimmingSpaces
+            guard let version = SemanticVersion(versionText) else {
+                throw RangeError(message: "'\(term)' is not a comparison like >=0.2.0 (a version is major.minor.patch)")
+            }
+            terms.append((op ?? .exactly, version))
+        }
+        guard !terms.isEmpty else { throw RangeError(message: "the range is empty; write e.g. \">=0.1.0, <1.0.0\"") }
+        self.terms = terms
+    }
+
+    struct RangeError: Error { let message: String }
+
+    /// True when `version` satisfies every comparison.
+    func contains(_ version: SemanticVersion) -> Bool {
+        terms.allSatisfy { op, bound in
+            switch op {
+            case .atLeast: version >= bound
+            case .atMost: version <= bound
+            case .above: version > bound
+            case .below: version < bound
+            case .exactly: version == bound
+            case .caret:
+                version >= bound && (bound.major > 0 ? version.major == bound.major
+                                                     : version.major == 0 && version.minor == bound.minor)
+            }
+        }
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs.
+    var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}

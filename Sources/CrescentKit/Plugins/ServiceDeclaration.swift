@@ -1,0 +1,58 @@
+import Model
+
+/// A service as a run-time plugin declares it (Lua's `service(...)`, a process's `initialize`
+/// answer): the same four parts as a Swift declaration, as data.
+struct ServiceDeclaration: Sendable {
+    struct Property: Sendable {
+        let name: String
+        let type: String
+        let doc: String
+        var value: Value
+    }
+
+    struct Method: Sendable {
+        let name: String
+        let arguments: [ArgumentSpec]
+        let returns: String
+        let doc: String
+    }
+
+    let name: String
+    let summary: String
+    var properties: [Property] = []
+    var methods: [Method] = []
+    var events: [EventSpec] = []
+
+    init(name: String, summary: String) {
+        self.name = name
+        self.summary = summary
+    }
+
+    /// Reads `name: type` (`location: location?`): a trailing `?` makes the argument optional.
+    static func argument(_ text: String) -> ArgumentSpec? {
+        let parts = text.split(separator: ":", maxSplits: 1).map(\.trimmingSpaces)
+        guard let name = parts.first, !name.isEmpty else { return nil }
+        var type = parts.count > 1 ? parts[1] : "value"
+        let optional = type.hasSuffix("?")
+        if optional { type.removeLast() }
+        return ArgumentSpec(name, argumentType(type), "", optional: optional)
+    }
+
+    /// The checked shape of a type written in words: `string`, `number`, `integer`, `boolean`,
+    /// `table`, `location` (a record with `lat` and `lon`), `{T}` (an array), `value`; any other
+    /// word is a table of that name.
+    static func argumentType(_ word: String) -> ArgumentType {
+        if word.hasPrefix("{"), word.hasSuffix("}") {
+            // `{strings}` and `{string}` both read as an array of strings.
+            let element = String(word.dropFirst().dropLast())
+            return .array(of: argumentType(element.hasSuffix("s") ? String(element.dropLast()) : element))
+        }
+        let types: [String: ArgumentType] = [
+            "string": .string, "number": .number, "integer": .integer, "boolean": .boolean,
+            "table": .table, "array": .table, "object": .table,
+            "location": .record("location", fields: [ArgumentType.Field("lat", .number), ArgumentType.Field("lon", .number)]),
+            "": .any, "value": .any, "any": .any,
+        ]
+        return types[word] ?? .record(word, fields: [])
+    }
+}

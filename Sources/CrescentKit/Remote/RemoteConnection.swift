@@ -1,0 +1,160 @@
+import NIOCore
+import Synchronization
+import Model
+
+/// One client's connection, shared by the server's I/O loop (which reads and writes the socket)
+/// and the host loop (which answers and notifies).
+///
+/// Everything the host sends goes through the outbox here and never waits: the host's pace must
+/// not depend on a client's. The outbox is written to the socket only while the channel is
+/// writable, so a client that stops reading holds back at most NIO's high-water mark of bytes and
+/// the outbox itself, which is bounded two ways:
+///
+/// - Observations and renders are *latest* items: a new value for the same subscription replaces
+///   the one still waiting, so a slow reader sees fewer, newer values.
+/// - Responses and events are never dropped: past ``maxQueued`` of them the client is
+///   disconnected with a reason, and the host forgets it.
+final class RemoteConnection: Sendable {
+    /// How many responses and events may wait for a slow reader before it is disconnected.
+    static let maxQueued = 1000
+
+    let id: Int
+    let channel: any Channel
+    /// True while this client's `eval` runs Lua code (not while it waits): an `interrupt` read on
+    /// the I/O loop then stops that code at once, since the host loop is busy running it.
+    let evalRunning = Atomic<Bool>(false)
+    /// An `interrupt` was read and the host loop has not handled it yet: an eval that starts
+    /// meanwhile (it was queued before the interrupt) is stopped as it starts.
+    let interruptRequested = Atomic<Bool>(false)
+    private let outbox = Mutex(Outbox())
+
+    private struct Outbox {
+        enum Item {
+            case line(String)
+            case latest(String)
+        }
+
+        var items: [Item] = []
+        var head = 0
+        var latest: [String: String] = [:]
+        var queued = 0
+        var flushScheduled = false
+        var closed = false
+        /// Values replaced before the client read them (a slow reader).
+        var replaced = 0
+    }
+
+    /// Told (on the host loop) when the outbox overflows, before the connection closes.
+    let onOverflow: (@Sendable () -> Void)?
+
+    init(id: Int, channel: any Channel, onOverflow: (@Sendable () -> Void)? = nil) {
+        self.id = id
+        self.channel = channel
+        self.onOverflow = onOverflow
+    }
+
+    /// Queues a line that must arrive (a response, an event). Past the bound the client is
+    /// disconnected with a reason and false is returned.
+    @discardableResult
+    func send(_ message: JSONRPCMessage) -> Bool {
+        let line = message.line
+        let outcome = outbox.withLock { box -> (accepted: Bool, schedule: Bool, overflow: Bool) in
+            guard !box.closed else { return (false, false, false) }
+            guard box.queued < Self.maxQueued else {
+                box.closed = true
+                return (false, false, true)
+            }
+            box.items.append(.line(line))
+            box.queued += 1
+            return (true, Self.takeSchedule(&box), false)
+        }
+        if outcome.schedule { scheduleFlush() }
+        if outcome.overflow {
+            onOverflow?()
+            close(reason: "the client did not read: more than \(Self.maxQueued) responses and events waited")
+        }
+        return outcome.accepted
+    }
+
+    /// Queues a value where only the newest matters (an observation, a render): a value still
+    /// waiting under the same `key` is replaced.
+    func sendLatest(_ message: JSONRPCMessage, key: String) {
+        let line = message.line
+        let schedule = outbox.withLock { box -> Bool in
+            guard !box.closed else { return false }
+            if box.latest.updateValue(line, forKey: key) != nil {
+                box.replaced += 1
+                return false
+            }
+            box.items.append(.latest(key))
+            return Self.takeSchedule(&box)
+        }
+        if schedule { scheduleFlush() }
+    }
+
+    /// How many items wait (the tests and the bench watch it stay bounded).
+    var waiting: Int { outbox.withLock { $0.items.count - $0.head } }
+
+    private static func takeSchedule(_ box: inout Outbox) -> Bool {
+        guard !box.flushScheduled else { return false }
+        box.flushScheduled = true
+        return true
+    }
+
+    private func scheduleFlush() {
+        channel.eventLoop.execute { self.flush() }
+    }
+
+    /// Writes what waits while the channel takes it; on the I/O loop. Called again when the
+    /// channel becomes writable.
+    func flush() {
+        var wrote = false
+        while channel.isWritable {
+            let next = outbox.withLock { box -> String? in
+                guard box.head < box.items.count else {
+                    box.items.removeAll(keepingCapacity: box.items.count < 1024)
+                    box.head = 0
+                    box.flushScheduled = false
+                    return nil
+                }
+                let item = box.items[box.head]
+                box.head += 1
+                switch item {
+                case .line(let line):
+                    box.queued -= 1
+                    return line
+                case .latest(let key):
+                    return box.latest.removeValue(forKey: key) ?? ""
+                }
+            }
+            guard let next else { break }
+            if next.isEmpty { continue }
+            var buffer = channel.allocator.buffer(capacity: next.utf8.count + 1)
+            buffer.writeString(next)
+            buffer.writeInteger(UInt8(ascii: "\n"))
+            channel.write(buffer, promise: nil)
+            wrote = true
+        }
+        if !channel.isWritable { outbox.withLock { $0.flushScheduled = false } }
+        if wrote { channel.flush() }
+    }
+
+    /// Tells the client why (a `disconnect` notification, if it ever reads) and closes.
+    func close(reason: String) {
+        let line = JSONRPCMessage.notification(method: "disconnect", params: ["reason": .string(reason)]).line
+        outbox.withLock { $0.closed = true }
+        channel.eventLoop.execute {
+            var buffer = self.channel.allocator.buffer(capacity: line.utf8.count + 1)
+            buffer.writeString(line)
+            buffer.writeInteger(UInt8(ascii: "\n"))
+            self.channel.writeAndFlush(buffer, promise: nil)
+            self.channel.close(promise: nil)
+        }
+    }
+
+    /// Closes without a word (the host is finishing).
+    func close() {
+        outbox.withLock { $0.closed = true }
+        channel.close(promise: nil)
+    }
+}

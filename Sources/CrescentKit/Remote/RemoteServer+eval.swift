@@ -1,0 +1,80 @@
+import LuaBridge
+import Model
+import Synchronization
+
+extension RemoteServer {
+    /// `eval { code }`: runs the chunk as a task owned by the client (it may await services; what
+    /// it starts ends when the client leaves) and answers `{ text, value? }` when it ends.
+    func eval(_ params: Value, _ session: RemoteSession, _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
+        guard let code = try Self.string(params, "code", of: "eval") else { return }
+        guard session.evalTask == nil else {
+            throw MethodError(code: Self.failedCode, message: "eval: a chunk of this client is still running; send interrupt first")
+        }
+        switch host.compileChunk(code, chunkName: "=remote") {
+        case .incomplete(let error), .failed(let error):
+            throw MethodError(code: Self.failedCode, message: error.message, data: ["kind": "syntax"])
+        case .function:
+            break
+        }
+        let stack = host.vm.stack
+        let function = stack.top
+        let connection = session.connection
+        let task = host.withScope(session.scope) {
+            host.startTask(function: function, arguments: 0, in: stack) { [unowned self, unowned session] ending in
+                session.evalTask = nil
+                connection.evalRunning.store(false, ordering: .relaxed)
+                reply(self.result(of: ending))
+                self.host.clearStrayInterrupt()
+            }
+        }
+        stack.setTop(function - 1)
+        session.evalTask = task
+        let interrupter = host.vm.interrupter
+        task.onResume = { [unowned self] running in
+            if running { self.beginOutput(to: connection) } else { self.endOutput() }
+            connection.evalRunning.store(running, ordering: .relaxed)
+            // An interrupt read while this eval still waited its turn on the host loop.
+            if running && connection.interruptRequested.load(ordering: .relaxed) { interrupter.interruptRunningCode() }
+        }
+        host.resume(task, arguments: 0)
+    }
+
+    /// The answer to an eval that ended.
+    private func result(of ending: LuaTask.Ending) -> Result<Value, MethodError> {
+        switch ending {
+        case .returned(let stack, let count):
+            guard count > 0, let inspect else { return .success(["text": ""]) }
+            var answer: [String: Value] = ["text": .string(host.describeValues(count, on: stack, inspect: inspect))]
+            var values: [Value] = []
+            for index in (stack.top - count + 1)...stack.top {
+                guard let value = try? host.binding.value(at: index, in: stack) else { break }
+                values.append(value)
+            }
+            if values.count == Int(count) { answer["value"] = count == 1 ? values[0] : .array(values) }
+            return .success(.object(answer))
+        case .failed(let error):
+            if host.handleControlFlow(error) {
+                return .failure(MethodError(code: Self.failedCode, message: "the host is exiting", data: ["kind": "exit"]))
+            }
+            let message = error.kind == .interrupted ? "interrupted" + Repl.traceback(of: error.message) : error.message
+            let firstLine = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
+            return .failure(MethodError(code: Self.failedCode, message: firstLine,
+                                        data: ["kind": error.kind == .interrupted ? "interrupted" : "runtime",
+                                               "traceback": .string(message)]))
+        case .cancelled:
+            return .failure(MethodError(code: Self.failedCode, message: "interrupted (the chunk was waiting; it was cancelled)",
+                                        data: ["kind": "interrupted"]))
+        }
+    }
+
+    /// `interrupt`: stops this client's running eval. Code that was running has been stopped
+    /// already on the I/O loop; a chunk that waits (on a service, a sleep) is cancelled here.
+    func interrupt(_ session: RemoteSession) -> Bool {
+        session.connection.interruptRequested.store(false, ordering: .relaxed)
+        // The code it was meant for may have ended before the interrupt reached it.
+        if session.evalTask == nil { host.clearStrayInterrupt() }
+        guard let task = session.evalTask, !task.isDone else { return false }
+        host.cancel(task)
+        return true
+    }
+}

@@ -1,0 +1,187 @@
+import CLua
+import LuaBridge
+import Model
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The methods of DESIGN.md's table, on the host loop.
+extension RemoteServer {
+    typealias MethodError = JSONRPCError
+
+    /// Application errors: a chunk that failed, a command or service that refused.
+    static let failedCode = 1
+
+    func handle(_ message: JSONRPCMessage, from connection: RemoteConnection) {
+        guard let session = sessions[connection.id] else { return }
+        switch message {
+        case .request(let id, let method, let params):
+            answer(id, method, params, session)
+        case .notification(let method, let params):
+            // A notification wants no answer, not even an error.
+            answer(nil, method, params, session)
+        case .response, .failure:
+            break
+        }
+    }
+
+    private func answer(_ id: JSONRPCID?, _ method: String, _ params: Value, _ session: RemoteSession) {
+        let reply: (Result<Value, MethodError>) -> Void = { result in
+            guard let id else { return }
+            switch result {
+            case .success(let value): session.connection.send(.response(id: id, result: value))
+            case .failure(let error):
+                session.connection.send(.failure(id: id, error: error))
+            }
+        }
+        guard params == .null || params.isObject else {
+            return reply(.failure(.invalidParams("\(method): params must be an object, got \(params.typeName)")))
+        }
+        do throws(MethodError) {
+            switch method {
+            case "hello": reply(.success(hello()))
+            case "eval": try eval(params, session, reply)
+            case "interrupt": reply(.success(["interrupted": .bool(interrupt(session))]))
+            case "complete": reply(.success(try complete(params)))
+            case "send": reply(.success(try send(params)))
+            case "observe": reply(.success(try observe(params, session)))
+            case "on": reply(.success(try on(params, session)))
+            case "unsubscribe": reply(.success(try unsubscribe(params, session)))
+            case "view": reply(.success(try view(params, session)))
+            case "services": reply(.success(try services(params)))
+            case "subscriptions": reply(.success(subscriptionList()))
+            default:
+                throw .methodNotFound(method, known: Self.methods)
+            }
+        } catch {
+            reply(.failure(error))
+        }
+    }
+
+    static let methods = ["hello", "eval", "interrupt", "complete", "send", "observe", "on", "unsubscribe", "view",
+                          "services", "subscriptions"]
+
+    // MARK: hello, services, subscriptions
+
+    private func hello() -> Value {
+        [
+            "crescent": .string(version),
+            "pid": .integer(Int64(getpid())),
+            "name": .string(name),
+            "script": .string(script),
+            "clients": .integer(Int64(sessions.count)),
+            "services": .array(host.binding.services.map { Self.declaration(of: $0) }),
+        ]
+    }
+
+    private func services(_ params: Value) throws(MethodError) -> Value {
+        let name = try Self.string(params, "name", of: "services", optional: true)
+        switch ServiceCatalog.documentation(of: host.binding.services, name: name) {
+        case .success(let text):
+            let entries = host.binding.services.filter { name == nil || $0.name == name }
+            return ["text": .string(text), "services": .array(entries.map { Self.declaration(of: $0) })]
+        case .failure(let error):
+            throw .invalidParams("services: \(error.description)")
+        }
+    }
+
+    /// A service's declaration as data: the shape process plugins declare theirs in.
+    static func declaration(of entry: ServiceEntry) -> Value {
+        let interface = entry.interface
+        let properties: [Value] = interface.properties.map {
+            ["name": .string($0.name), "type": .string($0.type), "doc": .string($0.summary)]
+        }
+        let methods: [Value] = interface.methods.map { method in
+            let arguments: [Value] = method.arguments.map {
+                ["name": .string($0.name), "type": .string($0.type.shortName + ($0.isOptional ? "?" : "")), "doc": .string($0.summary)]
+            }
+            return ["name": .string(method.name), "args": .array(arguments), "returns": method.result.map { .string($0) } ?? .null,
+                    "doc": .string(method.summary)]
+        }
+        let events: [Value] = interface.events.map {
+            ["name": .string($0.name), "payload": .string($0.payload), "doc": .string($0.summary)]
+        }
+        return ["name": .string(entry.name), "summary": .string(interface.summary), "properties": .array(properties),
+                "methods": .array(methods), "events": .array(events)]
+    }
+
+    /// What `subscriptions()` lists: owner, target, creation site, deliveries, errors.
+    private func subscriptionList() -> Value {
+        .array(host.binding.registry.subscriptions.map {
+            ["owner": .string($0.ownerName), "target": .string($0.targetDescription), "site": .string($0.site),
+             "deliveries": .integer(Int64($0.deliveries)), "errors": .integer(Int64($0.errors))]
+        })
+    }
+
+    // MARK: complete and send
+
+    private func complete(_ params: Value) throws(MethodError) -> Value {
+        let line = try Self.string(params, "line", of: "complete") ?? ""
+        let characters = Array(line)
+        var cursor = characters.count
+        if let given = params["cursor"].integerValue {
+            guard given >= 0 && given <= characters.count else {
+                throw .invalidParams("complete: cursor must be in 0...\(characters.count) (characters), got \(given)")
+            }
+            cursor = Int(given)
+        }
+        let answer = LuaCompletion(host: host).complete(String(characters[..<cursor]))
+        return ["items": .array(answer.candidates.map { .string($0) }), "from": .integer(Int64(cursor - answer.fragmentLength))]
+    }
+
+    /// `app.send(command, args...)`: the top controller's command.
+    private func send(_ params: Value) throws(MethodError) -> Value {
+        guard let command = try Self.string(params, "command", of: "send"), !command.isEmpty else {
+            throw .invalidParams("send: command must be a non-empty string")
+        }
+        let arguments: [Value]
+        switch params["args"] {
+        case .null: arguments = []
+        case .array(let items): arguments = items
+        default: throw .invalidParams("send: args must be an array, got \(params["args"].typeName)")
+        }
+        let stack = host.vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        host.vm.getGlobal("app")
+        do throws(LuaError) {
+            try stack.getField(-1, "send")
+            stack.push(command)
+            for argument in arguments { host.binding.push(argument, onto: stack) }
+            try host.vm.call(arguments: Int32(arguments.count + 1), results: 0)
+        } catch {
+            if host.handleControlFlow(error) { return ["sent": true] }
+            throw MethodError(code: Self.failedCode, message: "send: \(error.message)")
+        }
+        return ["sent": true]
+    }
+
+    // MARK: Parameters
+
+    /// The string parameter `key`; nil when absent and `optional`.
+    static func string(_ params: Value, _ key: String, of method: String, optional: Bool = false) throws(MethodError) -> String? {
+        switch params[key] {
+        case .string(let text): return text
+        case .null:
+            if optional { return nil }
+            throw .invalidParams("\(method): missing \"\(key)\" (a string)")
+        default: throw .invalidParams("\(method): \"\(key)\" must be a string, got \(params[key].typeName)")
+        }
+    }
+
+    /// The boolean parameter `key`, else `default`.
+    static func flag(_ params: Value, _ key: String, of method: String, default: Bool) throws(MethodError) -> Bool {
+        switch params[key] {
+        case .bool(let flag): return flag
+        case .null: return `default`
+        default: throw .invalidParams("\(method): \"\(key)\" must be a boolean, got \(params[key].typeName)")
+        }
+    }
+}
+
+extension Value {
+    var isObject: Bool {
+        if case .object = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,164 @@
+import CLua
+import LuaBridge
+import Model
+
+extension RemoteServer {
+    /// `observe { service, key, initial? }`: the client's subscription to a property, coalesced as
+    /// a Lua observer's (one delivery per turn, last value wins). `service` is a service name, or
+    /// a Lua expression giving an observable object (`services.store:collection("groceries")`).
+    /// Notifications `changed { subscription, value, old }`; a slow reader gets the latest value.
+    func observe(_ params: Value, _ session: RemoteSession) throws(MethodError) -> Value {
+        guard let target = try Self.string(params, "service", of: "observe"),
+              let key = try Self.string(params, "key", of: "observe") else { return .null }
+        let initial = try Self.flag(params, "initial", of: "observe", default: true)
+        let box = try object(named: target)
+        guard box.interface.property(key) != nil else {
+            throw .invalidParams("observe: '\(key)' is not a property of \(target) (properties: \(box.interface.properties.map(\.name).joined(separator: ", ")))")
+        }
+        let connection = session.connection
+        var number = 0
+        let subscription = host.binding.registry.observe(
+            box.handle, key: key, initial: initial, site: "remote client \(connection.id)", owner: session.scope,
+            handler: .property { [unowned self] change in
+                let params: Value = ["subscription": .integer(Int64(number)), "value": self.json(change.new),
+                                     "old": change.old.map { self.json($0) } ?? .null]
+                connection.sendLatest(.notification(method: "changed", params: params), key: "changed \(number)")
+            })
+        number = session.add(subscription)
+        return ["subscription": .integer(Int64(number))]
+    }
+
+    /// `on { event }`: the client's handler of a named notification (`location.didFail`, or
+    /// any name a script posts). Notifications `event { subscription, name, payload }`, never
+    /// dropped: a client that lets too many wait is disconnected.
+    func on(_ params: Value, _ session: RemoteSession) throws(MethodError) -> Value {
+        guard let event = try Self.string(params, "event", of: "on"), !event.isEmpty else {
+            throw .invalidParams("on: event must be a non-empty string")
+        }
+        let connection = session.connection
+        var number = 0
+        let subscription = host.binding.registry.on(
+            event, site: "remote client \(connection.id)", owner: session.scope,
+            handler: .event { [unowned self] delivery in
+                let params: Value = ["subscription": .integer(Int64(number)), "name": .string(delivery.name),
+                                     "payload": self.json(delivery.payload)]
+                connection.send(.notification(method: "event", params: params))
+            })
+        number = session.add(subscription)
+        return ["subscription": .integer(Int64(number))]
+    }
+
+    /// `unsubscribe { subscription }`.
+    func unsubscribe(_ params: Value, _ session: RemoteSession) throws(MethodError) -> Value {
+        guard let number = params["subscription"].integerValue else {
+            throw .invalidParams("unsubscribe: subscription must be the number observe or on answered")
+        }
+        guard session.cancel(Int(clamping: number)) else {
+            throw .invalidParams("unsubscribe: this client has no subscription \(number)")
+        }
+        return ["unsubscribed": true]
+    }
+
+    /// The object `target` names: a service by name, else the value of a Lua expression.
+    private func object(named target: String) throws(MethodError) -> ObjectBox {
+        let stack = host.vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        if host.binding.services.contains(where: { $0.name == target }) {
+            guard host.binding.pushService(named: target, onto: stack), let box = host.binding.anyObjectBox(at: -1, in: stack) else {
+                throw MethodError(code: Self.failedCode, message: "observe: services.\(target) cannot start")
+            }
+            return box
+        }
+        do throws(LuaError) {
+            try host.vm.load(Array(("return " + target).utf8), name: "=remote")
+            try host.vm.call(arguments: 0, results: 1)
+        } catch {
+            let names = host.binding.services.map(\.name).joined(separator: ", ")
+            throw .invalidParams("observe: '\(target)' is neither a service (\(names)) nor an expression giving an object: \(error.message)")
+        }
+        guard let box = host.binding.anyObjectBox(at: -1, in: stack) else {
+            throw .invalidParams("observe: '\(target)' gives a \(stack.typeName(at: -1)), not an observable object")
+        }
+        return box
+    }
+
+    /// A payload as JSON-able data; a Lua value posted by a script is converted (a function
+    /// becomes its description).
+    private func json(_ payload: EventPayload) -> Value {
+        switch payload {
+        case .value(let value): return json(value)
+        case .opaque(let object):
+            guard let posted = object as? PostedPayload else { return .null }
+            let stack = host.vm.stack
+            posted.value.push(onto: stack)
+            defer { stack.pop() }
+            return (try? host.binding.value(at: -1, in: stack)) ?? .string(stack.describe(at: -1))
+        }
+    }
+
+    /// A value as the client sees it (object handles have no JSON form: their type name).
+    private func json(_ value: Value) -> Value {
+        if case .handle(let handle) = value { return .string("<\(handle.typeName)>") }
+        return value
+    }
+
+    // MARK: view
+
+    /// `view { format, watch, width }`: the top controller's view now; with `watch`, a `render`
+    /// notification each time it changes (a slow reader gets the latest).
+    func view(_ params: Value, _ session: RemoteSession) throws(MethodError) -> Value {
+        let format = try Self.string(params, "format", of: "view", optional: true) ?? "plain"
+        let watch = try Self.flag(params, "watch", of: "view", default: false)
+        let mode: RemoteSession.Watch
+        switch format {
+        case "plain":
+            var width = host.presenter.width
+            if let given = params["width"].integerValue {
+                guard (1...10_000).contains(given) else { throw .invalidParams("view: width must be in 1...10000, got \(given)") }
+                width = Int(given)
+            }
+            mode = .plain(width: width)
+        case "json": mode = .json
+        default: throw .invalidParams("view: format must be \"plain\" or \"json\", got \"\(format)\"")
+        }
+        let current = render(mode)
+        session.watch = watch ? mode : .off
+        session.lastRender = watch ? current.jsonText : nil
+        return current
+    }
+
+    /// The top view in `mode`: `{ text }` or `{ controller, view }` (view nil without a controller).
+    private func render(_ mode: RemoteSession.Watch) -> Value {
+        guard let presenter = host.presenter else { return ["text": ""] }
+        switch mode {
+        case .off, .plain:
+            var width = 80
+            if case .plain(let given) = mode { width = given }
+            var lines = presenter.root?.lines(width: width) ?? []
+            while lines.last?.isEmpty == true { lines.removeLast() }
+            return ["text": .string(lines.joined(separator: "\n"))]
+        case .json:
+            guard let root = presenter.root, let view = try? Value(jsonText: JSONText.node(root)) else {
+                return ["controller": .null, "view": .null]
+            }
+            return ["controller": .string(presenter.controllerName), "view": view]
+        }
+    }
+
+    /// After each render pass: watchers get the new view when it changed for them.
+    func rendered() {
+        var cache: [String: (Value, String)] = [:]
+        for session in sessions.values where session.watch != .off {
+            let key = "\(session.watch)"
+            let (value, text) = cache[key] ?? {
+                let value = render(session.watch)
+                return (value, value.jsonText)
+            }()
+            cache[key] = (value, text)
+            guard text != session.lastRender else { continue }
+            session.lastRender = text
+            session.connection.sendLatest(.notification(method: "render", params: value), key: "render")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+public import NIOCore
+public import Model
+
+extension RemoteServer {
+    /// Starts remote control when the command line (`--listen[=NAME]`) or the config file
+    /// (`[host] listen = true` or `"NAME"`) asks for it; nil when neither does. Call it off the
+    /// host loop, before the main chunk runs.
+    ///
+    /// - Parameters:
+    ///   - defaultName: the name without `--listen=NAME`: a script's base name, `repl`.
+    ///   - exclusive: whether the default name is the host's own (a script's: a live host with
+    ///     it is an error) or may be numbered (`repl-2`). An explicit name is always exclusive.
+    ///   - script: what `hello` and `crescent ls` show.
+    ///   - options: the host's options (`listen`, `version`).
+    ///   - setting: `listen` of the host's ``Host/hostSettings`` (the config's `[host]`).
+    public static func startIfAsked(host: NIOLoopBound<Host>, options: HostOptions, setting: Value, defaultName: String,
+                                    exclusive: Bool, script: String) throws(RemoteError) -> NIOLoopBound<RemoteServer>? {
+        let settings = setting
+        let requested: String
+        if let listen = options.listen {
+            requested = listen
+        } else {
+            switch settings {
+            case .null, .bool(false): return nil
+            case .bool(true): requested = ""
+            case .string(let name): requested = name
+            default:
+                throw RemoteError("[host] listen must be true, false or a name, got \(settings.typeName)")
+            }
+        }
+        let name = requested.isEmpty ? defaultName : requested
+        return try listen(host: host, name: name, exclusive: exclusive || !requested.isEmpty, script: script,
+                          version: CrescentVersion.current)
+    }
+
+    /// A host name from a script's path: its file name without `.lua` (`groceries`), with
+    /// characters a name cannot hold replaced by `-`.
+    public static func defaultName(forScript path: String) -> String {
+        var base = path.split(separator: "/").last.map(String.init) ?? path
+        if base.hasSuffix(".lua") { base.removeLast(4) }
+        let cleaned = String(base.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == ".") ? $0 : "-" })
+        let trimmed = cleaned.drop { $0 == "." }
+        return trimmed.isEmpty ? "crescent" : String(trimmed.prefix(64))
+    }
+}

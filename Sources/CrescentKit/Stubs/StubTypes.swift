@@ -1,0 +1,89 @@
+import Model
+
+/// Turns declared types into LuaCATS types (`---@param location crescent.location`).
+///
+/// Argument types are structured (``ArgumentType``) and map exactly; records become classes
+/// (``records``). Property, result and payload types are written in words in the declarations
+/// (`location or nil`, `placemarks`), so they map by their words: the Lua types, records and
+/// data models known by name, `X or nil`, `{X}`; anything else is `any`, and the words stay in
+/// the doc comment beside it.
+struct StubTypes {
+    /// Record classes met so far, by name, with their fields.
+    private(set) var records: [String: [ArgumentType.Field]] = [:]
+    /// Data models scripts receive, by name (a `location`, a `placemark`…).
+    static let models = ["location", "placemark", "response", "feed", "item", "user", "record", "error", "change"]
+
+    /// The LuaCATS form of a declared argument type.
+    mutating func type(of argument: ArgumentType) -> String {
+        switch argument {
+        case .any: return "any"
+        case .string: return "string"
+        case .integer: return "integer"
+        case .number: return "number"
+        case .boolean: return "boolean"
+        case .table: return "table"
+        case .array(let element):
+            let inner = type(of: element)
+            return inner.contains("|") ? "(\(inner))[]" : inner + "[]"
+        case .record(let name, let fields):
+            let known = records[name] ?? []
+            var merged = known
+            for field in fields where !merged.contains(where: { $0.name == field.name }) { merged.append(field) }
+            records[name] = merged
+            return Self.className(name)
+        case .oneOf(let types):
+            return types.map { type(of: $0) }.joined(separator: "|")
+        }
+    }
+
+    /// The LuaCATS form of a type written in words; `any` when the words name no type.
+    func type(words: String) -> String {
+        var text = words.trimmingCharacters(in: " .")
+        var optional = false
+        for suffix in [" or nil", "?"] where text.hasSuffix(suffix) {
+            text.removeLast(suffix.count)
+            optional = true
+        }
+        let base: String
+        if text.hasPrefix("{") && text.hasSuffix("}") {
+            let inner = type(words: String(text.dropFirst().dropLast()))
+            base = inner == "any" ? "any[]" : inner + "[]"
+        } else if let single = Self.singular(text) {
+            base = single + "[]"
+        } else {
+            base = Self.simple(text) ?? "any"
+        }
+        return optional && base != "any" ? base + "?" : base
+    }
+
+    /// A plural of a known type (`placemarks`, `strings`) as that type.
+    private static func singular(_ words: String) -> String? {
+        guard words.hasSuffix("s"), words.count > 1 else { return nil }
+        return simple(String(words.dropLast()))
+    }
+
+    private static func simple(_ word: String) -> String? {
+        switch word {
+        case "string", "number", "integer", "boolean", "table", "nil": return word
+        case "value": return "any"
+        case "true", "false": return "boolean"
+        default: return models.contains(word) ? className(word) : nil
+        }
+    }
+
+    /// `crescent.location`.
+    static func className(_ name: String) -> String { "crescent." + name }
+
+    /// The class of a service (`crescent.service.geocoder`).
+    static func serviceClass(_ name: String) -> String { "crescent.service." + name }
+}
+
+extension String {
+    /// The string without `characters` at either end.
+    func trimmingCharacters(in characters: String) -> String {
+        var text = Substring(self)
+        while let first = text.first, characters.contains(first) { text.removeFirst() }
+        while let last = text.last, characters.contains(last) { text.removeLast() }
+        return String(text)
+    }
+}

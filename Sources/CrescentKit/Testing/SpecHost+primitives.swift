@@ -1,0 +1,161 @@
+import CLua
+import LuaBridge
+import Model
+import Services
+
+extension SpecHost {
+    /// Pushes the table of primitives the testing prelude builds on (`T` there): time, views,
+    /// fakes and scripts. Each runs on the loop, inside the test's turn.
+    func pushPrimitives(onto stack: LuaStack) {
+        let vm = host.vm
+        stack.newTable(fieldCount: 14)
+        // Time.
+        vm.register(field: "advance") { [unowned self] stack in
+            let seconds = try stack.checkNumber(1, function: "clock.advance")
+            settle()
+            clock.advance(by: .seconds(seconds: seconds))
+            return .none
+        }
+        vm.register(field: "run") { [unowned self] stack in
+            let limit = stack.isNoneOrNil(1) ? 100_000 : Int(clamping: try stack.checkInteger(1, function: "clock.run"))
+            settle()
+            guard clock.run(limit: limit) else {
+                throw LuaRaise("clock.run: work is still pending after \(limit) jobs (a repeating timer never ends); use clock.advance(seconds)")
+            }
+            return .none
+        }
+        vm.register(field: "now") { [unowned self] stack in
+            stack.push(clock.uptime.inSeconds)
+            return .one
+        }
+        vm.register(field: "settle") { [unowned self] _ in
+            settle()
+            return .none
+        }
+        vm.register(field: "step") { [unowned self] stack in
+            if waitStart == nil { waitStart = clock.uptime }
+            stack.push(step(since: waitStart ?? .zero))
+            return .one
+        }
+        // Views.
+        vm.register(field: "viewText") { [unowned self] stack in
+            settle()
+            guard let root = host.presenter.root else { return .none }
+            var lines = root.lines(width: host.options.columns ?? 80)
+            while lines.last?.isEmpty == true { lines.removeLast() }
+            stack.push(lines.joined(separator: "\n"))
+            return .one
+        }
+        vm.register(field: "viewJSON") { [unowned self] stack in
+            settle()
+            guard let root = host.presenter.root else { return .none }
+            stack.push(JSONText.node(root))
+            return .one
+        }
+        vm.register(field: "noteUpdated") { [unowned self] stack in
+            updated.append(try stack.checkString(1, function: "assert.view"))
+            return .none
+        }
+        vm.register(field: "scriptFolder") { [unowned self] stack in
+            host.addScriptFolderToPath(try stack.checkString(1, function: "script"))
+            return .none
+        }
+        // Fakes.
+        vm.register(field: "fakeLocation") { [unowned self] stack in try fakeLocation(stack) }
+        vm.register(field: "locationFail") { [unowned self] stack in
+            let code = try stack.checkString(1, function: "fail")
+            guard let errorCode = ServiceError.Code(name: code) else {
+                throw LuaRaise.badArgument(1, to: "fail", "an error code such as \"unavailable\" expected, got \"\(code)\" (codes: \(ServiceError.Code.all.map(\.name).joined(separator: ", ")))")
+            }
+            guard let locationScript else { throw LuaRaise("fail: call fake.location first") }
+            locationScript.fail(ServiceError(errorCode, stack.text(at: 2) ?? code, service: "location"))
+            return .none
+        }
+        vm.register(field: "fakeService") { [unowned self] stack in try fakeService(stack) }
+        vm.register(field: "fakeSet") { [unowned self] stack in
+            let fake = try fakeNamed(stack)
+            fake.set(try stack.checkString(2, function: "set"), try modelValue(at: 3, stack, function: "set"))
+            return .none
+        }
+        vm.register(field: "fakeEmit") { [unowned self] stack in
+            let fake = try fakeNamed(stack)
+            fake.emit(try stack.checkString(2, function: "emit"), try modelValue(at: 3, stack, function: "emit"))
+            return .none
+        }
+    }
+
+    private func modelValue(at index: Int32, _ stack: LuaStack, function: String) throws -> Value {
+        do {
+            return try host.binding.value(at: index, in: stack)
+        } catch {
+            throw LuaRaise("\(function): argument #\(index - 1) \(error.description)")
+        }
+    }
+
+    private func fakeNamed(_ stack: LuaStack) throws -> FakeService {
+        let name = try stack.checkString(1, function: "fake")
+        guard let fake = fakes[name] else { throw LuaRaise("no fake.service named '\(name)'") }
+        return fake
+    }
+
+    /// `fake.location(fixes, track, interval)`: a location service replaying them.
+    private func fakeLocation(_ stack: LuaStack) throws -> LuaReturn {
+        let interval = stack.isNoneOrNil(3) ? nil : try stack.checkNumber(3, function: "fake.location")
+        if let interval, !(interval >= 0 && interval.isFinite) {
+            throw LuaRaise("fake.location: interval must be a number of seconds >= 0, got \(interval)")
+        }
+        let script: LocationScript
+        if let track = stack.text(at: 2) {
+            do throws(ServiceError) {
+                script = try LocationScript(track: track, interval: interval)
+            } catch {
+                throw LuaRaise("fake.location: \(error.message)")
+            }
+        } else {
+            let fixes = stack.isNoneOrNil(1) ? .array([]) : try modelValue(at: 1, stack, function: "fake.location")
+            guard case .array(let items) = fixes else {
+                throw LuaRaise("fake.location: fixes must be a list of { lat =, lon = } tables")
+            }
+            var parsed: [LocationFix] = []
+            for (index, item) in items.enumerated() {
+                guard let lat = item["lat"].doubleValue, let lon = item["lon"].doubleValue,
+                      (-90...90).contains(lat), (-180...180).contains(lon) else {
+                    throw LuaRaise("fake.location: fixes[\(index + 1)] must have lat in [-90, 90] and lon in [-180, 180]")
+                }
+                let offset = Double(index) * (interval ?? 1)
+                parsed.append(LocationFix(latitude: lat, longitude: lon, altitude: item["altitude"].doubleValue,
+                                          speed: item["speed"].doubleValue, course: item["course"].doubleValue,
+                                          accuracy: item["accuracy"].doubleValue,
+                                          time: item["time"].doubleValue ?? clock.wallTime + offset, provider: "fake"))
+            }
+            script = LocationScript(fixes: parsed, interval: interval ?? 1)
+        }
+        locationScript = script
+        host.binding.substitute(LocationService(script: script, clock: clock))
+        return .none
+    }
+
+    /// `fake.service(name, properties, methodNames, events, summary)`.
+    private func fakeService(_ stack: LuaStack) throws -> LuaReturn {
+        let name = try stack.checkString(1, function: "fake.service")
+        guard name.first.map({ $0.isLetter || $0 == "_" }) == true,
+              name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+            throw LuaRaise("fake.service: '\(name)' is not a service name (letters, digits and _)")
+        }
+        let properties = try modelValue(at: 2, stack, function: "fake.service")
+        var initial: [String: Value] = [:]
+        if case .object(let fields) = properties { initial = fields }
+        let methods = (try modelValue(at: 3, stack, function: "fake.service")).arrayValue?.compactMap(\.stringValue) ?? []
+        let events = (try modelValue(at: 4, stack, function: "fake.service")).arrayValue?.compactMap(\.stringValue) ?? []
+        let declared = host.binding.services.first { $0.name == name }?.interface
+        let link = self.link
+        let fake = FakeService(name: name, summary: stack.text(at: 5), declared: declared, properties: initial,
+                               methods: methods, events: events) { method, arguments in
+            link.onLoop { spec in spec.call(name, method, arguments) }
+                ?? .failure(ServiceError(.unavailable, "fake.service('\(name)') was called after its test ended"))
+        }
+        fakes[name] = fake
+        host.binding.substitute(fake)
+        return .none
+    }
+}

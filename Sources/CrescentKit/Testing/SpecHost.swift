@@ -1,0 +1,357 @@
+import LuaBridge
+import Model
+import NIOCore
+import Services
+import Synchronization
+
+/// One test's host: a fresh VM and fresh services on a ``ManualClock``, the store in memory, the
+/// network and the location device replaced by what the spec fakes, output captured.
+///
+/// The spec file runs in it (collecting its tests), then one test runs (``run(_:)``), then the
+/// host is torn down. Every turn of the host happens on the runner's thread: work that services
+/// finish on other threads waits on the ``PumpedEventLoop`` until ``settle()`` runs it.
+final class SpecHost {
+    let host: Host
+    let clock: ManualClock
+    let loop: PumpedEventLoop
+    let output: SpecOutput
+    let link: SpecLink
+    /// The runner table the testing prelude returned, and its two callbacks.
+    private var runner: LuaRef?
+    private var httpHandler: LuaRef?
+    private var callHandler: LuaRef?
+    /// The fakes the spec made, by service name.
+    var fakes: [String: FakeService] = [:]
+    var locationScript: LocationScript?
+    /// Golden files `--update` rewrote.
+    var updated: [String] = []
+    /// When the test's body began waiting (virtual time), for ``waitLimit``.
+    var waitStart: Duration?
+
+    /// How long ``settle()`` waits for a service call running on another thread (a geocoder
+    /// lookup, whose first one loads the data; a store write) before it takes the call to be
+    /// waiting on virtual time. Generous: a loaded machine may take seconds for the first.
+    static let quietPeriod = 15.0
+    /// How long ``settle()`` gives a task the clock woke to hand the loop work or sleep again
+    /// (a task that ends instead costs this once).
+    static let wakePeriod = 2.0
+    /// How many tasks slept on the clock when the host last settled.
+    private var sleepersSettled = 0
+    /// The most virtual time a test may wait through while its body awaits.
+    static let waitLimit = Duration.seconds(86_400)
+
+    /// A host for a spec, with `options` as the base (config file, columns).
+    /// - Parameters:
+    ///   - listing: this host lists the file's tests (their full names and places).
+    ///   - only: the 0-based index of the one test this host runs; nil keeps every test.
+    init(loop: PumpedEventLoop, options: HostOptions, update: Bool, listing: Bool, only: Int? = nil) throws {
+        self.loop = loop
+        let link = SpecLink()
+        self.link = link
+        let clock = ManualClock()
+        self.clock = clock
+        let output = SpecOutput()
+        self.output = output
+        var options = options
+        options.dataDirectory = ":memory:"
+        options.location = nil
+        options.ui = .plain
+        options.colors = false
+        options.columns = options.columns ?? 80
+        let console = Console(colors: false) { stream, text in output.append(text, error: stream == .error) }
+        host = try Host(loop: loop, options: options, console: console, plugins: [SpecPlugin(link: link)], clock: clock) { _ in }
+        let bound = NIOLoopBound(host, eventLoop: loop)
+        link.host.withLock { $0 = bound }
+        let me = NIOLoopBound(Unowned(self), eventLoop: loop)
+        link.spec.withLock { $0 = me }
+        clock.onSettle { me.value.object?.settle() }
+        try installTesting(update: update, listing: listing, only: only)
+    }
+
+    // MARK: Settling
+
+    /// Runs the host's queued turns, and waits for service calls finishing on other threads,
+    /// until nothing is left but what waits on the clock.
+    func settle() {
+        while true {
+            // A test's turn lasts as long as its body: deliveries queued meanwhile (an initial
+            // value, a post) are scheduled here, as the end of a turn would.
+            host.binding.scheduleDelivery()
+            if loop.runPending() > 0 { continue }
+            guard host.isRunning else { return }
+            let sleepers = clock.sleepers
+            if host.binding.requests.count > sleepers {
+                if loop.waitForWork(timeout: Self.quietPeriod) { continue }
+            } else if sleepers < sleepersSettled {
+                // The clock woke a task (a feed's poll loop): it runs on another thread until it
+                // hands the loop work or sleeps again.
+                let deadline = ContinuousClock.now + .seconds(Self.wakePeriod)
+                while !loop.hasWork && clock.sleepers < sleepersSettled && ContinuousClock.now < deadline {
+                    _ = loop.waitForWork(timeout: 0.002)
+                }
+                if !loop.hasWork && clock.sleepers < sleepersSettled { sleepersSettled = clock.sleepers }
+                continue
+            }
+            sleepersSettled = sleepers
+            return
+        }
+    }
+
+    /// One step of virtual time while a test's body waits: runs the next job due (and what it
+    /// causes). False when nothing is pending, or the test has waited ``waitLimit``.
+    func step(since start: Duration) -> Bool {
+        guard host.isRunning, let due = clock.nextDue, due - start <= Self.waitLimit else { return false }
+        clock.advance(by: due - clock.uptime)
+        return true
+    }
+
+    // MARK: The spec
+
+    /// Runs the spec file's chunk (collecting its tests); nil, or the error.
+    func load(_ bytes: [UInt8], path: String) -> String? {
+        var failure: String?
+        host.runTurn { host in
+            do throws(LuaError) {
+                try host.vm.load(bytes, name: "@" + path)
+                try host.vm.call(arguments: 0, results: 0)
+            } catch {
+                failure = error.message
+            }
+        }
+        return failure ?? exitFailure
+    }
+
+    /// The tests the file declared.
+    func list(filter: String?) -> [SpecCase] {
+        var cases: [SpecCase] = []
+        host.runTurn { host in
+            guard let runner else { return }
+            let stack = host.vm.stack
+            let base = stack.top
+            defer { stack.setTop(base) }
+            runner.push(onto: stack)                                     // runner
+            guard stack.rawGet(-1, "list") == .function else { return }  // runner list
+            if let filter { stack.push(filter) } else { stack.pushNil() }
+            guard (try? host.vm.call(arguments: 1, results: 1)) != nil else { return }
+            guard case .array(let items) = host.binding.convertedValue(at: -1, in: stack).value else { return }
+            for item in items {
+                cases.append(SpecCase(name: item["name"].stringValue ?? "?", location: item["where"].stringValue ?? "?",
+                                      isPending: item["pending"].boolValue ?? false,
+                                      isSelected: item["selected"].boolValue ?? true))
+            }
+        }
+        return cases
+    }
+
+    /// Runs test `index` (0-based); its outcome and what it printed.
+    func run(_ index: Int) -> SpecOutcome {
+        var status = "failed"
+        var message = ""
+        host.runTurn { host in
+            guard let runner else { return }
+            let stack = host.vm.stack
+            let base = stack.top
+            defer { stack.setTop(base) }
+            runner.push(onto: stack)
+            guard stack.rawGet(-1, "run") == .function else { return }
+            stack.push(index + 1)
+            do throws(LuaError) {
+                try host.vm.call(arguments: 1, results: 2)
+                status = stack.text(at: -2) ?? "failed"
+                message = stack.text(at: -1) ?? ""
+            } catch {
+                message = error.message
+            }
+        }
+        settle()
+        var messages = message.isEmpty ? [] : [message]
+        messages += link.notices.withLock { $0 }
+        if let exit = exitFailure { messages.append(exit) }
+        if host.sawError {
+            messages.append("the code under test reported an error:\n" + output.errors)
+        }
+        let passed = status == "passed" && messages.isEmpty
+        return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: output.text)
+    }
+
+    /// Why the host stopped, when the code under test ended the run (`app.exit(1)`).
+    private var exitFailure: String? {
+        guard let status = host.exitStatus, status != 0 else { return nil }
+        return "the code under test exited with status \(status) (app.exit)"
+    }
+
+    /// Tears the host down: its VM closes, its services go.
+    func close() {
+        host.finish(status: 0)
+        runner = nil
+        httpHandler = nil
+        callHandler = nil
+        _ = loop.runPending()
+    }
+
+    // MARK: Calls from the services into the spec
+
+    /// Answers an http request of the code under test from the spec's `fake.http` routes.
+    func answer(_ request: HTTPRequestSpec) -> Result<HTTPResponse, ServiceError> {
+        guard host.isRunning, let httpHandler else { return .failure(ServiceError(.cancelled, "the test has ended")) }
+        let stack = host.vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        httpHandler.push(onto: stack)
+        var headers: [String: Value] = [:]
+        for (name, value) in request.headers { headers[name.lowercased()] = .string(value) }
+        host.binding.push(.object(["method": .string(request.method.uppercased()), "url": .string(request.url),
+                                   "headers": .object(headers), "body": request.body.map(Value.bytes) ?? .null]), onto: stack)
+        do throws(LuaError) {
+            try host.vm.call(arguments: 1, results: 2)
+        } catch {
+            return .failure(ServiceError(.internal, error.message))
+        }
+        let response = host.binding.convertedValue(at: -2, in: stack).value
+        guard case .object = response else { return .failure(Self.error(host.binding.convertedValue(at: -1, in: stack).value)) }
+        var headerFields: [String: String] = [:]
+        if case .object(let fields) = response["headers"] {
+            for (name, value) in fields { headerFields[name.lowercased()] = value.stringValue ?? "\(value)" }
+        }
+        let body: [UInt8] = switch response["body"] {
+        case .bytes(let bytes): bytes
+        case .string(let text): Array(text.utf8)
+        default: []
+        }
+        return .success(HTTPResponse(status: Int(response["status"].integerValue ?? 200), headers: headerFields, body: body,
+                                     url: response["url"].stringValue ?? request.url))
+    }
+
+    /// Answers a call of a faked service's method with the spec's function.
+    func call(_ service: String, _ method: String, _ arguments: Arguments) -> Result<Value, ServiceError> {
+        guard host.isRunning, let callHandler else { return .failure(ServiceError(.cancelled, "the test has ended")) }
+        let stack = host.vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        callHandler.push(onto: stack)
+        stack.push(service)
+        stack.push(method)
+        var count = arguments.values.count
+        while count > 0 && arguments.values[count - 1].isNull { count -= 1 }
+        for value in arguments.values.prefix(count) { host.binding.push(value, onto: stack) }
+        do throws(LuaError) {
+            try host.vm.call(arguments: Int32(count + 2), results: 2)
+        } catch {
+            return .failure(ServiceError(.internal, error.message))
+        }
+        let result = host.binding.convertedValue(at: -1, in: stack)
+        guard stack.boolean(at: -2) else { return .failure(Self.error(result.value)) }
+        if let failure = result.failure {
+            return .failure(ServiceError(.internal, "fake.service('\(service)').\(method) answered \(failure.description)"))
+        }
+        return .success(result.value)
+    }
+
+    /// A service error from a spec's `{ code, message }` (or a bare code).
+    static func error(_ value: Value) -> ServiceError {
+        let codeName = value["code"].stringValue ?? value.stringValue ?? "internal"
+        let code = ServiceError.Code(name: codeName) ?? .internal
+        return ServiceError(code, value["message"].stringValue ?? codeName)
+    }
+
+    /// Loads the testing prelude with its primitives and keeps the runner it returns.
+    private func installTesting(update: Bool, listing: Bool, only: Int?) throws {
+        var failure: LuaError?
+        host.runTurn { host in
+            do throws(LuaError) {
+                let stack = host.vm.stack
+                pushPrimitives(onto: stack)
+                let primitives = host.vm.ref(from: stack)
+                var options: LuaValue = ["update": .boolean(update), "listing": .boolean(listing)]
+                if let only { options = ["update": .boolean(update), "listing": .boolean(listing), "only": .integer(Int64(only + 1))] }
+                try Prelude.assertions.load(into: host.vm)                   // fn
+                primitives.push(onto: stack)
+                stack.push(options)                                          // fn T options
+                try host.vm.call(arguments: 2, results: 1)                   // assertions
+                try Prelude.testing.load(into: host.vm)                      // assertions fn
+                primitives.push(onto: stack)
+                stack.push(options)
+                stack.pushValue(at: -4)                                      // assertions fn T options assertions
+                try host.vm.call(arguments: 3, results: 1)                   // assertions runner
+                stack.pushValue(at: -1)
+                runner = host.vm.ref(from: stack)                            // assertions runner
+                _ = stack.rawGet(-1, "http")                                 // assertions runner http
+                httpHandler = host.vm.ref(from: stack)                       // assertions runner
+                _ = stack.rawGet(-1, "call")                                 // assertions runner call
+                callHandler = host.vm.ref(from: stack)                       // assertions runner
+                stack.pop(2)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+}
+
+/// What a test printed, in order; and what went to stderr alone.
+final class SpecOutput: Sendable {
+    private let state = Mutex((all: "", errors: ""))
+
+    func append(_ text: String, error: Bool) {
+        state.withLock { state in
+            state.all += text
+            if error { state.errors += text }
+        }
+    }
+
+    var text: String { state.withLock { $0.all } }
+    var errors: String { state.withLock { $0.errors } }
+}
+
+/// What the services of a test's host reach the host through: made before the host (the plugin
+/// needs it), filled in once the host exists.
+final class SpecLink: Sendable {
+    let host = Mutex<NIOLoopBound<Host>?>(nil)
+    let spec = Mutex<NIOLoopBound<Unowned<SpecHost>>?>(nil)
+    /// Failures noticed by the services (the real device reached), for the running test.
+    let notices = Mutex<[String]>([])
+
+    /// Runs `work` with the spec host when called on its loop (where services call their
+    /// methods); nil elsewhere, or once the host is gone.
+    func onLoop<Result>(_ work: (SpecHost) -> Result) -> Result? {
+        guard let bound = spec.withLock({ $0 }), bound.eventLoop.inEventLoop, let spec = bound.value.object else { return nil }
+        return work(spec)
+    }
+
+    /// Runs `work` with the spec host on its loop: at once when called there, else as a turn
+    /// (`nil` once the host is gone).
+    func withSpec(_ work: @escaping @Sendable (SpecHost?) -> Void) {
+        guard let bound = spec.withLock({ $0 }), let host = self.host.withLock({ $0 }) else { return work(nil) }
+        Host.turn(host) { _ in work(bound.value.object) }
+    }
+
+    /// Notes a failure of the running test found by a service.
+    func notice(_ message: String) {
+        notices.withLock { notices in
+            if !notices.contains(message) { notices.append(message) }
+        }
+    }
+}
+
+/// A reference that does not keep its object alive (a closure stored in what the object owns).
+final class Unowned<Object: AnyObject> {
+    weak var object: Object?
+    init(_ object: Object) { self.object = object }
+}
+
+/// One test as the spec file declared it.
+struct SpecCase: Sendable {
+    let name: String
+    /// `spec/x_spec.lua:12`.
+    let location: String
+    let isPending: Bool
+    /// False when `--filter` leaves it out.
+    let isSelected: Bool
+}
+
+/// How one test went.
+struct SpecOutcome: Sendable {
+    let passed: Bool
+    let message: String
+    let output: String
+}

@@ -1,0 +1,35 @@
+import Model
+import Services
+
+/// The services of a test's host: the standard ones (the store in memory), with the network and
+/// the location device replaced: `http` answers from the spec's `fake.http` routes, and
+/// `location` stands for a device that is not there until the spec calls `fake.location`.
+/// Reaching either without a fake fails the test, naming the fake to use.
+struct SpecPlugin: Plugin {
+    let name = "standard"
+    let link: SpecLink
+
+    func serviceEntries(_ context: PluginContext) throws(ServiceError) -> [ServiceEntry] {
+        let link = self.link
+        let exchange: HTTPService.Exchange = { request, completion in
+            link.withSpec { spec in
+                completion(spec?.answer(request) ?? .failure(ServiceError(.cancelled, "the test has ended")))
+            }
+        }
+        let http: ServiceEntry
+        do throws(ServiceError) {
+            http = ServiceEntry(made: try HTTPService(config: context.section("http"), clock: context.clock, exchange: exchange))
+        } catch {
+            http = ServiceEntry(made: try HTTPService(clock: context.clock, exchange: exchange))
+        }
+        let absent = LocationScript(unavailable: ServiceError(
+            .unavailable, "no location device in a test: use fake.location { fixes = { { lat = 48.85, lon = 2.35 } } }",
+            service: "location")) {
+            link.notice("the code under test started services.location without a fake; use fake.location { fixes = { { lat = 48.85, lon = 2.35 } } } before it starts")
+        }
+        let location = ServiceEntry(made: LocationService(script: absent, clock: context.clock))
+        return StandardServices.entries(context, location: location, http: http)
+    }
+
+    var settingKeys: [String: [String]] { StandardServices.settingKeys }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// One test's result as `crescent test` reports it.
+struct SpecResult: Sendable {
+    enum Status: Sendable {
+        case passed, failed, pending
+    }
+
+    /// The spec file.
+    let file: String
+    /// The full name: the describe blocks' names and the test's.
+    let name: String
+    /// `spec/x_spec.lua:12`, where the test was declared.
+    let location: String
+    let status: Status
+    /// Why it failed: the assertion with its `file:line` and differences, or the traceback.
+    let message: String
+    /// What the test printed.
+    let output: String
+    /// Real time the test took, for the JUnit report.
+    let seconds: Double
+}
+
+/// The results so far: the line per test as each comes, the summary, the JUnit XML.
+struct SpecReport {
+    private(set) var results: [SpecResult] = []
+    /// Golden files `--update` rewrote.
+    var updated: [String] = []
+
+    var passed: Int { results.count { $0.status == .passed } }
+    var failed: Int { results.count { $0.status == .failed } }
+    var pending: Int { results.count { $0.status == .pending } }
+
+    /// Records `result` and writes its line (and, for a failure, the message and the output).
+    mutating func add(_ result: SpecResult, write: (String) -> Void) {
+        results.append(result)
+        switch result.status {
+        case .passed:
+            write("ok      \(result.name)  (\(result.location))\n")
+        case .pending:
+            write("pending \(result.name)  (\(result.location))\n")
+        case .failed:
+            var text = "FAIL    \(result.name)  (\(result.location))\n"
+            text += Self.indented(result.message.isEmpty ? "failed" : result.message)
+            if !result.output.isEmpty {
+                text += "        output:\n" + Self.indented(result.output, by: 10)
+            }
+            write(text)
+        }
+    }
+
+    /// `N passed, N failed[, N pending]`: the last line of the report.
+    var summary: String {
+        var line = "\(passed) passed, \(failed) failed"
+        if pending > 0 { line += ", \(pending) pending" }
+        if !updated.isEmpty {
+            line = "updated \(updated.count) golden file\(updated.count == 1 ? "" : "s"): \(updated.joined(separator: ", "))\n" + line
+        }
+        return line
+    }
+
+    private static func indented(_ text: String, by columns: Int = 8) -> String {
+        let pad = String(repeating: " ", count: columns)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        return lines.map { pad + $0 }.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: JUnit
+
+    /// The results as JUnit XML: a `testsuite` per spec file, a `testcase` per test with its
+    /// `failure` or `skipped`, and what the test printed as `system-out`.
+    var junit: String {
+        var files: [String] = []
+        for result in results where !files.contains(result.file) { files.append(result.file) }
+        let total = results.reduce(0) { $0 + $1.seconds }
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"crescent test\" tests=\"\(results.count)\" failures=\"\(failed)\" skipped=\"\(pending)\" time=\"\(Self.time(total))\">\n"
+        for file in files {
+            let cases = results.filter { $0.file == file }
+            let failures = cases.count { $0.status == .failed }
+            let skipped = cases.count { $0.status == .pending }
+            xml += "  <testsuite name=\"\(Self.escape(file))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(Self.time(cases.reduce(0) { $0 + $1.seconds }))\">\n"
+            for result in cases {
+                xml += "    <testcase name=\"\(Self.escape(result.name))\" classname=\"\(Self.escape(file))\" file=\"\(Self.escape(file))\""
+                if let line = result.location.split(separator: ":").last.flatMap({ Int($0) }) { xml += " line=\"\(line)\"" }
+                xml += " time=\"\(Self.time(result.seconds))\""
+                switch result.status {
+                case .passed where result.output.isEmpty:
+                    xml += "/>\n"
+                    continue
+                case .passed:
+                    xml += ">\n"
+                case .pending:
+                    xml += ">\n      <skipped/>\n"
+                case .failed:
+                    let first = result.message.split(separator: "\n").first.map(String.init) ?? "failed"
+                    xml += ">\n      <failure message=\"\(Self.escape(first))\">\(Self.escape(result.message))</failure>\n"
+                }
+                if !result.output.isEmpty { xml += "      <system-out>\(Self.escape(result.output))</system-out>\n" }
+                xml += "    </testcase>\n"
+            }
+            xml += "  </testsuite>\n"
+        }
+        return xml + "</testsuites>\n"
+    }
+
+    private static func time(_ seconds: Double) -> String {
+        String(format: "%.3f", seconds)
+    }
+
+    /// Text safe in XML content and attributes; characters XML 1.0 cannot hold become U+FFFD.
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&apos;"
+            case "\t", "\n", "\r": escaped.unicodeScalars.append(scalar)
+            default:
+                escaped.unicodeScalars.append(scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF ? "\u{FFFD}" : scalar)
+            }
+        }
+        return escaped
+    }
+}

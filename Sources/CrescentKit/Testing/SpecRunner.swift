@@ -1,0 +1,145 @@
+import Foundation
+import Model
+
+/// What `crescent test` runs and how it reports.
+public struct SpecRunOptions: Sendable {
+    /// Spec files and folders searched for `*_spec.lua`; empty for `spec/` and `test/`.
+    public var paths: [String] = []
+    /// A Lua pattern: only tests whose full name matches run.
+    public var filter: String?
+    /// Where to write a JUnit XML report, if anywhere.
+    public var junitPath: String?
+    /// `assert.view(golden)` rewrites golden files that differ instead of failing.
+    public var update = false
+    /// The base of every test's host options (config file, columns, memory limit).
+    public var hostOptions = HostOptions()
+
+    public init() {}
+}
+
+/// `crescent test`: runs `*_spec.lua` files, each test in a fresh host on a manual clock
+/// (DESIGN.md "Testing scripts"), and reports a line per test, the failures with their
+/// differences, and `N passed, N failed[, N pending]` last.
+///
+/// ```swift
+/// var options = SpecRunOptions()
+/// options.paths = ["spec"]
+/// let status = SpecRunner.run(options) { print($0, terminator: "") }   // 0 when none failed
+/// ```
+public enum SpecRunner {
+    /// Why the run could not start: a path that does not exist, a bad config file.
+    public struct UsageError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    /// Runs the specs and returns the exit status: 0 when none failed, 1 otherwise.
+    ///
+    /// - Parameter write: receives the report as it is made, a line at a time.
+    /// - Throws: ``UsageError`` when a path does not exist or the config file is bad.
+    public static func run(_ options: SpecRunOptions, write: (String) -> Void) throws(UsageError) -> Int32 {
+        let files = try specFiles(options.paths)
+        let loop = PumpedEventLoop()
+        var report = SpecReport()
+        for file in files {
+            let bytes: [UInt8]
+            do {
+                bytes = try ScriptSource.file(file).read()
+            } catch {
+                report.add(SpecResult(file: file, name: file, location: file, status: .failed, message: error.description,
+                                      output: "", seconds: 0), write: write)
+                continue
+            }
+            try runFile(file, bytes: bytes, options: options, loop: loop, report: &report, write: write)
+        }
+        if files.isEmpty {
+            write("no *_spec.lua files in \(options.paths.isEmpty ? "spec/ or test/" : options.paths.joined(separator: ", "))\n")
+        }
+        write(report.summary + "\n")
+        if let path = options.junitPath {
+            do {
+                try report.junit.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                throw UsageError(description: "cannot write the JUnit report \(path): \(error.localizedDescription)")
+            }
+        }
+        return report.failed > 0 ? 1 : 0
+    }
+
+    /// Runs the tests of one file, each in a host of its own. The host that collected the
+    /// file's tests runs the first of them.
+    private static func runFile(_ file: String, bytes: [UInt8], options: SpecRunOptions, loop: PumpedEventLoop,
+                                report: inout SpecReport, write: (String) -> Void) throws(UsageError) {
+        let started = ContinuousClock.now
+        var spare: SpecHost? = try makeHost(loop: loop, options: options, listing: true)
+        defer { spare?.close() }
+        if let failure = spare?.load(bytes, path: file) {
+            report.add(SpecResult(file: file, name: "(loading the file)", location: file, status: .failed, message: failure,
+                                  output: spare?.output.text ?? "", seconds: seconds(since: started)), write: write)
+            return
+        }
+        let cases = spare?.list(filter: options.filter) ?? []
+        for (index, spec) in cases.enumerated() where spec.isSelected {
+            if spec.isPending {
+                report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .pending, message: "",
+                                      output: "", seconds: 0), write: write)
+                continue
+            }
+            let begun = ContinuousClock.now
+            let host: SpecHost
+            if let ready = spare {
+                host = ready
+                spare = nil
+            } else {
+                host = try makeHost(loop: loop, options: options, listing: false, only: index)
+                if let failure = host.load(bytes, path: file) {
+                    report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .failed,
+                                          message: failure, output: host.output.text, seconds: seconds(since: begun)), write: write)
+                    host.close()
+                    continue
+                }
+            }
+            let outcome = host.run(index)
+            host.close()
+            report.updated += host.updated
+            report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: outcome.passed ? .passed : .failed,
+                                  message: outcome.message, output: outcome.output, seconds: seconds(since: begun)), write: write)
+        }
+    }
+
+    private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, listing: Bool,
+                                 only: Int? = nil) throws(UsageError) -> SpecHost {
+        do {
+            return try SpecHost(loop: loop, options: options.hostOptions, update: options.update, listing: listing, only: only)
+        } catch {
+            throw UsageError(description: "cannot start a test host: \(error)")
+        }
+    }
+
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        (ContinuousClock.now - start).inSeconds
+    }
+
+    /// The `*_spec.lua` files under `paths` (default `spec/` and `test/`, where they exist), sorted
+    /// per path; a path given that does not exist is an error.
+    static func specFiles(_ paths: [String]) throws(UsageError) -> [String] {
+        let manager = FileManager.default
+        let roots = paths.isEmpty ? ["spec", "test"].filter { manager.fileExists(atPath: $0) } : paths
+        var files: [String] = []
+        for root in roots {
+            var isFolder: ObjCBool = false
+            guard manager.fileExists(atPath: root, isDirectory: &isFolder) else {
+                throw UsageError(description: "no such file or folder: \(root)")
+            }
+            guard isFolder.boolValue else {
+                files.append(root)
+                continue
+            }
+            let found = (manager.enumerator(atPath: root)?.allObjects as? [String] ?? [])
+                .filter { $0.hasSuffix("_spec.lua") }
+                .sorted()
+            let prefix = root.hasSuffix("/") ? root : root + "/"
+            files += found.map { prefix + $0 }
+        }
+        return files
+    }
+}

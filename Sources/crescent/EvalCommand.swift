@@ -1,0 +1,44 @@
+import ArgumentParser
+import CrescentKit
+import Model
+
+/// `crescent eval [NAME] 'CODE' [--json]`: runs a chunk in a running host and prints its value.
+struct EvalCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Run a chunk in a running host (see crescent ls); print its value, or its error and exit 1."
+    )
+
+    @Flag(help: "Print the value as JSON instead of inspect's text.")
+    var json = false
+
+    @Argument(help: ArgumentHelp("[NAME] CODE: the host (by name or pid; optional when one runs) and the chunk.", valueName: "words"))
+    var words: [String] = []
+
+    func validate() throws {
+        guard (1...2).contains(words.count) else { throw ValidationError("give the code to run, after the host's name if several run") }
+    }
+
+    func run() throws {
+        let (host, rest) = RemoteCommandSupport.split(words, needs: 1)
+        let client = RemoteCommandSupport.connect(host)
+        switch RemoteCommandSupport.call(client, "eval", ["code": .string(rest[0])]) {
+        case .success(let answer):
+            // What the chunk printed came before its answer.
+            while case .notification("output", let params)?? = try? client.nextMessage(timeout: 0) {
+                ProcessIO.writeOut(params["text"].stringValue ?? "")
+            }
+            if json {
+                ProcessIO.writeOut(answer["value"].jsonText + "\n")
+            } else if let text = answer["text"].stringValue, !text.isEmpty {
+                ProcessIO.writeOut(text + "\n")
+            }
+        case .failure(let error):
+            while case .notification("output", let params)?? = try? client.nextMessage(timeout: 0) {
+                ProcessIO.writeOut(params["text"].stringValue ?? "")
+            }
+            ProcessIO.writeError("crescent: \(error.data?["traceback"].stringValue ?? error.message)\n")
+            throw ExitCode(1)
+        }
+    }
+}

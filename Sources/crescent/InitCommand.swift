@@ -1,0 +1,127 @@
+import ArgumentParser
+import CrescentKit
+import Foundation
+import Model
+
+/// `crescent init [DIR]`: a new project a newcomer can run and test at once.
+struct InitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Write a new project: crescent.toml, a main.lua controller, a passing spec/main_spec.lua, stubs and .luarc.json.",
+        discussion: "Then: cd DIR && crescent test && crescent main.lua. Existing files are never overwritten."
+    )
+
+    @Argument(help: ArgumentHelp("The project folder (created if missing; default: the current folder).", valueName: "dir"))
+    var directory = "."
+
+    func run() throws {
+        let manager = FileManager.default
+        let root = directory
+        let files = ProjectTemplate.files
+        let clashes = files.map { (root as NSString).appendingPathComponent($0.path) }.filter { manager.fileExists(atPath: $0) }
+        if !clashes.isEmpty {
+            Crescent.usageError("not overwriting \(clashes.joined(separator: ", ")); choose an empty folder")
+        }
+        do {
+            for file in files {
+                let path = (root as NSString).appendingPathComponent(file.path)
+                try manager.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try file.text.write(toFile: path, atomically: true, encoding: .utf8)
+            }
+            let entries = try ServiceFactory.entries(plugins: [.standard], options: HostOptions())
+            _ = try StubsCommand.write(entries: entries, to: (root as NSString).appendingPathComponent("types"))
+        } catch {
+            Crescent.usageError("cannot write the project in \(root): \(error)")
+        }
+        let cd = root == "." ? "" : "cd \(root) && "
+        ProcessIO.writeOut("""
+            Wrote a Crescent project in \(root):
+              crescent.toml        settings (a fixed location, so main.lua runs anywhere)
+              main.lua             a controller: where you are, from the location and geocoder services
+              spec/main_spec.lua   its tests, in virtual time with a fake location
+              types/, .luarc.json  annotations for LuaLS (crescent stubs rewrites them)
+            Next: \(cd)crescent test && crescent main.lua
+
+            """)
+    }
+}
+
+/// The files of a new project.
+enum ProjectTemplate {
+    static let files: [(path: String, text: String)] = [
+        ("crescent.toml", """
+            # Crescent's settings for this project (crescent services NAME documents each service).
+
+            [location]
+            # Where fixes come from: gpsd (the default, gpsd:HOST:PORT), nmea:FILE, gpx:FILE@60x,
+            # or one fixed point. Tests ignore it: specs use fake.location.
+            provider = "fixed:48.8566,2.3522"
+
+            [store]
+            # path = "store.sqlite"   # default: ~/.local/share/crescent/store.sqlite; tests use memory
+
+            """),
+        ("main.lua", """
+            -- main.lua: a controller. The location service owns the position, the geocoder names it;
+            -- the controller only coordinates and shows. Run: crescent main.lua (type `quit` to leave).
+            local Place = controller("Place")
+
+            function Place:loadView()
+              return view.stack {
+                view.text { id = "title", text = "Where am I?" },
+                view.keyvalue { id = "place", pairs = { { "place", "waiting for a fix…" } } },
+              }
+            end
+
+            function Place:viewDidLoad()
+              self:command("refresh", "refresh", "look the place up again")
+            end
+
+            function Place:viewWillAppear()
+              self:start(services.location)
+              self:observe(services.location, "location", "show", { initial = false, latest = true })
+            end
+
+            -- Controller methods run as tasks: the geocoder's answer is awaited, no callback needed.
+            function Place:show(fix)
+              local placemarks, err = services.geocoder:reverse(fix)
+              if err then return self.view.place:update({ { "error", tostring(err) } }) end
+              local place = placemarks[1]
+              self.view.place:update({
+                { "place", ("%s, %s"):format(place.name, place.country) },
+                { "position", ("%.4f, %.4f"):format(fix.lat, fix.lon) },
+              })
+            end
+
+            function Place:refresh()
+              local fix = services.location.location
+              if fix then self:show(fix) end
+            end
+
+            app.push(Place)
+
+            """),
+        ("spec/main_spec.lua", """
+            -- Each `it` runs in a fresh host on a virtual clock: nothing waits in real time.
+            -- Run: crescent test   (crescent test --filter refresh runs the tests whose name matches)
+            describe("Place", function()
+              it("waits for a fix", function()
+                fake.location { fixes = { { lat = 51.5072, lon = -0.1276 } }, interval = 10 }
+                script("main.lua")
+                assert.matches("waiting for a fix", view_text())
+              end)
+
+              it("names the place of each fix", function()
+                fake.location { fixes = { { lat = 51.5072, lon = -0.1276 }, { lat = 48.8566, lon = 2.3522 } }, interval = 60 }
+                script("main.lua")
+                clock.advance(0)                       -- the first fix, and the geocoder's answer
+                assert.matches("London", view_text())
+                clock.advance(60)                      -- the second fix
+                assert.matches("Paris", view_text())
+                assert.equals("Where am I?", app.top.view.title.text)
+              end)
+            end)
+
+            """),
+    ]
+}

@@ -1,0 +1,132 @@
+import CrescentKit
+import Foundation
+import Testing
+
+/// plugin.toml checked before anything runs: each field wrong in turn names the manifest and the
+/// field; discovery refuses a service provided twice and a requirement nobody provides.
+@Suite struct PluginManifestTests {
+    static let valid: [String: String] = [
+        "name": "\"places\"",
+        "version": "\"1.0.0\"",
+        "crescent": "\">=0.1.0, <1.0.0\"",
+        "description": "\"Saved places.\"",
+        "kind": "\"lua\"",
+        "main": "\"main.lua\"",
+        "services": "[\"places\"]",
+        "requires": "[\"location\"]",
+    ]
+
+    /// A folder holding a plugin whose manifest has `fields` (and `main.lua`).
+    final class Folder {
+        let path: String
+
+        init(_ fields: [String: String], extra: String = "") throws {
+            path = FileManager.default.temporaryDirectory.appendingPathComponent("plugin-\(UUID().uuidString.prefix(8))").path
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            let text = fields.sorted { $0.key < $1.key }.map { "\($0.key) = \($0.value)" }.joined(separator: "\n") + "\n" + extra
+            try text.write(toFile: path + "/plugin.toml", atomically: true, encoding: .utf8)
+            try "service('places', 'x')\n".write(toFile: path + "/main.lua", atomically: true, encoding: .utf8)
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    func problem(_ fields: [String: String], extra: String = "") throws -> String? {
+        let folder = try Folder(fields, extra: extra)
+        do throws(PluginProblem) {
+            _ = try PluginManifest.load(folder: folder.path, hostVersion: "0.1.0")
+            return nil
+        } catch {
+            #expect(error.message.hasPrefix(folder.path + "/plugin.toml"), "\(error.message)")
+            return error.message
+        }
+    }
+
+    @Test func aValidManifestLoads() throws {
+        let folder = try Folder(Self.valid, extra: "[settings.radius]\ntype = \"number\"\ndefault = 150\ndoc = \"Metres.\"\n")
+        let manifest = try PluginManifest.load(folder: folder.path, hostVersion: "0.1.0")
+        #expect(manifest.name == "places")
+        #expect(manifest.kind == .lua(main: "main.lua"))
+        #expect(manifest.services == ["places"] && manifest.requires == ["location"])
+        #expect(manifest.settings.map(\.key) == ["radius"])
+    }
+
+    @Test(arguments: [
+        ("name", "\"Places\"", "field 'name' must match [a-z][a-z0-9_]*"),
+        ("name", "3", "field 'name' must be a string, got number"),
+        ("version", "\"1.0\"", "field 'version' must be a version like 1.0.0"),
+        ("crescent", "\">=2.0.0\"", "field 'crescent' the plugin needs crescent >=2.0.0; this is crescent 0.1.0"),
+        ("crescent", "\"soon\"", "field 'crescent' 'soon' is not a comparison"),
+        ("kind", "\"ruby\"", "field 'kind' must be \"lua\" or \"process\", got \"ruby\""),
+        ("main", "\"missing.lua\"", "field 'main' names"),
+        ("services", "[]", "field 'services' must name at least one service"),
+        ("services", "[\"Bad Name\"]", "field 'services' must hold names"),
+        ("requires", "\"location\"", "field 'requires' must be an array of names"),
+        ("colour", "\"blue\"", "field 'colour' is not a manifest field"),
+    ])
+    func eachWrongFieldIsNamed(field: String, value: String, message: String) throws {
+        var fields = Self.valid
+        fields[field] = value
+        let problem = try #require(try problem(fields))
+        #expect(problem.contains(message), "\(problem)")
+    }
+
+    @Test func missingFieldsAreNamed() throws {
+        for field in ["name", "version", "crescent", "kind", "services"] {
+            var fields = Self.valid
+            fields[field] = nil
+            let problem = try #require(try problem(fields))
+            #expect(problem.contains("field '\(field)' is missing"), "\(problem)")
+        }
+        var process = Self.valid
+        process["kind"] = "\"process\""
+        #expect(try problem(process)?.contains("field 'command' is missing") == true)
+        process["command"] = "[]"
+        #expect(try problem(process)?.contains("field 'command' must be a non-empty array of strings") == true)
+    }
+
+    @Test func aBadSettingsSchemaIsNamed() throws {
+        #expect(try problem(Self.valid, extra: "[settings.radius]\ntype = \"float\"\n")?.contains("field 'settings.radius.type' must be one of") == true)
+        #expect(try problem(Self.valid, extra: "[settings.radius]\ntype = \"number\"\ndefault = \"far\"\n")?
+            .contains("field 'settings.radius.default' must be number, got string") == true)
+    }
+
+    @Test func aServiceProvidedTwiceOrARequirementNobodyProvidesIsRefused() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("plugins-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        func plugin(_ name: String, services: String, requires: String = "[]") throws {
+            try FileManager.default.createDirectory(atPath: root + "/" + name, withIntermediateDirectories: true)
+            try """
+                name = "\(name)"
+                version = "1.0.0"
+                crescent = ">=0.1.0"
+                kind = "lua"
+                services = \(services)
+                requires = \(requires)
+                """.write(toFile: root + "/\(name)/plugin.toml", atomically: true, encoding: .utf8)
+            try "".write(toFile: root + "/\(name)/main.lua", atomically: true, encoding: .utf8)
+        }
+        try plugin("alpha", services: "[\"shared\"]")
+        try plugin("beta", services: "[\"shared\"]")
+        try plugin("gamma", services: "[\"location\"]")
+        try plugin("delta", services: "[\"delta\"]", requires: "[\"nowhere\"]")
+        try plugin("epsilon", services: "[\"epsilon\"]", requires: "[\"shared\", \"location\"]")
+        let found = PluginDiscovery.discover(PluginSearch(folders: [root], onlyFolders: true), disabledNames: ["epsilon"],
+                                             builtins: ["location", "store"])
+        func status(_ name: String) -> String {
+            guard let plugin = found.first(where: { $0.folder.hasSuffix("/" + name) }) else { return "missing" }
+            return switch plugin.status {
+            case .ok: "ok"
+            case .disabled: "disabled"
+            case .shadowed: "shadowed"
+            case .broken(let problem): problem.message
+            }
+        }
+        #expect(status("alpha") == "ok")
+        #expect(status("beta").contains("field 'services': service 'shared' is already provided by the plugin in \(root)/alpha"), "\(status("beta"))")
+        #expect(status("beta").hasPrefix(root + "/beta/plugin.toml"))
+        #expect(status("gamma").contains("service 'location' is already provided by the builtin plugins"), "\(status("gamma"))")
+        #expect(status("delta").contains("field 'requires': no plugin provides service 'nowhere'"), "\(status("delta"))")
+        #expect(status("epsilon") == "disabled")
+    }
+}

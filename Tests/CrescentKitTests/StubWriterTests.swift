@@ -1,0 +1,137 @@
+import CrescentKit
+import Foundation
+import Model
+import Testing
+
+/// `crescent stubs`: the annotation files agree with the declarations both ways, every file is
+/// valid Lua, and luacheck runs clean over the shipped scripts and specs with the declared globals.
+@Suite struct StubWriterTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func entries() throws -> [ServiceEntry] {
+        try ServiceFactory.entries(plugins: [.standard, ThermostatPlugin()], options: HostOptions())
+    }
+
+    static func file(_ name: String, _ files: [StubWriter.File]) -> String {
+        files.first { $0.name == name }?.text ?? ""
+    }
+
+    /// The lines of `text` from the line `---@class <name>...` to the next `---@class`.
+    static func section(of className: String, in text: String) -> [String] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let start = lines.firstIndex(where: { $0 == "---@class \(className): crescent.Object" }) else { return [] }
+        let rest = lines[(start + 1)...]
+        let end = rest.firstIndex { $0.hasPrefix("---@class ") } ?? lines.endIndex
+        return Array(lines[start..<end])
+    }
+
+    @Test func everyServiceMemberIsInTheStubsAndNothingElse() throws {
+        let entries = try Self.entries()
+        let services = Self.file("services.lua", StubWriter.files(for: entries))
+        let classes = Set(services.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("---@class crescent.service.") else { return nil }
+            return String(line.dropFirst("---@class crescent.service.".count).prefix { $0 != ":" })
+        })
+        #expect(classes == Set(entries.map(\.name)))
+        for entry in entries {
+            let interface = entry.interface
+            let lines = Self.section(of: "crescent.service.\(interface.name)", in: services)
+            let fields = Set(lines.compactMap { line -> String? in
+                guard line.hasPrefix("---@field ") else { return nil }
+                return String(line.dropFirst(10).prefix { $0 != " " })
+            })
+            #expect(fields == Set(interface.properties.map(\.name)), "\(interface.name)")
+            let prefix = "function service_\(interface.name):"
+            let methods = Set(lines.compactMap { line -> String? in
+                guard line.hasPrefix(prefix) else { return nil }
+                return String(line.dropFirst(prefix.count).prefix { $0 != "(" })
+            })
+            let expected = Set(interface.methods.map(\.name) + (interface.events.isEmpty ? [] : ["on"]))
+            #expect(methods == expected, "\(interface.name)")
+            let alias = lines.first { $0.hasPrefix("---@alias crescent.service.\(interface.name).event ") }
+            let events = alias.map { line in
+                Set(line.split(separator: " ").last?.split(separator: "|").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } ?? [])
+            } ?? []
+            #expect(events == Set(interface.events.map(\.name)), "\(interface.name)")
+            for event in interface.events {
+                #expect(lines.contains { $0.contains("event: \"\(event.name)\", handler: fun(payload:") }, "\(interface.name).\(event.name)")
+            }
+            for method in interface.methods where method.hasCompletion {
+                #expect(lines.contains { $0.hasPrefix("---@param completion fun(result: ") && $0.contains("err: crescent.Error?)") })
+                #expect(lines.contains { $0.hasPrefix("---@overload async fun(self: crescent.service.\(interface.name)") }, "\(method.name)")
+            }
+        }
+    }
+
+    @Test func theTypesOfArgumentsAreTheDeclaredOnes() throws {
+        let services = Self.file("services.lua", StubWriter.files(for: try Self.entries()))
+        #expect(services.contains("---@param location crescent.location"), "geocoder:reverse takes a location record")
+        #expect(services.contains("---@param degrees number"), "thermostat:set takes a number")
+        let globals = Self.file("globals.lua", StubWriter.files(for: try Self.entries()))
+        #expect(globals.contains("---@class crescent.location"))
+        #expect(globals.contains("---@field lat number"))
+    }
+
+    @Test func everyDeclaredGlobalIsStubbedAndNoOther() throws {
+        let globals = Self.file("globals.lua", StubWriter.files(for: try Self.entries()))
+        var defined: Set<String> = []
+        let nameCharacters: (Character) -> Bool = { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." }
+        for line in globals.split(separator: "\n") {
+            if line.hasPrefix("function ") {
+                let rest = line.dropFirst(9)
+                let name = rest.prefix(while: nameCharacters)
+                // `function Timer:cancel()` is a method of a class, not a global.
+                if rest.dropFirst(name.count).first != ":" { defined.insert(String(name)) }
+            } else if let first = line.first, first.isLetter, let equals = line.firstIndex(of: "=") {
+                let name = line[..<equals].trimmingCharacters(in: .whitespaces)
+                if name.allSatisfy(nameCharacters) { defined.insert(name) }
+            }
+        }
+        #expect(defined == Set(StubWriter.documentedNames), "\(defined.symmetricDifference(Set(StubWriter.documentedNames)))")
+        #expect(!StubWriter.globalNames.contains { $0.contains(".") })
+    }
+
+    @Test func everyStubFileIsValidLua() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crescent-stubs-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for file in StubWriter.files(for: try Self.entries()) {
+            let path = folder.appendingPathComponent(file.name).path
+            try file.text.write(toFile: path, atomically: true, encoding: .utf8)
+            let result = try Self.runTool("/usr/bin/luac5.4", ["-p", path])
+            #expect(result.status == 0, "\(file.name): \(result.output)")
+        }
+        let luarc = StubWriter.luarc(library: "types")
+        let json = try JSONSerialization.jsonObject(with: Data(luarc.utf8)) as? [String: Any]
+        #expect(json?["runtime.version"] as? String == "Lua 5.4")
+        #expect(json?["workspace.library"] as? [String] == ["types"])
+    }
+
+    @Test func luacheckIsCleanOverTheScriptsAndSpecsWithTheDeclaredGlobals() throws {
+        // Methods that do not use `self` (loadView building a view) are normal in controllers.
+        let common = ["--no-color", "--codes", "--std", "lua54", "--no-max-line-length", "--ignore", "212/self"]
+        let scripts = try Self.runTool("/usr/bin/luacheck", common + ["--read-globals"] + StubWriter.globalNames + ["--", "scripts"])
+        #expect(scripts.status == 0, "\(scripts.output)")
+        // assert's fields (assert.equals…) are the test API's; luacheck knows only Lua's assert.
+        let specs = try Self.runTool("/usr/bin/luacheck", common + ["--ignore", "143", "--read-globals"] + StubWriter.globalNames
+                                     + StubWriter.testGlobalNames + ["--", "spec"])
+        #expect(specs.status == 0, "\(specs.output)")
+    }
+
+    /// Runs `tool ARGUMENTS` in the package root; its status and combined output.
+    static func runTool(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+

@@ -1,0 +1,252 @@
+import Foundation
+import Testing
+
+/// Process plugins end to end: a Python program in `plugins/`, spoken to over JSON-RPC by the
+/// `crescent` binary.
+@Suite struct ProcessPluginTests {
+    static let manifest = """
+        name = "probe"
+        version = "1.0.0"
+        crescent = ">=0.1.0"
+        kind = "process"
+        command = ["python3", "probe.py"]
+        services = ["probe"]
+
+        [settings.start]
+        type = "string"
+        default = "answer"
+        doc = "answer, never or garbage: how to answer initialize."
+        """
+
+    /// Echoes, crashes, hangs, writes garbage or a huge line, on request; logs to stderr.
+    static let program = #"""
+        import json, os, sys
+
+        def send(message):
+            sys.stdout.write(json.dumps(message) + "\n")
+            sys.stdout.flush()
+
+        def declare():
+            method = lambda name, args=(): {"name": name, "args": [{"name": a, "type": "value?"} for a in args], "returns": "value"}
+            return {"services": [{"name": "probe", "summary": "A test program.",
+                "properties": [{"name": "level", "type": "number", "doc": "A number.", "value": 0}],
+                "methods": [method("echo", ["value"]), method("pid"), method("crash"), method("hang"), method("garbage"),
+                            method("long"), method("fail"), method("bad_set")],
+                "events": [{"name": "ping", "payload": "{ n }", "doc": "A ping."}]}]}
+
+        for line in sys.stdin:
+            message = json.loads(line)
+            method, id, params = message.get("method"), message.get("id"), message.get("params") or {}
+            if method == "shutdown":
+                break
+            if id is None:
+                continue
+            if method == "initialize":
+                start = (params.get("settings") or {}).get("start")
+                if start == "never":
+                    continue
+                if start == "garbage":
+                    sys.stdout.write("this is not json\n"); sys.stdout.flush()
+                    continue
+                print("started in", os.getcwd(), os.environ.get("CRESCENT_PLUGIN_DIR") == os.getcwd(), file=sys.stderr, flush=True)
+                send({"jsonrpc": "2.0", "id": id, "result": declare()})
+                continue
+            name, args = params.get("method"), params.get("args") or []
+            if name == "echo":
+                send({"jsonrpc": "2.0", "method": "set", "params": {"service": "probe", "property": "level", "value": len(str(args))}})
+                send({"jsonrpc": "2.0", "method": "emit", "params": {"service": "probe", "event": "ping", "payload": {"n": 1}}})
+                send({"jsonrpc": "2.0", "id": id, "result": args[0] if args else None})
+            elif name == "pid":
+                send({"jsonrpc": "2.0", "id": id, "result": os.getpid()})
+            elif name == "crash":
+                os._exit(3)
+            elif name == "hang":
+                pass
+            elif name == "garbage":
+                sys.stdout.write("{not json\n"); sys.stdout.flush()
+                send({"jsonrpc": "2.0", "id": id, "result": "after garbage"})
+            elif name == "long":
+                sys.stdout.write("x" * (17 << 20) + "\n"); sys.stdout.flush()
+            elif name == "fail":
+                send({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "no such thing", "data": {"code": "not_found"}}})
+            elif name == "bad_set":
+                send({"jsonrpc": "2.0", "method": "set", "params": {"service": "probe", "property": "level", "value": "high"}})
+                send({"jsonrpc": "2.0", "method": "set", "params": {"service": "probe", "property": "nope", "value": 1}})
+                send({"jsonrpc": "2.0", "id": id, "result": True})
+        """#
+
+    func sandbox(settings: String = "") throws -> Sandbox {
+        let sandbox = try Sandbox()
+        try sandbox.write("plugins/probe/plugin.toml", Self.manifest)
+        try sandbox.write("plugins/probe/probe.py", Self.program)
+        if !settings.isEmpty { try sandbox.write("crescent.toml", settings) }
+        return sandbox
+    }
+
+    @Test func callsObservationEventsAndErrors() async throws {
+        let sandbox = try self.sandbox()
+        let result = try await crescent(["-e", """
+            local probe = services.probe
+            observe(probe, "level", function(new) print("level", new) end, { initial = false })
+            probe:on("ping", function(payload) print("ping", payload.n) end)
+            probe:echo({ a = 1 }, function(value, err) print("completion", value.a, err) end)
+            task(function()
+              print("await", probe:echo("hi"))
+              local _, err = probe:fail()
+              print("fail", err.code, err.message)
+              print("bad_set", probe:bad_set(), probe.level)
+            end)
+            """], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines
+        #expect(lines.contains("completion\t1\tnil"), "\(result)")
+        #expect(lines.contains("await\thi\tnil"), "\(result)")
+        #expect(lines.contains("ping\t1"), "\(result)")
+        #expect(lines.contains { $0.hasPrefix("level\t") }, "\(result)")
+        #expect(lines.contains("fail\tnot_found\tno such thing"), "\(result)")
+        #expect(lines.contains { $0.hasPrefix("bad_set\ttrue\t") && !$0.hasSuffix("high") }, "\(result)")
+        #expect(result.stderr.contains("plugin 'probe': started in"), "\(result)")
+        #expect(result.stderr.contains("True"), "\(result)")
+        #expect(result.stderr.contains("which is not its type number; dropped"), "\(result)")
+        #expect(result.stderr.contains("'probe.nope', which it does not declare; dropped"), "\(result)")
+    }
+
+    @Test func aCrashMidCallAnswersUnavailableAndTheNextCallRestartsIt() async throws {
+        let sandbox = try self.sandbox()
+        let result = try await crescent(["-e", """
+            task(function()
+              local first = services.probe:pid()
+              local _, err = services.probe:crash()
+              print("crash", err.code)
+              local second = services.probe:pid()
+              print("restarted", second ~= nil and second ~= first)
+            end)
+            """], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines == ["crash\tunavailable", "restarted\ttrue"], "\(result)")
+    }
+
+    @Test func aProgramThatKeepsCrashingBeforeAnsweringIsStartedAgainWithBackoff() async throws {
+        let sandbox = try self.sandbox()
+        let result = try await crescent(["-e", """
+            task(function()
+              for i = 1, 3 do
+                local _, err = services.probe:crash()
+                print(i, err.code)
+              end
+            end)
+            """], in: sandbox, timeLimit: 60)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines == ["1\tunavailable", "2\tunavailable", "3\tunavailable"], "\(result)")
+        // No run answered a call: the second start waits 1 s, the third 2 s.
+        #expect(result.elapsed >= 3, "\(result)")
+    }
+
+    @Test func hangsGarbageAndOverlongLines() async throws {
+        let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n")
+        let result = try await crescent(["-e", """
+            task(function()
+              local _, err = services.probe:hang()
+              print("hang", err.code)
+              print("garbage", services.probe:garbage())
+              _, err = services.probe:long()
+              print("long", err.code)
+              print("after", services.probe:echo(7))
+            end)
+            """], in: sandbox, timeLimit: 60)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines == ["hang\ttimeout", "garbage\tafter garbage\tnil", "long\tunavailable", "after\t7\tnil"], "\(result)")
+        #expect(result.stderr.contains("skipped a malformed line"), "\(result)")
+        #expect(result.stderr.contains("longer than 16777216 bytes"), "\(result)")
+    }
+
+    @Test func aProgramThatNeverAnswersInitializeIsReportedOnce() async throws {
+        for (start, message) in [("never", "did not answer 'initialize' within 30 s"), ("garbage", "is not JSON-RPC")] {
+            let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n[probe]\nstart = \"\(start)\"\n")
+            let result = try await crescent(["-e", """
+                print(pcall(function() return services.probe end))
+                print(pcall(function() return services.probe end))
+                print(services.geocoder ~= nil)
+                """], in: sandbox, timeLimit: 120)
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stderrLines.filter { $0.contains(message) && $0.contains("skipped") }.count == 1, "\(result)")
+            #expect(result.stdoutLines.last(where: { !$0.isEmpty }) == "true", "\(result)")
+        }
+    }
+
+    @Test func aHundredCrashesLeaveNoProcessBehind() async throws {
+        let sandbox = try self.sandbox()
+        let result = try await crescent(["-e", """
+            local function descriptors()
+              local ls = io.popen("ls /proc/$PPID/fd | wc -l")
+              local count = tonumber(ls:read("a"))
+              ls:close()
+              return count
+            end
+            task(function()
+              local pids = {}
+              -- One cycle first: what the host makes once, on first need, is not a leak.
+              services.probe:pid()
+              services.probe:crash()
+              services.probe:pid()
+              local before = descriptors()
+              for i = 1, 100 do
+                pids[#pids + 1] = services.probe:pid()
+                local _, err = services.probe:crash()
+                assert(err.code == "unavailable", tostring(err))
+              end
+              pids[#pids + 1] = services.probe:pid()
+              print(table.concat(pids, " "))
+              print("descriptors", before, descriptors())
+              print("subscriptions", #subscriptions())
+            end)
+            """], in: sandbox, timeLimit: 240)
+        #expect(result.status == 0, "\(result)")
+        let pids = (result.stdoutLines.first ?? "").split(separator: " ").compactMap { Int32($0) }
+        let counts = result.stdoutLines.dropFirst().first?.split(separator: "\t").dropFirst().compactMap { Int($0) } ?? []
+        // A descriptor kept per cycle would show as 100 more; NIO and libdispatch may open one or
+        // two of their own meanwhile.
+        #expect(counts.count == 2 && counts[1] <= counts[0] + 2, "descriptors before and after: \(result)")
+        #expect(result.stdoutLines.dropFirst(2).first == "subscriptions\t0", "\(result)")
+        #expect(pids.count == 101, "\(result)")
+        #expect(Set(pids).count == 101, "\(result)")
+        for pid in pids { #expect(!Self.isAlive(pid), "process \(pid) outlived the host") }
+    }
+
+    @Test func aRunThatDoesNotTouchThePluginStartsNoProcess() async throws {
+        let sandbox = try self.sandbox()
+        let result = try await crescent(["--log-level", "debug", "-e", "print(services.geocoder ~= nil)"], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        #expect(!result.stderr.contains("started in"), "\(result)")
+    }
+
+    @Test func theProgramExitsWhenTheHostIsKilled() async throws {
+        let sandbox = try self.sandbox()
+        try sandbox.write("script.lua", """
+            task(function() print("pid", services.probe:pid()) end)
+            timer.every(1, function() end)
+            """)
+        let process = CrescentProcess(["script.lua"], directory: sandbox.path)
+        try process.start()
+        #expect(await process.waitForOutput("pid\t", within: 30), "\(process.stdout) \(process.stderr)")
+        let line = process.stdout.split(separator: "\n").first { $0.hasPrefix("pid\t") }
+        let pid = line.flatMap { $0.split(separator: "\t").dropFirst().first }.flatMap { Int32($0) }
+        #expect(pid != nil)
+        process.send(SIGKILL)
+        _ = await process.finish(timeLimit: 10)
+        var gone = false
+        for _ in 0..<200 where !gone {
+            gone = pid.map { !Self.isAlive($0) } ?? true
+            if !gone { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(gone, "the plugin \(pid ?? 0) outlived its host")
+    }
+
+    /// True while `pid` runs (a zombie waiting for a parent that never reaps it has ended).
+    static func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(close, offsetBy: 2)...].prefix(1)
+        return state != "Z" && state != "X"
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// The plugins shipped in `plugins/`, through the binary run from the repository (whose
+/// `plugins/` folder holds them).
+@Suite struct ShippedPluginTests {
+    static let root = CrescentProcess.packageRoot.path
+
+    @Test func placesSavesPlacesAndTellsWhenTheLocationEntersOne() async throws {
+        let result = try await crescent(["--data-dir", ":memory:", "--location", "fixed:48.8566,2.3522", "-e", """
+            local places = services.places
+            local delegate = {}
+            function delegate:didEnter(payload) print("delegate", payload.place.name) end
+            places:addObserver(delegate)
+            observe(places, "near", function(near) print("near", near and near.name) end, { initial = false })
+            places:on("didEnter", function(payload)
+              print("entered", payload.place.name)
+              task(function()
+                local list = places:list()
+                print("list", #list, list[1].name)
+                print("remove", places:remove("hotel"))
+                local _, err = places:remove("hotel")
+                print("again", err.code)
+                services.location:stop()
+              end)
+            end, { once = true })
+            task(function()
+              local saved, err = places:add("hotel", { lat = 48.8567, lon = 2.3523 })
+              print("add", saved and saved.name, err)
+              local _, bad = places:add("")
+              print("empty", bad.code)
+              services.location:start()
+            end)
+            """], directory: Self.root, timeLimit: 60)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines
+        #expect(lines.prefix(2) == ["add\thotel\tnil", "empty\tinvalid_argument"], "\(result)")
+        #expect(lines.contains("near\thotel"), "\(result)")
+        #expect(lines.contains("entered\thotel") && lines.contains("delegate\thotel"), "\(result)")
+        #expect(lines.contains("list\t1\thotel"), "\(result)")
+        #expect(lines.contains("remove\ttrue\tnil") && lines.contains("again\tnot_found"), "\(result)")
+    }
+
+    @Test func systemReadsProcAndListsProcesses() async throws {
+        let result = try await crescent(["-e", """
+            local system = services.system
+            print(type(system.load.one), system.memory.total > 0, system.uptime > 0)
+            task(function()
+              local list = system:processes("python")
+              print(#list > 0, type(list[1].pid), list[1].command:find("system.py") ~= nil or #list > 1)
+            end)
+            """], directory: Self.root, timeLimit: 60)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines == ["number\ttrue\ttrue", "true\tnumber\ttrue"], "\(result)")
+    }
+
+    @Test func pluginsListsTheShippedPlugins() async throws {
+        let result = try await crescent(["plugins"], directory: Self.root)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines
+        #expect(lines.first?.hasPrefix("NAME") == true, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("standard") && $0.contains("builtin") && $0.contains("location") }, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("places") && $0.contains("lua") && $0.contains("plugins/places") && $0.hasSuffix("ok") }, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("system") && $0.contains("process") && $0.hasSuffix("ok") }, "\(result)")
+    }
+
+    @Test func skeletonsLoadAndWorkWithNoEdits() async throws {
+        let sandbox = try Sandbox()
+        for (name, kind) in [("hello_lua", "--lua"), ("hello_py", "--process")] {
+            let made = try await crescent(["plugin", "new", name, kind], in: sandbox)
+            #expect(made.status == 0, "\(made)")
+            let checked = try await crescent(["plugin", "check", "plugins/\(name)"], in: sandbox, timeLimit: 60)
+            #expect(checked.status == 0, "\(checked)")
+            #expect(checked.stdout.contains("hello(name, completion)") && checked.stdout.hasSuffix("ok\n"), "\(checked)")
+            let used = try await crescent(["-e", "task(function() print(services.\(name):hello('ada'), services.\(name).count) end)"],
+                                          in: sandbox, timeLimit: 60)
+            #expect(used.stdout == "hello, ada\t1\n", "\(used)")
+        }
+        let again = try await crescent(["plugin", "new", "hello_lua", "--lua"], in: sandbox)
+        #expect(again.status == 1 && again.stderr.contains("exists already"), "\(again)")
+    }
+
+    @Test func checkReportsABrokenPlugin() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("broken/plugin.toml", "name = \"broken\"\nversion = \"1\"\n")
+        let result = try await crescent(["plugin", "check", "broken"], in: sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("broken/plugin.toml: field 'version' must be a version like 1.0.0"), "\(result)")
+    }
+}

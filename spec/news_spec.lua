@@ -1,0 +1,31 @@
+-- news.lua over the feeds service, which fetches through the faked http service.
+local feed = [[<?xml version="1.0"?>
+<rss version="2.0"><channel><title>Example News</title><link>https://example.org/</link>
+<item><title>First headline</title><link>https://example.org/1</link><guid>1</guid></item>
+<item><title>Second headline</title><link>https://example.org/2</link><guid>2</guid></item>
+</channel></rss>]]
+
+describe("news", function()
+  it("shows the headlines of the feeds given", function()
+    fake.http { ["GET https://example.org/feed.xml"] = { status = 200, headers = { ["content-type"] = "application/rss+xml" }, body = feed } }
+    script("scripts/news.lua", "https://example.org/feed.xml")
+    clock.advance(0)
+    local text = view_text()
+    assert.matches("First headline", text)
+    assert.matches("Second headline", text)
+    assert.matches("1 feed", text)
+  end)
+
+  it("says which feed fails", function()
+    fake.http { ["GET https://example.org/feed.xml"] = { status = 404, body = "not here" } }
+    script("scripts/news.lua", "https://example.org/feed.xml")
+    clock.advance(0)
+    assert.matches("404", view_text())
+  end)
+
+  it("asks for feeds when none is given", function()
+    script("scripts/news.lua")
+    clock.advance(0)
+    assert.matches("no feeds yet", view_text())
+  end)
+end)

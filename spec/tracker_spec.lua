@@ -1,0 +1,55 @@
+-- The tracker names the place of each fix: the location and its failures are faked, the
+-- geocoder is the real one.
+describe("tracker", function()
+  it("names the place of each fix as it comes", function()
+    fake.location { fixes = { { lat = 48.8566, lon = 2.3522, speed = 1.5, course = 90 }, { lat = 45.7640, lon = 4.8357 } },
+                    interval = 60 }
+    script("scripts/tracker.lua")
+    clock.advance(0)
+    assert.matches("Paris, France", view_text())
+    assert.matches("5.4 km/h", view_text())
+    clock.advance(60)
+    assert.matches("Lyon, France", view_text())
+  end)
+
+  it("shows the first fix as the golden file does", function()
+    fake.location { fixes = { { lat = 48.8566, lon = 2.3522 } } }
+    script("scripts/tracker.lua")
+    clock.advance(0)
+    assert.view("spec/golden/tracker.txt")
+  end)
+
+  it("waits for a fix before naming anything", function()
+    fake.location { fixes = { { lat = 48.8566, lon = 2.3522 } }, interval = 10 }
+    script("scripts/tracker.lua")
+    assert.matches("waiting for a fix", view_text())
+  end)
+
+  it("says why there is no fix when the device fails", function()
+    local location = fake.location { fixes = {} }
+    script("scripts/tracker.lua")
+    clock.advance(0)
+    location:fail("unavailable", "gpsd is not running")
+    clock.advance(1)
+    assert.matches("No fix: gpsd is not running", view_text())
+  end)
+
+  it("looks the place up again on refresh", function()
+    fake.location { fixes = { { lat = 51.5072, lon = -0.1276 } } }
+    script("scripts/tracker.lua")
+    clock.advance(0)
+    send("refresh")
+    clock.advance(0)
+    assert.matches("London", view_text())
+  end)
+
+  it("follows a recorded track, one point a second", function()
+    fake.location { track = "scripts/tracks/paris.gpx", interval = 1 }
+    script("scripts/tracker.lua")
+    clock.advance(0)
+    assert.matches("France", view_text())
+    local first = services.location.location
+    clock.advance(30)
+    assert.truthy(services.location.location.time > first.time, "the fix of 30 s later is newer")
+  end)
+end)
