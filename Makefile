@@ -7,7 +7,7 @@ SCRIPT ?= scripts/tracker.lua
 RUN_ARGS ?= --location gpx:scripts/tracks/paris.gpx@60x
 BENCH_ARGS ?=
 
-.PHONY: all setup build run test bench clean install uninstall test-install
+.PHONY: all setup build run test bench clean install uninstall test-install fuzz
 
 all: build
 
@@ -37,6 +37,17 @@ test: setup
 	$(SWIFT) test --skip-build --filter crescentTests
 	.build/debug/crescent test spec
 	@$(MAKE) --no-print-directory test-install
+
+# Coverage-guided fuzzing (libFuzzer through -sanitize=fuzzer) of every parser of outside input
+# and of Lua<->model value conversion: each target runs FUZZ_SECONDS from its seed corpus in
+# Fuzz/corpus/TARGET (`make fuzz FUZZ_SECONDS=4` is the short run meant for make test). The fuzz
+# build has a build folder of its own, so it never invalidates the normal one.
+FUZZ_SECONDS ?= 60
+FUZZ_TEST_SECONDS ?= 4
+FUZZ_TARGETS = nmea gpx gpsd feed json config url lua-value
+fuzz: setup
+	CRESCENT_FUZZ=1 $(SWIFT) build --build-path .build/fuzz --product crescent-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
+	@tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # make install puts a statically linked crescent in PREFIX/bin and the geocoder's data in
 # PREFIX/share/crescent, where the binary looks for it, so it runs from any folder and

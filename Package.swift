@@ -156,3 +156,14 @@ let package = Package(
         .testTarget(name: "crescentTests", dependencies: ["crescent", "HTTPTestServer", "FeedTestSupport", "PostgresTestSupport"], swiftSettings: upcoming),
     ]
 )
+
+// The fuzz targets (`make fuzz`), only when CRESCENT_FUZZ is set: they build with
+// -sanitize=fuzzer, whose libFuzzer provides `main`, into a build folder of their own.
+if Context.environment["CRESCENT_FUZZ"] != nil {
+    package.targets.append(.executableTarget(
+        name: "crescent-fuzz",
+        dependencies: ["CrescentKit", "Services", "Model", "LuaBridge", "CLua", .product(name: "NIOEmbedded", package: "swift-nio")],
+        path: "Fuzz/Sources/crescent-fuzz"
+    ))
+    package.products.append(.executable(name: "crescent-fuzz", targets: ["crescent-fuzz"]))
+}

@@ -12,15 +12,19 @@ local function csv(value)
 end
 
 -- Read every point first so the geocoder answers them as one batch.
-local points = {}
+local points, lines = {}, {}
 local number = 0
 for line in input:lines() do
   number = number + 1
   local lat, lon = line:match("^%s*([-+%d.eE]+)%s*,%s*([-+%d.eE]+)%s*$")
-  if lat then
-    points[#points + 1] = { lat = tonumber(lat), lon = tonumber(lon) }
+  lat, lon = tonumber(lat), tonumber(lon)
+  if lat and lon and lat >= -90 and lat <= 90 and lon >= -180 and lon <= 180 then
+    points[#points + 1] = { lat = lat, lon = lon }
+    lines[#points] = number
   elseif line:match("%S") then
-    io.stderr:write(("geocode.lua: line %d is not lat,lon: %s\n"):format(number, line))
+    -- One bad line is reported and skipped: the rest of the batch goes on.
+    io.stderr:write(("geocode.lua: line %d is not lat,lon in degrees (lat in [-90, 90], lon in [-180, 180]): %s\n")
+      :format(number, line:sub(1, 80)))
   end
 end
 
@@ -28,13 +32,18 @@ task(function()
   print("lat,lon,name,admin1,country,distance_m")
   if #points == 0 then return end
   local results, err = services.geocoder:reverse(points)
-  if err then
-    io.stderr:write("geocode.lua: " .. tostring(err) .. "\n")
-    return app.exit(1)
-  end
-  for i, placemarks in ipairs(results) do
-    local p = placemarks[1]
-    print(table.concat({ points[i].lat, points[i].lon, csv(p.name), csv(p.admin1), csv(p.country),
-                         ("%.0f"):format(p.distance) }, ","))
+  for i, point in ipairs(points) do
+    local placemarks = results and results[i]
+    if err then
+      -- The batch was refused: ask point by point, so one bad point costs only its line.
+      local one, pointErr = services.geocoder:reverse(point)
+      placemarks = one
+      if pointErr then io.stderr:write(("geocode.lua: line %d: %s\n"):format(lines[i], tostring(pointErr))) end
+    end
+    local p = placemarks and placemarks[1]
+    if p then
+      print(table.concat({ point.lat, point.lon, csv(p.name), csv(p.admin1), csv(p.country),
+                           ("%.0f"):format(p.distance) }, ","))
+    end
   end
 end)

@@ -65,12 +65,14 @@ lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag) {
     lua_pushliteral(L, MEMORY_ERROR_MESSAGE);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &memory_error_key);
     crescent_install_coroutine_functions(L);
+    crescent_install_text_loaders(L);
     return L;
 }
 
 void crescent_close(lua_State *L) {
     crescent_vm *vm = vm_of(L);
     vm->limit = 0; /* finalizers may allocate while closing */
+    vm->closing = 1;
     lua_close(L);
     free(vm);
 }
@@ -84,26 +86,47 @@ void crescent_clear_memory_limit_hit(lua_State *L) { vm_of(L)->limit_hit = 0; }
 /* ---- The trampoline ---------------------------------------------------------------------------- */
 
 typedef struct crescent_export {
+    const void *tag;
     crescent_swift_function fn;
     void *context;
 } crescent_export;
 
+/* Its address tags export blocks: debug.setupvalue can put any userdata where the export was. */
+static const char export_tag = 'e';
+
+/* Raises the memory error when Swift left the VM past its limit, else returns 0. */
+static int raise_if_over_limit(lua_State *L) {
+    crescent_vm *vm = vm_of(L);
+    if (!vm->over_limit_pending || vm->swift_active != 0) return 0;
+    vm->over_limit_pending = 0;
+    if (vm->used <= vm->limit) return 0;
+    vm->limit_hit = 1;
+    lua_settop(L, 0);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &memory_error_key);
+    return lua_error(L);
+}
+
+/* Where a Swift function that yielded (an await) carries on when resumed: the values the host
+ * resumed it with are its results. The host made them in Swift, past the limit if they are too
+ * big: the memory error is raised here, at the await, inside whatever pcall surrounds it. */
+static int await_continue(lua_State *L, int status, lua_KContext base) {
+    (void)status;
+    raise_if_over_limit(L);
+    return lua_gettop(L) - (int)base;
+}
+
 static int trampoline(lua_State *L) {
     const crescent_export *export = lua_touserdata(L, lua_upvalueindex(1));
+    if (export == NULL || lua_rawlen(L, lua_upvalueindex(1)) != sizeof *export || export->tag != &export_tag)
+        return luaL_error(L, "a Crescent function's upvalue was replaced; it can no longer be called");
     crescent_vm *vm = vm_of(L);
+    /* Finalizers run by lua_close may call Swift functions whose host has already torn down. */
+    if (vm->closing) return luaL_error(L, "the host has shut down: Crescent functions cannot be called while it exits");
     vm->swift_active++;
     int status = export->fn(L, export->context);
     vm->swift_active--;
     /* From here on no Swift frame of this call is on the C stack: raising is safe. */
-    if (vm->over_limit_pending && vm->swift_active == 0) {
-        vm->over_limit_pending = 0;
-        if (vm->used > vm->limit) {
-            vm->limit_hit = 1;
-            lua_settop(L, 0);
-            lua_rawgetp(L, LUA_REGISTRYINDEX, &memory_error_key);
-            return lua_error(L);
-        }
-    }
+    raise_if_over_limit(L);
     if (status >= 0) return status;
     if (status == CRESCENT_RAISE) {
         if (lua_type(L, -1) == LUA_TSTRING) {
@@ -114,11 +137,13 @@ static int trampoline(lua_State *L) {
         return lua_error(L);
     }
     if (status == CRESCENT_RERAISE) return lua_error(L);
-    return lua_yield(L, -3 - status);
+    int yielded = -3 - status;
+    return lua_yieldk(L, yielded, (lua_KContext)(lua_gettop(L) - yielded), await_continue);
 }
 
 void crescent_push_function(lua_State *L, crescent_swift_function fn, void *context) {
     crescent_export *export = lua_newuserdatauv(L, sizeof *export, 0);
+    export->tag = &export_tag;
     export->fn = fn;
     export->context = context;
     lua_pushcclosure(L, trampoline, 1);
@@ -304,9 +329,13 @@ int crescent_checkstack(lua_State *L, int n) {
 
 /* ---- Swift-object userdata ------------------------------------------------------------------------ */
 
+/* Its address is the tag of every Swift-object block: no script can write it into a userdata. */
+static const char object_tag = 'o';
+
 crescent_object *crescent_push_object(lua_State *L, void *object, void (*release)(void *), int metatable_ref,
                                       int user_values) {
     crescent_object *block = lua_newuserdatauv(L, sizeof *block, user_values);
+    block->tag = &object_tag;
     block->object = object;
     block->release = release;
     lua_rawgeti(L, LUA_REGISTRYINDEX, metatable_ref);
@@ -314,8 +343,15 @@ crescent_object *crescent_push_object(lua_State *L, void *object, void (*release
     return block;
 }
 
+crescent_object *crescent_object_block(lua_State *L, int idx) {
+    /* A full userdata of exactly our size whose first word is our tag; light userdata have no length. */
+    if (lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) != sizeof(crescent_object)) return NULL;
+    crescent_object *block = lua_touserdata(L, idx);
+    return block != NULL && block->tag == &object_tag ? block : NULL;
+}
+
 crescent_object *crescent_to_object(lua_State *L, int idx, const void *metatable) {
-    void *block = lua_touserdata(L, idx);
+    crescent_object *block = crescent_object_block(L, idx);
     if (block == NULL || !lua_getmetatable(L, idx)) return NULL;
     const void *actual = lua_topointer(L, -1);
     lua_pop(L, 1);
@@ -323,8 +359,8 @@ crescent_object *crescent_to_object(lua_State *L, int idx, const void *metatable
 }
 
 int crescent_object_gc(lua_State *L) {
-    crescent_object *block = lua_touserdata(L, 1);
-    if (block == NULL || lua_rawlen(L, 1) != sizeof *block) return 0;
+    crescent_object *block = crescent_object_block(L, 1);
+    if (block == NULL) return 0;
     void *object = block->object;
     block->object = NULL;
     if (object != NULL && block->release != NULL) block->release(object);
@@ -346,11 +382,28 @@ void crescent_push_object_index(lua_State *L) {                              /* 
     lua_pushcclosure(L, crescent_object_index, 2);
 }
 
+static const char model_marker = 'm';
+
+const void *crescent_model_marker(void) { return &model_marker; }
+
 static int cached_index(lua_State *L) {                                     /* obj key */
     /* Cached property values first: a property read is one table lookup, all in C. */
     if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {                          /* obj key cache */
         lua_pushvalue(L, 2);
-        if (lua_rawget(L, -2) != LUA_TNIL) return 1;                         /* obj key cache value */
+        if (lua_rawget(L, -2) != LUA_TNIL) {                                 /* obj key cache value */
+            /* A data model is handed out as a fresh empty proxy over the cached one's metatable,
+             * so a rawset on what one read returned never reaches the next read. */
+            if (lua_type(L, -1) != LUA_TTABLE || !lua_getmetatable(L, -1)) return 1;
+            if (lua_rawgetp(L, -1, &model_marker) == LUA_TNIL) {             /* ... value mt nil */
+                lua_pop(L, 2);
+                return 1;
+            }
+            lua_pop(L, 1);                                                   /* ... value mt */
+            lua_newtable(L);                                                 /* ... value mt proxy */
+            lua_insert(L, -2);                                               /* ... value proxy mt */
+            lua_setmetatable(L, -2);                                         /* ... value proxy */
+            return 1;
+        }
         lua_pop(L, 1);
     }
     lua_pop(L, 1);                                                           /* obj key */

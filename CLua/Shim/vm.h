@@ -27,6 +27,7 @@ typedef struct crescent_vm {
     int swift_active;          /* > 0 while Swift frames run on this VM: the limit is not enforced */
     int over_limit_pending;    /* the limit was crossed while Swift ran; raised when Swift returns */
     int limit_hit;             /* an allocation was refused because of the limit */
+    int closing;               /* lua_close runs: finalizers may not enter Swift any more */
     crescent_flag *interrupt;  /* CRESCENT_INTERRUPT_* or a signal's exit status */
     saved_hook saved[SAVED_HOOKS];  /* the threads the interrupt hook was armed on */
 } crescent_vm;
@@ -45,6 +46,8 @@ static inline crescent_vm *vm_of(lua_State *L) {
  *  is pending); returns what ran before, for crescent_leave_lua. */
 lua_State *crescent_enter_lua(lua_State *L);
 void crescent_leave_lua(lua_State *L, lua_State *previous);
+/** Replaces load, loadfile, dofile and the Lua-file searcher of require with text-only ones. */
+void crescent_install_text_loaders(lua_State *L);
 /** Replaces coroutine.resume and coroutine.wrap with versions that mark the coroutine they run. */
 void crescent_install_coroutine_functions(lua_State *L);
 

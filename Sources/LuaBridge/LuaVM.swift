@@ -131,9 +131,15 @@ public final class LuaVM {
 
     /// Compiles `source` and pushes the chunk as a function.
     ///
-    /// - Parameter name: the chunk name: `@file.lua` for files (messages then say `file.lua:3:`),
-    ///   `=label` for other sources.
-    public func load(_ source: [UInt8], name: String, mode: String = "bt") throws(LuaError) {
+    /// Text only by default: precompiled bytecode is refused here as in `load`, `loadfile`,
+    /// `dofile` and `require` (Lua does not verify bytecode, and a crafted chunk can crash the VM).
+    ///
+    /// - Parameters:
+    ///   - name: the chunk name: `@file.lua` for files (messages then say `file.lua:3:`),
+    ///     `=label` for other sources.
+    ///   - mode: `"b"` only for bytecode this process dumped itself (the prelude's cache); never
+    ///     for bytes that came from outside.
+    public func load(_ source: [UInt8], name: String, mode: String = "t") throws(LuaError) {
         guard stack.ensure(2) else { throw LuaError(.memory, "stack overflow") }
         let status = source.withUnsafeBufferPointer { bytes in
             UnsafeRawPointer(bytes.baseAddress).map {

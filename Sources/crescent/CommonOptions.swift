@@ -9,10 +9,11 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .customLong("fail-fast"), help: "Stop at the first error reported from a handler.")
     var failFast = false
 
-    @Option(help: ArgumentHelp("Stop the run after this many seconds (exit 1).", valueName: "seconds"))
+    // Unconditional: `--timeout -1` is a wrong value, not a missing one, and validate says so.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop the run after this many seconds (exit 1).", valueName: "seconds"))
     var timeout: Double?
 
-    @Option(name: .customLong("memory-limit"), help: ArgumentHelp("The Lua VM's memory limit in MiB; 0 for none.", valueName: "mib"))
+    @Option(name: .customLong("memory-limit"), parsing: .unconditional, help: ArgumentHelp("The Lua VM's memory limit in MiB; 0 for none.", valueName: "mib"))
     var memoryLimit = HostOptions().memoryLimitMiB
 
     @Option(help: ArgumentHelp("The config file (default: crescent.toml in the current folder).", valueName: "file"))
@@ -26,6 +27,9 @@ struct CommonOptions: ParsableArguments {
 
     @Flag(name: .customLong("no-color"), help: "Never use colours (NO_COLOR is honoured too).")
     var noColor = false
+
+    @Flag(name: .customLong("keep-running"), help: "Keep running when the commands piped on stdin end (by default the end of input quits).")
+    var keepRunning = false
 
     @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown.", valueName: "level"))
     var logLevel = HostOptions().logLevel
@@ -48,10 +52,13 @@ struct CommonOptions: ParsableArguments {
 
     func validate() throws {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
-            throw ValidationError("--timeout must be a positive number of seconds, got \(timeout)")
+            let shown = timeout == timeout.rounded() && abs(timeout) < 1e15 ? String(Int64(timeout)) : String(timeout)
+            throw ValidationError("--timeout must be a positive number of seconds, got \(shown)")
         }
         if memoryLimit < 0 { throw ValidationError("--memory-limit must be 0 (no limit) or a number of MiB, got \(memoryLimit)") }
         if dataDir == "" { throw ValidationError("--data-dir must name a folder, got an empty string") }
+        if config == "" { throw ValidationError("--config must name a file, got an empty string") }
+        if location == "" { throw ValidationError("--location must name a provider (gpsd, nmea:FILE, gpx:FILE, fixed:LAT,LON), got an empty string") }
     }
 
     /// The host options these flags describe, for a script with `arguments`.
@@ -66,6 +73,7 @@ struct CommonOptions: ParsableArguments {
         options.configPath = config
         options.dataDirectory = dataDir
         options.location = location
+        options.keepsRunningAfterInput = keepRunning
         options.listen = listen == Self.defaultListenName ? "" : listen
         options.pluginSearch = PluginSearch(folders: plugins, disabled: noPlugins)
         return options

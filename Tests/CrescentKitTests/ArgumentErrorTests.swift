@@ -162,7 +162,7 @@ import Testing
             """)
         #expect(test.lines == [
             "false\ttable\tinvalid_argument\tthe label must not be empty\tthermostat\trename",
-            "thermostat.rename: invalid_argument: the label must not be empty",
+            "test.lua:2: thermostat.rename: invalid_argument: the label must not be empty",
             "nil\ttrue\tden",
         ])
         #expect(thermostat.label.value == "den")

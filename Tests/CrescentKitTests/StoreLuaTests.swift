@@ -68,7 +68,7 @@ extension RealLoopRun {
             "true\tfalse",
             "todo\t0\t0\t<collection>",
             "false\ttest.lua:5: cannot set 'collection.count': its properties are read-only (its service updates them; see help(collection))",
-            "false\tinvalid_argument\tstore.collection: invalid_argument: a collection name must be 1 to 200 bytes long",
+            "false\tinvalid_argument\ttest.lua:6: store.collection: invalid_argument: a collection name must be 1 to 200 bytes long",
             "true",
         ], "\(run.stderr)")
         #expect(run.status == 0)

@@ -57,8 +57,8 @@ import Testing
             ([""], "the query is empty"),
             (["   "], "the query is empty"),
             (["Paris", ["country": "ZZ"]], "country 'ZZ' is not an ISO 3166-1 code or a country name in the data"),
-            (["Paris", ["country": 33]], "country must be a string, got number"),
-            (["Paris", ["limit": 0]], "limit must be an integer in [1, 1000], got 0"),
+            (["Paris", ["country": 33]], "options.country must be a string, got number"),
+            (["Paris", ["limit": 0]], "options.limit must be an integer in [1, 1000], got 0"),
         ]
         for (arguments, message) in cases {
             let error = await serviceError { () async throws(ServiceError) in try await invokeMethod(geocoder, "search", arguments) }

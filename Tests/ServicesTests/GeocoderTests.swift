@@ -144,7 +144,7 @@ import Testing
             let error = await serviceError { () async throws(ServiceError) in
                 try await invokeMethod(geocoder, "reverse", [["lat": 1, "lon": 1], ["count": count]])
             }
-            #expect(error?.code == .invalidArgument && error?.message.hasPrefix("count must be an integer in [1, 1000]") == true)
+            #expect(error?.code == .invalidArgument && error?.message.hasPrefix("options.count must be an integer in [1, 1000]") == true)
         }
     }
 

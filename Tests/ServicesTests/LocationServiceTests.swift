@@ -25,7 +25,7 @@ import Testing
             ("loran:1", "unknown location provider 'loran' (use gpsd, nmea, gpx or fixed)"),
             ("gpsd:host:99999", "location gpsd:host:99999: the port must be a number in [1, 65535], got '99999'"),
             ("gpx:/nonexistent.gpx", "location gpx:/nonexistent.gpx: cannot read the file: No such file or directory"),
-            ("gpx:\(gpx)@0x", "location gpx:\(gpx)@0x: the speed-up must be a positive number, got '0'"),
+            ("gpx:\(gpx)@0x", "location gpx:\(gpx)@0x: the speed-up after '@' must be a number in [0.001, 1000000] followed by x (gpx:FILE@10x), got '0x'"),
             ("fixed:48.8", "location fixed:48.8: expected fixed:LAT,LON[,ALT] in degrees (and metres)"),
             ("fixed:91,0", "location fixed: latitude 91 is outside [-90, 90]"),
         ]
@@ -136,9 +136,9 @@ import Testing
         let path = try folder.write("late.nmea", "")
         let service = try LocationService(setting: "nmea:\(path)")
         service.startUpdates(shares: [.null])
-        // An empty file ends at once: current() says so instead of waiting forever.
+        // An empty file fails at once (as an empty GPX does): current() says so instead of waiting forever.
         let ended = await serviceError { () async throws(ServiceError) in try await service.current().value }
-        #expect(ended?.code == .unavailable && ended?.message.hasSuffix("ended without a fix") == true)
+        #expect(ended?.code == .invalidData && ended?.message.contains("no fix in the file") == true, "\(String(describing: ended))")
         service.stopUpdates()
 
         let gpsd = try LocationService(setting: "gpsd:127.0.0.1:\(try FreePort.find())")

@@ -106,7 +106,7 @@ import Testing
                 "descending; ties in insertion order")
         #expect(try people.find(.array([]), options: ["order": "age", "offset": 3]).map { $0["name"] } == ["di"],
                 "records without the field come last")
-        #expect(throws: ServiceError(.invalidArgument, "unknown option 'sort' (options are limit, offset and order)")) {
+        #expect(throws: ServiceError(.invalidArgument, "unknown option 'sort' (options: limit, offset, order)")) {
             try people.find(.array([]), options: ["sort": "name"])
         }
     }

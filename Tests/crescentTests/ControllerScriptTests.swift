@@ -73,7 +73,7 @@ import Testing
         let sandbox = try Sandbox()
         let data = try sandbox.makeFolder("data")
         // Generous limits: on a loaded machine the other process alone can take seconds to start.
-        let watcher = CrescentProcess(["--timeout", "15", "--data-dir", data, "\(Self.scripts)/releases.lua"], directory: sandbox.path)
+        let watcher = CrescentProcess(["--keep-running", "--timeout", "15", "--data-dir", data, "\(Self.scripts)/releases.lua"], directory: sandbox.path)
         try watcher.start()
         #expect(await watcher.waitForOutput("Releases", within: 10), "\(watcher.stderr)")
         let adder = try await crescent(["--data-dir", data, "\(Self.scripts)/releases.lua"], in: sandbox,
@@ -126,7 +126,7 @@ import Testing
             function Parent:viewDidLoad() self:addChild(Child) end
             function Parent:viewDidAppear() print("ready") io.stdout:flush() end
             app.push(Parent)
-            """, in: sandbox)
+            """, options: ["--keep-running"], in: sandbox)
         let ready = await process.waitForOutput("ready\n", within: 10)
         #expect(ready, "\(process.stderr)")
         process.send(SIGINT)

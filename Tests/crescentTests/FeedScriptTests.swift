@@ -32,7 +32,7 @@ import Darwin
         let sandbox = try Sandbox()
         let config = try Self.quickConfig(in: sandbox)
         let data = try sandbox.makeFolder("data")
-        let watcher = CrescentProcess(["--config", config, "--data-dir", data, "--ui", "plain", "\(Self.scripts)/watch-feeds.lua",
+        let watcher = CrescentProcess(["--keep-running", "--config", config, "--data-dir", data, "--ui", "plain", "\(Self.scripts)/watch-feeds.lua",
                                        "--interval", "0.2", server.url("/feed")], directory: sandbox.path)
         try watcher.start()
         #expect(await watcher.waitForOutput("Item 3 & more"), "\(watcher.stdout)\n\(watcher.stderr)")

@@ -204,7 +204,7 @@ import Testing
         let run = try runOnPseudoTerminal(["script.lua"], directory: sandbox.path, stderrOnTerminal: true)
         var screen = TerminalScreen(columns: 40, rows: 24)
         screen.feed(run.bytes)
-        #expect(run.status == 0, "app.exit(0) decides the status: \(run)")
+        #expect(run.status == 1, "app.exit(0) after a handler error still exits 1: \(run)")
         let transcript = screen.transcript
         do {
             #expect(transcript.suffix(2) == ["after", "second line"], "\(run)")

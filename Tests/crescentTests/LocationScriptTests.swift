@@ -15,7 +15,18 @@ import Testing
             "51.5072,-0.1276,London,England,United Kingdom,196",
             "35.6762,139.6503,Tokyo,Tokyo,Japan,4022",
         ], "\(result)")
-        #expect(result.stderr == "geocode.lua: line 3 is not lat,lon: nonsense\n", "\(result)")
+        #expect(result.stderr == "geocode.lua: line 3 is not lat,lon in degrees (lat in [-90, 90], lon in [-180, 180]): nonsense\n", "\(result)")
+    }
+
+    /// One bad line (out of range, or refused by the geocoder) is reported and skipped: the rest
+    /// of the batch is still answered.
+    @Test func geocodeGoesOnAfterABadLine() async throws {
+        let result = try await crescent(["\(Self.scripts)/geocode.lua"],
+                                        stdin: "48.8566,2.3522\n123,0\n1e999,0\n35.6762,139.6503\n")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines.count == 3, "\(result)")
+        #expect(result.stdoutLines.last?.hasPrefix("35.6762,139.6503,Tokyo") == true, "\(result)")
+        #expect(result.stderr.contains("line 2 is not lat,lon") && result.stderr.contains("line 3 is not lat,lon"), "\(result)")
     }
 
     /// Requests made while the geocoder's data loads (a fresh process) are answered in the order
@@ -42,7 +53,7 @@ import Testing
         let repository = URL(fileURLWithPath: Self.scripts).deletingLastPathComponent().path
         let result = try await crescent(
             // 8 s: the first answer waits for the geocoder's data, which a loaded machine loads slowly.
-            ["--timeout", "8", "--ui", "plain", "--location", "gpx:scripts/tracks/paris.gpx@60x", "scripts/tracker.lua"],
+            ["--keep-running", "--timeout", "8", "--ui", "plain", "--location", "gpx:scripts/tracks/paris.gpx@60x", "scripts/tracker.lua"],
             directory: repository)
         #expect(result.status == 1, "stopped by the time limit: \(result)")
         #expect(result.stderr.contains("--timeout"), "\(result)")

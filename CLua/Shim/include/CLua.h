@@ -121,8 +121,11 @@ int crescent_checkstack(lua_State *L, int n);
 
 /* ---- Userdata for Swift objects --------------------------------------------------------------- */
 
-/** The block of every Swift-object userdata. `object` is an owned reference released once. */
+/** The block of every Swift-object userdata. `object` is an owned reference released once. `tag`
+ *  marks blocks made by crescent_push_object: with the block's size it tells ours from any other
+ *  userdata (an io file, a C module's object) that a script points our metatable or `__gc` at. */
 typedef struct crescent_object {
+    const void *tag;
     void *object;
     void (*release)(void *object);
 } crescent_object;
@@ -131,9 +134,14 @@ typedef struct crescent_object {
  *  in registry slot `metatable_ref`. */
 crescent_object *crescent_push_object(lua_State *L, void *object, void (*release)(void *), int metatable_ref,
                                       int user_values);
-/** The block at `idx` when its metatable is exactly `metatable` (compared by identity), else NULL. */
+/** The block at `idx` when its metatable is exactly `metatable` (compared by identity) and the
+ *  userdata really is a Swift-object block (size and tag), else NULL. */
 crescent_object *crescent_to_object(lua_State *L, int idx, const void *metatable);
-/** A `__gc` that releases the object once and clears it, so running it twice is harmless. */
+/** The block at `idx` when it is a Swift-object block made by crescent_push_object, whatever its
+ *  metatable, else NULL. */
+crescent_object *crescent_object_block(lua_State *L, int idx);
+/** A `__gc` that releases the object once and clears it, so running it twice is harmless; it
+ *  ignores any userdata that is not a Swift-object block. */
 int crescent_object_gc(lua_State *L);
 /** An `__index` for object metatables: upvalue 1 is the methods table (raw lookup, no Swift);
  *  upvalue 2, when a function, is called as getter(obj, key) for keys the methods lack. */
@@ -141,8 +149,11 @@ int crescent_object_index(lua_State *L);
 /** Pushes crescent_object_index closed over the methods table and getter on top (pops both). */
 void crescent_push_object_index(lua_State *L);
 /** Like crescent_push_object_index, but first looks in the object's user value (a table of cached
- *  property values), then the methods, all without entering Swift. */
+ *  property values), then the methods, all without entering Swift. A cached data model (a table
+ *  whose metatable holds crescent_model_marker) is returned as a fresh proxy sharing its metatable. */
 void crescent_push_cached_index(lua_State *L);
+/** The light userdata key that marks data model metatables. */
+const void *crescent_model_marker(void);
 
 /** Pushes the array of key strings the change helpers need; pin it once. */
 void crescent_push_change_keys(lua_State *L);

@@ -16,6 +16,8 @@ struct ConversionFailure: Error {
         case mixedKeys
         /// A key that is neither a string nor an integer, by its Lua type.
         case key(String)
+        /// A string key that is not valid UTF-8 (it would turn into U+FFFD and collide).
+        case binaryKey
         /// Integer keys that do not run 1...n: the first missing position.
         case hole(Int64)
         /// Tables nested deeper than the binding converts.
@@ -55,6 +57,7 @@ struct ConversionFailure: Error {
         case .cycle: "a cycle"
         case .mixedKeys: "a table with both array items and named fields"
         case .key(let type): "a table with a \(type) key"
+        case .binaryKey: "a table with a key that is not valid UTF-8"
         case .hole(let position): "an array with a hole at [\(position)]"
         case .tooDeep: "a table nested too deeply"
         }
@@ -75,6 +78,8 @@ struct ConversionFailure: Error {
             "\(place) mixes array items and named fields: a table is either an array {a, b, ...} or an object {name = value, ...}"
         case .key(let type):
             "\(place) has a \(type) key: object keys are strings and array positions are integers"
+        case .binaryKey:
+            "\(place) has a key that is not valid UTF-8: object keys are text (keys that are not would collide)"
         case .hole(let position):
             "\(place) has a hole at [\(position)]: an array holds items 1 to n with none missing"
         case .tooDeep:

@@ -132,6 +132,7 @@ extension ModelBinding {
     /// `string`, or for a table that does not fit a record: `table without lat`,
     /// `table whose lat is a string`; for an array that does not fit: `table whose [2] is a string`.
     static func describeMismatch(_ value: Value, _ type: ArgumentType, _ luaType: String) -> String {
+        if case .bytes = value { return value.typeName }
         // For "a location or an array of locations", a record that lacks a field says which,
         // and an array says which item does not fit.
         if case .oneOf(let types) = type {
@@ -175,7 +176,18 @@ extension ModelBinding {
             var error = error
             if error.service.isEmpty { error.service = box.name }
             if error.method.isEmpty { error.method = spec.name }
-            push(error, onto: stack)
+            // Raised, the error says where it was raised (`where`, first in its tostring), as
+            // Lua's own errors do.
+            luaL_where(stack.state, 1)                               // where
+            let place = stack.text(at: -1) ?? ""
+            stack.pop()
+            var value = error.value
+            if case .model(let model) = value, !place.isEmpty {
+                var fields = model.fields
+                fields["where"] = .string(place)
+                value = .model(DataModel(model.typeName, fields))
+            }
+            push(value, onto: stack)                                 // err
             throw ErrorValueOnTop()
         }
     }
@@ -234,11 +246,13 @@ extension ModelBinding {
         host.enqueue { host in host.binding.deliver(request) }
     }
 
-    /// `Request:cancel()`: the completion will run once, with `cancelled`.
+    /// `Request:cancel()`: the completion will run once, with `cancelled` — unless the work has
+    /// already taken effect (a store write committed): `cancelled` means "not done", so the
+    /// completion then gets the work's own answer.
     func cancelByUser(_ request: ServiceRequest) {
         guard !request.isDone else { return }
+        if let reply = request.reply, !reply.cancel() { return }
         request.swiftTask?.cancel()
-        request.reply?.cancel()
         let cancelled = ServiceRequest.Outcome.failure(ServiceError(.cancelled, "the request was cancelled"))
         request.outcome = cancelled
         resolve(request, cancelled)

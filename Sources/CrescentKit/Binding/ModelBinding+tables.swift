@@ -12,14 +12,32 @@ extension ModelBinding {
             let typeName = Self.modelTypeName(at: 1, in: stack)
             throw LuaRaise("cannot set '\(typeName).\(stack.describe(at: 2))': a \(typeName) is read-only (it is a snapshot made by its service)")
         }
-        vm.register(field: "__pairs", Self.pairsOverIndexTable)
-        vm.register(field: "__len") { stack in
+        // debug.getmetatable hands these to scripts, which may call them on any value: each checks
+        // it was given a data model before reading its metatable.
+        vm.register(field: "__pairs") { [unowned self] stack in
+            try self.checkModel(stack)
+            return Self.pairsOverIndexTable(stack)
+        }
+        vm.register(field: "__eq") { stack in
+            // Proxies of one snapshot share their fields table.
+            guard lua_getmetatable(stack.state, 1) != 0, lua_getmetatable(stack.state, 2) != 0 else {
+                stack.push(false)
+                return .one
+            }
+            _ = stack.rawGet(-2, "__index")                          // mt1 mt2 fields1
+            _ = stack.rawGet(-2, "__index")                          // mt1 mt2 fields1 fields2
+            stack.push(lua_rawequal(stack.state, -1, -2) != 0)
+            return .one
+        }
+        vm.register(field: "__len") { [unowned self] stack in
+            try self.checkModel(stack)
             lua_getmetatable(stack.state, 1)
             _ = lua_getfield(stack.state, -1, "__index")
             stack.push(Int64(stack.rawLength(-1)))
             return .one
         }
-        vm.register(field: "__tostring") { stack in
+        vm.register(field: "__tostring") { [unowned self] stack in
+            try self.checkModel(stack)
             let typeName = Self.modelTypeName(at: 1, in: stack)
             lua_getmetatable(stack.state, 1)
             _ = lua_getfield(stack.state, -1, "__index")             // mt fields
@@ -37,6 +55,7 @@ extension ModelBinding {
         }
         modelMetamethods = vm.ref()
         try installModelMethods()
+        try installJSONMarks()
         crescent_push_change_keys(vm.state)
         changeKeys = vm.refID()
         try installChangeMetamethods()
@@ -50,8 +69,8 @@ extension ModelBinding {
                 defer { stack.pop() }
                 return stack.rawGet(-1, name) == .string ? (stack.text(at: -1) ?? "") : ""
             }
-            stack.push(ServiceError.describe(code: field("code"), message: field("message"),
-                                             service: field("service"), method: field("method")))
+            stack.push(field("where") + ServiceError.describe(code: field("code"), message: field("message"),
+                                                              service: field("service"), method: field("method")))
             return .one
         }
         errorTostring = vm.ref()
@@ -166,6 +185,25 @@ extension ModelBinding {
             stack.pop()                                               // types name
         }
         stack.pop()
+    }
+
+    /// Keeps `json.null` and the shape metatables of `json.array` and `json.object`, taken before
+    /// any script could replace the module.
+    private func installJSONMarks() throws(LuaError) {
+        try vm.load(Array("""
+            local json = ...
+            return json.null, getmetatable(json.array({})), getmetatable(json.object({}))
+            """.utf8), name: "=[crescent json marks]")
+        _ = vm.getGlobal("json")
+        try vm.call(arguments: 1, results: 3)
+        jsonObject = vm.ref()
+        jsonArray = vm.ref()
+        jsonNull = vm.ref()
+    }
+
+    /// Throws unless argument 1 is a data model proxy.
+    private func checkModel(_ stack: LuaStack) throws(LuaRaise) {
+        guard modelFields(at: 1, in: stack) != nil else { throw stack.argumentError(1, function: "data model metamethod", expected: "data model") }
     }
 
     /// `__pairs` for read-only proxies whose metatable's `__index` holds the real fields:

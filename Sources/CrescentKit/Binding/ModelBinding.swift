@@ -17,6 +17,12 @@ final class ModelBinding {
     private(set) var services: [ServiceEntry] = []
     /// The `services` table, for the REPL's completion.
     private var servicesTable: LuaRef?
+    /// `json.null`, which a value given to a service holds for JSON's null.
+    var jsonNull: LuaRef?
+    /// The metatables `json.array` and `json.object` mark a table's shape with: empty arrays and
+    /// objects from a service carry them, so `[]` and `{}` keep their shape through a script.
+    var jsonArray: LuaRef?
+    var jsonObject: LuaRef?
     /// Makes `{ latest = true }` handlers (loaded on first use).
     var latestWrapper: LuaRef?
     private var objects: [ObjectIdentifier: (box: ObjectBox, userdata: LuaRef)] = [:]
@@ -72,13 +78,14 @@ final class ModelBinding {
         installServicesTable()
     }
 
-    /// `services`: an empty read-only proxy whose `__index` is the table of the services made so
-    /// far, so reading one that exists is a raw lookup in C; the first read of a service that is
-    /// not made yet enters ``startService(_:)``, and an unknown name is an error listing the
-    /// services.
+    /// `services`: a read-only proxy whose `__index` is the table of the services made so far,
+    /// so reading one that exists is a raw lookup in C; the first read of a service that is not
+    /// made yet enters ``startService(_:)``, and an unknown name is an error listing the
+    /// services. The proxy is an empty userdata rather than a table: `rawset` cannot put a
+    /// service of its own in it.
     private func installServicesTable() {
         let stack = vm.stack
-        stack.newTable()                                             // proxy
+        _ = lua_newuserdatauv(stack.state, 0, 0)                     // proxy
         stack.newTable(fieldCount: 4)                                // proxy mt
         stack.newTable(fieldCount: Int32(services.count))            // proxy mt byName
         stack.newTable(fieldCount: 1)                                // proxy mt byName byNameMt
@@ -125,7 +132,7 @@ final class ModelBinding {
 
     /// True when the value at `index` is the `services` table.
     func isServicesTable(at index: Int32, in stack: LuaStack) -> Bool {
-        guard let servicesTable, stack.type(at: index) == .table else { return false }
+        guard let servicesTable, stack.type(at: index) == .userdata else { return false }
         let value = stack.absolute(index)
         servicesTable.push(onto: stack)
         defer { stack.pop() }
@@ -167,6 +174,7 @@ final class ModelBinding {
 
     /// `pairs(services)` (`proxy`): every service by name, each made as the loop starts.
     private func servicesPairs(_ stack: LuaStack) throws -> LuaReturn {
+        guard isServicesTable(at: 1, in: stack) else { throw stack.argumentError(1, function: "__pairs", expected: "services") }
         lua_getmetatable(stack.state, 1)                             // proxy mt
         _ = lua_getfield(stack.state, -1, "__index")                 // proxy mt byName
         for entry in services where !byNameHolds(entry.name, stack) {
@@ -212,8 +220,7 @@ final class ModelBinding {
         guard stack.type(at: index) == .userdata, lua_getmetatable(stack.state, index) != 0 else { return nil }
         let isObject = lua_rawgetp(stack.state, -1, objectMarker) == LUA_TBOOLEAN
         stack.pop(2)
-        guard isObject, let block = lua_touserdata(stack.state, index)?.assumingMemoryBound(to: crescent_object.self),
-              let object = block.pointee.object else { return nil }
+        guard isObject, let block = crescent_object_block(stack.state, index), let object = block.pointee.object else { return nil }
         return Unmanaged<ObjectBox>.fromOpaque(object).takeUnretainedValue()
     }
 
@@ -355,6 +362,9 @@ final class ModelBinding {
         servicesTable = nil
         services.removeAll()        // the services go with the run (their pollers and clients too)
         latestWrapper = nil
+        jsonNull = nil
+        jsonArray = nil
+        jsonObject = nil
     }
 
     /// True while something the model does can still produce work.

@@ -40,6 +40,11 @@ extension ModelBinding {
                         throw LuaRaise("\(name):start([options]): argument #1 must be a table of options, got \(error.description)")
                     }
                 }
+                do throws(ServiceError) {
+                    try (box.object as? any StartableService)?.checkStartOptions(options)
+                } catch {
+                    throw LuaRaise("\(signature): argument #1: \(error.message)")
+                }
                 self.start(box, options: options, owner: self.host.currentScope)
                 return .none
             },

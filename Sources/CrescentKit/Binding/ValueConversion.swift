@@ -22,18 +22,29 @@ extension ModelBinding {
                 push(item, onto: stack)
                 stack.rawSet(-2, index: Int64(index + 1))
             }
+            // An empty table has no shape of its own: `[]` stays an array (json.array's mark).
+            if items.isEmpty, let jsonArray { markShape(jsonArray, stack) }
         case .object(let fields):
             stack.newTable(fieldCount: Int32(clamping: fields.count))
             for (key, item) in fields {
                 push(item, onto: stack)
                 stack.rawSet(-2, key)
             }
+            if fields.isEmpty, let jsonObject { markShape(jsonObject, stack) }
         case .model(let model): pushModel(model, onto: stack)
         case .handle(let handle): pushObject(handle.object, onto: stack)
         }
     }
 
+    /// Gives the table on top the json module's shape metatable `mark`.
+    private func markShape(_ mark: LuaRef, _ stack: LuaStack) {
+        mark.push(onto: stack)
+        lua_setmetatable(stack.state, -2)
+    }
+
     /// A data model is an empty proxy whose own metatable reads from its fields and refuses writes.
+    /// A cached property hands out a fresh proxy per read (see `crescent_push_cached_index`), and
+    /// two proxies over the same fields are equal (`__eq`), as one proxy read twice was.
     private func pushModel(_ model: DataModel, onto stack: LuaStack) {
         stack.newTable()                                             // proxy
         stack.newTable(fieldCount: 7)                                // proxy mt
@@ -48,7 +59,7 @@ extension ModelBinding {
         stack.push(model.typeName)
         stack.rawSet(-2, "__metatable")
         modelMetamethods.push(onto: stack)                           // proxy mt shared
-        for name in ["__newindex", "__pairs", "__len", "__tostring"] {
+        for name in ["__newindex", "__pairs", "__len", "__tostring", "__eq"] {
             stack.rawGet(-1, name)
             stack.rawSet(-3, name)
         }
@@ -145,6 +156,7 @@ extension ModelBinding {
         case .table:
             guard depth < Self.maxConversionDepth, stack.ensure(4) else { return state.fail(.tooDeep, standIn: Self.tableStandIn) }
             guard let identity = lua_topointer(stack.state, index) else { return .null }
+            if isJSONNull(at: index, in: stack) { return .null }
             guard state.visiting.insert(identity).inserted else { return state.fail(.cycle, standIn: Self.tableStandIn) }
             defer { state.visiting.remove(identity) }
             if refusesMetatables, modelFields(at: index, in: stack) == nil, lua_getmetatable(stack.state, index) != 0 {
@@ -173,6 +185,29 @@ extension ModelBinding {
         return .bytes(Array(bytes))
     }
 
+    /// The string at `index` when it is valid UTF-8.
+    private func validText(at index: Int32, in stack: LuaStack) -> String? {
+        var length = 0
+        guard let pointer = lua_tolstring(stack.state, index, &length) else { return nil }
+        return String(validating: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+    }
+
+    /// True when the table at `index` is `json.null`.
+    private func isJSONNull(at index: Int32, in stack: LuaStack) -> Bool {
+        guard let jsonNull else { return false }
+        jsonNull.push(onto: stack)
+        defer { stack.pop() }
+        return lua_rawequal(stack.state, index, -1) != 0
+    }
+
+    /// The `__jsontype` its metatable gives the table at `index` (`json.object`, `json.array`,
+    /// decoded JSON), read raw; nil when it has none.
+    private func jsonShape(at index: Int32, in stack: LuaStack) -> String? {
+        guard lua_getmetatable(stack.state, index) != 0 else { return nil }
+        defer { stack.pop(2) }
+        return stack.rawGet(-1, "__jsontype") == .string ? stack.text(at: -1) : nil
+    }
+
     private func convertTable(_ index: Int32, _ stack: LuaStack, depth: Int, _ state: inout ConversionState) -> Value {
         var positional: [Int64: Value] = [:]
         var named: [String: Value] = [:]
@@ -182,7 +217,10 @@ extension ModelBinding {
             let failedBefore = state.failure != nil
             switch stack.type(at: -2) {
             case .string:
-                let key = stack.text(at: -2) ?? ""
+                guard let key = validText(at: -2, in: stack) else {
+                    stack.pop(2)
+                    return state.fail(.binaryKey, standIn: Self.tableStandIn)
+                }
                 named[key] = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
                 if !failedBefore { state.failure?.within(.field(key)) }
             case .number where stack.isInteger(at: -2):
@@ -196,7 +234,7 @@ extension ModelBinding {
         }
         if let oddKey { return state.fail(.key(oddKey), standIn: Self.tableStandIn) }
         if !positional.isEmpty && !named.isEmpty { return state.fail(.mixedKeys, standIn: Self.tableStandIn) }
-        if !named.isEmpty { return .object(named) }
+        if !named.isEmpty || (positional.isEmpty && jsonShape(at: index, in: stack) == "object") { return .object(named) }
         var items: [Value] = []
         items.reserveCapacity(positional.count)
         for position in 1...max(Int64(positional.count), 1) where !positional.isEmpty {
@@ -207,6 +245,7 @@ extension ModelBinding {
     }
 }
 
-/// A unique address marking data model metatables (a light userdata key, never dereferenced).
-/// Immutable after initialisation, so sharing it between threads is safe.
-nonisolated(unsafe) let modelMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+/// A unique address marking data model metatables (a light userdata key, never dereferenced): the
+/// C shim's, whose cached-property `__index` recognizes data models by it. Immutable after
+/// initialisation, so sharing it between threads is safe.
+nonisolated(unsafe) let modelMarker: UnsafeRawPointer? = crescent_model_marker()

@@ -23,6 +23,11 @@ struct ConfigFile {
             if path != nil { throw HostSetupError(description: "cannot open config file '\(file)'") }
             return ConfigFile(name: file, sections: [:], lines: [])
         }
+        return try parse(text, name: file)
+    }
+
+    /// Parses `text`, the contents of the file `name` (messages name it).
+    static func parse(_ text: String, name file: String) throws(HostSetupError) -> ConfigFile {
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

@@ -189,7 +189,9 @@ public final class Host {
         presenter.renderIfNeeded()
         console.flush()
         if let code = requestedExit {
-            finish(status: code)
+            // `quit` and `app.exit(0)` end the run, they do not forgive its errors: an explicit
+            // non-zero status wins, a zero one becomes 1 when a handler failed.
+            finish(status: code == 0 && sawError ? 1 : code)
         } else if mainFinished && !hasPendingWork && !isPluginHost {
             finish(status: sawError ? 1 : 0)
         }

@@ -36,6 +36,9 @@ public struct HostOptions: Sendable {
     public var dataDirectory: String?
     /// `--location PROVIDER:ARGS`: the location provider.
     public var location: String?
+    /// `--keep-running`: when stdin's commands end, the run goes on (by default the end of input
+    /// ends the run as `quit` does).
+    public var keepsRunningAfterInput = false
     /// Where to look for plugin folders (`--plugin DIR`, `--no-plugins`); nil loads none (a
     /// host built in Swift gets only the plugins it is given).
     public var pluginSearch: PluginSearch?

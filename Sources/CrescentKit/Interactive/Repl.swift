@@ -44,8 +44,15 @@ final class Repl {
     init(host: Host, link: ReplLink, historyFile: HistoryFile?) {
         self.host = host
         self.link = link
-        self.historyFile = historyFile
-        let history = historyFile?.load() ?? History()
+        // A path that is no regular file (`/dev/null`, a FIFO) is never read or replaced: one
+        // warning, and the history lives in memory only.
+        if let historyFile, let reason = historyFile.unusableReason {
+            host.writeError("\(host.console.styled("crescent: warning:", .warning)) not using \(historyFile.path) as the history file: \(reason), not a regular file (history stays in memory; CRESCENT_HISTORY= turns saving off)")
+            self.historyFile = nil
+        } else {
+            self.historyFile = historyFile
+        }
+        let history = self.historyFile?.load() ?? History()
         session = PromptSession(editor: LineEditor(prompt: Repl.prompt, continuationPrompt: Repl.continuationPrompt,
                                                    history: history),
                                 width: link.terminal.columns)

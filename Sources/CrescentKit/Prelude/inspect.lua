@@ -408,6 +408,12 @@ local function inspect(_, v, opts) -- the module table's __call
   if opts ~= nil and type(opts) ~= "table" then
     error("inspect: opts must be a table, got " .. type(opts), 2)
   end
+  -- The host's one rule for option tables: an unknown key is an error listing the options.
+  for key in next, opts or defaults do
+    if defaults[key] == nil then
+      error("inspect: unknown option '" .. tostring(key) .. "' (options: depth, indent, length, newline, string, width)", 2)
+    end
+  end
   local indent = option(opts, "indent", is_indent, "a number of spaces (0-80) or a string")
   local count = "a number >= 0"
   local st = {

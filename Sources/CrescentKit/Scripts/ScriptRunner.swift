@@ -104,11 +104,20 @@ public enum ScriptRunner {
 
 extension ScriptRunner {
     /// Reads stdin lines on a thread of their own and hands each to the host's loop as a command.
-    /// Reaching the end of input only stops reading: controllers stay until they pop or exit.
+    /// The end of piped input (a pipe or a file) is a last `quit`, after the commands before it
+    /// have run, unless `--keep-running` keeps the controllers until they pop or exit. A device
+    /// (`< /dev/null`, the usual way to give a background job no input) never held commands: its
+    /// end ends nothing.
     static func readCommands(into host: NIOLoopBound<Host>) {
+        var status = stat()
+        let isDevice = fstat(0, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR
         DispatchQueue(label: "crescent.commands").async {
             while let line = readLine() {
                 Host.turn(host) { host in host.receiveCommandLine(line) }
+            }
+            guard !isDevice else { return }
+            Host.turn(host) { host in
+                if !host.options.keepsRunningAfterInput { host.receiveCommandLine("quit") }
             }
         }
     }

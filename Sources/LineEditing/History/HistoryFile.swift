@@ -6,8 +6,8 @@ import Darwin
 
 /// Where the REPL's history lives between sessions, and reading and writing it.
 ///
-/// The file is `$CRESCENT_HISTORY` when that is set (set to the empty string, it turns saving
-/// off, as `NODE_REPL_HISTORY` does for Node), else `$XDG_DATA_HOME/crescent/history`, else
+/// The file is `$CRESCENT_HISTORY` when that is set (set to the empty string or `/dev/null`, it
+/// turns saving off, as `NODE_REPL_HISTORY` does for Node), else `$XDG_DATA_HOME/crescent/history`, else
 /// `~/.local/share/crescent/history`. Missing directories are created (mode 0700) and the file is
 /// private (0600): history can hold secrets.
 ///
@@ -16,7 +16,10 @@ import Darwin
 /// history. ``append(_:capacity:)`` re-reads the file first, so two sessions open at once both
 /// keep their entries (the later one's last, each capped to the newest ``History/capacity``).
 /// A symbolic link at the path is followed, so a history kept in a dotfiles repository stays
-/// there. The format is described in `HistoryFile+format.swift`.
+/// there. Only a regular file (or a path where nothing is yet) is read or written: `/dev/null`,
+/// a device, a FIFO or a folder is left alone (``unusableReason`` says why, and the REPL keeps
+/// its history in memory), a replaced file keeps its mode, and at most ``maximumBytes`` are read.
+/// The format is described in `HistoryFile+format.swift`.
 ///
 /// ```swift
 /// if let file = HistoryFile.standard() {
@@ -40,7 +43,8 @@ public struct HistoryFile: Hashable, Sendable {
     /// - Parameter environment: looks a variable up; the process environment by default.
     public static func standard(environment: (String) -> String? = HistoryFile.processEnvironment) -> HistoryFile? {
         if let configured = environment("CRESCENT_HISTORY") {
-            return configured.isEmpty ? nil : HistoryFile(path: configured)
+            // `/dev/null` is a common way to say "no history": take it as that, without a warning.
+            return configured.isEmpty || configured == "/dev/null" ? nil : HistoryFile(path: configured)
         }
         if let data = environment("XDG_DATA_HOME"), data.hasPrefix("/") {
             return HistoryFile(path: join(data, "crescent/history"))
@@ -52,6 +56,29 @@ public struct HistoryFile: Hashable, Sendable {
     /// The process environment's value for `name`.
     public static func processEnvironment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
+    }
+
+    /// The most a history file is read: far more than ``History/defaultCapacity`` entries of any
+    /// sensible length, and a bound on the memory a wrong path can cost.
+    public static let maximumBytes = 16 << 20
+
+    /// Why the path cannot hold a history (it is a device, a FIFO, a folder…), or nil when it is
+    /// a regular file or nothing is there yet.
+    public var unusableReason: String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return HistoryFile.unusableReason(mode: status.st_mode)
+    }
+
+    private static func unusableReason(mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "it is a folder"
+        case S_IFIFO: return "it is a FIFO"
+        case S_IFCHR, S_IFBLK: return "it is a device"
+        case S_IFSOCK: return "it is a socket"
+        default: return "it is not a regular file"
+        }
     }
 
     /// The entries in the file, filtered and capped like ``History/add(_:)``; empty when the file
@@ -79,13 +106,17 @@ public struct HistoryFile: Hashable, Sendable {
     // MARK: - File access
 
     private func readEntries() -> [String] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking, so a FIFO does not wait for a writer before fstat can refuse it.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         guard descriptor >= 0 else { return [] }
         defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, HistoryFile.unusableReason(mode: status.st_mode) == nil else { return [] }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        while bytes.count < HistoryFile.maximumBytes {
+            let wanted = min(chunk.count, HistoryFile.maximumBytes - bytes.count)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { break }
             bytes.append(contentsOf: chunk[..<count])
@@ -95,12 +126,18 @@ public struct HistoryFile: Hashable, Sendable {
 
     private func writeAtomically(_ contents: String) throws(HistoryFileError) {
         let target = resolvedPath()
+        var status = stat()
+        let exists = stat(target, &status) == 0
+        // Renaming over a device or a FIFO would replace it (`/dev/null` became a regular file).
+        if exists, let reason = HistoryFile.unusableReason(mode: status.st_mode) { throw .notRegular(path, reason: reason) }
         let directory = HistoryFile.directory(of: target)
         try createDirectories(directory)
         let temporary = join(directory, ".\(HistoryFile.fileName(of: target)).\(getpid()).tmp")
         unlink(temporary)  // a leftover of a crashed session with the same pid
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .write(path, code: errno) }
+        // The new file takes the old one's mode: a user who chose other permissions keeps them.
+        if exists { _ = fchmod(descriptor, status.st_mode & 0o7777) }
         var failure: Int32?
         var bytes = Array(contents.utf8)
         bytes.withUnsafeMutableBytes { buffer in

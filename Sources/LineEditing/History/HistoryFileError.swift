@@ -17,12 +17,13 @@ public struct HistoryFileError: Error, Hashable, Sendable, CustomStringConvertib
         case createDirectory(String)
         case write
         case replace
+        case notRegular(String)
     }
 
     private let kind: Kind
     /// The history file.
     public let path: String
-    /// The `errno` of the failing call.
+    /// The `errno` of the failing call (0 when no call failed).
     public let code: Int32
 
     static func createDirectory(_ directory: String, for path: String, code: Int32) -> HistoryFileError {
@@ -37,6 +38,10 @@ public struct HistoryFileError: Error, Hashable, Sendable, CustomStringConvertib
         HistoryFileError(kind: .replace, path: path, code: code)
     }
 
+    static func notRegular(_ path: String, reason: String) -> HistoryFileError {
+        HistoryFileError(kind: .notRegular(reason), path: path, code: 0)
+    }
+
     public var description: String {
         let reason = String(cString: strerror(code))
         switch kind {
@@ -46,6 +51,8 @@ public struct HistoryFileError: Error, Hashable, Sendable, CustomStringConvertib
             return "cannot save history to \(path): \(reason)"
         case .replace:
             return "cannot save history to \(path): cannot replace the file: \(reason)"
+        case .notRegular(let why):
+            return "cannot save history to \(path): \(why), not a regular file (history stays in memory)"
         }
     }
 }

@@ -17,6 +17,12 @@ public final class Reply: Sendable {
     private let deliver: @Sendable (Result<Value, ServiceError>) -> Void
     private let answered = Atomic<Bool>(false)
     private let cancellation = Cancellation()
+    /// ``State``'s raw value: whether the caller cancelled first or the work took effect first.
+    private let state = Atomic<UInt8>(State.pending.rawValue)
+
+    private enum State: UInt8 {
+        case pending, cancelled, committed
+    }
 
     /// A reply that hands its one answer to `deliver` (the host does this for each call).
     public init(_ deliver: @escaping @Sendable (Result<Value, ServiceError>) -> Void) {
@@ -34,8 +40,27 @@ public final class Reply: Sendable {
     public var isCancelled: Bool { cancellation.isCancelled }
 
     /// Marks the call cancelled (the host does this for `Request:cancel()` and ended owners) and
-    /// runs the handler given to ``onCancel(_:)``, once.
-    public func cancel() { cancellation.cancel() }
+    /// runs the handler given to ``onCancel(_:)``, once. Returns false, changing nothing, when the
+    /// work has already taken effect (``commit()``): `cancelled` must mean "not done", so the
+    /// caller then hears the work's own answer.
+    @discardableResult
+    public func cancel() -> Bool {
+        let (exchanged, original) = state.compareExchange(expected: State.pending.rawValue, desired: State.cancelled.rawValue,
+                                                          ordering: .acquiringAndReleasing)
+        guard exchanged || original == State.cancelled.rawValue else { return false }
+        cancellation.cancel()
+        return true
+    }
+
+    /// Called by work with a lasting effect (a database write) at the one moment it becomes
+    /// lasting (just before its commit): true when it may go on; false when the caller cancelled
+    /// first, and the work must then undo itself and answer `cancelled`. After it returned
+    /// true, ``cancel()`` no longer cancels.
+    public func commit() -> Bool {
+        let (exchanged, original) = state.compareExchange(expected: State.pending.rawValue, desired: State.committed.rawValue,
+                                                          ordering: .acquiringAndReleasing)
+        return exchanged || original == State.committed.rawValue
+    }
 
     /// Stops work in flight when the caller cancels: `stop` runs once, from the thread that
     /// cancels, or at once when the call is already cancelled.

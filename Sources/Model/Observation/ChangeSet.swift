@@ -185,5 +185,19 @@ public struct ChangeSet: Sendable, Hashable {
             }
         }
     }
+
+    /// ``value`` with the records it names, taken from `items` (the list right after this
+    /// change): `insertedRecords[k]` is the record at `inserted[k]`, `updatedRecords[k]` the one
+    /// at `updated[k]`. An observer applies each change set to the list it had with these,
+    /// never with `items` read later, which may already hold changes it has not heard of yet.
+    public func value(after items: [Value]) -> Value {
+        guard case .object(var fields) = value else { return value }
+        func records(_ positions: [Int]) -> Value {
+            .array(positions.map { items.indices.contains($0 - 1) ? items[$0 - 1] : .null })
+        }
+        fields["insertedRecords"] = records(inserted)
+        fields["updatedRecords"] = records(updated)
+        return .object(fields)
+    }
 }
 

@@ -21,6 +21,14 @@ public protocol StartableService: Service {
     func startUpdates(shares: [Value])
     /// The last share ended.
     func stopUpdates()
+    /// Checks the options of one `start(options)` call before it is counted, with
+    /// ``OptionTable`` (an unknown key or a wrong type raises at the call); the default leaves
+    /// them to ``startUpdates(shares:)``, for services whose options are not known up front.
+    func checkStartOptions(_ options: Value) throws(ServiceError)
+}
+
+extension StartableService {
+    public func checkStartOptions(_ options: Value) throws(ServiceError) {}
 }
 
 /// A reference to a model object that compares by identity, for use inside ``Value``.

@@ -69,13 +69,15 @@ public enum Value: Sendable, Hashable {
     public var isNull: Bool { self == .null }
 
     /// The Lua-facing type word used in messages: `nil`, `boolean`, `number`, `string`, `table`,
-    /// or a data model's type name.
+    /// or a data model's type name. Bytes that are not UTF-8 text are a Lua string too, but a
+    /// message that refuses them must not read "must be a string, got string".
     public var typeName: String {
         switch self {
         case .null: "nil"
         case .bool: "boolean"
         case .integer, .number: "number"
-        case .string, .bytes: "string"
+        case .string: "string"
+        case .bytes: "string that is not valid UTF-8"
         case .array, .object: "table"
         case .model(let model): model.typeName
         case .handle(let handle): handle.typeName

@@ -52,7 +52,7 @@ enum FeedDate {
         var dayWord = words[0], monthWord = words[1]
         if month(dayWord) != nil { swap(&dayWord, &monthWord) }
         guard let day = Int(dayWord), (1...31).contains(day), let month = month(monthWord),
-              var year = Int(words[2]), year >= 0 else { return nil }
+              var year = Int(words[2]), (0...9999).contains(year) else { return nil }
         if words[2].count <= 2 { year += year < 50 ? 2000 : 1900 }
         var secondsOfDay = 0.0
         var offset = 0

@@ -54,12 +54,13 @@ struct FeedEntryDraft {
         return "hash:" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
-    /// `link` made absolute against `base` (itself absolute), or `link` as given when it cannot
-    /// be resolved.
+    /// `link` made absolute against `base` (itself absolute); empty when it cannot be resolved
+    /// or is not an http or https link. Links reach `open` in scripts: a `javascript:`, `file:`
+    /// or `data:` link from a feed is never passed on.
     static func resolve(_ link: String, against base: URL?) -> String {
         let trimmed = HTMLText.trimmed(link)
-        guard !trimmed.isEmpty else { return "" }
-        guard let url = URL(string: trimmed, relativeTo: base) else { return trimmed }
+        guard !trimmed.isEmpty, let url = URL(string: trimmed, relativeTo: base),
+              let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return "" }
         return url.absoluteString
     }
 }

@@ -37,20 +37,9 @@ extension FeedsService {
     }.erased
 
     /// The `interval` of `add`'s options, checked; nil when there are no options or no interval.
+    /// Its range is checked against the settings by the service; here it must be a finite
+    /// positive number (a huge one would overflow the poller's clock arithmetic).
     private static func interval(in options: Value) throws(ServiceError) -> Double? {
-        let fields: [String: Value]
-        switch options {
-        case .null, .array([]): return nil
-        case .object(let given): fields = given
-        default: throw ServiceError(.invalidArgument, "options must be a table such as { interval = 600 }, got \(options.typeName)")
-        }
-        if let unknown = fields.keys.sorted().first(where: { $0 != "interval" }) {
-            throw ServiceError(.invalidArgument, "unknown option '\(unknown)' (the one option is interval)")
-        }
-        guard let interval = fields["interval"] else { return nil }
-        guard let seconds = interval.doubleValue else {
-            throw ServiceError(.invalidArgument, "options.interval must be a number of seconds, got \(interval.typeName)")
-        }
-        return seconds
+        try OptionTable.check(options, [.number("interval", in: 0...(100 * 365 * 86_400))])["interval"]?.doubleValue
     }
 }

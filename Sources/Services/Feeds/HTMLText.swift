@@ -6,6 +6,8 @@
 /// - ``plainText(fromHTML:)`` drops tags, comments and the contents of `script` and `style`,
 ///   decodes references and folds every run of whitespace (line breaks and no-break spaces
 ///   included) into one space, so a summary reads as one paragraph in a text view.
+/// - Both plain-text forms drop control characters and bidi overrides (see
+///   ``controlLength(_:at:)``): what a feed says is shown as text, never run by a terminal.
 ///
 /// Both work on UTF-8 bytes: markup is ASCII, and the text between it is copied as it is.
 ///
@@ -99,9 +101,12 @@ enum HTMLText {
         var position = 0
         while position < bytes.count {
             let space = whitespaceLength(bytes, at: position)
+            let control = space > 0 ? 0 : controlLength(bytes, at: position)
             if space > 0 {
                 pendingSpace = !output.isEmpty
                 position += space
+            } else if control > 0 {
+                position += control
             } else {
                 if pendingSpace { output.append(UInt8(ascii: " ")) }
                 pendingSpace = false
@@ -110,6 +115,25 @@ enum HTMLText {
             }
         }
         return output
+    }
+
+    /// How many bytes the control character at `position` takes (0 when it is not one): C0
+    /// controls and DEL, C1 controls (U+0080–U+009F) and the bidi embeddings, overrides and
+    /// isolates (U+202A–U+202E, U+2066–U+2069). Text from the network is printed to terminals,
+    /// where ESC, BEL and OSC sequences would clear the screen, retitle the window or write the
+    /// clipboard, and bidi overrides would make text read other than it is.
+    private static func controlLength(_ bytes: [UInt8], at position: Int) -> Int {
+        let byte = bytes[position]
+        if byte < 0x80 { return byte < 0x20 || byte == 0x7F ? 1 : 0 }
+        func next(_ offset: Int) -> UInt8 { position + offset < bytes.count ? bytes[position + offset] : 0 }
+        switch byte {
+        case 0xC2: return (0x80...0x9F).contains(next(1)) ? 2 : 0
+        case 0xE2:
+            if next(1) == 0x80 && (0xAA...0xAE).contains(next(2)) { return 3 }
+            if next(1) == 0x81 && (0xA6...0xA9).contains(next(2)) { return 3 }
+            return 0
+        default: return 0
+        }
     }
 
     /// How many bytes the whitespace character at `position` takes (0 when it is not one):

@@ -45,7 +45,7 @@ enum JSONFeedReader {
             return draft
         }
         let title = HTMLText.collapsingWhitespace(HTMLText.decodingEntities(document["title"].stringValue ?? ""))
-        let homePage = document["home_page_url"].stringValue.map { FeedEntryDraft.resolve($0, against: base) }
+        let homePage = document["home_page_url"].stringValue.map { FeedEntryDraft.resolve($0, against: base) }.flatMap { $0.isEmpty ? nil : $0 }
         return ParsedFeed(title: title, homePage: homePage, items: drafts.items(feed: url, feedTitle: title), format: "json")
     }
 }

@@ -14,6 +14,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         static let atom = "http://www.w3.org/2005/Atom"
         static let atom03 = "http://purl.org/atom/ns#"
         static let rss10 = "http://purl.org/rss/1.0/"
+        static let rss090 = "http://my.netscape.com/rdf/simple/0.9/"
         static let rdf = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
         static let dublinCore = "http://purl.org/dc/elements/1.1/"
         static let content = "http://purl.org/rss/1.0/modules/content/"
@@ -67,7 +68,8 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
             switch (name, namespace) {
             case ("rss", _): format = "rss"
             case ("RDF", Namespace.rdf): format = "rdf"
-            case ("feed", Namespace.atom), ("feed", Namespace.atom03): format = "atom"
+            // Atom 1.0, Atom 0.3, and Atom written without its namespace.
+            case ("feed", Namespace.atom), ("feed", Namespace.atom03), ("feed", ""): format = "atom"
             default: parser.abortParsing()
             }
             return
@@ -77,15 +79,28 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
             text += " "
             return
         }
-        let isAtom = namespace == Namespace.atom || namespace == Namespace.atom03
+        let isAtom = namespace == Namespace.atom || namespace == Namespace.atom03 || (format == "atom" && namespace.isEmpty)
         if entry == nil {
             if (name == "item" && !isAtom) || (name == "entry" && isAtom) {
                 entry = FeedEntryDraft()
                 entryDepth = depth
-            } else if depth <= 3, name == "title", !sawFeedTitle, isAtom || namespace.isEmpty || namespace == Namespace.rss10 {
+                // An RSS 1.0 item names itself: its rdf:about is its id (and its link, until
+                // a <link> says otherwise).
+                if let about = attributes["rdf:about"] ?? attributes["about"], !about.isEmpty {
+                    entry?.id = about
+                    let link = FeedEntryDraft.resolve(about, against: base)
+                    if !link.isEmpty { entry?.link = link }
+                }
+            } else if depth <= 3, name == "title", !sawFeedTitle,
+                      isAtom || namespace.isEmpty || namespace == Namespace.rss10 || namespace == Namespace.rss090
+                      || namespace == Namespace.dublinCore {
                 begin(.feedTitle)
             } else if depth <= 3, name == "link", homePage == nil {
-                if isAtom { atomLink(attributes, field: .feedLink) } else if namespace.isEmpty || namespace == Namespace.rss10 { begin(.feedLink) }
+                if isAtom {
+                    atomLink(attributes, field: .feedLink)
+                } else if namespace.isEmpty || namespace == Namespace.rss10 || namespace == Namespace.rss090 {
+                    begin(.feedLink)
+                }
             }
             return
         }
@@ -93,11 +108,14 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         switch (name, namespace) {
         // RSS titles are meant to be text, but feeds put markup in them (in CDATA or escaped):
         // they are read as HTML, as feed readers do.
+        // Dublin Core's title and identifier stand in when the entry has no title or id of its own.
+        case ("title", Namespace.dublinCore) where entry?.title != nil: break
+        case ("identifier", Namespace.dublinCore) where entry?.id == nil: begin(.id)
         case ("title", _): begin(.title, html: isAtom ? Self.isHTML(attributes) : true)
-        case ("link", Namespace.atom), ("link", Namespace.atom03): atomLink(attributes, field: .link)
-        case ("link", ""), ("link", Namespace.rss10): begin(.link)
+        case ("link", _) where isAtom: atomLink(attributes, field: .link)
+        case ("link", ""), ("link", Namespace.rss10), ("link", Namespace.rss090): begin(.link)
         case ("guid", _): begin(.id, permalink: attributes["isPermaLink"]?.lowercased() != "false")
-        case ("id", Namespace.atom), ("id", Namespace.atom03): begin(.id)
+        case ("id", _) where isAtom: begin(.id)
         case ("pubDate", _), ("published", _), ("issued", _), ("date", Namespace.dublinCore): begin(.published)
         case ("updated", _), ("modified", _): begin(.updated)
         case ("description", _): begin(.summary, html: true)
@@ -193,8 +211,10 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
     }
 
     /// Atom's `type` attribute: `html` and `xhtml` are markup, `text` (the default) is not.
+    /// XHTML is not: its markup arrives as elements, which the reader already turns into word
+    /// breaks, so what is left is text, and `&lt;blink&gt;` in it is text too.
     private static func isHTML(_ attributes: [String: String]) -> Bool {
         let type = attributes["type"]?.lowercased() ?? "text"
-        return type == "html" || type == "xhtml" || type.hasSuffix("html")
+        return type != "xhtml" && type != "application/xhtml+xml" && type.hasSuffix("html")
     }
 }

@@ -86,7 +86,8 @@ public final class GeocoderService: Service {
     }.erased
 
     private static func reverse(_ arguments: Arguments, in database: GeoNamesDatabase) throws(ServiceError) -> Value {
-        let count = try countOption(arguments[1]["count"], name: "count", default: 1)
+        let options = try OptionTable.check(arguments[1], [.integer("count", in: 1...Int64(GeoNamesDatabase.maximumCount))])
+        let count = options["count"]?.integerValue.map { Int($0) } ?? 1
         if case .array(let items) = arguments[0] {
             var points: [GeoPoint] = []
             points.reserveCapacity(items.count)
@@ -101,26 +102,11 @@ public final class GeocoderService: Service {
     }
 
     private static func search(_ arguments: Arguments, in database: GeoNamesDatabase) throws(ServiceError) -> Value {
-        let options = arguments[1]
-        let limit = try countOption(options["limit"], name: "limit", default: 10)
-        let country: String?
-        switch options["country"] {
-        case .null: country = nil
-        case .string(let name): country = name
-        case let other: throw ServiceError(.invalidArgument, "country must be a string, got \(other.typeName)")
-        }
+        let options = try OptionTable.check(arguments[1], [.string("country"), .integer("limit", in: 1...Int64(GeoNamesDatabase.maximumCount))])
+        let limit = options["limit"]?.integerValue.map { Int($0) } ?? 10
+        let country = options["country"]?.stringValue
         let query = arguments[0].stringValue ?? ""
         guard !query.allSatisfy(\.isWhitespace) else { throw ServiceError(.invalidArgument, "the query is empty") }
         return .array(try database.search(query, country: country, limit: limit).map(\.value))
-    }
-
-    /// `count` or `limit`: an integer in [1, 1000], or the default when absent.
-    private static func countOption(_ value: Value, name: String, default fallback: Int) throws(ServiceError) -> Int {
-        if value.isNull { return fallback }
-        guard let number = value.integerValue, (1...Int64(GeoNamesDatabase.maximumCount)).contains(number) else {
-            let shown = value.doubleValue.map(GeoPoint.formatNumber) ?? value.typeName
-            throw ServiceError(.invalidArgument, "\(name) must be an integer in [1, \(GeoNamesDatabase.maximumCount)], got \(shown)")
-        }
-        return Int(number)
     }
 }

@@ -67,15 +67,8 @@ extension HTTPRequestSpec {
     /// `invalid_argument` naming it.
     init(url: String, options: Value, allowed: Set<String>) throws(ServiceError) {
         self.init(url: url)
-        let fields: [String: Value]
-        switch options {
-        case .object(let named): fields = named
-        case .null, .array([]): fields = [:]
-        default: throw ServiceError(.invalidArgument, "the options must be a table of named fields, got \(options.typeName)")
-        }
-        if let unknown = fields.keys.filter({ !allowed.contains($0) }).sorted().first {
-            throw ServiceError(.invalidArgument, "unknown option '\(unknown)' (the options are \(allowed.sorted().joined(separator: ", ")))")
-        }
+        // Each value's type is checked below, with what it means.
+        let fields = try OptionTable.check(options, allowed.map { .any($0) })
         switch fields["method"] ?? .null {
         case .null: break
         case .string(let name): method = name

@@ -116,65 +116,50 @@ public final class HTTPService: Service {
     /// Sends `request` and calls `completion` once with the outcome, on one of NIO's threads
     /// (at once, on the calling thread, for a request that cannot be sent); returns what cancels
     /// it. ``fetch(_:)`` is the same for Swift concurrency; scripts' calls use this directly.
+    /// Redirects are followed here (``HTTPExchange``), each target checked like the first URL.
     func start(_ request: HTTPRequestSpec,
                completion: @escaping @Sendable (Result<HTTPResponse, ServiceError>) -> Void) -> HTTPCancellation? {
         if let exchange {
             exchange(request, completion)
             return nil
         }
-        let timeout: Double, maxBytes: Int, client: HTTPClient, prepared: HTTPClient.Request
+        let timeout: Double, maxBytes: Int, hop: Hop
         do throws(ServiceError) {
-            let target = try HTTPTarget(request.url)
             timeout = try request.timeout.map { seconds throws(ServiceError) in try HTTPSettings.timeout(.number(seconds), name: "timeout") }
                 ?? settings.timeout
             maxBytes = try request.maxBytes.map { bytes throws(ServiceError) in try HTTPSettings.maxBytes(.integer(Int64(bytes)), name: "maxBytes") }
                 ?? settings.maxBytes
-            prepared = try Self.prepare(request, url: target.url)
-            client = try self.client(for: try proxies.proxy(scheme: target.scheme, host: target.host, port: target.port))
+            hop = try prepareHop(request)
         } catch {
             completion(.failure(error))
             return nil
         }
-        let accumulator = ResponseAccumulator(request: prepared, maxBodySize: maxBytes)
-        let url = request.url
         let limit = Duration.seconds(seconds: timeout)
-        // The whole exchange is timed by the host's clock. On the system clock the client keeps
-        // the deadline itself (a timer of the clock's would cost the host loop a wake-up per
-        // request to cancel it); on a virtual clock the clock times it.
-        let task: HTTPClient.Task<HTTPClient.Response>
-        // Set (cancelled) once the clock's timer has fired: the failure that follows is a timeout.
-        let timedOut: Cancellation?
-        let timer: Cancellation?
-        if let deadline = clock.monotonicDeadline(after: limit) {
-            task = client.execute(request: prepared, delegate: accumulator,
-                                  deadline: .uptimeNanoseconds(deadline))
-            (timedOut, timer) = (nil, nil)
-        } else {
-            task = client.execute(request: prepared, delegate: accumulator)
-            let fired = Cancellation()
-            timedOut = fired
-            timer = clock.schedule(after: limit) {
-                fired.cancel()
-                task.cancel()
-            }
+        // The whole exchange, redirects included, is timed by the host's clock. On the system
+        // clock the client keeps the deadline itself (a timer of the clock's would cost the host
+        // loop a wake-up per request to cancel it); on a virtual clock the clock times it.
+        let deadline = clock.monotonicDeadline(after: limit)
+        let running = HTTPExchange(service: self, url: request.url, timeout: timeout, maxBytes: maxBytes,
+                                    deadline: deadline, completion: completion)
+        if deadline == nil {
+            running.timer = clock.schedule(after: limit) { running.timeOut() }
         }
-        task.futureResult.whenComplete { result in
-            timer?.cancel()
-            if timedOut?.isCancelled == true, case .failure = result {
-                completion(.failure(HTTPFailure.serviceError(HTTPClientError.deadlineExceeded, url: url, timeout: timeout, maxBytes: maxBytes)))
-                return
-            }
-            switch result {
-            case .success(let response):
-                let body = response.body.map { Array($0.readableBytesView) } ?? []
-                completion(.success(HTTPResponse(status: Int(response.status.code),
-                                                 headers: HTTPResponse.joinedHeaders(response.headers.map { ($0.name, $0.value) }),
-                                                 body: body, url: response.url?.absoluteString ?? url)))
-            case .failure(let error):
-                completion(.failure(HTTPFailure.serviceError(error, url: url, timeout: timeout, maxBytes: maxBytes)))
-            }
-        }
-        return { task.cancel() }
+        running.send(request, hop)
+        return { running.cancel() }
+    }
+
+    /// One hop of an exchange, ready to send: the request AsyncHTTPClient sends and the client
+    /// (direct or through the proxy for its host).
+    struct Hop: Sendable {
+        let request: HTTPClient.Request
+        let client: HTTPClient
+    }
+
+    /// Checks `request`'s URL and headers and picks its client.
+    func prepareHop(_ request: HTTPRequestSpec) throws(ServiceError) -> Hop {
+        let target = try HTTPTarget(request.url)
+        let prepared = try Self.prepare(request, url: target.url)
+        return Hop(request: prepared, client: try client(for: try proxies.proxy(scheme: target.scheme, host: target.host, port: target.port)))
     }
 
     /// Shuts every client down and waits; later requests fail with `unavailable`.
@@ -196,7 +181,9 @@ public final class HTTPService: Service {
     }
 
     private func configuration(proxy: ProxyEnvironment.Proxy?) -> HTTPClient.Configuration {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .follow(max: 10, allowCycles: false), proxy: proxy)
+        // Redirects are followed by HTTPExchange, which checks each target first: the client would
+        // connect to whatever a server names (a port past 65535 traps in NIO).
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, proxy: proxy)
         configuration.connectionPool = .init(idleTimeout: .seconds(60),
                                              concurrentHTTP1ConnectionsPerHostSoftLimit: settings.connectionsPerHost)
         // A refused connection fails its requests at once, as curl does, instead of retrying
@@ -223,15 +210,16 @@ public final class HTTPService: Service {
     static func prepare(_ request: HTTPRequestSpec, url: URL) throws(ServiceError) -> HTTPClient.Request {
         let method = request.method.uppercased()
         guard !method.isEmpty, method.utf8.allSatisfy(isTokenByte) else {
-            throw ServiceError(.invalidArgument, "method '\(request.method)' is not an HTTP method (GET, POST, PUT, DELETE, …)")
+            throw ServiceError(.invalidArgument, "method '\(clipped(request.method, limit: 40))' is not an HTTP method (GET, POST, PUT, DELETE, …)")
         }
         var headers = HTTPHeaders()
         for (name, value) in request.headers {
             guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
-                throw ServiceError(.invalidArgument, "header name '\(name)' is not valid: use letters, digits and -")
+                throw ServiceError(.invalidArgument, "header name '\(clipped(name, limit: 40))' is not valid: use letters, digits and -")
             }
-            guard !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else {
-                throw ServiceError(.invalidArgument, "header '\(name)' has a line break in its value")
+            if let bad = value.utf8.first(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) {
+                let what = bad == 0 ? "a NUL byte" : "a line break"
+                throw ServiceError(.invalidArgument, "header '\(clipped(name, limit: 40))' has \(what) in its value: header values are one line of text")
             }
             headers.add(name: name, value: value)
         }

@@ -15,21 +15,23 @@ struct HTTPTarget: Sendable {
 
     init(_ text: String) throws(ServiceError) {
         guard !text.isEmpty else { throw ServiceError(.invalidArgument, "the url is empty: give an http:// or https:// URL") }
+        // A URL from a script or a server may be megabytes long: messages quote its start.
+        let shown = clipped(text)
         guard let url = URL(string: text) else {
-            throw ServiceError(.invalidArgument, "'\(text)' is not a valid URL (spaces and other special characters must be percent-encoded)")
+            throw ServiceError(.invalidArgument, "'\(shown)' is not a valid URL (spaces and other special characters must be percent-encoded)")
         }
         guard let scheme = url.scheme?.lowercased() else {
-            throw ServiceError(.invalidArgument, "'\(text)' has no scheme: write http://\(text) or https://\(text)")
+            throw ServiceError(.invalidArgument, "'\(shown)' has no scheme: write http://\(shown) or https://\(shown)")
         }
         guard scheme == "http" || scheme == "https" else {
-            throw ServiceError(.invalidArgument, "'\(text)' has the unsupported scheme '\(scheme)': only http and https URLs can be fetched")
+            throw ServiceError(.invalidArgument, "'\(shown)' has the unsupported scheme '\(scheme)': only http and https URLs can be fetched")
         }
         guard let host = url.host, !host.isEmpty else {
-            throw ServiceError(.invalidArgument, "'\(text)' has no host: write \(scheme)://HOST/PATH")
+            throw ServiceError(.invalidArgument, "'\(shown)' has no host: write \(scheme)://HOST/PATH")
         }
         // A port past 65535 must be refused here: NIO traps converting it to 16 bits.
         if let port = url.port, !(1...65_535).contains(port) {
-            throw ServiceError(.invalidArgument, "'\(text)' has the port \(port), outside 1 to 65535")
+            throw ServiceError(.invalidArgument, "'\(shown)' has the port \(port), outside 1 to 65535")
         }
         self.url = url
         self.scheme = scheme

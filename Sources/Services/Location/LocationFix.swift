@@ -58,4 +58,19 @@ public struct LocationFix: Sendable, Equatable {
     var isValid: Bool {
         (-90...90).contains(latitude) && (-180...180).contains(longitude)
     }
+
+    /// The fix as scripts may see it: nil when its position is not a position; a measurement
+    /// outside what can be measured (a negative speed or accuracy, a course outside [0, 360), an
+    /// altitude below the deepest mine or above low orbit, anything not finite) is dropped
+    /// rather than passed on. Receivers and gpsd send such values when they have none.
+    func validated() -> LocationFix? {
+        guard isValid, time.isFinite else { return nil }
+        var fix = self
+        func within(_ value: Double?, _ range: ClosedRange<Double>) -> Double? { value.flatMap { range.contains($0) ? $0 : nil } }
+        fix.altitude = within(altitude, -12_000...1_000_000)
+        fix.speed = within(speed, 0...10_000)
+        fix.course = within(course, 0...360).map { $0 == 360 ? 0 : $0 }
+        fix.accuracy = within(accuracy, 0...20_000_000)
+        return fix
+    }
 }

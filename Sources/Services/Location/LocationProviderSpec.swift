@@ -62,38 +62,44 @@ enum LocationProviderSpec {
         return GpsdProvider(host: host.isEmpty ? GpsdProvider.defaultHost : String(host), port: port)
     }
 
-    /// `FILE` or `FILE@10x`: the path (which must exist) and the speed-up (default 1).
+    /// The speed-ups a replay accepts: slower than a thousandth or faster than a million times
+    /// the recorded pace makes no sense, and the waits it computes must stay finite.
+    static let speedups: ClosedRange<Double> = 0.001...1_000_000
+
+    /// `FILE` or `FILE@10x`: the path (which must exist) and the speed-up (default 1). A path that
+    /// names an existing file as a whole is that file, `@` and all.
     private static func file(_ argument: Substring, kind: String) throws(ServiceError) -> (String, Double) {
         var path = argument
         var speedup = 1.0
-        if let at = argument.lastIndex(of: "@") {
+        if let at = argument.lastIndex(of: "@"), access(String(argument), F_OK) != 0 {
             var factor = argument[argument.index(after: at)...]
             if factor.hasSuffix("x") || factor.hasSuffix("X") { factor = factor.dropLast() }
-            if let number = Double(factor) {
-                guard number > 0, number.isFinite else {
-                    throw ServiceError(.invalidArgument, "location \(kind):\(argument): the speed-up must be a positive number, got '\(factor)'")
-                }
-                path = argument[..<at]
-                speedup = number
+            guard let number = Double(factor), speedups.contains(number) else {
+                throw ServiceError(.invalidArgument, "location \(kind):\(clipped(argument)): the speed-up after '@' must be a number in [0.001, 1000000] followed by x (\(kind):FILE@10x), got '\(clipped(argument[argument.index(after: at)...]))'")
             }
+            path = argument[..<at]
+            speedup = number
         }
         guard !path.isEmpty else { throw ServiceError(.invalidArgument, "location \(kind): needs a file (\(kind):FILE)") }
         guard access(String(path), R_OK) == 0 else {
-            throw ServiceError(.invalidArgument, "location \(kind):\(path): cannot read the file: \(String(cString: strerror(errno)))")
+            throw ServiceError(.invalidArgument, "location \(kind):\(clipped(path)): cannot read the file: \(String(cString: strerror(errno)))")
         }
         return (String(path), speedup)
     }
 
     private static func fixed(_ argument: Substring) throws(ServiceError) -> FixedProvider {
+        guard !argument.isEmpty else {
+            throw ServiceError(.invalidArgument, "location fixed: needs a position: fixed:LAT,LON[,ALT] in degrees (and metres)")
+        }
         let parts = argument.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingSpaces) }
         guard (2...3).contains(parts.count), let latitude = parts[0], let longitude = parts[1] else {
-            throw ServiceError(.invalidArgument, "location fixed:\(argument): expected fixed:LAT,LON[,ALT] in degrees (and metres)")
+            throw ServiceError(.invalidArgument, "location fixed:\(clipped(argument)): expected fixed:LAT,LON[,ALT] in degrees (and metres)")
         }
         let point = try GeoPoint(value: .object(["lat": .number(latitude), "lon": .number(longitude)]), label: "location fixed: ")
         var altitude: Double?
         if parts.count == 3 {
             guard let value = parts[2], value.isFinite else {
-                throw ServiceError(.invalidArgument, "location fixed:\(argument): the altitude must be a number")
+                throw ServiceError(.invalidArgument, "location fixed:\(clipped(argument)): the altitude must be a number")
             }
             altitude = value
         }

@@ -107,6 +107,11 @@ public final class LocationService: StartableService {
 
     // MARK: Start and stop
 
+    /// `{ distance = m }`: a finite number of metres, 0 or more.
+    public func checkStartOptions(_ options: Value) throws(ServiceError) {
+        _ = try OptionTable.check(options, [.number("distance", in: 0...)])
+    }
+
     public func startUpdates(shares: [Value]) {
         let filter = shares.map { share in max(0, share["distance"].doubleValue ?? 0) }.min() ?? 0
         let wasStarted = state.withLock { state in
@@ -167,7 +172,9 @@ public final class LocationService: StartableService {
         state.withLock { state in
             guard generation == state.generation else { return }
             switch event {
-            case .fixes(let fixes):
+            case .fixes(let reported):
+                // Every provider's fixes pass the one check of what a fix may say.
+                let fixes = reported.compactMap { $0.validated() }
                 guard let last = fixes.last else { return }
                 state.lastFix = (last, clock.uptime)
                 state.failure = nil

@@ -1,11 +1,12 @@
-/// Turns NMEA 0183 sentences into fixes: `RMC` (position, speed, course, date) and `GGA`
-/// (position, altitude, HDOP) from any talker (`$GPRMC`, `$GNGGA`, …).
+/// Turns NMEA 0183 sentences into fixes: `RMC` (position, speed, course, date), `GGA`
+/// (position, altitude, HDOP) and `GLL` (position) from any talker (`$GPRMC`, `$GNGGA`, …).
 ///
 /// Every sentence must carry a valid checksum (`*hh`); a sentence with a wrong or missing
 /// checksum, or too few fields (a truncated line), is counted in ``rejected`` and skipped. Other
 /// sentence types are ignored. Sentences with the same UTC time make one fix, reported when both
 /// `RMC` and `GGA` for that time are in, when a sentence of another time arrives, or at
-/// ``finish()``. `RMC` with status `V` or `GGA` with fix quality 0 carry no position.
+/// ``finish()``. `RMC` or `GLL` with status `V` or mode `N` (no fix) or `S` (simulator), and `GGA`
+/// with fix quality 0 (none) or 8 (simulator), carry no position.
 ///
 /// The date comes from `RMC`; a log of `GGA` only takes `today`'s date (UTC) and moves to the
 /// next day when the time of day goes backwards. Accuracy is HDOP × 5 m (a typical receiver's
@@ -53,28 +54,28 @@ struct NMEAParser {
             return []
         }
         let kind = fields[0].suffix(3)
-        guard fields[0].count == 5, kind == "RMC" || kind == "GGA" else { return [] }
-        guard fields.count >= 10, let secondsOfDay = Self.timeOfDay(fields[1]) else {
+        guard fields[0].count == 5, kind == "RMC" || kind == "GGA" || kind == "GLL" else { return [] }
+        // GLL puts its time after the position; the others first.
+        let timeField = kind == "GLL" ? (fields.count > 5 ? fields[5] : "") : fields[1]
+        guard fields.count >= (kind == "GLL" ? 7 : 10), let secondsOfDay = Self.timeOfDay(timeField) else {
             rejected += 1
             return []
         }
         var completed: [LocationFix] = []
-        if let current = epoch, current.timeField != fields[1] {
+        if let current = epoch, current.timeField != timeField {
             completed += flush()
         }
-        if epoch == nil { epoch = Epoch(timeField: String(fields[1]), secondsOfDay: secondsOfDay) }
+        if epoch == nil { epoch = Epoch(timeField: String(timeField), secondsOfDay: secondsOfDay) }
         // Invariant: set just above.
         var current = epoch!
-        if kind == "RMC" {
-            guard Self.readRMC(fields, into: &current) else {
-                rejected += 1
-                return completed
-            }
-        } else {
-            guard Self.readGGA(fields, into: &current) else {
-                rejected += 1
-                return completed
-            }
+        let read = switch kind {
+        case "RMC": Self.readRMC(fields, into: &current)
+        case "GGA": Self.readGGA(fields, into: &current)
+        default: Self.readGLL(fields, into: &current)
+        }
+        guard read else {
+            rejected += 1
+            return completed
         }
         accepted += 1
         epoch = current
@@ -122,7 +123,8 @@ struct NMEAParser {
     private static func readRMC(_ fields: [Substring], into epoch: inout Epoch) -> Bool {
         if let date = Self.date(fields[9]) { epoch.date = date } else if !fields[9].isEmpty { return false }
         epoch.hasRMC = true
-        guard fields[2] == "A" else { return true }
+        // NMEA 2.3 adds a mode after the magnetic variation: N is no fix, S a simulator.
+        guard fields[2] == "A", fields.count < 13 || !["N", "S"].contains(fields[12]) else { return true }
         guard let latitude = coordinate(fields[3], fields[4], degreeDigits: 2),
               let longitude = coordinate(fields[5], fields[6], degreeDigits: 3)
         else { return false }
@@ -136,7 +138,8 @@ struct NMEAParser {
     private static func readGGA(_ fields: [Substring], into epoch: inout Epoch) -> Bool {
         epoch.hasGGA = true
         guard let quality = Int(fields[6]) else { return fields[6].isEmpty }
-        guard quality > 0 else { return true }
+        // 0 is no fix and 8 a simulator: no position either way.
+        guard quality > 0 && quality != 8 else { return true }
         guard let latitude = coordinate(fields[2], fields[3], degreeDigits: 2),
               let longitude = coordinate(fields[4], fields[5], degreeDigits: 3)
         else { return false }
@@ -144,6 +147,17 @@ struct NMEAParser {
         epoch.longitude = longitude
         epoch.hdop = Double(fields[8]) ?? epoch.hdop
         epoch.altitude = Double(fields[9]) ?? epoch.altitude
+        return true
+    }
+
+    /// `GLL`: latitude, N/S, longitude, E/W, time, status (`A` valid) and, from NMEA 2.3, a mode.
+    private static func readGLL(_ fields: [Substring], into epoch: inout Epoch) -> Bool {
+        guard fields[6] == "A", fields.count < 8 || !["N", "S"].contains(fields[7]) else { return true }
+        guard let latitude = coordinate(fields[1], fields[2], degreeDigits: 2),
+              let longitude = coordinate(fields[3], fields[4], degreeDigits: 3)
+        else { return false }
+        epoch.latitude = latitude
+        epoch.longitude = longitude
         return true
     }
 

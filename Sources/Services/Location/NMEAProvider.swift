@@ -39,8 +39,13 @@ struct NMEAProvider: LocationProvider {
 
     private func replayFile(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async {
         let fixes: [LocationFix]
-        do {
-            fixes = try Self.read(path: path, today: clock.wallTime).fixes
+        do throws(ServiceError) {
+            let read = try Self.read(path: path, today: clock.wallTime)
+            fixes = read.fixes
+            // An empty or garbage file is a failure, as an empty GPX track is.
+            guard !fixes.isEmpty else {
+                throw ServiceError(.invalidData, "\(path): no fix in the file (\(read.parser.accepted) usable sentences, \(read.parser.rejected) rejected for a bad checksum or missing fields)")
+            }
         } catch {
             report(.failed(error))
             report(.ended)
@@ -54,7 +59,13 @@ struct NMEAProvider: LocationProvider {
         var failing = false
         while !Task.isCancelled {
             let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-            if descriptor >= 0 {
+            if descriptor >= 0, let reason = Self.unwatchableReason(descriptor) {
+                // Such a file stays what it is: retrying would only repeat the failure.
+                close(descriptor)
+                report(.failed(ServiceError(.unavailable, "cannot read the NMEA device \(path): \(reason); give a serial device, a FIFO or an NMEA file")))
+                report(.ended)
+                return
+            } else if descriptor >= 0 {
                 do {
                     try await readStream(descriptor, today: clock.wallTime) { fixes in
                         failing = false
@@ -70,6 +81,25 @@ struct NMEAProvider: LocationProvider {
             failing = true
             guard await backoff.wait(on: clock) else { return }
         }
+    }
+
+    /// Why NIO cannot watch `descriptor` (`/dev/null` and other devices epoll refuses), or nil when
+    /// it can. NIO traps on a descriptor it failed to register (its deregistration `try!`s), so
+    /// this asks epoll first, as NIO will.
+    static func unwatchableReason(_ descriptor: CInt) -> String? {
+        guard let epoll = Epoll.functions else { return nil }
+        let poller = epoll.create(CInt(O_CLOEXEC))
+        guard poller >= 0 else { return "cannot create an epoll instance: \(String(cString: strerror(errno)))" }
+        defer { close(poller) }
+        // struct epoll_event: the events word first (EPOLLIN), then the data, which is unused;
+        // 16 zeroed bytes cover its packed 12-byte (x86-64) and 16-byte (arm64) layouts.
+        var event = [UInt32](repeating: 0, count: 4)
+        event[0] = 1
+        let added = event.withUnsafeMutableBytes { epoll.control(poller, 1, descriptor, $0.baseAddress) }
+        guard added == 0 else {
+            return errno == EPERM ? "it cannot be watched for input (epoll refuses it)" : String(cString: strerror(errno))
+        }
+        return nil
     }
 
     /// Reads lines from `descriptor` (NIO takes ownership and closes it) until it closes or the
@@ -94,5 +124,17 @@ struct NMEAProvider: LocationProvider {
         } onCancel: {
             channel.channel.close(promise: nil)
         }
+    }
+}
+
+/// epoll's C functions, looked up at run time: the Glibc module does not import <sys/epoll.h>.
+private enum Epoll {
+    typealias Create = @convention(c) (CInt) -> CInt
+    typealias Control = @convention(c) (CInt, CInt, CInt, UnsafeMutableRawPointer?) -> CInt
+
+    /// `epoll_create1` and `epoll_ctl`, or nil where the C library has none.
+    static var functions: (create: Create, control: Control)? {
+        guard let create = dlsym(nil, "epoll_create1"), let control = dlsym(nil, "epoll_ctl") else { return nil }
+        return (unsafeBitCast(create, to: Create.self), unsafeBitCast(control, to: Control.self))
     }
 }

@@ -38,7 +38,6 @@ public final class Session: Service {
 
     /// The one message for a wrong name or password.
     static let refusal = "wrong name or password"
-    static let maxNameLength = 64
 
     init(database: StoreDatabase, settings: SessionSettings, clock: any ServiceClock) {
         self.settings = settings
@@ -53,7 +52,7 @@ public final class Session: Service {
 
     /// Creates user `name` with `password` (it does not log in). Returns the name.
     public func register(_ name: String, password: String) throws(ServiceError) -> Value {
-        try Self.checkName(name)
+        let name = try UserName.normalized(name)
         try checkPassword(password)
         let salt = PasswordHasher.makeSalt()
         let user = UserDirectory.StoredUser(name: name, salt: salt, hash: hasher.hash(password, salt: salt),
@@ -64,6 +63,8 @@ public final class Session: Service {
 
     /// Logs `name` in (replacing whoever was logged in) and returns the new current user.
     public func login(_ name: String, password: String) async throws(ServiceError) -> Value {
+        // A name that cannot be registered is checked like an unknown one (same answer, same work).
+        let name = (try? UserName.normalized(name)) ?? name
         let user: DataModel? = try await throttle.attempt(name) { () throws(ServiceError) in
             let verified = try verify(name, password)
             return (verified, verified ? DataModel("user", ["name": .string(name), "since": .integer(Int64(clock.wallTime))]) : nil)
@@ -99,24 +100,26 @@ public final class Session: Service {
 
     // MARK: Checks
 
-    /// True when `password` is the password of `name`. Unknown names cost the same work.
+    /// True when `password` is the password of `name`.
+    ///
+    /// Every check costs the same work, whoever asks: as many rounds as the dearest of the
+    /// stored hashes and of new ones. An unknown name hashes against a dummy salt, and a user
+    /// whose hash is cheaper (stored before `kdf_rounds` was raised) pads with dummy rounds, so
+    /// the time of an answer never tells whether a name exists.
     private func verify(_ name: String, _ password: String) throws(ServiceError) -> Bool {
-        let stored = Self.isValidName(name) ? try directory.user(named: name) : nil
-        let usable = stored.flatMap { $0.algorithm == PasswordHasher.algorithm ? $0 : nil }
-        let derived = hasher.hash(password, salt: usable?.salt ?? dummySalt, rounds: usable?.rounds ?? hasher.rounds)
+        let (stored, maxRounds) = try directory.user(named: (try? UserName.normalized(name)) == name ? name : nil)
+        let cost = min(max(maxRounds, hasher.rounds), Self.maxRounds)
+        let usable = stored.flatMap { $0.algorithm == PasswordHasher.algorithm && (1...Self.maxRounds).contains($0.rounds) ? $0 : nil }
+        let rounds = usable?.rounds ?? cost
+        let derived = hasher.hash(password, salt: usable?.salt ?? dummySalt, rounds: rounds)
+        if rounds < cost { _ = hasher.hash(password, salt: dummySalt, rounds: cost - rounds) }
         guard let usable else { return false }
         return PasswordHasher.constantTimeEqual(derived, usable.hash)
     }
 
-    private static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= maxNameLength && !name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
-    }
-
-    private static func checkName(_ name: String) throws(ServiceError) {
-        guard isValidName(name) else {
-            throw ServiceError(.invalidArgument, "a name must be 1 to \(maxNameLength) characters without control characters")
-        }
-    }
+    /// The most rounds a stored hash may ask for (the bound of `kdf_rounds`): a database that says
+    /// more is damaged, and its checks would hang the service.
+    static let maxRounds = 100_000_000
 
     private func checkPassword(_ password: String) throws(ServiceError) {
         guard password.count >= settings.minPasswordLength else {

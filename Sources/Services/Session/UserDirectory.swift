@@ -31,14 +31,16 @@ struct UserDirectory: Sendable {
 
     let database: StoreDatabase
 
-    /// The user named `name`, or nil.
-    func user(named name: String) throws(ServiceError) -> StoredUser? {
+    /// The user named `name` (or nil) and the most rounds any stored hash takes (0 without users),
+    /// read together: a check of any name can then cost what the dearest check costs.
+    func user(named name: String?) throws(ServiceError) -> (user: StoredUser?, maxRounds: Int) {
         try database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT name, salt, hash, kdf, rounds, created FROM users WHERE name = ?",
-                                             arguments: [name]) else { return nil }
+            let maxRounds = try Int.fetchOne(db, sql: "SELECT MAX(rounds) FROM users") ?? 0
+            guard let name, let row = try Row.fetchOne(db, sql: "SELECT name, salt, hash, kdf, rounds, created FROM users WHERE name = ?",
+                                                       arguments: [name]) else { return (nil, maxRounds) }
             let salt: [UInt8] = Array(row[1] as Data)
             let hash: [UInt8] = Array(row[2] as Data)
-            return StoredUser(name: row[0], salt: salt, hash: hash, algorithm: row[3], rounds: row[4], created: row[5])
+            return (StoredUser(name: row[0], salt: salt, hash: hash, algorithm: row[3], rounds: row[4], created: row[5]), maxRounds)
         }
     }
 

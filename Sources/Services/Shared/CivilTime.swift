@@ -2,8 +2,15 @@
 /// ISO 8601 timestamps (`2024-06-15T12:00:00.5Z`, `2024-06-15T14:00:00+02:00`) as gpsd and GPX
 /// write them.
 enum CivilTime {
-    /// Days from 1970-01-01 to the given proleptic Gregorian date (H. Hinnant's algorithm).
+    /// The years dates are computed for: what a file or a server writes is outside input, and
+    /// the day arithmetic below must not overflow for a year of twenty digits.
+    static let years = -1_000_000...1_000_000
+
+    /// Days from 1970-01-01 to the given proleptic Gregorian date (H. Hinnant's algorithm); a
+    /// year, month or day out of range is clamped into it.
     static func days(year: Int, month: Int, day: Int) -> Int {
+        let year = min(max(year, years.lowerBound), years.upperBound)
+        let month = min(max(month, 1), 12), day = min(max(day, 1), 31)
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
@@ -17,9 +24,12 @@ enum CivilTime {
         Double(days(year: year, month: month, day: day)) * 86_400 + secondsOfDay
     }
 
-    /// The UTC date (year, month, day) of `seconds` since the epoch.
+    /// The UTC date (year, month, day) of `seconds` since the epoch (clamped to ``years``; NaN
+    /// reads as the epoch).
     static func date(ofEpochSeconds seconds: Double) -> (year: Int, month: Int, day: Int) {
-        let z = Int((seconds / 86_400).rounded(.down)) + 719_468
+        let limit = 366.0 * Double(years.upperBound)
+        let days = seconds.isNaN ? 0 : min(max((seconds / 86_400).rounded(.down), -limit), limit)
+        let z = Int(days) + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
         let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365

@@ -21,30 +21,15 @@ struct RecordQuery: Sendable {
         default:
             throw ServiceError(.invalidArgument, "the query must be a table of field = value, got \(RecordValidator.describe(criteria))")
         }
-        if case .array(let items) = options, items.isEmpty { return }
-        guard options.isNull || { if case .object = options { return true } else { return false } }() else {
-            throw ServiceError(.invalidArgument, "the options must be a table { limit =, offset =, order = }, got \(RecordValidator.describe(options))")
-        }
-        for key in options.objectKeys where !["limit", "offset", "order"].contains(key) {
-            throw ServiceError(.invalidArgument, "unknown option '\(key)' (options are limit, offset and order)")
-        }
-        if !options["limit"].isNull {
-            guard let limit = options["limit"].integerValue, limit >= 0 else {
-                throw ServiceError(.invalidArgument, "options.limit must be an integer >= 0, got \(RecordValidator.describe(options["limit"]))")
+        let options = try OptionTable.check(options, [.integer("limit", in: 0...Int64.max), .integer("offset", in: 0...Int64.max),
+                                                      .string("order")])
+        if let limit = options["limit"]?.integerValue { self.limit = Int(clamping: limit) }
+        if let offset = options["offset"]?.integerValue { self.offset = Int(clamping: offset) }
+        if let order = options["order"] {
+            guard let field = order.stringValue, field != "", field != "-" else {
+                throw ServiceError(.invalidArgument, "options.order must be a field name (\"-name\" for descending), got \(RecordValidator.describe(order))")
             }
-            self.limit = Int(clamping: limit)
-        }
-        if !options["offset"].isNull {
-            guard let offset = options["offset"].integerValue, offset >= 0 else {
-                throw ServiceError(.invalidArgument, "options.offset must be an integer >= 0, got \(RecordValidator.describe(options["offset"]))")
-            }
-            self.offset = Int(clamping: offset)
-        }
-        if !options["order"].isNull {
-            guard let field = options["order"].stringValue, field != "", field != "-" else {
-                throw ServiceError(.invalidArgument, "options.order must be a field name (\"-name\" for descending), got \(RecordValidator.describe(options["order"]))")
-            }
-            order = field.hasPrefix("-") ? (String(field.dropFirst()), true) : (field, false)
+            self.order = field.hasPrefix("-") ? (String(field.dropFirst()), true) : (field, false)
         }
     }
 

@@ -42,7 +42,7 @@ final class SQLiteBackend: StoreBackend {
             Self.write(try prepare(), to: collection)
         }
         guard settings.writesOnLoop && size <= StoreDatabase.immediateRowLimit else {
-            database.writeLater(later, unlessCancelled: { reply.isCancelled }, done: { reply($0) })
+            database.writeLater(later, unlessCancelled: { reply.isCancelled }, mayCommit: { reply.commit() }, done: { reply($0) })
             return
         }
         let write: StoreWrite<Any, Value>
@@ -52,11 +52,12 @@ final class SQLiteBackend: StoreBackend {
             reply(.failure(error))
             return
         }
-        if let outcome = database.writeIfImmediate(write) {
+        if let outcome = database.writeIfImmediate(write, mayCommit: { reply.commit() }) {
             reply(outcome)
             return
         }
-        database.writeLater({ () throws(ServiceError) in write }, unlessCancelled: { reply.isCancelled }, done: { reply($0) })
+        database.writeLater({ () throws(ServiceError) in write }, unlessCancelled: { reply.isCancelled },
+                            mayCommit: { reply.commit() }, done: { reply($0) })
     }
 
     func catchUpNow() throws(ServiceError) {

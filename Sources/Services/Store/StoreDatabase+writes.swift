@@ -37,7 +37,11 @@ extension StoreDatabase {
 
     /// Runs `write` here and now when it cannot wait for anything (see the type's
     /// documentation); nil when it did not run.
-    func writeIfImmediate<Change, Output>(_ write: StoreWrite<Change, Output>) -> Result<Output, ServiceError>? {
+    ///
+    /// - Parameter mayCommit: asked just before the commit; false rolls the write back and
+    ///   answers `cancelled` (the caller cancelled before the write took effect).
+    func writeIfImmediate<Change, Output>(_ write: StoreWrite<Change, Output>,
+                                          mayCommit: @Sendable () -> Bool = { true }) -> Result<Output, ServiceError>? {
         guard write.size <= Self.immediateRowLimit, settings.synchronous == .normal,
               queuedWrites.load(ordering: .acquiring) == 0, let writer = openWriter else { return nil }
         writerUsers.add(1, ordering: .acquiringAndReleasing)
@@ -48,7 +52,8 @@ extension StoreDatabase {
             return try mapErrors {
                 try writer.writeWithoutTransaction { db -> Result<Output, ServiceError>? in
                     do {
-                        return try transaction(db, write.change, committed: write.committed, waiting: false).map { .success($0) }
+                        return try transaction(db, write.change, committed: write.committed, waiting: false, mayCommit: mayCommit)
+                            .map { .success($0) }
                     } catch let error as ServiceError {
                         return .failure(error)
                     }
@@ -61,9 +66,11 @@ extension StoreDatabase {
 
     /// Queues a write on the writer queue and calls `done` there with its outcome. The write is
     /// made there by `prepare` (checking and encoding a large batch is work too); one whose caller
-    /// cancelled before it started does not run (`done` gets `cancelled`).
+    /// cancelled before it started does not run (`done` gets `cancelled`), and one cancelled
+    /// while it ran is rolled back unless `mayCommit` lets it commit.
     func writeLater<Change, Output>(_ prepare: @escaping @Sendable () throws(ServiceError) -> StoreWrite<Change, Output>,
                                     unlessCancelled isCancelled: @escaping @Sendable () -> Bool,
+                                    mayCommit: @escaping @Sendable () -> Bool = { true },
                                     done: @escaping @Sendable (Result<Output, ServiceError>) -> Void) {
         let writer: any DatabaseWriter
         do {
@@ -79,7 +86,9 @@ extension StoreDatabase {
             }
             do throws(ServiceError) {
                 let write = try prepare()
-                done(.success(try self.mapErrors { try self.waitingTransaction(db, write.change, committed: write.committed) }))
+                done(.success(try self.mapErrors {
+                    try self.waitingTransaction(db, write.change, committed: write.committed, mayCommit: mayCommit)
+                }))
             } catch {
                 done(.failure(error))
             }
@@ -90,8 +99,9 @@ extension StoreDatabase {
 
     /// A transaction that waits for other processes' locks and catches up with their commits.
     private func waitingTransaction<Change, Output>(_ db: Database, _ change: (Database) throws -> Change,
-                                                    committed: (Change) -> Output) throws -> Output {
-        guard let output = try transaction(db, change, committed: committed, waiting: true) else {
+                                                    committed: (Change) -> Output,
+                                                    mayCommit: () -> Bool = { true }) throws -> Output {
+        guard let output = try transaction(db, change, committed: committed, waiting: true, mayCommit: mayCommit) else {
             // Unreachable: only a transaction that may not wait gives up.
             throw ServiceError(.internal, "a store write gave up without waiting")
         }
@@ -104,7 +114,8 @@ extension StoreDatabase {
     /// - Parameter waiting: false to give up (nil, nothing written) rather than wait for another
     ///   process's lock or read what other processes committed.
     private func transaction<Change, Output>(_ db: Database, _ change: (Database) throws -> Change,
-                                             committed: (Change) -> Output, waiting: Bool) throws -> Output? {
+                                             committed: (Change) -> Output, waiting: Bool,
+                                             mayCommit: () -> Bool) throws -> Output? {
         try waitForLocks(waiting, db)
         // Cached statements: GRDB's beginTransaction and commit compile their SQL every time.
         do {
@@ -120,6 +131,8 @@ extension StoreDatabase {
             return nil                                               // it may be a lot to read
         }
         let result = try change(db)
+        // The last moment a cancel can stop the write: after it, the write has taken effect.
+        guard mayCommit() else { throw ServiceError(.cancelled, "the request was cancelled") }
         try db.cachedStatement(sql: "COMMIT").execute()
         finished = true
         return committed(result)

@@ -205,22 +205,38 @@ final class StoreDatabase: Sendable {
                 writer = try DatabasePool(path: path, configuration: configuration)
             }
             let schema = self.schema
+            let fingerprint = Self.fingerprint(of: schema)
             let version = try writer.writeWithoutTransaction { db in
-                try db.inTransaction(.immediate) {
-                    for statement in schema { try db.execute(sql: statement) }
-                    return .commit
+                // A database that has this schema already is opened without the write lock, so
+                // another process writing does not hold the open up.
+                if try Int32.fetchOne(db, sql: "PRAGMA user_version") != fingerprint {
+                    try db.inTransaction(.immediate) {
+                        for statement in schema { try db.execute(sql: statement) }
+                        try db.execute(sql: "PRAGMA user_version = \(fingerprint)")
+                        return .commit
+                    }
                 }
                 return try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
             }
             dataVersion.withLock { $0 = version }
         } catch let error as ServiceError {
             throw error
+        } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY {
+            throw ServiceError(.unavailable, "the store database \(path) is locked by another process that is writing to it; try again once it has finished")
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
             throw ServiceError(.io, "cannot open the store database \(path): \(Self.describe(error)); \(DatabaseLocation.moveAside)")
         } catch {
             throw ServiceError(.io, "cannot open the store database \(path): \(Self.describe(error))")
         }
         return writer
+    }
+
+    /// A number for `schema` kept as the database's `user_version`: equal numbers mean the
+    /// schema is in place (FNV-1a over the statements, folded to 31 bits so it is never negative).
+    static func fingerprint(of schema: [String]) -> Int32 {
+        var hash: UInt32 = 0x811C_9DC5
+        for byte in schema.joined(separator: ";").utf8 { hash = (hash ^ UInt32(byte)) &* 0x0100_0193 }
+        return Int32(hash & 0x7FFF_FFFF) | 1
     }
 
     func mapErrors<Output>(_ body: () throws -> Output) throws(ServiceError) -> Output {

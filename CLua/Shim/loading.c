@@ -1,0 +1,79 @@
+/*
+ * Text-only loading. Lua does not verify precompiled bytecode, and a crafted binary chunk can
+ * crash the VM, so every way a script can load code reads text only: `load` and `loadfile` run
+ * with mode "t" whatever mode they are given, `dofile` and the `require` searcher for Lua files
+ * load with mode "t" (the host's own loads pass "t" too). This file uses only the official API
+ * of Lua 5.4.
+ */
+#include "vm.h"
+
+/* Calls the original function (upvalue 1) with argument `mode_arg` forced to "t", keeping the
+ * number of arguments otherwise: `load`'s env argument counts even when nil, so none is added. */
+static int call_text_only(lua_State *L, int mode_arg) {
+    int given = lua_gettop(L);
+    if (given >= mode_arg) {
+        lua_pushliteral(L, "t");
+        lua_replace(L, mode_arg);
+    } else {
+        lua_settop(L, mode_arg - 1);
+        lua_pushliteral(L, "t");
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static int text_load(lua_State *L) { return call_text_only(L, 3); }
+static int text_loadfile(lua_State *L) { return call_text_only(L, 2); }
+
+static int dofile_continue(lua_State *L, int status, lua_KContext context) {
+    (void)status;
+    (void)context;
+    return lua_gettop(L) - 1;
+}
+
+static int text_dofile(lua_State *L) {
+    const char *name = luaL_optstring(L, 1, NULL);
+    lua_settop(L, 1);
+    if (luaL_loadfilex(L, name, "t") != LUA_OK) return lua_error(L);
+    lua_callk(L, 0, LUA_MULTRET, 0, dofile_continue);
+    return dofile_continue(L, 0, 0);
+}
+
+/* package.searchers[2]: finds the file on package.path as Lua's does, loads it as text. */
+static int text_searcher(lua_State *L) {                                       /* name */
+    const char *name = luaL_checkstring(L, 1);
+    lua_getfield(L, lua_upvalueindex(1), "searchpath");                      /* name searchpath */
+    lua_pushvalue(L, 1);
+    if (lua_getfield(L, lua_upvalueindex(1), "path") != LUA_TSTRING)         /* name searchpath name path */
+        return luaL_error(L, "'package.path' must be a string");
+    lua_call(L, 2, 2);                                                         /* name file|nil message */
+    if (lua_isnil(L, -2)) return 1;                                            /* the files it tried */
+    lua_pop(L, 1);
+    const char *file = lua_tostring(L, -1);
+    if (luaL_loadfilex(L, file, "t") != LUA_OK)                                /* name file message */
+        return luaL_error(L, "error loading module '%s' from file '%s':\n\t%s", name, file, lua_tostring(L, -1));
+    lua_insert(L, -2);                                                         /* name loader file */
+    return 2;
+}
+
+static void wrap_global(lua_State *L, const char *name, lua_CFunction wrapper) {
+    lua_getglobal(L, name);
+    lua_pushcclosure(L, wrapper, 1);
+    lua_setglobal(L, name);
+}
+
+void crescent_install_text_loaders(lua_State *L) {
+    wrap_global(L, "load", text_load);
+    wrap_global(L, "loadfile", text_loadfile);
+    lua_pushcfunction(L, text_dofile);
+    lua_setglobal(L, "dofile");
+    lua_getglobal(L, "package");                                               /* package */
+    if (lua_getfield(L, -1, "searchers") == LUA_TTABLE) {                      /* package searchers */
+        lua_pushvalue(L, -2);
+        lua_pushcclosure(L, text_searcher, 1);                                 /* package searchers searcher */
+        lua_rawseti(L, -2, 2);
+    }
+    lua_pop(L, 2);
+}

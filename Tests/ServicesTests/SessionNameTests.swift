@@ -1,0 +1,63 @@
+import Foundation
+import Model
+@testable import Services
+import Testing
+
+/// User names have one form (NFC, trimmed, no invisible characters), and the time a login takes
+/// never tells whether a name exists, whatever rounds the stored hashes were made with.
+@Suite struct SessionNameTests {
+    @Test func namesThatLookAlikeAreOneUser() async throws {
+        let folder = try TemporaryFolder()
+        let (_, session) = try SessionTests.makeSession(folder: folder)
+        #expect(try session.register("caf\u{E9}", password: "correct horse") == "caf\u{E9}")
+        #expect(throws: ServiceError(.invalidArgument, "the name 'caf\u{E9}' is taken")) {
+            try session.register("cafe\u{301}", password: "another one")
+        }
+        #expect(throws: ServiceError(.invalidArgument, "the name 'caf\u{E9}' is taken")) {
+            try session.register("  caf\u{E9} ", password: "another one")
+        }
+        let user = try await session.login("cafe\u{301} ", password: "correct horse")
+        #expect(user["name"] == "caf\u{E9}", "the stored form, whatever form was typed")
+    }
+
+    @Test(arguments: [
+        ("   ", "a name must have a character that is not a space"),
+        ("ad\u{200B}min", "a name cannot hold control or invisible formatting characters (found U+200B): names that print alike must be one name"),
+        ("\u{202E}nimda", "a name cannot hold control or invisible formatting characters (found U+202E): names that print alike must be one name"),
+        ("a\u{7}b", "a name cannot hold control or invisible formatting characters (found U+0007): names that print alike must be one name"),
+        (String(repeating: "x", count: 65), "a name must be 1 to 64 characters, got 65"),
+    ])
+    func namesThatHideWhatTheyAreAreRefusedSayingWhy(name: String, message: String) throws {
+        let folder = try TemporaryFolder()
+        let (_, session) = try SessionTests.makeSession(folder: folder)
+        #expect(throws: ServiceError(.invalidArgument, message)) { try session.register(name, password: "long enough") }
+    }
+
+    @Test func anUnknownNameCostsWhatTheDearestStoredHashCosts() async throws {
+        let folder = try TemporaryFolder()
+        // Ann's hash is cheap (made before kdf_rounds was raised); the session now runs with
+        // far more rounds. Before, an unknown name cost the new rounds and a wrong password for
+        // ann the old ones: 200 times apart.
+        do {
+            let (store, session) = try SessionTests.makeSession(folder: folder, rounds: 1_000)
+            _ = try session.register("ann", password: "correct horse")
+            store.close()
+        }
+        let (_, session) = try SessionTests.makeSession(folder: folder, rounds: 200_000)
+        func seconds(_ name: String, _ password: String) async -> Double {
+            let started = Date()
+            _ = try? await session.login(name, password: password)
+            return Date().timeIntervalSince(started)
+        }
+        var wrong: [Double] = [], unknown: [Double] = []
+        for round in 0..<3 {
+            wrong.append(await seconds("ann", "wrong \(round)"))
+            unknown.append(await seconds("nobody\(round)", "correct horse"))
+            _ = try await session.login("ann", password: "correct horse")   // resets ann's failures
+        }
+        let wrongMedian = wrong.sorted()[1], unknownMedian = unknown.sorted()[1]
+        // Equal work; a loaded machine blurs the times, but never by the factor the bug made.
+        #expect(wrongMedian * 4 > unknownMedian && unknownMedian * 4 > wrongMedian,
+                "wrong password \(wrong), unknown name \(unknown)")
+    }
+}

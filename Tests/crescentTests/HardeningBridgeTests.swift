@@ -1,0 +1,154 @@
+import Foundation
+import HTTPTestServer
+import Testing
+
+/// What scripts can reach of the bridge holds: read-only stays read-only against `rawset`, only
+/// source text loads, and values given to services keep their meaning.
+@Suite struct HardeningBridgeTests {
+    /// A cheap KDF, so the session answers at once in a debug build.
+    static let config = "[session]\nkdf_rounds = 1000\n"
+
+    @Test func rawsetCannotSpoofADataModelOrReplaceAService() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("crescent.toml", Self.config)
+        try sandbox.write("script.lua", """
+            task(function()
+              local s = services.session
+              s:register("ann", "correct horse")
+              s:login("ann", "correct horse")
+              local user = s.currentUser
+              rawset(user, "name", "admin")
+              print(s.currentUser.name, s.currentUser == s.currentUser, s.currentUser == user)
+              print(pcall(rawset, services, "store", 1))
+              print(type(services.store), services.store.path ~= nil)
+            end)
+            """)
+        let result = try await crescent(["--data-dir", "data", "script.lua"], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines == [
+            "ann\ttrue\ttrue",
+            "false\tbad argument #1 to 'rawset' (table expected, got userdata)",
+            "userdata\ttrue",
+        ], "\(result)")
+    }
+
+    @Test func precompiledChunksAreRefusedEverywhere() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("script.lua", """
+            local dumped = string.dump(function() return "ran" end)
+            assert(io.open("compiled.lua", "wb")):write(dumped):close()
+            print(load(dumped))
+            print(load(dumped, "x", "b"))
+            print(load(dumped, "x", "bt", {}))
+            print(loadfile("compiled.lua", "b"))
+            print(pcall(dofile, "compiled.lua"))
+            package.path = "./?.lua"
+            print(pcall(require, "compiled"))
+            print(load("return 'text loads'")())
+            """)
+        let result = try await crescent(["script.lua"], in: sandbox)
+        let refusals = result.stdout.components(separatedBy: "attempt to load a binary chunk (mode is 't')").count - 1
+        #expect(refusals == 6, "load, load 'b', load 'bt', loadfile 'b', dofile, require: \(result)")
+        #expect(!result.stdout.contains("ran"), "\(result)")
+        #expect(result.stdoutLines.last == "text loads", "\(result)")
+        let direct = try await crescent(["compiled.lua"], in: sandbox)
+        #expect(direct.status == 1 && direct.stderr.contains("attempt to load a binary chunk"), "\(direct)")
+        #expect(direct.stderrShowsNoCrash, "\(direct)")
+    }
+
+    @Test func keysThatAreNotTextAreRefusedAndJSONMarksAreHonoured() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("add.lua", """
+            local c = services.store:collection("k")
+            c:add({ ["\\xff"] = 1, ["\\xfe"] = 2 }, function(r, err) print(err.code, err.message) end)
+            c:add({ tags = { ["ok"] = { ["\\xc3"] = 1 } } }, function(r, err) print(err.code, err.message) end)
+            c:add({ gone = json.null, none = json.object({}), empty = json.array({}) }, function(r, err)
+              print(r and type(r.gone), err)
+            end)
+            """)
+        let added = try await crescent(["--data-dir", "data", "add.lua"], in: sandbox)
+        #expect(added.stdoutLines.count == 3, "\(added)")
+        #expect(added.stdoutLines.first?.hasPrefix("invalid_argument\trecord has a key that is not valid UTF-8") == true, "\(added)")
+        #expect(added.stdoutLines.dropFirst().first?.hasPrefix("invalid_argument\trecord.tags.ok has a key that is not valid UTF-8") == true, "\(added)")
+        #expect(added.stdoutLines.last == "nil\tnil", "json.null is no field: \(added)")
+        try sandbox.write("read.lua", """
+            local r = services.store:collection("k").items[1]
+            print(json.encode(r.none), json.encode(r.empty), r.gone)
+            """)
+        let read = try await crescent(["--data-dir", "data", "read.lua"], in: sandbox)
+        #expect(read.stdout == "{}\t[]\tnil\n", "\(read)")
+    }
+
+    @Test func theMemoryLimitAppliesWhereASwiftValueIsMade() async throws {
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 9 << 20)
+        let server = try await HTTPTestServer.start { _ in .respond(status: 200, body: body) }
+        defer { Task { await server.stop() } }
+        let result = try await runScript("""
+            task(function()
+              local ok, err = pcall(function()
+                local response = services.http:get("\(server.baseURL)/big", { maxBytes = 16777216 })
+                return response and #response.body
+              end)
+              print(ok, tostring(err):match("not enough memory") or tostring(err))
+              print("after")
+            end)
+            """, options: ["--memory-limit", "8"])
+        #expect(result.stdoutLines == ["false\tnot enough memory", "after"], "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
+    @Test func aCancelAfterTheWriteCommittedReportsTheWrite() async throws {
+        let result = try await runScript("""
+            local c = services.store:collection("c")
+            local answers = {}
+            for i = 1, 20 do
+              c:add({ n = i }, function(r, err) answers[#answers + 1] = err and err.code or "ok" end):cancel()
+            end
+            timer.after(0.2, function()
+              local ok = 0
+              for _, a in ipairs(answers) do if a == "ok" then ok = ok + 1 end end
+              print(#answers, ok, c.count)
+            end)
+            """, options: ["--data-dir", "data"])
+        let fields = result.stdout.split(separator: "\t").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(fields.count == 3 && fields[0] == "20", "\(result)")
+        #expect(fields.count == 3 && fields[1] == fields[2], "each success is a stored record and each cancel is not: \(result)")
+    }
+}
+
+/// A store another process keeps locked is reported as locked, not as a database that cannot be
+/// opened (which reads like corruption).
+@Suite struct HardeningStoreLockTests {
+    @Test func aLockHeldByAnotherProcessIsReportedAsALock() async throws {
+        let sandbox = try Sandbox()
+        let made = try await crescent(["--data-dir", "data", "-e", #"services.store:collection("a"):add({ x = 1 }, function() end)"#], in: sandbox)
+        #expect(made.status == 0, "\(made)")
+        // The lock is held until the file `release` appears (or 60 s pass).
+        try sandbox.write("hold.py", """
+            import os, sqlite3, time
+            c = sqlite3.connect("data/store.sqlite", isolation_level=None)
+            c.execute("BEGIN IMMEDIATE")
+            open("locked", "w").close()
+            deadline = time.time() + 60
+            while not os.path.exists("release") and time.time() < deadline: time.sleep(0.05)
+            c.execute("COMMIT")
+            """)
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["python3", "hold.py"]
+        holder.currentDirectoryURL = URL(fileURLWithPath: sandbox.path)
+        try holder.run()
+        defer {
+            _ = try? sandbox.write("release", "")
+            holder.waitUntilExit()
+        }
+        for _ in 0..<600 where !FileManager.default.fileExists(atPath: sandbox.path + "/locked") {
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        #expect(FileManager.default.fileExists(atPath: sandbox.path + "/locked"), "the lock holder started")
+        let read = try await crescent(["--data-dir", "data", "-e", #"print(services.store:collection("a").count)"#], in: sandbox,
+                                      timeLimit: 60)
+        #expect(read.stdout == "1\n" || read.stderr.contains("is locked by another process"), "\(read)")
+        #expect(!read.stderr.contains("cannot open the store database"), "\(read)")
+    }
+}

@@ -1,0 +1,95 @@
+import HTTPTestServer
+import Testing
+
+/// Nothing a script, a server, a file or a setting sends kills the process: each input that
+/// once crashed it now gets an error that names it, and the run goes on.
+@Suite struct HardeningCrashTests {
+    @Test func aURLPortOutsideTheRangeIsAnErrorNotACrash() async throws {
+        let result = try await runScript("""
+            services.http:get("http://127.0.0.1:99999/", function(r, err) print("http", err and err.code) end)
+            services.feeds:add("http://127.0.0.1:70000/feed", function(f, err) print("feeds", err and err.code) end)
+            """)
+        #expect(result.stdoutLines.sorted() == ["feeds\tinvalid_argument", "http\tinvalid_argument"], "\(result)")
+        #expect(result.stderrShowsNoCrash && !result.killedBySignal, "\(result)")
+    }
+
+    @Test func aRedirectToAPortOutsideTheRangeIsAnError() async throws {
+        let server = try await HTTPTestServer.start { _ in
+            .respond(status: 302, headers: [("Location", "http://127.0.0.1:70000/")])
+        }
+        defer { Task { await server.stop() } }
+        let result = try await runScript("""
+            services.http:get("\(server.baseURL)/", function(r, err) print(err and err.code, r and r.status) end)
+            """)
+        #expect(!result.killedBySignal && result.stderrShowsNoCrash, "\(result)")
+        #expect(result.stdout != "", "the completion ran: \(result)")
+    }
+
+    @Test func aHugeFeedIntervalIsRefusedAndNothingIsStored() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("add.lua", """
+            services.feeds:add("http://127.0.0.1:9/feed", { interval = 1e16 }, function(f, err)
+              print(err and err.code, err and err.message)
+            end)
+            """)
+        let first = try await crescent(["--data-dir", "data", "add.lua"], in: sandbox)
+        #expect(first.stdout.hasPrefix("invalid_argument\toptions.interval must be a number in [0, "), "\(first)")
+        try sandbox.write("list.lua", "print(#services.feeds.feeds)")
+        let second = try await crescent(["--data-dir", "data", "list.lua"], in: sandbox)
+        #expect(second.status == 0 && second.stdout == "0\n", "\(second)")
+    }
+
+    @Test func aFinalizerCallingAServiceAtExitIsALuaErrorNotACrash() async throws {
+        let result = try await runScript("""
+            X = setmetatable({}, { __gc = function() services.store:collection("x") end })
+            Y = setmetatable({}, { __gc = function() observe(services.store, "path", print) end })
+            print("done")
+            """, options: ["--data-dir", "data"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "done\n", "\(result)")
+        #expect(result.stderrShowsNoCrash && !result.killedBySignal, "\(result)")
+    }
+
+    @Test func anNMEADeviceThatCannotBeWatchedFailsNamingIt() async throws {
+        let result = try await runScript("""
+            services.location:on("didFail", function(e) print(e.code, e.message) app.exit(0) end)
+            services.location:start()
+            """, options: ["--location", "nmea:/dev/null"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasPrefix("unavailable\tcannot read the NMEA device /dev/null:"), "\(result)")
+        #expect(result.stderrShowsNoCrash && !result.killedBySignal, "\(result)")
+    }
+
+    @Test func aTinyOrAbsurdReplaySpeedUpIsAUsageErrorNotACrash() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("t.gpx", #"<gpx><trk><trkseg><trkpt lat="1" lon="2"><time>2024-01-01T00:00:00Z</time></trkpt><trkpt lat="1" lon="2.1"><time>2024-01-01T01:00:00Z</time></trkpt></trkseg></trk></gpx>"#)
+        try sandbox.write("script.lua", "services.location:start()")
+        for setting in ["gpx:t.gpx@1e-20x", "gpx:t.gpx@abcx", "gpx:t.gpx@1e300x"] {
+            let result = try await crescent(["--location", setting, "script.lua"], in: sandbox)
+            #expect(result.stderr.contains("the speed-up after '@' must be a number in [0.001, 1000000]"), "\(setting): \(result)")
+            #expect(result.stderrShowsNoCrash && !result.killedBySignal, "\(setting): \(result)")
+        }
+    }
+
+    @Test func foreignUserdataGivenToTheBridgeIsRefusedNotTrusted() async throws {
+        let result = try await runScript("""
+            local mt = debug.getmetatable(services.store)
+            mt.__gc(io.stdout)                                   -- ignored: not one of ours
+            io.stdout:write("stdout still works\\n")
+            local f = io.tmpfile()
+            debug.setmetatable(f, mt)                            -- a file dressed as the store
+            print(pcall(function() return f.path end))
+            print(pcall(function() return f:collection("x") end))
+            f = nil
+            collectgarbage() collectgarbage()
+            local call = services.store.collection
+            debug.setupvalue(call, 1, io.stdout)                 -- a replaced trampoline upvalue
+            print(pcall(call, services.store, "x"))
+            print("alive")
+            """)
+        #expect(result.stdoutLines.first == "stdout still works", "\(result)")
+        #expect(result.stdoutLines.last == "alive", "\(result)")
+        #expect(result.stdoutLines.dropFirst().dropLast().allSatisfy { $0.hasPrefix("false") || $0 == "true\tnil" }, "\(result)")
+        #expect(result.stderrShowsNoCrash && !result.killedBySignal, "\(result)")
+    }
+}
