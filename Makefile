@@ -21,20 +21,29 @@ run: build
 	$(SWIFT) build --product crescent
 	.build/debug/crescent $(RUN_ARGS) $(SCRIPT)
 
-# Three phases. Services read time through the host's clock, so the unit suites of every target
+# Phases. Services read time through the host's clock, so the unit suites of every target
 # run together on their manual clocks. Apart from them, one at a time: the CPU-heavy reliability
 # tests (a million subscriptions, ten thousand controllers), the gpsd tests, which follow a real
 # gpsd replaying in real time and miss its first fixes when the machine is saturated, and the two
 # tests that wait on real devices and locks (an NMEA FIFO; another process holding SQLite's write
-# lock), whose waits a saturated machine outlasts. Last, the
-# end-to-end tests, which run the real binary against real time (signals, --timeout, processes
-# sharing a store) and would starve on 2 cores beside the rest. Then make install, end to end.
+# lock), whose waits a saturated machine outlasts. Last, the end-to-end tests, which run the real
+# binary against real time (signals, --timeout, processes sharing a store) and would starve on
+# 2 cores beside the rest; then the specs of the shipped scripts; then make install, end to end.
+# The end-to-end tests come in three groups so that no group starves another on 2 cores: the
+# script and REPL tests (signals, --timeout, live output) first, then the tests of plugins,
+# remote control, the test runner and hardening, then one at a time the three that load the
+# machine on their own (100 plugin crash/restart cycles, 10,000 renders to a stalled client,
+# 20 rounds of kill -9 against PostgreSQL).
+PROCESS_TESTS = Hardening|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests
+HEAVY_PROCESS_TESTS = ProcessPluginTests|RemoteBackPressureTests|StorePostgresProcessTests
 SERIAL_TESTS = BindingReliabilityTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests" --skip "$(SERIAL_TESTS)"
 	$(SWIFT) test --skip-build --no-parallel --filter "$(SERIAL_TESTS)"
-	$(SWIFT) test --skip-build --filter crescentTests
+	$(SWIFT) test --skip-build --filter crescentTests --skip "$(PROCESS_TESTS)|$(HEAVY_PROCESS_TESTS)"
+	$(SWIFT) test --skip-build --filter "$(PROCESS_TESTS)"
+	$(SWIFT) test --skip-build --no-parallel --filter "$(HEAVY_PROCESS_TESTS)"
 	.build/debug/crescent test spec
 	@$(MAKE) --no-print-directory test-install
 

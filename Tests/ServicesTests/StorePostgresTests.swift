@@ -8,7 +8,7 @@ import Testing
 /// What only the PostgreSQL store does: version conflicts, reading the log below open
 /// transactions, reloading after compaction, surviving a server restart, and clear errors for
 /// a wrong URL, password or server (never showing the password).
-@Suite struct StorePostgresTests {
+@Suite(.serialized) struct StorePostgresTests {
     @Test func aConcurrentUpdateAnswersConflictAndWritesNothing() throws {
         let database = try TestDatabase(.postgres)
         let here = try database.open(), there = try database.open()
@@ -42,24 +42,27 @@ import Testing
         let list = try writer.collection(named: "list")
         let watched = try observer.collection(named: "list")
         let snapshots = SnapshotLog(watched)
-        // psql takes its log id now and commits in 3 s.
+        // psql takes its log id now and commits in 5 s.
         let slow = Process()
         slow.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         slow.arguments = ["psql", "-h", cluster.folder, "-p", "\(cluster.port)", "-U", cluster.user, "-d", name, "-q", "-c", """
             BEGIN;
             WITH added AS (INSERT INTO crescent_records (collection, data) VALUES ('list', '{"from": "slow"}') RETURNING id, version, data)
             INSERT INTO crescent_changes (collection, kind, record_id, version, data) SELECT 'list', 'i', id, version, data FROM added;
-            SELECT pg_sleep(3);
+            SELECT pg_sleep(5);
             COMMIT;
             """]
+        let slowErrors = Pipe()
+        slow.standardError = slowErrors
         try slow.run()
         var started = false
-        for _ in 0..<500 where !started {
-            started = (try? cluster.sql(name, "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND state = 'active' AND query LIKE '%pg_sleep(3)%' AND pid <> pg_backend_pid()")
+        // psql itself may take seconds to start on a loaded machine.
+        for _ in 0..<3000 where !started {
+            started = (try? cluster.sql(name, "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND state = 'active' AND query LIKE '%pg_sleep(5)%' AND pid <> pg_backend_pid()")
                 .trimmingCharacters(in: .whitespacesAndNewlines)) == "1"
             if !started { try await Task.sleep(nanoseconds: 10_000_000) }
         }
-        #expect(started, "the slow transaction began")
+        #expect(started, "the slow transaction began: \(slow.isRunning ? "psql still running" : String(decoding: slowErrors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))")
         let fast = try list.add(["from": "fast"])
         slow.waitUntilExit()
         #expect(slow.terminationStatus == 0)

@@ -23,7 +23,7 @@ import Testing
         let lines = result.stderrLines
         #expect(lines.contains { $0.hasPrefix("crescent: warning: crescent.toml:1: unknown section [locaton] (sections: ") && $0.contains("location") },
                 "\(result)")
-        #expect(lines.contains("crescent: warning: crescent.toml:5: unknown key 'synchronus' in [store] (keys: path, synchronous, poll_interval, write_on_loop)"),
+        #expect(lines.contains("crescent: warning: crescent.toml:5: unknown key 'synchronus' in [store] (keys: path, url, synchronous, poll_interval, write_on_loop, keep_changes)"),
                 "\(result)")
         #expect(lines.contains { $0.hasPrefix("crescent: error: crescent.toml:8: [http] timeout") && $0.hasSuffix("(services.http fails when used)") },
                 "\(result)")
