@@ -129,3 +129,18 @@ private func fuzzLuaValue(_ bytes: [UInt8]) {
     lua_rawset(stack.state, -3)
     _ = host.binding.convertedValue(at: -1, in: stack)
 }
+
+/// libFuzzer's driver, entered from the executable's entry point: SwiftPM links an executable
+/// target's `main` to `<module>_main`, so libFuzzer's own `main` is not the one that runs.
+@_silgen_name("LLVMFuzzerRunDriver")
+private func runDriver(_ argc: UnsafeMutablePointer<Int32>,
+                       _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                       _ test: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+
+@_cdecl("crescent_fuzz_main")
+public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    var count = argc
+    var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
+    _ = initialize(&count, &arguments)
+    return runDriver(&count, &arguments) { data, size in testOneInput(data, size) }
+}
