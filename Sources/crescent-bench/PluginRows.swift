@@ -1,3 +1,4 @@
+import Synchronization
 import CrescentKit
 import Foundation
 import LuaBridge
@@ -149,15 +150,14 @@ enum PluginRows {
         "function bench_now() local f = io.popen('date +%s.%N') local t = tonumber(f:read('a')) f:close() return t end\n" + script
     }
 
-    private final class Output: @unchecked Sendable {
-        // Safe: appended under the lock from the console's writer, read after the run.
-        private let lock = NSLock()
-        private var out = "", err = ""
-        func append(_ stream: Console.Stream, _ text: String) {
-            lock.withLock { if stream == .error { err += text } else { out += text } }
+    /// What the run printed: appended from the console's writer, read after the run.
+    private final class Output: Sendable {
+        private let text = Mutex<(out: String, err: String)>(("", ""))
+        func append(_ stream: Console.Stream, _ line: String) {
+            text.withLock { if stream == .error { $0.err += line } else { $0.out += line } }
         }
-        var stdout: String { lock.withLock { out } }
-        var stderr: String { lock.withLock { err } }
+        var stdout: String { text.withLock { $0.out } }
+        var stderr: String { text.withLock { $0.err } }
     }
 
     private static func python(_ arguments: [String], row: String) throws(BenchFailure) -> Double {

@@ -84,7 +84,7 @@ struct NMEAProvider: LocationProvider {
     }
 
     /// Why NIO cannot watch `descriptor` (`/dev/null` and other devices epoll refuses), or nil when
-    /// it can. NIO traps on a descriptor it failed to register (its deregistration `try!`s), so
+    /// it can. NIO traps on a descriptor it failed to register (its deregistration cannot fail), so
     /// this asks epoll first, as NIO will.
     static func unwatchableReason(_ descriptor: CInt) -> String? {
         guard let epoll = Epoll.functions else { return nil }
