@@ -14,7 +14,9 @@ import Darwin
 @Suite(.serialized) struct StorePostgresProcessTests {
     /// Adds `count` records as host `host` while following every change set: it keeps the
     /// length the change sets give (checking each position against it) and, once that reaches
-    /// `total` and its own adds are done, prints the ids it holds and that length.
+    /// `total`, its `items` hold all `total` records (its starting count may already include a
+    /// record whose change set arrives later) and its own adds are done, prints the ids it holds
+    /// and that length.
     /// (The exact rebuild of the list from change sets and snapshots is checked in-process by
     /// StorePostgresTests, where each change set's list is captured as it is reported.)
     static func host(_ host: Int, count: Int, total: Int) -> String {
@@ -25,7 +27,7 @@ import Darwin
         local guard = timer.after(90, function() print("timeout", c.count, length) os.exit(2) end)
         local sub
         local function finish()
-          if done or writing or length < \(total) then return end
+          if done or writing or length < \(total) or c.count < \(total) then return end
           done = true
           local ids = {}
           for i, r in ipairs(c.items) do ids[i] = r.id end
