@@ -65,6 +65,8 @@ extension XMLReader {
                                   selfClosing: Bool) -> Event {
         let mark = scope.mark
         var written: [(name: String, value: String)] = []
+        // Names seen, for spotting a repeated one without a quadratic search in a hostile tag.
+        var seen = Set<String>()
         for (nameRange, valueRange) in raw {
             let name = string(nameRange)
             let value = decodedText(valueRange, isAttribute: true)
@@ -72,7 +74,7 @@ extension XMLReader {
                 scope.declare("", value)
             } else if name.hasPrefix("xmlns:") {
                 scope.declare(String(name.dropFirst(6)), value)
-            } else if !written.contains(where: { $0.name == name }) {
+            } else if raw.count < 8 ? !written.contains(where: { $0.name == name }) : seen.insert(name).inserted {
                 written.append((name, value))
             }
         }
