@@ -179,7 +179,10 @@ import Testing
     /// `initialize` answer on the loop: a slow answer holds neither the loop nor the script, calls
     /// made meanwhile wait for it, and past `call_timeout` they answer `unavailable`.
     @Test func aSlowInitializeHoldsNeitherTheLoopNorTheCalls() async throws {
-        let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 4\n")
+        let sandbox = try self.sandbox()
+        // Two time limits: one far past a slow start on a loaded machine, one a start cannot meet.
+        try sandbox.write("patient.toml", "[plugins]\ncall_timeout = 120\n")
+        try sandbox.write("hasty.toml", "[plugins]\ncall_timeout = 2\n")
         let data = ["--data-dir", sandbox.path + "/data"]
         let first = try await crescent(data + ["-e", "task(function() print('first', services.probe:echo(1)) end)"], in: sandbox)
         #expect(first.stdoutLines == ["first\t1\tnil"], "\(first)")
@@ -196,14 +199,16 @@ import Testing
               ticker:cancel()
             end)
             """
-        let slow = try await crescent(data + ["-e", ticking], in: sandbox, environment: ["PROBE_DELAY": "1.5"], timeLimit: 60)
+        let slow = try await crescent(data + ["--config", "patient.toml", "-e", ticking], in: sandbox,
+                                      environment: ["PROBE_DELAY": "1.5"], timeLimit: 150)
         #expect(slow.status == 0, "\(slow)")
         #expect(slow.stdoutLines == ["touched\t0", "echo\tx\tnil\ttrue"], "\(slow)")
 
-        let late = try await crescent(data + ["-e", ticking], in: sandbox, environment: ["PROBE_DELAY": "8"], timeLimit: 60)
+        let late = try await crescent(data + ["--config", "hasty.toml", "-e", ticking], in: sandbox,
+                                      environment: ["PROBE_DELAY": "30"], timeLimit: 60)
         #expect(late.status == 0, "\(late)")
         #expect(late.stdoutLines == ["touched\t0", "echo\tnil\tunavailable\ttrue",
-                                     "plugin 'probe' did not finish starting within 4 s ([plugins] call_timeout)"], "\(late)")
+                                     "plugin 'probe' did not finish starting within 2 s ([plugins] call_timeout)"], "\(late)")
     }
 
     /// `crescent services` lists a plugin's own summary, and `help` documents its methods, from

@@ -50,9 +50,10 @@ public enum ReplRunner {
         let scriptInterrupter: LuaInterrupter
         let pluginInterrupters: PluginInterrupters
         let host: NIOLoopBound<Host>
+        let hostLink: HostLink
         let listen: Value
         do {
-            (host, scriptInterrupter, pluginInterrupters, listen) = try loop.submit {
+            (host, hostLink, scriptInterrupter, pluginInterrupters, listen) = try loop.submit {
                 let host = try Host(loop: loop, options: options, console: console, plugins: plugins) { status in
                     link.finish()
                     link.withRepl { $0.hostFinished() }
@@ -63,7 +64,8 @@ public enum ReplRunner {
                 let repl = Repl(host: host, link: link, historyFile: history)
                 link.attach(repl)
                 repl.start(banner: banner)
-                return (NIOLoopBound(host, eventLoop: loop), host.vm.interrupter, host.pluginInterrupters, host.hostSettings["listen"])
+                return (NIOLoopBound(host, eventLoop: loop), host.link, host.vm.interrupter, host.pluginInterrupters,
+                        host.hostSettings["listen"])
             }.wait()
         } catch let error as HostSetupError {
             terminal.restore(saved)
@@ -97,7 +99,7 @@ public enum ReplRunner {
             source.setEventHandler {
                 if number == SIGTERM {
                     pluginInterrupters.interrupt(status: 143, timeout: false)
-                    Host.stop(host, interrupter: scriptInterrupter, status: 143, timeout: false)
+                    Host.stop(hostLink, interrupter: scriptInterrupter, status: 143, timeout: false)
                 } else {
                     interruptChunk(link: link, interrupter: interrupter)
                 }
