@@ -13,7 +13,9 @@ enum StartupPluginsBench {
     static let runs = 30
 
     static func run() throws(BenchFailure) -> BenchRow {
-        let crescent = try StartupBench.crescentPath()
+        let relative = try StartupBench.crescentPath()
+        // Absolute: the row runs in a folder of its own.
+        let crescent = relative.hasPrefix("/") ? relative : FileManager.default.currentDirectoryPath + "/" + relative
         let withPlugins = try BenchFolder(row: name)
         let without = try BenchFolder(row: name)
         let work = try BenchFolder(row: name)
