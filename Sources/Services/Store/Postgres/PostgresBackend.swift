@@ -47,6 +47,11 @@ final class PostgresBackend: StoreBackend {
     let catchUpSuspended = Atomic<Bool>(false)
     /// A catch-up is queued for notifications: more of them meanwhile need no other.
     private let catchUpQueued = Atomic<Bool>(false)
+    /// Notifications received so far, and how many of them had arrived when the last catch-up
+    /// started: a notification older than that catch-up needs no other (a write's own
+    /// notification arrives before its answer, so the write's catch-up covers it).
+    let notifications = Atomic<Int>(0)
+    let catchUpsStarted = Atomic<Int>(0)
 
     /// The connections' own event loop: the queue blocks on their futures, which must never
     /// wait for a loop that is itself blocked on the queue (a host's loop, the shared group).
@@ -139,7 +144,7 @@ final class PostgresBackend: StoreBackend {
                 return
             }
             do throws(ServiceError) {
-                reply(.success(try self.perform(try prepare(), on: collection)))
+                reply(.success(try self.perform(try prepare(), on: collection, mayCommit: { reply.commit() })))
             } catch {
                 reply(.failure(error))
             }
@@ -235,9 +240,12 @@ final class PostgresBackend: StoreBackend {
         }
         // Adding the listener sends LISTEN ahead of every later statement on this connection.
         connection.addListener(channel: PostgresSchema.channel) { [weak self] _, _ in
-            guard let self, !catchUpQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            guard let self else { return }
+            notifications.add(1, ordering: .acquiringAndReleasing)
+            guard !catchUpQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
             queue.async {
                 self.catchUpQueued.store(false, ordering: .releasing)
+                guard self.catchUpsStarted.load(ordering: .acquiring) < self.notifications.load(ordering: .acquiring) else { return }
                 self.catchUpQuietly()
             }
         }
@@ -268,7 +276,8 @@ final class PostgresBackend: StoreBackend {
         }
     }
 
-    /// Creates the tables on first use (one host at a time) and refuses a newer schema.
+    /// Creates the tables on first use and upgrades older ones (one host at a time), and refuses a
+    /// newer schema.
     private func prepareSchema(_ connection: PostgresConnection) throws(ServiceError) {
         func run(_ query: PostgresQuery) throws(ServiceError) -> PostgresQueryResult {
             do {
@@ -288,8 +297,12 @@ final class PostgresBackend: StoreBackend {
             if let found, found > PostgresSchema.version {
                 throw ServiceError(.unavailable, "\(failure.target) has store schema version \(found), newer than this crescent knows (\(PostgresSchema.version)): upgrade crescent")
             }
-            if found == nil {
-                for statement in PostgresSchema.tables { _ = try run(PostgresQuery(unsafeSQL: statement)) }
+            let current = Int(found ?? 0)
+            if current < PostgresSchema.migrations.count {
+                for step in PostgresSchema.migrations[current...] {
+                    for statement in step { _ = try run(PostgresQuery(unsafeSQL: statement)) }
+                }
+                _ = try run(PostgresQuery(unsafeSQL: PostgresSchema.stamp))
             }
             _ = try run("COMMIT")
         } catch {
