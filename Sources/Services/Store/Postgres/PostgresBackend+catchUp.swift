@@ -126,47 +126,34 @@ extension PostgresBackend {
         var names: [String] = []
         for change in transaction where !names.contains(change.collection) { names.append(change.collection) }
         for name in names {
-            guard let follow = follows.withLock({ $0[name] }), let collection = follow.collection else { continue }
-            if let snapshot = follow.loadedIn, let first = transaction.first, snapshot.sees(first.xid) { continue }
-            var versions = follow.versions
+            guard let (collection, loadedIn) = follows.withLock({ $0[name].flatMap { follow in follow.collection.map { ($0, follow.loadedIn) } } })
+            else { continue }
+            if let snapshot = loadedIn, let first = transaction.first, snapshot.sees(first.xid) { continue }
+            // Taken out while changed, so the dictionary is changed in place rather than copied.
+            var versions = follows.withLock { follows in
+                defer { follows[name]?.versions = [:] }
+                return follows[name]?.versions ?? [:]
+            }
             collection.apply { rows in
-                var ids = rows.ids
-                var records = rows.records
+                // Each record's state after the transaction, for those it changes.
+                var changed: [Int64: Value?] = [:]
                 for change in transaction where change.collection == name {
-                    let position = Self.position(of: change.id, in: ids)
-                    let present = position < ids.count && ids[position] == change.id
+                    let present = changed[change.id].map { $0 != nil } ?? (rows.index(of: change.id) != nil)
                     switch change.kind {
                     case "i" where !present, "u" where present && change.version > (versions[change.id] ?? 0):
-                        let record = StoreCollection.record(id: change.id, json: change.data ?? "{}")
-                        if present {
-                            records[position] = record
-                        } else {
-                            ids.insert(change.id, at: position)
-                            records.insert(record, at: position)
-                        }
+                        changed[change.id] = StoreCollection.record(id: change.id, json: change.data ?? "{}")
                         versions[change.id] = change.version
                     case "d" where present:
-                        ids.remove(at: position)
-                        records.remove(at: position)
+                        changed[change.id] = .some(nil)
                         versions[change.id] = nil
                     default:
                         break
                     }
                 }
-                return rows.replaceAll(with: zip(ids, records).map { (id: $0, record: $1) })
+                return rows.merge(changed)
             }
             follows.withLock { $0[name]?.versions = versions }
         }
-    }
-
-    /// Where `id` is or would go in ascending `ids`.
-    private static func position(of id: Int64, in ids: [Int64]) -> Int {
-        var low = 0, high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 
     /// Reads every followed collection again (the log no longer holds what this host missed)
@@ -209,3 +196,4 @@ extension PostgresBackend {
         }
     }
 }
+

@@ -232,15 +232,17 @@ final class PostgresBackend: StoreBackend {
         } catch {
             throw failure.connecting(error)
         }
+        let ownProcess: Int32
         do throws(ServiceError) {
-            try prepareSchema(connection)
+            ownProcess = try prepareSchema(connection)
         } catch {
             closeQuietly(connection)
             throw error
         }
         // Adding the listener sends LISTEN ahead of every later statement on this connection.
-        connection.addListener(channel: PostgresSchema.channel) { [weak self] _, _ in
-            guard let self else { return }
+        connection.addListener(channel: PostgresSchema.channel) { [weak self] _, notification in
+            // This host's own writes catch up past themselves before they answer.
+            guard let self, notification.backendPID != ownProcess else { return }
             notifications.add(1, ordering: .acquiringAndReleasing)
             guard !catchUpQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
             queue.async {
@@ -278,7 +280,9 @@ final class PostgresBackend: StoreBackend {
 
     /// Creates the tables on first use and upgrades older ones (one host at a time), and refuses a
     /// newer schema.
-    private func prepareSchema(_ connection: PostgresConnection) throws(ServiceError) {
+    ///
+    /// - Returns: the connection's server process id, which signs its notifications.
+    private func prepareSchema(_ connection: PostgresConnection) throws(ServiceError) -> Int32 {
         func run(_ query: PostgresQuery) throws(ServiceError) -> PostgresQueryResult {
             do {
                 return try connection.query(query, logger: logger).wait()
@@ -304,7 +308,12 @@ final class PostgresBackend: StoreBackend {
                 }
                 _ = try run(PostgresQuery(unsafeSQL: PostgresSchema.stamp))
             }
+            var process: Int32 = 0
+            for row in try run("SELECT pg_backend_pid()") {
+                process = try decode { try row.decode(Int32.self) }
+            }
             _ = try run("COMMIT")
+            return process
         } catch {
             _ = try? run("ROLLBACK")
             throw error
