@@ -54,6 +54,8 @@ extension ModelBinding {
             return .one
         }
         modelMetamethods = vm.ref()
+        stack.newTable()
+        modelTemplates = vm.ref()
         try installModelMethods()
         try installJSONMarks()
         crescent_push_change_keys(vm.state)
