@@ -422,7 +422,8 @@ void crescent_push_model(lua_State *L, int templates_ref, int slot) {       /* f
     lua_rawgeti(L, -1, slot);                                                /* fields templates template */
     lua_remove(L, -2);                                                       /* fields template */
     lua_createtable(L, 0, 0);                                                /* fields template proxy */
-    lua_createtable(L, 0, 9);                                                /* ... proxy mt */
+    /* The template's 7 entries and __index: 8 fill a hash part of 8 slots exactly. */
+    lua_createtable(L, 0, 8);                                                /* ... proxy mt */
     lua_pushnil(L);
     while (lua_next(L, -4)) {                                                /* ... proxy mt key value */
         lua_pushvalue(L, -2);                                                /* ... mt key value key */

@@ -27,3 +27,10 @@ struct BenchPlugin: Plugin {
 
     func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] { [service] }
 }
+
+/// `services.bench` and `services.benchclock`, for rows that run a script on the real loop.
+struct RealLoopBenchPlugin: Plugin {
+    let name = "bench"
+
+    func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] { [BenchService(), BenchClock()] }
+}

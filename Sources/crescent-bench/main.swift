@@ -24,6 +24,7 @@ enum BenchCommand {
             ("subscribe", ModelRows.subscribe),
             ("subscription-bytes", ModelRows.subscriptionBytes),
             ("render", ViewRows.render),
+            ("list-apply", ListApplyRow.run),
             ("push-pop", ViewRows.pushPop),
             ("store-add", StoreRows.add),
             ("store-change", StoreRows.change),

@@ -70,13 +70,14 @@ extension ModelBinding {
         let stack = vm.stack
         _ = stack.ensure(5)
         modelTemplates.push(onto: stack)                             // templates
-        stack.newTable(fieldCount: 8)                                // templates template
+        stack.newTable(fieldCount: 7)                                // templates template
         stack.push(typeName)
         stack.rawSet(-2, "__name")
         stack.push(typeName)
         stack.rawSet(-2, "__metatable")
         modelMetamethods.push(onto: stack)                           // template shared
-        for name in ["__newindex", "__pairs", "__len", "__tostring", "__eq"] {
+        // No `__len`: fields have names only, so `#` of the empty proxy (0) is already right.
+        for name in ["__newindex", "__pairs", "__tostring", "__eq"] {
             stack.rawGet(-1, name)
             stack.rawSet(-3, name)
         }
