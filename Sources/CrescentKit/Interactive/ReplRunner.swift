@@ -49,9 +49,10 @@ public enum ReplRunner {
 
         let interrupter: LuaInterrupter
         let host: NIOLoopBound<Host>
+        let hostLink: HostLink
         let listen: Value
         do {
-            (host, interrupter, listen) = try loop.submit {
+            (host, hostLink, interrupter, listen) = try loop.submit {
                 let host = try Host(loop: loop, options: options, console: console, plugins: plugins) { status in
                     link.finish()
                     link.withRepl { $0.hostFinished() }
@@ -62,7 +63,7 @@ public enum ReplRunner {
                 let repl = Repl(host: host, link: link, historyFile: history)
                 link.attach(repl)
                 repl.start(banner: banner)
-                return (NIOLoopBound(host, eventLoop: loop), host.vm.interrupter, host.hostSettings["listen"])
+                return (NIOLoopBound(host, eventLoop: loop), host.link, host.vm.interrupter, host.hostSettings["listen"])
             }.wait()
         } catch let error as HostSetupError {
             terminal.restore(saved)
@@ -94,7 +95,7 @@ public enum ReplRunner {
             let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
             source.setEventHandler {
                 if number == SIGTERM {
-                    Host.stop(host, interrupter: interrupter, status: 143, timeout: false)
+                    Host.stop(hostLink, interrupter: interrupter, status: 143, timeout: false)
                 } else {
                     interruptChunk(link: link, interrupter: interrupter)
                 }
