@@ -44,7 +44,7 @@ enum ListApplyRow {
             end
             function List:viewDidAppear()
               self.view.t:update(c.items)
-              self:on(c, "didChange", function(change) self.view.t:apply(change) end)
+              c:on("didChange", function(change) self.view.t:apply(change) end)
             end
             task(function()
               local batch = {}
