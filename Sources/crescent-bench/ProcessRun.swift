@@ -18,11 +18,23 @@ struct ProcessRun {
     }
 
     /// Runs `arguments` with stdout and stderr into the files at those paths (`/dev/null` to
-    /// discard them). A failure to start or a non-zero exit fails the row.
-    static func run(_ arguments: [String], stdout: String, stderr: String, row: String) throws(BenchFailure) -> ProcessRun {
+    /// discard them) and `extra` set or replaced in its environment. A failure to start or a
+    /// non-zero exit fails the row.
+    static func run(_ arguments: [String], stdout: String, stderr: String, environment extra: [String: String] = [:],
+                    row: String) throws(BenchFailure) -> ProcessRun {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        let names = Set(extra.keys)
+        var variables: [UnsafeMutablePointer<CChar>?] = extra.map { strdup("\($0.key)=\($0.value)") }
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if !names.contains(String(text.prefix { $0 != "=" })) { variables.append(strdup(pointer)) }
+            entry += 1
+        }
+        variables.append(nil)
+        defer { for variable in variables { free(variable) } }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
@@ -34,13 +46,13 @@ struct ProcessRun {
         var status: Int32 = 0
         var usage = rusage()
         let start = MonotonicClock.nanoseconds()
-        let spawnError = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        let spawnError = posix_spawnp(&pid, arguments[0], &actions, nil, argv, variables)
         if spawnError == 0 {
             while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
         }
         let elapsed = MonotonicClock.nanoseconds() - start
 
-        let command = arguments.joined(separator: " ")
+        let command = arguments.map { $0.isEmpty ? "''" : $0 }.joined(separator: " ")
         guard spawnError == 0 else {
             throw BenchFailure(row: row, reason: "cannot start '\(command)': \(String(cString: strerror(spawnError)))")
         }

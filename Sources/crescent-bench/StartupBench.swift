@@ -56,14 +56,16 @@ enum StartupBench {
         return slash == invoked.startIndex ? "/" : String(invoked[..<slash])
     }
 
-    private static func environment(_ name: String) -> String? {
+    static func environment(_ name: String) -> String? {
         guard let value = getenv(name), value.pointee != 0 else { return nil }
         return String(cString: value)
     }
 
     /// Spawns `arguments` (the first is the program: a path, or a name looked up in `PATH`), waits
     /// for it and returns the wall time in milliseconds. A failure to start or a non-zero exit fails.
-    static func milliseconds(running arguments: [String]) throws(BenchFailure) -> Double {
-        try ProcessRun.run(arguments, stdout: "/dev/null", stderr: "/dev/null", row: name).wallSeconds * 1000
+    /// - Parameter environment: variables set or replaced in the child's environment.
+    static func milliseconds(running arguments: [String], row: String = name,
+                             environment extra: [String: String] = [:]) throws(BenchFailure) -> Double {
+        try ProcessRun.run(arguments, stdout: "/dev/null", stderr: "/dev/null", environment: extra, row: row).wallSeconds * 1000
     }
 }

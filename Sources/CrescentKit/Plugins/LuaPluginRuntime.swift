@@ -87,6 +87,7 @@ final class LuaPluginRuntime {
             runtime.finish()
             return .failure(problem)
         }
+        PluginDeclarationCache(manifest: manifest, settings: settings, dataDirectory: parent.options.dataDirectory).save(runtime.declarations)
         let bound = NIOLoopBound(runtime, eventLoop: parent.loop)
         for declaration in runtime.declarations {
             let name = declaration.name
