@@ -67,47 +67,6 @@ enum StartupBench {
     /// - Parameter environment: variables set or replaced in the child's environment.
     static func milliseconds(running arguments: [String], row: String = name,
                              environment extra: [String: String] = [:]) throws(BenchFailure) -> Double {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        let names = Set(extra.keys)
-        var variables: [UnsafeMutablePointer<CChar>?] = extra.map { strdup("\($0.key)=\($0.value)") }
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if !names.contains(String(text.prefix { $0 != "=" })) { variables.append(strdup(pointer)) }
-            entry += 1
-        }
-        variables.append(nil)
-        defer { for variable in variables { free(variable) } }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-
-        var pid = pid_t()
-        var status: Int32 = 0
-        var spawnError: Int32 = 0
-        let start = MonotonicClock.nanoseconds()
-        spawnError = posix_spawnp(&pid, arguments[0], &actions, nil, argv, variables)
-        if spawnError == 0 {
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        }
-        let elapsed = MonotonicClock.nanoseconds() - start
-
-        let command = arguments.map { $0.isEmpty ? "''" : $0 }.joined(separator: " ")
-        guard spawnError == 0 else {
-            throw BenchFailure(row: row, reason: "cannot start '\(command)': \(String(cString: strerror(spawnError)))")
-        }
-        // The W* macros do not import: a normal exit has no signal bits, and the code in bits 8-15.
-        let signal = status & 0x7f
-        let exitCode = (status >> 8) & 0xff
-        guard signal == 0, exitCode == 0 else {
-            let how = signal == 0 ? "exited with status \(exitCode)" : "was killed by signal \(signal)"
-            throw BenchFailure(row: row, reason: "'\(command)' \(how)")
-        }
-        return Double(elapsed) / 1_000_000
+        try ProcessRun.run(arguments, stdout: "/dev/null", stderr: "/dev/null", environment: extra, row: row).wallSeconds * 1000
     }
 }
