@@ -31,11 +31,11 @@ run: build
 # 2 cores beside the rest; then the specs of the shipped scripts; then make install, end to end.
 # The end-to-end tests come in three groups so that no group starves another on 2 cores: the
 # script and REPL tests (signals, --timeout, live output) first, then the tests of plugins,
-# remote control, the test runner and hardening, then one at a time the three that load the
+# remote control, the test runner and hardening, then one at a time the four that load the
 # machine on their own (100 plugin crash/restart cycles, 10,000 renders to a stalled client,
-# 20 rounds of kill -9 against PostgreSQL).
+# 20 rounds of kill -9 against PostgreSQL, a 200,000-point GPX track made and replayed).
 PROCESS_TESTS = Hardening|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests
-HEAVY_PROCESS_TESTS = ProcessPluginTests|RemoteBackPressureTests|StorePostgresProcessTests
+HEAVY_PROCESS_TESTS = ProcessPluginTests|RemoteBackPressureTests|StorePostgresProcessTests|GPXStreamingTests
 SERIAL_TESTS = BindingReliabilityTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests
 test: setup
 	$(SWIFT) build --build-tests
