@@ -23,14 +23,16 @@ extension ModelBinding {
                 stack.rawSet(-2, index: Int64(index + 1))
             }
             // An empty table has no shape of its own: `[]` stays an array (json.array's mark).
-            if items.isEmpty, let jsonArray { markShape(jsonArray, stack) }
+            // Nulls are nil in Lua, so a list of them is empty too.
+            if items.allSatisfy(\.isNull), let jsonArray { markShape(jsonArray, stack) }
         case .object(let fields):
             stack.newTable(fieldCount: Int32(clamping: fields.count))
             for (key, item) in fields {
                 push(item, onto: stack)
                 stack.rawSet(-2, key)
             }
-            if fields.isEmpty, let jsonObject { markShape(jsonObject, stack) }
+            // So `{}` and `{ "c": null }` stay objects.
+            if fields.values.allSatisfy(\.isNull), let jsonObject { markShape(jsonObject, stack) }
         case .model(let model): pushModel(model, onto: stack)
         case .handle(let handle): pushObject(handle.object, onto: stack)
         }
