@@ -28,9 +28,14 @@ struct ConfigFile {
 
     /// Parses `text`, the contents of the file `name` (messages name it).
     static func parse(_ text: String, name file: String) throws(HostSetupError) -> ConfigFile {
-        if let bad = ConfigHeaderCheck.firstBadHeader(in: text) {
-            let shown = bad.found.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "U+" + String($0.value, radix: 16, uppercase: true) : String($0) }.joined()
-            throw HostSetupError(description: "\(file):\(bad.line): a table name cannot start with '\(shown)': use letters, digits, _ and -, or quote it ([\"name\"])")
+        switch ConfigHeaderCheck.firstProblem(in: text) {
+        case (let line, .badHeaderStart(let found))?:
+            let shown = found.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "U+" + String($0.value, radix: 16, uppercase: true) : String($0) }.joined()
+            throw HostSetupError(description: "\(file):\(line): a table name cannot start with '\(shown)': use letters, digits, _ and -, or quote it ([\"name\"])")
+        case (let line, .tooManyKeyParts)?:
+            throw HostSetupError(description: "\(file):\(line): a key has more than \(ConfigHeaderCheck.maxKeyDots + 1) dotted parts")
+        case nil:
+            break
         }
         let table: TOMLTable
         do {

@@ -1,21 +1,36 @@
-/// Finds the table headers of a TOML text whose name starts with a character TOML does not allow
-/// there (`[café]`, `[\u{1}`): the TOML parser asserts on them rather than reporting an error, so
-/// the config file is checked for them first.
+/// Finds what the TOML parser crashes on rather than reporting an error, so the config file is
+/// checked for it first: a table header whose name starts with a character TOML does not allow
+/// there (`[café]`, `[\u{1}`), on which the parser asserts, and a dotted key of very many parts
+/// (`a.a.a... = 1`), whose tables the parser builds and frees by recursion.
 ///
-/// A small scanner: it skips strings (basic, literal and multi-line), comments and the values
-/// between brackets and braces, and looks at each `[` or `[[` that starts a line at the top level.
+/// A small scanner: it skips strings (basic, literal and multi-line) and comments, follows
+/// brackets and braces, looks at each `[` or `[[` that starts a line at the top level, and counts
+/// the dots of each key.
 enum ConfigHeaderCheck {
-    /// The 1-based line of the first bad header and the character found, or nil.
-    static func firstBadHeader(in text: String) -> (line: Int, found: Character)? {
+    /// What is wrong, found at a 1-based line.
+    enum Problem: Equatable {
+        case badHeaderStart(Character)
+        case tooManyKeyParts
+    }
+
+    /// The most dots a key (or a table header) may hold.
+    static let maxKeyDots = 100
+
+    /// The 1-based line of the first problem, or nil.
+    static func firstProblem(in text: String) -> (line: Int, problem: Problem)? {
         let characters = Array(text)
-        var index = 0, line = 1, depth = 0
+        var index = 0, line = 1
         var atLineStart = true
+        // The open brackets and braces; a key is read at the top level or right inside a brace.
+        var open: [Character] = []
+        var inKey = true, keyDots = 0
         func peek(_ offset: Int) -> Character? { index + offset < characters.count ? characters[index + offset] : nil }
         while index < characters.count {
             let character = characters[index]
             if character == "\n" {
                 line += 1
                 atLineStart = true
+                if open.isEmpty { inKey = true; keyDots = 0 }
                 index += 1
                 continue
             }
@@ -45,18 +60,38 @@ enum ConfigHeaderCheck {
                     }
                     index += 1
                 }
-            case "[" where depth == 0 && startsLine:
+            case "[" where open.isEmpty && startsLine:
                 index += peek(1) == "[" ? 2 : 1
                 while let next = peek(0), next == " " || next == "\t" { index += 1 }
                 guard let first = peek(0) else { return nil }
-                guard isBareKeyCharacter(first) || first == "\"" || first == "'" else { return (line, first) }
-                // The rest of the header line is the parser's to check.
-                while index < characters.count && characters[index] != "\n" && characters[index] != "#" { index += 1 }
+                guard isBareKeyCharacter(first) || first == "\"" || first == "'" else { return (line, .badHeaderStart(first)) }
+                // The rest of the header line is the parser's to check, but for its dots.
+                var dots = 0, quote: Character?
+                while index < characters.count && characters[index] != "\n" && (quote != nil || characters[index] != "#") {
+                    let current = characters[index]
+                    if let open = quote { if current == open { quote = nil } } else if current == "\"" || current == "'" { quote = current } else if current == "." { dots += 1 }
+                    index += 1
+                }
+                if dots > maxKeyDots { return (line, .tooManyKeyParts) }
+                inKey = false
             case "[", "{":
-                depth += 1
+                open.append(character)
+                inKey = character == "{"
+                keyDots = 0
                 index += 1
             case "]", "}":
-                depth = max(0, depth - 1)
+                _ = open.popLast()
+                index += 1
+            case "," where open.last == "{":
+                inKey = true
+                keyDots = 0
+                index += 1
+            case "=":
+                inKey = false
+                index += 1
+            case "." where inKey:
+                keyDots += 1
+                if keyDots > maxKeyDots { return (line, .tooManyKeyParts) }
                 index += 1
             default:
                 index += 1
