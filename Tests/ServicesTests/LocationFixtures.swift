@@ -127,7 +127,7 @@ enum NMEAWriter {
     /// with `warmUp` fixes at the first town (gpsd drops the sentences it reads before a client
     /// watches).
     static let route: [(name: String, latitude: Double, longitude: Double)] = [
-        ("Paris", 48.8566, 2.3522),
+        ("Paris", 48.8534, 2.3488),
         ("Versailles", 48.8049, 2.1204),
         ("Rouen", 49.4431, 1.0993),
         ("Le Havre", 49.4938, 0.1077),

@@ -63,4 +63,21 @@ import Testing
         ], "\(result)")
         #expect(server.requests.first?.header("x-token") == "t1")
     }
+
+    /// Requests still in flight when the script exits are answered (cancelled) after the host has
+    /// finished, while its loop shuts down: the answers are dropped quietly, never scheduled on
+    /// the shut-down loop (which NIO reports, and is to make a crash). Five runs, 20 requests each.
+    @Test func requestsInFlightAtExitEndQuietly() async throws {
+        let server = try await HTTPTestServer.start { _ in .silence }
+        defer { Task { await server.stop() } }
+        let script = """
+            for i = 1, 20 do services.http:get(app.args[1] .. "/slow/" .. i, function() end) end
+            timer.after(0.05, function() app.exit(0) end)
+            """
+        for _ in 0..<5 {
+            let result = try await runScript(script, arguments: [server.baseURL])
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stderr.isEmpty, "\(result)")
+        }
+    }
 }

@@ -148,6 +148,27 @@ import Testing
         #expect(result.elapsed < 20, "\(result)")
     }
 
+    /// Ctrl-C in the REPL reaches a plugin method that holds the loop: the method answers
+    /// `cancelled`, the chunk is interrupted, and the plugin serves the next call.
+    @Test func controlCInTheReplInterruptsAPluginMethodAndThePluginRunsOn() async throws {
+        let sandbox = try self.sandbox()
+        // A time limit far past the test's waits: only Ctrl-C can end the spin in time.
+        try sandbox.write("crescent.toml", "[plugins]\ncall_timeout = 600\n")
+        let repl = try InteractiveTerminal(["--data-dir", sandbox.path + "/data"], directory: sandbox.path,
+                                           environment: ["CRESCENT_HISTORY": sandbox.path + "/history"])
+        await repl.waitFor("the first prompt") { $0.last == ">" }
+        repl.type("services.greeter:spin()\r")
+        try await Task.sleep(for: .milliseconds(300))
+        repl.type("\u{3}")
+        await repl.waitFor(line: "interrupted")
+        await repl.waitFor("the prompt back") { $0.last == ">" }
+        repl.type("services.greeter:greet(\"ada\")\r")
+        await repl.waitFor(line: "\"hello ada\"")
+        repl.type("\u{4}")
+        #expect(await repl.finish() == 0)
+        #expect(repl.screen.transcript.contains { $0.contains("\"hello ada\"") }, "\(repl.screen.transcript)")
+    }
+
     @Test func eachPluginVMHasItsOwnMemoryLimit() async throws {
         let sandbox = try self.sandbox(main: Self.main + """
 

@@ -20,7 +20,7 @@ import Testing
 
     /// Echoes, crashes, hangs, writes garbage or a huge line, on request; logs to stderr.
     static let program = #"""
-        import json, os, sys
+        import json, os, sys, time
 
         def send(message):
             sys.stdout.write(json.dumps(message) + "\n")
@@ -42,6 +42,7 @@ import Testing
             if id is None:
                 continue
             if method == "initialize":
+                time.sleep(float(os.environ.get("PROBE_DELAY", "0")))
                 start = (params.get("settings") or {}).get("start")
                 if start == "never":
                     continue
@@ -172,6 +173,65 @@ import Testing
             #expect(result.stderrLines.filter { $0.contains(message) && $0.contains("skipped") }.count == 1, "\(result)")
             #expect(result.stdoutLines.last(where: { !$0.isEmpty }) == "true", "\(result)")
         }
+    }
+
+    /// Once a run has learnt the program's services, later runs make them at once and read the
+    /// `initialize` answer on the loop: a slow answer holds neither the loop nor the script, calls
+    /// made meanwhile wait for it, and past `call_timeout` they answer `unavailable`.
+    @Test func aSlowInitializeHoldsNeitherTheLoopNorTheCalls() async throws {
+        let sandbox = try self.sandbox()
+        // Two time limits: one far past a slow start on a loaded machine, one a start cannot meet.
+        try sandbox.write("patient.toml", "[plugins]\ncall_timeout = 120\n")
+        try sandbox.write("hasty.toml", "[plugins]\ncall_timeout = 2\n")
+        let data = ["--data-dir", sandbox.path + "/data"]
+        let first = try await crescent(data + ["-e", "task(function() print('first', services.probe:echo(1)) end)"], in: sandbox)
+        #expect(first.stdoutLines == ["first\t1\tnil"], "\(first)")
+
+        let ticking = """
+            local ticks = 0
+            local ticker = timer.every(0.05, function() ticks = ticks + 1 end)
+            local probe = services.probe                -- made at once: the program is still starting
+            print("touched", ticks)
+            task(function()
+              local value, err = probe:echo("x")
+              print("echo", value, err and err.code, ticks >= 5)
+              if err then print(err.message) end
+              ticker:cancel()
+            end)
+            """
+        let slow = try await crescent(data + ["--config", "patient.toml", "-e", ticking], in: sandbox,
+                                      environment: ["PROBE_DELAY": "1.5"], timeLimit: 150)
+        #expect(slow.status == 0, "\(slow)")
+        #expect(slow.stdoutLines == ["touched\t0", "echo\tx\tnil\ttrue"], "\(slow)")
+
+        let late = try await crescent(data + ["--config", "hasty.toml", "-e", ticking], in: sandbox,
+                                      environment: ["PROBE_DELAY": "30"], timeLimit: 60)
+        #expect(late.status == 0, "\(late)")
+        #expect(late.stdoutLines == ["touched\t0", "echo\tnil\tunavailable\ttrue",
+                                     "plugin 'probe' did not finish starting within 2 s ([plugins] call_timeout)"], "\(late)")
+    }
+
+    /// `crescent services` lists a plugin's own summary, and `help` documents its methods, from
+    /// what an earlier run learnt, without starting it.
+    @Test func servicesAreDocumentedFromAnEarlierRunWithoutStartingThePlugin() async throws {
+        let sandbox = try self.sandbox()
+        let data = ["--data-dir", sandbox.path + "/data"]
+        let before = try await crescent(data + ["services"], in: sandbox)
+        #expect(before.stdout.contains("its methods are known once it starts"), "\(before)")
+        _ = try await crescent(data + ["-e", "task(function() services.probe:pid() end)"], in: sandbox)
+        let listed = try await crescent(data + ["--log-level", "debug", "services"], in: sandbox)
+        #expect(listed.stdoutLines.contains { $0.hasPrefix("  probe") && $0.hasSuffix("A test program.") }, "\(listed)")
+        #expect(!listed.stderr.contains("started in"), "\(listed)")
+        let documented = try await crescent(data + ["services", "probe"], in: sandbox)
+        #expect(documented.stdout.contains("services.probe:echo("), "\(documented)")
+        #expect(!documented.stderr.contains("started in"), "\(documented)")
+        let help = try await crescent(data + ["-e", "help(\"probe\")"], in: sandbox)
+        #expect(help.stdout.contains("services.probe:echo("), "\(help)")
+        #expect(!help.stderr.contains("started in"), "\(help)")
+        // A changed program is started again to learn its declarations.
+        try sandbox.write("plugins/probe/probe.py", Self.program + "\n# changed\n")
+        let changed = try await crescent(data + ["services"], in: sandbox)
+        #expect(changed.stdout.contains("its methods are known once it starts"), "\(changed)")
     }
 
     @Test func aHundredCrashesLeaveNoProcessBehind() async throws {

@@ -38,6 +38,10 @@ import Testing
         terminal.type("error('nope')\r")
         await terminal.waitFor(line: "nope")
 
+        // What the chunk starts prints here too: the host's output follows the client.
+        terminal.type("timer.after(0.1, function() print('later, from a timer') end)\r")
+        await terminal.waitFor(line: "later, from a timer")
+
         // Ctrl-D detaches; the host runs on.
         terminal.type("\u{4}")
         #expect(await terminal.finish() == 0)

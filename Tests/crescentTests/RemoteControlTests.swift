@@ -39,6 +39,40 @@ import Glibc
         #expect(ended.status == 143, "\(ended)")
     }
 
+    /// A client that says `hello { output = true }` follows the host's output: what a chunk
+    /// starts prints there (a timer's `print`, a `log` line as stderr), while the chunk's own
+    /// `print` goes only to the client that sent it, and renders come only as `render`.
+    @Test func aClientThatAsksInHelloFollowsTheHostsOutputButNotItsRenders() async throws {
+        let host = try await groceriesHost()
+        let follower = try host.client()
+        #expect((follower.call("hello", ["output": true])?["result"] as? [String: Any])?["pid"] as? Int == Int(host.pid))
+        let refused = follower.call("hello", ["output": "yes"])
+        #expect((refused?["error"] as? [String: Any])?["code"] as? Int == -32602, "\(String(describing: refused))")
+        let evaluator = try host.client()
+        let answer = evaluator.call("eval", ["code": "timer.after(0.05, function() print('from a timer'); log.warn('careful') end) print('from the chunk')"])
+        #expect(answer?["result"] != nil, "\(String(describing: answer))")
+
+        var outputs: [(stream: String, text: String)] = []
+        let deadline = Date().addingTimeInterval(20)
+        while !(outputs.contains { $0.text.contains("careful") }), let message = follower.next(until: deadline) {
+            guard message["method"] as? String == "output", let params = message["params"] as? [String: Any] else { continue }
+            outputs.append((params["stream"] as? String ?? "", params["text"] as? String ?? ""))
+        }
+        #expect(outputs.contains { $0.stream == "stdout" && $0.text == "from a timer\n" }, "\(outputs)")
+        #expect(outputs.contains { $0.stream == "stderr" && $0.text.contains("careful") }, "\(outputs)")
+        #expect(!outputs.contains { $0.text.contains("from the chunk") }, "\(outputs)")
+
+        let sent = try await host.crescentCommand(["send", "groceries", "add", "green tea", "1"])
+        #expect(sent.status == 0, "\(sent)")
+        #expect(await host.process.waitForOutput("green tea", within: 20), "\(host.process.stdout)")
+        let after = Date().addingTimeInterval(1)
+        while let message = follower.next(until: after) {
+            let text = (message["params"] as? [String: Any])?["text"] as? String ?? ""
+            #expect(!(message["method"] as? String == "output" && text.contains("green tea")), "a render came as output: \(text)")
+        }
+        _ = await host.stop()
+    }
+
     @Test func sendAddsAnItemThatAnObserverAndTheViewSee() async throws {
         let host = try await groceriesHost()
         let observer = try host.client()

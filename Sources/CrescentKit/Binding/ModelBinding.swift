@@ -292,6 +292,7 @@ final class ModelBinding {
     /// the next delivery round, never delivered inside the setter), else as a loop job.
     private func attachSink(to box: ObjectBox) {
         let bound = NIOLoopBound(host, eventLoop: host.loop)
+        let link = host.link
         let boundBox = NIOLoopBound(box, eventLoop: host.loop)
         box.sinkID = box.object.changes.attach { change in
             // The common case, a setter run by a method inside a turn, allocates nothing.
@@ -299,7 +300,7 @@ final class ModelBinding {
                 bound.value.binding.apply(change, to: boundBox.value)
                 return
             }
-            Host.turn(bound) { host in host.binding.apply(change, to: boundBox.value) }
+            link.turn { host in host.binding.apply(change, to: boundBox.value) }
         }
     }
 

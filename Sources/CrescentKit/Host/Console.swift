@@ -1,9 +1,12 @@
 import CLua
+import Synchronization
 
 /// The process's one ordered output: `print`, `io.write` and the host's messages share C stdio,
 /// so what a script prints appears in the order it ran; stderr flushes stdout first.
 ///
-/// An in-process host (tests, embedders) may pass `capture` to receive the text instead.
+/// An in-process host (tests, embedders) may pass `capture` to receive the text instead. A
+/// ``tap`` receives a copy of everything but the view's renders (remote clients that follow the
+/// host's output).
 public final class Console: Sendable {
     /// The two output streams.
     public enum Stream: Sendable {
@@ -14,6 +17,16 @@ public final class Console: Sendable {
     public let colors: Bool
     private let capture: (@Sendable (Stream, String) -> Void)?
     private let flushCapture: (@Sendable () -> Void)?
+    /// Checked before taking the tap's lock, so an untapped write costs one relaxed load.
+    private let tapped = Atomic<Bool>(false)
+    private let tapState = Mutex(Tap())
+
+    /// The tap and the output it has not been given yet: stdout is handed over at each flush
+    /// (the end of a loop turn), so a `print` is one piece, not one per argument.
+    private struct Tap {
+        var body: (@Sendable (Stream, String) -> Void)?
+        var pending = ""
+    }
 
     /// - Parameters:
     ///   - capture: receives every write instead of stdout/stderr when given.
@@ -26,8 +39,49 @@ public final class Console: Sendable {
         flushCapture = flush
     }
 
+    /// Receives a copy of each write except the view's renders, from whichever thread writes;
+    /// nil stops the copies.
+    public func tap(_ body: (@Sendable (Stream, String) -> Void)?) {
+        tapState.withLock { $0 = Tap(body: body) }
+        tapped.store(body != nil, ordering: .relaxed)
+    }
+
+    /// Gives the tap `text`: stdout at the next flush, stderr now (after the stdout before it).
+    private func copy(_ stream: Stream, _ text: @autoclosure () -> String) {
+        guard tapped.load(ordering: .relaxed) else { return }
+        let text = text()
+        let (body, pending) = tapState.withLock { tap -> ((@Sendable (Stream, String) -> Void)?, String) in
+            if stream == .output {
+                tap.pending += text
+                return (nil, "")
+            }
+            defer { tap.pending = "" }
+            return (tap.body, tap.pending)
+        }
+        guard let body else { return }
+        if !pending.isEmpty { body(.output, pending) }
+        body(.error, text)
+    }
+
+    /// Hands the tap the stdout written since the last flush.
+    private func flushTap() {
+        guard tapped.load(ordering: .relaxed) else { return }
+        let (body, pending) = tapState.withLock { tap in
+            defer { tap.pending = "" }
+            return (tap.body, tap.pending)
+        }
+        if let body, !pending.isEmpty { body(.output, pending) }
+    }
+
     /// Writes to stdout (buffered until the end of the loop turn).
     public func write(_ text: String) {
+        copy(.output, text)
+        writeView(text)
+    }
+
+    /// Writes the view's render to stdout: as ``write(_:)``, without a copy to the tap (remote
+    /// clients watch the view by its own notifications).
+    func writeView(_ text: String) {
         if let capture { return capture(.output, text) }
         var text = text
         text.withUTF8 { bytes in
@@ -37,6 +91,7 @@ public final class Console: Sendable {
 
     /// Writes raw bytes to stdout.
     public func write(bytes: UnsafeRawBufferPointer) {
+        copy(.output, String(decoding: bytes, as: UTF8.self))
         if let capture { return capture(.output, String(decoding: bytes, as: UTF8.self)) }
         crescent_write_stdout(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
     }
@@ -44,6 +99,7 @@ public final class Console: Sendable {
     /// Writes a line to stderr after flushing stdout.
     public func error(_ line: String) {
         let text = line.hasSuffix("\n") ? line : line + "\n"
+        copy(.error, text)
         if let capture { return capture(.error, text) }
         var bytes = text
         bytes.withUTF8 { bytes in
@@ -79,6 +135,7 @@ public final class Console: Sendable {
     }
 
     public func flush() {
+        flushTap()
         if capture == nil { crescent_flush_stdout() } else { flushCapture?() }
     }
 }

@@ -79,10 +79,10 @@ extension Host {
     /// Arranges for `task` to resume after `seconds`.
     func wake(_ task: LuaTask, after seconds: Double) {
         task.isWaiting = true
-        let host = NIOLoopBound(self, eventLoop: loop)
+        let host = link
         let boundTask = NIOLoopBound(task, eventLoop: loop)
         task.wakeup = clock.schedule(after: .seconds(seconds: seconds)) {
-            Host.turn(host) { host in
+            host.turn { host in
                 let task = boundTask.value
                 task.wakeup = nil
                 task.isWaiting = false

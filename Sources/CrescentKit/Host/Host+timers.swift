@@ -69,10 +69,10 @@ extension Host {
     }
 
     private func schedule(_ timer: LuaTimer) {
-        let host = NIOLoopBound(self, eventLoop: loop)
+        let host = link
         let boundTimer = NIOLoopBound(timer, eventLoop: loop)
         timer.scheduled = clock.schedule(after: timer.deadline - clock.uptime) {
-            Host.turn(host) { host in host.fire(boundTimer.value) }
+            host.turn { host in host.fire(boundTimer.value) }
         }
     }
 

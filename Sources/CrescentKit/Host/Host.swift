@@ -24,8 +24,9 @@ public final class Host {
     public let console: Console
     /// The one clock of the run: timers, `sleep` and every service read time and wait through it.
     public let clock: any ServiceClock
-    /// Cancelled at teardown: the system clock's jobs stop being scheduled on the loop.
-    private let clockOpen: Cancellation
+    /// Lets work from other threads onto the loop until the host finishes (``HostLink``); the
+    /// system clock schedules its jobs through it too.
+    let gate: LoopGate
 
     /// The exit status once the host has finished, else nil.
     public private(set) var exitStatus: Int32?
@@ -79,12 +80,12 @@ public final class Host {
     ///   ``LuaBridge/LuaError`` when the VM cannot start.
     public convenience init(loop: any EventLoop, options: HostOptions, console: Console? = nil, plugins: [any Plugin] = [],
                             clock: (any ServiceClock)? = nil, onExit: @escaping (Int32) -> Void) throws {
-        let clockOpen = Cancellation()
-        let clock = clock ?? SystemClock(scheduler: Host.scheduler(on: loop, while: clockOpen))
+        let gate = LoopGate()
+        let clock = clock ?? SystemClock(scheduler: Host.scheduler(on: loop, through: gate))
         let launcher = PluginLauncher()
         let setup = try ServiceFactory.setup(plugins: plugins, options: options, clock: clock, launcher: launcher)
         try self.init(loop: loop, options: options, console: console, services: setup.entries, clock: clock,
-                      clockOpen: clockOpen, plugin: nil, hostSettings: setup.hostSection, onExit: onExit)
+                      gate: gate, plugin: nil, hostSettings: setup.hostSection, onExit: onExit)
         launcher.attach(self)
         for notice in setup.notices {
             writeError("\(self.console.styled("crescent:", notice.hasPrefix("warning") ? .warning : .error)) \(notice)")
@@ -95,11 +96,11 @@ public final class Host {
     /// beside its parent's, on the same loop: it has no `app`, `view` or `controller`, never
     /// finishes on its own, and reports its handlers' errors to its parent's run too.
     init(loop: any EventLoop, options: HostOptions, console: Console?, services: [ServiceEntry],
-         clock: any ServiceClock, clockOpen: Cancellation, plugin parent: Host?, hostSettings: Value = .object([:]),
+         clock: any ServiceClock, gate: LoopGate, plugin parent: Host?, hostSettings: Value = .object([:]),
          onExit: @escaping (Int32) -> Void) throws {
         self.loop = loop
         self.hostSettings = hostSettings
-        self.clockOpen = clockOpen
+        self.gate = gate
         self.clock = clock
         self.options = options
         self.console = console ?? Console(colors: options.colors)
@@ -128,26 +129,17 @@ public final class Host {
 
     // MARK: Turns
 
-    /// Runs `job` on the loop as one turn, then ends the turn. Safe from any thread.
+    /// Runs `job` on the loop as one turn of its own, later, unless the host has finished by then.
     public func enqueue(_ job: @escaping (Host) -> Void) {
         let bound = NIOLoopBound(self, eventLoop: loop)
         let boundJob = NIOLoopBound(job, eventLoop: loop)
-        loop.execute {
+        gate.execute(on: loop) {
             bound.value.runTurn(boundJob.value)
         }
     }
 
-    /// Runs `job` on the loop as part of a turn: at once when called on the loop (inside the
-    /// current turn, or as a turn of its own between turns: a clock job firing, a service
-    /// reporting on the loop), else as a turn on the loop. Safe from any thread: the one way work
-    /// from elsewhere enters the host.
-    static func turn(_ host: NIOLoopBound<Host>, _ job: @escaping @Sendable (Host) -> Void) {
-        if host.eventLoop.inEventLoop {
-            host.value.runTurn(job)
-        } else {
-            host.eventLoop.execute { host.value.runTurn(job) }
-        }
-    }
+    /// How work from other threads reaches this host (see ``HostLink``); made on the loop.
+    public var link: HostLink { HostLink(bound: NIOLoopBound(self, eventLoop: loop), gate: gate) }
 
     /// Runs `job` on the loop: inside the current turn when one is running, else as a turn that
     /// ends (flush, render, deliveries, the exit rule) after it. Nothing runs once the host has
@@ -167,15 +159,14 @@ public final class Host {
     /// Schedules a clock's jobs on `loop`: a timer's job then runs on the loop with no hop.
     /// Work scheduled after teardown is dropped: the loop may be shut down by then, and nothing
     /// of the run is left for it to serve (a store poller's next round, say).
-    private static func scheduler(on loop: any EventLoop, while open: Cancellation) -> SystemClock.Scheduler {
+    private static func scheduler(on loop: any EventLoop, through gate: LoopGate) -> SystemClock.Scheduler {
         { delay, work in
             let cancellation = Cancellation()
-            guard !open.isCancelled else {
+            guard let scheduled = gate.scheduleTask(on: loop, in: .nanoseconds(delay.inNanoseconds), {
+                if !cancellation.isCancelled { work() }
+            }) else {
                 cancellation.cancel()
                 return cancellation
-            }
-            let scheduled = loop.scheduleTask(in: .nanoseconds(delay.inNanoseconds)) {
-                if !cancellation.isCancelled { work() }
             }
             cancellation.onCancel { scheduled.cancel() }
             return cancellation
@@ -320,10 +311,9 @@ public final class Host {
 
     /// Interrupts running Lua code (from a signal or time limit) and ends the run with `status`.
     /// Safe from any thread.
-    public static func stop(_ host: NIOLoopBound<Host>, interrupter: LuaInterrupter, status: Int32, timeout: Bool) {
+    public static func stop(_ link: HostLink, interrupter: LuaInterrupter, status: Int32, timeout: Bool) {
         if timeout { interrupter.interruptForTimeout() } else { interrupter.interrupt(status: status) }
-        host.eventLoop.execute {
-            let host = host.value
+        link.onLoop { host in
             guard host.isRunning else { return }
             if timeout && !host.reportedTimeout {
                 host.reportedTimeout = true
@@ -338,7 +328,7 @@ public final class Host {
     public func finish(status: Int32) {
         guard isRunning else { return }
         exitStatus = status
-        clockOpen.cancel()
+        gate.close()
         vm.clearInterrupt()
         for action in teardownActions.reversed() { action() }
         teardownActions.removeAll()

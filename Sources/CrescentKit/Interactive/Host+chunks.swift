@@ -52,5 +52,6 @@ extension Host {
     /// code it was meant for finished). Exit, time-limit and signal interrupts stay.
     func clearStrayInterrupt() {
         if vm.pendingInterrupt == Int32(CRESCENT_INTERRUPT_SIGNAL) { vm.clearInterrupt() }
+        for runtime in pluginRuntimes { runtime.host.clearStrayInterrupt() }
     }
 }

@@ -47,11 +47,13 @@ public enum ReplRunner {
         let console = Console(colors: options.colors, capture: { _, text in link.emit(text) }, flush: { link.flush() })
         let history = historyPath.map(HistoryFile.init(path:)) ?? HistoryFile.standard()
 
-        let interrupter: LuaInterrupter
+        let scriptInterrupter: LuaInterrupter
+        let pluginInterrupters: PluginInterrupters
         let host: NIOLoopBound<Host>
+        let hostLink: HostLink
         let listen: Value
         do {
-            (host, interrupter, listen) = try loop.submit {
+            (host, hostLink, scriptInterrupter, pluginInterrupters, listen) = try loop.submit {
                 let host = try Host(loop: loop, options: options, console: console, plugins: plugins) { status in
                     link.finish()
                     link.withRepl { $0.hostFinished() }
@@ -62,7 +64,8 @@ public enum ReplRunner {
                 let repl = Repl(host: host, link: link, historyFile: history)
                 link.attach(repl)
                 repl.start(banner: banner)
-                return (NIOLoopBound(host, eventLoop: loop), host.vm.interrupter, host.hostSettings["listen"])
+                return (NIOLoopBound(host, eventLoop: loop), host.link, host.vm.interrupter, host.pluginInterrupters,
+                        host.hostSettings["listen"])
             }.wait()
         } catch let error as HostSetupError {
             terminal.restore(saved)
@@ -84,6 +87,7 @@ public enum ReplRunner {
             return (try? exit.futureResult.wait()) ?? 2
         }
 
+        let interrupter = CodeInterrupter(script: scriptInterrupter, plugins: pluginInterrupters)
         readTerminal(link: link, interrupter: interrupter)
         let resize = ResizeMonitor { link.turn { $0.resize() } }
         defer { resize.cancel() }
@@ -94,7 +98,8 @@ public enum ReplRunner {
             let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
             source.setEventHandler {
                 if number == SIGTERM {
-                    Host.stop(host, interrupter: interrupter, status: 143, timeout: false)
+                    pluginInterrupters.interrupt(status: 143, timeout: false)
+                    Host.stop(hostLink, interrupter: scriptInterrupter, status: 143, timeout: false)
                 } else {
                     interruptChunk(link: link, interrupter: interrupter)
                 }
@@ -110,7 +115,7 @@ public enum ReplRunner {
     }
 
     /// Reads the terminal on a thread of its own until the end of input.
-    private static func readTerminal(link: ReplLink, interrupter: LuaInterrupter) {
+    private static func readTerminal(link: ReplLink, interrupter: CodeInterrupter) {
         DispatchQueue(label: "crescent.repl.input").async {
             while var bytes = link.terminal.read() {
                 if bytes.contains(3) {
@@ -135,11 +140,23 @@ public enum ReplRunner {
     }
 
     /// Interrupts the chunk's running code, or cancels the chunk when it waits.
-    private static func interruptChunk(link: ReplLink, interrupter: LuaInterrupter) {
+    private static func interruptChunk(link: ReplLink, interrupter: CodeInterrupter) {
         if link.chunkRunning.load(ordering: .relaxed) { interrupter.interruptRunningCode() }
         link.turn { repl in
             if case .running(let task) = repl.phase { repl.interrupt(task) }
             repl.clearStrayInterrupt()
+        }
+    }
+
+    /// Ctrl-C's reach: the script's VM and every plugin VM (a chunk may be stuck in a plugin's
+    /// method it called, or a plugin's timer may hold the loop).
+    private struct CodeInterrupter: Sendable {
+        let script: LuaInterrupter
+        let plugins: PluginInterrupters
+
+        func interruptRunningCode() {
+            script.interruptRunningCode()
+            plugins.interruptRunningCode()
         }
     }
 

@@ -25,7 +25,17 @@ struct ExternalPlugin: Plugin {
             return placeholders.map { ServiceEntry($0, failed: error) }
         }
         let start = PluginStart(manifest: manifest, settings: settings, limits: limits, launcher: launcher)
-        return placeholders.map { interface in
+        // Declared in full when an earlier run recorded the plugin's declarations: documentation
+        // and completion need not start it.
+        let known = PluginDeclarationCache(manifest: manifest, settings: settings, dataDirectory: context.dataDirectory).load()
+        let interfaces = known.map { declarations in
+            declarations.map { declaration in
+                PluginService.interface(declaration) { _, _, reply in
+                    reply(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' has not started")))
+                }
+            }
+        } ?? placeholders
+        return interfaces.map { interface in
             ServiceEntry(interface) { () throws(ServiceError) in try start.service(named: interface.name) }
         }
     }

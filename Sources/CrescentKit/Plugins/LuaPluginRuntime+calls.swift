@@ -104,8 +104,11 @@ extension LuaPluginRuntime {
             }
         case .failed(let error):
             if error.kind == .timeout || error.kind == .interrupted {
+                // A Ctrl-C (the REPL's, or the run's own) stops the method, not the plugin.
                 host.vm.clearInterrupt()
-                call.answer(.failure(timedOut(call)))
+                call.answer(.failure(error.kind == .interrupted
+                    ? ServiceError(.cancelled, "plugin '\(manifest.name)': \(call.service).\(call.method) was interrupted")
+                    : timedOut(call)))
                 return
             }
             if error.kind == .memory {

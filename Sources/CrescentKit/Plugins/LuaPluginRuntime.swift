@@ -56,7 +56,7 @@ final class LuaPluginRuntime {
         let runtime: LuaPluginRuntime
         do {
             let host = try Host(loop: parent.loop, options: options, console: parent.console, services: required,
-                                clock: parent.clock, clockOpen: Cancellation(), plugin: parent, onExit: { _ in })
+                                clock: parent.clock, gate: LoopGate(), plugin: parent, onExit: { _ in })
             runtime = LuaPluginRuntime(manifest: manifest, host: host, callTimeout: limits.callTimeout)
             try runtime.installAPI(settings: settings)
         } catch {
@@ -87,6 +87,7 @@ final class LuaPluginRuntime {
             runtime.finish()
             return .failure(problem)
         }
+        PluginDeclarationCache(manifest: manifest, settings: settings, dataDirectory: parent.options.dataDirectory).save(runtime.declarations)
         let bound = NIOLoopBound(runtime, eventLoop: parent.loop)
         for declaration in runtime.declarations {
             let name = declaration.name

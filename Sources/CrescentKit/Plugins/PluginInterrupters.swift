@@ -12,6 +12,13 @@ public final class PluginInterrupters: Sendable {
         interrupters.withLock { $0.append(interrupter) }
     }
 
+    /// Interrupts the code every plugin VM runs now, without stopping the run: the REPL's Ctrl-C.
+    /// A plugin method stopped this way answers `cancelled`; the plugin runs on. (A VM running
+    /// nothing keeps the interrupt until ``Host/clearStrayInterrupt()`` forgets it.)
+    public func interruptRunningCode() {
+        for interrupter in interrupters.withLock({ $0 }) { interrupter.interruptRunningCode() }
+    }
+
     /// Interrupts every plugin VM as the run is stopped with `status` (or for its time limit).
     public func interrupt(status: Int32, timeout: Bool) {
         for interrupter in interrupters.withLock({ $0 }) {

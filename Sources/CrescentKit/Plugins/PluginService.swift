@@ -16,7 +16,12 @@ final class PluginService: Service {
 
     init(_ declaration: ServiceDeclaration, call: @escaping Call) {
         values = Mutex(Dictionary(declaration.properties.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last }))
-        interface = AnyInterface(
+        interface = Self.interface(declaration, call: call)
+    }
+
+    /// The interface `declaration` describes, its methods forwarded to `call`.
+    static func interface(_ declaration: ServiceDeclaration, call: @escaping Call) -> AnyInterface {
+        AnyInterface(
             name: declaration.name, summary: declaration.summary,
             properties: declaration.properties.map { property in
                 AnyPropertySpec(name: property.name, type: property.type, summary: property.doc) { object in

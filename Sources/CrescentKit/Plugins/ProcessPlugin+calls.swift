@@ -53,6 +53,10 @@ extension ProcessPlugin {
 
     /// One line from the program's stdout.
     func received(_ line: [UInt8]) {
+        if initializing {
+            initialized(line)
+            return
+        }
         switch JSONRPCMessage.parse(line: line) {
         case .failure(let error):
             log(.warn, "skipped a malformed line (\(error.message)): \(String(decoding: line.prefix(200), as: UTF8.self))")
@@ -132,7 +136,7 @@ extension ProcessPlugin {
             }
         }
         if running != nil {
-            send(call)
+            if initializing { waiting.append(call) } else { send(call) }
         } else {
             waiting.append(call)
             scheduleRestart()
@@ -149,7 +153,7 @@ extension ProcessPlugin {
         call.answer(.failure(error))
     }
 
-    private func send(_ call: PluginCall) {
+    func send(_ call: PluginCall) {
         guard let running else { return }
         let id = nextID
         nextID += 1
@@ -172,19 +176,19 @@ extension ProcessPlugin {
         }
     }
 
+    /// Starts the program again for the waiting calls, which go out once it has answered
+    /// `initialize` (the loop runs on meanwhile).
     private func restart() {
         guard !isFinished, running == nil, !waiting.isEmpty else { return }
-        let calls = waiting
-        waiting.removeAll()
         do throws(PluginProblem) {
-            try launch()
+            try launchInBackground()
         } catch {
             log(.error, "could not start again: \(error.message)")
             restartAt = host.clock.uptime + backoff.advance()
+            let calls = waiting
+            waiting.removeAll()
             for call in calls { call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start again: \(error.message)"))) }
-            return
         }
-        for call in calls where !call.isDone { send(call) }
     }
 }
 

@@ -9,9 +9,12 @@ import Glibc
 /// A process plugin running: its program, the JSON-RPC conversation with it over its stdin and
 /// stdout, and its restarts. Confined to the host's loop.
 ///
-/// - The program starts when a script first touches one of its services: the host sends
-///   `initialize` and waits for the answer, which declares the services (bounded by
-///   `call_timeout`, at least 30 s); then the pipes are handed to the loop.
+/// - The program starts when a script first touches one of its services, and the host sends
+///   `initialize`, whose answer declares the services. When the host knows them from an earlier
+///   run (``PluginDeclarationCache``), or the program starts again after an exit, the answer is
+///   read on the loop: the loop runs on, and calls made meanwhile wait for it (past
+///   `call_timeout` they answer `unavailable`). Only a plugin never seen before is waited for
+///   (bounded by `call_timeout`, at least 30 s), since its services cannot exist without it.
 /// - Each call is a `call` request; the answer, or an error whose `data.code` is a service error
 ///   code, answers it. No call waits past `call_timeout` (it answers `timeout` and the program is
 ///   sent `cancel`); a cancelled request sends `cancel` too.
@@ -42,13 +45,26 @@ final class ProcessPlugin {
     var restartJob: Cancellation?
     /// True once the current run answered a call: its end restarts at once.
     var answeredInThisRun = false
+    /// True while the current run has not answered `initialize`: calls wait in `waiting`.
+    var initializing = false
+    /// Ends a run whose `initialize` answer is late.
+    var startJob: Cancellation?
+    /// Where the declarations are kept between runs.
+    let cache: PluginDeclarationCache
+    /// The declarations the services were made from.
+    var knownDeclarations: [ServiceDeclaration] = []
     var isFinished = false
     /// Runs that have ended (for tests: each is reaped).
     private(set) var runs = 0
 
     /// The time limit of the calls in flight.
     lazy var deadlines = CallDeadlines(clock: host.clock, loop: host.loop, limit: callTimeout) { [unowned self] call in
-        self.drop(call, answering: ServiceError(.timeout, "plugin '\(self.manifest.name)': \(call.service).\(call.method) did not answer within \(formatSeconds(self.callTimeout)) s ([plugins] call_timeout)"))
+        let limit = "\(formatSeconds(self.callTimeout)) s ([plugins] call_timeout)"
+        if call.requestID == nil {
+            self.drop(call, answering: ServiceError(.unavailable, "plugin '\(self.manifest.name)' did not finish starting within \(limit)"))
+        } else {
+            self.drop(call, answering: ServiceError(.timeout, "plugin '\(self.manifest.name)': \(call.service).\(call.method) did not answer within \(limit)"))
+        }
     }
 
     init(manifest: PluginManifest, command: [String], settings: Value, callTimeout: Double, host: Host) {
@@ -57,23 +73,37 @@ final class ProcessPlugin {
         self.settings = settings
         self.callTimeout = callTimeout
         self.host = host
+        cache = PluginDeclarationCache(manifest: manifest, settings: settings, dataDirectory: host.options.dataDirectory)
     }
 
-    /// Starts the program, learns its services from `initialize` and answers them by name.
+    /// Starts the program and answers its services by name: at once when their declarations are
+    /// known from an earlier run (the handshake goes on while the loop runs), else once its
+    /// `initialize` answer has declared them.
     static func start(_ manifest: PluginManifest, command: [String], settings: Value, limits: PluginsSection,
                       parent: Host) -> Result<[String: any Service], PluginProblem> {
         let plugin = ProcessPlugin(manifest: manifest, command: command, settings: settings,
                                    callTimeout: limits.callTimeout, host: parent)
         let declarations: [ServiceDeclaration]
-        do throws(PluginProblem) {
-            declarations = try plugin.launch()
-        } catch {
-            return .failure(PluginProblem("\(manifest.path): \(error.message)"))
+        if let known = plugin.cache.load() {
+            declarations = known
+            do throws(PluginProblem) {
+                try plugin.launchInBackground()
+            } catch {
+                return .failure(PluginProblem("\(manifest.path): \(error.message)"))
+            }
+        } else {
+            do throws(PluginProblem) {
+                declarations = try plugin.launch()
+            } catch {
+                return .failure(PluginProblem("\(manifest.path): \(error.message)"))
+            }
+            if let problem = manifest.mismatch(declared: declarations.map(\.name), by: "its answer to 'initialize'") {
+                plugin.finish()
+                return .failure(problem)
+            }
+            plugin.cache.save(declarations)
         }
-        if let problem = manifest.mismatch(declared: declarations.map(\.name), by: "its answer to 'initialize'") {
-            plugin.finish()
-            return .failure(problem)
-        }
+        plugin.knownDeclarations = declarations
         let bound = NIOLoopBound(plugin, eventLoop: parent.loop)
         for declaration in declarations {
             let name = declaration.name
@@ -100,18 +130,13 @@ final class ProcessPlugin {
     /// (an interpreter starting on a loaded machine is slow, and a short limit is for calls).
     var startTimeout: Double { max(callTimeout, 30) }
 
-    /// Spawns the program, sends `initialize` and reads its answer, then hands the pipes to the
-    /// loop. Answers the services the program declares.
+    /// Spawns the program, sends `initialize` and reads its answer, holding the loop, then hands
+    /// the pipes to the loop. Answers the services the program declares.
     @discardableResult
     func launch() throws(PluginProblem) -> [ServiceDeclaration] {
-        let folder = PluginSearch.canonical(manifest.folder)
-        let process = try PluginProcess.spawn(command, folder: folder,
-                                              environment: ["CRESCENT_PLUGIN_DIR": folder, "CRESCENT_DATA_DIR": dataFolder])
-        let request = JSONRPCMessage.request(id: 0, method: "initialize",
-                                             params: ["crescent": .string(CrescentVersion.current), "settings": settings])
+        let process = try spawnInitializing()
         let answer: (line: [UInt8], rest: [UInt8])
         do throws(PluginProblem) {
-            guard process.write(Array((request.line + "\n").utf8)) else { throw PluginProblem("it closed its stdin before 'initialize'") }
             answer = try process.readLine(within: startTimeout, maximumLength: JSONRPCLineDecoder.defaultMaximumLength)
         } catch {
             let said = process.errorOutput()
@@ -127,12 +152,81 @@ final class ProcessPlugin {
         }
         let run = ProcessRun(process: process)
         running = run
+        initializing = false
         connect(run)
         answeredInThisRun = false
         if !answer.rest.isEmpty {
             for line in answer.rest.split(separator: UInt8(ascii: "\n")) { received(Array(line)) }
         }
         return declarations
+    }
+
+    /// Spawns the program and sends `initialize`; its answer comes to ``received(_:)`` on the
+    /// loop, and calls wait in `waiting` until then. A late answer ends the run.
+    func launchInBackground() throws(PluginProblem) {
+        let process = try spawnInitializing()
+        let run = ProcessRun(process: process)
+        running = run
+        initializing = true
+        answeredInThisRun = false
+        connect(run)
+        let plugin = NIOLoopBound(self, eventLoop: host.loop)
+        let boundRun = NIOLoopBound(run, eventLoop: host.loop)
+        startJob = host.clock.schedule(after: .seconds(seconds: startTimeout)) {
+            onLoop(plugin) { plugin in
+                plugin.startJob = nil
+                plugin.failedToStart(boundRun.value, "it did not answer 'initialize' within \(formatSeconds(plugin.startTimeout)) s")
+            }
+        }
+    }
+
+    /// The answer to `initialize` of a run started in the background: the waiting calls go out,
+    /// or, when the answer is wrong, the run ends and they answer `unavailable`.
+    func initialized(_ line: [UInt8]) {
+        guard let run = running else { return }
+        let declarations: [ServiceDeclaration]
+        do throws(PluginProblem) {
+            declarations = try Self.declarations(fromInitializeAnswer: line)
+            if let problem = manifest.mismatch(declared: declarations.map(\.name), by: "its answer to 'initialize'") { throw problem }
+        } catch {
+            failedToStart(run, error.message)
+            return
+        }
+        initializing = false
+        startJob?.cancel()
+        startJob = nil
+        let known = knownDeclarations.map { $0.jsonValue.jsonText }.sorted()
+        if declarations.map({ $0.jsonValue.jsonText }).sorted() != known {
+            cache.save(declarations)
+            log(.warn, "declares its services differently from its last run; the new declarations apply from the next run")
+        }
+        let calls = waiting
+        waiting.removeAll()
+        for call in calls where !call.isDone { send(call) }
+    }
+
+    /// A run started in the background could not start: it is ended, and the calls waiting for
+    /// it answer `unavailable`.
+    func failedToStart(_ run: ProcessRun, _ message: String) {
+        guard running === run, initializing else { return }
+        log(.error, "could not start: \(message)")
+        kill(run.process.pid, SIGKILL)
+        ended(run, reason: "could not start")
+    }
+
+    /// Spawns the program in its folder and writes the `initialize` request to it.
+    private func spawnInitializing() throws(PluginProblem) -> PluginProcess {
+        let folder = PluginSearch.canonical(manifest.folder)
+        let process = try PluginProcess.spawn(command, folder: folder,
+                                              environment: ["CRESCENT_PLUGIN_DIR": folder, "CRESCENT_DATA_DIR": dataFolder])
+        let request = JSONRPCMessage.request(id: 0, method: "initialize",
+                                             params: ["crescent": .string(CrescentVersion.current), "settings": settings])
+        guard process.write(Array((request.line + "\n").utf8)) else {
+            let said = process.errorOutput()
+            abandon(process)
+            throw PluginProblem("it closed its stdin before 'initialize'" + (said.isEmpty ? "" : " (its stderr: \(said))"))
+        }
+        return process
     }
 
     private func abandon(_ process: PluginProcess) {
@@ -151,40 +245,7 @@ final class ProcessPlugin {
         case .success: throw PluginProblem("its first line is not the answer to 'initialize'")
         case .failure(let error): throw PluginProblem("its answer to 'initialize' is not JSON-RPC: \(error.message)")
         }
-        guard let services = result["services"].arrayValue else {
-            throw PluginProblem("its answer to 'initialize' has no 'services' array")
-        }
-        var declarations: [ServiceDeclaration] = []
-        for (index, service) in services.enumerated() {
-            guard let name = service["name"].stringValue, PluginNames.isValid(name) else {
-                throw PluginProblem("its answer to 'initialize': services[\(index + 1)].name must be a name matching [a-z][a-z0-9_]*")
-            }
-            var declaration = ServiceDeclaration(name: name, summary: service["summary"].stringValue ?? "")
-            for property in service["properties"].arrayValue ?? [] {
-                guard let key = property["name"].stringValue else { throw PluginProblem("its answer to 'initialize': a property of '\(name)' has no name") }
-                declaration.properties.append(.init(name: key, type: property["type"].stringValue ?? "value",
-                                                    doc: property["doc"].stringValue ?? "", value: property["value"]))
-            }
-            for method in service["methods"].arrayValue ?? [] {
-                guard let key = method["name"].stringValue else { throw PluginProblem("its answer to 'initialize': a method of '\(name)' has no name") }
-                let arguments = (method["args"].arrayValue ?? []).compactMap { argument -> ArgumentSpec? in
-                    guard let argumentName = argument["name"].stringValue else { return nil }
-                    var spec = ServiceDeclaration.argument("\(argumentName): \(argument["type"].stringValue ?? "value")")
-                    if let doc = argument["doc"].stringValue, let made = spec {
-                        spec = ArgumentSpec(made.name, made.type, doc, optional: made.isOptional)
-                    }
-                    return spec
-                }
-                declaration.methods.append(.init(name: key, arguments: arguments, returns: method["returns"].stringValue ?? "nil",
-                                                 doc: method["doc"].stringValue ?? ""))
-            }
-            for event in service["events"].arrayValue ?? [] {
-                guard let key = event["name"].stringValue else { throw PluginProblem("its answer to 'initialize': an event of '\(name)' has no name") }
-                declaration.events.append(EventSpec(name: key, payload: event["payload"].stringValue ?? "nil", summary: event["doc"].stringValue ?? ""))
-            }
-            declarations.append(declaration)
-        }
-        return declarations
+        return try ServiceDeclaration.list(from: result["services"])
     }
 
     /// The program's stdout closed or broke: it is gone. Calls in flight answer `unavailable`.
@@ -198,6 +259,16 @@ final class ProcessPlugin {
         inFlight.removeAll()
         for call in calls {
             call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' \(reason) during the call; it starts again on the next call")))
+        }
+        if initializing {
+            initializing = false
+            startJob?.cancel()
+            startJob = nil
+            let starting = waiting
+            waiting.removeAll()
+            for call in starting {
+                call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' \(reason) before answering 'initialize'; it starts again on the next call")))
+            }
         }
         if answeredInThisRun {
             backoff.reset()
@@ -213,6 +284,7 @@ final class ProcessPlugin {
         guard !isFinished else { return }
         isFinished = true
         restartJob?.cancel()
+        startJob?.cancel()
         deadlines.cancelAll()
         for call in waiting + Array(inFlight.values) {
             call.answer(.failure(ServiceError(.unavailable, "the host is shutting down")))

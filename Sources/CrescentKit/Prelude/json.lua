@@ -2,8 +2,11 @@
 -- Uses only standard Lua 5.4.
 --
 -- json.encode(v[, opts]) -> string      opts.indent: spaces (or a string) per level; default compact
---                                       opts.sort_keys: default true (deterministic output)
--- json.decode(s[, opts]) -> value       opts.max_depth: nesting limit, default 1000
+--                                       opts.sortKeys: default true (deterministic output)
+-- json.decode(s[, opts]) -> value       opts.maxDepth: nesting limit, default 1000
+-- Option keys follow the one rule of Crescent's option tables: camelCase, as `maxBytes`; the
+-- snake_case spellings of earlier releases (`sort_keys`, `max_depth`) keep working, and an
+-- unknown key is an error that lists the options.
 -- json.null                             unique sentinel for JSON null (in arrays and objects)
 -- json.array([t]), json.object([t])     mark a table's shape; return it
 --
@@ -237,17 +240,34 @@ function encode_value(st, v, depth, converted)
   end
 end
 
-function json.encode(v, opts)
-  if opts ~= nil and type(opts) ~= "table" then
-    error("json.encode: opts must be a table, got " .. type(opts), 2)
+-- `opts` with each key under its one spelling (`spellings` maps every accepted key to it), or an
+-- error at the caller of `fn` naming an unknown key and the options.
+local function read_options(fn, opts, spellings, names)
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then error(fn .. ": opts must be a table, got " .. type(opts), 3) end
+  local read = {}
+  for key, value in pairs(opts) do
+    local name = spellings[key]
+    if not name then
+      error(fn .. ": unknown option '" .. tostring(key) .. "' (options: " .. names .. ")", 3)
+    end
+    read[name] = value
   end
-  local indent = opts and opts.indent
+  return read
+end
+
+local encode_spellings = { indent = "indent", sortKeys = "sortKeys", sort_keys = "sortKeys" }
+local decode_spellings = { maxDepth = "maxDepth", max_depth = "maxDepth" }
+
+function json.encode(v, opts)
+  opts = read_options("json.encode", opts, encode_spellings, "indent, sortKeys")
+  local indent = opts.indent
   if type(indent) == "number" then indent = indent > 0 and srep(" ", indent // 1) or nil
   elseif indent ~= nil and type(indent) ~= "string" then
     error("json.encode: opts.indent must be a number of spaces or a string, got " .. type(indent), 2)
   end
   local st = { buf = {}, keys = {}, onpath = {}, indent = indent, max_depth = 1000 }
-  st.sort_keys = not (opts and opts.sort_keys == false)
+  st.sort_keys = opts.sortKeys ~= false
   local result = finish(pcall(function()
     encode_value(st, v, 0)
     return concat(st.buf)
@@ -445,12 +465,10 @@ end
 
 function json.decode(s, opts)
   if type(s) ~= "string" then error("json.decode: expected a string, got " .. type(s), 2) end
-  if opts ~= nil and type(opts) ~= "table" then
-    error("json.decode: opts must be a table, got " .. type(opts), 2)
-  end
-  max_depth = opts and opts.max_depth or 1000
+  opts = read_options("json.decode", opts, decode_spellings, "maxDepth")
+  max_depth = opts.maxDepth or 1000
   if math_type(max_depth) ~= "integer" or max_depth < 1 then
-    error("json.decode: opts.max_depth must be an integer >= 1, got " .. tostring(max_depth), 2)
+    error("json.decode: opts.maxDepth must be an integer >= 1, got " .. tostring(max_depth), 2)
   end
   local ok, result = pcall(parse_document, s)
   src = "" -- do not keep the text alive

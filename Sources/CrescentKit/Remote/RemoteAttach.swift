@@ -8,7 +8,8 @@ import Glibc
 ///
 /// One thread waits on the terminal and the socket at once. Lines go to the host as `eval`
 /// (a chunk that is not finished goes on at `..`, as in the REPL); Tab asks the host's
-/// `complete`; renders (`view` watch) print above the prompt; Ctrl-C while a chunk runs sends
+/// `complete`; the host's output (it follows it: `hello { output = true }`) and renders (`view`
+/// watch) print above the prompt; Ctrl-C while a chunk runs sends
 /// `interrupt`; Ctrl-D on an empty line detaches and the host runs on.
 public struct RemoteAttach {
     private let client: RemoteClient
@@ -47,7 +48,7 @@ public struct RemoteAttach {
             return 1
         }
         defer { terminal.restore(saved) }
-        guard case .success(let hello)? = try? client.call("hello"),
+        guard case .success(let hello)? = try? client.call("hello", ["output": true]),
               case .success(let view)? = try? client.call("view", ["watch": true, "width": .integer(Int64(terminal.columns))]) else {
             terminal.write("crescent: the host did not answer\n")
             return 1

@@ -39,7 +39,7 @@ extension RemoteServer {
         }
         do throws(MethodError) {
             switch method {
-            case "hello": reply(.success(hello()))
+            case "hello": reply(.success(try hello(params, session)))
             case "eval": try eval(params, session, reply)
             case "interrupt": reply(.success(["interrupted": .bool(interrupt(session))]))
             case "complete": reply(.success(try complete(params)))
@@ -63,8 +63,15 @@ extension RemoteServer {
 
     // MARK: hello, services, subscriptions
 
-    private func hello() -> Value {
-        [
+    /// `hello [{ output = true }]`: who the host is; with `output`, the client follows the
+    /// host's output from now on.
+    private func hello(_ params: Value, _ session: RemoteSession) throws(MethodError) -> Value {
+        switch params["output"] {
+        case .null, .bool(false): break
+        case .bool(true): follow(session.connection)
+        case let other: throw .invalidParams("hello: 'output' must be a boolean, got \(other.typeName)")
+        }
+        return [
             "crescent": .string(version),
             "pid": .integer(Int64(getpid())),
             "name": .string(name),

@@ -1,10 +1,54 @@
 import CLua
 import LuaBridge
 import Model
+import Synchronization
+
+/// The clients that follow the host's output (`hello { output = true }`): each gets an
+/// `output { text, stream }` notification for everything the host writes but the view's renders
+/// (which come as `render`). Shared with the console's tap, which any thread may call.
+final class OutputFollowers: Sendable {
+    private let connections = Mutex<[Int: RemoteConnection]>([:])
+
+    /// Adds `connection`; true when it is the first.
+    func add(_ connection: RemoteConnection) -> Bool {
+        connections.withLock { connections in
+            connections[connection.id] = connection
+            return connections.count == 1
+        }
+    }
+
+    /// Removes `connection`; true when none is left.
+    func remove(_ connection: RemoteConnection) -> Bool {
+        connections.withLock { connections in
+            connections[connection.id] != nil && connections.removeValue(forKey: connection.id) != nil && connections.isEmpty
+        }
+    }
+
+    func forward(_ stream: Console.Stream, _ text: String) {
+        let message = JSONRPCMessage.notification(method: "output", params: [
+            "text": .string(text), "stream": .string(stream == .error ? "stderr" : "stdout"),
+        ])
+        for connection in connections.withLock({ Array($0.values) }) { connection.send(message) }
+    }
+}
 
 extension RemoteServer {
-    /// While a client's eval runs, `print` writes to that client (an `output { text }`
+    /// `hello { output = true }`: `connection` follows the host's output from now on.
+    func follow(_ connection: RemoteConnection) {
+        guard followers.add(connection) else { return }
+        let followers = self.followers
+        host.console.tap { stream, text in followers.forward(stream, text) }
+    }
+
+    /// `connection` is gone: it follows nothing.
+    func unfollow(_ connection: RemoteConnection) {
+        if followers.remove(connection) { host.console.tap(nil) }
+    }
+
+    /// While a client's eval runs, `print` writes to that client (an `output { text, stream }`
     /// notification) instead of the host's output: the chunk's output belongs with its value.
+    /// (What the chunk starts, timers and handlers, prints to the host's output, which a client
+    /// that follows it receives too.)
     /// The global is swapped around each resume of the chunk's task and put back after, unless
     /// the chunk assigned `print` itself.
     func beginOutput(to connection: RemoteConnection) {
@@ -16,7 +60,7 @@ extension RemoteServer {
                 try Host.writeJoined(stack, from: 1) { bytes.append(contentsOf: $0) }
                 bytes.append(UInt8(ascii: "\n"))
                 let text = String(decoding: bytes, as: UTF8.self)
-                self.outputTarget?.send(.notification(method: "output", params: ["text": .string(text)]))
+                self.outputTarget?.send(.notification(method: "output", params: ["text": .string(text), "stream": "stdout"]))
                 return .none
             }
             capturingPrint = host.vm.ref()

@@ -36,6 +36,8 @@ public final class RemoteServer {
     var savedPrint: LuaRef?
     /// The client whose eval is running, which `print` writes to.
     var outputTarget: RemoteConnection?
+    /// The clients that follow the host's output.
+    let followers = OutputFollowers()
     private var listener: Listener?
 
     /// The socket side: its own loop and the listening channel.
@@ -209,6 +211,7 @@ public final class RemoteServer {
 
     private func disconnected(_ connection: RemoteConnection) {
         guard let session = sessions.removeValue(forKey: connection.id) else { return }
+        unfollow(connection)
         if let task = session.evalTask { host.cancel(task) }
         session.end()
     }
@@ -216,6 +219,7 @@ public final class RemoteServer {
     /// Closes every connection and the socket, and removes the socket file (host teardown).
     private func stop() {
         for session in sessions.values {
+            unfollow(session.connection)
             session.connection.close()
             session.end()
         }

@@ -30,13 +30,13 @@ public enum ScriptRunner {
         let loop = group.next()
         let exit = loop.makePromise(of: Int32.self)
 
-        let started: (host: NIOLoopBound<Host>, interrupter: LuaInterrupter, listen: Value, plugins: PluginInterrupters)
+        let started: (host: NIOLoopBound<Host>, link: HostLink, interrupter: LuaInterrupter, listen: Value, plugins: PluginInterrupters)
         do {
             started = try loop.submit {
                 let host = try Host(loop: loop, options: options, console: console, plugins: plugins) { exit.succeed($0) }
-                let bound = NIOLoopBound(host, eventLoop: loop)
-                if readsCommands { host.onFirstController = { readCommands(into: bound) } }
-                return (bound, host.vm.interrupter, host.hostSettings["listen"], host.pluginInterrupters)
+                let link = host.link
+                if readsCommands { host.onFirstController = { readCommands(into: link) } }
+                return (NIOLoopBound(host, eventLoop: loop), link, host.vm.interrupter, host.hostSettings["listen"], host.pluginInterrupters)
             }.wait()
         } catch let error as HostSetupError {
             console.error("crescent: \(error)")
@@ -68,7 +68,7 @@ public enum ScriptRunner {
             if stopping.requests.add(1, ordering: .relaxed).newValue > 1 && !timeout {
                 stopping.exitNow(status, console: console, reason: "a second signal")
             }
-            Host.stop(started.host, interrupter: started.interrupter, status: status, timeout: timeout)
+            Host.stop(started.link, interrupter: started.interrupter, status: status, timeout: timeout)
             // After the script's VM: plugin code that holds the loop returns into a script
             // already told to stop.
             started.plugins.interrupt(status: status, timeout: timeout)
@@ -108,15 +108,15 @@ extension ScriptRunner {
     /// have run, unless `--keep-running` keeps the controllers until they pop or exit. A device
     /// (`< /dev/null`, the usual way to give a background job no input) never held commands: its
     /// end ends nothing.
-    static func readCommands(into host: NIOLoopBound<Host>) {
+    static func readCommands(into host: HostLink) {
         var status = stat()
         let isDevice = fstat(0, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR
         DispatchQueue(label: "crescent.commands").async {
             while let line = readLine() {
-                Host.turn(host) { host in host.receiveCommandLine(line) }
+                host.turn { host in host.receiveCommandLine(line) }
             }
             guard !isDevice else { return }
-            Host.turn(host) { host in
+            host.turn { host in
                 if !host.options.keepsRunningAfterInput { host.receiveCommandLine("quit") }
             }
         }

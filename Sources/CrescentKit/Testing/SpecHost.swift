@@ -60,8 +60,8 @@ final class SpecHost {
         options.columns = options.columns ?? 80
         let console = Console(colors: false) { stream, text in output.append(text, error: stream == .error) }
         host = try Host(loop: loop, options: options, console: console, plugins: [SpecPlugin(link: link)], clock: clock) { _ in }
-        let bound = NIOLoopBound(host, eventLoop: loop)
-        link.host.withLock { $0 = bound }
+        let hostLink = host.link
+        link.host.withLock { $0 = hostLink }
         let me = NIOLoopBound(Unowned(self), eventLoop: loop)
         link.spec.withLock { $0 = me }
         clock.onSettle { me.value.object?.settle() }
@@ -320,7 +320,7 @@ final class SpecOutput: Sendable {
 /// What the services of a test's host reach the host through: made before the host (the plugin
 /// needs it), filled in once the host exists.
 final class SpecLink: Sendable {
-    let host = Mutex<NIOLoopBound<Host>?>(nil)
+    let host = Mutex<HostLink?>(nil)
     let spec = Mutex<NIOLoopBound<Unowned<SpecHost>>?>(nil)
     /// Failures noticed by the services (the real device reached), for the running test.
     let notices = Mutex<[String]>([])
@@ -336,7 +336,7 @@ final class SpecLink: Sendable {
     /// (`nil` once the host is gone).
     func withSpec(_ work: @escaping @Sendable (SpecHost?) -> Void) {
         guard let bound = spec.withLock({ $0 }), let host = self.host.withLock({ $0 }) else { return work(nil) }
-        Host.turn(host) { _ in work(bound.value.object) }
+        host.turn { _ in work(bound.value.object) }
     }
 
     /// Notes a failure of the running test found by a service.

@@ -62,11 +62,11 @@ final class ViewPresenter {
             lastText = text
             guard !text.isEmpty else { return }
             renders += 1
-            console.write(text + "\n\n")
+            console.writeView(text + "\n\n")
         case .json:
             guard let root else { return }
             renders += 1
-            console.write("{\"controller\":\(JSONText.string(controllerName)),\"view\":\(JSONText.node(root))}\n")
+            console.writeView("{\"controller\":\(JSONText.string(controllerName)),\"view\":\(JSONText.node(root))}\n")
         case .live:
             renders += 1
             redraw(clipped(lines))
@@ -77,14 +77,14 @@ final class ViewPresenter {
     /// script appears above it; the view comes back at the end of the turn.
     func clearForOutput() {
         guard mode == .live, !screen.isEmpty else { return }
-        console.write("\r\u{1B}[\(screen.count)A\u{1B}[J")
+        console.writeView("\r\u{1B}[\(screen.count)A\u{1B}[J")
         screen = []
         needsRender = true
     }
 
     /// At exit: leaves the last view on screen with the cursor shown, below it.
     func finish() {
-        if mode == .live { console.write("\u{1B}[?25h") }
+        if mode == .live { console.writeView("\u{1B}[?25h") }
         console.flush()
     }
 
@@ -110,6 +110,6 @@ final class ViewPresenter {
         if lines.count < screen.count { output += "\u{1B}[J" }
         output += "\u{1B}[?25h"
         screen = lines
-        console.write(output)
+        console.writeView(output)
     }
 }

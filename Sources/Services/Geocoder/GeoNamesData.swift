@@ -9,13 +9,16 @@ package import Model
 /// integers little-endian, `varint` = unsigned LEB128, `zigzag` = signed varint:
 ///
 /// ```
-/// "CGEO" 01 00 00 00   u32 rowCount   u32 leafSize
+/// "CGEO" 02 00 00 00   u32 rowCount   u32 leafSize
 /// varint countryCount, then per country: 2 ASCII bytes (code), varint length, UTF-8 name
 /// admin1 strings, then admin2 strings: varint count, then per string varint length + UTF-8
 /// rowCount zigzag latitude deltas, then rowCount zigzag longitude deltas (1e-5 degrees)
 /// rowCount u8 country indices, rowCount varint admin1 indices, rowCount varint admin2 indices
 /// ceil(rowCount / 4) bytes of split axes, 2 bits per row, low bits first
-/// rowCount names: u8 length + ASCII bytes
+/// rowCount names: varint length + UTF-8 bytes, as GeoNames writes them
+/// rowCount varint populations
+/// varint alternateCount, then per alternate name: varint row delta (rows ascending), varint
+///   length + bytes, already folded (``TextFolding``): ASCII
 /// ```
 package final class GeoNamesData: Sendable {
     /// How many places there are.
@@ -35,6 +38,14 @@ package final class GeoNamesData: Sendable {
     /// Where each name starts in ``nameBytes``; `count + 1` entries.
     package let nameOffsets: [UInt32]
     package let nameBytes: [UInt8]
+    /// Inhabitants, as GeoNames counts them.
+    package let population: [UInt32]
+    /// The row of each alternate name, ascending.
+    package let alternateRows: [UInt32]
+    /// Where each alternate name starts in ``alternateBytes``; one more entry than names.
+    package let alternateOffsets: [UInt32]
+    /// The alternate names, folded, one after another.
+    package let alternateBytes: [UInt8]
     package let countryCodes: [String]
     package let countryNames: [String]
     package let admin1Names: [String]
@@ -43,8 +54,8 @@ package final class GeoNamesData: Sendable {
     /// Decodes a data file's bytes; throws `invalid_data` when they are not one.
     package init(bytes: [UInt8]) throws(ServiceError) {
         var reader = ByteReader(bytes)
-        guard try reader.bytes(8) == Array("CGEO".utf8) + [1, 0, 0, 0] else {
-            throw ServiceError(.invalidData, "the geocoder data file has an unknown format")
+        guard try reader.bytes(8) == Array("CGEO".utf8) + [2, 0, 0, 0] else {
+            throw ServiceError(.invalidData, "the geocoder data file has an unknown format (rebuild it with tools/fetch-geonames.sh)")
         }
         count = Int(try reader.uint32())
         leafSize = Int(try reader.uint32())
@@ -75,12 +86,33 @@ package final class GeoNamesData: Sendable {
         names.reserveCapacity(reader.remaining)
         for _ in 0..<count {
             offsets.append(UInt32(names.count))
-            let length = Int(try reader.byte())
-            names.append(contentsOf: try reader.slice(length))
+            names.append(contentsOf: try reader.slice(try reader.varint()))
         }
         offsets.append(UInt32(names.count))
         nameOffsets = offsets
         nameBytes = names
+        population = try reader.varints(count)
+
+        let alternateCount = try reader.varint()
+        guard alternateCount <= reader.remaining else { throw ServiceError(.invalidData, "the geocoder data file is truncated") }
+        var alternateRows: [UInt32] = []
+        var alternateOffsets: [UInt32] = []
+        var alternateBytes: [UInt8] = []
+        alternateRows.reserveCapacity(alternateCount)
+        alternateOffsets.reserveCapacity(alternateCount + 1)
+        alternateBytes.reserveCapacity(reader.remaining)
+        var row = 0
+        for _ in 0..<alternateCount {
+            row += try reader.varint()
+            guard row < count else { throw ServiceError(.invalidData, "the geocoder data file has an index out of range") }
+            alternateRows.append(UInt32(row))
+            alternateOffsets.append(UInt32(alternateBytes.count))
+            alternateBytes.append(contentsOf: try reader.slice(try reader.varint()))
+        }
+        alternateOffsets.append(UInt32(alternateBytes.count))
+        self.alternateRows = alternateRows
+        self.alternateOffsets = alternateOffsets
+        self.alternateBytes = alternateBytes
 
         guard country.allSatisfy({ Int($0) < codes.count }),
               admin1.allSatisfy({ Int($0) < admin1Names.count }),
@@ -111,6 +143,7 @@ package final class GeoNamesData: Sendable {
             countryCode: countryCodes[Int(country[row])],
             country: countryNames[Int(country[row])],
             point: point,
+            population: Int(population[row]),
             distance: origin.map { $0.distance(to: point) }
         )
     }

@@ -144,34 +144,3 @@ struct NearestMany {
         if found.count == wanted { bound = found[wanted - 1].chordSquared }
     }
 }
-
-/// Counts the rows within a squared chord distance of a point.
-struct RangeCount {
-    let columns: Columns
-    let query: SIMD3<Double>
-    let limit: Double
-    var count = 0
-
-    init(_ columns: Columns, query: SIMD3<Double>, limit: Double) {
-        self.columns = columns
-        self.query = query
-        self.limit = limit
-    }
-
-    /// Counts in `[lo, hi)`, the rows of `node`.
-    mutating func visit(_ lo: Int, _ hi: Int, node: Int) {
-        guard lo < hi, columns.boxDistance(query.x, query.y, query.z, node) <= limit else { return }
-        if hi - lo <= columns.leafSize {
-            for row in lo..<hi { check(row) }
-            return
-        }
-        let mid = (lo + hi) >> 1
-        check(mid)
-        visit(lo, mid, node: 2 * node + 1)
-        visit(mid + 1, hi, node: 2 * node + 2)
-    }
-
-    private mutating func check(_ row: Int) {
-        if columns.distance(query.x, query.y, query.z, row) <= limit { count += 1 }
-    }
-}

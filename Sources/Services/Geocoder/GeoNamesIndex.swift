@@ -149,18 +149,6 @@ package final class GeoNamesIndex: Sendable {
         }
     }
 
-    /// How many places lie within `metres` of `row` (itself included): how built-up its
-    /// surroundings are, a stand-in for a population the data does not have.
-    package func neighbours(of row: Int, within metres: Double) -> Int {
-        let angle = metres / GeoPoint.earthRadius
-        let chord = 2 * sin(angle / 2)
-        return withColumns { columns in
-            var counter = RangeCount(columns, query: SIMD3(columns.xs[row], columns.ys[row], columns.zs[row]), limit: chord * chord)
-            counter.visit(0, columns.count, node: 0)
-            return counter.count
-        }
-    }
-
     /// Runs `body` with the tree's columns.
     private func withColumns<Result>(_ body: (Columns) -> Result) -> Result {
         xs.withUnsafeBufferPointer { xs in

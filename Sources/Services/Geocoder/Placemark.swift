@@ -5,7 +5,7 @@ public import Model
 ///
 /// Scripts see it as the read-only table `placemark` (``value``).
 public struct Placemark: Sendable, Hashable {
-    /// The place's name in ASCII, as GeoNames spells it (`Sevres` for Sèvres).
+    /// The place's name as GeoNames writes it, in UTF-8 (`Sèvres`, `Île-de-France`).
     public let name: String
     /// The first-level division (a region, a state); empty when GeoNames has none.
     public let admin1: String
@@ -17,6 +17,8 @@ public struct Placemark: Sendable, Hashable {
     public let country: String
     /// Where the place is (GeoNames' coordinates, 5 decimals).
     public let point: GeoPoint
+    /// Inhabitants, as GeoNames counts them (0 when it does not know).
+    public let population: Int
     /// Metres from the point asked about; nil for forward searches.
     public let distance: Double?
 
@@ -31,6 +33,7 @@ public struct Placemark: Sendable, Hashable {
         ]
         if !admin1.isEmpty { fields["admin1"] = .string(admin1) }
         if !admin2.isEmpty { fields["admin2"] = .string(admin2) }
+        if population > 0 { fields["population"] = .integer(Int64(population)) }
         if let distance { fields["distance"] = .number(distance) }
         return .model(DataModel("placemark", fields))
     }

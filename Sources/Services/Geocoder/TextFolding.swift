@@ -4,7 +4,8 @@
 /// The Latin letters with diacritics (U+00C0–U+024F, U+1E00–U+1EFF) map to their base letters
 /// through the tables below, generated from Unicode's decompositions (NFKD without combining
 /// marks, plus the letters that have none: ø, ł, đ, þ, ß, æ, œ); other combining marks are dropped
-/// and other letters only lower-cased. GeoNames' names in the data file are ASCII already.
+/// and other letters only lower-cased. `tools/geonames/make_geocoder_data.py` folds the data file's
+/// alternate names the same way.
 enum TextFolding {
     /// The folded form of `text`.
     static func fold(_ text: String) -> String {

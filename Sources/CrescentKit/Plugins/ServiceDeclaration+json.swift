@@ -1,0 +1,69 @@
+import Model
+
+/// Declarations as data in the shape of a process plugin's `initialize` answer (DESIGN.md): what
+/// a process sends, and what the host keeps of any plugin's declarations between runs.
+extension ServiceDeclaration {
+    /// Reads the `services` array of an `initialize` answer.
+    ///
+    /// - Throws: what is wrong, naming the entry (`services[2].name`).
+    static func list(from services: Value) throws(PluginProblem) -> [ServiceDeclaration] {
+        guard let services = services.arrayValue else {
+            throw PluginProblem("its answer to 'initialize' has no 'services' array")
+        }
+        var declarations: [ServiceDeclaration] = []
+        for (index, service) in services.enumerated() {
+            guard let name = service["name"].stringValue, PluginNames.isValid(name) else {
+                throw PluginProblem("its answer to 'initialize': services[\(index + 1)].name must be a name matching [a-z][a-z0-9_]*")
+            }
+            var declaration = ServiceDeclaration(name: name, summary: service["summary"].stringValue ?? "")
+            for property in service["properties"].arrayValue ?? [] {
+                guard let key = property["name"].stringValue else { throw PluginProblem("its answer to 'initialize': a property of '\(name)' has no name") }
+                declaration.properties.append(.init(name: key, type: property["type"].stringValue ?? "value",
+                                                    doc: property["doc"].stringValue ?? "", value: property["value"]))
+            }
+            for method in service["methods"].arrayValue ?? [] {
+                guard let key = method["name"].stringValue else { throw PluginProblem("its answer to 'initialize': a method of '\(name)' has no name") }
+                let arguments = (method["args"].arrayValue ?? []).compactMap { argument -> ArgumentSpec? in
+                    guard let argumentName = argument["name"].stringValue,
+                          let spec = ServiceDeclaration.argument("\(argumentName): \(argument["type"].stringValue ?? "value")") else { return nil }
+                    guard let doc = argument["doc"].stringValue else { return spec }
+                    return ArgumentSpec(spec.name, spec.type, doc, optional: spec.isOptional)
+                }
+                declaration.methods.append(.init(name: key, arguments: arguments, returns: method["returns"].stringValue ?? "nil",
+                                                 doc: method["doc"].stringValue ?? ""))
+            }
+            for event in service["events"].arrayValue ?? [] {
+                guard let key = event["name"].stringValue else { throw PluginProblem("its answer to 'initialize': an event of '\(name)' has no name") }
+                declaration.events.append(EventSpec(name: key, payload: event["payload"].stringValue ?? "nil", summary: event["doc"].stringValue ?? ""))
+            }
+            declarations.append(declaration)
+        }
+        return declarations
+    }
+
+    /// This declaration as one entry of an `initialize` answer's `services`; ``list(from:)``
+    /// reads it back.
+    var jsonValue: Value {
+        [
+            "name": .string(name),
+            "summary": .string(summary),
+            "properties": .array(properties.map { property in
+                ["name": .string(property.name), "type": .string(property.type), "doc": .string(property.doc), "value": property.value]
+            }),
+            "methods": .array(methods.map { method in
+                [
+                    "name": .string(method.name),
+                    "args": .array(method.arguments.map { argument in
+                        ["name": .string(argument.name), "type": .string(argument.type.shortName + (argument.isOptional ? "?" : "")),
+                         "doc": .string(argument.summary)]
+                    }),
+                    "returns": .string(method.returns),
+                    "doc": .string(method.doc),
+                ]
+            }),
+            "events": .array(events.map { event in
+                ["name": .string(event.name), "payload": .string(event.payload), "doc": .string(event.summary)]
+            }),
+        ]
+    }
+}
