@@ -99,7 +99,7 @@ import Testing
     /// allow there (`[café]`, a control character) made the TOML parser assert.
     @Test func aTableNameStartingWithAForbiddenCharacterIsAnErrorNotACrash() async throws {
         let sandbox = try Sandbox()
-        let cases: [(text: String, found: String)] = [("[\u{1}", "U+1"), ("[café]\n", "c"), ("[é]\n", "é"), ("[[ \u{7F}x]]\n", "U+7F"),
+        let cases: [(text: String, found: String)] = [("[\u{1}", "U+1"), ("[café]\n", "c"), ("[é]\n", "é"), ("[[ \u{7F}x]]\n", "U+7F"), ("[\u{369}]\n", "U+369"),
                                                       ("# note\n[store]\nurl = \"a\"\n\n[\u{202E}x]\n", "\u{202E}")]
         for (text, found) in cases {
             try sandbox.write("bad.toml", text)

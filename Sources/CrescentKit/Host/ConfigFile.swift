@@ -30,7 +30,8 @@ struct ConfigFile {
     static func parse(_ text: String, name file: String) throws(HostSetupError) -> ConfigFile {
         switch ConfigHeaderCheck.firstProblem(in: text) {
         case (let line, .badHeaderStart(let found))?:
-            let shown = found.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "U+" + String($0.value, radix: 16, uppercase: true) : String($0) }.joined()
+            let shown = found.value < 0x20 || found.value == 0x7F || found.properties.generalCategory == .nonspacingMark
+                ? "U+" + String(found.value, radix: 16, uppercase: true) : String(found)
             throw HostSetupError(description: "\(file):\(line): a table name cannot start with '\(shown)': use letters, digits, _ and -, or quote it ([\"name\"])")
         case (let line, .tooManyKeyParts)?:
             throw HostSetupError(description: "\(file):\(line): a key has more than \(ConfigHeaderCheck.maxKeyDots + 1) dotted parts")

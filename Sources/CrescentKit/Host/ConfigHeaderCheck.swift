@@ -9,7 +9,7 @@
 enum ConfigHeaderCheck {
     /// What is wrong, found at a 1-based line.
     enum Problem: Equatable {
-        case badHeaderStart(Character)
+        case badHeaderStart(Unicode.Scalar)
         case tooManyKeyParts
     }
 
@@ -18,13 +18,14 @@ enum ConfigHeaderCheck {
 
     /// The 1-based line of the first problem, or nil.
     static func firstProblem(in text: String) -> (line: Int, problem: Problem)? {
-        let characters = Array(text)
+        // Scalars, not characters: a combining mark after `[` would join it into one character.
+        let characters = Array(text.unicodeScalars)
         var index = 0, line = 1
         var atLineStart = true
         // The open brackets and braces; a key is read at the top level or right inside a brace.
-        var open: [Character] = []
+        var open: [Unicode.Scalar] = []
         var inKey = true, keyDots = 0
-        func peek(_ offset: Int) -> Character? { index + offset < characters.count ? characters[index + offset] : nil }
+        func peek(_ offset: Int) -> Unicode.Scalar? { index + offset < characters.count ? characters[index + offset] : nil }
         while index < characters.count {
             let character = characters[index]
             if character == "\n" {
@@ -66,7 +67,7 @@ enum ConfigHeaderCheck {
                 guard let first = peek(0) else { return nil }
                 guard isBareKeyCharacter(first) || first == "\"" || first == "'" else { return (line, .badHeaderStart(first)) }
                 // The rest of the header line is the parser's to check, but for its dots.
-                var dots = 0, quote: Character?
+                var dots = 0, quote: Unicode.Scalar?
                 while index < characters.count && characters[index] != "\n" && (quote != nil || characters[index] != "#") {
                     let current = characters[index]
                     if let open = quote { if current == open { quote = nil } } else if current == "\"" || current == "'" { quote = current } else if current == "." { dots += 1 }
@@ -101,8 +102,9 @@ enum ConfigHeaderCheck {
     }
 
     /// A character a bare key may hold: ASCII letters, digits, `_` and `-`.
-    static func isBareKeyCharacter(_ character: Character) -> Bool {
-        guard let ascii = character.asciiValue else { return false }
+    static func isBareKeyCharacter(_ character: Unicode.Scalar) -> Bool {
+        guard character.isASCII else { return false }
+        let ascii = UInt8(character.value)
         return (ascii >= 0x41 && ascii <= 0x5A) || (ascii >= 0x61 && ascii <= 0x7A) || (ascii >= 0x30 && ascii <= 0x39)
             || ascii == 0x5F || ascii == 0x2D
     }
