@@ -2,8 +2,8 @@
 # Installs the Debian packages Crescent needs, once: Lua 5.4 (headers for the build, the
 # interpreter as the benchmark baseline), lua-cjson (require "cjson" is part of the test suite),
 # gpsd with gpsd-clients (the location tests run gpsfake, a real gpsd replaying an NMEA log),
-# curl (the http-get bench row's baseline), libxml2, which Foundation's XMLParser (the feed
-# parser) loads at run time, lua-check (luacheck lints scripts/ against the declared globals) and
+# curl (the http-get bench row's baseline), libxml2, which Foundation's XMLParser loads at run
+# time (the tests read JUnit reports with it; crescent itself reads XML without it), lua-check (luacheck lints scripts/ against the declared globals) and
 # PostgreSQL (the store tests and bench start throwaway clusters with its initdb and pg_ctl).
 set -euo pipefail
 

@@ -339,23 +339,23 @@ crescent_object *crescent_push_object(lua_State *L, void *object, void (*release
     block->object = object;
     block->release = release;
     lua_rawgeti(L, LUA_REGISTRYINDEX, metatable_ref);
+    block->type = lua_topointer(L, -1);
     lua_setmetatable(L, -2);
     return block;
 }
 
 crescent_object *crescent_object_block(lua_State *L, int idx) {
-    /* A full userdata of exactly our size whose first word is our tag; light userdata have no length. */
-    if (lua_type(L, idx) != LUA_TUSERDATA || lua_rawlen(L, idx) != sizeof(crescent_object)) return NULL;
+    /* A full userdata of exactly our size whose first word is our tag. lua_touserdata answers
+     * NULL for anything but a userdata, and lua_rawlen 0 for a light one, so the tag is read only
+     * inside a block of our size. */
     crescent_object *block = lua_touserdata(L, idx);
-    return block != NULL && block->tag == &object_tag ? block : NULL;
+    if (block == NULL || lua_rawlen(L, idx) != sizeof *block) return NULL;
+    return block->tag == &object_tag ? block : NULL;
 }
 
 crescent_object *crescent_to_object(lua_State *L, int idx, const void *metatable) {
     crescent_object *block = crescent_object_block(L, idx);
-    if (block == NULL || !lua_getmetatable(L, idx)) return NULL;
-    const void *actual = lua_topointer(L, -1);
-    lua_pop(L, 1);
-    return actual == metatable ? block : NULL;
+    return block != NULL && block->type == metatable ? block : NULL;
 }
 
 int crescent_object_gc(lua_State *L) {
@@ -415,6 +415,26 @@ static int cached_index(lua_State *L) {                                     /* o
     lua_insert(L, 1);                                                        /* getter obj key */
     lua_call(L, 2, 1);
     return 1;
+}
+
+void crescent_push_model(lua_State *L, int templates_ref, int slot) {       /* fields */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, templates_ref);                        /* fields templates */
+    lua_rawgeti(L, -1, slot);                                                /* fields templates template */
+    lua_remove(L, -2);                                                       /* fields template */
+    lua_createtable(L, 0, 0);                                                /* fields template proxy */
+    /* The template's 7 entries and __index: 8 fill a hash part of 8 slots exactly. */
+    lua_createtable(L, 0, 8);                                                /* ... proxy mt */
+    lua_pushnil(L);
+    while (lua_next(L, -4)) {                                                /* ... proxy mt key value */
+        lua_pushvalue(L, -2);                                                /* ... mt key value key */
+        lua_insert(L, -2);                                                   /* ... mt key key value */
+        lua_rawset(L, -4);                                                   /* ... mt key */
+    }
+    lua_pushvalue(L, -4);                                                    /* fields template proxy mt fields */
+    lua_setfield(L, -2, "__index");                                          /* fields template proxy mt */
+    lua_setmetatable(L, -2);                                                 /* fields template proxy */
+    lua_replace(L, -3);                                                      /* proxy template */
+    lua_pop(L, 1);                                                           /* proxy */
 }
 
 void crescent_push_cached_index(lua_State *L) {                              /* methods getter */
@@ -500,6 +520,46 @@ void crescent_bench_c_deliver_loop(lua_State *L, int ref, lua_Integer count) {
         lua_setfield(L, -2, "coalesced");
         if (crescent_pcall(L, 3, 0) != LUA_OK) lua_pop(L, 1);
     }
+}
+
+static void bench_copy(lua_State *L, int idx, int depth) {
+    switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+        if (lua_isinteger(L, idx)) lua_pushinteger(L, lua_tointeger(L, idx));
+        else lua_pushnumber(L, lua_tonumber(L, idx));
+        break;
+    case LUA_TSTRING: {
+        size_t length;
+        const char *bytes = lua_tolstring(L, idx, &length);
+        lua_pushlstring(L, bytes, length);
+        break;
+    }
+    case LUA_TBOOLEAN: lua_pushboolean(L, lua_toboolean(L, idx)); break;
+    case LUA_TTABLE:
+        if (depth > 100) luaL_error(L, "bench_c_mirror: too deep");
+        luaL_checkstack(L, 4, NULL);
+        idx = lua_absindex(L, idx);
+        lua_createtable(L, (int)lua_rawlen(L, idx), 0);                      /* copy */
+        lua_pushnil(L);
+        while (lua_next(L, idx)) {                                           /* copy key value */
+            bench_copy(L, -2, depth + 1);                                    /* copy key value key' */
+            bench_copy(L, -2, depth + 1);                                    /* copy key value key' value' */
+            lua_rawset(L, -5);                                               /* copy key value */
+            lua_pop(L, 1);                                                   /* copy key */
+        }
+        break;
+    default: lua_pushnil(L);
+    }
+}
+
+static int bench_c_mirror(lua_State *L) {
+    bench_copy(L, 1, 0);
+    return 1;
+}
+
+void crescent_bench_register_c_mirror(lua_State *L) {
+    lua_pushcfunction(L, bench_c_mirror);
+    lua_setglobal(L, "bench_c_mirror");
 }
 
 size_t crescent_heap_bytes(void) {

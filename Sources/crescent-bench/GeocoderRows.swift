@@ -148,7 +148,7 @@ enum GeocoderRows {
 
     /// Points uniform over the sphere (seeded), rounded to 6 decimals, and their CSV text: both
     /// sides read the same decimal text, so they search for the same doubles.
-    private static func randomPoints(count: Int) -> ([GeoPoint], String) {
+    static func randomPoints(count: Int) -> ([GeoPoint], String) {
         var random = SeededRandom(seed: 2024)
         var points: [GeoPoint] = []
         var text = ""
@@ -260,6 +260,14 @@ final class BenchFolder {
             try text.write(toFile: path + "/" + name, atomically: true, encoding: .utf8)
         } catch {
             throw BenchFailure(row: row, reason: "cannot write \(name): \(error)")
+        }
+    }
+
+    func read(_ name: String, row: String) throws(BenchFailure) -> String {
+        do {
+            return try String(contentsOfFile: path + "/" + name, encoding: .utf8)
+        } catch {
+            throw BenchFailure(row: row, reason: "cannot read \(name): \(error)")
         }
     }
 }

@@ -112,46 +112,38 @@ enum ModelRows {
     // MARK: await
 
     /// A task awaiting a trivial service method: one round trip is call, argument check, request,
-    /// completion on a later loop turn and resume. Baseline: a bare coroutine resume/yield in Lua.
+    /// completion on a later loop turn and resume. It runs as `crescent` runs a script
+    /// (`ScriptRunner` on its real NIO loop), timing itself with `services.benchclock`.
+    /// Baseline: a bare coroutine resume/yield in Lua, timed the same way in the same task.
     static func await() throws(BenchFailure) -> BenchRow {
-        let bench = try BenchHost(row: "await")
-        try bench.run("""
-            local echo = services.bench.echo
-            local svc = services.bench
-            function start(n)
-              task(function()
+        let n = 10_000
+        let output = try StoreRows.runScript(row: "await", plugins: [RealLoopBenchPlugin()], """
+            local echo, svc, clock = services.bench.echo, services.bench, services.benchclock
+            local n = \(n)
+            task(function()
+              for i = 1, n do echo(svc, i) end
+              local best, baseline = math.huge, math.huge
+              for round = 1, 20 do
+                local started = clock:now()
                 local s = 0
                 for i = 1, n do s = s + echo(svc, i) end
-                total = s
-              end)
-            end
-            function coroutine_loop(n)
-              local co = coroutine.wrap(function() while true do coroutine.yield(1) end end)
-              local s = 0
-              for i = 1, n do s = s + co() end
-              total = s
-            end
+                best = math.min(best, (clock:now() - started) / n)
+                assert(s == n * (n + 1) // 2, "echo summed " .. s)
+                local co = coroutine.wrap(function() while true do coroutine.yield(1) end end)
+                started = clock:now()
+                s = 0
+                for i = 1, n do s = s + co() end
+                baseline = math.min(baseline, (clock:now() - started) / n)
+              end
+              print(best, baseline)
+            end)
             """)
-        let n: Int64 = 10_000
-        let samples = try PairedSamples.collect(
-            rounds: 20, warmups: 3,
-            subject: { () throws(BenchFailure) in
-                try MonotonicClock.time { () throws(BenchFailure) in
-                    try bench.call("start", n)
-                    try bench.drain()
-                } / Double(n)
-            },
-            baseline: { () throws(BenchFailure) in
-                try MonotonicClock.time { () throws(BenchFailure) in try bench.call("coroutine_loop", n) } / Double(n)
-            }
-        )
-        _ = bench.vm.getGlobal("total")
-        let total = bench.vm.stack.integer(at: -1)
-        bench.vm.stack.pop()
-        guard total == n else { throw BenchFailure(row: "await", reason: "total \(total.map(String.init) ?? "nil")") }
-        return BenchRow(name: "await", value: Statistics.minimum(samples.subject) / 1000,
-                        baseline: Statistics.minimum(samples.baseline) / 1000, unit: "µs", goal: .valueAtMost(2),
-                        note: "\(n) awaited echo calls per round, best of 20, on NIO's EmbeddedEventLoop; baseline: coroutine resume/yield")
+        guard output.count == 2, let value = Double(output[0]), let baseline = Double(output[1]) else {
+            throw BenchFailure(row: "await", reason: "unexpected output \(output)")
+        }
+        return BenchRow(name: "await", value: value / 1000, baseline: baseline / 1000, unit: "µs", goal: .valueAtMost(2),
+                        note: "\(n) awaited echo calls per round, best of 20, in a script on crescent's real NIO loop (ScriptRunner); "
+                            + "baseline: coroutine resume/yield")
     }
 
     // MARK: subscribe

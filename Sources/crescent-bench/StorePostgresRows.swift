@@ -21,16 +21,19 @@ enum StorePostgresRows {
     static func add() throws(BenchFailure) -> BenchRow {
         let row = "store-add-pg"
         let count = 5_000
-        var subject: [Double] = [], baseline: [Double] = []
+        var subject: [Double] = [], baseline: [Double] = [], single: [Double] = []
         for _ in 0..<3 {
             let url = try database(row)
             subject.append(try awaitedAdds(row: row, url: url, count: count))
-            baseline.append(try directInserts(row: row, url: url, count: count))
+            baseline.append(try directInserts(row: row, url: url, count: count, inTransaction: true))
+            single.append(try directInserts(row: row, url: url, count: count, inTransaction: false))
         }
+        let autocommit = single.max() ?? .nan
         return BenchRow(name: row, value: subject.max() ?? .nan, baseline: baseline.max() ?? .nan, unit: "rec/s", goal: .ratioAtLeast(0.7),
                         note: "\(count) awaited add calls in one task on crescent's real NIO loop, [store] url on a throwaway local cluster (TCP loopback, fsync off), best of 3; "
-                            + "each add is BEGIN, one INSERT with its change-log row, COMMIT, then a read of the log up to it; "
-                            + "baseline: PostgresNIO on one connection inserting the same JSON into the same table, BEGIN/INSERT/COMMIT per row")
+                            + "each add is one statement (the INSERT and its change-log row, committing on its own), then one read of the log up to it that also confirms the commit; "
+                            + "baseline: PostgresNIO on one connection inserting the same JSON into the same table, BEGIN/INSERT/COMMIT per row; "
+                            + "the same with one autocommit INSERT per row (one round trip): \(String(format: "%.0f", autocommit)) rec/s")
     }
 
     private static func awaitedAdds(row: String, url: String, count: Int) throws(BenchFailure) -> Double {
@@ -54,16 +57,16 @@ enum StorePostgresRows {
         return Double(count) / (nanoseconds / 1e9)
     }
 
-    private static func directInserts(row: String, url: String, count: Int) throws(BenchFailure) -> Double {
+    private static func directInserts(row: String, url: String, count: Int, inTransaction: Bool) throws(BenchFailure) -> Double {
         do {
             let connection = try connect(url)
             defer { _ = try? connection.close().wait() }
             let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
             let json = StoreRows.recordJSON
             func insert() throws {
-                _ = try connection.query("BEGIN", logger: logger).wait()
+                if inTransaction { _ = try connection.query("BEGIN", logger: logger).wait() }
                 _ = try connection.query("INSERT INTO crescent_records (collection, data) VALUES ('direct', \(json)::jsonb)", logger: logger).wait()
-                _ = try connection.query("COMMIT", logger: logger).wait()
+                if inTransaction { _ = try connection.query("COMMIT", logger: logger).wait() }
             }
             for _ in 0..<200 { try insert() }
             let started = MonotonicClock.nanoseconds()
@@ -76,39 +79,39 @@ enum StorePostgresRows {
 
     // MARK: store-propagate-pg
 
-    /// Milliseconds from an awaited add by host A to the `didChange` of host B, median of 500;
-    /// beside it the floor, a NOTIFY from one bare PostgresNIO connection to another.
+    /// Milliseconds from an awaited add by host A (a store in the bench process) to the
+    /// `didChange` handler of host B (a `crescent` process), median of 500; beside it the floor,
+    /// a NOTIFY from one bare PostgresNIO connection to another.
     static func propagate() throws(BenchFailure) -> BenchRow {
         let row = "store-propagate-pg"
         let url = try database(row)
         let delays: [Double]
         do {
-            let writer = try Store(url: url), reader = try Store(url: url)
-            defer { writer.close(); reader.close() }
-            let list = try writer.collection(named: "propagate"), watched = try reader.collection(named: "propagate")
-            let arrived = Mutex<[Int64: UInt64]>([:])
-            watched.changes.attach { change in
-                guard case .event("didChange", _) = change, let last = watched.items.last?["id"].integerValue else { return }
-                let now = MonotonicClock.nanoseconds()
-                arrived.withLock { $0[last] = $0[last] ?? now }
-            }
+            let writer = try Store(url: url)
+            defer { writer.close() }
+            let list = try writer.collection(named: "propagate")
+            let observer = try ObserverProcess(row: row, url: url, collection: "propagate")
+            defer { observer.stop() }
             var sent: [(Int64, UInt64)] = []
             for _ in 0..<550 {
                 let started = MonotonicClock.nanoseconds()
-                let record = try list.add(["n": 1])
-                sent.append((record["id"].integerValue ?? 0, started))
+                let id = try list.add(["n": 1])["id"].integerValue ?? 0
+                sent.append((id, started))
                 // One at a time: wait (up to 2 s) for it to arrive before the next.
-                for _ in 0..<2_000 where arrived.withLock({ $0[record["id"].integerValue ?? 0] }) == nil { usleep(1_000) }
+                for _ in 0..<10_000 where observer.arrival(of: id) == nil { usleep(200) }
             }
-            delays = sent.dropFirst(50).compactMap { id, started in arrived.withLock { $0[id] }.map { Double($0 - started) / 1e6 } }
+            delays = sent.dropFirst(50).compactMap { id, started in observer.arrival(of: id).map { Double($0 - started) / 1e6 } }
+        } catch let failure as BenchFailure {
+            throw failure
         } catch {
             throw BenchFailure(row: row, reason: "\(error)")
         }
         let floor = try notifyRoundTrip(row: row, url: url)
         guard delays.count >= 400 else { throw BenchFailure(row: row, reason: "only \(delays.count) of 500 changes arrived") }
         return BenchRow(name: row, value: median(delays), baseline: floor, unit: "ms", goal: .valueAtMost(10),
-                        note: "awaited add in host A to the didChange handler in host B, median of 500, one at a time; A and B are two stores with their own connections in the bench process (not two processes); "
-                            + "baseline (the floor): NOTIFY on one bare PostgresNIO connection to its arrival on another, median of 500")
+                        note: "awaited add by host A (a store in the bench process, its own connection) to the didChange handler of host B "
+                            + "(a crescent process with a Lua observer, [store] url on the same database), timed when B's printed line reaches the bench; "
+                            + "median of 500, one at a time; baseline (the floor): NOTIFY on one bare PostgresNIO connection to its arrival on another, median of 500")
     }
 
     private static func notifyRoundTrip(row: String, url: String) throws(BenchFailure) -> Double {
@@ -162,7 +165,7 @@ enum StorePostgresRows {
                                               logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })).wait()
     }
 
-    private static func median(_ values: [Double]) -> Double {
+    static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? .nan : sorted[(sorted.count - 1) / 2]
     }

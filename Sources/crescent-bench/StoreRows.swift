@@ -136,7 +136,10 @@ enum StoreRows {
 
     /// Runs `source` with the store (over a fresh temporary folder) and the bench clock, and
     /// returns the words it printed; anything on stderr or a failed run is a failure.
-    static func runScript(row: String, config: String = "", _ source: String) throws(BenchFailure) -> [String] {
+    /// `onOutput` runs as each piece of output (a print, a rendered frame) is written.
+    static func runScript(row: String, config: String = "", ui: HostOptions.UIMode = .plain,
+                          plugins: [any Plugin] = [StoreBenchPlugin()], _ source: String,
+                          onOutput: (@Sendable () -> Void)? = nil) throws(BenchFailure) -> [String] {
         let folder = try TemporaryFolder(row: row)
         let configPath = folder.path + "/crescent.toml"
         do {
@@ -146,14 +149,18 @@ enum StoreRows {
         }
         let printed = Mutex(""), errors = Mutex("")
         let console = Console(colors: false) { stream, text in
-            if stream == .error { errors.withLock { $0 += text } } else { printed.withLock { $0 += text } }
+            if stream == .error { errors.withLock { $0 += text } } else {
+                onOutput?()
+                printed.withLock { $0 += text }
+            }
         }
         var options = HostOptions()
         options.dataDirectory = folder.path
         options.configPath = configPath
         options.memoryLimitMiB = 0
+        options.ui = ui
         let status = ScriptRunner.run(.code(source), bytes: Array(source.utf8), options: options,
-                                      plugins: [StoreBenchPlugin()], console: console)
+                                      plugins: plugins, console: console)
         let reported = errors.withLock { $0 }
         guard status == 0, reported.isEmpty else {
             throw BenchFailure(row: row, reason: "the script failed (status \(status)): \(reported)")
@@ -179,7 +186,7 @@ enum StoreRows {
 }
 
 /// The store and session, plus `services.benchclock`, for the store rows.
-private struct StoreBenchPlugin: Plugin {
+struct StoreBenchPlugin: Plugin {
     let name = "store"
 
     func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] {

@@ -8,6 +8,6 @@ extension HostOptions.UIMode: ExpressibleByArgument {}
 /// `--log-level debug|info|warn|error`.
 extension HostOptions.LogLevel: ExpressibleByArgument {
     public init?(argument: String) { self.init(name: argument) }
-    public var defaultValueDescription: String { "\(self)" }
-    public static var allValueStrings: [String] { allCases.map { "\($0)" } }
+    public var defaultValueDescription: String { name }
+    public static var allValueStrings: [String] { allCases.map(\.name) }
 }

@@ -39,6 +39,24 @@ import Testing
         #expect(message == "bad argument #1 to 'add' (Counter expected, got table) | bad argument #1 to 'add' (Counter expected, got FILE*)")
     }
 
+    /// A userdata's type is what it was made as: another type's metatable put on it with
+    /// debug.setmetatable makes it neither a valid receiver of that type nor of its own.
+    @Test func anObjectWearingAnotherTypesMetatableIsRefused() throws {
+        let vm = try LuaVM()
+        registerCounter(vm)
+        let labels = vm.objectType(Label.self, name: "Label", methods: ["show": { _ in .none }])
+        labels.push(Label(), onto: vm.stack)
+        vm.setGlobal("label")
+        let message = try evaluateOne(vm, """
+            local c = newCounter()
+            debug.setmetatable(label, debug.getmetatable(c))  -- a Label dressed as a Counter
+            local ok, e = pcall(function() return label:add(1) end)
+            local ok2, e2 = pcall(function() return label.value end)
+            return tostring(ok) .. " " .. e:match("bad argument.*") .. " | " .. tostring(ok2) .. " " .. tostring(e2)
+            """)
+        #expect(message == "false bad argument #1 to 'add' (Counter expected, got Counter) | true nil")
+    }
+
     @Test func gcTwiceByHandIsHarmless() throws {
         let vm = try LuaVM()
         registerCounter(vm)
@@ -92,3 +110,6 @@ import Testing
         #expect(registryEntries(vm) == before)
     }
 }
+
+/// A second exported class, for type confusion tests.
+private final class Label {}

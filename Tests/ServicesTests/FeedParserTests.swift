@@ -196,8 +196,8 @@ import Testing
             ("{\"version\": ", "not RSS, Atom or JSON Feed: the document starts with '{' but is not valid JSON"),
             ("{\"version\": \"https://jsonfeed.org/version/1.1\", \"items\": {}}", "malformed JSON Feed: \"items\" must be an array, got table"),
             ("<rss><channel><item><title>x</channel></rss>",
-             "malformed XML at line 1, column 39: an end tag that does not match its start tag"),
-            ("<rss><channel><item>", "malformed XML at line 1, column 21: the document ends before its elements are closed"),
+             "malformed XML at line 1, column 39: the end tag </channel> does not match <title>"),
+            ("<rss><channel><item>", "malformed XML at line 1, column 21: the document ends before <item> is closed"),
         ]
         for (document, message) in cases {
             let error = Self.failure(document)

@@ -58,15 +58,6 @@ import Testing
         #expect(HTMLText.trimmed(" \u{A0}x y\n") == "x y")
     }
 
-    @Test func xmlRepairMendsAmpersandsOutsideCDATAOnly() {
-        func repaired(_ text: String) -> String { String(decoding: XMLEntityRepair.repair(Array(text.utf8)), as: UTF8.self) }
-        #expect(repaired("<a>&nbsp;&amp;&#160;&#xA0;&lt;&apos;</a>") == "<a>&#160;&amp;&#160;&#xA0;&lt;&apos;</a>")
-        #expect(repaired("<a t=\"x&y\">AT&T &bogus; &</a>") == "<a t=\"x&amp;y\">AT&amp;T &amp;bogus; &amp;</a>")
-        #expect(repaired("<![CDATA[&nbsp; & ]]><!-- & -->&eacute;") == "<![CDATA[&nbsp; & ]]><!-- & -->&#233;")
-        let clean = Array("<rss>&amp;</rss>".utf8)
-        #expect(XMLEntityRepair.repair(clean) == clean)
-    }
-
     @Test func backoffDoublesUpToTheCapAndNeverBelowTheInterval() {
         var settings = FeedSettings()
         settings.maxBackoff = 3600

@@ -46,9 +46,10 @@ import Testing
         let cases: [(String, String)] = [
             ("<gpx><trk><trkseg><trkpt lon=\"2\"></trkpt></trkseg></trk></gpx>", "GPX track point #1 has no valid lat attribute"),
             ("<gpx><trkpt lat=\"1\" lon=\"200\"/></gpx>", "GPX track point #1 has no valid lon attribute"),
-            ("<kml></kml>", "not a GPX file (no <gpx> element)"),
-            ("<gpx><trkpt lat=\"1\" lon=\"2\"", "malformed XML: <trkpt is not closed"),
-            ("<gpx><!-- never closed", "malformed XML: missing -->"),
+            ("<kml></kml>", "not a GPX file (the root element is <kml>, not <gpx>)"),
+            ("<!-- only a comment -->", "malformed XML at line 1, column 24: the document has no root element"),
+            ("<gpx><trkpt lat=\"1\" lon=\"2\"", "malformed XML at line 1, column 6: the start tag <trkpt> is not closed"),
+            ("<gpx>\n  <!-- never closed", "malformed XML at line 2, column 3: a comment (<!--) is not closed with '-->'"),
         ]
         for (text, message) in cases {
             #expect(throws: ServiceError(.invalidData, message)) { try GPXParser.parse(Array(text.utf8)) }

@@ -123,9 +123,12 @@ int crescent_checkstack(lua_State *L, int n);
 
 /** The block of every Swift-object userdata. `object` is an owned reference released once. `tag`
  *  marks blocks made by crescent_push_object: with the block's size it tells ours from any other
- *  userdata (an io file, a C module's object) that a script points our metatable or `__gc` at. */
+ *  userdata (an io file, a C module's object) that a script points our metatable or `__gc` at.
+ *  `type` is the identity of the metatable the block was made with, which says what `object` is
+ *  even after debug.setmetatable gave the userdata another type's metatable. */
 typedef struct crescent_object {
     const void *tag;
+    const void *type;
     void *object;
     void (*release)(void *object);
 } crescent_object;
@@ -134,8 +137,9 @@ typedef struct crescent_object {
  *  in registry slot `metatable_ref`. */
 crescent_object *crescent_push_object(lua_State *L, void *object, void (*release)(void *), int metatable_ref,
                                       int user_values);
-/** The block at `idx` when its metatable is exactly `metatable` (compared by identity) and the
- *  userdata really is a Swift-object block (size and tag), else NULL. */
+/** The block at `idx` when the userdata really is a Swift-object block (size and tag) made with
+ *  the metatable `metatable` (compared by identity, read from the block: one load, no stack
+ *  traffic), else NULL. */
 crescent_object *crescent_to_object(lua_State *L, int idx, const void *metatable);
 /** The block at `idx` when it is a Swift-object block made by crescent_push_object, whatever its
  *  metatable, else NULL. */
@@ -154,6 +158,11 @@ void crescent_push_object_index(lua_State *L);
 void crescent_push_cached_index(lua_State *L);
 /** The light userdata key that marks data model metatables. */
 const void *crescent_model_marker(void);
+/** Turns the fields table on top into a data model proxy: pops the fields, pushes an empty proxy
+ *  whose new metatable holds every entry of `templates[slot]` (the table `templates` is in
+ *  registry slot `templates_ref`; a template holds its type's metamethods, name and marker) and
+ *  `__index` = the fields. Needs 6 free stack slots. */
+void crescent_push_model(lua_State *L, int templates_ref, int slot);
 
 /** Pushes the array of key strings the change helpers need; pin it once. */
 void crescent_push_change_keys(lua_State *L);
@@ -206,6 +215,10 @@ void crescent_bench_register_c_object(lua_State *L);
  *  Returns the sum of the integer results, or -1 on error. */
 lua_Integer crescent_bench_c_callback_loop(lua_State *L, int ref, lua_Integer count);
 
+/** Registers global `bench_c_mirror(v)`: returns a copy of `v` made with the raw C API, each
+ *  string and number read out and pushed anew, tables walked with lua_next (the C counterpart of
+ *  converting a value to Swift and back). */
+void crescent_bench_register_c_mirror(lua_State *L);
 /** Bytes the process heap has handed out (glibc mallinfo2), for memory measurements. */
 size_t crescent_heap_bytes(void);
 /** Registers global `bench_c_property`: a userdata whose C `__index` returns the integer 42 for

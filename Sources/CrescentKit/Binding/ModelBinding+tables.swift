@@ -29,13 +29,6 @@ extension ModelBinding {
             stack.push(lua_rawequal(stack.state, -1, -2) != 0)
             return .one
         }
-        vm.register(field: "__len") { [unowned self] stack in
-            try self.checkModel(stack)
-            lua_getmetatable(stack.state, 1)
-            _ = lua_getfield(stack.state, -1, "__index")
-            stack.push(Int64(stack.rawLength(-1)))
-            return .one
-        }
         vm.register(field: "__tostring") { [unowned self] stack in
             try self.checkModel(stack)
             let typeName = Self.modelTypeName(at: 1, in: stack)
@@ -54,6 +47,8 @@ extension ModelBinding {
             return .one
         }
         modelMetamethods = vm.ref()
+        stack.newTable()
+        modelTemplates = vm.ref()
         try installModelMethods()
         try installJSONMarks()
         crescent_push_change_keys(vm.state)

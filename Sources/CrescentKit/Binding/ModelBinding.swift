@@ -45,6 +45,10 @@ final class ModelBinding {
     var modelMetamethods: LuaRef!
     /// Per data model type with methods (`response`), the metatable of its fields table.
     var modelMethodTables: [String: LuaRef] = [:]
+    /// What data model proxies' metatables hold, per type (see `modelTemplate`), and the slot of
+    /// each type name in it.
+    var modelTemplates: LuaRef!
+    var modelTemplateSlots: [String: Int32] = [:]
     /// The `__tostring` of `error` data models: `service.method: code: message`.
     var errorTostring: LuaRef!
     var subscriptionType: LuaObjectType<Subscription>!
@@ -359,6 +363,8 @@ final class ModelBinding {
         functionDocs = nil
         modelMetamethods = nil
         modelMethodTables.removeAll()
+        modelTemplates = nil
+        modelTemplateSlots.removeAll()
         errorTostring = nil
         servicesTable = nil
         services.removeAll()        // the services go with the run (their pollers and clients too)

@@ -26,11 +26,7 @@ extension ModelBinding {
             // Nulls are nil in Lua, so a list of them is empty too.
             if items.allSatisfy(\.isNull), let jsonArray { markShape(jsonArray, stack) }
         case .object(let fields):
-            stack.newTable(fieldCount: Int32(clamping: fields.count))
-            for (key, item) in fields {
-                push(item, onto: stack)
-                stack.rawSet(-2, key)
-            }
+            pushFields(fields, onto: stack)
             // So `{}` and `{ "c": null }` stay objects.
             if fields.values.allSatisfy(\.isNull), let jsonObject { markShape(jsonObject, stack) }
         case .model(let model): pushModel(model, onto: stack)
@@ -48,31 +44,57 @@ extension ModelBinding {
     /// A cached property hands out a fresh proxy per read (see `crescent_push_cached_index`), and
     /// two proxies over the same fields are equal (`__eq`), as one proxy read twice was.
     private func pushModel(_ model: DataModel, onto stack: LuaStack) {
-        stack.newTable()                                             // proxy
-        stack.newTable(fieldCount: 7)                                // proxy mt
-        push(.object(model.fields), onto: stack)                     // proxy mt fields
+        _ = stack.ensure(8)                                          // crescent_push_model uses 6 slots
+        pushFields(model.fields, onto: stack)                        // fields
         if let methods = modelMethodTables[model.typeName] {
-            methods.push(onto: stack)                                // proxy mt fields methodsmt
-            lua_setmetatable(stack.state, -2)                        // proxy mt fields
+            methods.push(onto: stack)                                // fields methodsmt
+            lua_setmetatable(stack.state, -2)                        // fields
         }
-        stack.rawSet(-2, "__index")
-        stack.push(model.typeName)
+        crescent_push_model(stack.state, modelTemplates.id, modelTemplate(model.typeName))  // proxy
+    }
+
+    /// A table of named fields, pushed.
+    private func pushFields(_ fields: [String: Value], onto stack: LuaStack) {
+        stack.newTable(fieldCount: Int32(clamping: fields.count))    // t
+        for (key, item) in fields {
+            stack.push(key)                                          // t key
+            push(item, onto: stack)                                  // t key item
+            lua_rawset(stack.state, -3)                              // t
+        }
+    }
+
+    /// The slot in `modelTemplates` of what every proxy metatable of data model type `typeName`
+    /// holds but its `__index`: the shared metamethods (the error type's own `__tostring`),
+    /// `__name`, `__metatable` and the model marker. Built once per type name (in the one table
+    /// `modelTemplates`, so no reference is added per type); `crescent_push_model` copies it.
+    private func modelTemplate(_ typeName: String) -> Int32 {
+        if let known = modelTemplateSlots[typeName] { return known }
+        let stack = vm.stack
+        _ = stack.ensure(5)
+        modelTemplates.push(onto: stack)                             // templates
+        stack.newTable(fieldCount: 7)                                // templates template
+        stack.push(typeName)
         stack.rawSet(-2, "__name")
-        stack.push(model.typeName)
+        stack.push(typeName)
         stack.rawSet(-2, "__metatable")
-        modelMetamethods.push(onto: stack)                           // proxy mt shared
-        for name in ["__newindex", "__pairs", "__len", "__tostring", "__eq"] {
+        modelMetamethods.push(onto: stack)                           // template shared
+        // No `__len`: fields have names only, so `#` of the empty proxy (0) is already right.
+        for name in ["__newindex", "__pairs", "__tostring", "__eq"] {
             stack.rawGet(-1, name)
             stack.rawSet(-3, name)
         }
-        stack.pop()                                                  // proxy mt
-        if model.typeName == ServiceError.typeName {
-            errorTostring.push(onto: stack)                          // proxy mt tostring
-            stack.rawSet(-2, "__tostring")                           // proxy mt
+        stack.pop()                                                  // template
+        if typeName == ServiceError.typeName {
+            errorTostring.push(onto: stack)                          // template tostring
+            stack.rawSet(-2, "__tostring")                           // template
         }
         lua_pushboolean(stack.state, 1)
         lua_rawsetp(stack.state, -2, modelMarker)
-        lua_setmetatable(stack.state, -2)                            // proxy
+        let slot = Int32(modelTemplateSlots.count + 1)
+        stack.rawSet(-2, index: Int64(slot))                         // templates
+        stack.pop()
+        modelTemplateSlots[typeName] = slot
+        return slot
     }
 
     /// The fields table and type name when the value at `index` is a data model proxy.
@@ -128,7 +150,9 @@ extension ModelBinding {
     /// What one conversion tracks: the tables being converted (to find cycles) and the first
     /// failure.
     private struct ConversionState {
-        var visiting: Set<UnsafeRawPointer> = []
+        /// The tables from the root down to the one being converted: a short list (tables nest
+        /// at most ``ModelBinding/maxConversionDepth`` deep), so a scan beats hashing per table.
+        var visiting: [UnsafeRawPointer] = []
         var failure: ConversionFailure?
 
         /// Records `problem` (when it is the first) and returns `standIn` to put in its place.
@@ -147,8 +171,8 @@ extension ModelBinding {
         case .none, .nil: return .null
         case .boolean: return .bool(stack.boolean(at: index))
         case .number:
-            if stack.isInteger(at: index), let integer = stack.integer(at: index) { return .integer(integer) }
-            return .number(stack.number(at: index) ?? .nan)
+            if lua_isinteger(stack.state, index) != 0 { return .integer(Int64(crescent_tointegerx(stack.state, index, nil))) }
+            return .number(crescent_tonumberx(stack.state, index, nil))
         case .string: return stringValue(at: index, in: stack)
         case .userdata:
             if let box = anyObjectBox(at: index, in: stack) { return .handle(box.handle) }
@@ -158,14 +182,20 @@ extension ModelBinding {
         case .table:
             guard depth < Self.maxConversionDepth, stack.ensure(4) else { return state.fail(.tooDeep, standIn: Self.tableStandIn) }
             guard let identity = lua_topointer(stack.state, index) else { return .null }
-            if isJSONNull(at: index, in: stack) { return .null }
-            guard state.visiting.insert(identity).inserted else { return state.fail(.cycle, standIn: Self.tableStandIn) }
-            defer { state.visiting.remove(identity) }
-            if refusesMetatables, modelFields(at: index, in: stack) == nil, lua_getmetatable(stack.state, index) != 0 {
-                stack.pop()
+            // Most tables have no metatable: then they are neither json.null, nor a data model,
+            // nor shaped by json.array/json.object, and none of those checks runs.
+            let hasMetatable = lua_getmetatable(stack.state, index) != 0
+            if hasMetatable { stack.pop() }
+            if hasMetatable, isJSONNull(at: index, in: stack) { return .null }
+            guard !state.visiting.contains(identity) else { return state.fail(.cycle, standIn: Self.tableStandIn) }
+            state.visiting.append(identity)
+            defer { state.visiting.removeLast() }
+            guard hasMetatable else { return convertTable(index, stack, depth: depth, hasMetatable: false, &state) }
+            let typeName = modelFields(at: index, in: stack)
+            if refusesMetatables, typeName == nil {
                 return state.fail(.unsupported("a table with a metatable"), standIn: Self.tableStandIn)
             }
-            if let typeName = modelFields(at: index, in: stack) {
+            if let typeName {
                 lua_getmetatable(stack.state, index)                             // ... mt
                 stack.rawGet(-1, "__index")                                      // ... mt fields
                 let fields = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
@@ -173,7 +203,7 @@ extension ModelBinding {
                 guard case .object(let values) = fields else { return .model(DataModel(typeName, [:])) }
                 return .model(DataModel(typeName, values))
             }
-            return convertTable(index, stack, depth: depth, &state)
+            return convertTable(index, stack, depth: depth, hasMetatable: true, &state)
         }
     }
 
@@ -210,24 +240,32 @@ extension ModelBinding {
         return stack.rawGet(-1, "__jsontype") == .string ? stack.text(at: -1) : nil
     }
 
-    private func convertTable(_ index: Int32, _ stack: LuaStack, depth: Int, _ state: inout ConversionState) -> Value {
-        var positional: [Int64: Value] = [:]
+    /// One pass of `lua_next`. Array items arrive in order from the table's array part and are
+    /// appended as they come; only positions that arrive out of order (from the hash part) wait
+    /// in a dictionary until their turn.
+    private func convertTable(_ index: Int32, _ stack: LuaStack, depth: Int, hasMetatable: Bool,
+                              _ state: inout ConversionState) -> Value {
+        var items: [Value] = []
+        var outOfOrder: [Int64: Value] = [:]
         var named: [String: Value] = [:]
         var oddKey: String?
+        let length = stack.rawLength(index)
+        if length > 0 { items.reserveCapacity(length) }
         stack.pushNil()
         while lua_next(stack.state, index) != 0 {                        // ... key value
             let failedBefore = state.failure != nil
-            switch stack.type(at: -2) {
-            case .string:
+            switch lua_type(stack.state, -2) {
+            case LUA_TSTRING:
                 guard let key = validText(at: -2, in: stack) else {
                     stack.pop(2)
                     return state.fail(.binaryKey, standIn: Self.tableStandIn)
                 }
                 named[key] = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
                 if !failedBefore { state.failure?.within(.field(key)) }
-            case .number where stack.isInteger(at: -2):
-                let key = stack.integer(at: -2) ?? 0
-                positional[key] = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
+            case LUA_TNUMBER where lua_isinteger(stack.state, -2) != 0:
+                let key = Int64(crescent_tointegerx(stack.state, -2, nil))
+                let item = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
+                if key == Int64(items.count) + 1 { items.append(item) } else { outOfOrder[key] = item }
                 if !failedBefore { state.failure?.within(.index(key)) }
             default:
                 oddKey = oddKey ?? stack.typeName(at: -2)
@@ -235,14 +273,16 @@ extension ModelBinding {
             stack.pop()                                                     // ... key
         }
         if let oddKey { return state.fail(.key(oddKey), standIn: Self.tableStandIn) }
-        if !positional.isEmpty && !named.isEmpty { return state.fail(.mixedKeys, standIn: Self.tableStandIn) }
-        if !named.isEmpty || (positional.isEmpty && jsonShape(at: index, in: stack) == "object") { return .object(named) }
-        var items: [Value] = []
-        items.reserveCapacity(positional.count)
-        for position in 1...max(Int64(positional.count), 1) where !positional.isEmpty {
-            guard let item = positional[position] else { return state.fail(.hole(position), standIn: Self.tableStandIn) }
+        let hasPositions = !items.isEmpty || !outOfOrder.isEmpty
+        if hasPositions && !named.isEmpty { return state.fail(.mixedKeys, standIn: Self.tableStandIn) }
+        if !named.isEmpty || (!hasPositions && hasMetatable && jsonShape(at: index, in: stack) == "object") {
+            return .object(named)
+        }
+        while !outOfOrder.isEmpty, let item = outOfOrder.removeValue(forKey: Int64(items.count) + 1) {
             items.append(item)
         }
+        // A position left over lies past a missing one: the first gap is the next position.
+        if !outOfOrder.isEmpty { return state.fail(.hole(Int64(items.count) + 1), standIn: Self.tableStandIn) }
         return .array(items)
     }
 }

@@ -33,7 +33,7 @@ extension Host {
         let stack = vm.stack
         stack.newTable()
         for level in HostOptions.LogLevel.allCases {
-            let name = "\(level)"
+            let name = level.name
             vm.register(field: name) { [unowned self] stack in
                 guard level >= self.options.logLevel else { return .none }
                 var line = self.console.styled("\(name):", Console.Style(level)) + " "

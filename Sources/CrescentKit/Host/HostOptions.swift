@@ -9,8 +9,19 @@ public struct HostOptions: Sendable {
     public enum LogLevel: Int, Sendable, CaseIterable, Comparable {
         case debug, info, warn, error
 
+        /// The level's name, as `--log-level` and `log.<name>` spell it. (Written out: an
+        /// interpolated case name goes through runtime reflection, which start-up pays for.)
+        public var name: String {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warn: "warn"
+            case .error: "error"
+            }
+        }
+
         public init?(name: String) {
-            guard let level = Self.allCases.first(where: { "\($0)" == name.lowercased() }) else { return nil }
+            guard let level = Self.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
             self = level
         }
 

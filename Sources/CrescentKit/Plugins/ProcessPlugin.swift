@@ -304,6 +304,6 @@ final class ProcessPlugin {
 
     func log(_ level: HostOptions.LogLevel, _ message: String) {
         guard level >= host.options.logLevel else { return }
-        host.writeError("\(host.console.styled("\(level):", Console.Style(level))) plugin '\(manifest.name)': \(message)")
+        host.writeError("\(host.console.styled("\(level.name):", Console.Style(level))) plugin '\(manifest.name)': \(message)")
     }
 }

@@ -50,25 +50,48 @@ extension ViewNode {
             fields["rows"] = .array(rows)
         }
         let text = Self.text(value)
-        let previous = DisplayWidth.of(cells[row][column])
+        let previous = cells[row][column]
         cells[row][column] = text
+        noteCellChange(column: column, from: previous, to: text, value: value)
+        rowLines[row] = nil
+        markDirty()
+    }
+
+    /// Keeps the natural widths (and how many cells hold each) right as one cell goes from
+    /// `previous` to `text` (either nil for a row that comes or goes), without measuring the
+    /// other rows; when a column may shrink or change alignment, they are measured again.
+    private func noteCellChange(column: Int, from previous: String?, to text: String?, value: Value?) {
         if naturalWidths.indices.contains(column) && columns[column].width == nil {
             let natural = naturalWidths[column]
-            let width = DisplayWidth.of(text)
+            let old = previous.map(DisplayWidth.of) ?? -1
+            let width = text.map(DisplayWidth.of) ?? -1
             if width > natural {
-                naturalWidths = []                  // the column grows
-            } else if previous == natural && width < natural {
+                naturalWidths[column] = width       // the column grows
+                widestCounts[column] = 1
+            } else if old == natural && width < natural {
                 widestCounts[column] -= 1
                 if widestCounts[column] == 0 { naturalWidths = [] }   // it may shrink
-            } else if width == natural && previous < natural {
+            } else if width == natural && old < natural {
                 widestCounts[column] += 1
             }
         }
-        if columns[column].explicitRight == nil && (value.doubleValue != nil) != columns[column].alignRight {
-            naturalWidths = []   // the automatic alignment may change
+        guard columns.indices.contains(column), columns[column].explicitRight == nil else { return }
+        // Automatic alignment is right when every cell is a number: a new cell can only break
+        // that; a cell that goes may make it true again.
+        if let value, (value.doubleValue != nil) != columns[column].alignRight, text != nil || !columns[column].alignRight {
+            naturalWidths = []
+        } else if text == nil, !columns[column].alignRight {
+            naturalWidths = []
         }
-        rowLines[row] = nil
-        markDirty()
+    }
+
+    /// A row of cells comes (`added`) or goes: the widths follow it.
+    private func noteRow(_ rowCells: [String], _ row: Value, added: Bool) {
+        for column in columns.indices where column < rowCells.count {
+            let cellValue = cell(of: row, at: column)
+            noteCellChange(column: column, from: added ? nil : rowCells[column], to: added ? rowCells[column] : nil,
+                           value: added ? cellValue : nil)
+        }
     }
 
     func tableLines(width: Int) -> [String] {
@@ -169,28 +192,53 @@ extension ViewNode {
         } catch {
             throw ViewError("view.\(kind):apply: \(error.message)")
         }
+        guard edits.contains(where: { if case .reload = $0 { false } else { true } }) else {
+            for case .reload(let list) in edits {
+                deriveColumns(from: list)
+                try set(key, .array(list))
+            }
+            return
+        }
+        // The rows leave `fields` while they are edited, so the edits do not copy the whole list.
         var rows = fields[key]?.arrayValue ?? []
+        fields[key] = nil
+        defer { fields[key] = .array(rows) }
         for edit in edits {
             switch edit {
             case .reload(let list):
                 deriveColumns(from: list)
                 try set(key, .array(list))
+                fields[key] = nil
                 rows = list
             case .delete(let index):
-                rows.remove(at: index)
-                if kind == .table { cells.remove(at: index); rowLines.remove(at: index) }
+                let gone = rows.remove(at: index)
+                if kind == .table {
+                    noteRow(cells.remove(at: index), gone, added: false)
+                    rowLines.remove(at: index)
+                }
             case .insert(let index, let item):
                 rows.insert(item, at: index)
-                if kind == .table { cells.insert(cellStrings(item), at: index); rowLines.insert(nil, at: index) }
+                if kind == .table {
+                    let rowCells = cellStrings(item)
+                    cells.insert(rowCells, at: index)
+                    rowLines.insert(nil, at: index)
+                    noteRow(rowCells, item, added: true)
+                }
             case .update(let index, let item):
+                let previous = rows[index]
                 rows[index] = item
-                if kind == .table { cells[index] = cellStrings(item); rowLines[index] = nil }
+                if kind == .table {
+                    noteRow(cells[index], previous, added: false)
+                    cells[index] = cellStrings(item)
+                    rowLines[index] = nil
+                    noteRow(cells[index], item, added: true)
+                }
             }
         }
-        guard edits.contains(where: { if case .reload = $0 { false } else { true } }) else { return }
-        if columns.isEmpty { deriveColumns(from: rows) }
-        fields[key] = .array(rows)
-        if kind == .table { naturalWidths = [] }
+        if columns.isEmpty {
+            deriveColumns(from: rows)
+            naturalWidths = []
+        }
         markDirty()
     }
 

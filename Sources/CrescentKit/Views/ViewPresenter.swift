@@ -88,12 +88,18 @@ final class ViewPresenter {
         console.flush()
     }
 
+    /// The terminal's height, else `LINES` (as curses reads it); nil when neither is known.
+    private var height: Int? {
+        var size = winsize()
+        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 { return Int(size.ws_row) }
+        return getenv("LINES").flatMap { Int(String(cString: $0)) }
+    }
+
     /// A view taller than the terminal is cut to fit (moving the cursor up stops at the top row,
     /// so a taller view could not be redrawn in place).
     private func clipped(_ lines: [String]) -> [String] {
-        var size = winsize()
-        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 2 else { return lines }
-        let rows = Int(size.ws_row) - 1
+        guard let height, height > 2 else { return lines }
+        let rows = height - 1
         guard lines.count > rows else { return lines }
         return Array(lines.prefix(rows - 1)) + ["… (\(lines.count - rows + 1) more lines)"]
     }

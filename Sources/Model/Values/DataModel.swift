@@ -8,7 +8,9 @@ public struct DataModel: Sendable, Hashable {
 
     public init(_ typeName: String, _ fields: [String: Value]) {
         self.typeName = typeName
-        self.fields = fields.filter { !$0.value.isNull }
+        // Most models hold no null: then the dictionary is kept as it is, not rebuilt.
+        let holdsNull = fields.values.contains { if case .null = $0 { true } else { false } }
+        self.fields = holdsNull ? fields.filter { !$0.value.isNull } : fields
     }
 
     public subscript(key: String) -> Value { fields[key] ?? .null }

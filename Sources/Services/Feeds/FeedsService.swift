@@ -36,7 +36,7 @@ public final class FeedsService: Service {
     /// How many items `latest` holds.
     public static let latestCount = 50
 
-    private let archive: FeedArchive
+    private let archive: any FeedArchive
     private let transport: any FeedTransport
     private let clock: any ServiceClock
     private let state = Mutex(State())
@@ -50,7 +50,7 @@ public final class FeedsService: Service {
     }
 
     private struct Subscription {
-        var stored: FeedArchive.StoredFeed
+        var stored: StoredFeed
         var lastError: ServiceError?
         var failures = 0
         /// The next poll, waiting on the clock or fetching.
@@ -59,8 +59,8 @@ public final class FeedsService: Service {
         var pollerGeneration = 0
     }
 
-    init(database: StoreDatabase, settings: FeedSettings, transport: any FeedTransport, clock: any ServiceClock) {
-        archive = FeedArchive(database: database)
+    init(archive: any FeedArchive, settings: FeedSettings, transport: any FeedTransport, clock: any ServiceClock) {
+        self.archive = archive
         self.clock = clock
         self.settings = settings
         self.transport = transport
@@ -200,7 +200,7 @@ public final class FeedsService: Service {
     }
 
     /// Notes an answer from `url`: no error, no failures, and `update` applied to what is stored.
-    private func succeeded(_ url: String, _ update: (inout FeedArchive.StoredFeed) -> Void) {
+    private func succeeded(_ url: String, _ update: (inout StoredFeed) -> Void) {
         state.withLock { state in
             guard var subscription = state.subscriptions[url] else { return }
             update(&subscription.stored)

@@ -1,15 +1,14 @@
 import Foundation
-import FoundationXML
 import Model
 
-/// Reads an RSS 2.0 (and 0.9x), RSS 1.0 (RDF) or Atom 1.0 document with Foundation's
-/// `XMLParser` (libxml2's SAX parser) into entry drafts.
+/// Reads an RSS 2.0 (and 0.9x), RSS 1.0 (RDF) or Atom 1.0 (and 0.3) document with
+/// ``XMLReader`` into entry drafts.
 ///
 /// It follows namespaces, so `atom:link` in an RSS channel is not the channel's `link`, and keeps
 /// a stack of `xml:base` values so relative links resolve where they were written. Text of the
 /// fields it reads (and of their child elements, for Atom's XHTML content) is gathered whole,
-/// CDATA included.
-final class XMLFeedReader: NSObject, XMLParserDelegate {
+/// CDATA included; text elsewhere is skipped unread.
+struct XMLFeedReader {
     private enum Namespace {
         static let atom = "http://www.w3.org/2005/Atom"
         static let atom03 = "http://purl.org/atom/ns#"
@@ -26,13 +25,13 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         case id, title, link, published, updated, summary, content
     }
 
+    /// `rss`, `rdf` or `atom` once the root element says so.
     private(set) var format: String?
+    /// The root element's name as written, once read.
     private(set) var rootName: String?
     private(set) var title = ""
     private(set) var homePage: String?
     private(set) var drafts: [FeedEntryDraft] = []
-    /// The first error libxml2 reported: its code, line and column.
-    private(set) var failure: (code: Int, line: Int, column: Int)?
 
     private var depth = 0
     private var bases: [URL?]
@@ -46,38 +45,49 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         bases = [URL(string: url)]
     }
 
-    /// Parses `bytes` (already mended by ``XMLEntityRepair``).
-    func read(_ bytes: [UInt8]) {
-        let parser = XMLParser(data: Data(bytes))
-        parser.shouldProcessNamespaces = true
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = self
-        _ = parser.parse()
+    /// Reads the document `xml` reads, until its root element closes or turns out not to be a
+    /// feed's (then ``format`` stays nil).
+    ///
+    /// - Throws: `invalid_data` for a malformed document (the drafts read before stay).
+    mutating func read(_ xml: inout XMLReader) throws(ServiceError) {
+        xml.collectsText = false
+        while let event = try xml.next() {
+            switch event {
+            case .start(let element):
+                guard start(element) else { return }
+            case .end:
+                end()
+            case .text(let chunk):
+                text += chunk
+            }
+            xml.collectsText = capture != nil
+        }
     }
 
     // MARK: Elements
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    /// Takes in a start tag; false when the root element is not a feed's.
+    private mutating func start(_ element: XMLElement) -> Bool {
         depth += 1
         let base = bases.last ?? nil
-        bases.append(attributes["xml:base"].flatMap { URL(string: $0, relativeTo: base)?.absoluteURL } ?? base)
-        let namespace = namespaceURI ?? ""
+        bases.append(element.attribute("base", namespace: XMLNamespaceScope.xml).flatMap { URL(string: $0, relativeTo: base)?.absoluteURL } ?? base)
+        let name = element.name
+        let namespace = element.namespace
         if depth == 1 {
-            rootName = qualifiedName ?? name
+            rootName = element.qualifiedName
             switch (name, namespace) {
             case ("rss", _): format = "rss"
             case ("RDF", Namespace.rdf): format = "rdf"
             // Atom 1.0, Atom 0.3, and Atom written without its namespace.
             case ("feed", Namespace.atom), ("feed", Namespace.atom03), ("feed", ""): format = "atom"
-            default: parser.abortParsing()
+            default: return false
             }
-            return
+            return true
         }
         if capture != nil {
             // Inside a field (XHTML content): child elements are markup of its text.
             text += " "
-            return
+            return true
         }
         let isAtom = namespace == Namespace.atom || namespace == Namespace.atom03 || (format == "atom" && namespace.isEmpty)
         if entry == nil {
@@ -86,7 +96,7 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
                 entryDepth = depth
                 // An RSS 1.0 item names itself: its rdf:about is its id (and its link, until
                 // a <link> says otherwise).
-                if let about = attributes["rdf:about"] ?? attributes["about"], !about.isEmpty {
+                if let about = element.attribute("about", namespace: Namespace.rdf) ?? element.attribute("about"), !about.isEmpty {
                     entry?.id = about
                     let link = FeedEntryDraft.resolve(about, against: base)
                     if !link.isEmpty { entry?.link = link }
@@ -97,36 +107,37 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
                 begin(.feedTitle)
             } else if depth <= 3, name == "link", homePage == nil {
                 if isAtom {
-                    atomLink(attributes, field: .feedLink)
+                    atomLink(element, field: .feedLink)
                 } else if namespace.isEmpty || namespace == Namespace.rss10 || namespace == Namespace.rss090 {
                     begin(.feedLink)
                 }
             }
-            return
+            return true
         }
-        guard depth == entryDepth + 1 else { return }
+        guard depth == entryDepth + 1 else { return true }
         switch (name, namespace) {
         // RSS titles are meant to be text, but feeds put markup in them (in CDATA or escaped):
         // they are read as HTML, as feed readers do.
         // Dublin Core's title and identifier stand in when the entry has no title or id of its own.
         case ("title", Namespace.dublinCore) where entry?.title != nil: break
         case ("identifier", Namespace.dublinCore) where entry?.id == nil: begin(.id)
-        case ("title", _): begin(.title, html: isAtom ? Self.isHTML(attributes) : true)
-        case ("link", _) where isAtom: atomLink(attributes, field: .link)
+        case ("title", _): begin(.title, html: isAtom ? Self.isHTML(element) : true)
+        case ("link", _) where isAtom: atomLink(element, field: .link)
         case ("link", ""), ("link", Namespace.rss10), ("link", Namespace.rss090): begin(.link)
-        case ("guid", _): begin(.id, permalink: attributes["isPermaLink"]?.lowercased() != "false")
+        case ("guid", _): begin(.id, permalink: element.attribute("isPermaLink")?.lowercased() != "false")
         case ("id", _) where isAtom: begin(.id)
         case ("pubDate", _), ("published", _), ("issued", _), ("date", Namespace.dublinCore): begin(.published)
         case ("updated", _), ("modified", _): begin(.updated)
         case ("description", _): begin(.summary, html: true)
-        case ("summary", _): begin(.summary, html: Self.isHTML(attributes))
+        case ("summary", _): begin(.summary, html: Self.isHTML(element))
         case ("encoded", Namespace.content): begin(.content, html: true)
-        case ("content", Namespace.atom), ("content", Namespace.atom03): begin(.content, html: Self.isHTML(attributes))
+        case ("content", Namespace.atom), ("content", Namespace.atom03): begin(.content, html: Self.isHTML(element))
         default: break
         }
+        return true
     }
 
-    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+    private mutating func end() {
         defer {
             depth -= 1
             bases.removeLast()
@@ -140,19 +151,6 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if capture != nil { text += string }
-    }
-
-    func parser(_ parser: XMLParser, foundCDATA block: Data) {
-        if capture != nil { text += String(decoding: block, as: UTF8.self) }
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred error: any Error) {
-        guard failure == nil, format != nil else { return }
-        failure = ((error as NSError).code, parser.lineNumber, parser.columnNumber)
-    }
-
     // MARK: Fields
 
     /// Whether the guid being read is a permalink (RSS's default) and whether the text field
@@ -160,14 +158,14 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
     private var guidIsPermalink = false
     private var captureIsHTML = false
 
-    private func begin(_ field: Field, html: Bool = false, permalink: Bool = false) {
+    private mutating func begin(_ field: Field, html: Bool = false, permalink: Bool = false) {
         capture = (field, depth)
         text = ""
         captureIsHTML = html
         guidIsPermalink = permalink
     }
 
-    private func finish(_ field: Field) {
+    private mutating func finish(_ field: Field) {
         let value = text
         let base = bases.last ?? nil
         switch field {
@@ -199,8 +197,8 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
     }
 
     /// An Atom `<link rel= href=>`: the first alternate one (no `rel` means alternate).
-    private func atomLink(_ attributes: [String: String], field: Field) {
-        guard let href = attributes["href"], (attributes["rel"] ?? "alternate") == "alternate" else { return }
+    private mutating func atomLink(_ element: XMLElement, field: Field) {
+        guard let href = element.attribute("href"), (element.attribute("rel") ?? "alternate") == "alternate" else { return }
         let link = FeedEntryDraft.resolve(href, against: bases.last ?? nil)
         guard !link.isEmpty else { return }
         if field == .feedLink {
@@ -213,8 +211,8 @@ final class XMLFeedReader: NSObject, XMLParserDelegate {
     /// Atom's `type` attribute: `html` and `xhtml` are markup, `text` (the default) is not.
     /// XHTML is not: its markup arrives as elements, which the reader already turns into word
     /// breaks, so what is left is text, and `&lt;blink&gt;` in it is text too.
-    private static func isHTML(_ attributes: [String: String]) -> Bool {
-        let type = attributes["type"]?.lowercased() ?? "text"
+    private static func isHTML(_ element: XMLElement) -> Bool {
+        let type = element.attribute("type")?.lowercased() ?? "text"
         return type != "xhtml" && type != "application/xhtml+xml" && type.hasSuffix("html")
     }
 }

@@ -1,18 +1,20 @@
 import Glibc
 import Model
 
-/// Reads the track points of a GPX 1.1 file: each `<trkpt lat= lon=>` with its optional `<ele>`
-/// (metres), `<time>` (ISO 8601) and `<hdop>` (accuracy = HDOP × 5 m), in document order across
-/// tracks and segments. Speed and course are derived from consecutive timed points.
+/// Reads the track points of a GPX 1.1 document: each `<trkpt lat= lon=>` with its optional
+/// `<ele>` (metres), `<time>` (ISO 8601) and `<hdop>` (accuracy = HDOP × 5 m), in document order
+/// across tracks and segments, one at a time through ``XMLReader``, so a file is read as far as
+/// the points taken from it (a long track replays in bounded memory). Speed and course are
+/// derived from consecutive timed points (``FixMaker``).
 ///
-/// A small XML scanner, enough for GPX: elements, attributes, text, entities, comments, CDATA and
-/// processing instructions; namespace prefixes are ignored. A point whose `lat` or `lon` is
-/// missing or out of range fails the whole file with `invalid_data`, naming the point.
+/// A point whose `lat` or `lon` is missing or out of range fails with `invalid_data`, naming the
+/// point; so does a document whose root element is not `<gpx>`, and malformed XML.
 ///
 /// ```swift
-/// let points = try GPXParser.parse(Array(text.utf8))
+/// var track = try GPXParser(path: "walk.gpx")
+/// while let point = try track.next() { print(point.latitude, point.longitude) }
 /// ```
-enum GPXParser {
+struct GPXParser {
     /// One track point as recorded.
     struct Point: Equatable {
         var latitude: Double
@@ -22,57 +24,91 @@ enum GPXParser {
         var hdop: Double?
     }
 
-    /// The track points of a GPX document.
+    private var xml: XMLReader
+    private var count = 0
+    private var checkedRoot = false
+
+    /// A document in memory.
+    init(bytes: [UInt8]) throws(ServiceError) {
+        xml = try XMLReader(bytes: bytes)
+        xml.collectsText = false
+    }
+
+    /// A file, read as the points are taken.
+    init(path: String) throws(ServiceError) {
+        xml = try XMLReader(path: path)
+        xml.collectsText = false
+    }
+
+    /// The track points of a whole GPX document.
     static func parse(_ bytes: [UInt8]) throws(ServiceError) -> [Point] {
-        var scanner = XMLScanner(bytes: bytes)
+        var parser = try GPXParser(bytes: bytes)
         var points: [Point] = []
+        while let point = try parser.next() { points.append(point) }
+        return points
+    }
+
+    /// The next track point; nil after the last.
+    mutating func next() throws(ServiceError) -> Point? {
         var current: Point?
         var text = ""
-        var sawRoot = false
-        while let token = try scanner.next() {
-            switch token {
-            case .start(let name, let attributes, let selfClosing):
+        while let event = try xml.next() {
+            switch event {
+            case .start(let element):
+                if !checkedRoot {
+                    checkedRoot = true
+                    guard element.name == "gpx" else {
+                        throw ServiceError(.invalidData, "not a GPX file (the root element is <\(element.qualifiedName)>, not <gpx>)")
+                    }
+                }
                 text = ""
-                if name == "gpx" { sawRoot = true }
-                guard name == "trkpt" else { continue }
-                let number = points.count + 1
-                guard let latitude = attributes["lat"].flatMap(Double.init), (-90...90).contains(latitude) else {
-                    throw ServiceError(.invalidData, "GPX track point #\(number) has no valid lat attribute")
+                if element.name == "trkpt" {
+                    current = try Self.point(element, number: count + 1)
+                    count += 1
                 }
-                guard let longitude = attributes["lon"].flatMap(Double.init), (-180...180).contains(longitude) else {
-                    throw ServiceError(.invalidData, "GPX track point #\(number) has no valid lon attribute")
-                }
-                current = Point(latitude: latitude, longitude: longitude)
-                if selfClosing, let point = current {
-                    points.append(point)
-                    current = nil
-                }
+                // Only the text of a point's own fields is read.
+                xml.collectsText = current != nil && ["ele", "time", "hdop"].contains(element.name)
             case .text(let chunk):
                 text += chunk
-            case .end(let name):
+            case .end(let name, _):
+                xml.collectsText = false
                 let value = text.trimmingSpaces
                 text = ""
                 switch name {
                 case "ele": current?.elevation = Double(value)
                 case "time": current?.time = CivilTime.parseISO8601(value)
                 case "hdop": current?.hdop = Double(value)
-                case "trkpt":
-                    if let point = current { points.append(point) }
-                    current = nil
+                case "trkpt": if let current { return current }
                 default: break
                 }
             }
         }
-        guard sawRoot else { throw ServiceError(.invalidData, "not a GPX file (no <gpx> element)") }
-        return points
+        if !checkedRoot { throw ServiceError(.invalidData, "not a GPX file (no <gpx> element)") }
+        return nil
     }
 
-    /// The points as fixes (time 0 when a point has none); speed and course come from the
-    /// previous timed point.
+    private static func point(_ element: XMLElement, number: Int) throws(ServiceError) -> Point {
+        guard let latitude = element.attribute("lat").flatMap({ Double($0.trimmingSpaces) }), (-90...90).contains(latitude) else {
+            throw ServiceError(.invalidData, "GPX track point #\(number) has no valid lat attribute")
+        }
+        guard let longitude = element.attribute("lon").flatMap({ Double($0.trimmingSpaces) }), (-180...180).contains(longitude) else {
+            throw ServiceError(.invalidData, "GPX track point #\(number) has no valid lon attribute")
+        }
+        return Point(latitude: latitude, longitude: longitude)
+    }
+
+    /// The points as fixes (see ``FixMaker``).
     static func fixes(_ points: [Point]) -> [LocationFix] {
-        var fixes: [LocationFix] = []
-        var previous: Point?
-        for point in points {
+        var maker = FixMaker()
+        return points.map { maker.fix($0) }
+    }
+
+    /// Turns points into fixes in order: time 0 when a point has none; speed and course from
+    /// the previous timed point.
+    struct FixMaker {
+        private var previous: Point?
+
+        mutating func fix(_ point: Point) -> LocationFix {
             var fix = LocationFix(latitude: point.latitude, longitude: point.longitude, altitude: point.elevation,
                                   accuracy: point.hdop.map { $0 * 5 }, time: point.time ?? 0, provider: "gpx")
             if let previous, let start = previous.time, let end = point.time, end > start {
@@ -82,9 +118,8 @@ enum GPXParser {
                 fix.course = from.initialBearing(to: to)
             }
             if point.time != nil { previous = point }
-            fixes.append(fix)
+            return fix
         }
-        return fixes
     }
 }
 

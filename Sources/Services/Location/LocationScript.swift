@@ -48,10 +48,10 @@ public final class LocationScript: Sendable {
         } catch {
             throw ServiceError(.invalidArgument, "track \(path): \(error.message)")
         }
-        let replay = Replay(fixes: GPXParser.fixes(points), speedup: 1, recordedTimes: points.map(\.time))
-        let first = replay.times.first ?? 0
-        let offsets = interval == nil ? replay.times.map { max(0, $0 - first) } : nil
-        self.init(fixes: replay.fixes, interval: interval ?? 1, offsets: offsets, source: path)
+        let times = Replay.resolvedTimes(points.map(\.time))
+        let first = times.first ?? 0
+        let offsets = interval == nil ? times.map { max(0, $0 - first) } : nil
+        self.init(fixes: GPXParser.fixes(points), interval: interval ?? 1, offsets: offsets, source: path)
     }
 
     /// A source that is not there: every run calls `onStart`, then reports `error` and ends.

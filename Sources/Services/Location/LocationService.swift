@@ -82,10 +82,13 @@ public final class LocationService: StartableService {
 
     /// The standard plugin's entry: the provider setting is read now (a bad one fails only the
     /// location service); the service is made on first use.
+    /// The entry checks the setting at once (a bad `--location` is reported at start) and makes
+    /// the service when a script first touches it, so a run that never does pays nothing more.
     static func entry(_ context: PluginContext) -> ServiceEntry {
         do throws(ServiceError) {
-            let service = try make(context)
-            return ServiceEntry(declaration) { () throws(ServiceError) in service[0] }
+            let provider = try LocationProviderSpec.provider(setting(context))
+            let clock = context.clock
+            return ServiceEntry(declaration) { () throws(ServiceError) in LocationService(provider: provider, clock: clock) }
         } catch {
             return ServiceEntry(declaration, failed: error)
         }
@@ -93,6 +96,11 @@ public final class LocationService: StartableService {
 
     /// `--location`, else `provider` under `[location]`, else gpsd.
     public static func make(_ context: PluginContext) throws(ServiceError) -> [any Service] {
+        [try LocationService(setting: setting(context), clock: context.clock)]
+    }
+
+    /// The provider setting: `--location`, else `provider` under `[location]`; nil for gpsd.
+    private static func setting(_ context: PluginContext) throws(ServiceError) -> String? {
         var setting = context.settings["location"]
         if setting == nil {
             switch context.section("location")["provider"] {
@@ -102,7 +110,7 @@ public final class LocationService: StartableService {
                 throw ServiceError(.invalidArgument, "[location] provider must be a string such as \"gpsd:127.0.0.1:2947\", got \(other.typeName)")
             }
         }
-        return [try LocationService(setting: setting, clock: context.clock)]
+        return setting
     }
 
     // MARK: Start and stop

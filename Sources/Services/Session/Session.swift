@@ -6,7 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The `session` service: users registered in the store's database and the one logged in.
+/// The `session` service: users registered in the store's database (SQLite or PostgreSQL, see
+/// ``UserDirectory``) and the one logged in.
 ///
 /// `currentUser` is nil or a read-only `user { name, since }` (`since`: Unix seconds of the
 /// login); only the service changes it. Passwords are kept as salted PBKDF2-HMAC-SHA256 hashes
@@ -26,7 +27,7 @@ public final class Session: Service {
     /// The logged-in user, or nil.
     let currentUser: Property<DataModel?>
     let settings: SessionSettings
-    private let directory: UserDirectory
+    private let directory: any UserDirectory
     private let hasher: PasswordHasher
     private let clock: any ServiceClock
     /// The slow-down after failed attempts (internal so tests can read its count).
@@ -39,10 +40,10 @@ public final class Session: Service {
     /// The one message for a wrong name or password.
     static let refusal = "wrong name or password"
 
-    init(database: StoreDatabase, settings: SessionSettings, clock: any ServiceClock) {
+    init(directory: any UserDirectory, settings: SessionSettings, clock: any ServiceClock) {
         self.settings = settings
         self.clock = clock
-        directory = UserDirectory(database: database)
+        self.directory = directory
         hasher = PasswordHasher(rounds: settings.kdfRounds)
         throttle = LoginThrottle(base: settings.failureDelay, cap: settings.maxFailureDelay, clock: clock)
         currentUser = Property("currentUser", nil, changes)
@@ -55,7 +56,7 @@ public final class Session: Service {
         let name = try UserName.normalized(name)
         try checkPassword(password)
         let salt = PasswordHasher.makeSalt()
-        let user = UserDirectory.StoredUser(name: name, salt: salt, hash: hasher.hash(password, salt: salt),
+        let user = StoredUser(name: name, salt: salt, hash: hasher.hash(password, salt: salt),
                                             algorithm: PasswordHasher.algorithm, rounds: hasher.rounds, created: Int64(clock.wallTime))
         try directory.insert(user)
         return .string(name)

@@ -1,66 +1,24 @@
-import Foundation
-import GRDB
 import Model
 
-/// The `users` table of the store's database: one row per name with the password's salt, hash
-/// and how it was derived. Passwords themselves are never stored.
-struct UserDirectory: Sendable {
-    /// One user as stored.
-    struct StoredUser: Sendable {
-        let name: String
-        let salt: [UInt8]
-        let hash: [UInt8]
-        let algorithm: String
-        let rounds: Int
-        /// Unix seconds.
-        let created: Int64
-    }
-
-    static let schema = [
-        """
-        CREATE TABLE IF NOT EXISTS users (
-            name TEXT PRIMARY KEY NOT NULL,
-            salt BLOB NOT NULL,
-            hash BLOB NOT NULL,
-            kdf TEXT NOT NULL,
-            rounds INTEGER NOT NULL,
-            created INTEGER NOT NULL
-        )
-        """,
-    ]
-
-    let database: StoreDatabase
-
-    /// The user named `name` (or nil) and the most rounds any stored hash takes (0 without users),
-    /// read together: a check of any name can then cost what the dearest check costs.
-    func user(named name: String?) throws(ServiceError) -> (user: StoredUser?, maxRounds: Int) {
-        try database.read { db in
-            let maxRounds = try Int.fetchOne(db, sql: "SELECT MAX(rounds) FROM users") ?? 0
-            guard let name, let row = try Row.fetchOne(db, sql: "SELECT name, salt, hash, kdf, rounds, created FROM users WHERE name = ?",
-                                                       arguments: [name]) else { return (nil, maxRounds) }
-            let salt: [UInt8] = Array(row[1] as Data)
-            let hash: [UInt8] = Array(row[2] as Data)
-            return (StoredUser(name: row[0], salt: salt, hash: hash, algorithm: row[3], rounds: row[4], created: row[5]), maxRounds)
-        }
-    }
+/// Where the session keeps its users, next to the store's records: the store's SQLite file
+/// (``SQLiteUserDirectory``) or its PostgreSQL database (``PostgresUserDirectory``), so hosts
+/// sharing a database share their users. Passwords themselves are never stored, only their
+/// salted hashes.
+protocol UserDirectory: Sendable {
+    /// The user named `name` (or nil) and the most rounds any stored hash takes (0 without
+    /// users), read together: a check of any name can then cost what the dearest check costs.
+    func user(named name: String?) throws(ServiceError) -> (user: StoredUser?, maxRounds: Int)
 
     /// Adds `user`; a name already present is `invalid_argument`.
-    func insert(_ user: StoredUser) throws(ServiceError) {
-        try database.write({ db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [user.name]) == true {
-                throw ServiceError(.invalidArgument, "the name '\(user.name)' is taken")
-            }
-            try db.execute(sql: "INSERT INTO users (name, salt, hash, kdf, rounds, created) VALUES (?, ?, ?, ?, ?, ?)",
-                           arguments: [user.name, Data(user.salt), Data(user.hash), user.algorithm, user.rounds, user.created])
-        }, committed: { _ in })
-    }
+    func insert(_ user: StoredUser) throws(ServiceError)
 
     /// Replaces the password of `name`; false when there is no such user.
-    func setPassword(of name: String, salt: [UInt8], hash: [UInt8], algorithm: String, rounds: Int) throws(ServiceError) -> Bool {
-        try database.write({ db in
-            try db.execute(sql: "UPDATE users SET salt = ?, hash = ?, kdf = ?, rounds = ? WHERE name = ?",
-                           arguments: [Data(salt), Data(hash), algorithm, rounds, name])
-            return db.changesCount == 1
-        }, committed: { $0 })
+    func setPassword(of name: String, salt: [UInt8], hash: [UInt8], algorithm: String, rounds: Int) throws(ServiceError) -> Bool
+}
+
+extension UserDirectory {
+    /// The answer to registering a name already present.
+    static func taken(_ name: String) -> ServiceError {
+        ServiceError(.invalidArgument, "the name '\(name)' is taken")
     }
 }

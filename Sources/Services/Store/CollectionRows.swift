@@ -30,11 +30,7 @@ struct CollectionRows: Sendable {
 
     /// The 0-based position of `id`, or nil.
     func index(of id: Int64) -> Int? {
-        var low = 0, high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
+        let low = insertionPoint(of: id)
         return low < ids.count && ids[low] == id ? low : nil
     }
 
@@ -82,6 +78,50 @@ struct CollectionRows: Sendable {
         ids = keptIDs
         records = keptRecords
         return ChangeSet(deleted: indexes.map { $0 + 1 })
+    }
+
+    /// Sets each record given by id (nil removes it), in one change set: positions of the
+    /// removed records in the list before, of the inserted and updated ones in the list after
+    /// (what ``replaceAll(with:)`` would report, without comparing the records left alone).
+    mutating func merge(_ changed: [Int64: Value?]) -> ChangeSet {
+        var change = ChangeSet()
+        let removed = changed.compactMap { id, record in record == nil ? index(of: id) : nil }.sorted()
+        if !removed.isEmpty { change = remove(at: removed) }
+        var inserted: [Int64] = [], updated: [Int64] = []
+        for (id, record) in changed {
+            guard let record else { continue }
+            if let position = index(of: id) {
+                guard records[position] != record else { continue }
+                records[position] = record
+                updated.append(id)
+            } else {
+                let position = insertionPoint(of: id)
+                ids.insert(id, at: position)
+                records.insert(record, at: position)
+                inserted.append(id)
+            }
+        }
+        for id in inserted.sorted() {
+            guard let position = index(of: id) else { continue }
+            change.inserted.append(position + 1)
+            change.insertedItems.append(records[position])
+        }
+        for id in updated.sorted() {
+            guard let position = index(of: id) else { continue }
+            change.updated.append(position + 1)
+            change.updatedItems.append(records[position])
+        }
+        return change
+    }
+
+    /// Where `id` is or would go.
+    private func insertionPoint(of id: Int64) -> Int {
+        var low = 0, high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Replaces everything with `pairs` (sorted by id) and returns exactly what changed: ids only

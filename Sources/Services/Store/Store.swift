@@ -5,8 +5,8 @@ import Synchronization
 /// The `store` service: observable collections of records in SQLite (the default) or in a
 /// PostgreSQL database several hosts share (see ``StoreBackend``).
 ///
-/// One database per store (see ``StoreSettings`` for where it lives), opened on first use; the
-/// SQLite file is shared with the `session` and `feeds` services. `store:collection(name)` answers at once with the one
+/// One database per store (see ``StoreSettings`` for where it lives), opened on first use and
+/// shared with the `session` and `feeds` services. `store:collection(name)` answers at once with the one
 /// collection object of that name, which scripts observe and write through.
 ///
 /// ```lua
@@ -17,7 +17,8 @@ public final class Store: Service {
     public let changes = ChangePublisher()
     public var interface: AnyInterface { Self.declaration }
 
-    /// The SQLite database of the session and the feeds (and of the records, on SQLite).
+    /// The SQLite database of the records, the session and the feeds (an empty one in memory
+    /// when they are all in PostgreSQL).
     let database: StoreDatabase
     /// Where the records live.
     let backend: any StoreBackend
@@ -50,11 +51,20 @@ public final class Store: Service {
     /// opened (corrupt, unreadable, locked) fails only the calls that use it.
     static func entries(_ context: PluginContext, http: ServiceEntry) -> [ServiceEntry] {
         let database: StoreDatabase
-        let backend: (any StoreBackend)?
+        let backend: any StoreBackend
+        let users: any UserDirectory, archive: any FeedArchive
         do throws(ServiceError) {
-            let settings = try StoreSettings(context)
-            database = StoreDatabase(settings: settings, schema: schema + UserDirectory.schema + FeedArchive.schema, clock: context.clock)
-            backend = settings.postgres.map { PostgresBackend(settings: settings, url: $0, clock: context.clock) }
+            var settings = try StoreSettings(context)
+            if let url = settings.postgres {
+                let postgres = PostgresBackend(settings: settings, url: url, clock: context.clock)
+                (backend, users, archive) = (postgres, PostgresUserDirectory(backend: postgres), PostgresFeedArchive(backend: postgres))
+                // Everything lives in PostgreSQL: the SQLite database stays an empty one in memory.
+                settings.location = .memory
+                database = StoreDatabase(settings: settings, schema: [], clock: context.clock)
+            } else {
+                database = StoreDatabase(settings: settings, schema: schema + SQLiteUserDirectory.schema + SQLiteFeedArchive.schema, clock: context.clock)
+                (backend, users, archive) = (SQLiteBackend(database: database), SQLiteUserDirectory(database: database), SQLiteFeedArchive(database: database))
+            }
         } catch {
             return [declaration, Session.declaration, FeedsService.declaration].map { ServiceEntry($0, failed: error) }
         }
@@ -63,7 +73,7 @@ public final class Store: Service {
         do throws(ServiceError) {
             let settings = try SessionSettings(context.section("session"))
             session = ServiceEntry(Session.declaration) { () throws(ServiceError) in
-                Session(database: database, settings: settings, clock: clock)
+                Session(directory: users, settings: settings, clock: clock)
             }
         } catch {
             session = ServiceEntry(Session.declaration, failed: error)
@@ -75,7 +85,7 @@ public final class Store: Service {
                 guard let service = try http.service() as? HTTPService else {
                     throw ServiceError(.internal, "the http service is not the standard one")
                 }
-                return FeedsService(database: database, settings: settings, transport: HTTPFeedTransport(http: service), clock: clock)
+                return FeedsService(archive: archive, settings: settings, transport: HTTPFeedTransport(http: service), clock: clock)
             }
         } catch {
             feeds = ServiceEntry(FeedsService.declaration, failed: error)
@@ -95,7 +105,7 @@ public final class Store: Service {
     public convenience init(path: String) throws(ServiceError) {
         let location: StoreSettings.Location = path == StoreSettings.memoryName ? .memory : .file(path)
         self.init(database: StoreDatabase(settings: StoreSettings(location: location),
-                                              schema: Self.schema + UserDirectory.schema + FeedArchive.schema))
+                                              schema: Self.schema + SQLiteUserDirectory.schema + SQLiteFeedArchive.schema))
     }
 
     /// A store over the database `url` names: a path, `sqlite:PATH` or `postgres://...` (for
@@ -106,7 +116,7 @@ public final class Store: Service {
         let parsed = try StoreSettings(PluginContext(sections: ["store": .object(section)], dataDirectory: StoreSettings.memoryName, clock: clock))
         var local = parsed
         if parsed.postgres != nil { local.location = .memory }
-        let database = StoreDatabase(settings: local, schema: Self.schema + UserDirectory.schema + FeedArchive.schema, clock: clock)
+        let database = StoreDatabase(settings: local, schema: Self.schema + SQLiteUserDirectory.schema + SQLiteFeedArchive.schema, clock: clock)
         self.init(database: database, backend: parsed.postgres.map { PostgresBackend(settings: parsed, url: $0, clock: clock) })
     }
 

@@ -45,8 +45,17 @@ extension PostgresBackend {
     /// Reads the log from the cursor up to the oldest transaction still open and applies it,
     /// one change set per transaction and collection; reloads when the log was compacted past
     /// the cursor.
-    func catchUp() throws(ServiceError) {
-        guard !catchUpSuspended.load(ordering: .acquiring), let from = cursor.withLock({ $0 }) else { return }
+    ///
+    /// - Parameter xid: a transaction of this host's whose outcome to learn in the same round trip.
+    /// - Returns: `pg_xact_status` of `xid` ("committed", "aborted", "in progress"), nil without one.
+    @discardableResult
+    func catchUp(confirming xid: Int64? = nil) throws(ServiceError) -> String? {
+        guard !catchUpSuspended.load(ordering: .acquiring), let from = cursor.withLock({ $0 }) else {
+            guard let xid else { return nil }
+            return try transactionStatus(of: xid)
+        }
+        // Any notification that arrived before this read is covered by it.
+        catchUpsStarted.store(notifications.load(ordering: .acquiring), ordering: .releasing)
         let names = follows.withLock { follows in
             follows = follows.filter { $0.value.collection != nil }
             return Array(follows.keys)
@@ -54,26 +63,30 @@ extension PostgresBackend {
         let result = try run("""
             WITH horizon AS MATERIALIZED (
                 SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS below,
-                       COALESCE((SELECT value FROM crescent_meta WHERE key = 'compacted_below'), 0) AS compacted
+                       COALESCE((SELECT value FROM crescent_meta WHERE key = 'compacted_below'), 0) AS compacted,
+                       pg_xact_status(\(xid)::text::xid8) AS status
             )
-            SELECT horizon.below, horizon.compacted, c.xid, c.collection, c.kind, c.record_id, c.version, c.data::text
+            SELECT horizon.below, horizon.compacted, horizon.status,
+                   c.xid, c.collection, c.kind, c.record_id, c.version, c.data::text
             FROM horizon LEFT JOIN crescent_changes c
                 ON c.xid >= \(from) AND c.xid < horizon.below AND c.collection = ANY(\(names))
             ORDER BY c.xid, c.seq
             """, doing: "reading its change log")
         var horizon = from
         var compacted: Int64 = 0
+        var status: String?
         var changes: [LoggedChange] = []
         for row in result {
-            let columns = try decode { try row.decode((Int64, Int64, Int64?, String?, String?, Int64?, Int64?, String?).self) }
+            let columns = try decode { try row.decode((Int64, Int64, String?, Int64?, String?, String?, Int64?, Int64?, String?).self) }
             horizon = columns.0
             compacted = columns.1
-            guard let xid = columns.2, let name = columns.3, let kind = columns.4, let id = columns.5, let version = columns.6 else { continue }
-            changes.append(LoggedChange(xid: xid, collection: name, kind: kind, id: id, version: version, data: columns.7))
+            status = columns.2
+            guard let xid = columns.3, let name = columns.4, let kind = columns.5, let id = columns.6, let version = columns.7 else { continue }
+            changes.append(LoggedChange(xid: xid, collection: name, kind: kind, id: id, version: version, data: columns.8))
         }
         if from < compacted {
             try reload()
-            return
+            return status
         }
         var start = 0
         while start < changes.count {
@@ -87,6 +100,16 @@ extension PostgresBackend {
         follows.withLock { follows in
             for name in follows.keys where (follows[name]?.loadedIn?.xmax ?? .min) <= read { follows[name]?.loadedIn = nil }
         }
+        return status
+    }
+
+    /// Whether transaction `xid` committed, when catching up is held back.
+    private func transactionStatus(of xid: Int64) throws(ServiceError) -> String? {
+        var status: String?
+        for row in try run("SELECT pg_xact_status(\(xid)::text::xid8)", doing: "reading its change log") {
+            status = try decode { try row.decode(String?.self) }
+        }
+        return status
     }
 
     /// Catches up, leaving errors to the next try (a lost connection is already being
@@ -103,47 +126,34 @@ extension PostgresBackend {
         var names: [String] = []
         for change in transaction where !names.contains(change.collection) { names.append(change.collection) }
         for name in names {
-            guard let follow = follows.withLock({ $0[name] }), let collection = follow.collection else { continue }
-            if let snapshot = follow.loadedIn, let first = transaction.first, snapshot.sees(first.xid) { continue }
-            var versions = follow.versions
+            guard let (collection, loadedIn) = follows.withLock({ $0[name].flatMap { follow in follow.collection.map { ($0, follow.loadedIn) } } })
+            else { continue }
+            if let snapshot = loadedIn, let first = transaction.first, snapshot.sees(first.xid) { continue }
+            // Taken out while changed, so the dictionary is changed in place rather than copied.
+            var versions = follows.withLock { follows in
+                defer { follows[name]?.versions = [:] }
+                return follows[name]?.versions ?? [:]
+            }
             collection.apply { rows in
-                var ids = rows.ids
-                var records = rows.records
+                // Each record's state after the transaction, for those it changes.
+                var changed: [Int64: Value?] = [:]
                 for change in transaction where change.collection == name {
-                    let position = Self.position(of: change.id, in: ids)
-                    let present = position < ids.count && ids[position] == change.id
+                    let present = changed[change.id].map { $0 != nil } ?? (rows.index(of: change.id) != nil)
                     switch change.kind {
                     case "i" where !present, "u" where present && change.version > (versions[change.id] ?? 0):
-                        let record = StoreCollection.record(id: change.id, json: change.data ?? "{}")
-                        if present {
-                            records[position] = record
-                        } else {
-                            ids.insert(change.id, at: position)
-                            records.insert(record, at: position)
-                        }
+                        changed[change.id] = StoreCollection.record(id: change.id, json: change.data ?? "{}")
                         versions[change.id] = change.version
                     case "d" where present:
-                        ids.remove(at: position)
-                        records.remove(at: position)
+                        changed[change.id] = .some(nil)
                         versions[change.id] = nil
                     default:
                         break
                     }
                 }
-                return rows.replaceAll(with: zip(ids, records).map { (id: $0, record: $1) })
+                return rows.merge(changed)
             }
             follows.withLock { $0[name]?.versions = versions }
         }
-    }
-
-    /// Where `id` is or would go in ascending `ids`.
-    private static func position(of id: Int64, in ids: [Int64]) -> Int {
-        var low = 0, high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 
     /// Reads every followed collection again (the log no longer holds what this host missed)
@@ -186,3 +196,4 @@ extension PostgresBackend {
         }
     }
 }
+

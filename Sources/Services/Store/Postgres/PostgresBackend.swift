@@ -47,6 +47,11 @@ final class PostgresBackend: StoreBackend {
     let catchUpSuspended = Atomic<Bool>(false)
     /// A catch-up is queued for notifications: more of them meanwhile need no other.
     private let catchUpQueued = Atomic<Bool>(false)
+    /// Notifications received so far, and how many of them had arrived when the last catch-up
+    /// started: a notification older than that catch-up needs no other (a write's own
+    /// notification arrives before its answer, so the write's catch-up covers it).
+    let notifications = Atomic<Int>(0)
+    let catchUpsStarted = Atomic<Int>(0)
 
     /// The connections' own event loop: the queue blocks on their futures, which must never
     /// wait for a loop that is itself blocked on the queue (a host's loop, the shared group).
@@ -139,7 +144,7 @@ final class PostgresBackend: StoreBackend {
                 return
             }
             do throws(ServiceError) {
-                reply(.success(try self.perform(try prepare(), on: collection)))
+                reply(.success(try self.perform(try prepare(), on: collection, mayCommit: { reply.commit() })))
             } catch {
                 reply(.failure(error))
             }
@@ -227,17 +232,22 @@ final class PostgresBackend: StoreBackend {
         } catch {
             throw failure.connecting(error)
         }
+        let ownProcess: Int32
         do throws(ServiceError) {
-            try prepareSchema(connection)
+            ownProcess = try prepareSchema(connection)
         } catch {
             closeQuietly(connection)
             throw error
         }
         // Adding the listener sends LISTEN ahead of every later statement on this connection.
-        connection.addListener(channel: PostgresSchema.channel) { [weak self] _, _ in
-            guard let self, !catchUpQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        connection.addListener(channel: PostgresSchema.channel) { [weak self] _, notification in
+            // This host's own writes catch up past themselves before they answer.
+            guard let self, notification.backendPID != ownProcess else { return }
+            notifications.add(1, ordering: .acquiringAndReleasing)
+            guard !catchUpQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
             queue.async {
                 self.catchUpQueued.store(false, ordering: .releasing)
+                guard self.catchUpsStarted.load(ordering: .acquiring) < self.notifications.load(ordering: .acquiring) else { return }
                 self.catchUpQuietly()
             }
         }
@@ -268,8 +278,11 @@ final class PostgresBackend: StoreBackend {
         }
     }
 
-    /// Creates the tables on first use (one host at a time) and refuses a newer schema.
-    private func prepareSchema(_ connection: PostgresConnection) throws(ServiceError) {
+    /// Creates the tables on first use and upgrades older ones (one host at a time), and refuses a
+    /// newer schema.
+    ///
+    /// - Returns: the connection's server process id, which signs its notifications.
+    private func prepareSchema(_ connection: PostgresConnection) throws(ServiceError) -> Int32 {
         func run(_ query: PostgresQuery) throws(ServiceError) -> PostgresQueryResult {
             do {
                 return try connection.query(query, logger: logger).wait()
@@ -288,10 +301,19 @@ final class PostgresBackend: StoreBackend {
             if let found, found > PostgresSchema.version {
                 throw ServiceError(.unavailable, "\(failure.target) has store schema version \(found), newer than this crescent knows (\(PostgresSchema.version)): upgrade crescent")
             }
-            if found == nil {
-                for statement in PostgresSchema.tables { _ = try run(PostgresQuery(unsafeSQL: statement)) }
+            let current = Int(found ?? 0)
+            if current < PostgresSchema.migrations.count {
+                for step in PostgresSchema.migrations[current...] {
+                    for statement in step { _ = try run(PostgresQuery(unsafeSQL: statement)) }
+                }
+                _ = try run(PostgresQuery(unsafeSQL: PostgresSchema.stamp))
+            }
+            var process: Int32 = 0
+            for row in try run("SELECT pg_backend_pid()") {
+                process = try decode { try row.decode(Int32.self) }
             }
             _ = try run("COMMIT")
+            return process
         } catch {
             _ = try? run("ROLLBACK")
             throw error

@@ -1,0 +1,122 @@
+extension GeocoderRows {
+    // MARK: geocode-batch
+
+    /// What a user runs: a Lua script that reads `lat,lon` lines, calls `reverse` once with all
+    /// of them and prints `name|country` per point.
+    static let batchScript = """
+        local points = {}
+        for line in io.lines(arg[1]) do
+          local lat, lon = line:match("^([^,]+),(.+)$")
+          points[#points + 1] = { lat = tonumber(lat), lon = tonumber(lon) }
+        end
+        task(function()
+          local results, err = services.geocoder:reverse(points)
+          if err then error(tostring(err)) end
+          local out = {}
+          for i = 1, #results do
+            local p = results[i][1]
+            out[i] = p.name .. "|" .. p.country
+          end
+          io.write(table.concat(out, "\\n"), "\\n")
+        end)
+        """
+
+    /// The same job with reverse_geocoder (which names countries by code only).
+    static let batchPython = #"""
+        import sys
+        try:
+            import reverse_geocoder as rg
+        except ImportError:
+            sys.exit(3)
+        points = []
+        for line in open(sys.argv[1]):
+            lat, lon = line.split(",")
+            points.append((float(lat), float(lon)))
+        out = [place["name"] + "|" + place["cc"] for place in rg.search(points, mode=1, verbose=False)]
+        sys.stdout.write("\n".join(out) + "\n")
+        """#
+
+    static let batchRounds = 5
+
+    /// Points per second of the work per point: the whole `crescent` process on 100,000 points
+    /// minus the same process on one point, against the same difference for python3 with
+    /// reverse_geocoder (`mode=1`), so the peer's data load (and ours) cancels out. Best of 5
+    /// runs of each of the four processes, run alternately.
+    static func batch() throws(BenchFailure) -> BenchRow {
+        let row = "geocode-batch"
+        let crescent = try StartupBench.crescentPath()
+        let folder = try BenchFolder(row: row)
+        let (_, text) = randomPoints(count: pointCount)
+        try folder.write("points.csv", text, row: row)
+        try folder.write("one.csv", "48.856600,2.352200\n", row: row)
+        try folder.write("batch.lua", batchScript, row: row)
+        try folder.write("batch.py", batchPython, row: row)
+        let lua = folder.path + "/batch.lua", python = folder.path + "/batch.py"
+        let points = folder.path + "/points.csv", one = folder.path + "/one.csv"
+
+        var ours = Best(), oursOne = Best(), theirs = Best(), theirsOne = Best()
+        for _ in 0..<batchRounds {
+            ours.add(try ProcessRun.run([crescent, lua, points], stdoutName: "ours.txt", in: folder, row: row))
+            try checkOutput(folder, "ours.txt", lines: pointCount, row: row)
+            theirs.add(try runBatchPython(python, points, folder: folder, row: row))
+            try checkOutput(folder, "theirs.txt", lines: pointCount, row: row)
+            oursOne.add(try ProcessRun.run([crescent, lua, one], stdoutName: "ours.txt", in: folder, row: row))
+            try checkOutput(folder, "ours.txt", first: ("Paris", "|France"), row: row)
+            theirsOne.add(try runBatchPython(python, one, folder: folder, row: row))
+            try checkOutput(folder, "theirs.txt", first: ("Paris", "|FR"), row: row)
+        }
+        guard ours.wall > oursOne.wall, theirs.wall > theirsOne.wall else {
+            throw BenchFailure(row: row, reason: "a one-point run took longer than its \(pointCount)-point run "
+                + "(ours \(ours.wall) s vs \(oursOne.wall) s, python3 \(theirs.wall) s vs \(theirsOne.wall) s): "
+                + "the machine is too busy to subtract the start-up; run it again on a quiet machine")
+        }
+        let total = Double(pointCount - 1)
+        let rate = { (all: Double, single: Double) in total / max(all - single, 1e-6) }
+        let cpuRatio = rate(ours.cpu, oursOne.cpu) / rate(theirs.cpu, theirsOne.cpu)
+        let seconds = { (value: Double) in NumberFormat.fixed(value, digits: 3) + " s" }
+        return BenchRow(
+            name: row, value: rate(ours.wall, oursOne.wall), baseline: rate(theirs.wall, theirsOne.wall),
+            unit: "points/s", goal: .ratioAtLeast(1.5),
+            note: "a Lua script through crescent reading \(pointCount) 'lat,lon' lines, one reverse call with all of them, "
+                + "printing name|country per point, minus the same process on one point (best of \(batchRounds) each, wall: "
+                + "\(seconds(ours.wall)) − \(seconds(oursOne.wall))); baseline: python3 reverse_geocoder.search(points, mode=1) "
+                + "doing the same (\(seconds(theirs.wall)) − \(seconds(theirsOne.wall))); by CPU time (user+sys) the ratio is "
+                + NumberFormat.fixed(cpuRatio, digits: 2)
+        )
+    }
+
+    /// The fastest wall and CPU times seen.
+    private struct Best {
+        var wall = Double.infinity
+        var cpu = Double.infinity
+
+        mutating func add(_ run: ProcessRun) {
+            wall = min(wall, run.wallSeconds)
+            cpu = min(cpu, run.cpuSeconds)
+        }
+    }
+
+    private static func runBatchPython(_ script: String, _ points: String, folder: BenchFolder, row: String) throws(BenchFailure) -> ProcessRun {
+        do {
+            return try ProcessRun.run(["python3", script, points], stdoutName: "theirs.txt", in: folder, row: row)
+        } catch {
+            guard error.reason.contains("status 3") else { throw error }
+            throw BenchFailure(row: row, reason: "the baseline needs PyPI's reverse_geocoder 1.5.1 for python3: "
+                + "'make bench' installs it, or run 'python3 -m pip install reverse_geocoder==1.5.1'")
+        }
+    }
+
+    /// Fails unless `name` holds `lines` 'name|country' lines, or starts with a line with the
+    /// prefix and suffix `first` (a Paris of France: each data set names its own district).
+    private static func checkOutput(_ folder: BenchFolder, _ name: String, lines: Int? = nil, first: (String, String)? = nil,
+                                    row: String) throws(BenchFailure) {
+        let text = try folder.read(name, row: row)
+        let got = text.split(separator: "\n")
+        if let lines, got.count != lines || got.contains(where: { !$0.contains("|") }) {
+            throw BenchFailure(row: row, reason: "\(name) holds \(got.count) lines, expected \(lines) 'name|country' lines")
+        }
+        if let (prefix, suffix) = first, !(got.first.map { $0.hasPrefix(prefix) && $0.hasSuffix(suffix) } ?? false) {
+            throw BenchFailure(row: row, reason: "\(name) starts with '\(got.first ?? "")', expected '\(prefix)…\(suffix)'")
+        }
+    }
+}
