@@ -16,9 +16,18 @@ describe("watch-feeds", function()
     assert.same({ "2026-01-01T12:00:00Z\tExample News\tNewer\thttps://example.org/2" }, { printed.calls[2][1] })
   end)
 
-  -- Pending: the feeds service waits between polls in a Swift task of its own, which the test
-  -- runner does not wait for yet, so an hour advanced at once may pass before that task has
-  -- scheduled its next wait (one run in three saw a single fetch). The service's polling itself is
-  -- tested in virtual time in FeedServiceTests.
-  pending("polls the feed again at the interval given")
+  it("polls the feed again at the interval given", function()
+    local fetches = 0
+    fake.http { ["GET https://example.org/feed.xml"] = function() fetches = fetches + 1; return { body = feed } end }
+    script("scripts/watch-feeds.lua", "--interval", "300", "https://example.org/feed.xml")
+    clock.advance(0)
+    assert.equals(1, fetches)
+    -- Polls at 300, 600, ..., 3600 s: each runs when time reaches it, whatever the machine's speed.
+    clock.advance(3600)
+    assert.equals(13, fetches)
+    clock.advance(299)
+    assert.equals(13, fetches)
+    clock.advance(1)
+    assert.equals(14, fetches)
+  end)
 end)

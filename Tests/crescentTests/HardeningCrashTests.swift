@@ -71,6 +71,50 @@ import Testing
         }
     }
 
+    /// Found by fuzzing the config file: a dotted key makes a table per part, which no parser
+    /// limit bounds, and converting 20,000 nested tables overflowed the stack.
+    @Test func aConfigNestedTooDeeplyIsAnErrorNotACrash() async throws {
+        let sandbox = try Sandbox()
+        for depth in [101, 20_000, 200_000] {
+            try sandbox.write("deep.toml", "[store]\nx" + String(repeating: ".a", count: depth) + " = 1\n")
+            let result = try await crescent(["--config", "deep.toml", "-e", "print('ran')"], in: sandbox)
+            #expect(result.status == 2 || result.status == 1, "depth \(depth): \(result)")
+            #expect(result.stderr.contains("deep.toml:2: a key has more than 101 dotted parts"), "depth \(depth): \(result)")
+            #expect(result.stderrShowsNoCrash && !result.killedBySignal, "depth \(depth): \(result)")
+            try sandbox.write("deep.toml", "[x" + String(repeating: ".a", count: depth) + "]\n")
+            let header = try await crescent(["--config", "deep.toml", "-e", "print('ran')"], in: sandbox)
+            #expect(header.stderr.contains("deep.toml:1: a key has more than 101 dotted parts"), "depth \(depth): \(header)")
+            #expect(result.stderrShowsNoCrash && !result.killedBySignal, "depth \(depth): \(result)")
+        }
+        // Nested through inline tables and arrays instead (the parser bounds those at 256 levels).
+        try sandbox.write("deep.toml", "[store]\nx = " + String(repeating: "{ a = ", count: 150) + "1" + String(repeating: " }", count: 150) + "\n")
+        let inline = try await crescent(["--config", "deep.toml", "-e", "print('ran')"], in: sandbox)
+        #expect(inline.stderr.contains("deep.toml: tables and arrays are nested more than 100 levels deep"), "\(inline)")
+        try sandbox.write("deep.toml", "[store]\nx" + String(repeating: ".a", count: 98) + " = 1\n")
+        let allowed = try await crescent(["--config", "deep.toml", "-e", "print('ran')"], in: sandbox)
+        #expect(allowed.stdout == "ran\n" && allowed.stderrShowsNoCrash, "\(allowed)")
+    }
+
+    /// Found by fuzzing the config file: a table name starting with a character TOML does not
+    /// allow there (`[café]`, a control character) made the TOML parser assert.
+    @Test func aTableNameStartingWithAForbiddenCharacterIsAnErrorNotACrash() async throws {
+        let sandbox = try Sandbox()
+        let cases: [(text: String, found: String)] = [("[\u{1}", "U+1"), ("[café]\n", "c"), ("[é]\n", "é"), ("[[ \u{7F}x]]\n", "U+7F"), ("[\u{369}]\n", "U+369"),
+                                                      ("# note\n[store]\nurl = \"a\"\n\n[\u{202E}x]\n", "\u{202E}")]
+        for (text, found) in cases {
+            try sandbox.write("bad.toml", text)
+            let result = try await crescent(["--config", "bad.toml", "-e", "print('ran')"], in: sandbox)
+            #expect(result.stderrShowsNoCrash && !result.killedBySignal, "\(text.debugDescription): \(result)")
+            if found != "c" {
+                #expect(result.stderr.contains("a table name cannot start with '\(found)'"), "\(text.debugDescription): \(result)")
+            }
+        }
+        // Brackets inside values and strings are not headers.
+        try sandbox.write("good.toml", "[store]\nx = [\n  [1, 2],\n  [+3],\n]\ny = \"\"\"\n[é\n\"\"\"\n")
+        let good = try await crescent(["--config", "good.toml", "-e", "print('ran')"], in: sandbox)
+        #expect(good.stdout == "ran\n" && good.stderrShowsNoCrash, "\(good)")
+    }
+
     @Test func foreignUserdataGivenToTheBridgeIsRefusedNotTrusted() async throws {
         let result = try await runScript("""
             local mt = debug.getmetatable(services.store)

@@ -115,6 +115,82 @@ import Darwin
         #expect(written.status == 0, "\(written)")
     }
 
+    /// Adds, updates and removes records of collection `shared` in a task, while a table view
+    /// follows the collection through its change sets alone (`apply`, as `scripts/releases.lua`
+    /// does); then marks itself done. Once both writers' marks have arrived, it prints whether
+    /// the view's rows are exactly the collection's items, the number of change sets and the ids.
+    static let sharer = """
+        local me, other = arg[1], arg[2]
+        local c = services.store:collection("shared")
+        local shown = view.table { columns = { "id", "n", "from", "by" }, rows = c.items }
+        local changes, failures, done = 0, {}, {}
+        local function describe(r)
+          return table.concat({ r.id, tostring(r.n), tostring(r.from), tostring(r.by), tostring(r.done) }, "/")
+        end
+        local function finish()
+          local rows, items, ids = shown.rows, c.items, {}
+          local same = #rows == #items
+          for i, item in ipairs(items) do
+            ids[#ids + 1] = item.id
+            if not rows[i] or describe(rows[i]) ~= describe(item) then same = false end
+          end
+          print(same and "exact" or "drift", changes, #failures, table.concat(ids, ","))
+          for _, failure in ipairs(failures) do io.stderr:write(failure, "\\n") end
+          app.exit(0)
+        end
+        c:on("didChange", function(change)
+          changes = changes + 1
+          local ok, err = pcall(shown.apply, shown, change, change.reload and c.items or nil)
+          if not ok then failures[#failures + 1] = tostring(err) end
+          for _, item in ipairs(change.insertedItems) do
+            if item.done then done[item.done] = true end
+          end
+          if done[me] and done[other] then timer.after(0.3, finish) end
+        end)
+        task(function()
+          local random = math.random
+          for i = 1, 60 do
+            c:add({ n = i, from = me })
+            local items = c.items
+            if i % 3 == 0 and #items > 0 then
+              local r = items[random(#items)]
+              c:update(r.id, { n = (r.n or 0) + 1000, by = me })
+            end
+            if i % 4 == 0 and #items > 0 then c:remove(items[random(#items)].id) end
+            if i % 10 == 0 then sleep(0.02) end
+          end
+          c:add({ done = me })
+        end)
+        timer.after(60, function() print("timeout", changes) app.exit(1) end)
+        """
+
+    /// Two processes writing one collection at once: every change set each receives turns the
+    /// items it last saw into the new ones, so a view following the change sets alone ends
+    /// exactly where the collection is, and both processes end with the same records.
+    @Test func changeSetsStayExactWithTwoProcessesWriting() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("share.lua", Self.sharer)
+        // The database exists before both start, so neither waits for the other to create it.
+        let made = try await crescent(["--data-dir", sandbox.path, "-e", "services.store:collection('shared')"], in: sandbox)
+        #expect(made.status == 0, "\(made)")
+        for round in 1...3 {
+            let first = CrescentProcess(["--data-dir", sandbox.path, "share.lua", "A\(round)", "B\(round)"], directory: sandbox.path)
+            let second = CrescentProcess(["--data-dir", sandbox.path, "share.lua", "B\(round)", "A\(round)"], directory: sandbox.path)
+            try first.start()
+            try second.start()
+            let results = [await first.finish(timeLimit: 90), await second.finish(timeLimit: 90)]
+            var idLists: [String] = []
+            for result in results {
+                #expect(result.status == 0 && result.stderr.isEmpty, "round \(round): \(result)")
+                let fields = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\t").map(String.init)
+                #expect(fields.count == 4 && fields[0] == "exact" && fields[2] == "0", "round \(round): \(result.stdout)")
+                #expect((Int(fields.count == 4 ? fields[1] : "") ?? 0) >= 60, "round \(round): each change set counted: \(result.stdout)")
+                idLists.append(fields.last ?? "")
+            }
+            #expect(idLists[0] == idLists[1] && !idLists[0].isEmpty, "round \(round): both end with the same records")
+        }
+    }
+
     /// Services start on first use: an unusable data folder fails only what uses the store.
     @Test func anUnusableDataFolderFailsOnlyWhatUsesTheStore() async throws {
         let sandbox = try Sandbox()

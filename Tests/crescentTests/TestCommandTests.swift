@@ -151,6 +151,29 @@ import FoundationXML
         #expect(result.elapsed < 30, "\(result)")
     }
 
+    /// `os.time()` and `os.date()` read the test's clock, which starts at 2026-01-01T00:00:00Z;
+    /// with an explicit time they are Lua's own.
+    @Test func theTimeOfDayIsVirtualTime() async throws {
+        let (result, _) = try await Self.run(["date_spec.lua": """
+            it("reads the clock of the test", function()
+              local start = os.time()
+              assert.equals(math.type(start), "integer")
+              assert.equals("2026-01-01T00:00:00Z", os.date("!%Y-%m-%dT%H:%M:%SZ"))
+              clock.advance(90.5)
+              assert.equals(start + 90, os.time())
+              assert.equals("2026-01-01T00:01:30Z", os.date("!%Y-%m-%dT%H:%M:%SZ"))
+              assert.equals(2026, os.date("!*t").year)
+              assert.equals("1970-01-01 00:00:10", os.date("!%Y-%m-%d %H:%M:%S", 10))
+              assert.equals(os.time(os.date("*t", 12345)), 12345)
+            end)
+            it("starts again from the same time", function()
+              assert.equals("2026-01-01T00:00:00Z", os.date("!%Y-%m-%dT%H:%M:%SZ"))
+            end)
+            """])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines.last == "2 passed, 0 failed", "\(result)")
+    }
+
     @Test func anUnmatchedFakeRouteFailsTheTestListingTheRoutes() async throws {
         let (result, _) = try await Self.run(["http_spec.lua": """
             it("fetches", function()

@@ -23,10 +23,12 @@ extension ModelBinding {
                 stack.rawSet(-2, index: Int64(index + 1))
             }
             // An empty table has no shape of its own: `[]` stays an array (json.array's mark).
-            if items.isEmpty, let jsonArray { markShape(jsonArray, stack) }
+            // Nulls are nil in Lua, so a list of them is empty too.
+            if items.allSatisfy(\.isNull), let jsonArray { markShape(jsonArray, stack) }
         case .object(let fields):
             pushFields(fields, onto: stack)
-            if fields.isEmpty, let jsonObject { markShape(jsonObject, stack) }
+            // So `{}` and `{ "c": null }` stay objects.
+            if fields.values.allSatisfy(\.isNull), let jsonObject { markShape(jsonObject, stack) }
         case .model(let model): pushModel(model, onto: stack)
         case .handle(let handle): pushObject(handle.object, onto: stack)
         }

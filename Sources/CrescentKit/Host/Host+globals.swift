@@ -10,6 +10,7 @@ extension Host {
     /// Installs every global of DESIGN.md's table that this host provides.
     func installGlobals() throws(LuaError) {
         installOutput()
+        try installTime()
         installTimers()
         installTasks()
         if !isPluginHost {

@@ -80,8 +80,11 @@ final class SpecHost {
             if loop.runPending() > 0 { continue }
             guard host.isRunning else { return }
             let sleepers = clock.sleepers
-            if host.binding.requests.count > sleepers {
-                if loop.waitForWork(timeout: Self.quietPeriod) { continue }
+            // Script requests and the services' own tasks (a feed's poll) run until they hand
+            // the loop work, sleep on the clock, or end.
+            let running = host.binding.requests.count + clock.runningTasks
+            if running > sleepers {
+                if waitForProgress(running: running, sleepers: sleepers) { continue }
             } else if sleepers < sleepersSettled {
                 // The clock woke a task (a feed's poll loop): it runs on another thread until it
                 // hands the loop work or sleeps again.
@@ -95,6 +98,17 @@ final class SpecHost {
             sleepersSettled = sleepers
             return
         }
+    }
+
+    /// Waits until the loop has work, a request or task has ended, or one has gone to sleep on
+    /// the clock; false when none of that happened within ``quietPeriod``.
+    private func waitForProgress(running: Int, sleepers: Int) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(Self.quietPeriod)
+        while ContinuousClock.now < deadline {
+            if loop.waitForWork(timeout: 0.002) { return true }
+            if host.binding.requests.count + clock.runningTasks < running || clock.sleepers > sleepers { return true }
+        }
+        return false
     }
 
     /// One step of virtual time while a test's body waits: runs the next job due (and what it

@@ -33,6 +33,7 @@ public final class ManualClock: ServiceClock {
     private let state = Mutex(State())
     private let wallOrigin: Double
     private let suspended = Atomic<Int>(0)
+    private let running = Atomic<Int>(0)
 
     /// A clock at uptime zero whose wall clock reads `wallTime` (default 2026-01-01T00:00:00Z).
     public init(wallTime: Double = 1_767_225_600) {
@@ -82,14 +83,16 @@ public final class ManualClock: ServiceClock {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let resumed = Atomic<Bool>(false)
-                suspended.add(1, ordering: .acquiringAndReleasing)
                 let resume: @Sendable (Bool) -> Void = { [self] cancelled in
                     guard !resumed.exchange(true, ordering: .acquiringAndReleasing) else { return }
                     // Counted down by the job that wakes it, so a runner sees the wake at once.
                     suspended.subtract(1, ordering: .acquiringAndReleasing)
                     if cancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
                 }
+                // Scheduled before it counts as asleep: a runner that sees the sleeper must find
+                // its job when it advances.
                 let job = schedule(after: delay) { resume(false) }
+                suspended.add(1, ordering: .acquiringAndReleasing)
                 wake.onCancel {
                     job.cancel()
                     resume(true)
@@ -98,6 +101,18 @@ public final class ManualClock: ServiceClock {
         } onCancel: {
             wake.cancel()
         }
+    }
+
+    /// How many tasks started by ``task(after:_:)`` have not ended yet: work a runner waits for
+    /// before it moves time on (unless the task sleeps on the clock, see ``sleepers``).
+    public var runningTasks: Int { running.load(ordering: .acquiring) }
+
+    @discardableResult
+    public func task(after delay: Duration, _ work: @escaping @Sendable () async -> Void) -> Cancellation {
+        // Counted from the job that starts it, on the thread that advances, so a runner that
+        // settles after the job already sees it.
+        ClockTask.start(on: self, after: delay, started: { [self] in running.add(1, ordering: .acquiringAndReleasing) },
+                        finished: { [self] in running.subtract(1, ordering: .acquiringAndReleasing) }, work)
     }
 
     /// Calls `handler` after each job the clock runs (a host drains its loop there).

@@ -29,10 +29,21 @@ public protocol ServiceClock: Sendable {
     /// given the same deadline at no extra cost; nil for a virtual clock, where the service
     /// schedules the timeout on the clock instead.
     func monotonicDeadline(after delay: Duration) -> UInt64?
+    /// Starts the async `work` in a task `delay` from now, as a job of the clock (a poll that
+    /// waits for the network between two waits on the clock); cancelling the returned value
+    /// before then means it never starts, and after cancels its task. A ``ManualClock`` counts
+    /// such tasks until they end, so a test can wait for them before it moves time on.
+    @discardableResult
+    func task(after delay: Duration, _ work: @escaping @Sendable () async -> Void) -> Cancellation
 }
 
 extension ServiceClock {
     public func monotonicDeadline(after delay: Duration) -> UInt64? { nil }
+
+    @discardableResult
+    public func task(after delay: Duration, _ work: @escaping @Sendable () async -> Void) -> Cancellation {
+        ClockTask.start(on: self, after: delay, work)
+    }
 
     /// Waits `seconds`; false when the task was cancelled meanwhile (so a loop can end).
     public func pause(seconds: Double) async -> Bool {

@@ -53,7 +53,10 @@ public final class FeedsService: Service {
         var stored: StoredFeed
         var lastError: ServiceError?
         var failures = 0
-        var poller: Task<Void, Never>?
+        /// The next poll, waiting on the clock or fetching.
+        var poller: Cancellation?
+        /// Which poller is current: one replaced while it fetched does not schedule another.
+        var pollerGeneration = 0
     }
 
     init(archive: any FeedArchive, settings: FeedSettings, transport: any FeedTransport, clock: any ServiceClock) {
@@ -91,6 +94,7 @@ public final class FeedsService: Service {
             state.subscriptions[url, default: Subscription(stored: stored)].stored.interval = interval
             state.subscriptions[url]?.poller?.cancel()
             state.subscriptions[url]?.poller = nil
+            state.subscriptions[url]?.pollerGeneration += 1
         }
         publishFeeds()
         do {
@@ -228,18 +232,30 @@ public final class FeedsService: Service {
 
     /// Starts (or restarts) the poller of `url`: it waits the feed's interval (longer after
     /// failures), fetches, and again, until the feed is removed or the service goes away.
+    ///
+    /// Each wait is a job of the clock and each fetch a task it starts, so on a manual clock
+    /// advancing time runs every poll due by then, in order with everything else.
     private func startPolling(_ url: String, firstDelay: Double? = nil) {
         state.withLock { state in
-            guard let subscription = state.subscriptions[url] else { return }
+            guard var subscription = state.subscriptions[url] else { return }
             subscription.poller?.cancel()
+            subscription.pollerGeneration += 1
             let first = firstDelay ?? settings.delay(interval: subscription.stored.interval, failures: subscription.failures)
-            state.subscriptions[url]?.poller = Task { [weak self] in
-                var wait = first
-                while true {
-                    guard let clock = self?.clock, await clock.pause(seconds: wait) else { return }
-                    guard !Task.isCancelled, let service = self else { return }
-                    wait = await service.poll(url)
-                }
+            subscription.poller = schedulePoll(url, after: first, generation: subscription.pollerGeneration)
+            state.subscriptions[url] = subscription
+        }
+    }
+
+    /// The poll of `url` `seconds` from now, which schedules the next one when it is still the
+    /// current poller of a subscribed feed.
+    private func schedulePoll(_ url: String, after seconds: Double, generation: Int) -> Cancellation {
+        clock.task(after: .seconds(seconds: seconds)) { [weak self] in
+            guard let self, !Task.isCancelled else { return }
+            let wait = await poll(url)
+            guard !Task.isCancelled else { return }
+            state.withLock { state in
+                guard state.subscriptions[url]?.pollerGeneration == generation else { return }
+                state.subscriptions[url]?.poller = schedulePoll(url, after: wait, generation: generation)
             }
         }
     }

@@ -8,8 +8,17 @@ struct CollectionRows: Sendable {
     private(set) var ids: [Int64] = []
     /// The records, each with its `id` field.
     private(set) var records: [Value] = []
+    /// False until the records were read from the database (see ``unloaded``).
+    private(set) var isLoaded = true
 
     init() {}
+
+    /// No records yet because none were read: the first ``replaceAll(with:)`` loads them.
+    static var unloaded: CollectionRows {
+        var rows = CollectionRows()
+        rows.isLoaded = false
+        return rows
+    }
 
     /// Rows from `(id, record)` pairs sorted by id.
     init(sorted pairs: [(id: Int64, record: Value)]) {

@@ -8,16 +8,21 @@ extension SQLiteBackend {
     /// `operation` as one write: its statements, then its report.
     static func write(_ operation: StoreOperation, to collection: StoreCollection) -> StoreWrite<Any, Value> {
         switch operation {
-        case .add(let records, let single): erase(addition(records, single: single, to: collection))
-        case .update(let id, let fields): erase(update(id, setting: fields, in: collection))
-        case .remove(let ids): erase(removal(ids, from: collection))
-        case .clear: erase(clearing(collection))
+        case .add(let records, let single): erase(addition(records, single: single, to: collection), collection)
+        case .update(let id, let fields): erase(update(id, setting: fields, in: collection), collection)
+        case .remove(let ids): erase(removal(ids, from: collection), collection)
+        case .clear: erase(clearing(collection), collection)
         }
     }
 
-    /// The write with its intermediate result hidden, so the four kinds share one type.
-    private static func erase<Change>(_ write: StoreWrite<Change, Value>) -> StoreWrite<Any, Value> {
-        StoreWrite(size: write.size, change: { db in try write.change(db) as Any }, committed: { change in
+    /// The write with its intermediate result hidden, so the four kinds share one type. It
+    /// first reads the collection's records if they were never read (its open waited for a
+    /// lock), so it changes the list the database holds.
+    private static func erase<Change>(_ write: StoreWrite<Change, Value>, _ collection: StoreCollection) -> StoreWrite<Any, Value> {
+        StoreWrite(size: write.size, change: { db in
+            try loadIfNeeded(collection, db)
+            return try write.change(db) as Any
+        }, committed: { change in
             // The value came from `change` just above, so the cast always succeeds.
             guard let change = change as? Change else { return .null }
             return write.committed(change)

@@ -18,16 +18,56 @@ final class SQLiteBackend: StoreBackend {
     func collection(_ name: String, make: (CollectionRows) -> StoreCollection) throws(ServiceError) -> StoreCollection {
         // Loaded on the writer, so no write or catch-up can fall between the read and the
         // collection's first change.
-        try database.onWriter { db in
-            let collection = make(CollectionRows(sorted: try Self.load(name, db)))
-            // The collection catches up itself, so it keeps doing so even when only it is kept.
-            database.onExternalChange { [weak collection] db in
-                guard let collection else { return }
-                let fresh = try Self.load(collection.name, db)
-                collection.apply { $0.replaceAll(with: fresh) }
-            }
+        if let collection = try database.onWriterIfFree({ db in make(CollectionRows(sorted: try Self.load(name, db))) }) {
+            follow(collection)
             return collection
         }
+        // Reading now would wait (another process holds the lock the open needs, or writes are
+        // queued): the collection answers at once, empty, and its records arrive as a change.
+        let collection = make(.unloaded)
+        follow(collection)
+        load(collection)
+        return collection
+    }
+
+    /// Makes `collection` catch up with other processes' commits itself, so it keeps doing so
+    /// even when only it is kept.
+    private func follow(_ collection: StoreCollection) {
+        database.onExternalChange { [weak collection] db in
+            guard let collection else { return }
+            let fresh = try Self.load(collection.name, db)
+            collection.apply { $0.replaceAll(with: fresh) }
+        }
+    }
+
+    /// Reads `collection`'s records on the writer queue, after the database opens, and reports
+    /// them as a change; while another process keeps the lock, again a second later.
+    private func load(_ collection: StoreCollection) {
+        let database = self.database
+        database.enqueueOpening { [weak self, weak collection] opened in
+            guard let self, let collection else { return }
+            do throws(ServiceError) {
+                let db = try opened.get()
+                try database.mapErrors { try Self.loadIfNeeded(collection, db) }
+            } catch {
+                // Any other failure is reported to each write to the collection.
+                guard error.code == .unavailable, !database.isClosed else { return }
+                database.clock.schedule(after: Self.loadRetryDelay) { [weak self, weak collection] in
+                    guard let self, let collection else { return }
+                    load(collection)
+                }
+            }
+        }
+    }
+
+    /// How long a collection whose records could not be read for a lock waits to try again.
+    static let loadRetryDelay = Duration.seconds(1)
+
+    /// Reads `collection`'s records when they were never read. Call on the writer queue.
+    static func loadIfNeeded(_ collection: StoreCollection, _ db: Database) throws {
+        guard !collection.rows.withLock({ $0.isLoaded }) else { return }
+        let fresh = try load(collection.name, db)
+        collection.apply { $0.replaceAll(with: fresh) }
     }
 
     func write(_ operation: StoreOperation, to collection: StoreCollection) throws(ServiceError) -> Value {
@@ -41,7 +81,7 @@ final class SQLiteBackend: StoreBackend {
         let later: @Sendable () throws(ServiceError) -> StoreWrite<Any, Value> = { () throws(ServiceError) in
             Self.write(try prepare(), to: collection)
         }
-        guard settings.writesOnLoop && size <= StoreDatabase.immediateRowLimit else {
+        guard settings.writesOnLoop && size <= StoreDatabase.immediateRowLimit && collection.rows.withLock({ $0.isLoaded }) else {
             database.writeLater(later, unlessCancelled: { reply.isCancelled }, mayCommit: { reply.commit() }, done: { reply($0) })
             return
         }

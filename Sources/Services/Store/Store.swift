@@ -124,7 +124,10 @@ public final class Store: Service {
     public var path: String { backend.displayName }
 
     /// The collection named `name`: the same object for the same name. The first call reads the
-    /// collection's records into memory (opening the database on first use).
+    /// collection's records into memory (opening the database on first use). When that would
+    /// wait for another process (it holds the lock the open needs) or for queued writes, the
+    /// collection answers at once, empty, and its records arrive as one change (`items`, `count`,
+    /// `didChange`) once read; writes to it wait for them.
     public func collection(named name: String) throws(ServiceError) -> StoreCollection {
         if let known = collections.withLock({ $0[name] }) { return known }
         guard !name.isEmpty, name.utf8.count <= Self.maxNameLength else {

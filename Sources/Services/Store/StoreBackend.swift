@@ -16,7 +16,9 @@ protocol StoreBackend: AnyObject, Sendable {
     /// The collection named `name`, loading its records and following other hosts' changes to
     /// it. `make` builds the object from the loaded rows (it returns an existing one if another
     /// call got there first); it runs where no change can fall between the load and the first
-    /// change the collection reports.
+    /// change the collection reports. It never waits on the calling thread (the loop) for
+    /// another process: when loading would, it may answer with a collection made from
+    /// ``CollectionRows/unloaded`` whose records arrive later as a change.
     func collection(_ name: String, make: (CollectionRows) -> StoreCollection) throws(ServiceError) -> StoreCollection
 
     /// Runs `operation` on `collection`, blocking until it committed (Swift callers).

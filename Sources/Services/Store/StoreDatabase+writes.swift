@@ -14,7 +14,8 @@ import Synchronization
 ///   SQLite's lock free, nothing new from other processes, commits that do not sync the disk.
 ///   Otherwise it writes nothing and returns nil.
 /// - ``writeLater(_:unlessCancelled:done:)`` queues the write on GRDB's serial writer
-///   queue (no Swift task) and calls `done` there.
+///   queue (no Swift task), opening the database first off the calling thread when needed, and
+///   calls `done` there.
 extension StoreDatabase {
     /// At most this many rows for a write on the loop: well under a millisecond of work.
     static let immediateRowLimit = 64
@@ -72,19 +73,13 @@ extension StoreDatabase {
                                     unlessCancelled isCancelled: @escaping @Sendable () -> Bool,
                                     mayCommit: @escaping @Sendable () -> Bool = { true },
                                     done: @escaping @Sendable (Result<Output, ServiceError>) -> Void) {
-        let writer: any DatabaseWriter
-        do {
-            writer = try self.writer()
-        } catch {
-            done(.failure(error))
-            return
-        }
-        enqueue(on: writer) { db in
+        enqueueOpening { opened in
             guard !isCancelled() else {
                 done(.failure(ServiceError(.cancelled, "the request was cancelled")))
                 return
             }
             do throws(ServiceError) {
+                let db = try opened.get()
                 let write = try prepare()
                 done(.success(try self.mapErrors {
                     try self.waitingTransaction(db, write.change, committed: write.committed, mayCommit: mayCommit)
@@ -163,7 +158,7 @@ extension StoreDatabase {
 
     /// Queues `body` on the writer queue, counted as a queued write until it has run: no write
     /// runs on the loop ahead of it, nor waits there for it.
-    private func enqueue(on writer: any DatabaseWriter, _ body: @escaping @Sendable (Database) -> Void) {
+    func enqueue(on writer: any DatabaseWriter, _ body: @escaping @Sendable (Database) -> Void) {
         queuedWrites.add(1, ordering: .acquiringAndReleasing)
         writer.asyncWriteWithoutTransaction { db in
             self.writerUsers.add(1, ordering: .acquiringAndReleasing)

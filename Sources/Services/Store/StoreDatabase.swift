@@ -1,7 +1,11 @@
+import Dispatch
 import GRDB
 import GRDBSQLite
 import Model
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The SQLite database behind the store and the session: one file in WAL mode through a GRDB
 /// `DatabasePool` (or a private in-memory database), opened on first use.
@@ -15,6 +19,11 @@ import Synchronization
 /// connection (another process) has committed, and then the registered catch-up handlers re-read
 /// what they show. Handlers and the `committed` part of each write run on the writer queue, so
 /// whatever they report goes out in commit order.
+///
+/// Opening may wait for another process's lock (creating the tables, or the write-ahead log
+/// GRDB sets up, needs it): the host's loop never does. It tries an open that gives up at once
+/// (``onWriterIfFree(_:)``), and otherwise hands the work to ``enqueueOpening(_:)``, which opens
+/// on a queue of its own and then queues the work on the writer, in the order it was asked for.
 ///
 /// The poller holds the database weakly and ends when it goes away or ``close()`` is called.
 final class StoreDatabase: Sendable {
@@ -38,13 +47,26 @@ final class StoreDatabase: Sendable {
     let waitsForLocks = Mutex(true)
     /// How long the writer waits for another process's lock before reporting `unavailable`.
     static let lockTimeoutMilliseconds = 10_000
+    /// How often an open that waits for a lock tries again.
+    static let lockPollMilliseconds = 5
     /// True while a checkpoint is queued on the writer.
     let checkpointQueued = Atomic<Bool>(false)
 
-    private let clock: any ServiceClock
+    let clock: any ServiceClock
+    /// Opens that wait for another process's lock, one at a time, off the loop.
+    private let opener = DispatchQueue(label: "crescent.store.open")
+    /// Work handed to ``opener`` and not yet queued on the writer: while there is any, later
+    /// work goes the same way, so none overtakes it.
+    private let waitingForOpen = Atomic<Int>(0)
+    /// True while the loop opens the database: the busy handler then gives up at once.
+    private let opensWithoutWaiting = Atomic<Bool>(false)
+    /// How many opens on ``opener`` gave up on another process's lock, and the last one's error.
+    private let lockFailures = Mutex<(count: Int, error: ServiceError?)>((0, nil))
 
     private enum State {
         case unopened
+        /// A thread is opening the database (the state lock is not held meanwhile).
+        case opening
         case open(any DatabaseWriter, StorePoller?)
         case failed(ServiceError)
         case closed
@@ -80,31 +102,117 @@ final class StoreDatabase: Sendable {
 
     // MARK: Access
 
-    /// The open database, opening it (with its folders and tables) on first use.
+    /// The open database, opening it (with its folders and tables) on first use, waiting for
+    /// another process's lock up to ``lockTimeoutMilliseconds``. Never call it on the loop.
     func writer() throws(ServiceError) -> any DatabaseWriter {
-        let result: Result<any DatabaseWriter, ServiceError> = state.withLock { state in
+        while true {
+            if let writer = try openIfNeeded(waiting: true) { return writer }
+            // The loop is trying an open that gives up at once: it is done in a moment.
+            usleep(1_000)
+        }
+    }
+
+    /// The open database, opening it on first use unless that would wait for another
+    /// process's lock or for an open under way (nil then).
+    private func openIfNeeded(waiting: Bool) throws(ServiceError) -> (any DatabaseWriter)? {
+        let known: Result<(any DatabaseWriter)?, ServiceError>? = state.withLock { state in
             switch state {
             case .open(let writer, _): return .success(writer)
             case .failed(let error): return .failure(error)
-            case .closed: return .failure(ServiceError(.unavailable, "the store is closed"))
+            case .closed: return .failure(Self.closedError)
+            case .opening: return .success(nil)
             case .unopened:
-                do throws(ServiceError) {
-                    let writer = try open()
-                    state = .open(writer, startPoller())
-                    return .success(writer)
-                } catch {
-                    state = .failed(error)
-                    return .failure(error)
-                }
+                state = .opening
+                return nil
             }
         }
-        return try result.get()
+        if let known { return try known.get() }
+        // This thread opens; the state lock is free meanwhile, so a wait here holds up no one.
+        let outcome: Result<(any DatabaseWriter)?, ServiceError>
+        do throws(ServiceError) {
+            outcome = .success(try open(waiting: waiting))
+        } catch {
+            outcome = .failure(error)
+        }
+        let opened = try? outcome.get()
+        let poller = opened.flatMap { _ in startPoller() }
+        let closedMeanwhile = state.withLock { state in
+            if case .closed = state { return true }
+            switch outcome {
+            case .success(let writer?): state = .open(writer, poller)
+            // Another process's lock is no lasting failure: the next use tries again.
+            case .success(nil): state = .unopened
+            case .failure(let error): state = error.code == .unavailable ? .unopened : .failed(error)
+            }
+            return false
+        }
+        if closedMeanwhile {
+            poller?.cancel()
+            try? opened?.close()
+            throw Self.closedError
+        }
+        return try outcome.get()
+    }
+
+    private static let closedError = ServiceError(.unavailable, "the store is closed")
+
+    /// True once ``close()`` was called.
+    var isClosed: Bool {
+        guard case .closed = state.withLock({ $0 }) else { return false }
+        return true
     }
 
     /// The database when it is open (nil before the first use, after a failure or ``close()``).
     var openWriter: (any DatabaseWriter)? {
         guard case .open(let writer, _) = state.withLock({ $0 }) else { return nil }
         return writer
+    }
+
+    /// Runs `body` on the writer queue outside a transaction, here and now, when nothing can make
+    /// it wait: the database opens without waiting for a lock, and no work is queued on the
+    /// writer or waits for the open. Nil when it did not run (hand the work to
+    /// ``enqueueOpening(_:)``). For the loop.
+    func onWriterIfFree<Output>(_ body: (Database) throws -> Output) throws(ServiceError) -> Output? {
+        guard waitingForOpen.load(ordering: .acquiring) == 0, queuedWrites.load(ordering: .acquiring) == 0 else { return nil }
+        guard let writer = try openIfNeeded(waiting: false) else { return nil }
+        writerUsers.add(1, ordering: .acquiringAndReleasing)
+        defer { writerUsers.subtract(1, ordering: .acquiringAndReleasing) }
+        // Another block on the writer queue (the poller, a Swift caller) would make us wait.
+        guard writerUsers.load(ordering: .acquiring) == 1 else { return nil }
+        return try mapErrors { try writer.writeWithoutTransaction(body) }
+    }
+
+    /// Queues `body` on the writer queue after the work queued before it, and runs it there
+    /// with the database: when the database is not open yet (or work before it waits for the
+    /// open), it opens on a queue of its own first, waiting for another process's lock there;
+    /// `body` gets the open's failure instead. Never waits on the calling thread.
+    func enqueueOpening(_ body: @escaping @Sendable (Result<Database, ServiceError>) -> Void) {
+        if waitingForOpen.load(ordering: .acquiring) == 0, let writer = openWriter {
+            enqueue(on: writer) { db in body(.success(db)) }
+            return
+        }
+        // Counted as queued too, so no write on the loop overtakes it.
+        waitingForOpen.add(1, ordering: .acquiringAndReleasing)
+        queuedWrites.add(1, ordering: .acquiringAndReleasing)
+        let failuresBefore = lockFailures.withLock { $0.count }
+        opener.async {
+            defer {
+                self.queuedWrites.subtract(1, ordering: .acquiringAndReleasing)
+                self.waitingForOpen.subtract(1, ordering: .acquiringAndReleasing)
+            }
+            // An open that gave up on the lock while this waited answers it too: each waits
+            // once, not once per work ahead of it.
+            if let failure = self.lockFailures.withLock({ $0.count > failuresBefore ? $0.error : nil }) {
+                return body(.failure(failure))
+            }
+            do throws(ServiceError) {
+                let writer = try self.writer()
+                self.enqueue(on: writer) { db in body(.success(db)) }
+            } catch {
+                if error.code == .unavailable { self.lockFailures.withLock { $0 = ($0.count + 1, error) } }
+                body(.failure(error))
+            }
+        }
     }
 
     /// Runs `body` on the writer queue outside a transaction (loading a collection in step
@@ -178,9 +286,19 @@ final class StoreDatabase: Sendable {
 
     // MARK: Opening
 
-    private func open() throws(ServiceError) -> any DatabaseWriter {
+    /// Opens the database; with `waiting` false, nil when that would wait for another process's
+    /// lock.
+    private func open(waiting: Bool) throws(ServiceError) -> (any DatabaseWriter)? {
+        opensWithoutWaiting.store(!waiting, ordering: .releasing)
+        defer { opensWithoutWaiting.store(false, ordering: .releasing) }
         var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
+        // Like `busy_timeout`, unless the loop is opening; transactions set their own timeout.
+        configuration.busyMode = .callback { [weak self] tries in
+            guard let self, !opensWithoutWaiting.load(ordering: .acquiring) else { return false }
+            guard tries < Self.lockTimeoutMilliseconds / Self.lockPollMilliseconds else { return false }
+            usleep(useconds_t(Self.lockPollMilliseconds * 1_000))
+            return true
+        }
         configuration.label = "crescent.store"
         let synchronous = settings.synchronous.rawValue
         configuration.prepareDatabase { [weak self] db in
@@ -222,6 +340,7 @@ final class StoreDatabase: Sendable {
         } catch let error as ServiceError {
             throw error
         } catch let error as DatabaseError where error.resultCode.primaryResultCode == .SQLITE_BUSY {
+            guard waiting else { return nil }
             throw ServiceError(.unavailable, "the store database \(path) is locked by another process that is writing to it; try again once it has finished")
         } catch let error as DatabaseError where [.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode.primaryResultCode) {
             throw ServiceError(.io, "cannot open the store database \(path): \(Self.describe(error)); \(DatabaseLocation.moveAside)")

@@ -1,0 +1,36 @@
+import LuaBridge
+import Model
+
+extension Host {
+    /// Makes Lua's own readings of the time of day follow the run's clock: `os.time()` and
+    /// `os.date(format)` without a time read the clock's wall time (the system's time in a normal
+    /// run, virtual time under `crescent test`). With an explicit time (`os.time{...}`,
+    /// `os.date(format, t)`) they are Lua's functions unchanged. `os.clock()` stays the
+    /// processor time the run has used: it measures work, which virtual time does not do.
+    func installTime() throws(LuaError) {
+        let hasOS = vm.getGlobal("os") == .table
+        vm.stack.pop()
+        guard hasOS else { return }
+        let clock = self.clock
+        try vm.load(Array(Self.timeWrappers.utf8), name: "=os")
+        vm.pushFunction { stack in
+            let seconds = clock.wallTime.rounded(.down)
+            stack.push(abs(seconds) < 9e18 ? Int64(seconds) : 0)
+            return .one
+        }
+        try vm.call(arguments: 1, results: 0)
+    }
+
+    private static let timeWrappers = """
+        local now = ...
+        local time, date = os.time, os.date
+        os.time = function(fields)
+          if fields == nil then return now() end
+          return time(fields)
+        end
+        os.date = function(format, t)
+          if t == nil then t = now() end
+          return date(format, t)
+        end
+        """
+}
