@@ -7,7 +7,7 @@
 # PostgreSQL (the store tests and bench start throwaway clusters with its initdb and pg_ctl).
 set -euo pipefail
 
-packages=(liblua5.4-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl libxml2 lua-check postgresql)
+packages=(liblua5.4-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

