@@ -1,5 +1,8 @@
 import ArgumentParser
 import CrescentKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `crescent test [PATH...]`: runs `*_spec.lua` files in virtual time, each test in a fresh host.
 struct TestCommand: ParsableCommand {
@@ -40,6 +43,9 @@ struct TestCommand: ParsableCommand {
         var host = HostOptions()
         host.memoryLimitMiB = memoryLimit
         host.configPath = config
+        // The project's own plugins (./plugins) join each test's host, so specs can use and fake
+        // their services; the user's installed plugins do not, so a spec runs the same everywhere.
+        if access("plugins", F_OK) == 0 { host.pluginSearch = PluginSearch(folders: ["plugins"], onlyFolders: true) }
         options.hostOptions = host
         do {
             throw ExitCode(try SpecRunner.run(options) { ProcessIO.writeOut($0) })
