@@ -108,7 +108,7 @@ import Testing
         #expect(json?["workspace.library"] as? [String] == ["types"])
     }
 
-    @Test func luacheckIsCleanOverTheScriptsAndSpecsWithTheDeclaredGlobals() throws {
+    @Test func luacheckIsCleanOverTheScriptsSpecsAndPluginsWithTheDeclaredGlobals() throws {
         // Methods that do not use `self` (loadView building a view) are normal in controllers.
         let common = ["--no-color", "--codes", "--std", "lua54", "--no-max-line-length", "--ignore", "212/self"]
         let scripts = try Self.runTool("/usr/bin/luacheck", common + ["--read-globals"] + StubWriter.globalNames + ["--", "scripts"])
@@ -117,6 +117,11 @@ import Testing
         let specs = try Self.runTool("/usr/bin/luacheck", common + ["--ignore", "143", "--read-globals"] + StubWriter.globalNames
                                      + StubWriter.testGlobalNames + ["--", "spec"])
         #expect(specs.status == 0, "\(specs.output)")
+        // A Lua plugin's VM has the script's globals but app, view and controller, plus its own API.
+        let pluginGlobals = StubWriter.globalNames.filter { !["app", "view", "controller"].contains($0) }
+            + ["service", "service_error", "settings"]
+        let plugins = try Self.runTool("/usr/bin/luacheck", common + ["--read-globals"] + pluginGlobals + ["--", "plugins"])
+        #expect(plugins.status == 0, "\(plugins.output)")
     }
 
     /// Runs `tool ARGUMENTS` in the package root; its status and combined output.
