@@ -14,9 +14,7 @@ import Glibc
 /// time) and can run them from inside a Lua call (`clock.advance` in a spec).
 ///
 /// Timed tasks (`scheduleTask`) follow real time; the host never uses them with a manual clock.
-final class PumpedEventLoop: EventLoop, @unchecked Sendable {
-    // Sendable: the queue is behind a mutex, the owner thread is fixed at init, and the semaphore
-    // is thread-safe; nothing else is stored.
+final class PumpedEventLoop: EventLoop, Sendable {
     private let owner = pthread_self()
     private let queue = Mutex<[@Sendable () -> Void]>([])
     private let arrived = DispatchSemaphore(value: 0)
