@@ -4,7 +4,8 @@
 struct FoldedNames: Sendable {
     private let bytes: [UInt8]
     private let offsets: [UInt32]
-    private let rows: [UInt32]
+    /// The row of each alternate name (entry `count + i` is alternate name `i`).
+    private let alternateRows: [UInt32]
 
     /// How a name matches a query, best first.
     enum Match: Int, CaseIterable {
@@ -36,7 +37,7 @@ struct FoldedNames: Sendable {
         offsets.append(UInt32(bytes.count))
         self.bytes = bytes
         self.offsets = offsets
-        rows = Array(0..<UInt32(data.count)) + data.alternateRows
+        alternateRows = data.alternateRows
     }
 
     /// The rows matching `query` (folded), one array per ``Match`` in order, each row in the array
@@ -46,8 +47,8 @@ struct FoldedNames: Sendable {
         let none = UInt8(2 * Match.allCases.count)
         var best = [UInt8](repeating: none, count: data.count)
         bytes.withUnsafeBufferPointer { names in
-            for entry in 0..<rows.count {
-                let row = Int(rows[entry])
+            for entry in 0..<(offsets.count - 1) {
+                let row = entry < data.count ? entry : Int(alternateRows[entry - data.count])
                 if let country, data.country[row] != country { continue }
                 let name = names[Int(offsets[entry])..<Int(offsets[entry + 1])]
                 let match: Match? =
