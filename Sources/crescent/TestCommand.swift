@@ -45,7 +45,12 @@ struct TestCommand: ParsableCommand {
         host.configPath = config
         // The project's own plugins (./plugins) join each test's host, so specs can use and fake
         // their services; the user's installed plugins do not, so a spec runs the same everywhere.
-        if access("plugins", F_OK) == 0 { host.pluginSearch = PluginSearch(folders: ["plugins"], onlyFolders: true) }
+        // Found once for the run, not again for each test's host.
+        if access("plugins", F_OK) == 0 {
+            var search = PluginSearch(folders: ["plugins"], onlyFolders: true)
+            search.memo = DiscoveryMemo()
+            host.pluginSearch = search
+        }
         options.hostOptions = host
         do {
             throw ExitCode(try SpecRunner.run(options) { ProcessIO.writeOut($0) })

@@ -1,5 +1,6 @@
 import Model
 import Services
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,6 +21,9 @@ public struct PluginSearch: Sendable {
     public var disabled = false
     /// Only the `folders` given (`crescent plugin check DIR`), not the usual places.
     public var onlyFolders = false
+    /// Keeps what the first discovery found for the hosts that follow (`crescent test` makes a
+    /// host per test; the folders do not change within one run). Nil: every host looks again.
+    public var memo: DiscoveryMemo?
 
     public init(folders: [String] = [], scriptPath: String? = nil, disabled: Bool = false, onlyFolders: Bool = false) {
         self.folders = folders
@@ -83,6 +87,10 @@ public enum PluginDiscovery {
     public static func discover(_ search: PluginSearch, disabledNames: [String], builtins: [String],
                                 hostVersion: String = CrescentVersion.current) -> [DiscoveredPlugin] {
         guard !search.disabled else { return [] }
+        if let memo = search.memo {
+            let key = disabledNames + ["\u{0}"] + builtins
+            return memo.found(for: key) { discover(withoutMemo(search), disabledNames: disabledNames, builtins: builtins, hostVersion: hostVersion) }
+        }
         var found: [DiscoveredPlugin] = []
         for root in search.roots() {
             for folder in pluginFolders(in: root.path, given: root.isGiven) {
@@ -136,5 +144,26 @@ public enum PluginDiscovery {
             if access(PluginManifest.path(in: folder), F_OK) == 0 { folders.append(folder) }
         }
         return folders.sorted()
+    }
+}
+
+private func withoutMemo(_ search: PluginSearch) -> PluginSearch {
+    var search = search
+    search.memo = nil
+    return search
+}
+
+/// What one discovery found, for one set of disabled names and builtins (see ``PluginSearch/memo``).
+public final class DiscoveryMemo: Sendable {
+    private let remembered = Mutex<(key: [String], found: [DiscoveredPlugin])?>(nil)
+
+    public init() {}
+
+    /// What was found for `key`, discovering with `discover` the first time (or for another key).
+    func found(for key: [String], _ discover: () -> [DiscoveredPlugin]) -> [DiscoveredPlugin] {
+        if let remembered = remembered.withLock({ $0 }), remembered.key == key { return remembered.found }
+        let found = discover()
+        remembered.withLock { $0 = (key, found) }
+        return found
     }
 }
