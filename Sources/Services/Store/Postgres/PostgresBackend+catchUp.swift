@@ -42,6 +42,24 @@ extension PostgresBackend {
         return (rows, versions, snapshot)
     }
 
+    /// A read of the change log on its way to the server (``sendLogRead(confirming:)``).
+    struct LogRead {
+        let from: Int64
+        let query: SentQuery
+    }
+
+    /// What a read of the change log found (``absorb(_:)``).
+    struct LogReading {
+        /// `pg_xact_status` of the transaction the read was asked about, nil without one.
+        var status: String?
+        /// The transactions whose changes the read returned (committed, then).
+        var transactions: Set<Int64> = []
+        /// Every transaction below this one has finished and been read.
+        var below: Int64
+        /// The log had been compacted past the cursor: the collections were read again instead.
+        var reloaded = false
+    }
+
     /// Reads the log from the cursor up to the oldest transaction still open and applies it,
     /// one change set per transaction and collection; reloads when the log was compacted past
     /// the cursor.
@@ -50,43 +68,49 @@ extension PostgresBackend {
     /// - Returns: `pg_xact_status` of `xid` ("committed", "aborted", "in progress"), nil without one.
     @discardableResult
     func catchUp(confirming xid: Int64? = nil) throws(ServiceError) -> String? {
-        guard !catchUpSuspended.load(ordering: .acquiring), let from = cursor.withLock({ $0 }) else {
+        guard let read = try sendLogRead(confirming: xid) else {
             guard let xid else { return nil }
             return try transactionStatus(of: xid)
         }
+        return try absorb(read).status
+    }
+
+    /// Sends a read of the log from the cursor without waiting for it, or nil when catching up
+    /// is held back or nothing has been loaded yet. Sent right behind a write, it reaches the
+    /// server as soon as the write has committed.
+    func sendLogRead(confirming xid: Int64? = nil) throws(ServiceError) -> LogRead? {
+        guard !catchUpSuspended.load(ordering: .acquiring), let from = cursor.withLock({ $0 }) else { return nil }
         // Any notification that arrived before this read is covered by it.
         catchUpsStarted.store(notifications.load(ordering: .acquiring), ordering: .releasing)
         let names = follows.withLock { follows in
             follows = follows.filter { $0.value.collection != nil }
             return Array(follows.keys)
         }
-        let result = try run("""
-            WITH horizon AS MATERIALIZED (
-                SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS below,
-                       COALESCE((SELECT value FROM crescent_meta WHERE key = 'compacted_below'), 0) AS compacted,
-                       pg_xact_status(\(xid)::text::xid8) AS status
-            )
-            SELECT horizon.below, horizon.compacted, horizon.status,
-                   c.xid, c.collection, c.kind, c.record_id, c.version, c.data::text
-            FROM horizon LEFT JOIN crescent_changes c
-                ON c.xid >= \(from) AND c.xid < horizon.below AND c.collection = ANY(\(names))
-            ORDER BY c.xid, c.seq
+        let query = try send("""
+            SELECT below, compacted, status, xid, collection, kind, record_id, version, data
+            FROM pg_temp.crescent_read_log(\(from), \(names), \(xid))
             """, doing: "reading its change log")
-        var horizon = from
+        return LogRead(from: from, query: query)
+    }
+
+    /// Waits for `read` and applies what it found (see ``catchUp(confirming:)``).
+    func absorb(_ read: LogRead) throws(ServiceError) -> LogReading {
+        let from = read.from
+        var reading = LogReading(below: from)
         var compacted: Int64 = 0
-        var status: String?
         var changes: [LoggedChange] = []
-        for row in result {
+        for row in try read.query.rows() {
             let columns = try decode { try row.decode((Int64, Int64, String?, Int64?, String?, String?, Int64?, Int64?, String?).self) }
-            horizon = columns.0
+            reading.below = columns.0
             compacted = columns.1
-            status = columns.2
+            reading.status = columns.2
             guard let xid = columns.3, let name = columns.4, let kind = columns.5, let id = columns.6, let version = columns.7 else { continue }
             changes.append(LoggedChange(xid: xid, collection: name, kind: kind, id: id, version: version, data: columns.8))
+            reading.transactions.insert(xid)
         }
         if from < compacted {
             try reload()
-            return status
+            return LogReading(status: reading.status, below: reading.below, reloaded: true)
         }
         var start = 0
         while start < changes.count {
@@ -95,12 +119,12 @@ extension PostgresBackend {
             apply(changes[start..<end])
             start = end
         }
-        let read = max(from, horizon)
+        let read = max(from, reading.below)
         cursor.withLock { $0 = read }
         follows.withLock { follows in
             for name in follows.keys where (follows[name]?.loadedIn?.xmax ?? .min) <= read { follows[name]?.loadedIn = nil }
         }
-        return status
+        return reading
     }
 
     /// Whether transaction `xid` committed, when catching up is held back.

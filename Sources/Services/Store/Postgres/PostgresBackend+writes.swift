@@ -8,13 +8,14 @@ import Darwin
 #endif
 
 /// Each ``StoreOperation`` as one statement, in a transaction of its own, that writes the records
-/// and their change-log rows together (on the queue): one round trip, where BEGIN and COMMIT
-/// would add two. The collection's rows change only when the log is read back, so this host
-/// shows its own writes exactly as every other host does.
+/// and their change-log rows together (on the queue), with a read of the log sent right behind
+/// it: the two leave without waiting for each other, where BEGIN and COMMIT would add two round
+/// trips. The collection's rows change only when the log is read back, so this host shows its
+/// own writes exactly as every other host does.
 ///
-/// A write answers success only once the log has been read past it and the server says its
-/// transaction committed: a commit that fails after the statement's rows came back (the server
-/// reports it after them) is never acknowledged.
+/// A write answers success only once the log has been read past it and its own rows were found
+/// there (or the server says its transaction committed): a commit that fails after the
+/// statement's rows came back (the server reports it after them) is never acknowledged.
 extension PostgresBackend {
     /// Runs `operation`, then reads the log until it has passed the write, so the collection
     /// shows it when the write answers.
@@ -24,40 +25,45 @@ extension PostgresBackend {
     func perform(_ operation: StoreOperation, on collection: StoreCollection,
                  mayCommit: () -> Bool = { true }) throws(ServiceError) -> Value {
         let output: Value, xid: Int64?
-        switch operation {
-        case .add(let records, let single): (output, xid) = try add(records, single: single, to: collection, mayCommit)
-        case .update(let id, let fields): (output, xid) = try update(id, setting: fields, in: collection, mayCommit)
-        case .remove(let ids): (output, xid) = try remove(ids, from: collection, mayCommit)
-        case .clear: (output, xid) = try clear(collection, mayCommit)
+        var read: LogRead?
+        do throws(ServiceError) {
+            switch operation {
+            case .add(let records, let single): (output, xid) = try add(records, single: single, to: collection, mayCommit, &read)
+            case .update(let id, let fields): (output, xid) = try update(id, setting: fields, in: collection, mayCommit, &read)
+            case .remove(let ids): (output, xid) = try remove(ids, from: collection, mayCommit, &read)
+            case .clear: (output, xid) = try clear(collection, mayCommit, &read)
+            }
+        } catch {
+            // The read that followed is a catch-up like any other.
+            if let read { _ = try? absorb(read) }
+            throw error
         }
-        if let xid { try waitUntilRead(xid) }
+        if let xid {
+            try confirm(xid, after: read)
+        } else if let read {
+            _ = try? absorb(read)
+        }
         return output
     }
 
-    /// Runs the one statement of a write, unless the caller cancelled first.
-    private func write(_ query: PostgresQuery, doing: String, _ mayCommit: () -> Bool) throws(ServiceError) -> PostgresQueryResult {
+    /// Sends the one statement of a write, unless the caller cancelled first, and a read of the
+    /// log right behind it (into `read`), and waits for the statement's rows.
+    private func write(_ query: PostgresQuery, doing: String, _ mayCommit: () -> Bool,
+                       _ read: inout LogRead?) throws(ServiceError) -> PostgresQueryResult {
         // Sent, the statement commits on its own: a cancel after this point no longer cancels.
         guard mayCommit() else { throw ServiceError(.cancelled, "the request was cancelled") }
-        return try run(query, doing: doing)
+        let written = try send(query, doing: doing)
+        read = try sendLogRead()
+        return try written.rows()
     }
 
     private func add(_ records: [[String: Value]], single: Bool, to collection: StoreCollection,
-                     _ mayCommit: () -> Bool) throws(ServiceError) -> (Value, Int64?) {
+                     _ mayCommit: () -> Bool, _ read: inout LogRead?) throws(ServiceError) -> (Value, Int64?) {
         guard !records.isEmpty else { return (single ? .null : .array([]), nil) }
         let name = collection.name
         let texts = records.map { Value.object($0).jsonText }
-        let result = try write("""
-            WITH added AS (
-                INSERT INTO crescent_records (collection, data)
-                SELECT \(name), record FROM unnest(\(texts)::text[]::jsonb[]) WITH ORDINALITY AS given(record, position)
-                ORDER BY position
-                RETURNING id, version, data
-            ), logged AS (
-                INSERT INTO crescent_changes (collection, kind, record_id, version, data)
-                SELECT \(name), 'i', id, version, data FROM added ORDER BY id
-            )
-            SELECT id, pg_current_xact_id()::text::bigint FROM added ORDER BY id
-            """, doing: "adding to '\(name)'", mayCommit)
+        let result = try write("SELECT added_id, added_xid FROM pg_temp.crescent_add(\(name), \(texts))",
+                               doing: "adding to '\(name)'", mayCommit, &read)
         var ids: [Int64] = []
         var xid: Int64?
         for row in result {
@@ -77,7 +83,7 @@ extension PostgresBackend {
     }
 
     private func update(_ id: Int64, setting newFields: [String: Value], in collection: StoreCollection,
-                        _ mayCommit: () -> Bool) throws(ServiceError) -> (Value, Int64?) {
+                        _ mayCommit: () -> Bool, _ read: inout LogRead?) throws(ServiceError) -> (Value, Int64?) {
         let name = collection.name
         guard let existing = collection.rows.withLock({ $0.record(id) }), case .object(let fields) = existing,
               let version = follows.withLock({ $0[name]?.versions[id] }) else {
@@ -101,7 +107,7 @@ extension PostgresBackend {
             )
             SELECT (SELECT pg_current_xact_id()::text::bigint FROM changed),
                    EXISTS (SELECT 1 FROM crescent_records WHERE collection = \(name) AND id = \(id))
-            """, doing: "updating '\(name)'", mayCommit)
+            """, doing: "updating '\(name)'", mayCommit, &read)
         var xid: Int64?, present = false
         for row in result { (xid, present) = try decode { try row.decode((Int64?, Bool).self) } }
         guard let xid else {
@@ -116,7 +122,7 @@ extension PostgresBackend {
     /// Deletes the records, all or none: the statement locks those present and deletes only
     /// when it found every one (another host may have removed one since this host read it).
     private func remove(_ ids: [Int64], from collection: StoreCollection,
-                        _ mayCommit: () -> Bool) throws(ServiceError) -> (Value, Int64?) {
+                        _ mayCommit: () -> Bool, _ read: inout LogRead?) throws(ServiceError) -> (Value, Int64?) {
         guard !ids.isEmpty else { return (.integer(0), nil) }
         let name = collection.name
         if let unknown = collection.rows.withLock({ rows in ids.first { rows.index(of: $0) == nil } }) {
@@ -134,7 +140,7 @@ extension PostgresBackend {
                 SELECT \(name), 'd', id, version FROM removed
             )
             SELECT id, (SELECT pg_current_xact_id()::text::bigint FROM removed LIMIT 1) FROM present
-            """, doing: "removing from '\(name)'", mayCommit)
+            """, doing: "removing from '\(name)'", mayCommit, &read)
         var found = Set<Int64>()
         var xid: Int64?
         for row in result {
@@ -147,7 +153,8 @@ extension PostgresBackend {
         return (.integer(Int64(ids.count)), xid)
     }
 
-    private func clear(_ collection: StoreCollection, _ mayCommit: () -> Bool) throws(ServiceError) -> (Value, Int64?) {
+    private func clear(_ collection: StoreCollection, _ mayCommit: () -> Bool,
+                       _ read: inout LogRead?) throws(ServiceError) -> (Value, Int64?) {
         let name = collection.name
         let result = try write("""
             WITH removed AS (
@@ -157,7 +164,7 @@ extension PostgresBackend {
                 SELECT \(name), 'd', id, version FROM removed
             )
             SELECT pg_current_xact_id()::text::bigint FROM removed
-            """, doing: "clearing '\(name)'", mayCommit)
+            """, doing: "clearing '\(name)'", mayCommit, &read)
         var count: Int64 = 0
         var xid: Int64?
         for row in result {
@@ -165,6 +172,22 @@ extension PostgresBackend {
             count += 1
         }
         return (.integer(count), xid)
+    }
+
+    /// Answers once the write of transaction `xid` is known to have committed and the log has
+    /// been read past it: at once when `read`, the read that followed the write, found the
+    /// write's rows; an error when it had passed `xid` without them.
+    private func confirm(_ xid: Int64, after read: LogRead?) throws(ServiceError) {
+        if let read {
+            let reading = try absorb(read)
+            if reading.transactions.contains(xid) { return }
+            if !reading.reloaded && reading.below > xid { throw notCommitted }
+        }
+        try waitUntilRead(xid)
+    }
+
+    private var notCommitted: ServiceError {
+        ServiceError(.io, "\(failure.target) did not commit the write: nothing was written")
     }
 
     /// Catches up until the log has been read past transaction `xid` (another transaction that
@@ -181,7 +204,7 @@ extension PostgresBackend {
             case "in progress"?:
                 break
             default:
-                throw ServiceError(.io, "\(failure.target) did not commit the write: nothing was written")
+                throw notCommitted
             }
             usleep(pause)
             pause = min(pause * 2, 20_000)

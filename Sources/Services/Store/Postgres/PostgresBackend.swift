@@ -192,12 +192,31 @@ final class PostgresBackend: StoreBackend {
 
     /// Runs `query`, waiting for its rows; a lost connection takes the link down.
     func run(_ query: PostgresQuery, doing: String) throws(ServiceError) -> PostgresQueryResult {
+        try send(query, doing: doing).rows()
+    }
+
+    /// Sends `query` without waiting: queries sent one after another leave together, each as soon
+    /// as the server has answered the one before, with no wait on this queue in between.
+    func send(_ query: PostgresQuery, doing: String) throws(ServiceError) -> SentQuery {
         let connection = try connection()
-        do {
-            return try connection.query(query, logger: logger).wait()
-        } catch {
-            if PostgresFailure.isConnectionLoss(error) { lost(connection, error) }
-            throw failure.running(error, doing: doing)
+        return SentQuery(backend: self, connection: connection, doing: doing, answer: connection.query(query, logger: logger))
+    }
+
+    /// A query on its way; ``rows()`` waits for its answer.
+    struct SentQuery {
+        let backend: PostgresBackend
+        let connection: PostgresConnection
+        let doing: String
+        let answer: EventLoopFuture<PostgresQueryResult>
+
+        /// Waits for the rows; a lost connection takes the link down.
+        func rows() throws(ServiceError) -> PostgresQueryResult {
+            do {
+                return try answer.wait()
+            } catch {
+                if PostgresFailure.isConnectionLoss(error) { backend.lost(connection, error) }
+                throw backend.failure.running(error, doing: doing)
+            }
         }
     }
 
@@ -307,6 +326,13 @@ final class PostgresBackend: StoreBackend {
                     for statement in step { _ = try run(PostgresQuery(unsafeSQL: statement)) }
                 }
                 _ = try run(PostgresQuery(unsafeSQL: PostgresSchema.stamp))
+            }
+            for definition in PostgresSessionFunctions.definitions {
+                do {
+                    _ = try connection.query(PostgresQuery(unsafeSQL: definition), logger: logger).wait()
+                } catch {
+                    throw failure.running(error, doing: "creating its session functions in pg_temp (the user needs the TEMPORARY privilege on the database)")
+                }
             }
             var process: Int32 = 0
             for row in try run("SELECT pg_backend_pid()") {

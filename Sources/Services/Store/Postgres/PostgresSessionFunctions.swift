@@ -1,0 +1,61 @@
+/// The functions through which a host runs the statements of every write: an add, and each
+/// read of the change log.
+///
+/// PostgresNIO sends each query as an unnamed statement, which the server plans again on every
+/// call, and planning these statements costs the server more than running them. A PL/pgSQL
+/// function plans its statements once per connection and keeps the plans; `plan_cache_mode =
+/// force_generic_plan` keeps it from planning them again for each argument (the log read's plan,
+/// an index range scan on `crescent_changes_by_xid`, does not depend on them).
+///
+/// Each connection creates them in its own temporary schema (`pg_temp`), so they go with the
+/// connection, always match the SQL of the crescent that calls them, and leave the database's
+/// schema (and its version) alone. Creating them needs the `TEMPORARY` privilege on the database,
+/// which PostgreSQL grants to every user unless revoked.
+enum PostgresSessionFunctions {
+    /// The statements that create the functions, run once per connection.
+    static let definitions = [add, readLog]
+
+    /// `pg_temp.crescent_add(collection, records)`: inserts the records (JSON texts, in order) and
+    /// their change-log rows; returns each new id and the transaction's id, in id order.
+    static let add = """
+        CREATE FUNCTION pg_temp.crescent_add(p_collection text, p_records text[])
+        RETURNS TABLE (added_id bigint, added_xid bigint) LANGUAGE plpgsql
+        SET plan_cache_mode = force_generic_plan AS $$
+        BEGIN
+            RETURN QUERY WITH added AS (
+                INSERT INTO crescent_records (collection, data)
+                SELECT p_collection, record FROM unnest(p_records::jsonb[]) WITH ORDINALITY AS given(record, position)
+                ORDER BY position
+                RETURNING id, version, data
+            ), logged AS (
+                INSERT INTO crescent_changes (collection, kind, record_id, version, data)
+                SELECT p_collection, 'i', id, version, data FROM added ORDER BY id
+            )
+            SELECT id, pg_current_xact_id()::text::bigint FROM added ORDER BY id;
+        END $$
+        """
+
+    /// `pg_temp.crescent_read_log(from, collections, xid)`: the change-log rows of `collections`
+    /// from transaction `from` up to the oldest transaction still open (`below`), by transaction
+    /// id and then log order, each beside `below`, the compaction horizon and `pg_xact_status` of
+    /// `xid` (null for none); one row of those three with null changes when the log holds none.
+    static let readLog = """
+        CREATE FUNCTION pg_temp.crescent_read_log(p_from bigint, p_names text[], p_xid bigint)
+        RETURNS TABLE (below bigint, compacted bigint, status text, xid bigint, collection text,
+                       kind text, record_id bigint, version bigint, data text) LANGUAGE plpgsql
+        SET plan_cache_mode = force_generic_plan AS $$
+        #variable_conflict use_column
+        BEGIN
+            RETURN QUERY SELECT h.below, h.compacted, h.status, c.xid, c.collection, c.kind, c.record_id, c.version, c.data
+            FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS below,
+                         COALESCE((SELECT m.value FROM crescent_meta m WHERE m.key = 'compacted_below'), 0) AS compacted,
+                         pg_xact_status(p_xid::text::xid8) AS status) h
+            LEFT JOIN LATERAL (
+                SELECT l.xid, l.seq, l.collection, l.kind, l.record_id, l.version, l.data::text AS data
+                FROM crescent_changes l
+                WHERE l.xid >= p_from AND l.xid < h.below AND l.collection = ANY(p_names)
+            ) c ON true
+            ORDER BY c.xid, c.seq;
+        END $$
+        """
+}
