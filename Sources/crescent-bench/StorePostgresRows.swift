@@ -31,7 +31,8 @@ enum StorePostgresRows {
         let autocommit = single.max() ?? .nan
         return BenchRow(name: row, value: subject.max() ?? .nan, baseline: baseline.max() ?? .nan, unit: "rec/s", goal: .ratioAtLeast(0.7),
                         note: "\(count) awaited add calls in one task on crescent's real NIO loop, [store] url on a throwaway local cluster (TCP loopback, fsync off), best of 3; "
-                            + "each add is one statement (the INSERT and its change-log row, committing on its own), then one read of the log up to it that also confirms the commit; "
+                            + "each add is one call of a function the connection made in pg_temp (the INSERT and its change-log row, committing on its own) "
+                            + "with a read of the log sent right behind it, which finds the add's rows and so confirms the commit; "
                             + "baseline: PostgresNIO on one connection inserting the same JSON into the same table, BEGIN/INSERT/COMMIT per row; "
                             + "the same with one autocommit INSERT per row (one round trip): \(String(format: "%.0f", autocommit)) rec/s")
     }
@@ -79,39 +80,57 @@ enum StorePostgresRows {
 
     // MARK: store-propagate-pg
 
-    /// Milliseconds from an awaited add by host A (a store in the bench process) to the
-    /// `didChange` handler of host B (a `crescent` process), median of 500; beside it the floor,
-    /// a NOTIFY from one bare PostgresNIO connection to another.
+    /// Milliseconds from an awaited add by host A to the `didChange` handler of host B, both
+    /// `crescent` processes running Lua scripts, median of 500; beside it the floor, a NOTIFY
+    /// from one bare PostgresNIO connection to another.
     static func propagate() throws(BenchFailure) -> BenchRow {
         let row = "store-propagate-pg"
         let url = try database(row)
+        let count = 550, warmUp = 50
         let delays: [Double]
         do {
-            let writer = try Store(url: url)
-            defer { writer.close() }
-            let list = try writer.collection(named: "propagate")
-            let observer = try ObserverProcess(row: row, url: url, collection: "propagate")
+            let observer = try TimedLinesProcess(row: row, role: "observing", url: url, script: """
+                local c = services.store:collection("propagate")
+                c:on("didChange", function(change)
+                  for _, record in ipairs(change.insertedItems) do print(record.n) end
+                end)
+                timer.after(600, function() os.exit(0) end)
+                print("ready")
+                """)
             defer { observer.stop() }
-            var sent: [(Int64, UInt64)] = []
-            for _ in 0..<550 {
-                let started = MonotonicClock.nanoseconds()
-                let id = try list.add(["n": 1])["id"].integerValue ?? 0
-                sent.append((id, started))
-                // One at a time: wait (up to 2 s) for it to arrive before the next.
-                for _ in 0..<10_000 where observer.arrival(of: id) == nil { usleep(200) }
+            // Each add alone: the next starts 20 ms after the last answered, twice the goal.
+            let writer = try TimedLinesProcess(row: row, role: "writing", url: url, script: """
+                local c = services.store:collection("propagate")
+                print("ready")
+                task(function()
+                  for n = 1, \(count) do
+                    print(n)
+                    local stored, err = c:add({ n = n })
+                    if err then error(tostring(err)) end
+                    sleep(0.02)
+                  end
+                end)
+                """)
+            defer { writer.stop() }
+            guard writer.waitForExit(seconds: 300) else { throw BenchFailure(row: row, reason: "the writing crescent did not finish within 300 s") }
+            // The last change may still be on its way to the observer.
+            for _ in 0..<10_000 where observer.arrival(of: Int64(count)) == nil { usleep(200) }
+            delays = (warmUp + 1...count).compactMap { n -> Double? in
+                guard let sent = writer.arrival(of: Int64(n)), let arrived = observer.arrival(of: Int64(n)) else { return nil }
+                return Double(Int64(arrived) - Int64(sent)) / 1e6
             }
-            delays = sent.dropFirst(50).compactMap { id, started in observer.arrival(of: id).map { Double($0 - started) / 1e6 } }
         } catch let failure as BenchFailure {
             throw failure
         } catch {
             throw BenchFailure(row: row, reason: "\(error)")
         }
         let floor = try notifyRoundTrip(row: row, url: url)
-        guard delays.count >= 400 else { throw BenchFailure(row: row, reason: "only \(delays.count) of 500 changes arrived") }
+        guard delays.count >= 400 else { throw BenchFailure(row: row, reason: "only \(delays.count) of \(count - warmUp) changes arrived") }
         return BenchRow(name: row, value: median(delays), baseline: floor, unit: "ms", goal: .valueAtMost(10),
-                        note: "awaited add by host A (a store in the bench process, its own connection) to the didChange handler of host B "
-                            + "(a crescent process with a Lua observer, [store] url on the same database), timed when B's printed line reaches the bench; "
-                            + "median of 500, one at a time; baseline (the floor): NOTIFY on one bare PostgresNIO connection to its arrival on another, median of 500")
+                        note: "host A (a crescent process running a Lua script that awaits one add every 20 ms) to the didChange handler of host B "
+                            + "(a crescent process with a Lua observer), both with [store] url on the same database; A prints each record's number "
+                            + "just before its add and B prints it in its handler, timed as each line reaches the bench; "
+                            + "median of 500; baseline (the floor): NOTIFY on one bare PostgresNIO connection to its arrival on another, median of 500")
     }
 
     private static func notifyRoundTrip(row: String, url: String) throws(BenchFailure) -> Double {
