@@ -1,5 +1,4 @@
 import Model
-import TOMLKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,30 +25,14 @@ struct ConfigFile {
         return try parse(text, name: file)
     }
 
-    /// Parses `text`, the contents of the file `name` (messages name it).
+    /// Parses `text`, the contents of the file `name` (messages name it `file:line`).
     static func parse(_ text: String, name file: String) throws(HostSetupError) -> ConfigFile {
-        switch ConfigHeaderCheck.firstProblem(in: text) {
-        case (let line, .badHeaderStart(let found))?:
-            let shown = found.value < 0x20 || found.value == 0x7F || found.properties.generalCategory == .nonspacingMark
-                ? "U+" + String(found.value, radix: 16, uppercase: true) : String(found)
-            throw HostSetupError(description: "\(file):\(line): a table name cannot start with '\(shown)': use letters, digits, _ and -, or quote it ([\"name\"])")
-        case (let line, .tooManyKeyParts)?:
-            throw HostSetupError(description: "\(file):\(line): a key has more than \(ConfigHeaderCheck.maxKeyDots + 1) dotted parts")
-        case nil:
-            break
-        }
-        let table: TOMLTable
+        let sections: [String: Value]
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw HostSetupError(description: "\(file):\(error.source.begin.line): \(error.description)")
+            sections = try TOMLReader.read(text, maxDepth: maxDepth)
         } catch {
-            throw HostSetupError(description: "\(file): \(error)")
+            throw HostSetupError(description: "\(file):\(error.line): \(error.message)")
         }
-        guard let converted = convert(table, depth: 0) else {
-            throw HostSetupError(description: "\(file): tables and arrays are nested more than \(maxDepth) levels deep")
-        }
-        guard case .object(let sections) = converted else { return ConfigFile(name: file, sections: [:], lines: []) }
         return ConfigFile(name: file, sections: sections,
                           lines: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     }
@@ -126,34 +109,6 @@ struct ConfigFile {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// How deep tables and arrays may nest (TOML's parser bounds arrays, but not dotted keys
-    /// such as `a.a.a... = 1`, which make a table per part).
+    /// How deep tables and arrays may nest (a table header's and a key's parts count).
     static let maxDepth = 100
-
-    /// `value` as a model value; nil when it nests deeper than ``maxDepth`` (converting it would
-    /// recurse that deep).
-    private static func convert(_ value: any TOMLValueConvertible, depth: Int) -> Value? {
-        guard depth <= maxDepth else { return nil }
-        if let table = value.table {
-            var fields: [String: Value] = [:]
-            for (key, item) in table {
-                guard let converted = convert(item, depth: depth + 1) else { return nil }
-                fields[key] = converted
-            }
-            return .object(fields)
-        }
-        if let array = value.array {
-            var items: [Value] = []
-            for item in array {
-                guard let converted = convert(item, depth: depth + 1) else { return nil }
-                items.append(converted)
-            }
-            return .array(items)
-        }
-        if let bool = value.bool { return .bool(bool) }
-        if let integer = value.int { return .integer(Int64(integer)) }
-        if let double = value.double { return .number(double) }
-        if let string = value.string { return .string(string) }
-        return .string(String(describing: value))
-    }
 }
