@@ -90,6 +90,7 @@ import Testing
         ]
         for (key, value) in expected { #expect(root[key] == value, "\(key)") }
         #expect(try read("x = nan")["x"]?.doubleValue?.isNaN == true)
+        #expect(try read("\u{FEFF}x = 1")["x"] == 1, "a byte order mark is no key")
     }
 
     @Test func readsStringsOfEveryKind() throws {

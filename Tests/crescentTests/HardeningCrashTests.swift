@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTestServer
 import Testing
 
@@ -134,6 +135,10 @@ import Testing
             #expect(result.stderrShowsNoCrash && !result.killedBySignal, "\(text.debugDescription): \(result)")
             #expect(result.stderr.contains(message) && result.stdout.isEmpty, "\(text.debugDescription): \(result)")
         }
+        // Bytes that are not UTF-8 (a surrogate's encoding) are refused, not replaced.
+        try Data(Array("[store]\n# U+D800: ".utf8) + [0xED, 0xA0, 0x80, 0x0A]).write(to: URL(fileURLWithPath: sandbox.path + "/bad.toml"))
+        let bytes = try await crescent(["--config", "bad.toml", "-e", "print('ran')"], in: sandbox)
+        #expect(bytes.stderr.contains("bad.toml:2: the file is not valid UTF-8") && bytes.stdout.isEmpty, "\(bytes)")
     }
 
     @Test func foreignUserdataGivenToTheBridgeIsRefusedNotTrusted() async throws {

@@ -18,9 +18,18 @@ struct ConfigFile {
     /// Reads and parses the file at `path` (or `crescent.toml`, which may be missing).
     static func load(_ path: String?) throws(HostSetupError) -> ConfigFile {
         let file = path ?? defaultName
-        guard let text = read(file) else {
+        guard let bytes = read(file) else {
             if path != nil { throw HostSetupError(description: "cannot open config file '\(file)'") }
             return ConfigFile(name: file, sections: [:], lines: [])
+        }
+        // TOML is UTF-8: a file that is not would have its bytes replaced, and keys collide.
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            var line = 1
+            for part in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+                if String(validating: part, as: UTF8.self) == nil { break }
+                line += 1
+            }
+            throw HostSetupError(description: "\(file):\(line): the file is not valid UTF-8 (save it as UTF-8)")
         }
         return try parse(text, name: file)
     }
@@ -96,7 +105,7 @@ struct ConfigFile {
         String(text.drop { characters.contains($0) }.reversed().drop { characters.contains($0) }.reversed())
     }
 
-    private static func read(_ path: String) -> String? {
+    private static func read(_ path: String) -> [UInt8]? {
         guard let file = fopen(path, "r") else { return nil }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -106,7 +115,7 @@ struct ConfigFile {
             if count <= 0 { break }
             bytes += buffer[0..<count]
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     /// How deep tables and arrays may nest (a table header's and a key's parts count).

@@ -41,6 +41,7 @@ public struct TOMLReader {
     // MARK: Lines
 
     private mutating func document() throws(TOMLError) {
+        if peek() == "\u{FEFF}" { at += 1 }                        // a byte order mark
         while at < text.count {
             skipWhitespace()
             switch peek() {
