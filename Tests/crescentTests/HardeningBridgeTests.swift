@@ -263,6 +263,23 @@ import Testing
         #expect(later.stdout == "http://127.0.0.1:9/a.xml\n", "the removal reached the database: \(later)")
     }
 
+    /// The session's users live in the same database: registering while another process holds
+    /// the lock waits off the loop (its timers keep firing) and is answered as a lock.
+    @Test func registeringAUserNeverHoldsTheLoopUpAndALockIsALock() async throws {
+        let (run, _) = try await Self.runWhileLocked("""
+            services.session:register("ann", "correct horse", function(name, err)
+              print(name, err and err.code, err and err.message)
+              print("ticks", ticks >= 20)
+              io.open("release", "w"):close()
+              app.exit(0)
+            end)
+            print("asked")
+            """)
+        #expect(run.stdoutLines.first == "asked", "\(run)")
+        #expect(run.stdout.contains("nil\tunavailable\t") && run.stdout.contains("is locked by another process"), "\(run)")
+        #expect(run.stdoutLines.last == "ticks\ttrue", "\(run)")
+    }
+
     /// A lock held past the store's wait: `remove` answered at once, and the database's failure
     /// to forget the feed comes as a `didFail` that says the database is locked.
     @Test func aLockOutlastingTheWaitIsReportedAsALockToRemove() async throws {
