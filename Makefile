@@ -31,7 +31,8 @@ run: build
 # tests that wait on real devices and locks (an NMEA FIFO; another process holding SQLite's write
 # lock), whose waits a saturated machine outlasts. Last, the end-to-end tests, which run the real
 # binary against real time (signals, --timeout, processes sharing a store) and would starve on
-# 2 cores beside the rest; then the specs of the shipped scripts; then make install, end to end.
+# 2 cores beside the rest; then the specs of the shipped scripts; then make install, end to end;
+# then each fuzz target for FUZZ_TEST_SECONDS from its seed corpus (make fuzz, below).
 # The end-to-end tests come in three groups so that no group starves another on 2 cores: the
 # script and REPL tests (signals, --timeout, live output) first, then the tests of plugins,
 # remote control, the test runner and hardening, then one at a time the four that load the
@@ -49,11 +50,13 @@ test: setup
 	$(SWIFT) test --skip-build --no-parallel --filter "$(HEAVY_PROCESS_TESTS)"
 	.build/debug/crescent test spec
 	@$(MAKE) --no-print-directory test-install
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS)
 
 # Coverage-guided fuzzing (libFuzzer through -sanitize=fuzzer) of every parser of outside input
 # and of Lua<->model value conversion: each target runs FUZZ_SECONDS from its seed corpus in
-# Fuzz/corpus/TARGET (`make fuzz FUZZ_SECONDS=4` is the short run meant for make test). The fuzz
-# build has a build folder of its own, so it never invalidates the normal one.
+# Fuzz/corpus/TARGET (make test runs them for FUZZ_TEST_SECONDS). The fuzz build has a build
+# folder of its own, so it never invalidates the normal one; every module in it is instrumented,
+# so after a change to the sources it recompiles ours (minutes), and from a clean clone all.
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 4
 FUZZ_TARGETS = nmea gpx gpsd feed json config url lua-value

@@ -56,11 +56,11 @@ extension GeocoderRows {
 
         var ours = Best(), oursOne = Best(), theirs = Best(), theirsOne = Best()
         for _ in 0..<batchRounds {
-            ours.add(try ProcessRun.run([crescent, lua, points], stdoutName: "ours.txt", in: folder, row: row))
+            ours.add(try TimedRun.run([crescent, lua, points], stdoutName: "ours.txt", in: folder, row: row))
             try checkOutput(folder, "ours.txt", lines: pointCount, row: row)
             theirs.add(try runBatchPython(python, points, folder: folder, row: row))
             try checkOutput(folder, "theirs.txt", lines: pointCount, row: row)
-            oursOne.add(try ProcessRun.run([crescent, lua, one], stdoutName: "ours.txt", in: folder, row: row))
+            oursOne.add(try TimedRun.run([crescent, lua, one], stdoutName: "ours.txt", in: folder, row: row))
             try checkOutput(folder, "ours.txt", first: ("Paris", "|France"), row: row)
             theirsOne.add(try runBatchPython(python, one, folder: folder, row: row))
             try checkOutput(folder, "theirs.txt", first: ("Paris", "|FR"), row: row)
@@ -90,15 +90,15 @@ extension GeocoderRows {
         var wall = Double.infinity
         var cpu = Double.infinity
 
-        mutating func add(_ run: ProcessRun) {
+        mutating func add(_ run: TimedRun) {
             wall = min(wall, run.wallSeconds)
             cpu = min(cpu, run.cpuSeconds)
         }
     }
 
-    private static func runBatchPython(_ script: String, _ points: String, folder: BenchFolder, row: String) throws(BenchFailure) -> ProcessRun {
+    private static func runBatchPython(_ script: String, _ points: String, folder: BenchFolder, row: String) throws(BenchFailure) -> TimedRun {
         do {
-            return try ProcessRun.run(["python3", script, points], stdoutName: "theirs.txt", in: folder, row: row)
+            return try TimedRun.run(["python3", script, points], stdoutName: "theirs.txt", in: folder, row: row)
         } catch {
             guard error.reason.contains("status 3") else { throw error }
             throw BenchFailure(row: row, reason: "the baseline needs PyPI's reverse_geocoder 1.5.1 for python3: "

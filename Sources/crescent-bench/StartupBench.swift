@@ -67,6 +67,6 @@ enum StartupBench {
     /// - Parameter environment: variables set or replaced in the child's environment.
     static func milliseconds(running arguments: [String], row: String = name,
                              environment extra: [String: String] = [:]) throws(BenchFailure) -> Double {
-        try ProcessRun.run(arguments, stdout: "/dev/null", stderr: "/dev/null", environment: extra, row: row).wallSeconds * 1000
+        try TimedRun.run(arguments, stdout: "/dev/null", stderr: "/dev/null", environment: extra, row: row).wallSeconds * 1000
     }
 }

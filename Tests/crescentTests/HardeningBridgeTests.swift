@@ -120,13 +120,13 @@ import Testing
 /// records arrive once the lock is free, and a lock is reported as a lock, not as a database that
 /// cannot be opened (which reads like corruption).
 @Suite struct HardeningStoreLockTests {
-    /// Makes `data/store.sqlite` with one record in collection `a`, then starts a process that
+    /// Makes `data/store.sqlite` with the script `made` (run once), then starts a process that
     /// holds SQLite's write lock until the file `release` appears (or 60 s pass). Before taking the
     /// lock it empties the write-ahead log and clears the schema's mark, so opening the database
     /// needs the lock (as when another process has just created it).
-    static func lockedStore() async throws -> (Sandbox, Process) {
+    static func lockedStore(made script: String) async throws -> (Sandbox, Process) {
         let sandbox = try Sandbox()
-        let made = try await crescent(["--data-dir", "data", "-e", #"services.store:collection("a"):add({ x = 1 }, function() end)"#], in: sandbox)
+        let made = try await crescent(["--data-dir", "data", "-e", script], in: sandbox)
         #expect(made.status == 0, "\(made)")
         try sandbox.write("hold.py", """
             import os, sqlite3, time
@@ -154,14 +154,7 @@ import Testing
     /// The loop's timers keep firing while the open waits for the lock; then the stored record
     /// arrives as a change, and a write made meanwhile commits after it.
     @Test func openingACollectionNeverHoldsTheLoopUp() async throws {
-        let (sandbox, holder) = try await Self.lockedStore()
-        defer {
-            _ = try? sandbox.write("release", "")
-            holder.waitUntilExit()
-        }
-        let run = try await crescent(["--data-dir", "data", "-e", """
-            local ticks = 0
-            timer.every(0.05, function() ticks = ticks + 1 end)
+        let (run, _) = try await Self.runWhileLocked("""
             local c = services.store:collection("a")
             print("opened", c.count)
             local changes, written = {}, nil
@@ -179,7 +172,7 @@ import Testing
                 end
               end)
             end)
-            """], in: sandbox, timeLimit: 60)
+            """)
         #expect(run.status == 0, "\(run)")
         #expect(run.stdoutLines.first == "opened\t0", "the collection answers at once, before its records: \(run)")
         #expect(run.stdoutLines.dropFirst().first?.hasPrefix("ticks while locked\ttrue") == true, "\(run)")
@@ -189,7 +182,7 @@ import Testing
 
     /// A lock held past the open's wait is reported as a lock, to the writes that waited.
     @Test func aLockHeldByAnotherProcessIsReportedAsALock() async throws {
-        let (sandbox, holder) = try await Self.lockedStore()
+        let (sandbox, holder) = try await Self.lockedStore(made: #"services.store:collection("a"):add({ x = 1 }, function() end)"#)
         defer {
             _ = try? sandbox.write("release", "")
             holder.waitUntilExit()
@@ -203,5 +196,105 @@ import Testing
             """], in: sandbox, timeLimit: 60)
         #expect(read.stdout == "written\n" || read.stdout.contains("is locked by another process"), "\(read)")
         #expect(!read.stdout.contains("cannot open the store database"), "\(read)")
+    }
+
+    /// Runs `script` in the store `made` makes while another process keeps it locked until the
+    /// script makes the file `release`. `ticks` counts a 50 ms timer from the start.
+    static func runWhileLocked(made: String = #"services.store:collection("a"):add({ x = 1 }, function() end)"#,
+                               _ script: String) async throws -> (RunResult, Sandbox) {
+        let (sandbox, holder) = try await lockedStore(made: made)
+        defer {
+            _ = try? sandbox.write("release", "")
+            holder.waitUntilExit()
+        }
+        let run = try await crescent(["--data-dir", "data", "-e", """
+            local ticks = 0
+            timer.every(0.05, function() ticks = ticks + 1 end)
+            """ + script], in: sandbox, timeLimit: 60)
+        return (run, sandbox)
+    }
+
+    /// Runs `script` (with `feeds`, the service) while locked, in a store holding two feeds,
+    /// subscribed though their first fetch failed (nothing listens on port 9, and such a feed
+    /// stays subscribed).
+    static func runWithLockedFeeds(_ script: String) async throws -> (RunResult, Sandbox) {
+        try await runWhileLocked(made: """
+            local left = 2
+            for _, name in ipairs({ "a", "b" }) do
+              services.feeds:add("http://127.0.0.1:9/" .. name .. ".xml", function()
+                left = left - 1
+                if left == 0 then app.exit(0) end
+              end)
+            end
+            """, "local feeds = services.feeds\n" + script)
+    }
+
+    /// Reading `feeds` and `latest` and calling `remove` while another process holds the lock
+    /// answer at once and the loop's timers keep firing; the subscriptions arrive as a change of
+    /// `feeds` once the lock is free, without the one removed meanwhile, which the database
+    /// forgets too.
+    @Test func readingAndRemovingFeedsNeverHoldsTheLoopUp() async throws {
+        let (run, sandbox) = try await Self.runWithLockedFeeds("""
+            print("at once", #feeds.feeds, #feeds.latest)
+            feeds:remove("http://127.0.0.1:9/b.xml")
+            feeds:on("didFail", function(failure) print("failed", failure.error.message) end)
+            timer.after(1, function()
+              print("ticks while locked", ticks >= 5, ticks)
+              io.open("release", "w"):close()
+              local check
+              check = timer.every(0.05, function()
+                if #feeds.feeds > 0 then
+                  check:cancel()
+                  print("loaded", #feeds.feeds, feeds.feeds[1].url)
+                  timer.after(0.5, function() app.exit(0) end)
+                end
+              end)
+            end)
+            """)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdoutLines.first == "at once\t0\t0", "\(run)")
+        #expect(run.stdoutLines.dropFirst().first?.hasPrefix("ticks while locked\ttrue") == true, "\(run)")
+        #expect(run.stdoutLines.dropFirst(2).first == "loaded\t1\thttp://127.0.0.1:9/a.xml", "\(run)")
+        #expect(!run.stdout.contains("failed"), "\(run)")
+        let later = try await crescent(["--data-dir", "data", "-e", """
+            for _, feed in ipairs(services.feeds.feeds) do print(feed.url) end
+            app.exit(0)
+            """], in: sandbox)
+        #expect(later.stdout == "http://127.0.0.1:9/a.xml\n", "the removal reached the database: \(later)")
+    }
+
+    /// The session's users live in the same database: registering while another process holds
+    /// the lock waits off the loop (its timers keep firing) and is answered as a lock.
+    @Test func registeringAUserNeverHoldsTheLoopUpAndALockIsALock() async throws {
+        let (run, _) = try await Self.runWhileLocked("""
+            services.session:register("ann", "correct horse", function(name, err)
+              print(name, err and err.code, err and err.message)
+              print("ticks", ticks >= 20)
+              io.open("release", "w"):close()
+              app.exit(0)
+            end)
+            print("asked")
+            """)
+        #expect(run.stdoutLines.first == "asked", "\(run)")
+        #expect(run.stdout.contains("nil\tunavailable\t") && run.stdout.contains("is locked by another process"), "\(run)")
+        #expect(run.stdoutLines.last == "ticks\ttrue", "\(run)")
+    }
+
+    /// A lock held past the store's wait: `remove` answered at once, and the database's failure
+    /// to forget the feed comes as a `didFail` that says the database is locked.
+    @Test func aLockOutlastingTheWaitIsReportedAsALockToRemove() async throws {
+        let (run, _) = try await Self.runWithLockedFeeds("""
+            feeds:on("didFail", function(failure)
+              print(failure.feed.url, failure.error.code, failure.error.message)
+              print("ticks", ticks >= 20)
+              io.open("release", "w"):close()
+              app.exit(0)
+            end)
+            feeds:remove("http://127.0.0.1:9/a.xml")
+            print("removed")
+            """)
+        #expect(run.stdoutLines.first == "removed", "\(run)")
+        #expect(run.stdout.contains("http://127.0.0.1:9/a.xml\tunavailable\t") && run.stdout.contains("is locked by another process"), "\(run)")
+        #expect(run.stdoutLines.last == "ticks\ttrue", "\(run)")
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTestServer
 import Testing
 
@@ -89,7 +90,7 @@ import Testing
         // Nested through inline tables and arrays instead (the parser bounds those at 256 levels).
         try sandbox.write("deep.toml", "[store]\nx = " + String(repeating: "{ a = ", count: 150) + "1" + String(repeating: " }", count: 150) + "\n")
         let inline = try await crescent(["--config", "deep.toml", "-e", "print('ran')"], in: sandbox)
-        #expect(inline.stderr.contains("deep.toml: tables and arrays are nested more than 100 levels deep"), "\(inline)")
+        #expect(inline.stderr.contains("deep.toml:2: tables and arrays are nested more than 100 levels deep"), "\(inline)")
         try sandbox.write("deep.toml", "[store]\nx" + String(repeating: ".a", count: 98) + " = 1\n")
         let allowed = try await crescent(["--config", "deep.toml", "-e", "print('ran')"], in: sandbox)
         #expect(allowed.stdout == "ran\n" && allowed.stderrShowsNoCrash, "\(allowed)")
@@ -113,6 +114,31 @@ import Testing
         try sandbox.write("good.toml", "[store]\nx = [\n  [1, 2],\n  [+3],\n]\ny = \"\"\"\n[é\n\"\"\"\n")
         let good = try await crescent(["--config", "good.toml", "-e", "print('ran')"], in: sandbox)
         #expect(good.stdout == "ran\n" && good.stderrShowsNoCrash, "\(good)")
+    }
+
+    /// Found by fuzzing the config file: an array closed by a brace inside an inline table
+    /// (`[1, {a = [}]`) made the TOML parser the host used then abort on an assertion, in debug
+    /// and release builds alike. The host's own reader reports it, and every malformed file, as
+    /// `file:line`.
+    @Test func aMalformedConfigIsAnErrorWithItsLineNotAnAbort() async throws {
+        let sandbox = try Sandbox()
+        let cases: [(text: String, message: String)] = [
+            ("[feeds]\nintervStringal = 1e16\nmin_ilterval = -0\n[locaton]\nx = [1, {a = [}]\n[http]\ntimmout = \"soon\"\n",
+             "bad.toml:5: expected a value, found '}'"),
+            ("x = [}\n", "bad.toml:1: expected a value, found '}'"),
+            ("[[[x]]]\n", "bad.toml:1: a table name cannot start with '['"),
+            ("[store]\npath = \"a\"\npath = \"b\"\n", "bad.toml:3: the key 'path' is defined twice"),
+        ]
+        for (text, message) in cases {
+            try sandbox.write("bad.toml", text)
+            let result = try await crescent(["--config", "bad.toml", "-e", "print('ran')"], in: sandbox)
+            #expect(result.stderrShowsNoCrash && !result.killedBySignal, "\(text.debugDescription): \(result)")
+            #expect(result.stderr.contains(message) && result.stdout.isEmpty, "\(text.debugDescription): \(result)")
+        }
+        // Bytes that are not UTF-8 (a surrogate's encoding) are refused, not replaced.
+        try Data(Array("[store]\n# U+D800: ".utf8) + [0xED, 0xA0, 0x80, 0x0A]).write(to: URL(fileURLWithPath: sandbox.path + "/bad.toml"))
+        let bytes = try await crescent(["--config", "bad.toml", "-e", "print('ran')"], in: sandbox)
+        #expect(bytes.stderr.contains("bad.toml:2: the file is not valid UTF-8") && bytes.stdout.isEmpty, "\(bytes)")
     }
 
     @Test func foreignUserdataGivenToTheBridgeIsRefusedNotTrusted() async throws {

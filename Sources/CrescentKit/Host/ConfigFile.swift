@@ -1,5 +1,4 @@
 import Model
-import TOMLKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,37 +18,30 @@ struct ConfigFile {
     /// Reads and parses the file at `path` (or `crescent.toml`, which may be missing).
     static func load(_ path: String?) throws(HostSetupError) -> ConfigFile {
         let file = path ?? defaultName
-        guard let text = read(file) else {
+        guard let bytes = read(file) else {
             if path != nil { throw HostSetupError(description: "cannot open config file '\(file)'") }
             return ConfigFile(name: file, sections: [:], lines: [])
+        }
+        // TOML is UTF-8: a file that is not would have its bytes replaced, and keys collide.
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            var line = 1
+            for part in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+                if String(validating: part, as: UTF8.self) == nil { break }
+                line += 1
+            }
+            throw HostSetupError(description: "\(file):\(line): the file is not valid UTF-8 (save it as UTF-8)")
         }
         return try parse(text, name: file)
     }
 
-    /// Parses `text`, the contents of the file `name` (messages name it).
+    /// Parses `text`, the contents of the file `name` (messages name it `file:line`).
     static func parse(_ text: String, name file: String) throws(HostSetupError) -> ConfigFile {
-        switch ConfigHeaderCheck.firstProblem(in: text) {
-        case (let line, .badHeaderStart(let found))?:
-            let shown = found.value < 0x20 || found.value == 0x7F || found.properties.generalCategory == .nonspacingMark
-                ? "U+" + String(found.value, radix: 16, uppercase: true) : String(found)
-            throw HostSetupError(description: "\(file):\(line): a table name cannot start with '\(shown)': use letters, digits, _ and -, or quote it ([\"name\"])")
-        case (let line, .tooManyKeyParts)?:
-            throw HostSetupError(description: "\(file):\(line): a key has more than \(ConfigHeaderCheck.maxKeyDots + 1) dotted parts")
-        case nil:
-            break
-        }
-        let table: TOMLTable
+        let sections: [String: Value]
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw HostSetupError(description: "\(file):\(error.source.begin.line): \(error.description)")
+            sections = try TOMLReader.read(text, maxDepth: maxDepth)
         } catch {
-            throw HostSetupError(description: "\(file): \(error)")
+            throw HostSetupError(description: "\(file):\(error.line): \(error.message)")
         }
-        guard let converted = convert(table, depth: 0) else {
-            throw HostSetupError(description: "\(file): tables and arrays are nested more than \(maxDepth) levels deep")
-        }
-        guard case .object(let sections) = converted else { return ConfigFile(name: file, sections: [:], lines: []) }
         return ConfigFile(name: file, sections: sections,
                           lines: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
     }
@@ -113,7 +105,7 @@ struct ConfigFile {
         String(text.drop { characters.contains($0) }.reversed().drop { characters.contains($0) }.reversed())
     }
 
-    private static func read(_ path: String) -> String? {
+    private static func read(_ path: String) -> [UInt8]? {
         guard let file = fopen(path, "r") else { return nil }
         defer { fclose(file) }
         var bytes: [UInt8] = []
@@ -123,37 +115,9 @@ struct ConfigFile {
             if count <= 0 { break }
             bytes += buffer[0..<count]
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
-    /// How deep tables and arrays may nest (TOML's parser bounds arrays, but not dotted keys
-    /// such as `a.a.a... = 1`, which make a table per part).
+    /// How deep tables and arrays may nest (a table header's and a key's parts count).
     static let maxDepth = 100
-
-    /// `value` as a model value; nil when it nests deeper than ``maxDepth`` (converting it would
-    /// recurse that deep).
-    private static func convert(_ value: any TOMLValueConvertible, depth: Int) -> Value? {
-        guard depth <= maxDepth else { return nil }
-        if let table = value.table {
-            var fields: [String: Value] = [:]
-            for (key, item) in table {
-                guard let converted = convert(item, depth: depth + 1) else { return nil }
-                fields[key] = converted
-            }
-            return .object(fields)
-        }
-        if let array = value.array {
-            var items: [Value] = []
-            for item in array {
-                guard let converted = convert(item, depth: depth + 1) else { return nil }
-                items.append(converted)
-            }
-            return .array(items)
-        }
-        if let bool = value.bool { return .bool(bool) }
-        if let integer = value.int { return .integer(Int64(integer)) }
-        if let double = value.double { return .number(double) }
-        if let string = value.string { return .string(string) }
-        return .string(String(describing: value))
-    }
 }

@@ -25,8 +25,8 @@ public protocol CollectionRecords: Sendable {
 public final class ObservableCollection<Records: CollectionRecords>: Sendable {
     @usableFromInline let storage: Mutex<Records>
     /// Held while a change is made and reported, so reports leave in the order of the changes.
-    private let reporting = Mutex<Void>(())
-    private let changes: ChangePublisher
+    @usableFromInline let reporting = Mutex<Void>(())
+    @usableFromInline let changes: ChangePublisher
 
     public init(_ records: Records, reportingTo changes: ChangePublisher) {
         storage = Mutex(records)
@@ -45,8 +45,9 @@ public final class ObservableCollection<Records: CollectionRecords>: Sendable {
 
     /// Makes one change and reports it: `items`, `count`, then `didChange` with the change set
     /// `change` returns (nothing when that is empty). Must not be called from an observer that
-    /// the owner's publisher calls synchronously while it reports.
-    public func apply(_ change: (inout Records) -> ChangeSet) {
+    /// the owner's publisher calls synchronously while it reports. Inlinable so that the owner's
+    /// module specializes it for its records (the store's write path).
+    @inlinable public func apply(_ change: (inout Records) -> ChangeSet) {
         reporting.withLock { _ in
             let (changeSet, snapshot) = storage.withLock { records in (change(&records), records.records) }
             guard !changeSet.isEmpty else { return }

@@ -26,9 +26,42 @@ protocol FeedArchive: Sendable {
 
     /// The `limit` newest items of the subscribed feeds (by date, else by when first seen).
     func latest(limit: Int) throws(ServiceError) -> [FeedItem]
+
+    /// The subscribed feeds and the `latest` newest items, read here and now when nothing can
+    /// make that wait (another process's lock on the database, writes queued before it); nil
+    /// when it did not read. For the host's loop.
+    func snapshotIfFree(latest: Int) -> Result<FeedSnapshot, ServiceError>?
+
+    /// Reads the same off the calling thread, waiting there for another process's lock, and
+    /// calls `done` with it (on a thread of the archive's).
+    func snapshotLater(latest: Int, done: @escaping @Sendable (Result<FeedSnapshot, ServiceError>) -> Void)
+
+    /// Forgets `url` and its items (about `size` rows) here and now when nothing can make that
+    /// wait, else off the calling thread, after what was queued before it; calls `done` when
+    /// finished, on either thread.
+    func unsubscribeWithoutWaiting(_ url: String, size: Int, done: @escaping @Sendable (Result<Void, ServiceError>) -> Void)
+}
+
+/// The subscriptions and the newest items, read together.
+struct FeedSnapshot: Sendable {
+    var feeds: [StoredFeed]
+    var latest: [FeedItem]
 }
 
 extension FeedArchive {
+    /// An archive with no way to answer later answers at once, waiting as its other calls do.
+    func snapshotIfFree(latest: Int) -> Result<FeedSnapshot, ServiceError>? {
+        Result { () throws(ServiceError) in FeedSnapshot(feeds: try feeds(), latest: try self.latest(limit: latest)) }
+    }
+
+    func snapshotLater(latest: Int, done: @escaping @Sendable (Result<FeedSnapshot, ServiceError>) -> Void) {
+        done(snapshotIfFree(latest: latest) ?? .failure(ServiceError(.internal, "the feeds could not be read")))
+    }
+
+    func unsubscribeWithoutWaiting(_ url: String, size: Int, done: @escaping @Sendable (Result<Void, ServiceError>) -> Void) {
+        done(Result { () throws(ServiceError) in try unsubscribe(url) })
+    }
+
     /// Items kept per feed beyond those its last document holds: enough to recognise entries a
     /// feed drops and brings back, bounded so the table does not grow for ever.
     static var keptPerFeed: Int { 1_000 }

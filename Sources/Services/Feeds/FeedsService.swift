@@ -42,8 +42,12 @@ public final class FeedsService: Service {
     private let state = Mutex(State())
 
     private struct State {
-        /// The stored subscriptions have been read (on first use).
+        /// The stored subscriptions are read (on first use) or being read.
         var loaded = false
+        /// The read is under way off the loop (another process held the database's lock).
+        var loading = false
+        /// Urls removed while the read was under way: what it brings of them is dropped.
+        var removedWhileLoading: Set<String> = []
         var subscriptions: [String: Subscription] = [:]
         /// Urls in the order they were added.
         var order: [String] = []
@@ -107,21 +111,30 @@ public final class FeedsService: Service {
         return info(url) ?? .null
     }
 
-    /// Unsubscribes from `url` and forgets its items.
+    /// Unsubscribes from `url` and forgets its items. It answers at once: the subscription goes
+    /// from `feeds` and its items from `latest` now, and the database forgets them without
+    /// holding the caller up (a failure there, such as another process keeping the database
+    /// locked, is a `didFail` of the feed). While the subscriptions are still being read, any
+    /// URL is taken.
     ///
     /// - Throws: `not_found` when `url` is not subscribed.
     public func remove(_ url: String) throws(ServiceError) {
         loadIfNeeded()
-        let removed = state.withLock { state in
-            guard let subscription = state.subscriptions.removeValue(forKey: url) else { return false }
-            subscription.poller?.cancel()
+        let (removed, whileLoading) = state.withLock { state -> (Subscription?, Bool) in
+            let subscription = state.subscriptions.removeValue(forKey: url)
+            subscription?.poller?.cancel()
             state.order.removeAll { $0 == url }
-            return true
+            if state.loading { state.removedWhileLoading.insert(url) }
+            return (subscription, state.loading)
         }
-        guard removed else { throw Self.unknown(url) }
-        try archive.unsubscribe(url)
+        guard removed != nil || whileLoading else { throw Self.unknown(url) }
         publishFeeds()
-        publishLatest()
+        latest.set(.array((latest.value.arrayValue ?? []).filter { $0["feed"] != .string(url) }))
+        let feed = removed.map(Self.info) ?? .model(DataModel("feed", ["url": .string(url)]))
+        archive.unsubscribeWithoutWaiting(url, size: 1 + (removed?.stored.itemCount ?? Self.latestCount)) { [weak self] outcome in
+            guard case .failure(let error) = outcome, let self else { return }
+            changes.emit("didFail", .object(["feed": feed, "error": error.reported(by: "feeds").value]))
+        }
     }
 
     /// Fetches `url` (or every feed, at once, when nil) now and returns the new items, newest
@@ -271,24 +284,56 @@ public final class FeedsService: Service {
 
     /// Reads the stored subscriptions once, on first use, and starts polling them: each is
     /// fetched when its interval since the last check has passed (at once if it has).
+    ///
+    /// It never waits on the caller's thread (the host's loop): when the database cannot be read
+    /// at once (another process holds the lock its open needs), `feeds` and `latest` stay empty
+    /// and the read goes on off the loop, their change reporting it; a lock held past the
+    /// store's wait is tried again a second later.
     func loadIfNeeded() {
         let first = state.withLock { state in
             defer { state.loaded = true }
             return !state.loaded
         }
-        guard first, let stored = try? archive.feeds() else { return }
+        guard first else { return }
+        if let snapshot = archive.snapshotIfFree(latest: Self.latestCount) { return loaded(snapshot) }
+        state.withLock { $0.loading = true }
+        archive.snapshotLater(latest: Self.latestCount) { [weak self] snapshot in self?.loaded(snapshot) }
+    }
+
+    /// How long a read of the subscriptions that met another process's lock waits to try again.
+    static let loadRetryDelay = Duration.seconds(1)
+
+    private func loaded(_ outcome: Result<FeedSnapshot, ServiceError>) {
+        let snapshot: FeedSnapshot
+        switch outcome {
+        case .success(let read):
+            snapshot = read
+        case .failure(let error) where error.code == .unavailable:
+            _ = clock.schedule(after: Self.loadRetryDelay) { [weak self] in
+                guard let self else { return }
+                state.withLock { $0.loaded = false }
+                loadIfNeeded()
+            }
+            return
+        case .failure:
+            // Nothing to resume; the calls that use the database report what is wrong.
+            state.withLock { $0.loading = false }
+            return
+        }
         let now = clock.wallTime
         var resumed: [(String, Double)] = []
-        state.withLock { state in
-            for feed in stored where state.subscriptions[feed.url] == nil {
+        let removed = state.withLock { state in
+            for feed in snapshot.feeds where state.subscriptions[feed.url] == nil && !state.removedWhileLoading.contains(feed.url) {
                 state.subscriptions[feed.url] = Subscription(stored: feed)
                 state.order.append(feed.url)
                 resumed.append((feed.url, max(0, (feed.lastChecked ?? 0) + feed.interval - now)))
             }
+            defer { state.loading = false; state.removedWhileLoading = [] }
+            return state.removedWhileLoading
         }
         for (url, delay) in resumed { startPolling(url, firstDelay: delay) }
         publishFeeds()
-        publishLatest()
+        latest.set(.array(snapshot.latest.filter { !removed.contains($0.feed) }.map(\.value)))
     }
 
     // MARK: What scripts see

@@ -40,15 +40,42 @@ struct SQLiteFeedArchive: FeedArchive {
 
     /// The subscribed feeds, in the order they were added.
     func feeds() throws(ServiceError) -> [StoredFeed] {
-        try database.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT url, title, interval, etag, last_modified, last_checked, item_count
-                FROM feed_subscriptions ORDER BY added, url
-                """).map { row in
-                StoredFeed(url: row[0], title: row[1], interval: row[2], etag: row[3], lastModified: row[4],
-                           lastChecked: row[5], itemCount: row[6])
-            }
+        try database.read(Self.feeds)
+    }
+
+    private static func feeds(_ db: Database) throws -> [StoredFeed] {
+        try Row.fetchAll(db, sql: """
+            SELECT url, title, interval, etag, last_modified, last_checked, item_count
+            FROM feed_subscriptions ORDER BY added, url
+            """).map { row in
+            StoredFeed(url: row[0], title: row[1], interval: row[2], etag: row[3], lastModified: row[4],
+                       lastChecked: row[5], itemCount: row[6])
         }
+    }
+
+    /// On the writer connection when the database opens without waiting and nothing is queued
+    /// on it (a read there needs no lock, the database being in WAL mode).
+    func snapshotIfFree(latest: Int) -> Result<FeedSnapshot, ServiceError>? {
+        do throws(ServiceError) {
+            return try database.onWriterIfFree { db in try Self.snapshot(latest: latest, db) }.map { .success($0) }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// On the writer queue, after the database opens off the calling thread.
+    func snapshotLater(latest: Int, done: @escaping @Sendable (Result<FeedSnapshot, ServiceError>) -> Void) {
+        let database = self.database
+        database.enqueueOpening { opened in
+            done(Result { () throws(ServiceError) in
+                let db = try opened.get()
+                return try database.mapErrors { try Self.snapshot(latest: latest, db) }
+            })
+        }
+    }
+
+    private static func snapshot(latest: Int, _ db: Database) throws -> FeedSnapshot {
+        FeedSnapshot(feeds: try feeds(db), latest: try Self.latest(limit: latest, db))
     }
 
     /// Subscribes to `url` (or changes its interval), keeping what is known of it.
@@ -70,7 +97,19 @@ struct SQLiteFeedArchive: FeedArchive {
 
     /// Forgets `url` and its items.
     func unsubscribe(_ url: String) throws(ServiceError) {
-        try database.write({ db in
+        try database.write(Self.unsubscription(url, size: 1))
+    }
+
+    /// A write on the loop when it cannot wait (see ``StoreDatabase/writeIfImmediate(_:mayCommit:)``),
+    /// else queued on the writer.
+    func unsubscribeWithoutWaiting(_ url: String, size: Int, done: @escaping @Sendable (Result<Void, ServiceError>) -> Void) {
+        let write = Self.unsubscription(url, size: size)
+        if let outcome = database.writeIfImmediate(write) { return done(outcome) }
+        database.writeLater({ () throws(ServiceError) in write }, unlessCancelled: { false }, done: done)
+    }
+
+    private static func unsubscription(_ url: String, size: Int) -> StoreWrite<Void, Void> {
+        StoreWrite(size: size, change: { db in
             try db.execute(sql: "DELETE FROM feed_subscriptions WHERE url = ?", arguments: [url])
             try db.execute(sql: "DELETE FROM feed_items WHERE feed = ?", arguments: [url])
         }, committed: { _ in })
@@ -107,14 +146,16 @@ struct SQLiteFeedArchive: FeedArchive {
 
     /// The `limit` newest items of the subscribed feeds (by date, else by when first seen).
     func latest(limit: Int) throws(ServiceError) -> [FeedItem] {
-        try database.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT i.id, i.title, i.link, i.published, i.summary, i.feed, i.feed_title
-                FROM feed_items i JOIN feed_subscriptions s ON s.url = i.feed
-                ORDER BY coalesce(i.published, i.seen) DESC, i.rowid DESC LIMIT ?
-                """, arguments: [limit]).map { row in
-                FeedItem(id: row[0], title: row[1], link: row[2], published: row[3], summary: row[4], feed: row[5], feedTitle: row[6])
-            }
+        try database.read { db in try Self.latest(limit: limit, db) }
+    }
+
+    private static func latest(limit: Int, _ db: Database) throws -> [FeedItem] {
+        try Row.fetchAll(db, sql: """
+            SELECT i.id, i.title, i.link, i.published, i.summary, i.feed, i.feed_title
+            FROM feed_items i JOIN feed_subscriptions s ON s.url = i.feed
+            ORDER BY coalesce(i.published, i.seen) DESC, i.rowid DESC LIMIT ?
+            """, arguments: [limit]).map { row in
+            FeedItem(id: row[0], title: row[1], link: row[2], published: row[3], summary: row[4], feed: row[5], feedTitle: row[6])
         }
     }
 

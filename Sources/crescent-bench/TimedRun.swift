@@ -4,7 +4,7 @@ import Glibc
 /// wall time and the CPU time of all its threads (`wait4`'s rusage), stdin from `/dev/null`,
 /// stdout and stderr into files (of the row's folder, so the row can check what it printed) or
 /// `/dev/null`.
-struct ProcessRun {
+struct TimedRun {
     /// Seconds from spawn to exit.
     let wallSeconds: Double
     /// User plus system seconds of the process (every thread).
@@ -13,7 +13,7 @@ struct ProcessRun {
     /// Runs `arguments` (the first is the program: a path, or a name looked up in `PATH`) in
     /// `folder`'s files: stdout goes to `folder/stdoutName`, stderr to `folder/stderr.txt`.
     /// A failure to start or a non-zero exit fails the row, quoting the start of stderr.
-    static func run(_ arguments: [String], stdoutName: String, in folder: BenchFolder, row: String) throws(BenchFailure) -> ProcessRun {
+    static func run(_ arguments: [String], stdoutName: String, in folder: BenchFolder, row: String) throws(BenchFailure) -> TimedRun {
         try run(arguments, stdout: folder.path + "/" + stdoutName, stderr: folder.path + "/stderr.txt", row: row)
     }
 
@@ -21,7 +21,7 @@ struct ProcessRun {
     /// discard them) and `extra` set or replaced in its environment. A failure to start or a
     /// non-zero exit fails the row.
     static func run(_ arguments: [String], stdout: String, stderr: String, environment extra: [String: String] = [:],
-                    row: String) throws(BenchFailure) -> ProcessRun {
+                    row: String) throws(BenchFailure) -> TimedRun {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -64,7 +64,7 @@ struct ProcessRun {
             throw BenchFailure(row: row, reason: "'\(command)' \(how)" + excerpt(of: stderr))
         }
         let seconds = { (time: timeval) in Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return ProcessRun(wallSeconds: Double(elapsed) / 1e9, cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime))
+        return TimedRun(wallSeconds: Double(elapsed) / 1e9, cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime))
     }
 
     /// `: ` and the start of the file at `path`, when there is something to quote.
