@@ -68,6 +68,8 @@ public final class Host {
     public let pluginInterrupters = PluginInterrupters()
     /// The Lua plugins this host started, finished with it.
     var pluginRuntimes: [LuaPluginRuntime] = []
+    /// Starts the folder plugins (nil in a plugin's host: its parent's starts them).
+    private(set) var pluginLauncher: PluginLauncher?
 
     /// Creates the VM, makes the plugins' services and installs the globals.
     ///
@@ -87,6 +89,7 @@ public final class Host {
         try self.init(loop: loop, options: options, console: console, services: setup.entries, clock: clock,
                       gate: gate, plugin: nil, hostSettings: setup.hostSection, onExit: onExit)
         launcher.attach(self)
+        pluginLauncher = launcher
         for notice in setup.notices {
             writeError("\(self.console.styled("crescent:", notice.hasPrefix("warning") ? .warning : .error)) \(notice)")
         }
