@@ -95,7 +95,8 @@ final class ModelBinding {
         stack.newTable(fieldCount: 1)                                // proxy mt byName byNameMt
         try vm.load(Array(Self.startSource.utf8), name: "=[crescent services]")
         vm.pushFunction { [unowned self] stack in try self.startService(stack) }
-        try vm.call(arguments: 1, results: 1)                        // ... byNameMt index
+        _ = lua_getglobal(stack.state, "error")
+        try vm.call(arguments: 2, results: 1)                        // ... byNameMt index
         stack.rawSet(-2, "__index")
         lua_setmetatable(stack.state, -2)                            // proxy mt byName
         stack.rawSet(-2, "__index")                                  // proxy mt
@@ -155,12 +156,14 @@ final class ModelBinding {
     }
 
     /// The `__index` of `byName`: a task whose touch had to wait for the service (``startService(_:)``
-    /// answered nothing) touches it again once woken, to have it or its error.
+    /// answered nothing) touches it again once woken, to have it or its error, raised at the
+    /// script's line.
     static let startSource = """
-        local start = ...
+        local start, error = ...
         return function(byName, name)
-          local service = start(byName, name)
-          if service == nil then service = start(byName, name) end
+          local service, failure = start(byName, name)
+          if service == nil and failure == nil then service, failure = start(byName, name) end
+          if failure ~= nil then error(failure, 2) end
           return service
         end
         """
@@ -184,7 +187,15 @@ final class ModelBinding {
             }
             return .yield(0)
         }
-        let service = try madeService(named: name)
+        let service: any Service
+        do {
+            service = try madeService(named: name)
+        } catch {
+            // Raised by the Lua side, so the message names the script's line.
+            stack.pushNil()
+            stack.push("\(error)")
+            return .values(2)
+        }
         pushObject(service, onto: stack)                             // byName name ud
         stack.pushValue(at: 2)                                       // byName name ud name
         stack.pushValue(at: -2)                                      // byName name ud name ud
