@@ -54,6 +54,8 @@ public final class Host {
     var requestedExit: Int32?
     var timers: Set<LuaTimer> = []
     var tasks: Set<LuaTask> = []
+    /// Coroutines whose task returned, each with an empty stack, run again by later tasks.
+    var idleCoroutines: [LuaCoroutine] = []
     /// The task whose coroutine is running, while it runs.
     var currentTask: LuaTask?
     var teardownActions: [() -> Void] = []
@@ -343,6 +345,8 @@ public final class Host {
         timers.removeAll()
         for task in tasks { task.invalidate() }
         tasks.removeAll()
+        for coroutine in idleCoroutines { coroutine.release() }
+        idleCoroutines.removeAll()
         currentTask = nil
         vm.close()
         presenter.present(nil, controller: "")
