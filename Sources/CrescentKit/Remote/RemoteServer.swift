@@ -67,10 +67,11 @@ public final class RemoteServer {
         try folder.prepare()
         let server: NIOLoopBound<RemoteServer>
         let interrupter: LuaInterrupter
+        let gate: LoopGate
         do {
-            (server, interrupter) = try host.eventLoop.submit {
+            (server, interrupter, gate) = try host.eventLoop.submit {
                 (NIOLoopBound(RemoteServer(host: host.value, script: script, version: version), eventLoop: host.eventLoop),
-                 host.value.vm.interrupter)
+                 host.value.vm.interrupter, host.value.gate)
             }.wait()
         } catch {
             throw RemoteError("cannot set up remote control: \(error)")
@@ -104,7 +105,8 @@ public final class RemoteServer {
             let ids = ConnectionNumbers()
             let owner = getuid()
             acceptor.run { descriptor in
-                accept(descriptor, owner: owner, id: ids.next(), server: server, watch: listener.watch, interrupter: interrupter)
+                accept(descriptor, owner: owner, id: ids.next(), server: server, gate: gate, watch: listener.watch,
+                       interrupter: interrupter)
             }
             return server
         }
@@ -136,7 +138,7 @@ public final class RemoteServer {
 
     /// A new connection, on the accepting thread: refused unless its peer is this user, else
     /// served on the host loop.
-    private static func accept(_ descriptor: Int32, owner: uid_t, id: Int, server: NIOLoopBound<RemoteServer>,
+    private static func accept(_ descriptor: Int32, owner: uid_t, id: Int, server: NIOLoopBound<RemoteServer>, gate: LoopGate,
                                watch: InterruptWatch, interrupter: LuaInterrupter) {
         var credentials: UnixSocket.PeerCredentials = (0, 0, 0)
         var length = socklen_t(MemoryLayout<UnixSocket.PeerCredentials>.size)
@@ -150,6 +152,20 @@ public final class RemoteServer {
             return
         }
         let peek = dup(descriptor)
+        // Through the host's gate: a client accepted as the host finishes is not registered on a
+        // loop that may be shut down.
+        let passed = gate.execute(on: server.eventLoop) {
+            serve(descriptor, peek: peek, id: id, server: server, watch: watch, interrupter: interrupter)
+        }
+        if !passed {
+            close(descriptor)
+            if peek >= 0 { close(peek) }
+        }
+    }
+
+    /// Serves an accepted client on the host loop, with `peek` (a duplicate) for the interrupt watch.
+    private static func serve(_ descriptor: Int32, peek: Int32, id: Int, server: NIOLoopBound<RemoteServer>,
+                              watch: InterruptWatch, interrupter: LuaInterrupter) {
         ClientBootstrap(group: server.eventLoop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
