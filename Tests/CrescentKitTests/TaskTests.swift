@@ -77,4 +77,39 @@ import Testing
         #expect(test.lines == ["outer", "inner", "outer again"])
         #expect(test.exitStatus == 0)
     }
+
+    /// A task that returned leaves its coroutine to the next tasks: each later task still runs
+    /// its own function with its own arguments, sleeps and fails on its own, and the host holds
+    /// no more than before.
+    @Test func tasksRunOnReusedCoroutinesAsOnFreshOnes() throws {
+        let test = try TestHost()
+        test.run("keep = timer.every(1, function() end)")
+        let before = test.host.census
+        test.run("""
+            local threads, results = {}, {}
+            for i = 1, 40 do
+              local t = task(function(n)
+                threads[coroutine.running()] = true
+                if n % 10 == 0 then sleep(n / 10) end
+                if n == 25 then error("twenty-five") end
+                return n * 2
+              end, i)
+              results[i] = t
+            end
+            timer.after(5, function()
+              local sum, failed, distinct = 0, 0, 0
+              for _, t in ipairs(results) do
+                if t.error then failed = failed + 1 else sum = sum + t.result end
+              end
+              for _ in pairs(threads) do distinct = distinct + 1 end
+              print(sum, failed, distinct < 40)
+              threads, results = nil, nil
+            end)
+            """)
+        test.advance(seconds: 5)
+        #expect(test.lines.last == "\((1...40).reduce(0, +) * 2 - 50)\t1\ttrue", "\(test.lines)")
+        #expect(test.stderr.contains("twenty-five"), "\(test.stderr)")
+        test.run("collectgarbage('collect')")
+        #expect(test.host.census == before, "\(test.host.census) after, \(before) before")
+    }
 }

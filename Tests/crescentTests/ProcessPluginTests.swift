@@ -211,6 +211,46 @@ import Testing
                                      "plugin 'probe' did not finish starting within 2 s ([plugins] call_timeout)"], "\(late)")
     }
 
+    /// A plugin never seen before has no services until its `initialize` answer declares them:
+    /// a task that touches it waits for that answer while the loop runs on (timers tick), every
+    /// task waiting gets the same services, and a start that fails is the touch's error.
+    @Test func aTaskTouchingAPluginNeverSeenBeforeWaitsWithoutHoldingTheLoop() async throws {
+        let sandbox = try self.sandbox()
+        let script = """
+            local ticks = 0
+            local ticker = timer.every(0.05, function() ticks = ticks + 1 end)
+            local finished = 0
+            for i = 1, 2 do
+              task(function()
+                local ok, probe = pcall(function() return services.probe end)
+                print("touched", i, ok, ticks >= 5)
+                if ok then print("echo", i, probe:echo(i)) else print(probe) end
+                finished = finished + 1
+                if finished == 2 then ticker:cancel() end
+              end)
+            end
+            print("main chunk done", ticks)
+            """
+        let fresh = ["--data-dir", sandbox.path + "/fresh"]
+        let slow = try await crescent(fresh + ["-e", script], in: sandbox, environment: ["PROBE_DELAY": "1.5"], timeLimit: 150)
+        #expect(slow.status == 0, "\(slow)")
+        #expect(slow.stdoutLines.first == "main chunk done\t0", "\(slow)")
+        #expect(Set(slow.stdoutLines.dropFirst()) == ["touched\t1\ttrue\ttrue", "touched\t2\ttrue\ttrue",
+                                                     "echo\t1\t1\tnil", "echo\t2\t2\tnil"], "\(slow)")
+        #expect(slow.stderr.components(separatedBy: "started in").count == 2, "one program for both tasks: \(slow)")
+
+        try sandbox.write("garbage.toml", "[probe]\nstart = \"garbage\"\n")
+        let broken = try await crescent(["--data-dir", sandbox.path + "/broken", "--config", "garbage.toml", "-e", script],
+                                        in: sandbox, timeLimit: 150)
+        #expect(broken.stdoutLines.first == "main chunk done\t0", "\(broken)")
+        for i in 1...2 {
+            #expect(broken.stdoutLines.contains { $0.hasPrefix("touched\t\(i)\tfalse\t") }, "\(broken)")
+        }
+        #expect(broken.stdoutLines.filter { $0.contains("services.probe cannot start") && $0.contains("not JSON-RPC") }.count == 2,
+                "\(broken)")
+        #expect(broken.stderr.components(separatedBy: "skipped").count == 2, "reported once: \(broken)")
+    }
+
     /// `crescent services` lists a plugin's own summary, and `help` documents its methods, from
     /// what an earlier run learnt, without starting it.
     @Test func servicesAreDocumentedFromAnEarlierRunWithoutStartingThePlugin() async throws {

@@ -71,7 +71,7 @@ final class ModelBinding {
         installObservationGlobals()
         installHelp()
         services = entries
-        installServicesTable()
+        try installServicesTable()
     }
 
     /// `services`: a read-only proxy whose `__index` is the table of the services made so far,
@@ -79,13 +79,17 @@ final class ModelBinding {
     /// made yet enters ``startService(_:)``, and an unknown name is an error listing the
     /// services. The proxy is an empty userdata rather than a table: `rawset` cannot put a
     /// service of its own in it.
-    private func installServicesTable() {
+    private func installServicesTable() throws(LuaError) {
         let stack = vm.stack
         _ = lua_newuserdatauv(stack.state, 0, 0)                     // proxy
         stack.newTable(fieldCount: 4)                                // proxy mt
         stack.newTable(fieldCount: Int32(services.count))            // proxy mt byName
         stack.newTable(fieldCount: 1)                                // proxy mt byName byNameMt
-        vm.register(field: "__index") { [unowned self] stack in try self.startService(stack) }
+        try vm.load(Array(Self.startSource.utf8), name: "=[crescent services]")
+        vm.pushFunction { [unowned self] stack in try self.startService(stack) }
+        _ = lua_getglobal(stack.state, "error")
+        try vm.call(arguments: 2, results: 1)                        // ... byNameMt index
+        stack.rawSet(-2, "__index")
         lua_setmetatable(stack.state, -2)                            // proxy mt byName
         stack.rawSet(-2, "__index")                                  // proxy mt
         vm.register(field: "__newindex") { stack in
@@ -143,11 +147,47 @@ final class ModelBinding {
         return true
     }
 
+    /// The `__index` of `byName`: a task whose touch had to wait for the service (``startService(_:)``
+    /// answered nothing) touches it again once woken, to have it or its error, raised at the
+    /// script's line.
+    static let startSource = """
+        local start, error = ...
+        return function(byName, name)
+          local service, failure = start(byName, name)
+          if service == nil and failure == nil then service, failure = start(byName, name) end
+          if failure ~= nil then error(failure, 2) end
+          return service
+        end
+        """
+
     /// `byName[name]` for a service not made yet (`byName name`): makes it, keeps its userdata in
-    /// `byName` and answers it; a service that cannot start raises why, and only here.
+    /// `byName` and answers it; a service that cannot start raises why, and only here. A plugin
+    /// that must start in the background before its services exist suspends a task that touches
+    /// it until then (answering nothing), so the loop runs on meanwhile.
     private func startService(_ stack: LuaStack) throws -> LuaReturn {
         let name = stack.text(at: 2) ?? stack.describe(at: 2)
-        let service = try madeService(named: name)
+        if let start = (host.pluginLauncher ?? host.parent?.pluginLauncher)?.pendingStart(of: name),
+           let task = host.currentTask, task.coroutine.thread == stack.state, stack.isYieldable {
+            let boundHost = NIOLoopBound(host, eventLoop: host.loop)
+            let boundTask = NIOLoopBound(task, eventLoop: host.loop)
+            task.isWaiting = true
+            start.startInBackground {
+                boundHost.value.enqueue { host in
+                    boundTask.value.isWaiting = false
+                    host.resume(boundTask.value, arguments: 0)
+                }
+            }
+            return .yield(0)
+        }
+        let service: any Service
+        do {
+            service = try madeService(named: name)
+        } catch {
+            // Raised by the Lua side, so the message names the script's line.
+            stack.pushNil()
+            stack.push("\(error)")
+            return .values(2)
+        }
         pushObject(service, onto: stack)                             // byName name ud
         stack.pushValue(at: 2)                                       // byName name ud name
         stack.pushValue(at: -2)                                      // byName name ud name ud

@@ -57,12 +57,22 @@ extension Host {
 
     var taskType: LuaObjectType<LuaTask> { vm.objectType(LuaTask.self, name: "Task") }
 
+    /// How many finished coroutines are kept for the next tasks.
+    static let idleCoroutineLimit = 16
+
     /// Makes a task of the function at `function` with the `arguments` values after it (copied
     /// onto the coroutine's stack), owned by the current scope. The caller resumes it.
     func startTask(function: Int32, arguments: Int32, in stack: LuaStack,
                    onEnd: ((LuaTask.Ending) -> Void)? = nil) -> LuaTask {
         stack.pushValue(at: function)
-        let task = LuaTask(coroutine: LuaCoroutine(vm: vm, from: stack))
+        let coroutine: LuaCoroutine
+        if let idle = idleCoroutines.popLast() {
+            lua_xmove(stack.state, idle.thread, 1)
+            coroutine = idle
+        } else {
+            coroutine = LuaCoroutine(vm: vm, from: stack)
+        }
+        let task = LuaTask(coroutine: coroutine)
         if arguments > 0 {
             for index in (function + 1)...(function + arguments) { stack.pushValue(at: index) }
             lua_xmove(stack.state, task.coroutine.thread, arguments)
@@ -123,7 +133,11 @@ extension Host {
                 task.result = vm.ref()
             }
             stack.setTop(0)
-            task.invalidate()
+            // A coroutine that returned can run another function: kept, the next task skips
+            // making a thread and growing its stack and call frames again.
+            let keep = idleCoroutines.count < Self.idleCoroutineLimit && lua_status(task.coroutine.thread) == LUA_OK
+            task.invalidate(keepingCoroutine: keep)
+            if keep { idleCoroutines.append(task.coroutine) }
             tasks.remove(task)
         case .failed(let error, let value):
             task.error = value

@@ -58,6 +58,8 @@ public final class Host {
     var requestedExit: Int32?
     var timers: Set<LuaTimer> = []
     var tasks: Set<LuaTask> = []
+    /// Coroutines whose task returned, each with an empty stack, run again by later tasks.
+    var idleCoroutines: [LuaCoroutine] = []
     /// The task whose coroutine is running, while it runs.
     var currentTask: LuaTask?
     var teardownActions: [() -> Void] = []
@@ -72,6 +74,8 @@ public final class Host {
     public let pluginInterrupters = PluginInterrupters()
     /// The Lua plugins this host started, finished with it.
     var pluginRuntimes: [LuaPluginRuntime] = []
+    /// Starts the folder plugins (nil in a plugin's host: its parent's starts them).
+    private(set) var pluginLauncher: PluginLauncher?
 
     /// Creates the VM, makes the plugins' services and installs the globals.
     ///
@@ -91,6 +95,7 @@ public final class Host {
         try self.init(loop: loop, options: options, console: console, services: setup.entries, clock: clock,
                       gate: gate, plugin: nil, hostSettings: setup.hostSection, onExit: onExit)
         launcher.attach(self)
+        pluginLauncher = launcher
         for notice in setup.notices {
             writeError("\(self.console.styled("crescent:", notice.hasPrefix("warning") ? .warning : .error)) \(notice)")
         }
@@ -344,6 +349,8 @@ public final class Host {
         timers.removeAll()
         for task in tasks { task.invalidate() }
         tasks.removeAll()
+        for coroutine in idleCoroutines { coroutine.release() }
+        idleCoroutines.removeAll()
         currentTask = nil
         vm.close()
         presenter.present(nil, controller: "")

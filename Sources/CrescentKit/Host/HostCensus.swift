@@ -13,10 +13,11 @@ public struct HostCensus: Equatable, Sendable {
 
 extension Host {
     /// Counts of live timers, tasks, in-flight requests, subscriptions, controllers on the
-    /// navigation stack and pinned Lua references.
+    /// navigation stack and pinned Lua references (but the few coroutines kept for the next
+    /// tasks, which are bounded).
     public var census: HostCensus {
         HostCensus(timers: timers.count, tasks: tasks.count, requests: binding.requests.count,
                    subscriptions: binding.registry.liveCount, controllers: navigationDepth,
-                   references: vm.liveReferences)
+                   references: vm.liveReferences - idleCoroutines.count)
     }
 }

@@ -42,16 +42,16 @@ final class LuaTask: Hashable, Cancellable {
     /// Cancelled by its owner or by the script.
     func cancel() { host?.cancel(self) }
 
-    /// Stops any pending wake-up or awaited request, unpins the coroutine and leaves its owner.
-    /// Idempotent.
-    func invalidate() {
+    /// Stops any pending wake-up or awaited request, unpins the coroutine (unless the host keeps
+    /// it to run another task) and leaves its owner. Idempotent.
+    func invalidate(keepingCoroutine: Bool = false) {
         wakeup?.cancel()
         wakeup = nil
         let request = awaiting
         awaiting = nil
         request?.cancel()
         isDone = true
-        coroutine.release()
+        if !keepingCoroutine { coroutine.release() }
         owner?.forget(self)
     }
 

@@ -24,10 +24,16 @@ struct ExternalPlugin: Plugin {
         } catch {
             return placeholders.map { ServiceEntry($0, failed: error) }
         }
-        let start = PluginStart(manifest: manifest, settings: settings, limits: limits, launcher: launcher)
         // Declared in full when an earlier run recorded the plugin's declarations: documentation
         // and completion need not start it.
         let known = PluginDeclarationCache(manifest: manifest, settings: settings, dataDirectory: context.dataDirectory).load()
+        // A process plugin never seen before declares its services only in its answer to
+        // `initialize`: a task touching one waits for that answer without holding the loop.
+        let startsInBackground: Bool
+        if case .process = manifest.kind { startsInBackground = known == nil } else { startsInBackground = false }
+        let start = PluginStart(manifest: manifest, settings: settings, limits: limits, launcher: launcher,
+                                startsInBackground: startsInBackground)
+        if startsInBackground { launcher?.register(start) }
         let interfaces = known.map { declarations in
             declarations.map { declaration in
                 PluginService.interface(declaration) { _, _, reply in
@@ -56,40 +62,5 @@ struct ExternalPlugin: Plugin {
             resolved[setting.key] = given
         }
         return .object(resolved)
-    }
-}
-
-/// Starts one plugin once, for whichever of its services is touched first; remembers the
-/// services it made, or why it could not start.
-private final class PluginStart: Sendable {
-    let manifest: PluginManifest
-    let settings: Value
-    let limits: PluginsSection
-    let launcher: PluginLauncher?
-    private let started = Mutex<Result<[String: any Service], ServiceError>?>(nil)
-
-    init(manifest: PluginManifest, settings: Value, limits: PluginsSection, launcher: PluginLauncher?) {
-        self.manifest = manifest
-        self.settings = settings
-        self.limits = limits
-        self.launcher = launcher
-    }
-
-    func service(named name: String) throws(ServiceError) -> any Service {
-        let services = try started.withLock { (started: inout Result<[String: any Service], ServiceError>?) -> Result<[String: any Service], ServiceError> in
-            if let started { return started }
-            let result: Result<[String: any Service], ServiceError>
-            if let launcher {
-                result = launcher.start(manifest, settings: settings, limits: limits)
-            } else {
-                result = .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only inside a running host"))
-            }
-            started = result
-            return result
-        }.get()
-        guard let service = services[name] else {
-            throw ServiceError(.internal, "plugin '\(manifest.name)' did not declare service '\(name)'")
-        }
-        return service
     }
 }

@@ -14,12 +14,27 @@ public final class PluginLauncher: Sendable {
     }
 
     private let attached = Mutex<NIOLoopBound<WeakHost>?>(nil)
+    /// The plugins that start in the background when a task touches them, by service name.
+    private let backgroundStarts = Mutex<[String: PluginStart]>([:])
 
     public init() {}
 
     /// Gives the launcher its host.
     func attach(_ host: Host) {
         attached.withLock { $0 = NIOLoopBound(WeakHost(host), eventLoop: host.loop) }
+    }
+
+    /// Lets tasks start `start`'s plugin in the background (see ``pendingStart(of:)``).
+    func register(_ start: PluginStart) {
+        backgroundStarts.withLock { starts in
+            for service in start.manifest.services { starts[service] = start }
+        }
+    }
+
+    /// The background start of the plugin providing `service`, while it has not started.
+    func pendingStart(of service: String) -> PluginStart? {
+        guard let start = backgroundStarts.withLock({ $0[service] }), start.isPending else { return nil }
+        return start
     }
 
     /// Starts `manifest`'s plugin in the host and answers its services by name. Called on the
@@ -36,6 +51,26 @@ public final class PluginLauncher: Sendable {
         case .process(let command):
             started = ProcessPlugin.start(manifest, command: command, settings: settings, limits: limits, parent: host)
         }
+        return Self.reported(started, of: manifest, in: host)
+    }
+
+    /// Starts `manifest`'s process plugin without holding the loop and answers `done` on the
+    /// loop once its `initialize` answer has declared its services, or it could not start.
+    func startInBackground(_ manifest: PluginManifest, settings: Value, limits: PluginsSection,
+                           done: @escaping (Result<[String: any Service], ServiceError>) -> Void) {
+        guard case .process(let command) = manifest.kind, let bound = attached.withLock({ $0 }), bound.eventLoop.inEventLoop,
+              let host = bound.value.host, host.isRunning else {
+            done(start(manifest, settings: settings, limits: limits))
+            return
+        }
+        ProcessPlugin.startInBackground(manifest, command: command, settings: settings, limits: limits, parent: host) { started in
+            done(Self.reported(started, of: manifest, in: host))
+        }
+    }
+
+    /// A start's outcome for the services: a failure is reported once in the log.
+    private static func reported(_ started: Result<[String: any Service], PluginProblem>, of manifest: PluginManifest,
+                                 in host: Host) -> Result<[String: any Service], ServiceError> {
         switch started {
         case .success(let services):
             return .success(services)

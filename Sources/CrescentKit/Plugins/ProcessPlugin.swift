@@ -13,8 +13,9 @@ import Glibc
 ///   `initialize`, whose answer declares the services. When the host knows them from an earlier
 ///   run (``PluginDeclarationCache``), or the program starts again after an exit, the answer is
 ///   read on the loop: the loop runs on, and calls made meanwhile wait for it (past
-///   `call_timeout` they answer `unavailable`). Only a plugin never seen before is waited for
-///   (bounded by `call_timeout`, at least 30 s), since its services cannot exist without it.
+///   `call_timeout` they answer `unavailable`). A plugin never seen before has no services
+///   until that answer: a task that touches one waits for it (bounded by `call_timeout`, at
+///   least 30 s) while the loop runs on; only a touch outside any task holds the loop for it.
 /// - Each call is a `call` request; the answer, or an error whose `data.code` is a service error
 ///   code, answers it. No call waits past `call_timeout` (it answers `timeout` and the program is
 ///   sent `cancel`); a cancelled request sends `cancel` too.
@@ -49,6 +50,9 @@ final class ProcessPlugin {
     var initializing = false
     /// Ends a run whose `initialize` answer is late.
     var startJob: Cancellation?
+    /// Set while a plugin never seen before starts in the background: takes the declarations
+    /// of its `initialize` answer, or why it could not start.
+    var firstAnswer: ((Result<[ServiceDeclaration], PluginProblem>) -> Void)?
     /// Where the declarations are kept between runs.
     let cache: PluginDeclarationCache
     /// The declarations the services were made from.
@@ -103,16 +107,53 @@ final class ProcessPlugin {
             }
             plugin.cache.save(declarations)
         }
-        plugin.knownDeclarations = declarations
-        let bound = NIOLoopBound(plugin, eventLoop: parent.loop)
+        parent.teardownActions.append { plugin.finish() }
+        return .success(plugin.makeServices(declarations))
+    }
+
+    /// Starts the program of a plugin never seen before without holding the loop: `done` answers,
+    /// on the loop, the services its `initialize` answer declares, or why it could not start.
+    static func startInBackground(_ manifest: PluginManifest, command: [String], settings: Value, limits: PluginsSection,
+                                  parent: Host, done: @escaping (Result<[String: any Service], PluginProblem>) -> Void) {
+        let plugin = ProcessPlugin(manifest: manifest, command: command, settings: settings,
+                                   callTimeout: limits.callTimeout, host: parent)
+        plugin.firstAnswer = { [unowned plugin] answer in
+            let failure: PluginProblem
+            switch answer {
+            case .success(let declarations):
+                guard let problem = manifest.mismatch(declared: declarations.map(\.name), by: "its answer to 'initialize'") else {
+                    plugin.cache.save(declarations)
+                    done(.success(plugin.makeServices(declarations)))
+                    return
+                }
+                failure = problem
+            case .failure(let problem):
+                failure = PluginProblem("\(manifest.path): \(problem.message)")
+            }
+            plugin.finish()
+            done(.failure(failure))
+        }
+        do throws(PluginProblem) {
+            try plugin.launchInBackground()
+        } catch {
+            plugin.firstAnswer = nil
+            done(.failure(PluginProblem("\(manifest.path): \(error.message)")))
+            return
+        }
+        parent.teardownActions.append { plugin.finish() }
+    }
+
+    /// Makes the services `declarations` describe, their calls going to this plugin.
+    private func makeServices(_ declarations: [ServiceDeclaration]) -> [String: any Service] {
+        knownDeclarations = declarations
+        let bound = NIOLoopBound(self, eventLoop: host.loop)
         for declaration in declarations {
             let name = declaration.name
-            plugin.services[name] = PluginService(declaration) { method, arguments, reply in
+            services[name] = PluginService(declaration) { method, arguments, reply in
                 onLoop(bound) { plugin in plugin.call(name, method, arguments, reply) }
             }
         }
-        parent.teardownActions.append { plugin.finish() }
-        return .success(plugin.services.mapValues { $0 as any Service })
+        return services.mapValues { $0 as any Service }
     }
 
     /// `CRESCENT_DATA_DIR`: a folder of the plugin's own under the data folder (made when missing).
@@ -184,6 +225,19 @@ final class ProcessPlugin {
     /// or, when the answer is wrong, the run ends and they answer `unavailable`.
     func initialized(_ line: [UInt8]) {
         guard let run = running else { return }
+        if let first = firstAnswer {
+            let answer = Result { () throws(PluginProblem) in try Self.declarations(fromInitializeAnswer: line) }
+            if case .failure(let problem) = answer {
+                failedToStart(run, problem.message)
+                return
+            }
+            firstAnswer = nil
+            initializing = false
+            startJob?.cancel()
+            startJob = nil
+            first(answer)
+            return
+        }
         let declarations: [ServiceDeclaration]
         do throws(PluginProblem) {
             declarations = try Self.declarations(fromInitializeAnswer: line)
@@ -209,9 +263,10 @@ final class ProcessPlugin {
     /// it answer `unavailable`.
     func failedToStart(_ run: ProcessRun, _ message: String) {
         guard running === run, initializing else { return }
-        log(.error, "could not start: \(message)")
+        // The launcher reports a first start that fails.
+        if firstAnswer == nil { log(.error, "could not start: \(message)") }
         kill(run.process.pid, SIGKILL)
-        ended(run, reason: "could not start")
+        ended(run, reason: "could not start", startFailure: message)
     }
 
     /// Spawns the program in its folder and writes the `initialize` request to it.
@@ -248,9 +303,12 @@ final class ProcessPlugin {
         return try ServiceDeclaration.list(from: result["services"])
     }
 
-    /// The program's stdout closed or broke: it is gone. Calls in flight answer `unavailable`.
-    func ended(_ run: ProcessRun, reason: String) {
+    /// The program's stdout closed or broke: it is gone. Calls in flight answer `unavailable`;
+    /// a first start in the background fails with `startFailure` (else with `reason`).
+    func ended(_ run: ProcessRun, reason: String, startFailure: String? = nil) {
         guard let running, running === run else { return }
+        let first = firstAnswer
+        firstAnswer = nil
         self.running = nil
         runs += 1
         running.close()
@@ -276,7 +334,11 @@ final class ProcessPlugin {
         } else {
             restartAt = host.clock.uptime + backoff.advance()
         }
-        if !isFinished { log(.warn, "\(reason)") }
+        if let first {
+            first(.failure(PluginProblem(startFailure ?? "it \(reason) before answering 'initialize'")))
+        } else if !isFinished {
+            log(.warn, "\(reason)")
+        }
     }
 
     /// Shuts the program down: `shutdown`, stdin closed, killed when it has not exited 2 s later.

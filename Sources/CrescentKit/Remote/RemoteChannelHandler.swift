@@ -1,6 +1,6 @@
 import NIOCore
 
-/// The socket side of one client, on the server's I/O loop: takes the lines
+/// The socket side of one client, on the host loop: takes the lines
 /// ``JSONRPCLineDecoder`` splits, hands each to the server, and writes the outbox when the
 /// socket can take more.
 final class RemoteChannelHandler: ChannelInboundHandler {

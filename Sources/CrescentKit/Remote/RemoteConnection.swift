@@ -2,8 +2,8 @@ import NIOCore
 import Synchronization
 import Model
 
-/// One client's connection, shared by the server's I/O loop (which reads and writes the socket)
-/// and the host loop (which answers and notifies).
+/// One client's connection: its channel, on the host loop, and what the server's threads share
+/// about it (the interrupt watch reads its flags).
 ///
 /// Everything the host sends goes through the outbox here and never waits: the host's pace must
 /// not depend on a client's. The outbox is written to the socket only while the channel is
@@ -20,10 +20,10 @@ final class RemoteConnection: Sendable {
 
     let id: Int
     let channel: any Channel
-    /// True while this client's `eval` runs Lua code (not while it waits): an `interrupt` read on
-    /// the I/O loop then stops that code at once, since the host loop is busy running it.
+    /// True while this client's `eval` runs Lua code (not while it waits): an `interrupt` the
+    /// ``InterruptWatch`` finds then stops that code at once, since the host loop is busy running it.
     let evalRunning = Atomic<Bool>(false)
-    /// An `interrupt` was read and the host loop has not handled it yet: an eval that starts
+    /// An `interrupt` was seen and the host loop has not handled it yet: an eval that starts
     /// meanwhile (it was queued before the interrupt) is stopped as it starts.
     let interruptRequested = Atomic<Bool>(false)
     private let outbox = Mutex(Outbox())
@@ -105,7 +105,7 @@ final class RemoteConnection: Sendable {
         channel.eventLoop.execute { self.flush() }
     }
 
-    /// Writes what waits while the channel takes it; on the I/O loop. Called again when the
+    /// Writes what waits while the channel takes it; on the channel's loop. Called again when the
     /// channel becomes writable.
     func flush() {
         var wrote = false

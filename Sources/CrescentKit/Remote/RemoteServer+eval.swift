@@ -68,7 +68,7 @@ extension RemoteServer {
     }
 
     /// `interrupt`: stops this client's running eval. Code that was running has been stopped
-    /// already on the I/O loop; a chunk that waits (on a service, a sleep) is cancelled here.
+    /// already by the ``InterruptWatch``; a chunk that waits (on a service, a sleep) is cancelled here.
     func interrupt(_ session: RemoteSession) -> Bool {
         session.connection.interruptRequested.store(false, ordering: .relaxed)
         // The code it was meant for may have ended before the interrupt reached it.

@@ -10,10 +10,11 @@ import Glibc
 /// Remote control of a running host (DESIGN.md "Remote control"): a Unix socket in the user's
 /// ``RemoteFolder`` speaking JSON-RPC 2.0, one object per line.
 ///
-/// The socket is served by a NIO loop of its own, so a client is read even while the host loop
-/// runs a long chunk (that is how `interrupt` stops `while true do end`). Each message hops onto
-/// the host loop as a turn; what the host sends goes into the client's ``RemoteConnection``
-/// outbox, which never blocks the host. Each client has a ``RemoteSession`` whose scope owns
+/// Clients are accepted on a thread of their own (``RemoteAcceptor``) and served on the host
+/// loop: a request is read, run and answered in one turn, with no hop between threads. While
+/// the loop runs a client's chunk, ``InterruptWatch`` finds an `interrupt` waiting on its socket
+/// (that is how `interrupt` stops `while true do end`). What the host sends goes into the
+/// client's ``RemoteConnection`` outbox, which never blocks the host. Each client has a ``RemoteSession`` whose scope owns
 /// everything it subscribed to or started: a disconnect ends it all.
 ///
 /// ```swift
@@ -40,10 +41,10 @@ public final class RemoteServer {
     let followers = OutputFollowers()
     private var listener: Listener?
 
-    /// The socket side: its own loop and the listening channel.
+    /// The socket side: the accepting thread and the interrupt watch.
     struct Listener: Sendable {
-        let group: MultiThreadedEventLoopGroup
-        let channel: any Channel
+        let acceptor: RemoteAcceptor
+        let watch: InterruptWatch
     }
 
     private init(host: Host, script: String, version: String) {
@@ -64,47 +65,32 @@ public final class RemoteServer {
                               version: String, folder: RemoteFolder = .standard()) throws(RemoteError) -> NIOLoopBound<RemoteServer> {
         try RemoteFolder.validate(name: name)
         try folder.prepare()
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let server: NIOLoopBound<RemoteServer>
         let interrupter: LuaInterrupter
+        let gate: LoopGate
         do {
-            (server, interrupter) = try host.eventLoop.submit {
+            (server, interrupter, gate) = try host.eventLoop.submit {
                 (NIOLoopBound(RemoteServer(host: host.value, script: script, version: version), eventLoop: host.eventLoop),
-                 host.value.vm.interrupter)
+                 host.value.vm.interrupter, host.value.gate)
             }.wait()
         } catch {
-            try? group.syncShutdownGracefully()
             throw RemoteError("cannot set up remote control: \(error)")
         }
-        let ids = ConnectionNumbers()
-        let owner = getuid()
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 128)
-            .childChannelInitializer { channel in
-                accept(channel, owner: owner, id: ids.next(), server: server, interrupter: interrupter)
-            }
         // Two hosts starting together may both find a name free: the one that loses the bind
         // looks again (and then sees the winner live).
         var attempt = 0
         while true {
             attempt += 1
-            let chosen: String, path: String
+            let (chosen, path) = try claim(name, exclusive: exclusive, in: folder)
+            let acceptor: RemoteAcceptor
             do throws(RemoteError) {
-                (chosen, path) = try claim(name, exclusive: exclusive, in: folder)
-            } catch {
-                try? group.syncShutdownGracefully()
-                throw error
-            }
-            let channel: any Channel
-            do {
-                channel = try bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: false).wait()
+                acceptor = try RemoteAcceptor.listen(at: path)
             } catch {
                 if attempt < 10, UnixSocket.probe(path) != .absent { continue }
-                try? group.syncShutdownGracefully()
-                throw RemoteError("cannot listen on \(path): \(error)")
+                throw error
             }
             chmod(path, 0o600)
-            let listener = Listener(group: group, channel: channel)
+            let listener = Listener(acceptor: acceptor, watch: InterruptWatch(interrupter: interrupter))
             // Synchronously: a client accepted from now on may ask the name at once.
             try? host.eventLoop.submit {
                 let server = server.value
@@ -116,6 +102,12 @@ public final class RemoteServer {
                 server.host.teardownActions.append { server.stop() }
                 server.host.presenter.onRender = { server.rendered() }
             }.wait()
+            let ids = ConnectionNumbers()
+            let owner = getuid()
+            acceptor.run { descriptor in
+                accept(descriptor, owner: owner, id: ids.next(), server: server, gate: gate, watch: listener.watch,
+                       interrupter: interrupter)
+            }
             return server
         }
     }
@@ -144,39 +136,58 @@ public final class RemoteServer {
         }
     }
 
-    /// A new connection, on the I/O loop: refused unless its peer is this user, else served.
-    private static func accept(_ channel: any Channel, owner: uid_t, id: Int, server: NIOLoopBound<RemoteServer>,
-                               interrupter: LuaInterrupter) -> EventLoopFuture<Void> {
-        guard let provider = channel as? any SocketOptionProvider else {
-            return channel.eventLoop.makeFailedFuture(RemoteError("no peer credentials on this channel"))
+    /// A new connection, on the accepting thread: refused unless its peer is this user, else
+    /// served on the host loop.
+    private static func accept(_ descriptor: Int32, owner: uid_t, id: Int, server: NIOLoopBound<RemoteServer>, gate: LoopGate,
+                               watch: InterruptWatch, interrupter: LuaInterrupter) {
+        var credentials: UnixSocket.PeerCredentials = (0, 0, 0)
+        var length = socklen_t(MemoryLayout<UnixSocket.PeerCredentials>.size)
+        let known = getsockopt(descriptor, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0
+        guard known, credentials.1 == owner else {
+            let reason = known ? "permission: this host belongs to uid \(owner); uid \(credentials.1) may not control it"
+                               : "permission: the peer's credentials cannot be read"
+            let line = Array((JSONRPCMessage.notification(method: "disconnect", params: ["reason": .string(reason)]).line + "\n").utf8)
+            _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            close(descriptor)
+            return
         }
-        let credentials: EventLoopFuture<UnixSocket.PeerCredentials> = provider.unsafeGetSocketOption(
-            level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
-        return credentials.flatMap { credentials in
-            let peer = (pid: credentials.0, uid: credentials.1)
-            guard peer.uid == owner else {
-                let reason = "permission: this host belongs to uid \(owner); uid \(peer.uid) may not control it"
-                return channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Refusal(reason: reason)) }
-            }
-            let connection = RemoteConnection(id: id, channel: channel) {
-                onHost(server) { $0.warn("remote client \(id) disconnected: it did not read, and more than \(RemoteConnection.maxQueued) responses and events waited") }
-            }
-            let handler = RemoteChannelHandler(
-                connection: connection,
-                received: { connection, line in received(line, from: connection, server: server, interrupter: interrupter) },
-                closed: { connection in onHost(server) { $0.disconnected(connection) } })
-            do {
-                try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(JSONRPCLineDecoder()), handler)
-            } catch {
-                return channel.eventLoop.makeFailedFuture(error)
-            }
-            onHost(server) { $0.connected(connection) }
-            return channel.eventLoop.makeSucceededVoidFuture()
+        let peek = dup(descriptor)
+        // Through the host's gate: a client accepted as the host finishes is not registered on a
+        // loop that may be shut down.
+        let passed = gate.execute(on: server.eventLoop) {
+            serve(descriptor, peek: peek, id: id, server: server, watch: watch, interrupter: interrupter)
+        }
+        if !passed {
+            close(descriptor)
+            if peek >= 0 { close(peek) }
         }
     }
 
-    /// A line from a client, on the I/O loop: parsed here, `interrupt` acted on at once, the rest
-    /// handed to the host loop.
+    /// Serves an accepted client on the host loop, with `peek` (a duplicate) for the interrupt watch.
+    private static func serve(_ descriptor: Int32, peek: Int32, id: Int, server: NIOLoopBound<RemoteServer>,
+                              watch: InterruptWatch, interrupter: LuaInterrupter) {
+        ClientBootstrap(group: server.eventLoop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let connection = RemoteConnection(id: id, channel: channel) {
+                        onHost(server) { $0.warn("remote client \(id) disconnected: it did not read, and more than \(RemoteConnection.maxQueued) responses and events waited") }
+                    }
+                    let handler = RemoteChannelHandler(
+                        connection: connection,
+                        received: { connection, line in received(line, from: connection, server: server, interrupter: interrupter) },
+                        closed: { connection in onHost(server) { $0.disconnected(connection) } })
+                    try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(JSONRPCLineDecoder()), handler)
+                    if peek >= 0 { watch.add(connection, descriptor: peek) }
+                    onHost(server) { $0.connected(connection) }
+                }
+            }
+            .withConnectedSocket(descriptor)
+            .whenFailure { _ in
+                if peek >= 0 { close(peek) }
+            }
+    }
+
+    /// A line from a client, on the host loop.
     private static func received(_ line: ByteBuffer, from connection: RemoteConnection, server: NIOLoopBound<RemoteServer>,
                                  interrupter: LuaInterrupter) {
         let message: JSONRPCMessage
@@ -195,11 +206,16 @@ public final class RemoteServer {
     }
 
     /// Runs `body` on the host loop as a turn (output flushed, changes delivered, the view
-    /// rendered after it). Nothing runs once the host has finished.
+    /// rendered after it): at once when already there (a client's channel lives on the host
+    /// loop). Nothing runs once the host has finished.
     private static func onHost(_ server: NIOLoopBound<RemoteServer>, _ body: @escaping @Sendable (RemoteServer) -> Void) {
-        server.eventLoop.execute {
-            let server = server.value
-            server.host.runTurn { _ in body(server) }
+        if server.eventLoop.inEventLoop {
+            server.value.host.runTurn { _ in body(server.value) }
+        } else {
+            server.eventLoop.execute {
+                let server = server.value
+                server.host.runTurn { _ in body(server) }
+            }
         }
     }
 
@@ -210,6 +226,7 @@ public final class RemoteServer {
     }
 
     private func disconnected(_ connection: RemoteConnection) {
+        listener?.watch.remove(connection.id)
         guard let session = sessions.removeValue(forKey: connection.id) else { return }
         unfollow(connection)
         if let task = session.evalTask { host.cancel(task) }
@@ -228,8 +245,8 @@ public final class RemoteServer {
         guard let listener else { return }
         self.listener = nil
         unlink(path)
-        listener.channel.close(promise: nil)
-        listener.group.shutdownGracefully { _ in }
+        listener.acceptor.stop()
+        listener.watch.stop()
     }
 
     func warn(_ message: String) {
@@ -240,23 +257,9 @@ public final class RemoteServer {
     public var clientCount: Int { sessions.count }
 }
 
-/// Numbers connections in the order they are accepted (on the I/O loop).
+/// Numbers connections in the order they are accepted (on the accepting thread).
 private final class ConnectionNumbers: Sendable {
     private let last = Atomic<Int>(0)
 
     func next() -> Int { last.add(1, ordering: .relaxed).newValue }
-}
-
-/// Tells a peer of another user why it is refused, and closes.
-private final class Refusal: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    let reason: String
-
-    init(reason: String) { self.reason = reason }
-
-    func channelActive(context: ChannelHandlerContext) {
-        let line = JSONRPCMessage.notification(method: "disconnect", params: ["reason": .string(reason)]).line + "\n"
-        let channel = context.channel
-        channel.writeAndFlush(channel.allocator.buffer(string: line)).whenComplete { _ in channel.close(promise: nil) }
-    }
 }

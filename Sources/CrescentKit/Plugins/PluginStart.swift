@@ -1,0 +1,105 @@
+import Model
+import Synchronization
+
+/// Starts one plugin once, for whichever of its services is touched first; remembers the
+/// services it made, or why it could not start.
+///
+/// A plugin that must answer `initialize` before its services exist (a process plugin never
+/// seen before) can start in the background: the tasks that touched it wait, the loop runs on,
+/// and they carry on once the answer has made the services or the start has failed.
+final class PluginStart: Sendable {
+    let manifest: PluginManifest
+    let settings: Value
+    let limits: PluginsSection
+    let launcher: PluginLauncher?
+    /// True when touching a service from a task starts the plugin in the background.
+    let startsInBackground: Bool
+
+    private enum State {
+        case idle
+        /// Started in the background: what to run once it has started or failed.
+        case starting([@Sendable () -> Void])
+        case done(Result<[String: any Service], ServiceError>)
+    }
+
+    private let state = Mutex<State>(.idle)
+
+    init(manifest: PluginManifest, settings: Value, limits: PluginsSection, launcher: PluginLauncher?, startsInBackground: Bool) {
+        self.manifest = manifest
+        self.settings = settings
+        self.limits = limits
+        self.launcher = launcher
+        self.startsInBackground = startsInBackground
+    }
+
+    /// True until the plugin has started or failed to.
+    var isPending: Bool {
+        state.withLock { state in
+            if case .done = state { return false }
+            return true
+        }
+    }
+
+    /// The service `name`, starting the plugin now if need be (holding the caller until it has
+    /// started). While a background start is under way it answers `unavailable`.
+    func service(named name: String) throws(ServiceError) -> any Service {
+        let services = try state.withLock { (state: inout State) -> Result<[String: any Service], ServiceError> in
+            switch state {
+            case .done(let result):
+                return result
+            case .starting:
+                return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' is still starting: touch its services inside a task to wait for it"))
+            case .idle:
+                let result: Result<[String: any Service], ServiceError>
+                if let launcher {
+                    result = launcher.start(manifest, settings: settings, limits: limits)
+                } else {
+                    result = .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only inside a running host"))
+                }
+                state = .done(result)
+                return result
+            }
+        }.get()
+        guard let service = services[name] else {
+            throw ServiceError(.internal, "plugin '\(manifest.name)' did not declare service '\(name)'")
+        }
+        return service
+    }
+
+    /// Starts the plugin in the background, or joins the start under way, and runs `whenDone`
+    /// on the loop once it has started or failed (``service(named:)`` then answers at once).
+    /// Called on the host's loop.
+    func startInBackground(whenDone: @escaping @Sendable () -> Void) {
+        let begins = state.withLock { (state: inout State) -> Bool in
+            switch state {
+            case .done:
+                return false
+            case .starting(var waiting):
+                waiting.append(whenDone)
+                state = .starting(waiting)
+                return false
+            case .idle:
+                state = .starting([whenDone])
+                return true
+            }
+        }
+        guard begins else {
+            if !isPending { whenDone() }
+            return
+        }
+        guard let launcher else {
+            finish(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only inside a running host")))
+            return
+        }
+        launcher.startInBackground(manifest, settings: settings, limits: limits) { [self] result in finish(result) }
+    }
+
+    private func finish(_ result: Result<[String: any Service], ServiceError>) {
+        let waiting = state.withLock { (state: inout State) -> [@Sendable () -> Void] in
+            guard case .starting(let waiting) = state else { return [] }
+            state = .done(result)
+            return waiting
+        }
+        for whenDone in waiting { whenDone() }
+    }
+}
