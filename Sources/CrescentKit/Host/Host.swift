@@ -43,6 +43,8 @@ public final class Host {
     var navigationDepth = 0
     /// True while a turn runs (a clock job that fires meanwhile waits for a later turn).
     var inTurn = false
+    /// Turns this host queued for itself, run in batches.
+    let turnQueue = TurnQueue()
     /// Called once, when the first controller is pushed (the runner starts reading commands).
     public var onFirstController: (() -> Void)?
     /// Shows the top controller's view in the `--ui` mode.
@@ -130,12 +132,9 @@ public final class Host {
     // MARK: Turns
 
     /// Runs `job` on the loop as one turn of its own, later, unless the host has finished by then.
+    /// Called on the loop; turns queued this way run in order, in batches (see ``TurnQueue``).
     public func enqueue(_ job: @escaping (Host) -> Void) {
-        let bound = NIOLoopBound(self, eventLoop: loop)
-        let boundJob = NIOLoopBound(job, eventLoop: loop)
-        gate.execute(on: loop) {
-            bound.value.runTurn(boundJob.value)
-        }
+        turnQueue.append(job, for: self)
     }
 
     /// How work from other threads reaches this host (see ``HostLink``); made on the loop.
@@ -192,8 +191,15 @@ public final class Host {
     /// with their subscription's, timer's or request's owner, so a controller's handlers create
     /// things the controller owns).
     func withScope<Result>(_ scope: Scope?, _ body: () throws -> Result) rethrows -> Result {
+        let target = scope.flatMap { $0.isEnded ? nil : $0 } ?? scriptScope
+        // Usually the scope is current already (every delivery of a script's handlers): then
+        // the swap and its reference counting are skipped; only a change `body` made is undone.
+        if target === currentScope {
+            defer { if currentScope !== target { currentScope = target } }
+            return try body()
+        }
         let previous = currentScope
-        currentScope = scope.flatMap { $0.isEnded ? nil : $0 } ?? scriptScope
+        currentScope = target
         defer { currentScope = previous }
         return try body()
     }
