@@ -400,19 +400,26 @@ static void fresh_model_proxy(lua_State *L) {                                /* 
     lua_setmetatable(L, -2);                                                 /* value proxy */
 }
 
-/* What follows a miss in the cache of plain values (upvalues: methods, getter): the cached data
- * models (user value 2), the methods, then the getter. `remember` copies a method found into the
- * cache (user value 1), so the next lookup of it is the VM's own. */
-static int index_after_cache(lua_State *L, int remember) {                   /* obj key */
-    if (lua_getiuservalue(L, 1, 2) == LUA_TTABLE) {                          /* obj key models */
+/* Pushes `key`'s entry in the table in user value `slot` of `obj` (a data model as a fresh proxy)
+ * and returns 1; returns 0 with the stack as it was when there is none. */
+static int cached_value(lua_State *L, int slot) {                            /* obj key */
+    if (lua_getiuservalue(L, 1, slot) == LUA_TTABLE) {                       /* obj key cache */
         lua_pushvalue(L, 2);
-        if (lua_rawget(L, -2) != LUA_TNIL) {                                 /* obj key models model */
+        if (lua_rawget(L, -2) != LUA_TNIL) {                                 /* obj key cache value */
             fresh_model_proxy(L);
             return 1;
         }
         lua_pop(L, 1);
     }
     lua_pop(L, 1);                                                           /* obj key */
+    return 0;
+}
+
+/* What follows a miss in the cache of plain values (upvalues: methods, getter): the cached data
+ * models (user value 2), the methods, then the getter. `remember` copies a method found into the
+ * cache (user value 1), so the next lookup of it is the VM's own. */
+static int index_after_cache(lua_State *L, int remember) {                   /* obj key */
+    if (cached_value(L, 2)) return 1;
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) {                    /* obj key method */
         if (remember && lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {          /* obj key method cache */
@@ -433,15 +440,7 @@ static int index_after_cache(lua_State *L, int remember) {                   /* 
 
 static int cached_index(lua_State *L) {                                     /* obj key */
     /* Cached property values first: a property read is one table lookup, all in C. */
-    if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {                          /* obj key cache */
-        lua_pushvalue(L, 2);
-        if (lua_rawget(L, -2) != LUA_TNIL) {                                 /* obj key cache value */
-            fresh_model_proxy(L);
-            return 1;
-        }
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);                                                           /* obj key */
+    if (cached_value(L, 1)) return 1;
     return index_after_cache(L, 0);
 }
 

@@ -13,7 +13,13 @@ import NIOCore
 /// enters C (cached data models, then the methods, which it copies into the cache) and only then
 /// the Swift getter; a change reported by the object clears that entry before observers hear of it.
 final class ModelBinding {
-    unowned let host: Host
+    /// The host that made this binding in its init and holds it until it tears down. Unchecked
+    /// (`unowned(unsafe)`): timers and tasks hold weak references to the host, so each checked
+    /// `unowned` load takes the slow reference-counting path, once per delivery in profiles. Safe because every
+    /// way in (the host's loop jobs, the Lua functions of the host's VM, the registry it
+    /// dispatches for) ends before the host does: the VM closes and `teardown` detaches the
+    /// registry and every model object while the host is still alive.
+    unowned(unsafe) let host: Host
     let registry: ObserverRegistry
     /// The services, in registration order: each made when a script first touches it.
     private(set) var services: [ServiceEntry] = []
