@@ -1,8 +1,11 @@
 # Crescent: the two quick-start commands are `make run` and `make test`.
 SWIFT ?= swift
 PREFIX ?= /usr/local
-# One set of release flags for install and bench, so the two share one build.
-RELEASE_FLAGS = -c release -Xswiftc -static-stdlib
+# One set of release flags for install and bench, so the two share one build. The static
+# standard library's link arguments export every symbol of the binary (48,000 of them), which
+# nothing of ours looks up and which the runtime's start-up path-finding (dladdr) scans at every
+# launch: not exporting them takes about 8% off `crescent -e ''`.
+RELEASE_FLAGS = -c release -Xswiftc -static-stdlib -Xlinker --no-export-dynamic
 SCRIPT ?= scripts/tracker.lua
 RUN_ARGS ?= --location gpx:scripts/tracks/paris.gpx@60x
 BENCH_ARGS ?=
