@@ -43,8 +43,6 @@ public final class Host {
     var navigationDepth = 0
     /// True while a turn runs (a clock job that fires meanwhile waits for a later turn).
     var inTurn = false
-    /// Turns this host queued for itself, run in batches.
-    let turnQueue = TurnQueue()
     /// Called once, when the first controller is pushed (the runner starts reading commands).
     public var onFirstController: (() -> Void)?
     /// Shows the top controller's view in the `--ui` mode.
@@ -132,9 +130,12 @@ public final class Host {
     // MARK: Turns
 
     /// Runs `job` on the loop as one turn of its own, later, unless the host has finished by then.
-    /// Called on the loop; turns queued this way run in order, in batches (see ``TurnQueue``).
     public func enqueue(_ job: @escaping (Host) -> Void) {
-        turnQueue.append(job, for: self)
+        let bound = NIOLoopBound(self, eventLoop: loop)
+        let boundJob = NIOLoopBound(job, eventLoop: loop)
+        gate.execute(on: loop) {
+            bound.value.runTurn(boundJob.value)
+        }
     }
 
     /// How work from other threads reaches this host (see ``HostLink``); made on the loop.
