@@ -24,6 +24,7 @@ enum ProcessIO {
         text.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {
+                // Invariant: offset < count, so the buffer is not empty and has a base address.
                 let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                 if written <= 0 { return }
                 offset += written

@@ -1,9 +1,31 @@
 import Model
 import Testing
 
+/// The owner of an observable list, as a plugin or a store makes one: its publisher is the
+/// list's.
+final class ListOwner: ModelObject {
+    let changes = ChangePublisher()
+    let collection: ObservableCollection<ValueList>
+    var interface: AnyInterface { Self.declaration }
+    static let declaration = Interface<ListOwner>(name: "list", summary: "A list.") { _ in }.erased
+
+    init(items: [Value] = []) {
+        collection = ObservableCollection(ValueList(items), reportingTo: changes)
+    }
+
+    var items: [Value] { collection.items }
+    var count: Int { collection.count }
+    func insert(_ items: [Value], at index: Int? = nil) { collection.apply { $0.insert(items, at: index) } }
+    func remove(at indexes: [Int]) { collection.apply { $0.remove(at: indexes) } }
+    func replace(at index: Int, with item: Value) { collection.apply { $0.replace(at: index, with: item) } }
+    func reload(_ items: [Value]) { collection.apply { $0.reload(items) } }
+}
+
+/// ``ObservableCollection`` over a ``ValueList``: every change reports `items`, `count` and an
+/// exact change set, in the order the changes were made.
 @Suite struct ObservableCollectionTests {
     /// Runs `mutate` and returns what the collection reported: the `items`, `count` and change set.
-    func reports(_ collection: ObservableCollection, _ mutate: () -> Void) -> (texts: [String], changes: [ChangeSet]) {
+    func reports(_ collection: ListOwner, _ mutate: () -> Void) -> (texts: [String], changes: [ChangeSet]) {
         let log = ChangeLog(collection)
         mutate()
         let all = log.take()
@@ -14,38 +36,14 @@ import Testing
         return (all.map(\.text), changes)
     }
 
-    @Test func interfaceHasItemsCountAndDidChange() throws {
-        let collection = ObservableCollection(items: ["a", "b"])
-        let interface = collection.interface
-        #expect(interface.name == "collection")
-        #expect(interface.properties.map(\.name) == ["items", "count"])
-        #expect(interface.events.map(\.name) == ["didChange"])
-        #expect(try #require(interface.property("items")).read(collection) == ["a", "b"])
-        #expect(try #require(interface.property("count")).read(collection) == 2)
-        #expect(ObjectHandle(collection).typeName == "collection")
-    }
-
-    @Test func extendAddsTheOwnersMethods() throws {
-        let collection = ObservableCollection(typeName: "feedList", summary: "Feeds.") { d in
-            d.action("add", [ArgumentSpec("item", .any, "")], "Appends.", body: { list, arguments throws(ServiceError) in
-                list.insert([arguments[0]])
-            })
-            d.event("didRefresh", payload: "nil", "Refreshed.")
-        }
-        #expect(collection.interface.name == "feedList")
-        #expect(collection.interface.summary == "Feeds.")
-        #expect(collection.interface.methods.map(\.name) == ["add"])
-        #expect(collection.interface.events.map(\.name) == ["didChange", "didRefresh"])
-        guard case .immediate(let add) = try #require(collection.interface.method("add")).body else {
-            Issue.record("add is an action")
-            return
-        }
-        _ = try add(collection, Arguments(["x"]))
-        #expect(collection.items == ["x"])
+    @Test func aChangeThatChangesNothingReportsNothing() {
+        let collection = ListOwner(items: ["a"])
+        #expect(reports(collection) { collection.collection.apply { _ in ChangeSet() } }.texts.isEmpty)
+        #expect(collection.collection.withLock { $0.records } == ["a"])
     }
 
     @Test func appendReportsItemsCountAndInsertedPositions() {
-        let collection = ObservableCollection(items: ["a"])
+        let collection = ListOwner(items: ["a"])
         let result = reports(collection) { collection.insert(["b", "c"]) }
         #expect(result.texts == ["items=[a,b,c]", "count=3",
                                  "didChange({deleted=[],inserted=[2,3],insertedItems=[b,c],reload=false,updated=[],updatedItems=[]})"])
@@ -55,7 +53,7 @@ import Testing
     }
 
     @Test func insertAtIndexIsOneBasedInTheReport() {
-        let collection = ObservableCollection(items: ["a", "d"])
+        let collection = ListOwner(items: ["a", "d"])
         #expect(reports(collection) { collection.insert(["b", "c"], at: 1) }.changes == [ChangeSet(inserted: [2, 3], insertedItems: ["b", "c"])])
         #expect(collection.items == ["a", "b", "c", "d"])
         #expect(reports(collection) { collection.insert(["z"], at: 0) }.changes == [ChangeSet(inserted: [1], insertedItems: ["z"])])
@@ -63,7 +61,7 @@ import Testing
     }
 
     @Test func insertClampsItsIndexAndIgnoresNothing() {
-        let collection = ObservableCollection(items: ["a"])
+        let collection = ListOwner(items: ["a"])
         #expect(reports(collection) { collection.insert(["b"], at: 99) }.changes == [ChangeSet(inserted: [2], insertedItems: ["b"])])
         #expect(reports(collection) { collection.insert(["z"], at: -5) }.changes == [ChangeSet(inserted: [1], insertedItems: ["z"])])
         #expect(collection.items == ["z", "a", "b"])
@@ -71,7 +69,7 @@ import Testing
     }
 
     @Test func removeReportsPositionsBeforeTheChange() {
-        let collection = ObservableCollection(items: ["a", "b", "c", "d", "e"])
+        let collection = ListOwner(items: ["a", "b", "c", "d", "e"])
         let result = reports(collection) { collection.remove(at: [3, 1, 3, 42, -1]) }
         #expect(result.changes == [ChangeSet(deleted: [2, 4])], "sorted, deduplicated, 1-based, out-of-range ignored")
         #expect(result.texts.prefix(2) == ["items=[a,c,e]", "count=3"])
@@ -81,7 +79,7 @@ import Testing
     }
 
     @Test func replaceReportsUpdatedPosition() {
-        let collection = ObservableCollection(items: ["a", "b"])
+        let collection = ListOwner(items: ["a", "b"])
         let result = reports(collection) { collection.replace(at: 1, with: "B") }
         #expect(result.changes == [ChangeSet(updated: [2], updatedItems: ["B"])])
         #expect(result.texts.prefix(2) == ["items=[a,B]", "count=2"])
@@ -91,7 +89,7 @@ import Testing
     }
 
     @Test func reloadReportsReload() {
-        let collection = ObservableCollection(items: ["a", "b"])
+        let collection = ListOwner(items: ["a", "b"])
         let result = reports(collection) { collection.reload(["x"]) }
         #expect(result.changes == [.reload(["x"])])
         #expect(result.texts == ["items=[x]", "count=1", "didChange({deleted=[],inserted=[],insertedItems=[],items=[x],reload=true,updated=[],updatedItems=[]})"])
@@ -111,7 +109,7 @@ import Testing
     }
 
     @Test func applyingTheChangeSetToTheOldListGivesTheNewOne() throws {
-        let collection = ObservableCollection(items: ["a", "b", "c", "d"])
+        let collection = ListOwner(items: ["a", "b", "c", "d"])
         var old = collection.items
         for mutate in [{ collection.insert(["x", "y"], at: 2) }, { collection.remove(at: [0, 3, 5]) },
                        { collection.replace(at: 1, with: "Y") }, { collection.reload(["q"]) }] {
@@ -129,7 +127,7 @@ import Testing
     @Test func concurrentMutationsReportInOrder() async {
         do {
             for round in 0..<100 {
-                let collection = ObservableCollection()
+                let collection = ListOwner()
                 let log = ChangeLog(collection)
                 await withTaskGroup(of: Void.self) { group in
                     for task in 0..<4 {
@@ -159,7 +157,7 @@ import Testing
     @Test(arguments: [1, 2, 3, 42, 2024] as [UInt64])
     func randomOperationsKeepChangeSetsExact(seed: UInt64) {
         var random = SeededGenerator(seed: seed)
-        let collection = ObservableCollection()
+        let collection = ListOwner()
         let log = ChangeLog(collection)
         var old: [Value] = []
         var next = 0

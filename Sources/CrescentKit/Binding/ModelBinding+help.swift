@@ -37,7 +37,7 @@ extension ModelBinding {
                     + "\n\n" + Self.commonMethods(of: box)
             }
         case .function:
-            functionDocs.push(onto: stack)
+            tables.functionDocs.push(onto: stack)
             stack.pushValue(at: index)
             lua_rawget(stack.state, -2)
             defer { stack.pop(2) }

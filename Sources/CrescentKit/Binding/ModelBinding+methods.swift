@@ -11,8 +11,7 @@ extension ModelBinding {
         let owner = box.name
         for spec in box.interface.methods {
             functions[spec.name] = { [unowned self] stack in
-                // Invariant: the type is set right after the metatable is built, before any call.
-                let box = try self.checkSelf(stack, type()!, signature: spec.signature(owner: owner))
+                let box = try self.checkSelf(stack, type(), signature: spec.signature(owner: owner))
                 return try self.invoke(spec, on: box, stack)
             }
         }
@@ -98,7 +97,7 @@ extension ModelBinding {
             request.waitingTask?.isWaiting = true
             return .yield(0)
         }
-        requestType.push(request, onto: stack)
+        tables.requestType.push(request, onto: stack)
         return .one
     }
 

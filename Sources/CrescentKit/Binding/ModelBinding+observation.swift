@@ -12,16 +12,19 @@ extension ModelBinding {
     /// `observe`, `on`, `post` and `subscriptions`.
     func installObservationGlobals() {
         vm.register("observe") { [unowned self] stack in
+            try self.checkRunning("observe")
             guard let box = self.anyObjectBox(at: 1, in: stack) else {
                 throw stack.argumentError(1, function: "observe", expected: "service or model object")
             }
             return try self.observe(box, keyAt: 2, handlerAt: 3, optionsAt: 4, stack, site: .global("observe"))
         }
         vm.register("on") { [unowned self] stack in
+            try self.checkRunning("on")
             let name = try stack.checkString(1, function: "on")
             return try self.on(name, object: nil, event: name, handlerAt: 2, optionsAt: 3, stack, site: .global("on"))
         }
         vm.register("post") { [unowned self] stack in
+            try self.checkRunning("post")
             let name = try stack.checkString(1, function: "post")
             stack.pushValue(at: 2)
             let payload = PostedPayload(self.vm.ref(from: stack))
@@ -57,13 +60,13 @@ extension ModelBinding {
         [
             "observe": { [unowned self] stack in
                 let signature = "\(owner):observe(key, handler[, options])"
-                let box = try self.checkSelf(stack, type()!, signature: signature)
+                let box = try self.checkSelf(stack, type(), signature: signature)
                 return try self.observe(box, keyAt: 2, handlerAt: 3, optionsAt: 4, stack, site: .method("observe", signature))
             },
             "on": { [unowned self] stack in
                 let signature = "\(owner):on(event, handler[, options])"
                 let site = CallSite.method("on", signature)
-                let box = try self.checkSelf(stack, type()!, signature: signature)
+                let box = try self.checkSelf(stack, type(), signature: signature)
                 let event = try site.string(stack, 2)
                 guard box.interface.event(event) != nil else {
                     throw site.invalid(2, "'\(event)' is not an event of \(owner) (events: \(box.interface.events.map(\.name).joined(separator: ", ")))")
@@ -72,7 +75,7 @@ extension ModelBinding {
             },
             "addObserver": { [unowned self] stack in
                 let signature = "\(owner):addObserver(observer)"
-                let box = try self.checkSelf(stack, type()!, signature: signature)
+                let box = try self.checkSelf(stack, type(), signature: signature)
                 guard stack.type(at: 2) == .table || stack.type(at: 2) == .userdata, let identity = lua_topointer(stack.state, 2) else {
                     throw CallSite.method("addObserver", signature).mismatch(stack, 2, expected: "an object with event methods (a table)")
                 }
@@ -85,7 +88,7 @@ extension ModelBinding {
                 return .none
             },
             "removeObserver": { [unowned self] stack in
-                let box = try self.checkSelf(stack, type()!, signature: "\(owner):removeObserver(observer)")
+                let box = try self.checkSelf(stack, type(), signature: "\(owner):removeObserver(observer)")
                 guard let identity = lua_topointer(stack.state, 2) else { return .none }
                 self.delegate(identity, of: box)?.subscription.cancel()
                 return .none
@@ -167,7 +170,7 @@ extension ModelBinding {
     private func subscribe(_ stack: LuaStack, handlerAt handlerIndex: Int32, property: (ObjectBox, String)? = nil,
                            _ make: (Int32) -> Subscription) -> Subscription {
         let subscription = make(0)
-        subscriptionType.push(subscription, onto: stack, userValues: 2) // ... handle
+        tables.subscriptionType.push(subscription, onto: stack, userValues: 2) // ... handle
         stack.pushValue(at: handlerIndex)
         _ = lua_setiuservalue(stack.state, -2, 1)
         if let (box, key) = property {
@@ -194,7 +197,7 @@ extension ModelBinding {
         stack.push(key)
         stack.rawSet(-2, "key")
         stack.rawSet(-2, "__index")                                  // prototype
-        changeMetamethods.push(onto: stack)                          // prototype metamethods
+        tables.changeMetamethods.push(onto: stack)                   // prototype metamethods
         for name in ["__pairs", "__tostring"] {
             stack.rawGet(-1, name)
             stack.rawSet(-3, name)
@@ -209,7 +212,7 @@ extension ModelBinding {
         if subscription.token != 0 {
             _ = crescent_getref(stack.state, subscription.token)
         } else {
-            subscriptionType.push(subscription, onto: stack)
+            tables.subscriptionType.push(subscription, onto: stack)
         }
     }
 
@@ -252,7 +255,7 @@ extension ModelBinding: DeliveryDispatcher {
         defer { stack.setTop(top) }
         _ = stack.ensure(8)
         let state = stack.state
-        _ = crescent_getref(state, changeKeys)                       // keys
+        _ = crescent_getref(state, tables.changeKeys)                // keys
         _ = crescent_getref(state, change.subscription.token)        // keys handle
         _ = lua_getiuservalue(state, -1, 1)                          // keys handle handler
         _ = lua_getiuservalue(state, -2, 2)                          // keys handle handler prototype

@@ -48,42 +48,34 @@ final class ModelBinding {
     var shares: [ObjectIdentifier: [StartShare]] = [:]
     /// Delegate registrations by subscription id.
     var delegates: [Int: Delegate] = [:]
-    /// Documentation of functions (`help(services.geocoder.reverse)`), keyed by the function.
-    var functionDocs: LuaRef!
-    var modelMetamethods: LuaRef!
     /// Per data model type with methods (`response`), the metatable of its fields table.
     var modelMethodTables: [String: LuaRef] = [:]
-    /// What data model proxies' metatables hold, per type (see `modelTemplate`), and the slot of
-    /// each type name in it.
-    var modelTemplates: LuaRef!
+    /// The slot in `tables.modelTemplates` of each data model type name.
     var modelTemplateSlots: [String: Int32] = [:]
-    /// The `__tostring` of `error` data models: `service.method: code: message`.
-    var errorTostring: LuaRef!
-    var subscriptionType: LuaObjectType<Subscription>!
-    var requestType: LuaObjectType<ServiceRequest>!
-
+    /// What every model value and handle shares, made with the VM.
+    let tables: BindingTables
     /// The host's VM, held directly: the delivery path reads it often, and an `unowned` load
     /// each time shows up in profiles.
     let vm: LuaVM
-    /// Registry slot of the interned key strings of change tables.
-    var changeKeys: Int32 = 0
     /// The prototypes of change tables, one per observed property.
     var changePrototypes: [ChangePrototypeKey: LuaRef] = [:]
-    /// `__pairs` and `__tostring` shared by every change-table prototype.
-    var changeMetamethods: LuaRef!
+    /// True once ``teardown()`` ran: the VM is closing, and Lua that still runs (a `__gc`
+    /// finalizer) can no longer start anything.
+    private(set) var isTornDown = false
 
-    init(host: Host) {
+    init(host: Host, tables: BindingTables) {
         self.host = host
+        self.tables = tables
         vm = host.vm
         registry = ObserverRegistry { [unowned host] report in host.report(registryEvent: report) }
     }
 
     // MARK: Installation
 
-    /// Creates the shared metatables and installs the globals and the services.
+    /// Loads the prelude's model tables and installs the globals and the services.
     func install(services entries: [ServiceEntry]) throws(LuaError) {
         registry.dispatcher = self
-        try installSharedTables()
+        try installModelTables()
         installObservationGlobals()
         installHelp()
         services = entries
@@ -241,10 +233,19 @@ final class ModelBinding {
     }
 
     /// The box at argument `position`, or a message naming the method and how to call it.
-    func checkSelf(_ stack: LuaStack, _ type: LuaObjectType<ObjectBox>, signature: @autoclosure () -> String) throws -> ObjectBox {
-        if let box = type.object(at: 1, in: stack) { return box }
+    /// Every method of a model object checks its `self` here, so none runs once the run has ended.
+    func checkSelf(_ stack: LuaStack, _ type: LuaObjectType<ObjectBox>?, signature: @autoclosure () -> String) throws -> ObjectBox {
+        try checkRunning(signature())
+        if let box = type?.object(at: 1, in: stack) { return box }
         let got = stack.type(at: 1) == .none ? "no value" : stack.typeName(at: 1)
         throw LuaRaise("\(signature()): call it with ':' on the object (got \(got) as self)")
+    }
+
+    /// Throws unless the run is still on: after teardown, what the script calls (a `__gc`
+    /// finalizer as the VM closes) is an error naming `function`, never work started for nobody.
+    func checkRunning(_ function: @autoclosure () -> String) throws(LuaRaise) {
+        guard isTornDown else { return }
+        throw LuaRaise("\(function()): the run has ended (services cannot be used from a finalizer at exit)")
     }
 
     private func objectType(for box: ObjectBox) -> LuaObjectType<ObjectBox> {
@@ -365,8 +366,10 @@ final class ModelBinding {
 
     // MARK: Teardown
 
-    /// Detaches from every object and forgets all subscriptions. Runs before the VM closes.
+    /// Detaches from every object and forgets all subscriptions. Runs before the VM closes; the
+    /// shared ``tables`` stay until then, for the finalizers that run as it closes.
     func teardown() {
+        isTornDown = true
         for (box, _) in objects.values {
             if let id = box.sinkID { box.object.changes.detach(id) }
         }
@@ -379,14 +382,8 @@ final class ModelBinding {
         registry.removeAll()
         registry.dispatcher = nil
         changePrototypes.removeAll()
-        changeMetamethods = nil
         objects.removeAll()
-        functionDocs = nil
-        modelMetamethods = nil
         modelMethodTables.removeAll()
-        modelTemplates = nil
-        modelTemplateSlots.removeAll()
-        errorTostring = nil
         servicesTable = nil
         services.removeAll()        // the services go with the run (their pollers and clients too)
         latestWrapper = nil

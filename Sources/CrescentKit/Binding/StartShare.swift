@@ -28,7 +28,7 @@ extension ModelBinding {
         [
             "start": { [unowned self] stack in
                 let signature = "\(name):start([options])"
-                let box = try self.checkSelf(stack, type()!, signature: signature)
+                let box = try self.checkSelf(stack, type(), signature: signature)
                 var options = Value.null
                 if !stack.isNoneOrNil(2) {
                     guard stack.type(at: 2) == .table else {
@@ -49,7 +49,7 @@ extension ModelBinding {
                 return .none
             },
             "stop": { [unowned self] stack in
-                let box = try self.checkSelf(stack, type()!, signature: "\(name):stop()")
+                let box = try self.checkSelf(stack, type(), signature: "\(name):stop()")
                 self.shares[ObjectIdentifier(box.object)]?.first { $0.owner === self.host.currentScope }?.cancel()
                 return .none
             },

@@ -50,7 +50,7 @@ extension ModelBinding {
             methods.push(onto: stack)                                // fields methodsmt
             lua_setmetatable(stack.state, -2)                        // fields
         }
-        crescent_push_model(stack.state, modelTemplates.id, modelTemplate(model.typeName))  // proxy
+        crescent_push_model(stack.state, tables.modelTemplates.id, modelTemplate(model.typeName))  // proxy
     }
 
     /// A table of named fields, pushed.
@@ -71,13 +71,13 @@ extension ModelBinding {
         if let known = modelTemplateSlots[typeName] { return known }
         let stack = vm.stack
         _ = stack.ensure(5)
-        modelTemplates.push(onto: stack)                             // templates
+        tables.modelTemplates.push(onto: stack)                      // templates
         stack.newTable(fieldCount: 7)                                // templates template
         stack.push(typeName)
         stack.rawSet(-2, "__name")
         stack.push(typeName)
         stack.rawSet(-2, "__metatable")
-        modelMetamethods.push(onto: stack)                           // template shared
+        tables.modelMetamethods.push(onto: stack)                    // template shared
         // No `__len`: fields have names only, so `#` of the empty proxy (0) is already right.
         for name in ["__newindex", "__pairs", "__tostring", "__eq"] {
             stack.rawGet(-1, name)
@@ -85,7 +85,7 @@ extension ModelBinding {
         }
         stack.pop()                                                  // template
         if typeName == ServiceError.typeName {
-            errorTostring.push(onto: stack)                          // template tostring
+            tables.errorTostring.push(onto: stack)                   // template tostring
             stack.rawSet(-2, "__tostring")                           // template
         }
         lua_pushboolean(stack.state, 1)
@@ -98,7 +98,7 @@ extension ModelBinding {
     }
 
     /// The fields table and type name when the value at `index` is a data model proxy.
-    func modelFields(at index: Int32, in stack: LuaStack) -> String? {
+    static func modelFields(at index: Int32, in stack: LuaStack) -> String? {
         guard stack.type(at: index) == .table, lua_getmetatable(stack.state, index) != 0 else { return nil }
         defer { stack.pop() }
         guard lua_rawgetp(stack.state, -1, modelMarker) == LUA_TBOOLEAN else {
@@ -191,7 +191,7 @@ extension ModelBinding {
             state.visiting.append(identity)
             defer { state.visiting.removeLast() }
             guard hasMetatable else { return convertTable(index, stack, depth: depth, hasMetatable: false, &state) }
-            let typeName = modelFields(at: index, in: stack)
+            let typeName = Self.modelFields(at: index, in: stack)
             if refusesMetatables, typeName == nil {
                 return state.fail(.unsupported("a table with a metatable"), standIn: Self.tableStandIn)
             }

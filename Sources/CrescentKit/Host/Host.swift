@@ -37,8 +37,12 @@ public final class Host {
     public let scriptScope = Scope(name: "script")
     /// The owner of what Lua code starts right now (the script, or a controller).
     public var currentScope: Scope
-    /// The services, their binding and the observer registry.
-    var binding: ModelBinding!
+    /// The services, their binding and the observer registry. Lazy only because the binding
+    /// refers back to the finished host: `init` touches it first, so it exists from then on.
+    private(set) lazy var binding = ModelBinding(host: self, tables: bindingTables)
+    /// What the binding shares with the VM, made right after it (the binding's own copy is the
+    /// one in use; this one only hands it over).
+    private let bindingTables: BindingTables
     /// Controllers on the navigation stack: while there are any, the run goes on.
     var navigationDepth = 0
     /// True while a turn runs (a clock job that fires meanwhile waits for a later turn).
@@ -46,7 +50,7 @@ public final class Host {
     /// Called once, when the first controller is pushed (the runner starts reading commands).
     public var onFirstController: (() -> Void)?
     /// Shows the top controller's view in the `--ui` mode.
-    var presenter: ViewPresenter!
+    let presenter: ViewPresenter
     /// The folder of the running script (for `require` and template files).
     var scriptFolder: String?
     var mainFinished = false
@@ -108,7 +112,7 @@ public final class Host {
         self.parent = parent
         currentScope = scriptScope
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
-        binding = ModelBinding(host: self)
+        bindingTables = try BindingTables(vm: vm)
         presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
         try installGlobals()
         try binding.install(services: services)
@@ -276,7 +280,7 @@ public final class Host {
 
     /// Writes a line to stderr, first taking a live view off the screen so the two never mix.
     func writeError(_ line: String) {
-        presenter?.clearForOutput()
+        presenter.clearForOutput()
         console.error(line)
     }
 

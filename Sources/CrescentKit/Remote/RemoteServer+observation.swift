@@ -130,7 +130,7 @@ extension RemoteServer {
 
     /// The top view in `mode`: `{ text }` or `{ controller, view }` (view nil without a controller).
     private func render(_ mode: RemoteSession.Watch) -> Value {
-        guard let presenter = host.presenter else { return ["text": ""] }
+        let presenter = host.presenter
         switch mode {
         case .off, .plain:
             var width = 80

@@ -1,76 +1,58 @@
-import Synchronization
+public import Synchronization
 
-/// An ordered list a model object owns and consumers observe: properties `items` and `count`,
-/// and the event `didChange` with a ``ChangeSet`` for every mutation.
+/// The records an ``ObservableCollection`` keeps: a value that changes itself and says exactly
+/// what changed (each mutation its owner makes returns the ``ChangeSet`` that turns the list
+/// before into the list after).
+public protocol CollectionRecords: Sendable {
+    /// The records, in order: what `items` shows.
+    var records: [Value] { get }
+}
+
+/// A list of records that publishes exact change sets: the one home of a collection's `items`,
+/// `count` and `didChange` (the store's collections, a plugin's or a test's list).
 ///
-/// Owners mutate it through ``insert(_:at:)``, ``remove(at:)``, ``replace(at:with:)`` and
-/// ``reload(_:)``; each reports exactly what changed. The interface can be extended with the
-/// owner's methods (a store adds `add`, `remove`, `find` …).
-public final class ObservableCollection: ModelObject {
-    public let changes = ChangePublisher()
-    public let interface: AnyInterface
-    private let storage = Mutex<[Value]>([])
+/// The owner, the model object scripts see, declares those members in its interface and reports
+/// through its own ``ChangePublisher``; it changes the records only through ``apply(_:)``, which
+/// reports `items`, `count`, then `didChange` for each change that changed something. Changes are
+/// reported one at a time, in the order they were made, even from several threads, so replaying
+/// every change set on the `items` before it gives the `items` after it. Reads never wait for a
+/// report to finish.
+///
+/// ```swift
+/// let readings = ObservableCollection(ValueList(), reportingTo: changes)
+/// readings.apply { $0.insert([21.5]) }     // items, count, didChange { inserted = {1} ... }
+/// ```
+public final class ObservableCollection<Records: CollectionRecords>: Sendable {
+    @usableFromInline let storage: Mutex<Records>
+    /// Held while a change is made and reported, so reports leave in the order of the changes.
+    private let reporting = Mutex<Void>(())
+    private let changes: ChangePublisher
 
-    /// - Parameters:
-    ///   - typeName: the name scripts see (`collection`).
-    ///   - extend: adds the owner's methods and events to the base interface.
-    public init(typeName: String = "collection", summary: String = "An observable ordered list.",
-                items: [Value] = [], extend: (inout Interface<ObservableCollection>) -> Void = { _ in }) {
-        var declaration = Interface<ObservableCollection>(name: typeName, summary: summary) { d in
-            d.property("items", type: "array", "The items, in order (a snapshot).") { .array($0.items) }
-            d.property("count", type: "integer", "How many items there are.") { .integer(Int64($0.count)) }
-            d.event("didChange", payload: "change set {inserted, deleted, updated, reload, insertedItems, updatedItems}",
-                    "The items changed; positions are 1-based (deleted: before the change, the others: after), with the inserted and updated items.")
-        }
-        extend(&declaration)
-        interface = declaration.erased
-        storage.withLock { $0 = items }
+    public init(_ records: Records, reportingTo changes: ChangePublisher) {
+        storage = Mutex(records)
+        self.changes = changes
     }
 
-    public var items: [Value] { storage.withLock { $0 } }
-    public var count: Int { storage.withLock { $0.count } }
+    /// The records, in order (a snapshot).
+    @inlinable public var items: [Value] { storage.withLock { $0.records } }
+    /// How many records there are.
+    @inlinable public var count: Int { storage.withLock { $0.records.count } }
 
-    /// Inserts `newItems` at 0-based `index` (clamped to the list).
-    public func insert(_ newItems: [Value], at index: Int? = nil) {
-        guard !newItems.isEmpty else { return }
-        storage.withLock { items in
-            let start = min(max(index ?? items.count, 0), items.count)
-            items.insert(contentsOf: newItems, at: start)
-            report(items, ChangeSet(inserted: Array((start + 1)...(start + newItems.count)), insertedItems: newItems))
-        }
+    /// Reads the records: `body` sees one consistent state.
+    @inlinable public func withLock<Result>(_ body: (Records) -> Result) -> Result {
+        storage.withLock { body($0) }
     }
 
-    /// Removes the items at 0-based `indexes` (out-of-range ones are ignored).
-    public func remove(at indexes: [Int]) {
-        storage.withLock { items in
-            let valid = Set(indexes.filter { items.indices.contains($0) }).sorted()
-            guard !valid.isEmpty else { return }
-            for index in valid.reversed() { items.remove(at: index) }
-            report(items, ChangeSet(deleted: valid.map { $0 + 1 }))
+    /// Makes one change and reports it: `items`, `count`, then `didChange` with the change set
+    /// `change` returns (nothing when that is empty). Must not be called from an observer that
+    /// the owner's publisher calls synchronously while it reports.
+    public func apply(_ change: (inout Records) -> ChangeSet) {
+        reporting.withLock { _ in
+            let (changeSet, snapshot) = storage.withLock { records in (change(&records), records.records) }
+            guard !changeSet.isEmpty else { return }
+            changes.propertyChanged("items", to: .array(snapshot))
+            changes.propertyChanged("count", to: .integer(Int64(snapshot.count)))
+            changes.emit("didChange", changeSet.value)
         }
-    }
-
-    /// Replaces the item at 0-based `index`.
-    public func replace(at index: Int, with item: Value) {
-        storage.withLock { items in
-            guard items.indices.contains(index) else { return }
-            items[index] = item
-            report(items, ChangeSet(updated: [index + 1], updatedItems: [item]))
-        }
-    }
-
-    /// Replaces every item.
-    public func reload(_ newItems: [Value]) {
-        storage.withLock { items in
-            items = newItems
-            report(items, .reload(newItems))
-        }
-    }
-
-    /// Called with the lock held, so reports arrive in the order the mutations were made.
-    private func report(_ snapshot: [Value], _ changeSet: ChangeSet) {
-        changes.propertyChanged("items", to: .array(snapshot))
-        changes.propertyChanged("count", to: .integer(Int64(snapshot.count)))
-        changes.emit("didChange", changeSet.value)
     }
 }

@@ -3,8 +3,9 @@ import Model
 /// A collection's records in memory, in insertion order (ascending `id`), with their ids kept
 /// apart so a position is found by binary search.
 ///
-/// Every change returns the ``ChangeSet`` that turns the old list into the new one.
-struct CollectionRows: Sendable {
+/// Every change returns the ``ChangeSet`` that turns the old list into the new one; the
+/// collection's ``ObservableCollection`` reports it.
+struct CollectionRows: CollectionRecords {
     private(set) var ids: [Int64] = []
     /// The records, each with its `id` field.
     private(set) var records: [Value] = []

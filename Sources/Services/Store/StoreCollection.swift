@@ -1,5 +1,4 @@
 public import Model
-import Synchronization
 
 /// One named collection of a store: an ordered list of JSON-shaped records kept in the store's
 /// backend (SQLite or PostgreSQL), with the list in memory for `items`, `count`, `get`, `page`
@@ -20,23 +19,26 @@ import Synchronization
 public final class StoreCollection: ModelObject {
     /// The collection's name (`store:collection(name)`).
     public let name: String
-    public let changes = ChangePublisher()
+    public let changes: ChangePublisher
     public var interface: AnyInterface { Self.declaration }
 
     let backend: any StoreBackend
-    /// The records in memory; changed only by the backend, through ``apply(_:)``.
-    let rows: Mutex<CollectionRows>
+    /// The records in memory, which publish `items`, `count` and `didChange`; changed only by
+    /// the backend, through ``apply(_:)``.
+    let rows: ObservableCollection<CollectionRows>
 
     init(name: String, rows: CollectionRows, backend: any StoreBackend) {
         self.name = name
-        self.rows = Mutex(rows)
+        let changes = ChangePublisher()
+        self.changes = changes
+        self.rows = ObservableCollection(rows, reportingTo: changes)
         self.backend = backend
     }
 
     /// The records, in insertion order, each with its `id`.
-    public var items: [Value] { rows.withLock { $0.records } }
+    public var items: [Value] { rows.items }
     /// How many records there are.
-    public var count: Int { rows.withLock { $0.count } }
+    public var count: Int { rows.count }
 
     // MARK: Reading (from memory)
 
@@ -171,14 +173,10 @@ public final class StoreCollection: ModelObject {
 
     // MARK: Reporting
 
-    /// Changes the rows and reports the result: `items`, `count`, then `didChange`. Called from
-    /// the backend's one serial context only, so reports leave in the order changes are applied.
+    /// Changes the rows and reports the result: `items`, `count`, then `didChange` (see
+    /// ``ObservableCollection/apply(_:)``). Called from the backend's one serial context.
     func apply(_ change: (inout CollectionRows) -> ChangeSet) {
-        let (changeSet, snapshot) = rows.withLock { rows in (change(&rows), rows.records) }
-        guard !changeSet.isEmpty else { return }
-        changes.propertyChanged("items", to: .array(snapshot))
-        changes.propertyChanged("count", to: .integer(Int64(snapshot.count)))
-        changes.emit("didChange", changeSet.value)
+        rows.apply(change)
     }
 
     func notFound(_ id: Int64) -> ServiceError {

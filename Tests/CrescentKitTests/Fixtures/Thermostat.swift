@@ -7,7 +7,7 @@ final class Thermostat: StartableService {
     let changes = ChangePublisher()
     let temperature: Property<Double>
     let label: Property<String?>
-    let readings: ObservableCollection
+    let readings: Readings
     /// Every startUpdates/stopUpdates call, in order (`stop` for stopUpdates).
     let startLog = Mutex<[String]>([])
     /// The replies `hold(false)` kept, for the test to answer.
@@ -18,18 +18,7 @@ final class Thermostat: StartableService {
     init() {
         temperature = Property("temperature", 20.0, changes)
         label = Property("label", nil, changes)
-        readings = ObservableCollection(typeName: "readings", summary: "Recorded temperatures.") { d in
-            d.method("record", [.init("value", .number, "The temperature.")], returns: "the new count",
-                     "Appends a reading.", immediate: { readings, arguments throws(ServiceError) in
-                         readings.insert([arguments[0]])
-                         return .integer(Int64(readings.count))
-                     })
-            d.action("drop", [.init("position", .integer, "1-based position.")], "Removes a reading.") { readings, arguments throws(ServiceError) in
-                // Clamped, so positions far outside Int's range do not overflow.
-                let position = Int(clamping: arguments[0].integerValue ?? 0)
-                readings.remove(at: [position > Int.min ? position - 1 : -1])
-            }
-        }
+        readings = Readings()
     }
 
     func startUpdates(shares: [Value]) {

@@ -1,0 +1,213 @@
+import CLua
+import LuaBridge
+import Model
+
+/// What every data model, change table and handle of one VM shares, made with the VM before the
+/// binding exists: the data model metamethods and templates, the error `__tostring`, the change
+/// tables' keys and metamethods, the documentation table, and the Subscription and Request types.
+///
+/// None of it refers to the binding, so the host makes it right after the VM and the binding
+/// holds it from its first line to its last. The references stay valid until the VM closes, so a
+/// finalizer that runs while it closes still finds them (what it may do then is the binding's
+/// business: see ``ModelBinding/checkRunning(_:)``).
+struct BindingTables {
+    /// Documentation of functions (`help(services.geocoder.reverse)`), weakly keyed by the function.
+    let functionDocs: LuaRef
+    /// `__newindex`, `__pairs`, `__eq` and `__tostring` shared by every data model proxy.
+    let modelMetamethods: LuaRef
+    /// What data model proxies' metatables hold, one slot per type name (filled on first use).
+    let modelTemplates: LuaRef
+    /// The `__tostring` of `error` data models: `service.method: code: message`.
+    let errorTostring: LuaRef
+    /// `__pairs` and `__tostring` shared by every change-table prototype.
+    let changeMetamethods: LuaRef
+    /// Registry slot of the interned key strings of change tables.
+    let changeKeys: Int32
+    let subscriptionType: LuaObjectType<Subscription>
+    let requestType: LuaObjectType<ServiceRequest>
+
+    init(vm: LuaVM) throws(LuaError) {
+        modelMetamethods = Self.makeModelMetamethods(vm)
+        vm.stack.newTable()
+        modelTemplates = vm.ref()
+        errorTostring = Self.makeErrorTostring(vm)
+        crescent_push_change_keys(vm.state)
+        changeKeys = vm.refID()
+        changeMetamethods = try Self.makeChangeMetamethods(vm)
+        try vm.run("return setmetatable({}, { __mode = 'k' })", results: 1)
+        functionDocs = vm.ref()
+        subscriptionType = Self.makeSubscriptionType(vm)
+        requestType = Self.makeRequestType(vm)
+    }
+
+    // MARK: Data models
+
+    private static func makeModelMetamethods(_ vm: LuaVM) -> LuaRef {
+        vm.stack.newTable(fieldCount: 4)
+        vm.register(field: "__newindex") { stack in
+            let typeName = ModelBinding.modelTypeName(at: 1, in: stack)
+            throw LuaRaise("cannot set '\(typeName).\(stack.describe(at: 2))': a \(typeName) is read-only (it is a snapshot made by its service)")
+        }
+        // debug.getmetatable hands these to scripts, which may call them on any value: each checks
+        // it was given a data model before reading its metatable.
+        vm.register(field: "__pairs") { stack in
+            try checkModel(stack)
+            return ModelBinding.pairsOverIndexTable(stack)
+        }
+        vm.register(field: "__eq") { stack in
+            // Proxies of one snapshot share their fields table.
+            guard lua_getmetatable(stack.state, 1) != 0, lua_getmetatable(stack.state, 2) != 0 else {
+                stack.push(false)
+                return .one
+            }
+            _ = stack.rawGet(-2, "__index")                          // mt1 mt2 fields1
+            _ = stack.rawGet(-2, "__index")                          // mt1 mt2 fields1 fields2
+            stack.push(lua_rawequal(stack.state, -1, -2) != 0)
+            return .one
+        }
+        vm.register(field: "__tostring") { stack in
+            try checkModel(stack)
+            let typeName = ModelBinding.modelTypeName(at: 1, in: stack)
+            lua_getmetatable(stack.state, 1)
+            _ = lua_getfield(stack.state, -1, "__index")             // mt fields
+            var parts: [String] = []
+            stack.pushNil()
+            while lua_next(stack.state, -2) != 0 {
+                if let key = stack.text(at: -2) {
+                    let value = stack.type(at: -1) == .string ? "\"\(stack.text(at: -1) ?? "")\"" : stack.describe(at: -1)
+                    parts.append("\(key) = \(value)")
+                }
+                stack.pop()
+            }
+            stack.push("\(typeName) { \(parts.sorted().joined(separator: ", ")) }")
+            return .one
+        }
+        return vm.ref()
+    }
+
+    /// Throws unless argument 1 is a data model proxy.
+    private static func checkModel(_ stack: LuaStack) throws(LuaRaise) {
+        guard ModelBinding.modelFields(at: 1, in: stack) != nil else {
+            throw stack.argumentError(1, function: "data model metamethod", expected: "data model")
+        }
+    }
+
+    private static func makeErrorTostring(_ vm: LuaVM) -> LuaRef {
+        vm.pushFunction { stack in
+            guard lua_getmetatable(stack.state, 1) != 0, stack.rawGet(-1, "__index") == .table else {
+                stack.push(ServiceError.typeName)
+                return .one
+            }                                                        // mt fields
+            func field(_ name: String) -> String {
+                defer { stack.pop() }
+                return stack.rawGet(-1, name) == .string ? (stack.text(at: -1) ?? "") : ""
+            }
+            stack.push(field("where") + ServiceError.describe(code: field("code"), message: field("message"),
+                                                              service: field("service"), method: field("method")))
+            return .one
+        }
+        return vm.ref()
+    }
+
+    // MARK: Change tables
+
+    /// A change table holds `initial`, `coalesced` and `sub`; `object` and `key` come from its
+    /// property's prototype. These make `pairs` and `tostring` (and so `inspect`) show all five.
+    private static func makeChangeMetamethods(_ vm: LuaVM) throws(LuaError) -> LuaRef {
+        try vm.run("""
+            local next, getmetatable, rawget, tostring, concat, sort = next, getmetatable, rawget, tostring, table.concat, table.sort
+            local function fields(change)
+              local all = {}
+              for k, v in next, change do all[k] = v end
+              local shared = rawget(getmetatable(change), "__index")
+              for k, v in next, shared do all[k] = v end
+              return all
+            end
+            local metamethods = {}
+            function metamethods.__pairs(change) return next, fields(change), nil end
+            function metamethods.__tostring(change)
+              local parts = {}
+              for k, v in next, fields(change) do
+                parts[#parts + 1] = k .. " = " .. (type(v) == "string" and ("%q"):format(v) or tostring(v))
+              end
+              sort(parts)
+              return "change { " .. concat(parts, ", ") .. " }"
+            end
+            return metamethods
+            """, name: "=[crescent change]", results: 1)
+        return vm.ref()
+    }
+
+    // MARK: Handles
+
+    private static func makeSubscriptionType(_ vm: LuaVM) -> LuaObjectType<Subscription> {
+        // The functions find their own type through this holder: it is set before any can run.
+        var holder: LuaObjectType<Subscription>?
+        let type = vm.objectType(
+            Subscription.self, name: "Subscription",
+            methods: [
+                "cancel": { stack in
+                    guard let type = holder else { return .none }
+                    try type.check(1, in: stack, function: "cancel").cancel()
+                    return .none
+                },
+            ],
+            getter: { stack in
+                guard let subscription = holder?.object(at: 1, in: stack) else { return .none }
+                switch stack.text(at: 2) {
+                case "active": stack.push(subscription.isActive)
+                case "deliveries": stack.push(subscription.deliveries)
+                case "errors": stack.push(Int(subscription.errors))
+                case "site": stack.push(subscription.site)
+                case "target": stack.push(subscription.targetDescription)
+                case "owner": stack.push(subscription.ownerName)
+                default: stack.pushNil()
+                }
+                return .one
+            },
+            metamethods: [
+                "__tostring": { stack in
+                    guard let subscription = holder?.object(at: 1, in: stack) else { return .none }
+                    stack.push("Subscription(\(subscription.targetDescription), \(subscription.isActive ? "active" : "cancelled"), \(subscription.site))")
+                    return .one
+                },
+            ]
+        )
+        holder = type
+        return type
+    }
+
+    private static func makeRequestType(_ vm: LuaVM) -> LuaObjectType<ServiceRequest> {
+        // As for subscriptions: set before any of the functions can run.
+        var holder: LuaObjectType<ServiceRequest>?
+        let type = vm.objectType(
+            ServiceRequest.self, name: "Request",
+            methods: [
+                "cancel": { stack in
+                    guard let type = holder else { return .none }
+                    let request = try type.check(1, in: stack, function: "cancel")
+                    request.binding?.cancelByUser(request)
+                    return .none
+                },
+            ],
+            getter: { stack in
+                guard let request = holder?.object(at: 1, in: stack) else { return .none }
+                switch stack.text(at: 2) {
+                case "done": stack.push(request.isDone)
+                case "method": stack.push("\(request.service).\(request.method)")
+                default: stack.pushNil()
+                }
+                return .one
+            },
+            metamethods: [
+                "__tostring": { stack in
+                    guard let request = holder?.object(at: 1, in: stack) else { return .none }
+                    stack.push("Request(\(request.service).\(request.method), \(request.isDone ? "done" : "pending"))")
+                    return .one
+                },
+            ]
+        )
+        holder = type
+        return type
+    }
+}
