@@ -386,35 +386,99 @@ static const char model_marker = 'm';
 
 const void *crescent_model_marker(void) { return &model_marker; }
 
-static int cached_index(lua_State *L) {                                     /* obj key */
-    /* Cached property values first: a property read is one table lookup, all in C. */
-    if (lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {                          /* obj key cache */
+/* Replaces the value on top with a fresh empty proxy over its metatable when it is a data model,
+ * so a rawset on what one read returned never reaches the next read. */
+static void fresh_model_proxy(lua_State *L) {                                /* value */
+    if (lua_type(L, -1) != LUA_TTABLE || !lua_getmetatable(L, -1)) return;
+    if (lua_rawgetp(L, -1, &model_marker) == LUA_TNIL) {                     /* value mt nil */
+        lua_pop(L, 2);
+        return;
+    }
+    lua_pop(L, 1);                                                           /* value mt */
+    lua_newtable(L);                                                         /* value mt proxy */
+    lua_insert(L, -2);                                                       /* value proxy mt */
+    lua_setmetatable(L, -2);                                                 /* value proxy */
+}
+
+/* Pushes `key`'s entry in the table in user value `slot` of `obj` (a data model as a fresh proxy)
+ * and returns 1; returns 0 with the stack as it was when there is none. */
+static int cached_value(lua_State *L, int slot) {                            /* obj key */
+    if (lua_getiuservalue(L, 1, slot) == LUA_TTABLE) {                       /* obj key cache */
         lua_pushvalue(L, 2);
         if (lua_rawget(L, -2) != LUA_TNIL) {                                 /* obj key cache value */
-            /* A data model is handed out as a fresh empty proxy over the cached one's metatable,
-             * so a rawset on what one read returned never reaches the next read. */
-            if (lua_type(L, -1) != LUA_TTABLE || !lua_getmetatable(L, -1)) return 1;
-            if (lua_rawgetp(L, -1, &model_marker) == LUA_TNIL) {             /* ... value mt nil */
-                lua_pop(L, 2);
-                return 1;
-            }
-            lua_pop(L, 1);                                                   /* ... value mt */
-            lua_newtable(L);                                                 /* ... value mt proxy */
-            lua_insert(L, -2);                                               /* ... value proxy mt */
-            lua_setmetatable(L, -2);                                         /* ... value proxy */
+            fresh_model_proxy(L);
             return 1;
         }
         lua_pop(L, 1);
     }
     lua_pop(L, 1);                                                           /* obj key */
+    return 0;
+}
+
+/* What follows a miss in the cache of plain values (upvalues: methods, getter): the cached data
+ * models (user value 2), the methods, then the getter. `remember` copies a method found into the
+ * cache (user value 1), so the next lookup of it is the VM's own. */
+static int index_after_cache(lua_State *L, int remember) {                   /* obj key */
+    if (cached_value(L, 2)) return 1;
     lua_pushvalue(L, 2);
-    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) return 1;            /* obj key method */
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL) {                    /* obj key method */
+        if (remember && lua_getiuservalue(L, 1, 1) == LUA_TTABLE) {          /* obj key method cache */
+            lua_pushvalue(L, 2);
+            lua_pushvalue(L, -3);
+            lua_rawset(L, -3);
+        }
+        lua_settop(L, 3);
+        return 1;
+    }
     lua_pop(L, 1);
     if (lua_type(L, lua_upvalueindex(2)) != LUA_TFUNCTION) return 0;
     lua_pushvalue(L, lua_upvalueindex(2));
     lua_insert(L, 1);                                                        /* getter obj key */
     lua_call(L, 2, 1);
     return 1;
+}
+
+static int cached_index(lua_State *L) {                                     /* obj key */
+    /* Cached property values first: a property read is one table lookup, all in C. */
+    if (cached_value(L, 1)) return 1;
+    return index_after_cache(L, 0);
+}
+
+/* `__index` of an object's cache table (upvalues: methods, getter, the object): a miss there. */
+static int cache_miss_index(lua_State *L) {                                  /* cache key */
+    lua_pushvalue(L, lua_upvalueindex(3));
+    lua_replace(L, 1);                                                       /* obj key */
+    return index_after_cache(L, 1);
+}
+
+void crescent_own_cached_index(lua_State *L) {                               /* ud */
+    int ud = lua_gettop(L);
+    if (!lua_getmetatable(L, ud)) return;                                    /* ud shared */
+    if (lua_getiuservalue(L, ud, 1) != LUA_TTABLE) {                         /* ud shared cache */
+        lua_pop(L, 2);
+        return;
+    }
+    lua_createtable(L, 0, 12);                                               /* ud shared cache own */
+    lua_pushnil(L);
+    while (lua_next(L, ud + 1)) {                                            /* ... own key value */
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);                                                   /* ... own key key value */
+        lua_rawset(L, ud + 3);                                               /* ... own key */
+    }
+    lua_createtable(L, 0, 1);                                                /* ud shared cache own cachemt */
+    lua_pushliteral(L, "__index");
+    lua_rawget(L, ud + 1);                                                   /* ... cachemt sharedindex */
+    if (lua_getupvalue(L, -1, 1) == NULL) lua_pushnil(L);                    /* ... sharedindex methods */
+    if (lua_getupvalue(L, -2, 2) == NULL) lua_pushnil(L);                    /* ... sharedindex methods getter */
+    lua_pushvalue(L, ud);
+    lua_pushcclosure(L, cache_miss_index, 3);                                /* ... cachemt sharedindex miss */
+    lua_remove(L, -2);                                                       /* ... cachemt miss */
+    lua_setfield(L, -2, "__index");                                          /* ud shared cache own cachemt */
+    lua_setmetatable(L, ud + 2);                                             /* ud shared cache own */
+    lua_pushvalue(L, ud + 2);
+    lua_setfield(L, -2, "__index");                                          /* ud shared cache own */
+    lua_setmetatable(L, ud);                                                 /* ud shared cache */
+    lua_settop(L, ud);
 }
 
 void crescent_push_model(lua_State *L, int templates_ref, int slot) {       /* fields */

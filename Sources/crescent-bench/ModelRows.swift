@@ -106,7 +106,7 @@ enum ModelRows {
             throw BenchFailure(row: row, reason: "the handler ran \(calls) times, expected \(expected)")
         }
         return BenchRow(name: row, value: Statistics.minimum(samples.subject), baseline: Statistics.minimum(samples.baseline),
-                        unit: "ns", goal: .ratioAtMost(2.0), note: note + "; baseline: C lua_pcall with a 3-field table")
+                        unit: "ns", goal: .ratioAtMost(1.8), note: note + "; baseline: C lua_pcall with a 3-field table")
     }
 
     // MARK: await

@@ -77,6 +77,35 @@ import Testing
         #expect(run.lines == ["fast\tdone\tnil", "slow\tdone\tnil", "b,a"])
     }
 
+    /// Answers that arrive at once run back to back in batches on the real loop, yet in the
+    /// order they were queued (three tasks take turns), and a timer due meanwhile still fires
+    /// between batches rather than after the last await.
+    @Test func awaitsRunInOrderAndLetTimersInOnARealLoop() async throws {
+        let run = await RealLoopRun.run("""
+            local t = services.thermostat
+            local order = {}
+            for k = 1, 3 do
+              task(function()
+                for i = 1, 200 do
+                  order[#order + 1] = k
+                  assert(t:echo(i) == i)
+                end
+              end)
+            end
+            local fired = false
+            timer.after(0.02, function() fired = true end)
+            task(function()
+              local n = 0
+              while (not fired or #order < 600) and n < 200000 do n = n + 1; t:echo(n) end
+              local cyclic = #order == 600
+              for i = 4, #order do cyclic = cyclic and order[i] == order[i - 3] end
+              print(#order, cyclic, fired)
+            end)
+            """)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == ["600\ttrue\ttrue"])
+    }
+
     @Test func cancellingATaskThatAwaitsARequestEndsTheRequest() async throws {
         // The Request is not returned to an awaiting task, so the only way to cancel the work
         // is to cancel the task; the task itself then never resumes.

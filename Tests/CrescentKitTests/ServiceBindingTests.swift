@@ -74,6 +74,27 @@ import Testing
         #expect(test.exitStatus == 0)
     }
 
+    /// A service's `__index` is its cache of property values: methods found once are kept there,
+    /// a change clears the property's entry, and the metatable stays hidden.
+    @Test func cachedLookupsKeepMethodsAndFollowChanges() throws {
+        let thermostat = Thermostat()
+        let test = try TestHost(thermostat: thermostat)
+        test.run("""
+            local t = services.thermostat
+            keep = timer.after(100, function() end)
+            local first, second = t.set, t.set
+            print(type(first), rawequal(first, second), getmetatable(t))
+            print(t.temperature, t.temperature)
+            t:set(25, function() print("after", t.temperature, rawequal(t.set, first)) end)
+            print(rawequal(t.readings, t.readings), t.nosuch, t.nosuch)
+            """)
+        test.settle()
+        thermostat.temperature.set(7)
+        test.run("print(services.thermostat.temperature, services.thermostat.temperature) keep:cancel()")
+        #expect(test.lines == ["function\ttrue\tthermostat", "20.0\t20.0", "true\tnil\tnil", "after\t25.0\ttrue", "7.0\t7.0"])
+        #expect(test.exitStatus == 0)
+    }
+
     @Test func theCollectionPropertyIsTheSameObjectEachTime() throws {
         let test = try TestHost(thermostat: Thermostat())
         test.run("""

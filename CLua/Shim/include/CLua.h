@@ -156,6 +156,13 @@ void crescent_push_object_index(lua_State *L);
  *  property values), then the methods, all without entering Swift. A cached data model (a table
  *  whose metatable holds crescent_model_marker) is returned as a fresh proxy sharing its metatable. */
 void crescent_push_cached_index(lua_State *L);
+/** Gives the model object userdata on top (pushed with a shared cached-index metatable and its cache
+ *  table as user value 1) a metatable of its own: a copy of the shared one whose `__index` is the
+ *  cache table itself, so reading a cached property is the VM's own table lookup, with no C call.
+ *  A miss runs a C function that does what the shared `__index` does after its cache (cached data
+ *  models in user value 2 as fresh proxies, the methods table, the getter) and copies a method it
+ *  finds into the cache. The block's type tag stays the shared metatable. Leaves the stack as it was. */
+void crescent_own_cached_index(lua_State *L);
 /** The light userdata key that marks data model metatables. */
 const void *crescent_model_marker(void);
 /** Turns the fields table on top into a data model proxy: pops the fields, pushes an empty proxy

@@ -7,11 +7,19 @@ import NIOCore
 /// registry, and the globals `services`, `observe`, `on`, `post`, `subscriptions` and `help`.
 ///
 /// Everything here runs on the host's loop. Each model object gets one userdata per VM (so the same
-/// object is always the same Lua value); its metatable is built once per interface. Reading a
-/// property looks in the object's cache table in C first, so a read of an unchanged property never
-/// enters Swift; a change reported by the object clears that entry before observers hear of it.
+/// object is always the same Lua value); the metatable of its interface is built once, and each
+/// object's userdata gets a copy whose `__index` is the object's cache table of property values:
+/// reading an unchanged property is the VM's own table lookup, with no C or Swift call. A miss
+/// enters C (cached data models, then the methods, which it copies into the cache) and only then
+/// the Swift getter; a change reported by the object clears that entry before observers hear of it.
 final class ModelBinding {
-    unowned let host: Host
+    /// The host that made this binding in its init and holds it until it tears down. Unchecked
+    /// (`unowned(unsafe)`): timers and tasks hold weak references to the host, so each checked
+    /// `unowned` load takes the slow reference-counting path, once per delivery in profiles. Safe because every
+    /// way in (the host's loop jobs, the Lua functions of the host's VM, the registry it
+    /// dispatches for) ends before the host does: the VM closes and `teardown` detaches the
+    /// registry and every model object while the host is still alive.
+    unowned(unsafe) let host: Host
     let registry: ObserverRegistry
     /// The services, in registration order: each made when a script first touches it.
     private(set) var services: [ServiceEntry] = []
@@ -242,10 +250,14 @@ final class ModelBinding {
         }
         let box = existing ?? ObjectBox(object)
         let type = objectType(for: box)
-        _ = stack.ensure(3)
-        type.push(box, onto: stack)                                  // ud
+        _ = stack.ensure(16)
+        type.push(box, onto: stack, userValues: 2)                   // ud
         stack.newTable()                                             // ud cache
         _ = crescent_setuservalue(stack.state, -2)                   // ud
+        stack.newTable()                                             // ud models
+        _ = lua_setiuservalue(stack.state, -2, 2)                    // ud
+        // A metatable of its own whose __index is the cache: a cached read is the VM's lookup.
+        crescent_own_cached_index(stack.state)
         stack.pushValue(at: -1)
         objects[id] = (box, vm.ref(from: stack))
         attachSink(to: box)
@@ -297,7 +309,13 @@ final class ModelBinding {
                 // cannot change what anyone else reads; scalars and read-only models are cached.
                 if case .array = value { return .one }
                 if case .object = value { return .one }
-                _ = crescent_getuservalue(stack.state, 1)               // obj key value cache
+                // The cache (user value 1) is the object's __index, which would hand a data model
+                // out itself: models wait in user value 2, read through a fresh proxy each time.
+                let slot: Int32 = if case .model = value { 2 } else { 1 }
+                guard lua_getiuservalue(stack.state, 1, slot) == LUA_TTABLE else { // obj key value cache
+                    stack.pop()
+                    return .one
+                }
                 stack.pushValue(at: 2)
                 stack.pushValue(at: -3)
                 lua_rawset(stack.state, -3)
@@ -356,12 +374,15 @@ final class ModelBinding {
             if let userdata = objects[ObjectIdentifier(box.object)]?.userdata {
                 let stack = vm.stack
                 userdata.push(onto: stack)
-                if crescent_getuservalue(stack.state, -1) == LUA_TTABLE {
-                    stack.push(key)
-                    stack.pushNil()
-                    lua_rawset(stack.state, -3)
+                for slot: Int32 in 1...2 {
+                    if lua_getiuservalue(stack.state, -1, slot) == LUA_TTABLE {
+                        stack.push(key)
+                        stack.pushNil()
+                        lua_rawset(stack.state, -3)
+                    }
+                    stack.pop()
                 }
-                stack.pop(2)
+                stack.pop()
             }
             registry.propertyChanged(box.handle, key: key, to: value)
         case .event(let name, let payload):

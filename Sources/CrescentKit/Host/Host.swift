@@ -201,8 +201,15 @@ public final class Host {
     /// with their subscription's, timer's or request's owner, so a controller's handlers create
     /// things the controller owns).
     func withScope<Result>(_ scope: Scope?, _ body: () throws -> Result) rethrows -> Result {
+        let target = scope.flatMap { $0.isEnded ? nil : $0 } ?? scriptScope
+        // Usually the scope is current already (every delivery of a script's handlers): then
+        // the swap and its reference counting are skipped; only a change `body` made is undone.
+        if target === currentScope {
+            defer { if currentScope !== target { currentScope = target } }
+            return try body()
+        }
         let previous = currentScope
-        currentScope = scope.flatMap { $0.isEnded ? nil : $0 } ?? scriptScope
+        currentScope = target
         defer { currentScope = previous }
         return try body()
     }
