@@ -75,17 +75,24 @@ extension PostgresBackend {
         return try absorb(read).status
     }
 
-    /// Sends a read of the log from the cursor without waiting for it, or nil when catching up
-    /// is held back or nothing has been loaded yet. Sent right behind a write, it reaches the
-    /// server as soon as the write has committed.
-    func sendLogRead(confirming xid: Int64? = nil) throws(ServiceError) -> LogRead? {
+    /// Where a read of the log starts and the collections it reads, or nil when catching up is
+    /// held back or nothing has been loaded yet. Call just before sending the read: any
+    /// notification that arrived before it is covered by it.
+    func startLogRead() -> (from: Int64, names: [String])? {
         guard !catchUpSuspended.load(ordering: .acquiring), let from = cursor.withLock({ $0 }) else { return nil }
-        // Any notification that arrived before this read is covered by it.
         catchUpsStarted.store(notifications.load(ordering: .acquiring), ordering: .releasing)
         let names = follows.withLock { follows in
             follows = follows.filter { $0.value.collection != nil }
             return Array(follows.keys)
         }
+        return (from, names)
+    }
+
+    /// Sends a read of the log from the cursor without waiting for it, or nil when catching up
+    /// is held back or nothing has been loaded yet. Sent right behind a write, it reaches the
+    /// server as soon as the write has committed.
+    func sendLogRead(confirming xid: Int64? = nil) throws(ServiceError) -> LogRead? {
+        guard let (from, names) = startLogRead() else { return nil }
         let query = try send("""
             SELECT below, compacted, status, xid, collection, kind, record_id, version, data
             FROM pg_temp.crescent_read_log(\(from), \(names), \(xid))
@@ -95,8 +102,7 @@ extension PostgresBackend {
 
     /// Waits for `read` and applies what it found (see ``catchUp(confirming:)``).
     func absorb(_ read: LogRead) throws(ServiceError) -> LogReading {
-        let from = read.from
-        var reading = LogReading(below: from)
+        var reading = LogReading(below: read.from)
         var compacted: Int64 = 0
         var changes: [LoggedChange] = []
         for row in try read.query.rows() {
@@ -106,8 +112,15 @@ extension PostgresBackend {
             reading.status = columns.2
             guard let xid = columns.3, let name = columns.4, let kind = columns.5, let id = columns.6, let version = columns.7 else { continue }
             changes.append(LoggedChange(xid: xid, collection: name, kind: kind, id: id, version: version, data: columns.8))
-            reading.transactions.insert(xid)
         }
+        return try absorb(changes, from: read.from, reading: reading, compacted: compacted)
+    }
+
+    /// Applies `changes`, the log read from `from` up to `reading.below` (see
+    /// ``catchUp(confirming:)``), or reloads when the log had been compacted past `from`.
+    func absorb(_ changes: [LoggedChange], from: Int64, reading: LogReading, compacted: Int64) throws(ServiceError) -> LogReading {
+        var reading = reading
+        for change in changes { reading.transactions.insert(change.xid) }
         if from < compacted {
             try reload()
             return LogReading(status: reading.status, below: reading.below, reloaded: true)

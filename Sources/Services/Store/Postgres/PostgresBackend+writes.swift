@@ -26,9 +26,17 @@ extension PostgresBackend {
                  mayCommit: () -> Bool = { true }) throws(ServiceError) -> Value {
         let output: Value, xid: Int64?
         var read: LogRead?
+        // The log as the write's own call read it after committing (an add's).
+        var reading: LogReading?
         do throws(ServiceError) {
             switch operation {
-            case .add(let records, let single): (output, xid) = try add(records, single: single, to: collection, mayCommit, &read)
+            case .add(let records, let single) where !records.isEmpty:
+                if let start = startLogRead() {
+                    (output, xid, reading) = try addThenRead(records, single: single, to: collection, reading: start, mayCommit)
+                } else {
+                    (output, xid) = try add(records, single: single, to: collection, mayCommit, &read)
+                }
+            case .add(_, let single): (output, xid) = (single ? .null : .array([]), nil)
             case .update(let id, let fields): (output, xid) = try update(id, setting: fields, in: collection, mayCommit, &read)
             case .remove(let ids): (output, xid) = try remove(ids, from: collection, mayCommit, &read)
             case .clear: (output, xid) = try clear(collection, mayCommit, &read)
@@ -39,7 +47,8 @@ extension PostgresBackend {
             throw error
         }
         if let xid {
-            try confirm(xid, after: read)
+            if reading == nil, let read { reading = try absorb(read) }
+            try confirm(xid, after: reading)
         } else if let read {
             _ = try? absorb(read)
         }
@@ -59,7 +68,6 @@ extension PostgresBackend {
 
     private func add(_ records: [[String: Value]], single: Bool, to collection: StoreCollection,
                      _ mayCommit: () -> Bool, _ read: inout LogRead?) throws(ServiceError) -> (Value, Int64?) {
-        guard !records.isEmpty else { return (single ? .null : .array([]), nil) }
         let name = collection.name
         let texts = records.map { Value.object($0).jsonText }
         let result = try write("SELECT added_id, added_xid FROM pg_temp.crescent_add(\(name), \(texts))",
@@ -71,6 +79,54 @@ extension PostgresBackend {
             ids.append(id)
             xid = transaction
         }
+        return (try added(records, ids: ids, single: single), xid)
+    }
+
+    /// An add and the read of the log after its commit in one round trip, through the
+    /// connection's prepared call of ``PostgresSessionFunctions/addThenRead``: `start` is where
+    /// the read begins and the collections it reads (``startLogRead()``).
+    private func addThenRead(_ records: [[String: Value]], single: Bool, to collection: StoreCollection,
+                             reading start: (from: Int64, names: [String]), _ mayCommit: () -> Bool)
+        throws(ServiceError) -> (Value, Int64?, LogReading) {
+        let name = collection.name
+        let doing = "adding to '\(name)'"
+        guard mayCommit() else { throw ServiceError(.cancelled, "the request was cancelled") }
+        let session = try session()
+        let binds: [PostgresData] = [
+            PostgresData(string: name),
+            PostgresData(array: records.map { PostgresData(string: Value.object($0).jsonText) }, elementType: .text),
+            PostgresData(int64: start.from),
+            PostgresData(array: start.names.map { PostgresData(string: $0) }, elementType: .text),
+        ]
+        // Sent, the call commits on its own: a cancel after this point no longer cancels.
+        let rows = try wait(for: session.addThenRead.execute(binds), on: session.connection, doing: doing)
+        // The server sends every column in binary, as PostgresNIO's Bind asks, but a PreparedQuery's
+        // rows carry the formats described when the statement was parsed (text): read as sent.
+        guard let row = rows.first, case let cells = row.map({ cell in
+            var cell = cell
+            cell.format = .binary
+            return cell
+        }), cells.count == 10 else { throw ServiceError(.io, "\(failure.target) answered no row \(doing)") }
+        let (ids, xid, below, compacted, xids, names, kinds, recordIDs, versions, data) = try decode {
+            (try cells[0].decode([Int64].self), try cells[1].decode(Int64.self), try cells[2].decode(Int64.self),
+             try cells[3].decode(Int64.self), try cells[4].decode([Int64].self), try cells[5].decode([String].self),
+             try cells[6].decode([String].self), try cells[7].decode([Int64].self), try cells[8].decode([Int64].self),
+             try cells[9].decode([String].self))
+        }
+        guard [names.count, kinds.count, recordIDs.count, versions.count, data.count].allSatisfy({ $0 == xids.count }) else {
+            throw ServiceError(.io, "\(failure.target) answered a change log this crescent cannot read")
+        }
+        let changes = xids.indices.map { index in
+            LoggedChange(xid: xids[index], collection: names[index], kind: kinds[index], id: recordIDs[index],
+                         version: versions[index], data: kinds[index] == "d" ? nil : data[index])
+        }
+        let output = try added(records, ids: ids, single: single)
+        let reading = try absorb(changes, from: start.from, reading: LogReading(status: "committed", below: below), compacted: compacted)
+        return (output, xid, reading)
+    }
+
+    /// The added records with their new ids, as the add answers them.
+    private func added(_ records: [[String: Value]], ids: [Int64], single: Bool) throws(ServiceError) -> Value {
         guard ids.count == records.count else {
             throw ServiceError(.internal, "\(failure.target) stored \(ids.count) of \(records.count) records")
         }
@@ -79,7 +135,7 @@ extension PostgresBackend {
             fields["id"] = .integer(id)
             return Value.object(fields)
         }
-        return (single ? stored[0] : .array(stored), xid)
+        return single ? stored[0] : .array(stored)
     }
 
     private func update(_ id: Int64, setting newFields: [String: Value], in collection: StoreCollection,
@@ -175,11 +231,10 @@ extension PostgresBackend {
     }
 
     /// Answers once the write of transaction `xid` is known to have committed and the log has
-    /// been read past it: at once when `read`, the read that followed the write, found the
+    /// been read past it: at once when `reading`, the read that followed the write, found the
     /// write's rows; an error when it had passed `xid` without them.
-    private func confirm(_ xid: Int64, after read: LogRead?) throws(ServiceError) {
-        if let read {
-            let reading = try absorb(read)
+    private func confirm(_ xid: Int64, after reading: LogReading?) throws(ServiceError) {
+        if let reading {
             if reading.transactions.contains(xid) { return }
             if !reading.reloaded && reading.below > xid { throw notCommitted }
         }

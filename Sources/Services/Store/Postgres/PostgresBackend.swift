@@ -59,10 +59,18 @@ final class PostgresBackend: StoreBackend {
 
     enum Link {
         case unopened
-        case connected(PostgresConnection)
+        case connected(Session)
         /// Lost or never made: calls answer this error until a reconnection succeeds.
         case down(ServiceError)
         case closed
+    }
+
+    /// A live connection and the statement prepared on it.
+    struct Session {
+        let connection: PostgresConnection
+        /// ``PostgresSessionFunctions/addThenReadCall``, parsed once by the server for the
+        /// connection's lifetime.
+        let addThenRead: PreparedQuery
     }
 
     /// What this host knows of one collection beyond its rows.
@@ -89,7 +97,7 @@ final class PostgresBackend: StoreBackend {
 
     deinit {
         poller.withLock { $0 }?.cancel()
-        if case .connected(let connection) = link.withLock({ $0 }) { closeQuietly(connection) }
+        if case .connected(let session) = link.withLock({ $0 }) { closeQuietly(session.connection) }
     }
 
     var displayName: String { url.description }
@@ -164,7 +172,7 @@ final class PostgresBackend: StoreBackend {
             return link
         }
         poller.withLock { $0 }?.cancel()
-        if case .connected(let connection) = previous { closeQuietly(connection) }
+        if case .connected(let session) = previous { closeQuietly(session.connection) }
     }
 
     // MARK: The connection (on the queue)
@@ -172,16 +180,21 @@ final class PostgresBackend: StoreBackend {
     /// The live connection, connecting on first use. Down, it answers the error that took it
     /// down while reconnection goes on in the background.
     func connection() throws(ServiceError) -> PostgresConnection {
+        try session().connection
+    }
+
+    /// The live connection and its prepared statement (see ``connection()``).
+    func session() throws(ServiceError) -> Session {
         switch link.withLock({ $0 }) {
-        case .connected(let connection): return connection
+        case .connected(let session): return session
         case .down(let error): throw error
         case .closed: throw ServiceError(.unavailable, "the store is closed")
         case .unopened:
             do throws(ServiceError) {
-                let connection = try connect()
-                link.withLock { $0 = .connected(connection) }
+                let session = try connect()
+                link.withLock { $0 = .connected(session) }
                 startPolling()
-                return connection
+                return session
             } catch {
                 link.withLock { $0 = .down(error) }
                 scheduleReconnection()
@@ -211,12 +224,17 @@ final class PostgresBackend: StoreBackend {
 
         /// Waits for the rows; a lost connection takes the link down.
         func rows() throws(ServiceError) -> PostgresQueryResult {
-            do {
-                return try answer.wait()
-            } catch {
-                if PostgresFailure.isConnectionLoss(error) { backend.lost(connection, error) }
-                throw backend.failure.running(error, doing: doing)
-            }
+            try backend.wait(for: answer, on: connection, doing: doing)
+        }
+    }
+
+    /// Waits for `answer` from `connection`; a lost connection takes the link down.
+    func wait<Answer: Sendable>(for answer: EventLoopFuture<Answer>, on connection: PostgresConnection, doing: String) throws(ServiceError) -> Answer {
+        do {
+            return try answer.wait()
+        } catch {
+            if PostgresFailure.isConnectionLoss(error) { lost(connection, error) }
+            throw failure.running(error, doing: doing)
         }
     }
 
@@ -235,7 +253,7 @@ final class PostgresBackend: StoreBackend {
         return output
     }
 
-    private func connect() throws(ServiceError) -> PostgresConnection {
+    private func connect() throws(ServiceError) -> Session {
         var configuration: PostgresConnection.Configuration
         if let socket = url.socketPath {
             configuration = .init(unixSocketPath: socket, username: url.user, password: url.password, database: url.database)
@@ -251,9 +269,14 @@ final class PostgresBackend: StoreBackend {
         } catch {
             throw failure.connecting(error)
         }
-        let ownProcess: Int32
+        let ownProcess: Int32, addThenRead: PreparedQuery
         do throws(ServiceError) {
             ownProcess = try prepareSchema(connection)
+            do {
+                addThenRead = try connection.prepare(query: PostgresSessionFunctions.addThenReadCall).wait()
+            } catch {
+                throw failure.running(error, doing: "preparing its statements")
+            }
         } catch {
             closeQuietly(connection)
             throw error
@@ -274,7 +297,7 @@ final class PostgresBackend: StoreBackend {
             guard let self, let connection else { return }
             queue.async { self.lost(connection, ChannelError.ioOnClosedChannel) }
         }
-        return connection
+        return Session(connection: connection, addThenRead: addThenRead)
     }
 
     private func tls() throws(ServiceError) -> PostgresConnection.Configuration.TLS {
@@ -349,7 +372,7 @@ final class PostgresBackend: StoreBackend {
     /// Takes the link down after `connection` failed or closed, and starts reconnecting.
     func lost(_ connection: PostgresConnection, _ error: any Error) {
         let wasLive = link.withLock { link -> Bool in
-            guard case .connected(let current) = link, current === connection else { return false }
+            guard case .connected(let current) = link, current.connection === connection else { return false }
             link = .down(failure.running(error, doing: "talking to it"))
             return true
         }
@@ -374,13 +397,13 @@ final class PostgresBackend: StoreBackend {
     private func reconnect() {
         guard case .down = link.withLock({ $0 }) else { return }
         do throws(ServiceError) {
-            let connection = try connect()
+            let session = try connect()
             let stored = link.withLock { link -> Bool in
                 guard case .down = link else { return false }
-                link = .connected(connection)
+                link = .connected(session)
                 return true
             }
-            guard stored else { return closeQuietly(connection) }     // closed meanwhile
+            guard stored else { return closeQuietly(session.connection) }     // closed meanwhile
             attempts.withLock { $0 = 0 }
             startPolling()
             catchUpQuietly()

@@ -1,5 +1,5 @@
-/// The functions through which a host runs the statements of every write: an add, and each
-/// read of the change log.
+/// The functions through which a host runs the statements of every write: an add, each read of
+/// the change log, and the procedure that does an add and the read after it in one call.
 ///
 /// PostgresNIO sends each query as an unnamed statement, which the server plans again on every
 /// call, and planning these statements costs the server more than running them. A PL/pgSQL
@@ -13,7 +13,12 @@
 /// which PostgreSQL grants to every user unless revoked.
 enum PostgresSessionFunctions {
     /// The statements that create the functions, run once per connection.
-    static let definitions = [add, readLog]
+    static let definitions = [add, readLog, addThenRead]
+
+    /// The call of ``addThenRead`` that each connection prepares once (a named statement, parsed
+    /// and analysed once): the collection, the records' JSON texts, the cursor and the names of
+    /// the collections the host follows.
+    static let addThenReadCall = "CALL pg_temp.crescent_add_then_read($1, $2, $3, $4)"
 
     /// `pg_temp.crescent_add(collection, records)`: inserts the records (JSON texts, in order) and
     /// their change-log rows; returns each new id and the transaction's id, in id order.
@@ -56,6 +61,38 @@ enum PostgresSessionFunctions {
                 WHERE l.xid >= p_from AND l.xid < h.below AND l.collection = ANY(p_names)
             ) c ON true
             ORDER BY c.xid, c.seq;
+        END $$
+        """
+
+    /// `pg_temp.crescent_add_then_read(collection, records, from, names)`: an add
+    /// (``add``), its COMMIT, then a read of the log from `from` (``readLog``) in a new snapshot,
+    /// all in one round trip. A procedure, not a function, so that it can commit: the read after
+    /// the commit finds the add's rows, which confirms the commit in the same call. It answers one
+    /// row: the new ids and the add's transaction, then `below` and the compaction horizon, and the
+    /// log rows read as parallel arrays in log order (`data` is empty for a removal). The
+    /// procedure has no SET clause, which would forbid its COMMIT; the functions it calls keep
+    /// theirs.
+    static let addThenRead = """
+        CREATE PROCEDURE pg_temp.crescent_add_then_read(p_collection text, p_records text[], p_from bigint, p_names text[],
+            INOUT added_ids bigint[] DEFAULT NULL, INOUT added_xid bigint DEFAULT NULL,
+            INOUT below bigint DEFAULT NULL, INOUT compacted bigint DEFAULT NULL,
+            INOUT xids bigint[] DEFAULT NULL, INOUT collections text[] DEFAULT NULL, INOUT kinds text[] DEFAULT NULL,
+            INOUT record_ids bigint[] DEFAULT NULL, INOUT versions bigint[] DEFAULT NULL, INOUT data text[] DEFAULT NULL)
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            SELECT array_agg(a.added_id ORDER BY a.added_id), max(a.added_xid) INTO added_ids, added_xid
+            FROM pg_temp.crescent_add(p_collection, p_records) a;
+            COMMIT;
+            SELECT max(r.below), max(r.compacted),
+                   COALESCE(array_agg(r.xid ORDER BY r.n) FILTER (WHERE r.xid IS NOT NULL), '{}'),
+                   COALESCE(array_agg(r.collection ORDER BY r.n) FILTER (WHERE r.xid IS NOT NULL), '{}'),
+                   COALESCE(array_agg(r.kind ORDER BY r.n) FILTER (WHERE r.xid IS NOT NULL), '{}'),
+                   COALESCE(array_agg(r.record_id ORDER BY r.n) FILTER (WHERE r.xid IS NOT NULL), '{}'),
+                   COALESCE(array_agg(r.version ORDER BY r.n) FILTER (WHERE r.xid IS NOT NULL), '{}'),
+                   COALESCE(array_agg(COALESCE(r.data, '') ORDER BY r.n) FILTER (WHERE r.xid IS NOT NULL), '{}')
+            INTO below, compacted, xids, collections, kinds, record_ids, versions, data
+            FROM pg_temp.crescent_read_log(p_from, p_names, NULL) WITH ORDINALITY
+                AS r(below, compacted, status, xid, collection, kind, record_id, version, data, n);
         END $$
         """
 }
