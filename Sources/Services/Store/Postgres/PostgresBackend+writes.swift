@@ -102,11 +102,14 @@ extension PostgresBackend {
         let rows = try wait(for: session.addThenRead.execute(binds), on: session.connection, doing: doing)
         // The server sends every column in binary, as PostgresNIO's Bind asks, but a PreparedQuery's
         // rows carry the formats described when the statement was parsed (text): read as sent.
-        guard let row = rows.first, case let cells = row.map({ cell in
-            var cell = cell
-            cell.format = .binary
-            return cell
-        }), cells.count == 10 else { throw ServiceError(.io, "\(failure.target) answered no row \(doing)") }
+        let cells: [PostgresCell] = rows.first.map { row in
+            row.map { cell in
+                var cell = cell
+                cell.format = .binary
+                return cell
+            }
+        } ?? []
+        guard cells.count == 10 else { throw ServiceError(.io, "\(failure.target) answered \(doing) with no row this crescent can read") }
         let (ids, xid, below, compacted, xids, names, kinds, recordIDs, versions, data) = try decode {
             (try cells[0].decode([Int64].self), try cells[1].decode(Int64.self), try cells[2].decode(Int64.self),
              try cells[3].decode(Int64.self), try cells[4].decode([Int64].self), try cells[5].decode([String].self),
