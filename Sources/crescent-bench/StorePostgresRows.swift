@@ -31,8 +31,8 @@ enum StorePostgresRows {
         let autocommit = single.max() ?? .nan
         return BenchRow(name: row, value: subject.max() ?? .nan, baseline: baseline.max() ?? .nan, unit: "rec/s", goal: .ratioAtLeast(0.7),
                         note: "\(count) awaited add calls in one task on crescent's real NIO loop, [store] url on a throwaway local cluster (TCP loopback, fsync off), best of 3; "
-                            + "each add is one call of a function the connection made in pg_temp (the INSERT and its change-log row, committing on its own) "
-                            + "with a read of the log sent right behind it, which finds the add's rows and so confirms the commit; "
+                            + "each add is one prepared call of a procedure the connection made in pg_temp (the INSERT and its change-log row, COMMIT, "
+                            + "then a read of the log, which finds the add's rows and so confirms the commit), one round trip; "
                             + "baseline: PostgresNIO on one connection inserting the same JSON into the same table, BEGIN/INSERT/COMMIT per row; "
                             + "the same with one autocommit INSERT per row (one round trip): \(String(format: "%.0f", autocommit)) rec/s")
     }

@@ -18,11 +18,22 @@ struct PostgresFailure {
 
     /// Whether `error` means the connection is gone (so the link must be made again).
     static func isConnectionLoss(_ error: any Error) -> Bool {
-        guard let error = error as? PSQLError else { return error is ChannelError || error is IOError }
-        switch error.code {
-        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown: return true
-        case .server: return error.serverInfo?[.sqlState]?.hasPrefix("57P") ?? false   // admin shutdown and the like
-        default: return false
+        switch error {
+        case let error as PSQLError:
+            switch error.code {
+            case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown: return true
+            case .server: return error.serverInfo?[.sqlState]?.hasPrefix("57P") ?? false   // admin shutdown and the like
+            default: return false
+            }
+        // A prepared statement's errors come in PostgresNIO's older type; it closes the connection
+        // after a protocol error (an unclean shutdown among them).
+        case let error as PostgresError:
+            switch error {
+            case .connectionClosed, .protocol: return true
+            case .server(let message): return message.fields[.sqlState]?.hasPrefix("57P") ?? false
+            }
+        default:
+            return error is ChannelError || error is IOError
         }
     }
 
@@ -66,6 +77,9 @@ struct PostgresFailure {
             }
             if let underlying = error.underlying { return reason(underlying) }
             return "\(error.code)"
+        case let error as PostgresError:
+            guard case .server(let message) = error, let text = message.fields[.message] else { return "\(error)" }
+            return text + (message.fields[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
         case let error as NIOConnectionError:
             if let first = error.connectionErrors.first { return reason(first.error) }
             if error.dnsAError != nil || error.dnsAAAAError != nil { return "no address found for \(error.host)" }

@@ -69,30 +69,34 @@ enum PostgresSessionFunctions {
     /// all in one round trip. A procedure, not a function, so that it can commit: the read after
     /// the commit finds the add's rows, which confirms the commit in the same call. It answers one
     /// row: the new ids and the add's transaction, then `below` and the compaction horizon, and the
-    /// log rows read as parallel arrays in log order (`data` is empty for a removal). The
-    /// procedure has no SET clause, which would forbid its COMMIT; the functions it calls keep
-    /// theirs.
+    /// log rows read as parallel arrays in log order (`data` is empty for a removal). The arrays
+    /// are built by a loop over the read, in its order, rather than by `array_agg(... ORDER BY)`,
+    /// which sorts once per column. The procedure has no SET clause, which would forbid its
+    /// COMMIT; the functions it calls keep theirs.
     static let addThenRead = """
         CREATE PROCEDURE pg_temp.crescent_add_then_read(p_collection text, p_records text[], p_from bigint, p_names text[],
             INOUT added_ids bigint[] DEFAULT NULL, INOUT added_xid bigint DEFAULT NULL,
             INOUT below bigint DEFAULT NULL, INOUT compacted bigint DEFAULT NULL,
-            INOUT xids bigint[] DEFAULT NULL, INOUT collections text[] DEFAULT NULL, INOUT kinds text[] DEFAULT NULL,
-            INOUT record_ids bigint[] DEFAULT NULL, INOUT versions bigint[] DEFAULT NULL, INOUT data text[] DEFAULT NULL)
+            INOUT xids bigint[] DEFAULT '{}', INOUT collections text[] DEFAULT '{}', INOUT kinds text[] DEFAULT '{}',
+            INOUT record_ids bigint[] DEFAULT '{}', INOUT versions bigint[] DEFAULT '{}', INOUT data text[] DEFAULT '{}')
         LANGUAGE plpgsql AS $$
+        DECLARE
+            r record;
         BEGIN
             SELECT array_agg(a.added_id ORDER BY a.added_id), max(a.added_xid) INTO added_ids, added_xid
             FROM pg_temp.crescent_add(p_collection, p_records) a;
             COMMIT;
-            SELECT max(r.below), max(r.compacted),
-                   COALESCE(array_agg(r.xid ORDER BY r.n) FILTER (WHERE r.xid IS NOT NULL), '{}'),
-                   COALESCE(array_agg(r.collection ORDER BY r.n) FILTER (WHERE r.xid IS NOT NULL), '{}'),
-                   COALESCE(array_agg(r.kind ORDER BY r.n) FILTER (WHERE r.xid IS NOT NULL), '{}'),
-                   COALESCE(array_agg(r.record_id ORDER BY r.n) FILTER (WHERE r.xid IS NOT NULL), '{}'),
-                   COALESCE(array_agg(r.version ORDER BY r.n) FILTER (WHERE r.xid IS NOT NULL), '{}'),
-                   COALESCE(array_agg(COALESCE(r.data, '') ORDER BY r.n) FILTER (WHERE r.xid IS NOT NULL), '{}')
-            INTO below, compacted, xids, collections, kinds, record_ids, versions, data
-            FROM pg_temp.crescent_read_log(p_from, p_names, NULL) WITH ORDINALITY
-                AS r(below, compacted, status, xid, collection, kind, record_id, version, data, n);
+            FOR r IN SELECT * FROM pg_temp.crescent_read_log(p_from, p_names, NULL) LOOP
+                below := r.below;
+                compacted := r.compacted;
+                CONTINUE WHEN r.xid IS NULL;
+                xids := xids || r.xid;
+                collections := collections || r.collection;
+                kinds := kinds || r.kind;
+                record_ids := record_ids || r.record_id;
+                versions := versions || r.version;
+                data := data || COALESCE(r.data, '');
+            END LOOP;
         END $$
         """
 }
