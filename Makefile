@@ -73,12 +73,15 @@ fuzz: setup
 INSTALL_CONFIG ?= release
 # The debug build's objects autolink Foundation's shared libraries; linking them statically needs
 # the static Swift runtime plus Foundation's own static parts, grouped because they refer to each other.
+# The plain build comes first so that the static one only links: SwiftPM does not recompile when
+# --static-swift-stdlib changes, so objects it compiled would keep autolinking the static libraries.
 STATIC_FOUNDATION = Foundation CoreFoundation FoundationEssentials FoundationInternationalization \
 	_FoundationICU _FoundationCollections _FoundationCShims stdc++
 STATIC_DEBUG_FLAGS = --static-swift-stdlib -Xlinker --start-group \
 	$(foreach lib,$(STATIC_FOUNDATION),-Xlinker -l$(lib)) -Xlinker --end-group
 install: setup
 ifeq ($(INSTALL_CONFIG),debug)
+	$(SWIFT) build --product crescent
 	$(SWIFT) build $(STATIC_DEBUG_FLAGS) --product crescent
 else
 	$(SWIFT) build $(RELEASE_FLAGS) --product crescent
