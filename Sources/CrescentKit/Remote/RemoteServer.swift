@@ -37,6 +37,8 @@ public final class RemoteServer {
     var savedPrint: LuaRef?
     /// The client whose eval is running, which `print` writes to.
     var outputTarget: RemoteConnection?
+    /// The functions of recent eval chunks, by their text.
+    let chunks = CompiledChunks()
     /// The clients that follow the host's output.
     let followers = OutputFollowers()
     private var listener: Listener?
@@ -241,6 +243,7 @@ public final class RemoteServer {
             session.end()
         }
         sessions.removeAll()
+        chunks.removeAll()
         host.presenter.onRender = nil
         guard let listener else { return }
         self.listener = nil
