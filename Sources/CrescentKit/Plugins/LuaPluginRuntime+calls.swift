@@ -26,13 +26,28 @@ final class PluginCall: Hashable {
         self.reply = reply
     }
 
-    /// Gives the caller its one answer and lets go of the task.
+    /// Gives the caller its one answer and lets go of the task (whose end handler holds this
+    /// call: kept, the two would hold each other).
     func answer(_ result: Result<Value, ServiceError>) {
         guard !isDone else { return }
         isDone = true
         reply(result)
         onDone?(self)
         onDone = nil
+        task = nil
+    }
+
+    /// `reply.onCancel` for this call, holding it weakly: the reply keeps its handler for as
+    /// long as it lives and this call holds the reply, so a strong hold would keep both forever.
+    /// A call that is gone has been answered; then there is nothing to stop.
+    func onCancel<Owner: AnyObject>(of owner: Owner, on loop: any EventLoop, _ stop: @escaping (Owner, PluginCall) -> Void) {
+        let bound = NIOLoopBound((owner: owner, call: { [weak self] in self }, stop: stop), eventLoop: loop)
+        reply.onCancel {
+            onLoop(bound) { bound in
+                guard let call = bound.call() else { return }
+                bound.stop(bound.owner, call)
+            }
+        }
     }
 
     static func == (lhs: PluginCall, rhs: PluginCall) -> Bool { lhs === rhs }
@@ -72,15 +87,10 @@ extension LuaPluginRuntime {
             let runningUntil = host.clock.monotonicDeadline(after: .seconds(seconds: self.callTimeout))
             task.onResume = { running in watchdog?.running(until: running ? runningUntil : nil) }
             self.deadlines.add(call)
-            let bound = NIOLoopBound(self, eventLoop: host.loop)
-            let boundCall = NIOLoopBound(call, eventLoop: host.loop)
-            reply.onCancel {
-                onLoop(bound) { runtime in
-                    let call = boundCall.value
-                    guard !call.isDone, let task = call.task else { return }
-                    call.answer(.failure(ServiceError(.cancelled, "the request was cancelled")))
-                    runtime.host.runTurn { host in host.cancel(task) }
-                }
+            call.onCancel(of: self, on: host.loop) { runtime, call in
+                guard !call.isDone, let task = call.task else { return }
+                call.answer(.failure(ServiceError(.cancelled, "the request was cancelled")))
+                runtime.host.runTurn { host in host.cancel(task) }
             }
             host.resume(task, arguments: count)
         }
