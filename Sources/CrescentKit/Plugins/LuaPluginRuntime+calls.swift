@@ -35,17 +35,30 @@ final class PluginCall: Hashable {
         onDone?(self)
         onDone = nil
         task = nil
+        cancelHandle?.call = nil
     }
 
-    /// `reply.onCancel` for this call, holding it weakly: the reply keeps its handler for as
-    /// long as it lives and this call holds the reply, so a strong hold would keep both forever.
-    /// A call that is gone has been answered; then there is nothing to stop.
-    func onCancel<Owner: AnyObject>(of owner: Owner, on loop: any EventLoop, _ stop: @escaping (Owner, PluginCall) -> Void) {
-        let bound = NIOLoopBound((owner: owner, call: { [weak self] in self }, stop: stop), eventLoop: loop)
+    /// What a cancel handler reaches its call through, emptied when the call is answered: the
+    /// reply keeps its handler for as long as it lives and the call holds the reply, so a
+    /// handler holding the call would keep both forever. (Not a weak reference: that gives every
+    /// call a side table to make and free.)
+    private final class CancelHandle {
+        var call: PluginCall?
+    }
+
+    private var cancelHandle: CancelHandle?
+
+    /// `reply.onCancel` for this call: `stop` runs on the loop if the caller cancels before the
+    /// call is answered.
+    func onCancel(on loop: any EventLoop, _ stop: @escaping (PluginCall) -> Void) {
+        let handle = CancelHandle()
+        handle.call = self
+        cancelHandle = handle
+        let bound = NIOLoopBound((handle: handle, stop: stop), eventLoop: loop)
         reply.onCancel {
             onLoop(bound) { bound in
-                guard let call = bound.call() else { return }
-                bound.stop(bound.owner, call)
+                guard let call = bound.handle.call else { return }
+                bound.stop(call)
             }
         }
     }
@@ -66,11 +79,16 @@ extension LuaPluginRuntime {
         }
         let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
         calls.insert(call)
-        call.onDone = { [weak self] call in
-            self?.calls.remove(call)
-            self?.deadlines.remove(call)
+        // Invariant: the runtime outlives what its calls hold: the parent host keeps it until
+        // `finish()`, which answers every call (dropping `onDone` and emptying the cancel
+        // handle) and then ends the plugin's tasks, whose `onEnd` finds their calls answered.
+        // Unowned(unsafe): a checked or weak reference to the runtime takes Swift's slow
+        // reference counting on every call.
+        call.onDone = { [unowned(unsafe) self] call in
+            calls.remove(call)
+            deadlines.remove(call)
         }
-        host.runTurn { host in
+        host.runTurn { [unowned(unsafe) self] host in
             let stack = host.vm.stack
             let count = Int32(arguments.values.count) + 2
             _ = stack.ensure(count + 2)
@@ -78,19 +96,19 @@ extension LuaPluginRuntime {
             stack.push(service)
             stack.push(method)                                       // invoke service method
             for value in arguments.values { host.binding.push(value, onto: stack) }
-            let task = host.startTask(function: stack.absolute(-count - 1), arguments: count, in: stack) { [unowned self] ending in
-                self.end(call, ending)
+            let task = host.startTask(function: stack.absolute(-count - 1), arguments: count, in: stack) { [unowned(unsafe) self] ending in
+                end(call, ending)
             }
             stack.pop(count + 1)
             call.task = task
-            let watchdog = self.watchdog
-            let runningUntil = host.clock.monotonicDeadline(after: .seconds(seconds: self.callTimeout))
+            let watchdog = watchdog
+            let runningUntil = host.clock.monotonicDeadline(after: .seconds(seconds: callTimeout))
             task.onResume = { running in watchdog?.running(until: running ? runningUntil : nil) }
-            self.deadlines.add(call)
-            call.onCancel(of: self, on: host.loop) { runtime, call in
+            deadlines.add(call)
+            call.onCancel(on: host.loop) { [unowned(unsafe) self] call in
                 guard !call.isDone, let task = call.task else { return }
                 call.answer(.failure(ServiceError(.cancelled, "the request was cancelled")))
-                runtime.host.runTurn { host in host.cancel(task) }
+                self.host.runTurn { host in host.cancel(task) }
             }
             host.resume(task, arguments: count)
         }

@@ -128,8 +128,8 @@ extension ProcessPlugin {
         let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
         deadlines.add(call)
         call.onDone = { [weak self] call in self?.deadlines.remove(call) }
-        call.onCancel(of: self, on: host.loop) { plugin, call in
-            plugin.drop(call, answering: ServiceError(.cancelled, "the request was cancelled"))
+        call.onCancel(on: host.loop) { [self] call in
+            drop(call, answering: ServiceError(.cancelled, "the request was cancelled"))
         }
         if running != nil {
             if initializing { waiting.append(call) } else { send(call) }
