@@ -78,16 +78,12 @@ extension LuaPluginRuntime {
             return
         }
         let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
-        calls.insert(call)
         // Invariant: the runtime outlives what its calls hold: the parent host keeps it until
         // `finish()`, which answers every call (dropping `onDone` and emptying the cancel
         // handle) and then ends the plugin's tasks, whose `onEnd` finds their calls answered.
         // Unowned(unsafe): a checked or weak reference to the runtime takes Swift's slow
         // reference counting on every call.
-        call.onDone = { [unowned(unsafe) self] call in
-            calls.remove(call)
-            deadlines.remove(call)
-        }
+        call.onDone = { [unowned(unsafe) self] call in deadlines.remove(call) }
         host.runTurn { [unowned(unsafe) self] host in
             let stack = host.vm.stack
             let count = Int32(arguments.values.count) + 2
@@ -101,9 +97,10 @@ extension LuaPluginRuntime {
             }
             stack.pop(count + 1)
             call.task = task
-            let watchdog = watchdog
-            let runningUntil = host.clock.monotonicDeadline(after: .seconds(seconds: callTimeout))
-            task.onResume = { running in watchdog?.running(until: running ? runningUntil : nil) }
+            if let watchdog {
+                let runningUntil = watchdog.deadline()
+                task.onResume = { running in watchdog.running(until: running ? runningUntil : nil) }
+            }
             deadlines.add(call)
             call.onCancel(on: host.loop) { [unowned(unsafe) self] call in
                 guard !call.isDone, let task = call.task else { return }
