@@ -32,9 +32,10 @@ public final class RemoteServer {
     /// The prelude's `inspect`, kept from before any script could replace the global (taken once
     /// listening, so a server that never listened holds no reference into the VM).
     var inspect: LuaRef?
-    /// The `print` of a client's eval, and the host's own while it is swapped out.
-    var capturingPrint: LuaRef?
-    var savedPrint: LuaRef?
+    /// A table holding the `print` of a client's eval, and the host's own while it is swapped
+    /// out (see ``PrintSlot``).
+    var printSlots: LuaRef?
+    var printSwapped = false
     /// The client whose eval is running, which `print` writes to.
     var outputTarget: RemoteConnection?
     /// The functions of recent eval chunks, by their text.
