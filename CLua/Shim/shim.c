@@ -626,6 +626,14 @@ void crescent_bench_register_c_mirror(lua_State *L) {
     lua_setglobal(L, "bench_c_mirror");
 }
 
+int crescent_pause_collector(lua_State *L) {
+    if (!lua_gc(L, LUA_GCISRUNNING)) return 0;
+    lua_gc(L, LUA_GCSTOP);
+    return 1;
+}
+
+void crescent_resume_collector(lua_State *L) { lua_gc(L, LUA_GCRESTART); }
+
 /* A VM running on the host loop's thread allocates from a glibc arena of that thread, which grows
  * by mprotect one page past what each request needs: building 100,000 tables made 31,000 such
  * calls, about a tenth of the time. With the pad at a heap's full size (64 MiB) an arena's heap

@@ -55,6 +55,8 @@ final class ModelBinding {
     /// Per shared data model schema, what pushing its models needs (see `slots(of:)`).
     var sharedSchemaSlots: [ObjectIdentifier: SchemaSlots] = [:]
     var lastSchemaSlots: SchemaSlots?
+    /// The buffers a conversion from Lua reuses (see `convertedValue(at:in:)`).
+    var spareConversionState = ConversionState()
     /// What every model value and handle shares, made with the VM.
     let tables: BindingTables
     /// The host's VM, held directly: the delivery path reads it often, and an `unowned` load

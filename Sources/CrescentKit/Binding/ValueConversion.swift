@@ -17,11 +17,16 @@ extension ModelBinding {
         case .string(let string): stack.push(string)
         case .bytes(let bytes): stack.push(LuaString(bytes: bytes))
         case .array(let items):
+            // A batch's answer (100,000 placemarks) is built with the collector stopped: its tables
+            // are all live, and an incremental collection meanwhile would mark them again and
+            // again (a third of the build's time).
+            let pausesCollector = items.count >= Self.bulkCount && crescent_pause_collector(stack.state) != 0
             stack.newTable(arrayCount: Int32(clamping: items.count))
             for (index, item) in items.enumerated() {
                 push(item, onto: stack)
                 stack.rawSet(-2, index: Int64(index + 1))
             }
+            if pausesCollector { crescent_resume_collector(stack.state) }
             // An empty table has no shape of its own: `[]` stays an array (json.array's mark).
             // Nulls are nil in Lua, so a list of them is empty too.
             if items.allSatisfy(\.isNull), let jsonArray { markShape(jsonArray, stack) }
@@ -33,6 +38,9 @@ extension ModelBinding {
         case .handle(let handle): pushObject(handle.object, onto: stack)
         }
     }
+
+    /// How many items make an array big enough to build with the collector stopped.
+    static let bulkCount = 1000
 
     /// Gives the table on top the json module's shape metatable `mark`.
     private func markShape(_ mark: LuaRef, _ stack: LuaStack) {
@@ -198,7 +206,14 @@ extension ModelBinding {
     /// The stand-ins let the caller check the value's declared shape anyway, so it can tell a
     /// wrong type (raised at the call site) from bad contents of a well-typed table.
     func convertedValue(at index: Int32, in stack: LuaStack) -> (value: Value, failure: ConversionFailure?) {
+        // The buffers of the last conversion are reused (a conversion runs no Lua, so none
+        // starts inside another): a record then allocates nothing but its own value.
         var state = ConversionState()
+        swap(&state, &spareConversionState)
+        defer {
+            state.failure = nil
+            swap(&state, &spareConversionState)
+        }
         let top = stack.top
         let value = convert(stack.absolute(index), stack, depth: 0, &state)
         // Invariant: each step pops what it pushed; this only guards against a miscount.
@@ -206,12 +221,15 @@ extension ModelBinding {
         return (value, state.failure)
     }
 
-    /// What one conversion tracks: the tables being converted (to find cycles) and the first
-    /// failure.
-    private struct ConversionState {
+    /// What one conversion tracks: the tables being converted (to find cycles), the named fields
+    /// gathered so far and the first failure.
+    struct ConversionState {
         /// The tables from the root down to the one being converted: a short list (tables nest
         /// at most ``ModelBinding/maxConversionDepth`` deep), so a scan beats hashing per table.
         var visiting: [UnsafeRawPointer] = []
+        /// The named fields of the tables being converted, each table's after its parent's: a
+        /// table's are hashed into its dictionary once, at its right size, and then dropped.
+        var named: [(String, Value)] = []
         var failure: ConversionFailure?
 
         /// Records `problem` (when it is the first) and returns `standIn` to put in its place.
@@ -328,9 +346,8 @@ extension ModelBinding {
                               _ state: inout ConversionState) -> Value {
         var items: [Value] = []
         var outOfOrder: [Int64: Value] = [:]
-        // Named fields are gathered first and hashed into a dictionary of the right size once:
-        // growing one field by field reallocates it several times for a record.
-        var named: [(String, Value)] = []
+        let namedStart = state.named.count
+        defer { state.named.removeLast(state.named.count - namedStart) }
         var oddKey: String?
         let length = stack.rawLength(index)
         if length > 0 { items.reserveCapacity(length) }
@@ -343,7 +360,8 @@ extension ModelBinding {
                     stack.pop(2)
                     return state.fail(.binaryKey, standIn: Self.tableStandIn)
                 }
-                named.append((key, convert(stack.absolute(-1), stack, depth: depth + 1, &state)))
+                let item = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
+                state.named.append((key, item))
                 if !failedBefore { state.failure?.within(.field(key)) }
             case LUA_TNUMBER where lua_isinteger(stack.state, -2) != 0:
                 let key = Int64(crescent_tointegerx(stack.state, -2, nil))
@@ -357,10 +375,11 @@ extension ModelBinding {
         }
         if let oddKey { return state.fail(.key(oddKey), standIn: Self.tableStandIn) }
         let hasPositions = !items.isEmpty || !outOfOrder.isEmpty
-        if hasPositions && !named.isEmpty { return state.fail(.mixedKeys, standIn: Self.tableStandIn) }
-        if !named.isEmpty || (!hasPositions && hasMetatable && jsonShape(at: index, in: stack) == "object") {
+        let hasNames = state.named.count > namedStart
+        if hasPositions && hasNames { return state.fail(.mixedKeys, standIn: Self.tableStandIn) }
+        if hasNames || (!hasPositions && hasMetatable && jsonShape(at: index, in: stack) == "object") {
             // Distinct Lua keys Swift deems equal (one text in two Unicode normal forms): one stays.
-            return .object(Dictionary(named, uniquingKeysWith: { first, _ in first }))
+            return .object(Dictionary(state.named[namedStart...], uniquingKeysWith: { first, _ in first }))
         }
         while !outOfOrder.isEmpty, let item = outOfOrder.removeValue(forKey: Int64(items.count) + 1) {
             items.append(item)
