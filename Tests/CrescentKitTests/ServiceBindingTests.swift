@@ -161,9 +161,9 @@ import Testing
     }
 
     @Test func modelsOfDeclaredSchemasArriveWithTheirFieldsWhicheverSchemaCameBefore() throws {
-        let test = try TestHost(thermostat: Thermostat())
+        let test = try TestHost(plugins: [SurveyorPlugin()])
         test.run("""
-            services.thermostat:survey(function(items)
+            services.surveyor:survey(function(items)
               for i, item in ipairs(items) do
                 local keys = {}
                 for k, v in pairs(item) do keys[#keys + 1] = k .. "=" .. tostring(v) end

@@ -29,9 +29,6 @@ final class Thermostat: StartableService {
         startLog.withLock { $0.append("stop") }
     }
 
-    static let placeSchema = ModelSchema("place", ["name", "note", "lat"])
-    static let readingSchema = ModelSchema("reading", ["degrees", "unit", "count"])
-
     static let location = ArgumentType.record("location", fields: [.init("lat", .number), .init("lon", .number)])
 
     static let declaration: AnyInterface = Interface<Thermostat>(name: "thermostat", summary: "A thermostat for tests.") { d in
@@ -80,16 +77,6 @@ final class Thermostat: StartableService {
                      let place = arguments[0]
                      let name = arguments[1]["name"].stringValue ?? "somewhere"
                      return .model(DataModel("placemark", ["name": .string(name), "lat": place["lat"], "lon": place["lon"]]))
-                 })
-        d.method("survey", [], returns: "places and readings", "Models of two declared schemas and one built from a dictionary.",
-                 immediate: { _, _ throws(ServiceError) in
-                     .array([
-                         .model(DataModel(placeSchema, ["home", "by the river", 48.5])),
-                         .model(DataModel(readingSchema, [21.5, .null, 3])),
-                         .model(DataModel(placeSchema, ["work", .null, 45.75])),
-                         .model(DataModel("place", ["name": "home", "note": "by the river", "lat": 48.5])),
-                         .model(DataModel(placeSchema, ["home", "by the river", 48.5])),
-                     ])
                  })
         d.action("rename", [.init("label", .string, "The new label.")], "Sets the label.") { thermostat, arguments throws(ServiceError) in
             guard let text = arguments[0].stringValue, !text.isEmpty else {
