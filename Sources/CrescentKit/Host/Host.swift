@@ -177,7 +177,7 @@ public final class Host {
                 cancellation.cancel()
                 return cancellation
             }
-            cancellation.onCancel { scheduled.cancel() }
+            cancellation.onCancel { gate.cancel(scheduled) }
             return cancellation
         }
     }
