@@ -54,23 +54,40 @@ test: setup
 
 # Coverage-guided fuzzing (libFuzzer through -sanitize=fuzzer) of every parser of outside input
 # and of Lua<->model value conversion: each target runs FUZZ_SECONDS from its seed corpus in
-# Fuzz/corpus/TARGET (make test runs them for FUZZ_TEST_SECONDS). The fuzz build has a build
-# folder of its own, so it never invalidates the normal one; every module in it is instrumented,
-# so after a change to the sources it recompiles ours (minutes), and from a clean clone all.
+# Fuzz/corpus/TARGET (make test runs them for FUZZ_TEST_SECONDS). Only our own modules are
+# instrumented (Package.swift), so the fuzz build shares the debug build's dependencies and
+# recompiles just ours, instrumented; the next plain build recompiles them again (a few minutes),
+# which is why make test fuzzes last.
 FUZZ_SECONDS ?= 60
 FUZZ_TEST_SECONDS ?= 4
 FUZZ_TARGETS = nmea gpx gpsd feed json config url lua-value
 fuzz: setup
-	CRESCENT_FUZZ=1 $(SWIFT) build --build-path .build/fuzz --product crescent-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
+	CRESCENT_FUZZ=1 $(SWIFT) build --product crescent-fuzz
 	@tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # make install puts a statically linked crescent in PREFIX/bin and the geocoder's data in
 # PREFIX/share/crescent, where the binary looks for it, so it runs from any folder and
-# `#!/usr/bin/env crescent` scripts run with PREFIX/bin on the PATH.
+# `#!/usr/bin/env crescent` scripts run with PREFIX/bin on the PATH. INSTALL_CONFIG=debug installs
+# the debug build instead, linked as statically: make test's test-install uses it, so that a clean
+# clone is not compiled a third time (debug, fuzz, release) just to check the install.
+INSTALL_CONFIG ?= release
+# The debug build's objects autolink Foundation's shared libraries; linking them statically needs
+# the static Swift runtime plus Foundation's own static parts, grouped because they refer to each other.
+# The plain build comes first so that the static one only links: SwiftPM does not recompile when
+# --static-swift-stdlib changes, so objects it compiled would keep autolinking the static libraries.
+STATIC_FOUNDATION = Foundation CoreFoundation FoundationEssentials FoundationInternationalization \
+	_FoundationICU _FoundationCollections _FoundationCShims stdc++
+STATIC_DEBUG_FLAGS = --static-swift-stdlib -Xlinker --start-group \
+	$(foreach lib,$(STATIC_FOUNDATION),-Xlinker -l$(lib)) -Xlinker --end-group
 install: setup
+ifeq ($(INSTALL_CONFIG),debug)
+	$(SWIFT) build --product crescent
+	$(SWIFT) build $(STATIC_DEBUG_FLAGS) --product crescent
+else
 	$(SWIFT) build $(RELEASE_FLAGS) --product crescent
+endif
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/crescent"
-	install -m 0755 .build/release/crescent "$(DESTDIR)$(PREFIX)/bin/crescent"
+	install -m 0755 .build/$(INSTALL_CONFIG)/crescent "$(DESTDIR)$(PREFIX)/bin/crescent"
 	install -m 0644 Sources/Services/Geocoder/Resources/cities1000.cgeo "$(DESTDIR)$(PREFIX)/share/crescent/cities1000.cgeo"
 
 uninstall:
@@ -78,9 +95,11 @@ uninstall:
 	-rmdir "$(DESTDIR)$(PREFIX)/share/crescent" 2>/dev/null
 
 # Installs into a temporary prefix and runs a shebang script from another folder with only that
-# prefix's bin on a minimal PATH (the geocoder's data included), then uninstalls.
+# prefix's bin on a minimal PATH (the geocoder's data included), then uninstalls. It installs the
+# debug build (see install); TEST_INSTALL_CONFIG=release checks the release one.
+TEST_INSTALL_CONFIG ?= debug
 test-install:
-	@tools/test-install.sh
+	@INSTALL_CONFIG=$(TEST_INSTALL_CONFIG) tools/test-install.sh
 
 # The geocoder rows compare against PyPI's reverse_geocoder 1.5.1 (with numpy and scipy), installed
 # for python3 here when missing; nothing else needs it.

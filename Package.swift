@@ -155,13 +155,21 @@ let package = Package(
     ]
 )
 
-// The fuzz targets (`make fuzz`), only when CRESCENT_FUZZ is set: they build with
-// -sanitize=fuzzer, whose libFuzzer provides `main`, into a build folder of their own.
+// The fuzz targets (`make fuzz`), only when CRESCENT_FUZZ is set. Only our own modules, where the
+// parsers of outside input and the value conversion live, are instrumented for libFuzzer's coverage;
+// the dependencies are not, so the fuzz build reuses the debug build's compiled dependencies and
+// recompiles only our modules (libFuzzer provides `main`, hence -parse-as-library).
 if Context.environment["CRESCENT_FUZZ"] != nil {
+    let instrumented: Set<String> = ["Model", "Services", "LuaBridge", "CrescentKit"]
+    for target in package.targets where instrumented.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer"])]
+    }
     package.targets.append(.executableTarget(
         name: "crescent-fuzz",
         dependencies: ["CrescentKit", "Services", "Model", "LuaBridge", "CLua", .product(name: "NIOEmbedded", package: "swift-nio")],
-        path: "Fuzz/Sources/crescent-fuzz"
+        path: "Fuzz/Sources/crescent-fuzz",
+        swiftSettings: [.unsafeFlags(["-sanitize=fuzzer", "-parse-as-library"])],
+        linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"])]
     ))
     package.products.append(.executable(name: "crescent-fuzz", targets: ["crescent-fuzz"]))
 }

@@ -6,7 +6,7 @@
 set -u
 seconds=$1
 shift
-binary=.build/fuzz/debug/crescent-fuzz
+binary=.build/debug/crescent-fuzz
 mkdir -p .build/fuzz/crashes
 failed=0
 for target in "$@"; do

@@ -2,13 +2,14 @@
 # make install into a temporary prefix, then what a user does with it: a `#!/usr/bin/env crescent`
 # script run from another folder with only PREFIX/bin (and the system's /usr/bin:/bin for env) on
 # the PATH, using the geocoder's installed data; then make uninstall leaves nothing behind.
+# INSTALL_CONFIG (release unless given; make test-install passes debug) picks the build installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix="$(mktemp -d /tmp/crescent-prefix.XXXXXX)"
 work="$(mktemp -d /tmp/crescent-elsewhere.XXXXXX)"
 trap 'rm -rf "$prefix" "$work"' EXIT
 
-make --no-print-directory install PREFIX="$prefix" >/dev/null
+make --no-print-directory install INSTALL_CONFIG="${INSTALL_CONFIG:-release}" PREFIX="$prefix" >/dev/null
 cat > "$work/where.lua" <<'LUA'
 #!/usr/bin/env crescent
 local places, err = nil, nil

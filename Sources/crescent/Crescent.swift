@@ -49,6 +49,7 @@ struct Crescent: ParsableCommand {
     static let subcommandNames: Set<String> = Set(configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"])
 
     static func main() {
+        ProcessTuning.apply()
         let arguments = bareListen(Array(CommandLine.arguments.dropFirst()))
         if let (source, scriptArguments) = plainRun(arguments) {
             ProcessIO.exit(RunCommand.execute(source, options: CommonOptions.defaultHostOptions(arguments: scriptArguments)))

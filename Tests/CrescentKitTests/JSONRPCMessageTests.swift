@@ -38,6 +38,24 @@ import Testing
         #expect(JSONRPCMessage.request(id: 1, method: "hello", params: .null).line == #"{"id":1,"jsonrpc":"2.0","method":"hello"}"#)
     }
 
+    /// `line` writes the envelope field by field: it must stay the text of `value`, keys sorted.
+    @Test func theLineIsTheTextOfTheMessagesValue() {
+        let messages: [JSONRPCMessage] = [
+            .request(id: 1, method: "eval", params: .object(["code": "1"])),
+            .request(id: .string("a\"b"), method: "hello", params: .null),
+            .request(id: 2, method: "call", params: [1, "x"]),
+            .notification(method: "output", params: .object(["text": "a\nb", "stream": "stdout"])),
+            .notification(method: "ping", params: .null),
+            .response(id: 7, result: .object(["text": "1", "value": 1])),
+            .response(id: .string("z"), result: .null),
+            .failure(id: 4, error: JSONRPCError(ServiceError(.timeout, "slow", service: "s", method: "m"))),
+            .failure(id: nil, error: JSONRPCError(code: JSONRPCError.parseError, message: "parse error")),
+        ]
+        for message in messages {
+            #expect(message.line == message.value.jsonText)
+        }
+    }
+
     @Test func answersBadInputWithTheRightError() {
         func code(_ line: String) -> Int? {
             if case .failure(let error) = parse(line) { return error.code }

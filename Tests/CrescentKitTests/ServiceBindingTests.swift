@@ -159,4 +159,29 @@ import Testing
         ])
         #expect(test.exitStatus == 0)
     }
+
+    @Test func modelsOfDeclaredSchemasArriveWithTheirFieldsWhicheverSchemaCameBefore() throws {
+        let test = try TestHost(plugins: [SurveyorPlugin()])
+        test.run("""
+            services.surveyor:survey(function(items)
+              for i, item in ipairs(items) do
+                local keys = {}
+                for k, v in pairs(item) do keys[#keys + 1] = k .. "=" .. tostring(v) end
+                table.sort(keys)
+                local _, err = pcall(function() item.name = 1 end)
+                print(i, getmetatable(item), table.concat(keys, " "), err)
+              end
+              print(items[3].note, items[2].unit, items[2].count, math.type(items[2].count), items[5].note)
+            end)
+            """)
+        test.settle()
+        #expect(test.lines == [
+            "1\tplace\tlat=48.5 name=home note=by the river\ttest.lua:6: cannot set 'place.name': a place is read-only (it is a snapshot made by its service)",
+            "2\treading\tcount=3 degrees=21.5\ttest.lua:6: cannot set 'reading.name': a reading is read-only (it is a snapshot made by its service)",
+            "3\tplace\tlat=45.75 name=work\ttest.lua:6: cannot set 'place.name': a place is read-only (it is a snapshot made by its service)",
+            "4\tplace\tlat=48.5 name=home note=by the river\ttest.lua:6: cannot set 'place.name': a place is read-only (it is a snapshot made by its service)",
+            "5\tplace\tlat=48.5 name=home note=by the river\ttest.lua:6: cannot set 'place.name': a place is read-only (it is a snapshot made by its service)",
+            "nil\tnil\t3\tinteger\tby the river",
+        ])
+    }
 }

@@ -100,4 +100,22 @@ import Testing
         #expect(PluginContext().config == .object([:]))
         #expect(context.settings["location"] == "48,2")
     }
+
+    @Test func aModelOfADeclaredSchemaIsTheModelOfItsFieldsWithoutItsNulls() {
+        let schema = ModelSchema("placemark", ["name", "admin1", "lat"])
+        let model = DataModel(schema, ["Paris", .null, 48.85])
+        #expect(model.typeName == "placemark")
+        #expect(model.fields == ["name": "Paris", "lat": 48.85])
+        #expect(model["name"] == "Paris" && model["admin1"] == .null && model["nosuch"] == .null)
+        #expect(Value.model(model)["lat"] == 48.85)
+        let same = DataModel("placemark", ["lat": 48.85, "name": "Paris", "admin1": .null])
+        #expect(model == same && same == model)
+        #expect(model.hashValue == same.hashValue)
+        #expect(model != DataModel(schema, ["Paris", "Île-de-France", 48.85]))
+        #expect(model != DataModel(ModelSchema("location", ["name", "admin1", "lat"]), ["Paris", .null, 48.85]))
+        // Values missing at the end are nulls; values past the names are dropped.
+        #expect(DataModel(schema, ["Paris"]).fields == ["name": "Paris"])
+        #expect(DataModel(schema, ["Paris", .null, 1, 2]).values == ["Paris", .null, 1])
+    }
 }
+

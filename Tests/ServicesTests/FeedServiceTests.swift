@@ -223,6 +223,9 @@ import Testing
         await #expect(throws: ServiceError(.invalidArgument, "interval must be at least 30 seconds ([feeds] min_interval), got 5")) {
             try await feeds.add(server.url("/feed"), interval: 5)
         }
+        await #expect(throws: ServiceError(.invalidArgument, "'http://127.0.0.1:70000/feed' has the port 70000, outside 1 to 65535")) {
+            try await feeds.add("http://127.0.0.1:70000/feed", interval: nil)
+        }
         #expect(feeds.feedList.value == .array([]), "nothing refused is subscribed")
         await #expect(throws: ServiceError(.notFound, "HTTP 410 from \(server.url("/gone"))", service: "feeds")) {
             try await feeds.add(server.url("/gone"), interval: 30)

@@ -132,6 +132,38 @@ import Glibc
         _ = await host.stop()
     }
 
+    /// The same chunk sent again is a fresh call of it (the host keeps recent chunks compiled):
+    /// fresh locals, its own `_ENV` even after the last call replaced it, errors and interrupts
+    /// each time, and values described as `inspect` does.
+    @Test func theSameChunkSentAgainIsAFreshCall() async throws {
+        let host = try await groceriesHost()
+        let client = try host.client()
+        func eval(_ code: String) -> (text: String?, error: String?) {
+            let answer = client.call("eval", ["code": code])
+            let result = answer?["result"] as? [String: Any]
+            return (result?["text"] as? String, (answer?["error"] as? [String: Any])?["message"] as? String)
+        }
+        for expected in ["1\t1", "2\t1", "3\t1"] {
+            #expect(eval("local fresh; fresh = (fresh or 0) + 1; counter = (counter or 0) + 1 return counter, fresh").text == expected)
+        }
+        let swapEnvironment = "if swapped then return 'leaked' end debug.setupvalue(debug.getinfo(1, 'f').func, 1, { swapped = true }) return 'swapped'"
+        let assignEnvironment = "if swapped then return 'leaked' end _ENV = { swapped = true } return 'swapped'"
+        for code in [swapEnvironment, swapEnvironment, assignEnvironment, assignEnvironment, swapEnvironment] {
+            #expect(eval(code).text == "\"swapped\"", "\(code)")
+        }
+        for _ in 0..<2 {
+            #expect(eval("error('boom')").error?.contains("boom") == true)
+            let id = client.request("eval", ["code": "while true do end"])
+            try await Task.sleep(nanoseconds: 100_000_000)
+            client.request("interrupt")
+            let answer = client.response(to: id, within: 20)
+            #expect(((answer?["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("interrupted") == true, "\(String(describing: answer))")
+        }
+        #expect(eval("return 1, true, false, math.mininteger, 2.0, 'x', nil, 3, nil").text
+            == "1\ttrue\tfalse\t-9223372036854775808\t2.0\t\"x\"\tnil\t3")
+        _ = await host.stop()
+    }
+
     @Test func completeServicesSubscriptionsAndUnsubscribe() async throws {
         let host = try await groceriesHost()
         let client = try host.client()

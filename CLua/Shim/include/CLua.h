@@ -228,6 +228,15 @@ lua_Integer crescent_bench_c_callback_loop(lua_State *L, int ref, lua_Integer co
 void crescent_bench_register_c_mirror(lua_State *L);
 /** Bytes the process heap has handed out (glibc mallinfo2), for memory measurements. */
 size_t crescent_heap_bytes(void);
+/** Stops the collector when it runs and returns 1 (else 0): while Swift builds one big value,
+ *  whose tables are all live, an incremental collection would only mark them again and again. */
+int crescent_pause_collector(lua_State *L);
+/** Restarts the collector crescent_pause_collector stopped. */
+void crescent_resume_collector(lua_State *L);
+/** Tunes the process's malloc for a Lua VM on a thread of its own: each heap grows and shrinks
+ *  in steps of 64 MiB instead of a page at a time (glibc's M_TOP_PAD). For executables, once, at
+ *  the start. */
+void crescent_tune_allocator(void);
 /** Registers global `bench_c_property`: a userdata whose C `__index` returns the integer 42 for
  *  any key, the plainest possible property getter. */
 void crescent_bench_register_c_property(lua_State *L);

@@ -33,6 +33,9 @@ extension ModelBinding {
             stack.pop()                                               // types name
         }
         stack.pop()
+        // A model pushed before now was pushed without its type's methods.
+        sharedSchemaSlots.removeAll()
+        lastSchemaSlots = nil
     }
 
     /// Keeps `json.null` and the shape metatables of `json.array` and `json.object`, taken before

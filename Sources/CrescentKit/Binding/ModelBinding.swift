@@ -52,6 +52,11 @@ final class ModelBinding {
     var modelMethodTables: [String: LuaRef] = [:]
     /// The slot in `tables.modelTemplates` of each data model type name.
     var modelTemplateSlots: [String: Int32] = [:]
+    /// Per shared data model schema, what pushing its models needs (see `slots(of:)`).
+    var sharedSchemaSlots: [ObjectIdentifier: SchemaSlots] = [:]
+    var lastSchemaSlots: SchemaSlots?
+    /// The buffers a conversion from Lua reuses (see `convertedValue(at:in:)`).
+    var spareConversionState = ConversionState()
     /// What every model value and handle shares, made with the VM.
     let tables: BindingTables
     /// The host's VM, held directly: the delivery path reads it often, and an `unowned` load
@@ -424,6 +429,8 @@ final class ModelBinding {
         changePrototypes.removeAll()
         objects.removeAll()
         modelMethodTables.removeAll()
+        sharedSchemaSlots.removeAll()
+        lastSchemaSlots = nil
         servicesTable = nil
         services.removeAll()        // the services go with the run (their pollers and clients too)
         latestWrapper = nil

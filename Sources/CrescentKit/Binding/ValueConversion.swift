@@ -17,11 +17,16 @@ extension ModelBinding {
         case .string(let string): stack.push(string)
         case .bytes(let bytes): stack.push(LuaString(bytes: bytes))
         case .array(let items):
+            // A batch's answer (100,000 placemarks) is built with the collector stopped: its tables
+            // are all live, and an incremental collection meanwhile would mark them again and
+            // again (a third of the build's time).
+            let pausesCollector = items.count >= Self.bulkCount && crescent_pause_collector(stack.state) != 0
             stack.newTable(arrayCount: Int32(clamping: items.count))
             for (index, item) in items.enumerated() {
                 push(item, onto: stack)
                 stack.rawSet(-2, index: Int64(index + 1))
             }
+            if pausesCollector { crescent_resume_collector(stack.state) }
             // An empty table has no shape of its own: `[]` stays an array (json.array's mark).
             // Nulls are nil in Lua, so a list of them is empty too.
             if items.allSatisfy(\.isNull), let jsonArray { markShape(jsonArray, stack) }
@@ -34,6 +39,9 @@ extension ModelBinding {
         }
     }
 
+    /// How many items make an array big enough to build with the collector stopped.
+    static let bulkCount = 1000
+
     /// Gives the table on top the json module's shape metatable `mark`.
     private func markShape(_ mark: LuaRef, _ stack: LuaStack) {
         mark.push(onto: stack)
@@ -41,16 +49,75 @@ extension ModelBinding {
     }
 
     /// A data model is an empty proxy whose own metatable reads from its fields and refuses writes.
-    /// A cached property hands out a fresh proxy per read (see `crescent_push_cached_index`), and
+    /// A cached property hands out a fresh proxy per read (see `crescent_push_model`), and
     /// two proxies over the same fields are equal (`__eq`), as one proxy read twice was.
     private func pushModel(_ model: DataModel, onto stack: LuaStack) {
         _ = stack.ensure(8)                                          // crescent_push_model uses 6 slots
-        pushFields(model.fields, onto: stack)                        // fields
-        if let methods = modelMethodTables[model.typeName] {
-            methods.push(onto: stack)                                // fields methodsmt
-            lua_setmetatable(stack.state, -2)                        // fields
+        let slots = self.slots(of: model.schema)
+        let state = stack.state
+        let values = model.values
+        var present: Int32 = 0
+        for value in values where !value.isNull { present += 1 }
+        stack.newTable(fieldCount: present)                          // fields
+        if let keys = slots.keys {
+            keys.push(onto: stack)                                   // fields keys
+            for (position, value) in values.enumerated() where !value.isNull {
+                lua_rawgeti(state, -1, lua_Integer(position + 1))    // fields keys key
+                push(value, onto: stack)                             // fields keys key value
+                lua_rawset(state, -4)                                // fields keys
+            }
+            stack.pop()                                              // fields
+        } else {
+            for (name, value) in zip(model.schema.names, values) where !value.isNull {
+                stack.push(name)                                     // fields key
+                push(value, onto: stack)                             // fields key value
+                lua_rawset(state, -3)                                // fields
+            }
         }
-        crescent_push_model(stack.state, tables.modelTemplates.id, modelTemplate(model.typeName))  // proxy
+        if let methods = slots.methods {
+            methods.push(onto: stack)                                // fields methodsmt
+            lua_setmetatable(state, -2)                              // fields
+        }
+        crescent_push_model(state, tables.modelTemplates.id, slots.template)  // proxy
+    }
+
+    /// What pushing a model of one schema needs: the Lua strings of its field names (for a shared
+    /// schema), its template slot and its type's methods metatable.
+    struct SchemaSlots {
+        /// Held so the schema's identity, the cache key, is never reused.
+        let schema: ModelSchema
+        /// A table of the field names as Lua strings, by position: a model's keys are pushed with
+        /// `lua_rawgeti`, not made from Swift strings and hashed.
+        let keys: LuaRef?
+        let template: Int32
+        let methods: LuaRef?
+    }
+
+    /// The slots of `schema`: the last schema pushed is checked first (a batch of placemarks
+    /// is one schema), then the shared schemas seen before; a one-off schema is looked up by its
+    /// type name and not kept.
+    private func slots(of schema: ModelSchema) -> SchemaSlots {
+        if let last = lastSchemaSlots, last.schema === schema { return last }
+        guard schema.isShared else {
+            return SchemaSlots(schema: schema, keys: nil, template: modelTemplate(schema.typeName),
+                               methods: modelMethodTables[schema.typeName])
+        }
+        if let known = sharedSchemaSlots[ObjectIdentifier(schema)] {
+            lastSchemaSlots = known
+            return known
+        }
+        let stack = vm.stack
+        _ = stack.ensure(3)
+        stack.newTable(arrayCount: Int32(clamping: schema.names.count))   // keys
+        for (position, name) in schema.names.enumerated() {
+            stack.push(name)
+            stack.rawSet(-2, index: Int64(position + 1))
+        }
+        let slots = SchemaSlots(schema: schema, keys: vm.ref(), template: modelTemplate(schema.typeName),
+                                methods: modelMethodTables[schema.typeName])
+        sharedSchemaSlots[ObjectIdentifier(schema)] = slots
+        lastSchemaSlots = slots
+        return slots
     }
 
     /// A table of named fields, pushed.
@@ -139,7 +206,14 @@ extension ModelBinding {
     /// The stand-ins let the caller check the value's declared shape anyway, so it can tell a
     /// wrong type (raised at the call site) from bad contents of a well-typed table.
     func convertedValue(at index: Int32, in stack: LuaStack) -> (value: Value, failure: ConversionFailure?) {
+        // The buffers of the last conversion are reused (a conversion runs no Lua, so none
+        // starts inside another): a record then allocates nothing but its own value.
         var state = ConversionState()
+        swap(&state, &spareConversionState)
+        defer {
+            state.failure = nil
+            swap(&state, &spareConversionState)
+        }
         let top = stack.top
         let value = convert(stack.absolute(index), stack, depth: 0, &state)
         // Invariant: each step pops what it pushed; this only guards against a miscount.
@@ -147,12 +221,15 @@ extension ModelBinding {
         return (value, state.failure)
     }
 
-    /// What one conversion tracks: the tables being converted (to find cycles) and the first
-    /// failure.
-    private struct ConversionState {
+    /// What one conversion tracks: the tables being converted (to find cycles), the named fields
+    /// gathered so far and the first failure.
+    struct ConversionState {
         /// The tables from the root down to the one being converted: a short list (tables nest
         /// at most ``ModelBinding/maxConversionDepth`` deep), so a scan beats hashing per table.
         var visiting: [UnsafeRawPointer] = []
+        /// The named fields of the tables being converted, each table's after its parent's: a
+        /// table's are hashed into its dictionary once, at its right size, and then dropped.
+        var named: [(String, Value)] = []
         var failure: ConversionFailure?
 
         /// Records `problem` (when it is the first) and returns `standIn` to put in its place.
@@ -213,7 +290,7 @@ extension ModelBinding {
         var length = 0
         guard let pointer = lua_tolstring(stack.state, index, &length) else { return .string("") }
         let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
-        if let text = String(validating: bytes, as: UTF8.self) { return .string(text) }
+        if let text = Self.text(bytes) { return .string(text) }
         return .bytes(Array(bytes))
     }
 
@@ -221,7 +298,29 @@ extension ModelBinding {
     private func validText(at index: Int32, in stack: LuaStack) -> String? {
         var length = 0
         guard let pointer = lua_tolstring(stack.state, index, &length) else { return nil }
-        return String(validating: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+        return Self.text(UnsafeRawBufferPointer(start: pointer, count: length))
+    }
+
+    /// `bytes` as a String when they are valid UTF-8. ASCII, the common case, is checked a word
+    /// at a time and decoded without validation: `String(validating:)` looks up generic metadata
+    /// on every call, which showed as a tenth of a record's conversion.
+    static func text(_ bytes: UnsafeRawBufferPointer) -> String? {
+        let count = bytes.count
+        var offset = 0
+        var isASCII = true
+        while offset + 8 <= count {
+            if bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
+                isASCII = false
+                break
+            }
+            offset += 8
+        }
+        while isASCII && offset < count {
+            if bytes[offset] & 0x80 != 0 { isASCII = false }
+            offset += 1
+        }
+        guard isASCII else { return String(validating: bytes, as: UTF8.self) }
+        return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
     }
 
     /// True when the table at `index` is `json.null`.
@@ -247,7 +346,8 @@ extension ModelBinding {
                               _ state: inout ConversionState) -> Value {
         var items: [Value] = []
         var outOfOrder: [Int64: Value] = [:]
-        var named: [String: Value] = [:]
+        let namedStart = state.named.count
+        defer { state.named.removeLast(state.named.count - namedStart) }
         var oddKey: String?
         let length = stack.rawLength(index)
         if length > 0 { items.reserveCapacity(length) }
@@ -260,7 +360,8 @@ extension ModelBinding {
                     stack.pop(2)
                     return state.fail(.binaryKey, standIn: Self.tableStandIn)
                 }
-                named[key] = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
+                let item = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
+                state.named.append((key, item))
                 if !failedBefore { state.failure?.within(.field(key)) }
             case LUA_TNUMBER where lua_isinteger(stack.state, -2) != 0:
                 let key = Int64(crescent_tointegerx(stack.state, -2, nil))
@@ -274,9 +375,11 @@ extension ModelBinding {
         }
         if let oddKey { return state.fail(.key(oddKey), standIn: Self.tableStandIn) }
         let hasPositions = !items.isEmpty || !outOfOrder.isEmpty
-        if hasPositions && !named.isEmpty { return state.fail(.mixedKeys, standIn: Self.tableStandIn) }
-        if !named.isEmpty || (!hasPositions && hasMetatable && jsonShape(at: index, in: stack) == "object") {
-            return .object(named)
+        let hasNames = state.named.count > namedStart
+        if hasPositions && hasNames { return state.fail(.mixedKeys, standIn: Self.tableStandIn) }
+        if hasNames || (!hasPositions && hasMetatable && jsonShape(at: index, in: stack) == "object") {
+            // Distinct Lua keys Swift deems equal (one text in two Unicode normal forms): one stays.
+            return .object(Dictionary(state.named[namedStart...], uniquingKeysWith: { first, _ in first }))
         }
         while !outOfOrder.isEmpty, let item = outOfOrder.removeValue(forKey: Int64(items.count) + 1) {
             items.append(item)

@@ -177,7 +177,7 @@ public final class Host {
                 cancellation.cancel()
                 return cancellation
             }
-            cancellation.onCancel { scheduled.cancel() }
+            cancellation.onCancel { gate.cancel(scheduled) }
             return cancellation
         }
     }
@@ -200,6 +200,21 @@ public final class Host {
     /// Runs `body` with `scope` as the owner of whatever Lua code starts meanwhile (handlers run
     /// with their subscription's, timer's or request's owner, so a controller's handlers create
     /// things the controller owns).
+    /// Runs a handler of `subscription` with its owner as the scope, as ``withScope(_:_:)`` does.
+    /// Deliveries call it for every handler, and their owner is almost always current already:
+    /// then no scope is retained (Scope has weak references, so its reference counting takes the
+    /// slow path). A change `body` made to the scope is undone, to the owner while the subscription
+    /// lives (so its owner does), else to the script's scope.
+    func withOwner<Result>(of subscription: Subscription, _ body: () throws -> Result) rethrows -> Result {
+        guard subscription.isOwned(by: currentScope) else { return try withScope(subscription.owner, body) }
+        // Compared, never dereferenced: the owner may be gone when the handler ended it.
+        let entry = ObjectIdentifier(currentScope)
+        defer {
+            if ObjectIdentifier(currentScope) != entry { currentScope = subscription.owner ?? scriptScope }
+        }
+        return try body()
+    }
+
     func withScope<Result>(_ scope: Scope?, _ body: () throws -> Result) rethrows -> Result {
         let target = scope.flatMap { $0.isEnded ? nil : $0 } ?? scriptScope
         // Usually the scope is current already (every delivery of a script's handlers): then

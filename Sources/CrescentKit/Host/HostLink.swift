@@ -29,6 +29,15 @@ final class LoopGate: Sendable {
         isOpen.withLock { open in open ? loop.scheduleTask(in: delay, job) : nil }
     }
 
+    /// Cancels `scheduled` unless the gate is closed. Cancelling from another thread hops to the
+    /// loop (NIO fails the task's promise there), so after teardown, when the loop may be shut
+    /// down, it is left alone: its job checks its own cancellation and the loop never runs it anyway.
+    func cancel<T>(_ scheduled: Scheduled<T>) {
+        isOpen.withLock { open in
+            if open { scheduled.cancel() }
+        }
+    }
+
     /// Lets nothing more through.
     func close() {
         isOpen.withLock { $0 = false }

@@ -34,6 +34,10 @@ extension Host {
         var last = stack.top
         while last > first && stack.type(at: last) == .nil { last -= 1 }
         for index in first...last {
+            if let atom = Self.plainAtom(at: index, on: stack) {
+                texts.append(atom)
+                continue
+            }
             inspect.push(onto: main)
             stack.pushValue(at: index)
             lua_xmove(stack.state, main.state, 1)
@@ -46,6 +50,18 @@ extension Host {
             main.pop()
         }
         return texts.joined(separator: "\t")
+    }
+
+    /// What `inspect` shows for nil, a boolean or an integer, which no option changes (it writes
+    /// them as `tostring` and `%d` do): answered here without a Lua call and its garbage, the
+    /// common answer of an eval. Nil for anything else.
+    private static func plainAtom(at index: Int32, on stack: LuaStack) -> String? {
+        switch stack.type(at: index) {
+        case .nil: "nil"
+        case .boolean: stack.boolean(at: index) ? "true" : "false"
+        case .number: stack.isInteger(at: index) ? stack.integer(at: index).map { String($0) } : nil
+        default: nil
+        }
     }
 
     /// Forgets a Ctrl-C interrupt that is still pending once no Lua code runs (it arrived as the

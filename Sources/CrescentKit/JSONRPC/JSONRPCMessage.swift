@@ -21,8 +21,27 @@ public enum JSONRPCMessage: Sendable, Equatable {
     /// The failed answer to a request; the id is nil when the request could not be read.
     case failure(id: JSONRPCID?, error: JSONRPCError)
 
-    /// The message as one line of JSON, without the line ending.
-    public var line: String { value.jsonText }
+    /// The message as one line of JSON, without the line ending: `value`'s text (keys sorted),
+    /// written field by field without building the envelope object first.
+    public var line: String {
+        var text = "{"
+        switch self {
+        case .request(let id, let method, let params):
+            text += "\"id\":" + id.value.jsonText + ",\"jsonrpc\":\"2.0\",\"method\":" + Value.jsonString(method)
+            if !params.isNull { text += ",\"params\":" + params.jsonText }
+        case .notification(let method, let params):
+            text += "\"jsonrpc\":\"2.0\",\"method\":" + Value.jsonString(method)
+            if !params.isNull { text += ",\"params\":" + params.jsonText }
+        case .response(let id, let result):
+            text += "\"id\":" + id.value.jsonText + ",\"jsonrpc\":\"2.0\",\"result\":" + result.jsonText
+        case .failure(let id, let error):
+            var body: [String: Value] = ["code": .integer(Int64(error.code)), "message": .string(error.message)]
+            if let data = error.data { body["data"] = data }
+            text += "\"error\":" + Value.object(body).jsonText + ",\"id\":" + (id?.value ?? .null).jsonText + ",\"jsonrpc\":\"2.0\""
+        }
+        text += "}"
+        return text
+    }
 
     /// The message as a JSON object.
     public var value: Value {

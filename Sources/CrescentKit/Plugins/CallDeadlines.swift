@@ -32,6 +32,9 @@ final class CallDeadlines {
         pending[ObjectIdentifier(call)] = nil
     }
 
+    /// The calls added and not yet removed.
+    var calls: [PluginCall] { pending.values.map(\.call) }
+
     /// Stops the clock job (the plugin has stopped).
     func cancelAll() {
         job?.cancel()

@@ -26,13 +26,41 @@ final class PluginCall: Hashable {
         self.reply = reply
     }
 
-    /// Gives the caller its one answer and lets go of the task.
+    /// Gives the caller its one answer and lets go of the task (whose end handler holds this
+    /// call: kept, the two would hold each other).
     func answer(_ result: Result<Value, ServiceError>) {
         guard !isDone else { return }
         isDone = true
         reply(result)
         onDone?(self)
         onDone = nil
+        task = nil
+        cancelHandle?.call = nil
+    }
+
+    /// What a cancel handler reaches its call through, emptied when the call is answered: the
+    /// reply keeps its handler for as long as it lives and the call holds the reply, so a
+    /// handler holding the call would keep both forever. (Not a weak reference: that gives every
+    /// call a side table to make and free.)
+    private final class CancelHandle {
+        var call: PluginCall?
+    }
+
+    private var cancelHandle: CancelHandle?
+
+    /// `reply.onCancel` for this call: `stop` runs on the loop if the caller cancels before the
+    /// call is answered.
+    func onCancel(on loop: any EventLoop, _ stop: @escaping (PluginCall) -> Void) {
+        let handle = CancelHandle()
+        handle.call = self
+        cancelHandle = handle
+        let bound = NIOLoopBound((handle: handle, stop: stop), eventLoop: loop)
+        reply.onCancel {
+            onLoop(bound) { bound in
+                guard let call = bound.handle.call else { return }
+                bound.stop(call)
+            }
+        }
     }
 
     static func == (lhs: PluginCall, rhs: PluginCall) -> Bool { lhs === rhs }
@@ -50,12 +78,13 @@ extension LuaPluginRuntime {
             return
         }
         let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
-        calls.insert(call)
-        call.onDone = { [weak self] call in
-            self?.calls.remove(call)
-            self?.deadlines.remove(call)
-        }
-        host.runTurn { host in
+        // Invariant: the runtime outlives what its calls hold: the parent host keeps it until
+        // `finish()`, which answers every call (dropping `onDone` and emptying the cancel
+        // handle) and then ends the plugin's tasks, whose `onEnd` finds their calls answered.
+        // Unowned(unsafe): a checked or weak reference to the runtime takes Swift's slow
+        // reference counting on every call.
+        call.onDone = { [unowned(unsafe) self] call in deadlines.remove(call) }
+        host.runTurn { [unowned(unsafe) self] host in
             let stack = host.vm.stack
             let count = Int32(arguments.values.count) + 2
             _ = stack.ensure(count + 2)
@@ -63,24 +92,20 @@ extension LuaPluginRuntime {
             stack.push(service)
             stack.push(method)                                       // invoke service method
             for value in arguments.values { host.binding.push(value, onto: stack) }
-            let task = host.startTask(function: stack.absolute(-count - 1), arguments: count, in: stack) { [unowned self] ending in
-                self.end(call, ending)
+            let task = host.startTask(function: stack.absolute(-count - 1), arguments: count, in: stack) { [unowned(unsafe) self] ending in
+                end(call, ending)
             }
             stack.pop(count + 1)
             call.task = task
-            let watchdog = self.watchdog
-            let runningUntil = host.clock.monotonicDeadline(after: .seconds(seconds: self.callTimeout))
-            task.onResume = { running in watchdog?.running(until: running ? runningUntil : nil) }
-            self.deadlines.add(call)
-            let bound = NIOLoopBound(self, eventLoop: host.loop)
-            let boundCall = NIOLoopBound(call, eventLoop: host.loop)
-            reply.onCancel {
-                onLoop(bound) { runtime in
-                    let call = boundCall.value
-                    guard !call.isDone, let task = call.task else { return }
-                    call.answer(.failure(ServiceError(.cancelled, "the request was cancelled")))
-                    runtime.host.runTurn { host in host.cancel(task) }
-                }
+            if let watchdog {
+                let runningUntil = watchdog.deadline()
+                task.onResume = { running in watchdog.running(until: running ? runningUntil : nil) }
+            }
+            deadlines.add(call)
+            call.onCancel(on: host.loop) { [unowned(unsafe) self] call in
+                guard !call.isDone, let task = call.task else { return }
+                call.answer(.failure(ServiceError(.cancelled, "the request was cancelled")))
+                self.host.runTurn { host in host.cancel(task) }
             }
             host.resume(task, arguments: count)
         }

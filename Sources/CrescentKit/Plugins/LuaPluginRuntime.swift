@@ -22,10 +22,7 @@ final class LuaPluginRuntime {
     /// `invoke(service, method, ...)` and `classify(err)` from the plugin API chunk.
     var invoke: LuaRef?
     var classify: LuaRef?
-    /// Calls in flight, cancelled at teardown.
-    var calls: Set<PluginCall> = []
-
-    /// The time limit of calls whose task waits.
+    /// The calls in flight and the time limit of those whose task waits.
     lazy var deadlines = CallDeadlines(clock: host.clock, loop: host.loop, limit: callTimeout) { [unowned self] call in
         self.expire(call)
     }
@@ -102,8 +99,7 @@ final class LuaPluginRuntime {
 
     /// Ends the plugin: its calls answer `unavailable`, its timers and tasks stop, its VM closes.
     func finish() {
-        for call in calls { call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' stopped"))) }
-        calls.removeAll()
+        for call in deadlines.calls { call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' stopped"))) }
         deadlines.cancelAll()
         watchdog?.stop()
         invoke = nil

@@ -126,14 +126,10 @@ extension ProcessPlugin {
             return
         }
         let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
-        let plugin = NIOLoopBound(self, eventLoop: host.loop)
-        let boundCall = NIOLoopBound(call, eventLoop: host.loop)
         deadlines.add(call)
         call.onDone = { [weak self] call in self?.deadlines.remove(call) }
-        reply.onCancel {
-            onLoop(plugin) { plugin in
-                plugin.drop(boundCall.value, answering: ServiceError(.cancelled, "the request was cancelled"))
-            }
+        call.onCancel(on: host.loop) { [self] call in
+            drop(call, answering: ServiceError(.cancelled, "the request was cancelled"))
         }
         if running != nil {
             if initializing { waiting.append(call) } else { send(call) }

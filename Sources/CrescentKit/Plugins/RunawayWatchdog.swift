@@ -19,8 +19,10 @@ final class RunawayWatchdog {
 
     private let runningUntil = Deadline()
     private let timer: any DispatchSourceTimer
+    private let limitNanoseconds: UInt64
 
     init(interrupter: LuaInterrupter, limit: Double) {
+        limitNanoseconds = UInt64(max(0, min(limit, 1e9)) * 1e9)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let period = DispatchTimeInterval.milliseconds(max(10, Int(limit * 250)))
         timer.schedule(deadline: .now() + period, repeating: period)
@@ -38,6 +40,10 @@ final class RunawayWatchdog {
     func running(until deadline: UInt64?) {
         runningUntil.value.store(deadline ?? 0, ordering: .relaxed)
     }
+
+    /// The deadline of a method call starting now: the time limit from now, on the clock the
+    /// timer checks against.
+    func deadline() -> UInt64 { Self.now() + limitNanoseconds }
 
     func stop() { timer.cancel() }
 

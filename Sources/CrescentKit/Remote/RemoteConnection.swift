@@ -39,6 +39,10 @@ final class RemoteConnection: Sendable {
         var latest: [String: String] = [:]
         var queued = 0
         var flushScheduled = false
+        /// The host loop is handling lines this connection read: what they queue is written
+        /// when the read completes (``readCompleted()``), not by a task of its own.
+        var reading = false
+        var flushDeferred = false
         var closed = false
         /// Values replaced before the client read them (a slow reader).
         var replaced = 0
@@ -98,7 +102,27 @@ final class RemoteConnection: Sendable {
     private static func takeSchedule(_ box: inout Outbox) -> Bool {
         guard !box.flushScheduled else { return false }
         box.flushScheduled = true
+        if box.reading {
+            box.flushDeferred = true
+            return false
+        }
         return true
+    }
+
+    /// The channel delivers a line read from the client (on the host loop).
+    func reading() {
+        outbox.withLock { $0.reading = true }
+    }
+
+    /// The channel's read is over: what the lines' handling queued is written now, one write
+    /// for all of them, without a loop task to schedule (an `eval` answers in the same turn).
+    func readCompleted() {
+        let flushNow = outbox.withLock { box -> Bool in
+            box.reading = false
+            defer { box.flushDeferred = false }
+            return box.flushDeferred
+        }
+        if flushNow { flush() }
     }
 
     private func scheduleFlush() {

@@ -10,11 +10,13 @@ extension RemoteServer {
         guard session.evalTask == nil else {
             throw MethodError(code: Self.failedCode, message: "eval: a chunk of this client is still running; send interrupt first")
         }
-        switch host.compileChunk(code, chunkName: "=remote") {
-        case .incomplete(let error), .failed(let error):
-            throw MethodError(code: Self.failedCode, message: error.message, data: ["kind": "syntax"])
-        case .function:
-            break
+        if !chunks.push(code, vm: host.vm) {
+            switch host.compileChunk(code, chunkName: "=remote") {
+            case .incomplete(let error), .failed(let error):
+                throw MethodError(code: Self.failedCode, message: error.message, data: ["kind": "syntax"])
+            case .function:
+                chunks.keep(code, vm: host.vm)
+            }
         }
         let stack = host.vm.stack
         let function = stack.top

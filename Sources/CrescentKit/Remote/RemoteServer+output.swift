@@ -54,7 +54,8 @@ extension RemoteServer {
     func beginOutput(to connection: RemoteConnection) {
         outputTarget = connection
         let stack = host.vm.stack
-        if capturingPrint == nil {
+        if printSlots == nil {
+            stack.newTable(arrayCount: 2)
             host.vm.pushFunction { [unowned self] stack in
                 var bytes: [UInt8] = []
                 try Host.writeJoined(stack, from: 1) { bytes.append(contentsOf: $0) }
@@ -63,26 +64,43 @@ extension RemoteServer {
                 self.outputTarget?.send(.notification(method: "output", params: ["text": .string(text), "stream": "stdout"]))
                 return .none
             }
-            capturingPrint = host.vm.ref()
+            stack.rawSet(-2, index: PrintSlot.capture)
+            printSlots = host.vm.ref()
         }
-        host.vm.getGlobal("print")                                   // print
-        savedPrint = host.vm.ref()
-        capturingPrint?.push(onto: stack)                             // capture
-        host.vm.setGlobal("print")
+        guard let slots = printSlots else { return }
+        slots.push(onto: stack)                                       // slots
+        host.vm.getGlobal("print")                                   // slots print
+        stack.rawSet(-2, index: PrintSlot.saved)                      // slots
+        _ = stack.rawGet(-1, index: PrintSlot.capture)                // slots capture
+        host.vm.setGlobal("print")                                   // slots
+        stack.pop()
+        printSwapped = true
     }
 
     /// Puts the host's `print` back after a resume of the chunk.
     func endOutput() {
         outputTarget = nil
-        guard let saved = savedPrint, let capturing = capturingPrint else { return }
-        savedPrint = nil
+        guard printSwapped, let slots = printSlots else { return }
+        printSwapped = false
         let stack = host.vm.stack
-        host.vm.getGlobal("print")                                   // current
-        capturing.push(onto: stack)                                   // current capture
+        slots.push(onto: stack)                                       // slots
+        host.vm.getGlobal("print")                                   // slots current
+        _ = stack.rawGet(-2, index: PrintSlot.capture)                // slots current capture
         let unchanged = lua_rawequal(stack.state, -1, -2) != 0
-        stack.pop(2)
-        guard unchanged else { return }
-        saved.push(onto: stack)                                       // saved
-        host.vm.setGlobal("print")
+        stack.pop(2)                                                  // slots
+        if unchanged {
+            _ = stack.rawGet(-1, index: PrintSlot.saved)              // slots saved
+            host.vm.setGlobal("print")                               // slots
+        }
+        stack.pushNil()
+        stack.rawSet(-2, index: PrintSlot.saved)                      // slots
+        stack.pop()
+    }
+
+    /// Where `printSlots` keeps the capturing `print` and, while it is swapped in, the host's:
+    /// a table of our own rather than a registry reference made and dropped on every resume.
+    enum PrintSlot {
+        static let capture: Int64 = 1
+        static let saved: Int64 = 2
     }
 }

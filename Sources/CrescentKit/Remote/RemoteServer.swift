@@ -32,11 +32,14 @@ public final class RemoteServer {
     /// The prelude's `inspect`, kept from before any script could replace the global (taken once
     /// listening, so a server that never listened holds no reference into the VM).
     var inspect: LuaRef?
-    /// The `print` of a client's eval, and the host's own while it is swapped out.
-    var capturingPrint: LuaRef?
-    var savedPrint: LuaRef?
+    /// A table holding the `print` of a client's eval, and the host's own while it is swapped
+    /// out (see ``PrintSlot``).
+    var printSlots: LuaRef?
+    var printSwapped = false
     /// The client whose eval is running, which `print` writes to.
     var outputTarget: RemoteConnection?
+    /// The functions of recent eval chunks, by their text.
+    let chunks = CompiledChunks()
     /// The clients that follow the host's output.
     let followers = OutputFollowers()
     private var listener: Listener?
@@ -241,6 +244,7 @@ public final class RemoteServer {
             session.end()
         }
         sessions.removeAll()
+        chunks.removeAll()
         host.presenter.onRender = nil
         guard let listener else { return }
         self.listener = nil

@@ -37,7 +37,13 @@ public final class Subscription: Cancellable {
     /// (or that came before it existed): anything queued at or before it is not for it.
     var seenSequence: UInt32
     public var ownerSlot = -1
-    public private(set) weak var owner: Scope?
+    /// The owning scope, unretained: a weak reference cost Swift's slow reference-counting path
+    /// on every delivery. It never dangles: an active subscription is adopted by its owner (the
+    /// registry adopts it as it makes it), a scope cancels all it owns when it ends or is
+    /// deinitialized (``Scope/end()``), and cancelling clears this before anything else.
+    private var ownerReference: Unmanaged<Scope>?
+    /// The scope that owns it; nil once cancelled, or when it has none.
+    public var owner: Scope? { ownerReference?.takeUnretainedValue() }
     weak var registry: ObserverRegistry?
     /// The Swift handler, or nil for ``Handler/dispatched`` subscriptions (and once cancelled,
     /// so a closure that captures its own subscription is not kept alive by it).
@@ -53,7 +59,7 @@ public final class Subscription: Cancellable {
         self.token = token
         self.siteNumber = siteNumber
         seenSequence = sequence
-        self.owner = owner
+        ownerReference = owner.map(Unmanaged.passUnretained)
         self.registry = registry
         if case .dispatched = handler { swiftHandler = nil } else { swiftHandler = SwiftHandler(handler) }
     }
@@ -101,9 +107,17 @@ public final class Subscription: Cancellable {
     public func cancel() {
         guard isActive else { return }
         flags &= ~Self.activeFlag
+        let adopted = ownerSlot >= 0 ? owner : nil
+        ownerReference = nil
         registry?.subscriptionEnded(self)
         swiftHandler = nil
-        owner?.forget(self)
+        // A scope that is ending (perhaps in its deinit) has let go of it already (slot -1).
+        adopted?.forget(self)
+    }
+
+    /// True when `scope` owns it; no reference counting (deliveries ask it every time).
+    public func isOwned(by scope: Scope) -> Bool {
+        ownerReference?.toOpaque() == Unmanaged.passUnretained(scope).toOpaque()
     }
 
     /// `location.location`, `on location.didFail`: what it listens to, for people.

@@ -1,17 +1,63 @@
 /// An immutable record a service creates (a location, a placemark, a user): a type name and fields.
 ///
-/// Scripts see it as a read-only table; writing a field raises an error naming the type.
+/// Scripts see it as a read-only table; writing a field raises an error naming the type. A model
+/// is its schema (type and field names, shared by every model of a declared type) and one value
+/// per name; a `.null` value is a field the model does not have.
 public struct DataModel: Sendable, Hashable {
-    /// The type name shown in messages and `inspect` (`location`).
-    public let typeName: String
-    public let fields: [String: Value]
+    /// The type name and field names.
+    public let schema: ModelSchema
+    /// One value per name of ``schema``, `.null` where the model has no such field.
+    public let values: [Value]
 
-    public init(_ typeName: String, _ fields: [String: Value]) {
-        self.typeName = typeName
-        // Most models hold no null: then the dictionary is kept as it is, not rebuilt.
-        let holdsNull = fields.values.contains { if case .null = $0 { true } else { false } }
-        self.fields = holdsNull ? fields.filter { !$0.value.isNull } : fields
+    /// The type name shown in messages and `inspect` (`location`).
+    public var typeName: String { schema.typeName }
+
+    /// The fields the model has (its null values left out), as a dictionary built on each read.
+    public var fields: [String: Value] {
+        var fields: [String: Value] = Dictionary(minimumCapacity: values.count)
+        for (name, value) in zip(schema.names, values) where !value.isNull { fields[name] = value }
+        return fields
     }
 
-    public subscript(key: String) -> Value { fields[key] ?? .null }
+    /// A model of type `typeName` with `fields` (null fields left out).
+    public init(_ typeName: String, _ fields: [String: Value]) {
+        var names: [String] = []
+        var values: [Value] = []
+        names.reserveCapacity(fields.count)
+        values.reserveCapacity(fields.count)
+        for (name, value) in fields where !value.isNull {
+            names.append(name)
+            values.append(value)
+        }
+        self.schema = ModelSchema(oneOff: typeName, names)
+        self.values = values
+    }
+
+    /// A model of `schema`'s type with one value per name (`.null` for a field it does not have).
+    /// Missing values at the end are nulls; values past the names are ignored.
+    public init(_ schema: ModelSchema, _ values: [Value]) {
+        self.schema = schema
+        let count = schema.names.count
+        if values.count == count {
+            self.values = values
+        } else {
+            self.values = Array(values.prefix(count)) + Array(repeating: .null, count: max(0, count - values.count))
+        }
+    }
+
+    public subscript(key: String) -> Value {
+        guard let position = schema.position(of: key) else { return .null }
+        return values[position]
+    }
+
+    /// Equal when of the same type with the same fields, whatever their order.
+    public static func == (lhs: DataModel, rhs: DataModel) -> Bool {
+        if lhs.schema === rhs.schema { return lhs.values == rhs.values }
+        return lhs.typeName == rhs.typeName && lhs.fields == rhs.fields
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(typeName)
+        hasher.combine(fields)
+    }
 }

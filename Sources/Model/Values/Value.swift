@@ -28,7 +28,7 @@ public enum Value: Sendable, Hashable {
     public subscript(key: String) -> Value {
         switch self {
         case .object(let fields): fields[key] ?? .null
-        case .model(let model): model.fields[key] ?? .null
+        case .model(let model): model[key]
         default: .null
         }
     }

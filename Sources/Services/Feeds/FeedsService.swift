@@ -372,6 +372,8 @@ public final class FeedsService: Service {
               let host = parsed.host, !host.isEmpty else {
             throw ServiceError(.invalidArgument, "url must be an absolute http or https URL such as https://example.org/feed.xml, got \"\(text)\"")
         }
+        // What the http client would refuse (a port past 65535) is refused before anything is stored.
+        _ = try HTTPTarget(url)
         return url
     }
 

@@ -22,19 +22,23 @@ public struct Placemark: Sendable, Hashable {
     /// Metres from the point asked about; nil for forward searches.
     public let distance: Double?
 
-    /// The `placemark` data model; empty divisions are left out.
+    /// The `placemark` data model's fields, shared by every placemark.
+    static let schema = ModelSchema("placemark", ["name", "admin1", "admin2", "countryCode", "country", "lat", "lon",
+                                                  "population", "distance"])
+
+    /// The `placemark` data model; empty divisions, an unknown population and (for searches) the
+    /// distance are left out.
     public var value: Value {
-        var fields: [String: Value] = [
-            "name": .string(name),
-            "countryCode": .string(countryCode),
-            "country": .string(country),
-            "lat": .number(point.latitude),
-            "lon": .number(point.longitude),
-        ]
-        if !admin1.isEmpty { fields["admin1"] = .string(admin1) }
-        if !admin2.isEmpty { fields["admin2"] = .string(admin2) }
-        if population > 0 { fields["population"] = .integer(Int64(population)) }
-        if let distance { fields["distance"] = .number(distance) }
-        return .model(DataModel("placemark", fields))
+        .model(DataModel(Self.schema, [
+            .string(name),
+            admin1.isEmpty ? .null : .string(admin1),
+            admin2.isEmpty ? .null : .string(admin2),
+            .string(countryCode),
+            .string(country),
+            .number(point.latitude),
+            .number(point.longitude),
+            population > 0 ? .integer(Int64(population)) : .null,
+            distance.map(Value.number) ?? .null,
+        ]))
     }
 }

@@ -35,18 +35,15 @@ public struct LocationFix: Sendable, Equatable {
     /// The `location` data model: `lat`, `lon`, `altitude`, `speed`, `course`, `accuracy`, `time`,
     /// `provider` (absent measurements are left out).
     public var value: Value {
-        var fields: [String: Value] = [
-            "lat": .number(latitude),
-            "lon": .number(longitude),
-            "time": .number(time),
-            "provider": .string(provider),
-        ]
-        if let altitude { fields["altitude"] = .number(altitude) }
-        if let speed { fields["speed"] = .number(speed) }
-        if let course { fields["course"] = .number(course) }
-        if let accuracy { fields["accuracy"] = .number(accuracy) }
-        return .model(DataModel("location", fields))
+        .model(DataModel(Self.schema, [
+            .number(latitude), .number(longitude), .number(time), .string(provider),
+            altitude.map(Value.number) ?? .null, speed.map(Value.number) ?? .null,
+            course.map(Value.number) ?? .null, accuracy.map(Value.number) ?? .null,
+        ]))
     }
+
+    /// The `location` data model's fields, shared by every fix.
+    static let schema = ModelSchema("location", ["lat", "lon", "time", "provider", "altitude", "speed", "course", "accuracy"])
 
     /// The great-circle distance to `other`, in metres.
     public func distance(to other: LocationFix) -> Double {

@@ -24,24 +24,25 @@ public struct GeoPoint: Sendable, Hashable {
 
     /// A point from a location record (`{lat=, lon=}`, a location or any table with those fields).
     ///
-    /// - Parameter label: prefixes the error message (`location #3: `), empty for none.
+    /// - Parameter label: prefixes the error message (`location #3: `), empty for none; made only
+    ///   for an error (a batch checks 100,000 points).
     /// - Throws: `invalid_argument` naming the field that is missing, not a number, NaN or out
     ///   of range (`latitude 123 is outside [-90, 90]`).
-    public init(value: Value, label: String = "") throws(ServiceError) {
+    public init(value: Value, label: @autoclosure () -> String = "") throws(ServiceError) {
         latitude = try Self.coordinate(value, "lat", "latitude", limit: 90, label: label)
         longitude = try Self.coordinate(value, "lon", "longitude", limit: 180, label: label)
     }
 
     private static func coordinate(_ value: Value, _ key: String, _ word: String, limit: Double,
-                                   label: String) throws(ServiceError) -> Double {
+                                   label: () -> String) throws(ServiceError) -> Double {
         let field = value[key]
-        guard !field.isNull else { throw ServiceError(.invalidArgument, "\(label)\(word) is missing (field '\(key)')") }
+        guard !field.isNull else { throw ServiceError(.invalidArgument, "\(label())\(word) is missing (field '\(key)')") }
         guard let number = field.doubleValue else {
-            throw ServiceError(.invalidArgument, "\(label)\(word) must be a number (field '\(key)'), got \(field.typeName)")
+            throw ServiceError(.invalidArgument, "\(label())\(word) must be a number (field '\(key)'), got \(field.typeName)")
         }
-        guard !number.isNaN else { throw ServiceError(.invalidArgument, "\(label)\(word) is NaN (field '\(key)')") }
+        guard !number.isNaN else { throw ServiceError(.invalidArgument, "\(label())\(word) is NaN (field '\(key)')") }
         guard (-limit...limit).contains(number) else {
-            throw ServiceError(.invalidArgument, "\(label)\(word) \(formatNumber(number)) is outside [-\(Int(limit)), \(Int(limit))]")
+            throw ServiceError(.invalidArgument, "\(label())\(word) \(formatNumber(number)) is outside [-\(Int(limit)), \(Int(limit))]")
         }
         return number
     }
