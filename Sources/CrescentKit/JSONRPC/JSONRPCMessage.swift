@@ -21,8 +21,9 @@ public enum JSONRPCMessage: Sendable, Equatable {
     /// The failed answer to a request; the id is nil when the request could not be read.
     case failure(id: JSONRPCID?, error: JSONRPCError)
 
-    /// The message as one line of JSON, without the line ending: `value`'s text (keys sorted),
-    /// written field by field without building the envelope object first.
+    /// The message as one line of JSON, without the line ending: `value`'s text (keys sorted).
+    /// The messages of every call are written field by field, without building the envelope
+    /// object first; a failure, rare, is `value`'s text as it is.
     public var line: String {
         var text = "{"
         switch self {
@@ -34,10 +35,8 @@ public enum JSONRPCMessage: Sendable, Equatable {
             if !params.isNull { text += ",\"params\":" + params.jsonText }
         case .response(let id, let result):
             text += "\"id\":" + id.value.jsonText + ",\"jsonrpc\":\"2.0\",\"result\":" + result.jsonText
-        case .failure(let id, let error):
-            var body: [String: Value] = ["code": .integer(Int64(error.code)), "message": .string(error.message)]
-            if let data = error.data { body["data"] = data }
-            text += "\"error\":" + Value.object(body).jsonText + ",\"id\":" + (id?.value ?? .null).jsonText + ",\"jsonrpc\":\"2.0\""
+        case .failure:
+            return value.jsonText
         }
         text += "}"
         return text
