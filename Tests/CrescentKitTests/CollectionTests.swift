@@ -99,4 +99,24 @@ import Testing
             "bad argument #2 to 'observe' ('size' is not a property of readings (properties: items, count))",
         ])
     }
+
+    /// Reports made on two threads reach observers in the order they were made: one from another
+    /// thread still on its way to the loop, then one made on the loop inside a turn (the shortcut
+    /// the loop takes for its own reports must not overtake it).
+    @Test func reportsFromAnotherThreadAndTheLoopArriveInOrder() async {
+        let run = await RealLoopRun.run(Self.showChange + """
+            local r = services.thermostat.readings
+            local seen = {}
+            r:on("didChange", function(cs)
+              seen[#seen + 1] = show(cs) .. " " .. tostring(cs.insertedItems[1])
+              if #seen == 2 then print(table.concat(seen, "; ")) app.exit(0) end
+            end)
+            r:recordApart(1, 2, function(n, err) print("count", n, err) end)
+            """)
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        #expect(run.lines == [
+            "count\t2\tnil",
+            "inserted={1} deleted={} updated={} reload=false 1; inserted={2} deleted={} updated={} reload=false 2",
+        ])
+    }
 }

@@ -356,19 +356,30 @@ final class ModelBinding {
 
     // MARK: Changes from the model
 
-    /// Carries the object's reports to the loop: directly when already on it (they are queued for
-    /// the next delivery round, never delivered inside the setter), else as a loop job.
+    /// Carries the object's reports to the loop in the order they were made: directly when made
+    /// on it with none from another thread still on the way (they are queued for the next
+    /// delivery round, never delivered inside the setter), else as a loop job behind those.
     private func attachSink(to box: ObjectBox) {
         let bound = NIOLoopBound(host, eventLoop: host.loop)
         let link = host.link
         let boundBox = NIOLoopBound(box, eventLoop: host.loop)
+        let inFlight = ReportsInFlight()
         box.sinkID = box.object.changes.attach { change in
-            // The common case, a setter run by a method inside a turn, allocates nothing.
-            if bound.eventLoop.inEventLoop, bound.value.inTurn {
-                bound.value.binding.apply(change, to: boundBox.value)
+            if bound.eventLoop.inEventLoop, inFlight.isEmpty {
+                // The common case, a setter run by a method inside a turn, allocates nothing.
+                if bound.value.inTurn {
+                    bound.value.binding.apply(change, to: boundBox.value)
+                } else {
+                    link.turn { host in host.binding.apply(change, to: boundBox.value) }
+                }
                 return
             }
-            link.turn { host in host.binding.apply(change, to: boundBox.value) }
+            inFlight.sent()
+            let queued = link.later { host in
+                host.binding.apply(change, to: boundBox.value)
+                inFlight.arrived()
+            }
+            if !queued { inFlight.arrived() }
         }
     }
 

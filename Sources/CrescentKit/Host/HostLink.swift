@@ -64,6 +64,14 @@ public struct HostLink: Sendable {
         }
     }
 
+    /// Runs `job` on the loop as a turn of its own, after everything already queued there (also
+    /// when called on the loop), unless the host has finished; false when it was dropped.
+    @discardableResult
+    public func later(_ job: @escaping @Sendable (Host) -> Void) -> Bool {
+        let bound = bound
+        return gate.execute(on: bound.eventLoop) { bound.value.runTurn(job) }
+    }
+
     /// Runs `job` with the host on its loop, outside any turn, unless the host has finished.
     public func onLoop(_ job: @escaping @Sendable (Host) -> Void) {
         let bound = bound

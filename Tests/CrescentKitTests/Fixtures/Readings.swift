@@ -1,3 +1,4 @@
+import Foundation
 import Model
 
 /// The thermostat's collection: a plain list of numbers (``ValueList``) that publishes exact
@@ -32,6 +33,20 @@ final class Readings: ModelObject {
         d.method("record", [.init("value", .number, "The temperature.")], returns: "the new count",
                  "Appends a reading.", immediate: { readings, arguments throws(ServiceError) in
                      readings.insert([arguments[0]])
+                     return .integer(Int64(readings.count))
+                 })
+        d.method("recordApart", [.init("first", .number, "Appended on another thread."), .init("second", .number, "Appended here.")],
+                 returns: "the new count",
+                 "Appends `first` on a thread of its own and waits for it, then `second` on the caller's thread: two reports in that order from two threads.",
+                 immediate: { readings, arguments throws(ServiceError) in
+                     let appended = DispatchSemaphore(value: 0)
+                     let first = arguments[0]
+                     Thread {
+                         readings.insert([first])
+                         appended.signal()
+                     }.start()
+                     appended.wait()
+                     readings.insert([arguments[1]])
                      return .integer(Int64(readings.count))
                  })
         d.action("drop", [.init("position", .integer, "1-based position.")], "Removes a reading.") { readings, arguments throws(ServiceError) in
