@@ -1,4 +1,4 @@
-import CrescentKit
+@testable import CrescentKit
 import Model
 import NIOCore
 import Testing
@@ -53,6 +53,53 @@ import Testing
         ]
         for message in messages {
             #expect(message.line == message.value.jsonText)
+        }
+    }
+
+    /// The short way for plain calls must read every line as the full reader of the decoded
+    /// document does, and leave every other line to it.
+    @Test func theCallScannerReadsLinesAsTheDocumentReaderDoes() {
+        let taken = [
+            #"{"id":1,"jsonrpc":"2.0","method":"eval","params":{"code":"1"}}"#,
+            #" { "method" : "eval" , "params" : { "code" : "a\"}b]" } , "id" : -12 , "jsonrpc" : "2.0" } "#,
+            #"{"jsonrpc":"2.0","id":"x y","method":"hello"}"#,
+            #"{"jsonrpc":"2.0","method":"log","params":[1,{"a":[]},"]"]}"#,
+            #"{"jsonrpc":"2.0","id":0,"method":"m","params":null}"#,
+            #"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"m"}"#,
+            #"{"jsonrpc":"2.0","id":9223372036854775807,"method":"m"}"#,
+        ]
+        let left = [
+            #"{"jsonrpc":"2.0","id":1,"method":"m\u0041"}"#,
+            #"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#,
+            #"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#,
+            #"{"jsonrpc":"2.0","id":01,"method":"m"}"#,
+            #"{"jsonrpc":"2.0","id":9223372036854775808,"method":"m"}"#,
+            #"{"jsonrpc":"2.0","id":null,"method":"m"}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m","params":3}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":}}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":1]}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m"} x"#,
+            #"{"jsonrpc":"1.0","id":1,"method":"m"}"#,
+            #"{"jsonrpc":"2.0","id":1,"result":1}"#,
+            #"{"jsonrpc":"2.0","id":1}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"a\#u{1}b"}"#,
+            "\u{FEFF}" + #"{"jsonrpc":"2.0","id":1,"method":"m"}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"\"#,
+        ]
+        for line in taken + left {
+            let bytes = Array(line.utf8)
+            let scanned = bytes.withUnsafeBufferPointer { JSONRPCCallScanner.call(in: $0) }
+            #expect((scanned != nil) == taken.contains(line), "\(line)")
+            let full: Result<JSONRPCMessage, JSONRPCError>
+            switch Result(catching: { () throws(ServiceError) in try Value(jsonBytes: bytes) }) {
+            case .success(let document): full = JSONRPCMessage.parse(document)
+            case .failure: full = .failure(JSONRPCError(code: JSONRPCError.parseError, message: "parse error"))
+            }
+            switch (parse(line), full) {
+            case (.success(let quick), .success(let slow)): #expect(quick == slow, "\(line)")
+            case (.failure(let quick), .failure(let slow)): #expect(quick.code == slow.code, "\(line)")
+            default: Issue.record("the two readings differ for \(line)")
+            }
         }
     }
 

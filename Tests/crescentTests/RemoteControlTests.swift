@@ -217,6 +217,29 @@ import Glibc
         _ = await host.stop()
     }
 
+    /// Lines come as the client writes them: several in one write, one across writes.
+    @Test func linesInOneWriteAndLinesAcrossWritesAreAnsweredInOrder() async throws {
+        let host = try await groceriesHost()
+        let client = try host.client()
+        func request(_ id: Int, _ code: String) -> String {
+            #"{"jsonrpc":"2.0","id":\#(id),"method":"eval","params":{"code":"return \#(code)"}}"#
+        }
+        client.send(raw: request(1, "1") + "\n" + request(2, "'two'") + "\r\n\n" + request(3, "3"))
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let fourth = request(4, "2 + 2")
+        client.send(raw: "\n" + fourth.prefix(20))
+        try await Task.sleep(nanoseconds: 100_000_000)
+        client.send(raw: String(fourth.dropFirst(20)) + "\n")
+        var texts: [String] = []
+        let deadline = Date().addingTimeInterval(15)
+        while texts.count < 4, let message = client.next(until: deadline) {
+            #expect(message["id"] as? Int == texts.count + 1, "\(message)")
+            texts.append((message["result"] as? [String: Any])?["text"] as? String ?? "\(message)")
+        }
+        #expect(texts == ["1", "\"two\"", "3", "4"])
+        _ = await host.stop()
+    }
+
     @Test func connectDisconnectCyclesLeaveNothingBehind() async throws {
         let host = try await groceriesHost()
         let probe = try host.client()

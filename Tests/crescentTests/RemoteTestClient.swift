@@ -37,7 +37,12 @@ final class RemoteTestClient: @unchecked Sendable {
 
     /// Writes `line` and a newline.
     func send(line: String) {
-        let bytes = Array((line + "\n").utf8)
+        send(raw: line + "\n")
+    }
+
+    /// Writes `text` as it is, in one write: several lines, or part of one.
+    func send(raw text: String) {
+        let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -25,16 +25,32 @@ public enum JSONRPCMessage: Sendable, Equatable {
     /// The messages of every call are written field by field, without building the envelope
     /// object first; a failure, rare, is `value`'s text as it is.
     public var line: String {
-        var text = "{"
+        var text = ""
+        // Enough for the common messages (an eval's answer, an output line) to grow only once, if at all.
+        text.reserveCapacity(128)
+        text += "{"
         switch self {
         case .request(let id, let method, let params):
-            text += "\"id\":" + id.value.jsonText + ",\"jsonrpc\":\"2.0\",\"method\":" + Value.jsonString(method)
-            if !params.isNull { text += ",\"params\":" + params.jsonText }
+            text += "\"id\":"
+            id.value.appendJSON(to: &text)
+            text += ",\"jsonrpc\":\"2.0\",\"method\":"
+            Value.appendJSONString(method, to: &text)
+            if !params.isNull {
+                text += ",\"params\":"
+                params.appendJSON(to: &text)
+            }
         case .notification(let method, let params):
-            text += "\"jsonrpc\":\"2.0\",\"method\":" + Value.jsonString(method)
-            if !params.isNull { text += ",\"params\":" + params.jsonText }
+            text += "\"jsonrpc\":\"2.0\",\"method\":"
+            Value.appendJSONString(method, to: &text)
+            if !params.isNull {
+                text += ",\"params\":"
+                params.appendJSON(to: &text)
+            }
         case .response(let id, let result):
-            text += "\"id\":" + id.value.jsonText + ",\"jsonrpc\":\"2.0\",\"result\":" + result.jsonText
+            text += "\"id\":"
+            id.value.appendJSON(to: &text)
+            text += ",\"jsonrpc\":\"2.0\",\"result\":"
+            result.appendJSON(to: &text)
         case .failure:
             return value.jsonText
         }
@@ -67,6 +83,10 @@ public enum JSONRPCMessage: Sendable, Equatable {
 
     /// The message one line holds, or the error to answer it with (a parse error, an invalid request).
     public static func parse(line: some Collection<UInt8>) -> Result<JSONRPCMessage, JSONRPCError> {
+        // The common line, a call in a plain envelope, is read without decoding the envelope.
+        if let call = line.withContiguousStorageIfAvailable({ JSONRPCCallScanner.call(in: $0) }), let call {
+            return .success(call)
+        }
         let document: Value
         do {
             document = try Value(jsonBytes: line)

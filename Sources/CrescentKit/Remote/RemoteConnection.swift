@@ -43,6 +43,8 @@ final class RemoteConnection: Sendable {
         /// when the read completes (``readCompleted()``), not by a task of its own.
         var reading = false
         var flushDeferred = false
+        /// Lines were handed to the channel during a read and wait for its flush.
+        var unflushed = false
         var closed = false
         /// Values replaced before the client read them (a slow reader).
         var replaced = 0
@@ -62,22 +64,43 @@ final class RemoteConnection: Sendable {
     @discardableResult
     func send(_ message: JSONRPCMessage) -> Bool {
         let line = message.line
-        let outcome = outbox.withLock { box -> (accepted: Bool, schedule: Bool, overflow: Bool) in
-            guard !box.closed else { return (false, false, false) }
+        let onLoop = channel.eventLoop.inEventLoop
+        let outcome = outbox.withLock { box -> SendOutcome in
+            guard !box.closed else { return .refused }
+            // The answer to a line this connection read, with nothing waiting before it: handed
+            // to the channel at once (no queueing), and flushed when the read completes.
+            if onLoop && box.reading && box.head == box.items.count && channel.isWritable {
+                box.unflushed = true
+                return .direct
+            }
             guard box.queued < Self.maxQueued else {
                 box.closed = true
-                return (false, false, true)
+                return .overflow
             }
             box.items.append(.line(line))
             box.queued += 1
-            return (true, Self.takeSchedule(&box), false)
+            return .queued(schedule: Self.takeSchedule(&box))
         }
-        if outcome.schedule { scheduleFlush() }
-        if outcome.overflow {
+        switch outcome {
+        case .direct:
+            write(line)
+        case .queued(let schedule):
+            if schedule { scheduleFlush() }
+        case .overflow:
             onOverflow?()
             close(reason: "the client did not read: more than \(Self.maxQueued) responses and events waited")
+            return false
+        case .refused:
+            return false
         }
-        return outcome.accepted
+        return true
+    }
+
+    private enum SendOutcome {
+        case direct
+        case queued(schedule: Bool)
+        case overflow
+        case refused
     }
 
     /// Queues a value where only the newest matters (an observation, a render): a value still
@@ -120,7 +143,7 @@ final class RemoteConnection: Sendable {
         let flushNow = outbox.withLock { box -> Bool in
             box.reading = false
             defer { box.flushDeferred = false }
-            return box.flushDeferred
+            return box.flushDeferred || box.unflushed
         }
         if flushNow { flush() }
     }
@@ -153,14 +176,23 @@ final class RemoteConnection: Sendable {
             }
             guard let next else { break }
             if next.isEmpty { continue }
-            var buffer = channel.allocator.buffer(capacity: next.utf8.count + 1)
-            buffer.writeString(next)
-            buffer.writeInteger(UInt8(ascii: "\n"))
-            channel.write(buffer, promise: nil)
+            write(next)
             wrote = true
         }
-        if !channel.isWritable { outbox.withLock { $0.flushScheduled = false } }
-        if wrote { channel.flush() }
+        let unflushed = outbox.withLock { box -> Bool in
+            if !channel.isWritable { box.flushScheduled = false }
+            defer { box.unflushed = false }
+            return box.unflushed
+        }
+        if wrote || unflushed { channel.flush() }
+    }
+
+    /// Hands `line` and its newline to the channel, unflushed; on the channel's loop.
+    private func write(_ line: String) {
+        var buffer = channel.allocator.buffer(capacity: line.utf8.count + 1)
+        buffer.writeString(line)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        channel.write(buffer, promise: nil)
     }
 
     /// Tells the client why (a `disconnect` notification, if it ever reads) and closes.

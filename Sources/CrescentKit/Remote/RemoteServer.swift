@@ -179,7 +179,7 @@ public final class RemoteServer {
                         connection: connection,
                         received: { connection, line in received(line, from: connection, server: server, interrupter: interrupter) },
                         closed: { connection in onHost(server) { $0.disconnected(connection) } })
-                    try channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(JSONRPCLineDecoder()), handler)
+                    try channel.pipeline.syncOperations.addHandler(handler)
                     if peek >= 0 { watch.add(connection, descriptor: peek) }
                     onHost(server) { $0.connected(connection) }
                 }

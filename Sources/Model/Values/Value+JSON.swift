@@ -18,6 +18,17 @@ extension Value {
         return text
     }
 
+    /// Appends the value's JSON text (``jsonText``) to `text`: a message that wraps values in an
+    /// envelope writes them all into one string instead of joining a string per value.
+    public func appendJSON(to text: inout String) {
+        Self.writeJSON(self, into: &text)
+    }
+
+    /// Appends `string` as a JSON string literal, quoted and escaped (see ``jsonString(_:)``).
+    public static func appendJSONString(_ string: String, to text: inout String) {
+        writeJSONString(string, into: &text)
+    }
+
     /// `text` as a JSON string literal, quoted and escaped.
     public static func jsonString(_ text: String) -> String {
         var result = ""
