@@ -46,13 +46,19 @@ extension RemoteServer {
         switch ending {
         case .returned(let stack, let count):
             guard count > 0, let inspect else { return .success(["text": ""]) }
-            var answer: [String: Value] = ["text": .string(host.describeValues(count, on: stack, inspect: inspect))]
+            let text = Value.string(host.describeValues(count, on: stack, inspect: inspect))
+            if count == 1 {
+                // The common answer, built at its size at once.
+                guard let value = try? host.binding.value(at: stack.top, in: stack) else { return .success(["text": text]) }
+                return .success(["text": text, "value": value])
+            }
+            var answer: [String: Value] = ["text": text]
             var values: [Value] = []
             for index in (stack.top - count + 1)...stack.top {
                 guard let value = try? host.binding.value(at: index, in: stack) else { break }
                 values.append(value)
             }
-            if values.count == Int(count) { answer["value"] = count == 1 ? values[0] : .array(values) }
+            if values.count == Int(count) { answer["value"] = .array(values) }
             return .success(.object(answer))
         case .failed(let error):
             if host.handleControlFlow(error) {
