@@ -265,7 +265,7 @@ extension ModelBinding: DeliveryDispatcher {
                                                                      // keys handle handler prototype new old change
         lua_rotate(state, -4, -1)                                    // keys handle handler new old change prototype
         stack.pop()
-        try host.withOwner(of: change.subscription) { try vm.call(arguments: 3, results: 0) }
+        try withUnretainedHost { try $0.withOwner(of: change.subscription) { try vm.call(arguments: 3, results: 0) } }
     }
 
     func deliver(_ event: EventDelivery) throws {
@@ -282,7 +282,7 @@ extension ModelBinding: DeliveryDispatcher {
             guard stack.type(at: -1) == .function else { return }
             lua_rotate(stack.state, -2, 1)                           // handle method delegate
             pushPayload(event.payload, onto: stack)
-            try host.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) }
+            try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
             return
         }
         lua_rotate(stack.state, -2, 1)                               // handler handle
@@ -300,7 +300,7 @@ extension ModelBinding: DeliveryDispatcher {
         stack.rawSet(-2, "sub")
         lua_rotate(stack.state, -3, -1)                              // handler payload info handle
         stack.pop()
-        try host.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) }
+        try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
     }
 
     private func pushPayload(_ payload: EventPayload, onto stack: LuaStack) {
