@@ -68,9 +68,22 @@ struct VersionRange: Sendable {
     }
 }
 
-extension StringProtocol {
+extension Substring {
     /// The text without leading and trailing spaces and tabs.
     var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        // Index walks rather than `drop(while:).reversed()`: the runtime builds the metadata of
+        // those wrapper types on first use by scanning every protocol conformance in the binary,
+        // which made reading the plugin manifests the larger part of their start-up cost.
+        func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" }
+        var start = startIndex
+        var end = endIndex
+        while start < end, isSpace(self[start]) { start = index(after: start) }
+        while end > start, isSpace(self[index(before: end)]) { end = index(before: end) }
+        return String(self[start..<end])
     }
+}
+
+extension String {
+    /// The text without leading and trailing spaces and tabs.
+    var trimmingSpaces: String { self[...].trimmingSpaces }
 }
