@@ -7,14 +7,29 @@ struct SemanticVersion: Comparable, CustomStringConvertible, Sendable {
 
     /// Parses `1.2.3` (a pre-release or build suffix after `-` or `+` is ignored); nil otherwise.
     init?(_ text: String) {
-        let core = text.prefix { $0 != "-" && $0 != "+" }
-        let parts = core.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) }),
-              let major = Int(parts[0]), let minor = Int(parts[1]), let patch = Int(parts[2]),
-              major >= 0, minor >= 0, patch >= 0 else { return nil }
-        self.major = major
-        self.minor = minor
-        self.patch = patch
+        // Read byte by byte: every plugin's manifest has two versions to check at start-up.
+        var parts = [0, 0, 0]
+        var part = 0
+        var digits = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") { break }
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, part < 2 else { return nil }
+                part += 1
+                digits = 0
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            let (tens, overflowed) = parts[part].multipliedReportingOverflow(by: 10)
+            let (sum, overflowedAgain) = tens.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflowed, !overflowedAgain else { return nil }
+            parts[part] = sum
+            digits += 1
+        }
+        guard part == 2, digits > 0 else { return nil }
+        major = parts[0]
+        minor = parts[1]
+        patch = parts[2]
     }
 
     var description: String { "\(major).\(minor).\(patch)" }
