@@ -116,10 +116,10 @@ import Testing
               print("never", result, err)
             end)
             timer.after(0.05, function() tk:cancel() print("cancelled", tk.done, tk.error) end)
-            """)
+            """, timeout: 50)
         #expect(run.status == 0)
         #expect(run.lines == ["cancelled\ttrue\tcancelled"])
         // Far below the request's 60 s even when the machine is busy: the request was cancelled.
-        #expect(run.seconds < 30)
+        #expect(run.seconds < 40, "took \(run.seconds) s")
     }
 }

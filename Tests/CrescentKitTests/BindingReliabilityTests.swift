@@ -284,10 +284,10 @@ import Testing
             -- 20,000: enough to show the tasks do not hold the run for their 60 s, few enough that
             -- a loaded machine (CI) finishes well inside the limit (100,000 took 8 s alone, 22 s there).
             for i = 1, 20000 do t:slow(60, done):cancel() end
-            """)
+            """, timeout: 50)
         #expect(run.status == 0)
         #expect(run.lines == ["20000\t0"])
-        #expect(run.seconds < 15, "the cancelled Swift tasks do not keep the run alive (took \(run.seconds) s)")
+        #expect(run.seconds < 40, "the cancelled Swift tasks (60 s) do not keep the run alive (took \(run.seconds) s)")
     }
 
     @Test func handlersThatChangeTheSubscriberListWhileDispatched() throws {

@@ -180,9 +180,9 @@ import Testing
               timer.after(0.05, function() long:cancel() long:cancel() end)
             end)
             returned = true
-            """)
+            """, timeout: 80)
         #expect(run.status == 0)
         #expect(run.lines == ["slow\tdone\tnil\ttrue", "long\tnil\tcancelled\tthermostat\tslow\t1", "calls\t1\ttrue"])
-        #expect(run.seconds < 15, "cancelling stops the Swift task: the run does not wait 100 s")
+        #expect(run.seconds < 60, "cancelling stops the Swift task: the run does not wait 100 s (took \(run.seconds) s; a loaded machine with the parallel tests took 16)")
     }
 }
