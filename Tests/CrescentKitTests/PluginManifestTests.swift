@@ -71,6 +71,30 @@ import Testing
         #expect(problem.contains(message), "\(problem)")
     }
 
+    /// A version is major.minor.patch (a suffix after `-` or `+` is ignored); a range is
+    /// comparisons separated by commas, blanks allowed around each. The host here is 0.1.0.
+    @Test(arguments: [
+        ("\"1.0.0-beta.2\"", "\" >= 0.1.0 ,\t< 1.0.0 \"", nil),
+        ("\"10.20.30+build\"", "\"^0.1.0\"", nil),
+        ("\"1.0.0.1\"", "\">=0.1.0\"", "field 'version' must be a version like 1.0.0"),
+        ("\"1..0\"", "\">=0.1.0\"", "field 'version' must be a version like 1.0.0"),
+        ("\"1.0.x\"", "\">=0.1.0\"", "field 'version' must be a version like 1.0.0"),
+        ("\"99999999999999999999.0.0\"", "\">=0.1.0\"", "field 'version' must be a version like 1.0.0"),
+        ("\"1.0.0\"", "\">=0.1, <1.0.0\"", "field 'crescent' '>=0.1' is not a comparison"),
+        ("\"1.0.0\"", "\"^0.2.0\"", "this is crescent 0.1.0"),
+    ] as [(String, String, String?)])
+    func versionsAndRangesAreReadAsWritten(version: String, range: String, message: String?) throws {
+        var fields = Self.valid
+        fields["version"] = version
+        fields["crescent"] = range
+        let problem = try problem(fields)
+        if let message {
+            #expect(problem?.contains(message) == true, "\(problem ?? "no problem")")
+        } else {
+            #expect(problem == nil, "\(problem ?? "")")
+        }
+    }
+
     @Test func missingFieldsAreNamed() throws {
         for field in ["name", "version", "crescent", "kind", "services"] {
             var fields = Self.valid

@@ -6,7 +6,7 @@ import Testing
     final class Item: Cancellable {
         let name: String
         let lines: Lines
-        var ownerSlot = -1
+        var ownerSlot: Int32 = -1
         var cancelCount = 0
         var onCancel: (() -> Void)?
         init(_ name: String, _ lines: Lines) {

@@ -112,6 +112,7 @@ import Testing
                is preserved.
             '''
             h = ''''That,' she said, 'is still pointless.''''
+            "ß € 😀" = 'ß € 😀'
             """#)
         #expect(root["a"] == .string("tab\tnew\nquote\" é 😀"))
         #expect(root["b"] == .string(#"C:\Users\nodejs"#))
@@ -121,6 +122,7 @@ import Testing
         #expect(root["f"] == .string("\"\"five\"\""))
         #expect(root["g"] == .string("The first newline is\ntrimmed in raw strings.\n   All other whitespace\n   is preserved.\n"))
         #expect(root["h"] == .string("'That,' she said, 'is still pointless.'"))
+        #expect(root["ß € 😀"] == .string("ß € 😀"), "scalars of two, three and four UTF-8 bytes, in a key and a value")
     }
 
     @Test func tablesAreDefinedOnceAndInOneWay() throws {

@@ -165,30 +165,29 @@ extension ModelBinding {
         """
 
     /// Makes a subscription whose handle userdata is pinned (its slot is the token) and holds the
-    /// handler (a function or a delegate) as user value 1 and, for a property, the prototype of its
-    /// change tables as user value 2.
+    /// handler (a function or a delegate) as its user value; for a property, the subscription's
+    /// `detail` is the reference of the prototype of its change tables, shared by every
+    /// subscription of that property (kept apart from the handle, whose every user value slot
+    /// costs 16 bytes per subscription).
     private func subscribe(_ stack: LuaStack, handlerAt handlerIndex: Int32, property: (ObjectBox, String)? = nil,
                            _ make: (Int32) -> Subscription) -> Subscription {
         let subscription = make(0)
-        tables.subscriptionType.push(subscription, onto: stack, userValues: 2) // ... handle
+        tables.subscriptionType.push(subscription, onto: stack, userValues: 1) // ... handle
         stack.pushValue(at: handlerIndex)
         _ = lua_setiuservalue(stack.state, -2, 1)
         if let (box, key) = property {
-            pushChangePrototype(box, key, onto: stack)
-            _ = lua_setiuservalue(stack.state, -2, 2)
+            subscription.detail = changePrototype(box, key, stack).id
         }
         subscription.token = vm.refID(from: stack)                   // ...
         return subscription
     }
 
-    /// Pushes the prototype shared by the change tables of property `key` of `box`: `object` and
-    /// `key` are the same for every delivery, so each change table holds only three fields.
-    private func pushChangePrototype(_ box: ObjectBox, _ key: String, onto stack: LuaStack) {
+    /// The prototype shared by the change tables of property `key` of `box`: `object` and `key`
+    /// are the same for every delivery, so each change table holds only three fields. It stays
+    /// while the property has a subscription (see ``subscriptionEnded(_:)``).
+    private func changePrototype(_ box: ObjectBox, _ key: String, _ stack: LuaStack) -> LuaRef {
         let id = ChangePrototypeKey(object: ObjectIdentifier(box.object), key: key)
-        if let known = changePrototypes[id] {
-            known.push(onto: stack)
-            return
-        }
+        if let known = changePrototypes[id] { return known }
         _ = stack.ensure(4)
         stack.newTable(fieldCount: 4)                                // prototype
         stack.newTable(fieldCount: 2)                                // prototype shared
@@ -203,8 +202,9 @@ extension ModelBinding {
             stack.rawSet(-3, name)
         }
         stack.pop()
-        stack.pushValue(at: -1)
-        changePrototypes[id] = vm.ref(from: stack)                   // prototype
+        let prototype = vm.ref(from: stack)                          // (popped)
+        changePrototypes[id] = prototype
+        return prototype
     }
 
     /// Pushes the one handle of a live subscription (a new one for a cancelled subscription).
@@ -258,14 +258,14 @@ extension ModelBinding: DeliveryDispatcher {
         _ = crescent_getref(state, tables.changeKeys)                // keys
         _ = crescent_getref(state, change.subscription.token)        // keys handle
         _ = lua_getiuservalue(state, -1, 1)                          // keys handle handler
-        _ = lua_getiuservalue(state, -2, 2)                          // keys handle handler prototype
+        _ = crescent_getref(state, change.subscription.detail)       // keys handle handler prototype
         push(change.new, onto: stack)                                // keys handle handler prototype new
         if let old = change.old { push(old, onto: stack) } else { stack.pushNil() }
         crescent_push_change(state, -6, -3, change.initial ? 1 : 0, lua_Integer(change.coalesced), -5)
                                                                      // keys handle handler prototype new old change
         lua_rotate(state, -4, -1)                                    // keys handle handler new old change prototype
         stack.pop()
-        try host.withOwner(of: change.subscription) { try vm.call(arguments: 3, results: 0) }
+        try withUnretainedHost { try $0.withOwner(of: change.subscription) { try vm.call(arguments: 3, results: 0) } }
     }
 
     func deliver(_ event: EventDelivery) throws {
@@ -282,7 +282,7 @@ extension ModelBinding: DeliveryDispatcher {
             guard stack.type(at: -1) == .function else { return }
             lua_rotate(stack.state, -2, 1)                           // handle method delegate
             pushPayload(event.payload, onto: stack)
-            try host.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) }
+            try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
             return
         }
         lua_rotate(stack.state, -2, 1)                               // handler handle
@@ -300,7 +300,7 @@ extension ModelBinding: DeliveryDispatcher {
         stack.rawSet(-2, "sub")
         lua_rotate(stack.state, -3, -1)                              // handler payload info handle
         stack.pop()
-        try host.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) }
+        try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
     }
 
     private func pushPayload(_ payload: EventPayload, onto stack: LuaStack) {

@@ -22,7 +22,7 @@ final class ServiceRequest: Cancellable, Hashable {
     var outcome: Outcome?
     var isDone = false
     var deliveryScheduled = false
-    var ownerSlot = -1
+    var ownerSlot: Int32 = -1
     weak var owner: Scope?
     weak var binding: ModelBinding?
 

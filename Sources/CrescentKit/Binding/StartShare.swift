@@ -7,7 +7,7 @@ final class StartShare: Cancellable {
     let service: ObjectBox
     private(set) var options: Value
     weak var owner: Scope?
-    var ownerSlot = -1
+    var ownerSlot: Int32 = -1
     weak var binding: ModelBinding?
 
     init(service: ObjectBox, options: Value, owner: Scope, binding: ModelBinding) {

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// The TOML config file: `--config FILE`, else `crescent.toml` in the current folder if present.
-/// Each top-level table is one plugin's section. Read once; its lines stay at hand so messages
+/// Each top-level table is one plugin's section. Read once; its text stays at hand so messages
 /// about it can name `file:line`.
 struct ConfigFile {
     static let defaultName = "crescent.toml"
@@ -13,14 +13,16 @@ struct ConfigFile {
     let name: String
     /// The sections by name; empty when there is no file and none was asked for.
     let sections: [String: Value]
-    private let lines: [String]
+    /// The file's text, split into lines only when a message needs a line number (every plugin
+    /// manifest is read at start-up, and splitting costs more than parsing).
+    private let text: String?
 
     /// Reads and parses the file at `path` (or `crescent.toml`, which may be missing).
     static func load(_ path: String?) throws(HostSetupError) -> ConfigFile {
         let file = path ?? defaultName
         guard let bytes = read(file) else {
             if path != nil { throw HostSetupError(description: "cannot open config file '\(file)'") }
-            return ConfigFile(name: file, sections: [:], lines: [])
+            return ConfigFile(name: file, sections: [:], text: nil)
         }
         // TOML is UTF-8: a file that is not would have its bytes replaced, and keys collide.
         guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -42,8 +44,7 @@ struct ConfigFile {
         } catch {
             throw HostSetupError(description: "\(file):\(error.line): \(error.message)")
         }
-        return ConfigFile(name: file, sections: sections,
-                          lines: text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
+        return ConfigFile(name: file, sections: sections, text: text)
     }
 
     /// Sections the host itself reads, whatever the plugins.
@@ -78,7 +79,7 @@ struct ConfigFile {
     /// `message` (a setting's error such as `[store] synchronous must be ...`) prefixed with the
     /// `file:line` of the key it names, when the file has that section.
     func locate(_ message: String) -> String {
-        guard message.hasPrefix("["), let close = message.firstIndex(of: "]"), !lines.isEmpty else { return message }
+        guard message.hasPrefix("["), let close = message.firstIndex(of: "]"), text != nil else { return message }
         let section = String(message[message.index(after: message.startIndex)..<close])
         let key = message[message.index(after: close)...].drop { $0 == " " }.prefix { $0.isLetter || $0 == "_" || $0.isNumber }
         return "\(name):\(line(of: section, key: key.isEmpty ? nil : String(key))): \(message)"
@@ -86,9 +87,10 @@ struct ConfigFile {
 
     /// The 1-based line of `[section]`, or of `key = ...` inside it (1 when not found).
     private func line(of section: String, key: String?) -> Int {
+        guard let text else { return 1 }
         var current: String?
-        for (index, raw) in lines.enumerated() {
-            let line = Self.trimmed(Substring(raw), " \t")
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = Self.trimmed(raw, " \t")
             if line.hasPrefix("["), let close = line.firstIndex(of: "]") {
                 current = Self.trimmed(line[line.index(after: line.startIndex)..<close], " \t\"")
                 if key == nil && current == section { return index + 1 }

@@ -35,8 +35,10 @@ public final class Host {
 
     /// The script's scope: owns what the main chunk and its handlers start, ends at exit.
     public let scriptScope = Scope(name: "script")
-    /// The owner of what Lua code starts right now (the script, or a controller).
-    public var currentScope: Scope
+    /// The owner of what Lua code starts right now (the script, or a controller). Read around
+    /// every delivery; unchecked (no swift_beginAccess per read) because it is only touched on
+    /// the loop and never passed inout.
+    @exclusivity(unchecked) public var currentScope: Scope
     /// The services, their binding and the observer registry. Lazy only because the binding
     /// refers back to the finished host: `init` touches it first, so it exists from then on.
     private(set) lazy var binding = ModelBinding(host: self, tables: bindingTables)

@@ -24,7 +24,7 @@ final class LuaTask: Hashable, Cancellable {
     var wakeup: Cancellation?
     /// The request the task is waiting for, cancelled with the task.
     var awaiting: (any Cancellable)?
-    var ownerSlot = -1
+    var ownerSlot: Int32 = -1
     weak var owner: Scope?
     /// What the task's code creates belongs to this scope (its owner unless the code moves it,
     /// as a controller's lifecycle does between its lifetime and appearance scopes).

@@ -14,7 +14,7 @@ final class LuaTimer: Hashable, Cancellable {
     /// When it fires next, in the host clock's uptime.
     var deadline: Duration
     var firings = 0
-    var ownerSlot = -1
+    var ownerSlot: Int32 = -1
     weak var owner: Scope?
     weak var host: Host?
 

@@ -207,8 +207,8 @@ private struct ManifestReader {
         for key in table.keys.sorted() {
             let field = "settings.\(key)"
             guard case .object(let spec) = table[key] ?? .null else { throw problem(field, "must be a table with type, default and doc") }
-            let kinds = PluginSetting.Kind.allCases.map(\.rawValue).joined(separator: ", ")
             guard let typeName = spec["type"]?.stringValue, let kind = PluginSetting.Kind(rawValue: typeName) else {
+                let kinds = PluginSetting.Kind.allCases.map(\.rawValue).joined(separator: ", ")
                 throw problem(field + ".type", "must be one of \(kinds)")
             }
             if let defaultValue = spec["default"], !kind.accepts(defaultValue) {

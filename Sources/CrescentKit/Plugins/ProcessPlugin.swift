@@ -16,6 +16,11 @@ import Glibc
 ///   `call_timeout` they answer `unavailable`). A plugin never seen before has no services
 ///   until that answer: a task that touches one waits for it (bounded by `call_timeout`, at
 ///   least 30 s) while the loop runs on; only a touch outside any task holds the loop for it.
+///   That hold is kept on purpose: the main chunk cannot wait without stopping, and what it
+///   gets must be the service itself, whose methods check their arguments at the call site and
+///   whose `help()` documents it; a stand-in without the declarations could do neither, and an
+///   error would break scripts that work on every later run. It happens once per plugin install
+///   or change: afterwards the declarations are known and nothing holds the loop.
 /// - Each call is a `call` request; the answer, or an error whose `data.code` is a service error
 ///   code, answers it. No call waits past `call_timeout` (it answers `timeout` and the program is
 ///   sent `cancel`); a cancelled request sends `cancel` too.

@@ -7,14 +7,29 @@ struct SemanticVersion: Comparable, CustomStringConvertible, Sendable {
 
     /// Parses `1.2.3` (a pre-release or build suffix after `-` or `+` is ignored); nil otherwise.
     init?(_ text: String) {
-        let core = text.prefix { $0 != "-" && $0 != "+" }
-        let parts = core.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) }),
-              let major = Int(parts[0]), let minor = Int(parts[1]), let patch = Int(parts[2]),
-              major >= 0, minor >= 0, patch >= 0 else { return nil }
-        self.major = major
-        self.minor = minor
-        self.patch = patch
+        // Read byte by byte: every plugin's manifest has two versions to check at start-up.
+        var parts = [0, 0, 0]
+        var part = 0
+        var digits = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") { break }
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, part < 2 else { return nil }
+                part += 1
+                digits = 0
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            let (tens, overflowed) = parts[part].multipliedReportingOverflow(by: 10)
+            let (sum, overflowedAgain) = tens.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflowed, !overflowedAgain else { return nil }
+            parts[part] = sum
+            digits += 1
+        }
+        guard part == 2, digits > 0 else { return nil }
+        major = parts[0]
+        minor = parts[1]
+        patch = parts[2]
     }
 
     var description: String { "\(major).\(minor).\(patch)" }
@@ -68,9 +83,22 @@ struct VersionRange: Sendable {
     }
 }
 
-extension StringProtocol {
+extension Substring {
     /// The text without leading and trailing spaces and tabs.
     var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        // Index walks rather than `drop(while:).reversed()`: the runtime builds the metadata of
+        // those wrapper types on first use by scanning every protocol conformance in the binary,
+        // which made reading the plugin manifests the larger part of their start-up cost.
+        func isSpace(_ character: Character) -> Bool { character == " " || character == "\t" }
+        var start = startIndex
+        var end = endIndex
+        while start < end, isSpace(self[start]) { start = index(after: start) }
+        while end > start, isSpace(self[index(before: end)]) { end = index(before: end) }
+        return String(self[start..<end])
     }
+}
+
+extension String {
+    /// The text without leading and trailing spaces and tabs.
+    var trimmingSpaces: String { self[...].trimmingSpaces }
 }

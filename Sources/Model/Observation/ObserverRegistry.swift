@@ -386,7 +386,9 @@ final class PropertyBatch {
         let sequence: UInt32
     }
 
-    var changes: [Change]
+    /// Unchecked (no swift_beginAccess per read, see ``Subscription``): appended to only while
+    /// queued, read only while delivered, both on the registry's loop.
+    @exclusivity(unchecked) var changes: [Change]
     init(first: Change) { changes = [first] }
 }
 

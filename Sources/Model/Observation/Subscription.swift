@@ -22,26 +22,45 @@ public final class Subscription: Cancellable {
     }
 
     // Stored properties are laid out in declaration order; small ones fill the padding after
-    // `target`, keeping an instance at 104 bytes (benchmarked as bytes per live subscription).
+    // `target`, keeping an instance at 104 bytes (benchmarked as bytes per live subscription;
+    // malloc rounds 104 to 112, and anything past 104 to 128).
+    //
+    // The mutable ones are read on every delivery. `@exclusivity(unchecked)` drops the runtime
+    // exclusivity check each such read of a class property costs (a call to swift_beginAccess):
+    // they are plain counters and numbers, read and written only on the registry's loop, and no
+    // code holds an inout access to one of them across a call that could touch it again.
     public let target: Target
-    private var flags: UInt8
-    var consecutiveErrors: UInt8 = 0
+    @exclusivity(unchecked) private var flags: UInt8
+    @exclusivity(unchecked) var consecutiveErrors: UInt8 = 0
     /// The creation site, as an index into the registry's table of sites.
     private let siteNumber: UInt16
-    private var errorCount: UInt16 = 0
+    @exclusivity(unchecked) private var errorCount: UInt16 = 0
     private let number: UInt32
-    /// An opaque number for the dispatcher (the binding keeps its handler's reference here).
-    public var token: Int32
-    private var deliveryCount: UInt32 = 0
+    /// An opaque number for the dispatcher (the binding keeps its handle's reference here).
+    @inlinable public var token: Int32 {
+        get { storedToken }
+        set { storedToken = newValue }
+    }
+    // Another module's direct access to a stored property is checked at run time whatever the
+    // property says; the inlinable accessors above carry this module's unchecked access instead.
+    @exclusivity(unchecked) @usableFromInline var storedToken: Int32
+    @exclusivity(unchecked) private var deliveryCount: UInt32 = 0
     /// The registry's sequence number of the last change or event this subscription has seen
     /// (or that came before it existed): anything queued at or before it is not for it.
-    var seenSequence: UInt32
-    public var ownerSlot = -1
+    @exclusivity(unchecked) var seenSequence: UInt32
+    /// A second opaque number for the dispatcher (the binding keeps the reference of a
+    /// property's shared change prototype here).
+    @inlinable public var detail: Int32 {
+        get { storedDetail }
+        set { storedDetail = newValue }
+    }
+    @exclusivity(unchecked) @usableFromInline var storedDetail: Int32 = 0
+    @exclusivity(unchecked) public var ownerSlot: Int32 = -1
     /// The owning scope, unretained: a weak reference cost Swift's slow reference-counting path
     /// on every delivery. It never dangles: an active subscription is adopted by its owner (the
     /// registry adopts it as it makes it), a scope cancels all it owns when it ends or is
     /// deinitialized (``Scope/end()``), and cancelling clears this before anything else.
-    private var ownerReference: Unmanaged<Scope>?
+    @exclusivity(unchecked) private var ownerReference: Unmanaged<Scope>?
     /// The scope that owns it; nil once cancelled, or when it has none.
     public var owner: Scope? { ownerReference?.takeUnretainedValue() }
     weak var registry: ObserverRegistry?
@@ -56,7 +75,7 @@ public final class Subscription: Cancellable {
         self.target = target
         flags = Self.activeFlag | (coalesces ? Self.coalescesFlag : 0) | (once ? Self.onceFlag : 0)
         number = UInt32(truncatingIfNeeded: id)
-        self.token = token
+        storedToken = token
         self.siteNumber = siteNumber
         seenSequence = sequence
         ownerReference = owner.map(Unmanaged.passUnretained)

@@ -3,7 +3,9 @@ public protocol Cancellable: AnyObject {
     /// Stops it for good. Idempotent.
     func cancel()
     /// The slot the owning ``Scope`` keeps it in (-1 when not owned); managed by the scope.
-    var ownerSlot: Int { get set }
+    /// 32 bits, so a subscription keeps it in padding: a scope never holds 2^31 items (that
+    /// would be 32 GiB of slots alone).
+    var ownerSlot: Int32 { get set }
 }
 
 /// An owner: everything adopted by a scope ends when the scope ends.
@@ -28,18 +30,18 @@ public final class Scope {
             item.cancel()
             return
         }
-        item.ownerSlot = items.count
+        item.ownerSlot = Int32(truncatingIfNeeded: items.count)
         items.append(item)
     }
 
     /// Lets go of `item` (it finished or was cancelled on its own).
     public func forget(_ item: any Cancellable) {
-        let slot = item.ownerSlot
+        let slot = Int(item.ownerSlot)
         guard slot >= 0, slot < items.count, items[slot] === item else { return }
         let last = items.removeLast()
         if slot < items.count {
             items[slot] = last
-            last.ownerSlot = slot
+            last.ownerSlot = Int32(truncatingIfNeeded: slot)
         }
         item.ownerSlot = -1
     }

@@ -6,13 +6,13 @@ extension TOMLReader {
     mutating func singleLineString(literal: Bool) throws(TOMLError) -> String {
         let quote: Unicode.Scalar = literal ? "'" : "\""
         at += 1
-        var scalars = String.UnicodeScalarView()
+        var scalars = ScalarBuffer()
         while true {
             guard let next = peek(), next != "\n", next != "\r" else {
                 throw fail("a string is not closed on its line (use \(String(repeating: String(quote), count: 3)) for a string of several lines)")
             }
             at += 1
-            if next == quote { return String(scalars) }
+            if next == quote { return scalars.string }
             if next == "\\" && !literal {
                 scalars.append(try escape())
                 continue
@@ -30,7 +30,7 @@ extension TOMLReader {
         let opened = line
         at += 3
         _ = skipLineBreak()
-        var scalars = String.UnicodeScalarView()
+        var scalars = ScalarBuffer()
         while true {
             guard let next = peek() else {
                 throw TOMLError(line: opened, message: "a multi-line string is not closed (\(String(repeating: String(quote), count: 3)) is missing)")
@@ -40,12 +40,12 @@ extension TOMLReader {
                 while peek(run) == quote { run += 1 }
                 at += run
                 guard run >= 3 else {
-                    scalars.append(contentsOf: repeatElement(quote, count: run))
+                    scalars.append(quote, count: run)
                     continue
                 }
                 guard run <= 5 else { throw fail("too many quotes close a multi-line string") }
-                scalars.append(contentsOf: repeatElement(quote, count: run - 3))
-                return String(scalars)
+                scalars.append(quote, count: run - 3)
+                return scalars.string
             }
             if skipLineBreak() {
                 scalars.append("\n")
@@ -132,7 +132,7 @@ extension TOMLReader {
             at += 1
             while let next = peek(), Self.isTokenScalar(next) { at += 1 }
         }
-        let token = String(String.UnicodeScalarView(text[start..<at]))
+        let token = string(start..<at)
         guard !token.isEmpty, let first = token.unicodeScalars.first else {
             throw fail("expected a value, found \(peek().map(Self.shown) ?? "the end of the file")")
         }

@@ -151,7 +151,7 @@ public struct TOMLReader {
             guard at > start else {
                 throw fail("expected a key, found \(Self.shown(first)) (bare keys are letters, digits, _ and -; quote others)")
             }
-            return String(String.UnicodeScalarView(text[start..<at]))
+            return string(start..<at)
         }
     }
 
@@ -225,6 +225,16 @@ public struct TOMLReader {
 
     func peek(_ offset: Int = 0) -> Unicode.Scalar? {
         at + offset < text.count ? text[at + offset] : nil
+    }
+
+    /// The scalars in `range` as a string.
+    func string(_ range: Range<Int>) -> String {
+        // Appended one by one: `append(contentsOf:)` of an array slice is not specialised, and the
+        // runtime resolves its generic types by scanning every protocol conformance in the binary,
+        // which costs start-up more than reading the whole manifest.
+        var scalars = ScalarBuffer()
+        for index in range { scalars.append(text[index]) }
+        return scalars.string
     }
 
     mutating func skipWhitespace() {
