@@ -10,7 +10,7 @@ SCRIPT ?= scripts/tracker.lua
 RUN_ARGS ?= --location gpx:scripts/tracks/paris.gpx@60x
 BENCH_ARGS ?=
 
-.PHONY: all setup build run test bench clean install uninstall test-install fuzz
+.PHONY: all setup build run test bench clean install uninstall test-install fuzz prelude
 
 all: build
 
@@ -19,6 +19,12 @@ setup:
 
 build: setup
 	$(SWIFT) build
+
+# The prelude's bytecode, which the binary embeds and loads instead of compiling the Lua modules
+# at every start (tools/compile-prelude.lua): rerun after editing a module in
+# Sources/CrescentKit/Prelude; PreludeTests fails while it is due.
+prelude:
+	lua5.4 tools/compile-prelude.lua
 
 run: build
 	$(SWIFT) build --product crescent

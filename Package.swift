@@ -85,6 +85,14 @@ let package = Package(
                 .embedInCode("Prelude/models.lua"),
                 .embedInCode("Prelude/assertions.lua"),
                 .embedInCode("Prelude/testing.lua"),
+                // Their bytecode (tools/compile-prelude.lua, `make prelude`), which a host loads
+                // instead of compiling the sources at every start.
+                .embedInCode("Prelude/Compiled/inspect.luac"),
+                .embedInCode("Prelude/Compiled/json.luac"),
+                .embedInCode("Prelude/Compiled/controllers.luac"),
+                .embedInCode("Prelude/Compiled/models.luac"),
+                .embedInCode("Prelude/Compiled/assertions.luac"),
+                .embedInCode("Prelude/Compiled/testing.luac"),
             ],
             swiftSettings: upcoming
         ),

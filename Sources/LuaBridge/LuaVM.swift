@@ -137,8 +137,8 @@ public final class LuaVM {
     /// - Parameters:
     ///   - name: the chunk name: `@file.lua` for files (messages then say `file.lua:3:`),
     ///     `=label` for other sources.
-    ///   - mode: `"b"` only for bytecode this process dumped itself (the prelude's cache); never
-    ///     for bytes that came from outside.
+    ///   - mode: `"b"` only for bytecode this process dumped itself or its binary embeds (the
+    ///     prelude); never for bytes that came from outside.
     public func load(_ source: [UInt8], name: String, mode: String = "t") throws(LuaError) {
         guard stack.ensure(2) else { throw LuaError(.memory, "stack overflow") }
         let status = source.withUnsafeBufferPointer { bytes in

@@ -27,36 +27,57 @@ enum Prelude {
 
         let name: String
         let source: [UInt8]
+        /// `source` compiled under ``chunkName`` by tools/compile-prelude.lua (`make prelude`):
+        /// what a host loads, since compiling the modules took a sixth of `crescent -e ''`.
+        /// `PreludeTests` fails when it is not the dump of `source` by the Lua the binary links.
+        let compiled: [UInt8]
         let input: Input
 
         /// The chunk name errors and tracebacks show: `[crescent json]`.
         var chunkName: String { "=[crescent \(name)]" }
     }
 
-    static let inspect = Module(name: "inspect", source: PackageResources.inspect_lua, input: .nothing)
-    static let json = Module(name: "json", source: PackageResources.json_lua, input: .nothing)
-    static let models = Module(name: "models", source: PackageResources.models_lua, input: .json)
-    static let controllers = Module(name: "controllers", source: PackageResources.controllers_lua, input: .hostPrimitives)
+    static let inspect = Module(name: "inspect", source: PackageResources.inspect_lua, compiled: PackageResources.inspect_luac, input: .nothing)
+    static let json = Module(name: "json", source: PackageResources.json_lua, compiled: PackageResources.json_luac, input: .nothing)
+    static let models = Module(name: "models", source: PackageResources.models_lua, compiled: PackageResources.models_luac, input: .json)
+    static let controllers = Module(name: "controllers", source: PackageResources.controllers_lua,
+                                    compiled: PackageResources.controllers_luac, input: .hostPrimitives)
 
     /// The assertions, spies and view checks of `crescent test`, loaded only by a test's host;
     /// its chunk takes the test host's primitives and the run's options.
-    static let assertions = Module(name: "assertions", source: PackageResources.assertions_lua, input: .hostPrimitives)
+    static let assertions = Module(name: "assertions", source: PackageResources.assertions_lua,
+                                   compiled: PackageResources.assertions_luac, input: .hostPrimitives)
     /// The rest of `crescent test`'s API (describe/it, clock, fake, script), loaded after
     /// `assertions`, whose result it takes too; its chunk returns the runner.
-    static let testing = Module(name: "testing", source: PackageResources.testing_lua, input: .hostPrimitives)
+    static let testing = Module(name: "testing", source: PackageResources.testing_lua,
+                                compiled: PackageResources.testing_luac, input: .hostPrimitives)
 
     /// Every embedded module a host loads, in load order.
     static let modules: [Module] = [inspect, json, models, controllers]
+
+    /// Every embedded module, the test host's too.
+    static let allModules: [Module] = modules + [assertions, testing]
 
     /// The modules that define a global of their name and take nothing.
     static var globalModules: [Module] { modules.filter { if case .nothing = $0.input { true } else { false } } }
 }
 
 extension Prelude.Module {
-    /// Pushes the module's chunk as a function: compiled from its source the first time in the
-    /// process, then loaded from the compiled form kept then, which takes a tenth of the time
+    /// Pushes the module's chunk as a function, loaded from its embedded bytecode, which takes a
+    /// tenth of the time compiling the source takes.
+    ///
+    /// The bytecode is part of the binary, as trusted as its code (the only other binary chunks
+    /// the VM ever loads are the ones below, which this process dumped itself). A liblua whose
+    /// format differs (another version, other number sizes) refuses it in its header check; then
+    /// the source is compiled the first time in the process and its dump kept for later hosts
     /// (`crescent test` makes a host, and loads every module, for each test).
     func load(into vm: LuaVM) throws(LuaError) {
+        do {
+            try vm.load(compiled, name: chunkName, mode: "b")
+            return
+        } catch {
+            // Refused by this liblua's header check: compiled from the source below.
+        }
         if let compiled = Prelude.compiled.withLock({ $0[name] }) {
             try vm.load(compiled, name: chunkName, mode: "b")
             return

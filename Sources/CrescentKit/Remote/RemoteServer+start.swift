@@ -15,22 +15,22 @@ extension RemoteServer {
     ///   - setting: `listen` of the host's ``Host/hostSettings`` (the config's `[host]`).
     public static func startIfAsked(host: NIOLoopBound<Host>, options: HostOptions, setting: Value, defaultName: String,
                                     exclusive: Bool, script: String) throws(RemoteError) -> NIOLoopBound<RemoteServer>? {
-        let settings = setting
-        let requested: String
-        if let listen = options.listen {
-            requested = listen
-        } else {
-            switch settings {
-            case .null, .bool(false): return nil
-            case .bool(true): requested = ""
-            case .string(let name): requested = name
-            default:
-                throw RemoteError("[host] listen must be true, false or a name, got \(settings.typeName)")
-            }
-        }
+        guard let requested = try requestedName(options: options, setting: setting) else { return nil }
         let name = requested.isEmpty ? defaultName : requested
         return try listen(host: host, name: name, exclusive: exclusive || !requested.isEmpty, script: script,
                           version: CrescentVersion.current)
+    }
+
+    /// The name the command line or the config file asks remote control to listen as, `""` for
+    /// the default name; nil when neither asks. Arguments as for ``startIfAsked(host:options:setting:defaultName:exclusive:script:)``.
+    public static func requestedName(options: HostOptions, setting: Value) throws(RemoteError) -> String? {
+        if let listen = options.listen { return listen }
+        switch setting {
+        case .null, .bool(false): return nil
+        case .bool(true): return ""
+        case .string(let name): return name
+        default: throw RemoteError("[host] listen must be true, false or a name, got \(setting.typeName)")
+        }
     }
 
     /// A host name from a script's path: its file name without `.lua` (`groceries`), with

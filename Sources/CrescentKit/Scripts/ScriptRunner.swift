@@ -10,12 +10,14 @@ import Glibc
 
 /// Runs one script to completion on a real event loop: the engine of `crescent run`.
 ///
-/// It reads the source, starts a one-thread NIO event loop that owns the host, stops the run on
-/// SIGINT (exit 130), SIGTERM (143) or `--timeout` (1), and returns the exit status once the
-/// host has torn down.
+/// The calling thread becomes the host's event loop for the run (no loop thread to start, hand
+/// the host to and join: those hand-offs were a fifth of `crescent -e ''`). The run stops on
+/// SIGINT (exit 130), SIGTERM (143) or `--timeout` (1), and the function returns the exit status
+/// once the host has torn down and the loop has shut down.
 public enum ScriptRunner {
     /// Runs `source`, whose contents are `bytes` (from ``ScriptSource/read()``), and returns the
-    /// process exit status (DESIGN.md "The event loop").
+    /// process exit status (DESIGN.md "The event loop"). Blocks the calling thread, which must not
+    /// be an event loop's, until then.
     ///
     /// - Parameters:
     ///   - plugins: the service plugins the host loads.
@@ -25,80 +27,99 @@ public enum ScriptRunner {
     public static func run(_ source: ScriptSource, bytes: [UInt8], options: HostOptions, plugins: [any Plugin] = [],
                            console: Console? = nil, scriptName: String? = nil, readsCommands: Bool = false) -> Int32 {
         let console = console ?? Console(colors: options.colors)
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        defer { try? group.syncShutdownGracefully() }
-        let loop = group.next()
-        let exit = loop.makePromise(of: Int32.self)
-
-        let started: (host: NIOLoopBound<Host>, link: HostLink, interrupter: LuaInterrupter, listen: Value, plugins: PluginInterrupters)
-        do {
-            started = try loop.submit {
-                let host = try Host(loop: loop, options: options, console: console, plugins: plugins) { exit.succeed($0) }
-                let link = host.link
-                if readsCommands { host.onFirstController = { readCommands(into: link) } }
-                return (NIOLoopBound(host, eventLoop: loop), link, host.vm.interrupter, host.hostSettings["listen"], host.pluginInterrupters)
-            }.wait()
-        } catch let error as HostSetupError {
-            console.error("crescent: \(error)")
-            exit.succeed(2)   // never leave the promise unfulfilled
-            return 2
-        } catch {
-            console.error("crescent: \(error)")
-            exit.succeed(1)
-            return 1
-        }
-
         let scriptPath: String? = if case .file(let path) = source { path } else { nil }
-        do throws(RemoteError) {
-            _ = try RemoteServer.startIfAsked(host: started.host, options: options, setting: started.listen, defaultName: scriptPath.map(RemoteServer.defaultName(forScript:)) ?? "crescent",
-                                              exclusive: scriptPath != nil, script: scriptPath ?? String(source.chunkName.dropFirst()))
-        } catch {
-            console.error("crescent: \(error)")
-            loop.execute { started.host.value.finish(status: 2) }
-            _ = try? exit.futureResult.wait()
-            return 2
-        }
-
+        let argZero = scriptName ?? (scriptPath == nil && { if case .standardInput = source { true } else { false } }() ? "-" : nil)
         let signals = DispatchQueue(label: "crescent.signals")
         let stopping = StopState()
-        /// Stops gracefully; if the script cannot be stopped (it is stuck inside a C function, where
-        /// the interrupt hook never runs) the process exits anyway after a grace period, and a
-        /// second signal exits at once.
-        let stop: @Sendable (Int32, Bool) -> Void = { status, timeout in
-            if stopping.requests.add(1, ordering: .relaxed).newValue > 1 && !timeout {
-                stopping.exitNow(status, console: console, reason: "a second signal")
+        var sources: [any DispatchSourceSignal] = []
+
+        MultiThreadedEventLoopGroup.withCurrentThreadAsEventLoop { loop in
+            let exit = loop.makePromise(of: Int32.self)
+            exit.futureResult.whenSuccess { status in
+                stopping.status.store(status, ordering: .relaxed)
+                // On the signal queue, whose thread is up already: the global queue's would start one.
+                loop.shutdownGracefully(queue: signals) { _ in }
             }
-            Host.stop(started.link, interrupter: started.interrupter, status: status, timeout: timeout)
-            // After the script's VM: plugin code that holds the loop returns into a script
-            // already told to stop.
-            started.plugins.interrupt(status: status, timeout: timeout)
-            signals.asyncAfter(deadline: .now() + .milliseconds(Int(StopState.gracePeriod * 1000))) {
-                if !stopping.finished.load(ordering: .relaxed) {
-                    stopping.exitNow(status, console: console, reason: "the script did not stop within \(Int(StopState.gracePeriod)) s")
+            let host: Host
+            do {
+                host = try Host(loop: loop, options: options, console: console, plugins: plugins) { exit.succeed($0) }
+            } catch let error as HostSetupError {
+                console.error("crescent: \(error)")
+                exit.succeed(2)
+                return
+            } catch {
+                console.error("crescent: \(error)")
+                exit.succeed(1)
+                return
+            }
+            let link = host.link
+            if readsCommands { host.onFirstController = { readCommands(into: link) } }
+            let interrupter = host.vm.interrupter
+            let pluginInterrupters = host.pluginInterrupters
+
+            /// Stops gracefully; if the script cannot be stopped (it is stuck inside a C function,
+            /// where the interrupt hook never runs) the process exits anyway after a grace period,
+            /// and a second signal exits at once.
+            let stop: @Sendable (Int32, Bool) -> Void = { status, timeout in
+                if stopping.requests.add(1, ordering: .relaxed).newValue > 1 && !timeout {
+                    stopping.exitNow(status, console: console, reason: "a second signal")
+                }
+                Host.stop(link, interrupter: interrupter, status: status, timeout: timeout)
+                // After the script's VM: plugin code that holds the loop returns into a script
+                // already told to stop.
+                pluginInterrupters.interrupt(status: status, timeout: timeout)
+                signals.asyncAfter(deadline: .now() + .milliseconds(Int(StopState.gracePeriod * 1000))) {
+                    if !stopping.finished.load(ordering: .relaxed) {
+                        stopping.exitNow(status, console: console, reason: "the script did not stop within \(Int(StopState.gracePeriod)) s")
+                    }
+                }
+            }
+            for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
+                source.setEventHandler { stop(status, false) }
+                source.resume()
+                sources.append(source)
+            }
+            if let timeout = options.timeout {
+                signals.asyncAfter(deadline: .now() + .nanoseconds(Int(min(timeout * 1e9, 9e18)))) { stop(1, true) }
+            }
+
+            let bound = NIOLoopBound(host, eventLoop: loop)
+            let runMain: @Sendable () -> Void = {
+                bound.value.runMain(source: bytes, chunkName: source.chunkName, scriptPath: scriptPath, argZero: argZero)
+            }
+            let listenSetting = host.hostSettings["listen"]
+            let listens: Bool
+            do throws(RemoteError) {
+                listens = try RemoteServer.requestedName(options: options, setting: listenSetting) != nil
+            } catch {
+                console.error("crescent: \(error)")
+                host.finish(status: 2)
+                return
+            }
+            guard listens else {
+                loop.execute(runMain)
+                return
+            }
+            // Starting remote control waits on the loop, so it starts from another thread; the main
+            // chunk runs once it listens.
+            DispatchQueue(label: "crescent.listen").async {
+                do throws(RemoteError) {
+                    _ = try RemoteServer.startIfAsked(host: bound, options: options, setting: listenSetting,
+                                                      defaultName: scriptPath.map(RemoteServer.defaultName(forScript:)) ?? "crescent",
+                                                      exclusive: scriptPath != nil, script: scriptPath ?? String(source.chunkName.dropFirst()))
+                    loop.execute(runMain)
+                } catch {
+                    console.error("crescent: \(error)")
+                    loop.execute { bound.value.finish(status: 2) }
                 }
             }
         }
-        var sources: [any DispatchSourceSignal] = []
-        for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
-            source.setEventHandler { stop(status, false) }
-            source.resume()
-            sources.append(source)
-        }
-        defer { for source in sources { source.cancel() } }
-        if let timeout = options.timeout {
-            signals.asyncAfter(deadline: .now() + .nanoseconds(Int(min(timeout * 1e9, 9e18)))) { stop(1, true) }
-        }
-
-        let argZero = scriptName ?? (scriptPath == nil && { if case .standardInput = source { true } else { false } }() ? "-" : nil)
-        loop.execute {
-            started.host.value.runMain(source: bytes, chunkName: source.chunkName, scriptPath: scriptPath, argZero: argZero)
-        }
-        let status = (try? exit.futureResult.wait()) ?? 1
         stopping.finished.store(true, ordering: .relaxed)
+        for source in sources { source.cancel() }
         console.flush()
-        return status
+        return stopping.status.load(ordering: .relaxed)
     }
 }
 
@@ -123,12 +144,14 @@ extension ScriptRunner {
     }
 }
 
-/// Whether a stop was asked for, and whether the run has finished, shared with the signal queue.
+/// Whether a stop was asked for, whether the run has finished and how, shared with the signal queue.
 final class StopState: Sendable {
     /// How long a stopped script may take to tear down before the process exits regardless.
     static let gracePeriod = 2.0
     let requests = Atomic<Int>(0)
     let finished = Atomic<Bool>(false)
+    /// The run's exit status, once the host has reported it (1 if the loop ended without one).
+    let status = Atomic<Int32>(1)
 
     /// Exits the process at once with `status`, saying why.
     func exitNow(_ status: Int32, console: Console, reason: String) -> Never {
