@@ -3,12 +3,14 @@ import Testing
 /// `timer.after` / `timer.every` and the exit rule: the run ends when no timer is left.
 @Suite struct TimerTests {
     @Test func timersFireInDelayOrder() async throws {
-        // Created out of order, with 20 ms between deadlines.
+        // Created out of order, with 100 ms between deadlines: each counts from the line that
+        // creates it, so a stall between those lines longer than the gap (20 ms was seen on a
+        // loaded machine) would reorder them.
         let result = try await runScript("""
-            timer.after(0.07, function() print("d") end)
-            timer.after(0.01, function() print("a") end)
-            timer.after(0.05, function() print("c") end)
-            timer.after(0.03, function() print("b") end)
+            timer.after(0.4, function() print("d") end)
+            timer.after(0.1, function() print("a") end)
+            timer.after(0.3, function() print("c") end)
+            timer.after(0.2, function() print("b") end)
             print("main")
             """)
         #expect(result.status == 0, "\(result)")
