@@ -20,13 +20,6 @@ final class ModelBinding {
     /// dispatches for) ends before the host does: the VM closes and `teardown` detaches the
     /// registry and every model object while the host is still alive.
     unowned(unsafe) let host: Host
-
-    /// Runs `body` with the host, not retained: a method called on `host` directly still
-    /// retains it for the call (the slow path, as above), once per delivery.
-    @inline(__always)
-    func withUnretainedHost<Result>(_ body: (Host) throws -> Result) rethrows -> Result {
-        try Unmanaged.passUnretained(host)._withUnsafeGuaranteedRef(body)
-    }
     let registry: ObserverRegistry
     /// The services, in registration order: each made when a script first touches it.
     private(set) var services: [ServiceEntry] = []
@@ -359,6 +352,13 @@ final class ModelBinding {
         documentMethods(of: type, interface: interface)
         documentCommonMethods(of: type, box: box)
         return type
+    }
+
+    /// Runs `body` with the host, not retained: a method called on `host` directly still
+    /// retains it for the call (the slow path: see `host`), once per delivery.
+    @inline(__always)
+    func withUnretainedHost<Result>(_ body: (Host) throws -> Result) rethrows -> Result {
+        try Unmanaged.passUnretained(host)._withUnsafeGuaranteedRef(body)
     }
 
     // MARK: Changes from the model

@@ -199,9 +199,6 @@ public final class Host {
         }
     }
 
-    /// Runs `body` with `scope` as the owner of whatever Lua code starts meanwhile (handlers run
-    /// with their subscription's, timer's or request's owner, so a controller's handlers create
-    /// things the controller owns).
     /// Runs a handler of `subscription` with its owner as the scope, as ``withScope(_:_:)`` does.
     /// Deliveries call it for every handler, and their owner is almost always current already:
     /// then no scope is retained (Scope has weak references, so its reference counting takes the
@@ -217,6 +214,9 @@ public final class Host {
         return try body()
     }
 
+    /// Runs `body` with `scope` as the owner of whatever Lua code starts meanwhile (handlers run
+    /// with their subscription's, timer's or request's owner, so a controller's handlers create
+    /// things the controller owns).
     func withScope<Result>(_ scope: Scope?, _ body: () throws -> Result) rethrows -> Result {
         let target = scope.flatMap { $0.isEnded ? nil : $0 } ?? scriptScope
         // Usually the scope is current already (every delivery of a script's handlers): then

@@ -31,17 +31,14 @@ final class RemoteChannelHandler: ChannelInboundHandler {
         if var pending = partial {
             partial = nil
             pending.writeBuffer(&bytes)
-            deliverLines(in: &pending, atEnd: false)
-            guard !refused, pending.readableBytes > 0 else { return }
-            pending.discardReadBytes()
-            partial = pending
-        } else {
-            deliverLines(in: &bytes, atEnd: false)
-            guard !refused, bytes.readableBytes > 0 else { return }
-            var rest = ByteBufferAllocator().buffer(capacity: bytes.readableBytes)
-            rest.writeBuffer(&bytes)
-            partial = rest
+            bytes = pending
         }
+        deliverLines(in: &bytes, atEnd: false)
+        guard !refused, bytes.readableBytes > 0 else { return }
+        // Kept as a copy of its own: the channel reuses the buffers it reads into.
+        var rest = context.channel.allocator.buffer(capacity: bytes.readableBytes)
+        rest.writeBuffer(&bytes)
+        partial = rest
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

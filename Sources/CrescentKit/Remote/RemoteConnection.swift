@@ -42,9 +42,9 @@ final class RemoteConnection: Sendable {
         /// The host loop is handling lines this connection read: what they queue is written
         /// when the read completes (``readCompleted()``), not by a task of its own.
         var reading = false
-        var flushDeferred = false
-        /// Lines were handed to the channel during a read and wait for its flush.
-        var unflushed = false
+        /// What the read's lines produced waits for the read's end: items queued (their flush
+        /// deferred), or lines handed to the channel and not flushed.
+        var flushAtReadEnd = false
         var closed = false
         /// Values replaced before the client read them (a slow reader).
         var replaced = 0
@@ -70,7 +70,7 @@ final class RemoteConnection: Sendable {
             // The answer to a line this connection read, with nothing waiting before it: handed
             // to the channel at once (no queueing), and flushed when the read completes.
             if onLoop && box.reading && box.head == box.items.count && channel.isWritable {
-                box.unflushed = true
+                box.flushAtReadEnd = true
                 return .direct
             }
             guard box.queued < Self.maxQueued else {
@@ -126,7 +126,7 @@ final class RemoteConnection: Sendable {
         guard !box.flushScheduled else { return false }
         box.flushScheduled = true
         if box.reading {
-            box.flushDeferred = true
+            box.flushAtReadEnd = true
             return false
         }
         return true
@@ -142,8 +142,7 @@ final class RemoteConnection: Sendable {
     func readCompleted() {
         let flushNow = outbox.withLock { box -> Bool in
             box.reading = false
-            defer { box.flushDeferred = false }
-            return box.flushDeferred || box.unflushed
+            return box.flushAtReadEnd
         }
         if flushNow { flush() }
     }
@@ -181,8 +180,8 @@ final class RemoteConnection: Sendable {
         }
         let unflushed = outbox.withLock { box -> Bool in
             if !channel.isWritable { box.flushScheduled = false }
-            defer { box.unflushed = false }
-            return box.unflushed
+            defer { box.flushAtReadEnd = false }
+            return box.flushAtReadEnd
         }
         if wrote || unflushed { channel.flush() }
     }

@@ -16,9 +16,15 @@ extension RemoteServer {
     public static func startIfAsked(host: NIOLoopBound<Host>, options: HostOptions, setting: Value, defaultName: String,
                                     exclusive: Bool, script: String) throws(RemoteError) -> NIOLoopBound<RemoteServer>? {
         guard let requested = try requestedName(options: options, setting: setting) else { return nil }
-        let name = requested.isEmpty ? defaultName : requested
-        return try listen(host: host, name: name, exclusive: exclusive || !requested.isEmpty, script: script,
-                          version: CrescentVersion.current)
+        return try start(host: host, requested: requested, defaultName: defaultName, exclusive: exclusive, script: script)
+    }
+
+    /// Starts remote control as `requested` (from ``requestedName(options:setting:)``; `""` for
+    /// `defaultName`). Arguments as for ``startIfAsked(host:options:setting:defaultName:exclusive:script:)``.
+    public static func start(host: NIOLoopBound<Host>, requested: String, defaultName: String, exclusive: Bool,
+                             script: String) throws(RemoteError) -> NIOLoopBound<RemoteServer> {
+        try listen(host: host, name: requested.isEmpty ? defaultName : requested, exclusive: exclusive || !requested.isEmpty,
+                   script: script, version: CrescentVersion.current)
     }
 
     /// The name the command line or the config file asks remote control to listen as, `""` for

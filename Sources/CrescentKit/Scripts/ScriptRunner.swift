@@ -89,16 +89,15 @@ public enum ScriptRunner {
             let runMain: @Sendable () -> Void = {
                 bound.value.runMain(source: bytes, chunkName: source.chunkName, scriptPath: scriptPath, argZero: argZero)
             }
-            let listenSetting = host.hostSettings["listen"]
-            let listens: Bool
+            let requested: String?
             do throws(RemoteError) {
-                listens = try RemoteServer.requestedName(options: options, setting: listenSetting) != nil
+                requested = try RemoteServer.requestedName(options: options, setting: host.hostSettings["listen"])
             } catch {
                 console.error("crescent: \(error)")
                 host.finish(status: 2)
                 return
             }
-            guard listens else {
+            guard let requested else {
                 loop.execute(runMain)
                 return
             }
@@ -106,9 +105,9 @@ public enum ScriptRunner {
             // chunk runs once it listens.
             DispatchQueue(label: "crescent.listen").async {
                 do throws(RemoteError) {
-                    _ = try RemoteServer.startIfAsked(host: bound, options: options, setting: listenSetting,
-                                                      defaultName: scriptPath.map(RemoteServer.defaultName(forScript:)) ?? "crescent",
-                                                      exclusive: scriptPath != nil, script: scriptPath ?? String(source.chunkName.dropFirst()))
+                    _ = try RemoteServer.start(host: bound, requested: requested,
+                                               defaultName: scriptPath.map(RemoteServer.defaultName(forScript:)) ?? "crescent",
+                                               exclusive: scriptPath != nil, script: scriptPath ?? String(source.chunkName.dropFirst()))
                     loop.execute(runMain)
                 } catch {
                     console.error("crescent: \(error)")
