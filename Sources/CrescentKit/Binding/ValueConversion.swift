@@ -14,17 +14,27 @@ extension ModelBinding {
         case .bool(let flag): stack.push(flag)
         case .integer(let integer): stack.push(integer)
         case .number(let number): stack.push(number)
-        case .string(let string): stack.push(string)
+        case .string(let string):
+            if interned?.push(string, onto: stack) == nil { stack.push(string) }
         case .bytes(let bytes): stack.push(LuaString(bytes: bytes))
         case .array(let items):
             // A batch's answer (100,000 placemarks) is built with the collector stopped: its tables
             // are all live, and an incremental collection meanwhile would mark them again and
             // again (a third of the build's time).
-            let pausesCollector = items.count >= Self.bulkCount && crescent_pause_collector(stack.state) != 0
+            let isBulk = items.count >= Self.bulkCount
+            let pausesCollector = isBulk && crescent_pause_collector(stack.state) != 0
+            // Its strings are made once each (see InternedStrings), in a table under the array.
+            let interns = isBulk && interned == nil && InternedStrings.isAvailable
+            if interns { interned = InternedStrings(onto: stack) }
             stack.newTable(arrayCount: Int32(clamping: items.count))
             for (index, item) in items.enumerated() {
                 push(item, onto: stack)
                 stack.rawSet(-2, index: Int64(index + 1))
+            }
+            if interns {
+                interned = nil
+                lua_rotate(stack.state, -2, -1)                          // array strings
+                stack.pop()
             }
             if pausesCollector { crescent_resume_collector(stack.state) }
             // An empty table has no shape of its own: `[]` stays an array (json.array's mark).
