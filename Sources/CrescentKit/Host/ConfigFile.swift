@@ -41,6 +41,8 @@ struct ConfigFile {
         try parse(validUTF8: Array(text.utf8), name: file)
     }
 
+    /// Parses `bytes`, the contents of the file `name` checked to be UTF-8 (messages name it
+    /// `file:line`).
     private static func parse(validUTF8 bytes: [UInt8], name file: String) throws(HostSetupError) -> ConfigFile {
         let sections: [String: Value]
         do {
