@@ -81,6 +81,22 @@ import Testing
         ])
     }
 
+    /// A placemark encodes to JSON as the fields a script reads from it (its fields sit behind
+    /// the shared metatable, out of reach of `next`), alone and inside a plain table.
+    @Test func aPlacemarkEncodesAsItsFields() async {
+        let run = await GeoScriptRun.run("""
+            task(function()
+              local p = assert(services.geocoder:reverse({ lat = 48.8566, lon = 2.3522 }))[1]
+              local decoded = json.decode(json.encode(p))
+              print(decoded.name == p.name, decoded.countryCode, decoded.lat == p.lat, decoded.distance == p.distance)
+              local wrapped = json.decode(json.encode({ place = p, n = 1 }))
+              print(wrapped.place.name == p.name, wrapped.n)
+            end)
+            """)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == ["true\tFR\ttrue\ttrue", "true\t1"])
+    }
+
     @Test func wrongTypesRaiseAtTheCallSiteAndBadValuesComeThroughTheCompletion() async {
         let run = await GeoScriptRun.run("""
             local g = services.geocoder

@@ -142,6 +142,13 @@ local function encode_table(st, t, depth)
   end
   local mt = getmetatable(t)
   local shape = type(mt) == "table" and rawget(mt, "__jsontype") or nil
+  if mt ~= nil and (type(mt) ~= "table" or rawget(mt, "__pairs") ~= nil) then
+    -- A read-only model or change table (its metatable protected or with __pairs) keeps its
+    -- fields out of reach of next and rawget: encode what pairs shows, as a script sees it.
+    local fields = {}
+    for k, v in pairs(t) do fields[k] = v end
+    t = fields
+  end
   -- Classify the keys in one pass.
   local count, maxn, nstr = 0, 0, 0
   for k in next, t do
