@@ -30,11 +30,6 @@ public enum ScriptRunner {
         let scriptPath: String? = if case .file(let path) = source { path } else { nil }
         let argZero = scriptName ?? (scriptPath == nil && { if case .standardInput = source { true } else { false } }() ? "-" : nil)
         let signals = DispatchQueue(label: "crescent.signals")
-        // The loop's shutdown completes through this queue (NIO hops off the loop to close it), and
-        // a dispatch queue has no thread of its own: the first block starts one. Started now, it
-        // comes up on the other core while the loop and the host are made, instead of holding up
-        // the end of every run.
-        signals.async {}
         let stopping = StopState()
         var sources: [any DispatchSourceSignal] = []
 
@@ -42,7 +37,9 @@ public enum ScriptRunner {
             let exit = loop.makePromise(of: Int32.self)
             exit.futureResult.whenSuccess { status in
                 stopping.status.store(status, ordering: .relaxed)
-                // On the signal queue, whose worker thread is up already (above).
+                // NIO closes a loop asked from itself by hopping to this queue, whose first block
+                // starts a dispatch worker thread: about 0.5 ms at the end of a run. Starting that
+                // thread at the beginning instead (an empty block) saved nothing overall.
                 loop.shutdownGracefully(queue: signals) { _ in }
             }
             let host: Host
