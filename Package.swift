@@ -7,6 +7,14 @@ let upcoming: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// C++'s runtime linked into the binary instead of loaded at every start (libstdc++ and libgcc_s
+// were two of the seven libraries the loader mapped and bound, for ICU and the Swift runtime):
+// tools/setup.sh (make's setup) links GCC's libstdc++.a into .build-static, searched before GCC's
+// own folder, which also holds the shared library. Without that link the shared one is used.
+let staticCxxRuntime: [LinkerSetting] = [
+    .unsafeFlags(["-L\(Context.packageDirectory)/.build-static", "-Xclang-linker", "-static-libgcc"], .when(platforms: [.linux])),
+]
+
 let package = Package(
     name: "Crescent",
     platforms: [.macOS(.v14)],
@@ -108,7 +116,8 @@ let package = Package(
                 "CrescentKit", "Model",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            swiftSettings: upcoming
+            swiftSettings: upcoming,
+            linkerSettings: staticCxxRuntime
         ),
         // A real HTTP server on 127.0.0.1 answering from a closure: the http tests' and bench's peer.
         .target(

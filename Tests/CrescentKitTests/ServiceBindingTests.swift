@@ -16,6 +16,7 @@ import Testing
             local names = {}
             for name, svc in pairs(services) do names[#names + 1] = name .. "=" .. tostring(svc) end
             print(table.concat(names, ","))
+            print(services)
             """)
         #expect(test.lines == [
             "<service thermostat>\ttrue\ttrue",
@@ -24,7 +25,24 @@ import Testing
             "true\tfalse\ttest.lua:5: no service 'other' (services: thermostat)",
             "services",
             "thermostat=<service thermostat>",
+            "<services: thermostat>",
         ])
+    }
+
+    /// Two plugins may not both provide a service of one name; the second is named in the error.
+    @Test func aServiceNameGivenByTwoPluginsStopsTheHost() {
+        struct OnePlugin: Plugin {
+            let name: String
+            func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] { [Thermostat()] }
+        }
+        do throws(HostSetupError) {
+            let entries = try ServiceFactory.entries(plugins: [OnePlugin(name: "first")], options: HostOptions())
+            #expect(entries.map(\.name) == ["thermostat"])
+            _ = try ServiceFactory.entries(plugins: [OnePlugin(name: "first"), OnePlugin(name: "second")], options: HostOptions())
+            Issue.record("the second thermostat was accepted")
+        } catch {
+            #expect(error.description == "plugin 'second': a service named 'thermostat' is already registered")
+        }
     }
 
     @Test func propertiesReadTheCurrentValueNilBeforeTheFirstSet() throws {

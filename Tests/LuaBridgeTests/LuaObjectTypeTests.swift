@@ -27,6 +27,21 @@ import Testing
         #expect(first === again)
     }
 
+    /// One Swift class shown as several Lua types: each key has its own metatable, apart from the
+    /// class's own, and asking again by key answers the one built first.
+    @Test func keyedTypesAreCachedApartFromTheirClass() throws {
+        let vm = try LuaVM()
+        let plain = registerCounter(vm)
+        let first = vm.objectType(Counter.self, name: "First", key: "first")
+        let second = vm.objectType(Counter.self, name: "Second", key: "second")
+        #expect(first !== plain && second !== plain && first !== second)
+        #expect(vm.objectType(Counter.self, name: "First again", key: "first") === first)
+        #expect(vm.objectType(Counter.self, name: "Counter") === plain)
+        first.push(Counter(), onto: vm.stack)
+        vm.setGlobal("keyed")
+        #expect(try evaluateOne(vm, "return tostring(keyed):match('^%a+')") == "First")
+    }
+
     @Test func wrongSelfIsAnArgumentError() throws {
         let vm = try LuaVM()
         registerCounter(vm)

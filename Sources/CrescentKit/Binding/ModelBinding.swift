@@ -112,10 +112,16 @@ final class ModelBinding {
         }
         stack.push("services")
         stack.rawSet(-2, "__metatable")
-        // The proxy itself is empty: say what it holds (print, inspect, the REPL).
-        let summary = "<services: \(services.map(\.name).joined(separator: ", "))>"
-        vm.register(field: "__tostring") { stack in
-            stack.push(summary)
+        // The proxy itself is empty: say what it holds (print, inspect, the REPL), written when
+        // asked (joining names at start-up costs a first use of generic code that a run
+        // without `tostring(services)` never needs).
+        vm.register(field: "__tostring") { [unowned self] stack in
+            var summary = "<services: "
+            for (index, entry) in self.services.enumerated() {
+                if index > 0 { summary += ", " }
+                summary += entry.name
+            }
+            stack.push(summary + ">")
             return .one
         }
         vm.register(field: "__pairs") { [unowned self] stack in try self.servicesPairs(stack) }

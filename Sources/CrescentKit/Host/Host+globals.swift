@@ -69,7 +69,7 @@ extension Host {
     private func installApp() {
         let stack = vm.stack
         stack.newTable()
-        stack.push(LuaValue.array(options.arguments.map { .string(LuaString($0)) }))
+        pushArguments(after: 0)
         stack.rawSet(-2, "args")
         vm.register(field: "exit") { [unowned self] stack in
             let status: Int32
@@ -94,13 +94,27 @@ extension Host {
 
     /// Sets `arg` as `lua5.4` does: `arg[-1]` the interpreter, `arg[0]` the script, then arguments.
     func setArguments(scriptName: String, hasScript: Bool) {
-        var table: [LuaValue: LuaValue] = [:]
-        if hasScript { table[-1] = .string(LuaString(options.interpreter)) }
-        table[0] = .string(LuaString(hasScript ? scriptName : options.interpreter))
-        for (index, argument) in options.arguments.enumerated() {
-            table[.integer(Int64(index + 1))] = .string(LuaString(argument))
+        let stack = vm.stack
+        pushArguments(after: hasScript ? 2 : 1)
+        if hasScript {
+            stack.push(options.interpreter)
+            stack.rawSet(-2, index: -1)
         }
-        vm.setGlobal("arg", .table(table))
+        stack.push(hasScript ? scriptName : options.interpreter)
+        stack.rawSet(-2, index: 0)
+        vm.setGlobal("arg")
+    }
+
+    /// Pushes a new sequence of the script's arguments with room for `fields` more keys. Built on
+    /// the stack rather than as a `LuaValue` table: a run that never converts a table would
+    /// otherwise pay for the Swift runtime's first look-up of `LuaValue`'s hashing just to start.
+    private func pushArguments(after fields: Int32) {
+        let stack = vm.stack
+        stack.newTable(arrayCount: Int32(clamping: options.arguments.count), fieldCount: fields)
+        for (index, argument) in options.arguments.enumerated() {
+            stack.push(argument)
+            stack.rawSet(-2, index: Int64(index + 1))
+        }
     }
 
     /// Puts the script's folder first on `package.path` and `package.cpath`.

@@ -61,7 +61,6 @@ public enum ServiceFactory {
         var settings: [String: String] = [:]
         if let location = options.location { settings["location"] = location }
         var entries: [ServiceEntry] = []
-        var names: Set<String> = []
         for plugin in plugins {
             let context = PluginContext(config: config.sections[plugin.name] ?? .object([:]), sections: config.sections,
                                         dataDirectory: options.dataDirectory, settings: settings, clock: clock)
@@ -72,7 +71,9 @@ public enum ServiceFactory {
                 throw HostSetupError(description: "plugin '\(plugin.name)': \(error.message)")
             }
             for entry in provided {
-                guard names.insert(entry.name).inserted else {
+                // A linear search over a few dozen names: a `Set<String>` here was the run's first
+                // use of one, which costs the Swift runtime a scan of every conformance.
+                guard !entries.contains(where: { $0.name == entry.name }) else {
                     throw HostSetupError(description: "plugin '\(plugin.name)': a service named '\(entry.name)' is already registered")
                 }
                 entries.append(entry)

@@ -42,8 +42,15 @@ public struct PluginSearch: Sendable {
         }
         roots.append(("plugins", false))
         if let data = try? StoreSettings.defaultDataFolder() { roots.append((data + "/plugins", false)) }
-        var seen: Set<String> = []
-        return roots.filter { seen.insert(Self.canonical($0.0)).inserted }
+        // An array, not a `Set<String>`: a handful of folders, and a run's first `Set<String>`
+        // costs the Swift runtime a scan of every protocol conformance in the binary.
+        var seen: [String] = []
+        return roots.filter { root in
+            let path = Self.canonical(root.0)
+            guard !seen.contains(path) else { return false }
+            seen.append(path)
+            return true
+        }
     }
 
     static func canonical(_ path: String) -> String {
