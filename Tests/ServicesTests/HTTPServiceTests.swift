@@ -178,6 +178,12 @@ import Testing
         }
     }
 
+    @Test func clientsMakeNoTracingSpans() throws {
+        // The no-op tracer a client takes by default still costs a span per request.
+        let http = try HTTPService(environment: [:])
+        #expect(http.configuration(proxy: nil).tracing.tracer == nil)
+    }
+
     // MARK: Helpers
 
     /// Runs `body` with a fresh service (no proxy) and a server answering with `answer`, then
