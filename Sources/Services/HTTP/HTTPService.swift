@@ -19,10 +19,11 @@ import Synchronization
 /// Connections are kept alive and reused (HTTP/1.1, or HTTP/2 where a TLS server offers it), up
 /// to `[http] connections_per_host` per host. The clients run on NIO's shared event loop group
 /// (the one the other services' sockets use) and their answers take one hop to the host's loop.
-/// A plugin is not handed the host's loop, and running the clients there (tried in the http-get
-/// bench row) was slower: Lua and the HTTP work then share one thread, where the shared group
-/// spreads the HTTP work over the cores. Releasing the service shuts its clients down;
-/// ``shutdown()`` does it and waits.
+/// A plugin is not handed the host's loop, and running the clients there (tried twice in the
+/// http-get bench row) was slower: Lua and the HTTP work then share one thread, where the shared
+/// group spreads the HTTP work over the cores. Fewer hops did not pay either: one loop of the group
+/// for every request, or each request pinned with its connection to one loop, were slower too.
+/// Releasing the service shuts its clients down; ``shutdown()`` does it and waits.
 ///
 /// ```lua
 /// services.http:get("https://example.org/data.json", function(response, err)
