@@ -82,6 +82,15 @@ import Testing
         ("\"99999999999999999999.0.0\"", "\">=0.1.0\"", "field 'version' must be a version like 1.0.0"),
         ("\"1.0.0\"", "\">=0.1, <1.0.0\"", "field 'crescent' '>=0.1' is not a comparison"),
         ("\"1.0.0\"", "\"^0.2.0\"", "this is crescent 0.1.0"),
+        ("\"1.0.0\"", "\"0.1.0\"", nil),
+        ("\"1.0.0\"", "\"=0.1.0\"", nil),
+        ("\"1.0.0\"", "\",<=0.1.0,, >0.0.9,\"", nil),
+        ("\"1.0.0\"", "\">0.1.0\"", "this is crescent 0.1.0"),
+        ("\"1.0.0\"", "\"<0.1.0\"", "this is crescent 0.1.0"),
+        ("\"1.0.0\"", "\">=0.1.0, <=0.0.5\"", "this is crescent 0.1.0"),
+        ("\"1.0.0\"", "\"\"", "field 'crescent' the range is empty"),
+        ("\"1.0.0\"", "\" , \"", "field 'crescent' '' is not a comparison"),
+        ("\"1.0.0\"", "\">=0.1.0, ~1.0.0\"", "field 'crescent' '~1.0.0' is not a comparison"),
     ] as [(String, String, String?)])
     func versionsAndRangesAreReadAsWritten(version: String, range: String, message: String?) throws {
         var fields = Self.valid
@@ -92,6 +101,30 @@ import Testing
             #expect(problem?.contains(message) == true, "\(problem ?? "no problem")")
         } else {
             #expect(problem == nil, "\(problem ?? "")")
+        }
+    }
+
+    /// The manifest is read in one go whatever its size, and checked to be UTF-8: all ASCII, with
+    /// characters of several bytes, or not UTF-8 at all.
+    @Test func manifestsOfAnySizeAreReadAndCheckedAsUTF8() throws {
+        var fields = Self.valid
+        let long = String(repeating: "Saved places, ", count: 1_000)
+        fields["description"] = "\"" + long + "\""
+        let ascii = try Folder(fields, extra: "# " + String(repeating: "x", count: 9_000) + "\n")
+        #expect(try PluginManifest.load(folder: ascii.path, hostVersion: "0.1.0").description == long)
+
+        fields["description"] = "\"Lieux enregistrés \\u00E9 ß € 😀\""
+        let unicode = try Folder(fields)
+        #expect(try PluginManifest.load(folder: unicode.path, hostVersion: "0.1.0").description == "Lieux enregistrés é ß € 😀")
+
+        let broken = try Folder(Self.valid)
+        let bytes = Array("name = \"places\"\nversion = \"1.0.0\"\n".utf8) + [0x64, 0x20, 0x3D, 0x20, 0x22, 0xC3, 0x28, 0x22, 0x0A]
+        try Data(bytes).write(to: URL(fileURLWithPath: broken.path + "/plugin.toml"))
+        do throws(PluginProblem) {
+            _ = try PluginManifest.load(folder: broken.path, hostVersion: "0.1.0")
+            Issue.record("a manifest that is not UTF-8 loaded")
+        } catch {
+            #expect(error.message == broken.path + "/plugin.toml:3: the file is not valid UTF-8 (save it as UTF-8)", "\(error.message)")
         }
     }
 

@@ -125,6 +125,59 @@ import Testing
         #expect(root["ß € 😀"] == .string("ß € 😀"), "scalars of two, three and four UTF-8 bytes, in a key and a value")
     }
 
+    /// Strings are taken whole from the document until an escape; after one they are built, the
+    /// characters before it (of several bytes too) included.
+    @Test func stringsWithEscapesAfterWideCharacters() throws {
+        let root = try read(#"""
+            a = "é€😀\n!"
+            b = "ß\u00DF"
+            "ké\t" = 'é\t'
+            c = """é\
+                ß"""
+            """#)
+        #expect(root["a"] == .string("é€😀\n!"))
+        #expect(root["b"] == .string("ßß"))
+        #expect(root["ké\t"] == .string("é\\t"))
+        #expect(root["c"] == .string("éß"))
+    }
+
+    /// A byte order mark is skipped; a table takes any number of keys; tables are added to
+    /// after other tables, through dotted keys and through arrays of tables.
+    @Test func wideTablesAndTablesAddedToLater() throws {
+        #expect(try read("\u{FEFF}a = 1\n") == ["a": 1])
+        #expect(try read("a = 0\nb = 7\nc = 123456789012345678\nd = 9223372036854775807\ne = 1979-05-27\n")
+                == ["a": 0, "b": 7, "c": 123_456_789_012_345_678, "d": .integer(9_223_372_036_854_775_807), "e": "1979-05-27"])
+        let keys = (0..<40).map { "k\($0) = \($0)" }.joined(separator: "\n")
+        let wide = try read("[t]\n" + keys + "\n[t.sub]\nx = 1\n")
+        guard case .object(let table)? = wide["t"] else {
+            Issue.record("no table t: \(wide)")
+            return
+        }
+        #expect(table.count == 41 && table["k0"] == 0 && table["k39"] == 39 && table["sub"]?["x"] == 1)
+        let later = try read("""
+            [a.b]
+            c = 1
+            [a.d]
+            e = 2
+            [a]
+            f.g = 3
+            f.h = 4
+            [[list]]
+            x.y = 1
+            [list.z]
+            w = 2
+            [[list]]
+            x.y = 3
+            """)
+        #expect(later["a"] == .object(["b": .object(["c": 1]), "d": .object(["e": 2]), "f": .object(["g": 3, "h": 4])]))
+        #expect(later["list"] == .array([.object(["x": .object(["y": 1]), "z": .object(["w": 2])]), .object(["x": .object(["y": 3])])]))
+        expectRefused([
+            ("[a]\nb = 1\n[c]\n[a.x]\nb = 2\n[a]", 6, "the table [a] is defined twice"),
+            ("[[l]]\nx = 1\nx = 2", 3, "the key 'x' is defined twice"),
+            ("t = { a.b = 1, a.b = 2 }", 1, "the key 'a.b' is defined twice"),
+        ])
+    }
+
     @Test func tablesAreDefinedOnceAndInOneWay() throws {
         // Allowed: a super-table after its sub-table, a sub-table of a table made by dotted keys.
         #expect(try read("[x.y.z.w]\n[x]\na = 1")["x"]?["a"] == 1)

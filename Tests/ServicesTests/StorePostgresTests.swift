@@ -1,5 +1,6 @@
 import Foundation
 import Model
+import PostgresNIO
 import PostgresTestSupport
 @testable import Services
 import Synchronization
@@ -122,6 +123,56 @@ import Testing
         let snapshots = SnapshotLog(watched)
         #expect(await snapshots.wait(seconds: 15) { _ in watched.count == list.count }, "the observer caught up")
         #expect(watched.items == list.items)
+    }
+
+    /// The server ends the connection while the backend's queue is busy, so the queue has not yet
+    /// heard of it when it sends the next statement: that statement answers `unavailable` at once
+    /// instead of never (PostgresNIO drops a request written to a closed channel unanswered), and
+    /// the next write after reconnecting succeeds.
+    @Test func aStatementSentOnAConnectionThatClosedUnheardAnswersUnavailable() async throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.makeDatabase("closed")
+        let database = String(url.split(separator: "/").last ?? "")
+        let store = try Store(url: url)
+        defer { store.close() }
+        let list = try store.collection(named: "list")
+        _ = try list.add(["n": 1])
+        let backend = try #require(store.postgres)
+        let answered = DispatchSemaphore(value: 0)
+        let outcome = Mutex<ServiceError??>(nil)
+        Thread.detachNewThread {
+            let error = { () -> ServiceError? in
+                do throws(ServiceError) {
+                    // Held on the queue, the backend cannot take in the news of the close.
+                    return try backend.onQueue { () throws(ServiceError) -> ServiceError? in
+                        let connection = try backend.connection()
+                        _ = try? cluster.sql(database, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()")
+                        for _ in 0..<1_000 where !connection.isClosed { usleep(5_000) }
+                        guard connection.isClosed else { return ServiceError(.internal, "the server did not close the connection") }
+                        do throws(ServiceError) { _ = try backend.run("SELECT 1", doing: "testing"); return nil } catch { return error }
+                    }
+                } catch {
+                    return error
+                }
+            }()
+            outcome.withLock { $0 = .some(error) }
+            answered.signal()
+        }
+        // Without the check, the statement's wait never ends: the thread, and the backend's queue
+        // with it, are then left behind, and so is the rest of this test.
+        guard answered.wait(timeout: .now() + 20) == .success else {
+            Issue.record("the statement on the closed connection never answered")
+            return
+        }
+        let error = outcome.withLock { $0 } ?? nil
+        #expect(error?.code == .unavailable, "\(String(describing: error))")
+        var added: Value?
+        for _ in 0..<300 where added == nil {
+            added = try? list.add(["n": 2])
+            if added == nil { try await Task.sleep(nanoseconds: 20_000_000) }
+        }
+        #expect(added != nil, "the store reconnected")
+        #expect(list.count == 2)
     }
 
     @Test func badURLsPasswordsAndServersGiveClearErrorsWithoutThePassword() throws {

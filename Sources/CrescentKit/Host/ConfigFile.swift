@@ -13,19 +13,19 @@ struct ConfigFile {
     let name: String
     /// The sections by name; empty when there is no file and none was asked for.
     let sections: [String: Value]
-    /// The file's text, split into lines only when a message needs a line number (every plugin
-    /// manifest is read at start-up, and splitting costs more than parsing).
-    private let text: String?
+    /// The file's UTF-8 text, made a string and split into lines only when a message needs a
+    /// line number (every plugin manifest is read at start-up, and that costs more than parsing).
+    private let bytes: [UInt8]?
 
     /// Reads and parses the file at `path` (or `crescent.toml`, which may be missing).
     static func load(_ path: String?) throws(HostSetupError) -> ConfigFile {
         let file = path ?? defaultName
         guard let bytes = read(file) else {
             if path != nil { throw HostSetupError(description: "cannot open config file '\(file)'") }
-            return ConfigFile(name: file, sections: [:], text: nil)
+            return ConfigFile(name: file, sections: [:], bytes: nil)
         }
         // TOML is UTF-8: a file that is not would have its bytes replaced, and keys collide.
-        guard let text = String(validating: bytes, as: UTF8.self) else {
+        guard isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil else {
             var line = 1
             for part in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
                 if String(validating: part, as: UTF8.self) == nil { break }
@@ -33,18 +33,24 @@ struct ConfigFile {
             }
             throw HostSetupError(description: "\(file):\(line): the file is not valid UTF-8 (save it as UTF-8)")
         }
-        return try parse(text, name: file)
+        return try parse(validUTF8: bytes, name: file)
     }
 
     /// Parses `text`, the contents of the file `name` (messages name it `file:line`).
     static func parse(_ text: String, name file: String) throws(HostSetupError) -> ConfigFile {
+        try parse(validUTF8: Array(text.utf8), name: file)
+    }
+
+    /// Parses `bytes`, the contents of the file `name` checked to be UTF-8 (messages name it
+    /// `file:line`).
+    private static func parse(validUTF8 bytes: [UInt8], name file: String) throws(HostSetupError) -> ConfigFile {
         let sections: [String: Value]
         do {
-            sections = try TOMLReader.read(text, maxDepth: maxDepth)
+            sections = try TOMLReader.read(validUTF8: bytes, maxDepth: maxDepth)
         } catch {
             throw HostSetupError(description: "\(file):\(error.line): \(error.message)")
         }
-        return ConfigFile(name: file, sections: sections, text: text)
+        return ConfigFile(name: file, sections: sections, bytes: bytes)
     }
 
     /// Sections the host itself reads, whatever the plugins.
@@ -54,6 +60,7 @@ struct ConfigFile {
     /// reads and keys a section does not have (warnings), each naming `file:line`, the section or
     /// key and what it may be.
     func warnings(plugins: [any Plugin]) -> [String] {
+        guard !sections.isEmpty else { return [] }
         var known: [String: [String]?] = [:]
         for plugin in plugins {
             known[plugin.name] = known[plugin.name] ?? .some(nil)
@@ -79,7 +86,7 @@ struct ConfigFile {
     /// `message` (a setting's error such as `[store] synchronous must be ...`) prefixed with the
     /// `file:line` of the key it names, when the file has that section.
     func locate(_ message: String) -> String {
-        guard message.hasPrefix("["), let close = message.firstIndex(of: "]"), text != nil else { return message }
+        guard message.hasPrefix("["), let close = message.firstIndex(of: "]"), bytes != nil else { return message }
         let section = String(message[message.index(after: message.startIndex)..<close])
         let key = message[message.index(after: close)...].drop { $0 == " " }.prefix { $0.isLetter || $0 == "_" || $0.isNumber }
         return "\(name):\(line(of: section, key: key.isEmpty ? nil : String(key))): \(message)"
@@ -87,7 +94,8 @@ struct ConfigFile {
 
     /// The 1-based line of `[section]`, or of `key = ...` inside it (1 when not found).
     private func line(of section: String, key: String?) -> Int {
-        guard let text else { return 1 }
+        guard let bytes else { return 1 }
+        let text = String(decoding: bytes, as: UTF8.self)
         var current: String?
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = Self.trimmed(raw, " \t")
@@ -107,17 +115,40 @@ struct ConfigFile {
         String(text.drop { characters.contains($0) }.reversed().drop { characters.contains($0) }.reversed())
     }
 
+    /// The file's bytes: one open, one fstat and a read of that size (more reads only when
+    /// the file grows meanwhile, or for a file whose size is not known, such as a pipe).
     private static func read(_ path: String) -> [UInt8]? {
-        guard let file = fopen(path, "r") else { return nil }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 8192)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        let isRegular = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+        // One byte more than the size: a read that fills less has reached the end.
+        var bytes = [UInt8](repeating: 0, count: isRegular ? Int(status.st_size) + 1 : 8192)
+        var count = 0
         while true {
-            let count = fread(&buffer, 1, buffer.count, file)
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
+            if count == bytes.count { bytes += [UInt8](repeating: 0, count: max(bytes.count, 8192)) }
+            let read = bytes.withUnsafeMutableBytes { buffer in
+                guard let base = buffer.baseAddress else { return 0 }
+                return Glibc.read(descriptor, base + count, buffer.count - count)
+            }
+            if read < 0 && errno == EINTR { continue }
+            guard read > 0 else { break }
+            count += read
+            // A regular file reads short only at its end.
+            if isRegular && count < bytes.count { break }
         }
+        bytes.removeLast(bytes.count - count)
         return bytes
+    }
+
+    /// True when every byte is ASCII (then the bytes are UTF-8; most config files and manifests).
+    private static func isASCII(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            var any: UInt8 = 0
+            for byte in buffer { any |= byte }
+            return any < 0x80
+        }
     }
 
     /// How deep tables and arrays may nest (a table header's and a key's parts count).

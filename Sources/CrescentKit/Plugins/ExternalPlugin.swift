@@ -11,18 +11,30 @@ struct ExternalPlugin: Plugin {
 
     var name: String { manifest.name }
 
-    var settingKeys: [String: [String]] { [manifest.name: manifest.settings.map(\.key)] }
+    var settingKeys: [String: [String]] {
+        // Built by assignment: a dictionary literal's (key, value) tuple type would be built at
+        // start-up for this alone.
+        var keys: [String] = []
+        for setting in manifest.settings { keys.append(setting.key) }
+        var sections: [String: [String]] = [:]
+        sections[manifest.name] = keys
+        return sections
+    }
 
     func serviceEntries(_ context: PluginContext) throws(ServiceError) -> [ServiceEntry] {
-        let placeholders = manifest.services.map { service in
+        // Entries are made in one loop over the services, with no array of interfaces between:
+        // that array's type would be built at start-up for this alone.
+        func placeholder(_ service: String) -> AnyInterface {
             AnyInterface(name: service, summary: "\(manifest.description) (plugin '\(manifest.name)': its methods are known once it starts)",
                          properties: [], methods: [], events: [])
         }
+        var entries: [ServiceEntry] = []
         let settings: Value
         do throws(ServiceError) {
             settings = try resolvedSettings(context.config)
         } catch {
-            return placeholders.map { ServiceEntry($0, failed: error) }
+            for service in manifest.services { entries.append(ServiceEntry(placeholder(service), failed: error)) }
+            return entries
         }
         // Declared in full when an earlier run recorded the plugin's declarations: documentation
         // and completion need not start it.
@@ -34,16 +46,19 @@ struct ExternalPlugin: Plugin {
         let start = PluginStart(manifest: manifest, settings: settings, limits: limits, launcher: launcher,
                                 startsInBackground: startsInBackground)
         if startsInBackground { launcher?.register(start) }
-        let interfaces = known.map { declarations in
-            declarations.map { declaration in
-                PluginService.interface(declaration) { _, _, reply in
-                    reply(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' has not started")))
-                }
-            }
-        } ?? placeholders
-        return interfaces.map { interface in
+        func entry(_ interface: AnyInterface) -> ServiceEntry {
             ServiceEntry(interface) { () throws(ServiceError) in try start.service(named: interface.name) }
         }
+        if let known {
+            for declaration in known {
+                entries.append(entry(PluginService.interface(declaration) { _, _, reply in
+                    reply(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' has not started")))
+                }))
+            }
+        } else {
+            for service in manifest.services { entries.append(entry(placeholder(service))) }
+        }
+        return entries
     }
 
     /// The plugin's section with defaults applied; a value of the wrong type names the key and

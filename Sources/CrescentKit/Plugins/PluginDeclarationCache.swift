@@ -33,7 +33,8 @@ struct PluginDeclarationCache {
 
     /// The declarations recorded for the plugin as it is now, nil when none hold.
     func load() -> [ServiceDeclaration]? {
-        guard let path, let bytes = try? ScriptSource.file(path).read(), let record = try? Value(jsonBytes: bytes),
+        // `access` first: a plugin never started has no record, and a failed read builds its message.
+        guard let path, access(path, R_OK) == 0, let bytes = try? ScriptSource.file(path).read(), let record = try? Value(jsonBytes: bytes),
               record["stamp"].stringValue == stamp(),
               let declarations = try? ServiceDeclaration.list(from: record["services"]),
               manifest.mismatch(declared: declarations.map(\.name), by: path) == nil else { return nil }

@@ -105,7 +105,11 @@ public enum PluginDiscovery {
         }
         var owners: [String: String] = Dictionary(builtins.map { ($0, "the builtin plugins") }, uniquingKeysWith: { a, _ in a })
         var names: [String: String] = [:]
-        let available = Set(builtins).union(found.compactMap(\.manifest).flatMap(\.services))
+        // A loop rather than key paths and flatMap: their generic types would be built at start-up.
+        var available = Set(builtins)
+        for plugin in found {
+            for service in plugin.manifest?.services ?? [] { available.insert(service) }
+        }
         for index in found.indices {
             guard case .ok(let manifest) = found[index].status else { continue }
             if let first = names[manifest.name] {

@@ -125,12 +125,16 @@ private struct ManifestReader {
     let path: String
     let fields: [String: Value]
 
-    static let knownFields: Set<String> = ["name", "version", "crescent", "description", "kind", "main", "command",
-                                          "services", "requires", "settings"]
+    static let knownFields = ["command", "crescent", "description", "kind", "main", "name", "requires", "services",
+                              "settings", "version"]
+
+    /// One of `knownFields`, compared in turn: no set to build and hash into at start-up.
+    static func isKnown(_ field: String) -> Bool { knownFields.contains(field) }
 
     func manifest(folder: String, hostVersion: String) throws(PluginProblem) -> PluginManifest {
-        if let unknown = fields.keys.sorted().first(where: { !Self.knownFields.contains($0) }) {
-            throw problem(unknown, "is not a manifest field (fields: \(Self.knownFields.sorted().joined(separator: ", ")))")
+        if fields.keys.contains(where: { !Self.isKnown($0) }),
+           let unknown = fields.keys.sorted().first(where: { !Self.isKnown($0) }) {
+            throw problem(unknown, "is not a manifest field (fields: \(Self.knownFields.joined(separator: ", ")))")
         }
         let name = try string("name")
         guard PluginNames.isValid(name) else { throw problem("name", "must match [a-z][a-z0-9_]*, got \"\(name)\"") }

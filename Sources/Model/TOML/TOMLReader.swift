@@ -19,13 +19,23 @@ public struct TOMLReader {
     ///
     /// - Throws: ``TOMLError`` naming the 1-based line of the first problem.
     public static func read(_ text: String, maxDepth: Int = 100) throws(TOMLError) -> [String: Value] {
-        var reader = TOMLReader(text: Array(text.unicodeScalars), maxDepth: maxDepth)
-        try reader.document()
-        guard case .object(let fields) = reader.root.value else { return [:] }
-        return fields
+        try read(validUTF8: Array(text.utf8), maxDepth: maxDepth)
     }
 
-    let text: [Unicode.Scalar]
+    /// Reads the document whose UTF-8 encoding is `bytes` (a file's contents, checked to be
+    /// UTF-8 by the caller: a byte sequence that is not UTF-8 reads as replacement characters).
+    ///
+    /// - Throws: ``TOMLError`` naming the 1-based line of the first problem.
+    public static func read(validUTF8 bytes: [UInt8], maxDepth: Int = 100) throws(TOMLError) -> [String: Value] {
+        var reader = TOMLReader(text: bytes, maxDepth: maxDepth)
+        try reader.document()
+        return reader.root.fields
+    }
+
+    /// The document's UTF-8 bytes. Everything TOML gives a meaning to is ASCII, and no byte of a
+    /// longer UTF-8 sequence is, so the reader decides byte by byte and copies other characters
+    /// whole into strings (start-up reads every plugin's manifest).
+    let text: [UInt8]
     var at = 0
     var line = 1
     let maxDepth: Int
@@ -33,7 +43,7 @@ public struct TOMLReader {
     /// The table the key/value lines go to: the last header's path.
     private var current: [String] = []
 
-    private init(text: [Unicode.Scalar], maxDepth: Int) {
+    private init(text: [UInt8], maxDepth: Int) {
         self.text = text
         self.maxDepth = maxDepth
     }
@@ -41,12 +51,12 @@ public struct TOMLReader {
     // MARK: Lines
 
     private mutating func document() throws(TOMLError) {
-        if peek() == "\u{FEFF}" { at += 1 }                        // a byte order mark
+        if peek() == 0xEF && peek(1) == 0xBB && peek(2) == 0xBF { at += 3 }     // a byte order mark
         while at < text.count {
             skipWhitespace()
             switch peek() {
-            case nil, "#", "\n", "\r": break
-            case "[": try header()
+            case nil, UInt8(ascii: "#"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): break
+            case UInt8(ascii: "["): try header()
             default: try keyValue()
             }
             try endOfLine()
@@ -56,17 +66,17 @@ public struct TOMLReader {
     /// After an expression: blanks, a comment perhaps, then a line break or the end.
     mutating func endOfLine() throws(TOMLError) {
         skipWhitespace()
-        if peek() == "#" { try comment() }
-        guard let next = peek() else { return }
+        if peek() == UInt8(ascii: "#") { try comment() }
+        guard peek() != nil else { return }
         guard skipLineBreak() else {
-            throw fail("expected the end of the line, found \(Self.shown(next)) (one key = value or [table] per line)")
+            throw fail("expected the end of the line, found \(shownHere()) (one key = value or [table] per line)")
         }
     }
 
     private mutating func comment() throws(TOMLError) {
         at += 1
-        while let next = peek(), next != "\n", !(next == "\r" && peek(1) == "\n") {
-            if Self.isControl(next) { throw fail("a comment cannot hold the control character \(Self.shown(next))") }
+        while let next = peek(), next != UInt8(ascii: "\n"), !(next == UInt8(ascii: "\r") && peek(1) == UInt8(ascii: "\n")) {
+            if Self.isControl(next) { throw fail("a comment cannot hold the control character \(shownHere())") }
             at += 1
         }
     }
@@ -74,18 +84,18 @@ public struct TOMLReader {
     /// `[name]` or `[[name]]`.
     private mutating func header() throws(TOMLError) {
         at += 1
-        let isArray = peek() == "["
+        let isArray = peek() == UInt8(ascii: "[")
         if isArray { at += 1 }
         skipWhitespace()
         guard let first = peek() else { throw fail("a table header ends before its name") }
-        guard Self.isBareKey(first) || first == "\"" || first == "'" else {
-            throw fail("a table name cannot start with \(Self.shown(first)): use letters, digits, _ and -, or quote it ([\"name\"])")
+        guard Self.isBareKey(first) || first == UInt8(ascii: "\"") || first == UInt8(ascii: "'") else {
+            throw fail("a table name cannot start with \(shownHere()): use letters, digits, _ and -, or quote it ([\"name\"])")
         }
         let path = try key()
         let closing = isArray ? "]]" : "]"
-        for _ in closing.unicodeScalars {
-            guard peek() == "]" else {
-                throw fail("expected '\(closing)' after the table name \(TOMLTable.dotted(path)), found \(peek().map(Self.shown) ?? "the end of the file")")
+        for _ in 0..<(isArray ? 2 : 1) {
+            guard peek() == UInt8(ascii: "]") else {
+                throw fail("expected '\(closing)' after the table name \(TOMLTable.dotted(path)), found \(shownHere())")
             }
             at += 1
         }
@@ -112,8 +122,8 @@ public struct TOMLReader {
     /// Blanks, `=`, blanks and the value of `key`, a table `depth` levels deep holding it.
     private mutating func valueAfterEquals(_ key: [String], depth: Int) throws(TOMLError) -> Value {
         skipWhitespace()
-        guard peek() == "=" else {
-            throw fail("expected '=' after the key \(TOMLTable.dotted(key)), found \(peek().map(Self.shown) ?? "the end of the file")")
+        guard peek() == UInt8(ascii: "=") else {
+            throw fail("expected '=' after the key \(TOMLTable.dotted(key)), found \(shownHere())")
         }
         at += 1
         skipWhitespace()
@@ -130,7 +140,7 @@ public struct TOMLReader {
             parts.append(try simpleKey())
             guard parts.count <= Self.maxKeyParts else { throw fail("a key has more than \(Self.maxKeyParts) dotted parts") }
             skipWhitespace()
-            guard peek() == "." else { return parts }
+            guard peek() == UInt8(ascii: ".") else { return parts }
             at += 1
         }
     }
@@ -139,17 +149,17 @@ public struct TOMLReader {
         switch peek() {
         case nil:
             throw fail("expected a key, found the end of the file")
-        case "\"":
-            guard !(peek(1) == "\"" && peek(2) == "\"") else { throw fail("a key cannot be a multi-line string") }
+        case UInt8(ascii: "\""):
+            guard !(peek(1) == UInt8(ascii: "\"") && peek(2) == UInt8(ascii: "\"")) else { throw fail("a key cannot be a multi-line string") }
             return try singleLineString(literal: false)
-        case "'":
-            guard !(peek(1) == "'" && peek(2) == "'") else { throw fail("a key cannot be a multi-line string") }
+        case UInt8(ascii: "'"):
+            guard !(peek(1) == UInt8(ascii: "'") && peek(2) == UInt8(ascii: "'")) else { throw fail("a key cannot be a multi-line string") }
             return try singleLineString(literal: true)
-        case let first?:
+        case _?:
             let start = at
             while let next = peek(), Self.isBareKey(next) { at += 1 }
             guard at > start else {
-                throw fail("expected a key, found \(Self.shown(first)) (bare keys are letters, digits, _ and -; quote others)")
+                throw fail("expected a key, found \(shownHere()) (bare keys are letters, digits, _ and -; quote others)")
             }
             return string(start..<at)
         }
@@ -161,15 +171,17 @@ public struct TOMLReader {
     mutating func value(depth: Int) throws(TOMLError) -> Value {
         guard depth <= maxDepth else { throw nestedTooDeeply() }
         switch peek() {
-        case nil, "\n", "\r", "#":
+        case nil, UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "#"):
             throw fail("expected a value after '='")
-        case "\"":
-            return .string(peek(1) == "\"" && peek(2) == "\"" ? try multilineString(literal: false) : try singleLineString(literal: false))
-        case "'":
-            return .string(peek(1) == "'" && peek(2) == "'" ? try multilineString(literal: true) : try singleLineString(literal: true))
-        case "[":
+        case UInt8(ascii: "\""):
+            let tripled = peek(1) == UInt8(ascii: "\"") && peek(2) == UInt8(ascii: "\"")
+            return .string(tripled ? try multilineString(literal: false) : try singleLineString(literal: false))
+        case UInt8(ascii: "'"):
+            let tripled = peek(1) == UInt8(ascii: "'") && peek(2) == UInt8(ascii: "'")
+            return .string(tripled ? try multilineString(literal: true) : try singleLineString(literal: true))
+        case UInt8(ascii: "["):
             return try array(depth: depth)
-        case "{":
+        case UInt8(ascii: "{"):
             return try inlineTable(depth: depth)
         default:
             return try scalar()
@@ -183,12 +195,12 @@ public struct TOMLReader {
         while true {
             try skipBlankLines()
             guard let next = peek() else { throw TOMLError(line: opened, message: "an array is not closed (a ']' is missing)") }
-            if next == "]" { break }
+            if next == UInt8(ascii: "]") { break }
             items.append(try value(depth: depth + 1))
             try skipBlankLines()
             guard let after = peek() else { throw TOMLError(line: opened, message: "an array is not closed (a ']' is missing)") }
-            if after == "]" { break }
-            guard after == "," else { throw fail("expected ',' or ']' after an array's value, found \(Self.shown(after))") }
+            if after == UInt8(ascii: "]") { break }
+            guard after == UInt8(ascii: ",") else { throw fail("expected ',' or ']' after an array's value, found \(shownHere())") }
             at += 1
         }
         at += 1
@@ -199,9 +211,9 @@ public struct TOMLReader {
         at += 1
         var table = TOMLTable(origin: .dotted)
         skipWhitespace()
-        if peek() == "}" {
+        if peek() == UInt8(ascii: "}") {
             at += 1
-            return table.value
+            return .object(table.fields)
         }
         while true {
             let path = try key()
@@ -212,40 +224,49 @@ public struct TOMLReader {
                 throw fail(error.message)
             }
             skipWhitespace()
-            guard let next = peek(), next != "\n", next != "\r" else {
+            guard let next = peek(), next != UInt8(ascii: "\n"), next != UInt8(ascii: "\r") else {
                 throw fail("an inline table must end on its line with '}'")
             }
+            if next == UInt8(ascii: "}") {
+                at += 1
+                return .object(table.fields)
+            }
+            guard next == UInt8(ascii: ",") else { throw fail("expected ',' or '}' after an inline table's value, found \(shownHere())") }
             at += 1
-            if next == "}" { return table.value }
-            guard next == "," else { throw fail("expected ',' or '}' after an inline table's value, found \(Self.shown(next))") }
         }
     }
 
     // MARK: Scanning
 
-    func peek(_ offset: Int = 0) -> Unicode.Scalar? {
+    func peek(_ offset: Int = 0) -> UInt8? {
         at + offset < text.count ? text[at + offset] : nil
     }
 
-    /// The scalars in `range` as a string.
+    /// The text of the bytes in `range`, which start and end on whole characters.
     func string(_ range: Range<Int>) -> String {
-        // Appended one by one: `append(contentsOf:)` of an array slice is not specialised, and the
-        // runtime resolves its generic types by scanning every protocol conformance in the binary,
-        // which costs start-up more than reading the whole manifest.
-        var scalars = ScalarBuffer()
-        for index in range { scalars.append(text[index]) }
-        return scalars.string
+        text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+    }
+
+    /// The character at `at` for a message, or "the end of the file".
+    func shownHere() -> String { shown(at: at) }
+
+    /// The character at `index` for a message (``shown(_:)``), or "the end of the file".
+    func shown(at index: Int) -> String {
+        guard index < text.count else { return "the end of the file" }
+        let bytes = text[index..<min(index + 4, text.count)]
+        let scalar = String(decoding: bytes, as: UTF8.self).unicodeScalars.first ?? "\u{FFFD}"
+        return Self.shown(scalar)
     }
 
     mutating func skipWhitespace() {
-        while let next = peek(), next == " " || next == "\t" { at += 1 }
+        while let next = peek(), next == UInt8(ascii: " ") || next == UInt8(ascii: "\t") { at += 1 }
     }
 
     /// Skips a line break (`\n` or `\r\n`), counting it; false when there is none here.
     mutating func skipLineBreak() -> Bool {
-        if peek() == "\n" {
+        if peek() == UInt8(ascii: "\n") {
             at += 1
-        } else if peek() == "\r" && peek(1) == "\n" {
+        } else if peek() == UInt8(ascii: "\r") && peek(1) == UInt8(ascii: "\n") {
             at += 2
         } else {
             return false
@@ -258,7 +279,7 @@ public struct TOMLReader {
     private mutating func skipBlankLines() throws(TOMLError) {
         while true {
             skipWhitespace()
-            if peek() == "#" { try comment() }
+            if peek() == UInt8(ascii: "#") { try comment() }
             guard skipLineBreak() else { return }
         }
     }
@@ -274,16 +295,23 @@ public struct TOMLReader {
     // MARK: Characters
 
     /// A character of a bare key: A-Z, a-z, 0-9, `_` and `-`.
-    static func isBareKey(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar {
-        case "A"..."Z", "a"..."z", "0"..."9", "_", "-": true
+    static func isBareKey(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "_"), UInt8(ascii: "-"): true
         default: false
         }
     }
 
-    /// A control character TOML refuses outside escapes (all but tab).
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F
+    /// A character of a bare key, as a scalar (for keys already read).
+    static func isBareKey(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && isBareKey(UInt8(scalar.value))
+    }
+
+    /// A control character TOML refuses outside escapes (all but tab); no byte of a longer UTF-8
+    /// sequence is one.
+    static func isControl(_ byte: UInt8) -> Bool {
+        (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F
     }
 
     /// A character for a message, quoted: invisible ones (controls, combining marks, blanks)

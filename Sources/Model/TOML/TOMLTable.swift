@@ -2,6 +2,10 @@
 /// header (`[a.b]`), by dotted keys (`a.b.c = 1`), inline (`{ c = 1 }`) or, on the way to
 /// another, implicitly (`a` of `[a.b]`, which a later `[a]` may still define). What made it
 /// decides what may add to it later, so it is kept with each table.
+///
+/// Values are kept apart from the tables still open to additions, in the dictionary the reader
+/// returns: a table of values only (most of a manifest or config file) is handed over as it is,
+/// each key hashed once.
 struct TOMLTable {
     enum Origin {
         /// Made on the way to a header's table; a header may still define it.
@@ -12,9 +16,8 @@ struct TOMLTable {
         case dotted
     }
 
-    indirect enum Item {
-        /// A value, arrays and inline tables included: nothing adds to it later.
-        case value(Value)
+    /// A key's table, which later lines may add to.
+    enum Child {
         case table(TOMLTable)
         /// An array of tables (`[[a]]`): headers add to its last element.
         case tables([TOMLTable])
@@ -26,17 +29,27 @@ struct TOMLTable {
     }
 
     var origin: Origin
-    var items: [String: Item] = [:]
+    /// The keys holding values, arrays and inline tables included: nothing adds to them later.
+    var values: [String: Value] = [:]
+    /// The keys holding tables and arrays of tables; never a key of `values`.
+    var children: [String: Child] = [:]
 
-    /// The table as a model value (objects of objects, arrays of objects).
-    var value: Value {
-        .object(items.mapValues { item in
-            switch item {
-            case .value(let value): value
-            case .table(let table): table.value
-            case .tables(let tables): .array(tables.map(\.value))
+    /// The table's keys and values (objects of objects, arrays of objects).
+    var fields: [String: Value] {
+        guard !children.isEmpty else { return values }
+        var fields = values
+        for (key, child) in children {
+            switch child {
+            case .table(let table):
+                fields[key] = .object(table.fields)
+            case .tables(let tables):
+                var elements: [Value] = []
+                elements.reserveCapacity(tables.count)
+                for table in tables { elements.append(.object(table.fields)) }
+                fields[key] = .array(elements)
             }
-        })
+        }
+        return fields
     }
 
     // MARK: Headers
@@ -44,19 +57,18 @@ struct TOMLTable {
     /// `[path]`: defines the table at `path`, making the tables on the way.
     mutating func defineTable(at path: [String]) throws(Problem) {
         try withParent(of: path) { parent, key throws(Problem) in
-            switch parent.items[key] {
+            guard parent.values[key] == nil else { throw Problem(message: "'\(Self.dotted(path))' is a value already, not a table") }
+            switch parent.children[key] {
             case nil:
-                parent.items[key] = .table(TOMLTable(origin: .header))
+                parent.children[key] = .table(TOMLTable(origin: .header))
             case .table(var table) where table.origin == .implicit:
                 table.origin = .header
-                parent.items[key] = .table(table)
+                parent.children[key] = .table(table)
             case .table(let table):
                 throw Problem(message: table.origin == .header ? "the table [\(Self.dotted(path))] is defined twice"
                               : "the table [\(Self.dotted(path))] was made by dotted keys already and cannot get a header")
             case .tables:
                 throw Problem(message: "[\(Self.dotted(path))] is an array of tables ([[\(Self.dotted(path))]]), not a table")
-            case .value:
-                throw Problem(message: "'\(Self.dotted(path))' is a value already, not a table")
             }
         }
     }
@@ -64,14 +76,17 @@ struct TOMLTable {
     /// `[[path]]`: adds a table to the array of tables at `path`, making it when new.
     mutating func appendTable(at path: [String]) throws(Problem) {
         try withParent(of: path) { parent, key throws(Problem) in
-            switch parent.items[key] {
+            let defined = "'\(Self.dotted(path))' is defined already, not as an array of tables ([[\(Self.dotted(path))]])"
+            guard parent.values[key] == nil else { throw Problem(message: defined) }
+            switch parent.children[key] {
             case nil:
-                parent.items[key] = .tables([TOMLTable(origin: .header)])
+                parent.children[key] = .tables([TOMLTable(origin: .header)])
             case .tables(var tables):
+                parent.children[key] = nil                      // no copy while it grows
                 tables.append(TOMLTable(origin: .header))
-                parent.items[key] = .tables(tables)
-            case .table, .value:
-                throw Problem(message: "'\(Self.dotted(path))' is defined already, not as an array of tables ([[\(Self.dotted(path))]])")
+                parent.children[key] = .tables(tables)
+            case .table:
+                throw Problem(message: defined)
             }
         }
     }
@@ -81,22 +96,25 @@ struct TOMLTable {
     mutating func withTable(at path: ArraySlice<String>, _ body: (inout TOMLTable) throws(Problem) -> Void) throws(Problem) {
         guard let key = path.first else { return try body(&self) }
         let rest = path.dropFirst()
-        switch items[key] {
-        case nil:
+        guard let index = children.index(forKey: key) else {
+            guard values[key] == nil else { throw Problem(message: "'\(key)' is a value already, not a table") }
             var table = TOMLTable(origin: .implicit)
             try table.withTable(at: rest, body)
-            items[key] = .table(table)
+            children[key] = .table(table)
+            return
+        }
+        // A table changes after its slot is emptied (so its storage is not copied) and goes back
+        // to the same slot: the key is hashed once.
+        switch children.values[index] {
         case .table(var table):
-            items[key] = nil                                    // no copy while it changes
-            defer { items[key] = .table(table) }
+            children.values[index] = .tables([])
+            defer { children.values[index] = .table(table) }
             try table.withTable(at: rest, body)
         case .tables(var tables):
-            items[key] = nil
-            defer { items[key] = .tables(tables) }
+            children.values[index] = .tables([])
+            defer { children.values[index] = .tables(tables) }
             // Never empty: an array of tables is made with its first element.
             try tables[tables.count - 1].withTable(at: rest, body)
-        case .value:
-            throw Problem(message: "'\(key)' is a value already, not a table")
         }
     }
 
@@ -113,24 +131,28 @@ struct TOMLTable {
         guard let key = path.first else { return }
         let rest = path.dropFirst()
         if rest.isEmpty {
-            guard items[key] == nil else { throw Problem(message: "the key '\(Self.dotted(whole))' is defined twice") }
-            items[key] = .value(value)
+            // One hash: a key given twice replaces the first value, but the document is refused.
+            guard children.isEmpty || children[key] == nil, values.updateValue(value, forKey: key) == nil else {
+                throw Problem(message: "the key '\(Self.dotted(whole))' is defined twice")
+            }
             return
         }
-        switch items[key] {
-        case nil:
+        let prefix = { Self.dotted(whole.prefix(whole.count - rest.count)) }
+        guard let index = children.index(forKey: key) else {
+            guard values[key] == nil else { throw Problem(message: "'\(prefix())' is a value already, not a table") }
             var table = TOMLTable(origin: .dotted)
             try table.insert(value, at: rest, whole: whole)
-            items[key] = .table(table)
+            children[key] = .table(table)
+            return
+        }
+        switch children.values[index] {
         case .table(var table) where table.origin == .dotted:
-            items[key] = nil
-            defer { items[key] = .table(table) }
+            children.values[index] = .tables([])
+            defer { children.values[index] = .table(table) }
             try table.insert(value, at: rest, whole: whole)
         case .table, .tables:
-            throw Problem(message: "'\(Self.dotted(whole.prefix(whole.count - rest.count)))' is a table defined elsewhere: "
+            throw Problem(message: "'\(prefix())' is a table defined elsewhere: "
                           + "a dotted key cannot add to it (put the key under its header)")
-        case .value:
-            throw Problem(message: "'\(Self.dotted(whole.prefix(whole.count - rest.count)))' is a value already, not a table")
         }
     }
 

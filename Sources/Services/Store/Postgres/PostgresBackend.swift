@@ -231,7 +231,7 @@ final class PostgresBackend: StoreBackend {
     /// Waits for `answer` from `connection`; a lost connection takes the link down.
     func wait<Answer: Sendable>(for answer: EventLoopFuture<Answer>, on connection: PostgresConnection, doing: String) throws(ServiceError) -> Answer {
         do {
-            return try answer.wait()
+            return try connection.answerOrClosed(answer).wait()
         } catch {
             if PostgresFailure.isConnectionLoss(error) { lost(connection, error) }
             throw failure.running(error, doing: doing)
@@ -273,7 +273,7 @@ final class PostgresBackend: StoreBackend {
         do throws(ServiceError) {
             ownProcess = try prepareSchema(connection)
             do {
-                addThenRead = try connection.prepare(query: PostgresSessionFunctions.addThenReadCall).wait()
+                addThenRead = try connection.answerOrClosed(connection.prepare(query: PostgresSessionFunctions.addThenReadCall)).wait()
             } catch {
                 throw failure.running(error, doing: "preparing its statements")
             }
@@ -327,7 +327,7 @@ final class PostgresBackend: StoreBackend {
     private func prepareSchema(_ connection: PostgresConnection) throws(ServiceError) -> Int32 {
         func run(_ query: PostgresQuery) throws(ServiceError) -> PostgresQueryResult {
             do {
-                return try connection.query(query, logger: logger).wait()
+                return try connection.answerOrClosed(connection.query(query, logger: logger)).wait()
             } catch {
                 throw failure.running(error, doing: "preparing its tables")
             }
@@ -352,7 +352,7 @@ final class PostgresBackend: StoreBackend {
             }
             for definition in PostgresSessionFunctions.definitions {
                 do {
-                    _ = try connection.query(PostgresQuery(unsafeSQL: definition), logger: logger).wait()
+                    _ = try connection.answerOrClosed(connection.query(PostgresQuery(unsafeSQL: definition), logger: logger)).wait()
                 } catch {
                     throw failure.running(error, doing: "creating its session functions in pg_temp (the user needs the TEMPORARY privilege on the database)")
                 }

@@ -1,11 +1,23 @@
-/// Text built one scalar at a time, kept as UTF-8 bytes and made a `String` once at the end.
+/// Text built a piece at a time, kept as UTF-8 bytes and made a `String` once at the end.
 ///
 /// `String.UnicodeScalarView.append` re-checks the string's storage on every call (a few hundred
-/// instructions a scalar), and every plugin manifest is parsed at start-up, scalar by scalar.
-struct ScalarBuffer {
+/// instructions a scalar), and every plugin manifest is read at start-up. Only strings with
+/// escapes and multi-line strings are built this way; others are taken from the document whole.
+struct ByteBuffer {
     private var bytes: [UInt8] = []
 
-    /// Appends `scalar`, encoded as UTF-8.
+    /// Appends one byte of the document (a whole character, or part of one whose other bytes
+    /// follow).
+    mutating func append(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
+    /// Appends `byte` `count` times.
+    mutating func append(_ byte: UInt8, count: Int) {
+        for _ in 0..<count { bytes.append(byte) }
+    }
+
+    /// Appends `scalar`, encoded as UTF-8 (what an escape stands for).
     mutating func append(_ scalar: Unicode.Scalar) {
         let value = scalar.value
         switch value {
@@ -24,11 +36,6 @@ struct ScalarBuffer {
             bytes.append(0x80 | UInt8(value >> 6 & 0x3F))
             bytes.append(0x80 | UInt8(value & 0x3F))
         }
-    }
-
-    /// Appends `scalar` `count` times.
-    mutating func append(_ scalar: Unicode.Scalar, count: Int) {
-        for _ in 0..<count { append(scalar) }
     }
 
     /// The text appended so far.
