@@ -386,8 +386,32 @@ static const char model_marker = 'm';
 
 const void *crescent_model_marker(void) { return &model_marker; }
 
-/* Replaces the value on top with a fresh empty proxy over its metatable when it is a data model,
- * so a rawset on what one read returned never reaches the next read. */
+/* The private key under which a data model proxy holds its fields table: a light userdata, which
+ * no script can make, so no assignment or read by name reaches it. */
+static const char model_fields_key = 'f';
+
+int crescent_push_model_fields(lua_State *L, int index) {
+    if (lua_type(L, index) != LUA_TTABLE) {
+        lua_pushnil(L);
+        return LUA_TNIL;
+    }
+    return lua_rawgetp(L, index, &model_fields_key);
+}
+
+/* `__index` of every data model proxy (the metatable is shared by all models of a type): the
+ * proxy's fields, then (through the fields table's own metatable) its type's methods. Scripts can
+ * reach it through debug.getmetatable and call it on anything, so it checks what it was given. */
+static int model_index(lua_State *L) {                                      /* proxy key */
+    if (crescent_push_model_fields(L, 1) != LUA_TTABLE) return 0;            /* proxy key fields */
+    lua_pushvalue(L, 2);
+    lua_gettable(L, -2);                                                     /* proxy key fields value */
+    return 1;
+}
+
+void crescent_push_model_index(lua_State *L) { lua_pushcfunction(L, model_index); }
+
+/* Replaces the value on top with a fresh proxy over the same fields when it is a data model, so a
+ * rawset on what one read returned never reaches the next read. */
 static void fresh_model_proxy(lua_State *L) {                                /* value */
     if (lua_type(L, -1) != LUA_TTABLE || !lua_getmetatable(L, -1)) return;
     if (lua_rawgetp(L, -1, &model_marker) == LUA_TNIL) {                     /* value mt nil */
@@ -395,9 +419,12 @@ static void fresh_model_proxy(lua_State *L) {                                /* 
         return;
     }
     lua_pop(L, 1);                                                           /* value mt */
-    lua_newtable(L);                                                         /* value mt proxy */
+    lua_createtable(L, 0, 1);                                                /* value mt proxy */
+    lua_rawgetp(L, -3, &model_fields_key);                                   /* value mt proxy fields */
+    lua_rawsetp(L, -2, &model_fields_key);                                   /* value mt proxy */
     lua_insert(L, -2);                                                       /* value proxy mt */
     lua_setmetatable(L, -2);                                                 /* value proxy */
+    lua_remove(L, -2);                                                       /* proxy */
 }
 
 /* Pushes `key`'s entry in the table in user value `slot` of `obj` (a data model as a fresh proxy)
@@ -482,22 +509,12 @@ void crescent_own_cached_index(lua_State *L) {                               /* 
 }
 
 void crescent_push_model(lua_State *L, int templates_ref, int slot) {       /* fields */
-    lua_rawgeti(L, LUA_REGISTRYINDEX, templates_ref);                        /* fields templates */
-    lua_rawgeti(L, -1, slot);                                                /* fields templates template */
-    lua_remove(L, -2);                                                       /* fields template */
-    lua_createtable(L, 0, 0);                                                /* fields template proxy */
-    /* The template's 7 entries and __index: 8 fill a hash part of 8 slots exactly. */
-    lua_createtable(L, 0, 8);                                                /* ... proxy mt */
-    lua_pushnil(L);
-    while (lua_next(L, -4)) {                                                /* ... proxy mt key value */
-        lua_pushvalue(L, -2);                                                /* ... mt key value key */
-        lua_insert(L, -2);                                                   /* ... mt key key value */
-        lua_rawset(L, -4);                                                   /* ... mt key */
-    }
-    lua_pushvalue(L, -4);                                                    /* fields template proxy mt fields */
-    lua_setfield(L, -2, "__index");                                          /* fields template proxy mt */
-    lua_setmetatable(L, -2);                                                 /* fields template proxy */
-    lua_replace(L, -3);                                                      /* proxy template */
+    lua_createtable(L, 0, 1);                                                /* fields proxy */
+    lua_insert(L, -2);                                                       /* proxy fields */
+    lua_rawsetp(L, -2, &model_fields_key);                                   /* proxy */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, templates_ref);                        /* proxy templates */
+    lua_rawgeti(L, -1, slot);                                                /* proxy templates mt */
+    lua_setmetatable(L, -3);                                                 /* proxy templates */
     lua_pop(L, 1);                                                           /* proxy */
 }
 

@@ -41,6 +41,46 @@ import Testing
                               "invalid_argument\tlocation #2: longitude is missing (field 'lon')"])
     }
 
+    /// A batch past the bulk size (its strings made once each) names every point as a single
+    /// reverse does, with the same strings, and its placemarks keep the read-only contract on
+    /// their shared metatable.
+    @Test func aBulkBatchAnswersAsSingleCallsDo() async {
+        let run = await GeoScriptRun.run("""
+            task(function()
+              local points = {}
+              for i = 1, 1500 do points[i] = { lat = -60 + (i * 7919 % 1200) / 10, lon = -180 + (i * 104729 % 3600) / 10 } end
+              local results = assert(services.geocoder:reverse(points))
+              local mismatches, checked = 0, 0
+              for i = 1, #points, 7 do
+                local single = assert(services.geocoder:reverse(points[i]))[1]
+                local p = results[i][1]
+                for _, key in ipairs({ "name", "admin1", "admin2", "countryCode", "country", "lat", "lon", "distance" }) do
+                  if p[key] ~= single[key] then mismatches = mismatches + 1 end
+                end
+                checked = checked + 1
+              end
+              local a, b = results[1][1], results[2][1]
+              print(#results, checked > 200, mismatches)
+              print(debug.getmetatable(a) == debug.getmetatable(b), getmetatable(a), #a)
+              print(select(2, pcall(function() a.name = "x" end)))
+              print(select(2, pcall(function() b.nothing = 1 end)))
+              local keys = {}
+              for k in pairs(a) do keys[#keys + 1] = k end
+              local positions = 0
+              for _ in ipairs(a) do positions = positions + 1 end
+              print(#keys >= 6, positions, a == a, a == b, rawequal(a, results[1][1]))
+            end)
+            """)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == [
+            "1500\ttrue\t0",
+            "true\tplacemark\t0",
+            "test.lua:17: cannot set 'placemark.name': a placemark is read-only (it is a snapshot made by its service)",
+            "test.lua:18: cannot set 'placemark.nothing': a placemark is read-only (it is a snapshot made by its service)",
+            "true\t0\ttrue\tfalse\ttrue",
+        ])
+    }
+
     @Test func wrongTypesRaiseAtTheCallSiteAndBadValuesComeThroughTheCompletion() async {
         let run = await GeoScriptRun.run("""
             local g = services.geocoder

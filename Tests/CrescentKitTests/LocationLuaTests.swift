@@ -40,6 +40,11 @@ enum GeoScriptRun {
               print(pcall(function() fix.lat = 0 end))
               timer.after(0.1, function()
                 print(loc.updating, loc.location.lat)
+                -- Each read is a fresh proxy over the one snapshot: equal, not the same table,
+                -- and a raw write to one read never reaches the next.
+                local first, second = loc.location, loc.location
+                rawset(first, "lat", 0)
+                print(first == second, rawequal(first, second), loc.location.lat, first.lat)
                 loc:stop()
                 timer.after(0.1, function() print(loc.updating) end)
               end)
@@ -47,11 +52,11 @@ enum GeoScriptRun {
             loc:start()
             """, location: "fixed:48.8566,2.3522,35")
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.lines.count == 5, "\(run.lines)")
+        #expect(run.lines.count == 6, "\(run.lines)")
         #expect(run.lines.first == "fixed\tfalse\tnil")
         #expect(run.lines.dropFirst().first == "1\t48.8566\t2.3522\t35.0\tfixed\tnumber")
         #expect(run.lines.dropFirst(2).first?.hasPrefix("false\t") == true && run.lines.dropFirst(2).first?.contains("location") == true)
-        #expect(Array(run.lines.suffix(2)) == ["true\t48.8566", "false"])
+        #expect(Array(run.lines.suffix(3)) == ["true\t48.8566", "true\tfalse\t48.8566\t0", "false"])
     }
 
     @Test func startIsCountedPerOwnerAcrossAControllerAndTheScript() async {

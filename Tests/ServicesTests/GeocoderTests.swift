@@ -125,6 +125,21 @@ import Testing
         #expect(try await invokeMethod(geocoder, "reverse", [[]]) == .array([]))
     }
 
+    /// A batch big enough to be searched in two halves at once answers, in order, what one
+    /// search of each point answers (the placemarks, distances included).
+    @Test func aBigBatchAnswersAsOneSearchPerPoint() async throws {
+        let database = try await Self.database()
+        var random = GeoRandom(seed: 18)
+        let points = (0..<(GeocoderService.parallelBatchCount + 501)).map { _ in random.point() }
+        let answers = GeocoderService.nearestEach(points, in: database)
+        #expect(answers.count == points.count)
+        let mismatches = zip(points, answers).filter { point, answer in
+            answer != .array(database.reverse(point).map(\.value))
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(3))")
+        #expect(GeocoderService.nearestEach(Array(points.prefix(3)), in: database) == points.prefix(3).map { .array(database.reverse($0).map(\.value)) })
+    }
+
     @Test func badLocationsAreInvalidArgumentsNamingTheField() async {
         let geocoder = GeocoderService()
         let cases: [(Value, String)] = [

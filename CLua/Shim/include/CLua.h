@@ -154,7 +154,7 @@ int crescent_object_index(lua_State *L);
 void crescent_push_object_index(lua_State *L);
 /** Like crescent_push_object_index, but first looks in the object's user value (a table of cached
  *  property values), then the methods, all without entering Swift. A cached data model (a table
- *  whose metatable holds crescent_model_marker) is returned as a fresh proxy sharing its metatable. */
+ *  whose metatable holds crescent_model_marker) is returned as a fresh proxy over its fields. */
 void crescent_push_cached_index(lua_State *L);
 /** Gives the model object userdata on top (pushed with a shared cached-index metatable and its cache
  *  table as user value 1) a metatable of its own: a copy of the shared one whose `__index` is the
@@ -165,11 +165,18 @@ void crescent_push_cached_index(lua_State *L);
 void crescent_own_cached_index(lua_State *L);
 /** The light userdata key that marks data model metatables. */
 const void *crescent_model_marker(void);
-/** Turns the fields table on top into a data model proxy: pops the fields, pushes an empty proxy
- *  whose new metatable holds every entry of `templates[slot]` (the table `templates` is in
- *  registry slot `templates_ref`; a template holds its type's metamethods, name and marker) and
- *  `__index` = the fields. Needs 6 free stack slots. */
+/** Turns the fields table on top into a data model proxy: pops the fields, pushes a proxy that holds
+ *  them under a private light userdata key (and nothing else, so every assignment reaches
+ *  `__newindex`) and whose metatable is `templates[slot]`, shared by every model of the type (the
+ *  table `templates` is in registry slot `templates_ref`; a template holds its type's metamethods,
+ *  name, marker and the `__index` of crescent_push_model_index). Needs 2 free stack slots. */
 void crescent_push_model(lua_State *L, int templates_ref, int slot);
+/** Pushes the `__index` of data model proxies: a read of the proxy's fields table, then its type's
+ *  methods (through the fields table's metatable). */
+void crescent_push_model_index(lua_State *L);
+/** Pushes the fields table of the data model proxy at `index` and returns LUA_TTABLE; pushes
+ *  nil (or what a table holds under the private key) otherwise. */
+int crescent_push_model_fields(lua_State *L, int index);
 
 /** Pushes the array of key strings the change helpers need; pin it once. */
 void crescent_push_change_keys(lua_State *L);

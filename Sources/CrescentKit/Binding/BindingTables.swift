@@ -52,24 +52,22 @@ struct BindingTables {
         // it was given a data model before reading its metatable.
         vm.register(field: "__pairs") { stack in
             try checkModel(stack)
-            return ModelBinding.pairsOverIndexTable(stack)
+            return ModelBinding.pairsOverModelFields(stack)
         }
         vm.register(field: "__eq") { stack in
             // Proxies of one snapshot share their fields table.
-            guard lua_getmetatable(stack.state, 1) != 0, lua_getmetatable(stack.state, 2) != 0 else {
+            guard crescent_push_model_fields(stack.state, 1) == LUA_TTABLE,
+                  crescent_push_model_fields(stack.state, 2) == LUA_TTABLE else {
                 stack.push(false)
                 return .one
-            }
-            _ = stack.rawGet(-2, "__index")                          // mt1 mt2 fields1
-            _ = stack.rawGet(-2, "__index")                          // mt1 mt2 fields1 fields2
+            }                                                        // fields1 fields2
             stack.push(lua_rawequal(stack.state, -1, -2) != 0)
             return .one
         }
         vm.register(field: "__tostring") { stack in
             try checkModel(stack)
             let typeName = ModelBinding.modelTypeName(at: 1, in: stack)
-            lua_getmetatable(stack.state, 1)
-            _ = lua_getfield(stack.state, -1, "__index")             // mt fields
+            crescent_push_model_fields(stack.state, 1)               // fields
             var parts: [String] = []
             stack.pushNil()
             while lua_next(stack.state, -2) != 0 {
@@ -94,10 +92,10 @@ struct BindingTables {
 
     private static func makeErrorTostring(_ vm: LuaVM) -> LuaRef {
         vm.pushFunction { stack in
-            guard lua_getmetatable(stack.state, 1) != 0, stack.rawGet(-1, "__index") == .table else {
+            guard crescent_push_model_fields(stack.state, 1) == LUA_TTABLE else {
                 stack.push(ServiceError.typeName)
                 return .one
-            }                                                        // mt fields
+            }                                                        // fields
             func field(_ name: String) -> String {
                 defer { stack.pop() }
                 return stack.rawGet(-1, name) == .string ? (stack.text(at: -1) ?? "") : ""

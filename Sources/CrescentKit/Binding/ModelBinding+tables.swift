@@ -63,6 +63,23 @@ extension ModelBinding {
         return .values(3)
     }
 
+    /// `__pairs` for data model proxies: iterates their fields table with `next`.
+    static func pairsOverModelFields(_ stack: LuaStack) -> LuaReturn {
+        lua_getglobal(stack.state, "next")
+        crescent_push_model_fields(stack.state, 1)                   // next fields
+        stack.pushNil()
+        return .values(3)
+    }
+
+    /// Pushes the table that reads of the value at absolute `index` fall through to: a data
+    /// model's fields, else its metatable's `__index` when that is a table (above the metatable).
+    /// False when there is none (what was pushed is left for the caller's reset).
+    static func pushIndexTable(of index: Int32, in stack: LuaStack) -> Bool {
+        if modelFields(at: index, in: stack) != nil { return crescent_push_model_fields(stack.state, index) == LUA_TTABLE }
+        guard lua_getmetatable(stack.state, index) != 0 else { return false }
+        return stack.rawGet(-1, "__index") == .table
+    }
+
     /// The type name of the data model whose proxy is at `index`.
     static func modelTypeName(at index: Int32, in stack: LuaStack) -> String {
         guard lua_getmetatable(stack.state, index) != 0 else { return "table" }

@@ -55,6 +55,8 @@ final class ModelBinding {
     /// Per shared data model schema, what pushing its models needs (see `slots(of:)`).
     var sharedSchemaSlots: [ObjectIdentifier: SchemaSlots] = [:]
     var lastSchemaSlots: SchemaSlots?
+    /// The strings of the bulk value being pushed, while one is (see `push(_:onto:)`).
+    var interned: InternedStrings?
     /// The buffers a conversion from Lua reuses (see `convertedValue(at:in:)`).
     var spareConversionState = ConversionState()
     /// What every model value and handle shares, made with the VM.

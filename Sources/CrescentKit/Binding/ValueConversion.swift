@@ -14,17 +14,27 @@ extension ModelBinding {
         case .bool(let flag): stack.push(flag)
         case .integer(let integer): stack.push(integer)
         case .number(let number): stack.push(number)
-        case .string(let string): stack.push(string)
+        case .string(let string):
+            if interned?.push(string, onto: stack) == nil { stack.push(string) }
         case .bytes(let bytes): stack.push(LuaString(bytes: bytes))
         case .array(let items):
             // A batch's answer (100,000 placemarks) is built with the collector stopped: its tables
             // are all live, and an incremental collection meanwhile would mark them again and
             // again (a third of the build's time).
-            let pausesCollector = items.count >= Self.bulkCount && crescent_pause_collector(stack.state) != 0
+            let isBulk = items.count >= Self.bulkCount
+            let pausesCollector = isBulk && crescent_pause_collector(stack.state) != 0
+            // Its strings are made once each (see InternedStrings), in a table under the array.
+            let interns = isBulk && interned == nil && InternedStrings.isAvailable
+            if interns { interned = InternedStrings(onto: stack) }
             stack.newTable(arrayCount: Int32(clamping: items.count))
             for (index, item) in items.enumerated() {
                 push(item, onto: stack)
                 stack.rawSet(-2, index: Int64(index + 1))
+            }
+            if interns {
+                interned = nil
+                lua_rotate(stack.state, -2, -1)                          // array strings
+                stack.pop()
             }
             if pausesCollector { crescent_resume_collector(stack.state) }
             // An empty table has no shape of its own: `[]` stays an array (json.array's mark).
@@ -48,11 +58,13 @@ extension ModelBinding {
         lua_setmetatable(stack.state, -2)
     }
 
-    /// A data model is an empty proxy whose own metatable reads from its fields and refuses writes.
-    /// A cached property hands out a fresh proxy per read (see `crescent_push_model`), and
-    /// two proxies over the same fields are equal (`__eq`), as one proxy read twice was.
+    /// A data model is a proxy holding only its fields table, under a key no script can name, so
+    /// every assignment reaches its type's shared metatable, which refuses it; reads go through
+    /// that metatable's `__index` to the fields (see `crescent_push_model`). A cached property
+    /// hands out a fresh proxy per read, and two proxies over the same fields are equal (`__eq`),
+    /// as one proxy read twice was.
     private func pushModel(_ model: DataModel, onto stack: LuaStack) {
-        _ = stack.ensure(8)                                          // crescent_push_model uses 6 slots
+        _ = stack.ensure(8)
         let slots = self.slots(of: model.schema)
         let state = stack.state
         let values = model.values
@@ -130,16 +142,18 @@ extension ModelBinding {
         }
     }
 
-    /// The slot in `modelTemplates` of what every proxy metatable of data model type `typeName`
-    /// holds but its `__index`: the shared metamethods (the error type's own `__tostring`),
+    /// The slot in `modelTemplates` of the metatable every proxy of data model type `typeName`
+    /// shares: the model `__index`, the shared metamethods (the error type's own `__tostring`),
     /// `__name`, `__metatable` and the model marker. Built once per type name (in the one table
-    /// `modelTemplates`, so no reference is added per type); `crescent_push_model` copies it.
+    /// `modelTemplates`, so no reference is added per type).
     private func modelTemplate(_ typeName: String) -> Int32 {
         if let known = modelTemplateSlots[typeName] { return known }
         let stack = vm.stack
         _ = stack.ensure(5)
         tables.modelTemplates.push(onto: stack)                      // templates
-        stack.newTable(fieldCount: 7)                                // templates template
+        stack.newTable(fieldCount: 8)                                // templates template
+        crescent_push_model_index(stack.state)
+        stack.rawSet(-2, "__index")
         stack.push(typeName)
         stack.rawSet(-2, "__name")
         stack.push(typeName)
@@ -273,10 +287,9 @@ extension ModelBinding {
                 return state.fail(.unsupported("a table with a metatable"), standIn: Self.tableStandIn)
             }
             if let typeName {
-                lua_getmetatable(stack.state, index)                             // ... mt
-                stack.rawGet(-1, "__index")                                      // ... mt fields
+                crescent_push_model_fields(stack.state, index)                  // ... fields
                 let fields = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
-                stack.pop(2)
+                stack.pop()
                 guard case .object(let values) = fields else { return .model(DataModel(typeName, [:])) }
                 return .model(DataModel(typeName, values))
             }

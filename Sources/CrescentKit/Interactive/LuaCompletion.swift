@@ -110,7 +110,7 @@ struct LuaCompletion {
                 }
                 stack.pop()
             }
-            guard lua_getmetatable(stack.state, current) != 0, stack.rawGet(-1, "__index") == .table else { break }
+            guard ModelBinding.pushIndexTable(of: current, in: stack) else { break }
             current = stack.top
         }
         stack.setTop(base)
@@ -133,7 +133,7 @@ struct LuaCompletion {
         defer { stack.setTop(base) }
         for _ in 0..<8 {
             if stack.type(at: current) == .table { names += keys(of: current, functionsOnly: methodsOnly) }
-            guard lua_getmetatable(stack.state, current) != 0, stack.rawGet(-1, "__index") == .table else { break }
+            guard ModelBinding.pushIndexTable(of: current, in: stack) else { break }
             current = stack.top
         }
         return names

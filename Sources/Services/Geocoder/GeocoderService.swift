@@ -1,5 +1,6 @@
 import Dispatch
 public import Model
+import Synchronization
 
 /// `services.geocoder`: offline reverse and forward geocoding over GeoNames' places with at least
 /// 1000 inhabitants (about 145,000, shipped with Crescent).
@@ -94,11 +95,34 @@ public final class GeocoderService: Service {
             for (position, item) in items.enumerated() {
                 points.append(try GeoPoint(value: item, label: "location #\(position + 1): "))
             }
-            if count == 1 { return .array(database.reverse(points).map { .array([$0.value]) }) }
+            if count == 1 { return .array(nearestEach(points, in: database)) }
             return .array(points.map { point in .array(database.reverse(point, count: count).map(\.value)) })
         }
         let point = try GeoPoint(value: arguments[0])
         return .array(database.reverse(point, count: count).map(\.value))
+    }
+
+    /// How many points a batch needs before its halves are searched at once.
+    static let parallelBatchCount = 1000
+
+    /// The nearest place to each point, each as a one-placemark array, in order. A big batch is
+    /// searched (and its placemarks made) in two halves at once: the caller waits for the whole
+    /// answer, so a second core would otherwise sit idle. The answers are those of one search.
+    static func nearestEach(_ points: [GeoPoint], in database: GeoNamesDatabase) -> [Value] {
+        let parts = points.count >= parallelBatchCount ? 2 : 1
+        let size = (points.count + parts - 1) / parts
+        let answers = Mutex([[Value]](repeating: [], count: parts))
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            let half = Array(points[(part * size)..<min(points.count, (part + 1) * size)])
+            let values = database.reverse(half).map { Value.array([$0.value]) }
+            answers.withLock { $0[part] = values }
+        }
+        return answers.withLock { halves in
+            var all: [Value] = []
+            all.reserveCapacity(points.count)
+            for half in halves { all += half }
+            return all
+        }
     }
 
     private static func search(_ arguments: Arguments, in database: GeoNamesDatabase) throws(ServiceError) -> Value {
