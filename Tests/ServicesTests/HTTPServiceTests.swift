@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import HTTPTestServer
 import Model
 @testable import Services
@@ -176,6 +177,22 @@ import Testing
             #expect(error?.code == .network || error?.code == .timeout, "\(String(describing: error))")
             #expect(server.requests.isEmpty)
         }
+    }
+
+    @Test func repeatedHeadersAreJoinedUnderLowerCaseNames() async throws {
+        let sent = [("X-Tag", "a"), ("Content-Type", "text/plain"), ("x-tag", ""), ("X-TAG", "c")]
+        try await withServer({ _ in .respond(status: 200, headers: sent, body: []) }) { http, server in
+            let response = try await http.fetch(HTTPRequestSpec(url: server.baseURL))
+            #expect(response.headers["x-tag"] == "a, , c")
+            #expect(response.header("Content-Type") == "text/plain")
+        }
+        #expect(HTTPResponse.joinedHeaders([(name: "A", value: ""), (name: "a", value: "b")]) == ["a": ", b"])
+    }
+
+    @Test func clientsMakeNoTracingSpans() throws {
+        // The no-op tracer a client takes by default still costs a span per request.
+        let http = try HTTPService(environment: [:])
+        #expect(http.configuration(proxy: nil).tracing.tracer == nil)
     }
 
     // MARK: Helpers

@@ -109,7 +109,7 @@ final class HTTPExchange: Sendable {
             }
             let body = response.body.map { Array($0.readableBytesView) } ?? []
             finish(.success(HTTPResponse(status: Int(response.status.code),
-                                         headers: HTTPResponse.joinedHeaders(response.headers.map { ($0.name, $0.value) }),
+                                         headers: HTTPResponse.joinedHeaders(response.headers),
                                          body: body, url: request.url)))
         }
     }

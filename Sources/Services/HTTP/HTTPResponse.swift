@@ -24,11 +24,13 @@ public struct HTTPResponse: Sendable, Equatable {
 
     /// Joins repeated headers, lower-casing names: the one form headers take in a response.
     public static func joinedHeaders(_ pairs: some Sequence<(name: String, value: String)>) -> [String: String] {
-        var joined: [String: String] = [:]
+        // Sized once: growing from empty rehashed every header again and cost more than the
+        // rest of turning a small response into a value.
+        var joined = [String: String](minimumCapacity: pairs.underestimatedCount)
         for (name, value) in pairs {
             let key = name.lowercased()
-            if let earlier = joined[key] {
-                joined[key] = earlier + ", " + value
+            if let index = joined.index(forKey: key) {
+                joined.values[index] += ", " + value
             } else {
                 joined[key] = value
             }

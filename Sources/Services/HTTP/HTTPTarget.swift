@@ -15,8 +15,9 @@ struct HTTPTarget: Sendable {
 
     init(_ text: String) throws(ServiceError) {
         guard !text.isEmpty else { throw ServiceError(.invalidArgument, "the url is empty: give an http:// or https:// URL") }
-        // A URL from a script or a server may be megabytes long: messages quote its start.
-        let shown = clipped(text)
+        // A URL from a script or a server may be megabytes long: messages quote its start (made
+        // only for a message: clipping is a visible cost per request).
+        var shown: String { clipped(text) }
         guard let url = URL(string: text) else {
             throw ServiceError(.invalidArgument, "'\(shown)' is not a valid URL (spaces and other special characters must be percent-encoded)")
         }
