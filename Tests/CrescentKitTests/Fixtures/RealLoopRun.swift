@@ -20,7 +20,12 @@ struct RealLoopRun: Sendable {
     var lines: [String] { stdout.split(separator: "\n").map(String.init) }
 
     /// Runs `source` as `test.lua` (so messages say `test.lua:N:`) with the thermostat plugin.
-    static func run(_ source: String, thermostat: Thermostat = Thermostat(), timeout: Double? = 20,
+    ///
+    /// The default time limit only ends a run that hangs. It is far above what any run needs
+    /// because its Swift tasks share the test process's cooperative threads (two here): a
+    /// fixture that blocks them, such as the first use of the shared PostgreSQL cluster while
+    /// `initdb` runs on a loaded machine, held every such run for about 20 s in one `make test`.
+    static func run(_ source: String, thermostat: Thermostat = Thermostat(), timeout: Double? = 90,
                     failFast: Bool = false) async -> RealLoopRun {
         var options = HostOptions()
         options.timeout = timeout
