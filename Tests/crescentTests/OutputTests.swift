@@ -17,7 +17,9 @@ import Testing
 
     @Test func outputFromCallbacksAndTasksKeepsProgramOrder() async throws {
         let result = try await runScript("""
-            timer.after(0.02, function() io.write("timer-") print("print") end)
+            -- 190 ms between the two deadlines: a stall between these lines on a loaded machine
+            -- (one of 10 ms did it) must not reorder them.
+            timer.after(0.2, function() io.write("timer-") print("print") end)
             task(function() io.write("task-") sleep(0.01) print("resumed") end)
             io.write("main-")
             print("end")

@@ -102,6 +102,9 @@ do -- __tojson lets a value choose its JSON form; __index and __pairs are ignore
   local proxy = setmetatable({ a = 1 }, { __index = function() error("index") end,
     __pairs = function() error("pairs") end })
   eq(encode(proxy), '{"a":1}')
+  local hidden = { b = 2 }
+  local sealed = setmetatable({}, { __metatable = "sealed", __pairs = function() return next, hidden, nil end })
+  eq(encode(sealed), '{"b":2}', "a protected metatable encodes as what pairs shows")
   eq(encode(setmetatable({ a = 1 }, { __jsontype = "object" })), '{"a":1}')
   eq(encode(setmetatable({}, { __jsontype = "array" })), "[]", "any metatable may declare __jsontype")
   local shared = { 1 }

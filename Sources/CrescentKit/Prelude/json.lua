@@ -21,7 +21,9 @@
 --     field works, so classes can declare it). Decoded arrays and objects carry the same
 --     metatables, so `[]` and `{}` round-trip; decoded nulls are json.null, so keys and indices are kept.
 --   * A value whose metatable has `__tojson` is replaced by __tojson(value) before encoding.
---   * Tables are read raw (next / rawget): __index and __pairs are not used.
+--   * Tables are read raw (next / rawget): __index and __pairs are not used, except for a table
+--     whose metatable is protected (`__metatable`, as a service's read-only models have), which
+--     encodes as what pairs shows.
 --   * Strings must be valid UTF-8 both ways (JSON text is UTF-8); encode gives an error for
 --     binary data rather than producing invalid JSON. Decoding accepts and skips a leading BOM.
 --   * Errors name the function, the place (`value.items[3]`, or line and column) and the fix; they
@@ -142,9 +144,9 @@ local function encode_table(st, t, depth)
   end
   local mt = getmetatable(t)
   local shape = type(mt) == "table" and rawget(mt, "__jsontype") or nil
-  if mt ~= nil and (type(mt) ~= "table" or rawget(mt, "__pairs") ~= nil) then
-    -- A read-only model or change table (its metatable protected or with __pairs) keeps its
-    -- fields out of reach of next and rawget: encode what pairs shows, as a script sees it.
+  if mt ~= nil and type(mt) ~= "table" then
+    -- A protected metatable (a service's read-only model) keeps the fields out of reach of next
+    -- and rawget: what pairs shows is all a script can see, so that is what is encoded.
     local fields = {}
     for k, v in pairs(t) do fields[k] = v end
     t = fields
