@@ -92,19 +92,13 @@ extension TOMLReader {
         let letterAt = at
         func shownLetter() -> Substring { shown(at: letterAt).dropFirst().dropLast() }
         at += 1
+        if let character = TextEscapes.shortEscape(letter) { return character }
         switch letter {
-        case UInt8(ascii: "b"): return "\u{8}"
-        case UInt8(ascii: "t"): return "\t"
-        case UInt8(ascii: "n"): return "\n"
-        case UInt8(ascii: "f"): return "\u{C}"
-        case UInt8(ascii: "r"): return "\r"
-        case UInt8(ascii: "\""): return "\""
-        case UInt8(ascii: "\\"): return "\\"
         case UInt8(ascii: "u"), UInt8(ascii: "U"):
             let count = letter == UInt8(ascii: "u") ? 4 : 8
             var code: UInt32 = 0
             for _ in 0..<count {
-                guard let digit = peek(), let value = Self.hexValue(digit) else {
+                guard let digit = peek(), let value = TextEscapes.hexValue(digit) else {
                     throw fail("\\\(shownLetter()) must be followed by \(count) hexadecimal digits")
                 }
                 code = code << 4 | value
@@ -122,15 +116,6 @@ extension TOMLReader {
     /// The control character at `at`, refused.
     private func controlInString() -> TOMLError {
         fail("a string cannot hold the control character \(shownHere()); write it as an escape such as \\u0001")
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte) - 0x30
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte) - 0x61 + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte) - 0x41 + 10
-        default: nil
-        }
     }
 
     // MARK: Other scalars

@@ -171,15 +171,9 @@ private struct JSONReader {
     private mutating func escape() throws(ServiceError) -> Unicode.Scalar {
         guard let byte = current else { throw failure("an escape") }
         position += 1
+        if let character = TextEscapes.shortEscape(byte) { return character }
         switch byte {
-        case UInt8(ascii: "\""): return "\""
-        case UInt8(ascii: "\\"): return "\\"
         case UInt8(ascii: "/"): return "/"
-        case UInt8(ascii: "b"): return "\u{08}"
-        case UInt8(ascii: "f"): return "\u{0C}"
-        case UInt8(ascii: "n"): return "\n"
-        case UInt8(ascii: "r"): return "\r"
-        case UInt8(ascii: "t"): return "\t"
         case UInt8(ascii: "u"):
             let high = try hex4()
             if (0xD800..<0xDC00).contains(high), position + 1 < bytes.count,
@@ -202,14 +196,7 @@ private struct JSONReader {
     private mutating func hex4() throws(ServiceError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let byte = current else { throw failure("four hex digits") }
-            let digit: UInt32
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
-            default: throw failure("four hex digits")
-            }
+            guard let byte = current, let digit = TextEscapes.hexValue(byte) else { throw failure("four hex digits") }
             value = value << 4 | digit
             position += 1
         }
