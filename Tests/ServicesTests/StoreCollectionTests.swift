@@ -1,28 +1,16 @@
 import Foundation
-import GRDB
 import Model
 @testable import Services
 import Testing
 
-/// The collection's records, ids, queries and reports, on real SQLite files.
+/// The collection's records, ids, queries and reports, the same on both backends: a real SQLite
+/// file and a database in the test run's PostgreSQL cluster (``StoreBackendTests`` holds the
+/// writes, reopening and other hosts).
 @Suite struct StoreCollectionTests {
-    @Test func addAssignsIDsAndKeepsInsertionOrder() throws {
-        let folder = try TemporaryFolder()
-        let store = try Store(path: folder.databasePath)
-        let todo = try store.collection(named: "todo")
-        let first = try todo.add(["title": "a", "done": false])
-        let more = try todo.add([["title": "b"], ["title": "c", "id": 99]])
-        #expect(first["title"] == "a" && first.id > 0)
-        let added = try #require(more.arrayValue)
-        #expect(added.map(\.id) == [first.id + 1, first.id + 2], "a given id is replaced")
-        #expect(todo.items.map { $0["title"] } == ["a", "b", "c"])
-        #expect(todo.count == 3)
-        #expect(try todo.get(first.id) == first)
-        #expect(try todo.add(.array([])) == .array([]), "an empty table is an empty list of records")
-    }
-
-    @Test func theSameNameIsTheSameObjectAndCollectionsAreSeparate() throws {
-        let store = try Store(path: ":memory:")
+    @Test(arguments: StoreBackendKind.allCases)
+    func theSameNameIsTheSameObjectAndCollectionsAreSeparate(_ kind: StoreBackendKind) throws {
+        let store = try TestDatabase(kind).open()
+        defer { store.close() }
         let a = try store.collection(named: "a")
         #expect(try store.collection(named: "a") === a)
         _ = try a.add(["x": 1])
@@ -33,24 +21,10 @@ import Testing
         }
     }
 
-    @Test func recordsSurviveReopeningWithTheirTypes() throws {
-        let folder = try TemporaryFolder()
-        let record: Value = ["int": 1, "float": 1.0, "big": 1e300, "text": "é \"quoted\"\n", "flag": true,
-                             "list": [1, [2, 3], ["k": "v"]], "nested": ["a": ["b": ["c": -0.5]]]]
-        let stored: Value
-        do {
-            let store = try Store(path: folder.databasePath)
-            stored = try store.collection(named: "things").add(record)
-            store.close()
-        }
-        let reopened = try Store(path: folder.databasePath).collection(named: "things")
-        #expect(reopened.items == [stored])
-        #expect(reopened.items.first?["float"] == .number(1.0), "a float stays a float")
-        #expect(reopened.items.first?["int"] == .integer(1))
-    }
-
-    @Test func updateMergesFieldsAndUnknownIDsAreNotFound() throws {
-        let store = try Store(path: ":memory:")
+    @Test(arguments: StoreBackendKind.allCases)
+    func updateMergesFieldsAndUnknownIDsAreNotFound(_ kind: StoreBackendKind) throws {
+        let store = try TestDatabase(kind).open()
+        defer { store.close() }
         let todo = try store.collection(named: "todo")
         let item = try todo.add(["title": "a", "done": false])
         let updated = try todo.update(item.id, fields: ["done": true, "id": .integer(item.id)])
@@ -68,8 +42,10 @@ import Testing
         }
     }
 
-    @Test func removeIsAllOrNothing() throws {
-        let store = try Store(path: ":memory:")
+    @Test(arguments: StoreBackendKind.allCases)
+    func removeIsAllOrNothing(_ kind: StoreBackendKind) throws {
+        let store = try TestDatabase(kind).open()
+        defer { store.close() }
         let list = try store.collection(named: "list")
         let ids = try #require(list.add([["n": 1], ["n": 2], ["n": 3]]).arrayValue).map(\.id)
         #expect(throws: ServiceError(.notFound, "no record with id 999 in collection 'list'")) {
@@ -83,8 +59,10 @@ import Testing
         #expect(throws: ServiceError(.notFound, "no record with id \(ids[1]) in collection 'list'")) { try list.get(ids[1]) }
     }
 
-    @Test func pageSkipsOffsetRecords() throws {
-        let store = try Store(path: ":memory:")
+    @Test(arguments: StoreBackendKind.allCases)
+    func pageSkipsOffsetRecords(_ kind: StoreBackendKind) throws {
+        let store = try TestDatabase(kind).open()
+        defer { store.close() }
         let numbers = try store.collection(named: "numbers")
         _ = try numbers.add(.array((1...10).map { ["n": .integer($0)] }))
         #expect(try numbers.page(offset: 0, limit: 3).map { $0["n"] } == [1, 2, 3])
@@ -94,8 +72,10 @@ import Testing
         #expect(throws: ServiceError(.invalidArgument, "offset must be >= 0, got -1")) { try numbers.page(offset: -1, limit: 1) }
     }
 
-    @Test func findMatchesLikeLuaEqualityAndOrders() throws {
-        let store = try Store(path: ":memory:")
+    @Test(arguments: StoreBackendKind.allCases)
+    func findMatchesLikeLuaEqualityAndOrders(_ kind: StoreBackendKind) throws {
+        let store = try TestDatabase(kind).open()
+        defer { store.close() }
         let people = try store.collection(named: "people")
         _ = try people.add([["name": "cy", "age": 30, "tags": ["a"]], ["name": "al", "age": 41.0],
                             ["name": "bo", "age": 30.0, "tags": ["a"]], ["name": "di"]])
@@ -119,20 +99,27 @@ import Testing
         (.integer(5), "record must be a record (a table with named fields), got a number"),
     ]
 
-    @Test(arguments: invalidRecords)
-    func invalidRecordsNameThePathAndWriteNothing(record: Value, message: String) throws {
-        let store = try Store(path: ":memory:")
+    @Test(arguments: StoreBackendKind.allCases, invalidRecords)
+    func invalidRecordsNameThePathAndWriteNothing(_ kind: StoreBackendKind, invalid: (record: Value, message: String)) throws {
+        let (record, message) = invalid
+        let database = try TestDatabase(kind)
+        let store = try database.open()
+        defer { store.close() }
         let things = try store.collection(named: "things")
         #expect(throws: ServiceError(.invalidArgument, message)) { try things.add(record) }
         #expect(throws: ServiceError(.invalidArgument, message.replacingOccurrences(of: "record", with: "records[2]", options: .anchored))) {
             try things.add([["ok": true], record])
         }
         #expect(things.count == 0)
-        #expect(try store.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM records") } == 0)
+        let otherHost = try database.open()
+        defer { otherHost.close() }
+        #expect(try otherHost.collection(named: "things").count == 0, "nothing reached the database")
     }
 
-    @Test func objectsAndDeepNestingAreRefused() throws {
-        let store = try Store(path: ":memory:")
+    @Test(arguments: StoreBackendKind.allCases)
+    func objectsAndDeepNestingAreRefused(_ kind: StoreBackendKind) throws {
+        let store = try TestDatabase(kind).open()
+        defer { store.close() }
         let things = try store.collection(named: "things")
         #expect(throws: ServiceError(.invalidArgument, "record.owner is a collection object: records hold only strings, numbers, booleans and tables")) {
             try things.add(["owner": .handle(ObjectHandle(things))])
@@ -148,8 +135,10 @@ import Testing
         #expect(try things.add(["by": .model(user)])["by"] == ["name": "ann"], "a data model is stored as a plain table")
     }
 
-    @Test func writesReportItemsCountThenDidChangeWithExactChangeSets() throws {
-        let store = try Store(path: ":memory:")
+    @Test(arguments: StoreBackendKind.allCases)
+    func writesReportItemsCountThenDidChangeWithExactChangeSets(_ kind: StoreBackendKind) throws {
+        let store = try TestDatabase(kind).open()
+        defer { store.close() }
         let list = try store.collection(named: "list")
         let log = ChangeLog(list)
         let ids = try #require(list.add([["n": 1], ["n": 2], ["n": 3]]).arrayValue).map(\.id)
@@ -166,8 +155,10 @@ import Testing
                                    ChangeSet(deleted: [1, 3]), ChangeSet(deleted: [1])])
     }
 
-    @Test func aFailedWriteReportsNothing() throws {
-        let store = try Store(path: ":memory:")
+    @Test(arguments: StoreBackendKind.allCases)
+    func aFailedWriteReportsNothing(_ kind: StoreBackendKind) throws {
+        let store = try TestDatabase(kind).open()
+        defer { store.close() }
         let list = try store.collection(named: "list")
         _ = try list.add(["n": 1])
         let log = ChangeLog(list)
@@ -176,9 +167,9 @@ import Testing
         #expect(log.all.isEmpty)
     }
 
-    @Test func aClosedStoreIsUnavailable() throws {
-        let folder = try TemporaryFolder()
-        let store = try Store(path: folder.databasePath)
+    @Test(arguments: StoreBackendKind.allCases)
+    func aClosedStoreIsUnavailable(_ kind: StoreBackendKind) throws {
+        let store = try TestDatabase(kind).open()
         let list = try store.collection(named: "list")
         store.close()
         store.close()
