@@ -4,8 +4,12 @@ PREFIX ?= /usr/local
 # One set of release flags for install and bench, so the two share one build. The static
 # standard library's link arguments export every symbol of the binary (48,000 of them), which
 # nothing of ours looks up and which the runtime's start-up path-finding (dladdr) scans at every
-# launch: not exporting them takes about 8% off `crescent -e ''`.
-RELEASE_FLAGS = -c release -Xswiftc -static-stdlib -Xlinker --no-export-dynamic
+# launch: not exporting them takes about 8% off `crescent -e ''`. The release binary is linked
+# by the toolchain's lld with packed relative relocations (DT_RELR, glibc 2.36+): gold wrote
+# 142,000 of them as a 3.4 MB table the loader read and applied at every start; packed, they take
+# 28 KB, and `crescent -e ''` runs 6% fewer instructions with 2.7 MB less peak memory.
+RELEASE_FLAGS = -c release -Xswiftc -static-stdlib -Xswiftc -use-ld=lld -Xlinker --no-export-dynamic \
+	-Xlinker -z -Xlinker pack-relative-relocs
 SCRIPT ?= scripts/tracker.lua
 RUN_ARGS ?= --location gpx:scripts/tracks/paris.gpx@60x
 BENCH_ARGS ?=
