@@ -2,8 +2,55 @@ import Model
 import Mustache
 
 extension ViewNode {
-    /// Lays the component out in `width` columns.
-    func render(width: Int) -> [String] {
+    /// Lays the component out in `width` columns: its first `limit` lines.
+    func render(width: Int, limit: Int) -> [String] {
+        switch kind {
+        case .table:
+            return tableLines(width: width, limit: limit)
+        case .stack:
+            return stackLines(width: width, limit: limit)
+        case .row:
+            return rowLines(width: width, limit: limit)
+        case .slot:
+            return content?.lines(width: width, limit: limit) ?? []
+        case .text, .list, .keyvalue, .progress, .template:
+            let lines = leafLines(width: width)
+            return lines.count > limit ? Array(lines.prefix(limit)) : lines
+        }
+    }
+
+    /// How many lines the component has at `width`, without laying out a table's, a stack's or a
+    /// row's lines.
+    func lineCount(width: Int) -> Int {
+        let width = max(width, 1)
+        switch kind {
+        case .table:
+            guard !columns.isEmpty else { return cells.isEmpty ? 0 : 1 }
+            return (showsHeader ? 2 : 0) + cells.count
+        case .stack:
+            let gap = Int(fields["gap"]?.integerValue ?? 0)
+            var count = 0
+            for child in children {
+                let childCount = child.lineCount(width: width)
+                if childCount == 0 { continue }   // an empty slot takes no room, nor gaps
+                if count > 0 { count += gap }
+                count += childCount
+            }
+            return count
+        case .row:
+            let share = rowShare(width: width)
+            var count = 0
+            for child in children { count = max(count, child.lineCount(width: share)) }
+            return count
+        case .slot:
+            return content?.lineCount(width: width) ?? 0
+        case .text, .list, .keyvalue, .progress, .template:
+            return lines(width: width).count
+        }
+    }
+
+    /// The lines of a component that lays out all of them at once.
+    private func leafLines(width: Int) -> [String] {
         switch kind {
         case .text:
             let text = fields["text"].map(Self.text) ?? ""
@@ -12,8 +59,6 @@ extension ViewNode {
             let marker = fields["marker"]?.stringValue ?? "-"
             let items = fields["items"]?.arrayValue ?? []
             return items.map { DisplayWidth.truncate("\(marker) \(Self.text($0))", to: width) }
-        case .table:
-            return tableLines(width: width)
         case .keyvalue:
             let pairs = keyValuePairs()
             let keyWidth = min(pairs.map { DisplayWidth.of($0.0) }.max() ?? 0, max(width / 2, 1))
@@ -22,20 +67,6 @@ extension ViewNode {
             }
         case .progress:
             return [progressLine(width: width)]
-        case .stack:
-            let gap = Int(fields["gap"]?.integerValue ?? 0)
-            var lines: [String] = []
-            for child in children {
-                let childLines = child.lines(width: width)
-                if childLines.isEmpty { continue }   // an empty slot takes no room, nor gaps
-                if !lines.isEmpty { lines += Array(repeating: "", count: gap) }
-                lines += childLines
-            }
-            return lines
-        case .row:
-            return rowLines(width: width)
-        case .slot:
-            return content?.lines(width: width) ?? []
         case .template:
             if let templateError { return [DisplayWidth.truncate(templateError, to: width)] }
             guard let template else { return [] }
@@ -43,15 +74,37 @@ extension ViewNode {
             var lines = rendered.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             if lines.last == "" { lines.removeLast() }
             return lines.map { DisplayWidth.truncate($0, to: width) }
+        case .table, .stack, .row, .slot:
+            return render(width: width, limit: .max)
         }
     }
 
-    /// Children side by side, sharing the width, separated by two spaces.
-    private func rowLines(width: Int) -> [String] {
+    /// Children one under another, `gap` blank lines between them: the first `limit` lines.
+    private func stackLines(width: Int, limit: Int) -> [String] {
+        let gap = Int(fields["gap"]?.integerValue ?? 0)
+        var lines: [String] = []
+        for child in children where lines.count < limit {
+            let room = limit - lines.count - (lines.isEmpty ? 0 : gap)
+            let childLines = child.lines(width: width, limit: max(room, 1))
+            if childLines.isEmpty { continue }   // an empty slot takes no room, nor gaps
+            if !lines.isEmpty { lines += Array(repeating: "", count: min(gap, limit - lines.count)) }
+            lines += childLines.prefix(limit - lines.count)
+        }
+        return lines
+    }
+
+    /// The width each child of a row gets: an equal share, less the two-space separators.
+    private func rowShare(width: Int) -> Int {
+        max((width - Self.rowGap * (children.count - 1)) / max(children.count, 1), 1)
+    }
+
+    private static let rowGap = 2
+
+    /// Children side by side, sharing the width, separated by two spaces: the first `limit` lines.
+    private func rowLines(width: Int, limit: Int) -> [String] {
         guard !children.isEmpty else { return [] }
-        let gap = 2
-        let share = max((width - gap * (children.count - 1)) / children.count, 1)
-        let columns = children.map { $0.lines(width: share) }
+        let share = rowShare(width: width)
+        let columns = children.map { $0.lines(width: share, limit: limit) }
         let height = columns.map(\.count).max() ?? 0
         return (0..<height).map { line in
             var parts: [String] = []
@@ -59,7 +112,7 @@ extension ViewNode {
                 let text = line < column.count ? column[line] : ""
                 parts.append(index == columns.count - 1 ? text : DisplayWidth.pad(text, to: share))
             }
-            var joined = parts.joined(separator: String(repeating: " ", count: gap))
+            var joined = parts.joined(separator: String(repeating: " ", count: Self.rowGap))
             while joined.hasSuffix(" ") { joined.removeLast() }
             return joined
         }

@@ -94,7 +94,12 @@ extension ViewNode {
         }
     }
 
-    func tableLines(width: Int) -> [String] {
+    /// Whether the table shows its titles and rule above the rows (`header = false` hides them).
+    var showsHeader: Bool { fields["header"]?.boolValue != false }
+
+    /// The table's first `limit` lines at `width`: the rows past them are not laid out, and a row
+    /// laid out before is reused until it changes.
+    func tableLines(width: Int, limit: Int) -> [String] {
         guard !columns.isEmpty else { return cells.isEmpty ? [] : [DisplayWidth.truncate("(table without columns)", to: width)] }
         if naturalWidths.count != columns.count {
             updateAlignment()
@@ -116,13 +121,15 @@ extension ViewNode {
             rowLines = Array(repeating: nil, count: cells.count)
         }
         var lines: [String] = []
-        lines.reserveCapacity(cells.count + 2)
-        if fields["header"]?.boolValue != false {
+        lines.reserveCapacity(min(cells.count + 2, limit))
+        if showsHeader {
             lines.append(line(columns.map(\.title), alignRight: columns.map(\.alignRight)))
             lines.append(fittedWidths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
+            if lines.count > limit { lines.removeLast(lines.count - limit) }
         }
         let alignments = columns.map(\.alignRight)
         for index in cells.indices {
+            guard lines.count < limit else { break }
             if let cached = rowLines[index] {
                 lines.append(cached)
             } else {

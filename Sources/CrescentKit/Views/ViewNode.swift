@@ -36,6 +36,7 @@ final class ViewNode {
 
     private var cachedLines: [String]?
     private var cachedWidth = -1
+    private var cachedLimit = Int.max
 
     init(kind: Kind, id: String?) {
         self.kind = kind
@@ -159,12 +160,18 @@ final class ViewNode {
         }
     }
 
-    /// The cached lines at `width`, rendering them when needed.
-    func lines(width: Int) -> [String] {
-        if let cachedLines, cachedWidth == width { return cachedLines }
-        let rendered = render(width: max(width, 1))
+    /// The cached lines at `width`, rendering them when needed: the first `limit` of them. Tables,
+    /// stacks, rows and slots lay out only those, so `live` mode, which shows what fits on the
+    /// screen, pays for a long table's visible rows and not for the rest.
+    func lines(width: Int, limit: Int = .max) -> [String] {
+        // A cache made with a smaller limit serves when it was not cut short (it holds them all).
+        if let cachedLines, cachedWidth == width, limit <= cachedLimit || cachedLines.count < cachedLimit {
+            return cachedLines.count > limit ? Array(cachedLines.prefix(limit)) : cachedLines
+        }
+        let rendered = render(width: max(width, 1), limit: max(limit, 0))
         cachedLines = rendered
         cachedWidth = width
+        cachedLimit = limit
         return rendered
     }
 

@@ -53,11 +53,9 @@ final class ViewPresenter {
         guard needsRender else { return }
         needsRender = false
         onRender?()
-        var lines = root?.lines(width: width) ?? []
-        while lines.last?.isEmpty == true { lines.removeLast() }
         switch mode {
         case .plain:
-            let text = lines.joined(separator: "\n")
+            let text = Self.trimmed(root?.lines(width: width) ?? []).joined(separator: "\n")
             guard text != lastText, root != nil else { return }
             lastText = text
             guard !text.isEmpty else { return }
@@ -69,8 +67,15 @@ final class ViewPresenter {
             console.writeView("{\"controller\":\(JSONText.string(controllerName)),\"view\":\(JSONText.node(root))}\n")
         case .live:
             renders += 1
-            redraw(clipped(lines))
+            redraw(liveLines(width: width))
         }
+    }
+
+    /// `lines` without the blank lines at their end.
+    private static func trimmed(_ lines: [String]) -> [String] {
+        var lines = lines
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        return lines
     }
 
     /// Before other output in `live` mode: takes the view off the screen so text printed by the
@@ -95,13 +100,17 @@ final class ViewPresenter {
         return getenv("LINES").flatMap { Int(String(cString: $0)) }
     }
 
-    /// A view taller than the terminal is cut to fit (moving the cursor up stops at the top row,
-    /// so a taller view could not be redrawn in place).
-    private func clipped(_ lines: [String]) -> [String] {
-        guard let height, height > 2 else { return lines }
+    /// What `live` mode shows: the view, or, when it is taller than the terminal, as much as fits
+    /// and a line counting the rest (moving the cursor up stops at the top row, so a taller view
+    /// could not be redrawn in place). Only the lines shown are laid out, so a table of 10,000
+    /// rows costs a screenful per render; the count includes blank lines at the view's end.
+    private func liveLines(width: Int) -> [String] {
+        guard let root else { return [] }
+        guard let height, height > 2 else { return Self.trimmed(root.lines(width: width)) }
         let rows = height - 1
-        guard lines.count > rows else { return lines }
-        return Array(lines.prefix(rows - 1)) + ["… (\(lines.count - rows + 1) more lines)"]
+        let count = root.lineCount(width: width)
+        guard count > rows else { return Self.trimmed(root.lines(width: width, limit: rows)) }
+        return root.lines(width: width, limit: rows - 1) + ["… (\(count - rows + 1) more lines)"]
     }
 
     private func redraw(_ lines: [String]) {
