@@ -24,14 +24,24 @@ enum RemoteRows {
         let bare = try connect(echo.path, row: row)
         let line = JSONRPCMessage.request(id: 1, method: "eval", params: ["code": "1"]).line + "\n"
 
-        let samples = try PairedSamples.collect(rounds: 7, warmups: 1,
-                                                subject: { () throws(BenchFailure) in try roundTrip(remote, line, row: row) },
-                                                baseline: { () throws(BenchFailure) in try roundTrip(bare, line, row: row) })
+        // Unpinned as well, for the note: where the scheduler puts the threads moves both sides.
+        let unpinned = try PairedSamples.collect(rounds: 3, warmups: 1,
+                                                 subject: { () throws(BenchFailure) in try roundTrip(remote, line, row: row) },
+                                                 baseline: { () throws(BenchFailure) in try roundTrip(bare, line, row: row) })
+        let samples = try ThreadPinning.onOneProcessor { () throws(BenchFailure) in
+            try PairedSamples.collect(rounds: 7, warmups: 1,
+                                      subject: { () throws(BenchFailure) in try roundTrip(remote, line, row: row) },
+                                      baseline: { () throws(BenchFailure) in try roundTrip(bare, line, row: row) })
+        }
+        let unpinnedSubject = Statistics.median(unpinned.subject), unpinnedBaseline = Statistics.median(unpinned.baseline)
         return BenchRow(name: row, value: Statistics.median(samples.subject), baseline: Statistics.median(samples.baseline),
                         unit: "µs", goal: .ratioAtMost(2.0),
                         note: "\(roundTrips) round trips of eval { code = \"1\" } over crescent's Unix socket (JSON-RPC line in, "
                             + "the chunk run as a task on the host loop, { text, value } line out), median of 7 rounds; "
-                            + "baseline: a bare NIO Unix-socket server echoing the same line, one client each, same run")
+                            + "baseline: a bare NIO Unix-socket server echoing the same line, one client each, same run; "
+                            + "all threads on one processor for both (unpinned, the scheduler's placement decides: here "
+                            + "\(NumberFormat.fixed(unpinnedSubject, digits: 1)) µs vs \(NumberFormat.fixed(unpinnedBaseline, digits: 1)) µs, "
+                            + "ratio \(NumberFormat.fixed(unpinnedSubject / unpinnedBaseline, digits: 2)), median of 3)")
     }
 
     /// Microseconds per round trip of `line` on `socket`, one at a time.

@@ -235,6 +235,11 @@ lua_Integer crescent_bench_c_callback_loop(lua_State *L, int ref, lua_Integer co
 void crescent_bench_register_c_mirror(lua_State *L);
 /** Bytes the process heap has handed out (glibc mallinfo2), for memory measurements. */
 size_t crescent_heap_bytes(void);
+/** The bench's processor affinity (affinity.c): the size of a mask, and a thread's mask read or
+ *  set (0, or -1 with errno). */
+size_t crescent_affinity_size(void);
+int crescent_get_affinity(int thread, void *mask);
+int crescent_set_affinity(int thread, const void *mask);
 /** Stops the collector when it runs and returns 1 (else 0): while Swift builds one big value,
  *  whose tables are all live, an incremental collection would only mark them again and again. */
 int crescent_pause_collector(lua_State *L);
