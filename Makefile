@@ -99,6 +99,12 @@ endif
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/crescent"
 	install -m 0755 .build/$(INSTALL_CONFIG)/crescent "$(DESTDIR)$(PREFIX)/bin/crescent"
 	install -m 0644 Sources/Services/Geocoder/Resources/cities1000.cgeo "$(DESTDIR)$(PREFIX)/share/crescent/cities1000.cgeo"
+ifeq ($(INSTALL_CONFIG),debug)
+	@# When the static link had to compile the crescent module (it was out of date), its objects
+	@# autolink the static Foundation libraries, and SwiftPM keeps them for the next plain build,
+	@# whose link then fails (cannot find -lCoreFoundation): they go, so that build compiles it again.
+	rm -f .build/debug/crescent.build/*.o
+endif
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/crescent" "$(DESTDIR)$(PREFIX)/share/crescent/cities1000.cgeo"
