@@ -24,15 +24,14 @@ enum RemoteRows {
         let bare = try connect(echo.path, row: row)
         let line = JSONRPCMessage.request(id: 1, method: "eval", params: ["code": "1"]).line + "\n"
 
-        // Unpinned as well, for the note: where the scheduler puts the threads moves both sides.
-        let unpinned = try PairedSamples.collect(rounds: 3, warmups: 1,
-                                                 subject: { () throws(BenchFailure) in try roundTrip(remote, line, row: row) },
-                                                 baseline: { () throws(BenchFailure) in try roundTrip(bare, line, row: row) })
-        let samples = try ThreadPinning.onOneProcessor { () throws(BenchFailure) in
-            try PairedSamples.collect(rounds: 7, warmups: 1,
+        func rounds(_ count: Int) throws(BenchFailure) -> PairedSamples {
+            try PairedSamples.collect(rounds: count, warmups: 1,
                                       subject: { () throws(BenchFailure) in try roundTrip(remote, line, row: row) },
                                       baseline: { () throws(BenchFailure) in try roundTrip(bare, line, row: row) })
         }
+        // Unpinned as well, for the note: where the scheduler puts the threads moves both sides.
+        let unpinned = try rounds(3)
+        let samples = try ThreadPinning.onOneProcessor { () throws(BenchFailure) in try rounds(7) }
         let unpinnedSubject = Statistics.median(unpinned.subject), unpinnedBaseline = Statistics.median(unpinned.baseline)
         return BenchRow(name: row, value: Statistics.median(samples.subject), baseline: Statistics.median(samples.baseline),
                         unit: "µs", goal: .ratioAtMost(2.0),

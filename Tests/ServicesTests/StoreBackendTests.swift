@@ -41,7 +41,7 @@ import Testing
     @Test(arguments: StoreBackendKind.allCases)
     func recordsSurviveReopeningWithTheirTypes(_ kind: StoreBackendKind) throws {
         let database = try TestDatabase(kind)
-        let record: Value = ["int": 1, "float": 1.0, "half": -0.5, "text": "é \"quoted\"\n", "flag": true,
+        let record: Value = ["int": 1, "float": 1.0, "half": -0.5, "big": 1e300, "text": "é \"quoted\"\n", "flag": true,
                              "list": [1, [2, 3], ["k": "v"]], "nested": ["a": ["b": ["c": -0.5]]]]
         let stored: Value
         do {

@@ -4,9 +4,25 @@ import Model
 import Testing
 
 /// The collection's records, ids, queries and reports, the same on both backends: a real SQLite
-/// file and a database in the test run's PostgreSQL cluster (``StoreBackendTests`` holds the
-/// writes, reopening and other hosts).
+/// file and a database in the test run's PostgreSQL cluster (``StoreBackendTests`` holds
+/// reopening and other hosts).
 @Suite struct StoreCollectionTests {
+    @Test(arguments: StoreBackendKind.allCases)
+    func addAssignsIDsAndKeepsInsertionOrder(_ kind: StoreBackendKind) throws {
+        let store = try TestDatabase(kind).open()
+        defer { store.close() }
+        let todo = try store.collection(named: "todo")
+        let first = try todo.add(["title": "a", "done": false])
+        let more = try todo.add([["title": "b"], ["title": "c", "id": 99]])
+        #expect(first["title"] == "a" && first.id > 0)
+        let added = try #require(more.arrayValue)
+        #expect(added.map(\.id) == [first.id + 1, first.id + 2], "a given id is replaced")
+        #expect(todo.items.map { $0["title"] } == ["a", "b", "c"])
+        #expect(todo.count == 3)
+        #expect(try todo.get(first.id) == first)
+        #expect(try todo.add(.array([])) == .array([]), "an empty table is an empty list of records")
+    }
+
     @Test(arguments: StoreBackendKind.allCases)
     func theSameNameIsTheSameObjectAndCollectionsAreSeparate(_ kind: StoreBackendKind) throws {
         let store = try TestDatabase(kind).open()

@@ -2,8 +2,10 @@ import Model
 import Mustache
 
 extension ViewNode {
-    /// Lays the component out in `width` columns: its first `limit` lines.
+    /// Lays the component out in `width` columns: its first `limit` lines. Tables, stacks, rows
+    /// and slots lay out only those; the other kinds are laid out whole and cut.
     func render(width: Int, limit: Int) -> [String] {
+        let lines: [String]
         switch kind {
         case .table:
             return tableLines(width: width, limit: limit)
@@ -13,10 +15,25 @@ extension ViewNode {
             return rowLines(width: width, limit: limit)
         case .slot:
             return content?.lines(width: width, limit: limit) ?? []
-        case .text, .list, .keyvalue, .progress, .template:
-            let lines = leafLines(width: width)
-            return lines.count > limit ? Array(lines.prefix(limit)) : lines
+        case .text:
+            let text = fields["text"].map(Self.text) ?? ""
+            lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { DisplayWidth.truncate(String($0), to: width) }
+        case .list:
+            let marker = fields["marker"]?.stringValue ?? "-"
+            let items = fields["items"]?.arrayValue ?? []
+            lines = items.map { DisplayWidth.truncate("\(marker) \(Self.text($0))", to: width) }
+        case .keyvalue:
+            let pairs = keyValuePairs()
+            let keyWidth = min(pairs.map { DisplayWidth.of($0.0) }.max() ?? 0, max(width / 2, 1))
+            lines = pairs.map { key, value in
+                DisplayWidth.truncate(DisplayWidth.fit(key, to: keyWidth) + "  " + value, to: width)
+            }
+        case .progress:
+            lines = [progressLine(width: width)]
+        case .template:
+            lines = templateLines(width: width)
         }
+        return lines.count > limit ? Array(lines.prefix(limit)) : lines
     }
 
     /// How many lines the component has at `width`, without laying out a table's, a stack's or a
@@ -28,12 +45,11 @@ extension ViewNode {
             guard !columns.isEmpty else { return cells.isEmpty ? 0 : 1 }
             return (showsHeader ? 2 : 0) + cells.count
         case .stack:
-            let gap = Int(fields["gap"]?.integerValue ?? 0)
             var count = 0
             for child in children {
                 let childCount = child.lineCount(width: width)
                 if childCount == 0 { continue }   // an empty slot takes no room, nor gaps
-                if count > 0 { count += gap }
+                if count > 0 { count += stackGap }
                 count += childCount
             }
             return count
@@ -49,39 +65,18 @@ extension ViewNode {
         }
     }
 
-    /// The lines of a component that lays out all of them at once.
-    private func leafLines(width: Int) -> [String] {
-        switch kind {
-        case .text:
-            let text = fields["text"].map(Self.text) ?? ""
-            return text.split(separator: "\n", omittingEmptySubsequences: false).map { DisplayWidth.truncate(String($0), to: width) }
-        case .list:
-            let marker = fields["marker"]?.stringValue ?? "-"
-            let items = fields["items"]?.arrayValue ?? []
-            return items.map { DisplayWidth.truncate("\(marker) \(Self.text($0))", to: width) }
-        case .keyvalue:
-            let pairs = keyValuePairs()
-            let keyWidth = min(pairs.map { DisplayWidth.of($0.0) }.max() ?? 0, max(width / 2, 1))
-            return pairs.map { key, value in
-                DisplayWidth.truncate(DisplayWidth.fit(key, to: keyWidth) + "  " + value, to: width)
-            }
-        case .progress:
-            return [progressLine(width: width)]
-        case .template:
-            if let templateError { return [DisplayWidth.truncate(templateError, to: width)] }
-            guard let template else { return [] }
-            let rendered = template.render(Self.mustacheContext(fields["data"] ?? .object([:])))
-            var lines = rendered.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-            if lines.last == "" { lines.removeLast() }
-            return lines.map { DisplayWidth.truncate($0, to: width) }
-        case .table, .stack, .row, .slot:
-            return render(width: width, limit: .max)
-        }
+    private func templateLines(width: Int) -> [String] {
+        if let templateError { return [DisplayWidth.truncate(templateError, to: width)] }
+        guard let template else { return [] }
+        let rendered = template.render(Self.mustacheContext(fields["data"] ?? .object([:])))
+        var lines = rendered.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        return lines.map { DisplayWidth.truncate($0, to: width) }
     }
 
     /// Children one under another, `gap` blank lines between them: the first `limit` lines.
     private func stackLines(width: Int, limit: Int) -> [String] {
-        let gap = Int(fields["gap"]?.integerValue ?? 0)
+        let gap = stackGap
         var lines: [String] = []
         for child in children where lines.count < limit {
             let room = limit - lines.count - (lines.isEmpty ? 0 : gap)
@@ -92,6 +87,9 @@ extension ViewNode {
         }
         return lines
     }
+
+    /// The blank lines a stack puts between its children (`gap`, checked to be 0 or more).
+    private var stackGap: Int { Int(fields["gap"]?.integerValue ?? 0) }
 
     /// The width each child of a row gets: an equal share, less the two-space separators.
     private func rowShare(width: Int) -> Int {
