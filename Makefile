@@ -8,8 +8,14 @@ PREFIX ?= /usr/local
 # by the toolchain's lld with packed relative relocations (DT_RELR, glibc 2.36+): gold wrote
 # 142,000 of them as a 3.4 MB table the loader read and applied at every start; packed, they take
 # 28 KB, and `crescent -e ''` runs 6% fewer instructions with 2.7 MB less peak memory.
+# Every module (NIO's too) reaches the metadata of its concrete generic types through their
+# accessors rather than by demangling their names at run time: a name's generic requirements
+# (NIO's Selector<NIORegistration>, ManagedAtomic<UInt64>, Pool<PooledBuffer>) were checked by
+# scanning all 10,000 protocol conformance records of the binary, six scans and a fifth of
+# `crescent -e ''`'s instructions before the first line of a script ran (10.07 M -> 7.12 M).
 RELEASE_FLAGS = -c release -Xswiftc -static-stdlib -Xswiftc -use-ld=lld -Xlinker --no-export-dynamic \
-	-Xlinker -z -Xlinker pack-relative-relocs
+	-Xlinker -z -Xlinker pack-relative-relocs \
+	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 SCRIPT ?= scripts/tracker.lua
 RUN_ARGS ?= --location gpx:scripts/tracks/paris.gpx@60x
 BENCH_ARGS ?=

@@ -7,10 +7,13 @@ let upcoming: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-// C++'s runtime linked into the binary instead of loaded at every start (libstdc++ and libgcc_s
-// were two of the seven libraries the loader mapped and bound, for ICU and the Swift runtime):
-// tools/setup.sh (make's setup) links GCC's libstdc++.a into .build-static, searched before GCC's
-// own folder, which also holds the shared library. Without that link the shared one is used.
+// C++'s runtime and SQLite linked into the binary instead of loaded at every start (libstdc++ and
+// libgcc_s were two of the seven libraries the loader mapped and bound, for ICU and the Swift
+// runtime; Debian builds libsqlite3 with BIND_NOW, so every start resolved its 1,290 symbol
+// references, a seventh of `crescent -e ''`, for a store most runs never open): tools/setup.sh
+// (make's setup) links GCC's libstdc++.a and Debian's libsqlite3.a into .build-static, searched
+// before the system folders, which also hold the shared libraries. Without those links the shared
+// ones are used.
 let staticCxxRuntime: [LinkerSetting] = [
     .unsafeFlags(["-L\(Context.packageDirectory)/.build-static", "-Xclang-linker", "-static-libgcc"], .when(platforms: [.linux])),
 ]
@@ -34,18 +37,20 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
-        // System Lua 5.4 from Debian's liblua5.4-dev, found through pkg-config.
+        // System Lua 5.4 from Debian's liblua5.4-dev. Its headers are named with their folder
+        // (lua5.4/lua.h) rather than found through pkg-config, whose `-L` of the system library
+        // folder would come first on the link line and hide .build-static's archives.
         .systemLibrary(
             name: "CLuaSystem",
             path: "CLua/System",
-            pkgConfig: "lua5.4",
             providers: [.apt(["liblua5.4-dev"])]
         ),
         // The C shim: trampoline, macro wrappers, protected helpers, hook, allocator.
         .target(
             name: "CLua",
             dependencies: ["CLuaSystem"],
-            path: "CLua/Shim"
+            path: "CLua/Shim",
+            linkerSettings: [.linkedLibrary("lua5.4")]
         ),
         .target(
             name: "LuaBridge",

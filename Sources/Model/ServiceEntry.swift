@@ -12,18 +12,28 @@ import Synchronization
 /// ServiceEntry(Counter.declaration) { () throws(ServiceError) in Counter(step: 2) }
 /// ```
 public struct ServiceEntry: Sendable {
-    /// The service's declaration: its name, properties, methods and events.
-    public let interface: AnyInterface
+    /// The service's name (`services.<name>`).
+    public let name: String
     /// A mistake found without making the service (a setting of the wrong type): the host
     /// reports it at start, and every use of the service answers it.
     public let setupError: ServiceError?
+    private let declaration: @Sendable () -> AnyInterface
     private let made: MadeOnce
+
+    /// The service's declaration: its name, properties, methods and events.
+    public var interface: AnyInterface { declaration() }
 
     /// An entry whose service `make` makes on first use.
     public init(_ interface: AnyInterface, make: @escaping @Sendable () throws(ServiceError) -> any Service) {
-        self.interface = interface
-        setupError = nil
-        made = MadeOnce(make)
+        self.init(named: interface.name, declaration: { interface }, setupError: nil, made: MadeOnce(make))
+    }
+
+    /// An entry whose declaration is built when something first reads it (help, completion,
+    /// the first call), not when the host starts: a run that never touches the service never
+    /// pays for its declaration. `declaration` must declare a service called `name`.
+    public init(named name: String, declaration: @escaping @Sendable () -> AnyInterface,
+                make: @escaping @Sendable () throws(ServiceError) -> any Service) {
+        self.init(named: name, declaration: declaration, setupError: nil, made: MadeOnce(make))
     }
 
     /// An entry for a service that already exists.
@@ -33,13 +43,23 @@ public struct ServiceEntry: Sendable {
 
     /// An entry whose service cannot be made because of `error`, found at setup.
     public init(_ interface: AnyInterface, failed error: ServiceError) {
-        self.interface = interface
-        setupError = error
-        made = MadeOnce { () throws(ServiceError) in throw error }
+        self.init(named: interface.name, declaration: { interface }, failed: error)
     }
 
-    /// The service's name (`services.<name>`).
-    public var name: String { interface.name }
+    /// An entry whose service cannot be made because of `error`, its declaration built when
+    /// first read (see ``init(named:declaration:make:)``).
+    public init(named name: String, declaration: @escaping @Sendable () -> AnyInterface, failed error: ServiceError) {
+        self.init(named: name, declaration: declaration, setupError: error,
+                  made: MadeOnce { () throws(ServiceError) in throw error })
+    }
+
+    private init(named name: String, declaration: @escaping @Sendable () -> AnyInterface, setupError: ServiceError?,
+                 made: MadeOnce) {
+        self.name = name
+        self.declaration = declaration
+        self.setupError = setupError
+        self.made = made
+    }
 
     /// The service, made now if this is the first call.
     ///

@@ -1,10 +1,14 @@
+import Foundation
 import Glibc
 
 /// The `startup` row: `crescent -e ''` as a whole process (spawn to exit) against `lua5.4 -e ''`.
 ///
 /// Each is run `runs` times, alternately, after a few unrecorded warm-up runs; the value and the
 /// baseline are medians in milliseconds. The goal is a ratio: at most 4 times Lua's own start, so
-/// it holds on a slow machine as on a fast one.
+/// it holds on a slow machine as on a fast one. Both run as a new user's first command does: in
+/// an empty working folder, with `XDG_DATA_HOME` an empty folder of the bench's, so no plugin is
+/// found (`make bench` runs in the repository, whose `plugins/` crescent would otherwise load,
+/// as it would any plugin the machine's user has installed; `startup-plugins` measures those).
 /// The crescent binary is `$CRESCENT_BIN`, or `crescent` next to this executable (`make bench`
 /// builds both into `.build/release`); the baseline is `$LUA_BIN`, or `lua5.4` on the `PATH`.
 /// Children get `/dev/null` for stdin, stdout and stderr.
@@ -15,13 +19,18 @@ enum StartupBench {
     static let goalRatio = 4.0
 
     static func run() throws(BenchFailure) -> BenchRow {
-        let crescent = try crescentPath()
+        let crescent = try absoluteCrescentPath()
         let lua = environment("LUA_BIN") ?? "lua5.4"
-        let samples = try PairedSamples.collect(
-            rounds: runs, warmups: warmups,
-            subject: { () throws(BenchFailure) in try milliseconds(running: [crescent, "-e", ""]) },
-            baseline: { () throws(BenchFailure) in try milliseconds(running: [lua, "-e", ""]) }
-        )
+        let data = try BenchFolder(row: name)
+        let samples = try inEmptyFolder(row: name) { () throws(BenchFailure) in
+            try PairedSamples.collect(
+                rounds: runs, warmups: warmups,
+                subject: { () throws(BenchFailure) in
+                    try milliseconds(running: [crescent, "-e", ""], environment: ["XDG_DATA_HOME": data.path])
+                },
+                baseline: { () throws(BenchFailure) in try milliseconds(running: [lua, "-e", ""]) }
+            )
+        }
         let range = { (samples: [Double]) in
             "\(NumberFormat.fixed(Statistics.minimum(samples), digits: 1))–\(NumberFormat.fixed(samples.max() ?? .nan, digits: 1)) ms"
         }
@@ -34,6 +43,23 @@ enum StartupBench {
             note: "median of \(runs) runs of '\(crescent) -e \"\"' (range \(range(samples.subject))) "
                 + "vs '\(lua) -e \"\"' (range \(range(samples.baseline)))"
         )
+    }
+
+    /// ``crescentPath()`` made absolute, for a row that runs in a folder of its own.
+    static func absoluteCrescentPath() throws(BenchFailure) -> String {
+        let path = try crescentPath()
+        return path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    }
+
+    /// Runs `body` with an empty temporary folder as the working folder, then moves back.
+    static func inEmptyFolder<T>(row: String, _ body: () throws(BenchFailure) -> T) throws(BenchFailure) -> T {
+        let work = try BenchFolder(row: row)
+        let home = FileManager.default.currentDirectoryPath
+        guard FileManager.default.changeCurrentDirectoryPath(work.path) else {
+            throw BenchFailure(row: row, reason: "cannot move to \(work.path)")
+        }
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(home) }
+        return try body()
     }
 
     /// `$CRESCENT_BIN`, or `crescent` in the directory this executable was started from.

@@ -3,8 +3,8 @@ import Foundation
 /// The `startup-plugins` row: `crescent -e ''` with the two shipped plugins (`places`, `system`)
 /// installed in the user's plugin folder and unused, against the same run with that folder empty.
 ///
-/// Both run in an empty working folder (the bench moves there for the row, so no `plugins/` of
-/// the current folder is found), with
+/// Both run in an empty working folder (``StartupBench/inEmptyFolder(row:_:)``, so no `plugins/`
+/// of the current folder is found), with
 /// `XDG_DATA_HOME` pointing at a folder of the bench's own; the shipped plugins are copied from
 /// `plugins/` in the current folder (`make bench` runs in the repository). Medians of alternate
 /// runs after warm-ups, as `startup`; the goal is the ratio (within 5 %).
@@ -15,12 +15,9 @@ enum StartupPluginsBench {
     static let runs = 60
 
     static func run() throws(BenchFailure) -> BenchRow {
-        let relative = try StartupBench.crescentPath()
-        // Absolute: the row runs in a folder of its own.
-        let crescent = relative.hasPrefix("/") ? relative : FileManager.default.currentDirectoryPath + "/" + relative
+        let crescent = try StartupBench.absoluteCrescentPath()
         let withPlugins = try BenchFolder(row: name)
         let without = try BenchFolder(row: name)
-        let work = try BenchFolder(row: name)
         let shipped = FileManager.default.currentDirectoryPath + "/plugins"
         do {
             try FileManager.default.createDirectory(atPath: withPlugins.path + "/crescent/plugins", withIntermediateDirectories: true)
@@ -34,14 +31,11 @@ enum StartupPluginsBench {
         func launch(_ data: BenchFolder) throws(BenchFailure) -> Double {
             try StartupBench.milliseconds(running: [crescent, "-e", ""], row: name, environment: ["XDG_DATA_HOME": data.path])
         }
-        let home = FileManager.default.currentDirectoryPath
-        guard FileManager.default.changeCurrentDirectoryPath(work.path) else {
-            throw BenchFailure(row: name, reason: "cannot move to \(work.path)")
+        let samples = try StartupBench.inEmptyFolder(row: name) { () throws(BenchFailure) in
+            try PairedSamples.collect(rounds: runs, warmups: StartupBench.warmups,
+                                      subject: { () throws(BenchFailure) in try launch(withPlugins) },
+                                      baseline: { () throws(BenchFailure) in try launch(without) })
         }
-        defer { _ = FileManager.default.changeCurrentDirectoryPath(home) }
-        let samples = try PairedSamples.collect(rounds: runs, warmups: StartupBench.warmups,
-                                                subject: { () throws(BenchFailure) in try launch(withPlugins) },
-                                                baseline: { () throws(BenchFailure) in try launch(without) })
         let pairRatios = zip(samples.subject, samples.baseline).map { $0 / $1 }
         return BenchRow(name: name, value: Statistics.median(samples.subject), baseline: Statistics.median(samples.baseline),
                         unit: "ms", goal: .ratioAtMost(1.05),

@@ -85,7 +85,8 @@ import Testing
               if not standard[name] then
                 names[#names + 1] = name
                 if type(value) == "table" and name ~= "services" then
-                  for member in next, value do names[#names + 1] = name .. "." .. member end
+                  -- pairs, as a script lists them: inspect's fields appear once it loads (on first use).
+                  for member in pairs(value) do names[#names + 1] = name .. "." .. member end
                 end
               end
             end

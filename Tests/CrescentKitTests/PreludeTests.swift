@@ -36,6 +36,37 @@ struct PreludeTests {
         }
     }
 
+    /// `inspect` loads on first use: whichever way a script first touches it (a call, a read, a
+    /// write, pairs), it is the module from then on, and so is a reference taken before.
+    @Test(arguments: [
+        "local text = inspect({ 1, 2 })",
+        "local depth = inspect.defaults.depth",
+        "inspect.extra = 1",
+        "for _ in pairs(inspect) do end",
+        // In a task: the module's chunk is loaded from inside a coroutine.
+        "local text; task(function() text = inspect({ 1 }) end); assert(text == '{ 1 }', text)",
+    ])
+    func inspectLoadsOnFirstUseWhicheverWayItIsTouched(firstTouch: String) throws {
+        let test = try TestHost()
+        test.run("""
+            local before = inspect
+            local loadedAtStart = rawget(inspect, "defaults") ~= nil
+            \(firstTouch)
+            assert(rawequal(before, inspect))
+            assert(type(rawget(inspect, "defaults")) == "table", "defaults is a field of the table itself now")
+            assert(inspect({ 1, 2 }) == "{ 1, 2 }", inspect({ 1, 2 }))
+            assert(before({ a = 1 }) == "{ a = 1 }")
+            inspect.defaults.depth = 1
+            assert(inspect({ { 1 } }) == "{ {...} }", inspect({ { 1 } }))
+            local names = {}
+            for name in pairs(inspect) do names[#names + 1] = name end
+            table.sort(names)
+            print(loadedAtStart, table.concat(names, ","))
+            """)
+        #expect(test.stderr == "")
+        #expect(test.lines == [firstTouch.hasPrefix("inspect.extra") ? "false\tdefaults,extra" : "false\tdefaults"])
+    }
+
     private static func dump(_ source: String) throws -> [UInt8] {
         let vm = try LuaVM()
         try vm.load(Array(source.utf8), name: "=[crescent probe]")

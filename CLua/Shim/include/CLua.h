@@ -18,9 +18,11 @@
 #ifndef CRESCENT_CLUA_H
 #define CRESCENT_CLUA_H
 
-#include <lua.h>
-#include <lauxlib.h>
-#include <lualib.h>
+/* Debian's liblua5.4-dev keeps the headers in a folder of their own; naming it here spares the
+ * build pkg-config's -L of the system library folder (Package.swift, CLuaSystem). */
+#include <lua5.4/lua.h>
+#include <lua5.4/lauxlib.h>
+#include <lua5.4/lualib.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -137,11 +137,34 @@ extension Host {
 
     // MARK: The Lua prelude
 
-    /// Loads the modules written in Lua and shipped inside the binary (`inspect`, `json`).
+    /// The prelude's `inspect`, loaded now rather than on first use: the REPL and remote control
+    /// show results through it and complete its fields. Taken before any script could replace
+    /// the global.
+    func loadedInspect() -> LuaRef {
+        if (try? vm.load(Array("local _ = inspect.defaults".utf8), name: "=[crescent inspect]")) != nil {
+            _ = try? vm.call(arguments: 0, results: 0)
+        }
+        vm.getGlobal("inspect")
+        return vm.ref()
+    }
+
+    /// Loads the modules written in Lua and shipped inside the binary (`inspect`, `json`); one
+    /// that loads on first use gets its stand-in (``Prelude/stubSource``) instead.
     private func installPrelude() throws(LuaError) {
         for module in Prelude.globalModules {
-            try module.load(into: vm)
-            try vm.call(arguments: 0, results: 1)
+            if module.loadsOnFirstUse {
+                try vm.load(Array(Prelude.stubSource.utf8), name: module.chunkName)
+                vm.pushFunction { [unowned vm] stack in
+                    // Loaded on the VM's main stack, then moved to the caller's, which is a
+                    // coroutine's when a task touches the module first.
+                    try module.load(into: vm)
+                    if stack.state != vm.state { lua_xmove(vm.state, stack.state, 1) }
+                    return .one
+                }
+            } else {
+                try module.load(into: vm)
+            }
+            try vm.call(arguments: module.loadsOnFirstUse ? 1 : 0, results: 1)
             vm.setGlobal(module.name)
         }
     }

@@ -56,8 +56,7 @@ final class Repl {
         session = PromptSession(editor: LineEditor(prompt: Repl.prompt, continuationPrompt: Repl.continuationPrompt,
                                                    history: history),
                                 width: link.terminal.columns)
-        host.vm.getGlobal("inspect")
-        inspect = host.vm.ref()
+        inspect = host.loadedInspect()
     }
 
     /// Prints the banner and shows the first prompt.

@@ -32,12 +32,17 @@ enum Prelude {
         /// `PreludeTests` fails when it is not the dump of `source` by the Lua the binary links.
         let compiled: [UInt8]
         let input: Input
+        /// The global stands in as an empty table until a script first touches it (calls it,
+        /// reads, writes or iterates it), and only then is the module loaded (``stubSource``):
+        /// `inspect` is a third of the prelude, and most runs never print a table with it.
+        var loadsOnFirstUse = false
 
         /// The chunk name errors and tracebacks show: `[crescent json]`.
         var chunkName: String { "=[crescent \(name)]" }
     }
 
-    static let inspect = Module(name: "inspect", source: PackageResources.inspect_lua, compiled: PackageResources.inspect_luac, input: .nothing)
+    static let inspect = Module(name: "inspect", source: PackageResources.inspect_lua, compiled: PackageResources.inspect_luac,
+                                input: .nothing, loadsOnFirstUse: true)
     static let json = Module(name: "json", source: PackageResources.json_lua, compiled: PackageResources.json_luac, input: .nothing)
     static let models = Module(name: "models", source: PackageResources.models_lua, compiled: PackageResources.models_luac, input: .json)
     static let controllers = Module(name: "controllers", source: PackageResources.controllers_lua,
@@ -88,6 +93,33 @@ extension Prelude.Module {
 }
 
 extension Prelude {
+    /// The stand-in global of a module that loads on first use: called with a function that
+    /// pushes the module's chunk, it returns an empty table whose metamethods load the module
+    /// the first time the table is used, copy the module's fields into it and give it the
+    /// module's metatable, so from then on the table is the module (and a reference taken
+    /// before, such as the REPL's, reaches it as well).
+    static let stubSource = """
+        local load_chunk = ...
+        local stub, loaded = {}, false
+        local function module()
+          if not loaded then
+            loaded = true
+            local real = load_chunk()()
+            setmetatable(stub, nil)
+            for key, value in next, real do rawset(stub, key, value) end
+            setmetatable(stub, getmetatable(real))
+          end
+          return stub
+        end
+        return setmetatable(stub, {
+          __index = function(_, key) return module()[key] end,
+          __newindex = function(_, key, value) module()[key] = value end,
+          __call = function(_, ...) return module()(...) end,
+          __pairs = function() return next, module(), nil end,
+          __len = function() return #module() end,
+        })
+        """
+
     /// Each module's compiled chunk, by name, once one host has compiled it.
     fileprivate static let compiled = Mutex<[String: [UInt8]]>([:])
 }

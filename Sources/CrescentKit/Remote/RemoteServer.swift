@@ -100,8 +100,7 @@ public final class RemoteServer {
                 server.name = chosen
                 server.path = path
                 server.listener = listener
-                server.host.vm.getGlobal("inspect")
-                server.inspect = server.host.vm.ref()
+                server.inspect = server.host.loadedInspect()
                 server.host.teardownActions.append { server.stop() }
                 server.host.presenter.onRender = { server.rendered() }
             }.wait()

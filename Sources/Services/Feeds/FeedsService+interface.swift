@@ -3,8 +3,11 @@ import Model
 extension FeedsService {
     /// What scripts see of the feeds service. `add` and `refresh` fetch over the network, so they
     /// run in Swift tasks; `remove` answers at once.
+    /// The name scripts use, known without building ``declaration``.
+    static let serviceName = "feeds"
+
     static let declaration: AnyInterface = Interface<FeedsService>(
-        name: "feeds", summary: "RSS, Atom and JSON Feed subscriptions, polled; new items are announced once."
+        name: serviceName, summary: "RSS, Atom and JSON Feed subscriptions, polled; new items are announced once."
     ) { d in
         d.property("feeds", type: "array of feed {url, title, interval, lastChecked, lastError, itemCount}",
                    "The subscriptions, in the order they were added (lastChecked: s since epoch; lastError: error {code, message} or nil).") { service in

@@ -36,7 +36,7 @@ public final class GeocoderService: Service {
 
     /// The standard plugin's entry: the geocoder has no settings; its data loads on the first call.
     static func entry(_ context: PluginContext) -> ServiceEntry {
-        ServiceEntry(declaration) { () throws(ServiceError) in GeocoderService() }
+        ServiceEntry(named: serviceName, declaration: { declaration }) { () throws(ServiceError) in GeocoderService() }
     }
 
     /// The nearest `count` places to `point`, nearest first.
@@ -58,8 +58,11 @@ public final class GeocoderService: Service {
     static let batchLocation = ArgumentType.record("location", fields: [.init("lat", .number, optional: true),
                                                                         .init("lon", .number, optional: true)])
 
+    /// The name scripts use, known without building ``declaration``.
+    static let serviceName = "geocoder"
+
     static let declaration: AnyInterface = Interface<GeocoderService>(
-        name: "geocoder", summary: "Offline reverse and forward geocoding over GeoNames' places of 1000+ inhabitants."
+        name: serviceName, summary: "Offline reverse and forward geocoding over GeoNames' places of 1000+ inhabitants."
     ) { d in
         d.method(
             "reverse",

@@ -4,8 +4,11 @@ extension HTTPService {
     /// `{ url=, method, headers, body, timeout, maxBytes }`: what `request` takes.
     static let requestType = ArgumentType.record("request", fields: [.init("url", .string)])
 
+    /// The name scripts use, known without building ``declaration``.
+    static let serviceName = "http"
+
     static let declaration: AnyInterface = Interface<HTTPService>(
-        name: "http",
+        name: serviceName,
         summary: "HTTP and HTTPS requests: redirects followed, keep-alive, timeouts, size limits and proxies from the environment."
     ) { d in
         d.method(

@@ -81,10 +81,12 @@ public final class HTTPService: Service {
         do throws(ServiceError) {
             _ = try HTTPSettings(config)
         } catch {
-            return ServiceEntry(declaration, failed: error)
+            return ServiceEntry(named: serviceName, declaration: { declaration }, failed: error)
         }
         let clock = context.clock
-        return ServiceEntry(declaration) { () throws(ServiceError) in try HTTPService(config: config, clock: clock) }
+        return ServiceEntry(named: serviceName, declaration: { declaration }) { () throws(ServiceError) in
+            try HTTPService(config: config, clock: clock)
+        }
     }
 
     // MARK: Requests

@@ -1,8 +1,11 @@
 import Model
 
 extension LocationService {
+    /// The name scripts use, known without building ``declaration``.
+    static let serviceName = "location"
+
     static let declaration: AnyInterface = Interface<LocationService>(
-        name: "location",
+        name: serviceName,
         summary: "The current position from gpsd, an NMEA file or device, a GPX track or a fixed point. "
             + "start([{ distance = m }]) and stop() are counted per owner."
     ) { d in

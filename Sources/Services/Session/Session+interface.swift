@@ -5,8 +5,11 @@ extension Session {
     ///
     /// `register`, `login` and `changePassword` derive a slow hash, so they run in a Swift task
     /// off the loop; `logout` answers on the loop (its completion still runs on a later turn).
+    /// The name scripts use, known without building ``declaration``.
+    static let serviceName = "session"
+
     static let declaration: AnyInterface = Interface<Session>(
-        name: "session", summary: "Registered users and the one logged in."
+        name: serviceName, summary: "Registered users and the one logged in."
     ) { d in
         d.property("currentUser", type: "user {name, since} or nil",
                    "Who is logged in (since: Unix seconds of the login); nil when nobody is.") { $0.currentUser.value.value }

@@ -66,31 +66,36 @@ public final class Store: Service {
                 (backend, users, archive) = (SQLiteBackend(database: database), SQLiteUserDirectory(database: database), SQLiteFeedArchive(database: database))
             }
         } catch {
-            return [declaration, Session.declaration, FeedsService.declaration].map { ServiceEntry($0, failed: error) }
+            return [ServiceEntry(named: serviceName, declaration: { declaration }, failed: error),
+                    ServiceEntry(named: Session.serviceName, declaration: { Session.declaration }, failed: error),
+                    ServiceEntry(named: FeedsService.serviceName, declaration: { FeedsService.declaration }, failed: error)]
         }
         let clock = context.clock
         let session: ServiceEntry
         do throws(ServiceError) {
             let settings = try SessionSettings(context.section("session"))
-            session = ServiceEntry(Session.declaration) { () throws(ServiceError) in
+            session = ServiceEntry(named: Session.serviceName, declaration: { Session.declaration }) { () throws(ServiceError) in
                 Session(directory: users, settings: settings, clock: clock)
             }
         } catch {
-            session = ServiceEntry(Session.declaration, failed: error)
+            session = ServiceEntry(named: Session.serviceName, declaration: { Session.declaration }, failed: error)
         }
         let feeds: ServiceEntry
         do throws(ServiceError) {
             let settings = try FeedSettings(context.section("feeds"))
-            feeds = ServiceEntry(FeedsService.declaration) { () throws(ServiceError) in
+            feeds = ServiceEntry(named: FeedsService.serviceName, declaration: { FeedsService.declaration }) { () throws(ServiceError) in
                 guard let service = try http.service() as? HTTPService else {
                     throw ServiceError(.internal, "the http service is not the standard one")
                 }
                 return FeedsService(archive: archive, settings: settings, transport: HTTPFeedTransport(http: service), clock: clock)
             }
         } catch {
-            feeds = ServiceEntry(FeedsService.declaration, failed: error)
+            feeds = ServiceEntry(named: FeedsService.serviceName, declaration: { FeedsService.declaration }, failed: error)
         }
-        return [ServiceEntry(declaration) { () throws(ServiceError) in Store(database: database, backend: backend) }, session, feeds]
+        let store = ServiceEntry(named: serviceName, declaration: { declaration }) { () throws(ServiceError) in
+            Store(database: database, backend: backend)
+        }
+        return [store, session, feeds]
     }
 
     /// The `store`, `session` and `feeds` services of ``entries(_:http:)``, made now (for Swift
@@ -156,8 +161,11 @@ public final class Store: Service {
         try backend.catchUpNow()
     }
 
+    /// The name scripts use, known without building ``declaration``.
+    static let serviceName = "store"
+
     static let declaration: AnyInterface = Interface<Store>(
-        name: "store", summary: "Observable collections of records (SQLite or PostgreSQL)."
+        name: serviceName, summary: "Observable collections of records (SQLite or PostgreSQL)."
     ) { d in
         d.property("path", type: "string", "The database file (\":memory:\" for a throwaway store), or the PostgreSQL URL without its password.") { .string($0.path) }
         d.function("collection", [.init("name", .string, "The collection's name.")], returns: "the collection",
