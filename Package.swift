@@ -98,6 +98,7 @@ let package = Package(
                 .embedInCode("Prelude/models.lua"),
                 .embedInCode("Prelude/assertions.lua"),
                 .embedInCode("Prelude/testing.lua"),
+                .embedInCode("Prelude/firstuse.lua"),
                 // Their bytecode (tools/compile-prelude.lua, `make prelude`), which a host loads
                 // instead of compiling the sources at every start.
                 .embedInCode("Prelude/Compiled/inspect.luac"),
@@ -106,6 +107,7 @@ let package = Package(
                 .embedInCode("Prelude/Compiled/models.luac"),
                 .embedInCode("Prelude/Compiled/assertions.luac"),
                 .embedInCode("Prelude/Compiled/testing.luac"),
+                .embedInCode("Prelude/Compiled/firstuse.luac"),
             ],
             swiftSettings: upcoming
         ),

@@ -149,22 +149,24 @@ extension Host {
     }
 
     /// Loads the modules written in Lua and shipped inside the binary (`inspect`, `json`); one
-    /// that loads on first use gets its stand-in (``Prelude/stubSource``) instead.
+    /// that loads on first use gets its stand-in (``Prelude/firstUse``) instead.
     private func installPrelude() throws(LuaError) {
         for module in Prelude.globalModules {
-            if module.loadsOnFirstUse {
-                try vm.load(Array(Prelude.stubSource.utf8), name: module.chunkName)
-                vm.pushFunction { [unowned vm] stack in
-                    // Loaded on the VM's main stack, then moved to the caller's, which is a
-                    // coroutine's when a task touches the module first.
-                    try module.load(into: vm)
-                    if stack.state != vm.state { lua_xmove(vm.state, stack.state, 1) }
-                    return .one
-                }
-            } else {
+            guard module.loadsOnFirstUse else {
                 try module.load(into: vm)
+                try vm.call(arguments: 0, results: 1)
+                vm.setGlobal(module.name)
+                continue
             }
-            try vm.call(arguments: module.loadsOnFirstUse ? 1 : 0, results: 1)
+            try Prelude.firstUse.load(into: vm)
+            vm.pushFunction { [unowned vm] stack in
+                // Loaded on the VM's main stack, then moved to the caller's, which is a
+                // coroutine's when a task touches the module first.
+                try module.load(into: vm)
+                if stack.state != vm.state { lua_xmove(vm.state, stack.state, 1) }
+                return .one
+            }
+            try vm.call(arguments: 1, results: 1)
             vm.setGlobal(module.name)
         }
     }

@@ -6,6 +6,7 @@ import Synchronization
 ///
 /// | module | takes | gives |
 /// |---|---|---|
+/// | `firstuse` | a function that pushes a module's chunk | the module's stand-in global, loading it on first use (`inspect`) |
 /// | `inspect` | nothing | the `inspect` global |
 /// | `json` | nothing | the `json` global |
 /// | `models` | the `json` module | methods of data models by type name (`response:json()`) |
@@ -23,6 +24,8 @@ enum Prelude {
             case json
             /// A table of the host's primitives, built by the host.
             case hostPrimitives
+            /// A function that pushes another module's chunk (``Prelude/firstUse``).
+            case chunkLoader
         }
 
         let name: String
@@ -33,7 +36,7 @@ enum Prelude {
         let compiled: [UInt8]
         let input: Input
         /// The global stands in as an empty table until a script first touches it (calls it,
-        /// reads, writes or iterates it), and only then is the module loaded (``stubSource``):
+        /// reads, writes or iterates it), and only then is the module loaded (``Prelude/firstUse``):
         /// `inspect` is a third of the prelude, and most runs never print a table with it.
         var loadsOnFirstUse = false
 
@@ -60,8 +63,13 @@ enum Prelude {
     /// Every embedded module a host loads, in load order.
     static let modules: [Module] = [inspect, json, models, controllers]
 
+    /// The stand-in global of a module that loads on first use (``Module/loadsOnFirstUse``); its
+    /// chunk takes a function that pushes the module's chunk.
+    static let firstUse = Module(name: "firstuse", source: PackageResources.firstuse_lua,
+                                 compiled: PackageResources.firstuse_luac, input: .chunkLoader)
+
     /// Every embedded module, the test host's too.
-    static let allModules: [Module] = modules + [assertions, testing]
+    static let allModules: [Module] = modules + [assertions, testing, firstUse]
 
     /// The modules that define a global of their name and take nothing.
     static var globalModules: [Module] { modules.filter { if case .nothing = $0.input { true } else { false } } }
@@ -93,33 +101,6 @@ extension Prelude.Module {
 }
 
 extension Prelude {
-    /// The stand-in global of a module that loads on first use: called with a function that
-    /// pushes the module's chunk, it returns an empty table whose metamethods load the module
-    /// the first time the table is used, copy the module's fields into it and give it the
-    /// module's metatable, so from then on the table is the module (and a reference taken
-    /// before, such as the REPL's, reaches it as well).
-    static let stubSource = """
-        local load_chunk = ...
-        local stub, loaded = {}, false
-        local function module()
-          if not loaded then
-            loaded = true
-            local real = load_chunk()()
-            setmetatable(stub, nil)
-            for key, value in next, real do rawset(stub, key, value) end
-            setmetatable(stub, getmetatable(real))
-          end
-          return stub
-        end
-        return setmetatable(stub, {
-          __index = function(_, key) return module()[key] end,
-          __newindex = function(_, key, value) module()[key] = value end,
-          __call = function(_, ...) return module()(...) end,
-          __pairs = function() return next, module(), nil end,
-          __len = function() return #module() end,
-        })
-        """
-
     /// Each module's compiled chunk, by name, once one host has compiled it.
     fileprivate static let compiled = Mutex<[String: [UInt8]]>([:])
 }

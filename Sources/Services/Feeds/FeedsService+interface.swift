@@ -1,11 +1,10 @@
 import Model
 
-extension FeedsService {
-    /// What scripts see of the feeds service. `add` and `refresh` fetch over the network, so they
-    /// run in Swift tasks; `remove` answers at once.
-    /// The name scripts use, known without building ``declaration``.
+extension FeedsService: DeclaredService {
     static let serviceName = "feeds"
 
+    /// What scripts see of the feeds service. `add` and `refresh` fetch over the network, so they
+    /// run in Swift tasks; `remove` answers at once.
     static let declaration: AnyInterface = Interface<FeedsService>(
         name: serviceName, summary: "RSS, Atom and JSON Feed subscriptions, polled; new items are announced once."
     ) { d in

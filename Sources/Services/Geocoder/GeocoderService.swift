@@ -36,7 +36,7 @@ public final class GeocoderService: Service {
 
     /// The standard plugin's entry: the geocoder has no settings; its data loads on the first call.
     static func entry(_ context: PluginContext) -> ServiceEntry {
-        ServiceEntry(named: serviceName, declaration: { declaration }) { () throws(ServiceError) in GeocoderService() }
+        ServiceEntry(GeocoderService.self) { () throws(ServiceError) in GeocoderService() }
     }
 
     /// The nearest `count` places to `point`, nearest first.
@@ -58,7 +58,6 @@ public final class GeocoderService: Service {
     static let batchLocation = ArgumentType.record("location", fields: [.init("lat", .number, optional: true),
                                                                         .init("lon", .number, optional: true)])
 
-    /// The name scripts use, known without building ``declaration``.
     static let serviceName = "geocoder"
 
     static let declaration: AnyInterface = Interface<GeocoderService>(
@@ -137,3 +136,5 @@ public final class GeocoderService: Service {
         return .array(try database.search(query, country: country, limit: limit).map(\.value))
     }
 }
+
+extension GeocoderService: DeclaredService {}

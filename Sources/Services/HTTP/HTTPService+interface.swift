@@ -1,10 +1,9 @@
 import Model
 
-extension HTTPService {
+extension HTTPService: DeclaredService {
     /// `{ url=, method, headers, body, timeout, maxBytes }`: what `request` takes.
     static let requestType = ArgumentType.record("request", fields: [.init("url", .string)])
 
-    /// The name scripts use, known without building ``declaration``.
     static let serviceName = "http"
 
     static let declaration: AnyInterface = Interface<HTTPService>(

@@ -81,10 +81,10 @@ public final class HTTPService: Service {
         do throws(ServiceError) {
             _ = try HTTPSettings(config)
         } catch {
-            return ServiceEntry(named: serviceName, declaration: { declaration }, failed: error)
+            return ServiceEntry(HTTPService.self, failed: error)
         }
         let clock = context.clock
-        return ServiceEntry(named: serviceName, declaration: { declaration }) { () throws(ServiceError) in
+        return ServiceEntry(HTTPService.self) { () throws(ServiceError) in
             try HTTPService(config: config, clock: clock)
         }
     }

@@ -1,7 +1,6 @@
 import Model
 
-extension LocationService {
-    /// The name scripts use, known without building ``declaration``.
+extension LocationService: DeclaredService {
     static let serviceName = "location"
 
     static let declaration: AnyInterface = Interface<LocationService>(

@@ -88,11 +88,11 @@ public final class LocationService: StartableService {
         do throws(ServiceError) {
             let provider = try LocationProviderSpec.provider(setting(context))
             let clock = context.clock
-            return ServiceEntry(named: serviceName, declaration: { declaration }) { () throws(ServiceError) in
+            return ServiceEntry(LocationService.self) { () throws(ServiceError) in
                 LocationService(provider: provider, clock: clock)
             }
         } catch {
-            return ServiceEntry(named: serviceName, declaration: { declaration }, failed: error)
+            return ServiceEntry(LocationService.self, failed: error)
         }
     }
 

@@ -1,13 +1,12 @@
 import Model
 
-extension Session {
+extension Session: DeclaredService {
+    static let serviceName = "session"
+
     /// What scripts see of the session: `currentUser`, the account methods and the events.
     ///
     /// `register`, `login` and `changePassword` derive a slow hash, so they run in a Swift task
     /// off the loop; `logout` answers on the loop (its completion still runs on a later turn).
-    /// The name scripts use, known without building ``declaration``.
-    static let serviceName = "session"
-
     static let declaration: AnyInterface = Interface<Session>(
         name: serviceName, summary: "Registered users and the one logged in."
     ) { d in

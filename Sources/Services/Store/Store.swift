@@ -66,33 +66,33 @@ public final class Store: Service {
                 (backend, users, archive) = (SQLiteBackend(database: database), SQLiteUserDirectory(database: database), SQLiteFeedArchive(database: database))
             }
         } catch {
-            return [ServiceEntry(named: serviceName, declaration: { declaration }, failed: error),
-                    ServiceEntry(named: Session.serviceName, declaration: { Session.declaration }, failed: error),
-                    ServiceEntry(named: FeedsService.serviceName, declaration: { FeedsService.declaration }, failed: error)]
+            return [ServiceEntry(Store.self, failed: error),
+                    ServiceEntry(Session.self, failed: error),
+                    ServiceEntry(FeedsService.self, failed: error)]
         }
         let clock = context.clock
         let session: ServiceEntry
         do throws(ServiceError) {
             let settings = try SessionSettings(context.section("session"))
-            session = ServiceEntry(named: Session.serviceName, declaration: { Session.declaration }) { () throws(ServiceError) in
+            session = ServiceEntry(Session.self) { () throws(ServiceError) in
                 Session(directory: users, settings: settings, clock: clock)
             }
         } catch {
-            session = ServiceEntry(named: Session.serviceName, declaration: { Session.declaration }, failed: error)
+            session = ServiceEntry(Session.self, failed: error)
         }
         let feeds: ServiceEntry
         do throws(ServiceError) {
             let settings = try FeedSettings(context.section("feeds"))
-            feeds = ServiceEntry(named: FeedsService.serviceName, declaration: { FeedsService.declaration }) { () throws(ServiceError) in
+            feeds = ServiceEntry(FeedsService.self) { () throws(ServiceError) in
                 guard let service = try http.service() as? HTTPService else {
                     throw ServiceError(.internal, "the http service is not the standard one")
                 }
                 return FeedsService(archive: archive, settings: settings, transport: HTTPFeedTransport(http: service), clock: clock)
             }
         } catch {
-            feeds = ServiceEntry(named: FeedsService.serviceName, declaration: { FeedsService.declaration }, failed: error)
+            feeds = ServiceEntry(FeedsService.self, failed: error)
         }
-        let store = ServiceEntry(named: serviceName, declaration: { declaration }) { () throws(ServiceError) in
+        let store = ServiceEntry(Store.self) { () throws(ServiceError) in
             Store(database: database, backend: backend)
         }
         return [store, session, feeds]
@@ -161,7 +161,6 @@ public final class Store: Service {
         try backend.catchUpNow()
     }
 
-    /// The name scripts use, known without building ``declaration``.
     static let serviceName = "store"
 
     static let declaration: AnyInterface = Interface<Store>(
@@ -174,3 +173,5 @@ public final class Store: Service {
         }
     }.erased
 }
+
+extension Store: DeclaredService {}
