@@ -4,7 +4,8 @@
 -- `[crescent NAME]:LINE` as before). PreludeTests fails when a file is not the dump of its source.
 -- Run with the lua5.4 of the liblua5.4 the binary links: the bytecode is that release's.
 local folder = arg[1] or "Sources/CrescentKit/Prelude"
-for _, name in ipairs({ "inspect", "json", "models", "controllers", "assertions", "testing", "firstuse" }) do
+for _, name in ipairs({ "inspect", "marks", "json", "models", "controllers", "assertions", "testing", "firstuse",
+                         "change", "services", "time", "latest", "output", "plugin" }) do
     local input = assert(io.open(folder .. "/" .. name .. ".lua", "rb"))
     local source = input:read("a")
     input:close()

@@ -67,6 +67,38 @@ struct PreludeTests {
         #expect(test.lines == [firstTouch.hasPrefix("inspect.extra") ? "false\tdefaults,extra" : "false\tdefaults"])
     }
 
+    /// `json` loads on first use as well, its chunk given the marks the binding made at start:
+    /// a value a script made with them before (the shapes, the null) is the module's own, and a
+    /// task can be the first to touch it (the chunk and its three inputs cross to the coroutine).
+    @Test(arguments: [
+        "local text = json.encode({ 1 })",
+        "local text; task(function() text = json.encode({ 1 }) end); assert(text == '[1]', text)",
+    ])
+    func jsonLoadsOnFirstUseWithTheMarksMadeAtStart(firstTouch: String) throws {
+        let test = try TestHost()
+        test.run("""
+            local loadedAtStart = rawget(json, "encode") ~= nil
+            \(firstTouch)
+            assert(type(rawget(json, "encode")) == "function", "the stand-in is the module now")
+            assert(json.encode({ a = json.null, b = json.array(), c = json.object() }) == '{"a":null,"b":[],"c":{}}')
+            assert(json.decode("[null]")[1] == json.null)
+            assert(getmetatable(json.decode("[]")) == getmetatable(json.array()))
+            print(loadedAtStart)
+            """)
+        #expect(test.stderr == "")
+        #expect(test.lines == ["false"])
+    }
+
+    /// The REPL and remote control load every deferred module, so completion sees their fields.
+    @Test func deferredModulesLoadTogetherForTheREPL() throws {
+        let test = try TestHost()
+        _ = test.host.loadedInspect()
+        test.run("""
+            print(type(rawget(inspect, "defaults")), type(rawget(json, "decode")))
+            """)
+        #expect(test.lines == ["table\tfunction"])
+    }
+
     private static func dump(_ source: String) throws -> [UInt8] {
         let vm = try LuaVM()
         try vm.load(Array(source.utf8), name: "=[crescent probe]")

@@ -12,11 +12,13 @@ import Testing
             print(helper.greet("world"))
             print(require("pkg").name)
             print(require("helper") == helper)
+            print(package.path:match("^[^;]*;[^;]*;"), package.cpath:match("^[^;]*;"))
             """)
         let elsewhere = try sandbox.makeFolder("elsewhere")
         let result = try await crescent(["../app/main.lua"], in: sandbox, directory: elsewhere)
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == "hello world\npkg\ntrue\n", "\(result)")
+        // The script's folder comes first on both paths, ahead of the system's.
+        #expect(result.stdout == "hello world\npkg\ntrue\n../app/?.lua;../app/?/init.lua;\t../app/?.so;\n", "\(result)")
     }
 
     @Test func luaPathIsHonoured() async throws {

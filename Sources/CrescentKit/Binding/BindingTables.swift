@@ -25,6 +25,10 @@ struct BindingTables {
     let changeKeys: Int32
     let subscriptionType: LuaObjectType<Subscription>
     let requestType: LuaObjectType<ServiceRequest>
+    /// `json.null` and the metatables `json.array` and `json.object` give a table (the prelude's
+    /// marks.lua): values from services carry them before the `json` module has loaded, and the
+    /// module takes these when it does.
+    let jsonMarks: (null: LuaRef, array: LuaRef, object: LuaRef)
 
     init(vm: LuaVM) throws(LuaError) {
         modelMetamethods = Self.makeModelMetamethods(vm)
@@ -34,10 +38,13 @@ struct BindingTables {
         crescent_push_change_keys(vm.state)
         changeKeys = vm.refID()
         changeMetamethods = try Self.makeChangeMetamethods(vm)
-        try vm.run("return setmetatable({}, { __mode = 'k' })", results: 1)
-        functionDocs = vm.ref()
+        functionDocs = Self.makeWeakKeyedTable(vm)
         subscriptionType = Self.makeSubscriptionType(vm)
         requestType = Self.makeRequestType(vm)
+        try Prelude.marks.load(into: vm)
+        try vm.call(arguments: 0, results: 3)                        // null array object
+        let object = vm.ref(), array = vm.ref()
+        jsonMarks = (vm.ref(), array, object)
     }
 
     // MARK: Data models
@@ -109,30 +116,22 @@ struct BindingTables {
 
     // MARK: Change tables
 
-    /// A change table holds `initial`, `coalesced` and `sub`; `object` and `key` come from its
-    /// property's prototype. These make `pairs` and `tostring` (and so `inspect`) show all five.
+    /// The metamethods every change table shares (the prelude's change.lua): `pairs` and
+    /// `tostring` (and so `inspect`) show the prototype's `object` and `key` beside its own fields.
     private static func makeChangeMetamethods(_ vm: LuaVM) throws(LuaError) -> LuaRef {
-        try vm.run("""
-            local next, getmetatable, rawget, tostring, concat, sort = next, getmetatable, rawget, tostring, table.concat, table.sort
-            local function fields(change)
-              local all = {}
-              for k, v in next, change do all[k] = v end
-              local shared = rawget(getmetatable(change), "__index")
-              for k, v in next, shared do all[k] = v end
-              return all
-            end
-            local metamethods = {}
-            function metamethods.__pairs(change) return next, fields(change), nil end
-            function metamethods.__tostring(change)
-              local parts = {}
-              for k, v in next, fields(change) do
-                parts[#parts + 1] = k .. " = " .. (type(v) == "string" and ("%q"):format(v) or tostring(v))
-              end
-              sort(parts)
-              return "change { " .. concat(parts, ", ") .. " }"
-            end
-            return metamethods
-            """, name: "=[crescent change]", results: 1)
+        try Prelude.change.load(into: vm)
+        try vm.call(arguments: 0, results: 1)
+        return vm.ref()
+    }
+
+    /// A table whose keys do not keep what they name alive (`__mode = "k"`).
+    private static func makeWeakKeyedTable(_ vm: LuaVM) -> LuaRef {
+        let stack = vm.stack
+        stack.newTable()                                             // t
+        stack.newTable(fieldCount: 1)                                // t mt
+        stack.push("k")
+        stack.rawSet(-2, "__mode")
+        lua_setmetatable(stack.state, -2)                            // t
         return vm.ref()
     }
 

@@ -141,7 +141,7 @@ extension ModelBinding {
     /// on a service), so only the newest delivery's work reaches the view.
     private func wrapLatest(handlerAt handlerIndex: Int32, _ stack: LuaStack) throws {
         if latestWrapper == nil {
-            try vm.load(Array(Self.latestSource.utf8), name: "=[crescent latest]")
+            try Prelude.latest.load(into: vm)
             _ = lua_getglobal(stack.state, "task")                   // chunk task
             try vm.call(arguments: 1, results: 1)                    // wrap
             latestWrapper = vm.ref()
@@ -151,18 +151,6 @@ extension ModelBinding {
         try vm.call(arguments: 1, results: 1)                        // latest
         crescent_replace(stack.state, handlerIndex)
     }
-
-    /// The `latest` wrapper: the host's `task` in, a function of the handler out.
-    static let latestSource = """
-        local task = ...
-        return function(handler)
-          local current
-          return function(...)
-            if current and not current.done then current:cancel() end
-            current = task(handler, ...)
-          end
-        end
-        """
 
     /// Makes a subscription whose handle userdata is pinned (its slot is the token) and holds the
     /// handler (a function or a delegate) as its user value; for a property, the subscription's

@@ -3,11 +3,11 @@ import LuaBridge
 import Model
 
 extension ModelBinding {
-    /// Loads what the prelude adds to data models and JSON values (see ``BindingTables`` for what
-    /// the VM alone provides).
+    /// Loads what the prelude adds to data models and keeps the marks of JSON values (see
+    /// ``BindingTables`` for what the VM alone provides).
     func installModelTables() throws(LuaError) {
         try installModelMethods()
-        try installJSONMarks()
+        (jsonNull, jsonArray, jsonObject) = tables.jsonMarks
     }
 
     /// Loads the methods of data model types (`response:json()`, from the prelude's models.lua)
@@ -36,20 +36,6 @@ extension ModelBinding {
         // A model pushed before now was pushed without its type's methods.
         sharedSchemaSlots.removeAll()
         lastSchemaSlots = nil
-    }
-
-    /// Keeps `json.null` and the shape metatables of `json.array` and `json.object`, taken before
-    /// any script could replace the module.
-    private func installJSONMarks() throws(LuaError) {
-        try vm.load(Array("""
-            local json = ...
-            return json.null, getmetatable(json.array({})), getmetatable(json.object({}))
-            """.utf8), name: "=[crescent json marks]")
-        _ = vm.getGlobal("json")
-        try vm.call(arguments: 1, results: 3)
-        jsonObject = vm.ref()
-        jsonArray = vm.ref()
-        jsonNull = vm.ref()
     }
 
     /// `__pairs` for read-only proxies whose metatable's `__index` holds the real fields:

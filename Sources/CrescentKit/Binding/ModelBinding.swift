@@ -100,7 +100,7 @@ final class ModelBinding {
         stack.newTable(fieldCount: 4)                                // proxy mt
         stack.newTable(fieldCount: Int32(services.count))            // proxy mt byName
         stack.newTable(fieldCount: 1)                                // proxy mt byName byNameMt
-        try vm.load(Array(Self.startSource.utf8), name: "=[crescent services]")
+        try Prelude.services.load(into: vm)
         vm.pushFunction { [unowned self] stack in try self.startService(stack) }
         _ = lua_getglobal(stack.state, "error")
         try vm.call(arguments: 2, results: 1)                        // ... byNameMt index
@@ -167,19 +167,6 @@ final class ModelBinding {
         pushObject(service, onto: stack)
         return true
     }
-
-    /// The `__index` of `byName`: a task whose touch had to wait for the service (``startService(_:)``
-    /// answered nothing) touches it again once woken, to have it or its error, raised at the
-    /// script's line.
-    static let startSource = """
-        local start, error = ...
-        return function(byName, name)
-          local service, failure = start(byName, name)
-          if service == nil and failure == nil then service, failure = start(byName, name) end
-          if failure ~= nil then error(failure, 2) end
-          return service
-        end
-        """
 
     /// `byName[name]` for a service not made yet (`byName name`): makes it, keeps its userdata in
     /// `byName` and answers it; a service that cannot start raises why, and only here. A plugin

@@ -121,31 +121,43 @@ extension Host {
     func addScriptFolderToPath(_ scriptPath: String) {
         let folder = scriptPath.contains("/") ? String(scriptPath[..<(scriptPath.lastIndex(of: "/") ?? scriptPath.endIndex)]) : "."
         scriptFolder = folder
-        let source = """
-            local folder = ...
-            package.path = folder .. "/?.lua;" .. folder .. "/?/init.lua;" .. package.path
-            package.cpath = folder .. "/?.so;" .. package.cpath
-            """
-        do {
-            try vm.load(Array(source.utf8), name: "=require")
-            vm.stack.push(folder.isEmpty ? "/" : folder)
-            try vm.call(arguments: 1, results: 0)
-        } catch {
-            report(error, context: "cannot set up require")
+        let stack = vm.stack
+        _ = stack.ensure(4)
+        defer { stack.pop() }
+        guard vm.getGlobal("package") == .table else { return }      // package
+        let root = folder.isEmpty ? "/" : folder
+        for (field, patterns) in [("path", "/?.lua;" + root + "/?/init.lua;"), ("cpath", "/?.so;")] {
+            guard stack.rawGet(-1, field) == .string else {          // package searched
+                stack.pop()
+                continue
+            }
+            stack.push(root + patterns)                              // package searched first
+            lua_rotate(stack.state, -2, 1)                           // package first searched
+            lua_concat(stack.state, 2)                               // package joined
+            stack.rawSet(-2, field)                                  // package
         }
     }
 
     // MARK: The Lua prelude
 
-    /// The prelude's `inspect`, loaded now rather than on first use: the REPL and remote control
-    /// show results through it and complete its fields. Taken before any script could replace
-    /// the global.
+    /// The prelude's `inspect`, loaded now with the other modules that load on first use
+    /// (``loadDeferredModules()``). Taken before any script could replace the global.
     func loadedInspect() -> LuaRef {
-        if (try? vm.load(Array("local _ = inspect.defaults".utf8), name: "=[crescent inspect]")) != nil {
-            _ = try? vm.call(arguments: 0, results: 0)
-        }
+        loadDeferredModules()
         vm.getGlobal("inspect")
         return vm.ref()
+    }
+
+    /// Loads now the prelude modules that otherwise load on first use (`inspect`, `json`): the
+    /// REPL and remote control show results through inspect and complete every module's fields.
+    func loadDeferredModules() {
+        let stack = vm.stack
+        let top = stack.top
+        for module in Prelude.globalModules where module.loadsOnFirstUse {
+            // Any read of the stand-in loads its module.
+            if vm.getGlobal(module.name) == .table { try? stack.getField(-1, "_") }
+            lua_settop(stack.state, top)
+        }
     }
 
     /// Loads the modules written in Lua and shipped inside the binary (`inspect`, `json`); one
@@ -154,20 +166,29 @@ extension Host {
         for module in Prelude.globalModules {
             guard module.loadsOnFirstUse else {
                 try module.load(into: vm)
-                try vm.call(arguments: 0, results: 1)
+                try vm.call(arguments: pushInputs(of: module, onto: vm.stack), results: 1)
                 vm.setGlobal(module.name)
                 continue
             }
             try Prelude.firstUse.load(into: vm)
-            vm.pushFunction { [unowned vm] stack in
+            vm.pushFunction { [unowned self] stack in
                 // Loaded on the VM's main stack, then moved to the caller's, which is a
                 // coroutine's when a task touches the module first.
                 try module.load(into: vm)
-                if stack.state != vm.state { lua_xmove(vm.state, stack.state, 1) }
-                return .one
+                let count = 1 + pushInputs(of: module, onto: vm.stack)
+                if stack.state != vm.state { lua_xmove(vm.state, stack.state, count) }
+                return .values(count)
             }
             try vm.call(arguments: 1, results: 1)
             vm.setGlobal(module.name)
         }
+    }
+
+    /// Pushes what the chunk of global module `module` takes; returns how many values.
+    private func pushInputs(of module: Prelude.Module, onto stack: LuaStack) -> Int32 {
+        guard case .jsonMarks = module.input else { return 0 }
+        let marks = bindingTables.jsonMarks
+        for mark in [marks.null, marks.array, marks.object] { mark.push(onto: stack) }
+        return 3
     }
 }

@@ -12,7 +12,7 @@ extension Host {
         vm.stack.pop()
         guard hasOS else { return }
         let clock = self.clock
-        try vm.load(Array(Self.timeWrappers.utf8), name: "=os")
+        try Prelude.time.load(into: vm)
         vm.pushFunction { stack in
             let seconds = clock.wallTime.rounded(.down)
             stack.push(abs(seconds) < 9e18 ? Int64(seconds) : 0)
@@ -20,17 +20,4 @@ extension Host {
         }
         try vm.call(arguments: 1, results: 0)
     }
-
-    private static let timeWrappers = """
-        local now = ...
-        local time, date = os.time, os.date
-        os.time = function(fields)
-          if fields == nil then return now() end
-          return time(fields)
-        end
-        os.date = function(format, t)
-          if t == nil then t = now() end
-          return date(format, t)
-        end
-        """
 }

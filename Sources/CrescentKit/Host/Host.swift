@@ -44,7 +44,7 @@ public final class Host {
     private(set) lazy var binding = ModelBinding(host: self, tables: bindingTables)
     /// What the binding shares with the VM, made right after it (the binding's own copy is the
     /// one in use; this one only hands it over).
-    private let bindingTables: BindingTables
+    let bindingTables: BindingTables
     /// Controllers on the navigation stack: while there are any, the run goes on.
     var navigationDepth = 0
     /// True while a turn runs (a clock job that fires meanwhile waits for a later turn).

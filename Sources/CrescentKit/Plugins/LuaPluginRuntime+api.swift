@@ -5,72 +5,14 @@ import Model
 /// The globals a Lua plugin declares its services with: `service(name, summary)` and its
 /// `property`, `method`, `event`, `set` and `emit`, `service_error(code, message)`, `settings`.
 ///
-/// The friendly part is Lua (the chunk below, as mpv writes its API in Lua over a few native
-/// primitives); the primitives record declarations and carry `set`/`emit` values to the service
-/// the script sees.
+/// The friendly part is Lua (the prelude's plugin.lua, as mpv writes its API in Lua over a few
+/// native primitives); the primitives record declarations and carry `set`/`emit` values to the
+/// service the script sees.
 extension LuaPluginRuntime {
-    private static let apiSource = """
-        local native, codes = ...
-        local methods = {}
-        local Service = { __name = "PluginService" }
-        Service.__index = Service
-        local function check(value, kind, position, name)
-          if type(value) ~= kind then
-            error(("bad argument #%d to '%s' (%s expected, got %s)"):format(position, name, kind, type(value)), 3)
-          end
-        end
-        function service(name, summary)
-          check(name, "string", 1, "service")
-          native.declare(name, summary == nil and "" or tostring(summary))
-          methods[name] = {}
-          return setmetatable({ name = name }, Service)
-        end
-        function Service:property(name, kind, doc, initial)
-          check(name, "string", 1, "property")
-          check(kind, "string", 2, "property")
-          native.property(self.name, name, kind, doc == nil and "" or tostring(doc), initial)
-        end
-        function Service:method(name, args, returns, doc, fn)
-          check(name, "string", 1, "method")
-          check(args, "table", 2, "method")
-          check(fn, "function", 5, "method")
-          native.method(self.name, name, args, returns == nil and "nil" or tostring(returns), doc == nil and "" or tostring(doc))
-          methods[self.name][name] = fn
-        end
-        function Service:event(name, payload, doc)
-          check(name, "string", 1, "event")
-          native.event(self.name, name, payload == nil and "nil" or tostring(payload), doc == nil and "" or tostring(doc))
-        end
-        function Service:set(key, value) return native.set(self.name, key, value) end
-        function Service:emit(event, payload) return native.emit(self.name, event, payload) end
-        local ServiceError = { __name = "ServiceError" }
-        ServiceError.__tostring = function(e) return e.code .. ": " .. e.message end
-        function service_error(code, message)
-          if not codes[code] then
-            local names = {}
-            for name in pairs(codes) do names[#names + 1] = name end
-            table.sort(names)
-            error(("service_error: unknown code '%s' (codes: %s)"):format(tostring(code), table.concat(names, ", ")), 2)
-          end
-          return setmetatable({ code = code, message = message == nil and code or tostring(message) }, ServiceError)
-        end
-        local function invoke(service, method, ...)
-          return methods[service][method](...)
-        end
-        -- The code and message of an error that is a service error (service_error's, or one a
-        -- service call answered and the plugin raised again); nothing for any other error.
-        local function classify(err)
-          if type(err) == "table" and type(err.code) == "string" and codes[err.code] then
-            return err.code, tostring(err.message)
-          end
-        end
-        return invoke, classify
-        """
-
     /// Installs the plugin globals and `settings` (the plugin's section, defaults applied).
     func installAPI(settings: Value) throws(LuaError) {
         let vm = host.vm
-        try vm.load(Array(Self.apiSource.utf8), name: "=[crescent plugin]")
+        try Prelude.plugin.load(into: vm)
         let stack = vm.stack
         stack.newTable(fieldCount: 6)
         vm.register(field: "declare") { [unowned self] stack in

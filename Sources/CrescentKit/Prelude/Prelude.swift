@@ -6,13 +6,23 @@ import Synchronization
 ///
 /// | module | takes | gives |
 /// |---|---|---|
-/// | `firstuse` | a function that pushes a module's chunk | the module's stand-in global, loading it on first use (`inspect`) |
+/// | `firstuse` | a function that pushes a module's chunk and its inputs | the module's stand-in global, loading it on first use (`inspect`, `json`) |
 /// | `inspect` | nothing | the `inspect` global |
-/// | `json` | nothing | the `json` global |
-/// | `models` | the `json` module | methods of data models by type name (`response:json()`) |
+/// | `marks` | nothing | `json.null` and the shape metatables of `json.array` and `json.object` |
+/// | `json` | what `marks` gives | the `json` global |
+/// | `models` | the `json` global (its stand-in) | methods of data models by type name (`response:json()`) |
 /// | `controllers` | the host's primitives (scopes, tasks, timers, reports) | `controller`, `app`'s navigation |
 /// | `assertions` | a test host's primitives and options | `assert`, `spy`, `view_text`, `view_json` (`crescent test` only) |
 /// | `testing` | the same, and what `assertions` gives | the test API's other globals, the runner (`crescent test` only) |
+/// | `change` | nothing | the metamethods of property change tables (`pairs`, `tostring`) |
+/// | `services` | the host's `start` and `error` | the `__index` behind `services`, starting a service on first read |
+/// | `time` | the clock's `now` | `os.time()` and `os.date()` on the run's clock |
+/// | `latest` | the host's `task` | the wrapper of a `{ latest = true }` handler |
+/// | `output` | the console's `emit` | `io.write` through the console (the REPL) |
+/// | `plugin` | a Lua plugin's primitives and error codes | `service`, `service_error`; the plugin's `invoke` and `classify` |
+///
+/// The last six are the small pieces of the bridge written in Lua: compiled with the rest, since
+/// compiling them from text took a fifteenth of `crescent -e ''`.
 enum Prelude {
     /// One embedded module.
     struct Module: Sendable {
@@ -20,12 +30,16 @@ enum Prelude {
         enum Input: Sendable {
             /// Nothing: the chunk returns the value of the global named after the module.
             case nothing
-            /// The `json` module.
+            /// The `json` global, still its stand-in (``loadsOnFirstUse``).
             case json
+            /// `json.null` and the shape metatables, from ``Prelude/marks`` (kept by `BindingTables`).
+            case jsonMarks
             /// A table of the host's primitives, built by the host.
             case hostPrimitives
             /// A function that pushes another module's chunk (``Prelude/firstUse``).
             case chunkLoader
+            /// The values its one caller passes, named on the chunk's first line (`local now = ...`).
+            case callerValues
         }
 
         let name: String
@@ -46,7 +60,11 @@ enum Prelude {
 
     static let inspect = Module(name: "inspect", source: PackageResources.inspect_lua, compiled: PackageResources.inspect_luac,
                                 input: .nothing, loadsOnFirstUse: true)
-    static let json = Module(name: "json", source: PackageResources.json_lua, compiled: PackageResources.json_luac, input: .nothing)
+    /// `json` loads on first use too: its chunk is as big as inspect's, and many scripts never
+    /// encode or decode. What values from services must carry before then comes from ``marks``.
+    static let json = Module(name: "json", source: PackageResources.json_lua, compiled: PackageResources.json_luac,
+                             input: .jsonMarks, loadsOnFirstUse: true)
+    static let marks = Module(name: "marks", source: PackageResources.marks_lua, compiled: PackageResources.marks_luac, input: .nothing)
     static let models = Module(name: "models", source: PackageResources.models_lua, compiled: PackageResources.models_luac, input: .json)
     static let controllers = Module(name: "controllers", source: PackageResources.controllers_lua,
                                     compiled: PackageResources.controllers_luac, input: .hostPrimitives)
@@ -60,19 +78,29 @@ enum Prelude {
     static let testing = Module(name: "testing", source: PackageResources.testing_lua,
                                 compiled: PackageResources.testing_luac, input: .hostPrimitives)
 
-    /// Every embedded module a host loads, in load order.
-    static let modules: [Module] = [inspect, json, models, controllers]
-
     /// The stand-in global of a module that loads on first use (``Module/loadsOnFirstUse``); its
-    /// chunk takes a function that pushes the module's chunk.
+    /// chunk takes a function that pushes the module's chunk and that chunk's inputs.
     static let firstUse = Module(name: "firstuse", source: PackageResources.firstuse_lua,
                                  compiled: PackageResources.firstuse_luac, input: .chunkLoader)
 
-    /// Every embedded module, the test host's too.
-    static let allModules: [Module] = modules + [assertions, testing, firstUse]
+    /// The bridge's pieces written in Lua, each loaded by its one caller (see the table above).
+    static let change = bridgeModule("change", PackageResources.change_lua, PackageResources.change_luac, input: .nothing)
+    static let services = bridgeModule("services", PackageResources.services_lua, PackageResources.services_luac)
+    static let time = bridgeModule("time", PackageResources.time_lua, PackageResources.time_luac)
+    static let latest = bridgeModule("latest", PackageResources.latest_lua, PackageResources.latest_luac)
+    static let output = bridgeModule("output", PackageResources.output_lua, PackageResources.output_luac)
+    static let plugin = bridgeModule("plugin", PackageResources.plugin_lua, PackageResources.plugin_luac)
 
-    /// The modules that define a global of their name and take nothing.
-    static var globalModules: [Module] { modules.filter { if case .nothing = $0.input { true } else { false } } }
+    private static func bridgeModule(_ name: String, _ source: [UInt8], _ compiled: [UInt8], input: Module.Input = .callerValues) -> Module {
+        Module(name: name, source: source, compiled: compiled, input: input)
+    }
+
+    /// Every embedded module, the test host's and the bridge's too.
+    static let allModules: [Module] = [inspect, marks, json, models, controllers, assertions, testing, firstUse,
+                                       change, services, time, latest, output, plugin]
+
+    /// The modules that define a global of their name.
+    static let globalModules: [Module] = [inspect, json]
 }
 
 extension Prelude.Module {

@@ -38,17 +38,12 @@ local sfind, sformat, sbyte, schar, ssub, sgsub, srep = string.find, string.form
 local concat, sort = table.concat, table.sort
 local utf8len, utf8char, utf8codepoint = utf8.len, utf8.char, utf8.codepoint
 
+-- The chunk takes json.null and the shape metatables (marks.lua), made before the module loads.
+local NULL, ARRAY_MT, OBJECT_MT = ...
+
 local json = {}
 
-local ARRAY_MT = { __jsontype = "array" }
-local OBJECT_MT = { __jsontype = "object" }
-
-json.null = setmetatable({}, {
-  __tostring = function() return "json.null" end,
-  __newindex = function() error("json.null is read-only", 2) end,
-  __metatable = false,
-})
-local NULL = json.null
+json.null = NULL
 
 local function mark(name, mt)
   return function(t)

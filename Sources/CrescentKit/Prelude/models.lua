@@ -5,8 +5,9 @@
 -- in its type's table here, so `response:json()` works while `pairs(response)` still lists only
 -- the fields. The chunk takes the `json` module and returns { [typeName] = { name = function } }.
 
+-- `json` may be its stand-in still (it loads on first use): `decode` is looked up when called.
 local json = ...
-local decode, pcall, error, tostring, type = json.decode, pcall, error, tostring, type
+local pcall, error, tostring, type = pcall, error, tostring, type
 
 return {
   -- An http response { status, headers, body, url }.
@@ -15,7 +16,7 @@ return {
     -- a body that is not JSON raises an error at the caller, naming the place in the body.
     json = function(self, opts)
       if type(self) ~= "table" then error("response:json(): call it with ':', as response:json()", 2) end
-      local ok, value = pcall(decode, self.body, opts)
+      local ok, value = pcall(json.decode, self.body, opts)
       if ok then return value end
       error("response:json(): the body is not JSON: " .. (tostring(value):gsub("^json%.decode: ", "")), 2)
     end,

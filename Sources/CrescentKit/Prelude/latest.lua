@@ -1,0 +1,16 @@
+-- latest.lua: the wrapper of a `{ latest = true }` subscription's handler.
+-- Uses only standard Lua 5.4.
+--
+-- The chunk takes the host's `task` and returns a function of a handler: the handler it gives
+-- back runs the handler as a task per delivery and cancels the task of the delivery before when
+-- it is still running (waiting on a service), so only the newest delivery's work reaches the view.
+
+local task = ...
+
+return function(handler)
+  local current
+  return function(...)
+    if current and not current.done then current:cancel() end
+    current = task(handler, ...)
+  end
+end
