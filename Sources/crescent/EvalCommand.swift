@@ -24,21 +24,23 @@ struct EvalCommand: ParsableCommand {
         let client = RemoteCommandSupport.connect(host)
         switch RemoteCommandSupport.call(client, "eval", ["code": .string(rest[0])]) {
         case .success(let answer):
-            // What the chunk printed came before its answer.
-            while case .notification("output", let params)?? = try? client.nextMessage(timeout: 0) {
-                ProcessIO.writeOut(params["text"].stringValue ?? "")
-            }
+            writePrintedOutput(client)
             if json {
                 ProcessIO.writeOut(answer["value"].jsonText + "\n")
             } else if let text = answer["text"].stringValue, !text.isEmpty {
                 ProcessIO.writeOut(text + "\n")
             }
         case .failure(let error):
-            while case .notification("output", let params)?? = try? client.nextMessage(timeout: 0) {
-                ProcessIO.writeOut(params["text"].stringValue ?? "")
-            }
+            writePrintedOutput(client)
             ProcessIO.writeError("crescent: \(error.data?["traceback"].stringValue ?? error.message)\n")
             throw ExitCode(1)
+        }
+    }
+
+    /// Writes what the chunk printed, which the host sends before its answer.
+    private func writePrintedOutput(_ client: RemoteClient) {
+        while case .notification("output", let params)? = try? client.nextMessage(timeout: 0) {
+            ProcessIO.writeOut(params["text"].stringValue ?? "")
         }
     }
 }

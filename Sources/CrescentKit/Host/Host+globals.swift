@@ -153,29 +153,27 @@ extension Host {
     func loadDeferredModules() {
         let stack = vm.stack
         let top = stack.top
-        for module in Prelude.globalModules where module.loadsOnFirstUse {
+        for module in Prelude.globalModules {
             // Any read of the stand-in loads its module.
             if vm.getGlobal(module.name) == .table { try? stack.getField(-1, "_") }
             lua_settop(stack.state, top)
         }
     }
 
-    /// Loads the modules written in Lua and shipped inside the binary (`inspect`, `json`); one
-    /// that loads on first use gets its stand-in (``Prelude/firstUse``) instead.
+    /// Gives each module written in Lua and shipped inside the binary (`inspect`, `json`) its
+    /// stand-in global (``Prelude/firstUse``), which loads the module when first touched.
     private func installPrelude() throws(LuaError) {
         for module in Prelude.globalModules {
-            guard module.loadsOnFirstUse else {
-                try module.load(into: vm)
-                try vm.call(arguments: pushInputs(of: module, onto: vm.stack), results: 1)
-                vm.setGlobal(module.name)
-                continue
-            }
             try Prelude.firstUse.load(into: vm)
-            vm.pushFunction { [unowned self] stack in
+            // Registry slots, not references: the function is the VM's, and a reference would
+            // keep the VM alive from inside it (BindingTables holds the references).
+            let inputs = inputs(of: module).map(\.id)
+            vm.pushFunction { [unowned vm] stack in
                 // Loaded on the VM's main stack, then moved to the caller's, which is a
                 // coroutine's when a task touches the module first.
                 try module.load(into: vm)
-                let count = 1 + pushInputs(of: module, onto: vm.stack)
+                for input in inputs { _ = crescent_getref(vm.state, input) }
+                let count = 1 + Int32(inputs.count)
                 if stack.state != vm.state { lua_xmove(vm.state, stack.state, count) }
                 return .values(count)
             }
@@ -184,11 +182,10 @@ extension Host {
         }
     }
 
-    /// Pushes what the chunk of global module `module` takes; returns how many values.
-    private func pushInputs(of module: Prelude.Module, onto stack: LuaStack) -> Int32 {
-        guard case .jsonMarks = module.input else { return 0 }
+    /// What the chunk of global module `module` takes.
+    private func inputs(of module: Prelude.Module) -> [LuaRef] {
+        guard case .jsonMarks = module.input else { return [] }
         let marks = bindingTables.jsonMarks
-        for mark in [marks.null, marks.array, marks.object] { mark.push(onto: stack) }
-        return 3
+        return [marks.null, marks.array, marks.object]
     }
 }

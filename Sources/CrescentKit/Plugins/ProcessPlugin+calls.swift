@@ -26,8 +26,9 @@ extension ProcessPlugin {
                 case .success(let channel):
                     boundRun.value.attach(channel)
                 case .failure(let error):
-                    Glibc.close(process.stdout)
-                    Glibc.close(process.stdin)
+                    // Not closed here: the bootstrap runs on this loop, where a failure comes from
+                    // setting the channel up, and NIO closes the descriptors it took then; closing
+                    // them again could close whatever another thread opened under those numbers.
                     plugin.value.ended(boundRun.value, reason: "could not be read (\(error))")
                 }
             }
@@ -44,7 +45,7 @@ extension ProcessPlugin {
                 case .success(let channel):
                     if boundRun.value.isClosed { channel.close(promise: nil) } else { boundRun.value.errors = channel }
                 case .failure:
-                    Glibc.close(process.stderr)
+                    break  // NIO closed the descriptor (see above); the run goes on without its log.
                 }
             }
     }

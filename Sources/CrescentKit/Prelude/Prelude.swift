@@ -30,7 +30,7 @@ enum Prelude {
         enum Input: Sendable {
             /// Nothing: the chunk returns the value of the global named after the module.
             case nothing
-            /// The `json` global, still its stand-in (``loadsOnFirstUse``).
+            /// The `json` global, still its stand-in (``Prelude/globalModules``).
             case json
             /// `json.null` and the shape metatables, from ``Prelude/marks`` (kept by `BindingTables`).
             case jsonMarks
@@ -49,21 +49,14 @@ enum Prelude {
         /// `PreludeTests` fails when it is not the dump of `source` by the Lua the binary links.
         let compiled: [UInt8]
         let input: Input
-        /// The global stands in as an empty table until a script first touches it (calls it,
-        /// reads, writes or iterates it), and only then is the module loaded (``Prelude/firstUse``):
-        /// `inspect` is a third of the prelude, and most runs never print a table with it.
-        var loadsOnFirstUse = false
 
         /// The chunk name errors and tracebacks show: `[crescent json]`.
         var chunkName: String { "=[crescent \(name)]" }
     }
 
     static let inspect = Module(name: "inspect", source: PackageResources.inspect_lua, compiled: PackageResources.inspect_luac,
-                                input: .nothing, loadsOnFirstUse: true)
-    /// `json` loads on first use too: its chunk is as big as inspect's, and many scripts never
-    /// encode or decode. What values from services must carry before then comes from ``marks``.
-    static let json = Module(name: "json", source: PackageResources.json_lua, compiled: PackageResources.json_luac,
-                             input: .jsonMarks, loadsOnFirstUse: true)
+                                input: .nothing)
+    static let json = Module(name: "json", source: PackageResources.json_lua, compiled: PackageResources.json_luac, input: .jsonMarks)
     static let marks = Module(name: "marks", source: PackageResources.marks_lua, compiled: PackageResources.marks_luac, input: .nothing)
     static let models = Module(name: "models", source: PackageResources.models_lua, compiled: PackageResources.models_luac, input: .json)
     static let controllers = Module(name: "controllers", source: PackageResources.controllers_lua,
@@ -78,7 +71,7 @@ enum Prelude {
     static let testing = Module(name: "testing", source: PackageResources.testing_lua,
                                 compiled: PackageResources.testing_luac, input: .hostPrimitives)
 
-    /// The stand-in global of a module that loads on first use (``Module/loadsOnFirstUse``); its
+    /// The stand-in global of a module that loads on first use (``globalModules``); its
     /// chunk takes a function that pushes the module's chunk and that chunk's inputs.
     static let firstUse = Module(name: "firstuse", source: PackageResources.firstuse_lua,
                                  compiled: PackageResources.firstuse_luac, input: .chunkLoader)
@@ -99,7 +92,11 @@ enum Prelude {
     static let allModules: [Module] = [inspect, marks, json, models, controllers, assertions, testing, firstUse,
                                        change, services, time, latest, output, plugin]
 
-    /// The modules that define a global of their name.
+    /// The modules that define a global of their name. Each global stands in as an empty table
+    /// until a script first touches it (calls it, reads, writes or iterates it), and only then is
+    /// the module loaded (``firstUse``): the two are two thirds of the prelude, and most runs
+    /// never print a table with inspect or encode or decode JSON. What values from services must
+    /// carry before `json` loads (its null, its shapes) comes from ``marks``.
     static let globalModules: [Module] = [inspect, json]
 }
 
