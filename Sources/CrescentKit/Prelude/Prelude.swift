@@ -2,7 +2,10 @@ import LuaBridge
 import Synchronization
 
 /// The parts of the Lua API written in Lua, embedded in the binary at build time: one table of
-/// the modules, what each chunk takes and what it gives, in the order a host loads them.
+/// the modules, what each chunk takes and what it gives. A host loads `change` and `marks` with
+/// its binding's tables, then `time` and the stand-ins of `inspect` and `json`, then `models`,
+/// `services` and `controllers`; the others when their caller first needs them (`plugin` in a
+/// Lua plugin's host, `output` in the REPL's, the test modules in a test's).
 ///
 /// | module | takes | gives |
 /// |---|---|---|
