@@ -71,14 +71,23 @@ enum StartupBench {
         return path
     }
 
+    /// This program's own path, for a row measured in a process of its own.
+    static func benchPath() throws(BenchFailure) -> String {
+        guard let path = executablePath() else { throw BenchFailure(row: name, reason: "cannot find crescent-bench's own path (/proc/self/exe)") }
+        return path
+    }
+
+    /// `/proc/self/exe`, read.
+    private static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        return length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : nil
+    }
+
     /// The directory of `argv[0]` when it names a path, else of `/proc/self/exe`.
     private static func ownDirectory() -> String {
         var invoked = CommandLine.arguments.first ?? ""
-        if !invoked.contains("/") {
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-            invoked = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "./"
-        }
+        if !invoked.contains("/") { invoked = executablePath() ?? "./" }
         guard let slash = invoked.lastIndex(of: "/") else { return "." }
         return slash == invoked.startIndex ? "/" : String(invoked[..<slash])
     }
