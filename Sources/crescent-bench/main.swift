@@ -55,8 +55,7 @@ enum BenchCommand {
             return 0
         }
         // The rows that run a host in this process run it on malloc as the crescent binary sets it
-        // up. Left to glibc's defaults, the heap measured per subscription moved by up to 6 bytes
-        // with the allocation history before the row (its dynamic mmap threshold).
+        // up (a script that builds many tables would otherwise spend time in mprotect here only).
         ProcessTuning.apply()
         var measured: [BenchRow] = []
         var failed = false

@@ -3,18 +3,11 @@ import LuaBridge
 import Model
 
 extension ModelBinding {
-    /// Loads what the prelude adds to data models and keeps the marks of JSON values (see
-    /// ``BindingTables`` for what the VM alone provides).
-    func installModelTables() throws(LuaError) {
-        try installModelMethods()
-        (jsonNull, jsonArray, jsonObject) = tables.jsonMarks
-    }
-
     /// Loads the methods of data model types (`response:json()`, from the prelude's models.lua)
     /// and keeps, per type name, the metatable a model's fields table gets: its `__index` is the
     /// type's methods, so a name that is not a field finds the method, while `pairs`, `#` and
     /// conversion back to a value still see only the fields (they read the fields table raw).
-    private func installModelMethods() throws(LuaError) {
+    func installModelMethods() throws(LuaError) {
         let stack = vm.stack
         let module = Prelude.models
         try module.load(into: vm)

@@ -25,12 +25,6 @@ final class ModelBinding {
     private(set) var services: [ServiceEntry] = []
     /// The `services` table, for the REPL's completion.
     private var servicesTable: LuaRef?
-    /// `json.null`, which a value given to a service holds for JSON's null.
-    var jsonNull: LuaRef?
-    /// The metatables `json.array` and `json.object` mark a table's shape with: empty arrays and
-    /// objects from a service carry them, so `[]` and `{}` keep their shape through a script.
-    var jsonArray: LuaRef?
-    var jsonObject: LuaRef?
     /// Makes `{ latest = true }` handlers (loaded on first use).
     var latestWrapper: LuaRef?
     private var objects: [ObjectIdentifier: (box: ObjectBox, userdata: LuaRef)] = [:]
@@ -82,7 +76,7 @@ final class ModelBinding {
     /// Loads the prelude's model tables and installs the globals and the services.
     func install(services entries: [ServiceEntry]) throws(LuaError) {
         registry.dispatcher = self
-        try installModelTables()
+        try installModelMethods()
         installObservationGlobals()
         installHelp()
         services = entries
@@ -447,9 +441,6 @@ final class ModelBinding {
         servicesTable = nil
         services.removeAll()        // the services go with the run (their pollers and clients too)
         latestWrapper = nil
-        jsonNull = nil
-        jsonArray = nil
-        jsonObject = nil
     }
 
     /// True while something the model does can still produce work.

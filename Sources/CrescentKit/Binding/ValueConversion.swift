@@ -39,11 +39,11 @@ extension ModelBinding {
             if pausesCollector { crescent_resume_collector(stack.state) }
             // An empty table has no shape of its own: `[]` stays an array (json.array's mark).
             // Nulls are nil in Lua, so a list of them is empty too.
-            if items.allSatisfy(\.isNull), let jsonArray { markShape(jsonArray, stack) }
+            if items.allSatisfy(\.isNull) { markShape(tables.jsonMarks.array, stack) }
         case .object(let fields):
             pushFields(fields, onto: stack)
             // So `{}` and `{ "c": null }` stay objects.
-            if fields.values.allSatisfy(\.isNull), let jsonObject { markShape(jsonObject, stack) }
+            if fields.values.allSatisfy(\.isNull) { markShape(tables.jsonMarks.object, stack) }
         case .model(let model): pushModel(model, onto: stack)
         case .handle(let handle): pushObject(handle.object, onto: stack)
         }
@@ -338,8 +338,7 @@ extension ModelBinding {
 
     /// True when the table at `index` is `json.null`.
     private func isJSONNull(at index: Int32, in stack: LuaStack) -> Bool {
-        guard let jsonNull else { return false }
-        jsonNull.push(onto: stack)
+        tables.jsonMarks.null.push(onto: stack)
         defer { stack.pop() }
         return lua_rawequal(stack.state, index, -1) != 0
     }

@@ -150,7 +150,7 @@ extension Host {
 
     /// Loads now the prelude modules that otherwise load on first use (`inspect`, `json`): the
     /// REPL and remote control show results through inspect and complete every module's fields.
-    func loadDeferredModules() {
+    private func loadDeferredModules() {
         let stack = vm.stack
         let top = stack.top
         for module in Prelude.globalModules {
