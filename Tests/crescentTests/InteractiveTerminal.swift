@@ -36,8 +36,8 @@ final class InteractiveTerminal: @unchecked Sendable {
         do {
             try process.run()
         } catch {
+            // Only the slave: every property is set, so deinit runs and closes the master.
             close(slave)
-            close(master)
             throw error
         }
         close(slave)

@@ -15,8 +15,13 @@ final class RemoteTestClient: @unchecked Sendable {
     private var nextID = 0
 
     /// Connects to `path`, or throws naming why.
+    ///
+    /// The socket is kept only once connected: a class whose initializer throws after every
+    /// property is set runs its `deinit`, which would close the descriptor a second time, and by
+    /// then the number may belong to another test's pipe or socket (seen as EBADF in tests that
+    /// ran beside a host being waited for).
     init(path: String) throws {
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { raw in
@@ -27,10 +32,12 @@ final class RemoteTestClient: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         if status != 0 {
-            let reason = String(cString: strerror(errno))
+            let code = errno
+            let reason = String(cString: strerror(code))
             close(descriptor)
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO, userInfo: [NSLocalizedDescriptionKey: reason])
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO, userInfo: [NSLocalizedDescriptionKey: reason])
         }
+        self.descriptor = descriptor
     }
 
     deinit { close(descriptor) }
