@@ -29,6 +29,8 @@ struct BindingTables {
     /// marks.lua): values from services carry them before the `json` module has loaded, and the
     /// module takes these when it does.
     let jsonMarks: (null: LuaRef, array: LuaRef, object: LuaRef)
+    /// Keeps alive the field names ``FieldNameCache`` holds, one slot per cache entry.
+    let fieldNameAnchors: LuaRef
 
     init(vm: LuaVM) throws(LuaError) {
         modelMetamethods = Self.makeModelMetamethods(vm)
@@ -39,6 +41,8 @@ struct BindingTables {
         changeKeys = vm.refID()
         changeMetamethods = try Self.makeChangeMetamethods(vm)
         functionDocs = Self.makeWeakKeyedTable(vm)
+        vm.stack.newTable()
+        fieldNameAnchors = vm.ref()
         subscriptionType = Self.makeSubscriptionType(vm)
         requestType = Self.makeRequestType(vm)
         try Prelude.marks.load(into: vm)

@@ -49,10 +49,10 @@ final class ModelBinding {
     /// Per shared data model schema, what pushing its models needs (see `slots(of:)`).
     var sharedSchemaSlots: [ObjectIdentifier: SchemaSlots] = [:]
     var lastSchemaSlots: SchemaSlots?
-    /// The strings of the bulk value being pushed, while one is (see `push(_:onto:)`).
-    var interned: InternedStrings?
     /// The buffers a conversion from Lua reuses (see `convertedValue(at:in:)`).
     var spareConversionState = ConversionState()
+    /// Field names made in either direction, found again.
+    let fieldNames: FieldNameCache
     /// What every model value and handle shares, made with the VM.
     let tables: BindingTables
     /// The host's VM, held directly: the delivery path reads it often, and an `unowned` load
@@ -67,6 +67,7 @@ final class ModelBinding {
     init(host: Host, tables: BindingTables) {
         self.host = host
         self.tables = tables
+        fieldNames = FieldNameCache(anchors: tables.fieldNameAnchors)
         vm = host.vm
         registry = ObserverRegistry { [unowned host] report in host.report(registryEvent: report) }
     }

@@ -9,6 +9,14 @@ extension ModelBinding {
     /// objects as their (one per object) userdata.
     func push(_ value: Value, onto stack: LuaStack) {
         _ = stack.ensure(4)
+        var interned: InternedStrings?
+        push(value, stack, &interned)
+    }
+
+    /// Pushes `value`, its strings through `interned` while a bulk array is pushed. A scalar
+    /// takes the one slot its container (or ``push(_:onto:)``) made room for; a container makes
+    /// room for its own.
+    private func push(_ value: Value, _ stack: LuaStack, _ interned: inout InternedStrings?) {
         switch value {
         case .null: stack.pushNil()
         case .bool(let flag): stack.push(flag)
@@ -18,6 +26,7 @@ extension ModelBinding {
             if interned?.push(string, onto: stack) == nil { stack.push(string) }
         case .bytes(let bytes): stack.push(LuaString(bytes: bytes))
         case .array(let items):
+            _ = stack.ensure(4)
             // A batch's answer (100,000 placemarks) is built with the collector stopped: its tables
             // are all live, and an incremental collection meanwhile would mark them again and
             // again (a third of the build's time).
@@ -28,7 +37,7 @@ extension ModelBinding {
             if interns { interned = InternedStrings(onto: stack) }
             stack.newTable(arrayCount: Int32(clamping: items.count))
             for (index, item) in items.enumerated() {
-                push(item, onto: stack)
+                push(item, stack, &interned)
                 stack.rawSet(-2, index: Int64(index + 1))
             }
             if interns {
@@ -41,11 +50,14 @@ extension ModelBinding {
             // Nulls are nil in Lua, so a list of them is empty too.
             if items.allSatisfy(\.isNull) { markShape(tables.jsonMarks.array, stack) }
         case .object(let fields):
-            pushFields(fields, onto: stack)
+            _ = stack.ensure(4)
+            pushFields(fields, stack, &interned)
             // So `{}` and `{ "c": null }` stay objects.
             if fields.values.allSatisfy(\.isNull) { markShape(tables.jsonMarks.object, stack) }
-        case .model(let model): pushModel(model, onto: stack)
-        case .handle(let handle): pushObject(handle.object, onto: stack)
+        case .model(let model): pushModel(model, stack, &interned)
+        case .handle(let handle):
+            _ = stack.ensure(4)
+            pushObject(handle.object, onto: stack)
         }
     }
 
@@ -63,7 +75,7 @@ extension ModelBinding {
     /// that metatable's `__index` to the fields (see `crescent_push_model`). A cached property
     /// hands out a fresh proxy per read, and two proxies over the same fields are equal (`__eq`),
     /// as one proxy read twice was.
-    private func pushModel(_ model: DataModel, onto stack: LuaStack) {
+    private func pushModel(_ model: DataModel, _ stack: LuaStack, _ interned: inout InternedStrings?) {
         _ = stack.ensure(8)
         let slots = self.slots(of: model.schema)
         let state = stack.state
@@ -75,14 +87,14 @@ extension ModelBinding {
             keys.push(onto: stack)                                   // fields keys
             for (position, value) in values.enumerated() where !value.isNull {
                 lua_rawgeti(state, -1, lua_Integer(position + 1))    // fields keys key
-                push(value, onto: stack)                             // fields keys key value
+                push(value, stack, &interned)                        // fields keys key value
                 lua_rawset(state, -4)                                // fields keys
             }
             stack.pop()                                              // fields
         } else {
             for (name, value) in zip(model.schema.names, values) where !value.isNull {
                 stack.push(name)                                     // fields key
-                push(value, onto: stack)                             // fields key value
+                push(value, stack, &interned)                        // fields key value
                 lua_rawset(state, -3)                                // fields
             }
         }
@@ -133,13 +145,19 @@ extension ModelBinding {
     }
 
     /// A table of named fields, pushed.
-    private func pushFields(_ fields: [String: Value], onto stack: LuaStack) {
+    private func pushFields(_ fields: [String: Value], _ stack: LuaStack, _ interned: inout InternedStrings?) {
         stack.newTable(fieldCount: Int32(clamping: fields.count))    // t
+        guard !fields.isEmpty else { return }
+        let table = stack.top
+        let names = fieldNames
+        names.pushAnchors(onto: stack)                               // t anchors
+        let anchors = stack.top
         for (key, item) in fields {
-            stack.push(key)                                          // t key
-            push(item, onto: stack)                                  // t key item
-            lua_rawset(stack.state, -3)                              // t
+            names.push(key, onto: stack, anchorsAt: anchors)         // t anchors key
+            push(item, stack, &interned)                             // t anchors key item
+            lua_rawset(stack.state, table)                           // t anchors
         }
+        stack.pop()                                                  // t
     }
 
     /// The slot in `modelTemplates` of the metatable every proxy of data model type `typeName`
@@ -307,13 +325,6 @@ extension ModelBinding {
         return .bytes(Array(bytes))
     }
 
-    /// The string at `index` when it is valid UTF-8.
-    private func validText(at index: Int32, in stack: LuaStack) -> String? {
-        var length = 0
-        guard let pointer = lua_tolstring(stack.state, index, &length) else { return nil }
-        return Self.text(UnsafeRawBufferPointer(start: pointer, count: length))
-    }
-
     /// `bytes` as a String when they are valid UTF-8. ASCII, the common case, is checked a word
     /// at a time and decoded without validation: `String(validating:)` looks up generic metadata
     /// on every call, which showed as a tenth of a record's conversion.
@@ -359,7 +370,9 @@ extension ModelBinding {
         var items: [Value] = []
         var outOfOrder: [Int64: Value] = [:]
         let namedStart = state.named.count
-        defer { state.named.removeLast(state.named.count - namedStart) }
+        // One at a time: `removeLast(_:)` goes through a generic range replacement that cost
+        // more than a record's eight removals.
+        defer { while state.named.count > namedStart { state.named.removeLast() } }
         var oddKey: String?
         let length = stack.rawLength(index)
         if length > 0 { items.reserveCapacity(length) }
@@ -368,7 +381,7 @@ extension ModelBinding {
             let failedBefore = state.failure != nil
             switch lua_type(stack.state, -2) {
             case LUA_TSTRING:
-                guard let key = validText(at: -2, in: stack) else {
+                guard let key = fieldNames.name(at: -2, in: stack) else {
                     stack.pop(2)
                     return state.fail(.binaryKey, standIn: Self.tableStandIn)
                 }
