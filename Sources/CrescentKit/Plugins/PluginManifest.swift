@@ -209,14 +209,15 @@ private struct ManifestReader {
         guard case .object(let table) = value else { throw problem("settings", "must be a table of [settings.KEY] tables") }
         var settings: [PluginSetting] = []
         for key in table.keys.sorted() {
-            let field = "settings.\(key)"
-            guard case .object(let spec) = table[key] ?? .null else { throw problem(field, "must be a table with type, default and doc") }
+            // Made for a message only: every manifest read at start-up would pay for it.
+            func field(_ part: String = "") -> String { "settings." + key + part }
+            guard case .object(let spec) = table[key] ?? .null else { throw problem(field(), "must be a table with type, default and doc") }
             guard let typeName = spec["type"]?.stringValue, let kind = PluginSetting.Kind(rawValue: typeName) else {
                 let kinds = PluginSetting.Kind.allCases.map(\.rawValue).joined(separator: ", ")
-                throw problem(field + ".type", "must be one of \(kinds)")
+                throw problem(field(".type"), "must be one of \(kinds)")
             }
             if let defaultValue = spec["default"], !kind.accepts(defaultValue) {
-                throw problem(field + ".default", "must be \(kind.rawValue), got \(defaultValue.typeName)")
+                throw problem(field(".default"), "must be \(kind.rawValue), got \(defaultValue.typeName)")
             }
             settings.append(PluginSetting(key: key, kind: kind, defaultValue: spec["default"],
                                           doc: spec["doc"]?.stringValue ?? ""))

@@ -28,6 +28,9 @@ struct TOMLTable {
         let message: String
     }
 
+    /// The keys a table of a config file or manifest usually holds at most.
+    static let expectedKeys = 12
+
     var origin: Origin
     /// The keys holding values, arrays and inline tables included: nothing adds to them later.
     var values: [String: Value] = [:]
@@ -131,6 +134,9 @@ struct TOMLTable {
         guard let key = path.first else { return }
         let rest = path.dropFirst()
         if rest.isEmpty {
+            // Room for a section's keys at once: grown one key at a time, a dictionary's storage
+            // is made anew at its 2nd, 4th and 7th key.
+            if values.isEmpty { values = Dictionary(minimumCapacity: Self.expectedKeys) }
             // One hash: a key given twice replaces the first value, but the document is refused.
             guard children.isEmpty || children[key] == nil, values.updateValue(value, forKey: key) == nil else {
                 throw Problem(message: "the key '\(Self.dotted(whole))' is defined twice")
