@@ -14,11 +14,11 @@ PREFIX ?= /usr/local
 # scanning all 10,000 protocol conformance records of the binary, six scans and a fifth of
 # `crescent -e ''`'s instructions before the first line of a script ran (10.07 M -> 7.12 M).
 # The binary is not position-independent (-no-pie): packed or not, a PIE's 142,000 relative
-# relocations were applied at every start (1.4 M of `crescent -e ''`s 4.0 M instructions) and
-# copied 392 pages of Swift metadata that a fixed-address binary maps straight from the file
-# (-e '': 4.02 M -> 2.77 M instructions, 831 -> 439 page faults, a third less wall time). The
-# price is that the executable itself loads at a fixed address (Go builds its binaries the same
-# way); its libraries, heap and stacks are still placed at random.
+# relocations were applied at every start (1.4 M of `crescent -e ''`s 4.0 M instructions),
+# copying every page of Swift metadata they patched, which a fixed-address binary maps straight
+# from the file (-e '': 4.02 M -> 2.77 M instructions, 831 -> 439 page faults, a third less wall
+# time). The price is that the executable itself loads at a fixed address (Go builds its
+# binaries the same way); its libraries, heap and stacks are still placed at random.
 RELEASE_FLAGS = -c release -Xswiftc -static-stdlib -Xswiftc -use-ld=lld -Xlinker --no-export-dynamic \
 	-Xlinker -z -Xlinker pack-relative-relocs -Xswiftc -Xclang-linker -Xswiftc -no-pie \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
