@@ -40,6 +40,19 @@ import Testing
         #expect(fixes.first.map { $0.latitude < 0 && $0.longitude > 0 } == true, "southern and eastern hemispheres")
     }
 
+    /// A sentence with a good checksum and nothing but its type (found by the nmea fuzz target,
+    /// which trapped reading the time field past the end) is refused like any short sentence.
+    @Test func sentencesCutToTheirTypeAreRefused() {
+        var parser = NMEAParser(today: 0)
+        var fixes: [LocationFix] = []
+        for type in ["GPRMC", "GPGGA", "GPGLL", "GNRMC,"] {
+            fixes += parser.feed(NMEAWriter.sentence(type))
+        }
+        fixes += parser.finish()
+        #expect(fixes.isEmpty)
+        #expect(parser.rejected == 4 && parser.accepted == 0)
+    }
+
     @Test func sentencesWithoutAFixGiveNoPosition() {
         var parser = NMEAParser(today: 0)
         var fixes = parser.feed(NMEAWriter.sentence("GPRMC,120000.00,V,,,,,,,150624,,,N"))

@@ -55,8 +55,10 @@ struct NMEAParser {
         }
         let kind = fields[0].suffix(3)
         guard fields[0].count == 5, kind == "RMC" || kind == "GGA" || kind == "GLL" else { return [] }
-        // GLL puts its time after the position; the others first.
-        let timeField = kind == "GLL" ? (fields.count > 5 ? fields[5] : "") : fields[1]
+        // GLL puts its time after the position; the others first. A sentence cut short has no
+        // time field at all (`$GPRMC*4B`): it is refused just below, never read past its end.
+        let timePosition = kind == "GLL" ? 5 : 1
+        let timeField = fields.count > timePosition ? fields[timePosition] : ""
         guard fields.count >= (kind == "GLL" ? 7 : 10), let secondsOfDay = Self.timeOfDay(timeField) else {
             rejected += 1
             return []
