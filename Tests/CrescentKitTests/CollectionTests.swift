@@ -119,4 +119,34 @@ import Testing
             "inserted={1} deleted={} updated={} reload=false 1; inserted={2} deleted={} updated={} reload=false 2",
         ])
     }
+
+    /// A script that reads a collection and then subscribes hears each later change once and no
+    /// earlier one, although changes made on another thread are read before their reports reach
+    /// the loop: `length = c.count` then `c:on("didChange", ...)` never counts a record twice.
+    @Test func aSubscriptionMadeAfterAReadHearsTheChangesAfterWhatWasRead() async {
+        let run = await RealLoopRun.run(Self.showChange + """
+            local r = services.thermostat.readings
+            local heard = {}
+            timer.after(10, function() print("heard only", table.concat(heard, "; ")) app.exit(1) end)
+            local function follow(name)
+              r:on("didChange", function(cs)
+                heard[#heard + 1] = name .. " " .. show(cs)
+                if #heard == 5 then print(table.concat(heard, "; ")) app.exit(0) end
+              end)
+            end
+            follow("A")                 -- before both changes: hears both
+            r:recordElsewhere(1)        -- made; its report still on its way
+            follow("B")                 -- nothing read since: hears it
+            print("read", #r.items, r.count)
+            follow("C")                 -- read it already: must not hear it
+            r:recordElsewhere(2)
+            """)
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        #expect(run.lines == [
+            "read\t1\t1",
+            "A inserted={1} deleted={} updated={} reload=false; B inserted={1} deleted={} updated={} reload=false; "
+                + "A inserted={2} deleted={} updated={} reload=false; B inserted={2} deleted={} updated={} reload=false; "
+                + "C inserted={2} deleted={} updated={} reload=false",
+        ])
+    }
 }

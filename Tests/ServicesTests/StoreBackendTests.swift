@@ -109,15 +109,24 @@ extension StoreBackendTests {
     }
 }
 
-/// The change sets a collection reports, each with the list right after it.
+/// The change sets a collection reports, each with the list right after it (the `items` the
+/// collection reports just before it: a sink runs under the collection's lock, so it cannot read).
 final class SnapshotLog: Sendable {
     private let entries = Mutex<[(ChangeSet, [Value])]>([])
+    private let lastItems = Mutex<[Value]>([])
 
     init(_ collection: StoreCollection) {
         collection.changes.attach { change in
-            guard case .event("didChange", let payload) = change, let changeSet = ChangeSet(payload) else { return }
-            let items = collection.items
-            self.entries.withLock { $0.append((changeSet, items)) }
+            switch change {
+            case .property("items", .array(let items)):
+                self.lastItems.withLock { $0 = items }
+            case .event("didChange", let payload):
+                guard let changeSet = ChangeSet(payload) else { return }
+                let items = self.lastItems.withLock { $0 }
+                self.entries.withLock { $0.append((changeSet, items)) }
+            default:
+                break
+            }
         }
     }
 

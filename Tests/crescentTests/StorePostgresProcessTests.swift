@@ -14,9 +14,9 @@ import Darwin
 @Suite(.serialized) struct StorePostgresProcessTests {
     /// Adds `count` records as host `host` while following every change set: it keeps the
     /// length the change sets give (checking each position against it) and, once that reaches
-    /// `total`, its `items` hold all `total` records (its starting count may already include a
-    /// record whose change set arrives later) and its own adds are done, prints the ids it holds
-    /// and that length.
+    /// `total`, its `items` hold all `total` records and its own adds are done, prints the ids it
+    /// holds and that length. The starting count and the change sets after it add up: a record
+    /// the count already shows is not announced to a subscription made after it was read.
     /// (The exact rebuild of the list from change sets and snapshots is checked in-process by
     /// StorePostgresTests, where each change set's list is captured as it is reported.)
     static func host(_ host: Int, count: Int, total: Int) -> String {

@@ -298,7 +298,7 @@ final class ModelBinding {
                     stack.pushNil()
                     return .one
                 }
-                let value = property.read(box.object)
+                let value = self.read(property, of: box)
                 self.push(value, onto: stack)                            // obj key value
                 // Tables are handed out fresh on each read, so a script that changes its copy
                 // cannot change what anyone else reads; scalars and read-only models are cached.
@@ -354,15 +354,16 @@ final class ModelBinding {
     // MARK: Changes from the model
 
     /// Carries the object's reports to the loop in the order they were made: directly when made
-    /// on it with none from another thread still on the way (they are queued for the next
-    /// delivery round, never delivered inside the setter), else as a loop job behind those.
+    /// on it with none from another thread still waiting in its mailbox (they are queued for the
+    /// next delivery round, never delivered inside the setter), else through the mailbox, behind
+    /// those, taken out by a loop job or by a read that comes first (``read(_:of:)``).
     private func attachSink(to box: ObjectBox) {
         let bound = NIOLoopBound(host, eventLoop: host.loop)
         let link = host.link
         let boundBox = NIOLoopBound(box, eventLoop: host.loop)
-        let inFlight = ReportsInFlight()
+        let mailbox = box.reports
         box.sinkID = box.object.changes.attach { change in
-            if bound.eventLoop.inEventLoop, inFlight.isEmpty {
+            if bound.eventLoop.inEventLoop, mailbox.isEmpty {
                 // The common case, a setter run by a method inside a turn, allocates nothing.
                 if bound.value.inTurn {
                     bound.value.binding.apply(change, to: boundBox.value)
@@ -371,12 +372,35 @@ final class ModelBinding {
                 }
                 return
             }
-            inFlight.sent()
-            let queued = link.later { host in
-                host.binding.apply(change, to: boundBox.value)
-                inFlight.arrived()
+            guard mailbox.post(change) else { return }
+            let queued = link.later { host in host.binding.applyReports(of: boundBox.value) }
+            if !queued { _ = mailbox.take() }
+        }
+    }
+
+    /// Applies the reports waiting in `box`'s mailbox up to number `last` (all by default).
+    func applyReports(of box: ObjectBox, through last: UInt64 = .max) {
+        for change in box.reports.take(through: last) { apply(change, to: box) }
+    }
+
+    /// Reads `property` of `box` for a script: the reports of every change the value shows are
+    /// applied first (queued for delivery ahead of any subscription made after this read), so a
+    /// script that reads and then subscribes hears each later change once and no earlier one.
+    /// The value and the reports agree when no report was posted while it was read (an object
+    /// whose every change reports under the lock its reads take, like ``ObservableCollection``,
+    /// posts its report before a read can see the change); otherwise it is read again.
+    func read(_ property: AnyPropertySpec, of box: ObjectBox) -> Value {
+        let mailbox = box.reports
+        var attempts = 0
+        while true {
+            let before = mailbox.lastPosted
+            let value = property.read(box.object)
+            attempts += 1
+            // Bounded: an object changing faster than it can be read keeps the last value read.
+            if mailbox.lastPosted == before || attempts == 8 {
+                if !mailbox.isEmpty { applyReports(of: box, through: before) }
+                return value
             }
-            if !queued { inFlight.arrived() }
         }
     }
 

@@ -6,6 +6,8 @@ final class ObjectBox {
     let interface: AnyInterface
     /// The sink id on the object's publisher, detached when the host ends.
     var sinkID: Int?
+    /// Its reports on their way to the loop.
+    let reports = ReportMailbox()
 
     init(_ object: any ModelObject) {
         self.object = object

@@ -15,17 +15,18 @@ public protocol CollectionRecords: Sendable {
 /// through its own ``ChangePublisher``; it changes the records only through ``apply(_:)``, which
 /// reports `items`, `count`, then `didChange` for each change that changed something. Changes are
 /// reported one at a time, in the order they were made, even from several threads, so replaying
-/// every change set on the `items` before it gives the `items` after it. Reads never wait for a
-/// report to finish.
+/// every change set on the `items` before it gives the `items` after it. A change is reported
+/// under the lock that reads take, so a read that sees a change comes after its report has left
+/// (the host uses this to keep what a script reads and what it hears in step).
 ///
 /// ```swift
 /// let readings = ObservableCollection(ValueList(), reportingTo: changes)
 /// readings.apply { $0.insert([21.5]) }     // items, count, didChange { inserted = {1} ... }
 /// ```
 public final class ObservableCollection<Records: CollectionRecords>: Sendable {
+    /// The records; held while a change is made and reported, so reports leave in the order of
+    /// the changes and before any read can see them.
     @usableFromInline let storage: Mutex<Records>
-    /// Held while a change is made and reported, so reports leave in the order of the changes.
-    @usableFromInline let reporting = Mutex<Void>(())
     @usableFromInline let changes: ChangePublisher
 
     public init(_ records: Records, reportingTo changes: ChangePublisher) {
@@ -44,13 +45,14 @@ public final class ObservableCollection<Records: CollectionRecords>: Sendable {
     }
 
     /// Makes one change and reports it: `items`, `count`, then `didChange` with the change set
-    /// `change` returns (nothing when that is empty). Must not be called from an observer that
-    /// the owner's publisher calls synchronously while it reports. Inlinable so that the owner's
-    /// module specializes it for its records (the store's write path).
+    /// `change` returns (nothing when that is empty). The publisher's sinks run under the lock:
+    /// they must not read or change this collection (the host's sink only queues). Inlinable so
+    /// that the owner's module specializes it for its records (the store's write path).
     @inlinable public func apply(_ change: (inout Records) -> ChangeSet) {
-        reporting.withLock { _ in
-            let (changeSet, snapshot) = storage.withLock { records in (change(&records), records.records) }
+        storage.withLock { records in
+            let changeSet = change(&records)
             guard !changeSet.isEmpty else { return }
+            let snapshot = records.records
             changes.propertyChanged("items", to: .array(snapshot))
             changes.propertyChanged("count", to: .integer(Int64(snapshot.count)))
             changes.emit("didChange", changeSet.value)

@@ -18,6 +18,15 @@ final class Readings: ModelObject {
 
     /// Inserts at a 0-based `index` (nil appends).
     func insert(_ items: [Value], at index: Int? = nil) { list.apply { $0.insert(items, at: index) } }
+    /// Appends `value` on a thread of its own and waits until it is appended.
+    func insertOnAnotherThread(_ value: Value) {
+        let appended = DispatchSemaphore(value: 0)
+        Thread {
+            self.insert([value])
+            appended.signal()
+        }.start()
+        appended.wait()
+    }
     /// Removes the items at 0-based `indexes`.
     func remove(at indexes: [Int]) { list.apply { $0.remove(at: indexes) } }
     /// Replaces the item at 0-based `index`.
@@ -39,16 +48,14 @@ final class Readings: ModelObject {
                  returns: "the new count",
                  "Appends `first` on a thread of its own and waits for it, then `second` on the caller's thread: two reports in that order from two threads.",
                  immediate: { readings, arguments throws(ServiceError) in
-                     let appended = DispatchSemaphore(value: 0)
-                     let first = arguments[0]
-                     Thread {
-                         readings.insert([first])
-                         appended.signal()
-                     }.start()
-                     appended.wait()
+                     readings.insertOnAnotherThread(arguments[0])
                      readings.insert([arguments[1]])
                      return .integer(Int64(readings.count))
                  })
+        d.action("recordElsewhere", [.init("value", .number, "Appended on another thread.")],
+                 "Appends `value` on a thread of its own and waits for it: the change is made, its report still on the way to the loop.") { readings, arguments throws(ServiceError) in
+            readings.insertOnAnotherThread(arguments[0])
+        }
         d.action("drop", [.init("position", .integer, "1-based position.")], "Removes a reading.") { readings, arguments throws(ServiceError) in
             // Clamped, so positions far outside Int's range do not overflow.
             let position = Int(clamping: arguments[0].integerValue ?? 0)
