@@ -179,9 +179,6 @@ enum ModelRows {
                         unit: "ns", goal: .informational, note: "\(n) observe+cancel pairs per round, best of 30; baseline: a pure-Lua observer record")
     }
 
-    /// Heap bytes (Swift and Lua) per live subscription over 1,000,000, against a pure-Lua record
-    /// `{ handler, key, active }`. The array holding them is filled with `true` first, so its own
-    /// size is counted in neither.
     /// Heap bytes per live subscription, measured in a crescent-bench process of its own (this
     /// row alone, `--json`): what mallinfo2 counts as in use depends on how the chunks freed
     /// before are reused, so after the rows that run before it one build read 254.4 B where it
@@ -207,6 +204,9 @@ enum ModelRows {
     private static let subscriptionBytesNote =
         "heap bytes (Swift + Lua, mallinfo2) per live subscription over 1000000; baseline: a pure-Lua record"
 
+    /// Heap bytes (Swift and Lua) per live subscription over 1,000,000, against a pure-Lua record
+    /// `{ handler, key, active }`. The array holding them is filled with `true` first, so its own
+    /// size is counted in neither.
     private static func measureSubscriptionBytes() throws(BenchFailure) -> BenchRow {
         let bench = try BenchHost(row: "subscription-bytes")
         let n: Int64 = 1_000_000

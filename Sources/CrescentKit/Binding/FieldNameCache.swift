@@ -41,10 +41,11 @@ final class FieldNameCache {
     /// longer names are rare enough not to keep alive).
     static let longestCached = 40
     /// Two entries a name may be in (so two names of one record that hash alike do not take
-    /// turns), 128 such pairs per direction.
-    private static let entryCount = 256
+    /// turns), 64 such pairs per direction: room for the names of several record shapes, and
+    /// little to fill when each binding is made.
+    private static let entryCount = 128
 
-    /// The anchor table's registry reference: slots 1...256 for `fromLua`, 257...512 for `toLua`.
+    /// The anchor table's registry reference: slots 1...128 for `fromLua`, 129...256 for `toLua`.
     private let anchors: LuaRef
     private let fromLua: UnsafeMutablePointer<FromLua>
     private let toLua: UnsafeMutablePointer<ToLua>
@@ -102,9 +103,7 @@ final class FieldNameCache {
     /// stack slots.
     func push(_ name: String, onto stack: LuaStack, anchorsAt anchorsIndex: Int32) {
         guard Self.pushesByIdentity, name.utf8.count <= Self.longestCached else { return stack.push(name) }
-        let (low, high) = withUnsafeBytes(of: name) { words in
-            (words.load(as: UInt64.self), words.load(fromByteOffset: 8, as: UInt64.self))
-        }
+        let (low, high) = InternedStrings.words(of: name)
         let first = Self.pair(low ^ (high &* 0x9E37_79B9_7F4A_7C15))
         for entry in first...first + 1 where toLua[entry].low == low && toLua[entry].high == high && toLua[entry].name != nil {
             lua_rawgeti(stack.state, anchorsIndex, toLua[entry].anchor)
@@ -118,8 +117,8 @@ final class FieldNameCache {
         lua_rawseti(stack.state, anchorsIndex, anchor)               // ... name
     }
 
-    /// The first entry of the pair for `key`: Fibonacci hashing, the product's top 7 bits.
+    /// The first entry of the pair for `key`: Fibonacci hashing, the product's top 6 bits.
     private static func pair(_ key: UInt64) -> Int {
-        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 57) << 1
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 58) << 1
     }
 }

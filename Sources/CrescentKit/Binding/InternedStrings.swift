@@ -44,9 +44,8 @@ struct InternedStrings {
 
     /// Pushes `string`, from the table when it was pushed before.
     mutating func push(_ string: String, onto stack: LuaStack) {
-        let key = withUnsafeBytes(of: string) { words in
-            Key(low: words.load(as: UInt64.self), high: words.load(fromByteOffset: 8, as: UInt64.self))
-        }
+        let (low, high) = Self.words(of: string)
+        let key = Key(low: low, high: high)
         var entry = Self.hash(key) & mask
         while slots[entry] != 0 {
             if keys[entry] == key {
@@ -62,6 +61,14 @@ struct InternedStrings {
         keys[entry] = key
         slots[entry] = count
         if Int(count) * 2 > slots.count { grow() }
+    }
+
+    /// The two words of `string` (only where ``isAvailable``): equal words are equal text while
+    /// both strings are alive.
+    static func words(of string: String) -> (low: UInt64, high: UInt64) {
+        withUnsafeBytes(of: string) { words in
+            (words.load(as: UInt64.self), words.load(fromByteOffset: 8, as: UInt64.self))
+        }
     }
 
     private static func hash(_ key: Key) -> Int {
