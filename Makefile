@@ -63,14 +63,17 @@ run: build
 PROCESS_TESTS = Hardening|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests
 HEAVY_PROCESS_TESTS = ProcessPluginTests|RemoteBackPressureTests|StorePostgresProcessTests|GPXStreamingTests
 SERIAL_TESTS = BindingReliabilityTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests
+# Each phase runs under tools/reap.py: what a crashed test process leaves running (hosts, plugin
+# processes, its PostgreSQL server) is stopped when the phase ends instead of outliving it.
+REAP = python3 tools/reap.py
 test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests" --skip "$(SERIAL_TESTS)"
-	$(SWIFT) test --skip-build --no-parallel --filter "$(SERIAL_TESTS)"
-	$(SWIFT) test --skip-build --filter crescentTests --skip "$(PROCESS_TESTS)|$(HEAVY_PROCESS_TESTS)"
-	$(SWIFT) test --skip-build --filter "$(PROCESS_TESTS)"
-	$(SWIFT) test --skip-build --no-parallel --filter "$(HEAVY_PROCESS_TESTS)"
-	.build/debug/crescent test spec
+	$(REAP) $(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests" --skip "$(SERIAL_TESTS)"
+	$(REAP) $(SWIFT) test --skip-build --no-parallel --filter "$(SERIAL_TESTS)"
+	$(REAP) $(SWIFT) test --skip-build --filter crescentTests --skip "$(PROCESS_TESTS)|$(HEAVY_PROCESS_TESTS)"
+	$(REAP) $(SWIFT) test --skip-build --filter "$(PROCESS_TESTS)"
+	$(REAP) $(SWIFT) test --skip-build --no-parallel --filter "$(HEAVY_PROCESS_TESTS)"
+	$(REAP) .build/debug/crescent test spec
 	@$(MAKE) --no-print-directory test-install
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS)
 
