@@ -149,4 +149,22 @@ import Testing
                 + "C inserted={2} deleted={} updated={} reload=false",
         ])
     }
+
+    /// An observer's initial value may already show a change made on another thread whose
+    /// report has not reached the loop: that change is not delivered to it again afterwards.
+    @Test func anInitialValueIsNotFollowedByTheChangeItAlreadyShows() async {
+        let run = await RealLoopRun.run("""
+            local r = services.thermostat.readings
+            local heard = {}
+            timer.after(10, function() print("heard only", table.concat(heard, "; ")) app.exit(1) end)
+            r:recordElsewhere(1)        -- made; its report still on its way
+            observe(r, "count", function(new, old, change)
+              heard[#heard + 1] = tostring(old) .. "->" .. tostring(new) .. (change.initial and " initial" or "")
+              if new == 2 then print(table.concat(heard, "; ")) app.exit(0) end
+            end, { coalesce = false })
+            r:recordElsewhere(2)
+            """)
+        #expect(run.status == 0 && run.stderr.isEmpty, "\(run.stderr)")
+        #expect(run.lines == ["nil->1 initial; 1->2"])
+    }
 }

@@ -114,6 +114,9 @@ extension ModelBinding {
         try site.function(stack, handlerIndex)
         let options = try readOptions(optionsIndex, stack, site: site, allowed: ["initial", "coalesce", "once", "latest"])
         if options["latest"] == true { try wrapLatest(handlerAt: handlerIndex, stack) }
+        // The registry reads the initial value now: the reports of the changes it may show go
+        // first, so they are not delivered to this subscription as changes (see read(_:of:)).
+        if !box.reports.isEmpty { applyReports(of: box) }
         let subscription = subscribe(stack, handlerAt: handlerIndex, property: (box, key)) { token in
             registry.observe(box.handle, key: key, initial: options["initial"] ?? true, coalesce: options["coalesce"] ?? true,
                              once: options["once"] ?? false, site: location(stack), owner: host.currentScope, token: token,
