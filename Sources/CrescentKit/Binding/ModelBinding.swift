@@ -27,7 +27,7 @@ final class ModelBinding {
     private var servicesTable: LuaRef?
     /// Makes `{ latest = true }` handlers (loaded on first use).
     var latestWrapper: LuaRef?
-    private var objects: [ObjectIdentifier: (box: ObjectBox, userdata: LuaRef)] = [:]
+    private(set) var objects: [ObjectIdentifier: (box: ObjectBox, userdata: LuaRef)] = [:]
     private var interfaceTypes: [String: LuaObjectType<ObjectBox>] = [:]
     /// Every method a model object's userdata answers to, by interface name (REPL completion).
     private(set) var methodNames: [String: [String]] = [:]
@@ -349,96 +349,6 @@ final class ModelBinding {
     @inline(__always)
     func withUnretainedHost<Result>(_ body: (Host) throws -> Result) rethrows -> Result {
         try Unmanaged.passUnretained(host)._withUnsafeGuaranteedRef(body)
-    }
-
-    // MARK: Changes from the model
-
-    /// Carries the object's reports to the loop in the order they were made: directly when made
-    /// on it with none from another thread still waiting in its mailbox (they are queued for the
-    /// next delivery round, never delivered inside the setter), else through the mailbox, behind
-    /// those, taken out by a loop job or by a read that comes first (``read(_:of:)``).
-    private func attachSink(to box: ObjectBox) {
-        let bound = NIOLoopBound(host, eventLoop: host.loop)
-        let link = host.link
-        let boundBox = NIOLoopBound(box, eventLoop: host.loop)
-        let mailbox = box.reports
-        box.sinkID = box.object.changes.attach { change in
-            if bound.eventLoop.inEventLoop, mailbox.isEmpty {
-                // The common case, a setter run by a method inside a turn, allocates nothing.
-                if bound.value.inTurn {
-                    bound.value.binding.apply(change, to: boundBox.value)
-                } else {
-                    link.turn { host in host.binding.apply(change, to: boundBox.value) }
-                }
-                return
-            }
-            guard mailbox.post(change) else { return }
-            let queued = link.later { host in host.binding.applyReports(of: boundBox.value) }
-            if !queued { _ = mailbox.take() }
-        }
-    }
-
-    /// Applies the reports waiting in `box`'s mailbox up to number `last` (all by default).
-    func applyReports(of box: ObjectBox, through last: UInt64 = .max) {
-        for change in box.reports.take(through: last) { apply(change, to: box) }
-    }
-
-    /// Reads `property` of `box` for a script: the reports of every change the value shows are
-    /// applied first (queued for delivery ahead of any subscription made after this read), so a
-    /// script that reads and then subscribes hears each later change once and no earlier one.
-    /// The value and the reports agree when no report was posted while it was read (an object
-    /// whose every change reports under the lock its reads take, like ``ObservableCollection``,
-    /// posts its report before a read can see the change); otherwise it is read again.
-    func read(_ property: AnyPropertySpec, of box: ObjectBox) -> Value {
-        let mailbox = box.reports
-        var attempts = 0
-        while true {
-            let before = mailbox.lastPosted
-            let value = property.read(box.object)
-            attempts += 1
-            // Bounded: an object changing faster than it can be read keeps the last value read.
-            if mailbox.lastPosted == before || attempts == 8 {
-                if !mailbox.isEmpty { applyReports(of: box, through: before) }
-                return value
-            }
-        }
-    }
-
-    /// Applies one report: clears the cached property value and queues deliveries.
-    func apply(_ change: ModelChange, to box: ObjectBox) {
-        switch change {
-        case .property(let key, let value):
-            if let userdata = objects[ObjectIdentifier(box.object)]?.userdata {
-                let stack = vm.stack
-                userdata.push(onto: stack)
-                for slot: Int32 in 1...2 {
-                    if lua_getiuservalue(stack.state, -1, slot) == LUA_TTABLE {
-                        stack.push(key)
-                        stack.pushNil()
-                        lua_rawset(stack.state, -3)
-                    }
-                    stack.pop()
-                }
-                stack.pop()
-            }
-            registry.propertyChanged(box.handle, key: key, to: value)
-        case .event(let name, let payload):
-            registry.post("\(box.name).\(name)", event: name, object: box.handle, payload: .value(payload))
-        }
-        scheduleDelivery()
-    }
-
-    // MARK: Delivery
-
-    /// Schedules a delivery round on a later turn when the registry has something queued (one
-    /// at a time; none once the run is ending).
-    func scheduleDelivery() {
-        guard registry.hasPending, !deliveryScheduled, host.isRunning else { return }
-        deliveryScheduled = true
-        host.enqueue { host in
-            host.binding.deliveryScheduled = false
-            host.binding.registry.deliverPending()
-        }
     }
 
     // MARK: Teardown
