@@ -112,26 +112,27 @@ extension StoreBackendTests {
 /// The change sets a collection reports, each with the list right after it (the `items` the
 /// collection reports just before it: a sink runs under the collection's lock, so it cannot read).
 final class SnapshotLog: Sendable {
-    private let entries = Mutex<[(ChangeSet, [Value])]>([])
-    private let lastItems = Mutex<[Value]>([])
+    /// The change sets with their lists, and the list of the last `items` report.
+    private let log = Mutex<(entries: [(ChangeSet, [Value])], lastItems: [Value])>(([], []))
 
     init(_ collection: StoreCollection) {
         collection.changes.attach { change in
-            switch change {
-            case .property("items", .array(let items)):
-                self.lastItems.withLock { $0 = items }
-            case .event("didChange", let payload):
-                guard let changeSet = ChangeSet(payload) else { return }
-                let items = self.lastItems.withLock { $0 }
-                self.entries.withLock { $0.append((changeSet, items)) }
-            default:
-                break
+            self.log.withLock { log in
+                switch change {
+                case .property("items", .array(let items)):
+                    log.lastItems = items
+                case .event("didChange", let payload):
+                    guard let changeSet = ChangeSet(payload) else { return }
+                    log.entries.append((changeSet, log.lastItems))
+                default:
+                    break
+                }
             }
         }
     }
 
-    var changeSets: [ChangeSet] { entries.withLock { $0.map(\.0) } }
-    var lists: [[Value]] { entries.withLock { $0.map(\.1) } }
+    var changeSets: [ChangeSet] { log.withLock { $0.entries.map(\.0) } }
+    var lists: [[Value]] { log.withLock { $0.entries.map(\.1) } }
 
     /// Waits up to `seconds` for `condition` over the lists seen so far.
     func wait(seconds: Double, until condition: ([[Value]]) -> Bool) async -> Bool {

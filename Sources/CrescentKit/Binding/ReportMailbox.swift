@@ -50,7 +50,6 @@ final class ReportMailbox: Sendable {
             let alreadyTaken = taken.load(ordering: .relaxed)
             guard number > alreadyTaken else { return [] }
             let count = Int(clamping: min(UInt64(reports.count), number - alreadyTaken))
-            guard count > 0 else { return [] }
             let out: [ModelChange]
             if count == reports.count {
                 out = reports
