@@ -152,16 +152,7 @@ import Testing
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("plugins-\(UUID().uuidString.prefix(8))").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         func plugin(_ name: String, services: String, requires: String = "[]") throws {
-            try FileManager.default.createDirectory(atPath: root + "/" + name, withIntermediateDirectories: true)
-            try """
-                name = "\(name)"
-                version = "1.0.0"
-                crescent = ">=0.1.0"
-                kind = "lua"
-                services = \(services)
-                requires = \(requires)
-                """.write(toFile: root + "/\(name)/plugin.toml", atomically: true, encoding: .utf8)
-            try "".write(toFile: root + "/\(name)/main.lua", atomically: true, encoding: .utf8)
+            try PluginFolders.write(in: root, name, services: services, requires: requires)
         }
         try plugin("alpha", services: "[\"shared\"]")
         try plugin("beta", services: "[\"shared\"]")

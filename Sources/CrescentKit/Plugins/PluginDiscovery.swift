@@ -93,11 +93,15 @@ public enum PluginDiscovery {
     ///   - builtins: the services the builtin plugins provide, which no plugin may provide again.
     public static func discover(_ search: PluginSearch, disabledNames: [String], builtins: [String],
                                 hostVersion: String = CrescentVersion.current) -> [DiscoveredPlugin] {
+        resolve(scan(search, hostVersion: hostVersion), disabledNames: disabledNames, builtins: builtins)
+    }
+
+    /// The plugin folders `search` finds, each with its manifest read and checked on its own (or
+    /// what is wrong with it), in search order: the file work of a discovery, which nothing else
+    /// of the run depends on (see ``PluginFolderScan``).
+    static func scan(_ search: PluginSearch, hostVersion: String = CrescentVersion.current) -> [DiscoveredPlugin] {
         guard !search.disabled else { return [] }
-        if let memo = search.memo {
-            let key = disabledNames + ["\u{0}"] + builtins
-            return memo.found(for: key) { discover(withoutMemo(search), disabledNames: disabledNames, builtins: builtins, hostVersion: hostVersion) }
-        }
+        if let memo = search.memo { return memo.found { scan(withoutMemo(search), hostVersion: hostVersion) } }
         var found: [DiscoveredPlugin] = []
         for root in search.roots() {
             for folder in pluginFolders(in: root.path, given: root.isGiven) {
@@ -110,33 +114,48 @@ public enum PluginDiscovery {
                 found.append(DiscoveredPlugin(folder: folder, status: status))
             }
         }
-        var owners: [String: String] = Dictionary(builtins.map { ($0, "the builtin plugins") }, uniquingKeysWith: { a, _ in a })
-        var names: [String: String] = [:]
-        // A loop rather than key paths and flatMap: their generic types would be built at start-up.
-        var available = Set(builtins)
+        return found
+    }
+
+    /// What a scan `found` means for a run: a later plugin of a name already found is shadowed,
+    /// one named in `disabledNames` is disabled, and one that provides a service already provided
+    /// (by `builtins` or a plugin before it) or requires a service nobody provides is broken.
+    static func resolve(_ found: [DiscoveredPlugin], disabledNames: [String], builtins: [String]) -> [DiscoveredPlugin] {
+        guard !found.isEmpty else { return found }
+        var found = found
+        // Arrays searched in order rather than sets and dictionaries: a few dozen names, and a
+        // run's first `Set<String>` costs the Swift runtime a scan of every protocol conformance.
+        var providers: (services: [String], owners: [String]) = (builtins, builtins.map { _ in "the builtin plugins" })
+        var names: (plugins: [String], folders: [String]) = ([], [])
+        var available = builtins
         for plugin in found {
-            for service in plugin.manifest?.services ?? [] { available.insert(service) }
+            for service in plugin.manifest?.services ?? [] { available.append(service) }
         }
         for index in found.indices {
             guard case .ok(let manifest) = found[index].status else { continue }
-            if let first = names[manifest.name] {
-                found[index].status = .shadowed(manifest, by: first)
+            if let first = names.plugins.firstIndex(of: manifest.name) {
+                found[index].status = .shadowed(manifest, by: names.folders[first])
                 continue
             }
-            names[manifest.name] = manifest.folder
+            names.plugins.append(manifest.name)
+            names.folders.append(manifest.folder)
             if disabledNames.contains(manifest.name) {
                 found[index].status = .disabled(manifest)
                 continue
             }
-            if let clash = manifest.services.first(where: { owners[$0] != nil }), let owner = owners[clash] {
-                found[index].status = .broken(PluginProblem("\(manifest.path): field 'services': service '\(clash)' is already provided by \(owner) (two plugins cannot provide one service; disable one in [plugins] disabled)"))
+            if let clash = manifest.services.first(where: providers.services.contains),
+               let provider = providers.services.firstIndex(of: clash) {
+                found[index].status = .broken(PluginProblem("\(manifest.path): field 'services': service '\(clash)' is already provided by \(providers.owners[provider]) (two plugins cannot provide one service; disable one in [plugins] disabled)"))
                 continue
             }
             if let missing = manifest.requires.first(where: { !available.contains($0) }) {
                 found[index].status = .broken(PluginProblem("\(manifest.path): field 'requires': no plugin provides service '\(missing)'"))
                 continue
             }
-            for service in manifest.services { owners[service] = "the plugin in \(manifest.folder)" }
+            for service in manifest.services {
+                providers.services.append(service)
+                providers.owners.append("the plugin in \(manifest.folder)")
+            }
         }
         return found
     }
@@ -164,17 +183,17 @@ private func withoutMemo(_ search: PluginSearch) -> PluginSearch {
     return search
 }
 
-/// What one discovery found, for one set of disabled names and builtins (see ``PluginSearch/memo``).
+/// What the first scan of a run found, for the hosts that follow (see ``PluginSearch/memo``).
 public final class DiscoveryMemo: Sendable {
-    private let remembered = Mutex<(key: [String], found: [DiscoveredPlugin])?>(nil)
+    private let remembered = Mutex<[DiscoveredPlugin]?>(nil)
 
     public init() {}
 
-    /// What was found for `key`, discovering with `discover` the first time (or for another key).
-    func found(for key: [String], _ discover: () -> [DiscoveredPlugin]) -> [DiscoveredPlugin] {
-        if let remembered = remembered.withLock({ $0 }), remembered.key == key { return remembered.found }
-        let found = discover()
-        remembered.withLock { $0 = (key, found) }
+    /// What was found, scanning with `scan` the first time.
+    func found(_ scan: () -> [DiscoveredPlugin]) -> [DiscoveredPlugin] {
+        if let remembered = remembered.withLock({ $0 }) { return remembered }
+        let found = scan()
+        remembered.withLock { $0 = found }
         return found
     }
 }
