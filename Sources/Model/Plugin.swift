@@ -50,7 +50,7 @@ public struct PluginContext: Sendable {
     /// The plugin's section of the config file (an empty object when there is none).
     public let config: Value
     /// Every section of the config file, for plugins that serve several services.
-    public let sections: [String: Value]
+    public let sections: Fields
     /// Where services keep their data (`--data-dir`), nil for the default.
     public let dataDirectory: String?
     /// Settings given on the command line, by name (`location` for `--location`).
@@ -58,7 +58,7 @@ public struct PluginContext: Sendable {
     /// The host's clock: services read time and wait through it only.
     public let clock: any ServiceClock
 
-    public init(config: Value = .object([:]), sections: [String: Value] = [:], dataDirectory: String? = nil,
+    public init(config: Value = .object([:]), sections: Fields = [:], dataDirectory: String? = nil,
                 settings: [String: String] = [:], clock: any ServiceClock = SystemClock.shared) {
         self.config = config
         self.sections = sections

@@ -23,7 +23,7 @@ struct ViewCommand: ParsableCommand {
 
     func run() throws {
         let client = RemoteCommandSupport.connect(name)
-        var params: [String: Value] = ["format": json ? "json" : "plain", "watch": .bool(watch)]
+        var params: Fields = ["format": json ? "json" : "plain", "watch": .bool(watch)]
         if let width { params["width"] = .integer(Int64(width)) }
         show(RemoteCommandSupport.result(client, "view", .object(params)))
         guard watch else { return }

@@ -1,5 +1,6 @@
 @testable import CrescentKit
 import Foundation
+import Model
 import Testing
 
 /// Updating views (issue 4, "Views"): `update(data)` and field assignment, one render per loop

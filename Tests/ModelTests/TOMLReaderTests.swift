@@ -5,7 +5,7 @@ import Testing
 /// malformed document an error naming its line, never a trap (the parser it replaced aborted on
 /// several, found by fuzzing the config file).
 @Suite struct TOMLReaderTests {
-    private func read(_ text: String) throws -> [String: Value] { try TOMLReader.read(text) }
+    private func read(_ text: String) throws -> Fields { try TOMLReader.read(text) }
 
     private func error(_ text: String) -> TOMLError? {
         do {
@@ -82,7 +82,7 @@ import Testing
             s = -9223372036854775808
             t = 0
             """)
-        let expected: [String: Value] = [
+        let expected: Fields = [
             "a": 99, "b": -17, "c": 1_000, "d": .integer(0xDEAD_BEEF), "e": 0o755, "f": 0b1101, "g": 6.626e-34,
             "h": -0.01, "i": 5e22, "j": 9_224_617.445_991, "k": true, "l": .number(-.infinity),
             "m": "1979-05-27T07:32:00Z", "n": "1979-05-27T00:32:00.999-07:00", "o": "1979-05-27T07:32:00",

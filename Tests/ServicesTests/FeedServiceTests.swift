@@ -13,7 +13,7 @@ import Testing
                           clock: any ServiceClock = SystemClock.shared) throws -> (store: Store, feeds: FeedsService) {
         var section: [String: Value] = ["min_interval": 0.05, "max_backoff": 1]
         section.merge(settings) { _, given in given }
-        var sections: [String: Value] = ["feeds": .object(section)]
+        var sections: Fields = ["feeds": .object(section)]
         // On a manual clock the only jobs are the feeds': no file, so no store poller.
         if clock is ManualClock { sections["store"] = ["path": ":memory:"] }
         let services = try Store.make(folder.context(sections, clock: clock))

@@ -10,7 +10,7 @@ import Testing
     /// A store and session over one fresh database, with a cheap KDF and short delays.
     static func makeSession(folder: TemporaryFolder, rounds: Int = 1_000, delay: Double = 0,
                             maxDelay: Double = 8, clock: any ServiceClock = SystemClock.shared) throws -> (store: Store, session: Session) {
-        var sections: [String: Value] = [
+        var sections: Fields = [
             "session": ["kdf_rounds": .integer(Int64(rounds)), "failure_delay": .number(delay),
                         "max_failure_delay": .number(maxDelay)],
         ]

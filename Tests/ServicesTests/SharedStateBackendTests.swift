@@ -10,7 +10,7 @@ import Testing
 @Suite struct SharedStateBackendTests {
     /// The store, session and feeds of one host on `database`, with its own data folder.
     static func host(_ database: TestDatabase, _ folder: TemporaryFolder) throws -> (store: Store, session: Session, feeds: FeedsService) {
-        let sections: [String: Value] = [
+        let sections: Fields = [
             "store": ["url": .string(database.url)],
             "session": ["kdf_rounds": 1_000, "failure_delay": 0],
             "feeds": ["min_interval": 0.05, "max_backoff": 1],

@@ -14,7 +14,7 @@ import Testing
 @Test(arguments: [false, true])
 func standardEntriesNameTheirDeclarations(failing: Bool) throws {
     // Bad settings fail location, http and the store (which fails session and feeds with it).
-    let sections: [String: Value] = failing
+    let sections: Fields = failing
         ? ["location": .object(["provider": .integer(1)]), "store": .object(["url": .integer(1)]),
            "http": .object(["timeout": .string("soon")])]
         : [:]

@@ -31,7 +31,7 @@ final class TestDatabase: Sendable {
     }
 
     /// A store (a host) on this database.
-    func open(_ settings: [String: Value] = [:]) throws -> Store {
+    func open(_ settings: Fields = [:]) throws -> Store {
         try Store(url: url, settings: settings)
     }
 }

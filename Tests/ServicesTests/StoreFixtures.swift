@@ -19,7 +19,7 @@ final class TemporaryFolder: Sendable {
     var databasePath: String { path + "/store.sqlite" }
 
     /// A context whose data folder is this one, with `sections` as the config file.
-    func context(_ sections: [String: Value] = [:], clock: any ServiceClock = SystemClock.shared) -> PluginContext {
+    func context(_ sections: Fields = [:], clock: any ServiceClock = SystemClock.shared) -> PluginContext {
         PluginContext(sections: sections, dataDirectory: path, clock: clock)
     }
 }

@@ -145,7 +145,7 @@ extension ModelBinding {
     }
 
     /// A table of named fields, pushed.
-    private func pushFields(_ fields: [String: Value], _ stack: LuaStack, _ interned: inout InternedStrings?) {
+    private func pushFields(_ fields: Fields, _ stack: LuaStack, _ interned: inout InternedStrings?) {
         stack.newTable(fieldCount: Int32(clamping: fields.count))    // t
         guard !fields.isEmpty else { return }
         let table = stack.top
@@ -261,7 +261,7 @@ extension ModelBinding {
         var visiting: [UnsafeRawPointer] = []
         /// The named fields of the tables being converted, each table's after its parent's: a
         /// table's are hashed into its dictionary once, at its right size, and then dropped.
-        var named: [(String, Value)] = []
+        var named: [Fields.Element] = []
         var failure: ConversionFailure?
 
         /// Records `problem` (when it is the first) and returns `standIn` to put in its place.
@@ -404,7 +404,7 @@ extension ModelBinding {
         if hasPositions && hasNames { return state.fail(.mixedKeys, standIn: Self.tableStandIn) }
         if hasNames || (!hasPositions && hasMetatable && jsonShape(at: index, in: stack) == "object") {
             // Distinct Lua keys Swift deems equal (one text in two Unicode normal forms): one stays.
-            return .object(Dictionary(state.named[namedStart...], uniquingKeysWith: { first, _ in first }))
+            return .object(Fields(fields: Array(state.named[namedStart...])))
         }
         while !outOfOrder.isEmpty, let item = outOfOrder.removeValue(forKey: Int64(items.count) + 1) {
             items.append(item)

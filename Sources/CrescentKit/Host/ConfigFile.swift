@@ -12,7 +12,7 @@ struct ConfigFile {
     /// The file's name as given (or the default).
     let name: String
     /// The sections by name; empty when there is no file and none was asked for.
-    let sections: [String: Value]
+    let sections: Fields
     /// The file's UTF-8 text, made a string and split into lines only when a message needs a
     /// line number (every plugin manifest is read at start-up, and that costs more than parsing).
     private let bytes: [UInt8]?
@@ -44,7 +44,7 @@ struct ConfigFile {
     /// Parses `bytes`, the contents of the file `name` checked to be UTF-8 (messages name it
     /// `file:line`).
     private static func parse(validUTF8 bytes: [UInt8], name file: String) throws(HostSetupError) -> ConfigFile {
-        let sections: [String: Value]
+        let sections: Fields
         do {
             sections = try TOMLReader.read(validUTF8: bytes, maxDepth: maxDepth)
         } catch {

@@ -80,7 +80,7 @@ extension Host {
     private func makeView(_ kind: ViewNode.Kind, _ stack: LuaStack) throws -> LuaReturn {
         let function = "view.\(kind)"
         var id: String?
-        var fields: [String: Value] = [:]
+        var fields: Fields = [:]
         var children: [ViewNode] = []
         var listItems: [Value] = []
         switch stack.type(at: 1) {

@@ -46,7 +46,7 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// A service error as a JSON-RPC error: `data` carries its code, service and method.
     public init(_ error: ServiceError, id: JSONRPCID? = nil) {
-        var data: [String: Value] = ["code": .string(error.code.name)]
+        var data: Fields = ["code": .string(error.code.name)]
         if !error.service.isEmpty { data["service"] = .string(error.service) }
         if !error.method.isEmpty { data["method"] = .string(error.method) }
         self.init(code: Self.serviceFailure, message: error.message, data: .object(data), id: id)

@@ -60,7 +60,7 @@ public enum JSONRPCMessage: Sendable, Equatable {
 
     /// The message as a JSON object.
     public var value: Value {
-        var fields: [String: Value] = ["jsonrpc": "2.0"]
+        var fields: Fields = ["jsonrpc": "2.0"]
         switch self {
         case .request(let id, let method, let params):
             fields["id"] = id.value
@@ -74,7 +74,7 @@ public enum JSONRPCMessage: Sendable, Equatable {
             fields["result"] = result
         case .failure(let id, let error):
             fields["id"] = id?.value ?? .null
-            var body: [String: Value] = ["code": .integer(Int64(error.code)), "message": .string(error.message)]
+            var body: Fields = ["code": .integer(Int64(error.code)), "message": .string(error.message)]
             if let data = error.data { body["data"] = data }
             fields["error"] = .object(body)
         }

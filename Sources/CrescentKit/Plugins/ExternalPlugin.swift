@@ -64,7 +64,7 @@ struct ExternalPlugin: Plugin {
     /// The plugin's section with defaults applied; a value of the wrong type names the key and
     /// the type it must have (the host adds the file and line).
     func resolvedSettings(_ section: Value) throws(ServiceError) -> Value {
-        var resolved: [String: Value] = [:]
+        var resolved: Fields = [:]
         for setting in manifest.settings {
             let given = section[setting.key]
             if given.isNull {

@@ -78,7 +78,7 @@ public struct PluginManifest: Sendable {
     public static func load(folder: String, hostVersion: String) throws(PluginProblem) -> PluginManifest {
         let path = path(in: folder)
         guard access(path, R_OK) == 0 else { throw PluginProblem("\(path): cannot read the manifest (a plugin folder holds a plugin.toml)") }
-        let fields: [String: Value]
+        let fields: Fields
         do throws(HostSetupError) {
             fields = try ConfigFile.load(path).sections
         } catch {
@@ -123,7 +123,7 @@ public struct PluginProblem: Error, CustomStringConvertible, Sendable {
 /// Reads the fields of one manifest, each mistake naming the path and the field.
 private struct ManifestReader {
     let path: String
-    let fields: [String: Value]
+    let fields: Fields
 
     static let knownFields = ["command", "crescent", "description", "kind", "main", "name", "requires", "services",
                               "settings", "version"]

@@ -52,7 +52,7 @@ extension RemoteServer {
                 guard let value = try? host.binding.value(at: stack.top, in: stack) else { return .success(["text": text]) }
                 return .success(["text": text, "value": value])
             }
-            var answer: [String: Value] = ["text": text]
+            var answer: Fields = ["text": text]
             var values: [Value] = []
             for index in (stack.top - count + 1)...stack.top {
                 guard let value = try? host.binding.value(at: index, in: stack) else { break }

@@ -144,7 +144,7 @@ extension SpecHost {
         }
         let properties = try modelValue(at: 2, stack, function: "fake.service")
         var initial: [String: Value] = [:]
-        if case .object(let fields) = properties { initial = fields }
+        if case .object(let fields) = properties { initial = fields.dictionary }
         let methods = (try modelValue(at: 3, stack, function: "fake.service")).arrayValue?.compactMap(\.stringValue) ?? []
         let events = (try modelValue(at: 4, stack, function: "fake.service")).arrayValue?.compactMap(\.stringValue) ?? []
         let declared = host.binding.services.first { $0.name == name }?.interface

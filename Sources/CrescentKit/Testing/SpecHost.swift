@@ -212,7 +212,7 @@ final class SpecHost {
         let base = stack.top
         defer { stack.setTop(base) }
         httpHandler.push(onto: stack)
-        var headers: [String: Value] = [:]
+        var headers: Fields = [:]
         for (name, value) in request.headers { headers[name.lowercased()] = .string(value) }
         host.binding.push(.object(["method": .string(request.method.uppercased()), "url": .string(request.url),
                                    "headers": .object(headers), "body": request.body.map(Value.bytes) ?? .null]), onto: stack)

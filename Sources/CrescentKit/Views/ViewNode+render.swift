@@ -168,8 +168,8 @@ extension ViewNode {
         case .bool(let flag): return flag
         case .integer, .number, .string, .bytes, .handle: return text(value)
         case .array(let items): return items.map(mustacheContext)
-        case .object(let fields): return fields.mapValues(mustacheContext)
-        case .model(let model): return model.fields.mapValues(mustacheContext)
+        case .object(let fields): return fields.dictionary.mapValues(mustacheContext)
+        case .model(let model): return model.fields.dictionary.mapValues(mustacheContext)
         }
     }
 }

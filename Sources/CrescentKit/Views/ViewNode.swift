@@ -15,7 +15,7 @@ final class ViewNode {
     let kind: Kind
     let id: String?
     /// The component's data as scripts set it (for `json` output and for reading fields back).
-    var fields: [String: Value] = [:]
+    var fields: Fields = [:]
     private(set) var children: [ViewNode] = []
     /// What a slot shows (a child controller's view), or nil.
     private(set) var content: ViewNode?

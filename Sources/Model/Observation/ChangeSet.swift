@@ -51,7 +51,7 @@ public struct ChangeSet: Sendable, Hashable {
     /// The change set as scripts see it: `{ inserted, deleted, updated, reload, insertedItems,
     /// updatedItems[, items] }`.
     public var value: Value {
-        var fields: [String: Value] = [
+        var fields: Fields = [
             "inserted": .array(inserted.map { .integer(Int64($0)) }),
             "deleted": .array(deleted.map { .integer(Int64($0)) }),
             "updated": .array(updated.map { .integer(Int64($0)) }),

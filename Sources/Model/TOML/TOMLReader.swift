@@ -18,7 +18,7 @@ public struct TOMLReader {
     /// Reads `text`.
     ///
     /// - Throws: ``TOMLError`` naming the 1-based line of the first problem.
-    public static func read(_ text: String, maxDepth: Int = 100) throws(TOMLError) -> [String: Value] {
+    public static func read(_ text: String, maxDepth: Int = 100) throws(TOMLError) -> Fields {
         try read(validUTF8: Array(text.utf8), maxDepth: maxDepth)
     }
 
@@ -26,7 +26,7 @@ public struct TOMLReader {
     /// UTF-8 by the caller: a byte sequence that is not UTF-8 reads as replacement characters).
     ///
     /// - Throws: ``TOMLError`` naming the 1-based line of the first problem.
-    public static func read(validUTF8 bytes: [UInt8], maxDepth: Int = 100) throws(TOMLError) -> [String: Value] {
+    public static func read(validUTF8 bytes: [UInt8], maxDepth: Int = 100) throws(TOMLError) -> Fields {
         var reader = TOMLReader(text: bytes, maxDepth: maxDepth)
         try reader.document()
         return reader.root.fields

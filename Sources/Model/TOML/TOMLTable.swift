@@ -33,12 +33,12 @@ struct TOMLTable {
 
     var origin: Origin
     /// The keys holding values, arrays and inline tables included: nothing adds to them later.
-    var values: [String: Value] = [:]
+    var values: Fields = [:]
     /// The keys holding tables and arrays of tables; never a key of `values`.
     var children: [String: Child] = [:]
 
     /// The table's keys and values (objects of objects, arrays of objects).
-    var fields: [String: Value] {
+    var fields: Fields {
         guard !children.isEmpty else { return values }
         var fields = values
         for (key, child) in children {
@@ -134,10 +134,10 @@ struct TOMLTable {
         guard let key = path.first else { return }
         let rest = path.dropFirst()
         if rest.isEmpty {
-            // Room for a section's keys at once: grown one key at a time, a dictionary's storage
-            // is made anew at its 2nd, 4th and 7th key.
-            if values.isEmpty { values = Dictionary(minimumCapacity: Self.expectedKeys) }
-            // One hash: a key given twice replaces the first value, but the document is refused.
+            // Room for a section's keys at once: grown one key at a time, their storage would be
+            // made anew at the 2nd, 4th and 7th key.
+            if values.isEmpty { values = Fields(minimumCapacity: Self.expectedKeys) }
+            // One search: a key given twice replaces the first value, but the document is refused.
             guard children.isEmpty || children[key] == nil, values.updateValue(value, forKey: key) == nil else {
                 throw Problem(message: "the key '\(Self.dotted(whole))' is defined twice")
             }

@@ -12,15 +12,16 @@ public struct DataModel: Sendable, Hashable {
     /// The type name shown in messages and `inspect` (`location`).
     public var typeName: String { schema.typeName }
 
-    /// The fields the model has (its null values left out), as a dictionary built on each read.
-    public var fields: [String: Value] {
-        var fields: [String: Value] = Dictionary(minimumCapacity: values.count)
-        for (name, value) in zip(schema.names, values) where !value.isNull { fields[name] = value }
-        return fields
+    /// The fields the model has (its null values left out), as a record built on each read.
+    public var fields: Fields {
+        var fields: [Fields.Element] = []
+        fields.reserveCapacity(values.count)
+        for (name, value) in zip(schema.names, values) where !value.isNull { fields.append((name, value)) }
+        return Fields(distinctFields: fields)
     }
 
     /// A model of type `typeName` with `fields` (null fields left out).
-    public init(_ typeName: String, _ fields: [String: Value]) {
+    public init(_ typeName: String, _ fields: Fields) {
         var names: [String] = []
         var values: [Value] = []
         names.reserveCapacity(fields.count)

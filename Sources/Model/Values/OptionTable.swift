@@ -85,17 +85,16 @@ public enum OptionTable {
     ///   - value: the options argument: a table of named fields, or nil (`{}` counts as empty).
     ///   - label: how messages call the table (`options`).
     /// - Throws: `invalid_argument`: not a table, an unknown key, or a value that does not fit.
-    public static func check(_ value: Value, _ options: [Option], label: String = "options") throws(ServiceError) -> [String: Value] {
-        let fields: [String: Value]
+    public static func check(_ value: Value, _ options: [Option], label: String = "options") throws(ServiceError) -> Fields {
+        let fields: Fields
         switch value {
         case .null, .array([]): return [:]
         case .object(let given): fields = given
         default:
             throw ServiceError(.invalidArgument, "\(label) must be a table of named fields (\(list(options))), got \(value.typeName)")
         }
-        let known = Dictionary(options.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for key in fields.keys.sorted() {
-            guard let option = known[key] else {
+            guard let option = options.first(where: { $0.name == key }) else {
                 throw ServiceError(.invalidArgument, "unknown option '\(clipped(key, limit: 40))' (\(list(options)))")
             }
             if let value = fields[key], !value.isNull, let problem = option.problem(with: value) {

@@ -62,7 +62,7 @@ extension Value {
         }
     }
 
-    private static func writeJSONObject(_ fields: [String: Value], into text: inout String) {
+    private static func writeJSONObject(_ fields: Fields, into text: inout String) {
         text += "{"
         for (index, field) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { text += "," }

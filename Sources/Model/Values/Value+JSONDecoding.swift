@@ -99,7 +99,8 @@ private struct JSONReader {
     private mutating func object(depth: Int) throws(ServiceError) -> Value {
         try nested(depth)
         position += 1  // {
-        var fields: [String: Value] = [:]
+        // A repeated member keeps its last value, as JavaScript reads it.
+        var fields = Fields()
         skipSpace()
         if current == UInt8(ascii: "}") {
             position += 1

@@ -17,12 +17,18 @@ public enum Value: Sendable, Hashable {
     /// data). Scripts see a Lua string with exactly these bytes.
     case bytes([UInt8])
     case array([Value])
-    case object([String: Value])
+    /// A table with string keys (see ``Fields``).
+    case object(Fields)
     /// A read-only record with a type name (a location, a placemark).
     case model(DataModel)
     /// An observable object owned by a service (a collection), shown to scripts as an object with
     /// properties, methods and events of its own.
     case handle(ObjectHandle)
+
+    /// A record of a dictionary's fields (see ``Fields/init(_:)``).
+    public static func object(_ fields: [String: Value]) -> Value {
+        .object(Fields(fields))
+    }
 
     /// The field `key` of an object or data model, else `.null`.
     public subscript(key: String) -> Value {
@@ -96,6 +102,6 @@ extension Value: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expressib
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: Value...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, Value)...) {
-        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        self = .object(Fields(fields: elements.map { (key: $0.0, value: $0.1) }))
     }
 }

@@ -94,7 +94,7 @@ extension HTTPRequestSpec {
     /// `{ Accept = "text/html", ["X-Tag"] = { "a", "b" } }`: a name with an array of values is
     /// sent once per value. Names are sent in sorted order, so a request is reproducible.
     private static func headers(_ value: Value) throws(ServiceError) -> [(name: String, value: String)] {
-        let fields: [String: Value]
+        let fields: Fields
         switch value {
         case .null, .array([]): return []
         case .object(let named): fields = named

@@ -7,7 +7,7 @@ import Model
 /// descending; numbers sort before strings, strings before booleans, booleans before tables, and
 /// records without the field come last. Ties keep insertion order.
 struct RecordQuery: Sendable {
-    var criteria: [String: Value]
+    var criteria: Fields
     var order: (field: String, descending: Bool)?
     var offset = 0
     var limit = Int.max
@@ -119,7 +119,7 @@ struct RecordQuery: Sendable {
         return float > whole ? 1 : 0
     }
 
-    private static func fields(_ value: Value) -> [String: Value] {
+    private static func fields(_ value: Value) -> Fields {
         switch value {
         case .object(let fields): fields
         case .model(let model): model.fields

@@ -17,7 +17,7 @@ enum RecordValidator {
     /// plain table (as it will read back from the database).
     ///
     /// - Parameter path: how the message names the value (`record`, `records[2]`, `fields`).
-    static func record(_ value: Value, path: String) throws(ServiceError) -> [String: Value] {
+    static func record(_ value: Value, path: String) throws(ServiceError) -> Fields {
         switch value {
         case .object(let fields):
             if try check(value, path: path, depth: 1) { return fields.mapValues(plain) }

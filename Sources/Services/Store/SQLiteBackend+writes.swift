@@ -32,7 +32,7 @@ extension SQLiteBackend {
     private typealias Stored = [(id: Int64, record: Value)]
 
     /// Inserts the records in one transaction.
-    private static func addition(_ records: [[String: Value]], single: Bool, to collection: StoreCollection) -> StoreWrite<Stored, Value> {
+    private static func addition(_ records: [Fields], single: Bool, to collection: StoreCollection) -> StoreWrite<Stored, Value> {
         let name = collection.name
         let rows = records.map { (fields: $0, json: Value.object($0).jsonText) }
         return StoreWrite(size: rows.count, change: { db in
@@ -54,7 +54,7 @@ extension SQLiteBackend {
     }
 
     /// Merges `newFields` into the record with `id`.
-    private static func update(_ id: Int64, setting newFields: [String: Value],
+    private static func update(_ id: Int64, setting newFields: Fields,
                                in collection: StoreCollection) -> StoreWrite<(index: Int, record: Value, changed: Bool), Value> {
         let name = collection.name
         return StoreWrite(size: 1, change: { db in
@@ -63,7 +63,7 @@ extension SQLiteBackend {
                 throw collection.notFound(id)
             }
             var record = existing
-            record.merge(newFields) { _, new in new }
+            record.merge(newFields)
             // Nothing to write or report when no field changes.
             if record == existing { return (index, .object(existing), false) }
             record["id"] = nil

@@ -115,7 +115,7 @@ public final class Store: Service {
 
     /// A store over the database `url` names: a path, `sqlite:PATH` or `postgres://...` (for
     /// Swift code and tests; the session and feeds get a throwaway in-memory database).
-    public convenience init(url: String, settings: [String: Value] = [:], clock: any ServiceClock = SystemClock.shared) throws(ServiceError) {
+    public convenience init(url: String, settings: Fields = [:], clock: any ServiceClock = SystemClock.shared) throws(ServiceError) {
         var section = settings
         section["url"] = .string(url)
         let parsed = try StoreSettings(PluginContext(sections: ["store": .object(section)], dataDirectory: StoreSettings.memoryName, clock: clock))

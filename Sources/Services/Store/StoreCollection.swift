@@ -129,7 +129,7 @@ public final class StoreCollection: ModelObject {
             single = true
             given = [recordOrRecords]
         }
-        var prepared: [[String: Value]] = []
+        var prepared: [Fields] = []
         prepared.reserveCapacity(given.count)
         for (index, value) in given.enumerated() {
             var fields = try RecordValidator.record(value, path: single ? "record" : "records[\(index + 1)]")

@@ -4,9 +4,9 @@ import Model
 /// without `id`, field changes merged later against the record the backend has.
 enum StoreOperation: Sendable {
     /// Insert records; `single` answers with one record rather than an array.
-    case add([[String: Value]], single: Bool)
+    case add([Fields], single: Bool)
     /// Set `fields` on the record with `id` (the others stay).
-    case update(Int64, fields: [String: Value])
+    case update(Int64, fields: Fields)
     /// Delete the records with these ids (sorted, unique), all or none.
     case remove([Int64])
     /// Delete every record of the collection.

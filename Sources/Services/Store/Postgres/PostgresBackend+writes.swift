@@ -66,7 +66,7 @@ extension PostgresBackend {
         return try written.rows()
     }
 
-    private func add(_ records: [[String: Value]], single: Bool, to collection: StoreCollection,
+    private func add(_ records: [Fields], single: Bool, to collection: StoreCollection,
                      _ mayCommit: () -> Bool, _ read: inout LogRead?) throws(ServiceError) -> (Value, Int64?) {
         let name = collection.name
         let texts = records.map { Value.object($0).jsonText }
@@ -85,7 +85,7 @@ extension PostgresBackend {
     /// An add and the read of the log after its commit in one round trip, through the
     /// connection's prepared call of ``PostgresSessionFunctions/addThenRead``: `start` is where
     /// the read begins and the collections it reads (``startLogRead()``).
-    private func addThenRead(_ records: [[String: Value]], single: Bool, to collection: StoreCollection,
+    private func addThenRead(_ records: [Fields], single: Bool, to collection: StoreCollection,
                              reading start: (from: Int64, names: [String]), _ mayCommit: () -> Bool)
         throws(ServiceError) -> (Value, Int64?, LogReading) {
         let name = collection.name
@@ -129,7 +129,7 @@ extension PostgresBackend {
     }
 
     /// The added records with their new ids, as the add answers them.
-    private func added(_ records: [[String: Value]], ids: [Int64], single: Bool) throws(ServiceError) -> Value {
+    private func added(_ records: [Fields], ids: [Int64], single: Bool) throws(ServiceError) -> Value {
         guard ids.count == records.count else {
             throw ServiceError(.internal, "\(failure.target) stored \(ids.count) of \(records.count) records")
         }
@@ -141,7 +141,7 @@ extension PostgresBackend {
         return single ? stored[0] : .array(stored)
     }
 
-    private func update(_ id: Int64, setting newFields: [String: Value], in collection: StoreCollection,
+    private func update(_ id: Int64, setting newFields: Fields, in collection: StoreCollection,
                         _ mayCommit: () -> Bool, _ read: inout LogRead?) throws(ServiceError) -> (Value, Int64?) {
         let name = collection.name
         guard let existing = collection.rows.withLock({ $0.record(id) }), case .object(let fields) = existing,
@@ -149,7 +149,7 @@ extension PostgresBackend {
             throw collection.notFound(id)
         }
         var record = fields
-        record.merge(newFields) { _, new in new }
+        record.merge(newFields)
         // Nothing to write or report when no field changes.
         if record == fields { return (existing, nil) }
         record["id"] = nil
