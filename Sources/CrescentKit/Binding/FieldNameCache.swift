@@ -25,6 +25,8 @@ final class FieldNameCache {
     private struct FromLua {
         var address: UnsafeRawPointer?
         var name: String
+        /// Whether the name is ASCII: distinct Lua names then stay distinct as Swift compares them.
+        var isASCII: Bool
         /// The anchor table's slot holding the Lua string.
         var anchor: lua_Integer
     }
@@ -57,7 +59,7 @@ final class FieldNameCache {
         fromLua = .allocate(capacity: Self.entryCount)
         toLua = .allocate(capacity: Self.entryCount)
         for entry in 0..<Self.entryCount {
-            (fromLua + entry).initialize(to: FromLua(address: nil, name: "", anchor: lua_Integer(entry + 1)))
+            (fromLua + entry).initialize(to: FromLua(address: nil, name: "", isASCII: true, anchor: lua_Integer(entry + 1)))
             (toLua + entry).initialize(to: ToLua(low: 0, high: 0, name: nil, anchor: lua_Integer(Self.entryCount + entry + 1)))
         }
     }
@@ -69,28 +71,31 @@ final class FieldNameCache {
         toLua.deallocate()
     }
 
-    /// The field name at `index` (a string), nil when it is not valid UTF-8. Needs two free
-    /// stack slots.
-    func name(at index: Int32, in stack: LuaStack) -> String? {
+    /// The field name at `index` (a string) and whether it is ASCII, nil when it is not valid
+    /// UTF-8. Needs two free stack slots.
+    func name(at index: Int32, in stack: LuaStack) -> (name: String, isASCII: Bool)? {
         var length = 0
         guard let pointer = lua_tolstring(stack.state, index, &length) else { return nil }
         let address = UnsafeRawPointer(pointer)
         let bytes = UnsafeRawBufferPointer(start: address, count: length)
-        guard length <= Self.longestCached else { return ModelBinding.text(bytes) }
+        guard length <= Self.longestCached else {
+            return ModelBinding.text(bytes).map { ($0, ModelBinding.isASCII(bytes)) }
+        }
         let first = Self.pair(UInt64(UInt(bitPattern: address)) >> 4)
-        if fromLua[first].address == address { return fromLua[first].name }
-        if fromLua[first + 1].address == address { return fromLua[first + 1].name }
+        if fromLua[first].address == address { return (fromLua[first].name, fromLua[first].isASCII) }
+        if fromLua[first + 1].address == address { return (fromLua[first + 1].name, fromLua[first + 1].isASCII) }
         guard let name = ModelBinding.text(bytes) else { return nil }
+        let isASCII = ModelBinding.isASCII(bytes)
         // The pair's older entry goes; the newer one moves to its place.
         let anchor = fromLua[first + 1].anchor
         fromLua[first + 1] = fromLua[first]
-        fromLua[first] = FromLua(address: address, name: name, anchor: anchor)
+        fromLua[first] = FromLua(address: address, name: name, isASCII: isASCII, anchor: anchor)
         let absolute = stack.absolute(index)
         anchors.push(onto: stack)                                    // ... anchors
         lua_pushvalue(stack.state, absolute)                         // ... anchors name
         lua_rawseti(stack.state, -2, anchor)                         // ... anchors
         stack.pop()
-        return name
+        return (name, isASCII)
     }
 
     /// Pushes the anchor table, which ``push(_:onto:anchorsAt:)`` takes from the stack.

@@ -329,22 +329,23 @@ extension ModelBinding {
     /// at a time and decoded without validation: `String(validating:)` looks up generic metadata
     /// on every call, which showed as a tenth of a record's conversion.
     static func text(_ bytes: UnsafeRawBufferPointer) -> String? {
+        guard isASCII(bytes) else { return String(validating: bytes, as: UTF8.self) }
+        return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+    }
+
+    /// True when every byte is below 0x80, checked a word at a time.
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
         var offset = 0
-        var isASCII = true
         while offset + 8 <= count {
-            if bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 {
-                isASCII = false
-                break
-            }
+            if bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
             offset += 8
         }
-        while isASCII && offset < count {
-            if bytes[offset] & 0x80 != 0 { isASCII = false }
+        while offset < count {
+            if bytes[offset] & 0x80 != 0 { return false }
             offset += 1
         }
-        guard isASCII else { return String(validating: bytes, as: UTF8.self) }
-        return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        return true
     }
 
     /// True when the table at `index` is `json.null`.
@@ -374,6 +375,7 @@ extension ModelBinding {
         // more than a record's eight removals.
         defer { while state.named.count > namedStart { state.named.removeLast() } }
         var oddKey: String?
+        var namesAreASCII = true
         let length = stack.rawLength(index)
         if length > 0 { items.reserveCapacity(length) }
         stack.pushNil()
@@ -381,10 +383,11 @@ extension ModelBinding {
             let failedBefore = state.failure != nil
             switch lua_type(stack.state, -2) {
             case LUA_TSTRING:
-                guard let key = fieldNames.name(at: -2, in: stack) else {
+                guard let (key, isASCII) = fieldNames.name(at: -2, in: stack) else {
                     stack.pop(2)
                     return state.fail(.binaryKey, standIn: Self.tableStandIn)
                 }
+                namesAreASCII = namesAreASCII && isASCII
                 let item = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
                 state.named.append((key, item))
                 if !failedBefore { state.failure?.within(.field(key)) }
@@ -403,8 +406,11 @@ extension ModelBinding {
         let hasNames = state.named.count > namedStart
         if hasPositions && hasNames { return state.fail(.mixedKeys, standIn: Self.tableStandIn) }
         if hasNames || (!hasPositions && hasMetatable && jsonShape(at: index, in: stack) == "object") {
-            // Distinct Lua keys Swift deems equal (one text in two Unicode normal forms): one stays.
-            return .object(Fields(fields: Array(state.named[namedStart...])))
+            // Distinct ASCII names are distinct Swift strings: the record is made as they came,
+            // with nothing hashed or compared. Distinct Lua keys Swift deems equal (one text in
+            // two Unicode normal forms) are one field.
+            let named = Array(state.named[namedStart...])
+            return .object(namesAreASCII ? Fields(distinctFields: named) : Fields(fields: named))
         }
         while !outOfOrder.isEmpty, let item = outOfOrder.removeValue(forKey: Int64(items.count) + 1) {
             items.append(item)
