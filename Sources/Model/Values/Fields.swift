@@ -64,7 +64,9 @@ public struct Fields: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiter
         for (key, value) in fields { self[key] = value }
     }
 
+    /// How many fields the record has.
     public var count: Int { entries.count }
+    /// True for a record with no field.
     public var isEmpty: Bool { entries.isEmpty }
     /// The field names, in order.
     public var keys: [String] { entries.map(\.key) }
@@ -144,6 +146,7 @@ public struct Fields: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiter
         Fields(distinctFields: try entries.filter(isIncluded))
     }
 
+    /// The fields in order, each as `(key, value)`.
     public func makeIterator() -> IndexingIterator<[Element]> {
         entries.makeIterator()
     }
@@ -169,6 +172,7 @@ public struct Fields: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiter
         return lhs.entries.allSatisfy { rhs[$0.key] == $0.value }
     }
 
+    /// Hashes the fields, whatever their order.
     public func hash(into hasher: inout Hasher) {
         // Order-free, as a dictionary's: each field hashed alone, the results combined by XOR.
         var combined = 0
