@@ -99,7 +99,7 @@ public enum ServiceFactory {
     }
 
     /// The entries of `plugins`, in order; a service name given twice is an error.
-    fileprivate static func collect(plugins: [any Plugin], config: ConfigFile, options: HostOptions,
+    private static func collect(plugins: [any Plugin], config: ConfigFile, options: HostOptions,
                                 clock: any ServiceClock) throws(HostSetupError) -> [ServiceEntry] {
         var settings: [String: String] = [:]
         if let location = options.location { settings["location"] = location }
@@ -126,7 +126,7 @@ public enum ServiceFactory {
     }
 
     /// One error per setting a service refused, naming `file:line` and the services that fail.
-    fileprivate static func setupNotices(_ entries: [ServiceEntry], config: ConfigFile) -> [String] {
+    private static func setupNotices(_ entries: [ServiceEntry], config: ConfigFile) -> [String] {
         var notices: [String] = []
         var reported: Set<String> = []
         for entry in entries {
