@@ -54,6 +54,21 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("\(roots.first)/broken: \(roots.first)/broken/plugin.toml: field 'kind'") }, "\(lines)")
     }
 
+    /// Whoever comes first scans: the host when the thread has not begun, else the thread, whose
+    /// result the host waits for. Either way, over many scans taken at once or a little later,
+    /// the host gets what a discovery finds, and a scan dropped unwaited lets its thread end.
+    @Test func whoeverScansTheHostGetsWhatADiscoveryFinds() throws {
+        let roots = try Roots()
+        let expected = Self.summary(PluginDiscovery.discover(roots.search, disabledNames: [], builtins: []))
+        for round in 0..<200 {
+            let scan = PluginFolderScan(roots.search)
+            if round % 2 == 1 { usleep(200) }
+            let found = Self.summary(PluginDiscovery.resolve(scan.wait(), disabledNames: [], builtins: []))
+            #expect(found == expected, "round \(round)")
+            _ = PluginFolderScan(roots.search)
+        }
+    }
+
     @Test func aSetupWaitsForItsScanAndReportsWhatItFound() throws {
         let roots = try Roots()
         var options = HostOptions()
