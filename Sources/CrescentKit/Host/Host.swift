@@ -93,18 +93,12 @@ public final class Host {
         let gate = LoopGate()
         let clock = clock ?? SystemClock(scheduler: Host.scheduler(on: loop, through: gate))
         let launcher = PluginLauncher()
-        // The plugin folders are read while the VM is made; the services wait for them.
-        let pending = try ServiceFactory.begin(plugins: plugins, options: options, clock: clock, launcher: launcher)
-        var notices: [String] = []
-        try self.init(loop: loop, options: options, console: console, clock: clock, gate: gate, plugin: nil,
-                      hostSettings: pending.hostSection, onExit: onExit) { () throws(HostSetupError) in
-            let setup = try pending.finish()
-            notices = setup.notices
-            return setup.entries
-        }
+        let setup = try ServiceFactory.setup(plugins: plugins, options: options, clock: clock, launcher: launcher)
+        try self.init(loop: loop, options: options, console: console, services: setup.entries, clock: clock,
+                      gate: gate, plugin: nil, hostSettings: setup.hostSection, onExit: onExit)
         launcher.attach(self)
         pluginLauncher = launcher
-        for notice in notices {
+        for notice in setup.notices {
             writeError("\(self.console.styled("crescent:", notice.hasPrefix("warning") ? .warning : .error)) \(notice)")
         }
     }
@@ -112,16 +106,9 @@ public final class Host {
     /// A host with the given services. A plugin's host (`plugin` set) runs a Lua plugin's VM
     /// beside its parent's, on the same loop: it has no `app`, `view` or `controller`, never
     /// finishes on its own, and reports its handlers' errors to its parent's run too.
-    convenience init(loop: any EventLoop, options: HostOptions, console: Console?, services: [ServiceEntry],
-                     clock: any ServiceClock, gate: LoopGate, plugin parent: Host?, onExit: @escaping (Int32) -> Void) throws {
-        try self.init(loop: loop, options: options, console: console, clock: clock, gate: gate, plugin: parent,
-                      hostSettings: .object([:]), onExit: onExit) { services }
-    }
-
-    /// A host whose services `services` gives once the VM is made and the globals installed.
-    private init(loop: any EventLoop, options: HostOptions, console: Console?, clock: any ServiceClock, gate: LoopGate,
-                 plugin parent: Host?, hostSettings: Value, onExit: @escaping (Int32) -> Void,
-                 services: () throws -> [ServiceEntry]) throws {
+    init(loop: any EventLoop, options: HostOptions, console: Console?, services: [ServiceEntry],
+         clock: any ServiceClock, gate: LoopGate, plugin parent: Host?, hostSettings: Value = .object([:]),
+         onExit: @escaping (Int32) -> Void) throws {
         self.loop = loop
         self.hostSettings = hostSettings
         self.gate = gate
@@ -135,7 +122,7 @@ public final class Host {
         bindingTables = try BindingTables(vm: vm)
         presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
         try installGlobals()
-        try binding.install(services: services())
+        try binding.install(services: services)
         // Last: the controller prelude captures observe/on (from the binding).
         if !isPluginHost { try installControllers() }
     }

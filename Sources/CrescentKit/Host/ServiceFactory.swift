@@ -33,69 +33,26 @@ public enum ServiceFactory {
     ///   host: `crescent services`) their services are listed but cannot start.
     public static func setup(plugins: [any Plugin], options: HostOptions, clock: any ServiceClock = SystemClock.shared,
                              launcher: PluginLauncher? = nil) throws(HostSetupError) -> Setup {
-        try begin(plugins: plugins, options: options, clock: clock, launcher: launcher).finish()
-    }
-
-    /// A setup begun: the config file read, the entries of `plugins` made, and the plugin folders
-    /// being scanned on a thread of their own (``PluginFolderScan``) until ``finish()``, so a
-    /// host builds its VM meanwhile.
-    public final class PendingSetup {
-        /// The config file's `[host]` section (`listen`).
-        public let hostSection: Value
-        private let plugins: [any Plugin]
-        private let options: HostOptions
-        private let clock: any ServiceClock
-        private let launcher: PluginLauncher?
-        private let config: ConfigFile?
-        private let builtins: [ServiceEntry]
-        private let scan: PluginFolderScan?
-
-        fileprivate init(plugins: [any Plugin], options: HostOptions, clock: any ServiceClock,
-                         launcher: PluginLauncher?) throws(HostSetupError) {
-            self.plugins = plugins
-            self.options = options
-            self.clock = clock
-            self.launcher = launcher
-            guard !plugins.isEmpty || options.pluginSearch != nil else {
-                (hostSection, config, builtins, scan) = (.object([:]), nil, [], nil)
-                return
-            }
-            // First, so the folders are read while the config file is.
-            scan = options.pluginSearch.map { PluginFolderScan($0) }
-            let config = try ConfigFile.load(options.configPath)
-            self.config = config
-            builtins = try collect(plugins: plugins, config: config, options: options, clock: clock)
-            hostSection = config.sections["host"] ?? .object([:])
+        guard !plugins.isEmpty || options.pluginSearch != nil else { return Setup(entries: [], notices: []) }
+        let config = try ConfigFile.load(options.configPath)
+        let builtins = try collect(plugins: plugins, config: config, options: options, clock: clock)
+        let limits = PluginsSection(config.sections["plugins"])
+        var found: [DiscoveredPlugin] = []
+        if let search = options.pluginSearch {
+            found = PluginDiscovery.discover(search, disabledNames: limits.disabled, builtins: builtins.map(\.name))
         }
-
-        /// The whole setup, once the scan has finished.
-        public func finish() throws(HostSetupError) -> Setup {
-            guard let config else { return Setup(entries: [], notices: []) }
-            let limits = PluginsSection(config.sections["plugins"])
-            var found: [DiscoveredPlugin] = []
-            if let scan {
-                found = PluginDiscovery.resolve(scan.wait(), disabledNames: limits.disabled, builtins: builtins.map(\.name))
-            }
-            let external: [any Plugin] = found.compactMap { plugin in
-                guard case .ok(let manifest) = plugin.status else { return nil }
-                return ExternalPlugin(manifest: manifest, limits: limits, launcher: launcher)
-            }
-            let entries = builtins + (try collect(plugins: external, config: config, options: options, clock: clock))
-            var notices = config.warnings(plugins: plugins + external).map { "warning: \($0)" }
-            notices += limits.problems.map { "warning: \(config.locate($0))" }
-            for plugin in found {
-                if case .broken(let problem) = plugin.status { notices.append("error: \(problem.message) (plugin skipped)") }
-            }
-            notices += setupNotices(entries, config: config)
-            return Setup(entries: entries, notices: notices, hostSection: hostSection)
+        let external: [any Plugin] = found.compactMap { plugin in
+            guard case .ok(let manifest) = plugin.status else { return nil }
+            return ExternalPlugin(manifest: manifest, limits: limits, launcher: launcher)
         }
-    }
-
-    /// Begins a setup (see ``setup(plugins:options:clock:launcher:)``): what the plugin folders
-    /// hold is read on another thread until ``PendingSetup/finish()``.
-    public static func begin(plugins: [any Plugin], options: HostOptions, clock: any ServiceClock = SystemClock.shared,
-                             launcher: PluginLauncher? = nil) throws(HostSetupError) -> PendingSetup {
-        try PendingSetup(plugins: plugins, options: options, clock: clock, launcher: launcher)
+        let entries = builtins + (try collect(plugins: external, config: config, options: options, clock: clock))
+        var notices = config.warnings(plugins: plugins + external).map { "warning: \($0)" }
+        notices += limits.problems.map { "warning: \(config.locate($0))" }
+        for plugin in found {
+            if case .broken(let problem) = plugin.status { notices.append("error: \(problem.message) (plugin skipped)") }
+        }
+        notices += setupNotices(entries, config: config)
+        return Setup(entries: entries, notices: notices, hostSection: config.sections["host"] ?? .object([:]))
     }
 
     /// The entries of `plugins`, in order; a service name given twice is an error.

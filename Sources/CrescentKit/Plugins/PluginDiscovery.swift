@@ -97,8 +97,8 @@ public enum PluginDiscovery {
     }
 
     /// The plugin folders `search` finds, each with its manifest read and checked on its own (or
-    /// what is wrong with it), in search order: the file work of a discovery, which nothing else
-    /// of the run depends on (see ``PluginFolderScan``).
+    /// what is wrong with it), in search order: the file work of a discovery, which a memoised
+    /// search does once per run.
     static func scan(_ search: PluginSearch, hostVersion: String = CrescentVersion.current) -> [DiscoveredPlugin] {
         guard !search.disabled else { return [] }
         if let memo = search.memo { return memo.found { scan(withoutMemo(search), hostVersion: hostVersion) } }

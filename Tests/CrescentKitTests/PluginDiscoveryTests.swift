@@ -3,10 +3,10 @@ import Foundation
 import Model
 import Testing
 
-/// The plugin folders read on a thread of their own while a host builds its VM: what the scan
-/// finds is what a discovery on the caller's thread finds, a setup reports it once the scan is
-/// done, and a memoised search reads the folders once while each setup resolves it for itself.
-@Suite struct PluginFolderScanTests {
+/// Discovery in two steps: a scan of the folders (kept by a memoised search, read once per run)
+/// and its resolution for each setup (shadowed, disabled, clashes); a setup reports a broken
+/// plugin once.
+@Suite struct PluginDiscoveryTests {
     /// Two search folders: `first` holds alpha (good) and broken (a bad kind), `second` another
     /// alpha (shadowed by the first) and beta (requires alpha's service).
     final class Roots {
@@ -41,9 +41,9 @@ import Testing
         }
     }
 
-    @Test func aScanOnItsOwnThreadFindsWhatADiscoveryFinds() throws {
+    @Test func aScanResolvedIsWhatADiscoveryFinds() throws {
         let roots = try Roots()
-        let scanned = PluginDiscovery.resolve(PluginFolderScan(roots.search).wait(), disabledNames: [], builtins: ["location"])
+        let scanned = PluginDiscovery.resolve(PluginDiscovery.scan(roots.search), disabledNames: [], builtins: ["location"])
         let discovered = PluginDiscovery.discover(roots.search, disabledNames: [], builtins: ["location"])
         #expect(Self.summary(scanned) == Self.summary(discovered))
         let lines = Self.summary(scanned)
@@ -54,29 +54,13 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("\(roots.first)/broken: \(roots.first)/broken/plugin.toml: field 'kind'") }, "\(lines)")
     }
 
-    /// Whoever comes first scans: the host when the thread has not begun, else the thread, whose
-    /// result the host waits for. Either way, over many scans taken at once or a little later,
-    /// the host gets what a discovery finds, and a scan dropped unwaited lets its thread end.
-    @Test func whoeverScansTheHostGetsWhatADiscoveryFinds() throws {
-        let roots = try Roots()
-        let expected = Self.summary(PluginDiscovery.discover(roots.search, disabledNames: [], builtins: []))
-        for round in 0..<200 {
-            let scan = PluginFolderScan(roots.search)
-            if round % 2 == 1 { usleep(200) }
-            let found = Self.summary(PluginDiscovery.resolve(scan.wait(), disabledNames: [], builtins: []))
-            #expect(found == expected, "round \(round)")
-            _ = PluginFolderScan(roots.search)
-        }
-    }
-
-    @Test func aSetupWaitsForItsScanAndReportsWhatItFound() throws {
+    @Test func aSetupReportsWhatItFound() throws {
         let roots = try Roots()
         var options = HostOptions()
         options.pluginSearch = roots.search
         options.configPath = roots.first + "/crescent.toml"
         try "[alpha]\n".write(toFile: roots.first + "/crescent.toml", atomically: true, encoding: .utf8)
-        let pending = try ServiceFactory.begin(plugins: [], options: options)
-        let setup = try pending.finish()
+        let setup = try ServiceFactory.setup(plugins: [], options: options)
         #expect(setup.entries.map(\.name).sorted() == ["alpha", "beta"])
         #expect(setup.notices.count == 1)
         #expect(setup.notices.first?.hasPrefix("error: \(roots.first)/broken/plugin.toml: field 'kind'") == true, "\(setup.notices)")
