@@ -260,7 +260,7 @@ extension ModelBinding {
         /// at most ``ModelBinding/maxConversionDepth`` deep), so a scan beats hashing per table.
         var visiting: [UnsafeRawPointer] = []
         /// The named fields of the tables being converted, each table's after its parent's: a
-        /// table's are hashed into its dictionary once, at its right size, and then dropped.
+        /// table's are copied into its record once, at its right size, and then dropped.
         var named: [Fields.Element] = []
         var failure: ConversionFailure?
 

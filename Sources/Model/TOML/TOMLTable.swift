@@ -3,9 +3,8 @@
 /// another, implicitly (`a` of `[a.b]`, which a later `[a]` may still define). What made it
 /// decides what may add to it later, so it is kept with each table.
 ///
-/// Values are kept apart from the tables still open to additions, in the dictionary the reader
-/// returns: a table of values only (most of a manifest or config file) is handed over as it is,
-/// each key hashed once.
+/// Values are kept apart from the tables still open to additions, in the record the reader
+/// returns: a table of values only (most of a manifest or config file) is handed over as it is.
 struct TOMLTable {
     enum Origin {
         /// Made on the way to a header's table; a header may still define it.

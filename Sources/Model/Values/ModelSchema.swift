@@ -15,7 +15,7 @@ public final class ModelSchema: Sendable {
     /// The field names, in the order of a model's values.
     public let names: [String]
     /// True for a schema declared once and shared by many models; false for the one-off schema
-    /// of a model built from a dictionary, which the binding does not keep.
+    /// of a model built from a record's fields, which the binding does not keep.
     public let isShared: Bool
 
     /// A shared schema: `names` must be distinct.
