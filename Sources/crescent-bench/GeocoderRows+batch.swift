@@ -59,7 +59,7 @@ extension GeocoderRows {
         try folder.write("batch.py", batchPython, row: row)
         try folder.write("reading.lua", readingScript, row: row)
         let lua = folder.path + "/batch.lua", python = folder.path + "/batch.py", reading = folder.path + "/reading.lua"
-        let plainLua = StartupBench.environment("LUA_BIN") ?? "lua5.4"
+        let plainLua = StartupBench.plainLua
         let points = folder.path + "/points.csv", one = folder.path + "/one.csv"
 
         var ours = Best(), oursOne = Best(), theirs = Best(), theirsOne = Best(), floor = Best(), floorOne = Best()

@@ -18,9 +18,12 @@ enum StartupBench {
     static let warmups = 3
     static let goalRatio = 4.0
 
+    /// The baseline's interpreter: `$LUA_BIN`, or `lua5.4` on the `PATH`.
+    static var plainLua: String { environment("LUA_BIN") ?? "lua5.4" }
+
     static func run() throws(BenchFailure) -> BenchRow {
         let crescent = try absoluteCrescentPath()
-        let lua = environment("LUA_BIN") ?? "lua5.4"
+        let lua = plainLua
         let data = try BenchFolder(row: name)
         let samples = try inEmptyFolder(row: name) { () throws(BenchFailure) in
             try PairedSamples.collect(

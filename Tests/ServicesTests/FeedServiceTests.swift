@@ -9,10 +9,10 @@ import Testing
 @Suite struct FeedServiceTests {
     /// The store, session and feeds services over the database in `folder`, polling as often
     /// as every 50 ms.
-    static func makeFeeds(_ folder: TemporaryFolder, settings: [String: Value] = [:],
+    static func makeFeeds(_ folder: TemporaryFolder, settings: Fields = [:],
                           clock: any ServiceClock = SystemClock.shared) throws -> (store: Store, feeds: FeedsService) {
-        var section: [String: Value] = ["min_interval": 0.05, "max_backoff": 1]
-        section.merge(settings) { _, given in given }
+        var section: Fields = ["min_interval": 0.05, "max_backoff": 1]
+        section.merge(settings)
         var sections: Fields = ["feeds": .object(section)]
         // On a manual clock the only jobs are the feeds': no file, so no store poller.
         if clock is ManualClock { sections["store"] = ["path": ":memory:"] }
@@ -22,7 +22,7 @@ import Testing
 
     @Test func badSettingsAreRefusedWhenTheServicesAreMade() throws {
         let folder = try TemporaryFolder()
-        let cases: [([String: Value], String)] = [
+        let cases: [(Fields, String)] = [
             (["min_interval": "soon"], "[feeds] min_interval must be a number of seconds in [0.01, 86400]"),
             (["min_interval": 60, "interval": 30], "[feeds] interval must be a number of seconds in [60, 2592000]"),
             (["timeout": 0], "[feeds] timeout must be a number of seconds in [0.01, 3600]"),

@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func theSettingsPickTheBackend() throws {
-        func settings(_ store: [String: Value]) throws(ServiceError) -> StoreSettings {
+        func settings(_ store: Fields) throws(ServiceError) -> StoreSettings {
             try StoreSettings(PluginContext(sections: ["store": .object(store)], dataDirectory: "/data"))
         }
         #expect(try settings(["url": "sqlite:/tmp/a.sqlite"]).location == .file("/tmp/a.sqlite"))

@@ -80,7 +80,7 @@ import Testing
         return error.code
     }
 
-    static func makeStore(_ folder: TemporaryFolder, _ section: [String: Value] = [:]) throws -> Store {
+    static func makeStore(_ folder: TemporaryFolder, _ section: Fields = [:]) throws -> Store {
         try #require(Store.make(folder.context(section.isEmpty ? [:] : ["store": .object(section)])).first as? Store)
     }
 

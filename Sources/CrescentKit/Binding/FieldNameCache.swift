@@ -73,19 +73,16 @@ final class FieldNameCache {
 
     /// The field name at `index` (a string) and whether it is ASCII, nil when it is not valid
     /// UTF-8. Needs two free stack slots.
-    func name(at index: Int32, in stack: LuaStack) -> (name: String, isASCII: Bool)? {
+    func name(at index: Int32, in stack: LuaStack) -> (text: String, isASCII: Bool)? {
         var length = 0
         guard let pointer = lua_tolstring(stack.state, index, &length) else { return nil }
         let address = UnsafeRawPointer(pointer)
         let bytes = UnsafeRawBufferPointer(start: address, count: length)
-        guard length <= Self.longestCached else {
-            return ModelBinding.text(bytes).map { ($0, ModelBinding.isASCII(bytes)) }
-        }
+        guard length <= Self.longestCached else { return ModelBinding.decoded(bytes) }
         let first = Self.pair(UInt64(UInt(bitPattern: address)) >> 4)
         if fromLua[first].address == address { return (fromLua[first].name, fromLua[first].isASCII) }
         if fromLua[first + 1].address == address { return (fromLua[first + 1].name, fromLua[first + 1].isASCII) }
-        guard let name = ModelBinding.text(bytes) else { return nil }
-        let isASCII = ModelBinding.isASCII(bytes)
+        guard let (name, isASCII) = ModelBinding.decoded(bytes) else { return nil }
         // The pair's older entry goes; the newer one moves to its place.
         let anchor = fromLua[first + 1].anchor
         fromLua[first + 1] = fromLua[first]

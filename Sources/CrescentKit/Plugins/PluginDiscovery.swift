@@ -143,9 +143,8 @@ public enum PluginDiscovery {
                 found[index].status = .disabled(manifest)
                 continue
             }
-            if let clash = manifest.services.first(where: providers.services.contains),
-               let provider = providers.services.firstIndex(of: clash) {
-                found[index].status = .broken(PluginProblem("\(manifest.path): field 'services': service '\(clash)' is already provided by \(providers.owners[provider]) (two plugins cannot provide one service; disable one in [plugins] disabled)"))
+            if let provider = manifest.services.lazy.compactMap({ providers.services.firstIndex(of: $0) }).first {
+                found[index].status = .broken(PluginProblem("\(manifest.path): field 'services': service '\(providers.services[provider])' is already provided by \(providers.owners[provider]) (two plugins cannot provide one service; disable one in [plugins] disabled)"))
                 continue
             }
             if let missing = manifest.requires.first(where: { !available.contains($0) }) {

@@ -25,11 +25,6 @@ public enum Value: Sendable, Hashable {
     /// properties, methods and events of its own.
     case handle(ObjectHandle)
 
-    /// A record of a dictionary's fields (see ``Fields/init(_:)``).
-    public static func object(_ fields: [String: Value]) -> Value {
-        .object(Fields(fields))
-    }
-
     /// The field `key` of an object or data model, else `.null`.
     public subscript(key: String) -> Value {
         switch self {

@@ -46,7 +46,7 @@ public struct HTTPResponse: Sendable, Equatable {
     public var value: Value {
         .model(DataModel(Self.typeName, [
             "status": .integer(Int64(status)),
-            "headers": .object(headers.mapValues(Value.string)),
+            "headers": .object(Fields(distinctFields: headers.map { ($0.key, .string($0.value)) })),
             "body": .bytes(body),
             "url": .string(url),
         ]))
