@@ -219,12 +219,10 @@ struct LuaCompletion {
         let slash = partial.lastIndex(of: "/")
         let folder = slash.map { String(partial[...$0]) } ?? ""
         let fragment = slash.map { String(partial[partial.index(after: $0)...]) } ?? partial
-        guard let directory = opendir(folder.isEmpty ? "." : folder) else { return Answer() }
-        defer { closedir(directory) }
+        guard let entries = FolderEntries.names(in: folder.isEmpty ? "." : folder) else { return Answer() }
         var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard name != ".", name != "..", name.hasPrefix(fragment), !name.hasPrefix(".") || fragment.hasPrefix(".") else { continue }
+        for name in entries {
+            guard name.hasPrefix(fragment), !name.hasPrefix(".") || fragment.hasPrefix(".") else { continue }
             var status = stat()
             let isFolder = stat(folder + name, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
             names.append(folder + name + (isFolder ? "/" : ""))

@@ -163,11 +163,9 @@ public enum PluginDiscovery {
     /// folder that holds neither is reported as broken).
     private static func pluginFolders(in root: String, given: Bool) -> [String] {
         if access(PluginManifest.path(in: root), F_OK) == 0 { return [root] }
-        guard let directory = opendir(root) else { return given ? [root] : [] }
-        defer { closedir(directory) }
+        guard let names = FolderEntries.names(in: root) else { return given ? [root] : [] }
         var folders: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        for name in names {
             guard !name.hasPrefix(".") else { continue }
             let folder = root + "/" + name
             if access(PluginManifest.path(in: folder), F_OK) == 0 { folders.append(folder) }

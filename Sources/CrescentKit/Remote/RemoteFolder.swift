@@ -65,15 +65,7 @@ public struct RemoteFolder: Sendable {
 
     /// The names of the sockets in the folder, sorted (live or stale: ``UnixSocket/probe(_:)`` tells).
     public func socketNames() -> [String] {
-        guard let directory = opendir(path) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name.hasSuffix(".sock") && !name.hasPrefix(".") { names.append(String(name.dropLast(5))) }
-        }
-        return names.sorted()
+        let names = FolderEntries.names(in: path) ?? []
+        return names.filter { $0.hasSuffix(".sock") && !$0.hasPrefix(".") }.map { String($0.dropLast(5)) }.sorted()
     }
 }
