@@ -16,6 +16,7 @@ enum BenchCommand {
             (CallbackBench.name, CallbackBench.run),
             (StartupBench.name, StartupBench.run),
             (StartupPluginsBench.name, StartupPluginsBench.run),
+            (StartupPluginsBench.usedName, StartupPluginsBench.runUsed),
             ("property", ModelRows.property),
             ("deliver", ModelRows.deliver),
             ("fanout", ModelRows.fanout),

@@ -24,6 +24,23 @@ import Testing
         #expect(result.stdout == "end\t20000\n", "\(result)")
     }
 
+    /// 12,000 lines of about 50 bytes: a file past 64 KiB is read in several chunks.
+    static let largeScript = (1...12000).map { "v\($0 % 100) = \($0) -- a line of a large script file" }.joined(separator: "\n")
+        + "\nprint('end', v0)\n"
+
+    @Test func aScriptFileLargerThanOneReadRunsWhole() async throws {
+        let result = try await runScript(Self.largeScript, arguments: [])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "end\t12000\n", "\(result)")
+    }
+
+    @Test func aScriptPathNamingAPipeIsReadToItsEnd() async throws {
+        // /dev/stdin names the pipe here: its size reads as 0, and it is read whole all the same.
+        let result = try await crescent(["/dev/stdin"], stdin: Self.largeScript)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "end\t12000\n", "\(result)")
+    }
+
     @Test func anEmptyStdinIsAnEmptyScript() async throws {
         let result = try await crescent([], stdin: "")
         #expect(result.status == 0, "\(result)")

@@ -24,7 +24,7 @@ struct ExternalPlugin: Plugin {
     func serviceEntries(_ context: PluginContext) throws(ServiceError) -> [ServiceEntry] {
         // Entries are made in one loop over the services, with no array of interfaces between:
         // that array's type would be built at start-up for this alone.
-        func placeholder(_ service: String) -> AnyInterface {
+        @Sendable func placeholder(_ service: String) -> AnyInterface {
             AnyInterface(name: service, summary: "\(manifest.description) (plugin '\(manifest.name)': its methods are known once it starts)",
                          properties: [], methods: [], events: [])
         }
@@ -36,27 +36,22 @@ struct ExternalPlugin: Plugin {
             for service in manifest.services { entries.append(ServiceEntry(placeholder(service), failed: error)) }
             return entries
         }
-        // Declared in full when an earlier run recorded the plugin's declarations: documentation
-        // and completion need not start it.
-        let known = PluginDeclarationCache(manifest: manifest, settings: settings, dataDirectory: context.dataDirectory).load()
+        // Declared in full when an earlier run recorded the plugin's declarations, read when
+        // documentation, completion or a first use asks: none of them need start the plugin.
+        let recorded = RecordedDeclarations(PluginDeclarationCache(manifest: manifest, settings: settings, dataDirectory: context.dataDirectory))
+        let start = PluginStart(manifest: manifest, settings: settings, limits: limits, launcher: launcher, recorded: recorded)
         // A process plugin never seen before declares its services only in its answer to
         // `initialize`: a task touching one waits for that answer without holding the loop.
-        let startsInBackground: Bool
-        if case .process = manifest.kind { startsInBackground = known == nil } else { startsInBackground = false }
-        let start = PluginStart(manifest: manifest, settings: settings, limits: limits, launcher: launcher,
-                                startsInBackground: startsInBackground)
-        if startsInBackground { launcher?.register(start) }
-        func entry(_ interface: AnyInterface) -> ServiceEntry {
-            ServiceEntry(interface) { () throws(ServiceError) in try start.service(named: interface.name) }
-        }
-        if let known {
-            for declaration in known {
-                entries.append(entry(PluginService.interface(declaration) { _, _, reply in
+        if case .process = manifest.kind { launcher?.register(start) }
+        for service in manifest.services {
+            let declaration = { @Sendable [manifest] () -> AnyInterface in
+                // The record names exactly the manifest's services, or it does not hold.
+                guard let declared = recorded.declarations?.first(where: { $0.name == service }) else { return placeholder(service) }
+                return PluginService.interface(declared) { _, _, reply in
                     reply(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' has not started")))
-                }))
+                }
             }
-        } else {
-            for service in manifest.services { entries.append(entry(placeholder(service))) }
+            entries.append(ServiceEntry(named: service, declaration: declaration) { () throws(ServiceError) in try start.service(named: service) })
         }
         return entries
     }

@@ -31,9 +31,10 @@ public final class PluginLauncher: Sendable {
         }
     }
 
-    /// The background start of the plugin providing `service`, while it has not started.
+    /// The background start of the plugin providing `service`, while it has not started and
+    /// must start in the background (``PluginStart/startsInBackground``).
     func pendingStart(of service: String) -> PluginStart? {
-        guard let start = backgroundStarts.withLock({ $0[service] }), start.isPending else { return nil }
+        guard let start = backgroundStarts.withLock({ $0[service] }), start.isPending, start.startsInBackground else { return nil }
         return start
     }
 

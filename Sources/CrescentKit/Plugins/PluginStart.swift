@@ -12,8 +12,15 @@ final class PluginStart: Sendable {
     let settings: Value
     let limits: PluginsSection
     let launcher: PluginLauncher?
-    /// True when touching a service from a task starts the plugin in the background.
-    let startsInBackground: Bool
+    /// What an earlier run recorded of its declarations.
+    let recorded: RecordedDeclarations
+
+    /// True when touching a service from a task starts the plugin in the background: a process
+    /// plugin whose declarations no record holds, which only its `initialize` answer gives.
+    var startsInBackground: Bool {
+        guard case .process = manifest.kind else { return false }
+        return recorded.declarations == nil
+    }
 
     private enum State {
         case idle
@@ -24,12 +31,12 @@ final class PluginStart: Sendable {
 
     private let state = Mutex<State>(.idle)
 
-    init(manifest: PluginManifest, settings: Value, limits: PluginsSection, launcher: PluginLauncher?, startsInBackground: Bool) {
+    init(manifest: PluginManifest, settings: Value, limits: PluginsSection, launcher: PluginLauncher?, recorded: RecordedDeclarations) {
         self.manifest = manifest
         self.settings = settings
         self.limits = limits
         self.launcher = launcher
-        self.startsInBackground = startsInBackground
+        self.recorded = recorded
     }
 
     /// True until the plugin has started or failed to.

@@ -47,12 +47,17 @@ struct ServiceDeclaration: Sendable {
             let element = String(word.dropFirst().dropLast())
             return .array(of: argumentType(element.hasSuffix("s") ? String(element.dropLast()) : element))
         }
-        let types: [String: ArgumentType] = [
-            "string": .string, "number": .number, "integer": .integer, "boolean": .boolean,
-            "table": .table, "array": .table, "object": .table,
-            "location": .record("location", fields: [ArgumentType.Field("lat", .number), ArgumentType.Field("lon", .number)]),
-            "": .any, "value": .any, "any": .any,
-        ]
-        return types[word] ?? .record(word, fields: [])
+        // A switch, not a dictionary: start-up reads the recorded declarations of plugins, and a
+        // dictionary of the words was built and hashed for every argument.
+        switch word {
+        case "string": return .string
+        case "number": return .number
+        case "integer": return .integer
+        case "boolean": return .boolean
+        case "table", "array", "object": return .table
+        case "location": return .record("location", fields: [ArgumentType.Field("lat", .number), ArgumentType.Field("lon", .number)])
+        case "", "value", "any": return .any
+        default: return .record(word, fields: [])
+        }
     }
 }

@@ -34,7 +34,7 @@ extension ScriptSource {
         var bytes: [UInt8]
         switch self {
         case .code(let code): return Array(code.utf8)
-        case .standardInput: bytes = try Self.readAll(descriptor: 0, name: "stdin")
+        case .standardInput: bytes = try Self.readAll(descriptor: 0, name: "stdin", chunkSize: 65536)
         case .file(let path):
             let descriptor = open(path, O_RDONLY)
             guard descriptor >= 0 else { throw ScriptReadError(description: "cannot open '\(path)' (\(Self.lastError()))") }
@@ -43,7 +43,11 @@ extension ScriptSource {
             if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
                 throw ScriptReadError(description: "cannot read '\(path)' (Is a directory)")
             }
-            bytes = try Self.readAll(descriptor: descriptor, name: path)
+            // Chunks of the file's size and a byte (the last read finds the end), at most 64 KiB:
+            // a small file's read does not fill 64 KiB with zeros first (start-up reads several).
+            // A size of 0 may be a pipe's or a device's, whose contents are not known beforehand.
+            let size = Int(status.st_size)
+            bytes = try Self.readAll(descriptor: descriptor, name: path, chunkSize: size > 0 ? min(size + 1, 65536) : 65536)
         }
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }  // a UTF-8 BOM, as lua5.4 skips it
         if bytes.first == UInt8(ascii: "#") {
@@ -53,9 +57,9 @@ extension ScriptSource {
         return bytes
     }
 
-    private static func readAll(descriptor: Int32, name: String) throws(ScriptReadError) -> [UInt8] {
+    private static func readAll(descriptor: Int32, name: String, chunkSize: Int) throws(ScriptReadError) -> [UInt8] {
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
