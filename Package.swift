@@ -192,7 +192,9 @@ let package = Package(
             dependencies: ["CrescentKit", "LuaBridge", "Services", "HTTPTestServer", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "crescentTests", dependencies: ["crescent", "HTTPTestServer", "FeedTestSupport", "PostgresTestSupport"], swiftSettings: upcoming),
+        .testTarget(name: "crescentTests", dependencies: ["crescent", "HTTPTestServer", "FeedTestSupport", "PostgresTestSupport",
+                                                         .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                    swiftSettings: upcoming),
     ]
 )
 

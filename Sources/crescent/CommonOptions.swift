@@ -48,35 +48,22 @@ struct CommonOptions: ParsableArguments {
 
     /// The options above that take a value as the next word (`--ui plain`), for
     /// ``Crescent/hoistingSubcommand(_:)``.
-    static let valuedOptions: Set<String> = ["--ui", "--timeout", "--memory-limit", "--config", "--data-dir", "--location", "--log-level", "--plugin"]
+    static let valuedOptions = ["--ui", "--timeout", "--memory-limit", "--config", "--data-dir", "--location", "--log-level", "--plugin"]
+
+    /// The values given, as plain data.
+    var settings: CommonSettings {
+        CommonSettings(ui: ui, failFast: failFast, timeout: timeout, memoryLimit: memoryLimit, config: config, dataDir: dataDir,
+                       location: location, noColor: noColor, keepRunning: keepRunning, logLevel: logLevel, listen: listen,
+                       plugins: plugins, noPlugins: noPlugins)
+    }
 
     func validate() throws {
-        if let timeout, !(timeout > 0 && timeout.isFinite) {
-            let shown = timeout == timeout.rounded() && abs(timeout) < 1e15 ? String(Int64(timeout)) : String(timeout)
-            throw ValidationError("--timeout must be a positive number of seconds, got \(shown)")
-        }
-        if memoryLimit < 0 { throw ValidationError("--memory-limit must be 0 (no limit) or a number of MiB, got \(memoryLimit)") }
-        if dataDir == "" { throw ValidationError("--data-dir must name a folder, got an empty string") }
-        if config == "" { throw ValidationError("--config must name a file, got an empty string") }
-        if location == "" { throw ValidationError("--location must name a provider (gpsd, nmea:FILE, gpx:FILE, fixed:LAT,LON), got an empty string") }
+        if let problem = settings.problem { throw ValidationError(problem) }
     }
 
     /// The host options these flags describe, for a script with `arguments`.
     func hostOptions(arguments: [String]) -> HostOptions {
-        var options = Self.defaultHostOptions(arguments: arguments)
-        options.memoryLimitMiB = memoryLimit
-        options.timeout = timeout
-        options.failFast = failFast
-        options.logLevel = logLevel
-        if let ui { options.ui = ui }
-        if noColor { options.colors = false }
-        options.configPath = config
-        options.dataDirectory = dataDir
-        options.location = location
-        options.keepsRunningAfterInput = keepRunning
-        options.listen = listen == Self.defaultListenName ? "" : listen
-        options.pluginSearch = PluginSearch(folders: plugins, disabled: noPlugins)
-        return options
+        settings.hostOptions(arguments: arguments)
     }
 
     /// The host options of a command line without options: the defaults, with the output mode and

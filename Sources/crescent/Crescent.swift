@@ -45,14 +45,18 @@ struct Crescent: ParsableCommand {
 
     static let usageHint = "Usage: crescent [options] SCRIPT.lua [ARGS...]  (see 'crescent --help')"
 
-    /// The names of the subcommands, which a script's file name cannot shadow.
-    static let subcommandNames: Set<String> = Set(configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"])
+    /// The names of the subcommands, which a script's file name cannot shadow: the
+    /// configurations' names, written out (a test keeps them equal). Reading them from the
+    /// configurations made every `crescent SCRIPT.lua` run pay for ArgumentParser's reflection,
+    /// about 5 M instructions, a third more than the whole of `crescent -e ''`.
+    static let subcommandNames = ["run", "repl", "services", "test", "stubs", "init", "ls", "attach", "eval", "send", "view",
+                                  "observe", "plugins", "plugin", "help"]
 
     static func main() {
         ProcessTuning.apply()
         let arguments = bareListen(Array(CommandLine.arguments.dropFirst()))
-        if let (source, scriptArguments) = plainRun(arguments) {
-            ProcessIO.exit(RunCommand.execute(source, options: CommonOptions.defaultHostOptions(arguments: scriptArguments)))
+        if let (source, options) = quickRun(arguments) {
+            ProcessIO.exit(RunCommand.execute(source, options: options))
         }
         if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
             // The root's help, then the options of the default command, which are what most people want.
@@ -62,18 +66,33 @@ struct Crescent: ParsableCommand {
         dispatch(hoistingSubcommand(arguments))
     }
 
-    /// The two commonest command lines, with no option to parse: `crescent SCRIPT.lua ARGS...` and
-    /// `crescent -e CODE [ARGS...]` (arguments not starting with `-`). They skip ArgumentParser,
-    /// whose first parse costs milliseconds of start-up in a binary this size, and mean exactly
-    /// what the parser would make of them. Anything else returns nil and is parsed.
-    static func plainRun(_ arguments: [String]) -> (ScriptSource, [String])? {
-        guard let first = arguments.first else { return nil }
-        if first == "-e" {
-            guard arguments.count >= 2, !arguments.dropFirst(2).contains(where: { $0.hasPrefix("-") }) else { return nil }
-            return (.code(arguments[1]), Array(arguments.dropFirst(2)))
+    /// The commonest command lines: `crescent [options] SCRIPT.lua ARGS...` and `crescent
+    /// [options] -e CODE [ARGS...]` (arguments not starting with `-`), with the common options
+    /// written as the usage text shows them (`--data-dir DIR`, `--fail-fast`, `--listen=NAME`).
+    /// They skip ArgumentParser, whose parse costs about 20 M instructions in a binary this size
+    /// (reflecting on each option's wrapper, every new type scanning every protocol conformance),
+    /// six times the whole of `crescent -e ''`, and mean exactly what the parser would make of them
+    /// (a test compares the two). Anything else, a wrong value included, returns nil and is parsed.
+    static func quickRun(_ arguments: [String]) -> (ScriptSource, HostOptions)? {
+        var settings = CommonSettings()
+        var index = 0
+        while index < arguments.count, arguments[index].hasPrefix("-"), arguments[index] != "-e" {
+            let word = arguments[index]
+            let takesValue = CommonOptions.valuedOptions.contains(word)
+            let value = takesValue && index + 1 < arguments.count ? arguments[index + 1] : nil
+            // A value that looks like an option is the parser's to judge (`--data-dir -x`).
+            guard !(value?.hasPrefix("-") ?? false), settings.set(word, value: value) else { return nil }
+            index += takesValue ? 2 : 1
         }
-        guard !first.hasPrefix("-"), !subcommandNames.contains(first) else { return nil }
-        return (.file(first), Array(arguments.dropFirst()))
+        guard settings.problem == nil, index < arguments.count else { return nil }
+        let first = arguments[index]
+        let rest = arguments[(index + 1)...]
+        if first == "-e" {
+            guard let code = rest.first, !rest.dropFirst().contains(where: { $0.hasPrefix("-") }) else { return nil }
+            return (.code(code), settings.hostOptions(arguments: Array(rest.dropFirst())))
+        }
+        guard !subcommandNames.contains(first) else { return nil }
+        return (.file(first), settings.hostOptions(arguments: Array(rest)))
     }
 
     /// `crescent [options] services` as `crescent services [options]`: the first word that is not

@@ -27,7 +27,7 @@ struct PluginCommand: ParsableCommand {
     )
 
     struct New: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write a plugin skeleton that loads and works with no edits.")
+        static let configuration = CommandConfiguration(commandName: "new", abstract: "Write a plugin skeleton that loads and works with no edits.")
 
         @Argument(help: ArgumentHelp("The plugin's name ([a-z][a-z0-9_]*), also its service's.", valueName: "name"))
         var name: String
@@ -57,7 +57,7 @@ struct PluginCommand: ParsableCommand {
     }
 
     struct Check: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Validate a plugin folder: its manifest, then the services it declares.")
+        static let configuration = CommandConfiguration(commandName: "check", abstract: "Validate a plugin folder: its manifest, then the services it declares.")
 
         @OptionGroup var common: CommonOptions
 

@@ -21,20 +21,23 @@ struct RunCommand: ParsableCommand {
     var arguments: [String] = []
 
     func run() throws {
-        let source: ScriptSource
-        var arguments = self.arguments
+        let (source, arguments) = sourceAndArguments
+        if let source {
+            throw ExitCode(Self.execute(source, options: common.hostOptions(arguments: arguments)))
+        }
+        if ProcessIO.isTerminal(0) { throw ExitCode(ReplCommand.start(common.hostOptions(arguments: arguments))) }
+        throw ExitCode(Self.execute(.standardInput, options: common.hostOptions(arguments: arguments)))
+    }
+
+    /// What the command line names to run, and the script's arguments: nil for no script
+    /// (the REPL on a terminal, else stdin).
+    var sourceAndArguments: (ScriptSource?, [String]) {
         if let code {
             // With -e, every positional word is an argument of the chunk.
-            if let script { arguments.insert(script, at: 0) }
-            source = .code(code)
-        } else if let script, script != "-" {
-            source = .file(script)
-        } else if script == nil && ProcessIO.isTerminal(0) {
-            throw ExitCode(ReplCommand.start(common.hostOptions(arguments: arguments)))
-        } else {
-            source = .standardInput
+            return (.code(code), (script.map { [$0] } ?? []) + arguments)
         }
-        throw ExitCode(Self.execute(source, options: common.hostOptions(arguments: arguments)))
+        if let script { return (script == "-" ? .standardInput : .file(script), arguments) }
+        return (nil, arguments)
     }
 
     /// Reads `source` and runs it; returns the exit status (an unreadable script is a usage error).

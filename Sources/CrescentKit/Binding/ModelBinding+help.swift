@@ -77,7 +77,7 @@ extension ModelBinding {
             ("\(name):addObserver(observer)", "Deliver each event as observer:<event>(payload) when the observer has that method."),
             ("\(name):removeObserver(observer)", "Stop delivering events to the observer."),
         ]
-        if box.object is any StartableService {
+        if box.object.asStartable != nil {
             docs.append(("\(name):start([options])", "Start the service for the calling owner (counted per owner; ends with the owner)."))
             docs.append(("\(name):stop()", "End the calling owner's share; the service stops when no share is left."))
         }

@@ -16,7 +16,7 @@ extension ModelBinding {
             }
         }
         functions.merge(observationMethods(owner: owner, type: type)) { declared, _ in declared }
-        if box.object is any StartableService {
+        if box.object.asStartable != nil {
             functions.merge(startMethods(owner: owner, type: type)) { declared, _ in declared }
         }
         return functions

@@ -286,7 +286,7 @@ final class ModelBinding {
     private func objectType(for box: ObjectBox) -> LuaObjectType<ObjectBox> {
         if let known = interfaceTypes[box.name] { return known }
         let interface = box.interface
-        let kind = box.object is any Service ? "service" : interface.name
+        let kind = box.object.isService ? "service" : interface.name
         var typeHolder: LuaObjectType<ObjectBox>?
         let methods = methodFunctions(for: box, type: { typeHolder })
         methodNames[interface.name] = methods.keys.sorted()

@@ -41,7 +41,7 @@ extension ModelBinding {
                     }
                 }
                 do throws(ServiceError) {
-                    try (box.object as? any StartableService)?.checkStartOptions(options)
+                    try box.object.asStartable?.checkStartOptions(options)
                 } catch {
                     throw LuaRaise("\(signature): argument #1: \(error.message)")
                 }
@@ -80,7 +80,7 @@ extension ModelBinding {
     }
 
     private func notifyShares(of box: ObjectBox) {
-        guard let service = box.object as? any StartableService else { return }
+        guard let service = box.object.asStartable else { return }
         if let list = shares[ObjectIdentifier(box.object)], !list.isEmpty {
             service.startUpdates(shares: list.map(\.options))
         } else {

@@ -78,7 +78,7 @@ extension Host {
     /// `view.text("hi")`, `view.list{ "a", "b" }`, `view.table{ id = "items", columns = {...} }`,
     /// `view.stack{ a, b }`.
     private func makeView(_ kind: ViewNode.Kind, _ stack: LuaStack) throws -> LuaReturn {
-        let function = "view.\(kind)"
+        let function = "view." + kind.rawValue
         var id: String?
         var fields: Fields = [:]
         var children: [ViewNode] = []

@@ -65,11 +65,7 @@ struct PluginDeclarationCache {
         var files: [(path: String, line: String)] = []
         Self.listFiles(in: manifest.folder, relative: "", into: &files, depth: 0)
         files.sort { $0.path < $1.path }
-        // Appended, not `joined(separator:)`: that generic's first call costs the Swift runtime a
-        // scan of every protocol conformance in the binary, a sixth of a start-up.
-        var stamp = manifest.folder + "\n" + manifest.version + "\n" + settings.jsonText
-        for file in files { stamp += "\n" + file.line }
-        return stamp
+        return ([manifest.folder, manifest.version, settings.jsonText] + files.map(\.line)).joined(separator: "\n")
     }
 
     /// The regular files under `folder` (a few levels down, no hidden entries or `__pycache__`),

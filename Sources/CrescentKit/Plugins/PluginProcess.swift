@@ -171,7 +171,7 @@ struct PluginProcess {
 func makeFolders(_ path: String, mode: mode_t) {
     var prefix = ""
     for part in path.split(separator: "/") {
-        prefix += (prefix.isEmpty && !path.hasPrefix("/") ? "" : "/") + part
+        prefix += (prefix.isEmpty && !path.hasPrefix("/") ? "" : "/") + String(part)
         mkdir(prefix, mode)
     }
 }

@@ -8,8 +8,14 @@ import Mustache
 /// presenter, which renders once at the end of the loop turn.
 final class ViewNode {
     /// The component kinds, named as in Lua (`view.<kind>`).
-    enum Kind: String, CaseIterable {
+    ///
+    /// Described by its name: without `description`, interpolating a kind into a message
+    /// (`"view.\(kind)"`, made on every field a script sets) went through the runtime's
+    /// reflection, whose first use scans every protocol conformance in the binary.
+    enum Kind: String, CaseIterable, CustomStringConvertible {
         case text, list, table, keyvalue, progress, stack, row, slot, template
+
+        var description: String { rawValue }
     }
 
     let kind: Kind

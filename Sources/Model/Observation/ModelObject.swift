@@ -8,10 +8,27 @@ public protocol ModelObject: AnyObject, Sendable {
     var interface: AnyInterface { get }
     /// Where the object reports property changes and events.
     var changes: ChangePublisher { get }
+    /// True for a service (a default each kind of object provides, below).
+    var isService: Bool { get }
+    /// The object as a service the host starts and stops, nil when it is not one.
+    ///
+    /// The host asks these rather than casting (`object is any Service`): the first cast of a
+    /// type to a protocol makes the Swift runtime scan every protocol conformance in the binary,
+    /// about 0.4 M instructions for each kind of object a script first touches.
+    var asStartable: (any StartableService)? { get }
+}
+
+extension ModelObject {
+    public var isService: Bool { false }
+    public var asStartable: (any StartableService)? { nil }
 }
 
 /// A service: a model object registered by name (`services.location`), created by a plugin.
 public protocol Service: ModelObject {}
+
+extension Service {
+    public var isService: Bool { true }
+}
 
 /// A service the host starts and stops for its consumers, counting one share per owner:
 /// the service runs while any owner has started it, and an owner that ends stops its share.
@@ -29,6 +46,7 @@ public protocol StartableService: Service {
 
 extension StartableService {
     public func checkStartOptions(_ options: Value) throws(ServiceError) {}
+    public var asStartable: (any StartableService)? { self }
 }
 
 /// A reference to a model object that compares by identity, for use inside ``Value``.

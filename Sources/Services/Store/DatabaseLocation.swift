@@ -49,7 +49,9 @@ enum DatabaseLocation {
         let folder = parent(of: path)
         var prefix = ""
         for component in folder.split(separator: "/", omittingEmptySubsequences: true) {
-            prefix += (prefix.isEmpty && !folder.hasPrefix("/") ? "" : "/") + component
+            // A String of its own: `String + Substring` is a generic operator, whose first use
+            // costs the runtime a scan of every protocol conformance in the binary.
+            prefix += (prefix.isEmpty && !folder.hasPrefix("/") ? "" : "/") + String(component)
             if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
                 throw ServiceError(.io, "cannot open the store database \(path): cannot create \(prefix): \(errorText(errno))")
             }

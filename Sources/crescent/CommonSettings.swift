@@ -1,0 +1,98 @@
+import ArgumentParser
+import CrescentKit
+
+/// The values of the options every way of running Crescent shares (``CommonOptions``), as plain
+/// data: read by ArgumentParser, or by ``Crescent/quickRun(_:)`` for the common command lines it
+/// understands. Both turn them into host options and check them here, in one place.
+struct CommonSettings {
+    var ui: HostOptions.UIMode?
+    var failFast = false
+    var timeout: Double?
+    var memoryLimit = HostOptions().memoryLimitMiB
+    var config: String?
+    var dataDir: String?
+    var location: String?
+    var noColor = false
+    var keepRunning = false
+    var logLevel = HostOptions().logLevel
+    var listen: String?
+    var plugins: [String] = []
+    var noPlugins = false
+
+    /// What is wrong with the values, as the usage error says it; nil when nothing is.
+    var problem: String? {
+        if let timeout, !(timeout > 0 && timeout.isFinite) {
+            let shown = timeout == timeout.rounded() && abs(timeout) < 1e15 ? String(Int64(timeout)) : String(timeout)
+            return "--timeout must be a positive number of seconds, got \(shown)"
+        }
+        if memoryLimit < 0 { return "--memory-limit must be 0 (no limit) or a number of MiB, got \(memoryLimit)" }
+        if dataDir == "" { return "--data-dir must name a folder, got an empty string" }
+        if config == "" { return "--config must name a file, got an empty string" }
+        if location == "" { return "--location must name a provider (gpsd, nmea:FILE, gpx:FILE, fixed:LAT,LON), got an empty string" }
+        return nil
+    }
+
+    /// The host options these values describe, for a script with `arguments`.
+    func hostOptions(arguments: [String]) -> HostOptions {
+        var options = CommonOptions.defaultHostOptions(arguments: arguments)
+        options.memoryLimitMiB = memoryLimit
+        options.timeout = timeout
+        options.failFast = failFast
+        options.logLevel = logLevel
+        if let ui { options.ui = ui }
+        if noColor { options.colors = false }
+        options.configPath = config
+        options.dataDirectory = dataDir
+        options.location = location
+        options.keepsRunningAfterInput = keepRunning
+        options.listen = listen == CommonOptions.defaultListenName ? "" : listen
+        options.pluginSearch = PluginSearch(folders: plugins, disabled: noPlugins)
+        return options
+    }
+
+    /// Sets the option `word` (`--data-dir`, `--fail-fast`, …) from `value`, the next word, for
+    /// an option that takes one. False when this is not an option it knows, its value does not
+    /// convert as ArgumentParser would convert it, or it was given already (except `--plugin`):
+    /// the parser then reads the whole command line and says what is wrong.
+    mutating func set(_ word: String, value: String?) -> Bool {
+        switch word {
+        case "--fail-fast": return Self.flag(&failFast)
+        case "--no-color": return Self.flag(&noColor)
+        case "--keep-running": return Self.flag(&keepRunning)
+        case "--no-plugins": return Self.flag(&noPlugins)
+        case "--plugin":
+            guard let value else { return false }
+            plugins.append(value)
+            return true
+        case "--ui": return Self.once(&ui, value.flatMap(HostOptions.UIMode.init(argument:)))
+        case "--timeout": return Self.once(&timeout, value.flatMap(Double.init(argument:)))
+        case "--config": return Self.once(&config, value)
+        case "--data-dir": return Self.once(&dataDir, value)
+        case "--location": return Self.once(&location, value)
+        case "--memory-limit":
+            guard memoryLimit == HostOptions().memoryLimitMiB, let limit = value.flatMap(Int.init(argument:)) else { return false }
+            memoryLimit = limit
+            return true
+        case "--log-level":
+            guard logLevel == HostOptions().logLevel, let level = value.flatMap(HostOptions.LogLevel.init(argument:)) else { return false }
+            logLevel = level
+            return true
+        default:
+            guard word.hasPrefix("--listen="), listen == nil else { return false }
+            listen = String(word.dropFirst("--listen=".count))
+            return true
+        }
+    }
+
+    private static func flag(_ flag: inout Bool) -> Bool {
+        guard !flag else { return false }
+        flag = true
+        return true
+    }
+
+    private static func once<T>(_ setting: inout T?, _ value: T?) -> Bool {
+        guard setting == nil, let value else { return false }
+        setting = value
+        return true
+    }
+}
