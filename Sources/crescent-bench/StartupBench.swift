@@ -22,29 +22,48 @@ enum StartupBench {
     static var plainLua: String { environment("LUA_BIN") ?? "lua5.4" }
 
     static func run() throws(BenchFailure) -> BenchRow {
+        try measure(row: name, crescentArguments: ["-e", ""], luaArguments: ["-e", ""])
+    }
+
+    /// The `startup-script` row: a script file run with options, as people type it (`crescent
+    /// --data-dir DIR --fail-fast SCRIPT.lua`), against `lua5.4 SCRIPT.lua`; the script is plain
+    /// Lua, the same file for both. The goal is `startup`'s.
+    static let scriptName = "startup-script"
+    static let script = "local squares = {}\nfor i = 1, 10 do squares[i] = i * i end\nprint(#squares)\n"
+
+    static func runScript() throws(BenchFailure) -> BenchRow {
+        let folder = try BenchFolder(row: scriptName)
+        try folder.write("script.lua", script, row: scriptName)
+        let path = folder.path + "/script.lua"
+        return try measure(row: scriptName, crescentArguments: ["--data-dir", folder.path + "/data", "--fail-fast", path],
+                           luaArguments: [path])
+    }
+
+    private static func measure(row: String, crescentArguments: [String], luaArguments: [String]) throws(BenchFailure) -> BenchRow {
         let crescent = try absoluteCrescentPath()
         let lua = plainLua
-        let data = try BenchFolder(row: name)
-        let samples = try inEmptyFolder(row: name) { () throws(BenchFailure) in
+        let data = try BenchFolder(row: row)
+        let samples = try inEmptyFolder(row: row) { () throws(BenchFailure) in
             try PairedSamples.collect(
                 rounds: runs, warmups: warmups,
                 subject: { () throws(BenchFailure) in
-                    try milliseconds(running: [crescent, "-e", ""], environment: ["XDG_DATA_HOME": data.path])
+                    try milliseconds(running: [crescent] + crescentArguments, row: row, environment: ["XDG_DATA_HOME": data.path])
                 },
-                baseline: { () throws(BenchFailure) in try milliseconds(running: [lua, "-e", ""]) }
+                baseline: { () throws(BenchFailure) in try milliseconds(running: [lua] + luaArguments, row: row) }
             )
         }
         let range = { (samples: [Double]) in
             "\(NumberFormat.fixed(Statistics.minimum(samples), digits: 1))–\(NumberFormat.fixed(samples.max() ?? .nan, digits: 1)) ms"
         }
+        let shown = { (arguments: [String]) in arguments.map { $0.isEmpty ? "\"\"" : $0 }.joined(separator: " ") }
         return BenchRow(
-            name: name,
+            name: row,
             value: Statistics.median(samples.subject),
             baseline: Statistics.median(samples.baseline),
             unit: "ms",
             goal: .ratioAtMost(goalRatio),
-            note: "median of \(runs) runs of '\(crescent) -e \"\"' (range \(range(samples.subject))) "
-                + "vs '\(lua) -e \"\"' (range \(range(samples.baseline)))"
+            note: "median of \(runs) runs of '\(crescent) \(shown(crescentArguments))' (range \(range(samples.subject))) "
+                + "vs '\(lua) \(shown(luaArguments))' (range \(range(samples.baseline)))"
         )
     }
 

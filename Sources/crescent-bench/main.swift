@@ -15,6 +15,7 @@ enum BenchCommand {
             (CallBench.name, CallBench.run),
             (CallbackBench.name, CallbackBench.run),
             (StartupBench.name, StartupBench.run),
+            (StartupBench.scriptName, StartupBench.runScript),
             (StartupPluginsBench.name, StartupPluginsBench.run),
             (StartupPluginsBench.usedName, StartupPluginsBench.runUsed),
             ("property", ModelRows.property),
