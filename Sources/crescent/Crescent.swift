@@ -56,7 +56,7 @@ struct Crescent: ParsableCommand {
         ProcessTuning.apply()
         let arguments = bareListen(Array(CommandLine.arguments.dropFirst()))
         if let (source, options) = quickRun(arguments) {
-            ProcessIO.exit(RunCommand.execute(source, options: options))
+            ProcessIO.exit(RunCommand.start(source, options: options))
         }
         if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
             // The root's help, then the options of the default command, which are what most people want.
@@ -66,17 +66,18 @@ struct Crescent: ParsableCommand {
         dispatch(hoistingSubcommand(arguments))
     }
 
-    /// The commonest command lines: `crescent [options] SCRIPT.lua ARGS...` and `crescent
-    /// [options] -e CODE [ARGS...]` (arguments not starting with `-`), with the common options
+    /// The commonest command lines: `crescent [options] SCRIPT.lua ARGS...`, `crescent [options]
+    /// -e CODE [ARGS...]` (arguments not starting with `-`) and `crescent [options] [-]` (stdin,
+    /// or the REPL on a terminal: a nil source), with the common options
     /// written as the usage text shows them (`--data-dir DIR`, `--fail-fast`, `--listen=NAME`).
     /// They skip ArgumentParser, whose parse costs about 20 M instructions in a binary this size
     /// (reflecting on each option's wrapper, every new type scanning every protocol conformance),
     /// six times the whole of `crescent -e ''`, and mean exactly what the parser would make of them
     /// (a test compares the two). Anything else, a wrong value included, returns nil and is parsed.
-    static func quickRun(_ arguments: [String]) -> (ScriptSource, HostOptions)? {
+    static func quickRun(_ arguments: [String]) -> (ScriptSource?, HostOptions)? {
         var settings = CommonSettings()
         var index = 0
-        while index < arguments.count, arguments[index].hasPrefix("-"), arguments[index] != "-e" {
+        while index < arguments.count, arguments[index].hasPrefix("-"), arguments[index] != "-e", arguments[index] != "-" {
             let word = arguments[index]
             let takesValue = CommonOptions.valuedOptions.contains(word)
             let value = takesValue && index + 1 < arguments.count ? arguments[index + 1] : nil
@@ -84,9 +85,11 @@ struct Crescent: ParsableCommand {
             guard !(value?.hasPrefix("-") ?? false), settings.set(word, value: value) else { return nil }
             index += takesValue ? 2 : 1
         }
-        guard settings.problem == nil, index < arguments.count else { return nil }
+        guard settings.problem == nil else { return nil }
+        guard index < arguments.count else { return (nil, settings.hostOptions(arguments: [])) }
         let first = arguments[index]
         let rest = arguments[(index + 1)...]
+        if first == "-" { return (.standardInput, settings.hostOptions(arguments: Array(rest))) }
         if first == "-e" {
             guard let code = rest.first, !rest.dropFirst().contains(where: { $0.hasPrefix("-") }) else { return nil }
             return (.code(code), settings.hostOptions(arguments: Array(rest.dropFirst())))

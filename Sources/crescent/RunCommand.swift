@@ -22,11 +22,15 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let (source, arguments) = sourceAndArguments
-        if let source {
-            throw ExitCode(Self.execute(source, options: common.hostOptions(arguments: arguments)))
-        }
-        if ProcessIO.isTerminal(0) { throw ExitCode(ReplCommand.start(common.hostOptions(arguments: arguments))) }
-        throw ExitCode(Self.execute(.standardInput, options: common.hostOptions(arguments: arguments)))
+        throw ExitCode(Self.start(source, options: common.hostOptions(arguments: arguments)))
+    }
+
+    /// Runs `source`; with none, the REPL when stdin is a terminal, else the script on stdin.
+    /// Returns the exit status.
+    static func start(_ source: ScriptSource?, options: HostOptions) -> Int32 {
+        if let source { return execute(source, options: options) }
+        if ProcessIO.isTerminal(0) { return ReplCommand.start(options) }
+        return execute(.standardInput, options: options)
     }
 
     /// What the command line names to run, and the script's arguments: nil for no script

@@ -33,6 +33,7 @@ import Testing
         ["--plugin", "a", "--plugin", "b", "--config", "c.toml", "--location", "fixed:1,2", "s.lua"],
         ["--listen=name", "s.lua"],
         Crescent.bareListen(["--listen", "--ui", "plain", "s.lua"]),
+        [], ["--data-dir", "d"], ["-"], ["--ui", "plain", "-", "a", "-b"],
     ]
 
     @Test(arguments: quickLines)
@@ -43,12 +44,12 @@ import Testing
         #expect(Self.summary(quick.0, quick.1) == Self.summary(source, parsed.common.hostOptions(arguments: arguments)), "\(line)")
     }
 
-    /// Wrong values, other spellings, repeats, subcommands, stdin and the REPL: the parser's.
+    /// Wrong values, other spellings, repeats, subcommands, help and version: the parser's.
     static let parsedLines: [[String]] = [
         ["--timeout", "-1", "s.lua"], ["--timeout", "0", "s.lua"], ["--ui", "fancy", "s.lua"], ["--data-dir", "", "s.lua"],
         ["--data-dir=x", "s.lua"], ["--data-dir", "-x", "s.lua"], ["--fail-fast", "--fail-fast", "s.lua"], ["--data-dir", "a", "--data-dir", "b", "s.lua"],
         ["--log-level", "loud", "s.lua"], ["--memory-limit", "many", "s.lua"], ["--data-dir"], ["services"], ["--data-dir", "d", "services"],
-        ["-e", "print(1)", "--x"], ["-e"], ["-"], ["--data-dir", "d"], [], ["--help"], ["--version"], ["--", "s.lua"], ["-x", "s.lua"],
+        ["-e", "print(1)", "--x"], ["-e"], ["--help"], ["--version"], ["--", "s.lua"], ["-x", "s.lua"],
     ]
 
     @Test(arguments: parsedLines)
