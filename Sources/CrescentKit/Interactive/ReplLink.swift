@@ -46,20 +46,21 @@ final class ReplLink: Sendable {
             repl.value.emit(text)
             return
         }
-        let schedule = state.withLock { state in
+        // Scheduled under the lock, so never after `finish`: the loop may be shut down then,
+        // and NIO refuses (and will one day trap on) work handed to a loop that has stopped.
+        let finished = state.withLock { state in
             let wasEmpty = state.waiting.isEmpty
             state.waiting += text
-            return wasEmpty && state.repl != nil && !state.finished
+            if wasEmpty && state.repl != nil && !state.finished {
+                loop.execute { [self] in
+                    guard let repl = self.state.withLock({ $0.repl }) else { return }
+                    repl.value.emit(takeWaiting())
+                    repl.value.flushOutput()
+                }
+            }
+            return state.finished
         }
-        guard schedule else {
-            if state.withLock({ $0.finished }) { terminal.write(takeWaiting()) }
-            return
-        }
-        loop.execute { [self] in
-            guard let repl = state.withLock({ $0.repl }) else { return }
-            repl.value.emit(takeWaiting())
-            repl.value.flushOutput()
-        }
+        if finished { terminal.write(takeWaiting()) }
     }
 
     /// The end of a loop turn: what was printed while the prompt was up goes above it now.
@@ -76,9 +77,13 @@ final class ReplLink: Sendable {
     /// Runs `body` on the REPL as one loop turn (the host then flushes output and delivers
     /// changes). Safe from any thread.
     func turn(_ body: @escaping @Sendable (Repl) -> Void) {
-        loop.execute { [self] in
-            guard let repl = state.withLock({ $0.repl })?.value, repl.host.isRunning else { return }
-            repl.host.runTurn { _ in body(repl) }
+        // Under the lock, so never after `finish` (see `emit`): a key read as the host ends is dropped.
+        state.withLock { state in
+            guard !state.finished else { return }
+            loop.execute { [self] in
+                guard let repl = self.state.withLock({ $0.repl })?.value, repl.host.isRunning else { return }
+                repl.host.runTurn { _ in body(repl) }
+            }
         }
     }
 
