@@ -50,49 +50,44 @@ struct CommonSettings {
         return options
     }
 
-    /// Sets the option `word` (`--data-dir`, `--fail-fast`, …) from `value`, the next word, for
-    /// an option that takes one. False when this is not an option it knows, its value does not
-    /// convert as ArgumentParser would convert it, or it was given already (except `--plugin`):
-    /// the parser then reads the whole command line and says what is wrong.
+    /// Sets the option `word` (`--data-dir`, `--fail-fast`, `--listen=NAME`, …) from `value`, the
+    /// next word, for an option that takes one. False when this is not an option it knows, or its
+    /// value does not convert as ArgumentParser would convert it: the parser then reads the whole
+    /// command line and says what is wrong.
     mutating func set(_ word: String, value: String?) -> Bool {
         switch word {
-        case "--fail-fast": return Self.flag(&failFast)
-        case "--no-color": return Self.flag(&noColor)
-        case "--keep-running": return Self.flag(&keepRunning)
-        case "--no-plugins": return Self.flag(&noPlugins)
+        case "--fail-fast": failFast = true
+        case "--no-color": noColor = true
+        case "--keep-running": keepRunning = true
+        case "--no-plugins": noPlugins = true
         case "--plugin":
             guard let value else { return false }
             plugins.append(value)
-            return true
-        case "--ui": return Self.once(&ui, value.flatMap(HostOptions.UIMode.init(argument:)))
-        case "--timeout": return Self.once(&timeout, value.flatMap(Double.init(argument:)))
-        case "--config": return Self.once(&config, value)
-        case "--data-dir": return Self.once(&dataDir, value)
-        case "--location": return Self.once(&location, value)
+        case "--ui":
+            guard let mode = value.flatMap(HostOptions.UIMode.init(argument:)) else { return false }
+            ui = mode
+        case "--timeout":
+            guard let seconds = value.flatMap(Double.init(argument:)) else { return false }
+            timeout = seconds
         case "--memory-limit":
-            guard memoryLimit == HostOptions().memoryLimitMiB, let limit = value.flatMap(Int.init(argument:)) else { return false }
+            guard let limit = value.flatMap(Int.init(argument:)) else { return false }
             memoryLimit = limit
-            return true
         case "--log-level":
-            guard logLevel == HostOptions().logLevel, let level = value.flatMap(HostOptions.LogLevel.init(argument:)) else { return false }
+            guard let level = value.flatMap(HostOptions.LogLevel.init(argument:)) else { return false }
             logLevel = level
-            return true
+        case "--config":
+            guard let value else { return false }
+            config = value
+        case "--data-dir":
+            guard let value else { return false }
+            dataDir = value
+        case "--location":
+            guard let value else { return false }
+            location = value
         default:
-            guard word.hasPrefix("--listen="), listen == nil else { return false }
+            guard word.hasPrefix("--listen=") else { return false }
             listen = String(word.dropFirst("--listen=".count))
-            return true
         }
-    }
-
-    private static func flag(_ flag: inout Bool) -> Bool {
-        guard !flag else { return false }
-        flag = true
-        return true
-    }
-
-    private static func once<T>(_ setting: inout T?, _ value: T?) -> Bool {
-        guard setting == nil, let value else { return false }
-        setting = value
         return true
     }
 }

@@ -76,13 +76,18 @@ struct Crescent: ParsableCommand {
     /// (a test compares the two). Anything else, a wrong value included, returns nil and is parsed.
     static func quickRun(_ arguments: [String]) -> (ScriptSource?, HostOptions)? {
         var settings = CommonSettings()
+        var given: [String] = []
         var index = 0
         while index < arguments.count, arguments[index].hasPrefix("-"), arguments[index] != "-e", arguments[index] != "-" {
             let word = arguments[index]
             let takesValue = CommonOptions.valuedOptions.contains(word)
             let value = takesValue && index + 1 < arguments.count ? arguments[index + 1] : nil
-            // A value that looks like an option is the parser's to judge (`--data-dir -x`).
-            guard !(value?.hasPrefix("-") ?? false), settings.set(word, value: value) else { return nil }
+            // A repeated option (but `--plugin`) and a value that looks like an option
+            // (`--data-dir -x`) are the parser's to judge.
+            let option = word.hasPrefix("--listen=") ? "--listen" : word
+            guard option == "--plugin" || !given.contains(option), !(value?.hasPrefix("-") ?? false),
+                  settings.set(word, value: value) else { return nil }
+            given.append(option)
             index += takesValue ? 2 : 1
         }
         guard settings.problem == nil else { return nil }

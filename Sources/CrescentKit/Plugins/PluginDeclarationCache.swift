@@ -49,7 +49,7 @@ struct PluginDeclarationCache {
         let bytes = Array(record.jsonText.utf8)
         if let kept = try? ScriptSource.file(path).read(), kept == bytes { return }
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
-        makeFolders(folder, mode: 0o700)
+        Folders.make(folder, mode: 0o700)
         // Written aside and renamed, so a reader never sees half a record.
         let temporary = path + ".\(getpid()).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)

@@ -40,8 +40,10 @@ public final class PluginLauncher: Sendable {
 
     /// Starts `manifest`'s plugin in the host and answers its services by name. Called on the
     /// host's loop (a script touched a service); a failure is reported once in the log and every
-    /// use of the plugin's services answers it.
-    func start(_ manifest: PluginManifest, settings: Value, limits: PluginsSection) -> Result<[String: any Service], ServiceError> {
+    /// use of the plugin's services answers it. A process plugin whose declarations `recorded`
+    /// holds starts with them, without waiting for its `initialize` answer.
+    func start(_ manifest: PluginManifest, settings: Value, limits: PluginsSection,
+               recorded: RecordedDeclarations) -> Result<[String: any Service], ServiceError> {
         guard let bound = attached.withLock({ $0 }), bound.eventLoop.inEventLoop, let host = bound.value.host, host.isRunning else {
             return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only on its host's loop"))
         }
@@ -50,18 +52,19 @@ public final class PluginLauncher: Sendable {
         case .lua(let main):
             started = LuaPluginRuntime.start(manifest, main: main, settings: settings, limits: limits, parent: host)
         case .process(let command):
-            started = ProcessPlugin.start(manifest, command: command, settings: settings, limits: limits, parent: host)
+            started = ProcessPlugin.start(manifest, command: command, settings: settings, limits: limits,
+                                          known: recorded.declarations, parent: host)
         }
         return Self.reported(started, of: manifest, in: host)
     }
 
     /// Starts `manifest`'s process plugin without holding the loop and answers `done` on the
     /// loop once its `initialize` answer has declared its services, or it could not start.
-    func startInBackground(_ manifest: PluginManifest, settings: Value, limits: PluginsSection,
+    func startInBackground(_ manifest: PluginManifest, settings: Value, limits: PluginsSection, recorded: RecordedDeclarations,
                            done: @escaping (Result<[String: any Service], ServiceError>) -> Void) {
         guard case .process(let command) = manifest.kind, let bound = attached.withLock({ $0 }), bound.eventLoop.inEventLoop,
               let host = bound.value.host, host.isRunning else {
-            done(start(manifest, settings: settings, limits: limits))
+            done(start(manifest, settings: settings, limits: limits, recorded: recorded))
             return
         }
         ProcessPlugin.startInBackground(manifest, command: command, settings: settings, limits: limits, parent: host) { started in

@@ -166,12 +166,3 @@ struct PluginProcess {
         return true
     }
 }
-
-/// Makes `path` and the folders above it that are missing (`mkdir -p`).
-func makeFolders(_ path: String, mode: mode_t) {
-    var prefix = ""
-    for part in path.split(separator: "/") {
-        prefix += (prefix.isEmpty && !path.hasPrefix("/") ? "" : "/") + String(part)
-        mkdir(prefix, mode)
-    }
-}

@@ -1,3 +1,4 @@
+import Services
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,7 +10,7 @@ public enum PluginSkeleton {
     /// never overwritten). Returns the files written.
     public static func write(name: String, process: Bool, folder: String) throws(PluginProblem) -> [String] {
         guard PluginNames.isValid(name) else { throw PluginProblem("the plugin name must match [a-z][a-z0-9_]*, got '\(name)'") }
-        makeFolders(folder, mode: 0o755)
+        Folders.make(folder, mode: 0o755)
         let files = process
             ? [("plugin.toml", manifest(name, kind: "command = [\"python3\", \"main.py\"]", process: true)), ("main.py", python(name))]
             : [("plugin.toml", manifest(name, kind: "main = \"main.lua\"", process: false)), ("main.lua", lua(name))]

@@ -59,7 +59,7 @@ final class PluginStart: Sendable {
             case .idle:
                 let result: Result<[String: any Service], ServiceError>
                 if let launcher {
-                    result = launcher.start(manifest, settings: settings, limits: limits)
+                    result = launcher.start(manifest, settings: settings, limits: limits, recorded: recorded)
                 } else {
                     result = .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only inside a running host"))
                 }
@@ -98,7 +98,7 @@ final class PluginStart: Sendable {
             finish(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only inside a running host")))
             return
         }
-        launcher.startInBackground(manifest, settings: settings, limits: limits) { [self] result in finish(result) }
+        launcher.startInBackground(manifest, settings: settings, limits: limits, recorded: recorded) { [self] result in finish(result) }
     }
 
     private func finish(_ result: Result<[String: any Service], ServiceError>) {

@@ -86,14 +86,14 @@ final class ProcessPlugin {
     }
 
     /// Starts the program and answers its services by name: at once when their declarations are
-    /// known from an earlier run (the handshake goes on while the loop runs), else once its
+    /// `known` from an earlier run (the handshake goes on while the loop runs), else once its
     /// `initialize` answer has declared them.
     static func start(_ manifest: PluginManifest, command: [String], settings: Value, limits: PluginsSection,
-                      parent: Host) -> Result<[String: any Service], PluginProblem> {
+                      known: [ServiceDeclaration]?, parent: Host) -> Result<[String: any Service], PluginProblem> {
         let plugin = ProcessPlugin(manifest: manifest, command: command, settings: settings,
                                    callTimeout: limits.callTimeout, host: parent)
         let declarations: [ServiceDeclaration]
-        if let known = plugin.cache.load() {
+        if let known {
             declarations = known
             do throws(PluginProblem) {
                 try plugin.launchInBackground()
@@ -166,7 +166,7 @@ final class ProcessPlugin {
         let base = host.options.dataDirectory.flatMap { $0 == ":memory:" ? nil : $0 }
             ?? (try? StoreSettings.defaultDataFolder()) ?? "."
         let folder = base + "/plugins/" + manifest.name
-        makeFolders(folder, mode: 0o700)
+        Folders.make(folder, mode: 0o700)
         return folder
     }
 

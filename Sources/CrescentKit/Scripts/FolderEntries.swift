@@ -2,8 +2,8 @@
 import Glibc
 #endif
 
-/// The names in a folder, read with `readdir`: the one listing of plugin folders, cache records,
-/// remote sockets and completed paths.
+/// The names in a folder, read with `readdir`: the one listing of plugin folders, a plugin's
+/// files (for its declarations' stamp), remote sockets and completed paths.
 enum FolderEntries {
     /// The names of the entries in the folder at `path`, without `.` and `..`, in the order the
     /// file system gives them; nil when the folder cannot be opened.

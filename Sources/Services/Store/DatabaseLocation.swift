@@ -46,15 +46,8 @@ enum DatabaseLocation {
 
     /// Makes the folders on the way to `path` (like `mkdir -p`), readable only by the user.
     static func createFolders(for path: String) throws(ServiceError) {
-        let folder = parent(of: path)
-        var prefix = ""
-        for component in folder.split(separator: "/", omittingEmptySubsequences: true) {
-            // A String of its own: `String + Substring` is a generic operator, whose first use
-            // costs the runtime a scan of every protocol conformance in the binary.
-            prefix += (prefix.isEmpty && !folder.hasPrefix("/") ? "" : "/") + String(component)
-            if mkdir(prefix, 0o700) != 0 && errno != EEXIST {
-                throw ServiceError(.io, "cannot open the store database \(path): cannot create \(prefix): \(errorText(errno))")
-            }
+        if let failed = Folders.make(parent(of: path), mode: 0o700) {
+            throw ServiceError(.io, "cannot open the store database \(path): cannot create \(failed.folder): \(errorText(failed.errno))")
         }
     }
 
