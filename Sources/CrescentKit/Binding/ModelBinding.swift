@@ -35,7 +35,9 @@ final class ModelBinding {
     /// model form there, so it is refused like a function.
     var refusesMetatables = false
     /// In-flight requests: they keep the run alive.
-    var requests: Set<ServiceRequest> = []
+    /// Unchecked (no swift_beginAccess per call), as ``ServiceRequest``'s state: used on the
+    /// loop only; inserting and removing call nothing but the request's identity hash.
+    @exclusivity(unchecked) var requests: Set<ServiceRequest> = []
     /// A delivery round is queued on the loop.
     var deliveryScheduled = false
     /// Start shares per service.
@@ -63,6 +65,8 @@ final class ModelBinding {
     /// True once ``teardown()`` ran: the VM is closing, and Lua that still runs (a `__gc`
     /// finalizer) can no longer start anything.
     private(set) var isTornDown = false
+    /// What requests and start shares refer to the binding by (``Model/WeakLink``).
+    let weakLink = WeakLink<ModelBinding>()
 
     init(host: Host, tables: BindingTables) {
         self.host = host
@@ -70,7 +74,10 @@ final class ModelBinding {
         fieldNames = FieldNameCache(anchors: tables.fieldNameAnchors)
         vm = host.vm
         registry = ObserverRegistry { [unowned host] report in host.report(registryEvent: report) }
+        weakLink.attach(self)
     }
+
+    deinit { weakLink.clear() }
 
     // MARK: Installation
 

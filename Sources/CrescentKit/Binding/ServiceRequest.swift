@@ -14,23 +14,30 @@ final class ServiceRequest: Cancellable, Hashable {
 
     let service: String
     let method: String
-    var completion: LuaRef?
-    var waitingTask: LuaTask?
-    var swiftTask: Task<Void, Never>?
+    // The mutable state is read and written on every call. `@exclusivity(unchecked)` drops the
+    // runtime check each access to a class property costs: a request is used on the host's loop
+    // only, and no access to these is held across a call that could come back to them.
+    @exclusivity(unchecked) var completion: LuaRef?
+    @exclusivity(unchecked) var waitingTask: LuaTask?
+    @exclusivity(unchecked) var swiftTask: Task<Void, Never>?
     /// The answer a `replying:` method gives; cancelling marks it, so queued work may skip.
-    var reply: Reply?
-    var outcome: Outcome?
-    var isDone = false
-    var deliveryScheduled = false
-    var ownerSlot: Int32 = -1
-    weak var owner: Scope?
-    weak var binding: ModelBinding?
+    @exclusivity(unchecked) var reply: Reply?
+    @exclusivity(unchecked) var outcome: Outcome?
+    @exclusivity(unchecked) var isDone = false
+    @exclusivity(unchecked) var deliveryScheduled = false
+    @exclusivity(unchecked) var ownerSlot: Int32 = -1
+    private let ownerLink: WeakLink<Scope>?
+    private let bindingLink: WeakLink<ModelBinding>
+    /// The scope that owns it, while that scope lives.
+    var owner: Scope? { ownerLink?.object }
+    /// The binding that made it, while the binding lives.
+    var binding: ModelBinding? { bindingLink.object }
 
     init(service: String, method: String, owner: Scope?, binding: ModelBinding) {
         self.service = service
         self.method = method
-        self.owner = owner
-        self.binding = binding
+        ownerLink = owner?.weakLink
+        bindingLink = binding.weakLink
     }
 
     /// The owner ended: stop the work and deliver nothing.

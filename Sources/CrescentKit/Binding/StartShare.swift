@@ -6,15 +6,18 @@ import Model
 final class StartShare: Cancellable {
     let service: ObjectBox
     private(set) var options: Value
-    weak var owner: Scope?
+    private let ownerLink: WeakLink<Scope>
     var ownerSlot: Int32 = -1
-    weak var binding: ModelBinding?
+    private let bindingLink: WeakLink<ModelBinding>
+    /// The scope whose share it is, while that scope lives.
+    var owner: Scope? { ownerLink.object }
+    var binding: ModelBinding? { bindingLink.object }
 
     init(service: ObjectBox, options: Value, owner: Scope, binding: ModelBinding) {
         self.service = service
         self.options = options
-        self.owner = owner
-        self.binding = binding
+        ownerLink = owner.weakLink
+        bindingLink = binding.weakLink
     }
 
     func update(_ newOptions: Value) { options = newOptions }

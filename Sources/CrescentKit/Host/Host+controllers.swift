@@ -38,7 +38,7 @@ extension Host {
         vm.register(field: "setScope") { [unowned self] stack in
             let scope = try scopeType.check(1, in: stack, function: "setScope")
             self.currentScope = scope
-            if let task = self.currentTask, task.coroutine.thread == stack.state { task.scope = scope }
+            if let task = self.currentTask, task.coroutine.thread == stack.state { task.scopeLink = scope.weakLink }
             return .none
         }
         vm.register(field: "within") { [unowned self] stack in

@@ -77,9 +77,9 @@ extension Host {
             for index in (function + 1)...(function + arguments) { stack.pushValue(at: index) }
             lua_xmove(stack.state, task.coroutine.thread, arguments)
         }
-        task.host = self
-        task.owner = currentScope
-        task.scope = currentScope
+        task.hostLink = weakLink
+        task.ownerLink = currentScope.weakLink
+        task.scopeLink = currentScope.weakLink
         task.onEnd = onEnd
         currentScope.adopt(task)
         tasks.insert(task)

@@ -60,8 +60,8 @@ extension Host {
         timerType.push(timer, onto: stack)
         stack.pushValue(at: -1)
         timer.handle = vm.ref(from: stack)
-        timer.host = self
-        timer.owner = currentScope
+        timer.hostLink = weakLink
+        timer.ownerLink = currentScope.weakLink
         currentScope.adopt(timer)
         timers.insert(timer)
         schedule(timer)

@@ -46,9 +46,9 @@ public final class Host {
     /// one in use; this one only hands it over).
     let bindingTables: BindingTables
     /// Controllers on the navigation stack: while there are any, the run goes on.
-    var navigationDepth = 0
+    @exclusivity(unchecked) var navigationDepth = 0
     /// True while a turn runs (a clock job that fires meanwhile waits for a later turn).
-    var inTurn = false
+    @exclusivity(unchecked) var inTurn = false
     /// Called once, when the first controller is pushed (the runner starts reading commands).
     public var onFirstController: (() -> Void)?
     /// Shows the top controller's view in the `--ui` mode.
@@ -57,13 +57,17 @@ public final class Host {
     var scriptFolder: String?
     var mainFinished = false
     var reportedTimeout = false
-    var requestedExit: Int32?
-    var timers: Set<LuaTimer> = []
-    var tasks: Set<LuaTask> = []
+    // Read at the end of every turn (``hasPendingWork``) and around every resume. Unchecked,
+    // like ``currentScope``: touched on the loop only, and no access to these is held across a
+    // call that could come back to them (inserting into or removing from the sets calls only the
+    // timer's or task's identity hash).
+    @exclusivity(unchecked) var requestedExit: Int32?
+    @exclusivity(unchecked) var timers: Set<LuaTimer> = []
+    @exclusivity(unchecked) var tasks: Set<LuaTask> = []
     /// Coroutines whose task returned, each with an empty stack, run again by later tasks.
     var idleCoroutines: [LuaCoroutine] = []
     /// The task whose coroutine is running, while it runs.
-    var currentTask: LuaTask?
+    @exclusivity(unchecked) var currentTask: LuaTask?
     var teardownActions: [() -> Void] = []
     /// Functions the controller prelude offers the host (the REPL's command completion).
     var controllerHooks: LuaRef?
@@ -71,7 +75,11 @@ public final class Host {
     public let hostSettings: Value
     private let onExit: (Int32) -> Void
     /// The host whose script uses this plugin host's services (nil for a script's host).
-    private(set) weak var parent: Host?
+    var parent: Host? { parentLink?.object }
+    private let parentLink: WeakLink<Host>?
+    /// What tasks, timers, plugin hosts and the plugin launcher refer to the host by
+    /// (``Model/WeakLink``: a `weak` reference would put every retain of the host on the slow path).
+    let weakLink = WeakLink<Host>()
     /// Interrupts the Lua plugins' VMs too when the run is stopped (Ctrl-C, `--timeout`).
     public let pluginInterrupters = PluginInterrupters()
     /// The Lua plugins this host started, finished with it.
@@ -116,16 +124,19 @@ public final class Host {
         self.options = options
         self.console = console ?? Console(colors: options.colors)
         self.onExit = onExit
-        self.parent = parent
+        parentLink = parent?.weakLink
         currentScope = scriptScope
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
         bindingTables = try BindingTables(vm: vm)
         presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
+        weakLink.attach(self)
         try installGlobals()
         try binding.install(services: services)
         // Last: the controller prelude captures observe/on (from the binding).
         if !isPluginHost { try installControllers() }
     }
+
+    deinit { weakLink.clear() }
 
     /// True for the host of a Lua plugin's VM.
     var isPluginHost: Bool { parent != nil }
@@ -201,9 +212,8 @@ public final class Host {
 
     /// Runs a handler of `subscription` with its owner as the scope, as ``withScope(_:_:)`` does.
     /// Deliveries call it for every handler, and their owner is almost always current already:
-    /// then no scope is retained (Scope has weak references, so its reference counting takes the
-    /// slow path). A change `body` made to the scope is undone, to the owner while the subscription
-    /// lives (so its owner does), else to the script's scope.
+    /// then no scope is retained. A change `body` made to the scope is undone, to the owner while
+    /// the subscription lives (so its owner does), else to the script's scope.
     func withOwner<Result>(of subscription: Subscription, _ body: () throws -> Result) rethrows -> Result {
         guard subscription.isOwned(by: currentScope) else { return try withScope(subscription.owner, body) }
         // Compared, never dereferenced: the owner may be gone when the handler ended it.

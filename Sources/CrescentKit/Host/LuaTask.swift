@@ -14,22 +14,28 @@ final class LuaTask: Hashable, Cancellable {
 
     let coroutine: LuaCoroutine
     /// True once the function returned, raised or was cancelled.
-    var isDone = false
+    // Read on every resume. Unchecked, as ``ServiceRequest``'s state: a task is used on the
+    // host's loop only, and no access to these is held across a call that could come back to them.
+    @exclusivity(unchecked) var isDone = false
     /// A resume is already arranged (a sleep timer, an awaited completion, the next turn).
-    var isWaiting = false
+    @exclusivity(unchecked) var isWaiting = false
     /// `cancel()` was called while the task itself was running.
-    var cancelRequested = false
+    @exclusivity(unchecked) var cancelRequested = false
     var result: LuaRef?
     var error: LuaRef?
     var wakeup: Cancellation?
     /// The request the task is waiting for, cancelled with the task.
-    var awaiting: (any Cancellable)?
-    var ownerSlot: Int32 = -1
-    weak var owner: Scope?
+    @exclusivity(unchecked) var awaiting: (any Cancellable)?
+    @exclusivity(unchecked) var ownerSlot: Int32 = -1
+    /// The scope that owns it and the host that runs it, while they live (``WeakLink``).
+    var ownerLink: WeakLink<Scope>?
+    var hostLink: WeakLink<Host>?
+    var owner: Scope? { ownerLink?.object }
+    var host: Host? { hostLink?.object }
     /// What the task's code creates belongs to this scope (its owner unless the code moves it,
     /// as a controller's lifecycle does between its lifetime and appearance scopes).
-    weak var scope: Scope?
-    weak var host: Host?
+    var scopeLink: WeakLink<Scope>?
+    var scope: Scope? { scopeLink?.object }
     /// Replaces the default handling of the task's end (errors reported as handler errors,
     /// results kept in `result`).
     var onEnd: ((Ending) -> Void)?

@@ -15,8 +15,11 @@ final class LuaTimer: Hashable, Cancellable {
     var deadline: Duration
     var firings = 0
     var ownerSlot: Int32 = -1
-    weak var owner: Scope?
-    weak var host: Host?
+    /// The scope that owns it and the host that runs it, while they live (``WeakLink``).
+    var ownerLink: WeakLink<Scope>?
+    var hostLink: WeakLink<Host>?
+    var owner: Scope? { ownerLink?.object }
+    var host: Host? { hostLink?.object }
 
     init(interval: Double, repeats: Bool, deadline: Duration) {
         self.interval = interval

@@ -7,13 +7,8 @@ import Synchronization
 /// The host's registry is set up before the host exists, so the services' entries hold this
 /// launcher and the host attaches itself once it is made.
 public final class PluginLauncher: Sendable {
-    /// The host, held weakly (it holds the entries that hold this launcher).
-    private final class WeakHost {
-        weak var host: Host?
-        init(_ host: Host) { self.host = host }
-    }
-
-    private let attached = Mutex<NIOLoopBound<WeakHost>?>(nil)
+    /// The host, held weakly (it holds the entries that hold this launcher), read on its loop.
+    private let attached = Mutex<NIOLoopBound<WeakLink<Host>>?>(nil)
     /// The plugins that start in the background when a task touches them, by service name.
     private let backgroundStarts = Mutex<[String: PluginStart]>([:])
 
@@ -21,7 +16,7 @@ public final class PluginLauncher: Sendable {
 
     /// Gives the launcher its host.
     func attach(_ host: Host) {
-        attached.withLock { $0 = NIOLoopBound(WeakHost(host), eventLoop: host.loop) }
+        attached.withLock { $0 = NIOLoopBound(host.weakLink, eventLoop: host.loop) }
     }
 
     /// Lets tasks start `start`'s plugin in the background (see ``pendingStart(of:)``).
@@ -44,7 +39,7 @@ public final class PluginLauncher: Sendable {
     /// holds starts with them, without waiting for its `initialize` answer.
     func start(_ manifest: PluginManifest, settings: Value, limits: PluginsSection,
                recorded: RecordedDeclarations) -> Result<[String: any Service], ServiceError> {
-        guard let bound = attached.withLock({ $0 }), bound.eventLoop.inEventLoop, let host = bound.value.host, host.isRunning else {
+        guard let bound = attached.withLock({ $0 }), bound.eventLoop.inEventLoop, let host = bound.value.object, host.isRunning else {
             return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only on its host's loop"))
         }
         let started: Result<[String: any Service], PluginProblem>
@@ -63,7 +58,7 @@ public final class PluginLauncher: Sendable {
     func startInBackground(_ manifest: PluginManifest, settings: Value, limits: PluginsSection, recorded: RecordedDeclarations,
                            done: @escaping (Result<[String: any Service], ServiceError>) -> Void) {
         guard case .process(let command) = manifest.kind, let bound = attached.withLock({ $0 }), bound.eventLoop.inEventLoop,
-              let host = bound.value.host, host.isRunning else {
+              let host = bound.value.object, host.isRunning else {
             done(start(manifest, settings: settings, limits: limits, recorded: recorded))
             return
         }

@@ -35,13 +35,17 @@ public final class ObserverRegistry {
     private var delegateSubscribers: [ObjectIdentifier: SubscriberList] = [:]
     private var currentValues: [PropertyKey: Value] = [:]
     /// What the next round delivers, each item marked when a handler queued it (a chain).
-    private var queue: [(item: Pending, chained: Bool)] = []
+    /// Read after every turn (``hasPending``); unchecked like ``Subscription``'s counters: used on
+    /// the registry's loop only, and never held inout across a call that could touch it again.
+    @exclusivity(unchecked) private var queue: [(item: Pending, chained: Bool)] = []
     private var batches: [PropertyKey: PropertyBatch] = [:]
     private var isDelivering = false
     private var queuedByHandlers = false
     private var chainedRounds = 0
     /// Creation sites, shared by every subscription made at the same place.
     private var sites: [String] = ["(one of many sites)"]
+    /// What subscriptions refer to the registry by (``WeakLink``).
+    let weakLink = WeakLink<ObserverRegistry>()
     private var siteNumbers: [String: UInt16] = [:]
     /// Subscriptions not yet cancelled.
     public private(set) var liveCount = 0
@@ -51,7 +55,10 @@ public final class ObserverRegistry {
         self.maxFailures = min(max(maxFailures, 1), 255)
         self.maxChainedRounds = maxChainedRounds
         self.report = report
+        weakLink.attach(self)
     }
+
+    deinit { weakLink.clear() }
 
     /// True when a round of deliveries is waiting.
     public var hasPending: Bool { !queue.isEmpty }

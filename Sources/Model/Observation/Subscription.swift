@@ -63,7 +63,9 @@ public final class Subscription: Cancellable {
     @exclusivity(unchecked) private var ownerReference: Unmanaged<Scope>?
     /// The scope that owns it; nil once cancelled, or when it has none.
     public var owner: Scope? { ownerReference?.takeUnretainedValue() }
-    weak var registry: ObserverRegistry?
+    private let registryLink: WeakLink<ObserverRegistry>
+    /// The registry that made it, while it lives.
+    var registry: ObserverRegistry? { registryLink.object }
     /// The Swift handler, or nil for ``Handler/dispatched`` subscriptions (and once cancelled,
     /// so a closure that captures its own subscription is not kept alive by it).
     private(set) var swiftHandler: SwiftHandler?
@@ -79,7 +81,7 @@ public final class Subscription: Cancellable {
         self.siteNumber = siteNumber
         seenSequence = sequence
         ownerReference = owner.map(Unmanaged.passUnretained)
-        self.registry = registry
+        registryLink = registry.weakLink
         if case .dispatched = handler { swiftHandler = nil } else { swiftHandler = SwiftHandler(handler) }
     }
 

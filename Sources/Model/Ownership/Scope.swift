@@ -16,13 +16,27 @@ public protocol Cancellable: AnyObject {
 public final class Scope {
     /// Who owns it, for introspection (`script`, `Tracker`).
     public let name: String
-    public private(set) var isEnded = false
-    private var items: [any Cancellable] = []
+    // Touched on every service call (adopt, then forget). `@exclusivity(unchecked)` drops the
+    // runtime check each access to a class property costs (a call to swift_beginAccess): a scope
+    // is used on its owner's loop only, and no access to these is held across a call that could
+    // come back to them (an item's slot is set before it is appended, and popped before it is
+    // cancelled).
+    @exclusivity(unchecked) public private(set) var isEnded = false
+    @exclusivity(unchecked) private var items: [any Cancellable] = []
+    /// What the things it owns refer to it by (``WeakLink``: a `weak` reference would put every
+    /// retain of the scope on the slow path).
+    public let weakLink = WeakLink<Scope>()
 
-    public init(name: String) { self.name = name }
+    public init(name: String) {
+        self.name = name
+        weakLink.attach(self)
+    }
 
-    /// A scope dropped without ``end()`` still ends what it owns.
-    deinit { end() }
+    /// A scope dropped without ``end()`` still ends what it owns; they no longer see it.
+    deinit {
+        weakLink.clear()
+        end()
+    }
 
     /// Takes ownership of `item`; adopting into an ended scope cancels the item at once.
     public func adopt(_ item: any Cancellable) {

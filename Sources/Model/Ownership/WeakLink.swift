@@ -1,0 +1,26 @@
+/// A reference that reads nil once its object has gone, as `weak` does, for objects that live and
+/// die on one thread (the host's loop).
+///
+/// The first `weak` reference to an object gives it a side table for good, and from then on every
+/// retain and release of that object takes the Swift runtime's slow path. The host, its binding,
+/// its scopes and its observer registry are retained many times in every service call and
+/// delivery (a weak reference to each made a fifth of an awaited call's instructions), so they
+/// hand out a link instead: a small object of their own, which holders retain on the fast path.
+///
+/// The object fills its link at the end of its `init` (``attach(_:)``) and clears it first thing
+/// in its `deinit` (``clear()``). Safe because every read happens on the thread the object lives
+/// and dies on: there no `deinit` can run in the middle of a read, so a read sees the live object
+/// or nil, never a freed one.
+public final class WeakLink<Object: AnyObject> {
+    /// The object, or nil once it has gone.
+    public private(set) unowned(unsafe) var object: Object?
+
+    /// An empty link, for an object to fill as its `init` ends.
+    public init() {}
+
+    /// Points the link at `object`, its owner.
+    public func attach(_ object: Object) { self.object = object }
+
+    /// Called by the object as its `deinit` starts (or when it shuts down for good).
+    public func clear() { object = nil }
+}
