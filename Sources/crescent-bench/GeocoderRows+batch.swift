@@ -12,20 +12,25 @@ extension GeocoderRows {
 
         """
 
+    /// The script's last part: printing `name|country` for each answer in `results`.
+    static let printingScript = """
+        local out = {}
+        for i = 1, #results do
+          local p = results[i][1]
+          out[i] = p.name .. "|" .. p.country
+        end
+        io.write(table.concat(out, "\\n"), "\\n")
+
+        """
+
     /// What a user runs: a Lua script that reads `lat,lon` lines, calls `reverse` once with all
     /// of them and prints `name|country` per point.
     static let batchScript = readingScript + """
         task(function()
           local results, err = services.geocoder:reverse(points)
           if err then error(tostring(err)) end
-          local out = {}
-          for i = 1, #results do
-            local p = results[i][1]
-            out[i] = p.name .. "|" .. p.country
-          end
-          io.write(table.concat(out, "\\n"), "\\n")
-        end)
-        """
+
+        """ + printingScript + "end)\n"
 
     /// The whole job with the search and the bridge taken out: plain Lua making each point's
     /// answer as a one-placemark array of the same nine fields (names from a pool, so no string
@@ -40,13 +45,8 @@ extension GeocoderRows {
           results[i] = { { name = names[i % 5000 + 1], admin1 = "Region", admin2 = "District", countryCode = "FR",
                            country = "France", lat = q.lat, lon = q.lon, population = 1000, distance = 1234.5 } }
         end
-        local out = {}
-        for i = 1, #results do
-          local p = results[i][1]
-          out[i] = p.name .. "|" .. p.country
-        end
-        io.write(table.concat(out, "\\n"), "\\n")
-        """
+
+        """ + printingScript
 
     /// The same job with reverse_geocoder (which names countries by code only).
     static let batchPython = #"""
