@@ -65,7 +65,7 @@ public final class Host {
     @exclusivity(unchecked) var timers: Set<LuaTimer> = []
     @exclusivity(unchecked) var tasks: Set<LuaTask> = []
     /// Coroutines whose task returned, each with an empty stack, run again by later tasks.
-    var idleCoroutines: [LuaCoroutine] = []
+    @exclusivity(unchecked) var idleCoroutines: [LuaCoroutine] = []
     /// The task whose coroutine is running, while it runs.
     @exclusivity(unchecked) var currentTask: LuaTask?
     var teardownActions: [() -> Void] = []

@@ -13,35 +13,36 @@ final class LuaTask: Hashable, Cancellable {
     }
 
     let coroutine: LuaCoroutine
-    /// True once the function returned, raised or was cancelled.
     // Read on every resume. Unchecked, as ``ServiceRequest``'s state: a task is used on the
     // host's loop only, and no access to these is held across a call that could come back to them.
+
+    /// True once the function returned, raised or was cancelled.
     @exclusivity(unchecked) var isDone = false
     /// A resume is already arranged (a sleep timer, an awaited completion, the next turn).
     @exclusivity(unchecked) var isWaiting = false
     /// `cancel()` was called while the task itself was running.
     @exclusivity(unchecked) var cancelRequested = false
-    var result: LuaRef?
-    var error: LuaRef?
-    var wakeup: Cancellation?
+    @exclusivity(unchecked) var result: LuaRef?
+    @exclusivity(unchecked) var error: LuaRef?
+    @exclusivity(unchecked) var wakeup: Cancellation?
     /// The request the task is waiting for, cancelled with the task.
     @exclusivity(unchecked) var awaiting: (any Cancellable)?
     @exclusivity(unchecked) var ownerSlot: Int32 = -1
     /// The scope that owns it and the host that runs it, while they live (``WeakLink``).
-    var ownerLink: WeakLink<Scope>?
-    var hostLink: WeakLink<Host>?
+    @exclusivity(unchecked) var ownerLink: WeakLink<Scope>?
+    @exclusivity(unchecked) var hostLink: WeakLink<Host>?
     var owner: Scope? { ownerLink?.object }
     var host: Host? { hostLink?.object }
     /// What the task's code creates belongs to this scope (its owner unless the code moves it,
     /// as a controller's lifecycle does between its lifetime and appearance scopes).
-    var scopeLink: WeakLink<Scope>?
+    @exclusivity(unchecked) var scopeLink: WeakLink<Scope>?
     var scope: Scope? { scopeLink?.object }
     /// Replaces the default handling of the task's end (errors reported as handler errors,
     /// results kept in `result`).
-    var onEnd: ((Ending) -> Void)?
+    @exclusivity(unchecked) var onEnd: ((Ending) -> Void)?
     /// Told `true` before each resume and `false` after (the REPL lets Ctrl-C interrupt only
     /// while its chunk's code runs).
-    var onResume: ((Bool) -> Void)?
+    @exclusivity(unchecked) var onResume: ((Bool) -> Void)?
 
     init(coroutine: LuaCoroutine) { self.coroutine = coroutine }
 

@@ -13,14 +13,19 @@
 /// or nil, never a freed one.
 public final class WeakLink<Object: AnyObject> {
     /// The object, or nil once it has gone.
-    public private(set) unowned(unsafe) var object: Object?
+    @inlinable public var object: Object? { storedObject }
+    // Read on every service call. Unchecked (no swift_beginAccess per read): read and written on
+    // one thread only, never inout. Another module's direct access to a stored property is checked
+    // at run time whatever the property says; the inlinable accessor carries this module's
+    // unchecked access instead.
+    @exclusivity(unchecked) @usableFromInline unowned(unsafe) var storedObject: Object?
 
     /// An empty link, for an object to fill as its `init` ends.
     public init() {}
 
     /// Points the link at `object`, its owner.
-    public func attach(_ object: Object) { self.object = object }
+    public func attach(_ object: Object) { storedObject = object }
 
     /// Called by the object as its `deinit` starts (or when it shuts down for good).
-    public func clear() { object = nil }
+    public func clear() { storedObject = nil }
 }
