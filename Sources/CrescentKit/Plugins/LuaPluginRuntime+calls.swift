@@ -87,10 +87,16 @@ extension LuaPluginRuntime {
         host.runTurn { [unowned(unsafe) self] host in
             let stack = host.vm.stack
             let count = Int32(arguments.values.count) + 2
-            _ = stack.ensure(count + 2)
+            _ = stack.ensure(count + 3)
             invoke.push(onto: stack)                                 // invoke
-            stack.push(service)
-            stack.push(method)                                       // invoke service method
+            // The names through the binding's cache: the same two strings come call after call.
+            let names = host.binding.fieldNames
+            names.pushAnchors(onto: stack)                           // invoke anchors
+            let anchors = stack.top
+            names.push(service, onto: stack, anchorsAt: anchors)
+            names.push(method, onto: stack, anchorsAt: anchors)      // invoke anchors service method
+            lua_rotate(stack.state, anchors, -1)                     // invoke service method anchors
+            stack.pop()                                              // invoke service method
             for value in arguments.values { host.binding.push(value, onto: stack) }
             let task = host.startTask(function: stack.absolute(-count - 1), arguments: count, in: stack) { [unowned(unsafe) self] ending in
                 end(call, ending)
