@@ -55,6 +55,20 @@ import Testing
         #expect(late.isDone)
     }
 
+    /// A call added after it started (a Lua plugin's method that ran a while before its first
+    /// await) keeps the limit counted from its start.
+    @Test func theLimitCountsFromTheStartGiven() {
+        let fixture = Fixture()
+        let started = fixture.clock.uptime
+        fixture.clock.advance(by: .seconds(7))
+        let call = PluginCall(service: "svc", method: "late", arguments: Arguments([]), reply: Reply { _ in })
+        fixture.deadlines.add(call, since: started)
+        fixture.clock.advance(by: .seconds(2))
+        #expect(fixture.expired.isEmpty)
+        fixture.clock.advance(by: .seconds(1))
+        #expect(fixture.expired == ["late"])
+    }
+
     @Test func cancelAllForgetsEveryCallAndTheQueueStartsAgain() {
         let fixture = Fixture()
         _ = fixture.call("a")

@@ -22,10 +22,13 @@ final class CallDeadlines {
         self.expire = expire
     }
 
-    /// Starts the time limit of `call`; it ends when the call is answered (``remove(_:)``).
-    func add(_ call: PluginCall) {
-        pending[ObjectIdentifier(call)] = (clock.uptime + limit, call)
-        if job == nil { arm(after: limit) }
+    /// Starts the time limit of `call`, counted from `start` (the clock's uptime; now by
+    /// default); it ends when the call is answered (``remove(_:)``).
+    func add(_ call: PluginCall, since start: Duration? = nil) {
+        let now = clock.uptime
+        let deadline = (start ?? now) + limit
+        pending[ObjectIdentifier(call)] = (deadline, call)
+        if job == nil { arm(after: max(deadline - now, .zero)) }
     }
 
     func remove(_ call: PluginCall) {

@@ -81,10 +81,10 @@ extension LuaPluginRuntime {
         // Invariant: the runtime outlives what its calls hold: the parent host keeps it until
         // `finish()`, which answers every call (dropping `onDone` and emptying the cancel
         // handle) and then ends the plugin's tasks, whose `onEnd` finds their calls answered.
-        // Unowned(unsafe): a checked or weak reference to the runtime takes Swift's slow
-        // reference counting on every call.
-        call.onDone = { [unowned(unsafe) self] call in deadlines.remove(call) }
+        // Unowned(unsafe): a checked or weak reference to the runtime costs a runtime call and a
+        // retain on every call.
         host.runTurn { [unowned(unsafe) self] host in
+            let started = host.clock.uptime
             let stack = host.vm.stack
             let count = Int32(arguments.values.count) + 2
             _ = stack.ensure(count + 3)
@@ -107,13 +107,18 @@ extension LuaPluginRuntime {
                 let runningUntil = watchdog.deadline()
                 task.onResume = { running in watchdog.running(until: running ? runningUntil : nil) }
             }
-            deadlines.add(call)
+            host.resume(task, arguments: count)
+            // Most methods answer before their first await, within this turn, where no deadline
+            // can pass and no cancel can arrive: only a call still running gets its time limit
+            // (counted from the start) and a cancel handler.
+            guard !call.isDone else { return }
+            deadlines.add(call, since: started)
+            call.onDone = { [unowned(unsafe) self] call in deadlines.remove(call) }
             call.onCancel(on: host.loop) { [unowned(unsafe) self] call in
                 guard !call.isDone, let task = call.task else { return }
                 call.answer(.failure(ServiceError(.cancelled, "the request was cancelled")))
                 self.host.runTurn { host in host.cancel(task) }
             }
-            host.resume(task, arguments: count)
         }
     }
 
