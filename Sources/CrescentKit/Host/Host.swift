@@ -78,7 +78,8 @@ public final class Host {
     var parent: Host? { parentLink?.object }
     private let parentLink: WeakLink<Host>?
     /// What tasks, timers, plugin hosts and the plugin launcher refer to the host by
-    /// (``Model/WeakLink``: a `weak` reference would put every retain of the host on the slow path).
+    /// (``Model/WeakLink``: a `weak` reference would put every retain of the host on the slow
+    /// path). Cleared when the host finishes, on its loop, or when it goes unfinished.
     let weakLink = WeakLink<Host>()
     /// Interrupts the Lua plugins' VMs too when the run is stopped (Ctrl-C, `--timeout`).
     public let pluginInterrupters = PluginInterrupters()
@@ -138,8 +139,8 @@ public final class Host {
 
     deinit { weakLink.clear() }
 
-    /// True for the host of a Lua plugin's VM.
-    var isPluginHost: Bool { parent != nil }
+    /// True for the host of a Lua plugin's VM (whether or not its parent is still there).
+    var isPluginHost: Bool { parentLink != nil }
 
     /// True while the host can still run code.
     public var isRunning: Bool { exitStatus == nil }
@@ -387,6 +388,9 @@ public final class Host {
         idleCoroutines.removeAll()
         currentTask = nil
         vm.close()
+        // Nothing of the run is left to read the host through its link: from here on it reads
+        // nil on any thread, even while the host itself is still held.
+        weakLink.clear()
         presenter.present(nil, controller: "")
         presenter.finish()
         console.flush()

@@ -8,9 +8,10 @@
 /// hand out a link instead: a small object of their own, which holders retain on the fast path.
 ///
 /// The object fills its link at the end of its `init` (``attach(_:)``) and clears it first thing
-/// in its `deinit` (``clear()``). Safe because every read happens on the thread the object lives
-/// and dies on: there no `deinit` can run in the middle of a read, so a read sees the live object
-/// or nil, never a freed one.
+/// in its `deinit` (``clear()``), or earlier, on its thread, once nothing may reach it any more
+/// (the host, when it finishes). Safe because every read happens on the thread the object lives
+/// and is cleared on: there no clearing can happen in the middle of a read, so a read sees the
+/// live object or nil, never a freed one.
 public final class WeakLink<Object: AnyObject> {
     /// The object, or nil once it has gone.
     @inlinable public var object: Object? { storedObject }
