@@ -1,6 +1,7 @@
 import CLua
 import LuaBridge
 import Model
+import Services
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -219,7 +220,7 @@ struct LuaCompletion {
         let slash = partial.lastIndex(of: "/")
         let folder = slash.map { String(partial[...$0]) } ?? ""
         let fragment = slash.map { String(partial[partial.index(after: $0)...]) } ?? partial
-        guard let entries = FolderEntries.names(in: folder.isEmpty ? "." : folder) else { return Answer() }
+        guard let entries = Folders.names(in: folder.isEmpty ? "." : folder) else { return Answer() }
         var names: [String] = []
         for name in entries {
             guard name.hasPrefix(fragment), !name.hasPrefix(".") || fragment.hasPrefix(".") else { continue }

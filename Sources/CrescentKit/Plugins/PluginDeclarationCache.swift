@@ -71,7 +71,7 @@ struct PluginDeclarationCache {
     /// The regular files under `folder` (a few levels down, no hidden entries or `__pycache__`),
     /// each with its line of the stamp: its path, size and modification time.
     private static func listFiles(in folder: String, relative: String, into files: inout [(path: String, line: String)], depth: Int) {
-        guard depth < 4, files.count < 1000, let names = FolderEntries.names(in: folder + (relative.isEmpty ? "" : "/" + relative)) else { return }
+        guard depth < 4, files.count < 1000, let names = Folders.names(in: folder + (relative.isEmpty ? "" : "/" + relative)) else { return }
         for name in names {
             guard !name.hasPrefix("."), name != "__pycache__" else { continue }
             let path = relative.isEmpty ? name : relative + "/" + name

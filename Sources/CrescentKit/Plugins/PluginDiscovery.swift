@@ -163,7 +163,7 @@ public enum PluginDiscovery {
     /// folder that holds neither is reported as broken).
     private static func pluginFolders(in root: String, given: Bool) -> [String] {
         if access(PluginManifest.path(in: root), F_OK) == 0 { return [root] }
-        guard let names = FolderEntries.names(in: root) else { return given ? [root] : [] }
+        guard let names = Folders.names(in: root) else { return given ? [root] : [] }
         var folders: [String] = []
         for name in names {
             guard !name.hasPrefix(".") else { continue }

@@ -1,3 +1,4 @@
+import Services
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -65,7 +66,7 @@ public struct RemoteFolder: Sendable {
 
     /// The names of the sockets in the folder, sorted (live or stale: ``UnixSocket/probe(_:)`` tells).
     public func socketNames() -> [String] {
-        let names = FolderEntries.names(in: path) ?? []
+        let names = Folders.names(in: path) ?? []
         return names.filter { $0.hasSuffix(".sock") && !$0.hasPrefix(".") }.map { String($0.dropLast(5)) }.sorted()
     }
 }

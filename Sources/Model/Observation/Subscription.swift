@@ -56,13 +56,11 @@ public final class Subscription: Cancellable {
     }
     @exclusivity(unchecked) @usableFromInline var storedDetail: Int32 = 0
     @exclusivity(unchecked) public var ownerSlot: Int32 = -1
-    /// The owning scope, unretained: a weak reference cost Swift's slow reference-counting path
-    /// on every delivery. It never dangles: an active subscription is adopted by its owner (the
-    /// registry adopts it as it makes it), a scope cancels all it owns when it ends or is
-    /// deinitialized (``Scope/end()``), and cancelling clears this before anything else.
-    @exclusivity(unchecked) private var ownerReference: Unmanaged<Scope>?
-    /// The scope that owns it; nil once cancelled, or when it has none.
-    public var owner: Scope? { ownerReference?.takeUnretainedValue() }
+    /// The owning scope's link (``WeakLink``: a weak reference cost Swift's slow
+    /// reference-counting path on every delivery); nil once cancelled.
+    @exclusivity(unchecked) private var ownerLink: WeakLink<Scope>?
+    /// The scope that owns it; nil once cancelled, when it has none, or once it has gone.
+    public var owner: Scope? { ownerLink?.object }
     private let registryLink: WeakLink<ObserverRegistry>
     /// The registry that made it, while it lives.
     var registry: ObserverRegistry? { registryLink.object }
@@ -80,7 +78,7 @@ public final class Subscription: Cancellable {
         storedToken = token
         self.siteNumber = siteNumber
         seenSequence = sequence
-        ownerReference = owner.map(Unmanaged.passUnretained)
+        ownerLink = owner?.weakLink
         registryLink = registry.weakLink
         if case .dispatched = handler { swiftHandler = nil } else { swiftHandler = SwiftHandler(handler) }
     }
@@ -129,16 +127,17 @@ public final class Subscription: Cancellable {
         guard isActive else { return }
         flags &= ~Self.activeFlag
         let adopted = ownerSlot >= 0 ? owner : nil
-        ownerReference = nil
+        ownerLink = nil
         registry?.subscriptionEnded(self)
         swiftHandler = nil
         // A scope that is ending (perhaps in its deinit) has let go of it already (slot -1).
         adopted?.forget(self)
     }
 
-    /// True when `scope` owns it; no reference counting (deliveries ask it every time).
+    /// True when `scope` owns it: its link compared, the scope not retained (deliveries ask it
+    /// every time).
     public func isOwned(by scope: Scope) -> Bool {
-        ownerReference?.toOpaque() == Unmanaged.passUnretained(scope).toOpaque()
+        ownerLink === scope.weakLink
     }
 
     /// `location.location`, `on location.didFail`: what it listens to, for people.

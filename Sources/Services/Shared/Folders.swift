@@ -1,7 +1,9 @@
 package import Glibc
 
-/// Making folders with the C library (the Services target does not use Foundation): the one
-/// `mkdir -p` of the store's database, a plugin's data and records, and new plugin skeletons.
+/// Folders through the C library (the Services target does not use Foundation): the one
+/// `mkdir -p` of the store's database, a plugin's data and records and new plugin skeletons, and
+/// the one listing of plugin folders, a plugin's files (for its declarations' stamp), remote
+/// sockets and completed paths.
 package enum Folders {
     /// Makes `path` and the folders above it that are missing, each with `mode` (an existing one
     /// is left as it is). Returns the first folder that could not be made and the `errno` why,
@@ -16,5 +18,18 @@ package enum Folders {
             if mkdir(prefix, mode) != 0 && errno != EEXIST { return (prefix, errno) }
         }
         return nil
+    }
+
+    /// The names of the entries in the folder at `path`, without `.` and `..`, in the order the
+    /// file system gives them; nil when the folder cannot be opened.
+    package static func names(in path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 }
