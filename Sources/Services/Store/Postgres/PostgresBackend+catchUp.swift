@@ -15,7 +15,7 @@ extension PostgresBackend {
     }
 
     /// The records of the collections `names` and their versions, read in one snapshot, which
-    /// is returned too. The first load sets the cursor to what the snapshot had seen finish.
+    /// is returned too. The first load makes that snapshot the cursor.
     func load(_ names: [String]) throws(ServiceError)
         -> (rows: [String: [(id: Int64, record: Value)]], versions: [String: [Int64: Int64]], snapshot: PostgresSnapshot) {
         var rows: [String: [(id: Int64, record: Value)]] = [:]
@@ -38,13 +38,13 @@ extension PostgresBackend {
             }
             return snapshot
         }
-        cursor.withLock { cursor in if cursor == nil { cursor = snapshot.xmin } }
+        cursor.withLock { cursor in if cursor == nil { cursor = snapshot } }
         return (rows, versions, snapshot)
     }
 
     /// A read of the change log on its way to the server (``sendLogRead(confirming:)``).
     struct LogRead {
-        let from: Int64
+        let from: PostgresSnapshot
         let query: SentQuery
     }
 
@@ -54,13 +54,13 @@ extension PostgresBackend {
         var status: String?
         /// The transactions whose changes the read returned (committed, then).
         var transactions: Set<Int64> = []
-        /// Every transaction below this one has finished and been read.
-        var below: Int64
+        /// The snapshot the read was made in: every transaction it sees has been read.
+        var seen: PostgresSnapshot
         /// The log had been compacted past the cursor: the collections were read again instead.
         var reloaded = false
     }
 
-    /// Reads the log from the cursor up to the oldest transaction still open and applies it,
+    /// Reads the log's transactions that committed since the cursor's snapshot and applies them,
     /// one change set per transaction and collection; reloads when the log was compacted past
     /// the cursor.
     ///
@@ -78,7 +78,7 @@ extension PostgresBackend {
     /// Where a read of the log starts and the collections it reads, or nil when catching up is
     /// held back or nothing has been loaded yet. Call just before sending the read: any
     /// notification that arrived before it is covered by it.
-    func startLogRead() -> (from: Int64, names: [String])? {
+    func startLogRead() -> (from: PostgresSnapshot, names: [String])? {
         guard !catchUpSuspended.load(ordering: .acquiring), let from = cursor.withLock({ $0 }) else { return nil }
         catchUpsStarted.store(notifications.load(ordering: .acquiring), ordering: .releasing)
         let names = follows.withLock { follows in
@@ -94,20 +94,20 @@ extension PostgresBackend {
     func sendLogRead(confirming xid: Int64? = nil) throws(ServiceError) -> LogRead? {
         guard let (from, names) = startLogRead() else { return nil }
         let query = try send("""
-            SELECT below, compacted, status, xid, collection, kind, record_id, version, data
-            FROM pg_temp.crescent_read_log(\(from), \(names), \(xid))
+            SELECT seen, compacted, status, xid, collection, kind, record_id, version, data
+            FROM pg_temp.crescent_read_log(\(from.text), \(names), \(xid))
             """, doing: "reading its change log")
         return LogRead(from: from, query: query)
     }
 
     /// Waits for `read` and applies what it found (see ``catchUp(confirming:)``).
     func absorb(_ read: LogRead) throws(ServiceError) -> LogReading {
-        var reading = LogReading(below: read.from)
+        var reading = LogReading(seen: read.from)
         var compacted: Int64 = 0
         var changes: [LoggedChange] = []
         for row in try read.query.rows() {
-            let columns = try decode { try row.decode((Int64, Int64, String?, Int64?, String?, String?, Int64?, Int64?, String?).self) }
-            reading.below = columns.0
+            let columns = try decode { try row.decode((String, Int64, String?, Int64?, String?, String?, Int64?, Int64?, String?).self) }
+            reading.seen = try snapshot(columns.0)
             compacted = columns.1
             reading.status = columns.2
             guard let xid = columns.3, let name = columns.4, let kind = columns.5, let id = columns.6, let version = columns.7 else { continue }
@@ -116,14 +116,16 @@ extension PostgresBackend {
         return try absorb(changes, from: read.from, reading: reading, compacted: compacted)
     }
 
-    /// Applies `changes`, the log read from `from` up to `reading.below` (see
+    /// Applies `changes`, the log read from `from` in `reading.seen` (see
     /// ``catchUp(confirming:)``), or reloads when the log had been compacted past `from`.
-    func absorb(_ changes: [LoggedChange], from: Int64, reading: LogReading, compacted: Int64) throws(ServiceError) -> LogReading {
+    func absorb(_ changes: [LoggedChange], from: PostgresSnapshot, reading: LogReading, compacted: Int64) throws(ServiceError) -> LogReading {
         var reading = reading
         for change in changes { reading.transactions.insert(change.xid) }
-        if from < compacted {
+        // Compaction removes only transactions older than every one then open, so a cursor whose
+        // oldest unseen transaction is at or past the horizon missed nothing.
+        if from.xmin < compacted {
             try reload()
-            return LogReading(status: reading.status, below: reading.below, reloaded: true)
+            return LogReading(status: reading.status, seen: reading.seen, reloaded: true)
         }
         var start = 0
         while start < changes.count {
@@ -132,12 +134,18 @@ extension PostgresBackend {
             apply(changes[start..<end])
             start = end
         }
-        let read = max(from, reading.below)
+        let read = reading.seen
         cursor.withLock { $0 = read }
         follows.withLock { follows in
-            for name in follows.keys where (follows[name]?.loadedIn?.xmax ?? .min) <= read { follows[name]?.loadedIn = nil }
+            for name in follows.keys where follows[name]?.loadedIn.map(read.seesAll(of:)) == true { follows[name]?.loadedIn = nil }
         }
         return reading
+    }
+
+    /// Parses a snapshot the server sent.
+    func snapshot(_ text: String) throws(ServiceError) -> PostgresSnapshot {
+        guard let snapshot = PostgresSnapshot(text) else { throw ServiceError(.io, "\(failure.target) answered a snapshot this crescent cannot read") }
+        return snapshot
     }
 
     /// Whether transaction `xid` committed, when catching up is held back.
@@ -198,7 +206,7 @@ extension PostgresBackend {
     func reload() throws(ServiceError) {
         let names = follows.withLock { Array($0.keys) }
         let loaded = try load(names)
-        cursor.withLock { $0 = loaded.snapshot.xmin }
+        cursor.withLock { $0 = loaded.snapshot }
         for name in names {
             guard let collection = follows.withLock({ $0[name]?.collection }) else { continue }
             follows.withLock { follows in
@@ -217,14 +225,16 @@ extension PostgresBackend {
         try onQueue { () throws(ServiceError) in try compact() }
     }
 
-    /// Deletes change-log rows older than `[store] keep_changes` and records the horizon below
-    /// which the log is no longer whole. Call on the queue.
+    /// Deletes change-log rows older than `[store] keep_changes` of transactions older than every
+    /// one still open (a host may hold those in its cursor as in progress), and records the
+    /// horizon below which the log is no longer whole. Call on the queue.
     func compact() throws(ServiceError) {
         let seconds = settings.keepChanges
         _ = try transaction(doing: "compacting its change log") { () throws(ServiceError) in
             try run("""
                 WITH removed AS (
-                    DELETE FROM crescent_changes WHERE at < now() - \(seconds) * interval '1 second' RETURNING xid
+                    DELETE FROM crescent_changes WHERE at < now() - \(seconds) * interval '1 second'
+                        AND xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint RETURNING xid
                 )
                 INSERT INTO crescent_meta (key, value)
                 SELECT 'compacted_below', max(xid) + 1 FROM removed HAVING count(*) > 0

@@ -86,7 +86,7 @@ extension PostgresBackend {
     /// connection's prepared call of ``PostgresSessionFunctions/addThenRead``: `start` is where
     /// the read begins and the collections it reads (``startLogRead()``).
     private func addThenRead(_ records: [Fields], single: Bool, to collection: StoreCollection,
-                             reading start: (from: Int64, names: [String]), _ mayCommit: () -> Bool)
+                             reading start: (from: PostgresSnapshot, names: [String]), _ mayCommit: () -> Bool)
         throws(ServiceError) -> (Value, Int64?, LogReading) {
         let name = collection.name
         let doing = "adding to '\(name)'"
@@ -95,7 +95,7 @@ extension PostgresBackend {
         let binds: [PostgresData] = [
             PostgresData(string: name),
             PostgresData(array: records.map { PostgresData(string: Value.object($0).jsonText) }, elementType: .text),
-            PostgresData(int64: start.from),
+            PostgresData(string: start.from.text),
             PostgresData(array: start.names.map { PostgresData(string: $0) }, elementType: .text),
         ]
         // Sent, the call commits on its own: a cancel after this point no longer cancels.
@@ -110,8 +110,8 @@ extension PostgresBackend {
             }
         } ?? []
         guard cells.count == 10 else { throw ServiceError(.io, "\(failure.target) answered \(doing) with no row this crescent can read") }
-        let (ids, xid, below, compacted, xids, names, kinds, recordIDs, versions, data) = try decode {
-            (try cells[0].decode([Int64].self), try cells[1].decode(Int64.self), try cells[2].decode(Int64.self),
+        let (ids, xid, seen, compacted, xids, names, kinds, recordIDs, versions, data) = try decode {
+            (try cells[0].decode([Int64].self), try cells[1].decode(Int64.self), try cells[2].decode(String.self),
              try cells[3].decode(Int64.self), try cells[4].decode([Int64].self), try cells[5].decode([String].self),
              try cells[6].decode([String].self), try cells[7].decode([Int64].self), try cells[8].decode([Int64].self),
              try cells[9].decode([String].self))
@@ -124,7 +124,7 @@ extension PostgresBackend {
                          version: versions[index], data: kinds[index] == "d" ? nil : data[index])
         }
         let output = try added(records, ids: ids, single: single)
-        let reading = try absorb(changes, from: start.from, reading: LogReading(status: "committed", below: below), compacted: compacted)
+        let reading = try absorb(changes, from: start.from, reading: LogReading(status: "committed", seen: try snapshot(seen)), compacted: compacted)
         return (output, xid, reading)
     }
 
@@ -235,11 +235,11 @@ extension PostgresBackend {
 
     /// Answers once the write of transaction `xid` is known to have committed and the log has
     /// been read past it: at once when `reading`, the read that followed the write, found the
-    /// write's rows; an error when it had passed `xid` without them.
+    /// write's rows; an error when its snapshot saw `xid` finished without them.
     private func confirm(_ xid: Int64, after reading: LogReading?) throws(ServiceError) {
         if let reading {
             if reading.transactions.contains(xid) { return }
-            if !reading.reloaded && reading.below > xid { throw notCommitted }
+            if !reading.reloaded && reading.seen.sees(xid) { throw notCommitted }
         }
         try waitUntilRead(xid)
     }
@@ -248,17 +248,18 @@ extension PostgresBackend {
         ServiceError(.io, "\(failure.target) did not commit the write: nothing was written")
     }
 
-    /// Catches up until the log has been read past transaction `xid` (another transaction that
-    /// began before it and is still open holds it back), and fails unless `xid` committed. Once
-    /// it is known to have committed, the write answers success even if the log stays held back
-    /// for more than a few seconds; its change then arrives with a later catch-up.
+    /// Catches up until the log has been read past transaction `xid`, and fails unless `xid`
+    /// committed. The read that follows a write normally settles it at once (transactions open
+    /// elsewhere do not hold the read back); this loop serves when that read was lost or held
+    /// back (a reconnection, catching up suspended). It gives up after about 5 s: the write
+    /// committed, so it answers success, and its change arrives with a later catch-up.
     private func waitUntilRead(_ xid: Int64) throws(ServiceError) {
         var pause: UInt32 = 200
         for _ in 0..<250 {
             switch try catchUp(confirming: xid) {
             case "committed"?:
                 if catchUpSuspended.load(ordering: .acquiring) { return }
-                if let cursor = cursor.withLock({ $0 }), cursor > xid { return }
+                if let cursor = cursor.withLock({ $0 }), cursor.sees(xid) { return }
             case "in progress"?:
                 break
             default:

@@ -17,10 +17,13 @@ import Synchronization
 /// - A write is one transaction with its rows in the change log (see ``PostgresSchema``). After
 ///   the commit, the backend catches up until the log has passed the write, so when the write
 ///   answers, the collection shows it, and it shows it the way every other host does.
-/// - Catching up reads the log from the host's cursor, but only the transactions below the
-///   oldest one still open (the xmin of `pg_current_snapshot()`): log ids commit out of order,
-///   and a transaction still open may hold a smaller one. Each transaction becomes one change
-///   set; applying is idempotent (records carry versions), so reading a change twice is harmless.
+/// - The host's cursor is the snapshot of its last read of the log (``PostgresSnapshot``).
+///   Catching up reads the transactions the new read's snapshot sees and the cursor did not:
+///   those that began after it and those it saw in progress. Transaction ids commit out of
+///   order, so a single id as the cursor would either skip one still open or (waiting for the
+///   oldest open one in the cluster) let any idle transaction anywhere hold every host back.
+///   Each transaction becomes one change set; applying is idempotent (records carry versions),
+///   so reading a change twice is harmless.
 /// - It catches up on each `NOTIFY`, after each reconnection and every poll interval (a
 ///   notification can be lost; the log cannot).
 /// - Losing the connection fails the write in flight and later ones with `unavailable` until a
@@ -37,8 +40,9 @@ final class PostgresBackend: StoreBackend {
     let link = Mutex<Link>(.unopened)
     /// The collections this host follows, by name; changed on ``queue``.
     let follows = Mutex<[String: Follow]>([:])
-    /// Every transaction below this has been read from the change log (nil before connecting).
-    let cursor = Mutex<Int64?>(nil)
+    /// The snapshot of the last read of the change log: every transaction it sees has been read
+    /// (nil before the first load).
+    let cursor = Mutex<PostgresSnapshot?>(nil)
     /// Failed reconnection attempts in a row, for the backoff.
     private let attempts = Mutex(0)
     private let poller = Mutex<StorePoller?>(nil)

@@ -16,7 +16,7 @@ enum PostgresSessionFunctions {
     static let definitions = [add, readLog, addThenRead]
 
     /// The call of ``addThenRead`` that each connection prepares once (a named statement, parsed
-    /// and analysed once): the collection, the records' JSON texts, the cursor and the names of
+    /// and analysed once): the collection, the records' JSON texts, the cursor (a snapshot's text) and the names of
     /// the collections the host follows.
     static let addThenReadCall = "CALL pg_temp.crescent_add_then_read($1, $2, $3, $4)"
 
@@ -41,24 +41,32 @@ enum PostgresSessionFunctions {
         """
 
     /// `pg_temp.crescent_read_log(from, collections, xid)`: the change-log rows of `collections`
-    /// from transaction `from` up to the oldest transaction still open (`below`), by transaction
-    /// id and then log order, each beside `below`, the compaction horizon and `pg_xact_status` of
-    /// `xid` (null for none); one row of those three with null changes when the log holds none.
+    /// that the statement's snapshot sees and the snapshot `from` (text, the host's cursor) did
+    /// not: those of transactions from its `xmax` on and of those it saw in progress. Rows of a
+    /// transaction still open are not visible yet, so an open transaction holds back only its
+    /// own rows, and the range scan on `crescent_changes_by_xid` starts at `from`'s `xmax`, not
+    /// at the oldest transaction open in the cluster. Ordered by transaction id and then log
+    /// order, each beside the statement's snapshot (`seen`, the next cursor), the compaction
+    /// horizon and `pg_xact_status` of `xid` (null for none); one row of those three with null
+    /// changes when the log holds none.
     static let readLog = """
-        CREATE FUNCTION pg_temp.crescent_read_log(p_from bigint, p_names text[], p_xid bigint)
-        RETURNS TABLE (below bigint, compacted bigint, status text, xid bigint, collection text,
+        CREATE FUNCTION pg_temp.crescent_read_log(p_from text, p_names text[], p_xid bigint)
+        RETURNS TABLE (seen text, compacted bigint, status text, xid bigint, collection text,
                        kind text, record_id bigint, version bigint, data text) LANGUAGE plpgsql
         SET plan_cache_mode = force_generic_plan AS $$
         #variable_conflict use_column
+        DECLARE
+            v_after bigint := pg_snapshot_xmax(p_from::pg_snapshot)::text::bigint;
+            v_open bigint[] := ARRAY(SELECT o::text::bigint FROM pg_snapshot_xip(p_from::pg_snapshot) o);
         BEGIN
-            RETURN QUERY SELECT h.below, h.compacted, h.status, c.xid, c.collection, c.kind, c.record_id, c.version, c.data
-            FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS below,
+            RETURN QUERY SELECT h.seen, h.compacted, h.status, c.xid, c.collection, c.kind, c.record_id, c.version, c.data
+            FROM (SELECT pg_current_snapshot()::text AS seen,
                          COALESCE((SELECT m.value FROM crescent_meta m WHERE m.key = 'compacted_below'), 0) AS compacted,
                          pg_xact_status(p_xid::text::xid8) AS status) h
             LEFT JOIN LATERAL (
                 SELECT l.xid, l.seq, l.collection, l.kind, l.record_id, l.version, l.data::text AS data
                 FROM crescent_changes l
-                WHERE l.xid >= p_from AND l.xid < h.below AND l.collection = ANY(p_names)
+                WHERE (l.xid >= v_after OR l.xid = ANY(v_open)) AND l.collection = ANY(p_names)
             ) c ON true
             ORDER BY c.xid, c.seq;
         END $$
@@ -68,15 +76,15 @@ enum PostgresSessionFunctions {
     /// (``add``), its COMMIT, then a read of the log from `from` (``readLog``) in a new snapshot,
     /// all in one round trip. A procedure, not a function, so that it can commit: the read after
     /// the commit finds the add's rows, which confirms the commit in the same call. It answers one
-    /// row: the new ids and the add's transaction, then `below` and the compaction horizon, and the
+    /// row: the new ids and the add's transaction, then the read's snapshot (`seen`) and the compaction horizon, and the
     /// log rows read as parallel arrays in log order (`data` is empty for a removal). The arrays
     /// are built by a loop over the read, in its order, rather than by `array_agg(... ORDER BY)`,
     /// which sorts once per column. The procedure has no SET clause, which would forbid its
     /// COMMIT; the functions it calls keep theirs.
     static let addThenRead = """
-        CREATE PROCEDURE pg_temp.crescent_add_then_read(p_collection text, p_records text[], p_from bigint, p_names text[],
+        CREATE PROCEDURE pg_temp.crescent_add_then_read(p_collection text, p_records text[], p_from text, p_names text[],
             INOUT added_ids bigint[] DEFAULT NULL, INOUT added_xid bigint DEFAULT NULL,
-            INOUT below bigint DEFAULT NULL, INOUT compacted bigint DEFAULT NULL,
+            INOUT seen text DEFAULT NULL, INOUT compacted bigint DEFAULT NULL,
             INOUT xids bigint[] DEFAULT '{}', INOUT collections text[] DEFAULT '{}', INOUT kinds text[] DEFAULT '{}',
             INOUT record_ids bigint[] DEFAULT '{}', INOUT versions bigint[] DEFAULT '{}', INOUT data text[] DEFAULT '{}')
         LANGUAGE plpgsql AS $$
@@ -87,7 +95,7 @@ enum PostgresSessionFunctions {
             FROM pg_temp.crescent_add(p_collection, p_records) a;
             COMMIT;
             FOR r IN SELECT * FROM pg_temp.crescent_read_log(p_from, p_names, NULL) LOOP
-                below := r.below;
+                seen := r.seen;
                 compacted := r.compacted;
                 CONTINUE WHEN r.xid IS NULL;
                 xids := xids || r.xid;

@@ -1,5 +1,9 @@
 /// A PostgreSQL snapshot (`pg_current_snapshot()::text`, "xmin:xmax:xip,..."): which
 /// transactions' changes a read made in it already saw.
+///
+/// A host's cursor in the change log is the snapshot of its last read: the next read takes the
+/// rows of the transactions the new snapshot sees and the cursor did not (those from `xmax` on,
+/// and those then in progress), so a transaction open elsewhere holds back only its own rows.
 struct PostgresSnapshot: Sendable, Equatable {
     /// Every transaction below this had finished.
     var xmin: Int64
@@ -22,8 +26,19 @@ struct PostgresSnapshot: Sendable, Equatable {
         inProgress = running
     }
 
-    /// Whether a read in this snapshot saw what transaction `xid` committed.
+    /// The text form, as `pg_snapshot` reads it.
+    var text: String {
+        "\(xmin):\(xmax):" + inProgress.sorted().map { String($0) }.joined(separator: ",")
+    }
+
+    /// Whether a read in this snapshot saw what transaction `xid` committed (or that it aborted).
     func sees(_ xid: Int64) -> Bool {
         xid < xmin || (xid < xmax && !inProgress.contains(xid))
+    }
+
+    /// Whether this snapshot saw every transaction `other` saw, so that nothing read after it
+    /// was already seen by `other`.
+    func seesAll(of other: PostgresSnapshot) -> Bool {
+        xmax >= other.xmax && inProgress.allSatisfy { !other.sees($0) }
     }
 }
