@@ -30,6 +30,24 @@ import Testing
         }
     }
 
+    /// A password with an unencoded `/`, `?` or `#` is refused with a message that repeats no
+    /// part of it; an `@` in one of the URL's own parameters is still fine.
+    @Test(arguments: ["postgres://me:Qx7/Zk9@h/db", "postgres://me:Qx7?Zk9@h/db", "postgres://me:Qx7#Zk9@h:5432/db",
+                      "postgres://me:Qx7/Yv?Zk9=1@h/db", "postgresql://me:Qx7/Zk9@h"])
+    func anUnencodedPasswordIsRefusedWithoutShowingIt(_ text: String) {
+        let error = #expect(throws: ServiceError.self) { try PostgresURL(text) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("percent-encoded") == true, "\(String(describing: error))")
+        for piece in ["Qx7", "Zk9", "Yv"] { #expect(error?.message.contains(piece) == false, "\(piece) in \(String(describing: error))") }
+        #expect(throws: ServiceError.self) { try StoreSettings(PluginContext(sections: ["store": ["url": .string(text)]], dataDirectory: ":memory:")) }
+    }
+
+    @Test func anAtInAParameterIsNotAPassword() throws {
+        let url = try PostgresURL("postgres://h/db?user=me@corp")
+        #expect(url.user == "me@corp" && url.host == "h" && url.database == "db")
+        #expect(try PostgresURL("postgres://me:pa%2Fss@h/db").password == "pa/ss")
+    }
+
     @Test func theSettingsPickTheBackend() throws {
         func settings(_ store: Fields) throws(ServiceError) -> StoreSettings {
             try StoreSettings(PluginContext(sections: ["store": .object(store)], dataDirectory: "/data"))

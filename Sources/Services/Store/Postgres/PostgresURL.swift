@@ -50,6 +50,7 @@ struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     init(_ text: String, defaultUser: String = "postgres") throws(ServiceError) {
         guard Self.isPostgres(text) else { throw Self.invalid("it must start with postgres://") }
         var rest = text.hasPrefix("postgres://") ? text.dropFirst("postgres://".count) : text.dropFirst("postgresql://".count)
+        try Self.refuseUnencodedUserinfo(rest)
         var parameters: [(String, String)] = []
         if let question = rest.firstIndex(of: "?") {
             for pair in rest[rest.index(after: question)...].split(separator: "&") {
@@ -106,6 +107,20 @@ struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         }
         guard !host.isEmpty else { throw Self.invalid("the host is empty") }
         guard !database.isEmpty else { throw Self.invalid("the database name is empty") }
+    }
+
+    /// Refuses a URL whose user or password holds a `/`, `?` or `#` that is not percent-encoded:
+    /// the URL's parts would be cut inside the password, and those pieces shown in messages and
+    /// in `store.path`. That is the case when an `@` follows the first `/`, `?` or `#` and is not
+    /// inside the value of one of the URL's own parameters (`?user=me@corp`). The message repeats
+    /// nothing of the URL.
+    private static func refuseUnencodedUserinfo(_ rest: Substring) throws(ServiceError) {
+        guard let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }),
+              let at = rest[end...].lastIndex(of: "@") else { return }
+        let parameter = rest[..<at].lastIndex(where: { $0 == "?" || $0 == "&" }).map { rest[rest.index(after: $0)..<at] }
+        let known = ["sslmode", "host", "port", "user", "password", "dbname"]
+        if let parameter, let equals = parameter.firstIndex(of: "="), known.contains(String(parameter[..<equals])) { return }
+        throw invalid("its user or password has a '/', '?', '#' or '@' that is not percent-encoded: write them as %2F, %3F, %23 and %40 (the password is not shown)")
     }
 
     private static func port(_ text: Substring) throws(ServiceError) -> Int {
