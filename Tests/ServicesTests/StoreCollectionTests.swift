@@ -37,6 +37,31 @@ import Testing
         }
     }
 
+    /// A NUL would cut a name in SQLite and is refused by PostgreSQL: both backends refuse it
+    /// in names and in records alike, before anything is written.
+    @Test(arguments: StoreBackendKind.allCases)
+    func aNULInANameOrARecordIsRefusedAlike(_ kind: StoreBackendKind) throws {
+        let store = try TestDatabase(kind).open()
+        defer { store.close() }
+        #expect(throws: ServiceError(.invalidArgument, "a collection name must not contain a NUL character (\\0)")) {
+            try store.collection(named: "a\u{0}b")
+        }
+        let list = try store.collection(named: "list")
+        #expect(throws: ServiceError(.invalidArgument, "record.note has a string with a NUL character (\\0): records cannot hold it; remove it or encode the text (base64, say)")) {
+            try list.add(["note": "a\u{0}b"])
+        }
+        #expect(throws: ServiceError(.invalidArgument, "record.tags[2] has a string with a NUL character (\\0): records cannot hold it; remove it or encode the text (base64, say)")) {
+            try list.add(["tags": ["x", "\u{0}"]])
+        }
+        #expect(throws: ServiceError(.invalidArgument, "record has a field name with a NUL character (\\0): records cannot hold it; remove it or encode the text (base64, say)")) {
+            try list.add(["a\u{0}b": 1])
+        }
+        let kept = try list.add(["note": "fine"])
+        #expect(throws: ServiceError.self) { try list.update(kept.id, fields: ["note": "x\u{0}"]) }
+        try store.catchUpWithOtherProcesses()
+        #expect(list.items == [kept], "nothing else was written")
+    }
+
     @Test(arguments: StoreBackendKind.allCases)
     func updateMergesFieldsAndUnknownIDsAreNotFound(_ kind: StoreBackendKind) throws {
         let store = try TestDatabase(kind).open()

@@ -29,6 +29,14 @@ import Testing
         #expect(store.path == ":memory:")
     }
 
+    /// `--data-dir :memory:` on the command line is stronger than `[store] path` in the config.
+    @Test func memoryOnTheCommandLineWinsOverTheConfigPath() throws {
+        let folder = try TemporaryFolder()
+        let settings = try StoreSettings(PluginContext(sections: ["store": ["path": .string(folder.path + "/mine.db")]], dataDirectory: ":memory:"))
+        #expect(settings.location == .memory)
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/mine.db"))
+    }
+
     @Test func theConfigPathOverridesTheDataFolder() throws {
         let folder = try TemporaryFolder()
         let settings = try StoreSettings(PluginContext(sections: ["store": ["path": .string(folder.path + "/mine.db"), "synchronous": "full",
@@ -43,6 +51,8 @@ import Testing
     static let badSettings: [(section: Value, message: String)] = [
         (["path": 5], "[store] path must be a string, got number"),
         (["path": ""], "[store] path must not be empty"),
+        (["path": "/tmp/a\u{0}b.db"], "[store] path must not contain a NUL character (\\0)"),
+        (["url": "/tmp/a\u{0}b.db"], "[store] url must not contain a NUL character (\\0)"),
         (["synchronous": "sometimes"], "[store] synchronous must be \"normal\" or \"full\", got \"sometimes\""),
         (["poll_interval": 0], "[store] poll_interval must be a number of seconds in [0.01, 60]"),
         (["write_on_loop": "yes"], "[store] write_on_loop must be true or false, got string"),

@@ -37,7 +37,10 @@ enum RecordValidator {
     /// Checks one value at `depth` (1 for the record itself); true when it holds a data model.
     private static func check(_ value: Value, path: @autoclosure () -> String, depth: Int) throws(ServiceError) -> Bool {
         switch value {
-        case .null, .bool, .integer, .string:
+        case .null, .bool, .integer:
+            return false
+        case .string(let text):
+            try checkNoNUL(text, path: path())
             return false
         case .number(let number):
             guard number.isFinite else {
@@ -59,6 +62,7 @@ enum RecordValidator {
             try checkDepth(path: path(), depth: depth)
             var sawModel = false
             for (key, item) in fields {
+                try checkNoNUL(key, path: path(), key: true)
                 if try check(item, path: path() + ValuePath.member(key), depth: depth + 1) { sawModel = true }
             }
             return sawModel
@@ -77,6 +81,13 @@ enum RecordValidator {
         case .array(let items): .array(items.map(plain))
         default: value
         }
+    }
+
+    /// Refuses a NUL character, which PostgreSQL cannot store in text or `jsonb`: both backends
+    /// refuse it alike, before anything is sent.
+    private static func checkNoNUL(_ text: String, path: String, key: Bool = false) throws(ServiceError) {
+        guard text.utf8.contains(0) else { return }
+        throw ServiceError(.invalidArgument, "\(path) has a \(key ? "field name" : "string") with a NUL character (\\0): records cannot hold it; remove it or encode the text (base64, say)")
     }
 
     private static func checkDepth(path: String, depth: Int) throws(ServiceError) {

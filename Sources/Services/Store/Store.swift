@@ -118,7 +118,9 @@ public final class Store: Service {
     public convenience init(url: String, settings: Fields = [:], clock: any ServiceClock = SystemClock.shared) throws(ServiceError) {
         var section = settings
         section["url"] = .string(url)
-        let parsed = try StoreSettings(PluginContext(sections: ["store": .object(section)], dataDirectory: StoreSettings.memoryName, clock: clock))
+        // The session and feeds of a PostgreSQL store get a throwaway database.
+        let parsed = try StoreSettings(PluginContext(sections: ["store": .object(section)],
+                                                     dataDirectory: PostgresURL.isPostgres(url) ? StoreSettings.memoryName : nil, clock: clock))
         var local = parsed
         if parsed.postgres != nil { local.location = .memory }
         let database = StoreDatabase(settings: local, schema: Self.schema + SQLiteUserDirectory.schema + SQLiteFeedArchive.schema, clock: clock)
@@ -137,6 +139,10 @@ public final class Store: Service {
         if let known = collections.withLock({ $0[name] }) { return known }
         guard !name.isEmpty, name.utf8.count <= Self.maxNameLength else {
             throw ServiceError(.invalidArgument, "a collection name must be 1 to \(Self.maxNameLength) bytes long")
+        }
+        // SQLite would cut the name there, and PostgreSQL refuses it.
+        guard !name.utf8.contains(0) else {
+            throw ServiceError(.invalidArgument, "a collection name must not contain a NUL character (\\0)")
         }
         return try backend.collection(name) { rows in
             collections.withLock { collections in

@@ -83,6 +83,7 @@ package struct StoreSettings: Sendable {
             guard section["path"].isNull else {
                 throw ServiceError(.invalidArgument, "[store] has both path and url: keep one")
             }
+            guard !text.utf8.contains(0) else { throw ServiceError(.invalidArgument, "[store] url must not contain a NUL character (\\0)") }
             url = text
         } else if !section["url"].isNull {
             throw ServiceError(.invalidArgument, "[store] url must be a string, got \(section["url"].typeName)")
@@ -99,13 +100,19 @@ package struct StoreSettings: Sendable {
                 pathSetting = .string(file)
             }
         }
-        if let path = pathSetting.stringValue {
+        let path = pathSetting.stringValue
+        if let path {
             guard !path.isEmpty else { throw ServiceError(.invalidArgument, "[store] path must not be empty") }
-            location = path == Self.memoryName ? .memory : .file(Self.expandingTilde(path))
+            // The file system would cut the path there.
+            guard !path.utf8.contains(0) else { throw ServiceError(.invalidArgument, "[store] path must not contain a NUL character (\\0)") }
         } else if !pathSetting.isNull {
             throw ServiceError(.invalidArgument, "[store] path must be a string, got \(pathSetting.typeName)")
-        } else if context.dataDirectory == Self.memoryName {
+        }
+        if context.dataDirectory == Self.memoryName {
+            // `--data-dir :memory:` on the command line wins over the configuration.
             location = .memory
+        } else if let path {
+            location = path == Self.memoryName ? .memory : .file(Self.expandingTilde(path))
         } else {
             let folder: String
             if let given = context.dataDirectory {
