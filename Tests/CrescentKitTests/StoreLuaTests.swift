@@ -276,6 +276,28 @@ extension RealLoopRun {
         #expect(second.lines == ["1\thello\t1.5\tfloat"], "\(second.stderr)")
     }
 
+    /// `json.null` in an array keeps its place through the store: it reads back as json.null,
+    /// not as a hole, so the record can be encoded and written back as it was.
+    @Test func nullsInArraysRoundTripThroughTheStore() async throws {
+        let folder = try StoreScriptRun.DataFolder()
+        let first = await StoreScriptRun.run("""
+            local c = services.store:collection("nulls")
+            c:add({ list = { json.null, json.null, 1 }, nested = { { json.null } } }, function(r)
+                print(json.encode(c.items[1].list), #c.items[1].list, json.encode(c.items[1].nested))
+            end)
+            """, in: folder)
+        #expect(first.lines == ["[null,null,1]\t3\t[[null]]"], "\(first.stderr)")
+        let second = await StoreScriptRun.run("""
+            local c = services.store:collection("nulls")
+            local r = c.items[1]
+            print(json.encode(r.list), r.list[1] == json.null, #r.list)
+            c:update(r.id, { list = r.list, n = 1 }, function(u, err)
+                print(err, json.encode(u.list))
+            end)
+            """, in: folder)
+        #expect(second.lines == ["[null,null,1]\ttrue\t3", "nil\t[null,null,1]"], "\(second.stderr)")
+    }
+
     @Test func aScriptThatOnlyUsesTheStoreExits() async throws {
         let folder = try StoreScriptRun.DataFolder()
         let run = await StoreScriptRun.run("""

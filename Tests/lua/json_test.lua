@@ -262,6 +262,10 @@ local decode_errors = {
   { "\239\187\191", "unexpected end of input" },
   { string.rep("[", 1001) .. string.rep("]", 1001), "nesting deeper than 1000 levels at line 1, column 1001" },
   { string.rep('{"a":', 100000), "nesting deeper than 1000 levels" },
+  -- Too large for a double, as the config reader and JSON-RPC refuse it (not inf).
+  { "1e400", "the number 1e400 is out of range at line 1, column 1" },
+  { "[1, -1e400]", "the number %-1e400 is out of range at line 1, column 5" },
+  { "1" .. string.rep("0", 400), "is out of range" },
 }
 for _, case in ipairs(decode_errors) do
   checkerr("^json%.decode: ", decode, case[1])

@@ -37,7 +37,9 @@ extension ModelBinding {
             if interns { interned = InternedStrings(onto: stack) }
             stack.newTable(arrayCount: Int32(clamping: items.count))
             for (index, item) in items.enumerated() {
-                push(item, stack, &interned)
+                // A null item is json.null, as json.decode makes it: nil would leave a hole, and
+                // the positions after it would be lost on the way back.
+                if item.isNull { tables.jsonMarks.null.push(onto: stack) } else { push(item, stack, &interned) }
                 stack.rawSet(-2, index: Int64(index + 1))
             }
             if interns {
@@ -47,8 +49,7 @@ extension ModelBinding {
             }
             if pausesCollector { crescent_resume_collector(stack.state) }
             // An empty table has no shape of its own: `[]` stays an array (json.array's mark).
-            // Nulls are nil in Lua, so a list of them is empty too.
-            if items.allSatisfy(\.isNull) { markShape(tables.jsonMarks.array, stack) }
+            if items.isEmpty { markShape(tables.jsonMarks.array, stack) }
         case .object(let fields):
             _ = stack.ensure(4)
             pushFields(fields, stack, &interned)

@@ -14,7 +14,7 @@
 --   * Numbers keep Lua's subtype across a round trip: integers encode as integers (`3`), floats
 --     always carry a fraction or an exponent (`3.0`, `0.1`, `1e+300`) using the shortest of
 --     %.14g..%.17g that reads back exactly. Decoding `3` gives the integer 3; `3.0`, `3e2`, `-0.5`
---     give floats; integers outside 64 bits give floats. NaN and infinities are errors.
+--     give floats; integers outside 64 bits give floats. NaN and infinities are errors, and so is a number too large for a double (`1e400`).
 --   * Shape: a table with keys exactly 1..n is an array, one with only string keys an object, and
 --     an unmarked empty table encodes as `{}`. json.array(t) / json.object(t) force the shape by
 --     setting a metatable whose `__jsontype` field is "array" / "object" (any metatable with that
@@ -391,7 +391,13 @@ local function parse_number(pos)
   end
   -- tonumber gives a float for a fraction or exponent (keeping -0.0) and for an integer that
   -- does not fit in 64 bits, an integer otherwise
-  return tonumber(ssub(src, start, e)), e + 1
+  local text = ssub(src, start, e)
+  local n = tonumber(text)
+  -- Too large for a double: refused, as the config reader and JSON-RPC refuse it.
+  if n == huge or n == -huge then
+    decode_fail(start, "the number " .. ssub(text, 1, 40) .. " is out of range")
+  end
+  return n, e + 1
 end
 
 local function parse_literal(pos, word, value)
