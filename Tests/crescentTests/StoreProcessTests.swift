@@ -191,6 +191,81 @@ import Darwin
         }
     }
 
+    /// Adds and removes records of collection `race` at random in a task while checking, in
+    /// each `didChange` handler, that the change set turns the items the handler read last time
+    /// into the items it reads now (or says `reload`). Prints the number of change sets, of
+    /// wrong ones and the first few wrong ones.
+    static let checker = """
+        local me = arg[1]
+        local c = services.store:collection("race")
+        local seen = c.items
+        local changes, wrong, details = 0, 0, {}
+        local function ids(list)
+          local out = {}
+          for i, r in ipairs(list) do out[i] = r.id end
+          return table.concat(out, ",")
+        end
+        c:on("didChange", function(change)
+          changes = changes + 1
+          local now = c.items
+          if not change.reload then
+            local list = {}
+            for i, r in ipairs(seen) do list[i] = r.id end
+            local deleted = { table.unpack(change.deleted) }
+            table.sort(deleted)
+            for i = #deleted, 1, -1 do table.remove(list, deleted[i]) end
+            for i, position in ipairs(change.inserted) do table.insert(list, position, change.insertedItems[i].id) end
+            if table.concat(list, ",") ~= ids(now) then
+              wrong = wrong + 1
+              if #details < 3 then
+                details[#details + 1] = string.format("prev %d deleted %d inserted %d items %d", #seen, #deleted, #change.inserted, #now)
+              end
+            end
+          end
+          seen = now
+        end)
+        task(function()
+          local random = math.random
+          for i = 1, 150 do
+            local items = c.items
+            if #items > 5 and random() < 0.45 then
+              c:remove(items[random(#items)].id)
+            else
+              c:add({ n = i, from = me })
+            end
+            if i % 5 == 0 then sleep(0.01) end
+          end
+          sleep(1.5)
+          print(changes, wrong, table.concat(details, "; "))
+          app.exit(0)
+        end)
+        timer.after(60, function() print("timeout", changes) app.exit(1) end)
+        """
+
+    /// Two processes adding and removing at random on one store: every change set each handler
+    /// receives turns the items it read in its last call into the items it reads now, though
+    /// the other process's commits change the list under it at any moment.
+    @Test func everyChangeSetMatchesTheItemsReadInItsHandlerWithTwoWriters() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("check.lua", Self.checker)
+        let made = try await crescent(["--data-dir", sandbox.path, "-e", "services.store:collection('race')"], in: sandbox)
+        #expect(made.status == 0, "\(made)")
+        var total = 0
+        for round in 1...2 {
+            let first = CrescentProcess(["--data-dir", sandbox.path, "check.lua", "A\(round)"], directory: sandbox.path)
+            let second = CrescentProcess(["--data-dir", sandbox.path, "check.lua", "B\(round)"], directory: sandbox.path)
+            try first.start()
+            try second.start()
+            for result in [await first.finish(timeLimit: 90), await second.finish(timeLimit: 90)] {
+                #expect(result.status == 0 && !result.killedBySignal, "round \(round): \(result)")
+                let fields = result.stdout.trimmingCharacters(in: .newlines).split(separator: "\t", omittingEmptySubsequences: false)
+                #expect(fields.count == 3 && fields[1] == "0", "round \(round): wrong change sets: \(result.stdout) \(result.stderr)")
+                total += Int(fields.first ?? "") ?? 0
+            }
+        }
+        #expect(total >= 600, "each process saw its own and the other's changes: \(total)")
+    }
+
     /// Services start on first use: an unusable data folder fails only what uses the store.
     @Test func anUnusableDataFolderFailsOnlyWhatUsesTheStore() async throws {
         let sandbox = try Sandbox()

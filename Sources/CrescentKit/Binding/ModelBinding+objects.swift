@@ -67,6 +67,8 @@ extension ModelBinding {
                 }
                 let value = self.read(property, of: box)
                 self.push(value, onto: stack)                            // obj key value
+                // A value pinned for an event's handler is older than the object: never cached.
+                if box.pinned?[key] != nil { return .one }
                 // Tables are handed out fresh on each read, so a script that changes its copy
                 // cannot change what anyone else reads; scalars and read-only models are cached.
                 if case .array = value { return .one }

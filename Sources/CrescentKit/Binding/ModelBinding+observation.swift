@@ -273,7 +273,9 @@ extension ModelBinding: DeliveryDispatcher {
             guard stack.type(at: -1) == .function else { return }
             lua_rotate(stack.state, -2, 1)                           // handle method delegate
             pushPayload(event.payload, onto: stack)
-            try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
+            try withReportedProperties(event.payload, of: event.object) {
+                try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
+            }
             return
         }
         lua_rotate(stack.state, -2, 1)                               // handler handle
@@ -291,14 +293,22 @@ extension ModelBinding: DeliveryDispatcher {
         stack.rawSet(-2, "sub")
         lua_rotate(stack.state, -3, -1)                              // handler payload info handle
         stack.pop()
-        try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
+        try withReportedProperties(event.payload, of: event.object) {
+            try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
+        }
     }
 
     private func pushPayload(_ payload: EventPayload, onto stack: LuaStack) {
         switch payload {
         case .value(let value): push(value, onto: stack)
         case .opaque(let object):
-            if let posted = object as? PostedPayload { posted.value.push(onto: stack) } else { stack.pushNil() }
+            if let posted = object as? PostedPayload {
+                posted.value.push(onto: stack)
+            } else if let reported = object as? ReportedEvent {
+                push(reported.payload, onto: stack)
+            } else {
+                stack.pushNil()
+            }
         }
     }
 

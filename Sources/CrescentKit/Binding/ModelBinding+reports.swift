@@ -21,9 +21,9 @@ extension ModelBinding {
             if bound.eventLoop.inEventLoop, mailbox.isEmpty {
                 // The common case, a setter run by a method inside a turn, allocates nothing.
                 if bound.value.inTurn {
-                    bound.value.binding.apply(change, to: boundBox.value)
+                    bound.value.binding.applyOnLoop(change, to: boundBox.value)
                 } else {
-                    link.turn { host in host.binding.apply(change, to: boundBox.value) }
+                    link.turn { host in host.binding.applyOnLoop(change, to: boundBox.value) }
                 }
                 return
             }
@@ -45,6 +45,7 @@ extension ModelBinding {
     /// whose every change reports under the lock its reads take, like ``ObservableCollection``,
     /// posts its report before a read can see the change); otherwise it is read again.
     func read(_ property: AnyPropertySpec, of box: ObjectBox) -> Value {
+        if let pinned = box.pinned?[property.name] { return pinned }
         let mailbox = box.reports
         var attempts = 0
         while true {
@@ -59,28 +60,64 @@ extension ModelBinding {
         }
     }
 
-    /// Applies one report: clears the cached property value and queues deliveries.
+    /// Applies a report made on the loop, at once: a change the running code made itself, which
+    /// it sees at once even inside a handler of the object's events (see ``ReportedEvent``).
+    func applyOnLoop(_ change: ModelChange, to box: ObjectBox) {
+        if case .property(let key, let value) = change, box.pinned != nil { box.pinned?[key] = value }
+        apply(change, to: box)
+    }
+
+    /// Applies one report: clears the cached property value and queues deliveries. An event
+    /// carries the properties reported before it (``ReportedEvent``).
     func apply(_ change: ModelChange, to box: ObjectBox) {
         switch change {
         case .property(let key, let value):
-            if let userdata = objects[ObjectIdentifier(box.object)]?.userdata {
-                let stack = vm.stack
-                userdata.push(onto: stack)
-                for slot: Int32 in 1...2 {
-                    if lua_getiuservalue(stack.state, -1, slot) == LUA_TTABLE {
-                        stack.push(key)
-                        stack.pushNil()
-                        lua_rawset(stack.state, -3)
-                    }
-                    stack.pop()
-                }
-                stack.pop()
-            }
+            box.reported[key] = value
+            forgetCachedValue(of: key, in: box)
             registry.propertyChanged(box.handle, key: key, to: value)
         case .event(let name, let payload):
-            registry.post("\(box.name).\(name)", event: name, object: box.handle, payload: .value(payload))
+            let fullName = "\(box.name).\(name)"
+            // Let go of the reported values either way: held, a collection's `items` would make
+            // its next change copy the whole list.
+            let properties = box.reported
+            box.reported = [:]
+            guard registry.hasSubscribers(to: fullName, of: box.handle) else { break }
+            let posted: EventPayload = properties.isEmpty ? .value(payload) : .opaque(ReportedEvent(payload, properties: properties))
+            registry.post(fullName, event: name, object: box.handle, payload: posted)
         }
         scheduleDelivery()
+    }
+
+    /// Drops the cached value of property `key` of `box`'s userdata, so the next read asks again.
+    func forgetCachedValue(of key: String, in box: ObjectBox) {
+        guard let userdata = objects[ObjectIdentifier(box.object)]?.userdata else { return }
+        let stack = vm.stack
+        userdata.push(onto: stack)                                   // userdata
+        for slot: Int32 in 1...2 {
+            if lua_getiuservalue(stack.state, -1, slot) == LUA_TTABLE { // userdata cache
+                stack.push(key)
+                stack.pushNil()
+                lua_rawset(stack.state, -3)
+            }
+            stack.pop()                                              // userdata
+        }
+        stack.pop()
+    }
+
+    /// Runs `body` (a handler of an event of `object`) with reads of `object`'s properties
+    /// pinned to `reported` (see ``ReportedEvent``); without a reported event, just runs it.
+    func withReportedProperties(_ payload: EventPayload, of object: ObjectHandle?, _ body: () throws -> Void) rethrows {
+        guard case .opaque(let posted) = payload, let reported = posted as? ReportedEvent, let object,
+              let box = objects[ObjectIdentifier(object.object)]?.box else { return try body() }
+        let outer = box.pinned
+        // Cached values are newer than the event: forgotten while pinned and again after.
+        for key in reported.properties.keys { forgetCachedValue(of: key, in: box) }
+        box.pinned = reported.properties
+        defer {
+            box.pinned = outer
+            for key in reported.properties.keys { forgetCachedValue(of: key, in: box) }
+        }
+        try body()
     }
 
     // MARK: Delivery

@@ -8,6 +8,12 @@ final class ObjectBox {
     var sinkID: Int?
     /// Its reports on their way to the loop.
     let reports = ReportMailbox()
+    /// The values of the property reports applied on the loop since its last event: what its
+    /// next event carries for its handlers (``ReportedEvent``).
+    var reported: [String: Value] = [:]
+    /// While a handler of one of its events runs, the properties as that event left them: reads
+    /// give these instead of the object's newer state (see ``ReportedEvent``).
+    var pinned: [String: Value]?
 
     init(_ object: any ModelObject) {
         self.object = object

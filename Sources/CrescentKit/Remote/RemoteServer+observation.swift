@@ -89,6 +89,7 @@ extension RemoteServer {
         switch payload {
         case .value(let value): return json(value)
         case .opaque(let object):
+            if let reported = object as? ReportedEvent { return json(reported.payload) }
             guard let posted = object as? PostedPayload else { return .null }
             let stack = host.vm.stack
             posted.value.push(onto: stack)

@@ -185,11 +185,16 @@ public final class ObserverRegistry {
         enqueue(.property(propertyKey, object))
     }
 
+    /// True when event `name` (the full name) of `object` has a subscriber or a delegate: else
+    /// ``post(_:event:object:payload:)`` drops it.
+    public func hasSubscribers(to name: String, of object: ObjectHandle?) -> Bool {
+        eventSubscribers[name] != nil || (object.map { delegateSubscribers[$0.id] != nil } ?? false)
+    }
+
     /// Queues an event for the next round. `name` is the full name (`location.didFail`), `event`
     /// the emitter's own name for it (`didFail`).
     public func post(_ name: String, event: String? = nil, object: ObjectHandle? = nil, payload: EventPayload) {
-        let hasDelegates = object.map { delegateSubscribers[$0.id] != nil } ?? false
-        guard eventSubscribers[name] != nil || hasDelegates else { return }
+        guard hasSubscribers(to: name, of: object) else { return }
         sequence &+= 1
         enqueue(.event(EventPost(name: name, event: event ?? name, object: object, payload: payload, sequence: sequence)))
     }
