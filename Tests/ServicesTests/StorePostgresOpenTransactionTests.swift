@@ -61,8 +61,12 @@ final class IdleTransaction {
         try process.run()
         input.fileHandleForWriting.write(Data("BEGIN; SELECT pg_current_xact_id(); SELECT 'crescent-idle';\n".utf8))
         // psql may take seconds to start on a loaded machine.
-        for _ in 0..<3000 where !isOpen { usleep(10_000) }
-        guard isOpen else {
+        var tries = 0
+        while !isOpen && tries < 3000 {
+            usleep(10_000)
+            tries += 1
+        }
+        guard tries < 3000 else {
             end()
             throw Failed()
         }
