@@ -28,10 +28,10 @@ import Testing
         test.advance(seconds: 1)
         #expect(test.lines == [
             "0\t0",
-            "readings.didChange\tinserted={1} deleted={} updated={} reload=false\t2\t18.5,19.5",
+            "readings.didChange\tinserted={1} deleted={} updated={} reload=false\t1\t18.5",
             "readings.didChange\tinserted={2} deleted={} updated={} reload=false\t2\t18.5,19.5",
             "record returned\t1/nil 2/nil",
-        ], "two change sets in one turn: both delivered, none coalesced")
+        ], "two change sets in one turn: both delivered, none coalesced, each handler reading the list its change set made")
     }
 
     @Test func dropReplaceAndReloadReportWhatChanged() throws {
@@ -52,8 +52,8 @@ import Testing
         test.settle()
         test.run("keep:cancel()")
         #expect(test.lines == [
-            "inserted={1} deleted={} updated={} reload=false\t1,2,3",
-            "inserted={2} deleted={} updated={} reload=false\t1,2,3",
+            "inserted={1} deleted={} updated={} reload=false\t1",
+            "inserted={2} deleted={} updated={} reload=false\t1,2",
             "inserted={3} deleted={} updated={} reload=false\t1,2,3",
             "inserted={} deleted={2} updated={} reload=false\t1,3",
             "inserted={} deleted={} updated={1} reload=false\t7,3",
