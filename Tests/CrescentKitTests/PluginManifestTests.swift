@@ -178,3 +178,34 @@ import Testing
         #expect(status("epsilon") == "disabled")
     }
 }
+
+    /// A plugin cannot require its own service, and plugins that require each other's services
+    /// (two, or round a longer cycle) are refused when the manifests are read, each naming the
+    /// cycle: starting one would touch the other while it starts. A plugin that only requires a
+    /// plugin on a cycle is not itself on it.
+    @Test func aCycleOfRequirementsIsRefusedNamingIt() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("plugins-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try PluginFolders.write(in: root, "selfish", services: "[\"selfish\"]", requires: "[\"selfish\"]")
+        try PluginFolders.write(in: root, "alpha", services: "[\"alpha\"]", requires: "[\"beta\"]")
+        try PluginFolders.write(in: root, "beta", services: "[\"beta\"]", requires: "[\"alpha\", \"location\"]")
+        try PluginFolders.write(in: root, "one", services: "[\"one\"]", requires: "[\"two\"]")
+        try PluginFolders.write(in: root, "two", services: "[\"two\"]", requires: "[\"three\"]")
+        try PluginFolders.write(in: root, "three", services: "[\"three\"]", requires: "[\"one\"]")
+        try PluginFolders.write(in: root, "user", services: "[\"user\"]", requires: "[\"alpha\"]")
+        let found = PluginDiscovery.discover(PluginSearch(folders: [root], onlyFolders: true), disabledNames: [],
+                                             builtins: ["location"])
+        func status(_ name: String) -> String {
+            guard let plugin = found.first(where: { $0.folder.hasSuffix("/" + name) }) else { return "missing" }
+            if case .broken(let problem) = plugin.status { return problem.message }
+            if case .ok = plugin.status { return "ok" }
+            return "other"
+        }
+        #expect(status("selfish") == "\(root)/selfish/plugin.toml: field 'requires' names service 'selfish', which this plugin provides itself: a plugin cannot require its own services (remove it from requires)")
+        #expect(status("alpha") == "\(root)/alpha/plugin.toml: field 'requires': plugin 'alpha' requires service 'beta' of plugin 'beta', which requires service 'alpha' of plugin 'alpha': plugins cannot require each other's services in a cycle (remove one of these requirements)")
+        #expect(status("beta").hasPrefix("\(root)/beta/plugin.toml: field 'requires': plugin 'beta' requires service 'alpha' of plugin 'alpha', which requires service 'beta' of plugin 'beta'"), "\(status("beta"))")
+        #expect(status("two").contains("plugin 'two' requires service 'three' of plugin 'three', which requires service 'one' of plugin 'one', which requires service 'two' of plugin 'two'"), "\(status("two"))")
+        #expect(status("one").contains("field 'requires'") && status("three").contains("field 'requires'"))
+        #expect(status("user") == "ok")
+    }
+}
