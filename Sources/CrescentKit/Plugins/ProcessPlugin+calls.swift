@@ -35,7 +35,7 @@ extension ProcessPlugin {
         NIOPipeBootstrap(group: host.loop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(JSONRPCLineDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LogLineDecoder()))
                     try channel.pipeline.syncOperations.addHandler(ProcessPluginLogHandler(plugin: plugin))
                 }
             }
@@ -220,17 +220,19 @@ private final class ProcessPluginHandler: ChannelInboundHandler {
     }
 }
 
-/// Reads the program's stderr: each line goes to the log at `warn`, named after the plugin.
+/// Reads the program's stderr: each line goes to the log at `warn`, named after the plugin; a
+/// line past the decoder's bound goes cut, with a mark saying so.
 private final class ProcessPluginLogHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = LogLine
 
     let plugin: NIOLoopBound<ProcessPlugin>
 
     init(plugin: NIOLoopBound<ProcessPlugin>) { self.plugin = plugin }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let line = String(decoding: unwrapInboundIn(data).readableBytesView, as: UTF8.self)
-        plugin.value.log(.warn, line)
+        let line = unwrapInboundIn(data)
+        let text = String(decoding: line.text.readableBytesView, as: UTF8.self)
+        plugin.value.log(.warn, line.isCut ? text + " [cut: the line is longer than \(line.text.readableBytes) bytes]" : text)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
