@@ -59,6 +59,7 @@ final class LuaPluginRuntime {
         } catch {
             return .failure(PluginProblem("plugin '\(manifest.name)': cannot make its Lua VM: \(error)"))
         }
+            host.vm.memoryLimitSetting = "[plugins] memory_limit in crescent.toml"
         let source: [UInt8]
         do throws(ScriptReadError) {
             source = try ScriptSource.file(mainPath).read()
