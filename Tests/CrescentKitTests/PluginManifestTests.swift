@@ -31,10 +31,10 @@ import Testing
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    func problem(_ fields: [String: String], extra: String = "") throws -> String? {
+    func problem(_ fields: [String: String], extra: String = "", host: String = "0.1.0") throws -> String? {
         let folder = try Folder(fields, extra: extra)
         do throws(PluginProblem) {
-            _ = try PluginManifest.load(folder: folder.path, hostVersion: "0.1.0")
+            _ = try PluginManifest.load(folder: folder.path, hostVersion: host)
             return nil
         } catch {
             #expect(error.message.hasPrefix(folder.path + "/plugin.toml"), "\(error.message)")
@@ -71,7 +71,47 @@ import Testing
         #expect(problem.contains(message), "\(problem)")
     }
 
-    /// A version is major.minor.patch (a suffix after `-` or `+` is ignored); a range is
+    /// Pre-releases follow Semantic Versioning 2.0.0's precedence (`0.2.0-rc.1 < 0.2.0`,
+    /// identifiers compared one by one, numbers as numbers and below words, a shorter list first),
+    /// and a host that is a pre-release meets a range only when the range names a pre-release of
+    /// the same major.minor.patch (npm's rule). Malformed pre-releases are refused.
+    @Test(arguments: [
+        ("0.2.0", ">0.2.0-rc.1", true),
+        ("0.2.0", "^0.2.0-rc.1", true),
+        ("0.2.0", ">=0.2.0-rc.1, <0.2.0", false),
+        ("0.2.0-rc.10", ">0.2.0-rc.9", true),
+        ("0.2.0-rc.2", ">=0.2.0-rc.1, <0.3.0", true),
+        ("0.2.0-rc.1", ">=0.2.0-beta.3", true),
+        ("0.2.0-alpha", ">=0.2.0-alpha.1", false),
+        ("0.2.0-1", ">=0.2.0-alpha", false),
+        ("0.2.0-rc.1", ">=0.1.0", false),
+        ("0.2.0-rc.1", "<0.2.0", false),
+        ("0.2.0-rc.1", "=0.2.0-rc.1", true),
+        ("0.2.0-rc.1+build.5", "=0.2.0-rc.1", true),
+        ("0.3.0-beta", ">=0.2.0-rc.1", false),
+    ])
+    func preReleasesFollowSemverPrecedence(host: String, range: String, accepted: Bool) throws {
+        var fields = Self.valid
+        fields["crescent"] = "\"\(range)\""
+        let problem = try problem(fields, host: host)
+        if accepted {
+            #expect(problem == nil, "\(host) in \(range): \(problem ?? "")")
+        } else {
+            #expect(problem?.contains("the plugin needs crescent \(range); this is crescent \(host)") == true, "\(host) in \(range): \(problem ?? "accepted")")
+        }
+    }
+
+    @Test(arguments: ["1.0.0-", "1.0.0-01", "1.0.0-rc..1", "1.0.0+", "1.0.0-rc_1", "1.0.0-rc.1+"])
+    func malformedPreReleasesAreRefused(version: String) throws {
+        var fields = Self.valid
+        fields["version"] = "\"\(version)\""
+        #expect(try problem(fields)?.contains("field 'version' must be a version like 1.0.0") == true, "\(version)")
+        fields["version"] = "\"1.0.0\""
+        fields["crescent"] = "\">=\(version)\""
+        #expect(try problem(fields)?.contains("field 'crescent' '>=\(version)' is not a comparison") == true, "\(version)")
+    }
+
+    /// A version is major.minor.patch with an optional pre-release and build; a range is
     /// comparisons separated by commas, blanks allowed around each. The host here is 0.1.0.
     @Test(arguments: [
         ("\"1.0.0-beta.2\"", "\" >= 0.1.0 ,\t< 1.0.0 \"", nil),
@@ -177,7 +217,6 @@ import Testing
         #expect(status("delta").contains("field 'requires': no plugin provides service 'nowhere'"), "\(status("delta"))")
         #expect(status("epsilon") == "disabled")
     }
-}
 
     /// A plugin cannot require its own service, and plugins that require each other's services
     /// (two, or round a longer cycle) are refused when the manifests are read, each naming the

@@ -95,25 +95,47 @@ extension LuaPluginRuntime {
         try body(&declarations[index])
     }
 
+    /// Sets a property; a value whose type is not the declared one is dropped with a warning,
+    /// as a process plugin's is.
     private func set(service: String, key: String, value index: Int32, in stack: LuaStack) throws {
         let value = try crossing(at: index, in: stack, what: "\(service):set('\(key)', ...): the value")
+        let undeclared = LuaRaise("\(service):set('\(key)', ...): no property '\(key)' is declared")
         if let made = services[service] {
-            guard made.set(key, to: value) else { throw LuaRaise("\(service):set('\(key)', ...): no property '\(key)' is declared") }
+            guard let property = made.interface.property(key) else { throw undeclared }
+            guard ServiceDeclaration.value(value, fits: property.type) else {
+                warn(PluginService.wrongType(set: "\(service).\(key)", to: value, declared: property.type))
+                return
+            }
+            made.set(key, to: value)
             return
         }
         try change(service) { declaration in
-            guard let position = declaration.properties.firstIndex(where: { $0.name == key }) else {
-                throw LuaRaise("\(service):set('\(key)', ...): no property '\(key)' is declared")
+            guard let position = declaration.properties.firstIndex(where: { $0.name == key }) else { throw undeclared }
+            let type = declaration.properties[position].type
+            guard ServiceDeclaration.value(value, fits: type) else {
+                warn(PluginService.wrongType(set: "\(service).\(key)", to: value, declared: type))
+                return
             }
             declaration.properties[position].value = value
         }
     }
 
+    /// Emits an event; a payload whose type is not the declared one is dropped with a warning.
     private func emit(service: String, event: String, payload index: Int32, in stack: LuaStack) throws {
         let payload = try crossing(at: index, in: stack, what: "\(service):emit('\(event)', ...): the payload")
         guard let made = services[service] else {
             throw LuaRaise("\(service):emit('\(event)', ...): events can be emitted once main has returned")
         }
-        guard made.emit(event, payload) else { throw LuaRaise("\(service):emit('\(event)', ...): no event '\(event)' is declared") }
+        guard let spec = made.interface.event(event) else { throw LuaRaise("\(service):emit('\(event)', ...): no event '\(event)' is declared") }
+        guard ServiceDeclaration.value(payload, fits: spec.payload) else {
+            warn(PluginService.wrongType(emit: "\(service).\(event)", payload: payload, declared: spec.payload))
+            return
+        }
+        made.emit(event, payload)
+    }
+
+    /// A warning in the run's log, named after the plugin.
+    private func warn(_ message: String) {
+        (host.parent ?? host).log(.warn, plugin: manifest.name, message)
     }
 }

@@ -89,32 +89,29 @@ extension ProcessPlugin {
                 log(.warn, "set '\(service).\(key)', which it does not declare; dropped")
                 return
             }
-            guard Self.value(value, fits: property.type) else {
-                log(.warn, "set '\(service).\(key)' to \(value.typeName), which is not its type \(property.type); dropped")
+            guard ServiceDeclaration.value(value, fits: property.type) else {
+                log(.warn, PluginService.wrongType(set: "\(service).\(key)", to: value, declared: property.type))
                 return
             }
             target.set(key, to: value)
         case "emit":
             let service = params["service"].stringValue ?? "", event = params["event"].stringValue ?? ""
-            guard let target = services[service], target.emit(event, params["payload"]) else {
+            let payload = params["payload"]
+            guard let target = services[service], let spec = target.interface.event(event) else {
                 log(.warn, "emitted '\(service).\(event)', which it does not declare; dropped")
                 return
             }
+            guard ServiceDeclaration.value(payload, fits: spec.payload) else {
+                log(.warn, PluginService.wrongType(emit: "\(service).\(event)", payload: payload, declared: spec.payload))
+                return
+            }
+            target.emit(event, payload)
         case "log":
             let level = params["level"].stringValue.flatMap(HostOptions.LogLevel.init(name:)) ?? .info
             log(level, params["message"].stringValue ?? params["message"].jsonText)
         default:
             log(.warn, "sent a notification '\(method)', which the host does not take; skipped")
         }
-    }
-
-    /// True when `value` fits the declared type in words (`number`, `string?`, `{ one, five }`).
-    static func value(_ value: Value, fits type: String) -> Bool {
-        let optional = type.hasSuffix("?")
-        if value.isNull { return true }
-        let word = optional ? String(type.dropLast()) : type
-        if word.hasPrefix("{") && !word.hasSuffix("s}") && word.contains(",") { return ArgumentType.table.accepts(value) }
-        return ServiceDeclaration.argumentType(word).accepts(value)
     }
 
     // MARK: Calls
