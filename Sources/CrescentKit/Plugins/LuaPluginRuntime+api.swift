@@ -6,15 +6,15 @@ import Model
 /// `property`, `method`, `event`, `set` and `emit`, `service_error(code, message)`, `settings`.
 ///
 /// The friendly part is Lua (the prelude's plugin.lua, as mpv writes its API in Lua over a few
-/// native primitives); the primitives record declarations and carry `set`/`emit` values to the
-/// service the script sees.
+/// native primitives); the primitives record declarations, carry `set`/`emit` values to the
+/// service the script sees and read its properties back (`places.near` inside the plugin).
 extension LuaPluginRuntime {
     /// Installs the plugin globals and `settings` (the plugin's section, defaults applied).
     func installAPI(settings: Value) throws(LuaError) {
         let vm = host.vm
         try Prelude.plugin.load(into: vm)
         let stack = vm.stack
-        stack.newTable(fieldCount: 6)
+        stack.newTable(fieldCount: 7)
         vm.register(field: "declare") { [unowned self] stack in
             try self.declare(try stack.checkString(1, function: "service"), summary: stack.text(at: 2) ?? "")
             return .none
@@ -50,6 +50,12 @@ extension LuaPluginRuntime {
                                                     summary: stack.text(at: 4) ?? ""))
             }
             return .none
+        }
+        vm.register(field: "get") { [unowned self] stack in
+            // service key
+            guard let value = self.value(service: stack.text(at: 1) ?? "", key: stack.text(at: 2) ?? "") else { return .none }
+            self.host.binding.push(value, onto: stack)
+            return .one
         }
         vm.register(field: "set") { [unowned self] stack in
             try self.set(service: stack.text(at: 1) ?? "", key: try stack.checkString(2, function: "set"), value: 3, in: stack)
@@ -93,6 +99,16 @@ extension LuaPluginRuntime {
         guard services.isEmpty else { throw LuaRaise("\(service): declare properties, methods and events while main runs, not later") }
         guard let index = declarations.firstIndex(where: { $0.name == service }) else { throw LuaRaise("no service '\(service)' declared") }
         try body(&declarations[index])
+    }
+
+    /// The current value of `service`'s property `key` (nil when it declares no such property):
+    /// the service's once `main` has returned, the declared value before.
+    private func value(service: String, key: String) -> Value? {
+        if let made = services[service] {
+            guard made.interface.property(key) != nil else { return nil }
+            return made.value(of: key)
+        }
+        return declarations.first { $0.name == service }?.properties.first { $0.name == key }?.value
     }
 
     /// Sets a property; a value whose type is not the declared one is dropped with a warning,
