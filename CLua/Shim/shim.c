@@ -80,6 +80,14 @@ void crescent_close(lua_State *L) {
 size_t crescent_memory_used(lua_State *L) { return vm_of(L)->used; }
 size_t crescent_memory_limit(lua_State *L) { return vm_of(L)->limit; }
 void crescent_set_memory_limit(lua_State *L, size_t limit_bytes) { vm_of(L)->limit = limit_bytes; }
+void crescent_set_memory_limit_setting(lua_State *L, const char *setting) {
+    crescent_vm *vm = vm_of(L);
+    snprintf(vm->limit_setting, sizeof vm->limit_setting, "%s", setting ? setting : "");
+}
+const char *crescent_memory_limit_setting(lua_State *L) {
+    crescent_vm *vm = vm_of(L);
+    return vm->limit_setting[0] ? vm->limit_setting : NULL;
+}
 int crescent_memory_limit_hit(lua_State *L) { return vm_of(L)->limit_hit; }
 void crescent_clear_memory_limit_hit(lua_State *L) { vm_of(L)->limit_hit = 0; }
 

@@ -29,6 +29,7 @@ typedef struct crescent_vm {
     int limit_hit;             /* an allocation was refused because of the limit */
     int closing;               /* lua_close runs: finalizers may not enter Swift any more */
     crescent_flag *interrupt;  /* CRESCENT_INTERRUPT_* or a signal's exit status */
+    char limit_setting[64];    /* what raises the limit, for the memory error; "" for the default */
     saved_hook saved[SAVED_HOOKS];  /* the threads the interrupt hook was armed on */
 } crescent_vm;
 

@@ -157,7 +157,8 @@ public struct LuaStack {
         if kind == .memory {
             let limit = crescent_memory_limit(state)
             let mib = limit / (1024 * 1024)
-            return LuaError(.memory, limit > 0 ? "not enough memory: the memory limit of \(mib) MiB was reached (raise it with --memory-limit)" : message)
+            let setting = crescent_memory_limit_setting(state).map { String(cString: $0) } ?? "--memory-limit"
+            return LuaError(.memory, limit > 0 ? "not enough memory: the memory limit of \(mib) MiB was reached (raise it with \(setting))" : message)
         }
         return LuaError(kind, message)
     }

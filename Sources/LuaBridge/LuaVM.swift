@@ -75,6 +75,13 @@ public final class LuaVM {
         set { crescent_set_memory_limit(state, max(newValue, 0)) }
     }
 
+    /// What the memory error names as the way to raise the limit (`--memory-limit` when
+    /// empty): a plugin's VM says `[plugins] memory_limit`, the setting that gives its limit.
+    public var memoryLimitSetting: String {
+        get { crescent_memory_limit_setting(state).map { String(cString: $0) } ?? "" }
+        set { crescent_set_memory_limit_setting(state, newValue) }
+    }
+
     // MARK: References
 
     /// Pops the top value of `stack` (the main stack by default) and pins it in the registry.

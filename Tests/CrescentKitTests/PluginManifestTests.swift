@@ -31,10 +31,10 @@ import Testing
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    func problem(_ fields: [String: String], extra: String = "") throws -> String? {
+    func problem(_ fields: [String: String], extra: String = "", host: String = "0.1.0") throws -> String? {
         let folder = try Folder(fields, extra: extra)
         do throws(PluginProblem) {
-            _ = try PluginManifest.load(folder: folder.path, hostVersion: "0.1.0")
+            _ = try PluginManifest.load(folder: folder.path, hostVersion: host)
             return nil
         } catch {
             #expect(error.message.hasPrefix(folder.path + "/plugin.toml"), "\(error.message)")
@@ -71,7 +71,47 @@ import Testing
         #expect(problem.contains(message), "\(problem)")
     }
 
-    /// A version is major.minor.patch (a suffix after `-` or `+` is ignored); a range is
+    /// Pre-releases follow Semantic Versioning 2.0.0's precedence (`0.2.0-rc.1 < 0.2.0`,
+    /// identifiers compared one by one, numbers as numbers and below words, a shorter list first),
+    /// and a host that is a pre-release meets a range only when the range names a pre-release of
+    /// the same major.minor.patch (npm's rule). Malformed pre-releases are refused.
+    @Test(arguments: [
+        ("0.2.0", ">0.2.0-rc.1", true),
+        ("0.2.0", "^0.2.0-rc.1", true),
+        ("0.2.0", ">=0.2.0-rc.1, <0.2.0", false),
+        ("0.2.0-rc.10", ">0.2.0-rc.9", true),
+        ("0.2.0-rc.2", ">=0.2.0-rc.1, <0.3.0", true),
+        ("0.2.0-rc.1", ">=0.2.0-beta.3", true),
+        ("0.2.0-alpha", ">=0.2.0-alpha.1", false),
+        ("0.2.0-1", ">=0.2.0-alpha", false),
+        ("0.2.0-rc.1", ">=0.1.0", false),
+        ("0.2.0-rc.1", "<0.2.0", false),
+        ("0.2.0-rc.1", "=0.2.0-rc.1", true),
+        ("0.2.0-rc.1+build.5", "=0.2.0-rc.1", true),
+        ("0.3.0-beta", ">=0.2.0-rc.1", false),
+    ])
+    func preReleasesFollowSemverPrecedence(host: String, range: String, accepted: Bool) throws {
+        var fields = Self.valid
+        fields["crescent"] = "\"\(range)\""
+        let problem = try problem(fields, host: host)
+        if accepted {
+            #expect(problem == nil, "\(host) in \(range): \(problem ?? "")")
+        } else {
+            #expect(problem?.contains("the plugin needs crescent \(range); this is crescent \(host)") == true, "\(host) in \(range): \(problem ?? "accepted")")
+        }
+    }
+
+    @Test(arguments: ["1.0.0-", "1.0.0-01", "1.0.0-rc..1", "1.0.0+", "1.0.0-rc_1", "1.0.0-rc.1+"])
+    func malformedPreReleasesAreRefused(version: String) throws {
+        var fields = Self.valid
+        fields["version"] = "\"\(version)\""
+        #expect(try problem(fields)?.contains("field 'version' must be a version like 1.0.0") == true, "\(version)")
+        fields["version"] = "\"1.0.0\""
+        fields["crescent"] = "\">=\(version)\""
+        #expect(try problem(fields)?.contains("field 'crescent' '>=\(version)' is not a comparison") == true, "\(version)")
+    }
+
+    /// A version is major.minor.patch with an optional pre-release and build; a range is
     /// comparisons separated by commas, blanks allowed around each. The host here is 0.1.0.
     @Test(arguments: [
         ("\"1.0.0-beta.2\"", "\" >= 0.1.0 ,\t< 1.0.0 \"", nil),
@@ -176,5 +216,35 @@ import Testing
         #expect(status("gamma").contains("service 'location' is already provided by the builtin plugins"), "\(status("gamma"))")
         #expect(status("delta").contains("field 'requires': no plugin provides service 'nowhere'"), "\(status("delta"))")
         #expect(status("epsilon") == "disabled")
+    }
+
+    /// A plugin cannot require its own service, and plugins that require each other's services
+    /// (two, or round a longer cycle) are refused when the manifests are read, each naming the
+    /// cycle: starting one would touch the other while it starts. A plugin that only requires a
+    /// plugin on a cycle is not itself on it.
+    @Test func aCycleOfRequirementsIsRefusedNamingIt() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("plugins-\(UUID().uuidString.prefix(8))").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try PluginFolders.write(in: root, "selfish", services: "[\"selfish\"]", requires: "[\"selfish\"]")
+        try PluginFolders.write(in: root, "alpha", services: "[\"alpha\"]", requires: "[\"beta\"]")
+        try PluginFolders.write(in: root, "beta", services: "[\"beta\"]", requires: "[\"alpha\", \"location\"]")
+        try PluginFolders.write(in: root, "one", services: "[\"one\"]", requires: "[\"two\"]")
+        try PluginFolders.write(in: root, "two", services: "[\"two\"]", requires: "[\"three\"]")
+        try PluginFolders.write(in: root, "three", services: "[\"three\"]", requires: "[\"one\"]")
+        try PluginFolders.write(in: root, "user", services: "[\"user\"]", requires: "[\"alpha\"]")
+        let found = PluginDiscovery.discover(PluginSearch(folders: [root], onlyFolders: true), disabledNames: [],
+                                             builtins: ["location"])
+        func status(_ name: String) -> String {
+            guard let plugin = found.first(where: { $0.folder.hasSuffix("/" + name) }) else { return "missing" }
+            if case .broken(let problem) = plugin.status { return problem.message }
+            if case .ok = plugin.status { return "ok" }
+            return "other"
+        }
+        #expect(status("selfish") == "\(root)/selfish/plugin.toml: field 'requires' names service 'selfish', which this plugin provides itself: a plugin cannot require its own services (remove it from requires)")
+        #expect(status("alpha") == "\(root)/alpha/plugin.toml: field 'requires': plugin 'alpha' requires service 'beta' of plugin 'beta', which requires service 'alpha' of plugin 'alpha': plugins cannot require each other's services in a cycle (remove one of these requirements)")
+        #expect(status("beta").hasPrefix("\(root)/beta/plugin.toml: field 'requires': plugin 'beta' requires service 'alpha' of plugin 'alpha', which requires service 'beta' of plugin 'beta'"), "\(status("beta"))")
+        #expect(status("two").contains("plugin 'two' requires service 'three' of plugin 'three', which requires service 'one' of plugin 'one', which requires service 'two' of plugin 'two'"), "\(status("two"))")
+        #expect(status("one").contains("field 'requires'") && status("three").contains("field 'requires'"))
+        #expect(status("user") == "ok")
     }
 }

@@ -70,6 +70,10 @@ void crescent_close(lua_State *L);
 size_t crescent_memory_used(lua_State *L);
 size_t crescent_memory_limit(lua_State *L);
 void crescent_set_memory_limit(lua_State *L, size_t limit_bytes);
+/** What the memory error tells the user to raise (`[plugins] memory_limit`); NULL or "" for the
+ *  default, which the caller names. Kept with the state, so errors of any of its threads say it. */
+void crescent_set_memory_limit_setting(lua_State *L, const char *setting);
+const char *crescent_memory_limit_setting(lua_State *L);
 /** True when the last failed protected call failed because the memory limit was hit. */
 int crescent_memory_limit_hit(lua_State *L);
 void crescent_clear_memory_limit_hit(lua_State *L);

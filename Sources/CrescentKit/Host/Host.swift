@@ -87,6 +87,13 @@ public final class Host {
     var pluginRuntimes: [LuaPluginRuntime] = []
     /// Starts the folder plugins (nil in a plugin's host: its parent's starts them).
     private(set) var pluginLauncher: PluginLauncher?
+    /// In a Lua plugin's host (with a real-time clock): gives each turn of the plugin's code its
+    /// time limit.
+    var turnWatchdog: RunawayWatchdog?
+    /// In a Lua plugin's host: told of a handler stopped for the time limit (`context` says
+    /// which), answers what to report instead when the turn's limit stopped it (the plugin then
+    /// stops), nil when something else did (the run's `--timeout`).
+    var onRunaway: ((_ error: LuaError, _ context: String) -> (context: String, message: String)?)?
 
     /// Creates the VM, makes the plugins' services and installs the globals.
     ///
@@ -174,7 +181,9 @@ public final class Host {
             return
         }
         inTurn = true
+        turnWatchdog?.turn(started: true)
         job(self)
+        turnWatchdog?.turn(started: false)
         inTurn = false
         endTurn()
     }
@@ -276,6 +285,11 @@ public final class Host {
     /// Prints an error from a handler (timer, task, observer…), marks the run failed and, with
     /// `--fail-fast`, stops it.
     public func reportHandlerError(_ error: LuaError, in context: String) {
+        if error.kind == .timeout, let onRunaway, let runaway = onRunaway(error, context) {
+            vm.clearInterrupt()
+            reportHandlerError(LuaError(.runtime, runaway.message), in: runaway.context)
+            return
+        }
         if handleControlFlow(error) { return }
         report(error, context: context)
         sawError = true

@@ -6,15 +6,15 @@ import Model
 /// `property`, `method`, `event`, `set` and `emit`, `service_error(code, message)`, `settings`.
 ///
 /// The friendly part is Lua (the prelude's plugin.lua, as mpv writes its API in Lua over a few
-/// native primitives); the primitives record declarations and carry `set`/`emit` values to the
-/// service the script sees.
+/// native primitives); the primitives record declarations, carry `set`/`emit` values to the
+/// service the script sees and read its properties back (`places.near` inside the plugin).
 extension LuaPluginRuntime {
     /// Installs the plugin globals and `settings` (the plugin's section, defaults applied).
     func installAPI(settings: Value) throws(LuaError) {
         let vm = host.vm
         try Prelude.plugin.load(into: vm)
         let stack = vm.stack
-        stack.newTable(fieldCount: 6)
+        stack.newTable(fieldCount: 7)
         vm.register(field: "declare") { [unowned self] stack in
             try self.declare(try stack.checkString(1, function: "service"), summary: stack.text(at: 2) ?? "")
             return .none
@@ -50,6 +50,12 @@ extension LuaPluginRuntime {
                                                     summary: stack.text(at: 4) ?? ""))
             }
             return .none
+        }
+        vm.register(field: "get") { [unowned self] stack in
+            // service key
+            guard let value = self.value(service: stack.text(at: 1) ?? "", key: stack.text(at: 2) ?? "") else { return .none }
+            self.host.binding.push(value, onto: stack)
+            return .one
         }
         vm.register(field: "set") { [unowned self] stack in
             try self.set(service: stack.text(at: 1) ?? "", key: try stack.checkString(2, function: "set"), value: 3, in: stack)
@@ -95,25 +101,57 @@ extension LuaPluginRuntime {
         try body(&declarations[index])
     }
 
+    /// The current value of `service`'s property `key` (nil when it declares no such property):
+    /// the service's once `main` has returned, the declared value before.
+    private func value(service: String, key: String) -> Value? {
+        if let made = services[service] {
+            guard made.interface.property(key) != nil else { return nil }
+            return made.value(of: key)
+        }
+        return declarations.first { $0.name == service }?.properties.first { $0.name == key }?.value
+    }
+
+    /// Sets a property; a value whose type is not the declared one is dropped with a warning,
+    /// as a process plugin's is.
     private func set(service: String, key: String, value index: Int32, in stack: LuaStack) throws {
         let value = try crossing(at: index, in: stack, what: "\(service):set('\(key)', ...): the value")
+        let undeclared = LuaRaise("\(service):set('\(key)', ...): no property '\(key)' is declared")
         if let made = services[service] {
-            guard made.set(key, to: value) else { throw LuaRaise("\(service):set('\(key)', ...): no property '\(key)' is declared") }
+            guard let property = made.interface.property(key) else { throw undeclared }
+            guard ServiceDeclaration.value(value, fits: property.type) else {
+                warn(PluginService.wrongType(set: "\(service).\(key)", to: value, declared: property.type))
+                return
+            }
+            made.set(key, to: value)
             return
         }
         try change(service) { declaration in
-            guard let position = declaration.properties.firstIndex(where: { $0.name == key }) else {
-                throw LuaRaise("\(service):set('\(key)', ...): no property '\(key)' is declared")
+            guard let position = declaration.properties.firstIndex(where: { $0.name == key }) else { throw undeclared }
+            let type = declaration.properties[position].type
+            guard ServiceDeclaration.value(value, fits: type) else {
+                warn(PluginService.wrongType(set: "\(service).\(key)", to: value, declared: type))
+                return
             }
             declaration.properties[position].value = value
         }
     }
 
+    /// Emits an event; a payload whose type is not the declared one is dropped with a warning.
     private func emit(service: String, event: String, payload index: Int32, in stack: LuaStack) throws {
         let payload = try crossing(at: index, in: stack, what: "\(service):emit('\(event)', ...): the payload")
         guard let made = services[service] else {
             throw LuaRaise("\(service):emit('\(event)', ...): events can be emitted once main has returned")
         }
-        guard made.emit(event, payload) else { throw LuaRaise("\(service):emit('\(event)', ...): no event '\(event)' is declared") }
+        guard let spec = made.interface.event(event) else { throw LuaRaise("\(service):emit('\(event)', ...): no event '\(event)' is declared") }
+        guard ServiceDeclaration.value(payload, fits: spec.payload) else {
+            warn(PluginService.wrongType(emit: "\(service).\(event)", payload: payload, declared: spec.payload))
+            return
+        }
+        made.emit(event, payload)
+    }
+
+    /// A warning in the run's log, named after the plugin.
+    private func warn(_ message: String) {
+        (host.parent ?? host).log(.warn, plugin: manifest.name, message)
     }
 }

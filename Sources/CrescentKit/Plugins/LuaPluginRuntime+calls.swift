@@ -74,7 +74,7 @@ extension LuaPluginRuntime {
     /// caller's request cancels the task.
     func call(_ service: String, _ method: String, _ arguments: Arguments, _ reply: Reply) {
         guard host.isRunning, let invoke else {
-            reply(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' has stopped")))
+            reply(.failure(ServiceError(.unavailable, stoppedMessage)))
             return
         }
         let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
@@ -104,7 +104,7 @@ extension LuaPluginRuntime {
             stack.pop(count + 1)
             call.task = task
             if let watchdog {
-                let runningUntil = watchdog.deadline()
+                let runningUntil = watchdog.deadlineInTurn()
                 task.onResume = { running in watchdog.running(until: running ? runningUntil : nil) }
             }
             host.resume(task, arguments: count)
@@ -164,7 +164,7 @@ extension LuaPluginRuntime {
     }
 
     private func timedOut(_ call: PluginCall) -> ServiceError {
-        ServiceError(.timeout, "plugin '\(manifest.name)': \(call.service).\(call.method) did not answer within \(formatSeconds(callTimeout)) s ([plugins] call_timeout)")
+        ServiceError(.timeout, "plugin '\(manifest.name)': \(call.service).\(call.method) did not answer within \(limitText)")
     }
 
     /// The code and message of a raised service error, through the API's `classify`.

@@ -26,8 +26,11 @@ final class LuaPluginRuntime {
     lazy var deadlines = CallDeadlines(clock: host.clock, loop: host.loop, limit: callTimeout) { [unowned self] call in
         self.expire(call)
     }
-    /// The time limit of method code that runs without yielding (with a real-time clock).
+    /// The time limit of plugin code that runs without yielding (with a real-time clock): each
+    /// turn of the plugin's host, and each method call from its start.
     let watchdog: RunawayWatchdog?
+    /// Why the plugin was stopped while the run goes on (a handler ran past the time limit).
+    var stopReason: String?
 
     init(manifest: PluginManifest, host: Host, callTimeout: Double) {
         self.manifest = manifest
@@ -35,6 +38,8 @@ final class LuaPluginRuntime {
         self.callTimeout = callTimeout
         let realTime = host.clock.monotonicDeadline(after: .zero) != nil
         watchdog = realTime ? RunawayWatchdog(interrupter: host.vm.interrupter, limit: callTimeout) : nil
+        host.turnWatchdog = watchdog
+        host.onRunaway = { [unowned self] error, context in self.ranAway(error, context) }
     }
 
     /// Makes the plugin's VM, runs its `main` and answers the services it declared.
@@ -54,6 +59,7 @@ final class LuaPluginRuntime {
         do {
             let host = try Host(loop: parent.loop, options: options, console: parent.console, services: required,
                                 clock: parent.clock, gate: LoopGate(), plugin: parent, onExit: { _ in })
+            host.vm.memoryLimitSetting = "[plugins] memory_limit in crescent.toml"
             runtime = LuaPluginRuntime(manifest: manifest, host: host, callTimeout: limits.callTimeout)
             try runtime.installAPI(settings: settings)
         } catch {
@@ -74,6 +80,9 @@ final class LuaPluginRuntime {
                 try host.vm.call(arguments: 0, results: 0)
             } catch {
                 failure = error as? LuaError ?? LuaError(.runtime, "\(error)")
+                if failure?.kind == .timeout, runtime.watchdog?.isPastDeadline == true {
+                    failure = LuaError(.timeout, "\(mainPath): main did not return within \(runtime.limitText): main declares the services and returns (run lasting work in a timer or a task)")
+                }
             }
         }
         if let failure {
@@ -97,9 +106,33 @@ final class LuaPluginRuntime {
         return .success(runtime.services.mapValues { $0 as any Service })
     }
 
+    /// `10 s ([plugins] call_timeout)`: the time limit of the plugin's code, for messages.
+    var limitText: String { "\(formatSeconds(callTimeout)) s ([plugins] call_timeout)" }
+
+    /// A handler of the plugin (a timer, a task, an observer) was stopped for the time limit.
+    /// When its turn's limit stopped it, the plugin stops (on a later turn: the code reporting
+    /// this still runs in its VM) and the answer is what to report; nil when the run's own time
+    /// limit stopped it.
+    private func ranAway(_ error: LuaError, _ context: String) -> (context: String, message: String)? {
+        guard let watchdog, watchdog.isPastDeadline else { return nil }
+        let what = context.hasPrefix("error in ") ? String(context.dropFirst("error in ".count)) : context
+        // Another handler of the same turn, stopped as it came after the first.
+        guard stopReason == nil else { return ("plugin '\(manifest.name)' stopped", "its \(what) was interrupted with it") }
+        let reason = "its \(what) ran past the time limit of \(limitText)"
+        stopReason = reason
+        invoke = nil
+        host.parent?.enqueue { [self] _ in finish() }
+        return ("plugin '\(manifest.name)' stopped", "\(reason); its services answer unavailable from now on\n\(error.message)")
+    }
+
+    /// What a call answers once the plugin has stopped.
+    var stoppedMessage: String {
+        "plugin '\(manifest.name)' " + (stopReason.map { "was stopped: \($0)" } ?? "has stopped")
+    }
+
     /// Ends the plugin: its calls answer `unavailable`, its timers and tasks stop, its VM closes.
     func finish() {
-        for call in deadlines.calls { call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' stopped"))) }
+        for call in deadlines.calls { call.answer(.failure(ServiceError(.unavailable, stoppedMessage))) }
         deadlines.cancelAll()
         watchdog?.stop()
         invoke = nil

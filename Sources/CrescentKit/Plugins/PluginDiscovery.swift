@@ -156,7 +156,69 @@ public enum PluginDiscovery {
                 providers.owners.append("the plugin in \(manifest.folder)")
             }
         }
+        refuseCycles(in: &found)
         return found
+    }
+
+    /// Marks broken every usable plugin on a cycle of requirements (`a` requires a service of
+    /// `b`, which requires one of `a`), naming the cycle: starting either would touch the other
+    /// while it is still starting.
+    static func refuseCycles(in found: inout [DiscoveredPlugin]) {
+        let usable = found.indices.filter { index in
+            if case .ok = found[index].status { return true }
+            return false
+        }
+        // For each plugin, the usable plugins whose services it requires, and through which service.
+        var edges = [[(to: Int, service: String)]](repeating: [], count: found.count)
+        for index in usable {
+            for service in found[index].manifest?.requires ?? [] {
+                if let provider = usable.first(where: { found[$0].manifest?.services.contains(service) == true }) {
+                    edges[index].append((provider, service))
+                }
+            }
+        }
+        guard edges.contains(where: { !$0.isEmpty }) else { return }
+        enum Mark { case unseen, onPath, done }
+        var marks = [Mark](repeating: .unseen, count: found.count)
+        var path: [Int] = []
+        var via: [String] = []
+        var cycles: [(plugins: [Int], services: [String])] = []
+        func visit(_ node: Int) {
+            marks[node] = .onPath
+            path.append(node)
+            for edge in edges[node] {
+                switch marks[edge.to] {
+                case .onPath:
+                    // Invariant: a plugin marked onPath is on `path`.
+                    let start = path.firstIndex(of: edge.to) ?? 0
+                    cycles.append((Array(path[start...]), Array(via[start...]) + [edge.service]))
+                case .unseen:
+                    via.append(edge.service)
+                    visit(edge.to)
+                    via.removeLast()
+                case .done:
+                    break
+                }
+            }
+            path.removeLast()
+            marks[node] = .done
+        }
+        for index in usable where marks[index] == .unseen { visit(index) }
+        for cycle in cycles {
+            let names = cycle.plugins.map { found[$0].manifest?.name ?? "?" }
+            for (position, plugin) in cycle.plugins.enumerated() {
+                guard case .ok(let manifest) = found[plugin].status else { continue }
+                // The cycle told from this plugin round to it again.
+                var steps: [String] = []
+                for step in 0..<cycle.plugins.count {
+                    let at = (position + step) % cycle.plugins.count
+                    let next = names[(at + 1) % cycle.plugins.count]
+                    steps.append("service '\(cycle.services[at])' of plugin '\(next)'")
+                }
+                let told = "plugin '\(manifest.name)' requires " + steps.joined(separator: ", which requires ")
+                found[plugin].status = .broken(PluginProblem("\(manifest.path): field 'requires': \(told): plugins cannot require each other's services in a cycle (remove one of these requirements)"))
+            }
+        }
     }
 
     /// `root` itself when it holds a manifest, else its subfolders that do (a given `--plugin`

@@ -153,9 +153,14 @@ private struct ManifestReader {
         let kind = try self.kind(folder: folder)
         let services = try names("services", required: true)
         guard !services.isEmpty else { throw problem("services", "must name at least one service") }
+        let requires = try names("requires", required: false)
+        // Starting the plugin would touch its own services while it starts.
+        if let own = requires.first(where: { services.contains($0) }) {
+            throw problem("requires", "names service '\(own)', which this plugin provides itself: a plugin cannot require its own services (remove it from requires)")
+        }
         return PluginManifest(name: name, version: version, crescent: crescent,
                               description: fields["description"]?.stringValue ?? "",
-                              kind: kind, services: services, requires: try names("requires", required: false),
+                              kind: kind, services: services, requires: requires,
                               settings: try settings(), folder: folder)
     }
 

@@ -91,20 +91,31 @@ struct PluginProcess {
         for descriptor in descriptors { close(descriptor) }
     }
 
-    /// Reaps the program, killing it first when it has not exited within `grace` seconds.
-    /// Returns at once for a program that has exited.
+    /// Ends the program and everything it started in its process group, and reaps it: waits
+    /// up to `grace` seconds for the program to exit, then kills the group (what the program
+    /// left running with it, and the program itself if it still runs). Nothing the plugin
+    /// started outlives its stop or the host.
     func reap(grace: Double) {
-        var status: Int32 = 0
         var waited = 0.0
-        while true {
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid || (result == -1 && errno != EINTR) { return }
-            if waited >= grace { break }
+        while !hasExited(), waited < grace {
             usleep(10_000)
             waited += 0.01
         }
-        kill(pid, SIGKILL)
+        // The program is not reaped yet (at most a zombie), so its pid still names its group and
+        // no other process can have taken it.
+        kill(-pid, SIGKILL)
+        var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    }
+
+    /// True once the program has exited, without reaping it.
+    private func hasExited() -> Bool {
+        var info = siginfo_t()
+        while true {
+            let result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT)
+            if result == 0 { return info._sifields._kill.si_pid == pid }
+            if errno != EINTR { return true }
+        }
     }
 
     /// Reads one line from stdout, waiting at most `seconds`: the answer to `initialize`, read

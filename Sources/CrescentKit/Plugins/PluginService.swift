@@ -55,6 +55,16 @@ final class PluginService: Service {
         return true
     }
 
+    /// The warning for a `set` of a value whose type is not the property's: it is dropped.
+    static func wrongType(set property: String, to value: Value, declared: String) -> String {
+        "set '\(property)' to \(value.typeName), which is not its type \(declared); dropped"
+    }
+
+    /// The warning for an `emit` of a payload whose type is not the event's: it is dropped.
+    static func wrongType(emit event: String, payload: Value, declared: String) -> String {
+        "emitted '\(event)' with a payload of type \(payload.typeName), which is not its type \(declared); dropped"
+    }
+
     /// Emits event `name`; false when no such event is declared.
     @discardableResult
     func emit(_ name: String, _ payload: Value) -> Bool {

@@ -24,7 +24,8 @@ final class PluginStart: Sendable {
 
     private enum State {
         case idle
-        /// Started in the background: what to run once it has started or failed.
+        /// Starting, in the background or for a touch on the loop: what to run once it has
+        /// started or failed.
         case starting([@Sendable () -> Void])
         case done(Result<[String: any Service], ServiceError>)
     }
@@ -50,23 +51,32 @@ final class PluginStart: Sendable {
     /// The service `name`, starting the plugin now if need be (holding the caller until it has
     /// started). While a background start is under way it answers `unavailable`.
     func service(named name: String) throws(ServiceError) -> any Service {
-        let services = try state.withLock { (state: inout State) -> Result<[String: any Service], ServiceError> in
+        let known = state.withLock { (state: inout State) -> Result<[String: any Service], ServiceError>? in
             switch state {
             case .done(let result):
                 return result
             case .starting:
                 return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' is still starting: touch its services inside a task to wait for it"))
             case .idle:
-                let result: Result<[String: any Service], ServiceError>
-                if let launcher {
-                    result = launcher.start(manifest, settings: settings, limits: limits, recorded: recorded)
-                } else {
-                    result = .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only inside a running host"))
-                }
-                state = .done(result)
-                return result
+                state = .starting([])
+                return nil
             }
-        }.get()
+        }
+        let services: [String: any Service]
+        if let known {
+            services = try known.get()
+        } else {
+            // Started outside the lock: the start runs the plugin's code, and whatever that code
+            // touches must find this start under way, not the lock held.
+            let result: Result<[String: any Service], ServiceError>
+            if let launcher {
+                result = launcher.start(manifest, settings: settings, limits: limits, recorded: recorded)
+            } else {
+                result = .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only inside a running host"))
+            }
+            finish(result)
+            services = try result.get()
+        }
         guard let service = services[name] else {
             throw ServiceError(.internal, "plugin '\(manifest.name)' did not declare service '\(name)'")
         }

@@ -35,7 +35,7 @@ extension ProcessPlugin {
         NIOPipeBootstrap(group: host.loop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(JSONRPCLineDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LogLineDecoder()))
                     try channel.pipeline.syncOperations.addHandler(ProcessPluginLogHandler(plugin: plugin))
                 }
             }
@@ -89,32 +89,29 @@ extension ProcessPlugin {
                 log(.warn, "set '\(service).\(key)', which it does not declare; dropped")
                 return
             }
-            guard Self.value(value, fits: property.type) else {
-                log(.warn, "set '\(service).\(key)' to \(value.typeName), which is not its type \(property.type); dropped")
+            guard ServiceDeclaration.value(value, fits: property.type) else {
+                log(.warn, PluginService.wrongType(set: "\(service).\(key)", to: value, declared: property.type))
                 return
             }
             target.set(key, to: value)
         case "emit":
             let service = params["service"].stringValue ?? "", event = params["event"].stringValue ?? ""
-            guard let target = services[service], target.emit(event, params["payload"]) else {
+            let payload = params["payload"]
+            guard let target = services[service], let spec = target.interface.event(event) else {
                 log(.warn, "emitted '\(service).\(event)', which it does not declare; dropped")
                 return
             }
+            guard ServiceDeclaration.value(payload, fits: spec.payload) else {
+                log(.warn, PluginService.wrongType(emit: "\(service).\(event)", payload: payload, declared: spec.payload))
+                return
+            }
+            target.emit(event, payload)
         case "log":
             let level = params["level"].stringValue.flatMap(HostOptions.LogLevel.init(name:)) ?? .info
             log(level, params["message"].stringValue ?? params["message"].jsonText)
         default:
             log(.warn, "sent a notification '\(method)', which the host does not take; skipped")
         }
-    }
-
-    /// True when `value` fits the declared type in words (`number`, `string?`, `{ one, five }`).
-    static func value(_ value: Value, fits type: String) -> Bool {
-        let optional = type.hasSuffix("?")
-        if value.isNull { return true }
-        let word = optional ? String(type.dropLast()) : type
-        if word.hasPrefix("{") && !word.hasSuffix("s}") && word.contains(",") { return ArgumentType.table.accepts(value) }
-        return ServiceDeclaration.argumentType(word).accepts(value)
     }
 
     // MARK: Calls
@@ -220,17 +217,19 @@ private final class ProcessPluginHandler: ChannelInboundHandler {
     }
 }
 
-/// Reads the program's stderr: each line goes to the log at `warn`, named after the plugin.
+/// Reads the program's stderr: each line goes to the log at `warn`, named after the plugin; a
+/// line past the decoder's bound goes cut, with a mark saying so.
 private final class ProcessPluginLogHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = LogLine
 
     let plugin: NIOLoopBound<ProcessPlugin>
 
     init(plugin: NIOLoopBound<ProcessPlugin>) { self.plugin = plugin }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let line = String(decoding: unwrapInboundIn(data).readableBytesView, as: UTF8.self)
-        plugin.value.log(.warn, line)
+        let line = unwrapInboundIn(data)
+        let text = String(decoding: line.text.readableBytesView, as: UTF8.self)
+        plugin.value.log(.warn, line.isCut ? text + " [cut: the line is longer than \(line.text.readableBytes) bytes]" : text)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

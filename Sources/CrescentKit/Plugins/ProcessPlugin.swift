@@ -370,7 +370,6 @@ final class ProcessPlugin {
     // MARK: Logging
 
     func log(_ level: HostOptions.LogLevel, _ message: String) {
-        guard level >= host.options.logLevel else { return }
-        host.writeError("\(host.console.styled("\(level.name):", Console.Style(level))) plugin '\(manifest.name)': \(message)")
+        host.log(level, plugin: manifest.name, message)
     }
 }

@@ -1,24 +1,37 @@
-/// A `major.minor.patch` version and the ranges plugins state the host versions they work with
-/// (`>=0.2.0, <1.0.0`).
+/// A `major.minor.patch[-pre.release][+build]` version (Semantic Versioning 2.0.0) and the
+/// ranges plugins state the host versions they work with (`>=0.2.0, <1.0.0`).
+///
+/// Precedence is semver's: the numbers, then a version with a pre-release is lower than the same
+/// version without (`1.0.0-rc.1 < 1.0.0`), and pre-releases compare identifier by identifier
+/// (numeric ones as numbers and below alphanumeric ones, a shorter list below a longer one it
+/// starts). Build metadata is ignored.
 struct SemanticVersion: Comparable, CustomStringConvertible, Sendable {
     let major: Int
     let minor: Int
     let patch: Int
+    /// The pre-release identifiers as written (`rc.1`), empty for a release.
+    let preRelease: Substring
 
-    /// Parses `1.2.3` (a pre-release or build suffix after `-` or `+` is ignored); nil otherwise.
+    /// Parses `1.2.3`, `1.2.3-rc.1`, `1.2.3+build.5`; nil for anything else (an empty or
+    /// malformed pre-release identifier, a numeric one with a leading zero).
     init?(_ text: String) {
         self.init(text[...])
     }
 
-    /// Parses `1.2.3` as the initializer from a string does.
+    /// Parses a version as the initializer from a string does.
     init?(_ text: Substring) {
         // Read byte by byte, into no array: every plugin's manifest has two versions to check at
         // start-up.
         var parts = (0, 0, 0)
         var part = 0
         var digits = 0
-        for byte in text.utf8 {
-            if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") { break }
+        var coreEnd = text.utf8.endIndex
+        for index in text.utf8.indices {
+            let byte = text.utf8[index]
+            if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") {
+                coreEnd = index
+                break
+            }
             if byte == UInt8(ascii: ".") {
                 guard digits > 0, part < 2 else { return nil }
                 part += 1
@@ -38,15 +51,76 @@ struct SemanticVersion: Comparable, CustomStringConvertible, Sendable {
             digits += 1
         }
         guard part == 2, digits > 0 else { return nil }
+        var preRelease = text[coreEnd..<coreEnd]
+        if coreEnd < text.utf8.endIndex {
+            var rest = text[coreEnd...]
+            if rest.utf8.first == UInt8(ascii: "-") {
+                rest = rest.dropFirst()
+                let end = rest.utf8.firstIndex(of: UInt8(ascii: "+")) ?? rest.utf8.endIndex
+                preRelease = rest[..<end]
+                guard Self.validIdentifiers(preRelease, strictNumbers: true) else { return nil }
+                rest = rest[end...]
+            }
+            if !rest.isEmpty {
+                // `+build`: dot-separated identifiers; leading zeros are allowed there.
+                guard rest.utf8.first == UInt8(ascii: "+"), Self.validIdentifiers(rest.dropFirst(), strictNumbers: false) else { return nil }
+            }
+        }
         major = parts.0
         minor = parts.1
         patch = parts.2
+        self.preRelease = preRelease
     }
 
-    var description: String { "\(major).\(minor).\(patch)" }
+    /// True when `text` is dot-separated non-empty identifiers of `[0-9A-Za-z-]` (numeric ones
+    /// without leading zeros when `strictNumbers`).
+    private static func validIdentifiers(_ text: Substring, strictNumbers: Bool) -> Bool {
+        guard !text.isEmpty else { return false }
+        for identifier in text.split(separator: ".", omittingEmptySubsequences: false) {
+            guard !identifier.isEmpty else { return false }
+            var numeric = true
+            for byte in identifier.utf8 {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): break
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "-"): numeric = false
+                default: return false
+                }
+            }
+            if strictNumbers, numeric, identifier.utf8.count > 1, identifier.utf8.first == UInt8(ascii: "0") { return false }
+        }
+        return true
+    }
+
+    var isPreRelease: Bool { !preRelease.isEmpty }
+
+    /// True when both have the same `major.minor.patch`.
+    func hasSameCore(as other: SemanticVersion) -> Bool {
+        (major, minor, patch) == (other.major, other.minor, other.patch)
+    }
+
+    var description: String { "\(major).\(minor).\(patch)" + (isPreRelease ? "-\(preRelease)" : "") }
 
     static func < (lhs: SemanticVersion, rhs: SemanticVersion) -> Bool {
-        (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+        if !lhs.hasSameCore(as: rhs) { return (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch) }
+        switch (lhs.isPreRelease, rhs.isPreRelease) {
+        case (false, _): return false
+        case (true, false): return true
+        case (true, true): return precedes(lhs.preRelease, rhs.preRelease)
+        }
+    }
+
+    /// Semver's order of two pre-releases, identifier by identifier.
+    private static func precedes(_ lhs: Substring, _ rhs: Substring) -> Bool {
+        let left = lhs.split(separator: "."), right = rhs.split(separator: ".")
+        for (a, b) in zip(left, right) where a != b {
+            switch (Int(a), Int(b)) {
+            case let (x?, y?): return x < y
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return Array(a.utf8).lexicographicallyPrecedes(Array(b.utf8))
+            }
+        }
+        return left.count < right.count
     }
 }
 
@@ -72,10 +146,16 @@ struct VersionRange: Sendable {
     struct RangeError: Error { let message: String }
 
     /// True when `version` satisfies every comparison.
+    ///
+    /// A pre-release (`0.3.0-rc.1`) satisfies a range only when one of its comparisons names a
+    /// pre-release of the same `major.minor.patch` (`>=0.3.0-rc.0`), as npm's ranges rule: a
+    /// range that names only releases is not met by the pre-releases between them.
     func contains(_ version: SemanticVersion) -> Bool {
         var holds = true
+        var preReleaseAllowed = !version.isPreRelease
         // Never throws: `init` read the same text.
         try? Self.forEachTerm(of: text) { op, bound in
+            if bound.isPreRelease, bound.hasSameCore(as: version) { preReleaseAllowed = true }
             switch op {
             case .atLeast: holds = holds && version >= bound
             case .atMost: holds = holds && version <= bound
@@ -87,7 +167,7 @@ struct VersionRange: Sendable {
                                                                       : version.major == 0 && version.minor == bound.minor)
             }
         }
-        return holds
+        return holds && preReleaseAllowed
     }
 
     /// Calls `body` with each comparison of `text` in order (empty parts between commas are
@@ -112,7 +192,7 @@ struct VersionRange: Sendable {
             }
             let versionText = term[bytes.index(bytes.startIndex, offsetBy: length)...].trimmingSpacesAndTabs
             guard let version = SemanticVersion(versionText) else {
-                throw RangeError(message: "'\(term)' is not a comparison like >=0.2.0 (a version is major.minor.patch)")
+                throw RangeError(message: "'\(term)' is not a comparison like >=0.2.0 (a version is major.minor.patch, with an optional -pre.release)")
             }
             body(op, version)
         }

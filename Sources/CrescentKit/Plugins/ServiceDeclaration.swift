@@ -38,6 +38,26 @@ struct ServiceDeclaration: Sendable {
         return ArgumentSpec(name, argumentType(type), "", optional: optional)
     }
 
+    /// True when `value` fits a type declared in words: a property's (`number`, `place?`,
+    /// `{strings}`, `string|number`) or an event's payload (`{ place }`, `{ stream, line }`: a
+    /// table with those fields, named with spaces inside the braces as the docs write payloads).
+    /// nil fits every type (a property not set yet, an event without a payload), and an event
+    /// declared without a payload type (`nil`) takes any payload.
+    static func value(_ value: Value, fits type: String) -> Bool {
+        if value.isNull { return true }
+        var word = type.trimmingSpaces
+        if word.hasSuffix("?") { word.removeLast() }
+        if word == "nil" || word.isEmpty { return true }
+        if word.contains("|") { return word.split(separator: "|").contains { Self.value(value, fits: String($0)) } }
+        if word.hasPrefix("{"), word.hasSuffix("}") {
+            let inner = word.dropFirst().dropLast()
+            if inner.contains(",") || inner.first == " " || inner.last == " " || inner.isEmpty {
+                return ArgumentType.table.accepts(value)
+            }
+        }
+        return argumentType(word).accepts(value)
+    }
+
     /// The checked shape of a type written in words: `string`, `number`, `integer`, `boolean`,
     /// `table`, `location` (a record with `lat` and `lon`), `{T}` (an array), `value`; any other
     /// word is a table of that name.

@@ -3,15 +3,21 @@
 --
 -- `service(name, summary)` and its `property`, `method`, `event`, `set` and `emit`, and
 -- `service_error(code, message)`, written in Lua over a few native primitives (as mpv writes its
--- API). The chunk takes the primitives (`declare`, `property`, `method`, `event`, `set`, `emit`)
--- and the set of error codes, defines the globals and returns `invoke(service, method, ...)`,
+-- API). The chunk takes the primitives (`declare`, `property`, `method`, `event`, `get`, `set`,
+-- `emit`) and the set of error codes, defines the globals and returns `invoke(service, method, ...)`,
 -- which runs a declared method, and `classify(err)`, the code and message of an error that is a
 -- service error.
 
 local native, codes = ...
 local methods = {}
 local Service = { __name = "PluginService" }
-Service.__index = Service
+-- A service object reads its own properties as scripts do (`places.near`): the value last set,
+-- from the one place values are kept. The methods come first; a name that is neither reads nil.
+Service.__index = function(self, key)
+  local method = Service[key]
+  if method ~= nil then return method end
+  return native.get(rawget(self, "name"), key)
+end
 local function check(value, kind, position, name)
   if type(value) ~= kind then
     error(("bad argument #%d to '%s' (%s expected, got %s)"):format(position, name, kind, type(value)), 3)
