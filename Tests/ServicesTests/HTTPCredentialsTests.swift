@@ -40,6 +40,13 @@ import Testing
         await http.shutdown()
     }
 
+    @Test func feedErrorsDoNotRepeatThePassword() {
+        let status = FeedsService.statusError(404, url: "http://ann:hunter2@127.0.0.1/feed")
+        #expect(status.message == "HTTP 404 from http://***@127.0.0.1/feed")
+        let refused = #expect(throws: ServiceError.self) { try FeedsService.checkURL("ftp://ann:hunter2@host/feed") }
+        #expect(refused?.message.contains("hunter2") == false, "\(String(describing: refused))")
+    }
+
     @Test func redactionRemovesOnlyTheAuthoritysUserInformation() {
         #expect(HTTPTarget.redacted("https://u:p@h:8/a@b?c@d") == "https://***@h:8/a@b?c@d")
         #expect(HTTPTarget.redacted("http://a@b@host/") == "http://***@host/")
