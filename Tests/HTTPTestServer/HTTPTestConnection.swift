@@ -44,6 +44,10 @@ final class HTTPTestConnection: ChannelInboundHandler {
     }
 
     private func answer(_ answer: HTTPTestServer.Answer, keepAlive: Bool, context: ChannelHandlerContext) {
+        if case .hangUp = answer {
+            context.close(promise: nil)
+            return
+        }
         guard case .respond(let status, let extraHeaders, var body, let chunked) = answer else { return }
         // These statuses have no body, whatever the closure gave (RFC 9110, section 6.4.1).
         if status == 204 || status == 304 || (100..<200).contains(status) { body = [] }

@@ -33,6 +33,9 @@ public final class HTTPTestServer: Sendable {
         case respond(status: Int, headers: [(String, String)] = [], body: [UInt8] = [], chunked: Bool = false)
         /// No answer ever: the connection stays open and silent.
         case silence
+        /// No answer: the server closes the connection, as one that closes a kept-alive
+        /// connection it thought idle just as the next request arrives.
+        case hangUp
     }
 
     /// What the server saw.

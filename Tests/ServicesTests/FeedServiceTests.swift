@@ -271,7 +271,10 @@ import Testing
             _ = try await transport.fetch(FeedRequest(url: server.url("/big"), maxBytes: 1_000))
             Issue.record("a body over the limit was accepted")
         } catch {
+            // feeds:add takes no maxBytes: the error names the setting that applies.
             #expect(error.code == .io, "\(error)")
+            #expect(error.message.hasSuffix("is larger than 1000 bytes: raise [feeds] max_bytes"), "\(error)")
+            #expect(!error.message.contains("maxBytes"), "\(error)")
         }
         do {
             _ = try await transport.fetch(FeedRequest(url: server.url("/quiet"), timeout: 0.3))

@@ -114,10 +114,15 @@ import Testing
             // Announced by Content-Length: refused from the head.
             let announced = await failure { try await http.fetch(HTTPRequestSpec(url: server.baseURL + "/sized", maxBytes: 1000)) }
             #expect(announced?.code == .io)
-            #expect(announced?.message.contains("larger than maxBytes (1000 bytes)") == true)
+            #expect(announced?.message.hasSuffix("is larger than 1000 bytes: raise { maxBytes = n }") == true)
             // Unannounced (chunked): refused once the limit is passed, while it streams.
             let streamed = await failure { try await http.fetch(HTTPRequestSpec(url: server.baseURL + "/chunked", maxBytes: 100_000)) }
             #expect(streamed?.code == .io)
+            // Without a maxBytes of the request's, the service's setting applies.
+            let limited = try HTTPService(config: ["max_bytes": 1000], environment: [:])
+            let setting = await failure { try await limited.fetch(HTTPRequestSpec(url: server.baseURL + "/sized")) }
+            #expect(setting?.message.hasSuffix("is larger than 1000 bytes: raise [http] max_bytes, or { maxBytes = n } for one request") == true)
+            await limited.shutdown()
             // Exactly at the limit is fine.
             let whole = try await http.fetch(HTTPRequestSpec(url: server.baseURL + "/chunked", maxBytes: big.count))
             #expect(whole.body.count == big.count)

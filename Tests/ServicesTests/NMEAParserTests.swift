@@ -22,6 +22,17 @@ import Testing
         #expect(parser.accepted == 2 && parser.rejected == 0)
     }
 
+    /// As gpsd decides (its hemi.log capture: quality 1 with 00 satellites after losing lock):
+    /// a GGA with fewer than 3 satellites in use carries no position.
+    @Test func aGgaWithFewerThanThreeSatellitesHasNoPosition() {
+        for (satellites, fixes) in [("00", 0), ("", 0), ("02", 0), ("03", 1), ("12", 1)] {
+            var parser = NMEAParser(today: 0)
+            let line = NMEAWriter.sentence("GPGGA,194050.00,4221.8237733,N,07101.9411707,W,1,\(satellites),3.3,10.8,M,-33.3,M,,")
+            let found = parser.feed(line) + parser.finish()
+            #expect(found.count == fixes, "satellites '\(satellites)'")
+        }
+    }
+
     @Test func badChecksumsAndTruncatedLinesAreCountedAndSkipped() {
         var parser = NMEAParser(today: 0)
         let good = NMEAWriter.epoch(second: 0, latitude: -33.8688, longitude: 151.2093)

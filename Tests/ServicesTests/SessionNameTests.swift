@@ -20,6 +20,58 @@ import Testing
         #expect(user["name"] == "caf\u{E9}", "the stored form, whatever form was typed")
     }
 
+    @Test func namesThatOnlyLookAlikeAreOneUser() throws {
+        let folder = try TemporaryFolder()
+        let (_, session) = try SessionTests.makeSession(folder: folder)
+        #expect(try session.register("admin", password: "correct horse") == "admin")
+        // Cyrillic а, fullwidth ａ, mathematical bold 𝐚, and rn for m; Greek ο in "bοb" below.
+        for lookalike in ["\u{430}dmin", "\u{FF41}dmin", "\u{1D41A}dmin", "adrnin"] {
+            #expect(throws: ServiceError(.invalidArgument, "the name '\(lookalike)' is taken: it looks like the name 'admin'")) {
+                try session.register(lookalike, password: "another one")
+            }
+        }
+        #expect(try session.register("b\u{3BF}b", password: "correct horse") == "b\u{3BF}b")
+        #expect(throws: ServiceError(.invalidArgument, "the name 'bob' is taken: it looks like the name 'b\u{3BF}b'")) {
+            try session.register("bob", password: "another one")
+        }
+        #expect(try session.register("alice", password: "correct horse") == "alice")
+    }
+
+    @Test func aNameIsBoundedInBytesAsWellAsCharacters() throws {
+        let folder = try TemporaryFolder()
+        let (_, session) = try SessionTests.makeSession(folder: folder)
+        // One character of a million combining marks: 1,000,001 bytes.
+        let huge = "a" + String(repeating: "\u{301}", count: 500_000)
+        #expect(throws: ServiceError(.invalidArgument, "a name must be at most 256 bytes of UTF-8 (and 64 characters), got 1000001 bytes")) {
+            try session.register(huge, password: "long enough")
+        }
+        let heavy = "x" + String(repeating: "\u{301}", count: 200)
+        #expect(throws: ServiceError(.invalidArgument, "a name must be at most 256 bytes of UTF-8 (and 64 characters), got 401 bytes")) {
+            try session.register(heavy, password: "long enough")
+        }
+        let widest = String(repeating: "\u{1F600}", count: 64)
+        #expect(try session.register(widest, password: "long enough") == .string(widest))
+    }
+
+    @Test func invalidUTF8IsNamedAsSuch() async throws {
+        let folder = try TemporaryFolder()
+        let (_, session) = try SessionTests.makeSession(folder: folder)
+        let invalid = Value.bytes([0x61, 0xFF, 0x62])
+        let cases: [(String, [Value], String)] = [
+            ("register", [invalid, "long enough"], "the name is not valid UTF-8 text"),
+            ("register", ["ann", .bytes(Array("long enough".utf8) + [0xC3])], "the password is not valid UTF-8 text"),
+            ("login", [invalid, "long enough"], "the name is not valid UTF-8 text"),
+        ]
+        for (method, arguments, message) in cases {
+            do {
+                _ = try await invokeMethod(session, method, arguments)
+                Issue.record("\(method) accepted invalid UTF-8")
+            } catch {
+                #expect(error.code == .invalidArgument && error.message.hasSuffix(message), "\(method): \(error)")
+            }
+        }
+    }
+
     @Test(arguments: [
         ("   ", "a name must have a character that is not a space"),
         ("ad\u{200B}min", "a name cannot hold control or invisible formatting characters (found U+200B): names that print alike must be one name"),

@@ -370,7 +370,7 @@ public final class FeedsService: Service {
         let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = parsed.host, !host.isEmpty else {
-            throw ServiceError(.invalidArgument, "url must be an absolute http or https URL such as https://example.org/feed.xml, got \"\(text)\"")
+            throw ServiceError(.invalidArgument, "url must be an absolute http or https URL such as https://example.org/feed.xml, got \"\(HTTPTarget.redacted(text))\"")
         }
         // What the http client would refuse (a port past 65535) is refused before anything is stored.
         _ = try HTTPTarget(url)
@@ -378,7 +378,7 @@ public final class FeedsService: Service {
     }
 
     private static func unknown(_ url: String) -> ServiceError {
-        ServiceError(.notFound, "no feed \(url) is subscribed (add it first)")
+        ServiceError(.notFound, "no feed \(HTTPTarget.redacted(url)) is subscribed (add it first)")
     }
 
     /// A non-2xx answer as an error: 404 and 410 `not_found`, 401 and 403 `permission`, 429 and
@@ -390,7 +390,7 @@ public final class FeedsService: Service {
         case 429, 500...599: .unavailable
         default: .network
         }
-        return ServiceError(code, "HTTP \(status) from \(url)")
+        return ServiceError(code, "HTTP \(status) from \(HTTPTarget.redacted(url))")
     }
 
     private static func host(of url: String) -> String { URL(string: url)?.host ?? url }

@@ -11,7 +11,8 @@ public struct HTTPFeedTransport: FeedTransport {
     }
 
     public func fetch(_ request: FeedRequest) async throws(ServiceError) -> FeedResponse {
-        let spec = HTTPRequestSpec(url: request.url, headers: request.headers, timeout: request.timeout, maxBytes: request.maxBytes)
+        var spec = HTTPRequestSpec(url: request.url, headers: request.headers, timeout: request.timeout, maxBytes: request.maxBytes)
+        spec.maxBytesSetting = "[feeds] max_bytes"
         let response = try await http.fetch(spec)
         return FeedResponse(status: response.status, headers: response.headers, body: response.body)
     }

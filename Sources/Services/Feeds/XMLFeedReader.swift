@@ -40,6 +40,10 @@ struct XMLFeedReader {
     private var capture: (field: Field, depth: Int)?
     private var text = ""
     private var sawFeedTitle = false
+    /// The namespace of an Atom document's root `<feed>`: Atom 1.0's, 0.3's, none, or one of
+    /// the drafts' (`http://purl.org/pie/`, `http://example.com/newformat#`) or another feeds
+    /// were published with. Elements in it are Atom's.
+    private var atomNamespace: String?
 
     init(url: String) {
         bases = [URL(string: url)]
@@ -78,8 +82,11 @@ struct XMLFeedReader {
             switch (name, namespace) {
             case ("rss", _): format = "rss"
             case ("RDF", Namespace.rdf): format = "rdf"
-            // Atom 1.0, Atom 0.3, and Atom written without its namespace.
-            case ("feed", Namespace.atom), ("feed", Namespace.atom03), ("feed", ""): format = "atom"
+            // Atom 1.0, Atom 0.3, Atom written without its namespace, and the drafts before 0.3
+            // (or any other namespace): a <feed> root is read as Atom, its elements by name.
+            case ("feed", _):
+                format = "atom"
+                atomNamespace = namespace
             default: return false
             }
             return true
@@ -89,7 +96,7 @@ struct XMLFeedReader {
             text += " "
             return true
         }
-        let isAtom = namespace == Namespace.atom || namespace == Namespace.atom03 || (format == "atom" && namespace.isEmpty)
+        let isAtom = namespace == Namespace.atom || namespace == Namespace.atom03 || (format == "atom" && namespace == atomNamespace)
         if entry == nil {
             if (name == "item" && !isAtom) || (name == "entry" && isAtom) {
                 entry = FeedEntryDraft()
@@ -131,7 +138,7 @@ struct XMLFeedReader {
         case ("description", _): begin(.summary, html: true)
         case ("summary", _): begin(.summary, html: Self.isHTML(element))
         case ("encoded", Namespace.content): begin(.content, html: true)
-        case ("content", Namespace.atom), ("content", Namespace.atom03): begin(.content, html: Self.isHTML(element))
+        case ("content", _) where isAtom: begin(.content, html: Self.isHTML(element))
         default: break
         }
         return true

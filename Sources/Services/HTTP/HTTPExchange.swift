@@ -23,23 +23,26 @@ final class HTTPExchange: Sendable {
     /// Checks the next hop and picks its client; the exchange does not keep the service alive
     /// (a host that exits releases it while a request is still being cancelled).
     private let prepareHop: @Sendable (HTTPRequestSpec) throws(ServiceError) -> HTTPService.Hop
+    /// The first URL as messages show it (``HTTPTarget/redacted(_:)``).
     private let url: String
     private let timeout: Double
-    private let maxBytes: Int
+    private let limit: HTTPFailure.BodyLimit
     /// The monotonic deadline every hop is given, when the client keeps time.
     private let deadline: UInt64?
     private let completion: @Sendable (Result<HTTPResponse, ServiceError>) -> Void
     private let state = Mutex(State())
 
     private struct State {
-        var task: HTTPClient.Task<HTTPClient.Response>?
+        var task: HTTPClient.Task<ResponseCollector.Collected>?
+        /// Whether the request in flight is a second attempt (``HTTPExchange/mayRetry``).
+        var retried = false
         var visited: Set<String> = []
         var cancelled = false
         var timedOut = false
         var timer: Cancellation?
     }
 
-    init(service: HTTPService, url: String, timeout: Double, maxBytes: Int, deadline: UInt64?,
+    init(service: HTTPService, url: String, timeout: Double, limit: HTTPFailure.BodyLimit, deadline: UInt64?,
          completion: @escaping @Sendable (Result<HTTPResponse, ServiceError>) -> Void) {
         prepareHop = { [weak service] request throws(ServiceError) in
             guard let service else { throw ServiceError(.cancelled, "the http service has shut down") }
@@ -47,7 +50,7 @@ final class HTTPExchange: Sendable {
         }
         self.url = url
         self.timeout = timeout
-        self.maxBytes = maxBytes
+        self.limit = limit
         self.deadline = deadline
         self.completion = completion
     }
@@ -75,11 +78,11 @@ final class HTTPExchange: Sendable {
 
     /// Sends one hop of `request` (already checked as `hop`).
     func send(_ request: HTTPRequestSpec, _ hop: HTTPService.Hop) {
-        let accumulator = ResponseAccumulator(request: hop.request, maxBodySize: maxBytes)
+        let collector = ResponseCollector(maxBytes: limit.maxBytes, method: hop.request.method)
         let task = if let deadline {
-            hop.client.execute(request: hop.request, delegate: accumulator, deadline: .uptimeNanoseconds(deadline))
+            hop.client.execute(request: hop.request, delegate: collector, deadline: .uptimeNanoseconds(deadline))
         } else {
-            hop.client.execute(request: hop.request, delegate: accumulator)
+            hop.client.execute(request: hop.request, delegate: collector)
         }
         let cancelled = state.withLock { state in
             state.task = task
@@ -87,18 +90,55 @@ final class HTTPExchange: Sendable {
             return state.cancelled
         }
         if cancelled { task.cancel() }
-        task.futureResult.whenComplete { [self] result in answer(request, result) }
+        task.futureResult.whenComplete { [self] result in
+            if case .failure(let error) = result, !collector.answered, mayRetry(request, after: error) {
+                send(request, hop)
+            } else {
+                answer(request, result)
+            }
+        }
     }
 
-    private func answer(_ request: HTTPRequestSpec, _ result: Result<HTTPClient.Response, any Error>) {
+    /// Whether `request`, whose connection closed before any of the answer arrived, is sent once
+    /// more: a server may close a kept-alive connection it thinks idle just as a request is sent
+    /// on it (without `Connection: close`, nothing announces it). As browsers and curl do, a
+    /// request that changes nothing when repeated (GET, HEAD, OPTIONS, TRACE, PUT, DELETE) is
+    /// sent again once; the client's pool has dropped the closed connection, so the second try
+    /// goes out on another. A POST or PATCH is never repeated (the server may have acted on it).
+    private func mayRetry(_ request: HTTPRequestSpec, after error: any Error) -> Bool {
+        guard Self.idempotentMethods.contains(request.method.uppercased()), Self.isClosedConnection(error) else { return false }
+        return state.withLock { state in
+            guard !state.retried, !state.cancelled, !state.timedOut else { return false }
+            state.retried = true
+            return true
+        }
+    }
+
+    static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
+
+    /// A connection the server closed or reset: what a request raced with an idle close sees.
+    private static func isClosedConnection(_ error: any Error) -> Bool {
+        switch error {
+        case let error as HTTPClientError:
+            return error == .remoteConnectionClosed
+        case let error as ChannelError:
+            return error == .ioOnClosedChannel || error == .eof || error == .outputClosed
+        case let error as IOError:
+            return [ECONNRESET, EPIPE].contains(error.errnoCode)
+        default:
+            return false
+        }
+    }
+
+    private func answer(_ request: HTTPRequestSpec, _ result: Result<ResponseCollector.Collected, any Error>) {
         switch result {
         case .failure(let error):
             let timedOut = state.withLock { $0.timedOut }
             let cause = timedOut ? HTTPClientError.deadlineExceeded : error
-            finish(.failure(HTTPFailure.serviceError(cause, url: url, timeout: timeout, maxBytes: maxBytes)))
+            finish(.failure(HTTPFailure.serviceError(cause, url: url, timeout: timeout, limit: limit)))
         case .success(let response):
             do throws(ServiceError) {
-                if let next = try redirect(from: request, response) {
+                if let next = try redirect(from: request, response.head) {
                     let hop = try prepareHop(next)
                     send(next, hop)
                     return
@@ -107,10 +147,9 @@ final class HTTPExchange: Sendable {
                 finish(.failure(error))
                 return
             }
-            let body = response.body.map { Array($0.readableBytesView) } ?? []
-            finish(.success(HTTPResponse(status: Int(response.status.code),
-                                         headers: HTTPResponse.joinedHeaders(response.headers),
-                                         body: body, url: request.url)))
+            finish(.success(HTTPResponse(status: Int(response.head.status.code),
+                                         headers: HTTPResponse.joinedHeaders(response.head.headers),
+                                         body: response.body, url: HTTPTarget.redacted(request.url))))
         }
     }
 
@@ -120,13 +159,13 @@ final class HTTPExchange: Sendable {
     }
 
     /// The request a redirect answer asks for next; nil when `response` is no redirect.
-    private func redirect(from request: HTTPRequestSpec, _ response: HTTPClient.Response) throws(ServiceError) -> HTTPRequestSpec? {
+    private func redirect(from request: HTTPRequestSpec, _ response: HTTPResponseHead) throws(ServiceError) -> HTTPRequestSpec? {
         guard Self.redirectStatuses.contains(response.status.code), let location = response.headers.first(name: "location") else {
             return nil
         }
-        let from = clipped(request.url)
+        let from = clipped(HTTPTarget.redacted(request.url))
         guard let base = URL(string: request.url), let target = URL(string: location, relativeTo: base)?.absoluteURL else {
-            throw ServiceError(.network, "\(from) redirects to '\(clipped(location))', which is not a URL")
+            throw ServiceError(.network, "\(from) redirects to '\(clipped(HTTPTarget.redacted(location)))', which is not a URL")
         }
         var next = request
         next.url = target.absoluteString

@@ -12,10 +12,10 @@ import Darwin
 /// and a message naming the URL.
 enum HTTPFailure {
     /// The service error for `error`, raised by a request to `url`.
-    static func serviceError(_ error: any Error, url: String, timeout: Double, maxBytes: Int) -> ServiceError {
+    static func serviceError(_ error: any Error, url: String, timeout: Double, limit: BodyLimit) -> ServiceError {
         if let error = error as? ServiceError { return error }
-        if error is ResponseAccumulator.ResponseTooBigError {
-            return ServiceError(.io, "the response from \(url) is larger than maxBytes (\(maxBytes) bytes); ask for more with { maxBytes = n }")
+        if error is ResponseCollector.TooBig {
+            return ServiceError(.io, "the response from \(url) is larger than \(limit.maxBytes) bytes: raise \(limit.setting)")
         }
         if error is CancellationError { return cancelled }
         if let error = error as? HTTPClientError { return serviceError(error, url: url, timeout: timeout) }
@@ -30,6 +30,12 @@ enum HTTPFailure {
             return ServiceError(.timeout, "connecting for \(url) took too long")
         }
         return ServiceError(.network, "\(url): \(describe(error))")
+    }
+
+    /// The largest body a request accepts, and the setting that raises it, as errors name it.
+    struct BodyLimit: Sendable {
+        let maxBytes: Int
+        let setting: String
     }
 
     private static let cancelled = ServiceError(.cancelled, "the request was cancelled")

@@ -24,6 +24,9 @@ public struct HTTPRequestSpec: Sendable {
     /// The largest body accepted, in bytes; nil for the service's default (`[http] max_bytes`,
     /// 10 MiB). A larger response fails with `io` once that many bytes have arrived.
     public var maxBytes: Int?
+    /// What sets `maxBytes`, as the error of a larger body names it (`[feeds] max_bytes`); nil
+    /// names the http service's own (`{ maxBytes = n }`, `[http] max_bytes`).
+    public var maxBytesSetting: String?
 
     public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [],
                 body: [UInt8]? = nil, timeout: Double? = nil, maxBytes: Int? = nil) {

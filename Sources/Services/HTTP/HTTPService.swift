@@ -44,7 +44,9 @@ public final class HTTPService: Service {
 
     let settings: HTTPSettings
     private let proxies: ProxyEnvironment
-    private let eventLoopGroup: any EventLoopGroup
+    /// Where connections run when the caller chose; nil: NIO's shared group, made on the first
+    /// request (``EventLoops``: a process out of file descriptors then gets `io`, not a trap).
+    private let eventLoopGroup: (any EventLoopGroup)?
     private let clock: any ServiceClock
     /// Answers requests instead of the network when set (``Exchange``).
     private let exchange: Exchange?
@@ -68,7 +70,7 @@ public final class HTTPService: Service {
         self.clock = clock
         self.exchange = exchange
         proxies = ProxyEnvironment(environment: environment ?? ProxyEnvironment.current())
-        self.eventLoopGroup = eventLoopGroup ?? MultiThreadedEventLoopGroup.singleton
+        self.eventLoopGroup = eventLoopGroup
     }
 
     deinit {
@@ -142,8 +144,9 @@ public final class HTTPService: Service {
         // clock the client keeps the deadline itself (a timer of the clock's would cost the host
         // loop a wake-up per request to cancel it); on a virtual clock the clock times it.
         let deadline = clock.monotonicDeadline(after: limit)
-        let running = HTTPExchange(service: self, url: request.url, timeout: timeout, maxBytes: maxBytes,
-                                    deadline: deadline, completion: completion)
+        let setting = request.maxBytesSetting ?? (request.maxBytes == nil ? "[http] max_bytes, or { maxBytes = n } for one request" : "{ maxBytes = n }")
+        let running = HTTPExchange(service: self, url: HTTPTarget.redacted(request.url), timeout: timeout,
+                                   limit: .init(maxBytes: maxBytes, setting: setting), deadline: deadline, completion: completion)
         if deadline == nil {
             running.timer = clock.schedule(after: limit) { running.timeOut() }
         }
@@ -158,10 +161,11 @@ public final class HTTPService: Service {
         let client: HTTPClient
     }
 
-    /// Checks `request`'s URL and headers and picks its client.
+    /// Checks `request`'s URL and headers and picks its client (`io` when the event loops cannot
+    /// be started).
     func prepareHop(_ request: HTTPRequestSpec) throws(ServiceError) -> Hop {
         let target = try HTTPTarget(request.url)
-        let prepared = try Self.prepare(request, url: target.url)
+        let prepared = try Self.prepare(request, target: target)
         return Hop(request: prepared, client: try client(for: try proxies.proxy(scheme: target.scheme, host: target.host, port: target.port)))
     }
 
@@ -177,7 +181,9 @@ public final class HTTPService: Service {
         try clients.withLock { state throws(ServiceError) -> HTTPClient in
             guard !state.isShutDown else { throw ServiceError(.unavailable, "the http service has shut down") }
             if let known = state.byProxy[proxy] { return known }
-            let client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration(proxy: proxy))
+            let group: any EventLoopGroup
+            if let eventLoopGroup { group = eventLoopGroup } else { group = try EventLoops.shared.group() }
+            let client = HTTPClient(eventLoopGroup: group, configuration: configuration(proxy: proxy))
             state.byProxy[proxy] = client
             return client
         }
@@ -212,8 +218,9 @@ public final class HTTPService: Service {
 
     // MARK: Requests on the wire
 
-    /// The request AsyncHTTPClient sends; method and header problems are `invalid_argument`.
-    static func prepare(_ request: HTTPRequestSpec, url: URL) throws(ServiceError) -> HTTPClient.Request {
+    /// The request AsyncHTTPClient sends; method and header problems are `invalid_argument`. The
+    /// URL's user information becomes Basic authentication unless `headers` has its own.
+    static func prepare(_ request: HTTPRequestSpec, target: HTTPTarget) throws(ServiceError) -> HTTPClient.Request {
         let method = request.method.uppercased()
         guard !method.isEmpty, method.utf8.allSatisfy(isTokenByte) else {
             throw ServiceError(.invalidArgument, "method '\(clipped(request.method, limit: 40))' is not an HTTP method (GET, POST, PUT, DELETE, …)")
@@ -229,11 +236,14 @@ public final class HTTPService: Service {
             }
             headers.add(name: name, value: value)
         }
+        if let authorization = target.basicAuthorization, !headers.contains(name: "authorization") {
+            headers.add(name: "Authorization", value: authorization)
+        }
         do {
-            return try HTTPClient.Request(url: url, method: HTTPMethod(rawValue: method), headers: headers,
+            return try HTTPClient.Request(url: target.url, method: HTTPMethod(rawValue: method), headers: headers,
                                           body: request.body.map { .bytes($0) })
         } catch {
-            throw ServiceError(.invalidArgument, "'\(request.url)' cannot be requested: \(error)")
+            throw ServiceError(.invalidArgument, "'\(clipped(HTTPTarget.redacted(request.url)))' cannot be requested: \(error)")
         }
     }
 

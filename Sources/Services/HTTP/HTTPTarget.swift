@@ -3,6 +3,10 @@ import Model
 
 /// Where a request goes: its URL checked before anything is sent, so that a malformed URL or a
 /// scheme other than http and https is an `invalid_argument` naming the URL and the fix.
+///
+/// A URL's user information (`http://user:password@host/`) is sent as Basic authentication
+/// (``credentials``) and never shown: messages and responses name the URL as ``redacted(_:)``
+/// writes it.
 struct HTTPTarget: Sendable {
     /// `http` or `https`.
     let scheme: String
@@ -12,12 +16,14 @@ struct HTTPTarget: Sendable {
     let port: Int
     /// The parsed URL, handed to AsyncHTTPClient as it is (parsing is a visible cost per request).
     let url: URL
+    /// The user and password of the URL's user information, percent-decoded; nil without one.
+    let credentials: (user: String, password: String)?
 
     init(_ text: String) throws(ServiceError) {
         guard !text.isEmpty else { throw ServiceError(.invalidArgument, "the url is empty: give an http:// or https:// URL") }
         // A URL from a script or a server may be megabytes long: messages quote its start (made
         // only for a message: clipping is a visible cost per request).
-        var shown: String { clipped(text) }
+        var shown: String { clipped(Self.redacted(text)) }
         guard let url = URL(string: text) else {
             throw ServiceError(.invalidArgument, "'\(shown)' is not a valid URL (spaces and other special characters must be percent-encoded)")
         }
@@ -38,5 +44,28 @@ struct HTTPTarget: Sendable {
         self.scheme = scheme
         self.host = host.lowercased()
         port = url.port ?? (scheme == "https" ? 443 : 80)
+        if let user = url.user(percentEncoded: false) {
+            credentials = (user, url.password(percentEncoded: false) ?? "")
+        } else {
+            credentials = nil
+        }
+    }
+
+    /// The value of the `Authorization` header ``credentials`` ask for, or nil.
+    var basicAuthorization: String? {
+        credentials.map { "Basic " + Data("\($0.user):\($0.password)".utf8).base64EncodedString() }
+    }
+
+    /// `text` with the user information of its authority replaced by `***`
+    /// (`http://***@host/path`), so that no message, log or response repeats a password. Works on
+    /// any text, a URL that cannot be parsed included.
+    static func redacted(_ text: String) -> String {
+        let utf8 = text.utf8
+        guard let separator = text.range(of: "://") else { return text }
+        let authorityStart = separator.upperBound
+        let authorityEnd = utf8[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+            ?? text.endIndex
+        guard let at = text[authorityStart..<authorityEnd].lastIndex(of: "@") else { return text }
+        return String(text[..<authorityStart]) + "***" + String(text[at...])
     }
 }

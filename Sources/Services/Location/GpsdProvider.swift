@@ -46,7 +46,7 @@ struct GpsdProvider: LocationProvider {
 
     /// One connection: watch, then read reports until gpsd closes it or the task is cancelled.
     private func session(_ deliver: ([LocationFix]) -> Void) async throws {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let channel = try await ClientBootstrap(group: EventLoops.shared.group())
             .connectTimeout(.seconds(5))
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {

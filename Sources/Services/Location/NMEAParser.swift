@@ -6,7 +6,7 @@
 /// sentence types are ignored. Sentences with the same UTC time make one fix, reported when both
 /// `RMC` and `GGA` for that time are in, when a sentence of another time arrives, or at
 /// ``finish()``. `RMC` or `GLL` with status `V` or mode `N` (no fix) or `S` (simulator), and `GGA`
-/// with fix quality 0 (none) or 8 (simulator), carry no position.
+/// with fix quality 0 (none) or 8 (simulator) or fewer than 3 satellites in use, carry no position.
 ///
 /// The date comes from `RMC`; a log of `GGA` only takes `today`'s date (UTC) and moves to the
 /// next day when the time of day goes backwards. Accuracy is HDOP × 5 m (a typical receiver's
@@ -140,8 +140,10 @@ struct NMEAParser {
     private static func readGGA(_ fields: [Substring], into epoch: inout Epoch) -> Bool {
         epoch.hasGGA = true
         guard let quality = Int(fields[6]) else { return fields[6].isEmpty }
-        // 0 is no fix and 8 a simulator: no position either way.
-        guard quality > 0 && quality != 8 else { return true }
+        // 0 is no fix and 8 a simulator: no position either way. Nor with fewer than 3
+        // satellites in use (an empty count is none), as gpsd decides: receivers keep sending
+        // their last position with quality 1 and 0 satellites after losing lock.
+        guard quality > 0 && quality != 8, (Int(fields[7]) ?? 0) >= 3 else { return true }
         guard let latitude = coordinate(fields[2], fields[3], degreeDigits: 2),
               let longitude = coordinate(fields[4], fields[5], degreeDigits: 3)
         else { return false }

@@ -105,7 +105,7 @@ struct NMEAProvider: LocationProvider {
     /// Reads lines from `descriptor` (NIO takes ownership and closes it) until it closes or the
     /// task is cancelled.
     private func readStream(_ descriptor: CInt, today: Double, _ deliver: ([LocationFix]) -> Void) async throws {
-        let channel = try await NIOPipeBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let channel = try await NIOPipeBootstrap(group: EventLoops.shared.group())
             .takingOwnershipOfDescriptor(input: descriptor) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)

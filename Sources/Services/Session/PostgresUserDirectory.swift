@@ -27,7 +27,14 @@ struct PostgresUserDirectory: UserDirectory {
         return (nil, 0)
     }
 
+    /// Adds `user` unless its name, or one that looks like it, is present. The look-alike check
+    /// reads the names before the insert: two hosts registering look-alikes in the same instant
+    /// can both pass it (the same name cannot: the primary key refuses the second).
     func insert(_ user: StoredUser) throws(ServiceError) {
+        let names = try backend.execute("SELECT name FROM crescent_users", doing: "reading its users")
+        var existing: [String] = []
+        for row in names { existing.append(try backend.decode { try row.decode(String.self) }) }
+        if let lookalike = UserName.lookalike(of: user.name, among: existing) { throw Self.taken(user.name, by: lookalike) }
         let result = try backend.execute("""
             INSERT INTO crescent_users (name, salt, hash, kdf, rounds, created)
             VALUES (\(user.name), \(ByteBuffer(bytes: user.salt)), \(ByteBuffer(bytes: user.hash)), \(user.algorithm),

@@ -32,12 +32,13 @@ struct SQLiteUserDirectory: UserDirectory {
         }
     }
 
-    /// Adds `user`; a name already present is `invalid_argument`.
+    /// Adds `user`; a name already present, or one that looks like it, is `invalid_argument`.
     func insert(_ user: StoredUser) throws(ServiceError) {
         try database.write({ db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [user.name]) == true {
-                throw Self.taken(user.name)
-            }
+            // Every name is compared by its skeleton, inside the write transaction: two hosts
+            // registering look-alikes at once cannot both pass.
+            let names = try String.fetchAll(db, sql: "SELECT name FROM users")
+            if let existing = UserName.lookalike(of: user.name, among: names) { throw Self.taken(user.name, by: existing) }
             try db.execute(sql: "INSERT INTO users (name, salt, hash, kdf, rounds, created) VALUES (?, ?, ?, ?, ?, ?)",
                            arguments: [user.name, Data(user.salt), Data(user.hash), user.algorithm, user.rounds, user.created])
         }, committed: { _ in })

@@ -9,7 +9,8 @@ protocol UserDirectory: Sendable {
     /// users), read together: a check of any name can then cost what the dearest check costs.
     func user(named name: String?) throws(ServiceError) -> (user: StoredUser?, maxRounds: Int)
 
-    /// Adds `user`; a name already present is `invalid_argument`.
+    /// Adds `user`; a name already present, or one that looks like it
+    /// (``UserName/lookalike(of:among:)``), is `invalid_argument`.
     func insert(_ user: StoredUser) throws(ServiceError)
 
     /// Replaces the password of `name`; false when there is no such user.
@@ -18,7 +19,8 @@ protocol UserDirectory: Sendable {
 
 extension UserDirectory {
     /// The answer to registering a name already present.
-    static func taken(_ name: String) -> ServiceError {
-        ServiceError(.invalidArgument, "the name '\(name)' is taken")
+    static func taken(_ name: String, by existing: String? = nil) -> ServiceError {
+        guard let existing, existing != name else { return ServiceError(.invalidArgument, "the name '\(name)' is taken") }
+        return ServiceError(.invalidArgument, "the name '\(name)' is taken: it looks like the name '\(existing)'")
     }
 }

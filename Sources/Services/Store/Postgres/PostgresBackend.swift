@@ -59,7 +59,7 @@ final class PostgresBackend: StoreBackend {
 
     /// The connections' own event loop: the queue blocks on their futures, which must never
     /// wait for a loop that is itself blocked on the queue (a host's loop, the shared group).
-    private static let eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    private static let eventLoops = EventLoops(threads: 1)
 
     enum Link {
         case unopened
@@ -267,8 +267,9 @@ final class PostgresBackend: StoreBackend {
         }
         configuration.options.connectTimeout = .seconds(10)
         let connection: PostgresConnection
+        let loop = try Self.eventLoops.group().next()
         do {
-            connection = try PostgresConnection.connect(on: Self.eventLoops.next(), configuration: configuration,
+            connection = try PostgresConnection.connect(on: loop, configuration: configuration,
                                                         id: 1, logger: logger).wait()
         } catch {
             throw failure.connecting(error)
