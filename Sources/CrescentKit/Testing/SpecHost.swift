@@ -144,11 +144,24 @@ final class SpecHost {
     // MARK: The spec
 
     /// Runs the spec file's chunk (collecting its tests); nil, or the error.
-    func load(_ bytes: [UInt8], path: String) -> String? {
+    /// - Parameters:
+    ///   - chunk: the file, as source or (`compiled`) as the binary chunk of ``compiled`` from an
+    ///     earlier host: each test's host runs the whole file, and compiling it once keeps a file
+    ///     of many tests from being parsed again for each one.
+    ///   - compiled: receives the binary chunk the file compiled to, when given.
+    func load(_ chunk: SpecChunk, path: String, compiled: (([UInt8]) -> Void)? = nil) -> String? {
         var failure: String?
         host.runTurn { host in
             do throws(LuaError) {
-                try host.vm.load(bytes, name: "@" + path)
+                switch chunk {
+                case .source(let bytes): try host.vm.load(bytes, name: "@" + path)
+                case .binary(let bytes): try host.vm.load(bytes, name: "@" + path, mode: "b")
+                }
+                if let compiled {
+                    host.vm.stack.pushValue(at: -1)                      // chunk chunk
+                    if let bytes = host.vm.dumpFunction() { compiled(bytes) }
+                    host.vm.stack.pop()                                  // chunk
+                }
                 try host.vm.call(arguments: 0, results: 0)
             } catch {
                 failure = error.message
@@ -393,6 +406,12 @@ final class SpecLink: Sendable {
 final class Unowned<Object: AnyObject> {
     weak var object: Object?
     init(_ object: Object) { self.object = object }
+}
+
+/// A spec file as a host loads it: its source, or the binary chunk an earlier host compiled it to.
+enum SpecChunk {
+    case source([UInt8])
+    case binary([UInt8])
 }
 
 /// One test as the spec file declared it.

@@ -79,7 +79,9 @@ public enum SpecRunner {
         var spare: SpecHost? = try makeHost(loop: loop, options: options, listing: true, limit: limit)
         defer { spare?.close() }
         if let interrupter = spare?.interrupter { limit.start(interrupter) }
-        let loadFailure = spare?.load(bytes, path: file)
+        var compiled: [UInt8]?
+        let loadFailure = spare?.load(.source(bytes), path: file) { compiled = $0 }
+        let chunk = compiled.map(SpecChunk.binary) ?? .source(bytes)
         limit.stop()
         if let failure = loadFailure {
             report.add(SpecResult(file: file, name: "(loading the file)", location: file, status: .failed, message: failure,
@@ -102,7 +104,7 @@ public enum SpecRunner {
             } else {
                 host = try makeHost(loop: loop, options: options, listing: false, only: index, limit: limit)
                 limit.start(host.interrupter)
-                if let failure = host.load(bytes, path: file) {
+                if let failure = host.load(chunk, path: file) {
                     limit.stop()
                     report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .failed,
                                           message: failure, output: host.output.text, seconds: seconds(since: begun)), write: write)
