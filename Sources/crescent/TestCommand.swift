@@ -28,6 +28,10 @@ struct TestCommand: ParsableCommand {
     @Flag(help: "Rewrite the golden files of assert.view that differ, instead of failing.")
     var update = false
 
+    @Option(help: ArgumentHelp("Each test's limit in real time, in seconds; past it the test fails and the run goes on. 0 for none.",
+                               valueName: "seconds"))
+    var timeout = 10.0
+
     @Option(name: .customLong("memory-limit"), help: ArgumentHelp("Each test VM's memory limit in MiB; 0 for none.", valueName: "mib"))
     var memoryLimit = HostOptions().memoryLimitMiB
 
@@ -40,6 +44,10 @@ struct TestCommand: ParsableCommand {
         options.filter = filter
         options.junitPath = junit
         options.update = update
+        guard timeout >= 0 && timeout.isFinite else {
+            Crescent.usageError("--timeout must be a number of seconds >= 0 (0 for no limit), got \(timeout)")
+        }
+        options.timeout = timeout
         var host = HostOptions()
         host.memoryLimitMiB = memoryLimit
         host.configPath = config

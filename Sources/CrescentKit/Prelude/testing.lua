@@ -95,9 +95,13 @@ clock = {
     end
     T.advance(seconds)
   end,
-  run = function(limit) return T.run(limit) end,
+  run = T.run,
   now = function() return T.now() end,
 }
+
+-- os.exit would end the whole run (and with it the report): under `crescent test` it ends only the
+-- running test, which fails.
+os.exit = T.exit
 
 ---------------------------------------------------------------------------------------------------
 -- Fakes
@@ -261,10 +265,11 @@ end
 local function handler(err)
   if getmetatable(err) == Failure then return err end
   local message = type(err) == "string" and err or (type(err) == "table" and err.message and tostring(err.message)) or inspect(err)
-  -- The runner's own frames say nothing about the spec: keep the spec's and the code's.
-  local lines = {}
-  for line in (debug.traceback(message, 2) .. "\n"):gmatch("(.-)\n") do
-    if not line:find("[crescent testing]", 1, true) and not line:find("[crescent assertions]", 1, true)
+  -- The runner's own frames say nothing about the spec: keep the spec's and the code's. The
+  -- message is kept whole (debug.traceback would cut it at a NUL byte).
+  local lines = { message }
+  for line in (debug.traceback("", 2) .. "\n"):gmatch("(.-)\n") do
+    if line ~= "" and not line:find("[crescent testing]", 1, true) and not line:find("[crescent assertions]", 1, true)
         and not line:find("in function 'xpcall'", 1, true) then
       lines[#lines + 1] = line
     end
@@ -298,14 +303,16 @@ function runner.run(i)
     end
     outcome = { ok = ok, err = err }
   end)
+  local stopped
   while true do
     T.settle()
-    if task_.done or not T.step() then break end
+    if task_.done then break end
+    local stepped, why = T.step()
+    if not stepped then stopped = why; break end
   end
   if not outcome then
     task_:cancel()
-    outcome = { ok = false, err = { message = "the test waited for something that never came: nothing was pending on the clock"
-      .. " (advance the clock inside the test, or fake the service it waits for)" } }
+    outcome = { ok = false, err = { message = stopped or "the test did not finish" } }
   end
   local messages = {}
   if not outcome.ok then

@@ -19,8 +19,14 @@ extension SpecHost {
         vm.register(field: "run") { [unowned self] stack in
             let limit = stack.isNoneOrNil(1) ? 100_000 : Int(clamping: try stack.checkInteger(1, function: "clock.run"))
             settle()
+            let start = clock.uptime
             guard clock.run(limit: limit) else {
-                throw LuaRaise("clock.run: work is still pending after \(limit) jobs (a repeating timer never ends); use clock.advance(seconds)")
+                let passed = formatSeconds((clock.uptime - start).inSeconds)
+                let repeating = repeatingTimers()
+                let culprit = repeating.isEmpty ? "work that kept scheduling more" : repeating.joined(separator: ", ")
+                throw LuaRaise("clock.run: the clock did not settle: work was still pending after \(limit) jobs and \(passed) s of "
+                               + "virtual time; kept scheduling: \(culprit) (a repeating timer never ends: use "
+                               + "clock.advance(seconds), or cancel the timer)")
             }
             return .none
         }
@@ -34,8 +40,28 @@ extension SpecHost {
         }
         vm.register(field: "step") { [unowned self] stack in
             if waitStart == nil { waitStart = clock.uptime }
-            stack.push(step(since: waitStart ?? .zero))
-            return .one
+            guard let stopped = step(since: waitStart ?? .zero) else {
+                stack.push(true)
+                return .one
+            }
+            stack.push(false)
+            stack.push(stopped)
+            return .values(2)
+        }
+        // os.exit: fails the running test instead of ending the whole run.
+        vm.register(field: "exit") { [unowned self] stack in
+            let status: Int32 = switch stack.type(at: 1) {
+            case .none, .nil: 0
+            case .boolean: stack.boolean(at: 1) ? 0 : 1
+            default: Int32(truncatingIfNeeded: try stack.checkInteger(1, function: "os.exit"))
+            }
+            luaL_where(stack.state, 1)
+            let place = stack.text(at: -1) ?? ""
+            stack.pop()
+            if osExit == nil { osExit = "os.exit(\(status))" + (place.isEmpty ? "" : " at " + place.dropLast(2)) }
+            host.requestExit(status)
+            host.vm.interrupter.interruptForExit()
+            throw LuaRaise("exiting")
         }
         // Views.
         vm.register(field: "viewText") { [unowned self] stack in
@@ -82,6 +108,23 @@ extension SpecHost {
             fake.emit(try stack.checkString(2, function: "emit"), try modelValue(at: 3, stack, function: "emit"))
             return .none
         }
+    }
+
+    /// `timer.every(1 s) at spec/x_spec.lua:3` (where its function is) for each active repeating timer.
+    private func repeatingTimers() -> [String] {
+        let stack = host.vm.stack
+        return host.timers.filter { $0.repeats && $0.isActive }.compactMap { timer -> String? in
+            guard let callback = timer.callback else { return nil }
+            callback.push(onto: stack)                                   // fn
+            var info = lua_Debug()
+            guard lua_getinfo(stack.state, ">S", &info) != 0 else { return nil }   // (popped)
+            var shortSource = info.short_src
+            let size = MemoryLayout.size(ofValue: shortSource)
+            let source = withUnsafePointer(to: &shortSource) {
+                $0.withMemoryRebound(to: CChar.self, capacity: size) { String(cString: $0) }
+            }
+            return "timer.every(\(formatSeconds(timer.interval)) s) at \(source):\(info.linedefined)"
+        }.sorted()
     }
 
     private func modelValue(at index: Int32, _ stack: LuaStack, function: String) throws -> Value {

@@ -16,6 +16,8 @@ final class SpecHost {
     let loop: PumpedEventLoop
     let output: SpecOutput
     let link: SpecLink
+    /// The running test's real-time limit, if it has one.
+    let timeLimit: SpecTimeLimit?
     /// The runner table the testing prelude returned, and its two callbacks.
     private var runner: LuaRef?
     private var httpHandler: LuaRef?
@@ -25,6 +27,8 @@ final class SpecHost {
     var locationScript: LocationScript?
     /// Golden files `--update` rewrote.
     var updated: [String] = []
+    /// `os.exit(N) at file:line` once the code under test called it.
+    var osExit: String?
     /// When the test's body began waiting (virtual time), for ``waitLimit``.
     var waitStart: Duration?
 
@@ -44,8 +48,10 @@ final class SpecHost {
     /// - Parameters:
     ///   - listing: this host lists the file's tests (their full names and places).
     ///   - only: the 0-based index of the one test this host runs; nil keeps every test.
-    init(loop: PumpedEventLoop, options: HostOptions, update: Bool, listing: Bool, only: Int? = nil) throws {
+    init(loop: PumpedEventLoop, options: HostOptions, update: Bool, listing: Bool, only: Int? = nil,
+         timeLimit: SpecTimeLimit? = nil) throws {
         self.loop = loop
+        self.timeLimit = timeLimit
         let link = SpecLink()
         self.link = link
         let clock = ManualClock()
@@ -68,6 +74,9 @@ final class SpecHost {
         try installTesting(update: update, listing: listing, only: only)
     }
 
+    /// What stops the host's running Lua code from another thread (the time limit).
+    var interrupter: LuaInterrupter { host.vm.interrupter }
+
     // MARK: Settling
 
     /// Runs the host's queued turns, and waits for service calls finishing on other threads,
@@ -78,7 +87,7 @@ final class SpecHost {
             // value, a post) are scheduled here, as the end of a turn would.
             host.binding.scheduleDelivery()
             if loop.runPending() > 0 { continue }
-            guard host.isRunning else { return }
+            guard host.isRunning, timeLimit?.hasExpired != true else { return }
             let sleepers = clock.sleepers
             // Script requests and the services' own tasks (a feed's poll) run until they hand
             // the loop work, sleep on the clock, or end.
@@ -89,7 +98,8 @@ final class SpecHost {
                 // The clock woke a task (a feed's poll loop): it runs on another thread until it
                 // hands the loop work or sleeps again.
                 let deadline = ContinuousClock.now + .seconds(Self.wakePeriod)
-                while !loop.hasWork && clock.sleepers < sleepersSettled && ContinuousClock.now < deadline {
+                while !loop.hasWork && clock.sleepers < sleepersSettled && ContinuousClock.now < deadline
+                        && timeLimit?.hasExpired != true {
                     _ = loop.waitForWork(timeout: 0.002)
                 }
                 if !loop.hasWork && clock.sleepers < sleepersSettled { sleepersSettled = clock.sleepers }
@@ -107,32 +117,58 @@ final class SpecHost {
         while ContinuousClock.now < deadline {
             if loop.waitForWork(timeout: 0.002) { return true }
             if host.binding.requests.count + clock.runningTasks < running || clock.sleepers > sleepers { return true }
+            if timeLimit?.hasExpired == true { return false }
         }
         return false
     }
 
     /// One step of virtual time while a test's body waits: runs the next job due (and what it
-    /// causes). False when nothing is pending, or the test has waited ``waitLimit``.
-    func step(since start: Duration) -> Bool {
-        guard host.isRunning, let due = clock.nextDue, due - start <= Self.waitLimit else { return false }
+    /// causes). Nil when it stepped; else why it could not: nothing is pending, or the next job is
+    /// past the ``waitLimit`` of virtual time counted from `start`.
+    func step(since start: Duration) -> String? {
+        guard host.isRunning else { return "the test's host has stopped" }
+        guard let due = clock.nextDue else {
+            return "the test waited for something that never came: nothing was pending on the clock"
+                + " (advance the clock inside the test, or fake the service it waits for)"
+        }
+        guard due - start <= Self.waitLimit else {
+            let limit = formatSeconds(Self.waitLimit.inSeconds)
+            return "the test waited through more than \(limit) s (a day) of virtual time, the most a test may wait: "
+                + "the next job on the clock is due \(formatSeconds((due - start).inSeconds)) s after the test began waiting "
+                + "(a sleep or timer that long never ends a test; wait less, or move the clock yourself with clock.advance(seconds))"
+        }
         clock.advance(by: due - clock.uptime)
-        return true
+        return nil
     }
 
     // MARK: The spec
 
     /// Runs the spec file's chunk (collecting its tests); nil, or the error.
-    func load(_ bytes: [UInt8], path: String) -> String? {
+    /// - Parameters:
+    ///   - chunk: the file, as source or (`compiled`) as the binary chunk of ``compiled`` from an
+    ///     earlier host: each test's host runs the whole file, and compiling it once keeps a file
+    ///     of many tests from being parsed again for each one.
+    ///   - compiled: receives the binary chunk the file compiled to, when given.
+    func load(_ chunk: SpecChunk, path: String, compiled: (([UInt8]) -> Void)? = nil) -> String? {
         var failure: String?
         host.runTurn { host in
             do throws(LuaError) {
-                try host.vm.load(bytes, name: "@" + path)
+                switch chunk {
+                case .source(let bytes): try host.vm.load(bytes, name: "@" + path)
+                case .binary(let bytes): try host.vm.load(bytes, name: "@" + path, mode: "b")
+                }
+                if let compiled {
+                    host.vm.stack.pushValue(at: -1)                      // chunk chunk
+                    if let bytes = host.vm.dumpFunction() { compiled(bytes) }
+                    host.vm.stack.pop()                                  // chunk
+                }
                 try host.vm.call(arguments: 0, results: 0)
             } catch {
                 failure = error.message
             }
         }
-        return failure ?? exitFailure
+        if let limit = pastTimeLimit { return limit }
+        return exitFailure ?? failure
     }
 
     /// The tests the file declared.
@@ -161,6 +197,7 @@ final class SpecHost {
     func run(_ index: Int) -> SpecOutcome {
         var status = "failed"
         var message = ""
+        var interrupted = false
         host.runTurn { host in
             guard let runner else { return }
             let stack = host.vm.stack
@@ -175,9 +212,15 @@ final class SpecHost {
                 message = stack.text(at: -1) ?? ""
             } catch {
                 message = error.message
+                interrupted = error.kind == .interrupted
             }
         }
+        if let limit = pastTimeLimit {
+            return SpecOutcome(passed: false, message: limit, output: output.text)
+        }
         settle()
+        // An exit unwound the test: the exit's own message says what happened.
+        if interrupted && exitFailure != nil { message = "" }
         var messages = message.isEmpty ? [] : [message]
         messages += link.notices.withLock { $0 }
         if let exit = exitFailure { messages.append(exit) }
@@ -188,8 +231,20 @@ final class SpecHost {
         return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: output.text)
     }
 
-    /// Why the host stopped, when the code under test ended the run (`app.exit(1)`).
+    /// Why the test stopped when it ran past its real-time limit.
+    private var pastTimeLimit: String? {
+        guard let timeLimit, timeLimit.hasExpired else { return nil }
+        let seconds = formatSeconds(timeLimit.seconds)
+        return "the test was still running after its time limit of \(seconds) s (real time) and was stopped; "
+            + "if it needs longer, raise the limit with crescent test --timeout SECONDS"
+    }
+
+    /// Why the host stopped, when the code under test ended the run (`app.exit(1)`, any `os.exit`).
     private var exitFailure: String? {
+        if let osExit {
+            return "the code under test called \(osExit), which would end the whole run: under crescent test it fails "
+                + "the test instead (a script ends by returning from its main chunk, or with app.exit(status))"
+        }
         guard let status = host.exitStatus, status != 0 else { return nil }
         return "the code under test exited with status \(status) (app.exit)"
     }
@@ -351,6 +406,12 @@ final class SpecLink: Sendable {
 final class Unowned<Object: AnyObject> {
     weak var object: Object?
     init(_ object: Object) { self.object = object }
+}
+
+/// A spec file as a host loads it: its source, or the binary chunk an earlier host compiled it to.
+enum SpecChunk {
+    case source([UInt8])
+    case binary([UInt8])
 }
 
 /// One test as the spec file declared it.

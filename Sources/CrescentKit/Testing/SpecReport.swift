@@ -61,6 +61,8 @@ struct SpecReport {
 
     private static func indented(_ text: String, by columns: Int = 8) -> String {
         let pad = String(repeating: " ", count: columns)
+        // A NUL byte would end the message on many terminals and tools: shown as Lua writes it.
+        let text = text.replacingOccurrences(of: "\u{0}", with: "\\0")
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         while lines.last?.isEmpty == true { lines.removeLast() }
         return lines.map { pad + $0 }.joined(separator: "\n") + "\n"

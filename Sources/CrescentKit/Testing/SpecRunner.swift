@@ -11,6 +11,8 @@ public struct SpecRunOptions: Sendable {
     public var junitPath: String?
     /// `assert.view(golden)` rewrites golden files that differ instead of failing.
     public var update = false
+    /// Each test's limit in real seconds (its host made, the file run, the test run); 0 for none.
+    public var timeout = 10.0
     /// The base of every test's host options (config file, columns, memory limit).
     public var hostOptions = HostOptions()
 
@@ -39,6 +41,7 @@ public enum SpecRunner {
     public static func run(_ options: SpecRunOptions, write: (String) -> Void) throws(UsageError) -> Int32 {
         let files = try specFiles(options.paths)
         let loop = PumpedEventLoop()
+        let limit = SpecTimeLimit(seconds: options.timeout, loop: loop)
         var report = SpecReport()
         for file in files {
             let bytes: [UInt8]
@@ -49,10 +52,13 @@ public enum SpecRunner {
                                       output: "", seconds: 0), write: write)
                 continue
             }
-            try runFile(file, bytes: bytes, options: options, loop: loop, report: &report, write: write)
+            try runFile(file, bytes: bytes, options: options, loop: loop, limit: limit, report: &report, write: write)
         }
         if files.isEmpty {
             write("no *_spec.lua files in \(options.paths.isEmpty ? "spec/ or test/" : options.paths.joined(separator: ", "))\n")
+        } else if let filter = options.filter, report.results.isEmpty {
+            write("no test's full name matches --filter \(filter) (a Lua pattern, matched against names such as \"describe-name it-name\"; "
+                  + "escape magic characters ( ) . % + - * ? [ ^ $ with %)\n")
         }
         write(report.summary + "\n")
         if let path = options.junitPath {
@@ -62,17 +68,22 @@ public enum SpecRunner {
                 throw UsageError(description: "cannot write the JUnit report \(path): \(error.localizedDescription)")
             }
         }
-        return report.failed > 0 ? 1 : 0
+        return report.failed > 0 || (options.filter != nil && report.results.isEmpty) ? 1 : 0
     }
 
     /// Runs the tests of one file, each in a host of its own. The host that collected the
     /// file's tests runs the first of them.
     private static func runFile(_ file: String, bytes: [UInt8], options: SpecRunOptions, loop: PumpedEventLoop,
-                                report: inout SpecReport, write: (String) -> Void) throws(UsageError) {
+                                limit: SpecTimeLimit, report: inout SpecReport, write: (String) -> Void) throws(UsageError) {
         let started = ContinuousClock.now
-        var spare: SpecHost? = try makeHost(loop: loop, options: options, listing: true)
+        var spare: SpecHost? = try makeHost(loop: loop, options: options, listing: true, limit: limit)
         defer { spare?.close() }
-        if let failure = spare?.load(bytes, path: file) {
+        if let interrupter = spare?.interrupter { limit.start(interrupter) }
+        var compiled: [UInt8]?
+        let loadFailure = spare?.load(.source(bytes), path: file) { compiled = $0 }
+        let chunk = compiled.map(SpecChunk.binary) ?? .source(bytes)
+        limit.stop()
+        if let failure = loadFailure {
             report.add(SpecResult(file: file, name: "(loading the file)", location: file, status: .failed, message: failure,
                                   output: spare?.output.text ?? "", seconds: seconds(since: started)), write: write)
             return
@@ -89,9 +100,12 @@ public enum SpecRunner {
             if let ready = spare {
                 host = ready
                 spare = nil
+                limit.start(host.interrupter)
             } else {
-                host = try makeHost(loop: loop, options: options, listing: false, only: index)
-                if let failure = host.load(bytes, path: file) {
+                host = try makeHost(loop: loop, options: options, listing: false, only: index, limit: limit)
+                limit.start(host.interrupter)
+                if let failure = host.load(chunk, path: file) {
+                    limit.stop()
                     report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .failed,
                                           message: failure, output: host.output.text, seconds: seconds(since: begun)), write: write)
                     host.close()
@@ -99,6 +113,7 @@ public enum SpecRunner {
                 }
             }
             let outcome = host.run(index)
+            limit.stop()
             host.close()
             report.updated += host.updated
             report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: outcome.passed ? .passed : .failed,
@@ -107,9 +122,10 @@ public enum SpecRunner {
     }
 
     private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, listing: Bool,
-                                 only: Int? = nil) throws(UsageError) -> SpecHost {
+                                 only: Int? = nil, limit: SpecTimeLimit) throws(UsageError) -> SpecHost {
         do {
-            return try SpecHost(loop: loop, options: options.hostOptions, update: options.update, listing: listing, only: only)
+            return try SpecHost(loop: loop, options: options.hostOptions, update: options.update, listing: listing, only: only,
+                                timeLimit: limit)
         } catch {
             throw UsageError(description: "cannot start a test host: \(error)")
         }

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// `crescent test` against specs that try to end, hang or confuse the run: `os.exit` anywhere in a
+/// test, a test that never returns, waits that never end, messages with NUL bytes, a filter that
+/// matches nothing.
+@Suite struct HardeningTestRunnerTests {
+    @Test func osExitFailsItsTestWhereverItIsCalledAndTheRunGoesOn() async throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.write("exits.lua", "print('the script runs')\nos.exit(0)\nprint('not reached')\n")
+        let (result, _) = try await TestCommandTests.run(["exit_spec.lua": """
+            it("fails first", function() assert.equals(1, 2) end)
+            it("exits", function() os.exit(0) end)
+            it("runs a script that exits", function() script("exits.lua") end)
+            it("exits from a timer", function()
+              timer.after(1, function() os.exit(true) end)
+              clock.advance(2)
+              error("not reached")
+            end)
+            it("exits inside pcall", function() pcall(os.exit, 3) end)
+            it("passes after them", function() end)
+            """], ["--junit", "report.xml"], sandbox: sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdoutLines.last == "1 passed, 5 failed", "\(result)")
+        #expect(result.stdout.contains("the code under test called os.exit(0) at spec/exit_spec.lua:2"), "\(result)")
+        #expect(result.stdout.contains("called os.exit(0) at exits.lua:2"), "\(result)")
+        #expect(result.stdout.contains("called os.exit(0) at spec/exit_spec.lua:5"), "\(result)")
+        #expect(result.stdout.contains("called os.exit(3)"), "\(result)")
+        #expect(result.stdout.contains("the script runs") && !result.stdout.contains("not reached"), "\(result)")
+        #expect(result.stdout.contains("ok      passes after them"), "\(result)")
+        #expect(FileManager.default.fileExists(atPath: sandbox.path + "/report.xml"), "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
+    @Test func aTestPastItsTimeLimitFailsSayingSoAndTheRunGoesOn() async throws {
+        let (result, _) = try await TestCommandTests.run(["loop_spec.lua": """
+            it("loops", function() while true do end end)
+            it("loops in a timer", function()
+              timer.after(1, function() while true do end end)
+              clock.advance(1)
+            end)
+            it("passes", function() assert.equals(2, 1 + 1) end)
+            """], ["--timeout", "1"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdoutLines.last == "1 passed, 2 failed", "\(result)")
+        #expect(result.stdout.contains("FAIL    loops  (spec/loop_spec.lua:1)"), "\(result)")
+        #expect(result.stdout.contains("FAIL    loops in a timer  (spec/loop_spec.lua:2)"), "\(result)")
+        #expect(result.stdout.contains("its time limit of 1 s (real time)"), "\(result)")
+        #expect(result.stdout.contains("--timeout SECONDS"), "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
+    @Test func aFilterThatMatchesNoTestSaysSoAndFails() async throws {
+        let (result, _) = try await TestCommandTests.run(["some_spec.lua": """
+            describe("store", function() it("adds", function() end) end)
+            """], ["--filter", "stroe"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("no test's full name matches --filter stroe"), "\(result)")
+        #expect(result.stdoutLines.last == "0 passed, 0 failed", "\(result)")
+    }
+
+    @Test func waitsThatNeverEndAndNULBytesAreReportedAsTheyHappened() async throws {
+        let (result, _) = try await TestCommandTests.run(["waits_spec.lua": """
+            it("sleeps a year", function() sleep(365 * 86400) end)
+            it("never settles", function()
+              timer.every(1, function() end)
+              clock.run()
+            end)
+            it("raises a NUL", function() error("before\\0after") end)
+            """])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdoutLines.last == "0 passed, 3 failed", "\(result)")
+        #expect(!result.stdout.contains("nothing was pending"), "\(result)")
+        #expect(result.stdout.contains("more than 86400 s (a day) of virtual time"), "\(result)")
+        #expect(result.stdout.contains("due 31536000 s after the test began waiting"), "\(result)")
+        #expect(result.stdout.contains("clock.run: the clock did not settle: work was still pending after 100000 jobs"), "\(result)")
+        #expect(result.stdout.contains("kept scheduling: timer.every(1 s) at spec/waits_spec.lua:3"), "\(result)")
+        #expect(result.stdout.contains("spec/waits_spec.lua:6: before\\0after"), "\(result)")
+        #expect(!result.stdout.contains("\u{0}"), "\(result)")
+    }
+}
