@@ -78,13 +78,13 @@ import Testing
             local t = services.thermostat
             print(select(2, pcall(t.start, t, { f = print })))
             print(select(2, pcall(t.start, 42)))
-            print(t.readings.start, "(a collection is not startable)")
+            print(select(2, pcall(function() return t.readings.start end)), "(a collection is not startable)")
             print(select(2, pcall(t.start, t, 42)))
             """)
         #expect(test.lines.prefix(3) == [
             "thermostat:start([options]): argument #1 must be a table of options, got a function at .f",
             "thermostat:start([options]): call it with ':' on the object (got number as self)",
-            "nil\t(a collection is not startable)",
+            "test.lua:4: no property or method 'start' on readings (properties: items, count; methods: addObserver, drop, observe, on, record, recordApart, recordElsewhere, removeObserver)\t(a collection is not startable)",
         ])
         do {
             #expect(test.lines.last == "thermostat:start([options]): argument #1 must be a table of options, got number")

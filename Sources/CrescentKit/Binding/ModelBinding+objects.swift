@@ -60,11 +60,12 @@ extension ModelBinding {
         let type = vm.objectType(
             ObjectBox.self, name: interface.name, methods: methods,
             getter: { [unowned self] stack in
-                guard let box = typeHolder?.object(at: 1, in: stack), let key = stack.text(at: 2),
-                      let property = box.interface.property(key) else {
+                guard let box = typeHolder?.object(at: 1, in: stack), stack.type(at: 2) == .string,
+                      let key = stack.text(at: 2) else {
                     stack.pushNil()
                     return .one
                 }
+                guard let property = box.interface.property(key) else { throw self.undeclared(key, of: box, stack) }
                 let value = self.read(property, of: box)
                 self.push(value, onto: stack)                            // obj key value
                 // A value pinned for an event's handler is older than the object: never cached.
@@ -111,6 +112,27 @@ extension ModelBinding {
         documentMethods(of: type, interface: interface)
         documentCommonMethods(of: type, box: box)
         return type
+    }
+
+    /// The error for reading `key` of `box` when it is neither a property nor a method: named as
+    /// the kind of name it most resembles (`services.store:colection()` reads `colection` before
+    /// calling it), with the declared names of that kind and the closest one, at the script's line
+    /// (level 1 is the C `__index` that called the getter).
+    private func undeclared(_ key: String, of box: ObjectBox, _ stack: LuaStack) -> LuaRaise {
+        let properties = box.interface.properties.map(\.name)
+        let methods = methodNames[box.interface.name] ?? box.interface.methods.map(\.name)
+        let closest = NameSuggestion.closest(to: key, among: properties + methods)
+        let detail = if let closest, methods.contains(closest) {
+            "no method '\(key)' on \(box.name) (\(NameSuggestion.listing("methods", methods, suggesting: closest)))"
+        } else if closest != nil {
+            "no property '\(key)' on \(box.name) (\(NameSuggestion.listing("properties", properties, suggesting: closest)))"
+        } else {
+            "no property or method '\(key)' on \(box.name) (\(NameSuggestion.listing("properties", properties, suggesting: nil)); \(NameSuggestion.listing("methods", methods, suggesting: nil)))"
+        }
+        luaL_where(stack.state, 2)
+        let place = stack.text(at: -1) ?? ""
+        stack.pop()
+        return LuaRaise(place + detail)
     }
 
     /// Runs `body` with the host, not retained: a method called on `host` directly still

@@ -21,6 +21,7 @@ extension ModelBinding {
         vm.register("on") { [unowned self] stack in
             try self.checkRunning("on")
             let name = try stack.checkString(1, function: "on")
+            try self.checkServiceEvent(name, stack)
             return try self.on(name, object: nil, event: name, handlerAt: 2, optionsAt: 3, stack, site: .global("on"))
         }
         vm.register("post") { [unowned self] stack in
@@ -69,7 +70,7 @@ extension ModelBinding {
                 let box = try self.checkSelf(stack, type(), signature: signature)
                 let event = try site.string(stack, 2)
                 guard box.interface.event(event) != nil else {
-                    throw site.invalid(2, "'\(event)' is not an event of \(owner) (events: \(box.interface.events.map(\.name).joined(separator: ", ")))")
+                    throw site.invalid(2, Self.undeclaredEvent(event, of: box.interface))
                 }
                 return try self.on("\(box.name).\(event)", object: box.handle, event: event, handlerAt: 3, optionsAt: 4, stack, site: site)
             },
@@ -96,6 +97,29 @@ extension ModelBinding {
         ]
     }
 
+    /// `on("location.didUpdate", f)`: a name whose prefix is a service's name must be one of
+    /// its events, which a subscription that could never fire would otherwise hide. Any other
+    /// name is one a script posts itself. Reads the service's interface when it is made, else
+    /// its declaration (a plugin's that has not started may declare nothing yet: then nothing is
+    /// known to check against).
+    private func checkServiceEvent(_ name: String, _ stack: LuaStack) throws {
+        guard let dot = name.firstIndex(of: "."),
+              let entry = services.first(where: { $0.name == name[..<dot] }) else { return }
+        let made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
+        let interface = made?.box.interface ?? entry.interface
+        if made == nil, interface.events.isEmpty, interface.methods.isEmpty, interface.properties.isEmpty { return }
+        let event = String(name[name.index(after: dot)...])
+        guard interface.event(event) == nil else { return }
+        throw CallSite.global("on").invalid(1, Self.undeclaredEvent(event, of: interface))
+    }
+
+    /// `'didUpdate' is not an event of location (events: …; did you mean 'didUpdateLocations'?)`.
+    static func undeclaredEvent(_ event: String, of interface: AnyInterface) -> String {
+        let names = interface.events.map(\.name)
+        let listing = NameSuggestion.listing("events", names, suggesting: NameSuggestion.closest(to: event, among: names))
+        return "'\(event)' is not an event of \(interface.name) (\(listing))"
+    }
+
     /// The registration of `observer` as a delegate of `box`, if any.
     private func delegate(_ observer: UnsafeRawPointer, of box: ObjectBox) -> Delegate? {
         let object = ObjectIdentifier(box.object)
@@ -108,8 +132,9 @@ extension ModelBinding {
                          _ stack: LuaStack, site: CallSite) throws -> LuaReturn {
         let key = try site.string(stack, keyIndex)
         guard box.interface.property(key) != nil else {
-            let names = box.interface.properties.map(\.name).joined(separator: ", ")
-            throw site.invalid(keyIndex, "'\(key)' is not a property of \(box.name) (properties: \(names))")
+            let names = box.interface.properties.map(\.name)
+            let listing = NameSuggestion.listing("properties", names, suggesting: NameSuggestion.closest(to: key, among: names))
+            throw site.invalid(keyIndex, "'\(key)' is not a property of \(box.name) (\(listing))")
         }
         try site.function(stack, handlerIndex)
         let options = try readOptions(optionsIndex, stack, site: site, allowed: ["initial", "coalesce", "once", "latest"])

@@ -70,6 +70,16 @@ extension Host {
                 try self.makeView(kind, stack)
             }
         }
+        // `view.txt {}`: a name that is not a component is an error listing them (the table
+        // holds every component, so a hit never gets here).
+        stack.newTable(fieldCount: 1)                                // view mt
+        vm.register(field: "__index") { stack in
+            guard stack.type(at: 2) == .string, let name = stack.text(at: 2) else { return .none }
+            let kinds = ViewNode.Kind.allCases.map(\.rawValue)
+            let listing = NameSuggestion.listing("components", kinds, suggesting: NameSuggestion.closest(to: name, among: kinds))
+            throw LuaRaise("no view component 'view.\(name)' (\(listing))")
+        }
+        lua_setmetatable(stack.state, -2)                            // view
         vm.setGlobal("view")
     }
 

@@ -315,13 +315,15 @@ public final class Host {
         }
     }
 
-    /// Prints `crescent: [context: ]message` (the message carries `file:line` and a traceback).
+    /// Prints `crescent: [context: ]message` (the message carries `file:line` and a traceback,
+    /// its host frames folded after the script's: see ``TracebackFolding``).
     func report(_ error: LuaError, context: String? = nil) {
         let label = console.styled("crescent:", .error)
+        let message = TracebackFolding.folded(error.message)
         if let context {
-            writeError("\(label) \(context): \(error.message)")
+            writeError("\(label) \(context): \(message)")
         } else {
-            writeError("\(label) \(error.message)")
+            writeError("\(label) \(message)")
         }
     }
 

@@ -71,12 +71,38 @@ function controller(name, base)
   })
 end
 
+-- A method spelled like a lifecycle step but not one (viewDidLoaded) is never called as one: the
+-- first instance of a class warns about each, naming the step it resembles.
+local LIFECYCLE = { "init", "loadView", "viewDidLoad", "viewWillAppear", "viewDidAppear",
+  "viewWillDisappear", "viewDidDisappear", "dealloc" }
+local isStep = {}
+for _, step in ipairs(LIFECYCLE) do isStep[step] = true end
+local checkedClasses = setmetatable({}, { __mode = "k" })
+local function checkLifecycleNames(class)
+  while class ~= nil and not checkedClasses[class] do
+    checkedClasses[class] = true
+    local names = {}
+    for key, value in next, class do
+      if type(key) == "string" and type(value) == "function" and not isStep[key] and key:sub(1, 2) ~= "__" then names[#names + 1] = key end
+    end
+    sort(names)
+    for _, key in ipairs(names) do
+      local step = P.resembles(key, LIFECYCLE)
+      if step then
+        P.warn(nameOf(class) .. ":" .. key .. " is not a lifecycle step, so it is never called as one; did you mean '" .. step .. "'?")
+      end
+    end
+    class = rawget(class, "__base")
+  end
+end
+
 local nextId = 0
 local function instantiate(classOrInstance, args, caller)
   if state[classOrInstance] then return classOrInstance, false end
   if not isClass(classOrInstance) then
     error(caller .. ": expected a controller class or instance, got " .. type(classOrInstance), 3)
   end
+  checkLifecycleNames(classOrInstance)
   nextId = nextId + 1
   local self = setmetatable({ children = {} }, classOrInstance)
   state[self] = {
