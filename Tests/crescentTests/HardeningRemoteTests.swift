@@ -48,6 +48,13 @@ import Glibc
         try await Task.sleep(nanoseconds: 300_000_000)
         shutdown(leaving.descriptor, Int32(SHUT_RDWR))
         #expect(try hostAnswers(host) == 2)
+        // And from a client whose interrupt arrives in the same read as the request.
+        let hasty = try host.client()
+        hasty.send(raw: #"{"jsonrpc":"2.0","id":1,"method":"observe","params":{"service":"(function() while true do end end)()","key":"count"}}"#
+            + "\n" + #"{"jsonrpc":"2.0","id":2,"method":"interrupt"}"# + "\n")
+        let stopped = hasty.response(to: 1, within: 20)
+        #expect(((stopped?["error"] as? [String: Any])?["message"] as? String)?.contains("interrupted") == true, "\(String(describing: stopped))")
+        #expect(try hostAnswers(host) == 2)
         _ = await host.stop()
     }
 
