@@ -90,9 +90,12 @@ static void arm_interrupt(lua_State *L) {
     lua_Hook current = lua_gethook(L);
     if (current == interrupt_hook) return;
     crescent_vm *vm = vm_of(L);
+    for (int i = 0; i < SAVED_HOOKS; i++) {
+        if (vm->saved[i].thread == L) vm->saved[i].thread = NULL;      /* a hook it has since dropped */
+    }
     if (current != NULL) {
         for (int i = 0; i < SAVED_HOOKS; i++) {
-            if (vm->saved[i].thread == NULL || vm->saved[i].thread == L) {
+            if (vm->saved[i].thread == NULL) {
                 vm->saved[i] = (saved_hook){ L, current, lua_gethookmask(L), lua_gethookcount(L) };
                 break;
             }
@@ -198,6 +201,38 @@ void crescent_install_coroutine_functions(lua_State *L) {
     lua_setfield(L, -2, "resume");
     lua_pushcfunction(L, coroutine_wrap);
     lua_setfield(L, -2, "wrap");
+    lua_pop(L, 1);
+}
+
+/*
+ * debug.sethook as the standard library defines it (called through, after the same argument
+ * checks, so its errors name 'sethook'), with one addition: while an interrupt is pending, the
+ * interrupt hook is armed again on the thread whose hook was set. The script's new hook is saved
+ * and given back once the interrupt is cleared, so a script that sets or clears its hooks in a
+ * loop cannot shed an interrupt or a time limit.
+ */
+static int debug_sethook(lua_State *L) {
+    int arg = lua_isthread(L, 1) ? 1 : 0;
+    lua_State *target = arg ? lua_tothread(L, 1) : L;
+    if (!lua_isnoneornil(L, arg + 1)) {
+        luaL_checkstring(L, arg + 2);
+        luaL_checktype(L, arg + 1, LUA_TFUNCTION);
+        (void)luaL_optinteger(L, arg + 3, 0);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, 0);
+    if (atomic_load(&vm_of(L)->interrupt->reason) != CRESCENT_INTERRUPT_NONE) arm_interrupt(target);
+    return 0;
+}
+
+void crescent_install_debug_functions(lua_State *L) {
+    if (lua_getglobal(L, "debug") == LUA_TTABLE && lua_getfield(L, -1, "sethook") == LUA_TFUNCTION) {
+        lua_pushcclosure(L, debug_sethook, 1);
+        lua_setfield(L, -2, "sethook");
+    } else {
+        lua_pop(L, 1);
+    }
     lua_pop(L, 1);
 }
 

@@ -51,5 +51,7 @@ void crescent_leave_lua(lua_State *L, lua_State *previous);
 void crescent_install_text_loaders(lua_State *L);
 /** Replaces coroutine.resume and coroutine.wrap with versions that mark the coroutine they run. */
 void crescent_install_coroutine_functions(lua_State *L);
+/** Replaces debug.sethook with one that keeps a pending interrupt's hook armed. */
+void crescent_install_debug_functions(lua_State *L);
 
 #endif

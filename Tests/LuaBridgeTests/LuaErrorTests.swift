@@ -121,6 +121,32 @@ import Testing
         vm.clearInterrupt()
         #expect(try evaluateOne(vm, "return 'runs again'") == "runs again")
     }
+
+    /// A script that sets or clears its own hook in a loop (as a profiler or a sandbox does)
+    /// cannot remove the hook that raises a pending interrupt; its own hook is its own again after.
+    @Test func interruptsSurviveTheScriptsOwnSethook() throws {
+        let vm = try LuaVM()
+        let loops = [
+            "for i = 1, 20000000 do debug.sethook() end return 'shed'",
+            "for i = 1, 20000000 do debug.sethook(function() end, '', 100) end return 'shed'",
+            "local co = coroutine.running() for i = 1, 20000000 do debug.sethook(co) end return 'shed'",
+        ]
+        for loop in loops {
+            let interrupter = vm.interrupter
+            let thread = Thread { usleep(50_000); interrupter.interruptForTimeout() }
+            thread.start()
+            do {
+                let result = try evaluateOne(vm, loop)
+                Issue.record("not interrupted: \(String(describing: result)) from \(loop)")
+            } catch {
+                #expect((error as? LuaError)?.kind == .timeout, "\(loop): \(error)")
+            }
+            vm.clearInterrupt()
+        }
+        #expect(try evaluateOne(vm, "debug.sethook(function() end, 'r') local h = debug.gethook() debug.sethook() return type(h)") == "function")
+        #expect(try evaluateOne(vm, "return debug.gethook()") == .nil)
+        #expect(throws: LuaError.self) { try vm.run("debug.sethook(function() end)", name: "=bad") }
+    }
 }
 
 /// A minimal thread for tests that must act from off the VM's thread.

@@ -13,7 +13,8 @@
  *    limit crossed while Swift runs is raised by the trampoline once Swift has returned;
  *  - interrupts (Ctrl-C, time limits) are a flag; as lua.c does from its signal handler, the hook
  *    that raises them (in C) is installed only while one is pending, so a script's own
- *    debug.sethook, and debug.gethook() == nil, are what they are under lua5.4.
+ *    debug.sethook, and debug.gethook() == nil, are what they are under lua5.4 (except that a
+ *    script's debug.sethook cannot remove the hook while an interrupt is pending).
  */
 #ifndef CRESCENT_CLUA_H
 #define CRESCENT_CLUA_H

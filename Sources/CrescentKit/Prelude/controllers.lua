@@ -36,6 +36,7 @@ local function call(self, method, ...)
   if type(f) ~= "function" then return end
   local ok, err = xpcall(f, traceback, self, ...)
   if not ok then P.report(err, "error in " .. nameOf(self) .. ":" .. method) end
+  return ok, err
 end
 
 -- The scope that owns what the controller starts now.
@@ -331,27 +332,36 @@ end
 -- service. The command's method runs with its controller's scope as the owner of what it starts.
 local pendingCommands, commandsRunning = {}, false
 
-local function dispatch(name, args, count)
-  if name == "quit" or name == "exit" then return app.exit(0) end
+-- A command's `done(ok, message)`, when it has one (remote control's send), hears how it went.
+local function dispatch(name, args, count, done)
+  if name == "quit" or name == "exit" then
+    done(true)
+    return app.exit(0)
+  end
   local top = stack[#stack]
   if not top then
-    P.warn("no controller to receive '" .. name .. "'")
-    return
+    local message = "no controller to receive '" .. name .. "'"
+    P.warn(message)
+    return done(false, message)
   end
   local st = state[top]
   local command = st.commands[name]
   if name == "help" and not command then
     print("commands of " .. nameOf(top) .. ":\n" .. commandList(top))
-    return
+    return done(true)
   end
   if not command then
-    P.warn("unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ":\n" .. commandList(top))
-    return
+    local message = "unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ":\n" .. commandList(top)
+    P.warn(message)
+    return done(false, message)
   end
   P.setScope(scopeOf(top))
-  call(top, command.method, table.unpack(args, 1, count))
+  local ok, err = call(top, command.method, table.unpack(args, 1, count))
   P.setScope(P.scriptScope)
+  done(ok, not ok and "error in " .. nameOf(top) .. ":" .. command.method .. ": " .. tostring(err) or nil)
 end
+
+local function ignore() end
 
 local function runCommands()
   if commandsRunning then return end
@@ -359,17 +369,27 @@ local function runCommands()
   P.within(P.scriptScope, spawn, function()
     while #pendingCommands > 0 do
       local command = remove(pendingCommands, 1)
-      dispatch(command.name, command.args, command.count)
+      local done = command.done or ignore
+      -- A command that never finishes (its task cancelled, the host exiting) is not a success.
+      local ok, err = pcall(dispatch, command.name, command.args, command.count, done)
+      if not ok then
+        done(false, "the command did not finish: " .. tostring(err))
+        error(err, 0)
+      end
     end
     commandsRunning = false
   end)
 end
 
-function app.send(name, ...)
-  if type(name) ~= "string" then error("bad argument #1 to 'app.send' (command name string expected, got " .. type(name) .. ")", 2) end
-  pendingCommands[#pendingCommands + 1] = { name = name, args = { ... }, count = select("#", ...) }
+local function send(done, name, ...)
+  pendingCommands[#pendingCommands + 1] = { name = name, args = { ... }, count = select("#", ...), done = done }
   runCommands()
   return true
+end
+
+function app.send(name, ...)
+  if type(name) ~= "string" then error("bad argument #1 to 'app.send' (command name string expected, got " .. type(name) .. ")", 2) end
+  return send(nil, name, ...)
 end
 
 function Controller:command(name, method, help)
@@ -479,6 +499,11 @@ end)
 -- For the host: what the REPL completes after ':' (raw reads only, no user code runs)
 
 return {
+  -- app.send whose command, when it has run, calls report(token, ok, message) (remote
+  -- control's send answers with how it went; a second report of a token is ignored there).
+  sendCommand = function(report, token, name, ...)
+    return send(function(ok, message) report(token, ok, message) end, name, ...)
+  end,
   commandNames = function()
     local top = stack[#stack]
     local st = top and state[top]

@@ -5,7 +5,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// Finds an `interrupt` a client sent while the host loop runs that client's code.
+/// Finds an `interrupt` a client sent, or the client's hanging up, while the host loop runs that
+/// client's code.
 ///
 /// The clients' channels live on the host loop, which reads nothing while it runs a chunk such
 /// as `while true do end`. This thread looks, without consuming anything, at what waits on the
@@ -69,9 +70,11 @@ final class InterruptWatch: Sendable {
             // Peeked under the lock: a descriptor is never closed (and reused) mid-peek.
             let (stopped, idle) = state.withLock { state -> (Bool, Bool) in
                 guard !state.stopped else { return (true, true) }
-                for watched in state.watched.values where watched.connection.evalRunning.load(ordering: .relaxed)
+                for watched in state.watched.values where watched.connection.codeRunning.load(ordering: .relaxed)
                     && !watched.connection.interruptRequested.load(ordering: .relaxed) {
-                    if Self.holdsInterrupt(watched.descriptor, &buffer) {
+                    // A client gone is an interrupt too: what it started ends with it, and
+                    // its channel hears of the end only once the loop is free.
+                    if Self.hungUp(watched.descriptor) || Self.holdsInterrupt(watched.descriptor, &buffer) {
                         watched.connection.interruptRequested.store(true, ordering: .relaxed)
                         interrupter.interruptRunningCode()
                     }
@@ -81,6 +84,16 @@ final class InterruptWatch: Sendable {
             if stopped { return }
             if idle { wake.wait() } else { usleep(50_000) }
         }
+    }
+
+    /// True when the peer of `descriptor` has closed or shut down its side, or the connection failed.
+    private static func hungUp(_ descriptor: Int32) -> Bool {
+        // POLLRDHUP, which Glibc shows Swift only under _GNU_SOURCE: the peer's end of the stream,
+        // seen even while unread lines wait before it.
+        let peerClosed: Int16 = 0x2000
+        var entry = pollfd(fd: descriptor, events: peerClosed, revents: 0)
+        guard poll(&entry, 1, 0) > 0 else { return false }
+        return entry.revents & (peerClosed | Int16(POLLHUP) | Int16(POLLERR)) != 0
     }
 
     /// True when a whole `interrupt` request waits unread on `descriptor`.

@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 
 /// The socket side of one client, on the host loop: splits what the client sends into lines
 /// (with a ``JSONRPCLineDecoder``), hands each to the server, and writes the outbox when the
@@ -67,18 +68,36 @@ final class RemoteChannelHandler: ChannelInboundHandler {
 
     /// Hands the server each whole line in `buffer`, in order.
     private func deliverLines(in buffer: inout ByteBuffer, atEnd: Bool) {
-        while !refused {
-            let line: ByteBuffer?
-            do {
-                line = atEnd ? try decoder.decodeLast(buffer: &buffer, seenEOF: true) : try decoder.decode(buffer: &buffer)
-            } catch {
-                refused = true
-                connection.close(reason: "\(error)")
-                return
-            }
-            guard let line else { return }
-            connection.reading()
-            received(connection, line)
+        guard let first = nextLine(in: &buffer, atEnd: atEnd) else { return }
+        guard let second = nextLine(in: &buffer, atEnd: atEnd) else { return deliver(first) }
+        // Several lines in one read: an `interrupt` among them is meant for code an earlier one
+        // starts, which holds the loop; the interrupt watch cannot peek at what is read already.
+        var rest = [second]
+        while let line = nextLine(in: &buffer, atEnd: atEnd) { rest.append(line) }
+        if rest.contains(where: Self.isInterrupt) { connection.interruptRequested.store(true, ordering: .relaxed) }
+        deliver(first)
+        for line in rest { deliver(line) }
+    }
+
+    private func deliver(_ line: ByteBuffer) {
+        connection.reading()
+        received(connection, line)
+    }
+
+    /// The next whole line, or nil (also once a line too long has closed the connection).
+    private func nextLine(in buffer: inout ByteBuffer, atEnd: Bool) -> ByteBuffer? {
+        guard !refused else { return nil }
+        do {
+            return atEnd ? try decoder.decodeLast(buffer: &buffer, seenEOF: true) : try decoder.decode(buffer: &buffer)
+        } catch {
+            refused = true
+            connection.close(reason: "\(error)")
+            return nil
         }
+    }
+
+    private static func isInterrupt(_ line: ByteBuffer) -> Bool {
+        if case .success(.request(_, "interrupt", _)) = JSONRPCMessage.parse(line: line.readableBytesView) { return true }
+        return false
     }
 }

@@ -12,17 +12,23 @@ import Model
 ///
 /// - Observations and renders are *latest* items: a new value for the same subscription replaces
 ///   the one still waiting, so a slow reader sees fewer, newer values.
-/// - Responses and events are never dropped: past ``maxQueued`` of them the client is
-///   disconnected with a reason, and the host forgets it.
+/// - Responses and events are never dropped: past ``maxQueued`` of them, or past
+///   ``maxQueuedBytes`` of lines, the client is disconnected with a reason, and the host forgets
+///   it. The output of the client's own eval does not count towards ``maxQueued``: it is made
+///   while the chunk holds the loop, when the client cannot be read to, however fast it reads.
 final class RemoteConnection: Sendable {
     /// How many responses and events may wait for a slow reader before it is disconnected.
     static let maxQueued = 1000
+    /// How many bytes of lines may wait for a slow reader before it is disconnected (a few large
+    /// answers are as bad as many small ones).
+    static let maxQueuedBytes = 64 << 20
 
     let id: Int
     let channel: any Channel
-    /// True while this client's `eval` runs Lua code (not while it waits): an `interrupt` the
-    /// ``InterruptWatch`` finds then stops that code at once, since the host loop is busy running it.
-    let evalRunning = Atomic<Bool>(false)
+    /// True while Lua code this client asked for runs (its `eval`'s chunk, not while it waits;
+    /// `observe`'s expression): an `interrupt` the ``InterruptWatch`` finds then stops that code at
+    /// once, since the host loop is busy running it, and so does the client's hanging up.
+    let codeRunning = Atomic<Bool>(false)
     /// An `interrupt` was seen and the host loop has not handled it yet: an eval that starts
     /// meanwhile (it was queued before the interrupt) is stopped as it starts.
     let interruptRequested = Atomic<Bool>(false)
@@ -30,14 +36,18 @@ final class RemoteConnection: Sendable {
 
     private struct Outbox {
         enum Item {
-            case line(String)
+            /// A line that must arrive; `counted` when it counts towards ``maxQueued``.
+            case line(String, counted: Bool)
             case latest(String)
         }
 
         var items: [Item] = []
         var head = 0
         var latest: [String: String] = [:]
+        /// The lines waiting that count towards ``maxQueued``.
         var queued = 0
+        /// The bytes of all the lines waiting, newlines included.
+        var queuedBytes = 0
         var flushScheduled = false
         /// The host loop is handling lines this connection read: what they queue is written
         /// when the read completes (``readCompleted()``), not by a task of its own.
@@ -50,20 +60,23 @@ final class RemoteConnection: Sendable {
         var replaced = 0
     }
 
-    /// Told (on the host loop) when the outbox overflows, before the connection closes.
-    let onOverflow: (@Sendable () -> Void)?
+    /// Told (on the host loop) when the outbox overflows, before the connection closes, with
+    /// what overflowed.
+    let onOverflow: (@Sendable (String) -> Void)?
 
-    init(id: Int, channel: any Channel, onOverflow: (@Sendable () -> Void)? = nil) {
+    init(id: Int, channel: any Channel, onOverflow: (@Sendable (String) -> Void)? = nil) {
         self.id = id
         self.channel = channel
         self.onOverflow = onOverflow
     }
 
     /// Queues a line that must arrive (a response, an event). Past the bound the client is
-    /// disconnected with a reason and false is returned.
+    /// disconnected with a reason and false is returned. `ownOutput` is the output of the
+    /// client's own eval, which counts by its bytes only.
     @discardableResult
-    func send(_ message: JSONRPCMessage) -> Bool {
+    func send(_ message: JSONRPCMessage, ownOutput: Bool = false) -> Bool {
         let line = message.line
+        let size = line.utf8.count + 1
         let onLoop = channel.eventLoop.inEventLoop
         let outcome = outbox.withLock { box -> SendOutcome in
             guard !box.closed else { return .refused }
@@ -73,12 +86,18 @@ final class RemoteConnection: Sendable {
                 box.flushAtReadEnd = true
                 return .direct
             }
-            guard box.queued < Self.maxQueued else {
+            guard ownOutput || box.queued < Self.maxQueued else {
                 box.closed = true
-                return .overflow
+                return .overflow("more than \(Self.maxQueued) responses and events waited")
             }
-            box.items.append(.line(line))
-            box.queued += 1
+            // One line alone may be larger than the bound: it waits only behind nothing.
+            guard box.queuedBytes == 0 || box.queuedBytes + size <= Self.maxQueuedBytes else {
+                box.closed = true
+                return .overflow("more than \(Self.maxQueuedBytes >> 20) MiB of responses, events and output waited")
+            }
+            box.items.append(.line(line, counted: !ownOutput))
+            if !ownOutput { box.queued += 1 }
+            box.queuedBytes += size
             return .queued(schedule: Self.takeSchedule(&box))
         }
         switch outcome {
@@ -86,9 +105,9 @@ final class RemoteConnection: Sendable {
             write(line)
         case .queued(let schedule):
             if schedule { scheduleFlush() }
-        case .overflow:
-            onOverflow?()
-            close(reason: "the client did not read: more than \(Self.maxQueued) responses and events waited")
+        case .overflow(let what):
+            onOverflow?(what)
+            close(reason: "the client did not read: \(what)")
             return false
         case .refused:
             return false
@@ -99,7 +118,7 @@ final class RemoteConnection: Sendable {
     private enum SendOutcome {
         case direct
         case queued(schedule: Bool)
-        case overflow
+        case overflow(String)
         case refused
     }
 
@@ -166,8 +185,9 @@ final class RemoteConnection: Sendable {
                 let item = box.items[box.head]
                 box.head += 1
                 switch item {
-                case .line(let line):
-                    box.queued -= 1
+                case .line(let line, let counted):
+                    if counted { box.queued -= 1 }
+                    box.queuedBytes -= line.utf8.count + 1
                     return line
                 case .latest(let key):
                     return box.latest.removeValue(forKey: key) ?? ""

@@ -24,7 +24,7 @@ extension RemoteServer {
         let task = host.withScope(session.scope) {
             host.startTask(function: function, arguments: 0, in: stack) { [unowned self, unowned session] ending in
                 session.evalTask = nil
-                connection.evalRunning.store(false, ordering: .relaxed)
+                connection.codeRunning.store(false, ordering: .relaxed)
                 reply(self.result(of: ending))
                 self.host.clearStrayInterrupt()
             }
@@ -34,7 +34,7 @@ extension RemoteServer {
         let interrupter = host.vm.interrupter
         task.onResume = { [unowned self] running in
             if running { self.beginOutput(to: connection) } else { self.endOutput() }
-            connection.evalRunning.store(running, ordering: .relaxed)
+            connection.codeRunning.store(running, ordering: .relaxed)
             // An interrupt read while this eval still waited its turn on the host loop.
             if running && connection.interruptRequested.load(ordering: .relaxed) { interrupter.interruptRunningCode() }
         }

@@ -43,7 +43,7 @@ extension RemoteServer {
             case "eval": try eval(params, session, reply)
             case "interrupt": reply(.success(["interrupted": .bool(interrupt(session))]))
             case "complete": reply(.success(try complete(params)))
-            case "send": reply(.success(try send(params)))
+            case "send": try send(params, reply)
             case "observe": reply(.success(try observe(params, session)))
             case "on": reply(.success(try on(params, session)))
             case "unsubscribe": reply(.success(try unsubscribe(params, session)))
@@ -136,8 +136,9 @@ extension RemoteServer {
         return ["items": .array(answer.candidates.map { .string($0) }), "from": .integer(Int64(cursor - answer.fragmentLength))]
     }
 
-    /// `app.send(command, args...)`: the top controller's command.
-    private func send(_ params: Value) throws(MethodError) -> Value {
+    /// `app.send(command, args...)`: the top controller's command, answered `{ sent }` once it
+    /// has run, or error 1 when it went nowhere (no controller, an unknown command) or raised.
+    private func send(_ params: Value, _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
         guard let command = try Self.string(params, "command", of: "send"), !command.isEmpty else {
             throw .invalidParams("send: command must be a non-empty string")
         }
@@ -147,20 +148,47 @@ extension RemoteServer {
         case .array(let items): arguments = items
         default: throw .invalidParams("send: args must be an array, got \(params["args"].typeName)")
         }
+        guard let hooks = host.controllerHooks else {
+            throw MethodError(code: Self.failedCode, message: "send: this host runs no controllers")
+        }
         let stack = host.vm.stack
         let base = stack.top
         defer { stack.setTop(base) }
-        host.vm.getGlobal("app")
+        lastSendToken += 1
+        let token = lastSendToken
+        pendingSends[token] = reply
+        hooks.push(onto: stack)
+        _ = stack.rawGet(-1, "sendCommand")
+        pushSendReport()
+        stack.push(Int64(token))
+        stack.push(command)
+        for argument in arguments { host.binding.push(argument, onto: stack) }
         do throws(LuaError) {
-            try stack.getField(-1, "send")
-            stack.push(command)
-            for argument in arguments { host.binding.push(argument, onto: stack) }
-            try host.vm.call(arguments: Int32(arguments.count + 1), results: 0)
+            try host.vm.call(arguments: Int32(arguments.count + 3), results: 0)
         } catch {
-            if host.handleControlFlow(error) { return ["sent": true] }
-            throw MethodError(code: Self.failedCode, message: "send: \(error.message)")
+            let exiting = host.handleControlFlow(error)
+            guard let answer = pendingSends.removeValue(forKey: token) else { return }
+            answer(exiting ? .success(["sent": true]) : .failure(MethodError(code: Self.failedCode, message: "send: \(error.message)")))
         }
-        return ["sent": true]
+    }
+
+    /// Pushes the function the controller prelude calls with a sent command's outcome:
+    /// `(token, ok, message)`.
+    private func pushSendReport() {
+        if let sendReport { return sendReport.push(onto: host.vm.stack) }
+        // Weak: the function lives as long as the VM, which may outlive the server.
+        host.vm.pushFunction { [weak self] stack in
+            guard let self, let token = stack.integer(at: 1), let answer = self.pendingSends.removeValue(forKey: Int(token)) else {
+                return .none
+            }
+            if stack.boolean(at: 2) { answer(.success(["sent": true])); return .none }
+            let message = stack.text(at: 3) ?? "the command failed"
+            let firstLine = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
+            answer(.failure(MethodError(code: Self.failedCode, message: "send: \(firstLine)", data: ["traceback": .string(message)])))
+            return .none
+        }
+        host.vm.stack.pushValue(at: -1)
+        sendReport = host.vm.ref()
     }
 
     // MARK: Parameters

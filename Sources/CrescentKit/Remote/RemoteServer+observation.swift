@@ -1,6 +1,7 @@
 import CLua
 import LuaBridge
 import Model
+import Synchronization
 
 extension RemoteServer {
     /// `observe { service, key, initial? }`: the client's subscription to a property, coalesced as
@@ -11,7 +12,7 @@ extension RemoteServer {
         guard let target = try Self.string(params, "service", of: "observe"),
               let key = try Self.string(params, "key", of: "observe") else { return .null }
         let initial = try Self.flag(params, "initial", of: "observe", default: true)
-        let box = try object(named: target)
+        let box = try object(named: target, for: session.connection)
         guard box.interface.property(key) != nil else {
             throw .invalidParams("observe: '\(key)' is not a property of \(target) (properties: \(box.interface.properties.map(\.name).joined(separator: ", ")))")
         }
@@ -59,8 +60,9 @@ extension RemoteServer {
         return ["unsubscribed": true]
     }
 
-    /// The object `target` names: a service by name, else the value of a Lua expression.
-    private func object(named target: String) throws(MethodError) -> ObjectBox {
+    /// The object `target` names: a service by name, else the value of a Lua expression, which
+    /// `connection`'s `interrupt` (or its hanging up) stops as it would an eval.
+    private func object(named target: String, for connection: RemoteConnection) throws(MethodError) -> ObjectBox {
         let stack = host.vm.stack
         let base = stack.top
         defer { stack.setTop(base) }
@@ -72,8 +74,17 @@ extension RemoteServer {
         }
         do throws(LuaError) {
             try host.vm.load(Array(("return " + target).utf8), name: "=remote")
+            connection.codeRunning.store(true, ordering: .relaxed)
+            defer { connection.codeRunning.store(false, ordering: .relaxed) }
+            // An interrupt read while this request waited its turn on the host loop.
+            if connection.interruptRequested.load(ordering: .relaxed) { host.vm.interrupter.interruptRunningCode() }
             try host.vm.call(arguments: 0, results: 1)
         } catch {
+            if error.kind == .interrupted {
+                host.clearStrayInterrupt()
+                throw MethodError(code: Self.failedCode, message: "observe: interrupted while computing '\(target)'",
+                                  data: ["kind": "interrupted"])
+            }
             let names = host.binding.services.map(\.name).joined(separator: ", ")
             throw .invalidParams("observe: '\(target)' is neither a service (\(names)) nor an expression giving an object: \(error.message)")
         }

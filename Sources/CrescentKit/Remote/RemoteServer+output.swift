@@ -61,7 +61,8 @@ extension RemoteServer {
                 try Host.writeJoined(stack, from: 1) { bytes.append(contentsOf: $0) }
                 bytes.append(UInt8(ascii: "\n"))
                 let text = String(decoding: bytes, as: UTF8.self)
-                self.outputTarget?.send(.notification(method: "output", params: ["text": .string(text), "stream": "stdout"]))
+                self.outputTarget?.send(.notification(method: "output", params: ["text": .string(text), "stream": "stdout"]),
+                                       ownOutput: true)
                 return .none
             }
             stack.rawSet(-2, index: PrintSlot.capture)

@@ -42,6 +42,11 @@ public final class RemoteServer {
     let chunks = CompiledChunks()
     /// The clients that follow the host's output.
     let followers = OutputFollowers()
+    /// The answers of `send` requests whose command has not run yet, by token.
+    var pendingSends: [Int: (Result<Value, MethodError>) -> Void] = [:]
+    var lastSendToken = 0
+    /// The function the controller prelude reports a sent command's outcome to (made once).
+    var sendReport: LuaRef?
     private var listener: Listener?
 
     /// The socket side: the accepting thread and the interrupt watch.
@@ -114,7 +119,8 @@ public final class RemoteServer {
         }
     }
 
-    /// The name to listen as and its path: stale sockets of dead hosts are removed on the way.
+    /// The name to listen as and its path: stale sockets of dead hosts are removed on the way;
+    /// anything else at a path is left alone and refused.
     private static func claim(_ name: String, exclusive: Bool, in folder: RemoteFolder) throws(RemoteError) -> (String, String) {
         var number = 1
         while true {
@@ -134,6 +140,8 @@ public final class RemoteServer {
                     throw RemoteError("a host already listens as '\(name)' (pid \(pid), \(path)); stop it or choose another name with --listen=NAME")
                 }
                 number += 1
+            case .notSocket:
+                throw RemoteError("cannot listen as '\(candidate)': \(path) exists and is not a socket; move it away or choose another name with --listen=NAME")
             }
         }
     }
@@ -171,8 +179,8 @@ public final class RemoteServer {
         ClientBootstrap(group: server.eventLoop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let connection = RemoteConnection(id: id, channel: channel) {
-                        onHost(server) { $0.warn("remote client \(id) disconnected: it did not read, and more than \(RemoteConnection.maxQueued) responses and events waited") }
+                    let connection = RemoteConnection(id: id, channel: channel) { what in
+                        onHost(server) { $0.warn("remote client \(id) disconnected: it did not read, and \(what)") }
                     }
                     let handler = RemoteChannelHandler(
                         connection: connection,
@@ -202,7 +210,7 @@ public final class RemoteServer {
         if case .request(_, "interrupt", _) = message {
             connection.interruptRequested.store(true, ordering: .relaxed)
             // The host loop is busy running this client's code: stop the code from here.
-            if connection.evalRunning.load(ordering: .relaxed) { interrupter.interruptRunningCode() }
+            if connection.codeRunning.load(ordering: .relaxed) { interrupter.interruptRunningCode() }
         }
         onHost(server) { $0.handle(message, from: connection) }
     }
@@ -229,6 +237,8 @@ public final class RemoteServer {
 
     private func disconnected(_ connection: RemoteConnection) {
         listener?.watch.remove(connection.id)
+        // Its hanging up may have interrupted code of its that ended before the interrupt landed.
+        if connection.interruptRequested.load(ordering: .relaxed) { host.clearStrayInterrupt() }
         guard let session = sessions.removeValue(forKey: connection.id) else { return }
         unfollow(connection)
         if let task = session.evalTask { host.cancel(task) }
@@ -243,6 +253,7 @@ public final class RemoteServer {
             session.end()
         }
         sessions.removeAll()
+        pendingSends.removeAll()
         chunks.removeAll()
         host.presenter.onRender = nil
         guard let listener else { return }

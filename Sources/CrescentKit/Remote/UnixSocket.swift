@@ -20,6 +20,8 @@ public final class UnixSocket {
         case stale
         /// A host listens there: process `pid`.
         case live(pid: Int32)
+        /// Something that is not a socket (a file, a folder): never replaced.
+        case notSocket
     }
 
     /// Connects to the socket at `path`.
@@ -39,6 +41,7 @@ public final class UnixSocket {
     public static func probe(_ path: String) -> Probe {
         var info = stat()
         guard lstat(path, &info) == 0 else { return .absent }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { return .notSocket }
         guard let connection = try? connect(path: path) else { return .stale }
         return .live(pid: connection.peerCredentials?.pid ?? 0)
     }
