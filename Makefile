@@ -13,20 +13,18 @@ PREFIX ?= /usr/local
 # (NIO's Selector<NIORegistration>, ManagedAtomic<UInt64>, Pool<PooledBuffer>) were checked by
 # scanning all 10,000 protocol conformance records of the binary, six scans and a fifth of
 # `crescent -e ''`'s instructions before the first line of a script ran (10.07 M -> 7.12 M).
-# The binary is not position-independent (-no-pie): packed or not, a PIE's 142,000 relative
-# relocations were applied at every start (1.4 M of `crescent -e ''`s 4.0 M instructions),
-# copying every page of Swift metadata they patched, which a fixed-address binary maps straight
-# from the file (-e '': 4.02 M -> 2.77 M instructions, 831 -> 439 page faults, a third less wall
-# time). The price is that the executable itself loads at a fixed address (Go builds its
-# binaries the same way); its libraries, heap and stacks are still placed at random.
+# The binary is position-independent (PIE, as the toolchain links it by default), so the kernel
+# loads it at a random address like its libraries, heap and stacks (ASLR): it parses HTTP, feeds,
+# PostgreSQL's protocol and socket clients. Its relative relocations (packed, above) are applied
+# at every start.
 RELEASE_FLAGS = -c release -Xswiftc -static-stdlib -Xswiftc -use-ld=lld -Xlinker --no-export-dynamic \
-	-Xlinker -z -Xlinker pack-relative-relocs -Xswiftc -Xclang-linker -Xswiftc -no-pie \
+	-Xlinker -z -Xlinker pack-relative-relocs \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 SCRIPT ?= scripts/tracker.lua
 RUN_ARGS ?= --location gpx:scripts/tracks/paris.gpx@60x
 BENCH_ARGS ?=
 
-.PHONY: all setup build run test bench clean install uninstall test-install fuzz prelude
+.PHONY: all setup build run test bench clean install uninstall test-install fuzz sanitize
 
 all: build
 
@@ -35,12 +33,6 @@ setup:
 
 build: setup
 	$(SWIFT) build
-
-# The prelude's bytecode, which the binary embeds and loads instead of compiling the Lua modules
-# at every start (tools/compile-prelude.lua): rerun after editing a module in
-# Sources/CrescentKit/Prelude; PreludeTests fails while it is due.
-prelude:
-	lua5.4 tools/compile-prelude.lua
 
 run: build
 	$(SWIFT) build --product crescent
@@ -77,6 +69,22 @@ test: setup
 	@$(MAKE) --no-print-directory test-install
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(FUZZ_TEST_SECONDS)
 
+# The unit suites (the first two phases of test) built and run under AddressSanitizer, then under
+# ThreadSanitizer, each in a build folder of its own (.build-asan, .build-tsan) so neither
+# recompiles the plain build. Slow: every module and dependency is compiled twice more.
+UNIT_TESTS = LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests
+SANITIZERS ?= address thread
+sanitize: setup
+	@for sanitizer in $(SANITIZERS); do \
+	    scratch=.build-$$(echo $$sanitizer | sed 's/address/asan/; s/thread/tsan/'); \
+	    echo "== $$sanitizer sanitizer ($$scratch)"; \
+	    $(SWIFT) build --build-tests --scratch-path $$scratch --sanitize=$$sanitizer || exit 1; \
+	    $(REAP) $(SWIFT) test --skip-build --scratch-path $$scratch --sanitize=$$sanitizer \
+	        --filter "$(UNIT_TESTS)" --skip "$(SERIAL_TESTS)" || exit 1; \
+	    $(REAP) $(SWIFT) test --skip-build --scratch-path $$scratch --sanitize=$$sanitizer \
+	        --no-parallel --filter "$(SERIAL_TESTS)" || exit 1; \
+	done
+
 # Coverage-guided fuzzing (libFuzzer through -sanitize=fuzzer) of every parser of outside input
 # and of Lua<->model value conversion: each target runs FUZZ_SECONDS from its seed corpus in
 # Fuzz/corpus/TARGET (make test runs them for FUZZ_TEST_SECONDS). Only our own modules are
@@ -90,7 +98,8 @@ fuzz: setup
 	CRESCENT_FUZZ=1 $(SWIFT) build --product crescent-fuzz
 	@tools/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# make install puts a statically linked crescent in PREFIX/bin and the geocoder's data in
+# make install puts a statically linked crescent in PREFIX/bin, without its debug information (a
+# third of the file; the symbols stay, so backtraces still name functions), and the geocoder's data in
 # PREFIX/share/crescent, where the binary looks for it, so it runs from any folder and
 # `#!/usr/bin/env crescent` scripts run with PREFIX/bin on the PATH. INSTALL_CONFIG=debug installs
 # the debug build instead, linked as statically: make test's test-install uses it, so that a clean
@@ -113,6 +122,7 @@ else
 endif
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/crescent"
 	install -m 0755 .build/$(INSTALL_CONFIG)/crescent "$(DESTDIR)$(PREFIX)/bin/crescent"
+	strip --strip-debug "$(DESTDIR)$(PREFIX)/bin/crescent"
 	install -m 0644 Sources/Services/Geocoder/Resources/cities1000.cgeo "$(DESTDIR)$(PREFIX)/share/crescent/cities1000.cgeo"
 ifeq ($(INSTALL_CONFIG),debug)
 	@# When the static link had to compile the crescent module (it was out of date), its objects

@@ -109,25 +109,13 @@ let package = Package(
                 .embedInCode("Prelude/latest.lua"),
                 .embedInCode("Prelude/output.lua"),
                 .embedInCode("Prelude/plugin.lua"),
-                // Their bytecode (tools/compile-prelude.lua, `make prelude`), which a host loads
-                // instead of compiling the sources at every start.
-                .embedInCode("Prelude/Compiled/inspect.luac"),
-                .embedInCode("Prelude/Compiled/json.luac"),
-                .embedInCode("Prelude/Compiled/marks.luac"),
-                .embedInCode("Prelude/Compiled/controllers.luac"),
-                .embedInCode("Prelude/Compiled/models.luac"),
-                .embedInCode("Prelude/Compiled/assertions.luac"),
-                .embedInCode("Prelude/Compiled/testing.luac"),
-                .embedInCode("Prelude/Compiled/firstuse.luac"),
-                .embedInCode("Prelude/Compiled/change.luac"),
-                .embedInCode("Prelude/Compiled/services.luac"),
-                .embedInCode("Prelude/Compiled/time.luac"),
-                .embedInCode("Prelude/Compiled/latest.luac"),
-                .embedInCode("Prelude/Compiled/output.luac"),
-                .embedInCode("Prelude/Compiled/plugin.luac"),
             ],
-            swiftSettings: upcoming
+            swiftSettings: upcoming,
+            // Their bytecode, which a host loads instead of compiling the sources at every start,
+            // made by the build from the sources (Plugins/PreludeCompiler).
+            plugins: ["PreludeCompiler"]
         ),
+        .plugin(name: "PreludeCompiler", capability: .buildTool(), path: "Plugins/PreludeCompiler"),
         // The line editor: a pure editing state, history and a terminal renderer (the REPL itself,
         // which runs chunks on the host's loop, is CrescentKit/Interactive).
         .target(

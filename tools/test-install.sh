@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make install into a temporary prefix, then what a user does with it: a `#!/usr/bin/env crescent`
 # script run from another folder with only PREFIX/bin (and the system's /usr/bin:/bin for env) on
-# the PATH, using the geocoder's installed data; then make uninstall leaves nothing behind.
+# the PATH, using the geocoder's installed data; the binary is position-independent and has no
+# debug information; then make uninstall leaves nothing behind.
 # INSTALL_CONFIG (release unless given; make test-install passes debug) picks the build installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,16 @@ if [ "$output" != "Paris, France" ]; then
 fi
 if ldd "$prefix/bin/crescent" 2>/dev/null | grep -q libswiftCore; then
     echo "test-install: FAILED: the installed crescent links the Swift runtime dynamically" >&2
+    exit 1
+fi
+# Position-independent, so the kernel loads it at a random address (ASLR): ELF type DYN, not EXEC.
+if ! LC_ALL=C readelf -h "$prefix/bin/crescent" | grep -Eq '^ *Type: +DYN'; then
+    echo "test-install: FAILED: the installed crescent is not position-independent: $(LC_ALL=C readelf -h "$prefix/bin/crescent" | grep 'Type:')" >&2
+    exit 1
+fi
+# Installed without its debug information (the symbols stay, for backtraces).
+if LC_ALL=C readelf -S "$prefix/bin/crescent" | grep -q '\.debug_info'; then
+    echo "test-install: FAILED: the installed crescent carries its debug information" >&2
     exit 1
 fi
 make --no-print-directory uninstall PREFIX="$prefix" >/dev/null

@@ -31,7 +31,10 @@ struct CommonOptions: ParsableArguments {
     @Flag(name: .customLong("keep-running"), help: "Keep running when the commands piped on stdin end (by default the end of input quits).")
     var keepRunning = false
 
-    @Option(name: .customLong("log-level"), help: ArgumentHelp("The lowest log level shown.", valueName: "level"))
+    @Option(name: .customLong("log-level"), help: ArgumentHelp(
+        "The lowest level of log messages (scripts' log.debug/info/warn/error, plugins' logs) shown on stderr: "
+            + "debug (all of them), info (all but debug), warn (warnings and errors), error (errors only).",
+        valueName: "level"))
     var logLevel = HostOptions().logLevel
 
     @Option(name: .customLong("listen"), help: ArgumentHelp("Listen for remote control (crescent attach, eval, send …) as NAME; --listen alone: the script's name, or repl.", valueName: "name"))

@@ -157,6 +157,12 @@ struct Crescent: ParsableCommand {
         }
     }
 
+    /// Prints `crescent: reason` and exits 1: the command line was right, the command failed.
+    static func fail(_ reason: String) -> Never {
+        ProcessIO.writeError("crescent: \(reason)\n")
+        ProcessIO.exit(1)
+    }
+
     /// Prints `crescent: reason` and the usage hint, and exits 2.
     static func usageError(_ reason: String) -> Never {
         ProcessIO.writeError("crescent: \(reason)\n\(usageHint)\n")

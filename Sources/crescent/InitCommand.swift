@@ -8,7 +8,10 @@ struct InitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "init",
         abstract: "Write a new project: crescent.toml, a main.lua controller, a passing spec/main_spec.lua, stubs and .luarc.json.",
-        discussion: "Then: cd DIR && crescent test && crescent main.lua. Existing files are never overwritten."
+        discussion: """
+            Then: cd DIR && crescent test && crescent main.lua. Existing files are never overwritten: \
+            an existing .luarc.json keeps your settings and gets Crescent's added (see crescent stubs).
+            """
     )
 
     @Argument(help: ArgumentHelp("The project folder (created if missing; default: the current folder).", valueName: "dir"))
@@ -17,21 +20,30 @@ struct InitCommand: ParsableCommand {
     func run() throws {
         let manager = FileManager.default
         let root = directory
-        let files = ProjectTemplate.files
-        let clashes = files.map { (root as NSString).appendingPathComponent($0.path) }.filter { manager.fileExists(atPath: $0) }
+        let files = ProjectTemplate.files.map { (path: (root as NSString).appendingPathComponent($0.path), text: $0.text) }
+        let stubs: StubsPlan
+        do throws(ProjectFiles.Failure) {
+            let entries: [ServiceEntry]
+            do throws(HostSetupError) {
+                entries = try ServiceFactory.entries(plugins: [.standard], options: HostOptions())
+            } catch {
+                Crescent.fail("cannot describe the services for the stubs: \(error.description)")
+            }
+            stubs = try StubsPlan(entries: entries, folder: (root as NSString).appendingPathComponent("types"))
+        } catch {
+            Crescent.fail(error.description)
+        }
+        // Nothing is written while anything would be overwritten.
+        let clashes = files.map(\.path).filter { manager.fileExists(atPath: $0) }
         if !clashes.isEmpty {
             Crescent.usageError("not overwriting \(clashes.joined(separator: ", ")); choose an empty folder")
         }
-        do {
-            for file in files {
-                let path = (root as NSString).appendingPathComponent(file.path)
-                try manager.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-                try file.text.write(toFile: path, atomically: true, encoding: .utf8)
-            }
-            let entries = try ServiceFactory.entries(plugins: [.standard], options: HostOptions())
-            _ = try StubsCommand.write(entries: entries, to: (root as NSString).appendingPathComponent("types"))
+        if !stubs.refusals.isEmpty { Crescent.usageError(stubs.refusals.joined(separator: "; ")) }
+        do throws(ProjectFiles.Failure) {
+            for file in files { try ProjectFiles.write(file.text, to: file.path) }
+            _ = try stubs.write()
         } catch {
-            Crescent.usageError("cannot write the project in \(root): \(error)")
+            Crescent.fail(error.description)
         }
         let cd = root == "." ? "" : "cd \(root) && "
         ProcessIO.writeOut("""

@@ -39,7 +39,6 @@ enum RemoteCommandSupport {
 
     /// Prints `crescent: message` and exits 1.
     static func fail(_ message: String) -> Never {
-        ProcessIO.writeError("crescent: \(message)\n")
-        ProcessIO.exit(1)
+        Crescent.fail(message)
     }
 }

@@ -8,7 +8,11 @@ struct StubsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stubs",
         abstract: "Write LuaLS (LuaCATS) annotation files for every global and service, and a .luarc.json beside them.",
-        discussion: "The stubs go in DIR (default: types); .luarc.json goes in DIR's parent folder, pointing at DIR."
+        discussion: """
+            The stubs go in DIR (default: types); .luarc.json goes in DIR's parent folder, pointing at DIR. \
+            Stubs written before are rewritten; an existing .luarc.json keeps your settings and gets Crescent's added. \
+            A file in DIR that crescent stubs did not write, or a .luarc.json that is not a JSON object, is never overwritten.
+            """
     )
 
     @Option(help: ArgumentHelp("The folder for the annotation files.", valueName: "dir"))
@@ -26,29 +30,17 @@ struct StubsCommand: ParsableCommand {
         } catch {
             Crescent.usageError(error.description)
         }
-        do {
-            let written = try Self.write(entries: entries, to: out)
-            ProcessIO.writeOut(written.map { "wrote \($0)" }.joined(separator: "\n") + "\n")
+        let plan: StubsPlan
+        do throws(ProjectFiles.Failure) {
+            plan = try StubsPlan(entries: entries, folder: out)
         } catch {
-            Crescent.usageError("cannot write the stubs to \(out): \(error.localizedDescription)")
+            Crescent.fail(error.description)
         }
-    }
-
-    /// Writes the stubs into `folder` and `.luarc.json` beside it; returns the paths written.
-    static func write(entries: [ServiceEntry], to folder: String) throws -> [String] {
-        let manager = FileManager.default
-        try manager.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var written: [String] = []
-        for file in StubWriter.files(for: entries) {
-            let path = (folder as NSString).appendingPathComponent(file.name)
-            try file.text.write(toFile: path, atomically: true, encoding: .utf8)
-            written.append(path)
+        if !plan.refusals.isEmpty { Crescent.usageError(plan.refusals.joined(separator: "; ")) }
+        do throws(ProjectFiles.Failure) {
+            ProcessIO.writeOut(try plan.write().joined(separator: "\n") + "\n")
+        } catch {
+            Crescent.fail(error.description)
         }
-        let trimmed = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
-        let parent = (trimmed as NSString).deletingLastPathComponent
-        let luarc = ((parent.isEmpty ? "." : parent) as NSString).appendingPathComponent(".luarc.json")
-        try StubWriter.luarc(library: (trimmed as NSString).lastPathComponent).write(toFile: luarc, atomically: true, encoding: .utf8)
-        written.append(luarc)
-        return written
     }
 }

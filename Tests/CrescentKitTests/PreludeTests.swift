@@ -4,12 +4,26 @@ import Testing
 
 /// The prelude's embedded bytecode: what a host loads instead of compiling the sources.
 struct PreludeTests {
-    @Test func eachCompiledChunkIsTheDumpOfItsSourceByTheLinkedLua() throws {
+    /// The build's bytecode (the PreludeCompiler plugin) is what a host loads: the Lua the binary
+    /// links accepts every module's (no host falls back to compiling the source), each under the
+    /// module's chunk name with its debug information, so errors still name `[crescent NAME]:LINE`;
+    /// and it is the module's current source, compiled by the build, with no step to forget.
+    @Test func theBuildCompilesEachModuleForTheLinkedLua() throws {
+        #expect(Prelude.allModules.count == Set(Prelude.allModules.map(\.name)).count)
         for module in Prelude.allModules {
             let vm = try LuaVM()
-            try vm.load(module.source, name: module.chunkName)
-            #expect(vm.dumpFunction() == module.compiled,
-                    "Prelude/Compiled/\(module.name).luac is not the dump of \(module.name).lua: run 'make prelude'")
+            try vm.load(module.compiled, name: "=wrong", mode: "b")
+            #expect(vm.dumpFunction() == module.compiled, "\(module.name)")
+            let source = try LuaVM()
+            try source.load(module.source, name: module.chunkName)
+            #expect(source.dumpFunction() == module.compiled, "\(module.name): the built bytecode is not its source's")
+            // The chunk name and line information are inside the bytecode, whatever the load names.
+            let probe = try LuaVM()
+            try probe.load(Array("local chunk = ...; local info = debug.getinfo(chunk, 'S'); return info.source .. ':' .. info.lastlinedefined".utf8),
+                           name: "=probe")
+            try probe.load(module.compiled, name: "=wrong", mode: "b")
+            try probe.call(arguments: 1, results: 1)
+            #expect(probe.stack.text(at: -1)?.hasPrefix("=[crescent \(module.name)]:") == true, "\(module.name): \(probe.stack.text(at: -1) ?? "nil")")
         }
     }
 

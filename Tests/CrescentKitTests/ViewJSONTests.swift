@@ -284,11 +284,16 @@ private func runCrescentBinary(
     _ = readers
     let deadline = Date().addingTimeInterval(timeLimit)
     while process.isRunning && Date() < deadline { usleep(2_000) }
-    if process.isRunning {
+    let timedOut = process.isRunning
+    if timedOut {
         kill(process.processIdentifier, SIGKILL)
         Issue.record("crescent \(arguments) did not exit within \(timeLimit) s", sourceLocation: sourceLocation)
     }
     process.waitUntilExit()
+    // A crash (a trap's SIGILL, SIGSEGV, SIGABRT) fails the test whatever it checks next.
+    if !timedOut && process.terminationReason == .uncaughtSignal {
+        Issue.record("crescent \(arguments) died by signal \(process.terminationStatus)", sourceLocation: sourceLocation)
+    }
     let drain = Date().addingTimeInterval(2)
     while !(outputData.finished && errorData.finished) && Date() < drain { usleep(1_000) }
     return ViewProcessResult(status: process.terminationStatus,

@@ -99,6 +99,19 @@ import Darwin
         #expect(result.stderr == "", "\(result)")
     }
 
+    /// `--log-level`'s help names its default and says what each level shows.
+    @Test func helpNamesTheLogLevelsAndTheDefault() async throws {
+        let result = try await crescent(["--help"])
+        let help = result.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        let option = help.range(of: "--log-level <level>").map { String(help[$0.upperBound...].prefix(400)) } ?? ""
+        #expect(option.contains("(values: debug, info, warn, error; default: info)"), "\(option)")
+        for level in ["debug (all of them)", "info (all but debug)", "warn (warnings and errors)", "error (errors only)"] {
+            #expect(option.contains(level), "\(level): \(option)")
+        }
+        let quiet = try await crescent(["--log-level", "warn", "-e", "log.info('hidden') log.warn('shown') log.error('also')"])
+        #expect(quiet.stderrLines.count == 2 && quiet.stderr.contains("shown") && !quiet.stderr.contains("hidden"), "\(quiet)")
+    }
+
     @Test func theRunSubcommandRunsAScript() async throws {
         let sandbox = try Sandbox()
         try sandbox.write("script.lua", "print('ran', ...)\n")

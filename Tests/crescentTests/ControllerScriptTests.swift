@@ -80,7 +80,7 @@ import Testing
                                        stdin: "add service \"from elsewhere\"\nquit\n")
         #expect(adder.status == 0, "\(adder)")
         #expect(await watcher.waitForOutput("from elsewhere", within: 10), "the watcher saw the other process's add: \(watcher.stdout)")
-        watcher.send(SIGTERM)
+        watcher.send(SIGTERM, expecting: .handled)
         _ = await watcher.finish()
     }
 
@@ -129,7 +129,7 @@ import Testing
             """, options: ["--keep-running"], in: sandbox)
         let ready = await process.waitForOutput("ready\n", within: 10)
         #expect(ready, "\(process.stderr)")
-        process.send(SIGINT)
+        process.send(SIGINT, expecting: .handled)
         let result = await process.finish()
         #expect(result.status == 130, "\(result)")
         #expect(result.stdoutLines == [

@@ -11,7 +11,9 @@ import Darwin
 //
 // Every run gets its own temporary folder (a `Sandbox`) as the current directory, so scripts are
 // named by short relative paths and messages read `script.lua:2: ...` exactly. Each run has a hard
-// time limit: past it the process is killed, the test fails, and the suite goes on.
+// time limit: past it the process is killed, the test fails, and the suite goes on. A process that
+// dies by a signal fails its test (`recordSignalDeath`), unless the test sent that signal saying it
+// ends the process (`send(_:expecting:)` with `.death`).
 
 /// The outcome of one run of the binary.
 struct RunResult: CustomStringConvertible {
@@ -180,6 +182,9 @@ final class CrescentProcess: @unchecked Sendable {
     private let directory: String
     private let environment: [String: String]
     private let stdinData: Data?
+    /// What the test said about the signals it sent, and whether the end was checked; locked,
+    /// because a test may signal from a thread of its own.
+    private let signals = SignalLedger()
 
     /// - Parameters:
     ///   - arguments: the command line after `crescent`.
@@ -272,9 +277,26 @@ final class CrescentProcess: @unchecked Sendable {
         return false
     }
 
-    /// Sends `signal` to the child.
-    func send(_ signal: Int32) {
+    /// What a signal a test sends is meant to do.
+    enum SignalExpectation {
+        /// crescent catches it and exits by itself (SIGINT, SIGTERM): dying of it fails the test.
+        case handled
+        /// It ends the process (SIGKILL): dying of it is what the test wants.
+        case death
+    }
+
+    /// Sends `signal` to the child; `expectation` says whether the test means it to kill the
+    /// process (dying of any other signal fails the test).
+    func send(_ signal: Int32, expecting expectation: SignalExpectation) {
+        if expectation == .death { signals.expectDeath(by: signal) }
         kill(process.processIdentifier, signal)
+    }
+
+    /// A process that ended by a signal and was never finished still fails its test.
+    deinit {
+        guard signals.takeCheck(), process.processIdentifier != 0, !process.isRunning else { return }
+        recordSignalDeath(process, command: arguments, expected: signals.expectedDeaths, output: stderr,
+                          sourceLocation: SourceLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column))
     }
 
     /// Waits for the child to exit (killing it at `timeLimit`, which records a test failure) and
@@ -310,6 +332,10 @@ final class CrescentProcess: @unchecked Sendable {
             Issue.record("crescent \(arguments) did not exit within \(timeLimit) s; killed.\n\(result)",
                          sourceLocation: sourceLocation)
         }
+        if signals.takeCheck() && !timedOut {
+            recordSignalDeath(process, command: arguments, expected: signals.expectedDeaths, output: "\(result)",
+                              sourceLocation: sourceLocation)
+        }
         return result
     }
 
@@ -324,6 +350,42 @@ final class CrescentProcess: @unchecked Sendable {
         let path: String
         var description: String { "nothing executable at \(path): run 'swift build' first or set CRESCENT_BIN" }
     }
+}
+
+/// The signals a test sent meaning to end its process, and whether its end has been checked.
+private final class SignalLedger: @unchecked Sendable {
+    // @unchecked: every stored property is read and written under `lock`.
+    private let lock = NSLock()
+    private var deaths: Set<Int32> = []
+    private var checked = false
+
+    func expectDeath(by signal: Int32) { lock.withLock { _ = deaths.insert(signal) } }
+    var expectedDeaths: Set<Int32> { lock.withLock { deaths } }
+
+    /// True the first time only: the end is checked once, by `finish` or else at deinit.
+    func takeCheck() -> Bool {
+        lock.withLock {
+            defer { checked = true }
+            return !checked
+        }
+    }
+}
+
+/// Records a test failure when `process` (ended) died by a signal that is not in `expected`: a
+/// crash (SIGSEGV, SIGILL from a Swift trap, SIGABRT, SIGBUS) or a signal crescent should have
+/// handled. Every helper that starts a process for a test calls it once the process has ended.
+/// Returns true when it recorded one.
+@discardableResult
+func recordSignalDeath(_ process: Process, command: [String], expected: Set<Int32> = [], output: String,
+                       sourceLocation: SourceLocation) -> Bool {
+    guard process.terminationReason == .uncaughtSignal else { return false }
+    let signal = process.terminationStatus
+    guard !expected.contains(signal) else { return false }
+    let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
+    let sent = expected.isEmpty ? "" : " (the test sent only \(expected.sorted().map(String.init).joined(separator: ", ")) to end it)"
+    Issue.record("\((process.executableURL?.lastPathComponent ?? "process")) \(command) died by signal \(signal) (\(name))\(sent)\n\(output)",
+                 sourceLocation: sourceLocation)
+    return true
 }
 
 // MARK: - The helpers tests call

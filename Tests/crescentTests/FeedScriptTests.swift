@@ -39,7 +39,7 @@ import Darwin
         // Let a few more polls find nothing new.
         let polls = server.requests(for: "/feed").count
         while server.requests(for: "/feed").count < polls + 3 { try await Task.sleep(for: .milliseconds(50)) }
-        watcher.send(SIGTERM)
+        watcher.send(SIGTERM, expecting: .handled)
         let first = await watcher.finish()
         #expect(first.status == 143, "\(first)")
         #expect(first.stdoutLines == [Self.line(1, server: server), Self.line(2, server: server), Self.line(3, server: server)], "\(first)")

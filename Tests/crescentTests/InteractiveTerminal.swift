@@ -14,18 +14,23 @@ import Darwin
 /// Every wait is bounded (a liveness limit, not a speed assertion): a wait that runs out records
 /// what the screen held, and ``finish(timeLimit:sourceLocation:)`` kills a child that does not exit.
 final class InteractiveTerminal: @unchecked Sendable {
-    // @unchecked: `output` is locked; the other stored properties are set in init and only read.
+    // @unchecked: `output` is locked; `finished` is written only by `finish`, which a test awaits
+    // before the value goes away; the other stored properties are set in init and only read.
     let columns: Int
     let rows: Int
     private let master: Int32
     private let process: Process
     private let output = TerminalLockedBytes()
+    private let arguments: [String]
+    /// Set by `finish` (called from the test's one task), which checks how the process ended.
+    private var finished = false
 
     /// Starts `crescent ARGUMENTS` in `directory` on a new pseudo-terminal.
     init(_ arguments: [String], directory: String, environment: [String: String?] = [:],
          columns: Int = 80, rows: Int = 24) throws {
         self.columns = columns
         self.rows = rows
+        self.arguments = arguments
         let slave: Int32
         (master, slave) = try openPseudoTerminal(columns: columns, rows: rows)
         process = crescentProcess(arguments, directory: directory, environment: environment)
@@ -60,7 +65,13 @@ final class InteractiveTerminal: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+        } else if !finished {
+            // Never finished, but ended on its own: a death by a signal still fails the test.
+            recordSignalDeath(process, command: arguments, output: text,
+                              sourceLocation: SourceLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column))
+        }
         close(master)
     }
 
@@ -116,7 +127,8 @@ final class InteractiveTerminal: @unchecked Sendable {
     func finish(timeLimit: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) async -> Int32 {
         let deadline = Date().addingTimeInterval(timeLimit)
         while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning {
+        let timedOut = process.isRunning
+        if timedOut {
             kill(process.processIdentifier, SIGKILL)
             Issue.record("the REPL did not exit within \(timeLimit) s; the screen:\n\(screen.transcript.joined(separator: "\n"))",
                          sourceLocation: sourceLocation)
@@ -124,6 +136,11 @@ final class InteractiveTerminal: @unchecked Sendable {
         process.waitUntilExit()
         let drain = Date().addingTimeInterval(2)
         while !output.isFinished && Date() < drain { try? await Task.sleep(for: .milliseconds(5)) }
+        finished = true
+        if !timedOut {
+            recordSignalDeath(process, command: arguments, output: screen.transcript.joined(separator: "\n"),
+                              sourceLocation: sourceLocation)
+        }
         return process.terminationStatus
     }
 }

@@ -351,7 +351,7 @@ import Testing
         let line = process.stdout.split(separator: "\n").first { $0.hasPrefix("pid\t") }
         let pid = line.flatMap { $0.split(separator: "\t").dropFirst().first }.flatMap { Int32($0) }
         #expect(pid != nil)
-        process.send(SIGKILL)
+        process.send(SIGKILL, expecting: .death)
         _ = await process.finish(timeLimit: 10)
         var gone = false
         for _ in 0..<200 where !gone {

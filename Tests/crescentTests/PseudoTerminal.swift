@@ -94,7 +94,7 @@ func runOnPseudoTerminal(
         if !process.isRunning {
             exitedAt = exitedAt ?? Date()
             if Date().timeIntervalSince(exitedAt!) > 2 { break }
-        } else if Date().timeIntervalSince(start) > timeLimit {
+        } else if !timedOut && Date().timeIntervalSince(start) > timeLimit {
             timedOut = true
             kill(process.processIdentifier, SIGKILL)
             Issue.record("crescent \(arguments) did not exit within \(timeLimit) s on the pseudo-terminal; killed",
@@ -104,6 +104,10 @@ func runOnPseudoTerminal(
     process.waitUntilExit()
     let drain = Date().addingTimeInterval(2)
     while !errorText.isFinished && Date() < drain { usleep(1_000) }
+    if !timedOut {
+        recordSignalDeath(process, command: arguments, output: String(decoding: errorText.bytes, as: UTF8.self),
+                          sourceLocation: sourceLocation)
+    }
     return TerminalRun(bytes: bytes, stderr: String(decoding: errorText.bytes, as: UTF8.self),
                        status: process.terminationStatus, timedOut: timedOut)
 }

@@ -299,7 +299,7 @@ import Glibc
         try sandbox.write("idle.lua", idle)
         let environment: [String: String?] = ["XDG_RUNTIME_DIR": runtime]
         var hosts: [CrescentProcess] = []
-        defer { for host in hosts { host.send(SIGKILL) } }
+        defer { for host in hosts { host.send(SIGKILL, expecting: .death) } }
         func start(_ arguments: [String], directory: String? = nil) throws {
             let host = CrescentProcess(arguments, directory: directory ?? sandbox.path, environment: environment)
             try host.start()

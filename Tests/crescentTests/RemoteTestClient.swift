@@ -178,7 +178,7 @@ final class ListeningHost: @unchecked Sendable {
 
     /// Stops the host with SIGTERM and returns how it ended.
     func stop() async -> RunResult {
-        process.send(SIGTERM)
+        process.send(SIGTERM, expecting: .handled)
         return await process.finish(timeLimit: 30)
     }
 

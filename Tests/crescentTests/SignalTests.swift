@@ -32,7 +32,7 @@ import Darwin
         let process = try startScript(source, in: sandbox)
         let ready = await process.waitForOutput("ready\n", within: 10)
         #expect(ready, "the script did not print its ready line; stderr: \(process.stderr)", sourceLocation: sourceLocation)
-        process.send(signal)
+        process.send(signal, expecting: .handled)
         return await process.finish(timeLimit: timeLimit, sourceLocation: sourceLocation)
     }
 

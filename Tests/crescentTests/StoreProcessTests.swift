@@ -65,7 +65,7 @@ import Darwin
             let deadline = Date().addingTimeInterval(10)
             while !process.stdout.contains("\n") && Date() < deadline { usleep(1_000) }
             usleep(microseconds)
-            process.send(SIGKILL)
+            process.send(SIGKILL, expecting: .death)
         }.start()
     }
 

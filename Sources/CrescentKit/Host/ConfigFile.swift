@@ -58,7 +58,7 @@ struct ConfigFile {
 
     /// What is wrong in the file that can be told without starting anything: sections no plugin
     /// reads and keys a section does not have (warnings), each naming `file:line`, the section or
-    /// key and what it may be.
+    /// key and what it may be. A section's unknown keys make one warning, however many there are.
     func warnings(plugins: [any Plugin]) -> [String] {
         guard !sections.isEmpty else { return [] }
         var known: [String: [String]?] = [:]
@@ -67,21 +67,36 @@ struct ConfigFile {
             for (section, keys) in plugin.settingKeys { known[section] = keys }
         }
         for section in Self.hostSections { known[section] = .some(nil) }
+        // The file's lines are read once for every message, not once per message.
+        let lines = LineIndex(bytes)
         var warnings: [String] = []
         for section in sections.keys.sorted() {
             guard let keys = known[section] else {
                 let choices = known.keys.sorted().joined(separator: ", ")
-                warnings.append("\(name):\(line(of: section, key: nil)): unknown section [\(section)] (sections: \(choices))")
+                warnings.append("\(name):\(lines.line(of: section)): unknown section [\(section)] (sections: \(choices))")
                 continue
             }
             guard let keys, case .object(let fields) = sections[section] else { continue }
-            for key in fields.keys.sorted() where !keys.contains(key) {
-                let choices = keys.isEmpty ? "it takes none" : "keys: " + keys.joined(separator: ", ")
-                warnings.append("\(name):\(line(of: section, key: key)): unknown key '\(key)' in [\(section)] (\(choices))")
+            let accepted = Set(keys)
+            let unknown = fields.keys.filter { !accepted.contains($0) }
+                .map { (key: $0, line: lines.line(of: section, key: $0)) }
+                .sorted { ($0.line, $0.key) < ($1.line, $1.key) }
+            guard let first = unknown.first else { continue }
+            let choices = keys.isEmpty ? "it takes none" : "keys: " + keys.joined(separator: ", ")
+            if unknown.count == 1 {
+                warnings.append("\(name):\(first.line): unknown key '\(first.key)' in [\(section)] (\(choices))")
+                continue
             }
+            let shown = unknown.prefix(Self.listedUnknownKeys).map { "'\($0.key)' (line \($0.line))" }
+            let more = unknown.count > shown.count ? ", and \(unknown.count - shown.count) more" : ""
+            warnings.append("\(name):\(first.line): \(unknown.count) unknown keys in [\(section)]: "
+                            + shown.joined(separator: ", ") + more + " (\(choices))")
         }
         return warnings
     }
+
+    /// How many of a section's unknown keys one warning names.
+    static let listedUnknownKeys = 10
 
     /// `message` (a setting's error such as `[store] synchronous must be ...`) prefixed with the
     /// `file:line` of the key it names, when the file has that section.
@@ -89,29 +104,41 @@ struct ConfigFile {
         guard message.hasPrefix("["), let close = message.firstIndex(of: "]"), bytes != nil else { return message }
         let section = String(message[message.index(after: message.startIndex)..<close])
         let key = message[message.index(after: close)...].drop { $0 == " " }.prefix { $0.isLetter || $0 == "_" || $0.isNumber }
-        return "\(name):\(line(of: section, key: key.isEmpty ? nil : String(key))): \(message)"
+        return "\(name):\(LineIndex(bytes).line(of: section, key: key.isEmpty ? nil : String(key))): \(message)"
     }
 
-    /// The 1-based line of `[section]`, or of `key = ...` inside it (1 when not found).
-    private func line(of section: String, key: String?) -> Int {
-        guard let bytes else { return 1 }
-        let text = String(decoding: bytes, as: UTF8.self)
-        var current: String?
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = Self.trimmed(raw, " \t")
-            if line.hasPrefix("["), let close = line.firstIndex(of: "]") {
-                current = Self.trimmed(line[line.index(after: line.startIndex)..<close], " \t\"")
-                if key == nil && current == section { return index + 1 }
-                continue
+    /// Where each `[section]` header and each `key = ...` line inside a section first appears,
+    /// from one pass over the file's lines.
+    private struct LineIndex {
+        private var sectionLines: [String: Int] = [:]
+        private var keyLines: [String: [String: Int]] = [:]
+
+        init(_ bytes: [UInt8]?) {
+            guard let bytes else { return }
+            let text = String(decoding: bytes, as: UTF8.self)
+            var current: String?
+            for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let line = ConfigFile.trimmed(raw, " \t")
+                if line.hasPrefix("["), let close = line.firstIndex(of: "]") {
+                    let section = ConfigFile.trimmed(line[line.index(after: line.startIndex)..<close], " \t\"")
+                    if sectionLines[section] == nil { sectionLines[section] = index + 1 }
+                    current = section
+                    continue
+                }
+                guard let current, line.contains("=") else { continue }
+                let written = ConfigFile.trimmed(line.prefix { $0 != "=" }, " \t\"")
+                if keyLines[current, default: [:]][written] == nil { keyLines[current, default: [:]][written] = index + 1 }
             }
-            guard let key, current == section else { continue }
-            let written = Self.trimmed(line.prefix { $0 != "=" }, " \t\"")
-            if written == key && line.contains("=") { return index + 1 }
         }
-        return 1
+
+        /// The 1-based line of `[section]`, or of `key = ...` inside it (1 when not found).
+        func line(of section: String, key: String? = nil) -> Int {
+            guard let key else { return sectionLines[section] ?? 1 }
+            return keyLines[section]?[key] ?? 1
+        }
     }
 
-    private static func trimmed(_ text: Substring, _ characters: String) -> String {
+    fileprivate static func trimmed(_ text: Substring, _ characters: String) -> String {
         String(text.drop { characters.contains($0) }.reversed().drop { characters.contains($0) }.reversed())
     }
 

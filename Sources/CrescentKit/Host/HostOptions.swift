@@ -6,26 +6,29 @@ public struct HostOptions: Sendable {
     }
 
     /// Log levels for `log.*` and the host's own messages, lowest first.
-    public enum LogLevel: Int, Sendable, CaseIterable, Comparable {
+    /// Named by strings, not numbers: `--log-level`'s help shows a case's raw value as its default.
+    public enum LogLevel: String, Sendable, CaseIterable, Comparable {
         case debug, info, warn, error
 
-        /// The level's name, as `--log-level` and `log.<name>` spell it. (Written out: an
-        /// interpolated case name goes through runtime reflection, which start-up pays for.)
-        public var name: String {
-            switch self {
-            case .debug: "debug"
-            case .info: "info"
-            case .warn: "warn"
-            case .error: "error"
-            }
-        }
+        /// The level's name, as `--log-level` and `log.<name>` spell it.
+        public var name: String { rawValue }
 
         public init?(name: String) {
-            guard let level = Self.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
+            guard let level = Self(rawValue: name.lowercased()) else { return nil }
             self = level
         }
 
-        public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+        /// The levels' order, debug lowest.
+        private var rank: Int {
+            switch self {
+            case .debug: 0
+            case .info: 1
+            case .warn: 2
+            case .error: 3
+            }
+        }
+
+        public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
     }
 
     /// The VM's allocation limit in MiB; 0 for none. Default 1024.

@@ -47,9 +47,9 @@ enum Prelude {
 
         let name: String
         let source: [UInt8]
-        /// `source` compiled under ``chunkName`` by tools/compile-prelude.lua (`make prelude`):
-        /// what a host loads, since compiling the modules took a sixth of `crescent -e ''`.
-        /// `PreludeTests` fails when it is not the dump of `source` by the Lua the binary links.
+        /// `source` compiled under ``chunkName`` by the build (the PreludeCompiler plugin runs
+        /// tools/compile-prelude.lua): what a host loads, since compiling the modules took a sixth
+        /// of `crescent -e ''`.
         let compiled: [UInt8]
         let input: Input
 
@@ -57,35 +57,35 @@ enum Prelude {
         var chunkName: String { "=[crescent \(name)]" }
     }
 
-    static let inspect = Module(name: "inspect", source: PackageResources.inspect_lua, compiled: PackageResources.inspect_luac,
+    static let inspect = Module(name: "inspect", source: PackageResources.inspect_lua, compiled: Bytecode.inspect,
                                 input: .nothing)
-    static let json = Module(name: "json", source: PackageResources.json_lua, compiled: PackageResources.json_luac, input: .jsonMarks)
-    static let marks = Module(name: "marks", source: PackageResources.marks_lua, compiled: PackageResources.marks_luac, input: .nothing)
-    static let models = Module(name: "models", source: PackageResources.models_lua, compiled: PackageResources.models_luac, input: .json)
+    static let json = Module(name: "json", source: PackageResources.json_lua, compiled: Bytecode.json, input: .jsonMarks)
+    static let marks = Module(name: "marks", source: PackageResources.marks_lua, compiled: Bytecode.marks, input: .nothing)
+    static let models = Module(name: "models", source: PackageResources.models_lua, compiled: Bytecode.models, input: .json)
     static let controllers = Module(name: "controllers", source: PackageResources.controllers_lua,
-                                    compiled: PackageResources.controllers_luac, input: .hostPrimitives)
+                                    compiled: Bytecode.controllers, input: .hostPrimitives)
 
     /// The assertions, spies and view checks of `crescent test`, loaded only by a test's host;
     /// its chunk takes the test host's primitives and the run's options.
     static let assertions = Module(name: "assertions", source: PackageResources.assertions_lua,
-                                   compiled: PackageResources.assertions_luac, input: .hostPrimitives)
+                                   compiled: Bytecode.assertions, input: .hostPrimitives)
     /// The rest of `crescent test`'s API (describe/it, clock, fake, script), loaded after
     /// `assertions`, whose result it takes too; its chunk returns the runner.
     static let testing = Module(name: "testing", source: PackageResources.testing_lua,
-                                compiled: PackageResources.testing_luac, input: .hostPrimitives)
+                                compiled: Bytecode.testing, input: .hostPrimitives)
 
     /// The stand-in global of a module that loads on first use (``globalModules``); its
     /// chunk takes a function that pushes the module's chunk and that chunk's inputs.
     static let firstUse = Module(name: "firstuse", source: PackageResources.firstuse_lua,
-                                 compiled: PackageResources.firstuse_luac, input: .chunkLoader)
+                                 compiled: Bytecode.firstuse, input: .chunkLoader)
 
     /// The bridge's pieces written in Lua, each loaded by its one caller (see the table above).
-    static let change = bridgeModule("change", PackageResources.change_lua, PackageResources.change_luac, input: .nothing)
-    static let services = bridgeModule("services", PackageResources.services_lua, PackageResources.services_luac)
-    static let time = bridgeModule("time", PackageResources.time_lua, PackageResources.time_luac)
-    static let latest = bridgeModule("latest", PackageResources.latest_lua, PackageResources.latest_luac)
-    static let output = bridgeModule("output", PackageResources.output_lua, PackageResources.output_luac)
-    static let plugin = bridgeModule("plugin", PackageResources.plugin_lua, PackageResources.plugin_luac)
+    static let change = bridgeModule("change", PackageResources.change_lua, Bytecode.change, input: .nothing)
+    static let services = bridgeModule("services", PackageResources.services_lua, Bytecode.services)
+    static let time = bridgeModule("time", PackageResources.time_lua, Bytecode.time)
+    static let latest = bridgeModule("latest", PackageResources.latest_lua, Bytecode.latest)
+    static let output = bridgeModule("output", PackageResources.output_lua, Bytecode.output)
+    static let plugin = bridgeModule("plugin", PackageResources.plugin_lua, Bytecode.plugin)
 
     private static func bridgeModule(_ name: String, _ source: [UInt8], _ compiled: [UInt8], input: Module.Input = .callerValues) -> Module {
         Module(name: name, source: source, compiled: compiled, input: input)
