@@ -238,7 +238,7 @@ final class CrescentProcess: @unchecked Sendable {
         process.standardInput = input ?? FileHandle.nullDevice
         started = Date()
         do {
-            try process.run()
+            try process.runUnblocked()
         } catch {
             for handle in [output.fileHandleForReading, output.fileHandleForWriting,
                            errors.fileHandleForReading, errors.fileHandleForWriting,

@@ -39,7 +39,7 @@ final class InteractiveTerminal: @unchecked Sendable {
         process.standardOutput = handle
         process.standardError = handle
         do {
-            try process.run()
+            try process.runUnblocked()
         } catch {
             // Only the slave: every property is set, so deinit runs and closes the master.
             close(slave)

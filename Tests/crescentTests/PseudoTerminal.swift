@@ -54,7 +54,7 @@ func runOnPseudoTerminal(
     let errors = Pipe()
     process.standardError = stderrOnTerminal ? slaveHandle : errors
     do {
-        try process.run()
+        try process.runUnblocked()
     } catch {
         close(slave)
         throw error

@@ -366,7 +366,7 @@ import Glibc
             process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", client, host.socketPath]
             let pipe = Pipe()
             process.standardOutput = pipe
-            try process.run()
+            try process.runUnblocked()
             process.waitUntilExit()
             return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         }
