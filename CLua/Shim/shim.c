@@ -192,11 +192,29 @@ int crescent_pcall_raw(lua_State *L, int nargs, int nresults) {
     return run_pcall(L, nargs, nresults, 0);
 }
 
+/* A message as a C string for luaL_traceback, which stops at the first NUL: a NUL inside the
+   message is written as the two characters \0 (pushed), so nothing after it is lost. */
+static const char *visible(lua_State *L, const char *message, size_t length) {
+    if (memchr(message, '\0', length) == NULL) return message;
+    luaL_Buffer buffer;
+    luaL_buffinit(L, &buffer);
+    for (size_t i = 0; i < length; i++) {
+        if (message[i] == '\0') luaL_addstring(&buffer, "\\0");
+        else luaL_addchar(&buffer, message[i]);
+    }
+    luaL_pushresult(&buffer);
+    return lua_tostring(L, -1);
+}
+
 /* The message of an error value: the string itself, its __tostring, or its type. */
 static const char *error_message(lua_State *L, int idx) {
-    const char *message = lua_tostring(L, idx);
-    if (message != NULL) return message;
-    if (luaL_callmeta(L, idx, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return lua_tostring(L, -1);
+    size_t length;
+    const char *message = lua_tolstring(L, idx, &length);
+    if (message != NULL) return visible(L, message, length);
+    if (luaL_callmeta(L, idx, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
+        message = lua_tolstring(L, -1, &length);
+        return visible(L, message, length);
+    }
     return lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, idx));
 }
 
