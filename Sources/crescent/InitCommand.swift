@@ -17,6 +17,10 @@ struct InitCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The project folder (created if missing; default: the current folder).", valueName: "dir"))
     var directory = "."
 
+    func validate() throws {
+        if directory.isEmpty { throw ValidationError("the project folder is empty; name a folder (. for the current one)") }
+    }
+
     func run() throws {
         let manager = FileManager.default
         let root = directory

@@ -15,6 +15,8 @@ struct SendCommand: ParsableCommand {
 
     func validate() throws {
         guard !words.isEmpty else { throw ValidationError("give the command to send") }
+        // Passthrough capture takes every word, so help is asked for here.
+        if ["--help", "-h"].contains(words[0]) { throw CleanExit.helpRequest(self) }
     }
 
     func run() throws {

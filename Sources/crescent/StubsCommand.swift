@@ -21,6 +21,10 @@ struct StubsCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The config file (default: crescent.toml in the current folder).", valueName: "file"))
     var config: String?
 
+    func validate() throws {
+        if out.isEmpty { throw ValidationError("--out is empty; name a folder (. for the current one)") }
+    }
+
     func run() throws {
         var options = HostOptions()
         options.configPath = config

@@ -148,4 +148,20 @@ import Darwin
         let sub = try await crescent(["help", "services"])
         #expect(sub.status == 0 && sub.stdout.contains("USAGE: crescent services"), "\(sub)")
     }
+
+    @Test func sendHelpShowsHelpWithoutAHost() async throws {
+        for flag in ["--help", "-h"] {
+            let result = try await crescent(["send", flag], environment: ["XDG_RUNTIME_DIR": "/nonexistent-crescent-test"])
+            #expect(result.status == 0 && result.stdout.contains("USAGE: crescent send"), "\(flag): \(result)")
+        }
+    }
+
+    @Test func anEmptyFolderNameIsAUsageError() async throws {
+        let sandbox = try Sandbox()
+        let initResult = try await crescent(["init", ""], in: sandbox)
+        #expect(initResult.status == 2 && initResult.stderr.contains("the project folder is empty"), "\(initResult)")
+        let stubs = try await crescent(["stubs", "--out", ""], in: sandbox)
+        #expect(stubs.status == 2 && stubs.stderr.contains("--out is empty"), "\(stubs)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/crescent.toml"), "nothing is written")
+    }
 }
