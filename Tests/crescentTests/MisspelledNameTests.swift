@@ -31,6 +31,8 @@ import Testing
         Case(code: "observe(services.location, 'locaton', function() end)",
              starts: "bad argument #2 to 'observe' ('locaton' is not a property of location (properties: ",
              ends: "; did you mean 'location'?))"),
+        Case(code: "services.locaton",
+             starts: "no service 'locaton' (services: ", ends: "; did you mean 'location'?)"),
         Case(code: "view.txt { text = 'hi' }",
              starts: "no view component 'view.txt' (components: ", ends: "; did you mean 'text'?)"),
     ]

@@ -209,7 +209,9 @@ final class ModelBinding {
     /// is an error for the script.
     private func madeService(named name: String) throws -> any Service {
         guard let entry = services.first(where: { $0.name == name }) else {
-            throw LuaRaise("no service '\(name)' (services: \(services.map(\.name).joined(separator: ", ")))")
+            let names = services.map(\.name)
+            let closest = NameSuggestion.closest(to: name, among: names)
+            throw LuaRaise("no service '\(name)' (\(NameSuggestion.listing("services", names, suggesting: closest)))")
         }
         do throws(ServiceError) {
             return try entry.service()
