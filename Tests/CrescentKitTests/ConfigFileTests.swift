@@ -36,4 +36,14 @@ struct ConfigFileTests {
         #expect(warnings.first?.contains("and 9990 more") == true)
         #expect(elapsed < .seconds(10), "\(elapsed)")
     }
+
+    /// The sections the host reads itself warn about keys they do not have, like every other.
+    @Test func theHostsOwnSectionsNameTheirUnknownKeys() throws {
+        let text = "[host]\nlistne = true\n[plugins]\ndisabled = []\nmemory_limt = 64\n"
+        let warnings = try ConfigFile.parse(text, name: "crescent.toml").warnings(plugins: [StandardPlugin()])
+        #expect(warnings == [
+            "crescent.toml:2: unknown key 'listne' in [host] (keys: listen)",
+            "crescent.toml:5: unknown key 'memory_limt' in [plugins] (keys: disabled, memory_limit, call_timeout)",
+        ])
+    }
 }

@@ -53,8 +53,12 @@ struct ConfigFile {
         return ConfigFile(name: file, sections: sections, bytes: bytes)
     }
 
-    /// Sections the host itself reads, whatever the plugins.
-    static let hostSections: Set<String> = ["host", "plugins"]
+    /// Sections the host itself reads, whatever the plugins, with their keys (`Host.hostSettings`
+    /// and `PluginsSection` read them).
+    static let hostSections: [String: [String]] = [
+        "host": ["listen"],
+        "plugins": ["disabled", "memory_limit", "call_timeout"],
+    ]
 
     /// What is wrong in the file that can be told without starting anything: sections no plugin
     /// reads and keys a section does not have (warnings), each naming `file:line`, the section or
@@ -66,7 +70,7 @@ struct ConfigFile {
             known[plugin.name] = known[plugin.name] ?? .some(nil)
             for (section, keys) in plugin.settingKeys { known[section] = keys }
         }
-        for section in Self.hostSections { known[section] = .some(nil) }
+        for (section, keys) in Self.hostSections { known[section] = keys }
         // The file's lines are read once for every message, not once per message.
         let lines = LineIndex(bytes)
         var warnings: [String] = []
