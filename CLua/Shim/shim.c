@@ -678,6 +678,8 @@ int crescent_pause_collector(lua_State *L) {
 
 void crescent_resume_collector(lua_State *L) { lua_gc(L, LUA_GCRESTART); }
 
+void crescent_collect_garbage(lua_State *L) { lua_gc(L, LUA_GCCOLLECT); }
+
 /* A VM running on the host loop's thread allocates from a glibc arena of that thread, which grows
  * by mprotect one page past what each request needs: building 100,000 tables made 31,000 such
  * calls, about a tenth of the time. With the pad at a heap's full size (64 MiB) an arena's heap

@@ -75,6 +75,16 @@ public final class LuaVM {
         set { crescent_set_memory_limit(state, max(newValue, 0)) }
     }
 
+    /// Whether Swift has left Lua holding more than ``memoryLimit`` bytes (the next Lua code to
+    /// run would raise the memory error).
+    public var isOverMemoryLimit: Bool {
+        let limit = memoryLimit
+        return limit > 0 && memoryUsed > limit
+    }
+
+    /// Runs a full garbage collection: frees what values Swift pushed and then dropped took.
+    public func collectGarbage() { crescent_collect_garbage(state) }
+
     /// What the memory error names as the way to raise the limit (`--memory-limit` when
     /// empty): a plugin's VM says `[plugins] memory_limit`, the setting that gives its limit.
     public var memoryLimitSetting: String {

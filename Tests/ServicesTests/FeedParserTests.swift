@@ -205,4 +205,17 @@ import Testing
             #expect(error?.message == message, "\(document)")
         }
     }
+    @Test func htmlFeedTitlesLoseTheirTagsAsEntryTitlesDo() throws {
+        let atom = """
+            <feed xmlns="http://www.w3.org/2005/Atom"><title type="html">Feed &lt;b&gt;T&lt;/b&gt; &amp;amp; co</title>
+            <entry><id>1</id><title type="html">A &lt;b&gt;bold&lt;/b&gt;</title></entry></feed>
+            """
+        let parsed = try FeedParser.parse(Array(atom.utf8), url: "http://feeds.example/atom")
+        #expect(parsed.title == "Feed T & co")
+        let plain = "<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>Feed &lt;b&gt;T&lt;/b&gt;</title></feed>"
+        #expect(try FeedParser.parse(Array(plain.utf8), url: "http://feeds.example/atom").title == "Feed <b>T</b>",
+                "a text title is shown as written")
+        let rss = "<rss version=\"2.0\"><channel><title>&lt;i&gt;News&lt;/i&gt;</title><item><title>x</title></item></channel></rss>"
+        #expect(try FeedParser.parse(Array(rss.utf8), url: "http://feeds.example/rss").title == "News")
+    }
 }

@@ -91,4 +91,24 @@ import Testing
         #expect(events.failures.first?.message.hasSuffix("bad.gpx: GPX track point #1 has no valid lat attribute") == true)
         #expect(events.ended)
     }
+    @Test func anEmptyFileOrOneWithoutTrackPointsFailsNamingTheFile() async throws {
+        let folder = try ScratchFolder()
+        let cases: [(String, String, String)] = [
+            ("empty.gpx", "", "malformed XML at line 1, column 1: the document has no root element"),
+            ("bare.gpx", "<gpx/>", "no track points in the file"),
+            ("segment.gpx", "<gpx><trk><trkseg></trkseg></trk></gpx>", "no track points in the file"),
+            ("route.gpx", "<gpx><rte><rtept lat=\"1\" lon=\"2\"/></rte><wpt lat=\"1\" lon=\"2\"/></gpx>", "no track points in the file"),
+        ]
+        for (name, text, message) in cases {
+            let path = try folder.write(name, text)
+            let events = Events()
+            await GPXProvider(path: path, speedup: 1).run(clock: ManualClock()) { events.append($0) }
+            #expect(events.failures.map(\.code) == [.invalidData], "\(name)")
+            #expect(events.failures.first?.message.contains("\(name): \(message)") == true, "\(name): \(events.failures)")
+            #expect(events.fixes.isEmpty && events.ended, "\(name)")
+        }
+        let null = Events()
+        await GPXProvider(path: "/dev/null", speedup: 1).run(clock: ManualClock()) { null.append($0) }
+        #expect(null.failures.first?.message.hasPrefix("/dev/null: ") == true && null.ended)
+    }
 }

@@ -25,7 +25,9 @@ import Testing
         let (_, session) = try SessionTests.makeSession(folder: folder)
         #expect(try session.register("admin", password: "correct horse") == "admin")
         // Cyrillic а, fullwidth ａ, mathematical bold 𝐚, and rn for m; Greek ο in "bοb" below.
-        for lookalike in ["\u{430}dmin", "\u{FF41}dmin", "\u{1D41A}dmin", "adrnin"] {
+        // Fullwidth letters anywhere (NFKC folds them), and an i carrying a second dot above.
+        for lookalike in ["\u{430}dmin", "\u{FF41}dmin", "\u{1D41A}dmin", "adrnin",
+                          "\u{FF41}\u{FF44}\u{FF4D}\u{FF49}\u{FF4E}", "\u{FF41}\u{FF44}min", "admi\u{FF4E}", "admi\u{307}n"] {
             #expect(throws: ServiceError(.invalidArgument, "the name '\(lookalike)' is taken: it looks like the name 'admin'")) {
                 try session.register(lookalike, password: "another one")
             }
@@ -78,6 +80,17 @@ import Testing
         ("\u{202E}nimda", "a name cannot hold control or invisible formatting characters (found U+202E): names that print alike must be one name"),
         ("a\u{7}b", "a name cannot hold control or invisible formatting characters (found U+0007): names that print alike must be one name"),
         (String(repeating: "x", count: 65), "a name must be 1 to 64 characters, got 65"),
+        // Default-ignorable code points print as nothing: variation selectors, the combining
+        // grapheme joiner, a Mongolian free variation selector, Hangul fillers.
+        ("admin\u{FE0F}", "a name cannot hold control or invisible formatting characters (found U+FE0F): names that print alike must be one name"),
+        ("admin\u{FE00}", "a name cannot hold control or invisible formatting characters (found U+FE00): names that print alike must be one name"),
+        ("admin\u{34F}", "a name cannot hold control or invisible formatting characters (found U+034F): names that print alike must be one name"),
+        ("admin\u{180B}", "a name cannot hold control or invisible formatting characters (found U+180B): names that print alike must be one name"),
+        ("admin\u{115F}", "a name cannot hold control or invisible formatting characters (found U+115F): names that print alike must be one name"),
+        ("admin\u{1160}", "a name cannot hold control or invisible formatting characters (found U+1160): names that print alike must be one name"),
+        ("admin\u{3164}", "a name cannot hold control or invisible formatting characters (found U+3164): names that print alike must be one name"),
+        ("admin\u{FFA0}", "a name cannot hold control or invisible formatting characters (found U+FFA0): names that print alike must be one name"),
+        ("\u{430}dmin\u{34F}", "a name cannot hold control or invisible formatting characters (found U+034F): names that print alike must be one name"),
     ])
     func namesThatHideWhatTheyAreAreRefusedSayingWhy(name: String, message: String) throws {
         let folder = try TemporaryFolder()

@@ -252,6 +252,8 @@ int crescent_set_affinity(int thread, const void *mask);
 int crescent_pause_collector(lua_State *L);
 /** Restarts the collector crescent_pause_collector stopped. */
 void crescent_resume_collector(lua_State *L);
+/** Runs a full garbage collection (frees what a value Swift dropped past the limit took). */
+void crescent_collect_garbage(lua_State *L);
 /** Tunes the process's malloc for a Lua VM on a thread of its own: each heap grows and shrinks
  *  in steps of 64 MiB instead of a page at a time (glibc's M_TOP_PAD). For executables, once, at
  *  the start. */

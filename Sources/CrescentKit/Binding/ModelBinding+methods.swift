@@ -259,7 +259,7 @@ extension ModelBinding {
     }
 
     private func deliver(_ request: ServiceRequest) {
-        guard !request.isDone, let outcome = request.outcome else { return }
+        guard !request.isDone, var outcome = request.outcome else { return }
         let completion = request.completion
         let task = request.waitingTask
         let owner = request.owner
@@ -275,10 +275,22 @@ extension ModelBinding {
             completion.push(onto: stack)
         }
         _ = stack.ensure(4)
-        switch outcome {
-        case .success(let value):
+        if case .success(let value) = outcome {
             push(value, onto: stack)
-            stack.pushNil()
+            if vm.isOverMemoryLimit {
+                // The result took Lua past its memory limit (Swift's allocations are let through):
+                // it is dropped and collected, so the script gets an error it can handle instead
+                // of a memory error raised before its own code runs.
+                stack.pop(1)
+                vm.collectGarbage()
+                outcome = .failure(tooBig(for: request))
+            } else {
+                stack.pushNil()
+            }
+        }
+        switch outcome {
+        case .success:
+            break
         case .failure(var error):
             if error.service.isEmpty { error.service = request.service }
             if error.method.isEmpty { error.method = request.method }
@@ -295,5 +307,12 @@ extension ModelBinding {
         } catch let error as LuaError {
             host.reportHandlerError(error, in: "error in the completion of \(request.service).\(request.method)")
         } catch {}
+    }
+
+    /// The error a result gets when it does not fit in the VM's memory limit.
+    private func tooBig(for request: ServiceRequest) -> ServiceError {
+        let mib = vm.memoryLimit >> 20
+        let setting = vm.memoryLimitSetting.isEmpty ? "--memory-limit" : vm.memoryLimitSetting
+        return ServiceError(.io, "the result of \(request.service).\(request.method) did not fit in the Lua memory limit of \(mib) MiB: raise it with \(setting), or ask for less (a smaller maxBytes)")
     }
 }

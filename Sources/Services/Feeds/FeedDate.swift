@@ -28,7 +28,7 @@ enum FeedDate {
         // What CivilTime's strict reader refuses: a date alone, or a time without seconds.
         let parts = text.split(whereSeparator: { $0 == "T" || $0 == "t" || $0 == " " }).map(String.init)
         let date = parts.first?.split(separator: "-").compactMap { Int($0) } ?? []
-        guard date.count == 3, (1...12).contains(date[1]), (1...31).contains(date[2]), date[0] >= 1000 else { return nil }
+        guard date.count == 3, CivilTime.isValid(year: date[0], month: date[1], day: date[2]), date[0] >= 1000 else { return nil }
         if parts.count == 1 { return CivilTime.seconds(year: date[0], month: date[1], day: date[2], secondsOfDay: 0) }
         guard parts.count == 2 else { return nil }
         // Insert ":00" seconds after HH:MM and try again.
@@ -54,6 +54,7 @@ enum FeedDate {
         guard let day = Int(dayWord), (1...31).contains(day), let month = month(monthWord),
               var year = Int(words[2]), (0...9999).contains(year) else { return nil }
         if words[2].count <= 2 { year += year < 50 ? 2000 : 1900 }
+        guard CivilTime.isValid(year: year, month: month, day: day) else { return nil }
         var secondsOfDay = 0.0
         var offset = 0
         if words.count >= 4 {

@@ -18,7 +18,7 @@ public struct FeedItem: Sendable, Hashable {
     public var link: String?
     public var published: Double?
     public var summary: String
-    /// The feed's URL.
+    /// The feed's URL (with its user information: scripts see it as `***@`, ``value``).
     public var feed: String
     public var feedTitle: String
 
@@ -31,7 +31,8 @@ public struct FeedItem: Sendable, Hashable {
         .model(DataModel("item", [
             "id": .string(id), "title": .string(title), "link": link.map(Value.string) ?? .null,
             "published": published.map(Value.number) ?? .null, "summary": .string(summary),
-            "feed": .string(feed), "feedTitle": .string(feedTitle),
+            // The feed's password never reaches scripts or logs (`http://***@host/feed`).
+            "feed": .string(HTTPTarget.redacted(feed)), "feedTitle": .string(feedTitle),
         ]))
     }
 }

@@ -129,8 +129,8 @@ public final class FeedsService: Service {
         }
         guard removed != nil || whileLoading else { throw Self.unknown(url) }
         publishFeeds()
-        latest.set(.array((latest.value.arrayValue ?? []).filter { $0["feed"] != .string(url) }))
-        let feed = removed.map(Self.info) ?? .model(DataModel("feed", ["url": .string(url)]))
+        latest.set(.array((latest.value.arrayValue ?? []).filter { $0["feed"] != .string(HTTPTarget.redacted(url)) }))
+        let feed = removed.map(Self.info) ?? .model(DataModel("feed", ["url": .string(HTTPTarget.redacted(url))]))
         archive.unsubscribeWithoutWaiting(url, size: 1 + (removed?.stored.itemCount ?? Self.latestCount)) { [weak self] outcome in
             guard case .failure(let error) = outcome, let self else { return }
             changes.emit("didFail", .object(["feed": feed, "error": error.reported(by: "feeds").value]))
@@ -186,7 +186,8 @@ public final class FeedsService: Service {
                 return []
             }
             guard (200..<300).contains(response.status) else { throw Self.statusError(response.status, url: url) }
-            let parsed = try FeedParser.parse(response.body, url: url)
+            // Links resolve against the URL without its user information, which they must not carry.
+            let parsed = try FeedParser.parse(response.body, url: Self.withoutUserInfo(url))
             var stored = known
             stored.title = parsed.title.isEmpty ? (known.title.isEmpty ? Self.host(of: url) : known.title) : parsed.title
             stored.etag = response.headers["etag"]
@@ -338,6 +339,13 @@ public final class FeedsService: Service {
 
     // MARK: What scripts see
 
+    /// `url` without `user:password@` (`redacted` writes `***@` where it was).
+    static func withoutUserInfo(_ url: String) -> String {
+        let redacted = HTTPTarget.redacted(url)
+        guard redacted != url, let marker = redacted.range(of: "://***@") else { return url }
+        return redacted.replacingCharacters(in: marker, with: "://")
+    }
+
     /// The `feed` data model of `url`, or nil when it is not subscribed.
     func info(_ url: String) -> Value? {
         state.withLock { state in state.subscriptions[url].map(Self.info) }
@@ -346,7 +354,7 @@ public final class FeedsService: Service {
     private static func info(_ subscription: Subscription) -> Value {
         let stored = subscription.stored
         return .model(DataModel("feed", [
-            "url": .string(stored.url), "title": .string(stored.title), "interval": .number(stored.interval),
+            "url": .string(HTTPTarget.redacted(stored.url)), "title": .string(stored.title), "interval": .number(stored.interval),
             "lastChecked": stored.lastChecked.map(Value.number) ?? .null,
             "lastError": subscription.lastError?.reported(by: "feeds").value ?? .null,
             "itemCount": .integer(Int64(stored.itemCount)),

@@ -111,7 +111,8 @@ struct XMLFeedReader {
             } else if depth <= 3, name == "title", !sawFeedTitle,
                       isAtom || namespace.isEmpty || namespace == Namespace.rss10 || namespace == Namespace.rss090
                       || namespace == Namespace.dublinCore {
-                begin(.feedTitle)
+                // As an entry's title: Atom says whether it is markup, RSS titles may hold some.
+                begin(.feedTitle, html: isAtom ? Self.isHTML(element) : true)
             } else if depth <= 3, name == "link", homePage == nil {
                 if isAtom {
                     atomLink(element, field: .feedLink)
@@ -177,7 +178,7 @@ struct XMLFeedReader {
         let base = bases.last ?? nil
         switch field {
         case .feedTitle:
-            title = HTMLText.collapsingWhitespace(HTMLText.decodingEntities(value))
+            title = captureIsHTML ? HTMLText.plainText(fromHTML: value) : HTMLText.collapsingWhitespace(HTMLText.decodingEntities(value))
             sawFeedTitle = true
         case .feedLink:
             let link = FeedEntryDraft.resolve(value, against: base)

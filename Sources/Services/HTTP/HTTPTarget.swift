@@ -24,7 +24,10 @@ struct HTTPTarget: Sendable {
         // A URL from a script or a server may be megabytes long: messages quote its start (made
         // only for a message: clipping is a visible cost per request).
         var shown: String { clipped(Self.redacted(text)) }
-        guard let url = URL(string: text) else {
+        // Foundation, left to encode a raw space itself, encodes every `%` too (`%2f` became
+        // `%252f`): only the characters that are not valid are encoded, escapes kept.
+        let escaped = text.contains("%") ? URL(string: Self.encodingInvalidCharacters(text), encodingInvalidCharacters: false) : nil
+        guard let url = URL(string: text, encodingInvalidCharacters: false) ?? escaped ?? URL(string: text) else {
             throw ServiceError(.invalidArgument, "'\(shown)' is not a valid URL (spaces and other special characters must be percent-encoded)")
         }
         guard let scheme = url.scheme?.lowercased() else {
@@ -49,6 +52,27 @@ struct HTTPTarget: Sendable {
         } else {
             credentials = nil
         }
+    }
+
+    /// `text` with every byte that may not appear in a URL percent-encoded (a space as `%20`);
+    /// `%` stays when it starts an escape (two hex digits follow), else it is `%25`.
+    static func encodingInvalidCharacters(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=".utf8)
+        func isHex(_ index: Int) -> Bool {
+            index < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9") ~= bytes[index]
+                || UInt8(ascii: "a")...UInt8(ascii: "f") ~= bytes[index] || UInt8(ascii: "A")...UInt8(ascii: "F") ~= bytes[index])
+        }
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(bytes.count)
+        for (index, byte) in bytes.enumerated() {
+            if allowed.contains(byte) || (byte == UInt8(ascii: "%") && isHex(index + 1) && isHex(index + 2)) {
+                encoded.append(byte)
+            } else {
+                encoded.append(contentsOf: Array(String(format: "%%%02X", byte).utf8))
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
     }
 
     /// The value of the `Authorization` header ``credentials`` ask for, or nil.

@@ -32,10 +32,15 @@ struct GPXProvider: LocationProvider {
         var parser: GPXParser
         let path: String
         var maker = GPXParser.FixMaker()
+        var points = 0
 
         mutating func next() throws(ServiceError) -> (fix: LocationFix, recordedTime: Double?)? {
-            do {
-                guard let point = try parser.next() else { return nil }
+            do throws(ServiceError) {
+                guard let point = try parser.next() else {
+                    if points == 0 { throw ServiceError(.invalidData, "no track points in the file (no <trkpt> with lat and lon)") }
+                    return nil
+                }
+                points += 1
                 return (maker.fix(point), point.time)
             } catch {
                 throw ServiceError(error.code, "\(path): \(error.message)")

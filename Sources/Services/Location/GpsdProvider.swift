@@ -2,13 +2,15 @@ import Glibc
 import Model
 import NIOCore
 import NIOPosix
+import Synchronization
 
 /// Fixes from gpsd over TCP, in its JSON protocol: after connecting it sends
 /// `?WATCH={"enable":true,"json":true}` and turns each `TPV` report with a 2D or 3D fix
 /// (`mode` ≥ 2) into a fix (``fix(from:)``); fixes that arrive together are reported together.
 ///
 /// While gpsd cannot be reached (refused, closed, unknown host) it reports `unavailable` once per
-/// outage and reconnects with backoff (0.25 s doubling to 5 s); fixes resume when gpsd is back.
+/// outage (`io` when the process has too few free descriptors for the event loops) and reconnects
+/// with backoff (0.25 s doubling to 5 s); fixes resume when gpsd is back.
 struct GpsdProvider: LocationProvider {
     /// gpsd's own default address.
     static let defaultHost = "127.0.0.1"
@@ -27,6 +29,7 @@ struct GpsdProvider: LocationProvider {
         var failing = false
         while !Task.isCancelled {
             let outcome: String
+            var code = ServiceError.Code.unavailable
             do {
                 try await session { fixes in
                     failing = false
@@ -34,13 +37,65 @@ struct GpsdProvider: LocationProvider {
                     report(.fixes(fixes))
                 }
                 outcome = "gpsd at \(source) closed the connection"
+            } catch let error as ServiceError {
+                // Too few free descriptors for the event loops: `io`, as for the other services.
+                code = error.code
+                outcome = "cannot reach gpsd at \(source): \(error.message)"
             } catch {
                 outcome = "cannot reach gpsd at \(source): \(Self.describe(error))"
             }
             guard !Task.isCancelled else { return }
-            if !failing { report(.failed(ServiceError(.unavailable, outcome))) }
+            if !failing { report(.failed(ServiceError(code, outcome))) }
             failing = true
-            guard await backoff.wait(on: clock) else { return }
+            guard await Self.wait(backoff.advance(), on: clock) else { return }
+        }
+    }
+
+    /// Waits `delay` on the clock's scheduler (the host's running loop); false when cancelled. Not
+    /// a task sleep: one started while the process has no free descriptors never woke (the
+    /// timer it needs could not be made), so gpsd was never tried again.
+    static func wait(_ delay: Duration, on clock: any ServiceClock) async -> Bool {
+        let waiter = Waiter()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiter.start(continuation, clock.schedule(after: delay) { waiter.finish(true) })
+            }
+        } onCancel: {
+            waiter.finish(false)
+        }
+    }
+
+    /// One wait's continuation, resumed once: by its timer or by cancellation.
+    private final class Waiter: Sendable {
+        private struct Pending {
+            var continuation: CheckedContinuation<Bool, Never>?
+            var timer: Cancellation?
+            var outcome: Bool?
+        }
+        private let pending = Mutex(Pending())
+
+        func start(_ continuation: CheckedContinuation<Bool, Never>, _ timer: Cancellation) {
+            let early = pending.withLock { pending -> Bool? in
+                if let outcome = pending.outcome { return outcome }
+                pending.continuation = continuation
+                pending.timer = timer
+                return nil
+            }
+            if let early {
+                timer.cancel()
+                continuation.resume(returning: early)
+            }
+        }
+
+        func finish(_ outcome: Bool) {
+            let (continuation, timer) = pending.withLock { pending in
+                guard pending.outcome == nil else { return (CheckedContinuation<Bool, Never>?.none, Cancellation?.none) }
+                pending.outcome = outcome
+                defer { pending.continuation = nil; pending.timer = nil }
+                return (pending.continuation, pending.timer)
+            }
+            if !outcome { timer?.cancel() }
+            continuation?.resume(returning: outcome)
         }
     }
 

@@ -177,8 +177,9 @@ struct NMEAParser {
     private static func date(_ field: Substring) -> (year: Int, month: Int, day: Int)? {
         guard field.count == 6, let value = Int(field) else { return nil }
         let day = value / 10_000, month = value / 100 % 100, year = value % 100
-        guard (1...31).contains(day), (1...12).contains(month) else { return nil }
-        return (year >= 80 ? 1900 + year : 2000 + year, month, day)
+        let fullYear = year >= 80 ? 1900 + year : 2000 + year
+        guard CivilTime.isValid(year: fullYear, month: month, day: day) else { return nil }
+        return (fullYear, month, day)
     }
 
     /// `ddmm.mmmm` + `N`/`S` (or `dddmm.mmmm` + `E`/`W`) in signed degrees.

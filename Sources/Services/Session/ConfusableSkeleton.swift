@@ -4,9 +4,11 @@ import Foundation
 /// that look alike have the same skeleton, so `admin`, `аdmin` (Cyrillic а) and `ａdmin`
 /// (fullwidth ａ) are one user name.
 ///
-/// The skeleton is the string decomposed (NFD), each character replaced by its prototype from
-/// Unicode's confusables.txt, and decomposed again. It is a key for comparing, never shown: the
-/// prototype of `m` is `rn`. Crescent ships the mappings of Latin, Greek, Cyrillic, fullwidth,
+/// The skeleton is the string folded by compatibility (NFKD: every fullwidth, superscript or
+/// mathematical form becomes its plain letter), each character replaced by its prototype from
+/// Unicode's confusables.txt, decomposed again and stripped of combining marks (so `admi\u{307}n`,
+/// an i with a second dot, is `admin`). It is a key for comparing, never shown: the prototype of
+/// `m` is `rn`. Crescent ships the mappings of Latin, Greek, Cyrillic, fullwidth,
 /// letterlike and mathematical characters (``table``, made by tools/confusables.py).
 ///
 /// ```swift
@@ -16,14 +18,21 @@ enum ConfusableSkeleton {
     /// The skeleton of `text`.
     static func of(_ text: String) -> String {
         var mapped = String.UnicodeScalarView()
-        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars {
+        for scalar in text.decomposedStringWithCompatibilityMapping.unicodeScalars {
             if let prototype = prototypes[scalar.value] {
                 mapped.append(contentsOf: prototype)
             } else {
                 mapped.append(scalar)
             }
         }
-        return String(mapped).decomposedStringWithCanonicalMapping
+        var skeleton = String.UnicodeScalarView()
+        for scalar in String(mapped).decomposedStringWithCompatibilityMapping.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .nonspacingMark, .enclosingMark: continue   // marks do not tell look-alikes apart
+            default: skeleton.append(scalar)
+            }
+        }
+        return String(skeleton)
     }
 
     /// ``table`` read once: each source scalar's prototype.

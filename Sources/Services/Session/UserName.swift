@@ -7,8 +7,8 @@ import Model
 /// Unicode NFC (so `café` typed precomposed or with a combining accent is the same name), loses
 /// leading and trailing whitespace, and is refused when it is empty, longer than ``maxLength``
 /// characters or ``maxBytes`` bytes (one character may carry any number of combining marks), or
-/// holds a control or format character (zero-width characters, bidi controls), which would make
-/// two different names print the same. A name that only looks like one already registered
+/// holds a control, format or default-ignorable character (zero-width characters, bidi controls,
+/// variation selectors, Hangul fillers), which would make two different names print the same. A name that only looks like one already registered
 /// (`аdmin` with a Cyrillic а, `ａdmin` fullwidth) is taken: ``lookalike(of:among:)`` compares
 /// confusable skeletons (``ConfusableSkeleton``).
 ///
@@ -59,8 +59,11 @@ enum UserName {
         }
     }
 
-    /// Control (Cc), format (Cf: zero-width and bidi controls), line and paragraph separators.
+    /// Control (Cc), format (Cf: zero-width and bidi controls), line and paragraph separators,
+    /// and every default-ignorable code point (variation selectors, the combining grapheme
+    /// joiner, Mongolian free variation selectors, Hangul fillers), which print as nothing.
     private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.properties.isDefaultIgnorableCodePoint { return true }
         switch scalar.properties.generalCategory {
         case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: return true
         default: return false

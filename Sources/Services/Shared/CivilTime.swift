@@ -19,6 +19,15 @@ enum CivilTime {
         return era * 146_097 + dayOfEra - 719_468
     }
 
+    /// Whether the date exists: day 1 to the month's last (February 29 in leap years only), so
+    /// `2020-02-30` is refused instead of rolling over into March.
+    static func isValid(year: Int, month: Int, day: Int) -> Bool {
+        guard (1...12).contains(month), day >= 1 else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        return day <= lengths[month - 1]
+    }
+
     /// Seconds since the epoch for a UTC date and a time of day in seconds.
     static func seconds(year: Int, month: Int, day: Int, secondsOfDay: Double) -> Double {
         Double(days(year: year, month: month, day: day)) * 86_400 + secondsOfDay
@@ -61,7 +70,7 @@ enum CivilTime {
         }
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
               expect("Tt "), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
-              let second = number(2), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60
+              let second = number(2), isValid(year: year, month: month, day: day), hour < 24, minute < 60, second <= 60
         else { return nil }
         var fraction = 0.0
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") || bytes[position] == UInt8(ascii: ",") {

@@ -132,7 +132,7 @@ final class StoreDatabase: Sendable {
         do throws(ServiceError) {
             outcome = .success(try open(waiting: waiting))
         } catch {
-            outcome = .failure(error)
+            outcome = .failure(Self.namingDescriptorShortage(error))
         }
         let opened = try? outcome.get()
         let poller = opened.flatMap { _ in startPoller() }
@@ -142,7 +142,8 @@ final class StoreDatabase: Sendable {
             case .success(let writer?): state = .open(writer, poller)
             // Another process's lock is no lasting failure: the next use tries again.
             case .success(nil): state = .unopened
-            case .failure(let error): state = error.code == .unavailable ? .unopened : .failed(error)
+            // Nor is a shortage of descriptors: once files are closed, the next use opens it.
+            case .failure(let error): state = error.code == .unavailable || Self.isDescriptorShortage(error) ? .unopened : .failed(error)
             }
             return false
         }
@@ -155,6 +156,24 @@ final class StoreDatabase: Sendable {
     }
 
     private static let closedError = ServiceError(.unavailable, "the store is closed")
+
+    private static let descriptorShortage = "the process has too many open files (EMFILE): close files, or raise the limit (ulimit -n); the next call tries again"
+
+    /// `error`, saying that the cause was too many open files when no descriptor can be opened
+    /// now (SQLite only says it was "unable to open database file").
+    private static func namingDescriptorShortage(_ error: ServiceError) -> ServiceError {
+        let probe = Glibc.open("/dev/null", O_RDONLY | O_CLOEXEC)
+        if probe >= 0 {
+            Glibc.close(probe)
+            return error
+        }
+        guard errno == EMFILE || errno == ENFILE else { return error }
+        return ServiceError(error.code, "\(error.message): \(descriptorShortage)", service: error.service)
+    }
+
+    private static func isDescriptorShortage(_ error: ServiceError) -> Bool {
+        error.message.hasSuffix(descriptorShortage)
+    }
 
     /// True once ``close()`` was called.
     var isClosed: Bool {

@@ -119,7 +119,8 @@ struct XMLReader {
             return closeElement()
         }
         while !finished {
-            if position == buffer.count {
+            // A refill can add nothing (an empty file's last read, bytes that end mid-character).
+            while position == buffer.count {
                 guard try refill() else { return try endOfDocument() }
             }
             let start = position

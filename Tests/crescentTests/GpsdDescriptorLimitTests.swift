@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// The gpsd provider, first started while the process has no free file descriptors, fails with
+/// `io` and connects once descriptors are free again. Before, its retry waited in a task sleep
+/// that never woke (the timer it needed could not be made), so no fix ever came.
+@Suite struct GpsdDescriptorLimitTests {
+    static let script = #"""
+        local files = {}
+        for _ = 1, 200 do
+          local file = io.open("script.lua")
+          if not file then break end
+          files[#files + 1] = file
+        end
+        local L = services.location
+        L:on("didFail", function(e) print("didFail", e.code) end)
+        L:on("didUpdateLocations", function(fixes)
+          print("fix", fixes[1].lat)
+          L:stop()
+          app.exit(0)
+        end)
+        L:start()
+        timer.after(1, function() for _, file in ipairs(files) do file:close() end end)
+        timer.after(15, function() print("no fix"); L:stop() end)
+        """#
+
+    /// A gpsd stand-in: sends one TPV report to whoever connects, on a port it prints.
+    static let server = #"""
+        import socket, sys, time
+        s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+        print(s.getsockname()[1], flush=True)
+        s.settimeout(30)
+        while True:
+            c, _ = s.accept()
+            c.sendall(b'{"class":"TPV","mode":3,"time":"2024-06-15T12:00:00Z","lat":48.5,"lon":2.25}\n')
+            time.sleep(0.5); c.close()
+        """#
+
+    @Test func gpsdConnectsOnceDescriptorsAreFree() async throws {
+        let gpsd = Process()
+        gpsd.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        gpsd.arguments = ["40", "python3", "-c", Self.server]
+        let output = Pipe()
+        gpsd.standardOutput = output
+        try gpsd.run()
+        defer { gpsd.terminate() }
+        let portLine = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        let port = try #require(Int(portLine.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let sandbox = try Sandbox()
+        try sandbox.write("script.lua", Self.script)
+        let result = try await crescent(
+            ["--nofile=60", CrescentProcess.binaryPath, "--location", "gpsd:127.0.0.1:\(port)", "script.lua"],
+            executable: "/usr/bin/prlimit", in: sandbox, timeLimit: 30)
+        #expect(!result.killedBySignal && result.stderrShowsNoCrash, "\(result)")
+        #expect(result.stdoutLines == ["didFail\tio", "fix\t48.5"], "\(result)")
+    }
+}
