@@ -65,13 +65,14 @@ final class LuaPluginRuntime {
         } catch {
             return .failure(PluginProblem("plugin '\(manifest.name)': cannot make its Lua VM: \(error)"))
         }
-        let source: [UInt8]
-        do throws(ScriptReadError) {
-            source = try ScriptSource.file(mainPath).read()
+        var source: [UInt8]
+        do throws(PluginProblem) {
+            source = try PluginFile.read(mainPath, limit: PluginFile.sourceLimit, what: "main (a Lua source)")
         } catch {
             runtime.finish()
             return .failure(PluginProblem("\(manifest.path): field 'main': \(error.description)"))
         }
+        ScriptSource.blankShebang(&source)
         var failure: LuaError?
         runtime.host.runTurn { host in
             host.addScriptFolderToPath(mainPath)

@@ -78,9 +78,10 @@ public struct PluginManifest: Sendable {
     public static func load(folder: String, hostVersion: String) throws(PluginProblem) -> PluginManifest {
         let path = path(in: folder)
         guard access(path, R_OK) == 0 else { throw PluginProblem("\(path): cannot read the manifest (a plugin folder holds a plugin.toml)") }
+        let bytes = try PluginFile.read(path, limit: PluginFile.manifestLimit, what: "manifest")
         let fields: Fields
         do throws(HostSetupError) {
-            fields = try ConfigFile.load(path).sections
+            fields = try ConfigFile.parse(bytes: bytes, name: path).sections
         } catch {
             throw PluginProblem(error.description)
         }
