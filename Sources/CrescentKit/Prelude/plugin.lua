@@ -44,8 +44,16 @@ function service(name, summary)
   methods[name] = {}
   return setmetatable({ name = name }, Service)
 end
+-- A property reads as a field of the service object (`s.level`): one named like the object's own
+-- API (`name`, `set`, `emit`, ...) would be shadowed by it inside the plugin.
+local function unshadowed(self, what, name)
+  if name == "name" or Service[name] ~= nil then
+    error(("%s '%s' of service '%s' clashes with the service object's own '%s' (pick another name)"):format(what, name, self.name, name), 3)
+  end
+end
 function Service:property(name, kind, doc, initial)
   check(name, "string", 1, "property")
+  unshadowed(self, "property", name)
   check(kind, "string", 2, "property")
   native.property(self.name, name, kind, doc == nil and "" or tostring(doc), initial)
 end
