@@ -60,6 +60,7 @@ final class LuaPluginRuntime {
             let host = try Host(loop: parent.loop, options: options, console: parent.console, services: required,
                                 clock: parent.clock, gate: LoopGate(), plugin: parent, onExit: { _ in })
             host.vm.memoryLimitSetting = "[plugins] memory_limit in crescent.toml"
+            host.pluginName = manifest.name
             runtime = LuaPluginRuntime(manifest: manifest, host: host, callTimeout: limits.callTimeout)
             try runtime.installAPI(settings: settings)
         } catch {
