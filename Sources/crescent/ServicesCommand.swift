@@ -25,8 +25,10 @@ struct ServicesCommand: ParsableCommand {
         // A plugin folder's service is known by name until its plugin first starts (then its
         // declarations are recorded): start it to document it.
         let known = services.first { $0.name == name }.map { !$0.interface.properties.isEmpty || !$0.interface.methods.isEmpty || !$0.interface.events.isEmpty }
-        if let name, known != true, let text = PluginCatalog.documentation(ofPluginService: name, plugins: [.standard], options: options) {
-            ProcessIO.writeOut(text + "\n")
+        if let name, known != true, let outcome = PluginCatalog.documentation(ofPluginService: name, plugins: [.standard], options: options) {
+            ProcessIO.writeOut(outcome.text + "\n")
+            // A plugin that could not start documents nothing: the command failed.
+            if !outcome.ok { throw ExitCode(1) }
             return
         }
         switch ServiceCatalog.documentation(of: services, name: name) {

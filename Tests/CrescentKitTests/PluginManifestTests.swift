@@ -182,6 +182,15 @@ import Testing
         #expect(try problem(process)?.contains("field 'command' must be a non-empty array of strings") == true)
     }
 
+    /// A NUL would cut the word short when the program starts: refused, naming the field and item.
+    @Test func aNULInCommandIsRefused() throws {
+        var process = Self.valid
+        process["kind"] = "\"process\""
+        process["command"] = #"["python3\u0000x", "main.py"]"#
+        let problem = try #require(try problem(process))
+        #expect(problem.contains("field 'command' item 1 holds a NUL character"), "\(problem)")
+    }
+
     @Test func aBadSettingsSchemaIsNamed() throws {
         #expect(try problem(Self.valid, extra: "[settings.radius]\ntype = \"float\"\n")?.contains("field 'settings.radius.type' must be one of") == true)
         #expect(try problem(Self.valid, extra: "[settings.radius]\ntype = \"number\"\ndefault = \"far\"\n")?

@@ -302,7 +302,8 @@ extension ModelBinding {
             defer { state.visiting.removeLast() }
             guard hasMetatable else { return convertTable(index, stack, depth: depth, hasMetatable: false, &state) }
             let typeName = Self.modelFields(at: index, in: stack)
-            if refusesMetatables, typeName == nil {
+            // json.array/json.object's marks are data's own shape, not behaviour: they cross.
+            if refusesMetatables, typeName == nil, !hasJSONMark(at: index, in: stack) {
                 return state.fail(.unsupported("a table with a metatable"), standIn: Self.tableStandIn)
             }
             if let typeName {
@@ -360,6 +361,18 @@ extension ModelBinding {
         tables.jsonMarks.null.push(onto: stack)
         defer { stack.pop() }
         return lua_rawequal(stack.state, index, -1) != 0
+    }
+
+    /// True when the table at `index` has as metatable the mark json.array or json.object gives.
+    private func hasJSONMark(at index: Int32, in stack: LuaStack) -> Bool {
+        guard lua_getmetatable(stack.state, index) != 0 else { return false }
+        defer { stack.pop() }
+        for mark in [tables.jsonMarks.array, tables.jsonMarks.object] {
+            mark.push(onto: stack)
+            defer { stack.pop() }
+            if lua_rawequal(stack.state, -1, -2) != 0 { return true }
+        }
+        return false
     }
 
     /// The `__jsontype` its metatable gives the table at `index` (`json.object`, `json.array`,

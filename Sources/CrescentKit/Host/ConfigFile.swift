@@ -24,6 +24,11 @@ struct ConfigFile {
             if path != nil { throw HostSetupError(description: "cannot open config file '\(file)'") }
             return ConfigFile(name: file, sections: [:], bytes: nil)
         }
+        return try parse(bytes: bytes, name: file)
+    }
+
+    /// Parses `bytes`, the contents of the file `name`, checking first that they are UTF-8.
+    static func parse(bytes: [UInt8], name file: String) throws(HostSetupError) -> ConfigFile {
         // TOML is UTF-8: a file that is not would have its bytes replaced, and keys collide.
         guard isASCII(bytes) || String(validating: bytes, as: UTF8.self) != nil else {
             var line = 1

@@ -71,15 +71,28 @@ extension Host {
         stack.newTable()
         pushArguments(after: 0)
         stack.rawSet(-2, "args")
-        vm.register(field: "exit") { [unowned self] stack in
+        vm.register(field: "exit", exit(function: "app.exit"))
+        vm.setGlobal("app")
+        // os.exit ends the run as app.exit does, after the teardown (process plugins and their
+        // groups stopped): C's exit would leave them running.
+        if vm.getGlobal("os") == .table {
+            vm.register(field: "exit", exit(function: "os.exit"))
+        }
+        stack.pop()
+    }
+
+    /// `app.exit` or `os.exit`: asks the host to exit with the status given (a boolean as
+    /// `lua5.4` takes it) once the run is torn down, and stops the running code.
+    private func exit(function: StaticString) -> LuaFunctionBody {
+        { [unowned self] stack in
             let status: Int32
             switch stack.type(at: 1) {
             case .none, .nil: status = 0
             case .boolean: status = stack.boolean(at: 1) ? 0 : 1
             default:
-                let code = try stack.checkInteger(1, function: "app.exit")
+                let code = try stack.checkInteger(1, function: function)
                 guard (0...255).contains(code) else {
-                    throw LuaRaise.badArgument(1, to: "app.exit", "exit status must be in 0...255, got \(code)")
+                    throw LuaRaise.badArgument(1, to: "\(function)", "exit status must be in 0...255, got \(code)")
                 }
                 status = Int32(code)
             }
@@ -87,7 +100,6 @@ extension Host {
             self.vm.interrupter.interruptForExit()
             throw LuaRaise("exiting")
         }
-        vm.setGlobal("app")
     }
 
     // MARK: arg and require

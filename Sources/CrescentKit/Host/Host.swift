@@ -148,6 +148,8 @@ public final class Host {
 
     /// True for the host of a Lua plugin's VM (whether or not its parent is still there).
     var isPluginHost: Bool { parentLink != nil }
+    /// The Lua plugin this host runs, named in the errors it reports (nil in a script's host).
+    var pluginName: String?
 
     /// True while the host can still run code.
     public var isRunning: Bool { exitStatus == nil }
@@ -319,7 +321,9 @@ public final class Host {
     /// its host frames folded after the script's: see ``TracebackFolding``).
     func report(_ error: LuaError, context: String? = nil) {
         let label = console.styled("crescent:", .error)
-        let message = TracebackFolding.folded(error.message)
+        var message = TracebackFolding.folded(error.message)
+        // A plugin's error (a memory error above all) names the plugin it happened in.
+        if let pluginName, !(message + (context ?? "")).contains("plugin '\(pluginName)'") { message = "plugin '\(pluginName)': " + message }
         if let context {
             writeError("\(label) \(context): \(message)")
         } else {

@@ -70,7 +70,8 @@ extension LuaPluginRuntime {
             stack.push(true)
             stack.rawSet(-2, code.name)
         }
-        try vm.call(arguments: 2, results: 2)
+        stack.push(manifest.name)
+        try vm.call(arguments: 3, results: 2)
         classify = vm.ref()
         invoke = vm.ref()
         host.binding.push(settings, onto: stack)

@@ -60,18 +60,20 @@ final class LuaPluginRuntime {
             let host = try Host(loop: parent.loop, options: options, console: parent.console, services: required,
                                 clock: parent.clock, gate: LoopGate(), plugin: parent, onExit: { _ in })
             host.vm.memoryLimitSetting = "[plugins] memory_limit in crescent.toml"
+            host.pluginName = manifest.name
             runtime = LuaPluginRuntime(manifest: manifest, host: host, callTimeout: limits.callTimeout)
             try runtime.installAPI(settings: settings)
         } catch {
             return .failure(PluginProblem("plugin '\(manifest.name)': cannot make its Lua VM: \(error)"))
         }
-        let source: [UInt8]
-        do throws(ScriptReadError) {
-            source = try ScriptSource.file(mainPath).read()
+        var source: [UInt8]
+        do throws(PluginProblem) {
+            source = try PluginFile.read(mainPath, limit: PluginFile.sourceLimit, what: "main (a Lua source)")
         } catch {
             runtime.finish()
             return .failure(PluginProblem("\(manifest.path): field 'main': \(error.description)"))
         }
+        ScriptSource.blankShebang(&source)
         var failure: LuaError?
         runtime.host.runTurn { host in
             host.addScriptFolderToPath(mainPath)

@@ -57,15 +57,16 @@ public enum PluginCatalog {
     }
 
     /// The full reference of service `name` when a plugin folder provides it (`crescent services
-    /// NAME`): its plugin is started, as a host would, to learn its declaration. Nil when no
-    /// usable plugin provides it.
-    public static func documentation(ofPluginService name: String, plugins: [any Plugin], options: HostOptions) -> String? {
+    /// NAME`): its plugin is started, as a host would, to learn its declaration; `ok` is false
+    /// when it could not start. Nil when no usable plugin provides it.
+    public static func documentation(ofPluginService name: String, plugins: [any Plugin], options: HostOptions) -> (ok: Bool, text: String)? {
         let builtins = (try? ServiceFactory.entries(plugins: plugins, options: { var o = options; o.pluginSearch = nil; return o }())) ?? []
         guard !builtins.contains(where: { $0.name == name }), let search = options.pluginSearch else { return nil }
         let found = PluginDiscovery.discover(search, disabledNames: [], builtins: builtins.map(\.name))
         for plugin in found {
             guard case .ok(let manifest) = plugin.status, manifest.services.contains(name) else { continue }
-            return started(manifest, services: [name], plugins: plugins, options: options).lines.joined(separator: "\n")
+            let outcome = started(manifest, services: [name], plugins: plugins, options: options)
+            return (outcome.ok, outcome.lines.joined(separator: "\n"))
         }
         return nil
     }

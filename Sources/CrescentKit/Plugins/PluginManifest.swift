@@ -78,9 +78,10 @@ public struct PluginManifest: Sendable {
     public static func load(folder: String, hostVersion: String) throws(PluginProblem) -> PluginManifest {
         let path = path(in: folder)
         guard access(path, R_OK) == 0 else { throw PluginProblem("\(path): cannot read the manifest (a plugin folder holds a plugin.toml)") }
+        let bytes = try PluginFile.read(path, limit: PluginFile.manifestLimit, what: "manifest")
         let fields: Fields
         do throws(HostSetupError) {
-            fields = try ConfigFile.load(path).sections
+            fields = try ConfigFile.parse(bytes: bytes, name: path).sections
         } catch {
             throw PluginProblem(error.description)
         }
@@ -186,6 +187,10 @@ private struct ManifestReader {
             guard let items = value.arrayValue, !items.isEmpty,
                   case let words = items.compactMap(\.stringValue), words.count == items.count, !words[0].isEmpty
             else { throw problem("command", "must be a non-empty array of strings, e.g. [\"python3\", \"main.py\"]") }
+            // A C string ends at a NUL: the program would run with the word cut short.
+            if let index = words.firstIndex(where: { $0.utf8.contains(0) }) {
+                throw problem("command", "item \(index + 1) holds a NUL character (\\u0000), which a command cannot pass; remove it")
+            }
             return .process(command: words)
         case let other:
             throw problem("kind", "must be \"lua\" or \"process\", got \"\(other)\"")

@@ -16,7 +16,7 @@ struct PluginProcess {
     let stderr: Int32
 
     /// Starts `command` (the program is looked up in `PATH` unless it holds a `/`).
-    static func spawn(_ command: [String], folder: String, environment extra: [String: String]) throws(PluginProblem) -> PluginProcess {
+    static func spawn(_ command: [String], plugin: String, folder: String, environment extra: [String: String]) throws(PluginProblem) -> PluginProcess {
         guard let input = pipePair(), let output = pipePair() else { throw failure(command, errno) }
         guard let errors = pipePair() else {
             closeAll(input + output)
@@ -72,6 +72,7 @@ struct PluginProcess {
             closeAll([input[1], output[0], errors[0]])
             throw failure(command, status)
         }
+        PluginGroups.add(pid, plugin: plugin)
         return PluginProcess(pid: pid, stdin: input[1], stdout: output[0], stderr: errors[0])
     }
 
@@ -104,6 +105,7 @@ struct PluginProcess {
         // The program is not reaped yet (at most a zombie), so its pid still names its group and
         // no other process can have taken it.
         kill(-pid, SIGKILL)
+        PluginGroups.remove(pid)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }

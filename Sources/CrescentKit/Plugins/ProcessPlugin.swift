@@ -277,7 +277,7 @@ final class ProcessPlugin {
     /// Spawns the program in its folder and writes the `initialize` request to it.
     private func spawnInitializing() throws(PluginProblem) -> PluginProcess {
         let folder = PluginSearch.canonical(manifest.folder)
-        let process = try PluginProcess.spawn(command, folder: folder,
+        let process = try PluginProcess.spawn(command, plugin: manifest.name, folder: folder,
                                               environment: ["CRESCENT_PLUGIN_DIR": folder, "CRESCENT_DATA_DIR": dataFolder])
         let request = JSONRPCMessage.request(id: 0, method: "initialize",
                                              params: ["crescent": .string(CrescentVersion.current), "settings": settings])

@@ -8,7 +8,22 @@
 -- which runs a declared method, and `classify(err)`, the code and message of an error that is a
 -- service error.
 
-local native, codes = ...
+local native, codes, plugin_name = ...
+-- What DESIGN.md (Plugins > Permissions) keeps from a plugin: `debug` (a hook could hold the
+-- host's one loop past every limit), `os.exit` (it would end the host with no teardown) and
+-- `collectgarbage("stop")` (the memory limit is the plugin's bound, not a pause of collection).
+debug = nil
+package.loaded.debug = nil
+os.exit = function()
+  error(("os.exit is not available in plugin '%s': a plugin cannot end the host (raise service_error(code, message) to fail a call)"):format(plugin_name), 2)
+end
+local collect = collectgarbage
+collectgarbage = function(option, ...)
+  if option == "stop" then
+    error(("collectgarbage(\"stop\") is not available in plugin '%s': the host collects a plugin's garbage (use collectgarbage(\"collect\") or \"step\")"):format(plugin_name), 2)
+  end
+  return collect(option, ...)
+end
 local methods = {}
 local Service = { __name = "PluginService" }
 -- A service object reads its own properties as scripts do (`places.near`): the value last set,
@@ -29,8 +44,16 @@ function service(name, summary)
   methods[name] = {}
   return setmetatable({ name = name }, Service)
 end
+-- A property reads as a field of the service object (`s.level`): one named like the object's own
+-- API (`name`, `set`, `emit`, ...) would be shadowed by it inside the plugin.
+local function unshadowed(self, what, name)
+  if name == "name" or Service[name] ~= nil then
+    error(("%s '%s' of service '%s' clashes with the service object's own '%s' (pick another name)"):format(what, name, self.name, name), 3)
+  end
+end
 function Service:property(name, kind, doc, initial)
   check(name, "string", 1, "property")
+  unshadowed(self, "property", name)
   check(kind, "string", 2, "property")
   native.property(self.name, name, kind, doc == nil and "" or tostring(doc), initial)
 end

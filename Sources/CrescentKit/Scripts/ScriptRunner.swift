@@ -72,7 +72,8 @@ public enum ScriptRunner {
                 pluginInterrupters.interrupt(status: status, timeout: timeout)
                 signals.asyncAfter(deadline: .now() + .milliseconds(Int(StopState.gracePeriod * 1000))) {
                     if !stopping.finished.load(ordering: .relaxed) {
-                        stopping.exitNow(status, console: console, reason: "the script did not stop within \(Int(StopState.gracePeriod)) s")
+                        stopping.exitNow(status, console: console, reason: "the script did not stop within \(Int(StopState.gracePeriod)) s",
+                                          pastGrace: true)
                     }
                 }
             }
@@ -155,8 +156,16 @@ final class StopState: Sendable {
     let status = Atomic<Int32>(1)
 
     /// Exits the process at once with `status`, saying why.
-    func exitNow(_ status: Int32, console: Console, reason: String) -> Never {
-        console.error("crescent: exiting with status \(status): \(reason)")
+    /// Process plugins still running are killed, group and all, and named.
+    func exitNow(_ status: Int32, console: Console, reason: String, pastGrace: Bool = false) -> Never {
+        let plugins = PluginGroups.killAll()
+        var said = reason
+        if !plugins.isEmpty {
+            let stuck = "plugin " + plugins.map { "'\($0)'" }.joined(separator: ", ") + " did not stop (its process group was killed)"
+            // Past the grace period it is the plugin that held the teardown, not the script.
+            said = pastGrace ? stuck + " within \(Int(Self.gracePeriod)) s" : reason + "; " + stuck
+        }
+        console.error("crescent: exiting with status \(status): \(said)")
         _exit(status)
     }
 }

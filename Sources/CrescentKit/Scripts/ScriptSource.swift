@@ -49,12 +49,17 @@ extension ScriptSource {
             let size = Int(status.st_size)
             bytes = try Self.readAll(descriptor: descriptor, name: path, chunkSize: size > 0 ? min(size + 1, 65536) : 65536)
         }
+        Self.blankShebang(&bytes)
+        return bytes
+    }
+
+    /// Drops a UTF-8 BOM and blanks a first line starting with `#`, as `lua5.4` does.
+    static func blankShebang(_ bytes: inout [UInt8]) {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }  // a UTF-8 BOM, as lua5.4 skips it
         if bytes.first == UInt8(ascii: "#") {
             let end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
             bytes.removeSubrange(0..<end)
         }
-        return bytes
     }
 
     private static func readAll(descriptor: Int32, name: String, chunkSize: Int) throws(ScriptReadError) -> [UInt8] {
