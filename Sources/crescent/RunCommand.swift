@@ -44,6 +44,15 @@ struct RunCommand: ParsableCommand {
         return (nil, arguments)
     }
 
+    /// `; did you mean 'crescent services'?` when a script that cannot be read is named like a
+    /// misspelled subcommand (a bare word, not a path or a `.lua` file), else nothing.
+    static func subcommandHint(_ source: ScriptSource) -> String {
+        guard case .file(let path) = source, !path.contains("/"), !path.hasSuffix(".lua"),
+              let closest = NameSuggestion.closest(to: path, among: Crescent.subcommandNames, prefixes: false)
+        else { return "" }
+        return "; did you mean 'crescent \(closest)'?"
+    }
+
     /// Reads `source` and runs it; returns the exit status (an unreadable script is a usage error).
     static func execute(_ source: ScriptSource, options: HostOptions) -> Int32 {
         var options = options
@@ -52,7 +61,7 @@ struct RunCommand: ParsableCommand {
         do {
             bytes = try source.read()
         } catch {
-            Crescent.usageError(error.description)
+            Crescent.usageError(error.description + subcommandHint(source))
         }
         let readsCommands: Bool = if case .standardInput = source { false } else { !ProcessIO.isTerminal(0) }
         return ScriptRunner.run(source, bytes: bytes, options: options, plugins: [.standard], readsCommands: readsCommands)

@@ -164,4 +164,12 @@ import Darwin
         #expect(stubs.status == 2 && stubs.stderr.contains("--out is empty"), "\(stubs)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/crescent.toml"), "nothing is written")
     }
+
+    @Test func aMisspelledSubcommandSuggestsTheRightOne() async throws {
+        let result = try await crescent(["servics"])
+        #expect(result.status == 2 && result.stderr.contains("cannot open 'servics'")
+                && result.stderr.contains("did you mean 'crescent services'?"), "\(result)")
+        let script = try await crescent(["missing.lua"])
+        #expect(script.status == 2 && !script.stderr.contains("did you mean"), "\(script)")
+    }
 }
