@@ -55,6 +55,16 @@ import Glibc
         let stopped = hasty.response(to: 1, within: 20)
         #expect(((stopped?["error"] as? [String: Any])?["message"] as? String)?.contains("interrupted") == true, "\(String(describing: stopped))")
         #expect(try hostAnswers(host) == 2)
+        // And when an interrupt for nothing comes first in that read: it must not use up the
+        // request meant for the eval after it.
+        let eager = try host.client()
+        eager.send(raw: #"{"jsonrpc":"2.0","id":2,"method":"interrupt"}"# + "\n"
+            + #"{"jsonrpc":"2.0","id":1,"method":"eval","params":{"code":"while true do end"}}"# + "\n"
+            + #"{"jsonrpc":"2.0","id":3,"method":"interrupt"}"# + "\n")
+        let evalStopped = eager.response(to: 1, within: 20)
+        #expect(((evalStopped?["error"] as? [String: Any])?["message"] as? String)?.contains("interrupted") == true, "\(String(describing: evalStopped))")
+        #expect(eager.response(to: 3, within: 20) != nil)
+        #expect(try hostAnswers(host) == 2)
         _ = await host.stop()
     }
 

@@ -72,11 +72,17 @@ final class RemoteChannelHandler: ChannelInboundHandler {
         guard let second = nextLine(in: &buffer, atEnd: atEnd) else { return deliver(first) }
         // Several lines in one read: an `interrupt` among them is meant for code an earlier one
         // starts, which holds the loop; the interrupt watch cannot peek at what is read already.
-        var rest = [second]
-        while let line = nextLine(in: &buffer, atEnd: atEnd) { rest.append(line) }
-        if rest.contains(where: Self.isInterrupt) { connection.interruptRequested.store(true, ordering: .relaxed) }
-        deliver(first)
-        for line in rest { deliver(line) }
+        // An interrupt clears the request when it is handled, so the request is made again just
+        // before each line that a later interrupt of the same read is meant for (an interrupt
+        // first in the read, then an eval and its interrupt, must still stop the eval).
+        var lines = [first, second]
+        while let line = nextLine(in: &buffer, atEnd: atEnd) { lines.append(line) }
+        let interrupts = lines.map(Self.isInterrupt)
+        let last = interrupts.lastIndex(of: true)
+        for (index, line) in lines.enumerated() {
+            if let last, index < last, !interrupts[index] { connection.interruptRequested.store(true, ordering: .relaxed) }
+            deliver(line)
+        }
     }
 
     private func deliver(_ line: ByteBuffer) {
