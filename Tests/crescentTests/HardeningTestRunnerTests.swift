@@ -59,6 +59,16 @@ import Testing
         #expect(result.stdoutLines.last == "0 passed, 0 failed", "\(result)")
     }
 
+    @Test func aJUnitPathThatIsAFolderIsNamedAsOne() async throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.makeFolder("reports")
+        let (result, _) = try await TestCommandTests.run(["some_spec.lua": """
+            describe("store", function() it("adds", function() end) end)
+            """], ["--junit", "reports"], sandbox: sandbox)
+        #expect(result.stderr.contains("cannot write the JUnit report reports: it is a folder; name a file, such as reports/junit.xml"), "\(result)")
+        #expect(!result.stderr.contains("NSCocoaErrorDomain"), "\(result)")
+    }
+
     @Test func waitsThatNeverEndAndNULBytesAreReportedAsTheyHappened() async throws {
         let (result, _) = try await TestCommandTests.run(["waits_spec.lua": """
             it("sleeps a year", function() sleep(365 * 86400) end)

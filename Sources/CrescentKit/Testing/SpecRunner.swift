@@ -62,6 +62,10 @@ public enum SpecRunner {
         }
         write(report.summary + "\n")
         if let path = options.junitPath {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+                throw UsageError(description: "cannot write the JUnit report \(path): it is a folder; name a file, such as \(path)/junit.xml")
+            }
             do {
                 try report.junit.write(toFile: path, atomically: true, encoding: .utf8)
             } catch {
