@@ -78,10 +78,11 @@ extension RemoteServer {
     /// `interrupt`: stops this client's running eval. Code that was running has been stopped
     /// already by the ``InterruptWatch``; a chunk that waits (on a service, a sleep) is cancelled here.
     func interrupt(_ session: RemoteSession) -> Bool {
-        session.connection.interruptRequested.store(false, ordering: .relaxed)
+        // Set when running code was stopped for this interrupt before it was handled here.
+        let stoppedRunningCode = session.connection.interruptRequested.exchange(false, ordering: .relaxed)
         // The code it was meant for may have ended before the interrupt reached it.
         if session.evalTask == nil { host.clearStrayInterrupt() }
-        guard let task = session.evalTask, !task.isDone else { return false }
+        guard let task = session.evalTask, !task.isDone else { return stoppedRunningCode }
         host.cancel(task)
         return true
     }
