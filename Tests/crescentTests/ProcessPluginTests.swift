@@ -15,7 +15,7 @@ import Testing
         [settings.start]
         type = "string"
         default = "answer"
-        doc = "answer, never or garbage: how to answer initialize."
+        doc = "answer, never or chatty: how to answer initialize."
         """
 
     /// Echoes, crashes, hangs, writes garbage or a huge line, on request; logs to stderr.
@@ -46,9 +46,10 @@ import Testing
                 start = (params.get("settings") or {}).get("start")
                 if start == "never":
                     continue
-                if start == "garbage":
-                    sys.stdout.write("this is not json\n"); sys.stdout.flush()
-                    continue
+                if start == "chatty":
+                    sys.stdout.write("probe 1.0 starting (not json)\n"); sys.stdout.flush()
+                    send({"jsonrpc": "2.0", "method": "log", "params": {"level": "warn", "message": "hello before the answer"}})
+                    send({"jsonrpc": "2.0", "method": "set", "params": {"service": "probe", "property": "level", "value": 1}})
                 print("started in", os.getcwd(), os.environ.get("CRESCENT_PLUGIN_DIR") == os.getcwd(), file=sys.stderr, flush=True)
                 send({"jsonrpc": "2.0", "id": id, "result": declare()})
                 continue
@@ -161,8 +162,24 @@ import Testing
         #expect(result.stderr.contains("longer than 16777216 bytes"), "\(result)")
     }
 
+    /// A `log` notification and a line that is not JSON before the answer to `initialize`: the
+    /// first is logged, the second skipped with a warning, and the plugin starts, whether the
+    /// answer is read holding the loop (a touch outside a task) or on the loop (inside one).
+    @Test func notificationsAndStrayLinesBeforeTheInitializeAnswerDoNotFailTheStart() async throws {
+        for touch in ["local p = services.probe; task(function() print(p:echo(5)) end)",
+                      "task(function() print(services.probe:echo(5)) end)"] {
+            let sandbox = try self.sandbox(settings: "[probe]\nstart = \"chatty\"\n")
+            let result = try await crescent(["-e", touch], in: sandbox, timeLimit: 60)
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdoutLines == ["5\tnil"], "\(result)")
+            #expect(result.stderr.contains("plugin 'probe': hello before the answer"), "\(result)")
+            #expect(result.stderr.contains("skipped a malformed line") && result.stderr.contains("probe 1.0 starting"), "\(result)")
+            #expect(!result.stderr.contains("could not start"), "\(result)")
+        }
+    }
+
     @Test func aProgramThatNeverAnswersInitializeIsReportedOnce() async throws {
-        for (start, message) in [("never", "did not answer 'initialize' within 30 s"), ("garbage", "is not JSON-RPC")] {
+        for (start, message) in [("never", "did not answer 'initialize' within 30 s")] {
             let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n[probe]\nstart = \"\(start)\"\n")
             let result = try await crescent(["-e", """
                 print(pcall(function() return services.probe end))

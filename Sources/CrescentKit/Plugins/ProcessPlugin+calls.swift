@@ -55,12 +55,12 @@ extension ProcessPlugin {
     /// One line from the program's stdout.
     func received(_ line: [UInt8]) {
         if initializing {
-            initialized(line)
+            if !takenBeforeAnswer(line) { initialized(line) }
             return
         }
         switch JSONRPCMessage.parse(line: line) {
         case .failure(let error):
-            log(.warn, "skipped a malformed line (\(error.message)): \(String(decoding: line.prefix(200), as: UTF8.self))")
+            skipMalformed(line, error.message)
         case .success(.response(let id, let result)):
             guard case .integer(let number) = id, let call = inFlight.removeValue(forKey: number) else { return }
             answeredInThisRun = true
@@ -78,6 +78,26 @@ extension ProcessPlugin {
         case .success(.request(_, let method, _)):
             log(.warn, "sent a request ('\(method)'), which the host does not take; skipped")
         }
+    }
+
+    /// A line that comes before the answer to `initialize`: a notification is taken (a `set` or
+    /// `emit` only once the services are made, else ignored) and a malformed line is logged and
+    /// skipped. False for any other message: it must be the answer.
+    func takenBeforeAnswer(_ line: [UInt8]) -> Bool {
+        switch JSONRPCMessage.parse(line: line) {
+        case .failure(let error):
+            skipMalformed(line, error.message)
+            return true
+        case .success(.notification(let method, let params)):
+            if !(services.isEmpty && (method == "set" || method == "emit")) { notified(method, params) }
+            return true
+        case .success:
+            return false
+        }
+    }
+
+    private func skipMalformed(_ line: [UInt8], _ problem: String) {
+        log(.warn, "skipped a malformed line (\(problem)): \(String(decoding: line.prefix(200), as: UTF8.self))")
     }
 
     private func notified(_ method: String, _ params: Value) {
