@@ -178,6 +178,27 @@ import Testing
         }
     }
 
+    /// JSON has no NaN or infinity: such an argument, at any depth, is an `invalid_argument`
+    /// naming where it is, not a value silently dropped on the way.
+    @Test func nonFiniteArgumentsAreRefusedNamingTheArgument() async throws {
+        let sandbox = try self.sandbox()
+        let result = try await crescent(["-e", """
+            task(function()
+              for label, value in pairs({ nan = 0/0, inf = { 1, math.huge, 3 }, ninf = { f = -math.huge } }) do
+                local _, err = services.probe:echo(value)
+                print(label, err and err.code, err and err.message)
+              end
+              print("finite", services.probe:echo(1.5))
+            end)
+            """], in: sandbox, timeLimit: 60)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines
+        #expect(lines.contains { $0.hasPrefix("nan\tinvalid_argument\t") && $0.contains("probe.echo: value is NaN or infinite") }, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("inf\tinvalid_argument\t") && $0.contains("value[2] is NaN or infinite") }, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("ninf\tinvalid_argument\t") && $0.contains("value.f is NaN or infinite") }, "\(result)")
+        #expect(lines.contains("finite\t1.5\tnil"), "\(result)")
+    }
+
     @Test func aProgramThatNeverAnswersInitializeIsReportedOnce() async throws {
         for (start, message) in [("never", "did not answer 'initialize' within 30 s")] {
             let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n[probe]\nstart = \"\(start)\"\n")

@@ -100,6 +100,35 @@ extension ProcessPlugin {
         log(.warn, "skipped a malformed line (\(problem)): \(String(decoding: line.prefix(200), as: UTF8.self))")
     }
 
+    /// Why `arguments` cannot go to the program, naming the argument: JSON has no NaN or
+    /// infinity, and a number dropped on the way would change the call.
+    static func nonFinite(_ arguments: Arguments, of method: ServiceDeclaration.Method?) -> String? {
+        for (index, value) in arguments.values.enumerated() {
+            let name = method.flatMap { index < $0.arguments.count ? $0.arguments[index].name : nil } ?? "argument \(index + 1)"
+            if let path = nonFinitePath(value, at: name) {
+                return "\(path) is NaN or infinite, which JSON cannot carry to a process plugin; pass a finite number or nil"
+            }
+        }
+        return nil
+    }
+
+    private static func nonFinitePath(_ value: Value, at path: String) -> String? {
+        switch value {
+        case .number(let number): return number.isFinite ? nil : path
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                if let found = nonFinitePath(item, at: "\(path)[\(index + 1)]") { return found }
+            }
+            return nil
+        case .object(let fields):
+            for (key, item) in fields {
+                if let found = nonFinitePath(item, at: "\(path).\(key)") { return found }
+            }
+            return nil
+        default: return nil
+        }
+    }
+
     private func notified(_ method: String, _ params: Value) {
         switch method {
         case "set":

@@ -155,6 +155,10 @@ final class ProcessPlugin {
         for declaration in declarations {
             let name = declaration.name
             services[name] = PluginService(declaration) { method, arguments, reply in
+                if let problem = Self.nonFinite(arguments, of: declaration.methods.first { $0.name == method }) {
+                    reply(.failure(ServiceError(.invalidArgument, "\(name).\(method): \(problem)")))
+                    return
+                }
                 onLoop(bound) { plugin in plugin.call(name, method, arguments, reply) }
             }
         }
