@@ -15,7 +15,7 @@ import Testing
         [settings.start]
         type = "string"
         default = "answer"
-        doc = "answer, never or chatty: how to answer initialize."
+        doc = "answer, never, refuse or chatty: how to answer initialize."
         """
 
     /// Echoes, crashes, hangs, writes garbage or a huge line, on request; logs to stderr.
@@ -45,6 +45,9 @@ import Testing
                 time.sleep(float(os.environ.get("PROBE_DELAY", "0")))
                 start = (params.get("settings") or {}).get("start")
                 if start == "never":
+                    continue
+                if start == "refuse":
+                    send({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "no device here"}})
                     continue
                 if start == "chatty":
                     sys.stdout.write("probe 1.0 starting (not json)\n"); sys.stdout.flush()
@@ -277,14 +280,14 @@ import Testing
                                                      "echo\t1\t1\tnil", "echo\t2\t2\tnil"], "\(slow)")
         #expect(slow.stderr.components(separatedBy: "started in").count == 2, "one program for both tasks: \(slow)")
 
-        try sandbox.write("garbage.toml", "[probe]\nstart = \"garbage\"\n")
+        try sandbox.write("garbage.toml", "[probe]\nstart = \"refuse\"\n")
         let broken = try await crescent(["--data-dir", sandbox.path + "/broken", "--config", "garbage.toml", "-e", script],
                                         in: sandbox, timeLimit: 150)
         #expect(broken.stdoutLines.first == "main chunk done\t0", "\(broken)")
         for i in 1...2 {
             #expect(broken.stdoutLines.contains { $0.hasPrefix("touched\t\(i)\tfalse\t") }, "\(broken)")
         }
-        #expect(broken.stdoutLines.filter { $0.contains("services.probe cannot start") && $0.contains("not JSON-RPC") }.count == 2,
+        #expect(broken.stdoutLines.filter { $0.contains("services.probe cannot start") && $0.contains("answered 'initialize' with an error: no device here") }.count == 2,
                 "\(broken)")
         #expect(broken.stderr.components(separatedBy: "skipped").count == 2, "reported once: \(broken)")
     }
