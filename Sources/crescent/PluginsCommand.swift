@@ -47,7 +47,8 @@ struct PluginCommand: ParsableCommand {
 
         func run() throws {
             do throws(PluginProblem) {
-                let files = try PluginSkeleton.write(name: name, process: process, folder: folder ?? "plugins/\(name)")
+                let builtins = PluginCatalog.builtinServices(plugins: [.standard], options: HostOptions())
+                let files = try PluginSkeleton.write(name: name, process: process, folder: folder ?? "plugins/\(name)", builtins: builtins)
                 ProcessIO.writeOut(files.map { "wrote \($0)\n" }.joined())
             } catch {
                 ProcessIO.writeError("crescent: \(error.message)\n")

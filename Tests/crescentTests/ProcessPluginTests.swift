@@ -15,7 +15,7 @@ import Testing
         [settings.start]
         type = "string"
         default = "answer"
-        doc = "answer, never or garbage: how to answer initialize."
+        doc = "answer, never, refuse or chatty: how to answer initialize."
         """
 
     /// Echoes, crashes, hangs, writes garbage or a huge line, on request; logs to stderr.
@@ -46,9 +46,13 @@ import Testing
                 start = (params.get("settings") or {}).get("start")
                 if start == "never":
                     continue
-                if start == "garbage":
-                    sys.stdout.write("this is not json\n"); sys.stdout.flush()
+                if start == "refuse":
+                    send({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "no device here"}})
                     continue
+                if start == "chatty":
+                    sys.stdout.write("probe 1.0 starting (not json)\n"); sys.stdout.flush()
+                    send({"jsonrpc": "2.0", "method": "log", "params": {"level": "warn", "message": "hello before the answer"}})
+                    send({"jsonrpc": "2.0", "method": "set", "params": {"service": "probe", "property": "level", "value": 1}})
                 print("started in", os.getcwd(), os.environ.get("CRESCENT_PLUGIN_DIR") == os.getcwd(), file=sys.stderr, flush=True)
                 send({"jsonrpc": "2.0", "id": id, "result": declare()})
                 continue
@@ -161,8 +165,45 @@ import Testing
         #expect(result.stderr.contains("longer than 16777216 bytes"), "\(result)")
     }
 
+    /// A `log` notification and a line that is not JSON before the answer to `initialize`: the
+    /// first is logged, the second skipped with a warning, and the plugin starts, whether the
+    /// answer is read holding the loop (a touch outside a task) or on the loop (inside one).
+    @Test func notificationsAndStrayLinesBeforeTheInitializeAnswerDoNotFailTheStart() async throws {
+        for touch in ["local p = services.probe; task(function() print(p:echo(5)) end)",
+                      "task(function() print(services.probe:echo(5)) end)"] {
+            let sandbox = try self.sandbox(settings: "[probe]\nstart = \"chatty\"\n")
+            let result = try await crescent(["-e", touch], in: sandbox, timeLimit: 60)
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdoutLines == ["5\tnil"], "\(result)")
+            #expect(result.stderr.contains("plugin 'probe': hello before the answer"), "\(result)")
+            #expect(result.stderr.contains("skipped a malformed line") && result.stderr.contains("probe 1.0 starting"), "\(result)")
+            #expect(!result.stderr.contains("could not start"), "\(result)")
+        }
+    }
+
+    /// JSON has no NaN or infinity: such an argument, at any depth, is an `invalid_argument`
+    /// naming where it is, not a value silently dropped on the way.
+    @Test func nonFiniteArgumentsAreRefusedNamingTheArgument() async throws {
+        let sandbox = try self.sandbox()
+        let result = try await crescent(["-e", """
+            task(function()
+              for label, value in pairs({ nan = 0/0, inf = { 1, math.huge, 3 }, ninf = { f = -math.huge } }) do
+                local _, err = services.probe:echo(value)
+                print(label, err and err.code, err and err.message)
+              end
+              print("finite", services.probe:echo(1.5))
+            end)
+            """], in: sandbox, timeLimit: 60)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines
+        #expect(lines.contains { $0.hasPrefix("nan\tinvalid_argument\t") && $0.contains("probe.echo: value is NaN or infinite") }, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("inf\tinvalid_argument\t") && $0.contains("value[2] is NaN or infinite") }, "\(result)")
+        #expect(lines.contains { $0.hasPrefix("ninf\tinvalid_argument\t") && $0.contains("value.f is NaN or infinite") }, "\(result)")
+        #expect(lines.contains("finite\t1.5\tnil"), "\(result)")
+    }
+
     @Test func aProgramThatNeverAnswersInitializeIsReportedOnce() async throws {
-        for (start, message) in [("never", "did not answer 'initialize' within 30 s"), ("garbage", "is not JSON-RPC")] {
+        for (start, message) in [("never", "did not answer 'initialize' within 30 s")] {
             let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n[probe]\nstart = \"\(start)\"\n")
             let result = try await crescent(["-e", """
                 print(pcall(function() return services.probe end))
@@ -239,14 +280,14 @@ import Testing
                                                      "echo\t1\t1\tnil", "echo\t2\t2\tnil"], "\(slow)")
         #expect(slow.stderr.components(separatedBy: "started in").count == 2, "one program for both tasks: \(slow)")
 
-        try sandbox.write("garbage.toml", "[probe]\nstart = \"garbage\"\n")
+        try sandbox.write("garbage.toml", "[probe]\nstart = \"refuse\"\n")
         let broken = try await crescent(["--data-dir", sandbox.path + "/broken", "--config", "garbage.toml", "-e", script],
                                         in: sandbox, timeLimit: 150)
         #expect(broken.stdoutLines.first == "main chunk done\t0", "\(broken)")
         for i in 1...2 {
             #expect(broken.stdoutLines.contains { $0.hasPrefix("touched\t\(i)\tfalse\t") }, "\(broken)")
         }
-        #expect(broken.stdoutLines.filter { $0.contains("services.probe cannot start") && $0.contains("not JSON-RPC") }.count == 2,
+        #expect(broken.stdoutLines.filter { $0.contains("services.probe cannot start") && $0.contains("answered 'initialize' with an error: no device here") }.count == 2,
                 "\(broken)")
         #expect(broken.stderr.components(separatedBy: "skipped").count == 2, "reported once: \(broken)")
     }

@@ -80,6 +80,23 @@ import Testing
         #expect(again.status == 1 && again.stderr.contains("exists already"), "\(again)")
     }
 
+    /// A skeleton named after a builtin service would be skipped by every run: `plugin new`
+    /// refuses the name, and `plugin check` reports a folder that provides such a service.
+    @Test func aBuiltinServiceNameIsRefusedByNewAndReportedByCheck() async throws {
+        let sandbox = try Sandbox()
+        let made = try await crescent(["plugin", "new", "location", "--lua"], in: sandbox)
+        #expect(made.status == 1 && made.stderr.contains("'location' is the name of a builtin service"), "\(made)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/plugins/location/plugin.toml"), "\(made)")
+        let written = try await crescent(["plugin", "new", "mylocation", "--lua"], in: sandbox)
+        #expect(written.status == 0, "\(written)")
+        let manifest = try String(contentsOfFile: sandbox.path + "/plugins/mylocation/plugin.toml", encoding: .utf8)
+        try sandbox.write("plugins/mylocation/plugin.toml", manifest.replacingOccurrences(of: "services = [\"mylocation\"]", with: "services = [\"location\"]"))
+        let checked = try await crescent(["plugin", "check", "plugins/mylocation"], in: sandbox, timeLimit: 60)
+        #expect(checked.status == 1, "\(checked)")
+        #expect(checked.stdout.contains("service 'location' is already provided by the builtin plugins"), "\(checked)")
+        #expect(checked.stdout.hasSuffix("not usable\n"), "\(checked)")
+    }
+
     @Test func checkReportsABrokenPlugin() async throws {
         let sandbox = try Sandbox()
         try sandbox.write("broken/plugin.toml", "name = \"broken\"\nversion = \"1\"\n")

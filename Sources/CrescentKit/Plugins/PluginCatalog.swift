@@ -51,8 +51,13 @@ public enum PluginCatalog {
         } catch {
             return (false, "error: \(error.message)")
         }
-        let documented = started(manifest, services: manifest.services, plugins: plugins, options: options)
         let header = "plugin '\(manifest.name)' \(manifest.version) (\(manifest.kind.name)) in \(folder)"
+        let builtins = builtinServices(plugins: plugins, options: options)
+        if let clash = manifest.services.first(where: builtins.contains) {
+            let problem = "error: \(manifest.path): field 'services': service '\(clash)' is already provided by the builtin plugins, so every run skips this plugin; rename the service"
+            return (false, [header, problem, "not usable"].joined(separator: "\n"))
+        }
+        let documented = started(manifest, services: manifest.services, plugins: plugins, options: options)
         return (documented.ok, ([header] + documented.lines + [documented.ok ? "ok" : "not usable"]).joined(separator: "\n"))
     }
 
@@ -60,15 +65,22 @@ public enum PluginCatalog {
     /// NAME`): its plugin is started, as a host would, to learn its declaration; `ok` is false
     /// when it could not start. Nil when no usable plugin provides it.
     public static func documentation(ofPluginService name: String, plugins: [any Plugin], options: HostOptions) -> (ok: Bool, text: String)? {
-        let builtins = (try? ServiceFactory.entries(plugins: plugins, options: { var o = options; o.pluginSearch = nil; return o }())) ?? []
-        guard !builtins.contains(where: { $0.name == name }), let search = options.pluginSearch else { return nil }
-        let found = PluginDiscovery.discover(search, disabledNames: [], builtins: builtins.map(\.name))
+        let builtins = builtinServices(plugins: plugins, options: options)
+        guard !builtins.contains(name), let search = options.pluginSearch else { return nil }
+        let found = PluginDiscovery.discover(search, disabledNames: [], builtins: builtins)
         for plugin in found {
             guard case .ok(let manifest) = plugin.status, manifest.services.contains(name) else { continue }
             let outcome = started(manifest, services: [name], plugins: plugins, options: options)
             return (outcome.ok, outcome.lines.joined(separator: "\n"))
         }
         return nil
+    }
+
+    /// The services the builtin `plugins` provide, which no plugin folder may provide again.
+    public static func builtinServices(plugins: [any Plugin], options: HostOptions) -> [String] {
+        var builtinOnly = options
+        builtinOnly.pluginSearch = nil
+        return ((try? ServiceFactory.entries(plugins: plugins, options: builtinOnly)) ?? []).map(\.name)
     }
 
     /// Starts `manifest`'s plugin in a host of its own (no script runs) and documents `services`.

@@ -120,12 +120,14 @@ struct PluginProcess {
         }
     }
 
-    /// Reads one line from stdout, waiting at most `seconds`: the answer to `initialize`, read
-    /// before the pipe is handed to the loop. Returns the line and the bytes read after it.
-    func readLine(within seconds: Double, maximumLength: Int) throws(PluginProblem) -> (line: [UInt8], rest: [UInt8]) {
-        var bytes: [UInt8] = []
+    /// Reads one line from stdout, after the bytes `pending` from an earlier read, waiting until
+    /// `deadline` (``milliseconds()``; `seconds` is that bound, for the message): a line before
+    /// the pipe is handed to the loop. Returns the line and the bytes read after it.
+    func readLine(within seconds: Double, until deadline: Int64, after pending: [UInt8],
+                  maximumLength: Int) throws(PluginProblem) -> (line: [UInt8], rest: [UInt8]) {
+        var bytes = pending
         var buffer = [UInt8](repeating: 0, count: 65536)
-        var remaining = Int32(min(seconds * 1000, Double(Int32.max)))
+        var remaining = Int32(clamping: max(deadline - PluginProcess.milliseconds(), 0))
         while true {
             if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
                 return (Array(bytes[..<newline]), Array(bytes[(newline + 1)...]))
@@ -160,7 +162,7 @@ struct PluginProcess {
         return String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n").joined(separator: " | ")
     }
 
-    private static func milliseconds() -> Int64 {
+    static func milliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000

@@ -7,9 +7,13 @@ import Glibc
 /// edits, to start from.
 public enum PluginSkeleton {
     /// Writes the skeleton of plugin `name` into `folder` (made when missing; existing files are
-    /// never overwritten). Returns the files written.
-    public static func write(name: String, process: Bool, folder: String) throws(PluginProblem) -> [String] {
+    /// never overwritten). Returns the files written. `builtins` are the builtin services, whose
+    /// names the skeleton's service cannot take.
+    public static func write(name: String, process: Bool, folder: String, builtins: [String] = []) throws(PluginProblem) -> [String] {
         guard PluginNames.isValid(name) else { throw PluginProblem("the plugin name must match [a-z][a-z0-9_]*, got '\(name)'") }
+        guard !builtins.contains(name) else {
+            throw PluginProblem("'\(name)' is the name of a builtin service, which a plugin cannot provide again; choose another name")
+        }
         Folders.make(folder, mode: 0o755)
         let files = process
             ? [("plugin.toml", manifest(name, kind: "command = [\"python3\", \"main.py\"]", process: true)), ("main.py", python(name))]

@@ -55,12 +55,12 @@ extension ProcessPlugin {
     /// One line from the program's stdout.
     func received(_ line: [UInt8]) {
         if initializing {
-            initialized(line)
+            if !takenBeforeAnswer(line) { initialized(line) }
             return
         }
         switch JSONRPCMessage.parse(line: line) {
         case .failure(let error):
-            log(.warn, "skipped a malformed line (\(error.message)): \(String(decoding: line.prefix(200), as: UTF8.self))")
+            skipMalformed(line, error.message)
         case .success(.response(let id, let result)):
             guard case .integer(let number) = id, let call = inFlight.removeValue(forKey: number) else { return }
             answeredInThisRun = true
@@ -77,6 +77,55 @@ extension ProcessPlugin {
             notified(method, params)
         case .success(.request(_, let method, _)):
             log(.warn, "sent a request ('\(method)'), which the host does not take; skipped")
+        }
+    }
+
+    /// A line that comes before the answer to `initialize`: a notification is taken (a `set` or
+    /// `emit` only once the services are made, else ignored) and a malformed line is logged and
+    /// skipped. False for any other message: it must be the answer.
+    func takenBeforeAnswer(_ line: [UInt8]) -> Bool {
+        switch JSONRPCMessage.parse(line: line) {
+        case .failure(let error):
+            skipMalformed(line, error.message)
+            return true
+        case .success(.notification(let method, let params)):
+            if !(services.isEmpty && (method == "set" || method == "emit")) { notified(method, params) }
+            return true
+        case .success:
+            return false
+        }
+    }
+
+    private func skipMalformed(_ line: [UInt8], _ problem: String) {
+        log(.warn, "skipped a malformed line (\(problem)): \(String(decoding: line.prefix(200), as: UTF8.self))")
+    }
+
+    /// Why `arguments` cannot go to the program, naming the argument: JSON has no NaN or
+    /// infinity, and a number dropped on the way would change the call.
+    static func nonFinite(_ arguments: Arguments, of method: ServiceDeclaration.Method?) -> String? {
+        for (index, value) in arguments.values.enumerated() {
+            let name = method.flatMap { index < $0.arguments.count ? $0.arguments[index].name : nil } ?? "argument \(index + 1)"
+            if let path = nonFinitePath(value, at: name) {
+                return "\(path) is NaN or infinite, which JSON cannot carry to a process plugin; pass a finite number or nil"
+            }
+        }
+        return nil
+    }
+
+    private static func nonFinitePath(_ value: Value, at path: String) -> String? {
+        switch value {
+        case .number(let number): return number.isFinite ? nil : path
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                if let found = nonFinitePath(item, at: "\(path)[\(index + 1)]") { return found }
+            }
+            return nil
+        case .object(let fields):
+            for (key, item) in fields {
+                if let found = nonFinitePath(item, at: "\(path).\(key)") { return found }
+            }
+            return nil
+        default: return nil
         }
     }
 

@@ -155,6 +155,10 @@ final class ProcessPlugin {
         for declaration in declarations {
             let name = declaration.name
             services[name] = PluginService(declaration) { method, arguments, reply in
+                if let problem = Self.nonFinite(arguments, of: declaration.methods.first { $0.name == method }) {
+                    reply(.failure(ServiceError(.invalidArgument, "\(name).\(method): \(problem)")))
+                    return
+                }
                 onLoop(bound) { plugin in plugin.call(name, method, arguments, reply) }
             }
         }
@@ -181,9 +185,14 @@ final class ProcessPlugin {
     @discardableResult
     func launch() throws(PluginProblem) -> [ServiceDeclaration] {
         let process = try spawnInitializing()
-        let answer: (line: [UInt8], rest: [UInt8])
+        var answer: (line: [UInt8], rest: [UInt8]) = ([], [])
         do throws(PluginProblem) {
-            answer = try process.readLine(within: startTimeout, maximumLength: JSONRPCLineDecoder.defaultMaximumLength)
+            let deadline = PluginProcess.milliseconds() + Int64(startTimeout * 1000)
+            // Notifications and malformed lines may come before the answer: taken or skipped.
+            repeat {
+                answer = try process.readLine(within: startTimeout, until: deadline, after: answer.rest,
+                                              maximumLength: JSONRPCLineDecoder.defaultMaximumLength)
+            } while takenBeforeAnswer(answer.line)
         } catch {
             let said = process.errorOutput()
             abandon(process)
@@ -302,7 +311,7 @@ final class ProcessPlugin {
         switch JSONRPCMessage.parse(line: line) {
         case .success(.response(_, let value)): result = value
         case .success(.failure(_, let error)): throw PluginProblem("it answered 'initialize' with an error: \(error.message)")
-        case .success: throw PluginProblem("its first line is not the answer to 'initialize'")
+        case .success: throw PluginProblem("it sent a request before its answer to 'initialize'")
         case .failure(let error): throw PluginProblem("its answer to 'initialize' is not JSON-RPC: \(error.message)")
         }
         return try ServiceDeclaration.list(from: result["services"])
