@@ -43,7 +43,9 @@ run: build
 # tests (a million subscriptions, ten thousand controllers), the gpsd tests, which follow a real
 # gpsd replaying in real time and miss its first fixes when the machine is saturated, and the two
 # tests that wait on real devices and locks (an NMEA FIFO; another process holding SQLite's write
-# lock), whose waits a saturated machine outlasts. Last, the end-to-end tests, which run the real
+# lock), whose waits a saturated machine outlasts, and the keep-alive tests, whose closed
+# connections went unnoticed for 5 s once in a full parallel run (not reproduced alone in
+# repeated runs; cause not found). Last, the end-to-end tests, which run the real
 # binary against real time (signals, --timeout, processes sharing a store) and would starve on
 # 2 cores beside the rest; then the specs of the shipped scripts; then make install, end to end;
 # then each fuzz target for FUZZ_TEST_SECONDS from its seed corpus (make fuzz, below).
@@ -54,7 +56,7 @@ run: build
 # 20 rounds of kill -9 against PostgreSQL, a 200,000-point GPX track made and replayed).
 PROCESS_TESTS = Hardening|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests
 HEAVY_PROCESS_TESTS = ProcessPluginTests|RemoteBackPressureTests|StorePostgresProcessTests|GPXStreamingTests
-SERIAL_TESTS = BindingReliabilityTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests
+SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests
 # Each phase runs under tools/reap.py: what a crashed test process leaves running (hosts, plugin
 # processes, its PostgreSQL server) is stopped when the phase ends instead of outliving it.
 REAP = python3 tools/reap.py

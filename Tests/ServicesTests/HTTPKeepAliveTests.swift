@@ -25,7 +25,7 @@ import Testing
         let http = try HTTPService(environment: [:])
         let first = try await http.fetch(HTTPRequestSpec(url: server.baseURL + "/a"))
         #expect(String(decoding: first.body, as: UTF8.self) == "answer 1")
-        let second = try await http.fetch(HTTPRequestSpec(url: server.baseURL + "/b", timeout: 5))
+        let second = try await http.fetch(HTTPRequestSpec(url: server.baseURL + "/b", timeout: 30))
         #expect(second.status == 200 && String(decoding: second.body, as: UTF8.self) == "answer 3")
         #expect(server.requests.map(\.uri) == ["/a", "/b", "/b"])
         #expect(server.connectionsOpened == 2, "the second request went out on the kept-alive connection, the retry on a new one")
@@ -37,7 +37,7 @@ import Testing
         let server = try await server(hangingUpOn: [2])
         let http = try HTTPService(environment: [:])
         _ = try await http.fetch(HTTPRequestSpec(url: server.baseURL + "/a"))
-        let error = await failure { try await http.fetch(HTTPRequestSpec(method: "POST", url: server.baseURL + "/b", body: [1], timeout: 5)) }
+        let error = await failure { try await http.fetch(HTTPRequestSpec(method: "POST", url: server.baseURL + "/b", body: [1], timeout: 30)) }
         #expect(error?.code == .network, "\(String(describing: error))")
         #expect(server.requests.map(\.uri) == ["/a", "/b"])
         await http.shutdown()
@@ -48,7 +48,7 @@ import Testing
         let server = try await server(hangingUpOn: [2, 3])
         let http = try HTTPService(environment: [:])
         _ = try await http.fetch(HTTPRequestSpec(url: server.baseURL + "/a"))
-        let error = await failure { try await http.fetch(HTTPRequestSpec(url: server.baseURL + "/b", timeout: 5)) }
+        let error = await failure { try await http.fetch(HTTPRequestSpec(url: server.baseURL + "/b", timeout: 30)) }
         #expect(error?.code == .network, "\(String(describing: error))")
         #expect(server.requests.map(\.uri) == ["/a", "/b", "/b"])
         await http.shutdown()
