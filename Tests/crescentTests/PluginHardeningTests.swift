@@ -8,20 +8,6 @@ import Glibc
 /// reading its own properties, requirement cycles, code that never returns, a process plugin's
 /// children and its stderr, declared types, and the limits' messages.
 @Suite struct PluginHardeningTests {
-    /// A Lua plugin in `plugins/NAME` of a fresh sandbox, providing service NAME.
-    func luaPlugin(_ name: String, main: String, requires: String = "[]", in sandbox: Sandbox? = nil) throws -> Sandbox {
-        let sandbox = try sandbox ?? Sandbox()
-        try sandbox.write("plugins/\(name)/plugin.toml", """
-            name = "\(name)"
-            version = "1.0.0"
-            crescent = ">=0.1.0"
-            kind = "lua"
-            services = ["\(name)"]
-            requires = \(requires)
-            """)
-        try sandbox.write("plugins/\(name)/main.lua", main)
-        return sandbox
-    }
 
     static let meter = """
         local meter = service("meter", "Counts.")
@@ -44,7 +30,7 @@ import Glibc
         """
 
     @Test func aLuaPluginReadsItsOwnProperties() async throws {
-        let sandbox = try luaPlugin("meter", main: Self.meter)
+        let sandbox = try luaPluginSandbox("meter", main: Self.meter)
         let result = try await crescent(["-e", """
             local meter = services.meter
             observe(meter, "level", function(new) print("observed", new) end, { coalesce = false })
@@ -63,7 +49,7 @@ import Glibc
     /// Values of the wrong type are dropped with a warning naming the plugin, the property or
     /// event, the declared type and the value's type; the right ones go through.
     @Test func aLuaPluginsValuesOfTheWrongTypeAreDroppedWithAWarning() async throws {
-        let sandbox = try luaPlugin("meter", main: Self.meter)
+        let sandbox = try luaPluginSandbox("meter", main: Self.meter)
         let result = try await crescent(["-e", """
             local meter = services.meter
             observe(meter, "level", function(new) print("observed", new) end, { coalesce = false, initial = false })
@@ -79,9 +65,9 @@ import Glibc
     /// A plugin requiring its own service, and two plugins requiring each other that touch each
     /// other in `main`, are refused when the manifests are read; no command traps.
     @Test func requirementCyclesAreRefusedWithoutATrap() async throws {
-        let sandbox = try luaPlugin("ping", main: "service('ping', 'x')\nlocal _ = services.pong\n", requires: "[\"pong\"]")
-        _ = try luaPlugin("pong", main: "service('pong', 'x')\nlocal _ = services.ping\n", requires: "[\"ping\"]", in: sandbox)
-        _ = try luaPlugin("selfish", main: "service('selfish', 'x')\nlocal _ = services.selfish\n", requires: "[\"selfish\"]", in: sandbox)
+        let sandbox = try luaPluginSandbox("ping", main: "service('ping', 'x')\nlocal _ = services.pong\n", requires: "[\"pong\"]")
+        _ = try luaPluginSandbox("pong", main: "service('pong', 'x')\nlocal _ = services.ping\n", requires: "[\"ping\"]", in: sandbox)
+        _ = try luaPluginSandbox("selfish", main: "service('selfish', 'x')\nlocal _ = services.selfish\n", requires: "[\"selfish\"]", in: sandbox)
         let run = try await crescent(["-e", "print(pcall(function() return services.ping end)); print('after')"], in: sandbox)
         #expect(!run.killedBySignal && run.status == 0, "\(run)")
         #expect(run.stdoutLines.last == "after", "\(run)")
@@ -98,7 +84,7 @@ import Glibc
     /// `main` that never returns is stopped at the call time limit: the plugin is reported as
     /// broken and the host (or `plugin check`, or `crescent services`) runs on.
     @Test func aMainThatNeverReturnsIsStoppedAndTheHostRunsOn() async throws {
-        let sandbox = try luaPlugin("spin", main: "service('spin', 'x')\nwhile true do end\n")
+        let sandbox = try luaPluginSandbox("spin", main: "service('spin', 'x')\nwhile true do end\n")
         try sandbox.write("crescent.toml", "[plugins]\ncall_timeout = 0.5\n")
         let run = try await crescent(["-e", "print(pcall(function() return services.spin end)); print('after')"], in: sandbox, timeLimit: 30)
         #expect(run.status == 0 && run.stdoutLines.last == "after", "\(run)")
@@ -113,7 +99,7 @@ import Glibc
     /// A plugin's timer that never returns is stopped at the time limit, the plugin with it:
     /// reported once, its services answer `unavailable` naming why, and the host runs on.
     @Test func aRunawayTimerStopsThePluginAndTheHostRunsOn() async throws {
-        let sandbox = try luaPlugin("spin", main: """
+        let sandbox = try luaPluginSandbox("spin", main: """
             local spin = service("spin", "x")
             spin:method("ping", {}, "string", "Answers pong.", function() return "pong" end)
             timer.after(0.2, function() while true do end end)
@@ -135,7 +121,7 @@ import Glibc
 
     /// The memory error of a plugin's VM names the setting that gives its limit.
     @Test func aPluginsMemoryErrorNamesItsSetting() async throws {
-        let sandbox = try luaPlugin("hog", main: """
+        let sandbox = try luaPluginSandbox("hog", main: """
             service("hog", "x")
             local t = {}
             for i = 1, 1e8 do t[i] = ("x"):rep(64) .. i end

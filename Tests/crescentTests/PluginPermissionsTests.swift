@@ -7,21 +7,9 @@ import Glibc
 /// DESIGN.md (Plugins › Permissions): a Lua plugin has no `debug`, no `os.exit`, no
 /// `collectgarbage("stop")`; and a script's `os.exit` tears the run down as `app.exit` does.
 @Suite struct PluginPermissionsTests {
-    func luaPlugin(_ name: String, main: String) throws -> Sandbox {
-        let sandbox = try Sandbox()
-        _ = try sandbox.write("plugins/\(name)/plugin.toml", """
-            name = "\(name)"
-            version = "1.0.0"
-            crescent = ">=0.1.0"
-            kind = "lua"
-            services = ["\(name)"]
-            """)
-        _ = try sandbox.write("plugins/\(name)/main.lua", main)
-        return sandbox
-    }
 
     @Test func aLuaPluginHasNoDebugNoOsExitAndCannotStopTheCollector() async throws {
-        let sandbox = try luaPlugin("perm", main: """
+        let sandbox = try luaPluginSandbox("perm", main: """
             local s = service("perm", "Tries what it may not.")
             s:method("probe", {}, "string", "What is there.", function()
               return type(debug) .. " " .. tostring(pcall(require, "debug"))
@@ -45,7 +33,7 @@ import Glibc
     }
 
     @Test func osExitInAPluginsMainBreaksThePluginNotTheRun() async throws {
-        let sandbox = try luaPlugin("ox", main: "os.exit(0)")
+        let sandbox = try luaPluginSandbox("ox", main: "os.exit(0)")
         let result = try await crescent(["-e", "print(pcall(function() return services.ox end)) print('script continues')"],
                                         in: sandbox, timeLimit: 30)
         #expect(result.status == 0, "\(result)")

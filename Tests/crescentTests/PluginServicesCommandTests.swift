@@ -4,15 +4,7 @@ import Testing
 /// `crescent services NAME` for a plugin's service fails (status 1) when the plugin cannot start.
 @Suite struct PluginServicesCommandTests {
     @Test func servicesNameExitsOneWhenThePluginCannotStart() async throws {
-        let sandbox = try Sandbox()
-        _ = try sandbox.write("plugins/broke/plugin.toml", """
-            name = "broke"
-            version = "1.0.0"
-            crescent = ">=0.1.0"
-            kind = "lua"
-            services = ["broke"]
-            """)
-        _ = try sandbox.write("plugins/broke/main.lua", "error('main fails on purpose')")
+        let sandbox = try luaPluginSandbox("broke", main: "error('main fails on purpose')")
         let result = try await crescent(["--data-dir", ":memory:", "services", "broke"], in: sandbox, timeLimit: 30)
         #expect(result.status == 1, "\(result)")
         #expect((result.stdout + result.stderr).contains("main fails on purpose"), "\(result)")
