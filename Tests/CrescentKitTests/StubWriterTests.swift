@@ -73,6 +73,29 @@ import Testing
         #expect(globals.contains("---@field lat number"))
     }
 
+    /// A collection is a class of its own, so `local todo = services.store:collection("todo")`
+    /// completes `todo:add`, and results named in words are typed: the awaited `search` gives
+    /// placemarks, `find` records, `remove` a count, `didChange` a change set.
+    @Test func aCollectionAndTheResultsPeopleUseMostAreTyped() throws {
+        let services = Self.file("services.lua", StubWriter.files(for: try Self.entries()))
+        let collection = Self.section(of: "crescent.collection", in: services)
+        for member in ["---@field items crescent.record[]", "---@field count integer", "function object_collection:add(",
+                       "function object_collection:find(", "function object_collection:page(",
+                       "function object_collection:update(", "function object_collection:remove(",
+                       "---@alias crescent.collection.event \"didChange\""] {
+            #expect(collection.contains { $0.hasPrefix(member) }, "\(member)")
+        }
+        #expect(collection.contains { $0.contains("event: \"didChange\", handler: fun(payload: crescent.change,") })
+        #expect(collection.contains { $0.contains("@overload async fun(self: crescent.collection, query: table, options?: table): crescent.record[]?, crescent.Error?") })
+        #expect(collection.contains { $0.contains("@overload async fun(self: crescent.collection, ids: integer|integer[]): integer?,") })
+        let store = Self.section(of: "crescent.service.store", in: services)
+        #expect(store.contains { $0.hasPrefix("---@return crescent.collection ") })
+        let geocoder = Self.section(of: "crescent.service.geocoder", in: services)
+        #expect(geocoder.contains { $0.contains("async fun(self: crescent.service.geocoder, query: string") && $0.contains("crescent.placemark[]?,") })
+        let globals = Self.file("globals.lua", StubWriter.files(for: try Self.entries()))
+        #expect(globals.contains("---@field insertedItems crescent.record[]"))
+    }
+
     @Test func everyDeclaredGlobalIsStubbedAndNoOther() throws {
         let globals = Self.file("globals.lua", StubWriter.files(for: try Self.entries()))
         var defined: Set<String> = []

@@ -127,6 +127,9 @@ import Testing
         let error = await serviceError { () async throws(ServiceError) in try await service.current().value }
         #expect(error?.code == .unavailable)
         #expect(error?.message.hasPrefix("cannot reach gpsd at 127.0.0.1:\(port)") == true, "\(String(describing: error))")
+        // Without a receiver, the way on: another provider, named as it is written.
+        #expect(error?.message.contains("--location fixed:LAT,LON") == true && error?.message.contains("gpx:FILE") == true,
+                "\(String(describing: error))")
         #expect(events.failures == ["unavailable"])
         #expect(events.payloads("didFail").first?["service"] == "location")
     }

@@ -32,4 +32,17 @@ import Testing
         #expect(used.status == 1, "\(used)")
         #expect(used.stderr.contains("services.http cannot start: invalid_argument: [http] timeout"), "\(used)")
     }
+
+    /// A bad `provider` under [location] is a setting like any other: its line is named. The
+    /// same mistake on the command line is named as `--location` says it, without a line.
+    @Test func aBadLocationProviderNamesItsLine() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("crescent.toml", "# where we are\n[location]\nprovider = \"fixd:1,2\"\n")
+        let result = try await crescent(["-e", "print(1)"], in: sandbox)
+        #expect(result.stderrLines.contains {
+            $0.hasPrefix("crescent: error: crescent.toml:3: [location] provider: unknown location provider 'fixd' (use gpsd, nmea, gpx or fixed)")
+        }, "\(result)")
+        let flag = try await crescent(["--location", "fixd:1,2", "-e", "print(1)"], in: sandbox)
+        #expect(flag.stderr.contains("unknown location provider 'fixd'") && !flag.stderr.contains("crescent.toml:3"), "\(flag)")
+    }
 }

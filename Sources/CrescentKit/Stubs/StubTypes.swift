@@ -12,6 +12,23 @@ struct StubTypes {
     private(set) var records: [String: [ArgumentType.Field]] = [:]
     /// Data models scripts receive, by name (a `location`, a `placemark`…).
     static let models = ["location", "placemark", "response", "feed", "item", "user", "record", "error", "change"]
+    /// Fields of data models that no declared argument type describes: a store's record and the
+    /// change set a collection's `didChange` carries.
+    static let modelFields: [String: [String]] = [
+        "record": ["id integer The record's id in its collection."],
+        "change": ["inserted integer[] Positions in items of the inserted records (after the change).",
+                   "deleted integer[] Positions of the deleted records (before the change).",
+                   "updated integer[] Positions in items of the updated records.",
+                   "reload boolean? True when the change is too big to list: read items again.",
+                   "insertedItems crescent.record[] The records at inserted.",
+                   "updatedItems crescent.record[] The records at updated."],
+    ]
+    /// Model objects services hand out (a store's `collection`), which get a class of their own.
+    let objects: Set<String>
+
+    init(objects: Set<String> = []) {
+        self.objects = objects
+    }
 
     /// The LuaCATS form of a declared argument type.
     mutating func type(of argument: ArgumentType) -> String {
@@ -48,26 +65,42 @@ struct StubTypes {
         if text.hasPrefix("{") && text.hasSuffix("}") {
             let inner = type(words: String(text.dropFirst().dropLast()))
             base = inner == "any" ? "any[]" : inner + "[]"
-        } else if let single = Self.singular(text) {
+        } else if let single = singular(text) {
             base = single + "[]"
         } else {
-            base = Self.simple(text) ?? "any"
+            base = simple(text) ?? phrase(text) ?? "any"
         }
         return optional && base != "any" ? base + "?" : base
     }
 
+    /// The type a result described in a phrase names: its first word that is a type, after
+    /// `array of` when that comes first (`the stored record with its id`, `an array of records`,
+    /// `the new items, newest first`, `change set {inserted, …}`); counts (`how many …`) are
+    /// integers. What follows a `,`, `(`, `{` or `:` is detail, not type.
+    private func phrase(_ text: String) -> String? {
+        let head = text.prefix { !",({:".contains($0) }.lowercased()
+        if head.hasPrefix("how many") { return "integer" }
+        let words = head.split(separator: " ").map(String.init)
+        let isArray = words.starts(with: ["array", "of"]) || words.dropFirst().starts(with: ["array", "of"])
+        for word in words where !["a", "an", "the", "array", "of"].contains(word) {
+            if let single = singular(word) { return single + "[]" }
+            if let type = simple(word) { return isArray ? type + "[]" : type }
+        }
+        return nil
+    }
+
     /// A plural of a known type (`placemarks`, `strings`) as that type.
-    private static func singular(_ words: String) -> String? {
+    private func singular(_ words: String) -> String? {
         guard words.hasSuffix("s"), words.count > 1 else { return nil }
         return simple(String(words.dropLast()))
     }
 
-    private static func simple(_ word: String) -> String? {
+    private func simple(_ word: String) -> String? {
         switch word {
         case "string", "number", "integer", "boolean", "table", "nil": return word
         case "value": return "any"
         case "true", "false": return "boolean"
-        default: return models.contains(word) ? className(word) : nil
+        default: return Self.models.contains(word) || objects.contains(word) ? Self.className(word) : nil
         }
     }
 

@@ -45,11 +45,16 @@ struct GpsdProvider: LocationProvider {
                 outcome = "cannot reach gpsd at \(source): \(Self.describe(error))"
             }
             guard !Task.isCancelled else { return }
-            if !failing { report(.failed(ServiceError(code, outcome))) }
+            if !failing { report(.failed(ServiceError(code, outcome + ". " + Self.otherProviders))) }
             failing = true
             guard await Self.wait(backoff.advance(), on: clock) else { return }
         }
     }
+
+    /// What a person without a GPS receiver can do instead, said whenever gpsd cannot be used
+    /// (it is the default provider, so this is the first failure a newcomer meets).
+    static let otherProviders = "Start gpsd, or choose another provider with --location fixed:LAT,LON (a fixed point), "
+        + "gpx:FILE (a track replayed) or nmea:FILE, or with provider under [location] in crescent.toml"
 
     /// Waits `delay` on the clock's scheduler (the host's running loop); false when cancelled. Not
     /// a task sleep: one started while the process has no free descriptors never woke (the

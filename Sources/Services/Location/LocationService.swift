@@ -92,7 +92,11 @@ public final class LocationService: StartableService {
                 LocationService(provider: provider, clock: clock)
             }
         } catch {
-            return ServiceEntry(LocationService.self, failed: error)
+            // A bad `provider` under [location] is named as a setting, so the host prefixes the
+            // file and line as it does for every other setting; `--location` is named as itself.
+            let fromConfig = context.settings["location"] == nil && !error.message.hasPrefix("[")
+            return ServiceEntry(LocationService.self,
+                                failed: fromConfig ? ServiceError(error.code, "[location] provider: " + error.message) : error)
         }
     }
 
