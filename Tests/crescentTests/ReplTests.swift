@@ -41,6 +41,24 @@ import Testing
         #expect(lines[assignment + 1] == "> t")
     }
 
+    /// A record a service answers (a placemark) shows its fields as a table does, folded at the
+    /// terminal's width between fields, never inside a number.
+    @Test func recordsFoldAtTheTerminalWidthBetweenFields() async throws {
+        let sandbox = try Sandbox()
+        let repl = try await open(sandbox, columns: 50)
+        repl.type("services.geocoder:reverse({ lat = 48.8566, lon = 2.3522 })[1]\r")
+        await repl.waitFor(line: "placemark {")
+        await repl.waitFor(line: "}")
+        repl.type("\u{4}")
+        #expect(await repl.finish() == 0)
+        let lines = repl.screen.transcript
+        let start = try #require(lines.firstIndex(of: "placemark {"))
+        let body = lines[(start + 1)...].prefix { $0 != "}" }
+        #expect(body.contains { $0.hasPrefix("  countryCode = \"FR\"") }, "\(lines)")
+        #expect(body.contains { $0.hasPrefix("  lat = 48.") }, "\(lines)")
+        #expect(body.allSatisfy { $0.count <= 50 }, "\(lines)")
+    }
+
     @Test func timerOutputPrintsAboveTheLineBeingTyped() async throws {
         let sandbox = try Sandbox()
         let repl = try await open(sandbox)

@@ -26,8 +26,9 @@ extension Host {
 
     /// The `count` values on top of `stack` as `inspect` (the prelude's, kept in `inspect`) shows
     /// them, tab-separated as `lua5.4` prints them. Trailing nils after the first value are left
-    /// out: an awaited call returns `result, nil`, and the nil says nothing.
-    func describeValues(_ count: Int32, on stack: LuaStack, inspect: LuaRef) -> String {
+    /// out: an awaited call returns `result, nil`, and the nil says nothing. With `width` (a
+    /// terminal's columns), tables and records fold between fields to fit it.
+    func describeValues(_ count: Int32, on stack: LuaStack, inspect: LuaRef, width: Int? = nil) -> String {
         let main = vm.stack
         var texts: [String] = []
         let first = stack.top - count + 1
@@ -41,8 +42,13 @@ extension Host {
             inspect.push(onto: main)
             stack.pushValue(at: index)
             lua_xmove(stack.state, main.state, 1)
+            if let width {
+                main.newTable(fieldCount: 1)                          // inspect value opts
+                main.push(Int64(max(20, width - 1)))
+                main.rawSet(-2, "width")
+            }
             do throws(LuaError) {
-                try vm.call(arguments: 1, results: 1)
+                try vm.call(arguments: width == nil ? 1 : 2, results: 1)
                 texts.append(main.text(at: -1) ?? main.describe(at: -1))
             } catch {
                 texts.append("<cannot show the value: \(error.message)>")

@@ -76,7 +76,10 @@ extension Repl {
         link.chunkRunning.store(false, ordering: .relaxed)
         switch ending {
         case .returned(let stack, let count):
-            if count > 0 { emit(host.describeValues(count, on: stack, inspect: inspect) + "\n") }
+            if count > 0 {
+                let columns = link.terminal.columns
+                emit(host.describeValues(count, on: stack, inspect: inspect, width: columns > 0 ? columns : nil) + "\n")
+            }
         case .failed(let error):
             if !host.handleControlFlow(error) {
                 report(error.kind == .interrupted ? "interrupted" + Repl.traceback(of: error.message) : error.message)

@@ -21,13 +21,15 @@
 --     through several paths is rendered fully once, prefixed with an id (`<1>{ ... }`); its later
 --     appearances show as `<table 1>` (`<Name 1>` when its metatable has __name).
 --   * Metatables are read with getmetatable only (locked ones are fine) and traversal uses next /
---     rawget, so __index, __pairs and __len are never triggered. A __tostring result is shown as is
+--     rawget, so __index, __pairs and __len are never triggered, but for the host's data models
+--     (a metatable locked with the type's name and a `name {` __tostring): they show as
+--     `placemark { name = ... }`, their fields read through pairs and folded at `width` like any table. A __tostring result is shown as is
 --     (`<Type: error in __tostring>` if it fails); a __name gives `<Name>{ ... }` / `<Name>`.
 --   * Functions `<function: file:line>` (`<function: builtin>` for C), threads `<thread>`,
 --     userdata `<userdata>` or `<Name>`. Nesting beyond 1000 levels always shows as `{...}`.
 
 local type, next, rawget, ipairs, getmetatable = type, next, rawget, ipairs, getmetatable
-local tostring, tonumber, pcall, setmetatable = tostring, tonumber, pcall, setmetatable
+local tostring, tonumber, pcall, setmetatable, pairs = tostring, tonumber, pcall, setmetatable, pairs
 local error, math_type, huge = error, math.type, math.huge
 local sfind, sformat, sbyte, schar, ssub, srep = string.find, string.format, string.byte,
   string.char, string.sub, string.rep
@@ -112,6 +114,30 @@ for w in ("and break do else elseif end false for function goto if in local nil 
 
 local function is_identifier(k)
   return type(k) == "string" and sfind(k, "^[A-Za-z_][A-Za-z0-9_]*$") ~= nil and not KEYWORDS[k]
+end
+
+-- The fields of a data model the host made (a read-only record such as a placemark) as a plain
+-- table, cached per record in st.records, with its type name in st.labels; `v` itself for any
+-- other value. A data model's metatable is locked with its type name (getmetatable answers
+-- "placemark") and its __tostring starts with that name and a brace; its fields are what pairs
+-- lists through the binding's __pairs.
+local function record_of(st, v)
+  if type(v) ~= "table" then return v end
+  local fields = st.records[v]
+  if fields ~= nil then return fields or v end
+  st.records[v] = false
+  local name = getmetatable(v)
+  if type(name) ~= "string" then return v end
+  local ok, text = pcall(tostring, v)
+  if not ok or ssub(text, 1, #name + 2) ~= name .. " {" then return v end
+  local copied, copy = pcall(function()
+    local t = {}
+    for k, value in pairs(v) do t[k] = value end
+    return t
+  end)
+  if not copied then return v end
+  st.records[v], st.labels[copy] = copy, name .. " "
+  return copy
 end
 
 -- What a table's or userdata's metatable says about it, cached per value in st.meta:
@@ -242,6 +268,7 @@ end
 -- The pre-pass: walks exactly what the rendering will expand, in the same order, counting how
 -- often each table is reached (outside cycles) so that shared tables can get ids.
 local function scan(st, v, level)
+  v = record_of(st, v)
   if type(v) ~= "table" or st.path[v] or meta_of(st, v) and meta_of(st, v).text
     or level >= st.depth then return end
   local c = st.count[v]
@@ -260,7 +287,7 @@ local function table_atom(st, t, level)
   if st.path[t] then return "<cycle>" end
   local m = meta_of(st, t)
   if m and m.text then return m.text end
-  local label = m and "<" .. m.name .. ">" or ""
+  local label = m and "<" .. m.name .. ">" or st.labels[t] or ""
   if level >= st.depth then return next(t) == nil and label .. "{}" or label .. "{...}" end
   local id = st.ids[t]
   if id then return "<" .. (m and m.name or "table") .. " " .. id .. ">" end
@@ -281,6 +308,7 @@ end
 -- One-line rendering of `v` in at most `budget` columns, or nil if it does not fit (the caller
 -- undoes the ids it assigned). Bounded work: it gives up as soon as the budget is spent.
 local function flat(st, v, level, budget)
+  v = record_of(st, v)
   if type(v) ~= "table" then
     if type(v) == "string" and (#v < st.string and #v or st.string) + 2 > budget then return nil end
     local s = atom(st, v)
@@ -333,6 +361,7 @@ end
 
 -- Renders `v` into st.buf; `col` is the column where it starts (for the one-line check).
 local function render(st, v, level, col)
+  v = record_of(st, v)
   local buf = st.buf
   local s = try_flat(st, v, level, st.width - col)
   if s then buf[#buf + 1] = s; return end
@@ -422,6 +451,7 @@ local function inspect(_, v, opts) -- the module table's __call
     newline = option(opts, "newline", is_string, "a string"),
     indent = type(indent) == "number" and srep(" ", indent // 1) or indent,
     buf = {}, meta = {}, entries = {}, path = {}, count = {}, ids = {}, idorder = {}, nextid = 1,
+    records = {}, labels = {},
   }
   if st.depth > MAX_NESTING then st.depth = MAX_NESTING end
   local ok, result = pcall(function()
