@@ -231,6 +231,26 @@ import Testing
         #expect(history.contains("marker = \"first session\""))
     }
 
+    /// `.load` of a controller script shows its view once, then only the lines that change: the
+    /// title line is printed once however often the counter below it ticks.
+    @Test func aLoadedControllerShowsItsViewOnceThenOnlyChanges() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("app.lua", """
+            local C = controller("C")
+            function C:loadView() return view.stack { view.text { id = "t", text = "the title" }, view.text { id = "n", text = "count 0" } } end
+            function C:viewDidAppear() local n = 0; self.ticks = timer.every(0.1, function() n = n + 1; self.view.n:update("count " .. n) end) end
+            app.push(C)
+            """)
+        let repl = try await open(sandbox)
+        repl.type(".load app.lua\r")
+        await repl.waitFor(line: "count 3")
+        repl.type("\u{4}")
+        #expect(await repl.finish() == 0)
+        let lines = repl.screen.transcript
+        #expect(lines.filter { $0 == "the title" }.count == 1, "\(lines)")
+        #expect(lines.contains("count 0") && lines.contains("count 1") && lines.contains("count 2"), "\(lines)")
+    }
+
     @Test func dotCommandsHelpServicesSubscriptionsLoadAndEditor() async throws {
         let sandbox = try Sandbox()
         try sandbox.write("lib.lua", "loaded = 42\nreturn \"loaded \" .. loaded\n")

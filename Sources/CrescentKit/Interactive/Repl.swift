@@ -57,6 +57,9 @@ final class Repl {
                                                    history: history),
                                 width: link.terminal.columns)
         inspect = host.loadedInspect()
+        // A view a `.load`ed controller shows is printed whole once, then only its changed
+        // lines: a ticking counter does not scroll the whole view past on every turn.
+        host.presenter.printsChangesOnly = true
     }
 
     /// Prints the banner and shows the first prompt.

@@ -21,6 +21,10 @@ final class ViewPresenter {
     /// Renders so far (for tests and the json output).
     private(set) var renders = 0
 
+    /// In `plain` mode, print a changed view's changed lines only, after the first whole print
+    /// (the REPL's choice: the view goes by above the prompt, between the person's lines).
+    var printsChangesOnly = false
+
     /// A fixed layout width, when the host was given one.
     private let fixedWidth: Int?
 
@@ -57,10 +61,15 @@ final class ViewPresenter {
         case .plain:
             let text = Self.trimmed(root?.lines(width: width) ?? []).joined(separator: "\n")
             guard text != lastText, root != nil else { return }
+            let previous = lastText
             lastText = text
             guard !text.isEmpty else { return }
             renders += 1
-            console.writeView(text + "\n\n")
+            if printsChangesOnly, let previous, !previous.isEmpty {
+                console.writeView(Self.changedLines(from: previous, to: text) + "\n")
+            } else {
+                console.writeView(text + "\n\n")
+            }
         case .json:
             guard let root else { return }
             renders += 1
@@ -69,6 +78,14 @@ final class ViewPresenter {
             renders += 1
             redraw(liveLines(width: width))
         }
+    }
+
+    /// The lines of `new` that differ from the same line of `old`, or that `old` did not have.
+    private static func changedLines(from old: String, to new: String) -> String {
+        let before = old.split(separator: "\n", omittingEmptySubsequences: false)
+        let after = new.split(separator: "\n", omittingEmptySubsequences: false)
+        let changed = after.indices.filter { $0 >= before.count || before[$0] != after[$0] }
+        return (changed.isEmpty ? after.indices.map { $0 } : changed).map { String(after[$0]) }.joined(separator: "\n")
     }
 
     /// `lines` without the blank lines at their end.
