@@ -23,6 +23,12 @@ public struct Terminal: Hashable, Sendable {
     /// The mode a terminal was in before ``enableRawMode()``, to give back with ``restore(_:)``.
     public struct SavedMode: Sendable {
         fileprivate let attributes: termios
+
+        /// The saved `termios` as bytes, for code that must restore it where Swift cannot run
+        /// (a signal handler in C).
+        public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+            try Swift.withUnsafeBytes(of: attributes, body)
+        }
     }
 
     /// The descriptor keys are read from.
