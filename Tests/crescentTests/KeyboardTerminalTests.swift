@@ -126,7 +126,7 @@ import Darwin
     }
 
     @Test func theTimeLimitRestores() async throws {
-        let (terminal, _) = try await start(options: ["--timeout", "1"])
+        let (terminal, _) = try await start(options: ["--timeout", "4"])
         #expect(await terminal.finish() == 1)
         expectRestored(terminal)
     }
@@ -279,6 +279,27 @@ import Darwin
         terminal.type("add \"oat milk\"\r")
         await terminal.waitFor(line: "│ added oat milk")
         terminal.type("quit\r")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    /// The "done when": a new project's main.lua on a terminal answers its keys and quits
+    /// with q.
+    @Test func aNewProjectAnswersItsKeysAndQuitsWithQ() async throws {
+        let sandbox = try Sandbox()
+        let made = try await crescent(["init", "demo"], in: sandbox)
+        #expect(made.status == 0, "\(made)")
+        let terminal = try InteractiveTerminal(["--data-dir", sandbox.path + "/data", "main.lua"], directory: sandbox.path + "/demo",
+                                               environment: ["CRESCENT_HISTORY": "/dev/null"], columns: 80, rows: 12)
+        await terminal.waitFor(line: "Paris", within: 30)
+        #expect(terminal.screen.lines.last?.hasPrefix("r refresh  ? help  q quit") == true)
+        terminal.type("?")
+        await terminal.waitFor(line: "keys of Place:")
+        terminal.type(" r")
+        await terminal.waitFor(line: "Paris")
+        terminal.type(":refresh\r")
+        await terminal.waitFor(line: "Paris")
+        terminal.type("q")
         #expect(await terminal.finish() == 0)
         expectRestored(terminal)
     }

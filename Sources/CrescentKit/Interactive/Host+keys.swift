@@ -116,12 +116,13 @@ extension Host {
     /// Takes the terminal for a person to drive the app: raw mode, the alternate screen, keys
     /// read into the loop, output shown on the status line (and written out when the terminal
     /// is given back). Ctrl-C goes to `onInterrupt` from the reader's thread, as SIGINT would.
-    /// Nothing happens when the terminal refuses raw mode: the app runs as before.
+    /// Nothing happens when the terminal refuses raw mode or the run is a background job: the
+    /// app runs as before (the view drawn in place).
     ///
     /// - Parameter script: names the command line's history, kept per script beside the REPL's
     ///   (`history.groceries`); nil keeps none.
     func startTerminalSession(_ terminal: Terminal = .standard, script: String?, onInterrupt: @escaping @Sendable () -> Void) {
-        guard terminalSession == nil, isRunning else { return }
+        guard terminalSession == nil, isRunning, terminal.isForeground else { return }
         console.flush()
         let session: TerminalSession
         do { session = try TerminalSession(terminal: terminal) } catch {

@@ -49,6 +49,15 @@ public struct Terminal: Hashable, Sendable {
     /// input as a script, without prompts or escape sequences).
     public var isInteractive: Bool { isatty(input) == 1 && isatty(output) == 1 }
 
+    /// Whether this process may take the input terminal: it is in the terminal's foreground
+    /// process group, or the terminal is not its controlling one. A job started in the
+    /// background (`crescent app.lua &`) that changed the terminal's mode would be stopped
+    /// (SIGTTOU) and would take the keys from the shell.
+    public var isForeground: Bool {
+        let group = tcgetpgrp(input)
+        return group == -1 || group == getpgrp()
+    }
+
     /// The terminal's width: from the output terminal, else `COLUMNS`, else 80.
     public var columns: Int {
         if let size = windowSize() { return size.columns }
