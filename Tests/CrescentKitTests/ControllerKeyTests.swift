@@ -1,4 +1,5 @@
 @testable import CrescentKit
+import Foundation
 import Testing
 
 /// `self:key`, `app.press` and the default keys, in virtual time with no terminal.
@@ -172,5 +173,32 @@ import Testing
         test.settle()
         #expect(test.lines.first?.contains("options.args[1] must read \"name: type\" with a type of string, integer, number or boolean") == true)
         #expect(test.lines.dropFirst().first?.contains("options.complete must be a function(argIndex, prefix), got number") == true)
+    }
+
+    /// O(change): one selection move on a 10,000-row table writes the two rows that changed
+    /// (the old selection, the new one) and nothing else, inside synchronized-output marks.
+    @Test func aSelectionMoveOnA10000RowTableWritesTwoRows() throws {
+        let test = try TestHost()
+        test.run("""
+            local rows = {}
+            for i = 1, 10000 do rows[i] = { name = "row " .. i, n = i } end
+            local C = controller("T")
+            function C:loadView() return view.table { id = "t", selectable = true, columns = { "name", "n" }, rows = rows } end
+            app.push(C)
+            """)
+        test.settle()
+        let before = test.host.presenter.frame(width: 40, height: 24)
+        test.host.pressTerminalKeys(["down"])
+        test.settle()
+        let after = test.host.presenter.frame(width: 40, height: 24)
+        let bytes = after.changes(from: before)
+        #expect(bytes.components(separatedBy: ";1H").count - 1 == 2, "\(bytes.debugDescription)")
+        #expect(bytes.hasPrefix("\u{1B}[?2026h") && bytes.hasSuffix("\u{1B}[?2026l"))
+        #expect(after.reversed.contains(3), "the selected row (header, rule, row 1, row 2) in reverse video")
+        test.host.pressTerminalKeys(["end"])
+        test.settle()
+        let last = test.host.presenter.frame(width: 40, height: 24)
+        #expect(last.rows[22].hasPrefix("> row 10000"), "\(last.rows[22])")
+        #expect(after.changes(from: after) == "", "an unchanged frame writes nothing")
     }
 }
