@@ -2,8 +2,9 @@
 -- groceries.lua: a list controller over an observable collection. The store owns the items; the
 -- controller only coordinates: commands call the collection, and the table view applies each
 -- change set (inserting or deleting rows) instead of redrawing from scratch.
---   crescent scripts/groceries.lua           on a terminal: up/down choose, enter opens, d deletes
---                                            (d again confirms), :add "oat milk" 2 adds, q quits
+--   crescent scripts/groceries.lua           on a terminal: up/down choose, enter opens, a adds
+--                                            (a command line with "add "), d deletes (d again
+--                                            confirms), q quits
 --   printf 'add milk\nadd "oat milk" 2\nremove 1\nquit\n' | crescent --data-dir /tmp/groceries scripts/groceries.lua
 local Groceries = controller("Groceries")
 
@@ -34,6 +35,7 @@ function Groceries:loadView()
 end
 
 function Groceries:viewDidLoad()
+  self:key("a", "startAdd", "add")
   self:key("d", "delete", "delete")
   self:command("add", "add", "add ITEM [QUANTITY]", { args = { "item: string", "quantity: integer?" } })
   self:command("remove", "remove", "remove N: remove the Nth item")
@@ -61,6 +63,11 @@ function Groceries:add(item, quantity)
   if not item then return print("usage: add ITEM [QUANTITY]") end
   local _, err = self.items:add({ item = item, quantity = tonumber(quantity) or 1 })
   if err then print(tostring(err)) end
+end
+
+-- a: the command line, "add " typed, for the person to finish (`add "oat milk" 2`).
+function Groceries:startAdd()
+  app.commandLine("add ")
 end
 
 -- Enter on a row: its detail.

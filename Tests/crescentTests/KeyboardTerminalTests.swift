@@ -303,4 +303,23 @@ import Darwin
         #expect(await terminal.finish() == 0)
         expectRestored(terminal)
     }
+
+    @Test func groceriesAddsThroughTheCommandLineAndDeletesAfterAConfirmation() async throws {
+        let sandbox = try Sandbox()
+        let script = CrescentProcess.packageRoot.appendingPathComponent("scripts/groceries.lua").path
+        let terminal = try InteractiveTerminal(["--data-dir", sandbox.path + "/data", "--no-plugins", script], directory: sandbox.path,
+                                               environment: ["CRESCENT_HISTORY": "/dev/null"], columns: 80, rows: 12)
+        await terminal.waitFor(line: "0 items")
+        terminal.type("a")
+        await terminal.waitFor("the command line with add typed") { lines in lines.last == ":add" }
+        terminal.type("\"oat milk\" 2\r")
+        await terminal.waitFor(line: "> oat milk")
+        terminal.type("d")
+        await terminal.waitFor(line: "delete oat milk? press d again")
+        terminal.type("d")
+        await terminal.waitFor(line: "0 items")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
 }

@@ -39,6 +39,11 @@ struct CommandPrompt {
         1 + DisplayWidth.of(editor.buffer.textBeforeCursor)
     }
 
+    /// Puts `text` in the line, the cursor after it.
+    mutating func type(_ text: String) {
+        editor.setText(text)
+    }
+
     mutating func handle(_ key: Key) -> Outcome {
         if case .key(.escape, _) = key { return .leave }
         switch editor.handle(key) {

@@ -41,11 +41,16 @@ extension Host {
         openCommandLine()
     }
 
-    private func openCommandLine() {
-        guard let state = commandLine else { return }
-        let prompt = CommandPrompt(history: state.history)
+    /// Opens the command line with `text` typed (`app.commandLine("add ")`); false without a
+    /// terminal session.
+    @discardableResult
+    func openCommandLine(typing text: String = "") -> Bool {
+        guard let state = commandLine else { return false }
+        var prompt = CommandPrompt(history: state.history)
+        prompt.type(text)
         commandLine = .open(prompt)
         presenter.showPrompt((prompt.text, prompt.cursorColumn))
+        return true
     }
 
     private func closeCommandLine() {

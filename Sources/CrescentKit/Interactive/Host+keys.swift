@@ -29,6 +29,10 @@ extension Host {
             self.presenter.invalidate()
             return .none
         }
+        vm.register(field: "openCommandLine") { [unowned self] stack in
+            stack.push(self.openCommandLine(typing: try stack.checkString(1, function: "app.commandLine")))
+            return .one
+        }
         vm.register(field: "suspend") { [unowned self] _ in
             guard let session = self.terminalSession else { return .none }
             self.console.flush()

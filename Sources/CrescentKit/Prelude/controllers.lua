@@ -615,6 +615,13 @@ local function sendKeys(done, caller, ...)
   return true
 end
 
+-- Opens the terminal's `:` command line with `text` typed (a key that starts a command the
+-- person finishes: `a` typing "add "); false where there is no terminal.
+function app.commandLine(text)
+  if text ~= nil and type(text) ~= "string" then error("bad argument #1 to 'app.commandLine' (string expected, got " .. type(text) .. ")", 2) end
+  return P.openCommandLine(text or "")
+end
+
 function app.press(...)
   if select("#", ...) == 0 then error("bad argument #1 to 'app.press' (a key name expected, e.g. app.press(\"down\", \"enter\"))", 2) end
   return sendKeys(nil, "app.press", ...)

@@ -110,6 +110,7 @@ enum StubText {
         "app.open": ["---@param path string", "---@param args? table", "function app.open(path, args) end"],
         "app.send": ["---@param command string", "---@param ... string", "function app.send(command, ...) end"],
         "app.press": ["---@param key string", "---@param ... string", "function app.press(key, ...) end"],
+        "app.commandLine": ["---@param text? string", "---@return boolean", "function app.commandLine(text) end"],
         "app.top": ["---@type crescent.Controller?", "app.top = nil"],
         "app.stack": ["---@type crescent.Controller[]", "app.stack = {}"],
         "app.args": ["---@type string[]", "app.args = {}"],
