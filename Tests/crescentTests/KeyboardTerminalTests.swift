@@ -34,13 +34,16 @@ import Darwin
         """
     }
 
-    private func start(_ source: String = script(), options: [String] = [], showing: String = "pressed: none",
-                       environment: [String: String?] = [:],
+    /// Runs `source` as `file` in a new sandbox (the command line's history in it) on a 100 x 12
+    /// terminal, and waits for a line with `showing`.
+    private func start(_ source: String = script(), file: String = "keys.lua", options: [String] = [],
+                       showing: String = "pressed: none", environment: [String: String?] = [:],
                        sourceLocation: SourceLocation = #_sourceLocation) async throws -> (InteractiveTerminal, Sandbox) {
         let sandbox = try Sandbox()
-        let path = try sandbox.write("keys.lua", source)
+        let path = try sandbox.write(file, source)
+        let variables = environment.merging(["CRESCENT_HISTORY": sandbox.path + "/history"]) { given, _ in given }
         let terminal = try InteractiveTerminal(["--data-dir", sandbox.path + "/data", "--no-plugins"] + options + [path],
-                                               directory: sandbox.path, environment: environment, columns: 100, rows: 12)
+                                               directory: sandbox.path, environment: variables, columns: 100, rows: 12)
         await terminal.waitFor(line: showing, sourceLocation: sourceLocation)
         return (terminal, sandbox)
     }
@@ -240,11 +243,7 @@ import Darwin
             function C:add(item, qty) print("added " .. item .. " x" .. tostring(qty)) end
             app.push(C)
             """
-        let sandbox = try Sandbox()
-        let path = try sandbox.write("shop.lua", source)
-        let terminal = try InteractiveTerminal(["--no-plugins", path], directory: sandbox.path,
-                                               environment: ["CRESCENT_HISTORY": sandbox.path + "/history"], columns: 100, rows: 12)
-        await terminal.waitFor(line: "the shop")
+        let (terminal, sandbox) = try await start(source, file: "shop.lua", showing: "the shop")
         terminal.type(":ad\t")
         await terminal.waitFor("the command completed") { lines in lines.last == ":add" }
         terminal.type(" milk 2\r")
@@ -270,11 +269,7 @@ import Darwin
             function C:add(item) print("added " .. item) end
             app.push(C)
             """
-        let sandbox = try Sandbox()
-        let path = try sandbox.write("plain.lua", source)
-        let terminal = try InteractiveTerminal(["--no-plugins", path], directory: sandbox.path,
-                                               environment: ["CRESCENT_HISTORY": "/dev/null"], columns: 80, rows: 10)
-        await terminal.waitFor(line: "no keys here")
+        let (terminal, _) = try await start(source, file: "plain.lua", showing: "no keys here")
         #expect(terminal.screen.lines.last == ":")
         terminal.type("add \"oat milk\"\r")
         await terminal.waitFor(line: "│ added oat milk")
