@@ -4,13 +4,32 @@
 -- arguments (feeds added before are remembered) and shows `latest` whenever it changes.
 --   crescent scripts/news.lua https://example.org/feed.xml https://example.org/atom.xml
 -- Commands: `refresh` fetches every feed now, `open N` opens the Nth headline's link (with
--- xdg-open on a desktop, else it prints the link), `quit`.
+-- xdg-open on a desktop, else it prints the link), `quit`. On a terminal: up/down choose a
+-- headline, enter shows its text, esc goes back, r refreshes, q quits.
 local News = controller("News")
+
+-- One headline's text, pushed on enter.
+local Story = controller("Story")
+
+function Story:init(args)
+  self.item = args.item
+  self.title = args.item.title ~= "" and args.item.title or "untitled"
+end
+
+function Story:loadView()
+  local item = self.item
+  return view.stack {
+    view.text { text = item.feedTitle },
+    view.text { text = item.link or "" },
+    view.text { text = item.summary ~= "" and item.summary or "(no text)" },
+  }
+end
 
 -- How many headlines the table shows, and how wide a title may be.
 local shown, titleWidth = 15, 60
 
 function News:init(args)
+  self.title = "News"
   self.feeds = services.feeds
   self.urls = args or {}
 end
@@ -18,7 +37,7 @@ end
 function News:loadView()
   return view.stack {
     view.text { id = "title", text = "News" },
-    view.table { id = "headlines", columns = {
+    view.table { id = "headlines", selectable = true, columns = {
       { key = "n", title = "#", align = "right" }, "when", "title", "feed",
     } },
     view.text { id = "status" },
@@ -26,6 +45,7 @@ function News:loadView()
 end
 
 function News:viewDidLoad()
+  self:key("r", "refresh", "refresh")
   self:command("refresh", "refresh", "fetch every feed now")
   self:command("open", "open", "open N: open the Nth headline's link")
 end
@@ -93,6 +113,12 @@ function News:refresh()
   local items, err = self.feeds:refresh()
   if err then return print("refresh: " .. tostring(err)) end
   print(#items == 1 and "1 new item" or (#items .. " new items"))
+end
+
+-- Enter on a headline: its text.
+function News:didSelect(_, index)
+  local item = self.latest and self.latest[index]
+  if item then app.push(Story, { item = item }) end
 end
 
 function News:open(n)

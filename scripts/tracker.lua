@@ -3,17 +3,28 @@
 -- position; the geocoder answers each fix; the controller only coordinates.
 --   crescent --location gpx:scripts/tracks/paris.gpx@60x scripts/tracker.lua   (what `make run` does)
 --   crescent --location gpsd:127.0.0.1:2947 scripts/tracker.lua
+-- On a terminal: r looks the place up again, p pins the current place (shown below), q quits.
 local Tracker = controller("Tracker")
 
 function Tracker:loadView()
   return view.stack {
     view.text { id = "title", text = "Where am I?" },
     view.keyvalue { id = "place", pairs = { { "place", "waiting for a fix…" } } },
+    view.text { id = "pinned" },
   }
 end
 
 function Tracker:viewDidLoad()
+  self:key("r", "refresh", "refresh")
+  self:key("p", "pin", "pin this place")
   self:command("refresh", "refresh", "look the current place up again")
+  self:command("pin", "pin", "pin the current place")
+end
+
+-- Keeps the place named last on screen, below the one that follows the location.
+function Tracker:pin()
+  if not self.here then return print("no place to pin yet") end
+  self.view.pinned.text = "pinned: " .. self.here
 end
 
 function Tracker:viewWillAppear()
@@ -33,9 +44,10 @@ function Tracker:locationChanged(fix)
     return
   end
   local place = placemarks[1]
+  self.here = ("%s, %s"):format(place.name, place.country)
   self.view.title.text = "Where am I?"
   self.view.place:update({
-    { "place", ("%s, %s"):format(place.name, place.country) },
+    { "place", self.here },
     { "distance", ("%.1f km away"):format(place.distance / 1000) },
     { "position", ("%.5f, %.5f"):format(fix.lat, fix.lon) },
     { "speed", fix.speed and ("%.1f km/h"):format(fix.speed * 3.6) or "-" },

@@ -16,6 +16,20 @@ describe("news", function()
     assert.matches("1 feed", text)
   end)
 
+  it("shows a headline's text on enter and goes back on esc", function()
+    fake.http { ["GET https://example.org/feed.xml"] = { status = 200, headers = { ["content-type"] = "application/rss+xml" }, body = feed } }
+    script("scripts/news.lua", "https://example.org/feed.xml")
+    clock.advance(0)
+    press("down", "enter")
+    clock.advance(0)
+    -- The second row's headline (the newest first), its feed and link.
+    local title = screen_text(60, 8):match("^News › (%a+ headline)\nExample News\nhttps://example%.org/%d\n")
+    assert.truthy(title)
+    press("esc")
+    clock.advance(0)
+    assert.matches(">%s+2 .-" .. title, screen_text(100, 10))
+  end)
+
   it("says which feed fails", function()
     fake.http { ["GET https://example.org/feed.xml"] = { status = 404, body = "not here" } }
     script("scripts/news.lua", "https://example.org/feed.xml")

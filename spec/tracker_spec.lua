@@ -43,6 +43,21 @@ describe("tracker", function()
     assert.matches("London", view_text())
   end)
 
+  it("looks the place up again on r and pins it on p", function()
+    fake.location { fixes = { { lat = 51.5072, lon = -0.1276 }, { lat = 48.8566, lon = 2.3522 } }, interval = 60 }
+    script("scripts/tracker.lua")
+    clock.advance(0)
+    press("p")
+    clock.advance(0)
+    assert.matches("pinned: London", view_text())
+    clock.advance(60)
+    press("r")
+    clock.advance(0)
+    assert.matches("place +Paris", view_text())
+    assert.matches("pinned: London", view_text())
+    assert.matches("r refresh  p pin this place  %? help  q quit", screen_text(80, 12))
+  end)
+
   it("follows a recorded track, one point a second", function()
     fake.location { track = "scripts/tracks/paris.gpx", interval = 1 }
     script("scripts/tracker.lua")

@@ -79,7 +79,9 @@ enum ProjectTemplate {
             """),
         ("main.lua", """
             -- main.lua: a controller. The location service owns the position, the geocoder names it;
-            -- the controller only coordinates and shows. Run: crescent main.lua (type `quit` to leave).
+            -- the controller only coordinates and shows. Run: crescent main.lua. On a terminal, press r
+            -- to look the place up again, ? for the keys, q to quit; from a pipe or `crescent send`,
+            -- the same as commands: `refresh`, `quit`.
             local Place = controller("Place")
 
             function Place:loadView()
@@ -90,6 +92,7 @@ enum ProjectTemplate {
             end
 
             function Place:viewDidLoad()
+              self:key("r", "refresh", "refresh")
               self:command("refresh", "refresh", "look the place up again")
             end
 
@@ -135,6 +138,17 @@ enum ProjectTemplate {
                 clock.advance(60)                      -- the second fix
                 assert.matches("Paris", view_text())
                 assert.equals("Where am I?", app.top.view.title.text)
+              end)
+
+              it("looks the place up again on r", function()
+                fake.location { fixes = { { lat = 51.5072, lon = -0.1276 } }, interval = 60 }
+                script("main.lua")
+                clock.advance(0)
+                app.top.view.place:update({ { "place", "?" } })
+                press("r")                             -- as on the terminal
+                clock.advance(0)
+                assert.matches("London", view_text())
+                assert.matches("r refresh", screen_text())   -- the key hints on the status line
               end)
             end)
 

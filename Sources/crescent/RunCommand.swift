@@ -64,6 +64,11 @@ struct RunCommand: ParsableCommand {
             Crescent.usageError(error.description + subcommandHint(source))
         }
         let readsCommands: Bool = if case .standardInput = source { false } else { !ProcessIO.isTerminal(0) }
-        return ScriptRunner.run(source, bytes: bytes, options: options, plugins: [.standard], readsCommands: readsCommands)
+        // A person at a terminal drives the app with keys: stdin and stdout both a terminal, and
+        // the view drawn live (`--ui plain` and `--ui json` keep the terminal as it is).
+        let readsKeys = options.ui == .live && ProcessIO.isTerminal(0) && ProcessIO.isTerminal(1)
+            && { if case .standardInput = source { false } else { true } }()
+        return ScriptRunner.run(source, bytes: bytes, options: options, plugins: [.standard],
+                                readsCommands: readsCommands, readsKeys: readsKeys)
     }
 }

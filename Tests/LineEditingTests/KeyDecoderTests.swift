@@ -68,8 +68,22 @@ import Testing
     }
 
     @Test func unknownSequencesAreDropped() {
-        #expect(decode("\u{1B}[15~a\u{1B}OPb\u{1B}[200;1R") == [.text("a"), .text("b")].coalesced)
-        #expect(decode("\u{1B}[<0;3;4M") == [], "a mouse report")
+        #expect(decode("\u{1B}[99~a\u{1B}OZb\u{1B}[200;1R") == [.text("a"), .text("b")].coalesced)
+        #expect(decode("\u{1B}[<35;3;4M") == [], "a mouse motion")
+    }
+
+    @Test func functionKeys() {
+        #expect(decode("\u{1B}OP\u{1B}OQ\u{1B}OR\u{1B}OS") == (1...4).map { .key(.function($0)) })
+        #expect(decode("\u{1B}[15~\u{1B}[17~\u{1B}[21~\u{1B}[23~\u{1B}[24~") == [5, 6, 10, 11, 12].map { .key(.function($0)) })
+        #expect(decode("\u{1B}[1;5P\u{1B}[15;2~") == [.key(.function(1), modifiers: .control), .key(.function(5), modifiers: .shift)])
+    }
+
+    @Test func sgrMouseReports() {
+        #expect(decode("\u{1B}[<0;3;4M\u{1B}[<0;3;4m") == [.mouse(MouseEvent(action: .press(button: 0), column: 3, row: 4)),
+                                                          .mouse(MouseEvent(action: .release(button: 0), column: 3, row: 4))])
+        #expect(decode("\u{1B}[<64;1;2M\u{1B}[<65;1;2M") == [.mouse(MouseEvent(action: .wheelUp, column: 1, row: 2)),
+                                                           .mouse(MouseEvent(action: .wheelDown, column: 1, row: 2))])
+        #expect(decode("\u{1B}[<2;10;1M") == [.mouse(MouseEvent(action: .press(button: 2), column: 10, row: 1))])
     }
 
     @Test func sequencesSplitAcrossReads() {

@@ -14,7 +14,7 @@ import Testing
         }
         let tested = try await crescent(["test"], in: sandbox, directory: project, timeLimit: 60)
         #expect(tested.status == 0, "\(tested)")
-        #expect(tested.stdoutLines.last == "2 passed, 0 failed", "\(tested)")
+        #expect(tested.stdoutLines.last == "3 passed, 0 failed", "\(tested)")
 
         let run = CrescentProcess(["main.lua"], directory: project)
         try run.start()

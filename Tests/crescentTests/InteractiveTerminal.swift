@@ -123,8 +123,30 @@ final class InteractiveTerminal: @unchecked Sendable {
         }
     }
 
-    /// Waits for the program to exit and returns its status; kills it after `timeLimit`.
-    func finish(timeLimit: Double = 15, sourceLocation: SourceLocation = #_sourceLocation) async -> Int32 {
+    /// Gives the terminal a new size and tells the program, as a terminal window does (the
+    /// program has no controlling terminal here, so the kernel would not send SIGWINCH itself).
+    /// The replayed ``screen`` keeps the size it started with.
+    func resize(columns: Int, rows: Int) {
+        var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        kill(process.processIdentifier, SIGWINCH)
+    }
+
+    /// The program's process id (for the signals a test sends it).
+    var pid: Int32 { process.processIdentifier }
+
+    /// The terminal's modes as the program left them (the line discipline is the pair's: the
+    /// master reads the slave's settings).
+    var modes: termios {
+        var attributes = termios()
+        _ = tcgetattr(master, &attributes)
+        return attributes
+    }
+
+    /// Waits for the program to exit and returns its status; kills it after `timeLimit`. A death
+    /// by a signal in `expectedSignals` (one the test sent) is not a failure.
+    func finish(timeLimit: Double = 15, expectedSignals: Set<Int32> = [],
+                sourceLocation: SourceLocation = #_sourceLocation) async -> Int32 {
         let deadline = Date().addingTimeInterval(timeLimit)
         while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         let timedOut = process.isRunning
@@ -138,8 +160,8 @@ final class InteractiveTerminal: @unchecked Sendable {
         while !output.isFinished && Date() < drain { try? await Task.sleep(for: .milliseconds(5)) }
         finished = true
         if !timedOut {
-            recordSignalDeath(process, command: arguments, output: screen.transcript.joined(separator: "\n"),
-                              sourceLocation: sourceLocation)
+            recordSignalDeath(process, command: arguments, expected: expectedSignals,
+                              output: screen.transcript.joined(separator: "\n"), sourceLocation: sourceLocation)
         }
         return process.terminationStatus
     }

@@ -186,7 +186,9 @@ final class TerminalLockedBytes: @unchecked Sendable {
 /// Handles printable text (wide characters take two cells), `\r`, `\n` (line feed only, as on a
 /// real terminal; the pty's line discipline has already turned `\n` into `\r\n`), backspace,
 /// `ESC[nA` / `ESC[nB` / `ESC[nC` / `ESC[nD`, `ESC[2K` (and `ESC[K`, `ESC[1K`), `ESC[J` (and
-/// `ESC[0J`, `ESC[2J`), `ESC[?25l` / `ESC[?25h`; every other escape sequence is parsed and ignored.
+/// `ESC[0J`, `ESC[2J`), `ESC[row;colH`, `ESC[?25l` / `ESC[?25h`, the alternate screen
+/// (`ESC[?1049h` / `ESC[?1049l`, which brings the main screen back as it was); every other escape
+/// sequence is parsed and ignored.
 /// Lines that scroll off the top are kept in `scrollback`. Writing in the last column sets a
 /// pending wrap, as xterm does.
 struct TerminalScreen {
@@ -199,6 +201,11 @@ struct TerminalScreen {
     private(set) var column = 0
     private(set) var cursorVisible = true
     private var pendingWrap = false
+    /// The main screen's cells and cursor while the alternate screen is shown, else nil.
+    private var mainScreen: [[String]]?
+    private var mainCursor = (row: 0, column: 0)
+    /// Whether the alternate screen is shown.
+    var onAlternateScreen: Bool { mainScreen != nil }
 
     init(columns: Int, rows: Int) {
         self.columns = columns
@@ -308,8 +315,23 @@ struct TerminalScreen {
         let n = max(numbers.first ?? 1, 1)
         pendingWrap = false
         switch (private_, final) {
-        case (true, "l"): if numbers == [25] { cursorVisible = false }
-        case (true, "h"): if numbers == [25] { cursorVisible = true }
+        case (true, "l"):
+            if numbers == [25] { cursorVisible = false }
+            if numbers == [1049], let main = mainScreen {
+                cells = main
+                mainScreen = nil
+                (row, column) = mainCursor
+            }
+        case (true, "h"):
+            if numbers == [25] { cursorVisible = true }
+            if numbers == [1049], mainScreen == nil {
+                mainScreen = cells
+                mainCursor = (row, column)
+                cells = Array(repeating: Array(repeating: " ", count: columns), count: rows)
+            }
+        case (false, "H"), (false, "f"):
+            row = min(max((numbers.first ?? 1) - 1, 0), rows - 1)
+            column = min(max((numbers.count > 1 ? numbers[1] : 1) - 1, 0), columns - 1)
         case (false, "A"): row = max(row - n, 0)
         case (false, "B"): row = min(row + n, rows - 1)
         case (false, "C"): column = min(column + n, columns - 1)

@@ -99,6 +99,21 @@ import Glibc
         _ = await host.stop()
     }
 
+    @Test func sendKeyPressesKeysOnTheTopController() async throws {
+        let host = try await groceriesHost()
+        _ = try await host.crescentCommand(["send", "groceries", "add", "milk"])
+        _ = try await host.crescentCommand(["send", "groceries", "add", "bread"])
+        let pressed = try await host.crescentCommand(["send", "groceries", "--key", "down", "d"])
+        #expect(pressed.status == 0, "\(pressed)")
+        #expect(await host.process.waitForOutput("delete bread? press d again", within: 20), "\(host.process.stdout)")
+        let wrong = try await host.crescentCommand(["send", "--key", "downn"])
+        #expect(wrong.status == 1, "\(wrong)")
+        #expect(wrong.stderr.contains("unknown key 'downn'; key names are"), "\(wrong)")
+        let none = try await host.crescentCommand(["send", "--key"])
+        #expect(none.status == 2, "\(none)")
+        _ = await host.stop()
+    }
+
     @Test func observeCommandPrintsOneJSONLinePerChange() async throws {
         let host = try await groceriesHost()
         let watcher = CrescentProcess(["observe", "groceries", #"services.store:collection("groceries")"#, "count"],

@@ -227,6 +227,20 @@ void crescent_flush_stdout(void);
 /** 1 when the descriptor is a terminal. */
 int crescent_isatty(int fd);
 
+/* ---- The terminal given back on every way out (terminal.c) ------------------------------------ */
+
+/** Remembers how to give the terminal back: the mode saved before raw mode (a `struct termios`
+ *  of `saved_size` bytes, set again on `input`) and the bytes that leave the screen modes (written
+ *  to `output`). From then until crescent_terminal_restore or _disarm, a crash signal (SIGSEGV,
+ *  SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE) or exit() restores first. Returns 0, or -1 when the
+ *  sizes do not fit. */
+int crescent_terminal_arm(int input, int output, const void *saved, size_t saved_size,
+                          const char *leave, size_t length);
+/** Restores the terminal now if armed, and disarms; async-signal-safe, safe to call twice. */
+void crescent_terminal_restore(void);
+/** Forgets the saved mode without restoring it. */
+void crescent_terminal_disarm(void);
+
 /* ---- Benchmark baselines: the same shapes written in plain C ---------------------------------- */
 
 /** Registers global `bench_c_object`: a userdata whose method `get(i)` returns i + 1, looked up

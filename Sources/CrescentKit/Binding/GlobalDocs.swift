@@ -59,6 +59,8 @@ enum GlobalDocs {
         entry("app.route", "app.route(pattern, Controller)", "Route a path pattern such as \"goods/:id\" to a controller class."),
         entry("app.open", "app.open(path[, args])", "Push the controller routed for path, with its parameters in args."),
         entry("app.send", "app.send(command, ...)", "Send a command to the top controller, as typed at the REPL (:command)."),
+        entry("app.press", "app.press(key, ...)", "Press keys on the top controller, as on its terminal (\"down\", \"enter\", \"ctrl-r\")."),
+        entry("app.commandLine", "app.commandLine([text])", "Open the terminal's : command line with text typed; false without a terminal."),
         entry("app.top", "app.top", "The top controller, or nil."),
         entry("app.stack", "app.stack", "The navigation stack, bottom first (a copy)."),
         entry("app.args", "app.args", "The script's arguments (as arg[1...])."),

@@ -20,6 +20,9 @@ public final class Console: Sendable {
     /// Checked before taking the tap's lock, so an untapped write costs one relaxed load.
     private let tapped = Atomic<Bool>(false)
     private let tapState = Mutex(Tap())
+    /// Checked before taking the diversion's lock, as `tapped` is.
+    private let diverted = Atomic<Bool>(false)
+    private let diversion = Mutex<(@Sendable (Stream, String) -> Void)?>(nil)
 
     /// The tap and the output it has not been given yet: stdout is handed over at each flush
     /// (the end of a loop turn), so a `print` is one piece, not one per argument.
@@ -44,6 +47,35 @@ public final class Console: Sendable {
     public func tap(_ body: (@Sendable (Stream, String) -> Void)?) {
         tapState.withLock { $0 = Tap(body: body) }
         tapped.store(body != nil, ordering: .relaxed)
+    }
+
+    /// While `body` is set, writes other than the view's renders go to it instead of stdout and
+    /// stderr: a controller app on the whole terminal shows them in its status line, and writes
+    /// them out with ``writeThrough(_:_:)`` once it has given the terminal back. Nil ends that.
+    func divert(_ body: (@Sendable (Stream, String) -> Void)?) {
+        diversion.withLock { $0 = body }
+        diverted.store(body != nil, ordering: .relaxed)
+    }
+
+    /// Gives `text` to the diversion when there is one; false when there is none.
+    private func divertedWrite(_ stream: Stream, _ text: @autoclosure () -> String) -> Bool {
+        guard diverted.load(ordering: .relaxed), let body = diversion.withLock({ $0 }) else { return false }
+        body(stream, text())
+        return true
+    }
+
+    /// Writes `text` to `stream` past any diversion and without a copy to the tap (which had
+    /// its copy when the text was first written).
+    func writeThrough(_ stream: Stream, _ text: String) {
+        switch stream {
+        case .output: writeView(text)
+        case .error:
+            if let capture { return capture(.error, text) }
+            var bytes = text
+            bytes.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { crescent_write_stderr($0.baseAddress, $0.count) }
+            }
+        }
     }
 
     /// Gives the tap `text`: stdout at the next flush, stderr now (after the stdout before it).
@@ -76,6 +108,7 @@ public final class Console: Sendable {
     /// Writes to stdout (buffered until the end of the loop turn).
     public func write(_ text: String) {
         copy(.output, text)
+        if divertedWrite(.output, text) { return }
         writeView(text)
     }
 
@@ -92,6 +125,7 @@ public final class Console: Sendable {
     /// Writes raw bytes to stdout.
     public func write(bytes: UnsafeRawBufferPointer) {
         copy(.output, String(decoding: bytes, as: UTF8.self))
+        if divertedWrite(.output, String(decoding: bytes, as: UTF8.self)) { return }
         if let capture { return capture(.output, String(decoding: bytes, as: UTF8.self)) }
         crescent_write_stdout(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
     }
@@ -100,11 +134,8 @@ public final class Console: Sendable {
     public func error(_ line: String) {
         let text = line.hasSuffix("\n") ? line : line + "\n"
         copy(.error, text)
-        if let capture { return capture(.error, text) }
-        var bytes = text
-        bytes.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { crescent_write_stderr($0.baseAddress, $0.count) }
-        }
+        if divertedWrite(.error, text) { return }
+        writeThrough(.error, text)
     }
 
     /// How a label is shown when colours are on.

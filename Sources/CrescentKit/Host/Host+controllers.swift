@@ -28,7 +28,7 @@ extension Host {
         let module = Prelude.controllers
         try module.load(into: vm)
         let stack = vm.stack
-        stack.newTable(fieldCount: 8)
+        stack.newTable(fieldCount: 14)
         vm.register(field: "scope") { stack in
             scopeType.push(Scope(name: try stack.checkString(1, function: "scope")), onto: stack)
             return .one
@@ -95,9 +95,11 @@ extension Host {
         }
         vm.register(field: "present") { [unowned self] stack in
             let node = self.viewType.object(at: 1, in: stack)
-            self.presenter.present(node, controller: stack.text(at: 2) ?? "")
+            self.presenter.present(node, controller: stack.text(at: 2) ?? "", hints: stack.text(at: 3) ?? "",
+                                   title: stack.text(at: 4) ?? "")
             return .none
         }
+        installKeyPrimitives()
         vm.register(field: "show") { [unowned self] stack in
             let slot = try self.viewType.check(1, in: stack, function: "show")
             guard slot.kind == .slot else { throw LuaRaise("addChild: '\(slot.id ?? "?")' is a view.\(slot.kind), not a view.slot") }

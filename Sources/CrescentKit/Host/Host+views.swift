@@ -29,6 +29,18 @@ extension Host {
                     try node.apply(changes, items: items)
                     return .none
                 },
+                "select": { [unowned self] stack in
+                    let node = try self.viewType.check(1, in: stack, function: "select")
+                    let index = try stack.checkInteger(2, function: "select")
+                    guard node.isSelectable else {
+                        throw LuaRaise("view.\(node.kind):select(index): the component is not selectable (set selectable = true on a view.list or view.table)")
+                    }
+                    guard (1...Int64(max(node.rowCount, 1))).contains(index), node.rowCount > 0 else {
+                        throw LuaRaise("view.\(node.kind):select(index): row \(index) does not exist (rows: \(node.rowCount))")
+                    }
+                    node.select(Int(index) - 1)
+                    return .none
+                },
                 "find": { [unowned self] stack in
                     let node = try self.viewType.check(1, in: stack, function: "find")
                     if let found = node.find(try stack.checkString(2, function: "find")) {
@@ -44,6 +56,10 @@ extension Host {
                 switch key {
                 case "id": if let id = node.id { stack.push(id) } else { stack.pushNil() }
                 case "kind": stack.push(node.kind.rawValue)
+                case "selected":
+                    if let index = node.selection?.index { stack.push(Int64(index + 1)) } else { stack.pushNil() }
+                case "selectedItem":
+                    if let index = node.selection?.index { self.binding.push(node.item(at: index), onto: stack) } else { stack.pushNil() }
                 default: self.binding.push(node.fields[key] ?? .null, onto: stack)
                 }
                 return .one

@@ -2,6 +2,7 @@ public import LuaBridge
 public import Model
 public import NIOCore
 import CLua
+import LineEditing
 
 /// The host: one Lua VM owned by one event loop, and everything scripts reach through globals.
 ///
@@ -53,6 +54,14 @@ public final class Host {
     public var onFirstController: (() -> Void)?
     /// Shows the top controller's view in the `--ui` mode.
     let presenter: ViewPresenter
+    /// The terminal while a person drives the app from it (``startTerminalSession(_:onInterrupt:)``).
+    var terminalSession: TerminalSession?
+    /// What the run printed meanwhile, written out when the terminal is given back.
+    var terminalTranscript: TerminalTranscript?
+    /// The `:` command line while the terminal session runs, else nil.
+    var commandLine: CommandLineState?
+    /// Where the command line's history is kept (per script), or nil.
+    var commandHistoryFile: HistoryFile?
     /// The folder of the running script (for `require` and template files).
     var scriptFolder: String?
     var mainFinished = false
@@ -411,8 +420,9 @@ public final class Host {
         // Nothing of the run is left to read the host through its link: from here on it reads
         // nil on any thread, even while the host itself is still held.
         weakLink.clear()
-        presenter.present(nil, controller: "")
         presenter.finish()
+        endTerminalSession()
+        presenter.present(nil, controller: "")
         console.flush()
         onExit(status)
     }

@@ -1,6 +1,6 @@
 -- assertions.lua: the assertions, spies and view checks of `crescent test` (busted's names), loaded
 -- in each test's host before testing.lua. The chunk takes the host's testing primitives (T) and the
--- run's options ({ update }), defines the globals `assert`, `spy`, `view_text` and `view_json`, and
+-- run's options ({ update }), defines the globals `assert`, `spy`, `view_text`, `view_json` and `screen_text`, and
 -- returns what the runner needs: { where, Failure, show }.
 --
 -- A failed assertion raises a Failure: a table carrying the message and the spec's file:line (the
@@ -232,9 +232,12 @@ end
 A.stub = A.spy
 
 ---------------------------------------------------------------------------------------------------
--- Views: the top controller's view, as --ui plain and --ui json show it
+-- Views: the top controller's view, as --ui plain and --ui json show it, and the live screen
 
 function view_text() return T.viewText() end
+-- The screen a person would see at width x height (default: the run's columns x 24): the view,
+-- the `?` help over it, the status line.
+function screen_text(width, height) return T.screenText(width, height) end
 function view_json()
   local text = T.viewJSON()
   if text == nil then return nil end

@@ -4,7 +4,10 @@
 -- scopes (owners that end everything they adopted), setScope/within (which scope owns what Lua
 -- code starts), report (a handler error: printed, run fails), warn (a message on stderr that does
 -- not fail the run), onTeardown, setDepth (the navigation
--- stack keeps the run alive), present (the top controller's view) and show (fill a view.slot).
+-- stack keeps the run alive), present (the top controller's view and key hints), show (fill a
+-- view.slot), keyNames (the keys with word names), showHelp (the `?` text: over the view on a
+-- terminal, else printed), dismissHelp (true when a key closed it), redraw (ctrl-l), suspend
+-- (ctrl-z) and selectionKey (a key's effect on the shown view's selection and focus).
 --
 -- Lifecycle, in order: init(args), loadView(), viewDidLoad(), viewWillAppear(), viewDidAppear(),
 -- viewWillDisappear(), viewDidDisappear(), dealloc(); each optional, each run inside a task so it
@@ -109,7 +112,7 @@ local function instantiate(classOrInstance, args, caller)
   state[self] = {
     id = nextId, args = args or {}, lifetime = P.scope(classOrInstance.__name),
     appearance = nil, visible = false, loaded = false, deallocated = false,
-    commands = {}, commandOrder = {},
+    commands = {}, commandOrder = {}, keys = {}, keyOrder = {},
   }
   return self, true
 end
@@ -193,10 +196,22 @@ end
 
 local queue, running = {}, false
 
+local keyHints   -- below, with the keys
+
+-- The title line: the titles of the controllers on the stack that set `self.title`.
+local function titleLine()
+  local titles = {}
+  for _, c in ipairs(stack) do
+    local title = rawget(c, "title")
+    if title ~= nil then titles[#titles + 1] = tostring(title) end
+  end
+  return concat(titles, " › ")
+end
+
 local function present()
   local top = stack[#stack]
   P.setDepth(#stack)
-  if top then P.present(state[top].root, nameOf(top)) else P.present(nil, "") end
+  if top then P.present(state[top].root, nameOf(top), keyHints(top), titleLine()) else P.present(nil, "", "", "") end
 end
 
 local function runQueue()
@@ -332,6 +347,8 @@ end
 -- service. The command's method runs with its controller's scope as the owner of what it starts.
 local pendingCommands, commandsRunning = {}, false
 
+local convertArgs   -- below, with self:command
+
 -- A command's `done(ok, message)`, when it has one (remote control's send), hears how it went.
 local function dispatch(name, args, count, done)
   if name == "quit" or name == "exit" then
@@ -355,13 +372,19 @@ local function dispatch(name, args, count, done)
     P.warn(message)
     return done(false, message)
   end
+  local converted, convertedCount = convertArgs(name, command, args, count)
+  if not converted then
+    P.warn(convertedCount)
+    return done(false, convertedCount)
+  end
   P.setScope(scopeOf(top))
-  local ok, err = call(top, command.method, table.unpack(args, 1, count))
+  local ok, err = call(top, command.method, table.unpack(converted, 1, convertedCount))
   P.setScope(P.scriptScope)
   done(ok, not ok and "error in " .. nameOf(top) .. ":" .. command.method .. ": " .. tostring(err) or nil)
 end
 
 local function ignore() end
+local dispatchKey, dispatchChange   -- below, with the keys
 
 local function runCommands()
   if commandsRunning then return end
@@ -371,7 +394,10 @@ local function runCommands()
       local command = remove(pendingCommands, 1)
       local done = command.done or ignore
       -- A command that never finishes (its task cancelled, the host exiting) is not a success.
-      local ok, err = pcall(dispatch, command.name, command.args, command.count, done)
+      local ok, err
+      if command.changed then ok, err = pcall(dispatchChange, command.changed, done)
+      elseif command.key then ok, err = pcall(dispatchKey, command.key, done)
+      else ok, err = pcall(dispatch, command.name, command.args, command.count, done) end
       if not ok then
         done(false, "the command did not finish: " .. tostring(err))
         error(err, 0)
@@ -392,15 +418,213 @@ function app.send(name, ...)
   return send(nil, name, ...)
 end
 
-function Controller:command(name, method, help)
+-- "qty: integer?" -> { name = "qty", type = "integer", optional = true }
+local ARG_TYPES = { string = true, integer = true, number = true, boolean = true }
+local function parseArgs(args)
+  if args == nil then return nil end
+  if type(args) ~= "table" then error("bad argument #4 to 'command' (options.args must be a list like { \"item: string\", \"qty: integer?\" }, got " .. type(args) .. ")", 3) end
+  local parsed = {}
+  for i, spec in ipairs(args) do
+    local argName, argType, optional = tostring(spec):match("^%s*([%w_]+)%s*:%s*(%a+)(%??)%s*$")
+    if not argName or not ARG_TYPES[argType] then
+      error("bad argument #4 to 'command' (options.args[" .. i .. "] must read \"name: type\" with a type of string, integer, number or boolean, and ? when optional; got " .. tostring(spec) .. ")", 3)
+    end
+    parsed[i] = { name = argName, type = argType, optional = optional == "?" }
+  end
+  return parsed
+end
+
+function Controller:command(name, method, help, options)
   if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
     error("bad argument #1 to 'command' (a command name of letters, digits, _ or -, got " .. tostring(name) .. ")", 2)
   end
   if type(method) ~= "string" then error("bad argument #2 to 'command' (method name string expected, got " .. type(method) .. ")", 2) end
   if type(self[method]) ~= "function" then error("command '" .. name .. "': " .. nameOf(self) .. " has no method '" .. method .. "'", 2) end
+  if options ~= nil and type(options) ~= "table" then error("bad argument #4 to 'command' (options table expected, got " .. type(options) .. ")", 2) end
+  options = options or {}
+  if options.complete ~= nil and type(options.complete) ~= "function" then
+    error("bad argument #4 to 'command' (options.complete must be a function(argIndex, prefix), got " .. type(options.complete) .. ")", 2)
+  end
   local st = state[self]
   if not st.commands[name] then st.commandOrder[#st.commandOrder + 1] = name end
-  st.commands[name] = { method = method, help = help or "" }
+  st.commands[name] = { method = method, help = help or "", args = parseArgs(options.args), complete = options.complete }
+end
+
+-- The arguments of a command with declared args, converted to their types; nil and a message
+-- naming the argument when one does not fit.
+function convertArgs(name, command, args, count)
+  local declared = command.args
+  if not declared then return args, count end
+  local converted = {}
+  for i, arg in ipairs(declared) do
+    local value = args[i]
+    if value == nil then
+      if not arg.optional then return nil, "command '" .. name .. "': missing argument #" .. i .. " '" .. arg.name .. "' (" .. arg.type .. ")" end
+    elseif type(value) == "string" and arg.type ~= "string" then
+      local v
+      if arg.type == "integer" then v = math.tointeger(tonumber(value))
+      elseif arg.type == "number" then v = tonumber(value)
+      elseif value == "true" or value == "false" then v = value == "true" end
+      if v == nil then
+        return nil, "command '" .. name .. "': argument #" .. i .. " '" .. arg.name .. "' must be " .. (arg.type == "integer" and "an " or "a ") .. arg.type .. ", got '" .. value .. "'"
+      end
+      converted[i] = v
+    else
+      converted[i] = value
+    end
+  end
+  for i = #declared + 1, count do converted[i] = args[i] end
+  return converted, math.max(count, #declared)
+end
+
+---------------------------------------------------------------------------------------------------
+-- Keys: self:key binds one to a method; the rest have defaults (DESIGN.md "Interaction on a
+-- terminal"). Keys wait in the same queue as commands, so `app.press("a")` then `app.send("quit")`
+-- runs in that order.
+
+local isNamedKey = {}
+for _, name in ipairs(P.keyNames) do isNamedKey[name] = true end
+local KEY_NAMES = "a character (a, A, 1, ?), ctrl-a…ctrl-z, alt-<character>, " .. concat(P.keyNames, ", ")
+
+-- Whether `key` names a key: a word from keyNames, ctrl- and a letter, or one printable
+-- character (alone or after alt-).
+local function isKeyName(key)
+  if type(key) ~= "string" then return false end
+  if isNamedKey[key] or key:match("^ctrl%-[a-z]$") then return true end
+  local character = key:match("^alt%-(.+)$") or key
+  return utf8.len(character) == 1 and not character:match("^[%c ]$")
+end
+
+-- Raises, at `level` above the caller, the error for a name that is no key.
+local function checkKey(key, caller, position, level)
+  if isKeyName(key) then return end
+  local shown = type(key) == "string" and "'" .. key .. "'" or "a " .. type(key)
+  error("bad argument #" .. position .. " to '" .. caller .. "' (unknown key " .. shown .. "; key names are " .. KEY_NAMES .. ")", level + 1)
+end
+
+function Controller:key(key, method, help)
+  checkKey(key, "key", 1, 2)
+  if key == "ctrl-c" then error("bad argument #1 to 'key' (ctrl-c always quits, so it cannot be bound; choose another key)", 2) end
+  if type(method) ~= "string" then error("bad argument #2 to 'key' (method name string expected, got " .. type(method) .. ")", 2) end
+  if type(self[method]) ~= "function" then error("key '" .. key .. "': " .. nameOf(self) .. " has no method '" .. method .. "'", 2) end
+  if help ~= nil and type(help) ~= "string" then error("bad argument #3 to 'key' (help string expected, got " .. type(help) .. ")", 2) end
+  local st = state[self]
+  if not st.keys[key] then st.keyOrder[#st.keyOrder + 1] = key end
+  st.keys[key] = { method = method, help = help or method }
+  if stack[#stack] == self then present() end
+end
+
+-- The keys of `self` with their help, its own first, then the defaults it does not override.
+local function keyEntries(self)
+  local st = state[self]
+  local entries = {}
+  for _, key in ipairs(st.keyOrder) do entries[#entries + 1] = { key, st.keys[key].help } end
+  local function default(key, help) if not st.keys[key] then entries[#entries + 1] = { key, help } end end
+  if #stack > 1 then default("esc", "back") end
+  default("?", "help")
+  default("q", "quit")
+  entries[#entries + 1] = { "ctrl-c", "quit" }
+  return entries
+end
+
+-- The status line's hints: each key with its help (the method's name when the help is long).
+function keyHints(self)
+  local st = state[self]
+  local hints = {}
+  for _, entry in ipairs(keyEntries(self)) do
+    local key, help = entry[1], entry[2]
+    if key ~= "ctrl-c" then
+      local binding = st.keys[key]
+      if binding and #help > 16 then help = binding.method end
+      hints[#hints + 1] = key .. " " .. help
+    end
+  end
+  return concat(hints, "  ")
+end
+
+local function helpText(self)
+  local lines = { "keys of " .. nameOf(self) .. ":" }
+  local entries = keyEntries(self)
+  local width = 0
+  for _, entry in ipairs(entries) do width = math.max(width, #entry[1]) end
+  for _, entry in ipairs(entries) do
+    lines[#lines + 1] = "  " .. entry[1] .. string.rep(" ", width - #entry[1] + 2) .. entry[2]
+  end
+  lines[#lines + 1] = "commands (after ':'):"
+  lines[#lines + 1] = commandList(self)
+  return concat(lines, "\n")
+end
+
+function dispatchKey(key, done)
+  if key == "ctrl-c" then
+    done(true)
+    return app.exit(130)
+  end
+  if P.dismissHelp() then return done(true) end
+  local top = stack[#stack]
+  local binding = top and state[top].keys[key]
+  if binding then
+    P.setScope(scopeOf(top))
+    local ok, err = call(top, binding.method, key)
+    P.setScope(P.scriptScope)
+    return done(ok, not ok and "error in " .. nameOf(top) .. ":" .. binding.method .. ": " .. tostring(err) or nil)
+  end
+  if key == "q" then
+    done(true)
+    return app.exit(0)
+  elseif (key == "esc" or key == "backspace") and #stack > 1 then
+    app.pop()
+  elseif key == "?" and top then
+    P.showHelp(helpText(top))
+  elseif key == "ctrl-l" then
+    P.redraw()
+  elseif key == "ctrl-z" then
+    P.suspend()
+  elseif top then
+    -- Selection and focus in the top controller's view: a move tells selectionChanged, enter
+    -- tells didSelect (UITableViewDelegate's didSelectRowAt).
+    local action, id, index, item = P.selectionKey(key)
+    local method = action == "moved" and "selectionChanged" or action == "chosen" and "didSelect" or nil
+    if method and type(top[method]) == "function" then
+      P.setScope(scopeOf(top))
+      local ok, err = call(top, method, id, index, item)
+      P.setScope(P.scriptScope)
+      return done(ok, not ok and "error in " .. nameOf(top) .. ":" .. method .. ": " .. tostring(err) or nil)
+    end
+  end
+  done(true)
+end
+
+-- A selection changed by a click: the top controller's selectionChanged(id, index, item).
+function dispatchChange(change, done)
+  local top = stack[#stack]
+  if not top or type(top.selectionChanged) ~= "function" then return done(true) end
+  P.setScope(scopeOf(top))
+  local ok, err = call(top, "selectionChanged", change[1], change[2], change[3])
+  P.setScope(P.scriptScope)
+  done(ok, not ok and "error in " .. nameOf(top) .. ":selectionChanged: " .. tostring(err) or nil)
+end
+
+local function sendKeys(done, caller, ...)
+  local count = select("#", ...)
+  for i = 1, count do checkKey(select(i, ...), caller, i, 3) end
+  for i = 1, count do
+    pendingCommands[#pendingCommands + 1] = { key = select(i, ...), done = i == count and done or nil }
+  end
+  runCommands()
+  return true
+end
+
+-- Opens the terminal's `:` command line with `text` typed (a key that starts a command the
+-- person finishes: `a` typing "add "); false where there is no terminal.
+function app.commandLine(text)
+  if text ~= nil and type(text) ~= "string" then error("bad argument #1 to 'app.commandLine' (string expected, got " .. type(text) .. ")", 2) end
+  return P.openCommandLine(text or "")
+end
+
+function app.press(...)
+  if select("#", ...) == 0 then error("bad argument #1 to 'app.press' (a key name expected, e.g. app.press(\"down\", \"enter\"))", 2) end
+  return sendKeys(nil, "app.press", ...)
 end
 
 ---------------------------------------------------------------------------------------------------
@@ -503,6 +727,52 @@ return {
   -- control's send answers with how it went; a second report of a token is ignored there).
   sendCommand = function(report, token, name, ...)
     return send(function(ok, message) report(token, ok, message) end, name, ...)
+  end,
+  -- The keys a terminal (or the remote `key` method) pressed, in order; `report` as above, once
+  -- the last has been handled. Unknown names raise, naming the key and the valid names.
+  -- A click selected row `index` of component `id`: the top controller's selectionChanged hears
+  -- it, in turn with the keys and commands before it.
+  selected = function(id, index, item)
+    pendingCommands[#pendingCommands + 1] = { changed = { id, index, item } }
+    runCommands()
+  end,
+  -- For the terminal's command line: whether the top controller binds `key`, has keys at all,
+  -- exists; what Tab offers for argument `index` of `name` (its complete function, else its
+  -- declared type's values).
+  bindsKey = function(key)
+    local top = stack[#stack]
+    return top ~= nil and state[top].keys[key] ~= nil
+  end,
+  hasKeys = function()
+    local top = stack[#stack]
+    return top ~= nil and #state[top].keyOrder > 0
+  end,
+  hasController = function() return #stack > 0 end,
+  completeArgument = function(name, index, prefix)
+    local top = stack[#stack]
+    local command = top and state[top].commands[name]
+    if not command then return {} end
+    if command.complete then
+      local ok, list = pcall(command.complete, index, prefix)
+      if ok and type(list) == "table" then return list end
+      if not ok then P.warn("command '" .. name .. "': complete failed: " .. tostring(list)) end
+      return {}
+    end
+    local arg = command.args and command.args[index]
+    if arg and arg.type == "boolean" then return { "true", "false" } end
+    return {}
+  end,
+  -- Keys from the terminal: names no binding can use (ctrl-up) are dropped.
+  terminalKeys = function(...)
+    local keys = {}
+    for i = 1, select("#", ...) do
+      local key = select(i, ...)
+      if isKeyName(key) then keys[#keys + 1] = key end
+    end
+    if #keys > 0 then sendKeys(nil, "key", table.unpack(keys)) end
+  end,
+  pressKeys = function(report, token, ...)
+    return sendKeys(function(ok, message) report(token, ok, message) end, "key", ...)
   end,
   commandNames = function()
     local top = stack[#stack]

@@ -242,6 +242,7 @@ function script(path, ...)
 end
 
 function send(command, ...) return app.send(command, ...) end
+function press(...) return app.press(...) end
 
 ---------------------------------------------------------------------------------------------------
 -- The runner

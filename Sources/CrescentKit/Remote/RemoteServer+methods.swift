@@ -44,6 +44,7 @@ extension RemoteServer {
             case "interrupt": reply(.success(["interrupted": .bool(interrupt(session))]))
             case "complete": reply(.success(try complete(params)))
             case "send": try send(params, reply)
+            case "key": try key(params, reply)
             case "observe": reply(.success(try observe(params, session)))
             case "on": reply(.success(try on(params, session)))
             case "unsubscribe": reply(.success(try unsubscribe(params, session)))
@@ -58,7 +59,7 @@ extension RemoteServer {
         }
     }
 
-    static let methods = ["hello", "eval", "interrupt", "complete", "send", "observe", "on", "unsubscribe", "view",
+    static let methods = ["hello", "eval", "interrupt", "complete", "send", "key", "observe", "on", "unsubscribe", "view",
                           "services", "subscriptions"]
 
     // MARK: hello, services, subscriptions
@@ -148,23 +149,47 @@ extension RemoteServer {
         case .array(let items): arguments = items
         default: throw .invalidParams("send: args must be an array, got \(params["args"].typeName)")
         }
+        try callControllerHook("sendCommand", of: "send", [.string(command)] + arguments, reply)
+    }
+
+    /// `key { keys = [ "down", "enter" ] }`: the keys pressed on the top controller as on its
+    /// terminal, answered `{ pressed = n }` once the last has been handled, or error 1 when a
+    /// name is no key (the message lists the names) or a key's method raised.
+    private func key(_ params: Value, _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
+        guard case .array(let keys) = params["keys"], !keys.isEmpty, keys.allSatisfy({ $0.stringValue != nil }) else {
+            throw .invalidParams("key: keys must be a non-empty array of key names, e.g. [\"down\", \"enter\"]")
+        }
+        try callControllerHook("pressKeys", of: "key", keys) { result in
+            reply(result.map { _ in ["pressed": .integer(Int64(keys.count))] })
+        }
+    }
+
+    /// Calls the controller prelude's `hook(report, token, arguments...)`; `reply` hears the
+    /// report (`{ sent = true }` or error 1 with the first line of the message), or the error
+    /// the call raised at once.
+    private func callControllerHook(_ hook: String, of method: String, _ arguments: [Value],
+                                    _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
         guard let hooks = host.controllerHooks else {
-            throw MethodError(code: Self.failedCode, message: "send: this host runs no controllers")
+            throw MethodError(code: Self.failedCode, message: "\(method): this host runs no controllers")
         }
         let stack = host.vm.stack
         let base = stack.top
         defer { stack.setTop(base) }
         lastSendToken += 1
         let token = lastSendToken
-        pendingSends[token] = reply
+        pendingSends[token] = { result in
+            reply(result.mapError { error in
+                guard method != "send", error.message.hasPrefix("send: ") else { return error }
+                return MethodError(code: error.code, message: method + ": " + error.message.dropFirst(6), data: error.data)
+            })
+        }
         hooks.push(onto: stack)
-        _ = stack.rawGet(-1, "sendCommand")
+        _ = stack.rawGet(-1, hook)
         pushSendReport()
         stack.push(Int64(token))
-        stack.push(command)
         for argument in arguments { host.binding.push(argument, onto: stack) }
         do throws(LuaError) {
-            try host.vm.call(arguments: Int32(arguments.count + 3), results: 0)
+            try host.vm.call(arguments: Int32(arguments.count + 2), results: 0)
         } catch {
             let exiting = host.handleControlFlow(error)
             guard let answer = pendingSends.removeValue(forKey: token) else { return }

@@ -1,3 +1,4 @@
+import CLua
 import LuaBridge
 public import Model
 import Dispatch
@@ -12,8 +13,8 @@ import Glibc
 ///
 /// The calling thread becomes the host's event loop for the run (no loop thread to start, hand
 /// the host to and join: those hand-offs were a fifth of `crescent -e ''`). The run stops on
-/// SIGINT (exit 130), SIGTERM (143) or `--timeout` (1), and the function returns the exit status
-/// once the host has torn down and the loop has shut down.
+/// SIGINT (exit 130), SIGTERM (143), SIGHUP (129) or `--timeout` (1), and the function returns
+/// the exit status once the host has torn down and the loop has shut down.
 public enum ScriptRunner {
     /// Runs `source`, whose contents are `bytes` (from ``ScriptSource/read()``), and returns the
     /// process exit status (DESIGN.md "The event loop"). Blocks the calling thread, which must not
@@ -24,8 +25,12 @@ public enum ScriptRunner {
     ///   - console: where output goes (default: stdout and stderr).
     ///   - readsCommands: once a controller is pushed, read stdin lines as its commands (DESIGN:
     ///     `crescent run` with a non-TTY stdin). Scripts without controllers keep stdin for `io.read`.
+    ///   - readsKeys: once a controller is pushed, take the terminal (stdin and stdout) for a
+    ///     person to drive the app (DESIGN.md "Interaction on a terminal"); Ctrl-C stops the run
+    ///     as SIGINT does.
     public static func run(_ source: ScriptSource, bytes: [UInt8], options: HostOptions, plugins: [any Plugin] = [],
-                           console: Console? = nil, scriptName: String? = nil, readsCommands: Bool = false) -> Int32 {
+                           console: Console? = nil, scriptName: String? = nil, readsCommands: Bool = false,
+                           readsKeys: Bool = false) -> Int32 {
         let console = console ?? Console(colors: options.colors)
         let scriptPath: String? = if case .file(let path) = source { path } else { nil }
         let argZero = scriptName ?? (scriptPath == nil && { if case .standardInput = source { true } else { false } }() ? "-" : nil)
@@ -77,7 +82,12 @@ public enum ScriptRunner {
                     }
                 }
             }
-            for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            if readsKeys {
+                host.onFirstController = {
+                    link.onLoop { host in host.startTerminalSession(script: scriptPath) { stop(130, false) } }
+                }
+            }
+            for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))] {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
                 source.setEventHandler { stop(status, false) }
@@ -165,6 +175,8 @@ final class StopState: Sendable {
             // Past the grace period it is the plugin that held the teardown, not the script.
             said = pastGrace ? stuck + " within \(Int(Self.gracePeriod)) s" : reason + "; " + stuck
         }
+        // The teardown did not give the terminal back: the guard does (a no-op when not armed).
+        crescent_terminal_restore()
         console.error("crescent: exiting with status \(status): \(said)")
         _exit(status)
     }

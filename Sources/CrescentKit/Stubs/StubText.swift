@@ -109,6 +109,8 @@ enum StubText {
         "app.route": ["---@param pattern string", "---@param controller crescent.Controller", "function app.route(pattern, controller) end"],
         "app.open": ["---@param path string", "---@param args? table", "function app.open(path, args) end"],
         "app.send": ["---@param command string", "---@param ... string", "function app.send(command, ...) end"],
+        "app.press": ["---@param key string", "---@param ... string", "function app.press(key, ...) end"],
+        "app.commandLine": ["---@param text? string", "---@return boolean", "function app.commandLine(text) end"],
         "app.top": ["---@type crescent.Controller?", "app.top = nil"],
         "app.stack": ["---@type crescent.Controller[]", "app.stack = {}"],
         "app.args": ["---@type string[]", "app.args = {}"],
@@ -178,7 +180,12 @@ enum StubText {
         "---@param name string",
         "---@param method string",
         "---@param help? string",
-        "function Controller:command(name, method, help) end",
+        "---@param options? { args: string[]?, complete: (fun(argIndex: integer, prefix: string): string[])? }",
+        "function Controller:command(name, method, help, options) end",
+        "---@param key string",
+        "---@param method string",
+        "---@param help? string",
+        "function Controller:key(key, method, help) end",
         "---@param child crescent.Controller|table",
         "---@param slot string",
         "---@return crescent.Controller",
@@ -208,7 +215,7 @@ enum StubText {
     /// The globals `crescent test` adds.
     static let testGlobals = ["describe", "context", "it", "test", "pending", "before_each", "after_each", "setup", "teardown",
                               "lazy_setup", "lazy_teardown", "strict_setup", "strict_teardown",
-                              "spy", "clock", "fake", "script", "send", "view_text", "view_json"]
+                              "spy", "clock", "fake", "script", "send", "press", "view_text", "view_json", "screen_text"]
 
     static let testing: String = """
         ---@meta crescent-testing
@@ -340,12 +347,20 @@ enum StubText {
         ---@param command string
         ---@param ... string
         function send(command, ...) end
+        ---Presses keys on the top controller as a terminal would (`press("down", "enter")`).
+        ---@param ... string
+        function press(...) end
         ---The top controller's view as `--ui plain` renders it.
         ---@return string?
         function view_text() end
         ---The top controller's view as `--ui json` renders it, decoded.
         ---@return table?
         function view_json() end
+        ---The live screen at `width` x `height` (default: the run's columns x 24): the view and the status line.
+        ---@param width? integer
+        ---@param height? integer
+        ---@return string
+        function screen_text(width, height) end
 
         """
 }

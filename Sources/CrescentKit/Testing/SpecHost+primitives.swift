@@ -72,6 +72,16 @@ extension SpecHost {
             stack.push(lines.joined(separator: "\n"))
             return .one
         }
+        vm.register(field: "screenText") { [unowned self] stack in
+            settle()
+            let width = stack.type(at: 1) == .number ? Int(try stack.checkInteger(1, function: "screen_text")) : host.options.columns ?? 80
+            let height = stack.type(at: 2) == .number ? Int(try stack.checkInteger(2, function: "screen_text")) : 24
+            guard (1...1000).contains(width), (2...1000).contains(height) else {
+                throw LuaRaise("screen_text(width, height): a screen of \(width) x \(height) cannot be shown; pass 1-1000 columns and 2-1000 rows")
+            }
+            stack.push(host.presenter.frame(width: width, height: height).text)
+            return .one
+        }
         vm.register(field: "viewJSON") { [unowned self] stack in
             settle()
             guard let root = host.presenter.root else { return .none }

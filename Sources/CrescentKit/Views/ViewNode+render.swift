@@ -21,7 +21,17 @@ extension ViewNode {
         case .list:
             let marker = fields["marker"]?.stringValue ?? "-"
             let items = fields["items"]?.arrayValue ?? []
-            lines = items.map { DisplayWidth.truncate("\(marker) \(Self.text($0))", to: width) }
+            guard let selection else {
+                lines = items.map { DisplayWidth.truncate("\(marker) \(Self.text($0))", to: width) }
+                break
+            }
+            // A selectable list shows the rows from the first one on screen, the selected one
+            // marked `>`.
+            let first = items.count > limit ? firstShownRow(rows: limit) : 0
+            return items[first..<min(first + limit, items.count)].indices.map { index in
+                let pointer = index == selection.index ? "> " : "  "
+                return DisplayWidth.truncate("\(pointer)\(marker) \(Self.text(items[index]))", to: width)
+            }
         case .keyvalue:
             let pairs = keyValuePairs()
             let keyWidth = min(pairs.map { DisplayWidth.of($0.0) }.max() ?? 0, max(width / 2, 1))
@@ -89,10 +99,10 @@ extension ViewNode {
     }
 
     /// The blank lines a stack puts between its children (`gap`, checked to be 0 or more).
-    private var stackGap: Int { Int(fields["gap"]?.integerValue ?? 0) }
+    var stackGap: Int { Int(fields["gap"]?.integerValue ?? 0) }
 
     /// The width each child of a row gets: an equal share, less the two-space separators.
-    private func rowShare(width: Int) -> Int {
+    func rowShare(width: Int) -> Int {
         max((width - Self.rowGap * (children.count - 1)) / max(children.count, 1), 1)
     }
 

@@ -115,28 +115,34 @@ extension ViewNode {
                 return titleHolds + cells.reduce(0) { $0 + (DisplayWidth.of($1[index]) == natural ? 1 : 0) }
             }
         }
-        let fitted = fit(naturalWidths, into: width)
+        // A selectable table gives two columns to the `>` that marks the selected row.
+        let pointer = selection != nil ? 2 : 0
+        let fitted = fit(naturalWidths, into: max(width - pointer, 1))
         if fitted != fittedWidths {
             fittedWidths = fitted
             rowLines = Array(repeating: nil, count: cells.count)
         }
         var lines: [String] = []
         lines.reserveCapacity(min(cells.count + 2, limit))
+        let indent = pointer > 0 ? "  " : ""
         if showsHeader {
-            lines.append(line(columns.map(\.title), alignRight: columns.map(\.alignRight)))
-            lines.append(fittedWidths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
+            lines.append(indent + line(columns.map(\.title), alignRight: columns.map(\.alignRight)))
+            lines.append(indent + fittedWidths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
             if lines.count > limit { lines.removeLast(lines.count - limit) }
         }
         let alignments = columns.map(\.alignRight)
-        for index in cells.indices {
+        let room = limit - lines.count
+        let first = selection != nil && cells.count > room ? firstShownRow(rows: room) : 0
+        for index in cells.indices.dropFirst(first) {
             guard lines.count < limit else { break }
+            let rendered: String
             if let cached = rowLines[index] {
-                lines.append(cached)
+                rendered = cached
             } else {
-                let rendered = line(cells[index], alignRight: alignments)
+                rendered = line(cells[index], alignRight: alignments)
                 rowLines[index] = rendered
-                lines.append(rendered)
             }
+            lines.append(pointer == 0 ? rendered : (index == selection?.index ? "> " : "  ") + rendered)
         }
         return lines
     }
@@ -223,6 +229,7 @@ extension ViewNode {
                     noteRow(cells.remove(at: index), gone, added: false)
                     rowLines.remove(at: index)
                 }
+                noteRowChange(at: index, inserted: false, count: rows.count)
             case .insert(let index, let item):
                 rows.insert(item, at: index)
                 if kind == .table {
@@ -231,6 +238,7 @@ extension ViewNode {
                     rowLines.insert(nil, at: index)
                     noteRow(rowCells, item, added: true)
                 }
+                noteRowChange(at: index, inserted: true, count: rows.count)
             case .update(let index, let item):
                 let previous = rows[index]
                 rows[index] = item

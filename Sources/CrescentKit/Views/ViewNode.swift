@@ -39,6 +39,10 @@ final class ViewNode {
     var fittedWidths: [Int] = []
     var template: MustacheTemplate?
     var templateError: String?
+    /// A selectable list's or table's selection; nil when it is not selectable.
+    var selection: Selection?
+    /// On a tree's root: the selectable component that keys move (tab changes it).
+    weak var focus: ViewNode?
 
     private var cachedLines: [String]?
     private var cachedWidth = -1
@@ -115,8 +119,10 @@ final class ViewNode {
         switch (kind, key) {
         case (.table, "columns"): configureColumns()
         case (.table, "rows"): loadRows()
+        case (.list, "selectable"), (.table, "selectable"): configureSelection()
         default: break
         }
+        if key == "items" || key == "rows" { clampSelection() }
         markDirty()
     }
 
@@ -135,7 +141,7 @@ final class ViewNode {
         case "value", "total": ("a number", { $0.doubleValue != nil })
         case "gap": ("a whole number", { $0.integerValue.map { $0 >= 0 } ?? false })
         case "marker", "style", "source": ("a string", { $0.stringValue != nil })
-        case "header": ("a boolean", { $0.boolValue != nil })
+        case "header", "selectable": ("a boolean", { $0.boolValue != nil })
         case "pairs": ("a record or a list of {key, value} pairs", { value in
             switch value {
             case .object, .model, .array: true
@@ -149,8 +155,8 @@ final class ViewNode {
     private func validate(_ key: String, _ value: Value) throws(ViewError) {
         let allowed: [String] = switch kind {
         case .text: ["text", "style"]
-        case .list: ["items", "marker"]
-        case .table: ["columns", "rows", "header"]
+        case .list: ["items", "marker", "selectable"]
+        case .table: ["columns", "rows", "header", "selectable"]
         case .keyvalue: ["pairs"]
         case .progress: ["value", "total", "label"]
         case .stack, .row: ["gap"]

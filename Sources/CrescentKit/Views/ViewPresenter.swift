@@ -7,6 +7,9 @@ import Glibc
 /// Shows the top controller's view: rendered once per loop turn when something changed, in the
 /// `--ui` mode: `plain` prints the view each time its text changes, `json` prints one object per
 /// render, `live` redraws it in place on the terminal, rewriting only the lines that changed.
+/// When a person drives the app from the terminal (``enterFullScreen()``), `live` draws
+/// ``ScreenFrame``s on the alternate screen instead: the view, the `?` help over it, and the
+/// status line.
 final class ViewPresenter {
     let mode: HostOptions.UIMode
     private let console: Console
@@ -27,6 +30,20 @@ final class ViewPresenter {
 
     /// A fixed layout width, when the host was given one.
     private let fixedWidth: Int?
+    /// The key hints and the last message, shown on the status line.
+    private(set) var status = StatusLine()
+    /// The navigation's title line (`Groceries › Oat milk`), empty when controllers set none.
+    private(set) var title = ""
+    /// The `?` help shown over the view until the next key, or nil.
+    private(set) var help: [String]?
+    /// While the app has the whole terminal: the frame on the screen (nil before the first and
+    /// after a resize or ctrl-l, when the next frame is drawn whole).
+    private var fullScreen: FullScreen?
+
+    private struct FullScreen {
+        var shown: ScreenFrame?
+        var showsCursor = false
+    }
 
     init(mode: HostOptions.UIMode, console: Console, width: Int? = nil) {
         self.mode = mode
@@ -35,10 +52,12 @@ final class ViewPresenter {
     }
 
     /// Makes `root` (the top controller's view) the one shown, or shows nothing.
-    func present(_ root: ViewNode?, controller name: String) {
+    func present(_ root: ViewNode?, controller name: String, hints: String = "", title: String = "") {
         self.root?.onDirty = nil
         self.root = root
         controllerName = name
+        status.hints = hints
+        self.title = title
         root?.onDirty = { [unowned self] in self.needsRender = true }
         needsRender = true
     }
@@ -76,6 +95,7 @@ final class ViewPresenter {
             console.writeView("{\"controller\":\(JSONText.string(controllerName)),\"view\":\(JSONText.node(root))}\n")
         case .live:
             renders += 1
+            if fullScreen != nil { return drawFrame() }
             redraw(liveLines(width: width))
         }
     }
@@ -88,6 +108,90 @@ final class ViewPresenter {
         return (changed.isEmpty ? after.indices.map { $0 } : changed).map { String(after[$0]) }.joined(separator: "\n")
     }
 
+    // MARK: The whole terminal
+
+    /// From now on `live` mode draws frames on the alternate screen (which the terminal session
+    /// has entered).
+    func enterFullScreen() {
+        fullScreen = FullScreen()
+        needsRender = true
+    }
+
+    /// Back to drawing in place (the terminal session has left the alternate screen).
+    func leaveFullScreen() {
+        fullScreen = nil
+    }
+
+    /// The frame for a screen of `width` x `height`.
+    func frame(width: Int, height: Int) -> ScreenFrame {
+        ScreenFrame(root: root, title: title, overlay: help, status: status, width: width, height: height)
+    }
+
+    private func drawFrame() {
+        let rows = height ?? 24
+        let frame = frame(width: width, height: rows)
+        var output = frame.changes(from: fullScreen?.shown)
+        fullScreen?.shown = frame
+        // The cursor shows where the command line types, and hides otherwise.
+        if let prompt = status.prompt {
+            output += "\u{1B}[\(rows);\(min(prompt.cursor, width - 1) + 1)H\u{1B}[?25h"
+        } else if fullScreen?.showsCursor == true {
+            output += "\u{1B}[?25l"
+        }
+        fullScreen?.showsCursor = status.prompt != nil
+        if !output.isEmpty { console.writeView(output) }
+    }
+
+    /// Shows the command line (its text and cursor column) on the status line, or nil: the hints.
+    func showPrompt(_ prompt: (text: String, cursor: Int)?) {
+        status.prompt = prompt
+        needsRender = true
+    }
+
+    /// The rows the view has on the whole terminal (less the title and status lines).
+    var viewRows: Int { max((height ?? 24) - 1 - (title.isEmpty ? 0 : 1), 0) }
+
+    /// The line of the view shown on screen row `row` (from 0), or nil for the title and status
+    /// lines and while the help is shown.
+    func viewLine(ofScreenRow row: Int) -> Int? {
+        let line = row - (title.isEmpty ? 0 : 1)
+        guard help == nil, line >= 0, line < viewRows else { return nil }
+        return line
+    }
+
+    /// Draws the next frame whole (ctrl-l, a resize).
+    func invalidate() {
+        fullScreen?.shown = nil
+        needsRender = true
+    }
+
+    /// Shows a message on the status line (in full-screen mode, where output cannot go above
+    /// the view).
+    func showMessage(_ text: String) {
+        status.show(text)
+        needsRender = true
+    }
+
+    /// Clears the status line's message (a new command was run).
+    func clearMessage() {
+        status.message = ""
+        needsRender = true
+    }
+
+    /// Shows the `?` help over the view until the next key.
+    func showHelp(_ text: String) {
+        help = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        needsRender = true
+    }
+
+    /// Closes the help; false when none was shown.
+    func dismissHelp() -> Bool {
+        guard help != nil else { return false }
+        help = nil
+        needsRender = true
+        return true
+    }
+
     /// `lines` without the blank lines at their end.
     private static func trimmed(_ lines: [String]) -> [String] {
         var lines = lines
@@ -98,20 +202,22 @@ final class ViewPresenter {
     /// Before other output in `live` mode: takes the view off the screen so text printed by the
     /// script appears above it; the view comes back at the end of the turn.
     func clearForOutput() {
+        guard fullScreen == nil else { return }
         guard mode == .live, !screen.isEmpty else { return }
         console.writeView("\r\u{1B}[\(screen.count)A\u{1B}[J")
         screen = []
         needsRender = true
     }
 
-    /// At exit: leaves the last view on screen with the cursor shown, below it.
+    /// At exit: leaves the last view on screen with the cursor shown, below it (on the whole
+    /// terminal, the terminal session gives the screen back instead).
     func finish() {
-        if mode == .live { console.writeView("\u{1B}[?25h") }
+        if mode == .live && fullScreen == nil { console.writeView("\u{1B}[?25h") }
         console.flush()
     }
 
     /// The terminal's height, else `LINES` (as curses reads it); nil when neither is known.
-    private var height: Int? {
+    var height: Int? {
         var size = winsize()
         if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 { return Int(size.ws_row) }
         return getenv("LINES").flatMap { Int(String(cString: $0)) }

@@ -136,6 +136,8 @@ public struct LineEditor: Sendable {
             return handleAlt(character)
         case .key(let name, let modifiers):
             return handleNamed(name, modifiers)
+        case .mouse:
+            return .none
         }
     }
 
@@ -233,7 +235,7 @@ public struct LineEditor: Sendable {
         case .end: return edit(modifiers.contains(.control) ? buffer.moveToEnd() : buffer.moveToLineEnd())
         case .up: return previousLine()
         case .down: return nextLine()
-        case .tab, .backTab, .insert, .escape, .pageUp, .pageDown: return .none
+        case .tab, .backTab, .insert, .escape, .pageUp, .pageDown, .function: return .none
         }
     }
 

@@ -25,11 +25,15 @@ public enum Key: Hashable, Sendable {
     case alt(Character)
     /// A named key, with the modifiers the terminal reported.
     case key(Name, modifiers: Modifiers = [])
+    /// A mouse report (SGR mouse reporting, turned on with `ESC [?1000h ESC [?1006h`).
+    case mouse(MouseEvent)
 
     /// Keys with names.
     public enum Name: Hashable, Sendable {
         case enter, tab, backTab, backspace, delete, insert, escape
         case up, down, left, right, home, end, pageUp, pageDown
+        /// F1 to F12: `.function(1)` … `.function(12)`.
+        case function(Int)
     }
 
     /// Shift, Alt and Ctrl held with a named key (xterm reports them in CSI parameters).
@@ -40,5 +44,27 @@ public enum Key: Hashable, Sendable {
         public static let shift = Modifiers(rawValue: 1)
         public static let alt = Modifiers(rawValue: 2)
         public static let control = Modifiers(rawValue: 4)
+    }
+}
+
+/// A click or a turn of the wheel, at a cell counted from 1 (column 1, row 1 is the top left).
+public struct MouseEvent: Hashable, Sendable {
+    /// What the mouse did.
+    public enum Action: Hashable, Sendable {
+        /// A button went down: 0 is the left one, 1 the middle, 2 the right.
+        case press(button: Int)
+        /// A button came up.
+        case release(button: Int)
+        case wheelUp, wheelDown
+    }
+
+    public let action: Action
+    public let column: Int
+    public let row: Int
+
+    public init(action: Action, column: Int, row: Int) {
+        self.action = action
+        self.column = column
+        self.row = row
     }
 }

@@ -5,7 +5,7 @@ extension KeyDecoder {
         case key(Key, length: Int)
         /// `ESC [200~`: a bracketed paste begins after these bytes.
         case pasteStart(length: Int)
-        /// A well-formed sequence this decoder does not map (function keys, mouse, reports).
+        /// A well-formed sequence this decoder does not map (mouse, reports).
         case ignored(length: Int)
         /// More bytes are needed to tell.
         case incomplete
@@ -75,8 +75,12 @@ extension KeyDecoder {
         return .incomplete
     }
 
-    /// The key for a CSI sequence: `ESC [ 1 ; 5 C` is Ctrl-Right, `ESC [ 3 ~` Delete.
+    /// The key for a CSI sequence: `ESC [ 1 ; 5 C` is Ctrl-Right, `ESC [ 3 ~` Delete, and
+    /// `ESC [ < 0 ; 12 ; 5 M` a left click at column 12, row 5.
     static func csiKey(parameters: String, final: UInt8) -> Key? {
+        if parameters.hasPrefix("<"), final == UInt8(ascii: "M") || final == UInt8(ascii: "m") {
+            return mouseKey(parameters.dropFirst(), pressed: final == UInt8(ascii: "M"))
+        }
         let numbers = parameters.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) }
         let modifiers = numbers.count > 1 ? modifiers(numbers[1] ?? 1) : []
         let name: Key.Name
@@ -88,6 +92,11 @@ extension KeyDecoder {
         case UInt8(ascii: "H"): name = .home
         case UInt8(ascii: "F"): name = .end
         case UInt8(ascii: "Z"): name = .backTab
+        // xterm's F1, F2 and F4 with modifiers (ESC [ 1 ; 5 P). Not F3's `R`: that is also the
+        // reply to a cursor position request (ESC [ row ; column R).
+        case UInt8(ascii: "P") where numbers.first ?? 1 == 1: name = .function(1)
+        case UInt8(ascii: "Q") where numbers.first ?? 1 == 1: name = .function(2)
+        case UInt8(ascii: "S") where numbers.first ?? 1 == 1: name = .function(4)
         case UInt8(ascii: "a"): return .key(.up, modifiers: .shift)  // rxvt
         case UInt8(ascii: "b"): return .key(.down, modifiers: .shift)
         case UInt8(ascii: "c"): return .key(.right, modifiers: .shift)
@@ -100,6 +109,7 @@ extension KeyDecoder {
             case 4, 8: name = .end
             case 5: name = .pageUp
             case 6: name = .pageDown
+            case let number? where functionKeys[number] != nil: name = .function(functionKeys[number] ?? 0)
             default: return nil
             }
             // rxvt marks Ctrl with ^, Shift with $, both with @.
@@ -116,6 +126,11 @@ extension KeyDecoder {
         return .key(name, modifiers: modifiers)
     }
 
+    /// VT220's numbers for F1 to F12 (`ESC [ 15 ~` is F5; 16 and 22 are skipped).
+    private static let functionKeys: [Int: Int] = [
+        11: 1, 12: 2, 13: 3, 14: 4, 15: 5, 17: 6, 18: 7, 19: 8, 20: 9, 21: 10, 23: 11, 24: 12,
+    ]
+
     /// The key for `ESC O x` (application cursor mode; rxvt's Ctrl-arrows in lowercase).
     static func ss3Key(_ final: UInt8) -> Key? {
         switch final {
@@ -129,8 +144,28 @@ extension KeyDecoder {
         case UInt8(ascii: "b"): return .key(.down, modifiers: .control)
         case UInt8(ascii: "c"): return .key(.right, modifiers: .control)
         case UInt8(ascii: "d"): return .key(.left, modifiers: .control)
+        case UInt8(ascii: "P"): return .key(.function(1))
+        case UInt8(ascii: "Q"): return .key(.function(2))
+        case UInt8(ascii: "R"): return .key(.function(3))
+        case UInt8(ascii: "S"): return .key(.function(4))
         default: return nil
         }
+    }
+
+    /// An SGR mouse report's `button;column;row`: the low two bits are the button, 64 marks the
+    /// wheel, 32 a motion (dropped), 4/8/16 the modifiers (ignored).
+    private static func mouseKey(_ parameters: Substring, pressed: Bool) -> Key? {
+        let numbers = parameters.split(separator: ";").compactMap { Int($0) }
+        guard numbers.count == 3, numbers[0] & 32 == 0 else { return nil }
+        let code = numbers[0]
+        let action: MouseEvent.Action
+        if code & 64 != 0 {
+            guard pressed else { return nil }
+            action = code & 1 == 0 ? .wheelUp : .wheelDown
+        } else {
+            action = pressed ? .press(button: code & 3) : .release(button: code & 3)
+        }
+        return .mouse(MouseEvent(action: action, column: numbers[1], row: numbers[2]))
     }
 
     /// xterm's modifier parameter: 1 + (Shift 1 | Alt 2 | Ctrl 4 | Meta 8).

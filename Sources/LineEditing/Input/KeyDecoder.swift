@@ -3,10 +3,11 @@
 /// Feed it whatever each `read(2)` returned; anything incomplete at the end (half a UTF-8
 /// character, a lone Esc, half an escape sequence, an unfinished bracketed paste) is kept for the
 /// next call. It understands printable UTF-8 text, control keys, xterm's CSI and SS3 sequences for
-/// arrows, Home/End, Insert/Delete, Page Up/Down (with their Shift/Alt/Ctrl modifiers, and rxvt's
+/// arrows, Home/End, Insert/Delete, Page Up/Down, F1 to F12 (with their Shift/Alt/Ctrl modifiers, and rxvt's
 /// variants), Alt plus a key sent as Esc then the key, and bracketed paste (`ESC [200~ … ESC [201~`,
-/// enabled by `ESC [?2004h`), returned as one ``Key/paste(_:)``. Unknown sequences (function keys,
-/// mouse reports) are consumed and dropped; bytes that are not UTF-8 are dropped.
+/// enabled by `ESC [?2004h`), returned as one ``Key/paste(_:)``, and SGR mouse reports (clicks and
+/// the wheel, as ``Key/mouse(_:)``). Unknown sequences are consumed and dropped; bytes that are
+/// not UTF-8 are dropped.
 ///
 /// A lone Esc cannot be told from the start of a sequence until more bytes come or none do:
 /// when ``isAwaitingMoreBytes`` is true after a read, call ``flush()`` if nothing more arrives

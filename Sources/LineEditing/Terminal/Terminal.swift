@@ -23,6 +23,12 @@ public struct Terminal: Hashable, Sendable {
     /// The mode a terminal was in before ``enableRawMode()``, to give back with ``restore(_:)``.
     public struct SavedMode: Sendable {
         fileprivate let attributes: termios
+
+        /// The saved `termios` as bytes, for code that must restore it where Swift cannot run
+        /// (a signal handler in C).
+        public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+            try Swift.withUnsafeBytes(of: attributes, body)
+        }
     }
 
     /// The descriptor keys are read from.
@@ -42,6 +48,15 @@ public struct Terminal: Hashable, Sendable {
     /// Whether both descriptors are terminals: the REPL edits lines only then (else it runs the
     /// input as a script, without prompts or escape sequences).
     public var isInteractive: Bool { isatty(input) == 1 && isatty(output) == 1 }
+
+    /// Whether this process may take the input terminal: it is in the terminal's foreground
+    /// process group, or the terminal is not its controlling one. A job started in the
+    /// background (`crescent app.lua &`) that changed the terminal's mode would be stopped
+    /// (SIGTTOU) and would take the keys from the shell.
+    public var isForeground: Bool {
+        let group = tcgetpgrp(input)
+        return group == -1 || group == getpgrp()
+    }
 
     /// The terminal's width: from the output terminal, else `COLUMNS`, else 80.
     public var columns: Int {

@@ -1,0 +1,89 @@
+import LineEditing
+
+/// The `:` command line of a controller app on a terminal: the REPL's line editor (its keys,
+/// history and Tab completion) drawn in the status line. Keys in, what the host should do out;
+/// no I/O, so tests drive it with keys alone.
+///
+/// ```swift
+/// var prompt = CommandPrompt(history: file?.load() ?? History())
+/// switch prompt.handle(.text("a")) { ... }
+/// ```
+struct CommandPrompt {
+    /// What a key asks of the host.
+    enum Outcome: Equatable {
+        /// Redraw the status line.
+        case edit
+        /// Nothing changed.
+        case none
+        /// Run this command line.
+        case run(String)
+        /// Complete the text before the cursor (``complete(_:with:replacing:)`` answers).
+        case complete(CompletionRequest)
+        /// Esc, or Ctrl-D on an empty line: leave the command line.
+        case leave
+        /// Ctrl-L.
+        case redraw
+    }
+
+    private(set) var editor: LineEditor
+
+    init(history: History) {
+        editor = LineEditor(prompt: ":", history: history)
+    }
+
+    /// What the status line shows: `:` and the text (one line: a newline shows as a space).
+    var text: String { ":" + String(editor.buffer.characters.map { $0.isNewline ? " " : $0 }) }
+
+    /// The column of the cursor in ``text``.
+    var cursorColumn: Int {
+        1 + DisplayWidth.of(editor.buffer.textBeforeCursor)
+    }
+
+    /// Puts `text` in the line, the cursor after it.
+    mutating func type(_ text: String) {
+        editor.setText(text)
+    }
+
+    mutating func handle(_ key: Key) -> Outcome {
+        if case .key(.escape, _) = key { return .leave }
+        switch editor.handle(key) {
+        case .none: return .none
+        case .edit: return .edit
+        case .submit(let line):
+            _ = editor.history.add(line)
+            editor.startLine()
+            return .run(line)
+        case .complete(let request): return .complete(request)
+        case .interrupt, .exit, .endOfInput: return .leave
+        case .clearScreen: return .redraw
+        }
+    }
+
+    /// Answers a Tab: the candidates replace the `count` characters before the cursor; several
+    /// are returned to be listed.
+    mutating func complete(_ request: CompletionRequest, with candidates: [String], replacing count: Int) -> [String] {
+        switch editor.complete(request, with: candidates, replacing: count) {
+        case .candidates(let list): return list
+        case .inserted, .unchanged, .stale: return []
+        }
+    }
+}
+
+/// The command line of a terminal session: closed (keeping the history for the next time) or
+/// open.
+enum CommandLineState {
+    case closed(History)
+    case open(CommandPrompt)
+
+    var isOpen: Bool {
+        if case .open = self { true } else { false }
+    }
+
+    /// The history, as the command line last left it.
+    var history: History {
+        switch self {
+        case .closed(let history): history
+        case .open(let prompt): prompt.editor.history
+        }
+    }
+}

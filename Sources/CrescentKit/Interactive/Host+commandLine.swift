@@ -1,0 +1,135 @@
+import LineEditing
+import LuaBridge
+
+extension Host {
+    /// Keys from the terminal: to the `:` command line while it is open, else to the top
+    /// controller by name. `:` opens the command line unless the controller binds it; a
+    /// controller with no keys of its own keeps it open.
+    func terminalInput(_ keys: [Key]) {
+        var names: [String] = []
+        func pressNames() {
+            if !names.isEmpty { pressTerminalKeys(names) }
+            names = []
+        }
+        refreshCommandLine()
+        for key in Self.oneCharacterEach(keys) {
+            if commandLine?.isOpen == true {
+                pressNames()
+                editCommandLine(key)
+            } else if key == .text(":"), commandLine != nil, !controllerHook("bindsKey", ":") {
+                pressNames()
+                openCommandLine()
+            } else {
+                names += KeyName.names(of: key)
+            }
+        }
+        pressNames()
+    }
+
+    /// Typed text split into one key per character, so that text typed after `:` in the same
+    /// read goes to the command line.
+    private static func oneCharacterEach(_ keys: [Key]) -> [Key] {
+        keys.flatMap { key -> [Key] in
+            guard case .text(let text) = key, text.count > 1 else { return [key] }
+            return text.map { .text(String($0)) }
+        }
+    }
+
+    /// Opens the command line when the top controller binds no keys (and it is closed).
+    func refreshCommandLine() {
+        guard case .closed = commandLine, controllerHook("hasController"), !controllerHook("hasKeys") else { return }
+        openCommandLine()
+    }
+
+    /// Opens the command line with `text` typed (`app.commandLine("add ")`); false without a
+    /// terminal session.
+    @discardableResult
+    func openCommandLine(typing text: String = "") -> Bool {
+        guard let state = commandLine else { return false }
+        var prompt = CommandPrompt(history: state.history)
+        prompt.type(text)
+        commandLine = .open(prompt)
+        presenter.showPrompt((prompt.text, prompt.cursorColumn))
+        return true
+    }
+
+    private func closeCommandLine() {
+        guard let state = commandLine else { return }
+        commandLine = .closed(state.history)
+        presenter.showPrompt(nil)
+    }
+
+    private func editCommandLine(_ key: Key) {
+        guard case .open(var prompt) = commandLine else { return }
+        let outcome = prompt.handle(key)
+        commandLine = .open(prompt)
+        switch outcome {
+        case .none:
+            return
+        case .edit:
+            break
+        case .redraw:
+            presenter.invalidate()
+        case .leave:
+            return closeCommandLine()
+        case .run(let line):
+            if let commandHistoryFile { _ = try? commandHistoryFile.append(line) }
+            presenter.clearMessage()
+            if controllerHook("hasKeys") { closeCommandLine() }
+            receiveCommandLine(line)
+            refreshCommandLine()
+        case .complete(let request):
+            let (candidates, count) = completions(before: request.prefix)
+            let listed = prompt.complete(request, with: candidates, replacing: count)
+            commandLine = .open(prompt)
+            if !listed.isEmpty { presenter.showMessage(listed.joined(separator: "  ")) }
+        }
+        if case .open(let prompt) = commandLine { presenter.showPrompt((prompt.text, prompt.cursorColumn)) }
+    }
+
+    /// What Tab offers for the text before the cursor: the top controller's command names for
+    /// the first word, then each argument from its `complete` function or its declared type;
+    /// and how many characters before the cursor they replace.
+    func completions(before prefix: String) -> (candidates: [String], replacing: Int) {
+        let words = prefix.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        let fragment = words.last ?? ""
+        guard words.count > 1 else {
+            return (commandNames().filter { $0.hasPrefix(fragment) }, fragment.count)
+        }
+        guard let hooks = controllerHooks else { return ([], 0) }
+        let stack = vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        hooks.push(onto: stack)
+        guard stack.rawGet(-1, "completeArgument") == .function else { return ([], 0) }
+        stack.push(words[0])
+        stack.push(Int64(words.count - 1))
+        stack.push(fragment)
+        do throws(LuaError) { try vm.call(arguments: 3, results: 1) } catch {
+            reportHandlerError(error, in: "error completing '\(words[0])'")
+            return ([], 0)
+        }
+        var candidates: [String] = []
+        if stack.type(at: -1) == .table {
+            for index in 1...Int64(max(stack.rawLength(-1), 1)) where stack.rawLength(-1) > 0 {
+                if stack.rawGet(-1, index: index) == .string, let text = stack.text(at: -1), text.hasPrefix(fragment) { candidates.append(text) }
+                stack.pop()
+            }
+        }
+        return (candidates, fragment.count)
+    }
+
+    /// Calls the controller prelude's `name(argument)`, which reads its own state and runs no
+    /// script code; false when there is none.
+    func controllerHook(_ name: String, _ argument: String? = nil) -> Bool {
+        guard let hooks = controllerHooks else { return false }
+        let stack = vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        hooks.push(onto: stack)
+        guard stack.rawGet(-1, name) == .function else { return false }
+        if let argument { stack.push(argument) }
+        guard (try? vm.call(arguments: argument == nil ? 0 : 1, results: 1)) != nil else { return false }
+        return stack.boolean(at: -1)
+    }
+}

@@ -1,0 +1,173 @@
+import CLua
+import LineEditing
+import LuaBridge
+
+extension Host {
+    /// Adds the controller prelude's key primitives to its table (on top of the stack):
+    /// `keyNames`, `showHelp(text)`, `dismissHelp()`, `redraw()`, `suspend()` and
+    /// `selectionKey(key)`.
+    func installKeyPrimitives() {
+        let stack = vm.stack
+        stack.newTable(fieldCount: Int32(KeyName.named.count))          // P names
+        for (index, name) in KeyName.named.enumerated() {
+            stack.push(name)
+            stack.rawSet(-2, index: Int64(index + 1))
+        }
+        stack.rawSet(-2, "keyNames")                                     // P
+        vm.register(field: "showHelp") { [unowned self] stack in
+            let text = try stack.checkString(1, function: "showHelp")
+            self.presenter.showHelp(text)
+            // Without the whole terminal there is no screen to show it on: printed instead.
+            if self.terminalSession == nil { self.console.write(text + "\n") }
+            return .none
+        }
+        vm.register(field: "dismissHelp") { [unowned self] stack in
+            stack.push(self.presenter.dismissHelp())
+            return .one
+        }
+        vm.register(field: "redraw") { [unowned self] _ in
+            self.presenter.invalidate()
+            return .none
+        }
+        vm.register(field: "openCommandLine") { [unowned self] stack in
+            stack.push(self.openCommandLine(typing: try stack.checkString(1, function: "app.commandLine")))
+            return .one
+        }
+        vm.register(field: "suspend") { [unowned self] _ in
+            guard let session = self.terminalSession else { return .none }
+            self.console.flush()
+            session.suspend()
+            self.presenter.invalidate()
+            return .none
+        }
+        vm.register(field: "selectionKey") { [unowned self] stack in
+            try self.selectionKey(try stack.checkString(1, function: "selectionKey"), stack)
+        }
+    }
+
+    /// What `key` does to the shown view's selection: `tab`/`shift-tab` move the focus
+    /// (returns "focus"); a move returns "moved", `enter` "chosen", each with the component's id,
+    /// the row (from 1) and its item; nothing when the key does nothing there.
+    private func selectionKey(_ key: String, _ stack: LuaStack) throws -> LuaReturn {
+        guard let root = presenter.root else { return .none }
+        if key == "tab" || key == "shift-tab" {
+            guard root.cycleFocus(backwards: key == "shift-tab") else { return .none }
+            stack.push("focus")
+            return .one
+        }
+        guard let node = root.focusedSelectable, node.selection?.index != nil else { return .none }
+        if key == "enter" {
+            stack.push("chosen")
+        } else if let move = SelectionMove(key: key), node.move(move) {
+            stack.push("moved")
+        } else {
+            return .none
+        }
+        let index = node.selection?.index ?? 0
+        if let id = node.id { stack.push(id) } else { stack.pushNil() }
+        stack.push(Int64(index + 1))
+        binding.push(node.item(at: index), onto: stack)
+        return .values(4)
+    }
+
+    /// Keys read from the terminal, in order, to the top controller (its bindings, then the
+    /// defaults); names no binding can use are dropped.
+    public func pressTerminalKeys(_ names: [String]) {
+        guard let hooks = controllerHooks, !names.isEmpty else { return }
+        let stack = vm.stack
+        hooks.push(onto: stack)
+        do {
+            guard stack.rawGet(-1, "terminalKeys") == .function else { return stack.setTop(0) }
+            _ = stack.ensure(Int32(clamping: names.count) + 1)
+            for name in names { stack.push(name) }
+            try vm.call(arguments: Int32(names.count), results: 0)
+        } catch {
+            if !handleControlFlow(error) { reportHandlerError(error, in: "error in key '\(names[0])'") }
+        }
+        stack.setTop(0)
+    }
+
+    /// A click selects the row under it (and focuses its component), telling the top
+    /// controller's `selectionChanged`; the wheel moves the selection as `up`/`down` do.
+    func mouse(_ event: MouseEvent) {
+        switch event.action {
+        case .wheelUp: pressTerminalKeys(["up"])
+        case .wheelDown: pressTerminalKeys(["down"])
+        case .release: break
+        case .press(let button):
+            guard button == 0, let root = presenter.root,
+                  let line = presenter.viewLine(ofScreenRow: event.row - 1),
+                  let (node, index) = root.selectableRow(atLine: line, width: presenter.width, limit: presenter.viewRows)
+            else { return }
+            root.focus = node
+            node.markDirty()
+            guard node.select(index), let hooks = controllerHooks else { return }
+            let stack = vm.stack
+            hooks.push(onto: stack)
+            do {
+                guard stack.rawGet(-1, "selected") == .function else { return stack.setTop(0) }
+                if let id = node.id { stack.push(id) } else { stack.pushNil() }
+                stack.push(Int64(index + 1))
+                binding.push(node.item(at: index), onto: stack)
+                try vm.call(arguments: 3, results: 0)
+            } catch {
+                if !handleControlFlow(error) { reportHandlerError(error, in: "error in a click") }
+            }
+            stack.setTop(0)
+        }
+    }
+
+    /// Takes the terminal for a person to drive the app: raw mode, the alternate screen, keys
+    /// read into the loop, output shown on the status line (and written out when the terminal
+    /// is given back). Ctrl-C goes to `onInterrupt` from the reader's thread, as SIGINT would.
+    /// Nothing happens when the terminal refuses raw mode or the run is a background job: the
+    /// app runs as before (the view drawn in place).
+    ///
+    /// - Parameter script: names the command line's history, kept per script beside the REPL's
+    ///   (`history.groceries`); nil keeps none.
+    func startTerminalSession(_ terminal: Terminal = .standard, script: String?, onInterrupt: @escaping @Sendable () -> Void) {
+        guard terminalSession == nil, isRunning, terminal.isForeground else { return }
+        console.flush()
+        let session: TerminalSession
+        do { session = try TerminalSession(terminal: terminal) } catch {
+            writeError("\(console.styled("crescent:", .warning)) keys are not read: \(error)")
+            return
+        }
+        terminalSession = session
+        commandHistoryFile = script.flatMap { script in
+            let name = script.split(separator: "/").last.map { $0.hasSuffix(".lua") ? String($0.dropLast(4)) : String($0) } ?? "script"
+            return HistoryFile.standard().map { HistoryFile(path: $0.path + "." + name) }
+        }
+        commandLine = .closed(commandHistoryFile?.load() ?? History())
+        let transcript = TerminalTranscript()
+        terminalTranscript = transcript
+        let link = self.link
+        console.divert { stream, text in
+            transcript.append(stream, text)
+            link.turn { host in host.presenter.showMessage(text) }
+        }
+        presenter.enterFullScreen()
+        refreshCommandLine()
+        session.readKeys(
+            onKeys: { keys in link.turn { host in host.terminalInput(keys) } },
+            onMouse: { event in link.turn { host in host.mouse(event) } },
+            onInterrupt: onInterrupt,
+            onResize: { link.turn { host in host.presenter.invalidate() } }
+        )
+    }
+
+    /// Gives the terminal back (after the last frame) and writes out what the run printed
+    /// meanwhile. Called by ``finish(status:)``.
+    func endTerminalSession() {
+        guard let session = terminalSession else { return }
+        terminalSession = nil
+        commandLine = nil
+        console.flush()
+        session.end()
+        presenter.leaveFullScreen()
+        console.divert(nil)
+        for (stream, text) in terminalTranscript?.take() ?? [] { console.writeThrough(stream, text) }
+        terminalTranscript = nil
+        console.flush()
+    }
+}

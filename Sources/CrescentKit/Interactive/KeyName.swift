@@ -1,0 +1,59 @@
+import LineEditing
+
+/// The names keys have in scripts (`self:key("ctrl-r", ...)`, `app.press("down")`), and the
+/// terminal's keystrokes turned into them.
+///
+/// A printable character is its own name (`a`, `A`, `?`), except the space bar, `space`; Ctrl
+/// plus a letter is `ctrl-r`, Alt plus a character `alt-x`; the other keys have the names in
+/// ``named``. Keys the contract does not name (Ctrl-Up, Shift-Right…) still get a name
+/// (`ctrl-up`), which no binding can use, so they fall through to the defaults.
+enum KeyName {
+    /// The keys with a word for a name, as `self:key` accepts them.
+    static let named: [String] = ["enter", "esc", "tab", "shift-tab", "backspace", "delete", "insert",
+                                  "up", "down", "left", "right", "pageup", "pagedown", "home", "end", "space"]
+        + (1...12).map { "f\($0)" }
+
+    /// The names of `key`: one per character for typed text (several characters can come in one
+    /// read), one for any other key.
+    static func names(of key: Key) -> [String] {
+        switch key {
+        case .text(let text), .paste(let text):
+            return text.compactMap { character in
+                character == " " ? "space" : character.isNewline ? "enter" : String(character)
+            }
+        case .control(let character):
+            return ["ctrl-\(character)"]
+        case .alt(let character):
+            return ["alt-\(character == " " ? "space" : String(character))"]
+        case .key(let name, let modifiers):
+            var prefix = ""
+            if modifiers.contains(.control) { prefix += "ctrl-" }
+            if modifiers.contains(.alt) { prefix += "alt-" }
+            if modifiers.contains(.shift), name != .backTab { prefix += "shift-" }
+            return [prefix + word(name)]
+        case .mouse:
+            return []   // not a key: the terminal session hands it on as it is
+        }
+    }
+
+    private static func word(_ name: Key.Name) -> String {
+        switch name {
+        case .enter: "enter"
+        case .tab: "tab"
+        case .backTab: "shift-tab"
+        case .backspace: "backspace"
+        case .delete: "delete"
+        case .insert: "insert"
+        case .escape: "esc"
+        case .up: "up"
+        case .down: "down"
+        case .left: "left"
+        case .right: "right"
+        case .home: "home"
+        case .end: "end"
+        case .pageUp: "pageup"
+        case .pageDown: "pagedown"
+        case .function(let number): "f\(number)"
+        }
+    }
+}

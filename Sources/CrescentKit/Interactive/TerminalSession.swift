@@ -1,0 +1,152 @@
+import CLua
+import Dispatch
+import LineEditing
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The terminal of a controller app while a person drives it: raw mode, the alternate screen
+/// with the cursor hidden, keys read on a thread of their own, resizes watched, and the terminal
+/// given back as found on every way out.
+///
+/// The host gives it back when it finishes (`quit`, `app.exit`, an error that ends the run,
+/// SIGINT/SIGTERM/SIGHUP and `--timeout`, which all tear down through ``Host/finish(status:)``);
+/// `exit()` and a crash signal give it back through `CLua`'s terminal guard (terminal.c), which
+/// is armed for as long as the session is.
+///
+/// ```swift
+/// let session = try TerminalSession(terminal: .standard)
+/// session.readKeys(onKeys: { names in ... }, onInterrupt: { ... }, onResize: { ... })
+/// defer { session.end() }
+/// ```
+final class TerminalSession: Sendable {
+    /// Alternate screen, cursor hidden, screen cleared, clicks and the wheel reported (SGR).
+    static let enterBytes = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J\u{1B}[?1000h\u{1B}[?1006h"
+    /// Everything an interactive run may turn on, turned off: a frame's synchronized output,
+    /// mouse reporting, attributes, the hidden cursor, the alternate screen.
+    static let leaveBytes = "\u{1B}[?2026l\u{1B}[?1006l\u{1B}[?1000l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+    /// How long a lone Esc waits for the rest of a sequence before it is the Esc key (vim's
+    /// `ttimeoutlen`).
+    static let escapeWait: Int32 = 50
+    /// How often the reader looks whether the session has ended while no key comes.
+    static let readerPoll: Int32 = 100
+
+    let terminal: Terminal
+    private let saved: Terminal.SavedMode
+    private let phase = Mutex(Phase.active)
+    private let resize = Mutex<ResizeMonitor?>(nil)
+
+    private enum Phase {
+        case active, ended
+    }
+
+    /// Puts the terminal in raw mode and on the alternate screen.
+    ///
+    /// - Throws: ``LineEditing/TerminalError`` when the input is not a terminal.
+    init(terminal: Terminal) throws(TerminalError) {
+        self.terminal = terminal
+        saved = try terminal.enableRawMode()
+        arm(saved)
+        terminal.write(Self.enterBytes)
+    }
+
+    /// Arms the crash guard with `mode`. The guard takes a termios of this platform's size and a
+    /// few bytes, and refuses only when those do not fit, which a build for this platform never
+    /// sees; the normal ways out restore regardless.
+    private func arm(_ mode: Terminal.SavedMode) {
+        let terminal = self.terminal
+        _ = mode.withUnsafeBytes { mode in
+            Self.leaveBytes.utf8CString.withUnsafeBufferPointer { bytes in
+                crescent_terminal_arm(terminal.input, terminal.output, mode.baseAddress, mode.count, bytes.baseAddress, bytes.count - 1)
+            }
+        }
+    }
+
+    /// Whether the session still holds the terminal.
+    var isActive: Bool { phase.withLock { $0 == .active } }
+
+    /// Starts reading keys: each read's keys go to `onKeys`, clicks and the wheel to
+    /// `onMouse`, and Ctrl-C to `onInterrupt` (never to the script: it always stops the run, even
+    /// one stuck in a loop), all on the reader's thread; `onResize` after each SIGWINCH. The
+    /// reader stops when the session ends or the input does.
+    func readKeys(onKeys: @escaping @Sendable ([Key]) -> Void, onMouse: @escaping @Sendable (MouseEvent) -> Void,
+                  onInterrupt: @escaping @Sendable () -> Void, onResize: @escaping @Sendable () -> Void) {
+        resize.withLock { $0 = ResizeMonitor(onResize: onResize) }
+        let terminal = self.terminal
+        DispatchQueue(label: "crescent.keys").async { [self] in
+            var decoder = KeyDecoder()
+            while isActive {
+                guard Self.waitForInput(terminal.input, milliseconds: decoder.isAwaitingMoreBytes ? Self.escapeWait : Self.readerPoll) else {
+                    if decoder.isAwaitingMoreBytes { deliver(decoder.flush(), onKeys: onKeys, onMouse: onMouse, onInterrupt: onInterrupt) }
+                    continue
+                }
+                guard let bytes = terminal.read(), isActive else { return }
+                deliver(decoder.decode(bytes), onKeys: onKeys, onMouse: onMouse, onInterrupt: onInterrupt)
+            }
+        }
+    }
+
+    private func deliver(_ keys: [Key], onKeys: @Sendable ([Key]) -> Void, onMouse: @Sendable (MouseEvent) -> Void,
+                         onInterrupt: @Sendable () -> Void) {
+        var pending: [Key] = []
+        for key in keys {
+            switch key {
+            case .control("c"):
+                if !pending.isEmpty { onKeys(pending) }
+                pending = []
+                onInterrupt()
+            case .mouse(let event):
+                if !pending.isEmpty { onKeys(pending) }
+                pending = []
+                onMouse(event)
+            default:
+                pending.append(key)
+            }
+        }
+        if !pending.isEmpty { onKeys(pending) }
+    }
+
+    /// Whether `descriptor` has input within `milliseconds`.
+    private static func waitForInput(_ descriptor: Int32, milliseconds: Int32) -> Bool {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&poller, 1, milliseconds)
+        return ready > 0
+    }
+
+    /// Ctrl-Z: gives the terminal back and stops the process (SIGTSTP, as the terminal's own
+    /// Ctrl-Z would); once continued (`fg`, SIGCONT), takes it again. The caller redraws the
+    /// whole frame afterwards. Runs on the host's loop, so no frame is written meanwhile.
+    func suspend() {
+        guard isActive else { return }
+        crescent_terminal_disarm()
+        terminal.write(Self.leaveBytes)
+        terminal.restore(saved)
+        raise(SIGTSTP)
+        // Continued. The mode may have changed while stopped (a shell sets its own): saved again.
+        guard isActive, let again = try? terminal.enableRawMode() else { return }
+        arm(again)
+        terminal.write(Self.enterBytes)
+    }
+
+    /// The terminal's size, or nil when it reports none.
+    var size: (columns: Int, rows: Int)? { terminal.windowSize() }
+
+    /// Gives the terminal back: leaves the alternate screen, shows the cursor, turns off what was
+    /// turned on, restores the mode. Write the last frame (and flush stdio) before. Safe to call
+    /// twice.
+    func end() {
+        let wasActive = phase.withLock { phase in
+            defer { phase = .ended }
+            return phase == .active
+        }
+        guard wasActive else { return }
+        resize.withLock { monitor in
+            monitor?.cancel()
+            monitor = nil
+        }
+        crescent_terminal_disarm()
+        terminal.write(Self.leaveBytes)
+        terminal.restore(saved)
+    }
+}

@@ -1,0 +1,122 @@
+/// One frame of a controller app on the whole terminal: the navigation's title line (when
+/// controllers have titles), the top controller's view (or the `?` help over it) with the focused
+/// selection in reverse video, and the status line at the bottom, exactly `height` lines each
+/// fitted to `width` columns. A frame is a value: the terminal is brought from the last frame to the next by
+/// ``changes(from:)``, which writes only the rows that differ, and tests compare frames with no
+/// terminal at all (Bubble Tea's view, Textual's compositor).
+///
+/// ```swift
+/// let frame = ScreenFrame(root: root, title: "Groceries › Oat milk", overlay: nil, status: status, width: 80, height: 24)
+/// console.writeView(frame.changes(from: shown))
+/// ```
+struct ScreenFrame: Equatable {
+    /// The rows, top to bottom, each exactly `width` columns (padded with spaces).
+    let rows: [String]
+    /// Rows shown in reverse video (the selected row, the status line).
+    let reversed: Set<Int>
+    let width: Int
+
+    /// Lays out a frame. A view taller than the rows above the status line shows what fits and a
+    /// last line counting the rest, unless it has a selection, which scrolls instead; only those
+    /// lines are laid out, so a 10,000-row table costs a screenful.
+    init(root: ViewNode?, title: String = "", overlay: [String]?, status: StatusLine, width: Int, height: Int) {
+        let width = max(width, 1)
+        let top = title.isEmpty || height < 3 ? 0 : 1
+        let viewRows = max(height - 1 - top, 0)
+        var lines: [String] = top == 1 ? [title] : []
+        var reversed: Set<Int> = []
+        if let overlay {
+            lines += overlay.count > viewRows ? Array(overlay.prefix(max(viewRows - 1, 0))) + ["… (\(overlay.count - viewRows + 1) more lines)"] : overlay
+        } else if let root {
+            if !root.selectables.isEmpty {
+                lines += root.lines(width: width, limit: viewRows)
+                if let selected = root.selectedLine(width: width, limit: viewRows) { reversed.insert(top + selected) }
+            } else {
+                let count = root.lineCount(width: width)
+                lines += count > viewRows
+                    ? root.lines(width: width, limit: max(viewRows - 1, 0)) + ["… (\(count - viewRows + 1) more lines)"]
+                    : root.lines(width: width, limit: viewRows)
+            }
+        }
+        lines = Array(lines.prefix(top + viewRows))
+        lines += Array(repeating: "", count: top + viewRows - lines.count)
+        if height > 0 {
+            lines.append(status.text(width: width))
+            reversed.insert(lines.count - 1)
+        }
+        rows = lines.map { DisplayWidth.fit($0, to: width) }
+        self.reversed = reversed
+        self.width = width
+    }
+
+    /// The frame as plain text, trailing spaces and blank lines at the end removed (what
+    /// `screen_text()` returns).
+    var text: String {
+        var lines = rows.map { line -> String in
+            var line = line
+            while line.last == " " { line.removeLast() }
+            return line
+        }
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The bytes that turn a terminal showing `old` into this frame: each changed row written at
+    /// its place (`CSI row;1H`), the whole inside synchronized-output marks (`CSI ?2026h/l`) so a
+    /// terminal that knows them never shows half a frame. With no `old` (the first frame, a
+    /// resize, ctrl-l) the screen is cleared and every row written. Empty when nothing changed.
+    func changes(from old: ScreenFrame?) -> String {
+        let old = old.flatMap { $0.width == width && $0.rows.count == rows.count ? $0 : nil }
+        var output = ""
+        for (index, row) in rows.enumerated() where old?.rows[index] != row || old?.reversed.contains(index) != reversed.contains(index) {
+            output += "\u{1B}[\(index + 1);1H"
+            output += reversed.contains(index) ? "\u{1B}[7m" + row + "\u{1B}[0m" : row
+        }
+        guard !output.isEmpty || old == nil else { return "" }
+        return "\u{1B}[?2026h" + (old == nil ? "\u{1B}[H\u{1B}[2J" : "") + output + "\u{1B}[?2026l"
+    }
+}
+
+/// The status line: the top controller's key hints, then the last message (a handler's error, a
+/// `print`), cut to the width; or the `:` command line while it is open.
+struct StatusLine: Equatable {
+    var hints = ""
+    var message = ""
+    /// The command line's text and its cursor's column, while it is open.
+    var prompt: (text: String, cursor: Int)?
+
+    static func == (left: StatusLine, right: StatusLine) -> Bool {
+        left.hints == right.hints && left.message == right.message && left.prompt?.text == right.prompt?.text
+            && left.prompt?.cursor == right.prompt?.cursor
+    }
+
+    func text(width: Int) -> String {
+        if let prompt { return message.isEmpty ? prompt.text : prompt.text + "   │ " + message }
+        guard !message.isEmpty else { return hints }
+        return hints.isEmpty ? message : hints + "  │ " + message
+    }
+
+    /// Shows the first line of `text` that is not blank (a traceback shows its error line),
+    /// without its colours.
+    mutating func show(_ text: String) {
+        let lines = Self.withoutEscapes(text).split(whereSeparator: \.isNewline).map { $0.drop(while: \.isWhitespace) }
+        guard let line = lines.first(where: { !$0.allSatisfy(\.isWhitespace) }) else { return }
+        message = String(line)
+    }
+
+    /// `text` without its CSI sequences (`ESC [ … final`): the status line draws its own style.
+    static func withoutEscapes(_ text: String) -> String {
+        guard text.contains("\u{1B}") else { return text }
+        var result = ""
+        var scalars = text.unicodeScalars.makeIterator()
+        while let scalar = scalars.next() {
+            guard scalar == "\u{1B}" else {
+                result.unicodeScalars.append(scalar)
+                continue
+            }
+            guard scalars.next() == "[" else { continue }
+            while let next = scalars.next(), !(0x40...0x7E).contains(next.value) {}
+        }
+        return result
+    }
+}

@@ -1,0 +1,204 @@
+@testable import CrescentKit
+import Foundation
+import Testing
+
+/// `self:key`, `app.press` and the default keys, in virtual time with no terminal.
+@Suite struct ControllerKeyTests {
+    /// A controller binding `a` and `x` (which raises), pushed; `extra` runs after.
+    private func listApp(_ extra: String = "") throws -> TestHost {
+        let test = try TestHost()
+        test.run("""
+            local List = controller("List")
+            function List:viewDidLoad()
+              self:key("a", "add", "add an item")
+              self:key("x", "explode", "fail on purpose")
+              self:key("f5", "reload")
+            end
+            function List:add(key) print("add", key) end
+            function List:reload(key) print("reload", key) end
+            function List:explode() error("boom") end
+            app.push(List)
+            \(extra)
+            """)
+        test.settle()
+        return test
+    }
+
+    @Test func boundKeysCallTheirMethodsInOrder() throws {
+        let test = try listApp(#"app.press("a", "f5") app.send("quit")"#)
+        #expect(test.lines == ["add\ta", "reload\tf5"])
+        #expect(test.exitStatus == 0)
+    }
+
+    @Test func terminalKeysThatNoBindingCanUseAreDropped() throws {
+        let test = try listApp()
+        test.host.pressTerminalKeys(["ctrl-up", "a", "shift-right"])
+        test.settle()
+        #expect(test.lines == ["add\ta"])
+        #expect(test.stderr == "")
+    }
+
+    @Test func anUnknownKeyNameIsAnErrorNamingItAndTheNames() throws {
+        let test = try TestHost()
+        test.run("""
+            local C = controller("C")
+            function C:go() end
+            local c = app.push(C)
+            print(select(2, pcall(c.key, c, "ctrl-R", "go")))
+            print(select(2, pcall(c.key, c, "ctrl-c", "go")))
+            print(select(2, pcall(c.key, c, "a", "missing")))
+            print(select(2, pcall(app.press, "downn")))
+            """)
+        test.settle()
+        let lines = test.lines
+        #expect(lines.count == 4)
+        #expect(lines.first?.contains("bad argument #1 to 'key' (unknown key 'ctrl-R'; key names are a character (a, A, 1, ?), ctrl-a…ctrl-z, alt-<character>, enter, esc, tab, shift-tab") == true)
+        #expect(lines.first?.contains("pageup, pagedown, home, end, space, f1, f2") == true)
+        #expect(lines.dropFirst().first?.contains("ctrl-c always quits, so it cannot be bound") == true)
+        #expect(lines.dropFirst(2).first?.contains("key 'a': C has no method 'missing'") == true)
+        #expect(lines.dropFirst(3).first?.contains("bad argument #1 to 'app.press' (unknown key 'downn'") == true)
+    }
+
+    @Test func qQuitsUnlessTheControllerBindsIt() throws {
+        let quits = try listApp(#"app.press("q")"#)
+        #expect(quits.exitStatus == 0)
+
+        let test = try TestHost()
+        test.run("""
+            local C = controller("C")
+            function C:viewDidLoad() self:key("q", "query", "ask") end
+            function C:query() print("query") end
+            app.push(C)
+            app.press("q")
+            """)
+        test.settle()
+        #expect(test.lines == ["query"])
+        #expect(test.exitStatus == nil)
+    }
+
+    @Test func ctrlCQuitsWithTheInterruptStatus() throws {
+        let test = try listApp(#"app.press("ctrl-c")"#)
+        #expect(test.exitStatus == 130)
+    }
+
+    @Test func escAndBackspacePopOnlyWhenThereIsSomethingBelow() throws {
+        let test = try TestHost()
+        test.run("""
+            local A = controller("A")
+            local B = controller("B")
+            function B:viewDidDisappear() print("B gone") end
+            app.push(A)
+            app.press("esc")
+            app.push(B)
+            app.press("esc")
+            timer.after(1, function() print(#app.stack) app.press("backspace") end)
+            timer.after(2, function() print(#app.stack) app.exit(0) end)
+            """)
+        test.settle()
+        test.advance(seconds: 3)
+        #expect(test.lines == ["B gone", "1", "1"])
+    }
+
+    @Test func questionMarkListsTheKeysAndCommands() throws {
+        let test = try listApp(#"app.press("?")"#)
+        let text = test.stdout
+        #expect(text.contains("keys of List:"))
+        #expect(text.contains("  a       add an item"))
+        #expect(text.contains("  f5      reload"))
+        #expect(text.contains("  ?       help"))
+        #expect(text.contains("  q       quit"))
+        #expect(text.contains("  ctrl-c  quit"))
+        #expect(text.contains("commands (after ':'):"))
+    }
+
+    @Test func aKeyWhoseMethodRaisesIsReportedAndTheAppRunsOn() throws {
+        let test = try listApp(#"app.press("x", "a")"#)
+        #expect(test.stderr.contains("error in List:explode"))
+        #expect(test.stderr.contains("boom"))
+        #expect(test.lines == ["add\ta"])
+        #expect(test.exitStatus == nil)
+    }
+
+    @Test func declaredArgumentsAreConvertedAndAWrongOneIsNamed() throws {
+        let test = try TestHost()
+        test.run("""
+            local C = controller("C")
+            function C:viewDidLoad()
+              self:command("add", "add", "add ITEM [QTY]", { args = { "item: string", "qty: integer?" } })
+            end
+            function C:add(item, qty) print(item, qty, math.type(qty)) end
+            app.push(C)
+            """)
+        test.settle()
+        for line in ["add milk 2", "add bread", "add eggs two", "add"] { test.host.receiveCommandLine(line) }
+        test.settle()
+        #expect(test.lines == ["milk\t2\tinteger", "bread\tnil\tnil"])
+        #expect(test.stderr.contains("command 'add': argument #2 'qty' must be an integer, got 'two'"))
+        #expect(test.stderr.contains("command 'add': missing argument #1 'item' (string)"))
+        #expect(test.exitStatus == nil)
+    }
+
+    @Test func tabCompletesCommandNamesThenArguments() throws {
+        let test = try TestHost()
+        test.run("""
+            local C = controller("C")
+            function C:viewDidLoad()
+              self:command("add", "add", "add ITEM", { args = { "item: string" },
+                complete = function(index, prefix) return { "milk", "mint", "bread" } end })
+              self:command("urgent", "urgent", "mark", { args = { "on: boolean" } })
+            end
+            function C:add() end
+            function C:urgent() end
+            app.push(C)
+            """)
+        test.settle()
+        #expect(test.host.completions(before: "a").candidates == ["add"])
+        #expect(test.host.completions(before: "").candidates == ["add", "urgent", "help", "quit"])
+        let argument = test.host.completions(before: "add mi")
+        #expect(argument.candidates == ["milk", "mint"])
+        #expect(argument.replacing == 2)
+        #expect(test.host.completions(before: "urgent ").candidates == ["true", "false"])
+        #expect(test.host.completions(before: "nothing x").candidates == [])
+    }
+
+    @Test func badCommandOptionsAreClearErrors() throws {
+        let test = try TestHost()
+        test.run("""
+            local C = controller("C")
+            function C:go() end
+            local c = app.push(C)
+            print(select(2, pcall(c.command, c, "go", "go", "", { args = { "qty: int" } })))
+            print(select(2, pcall(c.command, c, "go", "go", "", { complete = 3 })))
+            """)
+        test.settle()
+        #expect(test.lines.first?.contains("options.args[1] must read \"name: type\" with a type of string, integer, number or boolean") == true)
+        #expect(test.lines.dropFirst().first?.contains("options.complete must be a function(argIndex, prefix), got number") == true)
+    }
+
+    /// O(change): one selection move on a 10,000-row table writes the two rows that changed
+    /// (the old selection, the new one) and nothing else, inside synchronized-output marks.
+    @Test func aSelectionMoveOnA10000RowTableWritesTwoRows() throws {
+        let test = try TestHost()
+        test.run("""
+            local rows = {}
+            for i = 1, 10000 do rows[i] = { name = "row " .. i, n = i } end
+            local C = controller("T")
+            function C:loadView() return view.table { id = "t", selectable = true, columns = { "name", "n" }, rows = rows } end
+            app.push(C)
+            """)
+        test.settle()
+        let before = test.host.presenter.frame(width: 40, height: 24)
+        test.host.pressTerminalKeys(["down"])
+        test.settle()
+        let after = test.host.presenter.frame(width: 40, height: 24)
+        let bytes = after.changes(from: before)
+        #expect(bytes.components(separatedBy: ";1H").count - 1 == 2, "\(bytes.debugDescription)")
+        #expect(bytes.hasPrefix("\u{1B}[?2026h") && bytes.hasSuffix("\u{1B}[?2026l"))
+        #expect(after.reversed.contains(3), "the selected row (header, rule, row 1, row 2) in reverse video")
+        test.host.pressTerminalKeys(["end"])
+        test.settle()
+        let last = test.host.presenter.frame(width: 40, height: 24)
+        #expect(last.rows[22].hasPrefix("> row 10000"), "\(last.rows[22])")
+        #expect(after.changes(from: after) == "", "an unchanged frame writes nothing")
+    }
+}

@@ -1,0 +1,320 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A controller app driven from a real terminal (DESIGN.md "Interaction on a terminal"): the
+/// binary runs on a pseudo-terminal, keys are typed into it, the screen is replayed through
+/// ``TerminalScreen``, and after every way out the terminal's modes are checked: echo and
+/// canonical input back, signal keys back, the main screen back, the cursor shown, mouse
+/// reporting off.
+@Suite struct KeyboardTerminalTests {
+    /// Binds `a` (updates the view and prints), `e` (app.exit(3)), `x` (raises), `s` (loops
+    /// forever); `late` runs after the push.
+    static func script(late: String = "") -> String {
+        """
+        local C = controller("Keys")
+        function C:loadView() return view.stack { view.text { id = "title", text = "pressed: none" } } end
+        function C:viewDidLoad()
+          self:key("a", "pressA", "say a")
+          self:key("e", "leave", "exit 3")
+          self:key("x", "explode", "fail")
+          self:key("s", "spin", "loop forever")
+        end
+        function C:spin() while true do end end
+        function C:pressA() self.view.title.text = "pressed: a" print("printed while on screen") end
+        function C:leave() app.exit(3) end
+        function C:explode() error("kaboom") end
+        app.push(C)
+        \(late)
+        """
+    }
+
+    /// Runs `source` as `file` in a new sandbox (the command line's history in it) on a 100 x 12
+    /// terminal, and waits for a line with `showing`.
+    private func start(_ source: String = script(), file: String = "keys.lua", options: [String] = [],
+                       showing: String = "pressed: none", environment: [String: String?] = [:],
+                       sourceLocation: SourceLocation = #_sourceLocation) async throws -> (InteractiveTerminal, Sandbox) {
+        let sandbox = try Sandbox()
+        let path = try sandbox.write(file, source)
+        let variables = environment.merging(["CRESCENT_HISTORY": sandbox.path + "/history"]) { given, _ in given }
+        let terminal = try InteractiveTerminal(["--data-dir", sandbox.path + "/data", "--no-plugins"] + options + [path],
+                                               directory: sandbox.path, environment: variables, columns: 100, rows: 12)
+        await terminal.waitFor(line: showing, sourceLocation: sourceLocation)
+        return (terminal, sandbox)
+    }
+
+    /// The terminal is as a shell left it: the modes, the screen, the cursor, no mouse.
+    private func expectRestored(_ terminal: InteractiveTerminal, sourceLocation: SourceLocation = #_sourceLocation) {
+        let modes = terminal.modes
+        #expect(modes.c_lflag & tcflag_t(ECHO) != 0, "echo is back", sourceLocation: sourceLocation)
+        #expect(modes.c_lflag & tcflag_t(ICANON) != 0, "line editing is back", sourceLocation: sourceLocation)
+        #expect(modes.c_lflag & tcflag_t(ISIG) != 0, "Ctrl-C raises SIGINT again", sourceLocation: sourceLocation)
+        #expect(modes.c_iflag & tcflag_t(ICRNL) != 0, "Enter is a newline again", sourceLocation: sourceLocation)
+        let screen = terminal.screen
+        #expect(!screen.onAlternateScreen, "the main screen is back", sourceLocation: sourceLocation)
+        #expect(screen.cursorVisible, "the cursor is shown", sourceLocation: sourceLocation)
+        let text = terminal.text
+        let mouseOn = text.range(of: "\u{1B}[?1000h", options: .backwards)?.lowerBound
+        let mouseOff = text.range(of: "\u{1B}[?1000l", options: .backwards)?.lowerBound
+        #expect(mouseOn == nil || (mouseOff != nil && mouseOff! > mouseOn!), "mouse reporting is off", sourceLocation: sourceLocation)
+    }
+
+    @Test func keysReachTheControllerAndQQuits() async throws {
+        let (terminal, _) = try await start()
+        #expect(terminal.screen.onAlternateScreen)
+        #expect(terminal.screen.lines.last?.contains("a say a  e exit 3  x fail  s loop forever  ? help  q quit") == true)
+        terminal.type("a")
+        await terminal.waitFor(line: "pressed: a")
+        await terminal.waitFor(line: "│ printed while on screen")
+        terminal.type("?")
+        await terminal.waitFor(line: "keys of Keys:")
+        terminal.type("z")  // closes the help
+        await terminal.waitFor(line: "pressed: a")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+        #expect(terminal.screen.transcript.contains("printed while on screen"), "what was printed is written out afterwards")
+    }
+
+    @Test func aHandlerErrorShowsOnTheStatusLineAndTheAppRunsOn() async throws {
+        let (terminal, _) = try await start()
+        terminal.type("x")
+        await terminal.waitFor(line: "│ crescent: error in Keys:explode")
+        terminal.type("a")
+        await terminal.waitFor(line: "pressed: a")
+        terminal.type("q")
+        #expect(await terminal.finish() == 1, "quit does not forgive the error")
+        expectRestored(terminal)
+        #expect(terminal.screen.transcript.contains { $0.contains("kaboom") }, "the traceback is written out afterwards")
+    }
+
+    @Test func ctrlCStopsEvenAStuckScript() async throws {
+        let (terminal, _) = try await start()
+        terminal.type("s")
+        try await Task.sleep(for: .milliseconds(200))
+        terminal.type("\u{3}")
+        #expect(await terminal.finish() == 130)
+        expectRestored(terminal)
+    }
+
+    @Test func appExitRestores() async throws {
+        let (terminal, _) = try await start()
+        terminal.type("e")
+        #expect(await terminal.finish() == 3)
+        expectRestored(terminal)
+    }
+
+    @Test func anUncaughtErrorInTheMainChunkRestores() async throws {
+        let sandbox = try Sandbox()
+        let path = try sandbox.write("keys.lua", Self.script(late: "timer.after(0.3, function() end) error('late failure')"))
+        let terminal = try InteractiveTerminal(["--no-plugins", path], directory: sandbox.path, columns: 100, rows: 12)
+        #expect(await terminal.finish() == 1)
+        expectRestored(terminal)
+        #expect(terminal.screen.transcript.contains { $0.contains("late failure") })
+    }
+
+    static let signalStatuses: [(Int32, Int32)] = [(SIGINT, 130), (SIGTERM, 143), (SIGHUP, 129)]
+
+    @Test(arguments: Self.signalStatuses)
+    func signalsRestore(signal: Int32, status: Int32) async throws {
+        let (terminal, _) = try await start()
+        kill(terminal.pid, signal)
+        #expect(await terminal.finish() == status)
+        expectRestored(terminal)
+    }
+
+    @Test func theTimeLimitRestores() async throws {
+        let (terminal, _) = try await start(options: ["--timeout", "4"])
+        #expect(await terminal.finish() == 1)
+        expectRestored(terminal)
+    }
+
+    /// A crash of the Swift side (here SIGABRT, what a failed precondition or abort() raises;
+    /// a trap's SIGILL and a fault's SIGSEGV take the same guard) still gives the terminal back
+    /// before the process dies of it.
+    @Test func aSwiftSideCrashRestores() async throws {
+        // Without the Swift runtime's backtracer, which on a terminal waits for a person.
+        let (terminal, _) = try await start(options: ["--timeout", "30"], environment: ["SWIFT_BACKTRACE": "enable=no"])
+        kill(terminal.pid, SIGABRT)
+        _ = await terminal.finish(expectedSignals: [SIGABRT])
+        expectRestored(terminal)
+    }
+
+    @Test func ctrlLAndResizeRedrawTheWholeScreen() async throws {
+        let (terminal, _) = try await start()
+        let before = terminal.text.components(separatedBy: "\u{1B}[2J").count
+        terminal.type("\u{C}")
+        await terminal.waitFor("a whole redraw after ctrl-l") { _ in
+            terminal.text.components(separatedBy: "\u{1B}[2J").count > before
+        }
+        let afterRedraw = terminal.text.components(separatedBy: "\u{1B}[2J").count
+        terminal.resize(columns: 50, rows: 10)
+        await terminal.waitFor("a whole redraw after the resize") { _ in
+            terminal.text.components(separatedBy: "\u{1B}[2J").count > afterRedraw
+        }
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    @Test func aKeyMovesOnlyTheLinesThatChangedInsideSynchronizedOutput() async throws {
+        let (terminal, _) = try await start()
+        let before = terminal.text.utf8.count
+        terminal.type("a")
+        await terminal.waitFor(line: "pressed: a")
+        let frame = String(terminal.text.utf8.dropFirst(before)) ?? ""
+        #expect(frame.hasPrefix("\u{1B}[?2026h"))
+        #expect(frame.contains("\u{1B}[?2026l"))
+        #expect(!frame.contains("\u{1B}[2J"), "no whole redraw for one changed line")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+    }
+
+    @Test func ctrlZGivesTheTerminalBackUntilResumed() async throws {
+        let (terminal, _) = try await start()
+        let entered = terminal.text.components(separatedBy: "\u{1B}[?1049h").count
+        terminal.type("\u{1A}")
+        // Stopped by SIGTSTP, as a shell's job control would see it. (The kernel discards
+        // SIGTSTP in an orphaned process group; then the app goes on at once.)
+        let deadline = Date().addingTimeInterval(5)
+        var stopped = false
+        while Date() < deadline && !stopped {
+            let stat = (try? String(contentsOfFile: "/proc/\(terminal.pid)/stat", encoding: .utf8)) ?? ""
+            stopped = stat.split(separator: ")").last?.split(separator: " ").first == "T"
+            if !stopped { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        if stopped {
+            expectRestored(terminal)
+            kill(terminal.pid, SIGCONT)
+        }
+        await terminal.waitFor("the app back on the alternate screen") { _ in
+            terminal.text.components(separatedBy: "\u{1B}[?1049h").count > entered && terminal.screen.onAlternateScreen
+        }
+        terminal.type("a")
+        await terminal.waitFor(line: "pressed: a")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    @Test func keysClicksAndTheWheelMoveTheSelection() async throws {
+        let source = """
+            local Pick = controller("Pick")
+            function Pick:init() self.title = "Letters" end
+            function Pick:viewDidLoad() self:key("r", "refresh", "refresh") end
+            function Pick:refresh() end
+            function Pick:loadView()
+              return view.list { id = "items", selectable = true, items = { "alpha", "beta", "gamma", "delta" } }
+            end
+            function Pick:selectionChanged(id, index, item) print("changed " .. index .. " " .. item) end
+            function Pick:didSelect(id, index, item) print("chose " .. item) end
+            app.push(Pick)
+            """
+        let (terminal, _) = try await start(source, showing: "> - alpha")
+        #expect(terminal.screen.lines.first == "Letters", "the title line")
+        terminal.type("\u{1B}[<0;5;4M\u{1B}[<0;5;4m")   // a click on screen row 4: gamma
+        await terminal.waitFor(line: "> - gamma")
+        await terminal.waitFor(line: "│ changed 3 gamma")
+        terminal.type("\u{1B}[<65;5;4M")                 // the wheel, down
+        await terminal.waitFor(line: "> - delta")
+        terminal.type("\u{1B}[A")                        // up
+        await terminal.waitFor(line: "> - gamma")
+        terminal.type("\r")
+        await terminal.waitFor(line: "│ chose gamma")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    @Test func theCommandLineRunsCommandsWithCompletionAndHistory() async throws {
+        let source = """
+            local C = controller("Shop")
+            function C:loadView() return view.text { text = "the shop" } end
+            function C:viewDidLoad()
+              self:key("r", "refresh", "refresh")
+              self:command("add", "add", "add ITEM", { args = { "item: string", "qty: integer?" } })
+            end
+            function C:refresh() end
+            function C:add(item, qty) print("added " .. item .. " x" .. tostring(qty)) end
+            app.push(C)
+            """
+        let (terminal, sandbox) = try await start(source, file: "shop.lua", showing: "the shop")
+        terminal.type(":ad\t")
+        await terminal.waitFor("the command completed") { lines in lines.last == ":add" }
+        terminal.type(" milk 2\r")
+        await terminal.waitFor(line: "│ added milk x2")
+        terminal.type(":add eggs two\r")
+        await terminal.waitFor(line: "argument #2 'qty' must be an")
+        terminal.type(":\u{1B}[A")
+        await terminal.waitFor("the history's last command") { lines in lines.last?.hasPrefix(":add eggs two") == true }
+        terminal.type("\u{1B}")
+        await terminal.waitFor("the command line closed") { lines in lines.last?.hasPrefix("r refresh") == true }
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+        let history = try String(contentsOfFile: sandbox.path + "/history.shop", encoding: .utf8)
+        #expect(history.contains("add milk 2"), "the history is kept per script")
+    }
+
+    @Test func aControllerWithoutKeysKeepsTheCommandLineOpen() async throws {
+        let source = """
+            local C = controller("Plain")
+            function C:loadView() return view.text { text = "no keys here" } end
+            function C:viewDidLoad() self:command("add", "add", "add ITEM") end
+            function C:add(item) print("added " .. item) end
+            app.push(C)
+            """
+        let (terminal, _) = try await start(source, file: "plain.lua", showing: "no keys here")
+        #expect(terminal.screen.lines.last == ":")
+        terminal.type("add \"oat milk\"\r")
+        await terminal.waitFor(line: "│ added oat milk")
+        terminal.type("quit\r")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    /// The issue's "done when": a new project's main.lua on a terminal answers its keys and quits
+    /// with q.
+    @Test func aNewProjectAnswersItsKeysAndQuitsWithQ() async throws {
+        let sandbox = try Sandbox()
+        let made = try await crescent(["init", "demo"], in: sandbox)
+        #expect(made.status == 0, "\(made)")
+        let terminal = try InteractiveTerminal(["--data-dir", sandbox.path + "/data", "main.lua"], directory: sandbox.path + "/demo",
+                                               environment: ["CRESCENT_HISTORY": "/dev/null"], columns: 80, rows: 12)
+        await terminal.waitFor(line: "Paris", within: 30)
+        #expect(terminal.screen.lines.last?.hasPrefix("r refresh  ? help  q quit") == true)
+        terminal.type("?")
+        await terminal.waitFor(line: "keys of Place:")
+        terminal.type(" r")
+        await terminal.waitFor(line: "Paris")
+        terminal.type(":refresh\r")
+        await terminal.waitFor(line: "Paris")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    @Test func groceriesAddsThroughTheCommandLineAndDeletesAfterAConfirmation() async throws {
+        let sandbox = try Sandbox()
+        let script = CrescentProcess.packageRoot.appendingPathComponent("scripts/groceries.lua").path
+        let terminal = try InteractiveTerminal(["--data-dir", sandbox.path + "/data", "--no-plugins", script], directory: sandbox.path,
+                                               environment: ["CRESCENT_HISTORY": "/dev/null"], columns: 80, rows: 12)
+        await terminal.waitFor(line: "0 items")
+        terminal.type("a")
+        await terminal.waitFor("the command line with add typed") { lines in lines.last == ":add" }
+        terminal.type("\"oat milk\" 2\r")
+        await terminal.waitFor(line: "> oat milk")
+        terminal.type("d")
+        await terminal.waitFor(line: "delete oat milk? press d again")
+        terminal.type("d")
+        await terminal.waitFor(line: "0 items")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+}
