@@ -49,6 +49,14 @@ public final class LuaObjectType<Object: AnyObject> {
         return Unmanaged<Object>.fromOpaque(object).takeUnretainedValue()
     }
 
+    /// The object owned by the userdata block at `index`, whatever type of `Object` made it, or
+    /// nil when it was finalized. The caller has checked that the value is a userdata made by one
+    /// of its types (by a marker its metatables carry): any other userdata is not such a block.
+    public static func object(inBlockAt index: Int32, in stack: LuaStack) -> Object? {
+        guard let block = crescent_object_block(stack.state, index), let object = block.pointee.object else { return nil }
+        return Unmanaged<Object>.fromOpaque(object).takeUnretainedValue()
+    }
+
     /// The object at argument `position`, or Lua's wording for a bad argument.
     @inlinable
     public func check(_ position: Int32, in stack: LuaStack, function: StaticString) throws(LuaRaise) -> Object {

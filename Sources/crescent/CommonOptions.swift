@@ -1,57 +1,54 @@
 import ArgumentParser
 import CrescentKit
 
-/// The options every way of running Crescent shares.
+/// The options every way of running Crescent shares, as ArgumentParser reads them; their names
+/// come from ``CommonOption``, the one table of them.
 struct CommonOptions: ParsableArguments {
-    @Option(name: .customLong("ui"), help: ArgumentHelp("How views are shown (default: live on a terminal, else plain).", valueName: "mode"))
+    @Option(name: CommonOption.ui.argumentName, help: ArgumentHelp("How views are shown (default: live on a terminal, else plain).", valueName: "mode"))
     var ui: HostOptions.UIMode?
 
-    @Flag(name: .customLong("fail-fast"), help: "Stop at the first error reported from a handler.")
+    @Flag(name: CommonOption.failFast.argumentName, help: "Stop at the first error reported from a handler.")
     var failFast = false
 
     // Unconditional: `--timeout -1` is a wrong value, not a missing one, and validate says so.
-    @Option(parsing: .unconditional, help: ArgumentHelp("Stop the run after this many seconds (exit 1).", valueName: "seconds"))
+    @Option(name: CommonOption.timeout.argumentName, parsing: .unconditional, help: ArgumentHelp("Stop the run after this many seconds (exit 1).", valueName: "seconds"))
     var timeout: Double?
 
-    @Option(name: .customLong("memory-limit"), parsing: .unconditional, help: ArgumentHelp("The Lua VM's memory limit in MiB; 0 for none.", valueName: "mib"))
+    @Option(name: CommonOption.memoryLimit.argumentName, parsing: .unconditional, help: ArgumentHelp("The Lua VM's memory limit in MiB; 0 for none.", valueName: "mib"))
     var memoryLimit = HostOptions().memoryLimitMiB
 
-    @Option(help: ArgumentHelp("The config file (default: crescent.toml in the current folder).", valueName: "file"))
+    @Option(name: CommonOption.config.argumentName, help: ArgumentHelp("The config file (default: crescent.toml in the current folder).", valueName: "file"))
     var config: String?
 
-    @Option(name: .customLong("data-dir"), help: ArgumentHelp("Where services keep their data.", valueName: "dir"))
+    @Option(name: CommonOption.dataDir.argumentName, help: ArgumentHelp("Where services keep their data.", valueName: "dir"))
     var dataDir: String?
 
-    @Option(help: ArgumentHelp("The location provider, e.g. fixed:48.85,2.35 or gpsd:127.0.0.1:2947.", valueName: "provider:args"))
+    @Option(name: CommonOption.location.argumentName, help: ArgumentHelp("The location provider, e.g. fixed:48.85,2.35 or gpsd:127.0.0.1:2947.", valueName: "provider:args"))
     var location: String?
 
-    @Flag(name: .customLong("no-color"), help: "Never use colours (NO_COLOR is honoured too).")
+    @Flag(name: CommonOption.noColor.argumentName, help: "Never use colours (NO_COLOR is honoured too).")
     var noColor = false
 
-    @Flag(name: .customLong("keep-running"), help: "Keep running when the commands piped on stdin end (by default the end of input quits).")
+    @Flag(name: CommonOption.keepRunning.argumentName, help: "Keep running when the commands piped on stdin end (by default the end of input quits).")
     var keepRunning = false
 
-    @Option(name: .customLong("log-level"), help: ArgumentHelp(
+    @Option(name: CommonOption.logLevel.argumentName, help: ArgumentHelp(
         "The lowest level of log messages (scripts' log.debug/info/warn/error, plugins' logs) shown on stderr: "
             + "debug (all of them), info (all but debug), warn (warnings and errors), error (errors only).",
         valueName: "level"))
     var logLevel = HostOptions().logLevel
 
-    @Option(name: .customLong("listen"), help: ArgumentHelp("Listen for remote control (crescent attach, eval, send …) as NAME; --listen alone: the script's name, or repl.", valueName: "name"))
+    @Option(name: CommonOption.listen.argumentName, help: ArgumentHelp("Listen for remote control (crescent attach, eval, send …) as NAME; --listen alone: the script's name, or repl.", valueName: "name"))
     var listen: String?
 
     /// What a bare `--listen` becomes (`-` is no host name): listen under the default name.
     static let defaultListenName = "-"
 
-    @Option(name: .customLong("plugin"), help: ArgumentHelp("Load the plugin in DIR (or every plugin folder inside it) first; repeatable.", valueName: "dir"))
+    @Option(name: CommonOption.plugin.argumentName, help: ArgumentHelp("Load the plugin in DIR (or every plugin folder inside it) first; repeatable.", valueName: "dir"))
     var plugins: [String] = []
 
-    @Flag(name: .customLong("no-plugins"), help: "Load no plugin folders: only the builtin services.")
+    @Flag(name: CommonOption.noPlugins.argumentName, help: "Load no plugin folders: only the builtin services.")
     var noPlugins = false
-
-    /// The options above that take a value as the next word (`--ui plain`), for
-    /// ``Crescent/hoistingSubcommand(_:)``.
-    static let valuedOptions = ["--ui", "--timeout", "--memory-limit", "--config", "--data-dir", "--location", "--log-level", "--plugin"]
 
     /// The values given, as plain data.
     var settings: CommonSettings {

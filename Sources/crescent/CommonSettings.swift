@@ -51,43 +51,15 @@ struct CommonSettings {
     }
 
     /// Sets the option `word` (`--data-dir`, `--fail-fast`, `--listen=NAME`, …) from `value`, the
-    /// next word, for an option that takes one. False when this is not an option it knows, or its
-    /// value does not convert as ArgumentParser would convert it: the parser then reads the whole
-    /// command line and says what is wrong.
+    /// next word, for an option that takes one (``CommonOption``). False when this is not an
+    /// option it knows, or its value does not convert as ArgumentParser would convert it: the
+    /// parser then reads the whole command line and says what is wrong.
     mutating func set(_ word: String, value: String?) -> Bool {
-        switch word {
-        case "--fail-fast": failFast = true
-        case "--no-color": noColor = true
-        case "--keep-running": keepRunning = true
-        case "--no-plugins": noPlugins = true
-        case "--plugin":
-            guard let value else { return false }
-            plugins.append(value)
-        case "--ui":
-            guard let mode = value.flatMap(HostOptions.UIMode.init(argument:)) else { return false }
-            ui = mode
-        case "--timeout":
-            guard let seconds = value.flatMap(Double.init(argument:)) else { return false }
-            timeout = seconds
-        case "--memory-limit":
-            guard let limit = value.flatMap(Int.init(argument:)) else { return false }
-            memoryLimit = limit
-        case "--log-level":
-            guard let level = value.flatMap(HostOptions.LogLevel.init(argument:)) else { return false }
-            logLevel = level
-        case "--config":
-            guard let value else { return false }
-            config = value
-        case "--data-dir":
-            guard let value else { return false }
-            dataDir = value
-        case "--location":
-            guard let value else { return false }
-            location = value
-        default:
-            guard word.hasPrefix("--listen=") else { return false }
-            listen = String(word.dropFirst("--listen=".count))
+        guard let option = CommonOption.spelled(word) else { return false }
+        if option.name == CommonOption.listen.name {
+            guard word.hasPrefix(option.spelling + "=") else { return false }
+            return option.apply(&self, String(word.dropFirst(option.spelling.count + 1)))
         }
-        return true
+        return option.apply(&self, value)
     }
 }

@@ -80,7 +80,7 @@ struct Crescent: ParsableCommand {
         var index = 0
         while index < arguments.count, arguments[index].hasPrefix("-"), arguments[index] != "-e", arguments[index] != "-" {
             let word = arguments[index]
-            let takesValue = CommonOptions.valuedOptions.contains(word)
+            let takesValue = CommonOption.takesValue(word)
             let value = takesValue && index + 1 < arguments.count ? arguments[index + 1] : nil
             // A repeated option (but `--plugin`) and a value that looks like an option
             // (`--data-dir -x`) are the parser's to judge.
@@ -113,7 +113,7 @@ struct Crescent: ParsableCommand {
             let word = arguments[index]
             if word == "-e" || word == "--" { return arguments }
             if word.hasPrefix("-") {
-                index += CommonOptions.valuedOptions.contains(word) ? 2 : 1
+                index += CommonOption.takesValue(word) ? 2 : 1
                 continue
             }
             guard subcommandNames.contains(word), index > 0 else { return arguments }
@@ -134,7 +134,7 @@ struct Crescent: ParsableCommand {
             let word = arguments[index]
             if word == "-e" || word == "--" || !word.hasPrefix("-") { break }
             if word == "--listen" { result[index] = "--listen=" + CommonOptions.defaultListenName }
-            index += CommonOptions.valuedOptions.contains(word) ? 2 : 1
+            index += CommonOption.takesValue(word) ? 2 : 1
         }
         return result
     }

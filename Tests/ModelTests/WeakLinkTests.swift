@@ -53,3 +53,41 @@ import Testing
         #expect(subscription?.isActive == false)
     }
 }
+
+/// `WeakLink`'s invariant (the object clears its link before it goes) under many objects made
+/// and dropped while links to them are read: under `make sanitize` a read of a freed object
+/// would be a heap-use-after-free, and in debug builds stops at the link's own check.
+@Suite struct WeakLinkInvariantTests {
+    final class Owner {
+        let weakLink = WeakLink<Owner>()
+        let number: Int
+        init(number: Int) {
+            self.number = number
+            weakLink.attach(self)
+        }
+        deinit { weakLink.clear() }
+    }
+
+    @Test func linksOutlivingTheirObjectsReadNilNeverAFreedObject() {
+        var links: [WeakLink<Owner>] = []
+        var owners: [Owner] = []
+        for number in 0..<1_000 {
+            let owner = Owner(number: number)
+            owners.append(owner)
+            links.append(owner.weakLink)
+            // Every third owner goes at once; its link must read nil from then on.
+            if number % 3 == 0 { owners.removeLast() }
+        }
+        let live = links.compactMap { $0.object?.number }
+        #expect(live == (0..<1_000).filter { $0 % 3 != 0 })
+        owners.removeAll()
+        #expect(links.allSatisfy { $0.object == nil })
+    }
+
+    @Test func aLinkClearedEarlyReadsNilWhileItsObjectStillLives() {
+        let owner = Owner(number: 1)
+        #expect(owner.weakLink.object === owner)
+        owner.weakLink.clear()
+        #expect(owner.weakLink.object == nil)
+    }
+}

@@ -94,7 +94,7 @@ extension ModelBinding {
             start(spec, on: box, arguments, request)
         }
         if request.completion == nil {
-            request.waitingTask?.isWaiting = true
+            request.waitingTask?.arrangedResume()
             return .yield(0)
         }
         tables.requestType.push(request, onto: stack)
@@ -237,12 +237,10 @@ extension ModelBinding {
         }
     }
 
-    /// Records the outcome (unless cancelled first) and schedules its one delivery.
-    func resolve(_ request: ServiceRequest, _ outcome: ServiceRequest.Outcome) {
-        guard !request.isDone else { return }
-        if request.outcome == nil { request.outcome = outcome }
-        guard !request.deliveryScheduled else { return }
-        request.deliveryScheduled = true
+    /// Records the outcome (unless cancelled first) and schedules its one delivery; `replacing`
+    /// replaces an outcome whose delivery is queued already.
+    func resolve(_ request: ServiceRequest, _ outcome: ServiceRequest.Outcome, replacing: Bool = false) {
+        guard request.resolve(outcome, replacing: replacing) else { return }
         host.enqueue { host in host.binding.deliver(request) }
     }
 
@@ -254,12 +252,11 @@ extension ModelBinding {
         if let reply = request.reply, !reply.cancel() { return }
         request.swiftTask?.cancel()
         let cancelled = ServiceRequest.Outcome.failure(ServiceError(.cancelled, "the request was cancelled"))
-        request.outcome = cancelled
-        resolve(request, cancelled)
+        resolve(request, cancelled, replacing: true)
     }
 
     private func deliver(_ request: ServiceRequest) {
-        guard !request.isDone, var outcome = request.outcome else { return }
+        guard case .resolved(var outcome) = request.state else { return }
         let completion = request.completion
         let task = request.waitingTask
         let owner = request.owner
@@ -298,7 +295,6 @@ extension ModelBinding {
             push(error, onto: stack)
         }
         if let task {
-            task.isWaiting = false
             host.resume(task, arguments: 2)
             return
         }

@@ -30,8 +30,8 @@ extension ModelBinding {
         guard stack.type(at: index) == .userdata, lua_getmetatable(stack.state, index) != 0 else { return nil }
         let isObject = lua_rawgetp(stack.state, -1, objectMarker) == LUA_TBOOLEAN
         stack.pop(2)
-        guard isObject, let block = crescent_object_block(stack.state, index), let object = block.pointee.object else { return nil }
-        return Unmanaged<ObjectBox>.fromOpaque(object).takeUnretainedValue()
+        guard isObject else { return nil }
+        return LuaObjectType<ObjectBox>.object(inBlockAt: index, in: stack)
     }
 
     /// The box at argument `position`, or a message naming the method and how to call it.
@@ -139,6 +139,6 @@ extension ModelBinding {
     /// retains and releases it for the call, once per delivery.
     @inline(__always)
     func withUnretainedHost<Result>(_ body: (Host) throws -> Result) rethrows -> Result {
-        try Unmanaged.passUnretained(host)._withUnsafeGuaranteedRef(body)
+        try hostRef.withObject(body)
     }
 }

@@ -13,13 +13,13 @@ import NIOCore
 /// enters C (cached data models, then the methods, which it copies into the cache) and only then
 /// the Swift getter; a change reported by the object clears that entry before observers hear of it.
 final class ModelBinding {
-    /// The host that made this binding in its init and holds it until it tears down. Unchecked
-    /// (`unowned(unsafe)`): each checked `unowned` load is a call into the runtime and a retain,
-    /// once per delivery in profiles. Safe because every way in (the host's loop jobs, the Lua
-    /// functions of the host's VM, the registry it dispatches for) ends before the host does:
-    /// the VM closes and `teardown` detaches the registry and every model object while the host
-    /// is still alive.
-    unowned(unsafe) let host: Host
+    /// The host that made this binding in its init and holds it until it tears down
+    /// (``Model/UnownedRef``, read once per delivery). Its invariant holds because every way in
+    /// (the host's loop jobs, the Lua functions of the host's VM, the registry it dispatches for)
+    /// ends before the host does: the VM closes and `teardown` detaches the registry and every
+    /// model object while the host is still alive.
+    var host: Host { hostRef.object }
+    let hostRef: UnownedRef<Host>
     let registry: ObserverRegistry
     /// The services, in registration order: each made when a script first touches it.
     private(set) var services: [ServiceEntry] = []
@@ -34,10 +34,9 @@ final class ModelBinding {
     /// Converting values that cross to another VM (a plugin's): a table with a metatable has no
     /// model form there, so it is refused like a function.
     var refusesMetatables = false
-    /// In-flight requests: they keep the run alive.
-    /// Unchecked (no swift_beginAccess per call), as ``ServiceRequest``'s state: used on the
-    /// loop only; inserting and removing call nothing but the request's identity hash.
-    @exclusivity(unchecked) var requests: Set<ServiceRequest> = []
+    /// In-flight requests: they keep the run alive. Used on the loop only; inserting and
+    /// removing call nothing but the request's identity hash.
+    var requests: Set<ServiceRequest> = []
     /// A delivery round is queued on the loop.
     var deliveryScheduled = false
     /// Start shares per service.
@@ -69,7 +68,7 @@ final class ModelBinding {
     let weakLink = WeakLink<ModelBinding>()
 
     init(host: Host, tables: BindingTables) {
-        self.host = host
+        hostRef = UnownedRef(host)
         self.tables = tables
         fieldNames = FieldNameCache(anchors: tables.fieldNameAnchors)
         vm = host.vm
@@ -180,12 +179,9 @@ final class ModelBinding {
            let task = host.currentTask, task.coroutine.thread == stack.state, stack.isYieldable {
             let boundHost = NIOLoopBound(host, eventLoop: host.loop)
             let boundTask = NIOLoopBound(task, eventLoop: host.loop)
-            task.isWaiting = true
+            task.arrangedResume()
             start.startInBackground {
-                boundHost.value.enqueue { host in
-                    boundTask.value.isWaiting = false
-                    host.resume(boundTask.value, arguments: 0)
-                }
+                boundHost.value.enqueue { host in host.resume(boundTask.value, arguments: 0) }
             }
             return .yield(0)
         }

@@ -12,20 +12,29 @@ final class ServiceRequest: Cancellable, Hashable {
         case failure(ServiceError)
     }
 
+    /// Where the request is in its one delivery.
+    enum State {
+        /// The work is under way; no outcome yet.
+        case pending
+        /// The outcome is known and its one delivery is queued for a later turn (a user's cancel
+        /// may still replace it with `cancelled` until then).
+        case resolved(Outcome)
+        /// Delivered, or dropped by its owner: nothing more happens.
+        case done
+    }
+
     let service: String
     let method: String
-    // The mutable state is read and written on every call. `@exclusivity(unchecked)` drops the
-    // runtime check each access to a class property costs: a request is used on the host's loop
-    // only, and no access to these is held across a call that could come back to them.
-    @exclusivity(unchecked) var completion: LuaRef?
-    @exclusivity(unchecked) var waitingTask: LuaTask?
-    @exclusivity(unchecked) var swiftTask: Task<Void, Never>?
+    // Read and written on every call, on the host's loop only. Internal, so the optimizer sees
+    // every access and drops the run-time exclusivity check: no access to these is held across a
+    // call that could come back to them.
+    var completion: LuaRef?
+    var waitingTask: LuaTask?
+    var swiftTask: Task<Void, Never>?
     /// The answer a `replying:` method gives; cancelling marks it, so queued work may skip.
-    @exclusivity(unchecked) var reply: Reply?
-    @exclusivity(unchecked) var outcome: Outcome?
-    @exclusivity(unchecked) var isDone = false
-    @exclusivity(unchecked) var deliveryScheduled = false
-    @exclusivity(unchecked) var ownerSlot: Int32 = -1
+    var reply: Reply?
+    private(set) var state = State.pending
+    var ownerSlot: Int32 = -1
     private let ownerLink: WeakLink<Scope>?
     private let bindingLink: WeakLink<ModelBinding>
     /// The scope that owns it, while that scope lives.
@@ -40,6 +49,28 @@ final class ServiceRequest: Cancellable, Hashable {
         bindingLink = binding.weakLink
     }
 
+    /// True once delivered or dropped.
+    var isDone: Bool {
+        if case .done = state { return true }
+        return false
+    }
+
+    /// Records `outcome` as the one to deliver; false when the request already had one (its
+    /// delivery is queued already) or is done. With `replacing`, a known outcome is replaced
+    /// (a user's cancel wins over an answer not yet delivered).
+    func resolve(_ outcome: Outcome, replacing: Bool = false) -> Bool {
+        switch state {
+        case .pending:
+            state = .resolved(outcome)
+            return true
+        case .resolved:
+            if replacing { state = .resolved(outcome) }
+            return false
+        case .done:
+            return false
+        }
+    }
+
     /// The owner ended: stop the work and deliver nothing.
     func cancel() {
         guard !isDone else { return }
@@ -48,11 +79,12 @@ final class ServiceRequest: Cancellable, Hashable {
 
     /// Marks the request done and lets go of everything it held.
     func finish() {
-        isDone = true
+        let previous = state
+        state = .done
         swiftTask?.cancel()
         swiftTask = nil
         // Work that has not answered yet is told to stop; an answered one has nothing to stop.
-        if outcome == nil { reply?.cancel() }
+        if case .pending = previous { reply?.cancel() }
         reply = nil
         completion = nil
         waitingTask = nil

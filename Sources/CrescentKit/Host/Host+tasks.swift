@@ -88,14 +88,13 @@ extension Host {
 
     /// Arranges for `task` to resume after `seconds`.
     func wake(_ task: LuaTask, after seconds: Double) {
-        task.isWaiting = true
+        task.arrangedResume()
         let host = link
         let boundTask = NIOLoopBound(task, eventLoop: loop)
         task.wakeup = clock.schedule(after: .seconds(seconds: seconds)) {
             host.turn { host in
                 let task = boundTask.value
                 task.wakeup = nil
-                task.isWaiting = false
                 host.resume(task, arguments: 0)
             }
         }
@@ -103,7 +102,7 @@ extension Host {
 
     /// Resumes `task` with the top `arguments` values of its stack and handles how it stopped.
     func resume(_ task: LuaTask, arguments: Int32) {
-        guard !task.isDone else { return }
+        guard task.begin() else { return }
         let previous = currentTask
         currentTask = task
         task.onResume?(true)
@@ -113,15 +112,14 @@ extension Host {
         switch step {
         case .yielded(let count):
             task.coroutine.stack.pop(count)
-            if task.cancelRequested {
+            switch task.yielded() {
+            case .finishCancelled:
                 finishCancelled(task)
-            } else if !task.isWaiting {
+            case .resumeNextTurn:
                 // A bare coroutine.yield() inside a task: give the loop a turn, then carry on.
-                task.isWaiting = true
-                enqueue { host in
-                    task.isWaiting = false
-                    host.resume(task, arguments: 0)
-                }
+                enqueue { host in host.resume(task, arguments: 0) }
+            case .wait, .nothing:
+                break
             }
         case .finished(let count):
             let stack = task.coroutine.stack
@@ -155,10 +153,7 @@ extension Host {
     /// to-be-closed variables are closed.
     func cancel(_ task: LuaTask) {
         guard !task.isDone else { return }
-        if currentTask === task {
-            task.cancelRequested = true
-            return
-        }
+        if currentTask === task, task.requestCancel() { return }
         finishCancelled(task)
     }
 

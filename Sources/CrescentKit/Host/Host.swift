@@ -29,17 +29,40 @@ public final class Host {
     /// system clock schedules its jobs through it too.
     let gate: LoopGate
 
+    /// Where the run is: the main chunk, then the work it started, then the end.
+    enum RunState: Equatable {
+        /// The main chunk has not returned yet.
+        case runningMain
+        /// The main chunk returned; the run goes on while anything can still produce work.
+        case mainFinished
+        /// `app.exit`, `quit`, a signal, the time limit or `--fail-fast` asked the run to end
+        /// with `status` at the end of the turn (the first request wins).
+        case exitRequested(status: Int32)
+        /// Torn down and reported (``finish(status:)``): nothing runs any more.
+        case finished(status: Int32)
+    }
+
+    private(set) var runState = RunState.runningMain
+
     /// The exit status once the host has finished, else nil.
-    public private(set) var exitStatus: Int32?
+    public var exitStatus: Int32? {
+        if case .finished(let status) = runState { return status }
+        return nil
+    }
+    /// The status an exit was requested with, until the run finishes.
+    var requestedExit: Int32? {
+        if case .exitRequested(let status) = runState { return status }
+        return nil
+    }
     /// True once any error was reported from a handler (the run will exit 1).
     public private(set) var sawError = false
 
     /// The script's scope: owns what the main chunk and its handlers start, ends at exit.
     public let scriptScope = Scope(name: "script")
     /// The owner of what Lua code starts right now (the script, or a controller). Read around
-    /// every delivery; unchecked (no swift_beginAccess per read) because it is only touched on
-    /// the loop and never passed inout.
-    @exclusivity(unchecked) public var currentScope: Scope
+    /// every delivery, on the loop only; internal, so the optimizer sees every access and drops
+    /// the run-time exclusivity check (it is never passed inout).
+    var currentScope: Scope
     /// The services, their binding and the observer registry. Lazy only because the binding
     /// refers back to the finished host: `init` touches it first, so it exists from then on.
     private(set) lazy var binding = ModelBinding(host: self, tables: bindingTables)
@@ -47,9 +70,9 @@ public final class Host {
     /// one in use; this one only hands it over).
     let bindingTables: BindingTables
     /// Controllers on the navigation stack: while there are any, the run goes on.
-    @exclusivity(unchecked) var navigationDepth = 0
+    var navigationDepth = 0
     /// True while a turn runs (a clock job that fires meanwhile waits for a later turn).
-    @exclusivity(unchecked) var inTurn = false
+    var inTurn = false
     /// Called once, when the first controller is pushed (the runner starts reading commands).
     public var onFirstController: (() -> Void)?
     /// Shows the top controller's view in the `--ui` mode.
@@ -64,19 +87,17 @@ public final class Host {
     var commandHistoryFile: HistoryFile?
     /// The folder of the running script (for `require` and template files).
     var scriptFolder: String?
-    var mainFinished = false
     var reportedTimeout = false
-    // Read at the end of every turn (``hasPendingWork``) and around every resume. Unchecked,
-    // like ``currentScope``: touched on the loop only, and no access to these is held across a
-    // call that could come back to them (inserting into or removing from the sets calls only the
-    // timer's or task's identity hash).
-    @exclusivity(unchecked) var requestedExit: Int32?
-    @exclusivity(unchecked) var timers: Set<LuaTimer> = []
-    @exclusivity(unchecked) var tasks: Set<LuaTask> = []
+    // Read at the end of every turn (``hasPendingWork``) and around every resume, on the loop
+    // only. Like ``currentScope``, no access to these is held across a call that could come back
+    // to them (inserting into or removing from the sets calls only the timer's or task's
+    // identity hash).
+    var timers: Set<LuaTimer> = []
+    var tasks: Set<LuaTask> = []
     /// Coroutines whose task returned, each with an empty stack, run again by later tasks.
-    @exclusivity(unchecked) var idleCoroutines: [LuaCoroutine] = []
+    var idleCoroutines: [LuaCoroutine] = []
     /// The task whose coroutine is running, while it runs.
-    @exclusivity(unchecked) var currentTask: LuaTask?
+    var currentTask: LuaTask?
     var teardownActions: [() -> Void] = []
     /// Functions the controller prelude offers the host (the REPL's command completion).
     var controllerHooks: LuaRef?
@@ -226,7 +247,7 @@ public final class Host {
             // `quit` and `app.exit(0)` end the run, they do not forgive its errors: an explicit
             // non-zero status wins, a zero one becomes 1 when a handler failed.
             finish(status: code == 0 && sawError ? 1 : code)
-        } else if mainFinished && !hasPendingWork && !isPluginHost {
+        } else if runState == .mainFinished && !hasPendingWork && !isPluginHost {
             finish(status: sawError ? 1 : 0)
         }
     }
@@ -285,10 +306,10 @@ public final class Host {
         } catch {
             if !handleControlFlow(error) {
                 report(error)
-                requestedExit = requestedExit ?? 1
+                requestExit(1)
             }
         }
-        mainFinished = true
+        if runState == .runningMain { runState = .mainFinished }
     }
 
     // MARK: Errors
@@ -308,7 +329,7 @@ public final class Host {
             parent.sawError = true
             if parent.options.failFast { parent.requestExit(1) }
         }
-        if options.failFast { requestedExit = requestedExit ?? 1 }
+        if options.failFast { requestExit(1) }
     }
 
     /// Reports what the observer registry saw: handler failures (with the subscription's site),
@@ -379,7 +400,10 @@ public final class Host {
 
     /// Asks the run to end with `status` at the end of the current turn (`app.exit`, signals).
     public func requestExit(_ status: Int32) {
-        if requestedExit == nil { requestedExit = status }
+        switch runState {
+        case .runningMain, .mainFinished: runState = .exitRequested(status: status)
+        case .exitRequested, .finished: break
+        }
     }
 
     /// Interrupts running Lua code (from a signal or time limit) and ends the run with `status`.
@@ -400,7 +424,7 @@ public final class Host {
     /// `status` once.
     public func finish(status: Int32) {
         guard isRunning else { return }
-        exitStatus = status
+        runState = .finished(status: status)
         gate.close()
         vm.clearInterrupt()
         for action in teardownActions.reversed() { action() }

@@ -12,37 +12,106 @@ final class LuaTask: Hashable, Cancellable {
         case cancelled
     }
 
-    let coroutine: LuaCoroutine
-    // Read on every resume. Unchecked, as ``ServiceRequest``'s state: a task is used on the
-    // host's loop only, and no access to these is held across a call that could come back to them.
+    /// Where the task is between its resumes.
+    enum State: Equatable {
+        /// Made, not resumed yet.
+        case suspended
+        /// Its code runs now.
+        case running
+        /// Its code runs now and has arranged its own resume (a sleep timer, an awaited request)
+        /// before it yields.
+        case runningWithResumeArranged
+        /// `cancel()` came while its own code ran: it ends at its next yield.
+        case cancelling
+        /// Yielded; a resume is arranged (a sleep timer, an awaited completion, the next turn).
+        case waiting
+        /// Returned, raised or was cancelled: never resumed again.
+        case done
+    }
 
-    /// True once the function returned, raised or was cancelled.
-    @exclusivity(unchecked) var isDone = false
-    /// A resume is already arranged (a sleep timer, an awaited completion, the next turn).
-    @exclusivity(unchecked) var isWaiting = false
-    /// `cancel()` was called while the task itself was running.
-    @exclusivity(unchecked) var cancelRequested = false
-    @exclusivity(unchecked) var result: LuaRef?
-    @exclusivity(unchecked) var error: LuaRef?
-    @exclusivity(unchecked) var wakeup: Cancellation?
+    let coroutine: LuaCoroutine
+    // Read on every resume, on the host's loop only. Internal, so the optimizer sees every access
+    // and drops the run-time exclusivity check: no access to these is held across a call that
+    // could come back to them.
+    private(set) var state = State.suspended
+    var result: LuaRef?
+    var error: LuaRef?
+    var wakeup: Cancellation?
     /// The request the task is waiting for, cancelled with the task.
-    @exclusivity(unchecked) var awaiting: (any Cancellable)?
-    @exclusivity(unchecked) var ownerSlot: Int32 = -1
+    var awaiting: (any Cancellable)?
+    var ownerSlot: Int32 = -1
     /// The scope that owns it and the host that runs it, while they live (``WeakLink``).
-    @exclusivity(unchecked) var ownerLink: WeakLink<Scope>?
-    @exclusivity(unchecked) var hostLink: WeakLink<Host>?
+    var ownerLink: WeakLink<Scope>?
+    var hostLink: WeakLink<Host>?
     var owner: Scope? { ownerLink?.object }
     var host: Host? { hostLink?.object }
     /// What the task's code creates belongs to this scope (its owner unless the code moves it,
     /// as a controller's lifecycle does between its lifetime and appearance scopes).
-    @exclusivity(unchecked) var scopeLink: WeakLink<Scope>?
+    var scopeLink: WeakLink<Scope>?
     var scope: Scope? { scopeLink?.object }
     /// Replaces the default handling of the task's end (errors reported as handler errors,
     /// results kept in `result`).
-    @exclusivity(unchecked) var onEnd: ((Ending) -> Void)?
+    var onEnd: ((Ending) -> Void)?
     /// Told `true` before each resume and `false` after (the REPL lets Ctrl-C interrupt only
     /// while its chunk's code runs).
-    @exclusivity(unchecked) var onResume: ((Bool) -> Void)?
+    var onResume: ((Bool) -> Void)?
+
+    /// True once the function returned, raised or was cancelled.
+    var isDone: Bool { state == .done }
+
+    /// Its code is about to run (resumed, from ``State/suspended`` or ``State/waiting``); false,
+    /// changing nothing, when it must not run (done, or running already).
+    func begin() -> Bool {
+        switch state {
+        case .suspended, .waiting:
+            state = .running
+            return true
+        case .running, .runningWithResumeArranged, .cancelling, .done:
+            return false
+        }
+    }
+
+    /// Its running code arranged its own resume and is about to yield. A cancel already asked
+    /// for wins (the arranged resume is dropped as the task ends).
+    func arrangedResume() {
+        if state == .running { state = .runningWithResumeArranged }
+    }
+
+    /// Its code yielded: what the host does next. A task that yielded without arranging a
+    /// resume (a bare `coroutine.yield()`) waits for the next turn.
+    enum AfterYield {
+        case wait, resumeNextTurn, finishCancelled, nothing
+    }
+
+    /// Its code yielded (``begin()`` answered true before): moves to ``State/waiting`` and says
+    /// what the host does next.
+    func yielded() -> AfterYield {
+        switch state {
+        case .running:
+            state = .waiting
+            return .resumeNextTurn
+        case .runningWithResumeArranged:
+            state = .waiting
+            return .wait
+        case .cancelling:
+            return .finishCancelled
+        case .suspended, .waiting, .done:
+            // Ended while its code ran (its host tore down): nothing is left to do.
+            return .nothing
+        }
+    }
+
+    /// `cancel()` while its own code runs: it ends at its next yield. False when it is not
+    /// running (the caller ends it now) or is done.
+    func requestCancel() -> Bool {
+        switch state {
+        case .running, .runningWithResumeArranged, .cancelling:
+            state = .cancelling
+            return true
+        case .suspended, .waiting, .done:
+            return false
+        }
+    }
 
     init(coroutine: LuaCoroutine) { self.coroutine = coroutine }
 
@@ -57,7 +126,7 @@ final class LuaTask: Hashable, Cancellable {
         let request = awaiting
         awaiting = nil
         request?.cancel()
-        isDone = true
+        state = .done
         if !keepingCoroutine { coroutine.release() }
         owner?.forget(self)
     }

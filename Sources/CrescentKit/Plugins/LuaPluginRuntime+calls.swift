@@ -78,12 +78,13 @@ extension LuaPluginRuntime {
             return
         }
         let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
-        // Invariant: the runtime outlives what its calls hold: the parent host keeps it until
-        // `finish()`, which answers every call (dropping `onDone` and emptying the cancel
-        // handle) and then ends the plugin's tasks, whose `onEnd` finds their calls answered.
-        // Unowned(unsafe): a checked or weak reference to the runtime costs a runtime call and a
-        // retain on every call.
-        host.runTurn { [unowned(unsafe) self] host in
+        // The closures reach the runtime through an ``UnownedRef`` (a checked or weak reference
+        // costs a runtime call and a retain on every call). Its invariant holds: the parent host
+        // keeps the runtime until `finish()`, which answers every call (dropping `onDone` and
+        // emptying the cancel handle) and then ends the plugin's tasks, whose `onEnd` finds their
+        // calls answered.
+        let runtime = UnownedRef(self)
+        host.runTurn { host in
             let started = host.clock.uptime
             let stack = host.vm.stack
             let count = Int32(arguments.values.count) + 2
@@ -98,12 +99,12 @@ extension LuaPluginRuntime {
             lua_rotate(stack.state, anchors, -1)                     // invoke service method anchors
             stack.pop()                                              // invoke service method
             for value in arguments.values { host.binding.push(value, onto: stack) }
-            let task = host.startTask(function: stack.absolute(-count - 1), arguments: count, in: stack) { [unowned(unsafe) self] ending in
-                end(call, ending)
+            let task = host.startTask(function: stack.absolute(-count - 1), arguments: count, in: stack) { ending in
+                runtime.object.end(call, ending)
             }
             stack.pop(count + 1)
             call.task = task
-            if let watchdog {
+            if let watchdog = runtime.object.watchdog {
                 let runningUntil = watchdog.deadlineInTurn()
                 task.onResume = { running in watchdog.running(until: running ? runningUntil : nil) }
             }
@@ -112,12 +113,12 @@ extension LuaPluginRuntime {
             // can pass and no cancel can arrive: only a call still running gets its time limit
             // (counted from the start) and a cancel handler.
             guard !call.isDone else { return }
-            deadlines.add(call, since: started)
-            call.onDone = { [unowned(unsafe) self] call in deadlines.remove(call) }
-            call.onCancel(on: host.loop) { [unowned(unsafe) self] call in
+            runtime.object.deadlines.add(call, since: started)
+            call.onDone = { call in runtime.object.deadlines.remove(call) }
+            call.onCancel(on: host.loop) { call in
                 guard !call.isDone, let task = call.task else { return }
                 call.answer(.failure(ServiceError(.cancelled, "the request was cancelled")))
-                self.host.runTurn { host in host.cancel(task) }
+                runtime.object.host.runTurn { host in host.cancel(task) }
             }
         }
     }

@@ -35,9 +35,8 @@ public final class ObserverRegistry {
     private var delegateSubscribers: [ObjectIdentifier: SubscriberList] = [:]
     private var currentValues: [PropertyKey: Value] = [:]
     /// What the next round delivers, each item marked when a handler queued it (a chain).
-    /// Read after every turn (``hasPending``); unchecked like ``Subscription``'s counters: used on
-    /// the registry's loop only, and never held inout across a call that could touch it again.
-    @exclusivity(unchecked) private var queue: [(item: Pending, chained: Bool)] = []
+    /// Read after every turn (``hasPending``), on the registry's loop only.
+    private var queue: [(item: Pending, chained: Bool)] = []
     private var batches: [PropertyKey: PropertyBatch] = [:]
     private var isDelivering = false
     private var queuedByHandlers = false

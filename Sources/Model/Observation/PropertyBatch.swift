@@ -7,8 +7,7 @@ final class PropertyBatch {
         let sequence: UInt32
     }
 
-    /// Unchecked (no swift_beginAccess per read, see ``Subscription``): appended to only while
-    /// queued, read only while delivered, both on the registry's loop.
-    @exclusivity(unchecked) var changes: [Change]
+    /// Appended to only while queued, read only while delivered, both on the registry's loop.
+    var changes: [Change]
     init(first: Change) { changes = [first] }
 }

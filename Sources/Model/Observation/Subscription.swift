@@ -25,40 +25,42 @@ public final class Subscription: Cancellable {
     // `target`, keeping an instance at 104 bytes (benchmarked as bytes per live subscription;
     // malloc rounds 104 to 112, and anything past 104 to 128).
     //
-    // The mutable ones are read on every delivery. `@exclusivity(unchecked)` drops the runtime
-    // exclusivity check each such read of a class property costs (a call to swift_beginAccess):
-    // they are plain counters and numbers, read and written only on the registry's loop, and no
-    // code holds an inout access to one of them across a call that could touch it again.
+    // The mutable ones are read on every delivery, on the registry's loop only. They are private
+    // or internal (the public ones go through accessors), so the optimizer sees every access and
+    // drops the run-time exclusivity check: no code holds an inout access to one of them across a
+    // call that could touch it again.
     public let target: Target
-    @exclusivity(unchecked) private var flags: UInt8
-    @exclusivity(unchecked) var consecutiveErrors: UInt8 = 0
+    private var flags: UInt8
+    var consecutiveErrors: UInt8 = 0
     /// The creation site, as an index into the registry's table of sites.
     private let siteNumber: UInt16
-    @exclusivity(unchecked) private var errorCount: UInt16 = 0
+    private var errorCount: UInt16 = 0
     private let number: UInt32
     /// An opaque number for the dispatcher (the binding keeps its handle's reference here).
-    @inlinable public var token: Int32 {
+    public var token: Int32 {
         get { storedToken }
         set { storedToken = newValue }
     }
-    // Another module's direct access to a stored property is checked at run time whatever the
-    // property says; the inlinable accessors above carry this module's unchecked access instead.
-    @exclusivity(unchecked) @usableFromInline var storedToken: Int32
-    @exclusivity(unchecked) private var deliveryCount: UInt32 = 0
+    private var storedToken: Int32
+    private var deliveryCount: UInt32 = 0
     /// The registry's sequence number of the last change or event this subscription has seen
     /// (or that came before it existed): anything queued at or before it is not for it.
-    @exclusivity(unchecked) var seenSequence: UInt32
+    var seenSequence: UInt32
     /// A second opaque number for the dispatcher (the binding keeps the reference of a
     /// property's shared change prototype here).
-    @inlinable public var detail: Int32 {
+    public var detail: Int32 {
         get { storedDetail }
         set { storedDetail = newValue }
     }
-    @exclusivity(unchecked) @usableFromInline var storedDetail: Int32 = 0
-    @exclusivity(unchecked) public var ownerSlot: Int32 = -1
+    private var storedDetail: Int32 = 0
+    public var ownerSlot: Int32 {
+        get { storedOwnerSlot }
+        set { storedOwnerSlot = newValue }
+    }
+    private var storedOwnerSlot: Int32 = -1
     /// The owning scope's link (``WeakLink``: a weak reference cost Swift's slow
     /// reference-counting path on every delivery); nil once cancelled.
-    @exclusivity(unchecked) private var ownerLink: WeakLink<Scope>?
+    private var ownerLink: WeakLink<Scope>?
     /// The scope that owns it; nil once cancelled, when it has none, or once it has gone.
     public var owner: Scope? { ownerLink?.object }
     private let registryLink: WeakLink<ObserverRegistry>

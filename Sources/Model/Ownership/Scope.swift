@@ -16,16 +16,17 @@ public protocol Cancellable: AnyObject {
 public final class Scope {
     /// Who owns it, for introspection (`script`, `Tracker`).
     public let name: String
-    // Touched on every service call (adopt, then forget). `@exclusivity(unchecked)` drops the
-    // runtime check each access to a class property costs (a call to swift_beginAccess): a scope
-    // is used on its owner's loop only, and no access to these is held across a call that could
-    // come back to them (an item's slot is set before it is appended, and popped before it is
-    // cancelled).
-    @exclusivity(unchecked) public private(set) var isEnded = false
-    @exclusivity(unchecked) private var items: [any Cancellable] = []
+    /// True once ``end()`` ran: what it adopts from then on is cancelled at once.
+    public var isEnded: Bool { ended }
+    // Touched on every service call (adopt, then forget). Private, so the optimizer sees every
+    // access and drops the run-time exclusivity check: no access to these is held across a call
+    // that could come back to them (an item's slot is set before it is appended, and popped
+    // before it is cancelled).
+    private var ended = false
+    private var items: [any Cancellable] = []
     /// What the things it owns refer to it by (``WeakLink``: a `weak` reference would put every
     /// retain of the scope on the slow path).
-    public let weakLink = WeakLink<Scope>()
+    package let weakLink = WeakLink<Scope>()
 
     public init(name: String) {
         self.name = name
@@ -40,7 +41,7 @@ public final class Scope {
 
     /// Takes ownership of `item`; adopting into an ended scope cancels the item at once.
     public func adopt(_ item: any Cancellable) {
-        guard !isEnded else {
+        guard !ended else {
             item.cancel()
             return
         }
@@ -66,7 +67,7 @@ public final class Scope {
     /// Ends the scope: cancels everything it owns, from the last slot down (newest first, except
     /// that ``forget(_:)`` moves the last item into the freed slot). Idempotent.
     public func end() {
-        isEnded = true
+        ended = true
         while let item = items.popLast() {
             item.ownerSlot = -1
             item.cancel()
