@@ -1,5 +1,6 @@
 import LuaBridge
 public import Model
+import Services
 import Dispatch
 import Synchronization
 import NIOCore
@@ -158,6 +159,8 @@ final class StopState: Sendable {
     /// Exits the process at once with `status`, saying why.
     /// Process plugins still running are killed, group and all, and named.
     func exitNow(_ status: Int32, console: Console, reason: String, pastGrace: Bool = false) -> Never {
+        // `_exit` runs no atexit handler: the programs scripts started go here, group and all.
+        ProcessGroups.killAll()
         let plugins = PluginGroups.killAll()
         var said = reason
         if !plugins.isEmpty {
