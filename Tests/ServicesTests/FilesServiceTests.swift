@@ -8,7 +8,7 @@ import Testing
 /// The files service on real temporary folders: atomic writes, listings, stats, errors naming
 /// the path, and watches (editor saves through a rename, deletes, new subfolders followed, glob
 /// filters, bursts coalesced, cancel closing the inotify descriptor).
-@Suite struct FilesServiceTests {
+@Suite(.serialized) struct FilesServiceTests {
     let files = FilesService()
     let folder: String
 
@@ -127,11 +127,11 @@ import Testing
     @Test func watchingOneFileSeesOnlyItAndCancelClosesTheDescriptor() async throws {
         defer { cleanUp() }
         try files.write(folder + "/config.toml", [])
-        let before = openDescriptors()
+        let before = inotifyDescriptors()
         let watcher = try files.watch(folder + "/config.toml", debounce: 0)
         let batches = watching(watcher)
         await settle()
-        #expect(openDescriptors() == before + 1, "one inotify instance")
+        #expect(inotifyDescriptors() == before + 1, "one inotify instance")
         try files.write(folder + "/other.txt", [])
         try files.write(folder + "/config.toml", Array("x = 1".utf8))
         #expect(await eventually { !batches.withLock { $0 }.isEmpty })
@@ -139,6 +139,15 @@ import Testing
         #expect(batches.withLock { $0 } == ["modified config.toml"])
         watcher.cancel()
         #expect(!watcher.isActive)
-        #expect(await eventually { openDescriptors() == before })
+        #expect(await eventually { inotifyDescriptors() == before }, "the inotify instance is closed")
     }
+}
+
+/// How many inotify instances this process has open (the watches of this suite, which runs its
+/// tests one at a time; no other suite uses inotify).
+private func inotifyDescriptors() -> Int {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return names.filter { name in
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name)) == "anon_inode:inotify"
+    }.count
 }
