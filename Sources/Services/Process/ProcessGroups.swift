@@ -10,15 +10,27 @@ import Synchronization
 /// so its pid still names the group and no other process can have taken that number.
 public enum ProcessGroups {
     private static let live = Mutex<Set<pid_t>>([])
-    /// Registers ``killAll()`` with `atexit` on first use.
-    private static let exitHook: Void = {
-        atexit { _ = ProcessGroups.killAll() }
-    }()
+    /// Set once ``killAll()`` is registered with `atexit` (on the first group).
+    private static let exitHookRegistered = Atomic<Bool>(false)
 
     /// Records that `pid` leads a group of its own.
     static func add(_ pid: pid_t) {
-        _ = exitHook
+        if !exitHookRegistered.exchange(true, ordering: .acquiringAndReleasing) {
+            atexit { _ = ProcessGroups.killAll() }
+        }
         live.withLock { _ = $0.insert(pid) }
+    }
+
+    /// Sends `signal` to the group `pid` leads, at once, from any thread, unless its leader has
+    /// been reaped (its number may be another process's by then); false when it was not sent.
+    /// The reaper removes the pid under the same lock before it reaps, so the two cannot cross.
+    @discardableResult
+    static func signal(_ pid: pid_t, _ signal: Int32) -> Bool {
+        live.withLock { groups in
+            guard groups.contains(pid) else { return false }
+            kill(-pid, signal)
+            return true
+        }
     }
 
     /// Forgets `pid`, before it is reaped.

@@ -53,7 +53,7 @@ public final class ProcessService: Service {
 
     /// The run ended (the host let go of its services): nothing it started runs on.
     deinit {
-        for pid in live.withLock({ $0 }) { kill(-pid, SIGKILL) }
+        for pid in live.withLock({ $0 }) { ProcessGroups.signal(pid, SIGKILL) }
     }
 
     /// The standard plugin's entry: made on first use with the host's clock.
@@ -115,7 +115,7 @@ public final class ProcessService: Service {
         let reactor = self.reactor
         reactor.submit { child.start() }
         scheduleTimeout(spec, child, deadline)
-        return { reactor.submit { child.signalGroup(SIGKILL) } }
+        return { ProcessGroups.signal(pid, SIGKILL) }
     }
 
     // MARK: spawn

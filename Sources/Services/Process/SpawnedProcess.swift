@@ -139,8 +139,10 @@ public final class SpawnedProcess: OwnedModelObject {
     /// Sends `signal` to the program's whole group (nothing once it has ended).
     public func kill(signal: Int32) {
         switch backend {
-        case .program(let child):
-            reactor.submit { child.signalGroup(signal) }
+        case .program:
+            // At once, not through the reactor: at teardown the process may exit before the
+            // reactor's next turn.
+            ProcessGroups.signal(pid, signal)
         case .faked:
             // A faked program ends at any signal, as most programs do.
             reactor.submit { [weak self] in
