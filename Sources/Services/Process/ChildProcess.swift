@@ -149,13 +149,6 @@ final class ChildProcess: @unchecked Sendable {
 
     // MARK: Ending
 
-    /// Sends `signal` to its whole group (not after it has been reaped: the number may be
-    /// another process's by then).
-    func signalGroup(_ signal: Int32) {
-        guard phase != .ended else { return }
-        kill(-pid, signal)
-    }
-
     /// `timeout` passed: SIGTERM to the group now, SIGKILL when `grace` (a job the service
     /// schedules on its clock) calls ``killAfterGrace()``.
     func timeOut() {
