@@ -54,15 +54,15 @@ run: build
 # remote control, the test runner and hardening, then one at a time the four that load the
 # machine on their own (100 plugin crash/restart cycles, 10,000 renders to a stalled client,
 # 20 rounds of kill -9 against PostgreSQL, a 200,000-point GPX track made and replayed).
-PROCESS_TESTS = Hardening|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests|KeyboardTerminalTests
+PROCESS_TESTS = Hardening|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests|KeyboardTerminalTests|ProcessServiceTests|ProcessLuaTests
 HEAVY_PROCESS_TESTS = ProcessPluginTests|RemoteBackPressureTests|StorePostgresProcessTests|GPXStreamingTests
-SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests
+SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests|FilesServiceTests
 # Each phase runs under tools/reap.py: what a crashed test process leaves running (hosts, plugin
 # processes, its PostgreSQL server) is stopped when the phase ends instead of outliving it.
 REAP = python3 tools/reap.py
 test: setup
 	$(SWIFT) build --build-tests
-	$(REAP) $(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests" --skip "$(SERIAL_TESTS)"
+	$(REAP) $(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests" --skip "$(SERIAL_TESTS)|$(PROCESS_TESTS)"
 	$(REAP) $(SWIFT) test --skip-build --no-parallel --filter "$(SERIAL_TESTS)"
 	$(REAP) $(SWIFT) test --skip-build --filter crescentTests --skip "$(PROCESS_TESTS)|$(HEAVY_PROCESS_TESTS)"
 	$(REAP) $(SWIFT) test --skip-build --filter "$(PROCESS_TESTS)"

@@ -12,10 +12,13 @@ public enum StandardServices {
         entries(context, location: LocationService.entry(context), http: HTTPService.entry(context))
     }
 
-    /// Every standard service, with the `location` and `http` entries given (`crescent test`
-    /// gives fakes): the feeds fetch through `http`'s service, which must be an ``HTTPService``.
-    public static func entries(_ context: PluginContext, location: ServiceEntry, http: ServiceEntry) -> [ServiceEntry] {
-        [location, GeocoderService.entry(context)] + Store.entries(context, http: http) + [http]
+    /// Every standard service, with the `location`, `http` and (when given) `process` entries
+    /// given (`crescent test` gives fakes): the feeds fetch through `http`'s service, which must
+    /// be an ``HTTPService``.
+    public static func entries(_ context: PluginContext, location: ServiceEntry, http: ServiceEntry,
+                               process: ServiceEntry? = nil) -> [ServiceEntry] {
+        [location, GeocoderService.entry(context)] + Store.entries(context, http: http)
+            + [http, process ?? ProcessService.entry(context), FilesService.entry(context)]
     }
 
     /// The sections the standard services read and their keys (`crescent.toml`).
@@ -26,6 +29,8 @@ public enum StandardServices {
         "session": ["kdf_rounds", "failure_delay", "max_failure_delay", "min_password_length"],
         "feeds": ["interval", "min_interval", "max_backoff", "timeout", "max_bytes"],
         "http": ["timeout", "max_bytes", "connections_per_host"],
+        "process": [],
+        "files": [],
     ]
 
     /// Every standard service, made now (for Swift code and tests).

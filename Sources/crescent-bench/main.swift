@@ -41,6 +41,9 @@ enum BenchCommand {
             ("feed-parse", FeedRows.parse),
             (TestRunnerBench.name, TestRunnerBench.run),
             ("remote-eval", RemoteRows.eval),
+            ("process-run", ProcessRows.run),
+            ("process-lines", ProcessRows.lines),
+            ("watch-latency", WatchLatencyRow.run),
         ]
     }
 

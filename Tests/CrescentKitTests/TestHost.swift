@@ -9,7 +9,7 @@ import Synchronization
 /// services alike, captured output, the exit status recorded.
 final class TestHost {
     let loop = EmbeddedEventLoop()
-    let clock = ManualClock()
+    let clock: ManualClock
     let host: Host
     private let output = Output()
 
@@ -19,7 +19,9 @@ final class TestHost {
         let status = Mutex<Int32?>(nil)
     }
 
-    init(failFast: Bool = false, arguments: [String] = [], plugins: [any Plugin] = []) throws {
+    /// - Parameter wallTime: what the clock's wall time reads at the start (seconds since 1970).
+    init(failFast: Bool = false, arguments: [String] = [], plugins: [any Plugin] = [], wallTime: Double = 1_767_225_600) throws {
+        clock = ManualClock(wallTime: wallTime)
         var options = HostOptions()
         options.failFast = failFast
         options.arguments = arguments

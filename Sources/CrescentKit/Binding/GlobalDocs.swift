@@ -31,9 +31,11 @@ enum GlobalDocs {
         entry("subscriptions", "subscriptions()", "The live subscriptions: owner, target, site, deliveries, errors."),
         entry("task", "task(fn, ...)", "Run fn as a coroutine task; returns a Task (cancel(), done, result, error)."),
         entry("sleep", "sleep(seconds)", "Inside a task: wait without blocking the loop."),
-        entry("timer", "timer.after(s, fn), timer.every(s, fn)", "Timers; each returns a handle with cancel() and active."),
+        entry("timer", "timer.after(s, fn), timer.every(s, fn), timer.at(time, fn), timer.cron(expr, fn)", "Timers; each returns a handle with cancel() and active."),
         entry("timer.after", "timer.after(seconds, fn)", "Run fn once after `seconds`; returns a handle with cancel() and active."),
         entry("timer.every", "timer.every(seconds, fn)", "Run fn every `seconds` until cancelled; returns a handle with cancel() and active."),
+        entry("timer.at", "timer.at(time[, { zone }], fn)", "Run fn every day at `time` (\"09:30\" or \"09:30:15\") in `zone` (an IANA name such as \"Europe/Paris\"; the local zone by default), following daylight saving; virtual time under crescent test."),
+        entry("timer.cron", "timer.cron(expression[, { zone }], fn)", "Run fn at the times a five-field cron expression names (\"*/5 8-18 * * mon-fri\": minute hour day-of-month month day-of-week; ranges, steps, lists, names, @daily …) in `zone`, following daylight saving."),
         entry("controller", "controller(name[, base])",
               "Define a controller class (deriving from base): lifecycle init, loadView, viewDidLoad, viewWillAppear, "
                 + "viewDidAppear, viewWillDisappear, viewDidDisappear, dealloc; self:observe/on/after/every/task/start/"

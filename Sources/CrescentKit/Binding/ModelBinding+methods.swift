@@ -170,6 +170,7 @@ extension ModelBinding {
             let result = try body(box.object, arguments)
             guard spec.result != nil else { return .none }
             push(result, onto: stack)
+            if case .handle(let handle) = result, let owned = handle.object.asOwned { adopt(owned) }
             return .one
         } catch {
             var error = error

@@ -41,6 +41,8 @@ final class ModelBinding {
     var deliveryScheduled = false
     /// Start shares per service.
     var shares: [ObjectIdentifier: [StartShare]] = [:]
+    /// Objects handed to callers that still work for their owners (spawned processes).
+    var ownedObjects: [ObjectIdentifier: OwnedObjectShare] = [:]
     /// Delegate registrations by subscription id.
     var delegates: [Int: Delegate] = [:]
     /// Per data model type with methods (`response`), the metatable of its fields table.
@@ -254,6 +256,8 @@ final class ModelBinding {
             for share in list { share.cancel() }
         }
         shares.removeAll()
+        for share in Array(ownedObjects.values) { share.cancel() }
+        ownedObjects.removeAll()
         registry.removeAll()
         registry.dispatcher = nil
         changePrototypes.removeAll()
@@ -267,7 +271,9 @@ final class ModelBinding {
     }
 
     /// True while something the model does can still produce work.
-    var hasPendingWork: Bool { !requests.isEmpty || !shares.isEmpty || registry.hasPending || deliveryScheduled }
+    var hasPendingWork: Bool {
+        !requests.isEmpty || !shares.isEmpty || !ownedObjects.isEmpty || registry.hasPending || deliveryScheduled
+    }
 }
 
 /// A delegate registration (`obj:addObserver(observer)`): the observer's identity, the object it

@@ -2,6 +2,7 @@ import CLua
 import LuaBridge
 import Model
 import NIOCore
+import Services
 
 extension Host {
     /// Installs `timer.after(s, fn)` and `timer.every(s, fn)`.
@@ -22,6 +23,7 @@ extension Host {
                 case "interval": stack.push(timer.interval)
                 case "repeats": stack.push(timer.repeats)
                 case "firings": stack.push(timer.firings)
+                case "schedule": if let schedule = timer.schedule { stack.push(schedule.description) } else { stack.pushNil() }
                 default: stack.pushNil()
                 }
                 return .one
@@ -29,8 +31,8 @@ extension Host {
             metamethods: [
                 "__tostring": { [unowned self] stack in
                     guard let timer = self.timerType.object(at: 1, in: stack) else { return .none }
-                    let kind = timer.repeats ? "every" : "after"
-                    stack.push("Timer(\(kind) \(formatSeconds(timer.interval)) s, \(timer.isActive ? "active" : "cancelled"))")
+                    let kind = timer.schedule?.description ?? "\(timer.repeats ? "every" : "after") \(formatSeconds(timer.interval)) s"
+                    stack.push("Timer(\(kind), \(timer.isActive ? "active" : "cancelled"))")
                     return .one
                 },
             ]
@@ -40,6 +42,8 @@ extension Host {
         stack.newTable()
         vm.register(field: "after") { [unowned self] stack in try self.makeTimer(stack, repeats: false, function: "timer.after") }
         vm.register(field: "every") { [unowned self] stack in try self.makeTimer(stack, repeats: true, function: "timer.every") }
+        vm.register(field: "at") { [unowned self] stack in try self.makeWallTimer(stack, function: "timer.at") }
+        vm.register(field: "cron") { [unowned self] stack in try self.makeWallTimer(stack, function: "timer.cron") }
         vm.setGlobal("timer")
     }
 
@@ -55,7 +59,53 @@ extension Host {
         }
         try stack.checkFunction(2, function: function)
         let timer = LuaTimer(interval: seconds, repeats: repeats, deadline: clock.uptime + .seconds(seconds: seconds))
-        stack.pushValue(at: 2)
+        return start(timer, callbackAt: 2, stack)
+    }
+
+    /// `timer.at("09:30"[, { zone = "Europe/Paris" }], fn)` and `timer.cron("*/5 8-18 * * 1-5"[, { zone }], fn)`:
+    /// fires at each wall-clock time the schedule names, in its zone (the local one by default).
+    private func makeWallTimer(_ stack: LuaStack, function: StaticString) throws -> LuaReturn {
+        let text = try stack.checkString(1, function: function)
+        let hasOptions = stack.type(at: 2) == .table
+        let callbackPosition: Int32 = hasOptions ? 3 : 2
+        var zone: String?
+        if hasOptions {
+            let options: Value
+            do throws(ConversionFailure) {
+                options = try binding.value(at: 2, in: stack)
+            } catch {
+                throw LuaRaise.badArgument(2, to: "\(function)", "options must be { zone = \"Area/City\" }, got \(error.description)")
+            }
+            do throws(ServiceError) {
+                zone = try OptionTable.check(options, [.string("zone")])["zone"]?.stringValue
+            } catch {
+                throw LuaRaise.badArgument(2, to: "\(function)", error.message)
+            }
+        }
+        try stack.checkFunction(callbackPosition, function: function)
+        let schedule: WallSchedule
+        do throws(ServiceError) {
+            schedule = "\(function)" == "timer.at" ? try WallSchedule(at: text, zone: zone) : try WallSchedule(cron: text, zone: zone)
+        } catch {
+            throw LuaRaise.badArgument(1, to: "\(function)", error.message)
+        }
+        guard let deadline = nextDeadline(of: schedule) else {
+            throw LuaRaise.badArgument(1, to: "\(function)", "'\(text)' names no time in the next 28 years")
+        }
+        let timer = LuaTimer(interval: 0, repeats: true, deadline: deadline)
+        timer.schedule = schedule
+        return start(timer, callbackAt: callbackPosition, stack)
+    }
+
+    /// When `schedule` is next due, in the clock's uptime.
+    private func nextDeadline(of schedule: WallSchedule) -> Duration? {
+        let now = clock.wallTime
+        guard let next = schedule.next(after: now) else { return nil }
+        return clock.uptime + .seconds(seconds: next - now)
+    }
+
+    private func start(_ timer: LuaTimer, callbackAt position: Int32, _ stack: LuaStack) -> LuaReturn {
+        stack.pushValue(at: position)
         timer.callback = vm.ref(from: stack)
         timerType.push(timer, onto: stack)
         stack.pushValue(at: -1)
@@ -87,7 +137,12 @@ extension Host {
         guard let callback = timer.callback, let handle = timer.handle else { return }
         timer.scheduled = nil
         timer.firings += 1
-        if timer.repeats {
+        if let wall = timer.schedule, let deadline = nextDeadline(of: wall) {
+            timer.deadline = deadline
+            schedule(timer)
+        } else if timer.schedule != nil {
+            cancel(timer)
+        } else if timer.repeats {
             // Fixed rate without drift; a late loop skips ahead instead of firing in a burst.
             timer.deadline = max(timer.deadline + .seconds(seconds: timer.interval), clock.uptime)
             schedule(timer)

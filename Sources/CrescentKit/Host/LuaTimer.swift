@@ -1,7 +1,9 @@
 import LuaBridge
 import Model
+import Services
 
-/// A timer made by `timer.after` / `timer.every`: the Swift side of the `Timer` handle.
+/// A timer made by `timer.after` / `timer.every` / `timer.at` / `timer.cron`: the Swift side of
+/// the `Timer` handle.
 ///
 /// While active it pins its callback and its own Lua handle (so the handle passed to the callback
 /// is the one the script holds) and counts as pending work for the exit rule.
@@ -14,6 +16,8 @@ final class LuaTimer: Hashable, Cancellable {
     /// When it fires next, in the host clock's uptime.
     var deadline: Duration
     var firings = 0
+    /// For `timer.at` and `timer.cron`: the wall-clock times it fires at (it repeats).
+    var schedule: WallSchedule?
     var ownerSlot: Int32 = -1
     /// The scope that owns it and the host that runs it, while they live (``WeakLink``).
     var ownerLink: WeakLink<Scope>?

@@ -171,6 +171,68 @@ function runner.http(request)
   return { status = answer.status or 200, headers = headers, body = tostring(body), url = request.url }
 end
 
+-- fake.process { ["git pull"] = { status = 0, stdout = "Already up to date.\n" }, git = function(request) ... end }:
+-- answers the programs the code under test runs, by their whole command line first, then by the
+-- program's name alone, then "*". The handle it returns lists the requests it answered (`calls`).
+local programs, programOrder, programCalls = {}, {}, {}
+
+local function programlist()
+  if #programOrder == 0 then return "no fake.process answers are set" end
+  return "answers: " .. concat(programOrder, ", ")
+end
+
+function fake.process(table_)
+  if type(table_) ~= "table" then error("bad argument #1 to 'fake.process' (a table of answers expected, got " .. type(table_) .. ")", 2) end
+  for key, answer in pairs(table_) do
+    if type(key) ~= "string" or key == "" then
+      error("fake.process: an answer's key is a command line (\"git pull\"), a program (\"git\") or \"*\", got " .. show(key), 2)
+    end
+    if type(answer) ~= "table" and type(answer) ~= "function" and type(answer) ~= "string" then
+      error("fake.process: " .. key .. " must answer a table { status, stdout, stderr }, a string (its stdout) or a function(request), got " .. type(answer), 2)
+    end
+    if programs[key] == nil then programOrder[#programOrder + 1] = key end
+    programs[key] = answer
+  end
+  table.sort(programOrder)
+  return { calls = programCalls }
+end
+
+-- Called by the host for every program the code under test runs or spawns: { status, signal,
+-- stdout, stderr }, or nil and an error { code, message }.
+function runner.process(request)
+  programCalls[#programCalls + 1] = request
+  local key = request.command
+  local answer = programs[key]
+  if answer == nil then answer = programs[request.argv[1]] end
+  if answer == nil then answer = programs["*"] end
+  if answer == nil then
+    local message
+    if #programOrder == 0 then
+      message = sformat("the code under test ran a program (%s); give it a fake: fake.process { [%q] = { status = 0, stdout = \"...\" } }", key, key)
+    else
+      message = sformat("no fake.process answer for %s (%s)", key, programlist())
+    end
+    noticed[#noticed + 1] = message
+    return nil, { code = "not_found", message = message }
+  end
+  if type(answer) == "function" then
+    local ok, result = pcall(answer, request)
+    if not ok then
+      noticed[#noticed + 1] = "fake.process answer for " .. key .. " raised: " .. tostring(result)
+      return nil, { code = "internal", message = tostring(result) }
+    end
+    answer = result
+  end
+  if type(answer) == "string" then answer = { stdout = answer } end
+  if type(answer) ~= "table" then return nil, { code = "internal", message = "fake.process answer for " .. key .. " was " .. type(answer) } end
+  if answer.error then
+    local e = answer.error
+    return nil, type(e) == "table" and e or { code = tostring(e), message = "fake.process: " .. key .. " failed with " .. tostring(e) }
+  end
+  return { status = answer.status, signal = answer.signal, stdout = tostring(answer.stdout or ""),
+           stderr = tostring(answer.stderr or ""), timedOut = answer.timedOut == true }
+end
+
 local Location = {}
 Location.__index = Location
 function Location:fail(code, message)

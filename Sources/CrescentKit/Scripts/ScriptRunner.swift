@@ -1,6 +1,7 @@
 import CLua
 import LuaBridge
 public import Model
+import Services
 import Dispatch
 import Synchronization
 import NIOCore
@@ -168,6 +169,8 @@ final class StopState: Sendable {
     /// Exits the process at once with `status`, saying why.
     /// Process plugins still running are killed, group and all, and named.
     func exitNow(_ status: Int32, console: Console, reason: String, pastGrace: Bool = false) -> Never {
+        // `_exit` runs no atexit handler: the programs scripts started go here, group and all.
+        ProcessGroups.killAll()
         let plugins = PluginGroups.killAll()
         var said = reason
         if !plugins.isEmpty {

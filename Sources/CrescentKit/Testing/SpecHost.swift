@@ -21,6 +21,8 @@ final class SpecHost {
     /// The runner table the testing prelude returned, and its two callbacks.
     private var runner: LuaRef?
     private var httpHandler: LuaRef?
+    /// The testing prelude's `runner.process`: answers programs from `fake.process`.
+    var processHandler: LuaRef?
     private var callHandler: LuaRef?
     /// The fakes the spec made, by service name.
     var fakes: [String: FakeService] = [:]
@@ -89,9 +91,10 @@ final class SpecHost {
             if loop.runPending() > 0 { continue }
             guard host.isRunning, timeLimit?.hasExpired != true else { return }
             let sleepers = clock.sleepers
-            // Script requests and the services' own tasks (a feed's poll) run until they hand
-            // the loop work, sleep on the clock, or end.
-            let running = host.binding.requests.count + clock.runningTasks
+            // Script requests, spawned programs and the services' own tasks (a feed's poll) run
+            // until they hand the loop work, sleep on the clock, or end.
+            let busyObjects = host.binding.ownedObjects.values.filter { $0.object.isBusy }.count
+            let running = host.binding.requests.count + busyObjects + clock.runningTasks
             if running > sleepers {
                 if waitForProgress(running: running, sleepers: sleepers) { continue }
             } else if sleepers < sleepersSettled {
@@ -116,7 +119,9 @@ final class SpecHost {
         let deadline = ContinuousClock.now + .seconds(Self.quietPeriod)
         while ContinuousClock.now < deadline {
             if loop.waitForWork(timeout: 0.002) { return true }
-            if host.binding.requests.count + clock.runningTasks < running || clock.sleepers > sleepers { return true }
+            let busyObjects = host.binding.ownedObjects.values.filter { $0.object.isBusy }.count
+            if host.binding.requests.count + busyObjects + clock.runningTasks < running
+                || clock.sleepers > sleepers { return true }
             if timeLimit?.hasExpired == true { return false }
         }
         return false
@@ -254,6 +259,7 @@ final class SpecHost {
         host.finish(status: 0)
         runner = nil
         httpHandler = nil
+        processHandler = nil
         callHandler = nil
         _ = loop.runPending()
     }
@@ -346,6 +352,8 @@ final class SpecHost {
                 runner = host.vm.ref(from: stack)                            // assertions runner
                 _ = stack.rawGet(-1, "http")                                 // assertions runner http
                 httpHandler = host.vm.ref(from: stack)                       // assertions runner
+                _ = stack.rawGet(-1, "process")                              // assertions runner process
+                processHandler = host.vm.ref(from: stack)                    // assertions runner
                 _ = stack.rawGet(-1, "call")                                 // assertions runner call
                 callHandler = host.vm.ref(from: stack)                       // assertions runner
                 stack.pop(2)

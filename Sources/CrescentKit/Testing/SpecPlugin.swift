@@ -2,7 +2,8 @@ import Model
 import Services
 
 /// The services of a test's host: the standard ones (the store in memory), with the network and
-/// the location device replaced: `http` answers from the spec's `fake.http` routes, and
+/// the location device and programs replaced: `http` answers from the spec's `fake.http` routes,
+/// `process` from its `fake.process` answers, and
 /// `location` stands for a device that is not there until the spec calls `fake.location`.
 /// Reaching either without a fake fails the test, naming the fake to use.
 struct SpecPlugin: Plugin {
@@ -28,7 +29,12 @@ struct SpecPlugin: Plugin {
             link.notice("the code under test started services.location without a fake; use fake.location { fixes = { { lat = 48.85, lon = 2.35 } } } before it starts")
         }
         let location = ServiceEntry(made: LocationService(script: absent, clock: context.clock))
-        return StandardServices.entries(context, location: location, http: http)
+        let process = ServiceEntry(made: ProcessService(clock: context.clock) { spec, completion in
+            link.withSpec { spec_ in
+                completion(spec_?.answer(spec) ?? .failure(ServiceError(.cancelled, "the test has ended")))
+            }
+        })
+        return StandardServices.entries(context, location: location, http: http, process: process)
     }
 
     var settingKeys: [String: [String]] { StandardServices.settingKeys }

@@ -16,11 +16,41 @@ public protocol ModelObject: AnyObject, Sendable {
     /// type to a protocol makes the Swift runtime scan every protocol conformance in the binary,
     /// about 0.4 M instructions for each kind of object a script first touches.
     var asStartable: (any StartableService)? { get }
+    /// The object as one its caller's owner holds (a spawned process), nil when it is not one.
+    var asOwned: (any OwnedModelObject)? { get }
 }
 
 extension ModelObject {
     public var isService: Bool { false }
     public var asStartable: (any StartableService)? { nil }
+    public var asOwned: (any OwnedModelObject)? { nil }
+}
+
+/// A model object a method hands to its caller that works until it finishes or its caller's
+/// owner ends (a spawned process): the host makes it part of that owner, as it does a request,
+/// and counts it as work in progress until it finishes.
+///
+/// ```swift
+/// d.function("spawn", [.init("argv", .table, "The program.")], returns: "a process", "Starts it.") { service, arguments throws(ServiceError) in
+///     .handle(ObjectHandle(try service.spawn(arguments[0])))   // a SpawnedProcess: OwnedModelObject
+/// }
+/// ```
+public protocol OwnedModelObject: ModelObject {
+    /// The host holds the object for its caller's owner and delivers its reports from now on,
+    /// so it may start. It calls `finished` once, from any thread, after its last report (or
+    /// at once when it has already finished).
+    func adopt(finished: @escaping @Sendable () -> Void)
+    /// Its owner ended before it finished: stop for good. Idempotent.
+    func ownerEnded()
+    /// True while it works on its own and will report without outside help (a running program);
+    /// false while it only waits for the world (a file watcher). A test runner waits for the
+    /// busy ones before it moves virtual time on.
+    var isBusy: Bool { get }
+}
+
+extension OwnedModelObject {
+    public var asOwned: (any OwnedModelObject)? { self }
+    public var isBusy: Bool { true }
 }
 
 /// A service: a model object registered by name (`services.location`), created by a plugin.

@@ -1,0 +1,44 @@
+import Model
+import NIOCore
+
+/// The hold an owner has on an object a method handed it that keeps working (a spawned
+/// process): the run stays alive while the object works, and ending the owner ends the object.
+final class OwnedObjectShare: Cancellable {
+    let object: any OwnedModelObject
+    var ownerSlot: Int32 = -1
+    private let ownerLink: WeakLink<Scope>
+    private let bindingLink: WeakLink<ModelBinding>
+
+    init(object: any OwnedModelObject, owner: Scope, binding: ModelBinding) {
+        self.object = object
+        ownerLink = owner.weakLink
+        bindingLink = binding.weakLink
+    }
+
+    /// The owner ended first: the object stops.
+    func cancel() {
+        bindingLink.object?.ownedObjects[ObjectIdentifier(object)] = nil
+        object.ownerEnded()
+    }
+
+    /// The object finished on its own: the owner lets go of it.
+    func finish() {
+        bindingLink.object?.ownedObjects[ObjectIdentifier(object)] = nil
+        ownerLink.object?.forget(self)
+    }
+}
+
+extension ModelBinding {
+    /// Makes `object`, just handed to a script, part of the current owner, and lets it start.
+    func adopt(_ object: any OwnedModelObject) {
+        let id = ObjectIdentifier(object)
+        guard ownedObjects[id] == nil else { return }
+        let share = OwnedObjectShare(object: object, owner: host.currentScope, binding: self)
+        ownedObjects[id] = share
+        host.currentScope.adopt(share)
+        let link = host.link
+        let bound = NIOLoopBound(share, eventLoop: host.loop)
+        // After the object's last report: those went to the loop first, through the same queue.
+        object.adopt { _ = link.later { _ in bound.value.finish() } }
+    }
+}

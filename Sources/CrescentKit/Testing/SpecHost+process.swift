@@ -1,0 +1,45 @@
+import LuaBridge
+import Model
+import Services
+
+extension SpecHost {
+    /// Answers a program the code under test runs from the spec's `fake.process` answers:
+    /// `runner.process(request)` gets `{ command, argv, cwd, env, stdin, shell }` and returns
+    /// `{ status, signal, stdout, stderr }`, or nil and an error.
+    func answer(_ spec: ProcessSpec) -> Result<ProcessOutcome, ServiceError> {
+        guard host.isRunning, let processHandler else { return .failure(ServiceError(.cancelled, "the test has ended")) }
+        let stack = host.vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        processHandler.push(onto: stack)                                     // process
+        // `sh -c LINE` is known by its line, as a script wrote it with shell = true.
+        let command = spec.shell ? spec.argv.last ?? "" : spec.argv.joined(separator: " ")
+        var environment: Fields = [:]
+        for (name, value) in spec.environment { environment[name] = value.map(Value.string) ?? .bool(false) }
+        host.binding.push(.object([
+            "command": .string(command), "argv": .array(spec.argv.map(Value.string)), "cwd": spec.cwd.map(Value.string) ?? .null,
+            "env": .object(environment), "stdin": spec.stdin.map(Value.bytes) ?? .null, "shell": .bool(spec.shell),
+        ]), onto: stack)                                                     // process request
+        do throws(LuaError) {
+            try host.vm.call(arguments: 1, results: 2)                       // answer err
+        } catch {
+            return .failure(ServiceError(.internal, error.message))
+        }
+        let answer = host.binding.convertedValue(at: -2, in: stack).value
+        guard case .object = answer else { return .failure(Self.error(host.binding.convertedValue(at: -1, in: stack).value)) }
+        var outcome = ProcessOutcome(status: answer["status"].integerValue.map { Int($0) }, signal: answer["signal"].stringValue)
+        if outcome.status == nil && outcome.signal == nil { outcome.status = 0 }
+        outcome.stdout = Self.bytes(answer["stdout"])
+        outcome.stderr = Self.bytes(answer["stderr"])
+        outcome.timedOut = answer["timedOut"].boolValue ?? false
+        return .success(outcome)
+    }
+
+    private static func bytes(_ value: Value) -> [UInt8] {
+        switch value {
+        case .bytes(let bytes): bytes
+        case .string(let text): Array(text.utf8)
+        default: []
+        }
+    }
+}

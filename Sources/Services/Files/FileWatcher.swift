@@ -1,0 +1,85 @@
+public import Model
+import Synchronization
+
+/// A watch made by `files:watch(path[, options])`: event `didChange { changes = { { path, kind } } }`
+/// once per burst of changes, `path`, `active`, `cancel()`.
+///
+/// Its caller's owner holds it like a subscription: it watches from the moment the host holds
+/// it until `cancel()` or the owner's end, and keeps the run alive meanwhile.
+///
+/// ```lua
+/// local watch = services.files:watch("src", { recursive = true, glob = "*.lua" })
+/// watch:on("didChange", function(e) for _, c in ipairs(e.changes) do print(c.kind, c.path) end end)
+/// ```
+public final class FileWatcher: OwnedModelObject {
+    public let changes = ChangePublisher()
+    public var interface: AnyInterface { Self.declaration }
+    /// The path as the script gave it.
+    public let path: String
+    private let inotify: InotifyWatch
+    private let reactor: DescriptorReactor
+    private let state = Mutex<Phase>(.made)
+
+    /// Where the watcher is in its life.
+    private enum Phase {
+        case made
+        case watching(finished: (@Sendable () -> Void)?)
+        case cancelled
+    }
+
+    init(path: String, settings: InotifyWatch.Settings, clock: any ServiceClock, reactor: DescriptorReactor) {
+        self.path = path
+        self.reactor = reactor
+        let link = WeakBox<FileWatcher>()
+        let box = WeakBox<InotifyWatch>()
+        let debounce = settings.debounce
+        inotify = InotifyWatch(settings, reactor: reactor, deliver: { batch in
+            link.object?.changes.emit("didChange", batch.value)
+        }, scheduleFlush: { generation in
+            clock.schedule(after: .seconds(seconds: debounce)) {
+                reactor.submit { box.object?.debounceFired(generation: generation) }
+            }
+        })
+        box.object = inotify
+        link.object = self
+    }
+
+    /// True until cancelled or its owner ended.
+    public var isActive: Bool {
+        state.withLock { if case .cancelled = $0 { false } else { true } }
+    }
+
+    /// Waits for the world, not for itself: a test moves on while it watches.
+    public var isBusy: Bool { false }
+
+    public func adopt(finished: @escaping @Sendable () -> Void) {
+        start(finished: finished)
+    }
+
+    /// Starts watching (``adopt(finished:)`` does it for scripts; Swift callers call it).
+    public func start(finished: (@Sendable () -> Void)? = nil) {
+        let starts: Bool = state.withLock { phase in
+            guard case .made = phase else { return false }
+            phase = .watching(finished: finished)
+            return true
+        }
+        guard starts else { return }
+        let inotify = self.inotify
+        reactor.submit { _ = inotify.start() }
+    }
+
+    public func ownerEnded() { cancel() }
+
+    /// Stops watching for good. Idempotent.
+    public func cancel() {
+        let finished: (@Sendable () -> Void)? = state.withLock { phase in
+            defer { phase = .cancelled }
+            if case .watching(let finished) = phase { return finished }
+            return nil
+        }
+        let inotify = self.inotify
+        reactor.submit { inotify.stop() }
+        changes.propertyChanged("active", to: false)
+        finished?()
+    }
+}

@@ -1,0 +1,68 @@
+import Model
+
+extension FilesService: DeclaredService {
+    static let serviceName = "files"
+
+    private static let pathArgument = ArgumentSpec("path", .string, "A file or folder, absolute or relative to the current folder.")
+
+    static let declaration: AnyInterface = Interface<FilesService>(
+        name: serviceName,
+        summary: "Files and folders off the loop: read, atomic write, list, stat, and watches over inotify with bursts coalesced."
+    ) { d in
+        d.function(
+            "watch",
+            [pathArgument,
+             .init("options", .table, "{ recursive = true (folders below too, new ones followed), glob = \"*.lua\" (names, or paths below with a /), debounce = seconds (default 0.05; 0 delivers each change at once) }.", optional: true)],
+            returns: "a fileWatcher { path, active, cancel(); event didChange { changes = { { path, kind = \"created\"/\"modified\"/\"deleted\" } } } }",
+            "Watches a folder or a file; each burst of changes comes as one didChange. It is owned like a subscription and keeps the run alive until cancelled."
+        ) { files, arguments throws(ServiceError) in
+            let path = try text(arguments[0], "path")
+            let options = try OptionTable.check(arguments[1], [.boolean("recursive"), .string("glob"), .number("debounce", in: 0...3600)])
+            return .handle(ObjectHandle(try files.watch(path, recursive: options["recursive"]?.boolValue ?? false,
+                                                        glob: options["glob"]?.stringValue,
+                                                        debounce: options["debounce"]?.doubleValue ?? FilesService.defaultDebounce)))
+        }
+        d.method("read", [pathArgument], returns: "the file's bytes, as a string",
+                 "Reads a whole file (at most 64 MiB).") { files, arguments async throws(ServiceError) in
+            .bytes(try files.read(try text(arguments[0], "path")))
+        }
+        d.method("write", [pathArgument, .init("data", .string, "The file's new content.")], returns: "true",
+                 "Replaces a file's content atomically: a temporary file in the same folder, flushed, renamed over it (readers see old or new, never half).") { files, arguments async throws(ServiceError) in
+            let bytes: [UInt8] = switch arguments[1] {
+            case .string(let string): Array(string.utf8)
+            case .bytes(let bytes): bytes
+            default: throw ServiceError(.invalidArgument, "data must be a string")
+            }
+            try files.write(try text(arguments[0], "path"), bytes)
+            return true
+        }
+        d.method("list", [.init("path", .string, "A folder."),
+                          .init("glob", .string, "Only names matching it (\"*.lua\").", optional: true)],
+                 returns: "the names in the folder, sorted", "Lists a folder.") { files, arguments async throws(ServiceError) in
+            .array(try files.list(try text(arguments[0], "path"), glob: arguments[1].stringValue).map(Value.string))
+        }
+        d.method("stat", [pathArgument], returns: "a fileStat { path, kind = \"file\"/\"folder\"/\"link\"/\"other\", size, modified (seconds since 1970), mode }",
+                 "Describes a path (a link itself, not what it points to).") { files, arguments async throws(ServiceError) in
+            try files.stat(try text(arguments[0], "path"))
+        }
+    }.erased
+
+    private static func text(_ value: Value, _ name: String) throws(ServiceError) -> String {
+        guard let text = value.stringValue else { throw ServiceError(.invalidArgument, "\(name) is not valid UTF-8 text") }
+        guard !text.utf8.contains(0) else { throw ServiceError(.invalidArgument, "\(name) holds a NUL byte, which no path can") }
+        return text
+    }
+}
+
+extension FileWatcher {
+    static let declaration: AnyInterface = Interface<FileWatcher>(
+        name: "fileWatcher",
+        summary: "A watch of files:watch: its changes come as didChange, one per burst."
+    ) { d in
+        d.property("path", type: "string", "What it watches, as given.") { .string($0.path) }
+        d.property("active", type: "boolean", "True until cancelled or its owner ended.") { .bool($0.isActive) }
+        d.action("cancel", [], "Stops watching for good (idempotent).") { watcher, _ throws(ServiceError) in watcher.cancel() }
+        d.event("didChange", payload: "{ changes = { { path, kind = \"created\"/\"modified\"/\"deleted\" }, ... } }",
+                "A burst of changes ended: each path once, with what the burst did to it.")
+    }.erased
+}

@@ -1,0 +1,81 @@
+public import Model
+
+/// `services.files`: files and folders off the loop, and watches over inotify.
+///
+/// `read`, `write` (atomic: a temporary file in the same folder, flushed, then renamed over the
+/// target), `list` and `stat` run as Swift tasks, so a slow disk never stalls the loop; errors
+/// name the path. `watch` hands back a ``FileWatcher``: bursts of changes are coalesced (by
+/// default until 50 ms pass without one, timed by the host's clock), an editor's save through a
+/// temporary file and a rename is one `modified`, and a recursive watch follows folders made
+/// after it started.
+///
+/// ```lua
+/// local text, err = services.files:read("notes.txt")
+/// services.files:write("notes.txt", text .. "\nmore")
+/// ```
+public final class FilesService: Service {
+    public let changes = ChangePublisher()
+    public var interface: AnyInterface { Self.declaration }
+
+    private let clock: any ServiceClock
+    /// The permission seam: every path is checked here before it is read, written or watched.
+    private let access: ServiceAccess
+    private let reactor = DescriptorReactor.shared
+
+    /// The most `read` returns: 64 MiB.
+    public static let readLimit = 64 << 20
+    /// A burst ends when no change came for this long, unless `debounce` says otherwise.
+    public static let defaultDebounce = 0.05
+
+    public init(clock: any ServiceClock = SystemClock.shared, access: ServiceAccess = .unrestricted) {
+        self.clock = clock
+        self.access = access
+    }
+
+    static func entry(_ context: PluginContext) -> ServiceEntry {
+        let clock = context.clock
+        return ServiceEntry(FilesService.self) { () throws(ServiceError) in FilesService(clock: clock) }
+    }
+
+    public func read(_ path: String) throws(ServiceError) -> [UInt8] {
+        try access.checkRead(path)
+        return try FileSystem.read(path, limit: Self.readLimit)
+    }
+
+    public func write(_ path: String, _ bytes: [UInt8]) throws(ServiceError) {
+        try access.checkWrite(path)
+        try FileSystem.write(path, bytes)
+    }
+
+    public func list(_ path: String, glob: String?) throws(ServiceError) -> [String] {
+        try access.checkRead(path)
+        return try FileSystem.list(path, glob: glob.map(PathGlob.init))
+    }
+
+    public func stat(_ path: String) throws(ServiceError) -> Value {
+        try access.checkRead(path)
+        return try FileSystem.describe(path)
+    }
+
+    /// A watcher of `path` (a folder, or one file); it starts once the caller holds it.
+    ///
+    /// - Throws: `not_found` for a path that does not exist, `invalid_argument` for bad options.
+    public func watch(_ path: String, recursive: Bool = false, glob: String? = nil,
+                      debounce: Double = FilesService.defaultDebounce) throws(ServiceError) -> FileWatcher {
+        try access.checkRead(path)
+        guard !path.isEmpty else { throw ServiceError(.invalidArgument, "path is empty: give a file or a folder (\".\" for the current one)") }
+        var trimmed = path
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        _ = try FileSystem.describe(trimmed)
+        let settings: InotifyWatch.Settings
+        if FileSystem.isFolder(trimmed) {
+            settings = .init(folder: trimmed, onlyName: nil, recursive: recursive, glob: glob.map(PathGlob.init), debounce: debounce)
+        } else {
+            let slash = trimmed.lastIndex(of: "/")
+            let folder = slash.map { trimmed[..<$0].isEmpty ? "/" : String(trimmed[..<$0]) } ?? "."
+            let name = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
+            settings = .init(folder: folder, onlyName: name, recursive: false, glob: nil, debounce: debounce)
+        }
+        return FileWatcher(path: path, settings: settings, clock: clock, reactor: reactor)
+    }
+}

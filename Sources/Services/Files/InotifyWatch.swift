@@ -1,0 +1,194 @@
+import Foundation
+import Glibc
+import Model
+
+/// One watcher's inotify instance as the reactor thread sees it: the folders it watches (all of
+/// them below the root when recursive, new ones added as they appear), the paths it knows exist
+/// (so a file renamed over one that existed reads as `modified`), and the changes waiting for
+/// the end of the burst. Confined to the ``DescriptorReactor`` thread.
+final class InotifyWatch: @unchecked Sendable {
+    // @unchecked: made on the caller's thread before it is shared, then touched only on the
+    // reactor thread (see the type's doc).
+
+    /// What to watch and how.
+    struct Settings: Sendable {
+        /// The folder watched (the file's folder when a file is watched).
+        let folder: String
+        /// When one file is watched: its name in ``folder``.
+        let onlyName: String?
+        let recursive: Bool
+        let glob: PathGlob?
+        /// Seconds a burst may last: changes are delivered once none came for this long (0:
+        /// each batch read is delivered at once).
+        let debounce: Double
+    }
+
+    private let settings: Settings
+    private let reactor: DescriptorReactor
+    private var descriptor: Int32 = -1
+    private var folders: [Int32: String] = [:]
+    private var known: Set<String> = []
+    private var pending = ChangeBatch()
+    /// Bumped by each change, so a debounce timer that fires after newer changes waits on.
+    private var generation = 0
+    private var flushScheduled = false
+    /// Hands a burst over (to the watcher, which emits it).
+    private let deliver: (ChangeBatch) -> Void
+    /// Asks for ``debounceFired(generation:)`` after the debounce, on the host's clock.
+    private let scheduleFlush: (Int) -> Void
+
+    // inotify's flags (sys/inotify.h, which Swift's Glibc does not show).
+    private static let modify: UInt32 = 0x2, attrib: UInt32 = 0x4, closeWrite: UInt32 = 0x8
+    private static let movedFrom: UInt32 = 0x40, movedTo: UInt32 = 0x80, create: UInt32 = 0x100, delete: UInt32 = 0x200
+    private static let deleteSelf: UInt32 = 0x400, moveSelf: UInt32 = 0x800, overflow: UInt32 = 0x4000, ignored: UInt32 = 0x8000
+    private static let onlyFolder: UInt32 = 0x0100_0000, excludeUnlinked: UInt32 = 0x0400_0000, isFolder: UInt32 = 0x4000_0000
+    private static let mask = modify | attrib | closeWrite | movedFrom | movedTo | create | delete | deleteSelf | moveSelf | onlyFolder | excludeUnlinked
+
+    init(_ settings: Settings, reactor: DescriptorReactor, deliver: @escaping (ChangeBatch) -> Void,
+         scheduleFlush: @escaping (Int) -> Void) {
+        self.settings = settings
+        self.reactor = reactor
+        self.deliver = deliver
+        self.scheduleFlush = scheduleFlush
+    }
+
+    /// Opens the inotify instance and watches the folders; false (and nothing watched) when the
+    /// system refuses.
+    func start() -> Bool {
+        guard let initialize = SystemCalls.inotifyInit else { return false }
+        descriptor = initialize(O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return false }
+        add(folder: settings.folder, reportContents: false)
+        reactor.watch(descriptor, events: Int16(POLLIN)) { _ in self.readEvents() }
+        return true
+    }
+
+    /// Stops watching and closes the instance. Idempotent.
+    func stop() {
+        guard descriptor >= 0 else { return }
+        reactor.unwatch(descriptor)
+        close(descriptor)
+        descriptor = -1
+        folders.removeAll()
+        known.removeAll()
+        pending = ChangeBatch()
+    }
+
+    /// Watches `folder` (and, when recursive, every folder below it); with `reportContents`
+    /// what is in it already counts as created (a folder that appeared with files in it).
+    private func add(folder: String, reportContents: Bool) {
+        guard let addWatch = SystemCalls.inotifyAddWatch else { return }
+        let watch = addWatch(descriptor, folder, Self.mask)
+        guard watch >= 0 else { return }
+        folders[watch] = folder
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        for name in names {
+            let path = folder + "/" + name
+            known.insert(path)
+            if reportContents { note(path, .created) }
+            if settings.recursive, FileSystem.isFolder(path), !isLink(path) { add(folder: path, reportContents: reportContents) }
+        }
+    }
+
+    private func isLink(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+    }
+
+    // MARK: Events
+
+    private func readEvents() {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        // Bounded: 16 reads per wake-up; poll reports the rest.
+        for _ in 0..<16 {
+            guard descriptor >= 0 else { return }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            parse(buffer[0..<count])
+        }
+        guard !pending.isEmpty else { return }
+        if settings.debounce <= 0 {
+            flush()
+        } else if !flushScheduled {
+            flushScheduled = true
+            scheduleFlush(generation)
+        }
+    }
+
+    /// `struct inotify_event { int wd; uint32_t mask, cookie, len; char name[len]; }`, back to back.
+    private func parse(_ bytes: ArraySlice<UInt8>) {
+        var offset = bytes.startIndex
+        while offset + 16 <= bytes.endIndex {
+            func word(_ at: Int) -> UInt32 {
+                UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
+            }
+            let watch = Int32(bitPattern: word(offset)), mask = word(offset + 4), length = Int(word(offset + 12))
+            let nameBytes = bytes[(offset + 16)..<min(offset + 16 + length, bytes.endIndex)].prefix { $0 != 0 }
+            offset += 16 + length
+            handle(watch: watch, mask: mask, name: String(decoding: nameBytes, as: UTF8.self))
+        }
+    }
+
+    private func handle(watch: Int32, mask: UInt32, name: String) {
+        if mask & Self.overflow != 0 {
+            // Events were lost: say the whole folder changed.
+            note(settings.folder, .modified, force: true)
+            return
+        }
+        guard let folder = folders[watch] else { return }
+        if mask & Self.ignored != 0 {
+            folders[watch] = nil
+            return
+        }
+        guard !name.isEmpty else {
+            // The watched folder itself went away or moved.
+            if mask & (Self.deleteSelf | Self.moveSelf) != 0, folder == settings.folder { note(folder, .deleted, force: true) }
+            return
+        }
+        let path = folder + "/" + name
+        let isFolder = mask & Self.isFolder != 0
+        if mask & (Self.create | Self.movedTo) != 0 {
+            let existed = known.contains(path)
+            known.insert(path)
+            note(path, existed ? .modified : .created)
+            if isFolder, settings.recursive { add(folder: path, reportContents: true) }
+        } else if mask & (Self.delete | Self.movedFrom) != 0 {
+            known.remove(path)
+            if isFolder { known = known.filter { !$0.hasPrefix(path + "/") } }
+            note(path, .deleted)
+        } else if !isFolder, mask & (Self.modify | Self.closeWrite | Self.attrib) != 0 {
+            note(path, .modified)
+        }
+    }
+
+    /// Adds a change that passes the filters to the burst.
+    private func note(_ path: String, _ kind: ChangeBatch.Kind, force: Bool = false) {
+        if !force {
+            let relative = String(path.dropFirst(settings.folder.count + 1))
+            if let only = settings.onlyName, relative != only { return }
+            if let glob = settings.glob, !glob.matches(relative) { return }
+        }
+        pending.add(path, kind)
+        generation += 1
+    }
+
+    /// The debounce scheduled at `scheduled` passed: delivers the burst when nothing came since,
+    /// else waits again.
+    func debounceFired(generation scheduled: Int) {
+        guard descriptor >= 0 else { return }
+        if scheduled == generation {
+            flushScheduled = false
+            flush()
+        } else {
+            scheduleFlush(generation)
+        }
+    }
+
+    private func flush() {
+        guard !pending.isEmpty else { return }
+        let batch = pending
+        pending = ChangeBatch()
+        deliver(batch)
+    }
+}

@@ -1,0 +1,65 @@
+/// One output pipe of a program as the reactor reads it: kept whole up to a limit (`run`), or
+/// split into lines (`spawn`), never holding more than the limit.
+struct OutputPipe {
+    /// `"stdout"` or `"stderr"`, as `didOutput` names it.
+    let name: String
+    let descriptor: Int32
+    let limit: Int
+    /// True: cut into lines for `didOutput`; false: kept for the result.
+    let splitsLines: Bool
+    private(set) var kept: [UInt8] = []
+    /// Set once bytes were dropped past `limit`.
+    private(set) var truncated = false
+    /// For lines: the current line was cut, so its rest is dropped up to the next newline.
+    private var skippingRest = false
+    private(set) var isOpen = true
+
+    init(name: String, descriptor: Int32, limit: Int, splitsLines: Bool) {
+        self.name = name
+        self.descriptor = descriptor
+        self.limit = limit
+        self.splitsLines = splitsLines
+    }
+
+    /// Takes `bytes` just read; for lines, calls `line` with each complete line (its newline
+    /// and a carriage return before it removed) and whether it was cut.
+    mutating func take(_ bytes: UnsafeRawBufferPointer, line: (ArraySlice<UInt8>, Bool) -> Void) {
+        guard splitsLines else {
+            let room = max(limit - kept.count, 0)
+            if bytes.count > room { truncated = true }
+            kept.append(contentsOf: bytes.prefix(room))
+            return
+        }
+        var start = bytes.startIndex
+        while let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            append(bytes[start..<newline])
+            emit(line)
+            skippingRest = false
+            start = newline + 1
+        }
+        append(bytes[start...])
+    }
+
+    /// The pipe reached its end: a last line without a newline is still a line.
+    mutating func finish(line: (ArraySlice<UInt8>, Bool) -> Void) {
+        isOpen = false
+        if splitsLines, !kept.isEmpty || skippingRest { emit(line) }
+    }
+
+    private mutating func append(_ bytes: Slice<UnsafeRawBufferPointer>) {
+        guard !skippingRest, !bytes.isEmpty else { return }
+        let room = max(limit - kept.count, 0)
+        if bytes.count > room {
+            truncated = true
+            skippingRest = true
+        }
+        kept.append(contentsOf: bytes.prefix(room))
+    }
+
+    private mutating func emit(_ line: (ArraySlice<UInt8>, Bool) -> Void) {
+        var text = kept[...]
+        if text.last == UInt8(ascii: "\r") { text = text.dropLast() }
+        line(text, skippingRest)
+        kept.removeAll(keepingCapacity: true)
+    }
+}

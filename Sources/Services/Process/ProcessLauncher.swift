@@ -1,0 +1,168 @@
+import Glibc
+import Model
+
+/// Starts a program with `posix_spawn`, in a process group of its own, with pipes on its stdin,
+/// stdout and stderr: no Swift code runs between fork and exec (glibc's `posix_spawn` is a
+/// `clone(CLONE_VFORK)` followed by the file actions and the exec, all in C).
+///
+/// The child gets the default disposition of every signal the host handles or ignores, an empty
+/// signal mask, only descriptors 0, 1 and 2 (every other one is closed before exec), and its own
+/// process group (``ProcessGroups``), so ending it can end everything it started.
+struct ProcessLauncher {
+    /// A started program: its pid (also its group's id) and the host's ends of its pipes.
+    struct Launched {
+        let pid: pid_t
+        /// Polls readable once the program has exited.
+        let exitDescriptor: Int32
+        /// Where its stdin is written; -1 when it reads `/dev/null`.
+        let input: Int32
+        let output: Int32
+        let errors: Int32
+    }
+
+    /// Starts `spec`'s program. `keepInputOpen` gives it a pipe on stdin even without
+    /// `spec.stdin` (a spawned process, which the script writes to).
+    static func launch(_ spec: ProcessSpec, keepInputOpen: Bool) throws(ServiceError) -> Launched {
+        guard let pidfdOpen = SystemCalls.pidfdOpen else {
+            throw ServiceError(.unavailable, "this system's C library has no pidfd_open (glibc 2.36 and Linux 5.3 are needed to watch processes)")
+        }
+        if let cwd = spec.cwd { try checkFolder(cwd) }
+        var pipes: [Int32] = []
+        func pipe() throws(ServiceError) -> (read: Int32, write: Int32) {
+            guard let ends = SystemCalls.pipe() else {
+                let code = errno
+                for descriptor in pipes { close(descriptor) }
+                throw ServiceError(.io, "cannot start '\(clipped(spec.programName))': no pipe for its output (\(String(cString: strerror(code))))")
+            }
+            pipes += [ends.read, ends.write]
+            return ends
+        }
+        let input = spec.stdin != nil || keepInputOpen ? try pipe() : nil
+        let output = try pipe()
+        let errors = try pipe()
+        // The child's ends block, as programs expect; the host's stay non-blocking.
+        if let input { SystemCalls.setBlocking(input.read) }
+        SystemCalls.setBlocking(output.write)
+        SystemCalls.setBlocking(errors.write)
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let input {
+            posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        // dup2 clears close-on-exec on the copies the program keeps.
+        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
+        if let addCloseFrom = SystemCalls.addCloseFrom { _ = addCloseFrom(&actions, 3) }
+        if let cwd = spec.cwd {
+            guard let addChdir = SystemCalls.addChdir else {
+                for descriptor in pipes { close(descriptor) }
+                throw ServiceError(.unavailable, "this system's C library cannot start a program in another folder (glibc 2.29 is needed for options.cwd)")
+            }
+            _ = cwd.withCString { addChdir(&actions, $0) }
+        }
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for number in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU, SIGWINCH, SIGUSR1, SIGUSR2] {
+            sigaddset(&defaults, number)
+        }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+
+        let environment = environmentStrings(spec.environment)
+        let argv: [UnsafeMutablePointer<CChar>?] = spec.argv.map { strdup($0) } + [nil]
+        defer {
+            for item in environment { free(item) }
+            for item in argv { free(item) }
+        }
+        var pid = pid_t()
+        let status = posix_spawnp(&pid, spec.argv[0], &actions, &attributes, argv, environment)
+        if let input { close(input.read) }
+        close(output.write)
+        close(errors.write)
+        guard status == 0 else {
+            if let input { close(input.write) }
+            close(output.read)
+            close(errors.read)
+            throw failure(spec, status)
+        }
+        ProcessGroups.add(pid)
+        let exitDescriptor = pidfdOpen(pid, 0)
+        guard exitDescriptor >= 0 else {
+            let code = errno
+            kill(-pid, SIGKILL)
+            ProcessGroups.remove(pid)
+            var ignored: Int32 = 0
+            while waitpid(pid, &ignored, 0) == -1 && errno == EINTR {}
+            if let input { close(input.write) }
+            close(output.read)
+            close(errors.read)
+            throw ServiceError(.io, "cannot watch '\(clipped(spec.programName))' (pidfd_open: \(String(cString: strerror(code))))")
+        }
+        _ = fcntl(exitDescriptor, F_SETFD, FD_CLOEXEC)
+        return Launched(pid: pid, exitDescriptor: exitDescriptor, input: input?.write ?? -1, output: output.read, errors: errors.read)
+    }
+
+    /// A missing or wrong `cwd` named as such (posix_spawn would answer ENOENT, as for a
+    /// missing program).
+    private static func checkFolder(_ path: String) throws(ServiceError) {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { throw ServiceError(.notFound, "cwd '\(clipped(path))' does not exist") }
+            throw ServiceError(code == EACCES ? .permission : .io, "cwd '\(clipped(path))': \(String(cString: strerror(code)))")
+        }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw ServiceError(.invalidArgument, "cwd '\(clipped(path))' is not a folder")
+        }
+    }
+
+    /// Why a program did not start, naming it.
+    private static func failure(_ spec: ProcessSpec, _ code: Int32) -> ServiceError {
+        let program = clipped(spec.programName)
+        switch code {
+        case ENOENT where spec.argv[0].contains("/"):
+            return ServiceError(.notFound, "program '\(program)' does not exist")
+        case ENOENT:
+            return ServiceError(.notFound, "program '\(program)' was not found in PATH")
+        case EACCES, EPERM:
+            return ServiceError(.permission, "program '\(program)' is not executable (or a folder on its path cannot be searched)")
+        case ENOEXEC:
+            return ServiceError(.invalidArgument, "program '\(program)' is not a program this system can run")
+        case EISDIR:
+            return ServiceError(.invalidArgument, "program '\(program)' is a folder")
+        default:
+            return ServiceError(.io, "cannot start '\(program)': \(String(cString: strerror(code)))")
+        }
+    }
+
+    /// The host's environment with `changes` applied, as `NAME=value` C strings and a nil.
+    private static func environmentStrings(_ changes: [String: String?]) -> [UnsafeMutablePointer<CChar>?] {
+        var strings: [UnsafeMutablePointer<CChar>?] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            entry += 1
+            if !changes.isEmpty {
+                let text = String(cString: pointer)
+                if let equals = text.firstIndex(of: "="), changes[String(text[..<equals])] != nil { continue }
+            }
+            strings.append(strdup(pointer))
+        }
+        for (name, value) in changes {
+            guard let value else { continue }
+            strings.append(strdup("\(name)=\(value)"))
+        }
+        return strings + [nil]
+    }
+}

@@ -1,0 +1,167 @@
+public import Model
+import Glibc
+import Synchronization
+
+/// `services.process`: programs run without blocking the loop.
+///
+/// `run(argv[, options])` answers `{ status, signal, stdout, stderr, truncated, timedOut }` once
+/// the program has exited; `spawn(argv[, options])` hands back a ``SpawnedProcess`` at once.
+/// No shell is involved unless `shell = true`. Each program runs in a process group of its own;
+/// cancelling a `run`, ending the owner of a `run` or a spawned process, releasing the service
+/// (the run's end) and the host's exit kill that whole group with SIGKILL. `timeout` sends
+/// SIGTERM to the group, then SIGKILL after ``ProcessSpec/killGrace`` seconds, both timed by the
+/// host's clock. Output past `maxBytes` per stream (default 10 MiB) is read and dropped, and the
+/// result says `truncated = true`.
+///
+/// All the pipes of all programs are read and written by one thread (``DescriptorReactor``), so
+/// hundreds of programs at once cost the loop only their results. A program's exit is seen
+/// through a pidfd, its output left in the pipes is read, and it is reaped there: no zombie and
+/// no descriptor stays behind.
+///
+/// ```lua
+/// local result, err = services.process:run({ "git", "pull" }, { cwd = "src", timeout = 60 })
+/// if err then print(err) elseif result.status ~= 0 then print(result.stderr) end
+/// ```
+public final class ProcessService: Service {
+    public let changes = ChangePublisher()
+    public var interface: AnyInterface { Self.declaration }
+
+    private let clock: any ServiceClock
+    /// Answers every program in place of running it when set (``Exchange``).
+    private let exchange: Exchange?
+    /// The permission seam: every program is checked here before it starts.
+    private let access: ServiceAccess
+    private let reactor = DescriptorReactor.shared
+    /// The groups of the programs this service started that still run: killed when it goes.
+    private let live = Mutex<Set<pid_t>>([])
+
+    /// - Parameters:
+    ///   - clock: what times `timeout` and the grace after it (the host's clock).
+    ///   - access: what the caller may run (``ServiceAccess/unrestricted`` for scripts).
+    ///   - exchange: answers every program instead of running it (`crescent test`'s
+    ///     `fake.process`); nil to run them.
+    public init(clock: any ServiceClock = SystemClock.shared, access: ServiceAccess = .unrestricted, exchange: Exchange? = nil) {
+        self.clock = clock
+        self.access = access
+        self.exchange = exchange
+    }
+
+    /// Answers one program without running it: called on the caller's thread with what would
+    /// run and the completion to call exactly once (from any thread) with how it ended and
+    /// what it wrote.
+    public typealias Exchange = @Sendable (ProcessSpec, @escaping @Sendable (Result<ProcessOutcome, ServiceError>) -> Void) -> Void
+
+    /// The run ended (the host let go of its services): nothing it started runs on.
+    deinit {
+        for pid in live.withLock({ $0 }) { ProcessGroups.signal(pid, SIGKILL) }
+    }
+
+    /// The standard plugin's entry: made on first use with the host's clock.
+    static func entry(_ context: PluginContext) -> ServiceEntry {
+        let clock = context.clock
+        return ServiceEntry(ProcessService.self) { () throws(ServiceError) in ProcessService(clock: clock) }
+    }
+
+    /// How many programs this service started still run.
+    public var runningCount: Int { live.withLock { $0.count } }
+
+    // MARK: run
+
+    /// Runs `spec` and returns how it ended, with its output. Cancelling the calling task
+    /// kills the program's group.
+    ///
+    /// - Throws: `invalid_argument`, `not_found`, `permission`, `io` when it cannot start;
+    ///   `cancelled`.
+    public func run(_ spec: ProcessSpec) async throws(ServiceError) -> ProcessOutcome {
+        let cancellation = Cancellation()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                do throws(ServiceError) {
+                    let stop = try start(spec) { continuation.resume(returning: $0) }
+                    cancellation.onCancel(stop)
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+        // Killed because the caller cancelled: that is the answer, not the SIGKILL it died of.
+        if cancellation.isCancelled { throw ServiceError(.cancelled, "the run of '\(clipped(spec.programName))' was cancelled") }
+        return try result.get()
+    }
+
+    /// Starts `spec` and calls `completion` once, on the reactor thread, when it has exited;
+    /// returns what kills its group (callable from any thread, more than once).
+    func start(_ spec: ProcessSpec,
+               completion: @escaping @Sendable (Result<ProcessOutcome, ServiceError>) -> Void) throws(ServiceError) -> @Sendable () -> Void {
+        try access.checkRun(spec.argv[0])
+        if let exchange {
+            exchange(spec, completion)
+            return {}
+        }
+        let launched = try ProcessLauncher.launch(spec, keepInputOpen: false)
+        let pid = launched.pid
+        track(pid)
+        let deadline = Cancellation()
+        let untrack = untracker()
+        let child = ChildProcess(launched, spec: spec, splitsLines: false, reactor: reactor, callbacks: .init(
+            line: nil,
+            exited: { outcome in
+                untrack(pid)
+                deadline.cancel()
+                completion(.success(outcome))
+            }))
+        let reactor = self.reactor
+        reactor.submit { child.start() }
+        scheduleTimeout(spec, child, deadline)
+        return { ProcessGroups.signal(pid, SIGKILL) }
+    }
+
+    // MARK: spawn
+
+    /// Starts `spec` and hands back the running program; its output is read from
+    /// ``SpawnedProcess/start()`` on (the host calls it once it holds the object).
+    public func spawn(_ spec: ProcessSpec) throws(ServiceError) -> SpawnedProcess {
+        try access.checkRun(spec.argv[0])
+        if let exchange { return SpawnedProcess(faking: spec, exchange: exchange, reactor: reactor) }
+        let launched = try ProcessLauncher.launch(spec, keepInputOpen: spec.stdin == nil)
+        track(launched.pid)
+        let deadline = Cancellation()
+        let untrack = untracker()
+        let pid = launched.pid
+        let process = SpawnedProcess(launched: launched, spec: spec, reactor: reactor) { _ in
+            untrack(pid)
+            deadline.cancel()
+        }
+        if let child = process.childForTimeout { scheduleTimeout(spec, child, deadline) }
+        return process
+    }
+
+    // MARK: Groups
+
+    private func track(_ pid: pid_t) {
+        live.withLock { _ = $0.insert(pid) }
+    }
+
+    /// What forgets a pid once its program has ended; it holds the service weakly, so
+    /// a program outliving the service (killed by its deinit) does not keep it alive.
+    private func untracker() -> @Sendable (pid_t) -> Void {
+        return { [weak self] pid in self?.live.withLock { _ = $0.remove(pid) } }
+    }
+
+    /// `timeout`: SIGTERM to the group, then SIGKILL after the grace, both on the host's clock;
+    /// `deadline` cancelled (by the exit) first means neither happens.
+    private func scheduleTimeout(_ spec: ProcessSpec, _ child: ChildProcess, _ deadline: Cancellation) {
+        guard let timeout = spec.timeout else { return }
+        let reactor = self.reactor
+        let clock = self.clock
+        let grace = spec.killGrace
+        let first = clock.schedule(after: .seconds(seconds: timeout)) {
+            reactor.submit { child.timeOut() }
+            let second = clock.schedule(after: .seconds(seconds: grace)) { reactor.submit { child.killAfterGrace() } }
+            deadline.onCancel { second.cancel() }
+        }
+        deadline.onCancel { first.cancel() }
+    }
+}

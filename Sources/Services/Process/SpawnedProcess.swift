@@ -1,0 +1,196 @@
+public import Model
+import Glibc
+import Synchronization
+
+/// A program started with `process:spawn(argv[, options])`: `pid`, `running`, `write(data)`,
+/// `closeInput()`, `kill([signal])`, `wait()`, events `didOutput { stream, line }` and
+/// `didExit { status, signal }`.
+///
+/// Its caller's owner holds it (``OwnedModelObject``): the program starts being read once the
+/// host holds it, keeps the run alive while it runs, and its whole process group is killed when
+/// that owner ends first.
+///
+/// ```lua
+/// local build = services.process:spawn({ "make", "-j4" }, { cwd = "src" })
+/// build:on("didOutput", function(out) print(out.stream, out.line) end)
+/// build:on("didExit", function(result) print("make ended", result.status, result.signal) end)
+/// ```
+public final class SpawnedProcess: OwnedModelObject {
+    public let changes = ChangePublisher()
+    public var interface: AnyInterface { Self.declaration }
+    public let pid: Int32
+    private let backend: Backend
+    private let reactor: DescriptorReactor
+    private let state = Mutex<State>(State())
+
+    /// What runs behind it.
+    private enum Backend: Sendable {
+        /// A real program, read by the reactor.
+        case program(ChildProcess)
+        /// `fake.process` in a spec: the answer to `spec`, asked for when the host holds it.
+        case faked(ProcessSpec, ProcessService.Exchange)
+    }
+
+    /// What the loop reads and what `wait` waits for.
+    private struct State {
+        var outcome: ProcessOutcome?
+        var waiting: [Reply] = []
+        var finished: (@Sendable () -> Void)?
+        var started = false
+        /// False once `closeInput()` ran, or when `options.stdin` gave all of it.
+        var inputOpen = true
+    }
+
+    init(launched: ProcessLauncher.Launched, spec: ProcessSpec, reactor: DescriptorReactor,
+         onExit: @escaping @Sendable (ProcessOutcome) -> Void) {
+        pid = launched.pid
+        self.reactor = reactor
+        // The child's callbacks reach this object weakly: the script may drop it while the
+        // program runs on (the owner's share keeps it until then anyway).
+        let link = WeakBox<SpawnedProcess>()
+        backend = .program(ChildProcess(launched, spec: spec, splitsLines: true, reactor: reactor, callbacks: .init(
+            line: { stream, line, cut in link.object?.emitLine(stream, line, cut) },
+            exited: { outcome in
+                onExit(outcome)
+                link.object?.ended(outcome)
+            })))
+        link.object = self
+        if spec.stdin != nil { state.withLock { $0.inputOpen = false } }
+    }
+
+    /// A process that `exchange` answers for (`fake.process`): its output and end come from
+    /// the answer, on a later turn, once the host holds it.
+    init(faking spec: ProcessSpec, exchange: @escaping ProcessService.Exchange, reactor: DescriptorReactor) {
+        pid = 0
+        self.reactor = reactor
+        backend = .faked(spec, exchange)
+        if spec.stdin != nil { state.withLock { $0.inputOpen = false } }
+    }
+
+    private func emitLine(_ stream: String, _ line: ArraySlice<UInt8>, _ cut: Bool) {
+        var payload: Fields = ["stream": .string(stream), "line": .bytes(Array(line))]
+        if cut { payload["truncated"] = true }
+        changes.emit("didOutput", .object(payload))
+    }
+
+    /// The reactor's side of it, for the service's timeout.
+    var childForTimeout: ChildProcess? {
+        if case .program(let child) = backend { return child }
+        return nil
+    }
+
+    /// Whether the program still runs.
+    public var isRunning: Bool { state.withLock { $0.outcome == nil } }
+
+    /// How it ended, once it has.
+    public var outcome: ProcessOutcome? { state.withLock { $0.outcome } }
+
+    public func adopt(finished: @escaping @Sendable () -> Void) {
+        let already: Bool = state.withLock { state in
+            if state.outcome != nil { return true }
+            state.finished = finished
+            return false
+        }
+        if already { finished() }
+        start()
+    }
+
+    /// Starts reading its output (``adopt(finished:)`` does it for scripts; Swift callers call it).
+    public func start() {
+        guard state.withLock({ state in defer { state.started = true }; return !state.started }) else { return }
+        switch backend {
+        case .program(let child):
+            reactor.submit { child.start() }
+        case .faked(let spec, let exchange):
+            // Answered now (on the loop, by the spec), delivered from another thread so the
+            // script has subscribed by then, as with a real program's output.
+            let reactor = self.reactor
+            let link = WeakBox<SpawnedProcess>()
+            link.object = self
+            exchange(spec) { result in
+                reactor.submit { link.object?.playBack(result) }
+            }
+        }
+    }
+
+    /// A faked program's answer as a real one would come: its lines, then its end.
+    private func playBack(_ result: Result<ProcessOutcome, ServiceError>) {
+        guard isRunning else { return }
+        var outcome: ProcessOutcome
+        switch result {
+        case .success(let answer): outcome = answer
+        case .failure(let error):
+            outcome = ProcessOutcome(status: 127, stderr: Array(error.message.utf8))
+        }
+        for (stream, bytes) in [("stdout", outcome.stdout), ("stderr", outcome.stderr)] where !bytes.isEmpty {
+            var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            if bytes.last == UInt8(ascii: "\n") { lines.removeLast() }
+            for line in lines { emitLine(stream, line.last == UInt8(ascii: "\r") ? line.dropLast() : line, false) }
+        }
+        outcome.stdout = []
+        outcome.stderr = []
+        ended(outcome)
+    }
+
+    public func ownerEnded() {
+        kill(signal: SIGKILL)
+    }
+
+    /// Sends `signal` to the program's whole group (nothing once it has ended).
+    public func kill(signal: Int32) {
+        switch backend {
+        case .program:
+            // At once, not through the reactor: at teardown the process may exit before the
+            // reactor's next turn.
+            ProcessGroups.signal(pid, signal)
+        case .faked:
+            // A faked program ends at any signal, as most programs do.
+            reactor.submit { [weak self] in
+                guard let self, self.isRunning else { return }
+                self.ended(ProcessOutcome(status: nil, signal: ProcessOutcome.signalName(signal)))
+            }
+        }
+    }
+
+    /// Queues `bytes` for its stdin.
+    public func write(_ bytes: [UInt8]) throws(ServiceError) {
+        let (running, open) = state.withLock { ($0.outcome == nil, $0.inputOpen) }
+        guard running else { throw ServiceError(.unavailable, "process \(pid) has ended: nothing can be written to it") }
+        guard open else {
+            throw ServiceError(.invalidArgument, "the stdin of process \(pid) is closed (closeInput() was called, or options.stdin gave all of it)")
+        }
+        // Bytes the program no longer reads (it closed its stdin) are dropped there; a faked
+        // program reads nothing.
+        guard case .program(let child) = backend else { return }
+        reactor.submit { _ = child.write(bytes) }
+    }
+
+    /// Closes its stdin once what was written has gone.
+    public func closeInput() {
+        state.withLock { $0.inputOpen = false }
+        guard case .program(let child) = backend else { return }
+        reactor.submit { child.closeInput() }
+    }
+
+    /// Answers `reply` with `{ status, signal }` once the program has ended.
+    func wait(_ reply: Reply) {
+        let outcome: ProcessOutcome? = state.withLock { state in
+            if state.outcome == nil { state.waiting.append(reply) }
+            return state.outcome
+        }
+        if let outcome { reply(.success(outcome.exitValue)) }
+    }
+
+    private func ended(_ outcome: ProcessOutcome) {
+        let (waiting, finished): ([Reply], (@Sendable () -> Void)?) = state.withLock { state in
+            guard state.outcome == nil else { return ([], nil) }
+            state.outcome = outcome
+            defer { state.waiting.removeAll(); state.finished = nil }
+            return (state.waiting, state.finished)
+        }
+        changes.propertyChanged("running", to: false)
+        changes.emit("didExit", outcome.exitValue)
+        for reply in waiting { reply(.success(outcome.exitValue)) }
+        finished?()
+    }
+}

@@ -1,0 +1,194 @@
+public import Foundation
+public import Model
+
+/// A wall-clock schedule in a time zone: daily at a time (`timer.at("09:30")`) or a five-field
+/// cron expression (`timer.cron("*/5 8-18 * * 1-5")`), and the next instant it is due.
+///
+/// Cron fields are minute (0-59), hour (0-23), day of month (1-31), month (1-12 or `jan`-`dec`)
+/// and day of week (0-7, 0 and 7 are Sunday, or `sun`-`sat`); each is `*`, a value, a range
+/// `a-b`, any of these with a step (`*/5`, `8-18/2`, `5/15`), or a list of them (`1,15,30`).
+/// `@hourly`, `@daily`, `@weekly`, `@monthly` and `@yearly` stand for their usual expressions.
+/// As in Vixie cron, when both day fields are restricted a day matching either is due.
+///
+/// Daylight saving follows the zone's rules: a time that does not exist on a day (02:30 when the
+/// clocks go from 02:00 to 03:00) is due once, at the change; a time that happens twice (01:30
+/// when they go back) is due once, the first time.
+///
+/// ```swift
+/// let weekdays = try WallSchedule(cron: "30 9 * * mon-fri", zone: "Europe/Paris")
+/// let next = weekdays.next(after: clock.wallTime)    // seconds since 1970, UTC
+/// ```
+public struct WallSchedule: Sendable, CustomStringConvertible {
+    let minutes: [Int]
+    let hours: [Int]
+    let second: Int
+    private let daysOfMonth: Set<Int>
+    private let months: Set<Int>
+    private let daysOfWeek: Set<Int>
+    /// Whether each day field was `*` (for the Vixie rule).
+    private let anyDayOfMonth: Bool
+    private let anyDayOfWeek: Bool
+    public let zone: TimeZone
+    /// How the script wrote it (`at 09:30`, `cron */5 8-18 * * 1-5`), with the zone.
+    public let description: String
+
+    /// Daily at `time`, `HH:MM` or `HH:MM:SS` (24-hour clock).
+    public init(at time: String, zone name: String? = nil) throws(ServiceError) {
+        let parts = time.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3, let hour = Int(parts[0]), let minute = Int(parts[1]),
+              parts.allSatisfy({ $0.count == 2 || ($0.count == 1 && $0 == parts[0]) }),
+              (0...23).contains(hour), (0...59).contains(minute) else {
+            throw ServiceError(.invalidArgument, "'\(clipped(time, limit: 40))' is not a time of day: use \"HH:MM\" or \"HH:MM:SS\" on a 24-hour clock, such as \"09:30\"")
+        }
+        var second = 0
+        if parts.count == 3 {
+            guard let value = Int(parts[2]), (0...59).contains(value) else {
+                throw ServiceError(.invalidArgument, "'\(clipped(time, limit: 40))' has no valid seconds: use 00 to 59")
+            }
+            second = value
+        }
+        zone = try Self.zone(name)
+        minutes = [minute]
+        hours = [hour]
+        self.second = second
+        daysOfMonth = Set(1...31)
+        months = Set(1...12)
+        daysOfWeek = Set(0...6)
+        anyDayOfMonth = true
+        anyDayOfWeek = true
+        description = "at \(time) \(zone.identifier)"
+    }
+
+    /// At the times a five-field cron expression names.
+    public init(cron expression: String, zone name: String? = nil) throws(ServiceError) {
+        let macros = ["@hourly": "0 * * * *", "@daily": "0 0 * * *", "@midnight": "0 0 * * *",
+                      "@weekly": "0 0 * * 0", "@monthly": "0 0 1 * *", "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *"]
+        let text = macros[expression.trimmingCharacters(in: .whitespaces).lowercased()] ?? expression
+        let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard fields.count == 5 else {
+            throw ServiceError(.invalidArgument, "'\(clipped(expression, limit: 60))' has \(fields.count) field\(fields.count == 1 ? "" : "s"); a cron expression has five: minute hour day-of-month month day-of-week, such as \"*/5 8-18 * * 1-5\"")
+        }
+        minutes = try Self.field(fields[0], "minute", 0...59).sorted()
+        hours = try Self.field(fields[1], "hour", 0...23).sorted()
+        daysOfMonth = try Self.field(fields[2], "day of month", 1...31)
+        months = try Self.field(fields[3], "month", 1...12, names: Self.monthNames)
+        // 7 is Sunday too.
+        daysOfWeek = Set(try Self.field(fields[4], "day of week", 0...7, names: Self.dayNames).map { $0 % 7 })
+        anyDayOfMonth = fields[2].hasPrefix("*")
+        anyDayOfWeek = fields[4].hasPrefix("*")
+        second = 0
+        zone = try Self.zone(name)
+        description = "cron \(expression) \(zone.identifier)"
+    }
+
+    // MARK: The next instant
+
+    /// The first instant after `now` (seconds since 1970, UTC) when it is due; nil when no day
+    /// in the next 28 years matches (`0 0 30 2 *`: February has no 30th).
+    public func next(after now: Double) -> Double? {
+        let localNow = now + Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: now)))
+        let today = Int((localNow / 86_400).rounded(.down))
+        var best: Double?
+        // From the day before (an offset change can move a late local time past `now`) through
+        // 28 years, the cycle of weekdays and leap years; the day after the first due day too.
+        var lastDay = today + 28 * 366
+        var day = today - 1
+        while day <= lastDay {
+            if matches(day: day) {
+                // Offsets change by at most a few hours: local times more than 2 h before now's
+                // cannot be after it, and none more than 2 h after the best found can beat it.
+                search: for hour in hours {
+                    for minute in minutes {
+                        let local = Double(day * 86_400 + hour * 3600 + minute * 60 + second)
+                        if local < localNow - 7200 { continue }
+                        if let best, local - 7200 > best + (localNow - now) { break search }
+                        if let instant = instant(ofLocal: local), instant > now, best.map({ instant < $0 }) ?? true {
+                            best = instant
+                        }
+                    }
+                }
+                if best != nil { lastDay = min(lastDay, day + 1) }
+            }
+            day += 1
+        }
+        return best
+    }
+
+    private func matches(day: Int) -> Bool {
+        let date = CivilTime.date(ofEpochSeconds: Double(day) * 86_400)
+        guard months.contains(date.month) else { return false }
+        // 1970-01-01 was a Thursday (4).
+        let weekday = ((day % 7) + 7 + 4) % 7
+        let dayOfMonth = daysOfMonth.contains(date.day), dayOfWeek = daysOfWeek.contains(weekday)
+        if anyDayOfMonth || anyDayOfWeek { return dayOfMonth && dayOfWeek }
+        return dayOfMonth || dayOfWeek
+    }
+
+    /// The UTC instant of a local time (seconds since 1970 as if the zone were UTC): the first
+    /// one when it happens twice, the change itself when the clocks skip it.
+    private func instant(ofLocal local: Double) -> Double? {
+        let before = Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: local - 86_400)))
+        let after = Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: local + 86_400)))
+        let candidates = Set([local - before, local - after]).filter { instant in
+            Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: instant))) == local - instant
+        }
+        if let first = candidates.min() { return first }
+        // Skipped: due at the change, the first instant whose local time is past it.
+        let change = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: local - before - 86_400))
+        return change?.timeIntervalSince1970
+    }
+
+    // MARK: Parsing
+
+    static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    static let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
+
+    private static func zone(_ name: String?) throws(ServiceError) -> TimeZone {
+        guard let name else { return TimeZone.current }
+        guard let zone = TimeZone(identifier: name) else {
+            throw ServiceError(.invalidArgument, "zone '\(clipped(name, limit: 40))' is not an IANA time zone: use a name such as \"Europe/Paris\", \"America/New_York\" or \"UTC\"")
+        }
+        return zone
+    }
+
+    /// The values one cron field names, each in `range`.
+    private static func field(_ text: Substring, _ name: String, _ range: ClosedRange<Int>, names: [String] = []) throws(ServiceError) -> Set<Int> {
+        var values = Set<Int>()
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let parts = item.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count <= 2 else { throw problem(text, name, range, "'\(item)' has two steps") }
+            var step = 1
+            if parts.count == 2 {
+                guard let given = Int(parts[1]), given > 0 else { throw problem(text, name, range, "the step in '\(item)' must be a whole number above 0") }
+                step = given
+            }
+            let span: ClosedRange<Int>
+            if parts[0] == "*" {
+                span = range
+            } else {
+                let ends = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+                guard ends.count <= 2 else { throw problem(text, name, range, "'\(item)' is not a value or a range a-b") }
+                let low = try value(ends[0], text, name, range, names)
+                // `5/15`: from 5 to the end, every 15.
+                let high = ends.count == 2 ? try value(ends[1], text, name, range, names) : (parts.count == 2 ? range.upperBound : low)
+                guard low <= high else { throw problem(text, name, range, "the range '\(parts[0])' goes backwards") }
+                span = low...high
+            }
+            values.formUnion(stride(from: span.lowerBound, through: span.upperBound, by: step))
+        }
+        return values
+    }
+
+    private static func value(_ text: Substring, _ field: Substring, _ name: String, _ range: ClosedRange<Int>, _ names: [String]) throws(ServiceError) -> Int {
+        if let index = names.firstIndex(of: text.lowercased()) { return index + (range.lowerBound == 1 ? 1 : 0) }
+        guard let number = Int(text), range.contains(number) else {
+            let words = names.isEmpty ? "" : " or a name (\(names.first ?? "")-\(names.last ?? ""))"
+            throw problem(field, name, range, "'\(text)' is not a number in \(range.lowerBound)-\(range.upperBound)\(words)")
+        }
+        return number
+    }
+
+    private static func problem(_ field: Substring, _ name: String, _ range: ClosedRange<Int>, _ why: String) -> ServiceError {
+        ServiceError(.invalidArgument, "the \(name) field '\(clipped(field, limit: 40))' is not valid: \(why)")
+    }
+}

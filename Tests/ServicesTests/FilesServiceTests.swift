@@ -1,0 +1,155 @@
+import Foundation
+import Glibc
+import Model
+@testable import Services
+import Synchronization
+import Testing
+
+/// The files service on real temporary folders: atomic writes, listings, stats, errors naming
+/// the path, and watches (editor saves through a rename, deletes, new subfolders followed, glob
+/// filters, bursts coalesced, cancel closing the inotify descriptor).
+@Suite(.serialized) struct FilesServiceTests {
+    let files = FilesService()
+    let folder: String
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("crescent-files-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    private func cleanUp() { try? FileManager.default.removeItem(atPath: folder) }
+
+    @Test func writeIsAtomicAndKeepsTheModeThenReadListAndStatSeeIt() throws {
+        defer { cleanUp() }
+        let path = folder + "/notes.txt"
+        try files.write(path, Array("first".utf8))
+        #expect(try files.read(path) == Array("first".utf8))
+        chmod(path, 0o600)
+        try files.write(path, Array("second".utf8))
+        #expect(String(decoding: try files.read(path), as: UTF8.self) == "second")
+        let stat = try files.stat(path)
+        #expect(stat["kind"] == "file")
+        #expect(stat["size"] == 6)
+        #expect(stat["mode"] == .integer(0o600), "an existing file keeps its mode")
+        #expect(try files.list(folder, glob: nil) == ["notes.txt"], "no temporary file is left behind")
+        try files.write(folder + "/b.lua", [])
+        #expect(try files.list(folder, glob: "*.lua") == ["b.lua"])
+        #expect(try files.stat(folder)["kind"] == "folder")
+    }
+
+    @Test func errorsNameThePath() {
+        defer { cleanUp() }
+        func failure(_ body: () throws(ServiceError) -> Void) -> String {
+            do { try body() } catch { return "\(error.code.name): \(error.message)" }
+            return "no error"
+        }
+        #expect(failure { () throws(ServiceError) in _ = try files.read(folder + "/missing") } == "not_found: '\(folder)/missing' does not exist")
+        #expect(failure { () throws(ServiceError) in _ = try files.read(folder) } == "invalid_argument: '\(folder)' is a folder: files:list(path) lists it")
+        #expect(failure { () throws(ServiceError) in _ = try files.list(folder + "/missing", glob: nil) } == "not_found: '\(folder)/missing' does not exist")
+        #expect(failure { () throws(ServiceError) in try files.write(folder + "/no/such/file", [1]) } == "not_found: '\(folder)/no/such' does not exist")
+        #expect(failure { () throws(ServiceError) in _ = try files.watch(folder + "/missing") } == "not_found: '\(folder)/missing' does not exist")
+    }
+
+    /// What a watch reported, one string per batch.
+    final class Batches: Sendable {
+        private let items = Mutex<[String]>([])
+        func append(_ item: String) { items.withLock { $0.append(item) } }
+        func withLock<T>(_ body: ([String]) -> T) -> T { items.withLock { body($0) } }
+    }
+
+    /// Starts a watch and returns what it reports.
+    private func watching(_ watcher: FileWatcher) -> Batches {
+        let batches = Batches()
+        watcher.changes.attach { change in
+            guard case .event("didChange", let payload) = change else { return }
+            let items = (payload["changes"].arrayValue ?? []).map { item in
+                "\(item["kind"].stringValue ?? "?") \(String((item["path"].stringValue ?? "").dropFirst(folder.count + 1)))"
+            }
+            batches.append(items.joined(separator: ", "))
+        }
+        watcher.start()
+        return batches
+    }
+
+    /// Lets the watch's first listing happen before the test changes anything.
+    private func settle() async { try? await Task.sleep(for: .milliseconds(100)) }
+
+    @Test func anEditorsSaveThroughARenameIsOneModification() async throws {
+        defer { cleanUp() }
+        try files.write(folder + "/main.lua", Array("v1".utf8))
+        // A burst is what comes within the debounce: long enough here that a loaded machine
+        // cannot split the write from the rename.
+        let watcher = try files.watch(folder, debounce: 0.5)
+        let batches = watching(watcher)
+        await settle()
+        // What editors do: write a temporary file, then rename it over the original.
+        try Data("v2".utf8).write(to: URL(fileURLWithPath: folder + "/.main.lua.swp"))
+        rename(folder + "/.main.lua.swp", folder + "/main.lua")
+        #expect(await eventually { !batches.withLock { $0 }.isEmpty })
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(batches.withLock { $0 } == ["modified main.lua"])
+        watcher.cancel()
+    }
+
+    @Test func createsDeletesAndABurstAreCoalesced() async throws {
+        defer { cleanUp() }
+        let watcher = try files.watch(folder, debounce: 0.5)
+        let batches = watching(watcher)
+        await settle()
+        for index in 0..<50 { try Data("\(index)".utf8).write(to: URL(fileURLWithPath: folder + "/burst.txt")) }
+        try Data().write(to: URL(fileURLWithPath: folder + "/gone.txt"))
+        unlink(folder + "/gone.txt")
+        #expect(await eventually { !batches.withLock { $0 }.isEmpty })
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(batches.withLock { $0 } == ["created burst.txt"], "fifty writes and a file made and removed are one change")
+        unlink(folder + "/burst.txt")
+        #expect(await eventually { batches.withLock { $0 }.count == 2 })
+        #expect(batches.withLock { $0 }.last == "deleted burst.txt")
+        watcher.cancel()
+    }
+
+    @Test func aRecursiveWatchFollowsNewFoldersAndTheGlobFilters() async throws {
+        defer { cleanUp() }
+        try FileManager.default.createDirectory(atPath: folder + "/old", withIntermediateDirectories: true)
+        let watcher = try files.watch(folder, recursive: true, glob: "*.lua", debounce: 0)
+        let batches = watching(watcher)
+        await settle()
+        try Data().write(to: URL(fileURLWithPath: folder + "/old/a.lua"))
+        #expect(await eventually { batches.withLock { $0 }.contains("created old/a.lua") })
+        try FileManager.default.createDirectory(atPath: folder + "/new/deeper", withIntermediateDirectories: true)
+        await settle()
+        try Data().write(to: URL(fileURLWithPath: folder + "/new/deeper/b.lua"))
+        try Data().write(to: URL(fileURLWithPath: folder + "/new/deeper/skip.txt"))
+        #expect(await eventually { batches.withLock { $0 }.contains { $0.contains("new/deeper/b.lua") } }, "\(batches.withLock { $0 })")
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!batches.withLock { $0 }.contains { $0.contains("skip.txt") })
+        watcher.cancel()
+    }
+
+    @Test func watchingOneFileSeesOnlyItAndCancelClosesTheDescriptor() async throws {
+        defer { cleanUp() }
+        try files.write(folder + "/config.toml", [])
+        let before = inotifyDescriptors()
+        let watcher = try files.watch(folder + "/config.toml", debounce: 0)
+        let batches = watching(watcher)
+        await settle()
+        #expect(inotifyDescriptors() == before + 1, "one inotify instance")
+        try files.write(folder + "/other.txt", [])
+        try files.write(folder + "/config.toml", Array("x = 1".utf8))
+        #expect(await eventually { !batches.withLock { $0 }.isEmpty })
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(batches.withLock { $0 } == ["modified config.toml"])
+        watcher.cancel()
+        #expect(!watcher.isActive)
+        #expect(await eventually { inotifyDescriptors() == before }, "the inotify instance is closed")
+    }
+}
+
+/// How many inotify instances this process has open (the watches of this suite, which runs its
+/// tests one at a time; no other suite uses inotify).
+private func inotifyDescriptors() -> Int {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return names.filter { name in
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name)) == "anon_inode:inotify"
+    }.count
+}

@@ -1,0 +1,261 @@
+import Foundation
+import Glibc
+import Model
+@testable import Services
+import Synchronization
+import Testing
+
+/// The process service with real programs: statuses and signals as values, stdin, output limits,
+/// timeouts against a program that ignores SIGTERM, whole groups killed on cancel, hundreds at
+/// once without a descriptor or a zombie left behind (checked in /proc), and bad input.
+@Suite struct ProcessServiceTests {
+    let service = ProcessService()
+    /// A script without an execute bit.
+    static let notExecutable = FileManager.default.temporaryDirectory.appendingPathComponent("crescent-not-executable.sh").path
+
+    @Test func aRunAnswersItsStatusAndBothStreams() async throws {
+        let outcome = try await service.run(ProcessSpec(argv: ["sh", "-c", "echo out; echo err >&2; exit 3"]))
+        #expect(outcome.status == 3)
+        #expect(outcome.signal == nil)
+        #expect(String(decoding: outcome.stdout, as: UTF8.self) == "out\n")
+        #expect(String(decoding: outcome.stderr, as: UTF8.self) == "err\n")
+        #expect(!outcome.truncated && !outcome.timedOut)
+    }
+
+    @Test func aSignalThatEndsTheProgramIsAValue() async throws {
+        let outcome = try await service.run(ProcessSpec(argv: ["sh", "-c", "kill -USR1 $$"]))
+        #expect(outcome.status == nil)
+        #expect(outcome.signal == "SIGUSR1")
+    }
+
+    @Test func stdinIsWrittenThenClosed() async throws {
+        var spec = ProcessSpec(argv: ["cat"])
+        spec.stdin = Array("one\ntwo".utf8)
+        let outcome = try await service.run(spec)
+        #expect(String(decoding: outcome.stdout, as: UTF8.self) == "one\ntwo")
+        #expect(outcome.status == 0)
+    }
+
+    @Test func withoutStdinTheProgramReadsEndOfFile() async throws {
+        let outcome = try await service.run(ProcessSpec(argv: ["cat"]))
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.isEmpty)
+    }
+
+    @Test func cwdAndEnvironmentReachTheProgram() async throws {
+        var spec = ProcessSpec(argv: ["sh", "-c", "pwd; echo \"$GREETING\"; echo \"${HOME:-unset}\""])
+        spec.cwd = "/tmp"
+        let unset: String? = nil
+        spec.environment = ["GREETING": "hello", "HOME": unset]
+        let outcome = try await service.run(spec)
+        #expect(String(decoding: outcome.stdout, as: UTF8.self) == "/tmp\nhello\nunset\n")
+    }
+
+    @Test func outputPastMaxBytesIsCutWithAFlagWhileTheProgramRunsToItsEnd() async throws {
+        var spec = ProcessSpec(argv: ["head", "-c", "100000000", "/dev/zero"])
+        spec.maxBytes = 1 << 20
+        let outcome = try await service.run(spec)
+        #expect(outcome.status == 0, "the 100 MB were all read (the writer was never blocked)")
+        #expect(outcome.stdout.count == 1 << 20)
+        #expect(outcome.truncated)
+    }
+
+    @Test func aTimeoutSendsTermThenKillToAProgramThatIgnoresTerm() async throws {
+        var spec = ProcessSpec(argv: ["sh", "-c", "trap '' TERM; echo ready; sleep 30"])
+        spec.timeout = 0.3
+        spec.killGrace = 0.3
+        let started = ContinuousClock.now
+        let outcome = try await service.run(spec)
+        #expect(outcome.timedOut)
+        #expect(outcome.signal == "SIGKILL")
+        #expect(String(decoding: outcome.stdout, as: UTF8.self) == "ready\n")
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func aTimeoutEndsAProgramThatHeedsTermWithTerm() async throws {
+        var spec = ProcessSpec(argv: ["sleep", "30"])
+        spec.timeout = 0.2
+        let outcome = try await service.run(spec)
+        #expect(outcome.timedOut)
+        #expect(outcome.signal == "SIGTERM")
+    }
+
+    @Test func cancellingARunKillsTheWholeGroupAndReapsIt() async throws {
+        let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("crescent-cancel-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: pidFile) }
+        let service = self.service
+        let run = Task { try await service.run(ProcessSpec(argv: ["sh", "-c", "sleep 60 & sleep 61 & echo $$ > \(pidFile); wait"])) }
+        let leader = try #require(await waitForPid(in: pidFile))
+        #expect(processGroup(of: leader) == leader, "the program leads a group of its own")
+        #expect(await eventually { processes(inGroup: leader).count == 3 }, "the two background children share its group")
+        run.cancel()
+        await #expect(throws: ServiceError.self) { try await run.value }
+        #expect(await eventually { processes(inGroup: leader).isEmpty }, "no process of the group is left: \(processes(inGroup: leader))")
+        #expect(await eventually { !FileManager.default.fileExists(atPath: "/proc/\(leader)") }, "the leader was reaped")
+        #expect(await eventually { service.runningCount == 0 })
+    }
+
+    @Test func aSpawnedProcessGivesLinesTakesInputAndReportsItsExit() async throws {
+        let process = try service.spawn(ProcessSpec(argv: ["cat"]))
+        let seen = Mutex<[String]>([])
+        process.changes.attach { change in
+            switch change {
+            case .event(let name, let payload):
+                let line = payload["line"]
+                let text = if case .bytes(let bytes) = line { String(decoding: bytes, as: UTF8.self) } else { "" }
+                seen.withLock { $0.append(name == "didOutput" ? "\(payload["stream"].stringValue ?? "?"):\(text)" : "\(name):\(payload["status"].integerValue ?? -1)") }
+            case .property(let key, let value):
+                seen.withLock { $0.append("\(key)=\(value.boolValue.map(String.init) ?? "?")") }
+            }
+        }
+        process.start()
+        #expect(process.isRunning)
+        try process.write(Array("first\nsecond\r\nlast without newline".utf8))
+        process.closeInput()
+        #expect(throws: ServiceError.self) { try process.write([1]) }
+        #expect(await eventually { !process.isRunning })
+        #expect(await eventually { seen.withLock { $0.count } == 5 })
+        #expect(seen.withLock { $0 } == ["stdout:first", "stdout:second", "stdout:last without newline", "running=false", "didExit:0"])
+    }
+
+    @Test func anOwnerEndingKillsASpawnedGroup() async throws {
+        let process = try service.spawn(ProcessSpec(argv: ["sh", "-c", "sleep 60 & sleep 60"]))
+        process.start()
+        #expect(await eventually { processes(inGroup: process.pid).count >= 2 })
+        process.ownerEnded()
+        #expect(await eventually { !process.isRunning })
+        #expect(process.outcome?.signal == "SIGKILL")
+        #expect(await eventually { processes(inGroup: process.pid).isEmpty })
+    }
+
+    @Test func releasingTheServiceKillsWhatItStarted() async throws {
+        var service: ProcessService? = ProcessService()
+        let process = try #require(try service?.spawn(ProcessSpec(argv: ["sleep", "60"])))
+        process.start()
+        service = nil
+        #expect(await eventually { !process.isRunning })
+        #expect(process.outcome?.signal == "SIGKILL")
+    }
+
+    @Test func hundredsAtOnceLeaveNoDescriptorAndNoZombie() async throws {
+        let before = openDescriptors()
+        let service = self.service
+        let statuses = try await withThrowingTaskGroup(of: Int?.self) { group in
+            for index in 0..<300 {
+                group.addTask { try await service.run(ProcessSpec(argv: ["sh", "-c", "exit \(index % 7)"])).status }
+            }
+            var statuses: [Int?] = []
+            for try await status in group { statuses.append(status) }
+            return statuses
+        }
+        #expect(statuses.count == 300)
+        let sum: Int = statuses.compactMap { $0 }.reduce(0, +)
+        let expected: Int = (0..<300).map { $0 % 7 }.reduce(0, +)
+        #expect(sum == expected)
+        // Other suites of this process open and close descriptors meanwhile: a leak here would
+        // be at least 300 (one pipe end per program), far past this margin.
+        #expect(await eventually { openDescriptors() <= before + 20 }, "descriptors: \(before) before, \(openDescriptors()) after")
+        #expect(await eventually { zombieChildren().isEmpty }, "zombies: \(zombieChildren())")
+        #expect(service.runningCount == 0)
+    }
+
+    @Test(arguments: [
+        (["no-such-program-crescent"], "not_found", "program 'no-such-program-crescent' was not found in PATH"),
+        (["/no/such/program"], "not_found", "program '/no/such/program' does not exist"),
+        ([ProcessServiceTests.notExecutable], "permission", "program '\(ProcessServiceTests.notExecutable)' is not executable"),
+    ])
+    func aProgramThatCannotStartIsAnErrorNamingIt(argv: [String], code: String, message: String) async {
+        FileManager.default.createFile(atPath: Self.notExecutable, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o644])
+        do {
+            _ = try await service.run(ProcessSpec(argv: argv))
+            Issue.record("\(argv) started")
+        } catch {
+            #expect(error.code.name == code)
+            #expect(error.message.hasPrefix(message), "\(error.message)")
+        }
+    }
+
+    @Test func badInputIsAClearError() throws {
+        func problem(_ argv: Value, _ options: Value = .null) -> String {
+            do {
+                _ = try ProcessSpec(argv: argv, options: options)
+                return "accepted"
+            } catch {
+                return error.message
+            }
+        }
+        #expect(problem([]).hasPrefix("argv is empty"))
+        #expect(problem(["echo", "a\u{0}b"]) == "argv[2] holds a NUL byte, which no program can receive: remove it")
+        #expect(problem("ls | wc").hasPrefix("argv must be an array"))
+        #expect(problem(["ls", "-l"], ["shell": true]).hasPrefix("with shell = true argv is one command line"))
+        #expect(problem(["ls"], ["colour": true]).hasPrefix("unknown option 'colour'"))
+        #expect(problem(["ls"], ["env": ["A": .array([])]]).hasPrefix("options.env.A must be a string"))
+        #expect(throws: ServiceError.self) {
+            var spec = ProcessSpec(argv: ["ls"])
+            spec.cwd = "/no/such/folder"
+            _ = try ProcessLauncher.launch(spec, keepInputOpen: false)
+        }
+        var spec = ProcessSpec(argv: ["ls"])
+        spec.cwd = "/no/such/folder"
+        do {
+            _ = try ProcessLauncher.launch(spec, keepInputOpen: false)
+        } catch {
+            #expect(error.message == "cwd '/no/such/folder' does not exist")
+        }
+    }
+
+    @Test func aShellRunsOnlyWhenAsked() async throws {
+        let spec = try ProcessSpec(argv: "echo $((1 + 2)) | tr 3 x", options: ["shell": true])
+        #expect(spec.argv == ["/bin/sh", "-c", "echo $((1 + 2)) | tr 3 x"])
+        #expect(String(decoding: try await service.run(spec).stdout, as: UTF8.self) == "x\n")
+        // Without it the words are the program's arguments, as they are.
+        let plain = try await service.run(ProcessSpec(argv: ["echo", "$HOME", "a|b"]))
+        #expect(String(decoding: plain.stdout, as: UTF8.self) == "$HOME a|b\n")
+    }
+}
+
+// MARK: /proc
+
+/// Fields of /proc/PID/stat after the command name: state is [0], the process group [2].
+private func statFields(_ pid: Int32) -> [Substring]? {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = text.lastIndex(of: ")") else { return nil }
+    return text[text.index(after: close)...].split(separator: " ")
+}
+
+func processGroup(of pid: Int32) -> Int32? {
+    statFields(pid).flatMap { $0.count > 2 ? Int32($0[2]) : nil }
+}
+
+/// The live (not zombie) processes whose group is `group`.
+func processes(inGroup group: Int32) -> [Int32] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(Int32.init).filter { pid in
+        guard let fields = statFields(pid), fields.count > 2 else { return false }
+        return Int32(fields[2]) == group && fields[0] != "Z"
+    }
+}
+
+/// Children of this process that exited and were never reaped.
+func zombieChildren() -> [Int32] {
+    let me = getpid()
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap(Int32.init).filter { pid in
+        guard let fields = statFields(pid), fields.count > 1 else { return false }
+        return fields[0] == "Z" && Int32(fields[1]) == me
+    }
+}
+
+func openDescriptors() -> Int {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).count
+}
+
+/// The pid a program wrote to `path`, waiting up to 5 s.
+private func waitForPid(in path: String) async -> Int32? {
+    for _ in 0..<500 {
+        if let text = try? String(contentsOfFile: path, encoding: .utf8), text.hasSuffix("\n"),
+           let pid = Int32(text.dropLast()) { return pid }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return nil
+}

@@ -1,0 +1,120 @@
+#!/usr/bin/env crescent
+-- pull-all.lua: automation that does not block. Finds every git repository in a folder (the
+-- folder itself and the folders in it), runs `git pull --ff-only` in each, several at once,
+-- and shows a live table of their states and each one's last line of output; exits 0 when
+-- every pull succeeded, 1 otherwise.
+--   crescent scripts/pull-all.lua ~/src
+--   crescent scripts/pull-all.lua --jobs 8 --timeout 120 ~/src
+local usage = "usage: pull-all.lua [--jobs N] [--timeout SECONDS] [FOLDER]"
+local process, files = services.process, services.files
+
+local root, jobs, timeout = ".", 4, 300
+local i = 1
+while i <= #arg do
+  local word = arg[i]
+  if word == "--jobs" or word == "--timeout" then
+    i = i + 1
+    local number = tonumber(arg[i])
+    if not number or number < 1 then io.stderr:write(usage, "\n") return app.exit(2) end
+    if word == "--jobs" then jobs = math.floor(number) else timeout = number end
+  elseif word:sub(1, 2) == "--" then
+    io.stderr:write(usage, "\n")
+    return app.exit(2)
+  else
+    root = word
+  end
+  i = i + 1
+end
+root = root:gsub("(.)/+$", "%1")
+
+local PullAll = controller("PullAll")
+
+function PullAll:loadView()
+  return view.stack {
+    view.text { id = "title", text = "git pull in " .. root },
+    view.table { id = "repos", columns = { "repository", "state", { key = "last", title = "last line" } } },
+    view.text { id = "summary" },
+  }
+end
+
+function PullAll:viewDidLoad()
+  self.rows, self.queue, self.running, self.failed = {}, {}, 0, 0
+  self:task(function() self:start() end)
+end
+
+-- The repositories: the root when it is one, and each folder in it that is one.
+function PullAll:findRepositories()
+  local found = {}
+  if files:stat(root .. "/.git") then found[#found + 1] = root end
+  local names, err = files:list(root)
+  if err then return nil, err end
+  for _, name in ipairs(names) do
+    local path = root .. "/" .. name
+    if name:sub(1, 1) ~= "." and files:stat(path .. "/.git") then found[#found + 1] = path end
+  end
+  return found
+end
+
+function PullAll:start()
+  local repos, err = self:findRepositories()
+  if not repos then
+    io.stderr:write("pull-all.lua: ", err.message, "\n")
+    return app.exit(2)
+  end
+  if #repos == 0 then
+    print("pull-all.lua: no git repository in " .. root)
+    return app.exit(0)
+  end
+  for index, path in ipairs(repos) do
+    self.rows[index] = { repository = path, state = "waiting", last = "" }
+    self.queue[#self.queue + 1] = index
+  end
+  self:show()
+  self:next()
+end
+
+-- Starts waiting pulls until `jobs` run.
+function PullAll:next()
+  while self.running < jobs and #self.queue > 0 do
+    local index = table.remove(self.queue, 1)
+    local row = self.rows[index]
+    row.state = "pulling"
+    self.running = self.running + 1
+    local pull = process:spawn({ "git", "-C", row.repository, "pull", "--ff-only" },
+                               { timeout = timeout, env = { GIT_TERMINAL_PROMPT = "0" } })
+    pull:on("didOutput", function(out)
+      if out.line ~= "" then row.last = out.line self:show() end
+    end)
+    pull:on("didExit", function(result) self:finished(row, result) end)
+  end
+  self:show()
+end
+
+function PullAll:finished(row, result)
+  self.running = self.running - 1
+  if result.status == 0 then
+    row.state = row.last:find("Already up to date", 1, true) and "up to date" or "updated"
+  else
+    self.failed = self.failed + 1
+    row.state = result.timedOut and "timed out" or (result.signal and ("killed (" .. result.signal .. ")") or ("failed (" .. result.status .. ")"))
+  end
+  self:next()
+  if self.running == 0 and #self.queue == 0 then
+    self:show()
+    app.exit(self.failed == 0 and 0 or 1)
+  end
+end
+
+function PullAll:show()
+  self.view.repos:update(self.rows)
+  local counts = {}
+  for _, row in ipairs(self.rows) do counts[row.state] = (counts[row.state] or 0) + 1 end
+  local parts = {}
+  for _, state in ipairs({ "waiting", "pulling", "up to date", "updated" }) do
+    if counts[state] then parts[#parts + 1] = counts[state] .. " " .. state end
+  end
+  if self.failed > 0 then parts[#parts + 1] = self.failed .. " failed" end
+  self.view.summary.text = table.concat(parts, ", ")
+end
+
+app.push(PullAll)

@@ -1,0 +1,98 @@
+#!/usr/bin/env crescent
+-- watch-run.lua: run a command whenever files change, like entr or watchexec. Shows the
+-- command's last result and the tail of its output live; the `rerun` command (`:rerun` on a
+-- terminal, a `rerun` line on piped stdin) runs it again, `q` quits. A change while the command
+-- runs queues one more run after it.
+--   crescent scripts/watch-run.lua -- make test
+--   crescent scripts/watch-run.lua --path src --glob '*.lua' -- crescent test
+--   crescent scripts/watch-run.lua --shell -- 'make && ./app'
+local usage = "usage: watch-run.lua [--path FOLDER] [--glob PATTERN] [--lines N] [--shell] -- COMMAND [ARGS...]"
+local process, files = services.process, services.files
+
+local path, glob, lines, shell, command = ".", nil, 15, false, {}
+local i = 1
+while i <= #arg do
+  local word = arg[i]
+  if word == "--" then
+    table.move(arg, i + 1, #arg, 1, command)
+    break
+  elseif word == "--path" or word == "--glob" or word == "--lines" then
+    i = i + 1
+    if arg[i] == nil then io.stderr:write(usage, "\n") return app.exit(2) end
+    if word == "--path" then path = arg[i] elseif word == "--glob" then glob = arg[i] else lines = tonumber(arg[i]) or lines end
+  elseif word == "--shell" then
+    shell = true
+  else
+    io.stderr:write(usage, "\n")
+    return app.exit(2)
+  end
+  i = i + 1
+end
+if #command == 0 then io.stderr:write(usage, "\n") return app.exit(2) end
+local shown = table.concat(command, " ")
+
+local WatchRun = controller("WatchRun")
+
+function WatchRun:loadView()
+  return view.stack {
+    view.text { id = "title", text = "watching " .. path .. (glob and (" (" .. glob .. ")") or "") .. ": " .. shown },
+    view.text { id = "status", text = "starting" },
+    view.list { id = "output" },
+  }
+end
+
+function WatchRun:viewDidLoad()
+  self.tail, self.runs = {}, 0
+  self:command("rerun", "rerun", "run the command again")
+end
+
+function WatchRun:viewWillAppear()
+  local watcher = files:watch(path, { recursive = true, glob = glob })
+  self.watcher = watcher
+  watcher:on("didChange", function(event) self:changed(event) end)
+  self:run()
+end
+
+-- Files changed: run again, after the current run when one is going.
+function WatchRun:changed(event)
+  self.lastChange = event.changes[1] and event.changes[1].path or path
+  if self.current then
+    self.again = true
+  else
+    self:run()
+  end
+end
+
+function WatchRun:rerun()
+  if self.current then self.again = true else self:run() end
+end
+
+function WatchRun:run()
+  self.runs = self.runs + 1
+  self.tail = {}
+  self.started = os.time()
+  self.view.output:update(self.tail)
+  self.view.status.text = "running #" .. self.runs .. (self.lastChange and (" (" .. self.lastChange .. " changed)") or "")
+  local argv = shell and table.concat(command, " ") or command
+  local current = process:spawn(argv, { shell = shell })
+  self.current = current
+  current:on("didOutput", function(out)
+    self.tail[#self.tail + 1] = (out.stream == "stderr" and "! " or "") .. out.line
+    if #self.tail > lines then table.remove(self.tail, 1) end
+    self.view.output:update(self.tail)
+  end)
+  current:on("didExit", function(result) self:ended(result) end)
+end
+
+function WatchRun:ended(result)
+  self.current = nil
+  local outcome = result.status == 0 and "ok" or (result.signal and ("killed by " .. result.signal) or ("exit " .. tostring(result.status)))
+  self.view.status.text = string.format("#%d %s in %ds at %s  (:rerun runs it again, q quits)", self.runs, outcome,
+    os.time() - self.started, os.date("%H:%M:%S"))
+  if self.again then
+    self.again = false
+    self:run()
+  end
+end
+
+app.push(WatchRun)

@@ -1,0 +1,63 @@
+-- pull-all.lua runs git pull in every repository of a folder, several at once, with a live table.
+local function folder(...)
+  local root = os.tmpname()
+  os.remove(root)
+  local paths = { root }
+  for _, name in ipairs({ ... }) do paths[#paths + 1] = root .. "/" .. name end
+  assert(os.execute("mkdir -p '" .. table.concat(paths, "' '") .. "'"))
+  return root
+end
+
+-- app.exit would end the test; each test's host is new, so replacing it here is the test's only.
+local function recordExits()
+  local codes = {}
+  rawset(app, "exit", function(code) codes[#codes + 1] = code end)
+  return codes
+end
+
+describe("pull-all", function()
+  local root
+  after_each(function() if root then os.execute("rm -rf '" .. root .. "'") end end)
+
+  it("pulls each repository and shows their states", function()
+    root = folder("alpha/.git", "beta/.git", "notes")
+    local exits = recordExits()
+    local git = fake.process {
+      ["git -C " .. root .. "/alpha pull --ff-only"] = { stdout = "Already up to date.\n" },
+      ["git -C " .. root .. "/beta pull --ff-only"] = { stdout = "Updating 1a2b..3c4d\nFast-forward\n 2 files changed\n" },
+    }
+    script("scripts/pull-all.lua", root)
+    clock.run()
+    local text = view_text()
+    assert.matches("alpha%s+up to date%s+Already up to date%.", text)
+    assert.matches("beta%s+updated%s+2 files changed", text)
+    assert.matches("1 up to date, 1 updated", text)
+    assert.equals(2, #git.calls)
+    assert.equals("0", git.calls[1].env.GIT_TERMINAL_PROMPT)
+    assert.same({ 0 }, exits)
+  end)
+
+  it("reports a failed pull and exits 1", function()
+    root = folder("broken/.git")
+    fake.process { git = { status = 1, stderr = "fatal: Not possible to fast-forward, aborting.\n" } }
+    local exits = recordExits()
+    script("scripts/pull-all.lua", root)
+    clock.run()
+    assert.matches("broken%s+failed %(1%)%s+fatal: Not possible to fast%-forward", view_text())
+    assert.same({ 1 }, exits)
+  end)
+
+  it("runs no more than --jobs pulls at once", function()
+    root = folder("a/.git", "b/.git", "c/.git")
+    local calls = 0
+    fake.process { git = function()
+      calls = calls + 1
+      return { stdout = "Already up to date.\n" }
+    end }
+    recordExits()
+    script("scripts/pull-all.lua", "--jobs", "1", root)
+    clock.run()
+    assert.equals(3, calls)
+    assert.matches("3 up to date", view_text())
+  end)
+end)
