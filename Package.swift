@@ -101,6 +101,8 @@ let package = Package(
                 .embedInCode("Prelude/controllers.lua"),
                 .embedInCode("Prelude/models.lua"),
                 .embedInCode("Prelude/assertions.lua"),
+                .embedInCode("Prelude/doubles.lua"),
+                .embedInCode("Prelude/coverage.lua"),
                 .embedInCode("Prelude/testing.lua"),
                 .embedInCode("Prelude/firstuse.lua"),
                 .embedInCode("Prelude/change.lua"),

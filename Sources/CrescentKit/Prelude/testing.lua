@@ -1,29 +1,31 @@
 -- testing.lua: the API of `crescent test` (busted's names, DESIGN.md "Testing scripts"), loaded in
 -- every test's fresh host after the other prelude modules. The chunk takes the host's testing
--- primitives (T, a private table), options ({ update, listing, only }) and what assertions.lua
--- returned; it defines the other globals (describe/it, clock, fake, script, send) and returns the
+-- primitives (T, a private table), options ({ update, listing, only, tags, exclude_tags }) and what
+-- assertions.lua and doubles.lua returned; it defines the other globals (describe/it, clock, fake, script, send) and returns the
 -- runner the Swift side drives: list(filter) after the spec file ran, then run(i).
 --
 -- A spec file runs once per test, each time in a new host: describe blocks and hooks are collected
 -- again, and only test i runs. So a test sees nothing of another (globals, subscriptions, the
 -- store); `setup`/`teardown` run in each test's host, around its `before_each`/`after_each`.
 
-local T, options, assertions = ...
-local where, Failure, show = assertions.where, assertions.Failure, assertions.show
+local T, options, assertions, doubles = ...
+local where, Failure, show, fail = assertions.where, assertions.Failure, assertions.show, assertions.fail
 local type, pairs, ipairs, tostring, select, error = type, pairs, ipairs, tostring, select, error
 local sformat, concat = string.format, table.concat
 local pack, unpack = table.pack, table.unpack
 
 local runner = {}
-local root = { name = nil, setup = {}, teardown = {}, before_each = {}, after_each = {} }
-local current = root
-local tests = {}
 -- Failures noticed outside the test's own code (an unmatched fake.http route, the real network
 -- or device reached); they fail the running test even when the code under test handled them.
 local noticed = {}
 
 ---------------------------------------------------------------------------------------------------
 -- Blocks and tests
+--
+-- As under busted, a describe's body runs when the run reaches it, not when it is declared: after
+-- the tests declared before it in the enclosing block, so a nested body can use what an outer
+-- `setup` (and, through the tests before it, `before_each`) set. An error in a describe's body
+-- drops its tests and is reported under the describe's name. Tests are run in that order.
 
 local function fullname(block, name)
   local parts = { name }
@@ -43,35 +45,42 @@ local function checkname(name, fn, what)
   end
 end
 
+local function newblock(name, parent, fn)
+  return { name = name, parent = parent, fn = fn, children = {}, setup = {}, teardown = {}, before_each = {}, after_each = {} }
+end
+local root = newblock(nil, nil, nil)
+root.expanded = true
+local current = root
+-- The test running, while one runs (its `finally`), and the Pending marker `pending()` raises in it.
+local running
+local Pending = {}
+
 function describe(name, fn)
   checkname(name, fn, "describe")
-  local block = { name = name, parent = current, setup = {}, teardown = {}, before_each = {}, after_each = {} }
-  current = block
-  local ok, err = pcall(fn)
-  current = block.parent
-  if not ok then error(err, 0) end
+  local block = newblock(name, current, fn)
+  block.where = options.listing and where(2) or "?"
+  current.children[#current.children + 1] = block
 end
-context = describe
-
--- Tests are numbered in the order the file declares them. A host that runs one test (options.only)
--- keeps only that one: a file of a thousand tests runs a thousand times.
-local declared = 0
+context, insulate, expose = describe, describe, describe
 
 function it(name, fn)
-  declared = declared + 1
-  if options.only and declared ~= options.only then return end
   checkname(name, fn, "it")
-  -- Only the host that lists the tests needs where each is.
-  tests[declared] = { name = options.listing and fullname(current, name) or name, block = current, fn = fn,
+  current.children[#current.children + 1] = { test = true, name = name, block = current, fn = fn,
     where = options.listing and where(2) or "?", pending = fn == nil }
 end
-test = it
+test, spec = it, it
 
 function pending(name)
-  declared = declared + 1
-  if options.only and declared ~= options.only then return end
+  if running then error(setmetatable({ message = name }, Pending), 0) end
   checkname(name, nil, "pending")
-  tests[declared] = { name = fullname(current, name), block = current, where = where(2), pending = true }
+  current.children[#current.children + 1] = { test = true, name = name, block = current, where = where(2), pending = true }
+end
+
+-- finally(fn) inside a test: fn runs once the test's body ends, passed or not (busted keeps the last).
+function finally(fn)
+  if not running then error("finally: call it inside a test (it(\"...\", function() ... finally(fn) end))", 2) end
+  if type(fn) ~= "function" then error("bad argument #1 to 'finally' (function expected, got " .. type(fn) .. ")", 2) end
+  running.finally = fn
 end
 
 local function hook(kind)
@@ -84,6 +93,60 @@ end
 setup, teardown = hook("setup"), hook("teardown")
 before_each, after_each = hook("before_each"), hook("after_each")
 lazy_setup, lazy_teardown, strict_setup, strict_teardown = setup, teardown, setup, teardown
+
+local function chain(block)
+  local blocks = {}
+  while block do table.insert(blocks, 1, block); block = block.parent end
+  return blocks
+end
+
+-- Runs the setup hooks of `blocks` that have not run in this host.
+local function runsetups(blocks)
+  for _, block in ipairs(blocks) do
+    if not block.setupDone then
+      block.setupDone = true
+      for _, fn in ipairs(block.setup) do fn() end
+    end
+  end
+end
+
+-- The tests in run order (and the describes whose bodies failed), expanding describe bodies as
+-- the run reaches them; done once per host.
+local ordered
+local function expand()
+  if ordered then return ordered end
+  ordered = {}
+  local function walk(block)
+    local seenTest = false
+    local i = 1
+    while i <= #block.children do
+      local child = block.children[i]
+      if child.test then
+        seenTest = true
+        ordered[#ordered + 1] = child
+      else
+        current = child
+        local ok, err = pcall(function()
+          local blocks = chain(block)
+          runsetups(blocks)
+          -- Under busted the tests before this describe ran the before_each hooks around it.
+          if seenTest then for _, b in ipairs(blocks) do for _, fn in ipairs(b.before_each) do fn() end end end
+          child.fn()
+        end)
+        current = root
+        if ok then
+          walk(child)
+        else
+          ordered[#ordered + 1] = { failedBlock = true, name = fullname(child.parent, child.name), where = child.where,
+            message = type(err) == "table" and getmetatable(err) == Failure and tostring(err) or tostring(err) }
+        end
+      end
+      i = i + 1
+    end
+  end
+  walk(root)
+  return ordered
+end
 
 ---------------------------------------------------------------------------------------------------
 -- Time
@@ -244,64 +307,152 @@ end
 function send(command, ...) return app.send(command, ...) end
 
 ---------------------------------------------------------------------------------------------------
+-- Views: the top controller's view, as --ui plain and --ui json show it
+
+function view_text() return T.viewText() end
+function view_json()
+  local text = T.viewJSON()
+  if text == nil then return nil end
+  return json.decode(text)
+end
+
+local function readfile(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+local function linediff(expected, actual)
+  local e, a = {}, {}
+  for line in (expected .. "\n"):gmatch("(.-)\n") do e[#e + 1] = line end
+  for line in (actual .. "\n"):gmatch("(.-)\n") do a[#a + 1] = line end
+  local lines = {}
+  for i = 1, math.max(#e, #a) do
+    if e[i] ~= a[i] then
+      if e[i] then lines[#lines + 1] = sformat("  -%3d| %s", i, e[i]) end
+      if a[i] then lines[#lines + 1] = sformat("  +%3d| %s", i, a[i]) end
+    end
+  end
+  return concat(lines, "\n")
+end
+
+rawset(assert, "view", function(golden, message)
+  if type(golden) ~= "string" then fail("assert.view needs the path of a golden file, got " .. show(golden)) end
+  local actual = T.viewText()
+  if actual == nil then fail("assert.view: no controller is shown (push one, or run a script that does)") end
+  actual = actual .. "\n"
+  local expected = readfile(golden)
+  if options.update then
+    if expected ~= actual then
+      local f, err = io.open(golden, "wb")
+      if not f then fail("assert.view: cannot write " .. golden .. ": " .. tostring(err)) end
+      f:write(actual)
+      f:close()
+      T.noteUpdated(golden)
+    end
+    return
+  end
+  if expected == nil then
+    fail(sformat("assert.view: the golden file %s does not exist; run `crescent test --update` to write it from this view:\n%s",
+      golden, actual))
+  end
+  if expected ~= actual then
+    fail(sformat("%s: the view differs from %s (- expected, + actual; `crescent test --update` rewrites it)\n%s",
+      message or "assert.view", golden, linediff(expected, actual)))
+  end
+end)
+
+---------------------------------------------------------------------------------------------------
 -- The runner
 
--- The tests, as { name, where, pending, selected } in order; `filter` is a Lua pattern on names.
+local function hastag(name, tags)
+  for _, tag in ipairs(tags or {}) do if name:find("#" .. tag) then return true end end
+  return false
+end
+
+-- The tests in run order, as { name, where, pending, selected, error }; `filter` is a Lua pattern
+-- on full names, options.tags and options.exclude_tags select by `#tag` in them, as busted does.
+-- A describe whose body failed is an entry with its error.
 function runner.list(filter)
   local list = {}
-  for i, t in ipairs(tests) do
-    list[i] = { name = t.name, where = t.where, pending = t.pending,
-      selected = filter == nil or t.name:find(filter) ~= nil }
+  for i, t in ipairs(expand()) do
+    if t.failedBlock then
+      list[i] = { name = t.name, where = t.where or "?", error = t.message, selected = true }
+    else
+      local name = fullname(t.block, t.name)
+      local selected = (filter == nil or name:find(filter) ~= nil)
+        and (options.tags == nil or #options.tags == 0 or hastag(name, options.tags))
+        and not hastag(name, options.exclude_tags)
+      list[i] = { name = name, where = t.where, pending = t.pending, selected = selected }
+    end
   end
   return list
 end
 
-local function chain(block)
-  local blocks = {}
-  while block do table.insert(blocks, 1, block); block = block.parent end
-  return blocks
-end
-
 local function handler(err)
-  if getmetatable(err) == Failure then return err end
+  if getmetatable(err) == Failure or getmetatable(err) == Pending then return err end
   local message = type(err) == "string" and err or (type(err) == "table" and err.message and tostring(err.message)) or inspect(err)
   -- The runner's own frames say nothing about the spec: keep the spec's and the code's. The
   -- message is kept whole (debug.traceback would cut it at a NUL byte).
   local lines = { message }
   for line in (debug.traceback("", 2) .. "\n"):gmatch("(.-)\n") do
-    if line ~= "" and not line:find("[crescent testing]", 1, true) and not line:find("[crescent assertions]", 1, true)
-        and not line:find("in function 'xpcall'", 1, true) then
+    if line ~= "" and not line:find("[crescent ", 1, true) and not line:find("in function 'xpcall'", 1, true) then
       lines[#lines + 1] = line
     end
   end
   return { message = concat(lines, "\n"), error = true }
 end
 
--- Runs test i (hooks, body, hooks) as a task, driving virtual time while it waits; returns
--- "passed" or "failed" and the message.
+-- Runs test i (hooks, body, finally, hooks) as a task, driving virtual time while it waits; returns
+-- "passed", "failed" (an assertion in the body), "error" (any other error, or a failure in a hook,
+-- as busted counts them) or "pending" (pending() in the body), the message, and, for an error in
+-- a hook, the name busted reports it under ("describe-name before_each") instead of the test's.
 function runner.run(i)
-  local t = tests[i]
+  local t = expand()[i]
   local blocks = chain(t.block)
   local outcome
+  local hook -- { block, kind } while a hook runs
+  local function keep(ok, err, inbody)
+    if outcome.ok and not ok then
+      outcome.ok, outcome.err = false, err
+      outcome.kind = getmetatable(err) == Pending and "pending" or (inbody and getmetatable(err) == Failure) and "failed" or "error"
+      if hook then outcome.name = fullname(hook[1], hook[2]) end
+    end
+  end
+  local function hooks(block, kind)
+    hook = { block, kind }
+    for _, fn in ipairs(block[kind]) do keep(xpcall(fn, handler)) end
+    hook = nil
+  end
   local task_ = task(function()
+    outcome = { ok = true }
+    running = t
+    local inbody = false
     local ok, err = xpcall(function()
-      for _, block in ipairs(blocks) do for _, fn in ipairs(block.setup) do fn() end end
-      for _, block in ipairs(blocks) do for _, fn in ipairs(block.before_each) do fn() end end
+      for _, block in ipairs(blocks) do
+        if not block.setupDone then
+          block.setupDone = true
+          hook = { block, "setup" }
+          for _, fn in ipairs(block.setup) do fn() end
+        end
+      end
+      for _, block in ipairs(blocks) do
+        hook = { block, "before_each" }
+        for _, fn in ipairs(block.before_each) do fn() end
+      end
+      hook = nil
+      inbody = true
       t.fn()
     end, handler)
-    for b = #blocks, 1, -1 do
-      for _, fn in ipairs(blocks[b].after_each) do
-        local ok2, err2 = xpcall(fn, handler)
-        if ok and not ok2 then ok, err = ok2, err2 end
-      end
-    end
-    for b = #blocks, 1, -1 do
-      for _, fn in ipairs(blocks[b].teardown) do
-        local ok2, err2 = xpcall(fn, handler)
-        if ok and not ok2 then ok, err = ok2, err2 end
-      end
-    end
-    outcome = { ok = ok, err = err }
+    keep(ok, err, inbody)
+    hook = nil
+    if t.finally then keep(xpcall(t.finally, handler)) end
+    running = nil
+    for b = #blocks, 1, -1 do hooks(blocks[b], "after_each") end
+    for b = #blocks, 1, -1 do hooks(blocks[b], "teardown") end
+    outcome.done = true
   end)
   local stopped
   while true do
@@ -310,17 +461,32 @@ function runner.run(i)
     local stepped, why = T.step()
     if not stepped then stopped = why; break end
   end
-  if not outcome then
+  if not (outcome and outcome.done) then
     task_:cancel()
-    outcome = { ok = false, err = { message = stopped or "the test did not finish" } }
+    outcome = { ok = false, kind = "error", err = { message = stopped or "the test did not finish" } }
   end
   local messages = {}
   if not outcome.ok then
     local err = outcome.err
-    messages[1] = getmetatable(err) == Failure and tostring(err) or err.message
+    messages[1] = getmetatable(err) == Failure and tostring(err) or tostring(err.message or "")
   end
+  if outcome.kind == "pending" and #noticed == 0 then return "pending", messages[1] or "" end
   for _, message in ipairs(noticed) do messages[#messages + 1] = message end
-  return #messages == 0 and "passed" or "failed", concat(messages, "\n")
+  if #messages == 0 then return "passed", "" end
+  return outcome.kind == "pending" and "failed" or outcome.kind or "failed", concat(messages, "\n"), outcome.name
 end
+
+---------------------------------------------------------------------------------------------------
+-- require "busted", "luassert" and "say": the same globals, as busted's modules give them
+
+local busted = { describe = describe, context = context, insulate = insulate, expose = expose, it = it, spec = spec,
+  test = test, pending = pending, finally = finally, setup = setup, teardown = teardown, lazy_setup = lazy_setup,
+  lazy_teardown = lazy_teardown, strict_setup = strict_setup, strict_teardown = strict_teardown,
+  before_each = before_each, after_each = after_each, assert = assert, spy = spy, stub = stub, mock = mock,
+  match = match, randomize = function() end }
+local modules = { busted = busted, luassert = assert, ["luassert.assert"] = assert, say = assertions.say,
+  ["luassert.spy"] = doubles.spy, ["luassert.stub"] = doubles.stub, ["luassert.mock"] = doubles.mock,
+  ["luassert.match"] = doubles.match, ["luassert.say"] = assertions.say }
+for name, value in pairs(modules) do package.preload[name] = function() return value end end
 
 return runner

@@ -48,8 +48,9 @@ final class SpecHost {
     /// - Parameters:
     ///   - listing: this host lists the file's tests (their full names and places).
     ///   - only: the 0-based index of the one test this host runs; nil keeps every test.
+    ///   - selection: the tags (`#tag` in names) that select and leave out tests.
     init(loop: PumpedEventLoop, options: HostOptions, update: Bool, listing: Bool, only: Int? = nil,
-         timeLimit: SpecTimeLimit? = nil) throws {
+         timeLimit: SpecTimeLimit? = nil, selection: SpecSelection = SpecSelection()) throws {
         self.loop = loop
         self.timeLimit = timeLimit
         let link = SpecLink()
@@ -71,7 +72,7 @@ final class SpecHost {
         let me = NIOLoopBound(Unowned(self), eventLoop: loop)
         link.spec.withLock { $0 = me }
         clock.onSettle { me.value.object?.settle() }
-        try installTesting(update: update, listing: listing, only: only)
+        try installTesting(update: update, listing: listing, only: only, selection: selection)
     }
 
     /// What stops the host's running Lua code from another thread (the time limit).
@@ -187,7 +188,7 @@ final class SpecHost {
             for item in items {
                 cases.append(SpecCase(name: item["name"].stringValue ?? "?", location: item["where"].stringValue ?? "?",
                                       isPending: item["pending"].boolValue ?? false,
-                                      isSelected: item["selected"].boolValue ?? true))
+                                      isSelected: item["selected"].boolValue ?? true, blockError: item["error"].stringValue))
             }
         }
         return cases
@@ -197,6 +198,7 @@ final class SpecHost {
     func run(_ index: Int) -> SpecOutcome {
         var status = "failed"
         var message = ""
+        var reportedName: String?
         var interrupted = false
         host.runTurn { host in
             guard let runner else { return }
@@ -207,28 +209,37 @@ final class SpecHost {
             guard stack.rawGet(-1, "run") == .function else { return }
             stack.push(index + 1)
             do throws(LuaError) {
-                try host.vm.call(arguments: 1, results: 2)
-                status = stack.text(at: -2) ?? "failed"
-                message = stack.text(at: -1) ?? ""
+                try host.vm.call(arguments: 1, results: 3)
+                status = stack.text(at: -3) ?? "failed"
+                message = stack.text(at: -2) ?? ""
+                reportedName = stack.text(at: -1)
             } catch {
                 message = error.message
                 interrupted = error.kind == .interrupted
             }
         }
         if let limit = pastTimeLimit {
-            return SpecOutcome(passed: false, message: limit, output: output.text)
+            return SpecOutcome(passed: false, message: limit, output: output.text, status: .error)
         }
         settle()
         // An exit unwound the test: the exit's own message says what happened.
         if interrupted && exitFailure != nil { message = "" }
+        // pending() inside the body: its message is the reason, not a failure.
+        let pendingReason = status == "pending" ? message : nil
+        if pendingReason != nil { message = "" }
         var messages = message.isEmpty ? [] : [message]
         messages += link.notices.withLock { $0 }
         if let exit = exitFailure { messages.append(exit) }
         if host.sawError {
             messages.append("the code under test reported an error:\n" + output.errors)
         }
-        let passed = status == "passed" && messages.isEmpty
-        return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: output.text)
+        if let pendingReason, messages.isEmpty {
+            return SpecOutcome(passed: false, message: pendingReason, output: output.text, status: .pending)
+        }
+        let passed = (status == "passed" || status == "pending") && messages.isEmpty
+        let kind: SpecResult.Status = passed ? .passed : status == "error" || status == "passed" ? .error : .failed
+        return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: output.text, status: kind,
+                           reportedName: reportedName)
     }
 
     /// Why the test stopped when it ran past its real-time limit.
@@ -324,31 +335,40 @@ final class SpecHost {
     }
 
     /// Loads the testing prelude with its primitives and keeps the runner it returns.
-    private func installTesting(update: Bool, listing: Bool, only: Int?) throws {
+    private func installTesting(update: Bool, listing: Bool, only: Int?, selection: SpecSelection) throws {
         var failure: LuaError?
         host.runTurn { host in
             do throws(LuaError) {
                 let stack = host.vm.stack
                 pushPrimitives(onto: stack)
                 let primitives = host.vm.ref(from: stack)
-                var options: LuaValue = ["update": .boolean(update), "listing": .boolean(listing)]
-                if let only { options = ["update": .boolean(update), "listing": .boolean(listing), "only": .integer(Int64(only + 1))] }
+                var fields: [LuaValue: LuaValue] = ["update": .boolean(update), "listing": .boolean(listing)]
+                if let only { fields["only"] = .integer(Int64(only + 1)) }
+                if !selection.tags.isEmpty { fields["tags"] = .array(selection.tags.map { .string(LuaString($0)) }) }
+                if !selection.excludedTags.isEmpty {
+                    fields["exclude_tags"] = .array(selection.excludedTags.map { .string(LuaString($0)) })
+                }
+                let options = LuaValue.table(fields)
                 try Prelude.assertions.load(into: host.vm)                   // fn
                 primitives.push(onto: stack)
                 stack.push(options)                                          // fn T options
                 try host.vm.call(arguments: 2, results: 1)                   // assertions
-                try Prelude.testing.load(into: host.vm)                      // assertions fn
+                try Prelude.doubles.load(into: host.vm)                      // assertions fn
+                stack.pushValue(at: -2)                                      // assertions fn assertions
+                try host.vm.call(arguments: 1, results: 1)                   // assertions doubles
+                try Prelude.testing.load(into: host.vm)                      // assertions doubles fn
                 primitives.push(onto: stack)
                 stack.push(options)
-                stack.pushValue(at: -4)                                      // assertions fn T options assertions
-                try host.vm.call(arguments: 3, results: 1)                   // assertions runner
+                stack.pushValue(at: -5)
+                stack.pushValue(at: -5)                                      // assertions doubles fn T options assertions doubles
+                try host.vm.call(arguments: 4, results: 1)                   // assertions doubles runner
                 stack.pushValue(at: -1)
-                runner = host.vm.ref(from: stack)                            // assertions runner
-                _ = stack.rawGet(-1, "http")                                 // assertions runner http
-                httpHandler = host.vm.ref(from: stack)                       // assertions runner
-                _ = stack.rawGet(-1, "call")                                 // assertions runner call
-                callHandler = host.vm.ref(from: stack)                       // assertions runner
-                stack.pop(2)
+                runner = host.vm.ref(from: stack)                            // assertions doubles runner
+                _ = stack.rawGet(-1, "http")                                 // assertions doubles runner http
+                httpHandler = host.vm.ref(from: stack)                       // assertions doubles runner
+                _ = stack.rawGet(-1, "call")                                 // assertions doubles runner call
+                callHandler = host.vm.ref(from: stack)                       // assertions doubles runner
+                stack.pop(3)
             } catch {
                 failure = error
             }
@@ -420,8 +440,25 @@ struct SpecCase: Sendable {
     /// `spec/x_spec.lua:12`.
     let location: String
     let isPending: Bool
-    /// False when `--filter` leaves it out.
+    /// False when `--filter` or the tags leave it out.
     let isSelected: Bool
+    /// Set for a describe whose body raised (busted reports it under the describe's name, and its
+    /// tests are not run): the error.
+    var blockError: String? = nil
+}
+
+/// The tags that choose tests by the `#tag` words in their full names, as busted's `--tags` and
+/// `--exclude-tags`.
+public struct SpecSelection: Sendable {
+    /// Run only tests with one of these tags (all when empty).
+    public var tags: [String] = []
+    /// Leave out tests with one of these tags.
+    public var excludedTags: [String] = []
+
+    public init(tags: [String] = [], excludedTags: [String] = []) {
+        self.tags = tags
+        self.excludedTags = excludedTags
+    }
 }
 
 /// How one test went.
@@ -429,4 +466,10 @@ struct SpecOutcome: Sendable {
     let passed: Bool
     let message: String
     let output: String
+    /// As busted tells them: passed, failed (an assertion in the body), error (anything else),
+    /// pending (`pending()` in the body).
+    var status: SpecResult.Status = .failed
+    /// The name busted reports the outcome under when it is not the test's (a hook that failed:
+    /// `describe-name before_each`).
+    var reportedName: String? = nil
 }
