@@ -45,11 +45,14 @@ local function checkname(name, fn, what)
   end
 end
 
+-- A block's children are its describes (tables) and its tests, kept flat as cheap as can be (a
+-- file of a thousand tests is run once per test): the function, or false for a pending one, with
+-- the name and place in `names` and `wheres` at the same index.
 local function newblock(name, parent, fn)
-  return { name = name, parent = parent, fn = fn, children = {}, setup = {}, teardown = {}, before_each = {}, after_each = {} }
+  return { name = name, parent = parent, fn = fn, children = {}, names = {}, wheres = {},
+    setup = {}, teardown = {}, before_each = {}, after_each = {} }
 end
 local root = newblock(nil, nil, nil)
-root.expanded = true
 local current = root
 -- The test running, while one runs (its `finally`), and the Pending marker `pending()` raises in it.
 local running
@@ -63,17 +66,25 @@ function describe(name, fn)
 end
 context, insulate, expose = describe, describe, describe
 
+local function declare(name, fn)
+  local children = current.children
+  local n = #children + 1
+  children[n] = fn or false
+  current.names[n] = name
+  -- Only the host that lists the tests needs where each is.
+  if options.listing then current.wheres[n] = where(3) end
+end
+
 function it(name, fn)
   checkname(name, fn, "it")
-  current.children[#current.children + 1] = { test = true, name = name, block = current, fn = fn,
-    where = options.listing and where(2) or "?", pending = fn == nil }
+  declare(name, fn)
 end
 test, spec = it, it
 
 function pending(name)
   if running then error(setmetatable({ message = name }, Pending), 0) end
   checkname(name, nil, "pending")
-  current.children[#current.children + 1] = { test = true, name = name, block = current, where = where(2), pending = true }
+  declare(name, nil)
 end
 
 -- finally(fn) inside a test: fn runs once the test's body ends, passed or not (busted keeps the last).
@@ -111,19 +122,26 @@ local function runsetups(blocks)
 end
 
 -- The tests in run order (and the describes whose bodies failed), expanding describe bodies as
--- the run reaches them; done once per host.
+-- the run reaches them; done once per host. A host that runs one test (options.only) keeps only
+-- that entry; the listing host keeps them all.
 local ordered
 local function expand()
   if ordered then return ordered end
   ordered = {}
+  local count = 0
+  local function keep(entry)
+    count = count + 1
+    if options.listing or count == options.only then ordered[count] = entry() end
+  end
   local function walk(block)
     local seenTest = false
-    local i = 1
-    while i <= #block.children do
+    for i = 1, #block.children do
       local child = block.children[i]
-      if child.test then
+      if type(child) ~= "table" then
         seenTest = true
-        ordered[#ordered + 1] = child
+        keep(function()
+          return { name = block.names[i], block = block, fn = child or nil, where = block.wheres[i] or "?", pending = child == false }
+        end)
       else
         current = child
         local ok, err = pcall(function()
@@ -137,11 +155,12 @@ local function expand()
         if ok then
           walk(child)
         else
-          ordered[#ordered + 1] = { failedBlock = true, name = fullname(child.parent, child.name), where = child.where,
-            message = type(err) == "table" and getmetatable(err) == Failure and tostring(err) or tostring(err) }
+          keep(function()
+            return { failedBlock = true, name = fullname(child.parent, child.name), where = child.where,
+              message = getmetatable(err) == Failure and tostring(err) or tostring(err) }
+          end)
         end
       end
-      i = i + 1
     end
   end
   walk(root)
