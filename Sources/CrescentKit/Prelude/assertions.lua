@@ -236,10 +236,15 @@ local function extract(nspace, tokens, what)
     i = i - 1
   end
   if key then
-    local near = close(key, names(nspace))
+    -- Name the word that is not known (is_equl: equl), and the registered names close to it.
+    local unknown = key
+    for word in key:gmatch("[^_]+") do
+      if not (namespaces.modifier[word] or space[word]) then unknown = word; break end
+    end
+    local near = close(unknown, names(nspace))
     error(sformat("%s.%s: there is no %s or modifier '%s'%s; add one with assert:register(%q, %q, fn, ...)",
-      what, concat(tokens, "_"), nspace, key,
-      #near > 0 and (" (did you mean " .. concat(near, ", ") .. "?)") or "", nspace, key), 3)
+      what, concat(tokens, "_"), nspace, unknown,
+      #near > 0 and (" (did you mean " .. concat(near, ", ") .. "?)") or "", nspace, unknown), 3)
   end
   return keys
 end

@@ -121,34 +121,58 @@ local function runsetups(blocks)
   end
 end
 
+local function hastag(name, tags)
+  for _, tag in ipairs(tags or {}) do if name:find("#" .. tag) then return true end end
+  return false
+end
+
+-- Whether the run takes a test: options.filter (a Lua pattern on full names), options.tags and
+-- options.exclude_tags (`#tag` in them), as busted chooses.
+local choosing = options.filter ~= nil or (options.tags and #options.tags > 0) or (options.exclude_tags and #options.exclude_tags > 0)
+local function chosen(name)
+  return (options.filter == nil or name:find(options.filter) ~= nil)
+    and (options.tags == nil or #options.tags == 0 or hastag(name, options.tags))
+    and not hastag(name, options.exclude_tags)
+end
+
 -- The tests in run order (and the describes whose bodies failed), expanding describe bodies as
 -- the run reaches them; done once per host. A host that runs one test (options.only) keeps only
 -- that entry; the listing host keeps them all.
+--
+-- Before a nested describe's body runs, what busted would have run by then runs too: the setup and
+-- before_each hooks of the enclosing blocks that the last chosen test before it ran under.
 local ordered
 local function expand()
   if ordered then return ordered end
   ordered = {}
   local count = 0
+  local lastRun -- the block of the last chosen test walked
   local function keep(entry)
     count = count + 1
     if options.listing or count == options.only then ordered[count] = entry() end
   end
   local function walk(block)
-    local seenTest = false
     for i = 1, #block.children do
       local child = block.children[i]
       if type(child) ~= "table" then
-        seenTest = true
+        local name = (options.listing or choosing) and fullname(block, block.names[i])
+        local selected = not choosing or chosen(name)
+        if selected and child then lastRun = block end
         keep(function()
-          return { name = block.names[i], block = block, fn = child or nil, where = block.wheres[i] or "?", pending = child == false }
+          return { name = block.names[i], fullname = name, block = block, fn = child or nil, where = block.wheres[i] or "?",
+            pending = child == false, selected = selected }
         end)
       else
         current = child
         local ok, err = pcall(function()
-          local blocks = chain(block)
-          runsetups(blocks)
-          -- Under busted the tests before this describe ran the before_each hooks around it.
-          if seenTest then for _, b in ipairs(blocks) do for _, fn in ipairs(b.before_each) do fn() end end end
+          if lastRun then
+            local ran = {}
+            for _, b in ipairs(chain(lastRun)) do ran[b] = true end
+            local blocks = {}
+            for _, b in ipairs(chain(block)) do if ran[b] then blocks[#blocks + 1] = b end end
+            runsetups(blocks)
+            for _, b in ipairs(blocks) do for _, fn in ipairs(b.before_each) do fn() end end
+          end
           child.fn()
         end)
         current = root
@@ -306,6 +330,25 @@ function runner.call(name, method, ...)
   return true, result
 end
 
+-- A service the code under test reads that no plugin provides and no fake stands in for: the
+-- error says how to fake it. (Wrapped where `services` looks up a service not made yet.)
+do
+  local proxy = debug.getmetatable(services)
+  local byName = proxy and proxy.__index
+  local lookup = type(byName) == "table" and debug.getmetatable(byName)
+  local index = lookup and lookup.__index
+  if type(index) == "function" then
+    lookup.__index = function(t, name)
+      local ok, result = pcall(index, t, name)
+      if ok then return result end
+      if type(result) == "string" and result:find("no service named", 1, true) and not services_faked[name] then
+        error((result:gsub("^[^\n]-:%d+: ", "")) .. sformat("; in a test, fake it: fake.service(%q, { methods = { ... } })", name), 2)
+      end
+      error(result, 0)
+    end
+  end
+end
+
 ---------------------------------------------------------------------------------------------------
 -- Scripts and controllers
 
@@ -386,25 +429,15 @@ end)
 ---------------------------------------------------------------------------------------------------
 -- The runner
 
-local function hastag(name, tags)
-  for _, tag in ipairs(tags or {}) do if name:find("#" .. tag) then return true end end
-  return false
-end
-
--- The tests in run order, as { name, where, pending, selected, error }; `filter` is a Lua pattern
--- on full names, options.tags and options.exclude_tags select by `#tag` in them, as busted does.
--- A describe whose body failed is an entry with its error.
-function runner.list(filter)
+-- The tests in run order, as { name, where, pending, selected, error } (see `chosen`). A describe
+-- whose body failed is an entry with its error.
+function runner.list()
   local list = {}
   for i, t in ipairs(expand()) do
     if t.failedBlock then
       list[i] = { name = t.name, where = t.where or "?", error = t.message, selected = true }
     else
-      local name = fullname(t.block, t.name)
-      local selected = (filter == nil or name:find(filter) ~= nil)
-        and (options.tags == nil or #options.tags == 0 or hastag(name, options.tags))
-        and not hastag(name, options.exclude_tags)
-      list[i] = { name = name, where = t.where, pending = t.pending, selected = selected }
+      list[i] = { name = t.fullname, where = t.where, pending = t.pending, selected = t.selected }
     end
   end
   return list

@@ -236,8 +236,8 @@ final class SpecHost {
         if let pendingReason, messages.isEmpty {
             return SpecOutcome(passed: false, message: pendingReason, output: output.text, status: .pending)
         }
-        let passed = (status == "passed" || status == "pending") && messages.isEmpty
-        let kind: SpecResult.Status = passed ? .passed : status == "error" || status == "passed" ? .error : .failed
+        let passed = status == "passed" && messages.isEmpty
+        let kind: SpecResult.Status = passed ? .passed : status == "error" ? .error : .failed
         return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: output.text, status: kind,
                            reportedName: reportedName)
     }
@@ -344,6 +344,7 @@ final class SpecHost {
                 let primitives = host.vm.ref(from: stack)
                 var fields: [LuaValue: LuaValue] = ["update": .boolean(update), "listing": .boolean(listing)]
                 if let only { fields["only"] = .integer(Int64(only + 1)) }
+                if let filter = selection.filter { fields["filter"] = .string(LuaString(filter)) }
                 if !selection.tags.isEmpty { fields["tags"] = .array(selection.tags.map { .string(LuaString($0)) }) }
                 if !selection.excludedTags.isEmpty {
                     fields["exclude_tags"] = .array(selection.excludedTags.map { .string(LuaString($0)) })
@@ -447,15 +448,19 @@ struct SpecCase: Sendable {
     var blockError: String? = nil
 }
 
-/// The tags that choose tests by the `#tag` words in their full names, as busted's `--tags` and
-/// `--exclude-tags`.
+/// What chooses the tests that run, as busted chooses: `--filter` (a Lua pattern on full names),
+/// and the `#tag` words in full names (`--tags`, `--exclude-tags`). Every host of the run knows
+/// it, since what ran before a describe's body (the chosen tests) is what that body sees.
 public struct SpecSelection: Sendable {
+    /// A Lua pattern full names must match, if any.
+    public var filter: String?
     /// Run only tests with one of these tags (all when empty).
     public var tags: [String] = []
     /// Leave out tests with one of these tags.
     public var excludedTags: [String] = []
 
-    public init(tags: [String] = [], excludedTags: [String] = []) {
+    public init(filter: String? = nil, tags: [String] = [], excludedTags: [String] = []) {
+        self.filter = filter
         self.tags = tags
         self.excludedTags = excludedTags
     }

@@ -148,8 +148,10 @@ public enum SpecRunner {
     private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, listing: Bool,
                                  only: Int? = nil, limit: SpecTimeLimit, coverage: LineCoverage? = nil) throws(UsageError) -> SpecHost {
         do {
+            var selection = options.selection
+            selection.filter = options.filter
             let host = try SpecHost(loop: loop, options: options.hostOptions, update: options.update, listing: listing, only: only,
-                                    timeLimit: limit, selection: options.selection)
+                                    timeLimit: limit, selection: selection)
             coverage?.install(on: host.host.vm.state)
             return host
         } catch {
