@@ -354,22 +354,30 @@ final class SpecHost {
                 primitives.push(onto: stack)
                 stack.push(options)                                          // fn T options
                 try host.vm.call(arguments: 2, results: 1)                   // assertions
+                try Prelude.checks.load(into: host.vm)                       // assertions fn
+                stack.pushValue(at: -2)                                      // assertions fn assertions
+                try host.vm.call(arguments: 1, results: 0)                   // assertions
                 try Prelude.doubles.load(into: host.vm)                      // assertions fn
                 stack.pushValue(at: -2)                                      // assertions fn assertions
                 try host.vm.call(arguments: 1, results: 1)                   // assertions doubles
-                try Prelude.testing.load(into: host.vm)                      // assertions doubles fn
+                try Prelude.fakes.load(into: host.vm)                        // assertions doubles fn
+                primitives.push(onto: stack)
+                stack.pushValue(at: -4)                                      // assertions doubles fn T assertions
+                try host.vm.call(arguments: 2, results: 1)                   // assertions doubles fakes
+                try Prelude.testing.load(into: host.vm)                      // assertions doubles fakes fn
                 primitives.push(onto: stack)
                 stack.push(options)
-                stack.pushValue(at: -5)
-                stack.pushValue(at: -5)                                      // assertions doubles fn T options assertions doubles
-                try host.vm.call(arguments: 4, results: 1)                   // assertions doubles runner
+                stack.pushValue(at: -6)
+                stack.pushValue(at: -6)
+                stack.pushValue(at: -6)                                      // ... fn T options assertions doubles fakes
+                try host.vm.call(arguments: 5, results: 1)                   // assertions doubles fakes runner
                 stack.pushValue(at: -1)
-                runner = host.vm.ref(from: stack)                            // assertions doubles runner
-                _ = stack.rawGet(-1, "http")                                 // assertions doubles runner http
-                httpHandler = host.vm.ref(from: stack)                       // assertions doubles runner
-                _ = stack.rawGet(-1, "call")                                 // assertions doubles runner call
-                callHandler = host.vm.ref(from: stack)                       // assertions doubles runner
-                stack.pop(3)
+                runner = host.vm.ref(from: stack)                            // assertions doubles fakes runner
+                _ = stack.rawGet(-1, "http")                                 // ... runner http
+                httpHandler = host.vm.ref(from: stack)                       // ... runner
+                _ = stack.rawGet(-1, "call")                                 // ... runner call
+                callHandler = host.vm.ref(from: stack)                       // assertions doubles fakes runner
+                stack.pop(4)
             } catch {
                 failure = error
             }
