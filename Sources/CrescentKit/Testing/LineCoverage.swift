@@ -28,6 +28,9 @@ final class LineCoverage: @unchecked Sendable {
     // nonisolated(unsafe): set before the first host starts and cleared after the last one closed,
     // on the runner's thread, which is the only one running Lua in `crescent test`.
 
+    /// `LUA_MASKLINE` (`1 << LUA_HOOKLINE`), spelled out: the header's macro is an expression.
+    static let lineMask: Int32 = 1 << 2
+
     /// Puts the line hook on `state` (a new test host's VM).
     func install(on state: OpaquePointer) {
         indexBySource.removeAll(keepingCapacity: true)
@@ -35,7 +38,7 @@ final class LineCoverage: @unchecked Sendable {
         lua_sethook(state, { state, record in
             guard let state, let record, let coverage = LineCoverage.active else { return }
             coverage.count(state, record)
-        }, LUA_MASKLINE, 0)
+        }, Self.lineMask, 0)
     }
 
     private func count(_ state: OpaquePointer, _ record: UnsafeMutablePointer<lua_Debug>) {

@@ -7,7 +7,8 @@ public enum SpecOutputFormat: String, Sendable, CaseIterable {
     /// busted's `-o json`: one object with `successes`, `failures`, `errors`, `pendings` (each test
     /// as `{ name, message, trace, element }`) and `duration`, written once the run ends.
     case json
-    /// busted's `-o TAP`: `ok N - name` / `not ok N - name` with the message as `#` lines, then `1..N`.
+    /// busted's `-o TAP`: `ok N - name` / `not ok N - name` with the place and message as `#` lines
+    /// (busted says "Failure message" for errors too), `ok N - # SKIP` for pending, then `1..N`.
     case TAP
 }
 
@@ -31,13 +32,12 @@ extension SpecReport {
             case .passed:
                 text += "ok \(number) - \(result.name)\n"
             case .pending:
-                text += "ok \(number) - # SKIP \(result.name)\n"
+                text += "ok \(number) - # SKIP \(result.message.isEmpty ? result.name : result.message)\n"
             case .failed, .error:
                 text += "not ok \(number) - \(result.name)\n"
                 text += "# \(result.location.replacingOccurrences(of: ":", with: " @ "))\n"
-                let kind = result.status == .failed ? "Failure" : "Error"
                 let lines = result.message.split(separator: "\n", omittingEmptySubsequences: false)
-                text += "# \(kind) message: " + lines.joined(separator: "\n# ") + "\n"
+                text += "# Failure message: " + lines.joined(separator: "\n# ") + "\n"
             }
         }
         return text + "1..\(results.count)\n"
