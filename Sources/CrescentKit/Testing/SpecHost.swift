@@ -75,6 +75,11 @@ final class SpecHost {
         try installTesting(update: update, listing: listing, only: only, selection: selection)
     }
 
+    /// Counts the lines this host's Lua runs into `coverage` (`--coverage`), from now on.
+    func measure(_ coverage: LineCoverage) {
+        coverage.install(on: host.vm.state)
+    }
+
     /// What stops the host's running Lua code from another thread (the time limit).
     var interrupter: LuaInterrupter { host.vm.interrupter }
 

@@ -47,7 +47,7 @@ public enum SpecRunner {
     /// - Throws: ``UsageError`` when a path does not exist or the config file is bad.
     public static func run(_ options: SpecRunOptions, write output: (String) -> Void) throws(UsageError) -> Int32 {
         // busted's formats are written whole at the end: nothing else may go to the output.
-        let write: (String) -> Void = options.output == .plain ? output : { _ in }
+        func write(_ text: String) { if options.output == .plain { output(text) } }
         let files = try specFiles(options.paths)
         let loop = PumpedEventLoop()
         let limit = SpecTimeLimit(seconds: options.timeout, loop: loop)
@@ -152,7 +152,7 @@ public enum SpecRunner {
             selection.filter = options.filter
             let host = try SpecHost(loop: loop, options: options.hostOptions, update: options.update, listing: listing, only: only,
                                     timeLimit: limit, selection: selection)
-            coverage?.install(on: host.host.vm.state)
+            if let coverage { host.measure(coverage) }
             return host
         } catch {
             throw UsageError(description: "cannot start a test host: \(error)")
