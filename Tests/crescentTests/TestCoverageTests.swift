@@ -22,8 +22,10 @@ import Testing
     static func shape(_ report: String) -> [String] {
         report.split(separator: "\n", omittingEmptySubsequences: false).map { line in
             let text = String(line)
-            guard let match = text.firstMatch(of: /^ *[0-9]+ /), !text.hasPrefix("*") else { return text }
-            return "hit " + text.dropFirst(match.output.count)
+            let counted = text.drop { $0 == " " }
+            let digits = counted.prefix { $0.isNumber }
+            guard !digits.isEmpty, counted.dropFirst(digits.count).first == " " else { return text }
+            return "hit " + counted.dropFirst(digits.count + 1)
         }
     }
 
