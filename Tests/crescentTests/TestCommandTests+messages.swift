@@ -11,7 +11,7 @@ extension TestCommandTests {
             end)
             """])
         #expect(result.status == 1, "\(result)")
-        #expect(result.stdout.contains("spec/weather_spec.lua:2: no service named 'weather'"), "\(result)")
+        #expect(result.stdout.contains("spec/weather_spec.lua:2: no service 'weather'"), "\(result)")
         #expect(result.stdout.contains("in a test, fake it: fake.service(\"weather\", { methods = { ... } })"), "\(result)")
     }
 

@@ -144,7 +144,7 @@ do
     lookup.__index = function(t, name)
       local ok, result = pcall(index, t, name)
       if ok then return result end
-      if type(result) == "string" and result:find("no service named", 1, true) and not services_faked[name] then
+      if type(result) == "string" and result:find("no service", 1, true) and not services_faked[name] then
         error((result:gsub("^[^\n]-:%d+: ", "")) .. sformat("; in a test, fake it: fake.service(%q, { methods = { ... } })", name), 2)
       end
       error(result, 0)
