@@ -22,6 +22,9 @@ final class LineCoverage: @unchecked Sendable {
     /// by address: the file index, or -1 for a chunk not counted. Valid for one VM: cleared when
     /// the hook goes on a new one, whose strings may reuse the addresses.
     private var indexBySource: [UnsafeRawPointer: Int] = [:]
+    /// The last chunk seen and its index: most line events follow one in the same chunk.
+    private var lastSource: UnsafeRawPointer?
+    private var lastIndex = -1
 
     /// The collector the hook counts into while a run measures coverage.
     nonisolated(unsafe) static var active: LineCoverage?
@@ -34,6 +37,7 @@ final class LineCoverage: @unchecked Sendable {
     /// Puts the line hook on `state` (a new test host's VM).
     func install(on state: OpaquePointer) {
         indexBySource.removeAll(keepingCapacity: true)
+        lastSource = nil
         Self.active = self
         lua_sethook(state, { state, record in
             guard let state, let record, let coverage = LineCoverage.active else { return }
@@ -46,12 +50,16 @@ final class LineCoverage: @unchecked Sendable {
         guard line > 0, lua_getinfo(state, "S", record) != 0, let source = record.pointee.source else { return }
         let key = UnsafeRawPointer(source)
         let index: Int
-        if let known = indexBySource[key] {
+        if key == lastSource {
+            index = lastIndex
+        } else if let known = indexBySource[key] {
             index = known
         } else {
             index = fileIndex(String(cString: source))
             indexBySource[key] = index
         }
+        lastSource = key
+        lastIndex = index
         guard index >= 0 else { return }
         if hits[index].count <= line { hits[index].append(contentsOf: repeatElement(0, count: line + 1 - hits[index].count)) }
         hits[index][line] += 1
