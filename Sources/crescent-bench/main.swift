@@ -40,6 +40,7 @@ enum BenchCommand {
             ("http-get", HTTPRows.get),
             ("feed-parse", FeedRows.parse),
             (TestRunnerBench.name, TestRunnerBench.run),
+            (TestRunnerCoverageBench.name, TestRunnerCoverageBench.run),
             ("remote-eval", RemoteRows.eval),
             ("process-run", ProcessRows.run),
             ("process-lines", ProcessRows.lines),

@@ -35,13 +35,45 @@ struct TestCommand: ParsableCommand {
     @Option(name: .customLong("memory-limit"), help: ArgumentHelp("Each test VM's memory limit in MiB; 0 for none.", valueName: "mib"))
     var memoryLimit = HostOptions().memoryLimitMiB
 
+    @Option(help: ArgumentHelp("Run only tests with one of these tags (#tag in a describe or test name), as busted's --tags.",
+                               valueName: "tag,..."))
+    var tags: [String] = []
+
+    @Option(name: .customLong("exclude-tags"), help: ArgumentHelp("Leave out tests with one of these tags.", valueName: "tag,..."))
+    var excludeTags: [String] = []
+
+    @Option(name: [.short, .long], help: ArgumentHelp("How to write the results: plain (a line per test), or busted's json or TAP.",
+                                                      valueName: "format"))
+    var output: String?
+
+    @Flag(help: "Count the lines of Lua files the tests ran (not the specs): print a table per file, write luacov.report.out and coverage/lcov.info.")
+    var coverage = false
+
     @Argument(help: ArgumentHelp("Spec files or folders to search for *_spec.lua.", valueName: "path"))
     var paths: [String] = []
 
     func run() throws {
         var options = SpecRunOptions()
-        options.paths = paths
-        options.filter = filter
+        // A .busted file gives the defaults; the command line wins.
+        let busted: BustedFile?
+        do {
+            busted = try BustedFile.read()
+        } catch {
+            Crescent.usageError(error.description)
+        }
+        options.paths = paths.isEmpty ? busted?.paths ?? [] : paths
+        options.filter = filter ?? busted?.filter
+        options.selection = SpecSelection(tags: tags.isEmpty ? busted?.tags ?? [] : tags.flatMap(BustedFile.split),
+                                          excludedTags: excludeTags.isEmpty ? busted?.excludedTags ?? [] : excludeTags.flatMap(BustedFile.split))
+        if let output {
+            guard let format = SpecOutputFormat.allCases.first(where: { $0.rawValue.lowercased() == output.lowercased() }) else {
+                Crescent.usageError("-o \(output): crescent test writes \(SpecOutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            options.output = format
+        } else if let format = busted?.output {
+            options.output = format
+        }
+        options.coverage = coverage || busted?.coverage == true
         options.junitPath = junit
         options.update = update
         guard timeout >= 0 && timeout.isFinite else {

@@ -15,8 +15,12 @@ import Synchronization
 /// | `json` | what `marks` gives | the `json` global |
 /// | `models` | the `json` global (its stand-in) | methods of data models by type name (`response:json()`) |
 /// | `controllers` | the host's primitives (scopes, tasks, timers, reports) | `controller`, `app`'s navigation |
-/// | `assertions` | a test host's primitives and options | `assert`, `spy`, `view_text`, `view_json` (`crescent test` only) |
-/// | `testing` | the same, and what `assertions` gives | the test API's other globals, the runner (`crescent test` only) |
+/// | `assertions` | a test host's primitives and options | `assert` (luassert's engine and chains), `say` (`crescent test` only) |
+/// | `checks` | what `assertions` gives | the built-in assertions and modifiers, registered with it (`crescent test` only) |
+/// | `doubles` | what `assertions` gives | `spy`, `stub`, `mock`, `match` (`crescent test` only) |
+/// | `coverage` | the files a `--coverage` run ran, with their hits | the reports: luacov's text, the summary table, LCOV |
+/// | `fakes` | a test host's primitives, what `assertions` gives | `fake`; the host's calls into the fakes (`crescent test` only) |
+/// | `testing` | the same, and what `assertions`, `doubles` and `fakes` give | the test API's other globals, the runner (`crescent test` only) |
 /// | `change` | nothing | the metamethods of property change tables (`pairs`, `tostring`) |
 /// | `services` | the host's `start` and `error` | the `__index` behind `services`, starting a service on first read |
 /// | `time` | the clock's `now` | `os.time()` and `os.date()` on the run's clock |
@@ -69,6 +73,21 @@ enum Prelude {
     /// its chunk takes the test host's primitives and the run's options.
     static let assertions = Module(name: "assertions", source: PackageResources.assertions_lua,
                                    compiled: Bytecode.assertions, input: .hostPrimitives)
+    /// The built-in assertions and modifiers (luassert's names, crescent's messages), registered
+    /// with the engine `assertions` returns.
+    static let checks = Module(name: "checks", source: PackageResources.checks_lua,
+                               compiled: Bytecode.checks, input: .callerValues)
+    /// luassert's test doubles (`spy`, `stub`, `mock`, `match`), loaded after `assertions`, whose
+    /// engine it takes.
+    static let doubles = Module(name: "doubles", source: PackageResources.doubles_lua,
+                                compiled: Bytecode.doubles, input: .callerValues)
+    /// The fakes of `crescent test` (`fake.http`, `fake.location`, `fake.service`) and the
+    /// host's calls into them, loaded before `testing`.
+    static let fakes = Module(name: "fakes", source: PackageResources.fakes_lua,
+                              compiled: Bytecode.fakes, input: .hostPrimitives)
+    /// The reports of `crescent test --coverage` (luacov's line rule), run in a VM of their own.
+    static let coverage = Module(name: "coverage", source: PackageResources.coverage_lua,
+                                 compiled: Bytecode.coverage, input: .callerValues)
     /// The rest of `crescent test`'s API (describe/it, clock, fake, script), loaded after
     /// `assertions`, whose result it takes too; its chunk returns the runner.
     static let testing = Module(name: "testing", source: PackageResources.testing_lua,
@@ -92,7 +111,7 @@ enum Prelude {
     }
 
     /// Every embedded module, the test host's and the bridge's too.
-    static let allModules: [Module] = [inspect, marks, json, models, controllers, assertions, testing, firstUse,
+    static let allModules: [Module] = [inspect, marks, json, models, controllers, assertions, checks, doubles, fakes, coverage, testing, firstUse,
                                        change, services, time, latest, output, plugin]
 
     /// The modules that define a global of their name. Each global stands in as an empty table

@@ -1,29 +1,32 @@
 -- testing.lua: the API of `crescent test` (busted's names, DESIGN.md "Testing scripts"), loaded in
 -- every test's fresh host after the other prelude modules. The chunk takes the host's testing
--- primitives (T, a private table), options ({ update, listing, only }) and what assertions.lua
--- returned; it defines the other globals (describe/it, clock, fake, script, send) and returns the
+-- primitives (T, a private table), options ({ update, listing, only, tags, exclude_tags }) and what
+-- assertions.lua, doubles.lua and fakes.lua returned; it defines the other globals (describe/it, clock, fake, script, send, press, view_text, screen_text) and returns the
 -- runner the Swift side drives: list(filter) after the spec file ran, then run(i).
 --
 -- A spec file runs once per test, each time in a new host: describe blocks and hooks are collected
 -- again, and only test i runs. So a test sees nothing of another (globals, subscriptions, the
 -- store); `setup`/`teardown` run in each test's host, around its `before_each`/`after_each`.
 
-local T, options, assertions = ...
-local where, Failure, show = assertions.where, assertions.Failure, assertions.show
+local T, options, assertions, doubles, fakes = ...
+local where, Failure, show, fail = assertions.where, assertions.Failure, assertions.show, assertions.fail
 local type, pairs, ipairs, tostring, select, error = type, pairs, ipairs, tostring, select, error
 local sformat, concat = string.format, table.concat
 local pack, unpack = table.pack, table.unpack
 
-local runner = {}
-local root = { name = nil, setup = {}, teardown = {}, before_each = {}, after_each = {} }
-local current = root
-local tests = {}
+-- The runner; the host calls its `http`, `process` and `call` for the code under test (fakes.lua).
+local runner = { http = fakes.http, process = fakes.process, call = fakes.call }
 -- Failures noticed outside the test's own code (an unmatched fake.http route, the real network
 -- or device reached); they fail the running test even when the code under test handled them.
-local noticed = {}
+local noticed = fakes.noticed
 
 ---------------------------------------------------------------------------------------------------
 -- Blocks and tests
+--
+-- As under busted, a describe's body runs when the run reaches it, not when it is declared: after
+-- the tests declared before it in the enclosing block, so a nested body can use what an outer
+-- `setup` (and, through the tests before it, `before_each`) set. An error in a describe's body
+-- drops its tests and is reported under the describe's name. Tests are run in that order.
 
 local function fullname(block, name)
   local parts = { name }
@@ -43,35 +46,53 @@ local function checkname(name, fn, what)
   end
 end
 
+-- A block's children are its describes (tables) and its tests, kept flat as cheap as can be (a
+-- file of a thousand tests is run once per test): the function, or false for a pending one, with
+-- the name and place in `names` and `wheres` at the same index.
+local function newblock(name, parent, fn)
+  return { name = name, parent = parent, fn = fn, children = {}, names = {}, wheres = {},
+    setup = {}, teardown = {}, before_each = {}, after_each = {} }
+end
+local root = newblock(nil, nil, nil)
+local current = root
+-- The test running, while one runs (its `finally`), and the Pending marker `pending()` raises in it.
+local running
+local Pending = {}
+
 function describe(name, fn)
   checkname(name, fn, "describe")
-  local block = { name = name, parent = current, setup = {}, teardown = {}, before_each = {}, after_each = {} }
-  current = block
-  local ok, err = pcall(fn)
-  current = block.parent
-  if not ok then error(err, 0) end
+  local block = newblock(name, current, fn)
+  block.where = options.listing and where(2) or "?"
+  current.children[#current.children + 1] = block
 end
-context = describe
+context, insulate, expose = describe, describe, describe
 
--- Tests are numbered in the order the file declares them. A host that runs one test (options.only)
--- keeps only that one: a file of a thousand tests runs a thousand times.
-local declared = 0
+local function declare(name, fn)
+  local children = current.children
+  local n = #children + 1
+  children[n] = fn or false
+  current.names[n] = name
+  -- Only the host that lists the tests needs where each is.
+  if options.listing then current.wheres[n] = where(3) end
+end
 
 function it(name, fn)
-  declared = declared + 1
-  if options.only and declared ~= options.only then return end
   checkname(name, fn, "it")
-  -- Only the host that lists the tests needs where each is.
-  tests[declared] = { name = options.listing and fullname(current, name) or name, block = current, fn = fn,
-    where = options.listing and where(2) or "?", pending = fn == nil }
+  declare(name, fn)
 end
-test = it
+test, spec = it, it
 
 function pending(name)
-  declared = declared + 1
-  if options.only and declared ~= options.only then return end
+  if running then error(setmetatable({ message = name }, Pending), 0) end
   checkname(name, nil, "pending")
-  tests[declared] = { name = fullname(current, name), block = current, where = where(2), pending = true }
+  declare(name, nil)
+end
+
+-- finally(fn) inside a test: fn runs once the test's body ends, passed or not (busted keeps the last).
+function finally(fn)
+  if not running then error("finally: call it inside a test (it(\"...\", function() ... finally(fn) end))", 2) end
+  if type(fn) ~= "function" then error("bad argument #1 to 'finally' (function expected, got " .. type(fn) .. ")", 2) end
+  running.finally = fn
 end
 
 local function hook(kind)
@@ -84,6 +105,92 @@ end
 setup, teardown = hook("setup"), hook("teardown")
 before_each, after_each = hook("before_each"), hook("after_each")
 lazy_setup, lazy_teardown, strict_setup, strict_teardown = setup, teardown, setup, teardown
+
+local function chain(block)
+  local blocks = {}
+  while block do table.insert(blocks, 1, block); block = block.parent end
+  return blocks
+end
+
+-- Runs the setup hooks of `blocks` that have not run in this host.
+local function runsetups(blocks)
+  for _, block in ipairs(blocks) do
+    if not block.setupDone then
+      block.setupDone = true
+      for _, fn in ipairs(block.setup) do fn() end
+    end
+  end
+end
+
+local function hastag(name, tags)
+  for _, tag in ipairs(tags or {}) do if name:find("#" .. tag) then return true end end
+  return false
+end
+
+-- Whether the run takes a test: options.filter (a Lua pattern on full names), options.tags and
+-- options.exclude_tags (`#tag` in them), as busted chooses.
+local choosing = options.filter ~= nil or (options.tags and #options.tags > 0) or (options.exclude_tags and #options.exclude_tags > 0)
+local function chosen(name)
+  return (options.filter == nil or name:find(options.filter) ~= nil)
+    and (options.tags == nil or #options.tags == 0 or hastag(name, options.tags))
+    and not hastag(name, options.exclude_tags)
+end
+
+-- The tests in run order (and the describes whose bodies failed), expanding describe bodies as
+-- the run reaches them; done once per host. A host that runs one test (options.only) keeps only
+-- that entry; the listing host keeps them all.
+--
+-- Before a nested describe's body runs, what busted would have run by then runs too: the setup and
+-- before_each hooks of the enclosing blocks that the last chosen test before it ran under.
+local ordered
+local function expand()
+  if ordered then return ordered end
+  ordered = {}
+  local count = 0
+  local lastRun -- the block of the last chosen test walked
+  local function keep(entry)
+    count = count + 1
+    if options.listing or count == options.only then ordered[count] = entry() end
+  end
+  local function walk(block)
+    for i = 1, #block.children do
+      local child = block.children[i]
+      if type(child) ~= "table" then
+        local name = (options.listing or choosing) and fullname(block, block.names[i])
+        local selected = not choosing or chosen(name)
+        if selected and child then lastRun = block end
+        keep(function()
+          return { name = block.names[i], fullname = name, block = block, fn = child or nil, where = block.wheres[i] or "?",
+            pending = child == false, selected = selected }
+        end)
+      else
+        current = child
+        local ok, err = pcall(function()
+          if lastRun then
+            local ran = {}
+            for _, b in ipairs(chain(lastRun)) do ran[b] = true end
+            local blocks = {}
+            for _, b in ipairs(chain(block)) do if ran[b] then blocks[#blocks + 1] = b end end
+            runsetups(blocks)
+            for _, b in ipairs(blocks) do for _, fn in ipairs(b.before_each) do fn() end end
+          end
+          child.fn()
+        end)
+        current = root
+        if ok then
+          walk(child)
+        else
+          keep(function()
+            return { failedBlock = true, name = fullname(child.parent, child.name), where = child.where,
+              message = getmetatable(err) == Failure and tostring(err) or tostring(err) }
+          end)
+        end
+      end
+    end
+  end
+  walk(root)
+  return ordered
+end
 
 ---------------------------------------------------------------------------------------------------
 -- Time
@@ -102,189 +209,6 @@ clock = {
 -- os.exit would end the whole run (and with it the report): under `crescent test` it ends only the
 -- running test, which fails.
 os.exit = T.exit
-
----------------------------------------------------------------------------------------------------
--- Fakes
-
-fake = {}
-local routes = {}
-local routeOrder = {}
-
-local function routelist()
-  if #routeOrder == 0 then return "no fake.http routes are set" end
-  return "routes: " .. concat(routeOrder, ", ")
-end
-
-function fake.http(table_)
-  if type(table_) ~= "table" then error("bad argument #1 to 'fake.http' (a table of routes expected, got " .. type(table_) .. ")", 2) end
-  for key, answer in pairs(table_) do
-    if type(key) ~= "string" or not key:match("^%u+ %S+$") then
-      error("fake.http: a route is 'METHOD url' (\"GET https://example.org/feed\"), got " .. show(key), 2)
-    end
-    if type(answer) ~= "table" and type(answer) ~= "function" and type(answer) ~= "string" then
-      error("fake.http: route " .. key .. " must answer a table { status, headers, body }, a string body or a function(request), got " .. type(answer), 2)
-    end
-    if routes[key] == nil then routeOrder[#routeOrder + 1] = key end
-    routes[key] = answer
-  end
-  table.sort(routeOrder)
-end
-
--- Called by the host for every http request of the code under test: the response, or nil and an
--- error { code, message }.
-function runner.http(request)
-  local key = request.method .. " " .. request.url
-  local answer = routes[key]
-  if answer == nil then
-    local message
-    if #routeOrder == 0 then
-      message = sformat("the code under test reached the network (%s); give it a fake: fake.http { [%q] = { status = 200, body = \"...\" } }", key, key)
-    else
-      message = sformat("no fake.http route for %s (%s)", key, routelist())
-    end
-    noticed[#noticed + 1] = message
-    return nil, { code = "network", message = message }
-  end
-  if type(answer) == "function" then
-    local ok, result = pcall(answer, request)
-    if not ok then
-      noticed[#noticed + 1] = "fake.http route " .. key .. " raised: " .. tostring(result)
-      return nil, { code = "internal", message = tostring(result) }
-    end
-    answer = result
-  end
-  if type(answer) == "string" then answer = { body = answer } end
-  if type(answer) ~= "table" then return nil, { code = "internal", message = "fake.http route " .. key .. " answered " .. type(answer) } end
-  if answer.error then
-    local e = answer.error
-    return nil, type(e) == "table" and e or { code = tostring(e), message = "fake.http: " .. key .. " failed with " .. tostring(e) }
-  end
-  local body, headers = answer.body or "", answer.headers or {}
-  if type(body) == "table" then
-    body = json.encode(body)
-    if headers["content-type"] == nil and headers["Content-Type"] == nil then
-      local copy = { ["content-type"] = "application/json" }
-      for k, v in pairs(headers) do copy[k] = v end
-      headers = copy
-    end
-  end
-  return { status = answer.status or 200, headers = headers, body = tostring(body), url = request.url }
-end
-
--- fake.process { ["git pull"] = { status = 0, stdout = "Already up to date.\n" }, git = function(request) ... end }:
--- answers the programs the code under test runs, by their whole command line first, then by the
--- program's name alone, then "*". The handle it returns lists the requests it answered (`calls`).
-local programs, programOrder, programCalls = {}, {}, {}
-
-local function programlist()
-  if #programOrder == 0 then return "no fake.process answers are set" end
-  return "answers: " .. concat(programOrder, ", ")
-end
-
-function fake.process(table_)
-  if type(table_) ~= "table" then error("bad argument #1 to 'fake.process' (a table of answers expected, got " .. type(table_) .. ")", 2) end
-  for key, answer in pairs(table_) do
-    if type(key) ~= "string" or key == "" then
-      error("fake.process: an answer's key is a command line (\"git pull\"), a program (\"git\") or \"*\", got " .. show(key), 2)
-    end
-    if type(answer) ~= "table" and type(answer) ~= "function" and type(answer) ~= "string" then
-      error("fake.process: " .. key .. " must answer a table { status, stdout, stderr }, a string (its stdout) or a function(request), got " .. type(answer), 2)
-    end
-    if programs[key] == nil then programOrder[#programOrder + 1] = key end
-    programs[key] = answer
-  end
-  table.sort(programOrder)
-  return { calls = programCalls }
-end
-
--- Called by the host for every program the code under test runs or spawns: { status, signal,
--- stdout, stderr }, or nil and an error { code, message }.
-function runner.process(request)
-  programCalls[#programCalls + 1] = request
-  local key = request.command
-  local answer = programs[key]
-  if answer == nil then answer = programs[request.argv[1]] end
-  if answer == nil then answer = programs["*"] end
-  if answer == nil then
-    local message
-    if #programOrder == 0 then
-      message = sformat("the code under test ran a program (%s); give it a fake: fake.process { [%q] = { status = 0, stdout = \"...\" } }", key, key)
-    else
-      message = sformat("no fake.process answer for %s (%s)", key, programlist())
-    end
-    noticed[#noticed + 1] = message
-    return nil, { code = "not_found", message = message }
-  end
-  if type(answer) == "function" then
-    local ok, result = pcall(answer, request)
-    if not ok then
-      noticed[#noticed + 1] = "fake.process answer for " .. key .. " raised: " .. tostring(result)
-      return nil, { code = "internal", message = tostring(result) }
-    end
-    answer = result
-  end
-  if type(answer) == "string" then answer = { stdout = answer } end
-  if type(answer) ~= "table" then return nil, { code = "internal", message = "fake.process answer for " .. key .. " was " .. type(answer) } end
-  if answer.error then
-    local e = answer.error
-    return nil, type(e) == "table" and e or { code = tostring(e), message = "fake.process: " .. key .. " failed with " .. tostring(e) }
-  end
-  return { status = answer.status, signal = answer.signal, stdout = tostring(answer.stdout or ""),
-           stderr = tostring(answer.stderr or ""), timedOut = answer.timedOut == true }
-end
-
-local Location = {}
-Location.__index = Location
-function Location:fail(code, message)
-  T.locationFail(code or "unavailable", message or ("fake.location failed with " .. tostring(code or "unavailable")))
-end
-
-function fake.location(spec)
-  spec = spec or {}
-  if type(spec) ~= "table" then error("bad argument #1 to 'fake.location' (a table { fixes = {...} } or { track = \"x.gpx\" } expected, got " .. type(spec) .. ")", 2) end
-  T.fakeLocation(spec.fixes, spec.track, spec.interval)
-  return setmetatable({}, Location)
-end
-
-local services_faked = {}
-local Fake = {}
-Fake.__index = Fake
-function Fake:set(key, value) T.fakeSet(self.name, key, value) end
-function Fake:emit(event, payload) T.fakeEmit(self.name, event, payload) end
-
-function fake.service(name, spec)
-  if type(name) ~= "string" then error("bad argument #1 to 'fake.service' (a service name expected, got " .. type(name) .. ")", 2) end
-  spec = spec or {}
-  local methods, names = spec.methods or {}, {}
-  for method in pairs(methods) do names[#names + 1] = method end
-  table.sort(names)
-  local handle = setmetatable({ name = name, methods = methods, calls = {} }, Fake)
-  services_faked[name] = handle
-  T.fakeService(name, spec.properties or {}, names, spec.events or {}, spec.summary)
-  return handle
-end
-
--- Called by the host for a call of a faked service's method: true and the result, or false and
--- an error { code, message }.
-function runner.call(name, method, ...)
-  local handle = services_faked[name]
-  local args = pack(...)
-  handle.calls[#handle.calls + 1] = { method = method, args = args }
-  local impl = handle.methods[method]
-  if impl == nil then
-    return false, { code = "unavailable", message = sformat("fake.service(%q) has no method '%s'; add methods = { %s = function(...) return ... end }", name, method, method) }
-  end
-  if type(impl) ~= "function" then return true, impl end
-  local ok, result, err = pcall(impl, unpack(args, 1, args.n))
-  if not ok then
-    if type(result) == "table" and result.code then return false, result end
-    return false, { code = "internal", message = tostring(result) }
-  end
-  if result == nil and err ~= nil then
-    return false, type(err) == "table" and err or { code = tostring(err), message = tostring(err) }
-  end
-  return true, result
-end
 
 ---------------------------------------------------------------------------------------------------
 -- Scripts and controllers
@@ -307,64 +231,145 @@ function send(command, ...) return app.send(command, ...) end
 function press(...) return app.press(...) end
 
 ---------------------------------------------------------------------------------------------------
+-- Views: the top controller's view, as --ui plain and --ui json show it, and the live screen
+
+function view_text() return T.viewText() end
+-- The screen a person would see at width x height (default: the run's columns x 24): the view,
+-- the `?` help over it, the status line.
+function screen_text(width, height) return T.screenText(width, height) end
+function view_json()
+  local text = T.viewJSON()
+  if text == nil then return nil end
+  return json.decode(text)
+end
+
+local function readfile(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+local function linediff(expected, actual)
+  local e, a = {}, {}
+  for line in (expected .. "\n"):gmatch("(.-)\n") do e[#e + 1] = line end
+  for line in (actual .. "\n"):gmatch("(.-)\n") do a[#a + 1] = line end
+  local lines = {}
+  for i = 1, math.max(#e, #a) do
+    if e[i] ~= a[i] then
+      if e[i] then lines[#lines + 1] = sformat("  -%3d| %s", i, e[i]) end
+      if a[i] then lines[#lines + 1] = sformat("  +%3d| %s", i, a[i]) end
+    end
+  end
+  return concat(lines, "\n")
+end
+
+rawset(assert, "view", function(golden, message)
+  if type(golden) ~= "string" then fail("assert.view needs the path of a golden file, got " .. show(golden)) end
+  local actual = T.viewText()
+  if actual == nil then fail("assert.view: no controller is shown (push one, or run a script that does)") end
+  actual = actual .. "\n"
+  local expected = readfile(golden)
+  if options.update then
+    if expected ~= actual then
+      local f, err = io.open(golden, "wb")
+      if not f then fail("assert.view: cannot write " .. golden .. ": " .. tostring(err)) end
+      f:write(actual)
+      f:close()
+      T.noteUpdated(golden)
+    end
+    return
+  end
+  if expected == nil then
+    fail(sformat("assert.view: the golden file %s does not exist; run `crescent test --update` to write it from this view:\n%s",
+      golden, actual))
+  end
+  if expected ~= actual then
+    fail(sformat("%s: the view differs from %s (- expected, + actual; `crescent test --update` rewrites it)\n%s",
+      message or "assert.view", golden, linediff(expected, actual)))
+  end
+end)
+
+---------------------------------------------------------------------------------------------------
 -- The runner
 
--- The tests, as { name, where, pending, selected } in order; `filter` is a Lua pattern on names.
-function runner.list(filter)
+-- The tests in run order, as { name, where, pending, selected, error } (see `chosen`). A describe
+-- whose body failed is an entry with its error.
+function runner.list()
   local list = {}
-  for i, t in ipairs(tests) do
-    list[i] = { name = t.name, where = t.where, pending = t.pending,
-      selected = filter == nil or t.name:find(filter) ~= nil }
+  for i, t in ipairs(expand()) do
+    if t.failedBlock then
+      list[i] = { name = t.name, where = t.where or "?", error = t.message, selected = true }
+    else
+      list[i] = { name = t.fullname, where = t.where, pending = t.pending, selected = t.selected }
+    end
   end
   return list
 end
 
-local function chain(block)
-  local blocks = {}
-  while block do table.insert(blocks, 1, block); block = block.parent end
-  return blocks
-end
-
 local function handler(err)
-  if getmetatable(err) == Failure then return err end
+  if getmetatable(err) == Failure or getmetatable(err) == Pending then return err end
   local message = type(err) == "string" and err or (type(err) == "table" and err.message and tostring(err.message)) or inspect(err)
   -- The runner's own frames say nothing about the spec: keep the spec's and the code's. The
   -- message is kept whole (debug.traceback would cut it at a NUL byte).
   local lines = { message }
   for line in (debug.traceback("", 2) .. "\n"):gmatch("(.-)\n") do
-    if line ~= "" and not line:find("[crescent testing]", 1, true) and not line:find("[crescent assertions]", 1, true)
-        and not line:find("in function 'xpcall'", 1, true) then
+    if line ~= "" and not line:find("[crescent ", 1, true) and not line:find("in function 'xpcall'", 1, true) then
       lines[#lines + 1] = line
     end
   end
   return { message = concat(lines, "\n"), error = true }
 end
 
--- Runs test i (hooks, body, hooks) as a task, driving virtual time while it waits; returns
--- "passed" or "failed" and the message.
+-- Runs test i (hooks, body, finally, hooks) as a task, driving virtual time while it waits; returns
+-- "passed", "failed" (an assertion in the body), "error" (any other error, or a failure in a hook,
+-- as busted counts them) or "pending" (pending() in the body), the message, and, for an error in
+-- a hook, the name busted reports it under ("describe-name before_each") instead of the test's.
 function runner.run(i)
-  local t = tests[i]
+  local t = expand()[i]
   local blocks = chain(t.block)
   local outcome
+  local hook -- { block, kind } while a hook runs
+  local function keep(ok, err, inbody)
+    if outcome.ok and not ok then
+      outcome.ok, outcome.err = false, err
+      outcome.kind = getmetatable(err) == Pending and "pending" or (inbody and getmetatable(err) == Failure) and "failed" or "error"
+      if hook then outcome.name = fullname(hook[1], hook[2]) end
+    end
+  end
+  local function hooks(block, kind)
+    hook = { block, kind }
+    for _, fn in ipairs(block[kind]) do keep(xpcall(fn, handler)) end
+    hook = nil
+  end
   local task_ = task(function()
+    outcome = { ok = true }
+    running = t
+    local inbody = false
     local ok, err = xpcall(function()
-      for _, block in ipairs(blocks) do for _, fn in ipairs(block.setup) do fn() end end
-      for _, block in ipairs(blocks) do for _, fn in ipairs(block.before_each) do fn() end end
+      for _, block in ipairs(blocks) do
+        if not block.setupDone then
+          block.setupDone = true
+          hook = { block, "setup" }
+          for _, fn in ipairs(block.setup) do fn() end
+        end
+      end
+      for _, block in ipairs(blocks) do
+        hook = { block, "before_each" }
+        for _, fn in ipairs(block.before_each) do fn() end
+      end
+      hook = nil
+      inbody = true
       t.fn()
     end, handler)
-    for b = #blocks, 1, -1 do
-      for _, fn in ipairs(blocks[b].after_each) do
-        local ok2, err2 = xpcall(fn, handler)
-        if ok and not ok2 then ok, err = ok2, err2 end
-      end
-    end
-    for b = #blocks, 1, -1 do
-      for _, fn in ipairs(blocks[b].teardown) do
-        local ok2, err2 = xpcall(fn, handler)
-        if ok and not ok2 then ok, err = ok2, err2 end
-      end
-    end
-    outcome = { ok = ok, err = err }
+    keep(ok, err, inbody)
+    hook = nil
+    if t.finally then keep(xpcall(t.finally, handler)) end
+    running = nil
+    for b = #blocks, 1, -1 do hooks(blocks[b], "after_each") end
+    for b = #blocks, 1, -1 do hooks(blocks[b], "teardown") end
+    outcome.done = true
   end)
   local stopped
   while true do
@@ -373,17 +378,32 @@ function runner.run(i)
     local stepped, why = T.step()
     if not stepped then stopped = why; break end
   end
-  if not outcome then
+  if not (outcome and outcome.done) then
     task_:cancel()
-    outcome = { ok = false, err = { message = stopped or "the test did not finish" } }
+    outcome = { ok = false, kind = "error", err = { message = stopped or "the test did not finish" } }
   end
   local messages = {}
   if not outcome.ok then
     local err = outcome.err
-    messages[1] = getmetatable(err) == Failure and tostring(err) or err.message
+    messages[1] = getmetatable(err) == Failure and tostring(err) or tostring(err.message or "")
   end
+  if outcome.kind == "pending" and #noticed == 0 then return "pending", messages[1] or "" end
   for _, message in ipairs(noticed) do messages[#messages + 1] = message end
-  return #messages == 0 and "passed" or "failed", concat(messages, "\n")
+  if #messages == 0 then return "passed", "" end
+  return outcome.kind == "pending" and "failed" or outcome.kind or "failed", concat(messages, "\n"), outcome.name
 end
+
+---------------------------------------------------------------------------------------------------
+-- require "busted", "luassert" and "say": the same globals, as busted's modules give them
+
+local busted = { describe = describe, context = context, insulate = insulate, expose = expose, it = it, spec = spec,
+  test = test, pending = pending, finally = finally, setup = setup, teardown = teardown, lazy_setup = lazy_setup,
+  lazy_teardown = lazy_teardown, strict_setup = strict_setup, strict_teardown = strict_teardown,
+  before_each = before_each, after_each = after_each, assert = assert, spy = spy, stub = stub, mock = mock,
+  match = match, randomize = function() end }
+local modules = { busted = busted, luassert = assert, ["luassert.assert"] = assert, say = assertions.say,
+  ["luassert.spy"] = doubles.spy, ["luassert.stub"] = doubles.stub, ["luassert.mock"] = doubles.mock,
+  ["luassert.match"] = doubles.match, ["luassert.say"] = assertions.say }
+for name, value in pairs(modules) do package.preload[name] = function() return value end end
 
 return runner

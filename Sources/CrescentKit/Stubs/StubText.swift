@@ -221,9 +221,11 @@ enum StubText {
     ]
 
     /// The globals `crescent test` adds.
-    static let testGlobals = ["describe", "context", "it", "test", "pending", "before_each", "after_each", "setup", "teardown",
+    static let testGlobals = ["describe", "context", "insulate", "expose", "it", "test", "spec", "pending", "finally",
+                              "before_each", "after_each", "setup", "teardown",
                               "lazy_setup", "lazy_teardown", "strict_setup", "strict_teardown",
-                              "spy", "clock", "fake", "script", "send", "press", "view_text", "view_json", "screen_text"]
+                              "spy", "stub", "mock", "match", "clock", "fake", "script", "send", "press", "view_text", "view_json",
+                              "screen_text"]
 
     static let testing: String = """
         ---@meta crescent-testing
@@ -232,14 +234,18 @@ enum StubText {
         ---@param name string
         ---@param fn fun()
         function describe(name, fn) end
-        context = describe
+        context, insulate, expose = describe, describe, describe
         ---Declares a test; it runs in a fresh host on a virtual clock, as a task (it may await).
         ---@param name string
         ---@param fn? async fun()
         function it(name, fn) end
-        test = it
-        ---@param name string
+        test, spec = it, it
+        ---Declares a pending test; inside a test, ends it as pending.
+        ---@param name? string
         function pending(name) end
+        ---Inside a test: fn runs once the test's body ends, whether it passed or not.
+        ---@param fn fun()
+        function finally(fn) end
         ---@param fn fun()
         function before_each(fn) end
         ---@param fn fun()
@@ -310,6 +316,15 @@ enum StubText {
         ---@param name string
         ---@return crescent.test.Spy
         function spy.on(t, name) end
+        ---luassert's stub: t[name] replaced by a spy that answers the given values.
+        ---@overload fun(t?: table, name?: string, ...: any): crescent.test.Spy
+        stub = {}
+        ---luassert's mock: every function of t (deeply) replaced by a spy, or a stub when `stubbed`.
+        ---@overload fun(t: table, stubbed?: boolean): table
+        mock = {}
+        ---luassert's argument matchers: match._, match.is_string(), match.same(t), ...
+        ---@type table<string, any>
+        match = {}
 
         clock = {}
         ---Runs everything due in the next `seconds` of virtual time, in order.

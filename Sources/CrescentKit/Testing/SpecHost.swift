@@ -50,8 +50,9 @@ final class SpecHost {
     /// - Parameters:
     ///   - listing: this host lists the file's tests (their full names and places).
     ///   - only: the 0-based index of the one test this host runs; nil keeps every test.
+    ///   - selection: the tags (`#tag` in names) that select and leave out tests.
     init(loop: PumpedEventLoop, options: HostOptions, update: Bool, listing: Bool, only: Int? = nil,
-         timeLimit: SpecTimeLimit? = nil) throws {
+         timeLimit: SpecTimeLimit? = nil, selection: SpecSelection = SpecSelection()) throws {
         self.loop = loop
         self.timeLimit = timeLimit
         let link = SpecLink()
@@ -73,7 +74,12 @@ final class SpecHost {
         let me = NIOLoopBound(Unowned(self), eventLoop: loop)
         link.spec.withLock { $0 = me }
         clock.onSettle { me.value.object?.settle() }
-        try installTesting(update: update, listing: listing, only: only)
+        try installTesting(update: update, listing: listing, only: only, selection: selection)
+    }
+
+    /// Counts the lines this host's Lua runs into `coverage` (`--coverage`), from now on.
+    func measure(_ coverage: LineCoverage) {
+        coverage.install(on: host.vm.state)
     }
 
     /// What stops the host's running Lua code from another thread (the time limit).
@@ -192,7 +198,7 @@ final class SpecHost {
             for item in items {
                 cases.append(SpecCase(name: item["name"].stringValue ?? "?", location: item["where"].stringValue ?? "?",
                                       isPending: item["pending"].boolValue ?? false,
-                                      isSelected: item["selected"].boolValue ?? true))
+                                      isSelected: item["selected"].boolValue ?? true, blockError: item["error"].stringValue))
             }
         }
         return cases
@@ -202,6 +208,7 @@ final class SpecHost {
     func run(_ index: Int) -> SpecOutcome {
         var status = "failed"
         var message = ""
+        var reportedName: String?
         var interrupted = false
         host.runTurn { host in
             guard let runner else { return }
@@ -212,28 +219,37 @@ final class SpecHost {
             guard stack.rawGet(-1, "run") == .function else { return }
             stack.push(index + 1)
             do throws(LuaError) {
-                try host.vm.call(arguments: 1, results: 2)
-                status = stack.text(at: -2) ?? "failed"
-                message = stack.text(at: -1) ?? ""
+                try host.vm.call(arguments: 1, results: 3)
+                status = stack.text(at: -3) ?? "failed"
+                message = stack.text(at: -2) ?? ""
+                reportedName = stack.text(at: -1)
             } catch {
                 message = error.message
                 interrupted = error.kind == .interrupted
             }
         }
         if let limit = pastTimeLimit {
-            return SpecOutcome(passed: false, message: limit, output: output.text)
+            return SpecOutcome(passed: false, message: limit, output: output.text, status: .error)
         }
         settle()
         // An exit unwound the test: the exit's own message says what happened.
         if interrupted && exitFailure != nil { message = "" }
+        // pending() inside the body: its message is the reason, not a failure.
+        let pendingReason = status == "pending" ? message : nil
+        if pendingReason != nil { message = "" }
         var messages = message.isEmpty ? [] : [message]
         messages += link.notices.withLock { $0 }
         if let exit = exitFailure { messages.append(exit) }
         if host.sawError {
             messages.append("the code under test reported an error:\n" + output.errors)
         }
+        if let pendingReason, messages.isEmpty {
+            return SpecOutcome(passed: false, message: pendingReason, output: output.text, status: .pending)
+        }
         let passed = status == "passed" && messages.isEmpty
-        return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: output.text)
+        let kind: SpecResult.Status = passed ? .passed : status == "error" ? .error : .failed
+        return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: output.text, status: kind,
+                           reportedName: reportedName)
     }
 
     /// Why the test stopped when it ran past its real-time limit.
@@ -330,33 +346,51 @@ final class SpecHost {
     }
 
     /// Loads the testing prelude with its primitives and keeps the runner it returns.
-    private func installTesting(update: Bool, listing: Bool, only: Int?) throws {
+    private func installTesting(update: Bool, listing: Bool, only: Int?, selection: SpecSelection) throws {
         var failure: LuaError?
         host.runTurn { host in
             do throws(LuaError) {
                 let stack = host.vm.stack
                 pushPrimitives(onto: stack)
                 let primitives = host.vm.ref(from: stack)
-                var options: LuaValue = ["update": .boolean(update), "listing": .boolean(listing)]
-                if let only { options = ["update": .boolean(update), "listing": .boolean(listing), "only": .integer(Int64(only + 1))] }
+                var fields: [LuaValue: LuaValue] = ["update": .boolean(update), "listing": .boolean(listing)]
+                if let only { fields["only"] = .integer(Int64(only + 1)) }
+                if let filter = selection.filter { fields["filter"] = .string(LuaString(filter)) }
+                if !selection.tags.isEmpty { fields["tags"] = .array(selection.tags.map { .string(LuaString($0)) }) }
+                if !selection.excludedTags.isEmpty {
+                    fields["exclude_tags"] = .array(selection.excludedTags.map { .string(LuaString($0)) })
+                }
+                let options = LuaValue.table(fields)
                 try Prelude.assertions.load(into: host.vm)                   // fn
                 primitives.push(onto: stack)
                 stack.push(options)                                          // fn T options
                 try host.vm.call(arguments: 2, results: 1)                   // assertions
-                try Prelude.testing.load(into: host.vm)                      // assertions fn
+                try Prelude.checks.load(into: host.vm)                       // assertions fn
+                stack.pushValue(at: -2)                                      // assertions fn assertions
+                try host.vm.call(arguments: 1, results: 0)                   // assertions
+                try Prelude.doubles.load(into: host.vm)                      // assertions fn
+                stack.pushValue(at: -2)                                      // assertions fn assertions
+                try host.vm.call(arguments: 1, results: 1)                   // assertions doubles
+                try Prelude.fakes.load(into: host.vm)                        // assertions doubles fn
+                primitives.push(onto: stack)
+                stack.pushValue(at: -4)                                      // assertions doubles fn T assertions
+                try host.vm.call(arguments: 2, results: 1)                   // assertions doubles fakes
+                try Prelude.testing.load(into: host.vm)                      // assertions doubles fakes fn
                 primitives.push(onto: stack)
                 stack.push(options)
-                stack.pushValue(at: -4)                                      // assertions fn T options assertions
-                try host.vm.call(arguments: 3, results: 1)                   // assertions runner
+                stack.pushValue(at: -6)
+                stack.pushValue(at: -6)
+                stack.pushValue(at: -6)                                      // ... fn T options assertions doubles fakes
+                try host.vm.call(arguments: 5, results: 1)                   // assertions doubles fakes runner
                 stack.pushValue(at: -1)
-                runner = host.vm.ref(from: stack)                            // assertions runner
-                _ = stack.rawGet(-1, "http")                                 // assertions runner http
-                httpHandler = host.vm.ref(from: stack)                       // assertions runner
-                _ = stack.rawGet(-1, "process")                              // assertions runner process
-                processHandler = host.vm.ref(from: stack)                    // assertions runner
-                _ = stack.rawGet(-1, "call")                                 // assertions runner call
-                callHandler = host.vm.ref(from: stack)                       // assertions runner
-                stack.pop(2)
+                runner = host.vm.ref(from: stack)                            // assertions doubles fakes runner
+                _ = stack.rawGet(-1, "http")                                 // ... runner http
+                httpHandler = host.vm.ref(from: stack)                       // ... runner
+                _ = stack.rawGet(-1, "process")                              // ... runner process
+                processHandler = host.vm.ref(from: stack)                    // ... runner
+                _ = stack.rawGet(-1, "call")                                 // ... runner call
+                callHandler = host.vm.ref(from: stack)                       // assertions doubles fakes runner
+                stack.pop(4)
             } catch {
                 failure = error
             }
@@ -428,8 +462,29 @@ struct SpecCase: Sendable {
     /// `spec/x_spec.lua:12`.
     let location: String
     let isPending: Bool
-    /// False when `--filter` leaves it out.
+    /// False when `--filter` or the tags leave it out.
     let isSelected: Bool
+    /// Set for a describe whose body raised (busted reports it under the describe's name, and its
+    /// tests are not run): the error.
+    var blockError: String? = nil
+}
+
+/// What chooses the tests that run, as busted chooses: `--filter` (a Lua pattern on full names),
+/// and the `#tag` words in full names (`--tags`, `--exclude-tags`). Every host of the run knows
+/// it, since what ran before a describe's body (the chosen tests) is what that body sees.
+public struct SpecSelection: Sendable {
+    /// A Lua pattern full names must match, if any.
+    public var filter: String?
+    /// Run only tests with one of these tags (all when empty).
+    public var tags: [String] = []
+    /// Leave out tests with one of these tags.
+    public var excludedTags: [String] = []
+
+    public init(filter: String? = nil, tags: [String] = [], excludedTags: [String] = []) {
+        self.filter = filter
+        self.tags = tags
+        self.excludedTags = excludedTags
+    }
 }
 
 /// How one test went.
@@ -437,4 +492,10 @@ struct SpecOutcome: Sendable {
     let passed: Bool
     let message: String
     let output: String
+    /// As busted tells them: passed, failed (an assertion in the body), error (anything else),
+    /// pending (`pending()` in the body).
+    var status: SpecResult.Status = .failed
+    /// The name busted reports the outcome under when it is not the test's (a hook that failed:
+    /// `describe-name before_each`).
+    var reportedName: String? = nil
 }

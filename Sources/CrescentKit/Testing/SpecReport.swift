@@ -2,8 +2,10 @@ import Foundation
 
 /// One test's result as `crescent test` reports it.
 struct SpecResult: Sendable {
-    enum Status: Sendable {
-        case passed, failed, pending
+    /// Busted's four outcomes: an error is anything but an assertion failing in the test's body
+    /// (the summary counts it with the failures).
+    enum Status: String, Sendable {
+        case passed, failed, error, pending
     }
 
     /// The spec file.
@@ -28,7 +30,7 @@ struct SpecReport {
     var updated: [String] = []
 
     var passed: Int { results.count { $0.status == .passed } }
-    var failed: Int { results.count { $0.status == .failed } }
+    var failed: Int { results.count { $0.status == .failed || $0.status == .error } }
     var pending: Int { results.count { $0.status == .pending } }
 
     /// Records `result` and writes its line (and, for a failure, the message and the output).
@@ -39,7 +41,7 @@ struct SpecReport {
             write("ok      \(result.name)  (\(result.location))\n")
         case .pending:
             write("pending \(result.name)  (\(result.location))\n")
-        case .failed:
+        case .failed, .error:
             var text = "FAIL    \(result.name)  (\(result.location))\n"
             text += Self.indented(result.message.isEmpty ? "failed" : result.message)
             if !result.output.isEmpty {
@@ -80,7 +82,7 @@ struct SpecReport {
         xml += "<testsuites name=\"crescent test\" tests=\"\(results.count)\" failures=\"\(failed)\" skipped=\"\(pending)\" time=\"\(Self.time(total))\">\n"
         for file in files {
             let cases = results.filter { $0.file == file }
-            let failures = cases.count { $0.status == .failed }
+            let failures = cases.count { $0.status == .failed || $0.status == .error }
             let skipped = cases.count { $0.status == .pending }
             xml += "  <testsuite name=\"\(Self.escape(file))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(Self.time(cases.reduce(0) { $0 + $1.seconds }))\">\n"
             for result in cases {
@@ -95,7 +97,7 @@ struct SpecReport {
                     xml += ">\n"
                 case .pending:
                     xml += ">\n      <skipped/>\n"
-                case .failed:
+                case .failed, .error:
                     let first = result.message.split(separator: "\n").first.map(String.init) ?? "failed"
                     xml += ">\n      <failure message=\"\(Self.escape(first))\">\(Self.escape(result.message))</failure>\n"
                 }

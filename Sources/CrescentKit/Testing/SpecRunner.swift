@@ -15,6 +15,13 @@ public struct SpecRunOptions: Sendable {
     public var timeout = 10.0
     /// The base of every test's host options (config file, columns, memory limit).
     public var hostOptions = HostOptions()
+    /// `--tags` and `--exclude-tags`: tests chosen by the `#tag` words in their names.
+    public var selection = SpecSelection()
+    /// How the results are written: a line per test (ours), or busted's `json` or `TAP`.
+    public var output = SpecOutputFormat.plain
+    /// `--coverage`: count the lines the tests ran and write `luacov.report.out` and
+    /// `coverage/lcov.info` in the current folder.
+    public var coverage = false
 
     public init() {}
 }
@@ -38,11 +45,15 @@ public enum SpecRunner {
     ///
     /// - Parameter write: receives the report as it is made, a line at a time.
     /// - Throws: ``UsageError`` when a path does not exist or the config file is bad.
-    public static func run(_ options: SpecRunOptions, write: (String) -> Void) throws(UsageError) -> Int32 {
+    public static func run(_ options: SpecRunOptions, write output: (String) -> Void) throws(UsageError) -> Int32 {
+        // busted's formats are written whole at the end: nothing else may go to the output.
+        func write(_ text: String) { if options.output == .plain { output(text) } }
         let files = try specFiles(options.paths)
         let loop = PumpedEventLoop()
         let limit = SpecTimeLimit(seconds: options.timeout, loop: loop)
         var report = SpecReport()
+        let coverage = options.coverage ? LineCoverage() : nil
+        defer { LineCoverage.active = nil }
         for file in files {
             let bytes: [UInt8]
             do {
@@ -52,7 +63,8 @@ public enum SpecRunner {
                                       output: "", seconds: 0), write: write)
                 continue
             }
-            try runFile(file, bytes: bytes, options: options, loop: loop, limit: limit, report: &report, write: write)
+            try runFile(file, bytes: bytes, options: options, loop: loop, limit: limit, coverage: coverage, report: &report,
+                        write: write)
         }
         if files.isEmpty {
             write("no *_spec.lua files in \(options.paths.isEmpty ? "spec/ or test/" : options.paths.joined(separator: ", "))\n")
@@ -60,7 +72,9 @@ public enum SpecRunner {
             write("no test's full name matches --filter \(filter) (a Lua pattern, matched against names such as \"describe-name it-name\"; "
                   + "escape magic characters ( ) . % + - * ? [ ^ $ with %)\n")
         }
+        if let coverage { write(try coverage.write(to: FileManager.default.currentDirectoryPath)) }
         write(report.summary + "\n")
+        if let formatted = report.formatted(options.output) { output(formatted) }
         if let path = options.junitPath {
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
@@ -78,9 +92,10 @@ public enum SpecRunner {
     /// Runs the tests of one file, each in a host of its own. The host that collected the
     /// file's tests runs the first of them.
     private static func runFile(_ file: String, bytes: [UInt8], options: SpecRunOptions, loop: PumpedEventLoop,
-                                limit: SpecTimeLimit, report: inout SpecReport, write: (String) -> Void) throws(UsageError) {
+                                limit: SpecTimeLimit, coverage: LineCoverage? = nil, report: inout SpecReport,
+                                write: (String) -> Void) throws(UsageError) {
         let started = ContinuousClock.now
-        var spare: SpecHost? = try makeHost(loop: loop, options: options, listing: true, limit: limit)
+        var spare: SpecHost? = try makeHost(loop: loop, options: options, listing: true, limit: limit, coverage: coverage)
         defer { spare?.close() }
         if let interrupter = spare?.interrupter { limit.start(interrupter) }
         var compiled: [UInt8]?
@@ -94,6 +109,11 @@ public enum SpecRunner {
         }
         let cases = spare?.list(filter: options.filter) ?? []
         for (index, spec) in cases.enumerated() where spec.isSelected {
+            if let blockError = spec.blockError {
+                report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .error, message: blockError,
+                                      output: "", seconds: 0), write: write)
+                continue
+            }
             if spec.isPending {
                 report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .pending, message: "",
                                       output: "", seconds: 0), write: write)
@@ -106,7 +126,7 @@ public enum SpecRunner {
                 spare = nil
                 limit.start(host.interrupter)
             } else {
-                host = try makeHost(loop: loop, options: options, listing: false, only: index, limit: limit)
+                host = try makeHost(loop: loop, options: options, listing: false, only: index, limit: limit, coverage: coverage)
                 limit.start(host.interrupter)
                 if let failure = host.load(chunk, path: file) {
                     limit.stop()
@@ -120,16 +140,20 @@ public enum SpecRunner {
             limit.stop()
             host.close()
             report.updated += host.updated
-            report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: outcome.passed ? .passed : .failed,
+            report.add(SpecResult(file: file, name: outcome.reportedName ?? spec.name, location: spec.location, status: outcome.status,
                                   message: outcome.message, output: outcome.output, seconds: seconds(since: begun)), write: write)
         }
     }
 
     private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, listing: Bool,
-                                 only: Int? = nil, limit: SpecTimeLimit) throws(UsageError) -> SpecHost {
+                                 only: Int? = nil, limit: SpecTimeLimit, coverage: LineCoverage? = nil) throws(UsageError) -> SpecHost {
         do {
-            return try SpecHost(loop: loop, options: options.hostOptions, update: options.update, listing: listing, only: only,
-                                timeLimit: limit)
+            var selection = options.selection
+            selection.filter = options.filter
+            let host = try SpecHost(loop: loop, options: options.hostOptions, update: options.update, listing: listing, only: only,
+                                    timeLimit: limit, selection: selection)
+            if let coverage { host.measure(coverage) }
+            return host
         } catch {
             throw UsageError(description: "cannot start a test host: \(error)")
         }

@@ -1,0 +1,217 @@
+-- fakes.lua: the fakes of `crescent test` (`fake.http`, `fake.location`, `fake.service`), loaded
+-- in each test's host before testing.lua. The chunk takes the host's testing primitives (T) and
+-- what assertions.lua returned; it defines the global `fake` and returns what the runner needs:
+-- { http, call, noticed }, the host's two calls into the fakes and the failures they noticed.
+
+local T, assertions = ...
+local show = assertions.show
+local type, pairs, tostring, error = type, pairs, tostring, error
+local sformat, concat = string.format, table.concat
+local pack, unpack = table.pack, table.unpack
+
+local runner = {}
+-- Failures noticed outside the test's own code (an unmatched fake.http route, the real network
+-- or device reached); they fail the running test even when the code under test handled them.
+local noticed = {}
+
+
+fake = {}
+local routes = {}
+local routeOrder = {}
+
+local function routelist()
+  if #routeOrder == 0 then return "no fake.http routes are set" end
+  return "routes: " .. concat(routeOrder, ", ")
+end
+
+function fake.http(table_)
+  if type(table_) ~= "table" then error("bad argument #1 to 'fake.http' (a table of routes expected, got " .. type(table_) .. ")", 2) end
+  for key, answer in pairs(table_) do
+    if type(key) ~= "string" or not key:match("^%u+ %S+$") then
+      error("fake.http: a route is 'METHOD url' (\"GET https://example.org/feed\"), got " .. show(key), 2)
+    end
+    if type(answer) ~= "table" and type(answer) ~= "function" and type(answer) ~= "string" then
+      error("fake.http: route " .. key .. " must answer a table { status, headers, body }, a string body or a function(request), got " .. type(answer), 2)
+    end
+    if routes[key] == nil then routeOrder[#routeOrder + 1] = key end
+    routes[key] = answer
+  end
+  table.sort(routeOrder)
+end
+
+-- Called by the host for every http request of the code under test: the response, or nil and an
+-- error { code, message }.
+function runner.http(request)
+  local key = request.method .. " " .. request.url
+  local answer = routes[key]
+  if answer == nil then
+    local message
+    if #routeOrder == 0 then
+      message = sformat("the code under test reached the network (%s); give it a fake: fake.http { [%q] = { status = 200, body = \"...\" } }", key, key)
+    else
+      message = sformat("no fake.http route for %s (%s)", key, routelist())
+    end
+    noticed[#noticed + 1] = message
+    return nil, { code = "network", message = message }
+  end
+  if type(answer) == "function" then
+    local ok, result = pcall(answer, request)
+    if not ok then
+      noticed[#noticed + 1] = "fake.http route " .. key .. " raised: " .. tostring(result)
+      return nil, { code = "internal", message = tostring(result) }
+    end
+    answer = result
+  end
+  if type(answer) == "string" then answer = { body = answer } end
+  if type(answer) ~= "table" then return nil, { code = "internal", message = "fake.http route " .. key .. " answered " .. type(answer) } end
+  if answer.error then
+    local e = answer.error
+    return nil, type(e) == "table" and e or { code = tostring(e), message = "fake.http: " .. key .. " failed with " .. tostring(e) }
+  end
+  local body, headers = answer.body or "", answer.headers or {}
+  if type(body) == "table" then
+    body = json.encode(body)
+    if headers["content-type"] == nil and headers["Content-Type"] == nil then
+      local copy = { ["content-type"] = "application/json" }
+      for k, v in pairs(headers) do copy[k] = v end
+      headers = copy
+    end
+  end
+  return { status = answer.status or 200, headers = headers, body = tostring(body), url = request.url }
+end
+
+-- fake.process { ["git pull"] = { status = 0, stdout = "Already up to date.\n" }, git = function(request) ... end }:
+-- answers the programs the code under test runs, by their whole command line first, then by the
+-- program's name alone, then "*". The handle it returns lists the requests it answered (`calls`).
+local programs, programOrder, programCalls = {}, {}, {}
+
+local function programlist()
+  if #programOrder == 0 then return "no fake.process answers are set" end
+  return "answers: " .. concat(programOrder, ", ")
+end
+
+function fake.process(table_)
+  if type(table_) ~= "table" then error("bad argument #1 to 'fake.process' (a table of answers expected, got " .. type(table_) .. ")", 2) end
+  for key, answer in pairs(table_) do
+    if type(key) ~= "string" or key == "" then
+      error("fake.process: an answer's key is a command line (\"git pull\"), a program (\"git\") or \"*\", got " .. show(key), 2)
+    end
+    if type(answer) ~= "table" and type(answer) ~= "function" and type(answer) ~= "string" then
+      error("fake.process: " .. key .. " must answer a table { status, stdout, stderr }, a string (its stdout) or a function(request), got " .. type(answer), 2)
+    end
+    if programs[key] == nil then programOrder[#programOrder + 1] = key end
+    programs[key] = answer
+  end
+  table.sort(programOrder)
+  return { calls = programCalls }
+end
+
+-- Called by the host for every program the code under test runs or spawns: { status, signal,
+-- stdout, stderr }, or nil and an error { code, message }.
+function runner.process(request)
+  programCalls[#programCalls + 1] = request
+  local key = request.command
+  local answer = programs[key]
+  if answer == nil then answer = programs[request.argv[1]] end
+  if answer == nil then answer = programs["*"] end
+  if answer == nil then
+    local message
+    if #programOrder == 0 then
+      message = sformat("the code under test ran a program (%s); give it a fake: fake.process { [%q] = { status = 0, stdout = \"...\" } }", key, key)
+    else
+      message = sformat("no fake.process answer for %s (%s)", key, programlist())
+    end
+    noticed[#noticed + 1] = message
+    return nil, { code = "not_found", message = message }
+  end
+  if type(answer) == "function" then
+    local ok, result = pcall(answer, request)
+    if not ok then
+      noticed[#noticed + 1] = "fake.process answer for " .. key .. " raised: " .. tostring(result)
+      return nil, { code = "internal", message = tostring(result) }
+    end
+    answer = result
+  end
+  if type(answer) == "string" then answer = { stdout = answer } end
+  if type(answer) ~= "table" then return nil, { code = "internal", message = "fake.process answer for " .. key .. " was " .. type(answer) } end
+  if answer.error then
+    local e = answer.error
+    return nil, type(e) == "table" and e or { code = tostring(e), message = "fake.process: " .. key .. " failed with " .. tostring(e) }
+  end
+  return { status = answer.status, signal = answer.signal, stdout = tostring(answer.stdout or ""),
+           stderr = tostring(answer.stderr or ""), timedOut = answer.timedOut == true }
+end
+
+local Location = {}
+Location.__index = Location
+function Location:fail(code, message)
+  T.locationFail(code or "unavailable", message or ("fake.location failed with " .. tostring(code or "unavailable")))
+end
+
+function fake.location(spec)
+  spec = spec or {}
+  if type(spec) ~= "table" then error("bad argument #1 to 'fake.location' (a table { fixes = {...} } or { track = \"x.gpx\" } expected, got " .. type(spec) .. ")", 2) end
+  T.fakeLocation(spec.fixes, spec.track, spec.interval)
+  return setmetatable({}, Location)
+end
+
+local services_faked = {}
+local Fake = {}
+Fake.__index = Fake
+function Fake:set(key, value) T.fakeSet(self.name, key, value) end
+function Fake:emit(event, payload) T.fakeEmit(self.name, event, payload) end
+
+function fake.service(name, spec)
+  if type(name) ~= "string" then error("bad argument #1 to 'fake.service' (a service name expected, got " .. type(name) .. ")", 2) end
+  spec = spec or {}
+  local methods, names = spec.methods or {}, {}
+  for method in pairs(methods) do names[#names + 1] = method end
+  table.sort(names)
+  local handle = setmetatable({ name = name, methods = methods, calls = {} }, Fake)
+  services_faked[name] = handle
+  T.fakeService(name, spec.properties or {}, names, spec.events or {}, spec.summary)
+  return handle
+end
+
+-- Called by the host for a call of a faked service's method: true and the result, or false and
+-- an error { code, message }.
+function runner.call(name, method, ...)
+  local handle = services_faked[name]
+  local args = pack(...)
+  handle.calls[#handle.calls + 1] = { method = method, args = args }
+  local impl = handle.methods[method]
+  if impl == nil then
+    return false, { code = "unavailable", message = sformat("fake.service(%q) has no method '%s'; add methods = { %s = function(...) return ... end }", name, method, method) }
+  end
+  if type(impl) ~= "function" then return true, impl end
+  local ok, result, err = pcall(impl, unpack(args, 1, args.n))
+  if not ok then
+    if type(result) == "table" and result.code then return false, result end
+    return false, { code = "internal", message = tostring(result) }
+  end
+  if result == nil and err ~= nil then
+    return false, type(err) == "table" and err or { code = tostring(err), message = tostring(err) }
+  end
+  return true, result
+end
+
+-- A service the code under test reads that no plugin provides and no fake stands in for: the
+-- error says how to fake it. (Wrapped where `services` looks up a service not made yet.)
+do
+  local proxy = debug.getmetatable(services)
+  local byName = proxy and proxy.__index
+  local lookup = type(byName) == "table" and debug.getmetatable(byName)
+  local index = lookup and lookup.__index
+  if type(index) == "function" then
+    lookup.__index = function(t, name)
+      local ok, result = pcall(index, t, name)
+      if ok then return result end
+      if type(result) == "string" and result:find("no service", 1, true) and not services_faked[name] then
+        error((result:gsub("^[^\n]-:%d+: ", "")) .. sformat("; in a test, fake it: fake.service(%q, { methods = { ... } })", name), 2)
+      end
+      error(result, 0)
+    end
+  end
+end
+
+return { http = runner.http, process = runner.process, call = runner.call, noticed = noticed }

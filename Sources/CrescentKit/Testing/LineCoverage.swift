@@ -1,0 +1,137 @@
+import CLua
+import Foundation
+import LuaBridge
+
+/// `crescent test --coverage`: how often each line of each Lua file ran, across every test's host,
+/// counted by a line hook (`LUA_MASKLINE`) that is set only while coverage is on. Files are the
+/// chunks loaded from files (`@path`): scripts, required modules, plugins loaded in the test's
+/// VM; not the `*_spec.lua` files, the prelude or strings.
+///
+/// The hook is set on each host's main thread, and the coroutines the host makes take it from
+/// there (Lua 5.4 gives a new thread its creator's hook). The interrupt shim saves and restores
+/// it around its own.
+final class LineCoverage: @unchecked Sendable {
+    // @unchecked Sendable: the hook runs on the thread running the hosts' Lua, and the runner reads
+    // the counts on that same thread once the tests have run; nothing else touches this object.
+
+    /// The files in the order first seen, and each one's hits by line (index 0 unused).
+    private(set) var files: [String] = []
+    private(set) var hits: [[Int]] = []
+    private var indexByName: [String: Int] = [:]
+    /// Each chunk's source string (a Lua string that lives as long as the function's prototype)
+    /// by address: the file index, or -1 for a chunk not counted. Valid for one VM: cleared when
+    /// the hook goes on a new one, whose strings may reuse the addresses.
+    private var indexBySource: [UnsafeRawPointer: Int] = [:]
+    /// The last chunk seen and its index: most line events follow one in the same chunk.
+    private var lastSource: UnsafeRawPointer?
+    private var lastIndex = -1
+
+    /// The collector the hook counts into while a run measures coverage.
+    nonisolated(unsafe) static var active: LineCoverage?
+    // nonisolated(unsafe): set before the first host starts and cleared after the last one closed,
+    // on the runner's thread, which is the only one running Lua in `crescent test`.
+
+    /// `LUA_MASKLINE` (`1 << LUA_HOOKLINE`), spelled out: the header's macro is an expression.
+    static let lineMask: Int32 = 1 << 2
+
+    /// Puts the line hook on `state` (a new test host's VM).
+    func install(on state: OpaquePointer) {
+        indexBySource.removeAll(keepingCapacity: true)
+        lastSource = nil
+        Self.active = self
+        lua_sethook(state, { state, record in
+            guard let state, let record, let coverage = LineCoverage.active else { return }
+            coverage.count(state, record)
+        }, Self.lineMask, 0)
+    }
+
+    private func count(_ state: OpaquePointer, _ record: UnsafeMutablePointer<lua_Debug>) {
+        let line = Int(record.pointee.currentline)
+        guard line > 0, lua_getinfo(state, "S", record) != 0, let source = record.pointee.source else { return }
+        let key = UnsafeRawPointer(source)
+        let index: Int
+        if key == lastSource {
+            index = lastIndex
+        } else if let known = indexBySource[key] {
+            index = known
+        } else {
+            index = fileIndex(String(cString: source))
+            indexBySource[key] = index
+        }
+        lastSource = key
+        lastIndex = index
+        guard index >= 0 else { return }
+        if hits[index].count <= line { hits[index].append(contentsOf: repeatElement(0, count: line + 1 - hits[index].count)) }
+        hits[index][line] += 1
+    }
+
+    /// The index of the file `source` names, or -1 when it is not counted.
+    private func fileIndex(_ source: String) -> Int {
+        guard source.hasPrefix("@"), !source.hasSuffix("_spec.lua") else { return -1 }
+        var name = String(source.dropFirst())
+        while name.hasPrefix("./") { name.removeFirst(2) }
+        if let known = indexByName[name] { return known }
+        files.append(name)
+        hits.append([])
+        indexByName[name] = files.count - 1
+        return files.count - 1
+    }
+
+    /// The counts by file name, each a map from line to hits.
+    var byFile: [String: [Int: Int]] {
+        var result: [String: [Int: Int]] = [:]
+        for (index, name) in files.enumerated() {
+            var lines: [Int: Int] = [:]
+            for (line, count) in hits[index].enumerated() where count > 0 { lines[line] = count }
+            result[name] = lines
+        }
+        return result
+    }
+}
+
+extension LineCoverage {
+    /// The reports of the run, made by the `coverage` prelude module with luacov's rule for which
+    /// lines count: `luacov.report.out`'s text, the per-file table with the total, and LCOV.
+    struct Reports: Sendable {
+        let report: String
+        let summary: String
+        let lcov: String
+    }
+
+    /// Makes the reports from the counts and the files as they are now (sorted by name).
+    func reports() throws(LuaError) -> Reports {
+        var items: [LuaValue] = []
+        for name in files.sorted() {
+            guard let index = indexByName[name], let data = FileManager.default.contents(atPath: name) else { continue }
+            var lines: [LuaValue: LuaValue] = [:]
+            for (line, count) in hits[index].enumerated() where count > 0 { lines[.integer(Int64(line))] = .integer(Int64(count)) }
+            items.append(.table(["name": .string(LuaString(name)), "source": .string(LuaString(bytes: Array(data))),
+                                 "hits": .table(lines)]))
+        }
+        let vm = try LuaVM()
+        try Prelude.coverage.load(into: vm)
+        vm.stack.push(LuaValue.array(items))
+        try vm.call(arguments: 1, results: 3)
+        return Reports(report: vm.stack.text(at: -3) ?? "", summary: vm.stack.text(at: -2) ?? "", lcov: vm.stack.text(at: -1) ?? "")
+    }
+
+    /// Writes `luacov.report.out` and `coverage/lcov.info` under `folder`; the summary table to print.
+    func write(to folder: String) throws(SpecRunner.UsageError) -> String {
+        let reports: Reports
+        do {
+            reports = try self.reports()
+        } catch {
+            throw SpecRunner.UsageError(description: "cannot make the coverage report: \(error.message)")
+        }
+        let base = URL(fileURLWithPath: folder)
+        do {
+            try reports.report.write(to: base.appendingPathComponent("luacov.report.out"), atomically: true, encoding: .utf8)
+            let lcovFolder = base.appendingPathComponent("coverage")
+            try FileManager.default.createDirectory(at: lcovFolder, withIntermediateDirectories: true)
+            try reports.lcov.write(to: lcovFolder.appendingPathComponent("lcov.info"), atomically: true, encoding: .utf8)
+        } catch {
+            throw SpecRunner.UsageError(description: "cannot write the coverage report in \(folder): \(error.localizedDescription)")
+        }
+        return reports.summary
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// `crescent test --coverage`: the lines of the Lua files the tests ran, counted as luacov counts
+/// them. Tests/Fixtures/coverage/luacov.report.expected is what luacov 0.15 wrote for the same
+/// spec run under busted 2.1.1 on lua5.4 (`busted --coverage spec; luacov`, with `.luacov`
+/// including only shapes.lua).
+@Suite struct TestCoverageTests {
+    static let fixture = CrescentProcess.packageRoot.appendingPathComponent("Tests/Fixtures/coverage")
+
+    /// A copy of the fixture (the run writes its reports beside it).
+    static func sandbox() throws -> Sandbox {
+        let sandbox = try Sandbox()
+        for name in ["shapes.lua", "spec/shapes_spec.lua"] {
+            try sandbox.write(name, String(contentsOf: fixture.appendingPathComponent(name), encoding: .utf8))
+        }
+        return sandbox
+    }
+
+    /// A report's lines with each hit count made `hit`: busted runs a module once for all tests,
+    /// crescent once per test's host, so the counts differ while which lines ran does not.
+    static func shape(_ report: String) -> [String] {
+        report.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            let text = String(line)
+            let counted = text.drop { $0 == " " }
+            let digits = counted.prefix { $0.isNumber }
+            guard !digits.isEmpty, counted.dropFirst(digits.count).first == " " else { return text }
+            return "hit " + counted.dropFirst(digits.count + 1)
+        }
+    }
+
+    @Test func theReportCountsTheLinesLuacovCounts() async throws {
+        let sandbox = try Self.sandbox()
+        let result = try await crescent(["test", "--coverage"], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines.last == "3 passed, 0 failed", "\(result)")
+        #expect(result.stdout.contains("shapes.lua 17   4      80.95%") && result.stdout.contains("Total      17   4      80.95%"),
+                "\(result)")
+        let ours = try String(contentsOfFile: sandbox.path + "/luacov.report.out", encoding: .utf8)
+        #expect(!ours.contains("shapes_spec.lua"), "the specs are not measured: \(ours)")
+        let luacov = try String(contentsOf: Self.fixture.appendingPathComponent("luacov.report.expected"), encoding: .utf8)
+        #expect(Self.shape(ours) == Self.shape(luacov), "\(ours)")
+        // The lines only this file's module runs at its top: once per test's host (3 tests).
+        #expect(ours.contains(" 3 local shapes = {}"), "\(ours)")
+    }
+
+    @Test func theLcovFileIsOneGenhtmlReads() async throws {
+        let sandbox = try Self.sandbox()
+        let result = try await crescent(["test", "--coverage"], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        let lcov = try String(contentsOfFile: sandbox.path + "/coverage/lcov.info", encoding: .utf8)
+        #expect(lcov.hasPrefix("TN:\nSF:shapes.lua\n") && lcov.contains("DA:32,0\n") && lcov.contains("LF:21\nLH:17\nend_of_record"), "\(lcov)")
+        let genhtml = try await crescent(["coverage/lcov.info", "--output-directory", "html"], executable: "/usr/bin/genhtml",
+                                         in: sandbox, timeLimit: 60)
+        #expect(genhtml.status == 0, "\(genhtml)")
+        #expect(genhtml.stdout.contains("lines......: 81.0% (17 of 21 lines)"), "\(genhtml)")
+        #expect(FileManager.default.fileExists(atPath: sandbox.path + "/html/index.html"))
+    }
+
+    /// Without --coverage no hook is set and nothing is written.
+    @Test func withoutTheFlagNothingIsMeasured() async throws {
+        let sandbox = try Self.sandbox()
+        let result = try await crescent(["test"], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/luacov.report.out"))
+        #expect(!result.stdout.contains("Coverage"), "\(result)")
+    }
+}
