@@ -55,7 +55,7 @@ run: build
 # machine on their own (100 plugin crash/restart cycles, 10,000 renders to a stalled client,
 # 20 rounds of kill -9 against PostgreSQL, a 200,000-point GPX track made and replayed).
 PROCESS_TESTS = Hardening|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests
-HEAVY_PROCESS_TESTS = ProcessPluginTests|RemoteBackPressureTests|StorePostgresProcessTests|GPXStreamingTests
+HEAVY_PROCESS_TESTS = SpecGrowthTests|ProcessPluginTests|RemoteBackPressureTests|StorePostgresProcessTests|GPXStreamingTests
 SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests
 # Each phase runs under tools/reap.py: what a crashed test process leaves running (hosts, plugin
 # processes, its PostgreSQL server) is stopped when the phase ends instead of outliving it.

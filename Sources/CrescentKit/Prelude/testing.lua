@@ -7,6 +7,13 @@
 -- A spec file runs once per test, each time in a new host: describe blocks and hooks are collected
 -- again, and only test i runs. So a test sees nothing of another (globals, subscriptions, the
 -- store); `setup`/`teardown` run in each test's host, around its `before_each`/`after_each`.
+--
+-- So that a file of many tests costs each host little more than its own test, the host that lists
+-- the tests also records the file's plan (runner.plan): each describe call's range of tests, and
+-- which functions are test bodies and describe bodies written inline. A test's host is given
+-- (options.skip) the describe calls it meets that do not hold its test: it does not run their
+-- bodies; and its copy of the compiled file has the other inline bodies replaced by empty
+-- functions (SpecPlan), so it neither loads nor runs them.
 
 local T, options, assertions = ...
 local where, Failure, show = assertions.where, assertions.Failure, assertions.show
@@ -18,6 +25,7 @@ local runner = {}
 local root = { name = nil, setup = {}, teardown = {}, before_each = {}, after_each = {} }
 local current = root
 local tests = {}
+local getinfo = debug.getinfo
 -- Failures noticed outside the test's own code (an unmatched fake.http route, the real network
 -- or device reached); they fail the running test even when the code under test handled them.
 local noticed = {}
@@ -43,19 +51,42 @@ local function checkname(name, fn, what)
   end
 end
 
-function describe(name, fn)
-  checkname(name, fn, "describe")
-  local block = { name = name, parent = current, setup = {}, teardown = {}, before_each = {}, after_each = {} }
-  current = block
-  local ok, err = pcall(fn)
-  current = block.parent
-  if not ok then error(err, 0) end
-end
-context = describe
-
 -- Tests are numbered in the order the file declares them. A host that runs one test (options.only)
 -- keeps only that one: a file of a thousand tests runs a thousand times.
 local declared = 0
+-- Describe calls, numbered in the order they are made; the plan (listing host) of each: its first
+-- and last test, how many describe calls it makes inside, its parent's number, its body's key.
+local described, plans = 0, {}
+
+-- "linedefined:lastlinedefined" of function `fn` when it is written inline, on the line of the
+-- call of describe or it (`level` is that caller's): nothing else can call such a function.
+local function inlineKey(fn, level)
+  local info, caller = getinfo(fn, "S"), getinfo(level + 1, "l")
+  if info.what ~= "Lua" or not caller or caller.currentline ~= info.linedefined then return nil end
+  return info.linedefined .. ":" .. info.lastlinedefined
+end
+
+function describe(name, fn)
+  checkname(name, fn, "describe")
+  described = described + 1
+  local number = described
+  local skip = options.skip and options.skip[number]
+  if skip then                                        -- not on the way to this host's test
+    declared, described = skip[1], described + skip[2]
+    return
+  end
+  local block = { name = name, parent = current, number = number, setup = {}, teardown = {}, before_each = {}, after_each = {} }
+  local first = declared + 1
+  current = block
+  local ok, err = pcall(fn)
+  current = block.parent
+  if options.listing then
+    plans[number] = { first = first, last = declared, nested = described - number, parent = block.parent.number or 0,
+      key = inlineKey(fn, 2) }
+  end
+  if not ok then error(err, 0) end
+end
+context = describe
 
 function it(name, fn)
   declared = declared + 1
@@ -63,7 +94,7 @@ function it(name, fn)
   checkname(name, fn, "it")
   -- Only the host that lists the tests needs where each is.
   tests[declared] = { name = options.listing and fullname(current, name) or name, block = current, fn = fn,
-    where = options.listing and where(2) or "?", pending = fn == nil }
+    where = options.listing and where(2) or "?", pending = fn == nil, key = options.listing and fn and inlineKey(fn, 2) }
 end
 test = it
 
@@ -254,6 +285,18 @@ function runner.list(filter)
       selected = filter == nil or t.name:find(filter) ~= nil }
   end
   return list
+end
+
+-- The file's plan, for the hosts of its tests: { describes = { { first, last, nested, parent, key }
+-- ... }, tests = { key or false ... } } (see the top of this file).
+function runner.plan()
+  local describes, keys = {}, {}
+  for i = 1, described do
+    local p = plans[i] or { first = 1, last = 0, nested = 0, parent = 0 }
+    describes[i] = { p.first, p.last, p.nested, p.parent, p.key or false }
+  end
+  for i = 1, declared do keys[i] = tests[i] and tests[i].key or false end
+  return { describes = describes, tests = keys }
 end
 
 local function chain(block)

@@ -1,6 +1,7 @@
 import CLua
 import LuaBridge
 import Model
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,7 +44,7 @@ extension RemoteServer {
             case "eval": try eval(params, session, reply)
             case "interrupt": reply(.success(["interrupted": .bool(interrupt(session))]))
             case "complete": reply(.success(try complete(params)))
-            case "send": try send(params, reply)
+            case "send": try send(params, session, reply)
             case "observe": reply(.success(try observe(params, session)))
             case "on": reply(.success(try on(params, session)))
             case "unsubscribe": reply(.success(try unsubscribe(params, session)))
@@ -138,7 +139,10 @@ extension RemoteServer {
 
     /// `app.send(command, args...)`: the top controller's command, answered `{ sent }` once it
     /// has run, or error 1 when it went nowhere (no controller, an unknown command) or raised.
-    private func send(_ params: Value, _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
+    /// While the command holds the loop, the client's `interrupt` (or its hanging up) stops it,
+    /// as it does an eval.
+    private func send(_ params: Value, _ session: RemoteSession,
+                      _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
         guard let command = try Self.string(params, "command", of: "send"), !command.isEmpty else {
             throw .invalidParams("send: command must be a non-empty string")
         }
@@ -163,12 +167,29 @@ extension RemoteServer {
         stack.push(Int64(token))
         stack.push(command)
         for argument in arguments { host.binding.push(argument, onto: stack) }
+        let connection = session.connection
+        connection.codeRunning.store(true, ordering: .relaxed)
+        host.remoteCaller = "remote client \(connection.id)"
+        // An interrupt read while this request waited its turn on the host loop.
+        if connection.interruptRequested.load(ordering: .relaxed) { host.vm.interrupter.interruptRunningCode() }
         do throws(LuaError) {
             try host.vm.call(arguments: Int32(arguments.count + 3), results: 0)
+            connection.codeRunning.store(false, ordering: .relaxed)
+            host.remoteCaller = nil
         } catch {
+            connection.codeRunning.store(false, ordering: .relaxed)
+            host.remoteCaller = nil
             let exiting = host.handleControlFlow(error)
             guard let answer = pendingSends.removeValue(forKey: token) else { return }
             answer(exiting ? .success(["sent": true]) : .failure(MethodError(code: Self.failedCode, message: "send: \(error.message)")))
+        }
+        // The command's task was stopped by the interrupt before it could report.
+        if connection.interruptRequested.load(ordering: .relaxed) {
+            host.clearStrayInterrupt()
+            if let answer = pendingSends.removeValue(forKey: token) {
+                answer(.failure(MethodError(code: Self.failedCode, message: "send: interrupted (the command '\(command)' was stopped)",
+                                            data: ["kind": "interrupted"])))
+            }
         }
     }
 

@@ -48,8 +48,9 @@ final class SpecHost {
     /// - Parameters:
     ///   - listing: this host lists the file's tests (their full names and places).
     ///   - only: the 0-based index of the one test this host runs; nil keeps every test.
+    ///   - skip: the describe calls this host need not run (``SpecPlan/skips(forTest:)``).
     init(loop: PumpedEventLoop, options: HostOptions, update: Bool, listing: Bool, only: Int? = nil,
-         timeLimit: SpecTimeLimit? = nil) throws {
+         skip: [Int: (last: Int, nested: Int)] = [:], timeLimit: SpecTimeLimit? = nil) throws {
         self.loop = loop
         self.timeLimit = timeLimit
         let link = SpecLink()
@@ -71,7 +72,7 @@ final class SpecHost {
         let me = NIOLoopBound(Unowned(self), eventLoop: loop)
         link.spec.withLock { $0 = me }
         clock.onSettle { me.value.object?.settle() }
-        try installTesting(update: update, listing: listing, only: only)
+        try installTesting(update: update, listing: listing, only: only, skip: skip)
     }
 
     /// What stops the host's running Lua code from another thread (the time limit).
@@ -191,6 +192,21 @@ final class SpecHost {
             }
         }
         return cases
+    }
+
+    /// The file's plan (testing.lua's `runner.plan`), from the host that listed its tests.
+    func plan() -> Value {
+        var plan = Value.null
+        host.runTurn { host in
+            guard let runner else { return }
+            let stack = host.vm.stack
+            let base = stack.top
+            defer { stack.setTop(base) }
+            runner.push(onto: stack)
+            guard stack.rawGet(-1, "plan") == .function, (try? host.vm.call(arguments: 0, results: 1)) != nil else { return }
+            plan = host.binding.convertedValue(at: -1, in: stack).value
+        }
+        return plan
     }
 
     /// Runs test `index` (0-based); its outcome and what it printed.
@@ -324,15 +340,23 @@ final class SpecHost {
     }
 
     /// Loads the testing prelude with its primitives and keeps the runner it returns.
-    private func installTesting(update: Bool, listing: Bool, only: Int?) throws {
+    private func installTesting(update: Bool, listing: Bool, only: Int?, skip: [Int: (last: Int, nested: Int)]) throws {
         var failure: LuaError?
         host.runTurn { host in
             do throws(LuaError) {
                 let stack = host.vm.stack
                 pushPrimitives(onto: stack)
                 let primitives = host.vm.ref(from: stack)
-                var options: LuaValue = ["update": .boolean(update), "listing": .boolean(listing)]
-                if let only { options = ["update": .boolean(update), "listing": .boolean(listing), "only": .integer(Int64(only + 1))] }
+                var fields: [LuaValue: LuaValue] = ["update": .boolean(update), "listing": .boolean(listing)]
+                if let only { fields["only"] = .integer(Int64(only + 1)) }
+                if !skip.isEmpty {
+                    var table: [LuaValue: LuaValue] = [:]
+                    for (number, entry) in skip {
+                        table[.integer(Int64(number))] = .table([1: .integer(Int64(entry.last)), 2: .integer(Int64(entry.nested))])
+                    }
+                    fields["skip"] = .table(table)
+                }
+                let options = LuaValue.table(fields)
                 try Prelude.assertions.load(into: host.vm)                   // fn
                 primitives.push(onto: stack)
                 stack.push(options)                                          // fn T options

@@ -1,4 +1,5 @@
 import Foundation
+import LuaBridge
 import Model
 
 /// What `crescent test` runs and how it reports.
@@ -39,6 +40,7 @@ public enum SpecRunner {
     /// - Parameter write: receives the report as it is made, a line at a time.
     /// - Throws: ``UsageError`` when a path does not exist or the config file is bad.
     public static func run(_ options: SpecRunOptions, write: (String) -> Void) throws(UsageError) -> Int32 {
+        if let filter = options.filter { try checkFilter(filter) }
         let files = try specFiles(options.paths)
         let loop = PumpedEventLoop()
         let limit = SpecTimeLimit(seconds: options.timeout, loop: loop)
@@ -93,6 +95,7 @@ public enum SpecRunner {
             return
         }
         let cases = spare?.list(filter: options.filter) ?? []
+        let plan = spare.flatMap { SpecPlan($0.plan(), compiled: compiled) }
         for (index, spec) in cases.enumerated() where spec.isSelected {
             if spec.isPending {
                 report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .pending, message: "",
@@ -106,9 +109,11 @@ public enum SpecRunner {
                 spare = nil
                 limit.start(host.interrupter)
             } else {
-                host = try makeHost(loop: loop, options: options, listing: false, only: index, limit: limit)
+                host = try makeHost(loop: loop, options: options, listing: false, only: index,
+                                    skip: plan?.skips(forTest: index + 1) ?? [:], limit: limit)
                 limit.start(host.interrupter)
-                if let failure = host.load(chunk, path: file) {
+                let own = plan?.chunk(forTest: index + 1).map(SpecChunk.binary) ?? chunk
+                if let failure = host.load(own, path: file) {
                     limit.stop()
                     report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .failed,
                                           message: failure, output: host.output.text, seconds: seconds(since: begun)), write: write)
@@ -125,11 +130,32 @@ public enum SpecRunner {
         }
     }
 
-    private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, listing: Bool,
-                                 only: Int? = nil, limit: SpecTimeLimit) throws(UsageError) -> SpecHost {
+    /// Refuses a `--filter` that is not a Lua pattern (`[`), naming it and the fix, before any
+    /// test runs: every test's name would otherwise fail to match in a way that says nothing.
+    static func checkFilter(_ filter: String) throws(UsageError) {
+        let problem: String?
+        do throws(LuaError) {
+            let vm = try LuaVM()
+            defer { vm.close() }
+            vm.stack.push(filter)
+            vm.setGlobal("filter")
+            try vm.run("local ok, err = pcall(string.find, '', filter) return not ok and tostring(err) or nil",
+                       name: "=filter", results: 1)
+            problem = vm.stack.text(at: -1)
+        } catch {
+            problem = nil
+        }
+        guard let problem else { return }
+        throw UsageError(description: "--filter \(filter): not a valid Lua pattern (\(problem)); --filter takes a Lua pattern matched "
+            + "against names such as \"describe-name it-name\": escape magic characters ( ) . % + - * ? [ ^ $ with %, "
+            + "as in --filter '%['")
+    }
+
+    private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, listing: Bool, only: Int? = nil,
+                                 skip: [Int: (last: Int, nested: Int)] = [:], limit: SpecTimeLimit) throws(UsageError) -> SpecHost {
         do {
             return try SpecHost(loop: loop, options: options.hostOptions, update: options.update, listing: listing, only: only,
-                                timeLimit: limit)
+                                skip: skip, timeLimit: limit)
         } catch {
             throw UsageError(description: "cannot start a test host: \(error)")
         }
