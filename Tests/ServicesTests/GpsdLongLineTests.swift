@@ -18,7 +18,7 @@ import Testing
         service.startUpdates(shares: [.null])
         defer { service.stopUpdates() }
         #expect(await events.wait(seconds: 60) { $0.fixes.count == 1 }, "\(events.payloads("didFail"))")
-        #expect(events.fixes.first?["latitude"] == .number(48.9666))
+        #expect(events.fixes.first?["lat"] == .number(48.9666), "\(events.fixes)")
         let messages = events.payloads("didFail").compactMap { $0["message"].stringValue }
         #expect(events.failures == ["invalid_data"], "\(messages)")
         #expect(messages.first?.contains("sent a line longer than 64 KiB; it was dropped") == true, "\(messages)")

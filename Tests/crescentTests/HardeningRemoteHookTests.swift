@@ -60,8 +60,8 @@ import Glibc
         #expect(Self.message(refused)?.contains("os.exit is refused for remote code") == true, "\(String(describing: refused))")
         #expect(Self.message(refused)?.contains("app.exit(0)") == true, "\(String(describing: refused))")
         #expect(try host.answersEval() == 2, "\(host.process.stderr)")
-        let ending = client.call("eval", ["code": "app.exit(3)"])
-        #expect(Self.message(ending)?.contains("exiting") == true, "\(String(describing: ending))")
+        // The host may be gone before it answers: what counts is how it ended and what it logged.
+        _ = client.call("eval", ["code": "app.exit(3)"], within: 20)
         let ended = await host.stop()
         #expect(ended.status == 3, "\(ended)")
         #expect(ended.stderr.contains("remote client") && ended.stderr.contains("called app.exit(3): the host exits"), "\(ended)")
