@@ -74,24 +74,6 @@ extension RealLoopRun {
         #expect(run.status == 0)
     }
 
-    /// `add({})` could be an empty record or an empty batch: an error that names both ways
-    /// (issue 32); `json.object()` is an empty record.
-    @Test func addOfAnEmptyTableIsAnErrorNamingTheFix() async throws {
-        let folder = try StoreScriptRun.DataFolder()
-        let run = await StoreScriptRun.run("""
-            local todo = services.store:collection("todo")
-            task(function()
-              local ok, err = pcall(todo.add, todo, {})
-              print(ok, err.code, todo.count)
-              print(tostring(err):find("json.object() for an empty record", 1, true) ~= nil)
-              local record = todo:add(json.object())
-              print(math.type(record.id), todo.count)
-            end)
-            """, in: folder)
-        #expect(run.lines == ["false\tinvalid_argument\t0", "true", "integer\t1"], "\(run.stderr)")
-        #expect(run.status == 0)
-    }
-
     /// The same contract whether writes run in Swift tasks (the default) or on the loop.
     @Test(arguments: [false, true])
     func recordsWithCompletionsAndAwaitedInATask(writeOnLoop: Bool) async throws {

@@ -122,12 +122,6 @@ public final class StoreCollection: ModelObject {
         let single: Bool
         let given: [Value]
         switch recordOrRecords {
-        case .array(let items) where items.isEmpty:
-            // `{}` from Lua: as likely an empty record as an empty batch, so neither is guessed
-            // (a record added by mistake, or a write that silently did nothing).
-            throw ServiceError(.invalidArgument, "an empty table is neither a record nor a batch of records: give the record "
-                + "a field (add({ done = false })) or pass json.object() for an empty record; for a batch that came out "
-                + "empty, skip the call")
         case .array(let items):
             single = false
             given = items
