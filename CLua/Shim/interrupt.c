@@ -14,6 +14,7 @@
 static _Thread_local lua_State *running_state;
 
 static void arm_interrupt(lua_State *L);
+void crescent_arm_interrupt(lua_State *L) { arm_interrupt(L); }
 
 /* Sent to the thread that runs Lua code when another thread interrupts it. */
 static int interrupt_signal(void) { return SIGRTMIN + 2; }
@@ -79,9 +80,14 @@ static void interrupt_hook(lua_State *L, lua_Debug *ar) {
         disarm_interrupt(L);
         return;
     }
-    if (reason == CRESCENT_INTERRUPT_TIMEOUT) luaL_error(L, "interrupted: time limit reached");
-    if (reason == CRESCENT_INTERRUPT_EXIT) luaL_error(L, "exiting");
-    luaL_error(L, "interrupted");
+    crescent_raise_interrupt(L);
+}
+
+int crescent_raise_interrupt(lua_State *L) {
+    int reason = atomic_load_explicit(&vm_of(L)->interrupt->reason, memory_order_relaxed);
+    if (reason == CRESCENT_INTERRUPT_TIMEOUT) return luaL_error(L, "interrupted: time limit reached");
+    if (reason == CRESCENT_INTERRUPT_EXIT) return luaL_error(L, "exiting");
+    return luaL_error(L, "interrupted");
 }
 
 /* Installs the interrupt hook on `L`, saving the hook it had. Safe from a signal handler on the
@@ -201,38 +207,6 @@ void crescent_install_coroutine_functions(lua_State *L) {
     lua_setfield(L, -2, "resume");
     lua_pushcfunction(L, coroutine_wrap);
     lua_setfield(L, -2, "wrap");
-    lua_pop(L, 1);
-}
-
-/*
- * debug.sethook as the standard library defines it (called through, after the same argument
- * checks, so its errors name 'sethook'), with one addition: while an interrupt is pending, the
- * interrupt hook is armed again on the thread whose hook was set. The script's new hook is saved
- * and given back once the interrupt is cleared, so a script that sets or clears its hooks in a
- * loop cannot shed an interrupt or a time limit.
- */
-static int debug_sethook(lua_State *L) {
-    int arg = lua_isthread(L, 1) ? 1 : 0;
-    lua_State *target = arg ? lua_tothread(L, 1) : L;
-    if (!lua_isnoneornil(L, arg + 1)) {
-        luaL_checkstring(L, arg + 2);
-        luaL_checktype(L, arg + 1, LUA_TFUNCTION);
-        (void)luaL_optinteger(L, arg + 3, 0);
-    }
-    lua_pushvalue(L, lua_upvalueindex(1));
-    lua_insert(L, 1);
-    lua_call(L, lua_gettop(L) - 1, 0);
-    if (atomic_load(&vm_of(L)->interrupt->reason) != CRESCENT_INTERRUPT_NONE) arm_interrupt(target);
-    return 0;
-}
-
-void crescent_install_debug_functions(lua_State *L) {
-    if (lua_getglobal(L, "debug") == LUA_TTABLE && lua_getfield(L, -1, "sethook") == LUA_TFUNCTION) {
-        lua_pushcclosure(L, debug_sethook, 1);
-        lua_setfield(L, -2, "sethook");
-    } else {
-        lua_pop(L, 1);
-    }
     lua_pop(L, 1);
 }
 

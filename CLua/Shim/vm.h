@@ -47,11 +47,19 @@ static inline crescent_vm *vm_of(lua_State *L) {
  *  is pending); returns what ran before, for crescent_leave_lua. */
 lua_State *crescent_enter_lua(lua_State *L);
 void crescent_leave_lua(lua_State *L, lua_State *previous);
+/** Raises the pending interrupt's error in `L` ("interrupted", "exiting", or the time limit's),
+ *  as the interrupt hook does; for C code that runs long without a hook (pattern matching). */
+int crescent_raise_interrupt(lua_State *L);
+/** Replaces string.find, match, gmatch and gsub with ones an interrupt stops (patterns.c). */
+void crescent_install_pattern_functions(lua_State *L);
+/** Installs the interrupt hook on `L` (saving the hook it had), as a pending interrupt does. */
+void crescent_arm_interrupt(lua_State *L);
 /** Replaces load, loadfile, dofile and the Lua-file searcher of require with text-only ones. */
 void crescent_install_text_loaders(lua_State *L);
 /** Replaces coroutine.resume and coroutine.wrap with versions that mark the coroutine they run. */
 void crescent_install_coroutine_functions(lua_State *L);
-/** Replaces debug.sethook with one that keeps a pending interrupt's hook armed. */
+/** Replaces debug.sethook, gethook and getinfo: a script's hook runs where an interrupt can stop
+ *  it, and a pending interrupt's hook stays armed (hooks.c). */
 void crescent_install_debug_functions(lua_State *L);
 
 #endif

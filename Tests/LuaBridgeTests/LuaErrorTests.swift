@@ -147,6 +147,86 @@ import Testing
         #expect(try evaluateOne(vm, "return debug.gethook()") == .nil)
         #expect(throws: LuaError.self) { try vm.run("debug.sethook(function() end)", name: "=bad") }
     }
+
+    /// Lua runs no hook inside a hook, so a script's hook function that loops could not be
+    /// stopped by the interrupt hook: it runs where an interrupt reaches it.
+    @Test func aLoopingHookFunctionIsInterrupted() throws {
+        let vm = try LuaVM()
+        for mask in ["l", "c"] {
+            let interrupter = vm.interrupter
+            let thread = Thread { usleep(50_000); interrupter.interruptForTimeout() }
+            thread.start()
+            do {
+                let result = try evaluateOne(vm, "local function f() return 1 end\ndebug.sethook(function() while true do end end, '\(mask)')\nlocal x = f()\nreturn x")
+                Issue.record("not interrupted: \(String(describing: result)) (mask \(mask))")
+            } catch {
+                #expect((error as? LuaError)?.kind == .timeout, "mask \(mask): \(error)")
+            }
+            vm.clearInterrupt()
+            crescent_drop_hook(vm.state)   // a Lua chunk would fire the hook first
+        }
+        #expect(try evaluateOne(vm, "return 'runs again'") == "runs again")
+    }
+
+    /// Pattern matching is C that runs no hook: a pattern that backtracks for hours stops on an
+    /// interrupt all the same, in each of the four functions that match.
+    @Test func aPathologicalPatternIsInterrupted() throws {
+        let vm = try LuaVM()
+        let calls = [
+            "return string.find(s, p)", "return s:match(p)", "for _ in s:gmatch(p) do end", "return s:gsub(p, 'x')",
+        ]
+        for call in calls {
+            let interrupter = vm.interrupter
+            let thread = Thread { usleep(100_000); interrupter.interruptForTimeout() }
+            thread.start()
+            let started = ContinuousClock.now
+            do {
+                let result = try evaluateOne(vm, "local s, p = ('a'):rep(40), ('a*'):rep(40) .. 'b' \(call)")
+                Issue.record("not interrupted: \(String(describing: result)) from \(call)")
+            } catch {
+                #expect((error as? LuaError)?.kind == .timeout, "\(call): \(error)")
+            }
+            #expect(ContinuousClock.now - started < .seconds(5), "\(call)")
+            vm.clearInterrupt()
+        }
+        // The functions still match as Lua's do.
+        #expect(try evaluateOne(vm, "return ('hello world'):gsub('o', '0')") == "hell0 w0rld")
+        #expect(try evaluateOne(vm, "return select(2, ('key = value'):find('(%w+)%s*=%s*(%w+)'))") == 11)
+        #expect(try evaluateOne(vm, "local t = {} for k, v in ('a=1, b=2'):gmatch('(%w+)=(%w+)') do t[#t + 1] = k .. v end return table.concat(t, ',')") == "a1,b2")
+        #expect(throws: LuaError.self) { try vm.run("return ('x'):find('[')", name: "=bad") }
+    }
+
+    /// Inside the hook, as under lua5.4: level 2 is the function the hook fired in, errors of
+    /// the hook are errors of that code, gethook gives the script's function back.
+    @Test func aHookSeesWhatItHookedAsUnderLua() throws {
+        let vm = try LuaVM()
+        // The same chunk gives "line:4:4 line:5:5 true" under lua5.4.
+        let seen = try evaluateOne(vm, """
+            local lines = {}
+            local hooked
+            hooked = function()
+              local a = 1
+              return a
+            end
+            local function hook(event, line)
+              local info = debug.getinfo(2, "fl")
+              if info and info.func == hooked then lines[#lines + 1] = event .. ":" .. line .. ":" .. info.currentline end
+            end
+            debug.sethook(hook, "l")
+            hooked()
+            local same = debug.gethook() == hook
+            debug.sethook()
+            return table.concat(lines, " ") .. " " .. tostring(same)
+            """)
+        #expect(seen == .string("line:4:4 line:5:5 true"), "\(String(describing: seen))")
+        #expect(try evaluateOne(vm, "local f = function() end debug.sethook(f, 'l') local same = debug.gethook() == f debug.sethook() return same") == true)
+        #expect(throws: LuaError.self) {
+            try vm.run("debug.sethook(function() error('from the hook') end, 'l')\nlocal x = 1", name: "=raise")
+        }
+        crescent_drop_hook(vm.state)   // a Lua chunk would fire the hook first
+        // The hook's coroutine is made again after an error ended it.
+        #expect(try evaluateOne(vm, "local n = 0 debug.sethook(function() n = n + 1 end, 'l')\nlocal x = 1\nx = 2\ndebug.sethook() return n > 0") == true)
+    }
 }
 
 /// A minimal thread for tests that must act from off the VM's thread.

@@ -42,21 +42,9 @@ final class ClosingListener: Sendable {
     private let count = Atomic<Int>(0)
 
     init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        self.descriptor = descriptor
-        guard descriptor >= 0 else { throw ServiceError(.io, "socket failed") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-                    && listen(descriptor, 16) == 0
-            }
-        }
-        guard listening else { throw ServiceError(.io, "cannot listen on 127.0.0.1") }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let listener = try Self.listenOnLoopback()
+        descriptor = listener.descriptor
+        port = listener.port
         Thread { [self] in
             while true {
                 let connection = accept(descriptor, nil, nil)
@@ -65,6 +53,27 @@ final class ClosingListener: Sendable {
                 close(connection)
             }
         }.start()
+    }
+
+    /// A TCP socket listening on 127.0.0.1 at a free port, and the port.
+    static func listenOnLoopback(backlog: Int32 = 16) throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ServiceError(.io, "socket failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+                    && listen(descriptor, backlog) == 0
+            }
+        }
+        guard listening else {
+            close(descriptor)
+            throw ServiceError(.io, "cannot listen on 127.0.0.1")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// Connections taken so far.

@@ -3,11 +3,11 @@ import Foundation
 import Testing
 
 /// The NMEA parser against gpsd's own regression captures (`test/daemon/*.log` of gpsd's source,
-/// with the reports gpsd made of each in `*.log.chk`), when `NMEA_CAPTURES` names that folder.
-/// Positions are compared to the microdegree: the share of gpsd's positions the parser finds, and
-/// the share of the parser's that gpsd never reported.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["NMEA_CAPTURES"] != nil))
-struct NMEACaptureTests {
+/// with the reports gpsd made of each in `*.log.chk`): the 105 text captures kept in
+/// `Tests/data/gpsd-captures` (BSD-2-Clause, see its README), or the folder `NMEA_CAPTURES`
+/// names (gpsd's whole `test/daemon`). Positions are compared to the microdegree: the share of
+/// gpsd's positions the parser finds, and the share of the parser's that gpsd never reported.
+@Suite struct NMEACaptureTests {
     struct Position: Hashable {
         let lat: Int64
         let lon: Int64
@@ -17,9 +17,14 @@ struct NMEACaptureTests {
         }
     }
 
+    /// The captures kept with the tests.
+    static let keptCaptures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("data/gpsd-captures").path
+
     @Test func theParserFindsWhatGpsdFinds() throws {
-        let folder = ProcessInfo.processInfo.environment["NMEA_CAPTURES"] ?? ""
+        let folder = ProcessInfo.processInfo.environment["NMEA_CAPTURES"] ?? Self.keptCaptures
         let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".log") }.sorted()
+        try #require(names.count >= 100 || ProcessInfo.processInfo.environment["NMEA_CAPTURES"] != nil, "captures in \(folder): \(names.count)")
         var (expected, found, ours, extra) = (0, 0, 0, 0)
         for name in names {
             guard let log = FileManager.default.contents(atPath: "\(folder)/\(name)"),

@@ -117,6 +117,31 @@ import Testing
         #expect(clock.uptime == .milliseconds(450))
     }
 
+    /// A file is read as the replay goes (issue 32): the first fix comes before the rest of the
+    /// file is read, so what is written to the file after the replay began still replays.
+    @Test func aFileIsReadAsTheReplayGoes() async throws {
+        let folder = try ScratchFolder()
+        let first = (NMEAWriter.epoch(second: 0, latitude: 48.8566, longitude: 2.3522)
+            + NMEAWriter.epoch(second: 1, latitude: 48.9, longitude: 2.4)).joined(separator: "\r\n") + "\r\n"
+        // Far more than one read (the replay reads one fix ahead): blank lines, which the parser skips.
+        let path = try folder.write("growing.nmea", first + String(repeating: "\r\n", count: 300_000))
+        let events = Events()
+        let clock = ManualClock()
+        let replay = Task { await NMEAProvider(path: path, speedup: 1).run(clock: clock) { events.append($0) } }
+        #expect(await clock.waitForJob())
+        clock.advance(by: .zero)
+        #expect(events.fixes.count == 1, "the first fix at once")
+        // The rest of the recording arrives only now.
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data((NMEAWriter.epoch(second: 2, latitude: 49.4431, longitude: 1.0993).joined(separator: "\n") + "\n").utf8))
+        try handle.close()
+        #expect(await clock.advanceJobs { events.ended })
+        await replay.value
+        #expect(events.fixes.map(\.time) == [NMEAWriter.baseTime, NMEAWriter.baseTime + 1, NMEAWriter.baseTime + 2])
+        #expect(events.failures.isEmpty)
+    }
+
     @Test func aDeviceIsReadAsAStreamAndReportedWhenItCloses() async throws {
         let folder = try ScratchFolder()
         let path = folder.path + "/gps0"

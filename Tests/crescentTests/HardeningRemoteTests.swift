@@ -8,17 +8,20 @@ import Glibc
 /// Remote control attacked as a user would: clients that hang up mid-chunk, code that loops
 /// where the host did not expect it, hooks that try to shed an interrupt, commands that go
 /// nowhere, clients that never read or read slowly, and a file where the socket should be.
+extension ListeningHost {
+    /// The value of `1 + 1` from a fresh client within `seconds`: the host serves clients again.
+    func answersEval(within seconds: Double = 20) throws -> Int? {
+        let probe = try client()
+        let answer = probe.call("eval", ["code": "return 1 + 1"], within: seconds)
+        return (answer?["result"] as? [String: Any])?["value"] as? Int
+    }
+}
+
 @Suite struct HardeningRemoteTests {
     private func groceriesHost(name: String = "groceries") async throws -> ListeningHost {
         try await ListeningHost(script: RemoteControlTests.groceries, name: name, options: ["--data-dir", "data"])
     }
 
-    /// The value of `1 + 1` from a fresh client within `seconds`: the host serves clients again.
-    private func hostAnswers(_ host: ListeningHost, within seconds: Double = 20) throws -> Int? {
-        let probe = try host.client()
-        let answer = probe.call("eval", ["code": "return 1 + 1"], within: seconds)
-        return (answer?["result"] as? [String: Any])?["value"] as? Int
-    }
 
     @Test func aClientThatHangsUpMidLoopEndsItsChunk() async throws {
         let host = try await groceriesHost()
@@ -27,7 +30,7 @@ import Glibc
         try await Task.sleep(nanoseconds: 300_000_000)
         // The client goes away without a word (as a killed process's socket does).
         shutdown(client.descriptor, Int32(SHUT_RDWR))
-        #expect(try hostAnswers(host) == 2, "\(host.process.stderr)")
+        #expect(try host.answersEval() == 2, "\(host.process.stderr)")
         let ended = await host.stop()
         #expect(ended.status == 143, "\(ended)")
     }
@@ -41,20 +44,20 @@ import Glibc
         let answer = client.response(to: id, within: 20)
         let error = answer?["error"] as? [String: Any]
         #expect((error?["message"] as? String)?.contains("interrupted") == true, "\(String(describing: answer))")
-        #expect(try hostAnswers(host) == 2)
+        #expect(try host.answersEval() == 2)
         // The same from a client that hangs up instead.
         let leaving = try host.client()
         _ = leaving.request("observe", ["service": "(function() while true do end end)()", "key": "count"])
         try await Task.sleep(nanoseconds: 300_000_000)
         shutdown(leaving.descriptor, Int32(SHUT_RDWR))
-        #expect(try hostAnswers(host) == 2)
+        #expect(try host.answersEval() == 2)
         // And from a client whose interrupt arrives in the same read as the request.
         let hasty = try host.client()
         hasty.send(raw: #"{"jsonrpc":"2.0","id":1,"method":"observe","params":{"service":"(function() while true do end end)()","key":"count"}}"#
             + "\n" + #"{"jsonrpc":"2.0","id":2,"method":"interrupt"}"# + "\n")
         let stopped = hasty.response(to: 1, within: 20)
         #expect(((stopped?["error"] as? [String: Any])?["message"] as? String)?.contains("interrupted") == true, "\(String(describing: stopped))")
-        #expect(try hostAnswers(host) == 2)
+        #expect(try host.answersEval() == 2)
         // And when an interrupt for nothing comes first in that read: it must not use up the
         // request meant for the eval after it.
         let eager = try host.client()
@@ -66,7 +69,7 @@ import Glibc
         let third = eager.response(to: 3, within: 20)
         #expect((third?["result"] as? [String: Any])?["interrupted"] as? Bool == true, "\(String(describing: third))")
         #expect(((evalStopped?["error"] as? [String: Any])?["message"] as? String)?.contains("interrupted") == true, "\(String(describing: evalStopped))")
-        #expect(try hostAnswers(host) == 2)
+        #expect(try host.answersEval() == 2)
         _ = await host.stop()
     }
 
@@ -143,7 +146,7 @@ import Glibc
         #expect(await host.process.waitForOutput("MiB", onStderr: true, within: 60), "\(host.process.stderr)")
         #expect(host.process.stderr.contains("did not read"), "\(host.process.stderr)")
         #expect(client.waitClosed(within: 30))
-        #expect(try hostAnswers(host) == 2)
+        #expect(try host.answersEval() == 2)
         _ = await host.stop()
     }
 

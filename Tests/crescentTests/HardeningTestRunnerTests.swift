@@ -50,6 +50,20 @@ import Testing
         #expect(result.stderrShowsNoCrash, "\(result)")
     }
 
+    @Test func aFilterThatIsNotALuaPatternIsAUsageErrorNamingTheFix() async throws {
+        let (result, _) = try await TestCommandTests.run(["some_spec.lua": """
+            describe("store", function() it("adds [x]", function() end) end)
+            """], ["--filter", "["])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("--filter [: not a valid Lua pattern (malformed pattern (missing ']'))"), "\(result)")
+        #expect(result.stderr.contains("with %, as in --filter '%['"), "\(result)")
+        #expect(!result.stdout.contains("no test's full name matches"), "\(result)")
+        let (escaped, _) = try await TestCommandTests.run(["some_spec.lua": """
+            describe("store", function() it("adds [x]", function() end) end)
+            """], ["--filter", "%[x%]"])
+        #expect(escaped.status == 0 && escaped.stdoutLines.last == "1 passed, 0 failed", "\(escaped)")
+    }
+
     @Test func aFilterThatMatchesNoTestSaysSoAndFails() async throws {
         let (result, _) = try await TestCommandTests.run(["some_spec.lua": """
             describe("store", function() it("adds", function() end) end)

@@ -8,10 +8,11 @@ import FoundationXML
 /// fakes, golden files, --filter and --junit.
 @Suite struct TestCommandTests {
     /// Writes `specs` (name → source) under `spec/` in a fresh sandbox and runs `crescent test ARGS` there.
-    static func run(_ specs: [String: String], _ arguments: [String] = [], sandbox: Sandbox? = nil) async throws -> (RunResult, Sandbox) {
+    static func run(_ specs: [String: String], _ arguments: [String] = [], sandbox: Sandbox? = nil,
+                    timeLimit: Double = 60) async throws -> (RunResult, Sandbox) {
         let sandbox = try sandbox ?? Sandbox()
         for (name, source) in specs { try sandbox.write("spec/" + name, source) }
-        let result = try await crescent(["test"] + arguments, in: sandbox, timeLimit: 60)
+        let result = try await crescent(["test"] + arguments, in: sandbox, timeLimit: timeLimit)
         return (result, sandbox)
     }
 

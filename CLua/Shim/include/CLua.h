@@ -14,7 +14,8 @@
  *  - interrupts (Ctrl-C, time limits) are a flag; as lua.c does from its signal handler, the hook
  *    that raises them (in C) is installed only while one is pending, so a script's own
  *    debug.sethook, and debug.gethook() == nil, are what they are under lua5.4 (except that a
- *    script's debug.sethook cannot remove the hook while an interrupt is pending).
+ *    script's debug.sethook cannot remove the hook while an interrupt is pending, and that the
+ *    script's hook function runs in a coroutine of its own, where an interrupt can stop it).
  */
 #ifndef CRESCENT_CLUA_H
 #define CRESCENT_CLUA_H
@@ -84,6 +85,9 @@ int crescent_interrupt_pending(lua_State *L);
 /** Forgets the pending interrupt. Each thread the hook was armed on gets back its own hook (the
  *  script's, or none) the next time it runs. */
 void crescent_clear_interrupt(lua_State *L);
+/** Removes the debug hook a script set on `thread` (a coroutine about to run other code): a hook
+ *  set by one task, or one remote client, must not outlive it. */
+void crescent_drop_hook(lua_State *thread);
 
 /* ---- Functions ------------------------------------------------------------------------------ */
 

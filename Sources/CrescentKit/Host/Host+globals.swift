@@ -96,6 +96,15 @@ extension Host {
                 }
                 status = Int32(code)
             }
+            if let caller = self.remoteCaller {
+                // C's exit from a remote REPL would end the host under every client and script,
+                // as a typo; app.exit is the deliberate way, and says who ended it.
+                if "\(function)" == "os.exit" {
+                    throw LuaRaise("os.exit is refused for remote code (it would end this host for its script and every client): "
+                                   + "call app.exit(\(status)) to end the host on purpose, or detach with Ctrl-D")
+                }
+                self.writeError("\(self.console.styled("crescent:", .warning)) \(caller) called \(function)(\(status)): the host exits")
+            }
             self.requestExit(status)
             self.vm.interrupter.interruptForExit()
             throw LuaRaise("exiting")

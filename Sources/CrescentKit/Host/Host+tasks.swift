@@ -135,7 +135,12 @@ extension Host {
             // making a thread and growing its stack and call frames again.
             let keep = idleCoroutines.count < Self.idleCoroutineLimit && lua_status(task.coroutine.thread) == LUA_OK
             task.invalidate(keepingCoroutine: keep)
-            if keep { idleCoroutines.append(task.coroutine) }
+            if keep {
+                // A hook the task set (debug.sethook in a remote client's eval) must not fire in
+                // the next task that runs on this thread.
+                crescent_drop_hook(task.coroutine.thread)
+                idleCoroutines.append(task.coroutine)
+            }
             tasks.remove(task)
         case .failed(let error, let value):
             task.error = value

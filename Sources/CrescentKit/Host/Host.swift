@@ -99,6 +99,9 @@ public final class Host {
     /// The task whose coroutine is running, while it runs.
     var currentTask: LuaTask?
     var teardownActions: [() -> Void] = []
+    /// Who runs the Lua code running now when it is a remote client's (`remote client 3`): its
+    /// `os.exit` is refused and its `app.exit` logged, since it ends the host for everyone.
+    var remoteCaller: String?
     /// Functions the controller prelude offers the host (the REPL's command completion).
     var controllerHooks: LuaRef?
     /// The config file's `[host]` section.

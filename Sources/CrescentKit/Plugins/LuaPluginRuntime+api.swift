@@ -21,6 +21,9 @@ extension LuaPluginRuntime {
         }
         vm.register(field: "property") { [unowned self] stack in
             let value = try self.crossing(at: 5, in: stack, what: "the initial value of property '\(stack.text(at: 2) ?? "")'")
+            if let problem = ServiceDeclaration.initialProblem(value, property: stack.text(at: 2) ?? "", type: stack.text(at: 3) ?? "") {
+                throw LuaRaise("\(stack.text(at: 1) ?? ""):property: \(problem)")
+            }
             try self.change(stack.text(at: 1) ?? "") { declaration in
                 declaration.properties.append(.init(name: stack.text(at: 2) ?? "", type: stack.text(at: 3) ?? "",
                                                     doc: stack.text(at: 4) ?? "", value: value))
@@ -119,7 +122,7 @@ extension LuaPluginRuntime {
         let undeclared = LuaRaise("\(service):set('\(key)', ...): no property '\(key)' is declared")
         if let made = services[service] {
             guard let property = made.interface.property(key) else { throw undeclared }
-            guard ServiceDeclaration.value(value, fits: property.type) else {
+            guard ServiceDeclaration.value(value, fitsProperty: property.type) else {
                 warn(PluginService.wrongType(set: "\(service).\(key)", to: value, declared: property.type))
                 return
             }
@@ -129,7 +132,7 @@ extension LuaPluginRuntime {
         try change(service) { declaration in
             guard let position = declaration.properties.firstIndex(where: { $0.name == key }) else { throw undeclared }
             let type = declaration.properties[position].type
-            guard ServiceDeclaration.value(value, fits: type) else {
+            guard ServiceDeclaration.value(value, fitsProperty: type) else {
                 warn(PluginService.wrongType(set: "\(service).\(key)", to: value, declared: type))
                 return
             }

@@ -138,7 +138,7 @@ extension ProcessPlugin {
                 log(.warn, "set '\(service).\(key)', which it does not declare; dropped")
                 return
             }
-            guard ServiceDeclaration.value(value, fits: property.type) else {
+            guard ServiceDeclaration.value(value, fitsProperty: property.type) else {
                 log(.warn, PluginService.wrongType(set: "\(service).\(key)", to: value, declared: property.type))
                 return
             }

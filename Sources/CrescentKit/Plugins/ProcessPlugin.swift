@@ -369,11 +369,15 @@ final class ProcessPlugin {
         inFlight.removeAll()
         guard let running else { return }
         self.running = nil
+        // What the program started, found while it still is their parent: a child that left
+        // its process group (setsid) is killed as well, whatever the program does on shutdown.
+        let strays = running.process.descendants()
         // Written straight to the pipe: the loop may not turn again before the process exits.
         let shutdown = JSONRPCMessage.request(id: .integer(nextID), method: "shutdown", params: .null)
         running.flushDirectly(extra: shutdown.line)
         running.close()
         running.process.reap(grace: 2)
+        PluginProcess.killStrays(strays)
     }
 
     // MARK: Logging

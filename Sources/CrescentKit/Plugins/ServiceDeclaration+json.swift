@@ -16,10 +16,13 @@ extension ServiceDeclaration {
                 throw PluginProblem("its answer to 'initialize': services[\(index + 1)].name must be a name matching [a-z][a-z0-9_]*")
             }
             var declaration = ServiceDeclaration(name: name, summary: service["summary"].stringValue ?? "")
-            for property in service["properties"].arrayValue ?? [] {
+            for (position, property) in (service["properties"].arrayValue ?? []).enumerated() {
                 guard let key = property["name"].stringValue else { throw PluginProblem("its answer to 'initialize': a property of '\(name)' has no name") }
-                declaration.properties.append(.init(name: key, type: property["type"].stringValue ?? "value",
-                                                    doc: property["doc"].stringValue ?? "", value: property["value"]))
+                let type = property["type"].stringValue ?? "value"
+                if let problem = ServiceDeclaration.initialProblem(property["value"], property: key, type: type) {
+                    throw PluginProblem("its answer to 'initialize': services[\(index + 1)].properties[\(position + 1)]: \(problem)")
+                }
+                declaration.properties.append(.init(name: key, type: type, doc: property["doc"].stringValue ?? "", value: property["value"]))
             }
             for method in service["methods"].arrayValue ?? [] {
                 guard let key = method["name"].stringValue else { throw PluginProblem("its answer to 'initialize': a method of '\(name)' has no name") }

@@ -58,6 +58,32 @@ struct ServiceDeclaration: Sendable {
         return argumentType(word).accepts(value)
     }
 
+    /// True when `value` fits a property of `type`: as ``value(_:fits:)``, except that nil fits
+    /// only a type that takes it (`place?`, `value`, a union with `nil`): a property declared
+    /// `number` never reads nil.
+    static func value(_ value: Value, fitsProperty type: String) -> Bool {
+        guard value.isNull else { return Self.value(value, fits: type) }
+        return takesNil(type)
+    }
+
+    /// True when a property of `type` may be nil.
+    static func takesNil(_ type: String) -> Bool {
+        let word = type.trimmingSpaces
+        if word.hasSuffix("?") || word.isEmpty { return true }
+        return word.split(separator: "|").contains { ["nil", "value", "any"].contains($0.trimmingSpaces) }
+    }
+
+    /// Why a property's initial value does not fit its type (nil when it does), for the
+    /// declaration's error.
+    static func initialProblem(_ value: Value, property: String, type: String) -> String? {
+        guard !Self.value(value, fitsProperty: type) else { return nil }
+        if value.isNull {
+            return "property '\(property)' is declared \(type), which never reads nil: give it an initial value of that type, "
+                + "or declare it \(type)? when it may be nil"
+        }
+        return "the initial value of property '\(property)' is \(value.typeName), not its type \(type)"
+    }
+
     /// The checked shape of a type written in words: `string`, `number`, `integer`, `boolean`,
     /// `table`, `location` (a record with `lat` and `lon`), `{T}` (an array), `value`; any other
     /// word is a table of that name.

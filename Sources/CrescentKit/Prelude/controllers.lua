@@ -345,7 +345,9 @@ end
 -- Commands run one after another, each as part of one task, so that piped input behaves like a
 -- shell: `add milk` then `quit` quits after the add has finished, even when the add waits on a
 -- service. The command's method runs with its controller's scope as the owner of what it starts.
-local pendingCommands, commandsRunning = {}, false
+-- The coroutine of the task that runs the pending commands, while it runs; an interrupt (a remote
+-- client's, for a command it sent) may end that task mid-command.
+local pendingCommands, commandsRunner = {}, nil
 
 local convertArgs   -- below, with self:command
 
@@ -387,9 +389,9 @@ local function ignore() end
 local dispatchKey, dispatchChange   -- below, with the keys
 
 local function runCommands()
-  if commandsRunning then return end
-  commandsRunning = true
+  if commandsRunner and coroutine.status(commandsRunner) ~= "dead" then return end
   P.within(P.scriptScope, spawn, function()
+    commandsRunner = coroutine.running()
     while #pendingCommands > 0 do
       local command = remove(pendingCommands, 1)
       local done = command.done or ignore
@@ -403,7 +405,7 @@ local function runCommands()
         error(err, 0)
       end
     end
-    commandsRunning = false
+    commandsRunner = nil
   end)
 end
 

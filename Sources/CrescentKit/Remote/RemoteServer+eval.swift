@@ -34,6 +34,7 @@ extension RemoteServer {
         let interrupter = host.vm.interrupter
         task.onResume = { [unowned self] running in
             if running { self.beginOutput(to: connection) } else { self.endOutput() }
+            self.host.remoteCaller = running ? "remote client \(connection.id)" : nil
             connection.codeRunning.store(running, ordering: .relaxed)
             // An interrupt read while this eval still waited its turn on the host loop.
             if running && connection.interruptRequested.load(ordering: .relaxed) { interrupter.interruptRunningCode() }

@@ -1,6 +1,7 @@
 import CLua
 import LuaBridge
 import Model
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,8 +44,8 @@ extension RemoteServer {
             case "eval": try eval(params, session, reply)
             case "interrupt": reply(.success(["interrupted": .bool(interrupt(session))]))
             case "complete": reply(.success(try complete(params)))
-            case "send": try send(params, reply)
-            case "key": try key(params, reply)
+            case "send": try send(params, session, reply)
+            case "key": try key(params, session, reply)
             case "observe": reply(.success(try observe(params, session)))
             case "on": reply(.success(try on(params, session)))
             case "unsubscribe": reply(.success(try unsubscribe(params, session)))
@@ -139,7 +140,10 @@ extension RemoteServer {
 
     /// `app.send(command, args...)`: the top controller's command, answered `{ sent }` once it
     /// has run, or error 1 when it went nowhere (no controller, an unknown command) or raised.
-    private func send(_ params: Value, _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
+    /// While the command holds the loop, the client's `interrupt` (or its hanging up) stops it,
+    /// as it does an eval.
+    private func send(_ params: Value, _ session: RemoteSession,
+                      _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
         guard let command = try Self.string(params, "command", of: "send"), !command.isEmpty else {
             throw .invalidParams("send: command must be a non-empty string")
         }
@@ -149,17 +153,18 @@ extension RemoteServer {
         case .array(let items): arguments = items
         default: throw .invalidParams("send: args must be an array, got \(params["args"].typeName)")
         }
-        try callControllerHook("sendCommand", of: "send", [.string(command)] + arguments, reply)
+        try callControllerHook("sendCommand", of: "send", [.string(command)] + arguments, session, reply)
     }
 
     /// `key { keys = [ "down", "enter" ] }`: the keys pressed on the top controller as on its
     /// terminal, answered `{ pressed = n }` once the last has been handled, or error 1 when a
     /// name is no key (the message lists the names) or a key's method raised.
-    private func key(_ params: Value, _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
+    private func key(_ params: Value, _ session: RemoteSession,
+                     _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
         guard case .array(let keys) = params["keys"], !keys.isEmpty, keys.allSatisfy({ $0.stringValue != nil }) else {
             throw .invalidParams("key: keys must be a non-empty array of key names, e.g. [\"down\", \"enter\"]")
         }
-        try callControllerHook("pressKeys", of: "key", keys) { result in
+        try callControllerHook("pressKeys", of: "key", keys, session) { result in
             reply(result.map { _ in ["pressed": .integer(Int64(keys.count))] })
         }
     }
@@ -167,7 +172,7 @@ extension RemoteServer {
     /// Calls the controller prelude's `hook(report, token, arguments...)`; `reply` hears the
     /// report (`{ sent = true }` or error 1 with the first line of the message), or the error
     /// the call raised at once.
-    private func callControllerHook(_ hook: String, of method: String, _ arguments: [Value],
+    private func callControllerHook(_ hook: String, of method: String, _ arguments: [Value], _ session: RemoteSession,
                                     _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
         guard let hooks = host.controllerHooks else {
             throw MethodError(code: Self.failedCode, message: "\(method): this host runs no controllers")
@@ -188,12 +193,29 @@ extension RemoteServer {
         pushSendReport()
         stack.push(Int64(token))
         for argument in arguments { host.binding.push(argument, onto: stack) }
+        let connection = session.connection
+        connection.codeRunning.store(true, ordering: .relaxed)
+        host.remoteCaller = "remote client \(connection.id)"
+        // An interrupt read while this request waited its turn on the host loop.
+        if connection.interruptRequested.load(ordering: .relaxed) { host.vm.interrupter.interruptRunningCode() }
         do throws(LuaError) {
             try host.vm.call(arguments: Int32(arguments.count + 2), results: 0)
+            connection.codeRunning.store(false, ordering: .relaxed)
+            host.remoteCaller = nil
         } catch {
+            connection.codeRunning.store(false, ordering: .relaxed)
+            host.remoteCaller = nil
             let exiting = host.handleControlFlow(error)
             guard let answer = pendingSends.removeValue(forKey: token) else { return }
             answer(exiting ? .success(["sent": true]) : .failure(MethodError(code: Self.failedCode, message: "send: \(error.message)")))
+        }
+        // The command's task was stopped by the interrupt before it could report.
+        if connection.interruptRequested.load(ordering: .relaxed) {
+            host.clearStrayInterrupt()
+            if let answer = pendingSends.removeValue(forKey: token) {
+                answer(.failure(MethodError(code: Self.failedCode, message: "send: interrupted (the command '\(command)' was stopped)",
+                                            data: ["kind": "interrupted"])))
+            }
         }
     }
 

@@ -75,7 +75,11 @@ extension RemoteServer {
         do throws(LuaError) {
             try host.vm.load(Array(("return " + target).utf8), name: "=remote")
             connection.codeRunning.store(true, ordering: .relaxed)
-            defer { connection.codeRunning.store(false, ordering: .relaxed) }
+            host.remoteCaller = "remote client \(connection.id)"
+            defer {
+                connection.codeRunning.store(false, ordering: .relaxed)
+                host.remoteCaller = nil
+            }
             // An interrupt read while this request waited its turn on the host loop.
             if connection.interruptRequested.load(ordering: .relaxed) { host.vm.interrupter.interruptRunningCode() }
             try host.vm.call(arguments: 0, results: 1)

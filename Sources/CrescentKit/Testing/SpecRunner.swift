@@ -1,4 +1,5 @@
 import Foundation
+import LuaBridge
 import Model
 
 /// What `crescent test` runs and how it reports.
@@ -48,6 +49,7 @@ public enum SpecRunner {
     public static func run(_ options: SpecRunOptions, write output: (String) -> Void) throws(UsageError) -> Int32 {
         // busted's formats are written whole at the end: nothing else may go to the output.
         func write(_ text: String) { if options.output == .plain { output(text) } }
+        if let filter = options.filter { try checkFilter(filter) }
         let files = try specFiles(options.paths)
         let loop = PumpedEventLoop()
         let limit = SpecTimeLimit(seconds: options.timeout, loop: loop)
@@ -143,6 +145,27 @@ public enum SpecRunner {
             report.add(SpecResult(file: file, name: outcome.reportedName ?? spec.name, location: spec.location, status: outcome.status,
                                   message: outcome.message, output: outcome.output, seconds: seconds(since: begun)), write: write)
         }
+    }
+
+    /// Refuses a `--filter` that is not a Lua pattern (`[`), naming it and the fix, before any
+    /// test runs: every test's name would otherwise fail to match in a way that says nothing.
+    static func checkFilter(_ filter: String) throws(UsageError) {
+        let problem: String?
+        do throws(LuaError) {
+            let vm = try LuaVM()
+            defer { vm.close() }
+            vm.stack.push(filter)
+            vm.setGlobal("filter")
+            try vm.run("local ok, err = pcall(string.find, '', filter) return not ok and tostring(err) or nil",
+                       name: "=filter", results: 1)
+            problem = vm.stack.text(at: -1)
+        } catch {
+            problem = nil
+        }
+        guard let problem else { return }
+        throw UsageError(description: "--filter \(filter): not a valid Lua pattern (\(problem)); --filter takes a Lua pattern matched "
+            + "against names such as \"describe-name it-name\": escape magic characters ( ) . % + - * ? [ ^ $ with %, "
+            + "as in --filter '%['")
     }
 
     private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, listing: Bool,

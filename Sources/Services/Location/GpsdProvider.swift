@@ -31,11 +31,14 @@ struct GpsdProvider: LocationProvider {
             let outcome: String
             var code = ServiceError.Code.unavailable
             do {
-                try await session { fixes in
+                try await session({ fixes in
                     failing = false
                     backoff.reset()
                     report(.fixes(fixes))
-                }
+                }, dropped: {
+                    report(.failed(ServiceError(.invalidData, "gpsd at \(source) sent a line longer than 64 KiB; it was dropped "
+                        + "and the reports after it are read")))
+                })
                 outcome = "gpsd at \(source) closed the connection"
             } catch let error as ServiceError {
                 // Too few free descriptors for the event loops: `io`, as for the other services.
@@ -105,7 +108,8 @@ struct GpsdProvider: LocationProvider {
     }
 
     /// One connection: watch, then read reports until gpsd closes it or the task is cancelled.
-    private func session(_ deliver: ([LocationFix]) -> Void) async throws {
+    /// `dropped` hears of each line too long to read (dropped whole, the reading goes on).
+    private func session(_ deliver: ([LocationFix]) -> Void, dropped: () -> Void) async throws {
         let channel = try await ClientBootstrap(group: EventLoops.shared.group())
             .connectTimeout(.seconds(5))
             .connect(host: host, port: port) { channel in
@@ -120,6 +124,7 @@ struct GpsdProvider: LocationProvider {
                 var last: (time: Double, mode: Int64)?
                 for try await buffer in inbound {
                     var fixes: [LocationFix] = []
+                    let dropsBefore = lines.dropped
                     for line in lines.append(buffer) {
                         guard let report = try? Value(jsonText: line), let fix = Self.fix(from: report) else { continue }
                         // gpsd may report one time twice (a 2D fix from RMC, then the 3D one from GGA):
@@ -129,6 +134,7 @@ struct GpsdProvider: LocationProvider {
                         last = (fix.time, mode)
                         fixes.append(fix)
                     }
+                    if lines.dropped > dropsBefore { dropped() }
                     if !fixes.isEmpty { deliver(fixes) }
                 }
             }

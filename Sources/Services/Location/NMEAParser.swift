@@ -2,10 +2,13 @@
 /// (position, altitude, HDOP) and `GLL` (position) from any talker (`$GPRMC`, `$GNGGA`, …).
 ///
 /// Every sentence must carry a valid checksum (`*hh`); a sentence with a wrong or missing
-/// checksum, or too few fields (a truncated line), is counted in ``rejected`` and skipped. Other
-/// sentence types are ignored. Sentences with the same UTC time make one fix, reported when both
-/// `RMC` and `GGA` for that time are in, when a sentence of another time arrives, or at
-/// ``finish()``. `RMC` or `GLL` with status `V` or mode `N` (no fix) or `S` (simulator), and `GGA`
+/// checksum, or too few fields (a truncated line), is counted in ``rejected`` and skipped; what
+/// comes before a line's last `$` is noise (`$$GNRMC`, a cut line), as gpsd reads it. Other
+/// sentence types are ignored. Sentences with the same UTC time make one fix (an epoch), reported
+/// once the epoch has every kind of sentence (of `RMC`, `GGA`, `GLL`) the epoch before it had
+/// (the first: both `RMC` and `GGA`), when a sentence of another time arrives, or at
+/// ``finish()`` — unless the recording ends in the middle of an epoch (it lacks a kind the epoch
+/// before had, and the kind that ended it), which gpsd does not report either. `RMC` or `GLL` with status `V` or mode `N` (no fix) or `S` (simulator), and `GGA`
 /// with fix quality 0 (none) or 8 (simulator) or fewer than 3 satellites in use, carry no position.
 ///
 /// The date comes from `RMC`; a log of `GGA` only takes `today`'s date (UTC) and moves to the
@@ -26,6 +29,10 @@ struct NMEAParser {
     private var date: (year: Int, month: Int, day: Int)
     private var lastSecondsOfDay: Double?
     private var sawRMCDate = false
+    /// The kinds of sentence (``Epoch/kinds``) the last epoch reported had, and the kind its
+    /// last sentence was (the receiver's end of cycle).
+    private var previousKinds: UInt8?
+    private var previousLastKind: UInt8 = 0
 
     /// What is known about one UTC time's fix so far.
     private struct Epoch {
@@ -40,6 +47,9 @@ struct NMEAParser {
         var hasRMC = false
         var hasGGA = false
         var date: (year: Int, month: Int, day: Int)?
+        /// The kinds of sentence read for it: 1 `RMC`, 2 `GGA`, 4 `GLL`; and the last one's.
+        var kinds: UInt8 = 0
+        var lastKind: UInt8 = 0
     }
 
     /// - Parameter today: seconds since the epoch whose UTC date GGA-only logs take.
@@ -80,17 +90,31 @@ struct NMEAParser {
             return completed
         }
         accepted += 1
+        current.lastKind = kind == "RMC" ? 1 : kind == "GGA" ? 2 : 4
+        current.kinds |= current.lastKind
         epoch = current
-        if current.hasRMC && current.hasGGA { completed += flush() }
+        let complete = previousKinds.map { current.kinds & $0 == $0 } ?? (current.hasRMC && current.hasGGA)
+        if complete { completed += flush() }
         return completed
     }
 
-    /// Reports the fix still being gathered, if it has a position.
-    mutating func finish() -> [LocationFix] { flush() }
+    /// Reports the fix still being gathered, if it has a position and is not cut short: the
+    /// recording ended before it had the kinds of sentence the epoch before it had, and without
+    /// the sentence that ended that epoch (as gpsd, which reports at the end of a cycle).
+    mutating func finish() -> [LocationFix] {
+        if let current = epoch, let previous = previousKinds, current.kinds & previous != previous,
+           current.kinds & previousLastKind == 0 {
+            epoch = nil
+            return []
+        }
+        return flush()
+    }
 
     private mutating func flush() -> [LocationFix] {
         guard let current = epoch else { return [] }
         epoch = nil
+        previousKinds = current.kinds
+        previousLastKind = current.lastKind
         if let rmcDate = current.date {
             date = rmcDate
             sawRMCDate = true
@@ -113,6 +137,7 @@ struct NMEAParser {
     static func checkedFields(_ line: String) -> [Substring]? {
         var text = Substring(line)
         while let last = text.last, last == "\r" || last == "\n" || last == " " { text.removeLast() }
+        if let dollar = text.lastIndex(of: "$") { text = text[dollar...] }
         guard text.first == "$", let star = text.lastIndex(of: "*") else { return nil }
         let body = text[text.index(after: text.startIndex)..<star]
         let digits = text[text.index(after: star)...]

@@ -4,7 +4,7 @@ import NIOCore
 import NIOPosix
 
 /// Fixes from NMEA 0183 sentences (``NMEAParser``): a regular file is replayed at its recorded
-/// rate times `speedup`; anything else (a serial device such as `/dev/ttyUSB0`, a FIFO) is read
+/// rate times `speedup`, read as the replay goes (``NMEAFileSource``); anything else (a serial device such as `/dev/ttyUSB0`, a FIFO) is read
 /// as a live stream. Set a serial port's speed beforehand (`stty -F /dev/ttyUSB0 4800`).
 ///
 /// A device that cannot be opened, or that closes, is reported as `unavailable` and reopened
@@ -38,20 +38,15 @@ struct NMEAProvider: LocationProvider {
     }
 
     private func replayFile(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async {
-        let fixes: [LocationFix]
+        let source: NMEAFileSource
         do throws(ServiceError) {
-            let read = try Self.read(path: path, today: clock.wallTime)
-            fixes = read.fixes
-            // An empty or garbage file is a failure, as an empty GPX track is.
-            guard !fixes.isEmpty else {
-                throw ServiceError(.invalidData, "\(path): no fix in the file (\(read.parser.accepted) usable sentences, \(read.parser.rejected) rejected for a bad checksum or missing fields)")
-            }
+            source = try NMEAFileSource(path: path, today: clock.wallTime)
         } catch {
             report(.failed(error))
             report(.ended)
             return
         }
-        await Replay(fixes: fixes, speedup: speedup, recordedTimes: fixes.map(\.time)).run(clock: clock, report)
+        await Replay(source: source, speedup: speedup).run(clock: clock, report)
     }
 
     private func stream(clock: any ServiceClock, _ report: @escaping @Sendable (ProviderEvent) -> Void) async {
