@@ -213,7 +213,7 @@ extension RemoteServer {
         if connection.interruptRequested.load(ordering: .relaxed) {
             host.clearStrayInterrupt()
             if let answer = pendingSends.removeValue(forKey: token) {
-                answer(.failure(MethodError(code: Self.failedCode, message: "send: interrupted (the command '\(command)' was stopped)",
+                answer(.failure(MethodError(code: Self.failedCode, message: "\(method): interrupted (the \(method == "send" ? "command" : "keys") '\(arguments.first?.stringValue ?? "")' stopped)",
                                             data: ["kind": "interrupted"])))
             }
         }
