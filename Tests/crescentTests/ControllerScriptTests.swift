@@ -40,14 +40,14 @@ import Testing
         let renders = first.stdout.components(separatedBy: "\n\n").filter { $0.hasPrefix("Groceries") }
         #expect(renders.last == """
             Groceries
-            item      qty
-            ────────  ───
-            oat milk    2
-            bread       1
+              item      qty
+              ────────  ───
+            > oat milk    2
+              bread       1
             2 items
-            """, "\(first)")
+            """, "the selection marks the first row: \(first)")
         let second = try await crescent(["--data-dir", data, "\(Self.scripts)/groceries.lua"], in: sandbox, stdin: "quit\n")
-        #expect(second.stdout.contains("oat milk    2\nbread       1\n2 items"), "\(second)")
+        #expect(second.stdout.contains("> oat milk    2\n  bread       1\n2 items"), "\(second)")
     }
 
     @Test func releasesKeepsTwoListsInStep() async throws {

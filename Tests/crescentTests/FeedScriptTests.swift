@@ -83,19 +83,19 @@ import Darwin
         let renders = result.stdout.components(separatedBy: "\n\n").filter { $0.hasPrefix("News") }
         #expect(renders.contains("""
             News
-            #  when              title          feed
-            ─  ────────────────  ─────────────  ─────
-            1  2024-06-15 14:00  Item 2 & more  Daily
-            2  2024-06-15 13:00  Item 1 & more  Daily
+              #  when              title          feed
+              ─  ────────────────  ─────────────  ─────
+            > 1  2024-06-15 14:00  Item 2 & more  Daily
+              2  2024-06-15 13:00  Item 1 & more  Daily
             1 feed
             """), "\(result)")
         #expect(renders.last == """
             News
-            #  when              title          feed
-            ─  ────────────────  ─────────────  ─────
-            1  2024-06-15 15:00  Item 3 & more  Daily
-            2  2024-06-15 14:00  Item 2 & more  Daily
-            3  2024-06-15 13:00  Item 1 & more  Daily
+              #  when              title          feed
+              ─  ────────────────  ─────────────  ─────
+            > 1  2024-06-15 15:00  Item 3 & more  Daily
+              2  2024-06-15 14:00  Item 2 & more  Daily
+              3  2024-06-15 13:00  Item 1 & more  Daily
             1 feed
             """, "the refresh's new item is on top: \(result)")
         #expect(result.stdout.contains("1 new item\n"), "\(result)")
