@@ -1,7 +1,7 @@
 #!/usr/bin/env crescent
 -- watch-run.lua: run a command whenever files change, like entr or watchexec. Shows the
--- command's last result and the tail of its output live; the `rerun` command (`:rerun` on a
--- terminal, a `rerun` line on piped stdin) runs it again, `q` quits. A change while the command
+-- command's last result and the tail of its output live; `r` (or the `rerun` command: `:rerun` on
+-- a terminal, a `rerun` line on piped stdin) runs it again, `q` quits. A change while the command
 -- runs queues one more run after it.
 --   crescent scripts/watch-run.lua -- make test
 --   crescent scripts/watch-run.lua --path src --glob '*.lua' -- crescent test
@@ -44,6 +44,7 @@ end
 function WatchRun:viewDidLoad()
   self.tail, self.runs = {}, 0
   self:command("rerun", "rerun", "run the command again")
+  self:key("r", "rerun", "rerun")
 end
 
 function WatchRun:viewWillAppear()

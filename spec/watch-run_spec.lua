@@ -1,4 +1,4 @@
--- watch-run.lua runs a command at start, again when files change or on `rerun`, and shows its
+-- watch-run.lua runs a command at start, again when files change or on `rerun` (or `r`), and shows its
 -- result and the tail of its output.
 local function folder()
   local root = os.tmpname()
@@ -41,6 +41,10 @@ describe("watch-run", function()
     clock.run()
     assert.equals(3, runs)
     assert.matches("#3 exit 2", view_text())
+    press("r")
+    clock.run()
+    assert.equals(4, runs)
+    assert.matches("#4 exit 2", view_text())
   end)
 
   it("runs a command line through the shell only with --shell", function()
