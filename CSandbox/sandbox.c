@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -151,7 +152,7 @@ static void id_map(char *out, unsigned id) {
     *cursor = '\0';
 }
 
-static int limit(int resource, uint64_t value) {
+static int limit(int resource, unsigned long long value) {
     if (value == 0) return 0;
     struct rlimit bound = { (rlim_t)value, (rlim_t)value };
     return setrlimit(resource, &bound);
@@ -322,7 +323,7 @@ static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid,
     fail(report, STEP_EXEC);
 }
 
-pid_t crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, size_t error_size) {
+int crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, unsigned long error_size) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
         snprintf(error, error_size, "pipe: %s", strerror(errno));

@@ -9,9 +9,7 @@
 #ifndef CRESCENT_SANDBOX_H
 #define CRESCENT_SANDBOX_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <sys/types.h>
+/* No system header here: Swift would take the types they declare (timespec, ...) as this module's. */
 
 /* What one program may do. Paths are absolute and already resolved by the caller; a path that does
  * not exist is skipped. */
@@ -28,13 +26,13 @@ typedef struct crescent_sandbox {
     int exec_count;
     const char *const *write_paths;   /* read, write, create, remove beneath */
     int write_count;
-    const uint16_t *ports;            /* TCP ports it may connect to (Landlock ABI >= 4) */
+    const unsigned short *ports;            /* TCP ports it may connect to (Landlock ABI >= 4) */
     int port_count;
     int isolate_network;              /* a new network namespace without interfaces */
     int allow_processes;              /* 0: fork, vfork and clone of a process fail with EPERM */
-    uint64_t memory_bytes;            /* RLIMIT_DATA; 0 leaves it */
-    uint64_t max_files;               /* RLIMIT_NOFILE; 0 leaves it */
-    uint64_t max_processes;           /* RLIMIT_NPROC; 0 leaves it */
+    unsigned long long memory_bytes;            /* RLIMIT_DATA; 0 leaves it */
+    unsigned long long max_files;               /* RLIMIT_NOFILE; 0 leaves it */
+    unsigned long long max_processes;           /* RLIMIT_NPROC; 0 leaves it */
 } crescent_sandbox;
 
 /* The Landlock ABI version the kernel offers, or 0 when it offers none (old kernel, disabled). */
@@ -43,6 +41,6 @@ int crescent_landlock_abi(void);
 /* Starts the program as `spec` says, in its own session and process group. Returns its pid, or -1
  * with `error` holding what failed (the step and strerror) when the child could not get as far as
  * exec: nothing unconfined ever runs. */
-pid_t crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, size_t error_size);
+int crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, unsigned long error_size);
 
 #endif

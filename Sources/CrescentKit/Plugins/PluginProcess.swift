@@ -86,13 +86,14 @@ struct PluginProcess {
             spec.max_processes = permissions.exec.isEmpty ? 0 : 64
         }
         var message = [CChar](repeating: 0, count: 512)
-        let pid = crescent_sandbox_spawn(&spec, &message, message.count)
+        let pid = crescent_sandbox_spawn(&spec, &message, UInt(message.count))
         close(input[0])
         close(output[1])
         close(errors[1])
         guard pid > 0 else {
             closeAll([input[1], output[0], errors[0]])
-            throw PluginProblem("cannot start '\(command.joined(separator: " "))' \(sandbox == nil ? "" : "in its sandbox "): \(String(cString: message))")
+            let step = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw PluginProblem("cannot start '\(command.joined(separator: " "))'\(sandbox == nil ? "" : " in its sandbox"): \(step)")
         }
         PluginGroups.add(pid, plugin: plugin)
         return PluginProcess(pid: pid, stdin: input[1], stdout: output[0], stderr: errors[0])
