@@ -15,7 +15,11 @@ extension LuaPluginRuntime {
         let vm = host.vm
         stack.newTable(fieldCount: 5)
         vm.register(field: "check") { [unowned self] stack in
-            guard let path = stack.text(at: 1) else { return .none }
+            guard let path = stack.text(at: 1) else {
+                stack.pushNil()
+                stack.push("permission: plugin '\(self.manifest.name)' may not use a path that is not UTF-8 text")
+                return .values(2)
+            }
             let write = stack.text(at: 2) == "write"
             guard let refusal = self.sandbox.refusal(path, write: write, extraRead: Self.luaModuleFolders) else {
                 stack.push(true)

@@ -160,7 +160,7 @@ public struct PluginPermissions: Sendable, Equatable {
         permissions.read = try strings("read", example: "[\"~/Music\", \"/etc/hosts\"]", valid: isPath)
         permissions.write = try strings("write", example: "[\"~/Music/playlists\"]", valid: isPath)
         permissions.net = try strings("net", example: "[\"api.example.com:443\", \"*:443\"]") { text in
-            guard let port = port(of: text), port > 0 else { return "must be host:port with a port from 1 to 65535" }
+            guard let port = Self.port(of: text), port > 0 else { return "must be host:port with a port from 1 to 65535" }
             let host = Self.host(of: text)
             guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" || $0 == "\0" }) else { return "must be host:port with a host name, an address or *" }
             return nil

@@ -98,7 +98,7 @@ struct PluginSandbox {
         }
         let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
         for directory in path.split(separator: ":", omittingEmptySubsequences: true) {
-            let candidate = directory + "/" + name
+            let candidate = String(directory) + "/" + name
             var status = stat()
             if stat(candidate, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
         }
