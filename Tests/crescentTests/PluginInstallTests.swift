@@ -46,7 +46,7 @@ import Testing
         let installed = try await inHome(["plugins", "install", "src/tune"], sandbox)
         try await expectInstalled(installed, in: sandbox)
         #expect(try await inHome(["plugins", "allow", "tune"], sandbox).status == 0)
-        let used = try await inHome(["-e", "task(function() print(services.tune:ping()) end)"], sandbox)
+        let used = try await inHome(["-e", "task(function() print((services.tune:ping())) end)"], sandbox)
         #expect(used.stdoutLines == ["pong"], "\(used)")
         #expect(FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder + "/ran.txt"), "once granted it runs")
         let removed = try await inHome(["plugins", "remove", "tune"], sandbox)
@@ -106,7 +106,7 @@ import Testing
         try Self.writePlugin(in: sandbox, at: "v2/tune", version: "2.0.0", permissions: "read = [\"/etc/hosts\"]\nenv = [\"LANG\"]")
         let updated = try await inHome(["plugins", "install", "v2/tune"], sandbox)
         #expect(updated.stdout.contains("installed plugin 'tune' 2.0.0") && updated.stdout.contains("beyond its earlier grant: env LANG"), "\(updated)")
-        let used = try await inHome(["-e", "task(function() print(pcall(function() return services.tune:ping() end)) end)"], sandbox)
+        let used = try await inHome(["-e", "task(function() local ok, err = pcall(function() return services.tune:ping() end) print(ok, type(err) == 'table' and err.message or err) end)"], sandbox)
         #expect(used.stdout.contains("asks for more than was granted (env LANG)"), "\(used)")
     }
 }

@@ -107,7 +107,7 @@ import Glibc
 
     /// Runs `attempts` (kind, argument) on the plugin, one printed line each.
     func run(_ attempts: [(String, String)], in sandbox: Sandbox) async throws -> RunResult {
-        let body = attempts.map { "print(p:attempt(\(luaString($0.0)), \(luaString($0.1))))" }.joined(separator: "\n")
+        let body = attempts.map { "print((p:attempt(\(luaString($0.0)), \(luaString($0.1)))))" }.joined(separator: "\n")
         return try await inHome(["-e", """
             task(function()
               local p = services.pescape
@@ -198,7 +198,12 @@ import Glibc
     /// names it, and the message says why.
     @Test func withoutLandlockItRunsOnlyWhenAllowedUnsandboxed() async throws {
         let sandbox = try self.sandbox()
-        let script = "task(function() print(pcall(function() return services.pescape:attempt('env', 'TOKEN') end)) end)"
+        let script = """
+            task(function()
+              local ok, result = pcall(function() return services.pescape:attempt('env', 'TOKEN') end)
+              print(ok, type(result) == "table" and result.message or result)
+            end)
+            """
         let refused = try await inHome(["-e", script], sandbox, environment: ["CRESCENT_LANDLOCK_ABI": "0"])
         #expect(refused.stdout.contains("plugin 'pescape' is a process plugin and this kernel has no Landlock"), "\(refused)")
         #expect(refused.stdout.contains("[plugins] allow_unsandboxed = [\"pescape\"]"), "\(refused)")

@@ -44,7 +44,8 @@ import Testing
     /// The system plugin asks to read /proc: it runs once granted (in a HOME of the test's own).
     @Test func systemReadsProcAndListsProcesses() async throws {
         let home = try Sandbox()
-        let refused = try await inHome(["-e", "print(pcall(function() return services.system.uptime end))"], home, directory: Self.root)
+        let refused = try await inHome(["-e", "local ok, err = pcall(function() return services.system.uptime end) print(ok, type(err) == 'table' and err.message or err)"],
+                                       home, directory: Self.root)
         #expect(refused.stdout.contains("plugin 'system' asks for permissions not granted (read /proc)"), "\(refused)")
         let allowed = try await inHome(["plugins", "allow", "system"], home, directory: Self.root)
         #expect(allowed.status == 0 && allowed.stdout.contains("read /proc: may read the files in /proc"), "\(allowed)")

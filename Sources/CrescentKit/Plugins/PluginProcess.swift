@@ -24,7 +24,7 @@ struct PluginProcess {
     /// granted (see CSandbox). Without it the program gets the host's environment.
     static func spawn(_ command: [String], plugin: String, folder: String, environment extra: [String: String],
                       sandbox: PluginSandbox?) throws(PluginProblem) -> PluginProcess {
-        guard let program = PluginSandbox.program(command[0], folder: folder) else {
+        guard let program = PluginSandbox.program(command[0], folder: folder, path: sandbox == nil ? nil : PluginSandbox.confinedPath) else {
             throw PluginProblem("cannot start '\(command.joined(separator: " "))': \(command[0]) is not an executable program"
                                 + (command[0].contains("/") ? "" : " on PATH"))
         }
@@ -35,7 +35,7 @@ struct PluginProcess {
         }
         var variables: [String: String] = [:]
         if let sandbox {
-            variables["PATH"] = "/usr/local/bin:/usr/bin:/bin"
+            variables["PATH"] = PluginSandbox.confinedPath
             for name in sandbox.permissions.env {
                 if let value = getenv(name) { variables[name] = String(cString: value) }
             }
@@ -67,7 +67,7 @@ struct PluginProcess {
         if let sandbox {
             let permissions = sandbox.permissions
             let exec = [program] + PluginSandbox.loaders
-                + permissions.exec.compactMap { PluginSandbox.program($0, folder: folder) }
+                + permissions.exec.compactMap { PluginSandbox.program($0, folder: folder, path: PluginSandbox.confinedPath) }
             let read = PluginSandbox.systemRead + (permissions.net.isEmpty ? [] : PluginSandbox.networkRead) + sandbox.read
             let ports = permissions.net.compactMap(PluginPermissions.port(of:))
             spec.confine = 1

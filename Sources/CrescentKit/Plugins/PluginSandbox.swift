@@ -89,14 +89,18 @@ struct PluginSandbox {
         return "permission: plugin '\(plugin)' may not \(field) \(shown): not granted (add it to [permissions] \(field) in its plugin.toml, then run crescent plugins allow \(plugin))"
     }
 
+    /// The `PATH` a confined program gets, and where its programs are looked up: the user's own
+    /// (a version manager's shims, say) would be folders it cannot run from.
+    static let confinedPath = "/usr/local/bin:/usr/bin:/bin"
+
     /// The program `name` as an absolute path: itself when it holds a `/` (relative to the plugin
-    /// folder), else the first executable of that name on the host's `PATH`.
-    static func program(_ name: String, folder: String) -> String? {
+    /// folder), else the first executable of that name on `path` (the host's `PATH` for none).
+    static func program(_ name: String, folder: String, path searched: String? = nil) -> String? {
         if name.contains("/") {
             let path = name.hasPrefix("/") ? name : folder + "/" + name
             return access(path, X_OK) == 0 ? path : nil
         }
-        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+        let path = searched ?? getenv("PATH").map { String(cString: $0) } ?? confinedPath
         for directory in path.split(separator: ":", omittingEmptySubsequences: true) {
             let candidate = String(directory) + "/" + name
             var status = stat()
