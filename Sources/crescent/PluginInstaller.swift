@@ -16,7 +16,13 @@ enum PluginInstaller {
         do throws(PluginProblem) {
             try fetch(source, into: staging)
             let folder = try pluginFolder(in: staging, source: source)
-            let checked = try PluginManifest.load(folder: folder, hostVersion: CrescentVersion.current)
+            let checked: PluginManifest
+            do throws(PluginProblem) {
+                checked = try PluginManifest.load(folder: folder, hostVersion: CrescentVersion.current)
+            } catch {
+                // Named as the user gave it, not as the temporary copy it was read from.
+                throw PluginProblem(error.message.replacingOccurrences(of: folder, with: source))
+            }
             if let clash = checked.services.first(where: builtins.contains) {
                 throw PluginProblem("\(checked.path): field 'services': service '\(clash)' is already provided by the builtin plugins")
             }
