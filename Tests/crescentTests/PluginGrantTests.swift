@@ -98,8 +98,8 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         #expect(allowed.stdout.contains("read ~/Music: may read the files in ~/Music"), "\(allowed)")
         #expect(allowed.stdout.contains("granted: plugin 'music' 1.0.0 (recorded in \(sandbox.path)/.local/share/crescent/plugin-grants.toml)"), "\(allowed)")
         let grants = try String(contentsOfFile: sandbox.path + "/.local/share/crescent/plugin-grants.toml", encoding: .utf8)
-        #expect(grants.contains("[music]") && grants.contains("read = [\"~/Music\"]"), grants)
-        #expect(grants.range(of: #"hash = "[0-9a-f]{64}""#, options: .regularExpression) != nil, grants)
+        #expect(grants.contains("[music]") && grants.contains("read = [\"~/Music\"]"), "\(grants)")
+        #expect(grants.range(of: #"hash = "[0-9a-f]{64}""#, options: .regularExpression) != nil, "\(grants)")
 
         let granted = try await inHome(["-e", script], sandbox)
         #expect(granted.stdoutLines == ["true\tpong\tnil"], "\(granted)")

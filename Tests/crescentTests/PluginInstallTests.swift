@@ -53,7 +53,7 @@ import Testing
         #expect(removed.status == 0 && removed.stdout.contains("removed plugin 'tune'"), "\(removed)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder))
         let grants = try String(contentsOfFile: sandbox.path + "/.local/share/crescent/plugin-grants.toml", encoding: .utf8)
-        #expect(!grants.contains("[tune]"), grants)
+        #expect(!grants.contains("[tune]"), "\(grants)")
         let again = try await inHome(["plugins", "remove", "tune"], sandbox)
         #expect(again.status == 1 && again.stderr.contains("no plugin 'tune' is installed"), "\(again)")
     }
