@@ -136,7 +136,7 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
 
     /// Requiring a builtin service that reaches past every grant (process, files, http, feeds)
     /// is asked like a permission.
-    @Test func requiringTheProcessServiceNeedsAGrant() async throws {
+    @Test func requiringTheHTTPServiceNeedsAGrant() async throws {
         let sandbox = try Sandbox()
         try sandbox.write("plugins/runner/plugin.toml", """
             name = "runner"
@@ -144,12 +144,12 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
             crescent = ">=0.1.0"
             kind = "lua"
             services = ["runner"]
-            requires = ["process"]
+            requires = ["http"]
             """)
         try sandbox.write("plugins/runner/main.lua", "service('runner', 'r')")
         let result = try await inHome(["-e", "local ok, err = pcall(function() return services.runner end) print(ok, type(err) == 'table' and err.message or err)"], sandbox)
-        #expect(result.stdout.contains("plugin 'runner' asks for permissions not granted (requires process)"), "\(result)")
+        #expect(result.stdout.contains("plugin 'runner' asks for permissions not granted (requires http)"), "\(result)")
         let check = try await inHome(["plugin", "check", "plugins/runner"], sandbox)
-        #expect(check.stdout.contains("requires process: may run any program through the process service"), "\(check)")
+        #expect(check.stdout.contains("requires http: may connect to any host through the http service"), "\(check)")
     }
 }

@@ -107,7 +107,7 @@ import Glibc
 
     /// Runs `attempts` (kind, argument) on the plugin, one printed line each.
     func run(_ attempts: [(String, String)], in sandbox: Sandbox) async throws -> RunResult {
-        let body = attempts.map { "print((p:attempt(\(luaString($0.0)), \(luaString($0.1)))))" }.joined(separator: "\n")
+        let body = attempts.map { "print((p:attempt(\(luaString($0.0)), \(luaString($0.1))):gsub('\\n', ' ')))" }.joined(separator: "\n")
         return try await inHome(["-e", """
             task(function()
               local p = services.pescape
@@ -208,7 +208,7 @@ import Glibc
         #expect(refused.stdout.contains("plugin 'pescape' is a process plugin and this kernel has no Landlock"), "\(refused)")
         #expect(refused.stdout.contains("[plugins] allow_unsandboxed = [\"pescape\"]"), "\(refused)")
         try sandbox.write("crescent.toml", "[plugins]\nallow_unsandboxed = [\"pescape\"]\n")
-        let allowed = try await inHome(["-e", script], sandbox, environment: ["CRESCENT_LANDLOCK_ABI": "0"])
+        let allowed = try await inHome(["-e", script], sandbox, environment: ["CRESCENT_LANDLOCK_ABI": "0", "TOKEN": "s3cr3t-token"])
         #expect(allowed.stdoutLines == ["true\tok s3cr3t-token"], "unconfined, it sees the host's environment: \(allowed)")
     }
 }
