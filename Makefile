@@ -54,7 +54,7 @@ run: build
 # remote control, the test runner and hardening, then one at a time the four that load the
 # machine on their own (100 plugin crash/restart cycles, 10,000 renders to a stalled client,
 # 20 rounds of kill -9 against PostgreSQL, a 200,000-point GPX track made and replayed).
-PROCESS_TESTS = Hardening|BustedSuiteTests|TestCoverageTests|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests|KeyboardTerminalTests|ProcessServiceTests|ProcessLuaTests
+PROCESS_TESTS = Hardening|PluginGrantTests|LuaPluginEscapeTests|ProcessPluginEscapeTests|PluginInstallTests|BustedSuiteTests|TestCoverageTests|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests|KeyboardTerminalTests|ProcessServiceTests|ProcessLuaTests
 HEAVY_PROCESS_TESTS = ProcessPluginTests|RemoteBackPressureTests|StorePostgresProcessTests|GPXStreamingTests
 SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests|FilesServiceTests
 # Each phase runs under tools/reap.py: what a crashed test process leaves running (hosts, plugin

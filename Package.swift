@@ -55,6 +55,12 @@ let package = Package(
             path: "CLua/Shim",
             linkerSettings: [.linkedLibrary("lua5.4")]
         ),
+        // The child side of a confined process plugin (fork, Landlock, seccomp, namespaces, exec),
+        // in C because Swift cannot run between fork and exec.
+        .target(
+            name: "CSandbox",
+            path: "CSandbox"
+        ),
         .target(
             name: "LuaBridge",
             dependencies: ["CLua"],
@@ -89,7 +95,8 @@ let package = Package(
         .target(
             name: "CrescentKit",
             dependencies: [
-                "LuaBridge", "Model", "Services", "LineEditing", "CLua",
+                "LuaBridge", "Model", "Services", "LineEditing", "CLua", "CSandbox",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),

@@ -1,19 +1,107 @@
 import ArgumentParser
 import CrescentKit
 
-/// `crescent plugins`: every plugin found, its services and status.
+/// `crescent plugins`: every plugin found, its services, permissions, grant and status; and
+/// `plugins allow NAME`, `plugins install PATH|GIT-URL|ARCHIVE`, `plugins remove NAME`.
 struct PluginsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins",
-        abstract: "List the plugins found (builtin and in plugin folders): name, version, kind, folder, services, status."
+        abstract: "List, allow, install and remove plugins.",
+        subcommands: [List.self, Allow.self, Install.self, Remove.self],
+        defaultSubcommand: List.self
     )
 
-    @OptionGroup var common: CommonOptions
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list",
+            abstract: "List the plugins found (builtin and in plugin folders): name, version, kind, folder, services, permissions, grant, status."
+        )
 
-    func run() throws {
-        switch PluginCatalog.listing(plugins: [.standard], options: common.hostOptions(arguments: [])) {
-        case .success(let text): ProcessIO.writeOut(text + "\n")
-        case .failure(let error): Crescent.usageError(error.description)
+        @OptionGroup var common: CommonOptions
+
+        func run() throws {
+            switch PluginCatalog.listing(plugins: [.standard], options: common.hostOptions(arguments: [])) {
+            case .success(let text): ProcessIO.writeOut(text + "\n")
+            case .failure(let error): Crescent.usageError(error.description)
+            }
+        }
+    }
+
+    struct Allow: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "allow",
+            abstract: "Show what a plugin asks for and grant it (asks y/n on a terminal)."
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @Argument(help: ArgumentHelp("The plugin's name.", valueName: "name"))
+        var name: String
+
+        func run() throws {
+            let options = common.hostOptions(arguments: [])
+            let manifest: PluginManifest
+            switch PluginCatalog.find(name, plugins: [.standard], options: options) {
+            case .success(let found): manifest = found
+            case .failure(let problem): PluginInstaller.fail(problem.message)
+            }
+            ProcessIO.writeOut(PluginCatalog.permissionReport(manifest, dataDirectory: options.dataDirectory) + "\n")
+            if !manifest.permissions.asksNothing && !PluginInstaller.confirm("Grant plugin '\(manifest.name)' these permissions?") {
+                PluginInstaller.fail("not granted")
+            }
+            switch PluginCatalog.allow(manifest, dataDirectory: options.dataDirectory) {
+            case .success(let text): ProcessIO.writeOut(text + "\n")
+            case .failure(let problem): PluginInstaller.fail(problem.message)
+            }
+        }
+    }
+
+    struct Install: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "install",
+            abstract: "Install a plugin from a folder, a git repository (path or URL) or a .tar.gz, without running it."
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @Argument(help: ArgumentHelp("A plugin folder, a git repository or a .tar.gz archive.", valueName: "source"))
+        var source: String
+
+        func run() throws {
+            let options = common.hostOptions(arguments: [])
+            switch PluginInstaller.install(source, builtins: PluginCatalog.builtinServices(plugins: [.standard], options: options)) {
+            case .success(let manifest):
+                ProcessIO.writeOut("installed plugin '\(manifest.name)' \(manifest.version) in \(manifest.folder)\n")
+                ProcessIO.writeOut(PluginCatalog.permissionReport(manifest, dataDirectory: options.dataDirectory) + "\n")
+                if case .notGranted = PluginGrants(dataDirectory: options.dataDirectory).status(of: manifest) {
+                    ProcessIO.writeOut("it starts once granted: crescent plugins allow \(manifest.name)\n")
+                }
+            case .failure(let problem):
+                PluginInstaller.fail(problem.message)
+            }
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove",
+            abstract: "Remove a plugin installed in the user's plugin folder, and its grant."
+        )
+
+        @OptionGroup var common: CommonOptions
+
+        @Argument(help: ArgumentHelp("The plugin's name.", valueName: "name"))
+        var name: String
+
+        func run() throws {
+            let options = common.hostOptions(arguments: [])
+            switch PluginInstaller.remove(name) {
+            case .success(let folder):
+                if let problem = PluginCatalog.revoke(name, dataDirectory: options.dataDirectory) { PluginInstaller.fail(problem.message) }
+                ProcessIO.writeOut("removed plugin '\(name)' (\(folder)) and its grant\n")
+            case .failure(let problem):
+                PluginInstaller.fail(problem.message)
+            }
         }
     }
 }

@@ -11,7 +11,7 @@ import Glibc
         import json, signal, subprocess, sys, os
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         child = subprocess.Popen(["sleep", "60"])
-        open("pids", "w").write("%d %d" % (os.getpid(), child.pid))
+        open(os.environ["CRESCENT_DATA_DIR"] + "/pids", "w").write("%d %d" % (os.getpid(), child.pid))
         for line in sys.stdin:
             message = json.loads(line)
             if message.get("method") == "initialize":
@@ -21,7 +21,8 @@ import Glibc
         time.sleep(60)
         """
 
-    func sandbox() throws -> Sandbox {
+    /// The stuck plugin, granted (it runs `sleep`) in the sandbox's HOME: run it with ``inHome``.
+    func sandbox() async throws -> Sandbox {
         let sandbox = try Sandbox()
         _ = try sandbox.write("plugins/stuck/plugin.toml", """
             name = "stuck"
@@ -30,13 +31,19 @@ import Glibc
             kind = "process"
             services = ["stuck"]
             command = ["python3", "stuck.py"]
+
+            [permissions]
+            exec = ["sleep"]
             """)
         _ = try sandbox.write("plugins/stuck/stuck.py", Self.stubborn)
+        let granted = try await inHome(["plugins", "allow", "stuck"], sandbox)
+        #expect(granted.status == 0, "\(granted)")
         return sandbox
     }
 
+    /// The pids the plugin wrote into its data folder (under the sandbox's HOME).
     func pids(in sandbox: Sandbox) throws -> [Int32] {
-        let text = try String(contentsOfFile: sandbox.path + "/plugins/stuck/pids", encoding: .utf8)
+        let text = try String(contentsOfFile: sandbox.path + "/.local/share/crescent/plugins/stuck/pids", encoding: .utf8)
         return text.split(separator: " ").compactMap { Int32($0) }
     }
 
@@ -49,9 +56,10 @@ import Glibc
     }
 
     @Test func sigtermKillsAPluginThatIgnoresShutdownAndNamesIt() async throws {
-        let sandbox = try sandbox()
+        let sandbox = try await sandbox()
+        let home: [String: String?] = ["HOME": sandbox.path, "XDG_DATA_HOME": nil]
         let host = CrescentProcess(["--data-dir", ":memory:", "-e", "local s = services.stuck print('started') task(function() sleep(30) end)"],
-                                   directory: sandbox.path)
+                                   directory: sandbox.path, environment: home)
         try host.start()
         #expect(await host.waitForOutput("started", within: 20), "\(host.stderr)")
         let pids = try pids(in: sandbox)
@@ -64,9 +72,9 @@ import Glibc
     }
 
     @Test func aTimeoutKillsAPluginThatIgnoresShutdown() async throws {
-        let sandbox = try sandbox()
-        let result = try await crescent(["--data-dir", ":memory:", "--timeout", "1", "-e", "local s = services.stuck task(function() sleep(30) end)"],
-                                        in: sandbox, timeLimit: 20)
+        let sandbox = try await sandbox()
+        let result = try await inHome(["--data-dir", ":memory:", "--timeout", "1", "-e", "local s = services.stuck task(function() sleep(30) end)"],
+                                      sandbox, timeLimit: 20)
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("plugin 'stuck' did not stop"), "\(result)")
         try await expectGone(try pids(in: sandbox))

@@ -142,6 +142,9 @@ import Glibc
         kind = "process"
         command = ["python3", "kid.py"]
         services = ["kid"]
+
+        [permissions]
+        exec = ["sleep"]
         """
 
     /// Starts a child that would run for minutes, shouts on stderr, emits payloads of the
@@ -183,17 +186,20 @@ import Glibc
                 send({"jsonrpc": "2.0", "id": id, "result": True})
         """#
 
-    func processSandbox() throws -> Sandbox {
+    /// The kid plugin, granted (it runs `sleep`) in the sandbox's HOME: run it with ``inHome``.
+    func processSandbox() async throws -> Sandbox {
         let sandbox = try Sandbox()
         try sandbox.write("plugins/kid/plugin.toml", Self.processManifest)
         try sandbox.write("plugins/kid/kid.py", Self.processProgram)
+        let granted = try await inHome(["plugins", "allow", "kid"], sandbox)
+        #expect(granted.status == 0, "\(granted)")
         return sandbox
     }
 
     /// What a process plugin starts is in its process group, which ends with the host.
     @Test func aProcessPluginsChildrenEndWithTheHost() async throws {
-        let sandbox = try processSandbox()
-        let run = try await crescent(["-e", "task(function() print('child', (services.kid:spawn())) end)"], in: sandbox, timeLimit: 60)
+        let sandbox = try await processSandbox()
+        let run = try await inHome(["-e", "task(function() print('child', (services.kid:spawn())) end)"], sandbox, timeLimit: 60)
         #expect(run.status == 0, "\(run)")
         let line = run.stdoutLines.first { $0.hasPrefix("child\t") }
         let pid = try #require(line.flatMap { Int32($0.dropFirst("child\t".count)) }, "\(run)")
@@ -209,13 +215,13 @@ import Glibc
     /// A stderr line past the log's bound is logged cut, with a mark; the plugin keeps its
     /// stderr and runs on.
     @Test func aHugeStderrLineIsCutAndThePluginRunsOn() async throws {
-        let sandbox = try processSandbox()
-        let run = try await crescent(["-e", """
+        let sandbox = try await processSandbox()
+        let run = try await inHome(["-e", """
             task(function()
               print(services.kid:shout())
               print(services.kid:echo())
             end)
-            """], in: sandbox, timeLimit: 60)
+            """], sandbox, timeLimit: 60)
         #expect(run.status == 0, "\(run.status) \(run.stdout) \(run.stderr.suffix(2000))")
         #expect(run.stdoutLines == ["shouted\tnil", "echo\tnil"], "\(run.stdout) \(run.stderr.suffix(2000))")
         #expect(run.stderr.contains("[cut: the line is longer than 65536 bytes]"), "\(run.stderr.suffix(2000))")
@@ -223,12 +229,12 @@ import Glibc
     }
 
     @Test func aProcessPluginsPayloadsOfTheWrongTypeAreDroppedWithAWarning() async throws {
-        let sandbox = try processSandbox()
-        let run = try await crescent(["-e", """
+        let sandbox = try await processSandbox()
+        let run = try await inHome(["-e", """
             on("kid.ping", function(payload) print("ping", type(payload) == "table" and payload.n or payload) end)
             on("kid.count", function(payload) print("count", payload) end)
             task(function() services.kid:emits() end)
-            """], in: sandbox, timeLimit: 60)
+            """], sandbox, timeLimit: 60)
         #expect(run.status == 0, "\(run)")
         #expect(run.stdoutLines == ["ping\t1", "count\t2"], "\(run)")
         #expect(run.stderr.contains("plugin 'kid': emitted 'kid.ping' with a payload of type string, which is not its type { n }; dropped"), "\(run)")

@@ -52,20 +52,24 @@ import Glibc
             kind = "process"
             services = ["kid"]
             command = ["python3", "kid.py"]
+
+            [permissions]
+            exec = ["sleep"]
             """)
         _ = try sandbox.write("plugins/kid/kid.py", """
-            import json, subprocess, sys
+            import json, os, subprocess, sys
             child = subprocess.Popen(["sleep", "60"])
-            open("child.pid", "w").write(str(child.pid))
+            open(os.environ["CRESCENT_DATA_DIR"] + "/child.pid", "w").write(str(child.pid))
             for line in sys.stdin:
                 message = json.loads(line)
                 if message.get("method") == "initialize":
                     answer = {"services": [{"name": "kid", "summary": "k", "properties": [], "methods": [], "events": []}]}
                     print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": answer}), flush=True)
             """)
-        let result = try await crescent(["-e", "local k = services.kid os.exit(4)"], in: sandbox, timeLimit: 30)
+        #expect(try await inHome(["plugins", "allow", "kid"], sandbox).status == 0)
+        let result = try await inHome(["-e", "local k = services.kid os.exit(4)"], sandbox, timeLimit: 30)
         #expect(result.status == 4, "\(result)")
-        let text = try String(contentsOfFile: sandbox.path + "/plugins/kid/child.pid", encoding: .utf8)
+        let text = try String(contentsOfFile: sandbox.path + "/.local/share/crescent/plugins/kid/child.pid", encoding: .utf8)
         let child = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
         try await Task.sleep(for: .milliseconds(300))
         #expect(!Self.isRunning(child), "the plugin's child \(child) outlived the host")

@@ -88,6 +88,18 @@ import Testing
         return sandbox
     }
 
+    /// The probe plugin asking to read PROBE_DELAY (seconds it waits before answering
+    /// `initialize`), granted in each of the sandbox's data folders `dataFolders`.
+    func delayableSandbox(grantedIn dataFolders: [String]) async throws -> Sandbox {
+        let sandbox = try self.sandbox()
+        try sandbox.write("plugins/probe/plugin.toml", Self.manifest + "\n\n[permissions]\nenv = [\"PROBE_DELAY\"]\n")
+        for folder in dataFolders {
+            let granted = try await crescent(["plugins", "allow", "--data-dir", sandbox.path + "/" + folder, "probe"], in: sandbox)
+            #expect(granted.status == 0, "\(granted)")
+        }
+        return sandbox
+    }
+
     @Test func callsObservationEventsAndErrors() async throws {
         let sandbox = try self.sandbox()
         let result = try await crescent(["-e", """
@@ -220,7 +232,7 @@ import Testing
     /// `initialize` answer on the loop: a slow answer holds neither the loop nor the script, calls
     /// made meanwhile wait for it, and past `call_timeout` they answer `unavailable`.
     @Test func aSlowInitializeHoldsNeitherTheLoopNorTheCalls() async throws {
-        let sandbox = try self.sandbox()
+        let sandbox = try await delayableSandbox(grantedIn: ["data"])
         // Two time limits: one far past a slow start on a loaded machine, one a start cannot meet.
         try sandbox.write("patient.toml", "[plugins]\ncall_timeout = 120\n")
         try sandbox.write("hasty.toml", "[plugins]\ncall_timeout = 2\n")
@@ -256,7 +268,7 @@ import Testing
     /// a task that touches it waits for that answer while the loop runs on (timers tick), every
     /// task waiting gets the same services, and a start that fails is the touch's error.
     @Test func aTaskTouchingAPluginNeverSeenBeforeWaitsWithoutHoldingTheLoop() async throws {
-        let sandbox = try self.sandbox()
+        let sandbox = try await delayableSandbox(grantedIn: ["fresh", "broken"])
         let script = """
             local ticks = 0
             local ticker = timer.every(0.05, function() ticks = ticks + 1 end)

@@ -41,15 +41,22 @@ import Testing
         #expect(lines.contains("remove\ttrue\tnil") && lines.contains("again\tnot_found"), "\(result)")
     }
 
+    /// The system plugin asks to read /proc: it runs once granted (in a HOME of the test's own).
     @Test func systemReadsProcAndListsProcesses() async throws {
-        let result = try await crescent(["-e", """
+        let home = try Sandbox()
+        let refused = try await inHome(["-e", "local ok, err = pcall(function() return services.system.uptime end) print(ok, type(err) == 'table' and err.message or err)"],
+                                       home, directory: Self.root)
+        #expect(refused.stdout.contains("plugin 'system' asks for permissions not granted (read /proc)"), "\(refused)")
+        let allowed = try await inHome(["plugins", "allow", "system"], home, directory: Self.root)
+        #expect(allowed.status == 0 && allowed.stdout.contains("read /proc: may read the files in /proc"), "\(allowed)")
+        let result = try await inHome(["-e", """
             local system = services.system
             print(type(system.load.one), system.memory.total > 0, system.uptime > 0)
             task(function()
               local list = system:processes("python")
               print(#list > 0, type(list[1].pid), list[1].command:find("system.py") ~= nil or #list > 1)
             end)
-            """], directory: Self.root, timeLimit: 60)
+            """], home, directory: Self.root, timeLimit: 60)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == ["number\ttrue\ttrue", "true\tnumber\ttrue"], "\(result)")
     }

@@ -62,7 +62,7 @@ struct ConfigFile {
     /// and `PluginsSection` read them).
     static let hostSections: [String: [String]] = [
         "host": ["listen"],
-        "plugins": ["disabled", "memory_limit", "call_timeout"],
+        "plugins": ["disabled", "memory_limit", "call_timeout", "allow_unsandboxed"],
     ]
 
     /// What is wrong in the file that can be told without starting anything: sections no plugin

@@ -74,7 +74,8 @@ extension LuaPluginRuntime {
             stack.rawSet(-2, code.name)
         }
         stack.push(manifest.name)
-        try vm.call(arguments: 3, results: 2)
+        pushPolicy(onto: stack)
+        try vm.call(arguments: 4, results: 2)
         classify = vm.ref()
         invoke = vm.ref()
         host.binding.push(settings, onto: stack)

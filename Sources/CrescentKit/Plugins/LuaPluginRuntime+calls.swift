@@ -149,7 +149,7 @@ extension LuaPluginRuntime {
                 return
             }
             if error.kind == .memory {
-                call.answer(.failure(ServiceError(.internal, "plugin '\(manifest.name)': \(call.service).\(call.method) ran out of memory: the plugin's VM may use \(host.options.memoryLimitMiB) MiB ([plugins] memory_limit)")))
+                call.answer(.failure(ServiceError(.internal, "plugin '\(manifest.name)': \(call.service).\(call.method) ran out of memory: the plugin's VM may use \(host.options.memoryLimitMiB) MiB (\(self.limitSetting))")))
                 return
             }
             if let serviceError = classified(call.task?.error) {

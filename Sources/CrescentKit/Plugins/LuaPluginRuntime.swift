@@ -15,6 +15,8 @@ final class LuaPluginRuntime {
     let manifest: PluginManifest
     let host: Host
     let callTimeout: Double
+    /// The setting that bounds its memory, for messages.
+    var limitSetting = "memory_mib in [permissions]"
     /// Declarations made while `main` runs, in order.
     var declarations: [ServiceDeclaration] = []
     /// The services, once `main` has returned.
@@ -32,8 +34,12 @@ final class LuaPluginRuntime {
     /// Why the plugin was stopped while the run goes on (a handler ran past the time limit).
     var stopReason: String?
 
-    init(manifest: PluginManifest, host: Host, callTimeout: Double) {
+    /// Where it may read and write (its grant), checked by its wrapped `io`, `os` and loaders.
+    let sandbox: PluginSandbox
+
+    init(manifest: PluginManifest, host: Host, callTimeout: Double, sandbox: PluginSandbox) {
         self.manifest = manifest
+        self.sandbox = sandbox
         self.host = host
         self.callTimeout = callTimeout
         let realTime = host.clock.monotonicDeadline(after: .zero) != nil
@@ -47,7 +53,10 @@ final class LuaPluginRuntime {
                       parent: Host) -> Result<[String: any Service], PluginProblem> {
         let mainPath = main.hasPrefix("/") ? main : manifest.folder + "/" + main
         var options = parent.options
-        options.memoryLimitMiB = limits.memoryLimitMiB
+        // Its own limit (`memory_mib`, default 64), never past [plugins] memory_limit when that
+        // is set (0: no cap).
+        let asked = manifest.permissions.memoryMiB ?? PluginPermissions.defaultMemoryMiB
+        options.memoryLimitMiB = limits.memoryLimitMiB == 0 ? asked : min(asked, limits.memoryLimitMiB)
         options.arguments = []
         options.pluginSearch = nil
         // The script's run renders and stops at the first error (`--fail-fast`); the plugin's
@@ -59,9 +68,11 @@ final class LuaPluginRuntime {
         do {
             let host = try Host(loop: parent.loop, options: options, console: parent.console, services: required,
                                 clock: parent.clock, gate: LoopGate(), plugin: parent, onExit: { _ in })
-            host.vm.memoryLimitSetting = "[plugins] memory_limit in crescent.toml"
+            host.vm.memoryLimitSetting = runtimeLimitSetting(manifest, limits: limits, long: true)
             host.pluginName = manifest.name
-            runtime = LuaPluginRuntime(manifest: manifest, host: host, callTimeout: limits.callTimeout)
+            runtime = LuaPluginRuntime(manifest: manifest, host: host, callTimeout: limits.callTimeout,
+                                       sandbox: PluginSandbox(manifest: manifest, dataDirectory: parent.options.dataDirectory))
+            runtime.limitSetting = runtimeLimitSetting(manifest, limits: limits, long: false)
             try runtime.installAPI(settings: settings)
         } catch {
             return .failure(PluginProblem("plugin '\(manifest.name)': cannot make its Lua VM: \(error)"))
@@ -141,4 +152,14 @@ final class LuaPluginRuntime {
         classify = nil
         host.finish(status: 0)
     }
+}
+
+/// Which setting bounds `manifest`'s VM, for messages: `memory_mib` in its manifest, or
+/// `[plugins] memory_limit` when that cap is the smaller.
+func runtimeLimitSetting(_ manifest: PluginManifest, limits: PluginsSection, long: Bool) -> String {
+    let asked = manifest.permissions.memoryMiB ?? PluginPermissions.defaultMemoryMiB
+    if limits.memoryLimitMiB != 0 && limits.memoryLimitMiB < asked {
+        return long ? "[plugins] memory_limit in crescent.toml" : "[plugins] memory_limit"
+    }
+    return long ? "memory_mib in [permissions] of \(manifest.path)" : "memory_mib in [permissions]"
 }

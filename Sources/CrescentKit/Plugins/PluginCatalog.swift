@@ -20,9 +20,10 @@ public enum PluginCatalog {
         }
         found = PluginDiscovery.discover(options.pluginSearch ?? PluginSearch(), disabledNames: disabledNames,
                                          builtins: builtins.map(\.name))
-        var rows: [[String]] = [["NAME", "VERSION", "KIND", "FOLDER", "SERVICES", "STATUS"]]
+        let grants = PluginGrants(dataDirectory: options.dataDirectory)
+        var rows: [[String]] = [["NAME", "VERSION", "KIND", "FOLDER", "SERVICES", "PERMISSIONS", "GRANT", "STATUS"]]
         for plugin in plugins {
-            rows.append([plugin.name, CrescentVersion.current, "builtin", "-", builtins.map(\.name).joined(separator: ","), "ok"])
+            rows.append([plugin.name, CrescentVersion.current, "builtin", "-", builtins.map(\.name).joined(separator: ","), "-", "-", "ok"])
         }
         for plugin in found {
             let manifest = plugin.manifest
@@ -33,11 +34,13 @@ public enum PluginCatalog {
             case .broken(let problem): "error: \(problem.message)"
             }
             rows.append([manifest?.name ?? "?", manifest?.version ?? "?", manifest?.kind.name ?? "?", plugin.folder,
-                         manifest?.services.joined(separator: ",") ?? "?", status])
+                         manifest?.services.joined(separator: ",") ?? "?", manifest.map(summary) ?? "?",
+                         manifest.map { grantText(grants.status(of: $0)) } ?? "?", status])
         }
-        let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let last = rows[0].count - 1
+        let widths = (0..<last).map { column in rows.map { $0[column].count }.max() ?? 0 }
         let lines = rows.map { row in
-            (0..<5).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count) }.joined(separator: "  ") + "  " + row[5]
+            (0..<last).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count) }.joined(separator: "  ") + "  " + row[last]
         }
         return .success(lines.joined(separator: "\n"))
     }
@@ -57,8 +60,15 @@ public enum PluginCatalog {
             let problem = "error: \(manifest.path): field 'services': service '\(clash)' is already provided by the builtin plugins, so every run skips this plugin; rename the service"
             return (false, [header, problem, "not usable"].joined(separator: "\n"))
         }
+        let permissions = ["permissions:"] + manifest.permissions.explanation.map { "  " + $0 }
+        let status = PluginGrants(dataDirectory: options.dataDirectory).status(of: manifest)
+        if case .notGranted = status {
+            // Its code does not run before its user has granted what it asks.
+            let note = "grant: \(grantText(status)): its services are not started (run crescent plugins allow \(manifest.name), then check again)"
+            return (true, ([header] + permissions + [note, "ok"]).joined(separator: "\n"))
+        }
         let documented = started(manifest, services: manifest.services, plugins: plugins, options: options)
-        return (documented.ok, ([header] + documented.lines + [documented.ok ? "ok" : "not usable"]).joined(separator: "\n"))
+        return (documented.ok, ([header] + permissions + documented.lines + [documented.ok ? "ok" : "not usable"]).joined(separator: "\n"))
     }
 
     /// The full reference of service `name` when a plugin folder provides it (`crescent services

@@ -41,7 +41,7 @@ public struct PluginSearch: Sendable {
             roots.append(((folder.isEmpty ? "" : folder) + "/plugins", false))
         }
         roots.append(("plugins", false))
-        if let data = try? StoreSettings.defaultDataFolder() { roots.append((data + "/plugins", false)) }
+        if let user = Self.userFolder() { roots.append((user, false)) }
         // An array, not a `Set<String>`: a handful of folders, and a run's first `Set<String>`
         // costs the Swift runtime a scan of every protocol conformance in the binary.
         var seen: [String] = []
@@ -51,6 +51,12 @@ public struct PluginSearch: Sendable {
             seen.append(path)
             return true
         }
+    }
+
+    /// The user's plugin folder, `$XDG_DATA_HOME/crescent/plugins` (default
+    /// `~/.local/share/crescent/plugins`): where `crescent plugins install` puts plugins.
+    public static func userFolder() -> String? {
+        (try? StoreSettings.defaultDataFolder()).map { $0 + "/plugins" }
     }
 
     static func canonical(_ path: String) -> String {

@@ -1,3 +1,4 @@
+import Model
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,6 +13,18 @@ enum PluginFile {
     static let manifestLimit = 1 << 20
     /// The most a Lua plugin's `main` file may hold.
     static let sourceLimit = 16 << 20
+
+    /// The TOML file at `path` (at most ``manifestLimit`` bytes) as its tables and keys.
+    ///
+    /// - Throws: ``PluginProblem`` naming `path` and the line that is wrong.
+    static func tables(_ path: String, what: String) throws(PluginProblem) -> Fields {
+        let bytes = try read(path, limit: manifestLimit, what: what)
+        do throws(HostSetupError) {
+            return try ConfigFile.parse(bytes: bytes, name: path).sections
+        } catch {
+            throw PluginProblem(error.description)
+        }
+    }
 
     /// The bytes of the regular file at `path`, at most `limit` of them.
     ///

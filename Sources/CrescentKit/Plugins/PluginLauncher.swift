@@ -42,6 +42,7 @@ public final class PluginLauncher: Sendable {
         guard let bound = attached.withLock({ $0 }), bound.eventLoop.inEventLoop, let host = bound.value.object, host.isRunning else {
             return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only on its host's loop"))
         }
+        if let refusal = Self.refusal(of: manifest, limits: limits, in: host) { return .failure(refusal) }
         let started: Result<[String: any Service], PluginProblem>
         switch manifest.kind {
         case .lua(let main):
@@ -62,9 +63,32 @@ public final class PluginLauncher: Sendable {
             done(start(manifest, settings: settings, limits: limits, recorded: recorded))
             return
         }
+        if let refusal = Self.refusal(of: manifest, limits: limits, in: host) {
+            done(.failure(refusal))
+            return
+        }
         ProcessPlugin.startInBackground(manifest, command: command, settings: settings, limits: limits, parent: host) { started in
             done(Self.reported(started, of: manifest, in: host))
         }
+    }
+
+    /// Why `manifest`'s plugin may not start, warned in the log: it asks for permissions its
+    /// user has not granted, or it is a process plugin the kernel cannot confine and
+    /// `[plugins] allow_unsandboxed` does not name.
+    static func refusal(of manifest: PluginManifest, limits: PluginsSection, in host: Host) -> ServiceError? {
+        let refusal: ServiceError
+        switch PluginGrants(dataDirectory: host.options.dataDirectory).status(of: manifest) {
+        case .notGranted(let missing, let update):
+            let asks = missing.joined(separator: ", ")
+            refusal = ServiceError(.permission, update
+                ? "plugin '\(manifest.name)' \(manifest.version) asks for more than was granted (\(asks)): run `crescent plugins allow \(manifest.name)` to review and grant it"
+                : "plugin '\(manifest.name)' asks for permissions not granted (\(asks)): run `crescent plugins allow \(manifest.name)` to review and grant them")
+        case .notNeeded, .granted:
+            guard case .process = manifest.kind, PluginSandbox.landlockABI() < 1, !limits.allowUnsandboxed.contains(manifest.name) else { return nil }
+            refusal = ServiceError(.permission, "plugin '\(manifest.name)' is a process plugin and this kernel has no Landlock (Linux 5.13 or later, with landlock among the LSMs), so its permissions cannot be enforced: it runs only if [plugins] allow_unsandboxed = [\"\(manifest.name)\"] in crescent.toml says so")
+        }
+        host.log(.warn, plugin: manifest.name, refusal.message)
+        return refusal
     }
 
     /// A start's outcome for the services: a failure is reported once in the log.

@@ -50,6 +50,8 @@ public struct PluginManifest: Sendable {
     public let requires: [String]
     /// Its settings, each a key of its section of `crescent.toml`.
     public let settings: [PluginSetting]
+    /// What it asks for beyond its own folders (`[permissions]`).
+    public let permissions: PluginPermissions
     /// The plugin folder.
     public let folder: String
 
@@ -78,13 +80,7 @@ public struct PluginManifest: Sendable {
     public static func load(folder: String, hostVersion: String) throws(PluginProblem) -> PluginManifest {
         let path = path(in: folder)
         guard access(path, R_OK) == 0 else { throw PluginProblem("\(path): cannot read the manifest (a plugin folder holds a plugin.toml)") }
-        let bytes = try PluginFile.read(path, limit: PluginFile.manifestLimit, what: "manifest")
-        let fields: Fields
-        do throws(HostSetupError) {
-            fields = try ConfigFile.parse(bytes: bytes, name: path).sections
-        } catch {
-            throw PluginProblem(error.description)
-        }
+        let fields = try PluginFile.tables(path, what: "manifest")
         return try ManifestReader(path: path, fields: fields).manifest(folder: folder, hostVersion: hostVersion)
     }
 }
@@ -126,8 +122,8 @@ private struct ManifestReader {
     let path: String
     let fields: Fields
 
-    static let knownFields = ["command", "crescent", "description", "kind", "main", "name", "requires", "services",
-                              "settings", "version"]
+    static let knownFields = ["command", "crescent", "description", "kind", "main", "name", "permissions", "requires",
+                              "services", "settings", "version"]
 
     /// One of `knownFields`, compared in turn: no set to build and hash into at start-up.
     static func isKnown(_ field: String) -> Bool { knownFields.contains(field) }
@@ -159,10 +155,13 @@ private struct ManifestReader {
         if let own = requires.first(where: { services.contains($0) }) {
             throw problem("requires", "names service '\(own)', which this plugin provides itself: a plugin cannot require its own services (remove it from requires)")
         }
+        var permissions = try PluginPermissions.read(fields["permissions"], path: path)
+        permissions.services = requires.filter(PluginPermissions.powerfulServices.contains)
         return PluginManifest(name: name, version: version, crescent: crescent,
                               description: fields["description"]?.stringValue ?? "",
                               kind: kind, services: services, requires: requires,
-                              settings: try settings(), folder: folder)
+                              settings: try settings(), permissions: permissions,
+                              folder: folder)
     }
 
     private func problem(_ field: String, _ message: String) -> PluginProblem {

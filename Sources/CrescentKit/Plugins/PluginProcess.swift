@@ -1,11 +1,12 @@
+import CSandbox
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A process plugin's program, started with pipes on its stdin, stdout and stderr.
 ///
-/// It runs with the plugin folder as its working directory and the host's environment plus
-/// `CRESCENT_PLUGIN_DIR` and `CRESCENT_DATA_DIR`. The host's ends of the pipes are
+/// It runs with the plugin folder as its working directory, confined to its permissions, with
+/// `CRESCENT_PLUGIN_DIR` and `CRESCENT_DATA_DIR` in its environment. The host's ends of the pipes are
 /// close-on-exec, so no other child inherits them: when the host goes, even by `kill -9`, the
 /// program sees its stdin close (and must exit then).
 struct PluginProcess {
@@ -15,62 +16,84 @@ struct PluginProcess {
     let stdout: Int32
     let stderr: Int32
 
-    /// Starts `command` (the program is looked up in `PATH` unless it holds a `/`).
-    static func spawn(_ command: [String], plugin: String, folder: String, environment extra: [String: String]) throws(PluginProblem) -> PluginProcess {
+    /// Starts `command` (the program is looked up in `PATH` unless it holds a `/`) in the plugin
+    /// folder, in a session and process group of its own. Confined by `sandbox` (nil: only on a
+    /// kernel without Landlock, for a plugin `[plugins] allow_unsandboxed` names): no_new_privs,
+    /// its Landlock ruleset, a network namespace without interfaces unless `net` is granted,
+    /// only the granted environment variables, rlimits, and no new processes unless `exec` is
+    /// granted (see CSandbox). Without it the program gets the host's environment.
+    static func spawn(_ command: [String], plugin: String, folder: String, environment extra: [String: String],
+                      sandbox: PluginSandbox?) throws(PluginProblem) -> PluginProcess {
+        guard let program = PluginSandbox.program(command[0], folder: folder, path: sandbox == nil ? nil : PluginSandbox.confinedPath) else {
+            throw PluginProblem("cannot start '\(command.joined(separator: " "))': \(command[0]) is not an executable program"
+                                + (command[0].contains("/") ? "" : " on PATH"))
+        }
         guard let input = pipePair(), let output = pipePair() else { throw failure(command, errno) }
         guard let errors = pipePair() else {
             closeAll(input + output)
             throw failure(command, errno)
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // dup2 clears close-on-exec on the copies the program keeps.
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-
         var variables: [String: String] = [:]
-        var entry = environ
-        while let pointer = entry.pointee {
-            let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") { variables[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
-            entry += 1
+        if let sandbox {
+            variables["PATH"] = PluginSandbox.confinedPath
+            for name in sandbox.permissions.env {
+                if let value = getenv(name) { variables[name] = String(cString: value) }
+            }
+        } else {
+            var entry = environ
+            while let pointer = entry.pointee {
+                let text = String(cString: pointer)
+                if let equals = text.firstIndex(of: "=") { variables[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
+                entry += 1
+            }
         }
         for (name, value) in extra { variables[name] = value }
-        let environment: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for item in environment { free(item) } }
-        // Its own process group, so a Ctrl-C at the terminal reaches the host, which shuts the
-        // program down in order; signals the host ignores (SIGPIPE, and SIGINT/SIGTERM it handles
-        // itself) are back to their defaults in the program.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in [SIGPIPE, SIGINT, SIGTERM] { sigaddset(&defaults, number) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
         // The handshake writes to the pipe before NIO owns it: a program that is gone must make
         // that write fail, not end the host (NIO ignores SIGPIPE the same way for its pipes).
         signal(SIGPIPE, SIG_IGN)
 
-        var pid = pid_t()
-        // The shell changes to the plugin folder, then becomes the program (found in PATH, or
-        // relative to the folder): glibc's posix_spawn chdir action is not in Swift's Glibc.
-        let argv: [UnsafeMutablePointer<CChar>?] = (["/bin/sh", "-c", "cd -- \"$0\" && exec \"$@\"", folder] + command).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        let status = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, environment)
+        let strings = CStrings()
+        defer { strings.free() }
+        var spec = crescent_sandbox()
+        spec.program = strings.constant(program)
+        let argv = strings.list([program] + command.dropFirst())
+        let environment = strings.list(variables.map { "\($0.key)=\($0.value)" })
+        spec.argv = UnsafePointer(argv)
+        spec.envp = UnsafePointer(environment)
+        spec.directory = strings.constant(folder)
+        spec.stdin_fd = input[0]
+        spec.stdout_fd = output[1]
+        spec.stderr_fd = errors[1]
+        if let sandbox {
+            let permissions = sandbox.permissions
+            let exec = [program] + PluginSandbox.loaders
+                + permissions.exec.compactMap { PluginSandbox.program($0, folder: folder, path: PluginSandbox.confinedPath) }
+            let read = PluginSandbox.systemRead + (permissions.net.isEmpty ? [] : PluginSandbox.networkRead) + sandbox.read
+            let ports = permissions.net.compactMap(PluginPermissions.port(of:))
+            spec.confine = 1
+            spec.read_paths = strings.constants(read.map(PluginSandbox.resolve))
+            spec.read_count = Int32(read.count)
+            spec.exec_paths = strings.constants((exec.map(PluginSandbox.resolve) + [sandbox.folder]))
+            spec.exec_count = Int32(exec.count + 1)
+            spec.write_paths = strings.constants([sandbox.dataFolder, "/dev/null"] + sandbox.write)
+            spec.write_count = Int32(sandbox.write.count + 2)
+            spec.ports = strings.ports(ports)
+            spec.port_count = Int32(ports.count)
+            spec.isolate_network = permissions.net.isEmpty ? 1 : 0
+            spec.allow_processes = permissions.exec.isEmpty ? 0 : 1
+            spec.memory_bytes = UInt64(permissions.memoryMiB ?? PluginPermissions.defaultMemoryMiB) << 20
+            spec.max_files = 256
+            spec.max_processes = permissions.exec.isEmpty ? 0 : 64
+        }
+        var message = [CChar](repeating: 0, count: 512)
+        let pid = crescent_sandbox_spawn(&spec, &message, UInt(message.count))
         close(input[0])
         close(output[1])
         close(errors[1])
-        guard status == 0 else {
+        guard pid > 0 else {
             closeAll([input[1], output[0], errors[0]])
-            throw failure(command, status)
+            let step = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw PluginProblem("cannot start '\(command.joined(separator: " "))'\(sandbox == nil ? "" : " in its sandbox"): \(step)")
         }
         PluginGroups.add(pid, plugin: plugin)
         return PluginProcess(pid: pid, stdin: input[1], stdout: output[0], stderr: errors[0])
@@ -219,5 +242,51 @@ struct PluginProcess {
             offset += count
         }
         return true
+    }
+}
+
+/// C strings and arrays made for one spawn and freed after it (the child has its copies by then).
+private final class CStrings {
+    private var strings: [UnsafeMutablePointer<CChar>] = []
+    private var lists: [UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>] = []
+    private var portArrays: [UnsafeMutablePointer<UInt16>] = []
+
+    func constant(_ text: String) -> UnsafePointer<CChar>? {
+        guard let copy = strdup(text) else { return nil }
+        strings.append(copy)
+        return UnsafePointer(copy)
+    }
+
+    /// A NULL-terminated array of copies of `items`.
+    func list(_ items: [String]) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+        let array = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: items.count + 1)
+        lists.append(array)
+        for (index, item) in items.enumerated() {
+            let copy = strdup(item)
+            if let copy { strings.append(copy) }
+            array[index] = copy
+        }
+        array[items.count] = nil
+        return array
+    }
+
+    func constants(_ items: [String]) -> UnsafePointer<UnsafePointer<CChar>?> {
+        UnsafeRawPointer(list(items)).assumingMemoryBound(to: UnsafePointer<CChar>?.self)
+    }
+
+    func ports(_ items: [UInt16]) -> UnsafePointer<UInt16> {
+        let array = UnsafeMutablePointer<UInt16>.allocate(capacity: max(items.count, 1))
+        portArrays.append(array)
+        for (index, item) in items.enumerated() { array[index] = item }
+        return UnsafePointer(array)
+    }
+
+    func free() {
+        for string in strings { Glibc.free(string) }
+        for list in lists { list.deallocate() }
+        for array in portArrays { array.deallocate() }
+        strings = []
+        lists = []
+        portArrays = []
     }
 }

@@ -8,11 +8,14 @@ import Model
 /// disabled = ["system"]
 /// memory_limit = 256      # MiB, per Lua plugin VM
 /// call_timeout = 10       # seconds a plugin method may take
+/// allow_unsandboxed = []  # process plugins that may run where the kernel cannot confine them
 /// ```
 struct PluginsSection: Sendable {
     var disabled: [String] = []
     var memoryLimitMiB = 256
     var callTimeout = 10.0
+    /// Process plugins that may run unconfined on a kernel without Landlock.
+    var allowUnsandboxed: [String] = []
     /// Settings of the wrong type (`[plugins] call_timeout must be ...`): the default is used.
     var problems: [String] = []
 
@@ -24,6 +27,14 @@ struct PluginsSection: Sendable {
                 self.disabled = names
             } else {
                 problems.append("[plugins] disabled must be an array of plugin names; ignored")
+            }
+        }
+        let unsandboxed = section["allow_unsandboxed"]
+        if !unsandboxed.isNull {
+            if let names = unsandboxed.arrayValue?.compactMap(\.stringValue), names.count == unsandboxed.arrayValue?.count {
+                allowUnsandboxed = names
+            } else {
+                problems.append("[plugins] allow_unsandboxed must be an array of plugin names; ignored")
             }
         }
         let memory = section["memory_limit"]

@@ -286,8 +286,11 @@ final class ProcessPlugin {
     /// Spawns the program in its folder and writes the `initialize` request to it.
     private func spawnInitializing() throws(PluginProblem) -> PluginProcess {
         let folder = PluginSearch.canonical(manifest.folder)
+        // Without Landlock the launcher lets only a plugin [plugins] allow_unsandboxed names start.
+        let sandbox = PluginSandbox.landlockABI() >= 1 ? PluginSandbox(manifest: manifest, dataDirectory: host.options.dataDirectory) : nil
         let process = try PluginProcess.spawn(command, plugin: manifest.name, folder: folder,
-                                              environment: ["CRESCENT_PLUGIN_DIR": folder, "CRESCENT_DATA_DIR": dataFolder])
+                                              environment: ["CRESCENT_PLUGIN_DIR": folder, "CRESCENT_DATA_DIR": dataFolder],
+                                              sandbox: sandbox)
         let request = JSONRPCMessage.request(id: 0, method: "initialize",
                                              params: ["crescent": .string(CrescentVersion.current), "settings": settings])
         guard process.write(Array((request.line + "\n").utf8)) else {

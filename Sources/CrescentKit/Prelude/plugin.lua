@@ -8,7 +8,7 @@
 -- which runs a declared method, and `classify(err)`, the code and message of an error that is a
 -- service error.
 
-local native, codes, plugin_name = ...
+local native, codes, plugin_name, policy = ...
 -- What DESIGN.md (Plugins > Permissions) keeps from a plugin: `debug` (a hook could hold the
 -- host's one loop past every limit), `os.exit` (it would end the host with no teardown) and
 -- `collectgarbage("stop")` (the memory limit is the plugin's bound, not a pause of collection).
@@ -24,6 +24,139 @@ collectgarbage = function(option, ...)
   end
   return collect(option, ...)
 end
+
+-- The permissions (DESIGN.md, Plugins > Permissions): every way to reach a file, a program or
+-- the environment is wrapped to the plugin's grant. `policy.check(path, access)` resolves the path
+-- as the kernel will (symlinks, `..`, /proc/self/root) and answers true or nil and the message.
+-- A refused call raises where the plugin made it (level 3: past this wrapper and `guard`).
+local check, refused, env_granted, exec_granted = policy.check, policy.refused, policy.env, policy.exec
+local function guard(path, access, what)
+  if type(path) == "number" then path = tostring(path) end  -- Lua's own coercion, checked too
+  if type(path) ~= "string" then return end            -- the original raises its own bad argument
+  local ok, message = check(path, access)
+  if not ok then error(what .. ": " .. message, 3) end
+end
+local function unavailable(what, why)
+  return function()
+    local message = ("%s is not available in plugin '%s': %s"):format(what, plugin_name, why)
+    refused(message)
+    error(message, 2)
+  end
+end
+local not_granted = "not granted (add it to [permissions] %s in its plugin.toml, then run crescent plugins allow %s)"
+-- A command line is run only when it is plain words (no shell syntax) whose first word is a
+-- granted program: the shell would otherwise run whatever follows a `;` or `$(`.
+local function guard_command(command, what)
+  if type(command) == "number" then command = tostring(command) end
+  if type(command) ~= "string" then return end
+  local program = command:match("^%s*([^%s]+)")
+  local plain = not command:find("[;&|$`<>()\\\n*?{}!#~'\"]")
+  if not (plain and program and exec_granted[program]) then
+    local message = ("%s: permission: plugin '%s' may not run %q: %s"):format(what, plugin_name, command,
+      not plain and "only plain words can run (no shell syntax)" or not_granted:format("exec", plugin_name))
+    refused(message)
+    error(message, 3)
+  end
+end
+do
+  local open, lines, popen, execute = io.open, io.lines, io.popen, os.execute
+  local remove, rename, tmpname, getenv = os.remove, os.rename, os.tmpname, os.getenv
+  local raw_loadfile, raw_dofile = loadfile, dofile
+  io.open = function(path, mode, ...)
+    local writes = type(mode) == "string" and mode:find("[wa+]") ~= nil
+    guard(path, writes and "write" or "read", ("io.open(%q)"):format(tostring(path)))
+    return open(path, mode, ...)
+  end
+  io.lines = function(path, ...)
+    if path == nil then return unavailable("io.lines() of stdin", "a plugin has no stdin")() end
+    guard(path, "read", ("io.lines(%q)"):format(tostring(path)))
+    return lines(path, ...)
+  end
+  io.popen = function(command, ...)
+    guard_command(command, "io.popen")
+    return popen(command, ...)
+  end
+  os.execute = function(command, ...)
+    if command == nil then return false end            -- "is a shell available?": not to a plugin
+    guard_command(command, "os.execute")
+    return execute(command, ...)
+  end
+  -- The host's standard streams are the host's: a plugin logs with `log` (or `print`).
+  for _, name in ipairs({ "input", "output", "read", "write" }) do
+    io[name] = unavailable("io." .. name, "the host's standard streams are not a plugin's (use log or print)")
+  end
+  io.stdin, io.stdout, io.stderr = nil, nil, nil
+  os.remove = function(path, ...)
+    guard(path, "write", ("os.remove(%q)"):format(tostring(path)))
+    return remove(path, ...)
+  end
+  os.rename = function(from, to, ...)
+    guard(from, "write", ("os.rename(%q, ...)"):format(tostring(from)))
+    guard(to, "write", ("os.rename(..., %q)"):format(tostring(to)))
+    return rename(from, to, ...)
+  end
+  os.tmpname = function()
+    local name = tmpname()
+    local ok, message = check(name, "write")
+    if not ok then
+      remove(name)
+      error("os.tmpname: " .. message, 2)
+    end
+    return name
+  end
+  os.getenv = function(name, ...)
+    if type(name) == "number" then name = tostring(name) end
+    if type(name) == "string" and not env_granted[name] then
+      local message = ("os.getenv(%q): permission: plugin '%s' may not read environment variable %s: %s"):format(
+        name, plugin_name, name, not_granted:format("env", plugin_name))
+      refused(message)
+      error(message, 2)
+    end
+    return getenv(name, ...)
+  end
+  loadfile = function(path, ...)
+    if path == nil then return unavailable("loadfile() of stdin", "a plugin has no stdin")() end
+    guard(path, "read", ("loadfile(%q)"):format(tostring(path)))
+    return raw_loadfile(path, ...)
+  end
+  dofile = function(path, ...)
+    if path == nil then return unavailable("dofile() of stdin", "a plugin has no stdin")() end
+    guard(path, "read", ("dofile(%q)"):format(tostring(path)))
+    return raw_dofile(path, ...)
+  end
+  -- require finds Lua files on package.path and loads those the plugin may read; C modules only
+  -- with `native = true` (they run with all of the host's rights).
+  local searchpath, c_path = package.searchpath, package.cpath
+  local function lua_searcher(name)
+    local file, tried = searchpath(name, package.path)
+    if not file then return "\n\t" .. tostring(tried) end
+    local ok, message = check(file, "read")
+    if not ok then
+      refused(message)
+      return "\n\tno file '" .. file .. "' (" .. message .. ")"
+    end
+    local chunk, problem = raw_loadfile(file, "t")
+    if not chunk then error(("error loading module '%s' from file '%s':\n\t%s"):format(name, file, problem), 2) end
+    return chunk, file
+  end
+  if not policy.native then
+    local function c_searcher(name)
+      local found = searchpath(name, c_path) or searchpath((name:match("^([^.]*)")), c_path)
+      if found then
+        local message = ("require(%q): C modules are not available in plugin '%s': they would run with all of the host's rights (native = true in [permissions] grants them, shown as full access)"):format(name, plugin_name)
+        refused(message)
+        error(message, 3)
+      end
+      return "\n\tno C module '" .. name .. "' (C modules are not available in plugins without native = true)"
+    end
+    package.searchers = { package.searchers[1], lua_searcher, c_searcher }
+    package.loadlib = nil
+    package.cpath = ""
+  else
+    package.searchers[2] = lua_searcher
+  end
+end
+
 local methods = {}
 local Service = { __name = "PluginService" }
 -- A service object reads its own properties as scripts do (`places.near`): the value last set,

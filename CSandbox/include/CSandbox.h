@@ -1,0 +1,46 @@
+/*
+ * Starting a process plugin's program confined by the kernel (DESIGN.md, Plugins > Permissions).
+ *
+ * Swift cannot run between fork and exec (its runtime may take locks another thread holds), so the
+ * whole child side lives here: fork, then only system calls (setsid, dup2, chdir, unshare,
+ * setrlimit, prctl, Landlock, seccomp) and execve. Every path and argument is prepared by the
+ * caller before the fork.
+ */
+#ifndef CRESCENT_SANDBOX_H
+#define CRESCENT_SANDBOX_H
+
+/* No system header here: Swift would take the types they declare (timespec, ...) as this module's. */
+
+/* What one program may do. Paths are absolute and already resolved by the caller; a path that does
+ * not exist is skipped. */
+typedef struct crescent_sandbox {
+    const char *program;              /* the executable, an absolute path */
+    char *const *argv;                /* NULL-terminated */
+    char *const *envp;                /* NULL-terminated: only what the program may see */
+    const char *directory;            /* its working directory */
+    int stdin_fd, stdout_fd, stderr_fd;
+    int confine;                      /* 0: only the process group and the descriptors (unsandboxed) */
+    const char *const *read_paths;    /* read files and list folders beneath */
+    int read_count;
+    const char *const *exec_paths;    /* read and execute */
+    int exec_count;
+    const char *const *write_paths;   /* read, write, create, remove beneath */
+    int write_count;
+    const unsigned short *ports;            /* TCP ports it may connect to (Landlock ABI >= 4) */
+    int port_count;
+    int isolate_network;              /* a new network namespace without interfaces */
+    int allow_processes;              /* 0: fork, vfork and clone of a process fail with EPERM */
+    unsigned long long memory_bytes;            /* RLIMIT_DATA; 0 leaves it */
+    unsigned long long max_files;               /* RLIMIT_NOFILE; 0 leaves it */
+    unsigned long long max_processes;           /* RLIMIT_NPROC; 0 leaves it */
+} crescent_sandbox;
+
+/* The Landlock ABI version the kernel offers, or 0 when it offers none (old kernel, disabled). */
+int crescent_landlock_abi(void);
+
+/* Starts the program as `spec` says, in its own session and process group. Returns its pid, or -1
+ * with `error` holding what failed (the step and strerror) when the child could not get as far as
+ * exec: nothing unconfined ever runs. */
+int crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, unsigned long error_size);
+
+#endif

@@ -1,0 +1,362 @@
+/*
+ * The child side of a confined process plugin: see include/CSandbox.h. Between fork and execve the
+ * child makes only system calls (async-signal-safe), and reports a failed step to the parent
+ * through a close-on-exec pipe, then exits with 127: a program is never run with less confinement
+ * than was asked for.
+ */
+#define _GNU_SOURCE
+#include "CSandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Landlock's user API, written out here: the system's <linux/landlock.h> may predate the ABI the
+ * kernel offers (Debian's stops at ABI 2; the network and scope parts came with ABI 4 and 6). */
+#define CR_LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#define CR_LANDLOCK_RULE_PATH_BENEATH 1
+#define CR_LANDLOCK_RULE_NET_PORT 2
+#define FS_EXECUTE (1ULL << 0)
+#define FS_WRITE_FILE (1ULL << 1)
+#define FS_READ_FILE (1ULL << 2)
+#define FS_READ_DIR (1ULL << 3)
+#define FS_TRUNCATE (1ULL << 14)
+#define FS_IOCTL_DEV (1ULL << 15)
+#define NET_BIND_TCP (1ULL << 0)
+#define NET_CONNECT_TCP (1ULL << 1)
+#define SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define SCOPE_SIGNAL (1ULL << 1)
+
+struct cr_ruleset_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net;
+    uint64_t scoped;
+};
+
+struct cr_path_beneath_attr {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+struct cr_net_port_attr {
+    uint64_t allowed_access;
+    uint64_t port;
+};
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+int crescent_landlock_abi(void) {
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, CR_LANDLOCK_CREATE_RULESET_VERSION);
+    return abi < 0 ? 0 : (int)abi;
+}
+
+/* Every filesystem right the kernel's ABI knows: all of them are handled (denied unless a rule
+ * allows), so a right the ruleset forgets cannot be a way out. */
+static uint64_t handled_fs(int abi) {
+    uint64_t rights = (1ULL << 13) - 1;      /* ABI 1: execute .. make_sym */
+    if (abi >= 2) rights |= 1ULL << 13;      /* refer */
+    if (abi >= 3) rights |= FS_TRUNCATE;
+    if (abi >= 5) rights |= FS_IOCTL_DEV;
+    return rights;
+}
+
+/* The rights that apply to a file that is not a folder (Landlock refuses the others on one). */
+static uint64_t file_rights(int abi) {
+    return handled_fs(abi) & (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV);
+}
+
+/* ---- Child side: system calls only ----------------------------------------------------------- */
+
+/* What the child tells the parent when a step fails: the step and errno. */
+struct failure {
+    int step;
+    int code;
+};
+
+enum step {
+    STEP_SESSION = 1, STEP_DESCRIPTORS, STEP_DIRECTORY, STEP_NAMESPACE, STEP_ID_MAP, STEP_RLIMIT,
+    STEP_NO_NEW_PRIVS, STEP_LANDLOCK, STEP_LANDLOCK_RULE, STEP_SECCOMP, STEP_EXEC
+};
+
+static const char *step_name(int step) {
+    switch (step) {
+    case STEP_SESSION: return "setsid";
+    case STEP_DESCRIPTORS: return "dup2 of stdin, stdout, stderr";
+    case STEP_DIRECTORY: return "chdir to the plugin folder";
+    case STEP_NAMESPACE: return "unshare of a user and network namespace";
+    case STEP_ID_MAP: return "writing the user namespace's id maps";
+    case STEP_RLIMIT: return "setrlimit";
+    case STEP_NO_NEW_PRIVS: return "prctl(PR_SET_NO_NEW_PRIVS)";
+    case STEP_LANDLOCK: return "Landlock ruleset";
+    case STEP_LANDLOCK_RULE: return "Landlock rule";
+    case STEP_SECCOMP: return "seccomp filter";
+    case STEP_EXEC: return "exec";
+    default: return "?";
+    }
+}
+
+static _Noreturn void fail(int report, int step) {
+    struct failure failure = { step, errno };
+    ssize_t ignored = write(report, &failure, sizeof failure);
+    (void)ignored;
+    _exit(127);
+}
+
+/* Writes `text` to the file at `path` (one write: /proc's id map files take a single write). */
+static int write_file(const char *path, const char *text) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t length = (ssize_t)strlen(text);
+    ssize_t written = write(fd, text, (size_t)length);
+    close(fd);
+    return written == length ? 0 : -1;
+}
+
+/* "ID ID 1\n" without snprintf (not async-signal-safe). */
+static void id_map(char *out, unsigned id) {
+    char digits[16];
+    int count = 0;
+    do { digits[count++] = (char)('0' + id % 10); id /= 10; } while (id != 0);
+    char *cursor = out;
+    for (int round = 0; round < 2; round++) {
+        for (int i = count - 1; i >= 0; i--) *cursor++ = digits[i];
+        *cursor++ = ' ';
+    }
+    *cursor++ = '1';
+    *cursor++ = '\n';
+    *cursor = '\0';
+}
+
+static int limit(int resource, unsigned long long value) {
+    if (value == 0) return 0;
+    struct rlimit bound = { (rlim_t)value, (rlim_t)value };
+    return setrlimit(resource, &bound);
+}
+
+static int add_paths(int ruleset, const char *const *paths, int count, uint64_t rights, int abi) {
+    for (int i = 0; i < count; i++) {
+        int fd = open(paths[i], O_PATH | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ENOENT || errno == ENOTDIR || errno == EACCES) continue;
+            return -1;
+        }
+        struct stat status;
+        if (fstat(fd, &status) != 0) {
+            close(fd);
+            return -1;
+        }
+        struct cr_path_beneath_attr rule = {
+            .allowed_access = S_ISDIR(status.st_mode) ? rights : rights & file_rights(abi),
+            .parent_fd = fd,
+        };
+        long added = rule.allowed_access == 0 ? 0 : syscall(SYS_landlock_add_rule, ruleset, CR_LANDLOCK_RULE_PATH_BENEATH, &rule, 0);
+        close(fd);
+        if (added != 0) return -1;
+    }
+    return 0;
+}
+
+static void restrict_filesystem_and_network(const crescent_sandbox *spec, int report) {
+    int abi = crescent_landlock_abi();
+    if (abi < 1) {
+        errno = EOPNOTSUPP;
+        fail(report, STEP_LANDLOCK);
+    }
+    uint64_t all = handled_fs(abi);
+    struct cr_ruleset_attr attributes = { .handled_access_fs = all };
+    size_t size = sizeof(uint64_t);
+    if (abi >= 4) {
+        attributes.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP;
+        size = 2 * sizeof(uint64_t);
+    }
+    if (abi >= 6) {
+        /* No signals to processes outside the sandbox (the host), no abstract Unix sockets. */
+        attributes.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL;
+        size = sizeof attributes;
+    }
+    int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attributes, size, 0);
+    if (ruleset < 0) fail(report, STEP_LANDLOCK);
+    uint64_t read = FS_READ_FILE | FS_READ_DIR;
+    if (add_paths(ruleset, spec->read_paths, spec->read_count, read, abi) != 0
+        || add_paths(ruleset, spec->exec_paths, spec->exec_count, read | FS_EXECUTE, abi) != 0
+        || add_paths(ruleset, spec->write_paths, spec->write_count, all & ~FS_EXECUTE, abi) != 0)
+        fail(report, STEP_LANDLOCK_RULE);
+    if (abi >= 4) {
+        for (int i = 0; i < spec->port_count; i++) {
+            struct cr_net_port_attr rule = { .allowed_access = NET_CONNECT_TCP, .port = spec->ports[i] };
+            if (syscall(SYS_landlock_add_rule, ruleset, CR_LANDLOCK_RULE_NET_PORT, &rule, 0) != 0)
+                fail(report, STEP_LANDLOCK_RULE);
+        }
+    }
+    if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) fail(report, STEP_LANDLOCK);
+    close(ruleset);
+}
+
+/* The seccomp filter: no ptrace, no io_uring (its requests would pass by this filter), no Unix
+ * sockets (a host's remote control socket is one), and without `allow_processes` no new processes
+ * (threads stay allowed). Any other architecture's system calls end the process. */
+static void filter_system_calls(const crescent_sandbox *spec, int report) {
+#if defined(__x86_64__)
+    const unsigned arch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+    const unsigned arch = AUDIT_ARCH_AARCH64;
+#else
+#error "the plugin sandbox knows x86_64 and aarch64"
+#endif
+#define ERRNO(code) (SECCOMP_RET_ERRNO | ((code) & SECCOMP_RET_DATA))
+#define LOAD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
+#define LOAD_ARG0 BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]))
+#define REFUSE(nr, code) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, ERRNO(code))
+    struct sock_filter head[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+        LOAD_NR,
+#if defined(__x86_64__)
+        /* x32 system calls (numbers from 0x40000000) reach the same kernel code. */
+        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+#endif
+        REFUSE(__NR_ptrace, EPERM),
+        REFUSE(__NR_io_uring_setup, EPERM),
+        /* socket(AF_UNIX, ...) */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 4),
+        LOAD_ARG0,
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, ERRNO(EACCES)),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_filter processes[] = {
+#ifdef __NR_fork
+        REFUSE(__NR_fork, EPERM),
+#endif
+#ifdef __NR_vfork
+        REFUSE(__NR_vfork, EPERM),
+#endif
+        /* clone3 passes its flags in memory the filter cannot read: ENOSYS makes libc use clone. */
+        REFUSE(__NR_clone3, ENOSYS),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4),
+        LOAD_ARG0,
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, ERRNO(EPERM)),
+    };
+    struct sock_filter tail[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+#undef REFUSE
+#undef LOAD_ARG0
+#undef LOAD_NR
+#undef ERRNO
+    enum { HEAD = sizeof head / sizeof head[0], PROCESSES = sizeof processes / sizeof processes[0] };
+    struct sock_filter program[HEAD + PROCESSES + 1];
+    size_t count = 0;
+    for (size_t i = 0; i < HEAD; i++) program[count++] = head[i];
+    if (!spec->allow_processes) {
+        for (size_t i = 0; i < PROCESSES; i++) program[count++] = processes[i];
+    }
+    program[count++] = tail[0];
+    struct sock_fprog fprog = { .len = (unsigned short)count, .filter = program };
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) fail(report, STEP_SECCOMP);
+}
+
+static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid, gid_t gid) {
+    /* A session of its own: a process group the host kills whole, and no controlling terminal
+     * (so /dev/tty does not reach the user's terminal). */
+    if (setsid() < 0) fail(report, STEP_SESSION);
+    if (dup2(spec->stdin_fd, 0) < 0 || dup2(spec->stdout_fd, 1) < 0 || dup2(spec->stderr_fd, 2) < 0)
+        fail(report, STEP_DESCRIPTORS);
+    /* Nothing else of the host's crosses the exec (most of its descriptors are close-on-exec
+     * already; this makes it all of them). */
+    syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+    if (chdir(spec->directory) != 0) fail(report, STEP_DIRECTORY);
+    if (spec->confine) {
+        if (spec->isolate_network) {
+            if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) fail(report, STEP_NAMESPACE);
+            char map[48];
+            id_map(map, (unsigned)uid);
+            if (write_file("/proc/self/uid_map", map) != 0) fail(report, STEP_ID_MAP);
+            if (write_file("/proc/self/setgroups", "deny") != 0 && errno != ENOENT) fail(report, STEP_ID_MAP);
+            id_map(map, (unsigned)gid);
+            if (write_file("/proc/self/gid_map", map) != 0) fail(report, STEP_ID_MAP);
+        }
+        if (limit(RLIMIT_DATA, spec->memory_bytes) != 0 || limit(RLIMIT_NOFILE, spec->max_files) != 0
+            || limit(RLIMIT_NPROC, spec->max_processes) != 0)
+            fail(report, STEP_RLIMIT);
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(report, STEP_NO_NEW_PRIVS);
+        restrict_filesystem_and_network(spec, report);
+        filter_system_calls(spec, report);
+    }
+    /* The signals the host ignores or handles itself are the program's defaults again. */
+    struct sigaction defaults;
+    memset(&defaults, 0, sizeof defaults);
+    defaults.sa_handler = SIG_DFL;
+    int signals[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD };
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) sigaction(signals[i], &defaults, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    execve(spec->program, spec->argv, spec->envp);
+    fail(report, STEP_EXEC);
+}
+
+int crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, unsigned long error_size) {
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        snprintf(error, error_size, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    uid_t uid = getuid();
+    gid_t gid = getgid();
+    /* No signal handler of the host may run in the child between fork and exec. */
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(report[0]);
+        child(spec, report[1], uid, gid);
+    }
+    int fork_error = errno;
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    close(report[1]);
+    if (pid < 0) {
+        close(report[0]);
+        snprintf(error, error_size, "fork: %s", strerror(fork_error));
+        return -1;
+    }
+    struct failure failure;
+    ssize_t count;
+    do { count = read(report[0], &failure, sizeof failure); } while (count < 0 && errno == EINTR);
+    close(report[0]);
+    if (count == (ssize_t)sizeof failure) {
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+        snprintf(error, error_size, "%s: %s", step_name(failure.step), strerror(failure.code));
+        return -1;
+    }
+    return pid;
+}

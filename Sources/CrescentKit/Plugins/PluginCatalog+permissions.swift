@@ -1,0 +1,83 @@
+public import Model
+
+/// The permission side of the plugin commands: the listing's PERMISSIONS and GRANT columns and
+/// `crescent plugins allow NAME`.
+extension PluginCatalog {
+    /// The permissions in one cell of the listing (`read ~/Music; net *:443`), `-` for none.
+    static func summary(_ manifest: PluginManifest) -> String {
+        let permissions = manifest.permissions
+        var parts: [String] = []
+        for (field, items) in [("read", permissions.read), ("write", permissions.write), ("net", permissions.net),
+                               ("exec", permissions.exec), ("env", permissions.env)] where !items.isEmpty {
+            parts.append(field + " " + items.joined(separator: ","))
+        }
+        if permissions.native { parts.append("native (full access)") }
+        if !permissions.services.isEmpty { parts.append("requires " + permissions.services.joined(separator: ",")) }
+        return parts.isEmpty ? "-" : parts.joined(separator: "; ")
+    }
+
+    /// A grant status in a word or three.
+    static func grantText(_ status: PluginGrants.Status) -> String {
+        switch status {
+        case .notNeeded: "-"
+        case .granted: "granted"
+        case .notGranted(_, update: false): "not granted"
+        case .notGranted(_, update: true): "asks for more than granted"
+        }
+    }
+
+    /// The usable plugin named `name` that `options` finds (the first of that name).
+    public static func find(_ name: String, plugins: [any Plugin], options: HostOptions) -> Result<PluginManifest, PluginProblem> {
+        let found = PluginDiscovery.discover(options.pluginSearch ?? PluginSearch(), disabledNames: [],
+                                             builtins: builtinServices(plugins: plugins, options: options))
+        for plugin in found {
+            switch plugin.status {
+            case .ok(let manifest) where manifest.name == name, .disabled(let manifest) where manifest.name == name:
+                return .success(manifest)
+            case .broken(let problem) where plugin.folder.hasSuffix("/" + name):
+                return .failure(problem)
+            default:
+                continue
+            }
+        }
+        return .failure(PluginProblem("no plugin '\(name)' found (crescent plugins lists the plugins found)"))
+    }
+
+    /// What `manifest` asks, as `crescent plugins allow` and `install` show it.
+    public static func permissionReport(_ manifest: PluginManifest, dataDirectory: String?) -> String {
+        let status = PluginGrants(dataDirectory: dataDirectory).status(of: manifest)
+        var lines = ["plugin '\(manifest.name)' \(manifest.version) (\(manifest.kind.name)) in \(manifest.folder) asks:"]
+        lines += manifest.permissions.explanation.map { "  " + $0 }
+        if case .notGranted(let missing, let update) = status, update {
+            lines.append("  beyond its earlier grant: " + missing.joined(separator: ", "))
+        }
+        lines.append("grant: " + grantText(status))
+        return lines.joined(separator: "\n")
+    }
+
+    /// `crescent plugins allow NAME`: records `manifest`'s permissions as granted. Answers what
+    /// was recorded, or why not.
+    public static func allow(_ manifest: PluginManifest, dataDirectory: String?) -> Result<String, PluginProblem> {
+        var grants = PluginGrants(dataDirectory: dataDirectory)
+        if manifest.permissions.asksNothing {
+            return .success("plugin '\(manifest.name)' asks for nothing beyond its own folders: nothing to grant")
+        }
+        do throws(PluginProblem) {
+            try grants.grant(manifest)
+        } catch {
+            return .failure(error)
+        }
+        return .success("granted: plugin '\(manifest.name)' \(manifest.version) (recorded in \(grants.path))")
+    }
+
+    /// Forgets the grant of plugin `name` (`crescent plugins remove NAME`).
+    public static func revoke(_ name: String, dataDirectory: String?) -> PluginProblem? {
+        var grants = PluginGrants(dataDirectory: dataDirectory)
+        do throws(PluginProblem) {
+            try grants.revoke(name)
+        } catch {
+            return error
+        }
+        return nil
+    }
+}

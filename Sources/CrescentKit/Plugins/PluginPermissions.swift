@@ -1,0 +1,196 @@
+public import Model
+import Crypto
+
+/// The `[permissions]` table of a plugin's manifest: what it asks for beyond its own folder
+/// (readable) and its data folder `DATA/plugins/NAME` (writable).
+///
+/// ```toml
+/// [permissions]
+/// read  = ["~/Music", "/etc/hosts"]
+/// write = ["~/Music/playlists"]
+/// net   = ["api.example.com:443", "127.0.0.1:6600"]
+/// exec  = ["git"]
+/// env   = ["HOME", "LANG"]
+/// native = false
+/// memory_mib = 64
+/// ```
+///
+/// A plugin that asks for any of `read`, `write`, `net`, `exec`, `env` or `native` runs only once
+/// its user granted it (``PluginGrants``); `memory_mib` is a limit, not a grant.
+public struct PluginPermissions: Sendable, Equatable {
+    public var read: [String] = []
+    public var write: [String] = []
+    public var net: [String] = []
+    public var exec: [String] = []
+    public var env: [String] = []
+    public var native = false
+    /// The builtin services it requires that reach past any grant (`process` runs any program,
+    /// `files` reads and writes any file, `http` and `feeds` reach any host): asked like a grant.
+    public var services: [String] = []
+    /// Its memory limit in MiB, when the manifest sets one.
+    public var memoryMiB: Int?
+
+    /// The default memory limit of a plugin, MiB.
+    public static let defaultMemoryMiB = 64
+
+    public init() {}
+
+    /// The fields of the table, for messages.
+    static let fields = ["env", "exec", "memory_mib", "native", "net", "read", "write"]
+
+    /// The builtin services whose use is a permission of its own.
+    static let powerfulServices = ["feeds", "files", "http", "process"]
+
+    /// True when it asks for nothing that needs a grant.
+    public var asksNothing: Bool {
+        read.isEmpty && write.isEmpty && net.isEmpty && exec.isEmpty && env.isEmpty && !native && services.isEmpty
+    }
+
+    /// True when everything it asks for is within `granted`.
+    func isWithin(_ granted: PluginPermissions) -> Bool {
+        read.allSatisfy(granted.read.contains) && write.allSatisfy(granted.write.contains)
+            && net.allSatisfy(granted.net.contains) && exec.allSatisfy(granted.exec.contains)
+            && env.allSatisfy(granted.env.contains) && (!native || granted.native) && services.allSatisfy(granted.services.contains)
+    }
+
+    /// What it asks for beyond `granted`, one entry per line (`read ~/Music`).
+    func beyond(_ granted: PluginPermissions) -> [String] {
+        var extra: [String] = []
+        for (field, asked, had) in [("read", read, granted.read), ("write", write, granted.write), ("net", net, granted.net),
+                                    ("exec", exec, granted.exec), ("env", env, granted.env),
+                                    ("requires", services, granted.services)] {
+            for item in asked where !had.contains(item) { extra.append("\(field) \(item)") }
+        }
+        if native && !granted.native { extra.append("native") }
+        return extra
+    }
+
+    /// The permissions in one canonical text (sorted lists), what the grant's hash is made of.
+    var canonicalText: String {
+        func list(_ items: [String]) -> String { items.sorted().joined(separator: "\u{1F}") }
+        return ["read=" + list(read), "write=" + list(write), "net=" + list(net), "exec=" + list(exec),
+                "env=" + list(env), "native=\(native)", "services=" + list(services)].joined(separator: "\n")
+    }
+
+    /// SHA-256 of ``canonicalText``, hex.
+    public var hash: String {
+        SHA256.hash(data: Array(canonicalText.utf8)).map { byte in
+            let digits = Array("0123456789abcdef")
+            return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+        }.joined()
+    }
+
+    /// One line per entry saying what it lets the plugin do (`crescent plugin check`,
+    /// `crescent plugins allow`).
+    public var explanation: [String] {
+        var lines: [String] = []
+        for path in read { lines.append("read \(path): may read the files in \(path) (and below it)") }
+        for path in write { lines.append("write \(path): may create, change and delete the files in \(path) (and below it)") }
+        for address in net {
+            let port = Self.port(of: address).map(String.init) ?? "?"
+            lines.append("net \(address): may connect to \(address.hasPrefix("*:") ? "any host on port \(port)" : address)"
+                         + " (a process plugin: any host on port \(port), the kernel checks ports only)")
+        }
+        for program in exec { lines.append("exec \(program): may run \(program) (found on PATH when it asks)") }
+        for name in env { lines.append("env \(name): may read the environment variable \(name)") }
+        if native { lines.append("native: may load C modules (Lua): FULL ACCESS, as much as you have") }
+        for service in services {
+            let what = switch service {
+            case "process": "may run any program through the process service"
+            case "files": "may read and write any file through the files service"
+            default: "may connect to any host through the \(service) service"
+            }
+            lines.append("requires \(service): \(what)")
+        }
+        lines.append("memory_mib \(memoryMiB ?? Self.defaultMemoryMiB): its memory limit in MiB"
+                     + (memoryMiB == nil ? " (the default)" : ""))
+        lines.append("always: reads its own folder, writes its data folder DATA/plugins/NAME; nothing else")
+        return lines
+    }
+
+    /// The paths with `~` spelled out as the home folder `home`.
+    static func expanded(_ path: String, home: String?) -> String {
+        guard let home, path == "~" || path.hasPrefix("~/") else { return path }
+        return home + path.dropFirst()
+    }
+
+    /// The port of a `net` entry (`host:port`).
+    static func port(of address: String) -> UInt16? {
+        guard let colon = address.lastIndex(of: ":") else { return nil }
+        return UInt16(address[address.index(after: colon)...])
+    }
+
+    /// The host of a `net` entry, `*` for any.
+    static func host(of address: String) -> String {
+        guard let colon = address.lastIndex(of: ":") else { return address }
+        var host = String(address[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host
+    }
+
+    /// Reads the `[permissions]` table `value` of the manifest at `path`.
+    ///
+    /// - Throws: ``PluginProblem`` naming the manifest and the field (`permissions.read`).
+    static func read(_ value: Value?, path: String, isGrant: Bool = false) throws(PluginProblem) -> PluginPermissions {
+        var permissions = PluginPermissions()
+        guard let value else { return permissions }
+        func problem(_ field: String, _ message: String) -> PluginProblem {
+            PluginProblem("\(path): field 'permissions\(field.isEmpty ? "" : "." + field)' \(message)")
+        }
+        guard case .object(let table) = value else { throw problem("", "must be a table ([permissions])") }
+        if let unknown = table.keys.sorted().first(where: { !fields.contains($0) && !(isGrant && $0 == "services") }) {
+            throw problem(unknown, "is not a permission (permissions: \(fields.joined(separator: ", ")))")
+        }
+        func strings(_ field: String, example: String, valid: (String) -> String?) throws(PluginProblem) -> [String] {
+            guard let value = table[field] else { return [] }
+            guard let items = value.arrayValue else { throw problem(field, "must be an array of strings, e.g. \(example)") }
+            var result: [String] = []
+            for item in items {
+                guard let text = item.stringValue else { throw problem(field, "must hold strings, got \(item.typeName); e.g. \(example)") }
+                if let why = valid(text) { throw problem(field, "\(why), got \"\(text)\"; e.g. \(example)") }
+                guard !result.contains(text) else { throw problem(field, "names \"\(text)\" twice") }
+                result.append(text)
+            }
+            return result
+        }
+        let isPath: (String) -> String? = { text in
+            if text.utf8.contains(0) { return "holds a NUL character" }
+            return text.hasPrefix("/") || text == "~" || text.hasPrefix("~/") ? nil : "must be an absolute path or start with ~/"
+        }
+        permissions.read = try strings("read", example: "[\"~/Music\", \"/etc/hosts\"]", valid: isPath)
+        permissions.write = try strings("write", example: "[\"~/Music/playlists\"]", valid: isPath)
+        permissions.net = try strings("net", example: "[\"api.example.com:443\", \"*:443\"]") { text in
+            guard let port = Self.port(of: text), port > 0 else { return "must be host:port with a port from 1 to 65535" }
+            let host = Self.host(of: text)
+            guard !host.isEmpty, !host.contains(where: { $0 == " " || $0 == "/" || $0 == "\0" }) else { return "must be host:port with a host name, an address or *" }
+            return nil
+        }
+        permissions.exec = try strings("exec", example: "[\"git\"]") { text in
+            guard !text.isEmpty, !text.contains(where: { $0 == " " || $0 == "\0" || $0 == "\t" }) else {
+                return "must be a program's name or absolute path (no spaces, no arguments)"
+            }
+            return text.contains("/") && !text.hasPrefix("/") ? "must be a program's name (found on PATH) or an absolute path" : nil
+        }
+        permissions.env = try strings("env", example: "[\"HOME\", \"LANG\"]") { text in
+            let valid = text.unicodeScalars.first.map { $0 == "_" || ("A"..."Z").contains($0) || ("a"..."z").contains($0) } ?? false
+                && text.unicodeScalars.allSatisfy { $0 == "_" || ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) }
+            return valid ? nil : "must be an environment variable's name ([A-Za-z_][A-Za-z0-9_]*)"
+        }
+        if let native = table["native"] {
+            guard let flag = native.boolValue else { throw problem("native", "must be true or false, got \(native.typeName)") }
+            permissions.native = flag
+        }
+        if isGrant {
+            permissions.services = try strings("services", example: "[\"process\"]") { text in
+                powerfulServices.contains(text) ? nil : "must name one of \(powerfulServices.joined(separator: ", "))"
+            }
+        }
+        if let memory = table["memory_mib"] {
+            guard let mib = memory.integerValue, mib >= 1, mib <= 1 << 16 else {
+                throw problem("memory_mib", "must be a whole number of MiB from 1 to 65536, got \(memory.jsonText)")
+            }
+            permissions.memoryMiB = Int(mib)
+        }
+        return permissions
+    }
+}

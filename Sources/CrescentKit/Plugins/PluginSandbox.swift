@@ -1,0 +1,121 @@
+import CSandbox
+import Services
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a plugin may read and write, with every path resolved the way the kernel will follow it
+/// (DESIGN.md, Plugins › Permissions): its own folder (read), its data folder `DATA/plugins/NAME`
+/// (write), and what its grant holds. Lua plugins check each path against it; process plugins
+/// get it as their Landlock ruleset.
+struct PluginSandbox {
+    let plugin: String
+    /// The plugin folder, resolved.
+    let folder: String
+    /// Its data folder, resolved (made when missing).
+    let dataFolder: String
+    /// Granted `read` and `write` paths, `~` expanded and resolved.
+    let read: [String]
+    let write: [String]
+    let permissions: PluginPermissions
+
+    /// The Landlock ABI the kernel offers, 0 for none. `CRESCENT_LANDLOCK_ABI=0` in the host's
+    /// environment makes it answer 0, as a kernel without Landlock would (the tests of the
+    /// refusal to run unconfined need one).
+    static func landlockABI() -> Int {
+        if let forced = getenv("CRESCENT_LANDLOCK_ABI"), String(cString: forced) == "0" { return 0 }
+        return Int(crescent_landlock_abi())
+    }
+
+    init(manifest: PluginManifest, dataDirectory: String?) {
+        plugin = manifest.name
+        permissions = manifest.permissions
+        folder = Self.resolve(manifest.folder)
+        let data = PluginGrants.dataFolder(dataDirectory) + "/plugins/" + manifest.name
+        Folders.make(data, mode: 0o700)
+        dataFolder = Self.resolve(data)
+        let home = getenv("HOME").map { String(cString: $0) }
+        read = manifest.permissions.read.map { Self.resolve(PluginPermissions.expanded($0, home: home)) }
+        write = manifest.permissions.write.map { Self.resolve(PluginPermissions.expanded($0, home: home)) }
+    }
+
+    /// `path` as the kernel would reach it: absolute (from the current folder), through the
+    /// real path of its deepest existing ancestor (symlinks, `..`, `/proc/self/root` followed),
+    /// with the components that do not exist yet appended (`..` among them taken lexically: the
+    /// kernel could not walk through a folder that does not exist either).
+    static func resolve(_ path: String) -> String {
+        var head = path
+        if !head.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let current = getcwd(&buffer, buffer.count) != nil ? String(cString: buffer) : "/"
+            head = current + "/" + head
+        }
+        var tail: [Substring] = []
+        // Bounded: each round removes one component.
+        for _ in 0...head.utf8.count {
+            if let real = realpath(head, nil) {
+                var parts = String(cString: real).split(separator: "/")
+                free(real)
+                for component in tail.reversed() {
+                    if component == ".." {
+                        if !parts.isEmpty { parts.removeLast() }
+                    } else if component != "." && !component.isEmpty {
+                        parts.append(component)
+                    }
+                }
+                return "/" + parts.joined(separator: "/")
+            }
+            guard let slash = head.lastIndex(of: "/") else { break }
+            tail.append(head[head.index(after: slash)...])
+            head = slash == head.startIndex ? "/" : String(head[..<slash])
+        }
+        return path
+    }
+
+    /// True when the resolved `path` is `root` or inside it.
+    static func isInside(_ path: String, _ root: String) -> Bool {
+        root == "/" || path == root || path.hasPrefix(root + "/")
+    }
+
+    /// Why the plugin may not reach `path` (read, or write when `write`), or nil when it may.
+    /// `extraRead` are further readable folders (the system's Lua modules, for `require`).
+    func refusal(_ path: String, write wants: Bool, extraRead: [String] = []) -> String? {
+        let resolved = Self.resolve(path)
+        let writable = [dataFolder] + write
+        if writable.contains(where: { Self.isInside(resolved, $0) }) { return nil }
+        if !wants, ([folder] + read + extraRead).contains(where: { Self.isInside(resolved, $0) }) { return nil }
+        let shown = resolved == path ? path : "\(path) (that is \(resolved))"
+        let field = wants ? "write" : "read"
+        return "permission: plugin '\(plugin)' may not \(field) \(shown): not granted (add it to [permissions] \(field) in its plugin.toml, then run crescent plugins allow \(plugin))"
+    }
+
+    /// The `PATH` a confined program gets, and where its programs are looked up: the user's own
+    /// (a version manager's shims, say) would be folders it cannot run from.
+    static let confinedPath = "/usr/local/bin:/usr/bin:/bin"
+
+    /// The program `name` as an absolute path: itself when it holds a `/` (relative to the plugin
+    /// folder), else the first executable of that name on `path` (the host's `PATH` for none).
+    static func program(_ name: String, folder: String, path searched: String? = nil) -> String? {
+        if name.contains("/") {
+            let path = name.hasPrefix("/") ? name : folder + "/" + name
+            return access(path, X_OK) == 0 ? path : nil
+        }
+        let path = searched ?? getenv("PATH").map { String(cString: $0) } ?? confinedPath
+        for directory in path.split(separator: ":", omittingEmptySubsequences: true) {
+            let candidate = String(directory) + "/" + name
+            var status = stat()
+            if stat(candidate, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    /// The system folders every process plugin reads: programs' libraries and data, and the
+    /// few files of /etc and /dev a program needs to start.
+    static let systemRead = ["/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc/ld.so.cache",
+                             "/etc/localtime", "/etc/alternatives", "/dev/urandom", "/dev/random", "/dev/zero"]
+    /// What a plugin granted `net` reads besides: name resolution and certificates.
+    static let networkRead = ["/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/gai.conf", "/etc/ssl",
+                              "/etc/ca-certificates", "/etc/host.conf"]
+    /// The dynamic loaders, which the kernel executes with the program.
+    static let loaders = ["/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1", "/lib/ld-linux-x86-64.so.2"]
+}

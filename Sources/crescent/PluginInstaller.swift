@@ -1,0 +1,151 @@
+import CrescentKit
+import Foundation
+
+/// `crescent plugins install` and `remove`: a plugin folder, a git repository (a path or a URL) or
+/// a `.tar.gz` archive copied into the user's plugin folder after its manifest is checked. Nothing
+/// of the plugin runs: git clones without hooks, tar only unpacks.
+enum PluginInstaller {
+    /// Installs the plugin `source` names and answers its manifest (in its new folder).
+    static func install(_ source: String, builtins: [String]) -> Result<PluginManifest, PluginProblem> {
+        guard let destination = PluginSearch.userFolder() else {
+            return .failure(PluginProblem("cannot find the user's plugin folder: HOME is not set"))
+        }
+        let files = FileManager.default
+        let staging = files.temporaryDirectory.appendingPathComponent("crescent-install-\(UUID().uuidString.prefix(8))").path
+        defer { try? files.removeItem(atPath: staging) }
+        do throws(PluginProblem) {
+            try fetch(source, into: staging)
+            let folder = try pluginFolder(in: staging, source: source)
+            let checked: PluginManifest
+            do throws(PluginProblem) {
+                checked = try PluginManifest.load(folder: folder, hostVersion: CrescentVersion.current)
+            } catch {
+                // Named as the user gave it, not as the temporary copy it was read from.
+                throw PluginProblem(error.message.replacingOccurrences(of: folder, with: source))
+            }
+            if let clash = checked.services.first(where: builtins.contains) {
+                throw PluginProblem("\(checked.path): field 'services': service '\(clash)' is already provided by the builtin plugins")
+            }
+            let target = destination + "/" + checked.name
+            try? files.createDirectory(atPath: destination, withIntermediateDirectories: true)
+            let replaced = target + ".old-\(UUID().uuidString.prefix(8))"
+            if files.fileExists(atPath: target) { try move(target, to: replaced) }
+            do throws(PluginProblem) {
+                try copy(folder, to: target)
+            } catch {
+                if files.fileExists(atPath: replaced) { try? move(replaced, to: target) }
+                throw error
+            }
+            try? files.removeItem(atPath: replaced)
+            return .success(try PluginManifest.load(folder: target, hostVersion: CrescentVersion.current))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Removes plugin `name` from the user's plugin folder and answers the folder removed.
+    static func remove(_ name: String) -> Result<String, PluginProblem> {
+        guard let destination = PluginSearch.userFolder() else {
+            return .failure(PluginProblem("cannot find the user's plugin folder: HOME is not set"))
+        }
+        let target = destination + "/" + name
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != "..",
+              FileManager.default.fileExists(atPath: target + "/plugin.toml") else {
+            return .failure(PluginProblem("no plugin '\(name)' is installed in \(destination) (crescent plugins remove removes only what install put there)"))
+        }
+        do {
+            try FileManager.default.removeItem(atPath: target)
+        } catch {
+            return .failure(PluginProblem("cannot remove \(target): \(error.localizedDescription)"))
+        }
+        return .success(target)
+    }
+
+    /// Copies, clones or unpacks `source` into the new folder `staging`.
+    private static func fetch(_ source: String, into staging: String) throws(PluginProblem) {
+        var isFolder: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: source, isDirectory: &isFolder)
+        if source.hasSuffix(".tar.gz") || source.hasSuffix(".tgz") {
+            guard exists, !isFolder.boolValue else { throw PluginProblem("\(source): no such archive") }
+            guard (try? FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)) != nil else {
+                throw PluginProblem("cannot make \(staging)")
+            }
+            // GNU tar keeps members inside the folder (it refuses `..` and strips a leading `/`).
+            try run(["tar", "-xzf", source, "-C", staging, "--no-same-owner", "--no-same-permissions"], what: "unpacking \(source)")
+        } else if exists && isFolder.boolValue && !FileManager.default.fileExists(atPath: source + "/.git") {
+            try copy(source, to: staging)
+        } else if exists || source.contains("://") || source.hasPrefix("git@") || source.hasSuffix(".git") {
+            // No hooks, no submodules: cloning runs nothing of the repository.
+            try run(["git", "-c", "core.hooksPath=/dev/null", "clone", "--quiet", "--depth", "1", "--", source, staging],
+                    what: "cloning \(source)")
+            try? FileManager.default.removeItem(atPath: staging + "/.git")
+        } else {
+            throw PluginProblem("\(source): not a plugin folder, a git repository or a .tar.gz archive")
+        }
+    }
+
+    /// The folder holding plugin.toml: `staging` itself or its one subfolder (an archive's top folder).
+    private static func pluginFolder(in staging: String, source: String) throws(PluginProblem) -> String {
+        if FileManager.default.fileExists(atPath: staging + "/plugin.toml") { return staging }
+        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).filter { !$0.hasPrefix(".") }
+        if entries.count == 1, FileManager.default.fileExists(atPath: staging + "/" + entries[0] + "/plugin.toml") {
+            return staging + "/" + entries[0]
+        }
+        throw PluginProblem("\(source): holds no plugin.toml (a plugin is a folder with a plugin.toml)")
+    }
+
+    /// Copies the folder `from` to `to`, symbolic links kept as links (never followed).
+    private static func copy(_ from: String, to: String) throws(PluginProblem) {
+        do {
+            try FileManager.default.copyItem(atPath: from, toPath: to)
+        } catch {
+            throw PluginProblem("cannot copy \(from) to \(to): \(error.localizedDescription)")
+        }
+    }
+
+    private static func move(_ from: String, to: String) throws(PluginProblem) {
+        do {
+            try FileManager.default.moveItem(atPath: from, toPath: to)
+        } catch {
+            throw PluginProblem("cannot move \(from) to \(to): \(error.localizedDescription)")
+        }
+    }
+
+    /// Runs a program (found on PATH), its output kept for the message when it fails.
+    private static func run(_ arguments: [String], what: String) throws(PluginProblem) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["GIT_TERMINAL_PROMPT"] = "0"
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw PluginProblem("\(what): cannot run \(arguments[0]): \(error.localizedDescription)")
+        }
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw PluginProblem("\(what) failed: \(said.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+    }
+
+    /// On a terminal, asks `question` and answers whether the user typed y; elsewhere the
+    /// command itself is the consent.
+    static func confirm(_ question: String) -> Bool {
+        guard ProcessIO.isTerminal(0) else { return true }
+        ProcessIO.writeOut(question + " [y/N] ")
+        guard let answer = readLine() else { return false }
+        return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
+    }
+
+    static func fail(_ message: String) -> Never {
+        ProcessIO.writeError("crescent: \(message)\n")
+        ProcessIO.exit(1)
+    }
+}

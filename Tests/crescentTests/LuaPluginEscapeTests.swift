@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+/// DESIGN.md (Plugins › Permissions): a Lua plugin granted nothing tries every way out it has;
+/// each is refused at its own line and warned in the log, and the host and another plugin run on.
+/// Granted one permission, it can do exactly that one thing.
+@Suite struct LuaPluginEscapeTests {
+    /// Methods that each try one thing and answer "ok ..." or "refused <message>".
+    static let main = #"""
+        local s = service("escape", "Tries to get out.")
+        local function try(f, ...)
+          local ok, result = pcall(f, ...)
+          return (ok and "ok " or "refused ") .. tostring(result)
+        end
+        local function read(path)
+          local file = assert(io.open(path))
+          local text = file:read("a")
+          file:close()
+          return text
+        end
+        s:method("read", { "path: string" }, "string", "Reads a file.", function(path) return try(read, path) end)
+        s:method("lines", { "path: string" }, "string", "Reads a line.", function(path) return try(function() return io.lines(path)() end) end)
+        s:method("write", { "path: string" }, "string", "Writes a file.", function(path)
+          return try(function() local file = assert(io.open(path, "w")) file:write("escaped") file:close() return "written" end)
+        end)
+        s:method("remove", { "path: string" }, "string", "Removes a file.", function(path) return try(function() return assert(os.remove(path)) end) end)
+        s:method("env", { "name: string" }, "string", "Reads a variable.", function(name) return try(os.getenv, name) end)
+        s:method("run", { "command: string" }, "string", "Runs a command.", function(command)
+          return try(function() local pipe = assert(io.popen(command)) local out = pipe:read("a") pipe:close() return out end)
+        end)
+        s:method("execute", { "command: string" }, "string", "Runs a command.", function(command) return try(os.execute, command) end)
+        s:method("native", { "name: string" }, "string", "Loads a C module.", function(name) return try(function() return type(require(name)) end) end)
+        s:method("loadlib", {}, "string", "package.loadlib.", function() return try(function() return package.loadlib("/lib/x86_64-linux-gnu/libc.so.6", "puts") end) end)
+        s:method("bytecode", {}, "string", "Loads bytecode.", function()
+          return try(function() return assert(load(string.dump(function() return 1 end)))() end)
+        end)
+        s:method("dofile", { "path: string" }, "string", "Runs a file.", function(path) return try(dofile, path) end)
+        s:method("stdout", {}, "string", "Writes the host's stdout.", function() return try(io.write, "escaped\n") end)
+        s:method("memory", {}, "string", "Allocates without end.", function()
+          return try(function() local t = {} for i = 1, 1e8 do t[i] = ("x"):rep(1000) .. i end end)
+        end)
+        s:method("debug", {}, "string", "Reaches debug.", function() return try(function() return type(debug) .. " " .. type(package.loaded.debug) end) end)
+        """#
+
+    static func manifest(_ permissions: String) -> String {
+        """
+        name = "escape"
+        version = "1.0.0"
+        crescent = ">=0.1.0"
+        kind = "lua"
+        services = ["escape"]
+
+        [permissions]
+        memory_mib = 16
+        \(permissions)
+        """
+    }
+
+    func sandbox(_ permissions: String = "") throws -> Sandbox {
+        let sandbox = try Sandbox()
+        try sandbox.write("plugins/escape/plugin.toml", Self.manifest(permissions))
+        try sandbox.write("plugins/escape/main.lua", Self.main)
+        try sandbox.write("secret.txt", "TOPSECRET\n")
+        try sandbox.write("other/secret.txt", "OTHERSECRET\n")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/plugins/escape/link", withDestinationPath: sandbox.path + "/secret.txt")
+        _ = try luaPluginSandbox("bystander", main: """
+            local s = service("bystander", "Unharmed.")
+            s:method("ping", {}, "string", "Answers.", function() return "pong" end)
+            """, in: sandbox)
+        return sandbox
+    }
+
+    /// Runs `calls` (Lua expressions on `e`, the escape service), one printed line each.
+    func run(_ calls: [String], in sandbox: Sandbox) async throws -> RunResult {
+        let body = calls.map { "print((\($0):gsub('\\n', ' ')))" }.joined(separator: "\n")
+        return try await inHome(["-e", """
+            task(function()
+              local e = services.escape
+              \(body)
+              print(services.bystander:ping(), "script continues")
+            end)
+            """], sandbox, environment: ["TOKEN": "s3cr3t-token"])
+    }
+
+    @Test func grantedNothingEveryWayOutIsRefusedAtThePluginsLine() async throws {
+        let sandbox = try self.sandbox()
+        let home = sandbox.path
+        let folder = home + "/plugins/escape"
+        let data = home + "/.local/share/crescent/plugins/escape"
+        let result = try await run([
+            "e:read('\(home)/secret.txt')",
+            "e:read('\(folder)/link')",
+            "e:read('\(folder)/../../secret.txt')",
+            "e:read('/proc/self/root\(home)/secret.txt')",
+            "e:lines('\(home)/secret.txt')",
+            "e:write('\(home)/out.txt')",
+            "e:write('\(data)/../outside.txt')",
+            "e:remove('\(home)/secret.txt')",
+            "e:env('TOKEN')",
+            "e:run('/bin/sh -c \"echo escaped\"')",
+            "e:execute('echo escaped')",
+            "e:native('cjson')",
+            "e:loadlib()",
+            "e:bytecode()",
+            "e:dofile('\(home)/secret.txt')",
+            "e:stdout()",
+            "e:write('/dev/tty')",
+            "e:write('/proc/self/fd/1')",
+            "e:memory()",
+            "e:debug()",
+            "e:write('\(data)/inside.txt')",
+            "e:read('\(folder)/main.lua'):sub(1, 12)",
+        ], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines
+        try #require(lines.count == 23, "\(result)")
+        let notGranted = "not granted (add it to [permissions]"
+        #expect(lines[0].hasPrefix("refused plugins/escape/main.lua:7: io.open(\"\(home)/secret.txt\"): permission: plugin 'escape' may not read \(home)/secret.txt: \(notGranted) read"), "\(lines[0])")
+        #expect(lines[1].contains("may not read \(folder)/link (that is \(home)/secret.txt)"), "\(lines[1])")
+        #expect(lines[2].contains("may not read \(folder)/../../secret.txt (that is \(home)/secret.txt)"), "\(lines[2])")
+        #expect(lines[3].contains("(that is \(home)/secret.txt)") && lines[3].hasPrefix("refused"), "\(lines[3])")
+        #expect(lines[4].hasPrefix("refused") && lines[4].contains("io.lines("), "\(lines[4])")
+        #expect(lines[5].hasPrefix("refused") && lines[5].contains("may not write \(home)/out.txt"), "\(lines[5])")
+        #expect(lines[6].hasPrefix("refused") && lines[6].contains("(that is \(home)/.local/share/crescent/plugins/outside.txt)"), "\(lines[6])")
+        #expect(lines[7].hasPrefix("refused") && lines[7].contains("os.remove("), "\(lines[7])")
+        #expect(lines[8].hasPrefix("refused") && lines[8].contains("may not read environment variable TOKEN"), "\(lines[8])")
+        #expect(lines[9].hasPrefix("refused") && lines[9].contains("io.popen: permission: plugin 'escape' may not run"), "\(lines[9])")
+        #expect(lines[10].hasPrefix("refused") && lines[10].contains("os.execute: permission: plugin 'escape' may not run \"echo escaped\": not granted (add it to [permissions] exec"), "\(lines[10])")
+        #expect(lines[11].hasPrefix("refused") && lines[11].contains("require(\"cjson\"): C modules are not available in plugin 'escape'"), "\(lines[11])")
+        #expect(lines[12].hasPrefix("refused") && lines[12].contains("loadlib"), "\(lines[12])")
+        #expect(lines[13].hasPrefix("refused") && lines[13].contains("attempt to load a binary chunk"), "\(lines[13])")
+        #expect(lines[14].hasPrefix("refused") && lines[14].contains("dofile("), "\(lines[14])")
+        #expect(lines[15].hasPrefix("refused") && lines[15].contains("io.write is not available in plugin 'escape'"), "\(lines[15])")
+        #expect(lines[16].hasPrefix("refused") && lines[16].contains("may not write /dev/tty"), "\(lines[16])")
+        #expect(lines[17].hasPrefix("refused") && lines[17].contains("may not write /proc/self/fd/1"), "\(lines[17])")
+        #expect(lines[18].hasPrefix("refused") && lines[18].contains("not enough memory"), "\(lines[18])")
+        #expect(lines[19] == "ok nil nil", "\(lines[19])")
+        #expect(lines[20] == "ok written", "its data folder is its own: \(lines[20])")
+        #expect(lines[21] == "ok local s =", "its own folder is readable: \(lines[21])")
+        #expect(lines[22] == "pong\tscript continues", "\(result)")
+        #expect(!result.stdout.contains("TOPSECRET") && !result.stdout.contains("s3cr3t-token") && !result.stdout.contains("escaped\n"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: home + "/out.txt"))
+        #expect(FileManager.default.fileExists(atPath: home + "/secret.txt"))
+        #expect(result.stderr.contains("plugin 'escape'") && result.stderr.contains("may not read \(home)/secret.txt"), "warned in the log: \(result)")
+    }
+
+    /// Each permission granted lets it do exactly that one thing.
+    @Test func grantedOnePermissionItCanDoExactlyThat() async throws {
+        let sandbox = try Sandbox()
+        let home = sandbox.path
+        let cases: [(permission: String, allowed: String, expected: String, stillRefused: String)] = [
+            ("read = [\"~/secret.txt\"]", "e:read('\(home)/secret.txt')", "ok TOPSECRET ", "e:read('\(home)/other/secret.txt')"),
+            ("write = [\"~/out\"]", "e:write('\(home)/out/file.txt')", "ok written", "e:write('\(home)/other/file.txt')"),
+            ("env = [\"TOKEN\"]", "e:env('TOKEN')", "ok s3cr3t-token", "e:env('HOME')"),
+            ("exec = [\"echo\"]", "e:run('echo hello')", "ok hello ", "e:run('cat \(home)/secret.txt')"),
+            ("native = true", "e:native('cjson')", "ok table", "e:read('\(home)/secret.txt')"),
+        ]
+        for (permission, allowed, expected, stillRefused) in cases {
+            let sandbox = try self.sandbox(permission)
+            try FileManager.default.createDirectory(atPath: sandbox.path + "/out", withIntermediateDirectories: true)
+            let granted = try await inHome(["plugins", "allow", "escape"], sandbox)
+            #expect(granted.status == 0, "\(granted)")
+            let result = try await run([allowed.replacingOccurrences(of: home, with: sandbox.path),
+                                        stillRefused.replacingOccurrences(of: home, with: sandbox.path)], in: sandbox)
+            let lines = result.stdoutLines
+            #expect(lines.first == expected, "\(permission): \(result)")
+            #expect(lines.dropFirst().first?.hasPrefix("refused") == true, "\(permission): \(result)")
+            #expect(lines.last == "pong\tscript continues", "\(permission): \(result)")
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+
+/// Runs `crescent ARGUMENTS` in `sandbox` with HOME there (so the data folder, the grants file
+/// and the user's plugin folder are the sandbox's), plus `environment`.
+func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil, environment: [String: String?] = [:],
+            stdin: String? = nil, timeLimit: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) async throws -> RunResult {
+    var variables = environment
+    variables["HOME"] = sandbox.path
+    variables["XDG_DATA_HOME"] = .some(nil)
+    return try await crescent(arguments, in: sandbox, directory: directory, stdin: stdin, environment: variables, timeLimit: timeLimit,
+                              sourceLocation: sourceLocation)
+}
+
+/// DESIGN.md (Plugins › Permissions): the `[permissions]` table, `plugin check` explaining it,
+/// grants in DATA/plugin-grants.toml with their hash, the refusal naming `crescent plugins allow
+/// NAME`, and an update that asks for more refused until allowed again.
+@Suite struct PluginGrantTests {
+    static func manifest(_ permissions: String) -> String {
+        """
+        name = "music"
+        version = "1.0.0"
+        crescent = ">=0.1.0"
+        kind = "lua"
+        services = ["music"]
+
+        [permissions]
+        \(permissions)
+        """
+    }
+
+    static let main = """
+        local s = service("music", "Plays music.")
+        s:method("ping", {}, "string", "Answers pong.", function() return "pong" end)
+        """
+
+    func sandbox(_ permissions: String) throws -> Sandbox {
+        let sandbox = try Sandbox()
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest(permissions))
+        try sandbox.write("plugins/music/main.lua", Self.main)
+        return sandbox
+    }
+
+    @Test(arguments: [
+        ("read = [\"Music\"]", "field 'permissions.read' must be an absolute path or start with ~/, got \"Music\""),
+        ("net = [\"example.com\"]", "field 'permissions.net' must be host:port with a port from 1 to 65535, got \"example.com\""),
+        ("net = [\"example.com:99999\"]", "field 'permissions.net' must be host:port with a port from 1 to 65535"),
+        ("exec = [\"git status\"]", "field 'permissions.exec' must be a program's name or absolute path (no spaces, no arguments)"),
+        ("env = [\"MY-VAR\"]", "field 'permissions.env' must be an environment variable's name"),
+        ("native = \"yes\"", "field 'permissions.native' must be true or false, got string"),
+        ("memory_mib = 0", "field 'permissions.memory_mib' must be a whole number of MiB from 1 to 65536, got 0"),
+        ("colour = 1", "field 'permissions.colour' is not a permission (permissions: env, exec, memory_mib, native, net, read, write)"),
+        ("read = [\"/a\", \"/a\"]", "field 'permissions.read' names \"/a\" twice"),
+    ])
+    func aBrokenPermissionsTableIsRefusedNamingTheField(permissions: String, message: String) async throws {
+        let sandbox = try self.sandbox(permissions)
+        let result = try await inHome(["plugin", "check", "plugins/music"], sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("plugins/music/plugin.toml: " + message), "\(result)")
+    }
+
+    @Test func checkExplainsEachEntry() async throws {
+        let sandbox = try self.sandbox("""
+            read = ["~/Music"]
+            write = ["~/Music/playlists"]
+            net = ["127.0.0.1:6600", "*:443"]
+            exec = ["git"]
+            env = ["LANG"]
+            native = true
+            memory_mib = 32
+            """)
+        let result = try await inHome(["plugin", "check", "plugins/music"], sandbox)
+        #expect(result.status == 0, "\(result)")
+        for line in ["read ~/Music: may read the files in ~/Music", "write ~/Music/playlists: may create, change and delete",
+                     "net 127.0.0.1:6600: may connect to 127.0.0.1:6600", "net *:443: may connect to any host on port 443",
+                     "exec git: may run git", "env LANG: may read the environment variable LANG",
+                     "native: may load C modules (Lua): FULL ACCESS", "memory_mib 32: its memory limit in MiB",
+                     "grant: not granted: its services are not started (run crescent plugins allow music"] {
+            #expect(result.stdout.contains(line), "\(line)\n\(result)")
+        }
+    }
+
+    /// Not granted: touching the service raises `permission` naming `crescent plugins allow`;
+    /// `allow` shows what it asks and records it with its hash; then it runs; an update asking
+    /// for more is refused until allowed again; `crescent plugins` shows permissions and grant.
+    @Test func aPluginRunsOnlyOnceGrantedAndAgainAfterAnUpdateAsksForMore() async throws {
+        let sandbox = try self.sandbox("read = [\"~/Music\"]")
+        let script = "task(function() print(pcall(function() return services.music:ping() end)) end)"
+        let refused = try await inHome(["-e", script], sandbox)
+        #expect(refused.stdoutLines.first?.hasPrefix("false\t(command line):1: services.music cannot start: permission: plugin 'music' asks for permissions not granted (read ~/Music): run `crescent plugins allow music`") == true, "\(refused)")
+        #expect(refused.stderr.contains("plugin 'music' asks for permissions not granted"), "the log warns: \(refused)")
+
+        let listed = try await inHome(["plugins"], sandbox)
+        #expect(listed.stdoutLines.contains { $0.hasPrefix("music") && $0.contains("read ~/Music") && $0.contains("not granted") }, "\(listed)")
+
+        let allowed = try await inHome(["plugins", "allow", "music"], sandbox)
+        #expect(allowed.status == 0, "\(allowed)")
+        #expect(allowed.stdout.contains("read ~/Music: may read the files in ~/Music"), "\(allowed)")
+        #expect(allowed.stdout.contains("granted: plugin 'music' 1.0.0 (recorded in \(sandbox.path)/.local/share/crescent/plugin-grants.toml)"), "\(allowed)")
+        let grants = try String(contentsOfFile: sandbox.path + "/.local/share/crescent/plugin-grants.toml", encoding: .utf8)
+        #expect(grants.contains("[music]") && grants.contains("read = [\"~/Music\"]"), "\(grants)")
+        #expect(grants.range(of: #"hash = "[0-9a-f]{64}""#, options: .regularExpression) != nil, "\(grants)")
+
+        let granted = try await inHome(["-e", script], sandbox)
+        #expect(granted.stdoutLines == ["true\tpong\tnil"], "\(granted)")
+        let listedAgain = try await inHome(["plugins"], sandbox)
+        #expect(listedAgain.stdoutLines.contains { $0.hasPrefix("music") && $0.contains(" granted ") }, "\(listedAgain)")
+
+        // The update asks for an environment variable too.
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("read = [\"~/Music\"]\nenv = [\"LANG\"]").replacingOccurrences(of: "1.0.0", with: "1.1.0"))
+        let updated = try await inHome(["-e", script], sandbox)
+        #expect(updated.stdoutLines.first?.contains("cannot start: permission: plugin 'music' 1.1.0 asks for more than was granted (env LANG): run `crescent plugins allow music`") == true, "\(updated)")
+        let listedUpdate = try await inHome(["plugins"], sandbox)
+        #expect(listedUpdate.stdoutLines.contains { $0.hasPrefix("music") && $0.contains("asks for more than granted") }, "\(listedUpdate)")
+        let allowedAgain = try await inHome(["plugins", "allow", "music"], sandbox)
+        #expect(allowedAgain.stdout.contains("beyond its earlier grant: env LANG"), "\(allowedAgain)")
+        let afterUpdate = try await inHome(["-e", script], sandbox)
+        #expect(afterUpdate.stdoutLines == ["true\tpong\tnil"], "\(afterUpdate)")
+
+        // Asking for less than granted needs no new grant; a grant edited by hand grants nothing.
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("env = [\"LANG\"]"))
+        #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"])
+        let edited = try String(contentsOfFile: sandbox.path + "/.local/share/crescent/plugin-grants.toml", encoding: .utf8)
+            .replacingOccurrences(of: "env = [\"LANG\"]", with: "env = [\"LANG\", \"TOKEN\"]")
+        try sandbox.write(".local/share/crescent/plugin-grants.toml", edited)
+        let tampered = try await inHome(["-e", script], sandbox)
+        #expect(tampered.stdoutLines.first?.contains("cannot start: permission: plugin 'music' asks for permissions not granted") == true, "\(tampered)")
+    }
+
+    @Test func allowOfAnUnknownPluginSaysSo() async throws {
+        let sandbox = try self.sandbox("read = [\"/etc/hosts\"]")
+        let result = try await inHome(["plugins", "allow", "nosuch"], sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("no plugin 'nosuch' found (crescent plugins lists the plugins found)"), "\(result)")
+    }
+
+    /// Requiring a builtin service that reaches past every grant (process, files, http, feeds)
+    /// is asked like a permission.
+    @Test func requiringTheHTTPServiceNeedsAGrant() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("plugins/runner/plugin.toml", """
+            name = "runner"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "lua"
+            services = ["runner"]
+            requires = ["http"]
+            """)
+        try sandbox.write("plugins/runner/main.lua", "service('runner', 'r')")
+        let result = try await inHome(["-e", "local ok, err = pcall(function() return services.runner end) print(ok, type(err) == 'table' and err.message or err)"], sandbox)
+        #expect(result.stdout.contains("plugin 'runner' asks for permissions not granted (requires http)"), "\(result)")
+        let check = try await inHome(["plugin", "check", "plugins/runner"], sandbox)
+        #expect(check.stdout.contains("requires http: may connect to any host through the http service"), "\(check)")
+    }
+}

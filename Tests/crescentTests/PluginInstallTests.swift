@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+/// `crescent plugins install PATH|GIT-URL|ARCHIVE` and `crescent plugins remove NAME`: the
+/// manifest is checked, its permissions shown, the folder copied into the user's plugin folder;
+/// nothing of the plugin runs.
+@Suite struct PluginInstallTests {
+    /// A plugin whose main would leave a file behind if it ran.
+    static func writePlugin(in sandbox: Sandbox, at folder: String, version: String = "1.0.0", permissions: String = "read = [\"/etc/hosts\"]") throws {
+        try sandbox.write("\(folder)/plugin.toml", """
+            name = "tune"
+            version = "\(version)"
+            crescent = ">=0.1.0"
+            kind = "lua"
+            services = ["tune"]
+
+            [permissions]
+            \(permissions)
+            """)
+        try sandbox.write("\(folder)/main.lua", """
+            -- Its data folder (the install folder too): the one place it may write.
+            local ok, marker = pcall(io.open, "\(sandbox.path)\(userFolder)/ran.txt", "w")
+            if ok and marker then marker:write("ran") marker:close() end
+            local s = service("tune", "Tunes.")
+            s:method("ping", {}, "string", "Answers.", function() return "pong" end)
+            """)
+    }
+
+    static let userFolder = "/.local/share/crescent/plugins/tune"
+
+    func expectInstalled(_ result: RunResult, in sandbox: Sandbox, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        #expect(result.status == 0, "\(result)", sourceLocation: sourceLocation)
+        #expect(result.stdout.contains("installed plugin 'tune' 1.0.0 in \(sandbox.path)\(Self.userFolder)"), "\(result)", sourceLocation: sourceLocation)
+        #expect(result.stdout.contains("read /etc/hosts: may read the files in /etc/hosts"), "\(result)", sourceLocation: sourceLocation)
+        #expect(result.stdout.contains("it starts once granted: crescent plugins allow tune"), "\(result)", sourceLocation: sourceLocation)
+        #expect(FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder + "/main.lua"), sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder + "/ran.txt"), "installing ran the plugin's code", sourceLocation: sourceLocation)
+        let listed = try await inHome(["plugins"], sandbox)
+        #expect(listed.stdoutLines.contains { $0.hasPrefix("tune") && $0.contains(sandbox.path + Self.userFolder) && $0.contains("not granted") },
+                "\(listed)", sourceLocation: sourceLocation)
+    }
+
+    @Test func installFromAFolderThenAllowRunAndRemove() async throws {
+        let sandbox = try Sandbox()
+        try Self.writePlugin(in: sandbox, at: "src/tune")
+        let installed = try await inHome(["plugins", "install", "src/tune"], sandbox)
+        try await expectInstalled(installed, in: sandbox)
+        #expect(try await inHome(["plugins", "allow", "tune"], sandbox).status == 0)
+        let used = try await inHome(["-e", "task(function() print((services.tune:ping())) end)"], sandbox)
+        #expect(used.stdoutLines == ["pong"], "\(used)")
+        #expect(FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder + "/ran.txt"), "once granted it runs")
+        let removed = try await inHome(["plugins", "remove", "tune"], sandbox)
+        #expect(removed.status == 0 && removed.stdout.contains("removed plugin 'tune'"), "\(removed)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder))
+        let grants = try String(contentsOfFile: sandbox.path + "/.local/share/crescent/plugin-grants.toml", encoding: .utf8)
+        #expect(!grants.contains("[tune]"), "\(grants)")
+        let again = try await inHome(["plugins", "remove", "tune"], sandbox)
+        #expect(again.status == 1 && again.stderr.contains("no plugin 'tune' is installed"), "\(again)")
+    }
+
+    @Test func installFromAGitRepositoryByPathAndByURL() async throws {
+        let sandbox = try Sandbox()
+        try Self.writePlugin(in: sandbox, at: "repo")
+        for arguments in [["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "plugin"]] {
+            let git = Process()
+            git.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+            git.arguments = ["-C", sandbox.path + "/repo"] + arguments
+            try git.run()
+            git.waitUntilExit()
+            #expect(git.terminationStatus == 0)
+        }
+        try await expectInstalled(try await inHome(["plugins", "install", "repo"], sandbox), in: sandbox)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder + "/.git"))
+        try FileManager.default.removeItem(atPath: sandbox.path + Self.userFolder)
+        try await expectInstalled(try await inHome(["plugins", "install", "file://\(sandbox.path)/repo"], sandbox), in: sandbox)
+    }
+
+    @Test func installFromAnArchive() async throws {
+        let sandbox = try Sandbox()
+        try Self.writePlugin(in: sandbox, at: "pack/tune")
+        let tar = Process()
+        tar.executableURL = URL(fileURLWithPath: "/usr/bin/tar")
+        tar.arguments = ["-czf", sandbox.path + "/tune.tar.gz", "-C", sandbox.path + "/pack", "tune"]
+        try tar.run()
+        tar.waitUntilExit()
+        try await expectInstalled(try await inHome(["plugins", "install", "tune.tar.gz"], sandbox), in: sandbox)
+    }
+
+    @Test func aBrokenManifestIsRefusedNamingTheField() async throws {
+        let sandbox = try Sandbox()
+        try Self.writePlugin(in: sandbox, at: "src/tune", permissions: "write = [\"relative\"]")
+        let result = try await inHome(["plugins", "install", "src/tune"], sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("plugin.toml: field 'permissions.write' must be an absolute path or start with ~/"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder))
+        let nothing = try await inHome(["plugins", "install", "nowhere"], sandbox)
+        #expect(nothing.status == 1 && nothing.stderr.contains("nowhere: not a plugin folder, a git repository or a .tar.gz archive"), "\(nothing)")
+    }
+
+    /// Installing a newer version over an older one replaces it; asking for more, it waits for a new grant.
+    @Test func anUpdateAskingForMoreWaitsForANewGrant() async throws {
+        let sandbox = try Sandbox()
+        try Self.writePlugin(in: sandbox, at: "v1/tune")
+        _ = try await inHome(["plugins", "install", "v1/tune"], sandbox)
+        #expect(try await inHome(["plugins", "allow", "tune"], sandbox).status == 0)
+        try Self.writePlugin(in: sandbox, at: "v2/tune", version: "2.0.0", permissions: "read = [\"/etc/hosts\"]\nenv = [\"LANG\"]")
+        let updated = try await inHome(["plugins", "install", "v2/tune"], sandbox)
+        #expect(updated.stdout.contains("installed plugin 'tune' 2.0.0") && updated.stdout.contains("beyond its earlier grant: env LANG"), "\(updated)")
+        let used = try await inHome(["-e", "task(function() local ok, err = pcall(function() return services.tune:ping() end) print(ok, type(err) == 'table' and err.message or err) end)"], sandbox)
+        #expect(used.stdout.contains("asks for more than was granted (env LANG)"), "\(used)")
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// DESIGN.md (Plugins › Permissions): a process plugin granted nothing tries every way out; the
+/// kernel refuses each (Landlock, seccomp, a network namespace without interfaces, rlimits), the
+/// host and another plugin run on. Granted one permission, it can do exactly that one thing.
+@Suite struct ProcessPluginEscapeTests {
+    /// `attempt(kind, arg)` answers "ok ..." or "refused <exception>".
+    static let program = #"""
+        import ctypes, json, os, signal, socket, subprocess, sys
+
+        def attempt(kind, arg):
+            try:
+                if kind == "read":
+                    return "ok " + open(arg).read().strip()
+                if kind == "write":
+                    open(arg, "w").write("escaped")
+                    return "ok written"
+                if kind == "connect":
+                    socket.create_connection(("127.0.0.1", int(arg)), timeout=2).close()
+                    return "ok connected"
+                if kind == "exec":
+                    return "ok " + subprocess.run([arg, "-c", "echo hello"], capture_output=True, text=True).stdout.strip()
+                if kind == "env":
+                    value = os.environ.get(arg)
+                    return "ok " + value if value is not None else "refused not in the environment"
+                if kind == "fork":
+                    children = []
+                    try:
+                        for _ in range(int(arg)):
+                            pid = os.fork()
+                            if pid == 0:
+                                os._exit(0)
+                            children.append(pid)
+                    finally:
+                        for pid in children:
+                            os.waitpid(pid, 0)
+                    return "ok forked %d" % len(children)
+                if kind == "memory":
+                    blocks = [bytearray(1 << 20) for _ in range(int(arg))]
+                    return "ok allocated %d MiB" % len(blocks)
+                if kind == "ptrace":
+                    libc = ctypes.CDLL(None, use_errno=True)
+                    if libc.ptrace(16, os.getppid(), 0, 0) == 0:
+                        return "ok attached"
+                    return "refused errno " + os.strerror(ctypes.get_errno())
+                if kind == "signal":
+                    os.kill(os.getppid(), 0)
+                    return "ok signalled"
+                if kind == "hoststdin":
+                    open("/proc/%d/fd/0" % os.getppid(), "w").write("escaped\n")
+                    return "ok wrote the host's stdin"
+                if kind == "tty":
+                    open("/dev/tty", "w").write("escaped\n")
+                    return "ok wrote the tty"
+                if kind == "unix":
+                    socket.socket(socket.AF_UNIX).connect(arg)
+                    return "ok connected"
+                return "unknown " + kind
+            except BaseException as error:
+                return "refused %s: %s" % (type(error).__name__, error)
+
+        for line in sys.stdin:
+            message = json.loads(line)
+            method, id, params = message.get("method"), message.get("id"), message.get("params") or {}
+            if method == "shutdown":
+                break
+            if id is None:
+                continue
+            if method == "initialize":
+                declared = {"name": "attempt", "args": [{"name": "kind", "type": "string"}, {"name": "arg", "type": "string"}], "returns": "string"}
+                answer = {"services": [{"name": "pescape", "summary": "Tries to get out.", "properties": [], "methods": [declared], "events": []}]}
+                print(json.dumps({"jsonrpc": "2.0", "id": id, "result": answer}), flush=True)
+                continue
+            args = params.get("args") or []
+            print(json.dumps({"jsonrpc": "2.0", "id": id, "result": attempt(args[0], args[1])}), flush=True)
+        """#
+
+    func sandbox(_ permissions: String = "") throws -> Sandbox {
+        let sandbox = try Sandbox()
+        try sandbox.write("plugins/pescape/plugin.toml", """
+            name = "pescape"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "process"
+            command = ["python3", "escape.py"]
+            services = ["pescape"]
+
+            [permissions]
+            memory_mib = 64
+            \(permissions)
+            """)
+        try sandbox.write("plugins/pescape/escape.py", Self.program)
+        try sandbox.write("secret.txt", "TOPSECRET\n")
+        try sandbox.write("other/secret.txt", "OTHERSECRET\n")
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/out", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/plugins/pescape/link", withDestinationPath: sandbox.path + "/secret.txt")
+        _ = try luaPluginSandbox("bystander", main: """
+            local s = service("bystander", "Unharmed.")
+            s:method("ping", {}, "string", "Answers.", function() return "pong" end)
+            """, in: sandbox)
+        return sandbox
+    }
+
+    /// Runs `attempts` (kind, argument) on the plugin, one printed line each.
+    func run(_ attempts: [(String, String)], in sandbox: Sandbox) async throws -> RunResult {
+        let body = attempts.map { "print((p:attempt(\(luaString($0.0)), \(luaString($0.1))):gsub('\\n', ' ')))" }.joined(separator: "\n")
+        return try await inHome(["-e", """
+            task(function()
+              local p = services.pescape
+              \(body)
+              print(services.bystander:ping(), p:attempt("env", "CRESCENT_DATA_DIR") ~= nil, "script continues")
+            end)
+            """], sandbox, environment: ["TOKEN": "s3cr3t-token"], timeLimit: 90)
+    }
+
+    func luaString(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    @Test func grantedNothingTheKernelRefusesEveryWayOut() async throws {
+        let server = try LoopbackListener()
+        defer { server.close() }
+        let sandbox = try self.sandbox()
+        let home = sandbox.path
+        let folder = home + "/plugins/pescape"
+        let data = home + "/.local/share/crescent/plugins/pescape"
+        let result = try await run([
+            ("read", home + "/secret.txt"),
+            ("read", folder + "/link"),
+            ("read", folder + "/../../secret.txt"),
+            ("read", "/proc/self/root" + home + "/secret.txt"),
+            ("write", home + "/out.txt"),
+            ("write", data + "/../outside.txt"),
+            ("connect", String(server.port)),
+            ("exec", "/bin/sh"),
+            ("env", "TOKEN"),
+            ("fork", "50"),
+            ("memory", "200"),
+            ("ptrace", ""),
+            ("signal", ""),
+            ("hoststdin", ""),
+            ("tty", ""),
+            ("write", data + "/inside.txt"),
+            ("read", folder + "/escape.py"),
+        ], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines
+        try #require(lines.count == 18, "\(result)")
+        for (index, line) in lines.prefix(15).enumerated() {
+            #expect(line.hasPrefix("refused"), "attempt \(index + 1): \(line)\n\(result)")
+        }
+        #expect(lines[0].contains("PermissionError") && lines[0].contains("Permission denied"), "\(lines[0])")
+        #expect(lines[8] == "refused not in the environment", "\(lines[8])")
+        #expect(lines[9].contains("PermissionError"), "no new processes: \(lines[9])")
+        #expect(lines[10].contains("MemoryError"), "\(lines[10])")
+        #expect(lines[15] == "ok written", "its data folder is its own: \(lines[15])")
+        #expect(lines[16].hasPrefix("ok import ctypes"), "its own folder is readable: \(lines[16])")
+        #expect(lines[17] == "pong\ttrue\tscript continues", "\(result)")
+        #expect(!result.stdout.contains("TOPSECRET") && !result.stdout.contains("s3cr3t-token"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: home + "/out.txt"))
+        #expect(!FileManager.default.fileExists(atPath: home + "/.local/share/crescent/plugins/outside.txt"))
+        #expect(server.accepted() == 0, "nothing reached the loopback server")
+    }
+
+    /// Each permission granted lets it do exactly that one thing.
+    @Test func grantedOnePermissionItCanDoExactlyThat() async throws {
+        let server = try LoopbackListener()
+        defer { server.close() }
+        let other = try LoopbackListener()
+        defer { other.close() }
+        let cases: [(permission: String, allowed: (String, String), expected: String, stillRefused: (String, String))] = [
+            ("read = [\"~/secret.txt\"]", ("read", "HOME/secret.txt"), "ok TOPSECRET", ("read", "HOME/other/secret.txt")),
+            ("write = [\"~/out\"]", ("write", "HOME/out/file.txt"), "ok written", ("write", "HOME/other/file.txt")),
+            ("net = [\"127.0.0.1:\(server.port)\"]", ("connect", String(server.port)), "ok connected", ("connect", String(other.port))),
+            ("exec = [\"sh\"]", ("exec", "/bin/sh"), "ok hello", ("exec", "/usr/bin/env")),
+            ("env = [\"TOKEN\"]", ("env", "TOKEN"), "ok s3cr3t-token", ("env", "HOME")),
+        ]
+        for (permission, allowed, expected, stillRefused) in cases {
+            let sandbox = try self.sandbox(permission)
+            let granted = try await inHome(["plugins", "allow", "pescape"], sandbox)
+            #expect(granted.status == 0, "\(granted)")
+            func inSandbox(_ attempt: (String, String)) -> (String, String) {
+                (attempt.0, attempt.1.replacingOccurrences(of: "HOME", with: sandbox.path))
+            }
+            let result = try await run([inSandbox(allowed), inSandbox(stillRefused)], in: sandbox)
+            let lines = result.stdoutLines
+            #expect(lines.first == expected, "\(permission): \(result)")
+            #expect(lines.dropFirst().first?.hasPrefix("refused") == true, "\(permission): \(result)")
+            #expect(lines.last == "pong\ttrue\tscript continues", "\(permission): \(result)")
+        }
+    }
+
+    /// Without Landlock a process plugin does not start unless `[plugins] allow_unsandboxed`
+    /// names it, and the message says why.
+    @Test func withoutLandlockItRunsOnlyWhenAllowedUnsandboxed() async throws {
+        let sandbox = try self.sandbox()
+        let script = """
+            task(function()
+              local ok, result = pcall(function() return services.pescape:attempt('env', 'TOKEN') end)
+              print(ok, type(result) == "table" and result.message or result)
+            end)
+            """
+        let refused = try await inHome(["-e", script], sandbox, environment: ["CRESCENT_LANDLOCK_ABI": "0"])
+        #expect(refused.stdout.contains("plugin 'pescape' is a process plugin and this kernel has no Landlock"), "\(refused)")
+        #expect(refused.stdout.contains("[plugins] allow_unsandboxed = [\"pescape\"]"), "\(refused)")
+        try sandbox.write("crescent.toml", "[plugins]\nallow_unsandboxed = [\"pescape\"]\n")
+        let allowed = try await inHome(["-e", script], sandbox, environment: ["CRESCENT_LANDLOCK_ABI": "0", "TOKEN": "s3cr3t-token"])
+        #expect(allowed.stdoutLines == ["true\tok s3cr3t-token"], "unconfined, it sees the host's environment: \(allowed)")
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that never accepts: a connection completes in its backlog, which
+/// ``accepted()`` counts.
+final class LoopbackListener: @unchecked Sendable {
+    let descriptor: Int32
+    let port: UInt16
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+        descriptor = fd
+        port = UInt16(bigEndian: address.sin_port)
+    }
+
+    /// The connections waiting in the backlog, accepted (and closed) now.
+    func accepted() -> Int {
+        var count = 0
+        while count < 100 {
+            let connection = accept(descriptor, nil, nil)
+            guard connection >= 0 else { break }
+            Glibc.close(connection)
+            count += 1
+        }
+        return count
+    }
+
+    func close() { Glibc.close(descriptor) }
+}
