@@ -43,7 +43,7 @@ struct ConfigFileTests {
         let warnings = try ConfigFile.parse(text, name: "crescent.toml").warnings(plugins: [StandardPlugin()])
         #expect(warnings == [
             "crescent.toml:2: unknown key 'listne' in [host] (keys: listen)",
-            "crescent.toml:5: unknown key 'memory_limt' in [plugins] (keys: disabled, memory_limit, call_timeout)",
+            "crescent.toml:5: unknown key 'memory_limt' in [plugins] (keys: disabled, memory_limit, call_timeout, allow_unsandboxed)",
         ])
     }
 }
