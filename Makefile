@@ -51,18 +51,19 @@ run: build
 # then each fuzz target for FUZZ_TEST_SECONDS from its seed corpus (make fuzz, below).
 # The end-to-end tests come in three groups so that no group starves another on 2 cores: the
 # script and REPL tests (signals, --timeout, live output) first, then the tests of plugins,
-# remote control, the test runner and hardening, then one at a time the four that load the
-# machine on their own (100 plugin crash/restart cycles, 10,000 renders to a stalled client,
-# 20 rounds of kill -9 against PostgreSQL, a 200,000-point GPX track made and replayed).
-PROCESS_TESTS = Hardening|PluginGrantTests|LuaPluginEscapeTests|ProcessPluginEscapeTests|PluginInstallTests|BustedSuiteTests|TestCoverageTests|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests|KeyboardTerminalTests|ProcessServiceTests|ProcessLuaTests
-HEAVY_PROCESS_TESTS = ProcessPluginTests|RemoteBackPressureTests|StorePostgresProcessTests|GPXStreamingTests
+# remote control, the test runner and hardening, then one at a time those that load the machine
+# on their own or time real programs (pty keyboard sessions, the process service's timeouts and
+# descriptor counts, 100 plugin crash/restart cycles, 10,000 renders to a stalled client, 20
+# rounds of kill -9 against PostgreSQL, a 200,000-point GPX track made and replayed).
+PROCESS_TESTS = Hardening|PluginGrantTests|LuaPluginEscapeTests|ProcessPluginEscapeTests|PluginInstallTests|BustedSuiteTests|TestCoverageTests|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests|ProcessLuaTests
+HEAVY_PROCESS_TESTS = KeyboardTerminalTests|ProcessServiceTests|ProcessPluginTests|RemoteBackPressureTests|StorePostgresProcessTests|GPXStreamingTests
 SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests|FilesServiceTests
 # Each phase runs under tools/reap.py: what a crashed test process leaves running (hosts, plugin
 # processes, its PostgreSQL server) is stopped when the phase ends instead of outliving it.
 REAP = python3 tools/reap.py
 test: setup
 	$(SWIFT) build --build-tests
-	$(REAP) $(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests" --skip "$(SERIAL_TESTS)|$(PROCESS_TESTS)"
+	$(REAP) $(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests" --skip "$(SERIAL_TESTS)|$(PROCESS_TESTS)|$(HEAVY_PROCESS_TESTS)"
 	$(REAP) $(SWIFT) test --skip-build --no-parallel --filter "$(SERIAL_TESTS)"
 	$(REAP) $(SWIFT) test --skip-build --filter crescentTests --skip "$(PROCESS_TESTS)|$(HEAVY_PROCESS_TESTS)"
 	$(REAP) $(SWIFT) test --skip-build --filter "$(PROCESS_TESTS)"

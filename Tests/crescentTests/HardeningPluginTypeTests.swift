@@ -67,31 +67,35 @@ import Glibc
                 send({"jsonrpc": "2.0", "id": id, "result": child.pid})
         """#
 
-    private func processSandbox() throws -> Sandbox {
+    /// The kid plugin, granted what it uses (it reads KID_LEVEL and runs `sleep`) in the
+    /// sandbox's HOME: run it with ``inHome``.
+    private func processSandbox() async throws -> Sandbox {
         let sandbox = try Sandbox()
-        try sandbox.write("plugins/kid/plugin.toml", PluginHardeningTests.processManifest)
+        try sandbox.write("plugins/kid/plugin.toml", PluginHardeningTests.processManifest + "\nenv = [\"KID_LEVEL\"]\n")
         try sandbox.write("plugins/kid/kid.py", Self.program)
+        let granted = try await inHome(["plugins", "allow", "kid"], sandbox)
+        #expect(granted.status == 0, "\(granted)")
         return sandbox
     }
 
     @Test func aProcessPluginsInitialValuesAreCheckedAgainstTheDeclaredTypes() async throws {
-        let sandbox = try processSandbox()
+        let sandbox = try await processSandbox()
         for (given, problem) in [("\"high\"", "the initial value of property 'level' is string, not its type number"),
                                  ("null", "property 'level' is declared number, which never reads nil")] {
-            let run = try await crescent(["-e", "print(pcall(function() return services.kid.level end))"], in: sandbox,
-                                         environment: ["KID_LEVEL": given], timeLimit: 60)
+            let run = try await inHome(["-e", "print(pcall(function() return services.kid.level end))"], sandbox,
+                                       environment: ["KID_LEVEL": given])
             #expect(run.stdout.contains("services[1].properties[1]: \(problem)") || run.stderr.contains("services[1].properties[1]: \(problem)"),
                     "\(given): \(run)")
         }
-        let fine = try await crescent(["-e", "print(services.kid.level)"], in: sandbox, environment: ["KID_LEVEL": "2.5"], timeLimit: 60)
+        let fine = try await inHome(["-e", "print(services.kid.level)"], sandbox, environment: ["KID_LEVEL": "2.5"])
         #expect(fine.stdoutLines == ["2.5"], "\(fine)")
     }
 
     /// A child that calls setsid leaves the plugin's process group; it is killed with the
     /// plugin all the same.
     @Test func aProcessPluginsChildInASessionOfItsOwnEndsWithTheHost() async throws {
-        let sandbox = try processSandbox()
-        let run = try await crescent(["-e", "task(function() print('child', (services.kid:daemon())) end)"], in: sandbox, timeLimit: 60)
+        let sandbox = try await processSandbox()
+        let run = try await inHome(["-e", "task(function() print('child', (services.kid:daemon())) end)"], sandbox)
         #expect(run.status == 0, "\(run)")
         let line = run.stdoutLines.first { $0.hasPrefix("child\t") }
         let pid = try #require(line.flatMap { Int32($0.dropFirst("child\t".count)) }, "\(run)")

@@ -129,7 +129,7 @@ import Darwin
     }
 
     @Test func theTimeLimitRestores() async throws {
-        let (terminal, _) = try await start(options: ["--timeout", "4"])
+        let (terminal, _) = try await start(options: ["--timeout", "10"])
         #expect(await terminal.finish() == 1)
         expectRestored(terminal)
     }
