@@ -153,8 +153,28 @@ struct Crescent: ParsableCommand {
                 ProcessIO.exit(0)
             }
             let message = message(for: error)
-            usageError(message.isEmpty ? "invalid command line" : message)
+            usageError(message.isEmpty ? "invalid command line" : message, usage: subcommandUsage(arguments))
         }
+    }
+
+    /// The usage line of the subcommand `arguments` name (`crescent plugin check <dir>`), and the
+    /// words that name it, or nil when they name none (a script run). Read from the
+    /// configurations, which costs ArgumentParser's reflection: only on this error path.
+    static func subcommandUsage(_ arguments: [String]) -> (usage: String, words: String)? {
+        var index = 0
+        while index < arguments.count, arguments[index].hasPrefix("-") {
+            index += CommonOption.takesValue(arguments[index]) ? 2 : 1
+        }
+        guard index < arguments.count, arguments[index] != "run", subcommandNames.contains(arguments[index]) else { return nil }
+        var command: any ParsableCommand.Type = Crescent.self
+        var words: [String] = []
+        for word in arguments[index...] {
+            guard let next = command.configuration.subcommands.first(where: { $0._commandName == word }) else { break }
+            command = next
+            words.append(word)
+        }
+        guard !words.isEmpty else { return nil }
+        return (usageString(for: command), words.joined(separator: " "))
     }
 
     /// Prints `crescent: reason` and exits 1: the command line was right, the command failed.
@@ -163,9 +183,11 @@ struct Crescent: ParsableCommand {
         ProcessIO.exit(1)
     }
 
-    /// Prints `crescent: reason` and the usage hint, and exits 2.
-    static func usageError(_ reason: String) -> Never {
-        ProcessIO.writeError("crescent: \(reason)\n\(usageHint)\n")
+    /// Prints `crescent: reason` and the usage of the subcommand at fault (the script run's
+    /// when none is), and exits 2.
+    static func usageError(_ reason: String, usage: (usage: String, words: String)? = nil) -> Never {
+        let hint = usage.map { "Usage: \($0.usage)  (see 'crescent \($0.words) --help')" } ?? usageHint
+        ProcessIO.writeError("crescent: \(reason)\n\(hint)\n")
         ProcessIO.exit(2)
     }
 }

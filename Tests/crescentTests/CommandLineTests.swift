@@ -75,6 +75,20 @@ import Darwin
         #expect(lines.last?.hasPrefix(usageHintPrefix) == true, "\(result)")
     }
 
+    /// A mistake in a subcommand prints that subcommand's usage, not the script run's.
+    @Test(arguments: [
+        (["plugin", "check"], "Usage: crescent plugin check ", "'crescent plugin check --help'"),
+        (["services", "--bogus"], "Usage: crescent services ", "'crescent services --help'"),
+        (["--no-color", "test", "--junit"], "Usage: crescent test ", "'crescent test --help'"),
+        (["eval"], "Usage: crescent eval ", "'crescent eval --help'"),
+    ])
+    func aSubcommandMistakeShowsThatSubcommandsUsage(arguments: [String], usage: String, help: String) async throws {
+        let result = try await crescent(arguments)
+        #expect(result.status == 2, "\(result)")
+        let last = result.stderrLines.last ?? ""
+        #expect(last.hasPrefix(usage) && last.hasSuffix("(see \(help))"), "\(result)")
+    }
+
     @Test func flagsAfterTheScriptBelongToTheScript() async throws {
         let result = try await runScript("print(...)", arguments: ["--bogus", "--timeout", "x"])
         #expect(result.status == 0, "\(result)")

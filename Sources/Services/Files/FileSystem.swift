@@ -32,8 +32,11 @@ enum FileSystem {
     /// disk, then renamed over `path`, so a reader sees the old content or the new, never half.
     /// A new file gets mode 0644 (less the umask); an existing one keeps its mode.
     static func write(_ path: String, _ bytes: [UInt8]) throws(ServiceError) {
-        let folder = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
+        // Split at the last slash by hand: Foundation's deletingLastPathComponent trapped on a
+        // one-character name ("x") on Linux.
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         guard !name.isEmpty, name != ".", name != ".." else { throw ServiceError(.invalidArgument, "'\(clipped(path))' names no file") }
         var template = Array(((folder.isEmpty ? "." : folder) + "/." + name + ".crescent-XXXXXX").utf8CString)
         // Invariant: the template is a non-empty array, so it has a base address.

@@ -27,6 +27,10 @@ struct ProcessLauncher {
             throw ServiceError(.unavailable, "this system's C library has no pidfd_open (glibc 2.36 and Linux 5.3 are needed to watch processes)")
         }
         if let cwd = spec.cwd { try checkFolder(cwd) }
+        // A program that stops reading its input (or never reads it) must make our write to its
+        // pipe fail with EPIPE, not end the host by SIGPIPE; its own SIGPIPE is reset to the
+        // default below (setsigdefault), so the program is not changed by this.
+        signal(SIGPIPE, SIG_IGN)
         var pipes: [Int32] = []
         func pipe() throws(ServiceError) -> (read: Int32, write: Int32) {
             guard let ends = SystemCalls.pipe() else {
