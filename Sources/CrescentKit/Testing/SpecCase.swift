@@ -1,0 +1,55 @@
+import LuaBridge
+import Model
+import NIOCore
+import Services
+import Synchronization
+
+/// A spec file as a host loads it: its source, or the binary chunk an earlier host compiled it to.
+enum SpecChunk {
+    case source([UInt8])
+    case binary([UInt8])
+}
+
+/// One test as the spec file declared it.
+struct SpecCase: Sendable {
+    let name: String
+    /// `spec/x_spec.lua:12`.
+    let location: String
+    let isPending: Bool
+    /// False when `--filter` or the tags leave it out.
+    let isSelected: Bool
+    /// Set for a describe whose body raised (busted reports it under the describe's name, and its
+    /// tests are not run): the error.
+    var blockError: String? = nil
+}
+
+/// What chooses the tests that run, as busted chooses: `--filter` (a Lua pattern on full names),
+/// and the `#tag` words in full names (`--tags`, `--exclude-tags`). Every host of the run knows
+/// it, since what ran before a describe's body (the chosen tests) is what that body sees.
+public struct SpecSelection: Sendable {
+    /// A Lua pattern full names must match, if any.
+    public var filter: String?
+    /// Run only tests with one of these tags (all when empty).
+    public var tags: [String] = []
+    /// Leave out tests with one of these tags.
+    public var excludedTags: [String] = []
+
+    public init(filter: String? = nil, tags: [String] = [], excludedTags: [String] = []) {
+        self.filter = filter
+        self.tags = tags
+        self.excludedTags = excludedTags
+    }
+}
+
+/// How one test went.
+struct SpecOutcome: Sendable {
+    let passed: Bool
+    let message: String
+    let output: String
+    /// As busted tells them: passed, failed (an assertion in the body), error (anything else),
+    /// pending (`pending()` in the body).
+    var status: SpecResult.Status = .failed
+    /// The name busted reports the outcome under when it is not the test's (a hook that failed:
+    /// `describe-name before_each`).
+    var reportedName: String? = nil
+}
