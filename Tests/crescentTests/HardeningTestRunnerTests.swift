@@ -91,7 +91,7 @@ import Testing
               clock.run()
             end)
             it("raises a NUL", function() error("before\\0after") end)
-            """])
+            """], ["--timeout", "60"])
         #expect(result.status == 1, "\(result)")
         #expect(result.stdoutLines.last == "0 passed, 3 failed", "\(result)")
         #expect(!result.stdout.contains("nothing was pending"), "\(result)")
