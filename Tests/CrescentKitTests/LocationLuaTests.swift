@@ -1,5 +1,6 @@
 import CrescentKit
 import Foundation
+import HTTPTestServer
 import Model
 import Services
 import Testing
@@ -93,7 +94,9 @@ enum GeoScriptRun {
         #expect(fixed.status == 0, "\(fixed.stderr)")
         #expect(fixed.lines == ["10.0\t20.0\tnil\tfalse", "calls\t1"])
 
-        let port = try LocalPort.unused()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let port = refusing.port
         let gpsd = await GeoScriptRun.run("""
             on("location.didFail", function(e) print("didFail", e.code, e.service) end, { once = true })
             task(function()
@@ -173,25 +176,5 @@ enum GeoScriptRun {
         } catch {
             #expect(error.description == "plugin 'geo': location gpx:/nonexistent/track.gpx: cannot read the file: No such file or directory")
         }
-    }
-}
-
-/// A loopback TCP port nothing listens on.
-enum LocalPort {
-    static func unused() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ServiceError(.io, "socket failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw ServiceError(.io, "bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

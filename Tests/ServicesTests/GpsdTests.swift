@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTPTestServer
 import Model
 @testable import Services
 import Synchronization
@@ -14,7 +15,7 @@ import Testing
     @Test func fixesArriveInOrderTheGeocoderNamesTheTownsAndARestartRecovers() async throws {
         let folder = try ScratchFolder()
         let log = try folder.write("route.nmea", NMEAWriter.routeLog(warmUp: 40, perTown: 3))
-        let port = try FreePort.find()
+        let port = try LoopbackPort.free()
         let fake = try GpsFake(log: log, port: port, folder: folder)
         defer { fake.stop() }
         try #require(await fake.waitUntilListening(), "gpsfake: \(fake.output)")

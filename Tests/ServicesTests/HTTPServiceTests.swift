@@ -131,8 +131,10 @@ import Testing
 
     @Test func aRefusedConnectionIsANetworkError() async throws {
         let http = try HTTPService(environment: [:])
-        let port = try FreePort.find()
+        let refusing = try RefusingPort()
+        let port = refusing.port
         let error = await failure { try await http.fetch(HTTPRequestSpec(url: "http://127.0.0.1:\(port)/", timeout: 5)) }
+        withExtendedLifetime(refusing) {}
         #expect(error?.code == .network)
         #expect(error?.message.contains("127.0.0.1") == true, "\(String(describing: error))")
         await http.shutdown()

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestServer
 import Model
 @testable import Services
 import Testing
@@ -121,7 +122,9 @@ import Testing
     }
 
     @Test func currentFailsWhileGpsdIsUnreachable() async throws {
-        let port = try FreePort.find()
+        let refusing = try RefusingPort()
+        let port = refusing.port
+        defer { withExtendedLifetime(refusing) {} }
         let service = try LocationService(setting: "gpsd:127.0.0.1:\(port)")
         let events = ModelEvents(service)
         let error = await serviceError { () async throws(ServiceError) in try await service.current().value }
@@ -144,33 +147,14 @@ import Testing
         #expect(ended?.code == .invalidData && ended?.message.contains("no fix in the file") == true, "\(String(describing: ended))")
         service.stopUpdates()
 
-        let gpsd = try LocationService(setting: "gpsd:127.0.0.1:\(try FreePort.find())")
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let gpsd = try LocationService(setting: "gpsd:127.0.0.1:\(refusing.port)")
         let waiting = Task { () async -> ServiceError? in
             await serviceError { () async throws(ServiceError) in try await gpsd.current().value }
         }
         waiting.cancel()
         let error = await waiting.value
         #expect(error?.code == .cancelled || error?.code == .unavailable)
-    }
-}
-
-/// A TCP port on the loopback interface that nothing listens on (bound, read, closed).
-enum FreePort {
-    static func find() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ServiceError(.io, "socket failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw ServiceError(.io, "bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

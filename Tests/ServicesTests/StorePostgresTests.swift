@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestServer
 import Model
 import PostgresNIO
 import PostgresTestSupport
@@ -202,7 +203,9 @@ import Testing
         #expect(notFound?.message.contains("\"no_such_db\" at 127.0.0.1:\(cluster.port)") == true, "\(String(describing: notFound))")
         #expect(notFound?.message.contains(cluster.password) == false)
 
-        let closedPort = try PostgresCluster.freePort()
+        let refusing = try RefusingPort()
+        defer { withExtendedLifetime(refusing) {} }
+        let closedPort = refusing.port
         let unreachable = try Store(url: "postgres://crescent:secret-77@127.0.0.1:\(closedPort)/notes")
         defer { unreachable.close() }
         let down = #expect(throws: ServiceError.self) { try unreachable.collection(named: "x") }
