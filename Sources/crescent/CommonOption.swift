@@ -71,8 +71,8 @@ struct CommonOption: Sendable {
     static let noPlugins = flag("no-plugins") { $0.noPlugins = true }
 
     /// Every common option, in the order the help shows them.
-    static let all: [CommonOption] = [ui, failFast, timeout, memoryLimit, config, dataDir, location, noColor, keepRunning,
-                                      logLevel, listen, plugin, noPlugins]
+    static let all: [CommonOption] = [ui, failFast, timeout, memoryLimit, noColor, keepRunning, listen,
+                                      config, dataDir, location, logLevel, plugin, noPlugins]
 
     /// The option `word` spells (`--data-dir`; `--listen=NAME` spells `listen`), if any.
     static func spelled(_ word: String) -> CommonOption? {

@@ -1,8 +1,9 @@
 import ArgumentParser
 import CrescentKit
 
-/// The options every way of running Crescent shares, as ArgumentParser reads them; their names
-/// come from ``CommonOption``, the one table of them.
+/// The options of every way of running a script (`crescent SCRIPT.lua`, `run`, `repl`): how it
+/// runs and shows itself, and (``SetupOptions``) how its services are set up. Their names come
+/// from ``CommonOption``, the one table of them.
 struct CommonOptions: ParsableArguments {
     @Option(name: CommonOption.ui.argumentName, help: ArgumentHelp("How views are shown (default: live on a terminal, else plain).", valueName: "mode"))
     var ui: HostOptions.UIMode?
@@ -17,44 +18,32 @@ struct CommonOptions: ParsableArguments {
     @Option(name: CommonOption.memoryLimit.argumentName, parsing: .unconditional, help: ArgumentHelp("The Lua VM's memory limit in MiB; 0 for none.", valueName: "mib"))
     var memoryLimit = HostOptions().memoryLimitMiB
 
-    @Option(name: CommonOption.config.argumentName, help: ArgumentHelp("The config file (default: crescent.toml in the current folder).", valueName: "file"))
-    var config: String?
-
-    @Option(name: CommonOption.dataDir.argumentName, help: ArgumentHelp("Where services keep their data.", valueName: "dir"))
-    var dataDir: String?
-
-    @Option(name: CommonOption.location.argumentName, help: ArgumentHelp("The location provider, e.g. fixed:48.85,2.35 or gpsd:127.0.0.1:2947.", valueName: "provider:args"))
-    var location: String?
-
     @Flag(name: CommonOption.noColor.argumentName, help: "Never use colours (NO_COLOR is honoured too).")
     var noColor = false
 
     @Flag(name: CommonOption.keepRunning.argumentName, help: "Keep running when the commands piped on stdin end (by default the end of input quits).")
     var keepRunning = false
 
-    @Option(name: CommonOption.logLevel.argumentName, help: ArgumentHelp(
-        "The lowest level of log messages (scripts' log.debug/info/warn/error, plugins' logs) shown on stderr: "
-            + "debug (all of them), info (all but debug), warn (warnings and errors), error (errors only).",
-        valueName: "level"))
-    var logLevel = HostOptions().logLevel
-
+    // Shown as `--listen[=<name>]` (``Crescent/shown(_:)``): a bare `--listen` takes no next word.
     @Option(name: CommonOption.listen.argumentName, help: ArgumentHelp("Listen for remote control (crescent attach, eval, send …) as NAME; --listen alone: the script's name, or repl.", valueName: "name"))
     var listen: String?
 
     /// What a bare `--listen` becomes (`-` is no host name): listen under the default name.
     static let defaultListenName = "-"
 
-    @Option(name: CommonOption.plugin.argumentName, help: ArgumentHelp("Load the plugin in DIR (or every plugin folder inside it) first; repeatable.", valueName: "dir"))
-    var plugins: [String] = []
-
-    @Flag(name: CommonOption.noPlugins.argumentName, help: "Load no plugin folders: only the builtin services.")
-    var noPlugins = false
+    @OptionGroup var setup: SetupOptions
 
     /// The values given, as plain data.
     var settings: CommonSettings {
-        CommonSettings(ui: ui, failFast: failFast, timeout: timeout, memoryLimit: memoryLimit, config: config, dataDir: dataDir,
-                       location: location, noColor: noColor, keepRunning: keepRunning, logLevel: logLevel, listen: listen,
-                       plugins: plugins, noPlugins: noPlugins)
+        var settings = setup.settings
+        settings.ui = ui
+        settings.failFast = failFast
+        settings.timeout = timeout
+        settings.memoryLimit = memoryLimit
+        settings.noColor = noColor
+        settings.keepRunning = keepRunning
+        settings.listen = listen
+        return settings
     }
 
     func validate() throws {

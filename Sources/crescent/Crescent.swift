@@ -60,7 +60,7 @@ struct Crescent: ParsableCommand {
         }
         if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
             // The root's help, then the options of the default command, which are what most people want.
-            ProcessIO.writeOut(helpMessage() + "\n\n" + helpMessage(for: RunCommand.self) + "\n")
+            ProcessIO.writeOut(shown(helpMessage() + "\n\n" + helpMessage(for: RunCommand.self)) + "\n")
             ProcessIO.exit(0)
         }
         dispatch(hoistingSubcommand(arguments))
@@ -149,7 +149,7 @@ struct Crescent: ParsableCommand {
             ProcessIO.exit(status.rawValue)
         } catch {
             if exitCode(for: error) == .success {
-                ProcessIO.writeOut(fullMessage(for: error) + "\n")
+                ProcessIO.writeOut(shown(fullMessage(for: error)) + "\n")
                 ProcessIO.exit(0)
             }
             let message = message(for: error)
@@ -174,7 +174,15 @@ struct Crescent: ParsableCommand {
             words.append(word)
         }
         guard !words.isEmpty else { return nil }
-        return (usageString(for: command), words.joined(separator: " "))
+        return (shown(usageString(for: command)), words.joined(separator: " "))
+    }
+
+    /// Help and usage as the command line reads them: `--listen` takes a name only joined to it
+    /// (`--listen=NAME`; alone it listens under the default name, and the next word is not its),
+    /// which ArgumentParser, having no optional values, shows as `--listen <name>`.
+    static func shown(_ text: String) -> String {
+        // In the options' list the two more characters come out of the padding before the text.
+        text.replacing("--listen <name>  ", with: "--listen[=<name>]").replacing("--listen <name>", with: "--listen[=<name>]")
     }
 
     /// Prints `crescent: reason` and exits 1: the command line was right, the command failed.

@@ -17,10 +17,10 @@ struct PluginsCommand: ParsableCommand {
             abstract: "List the plugins found (builtin and in plugin folders): name, version, kind, folder, services, permissions, grant, status."
         )
 
-        @OptionGroup var common: CommonOptions
+        @OptionGroup var common: SetupOptions
 
         func run() throws {
-            switch PluginCatalog.listing(plugins: [.standard], options: common.hostOptions(arguments: [])) {
+            switch PluginCatalog.listing(plugins: [.standard], options: common.hostOptions()) {
             case .success(let text): ProcessIO.writeOut(text + "\n")
             case .failure(let error): Crescent.usageError(error.description)
             }
@@ -33,13 +33,13 @@ struct PluginsCommand: ParsableCommand {
             abstract: "Show what a plugin asks for and grant it (asks y/n on a terminal)."
         )
 
-        @OptionGroup var common: CommonOptions
+        @OptionGroup var common: SetupOptions
 
         @Argument(help: ArgumentHelp("The plugin's name.", valueName: "name"))
         var name: String
 
         func run() throws {
-            let options = common.hostOptions(arguments: [])
+            let options = common.hostOptions()
             let manifest: PluginManifest
             switch PluginCatalog.find(name, plugins: [.standard], options: options) {
             case .success(let found): manifest = found
@@ -62,13 +62,13 @@ struct PluginsCommand: ParsableCommand {
             abstract: "Install a plugin from a folder, a git repository (path or URL) or a .tar.gz, without running it."
         )
 
-        @OptionGroup var common: CommonOptions
+        @OptionGroup var common: SetupOptions
 
         @Argument(help: ArgumentHelp("A plugin folder, a git repository or a .tar.gz archive.", valueName: "source"))
         var source: String
 
         func run() throws {
-            let options = common.hostOptions(arguments: [])
+            let options = common.hostOptions()
             switch PluginInstaller.install(source, builtins: PluginCatalog.builtinServices(plugins: [.standard], options: options)) {
             case .success(let manifest):
                 ProcessIO.writeOut("installed plugin '\(manifest.name)' \(manifest.version) in \(manifest.folder)\n")
@@ -88,13 +88,13 @@ struct PluginsCommand: ParsableCommand {
             abstract: "Remove a plugin installed in the user's plugin folder, and its grant."
         )
 
-        @OptionGroup var common: CommonOptions
+        @OptionGroup var common: SetupOptions
 
         @Argument(help: ArgumentHelp("The plugin's name.", valueName: "name"))
         var name: String
 
         func run() throws {
-            let options = common.hostOptions(arguments: [])
+            let options = common.hostOptions()
             switch PluginInstaller.remove(name) {
             case .success(let folder):
                 if let problem = PluginCatalog.revoke(name, dataDirectory: options.dataDirectory) { PluginInstaller.fail(problem.message) }
@@ -148,13 +148,13 @@ struct PluginCommand: ParsableCommand {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "check", abstract: "Validate a plugin folder: its manifest, then the services it declares.")
 
-        @OptionGroup var common: CommonOptions
+        @OptionGroup var common: SetupOptions
 
         @Argument(help: ArgumentHelp("The plugin folder.", valueName: "dir"))
         var folder: String
 
         func run() throws {
-            let (ok, text) = PluginCatalog.check(folder: folder, plugins: [.standard], options: common.hostOptions(arguments: []))
+            let (ok, text) = PluginCatalog.check(folder: folder, plugins: [.standard], options: common.hostOptions())
             ProcessIO.writeOut(text + "\n")
             if !ok { throw ExitCode(1) }
         }

@@ -9,13 +9,13 @@ struct ServicesCommand: ParsableCommand {
         abstract: "List the services, or document one: properties, methods (signature and doc) and events."
     )
 
-    @OptionGroup var common: CommonOptions
+    @OptionGroup var common: SetupOptions
 
     @Argument(help: ArgumentHelp("The service to document.", valueName: "name"))
     var name: String?
 
     func run() throws {
-        let options = common.hostOptions(arguments: [])
+        let options = common.hostOptions()
         let services: [ServiceEntry]
         do throws(HostSetupError) {
             services = try ServiceFactory.entries(plugins: [.standard], options: options)

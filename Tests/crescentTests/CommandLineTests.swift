@@ -89,6 +89,31 @@ import Darwin
         #expect(last.hasPrefix(usage) && last.hasSuffix("(see \(help))"), "\(result)")
     }
 
+    /// The commands that read the project's services and run no script list (and take) only the
+    /// options that set services up, not how a run shows itself or is reached.
+    @Test(arguments: [["services"], ["plugins", "list"], ["plugins", "allow"], ["plugins", "install"], ["plugin", "check"]])
+    func aSubcommandsHelpListsOnlyTheOptionsItTakes(words: [String]) async throws {
+        let help = try await crescent(words + ["--help"])
+        #expect(help.status == 0, "\(help)")
+        for option in ["--config", "--data-dir", "--location", "--log-level", "--plugin", "--no-plugins"] {
+            #expect(help.stdout.contains(option), "\(words) --help lists \(option): \(help)")
+        }
+        for option in ["--ui", "--listen", "--keep-running", "--fail-fast", "--timeout", "--memory-limit", "--no-color"] {
+            #expect(!help.stdout.contains(option), "\(words) --help does not list \(option): \(help)")
+        }
+        let refused = try await crescent(words + ["--ui", "plain"])
+        #expect(refused.status == 2 && refused.stderr.contains("--ui"), "\(refused)")
+    }
+
+    /// A bare `--listen` takes no next word (that is the script), so the help shows the name as
+    /// an optional value joined to it.
+    @Test(arguments: [["--help"], ["run", "--help"], ["repl", "--help"]])
+    func helpShowsListenWithAnOptionalName(words: [String]) async throws {
+        let help = try await crescent(words)
+        #expect(help.status == 0, "\(help)")
+        #expect(help.stdout.contains("--listen[=<name>]") && !help.stdout.contains("--listen <name>"), "\(help)")
+    }
+
     @Test func flagsAfterTheScriptBelongToTheScript() async throws {
         let result = try await runScript("print(...)", arguments: ["--bogus", "--timeout", "x"])
         #expect(result.status == 0, "\(result)")

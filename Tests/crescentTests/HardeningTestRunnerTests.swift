@@ -47,7 +47,52 @@ import Testing
         #expect(result.stdout.contains("FAIL    loops in a timer  (spec/loop_spec.lua:2)"), "\(result)")
         #expect(result.stdout.contains("its time limit of 1 s (real time)"), "\(result)")
         #expect(result.stdout.contains("--timeout SECONDS"), "\(result)")
+        // The host's own note names the limit that stopped it, not a script's unset --timeout.
+        #expect(result.stdout.contains("stopped after 1 s (--timeout)") && !result.stdout.contains("after 0 s"), "\(result)")
         #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
+    /// A describe block's body runs when the file's tests are read: a loop there is stopped by
+    /// the time limit, and an exit there fails the file instead of leaving it with no tests and
+    /// the run green.
+    @Test func aDescribeBodyThatLoopsOrExitsFailsTheFile() async throws {
+        let (looping, _) = try await TestCommandTests.run(["loop_spec.lua": """
+            describe("spins", function()
+              while true do end
+              it("never read", function() end)
+            end)
+            """, "other_spec.lua": """
+            it("runs", function() end)
+            """], ["--timeout", "1"])
+        #expect(looping.status == 1, "\(looping)")
+        #expect(looping.stdout.contains("FAIL    (loading the file)") && looping.stdout.contains("its time limit of 1 s"), "\(looping)")
+        #expect(looping.stdout.contains("ok      runs"), "the other file's test runs: \(looping)")
+        for exit in ["os.exit(0)", "os.exit(1)", "app.exit(0)"] {
+            let (exited, _) = try await TestCommandTests.run(["exit_spec.lua": """
+                it("t0", function() end)
+                describe("exits", function()
+                  \(exit)
+                  it("t1", function() end)
+                end)
+                """], ["--timeout", "5"])
+            #expect(exited.status == 1, "\(exit): \(exited)")
+            #expect(exited.stdout.contains("FAIL    (loading the file)"), "\(exit): \(exited)")
+            #expect(exited.stdoutLines.last == "0 passed, 1 failed", "\(exit): \(exited)")
+        }
+    }
+
+    /// A test waiting inside a C call on a program it started (no hook runs there) is stopped
+    /// too: past its limit and a grace second, the programs are killed and the run goes on.
+    @Test func aTestWaitingOnAProgramIsStoppedAtItsLimit() async throws {
+        let (result, _) = try await TestCommandTests.run(["wait_spec.lua": """
+            it("executes", function() os.execute("sleep 300") end)
+            it("reads a pipe", function() io.popen("sh -c 'sleep 300; echo late'"):read("a") end)
+            it("passes", function() end)
+            """], ["--timeout", "1"], timeLimit: 30)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.status == 1 && result.stdoutLines.last == "1 passed, 2 failed", "\(result)")
+        #expect(result.stdout.contains("FAIL    executes") && result.stdout.contains("FAIL    reads a pipe"), "\(result)")
+        #expect(result.elapsed < 20, "\(result)")
     }
 
     @Test func aFilterThatIsNotALuaPatternIsAUsageErrorNamingTheFix() async throws {

@@ -133,38 +133,10 @@ struct PluginProcess {
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }
 
-    /// Every process descended from the program now (its children, theirs, ...), from /proc's
-    /// parent links: also those that left its process group (`setsid`), which killing the group
-    /// misses. Read before the program is stopped: once it exits, its children belong to init.
+    /// Every process descended from the program now (``ProcessTree``): read before the program
+    /// is stopped.
     func descendants() -> [pid_t] {
-        var children: [pid_t: [pid_t]] = [:]
-        guard let folder = opendir("/proc") else { return [] }
-        defer { closedir(folder) }
-        while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard let child = pid_t(name), let parent = Self.parent(of: child) else { continue }
-            children[parent, default: []].append(child)
-        }
-        var found: [pid_t] = []
-        var queue = children[pid] ?? []
-        while let next = queue.popLast(), found.count < 10_000 {
-            found.append(next)
-            queue += children[next] ?? []
-        }
-        return found
-    }
-
-    /// The parent of `process` (the 4th field of /proc/PID/stat, after the command's parentheses).
-    private static func parent(of process: pid_t) -> pid_t? {
-        let descriptor = open("/proc/\(process)/stat", O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 512)
-        let count = read(descriptor, &buffer, buffer.count)
-        guard count > 0, let commandEnd = buffer[0..<count].lastIndex(of: UInt8(ascii: ")")) else { return nil }
-        let fields = buffer[(commandEnd + 1)..<count].split(separator: UInt8(ascii: " "))
-        guard fields.count > 1 else { return nil }
-        return pid_t(String(decoding: fields[1], as: UTF8.self))
+        ProcessTree.descendants(of: pid)
     }
 
     /// Kills what ``descendants()`` found that still runs outside the program's group (the group

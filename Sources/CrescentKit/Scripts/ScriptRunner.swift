@@ -95,6 +95,23 @@ public enum ScriptRunner {
                 source.resume()
                 sources.append(source)
             }
+            if options.ui == .live {
+                // `fg` continues a job: one started in the background (which drew nothing over
+                // the shell and could not take the keys) now shows its view and, once a
+                // controller is pushed, takes the terminal.
+                let continued = DispatchSource.makeSignalSource(signal: SIGCONT, queue: signals)
+                continued.setEventHandler {
+                    if readsKeys {
+                        link.onLoop { host in
+                            guard host.navigationDepth > 0 else { return }
+                            host.startTerminalSession(script: scriptPath) { stop(130, false) }
+                        }
+                    }
+                    link.turn { host in host.presenter.redrawInForeground() }
+                }
+                continued.resume()
+                sources.append(continued)
+            }
             if let timeout = options.timeout {
                 signals.asyncAfter(deadline: .now() + .nanoseconds(Int(min(timeout * 1e9, 9e18)))) { stop(1, true) }
             }

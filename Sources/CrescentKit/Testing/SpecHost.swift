@@ -182,9 +182,13 @@ final class SpecHost {
         return exitFailure ?? failure
     }
 
-    /// The tests the file declared.
-    func list(filter: String?) -> [SpecCase] {
+    /// The tests the file declared (reading its `describe` blocks runs their bodies), and why
+    /// reading them stopped short, if it did: an error the runner did not catch, the time limit,
+    /// or an exit (`os.exit`, `app.exit`) that would otherwise leave the file with no tests and
+    /// the run green.
+    func list(filter: String?) -> (cases: [SpecCase], failure: String?) {
         var cases: [SpecCase] = []
+        var failure: String?
         host.runTurn { host in
             guard let runner else { return }
             let stack = host.vm.stack
@@ -193,7 +197,10 @@ final class SpecHost {
             runner.push(onto: stack)                                     // runner
             guard stack.rawGet(-1, "list") == .function else { return }  // runner list
             if let filter { stack.push(filter) } else { stack.pushNil() }
-            guard (try? host.vm.call(arguments: 1, results: 1)) != nil else { return }
+            do throws(LuaError) { try host.vm.call(arguments: 1, results: 1) } catch {
+                failure = error.message
+                return
+            }
             guard case .array(let items) = host.binding.convertedValue(at: -1, in: stack).value else { return }
             for item in items {
                 cases.append(SpecCase(name: item["name"].stringValue ?? "?", location: item["where"].stringValue ?? "?",
@@ -201,7 +208,13 @@ final class SpecHost {
                                       isSelected: item["selected"].boolValue ?? true, blockError: item["error"].stringValue))
             }
         }
-        return cases
+        if let limit = pastTimeLimit { return (cases, limit) }
+        if let exit = exitFailure { return (cases, exit) }
+        if let status = host.exitStatus {
+            return (cases, "the spec file called app.exit(\(status)) while its describe blocks were read, so the tests after it "
+                + "were never collected (end a test's script with app.exit inside an it, where it fails only that test)")
+        }
+        return (cases, failure)
     }
 
     /// Runs test `index` (0-based); its outcome and what it printed.

@@ -103,13 +103,15 @@ public enum SpecRunner {
         var compiled: [UInt8]?
         let loadFailure = spare?.load(.source(bytes), path: file) { compiled = $0 }
         let chunk = compiled.map(SpecChunk.binary) ?? .source(bytes)
+        // Reading the describe blocks runs their bodies: under the same limit as the file's chunk.
+        let listed = loadFailure == nil ? spare?.list(filter: options.filter) : nil
         limit.stop()
-        if let failure = loadFailure {
+        if let failure = loadFailure ?? listed?.failure {
             report.add(SpecResult(file: file, name: "(loading the file)", location: file, status: .failed, message: failure,
                                   output: spare?.output.text ?? "", seconds: seconds(since: started)), write: write)
             return
         }
-        let cases = spare?.list(filter: options.filter) ?? []
+        let cases = listed?.cases ?? []
         for (index, spec) in cases.enumerated() where spec.isSelected {
             if let blockError = spec.blockError {
                 report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .error, message: blockError,
@@ -173,7 +175,10 @@ public enum SpecRunner {
         do {
             var selection = options.selection
             selection.filter = options.filter
-            let host = try SpecHost(loop: loop, options: options.hostOptions, update: options.update, listing: listing, only: only,
+            // The test's limit is what the host's --timeout message names when it stops a test.
+            var hostOptions = options.hostOptions
+            if options.timeout > 0 { hostOptions.timeout = options.timeout }
+            let host = try SpecHost(loop: loop, options: hostOptions, update: options.update, listing: listing, only: only,
                                     timeLimit: limit, selection: selection)
             if let coverage { host.measure(coverage) }
             return host

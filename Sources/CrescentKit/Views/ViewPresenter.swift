@@ -94,10 +94,29 @@ final class ViewPresenter {
             renders += 1
             console.writeView("{\"controller\":\(JSONText.string(controllerName)),\"view\":\(JSONText.node(root))}\n")
         case .live:
+            if fullScreen != nil {
+                renders += 1
+                return drawFrame()
+            }
+            // A background job (`crescent app.lua &`) draws nothing over the shell's screen: the
+            // view comes when the job is brought back (`fg` continues it, and the host's SIGCONT
+            // turn calls ``redrawInForeground()``).
+            guard Self.outputInForeground else { return }
             renders += 1
-            if fullScreen != nil { return drawFrame() }
             redraw(liveLines(width: width))
         }
+    }
+
+    /// Whether stdout may be drawn on: it is no terminal, or this process is in its terminal's
+    /// foreground process group.
+    private static var outputInForeground: Bool {
+        let group = tcgetpgrp(1)
+        return group == -1 || group == getpgrp()
+    }
+
+    /// Draws the view again (a job brought back to the foreground).
+    func redrawInForeground() {
+        needsRender = true
     }
 
     /// The lines of `new` that differ from the same line of `old`, or that `old` did not have.
