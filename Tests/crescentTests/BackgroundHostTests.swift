@@ -106,22 +106,46 @@ final class TmuxShell: Sendable {
         _ = Self.tmux(socket, ["kill-server"])
     }
 
+    /// Runs tmux with `arguments` and waits (10 s at most) for it. Spawned here rather than
+    /// through Foundation's Process: the server tmux starts keeps a pipe's end open for good (so
+    /// the output goes to a file), and the server and the shell inherit the signal mask, which
+    /// must block nothing for job control (a test's threads block most signals).
     private static func tmux(_ socket: String, _ arguments: [String]) -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = ["-S", socket] + arguments
-        // Into a file, not a pipe: the server tmux starts keeps a pipe's end open for good.
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: output.path, contents: nil),
-              let handle = try? FileHandle(forWritingTo: output) else { return (-1, "cannot write \(output.path)") }
-        defer { try? FileManager.default.removeItem(at: output) }
-        process.standardOutput = handle
-        process.standardError = handle
-        do { try process.run() } catch { return (-1, "\(error)") }
-        process.waitUntilExit()
-        try? handle.close()
-        let data = (try? Data(contentsOf: output)) ?? Data()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let logPath = socket + ".\(UUID().uuidString.prefix(8)).log"
+        defer { unlink(logPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/tmux", "-S", socket] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/usr/bin/tmux", &actions, &attributes, argv, environ)
+        guard spawned == 0 else { return (-1, "cannot run tmux: error \(spawned)") }
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let done = waitpid(pid, &status, WNOHANG)
+            if done == pid || (done < 0 && errno != EINTR) { break }
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                return (-1, "tmux \(arguments.joined(separator: " ")) did not end within 10 s")
+            }
+            usleep(10_000)
+        }
+        let output = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        let exited = status & 0x7f == 0
+        return (exited ? (status >> 8) & 0xff : -1, output)
     }
 }
 

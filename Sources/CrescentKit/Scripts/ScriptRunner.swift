@@ -38,6 +38,7 @@ public enum ScriptRunner {
         let signals = DispatchQueue(label: "crescent.signals")
         let stopping = StopState()
         var sources: [any DispatchSourceSignal] = []
+        var foreground: ForegroundWatch?
 
         MultiThreadedEventLoopGroup.withCurrentThreadAsEventLoop { loop in
             let exit = loop.makePromise(of: Int32.self)
@@ -96,11 +97,10 @@ public enum ScriptRunner {
                 sources.append(source)
             }
             if options.ui == .live {
-                // `fg` continues a job: one started in the background (which drew nothing over
-                // the shell and could not take the keys) now shows its view and, once a
-                // controller is pushed, takes the terminal.
-                let continued = DispatchSource.makeSignalSource(signal: SIGCONT, queue: signals)
-                continued.setEventHandler {
+                // A job started in the background drew nothing over the shell and could not take
+                // the keys: brought to the foreground, it shows its view and, once a controller
+                // is pushed, takes the terminal.
+                foreground = ForegroundWatch(queue: signals) {
                     if readsKeys {
                         link.onLoop { host in
                             guard host.navigationDepth > 0 else { return }
@@ -109,8 +109,6 @@ public enum ScriptRunner {
                     }
                     link.turn { host in host.presenter.redrawInForeground() }
                 }
-                continued.resume()
-                sources.append(continued)
             }
             if let timeout = options.timeout {
                 signals.asyncAfter(deadline: .now() + .nanoseconds(Int(min(timeout * 1e9, 9e18)))) { stop(1, true) }
@@ -148,6 +146,7 @@ public enum ScriptRunner {
         }
         stopping.finished.store(true, ordering: .relaxed)
         for source in sources { source.cancel() }
+        foreground?.cancel()
         console.flush()
         return stopping.status.load(ordering: .relaxed)
     }

@@ -99,19 +99,12 @@ final class ViewPresenter {
                 return drawFrame()
             }
             // A background job (`crescent app.lua &`) draws nothing over the shell's screen: the
-            // view comes when the job is brought back (`fg` continues it, and the host's SIGCONT
-            // turn calls ``redrawInForeground()``).
-            guard Self.outputInForeground else { return }
+            // view comes when the job is brought back (``ForegroundWatch`` sees it and calls
+            // ``redrawInForeground()``).
+            guard ForegroundWatch.isForeground else { return }
             renders += 1
             redraw(liveLines(width: width))
         }
-    }
-
-    /// Whether stdout may be drawn on: it is no terminal, or this process is in its terminal's
-    /// foreground process group.
-    private static var outputInForeground: Bool {
-        let group = tcgetpgrp(1)
-        return group == -1 || group == getpgrp()
     }
 
     /// Draws the view again (a job brought back to the foreground).
