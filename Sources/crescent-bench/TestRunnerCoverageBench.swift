@@ -7,7 +7,7 @@ enum TestRunnerCoverageBench {
     static let runs = 3
 
     static func run() throws(BenchFailure) -> BenchRow {
-        let crescent = try StartupBench.crescentPath()
+        let crescent = try StartupBench.absoluteCrescentPath()
         let folder = try BenchFolder(row: name)
         try folder.write("bench_spec.lua", TestRunnerBench.spec, row: name)
         let tests = Double(TestRunnerBench.tests)

@@ -132,7 +132,7 @@ enum ViewRows {
         function Owner:viewWillAppear()
           self:observe(svc, "value", function() end)
           self:observe(svc, "value", "changed")
-          self:on("bench.ping", function() end)
+          self:on("ping", function() end)
         end
         function Owner:changed() end
         function Owner:dealloc() deallocs = deallocs + 1 end
@@ -147,7 +147,7 @@ enum ViewRows {
           for i = 1, n do
             local a = observe(svc, "value", h)
             local b = observe(svc, "value", h)
-            local c = on("bench.ping", h)
+            local c = on("ping", h)
             a:cancel() b:cancel() c:cancel()
           end
         end
