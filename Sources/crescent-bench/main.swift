@@ -30,6 +30,8 @@ enum BenchCommand {
             ("render", ViewRows.render),
             ("list-apply", ListApplyRow.run),
             ("push-pop", ViewRows.pushPop),
+            ("key-to-frame", KeyRows.keyToFrame),
+            ("key-bytes", KeyRows.keyBytes),
             ("store-add", StoreRows.add),
             ("store-change", StoreRows.change),
             ("store-add-pg", StorePostgresRows.add),

@@ -1,5 +1,6 @@
 @testable import CrescentKit
 import Foundation
+import LineEditing
 import Testing
 
 /// `self:key`, `app.press` and the default keys, in virtual time with no terminal.
@@ -57,6 +58,80 @@ import Testing
         #expect(lines.dropFirst().first?.contains("ctrl-c always quits, so it cannot be bound") == true)
         #expect(lines.dropFirst(2).first?.contains("key 'a': C has no method 'missing'") == true)
         #expect(lines.dropFirst(3).first?.contains("bad argument #1 to 'app.press' (unknown key 'downn'") == true)
+    }
+
+    /// A name that is no key is shown cut and escaped: a 100,000-byte name does not come back
+    /// whole, a NUL is written `\0`, not raw to the terminal.
+    @Test func anUnknownKeyNameIsShownCutAndEscaped() throws {
+        let test = try TestHost()
+        test.run("""
+            local C = controller("C")
+            function C:go() end
+            local c = app.push(C)
+            local _, huge = pcall(c.key, c, string.rep("x", 100000), "go")
+            print(#huge < 1000, (huge:match("unknown key ('[^;]*);")))
+            local _, nul = pcall(c.key, c, "a\\0b\\n", "go")
+            print(nul:find("\\0", 1, true) == nil, (nul:match("unknown key ('[^;]*);")))
+            local _, cutCharacter = pcall(app.press, "x" .. string.rep("é", 20))
+            print((cutCharacter:match("unknown key ('[^;]*);")))
+            """)
+        test.settle()
+        #expect(test.lines == ["true\t'\(String(repeating: "x", count: 32))…' (100000 bytes)", "true\t'a\\0b\\10'",
+                               "'x\(String(repeating: "é", count: 15))…' (41 bytes)"], "\(test.lines)")
+    }
+
+    /// 100,000 keys pressed at once are handled in time linear in their number (each key once
+    /// copied the rest of the arguments, and taking one from the queue moved all the others).
+    @Test func aHundredThousandKeysAreHandledInLinearTime() throws {
+        let test = try TestHost()
+        let started = ContinuousClock.now
+        test.run("""
+            local C = controller("C")
+            local count = 0
+            function C:viewDidLoad() self:key("n", "count") end
+            function C:count() count = count + 1 end
+            app.push(C)
+            local keys = {}
+            for i = 1, 100000 do keys[i] = "n" end
+            app.press(table.unpack(keys))
+            timer.after(1, function() print(count) end)
+            """)
+        test.settle()
+        test.advance(seconds: 2)
+        let elapsed = ContinuousClock.now - started
+        #expect(test.lines == ["100000"])
+        #expect(elapsed < .seconds(30), "100,000 keys took \(elapsed)")
+    }
+
+    /// A long paste into the `:` command line: what fits in 4,096 characters is typed, the
+    /// rest dropped with a message on the status line, and each read costs its own length (the
+    /// line was copied and drawn again for every character: 20 KB froze the app).
+    @Test func aLongPasteIntoTheCommandLineIsCutInLinearTime() throws {
+        let test = try TestHost()
+        test.run("""
+            local C = controller("C")
+            function C:viewDidLoad() self:command("add", "add", "add ITEM", { args = { "item: string" } }) end
+            function C:add(item) print("added", #item) end
+            app.push(C)
+            """)
+        test.settle()
+        test.host.commandLine = .closed(History())
+        let started = ContinuousClock.now
+        test.host.terminalInput([.text("add ")])
+        #expect(test.host.commandLine?.isOpen == true, "a controller without keys keeps the command line open")
+        let read = String(repeating: "a", count: 4096)
+        for _ in 0..<5 { test.host.terminalInput([.text(read)]) }   // 20 KB, as a terminal delivers it
+        #expect(test.host.presenter.status.message == "the command line holds 4096 characters; the rest was dropped")
+        let status = test.host.presenter.status
+        #expect(status.text(width: 100).hasSuffix("   │ the command line holds 4096 characters; the rest was dropped"))
+        let shown = status.shownPrompt(width: 100)
+        #expect(shown?.text.hasPrefix("…aaa") == true && shown?.cursor == shown.map { DisplayWidth.of($0.text) },
+                "the line scrolls to keep the cursor (at its end) on screen: \(String(describing: shown))")
+        test.host.terminalInput([.key(.enter)])
+        test.settle()
+        let elapsed = ContinuousClock.now - started
+        #expect(test.lines == ["added\t4092"])
+        #expect(elapsed < .seconds(10), "a 20 KB paste took \(elapsed)")
     }
 
     @Test func qQuitsUnlessTheControllerBindsIt() throws {

@@ -261,6 +261,49 @@ import Darwin
         #expect(history.contains("add milk 2"), "the history is kept per script")
     }
 
+    /// 20,000 prints from one key handler: the status line shows the last one and the app
+    /// answers its next key within seconds (each print once cost time in proportion to the ones
+    /// before it: 20,000 took more than 95 s, the app frozen meanwhile).
+    @Test func manyPrintsFromOneKeyShowTheLastAndTheAppAnswersOn() async throws {
+        let source = """
+            local C = controller("Printer")
+            function C:loadView() return view.text { id = "title", text = "ready" } end
+            function C:viewDidLoad() self:key("p", "flood", "print a lot") end
+            function C:flood() for i = 1, 20000 do print("line", i) end self.view.title.text = "printed" end
+            app.push(C)
+            """
+        let (terminal, _) = try await start(source, file: "printer.lua", showing: "ready")
+        terminal.type("p")
+        await terminal.waitFor(line: "│ line 20000", within: 30)
+        #expect(terminal.screen.lines.first == "printed")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+        #expect(terminal.text.contains("line\t19999") && terminal.text.contains("line\t20000"), "the last prints are written out afterwards")
+    }
+
+    /// A 20 KB paste into the command line: the first 4,096 characters are typed, the status
+    /// line says the rest was dropped, and Enter runs the command at once (the line was copied
+    /// and drawn again for each character: 20 KB froze the app).
+    @Test func aLongPasteIntoTheCommandLineIsCutAndRunsAtOnce() async throws {
+        let source = """
+            local C = controller("Paste")
+            function C:loadView() return view.text { text = "paste here" } end
+            function C:viewDidLoad() self:command("add", "add", "add ITEM", { args = { "item: string" } }) end
+            function C:add(item) print("ADD " .. #item) end
+            app.push(C)
+            """
+        let (terminal, _) = try await start(source, file: "paste.lua", showing: "paste here")
+        terminal.type("add " + String(repeating: "a", count: 20_000))
+        await terminal.waitFor(line: "│ the command line holds 4096 characters; the rest was dropped", within: 30)
+        #expect(terminal.screen.lines.last?.hasPrefix("…aaa") == true, "the line scrolls to its cursor")
+        terminal.type("\r")
+        await terminal.waitFor(line: "│ ADD 4092", within: 30)
+        terminal.type("quit\r")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
     @Test func aControllerWithoutKeysKeepsTheCommandLineOpen() async throws {
         let source = """
             local C = controller("Plain")

@@ -109,8 +109,43 @@ import Glibc
         let wrong = try await host.crescentCommand(["send", "--key", "downn"])
         #expect(wrong.status == 1, "\(wrong)")
         #expect(wrong.stderr.contains("unknown key 'downn'; key names are"), "\(wrong)")
+        #expect(wrong.stderr.hasPrefix("crescent: key: "), "\(wrong)")
+        #expect(wrong.stderr.split(separator: "\n").count == 1, "one line, no host traceback: \(wrong)")
         let none = try await host.crescentCommand(["send", "--key"])
         #expect(none.status == 2, "\(none)")
+        _ = await host.stop()
+    }
+
+    /// A key that ends the host (`q`, `ctrl-c`) was delivered: `crescent send --key` says so
+    /// with status 0 (the host answers before it closes the connection), and the host ends
+    /// with the key's status.
+    @Test(arguments: [("q", Int32(0)), ("ctrl-c", Int32(130))])
+    func sendKeyThatEndsTheHostIsASuccess(key: String, status: Int32) async throws {
+        let host = try await groceriesHost()
+        let sent = try await host.crescentCommand(["send", "groceries", "--key", key])
+        #expect(sent.status == 0, "\(sent)")
+        #expect(sent.stderr == "", "\(sent)")
+        let ended = await host.process.finish(timeLimit: 30)
+        #expect(ended.status == status, "\(ended)")
+    }
+
+    /// One `key` request presses at most 10,000 keys (more is a clear error, nothing pressed),
+    /// and 10,000 are answered promptly: the host's loop is never held for long by one client.
+    @Test func aKeyRequestIsBoundedAndAFullOneIsAnsweredPromptly() async throws {
+        let host = try await groceriesHost()
+        let client = try host.client()
+        let tooMany = client.call("key", ["keys": Array(repeating: "down", count: 10_001)])
+        let error = tooMany?["error"] as? [String: Any]
+        #expect(error?["code"] as? Int == -32602, "\(String(describing: tooMany))")
+        #expect((error?["message"] as? String)?.contains("at most 10000 keys per request, got 10001; send them in several requests") == true,
+                "\(String(describing: tooMany))")
+        let started = Date()
+        let full = client.call("key", ["keys": Array(repeating: ["down", "up"], count: 5_000).flatMap { $0 }], within: 60)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect((full?["result"] as? [String: Any])?["pressed"] as? Int == 10_000, "\(String(describing: full))")
+        #expect(elapsed < 20, "10,000 keys took \(elapsed) s")
+        let sum = try await host.crescentCommand(["eval", "groceries", "1 + 1"])
+        #expect(sum.stdout == "2\n", "the host answers on: \(sum)")
         _ = await host.stop()
     }
 

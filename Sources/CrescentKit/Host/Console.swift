@@ -22,7 +22,15 @@ public final class Console: Sendable {
     private let tapState = Mutex(Tap())
     /// Checked before taking the diversion's lock, as `tapped` is.
     private let diverted = Atomic<Bool>(false)
-    private let diversion = Mutex<(@Sendable (Stream, String) -> Void)?>(nil)
+    private let diversion = Mutex<Diversion?>(nil)
+
+    /// The diversion's body in a struct: a closure stored in the `Mutex` itself would be read
+    /// through `withLock`'s generic inout, which wraps it in two more reabstraction thunks on
+    /// every read, so the n-th write ran through 2n thunks (20,000 prints from one key handler
+    /// took minutes).
+    private struct Diversion {
+        let body: @Sendable (Stream, String) -> Void
+    }
 
     /// The tap and the output it has not been given yet: stdout is handed over at each flush
     /// (the end of a loop turn), so a `print` is one piece, not one per argument.
@@ -53,14 +61,14 @@ public final class Console: Sendable {
     /// stderr: a controller app on the whole terminal shows them in its status line, and writes
     /// them out with ``writeThrough(_:_:)`` once it has given the terminal back. Nil ends that.
     func divert(_ body: (@Sendable (Stream, String) -> Void)?) {
-        diversion.withLock { $0 = body }
+        diversion.withLock { $0 = body.map(Diversion.init) }
         diverted.store(body != nil, ordering: .relaxed)
     }
 
     /// Gives `text` to the diversion when there is one; false when there is none.
     private func divertedWrite(_ stream: Stream, _ text: @autoclosure () -> String) -> Bool {
-        guard diverted.load(ordering: .relaxed), let body = diversion.withLock({ $0 }) else { return false }
-        body(stream, text())
+        guard diverted.load(ordering: .relaxed), let diversion = diversion.withLock({ $0 }) else { return false }
+        diversion.body(stream, text())
         return true
     }
 

@@ -244,6 +244,7 @@ public final class Host {
     public func endTurn() {
         guard isRunning else { return }
         if requestedExit == nil { binding.scheduleDelivery() }
+        showPrintedMessage()
         presenter.renderIfNeeded()
         console.flush()
         if let code = requestedExit {

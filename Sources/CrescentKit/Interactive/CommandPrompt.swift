@@ -23,7 +23,14 @@ struct CommandPrompt {
         case leave
         /// Ctrl-L.
         case redraw
+        /// Text that would make the line longer than ``maxCharacters``: what fits was typed,
+        /// the rest dropped.
+        case cut
     }
+
+    /// The longest command line: a paste beyond it is cut (and said so), so a runaway paste
+    /// cannot grow the line, and each redraw of it, without bound.
+    static let maxCharacters = 4096
 
     private(set) var editor: LineEditor
 
@@ -46,6 +53,9 @@ struct CommandPrompt {
 
     mutating func handle(_ key: Key) -> Outcome {
         if case .key(.escape, _) = key { return .leave }
+        if case .text(let text) = key, editor.search == nil {
+            return type(cutting: text)
+        }
         switch editor.handle(key) {
         case .none: return .none
         case .edit: return .edit
@@ -57,6 +67,16 @@ struct CommandPrompt {
         case .interrupt, .exit, .endOfInput: return .leave
         case .clearScreen: return .redraw
         }
+    }
+
+    /// Types `text` at the cursor, as much of it as fits in ``maxCharacters``.
+    private mutating func type(cutting text: String) -> Outcome {
+        let room = Self.maxCharacters - editor.buffer.characters.count
+        guard room > 0 || text.isEmpty else { return .cut }
+        let fitting = text.prefix(room)
+        let outcome = editor.handle(.text(String(fitting)))
+        guard fitting.endIndex == text.endIndex else { return .cut }
+        return outcome == .none ? .none : .edit
     }
 
     /// Answers a Tab: the candidates replace the `count` characters before the cursor; several

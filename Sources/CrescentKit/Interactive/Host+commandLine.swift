@@ -4,7 +4,9 @@ import LuaBridge
 extension Host {
     /// Keys from the terminal: to the `:` command line while it is open, else to the top
     /// controller by name. `:` opens the command line unless the controller binds it; a
-    /// controller with no keys of its own keeps it open.
+    /// controller with no keys of its own keeps it open. Typed text is one key per character,
+    /// except that what follows a `:` in the same read goes to the command line whole, and the
+    /// command line is drawn once per read: a 20 KB paste costs its length, not its square.
     func terminalInput(_ keys: [Key]) {
         var names: [String] = []
         func pressNames() {
@@ -12,27 +14,33 @@ extension Host {
             names = []
         }
         refreshCommandLine()
-        for key in Self.oneCharacterEach(keys) {
-            if commandLine?.isOpen == true {
+        for key in keys {
+            guard case .text(let text) = key, commandLine?.isOpen != true else {
+                if commandLine?.isOpen == true {
+                    pressNames()
+                    editCommandLine(key)
+                } else {
+                    names += KeyName.names(of: key)
+                }
+                continue
+            }
+            var rest = Substring(text)
+            while let character = rest.first, commandLine?.isOpen != true {
+                rest = rest.dropFirst()
+                if character == ":", commandLine != nil, !controllerHook("bindsKey", ":") {
+                    pressNames()
+                    openCommandLine()
+                } else {
+                    names += KeyName.names(of: .text(String(character)))
+                }
+            }
+            if !rest.isEmpty {
                 pressNames()
-                editCommandLine(key)
-            } else if key == .text(":"), commandLine != nil, !controllerHook("bindsKey", ":") {
-                pressNames()
-                openCommandLine()
-            } else {
-                names += KeyName.names(of: key)
+                editCommandLine(.text(String(rest)))
             }
         }
         pressNames()
-    }
-
-    /// Typed text split into one key per character, so that text typed after `:` in the same
-    /// read goes to the command line.
-    private static func oneCharacterEach(_ keys: [Key]) -> [Key] {
-        keys.flatMap { key -> [Key] in
-            guard case .text(let text) = key, text.count > 1 else { return [key] }
-            return text.map { .text(String($0)) }
-        }
+        if case .open(let prompt) = commandLine { presenter.showPrompt((prompt.text, prompt.cursorColumn)) }
     }
 
     /// Opens the command line when the top controller binds no keys (and it is closed).
@@ -59,15 +67,19 @@ extension Host {
         presenter.showPrompt(nil)
     }
 
+    /// One key to the open command line. The prompt is taken out of ``commandLine`` while it is
+    /// edited, so the line's characters are not copied for each key (copy on write). The caller
+    /// draws the prompt afterwards.
     private func editCommandLine(_ key: Key) {
         guard case .open(var prompt) = commandLine else { return }
+        commandLine = nil
         let outcome = prompt.handle(key)
         commandLine = .open(prompt)
         switch outcome {
-        case .none:
+        case .none, .edit:
             return
-        case .edit:
-            break
+        case .cut:
+            presenter.showMessage("the command line holds \(CommandPrompt.maxCharacters) characters; the rest was dropped")
         case .redraw:
             presenter.invalidate()
         case .leave:
@@ -84,7 +96,6 @@ extension Host {
             commandLine = .open(prompt)
             if !listed.isEmpty { presenter.showMessage(listed.joined(separator: "  ")) }
         }
-        if case .open(let prompt) = commandLine { presenter.showPrompt((prompt.text, prompt.cursorColumn)) }
     }
 
     /// What Tab offers for the text before the cursor: the top controller's command names for

@@ -142,9 +142,11 @@ extension Host {
         let transcript = TerminalTranscript()
         terminalTranscript = transcript
         let link = self.link
+        // The status line shows the last message once per turn (``showPrintedMessage()``): a
+        // turn is made to end only when a message starts waiting, so a key handler's 20,000
+        // prints cost 20,000 appends, not 20,000 status lines.
         console.divert { stream, text in
-            transcript.append(stream, text)
-            link.turn { host in host.presenter.showMessage(text) }
+            if transcript.append(stream, text) { link.turn { _ in } }
         }
         presenter.enterFullScreen()
         refreshCommandLine()
@@ -154,6 +156,11 @@ extension Host {
             onInterrupt: onInterrupt,
             onResize: { link.turn { host in host.presenter.invalidate() } }
         )
+    }
+
+    /// Shows what was printed since the last turn on the status line. Called as a turn ends.
+    func showPrintedMessage() {
+        if let message = terminalTranscript?.takeMessage() { presenter.showMessage(message) }
     }
 
     /// Gives the terminal back (after the last frame) and writes out what the run printed

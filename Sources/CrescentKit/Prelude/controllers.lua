@@ -347,7 +347,23 @@ end
 -- service. The command's method runs with its controller's scope as the owner of what it starts.
 -- The coroutine of the task that runs the pending commands, while it runs; an interrupt (a remote
 -- client's, for a command it sent) may end that task mid-command.
-local pendingCommands, commandsRunner = {}, nil
+local commandsRunner = nil
+
+-- The pending commands, a queue: taking the first moves nothing (a remote client's 10,000 keys
+-- are run in linear time, not by table.remove's shifting of the rest).
+local pendingCommands = { first = 1, last = 0 }
+local function queueCommand(command)
+  pendingCommands.last = pendingCommands.last + 1
+  pendingCommands[pendingCommands.last] = command
+end
+local function nextCommand()
+  local first = pendingCommands.first
+  if first > pendingCommands.last then return nil end
+  local command = pendingCommands[first]
+  pendingCommands[first] = nil
+  pendingCommands.first = first + 1
+  return command
+end
 
 local convertArgs   -- below, with self:command
 
@@ -392,8 +408,9 @@ local function runCommands()
   if commandsRunner and coroutine.status(commandsRunner) ~= "dead" then return end
   P.within(P.scriptScope, spawn, function()
     commandsRunner = coroutine.running()
-    while #pendingCommands > 0 do
-      local command = remove(pendingCommands, 1)
+    while true do
+      local command = nextCommand()
+      if not command then break end
       local done = command.done or ignore
       -- A command that never finishes (its task cancelled, the host exiting) is not a success.
       local ok, err
@@ -410,7 +427,7 @@ local function runCommands()
 end
 
 local function send(done, name, ...)
-  pendingCommands[#pendingCommands + 1] = { name = name, args = { ... }, count = select("#", ...), done = done }
+  queueCommand({ name = name, args = { ... }, count = select("#", ...), done = done })
   runCommands()
   return true
 end
@@ -497,10 +514,27 @@ local function isKeyName(key)
   return utf8.len(character) == 1 and not character:match("^[%c ]$")
 end
 
+-- A name that is no key as an error shows it: cut after 32 bytes (at a character's start) and
+-- with control characters and bytes that are not UTF-8 escaped (`\0`, `\255`), so a huge or
+-- binary name cannot flood the terminal or write a raw control byte to it.
+local SHOWN_KEY_BYTES = 32
+local function shownKey(key)
+  local length = #key
+  local cut = length > SHOWN_KEY_BYTES
+  if cut then
+    local stop = SHOWN_KEY_BYTES
+    while stop > 1 and (key:byte(stop + 1) or 0) & 0xC0 == 0x80 do stop = stop - 1 end
+    key = key:sub(1, stop)
+  end
+  local pattern = utf8.len(key) and "[%c\\]" or "[%c\\\128-\255]"
+  key = key:gsub(pattern, function(byte) return byte == "\\" and "\\\\" or "\\" .. byte:byte() end)
+  return "'" .. key .. (cut and "…' (" .. length .. " bytes)" or "'")
+end
+
 -- Raises, at `level` above the caller, the error for a name that is no key.
 local function checkKey(key, caller, position, level)
   if isKeyName(key) then return end
-  local shown = type(key) == "string" and "'" .. key .. "'" or "a " .. type(key)
+  local shown = type(key) == "string" and shownKey(key) or "a " .. type(key)
   error("bad argument #" .. position .. " to '" .. caller .. "' (unknown key " .. shown .. "; key names are " .. KEY_NAMES .. ")", level + 1)
 end
 
@@ -607,11 +641,13 @@ function dispatchChange(change, done)
   done(ok, not ok and "error in " .. nameOf(top) .. ":selectionChanged: " .. tostring(err) or nil)
 end
 
+-- The keys are packed once: `select(i, ...)` in a loop would copy the rest of them each time.
 local function sendKeys(done, caller, ...)
-  local count = select("#", ...)
-  for i = 1, count do checkKey(select(i, ...), caller, i, 3) end
+  local keys = table.pack(...)
+  local count = keys.n
+  for i = 1, count do checkKey(keys[i], caller, i, 3) end
   for i = 1, count do
-    pendingCommands[#pendingCommands + 1] = { key = select(i, ...), done = i == count and done or nil }
+    queueCommand({ key = keys[i], done = i == count and done or nil })
   end
   runCommands()
   return true
@@ -735,7 +771,7 @@ return {
   -- A click selected row `index` of component `id`: the top controller's selectionChanged hears
   -- it, in turn with the keys and commands before it.
   selected = function(id, index, item)
-    pendingCommands[#pendingCommands + 1] = { changed = { id, index, item } }
+    queueCommand({ changed = { id, index, item } })
     runCommands()
   end,
   -- For the terminal's command line: whether the top controller binds `key`, has keys at all,

@@ -227,8 +227,16 @@ final class RemoteConnection: Sendable {
         }
     }
 
-    /// Closes without a word (the host is finishing).
+    /// Closes without a word (the host is finishing), after writing what waits: the answer to
+    /// the request that ended the host (`crescent send --key q`) reaches its client, which can
+    /// then tell a key that ended the host from a host that died.
     func close() {
+        guard channel.eventLoop.inEventLoop else {
+            outbox.withLock { $0.closed = true }
+            return channel.close(promise: nil)
+        }
+        flush()
+        channel.flush()
         outbox.withLock { $0.closed = true }
         channel.close(promise: nil)
     }

@@ -156,13 +156,22 @@ extension RemoteServer {
         try callControllerHook("sendCommand", of: "send", [.string(command)] + arguments, session, reply)
     }
 
+    /// The most keys one `key` request may press: they run one after another on the host's
+    /// loop, so a bound keeps one request from holding it (and the person's own keys) for long.
+    /// More are sent in several requests.
+    static let maxKeysPerRequest = 10_000
+
     /// `key { keys = [ "down", "enter" ] }`: the keys pressed on the top controller as on its
     /// terminal, answered `{ pressed = n }` once the last has been handled, or error 1 when a
-    /// name is no key (the message lists the names) or a key's method raised.
+    /// name is no key (the message lists the names) or a key's method raised. At most
+    /// ``maxKeysPerRequest`` keys.
     private func key(_ params: Value, _ session: RemoteSession,
                      _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
         guard case .array(let keys) = params["keys"], !keys.isEmpty, keys.allSatisfy({ $0.stringValue != nil }) else {
             throw .invalidParams("key: keys must be a non-empty array of key names, e.g. [\"down\", \"enter\"]")
+        }
+        guard keys.count <= Self.maxKeysPerRequest else {
+            throw .invalidParams("key: at most \(Self.maxKeysPerRequest) keys per request, got \(keys.count); send them in several requests")
         }
         try callControllerHook("pressKeys", of: "key", keys, session) { result in
             reply(result.map { _ in ["pressed": .integer(Int64(keys.count))] })
@@ -207,7 +216,8 @@ extension RemoteServer {
             host.remoteCaller = nil
             let exiting = host.handleControlFlow(error)
             guard let answer = pendingSends.removeValue(forKey: token) else { return }
-            answer(exiting ? .success(["sent": true]) : .failure(MethodError(code: Self.failedCode, message: "send: \(error.message)")))
+            // A bad argument (an unknown key name): its message alone, the host's frames in data.
+            answer(exiting ? .success(["sent": true]) : .failure(Self.sendFailure(error.message)))
         }
         // The command's task was stopped by the interrupt before it could report.
         if connection.interruptRequested.load(ordering: .relaxed) {
@@ -217,6 +227,13 @@ extension RemoteServer {
                                             data: ["kind": "interrupted"])))
             }
         }
+    }
+
+    /// Error 1 for a command or keys that failed: the message's first line (the traceback, with
+    /// the host's own frames, goes in `data.traceback`, not in what a CLI prints).
+    private static func sendFailure(_ message: String) -> MethodError {
+        let firstLine = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
+        return MethodError(code: failedCode, message: "send: \(firstLine)", data: ["traceback": .string(message)])
     }
 
     /// Pushes the function the controller prelude calls with a sent command's outcome:
@@ -229,9 +246,7 @@ extension RemoteServer {
                 return .none
             }
             if stack.boolean(at: 2) { answer(.success(["sent": true])); return .none }
-            let message = stack.text(at: 3) ?? "the command failed"
-            let firstLine = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
-            answer(.failure(MethodError(code: Self.failedCode, message: "send: \(firstLine)", data: ["traceback": .string(message)])))
+            answer(.failure(Self.sendFailure(stack.text(at: 3) ?? "the command failed")))
             return .none
         }
         host.vm.stack.pushValue(at: -1)

@@ -91,9 +91,25 @@ struct StatusLine: Equatable {
     }
 
     func text(width: Int) -> String {
-        if let prompt { return message.isEmpty ? prompt.text : prompt.text + "   │ " + message }
+        if let shown = shownPrompt(width: width) { return message.isEmpty ? shown.text : shown.text + "   │ " + message }
         guard !message.isEmpty else { return hints }
         return hints.isEmpty ? message : hints + "  │ " + message
+    }
+
+    /// The command line as shown in `width` columns, and the cursor's column in it. A line wider
+    /// than its room (the width, less the message's, down to a third of the width) scrolls so
+    /// that the cursor stays on screen, a `…` in front standing for what scrolled off.
+    func shownPrompt(width: Int) -> (text: String, cursor: Int)? {
+        guard let prompt else { return nil }
+        let room = max(message.isEmpty ? width : max(width - DisplayWidth.of(message) - 5, width / 3), 2)
+        guard prompt.cursor >= room else { return (DisplayWidth.truncate(prompt.text, to: room), prompt.cursor) }
+        var shown = Substring(prompt.text)
+        var cursor = prompt.cursor + 1   // after the `…`
+        while cursor > room - 1, let first = shown.first {
+            cursor -= DisplayWidth.of(first)
+            shown = shown.dropFirst()
+        }
+        return (DisplayWidth.truncate("…" + shown, to: room), cursor)
     }
 
     /// Shows the first line of `text` that is not blank (a traceback shows its error line),

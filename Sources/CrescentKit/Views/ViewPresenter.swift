@@ -145,8 +145,8 @@ final class ViewPresenter {
         var output = frame.changes(from: fullScreen?.shown)
         fullScreen?.shown = frame
         // The cursor shows where the command line types, and hides otherwise.
-        if let prompt = status.prompt {
-            output += "\u{1B}[\(rows);\(min(prompt.cursor, width - 1) + 1)H\u{1B}[?25h"
+        if let prompt = status.shownPrompt(width: frame.width) {
+            output += "\u{1B}[\(rows);\(min(prompt.cursor, frame.width - 1) + 1)H\u{1B}[?25h"
         } else if fullScreen?.showsCursor == true {
             output += "\u{1B}[?25l"
         }
