@@ -48,6 +48,18 @@ import Testing
         #expect(Set(places.map(\.point)).count == places.count)
     }
 
+    /// Cities by the names other languages give them (Latin script): each finds the city first.
+    @Test func citiesByTheirNamesInOtherLanguages() async throws {
+        let geocoder = GeocoderService()
+        let cases = [("Wien", "Vienna", "AT"), ("Moskva", "Moscow", "RU"), ("Praha", "Prague", "CZ"), ("Roma", "Rome", "IT"),
+                     ("Köln", "Köln", "DE"), ("Koeln", "Köln", "DE"), ("Warszawa", "Warsaw", "PL"), ("Beijing", "Beijing", "CN"),
+                     ("Tokio", "Tokyo", "JP"), ("Londres", "London", "GB"), ("Mexico", "Mexico City", "MX")]
+        for (query, name, country) in cases {
+            let first = try #require(try await geocoder.search(query).first, "\(query)")
+            #expect(first.name == name && first.countryCode == country, "\(query): \(first)")
+        }
+    }
+
     @Test func prefixesComeBeforeSubstrings() async throws {
         let geocoder = GeocoderService()
         let results = try await geocoder.search("berlin", limit: 1000)
