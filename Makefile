@@ -126,7 +126,7 @@ endif
 	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/crescent"
 	install -m 0755 .build/$(INSTALL_CONFIG)/crescent "$(DESTDIR)$(PREFIX)/bin/crescent"
 	strip --strip-debug "$(DESTDIR)$(PREFIX)/bin/crescent"
-	install -m 0644 Sources/Services/Geocoder/Resources/cities1000.cgeo "$(DESTDIR)$(PREFIX)/share/crescent/cities1000.cgeo"
+	install -m 0644 Sources/Services/Geocoder/Resources/places.cgeo "$(DESTDIR)$(PREFIX)/share/crescent/places.cgeo"
 ifeq ($(INSTALL_CONFIG),debug)
 	@# When the static link had to compile the crescent module (it was out of date), its objects
 	@# autolink the static Foundation libraries, and SwiftPM keeps them for the next plain build,
@@ -135,7 +135,7 @@ ifeq ($(INSTALL_CONFIG),debug)
 endif
 
 uninstall:
-	rm -f "$(DESTDIR)$(PREFIX)/bin/crescent" "$(DESTDIR)$(PREFIX)/share/crescent/cities1000.cgeo"
+	rm -f "$(DESTDIR)$(PREFIX)/bin/crescent" "$(DESTDIR)$(PREFIX)/share/crescent/places.cgeo"
 	-rmdir "$(DESTDIR)$(PREFIX)/share/crescent" 2>/dev/null
 
 # Installs into a temporary prefix and runs a shebang script from another folder with only that

@@ -89,7 +89,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             // The geocoder's GeoNames places (tools/fetch-geonames.sh makes the file).
-            resources: [.copy("Geocoder/Resources/cities1000.cgeo")],
+            resources: [.copy("Geocoder/Resources/places.cgeo")],
             swiftSettings: upcoming
         ),
         .target(

@@ -1,6 +1,7 @@
 #!/usr/bin/env crescent
 -- geocode.lua: automation. Reads `lat,lon` lines (from a file argument, else stdin) and writes
--- CSV with the nearest place, for a pipe:
+-- CSV with the nearest place (its town or city, and the section of the city when it lies in
+-- one, with the time zone), for a pipe:
 --   printf '48.8566,2.3522\n51.5072,-0.1276\n' | crescent scripts/geocode.lua
 --   crescent scripts/geocode.lua points.txt > places.csv
 local input = arg[1] and assert(io.open(arg[1], "r")) or io.stdin
@@ -29,7 +30,7 @@ for line in input:lines() do
 end
 
 task(function()
-  print("lat,lon,name,admin1,country,distance_m")
+  print("lat,lon,locality,subLocality,admin1,country,timeZone,distance_m")
   if #points == 0 then return end
   local results, err = services.geocoder:reverse(points)
   for i, point in ipairs(points) do
@@ -42,8 +43,8 @@ task(function()
     end
     local p = placemarks and placemarks[1]
     if p then
-      print(table.concat({ point.lat, point.lon, csv(p.name), csv(p.admin1), csv(p.country),
-                           ("%.0f"):format(p.distance) }, ","))
+      print(table.concat({ point.lat, point.lon, csv(p.locality), csv(p.subLocality), csv(p.admin1), csv(p.country),
+                           csv(p.timeZone), ("%.0f"):format(p.distance) }, ","))
     end
   end
 end)

@@ -44,7 +44,7 @@ function Tracker:locationChanged(fix)
     return
   end
   local place = placemarks[1]
-  self.here = ("%s, %s"):format(place.name, place.country)
+  self.here = ("%s, %s"):format(place.locality, place.country)
   self.view.title.text = "Where am I?"
   self.view.place:update({
     { "place", self.here },

@@ -33,7 +33,8 @@ extension GeocoderRows {
         """ + printingScript + "end)\n"
 
     /// The whole job with the search and the bridge taken out: plain Lua making each point's
-    /// answer as a one-placemark array of the same nine fields (names from a pool, so no string
+    /// answer as a one-placemark array of the same fields (11 of the 12 set, as for a place that
+    /// is not a section; names from a pool, so no string
     /// is made), then printing as the script does. `lua5.4` runs it, to show what a host that made
     /// its answers at the Lua VM's own table-constructor speed, and searched for free, would reach.
     static let tablesScript = readingScript + """
@@ -42,8 +43,10 @@ extension GeocoderRows {
         local results = {}
         for i = 1, #points do
           local q = points[i]
-          results[i] = { { name = names[i % 5000 + 1], admin1 = "Region", admin2 = "District", countryCode = "FR",
-                           country = "France", lat = q.lat, lon = q.lon, population = 1000, distance = 1234.5 } }
+          local name = names[i % 5000 + 1]
+          results[i] = { { name = name, locality = name, admin1 = "Region", admin2 = "District", countryCode = "FR",
+                           country = "France", timeZone = "Europe/Paris", lat = q.lat, lon = q.lon, population = 1000,
+                           distance = 1234.5 } }
         end
 
         """ + printingScript
@@ -123,7 +126,7 @@ extension GeocoderRows {
                 + NumberFormat.fixed(cpuRatio, digits: 2) + "; the script's reading loop alone in \(plainLua) takes "
                 + "\(seconds(floor.wall)) − \(seconds(floorOne.wall)), so a host adding nothing to it would reach "
                 + NumberFormat.fixed(floorRatio, digits: 2) + "; the whole job in plain \(plainLua) with no search, each answer "
-                + "a one-placemark array of the same 9 fields made by Lua's table constructor, takes \(seconds(plainTables.wall)) − "
+                + "a one-placemark array of the same 11 fields made by Lua's table constructor, takes \(seconds(plainTables.wall)) − "
                 + "\(seconds(plainTablesOne.wall)): a host handing out plain tables, made at Lua's own speed, would reach "
                 + NumberFormat.fixed(tablesRatio, digits: 2)
         )

@@ -38,6 +38,7 @@ enum BenchCommand {
             ("store-propagate-pg", StorePostgresRows.propagate),
             ("geocode-reverse", GeocoderRows.reverse),
             ("geocode-load", GeocoderRows.load),
+            ("geocode-agreement", GeocoderRows.agreement),
             ("geocode-batch", GeocoderRows.batch),
             ("http-get", HTTPRows.get),
             ("feed-parse", FeedRows.parse),

@@ -107,7 +107,7 @@ enum ProjectTemplate {
               if err then return self.view.place:update({ { "error", tostring(err) } }) end
               local place = placemarks[1]
               self.view.place:update({
-                { "place", ("%s, %s"):format(place.name, place.country) },
+                { "place", ("%s, %s"):format(place.locality, place.country) },
                 { "position", ("%.4f, %.4f"):format(fix.lat, fix.lon) },
               })
             end

@@ -25,6 +25,29 @@ import Testing
         #expect(run.lines.last == "3\tLondon\ttrue\tnil")
     }
 
+    /// Placemarks name places as people do: the city for a point in one of its sections, with the
+    /// section as the sub-locality, and the IANA time zone; a town beside a city is a town.
+    @Test func placemarksNameTheLocalityTheSectionAndTheTimeZone() async {
+        let run = await GeoScriptRun.run("""
+            task(function()
+              for _, point in ipairs({ { lat = 48.8566, lon = 2.3522 }, { lat = 35.6762, lon = 139.6503 },
+                                       { lat = 48.8239, lon = 2.2117 } }) do
+                local p = assert(services.geocoder:reverse(point))[1]
+                print(p.name, p.locality, p.subLocality, p.countryCode, p.country, p.timeZone)
+              end
+              local found = assert(services.geocoder:search("Muenchen"))
+              print(found[1].name, found[1].locality, found[1].subLocality, found[1].timeZone)
+            end)
+            """)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == [
+            "Paris\tParis\tParis 04 Hôtel-de-Ville\tFR\tFrance\tEurope/Paris",
+            "Tokyo\tTokyo\tEifuku\tJP\tJapan\tAsia/Tokyo",
+            "Sèvres\tSèvres\tnil\tFR\tFrance\tEurope/Paris",
+            "Munich\tMunich\tnil\tEurope/Berlin",
+        ])
+    }
+
     @Test func aBatchAnswersInOrder() async {
         let run = await GeoScriptRun.run("""
             task(function()
@@ -54,7 +77,8 @@ import Testing
               for i = 1, #points, 7 do
                 local single = assert(services.geocoder:reverse(points[i]))[1]
                 local p = results[i][1]
-                for _, key in ipairs({ "name", "admin1", "admin2", "countryCode", "country", "lat", "lon", "distance" }) do
+                for _, key in ipairs({ "name", "locality", "subLocality", "admin1", "admin2", "countryCode", "country",
+                                        "timeZone", "lat", "lon", "population", "distance" }) do
                   if p[key] ~= single[key] then mismatches = mismatches + 1 end
                 end
                 checked = checked + 1
@@ -75,8 +99,8 @@ import Testing
         #expect(run.lines == [
             "1500\ttrue\t0",
             "true\tplacemark\t0",
-            "test.lua:17: cannot set 'placemark.name': a placemark is read-only (it is a snapshot made by its service)",
-            "test.lua:18: cannot set 'placemark.nothing': a placemark is read-only (it is a snapshot made by its service)",
+            "test.lua:18: cannot set 'placemark.name': a placemark is read-only (it is a snapshot made by its service)",
+            "test.lua:19: cannot set 'placemark.nothing': a placemark is read-only (it is a snapshot made by its service)",
             "true\t0\ttrue\tfalse\ttrue",
         ])
     }

@@ -94,6 +94,11 @@ import Testing
         #expect(geocoder.contains { $0.contains("async fun(self: crescent.service.geocoder, query: string") && $0.contains("crescent.placemark[]?,") })
         let globals = Self.file("globals.lua", StubWriter.files(for: try Self.entries()))
         #expect(globals.contains("---@field insertedItems crescent.record[]"))
+        // A placemark's fields, as CoreLocation names a place.
+        for field in ["---@field locality string ", "---@field subLocality string? ", "---@field timeZone string? ",
+                      "---@field countryCode string "] {
+            #expect(globals.split(separator: "\n").contains { $0.hasPrefix(field) }, "\(field)")
+        }
     }
 
     @Test func everyDeclaredGlobalIsStubbedAndNoOther() throws {

@@ -1,4 +1,6 @@
 @testable import CrescentKit
+import Model
+import Services
 import Testing
 
 /// The REPL's Tab completion (issue 5): what it offers, and that it never runs user code.
@@ -51,6 +53,29 @@ import Testing
         #expect(completion.complete("services.thermostat.readings.").candidates.contains("count"))
     }
 
+    /// Inside `services.geocoder:search("…`, place names: by prefix, accents and alternate names
+    /// alike, the biggest place first; other methods' strings and other objects offer nothing.
+    @Test func geocoderSearchCompletesPlaceNames() throws {
+        let test = try TestHost(plugins: [GeocoderPlugin()])
+        test.run("keepAlive = timer.every(3600, function() end); g = services.geocoder")
+        let completion = LuaCompletion(host: test.host)
+        for typed in ["Mün", "Muen", "Muni"] {
+            let answer = completion.complete("services.geocoder:search(\"\(typed)")
+            #expect(answer.candidates.first == "Munich", "\(typed): \(answer.candidates)")
+            #expect(answer.fragmentLength == typed.count)
+        }
+        // Only an alternate name (München) continues "Münc": a town named so (Muncie) may lead.
+        #expect(completion.complete("g:search(\"Münc").candidates.contains("Munich"))
+        let paris = completion.complete("local found = g:search('Pari")
+        #expect(paris.candidates.first == "Paris" && paris.candidates.count == LuaCompletion.argumentCompletionLimit, "\(paris.candidates)")
+        #expect(paris.candidates.dropFirst().allSatisfy { $0.hasPrefix("Paris ") }, "a city's sections follow it: \(paris.candidates)")
+        #expect(paris.candidates.dropFirst().first == "Paris 15 Vaugirard", "the biggest first: \(paris.candidates)")
+        #expect(completion.complete("g:search(\"New Y").candidates.first == "New York City")
+        #expect(completion.complete("g:search(\"xqzxqz").candidates.isEmpty)
+        #expect(completion.complete("g:reverse(\"Pari").candidates.isEmpty, "only search's query completes")
+        #expect(completion.complete("string.format(\"Pari").candidates.isEmpty)
+    }
+
     @Test func completionNeverCallsAFunction() throws {
         let (test, completion) = try completer()
         test.run("""
@@ -99,4 +124,10 @@ import Testing
         #expect(DotCommand("x.y") == nil)
         #expect(DotCommand(".nope") == .invalid("unknown command .nope; .help lists the commands"))
     }
+}
+
+/// A plugin with the geocoder only, over the shipped data.
+private struct GeocoderPlugin: Plugin {
+    let name = "geocoder"
+    func makeServices(_ context: PluginContext) throws(ServiceError) -> [any Service] { [GeocoderService()] }
 }

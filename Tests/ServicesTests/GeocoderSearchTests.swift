@@ -48,11 +48,24 @@ import Testing
         #expect(Set(places.map(\.point)).count == places.count)
     }
 
+    /// Cities by the names other languages give them (Latin script): each finds the city first.
+    @Test func citiesByTheirNamesInOtherLanguages() async throws {
+        let geocoder = GeocoderService()
+        let cases = [("Wien", "Vienna", "AT"), ("Moskva", "Moscow", "RU"), ("Praha", "Prague", "CZ"), ("Roma", "Rome", "IT"),
+                     ("Köln", "Köln", "DE"), ("Koeln", "Köln", "DE"), ("Warszawa", "Warsaw", "PL"), ("Beijing", "Beijing", "CN"),
+                     ("Tokio", "Tokyo", "JP"), ("Londres", "London", "GB"), ("Mexico", "Mexico City", "MX")]
+        for (query, name, country) in cases {
+            let first = try #require(try await geocoder.search(query).first, "\(query)")
+            #expect(first.name == name && first.countryCode == country, "\(query): \(first)")
+        }
+    }
+
     @Test func prefixesComeBeforeSubstrings() async throws {
         let geocoder = GeocoderService()
         let results = try await geocoder.search("berlin", limit: 1000)
         let classes = results.map { place -> Int in
-            let name = TextFolding.fold(place.name)
+            // A section (Berlin-Kladow) is named after its city: its own name is its sub-locality.
+            let name = TextFolding.fold(place.subLocality ?? place.name)
             return name == "berlin" ? 0 : name.hasPrefix("berlin") ? 1 : name.contains("berlin") ? 2 : 3
         }
         // Class 3: found by an alternate name only, ranked among the others by its importance.
@@ -60,6 +73,35 @@ import Testing
         #expect(byOwnName == byOwnName.sorted())
         #expect(Set(byOwnName) == [0, 1, 2], "\(results.map(\.name))")
         #expect(results.first?.countryCode == "DE")
+    }
+
+    /// A city comes before its sections, which are named after it; a section ranks by its city's
+    /// size, so Porz (a section of Köln) leads the places of that name; among places of equal
+    /// names, the bigger first.
+    @Test func aCityComesBeforeItsSectionsAndBiggerPlacesFirst() async throws {
+        let geocoder = GeocoderService()
+        let paris = try await geocoder.search("Paris", country: "FR", limit: 60)
+        #expect(paris.first.map { ($0.name, $0.locality, $0.subLocality) } ?? ("", "", "") == ("Paris", "Paris", nil))
+        let arrondissements = paris.filter { $0.subLocality?.hasPrefix("Paris ") == true }
+        #expect(arrondissements.count >= 20, "\(paris.map { $0.subLocality ?? $0.name })")
+        #expect(arrondissements.allSatisfy { $0.name == "Paris" && $0.locality == "Paris" })
+        let porz = try #require(try await geocoder.search("Porz", limit: 3).first)
+        #expect(porz.locality == "Köln" && porz.subLocality == "Porz am Rhein", "\(porz)")
+        let springfields = try await geocoder.search("Springfield", limit: 30).filter { $0.name == "Springfield" }
+        #expect(springfields.count == 30 || springfields.count > 5)
+        #expect(springfields.map(\.population) == springfields.map(\.population).sorted(by: >))
+    }
+
+    /// Completion offers whole names for a prefix, accents and alternate names alike.
+    @Test func completionsContinueAPrefix() async throws {
+        let database = try await GeoNamesLoader.bundled.database()
+        for typed in ["Mün", "MUEN", "muni"] {
+            #expect(database.completions(typed, limit: 5).first == "Munich", "\(typed): \(database.completions(typed, limit: 5))")
+        }
+        let tokyo = database.completions("tok", limit: 10)
+        #expect(tokyo.first == "Tokyo" && tokyo.count == 10 && Set(tokyo).count == 10)
+        #expect(database.completions("", limit: 5).isEmpty && database.completions("Paris", limit: 0).isEmpty)
+        #expect(database.completions("zzqzzq").isEmpty)
     }
 
     @Test func countryAndLimitFilter() async throws {

@@ -10,24 +10,59 @@ import Testing
 
     @Test func theShippedDataHasEveryGeoNamesPlace() async throws {
         let database = try await Self.database()
-        #expect(database.count == 170_391)
-        #expect(database.data.countryCodes.count == 246)
+        // cities500's 234,908 places and the 2,948 places of GeoNames' 2016 cities1000 it lacks.
+        #expect(database.count == 237_856)
+        #expect(database.data.countryCodes.count == 247)
         #expect(database.data.countryNames[database.data.countryCodes.firstIndex(of: "FR") ?? 0] == "France")
         #expect(database.data.countryNames[database.data.countryCodes.firstIndex(of: "XK") ?? 0] == "Kosovo")
         #expect(database.data.countryNames[database.data.countryCodes.firstIndex(of: "KR") ?? 0] == "South Korea")
+        let sections = (0..<database.count).filter { database.data.isSection($0) }
+        #expect(sections.count == 4_174)
+        #expect(sections.allSatisfy { !database.data.isSection(database.data.localityRow($0)) }, "a city is not itself a section")
+        #expect((0..<database.count).filter { database.data.timeZoneNames[Int(database.data.timeZone[$0])].isEmpty }.isEmpty,
+                "every place has a time zone")
     }
 
-    @Test func reverseNamesKnownPlaces() async throws {
+    /// Named points across continents: city centres, sections of cities, small towns and the sea,
+    /// each with the locality, sub-locality and time zone a person expects.
+    @Test func reverseNamesKnownPlacesAsPeopleDo() async throws {
         let database = try await Self.database()
-        let cases: [(Double, Double, String, String)] = [
-            (48.8534, 2.3488, "Paris", "FR"), (51.5072, -0.1276, "London", "GB"), (35.6895, 139.6917, "Tokyo", "JP"),
-            (-33.8688, 151.2093, "Sydney", "AU"), (40.7128, -74.0060, "New York City", "US"), (64.1466, -21.9426, "Reykjavík", "IS"),
-            (48.8239, 2.2117, "Sèvres", "FR"), (35.6762, 139.6503, "Eifuku", "JP"),
+        typealias Case = (lat: Double, lon: Double, locality: String, section: String?, country: String, zone: String, within: Double)
+        let cases: [Case] = [
+            // The centre of Paris is in its 4th arrondissement; a point in Tokyo is in Eifuku.
+            (48.8566, 2.3522, "Paris", "Paris 04 Hôtel-de-Ville", "FR", "Europe/Paris", 1_000),
+            (48.8534, 2.3488, "Paris", nil, "FR", "Europe/Paris", 10),
+            (35.6762, 139.6503, "Tokyo", "Eifuku", "JP", "Asia/Tokyo", 1_000),
+            (35.6895, 139.6917, "Tokyo", nil, "JP", "Asia/Tokyo", 10),
+            (52.4542, 13.1445, "Berlin", "Kladow", "DE", "Europe/Berlin", 100),
+            (50.8864, 7.0583, "Köln", "Porz am Rhein", "DE", "Europe/Berlin", 100),
+            (30.0444, 31.2357, "Cairo", "Būlāq Abū al ‘Ilā", "EG", "Africa/Cairo", 2_000),
+            // Towns beside a city are towns of their own.
+            (48.8239, 2.2117, "Sèvres", nil, "FR", "Europe/Paris", 1_000),
+            (48.8353, 2.2410, "Boulogne-Billancourt", nil, "FR", "Europe/Paris", 1_000),
+            (51.5072, -0.1276, "London", nil, "GB", "Europe/London", 1_000),
+            (40.7128, -74.0060, "New York City", nil, "US", "America/New_York", 1_000),
+            (21.3069, -157.8583, "Honolulu", nil, "US", "Pacific/Honolulu", 1_000),
+            (19.4326, -99.1332, "Mexico City", nil, "MX", "America/Mexico_City", 1_000),
+            (-34.6037, -58.3816, "Buenos Aires", nil, "AR", "America/Argentina/Buenos_Aires", 2_000),
+            (-22.9068, -43.1729, "Rio de Janeiro", nil, "BR", "America/Sao_Paulo", 2_000),
+            (-1.2864, 36.8172, "Nairobi", nil, "KE", "Africa/Nairobi", 1_000),
+            (55.7558, 37.6173, "Moscow", nil, "RU", "Europe/Moscow", 1_000),
+            (-33.8688, 151.2093, "Sydney", nil, "AU", "Australia/Sydney", 1_000),
+            (64.1466, -21.9426, "Reykjavík", nil, "IS", "Atlantic/Reykjavik", 3_000),
+            // A village of the outback GeoNames now counts under 500 (kept from its 2016 list).
+            (-27.7073, 140.7370, "Innamincka", nil, "AU", "Australia/Adelaide", 100),
+            // McMurdo Station (kept from the 2016 list: cities500 has no place in Antarctica).
+            (-77.85, 166.67, "McMurdo Station", nil, "AQ", "Pacific/Auckland", 1_000),
+            // Mid-Atlantic: the nearest place is on the Azores, 1,300 km away.
+            (30.0, -40.0, "Lajes das Flores", nil, "PT", "Atlantic/Azores", 1_400_000),
         ]
-        for (latitude, longitude, name, country) in cases {
-            let place = try #require(database.reverse(GeoPoint(latitude: latitude, longitude: longitude)).first)
-            #expect(place.name == name && place.countryCode == country, "\(latitude),\(longitude) gave \(place)")
-            #expect((place.distance ?? .infinity) < 5_000)
+        for place in cases {
+            let found = try #require(database.reverse(GeoPoint(latitude: place.lat, longitude: place.lon)).first)
+            let got = (found.name, found.locality, found.subLocality, found.countryCode, found.timeZone)
+            #expect(got == (place.locality, place.locality, place.section, place.country, place.zone),
+                    "\(place.lat),\(place.lon) gave \(found)")
+            #expect((found.distance ?? .infinity) < place.within, "\(place.lat),\(place.lon) gave \(found)")
         }
     }
 
@@ -114,7 +149,14 @@ import Testing
         #expect(first["population"] == 2_138_551)
         guard case .model(let model) = first else { Issue.record("not a model: \(first)"); return }
         #expect(model.typeName == "placemark")
-        #expect(Set(model.fields.keys) == ["name", "admin1", "countryCode", "country", "lat", "lon", "population", "distance"])
+        #expect(Set(model.fields.keys) == ["name", "locality", "admin1", "countryCode", "country", "timeZone", "lat", "lon",
+                                           "population", "distance"])
+        #expect(first["locality"] == "Paris" && first["subLocality"] == .null && first["timeZone"] == "Europe/Paris")
+        // The centre of Paris lies in a section: the placemark is named after the city.
+        let centre = try await invokeMethod(geocoder, "reverse", [["lat": 48.8566, "lon": 2.3522]])
+        let section = try #require(centre.arrayValue?.first)
+        #expect(section["name"] == "Paris" && section["locality"] == "Paris")
+        #expect(section["subLocality"] == "Paris 04 Hôtel-de-Ville", "\(section)")
         let sevres = try await invokeMethod(geocoder, "reverse", [["lat": 48.8239, "lon": 2.2117]])
         #expect(sevres.arrayValue?.first?["name"] == "Sèvres")
         #expect(sevres.arrayValue?.first?["admin2"] == "Hauts-de-Seine", "\(sevres)")
@@ -164,7 +206,7 @@ import Testing
     }
 
     @Test func aDamagedDataFileIsInvalidData() throws {
-        #expect(throws: ServiceError(.invalidData, "the geocoder data file has an unknown format (rebuild it with tools/fetch-geonames.sh)")) {
+        #expect(throws: ServiceError(.invalidData, "the geocoder data file has an unknown format, not version 3 (rebuild it with tools/fetch-geonames.sh)")) {
             try GeoNamesDatabase(bytes: Array("lat,lon,name\n".utf8))
         }
         let bytes = try FileBytes.read(GeoNamesLoader.locate())

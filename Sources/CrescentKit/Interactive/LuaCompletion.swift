@@ -18,6 +18,7 @@ import Glibc
 /// | `services.location.lo` | the object's properties and methods |
 /// | `services.location:st`, `s:up` | methods: functions of the table, the object's methods, the string library |
 /// | `services.location:on("did`, `on(x, "`, `observe(x, "` | events, properties |
+/// | `services.geocoder:search("Mün` | what the object offers for that argument (``ArgumentCompleting``): place names |
 /// | `:ref` at the start | the top controller's commands |
 /// | `.he`, `.load scr`, `.services lo` | dot commands, files, service names |
 struct LuaCompletion {
@@ -170,6 +171,7 @@ struct LuaCompletion {
                   let path = match.output[1].substring, let fragment = match.output[2].substring else { continue }
             return members(of: String(path), events: events, fragment: String(fragment))
         }
+        if let answer = completeFirstArgument(line, object: object) { return answer }
         let global = #"(?:^|[^A-Za-z0-9_.:])(on|observe)\(\s*"# + object + #"\s*,\s*["']([A-Za-z0-9_]*)$"#
         if let regex = try? Regex(global), let match = try? regex.firstMatch(in: line),
            let function = match.output[1].substring, let path = match.output[2].substring,
@@ -184,6 +186,27 @@ struct LuaCompletion {
             return Answer(candidates: Self.matching(names, String(fragment)), fragmentLength: fragment.count)
         }
         return nil
+    }
+
+    /// How many values an object's own completions (``ArgumentCompleting``) may offer at once.
+    static let argumentCompletionLimit = 20
+
+    /// Inside the first string argument of `obj:method("…`, where the object completes that
+    /// argument itself (``ArgumentCompleting``): `services.geocoder:search("Mün` → `München`.
+    private func completeFirstArgument(_ line: String, object: String) -> Answer? {
+        guard let regex = try? Regex(object + #":([A-Za-z_][A-Za-z0-9_]*)\(\s*(["'])([^"'\\]*)$"#),
+              let match = try? regex.firstMatch(in: line),
+              let path = match.output[1].substring, let method = match.output[2].substring,
+              let fragment = match.output[4].substring else { return nil }
+        let stack = host.vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        guard resolve(path.split(separator: ".").map(String.init)),
+              let box = host.binding.anyObjectBox(at: -1, in: stack),
+              let completing = box.object as? any ArgumentCompleting else { return nil }
+        let candidates = completing.completions(method: String(method), argument: 1, prefix: String(fragment),
+                                                limit: Self.argumentCompletionLimit)
+        return Answer(candidates: candidates, fragmentLength: fragment.count)
     }
 
     /// The events (or properties) of the model object `path` names.

@@ -12,10 +12,22 @@ struct StubTypes {
     private(set) var records: [String: [ArgumentType.Field]] = [:]
     /// Data models scripts receive, by name (a `location`, a `placemark`…).
     static let models = ["location", "placemark", "response", "feed", "item", "user", "record", "error", "change"]
-    /// Fields of data models that no declared argument type describes: a store's record and the
-    /// change set a collection's `didChange` carries.
+    /// Fields of data models that no declared argument type describes: a store's record, the
+    /// geocoder's placemark and the change set a collection's `didChange` carries.
     static let modelFields: [String: [String]] = [
         "record": ["id integer The record's id in its collection."],
+        "placemark": ["name string What to call the place: its locality (Paris for a point in one of Paris' arrondissements).",
+                      "locality string The town or city (Paris, Tokyo).",
+                      "subLocality string? The section of the city when the place is one (Paris 04 Hôtel-de-Ville, Eifuku).",
+                      "admin1 string? The first-level division (Île-de-France).",
+                      "admin2 string? The second-level division (Hauts-de-Seine).",
+                      "countryCode string The ISO 3166-1 alpha-2 code (FR).",
+                      "country string The country's name (France).",
+                      "timeZone string? The IANA time zone (Europe/Paris).",
+                      "lat number Latitude of the place, degrees.",
+                      "lon number Longitude of the place, degrees.",
+                      "population integer? Inhabitants of the place (of the section, for a section).",
+                      "distance number? Metres from the point asked about (reverse only)."],
         "change": ["inserted integer[] Positions in items of the inserted records (after the change).",
                    "deleted integer[] Positions of the deleted records (before the change).",
                    "updated integer[] Positions in items of the updated records.",

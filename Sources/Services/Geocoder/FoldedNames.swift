@@ -68,6 +68,11 @@ struct FoldedNames: Sendable {
         return classes
     }
 
+    /// Whether row `row`'s own name, folded, starts with `query` (folded).
+    func ownName(of row: Int, startsWith query: [UInt8]) -> Bool {
+        bytes[Int(offsets[row])..<Int(offsets[row + 1])].starts(with: query)
+    }
+
     private static func contains(_ haystack: Slice<UnsafeBufferPointer<UInt8>>, _ needle: [UInt8]) -> Bool {
         guard haystack.count > needle.count, let first = needle.first else { return false }
         var start = haystack.startIndex

@@ -5,15 +5,21 @@ package import Model
 /// Rows are in the order of an implicit k-d tree (see ``GeoNamesIndex``): row `i` is one place.
 /// Coordinates are kept exactly as GeoNames gives them, in units of 1e-5 degrees.
 ///
-/// The file format (`cities1000.cgeo`, written by `tools/geonames/make_geocoder_data.py`), all
+/// A row is either a locality (a town or city) or a section of one (GeoNames' PPLX: one of Paris'
+/// arrondissements, a neighbourhood of Tokyo); a section names the row of its locality.
+///
+/// The file format (`places.cgeo`, written by `tools/geonames/make_geocoder_data.py`), all
 /// integers little-endian, `varint` = unsigned LEB128, `zigzag` = signed varint:
 ///
 /// ```
-/// "CGEO" 02 00 00 00   u32 rowCount   u32 leafSize
+/// "CGEO" 03 00 00 00   u32 rowCount   u32 leafSize
 /// varint countryCount, then per country: 2 ASCII bytes (code), varint length, UTF-8 name
-/// admin1 strings, then admin2 strings: varint count, then per string varint length + UTF-8
+/// admin1 strings, then admin2 strings, then IANA time zone strings: varint count, then per
+///   string varint length + UTF-8
 /// rowCount zigzag latitude deltas, then rowCount zigzag longitude deltas (1e-5 degrees)
-/// rowCount u8 country indices, rowCount varint admin1 indices, rowCount varint admin2 indices
+/// rowCount u8 country indices, rowCount varint admin1 indices, rowCount varint admin2 indices,
+///   rowCount varint time zone indices
+/// rowCount varint localities: 0 for a locality, 1 + the row of its locality for a section
 /// ceil(rowCount / 4) bytes of split axes, 2 bits per row, low bits first
 /// rowCount names: varint length + UTF-8 bytes, as GeoNames writes them
 /// rowCount varint populations
@@ -33,6 +39,10 @@ package final class GeoNamesData: Sendable {
     package let admin1: [UInt32]
     /// Index into ``admin2Names``.
     package let admin2: [UInt32]
+    /// Index into ``timeZoneNames``.
+    package let timeZone: [UInt32]
+    /// 0 for a locality; for a section, 1 + the row of the locality it belongs to.
+    package let locality: [UInt32]
     /// The k-d split axis of each node row (0, 1, 2 for x, y, z).
     package let axes: [UInt8]
     /// Where each name starts in ``nameBytes``; `count + 1` entries.
@@ -50,12 +60,14 @@ package final class GeoNamesData: Sendable {
     package let countryNames: [String]
     package let admin1Names: [String]
     package let admin2Names: [String]
+    /// IANA time zone names (`Europe/Paris`); empty when GeoNames gives none.
+    package let timeZoneNames: [String]
 
     /// Decodes a data file's bytes; throws `invalid_data` when they are not one.
     package init(bytes: [UInt8]) throws(ServiceError) {
         var reader = ByteReader(bytes)
-        guard try reader.bytes(8) == Array("CGEO".utf8) + [2, 0, 0, 0] else {
-            throw ServiceError(.invalidData, "the geocoder data file has an unknown format (rebuild it with tools/fetch-geonames.sh)")
+        guard try reader.bytes(8) == Array("CGEO".utf8) + [3, 0, 0, 0] else {
+            throw ServiceError(.invalidData, "the geocoder data file has an unknown format, not version 3 (rebuild it with tools/fetch-geonames.sh)")
         }
         count = Int(try reader.uint32())
         leafSize = Int(try reader.uint32())
@@ -71,12 +83,15 @@ package final class GeoNamesData: Sendable {
         countryNames = countries
         admin1Names = try reader.strings()
         admin2Names = try reader.strings()
+        timeZoneNames = try reader.strings()
 
         latitudeE5 = try reader.deltas(count)
         longitudeE5 = try reader.deltas(count)
         country = try reader.bytes(count)
         admin1 = try reader.varints(count)
         admin2 = try reader.varints(count)
+        timeZone = try reader.varints(count)
+        locality = try reader.varints(count)
         let packed = try reader.bytes((count + 3) / 4)
         axes = (0..<count).map { row in (packed[row >> 2] >> UInt8(2 * (row & 3))) & 3 }
 
@@ -117,6 +132,8 @@ package final class GeoNamesData: Sendable {
         guard country.allSatisfy({ Int($0) < codes.count }),
               admin1.allSatisfy({ Int($0) < admin1Names.count }),
               admin2.allSatisfy({ Int($0) < admin2Names.count }),
+              timeZone.allSatisfy({ Int($0) < timeZoneNames.count }),
+              locality.allSatisfy({ Int($0) <= count }),
               axes.allSatisfy({ $0 < 3 })
         else {
             throw ServiceError(.invalidData, "the geocoder data file has an index out of range")
@@ -133,15 +150,29 @@ package final class GeoNamesData: Sendable {
         GeoPoint(latitude: Double(latitudeE5[row]) / 100_000, longitude: Double(longitudeE5[row]) / 100_000)
     }
 
-    /// The placemark of `row`, with its distance from `origin` when one is given.
+    /// The row of the locality `row` belongs to: itself, or for a section its city.
+    package func localityRow(_ row: Int) -> Int {
+        let parent = Int(locality[row])
+        return parent == 0 ? row : parent - 1
+    }
+
+    /// Whether `row` is a section of a city rather than a locality.
+    package func isSection(_ row: Int) -> Bool { locality[row] != 0 }
+
+    /// The placemark of `row`, with its distance from `origin` when one is given: for a section,
+    /// named after its locality, with the section as the sub-locality.
     package func placemark(_ row: Int, from origin: GeoPoint? = nil) -> Placemark {
         let point = point(row)
+        let localityName = name(localityRow(row))
         return Placemark(
-            name: name(row),
+            name: localityName,
+            locality: localityName,
+            subLocality: isSection(row) ? name(row) : nil,
             admin1: admin1Names[Int(admin1[row])],
             admin2: admin2Names[Int(admin2[row])],
             countryCode: countryCodes[Int(country[row])],
             country: countryNames[Int(country[row])],
+            timeZone: timeZoneNames[Int(timeZone[row])],
             point: point,
             population: Int(population[row]),
             distance: origin.map { $0.distance(to: point) }

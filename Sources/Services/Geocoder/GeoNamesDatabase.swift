@@ -41,27 +41,74 @@ public final class GeoNamesDatabase: Sendable {
     ///   - country: an ISO 3166-1 alpha-2 code or a country name, any case; nil for all.
     /// - Throws: `invalid_argument` for an empty query or an unknown country.
     public func search(_ query: String, country: String? = nil, limit: Int = 10) throws(ServiceError) -> [Placemark] {
+        try searchRows(query, country: country, limit: limit).map { data.placemark($0) }
+    }
+
+    /// The rows ``search(_:country:limit:)`` answers, in order.
+    package func searchRows(_ query: String, country: String? = nil, limit: Int = 10) throws(ServiceError) -> [Int] {
         let folded = Array(TextFolding.fold(query).utf8)
         guard !folded.isEmpty else { throw ServiceError(.invalidArgument, "the query is empty") }
         let countryIndex = try country.map { name throws(ServiceError) in try self.countryIndex(name) }
-        let names = foldedNames.withLock { names in
-            if let names { return names }
-            let made = FoldedNames(data)
-            names = made
-            return made
-        }
         let classes = names.matches(folded, among: data, country: countryIndex)
         var results: [Int] = []
         for rows in classes where results.count < limit {
             results += rank(rows).prefix(limit - results.count)
         }
-        return results.map { data.placemark($0) }
+        return results
     }
 
-    /// The rows by importance, most first, then by country code and row.
+    /// Place names that continue `prefix` as a person types it, for completion: the places whose
+    /// folded name or alternate name equals or starts with the folded prefix, ranked by importance
+    /// as ``search(_:country:limit:)`` ranks each class, each place by its own name (`Mün`, `Muen` and
+    /// `Muni` all offer `München`), without repeats; empty for an empty prefix.
+    public func completions(_ prefix: String, limit: Int = 20) -> [String] {
+        let folded = Array(TextFolding.fold(prefix).utf8)
+        guard !folded.isEmpty, limit > 0 else { return [] }
+        var seen = Set<String>()
+        var offered: [String] = []
+        // Equal and prefix matches ranked together (a substring does not continue a prefix): an
+        // alternate name equal to the prefix (`MUN`, an airport's code) is no better a completion
+        // than a city whose name continues it.
+        // A place whose own name continues the prefix counts in full, although an alternate name
+        // equals it (Paris is also called `Pari`).
+        let names = self.names
+        let continuing = names.matches(folded, among: data, country: nil).prefix(2).flatMap { $0 }.map { found in
+            FoldedNames.Found(row: found.row, byAlternate: found.byAlternate && !names.ownName(of: found.row, startsWith: folded))
+        }
+        for row in rank(continuing) where offered.count < limit {
+            let name = data.name(row)
+            if seen.insert(name).inserted { offered.append(name) }
+        }
+        return offered
+    }
+
+    /// Every name folded, made by the first search that needs it.
+    private var names: FoldedNames {
+        foldedNames.withLock { names in
+            if let names { return names }
+            let made = FoldedNames(data)
+            names = made
+            return made
+        }
+    }
+
+    /// The rows by importance, most first, then by country code and row. A section whose city is
+    /// among the rows ranks with its city, right after it (`Paris`, then its arrondissements, then
+    /// smaller places); any other ranks by its own importance (`Parione`, a section of Rome, does
+    /// not lead a search for `Pari`).
     private func rank(_ found: [FoldedNames.Found]) -> [Int] {
-        found.map { (row: $0.row, importance: importance($0)) }.sorted { left, right in
-            if left.importance != right.importance { return left.importance > right.importance }
+        var importances: [Int: Double] = [:]
+        importances.reserveCapacity(found.count)
+        for found in found { importances[found.row] = importance(found.row, byAlternate: found.byAlternate) }
+        return found.map { found in
+            let locality = data.localityRow(found.row)
+            let own = importances[found.row] ?? 0
+            let key = locality == found.row ? own : importances[locality] ?? own
+            return (row: found.row, key: key, section: locality != found.row, own: own)
+        }.sorted { left, right in
+            if left.key != right.key { return left.key > right.key }
+            if left.section != right.section { return !left.section }
+            if left.own != right.own { return left.own > right.own }
             return (data.countryCodes[Int(data.country[left.row])], left.row)
                 < (data.countryCodes[Int(data.country[right.row])], right.row)
         }.map(\.row)
@@ -71,9 +118,9 @@ public final class GeoNamesDatabase: Sendable {
     /// abroad by another name (Köln, 1 million, also called Cologne) still comes before a town
     /// of that name (Cologne, Lombardy, 7,000), while a town that is only sometimes called by a
     /// name (Parys, 71,000, also Paris) comes after the places that bear it (Paris, Texas, 25,000).
-    private func importance(_ found: FoldedNames.Found) -> Double {
-        let population = Double(data.population[found.row])
-        return found.byAlternate ? population / 100 : population
+    private func importance(_ row: Int, byAlternate: Bool) -> Double {
+        let population = Double(data.population[row])
+        return byAlternate ? population / 100 : population
     }
 
     private func countryIndex(_ name: String) throws(ServiceError) -> UInt8 {

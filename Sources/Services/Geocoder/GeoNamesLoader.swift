@@ -14,11 +14,11 @@ import Synchronization
 /// let database = try await GeoNamesLoader.bundled.database()
 /// ```
 public final class GeoNamesLoader: Sendable {
-    /// The data file shipped with Crescent (`cities1000.cgeo`), shared by every geocoder.
+    /// The data file shipped with Crescent (`places.cgeo`), shared by every geocoder.
     public static let bundled = GeoNamesLoader(path: nil)
 
     /// The name of the data file among the Services resources.
-    static let fileName = "cities1000.cgeo"
+    static let fileName = "places.cgeo"
     /// Overrides where the data file is read from.
     static let environmentVariable = "CRESCENT_GEOCODER_DATA"
 

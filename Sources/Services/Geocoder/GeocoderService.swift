@@ -3,16 +3,20 @@ public import Model
 import Synchronization
 
 /// `services.geocoder`: offline reverse and forward geocoding over GeoNames' places with at least
-/// 1000 inhabitants (about 145,000, shipped with Crescent).
+/// 500 inhabitants (237,856 places, shipped with Crescent), the sections of large cities among them.
 ///
-/// Answers are placemarks (``Placemark``). Calls are answered one at a time, in the order they
+/// Answers are placemarks (``Placemark``) as CoreLocation names places: a point in a section of a
+/// city (one of Paris' arrondissements) is named after the city, with the section as its
+/// `subLocality`. Calls are answered one at a time, in the order they
 /// were made, on a queue of the geocoder's own (off the host loop): the first one loads the data
 /// and those made meanwhile wait behind it, so a script that asks while the data loads hears the
 /// answers in order.
 ///
 /// ```lua
 /// services.geocoder:reverse({ lat = 48.8566, lon = 2.3522 }, function(placemarks, err)
-///   print(placemarks[1].name, placemarks[1].country)       --> Paris   France
+///   local place = placemarks[1]
+///   print(place.locality, place.subLocality, place.country, place.timeZone)
+///   --> Paris   Paris 04 Hôtel-de-Ville   France   Europe/Paris
 /// end)
 /// ```
 public final class GeocoderService: Service {
@@ -61,7 +65,7 @@ public final class GeocoderService: Service {
     static let serviceName = "geocoder"
 
     static let declaration: AnyInterface = Interface<GeocoderService>(
-        name: serviceName, summary: "Offline reverse and forward geocoding over GeoNames' places of 1000+ inhabitants."
+        name: serviceName, summary: "Offline reverse and forward geocoding over GeoNames' places of 500+ inhabitants."
     ) { d in
         d.method(
             "reverse",
@@ -70,7 +74,7 @@ public final class GeocoderService: Service {
                       "A location {lat=, lon=} (degrees), or an array of them for a batch."),
                 .init("options", .table, "{ count = n }: how many places to answer (default 1, at most 1000).", optional: true),
             ],
-            returns: "placemarks nearest first {name, admin1, admin2, countryCode, country, lat, lon, distance (m)}; for a batch, one such array per location, in order",
+            returns: "placemarks nearest first {name, locality, subLocality, admin1, admin2, countryCode, country, timeZone, lat, lon, population, distance (m)}; for a batch, one such array per location, in order",
             "The places nearest to a location, by great-circle distance."
         ) { geocoder, arguments, reply in
             geocoder.answer(reply) { database throws(ServiceError) in try reverse(arguments, in: database) }
@@ -81,8 +85,8 @@ public final class GeocoderService: Service {
                 .init("query", .string, "A place name, any case, with or without accents."),
                 .init("options", .table, "{ country = \"FR\" (code or name), limit = n (default 10, at most 1000) }.", optional: true),
             ],
-            returns: "placemarks {name, admin1, admin2, countryCode, country, lat, lon}: exact names first, then prefixes, then substrings",
-            "Places whose name matches a query, case- and accent-insensitive."
+            returns: "placemarks {name, locality, subLocality, admin1, admin2, countryCode, country, timeZone, lat, lon, population}: exact names first, then prefixes, then substrings; in each, a city before its sections, bigger places first",
+            "Places whose name or alternate name (Munich, München, Muenchen) matches a query, case- and accent-insensitive."
         ) { geocoder, arguments, reply in
             geocoder.answer(reply) { database throws(ServiceError) in try search(arguments, in: database) }
         }
@@ -138,3 +142,13 @@ public final class GeocoderService: Service {
 }
 
 extension GeocoderService: DeclaredService {}
+
+extension GeocoderService: ArgumentCompleting {
+    /// Place names for `search`'s query (``GeoNamesDatabase/completions(_:limit:)``). The first
+    /// completion loads the data on the calling thread if no call has loaded it yet (well under
+    /// 100 ms in a release build); a data file that fails to load offers nothing.
+    public func completions(method: String, argument: Int, prefix: String, limit: Int) -> [String] {
+        guard method == "search", argument == 1, let database = try? loader.loadedDatabase() else { return [] }
+        return database.completions(prefix, limit: limit)
+    }
+}

@@ -6,9 +6,9 @@
 /// marks, plus the letters that have none: ø, ł, đ, þ, ß, æ, œ); other combining marks are dropped
 /// and other letters only lower-cased. `tools/geonames/make_geocoder_data.py` folds the data file's
 /// alternate names the same way.
-enum TextFolding {
+package enum TextFolding {
     /// The folded form of `text`.
-    static func fold(_ text: String) -> String {
+    package static func fold(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         var pendingSpace = false
