@@ -25,6 +25,7 @@ import Testing
           return try(function() local file = assert(io.open(path, "w")) file:write("escaped") file:close() return "written" end)
         end)
         s:method("remove", { "path: string" }, "string", "Removes a file.", function(path) return try(function() return assert(os.remove(path)) end) end)
+        s:method("rename", { "from: string", "to: string" }, "string", "Renames a file.", function(from, to) return try(function() return assert(os.rename(from, to)) end) end)
         s:method("env", { "name: string" }, "string", "Reads a variable.", function(name) return try(os.getenv, name) end)
         s:method("run", { "command: string" }, "string", "Runs a command.", function(command)
           return try(function() local pipe = assert(io.popen(command)) local out = pipe:read("a") pipe:close() return out end)
@@ -257,6 +258,29 @@ import Testing
         #expect(try await inHome(["plugins", "allow", "escape"], granted).status == 0)
         let withToken = try await run(["e:run('env')"], in: granted)
         #expect(withToken.stdoutLines.first?.contains("TOKEN=s3cr3t-token") == true, "\(withToken)")
+    }
+
+    /// os.remove and os.rename act on the name itself (a link is removed, not what it leads
+    /// to), from the granted folder; a program cannot run where the kernel cannot confine it.
+    @Test func removeAndRenameActOnTheNameItselfAndExecNeedsLandlock() async throws {
+        let sandbox = try self.sandbox("write = [\"~/allowed\"]\nexec = [\"echo\"]")
+        let home = sandbox.path
+        try sandbox.write("allowed/real", "inside\n")
+        try FileManager.default.createSymbolicLink(atPath: home + "/allowed/link", withDestinationPath: home + "/allowed/real")
+        #expect(try await inHome(["plugins", "allow", "escape"], sandbox).status == 0)
+        let result = try await run(["e:remove('\(home)/allowed/link')", "e:rename('\(home)/allowed/real', '\(home)/allowed/moved')",
+                                    "e:rename('\(home)/allowed/moved', '\(home)/moved')", "e:remove('\(home)/allowed/nothing')"], in: sandbox)
+        let lines = result.stdoutLines
+        try #require(lines.count == 5, "\(result)")
+        #expect(lines[0] == "ok true" && lines[1] == "ok true", "\(lines)")
+        #expect(lines[2].hasPrefix("refused") && lines[2].contains("os.rename(\"\(home)/allowed/moved\", \"\(home)/moved\"): permission: plugin 'escape' may not write \(home)/moved"), "\(lines[2])")
+        #expect(lines[3].hasPrefix("refused") && lines[3].contains("\(home)/allowed/nothing: No such file or directory"), "\(lines[3])")
+        let files = FileManager.default
+        #expect(!files.fileExists(atPath: home + "/allowed/link") && !files.fileExists(atPath: home + "/allowed/real"))
+        #expect(files.fileExists(atPath: home + "/allowed/moved") && !files.fileExists(atPath: home + "/moved"))
+        let unconfined = try await inHome(["-e", "task(function() print((services.escape:run('echo hi'):gsub('\\n', ' '))) end)"], sandbox,
+                                          environment: ["CRESCENT_LANDLOCK_ABI": "0"])
+        #expect(unconfined.stdoutLines.first?.contains("io.popen: permission: plugin 'escape' may not run \"echo hi\": the kernel offers no Landlock to confine it") == true, "\(unconfined)")
     }
 
     /// package.searchpath looks only where the plugin may read: a file outside its grants is
