@@ -36,7 +36,7 @@ extension ProcessService: DeclaredService {
         d.function(
             "spawn", [argvArgument, optionsArgument],
             returns: "a childProcess { pid, running, write, closeInput, kill, wait; events didOutput, didExit }",
-            "Starts a program and hands it back at once: its output comes line by line as didOutput events, its end as didExit; it is killed when its owner ends."
+            "Starts a program and hands it back at once: its output comes line by line as didOutput events, its end as didExit; it is killed when its owner ends and, spawned inside task(fn), when that task ends (unless outliveTask = true)."
         ) { service, arguments throws(ServiceError) in
             .handle(ObjectHandle(try service.spawn(try ProcessSpec(argv: arguments[0], options: arguments[1]))))
         }

@@ -7,8 +7,11 @@ import Synchronization
 /// `run(argv[, options])` answers `{ status, signal, stdout, stderr, truncated, timedOut }` once
 /// the program has exited; `spawn(argv[, options])` hands back a ``SpawnedProcess`` at once.
 /// No shell is involved unless `shell = true`. Each program runs in a process group of its own;
-/// cancelling a `run`, ending the owner of a `run` or a spawned process, releasing the service
-/// (the run's end) and the host's exit kill that whole group with SIGKILL. `timeout` sends
+/// the program's own exit (what it left in the background goes with it), cancelling a `run`,
+/// ending the owner of a `run` or a spawned process, releasing the service (the run's end) and
+/// the host's exit kill that whole group with SIGKILL. A program spawned in a script's task
+/// ends with the task (``SpawnedProcess/taskEnded()``: SIGTERM, then SIGKILL after the grace)
+/// unless `outliveTask` is set. `timeout` sends
 /// SIGTERM to the group, then SIGKILL after ``ProcessSpec/killGrace`` seconds, both timed by the
 /// host's clock. Output past `maxBytes` per stream (default 10 MiB) is read and dropped, and the
 /// result says `truncated = true`.
