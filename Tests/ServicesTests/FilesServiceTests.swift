@@ -140,9 +140,38 @@ import Testing
         let watcher = try files.watch(folder, debounce: 0.2)
         let batches = watching(watcher)
         await settle()
-        // inotify queues this many events, then drops the rest with IN_Q_OVERFLOW. The reactor
-        // thread is held while the files are made, so it cannot read the queue meanwhile;
-        // each file is two events (created, closed after writing).
+        // inotify queues max_queued_events events, then drops the rest with IN_Q_OVERFLOW.
+        try overflowTheQueue()
+        #expect(await eventually(timeLimit: 60) { batches.withLock { $0 }.contains { $0.hasPrefix("overflow: ") } },
+            "the burst says events were lost: \(batches.withLock { $0.map { String($0.prefix(80)) } })")
+        #expect(watcher.isActive)
+        // Still watching: one more file after the burst arrives on its own.
+        try await Task.sleep(for: .milliseconds(400))
+        try Data().write(to: URL(fileURLWithPath: folder + "/later"))
+        #expect(await eventually(timeLimit: 30) { batches.withLock { $0 }.last == "created later" },
+            "\(batches.withLock { $0.suffix(2).map { String($0.prefix(80)) } })")
+        watcher.cancel()
+    }
+
+    @Test func aRecursiveWatchThatOverflowedWatchesTheFoldersMadeMeanwhile() async throws {
+        defer { cleanUp() }
+        let watcher = try files.watch(folder, recursive: true, debounce: 0.2)
+        let batches = watching(watcher)
+        await settle()
+        // The folder is made once the queue is full: its own event is lost with the rest.
+        try overflowTheQueue { try FileManager.default.createDirectory(atPath: folder + "/late/deeper", withIntermediateDirectories: true) }
+        #expect(await eventually(timeLimit: 60) { batches.withLock { $0 }.contains { $0.hasPrefix("overflow: ") } })
+        try await Task.sleep(for: .milliseconds(400))
+        try Data().write(to: URL(fileURLWithPath: folder + "/late/deeper/found.txt"))
+        #expect(await eventually(timeLimit: 30) { batches.withLock { $0 }.last == "created late/deeper/found.txt" },
+            "\(batches.withLock { $0.suffix(2).map { String($0.prefix(80)) } })")
+        watcher.cancel()
+    }
+
+    /// Makes more files in the folder than inotify queues (`max_queued_events` + 100, two events
+    /// each: created, closed after writing) while the reactor thread is held, so it cannot read
+    /// the queue meanwhile and the kernel drops the rest; then `after`, then lets the reactor go.
+    private func overflowTheQueue(after: () throws -> Void = {}) throws {
         let limit = Int((try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
         let count = limit + 100
@@ -154,20 +183,12 @@ import Testing
             release.wait()
         }
         held.wait()
+        defer { release.signal() }
         for index in 0..<count {
             let descriptor = open(folder + "/f\(index)", O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
             if descriptor >= 0 { close(descriptor) }
         }
-        release.signal()
-        #expect(await eventually(timeLimit: 60) { batches.withLock { $0 }.contains { $0.hasPrefix("overflow: ") } },
-            "the burst says events were lost: \(batches.withLock { $0.map { String($0.prefix(80)) } })")
-        #expect(watcher.isActive)
-        // Still watching: one more file after the burst arrives on its own.
-        try await Task.sleep(for: .milliseconds(400))
-        try Data().write(to: URL(fileURLWithPath: folder + "/later"))
-        #expect(await eventually(timeLimit: 30) { batches.withLock { $0 }.last == "created later" },
-            "\(batches.withLock { $0.suffix(2).map { String($0.prefix(80)) } })")
-        watcher.cancel()
+        try after()
     }
 
     @Test func deletingTheWatchedFolderReportsItAndEndsTheWatch() async throws {
