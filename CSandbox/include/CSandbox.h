@@ -43,4 +43,17 @@ int crescent_landlock_abi(void);
  * exec: nothing unconfined ever runs. */
 int crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, unsigned long error_size);
 
+/* Opening beneath a folder (beneath.c): `relative` is resolved from the folder `root` and every
+ * step of it (links included) must stay inside `root`, checked by the kernel during the open
+ * (openat2 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS); an empty `relative` opens `root` itself (a
+ * resolved path: with RESOLVE_NO_SYMLINKS, any link met then was swapped in since and fails with
+ * -ELOOP). `flags` are open(2)'s (O_CLOEXEC added),
+ * `mode` is for O_CREAT. Each answers a descriptor (open) or 0, or -errno: -EXDEV when a step
+ * leads outside, -ENOSYS on a kernel before 5.6. */
+int crescent_open_beneath(const char *root, const char *relative, int flags, unsigned mode);
+/* Removes the file (or else the empty folder) `relative` beneath `root`, as C's remove does. */
+int crescent_remove_beneath(const char *root, const char *relative);
+/* Renames `from` beneath `from_root` to `to` beneath `to_root`. */
+int crescent_rename_beneath(const char *from_root, const char *from, const char *to_root, const char *to);
+
 #endif

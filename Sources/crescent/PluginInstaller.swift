@@ -2,8 +2,9 @@ import CrescentKit
 import Foundation
 
 /// `crescent plugins install` and `remove`: a plugin folder, a git repository (a path or a URL) or
-/// a `.tar.gz` archive copied into the user's plugin folder after its manifest is checked. Nothing
-/// of the plugin runs: git clones without hooks, tar only unpacks.
+/// a `.tar.gz` archive copied into the user's plugin folder after its manifest and its contents
+/// (``PluginContents``: files and folders only, bounded) are checked. Nothing of the plugin runs:
+/// git clones without hooks, tar only unpacks.
 enum PluginInstaller {
     /// Installs the plugin `source` names and answers its manifest (in its new folder).
     static func install(_ source: String, builtins: [String]) -> Result<PluginManifest, PluginProblem> {
@@ -28,12 +29,31 @@ enum PluginInstaller {
             }
             let target = destination + "/" + checked.name
             try? files.createDirectory(atPath: destination, withIntermediateDirectories: true)
-            let replaced = target + ".old-\(UUID().uuidString.prefix(8))"
-            if files.fileExists(atPath: target) { try move(target, to: replaced) }
+            // Copied whole beside the plugins first (a hidden name, which no search lists), then
+            // renamed into place: a failed copy never leaves a half-installed plugin, nor the
+            // older version moved aside.
+            let suffix = UUID().uuidString.prefix(8)
+            let incoming = destination + "/.\(checked.name).new-\(suffix)"
+            let replaced = destination + "/.\(checked.name).old-\(suffix)"
             do throws(PluginProblem) {
-                try copy(folder, to: target)
+                try copy(folder, to: incoming)
             } catch {
-                if files.fileExists(atPath: replaced) { try? move(replaced, to: target) }
+                try? files.removeItem(atPath: incoming)
+                throw error
+            }
+            if files.fileExists(atPath: target) || (try? files.destinationOfSymbolicLink(atPath: target)) != nil {
+                do throws(PluginProblem) {
+                    try move(target, to: replaced)
+                } catch {
+                    try? files.removeItem(atPath: incoming)
+                    throw error
+                }
+            }
+            do throws(PluginProblem) {
+                try move(incoming, to: target)
+            } catch {
+                if (try? files.attributesOfItem(atPath: replaced)) != nil { try? move(replaced, to: target) }
+                try? files.removeItem(atPath: incoming)
                 throw error
             }
             try? files.removeItem(atPath: replaced)
@@ -70,15 +90,22 @@ enum PluginInstaller {
             guard (try? FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)) != nil else {
                 throw PluginProblem("cannot make \(staging)")
             }
+            // Its listing first: nothing past the bounds, nothing but files and folders is unpacked.
+            _ = try PluginContents.check(archive: source)
             // GNU tar keeps members inside the folder (it refuses `..` and strips a leading `/`).
             try run(["tar", "-xzf", source, "-C", staging, "--no-same-owner", "--no-same-permissions"], what: "unpacking \(source)")
+            try PluginContents.check(folder: staging, shown: source)
         } else if exists && isFolder.boolValue && !FileManager.default.fileExists(atPath: source + "/.git") {
+            // Checked before the copy, which would wait for ever on a FIFO.
+            try PluginContents.check(folder: source, shown: source)
             try copy(source, to: staging)
+            try PluginContents.check(folder: staging, shown: source)
         } else if exists || source.contains("://") || source.hasPrefix("git@") || source.hasSuffix(".git") {
             // No hooks, no submodules: cloning runs nothing of the repository.
             try run(["git", "-c", "core.hooksPath=/dev/null", "clone", "--quiet", "--depth", "1", "--", source, staging],
                     what: "cloning \(source)")
             try? FileManager.default.removeItem(atPath: staging + "/.git")
+            try PluginContents.check(folder: staging, shown: source)
         } else {
             throw PluginProblem("\(source): not a plugin folder, a git repository or a .tar.gz archive")
         }
@@ -113,26 +140,32 @@ enum PluginInstaller {
 
     /// Runs a program (found on PATH), its output kept for the message when it fails.
     private static func run(_ arguments: [String], what: String) throws(PluginProblem) {
+        let errors = Pipe()
+        let process = try start(arguments, output: FileHandle.nullDevice, errors: errors, what: what)
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            throw PluginProblem("\(what) failed: \(said.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+    }
+
+    /// Starts a program (found on PATH) with no stdin, its stdout and stderr as given.
+    static func start(_ arguments: [String], output: Any, errors: Any, what: String) throws(PluginProblem) -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["GIT_TERMINAL_PROMPT"] = "0"
         process.environment = environment
-        let errors = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
         do {
             try process.run()
         } catch {
             throw PluginProblem("\(what): cannot run \(arguments[0]): \(error.localizedDescription)")
         }
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw PluginProblem("\(what) failed: \(said.trimmingCharacters(in: .whitespacesAndNewlines))")
-        }
+        return process
     }
 
     /// On a terminal, asks `question` and answers whether the user typed y; elsewhere the

@@ -48,6 +48,14 @@ import Testing
         #expect(failure { () throws(ServiceError) in _ = try files.list(folder + "/missing", glob: nil) } == "not_found: '\(folder)/missing' does not exist")
         #expect(failure { () throws(ServiceError) in try files.write(folder + "/no/such/file", [1]) } == "not_found: '\(folder)/no/such' does not exist")
         #expect(failure { () throws(ServiceError) in _ = try files.watch(folder + "/missing") } == "not_found: '\(folder)/missing' does not exist")
+        let tooLong = folder + "/" + String(repeating: "n", count: 300)
+        #expect(failure { () throws(ServiceError) in try files.write(tooLong, [1]) }
+            == "invalid_argument: '\(clipped(tooLong))' is too long: a name may have at most 255 bytes, a path 4095",
+            "the path the script gave is named, not its folder")
+        let nearTheLimit = folder + "/" + String(repeating: "é", count: 120)
+        #expect(failure { () throws(ServiceError) in try files.write(nearTheLimit, [1]) } == "no error",
+            "a 240-byte name is written: the temporary file's name is cut to fit")
+        #expect(failure { () throws(ServiceError) in _ = try files.read(nearTheLimit) } == "no error")
     }
 
     /// What a watch reported, one string per batch.
@@ -57,17 +65,18 @@ import Testing
         func withLock<T>(_ body: ([String]) -> T) -> T { items.withLock { body($0) } }
     }
 
-    /// Starts a watch and returns what it reports.
-    private func watching(_ watcher: FileWatcher) -> Batches {
+    /// Starts a watch and returns what it reports (a burst that lost events starts with
+    /// `overflow:`).
+    private func watching(_ watcher: FileWatcher, finished: (@Sendable () -> Void)? = nil) -> Batches {
         let batches = Batches()
         watcher.changes.attach { change in
             guard case .event("didChange", let payload) = change else { return }
             let items = (payload["changes"].arrayValue ?? []).map { item in
                 "\(item["kind"].stringValue ?? "?") \(String((item["path"].stringValue ?? "").dropFirst(folder.count + 1)))"
             }
-            batches.append(items.joined(separator: ", "))
+            batches.append((payload["overflow"].boolValue == true ? "overflow: " : "") + items.joined(separator: ", "))
         }
-        watcher.start()
+        watcher.start(finished: finished)
         return batches
     }
 
@@ -124,6 +133,79 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         #expect(!batches.withLock { $0 }.contains { $0.contains("skip.txt") })
         watcher.cancel()
+    }
+
+    @Test func aBurstPastTheKernelsQueueSaysEventsWereLostAndTheWatchGoesOn() async throws {
+        defer { cleanUp() }
+        let watcher = try files.watch(folder, debounce: 0.2)
+        let batches = watching(watcher)
+        await settle()
+        // inotify queues max_queued_events events, then drops the rest with IN_Q_OVERFLOW.
+        try overflowTheQueue()
+        #expect(await eventually(timeLimit: 60) { batches.withLock { $0 }.contains { $0.hasPrefix("overflow: ") } },
+            "the burst says events were lost: \(batches.withLock { $0.map { String($0.prefix(80)) } })")
+        #expect(watcher.isActive)
+        // Still watching: one more file after the burst arrives on its own.
+        try await Task.sleep(for: .milliseconds(400))
+        try Data().write(to: URL(fileURLWithPath: folder + "/later"))
+        #expect(await eventually(timeLimit: 30) { batches.withLock { $0 }.last == "created later" },
+            "\(batches.withLock { $0.suffix(2).map { String($0.prefix(80)) } })")
+        watcher.cancel()
+    }
+
+    @Test func aRecursiveWatchThatOverflowedWatchesTheFoldersMadeMeanwhile() async throws {
+        defer { cleanUp() }
+        let watcher = try files.watch(folder, recursive: true, debounce: 0.2)
+        let batches = watching(watcher)
+        await settle()
+        // The folder is made once the queue is full: its own event is lost with the rest.
+        try overflowTheQueue { try FileManager.default.createDirectory(atPath: folder + "/late/deeper", withIntermediateDirectories: true) }
+        #expect(await eventually(timeLimit: 60) { batches.withLock { $0 }.contains { $0.hasPrefix("overflow: ") } })
+        try await Task.sleep(for: .milliseconds(400))
+        try Data().write(to: URL(fileURLWithPath: folder + "/late/deeper/found.txt"))
+        #expect(await eventually(timeLimit: 30) { batches.withLock { $0 }.last == "created late/deeper/found.txt" },
+            "\(batches.withLock { $0.suffix(2).map { String($0.prefix(80)) } })")
+        watcher.cancel()
+    }
+
+    /// Makes more files in the folder than inotify queues (`max_queued_events` + 100, two events
+    /// each: created, closed after writing) while the reactor thread is held, so it cannot read
+    /// the queue meanwhile and the kernel drops the rest; then `after`, then lets the reactor go.
+    private func overflowTheQueue(after: () throws -> Void = {}) throws {
+        let limit = Int((try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16384
+        let count = limit + 100
+        try #require(count <= 300_000, "max_queued_events is \(limit): too many files to make here")
+        let release = DispatchSemaphore(value: 0)
+        let held = DispatchSemaphore(value: 0)
+        DescriptorReactor.shared.submit {
+            held.signal()
+            release.wait()
+        }
+        held.wait()
+        defer { release.signal() }
+        for index in 0..<count {
+            let descriptor = open(folder + "/f\(index)", O_CREAT | O_WRONLY | O_CLOEXEC, 0o644)
+            if descriptor >= 0 { close(descriptor) }
+        }
+        try after()
+    }
+
+    @Test func deletingTheWatchedFolderReportsItAndEndsTheWatch() async throws {
+        defer { cleanUp() }
+        let watched = folder + "/watched"
+        try FileManager.default.createDirectory(atPath: watched, withIntermediateDirectories: true)
+        try files.write(watched + "/a.txt", [])
+        let before = inotifyDescriptors()
+        let watcher = try files.watch(watched, debounce: 0.05)
+        let ended = Mutex(false)
+        let batches = watching(watcher) { ended.withLock { $0 = true } }
+        await settle()
+        try FileManager.default.removeItem(atPath: watched)
+        #expect(await eventually { ended.withLock { $0 } }, "the watcher lets its owner go: the run can end")
+        #expect(!watcher.isActive)
+        #expect(batches.withLock { $0 }.joined(separator: "; ").contains("deleted watched"), "\(batches.withLock { $0 })")
+        #expect(await eventually { inotifyDescriptors() == before }, "the inotify instance is closed")
     }
 
     @Test func watchingOneFileSeesOnlyItAndCancelClosesTheDescriptor() async throws {

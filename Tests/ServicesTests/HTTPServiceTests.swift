@@ -237,9 +237,9 @@ func failure<T>(_ body: () async throws -> T) async -> ServiceError? {
     }
 }
 
-/// Polls `condition` every 10 ms for up to 5 s.
-func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<500 {
+/// Polls `condition` every 10 ms for up to `timeLimit` seconds (5 by default).
+func eventually(timeLimit: Int = 5, _ condition: () -> Bool) async -> Bool {
+    for _ in 0..<(timeLimit * 100) {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }

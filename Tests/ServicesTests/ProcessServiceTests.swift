@@ -128,6 +128,51 @@ import Testing
         #expect(await eventually { processes(inGroup: process.pid).isEmpty })
     }
 
+    @Test func whatARunLeftInItsGroupEndsWithIt() async throws {
+        // The shell exits at once; the sleep it put in the background shares its group.
+        let outcome = try await service.run(ProcessSpec(argv: ["sh", "-c", "sleep 3015 & echo $!"]))
+        let child = try #require(Int32(String(decoding: outcome.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(outcome.status == 0)
+        #expect(await eventually { !isLive(child) }, "the background sleep \(child) is killed when the run ends")
+    }
+
+    @Test func whatASpawnedProgramLeftInItsGroupEndsWithIt() async throws {
+        let process = try service.spawn(ProcessSpec(argv: ["sh", "-c", "sleep 3014 & echo $!"]))
+        let child = Mutex<Int32?>(nil)
+        process.changes.attach { change in
+            guard case .event("didOutput", let payload) = change, case .bytes(let bytes) = payload["line"] else { return }
+            child.withLock { $0 = Int32(String(decoding: bytes, as: UTF8.self)) }
+        }
+        process.start()
+        #expect(await eventually { !process.isRunning })
+        let pid = try #require(child.withLock { $0 })
+        #expect(process.outcome?.status == 0)
+        #expect(await eventually { !isLive(pid) }, "the background sleep \(pid) is killed when the spawned shell exits")
+    }
+
+    @Test func theEndOfItsTaskSendsTermThenKillToASpawnedGroup() async throws {
+        let clock = ManualClock()
+        let service = ProcessService(clock: clock)
+        // A program that ignores SIGTERM: the task's end is SIGTERM, then SIGKILL after the grace.
+        let process = try service.spawn(ProcessSpec(argv: ["sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.05; done"]))
+        let ready = Mutex(false)
+        process.changes.attach { change in
+            if case .event("didOutput", _) = change { ready.withLock { $0 = true } }
+        }
+        process.start()
+        #expect(process.endsWithTask)
+        #expect(await eventually { ready.withLock { $0 } })
+        process.taskEnded()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(process.isRunning, "SIGTERM alone does not end a program that ignores it")
+        _ = clock.advance(by: .seconds(ProcessSpec.defaultKillGrace))
+        #expect(await eventually { !process.isRunning })
+        #expect(process.outcome?.signal == "SIGKILL")
+        var outliving = ProcessSpec(argv: ["true"])
+        outliving.outliveTask = true
+        #expect(try !service.spawn(outliving).endsWithTask)
+    }
+
     @Test func releasingTheServiceKillsWhatItStarted() async throws {
         var service: ProcessService? = ProcessService()
         let process = try #require(try service?.spawn(ProcessSpec(argv: ["sleep", "60"])))
@@ -237,6 +282,12 @@ func processes(inGroup group: Int32) -> [Int32] {
 }
 
 /// Children of this process that exited and were never reaped.
+/// True while `pid` runs (not gone, not a zombie).
+func isLive(_ pid: Int32) -> Bool {
+    guard let fields = statFields(pid), !fields.isEmpty else { return false }
+    return fields[0] != "Z"
+}
+
 func zombieChildren() -> [Int32] {
     let me = getpid()
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []

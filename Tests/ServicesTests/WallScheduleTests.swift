@@ -101,6 +101,10 @@ import Testing
         ("*/0 * * * *", "the minute field '*/0' is not valid: the step in '*/0' must be a whole number above 0"),
         ("* * * foo *", "the month field 'foo' is not valid: 'foo' is not a number in 1-12 or a name (jan-dec)"),
         ("* * * * mon-funday", "the day of week field 'mon-funday' is not valid"),
+        ("-1 * * * *", "the minute field '-1' is not valid: '-1' is not a number in 0-59"),
+        ("* 5- * * *", "the hour field '5-' is not valid: '5-' is not a number in 0-23"),
+        ("* * * * *\0", "the day of week field '*\\0' is not valid: '*\\0' is not a number in 0-7"),
+        ("\u{1B}[31m * * * *", "the minute field '\\u{1B}[31m' is not valid"),
     ])
     func badCronIsNamed(expression: String, message: String) {
         do {
@@ -122,5 +126,12 @@ import Testing
             #expect(error.message.hasPrefix("zone 'Mars/Olympus' is not an IANA time zone"))
         }
         #expect((try? WallSchedule(at: "9:05:07", zone: "UTC"))?.next(after: 0).map(show) == "1970-01-01 09:05:07")
+    }
+
+    @Test func theZoneIsShownAsTheScriptNamedIt() throws {
+        #expect(try WallSchedule(at: "02:30", zone: "UTC").description == "at 02:30 UTC", "not GMT, as Foundation calls it")
+        #expect(try WallSchedule(cron: "0 9 * * *", zone: "UTC").description == "cron 0 9 * * * UTC")
+        #expect(try WallSchedule(at: "02:30", zone: "Europe/Paris").description == "at 02:30 Europe/Paris")
+        #expect(try WallSchedule(at: "02:30").description == "at 02:30 \(TimeZone.current.identifier)")
     }
 }

@@ -24,6 +24,7 @@ import Testing
           return try(function() local file = assert(io.open(path, "w")) file:write("escaped") file:close() return "written" end)
         end)
         s:method("remove", { "path: string" }, "string", "Removes a file.", function(path) return try(function() return assert(os.remove(path)) end) end)
+        s:method("rename", { "from: string", "to: string" }, "string", "Renames a file.", function(from, to) return try(function() return assert(os.rename(from, to)) end) end)
         s:method("env", { "name: string" }, "string", "Reads a variable.", function(name) return try(os.getenv, name) end)
         s:method("run", { "command: string" }, "string", "Runs a command.", function(command)
           return try(function() local pipe = assert(io.popen(command)) local out = pipe:read("a") pipe:close() return out end)
@@ -40,6 +41,29 @@ import Testing
           return try(function() local t = {} for i = 1, 1e8 do t[i] = ("x"):rep(1000) .. i end end)
         end)
         s:method("debug", {}, "string", "Reaches debug.", function() return try(function() return type(debug) .. " " .. type(package.loaded.debug) end) end)
+        s:method("searchpath", { "template: string" }, "string", "Looks for a file.", function(template)
+          return try(function() local found, tried = package.searchpath("x", template) return tostring(found) .. " " .. tostring(tried) end)
+        end)
+        s:method("race", { "path: string", "append: string", "rounds: integer" }, "string", "Opens while links change.", function(path, append, rounds)
+          local secret, inside, refused, appended = 0, 0, 0, 0
+          for _ = 1, rounds do
+            local ok, file = pcall(io.open, path)
+            if ok and file then
+              local text = file:read("a") or ""
+              file:close()
+              if text:find("TOPSECRET") then secret = secret + 1 else inside = inside + 1 end
+            else
+              refused = refused + 1
+            end
+            local wrote, out = pcall(io.open, append, "a")
+            if wrote and out then
+              out:write("APPENDED\n")
+              out:close()
+              appended = appended + 1
+            end
+          end
+          return ("secret=%d inside=%d refused=%d appended=%d"):format(secret, inside, refused, appended)
+        end)
         """#
 
     static func manifest(_ permissions: String) -> String {
@@ -167,5 +191,108 @@ import Testing
             #expect(lines.dropFirst().first?.hasPrefix("refused") == true, "\(permission): \(result)")
             #expect(lines.last == "pong\tscript continues", "\(permission): \(result)")
         }
+    }
+
+    /// A file checked and then opened by name could be another file by the time it is opened: a
+    /// link swapped in between (by another process that may change the granted folder) must
+    /// never lead a read to a file outside the grants, nor an append. The swaps run on a thread
+    /// of the test for a bounded time while the plugin opens 24,000 times each way.
+    @Test func aLinkSwappedAsTheFileIsOpenedNeverLeadsOutside() async throws {
+        let sandbox = try self.sandbox("read = [\"~/allowed\"]\nwrite = [\"~/allowed\"]")
+        let home = sandbox.path
+        try sandbox.write("allowed/real", "inside\n")
+        try sandbox.write("other/victim.txt", "untouched\n")
+        #expect(try await inHome(["plugins", "allow", "escape"], sandbox).status == 0)
+        let swapper = LinkSwapper(folder: home + "/allowed", links: ["race": home + "/secret.txt", "append": home + "/other/victim.txt"])
+        swapper.start(seconds: 60)
+        let result = try await inHome(["--log-level", "error", "-e", """
+            task(function()
+              local e = services.escape
+              for _ = 1, 12 do print(e:race('\(home)/allowed/race', '\(home)/allowed/append', 2000)) end
+            end)
+            """], sandbox, timeLimit: 120)
+        let swaps = swapper.stop()
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines
+        #expect(lines.count == 12, "\(result)")
+        #expect(swaps > 1000, "the links changed \(swaps) times")
+        #expect(!lines.isEmpty && lines.allSatisfy { $0.hasPrefix("secret=0 ") }, "a read reached the secret: \(lines)")
+        #expect(lines.contains { !$0.contains(" inside=0 ") }, "the race let no read through at all: \(lines)")
+        let victim = try String(contentsOfFile: home + "/other/victim.txt", encoding: .utf8)
+        #expect(victim == "untouched\n", "an append reached a file outside the grants: \(victim.count) bytes")
+    }
+
+    /// A granted program runs confined as a process plugin is, with only the granted environment,
+    /// and never on the host's standard streams.
+    @Test func aGrantedProgramIsConfinedToThePluginsGrants() async throws {
+        let sandbox = try self.sandbox("exec = [\"cat\", \"env\"]\nread = [\"~/other\"]")
+        let home = sandbox.path
+        #expect(try await inHome(["plugins", "allow", "escape"], sandbox).status == 0)
+        let result = try await inHome(["-e", """
+            task(function()
+              local e = services.escape
+              print((e:run('cat \(home)/secret.txt'):gsub('\\n', ' ')))
+              print((e:run('cat \(home)/other/secret.txt'):gsub('\\n', ' ')))
+              print((e:run('env'):gsub('\\n', ' ')))
+              print((e:execute('cat')))
+              print((e:execute('cat \(home)/other/secret.txt')))
+              print((e:execute('cat \(home)/secret.txt')))
+              print((e:run('env sh -c id'):gsub('\\n', ' ')))
+            end)
+            """], sandbox, environment: ["TOKEN": "s3cr3t-token"], stdin: "HOST-STDIN-DATA\n")
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines
+        try #require(lines.count == 7, "\(result)")
+        #expect(lines[0] == "ok ", "cat of a file outside the grants: \(lines[0])")
+        #expect(lines[1] == "ok OTHERSECRET ", "cat of a granted file: \(lines[1])")
+        #expect(lines[2].contains("PATH=/usr/local/bin:/usr/bin:/bin") && !lines[2].contains("s3cr3t-token") && !lines[2].contains("HOME="),
+                "only the granted environment: \(lines[2])")
+        #expect(lines[3] == "ok true", "cat of /dev/null: \(lines[3])")
+        #expect(lines[4] == "ok true" && lines[5] == "ok nil", "\(lines)")
+        #expect(lines[6] == "ok ", "a granted env runs only granted programs: \(lines[6])")
+        #expect(!result.stdout.contains("HOST-STDIN-DATA") && !result.stdout.contains("TOPSECRET"), "\(result)")
+        #expect(!result.stderr.contains("HOST-STDIN-DATA") && !result.stderr.contains("TOPSECRET"), "\(result)")
+        #expect(result.stderr.contains("info: plugin 'escape': OTHERSECRET"), "os.execute's output goes to the log: \(result)")
+        let granted = try self.sandbox("exec = [\"env\"]\nenv = [\"TOKEN\"]")
+        #expect(try await inHome(["plugins", "allow", "escape"], granted).status == 0)
+        let withToken = try await run(["e:run('env')"], in: granted)
+        #expect(withToken.stdoutLines.first?.contains("TOKEN=s3cr3t-token") == true, "\(withToken)")
+    }
+
+    /// os.remove and os.rename act on the name itself (a link is removed, not what it leads
+    /// to), from the granted folder; a program cannot run where the kernel cannot confine it.
+    @Test func removeAndRenameActOnTheNameItselfAndExecNeedsLandlock() async throws {
+        let sandbox = try self.sandbox("write = [\"~/allowed\"]\nexec = [\"echo\"]")
+        let home = sandbox.path
+        try sandbox.write("allowed/real", "inside\n")
+        try FileManager.default.createSymbolicLink(atPath: home + "/allowed/link", withDestinationPath: home + "/allowed/real")
+        #expect(try await inHome(["plugins", "allow", "escape"], sandbox).status == 0)
+        let result = try await run(["e:remove('\(home)/allowed/link')", "e:rename('\(home)/allowed/real', '\(home)/allowed/moved')",
+                                    "e:rename('\(home)/allowed/moved', '\(home)/moved')", "e:remove('\(home)/allowed/nothing')"], in: sandbox)
+        let lines = result.stdoutLines
+        try #require(lines.count == 5, "\(result)")
+        #expect(lines[0] == "ok true" && lines[1] == "ok true", "\(lines)")
+        #expect(lines[2].hasPrefix("refused") && lines[2].contains("os.rename(\"\(home)/allowed/moved\", \"\(home)/moved\"): permission: plugin 'escape' may not write \(home)/moved"), "\(lines[2])")
+        #expect(lines[3].hasPrefix("refused") && lines[3].contains("\(home)/allowed/nothing: No such file or directory"), "\(lines[3])")
+        let files = FileManager.default
+        #expect(!files.fileExists(atPath: home + "/allowed/link") && !files.fileExists(atPath: home + "/allowed/real"))
+        #expect(files.fileExists(atPath: home + "/allowed/moved") && !files.fileExists(atPath: home + "/moved"))
+        let unconfined = try await inHome(["-e", "task(function() print((services.escape:run('echo hi'):gsub('\\n', ' '))) end)"], sandbox,
+                                          environment: ["CRESCENT_LANDLOCK_ABI": "0"])
+        #expect(unconfined.stdoutLines.first?.contains("io.popen: permission: plugin 'escape' may not run \"echo hi\": the kernel offers no Landlock to confine it") == true, "\(unconfined)")
+    }
+
+    /// package.searchpath looks only where the plugin may read: a file outside its grants is
+    /// "not granted" whether it exists or not.
+    @Test func searchpathTellsNothingOfFilesOutsideTheGrants() async throws {
+        let sandbox = try self.sandbox()
+        let home = sandbox.path
+        let result = try await run(["e:searchpath('\(home)/secret.txt')", "e:searchpath('\(home)/missing.txt')",
+                                    "e:searchpath('\(home)/plugins/escape/?.lua')"], in: sandbox)
+        let lines = result.stdoutLines
+        try #require(lines.count == 4, "\(result)")
+        #expect(lines[0] == "ok nil no file '\(home)/secret.txt' (not granted)", "\(lines[0])")
+        #expect(lines[1] == "ok nil no file '\(home)/missing.txt' (not granted)", "\(lines[1])")
+        #expect(lines[2] == "ok \(home)/plugins/escape/x.lua nil" || lines[2] == "ok nil no file '\(home)/plugins/escape/x.lua'", "\(lines[2])")
     }
 }

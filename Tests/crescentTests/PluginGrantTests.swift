@@ -152,4 +152,52 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         let check = try await inHome(["plugin", "check", "plugins/runner"], sandbox)
         #expect(check.stdout.contains("requires http: may connect to any host through the http service"), "\(check)")
     }
+
+    /// A granted path that does not lead where it reads (`..`, a link) is shown with where it
+    /// really leads: the prompt the user says y to names the real folder.
+    @Test func checkShowsWhereAGrantedPathReallyLeads() async throws {
+        let sandbox = try self.sandbox("read = [\"~/allowed/../secret\", \"~/link\"]\nwrite = [\"~/allowed/../../elsewhere\"]")
+        let home = sandbox.path
+        try sandbox.write("secret/s.txt", "TOPSECRET\n")
+        try sandbox.write("allowed/a.txt", "a\n")
+        try FileManager.default.createSymbolicLink(atPath: home + "/link", withDestinationPath: home + "/secret")
+        let parent = (home as NSString).deletingLastPathComponent
+        let result = try await inHome(["plugin", "check", "plugins/music"], sandbox)
+        for line in ["read ~/allowed/../secret (that is \(home)/secret): may read the files in \(home)/secret (and below it)",
+                     "read ~/link (that is \(home)/secret): may read the files in \(home)/secret",
+                     "write ~/allowed/../../elsewhere (that is \(parent)/elsewhere): may create, change and delete the files in \(parent)/elsewhere"] {
+            #expect(result.stdout.contains(line), "\(line)\n\(result)")
+        }
+        let allowed = try await inHome(["plugins", "allow", "music"], sandbox)
+        #expect(allowed.stdout.contains("read ~/allowed/../secret (that is \(home)/secret)"), "\(allowed)")
+    }
+
+    /// `main` is read before any permission applies: it must lie inside the plugin folder, and
+    /// the manifest must not be a link, or the host would read (and show in an error) any file.
+    @Test(arguments: ["\"../../secret.txt\"", "\"/SANDBOX/secret.txt\"", "\"link.lua\""])
+    func aMainOutsideThePluginFolderIsRefused(main: String) async throws {
+        let sandbox = try self.sandbox("")
+        try sandbox.write("secret.txt", "TOKEN ghp_SuperSecret123\n")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/plugins/music/link.lua", withDestinationPath: sandbox.path + "/secret.txt")
+        let manifest = Self.manifest("").replacingOccurrences(of: "kind = \"lua\"", with: "kind = \"lua\"\nmain = \(main.replacingOccurrences(of: "/SANDBOX", with: sandbox.path))")
+        try sandbox.write("plugins/music/plugin.toml", manifest)
+        let result = try await inHome(["plugin", "check", "plugins/music"], sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("plugins/music/plugin.toml: field 'main' ") || result.stderr.contains("plugins/music/plugin.toml: field 'main' "), "\(result)")
+        #expect(!result.stdout.contains("ghp_SuperSecret123") && !result.stderr.contains("ghp_SuperSecret123"), "\(result)")
+        let used = try await inHome(["-e", "print(pcall(function() return services.music end))"], sandbox)
+        #expect(!used.stdout.contains("ghp_SuperSecret123") && !used.stderr.contains("ghp_SuperSecret123"), "\(used)")
+        #expect(used.stdout.contains("field 'main'") || used.stderr.contains("field 'main'"), "\(used)")
+    }
+
+    @Test func aManifestThatIsALinkIsRefused() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("secret.txt", "TOPSECRET\n")
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/plugins/linked", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/plugins/linked/plugin.toml", withDestinationPath: sandbox.path + "/secret.txt")
+        let result = try await inHome(["plugin", "check", "plugins/linked"], sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect((result.stdout + result.stderr).contains("plugins/linked/plugin.toml: cannot use it as the plugin's manifest: it is a symbolic link, not a regular file"), "\(result)")
+        #expect(!result.stdout.contains("TOPSECRET") && !result.stderr.contains("TOPSECRET"), "\(result)")
+    }
 }

@@ -109,4 +109,59 @@ import Testing
         let used = try await inHome(["-e", "task(function() local ok, err = pcall(function() return services.tune:ping() end) print(ok, type(err) == 'table' and err.message or err) end)"], sandbox)
         #expect(used.stdout.contains("asks for more than was granted (env LANG)"), "\(used)")
     }
+
+    /// Makes `name`.tar.gz of the folder `pack/tune`.
+    static func archive(_ sandbox: Sandbox, _ name: String) throws {
+        let tar = Process()
+        tar.executableURL = URL(fileURLWithPath: "/usr/bin/tar")
+        tar.arguments = ["-czf", sandbox.path + "/\(name).tar.gz", "-C", sandbox.path + "/pack", "tune"]
+        try tar.run()
+        tar.waitUntilExit()
+    }
+
+    /// A plugin holds only files and folders: an archive or a folder with a FIFO, a link or a
+    /// device is refused naming the entry (it used to hang on the FIFO for ever, leaving an empty
+    /// plugin folder), and the version installed before stays as it was.
+    @Test func anEntryThatIsNotAFileOrAFolderIsRefusedAndNothingIsLeft() async throws {
+        let sandbox = try Sandbox()
+        try Self.writePlugin(in: sandbox, at: "v1/tune")
+        #expect(try await inHome(["plugins", "install", "v1/tune"], sandbox).status == 0)
+        try Self.writePlugin(in: sandbox, at: "pack/tune", version: "2.0.0")
+        #expect(mkfifo(sandbox.path + "/pack/tune/fifo", 0o644) == 0)
+        try Self.archive(sandbox, "fifo")
+        let fromArchive = try await inHome(["plugins", "install", "fifo.tar.gz"], sandbox, timeLimit: 30)
+        #expect(fromArchive.status == 1 && !fromArchive.timedOut, "\(fromArchive)")
+        #expect(fromArchive.stderr.contains("fifo.tar.gz: tune/fifo is a FIFO: a plugin holds only regular files and folders; nothing was installed"), "\(fromArchive)")
+        let fromFolder = try await inHome(["plugins", "install", "pack/tune"], sandbox, timeLimit: 30)
+        #expect(fromFolder.status == 1 && fromFolder.stderr.contains("pack/tune: fifo is a FIFO"), "\(fromFolder)")
+        unlink(sandbox.path + "/pack/tune/fifo")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/pack/tune/link", withDestinationPath: "/etc/hostname")
+        try Self.archive(sandbox, "link")
+        let withLink = try await inHome(["plugins", "install", "link.tar.gz"], sandbox, timeLimit: 30)
+        #expect(withLink.status == 1 && withLink.stderr.contains("link.tar.gz: tune/link is a symbolic link"), "\(withLink)")
+        let plugins = sandbox.path + "/.local/share/crescent/plugins"
+        #expect(try FileManager.default.contentsOfDirectory(atPath: plugins) == ["tune"], "nothing left beside it")
+        let manifest = try String(contentsOfFile: plugins + "/tune/plugin.toml", encoding: .utf8)
+        #expect(manifest.contains("version = \"1.0.0\""), "the version installed before stays")
+    }
+
+    /// A small archive may unpack to gigabytes: the files of a plugin hold at most 100 MiB, and
+    /// it holds at most 10,000 entries; past either, nothing is unpacked into the plugin folder.
+    @Test func anArchivePastTheBoundsIsRefusedBeforeItIsUnpacked() async throws {
+        let sandbox = try Sandbox()
+        try Self.writePlugin(in: sandbox, at: "pack/tune")
+        let big = open(sandbox.path + "/pack/tune/big.bin", O_CREAT | O_WRONLY, 0o644)
+        #expect(ftruncate(big, 101 << 20) == 0)
+        close(big)
+        try Self.archive(sandbox, "big")
+        let large = try await inHome(["plugins", "install", "big.tar.gz"], sandbox, timeLimit: 60)
+        #expect(large.status == 1 && large.stderr.contains("big.tar.gz: its files hold more than 100 MiB, the most a plugin may hold; nothing was installed"), "\(large)")
+        unlink(sandbox.path + "/pack/tune/big.bin")
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/pack/tune/many", withIntermediateDirectories: true)
+        for index in 0..<10_000 { close(open(sandbox.path + "/pack/tune/many/\(index)", O_CREAT | O_WRONLY, 0o644)) }
+        try Self.archive(sandbox, "many")
+        let many = try await inHome(["plugins", "install", "many.tar.gz"], sandbox, timeLimit: 60)
+        #expect(many.status == 1 && many.stderr.contains("many.tar.gz: holds more than 10000 files and folders"), "\(many)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/.local/share/crescent/plugins/tune"))
+    }
 }

@@ -283,4 +283,13 @@ void crescent_bench_register_c_property(lua_State *L);
  *  fresh three-field change table, protected, in C: the cost of a bare delivery. */
 void crescent_bench_c_deliver_loop(lua_State *L, int ref, lua_Integer count);
 
+/* ---- Files the host opened (files.c) -------------------------------------------------------- */
+
+/** A lua_CFunction: `(fd, mode [, pid])` -> an `io` file handle over the descriptor `fd` (which it
+ *  owns from then on), opened as fdopen's `mode` says; with `pid`, the handle is a pipe to that
+ *  program and closing it waits for the program and answers as `io.popen`'s close does. On
+ *  failure: nil, the message and errno, as io.open answers (the descriptor closed, the program
+ *  killed). */
+int crescent_file_from_descriptor(lua_State *L);
+
 #endif

@@ -21,6 +21,13 @@ final class OwnedObjectShare: Cancellable {
         object.ownerEnded()
     }
 
+    /// The task that made it ended (``LuaTask/ownsSpawns``): the object stops gently, unless it
+    /// finished already; its owner keeps it until it has.
+    func taskEnded() {
+        guard ownerSlot >= 0 else { return }
+        object.taskEnded()
+    }
+
     /// The object finished on its own: the owner lets go of it.
     func finish() {
         bindingLink.object?.ownedObjects[ObjectIdentifier(object)] = nil
@@ -36,6 +43,11 @@ extension ModelBinding {
         let share = OwnedObjectShare(object: object, owner: host.currentScope, binding: self)
         ownedObjects[id] = share
         host.currentScope.adopt(share)
+        if object.endsWithTask, let task = host.currentTask, task.ownsSpawns, !task.isDone {
+            // A long task that spawns many programs keeps only those still running.
+            if task.spawned.count >= 64, task.spawned.count.isMultiple(of: 64) { task.spawned.removeAll { $0.ownerSlot < 0 } }
+            task.spawned.append(share)
+        }
         let link = host.link
         let bound = NIOLoopBound(share, eventLoop: host.loop)
         // After the object's last report: those went to the loop first, through the same queue.

@@ -41,6 +41,9 @@ extension Host {
             if let task = self.currentTask, task.coroutine.thread == stack.state { task.scopeLink = scope.weakLink }
             return .none
         }
+        // The controllers' own tasks (lifecycle, commands, method handlers): what their code
+        // spawns belongs to the controller, not to the task.
+        vm.register(field: "methodTask", taskFunction(ownsSpawns: false))
         vm.register(field: "within") { [unowned self] stack in
             let scope = try scopeType.check(1, in: stack, function: "within")
             try stack.checkFunction(2, function: "within")

@@ -34,14 +34,7 @@ extension Host {
                 },
             ]
         )
-        vm.register("task") { [unowned self] stack in
-            try stack.checkFunction(1, function: "task")
-            let arguments = stack.top - 1
-            let task = self.startTask(function: 1, arguments: arguments, in: stack)
-            self.taskType.push(task, onto: stack)
-            self.resume(task, arguments: arguments)
-            return .one
-        }
+        vm.register("task", taskFunction(ownsSpawns: true))
         vm.register("sleep") { [unowned self] stack in
             let seconds = try stack.checkNumber(1, function: "sleep")
             guard seconds.isFinite, seconds >= 0 else {
@@ -56,6 +49,21 @@ extension Host {
     }
 
     var taskType: LuaObjectType<LuaTask> { vm.objectType(LuaTask.self, name: "Task") }
+
+    /// `task(fn, ...)`. With `ownsSpawns` (the script's `task`), the programs its code spawns end
+    /// with it; the controllers' methods run as tasks without it, so what they spawn belongs to
+    /// the controller (`viewDidLoad` starting a program that runs while the view shows).
+    func taskFunction(ownsSpawns: Bool) -> LuaFunctionBody {
+        return { [unowned self] stack in
+            try stack.checkFunction(1, function: "task")
+            let arguments = stack.top - 1
+            let task = self.startTask(function: 1, arguments: arguments, in: stack)
+            task.ownsSpawns = ownsSpawns
+            self.taskType.push(task, onto: stack)
+            self.resume(task, arguments: arguments)
+            return .one
+        }
+    }
 
     /// How many finished coroutines are kept for the next tasks.
     static let idleCoroutineLimit = 16

@@ -52,6 +52,11 @@ final class LuaTask: Hashable, Cancellable {
     /// Replaces the default handling of the task's end (errors reported as handler errors,
     /// results kept in `result`).
     var onEnd: ((Ending) -> Void)?
+    /// True for a task made by the script's `task(fn)`: the programs its code spawns are its own
+    /// and end with it (``endOwnedObjects()``), unless spawned with `outliveTask = true`.
+    var ownsSpawns = false
+    /// What its code spawned that ends with it (see ``ownsSpawns``).
+    var spawned: [OwnedObjectShare] = []
     /// Told `true` before each resume and `false` after (the REPL lets Ctrl-C interrupt only
     /// while its chunk's code runs).
     var onResume: ((Bool) -> Void)?
@@ -129,6 +134,15 @@ final class LuaTask: Hashable, Cancellable {
         state = .done
         if !keepingCoroutine { coroutine.release() }
         owner?.forget(self)
+        endOwnedObjects()
+    }
+
+    /// The task returned, raised or was cancelled: the programs it spawned end too (SIGTERM,
+    /// then SIGKILL after the grace); each stays its owner's work until it has exited.
+    private func endOwnedObjects() {
+        let ending = spawned
+        spawned = []
+        for share in ending { share.taskEnded() }
     }
 
     static func == (lhs: LuaTask, rhs: LuaTask) -> Bool { lhs === rhs }

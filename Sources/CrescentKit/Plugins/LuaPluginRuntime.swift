@@ -51,7 +51,8 @@ final class LuaPluginRuntime {
     /// Makes the plugin's VM, runs its `main` and answers the services it declared.
     static func start(_ manifest: PluginManifest, main: String, settings: Value, limits: PluginsSection,
                       parent: Host) -> Result<[String: any Service], PluginProblem> {
-        let mainPath = main.hasPrefix("/") ? main : manifest.folder + "/" + main
+        // Inside the folder: the manifest refuses any other main.
+        let mainPath = manifest.folder + "/" + main
         var options = parent.options
         // Its own limit (`memory_mib`, default 64), never past [plugins] memory_limit when that
         // is set (0: no cap).

@@ -14,11 +14,14 @@ enum PluginFile {
     /// The most a Lua plugin's `main` file may hold.
     static let sourceLimit = 16 << 20
 
-    /// The TOML file at `path` (at most ``manifestLimit`` bytes) as its tables and keys.
+    /// The TOML file at `path` (at most ``manifestLimit`` bytes) as its tables and keys. With
+    /// `followLinks` false (a plugin's manifest) a symbolic link is refused, not followed: a
+    /// manifest that is a link to a file of the user's would make the host read that file and
+    /// show part of it in the syntax error.
     ///
     /// - Throws: ``PluginProblem`` naming `path` and the line that is wrong.
-    static func tables(_ path: String, what: String) throws(PluginProblem) -> Fields {
-        let bytes = try read(path, limit: manifestLimit, what: what)
+    static func tables(_ path: String, what: String, followLinks: Bool = true) throws(PluginProblem) -> Fields {
+        let bytes = try read(path, limit: manifestLimit, what: what, followLinks: followLinks)
         do throws(HostSetupError) {
             return try ConfigFile.parse(bytes: bytes, name: path).sections
         } catch {
@@ -29,13 +32,16 @@ enum PluginFile {
     /// The bytes of the regular file at `path`, at most `limit` of them.
     ///
     /// - Throws: ``PluginProblem`` naming `path` and why it was not read (prefixed by `what`).
-    static func read(_ path: String, limit: Int, what: String) throws(PluginProblem) -> [UInt8] {
+    static func read(_ path: String, limit: Int, what: String, followLinks: Bool = true) throws(PluginProblem) -> [UInt8] {
         // stat first: opening a device or a FIFO may itself block or have effects.
         var status = stat()
-        guard stat(path, &status) == 0 else { throw problem(path, what, "cannot read it (\(lastError()))") }
+        guard (followLinks ? stat(path, &status) : lstat(path, &status)) == 0 else {
+            throw problem(path, what, "cannot read it (\(lastError()))")
+        }
         try checkKind(status, path, what, limit)
-        // O_NONBLOCK: should the path have become a FIFO since, the open does not wait for a writer.
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        // O_NONBLOCK: should the path have become a FIFO since, the open does not wait for a writer;
+        // O_NOFOLLOW: nor a link followed that was swapped in after the lstat.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | (followLinks ? 0 : O_NOFOLLOW))
         guard descriptor >= 0 else { throw problem(path, what, "cannot read it (\(lastError()))") }
         defer { close(descriptor) }
         guard fstat(descriptor, &status) == 0 else { throw problem(path, what, "cannot read it (\(lastError()))") }
@@ -67,6 +73,7 @@ enum PluginFile {
             case S_IFCHR: "a character device"
             case S_IFBLK: "a block device"
             case S_IFSOCK: "a socket"
+            case S_IFLNK: "a symbolic link"
             default: "not a regular file"
             }
             throw problem(path, what, "it is \(name), not a regular file (make it an ordinary file)")

@@ -80,7 +80,7 @@ public struct PluginManifest: Sendable {
     public static func load(folder: String, hostVersion: String) throws(PluginProblem) -> PluginManifest {
         let path = path(in: folder)
         guard access(path, R_OK) == 0 else { throw PluginProblem("\(path): cannot read the manifest (a plugin folder holds a plugin.toml)") }
-        let fields = try PluginFile.tables(path, what: "manifest")
+        let fields = try PluginFile.tables(path, what: "manifest", followLinks: false)
         return try ManifestReader(path: path, fields: fields).manifest(folder: folder, hostVersion: hostVersion)
     }
 }
@@ -178,7 +178,8 @@ private struct ManifestReader {
         switch try string("kind") {
         case "lua":
             let main = fields["main"] == nil ? "main.lua" : try string("main")
-            let file = main.hasPrefix("/") ? main : folder + "/" + main
+            try checkInside(main, folder: folder)
+            let file = folder + "/" + main
             guard access(file, R_OK) == 0 else { throw problem("main", "names \(file), which cannot be read") }
             return .lua(main: main)
         case "process":
@@ -193,6 +194,21 @@ private struct ManifestReader {
             return .process(command: words)
         case let other:
             throw problem("kind", "must be \"lua\" or \"process\", got \"\(other)\"")
+        }
+    }
+
+    /// `main` is a file of the plugin's own folder: the host reads and runs it before any
+    /// permission applies, so a path out of the folder (absolute, `..`, a link leading out) would
+    /// make it read (and show in a syntax error) any file of the user's.
+    private func checkInside(_ main: String, folder: String) throws(PluginProblem) {
+        if main.isEmpty || main.utf8.contains(0) { throw problem("main", "must name a Lua file in the plugin folder, e.g. \"main.lua\"") }
+        if main.hasPrefix("/") || main.split(separator: "/").contains("..") {
+            throw problem("main", "must be a path inside the plugin folder (no leading / and no ..), got \"\(main)\"")
+        }
+        let root = PluginSandbox.resolve(folder)
+        let resolved = PluginSandbox.resolve(folder + "/" + main)
+        guard resolved != root, PluginSandbox.isInside(resolved, root) else {
+            throw problem("main", "names \(main), which leads out of the plugin folder (to \(resolved)); main must be a file inside it")
         }
     }
 

@@ -1,5 +1,8 @@
 public import Model
 import Crypto
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `[permissions]` table of a plugin's manifest: what it asks for beyond its own folder
 /// (readable) and its data folder `DATA/plugins/NAME` (writable).
@@ -84,14 +87,22 @@ public struct PluginPermissions: Sendable, Equatable {
     /// `crescent plugins allow`).
     public var explanation: [String] {
         var lines: [String] = []
-        for path in read { lines.append("read \(path): may read the files in \(path) (and below it)") }
-        for path in write { lines.append("write \(path): may create, change and delete the files in \(path) (and below it)") }
+        for path in read {
+            let (entry, target) = Self.shown(path)
+            lines.append("read \(entry): may read the files in \(target) (and below it)")
+        }
+        for path in write {
+            let (entry, target) = Self.shown(path)
+            lines.append("write \(entry): may create, change and delete the files in \(target) (and below it)")
+        }
         for address in net {
             let port = Self.port(of: address).map(String.init) ?? "?"
             lines.append("net \(address): may connect to \(address.hasPrefix("*:") ? "any host on port \(port)" : address)"
                          + " (a process plugin: any host on port \(port), the kernel checks ports only)")
         }
-        for program in exec { lines.append("exec \(program): may run \(program) (found on PATH when it asks)") }
+        for program in exec {
+            lines.append("exec \(program): may run \(program) (found on \(PluginSandbox.confinedPath)), confined to these permissions as the plugin is")
+        }
         for name in env { lines.append("env \(name): may read the environment variable \(name)") }
         if native { lines.append("native: may load C modules (Lua): FULL ACCESS, as much as you have") }
         for service in services {
@@ -106,6 +117,15 @@ public struct PluginPermissions: Sendable, Equatable {
                      + (memoryMiB == nil ? " (the default)" : ""))
         lines.append("always: reads its own folder, writes its data folder DATA/plugins/NAME; nothing else")
         return lines
+    }
+
+    /// A granted path as the user is shown it: itself, and where it really leads when that is
+    /// not what it reads as (`..`, a link): `~/../../etc (that is /etc)`, and that real folder.
+    static func shown(_ path: String) -> (entry: String, target: String) {
+        let home = getenv("HOME").map { String(cString: $0) }
+        let expanded = expanded(path, home: home)
+        let resolved = PluginSandbox.resolve(expanded)
+        return resolved == expanded || resolved + "/" == expanded ? (path, path) : ("\(path) (that is \(resolved))", resolved)
     }
 
     /// The paths with `~` spelled out as the home folder `home`.

@@ -35,10 +35,7 @@ struct PluginProcess {
         }
         var variables: [String: String] = [:]
         if let sandbox {
-            variables["PATH"] = PluginSandbox.confinedPath
-            for name in sandbox.permissions.env {
-                if let value = getenv(name) { variables[name] = String(cString: value) }
-            }
+            variables = sandbox.environment()
         } else {
             var entry = environ
             while let pointer = entry.pointee {
@@ -64,27 +61,7 @@ struct PluginProcess {
         spec.stdin_fd = input[0]
         spec.stdout_fd = output[1]
         spec.stderr_fd = errors[1]
-        if let sandbox {
-            let permissions = sandbox.permissions
-            let exec = [program] + PluginSandbox.loaders
-                + permissions.exec.compactMap { PluginSandbox.program($0, folder: folder, path: PluginSandbox.confinedPath) }
-            let read = PluginSandbox.systemRead + (permissions.net.isEmpty ? [] : PluginSandbox.networkRead) + sandbox.read
-            let ports = permissions.net.compactMap(PluginPermissions.port(of:))
-            spec.confine = 1
-            spec.read_paths = strings.constants(read.map(PluginSandbox.resolve))
-            spec.read_count = Int32(read.count)
-            spec.exec_paths = strings.constants((exec.map(PluginSandbox.resolve) + [sandbox.folder]))
-            spec.exec_count = Int32(exec.count + 1)
-            spec.write_paths = strings.constants([sandbox.dataFolder, "/dev/null"] + sandbox.write)
-            spec.write_count = Int32(sandbox.write.count + 2)
-            spec.ports = strings.ports(ports)
-            spec.port_count = Int32(ports.count)
-            spec.isolate_network = permissions.net.isEmpty ? 1 : 0
-            spec.allow_processes = permissions.exec.isEmpty ? 0 : 1
-            spec.memory_bytes = UInt64(permissions.memoryMiB ?? PluginPermissions.defaultMemoryMiB) << 20
-            spec.max_files = 256
-            spec.max_processes = permissions.exec.isEmpty ? 0 : 64
-        }
+        if let sandbox { sandbox.confine(&spec, program: program, strings: strings) }
         var message = [CChar](repeating: 0, count: 512)
         let pid = crescent_sandbox_spawn(&spec, &message, UInt(message.count))
         close(input[0])
@@ -214,51 +191,5 @@ struct PluginProcess {
             offset += count
         }
         return true
-    }
-}
-
-/// C strings and arrays made for one spawn and freed after it (the child has its copies by then).
-private final class CStrings {
-    private var strings: [UnsafeMutablePointer<CChar>] = []
-    private var lists: [UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>] = []
-    private var portArrays: [UnsafeMutablePointer<UInt16>] = []
-
-    func constant(_ text: String) -> UnsafePointer<CChar>? {
-        guard let copy = strdup(text) else { return nil }
-        strings.append(copy)
-        return UnsafePointer(copy)
-    }
-
-    /// A NULL-terminated array of copies of `items`.
-    func list(_ items: [String]) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
-        let array = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: items.count + 1)
-        lists.append(array)
-        for (index, item) in items.enumerated() {
-            let copy = strdup(item)
-            if let copy { strings.append(copy) }
-            array[index] = copy
-        }
-        array[items.count] = nil
-        return array
-    }
-
-    func constants(_ items: [String]) -> UnsafePointer<UnsafePointer<CChar>?> {
-        UnsafeRawPointer(list(items)).assumingMemoryBound(to: UnsafePointer<CChar>?.self)
-    }
-
-    func ports(_ items: [UInt16]) -> UnsafePointer<UInt16> {
-        let array = UnsafeMutablePointer<UInt16>.allocate(capacity: max(items.count, 1))
-        portArrays.append(array)
-        for (index, item) in items.enumerated() { array[index] = item }
-        return UnsafePointer(array)
-    }
-
-    func free() {
-        for string in strings { Glibc.free(string) }
-        for list in lists { list.deallocate() }
-        for array in portArrays { array.deallocate() }
-        strings = []
-        lists = []
-        portArrays = []
     }
 }

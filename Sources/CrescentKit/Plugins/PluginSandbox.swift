@@ -80,13 +80,34 @@ struct PluginSandbox {
     /// Why the plugin may not reach `path` (read, or write when `write`), or nil when it may.
     /// `extraRead` are further readable folders (the system's Lua modules, for `require`).
     func refusal(_ path: String, write wants: Bool, extraRead: [String] = []) -> String? {
+        if case .refused(let message) = reach(path, write: wants, extraRead: extraRead) { return message }
+        return nil
+    }
+
+    /// Whether the plugin may reach a path, and where it lies.
+    enum Access: Equatable {
+        /// It may: `resolved` is inside the granted folder `root`.
+        case granted(root: String, resolved: String)
+        /// It may not: the message says why and how to grant it.
+        case refused(String)
+
+        /// `resolved` relative to `root` ("" for the folder itself): what is opened beneath it.
+        var relative: String? {
+            guard case .granted(let root, let resolved) = self else { return nil }
+            if resolved == root { return "" }
+            return String(resolved.dropFirst(root == "/" ? 1 : root.count + 1))
+        }
+    }
+
+    /// The granted folder `path` (resolved) lies in, for reading or (`write`) writing, or why
+    /// the plugin may not reach it.
+    func reach(_ path: String, write wants: Bool, extraRead: [String] = []) -> Access {
         let resolved = Self.resolve(path)
-        let writable = [dataFolder] + write
-        if writable.contains(where: { Self.isInside(resolved, $0) }) { return nil }
-        if !wants, ([folder] + read + extraRead).contains(where: { Self.isInside(resolved, $0) }) { return nil }
+        let roots = [dataFolder] + write + (wants ? [] : [folder] + read + extraRead)
+        if let root = roots.first(where: { Self.isInside(resolved, $0) }) { return .granted(root: root, resolved: resolved) }
         let shown = resolved == path ? path : "\(path) (that is \(resolved))"
         let field = wants ? "write" : "read"
-        return "permission: plugin '\(plugin)' may not \(field) \(shown): not granted (add it to [permissions] \(field) in its plugin.toml, then run crescent plugins allow \(plugin))"
+        return .refused("permission: plugin '\(plugin)' may not \(field) \(shown): not granted (add it to [permissions] \(field) in its plugin.toml, then run crescent plugins allow \(plugin))")
     }
 
     /// The `PATH` a confined program gets, and where its programs are looked up: the user's own

@@ -20,7 +20,9 @@ local P = ...
 local type, error, setmetatable, rawget, rawset, tostring, select, pairs, ipairs, next =
   type, error, setmetatable, rawget, rawset, tostring, select, pairs, ipairs, next
 local xpcall, traceback, insert, remove, concat, sort = xpcall, debug.traceback, table.insert, table.remove, table.concat, table.sort
-local spawn, observe_, on_, after_, every_ = task, observe, on, timer.after, timer.every
+-- `spawn` runs the controllers' own code as tasks whose spawned programs belong to the
+-- controller; `task_` is the script's task (self:task), whose spawned programs end with it.
+local spawn, task_, observe_, on_, after_, every_ = P.methodTask, task, observe, on, timer.after, timer.every
 
 local Controller = {}          -- the base of every controller class
 local state = setmetatable({}, { __mode = "k" })   -- controller -> private state
@@ -703,7 +705,7 @@ function Controller:on(name, h, options)
 end
 function Controller:after(seconds, h) return owned(self, after_, seconds, handler(self, h)) end
 function Controller:every(seconds, h) return owned(self, every_, seconds, handler(self, h)) end
-function Controller:task(fn, ...) return owned(self, spawn, handler(self, fn), ...) end
+function Controller:task(fn, ...) return owned(self, task_, handler(self, fn), ...) end
 function Controller:start(service, options) return owned(self, service.start, service, options) end
 function Controller:stop(service) return owned(self, service.stop, service) end
 

@@ -28,14 +28,15 @@ end
 -- The permissions (DESIGN.md, Plugins > Permissions): every way to reach a file, a program or
 -- the environment is wrapped to the plugin's grant. `policy.check(path, access)` resolves the path
 -- as the kernel will (symlinks, `..`, /proc/self/root) and answers true or nil and the message.
--- A refused call raises where the plugin made it (level 3: past this wrapper and `guard`).
+-- Files are never opened by name after that check (a link swapped in between would lead
+-- elsewhere): `policy.open`, `remove` and `rename` open beneath the granted folder, the kernel
+-- refusing any step out of it, and `policy.file` makes the descriptor an io handle. Programs run
+-- without a shell, confined like a process plugin (`policy.spawn`, `policy.execute`).
+-- A refused call raises where the plugin made it (the level counts the wrappers in between;
+-- the calls to them are never tail calls, which would drop a level).
 local check, refused, env_granted, exec_granted = policy.check, policy.refused, policy.env, policy.exec
-local function guard(path, access, what)
-  if type(path) == "number" then path = tostring(path) end  -- Lua's own coercion, checked too
-  if type(path) ~= "string" then return end            -- the original raises its own bad argument
-  local ok, message = check(path, access)
-  if not ok then error(what .. ": " .. message, 3) end
-end
+local open_at, remove_at, rename_at, file_of = policy.open, policy.remove, policy.rename, policy.file
+local spawn, run = policy.spawn, policy.execute
 local function unavailable(what, why)
   return function()
     local message = ("%s is not available in plugin '%s': %s"):format(what, plugin_name, why)
@@ -45,7 +46,7 @@ local function unavailable(what, why)
 end
 local not_granted = "not granted (add it to [permissions] %s in its plugin.toml, then run crescent plugins allow %s)"
 -- A command line is run only when it is plain words (no shell syntax) whose first word is a
--- granted program: the shell would otherwise run whatever follows a `;` or `$(`.
+-- granted program: no shell runs it, and `;` or `$(` would mean one.
 local function guard_command(command, what)
   if type(command) == "number" then command = tostring(command) end
   if type(command) ~= "string" then return end
@@ -58,28 +59,84 @@ local function guard_command(command, what)
     error(message, 3)
   end
 end
+-- Opens `path` as io.open's `mode` (checked already): the handle, or nil, the system's message
+-- and errno; a refusal raises at `level` (counted from here).
+local function open_file(path, mode, what, level)
+  local fd, message, code = open_at(path, mode)
+  if not fd then
+    if code == nil then error(what .. ": " .. message, level) end
+    return nil, message, code
+  end
+  return file_of(fd, mode)
+end
+local load = load
+-- loadfile's work, reading through open_file: a first line starting with `#` and a UTF-8 byte
+-- order mark are skipped as Lua's own loadfile skips them (the line kept, for line numbers).
+local function load_file(path, mode, env, has_env, what, level)
+  local file, message = open_file(path, "r", what, level + 1)
+  if not file then return nil, "cannot open " .. message end
+  local source, problem = file:read("a")
+  file:close()
+  if not source then return nil, "cannot read " .. path .. ": " .. tostring(problem) end
+  if source:sub(1, 3) == "\239\187\191" then source = source:sub(4) end
+  if source:sub(1, 1) == "#" then source = "--" .. source end
+  if has_env then return load(source, "@" .. path, mode, env) end
+  return load(source, "@" .. path, mode)
+end
 do
   local open, lines, popen, execute = io.open, io.lines, io.popen, os.execute
   local remove, rename, tmpname, getenv = os.remove, os.rename, os.tmpname, os.getenv
-  local raw_loadfile, raw_dofile = loadfile, dofile
+  local raw_loadfile = loadfile
+  local pack, unpack = table.pack, table.unpack
   io.open = function(path, mode, ...)
-    local writes = type(mode) == "string" and mode:find("[wa+]") ~= nil
-    guard(path, writes and "write" or "read", ("io.open(%q)"):format(tostring(path)))
-    return open(path, mode, ...)
+    if type(path) == "number" then path = tostring(path) end  -- Lua's own coercion, checked too
+    local given = mode == nil and "r" or mode
+    if type(path) ~= "string" or type(given) ~= "string" or not given:find("^[rwa]%+?b*$") then
+      return open(path, mode, ...)                      -- raises its own bad argument, opens nothing
+    end
+    local file, message, code = open_file(path, given, ("io.open(%q)"):format(path), 3)
+    return file, message, code
   end
   io.lines = function(path, ...)
     if path == nil then return unavailable("io.lines() of stdin", "a plugin has no stdin")() end
-    guard(path, "read", ("io.lines(%q)"):format(tostring(path)))
-    return lines(path, ...)
+    if type(path) == "number" then path = tostring(path) end
+    if type(path) ~= "string" then return lines(path, ...) end
+    local file, message = open_file(path, "r", ("io.lines(%q)"):format(path), 3)
+    if not file then error(message, 2) end
+    local next_line = file:lines(...)
+    -- As io.lines: the file closes at its end, and when a for loop leaves early (4th value).
+    return function()
+      local results = pack(next_line())
+      if results[1] == nil then file:close() end
+      return unpack(results, 1, results.n)
+    end, nil, nil, file
   end
-  io.popen = function(command, ...)
+  io.popen = function(command, mode, ...)
     guard_command(command, "io.popen")
-    return popen(command, ...)
+    if type(command) == "number" then command = tostring(command) end
+    if type(command) ~= "string" or (mode ~= nil and mode ~= "r" and mode ~= "w") then
+      return popen(command, mode, ...)                  -- raises its own bad argument, runs nothing
+    end
+    local fd, pid, was_refused = spawn(command, mode or "r")
+    if not fd then
+      if was_refused then error(pid, 2) end
+      return nil, pid
+    end
+    local file, message, code = file_of(fd, mode or "r", pid)
+    return file, message, code
   end
   os.execute = function(command, ...)
     if command == nil then return false end            -- "is a shell available?": not to a plugin
     guard_command(command, "os.execute")
-    return execute(command, ...)
+    if type(command) == "number" then command = tostring(command) end
+    if type(command) ~= "string" then return execute(command, ...) end
+    local ok, kind, code = run(command)
+    if ok == "refused" then error(kind, 2) end
+    if ok == "failed" then
+      refused(kind)
+      return nil, "exit", 127
+    end
+    return ok, kind, code
   end
   -- The host's standard streams are the host's: a plugin logs with `log` (or `print`).
   for _, name in ipairs({ "input", "output", "read", "write" }) do
@@ -87,13 +144,21 @@ do
   end
   io.stdin, io.stdout, io.stderr = nil, nil, nil
   os.remove = function(path, ...)
-    guard(path, "write", ("os.remove(%q)"):format(tostring(path)))
-    return remove(path, ...)
+    if type(path) == "number" then path = tostring(path) end
+    if type(path) ~= "string" then return remove(path, ...) end
+    local ok, message, code = remove_at(path)
+    if ok then return true end
+    if code == nil then error(("os.remove(%q): %s"):format(path, message), 2) end
+    return nil, message, code
   end
   os.rename = function(from, to, ...)
-    guard(from, "write", ("os.rename(%q, ...)"):format(tostring(from)))
-    guard(to, "write", ("os.rename(..., %q)"):format(tostring(to)))
-    return rename(from, to, ...)
+    if type(from) == "number" then from = tostring(from) end
+    if type(to) == "number" then to = tostring(to) end
+    if type(from) ~= "string" or type(to) ~= "string" then return rename(from, to, ...) end
+    local ok, message, code = rename_at(from, to)
+    if ok then return true end
+    if code == nil then error(("os.rename(%q, %q): %s"):format(from, to, message), 2) end
+    return nil, message, code
   end
   os.tmpname = function()
     local name = tmpname()
@@ -114,28 +179,57 @@ do
     end
     return getenv(name, ...)
   end
-  loadfile = function(path, ...)
+  loadfile = function(path, mode, ...)
     if path == nil then return unavailable("loadfile() of stdin", "a plugin has no stdin")() end
-    guard(path, "read", ("loadfile(%q)"):format(tostring(path)))
-    return raw_loadfile(path, ...)
+    if type(path) == "number" then path = tostring(path) end
+    if type(path) ~= "string" then return raw_loadfile(path, mode, ...) end
+    local chunk, message = load_file(path, mode, ..., select("#", ...) > 0, ("loadfile(%q)"):format(path), 3)
+    return chunk, message
   end
-  dofile = function(path, ...)
+  dofile = function(path)
     if path == nil then return unavailable("dofile() of stdin", "a plugin has no stdin")() end
-    guard(path, "read", ("dofile(%q)"):format(tostring(path)))
-    return raw_dofile(path, ...)
+    if type(path) == "number" then path = tostring(path) end
+    if type(path) ~= "string" then return raw_loadfile(path) end
+    local chunk, message = load_file(path, "t", nil, false, ("dofile(%q)"):format(path), 3)
+    if not chunk then error(message, 0) end
+    return chunk()
   end
+  -- package.searchpath as Lua's, but it looks only at the files the plugin may read: one
+  -- outside its grants is "not granted" whether it exists or not, so no search tells the plugin
+  -- what exists where it may not look.
+  local searchpath, c_path = package.searchpath, package.cpath
+  local function search(name, path, separator, replacement)
+    if type(name) == "number" then name = tostring(name) end
+    if type(path) == "number" then path = tostring(path) end
+    if type(name) ~= "string" or type(path) ~= "string" then return searchpath(name, path, separator, replacement) end
+    separator, replacement = separator or ".", replacement or "/"
+    if separator ~= "" then
+      name = name:gsub(separator:gsub("%p", "%%%0"), (replacement:gsub("%%", "%%%%")))
+    end
+    local tried = {}
+    for template in path:gmatch("[^;]+") do
+      local file = template:gsub("%?", (name:gsub("%%", "%%%%")))
+      if check(file, "read", true) then
+        local fd = open_at(file, "r")
+        if fd then
+          local opened = file_of(fd, "r")
+          if opened then opened:close() end
+          return file
+        end
+        tried[#tried + 1] = "no file '" .. file .. "'"
+      else
+        tried[#tried + 1] = "no file '" .. file .. "' (not granted)"
+      end
+    end
+    return nil, table.concat(tried, "\n\t")
+  end
+  package.searchpath = search
   -- require finds Lua files on package.path and loads those the plugin may read; C modules only
   -- with `native = true` (they run with all of the host's rights).
-  local searchpath, c_path = package.searchpath, package.cpath
   local function lua_searcher(name)
-    local file, tried = searchpath(name, package.path)
+    local file, tried = search(name, package.path)
     if not file then return "\n\t" .. tostring(tried) end
-    local ok, message = check(file, "read")
-    if not ok then
-      refused(message)
-      return "\n\tno file '" .. file .. "' (" .. message .. ")"
-    end
-    local chunk, problem = raw_loadfile(file, "t")
+    local chunk, problem = load_file(file, "t", nil, false, ("require(%q)"):format(name), 4)
     if not chunk then error(("error loading module '%s' from file '%s':\n\t%s"):format(name, file, problem), 2) end
     return chunk, file
   end

@@ -46,11 +46,18 @@ public protocol OwnedModelObject: ModelObject {
     /// false while it only waits for the world (a file watcher). A test runner waits for the
     /// busy ones before it moves virtual time on.
     var isBusy: Bool { get }
+    /// True when it ends with the script's task that made it, not only with its owner (a
+    /// spawned program, unless the script asked it to outlive the task).
+    var endsWithTask: Bool { get }
+    /// The task that made it ended (see ``endsWithTask``): stop, gently. Idempotent.
+    func taskEnded()
 }
 
 extension OwnedModelObject {
     public var asOwned: (any OwnedModelObject)? { self }
     public var isBusy: Bool { true }
+    public var endsWithTask: Bool { false }
+    public func taskEnded() { ownerEnded() }
 }
 
 /// A service: a model object registered by name (`services.location`), created by a plugin.

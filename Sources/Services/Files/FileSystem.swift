@@ -38,10 +38,16 @@ enum FileSystem {
         let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         guard !name.isEmpty, name != ".", name != ".." else { throw ServiceError(.invalidArgument, "'\(clipped(path))' names no file") }
-        var template = Array(((folder.isEmpty ? "." : folder) + "/." + name + ".crescent-XXXXXX").utf8CString)
+        // The temporary name starts with the name, cut to 200 bytes so that a name near the
+        // limit of 255 still has room for the suffix (a longer one fails at the rename, named).
+        var template = Array(((folder.isEmpty ? "." : folder) + "/." + prefix(of: name, bytes: 200) + ".crescent-XXXXXX").utf8CString)
         // Invariant: the template is a non-empty array, so it has a base address.
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else { throw failure(folder.isEmpty ? "." : folder, errno) }
+        guard descriptor >= 0 else {
+            let code = errno
+            // A name or path too long is the script's path, not its folder.
+            throw failure(code == ENAMETOOLONG ? path : (folder.isEmpty ? "." : folder), code)
+        }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var committed = false
@@ -71,6 +77,17 @@ enum FileSystem {
         close(descriptor)
         guard rename(temporary, path) == 0 else { throw failure(path, errno) }
         committed = true
+    }
+
+    /// The longest start of `name` of at most `bytes` UTF-8 bytes that ends between characters.
+    private static func prefix(of name: String, bytes: Int) -> String {
+        guard name.utf8.count > bytes else { return name }
+        var kept = ""
+        for character in name {
+            guard kept.utf8.count + character.utf8.count <= bytes else { break }
+            kept.append(character)
+        }
+        return kept
     }
 
     /// The names in the folder `path` (sorted, without `.` and `..`), those matching `glob` only.
@@ -122,6 +139,8 @@ enum FileSystem {
         case ENOTDIR: return ServiceError(.notFound, "'\(shown)' does not exist (a part of it is not a folder)")
         case EACCES, EPERM: return ServiceError(.permission, "'\(shown)': permission denied")
         case EISDIR: return ServiceError(.invalidArgument, "'\(shown)' is a folder")
+        case ENAMETOOLONG:
+            return ServiceError(.invalidArgument, "'\(shown)' is too long: a name may have at most \(NAME_MAX) bytes, a path \(PATH_MAX - 1)")
         default: return ServiceError(.io, "'\(shown)': \(String(cString: strerror(code)))")
         }
     }

@@ -5,7 +5,9 @@ import Synchronization
 /// once per burst of changes, `path`, `active`, `cancel()`.
 ///
 /// Its caller's owner holds it like a subscription: it watches from the moment the host holds
-/// it until `cancel()` or the owner's end, and keeps the run alive meanwhile.
+/// it until `cancel()` or the owner's end, and keeps the run alive meanwhile. When the watched
+/// folder is deleted (or moved away) it delivers that `deleted` change, turns `active` false and
+/// lets the run end: inotify can see nothing there again.
 ///
 /// ```lua
 /// local watch = services.files:watch("src", { recursive = true, glob = "*.lua" })
@@ -24,7 +26,8 @@ public final class FileWatcher: OwnedModelObject {
     private enum Phase {
         case made
         case watching(finished: (@Sendable () -> Void)?)
-        case cancelled
+        /// Cancelled, its owner ended, or its folder went away.
+        case ended
     }
 
     init(path: String, settings: InotifyWatch.Settings, clock: any ServiceClock, reactor: DescriptorReactor) {
@@ -39,6 +42,8 @@ public final class FileWatcher: OwnedModelObject {
             clock.schedule(after: .seconds(seconds: debounce)) {
                 reactor.submit { box.object?.debounceFired(generation: generation) }
             }
+        }, folderGone: {
+            link.object?.end()
         })
         box.object = inotify
         link.object = self
@@ -46,7 +51,7 @@ public final class FileWatcher: OwnedModelObject {
 
     /// True until cancelled or its owner ended.
     public var isActive: Bool {
-        state.withLock { if case .cancelled = $0 { false } else { true } }
+        state.withLock { if case .ended = $0 { false } else { true } }
     }
 
     /// Waits for the world, not for itself: a test moves on while it watches.
@@ -72,13 +77,22 @@ public final class FileWatcher: OwnedModelObject {
 
     /// Stops watching for good. Idempotent.
     public func cancel() {
-        let finished: (@Sendable () -> Void)? = state.withLock { phase in
-            defer { phase = .cancelled }
-            if case .watching(let finished) = phase { return finished }
-            return nil
-        }
         let inotify = self.inotify
         reactor.submit { inotify.stop() }
+        end()
+    }
+
+    /// Marks it ended (`active` false) and lets its owner go, once.
+    private func end() {
+        let (ending, finished): (Bool, (@Sendable () -> Void)?) = state.withLock { phase in
+            defer { phase = .ended }
+            switch phase {
+            case .made: return (true, nil)
+            case .watching(let finished): return (true, finished)
+            case .ended: return (false, nil)
+            }
+        }
+        guard ending else { return }
         changes.propertyChanged("active", to: false)
         finished?()
     }

@@ -14,7 +14,7 @@ extension FilesService: DeclaredService {
             [pathArgument,
              .init("options", .table, "{ recursive = true (folders below too, new ones followed), glob = \"*.lua\" (names, or paths below with a /), debounce = seconds (default 0.05; 0 delivers each change at once) }.", optional: true)],
             returns: "a fileWatcher { path, active, cancel(); event didChange { changes = { { path, kind = \"created\"/\"modified\"/\"deleted\" } } } }",
-            "Watches a folder or a file; each burst of changes comes as one didChange. It is owned like a subscription and keeps the run alive until cancelled."
+            "Watches a folder or a file; each burst of changes comes as one didChange. It is owned like a subscription and keeps the run alive until cancelled, or until the watched folder is deleted."
         ) { files, arguments throws(ServiceError) in
             let path = try text(arguments[0], "path")
             let options = try OptionTable.check(arguments[1], [.boolean("recursive"), .string("glob"), .number("debounce", in: 0...3600)])
@@ -60,9 +60,9 @@ extension FileWatcher {
         summary: "A watch of files:watch: its changes come as didChange, one per burst."
     ) { d in
         d.property("path", type: "string", "What it watches, as given.") { .string($0.path) }
-        d.property("active", type: "boolean", "True until cancelled or its owner ended.") { .bool($0.isActive) }
+        d.property("active", type: "boolean", "True until cancelled, its owner ended or the watched folder was deleted or moved away.") { .bool($0.isActive) }
         d.action("cancel", [], "Stops watching for good (idempotent).") { watcher, _ throws(ServiceError) in watcher.cancel() }
-        d.event("didChange", payload: "{ changes = { { path, kind = \"created\"/\"modified\"/\"deleted\" }, ... } }",
-                "A burst of changes ended: each path once, with what the burst did to it.")
+        d.event("didChange", payload: "{ changes = { { path, kind = \"created\"/\"modified\"/\"deleted\" }, ... }, overflow (true when changes were lost) }",
+                "A burst of changes ended: each path once, with what the burst did to it. With overflow = true the system dropped some (more than it queues came at once): list the folder again.")
     }.erased
 }

@@ -36,6 +36,11 @@ final class InotifyWatch: @unchecked Sendable {
     private let deliver: (ChangeBatch) -> Void
     /// Asks for ``debounceFired(generation:)`` after the debounce, on the host's clock.
     private let scheduleFlush: (Int) -> Void
+    /// The watched folder was deleted or moved away: nothing more can come (called once, after
+    /// the burst that says so was delivered, with the instance closed).
+    private let folderGone: () -> Void
+    /// Set when the event saying the watched folder went away was read.
+    private var sawFolderGo = false
 
     // inotify's flags (sys/inotify.h, which Swift's Glibc does not show).
     private static let modify: UInt32 = 0x2, attrib: UInt32 = 0x4, closeWrite: UInt32 = 0x8
@@ -45,11 +50,12 @@ final class InotifyWatch: @unchecked Sendable {
     private static let mask = modify | attrib | closeWrite | movedFrom | movedTo | create | delete | deleteSelf | moveSelf | onlyFolder | excludeUnlinked
 
     init(_ settings: Settings, reactor: DescriptorReactor, deliver: @escaping (ChangeBatch) -> Void,
-         scheduleFlush: @escaping (Int) -> Void) {
+         scheduleFlush: @escaping (Int) -> Void, folderGone: @escaping () -> Void) {
         self.settings = settings
         self.reactor = reactor
         self.deliver = deliver
         self.scheduleFlush = scheduleFlush
+        self.folderGone = folderGone
     }
 
     /// Opens the inotify instance and watches the folders; false (and nothing watched) when the
@@ -107,6 +113,13 @@ final class InotifyWatch: @unchecked Sendable {
             guard count > 0 else { break }
             parse(buffer[0..<count])
         }
+        if sawFolderGo {
+            // The watch cannot see anything again: the last burst goes now, then the watcher ends.
+            flush()
+            stop()
+            folderGone()
+            return
+        }
         guard !pending.isEmpty else { return }
         if settings.debounce <= 0 {
             flush()
@@ -132,18 +145,22 @@ final class InotifyWatch: @unchecked Sendable {
 
     private func handle(watch: Int32, mask: UInt32, name: String) {
         if mask & Self.overflow != 0 {
-            // Events were lost: say the whole folder changed.
-            note(settings.folder, .modified, force: true)
+            overflowed()
             return
         }
         guard let folder = folders[watch] else { return }
         if mask & Self.ignored != 0 {
             folders[watch] = nil
+            // The kernel dropped the root's watch (deleted, or its file system unmounted).
+            if folder == settings.folder { sawFolderGo = true }
             return
         }
         guard !name.isEmpty else {
-            // The watched folder itself went away or moved.
-            if mask & (Self.deleteSelf | Self.moveSelf) != 0, folder == settings.folder { note(folder, .deleted, force: true) }
+            // The watched folder itself went away or moved: its paths mean nothing any more.
+            if mask & (Self.deleteSelf | Self.moveSelf) != 0, folder == settings.folder {
+                note(folder, .deleted, force: true)
+                sawFolderGo = true
+            }
             return
         }
         let path = folder + "/" + name
@@ -160,6 +177,17 @@ final class InotifyWatch: @unchecked Sendable {
         } else if !isFolder, mask & (Self.modify | Self.closeWrite | Self.attrib) != 0 {
             note(path, .modified)
         }
+    }
+
+    /// The kernel's queue overflowed (more events than `/proc/sys/fs/inotify/max_queued_events`
+    /// before the reactor read them) and dropped the rest: the burst says so (`overflow = true`,
+    /// and the watched path as modified, for scripts that only look at the changes), and a
+    /// recursive watch walks its tree again, so folders made meanwhile are watched from now on.
+    /// The instance itself keeps working: the kernel queues new events once it is read.
+    private func overflowed() {
+        pending.markOverflowed()
+        note(settings.onlyName.map { settings.folder + "/" + $0 } ?? settings.folder, .modified, force: true)
+        if settings.recursive { add(folder: settings.folder, reportContents: false) }
     }
 
     /// Adds a change that passes the filters to the burst.

@@ -5,9 +5,10 @@ import Model
 /// to its stdin, and how it ended. Confined to the ``DescriptorReactor`` thread: every method runs
 /// there (others reach it through ``DescriptorReactor/submit(_:)``).
 ///
-/// It ends when the program has exited: the output already in the pipes is read then, the pipes
-/// are closed, the program is reaped and ``Callbacks/exited`` runs once. Programs the program
-/// left running in the background keep their group; they are not waited for.
+/// It ends when the program has exited: the output already in the pipes is read then, the
+/// programs it left running in its group (`sh -c "server &"`) are killed with SIGKILL, the pipes
+/// are closed, the program is reaped and ``Callbacks/exited`` runs once. A program that left its
+/// group (`setsid`) is outside this, as it is outside every kill of the group.
 final class ChildProcess: @unchecked Sendable {
     // @unchecked: only the reactor thread touches it (see the type's doc); it crosses threads
     // inside jobs submitted to that thread.
@@ -153,8 +154,15 @@ final class ChildProcess: @unchecked Sendable {
     /// schedules on its clock) calls ``killAfterGrace()``.
     func timeOut() {
         guard phase == .running else { return }
-        phase = .terminating
         timedOut = true
+        terminate()
+    }
+
+    /// Ends it gently (its timeout, or the end of the task that spawned it): SIGTERM to the
+    /// group now, SIGKILL when ``killAfterGrace()`` comes.
+    func terminate() {
+        guard phase == .running else { return }
+        phase = .terminating
         kill(-pid, SIGTERM)
     }
 
@@ -174,6 +182,9 @@ final class ChildProcess: @unchecked Sendable {
         closeInputNow()
         reactor.unwatch(exitDescriptor)
         close(exitDescriptor)
+        // What it left running in its group ends with it. Before the reap, the leader is a
+        // zombie whose pid still names the group, so the signal cannot reach anyone else.
+        kill(-pid, SIGKILL)
         // Out of the registry before the reap: after it, the pid may name another process.
         ProcessGroups.remove(pid)
         var status: Int32 = 0

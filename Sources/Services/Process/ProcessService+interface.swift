@@ -10,7 +10,7 @@ extension ProcessService: DeclaredService {
         "The program and its arguments, { \"git\", \"pull\" } (the program is looked up in PATH unless it holds a /); with shell = true, one command line for /bin/sh -c.")
     private static let optionsArgument = ArgumentSpec(
         "options", .table,
-        "{ cwd = folder, env = { NAME = \"value\" or false }, stdin = string, timeout = seconds (then SIGTERM, and SIGKILL 2 s later), maxBytes = n per stream (default 10 MiB), shell = true }.",
+        "{ cwd = folder, env = { NAME = \"value\" or false }, stdin = string, timeout = seconds (then SIGTERM, and SIGKILL 2 s later), maxBytes = n per stream (default 10 MiB), shell = true, outliveTask = true (spawn: keep running after the task that spawned it ends) }.",
         optional: true)
 
     static let declaration: AnyInterface = Interface<ProcessService>(
@@ -24,6 +24,9 @@ extension ProcessService: DeclaredService {
         ) { service, arguments, reply in
             do throws(ServiceError) {
                 let spec = try ProcessSpec(argv: arguments[0], options: arguments[1])
+                guard !spec.outliveTask else {
+                    throw ServiceError(.invalidArgument, "options.outliveTask is for spawn: a run awaited in a task ends with it, and one given a completion belongs to the task's owner")
+                }
                 let stop = try service.start(spec) { result in reply(result.map(\.value)) }
                 reply.onCancel(stop)
             } catch {
@@ -33,7 +36,7 @@ extension ProcessService: DeclaredService {
         d.function(
             "spawn", [argvArgument, optionsArgument],
             returns: "a childProcess { pid, running, write, closeInput, kill, wait; events didOutput, didExit }",
-            "Starts a program and hands it back at once: its output comes line by line as didOutput events, its end as didExit; it is killed when its owner ends."
+            "Starts a program and hands it back at once: its output comes line by line as didOutput events, its end as didExit; it is killed when its owner ends and, spawned inside task(fn), when that task ends (unless outliveTask = true)."
         ) { service, arguments throws(ServiceError) in
             .handle(ObjectHandle(try service.spawn(try ProcessSpec(argv: arguments[0], options: arguments[1]))))
         }

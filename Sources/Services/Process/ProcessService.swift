@@ -7,8 +7,11 @@ import Synchronization
 /// `run(argv[, options])` answers `{ status, signal, stdout, stderr, truncated, timedOut }` once
 /// the program has exited; `spawn(argv[, options])` hands back a ``SpawnedProcess`` at once.
 /// No shell is involved unless `shell = true`. Each program runs in a process group of its own;
-/// cancelling a `run`, ending the owner of a `run` or a spawned process, releasing the service
-/// (the run's end) and the host's exit kill that whole group with SIGKILL. `timeout` sends
+/// the program's own exit (what it left in the background goes with it), cancelling a `run`,
+/// ending the owner of a `run` or a spawned process, releasing the service (the run's end) and
+/// the host's exit kill that whole group with SIGKILL. A program spawned in a script's task
+/// ends with the task (``SpawnedProcess/taskEnded()``: SIGTERM, then SIGKILL after the grace)
+/// unless `outliveTask` is set. `timeout` sends
 /// SIGTERM to the group, then SIGKILL after ``ProcessSpec/killGrace`` seconds, both timed by the
 /// host's clock. Output past `maxBytes` per stream (default 10 MiB) is read and dropped, and the
 /// result says `truncated = true`.
@@ -130,10 +133,17 @@ public final class ProcessService: Service {
         let deadline = Cancellation()
         let untrack = untracker()
         let pid = launched.pid
-        let process = SpawnedProcess(launched: launched, spec: spec, reactor: reactor) { _ in
+        // A Cancellation holds one handler: the timeout's timers and the task's end's have one each.
+        let ending = Cancellation()
+        let (reactor, clock) = (self.reactor, self.clock)
+        let process = SpawnedProcess(launched: launched, spec: spec, reactor: reactor, onExit: { _ in
             untrack(pid)
             deadline.cancel()
-        }
+            ending.cancel()
+        }, endGently: { child in
+            reactor.submit { child.terminate() }
+            Self.killAfterGrace(spec, child, ending, reactor: reactor, clock: clock)
+        })
         if let child = process.childForTimeout { scheduleTimeout(spec, child, deadline) }
         return process
     }
@@ -156,12 +166,18 @@ public final class ProcessService: Service {
         guard let timeout = spec.timeout else { return }
         let reactor = self.reactor
         let clock = self.clock
-        let grace = spec.killGrace
         let first = clock.schedule(after: .seconds(seconds: timeout)) {
             reactor.submit { child.timeOut() }
-            let second = clock.schedule(after: .seconds(seconds: grace)) { reactor.submit { child.killAfterGrace() } }
-            deadline.onCancel { second.cancel() }
+            Self.killAfterGrace(spec, child, deadline, reactor: reactor, clock: clock)
         }
         deadline.onCancel { first.cancel() }
+    }
+
+    /// SIGKILL to the group ``ProcessSpec/killGrace`` seconds after the SIGTERM sent now, unless
+    /// the program exits first (`deadline` cancelled).
+    private static func killAfterGrace(_ spec: ProcessSpec, _ child: ChildProcess, _ deadline: Cancellation,
+                                       reactor: DescriptorReactor, clock: any ServiceClock) {
+        let second = clock.schedule(after: .seconds(seconds: spec.killGrace)) { reactor.submit { child.killAfterGrace() } }
+        deadline.onCancel { second.cancel() }
     }
 }

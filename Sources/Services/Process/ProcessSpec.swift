@@ -20,6 +20,9 @@ public struct ProcessSpec: Sendable {
     public var maxBytes: Int = ProcessSpec.defaultMaxBytes
     /// True when `argv` was one command line for `/bin/sh -c`.
     public var shell = false
+    /// `spawn` inside a script's task: true keeps the program running after the task ends (it
+    /// belongs to the task's owner then); false ends it with the task.
+    public var outliveTask = false
     /// Seconds between SIGTERM and SIGKILL when the group is ended.
     public var killGrace: Double = ProcessSpec.defaultKillGrace
 
@@ -28,7 +31,7 @@ public struct ProcessSpec: Sendable {
     /// SIGTERM, then this long, then SIGKILL.
     public static let defaultKillGrace = 2.0
     /// The options `run` and `spawn` take.
-    static let optionNames = ["cwd", "env", "stdin", "timeout", "maxBytes", "shell"]
+    static let optionNames = ["cwd", "env", "stdin", "timeout", "maxBytes", "shell", "outliveTask"]
 
     public init(argv: [String]) {
         self.argv = argv
@@ -38,9 +41,10 @@ public struct ProcessSpec: Sendable {
     init(argv value: Value, options: Value) throws(ServiceError) {
         let fields = try OptionTable.check(options, [
             .string("cwd"), .table("env"), .any("stdin"), .number("timeout", in: 0...),
-            .integer("maxBytes", in: 0...Int64(Int32.max)), .boolean("shell"),
+            .integer("maxBytes", in: 0...Int64(Int32.max)), .boolean("shell"), .boolean("outliveTask"),
         ])
         shell = fields["shell"]?.boolValue ?? false
+        outliveTask = fields["outliveTask"]?.boolValue ?? false
         argv = try Self.arguments(value, shell: shell)
         if let cwd = fields["cwd"]?.stringValue {
             guard !cwd.isEmpty else { throw ServiceError(.invalidArgument, "options.cwd is empty: give a folder, or leave it out for the current one") }

@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// Its caller's owner holds it (``OwnedModelObject``): the program starts being read once the
 /// host holds it, keeps the run alive while it runs, and its whole process group is killed when
-/// that owner ends first.
+/// that owner ends first. Spawned inside a script's `task`, it also ends with that task (SIGTERM,
+/// then SIGKILL after the grace) unless `outliveTask = true` was given.
 ///
 /// ```lua
 /// local build = services.process:spawn({ "make", "-j4" }, { cwd = "src" })
@@ -22,6 +23,9 @@ public final class SpawnedProcess: OwnedModelObject {
     private let backend: Backend
     private let reactor: DescriptorReactor
     private let state = Mutex<State>(State())
+    public let endsWithTask: Bool
+    /// SIGTERM to the group now, SIGKILL after the grace (the service times it on its clock).
+    private let endGently: @Sendable (ChildProcess) -> Void
 
     /// What runs behind it.
     private enum Backend: Sendable {
@@ -42,9 +46,11 @@ public final class SpawnedProcess: OwnedModelObject {
     }
 
     init(launched: ProcessLauncher.Launched, spec: ProcessSpec, reactor: DescriptorReactor,
-         onExit: @escaping @Sendable (ProcessOutcome) -> Void) {
+         onExit: @escaping @Sendable (ProcessOutcome) -> Void, endGently: @escaping @Sendable (ChildProcess) -> Void) {
         pid = launched.pid
         self.reactor = reactor
+        endsWithTask = !spec.outliveTask
+        self.endGently = endGently
         // The child's callbacks reach this object weakly: the script may drop it while the
         // program runs on (the owner's share keeps it until then anyway).
         let link = WeakBox<SpawnedProcess>()
@@ -63,6 +69,8 @@ public final class SpawnedProcess: OwnedModelObject {
     init(faking spec: ProcessSpec, exchange: @escaping ProcessService.Exchange, reactor: DescriptorReactor) {
         pid = 0
         self.reactor = reactor
+        endsWithTask = !spec.outliveTask
+        endGently = { _ in }
         backend = .faked(spec, exchange)
         if spec.stdin != nil { state.withLock { $0.inputOpen = false } }
     }
@@ -134,6 +142,14 @@ public final class SpawnedProcess: OwnedModelObject {
 
     public func ownerEnded() {
         kill(signal: SIGKILL)
+    }
+
+    public func taskEnded() {
+        guard isRunning else { return }
+        switch backend {
+        case .program(let child): endGently(child)
+        case .faked: kill(signal: SIGTERM)
+        }
     }
 
     /// Sends `signal` to the program's whole group (nothing once it has ended).

@@ -29,6 +29,8 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
     private let anyDayOfMonth: Bool
     private let anyDayOfWeek: Bool
     public let zone: TimeZone
+    /// The zone as the script named it (Foundation calls "UTC" "GMT"), or the system's.
+    public let zoneName: String
     /// How the script wrote it (`at 09:30`, `cron */5 8-18 * * 1-5`), with the zone.
     public let description: String
 
@@ -48,6 +50,7 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
             second = value
         }
         zone = try Self.zone(name)
+        zoneName = name ?? zone.identifier
         minutes = [minute]
         hours = [hour]
         self.second = second
@@ -56,7 +59,7 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
         daysOfWeek = Set(0...6)
         anyDayOfMonth = true
         anyDayOfWeek = true
-        description = "at \(time) \(zone.identifier)"
+        description = "at \(time) \(zoneName)"
     }
 
     /// At the times a five-field cron expression names.
@@ -66,7 +69,7 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
         let text = macros[expression.trimmingCharacters(in: .whitespaces).lowercased()] ?? expression
         let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard fields.count == 5 else {
-            throw ServiceError(.invalidArgument, "'\(clipped(expression, limit: 60))' has \(fields.count) field\(fields.count == 1 ? "" : "s"); a cron expression has five: minute hour day-of-month month day-of-week, such as \"*/5 8-18 * * 1-5\"")
+            throw ServiceError(.invalidArgument, "'\(visible(expression, limit: 60))' has \(fields.count) field\(fields.count == 1 ? "" : "s"); a cron expression has five: minute hour day-of-month month day-of-week, such as \"*/5 8-18 * * 1-5\"")
         }
         minutes = try Self.field(fields[0], "minute", 0...59).sorted()
         hours = try Self.field(fields[1], "hour", 0...23).sorted()
@@ -78,7 +81,8 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
         anyDayOfWeek = fields[4].hasPrefix("*")
         second = 0
         zone = try Self.zone(name)
-        description = "cron \(expression) \(zone.identifier)"
+        zoneName = name ?? zone.identifier
+        description = "cron \(expression) \(zoneName)"
     }
 
     // MARK: The next instant
@@ -156,10 +160,10 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
         var values = Set<Int>()
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             let parts = item.split(separator: "/", omittingEmptySubsequences: false)
-            guard parts.count <= 2 else { throw problem(text, name, range, "'\(item)' has two steps") }
+            guard parts.count <= 2 else { throw problem(text, name, range, "'\(visible(item, limit: 40))' has two steps") }
             var step = 1
             if parts.count == 2 {
-                guard let given = Int(parts[1]), given > 0 else { throw problem(text, name, range, "the step in '\(item)' must be a whole number above 0") }
+                guard let given = Int(parts[1]), given > 0 else { throw problem(text, name, range, "the step in '\(visible(item, limit: 40))' must be a whole number above 0") }
                 step = given
             }
             let span: ClosedRange<Int>
@@ -167,11 +171,15 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
                 span = range
             } else {
                 let ends = parts[0].split(separator: "-", omittingEmptySubsequences: false)
-                guard ends.count <= 2 else { throw problem(text, name, range, "'\(item)' is not a value or a range a-b") }
+                guard ends.count <= 2 else { throw problem(text, name, range, "'\(visible(item, limit: 40))' is not a value or a range a-b") }
+                // `-1`, `5-`: a minus with nothing on one side is a number out of range, not ''.
+                if ends.count == 2, ends.contains(where: \.isEmpty) {
+                    throw problem(text, name, range, "'\(visible(parts[0], limit: 40))' is not a number in \(range.lowerBound)-\(range.upperBound) or a range a-b")
+                }
                 let low = try value(ends[0], text, name, range, names)
                 // `5/15`: from 5 to the end, every 15.
                 let high = ends.count == 2 ? try value(ends[1], text, name, range, names) : (parts.count == 2 ? range.upperBound : low)
-                guard low <= high else { throw problem(text, name, range, "the range '\(parts[0])' goes backwards") }
+                guard low <= high else { throw problem(text, name, range, "the range '\(visible(parts[0], limit: 40))' goes backwards") }
                 span = low...high
             }
             values.formUnion(stride(from: span.lowerBound, through: span.upperBound, by: step))
@@ -183,12 +191,12 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
         if let index = names.firstIndex(of: text.lowercased()) { return index + (range.lowerBound == 1 ? 1 : 0) }
         guard let number = Int(text), range.contains(number) else {
             let words = names.isEmpty ? "" : " or a name (\(names.first ?? "")-\(names.last ?? ""))"
-            throw problem(field, name, range, "'\(text)' is not a number in \(range.lowerBound)-\(range.upperBound)\(words)")
+            throw problem(field, name, range, "'\(visible(text, limit: 40))' is not a number in \(range.lowerBound)-\(range.upperBound)\(words)")
         }
         return number
     }
 
     private static func problem(_ field: Substring, _ name: String, _ range: ClosedRange<Int>, _ why: String) -> ServiceError {
-        ServiceError(.invalidArgument, "the \(name) field '\(clipped(field, limit: 40))' is not valid: \(why)")
+        ServiceError(.invalidArgument, "the \(name) field '\(visible(field, limit: 40))' is not valid: \(why)")
     }
 }

@@ -1,0 +1,85 @@
+import CSandbox
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A Lua plugin's file operations, made so that the file checked is the file reached: each starts
+/// from a descriptor of the granted folder the path lies in, and the kernel refuses, during the
+/// open itself, any step (a link swapped in since the check) that would leave that folder
+/// (CSandbox's `crescent_open_beneath`). Nothing outside a grant is opened, created, truncated,
+/// removed or renamed, whatever another process changes meanwhile.
+extension PluginSandbox {
+    /// What an operation answers: a descriptor (or 0), a refusal, or the system's error.
+    enum Outcome: Equatable {
+        case done(Int32)
+        /// Not granted: raised in the plugin, warned in the log.
+        case refused(String)
+        /// The system's answer, as `io.open` gives it: `path: message` and errno.
+        case failed(String, Int32)
+    }
+
+    /// Opens `path` as `io.open`'s `mode` (`r`, `w`, `a`, with `+`; `b` ignored) says.
+    func open(_ path: String, mode: String) -> Outcome {
+        let update = mode.contains("+")
+        let flags: Int32 = switch mode.first {
+        case "w": (update ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC
+        case "a": (update ? O_RDWR : O_WRONLY) | O_CREAT | O_APPEND
+        default: update ? O_RDWR : O_RDONLY
+        }
+        let access = self.reach(path, write: mode.first != "r" || update, extraRead: LuaPluginRuntime.luaModuleFolders)
+        guard case .granted(let root, _) = access, let relative = access.relative else { return refused(access) }
+        return outcome(crescent_open_beneath(root, relative, flags, 0o666), path: path, write: flags & O_ACCMODE != O_RDONLY)
+    }
+
+    /// Removes the file (or empty folder) `path`, as `os.remove`: the last component itself,
+    /// a link not followed.
+    func remove(_ path: String) -> Outcome {
+        let (access, relative) = place(path)
+        guard case .granted(let root, _) = access, let relative else { return refused(access) }
+        return outcome(crescent_remove_beneath(root, relative), path: path, write: true)
+    }
+
+    /// Renames `from` to `to`, as `os.rename`.
+    func rename(_ from: String, to: String) -> Outcome {
+        let (source, fromRelative) = place(from)
+        guard case .granted(let fromRoot, _) = source, let fromRelative else { return refused(source) }
+        let (target, toRelative) = place(to)
+        guard case .granted(let toRoot, _) = target, let toRelative else { return refused(target) }
+        return outcome(crescent_rename_beneath(fromRoot, fromRelative, toRoot, toRelative), path: from, write: true)
+    }
+
+    /// Where the last component of `path` lies (its folder resolved, itself not followed):
+    /// refused when `path` itself (resolved, as the check has always read it) or that place is not
+    /// writable.
+    private func place(_ path: String) -> (Access, String?) {
+        let checked = reach(path, write: true)
+        guard case .granted = checked else { return (checked, nil) }
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        let slash = trimmed.lastIndex(of: "/")
+        let folder = slash.map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
+        let last = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? String(trimmed)
+        let parent = reach(folder, write: true)
+        guard case .granted(let root, let resolved) = parent else { return (parent, nil) }
+        let place = Access.granted(root: root, resolved: resolved == "/" ? "/" + last : resolved + "/" + last)
+        return (place, place.relative)
+    }
+
+    private func refused(_ access: Access) -> Outcome {
+        if case .refused(let message) = access { return .refused(message) }
+        return .failed("not granted", EACCES)
+    }
+
+    private func outcome(_ result: Int32, path: String, write: Bool) -> Outcome {
+        if result >= 0 { return .done(result) }
+        let code = -result
+        if code == EXDEV {
+            let field = write ? "write" : "read"
+            return .refused("permission: plugin '\(plugin)' may not \(field) \(path): it leads outside the folders it may \(field) (a link in it changed as it was opened)")
+        }
+        if code == ENOSYS {
+            return .failed("\(path): the kernel cannot open files beneath a folder (openat2, Linux 5.6 or later), which a Lua plugin's files need", code)
+        }
+        return .failed("\(path): \(String(cString: strerror(code)))", code)
+    }
+}

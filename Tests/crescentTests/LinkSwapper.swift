@@ -1,0 +1,46 @@
+import Foundation
+import Synchronization
+
+/// Swaps links in `folder` on a thread of its own until stopped: each name in `links` turns in
+/// turn into a link to its target (outside) and a link to `real` (inside), each change one
+/// rename, so the name always exists.
+final class LinkSwapper: Sendable {
+    let folder: String
+    let links: [String: String]
+    private let running = Atomic<Bool>(false)
+    private let swaps = Atomic<Int>(0)
+    private let finished = Atomic<Bool>(false)
+
+    init(folder: String, links: [String: String]) {
+        self.folder = folder
+        self.links = links
+    }
+
+    /// Starts swapping, for at most `seconds`.
+    func start(seconds: Double) {
+        running.store(true, ordering: .sequentiallyConsistent)
+        let until = Date().addingTimeInterval(seconds)
+        Thread.detachNewThread { [self] in
+            while running.load(ordering: .sequentiallyConsistent) && Date() < until {
+                for (name, target) in links {
+                    for destination in [target, "real"] {
+                        let temporary = folder + "/" + name + ".tmp"
+                        unlink(temporary)
+                        symlink(destination, temporary)
+                        rename(temporary, folder + "/" + name)
+                        swaps.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+            finished.store(true, ordering: .sequentiallyConsistent)
+        }
+    }
+
+    /// Stops and answers how many swaps were made.
+    func stop() -> Int {
+        running.store(false, ordering: .sequentiallyConsistent)
+        // Bounded: the thread ends within one round.
+        for _ in 0..<1000 where !finished.load(ordering: .sequentiallyConsistent) { usleep(1000) }
+        return swaps.load(ordering: .relaxed)
+    }
+}
