@@ -51,7 +51,9 @@ enum WatchLatencyRow {
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { throw BenchFailure(row: row, reason: "cannot start \(command[0]): \(error)") }
         defer {
-            if process.isRunning { process.terminate() }
+            // SIGKILL: a child may inherit a mask that blocks SIGTERM (then inotifywait ran on and
+            // the bench waited for it for good).
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
         let heard = Mutex<[Int: UInt64]>([:])
