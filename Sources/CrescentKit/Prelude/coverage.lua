@@ -365,7 +365,8 @@ local report, lcov, rows = {}, {}, { { "File", "Hits", "Missed", "Coverage" } }
 local totalHit, totalMissed = 0, 0
 for _, file in ipairs(files) do
   report[#report + 1] = ("="):rep(78) .. "\n" .. file.name .. "\n" .. ("="):rep(78) .. "\n"
-  lcov[#lcov + 1] = "TN:\nSF:" .. file.name .. "\n"
+  -- LCOV has no escapes: a control character in a name (a newline) would forge records.
+  lcov[#lcov + 1] = "TN:\nSF:" .. file.name:gsub("%c", function(c) return sformat("\\%03d", c:byte()) end) .. "\n"
   local scanner = LineScanner:new()
   local hit, missed, number = 0, 0, 0
   local text = file.source:gsub("\r\n", "\n")

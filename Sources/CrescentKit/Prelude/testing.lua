@@ -59,7 +59,16 @@ local current = root
 local running
 local Pending = {}
 
+-- As busted: a test declares nothing; a test or block declared inside one would never run, and
+-- the test would pass without it.
+local function notinatest(what)
+  if running then
+    error(sformat("'%s' not supported inside a running test (declare it in a describe block or at the top of the file)", what), 3)
+  end
+end
+
 function describe(name, fn)
+  notinatest("describe")
   checkname(name, fn, "describe")
   local block = newblock(name, current, fn)
   block.where = options.listing and where(2) or "?"
@@ -77,6 +86,7 @@ local function declare(name, fn)
 end
 
 function it(name, fn)
+  notinatest("it")
   checkname(name, fn, "it")
   declare(name, fn)
 end
@@ -97,6 +107,7 @@ end
 
 local function hook(kind)
   return function(fn)
+    notinatest(kind)
     if type(fn) ~= "function" then error(sformat("bad argument #1 to '%s' (function expected, got %s)", kind, type(fn)), 2) end
     local list = current[kind]
     list[#list + 1] = fn
@@ -142,18 +153,27 @@ end
 --
 -- Before a nested describe's body runs, what busted would have run by then runs too: the setup and
 -- before_each hooks of the enclosing blocks that the last chosen test before it ran under.
+--
+-- A host that runs one test stops walking at it: the bodies after it run after that test under
+-- busted, so their work (and the before_each calls made for them) must not precede it. The
+-- listing host walks them all; `bodiesUpTo` is how many entries were kept when it last ran a
+-- describe body, so only a test past that index may run in the listing host (runner.list).
 local ordered
+local bodiesUpTo = 0
 local function expand()
   if ordered then return ordered end
   ordered = {}
   local count = 0
+  local reached = false -- the host's one test is kept: the walk stops
   local lastRun -- the block of the last chosen test walked
   local function keep(entry)
     count = count + 1
     if options.listing or count == options.only then ordered[count] = entry() end
+    if not options.listing and count == options.only then reached = true end
   end
   local function walk(block)
     for i = 1, #block.children do
+      if reached then return end
       local child = block.children[i]
       if type(child) ~= "table" then
         local name = (options.listing or choosing) and fullname(block, block.names[i])
@@ -165,6 +185,7 @@ local function expand()
         end)
       else
         current = child
+        bodiesUpTo = count
         local ok, err = pcall(function()
           if lastRun then
             local ran = {}
@@ -294,8 +315,9 @@ end)
 ---------------------------------------------------------------------------------------------------
 -- The runner
 
--- The tests in run order, as { name, where, pending, selected, error } (see `chosen`). A describe
--- whose body failed is an entry with its error.
+-- The tests in run order, as { name, where, pending, selected, error } (see `chosen`), and the
+-- index past which a test may run in this (the listing) host. A describe whose body failed is an
+-- entry with its error.
 function runner.list()
   local list = {}
   for i, t in ipairs(expand()) do
@@ -305,7 +327,7 @@ function runner.list()
       list[i] = { name = t.fullname, where = t.where, pending = t.pending, selected = t.selected }
     end
   end
-  return list
+  return list, bodiesUpTo
 end
 
 local function handler(err)
@@ -385,7 +407,8 @@ function runner.run(i)
   local messages = {}
   if not outcome.ok then
     local err = outcome.err
-    messages[1] = getmetatable(err) == Failure and tostring(err) or tostring(err.message or "")
+    -- A string is an error the handler never saw: Lua gives the memory error as is.
+    messages[1] = getmetatable(err) == Failure and tostring(err) or type(err) == "string" and err or tostring(err.message or "")
   end
   if outcome.kind == "pending" and #noticed == 0 then return "pending", messages[1] or "" end
   for _, message in ipairs(noticed) do messages[#messages + 1] = message end
@@ -403,7 +426,9 @@ local busted = { describe = describe, context = context, insulate = insulate, ex
   match = match, randomize = function() end }
 local modules = { busted = busted, luassert = assert, ["luassert.assert"] = assert, say = assertions.say,
   ["luassert.spy"] = doubles.spy, ["luassert.stub"] = doubles.stub, ["luassert.mock"] = doubles.mock,
-  ["luassert.match"] = doubles.match, ["luassert.say"] = assertions.say }
+  ["luassert.match"] = doubles.match, ["luassert.say"] = assertions.say,
+  -- `require 'busted.runner'()` at the top of a spec (busted's standalone idiom): a no-op here, as under busted.
+  ["busted.runner"] = function() end }
 for name, value in pairs(modules) do package.preload[name] = function() return value end end
 
 return runner
