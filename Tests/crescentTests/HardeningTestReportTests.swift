@@ -52,4 +52,34 @@ import Testing
         #expect(!result.timedOut && result.status == 1, "\(result)")
         #expect(result.stdout.contains("--filter .-.-.-.-.-.-.-.-.-.-.-.-b is matched against each test's name"), "\(result)")
     }
+
+    /// What a test prints is kept to its first and last half MiB: a test printing 64 MiB fails
+    /// with both ends of its output and the run stays small.
+    @Test func aTestsPrintedOutputIsKeptToItsEnds() async throws {
+        let (result, _) = try await TestCommandTests.run(["p_spec.lua": """
+            it("prints a lot then fails", function()
+              print("FIRST LINE")
+              local chunk = string.rep("p", 1023)
+              for _ = 1, 64 * 1024 do print(chunk) end
+              print("LAST LINE")
+              assert(false)
+            end)
+            """], [], timeLimit: 60)
+        #expect(result.status == 1 && result.stdoutLines.last == "0 passed, 1 failed", "\(result.stdoutLines.last ?? "")")
+        #expect(result.stdout.contains("FIRST LINE") && result.stdout.contains("LAST LINE"))
+        #expect(result.stdout.contains("bytes of output left out"))
+        #expect(result.stdout.utf8.count < 4 << 20, "\(result.stdout.utf8.count) bytes")
+    }
+
+    /// A file of old-Mac line breaks (\r alone) has as many lines as Lua counts in it.
+    @Test func coverageCountsCROnlyLinesAsLuaDoes() async throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.write("lib/cr.lua", "local a = 1\rlocal b = 2\r\rif a == 2 then\r  b = 3\rend\rreturn a + b\r")
+        let (result, _) = try await TestCommandTests.run(["c_spec.lua": """
+            it("runs", function() assert.equals(3, dofile("lib/cr.lua")) end)
+            """], ["--coverage"], sandbox: sandbox)
+        #expect(result.status == 0, "\(result)")
+        let lcov = try String(contentsOfFile: sandbox.path + "/coverage/lcov.info", encoding: .utf8)
+        #expect(lcov.contains("DA:5,0") && lcov.contains("DA:7,1"), "\(lcov)")
+    }
 }
