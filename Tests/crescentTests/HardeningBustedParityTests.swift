@@ -90,4 +90,20 @@ import Testing
         let (none, _) = try await TestCommandTests.run([:])
         #expect(none.status == 1 && none.stdout.contains("no *_spec.lua files in spec/ or test/"), "\(none)")
     }
+
+    /// busted undoes the globals and modules an insulate block set once it ends.
+    @Test func insulateUndoesItsGlobalsForWhatFollows() async throws {
+        let (result, _) = try await TestCommandTests.run(["i_spec.lua": """
+            insulate("insulated block", function()
+              _G.leaked = "yes"; package.loaded["fake_mod"] = { v = 1 }
+              it("inside sees it", function() assert.equals("yes", _G.leaked) end)
+            end)
+            it("outside must not see the global", function() assert.is_nil(_G.leaked) end)
+            it("outside must not see the module", function() assert.is_nil(package.loaded["fake_mod"]) end)
+            describe("bad", function() describe(42) end)
+            """])
+        #expect(result.status == 1 && result.stdoutLines.last == "3 passed, 1 failed", "\(result)")
+        // An argument error still names the spec's line, not the runner's.
+        #expect(result.stdout.contains("spec/i_spec.lua:7: bad argument #1 to 'describe'"), "\(result)")
+    }
 }

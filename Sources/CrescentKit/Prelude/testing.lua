@@ -37,12 +37,12 @@ local function fullname(block, name)
   return concat(parts, " ")
 end
 
-local function checkname(name, fn, what)
+local function checkname(name, fn, what, level)
   if type(name) ~= "string" then
-    error(sformat("bad argument #1 to '%s' (a name string expected, got %s)", what, type(name)), 3)
+    error(sformat("bad argument #1 to '%s' (a name string expected, got %s)", what, type(name)), level or 3)
   end
   if fn ~= nil and type(fn) ~= "function" then
-    error(sformat("bad argument #2 to '%s' (function expected, got %s)", what, type(fn)), 3)
+    error(sformat("bad argument #2 to '%s' (function expected, got %s)", what, type(fn)), level or 3)
   end
 end
 
@@ -61,20 +61,39 @@ local Pending = {}
 
 -- As busted: a test declares nothing; a test or block declared inside one would never run, and
 -- the test would pass without it.
-local function notinatest(what)
+local function notinatest(what, level)
   if running then
-    error(sformat("'%s' not supported inside a running test (declare it in a describe block or at the top of the file)", what), 3)
+    error(sformat("'%s' not supported inside a running test (declare it in a describe block or at the top of the file)", what),
+      level or 3)
   end
 end
 
-function describe(name, fn)
-  notinatest("describe")
-  checkname(name, fn, "describe")
+local function declareblock(name, fn, what, insulated)
+  notinatest(what, 4)
+  checkname(name, fn, what, 4)
   local block = newblock(name, current, fn)
-  block.where = options.listing and where(2) or "?"
+  block.where = options.listing and where(3) or "?"
+  block.insulated = insulated
   current.children[#current.children + 1] = block
 end
-context, insulate, expose = describe, describe, describe
+
+function describe(name, fn) declareblock(name, fn, "describe") end
+function context(name, fn) declareblock(name, fn, "context") end
+function expose(name, fn) declareblock(name, fn, "expose") end
+-- As busted: the globals and package.loaded an insulate block's code sets are undone when the
+-- block ends (its own tests see them; the blocks and tests after it do not).
+function insulate(name, fn) declareblock(name, fn, "insulate", true) end
+
+local function shallowcopy(t)
+  local copy = {}
+  for k, v in next, t do copy[k] = v end
+  return copy
+end
+
+local function restoretable(t, saved)
+  for k in next, t do if saved[k] == nil then rawset(t, k, nil) end end
+  for k, v in next, saved do if rawget(t, k) ~= v then rawset(t, k, v) end end
+end
 
 local function declare(name, fn)
   local children = current.children
@@ -186,6 +205,7 @@ local function expand()
       else
         current = child
         bodiesUpTo = count
+        local saved = child.insulated and { globals = shallowcopy(_G), loaded = shallowcopy(package.loaded) }
         local ok, err = pcall(function()
           if lastRun then
             local ran = {}
@@ -205,6 +225,13 @@ local function expand()
             return { failedBlock = true, name = fullname(child.parent, child.name), where = child.where,
               message = getmetatable(err) == Failure and tostring(err) or tostring(err) }
           end)
+        end
+        -- Past the block (and not stopped at this host's test inside it): undo what it set. In
+        -- the listing host this changes state after the block's tests, as a body would.
+        if saved and not reached then
+          restoretable(_G, saved.globals)
+          restoretable(package.loaded, saved.loaded)
+          bodiesUpTo = count
         end
       end
     end
