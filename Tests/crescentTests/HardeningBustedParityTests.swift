@@ -106,4 +106,22 @@ import Testing
         // An argument error still names the spec's line, not the runner's.
         #expect(result.stdout.contains("spec/i_spec.lua:7: bad argument #1 to 'describe'"), "\(result)")
     }
+
+    /// pending() in a hook is an error under busted (only the body marks a test pending), and a
+    /// describe with no function says so.
+    @Test func pendingInAHookIsAnErrorAndADescribeNeedsAFunction() async throws {
+        let (result, _) = try await TestCommandTests.run(["p_spec.lua": """
+            describe("hooked", function()
+              before_each(function() pending("skip me") end)
+              it("p1", function() end)
+            end)
+            it("body pending", function() pending("later") end)
+            describe("no fn")
+            """])
+        #expect(result.status == 1 && result.stdoutLines.last == "0 passed, 2 failed, 1 pending", "\(result)")
+        #expect(result.stdout.contains("pending() called in a hook, not in the test's body (busted counts it an error): skip me"),
+                "\(result)")
+        #expect(result.stdout.contains("spec/p_spec.lua:6: bad argument #2 to 'describe' (function expected, got no value)"),
+                "\(result)")
+    }
 }

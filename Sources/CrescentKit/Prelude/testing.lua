@@ -71,6 +71,11 @@ end
 local function declareblock(name, fn, what, insulated)
   notinatest(what, 4)
   checkname(name, fn, what, 4)
+  -- No function: the block fails under its name, saying so (the file's other tests still run).
+  if fn == nil then
+    local message = sformat("%s: bad argument #2 to '%s' (function expected, got no value)", where(3), what)
+    fn = function() error(message, 0) end
+  end
   local block = newblock(name, current, fn)
   block.where = options.listing and where(3) or "?"
   block.insulated = insulated
@@ -383,7 +388,9 @@ function runner.run(i)
   local function keep(ok, err, inbody)
     if outcome.ok and not ok then
       outcome.ok, outcome.err = false, err
-      outcome.kind = getmetatable(err) == Pending and "pending" or (inbody and getmetatable(err) == Failure) and "failed" or "error"
+      -- pending() marks the test pending only from its body; from a hook it is an error, as under busted.
+      outcome.kind = (inbody and getmetatable(err) == Pending) and "pending" or (inbody and getmetatable(err) == Failure) and "failed"
+        or "error"
       if hook then outcome.name = fullname(hook[1], hook[2]) end
     end
   end
@@ -436,6 +443,9 @@ function runner.run(i)
     local err = outcome.err
     -- A string is an error the handler never saw: Lua gives the memory error as is.
     messages[1] = getmetatable(err) == Failure and tostring(err) or type(err) == "string" and err or tostring(err.message or "")
+    if getmetatable(err) == Pending and outcome.kind == "error" then
+      messages[1] = "pending() called in a hook, not in the test's body (busted counts it an error): " .. messages[1]
+    end
   end
   if outcome.kind == "pending" and #noticed == 0 then return "pending", messages[1] or "" end
   for _, message in ipairs(noticed) do messages[#messages + 1] = message end
