@@ -33,6 +33,7 @@ import Glibc
             #expect(result.stderr.contains("cannot write the JUnit report \(target): it is a FIFO, which writing the report would "
                                            + "replace with a regular file; name another file, such as junit.xml"), "\(target): \(result)")
             #expect(!result.stdout.contains("ok      passes"), "refused before the tests run: \(result)")
+            #expect(result.stderr.contains("Usage: crescent test [options] [path...]"), "\(target): \(result)")
             #expect(Self.isFIFO(sandbox.path + "/pipe") && Self.isLink(sandbox.path + "/link"), "\(target): \(result)")
         }
         let source = try String(contentsOfFile: sandbox.path + "/spec/some_spec.lua", encoding: .utf8)

@@ -86,7 +86,13 @@ public enum SpecRunner {
         }
         if let coverage {
             try checkReportTargets(options, reading: files)
-            write(try coverage.write(to: FileManager.default.currentDirectoryPath))
+            do throws(UsageError) {
+                write(try coverage.write(to: FileManager.default.currentDirectoryPath))
+            } catch {
+                // The tests ran: their summary is still the last line of the report.
+                write(report.summary + "\n")
+                throw error
+            }
         }
         write(report.summary + "\n")
         if let formatted = report.formatted(options.output) { output(formatted) }
