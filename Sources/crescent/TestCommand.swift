@@ -52,6 +52,9 @@ struct TestCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Spec files or folders to search for *_spec.lua.", valueName: "path"))
     var paths: [String] = []
 
+    /// The usage line a `crescent test` usage error ends with (not the script runner's).
+    static let usage = (usage: "crescent test [options] [path...]", words: "test")
+
     func run() throws {
         var options = SpecRunOptions()
         // A .busted file gives the defaults; the command line wins.
@@ -59,7 +62,7 @@ struct TestCommand: ParsableCommand {
         do {
             busted = try BustedFile.read()
         } catch {
-            Crescent.usageError(error.description)
+            Crescent.usageError(error.description, usage: Self.usage)
         }
         options.paths = paths.isEmpty ? busted?.paths ?? [] : paths
         options.filter = filter ?? busted?.filter
@@ -67,7 +70,8 @@ struct TestCommand: ParsableCommand {
                                           excludedTags: excludeTags.isEmpty ? busted?.excludedTags ?? [] : excludeTags.flatMap(BustedFile.split))
         if let output {
             guard let format = SpecOutputFormat.allCases.first(where: { $0.rawValue.lowercased() == output.lowercased() }) else {
-                Crescent.usageError("-o \(output): crescent test writes \(SpecOutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+                Crescent.usageError("-o \(output): crescent test writes \(SpecOutputFormat.allCases.map(\.rawValue).joined(separator: ", "))",
+                                    usage: Self.usage)
             }
             options.output = format
         } else if let format = busted?.output {
@@ -77,7 +81,7 @@ struct TestCommand: ParsableCommand {
         options.junitPath = junit
         options.update = update
         guard timeout >= 0 && timeout.isFinite else {
-            Crescent.usageError("--timeout must be a number of seconds >= 0 (0 for no limit), got \(timeout)")
+            Crescent.usageError("--timeout must be a number of seconds >= 0 (0 for no limit), got \(timeout)", usage: Self.usage)
         }
         options.timeout = timeout
         var host = HostOptions()
@@ -95,7 +99,7 @@ struct TestCommand: ParsableCommand {
         do {
             throw ExitCode(try SpecRunner.run(options) { ProcessIO.writeOut($0) })
         } catch let error as SpecRunner.UsageError {
-            Crescent.usageError(error.description)
+            Crescent.usageError(error.description, usage: Self.usage)
         }
     }
 }

@@ -20,12 +20,21 @@ struct ConfigFile {
     /// Reads and parses the file at `path` (or `crescent.toml`, which may be missing).
     static func load(_ path: String?) throws(HostSetupError) -> ConfigFile {
         let file = path ?? defaultName
-        guard let bytes = read(file) else {
-            if path != nil { throw HostSetupError(description: "cannot open config file '\(file)'") }
-            return ConfigFile(name: file, sections: [:], bytes: nil)
+        guard access(file, F_OK) == 0 || path != nil else { return ConfigFile(name: file, sections: [:], bytes: nil) }
+        // Only a regular file of sensible size: `--config /dev/zero` or a FIFO would never end.
+        let bytes: [UInt8]
+        do throws(RegularFile.Refusal) {
+            bytes = try RegularFile.read(file, limit: sizeLimit)
+        } catch .unreadable(let message) {
+            throw HostSetupError(description: "cannot open config file '\(file)' (\(message))")
+        } catch {
+            throw HostSetupError(description: "cannot use config file '\(file)': \(error.reason)")
         }
         return try parse(bytes: bytes, name: file)
     }
+
+    /// The most a config file may hold (a few KiB is usual).
+    static let sizeLimit = 16 << 20
 
     /// Parses `bytes`, the contents of the file `name`, checking first that they are UTF-8.
     static func parse(bytes: [UInt8], name file: String) throws(HostSetupError) -> ConfigFile {
@@ -149,33 +158,6 @@ struct ConfigFile {
 
     fileprivate static func trimmed(_ text: Substring, _ characters: String) -> String {
         String(text.drop { characters.contains($0) }.reversed().drop { characters.contains($0) }.reversed())
-    }
-
-    /// The file's bytes: one open, one fstat and a read of that size (more reads only when
-    /// the file grows meanwhile, or for a file whose size is not known, such as a pipe).
-    private static func read(_ path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var status = stat()
-        let isRegular = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
-        // One byte more than the size: a read that fills less has reached the end.
-        var bytes = [UInt8](repeating: 0, count: isRegular ? Int(status.st_size) + 1 : 8192)
-        var count = 0
-        while true {
-            if count == bytes.count { bytes += [UInt8](repeating: 0, count: max(bytes.count, 8192)) }
-            let read = bytes.withUnsafeMutableBytes { buffer in
-                guard let base = buffer.baseAddress else { return 0 }
-                return Glibc.read(descriptor, base + count, buffer.count - count)
-            }
-            if read < 0 && errno == EINTR { continue }
-            guard read > 0 else { break }
-            count += read
-            // A regular file reads short only at its end.
-            if isRegular && count < bytes.count { break }
-        }
-        bytes.removeLast(bytes.count - count)
-        return bytes
     }
 
     /// True when every byte is ASCII (then the bytes are UTF-8; most config files and manifests).

@@ -114,11 +114,12 @@ local function difftable(expected, actual)
   local rows = differences(expected, actual, "", {}, {})
   local width = 4
   for _, row in ipairs(rows) do if #row[1] > width then width = #row[1] end end
-  local lines = { sformat("  %-" .. width .. "s  %s", "path", "expected  |  actual") }
+  -- Padded by hand: string.format's widths stop at 99 (a long key or a deep path).
+  local function pad(text) return text .. string.rep(" ", width - #text) end
+  local lines = { "  " .. pad("path") .. "  expected  |  actual" }
   for i, row in ipairs(rows) do
     if i > 20 then lines[#lines + 1] = sformat("  ... (%d more differences)", #rows - 20); break end
-    lines[#lines + 1] = sformat("  %-" .. width .. "s  %s  |  %s", row[1] == "" and "(value)" or row[1],
-      render(row[2]), render(row[3]))
+    lines[#lines + 1] = sformat("  %s  %s  |  %s", pad(row[1] == "" and "(value)" or row[1]), render(row[2]), render(row[3]))
   end
   return concat(lines, "\n")
 end

@@ -50,7 +50,8 @@ constant("true", true)
 constant("false", false)
 
 for _, kind in ipairs({ "nil", "boolean", "number", "string", "table", "function", "userdata", "thread" }) do
-  builtin(kind, function(state, args) set_message(state, args[2]); return args.n > 0 and type(args[1]) == kind end,
+  -- As luassert: no value at all (`assert.is_nil(f())` of an f returning nothing) is nil.
+  builtin(kind, function(state, args) set_message(state, args[2]); return type(args[1]) == kind end,
     function(a, _, custom)
       if kind == "nil" then return phrase(custom, "expected nil") .. ", got " .. show(a[1]) end
       return phrase(custom, "expected a " .. kind) .. ", got " .. type(a[1]) .. " " .. show(a[1])

@@ -365,10 +365,13 @@ local report, lcov, rows = {}, {}, { { "File", "Hits", "Missed", "Coverage" } }
 local totalHit, totalMissed = 0, 0
 for _, file in ipairs(files) do
   report[#report + 1] = ("="):rep(78) .. "\n" .. file.name .. "\n" .. ("="):rep(78) .. "\n"
-  lcov[#lcov + 1] = "TN:\nSF:" .. file.name .. "\n"
+  -- LCOV has no escapes: a control character in a name (a newline) would forge records.
+  lcov[#lcov + 1] = "TN:\nSF:" .. file.name:gsub("%c", function(c) return sformat("\\%03d", c:byte()) end) .. "\n"
   local scanner = LineScanner:new()
   local hit, missed, number = 0, 0, 0
-  local text = file.source:gsub("\r\n", "\n")
+  -- Line breaks as Lua's lexer counts them: \n, \r, and \r\n or \n\r as one (an old Mac file
+  -- of \r alone has as many lines as Lua reports, not one).
+  local text = file.source:gsub("[\r\n][\r\n]?", function(b) return (#b == 2 and b:byte(1) == b:byte(2)) and "\n\n" or "\n" end)
   if text:sub(-1) ~= "\n" then text = text .. "\n" end
   for line in text:gmatch("([^\n]*)\n") do
     number = number + 1

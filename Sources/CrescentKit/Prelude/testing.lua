@@ -37,12 +37,12 @@ local function fullname(block, name)
   return concat(parts, " ")
 end
 
-local function checkname(name, fn, what)
+local function checkname(name, fn, what, level)
   if type(name) ~= "string" then
-    error(sformat("bad argument #1 to '%s' (a name string expected, got %s)", what, type(name)), 3)
+    error(sformat("bad argument #1 to '%s' (a name string expected, got %s)", what, type(name)), level or 3)
   end
   if fn ~= nil and type(fn) ~= "function" then
-    error(sformat("bad argument #2 to '%s' (function expected, got %s)", what, type(fn)), 3)
+    error(sformat("bad argument #2 to '%s' (function expected, got %s)", what, type(fn)), level or 3)
   end
 end
 
@@ -59,13 +59,46 @@ local current = root
 local running
 local Pending = {}
 
-function describe(name, fn)
-  checkname(name, fn, "describe")
+-- As busted: a test declares nothing; a test or block declared inside one would never run, and
+-- the test would pass without it.
+local function notinatest(what, level)
+  if running then
+    error(sformat("'%s' not supported inside a running test (declare it in a describe block or at the top of the file)", what),
+      level or 3)
+  end
+end
+
+local function declareblock(name, fn, what, insulated)
+  notinatest(what, 4)
+  checkname(name, fn, what, 4)
+  -- No function: the block fails under its name, saying so (the file's other tests still run).
+  if fn == nil then
+    local message = sformat("%s: bad argument #2 to '%s' (function expected, got no value)", where(3), what)
+    fn = function() error(message, 0) end
+  end
   local block = newblock(name, current, fn)
-  block.where = options.listing and where(2) or "?"
+  block.where = options.listing and where(3) or "?"
+  block.insulated = insulated
   current.children[#current.children + 1] = block
 end
-context, insulate, expose = describe, describe, describe
+
+function describe(name, fn) declareblock(name, fn, "describe") end
+function context(name, fn) declareblock(name, fn, "context") end
+function expose(name, fn) declareblock(name, fn, "expose") end
+-- As busted: the globals and package.loaded an insulate block's code sets are undone when the
+-- block ends (its own tests see them; the blocks and tests after it do not).
+function insulate(name, fn) declareblock(name, fn, "insulate", true) end
+
+local function shallowcopy(t)
+  local copy = {}
+  for k, v in next, t do copy[k] = v end
+  return copy
+end
+
+local function restoretable(t, saved)
+  for k in next, t do if saved[k] == nil then rawset(t, k, nil) end end
+  for k, v in next, saved do if rawget(t, k) ~= v then rawset(t, k, v) end end
+end
 
 local function declare(name, fn)
   local children = current.children
@@ -77,6 +110,7 @@ local function declare(name, fn)
 end
 
 function it(name, fn)
+  notinatest("it")
   checkname(name, fn, "it")
   declare(name, fn)
 end
@@ -97,6 +131,7 @@ end
 
 local function hook(kind)
   return function(fn)
+    notinatest(kind)
     if type(fn) ~= "function" then error(sformat("bad argument #1 to '%s' (function expected, got %s)", kind, type(fn)), 2) end
     local list = current[kind]
     list[#list + 1] = fn
@@ -142,18 +177,27 @@ end
 --
 -- Before a nested describe's body runs, what busted would have run by then runs too: the setup and
 -- before_each hooks of the enclosing blocks that the last chosen test before it ran under.
+--
+-- A host that runs one test stops walking at it: the bodies after it run after that test under
+-- busted, so their work (and the before_each calls made for them) must not precede it. The
+-- listing host walks them all; `bodiesUpTo` is how many entries were kept when it last ran a
+-- describe body, so only a test past that index may run in the listing host (runner.list).
 local ordered
+local bodiesUpTo = 0
 local function expand()
   if ordered then return ordered end
   ordered = {}
   local count = 0
+  local reached = false -- the host's one test is kept: the walk stops
   local lastRun -- the block of the last chosen test walked
   local function keep(entry)
     count = count + 1
     if options.listing or count == options.only then ordered[count] = entry() end
+    if not options.listing and count == options.only then reached = true end
   end
   local function walk(block)
     for i = 1, #block.children do
+      if reached then return end
       local child = block.children[i]
       if type(child) ~= "table" then
         local name = (options.listing or choosing) and fullname(block, block.names[i])
@@ -165,6 +209,8 @@ local function expand()
         end)
       else
         current = child
+        bodiesUpTo = count
+        local saved = child.insulated and { globals = shallowcopy(_G), loaded = shallowcopy(package.loaded) }
         local ok, err = pcall(function()
           if lastRun then
             local ran = {}
@@ -184,6 +230,13 @@ local function expand()
             return { failedBlock = true, name = fullname(child.parent, child.name), where = child.where,
               message = getmetatable(err) == Failure and tostring(err) or tostring(err) }
           end)
+        end
+        -- Past the block (and not stopped at this host's test inside it): undo what it set. In
+        -- the listing host this changes state after the block's tests, as a body would.
+        if saved and not reached then
+          restoretable(_G, saved.globals)
+          restoretable(package.loaded, saved.loaded)
+          bodiesUpTo = count
         end
       end
     end
@@ -294,8 +347,9 @@ end)
 ---------------------------------------------------------------------------------------------------
 -- The runner
 
--- The tests in run order, as { name, where, pending, selected, error } (see `chosen`). A describe
--- whose body failed is an entry with its error.
+-- The tests in run order, as { name, where, pending, selected, error } (see `chosen`), and the
+-- index past which a test may run in this (the listing) host. A describe whose body failed is an
+-- entry with its error.
 function runner.list()
   local list = {}
   for i, t in ipairs(expand()) do
@@ -305,7 +359,7 @@ function runner.list()
       list[i] = { name = t.fullname, where = t.where, pending = t.pending, selected = t.selected }
     end
   end
-  return list
+  return list, bodiesUpTo
 end
 
 local function handler(err)
@@ -334,7 +388,9 @@ function runner.run(i)
   local function keep(ok, err, inbody)
     if outcome.ok and not ok then
       outcome.ok, outcome.err = false, err
-      outcome.kind = getmetatable(err) == Pending and "pending" or (inbody and getmetatable(err) == Failure) and "failed" or "error"
+      -- pending() marks the test pending only from its body; from a hook it is an error, as under busted.
+      outcome.kind = (inbody and getmetatable(err) == Pending) and "pending" or (inbody and getmetatable(err) == Failure) and "failed"
+        or "error"
       if hook then outcome.name = fullname(hook[1], hook[2]) end
     end
   end
@@ -385,7 +441,11 @@ function runner.run(i)
   local messages = {}
   if not outcome.ok then
     local err = outcome.err
-    messages[1] = getmetatable(err) == Failure and tostring(err) or tostring(err.message or "")
+    -- A string is an error the handler never saw: Lua gives the memory error as is.
+    messages[1] = getmetatable(err) == Failure and tostring(err) or type(err) == "string" and err or tostring(err.message or "")
+    if getmetatable(err) == Pending and outcome.kind == "error" then
+      messages[1] = "pending() called in a hook, not in the test's body (busted counts it an error): " .. messages[1]
+    end
   end
   if outcome.kind == "pending" and #noticed == 0 then return "pending", messages[1] or "" end
   for _, message in ipairs(noticed) do messages[#messages + 1] = message end
@@ -403,7 +463,9 @@ local busted = { describe = describe, context = context, insulate = insulate, ex
   match = match, randomize = function() end }
 local modules = { busted = busted, luassert = assert, ["luassert.assert"] = assert, say = assertions.say,
   ["luassert.spy"] = doubles.spy, ["luassert.stub"] = doubles.stub, ["luassert.mock"] = doubles.mock,
-  ["luassert.match"] = doubles.match, ["luassert.say"] = assertions.say }
+  ["luassert.match"] = doubles.match, ["luassert.say"] = assertions.say,
+  -- `require 'busted.runner'()` at the top of a spec (busted's standalone idiom): a no-op here, as under busted.
+  ["busted.runner"] = function() end }
 for name, value in pairs(modules) do package.preload[name] = function() return value end end
 
 return runner

@@ -1,5 +1,8 @@
 import Foundation
 import LuaBridge
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A project's `.busted` file, as busted reads it: a Lua chunk returning a table of tasks, whose
 /// `default` task gives the options a bare run uses. `crescent test` takes the ones it shares
@@ -26,13 +29,17 @@ public struct BustedFile: Sendable {
     /// Reads `path` (default `.busted` in the current folder); nil when there is none.
     /// - Throws: ``SpecRunner/UsageError`` when the file does not run, or gives what busted would refuse.
     public static func read(_ path: String = ".busted") throws(SpecRunner.UsageError) -> BustedFile? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        guard access(path, F_OK) == 0 else { return nil }
+        let data: [UInt8]
+        do throws(RegularFile.Refusal) {
+            // Only a regular file, bounded: a FIFO or /dev/zero named .busted must not hang the run.
+            data = try RegularFile.read(path, limit: 1 << 20)
+        } catch {
+            throw SpecRunner.UsageError(description: "\(path): \(error.reason)")
+        }
         let value: LuaValue
         do {
-            let vm = try LuaVM(memoryLimit: 64 << 20)
-            try vm.load(Array(data), name: "@" + path)
-            try vm.call(arguments: 0, results: 1)
-            value = try vm.stack.value(at: -1, vm: vm)
+            value = try evaluate(data, path: path)
         } catch {
             throw SpecRunner.UsageError(description: "\(path): \(error) (a .busted file returns a table such as "
                                         + "return { default = { ROOT = { \"spec\" } } })")
@@ -56,6 +63,34 @@ public struct BustedFile: Sendable {
         }
         return file
     }
+
+    /// Runs the file's chunk in a VM of its own, under a time and a memory limit, without os.exit.
+    private static func evaluate(_ data: [UInt8], path: String) throws(LuaError) -> LuaValue {
+        let vm = try LuaVM(memoryLimit: 64 << 20)
+        defer { vm.close() }
+        // A settings file has no business ending the run: os.exit there is an error.
+        try vm.run("os.exit = function() error('os.exit cannot be called in a .busted file', 2) end")
+        try vm.load(data, name: "@" + path)
+        // Its code runs under a time limit, as a test does: a loop there must not hang the run.
+        let interrupter = vm.interrupter
+        let timer = DispatchWorkItem { interrupter.interruptForTimeout() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeLimit, execute: timer)
+        defer { timer.cancel() }
+        do {
+            try vm.call(arguments: 0, results: 1)
+        } catch {
+            guard error.kind == .interrupted || error.kind == .timeout else { throw error }
+            throw LuaError(.runtime, "it did not return within \(Int(timeLimit)) s (does it loop?)")
+        }
+        do throws(LuaRaise) {
+            return try vm.stack.value(at: -1, vm: vm)
+        } catch {
+            throw LuaError(.runtime, error.message)
+        }
+    }
+
+    /// How long the file's code may run (it returns a table; a second is plenty).
+    static let timeLimit = 5.0
 
     /// A string ("a,b"), or a list of them, as a list.
     static func strings(_ value: LuaValue) -> [String] {

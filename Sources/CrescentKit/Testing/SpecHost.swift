@@ -185,10 +185,12 @@ final class SpecHost {
     /// The tests the file declared (reading its `describe` blocks runs their bodies), and why
     /// reading them stopped short, if it did: an error the runner did not catch, the time limit,
     /// or an exit (`os.exit`, `app.exit`) that would otherwise leave the file with no tests and
-    /// the run green.
-    func list(filter: String?) -> (cases: [SpecCase], failure: String?) {
+    /// the run green. `bodiesUpTo`: this host ran a describe body after that many entries, so only
+    /// a test past that index may run in it (a body declared after a test runs after it under busted).
+    func list(filter: String?) -> (cases: [SpecCase], failure: String?, bodiesUpTo: Int) {
         var cases: [SpecCase] = []
         var failure: String?
+        var bodiesUpTo = 0
         host.runTurn { host in
             guard let runner else { return }
             let stack = host.vm.stack
@@ -197,24 +199,25 @@ final class SpecHost {
             runner.push(onto: stack)                                     // runner
             guard stack.rawGet(-1, "list") == .function else { return }  // runner list
             if let filter { stack.push(filter) } else { stack.pushNil() }
-            do throws(LuaError) { try host.vm.call(arguments: 1, results: 1) } catch {
+            do throws(LuaError) { try host.vm.call(arguments: 1, results: 2) } catch {
                 failure = error.message
                 return
             }
-            guard case .array(let items) = host.binding.convertedValue(at: -1, in: stack).value else { return }
+            bodiesUpTo = stack.integer(at: -1).map { Int($0) } ?? Int.max
+            guard case .array(let items) = host.binding.convertedValue(at: -2, in: stack).value else { return }
             for item in items {
                 cases.append(SpecCase(name: item["name"].stringValue ?? "?", location: item["where"].stringValue ?? "?",
                                       isPending: item["pending"].boolValue ?? false,
                                       isSelected: item["selected"].boolValue ?? true, blockError: item["error"].stringValue))
             }
         }
-        if let limit = pastTimeLimit { return (cases, limit) }
-        if let exit = exitFailure { return (cases, exit) }
+        if let limit = pastTimeLimit { return (cases, limit, bodiesUpTo) }
+        if let exit = exitFailure { return (cases, exit, bodiesUpTo) }
         if let status = host.exitStatus {
             return (cases, "the spec file called app.exit(\(status)) while its describe blocks were read, so the tests after it "
-                + "were never collected (end a test's script with app.exit inside an it, where it fails only that test)")
+                + "were never collected (end a test's script with app.exit inside an it, where it fails only that test)", bodiesUpTo)
         }
-        return (cases, failure)
+        return (cases, failure, bodiesUpTo)
     }
 
     /// Runs test `index` (0-based); its outcome and what it printed.
@@ -247,6 +250,11 @@ final class SpecHost {
         settle()
         // An exit unwound the test: the exit's own message says what happened.
         if interrupted && exitFailure != nil { message = "" }
+        // Lua raises the memory error without a message handler: name the limit, as a run does.
+        if message == "not enough memory", host.vm.memoryLimit > 0 {
+            message = "not enough memory: the memory limit of \(host.vm.memoryLimit >> 20) MiB was reached (raise it with "
+                + "crescent test --memory-limit MIB)"
+        }
         // pending() inside the body: its message is the reason, not a failure.
         let pendingReason = status == "pending" ? message : nil
         if pendingReason != nil { message = "" }

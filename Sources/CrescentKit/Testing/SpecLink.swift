@@ -4,19 +4,55 @@ import NIOCore
 import Services
 import Synchronization
 
-/// What a test printed, in order; and what went to stderr alone.
+/// What a test printed, in order; and what went to stderr alone. Each is kept to
+/// ``SpecOutput/limit`` bytes, its start and its end: the VM's memory limit does not cover this
+/// copy, and a test that prints a gigabyte must not cost the run a gigabyte.
 final class SpecOutput: Sendable {
-    private let state = Mutex((all: "", errors: ""))
+    /// The most kept of each: half from the start, half from the end.
+    static let limit = 1 << 20
 
-    func append(_ text: String, error: Bool) {
-        state.withLock { state in
-            state.all += text
-            if error { state.errors += text }
+    /// Text kept as its first bytes and its last, with how many between were left out.
+    struct Kept: Sendable {
+        var head = ""
+        var tail = ""
+        var dropped = 0
+
+        mutating func add(_ text: String) {
+            let half = SpecOutput.limit / 2
+            var rest = Substring(text)
+            let room = half - head.utf8.count
+            if room > 0 {
+                let end = rest.utf8.index(rest.utf8.startIndex, offsetBy: min(room, rest.utf8.count))
+                head += rest[..<end]
+                rest = rest[end...]
+            }
+            guard !rest.isEmpty else { return }
+            tail += rest
+            // Cut the tail back to half only once it holds a whole limit: cheap, amortized.
+            if tail.utf8.count > SpecOutput.limit {
+                let start = tail.utf8.index(tail.utf8.endIndex, offsetBy: -half)
+                let kept = String(tail[start...])
+                dropped += tail.utf8.count - kept.utf8.count
+                tail = kept
+            }
+        }
+
+        var text: String {
+            dropped == 0 ? head + tail : head + "\n[... \(dropped) bytes of output left out ...]\n" + tail
         }
     }
 
-    var text: String { state.withLock { $0.all } }
-    var errors: String { state.withLock { $0.errors } }
+    private let state = Mutex((all: Kept(), errors: Kept()))
+
+    func append(_ text: String, error: Bool) {
+        state.withLock { state in
+            state.all.add(text)
+            if error { state.errors.add(text) }
+        }
+    }
+
+    var text: String { state.withLock { $0.all.text } }
+    var errors: String { state.withLock { $0.errors.text } }
 }
 
 /// What the services of a test's host reach the host through: made before the host (the plugin

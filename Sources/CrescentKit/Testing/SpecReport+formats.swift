@@ -30,12 +30,12 @@ extension SpecReport {
             let number = index + 1
             switch result.status {
             case .passed:
-                text += "ok \(number) - \(result.name)\n"
+                text += "ok \(number) - \(Self.oneLine(result.name))\n"
             case .pending:
-                text += "ok \(number) - # SKIP \(result.message.isEmpty ? result.name : result.message)\n"
+                text += "ok \(number) - # SKIP \(Self.oneLine(result.message.isEmpty ? result.name : result.message))\n"
             case .failed, .error:
-                text += "not ok \(number) - \(result.name)\n"
-                text += "# \(result.location.replacingOccurrences(of: ":", with: " @ "))\n"
+                text += "not ok \(number) - \(Self.oneLine(result.name))\n"
+                text += "# \(Self.oneLine(result.location.replacingOccurrences(of: ":", with: " @ ")))\n"
                 let lines = result.message.split(separator: "\n", omittingEmptySubsequences: false)
                 text += "# Failure message: " + lines.joined(separator: "\n# ") + "\n"
             }

@@ -38,11 +38,11 @@ struct SpecReport {
         results.append(result)
         switch result.status {
         case .passed:
-            write("ok      \(result.name)  (\(result.location))\n")
+            write("ok      \(Self.oneLine(result.name))  (\(Self.oneLine(result.location)))\n")
         case .pending:
-            write("pending \(result.name)  (\(result.location))\n")
+            write("pending \(Self.oneLine(result.name))  (\(Self.oneLine(result.location)))\n")
         case .failed, .error:
-            var text = "FAIL    \(result.name)  (\(result.location))\n"
+            var text = "FAIL    \(Self.oneLine(result.name))  (\(Self.oneLine(result.location)))\n"
             text += Self.indented(result.message.isEmpty ? "failed" : result.message)
             if !result.output.isEmpty {
                 text += "        output:\n" + Self.indented(result.output, by: 10)
@@ -59,6 +59,22 @@ struct SpecReport {
             line = "updated \(updated.count) golden file\(updated.count == 1 ? "" : "s"): \(updated.joined(separator: ", "))\n" + line
         }
         return line
+    }
+
+    /// `text` on one line, its control characters as Lua escapes (`\010`): a name is one field of
+    /// a line-based record (a test line, TAP's `ok N - name`), and a newline or an ESC in it would
+    /// forge records or drive the terminal.
+    static func oneLine(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                result += "\\" + String(repeating: "0", count: scalar.value < 10 ? 2 : scalar.value < 100 ? 1 : 0) + String(scalar.value)
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     private static func indented(_ text: String, by columns: Int = 8) -> String {

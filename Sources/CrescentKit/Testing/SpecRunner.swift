@@ -51,44 +51,77 @@ public enum SpecRunner {
         func write(_ text: String) { if options.output == .plain { output(text) } }
         if let filter = options.filter { try checkFilter(filter) }
         let files = try specFiles(options.paths)
+        // Before any test runs: a report target that is a device, a FIFO or an input is refused untouched.
+        try checkReportTargets(options, reading: files)
         let loop = PumpedEventLoop()
         let limit = SpecTimeLimit(seconds: options.timeout, loop: loop)
         var report = SpecReport()
         let coverage = options.coverage ? LineCoverage() : nil
         defer { LineCoverage.active = nil }
         for file in files {
-            let bytes: [UInt8]
-            do {
-                bytes = try ScriptSource.file(file).read()
+            var bytes: [UInt8]
+            do throws(RegularFile.Refusal) {
+                // Only a regular file, bounded: a FIFO would wait forever, /dev/zero fill memory.
+                bytes = try RegularFile.read(file, limit: specSizeLimit)
+                ScriptSource.blankShebang(&bytes)
             } catch {
-                report.add(SpecResult(file: file, name: file, location: file, status: .failed, message: error.description,
+                report.add(SpecResult(file: file, name: file, location: file, status: .failed,
+                                      message: "cannot run the spec file \(file): \(error.reason)"
+                                        + (error.isTooLarge ? ", the most a spec file may hold" : ""),
                                       output: "", seconds: 0), write: write)
                 continue
             }
             try runFile(file, bytes: bytes, options: options, loop: loop, limit: limit, coverage: coverage, report: &report,
                         write: write)
         }
+        // DESIGN: exit 0 only when none failed and at least one ran; a run that ran none says why.
+        let ranNone = report.passed + report.failed == 0
         if files.isEmpty {
             write("no *_spec.lua files in \(options.paths.isEmpty ? "spec/ or test/" : options.paths.joined(separator: ", "))\n")
         } else if let filter = options.filter, report.results.isEmpty {
             write("no test's full name matches --filter \(filter) (a Lua pattern, matched against names such as \"describe-name it-name\"; "
                   + "escape magic characters ( ) . % + - * ? [ ^ $ with %)\n")
+        } else if ranNone {
+            write(noTestRan(options.selection, pending: report.pending))
         }
-        if let coverage { write(try coverage.write(to: FileManager.default.currentDirectoryPath)) }
+        if let coverage {
+            try checkReportTargets(options, reading: files)
+            do throws(UsageError) {
+                write(try coverage.write(to: FileManager.default.currentDirectoryPath))
+            } catch {
+                // The tests ran: their summary is still the last line of the report.
+                write(report.summary + "\n")
+                throw error
+            }
+        }
         write(report.summary + "\n")
         if let formatted = report.formatted(options.output) { output(formatted) }
         if let path = options.junitPath {
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-                throw UsageError(description: "cannot write the JUnit report \(path): it is a folder; name a file, such as \(path)/junit.xml")
-            }
+            // Checked again: the path may have changed while the tests ran.
+            try checkReportTargets(options, reading: files)
             do {
                 try report.junit.write(toFile: path, atomically: true, encoding: .utf8)
             } catch {
                 throw UsageError(description: "cannot write the JUnit report \(path): \(error.localizedDescription)")
             }
         }
-        return report.failed > 0 || (options.filter != nil && report.results.isEmpty) ? 1 : 0
+        return report.failed > 0 || ranNone ? 1 : 0
+    }
+
+    /// The most a spec file may hold: far more than any suite's file, and a bound on what a
+    /// wrong path (a link to a disk image, `/dev/zero`) costs.
+    static let specSizeLimit = 64 << 20
+
+    /// Why a run that ran no test exits 1: a `--tags` that no test has, or a suite of only pending tests.
+    private static func noTestRan(_ selection: SpecSelection, pending: Int) -> String {
+        if !selection.tags.isEmpty || !selection.excludedTags.isEmpty {
+            let tags = selection.tags.isEmpty ? "" : " --tags " + selection.tags.joined(separator: ",")
+            let excluded = selection.excludedTags.isEmpty ? "" : " --exclude-tags " + selection.excludedTags.joined(separator: ",")
+            return "no test ran: no test is chosen by\(tags)\(excluded) (a tag is a #word in a describe or test name, "
+                + "as in it(\"saves #slow\", ...))\n"
+        }
+        return pending > 0 ? "no test ran: every test is pending\n"
+            : "no test ran: the spec files declare no test (add an it(\"...\", function() ... end))\n"
     }
 
     /// Runs the tests of one file, each in a host of its own. The host that collected the
@@ -106,7 +139,11 @@ public enum SpecRunner {
         // Reading the describe blocks runs their bodies: under the same limit as the file's chunk.
         let listed = loadFailure == nil ? spare?.list(filter: options.filter) : nil
         limit.stop()
-        if let failure = loadFailure ?? listed?.failure {
+        if var failure = loadFailure ?? listed?.failure {
+            if loadFailure == nil, let filter = options.filter, failure.contains("time limit") {
+                failure += "\n(--filter \(filter) is matched against each test's name as the file is read: a pattern with "
+                    + "many - or * backtracks on long names)"
+            }
             report.add(SpecResult(file: file, name: "(loading the file)", location: file, status: .failed, message: failure,
                                   output: spare?.output.text ?? "", seconds: seconds(since: started)), write: write)
             return
@@ -125,6 +162,12 @@ public enum SpecRunner {
             }
             let begun = ContinuousClock.now
             let host: SpecHost
+            // The listing host ran the describe bodies declared after a test, with the hooks
+            // busted would have run for them: such a test gets a fresh host.
+            if index < listed?.bodiesUpTo ?? 0 {
+                spare?.close()
+                spare = nil
+            }
             if let ready = spare {
                 host = ready
                 spare = nil

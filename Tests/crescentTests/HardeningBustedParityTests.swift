@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+/// `crescent test` ends a suite as busted 2.1.1 does where an attack found it did not: hooks run
+/// once per test, assertions on no values, tests declared inside a test, long diff paths,
+/// `require 'busted.runner'()`, and a run that ran no test.
+@Suite struct HardeningBustedParityTests {
+    /// busted runs a block's before_each once before each test, however many describes the block holds.
+    @Test func beforeEachRunsOncePerTestBesideDescribeBlocks() async throws {
+        let (result, _) = try await TestCommandTests.run(["b_spec.lua": """
+            local n = 0
+            before_each(function() n = n + 1 end)
+            it("t", function() assert.equals(1, n) end)
+            describe("d2", function() end)
+            describe("d3", function() end)
+            """, "nested_spec.lua": """
+            -- Under busted one Lua state runs them all: test k has seen k before_each calls.
+            local n = 0
+            describe("outer", function()
+              before_each(function() n = n + 1 end)
+              describe("inner", function()
+                it("t1", function() assert.equals(1, n) end)
+              end)
+              describe("empty", function() end)
+              it("t2", function() assert.equals(2, n) end)
+              describe("after", function() it("t3", function() assert.equals(3, n) end) end)
+              describe("empty too", function() end)
+            end)
+            """])
+        #expect(result.status == 0 && result.stdoutLines.last == "4 passed, 0 failed", "\(result)")
+    }
+
+    @Test func isNilOfNoValuesPassesAndIsNotNilFailsAsInLuassert() async throws {
+        let (result, _) = try await TestCommandTests.run(["z_spec.lua": """
+            local function none() end
+            it("is_nil of nothing", function() assert.is_nil(none()) end)
+            it("is_nil with no args", function() assert.is_nil() end)
+            it("stub returns nothing", function()
+              local t = { f = function() return 1 end }
+              stub(t, "f")
+              assert.is_nil(t.f())
+            end)
+            it("is_not_nil of nothing", function() assert.is_not_nil(none()) end)
+            """])
+        #expect(result.status == 1 && result.stdoutLines.last == "3 passed, 1 failed", "\(result)")
+        #expect(result.stdout.contains("FAIL    is_not_nil of nothing"), "\(result)")
+    }
+
+    /// busted fails a test that declares a test or a block: it would never run, and the test pass.
+    @Test func itOrDescribeInsideATestFailsIt() async throws {
+        let (result, _) = try await TestCommandTests.run(["w_spec.lua": """
+            it("nested it", function() it("inner", function() error("inner ran") end) end)
+            it("describe in it", function() describe("d", function() it("x", function() end) end) end)
+            it("plain", function() end)
+            """])
+        #expect(result.status == 1 && result.stdoutLines.last == "1 passed, 2 failed", "\(result)")
+        #expect(result.stdout.contains("'it' not supported inside a running test"), "\(result)")
+        #expect(result.stdout.contains("'describe' not supported inside a running test"), "\(result)")
+    }
+
+    /// A table difference under a key longer than string.format's widths is still a failure with its table.
+    @Test func aLongDiffPathIsAFailureWithItsTable() async throws {
+        let key = String(repeating: "k", count: 120)
+        let (result, _) = try await TestCommandTests.run(["k_spec.lua": """
+            it("long key differs", function() assert.same({ ["\(key)"] = 1 }, { ["\(key)"] = 2 }) end)
+            """])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("the tables differ") && result.stdout.contains(".\(key)  1  |  2"), "\(result)")
+        #expect(!result.stdout.contains("invalid conversion"), "\(result)")
+    }
+
+    @Test func requireBustedRunnerIsANoOp() async throws {
+        let (result, _) = try await TestCommandTests.run(["r_spec.lua": """
+            require 'busted.runner'()
+            describe("standalone style", function()
+              it("passes", function() assert.equals(1, 1) end)
+            end)
+            """])
+        #expect(result.status == 0 && result.stdoutLines.last == "1 passed, 0 failed", "\(result)")
+    }
+
+    /// DESIGN: exit 0 only when none failed and at least one ran; a run that ran none says why.
+    @Test func aRunThatRanNoTestFailsSayingWhy() async throws {
+        let (tags, _) = try await TestCommandTests.run(["t_spec.lua": "it(\"fast #quick\", function() end)\n"], ["--tags", "zzz"])
+        #expect(tags.status == 1 && tags.stdout.contains("no test ran: no test is chosen by --tags zzz"), "\(tags)")
+        let (empty, _) = try await TestCommandTests.run(["e_spec.lua": "describe(\"x\", function() end)\n"])
+        #expect(empty.status == 1 && empty.stdout.contains("no test ran: the spec files declare no test"), "\(empty)")
+        let (pending, _) = try await TestCommandTests.run(["p_spec.lua": "pending(\"later\")\n"])
+        #expect(pending.status == 1 && pending.stdout.contains("no test ran: every test is pending"), "\(pending)")
+        let (none, _) = try await TestCommandTests.run([:])
+        #expect(none.status == 1 && none.stdout.contains("no *_spec.lua files in spec/ or test/"), "\(none)")
+    }
+
+    /// busted undoes the globals and modules an insulate block set once it ends.
+    @Test func insulateUndoesItsGlobalsForWhatFollows() async throws {
+        let (result, _) = try await TestCommandTests.run(["i_spec.lua": """
+            insulate("insulated block", function()
+              _G.leaked = "yes"; package.loaded["fake_mod"] = { v = 1 }
+              it("inside sees it", function() assert.equals("yes", _G.leaked) end)
+            end)
+            it("outside must not see the global", function() assert.is_nil(_G.leaked) end)
+            it("outside must not see the module", function() assert.is_nil(package.loaded["fake_mod"]) end)
+            describe("bad", function() describe(42) end)
+            """])
+        #expect(result.status == 1 && result.stdoutLines.last == "3 passed, 1 failed", "\(result)")
+        // An argument error still names the spec's line, not the runner's.
+        #expect(result.stdout.contains("spec/i_spec.lua:7: bad argument #1 to 'describe'"), "\(result)")
+    }
+
+    /// pending() in a hook is an error under busted (only the body marks a test pending), and a
+    /// describe with no function says so.
+    @Test func pendingInAHookIsAnErrorAndADescribeNeedsAFunction() async throws {
+        let (result, _) = try await TestCommandTests.run(["p_spec.lua": """
+            describe("hooked", function()
+              before_each(function() pending("skip me") end)
+              it("p1", function() end)
+            end)
+            it("body pending", function() pending("later") end)
+            describe("no fn")
+            """])
+        #expect(result.status == 1 && result.stdoutLines.last == "0 passed, 2 failed, 1 pending", "\(result)")
+        #expect(result.stdout.contains("pending() called in a hook, not in the test's body (busted counts it an error): skip me"),
+                "\(result)")
+        #expect(result.stdout.contains("spec/p_spec.lua:6: bad argument #2 to 'describe' (function expected, got no value)"),
+                "\(result)")
+    }
+}
