@@ -46,6 +46,9 @@ import Testing
         let cases: [(String, String)] = [
             ("<gpx><trk><trkseg><trkpt lon=\"2\"></trkpt></trkseg></trk></gpx>", "GPX track point #1 has no valid lat attribute"),
             ("<gpx><trkpt lat=\"1\" lon=\"200\"/></gpx>", "GPX track point #1 has no valid lon attribute"),
+            // A NUL inside a number is no number (it ended the number: 48.0).
+            ("<gpx><trkpt lat=\"48\u{0}.9\" lon=\"2.3\"/></gpx>", "GPX track point #1 has no valid lat attribute"),
+            ("<gpx><trkpt lat=\"48.9\" lon=\"2\u{0}.3\"/></gpx>", "GPX track point #1 has no valid lon attribute"),
             ("<kml></kml>", "not a GPX file (the root element is <kml>, not <gpx>)"),
             ("<!-- only a comment -->", "malformed XML at line 1, column 24: the document has no root element"),
             ("<gpx><trkpt lat=\"1\" lon=\"2\"", "malformed XML at line 1, column 6: the start tag <trkpt> is not closed"),

@@ -75,9 +75,9 @@ struct GPXParser {
                 let value = text.trimmingSpaces
                 text = ""
                 switch name {
-                case "ele": current?.elevation = Double(value)
+                case "ele": current?.elevation = Self.decimal(value)
                 case "time": current?.time = CivilTime.parseISO8601(value)
-                case "hdop": current?.hdop = Double(value)
+                case "hdop": current?.hdop = Self.decimal(value)
                 case "trkpt": if let current { return current }
                 default: break
                 }
@@ -87,11 +87,18 @@ struct GPXParser {
         return nil
     }
 
+    /// A number as the file writes it; nil for text holding a NUL, which Swift's `Double(_:)`
+    /// would read as a C string, stopping there (`"48\0.9"` read as 48).
+    private static func decimal<Text: StringProtocol>(_ text: Text) -> Double? {
+        guard !text.utf8.contains(0) else { return nil }
+        return Double(text)
+    }
+
     private static func point(_ element: XMLElement, number: Int) throws(ServiceError) -> Point {
-        guard let latitude = element.attribute("lat").flatMap({ Double($0.trimmingSpaces) }), (-90...90).contains(latitude) else {
+        guard let latitude = element.attribute("lat").flatMap({ decimal($0.trimmingSpaces) }), (-90...90).contains(latitude) else {
             throw ServiceError(.invalidData, "GPX track point #\(number) has no valid lat attribute")
         }
-        guard let longitude = element.attribute("lon").flatMap({ Double($0.trimmingSpaces) }), (-180...180).contains(longitude) else {
+        guard let longitude = element.attribute("lon").flatMap({ decimal($0.trimmingSpaces) }), (-180...180).contains(longitude) else {
             throw ServiceError(.invalidData, "GPX track point #\(number) has no valid lon attribute")
         }
         return Point(latitude: latitude, longitude: longitude)
