@@ -46,7 +46,7 @@ run: build
 # lock), whose waits a saturated machine outlasts, and the keep-alive tests, whose closed
 # connections went unnoticed for 5 s once in a full parallel run (not reproduced alone in
 # repeated runs; cause not found), and the cross-connection store test, whose 1 s bound read
-2.5 s in the parallel phase beside the geocoder's data loads. Last, the end-to-end tests, which run the real
+# 2.5 s in the parallel phase beside the geocoder's data loads. Last, the end-to-end tests, which run the real
 # binary against real time (signals, --timeout, processes sharing a store) and would starve on
 # 2 cores beside the rest; then the specs of the shipped scripts; then make install, end to end;
 # then each fuzz target for FUZZ_TEST_SECONDS from its seed corpus (make fuzz, below).
