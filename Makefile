@@ -46,7 +46,9 @@ run: build
 # lock), whose waits a saturated machine outlasts, and the keep-alive tests, whose closed
 # connections went unnoticed for 5 s once in a full parallel run (not reproduced alone in
 # repeated runs; cause not found), and the cross-connection store test, whose 1 s bound read
-# 2.5 s in the parallel phase beside the geocoder's data loads. Last, the end-to-end tests, which run the real
+# 2.5 s in the parallel phase beside the geocoder's data loads, and the geocoder's suites, whose
+# brute-force checks over the places data hold both of a 2-core machine's cooperative threads for
+# tens of seconds (store and session scripts beside them stalled past their 20 s limits). Last, the end-to-end tests, which run the real
 # binary against real time (signals, --timeout, processes sharing a store) and would starve on
 # 2 cores beside the rest; then the specs of the shipped scripts; then make install, end to end;
 # then each fuzz target for FUZZ_TEST_SECONDS from its seed corpus (make fuzz, below).
@@ -58,7 +60,7 @@ run: build
 # rounds of kill -9 against PostgreSQL, a 200,000-point GPX track made and replayed).
 PROCESS_TESTS = Hardening|PluginGrantTests|LuaPluginEscapeTests|ProcessPluginEscapeTests|PluginInstallTests|BustedSuiteTests|TestCoverageTests|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests|ProcessLuaTests
 HEAVY_PROCESS_TESTS = KeyboardTerminalTests|BackgroundHostTests|ProcessServiceTests|ProcessPluginTests|RemoteBackPressureTests|StorePostgresProcessTests|GPXStreamingTests
-SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests|FilesServiceTests|StoreCrossProcessTests
+SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests|FilesServiceTests|StoreCrossProcessTests|GeocoderTests|GeocoderSearchTests
 # Each phase runs under tools/reap.py: what a crashed test process leaves running (hosts, plugin
 # processes, its PostgreSQL server) is stopped when the phase ends instead of outliving it.
 REAP = python3 tools/reap.py
