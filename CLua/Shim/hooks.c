@@ -22,6 +22,7 @@ static _Thread_local lua_State *hooked_thread;
  * arguments the hook was given (event, line), in the coroutine kept as upvalue 2.
  */
 static int run_script_hook(lua_State *L) {
+    if (crescent_finalizer_depth > 0) return 0;     /* Lua runs no hook in a finalizer (handlers.c) */
     int nargs = lua_gettop(L);
     lua_State *co = NULL;
     if (lua_getiuservalue(L, lua_upvalueindex(2), 1) == LUA_TTHREAD) co = lua_tothread(L, -1);
@@ -132,7 +133,7 @@ static int debug_getinfo(lua_State *L) {
     return original(L)(L);
 }
 
-static void wrap(lua_State *L, const char *name, lua_CFunction wrapper) {
+void crescent_wrap_field(lua_State *L, const char *name, lua_CFunction wrapper) {
     if (lua_getfield(L, -1, name) == LUA_TFUNCTION) {
         lua_pushcclosure(L, wrapper, 1);
         lua_setfield(L, -2, name);
@@ -143,9 +144,9 @@ static void wrap(lua_State *L, const char *name, lua_CFunction wrapper) {
 
 void crescent_install_debug_functions(lua_State *L) {
     if (lua_getglobal(L, "debug") == LUA_TTABLE) {
-        wrap(L, "sethook", debug_sethook);
-        wrap(L, "gethook", debug_gethook);
-        wrap(L, "getinfo", debug_getinfo);
+        crescent_wrap_field(L, "sethook", debug_sethook);
+        crescent_wrap_field(L, "gethook", debug_gethook);
+        crescent_wrap_field(L, "getinfo", debug_getinfo);
     }
     lua_pop(L, 1);
 }

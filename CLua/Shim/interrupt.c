@@ -152,6 +152,9 @@ static int resume_coroutine(lua_State *L, lua_State *co, int nargs) {   /* moves
     lua_State *previous = crescent_enter_lua(co);
     int status = lua_resume(co, L, nargs, &nresults);
     crescent_leave_lua(co, previous);
+    /* An interrupt that came while the coroutine ran was armed on the coroutine only: the code
+     * that resumed it runs on (a loop that makes a coroutine at each turn would never stop). */
+    crescent_rearm_interrupt(L);
     if (status == LUA_OK || status == LUA_YIELD) {
         if (!lua_checkstack(L, nresults + 1)) {
             lua_pop(co, nresults);
@@ -211,5 +214,8 @@ void crescent_install_coroutine_functions(lua_State *L) {
 }
 
 int crescent_interrupt_pending(lua_State *L) { return atomic_load(&vm_of(L)->interrupt->reason); }
+void crescent_rearm_interrupt(lua_State *L) {
+    if (crescent_interrupt_pending(L) != CRESCENT_INTERRUPT_NONE) arm_interrupt(L);
+}
 void crescent_clear_interrupt(lua_State *L) { atomic_store(&vm_of(L)->interrupt->reason, CRESCENT_INTERRUPT_NONE); }
 

@@ -66,6 +66,7 @@ lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag) {
     lua_rawsetp(L, LUA_REGISTRYINDEX, &memory_error_key);
     crescent_install_coroutine_functions(L);
     crescent_install_debug_functions(L);
+    crescent_install_handler_guards(L);
     crescent_install_pattern_functions(L);
     crescent_install_text_loaders(L);
     return L;

@@ -54,6 +54,17 @@ int crescent_raise_interrupt(lua_State *L);
 void crescent_install_pattern_functions(lua_State *L);
 /** Installs the interrupt hook on `L` (saving the hook it had), as a pending interrupt does. */
 void crescent_arm_interrupt(lua_State *L);
+/** Arms the interrupt hook on `L` when an interrupt is pending: for the thread that goes on after
+ *  other Lua code (a coroutine, a finalizer) ran while the interrupt came. */
+void crescent_rearm_interrupt(lua_State *L);
+/** Replaces xpcall, setmetatable and debug.setmetatable so that a message handler or a finalizer
+ *  that loops can be interrupted (handlers.c). */
+void crescent_install_handler_guards(lua_State *L);
+/** Replaces function `name` of the table on top of the stack with `wrapper`, a C closure holding
+ *  the original as upvalue 1 (nothing when there is no such function). */
+void crescent_wrap_field(lua_State *L, const char *name, lua_CFunction wrapper);
+/** > 0 while a script's finalizer runs on this thread: script hooks do not run there. */
+extern _Thread_local int crescent_finalizer_depth;
 /** Replaces load, loadfile, dofile and the Lua-file searcher of require with text-only ones. */
 void crescent_install_text_loaders(lua_State *L);
 /** Replaces coroutine.resume and coroutine.wrap with versions that mark the coroutine they run. */
