@@ -41,7 +41,7 @@ struct LuaCompletion {
             let fragment = String(line.dropFirst())
             return Answer(candidates: Self.matching(host.commandNames(), fragment), fragmentLength: fragment.count)
         }
-        if let answer = completeStringArgument(String(line)) { return answer }
+        if let answer = completeStringArgument(Self.tail(of: line)) { return answer }
         guard !Self.endsInsideString(line) else { return Answer() }
         let chain = String(line.reversed().prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." || $0 == ":" }.reversed())
         return completeChain(chain)
@@ -255,6 +255,18 @@ struct LuaCompletion {
     }
 
     // MARK: Helpers
+
+    /// How many characters at the end of the line the string-argument patterns read.
+    static let patternWindow = 256
+
+    /// The end of `line` the string-argument patterns are matched against: at most
+    /// ``patternWindow`` characters, so a completion costs the same on a line of any length (the
+    /// patterns are tried at every start; on a whole 10,000-character line that took 23 s). A name
+    /// the window cuts is dropped whole, so no shorter name is completed in its place.
+    static func tail(of line: Substring) -> String {
+        guard line.count > patternWindow else { return String(line) }
+        return String(line.suffix(patternWindow).drop { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." || $0 == ":" })
+    }
 
     /// The names that start with `fragment`, sorted and unique; names starting with `_` only when
     /// the fragment does.

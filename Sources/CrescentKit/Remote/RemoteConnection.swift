@@ -60,11 +60,16 @@ final class RemoteConnection: Sendable {
         var replaced = 0
     }
 
-    /// Told (on the host loop) when the outbox overflows, before the connection closes, with
-    /// what overflowed.
-    let onOverflow: (@Sendable (String) -> Void)?
+    /// Told when the outbox overflows, before the connection closes, with the connection and what
+    /// overflowed: the server stops what the client runs and forgets it at once, without waiting
+    /// for the close (which waits for the `disconnect` line to be written).
+    let onOverflow: (@Sendable (RemoteConnection, String) -> Void)?
 
-    init(id: Int, channel: any Channel, onOverflow: (@Sendable (String) -> Void)? = nil) {
+    /// How long the `disconnect` line of an overflow may wait for the client to read before the
+    /// connection closes without it.
+    static let disconnectGrace = TimeAmount.seconds(10)
+
+    init(id: Int, channel: any Channel, onOverflow: (@Sendable (RemoteConnection, String) -> Void)? = nil) {
         self.id = id
         self.channel = channel
         self.onOverflow = onOverflow
@@ -106,7 +111,7 @@ final class RemoteConnection: Sendable {
         case .queued(let schedule):
             if schedule { scheduleFlush() }
         case .overflow(let what):
-            onOverflow?(what)
+            onOverflow?(self, what)
             close(reason: "the client did not read: \(what)")
             return false
         case .refused:
@@ -214,16 +219,34 @@ final class RemoteConnection: Sendable {
         channel.write(buffer, promise: nil)
     }
 
-    /// Tells the client why (a `disconnect` notification, if it ever reads) and closes.
+    /// Tells the client why (a `disconnect` notification) and closes.
+    ///
+    /// What still waits in the outbox is dropped, so the notification comes right after the lines
+    /// already handed to the channel (whole lines: none is cut). A client that does not read has
+    /// filled its socket, so the line is written when it reads again: the connection closes once
+    /// the line is written, or after ``disconnectGrace`` without it (closing at once would drop it).
     func close(reason: String) {
         let line = JSONRPCMessage.notification(method: "disconnect", params: ["reason": .string(reason)]).line
-        outbox.withLock { $0.closed = true }
+        outbox.withLock { box in
+            box.closed = true
+            box.items.removeAll()
+            box.head = 0
+            box.latest.removeAll()
+            box.queued = 0
+            box.queuedBytes = 0
+        }
         channel.eventLoop.execute {
-            var buffer = self.channel.allocator.buffer(capacity: line.utf8.count + 1)
+            let channel = self.channel
+            var buffer = channel.allocator.buffer(capacity: line.utf8.count + 1)
             buffer.writeString(line)
             buffer.writeInteger(UInt8(ascii: "\n"))
-            self.channel.writeAndFlush(buffer, promise: nil)
-            self.channel.close(promise: nil)
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            channel.writeAndFlush(buffer, promise: written)
+            let giveUp = channel.eventLoop.scheduleTask(in: Self.disconnectGrace) { channel.close(promise: nil) }
+            written.futureResult.whenComplete { _ in
+                giveUp.cancel()
+                channel.close(promise: nil)
+            }
         }
     }
 

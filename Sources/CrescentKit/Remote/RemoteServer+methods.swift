@@ -124,8 +124,14 @@ extension RemoteServer {
 
     // MARK: complete and send
 
+    /// The longest line `complete` takes (a line of code typed at a prompt is far shorter).
+    static let maxCompletedLine = 65536
+
     private func complete(_ params: Value) throws(MethodError) -> Value {
         let line = try Self.string(params, "line", of: "complete") ?? ""
+        guard line.utf8.count <= Self.maxCompletedLine else {
+            throw .invalidParams("complete: line must be at most \(Self.maxCompletedLine) bytes, got \(line.utf8.count); send the part before the cursor")
+        }
         let characters = Array(line)
         var cursor = characters.count
         if let given = params["cursor"].integerValue {

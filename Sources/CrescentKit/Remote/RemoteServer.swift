@@ -179,8 +179,20 @@ public final class RemoteServer {
         ClientBootstrap(group: server.eventLoop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let connection = RemoteConnection(id: id, channel: channel) { what in
+                    let connection = RemoteConnection(id: id, channel: channel) { connection, what in
+                        // A disconnect ends the client's running code as a hang-up does (the
+                        // overflow may come from that code's own output, while it holds the loop).
+                        if connection.codeRunning.load(ordering: .relaxed) {
+                            connection.interruptRequested.store(true, ordering: .relaxed)
+                            interrupter.interruptRunningCode()
+                        }
                         onHost(server) { $0.warn("remote client \(id) disconnected: it did not read, and \(what)") }
+                        // And what it subscribed to or started, once the loop is free (not from
+                        // inside its own running code); the channel closes later.
+                        server.eventLoop.execute {
+                            let server = server.value
+                            server.host.runTurn { _ in server.disconnected(connection) }
+                        }
                     }
                     let handler = RemoteChannelHandler(
                         connection: connection,
@@ -238,7 +250,8 @@ public final class RemoteServer {
     private func disconnected(_ connection: RemoteConnection) {
         listener?.watch.remove(connection.id)
         // Its hanging up may have interrupted code of its that ended before the interrupt landed.
-        if connection.interruptRequested.load(ordering: .relaxed) { host.clearStrayInterrupt() }
+        // (Once: an overflow forgets the client before its channel closes, and this runs again then.)
+        if connection.interruptRequested.exchange(false, ordering: .relaxed) { host.clearStrayInterrupt() }
         guard let session = sessions.removeValue(forKey: connection.id) else { return }
         unfollow(connection)
         if let task = session.evalTask { host.cancel(task) }
