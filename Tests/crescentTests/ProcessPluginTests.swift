@@ -214,18 +214,51 @@ import Testing
         #expect(lines.contains("finite\t1.5\tnil"), "\(result)")
     }
 
-    @Test func aProgramThatNeverAnswersInitializeIsReportedOnce() async throws {
-        for (start, message) in [("never", "did not answer 'initialize' within 30 s")] {
-            let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n[probe]\nstart = \"\(start)\"\n")
-            let result = try await crescent(["-e", """
-                print(pcall(function() return services.probe end))
-                print(pcall(function() return services.probe end))
-                print(services.geocoder ~= nil)
-                """], in: sandbox, timeLimit: 120)
-            #expect(result.status == 0, "\(result)")
-            #expect(result.stderrLines.filter { $0.contains(message) && $0.contains("skipped") }.count == 1, "\(result)")
-            #expect(result.stdoutLines.last(where: { !$0.isEmpty }) == "true", "\(result)")
+    /// A program that never answers `initialize`, touched first outside a task (which cannot
+    /// wait): the loop is held at most 2 s, the touch says it is starting, the loop runs on
+    /// meanwhile (timers tick), and after
+    /// its start time limit the plugin fails, reported once, with the reason every touch then gives.
+    @Test func aProgramThatNeverAnswersInitializeHoldsNotTheLoopAndIsReportedOnce() async throws {
+        let sandbox = try self.sandbox(settings: "[plugins]\ncall_timeout = 3\n[probe]\nstart = \"never\"\n")
+        let result = try await crescent(["-e", """
+            local ticks = 0
+            print(pcall(function() return services.probe end))
+            print(pcall(function() return services.probe end))
+            print(services.geocoder ~= nil)
+            local ticker = timer.every(0.5, function() ticks = ticks + 1 end)
+            timer.after(33, function()
+              ticker:cancel()
+              print("ticks", ticks >= 50)
+              print(pcall(function() return services.probe end))
+            end)
+            """], in: sandbox, timeLimit: 120)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines.filter { !$0.isEmpty }
+        #expect(lines.count == 5, "\(result)")
+        for line in lines.prefix(2) {
+            #expect(line.hasPrefix("false") && line.contains("plugin 'probe' is") && line.contains("starting") && line.contains("inside a task"), "\(result)")
         }
+        #expect(lines.dropFirst(2).first == "true", "\(result)")
+        #expect(lines.dropFirst(3).first == "ticks\ttrue", "\(result)")
+        #expect(lines.last?.hasPrefix("false") == true && lines.last?.contains("did not answer 'initialize' within 30 s") == true, "\(result)")
+        #expect(result.stderrLines.filter { $0.contains("did not answer 'initialize' within 30 s") && $0.contains("skipped") }.count == 1, "\(result)")
+    }
+
+    /// A program that answers `initialize` after the 2 s a touch outside a task may hold the
+    /// loop: that touch says it is starting, and once the answer has come a later touch (outside
+    /// a task too) finds the services, and calls work.
+    @Test func aProgramThatAnswersLateIsFoundByALaterTouch() async throws {
+        let sandbox = try await delayableSandbox(grantedIn: ["data"])
+        let result = try await crescent(["--data-dir", sandbox.path + "/data", "-e", """
+            print(pcall(function() return services.probe end))
+            timer.after(8, function()
+              local probe = services.probe
+              task(function() print("echo", probe:echo("late")) end)
+            end)
+            """], in: sandbox, environment: ["PROBE_DELAY": "3.5"], timeLimit: 60)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines.first?.contains("plugin 'probe' is starting") == true, "\(result)")
+        #expect(result.stdoutLines.last == "echo\tlate\tnil", "\(result)")
     }
 
     /// Once a run has learnt the program's services, later runs make them at once and read the

@@ -177,15 +177,25 @@ final class ModelBinding {
     /// it until then (answering nothing), so the loop runs on meanwhile.
     private func startService(_ stack: LuaStack) throws -> LuaReturn {
         let name = stack.text(at: 2) ?? stack.describe(at: 2)
-        if let start = (host.pluginLauncher ?? host.parent?.pluginLauncher)?.pendingStart(of: name),
-           let task = host.currentTask, task.coroutine.thread == stack.state, stack.isYieldable {
-            let boundHost = NIOLoopBound(host, eventLoop: host.loop)
-            let boundTask = NIOLoopBound(task, eventLoop: host.loop)
-            task.arrangedResume()
-            start.startInBackground {
-                boundHost.value.enqueue { host in host.resume(boundTask.value, arguments: 0) }
+        if let start = (host.pluginLauncher ?? host.parent?.pluginLauncher)?.pendingStart(of: name) {
+            if let task = host.currentTask, task.coroutine.thread == stack.state, stack.isYieldable {
+                let boundHost = NIOLoopBound(host, eventLoop: host.loop)
+                let boundTask = NIOLoopBound(task, eventLoop: host.loop)
+                task.arrangedResume()
+                start.startInBackground {
+                    boundHost.value.enqueue { host in host.resume(boundTask.value, arguments: 0) }
+                }
+                return .yield(0)
             }
-            return .yield(0)
+            // Outside a task the touch cannot wait: a program that does not answer soon starts
+            // on in the background, and the touch says so (nothing is kept: a later touch finds
+            // the services once the start is done).
+            if !start.startForTouch() {
+                stack.pushNil()
+                stack.push("plugin '\(start.manifest.name)' is starting (its program has not answered 'initialize' within "
+                           + "\(formatSeconds(ProcessPlugin.touchGrace)) s): touch services.\(name) inside a task to wait for it")
+                return .values(2)
+            }
         }
         let service: any Service
         do {

@@ -72,6 +72,23 @@ public final class PluginLauncher: Sendable {
         }
     }
 
+    /// Starts `manifest`'s plugin for a touch that cannot wait (outside a task): as
+    /// ``start(_:settings:limits:recorded:)``, except that a process plugin never seen before
+    /// holds the loop at most ``ProcessPlugin/touchGrace``; past it this answers nil and the start
+    /// goes on in the background, `done` answering it on the loop.
+    func startHoldingBriefly(_ manifest: PluginManifest, settings: Value, limits: PluginsSection, recorded: RecordedDeclarations,
+                             done: @escaping (Result<[String: any Service], ServiceError>) -> Void) -> Result<[String: any Service], ServiceError>? {
+        guard case .process(let command) = manifest.kind, recorded.declarations == nil, let bound = attached.withLock({ $0 }),
+              bound.eventLoop.inEventLoop, let host = bound.value.object, host.isRunning else {
+            return start(manifest, settings: settings, limits: limits, recorded: recorded)
+        }
+        if let refusal = Self.refusal(of: manifest, limits: limits, in: host) { return .failure(refusal) }
+        let started = ProcessPlugin.startHoldingBriefly(manifest, command: command, settings: settings, limits: limits, parent: host) { started in
+            done(Self.reported(started, of: manifest, in: host))
+        }
+        return started.map { Self.reported($0, of: manifest, in: host) }
+    }
+
     /// Why `manifest`'s plugin may not start, warned in the log: it asks for permissions its
     /// user has not granted, or it is a process plugin the kernel cannot confine and
     /// `[plugins] allow_unsandboxed` does not name.

@@ -163,6 +163,17 @@ struct PluginProcess {
         }
     }
 
+    /// True once stdout has something to read (or has closed) within `seconds`; nothing is read.
+    func waitReadable(within seconds: Double) -> Bool {
+        let deadline = PluginProcess.milliseconds() + Int64(seconds * 1000)
+        while true {
+            var descriptor = pollfd(fd: stdout, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(clamping: max(deadline - PluginProcess.milliseconds(), 0)))
+            if ready < 0 && errno == EINTR { continue }
+            return ready > 0
+        }
+    }
+
     /// What the program wrote to stderr so far (at most 4 KiB, waiting at most 0.2 s): why it
     /// could not start, for the message that reports it.
     func errorOutput() -> String {

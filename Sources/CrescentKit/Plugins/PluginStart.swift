@@ -111,6 +111,33 @@ final class PluginStart: Sendable {
         launcher.startInBackground(manifest, settings: settings, limits: limits, recorded: recorded) { [self] result in finish(result) }
     }
 
+    /// Starts the plugin for a touch outside a task, which cannot wait: true once it has
+    /// started or failed (``service(named:)`` then answers at once), false while it starts on
+    /// in the background. A program never seen before holds the loop at most
+    /// ``ProcessPlugin/touchGrace`` (holding it for the program's whole time limit would stop
+    /// timers, tasks and remote clients meanwhile). Called on the host's loop.
+    func startForTouch() -> Bool {
+        let begins = state.withLock { (state: inout State) -> Bool? in
+            switch state {
+            case .done: return nil
+            case .starting: return false
+            case .idle:
+                state = .starting([])
+                return true
+            }
+        }
+        guard let begins else { return true }
+        guard begins else { return false }
+        guard let launcher else {
+            finish(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' starts only inside a running host")))
+            return true
+        }
+        guard let started = launcher.startHoldingBriefly(manifest, settings: settings, limits: limits, recorded: recorded,
+                                                         done: { [self] result in finish(result) }) else { return false }
+        finish(started)
+        return true
+    }
+
     private func finish(_ result: Result<[String: any Service], ServiceError>) {
         let waiting = state.withLock { (state: inout State) -> [@Sendable () -> Void] in
             guard case .starting(let waiting) = state else { return [] }

@@ -92,28 +92,32 @@ final class ProcessPlugin {
                       known: [ServiceDeclaration]?, parent: Host) -> Result<[String: any Service], PluginProblem> {
         let plugin = ProcessPlugin(manifest: manifest, command: command, settings: settings,
                                    callTimeout: limits.callTimeout, host: parent)
-        let declarations: [ServiceDeclaration]
-        if let known {
-            declarations = known
-            do throws(PluginProblem) {
-                try plugin.launchInBackground()
-            } catch {
-                return .failure(PluginProblem("\(manifest.path): \(error.message)"))
-            }
-        } else {
-            do throws(PluginProblem) {
-                declarations = try plugin.launch()
-            } catch {
-                return .failure(PluginProblem("\(manifest.path): \(error.message)"))
-            }
-            if let problem = manifest.mismatch(declared: declarations.map(\.name), by: "its answer to 'initialize'") {
-                plugin.finish()
-                return .failure(problem)
-            }
-            plugin.cache.save(declarations)
+        guard let known else { return plugin.services { () throws(PluginProblem) in try plugin.launch() } }
+        do throws(PluginProblem) {
+            try plugin.launchInBackground()
+        } catch {
+            return .failure(PluginProblem("\(manifest.path): \(error.message)"))
         }
         parent.teardownActions.append { plugin.finish() }
-        return .success(plugin.makeServices(declarations))
+        return .success(plugin.makeServices(known))
+    }
+
+    /// The services of a start whose `initialize` answer `handshake` reads holding the loop, or
+    /// why it could not start.
+    func services(_ handshake: () throws(PluginProblem) -> [ServiceDeclaration]) -> Result<[String: any Service], PluginProblem> {
+        let declarations: [ServiceDeclaration]
+        do throws(PluginProblem) {
+            declarations = try handshake()
+        } catch {
+            return .failure(PluginProblem("\(manifest.path): \(error.message)"))
+        }
+        if let problem = manifest.mismatch(declared: declarations.map(\.name), by: "its answer to 'initialize'") {
+            finish()
+            return .failure(problem)
+        }
+        cache.save(declarations)
+        host.teardownActions.append { self.finish() }
+        return .success(makeServices(declarations))
     }
 
     /// Starts the program of a plugin never seen before without holding the loop: `done` answers,
@@ -122,22 +126,7 @@ final class ProcessPlugin {
                                   parent: Host, done: @escaping (Result<[String: any Service], PluginProblem>) -> Void) {
         let plugin = ProcessPlugin(manifest: manifest, command: command, settings: settings,
                                    callTimeout: limits.callTimeout, host: parent)
-        plugin.firstAnswer = { [unowned plugin] answer in
-            let failure: PluginProblem
-            switch answer {
-            case .success(let declarations):
-                guard let problem = manifest.mismatch(declared: declarations.map(\.name), by: "its answer to 'initialize'") else {
-                    plugin.cache.save(declarations)
-                    done(.success(plugin.makeServices(declarations)))
-                    return
-                }
-                failure = problem
-            case .failure(let problem):
-                failure = PluginProblem("\(manifest.path): \(problem.message)")
-            }
-            plugin.finish()
-            done(.failure(failure))
-        }
+        plugin.awaitFirstAnswer(done)
         do throws(PluginProblem) {
             try plugin.launchInBackground()
         } catch {
@@ -149,7 +138,7 @@ final class ProcessPlugin {
     }
 
     /// Makes the services `declarations` describe, their calls going to this plugin.
-    private func makeServices(_ declarations: [ServiceDeclaration]) -> [String: any Service] {
+    func makeServices(_ declarations: [ServiceDeclaration]) -> [String: any Service] {
         knownDeclarations = declarations
         let bound = NIOLoopBound(self, eventLoop: host.loop)
         for declaration in declarations {
@@ -184,7 +173,12 @@ final class ProcessPlugin {
     /// the pipes to the loop. Answers the services the program declares.
     @discardableResult
     func launch() throws(PluginProblem) -> [ServiceDeclaration] {
-        let process = try spawnInitializing()
+        try handshake(spawnInitializing())
+    }
+
+    /// Reads the `initialize` answer of `process` holding the loop, then hands its pipes to the
+    /// loop; answers the services it declares.
+    func handshake(_ process: PluginProcess) throws(PluginProblem) -> [ServiceDeclaration] {
         var answer: (line: [UInt8], rest: [UInt8]) = ([], [])
         do throws(PluginProblem) {
             let deadline = PluginProcess.milliseconds() + Int64(startTimeout * 1000)
@@ -219,7 +213,12 @@ final class ProcessPlugin {
     /// Spawns the program and sends `initialize`; its answer comes to ``received(_:)`` on the
     /// loop, and calls wait in `waiting` until then. A late answer ends the run.
     func launchInBackground() throws(PluginProblem) {
-        let process = try spawnInitializing()
+        handOff(try spawnInitializing())
+    }
+
+    /// Hands `process`, which was sent `initialize` and has not answered, to the loop: its answer
+    /// comes to ``received(_:)``, and a late one ends the run.
+    func handOff(_ process: PluginProcess) {
         let run = ProcessRun(process: process)
         running = run
         initializing = true
@@ -284,7 +283,7 @@ final class ProcessPlugin {
     }
 
     /// Spawns the program in its folder and writes the `initialize` request to it.
-    private func spawnInitializing() throws(PluginProblem) -> PluginProcess {
+    func spawnInitializing() throws(PluginProblem) -> PluginProcess {
         let folder = PluginSearch.canonical(manifest.folder)
         // Without Landlock the launcher lets only a plugin [plugins] allow_unsandboxed names start.
         let sandbox = PluginSandbox.landlockABI() >= 1 ? PluginSandbox(manifest: manifest, dataDirectory: host.options.dataDirectory) : nil
