@@ -86,6 +86,8 @@ final class RemoteChannelHandler: ChannelInboundHandler {
     }
 
     private func deliver(_ line: ByteBuffer) {
+        // A client being disconnected (its `disconnect` line waits to be written) is not served.
+        guard !connection.isClosed else { return }
         connection.reading()
         received(connection, line)
     }

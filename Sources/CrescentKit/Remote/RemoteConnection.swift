@@ -143,6 +143,9 @@ final class RemoteConnection: Sendable {
         if schedule { scheduleFlush() }
     }
 
+    /// True once the connection is closing: nothing more is sent, and what it reads is dropped.
+    var isClosed: Bool { outbox.withLock { $0.closed } }
+
     /// How many items wait (the tests and the bench watch it stay bounded).
     var waiting: Int { outbox.withLock { $0.items.count - $0.head } }
 
@@ -237,6 +240,8 @@ final class RemoteConnection: Sendable {
         }
         channel.eventLoop.execute {
             let channel = self.channel
+            // Nothing more is read from it meanwhile.
+            _ = channel.setOption(ChannelOptions.autoRead, value: false)
             var buffer = channel.allocator.buffer(capacity: line.utf8.count + 1)
             buffer.writeString(line)
             buffer.writeInteger(UInt8(ascii: "\n"))
