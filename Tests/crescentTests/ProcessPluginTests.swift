@@ -244,6 +244,26 @@ import Testing
         #expect(result.stderrLines.filter { $0.contains("did not answer 'initialize' within 30 s") && $0.contains("skipped") }.count == 1, "\(result)")
     }
 
+    /// Remote completion of `services.probe.` and `observe` of it do not hold the host for the
+    /// start time limit of a program that never answers `initialize`.
+    @Test func completionAndObserveDoNotWaitForAProgramThatNeverAnswers() async throws {
+        let sandbox = try self.sandbox(settings: "[probe]\nstart = \"never\"\n")
+        try sandbox.write("host.lua", "timer.every(1, function() end)\n")
+        let host = try await ListeningHost(script: "host.lua", name: "probing", options: ["--data-dir", ":memory:"], sandbox: sandbox)
+        let client = try host.client()
+        var started = Date()
+        let completed = client.call("complete", ["line": "services.probe.ec"], within: 30)
+        #expect(completed?["result"] != nil, "\(String(describing: completed))")
+        #expect(Date().timeIntervalSince(started) < 10, "\(Date().timeIntervalSince(started)) s")
+        started = Date()
+        let observed = client.call("observe", ["service": "probe", "key": "level"], within: 30)
+        #expect(observed != nil, "\(String(describing: observed))")
+        #expect(Date().timeIntervalSince(started) < 10, "\(Date().timeIntervalSince(started)) s")
+        #expect(try host.answersEval(within: 10) == 2, "\(host.process.stderr)")
+        let ended = await host.stop()
+        #expect(ended.status == 143, "\(ended)")
+    }
+
     /// A program that answers `initialize` after the 2 s a touch outside a task may hold the
     /// loop: that touch says it is starting, and once the answer has come a later touch (outside
     /// a task too) finds the services, and calls work.

@@ -166,6 +166,11 @@ final class ModelBinding {
     /// Pushes the userdata of service `name`, making the service if need be (the host's own
     /// code: nothing of the script runs); false, with nothing pushed, when it cannot be had.
     func pushService(named name: String, onto stack: LuaStack) -> Bool {
+        // Completion and `observe` cannot wait for a plugin never seen before: it holds the loop
+        // a moment at most, then starts on in the background.
+        if let start = (host.pluginLauncher ?? host.parent?.pluginLauncher)?.pendingStart(of: name), !start.startForTouch() {
+            return false
+        }
         guard let service = try? madeService(named: name) else { return false }
         pushObject(service, onto: stack)
         return true
