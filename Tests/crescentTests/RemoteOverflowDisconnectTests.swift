@@ -8,7 +8,7 @@ import Glibc
 /// A client disconnected because too much waited for it (issue 32, closing attack D2, D3, D10):
 /// its running code stops as on hang-up, it gets a last `disconnect { reason }` line and the
 /// socket closes; and `complete` of a very long line answers at once.
-@Suite struct HardeningRemoteOverflowTests {
+@Suite struct RemoteOverflowDisconnectTests {
     private func host() async throws -> ListeningHost {
         try await ListeningHost(script: RemoteControlTests.groceries, name: "flood", options: ["--data-dir", ":memory:"])
     }
