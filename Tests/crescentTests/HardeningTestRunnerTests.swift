@@ -95,6 +95,55 @@ import Testing
         #expect(result.elapsed < 20, "\(result)")
     }
 
+    /// A test blocked reading a stdin that stays open (a pipe whose writer never writes nor
+    /// closes: here crescent holds it itself, so killing programs frees nothing) is stopped too:
+    /// the read is broken by a signal that does not restart it, and the run goes on.
+    @Test func aTestBlockedReadingAnOpenStdinIsStoppedAtItsLimit() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("spec/read_spec.lua", """
+            it("reads stdin", function() print(io.read("l")) end)
+            it("passes", function() end)
+            """)
+        let result = try await crescent(["-c", "mkfifo in && exec 3<>in && exec \"$0\" test --timeout 1 < in", CrescentProcess.binaryPath],
+                                        executable: "/bin/sh", in: sandbox, timeLimit: 30)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.status == 1 && result.stdoutLines.last == "1 passed, 1 failed", "\(result)")
+        #expect(result.stdout.contains("FAIL    reads stdin") && result.stdout.contains("its time limit of 1 s"), "\(result)")
+        #expect(result.elapsed < 15, "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
+    /// A project plugin's method that never answers runs in the plugin's VM, on the test's
+    /// thread: the test's limit stops it too, the test fails saying so, and the run goes on.
+    @Test func aPluginMethodThatNeverAnswersIsStoppedAtTheTestsLimit() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("plugins/looper/plugin.toml", """
+            name = "looper"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            description = "Loops."
+            kind = "lua"
+            main = "main.lua"
+            services = ["looper"]
+            requires = []
+            """)
+        try sandbox.write("plugins/looper/main.lua", """
+            local s = service("looper", "Loops.")
+            s:method("spin", {}, "value", "Spins.", function() while true do end end)
+            s:method("hi", {}, "string", "Says hi.", function() return "hi" end)
+            """)
+        let (result, _) = try await TestCommandTests.run(["plugin_spec.lua": """
+            it("calls spin", function() services.looper:spin() end)
+            it("calls hi", function() assert.equals("hi", services.looper:hi()) end)
+            """], ["--timeout", "2"], sandbox: sandbox, timeLimit: 40)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.status == 1 && result.stdoutLines.last == "1 passed, 1 failed", "\(result)")
+        #expect(result.stdout.contains("FAIL    calls spin") && result.stdout.contains("its time limit of 2 s"), "\(result)")
+        #expect(result.stdout.contains("ok      calls hi"), "\(result)")
+        #expect(result.elapsed < 20, "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
     @Test func aFilterThatIsNotALuaPatternIsAUsageErrorNamingTheFix() async throws {
         let (result, _) = try await TestCommandTests.run(["some_spec.lua": """
             describe("store", function() it("adds [x]", function() end) end)

@@ -132,7 +132,7 @@ public enum SpecRunner {
         let started = ContinuousClock.now
         var spare: SpecHost? = try makeHost(loop: loop, options: options, listing: true, limit: limit, coverage: coverage)
         defer { spare?.close() }
-        if let interrupter = spare?.interrupter { limit.start(interrupter) }
+        if let spare { limit.start(spare.interrupter, plugins: spare.host.pluginInterrupters) }
         var compiled: [UInt8]?
         let loadFailure = spare?.load(.source(bytes), path: file) { compiled = $0 }
         let chunk = compiled.map(SpecChunk.binary) ?? .source(bytes)
@@ -171,10 +171,10 @@ public enum SpecRunner {
             if let ready = spare {
                 host = ready
                 spare = nil
-                limit.start(host.interrupter)
+                limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
             } else {
                 host = try makeHost(loop: loop, options: options, listing: false, only: index, limit: limit, coverage: coverage)
-                limit.start(host.interrupter)
+                limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
                 if let failure = host.load(chunk, path: file) {
                     limit.stop()
                     report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .failed,
