@@ -5,6 +5,21 @@ import Testing
 /// test, a test that never returns, waits that never end, messages with NUL bytes, a filter that
 /// matches nothing.
 @Suite struct HardeningTestRunnerTests {
+    /// Writes a project plugin `plugins/NAME` of kind lua declaring the service NAME, with `main`.
+    static func writeLuaPlugin(_ name: String, in sandbox: Sandbox, main: String) throws {
+        try sandbox.write("plugins/\(name)/plugin.toml", """
+            name = "\(name)"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            description = "A spec's plugin."
+            kind = "lua"
+            main = "main.lua"
+            services = ["\(name)"]
+            requires = []
+            """)
+        try sandbox.write("plugins/\(name)/main.lua", main)
+    }
+
     @Test func osExitFailsItsTestWhereverItIsCalledAndTheRunGoesOn() async throws {
         let sandbox = try Sandbox()
         _ = try sandbox.write("exits.lua", "print('the script runs')\nos.exit(0)\nprint('not reached')\n")
@@ -117,17 +132,7 @@ import Testing
     /// thread: the test's limit stops it too, the test fails saying so, and the run goes on.
     @Test func aPluginMethodThatNeverAnswersIsStoppedAtTheTestsLimit() async throws {
         let sandbox = try Sandbox()
-        try sandbox.write("plugins/looper/plugin.toml", """
-            name = "looper"
-            version = "1.0.0"
-            crescent = ">=0.1.0"
-            description = "Loops."
-            kind = "lua"
-            main = "main.lua"
-            services = ["looper"]
-            requires = []
-            """)
-        try sandbox.write("plugins/looper/main.lua", """
+        try Self.writeLuaPlugin("looper", in: sandbox, main: """
             local s = service("looper", "Loops.")
             s:method("spin", {}, "value", "Spins.", function() while true do end end)
             s:method("hi", {}, "string", "Says hi.", function() return "hi" end)
@@ -141,6 +146,27 @@ import Testing
         #expect(result.stdout.contains("FAIL    calls spin") && result.stdout.contains("its time limit of 2 s"), "\(result)")
         #expect(result.stdout.contains("ok      calls hi"), "\(result)")
         #expect(result.elapsed < 20, "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
+    /// Closing a test's host runs the finalizers left in its VM: one that loops (where no hook
+    /// runs) has its host abandoned past the limit, and one waiting in `pclose` on a program the
+    /// test left running is freed by killing it; either way that test fails saying why, and the
+    /// tests after it run.
+    @Test func aHostThatDoesNotCloseFailsItsTestAndTheRunGoesOn() async throws {
+        let (result, _) = try await TestCommandTests.run(["close_spec.lua": """
+            it("passes first", function() end)
+            it("loops at close", function() _G.keep = setmetatable({}, { __gc = function() while true do end end }) end)
+            it("leaves a popen open", function() _G.p = io.popen("sleep 600") end)
+            it("passes after", function() end)
+            """], ["--timeout", "2"], timeLimit: 50)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.status == 1 && result.stdoutLines.last == "2 passed, 2 failed", "\(result)")
+        #expect(result.stdout.contains("FAIL    loops at close") && result.stdout.contains("the host was abandoned"), "\(result)")
+        #expect(result.stdout.contains("FAIL    leaves a popen open") && result.stdout.contains("was still closing after the time limit"),
+                "\(result)")
+        #expect(result.stdout.contains("ok      passes first") && result.stdout.contains("ok      passes after"), "\(result)")
+        #expect(result.elapsed < 25, "\(result)")
         #expect(result.stderrShowsNoCrash, "\(result)")
     }
 
