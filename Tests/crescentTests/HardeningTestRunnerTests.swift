@@ -170,6 +170,21 @@ import Testing
         #expect(result.stderrShowsNoCrash, "\(result)")
     }
 
+    /// A finalizer that loops in every host (its object made at the file's top) would leave a
+    /// spinning thread per test: past three abandoned hosts the run stops, saying why.
+    @Test func hostsThatNeverCloseStopTheRunAfterThree() async throws {
+        let (result, _) = try await TestCommandTests.run(["close_spec.lua": """
+            local keep = setmetatable({}, { __gc = function() while true do end end })
+            for i = 1, 8 do it("t" .. i, function() end) end
+            """], ["--timeout", "1"], timeLimit: 60)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.status == 1 && result.stdoutLines.last == "0 passed, 4 failed", "\(result)")
+        #expect(result.stdout.contains("FAIL    t3") && !result.stdout.contains("t4"), "\(result)")
+        #expect(result.stdout.contains("FAIL    (the run stopped)") && result.stdout.contains("the tests after t3 were not run"),
+                "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
     @Test func aFilterThatIsNotALuaPatternIsAUsageErrorNamingTheFix() async throws {
         let (result, _) = try await TestCommandTests.run(["some_spec.lua": """
             describe("store", function() it("adds [x]", function() end) end)

@@ -56,6 +56,8 @@ final class SpecSession: Sendable {
         var generation = 0
         var teardown: Teardown?
         var phase = Phase.running
+        /// Runner threads abandoned so far, each still running a finalizer on a core of its own.
+        var abandoned = 0
     }
 
     /// The tests' limit in seconds (`--timeout`); 0 for none, and then no teardown is abandoned.
@@ -67,6 +69,9 @@ final class SpecSession: Sendable {
     /// steps come first (the interrupt at the limit, then the programs killed and a blocked call
     /// broken a grace period later), which end a teardown waiting on a program.
     static let abandonAfter = SpecTimeLimit.grace * 3
+    /// The most runner threads abandoned before the run stops: a finalizer that loops in every
+    /// host (an object made at a spec file's top) would otherwise leave a spinning thread per test.
+    static let mostAbandoned = 3
     /// The stack of a runner thread: as large as a main thread's, for the recursion specs do.
     static let stackSize = 16 << 20
 
@@ -175,6 +180,17 @@ final class SpecSession: Sendable {
                                 output: ran?.output ?? "", seconds: ran?.seconds ?? 0)
         var text = ""
         state.report.add(result) { text += $0 }
+        state.abandoned += 1
+        guard state.abandoned < Self.mostAbandoned else {
+            let stop = SpecResult(file: teardown.file, name: "(the run stopped)", location: teardown.file, status: .error,
+                                  message: "\(state.abandoned) test hosts did not close, each still running a finalizer on a core of "
+                                    + "its own: the tests after \(result.name) were not run (fix the __gc that loops, then run again)",
+                                  output: "", seconds: 0)
+            state.report.add(stop) { text += $0 }
+            state.text += text
+            state.phase = .finished
+            return nil
+        }
         state.text += text
         return (state.generation, teardown.resume)
     }
