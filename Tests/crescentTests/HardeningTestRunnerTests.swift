@@ -185,6 +185,18 @@ import Testing
         #expect(result.stderrShowsNoCrash, "\(result)")
     }
 
+    /// `app.exit(0)` inside a test fails it with a message that says what happened, not the bare
+    /// "exiting" of the unwinding and a traceback into the runner.
+    @Test func appExitZeroInATestSaysWhatHappened() async throws {
+        let (result, _) = try await TestCommandTests.run(["exit_spec.lua": """
+            it("exits", function() app.exit(0) end)
+            it("passes", function() end)
+            """], ["--timeout", "5"])
+        #expect(result.status == 1 && result.stdoutLines.last == "1 passed, 1 failed", "\(result)")
+        #expect(result.stdout.contains("the code under test called app.exit(0), which stopped the test's host there"), "\(result)")
+        #expect(!result.stdout.contains("[crescent testing]"), "\(result)")
+    }
+
     @Test func aFilterThatIsNotALuaPatternIsAUsageErrorNamingTheFix() async throws {
         let (result, _) = try await TestCommandTests.run(["some_spec.lua": """
             describe("store", function() it("adds [x]", function() end) end)
