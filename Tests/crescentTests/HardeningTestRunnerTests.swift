@@ -5,6 +5,21 @@ import Testing
 /// test, a test that never returns, waits that never end, messages with NUL bytes, a filter that
 /// matches nothing.
 @Suite struct HardeningTestRunnerTests {
+    /// Writes a project plugin `plugins/NAME` of kind lua declaring the service NAME, with `main`.
+    static func writeLuaPlugin(_ name: String, in sandbox: Sandbox, main: String) throws {
+        try sandbox.write("plugins/\(name)/plugin.toml", """
+            name = "\(name)"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            description = "A spec's plugin."
+            kind = "lua"
+            main = "main.lua"
+            services = ["\(name)"]
+            requires = []
+            """)
+        try sandbox.write("plugins/\(name)/main.lua", main)
+    }
+
     @Test func osExitFailsItsTestWhereverItIsCalledAndTheRunGoesOn() async throws {
         let sandbox = try Sandbox()
         _ = try sandbox.write("exits.lua", "print('the script runs')\nos.exit(0)\nprint('not reached')\n")
@@ -93,6 +108,93 @@ import Testing
         #expect(result.status == 1 && result.stdoutLines.last == "1 passed, 2 failed", "\(result)")
         #expect(result.stdout.contains("FAIL    executes") && result.stdout.contains("FAIL    reads a pipe"), "\(result)")
         #expect(result.elapsed < 20, "\(result)")
+    }
+
+    /// A test blocked reading a stdin that stays open (a pipe whose writer never writes nor
+    /// closes: here crescent holds it itself, so killing programs frees nothing) is stopped too:
+    /// the read is broken by a signal that does not restart it, and the run goes on.
+    @Test func aTestBlockedReadingAnOpenStdinIsStoppedAtItsLimit() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("spec/read_spec.lua", """
+            it("reads stdin", function() print(io.read("l")) end)
+            it("passes", function() end)
+            """)
+        let result = try await crescent(["-c", "mkfifo in && exec 3<>in && exec \"$0\" test --timeout 1 < in", CrescentProcess.binaryPath],
+                                        executable: "/bin/sh", in: sandbox, timeLimit: 30)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.status == 1 && result.stdoutLines.last == "1 passed, 1 failed", "\(result)")
+        #expect(result.stdout.contains("FAIL    reads stdin") && result.stdout.contains("its time limit of 1 s"), "\(result)")
+        #expect(result.elapsed < 15, "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
+    /// A project plugin's method that never answers runs in the plugin's VM, on the test's
+    /// thread: the test's limit stops it too, the test fails saying so, and the run goes on.
+    @Test func aPluginMethodThatNeverAnswersIsStoppedAtTheTestsLimit() async throws {
+        let sandbox = try Sandbox()
+        try Self.writeLuaPlugin("looper", in: sandbox, main: """
+            local s = service("looper", "Loops.")
+            s:method("spin", {}, "value", "Spins.", function() while true do end end)
+            s:method("hi", {}, "string", "Says hi.", function() return "hi" end)
+            """)
+        let (result, _) = try await TestCommandTests.run(["plugin_spec.lua": """
+            it("calls spin", function() services.looper:spin() end)
+            it("calls hi", function() assert.equals("hi", services.looper:hi()) end)
+            """], ["--timeout", "2"], sandbox: sandbox, timeLimit: 40)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.status == 1 && result.stdoutLines.last == "1 passed, 1 failed", "\(result)")
+        #expect(result.stdout.contains("FAIL    calls spin") && result.stdout.contains("its time limit of 2 s"), "\(result)")
+        #expect(result.stdout.contains("ok      calls hi"), "\(result)")
+        #expect(result.elapsed < 20, "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
+    /// Closing a test's host runs the finalizers left in its VM: one that loops (where no hook
+    /// runs) has its host abandoned past the limit, and one waiting in `pclose` on a program the
+    /// test left running is freed by killing it; either way that test fails saying why, and the
+    /// tests after it run.
+    @Test func aHostThatDoesNotCloseFailsItsTestAndTheRunGoesOn() async throws {
+        let (result, _) = try await TestCommandTests.run(["close_spec.lua": """
+            it("passes first", function() end)
+            it("loops at close", function() _G.keep = setmetatable({}, { __gc = function() while true do end end }) end)
+            it("leaves a popen open", function() _G.p = io.popen("sleep 600") end)
+            it("passes after", function() end)
+            """], ["--timeout", "2"], timeLimit: 50)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.status == 1 && result.stdoutLines.last == "2 passed, 2 failed", "\(result)")
+        #expect(result.stdout.contains("FAIL    loops at close") && result.stdout.contains("the host was abandoned"), "\(result)")
+        #expect(result.stdout.contains("FAIL    leaves a popen open") && result.stdout.contains("was still closing after the time limit"),
+                "\(result)")
+        #expect(result.stdout.contains("ok      passes first") && result.stdout.contains("ok      passes after"), "\(result)")
+        #expect(result.elapsed < 25, "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
+    /// A finalizer that loops in every host (its object made at the file's top) would leave a
+    /// spinning thread per test: past three abandoned hosts the run stops, saying why.
+    @Test func hostsThatNeverCloseStopTheRunAfterThree() async throws {
+        let (result, _) = try await TestCommandTests.run(["close_spec.lua": """
+            local keep = setmetatable({}, { __gc = function() while true do end end })
+            for i = 1, 8 do it("t" .. i, function() end) end
+            """], ["--timeout", "1"], timeLimit: 60)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.status == 1 && result.stdoutLines.last == "0 passed, 4 failed", "\(result)")
+        #expect(result.stdout.contains("FAIL    t3") && !result.stdout.contains("t4"), "\(result)")
+        #expect(result.stdout.contains("FAIL    (the run stopped)") && result.stdout.contains("the tests after t3 were not run"),
+                "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
+    /// `app.exit(0)` inside a test fails it with a message that says what happened, not the bare
+    /// "exiting" of the unwinding and a traceback into the runner.
+    @Test func appExitZeroInATestSaysWhatHappened() async throws {
+        let (result, _) = try await TestCommandTests.run(["exit_spec.lua": """
+            it("exits", function() app.exit(0) end)
+            it("passes", function() end)
+            """], ["--timeout", "5"])
+        #expect(result.status == 1 && result.stdoutLines.last == "1 passed, 1 failed", "\(result)")
+        #expect(result.stdout.contains("the code under test called app.exit(0), which stopped the test's host there"), "\(result)")
+        #expect(!result.stdout.contains("[crescent testing]"), "\(result)")
     }
 
     @Test func aFilterThatIsNotALuaPatternIsAUsageErrorNamingTheFix() async throws {

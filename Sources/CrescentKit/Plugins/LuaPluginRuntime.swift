@@ -71,6 +71,9 @@ final class LuaPluginRuntime {
                                 clock: parent.clock, gate: LoopGate(), plugin: parent, onExit: { _ in })
             host.vm.memoryLimitSetting = runtimeLimitSetting(manifest, limits: limits, long: true)
             host.pluginName = manifest.name
+            // `crescent test --coverage` counts the project's plugins too: their VM gets the hook
+            // the test's host has (DESIGN.md "Testing scripts": coverage "for scripts and plugins").
+            LineCoverage.active?.install(on: host.vm.state)
             runtime = LuaPluginRuntime(manifest: manifest, host: host, callTimeout: limits.callTimeout,
                                        sandbox: PluginSandbox(manifest: manifest, dataDirectory: parent.options.dataDirectory))
             runtime.limitSetting = runtimeLimitSetting(manifest, limits: limits, long: false)

@@ -11,8 +11,9 @@ import LuaBridge
 /// there (Lua 5.4 gives a new thread its creator's hook). The interrupt shim saves and restores
 /// it around its own.
 final class LineCoverage: @unchecked Sendable {
-    // @unchecked Sendable: the hook runs on the thread running the hosts' Lua, and the runner reads
-    // the counts on that same thread once the tests have run; nothing else touches this object.
+    // @unchecked Sendable: the hook runs on the runner thread running the hosts' Lua (one at a time:
+    // a runner abandoned in a finalizer loop runs no hook there), and the run reads the counts once
+    // the runner has finished, after the session's lock has passed its results across.
 
     /// The files in the order first seen, and each one's hits by line (index 0 unused).
     private(set) var files: [String] = []
@@ -28,8 +29,8 @@ final class LineCoverage: @unchecked Sendable {
 
     /// The collector the hook counts into while a run measures coverage.
     nonisolated(unsafe) static var active: LineCoverage?
-    // nonisolated(unsafe): set before the first host starts and cleared after the last one closed,
-    // on the runner's thread, which is the only one running Lua in `crescent test`.
+    // nonisolated(unsafe): set when a host starts, on the runner thread, the only one running Lua
+    // in `crescent test` (SpecSession), and cleared once the last runner has finished.
 
     /// `LUA_MASKLINE` (`1 << LUA_HOOKLINE`), spelled out: the header's macro is an expression.
     static let lineMask: Int32 = 1 << 2
@@ -99,18 +100,34 @@ extension LineCoverage {
     }
 
     /// Makes the reports from the counts and the files as they are now (sorted by name).
+    ///
+    /// The files go to the report's VM through the C API, the counts as an array from line 1: a
+    /// model value (a dictionary keyed by line) cost a hashed insert per line of a million-line file.
     func reports() throws(LuaError) -> Reports {
-        var items: [LuaValue] = []
-        for name in files.sorted() {
-            guard let index = indexByName[name], let data = FileManager.default.contents(atPath: name) else { continue }
-            var lines: [LuaValue: LuaValue] = [:]
-            for (line, count) in hits[index].enumerated() where count > 0 { lines[.integer(Int64(line))] = .integer(Int64(count)) }
-            items.append(.table(["name": .string(LuaString(name)), "source": .string(LuaString(bytes: Array(data))),
-                                 "hits": .table(lines)]))
-        }
         let vm = try LuaVM()
-        try Prelude.coverage.load(into: vm)
-        vm.stack.push(LuaValue.array(items))
+        defer { vm.close() }
+        try Prelude.coverage.load(into: vm)                              // fn
+        let state = vm.state
+        let named = files.sorted().compactMap { name -> (String, Int, Data)? in
+            guard let index = indexByName[name], let data = FileManager.default.contents(atPath: name) else { return nil }
+            return (name, index, data)
+        }
+        lua_createtable(state, Int32(clamping: named.count), 0)          // fn files
+        for (position, (name, index, data)) in named.enumerated() {
+            lua_createtable(state, 0, 3)                                 // fn files file
+            vm.stack.push(name)
+            lua_setfield(state, -2, "name")
+            data.withUnsafeBytes { raw in _ = lua_pushlstring(state, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count) }
+            lua_setfield(state, -2, "source")
+            let counts = hits[index]
+            lua_createtable(state, Int32(clamping: max(counts.count - 1, 0)), 0)
+            for line in counts.indices.dropFirst() {
+                lua_pushinteger(state, lua_Integer(counts[line]))
+                lua_rawseti(state, -2, lua_Integer(line))
+            }
+            lua_setfield(state, -2, "hits")                              // fn files file
+            lua_rawseti(state, -2, lua_Integer(position + 1))            // fn files
+        }
         try vm.call(arguments: 1, results: 3)
         return Reports(report: vm.stack.text(at: -3) ?? "", summary: vm.stack.text(at: -2) ?? "", lcov: vm.stack.text(at: -1) ?? "")
     }

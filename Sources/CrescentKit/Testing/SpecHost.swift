@@ -250,6 +250,11 @@ final class SpecHost {
         settle()
         // An exit unwound the test: the exit's own message says what happened.
         if interrupted && exitFailure != nil { message = "" }
+        // app.exit(0) is no failure of the code, but it unwound the test: say so, not "exiting".
+        if interrupted && exitFailure == nil && host.exitStatus == 0 {
+            message = "the code under test called app.exit(0), which stopped the test's host there: the rest of the test did "
+                + "not run (replace app.exit inside the test to check a script that exits, as spec/pull-all_spec.lua does)"
+        }
         // Lua raises the memory error without a message handler: name the limit, as a run does.
         if message == "not enough memory", host.vm.memoryLimit > 0 {
             message = "not enough memory: the memory limit of \(host.vm.memoryLimit >> 20) MiB was reached (raise it with "

@@ -53,26 +53,12 @@ public enum SpecRunner {
         let files = try specFiles(options.paths)
         // Before any test runs: a report target that is a device, a FIFO or an input is refused untouched.
         try checkReportTargets(options, reading: files)
-        let loop = PumpedEventLoop()
-        let limit = SpecTimeLimit(seconds: options.timeout, loop: loop)
-        var report = SpecReport()
         let coverage = options.coverage ? LineCoverage() : nil
         defer { LineCoverage.active = nil }
-        for file in files {
-            var bytes: [UInt8]
-            do throws(RegularFile.Refusal) {
-                // Only a regular file, bounded: a FIFO would wait forever, /dev/zero fill memory.
-                bytes = try RegularFile.read(file, limit: specSizeLimit)
-                ScriptSource.blankShebang(&bytes)
-            } catch {
-                report.add(SpecResult(file: file, name: file, location: file, status: .failed,
-                                      message: "cannot run the spec file \(file): \(error.reason)"
-                                        + (error.isTooLarge ? ", the most a spec file may hold" : ""),
-                                      output: "", seconds: 0), write: write)
-                continue
-            }
-            try runFile(file, bytes: bytes, options: options, loop: loop, limit: limit, coverage: coverage, report: &report,
-                        write: write)
+        // The tests run on a runner thread; this one writes the report and watches each host's
+        // teardown, going on with a new runner past one that never ends (SpecSession).
+        let report = try SpecSession(limit: options.timeout).run(write: write) { session, generation, position in
+            work(files, from: position, options: options, coverage: coverage, session: session, generation: generation)
         }
         // DESIGN: exit 0 only when none failed and at least one ran; a run that ran none says why.
         let ranNone = report.passed + report.failed == 0
@@ -124,15 +110,51 @@ public enum SpecRunner {
             : "no test ran: the spec files declare no test (add an it(\"...\", function() ... end))\n"
     }
 
-    /// Runs the tests of one file, each in a host of its own. The host that collected the
-    /// file's tests runs the first of them.
-    private static func runFile(_ file: String, bytes: [UInt8], options: SpecRunOptions, loop: PumpedEventLoop,
-                                limit: SpecTimeLimit, coverage: LineCoverage? = nil, report: inout SpecReport,
-                                write: (String) -> Void) throws(UsageError) {
+    /// A runner thread's work: the spec files from `position` on, each test in a host of its own,
+    /// on a loop and under a time limit of the thread's own.
+    private static func work(_ files: [String], from position: SpecSession.Position, options: SpecRunOptions,
+                             coverage: LineCoverage?, session: SpecSession, generation: Int) {
+        let loop = PumpedEventLoop()
+        let limit = SpecTimeLimit(seconds: options.timeout, loop: loop)
+        let teardown = SpecTeardown(session: session, generation: generation, limit: limit)
+        for index in files.indices where index >= position.file {
+            let file = files[index]
+            var bytes: [UInt8]
+            do throws(RegularFile.Refusal) {
+                // Only a regular file, bounded: a FIFO would wait forever, /dev/zero fill memory.
+                bytes = try RegularFile.read(file, limit: specSizeLimit)
+                ScriptSource.blankShebang(&bytes)
+            } catch {
+                let result = SpecResult(file: file, name: file, location: file, status: .failed,
+                                        message: "cannot run the spec file \(file): \(error.reason)"
+                                          + (error.isTooLarge ? ", the most a spec file may hold" : ""),
+                                        output: "", seconds: 0)
+                guard session.add(result, generation: generation) else { return }
+                continue
+            }
+            let at = SpecSession.Position(file: index, test: index == position.file ? position.test : 0)
+            do throws(UsageError) {
+                guard try runFile(file, bytes: bytes, at: at, options: options, loop: loop, limit: limit, coverage: coverage,
+                                  teardown: teardown) else { return }
+            } catch {
+                session.finish(generation: generation, failure: error)
+                return
+            }
+        }
+        session.finish(generation: generation)
+    }
+
+    /// Runs the tests of one file from `position.test` on, each in a host of its own. The host
+    /// that collected the file's tests runs the first of them. False when the run abandoned this
+    /// thread (a host that never closed): it stops at once.
+    private static func runFile(_ file: String, bytes: [UInt8], at position: SpecSession.Position, options: SpecRunOptions,
+                                loop: PumpedEventLoop, limit: SpecTimeLimit, coverage: LineCoverage? = nil,
+                                teardown: SpecTeardown) throws(UsageError) -> Bool {
+        let session = teardown.session, generation = teardown.generation
+        let next = SpecSession.Position(file: position.file + 1, test: 0)
         let started = ContinuousClock.now
         var spare: SpecHost? = try makeHost(loop: loop, options: options, listing: true, limit: limit, coverage: coverage)
-        defer { spare?.close() }
-        if let interrupter = spare?.interrupter { limit.start(interrupter) }
+        if let spare { limit.start(spare.interrupter, plugins: spare.host.pluginInterrupters) }
         var compiled: [UInt8]?
         let loadFailure = spare?.load(.source(bytes), path: file) { compiled = $0 }
         let chunk = compiled.map(SpecChunk.binary) ?? .source(bytes)
@@ -144,52 +166,57 @@ public enum SpecRunner {
                 failure += "\n(--filter \(filter) is matched against each test's name as the file is read: a pattern with "
                     + "many - or * backtracks on long names)"
             }
-            report.add(SpecResult(file: file, name: "(loading the file)", location: file, status: .failed, message: failure,
-                                  output: spare?.output.text ?? "", seconds: seconds(since: started)), write: write)
-            return
+            let result = SpecResult(file: file, name: "(loading the file)", location: file, status: .failed, message: failure,
+                                    output: spare?.output.text ?? "", seconds: seconds(since: started))
+            guard let spare else { return session.add(result, generation: generation) }
+            return teardown.close(spare, file: file, reporting: result, resume: next)
         }
         let cases = listed?.cases ?? []
-        for (index, spec) in cases.enumerated() where spec.isSelected {
+        for (index, spec) in cases.enumerated() where spec.isSelected && index >= position.test {
             if let blockError = spec.blockError {
-                report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .error, message: blockError,
-                                      output: "", seconds: 0), write: write)
+                guard session.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .error, message: blockError,
+                                             output: "", seconds: 0), generation: generation) else { return false }
                 continue
             }
             if spec.isPending {
-                report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .pending, message: "",
-                                      output: "", seconds: 0), write: write)
+                guard session.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .pending, message: "",
+                                             output: "", seconds: 0), generation: generation) else { return false }
                 continue
             }
             let begun = ContinuousClock.now
+            let resume = SpecSession.Position(file: position.file, test: index + 1)
             let host: SpecHost
             // The listing host ran the describe bodies declared after a test, with the hooks
             // busted would have run for them: such a test gets a fresh host.
-            if index < listed?.bodiesUpTo ?? 0 {
-                spare?.close()
+            if let listing = spare, index < listed?.bodiesUpTo ?? 0 {
                 spare = nil
+                let here = SpecSession.Position(file: position.file, test: index)
+                guard teardown.close(listing, file: file, reporting: nil, resume: here) else { return false }
             }
             if let ready = spare {
                 host = ready
                 spare = nil
-                limit.start(host.interrupter)
+                limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
             } else {
                 host = try makeHost(loop: loop, options: options, listing: false, only: index, limit: limit, coverage: coverage)
-                limit.start(host.interrupter)
+                limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
                 if let failure = host.load(chunk, path: file) {
                     limit.stop()
-                    report.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .failed,
-                                          message: failure, output: host.output.text, seconds: seconds(since: begun)), write: write)
-                    host.close()
+                    let result = SpecResult(file: file, name: spec.name, location: spec.location, status: .failed,
+                                            message: failure, output: host.output.text, seconds: seconds(since: begun))
+                    guard teardown.close(host, file: file, reporting: result, resume: resume) else { return false }
                     continue
                 }
             }
             let outcome = host.run(index)
             limit.stop()
-            host.close()
-            report.updated += host.updated
-            report.add(SpecResult(file: file, name: outcome.reportedName ?? spec.name, location: spec.location, status: outcome.status,
-                                  message: outcome.message, output: outcome.output, seconds: seconds(since: begun)), write: write)
+            session.addUpdated(host.updated, generation: generation)
+            let result = SpecResult(file: file, name: outcome.reportedName ?? spec.name, location: spec.location, status: outcome.status,
+                                    message: outcome.message, output: outcome.output, seconds: seconds(since: begun))
+            guard teardown.close(host, file: file, reporting: result, resume: resume) else { return false }
         }
+        if let spare { return teardown.close(spare, file: file, reporting: nil, resume: next) }
+        return true
     }
 
     /// Refuses a `--filter` that is not a Lua pattern (`[`), naming it and the fix, before any

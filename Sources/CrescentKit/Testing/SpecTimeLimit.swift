@@ -7,14 +7,17 @@ import Glibc
 
 /// The real-time limit of each test (`crescent test --timeout`, DESIGN.md "Testing scripts").
 ///
-/// ``start(_:)`` begins a test's period with the interrupter of the VM that runs it; once the
-/// limit has passed, a timer thread interrupts that VM (its interrupt hook raises in whatever Lua
-/// code runs, as `--timeout` does for a script) and wakes the runner's loop, so a wait for a
-/// service ends too. A test still running ``grace`` seconds after that is waiting inside a C call
-/// on a program it started (`os.execute("sleep 100")`, `io.popen(...):read("a")`), where no hook
-/// runs: the programs the runner has started then are killed, so the call returns and the hook
-/// stops the test. ``stop()`` ends the period and says whether it expired; a firing meant for an
-/// earlier period finds it over and does nothing.
+/// ``start(_:plugins:)`` begins a test's period with the interrupter of the VM that runs it (and
+/// the test host's plugin VMs); once the limit has passed, a timer thread interrupts those VMs
+/// (the interrupt hook raises in whatever Lua code runs, as `--timeout` does for a script: a
+/// project plugin's method that never answers is stopped too) and wakes the runner's loop, so a
+/// wait for a service ends too. A test still running ``grace`` seconds after that is waiting
+/// inside a C call, where no hook runs: on a program it started (`os.execute("sleep 100")`,
+/// `io.popen(...):read("a")`), or reading a pipe (`io.read()` on a stdin that stays open). The
+/// programs the runner has started are then killed, and the runner's thread gets a signal whose
+/// handler does not restart the call (``breakSignal``), so the read returns `EINTR`; the hook
+/// then stops the test. ``stop()`` ends the period and says whether it expired; a firing meant
+/// for an earlier period finds it over and does nothing.
 ///
 /// ```swift
 /// let limit = SpecTimeLimit(seconds: 10, loop: loop)
@@ -25,7 +28,7 @@ import Glibc
 final class SpecTimeLimit: Sendable {
     private enum Phase {
         case idle
-        case running(deadline: DispatchTime, interrupter: LuaInterrupter, period: Int)
+        case running(deadline: DispatchTime, interrupter: LuaInterrupter, plugins: PluginInterrupters?, period: Int)
         case expired(period: Int)
     }
 
@@ -42,9 +45,14 @@ final class SpecTimeLimit: Sendable {
     // documented use); the type only lacks the Sendable annotation.
     nonisolated(unsafe) private let timer: any DispatchSourceTimer
 
+    /// The thread that runs the tests (the one that made the limit), which ``breakSignal`` wakes.
+    private let runner: pthread_t
+
     init(seconds: Double, loop: PumpedEventLoop) {
         self.seconds = seconds
         self.loop = loop
+        runner = pthread_self()
+        _ = Self.installBreakHandler
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         timer.setEventHandler { [weak self] in self?.fire() }
         timer.activate()
@@ -53,11 +61,12 @@ final class SpecTimeLimit: Sendable {
     deinit { timer.cancel() }
 
     /// Starts a test's period: the VM behind `interrupter` is stopped when it has lasted the limit.
-    func start(_ interrupter: LuaInterrupter) {
+    /// `plugins`: the test host's plugin VMs, stopped with it (their code runs on the same thread).
+    func start(_ interrupter: LuaInterrupter, plugins: PluginInterrupters? = nil) {
         guard seconds > 0 && seconds.isFinite else { return }
         let deadline = DispatchTime.now() + .nanoseconds(Int(min(seconds * 1e9, 9e18)))
         let period = periods.add(1, ordering: .relaxed).newValue
-        phase.withLock { $0 = .running(deadline: deadline, interrupter: interrupter, period: period) }
+        phase.withLock { $0 = .running(deadline: deadline, interrupter: interrupter, plugins: plugins, period: period) }
         timer.schedule(deadline: deadline, leeway: .milliseconds(10))
     }
 
@@ -78,26 +87,52 @@ final class SpecTimeLimit: Sendable {
 
     private func fire() {
         // The timer is rescheduled for each test: a firing for an earlier deadline is stale.
-        let target: (interrupter: LuaInterrupter, period: Int)? = phase.withLock { phase in
-            guard case .running(let deadline, let interrupter, let period) = phase, DispatchTime.now() >= deadline else { return nil }
+        let target: (interrupter: LuaInterrupter, plugins: PluginInterrupters?, period: Int)? = phase.withLock { phase in
+            guard case .running(let deadline, let interrupter, let plugins, let period) = phase, DispatchTime.now() >= deadline
+            else { return nil }
             phase = .expired(period: period)
-            return (interrupter, period)
+            return (interrupter, plugins, period)
         }
         guard let target else { return }
         target.interrupter.interruptForTimeout()
+        target.plugins?.interrupt(status: 0, timeout: true)
         loop.execute {}
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(Self.grace * 1000))) { [weak self] in
-            self?.killProgramsIfStuck(period: target.period)
+            self?.killProgramsIfStuck(period: target.period, attempt: 1)
         }
     }
 
     /// Kills every program the runner started, when the period that expired is still not over.
-    private func killProgramsIfStuck(period: Int) {
+    private func killProgramsIfStuck(period: Int, attempt: Int) {
         let stuck = phase.withLock { phase in
             if case .expired(let expired) = phase { expired == period } else { false }
         }
         guard stuck else { return }
         for process in ProcessTree.descendants(of: getpid()) { kill(process, SIGKILL) }
+        pthread_kill(runner, Self.breakSignal)
         loop.execute {}
+        // A call the signal did not end (a C loop retrying its read) gets it again, every grace
+        // period, a bounded number of times.
+        guard attempt < Self.attempts else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(Self.grace * 1000))) { [weak self] in
+            self?.killProgramsIfStuck(period: period, attempt: attempt + 1)
+        }
     }
+
+    /// The signal that ends a blocking call of the runner's thread (`read` on a pipe) with `EINTR`:
+    /// its handler does nothing and is installed without `SA_RESTART` (the VMs' interrupt signal
+    /// restarts calls, so it cannot be that one).
+    static let breakSignal = __libc_current_sigrtmin() + 3
+
+    /// How many times a stuck test's programs are killed and its thread signalled.
+    static let attempts = 60
+
+    /// Installs the handler of ``breakSignal`` once per process.
+    private static let installBreakHandler: Void = {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in }
+        action.sa_flags = 0
+        sigemptyset(&action.sa_mask)
+        sigaction(breakSignal, &action, nil)
+    }()
 }
