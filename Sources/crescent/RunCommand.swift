@@ -57,6 +57,7 @@ struct RunCommand: ParsableCommand {
     static func execute(_ source: ScriptSource, options: HostOptions) -> Int32 {
         var options = options
         if case .file(let path) = source { options.pluginSearch?.scriptPath = path }
+        options.asksForPermissions = true
         let bytes: [UInt8]
         do {
             bytes = try source.read()

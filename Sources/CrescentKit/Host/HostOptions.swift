@@ -61,6 +61,10 @@ public struct HostOptions: Sendable {
     /// `--listen[=NAME]`: listen for remote control as NAME; empty for the default name (the
     /// script's base name, `repl` for the REPL); nil to follow `[host] listen` in the config.
     public var listen: String?
+    /// Whether the first touch of a plugin whose permissions are not granted asks the person at
+    /// the terminal to grant them (y/n) before refusing: the `crescent` command's script runs and
+    /// REPL set it; tests and hosts built in Swift never ask.
+    public var asksForPermissions = false
 
     public init() {}
 }
