@@ -1,3 +1,4 @@
+import Model
 import ArgumentParser
 import CrescentKit
 

@@ -1,3 +1,5 @@
+import Services
+
 /// How a host runs: limits, error policy, output and the script's arguments.
 public struct HostOptions: Sendable {
     /// How the view is rendered (`--ui`).
@@ -67,4 +69,10 @@ public struct HostOptions: Sendable {
     public var asksForPermissions = false
 
     public init() {}
+
+    /// What is wrong with a location setting's provider name (`fixd:1,2`), with the setting it
+    /// most likely meant; nil when it names a provider.
+    public static func locationProblem(_ setting: String) -> String? {
+        LocationProviderSpec.unknownProvider(setting)
+    }
 }
