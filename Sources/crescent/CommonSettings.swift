@@ -29,6 +29,7 @@ struct CommonSettings {
         if dataDir == "" { return "--data-dir must name a folder, got an empty string" }
         if config == "" { return "--config must name a file, got an empty string" }
         if location == "" { return "--location must name a provider (gpsd, nmea:FILE, gpx:FILE, fixed:LAT,LON), got an empty string" }
+        if let location, let problem = HostOptions.locationProblem(location) { return "--location \(location): \(problem)" }
         return nil
     }
 

@@ -1,3 +1,4 @@
+import Model
 import ArgumentParser
 import CrescentKit
 
@@ -57,6 +58,11 @@ struct Crescent: ParsableCommand {
         let arguments = bareListen(Array(CommandLine.arguments.dropFirst()))
         if let (source, options) = quickRun(arguments) {
             ProcessIO.exit(RunCommand.start(source, options: options))
+        }
+        if arguments.count == 2, arguments[0] == "help", !subcommandNames.contains(arguments[1]) {
+            // ArgumentParser's `help WORD` shows the root's help for any word it does not know.
+            let closest = NameSuggestion.closest(to: arguments[1], among: subcommandNames, prefixes: false)
+            usageError("help: no subcommand '\(arguments[1])'" + (closest.map { "; did you mean 'crescent help \($0)'?" } ?? " (crescent --help lists them)"))
         }
         if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
             // The root's help, then the options of the default command, which are what most people want.
@@ -153,28 +159,52 @@ struct Crescent: ParsableCommand {
                 ProcessIO.exit(0)
             }
             let message = message(for: error)
-            usageError(message.isEmpty ? "invalid command line" : message, usage: subcommandUsage(arguments))
+            usageError(misspelledSubcommand(arguments) ?? (message.isEmpty ? "invalid command line" : message), usage: subcommandUsage(arguments))
         }
+    }
+
+    /// `plugin: no subcommand 'chek'; did you mean 'crescent plugin check'?` when the word after
+    /// a command that has subcommands names none of them (ArgumentParser only says "Unexpected
+    /// argument"), else nil.
+    static func misspelledSubcommand(_ arguments: [String]) -> String? {
+        guard let named = namedSubcommand(arguments), let word = named.unknown else { return nil }
+        let names = named.command.configuration.subcommands.map { $0._commandName }
+        let words = named.words.joined(separator: " ")
+        guard let closest = NameSuggestion.closest(to: word, among: names) else {
+            return "\(words): no subcommand '\(word)' (subcommands: \(names.joined(separator: ", ")))"
+        }
+        return "\(words): no subcommand '\(word)'; did you mean 'crescent \(words) \(closest)'?"
     }
 
     /// The usage line of the subcommand `arguments` name (`crescent plugin check <dir>`), and the
     /// words that name it, or nil when they name none (a script run). Read from the
     /// configurations, which costs ArgumentParser's reflection: only on this error path.
     static func subcommandUsage(_ arguments: [String]) -> (usage: String, words: String)? {
-        var index = 0
-        while index < arguments.count, arguments[index].hasPrefix("-") {
-            index += CommonOption.takesValue(arguments[index]) ? 2 : 1
-        }
-        guard index < arguments.count, arguments[index] != "run", subcommandNames.contains(arguments[index]) else { return nil }
+        guard let named = namedSubcommand(arguments) else { return nil }
+        return (shown(usageString(for: named.command)), named.words.joined(separator: " "))
+    }
+
+    /// The subcommand `arguments` name, the words that name it (options between them skipped:
+    /// `plugins --data-dir D allow`) and, when that subcommand has subcommands of its own, the
+    /// next word if it names none of them; nil for a script run.
+    private static func namedSubcommand(_ arguments: [String]) -> (command: any ParsableCommand.Type, words: [String], unknown: String?)? {
         var command: any ParsableCommand.Type = Crescent.self
         var words: [String] = []
-        for word in arguments[index...] {
-            guard let next = command.configuration.subcommands.first(where: { $0._commandName == word }) else { break }
+        var skipping = 0
+        for word in arguments {
+            if skipping > 0 || word.hasPrefix("-") {
+                skipping = skipping > 0 ? skipping - 1 : (CommonOption.takesValue(word) ? 1 : 0)
+                continue
+            }
+            if words.isEmpty, word == "run" || !subcommandNames.contains(word) { return nil }
+            let subcommands = command.configuration.subcommands
+            guard let next = subcommands.first(where: { $0._commandName == word }) else {
+                return (command, words, subcommands.isEmpty ? nil : word)
+            }
             command = next
             words.append(word)
         }
-        guard !words.isEmpty else { return nil }
-        return (shown(usageString(for: command)), words.joined(separator: " "))
+        return words.isEmpty ? nil : (command, words, nil)
     }
 
     /// Help and usage as the command line reads them: `--listen` takes a name only joined to it
@@ -194,6 +224,9 @@ struct Crescent: ParsableCommand {
     /// Prints `crescent: reason` and the usage of the subcommand at fault (the script run's
     /// when none is), and exits 2.
     static func usageError(_ reason: String, usage: (usage: String, words: String)? = nil) -> Never {
+        // A subcommand's own refusal (`services locaton`, `init` into a full folder) shows that
+        // subcommand's usage, read from the command line.
+        let usage = usage ?? subcommandUsage(hoistingSubcommand(bareListen(Array(CommandLine.arguments.dropFirst()))))
         let hint = usage.map { "Usage: \($0.usage)  (see 'crescent \($0.words) --help')" } ?? usageHint
         ProcessIO.writeError("crescent: \(reason)\n\(hint)\n")
         ProcessIO.exit(2)

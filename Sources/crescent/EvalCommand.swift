@@ -20,6 +20,9 @@ struct EvalCommand: ParsableCommand {
     }
 
     func run() throws {
+        if words.count == 1, (try? RemoteHosts.resolve(words[0])) != nil {
+            Crescent.usageError("eval: '\(words[0])' is the name of a listening host; give the code to run after it: crescent eval \(words[0]) 'CODE'")
+        }
         let (host, rest) = RemoteCommandSupport.split(words, needs: 1)
         let client = RemoteCommandSupport.connect(host)
         switch RemoteCommandSupport.call(client, "eval", ["code": .string(rest[0])]) {

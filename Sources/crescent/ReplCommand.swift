@@ -17,6 +17,8 @@ struct ReplCommand: ParsableCommand {
 
     /// Opens the REPL on a terminal, else runs stdin as a script; returns the exit status.
     static func start(_ options: HostOptions) -> Int32 {
+        var options = options
+        options.asksForPermissions = true
         guard ProcessIO.isTerminal(0) && ProcessIO.isTerminal(1) else {
             let bytes: [UInt8]
             do {

@@ -1,3 +1,4 @@
+import Model
 import ArgumentParser
 import CrescentKit
 
@@ -57,6 +58,7 @@ struct RunCommand: ParsableCommand {
     static func execute(_ source: ScriptSource, options: HostOptions) -> Int32 {
         var options = options
         if case .file(let path) = source { options.pluginSearch?.scriptPath = path }
+        options.asksForPermissions = true
         let bytes: [UInt8]
         do {
             bytes = try source.read()

@@ -31,6 +31,9 @@ struct SendCommand: ParsableCommand {
         }
         // The first word is the host when it names one that listens and a command follows.
         var words = self.words
+        if words.count == 1, (try? RemoteHosts.resolve(words[0])) != nil {
+            Crescent.usageError("send: '\(words[0])' is the name of a listening host; give the command to send after it: crescent send \(words[0]) COMMAND [ARGS...]")
+        }
         var host: String?
         if words.count > 1, (try? RemoteHosts.resolve(words[0])) != nil { host = words.removeFirst() }
         let client = RemoteCommandSupport.connect(host)

@@ -23,7 +23,10 @@ import Testing
         #expect((try LocationProviderSpec.provider("nmea:\(gpx)") as? NMEAProvider)?.speedup == 1)
         #expect(try source("fixed:48.8566,2.3522,35") == "fixed 48.8566,2.3522,35.0")
         let errors: [(String, String)] = [
-            ("loran:1", "unknown location provider 'loran' (use gpsd, nmea, gpx or fixed)"),
+            ("loran:1", "unknown location provider 'loran' (use gpsd, nmea:FILE, gpx:FILE or fixed:LAT,LON)"),
+            ("fixd:1,2", "unknown location provider 'fixd' (use gpsd, nmea:FILE, gpx:FILE or fixed:LAT,LON); did you mean 'fixed:1,2'?"),
+            ("48.85,2.35", "unknown location provider '48.85,2.35' (use gpsd, nmea:FILE, gpx:FILE or fixed:LAT,LON); did you mean 'fixed:48.85,2.35'?"),
+            ("gps", "unknown location provider 'gps' (use gpsd, nmea:FILE, gpx:FILE or fixed:LAT,LON); did you mean 'gpsd'?"),
             ("gpsd:host:99999", "location gpsd:host:99999: the port must be a number in [1, 65535], got '99999'"),
             ("gpx:/nonexistent.gpx", "location gpx:/nonexistent.gpx: cannot read the file: No such file or directory"),
             ("gpx:\(gpx)@0x", "location gpx:\(gpx)@0x: the speed-up after '@' must be a number in [0.001, 1000000] followed by x (gpx:FILE@10x), got '0x'"),
@@ -44,7 +47,7 @@ import Testing
         #expect(try provider(config) == "fixed")
         let both = PluginContext(sections: ["location": ["provider": "fixed:1,2"]], settings: ["location": "gpsd:localhost"])
         #expect(try provider(both) == "gpsd")
-        #expect(throws: ServiceError(.invalidArgument, "unknown location provider 'x' (use gpsd, nmea, gpx or fixed)")) {
+        #expect(throws: ServiceError(.invalidArgument, "unknown location provider 'x' (use gpsd, nmea:FILE, gpx:FILE or fixed:LAT,LON)")) {
             try LocationService.make(PluginContext(settings: ["location": "x:1"]))
         }
     }

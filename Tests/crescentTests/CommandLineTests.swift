@@ -211,4 +211,23 @@ import Darwin
         let script = try await crescent(["missing.lua"])
         #expect(script.status == 2 && !script.stderr.contains("did you mean"), "\(script)")
     }
+
+    /// Below the root too: a misspelled subcommand of `plugin`/`plugins` and of `help` is named with
+    /// the one meant, and a subcommand's own refusal shows that subcommand's usage.
+    @Test(arguments: [
+        (["plugin", "chek"], "plugin: no subcommand 'chek'; did you mean 'crescent plugin check'?", "Usage: crescent plugin"),
+        (["plugins", "--data-dir", "d", "alow", "x"], "plugins: no subcommand 'alow'; did you mean 'crescent plugins allow'?", "Usage: crescent plugins"),
+        (["plugins", "lst"], "plugins: no subcommand 'lst'; did you mean 'crescent plugins list'?", "Usage: crescent plugins"),
+        (["help", "servics"], "help: no subcommand 'servics'; did you mean 'crescent help services'?", "Usage: crescent [options]"),
+        (["services", "locaton"], "no service named 'locaton' (services: location, ", "Usage: crescent services"),
+        (["send", "--key"], "send --key: give the keys to press", "Usage: crescent send"),
+    ])
+    func aMistakeBelowTheRootIsNamedWithItsUsage(words: [String], message: String, usage: String) async throws {
+        let sandbox = try Sandbox()
+        let result = try await crescent(words, in: sandbox)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("crescent: " + message), "\(result)")
+        #expect(result.stderr.contains(usage), "\(result)")
+        if words == ["services", "locaton"] { #expect(result.stderr.contains("did you mean 'location'?"), "\(result)") }
+    }
 }

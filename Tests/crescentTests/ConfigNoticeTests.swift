@@ -40,9 +40,16 @@ import Testing
         try sandbox.write("crescent.toml", "# where we are\n[location]\nprovider = \"fixd:1,2\"\n")
         let result = try await crescent(["-e", "print(1)"], in: sandbox)
         #expect(result.stderrLines.contains {
-            $0.hasPrefix("crescent: error: crescent.toml:3: [location] provider: unknown location provider 'fixd' (use gpsd, nmea, gpx or fixed)")
+            $0.hasPrefix("crescent: error: crescent.toml:3: [location] provider: unknown location provider 'fixd' (use gpsd, nmea:FILE, gpx:FILE or fixed:LAT,LON); did you mean 'fixed:1,2'?")
         }, "\(result)")
+        // On the command line it is a usage error (the run does not start), whether or not the
+        // script touches location.
         let flag = try await crescent(["--location", "fixd:1,2", "-e", "print(1)"], in: sandbox)
-        #expect(flag.stderr.contains("unknown location provider 'fixd'") && !flag.stderr.contains("crescent.toml:3"), "\(flag)")
+        #expect(flag.status == 2, "\(flag)")
+        #expect(flag.stdout.isEmpty, "\(flag)")
+        #expect(flag.stderr.contains("--location fixd:1,2: unknown location provider 'fixd' (use gpsd, nmea:FILE, gpx:FILE or fixed:LAT,LON); did you mean 'fixed:1,2'?")
+                && !flag.stderr.contains("crescent.toml:3"), "\(flag)")
+        let bare = try await crescent(["--location", "48.85,2.35", "-e", "print(1)"], in: sandbox)
+        #expect(bare.status == 2 && bare.stderr.contains("did you mean 'fixed:48.85,2.35'?"), "\(bare)")
     }
 }

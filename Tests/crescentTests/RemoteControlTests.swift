@@ -35,6 +35,13 @@ import Glibc
         // An eval may await a service: the chunk runs as a task.
         let awaited = try await host.crescentCommand(["eval", "groceries", "return sleep(0.05) or 'woke'"])
         #expect(awaited.stdout == "\"woke\"\n", "\(awaited)")
+        // A host's name with nothing after it: the code (or command) is what is missing.
+        let noCode = try await host.crescentCommand(["eval", "groceries"])
+        #expect(noCode.status == 2 && noCode.stderr.contains("eval: 'groceries' is the name of a listening host; give the code to run after it"),
+                "\(noCode)")
+        let noCommand = try await host.crescentCommand(["send", "groceries"])
+        #expect(noCommand.status == 2 && noCommand.stderr.contains("send: 'groceries' is the name of a listening host; give the command to send after it"),
+                "\(noCommand)")
         let ended = await host.stop()
         #expect(ended.status == 143, "\(ended)")
     }

@@ -19,12 +19,16 @@ extension TestCommandTests {
         let (result, _) = try await Self.run(["typo_spec.lua": """
             it("uses a misspelled assertion", function() assert.is_equl(1, 1) end)
             it("uses a modifier as an assertion", function() assert.are_nat.same({}, {}) end)
+            it("adds a word to a whole assertion", function() assert.equal_to(1, 1) end)
             """])
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout.contains("spec/typo_spec.lua:1: assert.is_equl: there is no assertion or modifier 'equl' (did you mean equal?)"),
                 "\(result)")
         #expect(result.stdout.contains("assert:register(\"assertion\", \"equl\", fn, ...)"), "\(result)")
         #expect(result.stdout.contains("spec/typo_spec.lua:2: assert.are_nat_same: there is no assertion or modifier 'nat' (did you mean not?)"),
+                "\(result)")
+        // Not 'no', one letter from 'to': a word tacked onto a whole assertion suggests the assertion.
+        #expect(result.stdout.contains("spec/typo_spec.lua:3: assert.equal_to: there is no assertion or modifier 'to' (did you mean assert.equal?)"),
                 "\(result)")
     }
 

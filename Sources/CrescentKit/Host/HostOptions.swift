@@ -1,3 +1,5 @@
+import Services
+
 /// How a host runs: limits, error policy, output and the script's arguments.
 public struct HostOptions: Sendable {
     /// How the view is rendered (`--ui`).
@@ -61,6 +63,16 @@ public struct HostOptions: Sendable {
     /// `--listen[=NAME]`: listen for remote control as NAME; empty for the default name (the
     /// script's base name, `repl` for the REPL); nil to follow `[host] listen` in the config.
     public var listen: String?
+    /// Whether the first touch of a plugin whose permissions are not granted asks the person at
+    /// the terminal to grant them (y/n) before refusing: the `crescent` command's script runs and
+    /// REPL set it; tests and hosts built in Swift never ask.
+    public var asksForPermissions = false
 
     public init() {}
+
+    /// What is wrong with a location setting's provider name (`fixd:1,2`), with the setting it
+    /// most likely meant; nil when it names a provider.
+    public static func locationProblem(_ setting: String) -> String? {
+        LocationProviderSpec.unknownProvider(setting)
+    }
 }

@@ -8,7 +8,8 @@ public enum ServiceCatalog {
         if let name {
             guard let service = services.first(where: { $0.name == name }) else {
                 let known = services.map(\.name)
-                return .failure(HostSetupError(description: "no service named '\(name)' (services: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"))
+                let listing = NameSuggestion.listing("services", known, suggesting: NameSuggestion.closest(to: name, among: known))
+                return .failure(HostSetupError(description: "no service named '\(name)' (\(listing))"))
             }
             return .success(service.interface.documentation(as: "services.\(name)"))
         }

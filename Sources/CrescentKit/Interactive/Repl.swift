@@ -81,6 +81,27 @@ final class Repl {
         }
     }
 
+    /// Shows a question the loop waits on (``TerminalQuestion``): above the prompt while one is
+    /// up (the prompt stays, the answer key goes to the question), else on the current line.
+    func showQuestion(_ text: String) {
+        flushOutput()
+        if session.isReading {
+            link.terminal.write(session.printAbove(text))
+        } else {
+            emit(atLineStart ? text : "\n" + text)
+        }
+    }
+
+    /// Shows the answer to the question ``showQuestion(_:)`` showed.
+    func showAnswer(_ yes: Bool) {
+        let answer = yes ? "y\n" : "n\n"
+        if session.isReading {
+            link.terminal.write(session.printAbove("  " + answer))
+        } else {
+            emit(answer)
+        }
+    }
+
     /// Prints what waited above the prompt.
     func flushOutput() {
         guard !above.isEmpty else { return }

@@ -117,7 +117,12 @@ public enum ReplRunner {
     /// Reads the terminal on a thread of its own until the end of input.
     private static func readTerminal(link: ReplLink, interrupter: CodeInterrupter) {
         DispatchQueue(label: "crescent.repl.input").async {
+            let question = TerminalQuestion.shared.readerStarted(TerminalQuestion.Reader(
+                show: { text in link.withRepl { $0.showQuestion(text) } },
+                answered: { yes in link.withRepl { $0.showAnswer(yes) } }))
+            defer { TerminalQuestion.shared.readerEnded(question) }
             while var bytes = link.terminal.read() {
+                if TerminalQuestion.shared.offer(bytes) { continue }
                 if bytes.contains(3) {
                     if link.chunkRunning.load(ordering: .relaxed) {
                         // The loop is busy running the chunk: interrupt it from here.

@@ -55,9 +55,14 @@ final class TerminalSession: Sendable {
     /// few bytes, and refuses only when those do not fit, which a build for this platform never
     /// sees; the normal ways out restore regardless.
     private func arm(_ mode: Terminal.SavedMode) {
-        let terminal = self.terminal
+        Self.armGuard(terminal, restoring: mode, writing: Self.leaveBytes)
+    }
+
+    /// Arms the crash guard: `exit()` or a crash signal restores `terminal`'s `mode` and writes
+    /// `bytes` until `crescent_terminal_disarm()`.
+    static func armGuard(_ terminal: Terminal, restoring mode: Terminal.SavedMode, writing bytes: String) {
         _ = mode.withUnsafeBytes { mode in
-            Self.leaveBytes.utf8CString.withUnsafeBufferPointer { bytes in
+            bytes.utf8CString.withUnsafeBufferPointer { bytes in
                 crescent_terminal_arm(terminal.input, terminal.output, mode.baseAddress, mode.count, bytes.baseAddress, bytes.count - 1)
             }
         }
@@ -75,6 +80,10 @@ final class TerminalSession: Sendable {
         resize.withLock { $0 = ResizeMonitor(onResize: onResize) }
         let terminal = self.terminal
         DispatchQueue(label: "crescent.keys").async { [self] in
+            let question = TerminalQuestion.shared.readerStarted(TerminalQuestion.Reader(
+                show: { text in terminal.write("\u{1B}[H\u{1B}[2J" + text) },
+                answered: { _ in onResize() }))
+            defer { TerminalQuestion.shared.readerEnded(question) }
             var decoder = KeyDecoder()
             while isActive {
                 guard Self.waitForInput(terminal.input, milliseconds: decoder.isAwaitingMoreBytes ? Self.escapeWait : Self.readerPoll) else {
@@ -82,6 +91,7 @@ final class TerminalSession: Sendable {
                     continue
                 }
                 guard let bytes = terminal.read(), isActive else { return }
+                if TerminalQuestion.shared.offer(bytes) { continue }
                 deliver(decoder.decode(bytes), onKeys: onKeys, onMouse: onMouse, onInterrupt: onInterrupt)
             }
         }

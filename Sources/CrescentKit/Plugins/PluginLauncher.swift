@@ -96,6 +96,7 @@ public final class PluginLauncher: Sendable {
         let refusal: ServiceError
         switch PluginGrants(dataDirectory: host.options.dataDirectory).status(of: manifest) {
         case .notGranted(let missing, let update):
+            if host.askToGrant(manifest) { return nil }
             let asks = missing.joined(separator: ", ")
             refusal = ServiceError(.permission, update
                 ? "plugin '\(manifest.name)' \(manifest.version) asks for more than was granted (\(asks)): run `crescent plugins allow \(manifest.name)` to review and grant it"

@@ -210,7 +210,8 @@ local function close(word, list)
   end
   local found = {}
   for _, name in ipairs(list) do
-    if distance(word, name) <= math.max(1, #word // 3) or (#word > 2 and name:find(word, 1, true)) then
+    -- A word of one or two letters is one edit from too many names (to: no) to suggest by letters.
+    if (#word > 2 and distance(word, name) <= math.max(1, #word // 3)) or (#word > 2 and name:find(word, 1, true)) then
       found[#found + 1] = name
     end
   end
@@ -242,6 +243,11 @@ local function extract(nspace, tokens, what)
       if not (namespaces.modifier[word] or space[word]) then unknown = word; break end
     end
     local near = close(unknown, names(nspace))
+    -- A word tacked onto a whole chain (equal_to): the chain without it.
+    if unknown == tokens[#tokens] and #tokens > 1 then
+      local rest = concat(tokens, "_", 1, #tokens - 1)
+      if space[rest] then table.insert(near, 1, what .. "." .. rest) end
+    end
     error(sformat("%s.%s: there is no %s or modifier '%s'%s; add one with assert:register(%q, %q, fn, ...)",
       what, concat(tokens, "_"), nspace, unknown,
       #near > 0 and (" (did you mean " .. concat(near, ", ") .. "?)") or "", nspace, unknown), 3)

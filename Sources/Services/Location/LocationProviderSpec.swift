@@ -12,7 +12,29 @@ import Model
 /// | `fixed:LAT,LON[,ALT]` | one position |
 ///
 /// Files must exist when the host starts; they are read when the service starts.
-enum LocationProviderSpec {
+public enum LocationProviderSpec {
+    /// The providers' names, as a setting starts.
+    static let kinds = ["gpsd", "nmea", "gpx", "fixed"]
+
+    /// What is wrong with `setting`'s provider name (`fixd:1,2`, a bare `48.85,2.35`), with the
+    /// setting it most likely meant; nil when it names a provider (its argument is checked when
+    /// the service starts).
+    public static func unknownProvider(_ setting: String) -> String? {
+        let setting = setting.trimmingSpaces
+        let kind = String(setting.prefix { $0 != ":" })
+        guard !kinds.contains(kind) else { return nil }
+        let argument = setting.dropFirst(kind.count)
+        let numbers = setting.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingSpaces) }
+        let meant: String?
+        if (2...3).contains(numbers.count), !numbers.contains(nil) {
+            meant = "fixed:" + setting
+        } else {
+            meant = NameSuggestion.closest(to: kind, among: kinds).map { $0 + argument }
+        }
+        return "unknown location provider '\(kind)' (use gpsd, nmea:FILE, gpx:FILE or fixed:LAT,LON)"
+            + (meant.map { "; did you mean '\($0)'?" } ?? "")
+    }
+
     /// The provider a setting names; nil setting means gpsd at its default address.
     static func provider(_ setting: String?) throws(ServiceError) -> any LocationProvider {
         guard let setting = setting?.trimmingSpaces, !setting.isEmpty else {
@@ -30,7 +52,7 @@ enum LocationProviderSpec {
             return GPXProvider(path: path, speedup: speedup)
         case "fixed": return try fixed(argument)
         default:
-            throw ServiceError(.invalidArgument, "unknown location provider '\(kind)' (use gpsd, nmea, gpx or fixed)")
+            throw ServiceError(.invalidArgument, unknownProvider(setting) ?? "unknown location provider '\(kind)'")
         }
     }
 
