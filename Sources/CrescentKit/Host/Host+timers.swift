@@ -24,7 +24,11 @@ extension Host {
                 case "repeats": stack.push(timer.repeats)
                 case "firings": stack.push(timer.firings)
                 case "schedule": if let schedule = timer.schedule { stack.push(schedule.description) } else { stack.pushNil() }
-                default: stack.pushNil()
+                default:
+                    try UndeclaredField.check(stack.text(at: 2), on: "Timer",
+                                              fields: ["active", "interval", "repeats", "firings", "schedule"],
+                                              methods: ["cancel"], in: stack)
+                    stack.pushNil()
                 }
                 return .one
             },

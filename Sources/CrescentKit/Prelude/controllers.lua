@@ -44,6 +44,21 @@ local function call(self, method, ...)
   return ok, err
 end
 
+-- "T has no method 'shw'; did you mean 'show'?": the methods of the controller's classes (not
+-- the base's helpers), with the closest one when one is close.
+local function noMethod(self, method)
+  local names = {}
+  local class = isClass(self) and self or getmetatable(self)
+  while class ~= nil do
+    for key, value in next, class do
+      if type(key) == "string" and type(value) == "function" and key:sub(1, 2) ~= "__" then names[#names + 1] = key end
+    end
+    class = rawget(class, "__base")
+  end
+  local closest = P.resembles(method, names)
+  return nameOf(self) .. " has no method '" .. method .. "'" .. (closest and "; did you mean '" .. closest .. "'?" or "")
+end
+
 -- The scope that owns what the controller starts now.
 local function scopeOf(self)
   local st = state[self]
@@ -448,7 +463,10 @@ local function parseArgs(args)
   for i, spec in ipairs(args) do
     local argName, argType, optional = tostring(spec):match("^%s*([%w_]+)%s*:%s*(%a+)(%??)%s*$")
     if not argName or not ARG_TYPES[argType] then
-      error("bad argument #4 to 'command' (options.args[" .. i .. "] must read \"name: type\" with a type of string, integer, number or boolean, and ? when optional; got " .. tostring(spec) .. ")", 3)
+      local typed = tostring(spec):match(":%s*(%a+)")
+      local closest = typed and P.resembles(typed, { "string", "integer", "number", "boolean" })
+      error("bad argument #4 to 'command' (options.args[" .. i .. "] must read \"name: type\" with a type of string, integer, number or boolean, and ? when optional; got " .. tostring(spec)
+        .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 3)
     end
     parsed[i] = { name = argName, type = argType, optional = optional == "?" }
   end
@@ -460,15 +478,18 @@ function Controller:command(name, method, help, options)
     error("bad argument #1 to 'command' (a command name of letters, digits, _ or -, got " .. tostring(name) .. ")", 2)
   end
   if type(method) ~= "string" then error("bad argument #2 to 'command' (method name string expected, got " .. type(method) .. ")", 2) end
-  if type(self[method]) ~= "function" then error("command '" .. name .. "': " .. nameOf(self) .. " has no method '" .. method .. "'", 2) end
+  if type(self[method]) ~= "function" then error("command '" .. name .. "': " .. noMethod(self, method), 2) end
   if options ~= nil and type(options) ~= "table" then error("bad argument #4 to 'command' (options table expected, got " .. type(options) .. ")", 2) end
   options = options or {}
   if options.complete ~= nil and type(options.complete) ~= "function" then
     error("bad argument #4 to 'command' (options.complete must be a function(argIndex, prefix), got " .. type(options.complete) .. ")", 2)
   end
+  -- The args are parsed before anything is registered: a command whose options are refused
+  -- leaves no half-registered entry behind for `help` and the command list to trip on.
+  local args = parseArgs(options.args)
   local st = state[self]
   if not st.commands[name] then st.commandOrder[#st.commandOrder + 1] = name end
-  st.commands[name] = { method = method, help = help or "", args = parseArgs(options.args), complete = options.complete }
+  st.commands[name] = { method = method, help = help or "", args = args, complete = options.complete }
 end
 
 -- The arguments of a command with declared args, converted to their types; nil and a message
@@ -544,7 +565,7 @@ function Controller:key(key, method, help)
   checkKey(key, "key", 1, 2)
   if key == "ctrl-c" then error("bad argument #1 to 'key' (ctrl-c always quits, so it cannot be bound; choose another key)", 2) end
   if type(method) ~= "string" then error("bad argument #2 to 'key' (method name string expected, got " .. type(method) .. ")", 2) end
-  if type(self[method]) ~= "function" then error("key '" .. key .. "': " .. nameOf(self) .. " has no method '" .. method .. "'", 2) end
+  if type(self[method]) ~= "function" then error("key '" .. key .. "': " .. noMethod(self, method), 2) end
   if help ~= nil and type(help) ~= "string" then error("bad argument #3 to 'key' (help string expected, got " .. type(help) .. ")", 2) end
   local st = state[self]
   if not st.keys[key] then st.keyOrder[#st.keyOrder + 1] = key end
@@ -676,7 +697,7 @@ end
 local function handler(self, h, latest)
   if type(h) ~= "string" then return h end
   local name = h
-  if type(self[name]) ~= "function" then error(nameOf(self) .. " has no method '" .. name .. "'", 3) end
+  if type(self[name]) ~= "function" then error(noMethod(self, name), 3) end
   local current
   return function(...)
     local st = state[self]
