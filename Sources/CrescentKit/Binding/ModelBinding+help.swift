@@ -48,7 +48,9 @@ extension ModelBinding {
         case .string:
             let name = stack.text(at: index) ?? ""
             if let entry = GlobalDocs.entry(named: name) { return Self.text(of: entry) }
-            let parts = name.split(whereSeparator: { $0 == "." || $0 == ":" }).map(String.init)
+            // `services.geocoder` names the service as a script reads it: the same as `geocoder`.
+            var parts = name.split(whereSeparator: { $0 == "." || $0 == ":" }).map(String.init)
+            if parts.count > 1, parts.first == "services" { parts.removeFirst() }
             if let service = services.first(where: { $0.name == parts.first }) {
                 if parts.count == 2, let method = service.interface.method(parts[1]) {
                     return method.documentation(owner: service.name).joined(separator: "\n")

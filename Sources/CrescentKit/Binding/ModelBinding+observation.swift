@@ -81,6 +81,12 @@ extension ModelBinding {
                     throw CallSite.method("addObserver", signature).mismatch(stack, 2, expected: "an object with event methods (a table)")
                 }
                 if self.delegate(identity, of: box) != nil { return .none }
+                if let warning = Self.delegateWarning(at: 2, events: box.interface.events.map(\.name), signature: signature, of: box.name, stack) {
+                    luaL_where(stack.state, 1)
+                    let place = stack.text(at: -1) ?? ""
+                    stack.pop()
+                    self.host.writeError("\(self.host.console.styled("crescent: warning:", .warning)) \(place)\(warning)")
+                }
                 let subscription = self.subscribe(stack, handlerAt: 2) { token in
                     self.registry.onAllEvents(of: box.handle, site: self.location(stack), owner: self.host.currentScope,
                                               token: token, handler: .dispatched)
@@ -95,6 +101,32 @@ extension ModelBinding {
                 return .none
             },
         ]
+    }
+
+    /// An observer with no method named after any of `events` is never called until it gets one
+    /// (methods are looked up at each event): a warning names the events, and the closest one to
+    /// a method it has (`didUpdateLocation`). Nil when it has one, or the object has no events.
+    private static func delegateWarning(at index: Int32, events: [String], signature: String, of name: String,
+                                        _ stack: LuaStack) -> String? {
+        guard !events.isEmpty else { return nil }
+        for event in events {
+            let found = lua_getfield(stack.state, index, event) == LUA_TFUNCTION
+            stack.pop()
+            if found { return nil }
+        }
+        var closest: (method: String, event: String)?
+        if stack.type(at: index) == .table {
+            stack.pushNil()
+            while lua_next(stack.state, index) != 0 {
+                if closest == nil, stack.type(at: -2) == .string, let key = stack.text(at: -2),
+                   let event = NameSuggestion.closest(to: key, among: events) {
+                    closest = (key, event)
+                }
+                stack.pop()
+            }
+        }
+        let hint = closest.map { "; did you mean '\($0.event)' for '\($0.method)'?" } ?? ""
+        return "\(signature): the observer has no method named after an event of \(name), so it is not called until it has one (events: \(events.joined(separator: ", "))\(hint))"
     }
 
     /// `on("location.didUpdate", f)`: a name whose prefix is a service's name must be one of

@@ -210,7 +210,9 @@ local function close(word, list)
   end
   local found = {}
   for _, name in ipairs(list) do
-    if distance(word, name) <= math.max(1, #word // 3) or (#word > 2 and name:find(word, 1, true)) then
+    -- A word of one or two letters is an edit away from too many names (`to` from `no`) to say
+    -- which was meant: only longer words are matched by their letters.
+    if (#word > 2 and distance(word, name) <= math.max(1, #word // 3)) or (#word > 2 and name:find(word, 1, true)) then
       found[#found + 1] = name
     end
   end
@@ -242,6 +244,13 @@ local function extract(nspace, tokens, what)
       if not (namespaces.modifier[word] or space[word]) then unknown = word; break end
     end
     local near = close(unknown, names(nspace))
+    if #near == 0 and #tokens > 1 then
+      -- equal_to: the chain without the word that is not known, when that one is.
+      local rest = {}
+      for _, token in ipairs(tokens) do if token ~= unknown then rest[#rest + 1] = token end end
+      local ok = pcall(extract, nspace, rest, what)
+      if ok and #rest > 0 then near = { what .. "." .. concat(rest, "_") } end
+    end
     error(sformat("%s.%s: there is no %s or modifier '%s'%s; add one with assert:register(%q, %q, fn, ...)",
       what, concat(tokens, "_"), nspace, unknown,
       #near > 0 and (" (did you mean " .. concat(near, ", ") .. "?)") or "", nspace, unknown), 3)
