@@ -24,6 +24,8 @@ import Testing
         #expect(try source("fixed:48.8566,2.3522,35") == "fixed 48.8566,2.3522,35.0")
         let errors: [(String, String)] = [
             ("loran:1", "unknown location provider 'loran' (use gpsd, nmea, gpx or fixed)"),
+            // Newcomer report finding 15: a bare coordinate pair is named with the setting meant.
+            ("48.85,2.35", "unknown location provider '48.85,2.35' (use gpsd, nmea, gpx or fixed); for this position write fixed:48.85,2.35"),
             ("gpsd:host:99999", "location gpsd:host:99999: the port must be a number in [1, 65535], got '99999'"),
             ("gpx:/nonexistent.gpx", "location gpx:/nonexistent.gpx: cannot read the file: No such file or directory"),
             ("gpx:\(gpx)@0x", "location gpx:\(gpx)@0x: the speed-up after '@' must be a number in [0.001, 1000000] followed by x (gpx:FILE@10x), got '0x'"),

@@ -274,4 +274,20 @@ import Testing
                                 + "of location, so it is not called until it has one (events: "), "\(result)")
         #expect(first.hasSuffix("; did you mean 'didUpdateLocations' for 'didUpdateLocation'?)"), "\(result)")
     }
+
+    /// Finding 11: a .busted option or task that neither busted nor crescent reads is warned
+    /// about with the closest name, and a wrong type too (all were ignored silently).
+    @Test func aMisspelledBustedOptionIsWarnedAbout() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write(".busted", "return { default = { filtr = \"x\", tags = 5, verbose = true } }")
+        let (result, _) = try await TestCommandTests.run(["a_spec.lua": "it(\"runs\", function() end)"], sandbox: sandbox)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderrLines.filter { !$0.isEmpty } == [
+            "crescent: warning: .busted: default.filtr is not an option of a task (crescent test reads: ROOT, tags, exclude-tags, filter, output, coverage; did you mean 'filter'?)",
+            "crescent: warning: .busted: default.tags must be a string or a list of strings, got a number",
+        ], "\(result)")
+        try sandbox.write(".busted", "return { defualt = { filter = \"x\" } }")
+        let (misnamed, _) = try await TestCommandTests.run([:], sandbox: sandbox)
+        #expect(misnamed.stderr.contains("crescent: warning: .busted: no task 'default', so crescent test reads none of its options (tasks: defualt; did you mean 'default' for 'defualt'?)"), "\(misnamed)")
+    }
 }

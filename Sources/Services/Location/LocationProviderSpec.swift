@@ -30,6 +30,11 @@ enum LocationProviderSpec {
             return GPXProvider(path: path, speedup: speedup)
         case "fixed": return try fixed(argument)
         default:
+            // A bare coordinate pair is the likeliest slip: name the setting that means it.
+            let numbers = setting.split(separator: ",", omittingEmptySubsequences: false)
+            if (2...3).contains(numbers.count), numbers.allSatisfy({ Double($0.trimmingSpaces) != nil }) {
+                throw ServiceError(.invalidArgument, "unknown location provider '\(kind)' (use gpsd, nmea, gpx or fixed); for this position write fixed:\(setting)")
+            }
             throw ServiceError(.invalidArgument, "unknown location provider '\(kind)' (use gpsd, nmea, gpx or fixed)")
         }
     }
