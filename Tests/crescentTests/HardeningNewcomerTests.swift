@@ -290,4 +290,23 @@ import Testing
         let (misnamed, _) = try await TestCommandTests.run([:], sandbox: sandbox)
         #expect(misnamed.stderr.contains("crescent: warning: .busted: no task 'default', so crescent test reads none of its options (tasks: defualt; did you mean 'default' for 'defualt'?)"), "\(misnamed)")
     }
+
+    /// Findings 22, 23 and 25 (some): a bad zone is named as argument #2 of timer.at, a lifecycle
+    /// step that is not a function is warned about, and help of a misspelled name suggests one.
+    @Test func smallerMistakesAreNamedWhereTheyAre() async throws {
+        let result = try await runScript("""
+            print(select(2, pcall(timer.at, "09:30", { zone = "Europe/Pari" }, print)))
+            help("obsrve")
+            local T = controller("T")
+            T.init = 5
+            function T:viewDidAppear() app.exit(0) end
+            app.push(T)
+            """)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines.first?.hasPrefix("bad argument #2 to 'timer.at' (zone 'Europe/Pari' is not an IANA time zone") == true, "\(result)")
+        #expect(result.stdout.contains("help: no documentation for 'obsrve' (did you mean 'observe'? try help() for the list)"), "\(result)")
+        #expect(result.stderrLines.filter { !$0.isEmpty } == [
+            "crescent: T.init is a number, so it is never called: a lifecycle step is a method (function T:init() ... end)",
+        ], "\(result)")
+    }
 }

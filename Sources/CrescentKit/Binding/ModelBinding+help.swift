@@ -57,7 +57,9 @@ extension ModelBinding {
                 }
                 if parts.count == 1 { return service.interface.documentation(as: "services.\(service.name)") }
             }
-            return "help: no documentation for '\(name)' (try help() for the list)"
+            let known = GlobalDocs.entries.map(\.name) + services.map(\.name)
+            let closest = NameSuggestion.closest(to: name, among: known).map { "did you mean '\($0)'? " } ?? ""
+            return "help: no documentation for '\(name)' (\(closest)try help() for the list)"
         default:
             break
         }

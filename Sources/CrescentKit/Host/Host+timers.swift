@@ -91,7 +91,8 @@ extension Host {
         do throws(ServiceError) {
             schedule = "\(function)" == "timer.at" ? try WallSchedule(at: text, zone: zone) : try WallSchedule(cron: text, zone: zone)
         } catch {
-            throw LuaRaise.badArgument(1, to: "\(function)", error.message)
+            // A zone that is no IANA name came in the options, argument #2.
+            throw LuaRaise.badArgument(hasOptions && error.message.hasPrefix("zone '") ? 2 : 1, to: "\(function)", error.message)
         }
         guard let deadline = nextDeadline(of: schedule) else {
             throw LuaRaise.badArgument(1, to: "\(function)", "'\(text)' names no time in the next 28 years")

@@ -120,6 +120,13 @@ local function checkLifecycleNames(class)
       if type(key) == "string" and type(value) == "function" and not isStep[key] and key:sub(1, 2) ~= "__" then names[#names + 1] = key end
     end
     sort(names)
+    for _, step in ipairs(LIFECYCLE) do
+      local value = rawget(class, step)
+      if value ~= nil and type(value) ~= "function" then
+        P.warn(nameOf(class) .. "." .. step .. " is a " .. type(value) .. ", so it is never called: a lifecycle step is a method (function "
+          .. nameOf(class) .. ":" .. step .. "() ... end)")
+      end
+    end
     for _, key in ipairs(names) do
       local step = P.resembles(key, LIFECYCLE)
       if step and not ownWord(key, step) then
