@@ -297,6 +297,8 @@ import Testing
         let result = try await runScript("""
             print(select(2, pcall(timer.at, "09:30", { zone = "Europe/Pari" }, print)))
             help("obsrve")
+            print(select(2, pcall(function() timer.evry(1, print) end)))
+            print(select(2, pcall(function() log.warning("x") end)))
             local T = controller("T")
             T.init = 5
             function T:viewDidAppear() app.exit(0) end
@@ -305,6 +307,9 @@ import Testing
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines.first?.hasPrefix("bad argument #2 to 'timer.at' (zone 'Europe/Pari' is not an IANA time zone") == true, "\(result)")
         #expect(result.stdout.contains("help: no documentation for 'obsrve' (did you mean 'observe'? try help() for the list)"), "\(result)")
+        #expect(result.stdout.contains("script.lua:3: no function 'timer.evry' (timer: after, at, cron, every; did you mean 'every'?)"), "\(result)")
+        #expect(result.stdout.contains("script.lua:4: no function 'log.warning' (log: "), "\(result)")
+        #expect(result.stdout.contains("; did you mean 'warn'?)"), "\(result)")
         #expect(result.stderrLines.filter { !$0.isEmpty } == [
             "crescent: T.init is a number, so it is never called: a lifecycle step is a method (function T:init() ... end)",
         ], "\(result)")

@@ -26,6 +26,29 @@ enum UndeclaredField {
         return LuaRaise(place + detail)
     }
 
+    /// Gives the library table on top of the stack (`timer`, `log`) an `__index` that names a
+    /// function it does not have, with those it has and the closest: `timer.evry(1, f)` raised
+    /// Lua's bare "attempt to call a nil value (field 'evry')". Names starting with `__` read nil.
+    static func guardLibrary(onTop name: String, in vm: LuaVM) {
+        let stack = vm.stack
+        _ = stack.ensure(3)
+        stack.newTable(fieldCount: 1)                                // lib mt
+        vm.pushFunction { stack in                                   // lib key
+            guard stack.type(at: 2) == .string, let key = stack.text(at: 2), !key.hasPrefix("__") else { return .none }
+            var names: [String] = []
+            stack.pushNil()
+            while lua_next(stack.state, 1) != 0 {
+                if stack.type(at: -2) == .string, let found = stack.text(at: -2) { names.append(found) }
+                stack.pop()
+            }
+            names.sort()
+            let listing = NameSuggestion.listing(name, names, suggesting: NameSuggestion.closest(to: key, among: names))
+            throw LuaRaise("no function '\(name).\(key)' (\(listing))")
+        }
+        stack.rawSet(-2, "__index")
+        lua_setmetatable(stack.state, -2)
+    }
+
     /// The strings of the list at `index` (a Lua array of names), up to its first non-string.
     static func names(inListAt index: Int32, in stack: LuaStack) -> [String] {
         var names: [String] = []

@@ -48,6 +48,7 @@ extension Host {
         vm.register(field: "every") { [unowned self] stack in try self.makeTimer(stack, repeats: true, function: "timer.every") }
         vm.register(field: "at") { [unowned self] stack in try self.makeWallTimer(stack, function: "timer.at") }
         vm.register(field: "cron") { [unowned self] stack in try self.makeWallTimer(stack, function: "timer.cron") }
+        UndeclaredField.guardLibrary(onTop: "timer", in: vm)
         vm.setGlobal("timer")
     }
 
