@@ -58,7 +58,7 @@ extension ModelBinding {
                 if parts.count == 1 { return service.interface.documentation(as: "services.\(service.name)") }
             }
             let known = GlobalDocs.entries.map(\.name) + services.map(\.name)
-            let closest = NameSuggestion.closest(to: name, among: known).map { "did you mean '\($0)'? " } ?? ""
+            let closest = NameSuggestion.closest(to: name, among: known, prefixes: false).map { "did you mean '\($0)'? " } ?? ""
             return "help: no documentation for '\(name)' (\(closest)try help() for the list)"
         default:
             break

@@ -109,11 +109,7 @@ extension ModelBinding {
     private static func delegateWarning(at index: Int32, events: [String], signature: String, of name: String,
                                         _ stack: LuaStack) -> String? {
         guard !events.isEmpty else { return nil }
-        for event in events {
-            let found = lua_getfield(stack.state, index, event) == LUA_TFUNCTION
-            stack.pop()
-            if found { return nil }
-        }
+        for event in events where hasMethod(event, at: index, stack) { return nil }
         var closest: (method: String, event: String)?
         if stack.type(at: index) == .table {
             stack.pushNil()
@@ -127,6 +123,30 @@ extension ModelBinding {
         }
         let hint = closest.map { "; did you mean '\($0.event)' for '\($0.method)'?" } ?? ""
         return "\(signature): the observer has no method named after an event of \(name), so it is not called until it has one (events: \(events.joined(separator: ", "))\(hint))"
+    }
+
+    /// Whether the value at `index` has a function at `name`, read raw along its metatables'
+    /// `__index` tables (a class's methods), at most 16 deep: no script code runs (a hostile
+    /// `__index` function must not raise inside Swift), and an `__index` function counts as
+    /// having it, since it may answer any name.
+    private static func hasMethod(_ name: String, at index: Int32, _ stack: LuaStack) -> Bool {
+        let base = stack.top
+        defer { stack.setTop(base) }
+        stack.pushValue(at: index)                                   // v
+        for _ in 0..<16 {
+            if stack.type(at: -1) == .table {
+                let found = stack.rawGet(-1, name)                   // v field
+                stack.pop()                                          // v
+                if found == .function { return true }
+            }
+            guard lua_getmetatable(stack.state, -1) != 0 else { return false }   // v mt
+            let next = stack.rawGet(-1, "__index")                   // v mt next
+            if next == .function { return true }
+            guard next == .table else { return false }
+            lua_rotate(stack.state, -3, 1)                           // next v mt
+            stack.pop(2)                                             // next
+        }
+        return false
     }
 
     /// `on("location.didUpdate", f)`: a name whose prefix is a service's name must be one of
