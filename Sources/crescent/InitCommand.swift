@@ -122,7 +122,7 @@ enum ProjectTemplate {
             """),
         ("spec/main_spec.lua", """
             -- Each `it` runs in a fresh host on a virtual clock: nothing waits in real time.
-            -- Run: crescent test   (crescent test --filter refresh runs the tests whose name matches)
+            -- Run: crescent test   (crescent test --filter again runs the tests whose name matches)
             describe("Place", function()
               it("waits for a fix", function()
                 fake.location { fixes = { { lat = 51.5072, lon = -0.1276 } }, interval = 10 }

@@ -54,6 +54,29 @@ struct RunCommand: ParsableCommand {
         return "; did you mean 'crescent \(closest)'?"
     }
 
+    /// A note when the script's arguments hold crescent's own options (`crescent opt.lua
+    /// --location fixed:1,2`): they go to the script, as `lua` passes them, so the run does not
+    /// have them; the note says so and shows the command line with them before the script.
+    /// Nil when there are none.
+    static func misplacedOptionNote(script: String, arguments: [String]) -> String? {
+        var moved: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let word = arguments[index]
+            guard let option = CommonOption.spelled(word) else {
+                index += 1
+                continue
+            }
+            moved.append(word)
+            if option.takesValue, index + 1 < arguments.count { moved.append(arguments[index + 1]) }
+            index += option.takesValue ? 2 : 1
+        }
+        guard !moved.isEmpty else { return nil }
+        let shown = moved.joined(separator: " ")
+        return "crescent: note: \(shown) comes after \(script), so it is the script's argument (arg), not crescent's option; "
+            + "to give it to crescent, put it before the script: crescent \(shown) \(script)\n"
+    }
+
     /// Reads `source` and runs it; returns the exit status (an unreadable script is a usage error).
     static func execute(_ source: ScriptSource, options: HostOptions) -> Int32 {
         var options = options
@@ -64,6 +87,9 @@ struct RunCommand: ParsableCommand {
             bytes = try source.read()
         } catch {
             Crescent.usageError(error.description + subcommandHint(source))
+        }
+        if case .file(let path) = source, let note = misplacedOptionNote(script: path, arguments: options.arguments) {
+            ProcessIO.writeError(note)
         }
         let readsCommands: Bool = if case .standardInput = source { false } else { !ProcessIO.isTerminal(0) }
         // A person at a terminal drives the app with keys: stdin and stdout both a terminal, and

@@ -64,6 +64,7 @@ struct TestCommand: ParsableCommand {
         } catch {
             Crescent.usageError(error.description, usage: Self.usage)
         }
+        for warning in busted?.warnings ?? [] { ProcessIO.writeError("crescent: warning: \(warning)\n") }
         options.paths = paths.isEmpty ? busted?.paths ?? [] : paths
         options.filter = filter ?? busted?.filter
         options.selection = SpecSelection(tags: tags.isEmpty ? busted?.tags ?? [] : tags.flatMap(BustedFile.split),

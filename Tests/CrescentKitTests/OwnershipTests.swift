@@ -12,7 +12,7 @@ import Testing
             observe(services.thermostat, "temperature", function(new) print("initial", new) end)
             on("never posted", function() print("never") end)
             services.thermostat:on("didAlarm", function() print("never") end)
-            services.thermostat:addObserver({})
+            services.thermostat:addObserver({ didAlarm = function() end })
             print("main done", #subscriptions())
             """)
         #expect(test.exitStatus == nil, "the initial delivery is still pending")
@@ -125,7 +125,9 @@ import Testing
             keep = timer.after(100, function() end)
             t = services.thermostat
             readings = t.readings      -- first use of the collection: its userdata is pinned once
+            t:set(1, function() end):cancel()   -- the error model's schema cached once (not a leak)
             """)
+        test.settle()
         let before = test.host.vm.liveReferences
         test.run("""
             subs = {
@@ -161,7 +163,7 @@ import Testing
             local t = services.thermostat
             local a = observe(t, "temperature", function() end)
             local b = on("x", function() error("fails") end)
-            t:addObserver({})
+            t:addObserver({ didAlarm = function() end })
             local c = t.readings:on("didChange", function() end)
             post("x") post("x")
             timer.after(1, function()

@@ -54,7 +54,7 @@ import Testing
         #expect(test.lines.count == 5, "\(test.stdout)\(test.stderr)")
         #expect(test.lines.first?.contains("bad argument #1 to 'timer.at' ('25:00' is not a time of day") == true, "\(test.lines)")
         #expect(test.lines.dropFirst().first?.contains("bad argument #1 to 'timer.cron' ('* * *' has 3 fields") == true)
-        #expect(test.lines.dropFirst(2).first?.contains("zone 'Nowhere/Here' is not an IANA time zone") == true)
+        #expect(test.lines.dropFirst(2).first?.contains("bad argument #2 to 'timer.at' (zone 'Nowhere/Here' is not an IANA time zone") == true)
         #expect(test.lines.dropFirst(3).first?.contains("unknown option 'zome'") == true)
         #expect(test.lines.last?.contains("bad argument #2 to 'timer.cron'") == true)
     }

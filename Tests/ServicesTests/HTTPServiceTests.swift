@@ -158,6 +158,12 @@ import Testing
             ("ftp://example.org/file", "unsupported scheme 'ftp'"),
             ("file:///etc/passwd", "unsupported scheme 'file'"),
             ("example.org/page", "has no scheme: write http://example.org/page"),
+            // Newcomer report finding 13: the commonest slips are named with the URL to write.
+            ("127.0.0.1:18765/x.json", "'127.0.0.1:18765/x.json' has no scheme: write http://127.0.0.1:18765/x.json or https://"),
+            ("localhost:18765/x.json", "'localhost:18765/x.json' has no scheme: write http://localhost:18765/x.json or https://"),
+            ("/x.json", "'/x.json' is a path, not a URL: write the whole URL, http://HOST/x.json"),
+            ("htp://example.org/", "unsupported scheme 'htp': only http and https URLs can be fetched (did you mean http?)"),
+            ("mailto:someone@example.org", "unsupported scheme 'mailto': only http and https URLs can be fetched"),
             ("http://", "has no host"),
             ("http://exa mple.org/", "is not a valid URL"),
             ("http://127.0.0.1:99999/", "has the port 99999, outside 1 to 65535"),

@@ -321,6 +321,30 @@ import Darwin
         expectRestored(terminal)
     }
 
+    /// Newcomer report finding 3: Esc over a controller with no keys leaves the command line
+    /// closed, so the keys the status line shows work: `j` moves the list's selection, `q` quits.
+    @Test func escOverAControllerWithoutKeysLeavesTheKeysToIt() async throws {
+        let source = """
+            local C = controller("Groceries")
+            function C:loadView()
+              return view.list { id = "items", selectable = true, items = { "milk", "eggs" } }
+            end
+            function C:viewDidLoad() self:command("add", "add", "add ITEM") end
+            function C:add(item) end
+            app.push(C)
+            """
+        let (terminal, _) = try await start(source, file: "groc.lua", showing: "milk")
+        #expect(terminal.screen.lines.last == ":")
+        terminal.type("\u{1B}")
+        await terminal.waitFor("the status line's keys") { _ in terminal.screen.lines.last?.contains("q quit") == true }
+        terminal.type("j")
+        await terminal.waitFor(line: "> - eggs")
+        #expect(terminal.screen.lines.last?.hasPrefix(":") != true, "\(terminal.screen.lines)")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
     /// The issue's "done when": a new project's main.lua on a terminal answers its keys and quits
     /// with q.
     @Test func aNewProjectAnswersItsKeysAndQuitsWithQ() async throws {

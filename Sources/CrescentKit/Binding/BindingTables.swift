@@ -162,7 +162,11 @@ struct BindingTables {
                 case "site": stack.push(subscription.site)
                 case "target": stack.push(subscription.targetDescription)
                 case "owner": stack.push(subscription.ownerName)
-                default: stack.pushNil()
+                default:
+                    try UndeclaredField.check(stack.text(at: 2), on: "Subscription",
+                                              fields: ["active", "deliveries", "errors", "site", "target", "owner"],
+                                              methods: ["cancel"], in: stack)
+                    stack.pushNil()
                 }
                 return .one
             },
@@ -196,7 +200,10 @@ struct BindingTables {
                 switch stack.text(at: 2) {
                 case "done": stack.push(request.isDone)
                 case "method": stack.push("\(request.service).\(request.method)")
-                default: stack.pushNil()
+                default:
+                    try UndeclaredField.check(stack.text(at: 2), on: "Request", fields: ["done", "method"],
+                                              methods: ["cancel"], in: stack)
+                    stack.pushNil()
                 }
                 return .one
             },

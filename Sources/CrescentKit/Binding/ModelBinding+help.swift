@@ -48,14 +48,18 @@ extension ModelBinding {
         case .string:
             let name = stack.text(at: index) ?? ""
             if let entry = GlobalDocs.entry(named: name) { return Self.text(of: entry) }
-            let parts = name.split(whereSeparator: { $0 == "." || $0 == ":" }).map(String.init)
+            // `services.geocoder` names the service as a script reads it: the same as `geocoder`.
+            var parts = name.split(whereSeparator: { $0 == "." || $0 == ":" }).map(String.init)
+            if parts.count > 1, parts.first == "services" { parts.removeFirst() }
             if let service = services.first(where: { $0.name == parts.first }) {
                 if parts.count == 2, let method = service.interface.method(parts[1]) {
                     return method.documentation(owner: service.name).joined(separator: "\n")
                 }
                 if parts.count == 1 { return service.interface.documentation(as: "services.\(service.name)") }
             }
-            return "help: no documentation for '\(name)' (try help() for the list)"
+            let known = GlobalDocs.entries.map(\.name) + services.map(\.name)
+            let closest = NameSuggestion.closest(to: name, among: known, prefixes: false).map { "did you mean '\($0)'? " } ?? ""
+            return "help: no documentation for '\(name)' (\(closest)try help() for the list)"
         default:
             break
         }

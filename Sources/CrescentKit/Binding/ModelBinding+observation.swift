@@ -81,6 +81,12 @@ extension ModelBinding {
                     throw CallSite.method("addObserver", signature).mismatch(stack, 2, expected: "an object with event methods (a table)")
                 }
                 if self.delegate(identity, of: box) != nil { return .none }
+                if let warning = Self.delegateWarning(at: 2, events: box.interface.events.map(\.name), signature: signature, of: box.name, stack) {
+                    luaL_where(stack.state, 1)
+                    let place = stack.text(at: -1) ?? ""
+                    stack.pop()
+                    self.host.writeError("\(self.host.console.styled("crescent: warning:", .warning)) \(place)\(warning)")
+                }
                 let subscription = self.subscribe(stack, handlerAt: 2) { token in
                     self.registry.onAllEvents(of: box.handle, site: self.location(stack), owner: self.host.currentScope,
                                               token: token, handler: .dispatched)
@@ -95,6 +101,52 @@ extension ModelBinding {
                 return .none
             },
         ]
+    }
+
+    /// An observer with no method named after any of `events` is never called until it gets one
+    /// (methods are looked up at each event): a warning names the events, and the closest one to
+    /// a method it has (`didUpdateLocation`). Nil when it has one, or the object has no events.
+    private static func delegateWarning(at index: Int32, events: [String], signature: String, of name: String,
+                                        _ stack: LuaStack) -> String? {
+        guard !events.isEmpty else { return nil }
+        for event in events where hasMethod(event, at: index, stack) { return nil }
+        var closest: (method: String, event: String)?
+        if stack.type(at: index) == .table {
+            stack.pushNil()
+            while lua_next(stack.state, index) != 0 {
+                if closest == nil, stack.type(at: -2) == .string, let key = stack.text(at: -2),
+                   let event = NameSuggestion.closest(to: key, among: events) {
+                    closest = (key, event)
+                }
+                stack.pop()
+            }
+        }
+        let hint = closest.map { "; did you mean '\($0.event)' for '\($0.method)'?" } ?? ""
+        return "\(signature): the observer has no method named after an event of \(name), so it is not called until it has one (events: \(events.joined(separator: ", "))\(hint))"
+    }
+
+    /// Whether the value at `index` has a function at `name`, read raw along its metatables'
+    /// `__index` tables (a class's methods), at most 16 deep: no script code runs (a hostile
+    /// `__index` function must not raise inside Swift), and an `__index` function counts as
+    /// having it, since it may answer any name.
+    private static func hasMethod(_ name: String, at index: Int32, _ stack: LuaStack) -> Bool {
+        let base = stack.top
+        defer { stack.setTop(base) }
+        stack.pushValue(at: index)                                   // v
+        for _ in 0..<16 {
+            if stack.type(at: -1) == .table {
+                let found = stack.rawGet(-1, name)                   // v field
+                stack.pop()                                          // v
+                if found == .function { return true }
+            }
+            guard lua_getmetatable(stack.state, -1) != 0 else { return false }   // v mt
+            let next = stack.rawGet(-1, "__index")                   // v mt next
+            if next == .function { return true }
+            guard next == .table else { return false }
+            lua_rotate(stack.state, -3, 1)                           // next v mt
+            stack.pop(2)                                             // next
+        }
+        return false
     }
 
     /// `on("location.didUpdate", f)`: a name whose prefix is a service's name must be one of

@@ -76,3 +76,46 @@ extension ModelBinding {
         stack.pop()
     }
 }
+
+extension ModelBinding {
+    /// The metatable of the fields table of a model of shared `schema`, whose every field name is
+    /// declared: a name that is no field (an optional one the model lacks reads nil) finds the
+    /// type's method, else raises naming the fields and methods and the closest one
+    /// (`p.contry`: "no field 'contry' on placemark (fields: ...; did you mean 'country'?)").
+    /// One-off schemas hold only the fields a model has, so their models are not checked.
+    func checkedFieldsMetatable(_ schema: ModelSchema) -> LuaRef {
+        let stack = vm.stack
+        _ = stack.ensure(4)
+        let typeName = schema.typeName
+        let fields = schema.names
+        let declared = Set(fields)
+        var methodNames: [String] = []
+        let methods = modelMethodTables[typeName]
+        if let methods {
+            methods.push(onto: stack)                                 // mt
+            if stack.rawGet(-1, "__index") == .table {                // mt methods
+                stack.pushNil()
+                while lua_next(stack.state, -2) != 0 {
+                    if let name = stack.text(at: -2) { methodNames.append(name) }
+                    stack.pop()
+                }
+            }
+            stack.pop(2)
+        }
+        methodNames.sort()
+        stack.newTable(fieldCount: 1)                                 // mt
+        // Called by the proxy's C `__index` (level 1) for the script's read (level 2).
+        vm.pushFunction { stack in                                    // fields key
+            guard stack.type(at: 2) == .string, let key = stack.text(at: 2) else { return .none }
+            if let methods {
+                methods.push(onto: stack)                             // fields key methodsmt
+                if stack.rawGet(-1, "__index") == .table, stack.rawGet(-1, key) != .nil { return .one }
+                stack.setTop(2)
+            }
+            if declared.contains(key) || key.hasPrefix("__") { return .none }
+            throw UndeclaredField.error(key, on: typeName, fields: fields, methods: methodNames, in: stack)
+        }
+        stack.rawSet(-2, "__index")
+        return vm.ref()
+    }
+}

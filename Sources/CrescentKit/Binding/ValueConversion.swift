@@ -107,7 +107,8 @@ extension ModelBinding {
     }
 
     /// What pushing a model of one schema needs: the Lua strings of its field names (for a shared
-    /// schema), its template slot and its type's methods metatable.
+    /// schema), its template slot and the metatable of its fields table (its type's methods; for
+    /// a shared schema, also the check that names a misspelled field).
     struct SchemaSlots {
         /// Held so the schema's identity, the cache key, is never reused.
         let schema: ModelSchema
@@ -138,8 +139,9 @@ extension ModelBinding {
             stack.push(name)
             stack.rawSet(-2, index: Int64(position + 1))
         }
-        let slots = SchemaSlots(schema: schema, keys: vm.ref(), template: modelTemplate(schema.typeName),
-                                methods: modelMethodTables[schema.typeName])
+        let keys = vm.ref()
+        let slots = SchemaSlots(schema: schema, keys: keys, template: modelTemplate(schema.typeName),
+                                methods: checkedFieldsMetatable(schema))
         sharedSchemaSlots[ObjectIdentifier(schema)] = slots
         lastSchemaSlots = slots
         return slots

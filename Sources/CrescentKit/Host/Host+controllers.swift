@@ -64,13 +64,7 @@ extension Host {
         vm.register(field: "resembles") { stack in
             // resembles(name, names): the one of `names` that `name` looks like a misspelling of.
             let name = try stack.checkString(1, function: "resembles")
-            var names: [String] = []
-            var index: Int64 = 1
-            while stack.type(at: 2) == .table, stack.rawGet(2, index: index) == .string, let text = stack.text(at: -1) {
-                names.append(text)
-                stack.pop()
-                index += 1
-            }
+            let names = UndeclaredField.names(inListAt: 2, in: stack)
             stack.setTop(2)
             guard let closest = NameSuggestion.closest(to: name, among: names, prefixes: false) else { return .none }
             stack.push(closest)

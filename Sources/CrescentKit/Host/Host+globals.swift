@@ -46,6 +46,7 @@ extension Host {
                 return .none
             }
         }
+        UndeclaredField.guardLibrary(onTop: "log", in: vm)
         vm.setGlobal("log")
     }
 

@@ -21,7 +21,10 @@ extension Host {
                 case "done": stack.push(task.isDone)
                 case "result": if let result = task.result { result.push(onto: stack) } else { stack.pushNil() }
                 case "error": if let error = task.error { error.push(onto: stack) } else { stack.pushNil() }
-                default: stack.pushNil()
+                default:
+                    try UndeclaredField.check(stack.text(at: 2), on: "Task", fields: ["done", "result", "error"],
+                                              methods: ["cancel"], in: stack)
+                    stack.pushNil()
                 }
                 return .one
             },

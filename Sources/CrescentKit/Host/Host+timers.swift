@@ -24,7 +24,11 @@ extension Host {
                 case "repeats": stack.push(timer.repeats)
                 case "firings": stack.push(timer.firings)
                 case "schedule": if let schedule = timer.schedule { stack.push(schedule.description) } else { stack.pushNil() }
-                default: stack.pushNil()
+                default:
+                    try UndeclaredField.check(stack.text(at: 2), on: "Timer",
+                                              fields: ["active", "interval", "repeats", "firings", "schedule"],
+                                              methods: ["cancel"], in: stack)
+                    stack.pushNil()
                 }
                 return .one
             },
@@ -44,6 +48,7 @@ extension Host {
         vm.register(field: "every") { [unowned self] stack in try self.makeTimer(stack, repeats: true, function: "timer.every") }
         vm.register(field: "at") { [unowned self] stack in try self.makeWallTimer(stack, function: "timer.at") }
         vm.register(field: "cron") { [unowned self] stack in try self.makeWallTimer(stack, function: "timer.cron") }
+        UndeclaredField.guardLibrary(onTop: "timer", in: vm)
         vm.setGlobal("timer")
     }
 
@@ -87,7 +92,8 @@ extension Host {
         do throws(ServiceError) {
             schedule = "\(function)" == "timer.at" ? try WallSchedule(at: text, zone: zone) : try WallSchedule(cron: text, zone: zone)
         } catch {
-            throw LuaRaise.badArgument(1, to: "\(function)", error.message)
+            // A zone that is no IANA name came in the options, argument #2.
+            throw LuaRaise.badArgument(hasOptions && error.message.hasPrefix("zone '") ? 2 : 1, to: "\(function)", error.message)
         }
         guard let deadline = nextDeadline(of: schedule) else {
             throw LuaRaise.badArgument(1, to: "\(function)", "'\(text)' names no time in the next 28 years")

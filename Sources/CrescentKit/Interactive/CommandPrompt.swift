@@ -89,10 +89,14 @@ struct CommandPrompt {
     }
 }
 
-/// The command line of a terminal session: closed (keeping the history for the next time) or
-/// open.
+/// The command line of a terminal session: closed (keeping the history for the next time),
+/// dismissed, or open.
 enum CommandLineState {
     case closed(History)
+    /// Closed with Esc over a controller that binds no keys, which otherwise keeps it open: it
+    /// stays closed, so keys reach the controller as the status line says (`q` quits, `j`/`down`
+    /// move a list's selection), until `:` opens it or a command line runs.
+    case dismissed(History)
     case open(CommandPrompt)
 
     var isOpen: Bool {
@@ -102,7 +106,7 @@ enum CommandLineState {
     /// The history, as the command line last left it.
     var history: History {
         switch self {
-        case .closed(let history): history
+        case .closed(let history), .dismissed(let history): history
         case .open(let prompt): prompt.editor.history
         }
     }

@@ -61,9 +61,10 @@ extension Host {
         return true
     }
 
-    private func closeCommandLine() {
+    /// Closes the command line; `dismissed` (Esc) keeps it closed over a controller with no keys.
+    private func closeCommandLine(dismissed: Bool = false) {
         guard let state = commandLine else { return }
-        commandLine = .closed(state.history)
+        commandLine = dismissed ? .dismissed(state.history) : .closed(state.history)
         presenter.showPrompt(nil)
     }
 
@@ -83,7 +84,7 @@ extension Host {
         case .redraw:
             presenter.invalidate()
         case .leave:
-            return closeCommandLine()
+            return closeCommandLine(dismissed: true)
         case .run(let line):
             if let commandHistoryFile { _ = try? commandHistoryFile.append(line) }
             presenter.clearMessage()

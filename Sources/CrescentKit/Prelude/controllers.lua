@@ -44,6 +44,21 @@ local function call(self, method, ...)
   return ok, err
 end
 
+-- "T has no method 'shw'; did you mean 'show'?": the methods of the controller's classes (not
+-- the base's helpers), with the closest one when one is close.
+local function noMethod(self, method)
+  local names = {}
+  local class = isClass(self) and self or getmetatable(self)
+  while class ~= nil do
+    for key, value in next, class do
+      if type(key) == "string" and type(value) == "function" and key:sub(1, 2) ~= "__" then names[#names + 1] = key end
+    end
+    class = rawget(class, "__base")
+  end
+  local closest = P.resembles(method, names)
+  return nameOf(self) .. " has no method '" .. method .. "'" .. (closest and "; did you mean '" .. closest .. "'?" or "")
+end
+
 -- The scope that owns what the controller starts now.
 local function scopeOf(self)
   local st = state[self]
@@ -84,6 +99,19 @@ local LIFECYCLE = { "init", "loadView", "viewDidLoad", "viewWillAppear", "viewDi
 local isStep = {}
 for _, step in ipairs(LIFECYCLE) do isStep[step] = true end
 local checkedClasses = setmetatable({}, { __mode = "k" })
+
+-- A helper named after a step with a word of its own (reloadView, onInit, initUI, initRows) is
+-- a method of its own, not a misspelling: camelCase puts a word before the step, or a capital
+-- after it. A misspelling keeps the step's first letter (viewDidLoaded, loadview, dealoc), so a
+-- name that starts otherwise (unit for init) is a word of its own too.
+local function ownWord(key, step)
+  local at = key:lower():find(step:lower(), 1, true)
+  if at and #key > #step then
+    if at > 1 then return true end
+    if key:sub(#step + 1, #step + 1):match("[%u%d_]") then return true end
+  end
+  return key:sub(1, 1):lower() ~= step:sub(1, 1):lower()
+end
 local function checkLifecycleNames(class)
   while class ~= nil and not checkedClasses[class] do
     checkedClasses[class] = true
@@ -92,9 +120,16 @@ local function checkLifecycleNames(class)
       if type(key) == "string" and type(value) == "function" and not isStep[key] and key:sub(1, 2) ~= "__" then names[#names + 1] = key end
     end
     sort(names)
+    for _, step in ipairs(LIFECYCLE) do
+      local value = rawget(class, step)
+      if value ~= nil and type(value) ~= "function" then
+        P.warn(nameOf(class) .. "." .. step .. " is a " .. type(value) .. ", so it is never called: a lifecycle step is a method (function "
+          .. nameOf(class) .. ":" .. step .. "() ... end)")
+      end
+    end
     for _, key in ipairs(names) do
       local step = P.resembles(key, LIFECYCLE)
-      if step then
+      if step and not ownWord(key, step) then
         P.warn(nameOf(class) .. ":" .. key .. " is not a lifecycle step, so it is never called as one; did you mean '" .. step .. "'?")
       end
     end
@@ -235,8 +270,28 @@ local function enqueue(step)
   runQueue()
 end
 
+-- The deepest the navigation stack goes: a controller that pushes another of its class from a
+-- lifecycle step (viewDidLoad) would otherwise push forever, growing the stack without a word.
+local MAX_DEPTH = 100
+local pendingPushes = 0
+
+-- "T ×99, Menu": the classes on the stack from the top, repeats counted.
+local function stackNames()
+  local parts, last, count = {}, nil, 0
+  local function flush()
+    if last then parts[#parts + 1] = count > 1 and last .. " ×" .. count or last end
+  end
+  for i = #stack, 1, -1 do
+    local name = nameOf(stack[i])
+    if name == last then count = count + 1 else flush(); last, count = name, 1 end
+  end
+  flush()
+  return concat(parts, ", ")
+end
+
 local function pushStep(self)
   return function()
+    pendingPushes = pendingPushes - 1
     local below = stack[#stack]
     load(self)
     if below then willDisappear(below) end
@@ -253,6 +308,12 @@ app = app or {}
 function app.push(classOrInstance, args)
   local self, fresh = instantiate(classOrInstance, args, "app.push")
   if not fresh and state[self].loaded then error("app.push: this controller is already in use", 2) end
+  if #stack + pendingPushes >= MAX_DEPTH then
+    error("app.push: the navigation stack is " .. MAX_DEPTH .. " controllers deep (" .. stackNames() .. "); a controller that pushes "
+      .. "from a lifecycle step (init, loadView, viewDidLoad, viewWillAppear, viewDidAppear) pushes again each time it is pushed: "
+      .. "push from a command, a key or a handler, or pop (app.pop()) before pushing", 2)
+  end
+  pendingPushes = pendingPushes + 1
   enqueue(pushStep(self))
   return self
 end
@@ -388,7 +449,13 @@ local function dispatch(name, args, count, done)
     return done(true)
   end
   if not command then
-    local message = "unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ":\n" .. commandList(top)
+    -- The names on the first line: a remote `crescent send` and the live status line show only
+    -- that; the help of each follows for stdin and the REPL.
+    local names = { "help", "quit" }
+    for i, command in ipairs(st.commandOrder) do insert(names, i, command) end
+    local closest = P.resembles(name, names)
+    local message = "unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ": " .. concat(names, ", ")
+      .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "\n" .. commandList(top)
     P.warn(message)
     return done(false, message)
   end
@@ -448,7 +515,10 @@ local function parseArgs(args)
   for i, spec in ipairs(args) do
     local argName, argType, optional = tostring(spec):match("^%s*([%w_]+)%s*:%s*(%a+)(%??)%s*$")
     if not argName or not ARG_TYPES[argType] then
-      error("bad argument #4 to 'command' (options.args[" .. i .. "] must read \"name: type\" with a type of string, integer, number or boolean, and ? when optional; got " .. tostring(spec) .. ")", 3)
+      local typed = tostring(spec):match(":%s*(%a+)")
+      local closest = typed and P.resembles(typed, { "string", "integer", "number", "boolean" })
+      error("bad argument #4 to 'command' (options.args[" .. i .. "] must read \"name: type\" with a type of string, integer, number or boolean, and ? when optional; got " .. tostring(spec)
+        .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 3)
     end
     parsed[i] = { name = argName, type = argType, optional = optional == "?" }
   end
@@ -460,15 +530,18 @@ function Controller:command(name, method, help, options)
     error("bad argument #1 to 'command' (a command name of letters, digits, _ or -, got " .. tostring(name) .. ")", 2)
   end
   if type(method) ~= "string" then error("bad argument #2 to 'command' (method name string expected, got " .. type(method) .. ")", 2) end
-  if type(self[method]) ~= "function" then error("command '" .. name .. "': " .. nameOf(self) .. " has no method '" .. method .. "'", 2) end
+  if type(self[method]) ~= "function" then error("command '" .. name .. "': " .. noMethod(self, method), 2) end
   if options ~= nil and type(options) ~= "table" then error("bad argument #4 to 'command' (options table expected, got " .. type(options) .. ")", 2) end
   options = options or {}
   if options.complete ~= nil and type(options.complete) ~= "function" then
     error("bad argument #4 to 'command' (options.complete must be a function(argIndex, prefix), got " .. type(options.complete) .. ")", 2)
   end
+  -- The args are parsed before anything is registered: a command whose options are refused
+  -- leaves no half-registered entry behind for `help` and the command list to trip on.
+  local args = parseArgs(options.args)
   local st = state[self]
   if not st.commands[name] then st.commandOrder[#st.commandOrder + 1] = name end
-  st.commands[name] = { method = method, help = help or "", args = parseArgs(options.args), complete = options.complete }
+  st.commands[name] = { method = method, help = help or "", args = args, complete = options.complete }
 end
 
 -- The arguments of a command with declared args, converted to their types; nil and a message
@@ -476,6 +549,13 @@ end
 function convertArgs(name, command, args, count)
   local declared = command.args
   if not declared then return args, count end
+  if count > #declared then
+    -- A word too many is a mistake (a quoting slip: add oat milk for add "oat milk"), not dropped.
+    local shown = {}
+    for i, arg in ipairs(declared) do shown[i] = arg.name .. ": " .. arg.type .. (arg.optional and "?" or "") end
+    return nil, "command '" .. name .. "': takes " .. #declared .. " argument" .. (#declared == 1 and "" or "s") .. " (" .. concat(shown, ", ")
+      .. "), got " .. count .. " (quote an argument with spaces: \"oat milk\")"
+  end
   local converted = {}
   for i, arg in ipairs(declared) do
     local value = args[i]
@@ -494,8 +574,7 @@ function convertArgs(name, command, args, count)
       converted[i] = value
     end
   end
-  for i = #declared + 1, count do converted[i] = args[i] end
-  return converted, math.max(count, #declared)
+  return converted, #declared
 end
 
 ---------------------------------------------------------------------------------------------------
@@ -544,7 +623,7 @@ function Controller:key(key, method, help)
   checkKey(key, "key", 1, 2)
   if key == "ctrl-c" then error("bad argument #1 to 'key' (ctrl-c always quits, so it cannot be bound; choose another key)", 2) end
   if type(method) ~= "string" then error("bad argument #2 to 'key' (method name string expected, got " .. type(method) .. ")", 2) end
-  if type(self[method]) ~= "function" then error("key '" .. key .. "': " .. nameOf(self) .. " has no method '" .. method .. "'", 2) end
+  if type(self[method]) ~= "function" then error("key '" .. key .. "': " .. noMethod(self, method), 2) end
   if help ~= nil and type(help) ~= "string" then error("bad argument #3 to 'key' (help string expected, got " .. type(help) .. ")", 2) end
   local st = state[self]
   if not st.keys[key] then st.keyOrder[#st.keyOrder + 1] = key end
@@ -591,6 +670,44 @@ local function helpText(self)
   lines[#lines + 1] = "commands (after ':'):"
   lines[#lines + 1] = commandList(self)
   return concat(lines, "\n")
+end
+
+-- help(Controller) and help(self): the class's methods and lifecycle steps, and for an instance
+-- that has loaded, its keys and commands (the `?` text). Other values go to the host's help.
+local function controllerHelp(value)
+  local class = isClass(value) and value or getmetatable(value)
+  local methods, steps = {}, {}
+  local seen = {}
+  local c = class
+  while c ~= nil do
+    for key, v in next, c do
+      if type(key) == "string" and type(v) == "function" and key:sub(1, 2) ~= "__" and not seen[key] then
+        seen[key] = true
+        if isStep[key] then steps[#steps + 1] = key else methods[#methods + 1] = key end
+      end
+    end
+    c = rawget(c, "__base")
+  end
+  sort(methods)
+  local ordered = {}
+  for _, step in ipairs(LIFECYCLE) do if seen[step] and isStep[step] then ordered[#ordered + 1] = step end end
+  local lines = { "controller " .. nameOf(value) .. (isClass(value) and "" or " (" .. tostring(value) .. ")") }
+  lines[#lines + 1] = "lifecycle steps it has: " .. (#ordered > 0 and concat(ordered, ", ") or "none") .. " (of " .. concat(LIFECYCLE, ", ") .. ")"
+  lines[#lines + 1] = "methods: " .. (#methods > 0 and concat(methods, ", ") or "none")
+  if isClass(value) or not state[value] or not state[value].loaded then
+    lines[#lines + 1] = "keys and commands are bound by self:key and self:command when an instance loads; help(app.top) lists those of the top controller"
+  else
+    lines[#lines + 1] = helpText(value)
+  end
+  return concat(lines, "\n")
+end
+
+local help_ = help
+if type(help_) == "function" then
+  function help(value, ...)
+    if isClass(value) or (type(value) == "table" and state[value] ~= nil) then return print(controllerHelp(value)) end
+    return help_(value, ...)
+  end
 end
 
 function dispatchKey(key, done)
@@ -676,7 +793,7 @@ end
 local function handler(self, h, latest)
   if type(h) ~= "string" then return h end
   local name = h
-  if type(self[name]) ~= "function" then error(nameOf(self) .. " has no method '" .. name .. "'", 3) end
+  if type(self[name]) ~= "function" then error(noMethod(self, name), 3) end
   local current
   return function(...)
     local st = state[self]

@@ -5,7 +5,7 @@
 
 local T, assertions = ...
 local show = assertions.show
-local type, pairs, tostring, error = type, pairs, tostring, error
+local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
 local sformat, concat = string.format, table.concat
 local pack, unpack = table.pack, table.unpack
 
@@ -14,6 +14,29 @@ local runner = {}
 -- or device reached); they fail the running test even when the code under test handled them.
 local noticed = {}
 
+
+-- "unknown option 'fixs' (options: fixes, interval, track; did you mean 'fixes'?)" for each key
+-- of `given` (a table a spec wrote) that is not in `known` (a sorted list), raised at the spec's
+-- line: a misspelled `status` must not turn a fake's 404 into a 200.
+local function checkKeys(given, known, what, level)
+  local allowed = {}
+  for _, key in ipairs(known) do allowed[key] = true end
+  for key in pairs(given) do
+    if not allowed[key] then
+      local closest = type(key) == "string" and T.closest(key, known)
+      error(what .. ": unknown " .. (type(key) == "string" and "key '" .. key .. "'" or "key " .. show(key)) .. " (keys: " .. concat(known, ", ")
+        .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", level + 1)
+    end
+  end
+end
+
+-- Raises the error of a testing primitive at the spec's line rather than this file's.
+local function atCaller(ok, ...)
+  if ok then return ... end
+  local message = ...
+  if type(message) == "string" then message = message:gsub("^%[crescent fakes%]:%d+: ", "") end
+  error(message, 3)
+end
 
 fake = {}
 local routes = {}
@@ -24,15 +47,27 @@ local function routelist()
   return "routes: " .. concat(routeOrder, ", ")
 end
 
+local HTTP_METHODS = { "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT" }
+local HTTP_ANSWER = { "body", "error", "headers", "status" }
+local isHTTPMethod = {}
+for _, method in ipairs(HTTP_METHODS) do isHTTPMethod[method] = true end
+
 function fake.http(table_)
   if type(table_) ~= "table" then error("bad argument #1 to 'fake.http' (a table of routes expected, got " .. type(table_) .. ")", 2) end
   for key, answer in pairs(table_) do
     if type(key) ~= "string" or not key:match("^%u+ %S+$") then
       error("fake.http: a route is 'METHOD url' (\"GET https://example.org/feed\"), got " .. show(key), 2)
     end
+    local method = key:match("^%u+")
+    if not isHTTPMethod[method] then
+      local closest = T.closest(method, HTTP_METHODS)
+      error("fake.http: route " .. key .. ": '" .. method .. "' is not an HTTP method (methods: " .. concat(HTTP_METHODS, ", ")
+        .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
+    end
     if type(answer) ~= "table" and type(answer) ~= "function" and type(answer) ~= "string" then
       error("fake.http: route " .. key .. " must answer a table { status, headers, body }, a string body or a function(request), got " .. type(answer), 2)
     end
+    if type(answer) == "table" then checkKeys(answer, HTTP_ANSWER, "fake.http: route " .. key, 2) end
     if routes[key] == nil then routeOrder[#routeOrder + 1] = key end
     routes[key] = answer
   end
@@ -64,6 +99,11 @@ function runner.http(request)
   end
   if type(answer) == "string" then answer = { body = answer } end
   if type(answer) ~= "table" then return nil, { code = "internal", message = "fake.http route " .. key .. " answered " .. type(answer) } end
+  local ok, message = pcall(checkKeys, answer, HTTP_ANSWER, "fake.http: route " .. key .. "'s function answered a table with", 1)
+  if not ok then
+    noticed[#noticed + 1] = tostring(message)
+    return nil, { code = "internal", message = tostring(message) }
+  end
   if answer.error then
     local e = answer.error
     return nil, type(e) == "table" and e or { code = tostring(e), message = "fake.http: " .. key .. " failed with " .. tostring(e) }
@@ -90,6 +130,8 @@ local function programlist()
   return "answers: " .. concat(programOrder, ", ")
 end
 
+local PROCESS_ANSWER = { "error", "signal", "status", "stderr", "stdout", "timedOut" }
+
 function fake.process(table_)
   if type(table_) ~= "table" then error("bad argument #1 to 'fake.process' (a table of answers expected, got " .. type(table_) .. ")", 2) end
   for key, answer in pairs(table_) do
@@ -99,6 +141,7 @@ function fake.process(table_)
     if type(answer) ~= "table" and type(answer) ~= "function" and type(answer) ~= "string" then
       error("fake.process: " .. key .. " must answer a table { status, stdout, stderr }, a string (its stdout) or a function(request), got " .. type(answer), 2)
     end
+    if type(answer) == "table" then checkKeys(answer, PROCESS_ANSWER, "fake.process: " .. key, 2) end
     if programs[key] == nil then programOrder[#programOrder + 1] = key end
     programs[key] = answer
   end
@@ -145,12 +188,18 @@ end
 local Location = {}
 Location.__index = Location
 function Location:fail(code, message)
-  T.locationFail(code or "unavailable", message or ("fake.location failed with " .. tostring(code or "unavailable")))
+  atCaller(pcall(T.locationFail, code or "unavailable", message or ("fake.location failed with " .. tostring(code or "unavailable"))))
 end
+
+local LOCATION_OPTIONS = { "fixes", "interval", "track" }
 
 function fake.location(spec)
   spec = spec or {}
   if type(spec) ~= "table" then error("bad argument #1 to 'fake.location' (a table { fixes = {...} } or { track = \"x.gpx\" } expected, got " .. type(spec) .. ")", 2) end
+  if spec.lat ~= nil or spec.lon ~= nil then
+    error("fake.location: got a fix where the options go; give the fixes as a list: fake.location { fixes = { { lat = " .. tostring(spec.lat) .. ", lon = " .. tostring(spec.lon) .. " } } }", 2)
+  end
+  checkKeys(spec, LOCATION_OPTIONS, "fake.location", 2)
   T.fakeLocation(spec.fixes, spec.track, spec.interval)
   return setmetatable({}, Location)
 end
@@ -158,18 +207,22 @@ end
 local services_faked = {}
 local Fake = {}
 Fake.__index = Fake
-function Fake:set(key, value) T.fakeSet(self.name, key, value) end
-function Fake:emit(event, payload) T.fakeEmit(self.name, event, payload) end
+function Fake:set(key, value) atCaller(pcall(T.fakeSet, self.name, key, value)) end
+function Fake:emit(event, payload) atCaller(pcall(T.fakeEmit, self.name, event, payload)) end
+
+local SERVICE_OPTIONS = { "events", "methods", "properties", "summary" }
 
 function fake.service(name, spec)
   if type(name) ~= "string" then error("bad argument #1 to 'fake.service' (a service name expected, got " .. type(name) .. ")", 2) end
   spec = spec or {}
+  if type(spec) ~= "table" then error("bad argument #2 to 'fake.service' (a table { properties, methods, events } expected, got " .. type(spec) .. ")", 2) end
+  checkKeys(spec, SERVICE_OPTIONS, "fake.service", 2)
   local methods, names = spec.methods or {}, {}
   for method in pairs(methods) do names[#names + 1] = method end
   table.sort(names)
   local handle = setmetatable({ name = name, methods = methods, calls = {} }, Fake)
   services_faked[name] = handle
-  T.fakeService(name, spec.properties or {}, names, spec.events or {}, spec.summary)
+  atCaller(pcall(T.fakeService, name, spec.properties or {}, names, spec.events or {}, spec.summary))
   return handle
 end
 
@@ -213,5 +266,12 @@ do
     end
   end
 end
+
+-- `fake.locaton {}` names the fakes there are, not Lua's "attempt to call a nil value".
+local FAKES = { "http", "location", "process", "service" }
+setmetatable(fake, { __index = function(_, key)
+  local closest = type(key) == "string" and T.closest(key, FAKES)
+  error("no fake '" .. tostring(key) .. "' (fakes: " .. concat(FAKES, ", ") .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
+end })
 
 return { http = runner.http, process = runner.process, call = runner.call, noticed = noticed }

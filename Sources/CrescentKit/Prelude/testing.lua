@@ -278,6 +278,12 @@ clock = {
   run = T.run,
   now = function() return T.now() end,
 }
+-- `clock.advanc(1)` names the functions there are, not Lua's "attempt to call a nil value".
+setmetatable(clock, { __index = function(_, key)
+  local names = { "advance", "now", "run" }
+  local closest = type(key) == "string" and T.closest(key, names)
+  error("no function 'clock." .. tostring(key) .. "' (clock: " .. table.concat(names, ", ") .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
+end })
 
 -- os.exit would end the whole run (and with it the report): under `crescent test` it ends only the
 -- running test, which fails.
@@ -300,7 +306,21 @@ function script(path, ...)
   return chunk(...)
 end
 
-function send(command, ...) return app.send(command, ...) end
+-- send(command, ...): as app.send, but an unknown command or a wrong argument fails the test at the
+-- spec's line (app.send only warns, as stdin does). An error in the command's method is reported
+-- as any handler's error; a command that waits is judged when it runs, so only its start is seen.
+function send(command, ...)
+  local hooks = T.controllerHooks()
+  if type(command) ~= "string" or type(hooks) ~= "table" then return app.send(command, ...) end
+  local refused
+  hooks.sendCommand(function(_, ok, message)
+    if not ok and type(message) == "string" and not message:find("^error in ") and not message:find("^the command did not finish") then
+      refused = message
+    end
+  end, 0, command, ...)
+  if refused then error("send: " .. refused, 2) end
+  return true
+end
 function press(...) return app.press(...) end
 
 ---------------------------------------------------------------------------------------------------

@@ -23,6 +23,18 @@ public struct BustedFile: Sendable {
     public var output: SpecOutputFormat?
     /// `coverage`: busted's switch for luacov, here crescent's own coverage.
     public var coverage: Bool?
+    /// What the file gives that neither busted nor crescent reads (`filtr`, a task `defualt`, a
+    /// number for `tags`), one line each: shown, so a misspelling is not silently ignored.
+    public var warnings: [String] = []
+
+    /// The options of a task busted reads (crescent takes the first six); anything else is a
+    /// misspelling or not an option at all.
+    static let taskOptions = ["ROOT", "tags", "exclude-tags", "filter", "output", "coverage",
+                              "pattern", "exclude-pattern", "filter-out", "verbose", "lpath", "cpath", "helper", "lang",
+                              "loaders", "shuffle", "shuffle-files", "shuffle-tests", "sort", "sort-files", "sort-tests",
+                              "seed", "repeat", "run", "directory", "config-file", "suppress-pending", "defer-print",
+                              "keep-going", "auto-insulate", "lazy", "list", "recursive", "Xoutput", "Xhelper",
+                              "exit", "no-keep-going", "no-auto-insulate", "no-recursive", "ignore-lua", "enable-sound"]
 
     public init() {}
 
@@ -49,6 +61,7 @@ public struct BustedFile: Sendable {
         }
         let task = value["default"]
         var file = BustedFile()
+        file.warnings = Self.warnings(value, path: path)
         file.paths = strings(task["ROOT"])
         file.tags = strings(task["tags"])
         file.excludedTags = strings(task["exclude-tags"])
@@ -93,6 +106,36 @@ public struct BustedFile: Sendable {
     static let timeLimit = 5.0
 
     /// A string ("a,b"), or a list of them, as a list.
+    /// The warnings for `tasks` (the table the file returned), see ``warnings``.
+    static func warnings(_ tasks: LuaValue, path: String) -> [String] {
+        guard case .table(let entries) = tasks else { return [] }
+        var warnings: [String] = []
+        let taskNames = entries.keys.compactMap { if case .string(let name) = $0 { name.description } else { nil } }.sorted()
+        if !taskNames.contains("default") {
+            let closest = taskNames.first { NameSuggestion.closest(to: $0, among: ["default"], prefixes: false) != nil }
+            let hint = closest.map { "; did you mean 'default' for '\($0)'?" } ?? ""
+            warnings.append("\(path): no task 'default', so crescent test reads none of its options (tasks: \(taskNames.isEmpty ? "none" : taskNames.joined(separator: ", "))\(hint))")
+        }
+        guard case .table(let options) = tasks["default"] else { return warnings }
+        for key in options.keys.compactMap({ if case .string(let name) = $0 { name.description } else { nil } }).sorted()
+        where !taskOptions.contains(key) {
+            let listing = NameSuggestion.listing("crescent test reads", Array(taskOptions.prefix(6)),
+                                                 suggesting: NameSuggestion.closest(to: key, among: taskOptions))
+            warnings.append("\(path): default.\(key) is not an option of a task (\(listing))")
+        }
+        for key in ["tags", "exclude-tags", "ROOT"] {
+            let kind: String
+            switch options[.string(LuaString(key))] {
+            case nil, .nil?, .string?, .table?: continue
+            case .boolean?: kind = "a boolean"
+            case .integer?, .number?: kind = "a number"
+            case .reference?: kind = "a function or userdata"
+            }
+            warnings.append("\(path): default.\(key) must be a string or a list of strings, got \(kind)")
+        }
+        return warnings
+    }
+
     static func strings(_ value: LuaValue) -> [String] {
         switch value {
         case .string(let text): return split(text.description)

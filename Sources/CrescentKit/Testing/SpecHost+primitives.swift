@@ -115,13 +115,31 @@ extension SpecHost {
         vm.register(field: "fakeService") { [unowned self] stack in try fakeService(stack) }
         vm.register(field: "fakeSet") { [unowned self] stack in
             let fake = try fakeNamed(stack)
-            fake.set(try stack.checkString(2, function: "set"), try modelValue(at: 3, stack, function: "set"))
+            let key = try stack.checkString(2, function: "set")
+            try Self.checkDeclared(key, among: fake.interface.properties.map(\.name), kind: "property", of: fake.interface.name, in: "set")
+            fake.set(key, try modelValue(at: 3, stack, function: "set"))
             return .none
         }
         vm.register(field: "fakeEmit") { [unowned self] stack in
             let fake = try fakeNamed(stack)
-            fake.emit(try stack.checkString(2, function: "emit"), try modelValue(at: 3, stack, function: "emit"))
+            let event = try stack.checkString(2, function: "emit")
+            try Self.checkDeclared(event, among: fake.interface.events.map(\.name), kind: "event", of: fake.interface.name, in: "emit")
+            fake.emit(event, try modelValue(at: 3, stack, function: "emit"))
             return .none
+        }
+        vm.register(field: "controllerHooks") { [unowned self] stack in
+            // The controllers' hooks (sendCommand), for a spec's send to hear how a command went.
+            guard let hooks = host.controllerHooks else { return .none }
+            hooks.push(onto: stack)
+            return .one
+        }
+        vm.register(field: "closest") { stack in
+            // closest(name, names): the one of `names` that `name` most likely misspells, or nil.
+            let name = try stack.checkString(1, function: "closest")
+            let names = UndeclaredField.names(inListAt: 2, in: stack)
+            guard let closest = NameSuggestion.closest(to: name, among: names) else { return .none }
+            stack.push(closest)
+            return .one
         }
     }
 
@@ -140,6 +158,20 @@ extension SpecHost {
             }
             return "timer.every(\(formatSeconds(timer.interval)) s) at \(source):\(info.linedefined)"
         }.sorted()
+    }
+
+    /// Raises "emit: 'didUpdate' is not an event of location (events: ...; did you mean ...?)"
+    /// when `name` is not among the `kind` names a fake declares.
+    private static func checkDeclared(_ name: String, among names: [String], kind: String, of service: String,
+                                      in function: String) throws {
+        guard !names.contains(name) else { return }
+        let listing = NameSuggestion.listing(kind == "property" ? "properties" : kind + "s", names,
+                                             suggesting: NameSuggestion.closest(to: name, among: names))
+        throw LuaRaise("\(function): '\(name)' is not \(kind == "event" ? "an" : "a") \(kind) of \(service) (\(listing))")
+    }
+
+    private static func checkDeclared(names: [String], among declared: [String], kind: String, of service: String) throws {
+        for name in names { try checkDeclared(name, among: declared, kind: kind, of: service, in: "fake.service(\"\(service)\")") }
     }
 
     private func modelValue(at index: Int32, _ stack: LuaStack, function: String) throws -> Value {
@@ -206,6 +238,13 @@ extension SpecHost {
         let methods = (try modelValue(at: 3, stack, function: "fake.service")).arrayValue?.compactMap(\.stringValue) ?? []
         let events = (try modelValue(at: 4, stack, function: "fake.service")).arrayValue?.compactMap(\.stringValue) ?? []
         let declared = host.binding.services.first { $0.name == name }?.interface
+        // A fake of a declared service keeps its declaration: a method, property or event the
+        // declaration lacks is a misspelling, and could never be reached through it.
+        if let declared {
+            try Self.checkDeclared(names: methods, among: declared.methods.map(\.name), kind: "method", of: name)
+            try Self.checkDeclared(names: initial.keys.sorted(), among: declared.properties.map(\.name), kind: "property", of: name)
+            try Self.checkDeclared(names: events, among: declared.events.map(\.name), kind: "event", of: name)
+        }
         let link = self.link
         let fake = FakeService(name: name, summary: stack.text(at: 5), declared: declared, properties: initial,
                                methods: methods, events: events) { method, arguments in

@@ -69,12 +69,15 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     /// and a plugin's answer: a read-only `error` data model with `code`, `message`, `service`
     /// and `method`, whose `tostring` is ``description``.
     public var value: Value {
-        .model(DataModel(Self.typeName, ["code": .string(code.name), "message": .string(message),
-                                         "service": .string(service), "method": .string(method)]))
+        .model(DataModel(Self.schema, [.string(code.name), .string(message), .string(service), .string(method)]))
     }
 
     /// The type name of ``value``'s data model.
     public static let typeName = "error"
+
+    /// The fields of ``value``'s data model: declared once, so a misspelled read of one
+    /// (`err.mesage`) is named with the fields it has.
+    static let schema = ModelSchema(typeName, ["code", "message", "service", "method"])
 
     /// The error a value made by ``value`` (or any record with a known `code` and a `message`)
     /// stands for; nil for anything else.

@@ -44,11 +44,14 @@ public struct HTTPResponse: Sendable, Equatable {
     /// What scripts receive: a read-only `response { status, headers, body, url }` whose body is a
     /// Lua string holding exactly the bytes received.
     public var value: Value {
-        .model(DataModel(Self.typeName, [
-            "status": .integer(Int64(status)),
-            "headers": .object(Fields(distinctFields: headers.map { ($0.key, .string($0.value)) })),
-            "body": .bytes(body),
-            "url": .string(url),
+        .model(DataModel(Self.schema, [
+            .integer(Int64(status)),
+            .object(Fields(distinctFields: headers.map { ($0.key, .string($0.value)) })),
+            .bytes(body),
+            .string(url),
         ]))
     }
+
+    /// The fields of ``value``'s data model, declared once (a misspelled read names them).
+    static let schema = ModelSchema(typeName, ["status", "headers", "body", "url"])
 }

@@ -19,6 +19,23 @@ struct HTTPTarget: Sendable {
     /// The user and password of the URL's user information, percent-decoded; nil without one.
     let credentials: (user: String, password: String)?
 
+    /// What a URL without `://` lacks, worded for the URL as shown: a path alone (`/x.json`) or
+    /// a host without its scheme (`127.0.0.1:8080/x`, `localhost:8080/x`, `example.org/page`),
+    /// which would otherwise read as an invalid URL or as the scheme `localhost`. Nil for
+    /// anything else (`mailto:x` is a scheme of its own).
+    static func schemeHint(_ text: String) -> ((String) -> String)? {
+        guard !text.contains("://") else { return nil }
+        if text.hasPrefix("/") {
+            return { "is a path, not a URL: write the whole URL, http://HOST\($0)" }
+        }
+        let hostPart = text.prefix { $0 != "/" && $0 != ":" && $0 != "?" }
+        let rest = text.dropFirst(hostPart.count)
+        let looksLikeHost = hostPart == "localhost" || (hostPart.contains(".") && !hostPart.contains(" "))
+        let portFollows = rest.hasPrefix(":") && rest.dropFirst().first?.isNumber == true
+        guard looksLikeHost, rest.isEmpty || rest.hasPrefix("/") || portFollows else { return nil }
+        return { "has no scheme: write http://\($0) or https://\($0)" }
+    }
+
     init(_ text: String) throws(ServiceError) {
         guard !text.isEmpty else { throw ServiceError(.invalidArgument, "the url is empty: give an http:// or https:// URL") }
         // A URL from a script or a server may be megabytes long: messages quote its start (made
@@ -26,6 +43,7 @@ struct HTTPTarget: Sendable {
         var shown: String { clipped(Self.redacted(text)) }
         // Foundation, left to encode a raw space itself, encodes every `%` too (`%2f` became
         // `%252f`): only the characters that are not valid are encoded, escapes kept.
+        if let hint = Self.schemeHint(text) { throw ServiceError(.invalidArgument, "'\(shown)' \(hint(shown))") }
         let escaped = text.contains("%") ? URL(string: Self.encodingInvalidCharacters(text), encodingInvalidCharacters: false) : nil
         guard let url = URL(string: text, encodingInvalidCharacters: false) ?? escaped ?? URL(string: text) else {
             throw ServiceError(.invalidArgument, "'\(shown)' is not a valid URL (spaces and other special characters must be percent-encoded)")
@@ -34,7 +52,10 @@ struct HTTPTarget: Sendable {
             throw ServiceError(.invalidArgument, "'\(shown)' has no scheme: write http://\(shown) or https://\(shown)")
         }
         guard scheme == "http" || scheme == "https" else {
-            throw ServiceError(.invalidArgument, "'\(shown)' has the unsupported scheme '\(scheme)': only http and https URLs can be fetched")
+            // htp, htps, htttp: a letter off http(s), named as such.
+            let near = scheme.hasPrefix("h") && scheme.contains("t") && scheme.hasSuffix("p") || scheme.hasSuffix("ps") && scheme.hasPrefix("h")
+            let hint = near ? " (did you mean \(scheme.hasSuffix("s") ? "https" : "http")?)" : ""
+            throw ServiceError(.invalidArgument, "'\(shown)' has the unsupported scheme '\(scheme)': only http and https URLs can be fetched\(hint)")
         }
         guard let host = url.host, !host.isEmpty else {
             throw ServiceError(.invalidArgument, "'\(shown)' has no host: write \(scheme)://HOST/PATH")

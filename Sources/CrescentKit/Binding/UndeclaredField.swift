@@ -1,0 +1,73 @@
+import CLua
+import LuaBridge
+
+/// The error for reading a name a model value or a host handle does not have (a placemark's
+/// `contry`, a task's `reslt`, a response's `jsn`), worded as the services' errors are: the names
+/// it has and the closest one, at the script's line.
+///
+/// `no field 'contry' on placemark (fields: name, ..., country, ...; did you mean 'country'?)`
+enum UndeclaredField {
+    /// The error for `key` on a value of type `typeName` with `fields` and `methods`, placed at
+    /// the Lua function `level` above the Swift function raising it (2 when a C `__index` called
+    /// it for the script).
+    static func error(_ key: String, on typeName: String, fields: [String], methods: [String],
+                      level: Int32 = 2, in stack: LuaStack) -> LuaRaise {
+        let closest = NameSuggestion.closest(to: key, among: fields + methods)
+        let detail = if let closest, methods.contains(closest) {
+            "no method '\(key)' on \(typeName) (\(NameSuggestion.listing("methods", methods, suggesting: closest)))"
+        } else if closest != nil || methods.isEmpty {
+            "no field '\(key)' on \(typeName) (\(NameSuggestion.listing("fields", fields, suggesting: closest)))"
+        } else {
+            "no field or method '\(key)' on \(typeName) (\(NameSuggestion.listing("fields", fields, suggesting: nil)); \(NameSuggestion.listing("methods", methods, suggesting: nil)))"
+        }
+        luaL_where(stack.state, level)
+        let place = stack.text(at: -1) ?? ""
+        stack.pop()
+        return LuaRaise(place + detail)
+    }
+
+    /// Gives the library table on top of the stack (`timer`, `log`) an `__index` that names a
+    /// function it does not have, with those it has and the closest: `timer.evry(1, f)` raised
+    /// Lua's bare "attempt to call a nil value (field 'evry')". Names starting with `__` read nil.
+    static func guardLibrary(onTop name: String, in vm: LuaVM) {
+        let stack = vm.stack
+        _ = stack.ensure(3)
+        stack.newTable(fieldCount: 1)                                // lib mt
+        vm.pushFunction { stack in                                   // lib key
+            guard stack.type(at: 2) == .string, let key = stack.text(at: 2), !key.hasPrefix("__") else { return .none }
+            var names: [String] = []
+            stack.pushNil()
+            while lua_next(stack.state, 1) != 0 {
+                if stack.type(at: -2) == .string, let found = stack.text(at: -2) { names.append(found) }
+                stack.pop()
+            }
+            names.sort()
+            let listing = NameSuggestion.listing(name, names, suggesting: NameSuggestion.closest(to: key, among: names))
+            throw LuaRaise("no function '\(name).\(key)' (\(listing))")
+        }
+        stack.rawSet(-2, "__index")
+        lua_setmetatable(stack.state, -2)
+    }
+
+    /// The strings of the list at `index` (a Lua array of names), up to its first non-string.
+    static func names(inListAt index: Int32, in stack: LuaStack) -> [String] {
+        var names: [String] = []
+        var position: Int64 = 1
+        while stack.type(at: index) == .table, stack.rawGet(index, index: position) == .string, let text = stack.text(at: -1) {
+            names.append(text)
+            stack.pop()
+            position += 1
+        }
+        stack.pop()
+        return names
+    }
+
+    /// The handle getters' answer for a key that is none of theirs: Lua's own names (`__name`,
+    /// `__close`, asked by the standard library and tools) and non-string keys read nil, as they
+    /// always did; any other name raises.
+    static func check(_ key: String?, on typeName: String, fields: [String], methods: [String],
+                      in stack: LuaStack) throws(LuaRaise) {
+        guard let key, !key.hasPrefix("__") else { return }
+        throw error(key, on: typeName, fields: fields, methods: methods, in: stack)
+    }
+}
