@@ -108,7 +108,7 @@ static const char *step_name(int step) {
     case STEP_SESSION: return "setsid";
     case STEP_DESCRIPTORS: return "dup2 of stdin, stdout, stderr";
     case STEP_DIRECTORY: return "chdir to the plugin folder";
-    case STEP_NAMESPACE: return "unshare of a user and network namespace";
+    case STEP_NAMESPACE: return "unshare of a user (and network) namespace";
     case STEP_ID_MAP: return "writing the user namespace's id maps";
     case STEP_RLIMIT: return "setrlimit";
     case STEP_NO_NEW_PRIVS: return "prctl(PR_SET_NO_NEW_PRIVS)";
@@ -294,15 +294,17 @@ static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid,
     syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
     if (chdir(spec->directory) != 0) fail(report, STEP_DIRECTORY);
     if (spec->confine) {
-        if (spec->isolate_network) {
-            if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) fail(report, STEP_NAMESPACE);
-            char map[48];
-            id_map(map, (unsigned)uid);
-            if (write_file("/proc/self/uid_map", map) != 0) fail(report, STEP_ID_MAP);
-            if (write_file("/proc/self/setgroups", "deny") != 0 && errno != ENOENT) fail(report, STEP_ID_MAP);
-            id_map(map, (unsigned)gid);
-            if (write_file("/proc/self/gid_map", map) != 0) fail(report, STEP_ID_MAP);
-        }
+        /* Always a user namespace of its own: the capabilities a plugin run as root keeps are
+         * then only over what that namespace owns, never over the host's clock, reboot, raw
+         * sockets or network settings. With `net` granted it keeps the host's network namespace
+         * (owned by the initial user namespace, so still beyond its capabilities). */
+        if (unshare(CLONE_NEWUSER | (spec->isolate_network ? CLONE_NEWNET : 0)) != 0) fail(report, STEP_NAMESPACE);
+        char map[48];
+        id_map(map, (unsigned)uid);
+        if (write_file("/proc/self/uid_map", map) != 0) fail(report, STEP_ID_MAP);
+        if (write_file("/proc/self/setgroups", "deny") != 0 && errno != ENOENT) fail(report, STEP_ID_MAP);
+        id_map(map, (unsigned)gid);
+        if (write_file("/proc/self/gid_map", map) != 0) fail(report, STEP_ID_MAP);
         if (limit(RLIMIT_DATA, spec->memory_bytes) != 0 || limit(RLIMIT_NOFILE, spec->max_files) != 0
             || limit(RLIMIT_NPROC, spec->max_processes) != 0)
             fail(report, STEP_RLIMIT);

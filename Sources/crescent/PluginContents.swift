@@ -29,6 +29,10 @@ enum PluginContents {
                 guard lstat(root + "/" + path, &status) == 0 else { throw PluginProblem("\(shown): cannot read \(path)") }
                 switch status.st_mode & S_IFMT {
                 case S_IFDIR: pending.append(path)
+                case S_IFREG where status.st_nlink > 1:
+                    // Another name of the same file may be anywhere (a secret of the user's): its
+                    // contents would become the plugin's. Archives refuse hard links likewise.
+                    throw refused(path, kind: "a hard link (a file with \(status.st_nlink) names)", in: shown)
                 case S_IFREG: bytes += Int(status.st_size)
                 default: throw refused(path, kind: kind(of: status.st_mode & S_IFMT), in: shown)
                 }

@@ -139,6 +139,12 @@ import Testing
         try Self.archive(sandbox, "link")
         let withLink = try await inHome(["plugins", "install", "link.tar.gz"], sandbox, timeLimit: 30)
         #expect(withLink.status == 1 && withLink.stderr.contains("link.tar.gz: tune/link is a symbolic link"), "\(withLink)")
+        unlink(sandbox.path + "/pack/tune/link")
+        // A hard link to a secret of the user's would copy the secret into the plugin.
+        try sandbox.write("secret.txt", "TOPSECRET\n")
+        #expect(link(sandbox.path + "/secret.txt", sandbox.path + "/pack/tune/notes.txt") == 0)
+        let withHardLink = try await inHome(["plugins", "install", "pack/tune"], sandbox, timeLimit: 30)
+        #expect(withHardLink.status == 1 && withHardLink.stderr.contains("pack/tune: notes.txt is a hard link (a file with 2 names)"), "\(withHardLink)")
         let plugins = sandbox.path + "/.local/share/crescent/plugins"
         #expect(try FileManager.default.contentsOfDirectory(atPath: plugins) == ["tune"], "nothing left beside it")
         let manifest = try String(contentsOfFile: plugins + "/tune/plugin.toml", encoding: .utf8)

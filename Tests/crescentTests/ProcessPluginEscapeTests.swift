@@ -56,6 +56,20 @@ import Glibc
                 if kind == "tty":
                     open("/dev/tty", "w").write("escaped\n")
                     return "ok wrote the tty"
+                if kind == "raw":
+                    socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP).close()
+                    return "ok raw socket"
+                if kind == "mark":
+                    marked = socket.socket()
+                    marked.setsockopt(socket.SOL_SOCKET, 36, 1)  # SO_MARK: CAP_NET_ADMIN
+                    marked.close()
+                    return "ok marked"
+                if kind == "clock":
+                    # settimeofday(NULL, NULL) changes nothing but is checked for CAP_SYS_TIME.
+                    libc = ctypes.CDLL(None, use_errno=True)
+                    if libc.syscall(164, None, None) == 0:
+                        return "ok may set the clock"
+                    return "refused errno " + os.strerror(ctypes.get_errno())
                 if kind == "unix":
                     socket.socket(socket.AF_UNIX).connect(arg)
                     return "ok connected"
@@ -192,6 +206,23 @@ import Glibc
             #expect(lines.dropFirst().first?.hasPrefix("refused") == true, "\(permission): \(result)")
             #expect(lines.last == "pong\ttrue\tscript continues", "\(permission): \(result)")
         }
+    }
+
+    /// Granted a port, it still has no power over the host a root user's capabilities would give
+    /// (the attack found a plugin of a host run as root, granted `net`, could open raw sockets,
+    /// set CAP_NET_ADMIN socket options and pass the clock's and reboot's checks): it runs in a
+    /// user namespace of its own whatever it is granted.
+    @Test func grantedANetworkPortItHasNoPowerOverTheHost() async throws {
+        let server = try LoopbackListener()
+        defer { server.close() }
+        let sandbox = try self.sandbox("net = [\"127.0.0.1:\(server.port)\"]")
+        #expect(try await inHome(["plugins", "allow", "pescape"], sandbox).status == 0)
+        let result = try await run([("connect", String(server.port)), ("raw", ""), ("mark", ""), ("clock", "")], in: sandbox)
+        let lines = result.stdoutLines
+        try #require(lines.count == 5, "\(result)")
+        #expect(lines[0] == "ok connected", "\(result)")
+        for line in lines[1...3] { #expect(line.hasPrefix("refused"), "\(line)\n\(result)") }
+        #expect(lines[4] == "pong\ttrue\tscript continues", "\(result)")
     }
 
     /// Without Landlock a process plugin does not start unless `[plugins] allow_unsandboxed`

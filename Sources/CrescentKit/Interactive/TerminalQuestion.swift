@@ -140,6 +140,8 @@ final class TerminalQuestion: Sendable {
 
     /// Asks on a terminal nobody else reads: one key in raw mode, keys typed ahead dropped.
     private func askDirectly(_ question: String, output: (String) -> Void) -> Bool {
+        // The question goes to stderr: a person who cannot see it is not asked.
+        guard isatty(2) == 1 else { return false }
         let terminal = Terminal.standard
         guard let saved = try? terminal.enableRawMode() else { return false }
         // An exit meanwhile (SIGTERM past its grace period) gives the terminal back too.

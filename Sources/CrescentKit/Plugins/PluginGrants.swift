@@ -40,6 +40,13 @@ public struct PluginGrants: Sendable {
     /// The grants of the data folder `dataDirectory` (nil or `:memory:`: the default data folder).
     public init(dataDirectory: String?) {
         path = Self.dataFolder(dataDirectory) + "/" + Self.fileName
+        load()
+    }
+
+    /// Reads the file at ``path`` (none: no grants).
+    private mutating func load() {
+        grants = [:]
+        problem = nil
         guard access(path, F_OK) == 0 else { return }
         do throws(PluginProblem) {
             let sections = try PluginFile.tables(path, what: "plugin grants")
@@ -83,13 +90,31 @@ public struct PluginGrants: Sendable {
 
     /// Records `manifest`'s permissions as granted and writes the file (0600, atomically).
     public mutating func grant(_ manifest: PluginManifest) throws(PluginProblem) {
-        grants[manifest.name] = (manifest.version, manifest.permissions.hash, manifest.permissions)
-        try save()
+        try change { $0[manifest.name] = (manifest.version, manifest.permissions.hash, manifest.permissions) }
     }
 
     /// Forgets the grant of `name` and writes the file.
     public mutating func revoke(_ name: String) throws(PluginProblem) {
-        guard grants.removeValue(forKey: name) != nil else { return }
+        try change { $0.removeValue(forKey: name) }
+    }
+
+    /// Applies `edit` to the grants as the file holds them now and writes them back, under a lock
+    /// (`plugin-grants.toml.lock`): two `plugins allow` at once both land, and a grant removed
+    /// meanwhile stays removed. A file that cannot be read is left alone rather than replaced by
+    /// the one grant (it may hold others).
+    private mutating func change(_ edit: (inout [String: (version: String, hash: String, permissions: PluginPermissions)]) -> Void)
+        throws(PluginProblem) {
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !folder.isEmpty { Folders.make(folder, mode: 0o700) }
+        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lock >= 0 else { throw PluginProblem("\(path).lock: cannot lock the grants (\(String(cString: strerror(errno))))") }
+        defer { close(lock) }
+        while flock(lock, LOCK_EX) != 0 && errno == EINTR {}
+        load()
+        if let problem {
+            throw PluginProblem("\(problem); the grants file was left as it is: fix or remove it, then run the command again")
+        }
+        edit(&grants)
         try save()
     }
 
@@ -106,8 +131,6 @@ public struct PluginGrants: Sendable {
             }
             if permissions.native { text += "native = true\n" }
         }
-        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if !folder.isEmpty { Folders.make(folder, mode: 0o700) }
         let temporary = path + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw PluginProblem("\(path): cannot write the grants (\(String(cString: strerror(errno))))") }
