@@ -1,5 +1,6 @@
 import CLua
 import LuaBridge
+import Model
 
 /// The error for reading a name a model value or a host handle does not have (a placemark's
 /// `contry`, a task's `reslt`, a response's `jsn`), worded as the services' errors are: the names

@@ -1,5 +1,6 @@
 import Foundation
 import LuaBridge
+import Model
 #if canImport(Glibc)
 import Glibc
 #endif
