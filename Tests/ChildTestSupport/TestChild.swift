@@ -27,6 +27,13 @@ public final class TestChild: Sendable {
             self = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
         }
 
+        /// The exit status, or the signal's number (as a shell's `$?` would say, less 128).
+        public var status: Int32 {
+            switch self {
+            case .exited(let status), .signaled(let status): status
+            }
+        }
+
         public var description: String {
             switch self {
             case .exited(let status): "exit status \(status)"
@@ -104,6 +111,14 @@ public final class TestChild: Sendable {
                      else { posix_spawn(&pid, program, &actions, &attributes, argv, environ) }
         guard status == 0 else { throw SpawnError(code: status, program: program) }
         self.pid = pid
+    }
+
+    /// A child still running when the value goes away is killed and reaped (for at most 5 s):
+    /// no test leaves a zombie behind for a later test's check of this process's children.
+    deinit {
+        guard end == nil else { return }
+        kill(pid, SIGKILL)
+        _ = wait(seconds: 5)
     }
 
     /// How it ended, reaping it with `waitpid` on its pid if it has; nil while it runs. Never

@@ -392,20 +392,10 @@ private final class SignalLedger: @unchecked Sendable {
     }
 }
 
-/// Records a test failure when `process` (ended) died by a signal that is not in `expected`: a
-/// crash (SIGSEGV, SIGILL from a Swift trap, SIGABRT, SIGBUS) or a signal crescent should have
-/// handled. Every helper that starts a process for a test calls it once the process has ended.
-/// Returns true when it recorded one.
-@discardableResult
-func recordSignalDeath(_ process: Process, command: [String], expected: Set<Int32> = [], output: String,
-                       sourceLocation: SourceLocation) -> Bool {
-    let ending: TestChild.Ending = process.terminationReason == .uncaughtSignal
-        ? .signaled(process.terminationStatus) : .exited(process.terminationStatus)
-    return recordSignalDeath(ending, program: process.executableURL?.path ?? "process", command: command, expected: expected,
-                             output: output, sourceLocation: sourceLocation)
-}
-
-/// The same for a child that ended as `ending`.
+/// Records a test failure when a child `program` that ended as `ending` died by a signal that is
+/// not in `expected`: a crash (SIGSEGV, SIGILL from a Swift trap, SIGABRT, SIGBUS) or a signal
+/// crescent should have handled. Every helper that starts a process for a test calls it once the
+/// process has ended. Returns true when it recorded one.
 @discardableResult
 func recordSignalDeath(_ ending: TestChild.Ending, program: String, command: [String], expected: Set<Int32> = [],
                        output: String, sourceLocation: SourceLocation) -> Bool {
