@@ -75,6 +75,9 @@ let package = Package(
             name: "Services",
             dependencies: [
                 "Model",
+                // The confined child of a process plugin: spawned through ProcessLauncher, the
+                // one home for starting programs.
+                "CSandbox",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the store's write-ahead log hook.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -168,9 +171,16 @@ let package = Package(
         .testTarget(name: "LuaBridgeTests", dependencies: ["LuaBridge", "CLua"], swiftSettings: upcoming),
         .testTarget(name: "ModelTests", dependencies: ["Model"], swiftSettings: upcoming),
         .testTarget(name: "LineEditingTests", dependencies: ["LineEditing"], swiftSettings: upcoming),
+        // Programs a test starts, waited for by their pid: the one home for the tests' children.
+        .target(
+            name: "ChildTestSupport",
+            path: "Tests/ChildTestSupport",
+            swiftSettings: upcoming
+        ),
         // A throwaway PostgreSQL cluster (initdb, pg_ctl) for the store's tests and bench.
         .target(
             name: "PostgresTestSupport",
+            dependencies: ["ChildTestSupport"],
             path: "Tests/PostgresTestSupport",
             swiftSettings: upcoming
         ),
@@ -191,7 +201,7 @@ let package = Package(
             dependencies: ["CrescentKit", "LuaBridge", "Services", "HTTPTestServer", .product(name: "NIOEmbedded", package: "swift-nio")],
             swiftSettings: upcoming
         ),
-        .testTarget(name: "crescentTests", dependencies: ["crescent", "HTTPTestServer", "FeedTestSupport", "PostgresTestSupport",
+        .testTarget(name: "crescentTests", dependencies: ["crescent", "HTTPTestServer", "FeedTestSupport", "PostgresTestSupport", "ChildTestSupport",
                                                          .product(name: "ArgumentParser", package: "swift-argument-parser")],
                     swiftSettings: upcoming),
     ]

@@ -312,12 +312,12 @@ static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid,
         restrict_filesystem_and_network(spec, report);
         filter_system_calls(spec, report);
     }
-    /* The signals the host ignores or handles itself are the program's defaults again. */
+    /* The signals the host (or what started it) ignores or handles are the program's defaults
+     * again: the caller's list, the same one posix_spawn gets for the process service. */
     struct sigaction defaults;
     memset(&defaults, 0, sizeof defaults);
     defaults.sa_handler = SIG_DFL;
-    int signals[] = { SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD };
-    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) sigaction(signals[i], &defaults, NULL);
+    for (int i = 0; i < spec->default_signal_count; i++) sigaction(spec->default_signals[i], &defaults, NULL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);

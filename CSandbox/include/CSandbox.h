@@ -19,6 +19,8 @@ typedef struct crescent_sandbox {
     char *const *envp;                /* NULL-terminated: only what the program may see */
     const char *directory;            /* its working directory */
     int stdin_fd, stdout_fd, stderr_fd;
+    const int *default_signals;       /* set back to their default action before exec (the caller's */
+    int default_signal_count;         /* one list: ProcessLauncher.defaultSignals); the mask is emptied */
     int confine;                      /* 0: only the process group and the descriptors (unsandboxed) */
     const char *const *read_paths;    /* read files and list folders beneath */
     int read_count;

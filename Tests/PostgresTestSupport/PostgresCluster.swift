@@ -1,3 +1,4 @@
+import ChildTestSupport
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -128,24 +129,17 @@ public final class PostgresCluster: Sendable {
     private func run(_ program: String, _ arguments: [String], toFile: Bool = false) throws -> String {
         let logPath = folder + "/command-\(counter.next()).log"
         defer { unlink(logPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o666)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
         // From the root folder: the server's user may not read the current one.
-        let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/env", "-C", "/", program] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
-        guard spawned == 0 else { throw ClusterError("cannot run \(program): error \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let child: TestChild
+        do {
+            child = try TestChild("/usr/bin/env", ["-C", "/", program] + arguments, stdout: .file(logPath), stderr: .descriptor(1))
+        } catch {
+            throw ClusterError("\(error)")
+        }
+        let ending = child.waitUntilEnded()
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        let exited = status & 0x7f == 0 && (status >> 8) & 0xff == 0
-        guard exited else {
-            throw ClusterError("\((program as NSString).lastPathComponent) failed (status \(status)): \(text)")
+        guard ending == .exited(0) else {
+            throw ClusterError("\((program as NSString).lastPathComponent) failed (\(ending)): \(text)")
         }
         return text
     }

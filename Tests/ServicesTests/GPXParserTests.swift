@@ -114,4 +114,40 @@ import Testing
         await GPXProvider(path: "/dev/null", speedup: 1).run(clock: ManualClock()) { null.append($0) }
         #expect(null.failures.first?.message.hasPrefix("/dev/null: ") == true && null.ended)
     }
+
+    /// A track whose second point carries `attribute` (an extra attribute of `size` bytes) or a
+    /// `<time>` of `size` bytes, between two good points.
+    static func trackWithHugeSecondPoint(size: Int, inTime: Bool) -> String {
+        let filler = String(repeating: "A", count: size)
+        let second = inTime
+            ? "<trkpt lat=\"48.86\" lon=\"2.35\"><time>\(filler)</time></trkpt>"
+            : "<trkpt lat=\"48.86\" lon=\"2.35\" x=\"\(filler)\"></trkpt>"
+        return "<gpx><trk><trkseg><trkpt lat=\"48.85\" lon=\"2.35\"></trkpt>\(second)"
+            + "<trkpt lat=\"48.87\" lon=\"2.35\"></trkpt></trkseg></trk></gpx>"
+    }
+
+    /// A tag or a field longer than the limit fails at that point, after the points before it,
+    /// instead of being held whole (a 400 MiB attribute froze the loop and grew memory).
+    @Test(arguments: [false, true])
+    func aTagOrFieldPastTheSizeLimitFailsAfterThePointsBeforeIt(inTime: Bool) throws {
+        let folder = try ScratchFolder()
+        let path = try folder.write("huge.gpx", Self.trackWithHugeSecondPoint(size: 300_000, inTime: inTime))
+        var parser = try GPXParser(path: path, sizeLimit: 100_000)
+        #expect(try parser.next()?.latitude == 48.85)
+        do {
+            let point = try parser.next()
+            Issue.record("read \(String(describing: point)) past the limit")
+        } catch {
+            #expect(error.code == .invalidData)
+            let expected = inTime
+                ? "GPX track point #2 has a field whose text is longer than 100000 bytes, the most one may take"
+                : "XML too large to read at line 1, column 57: the value of attribute x of <trkpt> is not closed within 100000 bytes, the most one tag, comment or declaration may take"
+            #expect(error.message == expected)
+        }
+        // Under the limit the same file reads whole.
+        var roomy = try GPXParser(path: path, sizeLimit: 400_000)
+        var latitudes: [Double] = []
+        while let point = try roomy.next() { latitudes.append(point.latitude) }
+        #expect(latitudes == [48.85, 48.86, 48.87])
+    }
 }

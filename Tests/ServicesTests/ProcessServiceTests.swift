@@ -187,6 +187,18 @@ import Testing
         #expect(process.outcome?.signal == "SIGKILL")
     }
 
+    /// A Swift caller that spawns and drops the process without starting it leaves nothing
+    /// running and no zombie (issue 38: such a spawn was never reaped).
+    @Test func aSpawnNeverStartedIsKilledAndReapedOnceReleased() async throws {
+        var process: SpawnedProcess? = try service.spawn(ProcessSpec(argv: ["sh", "-c", "sleep 60 & sleep 60"]))
+        let pid = try #require(process?.pid)
+        #expect(await eventually { processes(inGroup: pid).count >= 2 })
+        process = nil
+        #expect(await eventually { processes(inGroup: pid).isEmpty }, "the group was killed")
+        #expect(await eventually { !FileManager.default.fileExists(atPath: "/proc/\(pid)") }, "the program was reaped")
+        #expect(await eventually { service.runningCount == 0 })
+    }
+
     @Test func hundredsAtOnceLeaveNoDescriptorAndNoZombie() async throws {
         let before = openDescriptors()
         let service = self.service

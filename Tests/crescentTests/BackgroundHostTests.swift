@@ -1,3 +1,4 @@
+import ChildTestSupport
 import Foundation
 import Testing
 
@@ -106,46 +107,32 @@ final class TmuxShell: Sendable {
         _ = Self.tmux(socket, ["kill-server"])
     }
 
-    /// Runs tmux with `arguments` and waits (10 s at most) for it. Spawned here rather than
-    /// through Foundation's Process: the server tmux starts keeps a pipe's end open for good (so
-    /// the output goes to a file), and the server and the shell inherit the signal mask, which
-    /// must block nothing for job control (a test's threads block most signals).
+    /// Runs tmux with `arguments` and waits (10 s at most) for it; a tmux that dies by a signal
+    /// fails the test. A ``TestChild`` rather than Foundation's Process: the server tmux starts
+    /// keeps a pipe's end open for good (so the output goes to a file), and the server and the
+    /// shell inherit the signal mask, which must block nothing for job control (a test's threads
+    /// block most signals).
     private static func tmux(_ socket: String, _ arguments: [String]) -> (status: Int32, output: String) {
         let logPath = socket + ".\(UUID().uuidString.prefix(8)).log"
         defer { unlink(logPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv: [UnsafeMutablePointer<CChar>?] = (["/usr/bin/tmux", "-S", socket] + arguments).map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/tmux", &actions, &attributes, argv, environ)
-        guard spawned == 0 else { return (-1, "cannot run tmux: error \(spawned)") }
-        var status: Int32 = 0
-        let deadline = Date().addingTimeInterval(10)
-        while true {
-            let done = waitpid(pid, &status, WNOHANG)
-            if done == pid || (done < 0 && errno != EINTR) { break }
-            if Date() > deadline {
-                kill(pid, SIGKILL)
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                return (-1, "tmux \(arguments.joined(separator: " ")) did not end within 10 s")
-            }
-            usleep(10_000)
+        let child: TestChild
+        do {
+            child = try TestChild("/usr/bin/tmux", ["-S", socket] + arguments, stdout: .file(logPath), stderr: .descriptor(1))
+        } catch {
+            return (-1, "cannot run tmux: \(error)")
+        }
+        guard let ending = child.wait(seconds: 10) else {
+            child.signal(SIGKILL)
+            _ = child.waitUntilEnded()
+            return (-1, "tmux \(arguments.joined(separator: " ")) did not end within 10 s")
         }
         let output = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        let exited = status & 0x7f == 0
-        return (exited ? (status >> 8) & 0xff : -1, output)
+        switch ending {
+        case .exited(let status): return (status, output)
+        case .signaled(let signal):
+            Issue.record("tmux \(arguments.joined(separator: " ")) died by signal \(signal)\n\(output)")
+            return (-1, output)
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import ChildTestSupport
 import Foundation
 import Testing
 
@@ -172,8 +173,9 @@ final class CrescentProcess: @unchecked Sendable {
         "LUA_INIT", "LUA_INIT_5_4", "LUA_PATH", "LUA_PATH_5_4", "LUA_CPATH", "LUA_CPATH_5_4", "NO_COLOR",
     ]
 
-    /// The child; replaced by a fresh one when a launch has to be retried.
-    private(set) var process = Process()
+    /// The child once started, waited for by its pid (``TestChild``): Foundation's
+    /// `Process.isRunning` once missed an exit for 30 s.
+    private var child: TestChild?
     private var stdoutBuffer: OutputBuffer?
     private var stderrBuffer: OutputBuffer?
     private var started = Date()
@@ -181,6 +183,11 @@ final class CrescentProcess: @unchecked Sendable {
     private let arguments: [String]
     private let directory: String
     private let environment: [String: String]
+
+    /// The child's pid (0 before it started).
+    var pid: Int32 { child?.pid ?? 0 }
+    /// True from the start until the child has ended.
+    var isRunning: Bool { child?.isRunning ?? false }
     private let stdinData: Data?
     /// What the test said about the signals it sent, and whether the end was checked; locked,
     /// because a test may signal from a thread of its own.
@@ -226,40 +233,41 @@ final class CrescentProcess: @unchecked Sendable {
     }
 
     private func launch() throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true)
-        process.environment = environment
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let input = stdinData == nil ? nil : Pipe()
-        process.standardInput = input ?? FileHandle.nullDevice
+        let output = try Self.pipe(), errors = try Self.pipe()
+        let input = stdinData == nil ? nil : try Self.pipe()
         started = Date()
         do {
-            try process.runUnblocked()
+            child = try TestChild(executable, arguments, environment: environment, directory: directory,
+                                  stdin: input.map { .descriptor($0.read) } ?? .null,
+                                  stdout: .descriptor(output.write), stderr: .descriptor(errors.write))
         } catch {
-            for handle in [output.fileHandleForReading, output.fileHandleForWriting,
-                           errors.fileHandleForReading, errors.fileHandleForWriting,
-                           input?.fileHandleForReading, input?.fileHandleForWriting] {
-                try? handle?.close()
+            for descriptor in [output.read, output.write, errors.read, errors.write, input?.read, input?.write] {
+                if let descriptor { close(descriptor) }
             }
             throw error
         }
         // Close our copies of the child's ends, so end of file arrives when the child exits.
-        try? output.fileHandleForWriting.close()
-        try? errors.fileHandleForWriting.close()
-        stdoutBuffer = OutputBuffer.reading(output.fileHandleForReading)
-        stderrBuffer = OutputBuffer.reading(errors.fileHandleForReading)
+        close(output.write)
+        close(errors.write)
+        stdoutBuffer = OutputBuffer.reading(FileHandle(fileDescriptor: output.read, closeOnDealloc: true))
+        stderrBuffer = OutputBuffer.reading(FileHandle(fileDescriptor: errors.read, closeOnDealloc: true))
         if let input, let stdinData {
-            try? input.fileHandleForReading.close()
-            let writer = input.fileHandleForWriting
+            close(input.read)
+            let writer = FileHandle(fileDescriptor: input.write, closeOnDealloc: true)
             Thread {
                 try? writer.write(contentsOf: stdinData)
                 try? writer.close()
             }.start()
         }
+    }
+
+    /// A pipe whose ends are close-on-exec (the child gets its copies through dup2), so no
+    /// program another test starts at the same moment keeps one open.
+    private static func pipe() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard Glibc.pipe(&ends) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
     }
 
     var stdout: String { stdoutBuffer?.text ?? "" }
@@ -271,7 +279,7 @@ final class CrescentProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if (onStderr ? stderr : stdout).contains(text) { return true }
-            if !process.isRunning { return (onStderr ? stderr : stdout).contains(text) }
+            if !isRunning { return (onStderr ? stderr : stdout).contains(text) }
             try? await Task.sleep(nanoseconds: 5_000_000)
         }
         return false
@@ -289,13 +297,13 @@ final class CrescentProcess: @unchecked Sendable {
     /// process (dying of any other signal fails the test).
     func send(_ signal: Int32, expecting expectation: SignalExpectation) {
         if expectation == .death { signals.expectDeath(by: signal) }
-        kill(process.processIdentifier, signal)
+        child?.signal(signal)
     }
 
     /// A process that ended by a signal and was never finished still fails its test.
     deinit {
-        guard signals.takeCheck(), process.processIdentifier != 0, !process.isRunning else { return }
-        recordSignalDeath(process, command: arguments, expected: signals.expectedDeaths, output: stderr,
+        guard signals.takeCheck(), let ending = child?.end else { return }
+        recordSignalDeath(ending, program: executable, command: arguments, expected: signals.expectedDeaths, output: stderr,
                           sourceLocation: SourceLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column))
     }
 
@@ -304,11 +312,18 @@ final class CrescentProcess: @unchecked Sendable {
     func finish(timeLimit: Double = defaultTimeLimit, sourceLocation: SourceLocation = #_sourceLocation) async -> RunResult {
         let deadline = started.addingTimeInterval(timeLimit)
         var timedOut = false
-        while process.isRunning {
+        // Invariant: a CrescentProcess is finished only after start() succeeded, which sets the child.
+        let child = self.child!
+        var ending: TestChild.Ending
+        while true {
+            if let end = child.end {
+                ending = end
+                break
+            }
             if Date() >= deadline {
                 timedOut = true
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                child.signal(SIGKILL)
+                ending = await Task.detached { child.waitUntilEnded() }.value
                 break
             }
             try? await Task.sleep(nanoseconds: 2_000_000)
@@ -320,12 +335,17 @@ final class CrescentProcess: @unchecked Sendable {
         while !(stdoutBuffer?.isEnded ?? true && stderrBuffer?.isEnded ?? true), Date() < drainDeadline {
             try? await Task.sleep(nanoseconds: 2_000_000)
         }
+        let status: Int32, killedBySignal: Bool
+        switch ending {
+        case .exited(let code): (status, killedBySignal) = (code, false)
+        case .signaled(let signal): (status, killedBySignal) = (signal, true)
+        }
         let result = RunResult(
-            status: process.terminationStatus,
+            status: status,
             stdout: stdout,
             stderr: stderr,
             timedOut: timedOut,
-            killedBySignal: process.terminationReason == .uncaughtSignal,
+            killedBySignal: killedBySignal,
             elapsed: elapsed
         )
         if timedOut {
@@ -333,13 +353,14 @@ final class CrescentProcess: @unchecked Sendable {
                          sourceLocation: sourceLocation)
         }
         if signals.takeCheck() && !timedOut {
-            recordSignalDeath(process, command: arguments, expected: signals.expectedDeaths, output: "\(result)",
+            recordSignalDeath(ending, program: executable, command: arguments, expected: signals.expectedDeaths, output: "\(result)",
                               sourceLocation: sourceLocation)
         }
         return result
     }
 
     private static func isTextFileBusy(_ error: any Error) -> Bool {
+        if let error = error as? TestChild.SpawnError { return error.code == ETXTBSY }
         let error = error as NSError
         if error.domain == NSPOSIXErrorDomain && error.code == Int(ETXTBSY) { return true }
         guard let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError else { return false }
@@ -371,20 +392,18 @@ private final class SignalLedger: @unchecked Sendable {
     }
 }
 
-/// Records a test failure when `process` (ended) died by a signal that is not in `expected`: a
-/// crash (SIGSEGV, SIGILL from a Swift trap, SIGABRT, SIGBUS) or a signal crescent should have
-/// handled. Every helper that starts a process for a test calls it once the process has ended.
-/// Returns true when it recorded one.
+/// Records a test failure when a child `program` that ended as `ending` died by a signal that is
+/// not in `expected`: a crash (SIGSEGV, SIGILL from a Swift trap, SIGABRT, SIGBUS) or a signal
+/// crescent should have handled. Every helper that starts a process for a test calls it once the
+/// process has ended. Returns true when it recorded one.
 @discardableResult
-func recordSignalDeath(_ process: Process, command: [String], expected: Set<Int32> = [], output: String,
-                       sourceLocation: SourceLocation) -> Bool {
-    guard process.terminationReason == .uncaughtSignal else { return false }
-    let signal = process.terminationStatus
-    guard !expected.contains(signal) else { return false }
+func recordSignalDeath(_ ending: TestChild.Ending, program: String, command: [String], expected: Set<Int32> = [],
+                       output: String, sourceLocation: SourceLocation) -> Bool {
+    guard case .signaled(let signal) = ending, !expected.contains(signal) else { return false }
     let name = strsignal(signal).map { String(cString: $0) } ?? "signal \(signal)"
     let sent = expected.isEmpty ? "" : " (the test sent only \(expected.sorted().map(String.init).joined(separator: ", ")) to end it)"
-    Issue.record("\((process.executableURL?.lastPathComponent ?? "process")) \(command) died by signal \(signal) (\(name))\(sent)\n\(output)",
-                 sourceLocation: sourceLocation)
+    let shown = program.split(separator: "/").last.map(String.init) ?? program
+    Issue.record("\(shown) \(command) died by signal \(signal) (\(name))\(sent)\n\(output)", sourceLocation: sourceLocation)
     return true
 }
 
@@ -434,6 +453,11 @@ func startScript(_ source: String, options: [String] = [], in sandbox: Sandbox) 
     let process = CrescentProcess(options + ["script.lua"], directory: sandbox.path)
     try process.start()
     return process
+}
+
+/// `text` as a Lua string literal, for paths and values put into a test's script.
+func luaString(_ text: String) -> String {
+    "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
 }
 
 /// The usage hint every usage error ends with.

@@ -1,3 +1,4 @@
+import ChildTestSupport
 import Foundation
 import Testing
 
@@ -57,9 +58,9 @@ import Darwin
                                           environment: ["SWIFT_BACKTRACE": "enable=no"])
             try process.start()
             let deadline = Date().addingTimeInterval(20)
-            while process.process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            while process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
             // Bounded: a process that outlives the wait is killed, and its SIGKILL does not match.
-            if process.process.isRunning { kill(process.process.processIdentifier, SIGKILL) }
+            if process.isRunning { process.send(SIGKILL, expecting: .death) }
             // The test drops the process without finishing it: its deinit records the death.
         } matching: { issue in
             issue.comments.contains { $0.rawValue.contains("died by signal \(SIGABRT)") }
@@ -75,4 +76,31 @@ import Darwin
             issue.comments.contains { $0.rawValue.contains("died by signal \(SIGUSR1)") }
         }
     }
+
+    /// A child's end is read by its pid, at once: an exit status, a signal, and a run that
+    /// ended while nobody was waiting (Foundation's `Process.isRunning` once missed an exit for
+    /// 30 s, holding `finish` that long).
+    @Test func aChildsEndIsSeenByItsPidAtOnce() async throws {
+        let exits = try TestChild("/bin/sh", ["-c", "exit 7"])
+        #expect(exits.wait(seconds: 5) == .exited(7))
+        let crashes = try TestChild("/bin/sh", ["-c", "kill -SEGV $$"])
+        #expect(crashes.wait(seconds: 5) == .signaled(SIGSEGV))
+        let sleeper = try TestChild("/bin/sleep", ["30"], processGroup: true)
+        #expect(sleeper.wait(seconds: 0.05) == nil && sleeper.isRunning)
+        sleeper.signal(SIGTERM, group: true)
+        #expect(sleeper.wait(seconds: 5) == .signaled(SIGTERM))
+        // A signal after the reap goes nowhere (the pid may be another process's by then).
+        sleeper.signal(SIGKILL)
+        #expect(sleeper.end == .signaled(SIGTERM))
+        // The child starts with nothing blocked, though this test's thread blocks signals.
+        let mask = try TestChild("/bin/sh", ["-c", "grep -q '^SigBlk:[[:space:]]*0*$' /proc/self/status"])
+        #expect(mask.wait(seconds: 5) == .exited(0))
+        let started = Date()
+        for _ in 0..<20 {
+            let result = try await crescent(["-e", ""], timeLimit: 20)
+            #expect(result.status == 0 && !result.timedOut, "\(result)")
+        }
+        #expect(Date().timeIntervalSince(started) < 30, "20 runs of an empty script")
+    }
 }
+

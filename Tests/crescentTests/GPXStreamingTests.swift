@@ -77,4 +77,36 @@ import Testing
         // Reading the file whole would take its 22 MB and more for its points and fixes.
         #expect(peak - shortPeak < large.count / 1024 / 2, "peak \(peak) kB for 200,000 points, \(shortPeak) kB for 2,000; the file is \(large.count / 1024) kB")
     }
+
+    /// A point with a 3 MiB attribute (past the 1 MiB a tag may take) fails the replay there,
+    /// after the point before it, at once and in bounded memory, naming the file and the limit
+    /// (attack D7: a 400 MiB attribute held the loop for minutes and grew memory).
+    @Test func aHugeAttributeFailsAfterThePointsBeforeIt() async throws {
+        let sandbox = try Sandbox()
+        let filler = String(repeating: "A", count: 3 << 20)
+        try sandbox.write("huge.gpx", """
+            <gpx><trk><trkseg><trkpt lat="48.85" lon="2.35"><time>2024-06-15T09:00:00Z</time></trkpt>
+            <trkpt lat="48.86" lon="2.35" x="\(filler)"><time>2024-06-15T09:00:01Z</time></trkpt>
+            <trkpt lat="48.87" lon="2.35"><time>2024-06-15T09:00:02Z</time></trkpt></trkseg></trk></gpx>
+            """)
+        try sandbox.write("replay.lua", """
+            services.location:on("didUpdateLocations", function(locations)
+              for _, fix in ipairs(locations) do print("fix", fix.lat) end
+            end)
+            services.location:on("didFail", function(err) print("failed", err.code, err.message) app.exit(0) end)
+            services.location:start()
+            timer.after(20, function() print("no failure") app.exit(1) end)
+            """)
+        let result = try await crescent(["--location", "gpx:huge.gpx@1000x", "--data-dir", ":memory:", "replay.lua"], in: sandbox, timeLimit: 40)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines
+        #expect(lines.first == "fix\t48.85", "\(result)")
+        let failure = try #require(lines.first { $0.hasPrefix("failed\t") }, "\(result)")
+        #expect(failure.hasPrefix("failed\tinvalid_data\t"), "\(result)")
+        #expect(failure.contains("huge.gpx: XML too large to read at line 2"), "names the file: \(result)")
+        #expect(failure.contains("within 1048576 bytes"), "names the limit: \(result)")
+        #expect(!lines.contains("fix\t48.87"), "nothing after the bad point: \(result)")
+        #expect(result.elapsed < 15, "\(result)")
+    }
 }
+

@@ -80,4 +80,21 @@ import Testing
         #expect(lines.dropFirst().first?.hasPrefix("false\tscript.lua:2: store.collection: invalid_argument:") == true, "\(result)")
         #expect(lines.last == "header 'X' has a NUL byte in its value: header values are one line of text", "\(result)")
     }
+
+    /// A collection name that is not UTF-8 is refused for that, not for its length (attack D9).
+    @Test func aCollectionNameThatIsNotUTF8IsRefusedForItsEncoding() async throws {
+        let result = try await runScript("""
+            print(pcall(function() services.store:collection("\\xff\\xfe") end))
+            print(pcall(function() services.store:collection("notes\\xe9") end))
+            print(pcall(function() services.store:collection("") end))
+            """, options: ["--data-dir", ":memory:"])
+        let lines = result.stdoutLines
+        #expect(lines.count == 3, "\(result)")
+        let encoding = "store.collection: invalid_argument: a collection name must be valid UTF-8 text; this one has bytes that are not UTF-8"
+        for (index, line) in lines.prefix(2).enumerated() {
+            #expect(line == "false\tscript.lua:\(index + 1): \(encoding)", "\(result)")
+        }
+        #expect(lines.last?.hasSuffix("a collection name must be 1 to 200 bytes long") == true, "an empty name is still refused for its length: \(result)")
+    }
 }
+

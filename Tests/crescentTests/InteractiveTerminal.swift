@@ -1,3 +1,4 @@
+import ChildTestSupport
 import Foundation
 import Testing
 
@@ -19,7 +20,7 @@ final class InteractiveTerminal: @unchecked Sendable {
     let columns: Int
     let rows: Int
     private let master: Int32
-    private let process: Process
+    private let process: TestChild
     private let output = TerminalLockedBytes()
     private let arguments: [String]
     /// Set by `finish` (called from the test's one task), which checks how the process ended.
@@ -33,13 +34,9 @@ final class InteractiveTerminal: @unchecked Sendable {
         self.arguments = arguments
         let slave: Int32
         (master, slave) = try openPseudoTerminal(columns: columns, rows: rows)
-        process = crescentProcess(arguments, directory: directory, environment: environment)
-        let handle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
-        process.standardInput = handle
-        process.standardOutput = handle
-        process.standardError = handle
         do {
-            try process.runUnblocked()
+            process = try startCrescent(arguments, directory: directory, environment: environment,
+                                        stdin: .descriptor(slave), stdout: .descriptor(slave), stderr: .descriptor(slave))
         } catch {
             // Only the slave: every property is set, so deinit runs and closes the master.
             close(slave)
@@ -65,12 +62,14 @@ final class InteractiveTerminal: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-        } else if !finished {
+        if let ending = process.end {
             // Never finished, but ended on its own: a death by a signal still fails the test.
-            recordSignalDeath(process, command: arguments, output: text,
-                              sourceLocation: SourceLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column))
+            if !finished {
+                recordSignalDeath(ending, program: CrescentProcess.binaryPath, command: arguments, output: text,
+                                  sourceLocation: SourceLocation(fileID: #fileID, filePath: #filePath, line: #line, column: #column))
+            }
+        } else {
+            process.signal(SIGKILL)
         }
         close(master)
     }
@@ -129,11 +128,11 @@ final class InteractiveTerminal: @unchecked Sendable {
     func resize(columns: Int, rows: Int) {
         var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
-        kill(process.processIdentifier, SIGWINCH)
+        process.signal(SIGWINCH)
     }
 
     /// The program's process id (for the signals a test sends it).
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     /// The terminal's modes as the program left them (the line discipline is the pair's: the
     /// master reads the slave's settings).
@@ -151,18 +150,19 @@ final class InteractiveTerminal: @unchecked Sendable {
         while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         let timedOut = process.isRunning
         if timedOut {
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             Issue.record("the REPL did not exit within \(timeLimit) s; the screen:\n\(screen.transcript.joined(separator: "\n"))",
                          sourceLocation: sourceLocation)
         }
-        process.waitUntilExit()
+        let process = self.process
+        let ending = await Task.detached { process.waitUntilEnded() }.value
         let drain = Date().addingTimeInterval(2)
         while !output.isFinished && Date() < drain { try? await Task.sleep(for: .milliseconds(5)) }
         finished = true
         if !timedOut {
-            recordSignalDeath(process, command: arguments, expected: expectedSignals,
+            recordSignalDeath(ending, program: CrescentProcess.binaryPath, command: arguments, expected: expectedSignals,
                               output: screen.transcript.joined(separator: "\n"), sourceLocation: sourceLocation)
         }
-        return process.terminationStatus
+        return ending.status
     }
 }

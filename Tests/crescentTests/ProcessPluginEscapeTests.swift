@@ -131,10 +131,6 @@ import Glibc
             """], sandbox, environment: ["TOKEN": "s3cr3t-token"], timeLimit: 90)
     }
 
-    func luaString(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-    }
-
     @Test func grantedNothingTheKernelRefusesEveryWayOut() async throws {
         let server = try LoopbackListener()
         defer { server.close() }

@@ -1,3 +1,4 @@
+import ChildTestSupport
 import Foundation
 import Testing
 
@@ -47,14 +48,12 @@ func runOnPseudoTerminal(
 ) throws -> TerminalRun {
     let (master, slave) = try openPseudoTerminal(columns: columns, rows: rows)
     defer { close(master) }
-    let process = crescentProcess(arguments, directory: directory, environment: environment)
-    let slaveHandle = FileHandle(fileDescriptor: slave, closeOnDealloc: false)
-    process.standardOutput = slaveHandle
-    process.standardInput = FileHandle.nullDevice
     let errors = Pipe()
-    process.standardError = stderrOnTerminal ? slaveHandle : errors
+    let process: TestChild
     do {
-        try process.runUnblocked()
+        process = try startCrescent(arguments, directory: directory, environment: environment, stdin: .null,
+                                    stdout: .descriptor(slave),
+                                    stderr: stderrOnTerminal ? .descriptor(slave) : .descriptor(errors.fileHandleForWriting.fileDescriptor))
     } catch {
         close(slave)
         throw error
@@ -96,20 +95,20 @@ func runOnPseudoTerminal(
             if Date().timeIntervalSince(exitedAt!) > 2 { break }
         } else if !timedOut && Date().timeIntervalSince(start) > timeLimit {
             timedOut = true
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             Issue.record("crescent \(arguments) did not exit within \(timeLimit) s on the pseudo-terminal; killed",
                          sourceLocation: sourceLocation)
         }
     }
-    process.waitUntilExit()
+    let ending = process.waitUntilEnded()
     let drain = Date().addingTimeInterval(2)
     while !errorText.isFinished && Date() < drain { usleep(1_000) }
     if !timedOut {
-        recordSignalDeath(process, command: arguments, output: String(decoding: errorText.bytes, as: UTF8.self),
-                          sourceLocation: sourceLocation)
+        recordSignalDeath(ending, program: CrescentProcess.binaryPath, command: arguments,
+                          output: String(decoding: errorText.bytes, as: UTF8.self), sourceLocation: sourceLocation)
     }
     return TerminalRun(bytes: bytes, stderr: String(decoding: errorText.bytes, as: UTF8.self),
-                       status: process.terminationStatus, timedOut: timedOut)
+                       status: ending.status, timedOut: timedOut)
 }
 
 /// A new pseudo-terminal of `columns` x `rows`: the master and the slave (both close-on-exec, so
@@ -139,17 +138,14 @@ func openPseudoTerminal(columns: Int, rows: Int) throws -> (master: Int32, slave
 }
 
 /// `crescent ARGUMENTS` in `directory`, not started, with the environment a terminal run has.
-func crescentProcess(_ arguments: [String], directory: String, environment: [String: String?]) -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CrescentProcess.binaryPath)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true)
+func startCrescent(_ arguments: [String], directory: String, environment: [String: String?],
+                   stdin: TestChild.Stream, stdout: TestChild.Stream, stderr: TestChild.Stream) throws -> TestChild {
     var variables = ProcessInfo.processInfo.environment
     for name in CrescentProcess.scrubbedVariables + ["COLUMNS", "LINES"] { variables[name] = nil }
     variables["TERM"] = "xterm-256color"
     for (name, value) in environment { variables[name] = value }
-    process.environment = variables
-    return process
+    return try TestChild(CrescentProcess.binaryPath, arguments, environment: variables, directory: directory,
+                         stdin: stdin, stdout: stdout, stderr: stderr)
 }
 
 /// The C library's pseudo-terminal functions. Glibc declares them only under `_XOPEN_SOURCE`,

@@ -160,14 +160,14 @@ final class ListeningHost: @unchecked Sendable {
                                   environment: ["XDG_RUNTIME_DIR": self.runtime])
         try process.start()
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline && process.process.isRunning {
+        while Date() < deadline && process.isRunning {
             if (try? RemoteTestClient(path: socketPath)) != nil { return }
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         Issue.record("the host never listened at \(socketPath): \(process.stderr)")
     }
 
-    var pid: Int32 { process.process.processIdentifier }
+    var pid: Int32 { process.pid }
 
     func client() throws -> RemoteTestClient { try RemoteTestClient(path: socketPath) }
 

@@ -1,4 +1,5 @@
 import CSandbox
+import Services
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,8 +53,6 @@ extension LuaPluginRuntime {
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
         // The plugin's end of the pipe, and the child's.
         let (mine, theirs) = streams == .write ? (ends[1], ends[0]) : (ends[0], ends[1])
-        // A program gone before the plugin writes its pipe makes the write fail, not end the host.
-        signal(SIGPIPE, SIG_IGN)
         let strings = CStrings()
         defer { strings.free() }
         var spec = crescent_sandbox()
@@ -67,16 +66,19 @@ extension LuaPluginRuntime {
         case .execute: (spec.stdin_fd, spec.stdout_fd, spec.stderr_fd) = (null, theirs, theirs)
         }
         sandbox.confine(&spec, program: program, strings: strings)
-        var message = [CChar](repeating: 0, count: 512)
-        let pid = crescent_sandbox_spawn(&spec, &message, UInt(message.count))
+        // Not recorded in ProcessGroups: `io.popen`'s close reaps it in C, where the record could
+        // not be dropped first. A program gone before the plugin writes its pipe makes the write
+        // fail, not end the host (the launcher ignores SIGPIPE).
+        let spawned = ProcessLauncher.spawnConfined(&spec, group: nil)
         close(theirs)
         close(null)
-        guard pid > 0 else {
+        switch spawned {
+        case .success(let pid):
+            return .started(pid: pid, pipe: mine)
+        case .failure(let failure):
             close(mine)
-            let step = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return .failed("\(what): cannot start \"\(command)\" in its sandbox: \(step)")
+            return .failed("\(what): cannot start \"\(command)\" in its sandbox: \(failure.step)")
         }
-        return .started(pid: pid, pipe: mine)
     }
 
     /// Runs `command` as `os.execute` does and answers its three results (true or nil, "exit"

@@ -1,4 +1,5 @@
 import CSandbox
+import Services
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,7 +9,8 @@ import Glibc
 /// It runs with the plugin folder as its working directory, confined to its permissions, with
 /// `CRESCENT_PLUGIN_DIR` and `CRESCENT_DATA_DIR` in its environment. The host's ends of the pipes are
 /// close-on-exec, so no other child inherits them: when the host goes, even by `kill -9`, the
-/// program sees its stdin close (and must exit then).
+/// program sees its stdin close (and must exit then). It starts through ``ProcessLauncher``, the
+/// one home for starting programs (signals, descriptors, process group).
 struct PluginProcess {
     let pid: pid_t
     /// The host's ends: write to the program's stdin, read its stdout and stderr.
@@ -45,9 +47,6 @@ struct PluginProcess {
             }
         }
         for (name, value) in extra { variables[name] = value }
-        // The handshake writes to the pipe before NIO owns it: a program that is gone must make
-        // that write fail, not end the host (NIO ignores SIGPIPE the same way for its pipes).
-        signal(SIGPIPE, SIG_IGN)
 
         let strings = CStrings()
         defer { strings.free() }
@@ -62,18 +61,19 @@ struct PluginProcess {
         spec.stdout_fd = output[1]
         spec.stderr_fd = errors[1]
         if let sandbox { sandbox.confine(&spec, program: program, strings: strings) }
-        var message = [CChar](repeating: 0, count: 512)
-        let pid = crescent_sandbox_spawn(&spec, &message, UInt(message.count))
+        // The handshake writes to the pipe before NIO owns it; the launcher makes a write to a
+        // program that is gone fail rather than end the host, and records the group.
+        let spawned = ProcessLauncher.spawnConfined(&spec, group: plugin)
         close(input[0])
         close(output[1])
         close(errors[1])
-        guard pid > 0 else {
+        switch spawned {
+        case .success(let pid):
+            return PluginProcess(pid: pid, stdin: input[1], stdout: output[0], stderr: errors[0])
+        case .failure(let failure):
             closeAll([input[1], output[0], errors[0]])
-            let step = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw PluginProblem("cannot start '\(command.joined(separator: " "))'\(sandbox == nil ? "" : " in its sandbox"): \(step)")
+            throw PluginProblem("cannot start '\(command.joined(separator: " "))'\(sandbox == nil ? "" : " in its sandbox"): \(failure.step)")
         }
-        PluginGroups.add(pid, plugin: plugin)
-        return PluginProcess(pid: pid, stdin: input[1], stdout: output[0], stderr: errors[0])
     }
 
     private static func failure(_ command: [String], _ code: Int32) -> PluginProblem {
@@ -105,7 +105,7 @@ struct PluginProcess {
         // The program is not reaped yet (at most a zombie), so its pid still names its group and
         // no other process can have taken it.
         kill(-pid, SIGKILL)
-        PluginGroups.remove(pid)
+        ProcessGroups.remove(pid)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     }

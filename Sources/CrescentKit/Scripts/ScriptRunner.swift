@@ -185,9 +185,9 @@ final class StopState: Sendable {
     /// Exits the process at once with `status`, saying why.
     /// Process plugins still running are killed, group and all, and named.
     func exitNow(_ status: Int32, console: Console, reason: String, pastGrace: Bool = false) -> Never {
-        // `_exit` runs no atexit handler: the programs scripts started go here, group and all.
-        ProcessGroups.killAll()
-        let plugins = PluginGroups.killAll()
+        // `_exit` runs no atexit handler: the programs scripts and plugins started go here,
+        // group and all.
+        let plugins = ProcessGroups.killAll()
         var said = reason
         if !plugins.isEmpty {
             let stuck = "plugin " + plugins.map { "'\($0)'" }.joined(separator: ", ") + " did not stop (its process group was killed)"

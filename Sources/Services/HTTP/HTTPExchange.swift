@@ -34,7 +34,9 @@ final class HTTPExchange: Sendable {
 
     private struct State {
         var task: HTTPClient.Task<ResponseCollector.Collected>?
-        /// Whether the request in flight is a second attempt (``HTTPExchange/mayRetry``).
+        /// Whether the hop in flight is a second attempt (``HTTPExchange/mayRetry``): each hop
+        /// of a redirect may go out on a kept-alive connection the server is closing, so each
+        /// gets its own retry.
         var retried = false
         var visited: Set<String> = []
         var cancelled = false
@@ -135,11 +137,15 @@ final class HTTPExchange: Sendable {
         case .failure(let error):
             let timedOut = state.withLock { $0.timedOut }
             let cause = timedOut ? HTTPClientError.deadlineExceeded : error
-            finish(.failure(HTTPFailure.serviceError(cause, url: url, timeout: timeout, limit: limit)))
+            // A hop after a redirect is named too: the first URL alone hides which server failed.
+            let hop = clipped(HTTPTarget.redacted(request.url))
+            let named = hop == clipped(url) ? url : "\(url) (redirected to \(hop))"
+            finish(.failure(HTTPFailure.serviceError(cause, url: named, timeout: timeout, limit: limit)))
         case .success(let response):
             do throws(ServiceError) {
                 if let next = try redirect(from: request, response.head) {
                     let hop = try prepareHop(next)
+                    state.withLock { $0.retried = false }
                     send(next, hop)
                     return
                 }

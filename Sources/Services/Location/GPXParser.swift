@@ -8,7 +8,8 @@ import Model
 /// derived from consecutive timed points (``FixMaker``).
 ///
 /// A point whose `lat` or `lon` is missing or out of range fails with `invalid_data`, naming the
-/// point; so does a document whose root element is not `<gpx>`, and malformed XML.
+/// point; so does a document whose root element is not `<gpx>`, malformed XML, and a tag or a
+/// point's field text longer than ``sizeLimit`` (a file of any size is read in bounded memory).
 ///
 /// ```swift
 /// var track = try GPXParser(path: "walk.gpx")
@@ -24,20 +25,30 @@ struct GPXParser {
         var hdop: Double?
     }
 
+    /// The default ``sizeLimit``: a megabyte, where a point's tag takes about a hundred bytes.
+    static let defaultSizeLimit = XMLReader.defaultMaxMarkupBytes
+
+    /// The most bytes one tag (with its attributes) or the text of a point's `<ele>`, `<time>` or
+    /// `<hdop>` may take.
+    let sizeLimit: Int
     private var xml: XMLReader
     private var count = 0
     private var checkedRoot = false
 
     /// A document in memory.
-    init(bytes: [UInt8]) throws(ServiceError) {
+    init(bytes: [UInt8], sizeLimit: Int = GPXParser.defaultSizeLimit) throws(ServiceError) {
         xml = try XMLReader(bytes: bytes)
+        self.sizeLimit = sizeLimit
         xml.collectsText = false
+        xml.maxMarkupBytes = sizeLimit
     }
 
     /// A file, read as the points are taken.
-    init(path: String) throws(ServiceError) {
+    init(path: String, sizeLimit: Int = GPXParser.defaultSizeLimit) throws(ServiceError) {
         xml = try XMLReader(path: path)
+        self.sizeLimit = sizeLimit
         xml.collectsText = false
+        xml.maxMarkupBytes = sizeLimit
     }
 
     /// The track points of a whole GPX document.
@@ -69,6 +80,9 @@ struct GPXParser {
                 // Only the text of a point's own fields is read.
                 xml.collectsText = current != nil && ["ele", "time", "hdop"].contains(element.name)
             case .text(let chunk):
+                guard text.utf8.count + chunk.utf8.count <= sizeLimit else {
+                    throw ServiceError(.invalidData, "GPX track point #\(count) has a field whose text is longer than \(sizeLimit) bytes, the most one may take")
+                }
                 text += chunk
             case .end(let name, _):
                 xml.collectsText = false

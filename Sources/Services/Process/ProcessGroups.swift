@@ -1,24 +1,26 @@
 import Glibc
 import Synchronization
 
-/// The process groups of every program the process service has started and not yet reaped, by
-/// the leader's pid: the host's exit, by any path that runs code (a return from `main`, `exit`,
-/// `app.exit`, a forced exit after a signal), kills each whole group, so nothing a script started
-/// outlives it.
+/// The process groups of every program started through ``ProcessLauncher`` (the process
+/// service's, and the process plugins' with the plugin's name) and not yet reaped, by the
+/// leader's pid: the host's exit, by any path that runs code (a return from `main`, `exit`,
+/// `app.exit`, a forced exit after a signal), kills each whole group, so nothing a script or a
+/// plugin started outlives it.
 ///
 /// A group is removed before its leader is reaped: until then the leader is at most a zombie,
 /// so its pid still names the group and no other process can have taken that number.
 public enum ProcessGroups {
-    private static let live = Mutex<Set<pid_t>>([])
+    /// The groups by leader, with the plugin that runs each (nil for the process service's).
+    private static let live = Mutex<[pid_t: String?]>([:])
     /// Set once ``killAll()`` is registered with `atexit` (on the first group).
     private static let exitHookRegistered = Atomic<Bool>(false)
 
-    /// Records that `pid` leads a group of its own.
-    static func add(_ pid: pid_t) {
+    /// Records that `pid` leads a group of its own, run by `owner` (a plugin's name) when given.
+    static func add(_ pid: pid_t, owner: String? = nil) {
         if !exitHookRegistered.exchange(true, ordering: .acquiringAndReleasing) {
             atexit { _ = ProcessGroups.killAll() }
         }
-        live.withLock { _ = $0.insert(pid) }
+        live.withLock { $0[pid] = .some(owner) }
     }
 
     /// Sends `signal` to the group `pid` leads, at once, from any thread, unless its leader has
@@ -27,27 +29,28 @@ public enum ProcessGroups {
     @discardableResult
     static func signal(_ pid: pid_t, _ signal: Int32) -> Bool {
         live.withLock { groups in
-            guard groups.contains(pid) else { return false }
+            guard groups[pid] != nil else { return false }
             kill(-pid, signal)
             return true
         }
     }
 
     /// Forgets `pid`, before it is reaped.
-    static func remove(_ pid: pid_t) {
-        live.withLock { _ = $0.remove(pid) }
+    public static func remove(_ pid: Int32) {
+        _ = live.withLock { $0.removeValue(forKey: pid) }
     }
 
     /// How many groups run now.
     public static var count: Int { live.withLock { $0.count } }
 
-    /// Kills every group still running with SIGKILL and returns how many there were.
+    /// Kills every group still running with SIGKILL and returns the plugins whose groups they
+    /// were, sorted (for the message of a forced exit).
     @discardableResult
-    public static func killAll() -> Int {
+    public static func killAll() -> [String] {
         live.withLock { groups in
-            for pid in groups { kill(-pid, SIGKILL) }
+            for pid in groups.keys { kill(-pid, SIGKILL) }
             defer { groups.removeAll() }
-            return groups.count
+            return Set(groups.values.compactMap { $0 }).sorted()
         }
     }
 }

@@ -1,14 +1,55 @@
+public import CSandbox
 import Glibc
 import Model
 
-/// Starts a program with `posix_spawn`, in a process group of its own, with pipes on its stdin,
-/// stdout and stderr: no Swift code runs between fork and exec (glibc's `posix_spawn` is a
-/// `clone(CLONE_VFORK)` followed by the file actions and the exec, all in C).
+/// The one home for starting programs, for the process service and the plugins alike: every
+/// child gets the default action of ``defaultSignals``, an empty signal mask, only descriptors
+/// 0, 1 and 2 (every other one is closed before exec) and a process group of its own, recorded in
+/// ``ProcessGroups`` so ending it (or the host) ends everything it started.
 ///
-/// The child gets the default disposition of every signal the host handles or ignores, an empty
-/// signal mask, only descriptors 0, 1 and 2 (every other one is closed before exec), and its own
-/// process group (``ProcessGroups``), so ending it can end everything it started.
-struct ProcessLauncher {
+/// The process service's programs start with `posix_spawn` (``launch(_:keepInputOpen:)``), with
+/// pipes on their stdin, stdout and stderr: no Swift code runs between fork and exec (glibc's
+/// `posix_spawn` is a `clone(CLONE_VFORK)` followed by the file actions and the exec, all in C).
+/// A plugin's program is confined by the kernel between fork and exec, which only C can do
+/// (CSandbox): ``spawnConfined(_:group:)`` gives that child the same signals and registers its
+/// group the same way; it also gets a session of its own (no controlling terminal).
+public struct ProcessLauncher {
+    /// The signals a child gets back at their default action: those the host ignores or handles
+    /// (SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGWINCH, SIGCONT) and those a parent of the host
+    /// may have set it to ignore (`nohup`, a shell's `trap '' …`), which exec would hand on.
+    public static let defaultSignals: [Int32] = [
+        SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU, SIGWINCH, SIGUSR1, SIGUSR2,
+        SIGALRM, SIGCONT, SIGURG, SIGXFSZ, SIGXCPU, SIGVTALRM, SIGPROF,
+    ]
+
+    /// Starts the confined program `spec` describes (CSandbox's fork, confinement and exec),
+    /// with ``defaultSignals`` at their default action and an empty mask. With `group`, its
+    /// process group is recorded in ``ProcessGroups`` under that owner's name (a plugin's); the
+    /// caller then calls ``ProcessGroups/remove(_:)`` before it reaps the program. Without, the
+    /// caller reaps it where ``ProcessGroups`` cannot see (C's `pclose`).
+    ///
+    /// - Returns: the pid, or what failed.
+    public static func spawnConfined(_ spec: inout crescent_sandbox, group owner: String?) -> Result<Int32, SpawnFailure> {
+        // A program gone before the host writes its pipe makes the write fail, not end the host
+        // (NIO ignores SIGPIPE the same way for its pipes).
+        signal(SIGPIPE, SIG_IGN)
+        var message = [CChar](repeating: 0, count: 512)
+        let pid = defaultSignals.withUnsafeBufferPointer { signals in
+            spec.default_signals = signals.baseAddress
+            spec.default_signal_count = Int32(signals.count)
+            defer {
+                spec.default_signals = nil
+                spec.default_signal_count = 0
+            }
+            return crescent_sandbox_spawn(&spec, &message, UInt(message.count))
+        }
+        guard pid > 0 else {
+            return .failure(SpawnFailure(step: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+        }
+        if let owner { ProcessGroups.add(pid, owner: owner) }
+        return .success(pid)
+    }
+
     /// A started program: its pid (also its group's id) and the host's ends of its pipes.
     struct Launched {
         let pid: pid_t
@@ -18,6 +59,12 @@ struct ProcessLauncher {
         let input: Int32
         let output: Int32
         let errors: Int32
+    }
+
+    /// Why a confined program did not start: the step of the child that failed and its error
+    /// (`landlock: Operation not permitted`), or the fork's.
+    public struct SpawnFailure: Error {
+        public let step: String
     }
 
     /// Starts `spec`'s program. `keepInputOpen` gives it a pipe on stdin even without
@@ -74,9 +121,7 @@ struct ProcessLauncher {
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        for number in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU, SIGWINCH, SIGUSR1, SIGUSR2] {
-            sigaddset(&defaults, number)
-        }
+        for number in defaultSignals { sigaddset(&defaults, number) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var mask = sigset_t()
         sigemptyset(&mask)

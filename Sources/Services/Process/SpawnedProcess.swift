@@ -64,6 +64,15 @@ public final class SpawnedProcess: OwnedModelObject {
         if spec.stdin != nil { state.withLock { $0.inputOpen = false } }
     }
 
+    /// A program that was never started (a Swift caller dropped it before ``start()``) has no
+    /// one to read it or wait for it: its group is killed and the reactor reaps it, rather than
+    /// leave it running and then a zombie for the host's life.
+    deinit {
+        guard case .program(let child) = backend, !state.withLock({ $0.started }) else { return }
+        ProcessGroups.signal(pid, SIGKILL)
+        reactor.submit { child.start() }
+    }
+
     /// A process that `exchange` answers for (`fake.process`): its output and end come from
     /// the answer, on a later turn, once the host holds it.
     init(faking spec: ProcessSpec, exchange: @escaping ProcessService.Exchange, reactor: DescriptorReactor) {

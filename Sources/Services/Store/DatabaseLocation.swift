@@ -41,6 +41,21 @@ enum DatabaseLocation {
         }
     }
 
+    /// Which file a path names: its device and inode. A file removed or replaced while open keeps
+    /// its identity in the open connection, while the path names another file or none.
+    struct FileIdentity: Equatable, Sendable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    /// The identity of the file at `path` (following links, as SQLite does), nil when there is
+    /// none.
+    static func identity(of path: String) -> FileIdentity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+
     /// The fix for a damaged or foreign file, said after the reason.
     static let moveAside = "move it aside (a new store is made in its place) or choose another with --data-dir or [store] path"
 

@@ -175,7 +175,12 @@ public final class Store: Service {
         d.property("path", type: "string", "The database file (\":memory:\" for a throwaway store), or the PostgreSQL URL without its password.") { .string($0.path) }
         d.function("collection", [.init("name", .string, "The collection's name.")], returns: "the collection",
                    "The collection of that name (the same object each time), created empty if new.") { store, arguments throws(ServiceError) in
-            .handle(ObjectHandle(try store.collection(named: arguments[0].stringValue ?? "")))
+            // Bytes that are not UTF-8 come as `.bytes`, not a string: say so rather than that the
+            // name is empty.
+            guard let name = arguments[0].stringValue else {
+                throw ServiceError(.invalidArgument, "a collection name must be valid UTF-8 text; this one has bytes that are not UTF-8")
+            }
+            return .handle(ObjectHandle(try store.collection(named: name)))
         }
     }.erased
 }

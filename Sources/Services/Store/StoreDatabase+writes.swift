@@ -128,9 +128,23 @@ extension StoreDatabase {
         let result = try change(db)
         // The last moment a cancel can stop the write: after it, the write has taken effect.
         guard mayCommit() else { throw ServiceError(.cancelled, "the request was cancelled") }
+        // Never acknowledge a write that would not be in the file at the store's path.
+        try checkFileAtPath()
         try db.cachedStatement(sql: "COMMIT").execute()
         finished = true
         return committed(result)
+    }
+
+    /// Throws when the store file was removed or replaced since it was opened (`rm`, a restore
+    /// that renames a copy over it): a commit would then go to a file that no process can open
+    /// again and be lost at exit, so the write fails instead, naming the file and the fix. One
+    /// `stat` (about a microsecond); call before each commit.
+    func checkFileAtPath() throws(ServiceError) {
+        guard case .file(let path) = settings.location, let opened = openedFile.withLock({ $0 }) else { return }
+        let now = DatabaseLocation.identity(of: path)
+        guard now != opened else { return }
+        let what = now == nil ? "was removed" : "was replaced by another file"
+        throw ServiceError(.io, "the store database \(path) \(what) while this process had it open: nothing was written, since the write would go to the old file that no process can open again; restart crescent to use the file now at that path")
     }
 
     // MARK: Checkpoints

@@ -34,6 +34,9 @@ final class StoreDatabase: Sendable {
     private let schema: [String]
     private let state = Mutex<State>(.unopened)
     private let catchUps = Mutex<[CatchUp]>([])
+    /// The store file the connections opened (nil for a private in-memory database): a write
+    /// commits only while the path still names it (see ``checkFileAtPath()``).
+    let openedFile = Mutex<DatabaseLocation.FileIdentity?>(nil)
     /// The writer connection's last `PRAGMA data_version`.
     private let dataVersion = Mutex<Int64>(0)
     /// Writes queued on the writer and not finished: while there are any, no write may run on
@@ -340,6 +343,7 @@ final class StoreDatabase: Sendable {
                 try DatabaseLocation.check(path)
                 try DatabaseLocation.createFolders(for: path)
                 writer = try DatabasePool(path: path, configuration: configuration)
+                openedFile.withLock { $0 = DatabaseLocation.identity(of: path) }
             }
             let schema = self.schema
             let fingerprint = Self.fingerprint(of: schema)

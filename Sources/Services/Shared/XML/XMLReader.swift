@@ -50,6 +50,15 @@ struct XMLReader {
     /// How much of a file is read at a time.
     static let chunkSize = 64 * 1024
 
+    /// The default for ``maxMarkupBytes``: a megabyte, thousands of times a GPX point's tag.
+    static let defaultMaxMarkupBytes = 1 << 20
+
+    /// The most bytes one tag, comment, processing instruction, CDATA section or doctype may take
+    /// in a file read in pieces: it is held whole until it ends, so a longer one (a hostile
+    /// 400 MiB attribute) fails with `invalid_data` instead of growing memory and being read
+    /// again at every piece. Text between tags is given in pieces and needs no limit.
+    var maxMarkupBytes = XMLReader.defaultMaxMarkupBytes
+
     /// The document so far, as UTF-8; bytes before `position` are read.
     var buffer: [UInt8]
     var position: Int
@@ -157,8 +166,15 @@ struct XMLReader {
 
     /// `.needsMore` while the document goes on; at its end, `problem` (said of the construct
     /// at `position`).
+    /// A construct longer than ``maxMarkupBytes`` fails with `problem` and the limit.
     func incomplete(_ problem: @autoclosure () -> String) throws(ServiceError) -> Step {
-        guard isFinal else { return .needsMore }
+        guard isFinal else {
+            guard buffer.count - position <= maxMarkupBytes else {
+                throw ServiceError(.invalidData, "XML too large to read at \(location()): \(problem()) within \(maxMarkupBytes) bytes, "
+                                   + "the most one tag, comment or declaration may take")
+            }
+            return .needsMore
+        }
         throw malformed(problem())
     }
 
@@ -232,6 +248,11 @@ struct XMLReader {
     /// `invalid_data`: `malformed XML at line L, column C: problem`, at `offset` in the buffer
     /// (the reading position by default).
     func malformed(_ problem: String, at offset: Int? = nil) -> ServiceError {
+        ServiceError(.invalidData, "malformed XML at \(location(at: offset)): \(problem)")
+    }
+
+    /// `line L, column C` of `offset` in the buffer (the reading position by default).
+    private func location(at offset: Int? = nil) -> String {
         let offset = min(offset ?? position, buffer.count)
         let before = buffer[..<offset]
         var line = droppedLines + 1
@@ -243,6 +264,6 @@ struct XMLReader {
             column = droppedColumns + Self.characters(before)
         }
         column += 1
-        return ServiceError(.invalidData, "malformed XML at line \(line), column \(column): \(problem)")
+        return "line \(line), column \(column)"
     }
 }
