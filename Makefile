@@ -86,9 +86,7 @@ test: setup
 # Known: with Swift 6.3.1 on Linux the ThreadSanitizer test binary aborts before its first test
 # (its async main ends the main thread with pthread_exit in dispatch_main, and the forced unwind
 # through the instrumented binary calls abort), so `make sanitize SANITIZERS=thread` fails there
-# whatever the code; the address pass is the one that checks the code for now. And its unit phase
-# still ends in LeakSanitizer reports: about 120 objects of HTTPService's AsyncHTTPClient clients
-# (clients, pools, tasks, their requests) left after the HTTP tests, cause not found yet.
+# whatever the code; the address pass is the one that checks the code for now.
 UNIT_TESTS = LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests
 # Run one at a time under a sanitizer, besides the serial phase's: the suites that run scripts on
 # a real loop or wait on real programs and devices. Their Swift tasks share the test process's two
