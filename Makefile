@@ -79,17 +79,36 @@ test: setup
 # The unit suites (the first two phases of test) built and run under AddressSanitizer, then under
 # ThreadSanitizer, each in a build folder of its own (.build-asan, .build-tsan) so neither
 # recompiles the plain build. Slow: every module and dependency is compiled twice more.
+# The suites are Swift Testing's only: the empty XCTest pass is not run (XCTest leaks its own
+# suite objects, which LeakSanitizer would report). CRESCENT_SANITIZER names the sanitizer to the
+# tests, so the few that measure time or memory skip that measurement (the sanitizers' slowdown
+# and shadow memory, not our code, would decide it). Suppressions for reports in dependencies,
+# each with the reason, are in tools/sanitizers/.
+# Known: with Swift 6.3.1 on Linux the ThreadSanitizer test binary aborts before its first test
+# (its async main ends the main thread with pthread_exit in dispatch_main, and the forced unwind
+# through the instrumented binary calls abort), so `make sanitize SANITIZERS=thread` fails there
+# whatever the code; the address pass is the one that checks the code for now.
 UNIT_TESTS = LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests
+# Run one at a time under a sanitizer, besides the serial phase's: the suites that run scripts on
+# a real loop or wait on real programs and devices. Their Swift tasks share the test process's two
+# cooperative threads with fixtures that block them (PostgreSQL's initdb, the geocoder's data);
+# slowed down by the sanitizer, those held every such run past its time limit in the parallel
+# phase. The process service's timeout tests are timed; in make test they run alone too.
+SANITIZE_SERIAL_TESTS = $(SERIAL_TESTS)|AwaitTests|CompletionTests|LatestTests|OwnershipTests|LocationLuaTests|StoreLuaTests|GeocoderLuaTests|SessionLuaTests|GpsdLongLineTests|ProcessServiceTests|ProcessLuaTests
 SANITIZERS ?= address thread
+SANITIZER_OPTIONS = LSAN_OPTIONS=suppressions=$(CURDIR)/tools/sanitizers/lsan.supp \
+	TSAN_OPTIONS="suppressions=$(CURDIR)/tools/sanitizers/tsan.supp halt_on_error=0"
 sanitize: setup
 	@for sanitizer in $(SANITIZERS); do \
 	    scratch=.build-$$(echo $$sanitizer | sed 's/address/asan/; s/thread/tsan/'); \
 	    echo "== $$sanitizer sanitizer ($$scratch)"; \
 	    $(SWIFT) build --build-tests --scratch-path $$scratch --sanitize=$$sanitizer || exit 1; \
-	    $(REAP) $(SWIFT) test --skip-build --scratch-path $$scratch --sanitize=$$sanitizer \
-	        --filter "$(UNIT_TESTS)" --skip "$(SERIAL_TESTS)" || exit 1; \
-	    $(REAP) $(SWIFT) test --skip-build --scratch-path $$scratch --sanitize=$$sanitizer \
-	        --no-parallel --filter "$(SERIAL_TESTS)" || exit 1; \
+	    CRESCENT_SANITIZER=$$sanitizer $(SANITIZER_OPTIONS) $(REAP) $(SWIFT) test --skip-build \
+	        --scratch-path $$scratch --sanitize=$$sanitizer --disable-xctest \
+	        --filter "$(UNIT_TESTS)" --skip "$(SANITIZE_SERIAL_TESTS)" || exit 1; \
+	    CRESCENT_SANITIZER=$$sanitizer $(SANITIZER_OPTIONS) $(REAP) $(SWIFT) test --skip-build \
+	        --scratch-path $$scratch --sanitize=$$sanitizer --disable-xctest \
+	        --no-parallel --filter "$(SANITIZE_SERIAL_TESTS)" || exit 1; \
 	done
 
 # Coverage-guided fuzzing (libFuzzer through -sanitize=fuzzer) of every parser of outside input

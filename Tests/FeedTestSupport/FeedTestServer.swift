@@ -60,11 +60,12 @@ public final class FeedTestServer: Sendable {
     /// Starts a server on a free loopback port.
     public static func start() async throws -> FeedTestServer {
         let feeds = FeedTestServer()
-        let server = try await HTTPTestServer.start { request in
+        // The server's answer reaches the feeds weakly: they hold the server.
+        let server = try await HTTPTestServer.start { [weak feeds] request in
             var headers: [String: String] = [:]
             for (name, value) in request.headers { headers[name.lowercased()] = value }
             let path = String(request.uri.prefix { $0 != "?" })
-            guard let answer = feeds.respond(path: path, headers: headers) else { return .silence }
+            guard let answer = feeds?.respond(path: path, headers: headers) else { return .silence }
             return .respond(status: answer.status, headers: answer.headers + [("Connection", "close")], body: Array(answer.body.utf8))
         }
         feeds.server.withLock { $0 = server }

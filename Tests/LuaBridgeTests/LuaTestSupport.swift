@@ -41,19 +41,20 @@ final class Counter {
 }
 
 /// Registers `Counter` with `add(n)` and a `value` property getter, and a global `newCounter()`.
+/// The functions hold the VM unowned: the VM holds them (until it closes).
 @discardableResult
 func registerCounter(_ vm: LuaVM) -> LuaObjectType<Counter> {
     let type = vm.objectType(
         Counter.self, name: "Counter",
         methods: [
-            "add": { stack in
+            "add": { [unowned vm] stack in
                 let counter = try vm.objectType(Counter.self, name: "Counter").check(1, in: stack, function: "add")
                 counter.value += try stack.checkInteger(2, function: "add")
                 stack.push(counter.value)
                 return .one
             },
         ],
-        getter: { stack in
+        getter: { [unowned vm] stack in
             guard let counter = vm.objectType(Counter.self, name: "Counter").object(at: 1, in: stack),
                   stack.text(at: 2) == "value" else { return .none }
             stack.push(counter.value)

@@ -7,6 +7,8 @@ import Testing
         let (registry, _) = makeRegistry()
         let counter = Counter(count: 5)
         var received: [PropertyChange] = []
+        // A delivery holds its subscription, whose handler holds `received`: let go at the end.
+        defer { received.removeAll() }
         let subscription = registry.watch(counter, "count") { received.append($0) }
         #expect(received.isEmpty, "never inside observe")
         #expect(registry.hasPending)
@@ -29,6 +31,8 @@ import Testing
         let (registry, _) = makeRegistry()
         let counter = Counter(count: 5)
         var received: [PropertyChange] = []
+        // A delivery holds its subscription, whose handler holds `received`: let go at the end.
+        defer { received.removeAll() }
         registry.watch(counter, "count", initial: false) { received.append($0) }
         #expect(!registry.hasPending)
         registry.deliverPending()
@@ -94,6 +98,8 @@ import Testing
         let (registry, _) = makeRegistry()
         let counter = Counter(count: 10)
         var received: [PropertyChange] = []
+        // A delivery holds its subscription, whose handler holds `received`: let go at the end.
+        defer { received.removeAll() }
         registry.watch(counter, "count", initial: false) { received.append($0) }
         for value in [11, 12, 13] { registry.propertyChanged(counter.handle, key: "count", to: .integer(Int64(value))) }
         registry.deliverPending()
@@ -113,6 +119,8 @@ import Testing
         let (registry, _) = makeRegistry()
         let counter = Counter(count: 10)
         var received: [PropertyChange] = []
+        // A delivery holds its subscription, whose handler holds `received`: let go at the end.
+        defer { received.removeAll() }
         registry.watch(counter, "count", initial: false, coalesce: false) { received.append($0) }
         for value in [11, 12, 13] { registry.propertyChanged(counter.handle, key: "count", to: .integer(Int64(value))) }
         registry.deliverPending()
@@ -137,6 +145,8 @@ import Testing
         let (registry, _) = makeRegistry()
         let counter = Counter()
         var received: [PropertyChange] = []
+        // A delivery holds its subscription, whose handler holds `received`: let go at the end.
+        defer { received.removeAll() }
         registry.watch(counter, "count") { received.append($0) }
         registry.propertyChanged(counter.handle, key: "count", to: 1)
         registry.deliverPending()

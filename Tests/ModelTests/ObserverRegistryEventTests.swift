@@ -31,6 +31,8 @@ import Testing
     @Test func eventsWaitForTheRoundAndCarryTheirNames() {
         let (registry, _) = makeRegistry()
         var received: [EventDelivery] = []
+        // A delivery holds its subscription, whose handler holds `received`: let go at the end.
+        defer { received.removeAll() }
         let subscription = registry.listen("app.ready") { received.append($0) }
         registry.post("app.ready", ["ok": true])
         #expect(received.isEmpty)
@@ -113,6 +115,8 @@ import Testing
         let a = Counter(), b = Counter()
         let bridgeA = ChangeLog(a), bridgeB = ChangeLog(b)
         var received: [EventDelivery] = []
+        // A delivery holds its subscription, whose handler holds `received`: let go at the end.
+        defer { received.removeAll() }
         let delegate = registry.onAllEvents(of: a.handle, site: "d.lua:1", owner: nil, handler: .event { received.append($0) })
         a.tick()
         guard case .immediate(let reset) = a.interface.method("reset")!.body else { return }

@@ -226,7 +226,10 @@ import Testing
         #expect(registry.liveCount == start)
         #expect(owner.count == 0)
         #expect(registry.subscriptions.isEmpty)
-        #expect(elapsed < .seconds(3), "cancelling must not be quadratic (took \(elapsed))")
+        // Timed in plain builds only (see ``Sanitizer``).
+        if Sanitizer.active == nil {
+            #expect(elapsed < .seconds(3), "cancelling must not be quadratic (took \(elapsed))")
+        }
     }
 
     @Test func cancelledSubscribersInterleavedWithLiveOnesStillDeliverInOrder() {
@@ -246,6 +249,7 @@ import Testing
         for _ in 0..<100_000 { registry.listen("e", owner: owner) { _ in } }
         let elapsed = ContinuousClock().measure { owner.end() }
         #expect(registry.liveCount == 0)
-        #expect(elapsed < .seconds(3))
+        // Timed in plain builds only (see ``Sanitizer``).
+        if Sanitizer.active == nil { #expect(elapsed < .seconds(3)) }
     }
 }

@@ -72,7 +72,7 @@ import Testing
         let counter = Counter()
         let lines = Lines()
         var added = false
-        registry.watch(counter, "count", initial: false) { _ in
+        registry.watch(counter, "count", initial: false) { [unowned registry] _ in
             lines("a")
             guard !added else { return }
             added = true
@@ -91,7 +91,7 @@ import Testing
         let (registry, _) = makeRegistry()
         let counter = Counter()
         let lines = Lines()
-        registry.listen("go", once: true) { _ in
+        registry.listen("go", once: true) { [unowned registry] _ in
             registry.watch(counter, "count") { lines("new \($0.initial ? "initial " : "")\($0.new.text)") }
             lines("go")
         }
@@ -108,7 +108,7 @@ import Testing
         let (registry, _) = makeRegistry()
         let counter = Counter()
         let lines = Lines()
-        registry.listen("e", once: true) { _ in
+        registry.listen("e", once: true) { [unowned registry] _ in
             lines("first")
             registry.listen("e") { _ in lines("new handler") }
             registry.watch(counter, "count") { lines("new observer \($0.initial ? "initial " : "")\($0.new.text)") }
@@ -131,7 +131,7 @@ import Testing
         let (registry, _) = makeRegistry()
         let counter = Counter()
         let lines = Lines()
-        registry.listen("a") { _ in
+        registry.listen("a") { [unowned registry] _ in
             lines("a begins")
             registry.post("b")
             registry.propertyChanged(counter.handle, key: "count", to: 1)
@@ -153,7 +153,7 @@ import Testing
         let (registry, reports) = makeRegistry()
         let counter = Counter()
         var seen: [String] = []
-        registry.watch(counter, "count", initial: false) { change in
+        registry.watch(counter, "count", initial: false) { [unowned registry] change in
             seen.append("\(change.old!.text)->\(change.new.text)")
             let value = change.new.integerValue!
             if value < 3 { registry.propertyChanged(counter.handle, key: "count", to: .integer(value + 1)) }
@@ -167,7 +167,7 @@ import Testing
     @Test func aRepostingHandlerIsReportedAsACycleAndStops() {
         let (registry, reports) = makeRegistry(maxChainedRounds: 5)
         var runs = 0
-        registry.listen("ping") { _ in
+        registry.listen("ping") { [unowned registry] _ in
             runs += 1
             registry.post("ping")
         }
@@ -187,7 +187,7 @@ import Testing
     @Test func aCycleDropsOnlyItsOwnChain() {
         let (registry, reports) = makeRegistry(maxChainedRounds: 3)
         let lines = Lines()
-        registry.listen("ping") { _ in registry.post("ping") }
+        registry.listen("ping") { [unowned registry] _ in registry.post("ping") }
         registry.listen("service.didUpdate") { _ in lines("update") }
         registry.post("ping")
         for _ in 0..<3 { registry.deliverPending() }
@@ -203,7 +203,7 @@ import Testing
     @Test func aOnceHandlerThatPostsItsOwnEventReceivesItOnce() {
         let (registry, reports) = makeRegistry()
         var runs = 0
-        registry.listen("e", once: true) { _ in
+        registry.listen("e", once: true) { [unowned registry] _ in
             runs += 1
             registry.post("e")
         }
@@ -218,7 +218,7 @@ import Testing
         #expect(registry.maxChainedRounds == 100)
         let counter = Counter()
         var runs = 0
-        registry.watch(counter, "count", initial: false) { change in
+        registry.watch(counter, "count", initial: false) { [unowned registry] change in
             runs += 1
             registry.propertyChanged(counter.handle, key: "count", to: .integer(change.new.integerValue! + 1))
         }
@@ -231,7 +231,7 @@ import Testing
     @Test func shortChainsAreNotCycles() {
         let (registry, reports) = makeRegistry(maxChainedRounds: 5)
         var depth = 0
-        registry.listen("step") { delivery in
+        registry.listen("step") { [unowned registry] delivery in
             depth += 1
             let left = delivery.payload.value?.integerValue ?? 0
             if left > 0 { registry.post("step", .integer(left - 1)) }

@@ -27,6 +27,29 @@ import Testing
         #expect((0..<8).contains(first))
     }
 
+    /// An answered reply lets go of its cancel handler, and so of the work the handler would stop
+    /// (whose completion usually holds the reply: an HTTP request's exchange did, for good).
+    @Test(arguments: [true, false])
+    func anAnsweredReplyLetsGoOfItsCancelHandler(handlerFirst: Bool) {
+        final class Work: Sendable {}
+        weak var observed: Work?
+        let reply = Reply { _ in }
+        do {
+            let work = Work()
+            observed = work
+            if handlerFirst {
+                reply.onCancel { withExtendedLifetime(work) {} }
+                #expect(observed != nil)
+                reply(.success(.integer(1)))
+            } else {
+                reply(.success(.integer(1)))
+                reply.onCancel { withExtendedLifetime(work) {} }
+            }
+        }
+        #expect(observed == nil)
+        #expect(reply.cancel(), "a cancel after the answer still marks it, with nothing to run")
+    }
+
     @Test func cancellingIsAFlagAndDoesNotAnswer() {
         let answers = Answers()
         let reply = Reply { result in answers.received.withLock { $0.append(result) } }

@@ -127,6 +127,8 @@ import Testing
         #expect(lines.all == ["3", "2", "new", "0"])
         #expect(items[1].cancelCount == 0, "forgotten before its turn")
         #expect(scope.count == 0)
+        // Each handler holds `items`, and so its own item: let go of them.
+        for item in items { item.onCancel = nil }
     }
 
     @Test func forgetIsConstantTimeWithManyItems() {

@@ -31,6 +31,10 @@ public final class Cancellation: Sendable {
         if cancelled.load(ordering: .acquiring), let late = takeHandler() { late() }
     }
 
+    /// Lets go of the handler without running it: the work it would stop is over, and what it
+    /// holds (often the work's own completion, and through it the caller) must not stay allocated.
+    public func dropHandler() { _ = takeHandler() }
+
     private func takeHandler() -> (@Sendable () -> Void)? {
         handler.withLock { handler in
             defer { handler = nil }

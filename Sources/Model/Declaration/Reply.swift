@@ -33,6 +33,10 @@ public final class Reply: Sendable {
     public func callAsFunction(_ result: Result<Value, ServiceError>) {
         guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
         deliver(result)
+        // Nothing is left to stop. The handler usually holds the work, whose completion holds
+        // this reply: kept, that cycle outlived every answered call (an HTTP request's exchange,
+        // its client task and response, found by LeakSanitizer under `make sanitize`).
+        cancellation.dropHandler()
     }
 
     /// True once the caller has cancelled: work that has not started yet need not start (the
@@ -64,5 +68,11 @@ public final class Reply: Sendable {
 
     /// Stops work in flight when the caller cancels: `stop` runs once, from the thread that
     /// cancels, or at once when the call is already cancelled.
-    public func onCancel(_ stop: @escaping @Sendable () -> Void) { cancellation.onCancel(stop) }
+    /// Once the call is answered, `stop` is not kept (there is nothing left to stop).
+    public func onCancel(_ stop: @escaping @Sendable () -> Void) {
+        guard !answered.load(ordering: .acquiring) else { return }
+        cancellation.onCancel(stop)
+        // An answer that came in between found no handler to drop.
+        if answered.load(ordering: .acquiring) { cancellation.dropHandler() }
+    }
 }

@@ -20,7 +20,24 @@ public final class ManualClock: ServiceClock {
         let due: Duration
         let order: UInt64
         let cancellation: Cancellation
-        let work: @Sendable () -> Void
+        let work: JobWork
+    }
+
+    /// A job's work, let go of when the job runs or is cancelled rather than when the queue next
+    /// drops the job: what the work holds (a host's timer holds the host, which holds this
+    /// clock) is freed then, as a real loop frees a cancelled scheduled task.
+    private final class JobWork: Sendable {
+        private let body: Mutex<(@Sendable () -> Void)?>
+
+        init(_ body: @escaping @Sendable () -> Void) { self.body = Mutex(body) }
+
+        /// The work, once: nil after a cancel or an earlier take.
+        func take() -> (@Sendable () -> Void)? {
+            body.withLock { body in
+                defer { body = nil }
+                return body
+            }
+        }
     }
 
     private struct State {
@@ -63,6 +80,9 @@ public final class ManualClock: ServiceClock {
     @discardableResult
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> Cancellation {
         let cancellation = Cancellation()
+        let work = JobWork(work)
+        // The cancel drops the work at once (the job itself leaves the queue at its next sweep).
+        cancellation.onCancel { _ = work.take() }
         state.withLock { state in
             let job = Job(due: state.now + max(delay, .zero), order: state.nextOrder,
                           cancellation: cancellation, work: work)
@@ -128,7 +148,7 @@ public final class ManualClock: ServiceClock {
         let target = state.withLock { $0.now } + max(delay, .zero)
         var ran = 0
         while !stop(), let job = takeJob(dueBy: target) {
-            job.work()
+            job.work.take()?()
             ran += 1
             settle()
         }
@@ -143,7 +163,7 @@ public final class ManualClock: ServiceClock {
     public func run(limit: Int = 100_000) -> Bool {
         for _ in 0..<limit {
             guard let job = takeJob(dueBy: nil) else { return true }
-            job.work()
+            job.work.take()?()
             settle()
         }
         return pendingCount == 0

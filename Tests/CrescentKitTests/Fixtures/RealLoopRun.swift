@@ -25,7 +25,9 @@ struct RealLoopRun: Sendable {
     /// because its Swift tasks share the test process's cooperative threads (two here): a
     /// fixture that blocks them, such as the first use of the shared PostgreSQL cluster while
     /// `initdb` runs on a loaded machine, held every such run for about 20 s in one `make test`.
-    static func run(_ source: String, thermostat: Thermostat = Thermostat(), timeout: Double? = 90,
+    /// Under a sanitizer (``Sanitizer``), which slows every run several times, it is ten times
+    /// longer: it still only ends a run that hangs.
+    static func run(_ source: String, thermostat: Thermostat = Thermostat(), timeout: Double? = Sanitizer.active == nil ? 90 : 900,
                     failFast: Bool = false) async -> RealLoopRun {
         var options = HostOptions()
         options.timeout = timeout
