@@ -1,4 +1,5 @@
 public import CLua
+public import Dispatch
 import Synchronization
 
 /// One Lua 5.4 state and everything the bridge keeps for it.
@@ -52,11 +53,20 @@ public final class LuaVM {
 
     deinit { close() }
 
-    /// Closes the state: runs every pending `__gc` and frees all memory. Idempotent.
+    /// How long the finalizers that run at ``close()`` may take before they are interrupted.
+    public static let closeLimit = DispatchTimeInterval.seconds(2)
+
+    /// Closes the state: runs every pending `__gc` and frees all memory. Idempotent. A finalizer
+    /// still running ``closeLimit`` after the close began is interrupted (as the time limit
+    /// interrupts code), and so is each one after it, so a `__gc` that loops cannot hold the
+    /// closing thread (a host's end, a plugin's stop) for ever.
     public func close() {
         guard isOpen else { return }
         isOpen = false
+        let watch = CloseWatch(interrupter)
+        watch.start(after: Self.closeLimit)
         crescent_close(state)
+        watch.end()
         liveReferences = 0  // the registry is gone with the state
         functionBoxes.removeAll()
         objectTypesByType.removeAll()
@@ -265,4 +275,26 @@ public struct LuaInterrupter: Sendable {
     /// Interrupts the running code without asking the host to exit: the REPL's Ctrl-C, after which
     /// the host clears the flag and carries on.
     public func interruptRunningCode() { crescent_flag_set(flag.pointer, Int32(CRESCENT_INTERRUPT_SIGNAL)) }
+}
+
+/// Interrupts the finalizers of a state being closed once they have run past their limit, every
+/// ``tick`` until the close has ended.
+private final class CloseWatch: Sendable {
+    static let tick = DispatchTimeInterval.milliseconds(100)
+    private let interrupter: LuaInterrupter
+    private let ended = Atomic<Bool>(false)
+
+    init(_ interrupter: LuaInterrupter) { self.interrupter = interrupter }
+
+    func start(after limit: DispatchTimeInterval) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit) { [self] in fire() }
+    }
+
+    private func fire() {
+        guard !ended.load(ordering: .acquiring) else { return }
+        interrupter.interruptForTimeout()
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.tick) { [self] in fire() }
+    }
+
+    func end() { ended.store(true, ordering: .releasing) }
 }

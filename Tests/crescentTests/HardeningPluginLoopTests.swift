@@ -47,6 +47,23 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 30)
     }
 
+    /// A finalizer left to run when the plugin's VM closes at the end of the run (the second
+    /// permissions attack's D1: the run never ended) is interrupted past the close's limit.
+    @Test func aFinalizerThatLoopsWhenTheRunEndsIsStopped() async throws {
+        let sandbox = try luaPluginSandbox("spin", main: """
+            spin = service("spin", "x")
+            spin:method("arm", {}, "string", "d", function()
+              setmetatable({}, {__gc = function() while true do end end})
+              return "armed"
+            end)
+            """)
+        let started = Date()
+        let run = try await crescent(["-e", "task(function() print(services.spin:arm()) end)"], in: sandbox, timeLimit: 60)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdoutLines == ["armed\tnil"], "\(run)")
+        #expect(Date().timeIntervalSince(started) < 20, "the run ended")
+    }
+
     @Test func aMainThatLoopsInAHandlerOrAFinalizerIsStopped() async throws {
         for (name, code) in Self.loops.sorted(by: { $0.key < $1.key }) {
             let sandbox = try luaPluginSandbox("spin", main: "service('spin', 'x')\n\(code)\n")
