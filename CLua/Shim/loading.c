@@ -7,6 +7,8 @@
  */
 #include "vm.h"
 
+#include <string.h>
+
 /* Calls the original function (upvalue 1) with argument `mode_arg` forced to "t", keeping the
  * number of arguments otherwise: `load`'s env argument counts even when nil, so none is added. */
 static int call_text_only(lua_State *L, int mode_arg) {
@@ -24,7 +26,17 @@ static int call_text_only(lua_State *L, int mode_arg) {
     return lua_gettop(L);
 }
 
-static int text_load(lua_State *L) { return call_text_only(L, 3); }
+/* `load` with a mode that does not allow text ("b"): a text chunk is refused as Lua refuses it
+ * (a binary one goes on to be refused for being binary). */
+static int text_load(lua_State *L) {
+    const char *mode = lua_type(L, 3) == LUA_TSTRING ? lua_tostring(L, 3) : NULL;
+    if (mode != NULL && strchr(mode, 't') == NULL && lua_type(L, 1) == LUA_TSTRING && lua_tostring(L, 1)[0] != LUA_SIGNATURE[0]) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "attempt to load a text chunk (mode is '%s')", mode);
+        return 2;
+    }
+    return call_text_only(L, 3);
+}
 static int text_loadfile(lua_State *L) { return call_text_only(L, 2); }
 
 static int dofile_continue(lua_State *L, int status, lua_KContext context) {

@@ -120,6 +120,13 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         // Asking for less than granted needs no new grant; a grant edited by hand grants nothing.
         try sandbox.write("plugins/music/plugin.toml", Self.manifest("env = [\"LANG\"]"))
         #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"])
+        // A folder inside a granted one, with or without a trailing /, is less too (the second
+        // permissions attack, D3: it was "asks for more"); a sibling whose name only starts alike
+        // is not.
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("read = [\"~/Music/playlists/\"]"))
+        #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"])
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("read = [\"~/Musicals\"]"))
+        #expect(try await inHome(["-e", script], sandbox).stdoutLines.first?.contains("asks for more than was granted (read ~/Musicals)") == true)
         let edited = try String(contentsOfFile: sandbox.path + "/.local/share/crescent/plugin-grants.toml", encoding: .utf8)
             .replacingOccurrences(of: "env = [\"LANG\"]", with: "env = [\"LANG\", \"TOKEN\"]")
         try sandbox.write(".local/share/crescent/plugin-grants.toml", edited)

@@ -51,17 +51,38 @@ public struct PluginPermissions: Sendable, Equatable {
 
     /// True when everything it asks for is within `granted`.
     func isWithin(_ granted: PluginPermissions) -> Bool {
-        read.allSatisfy(granted.read.contains) && write.allSatisfy(granted.write.contains)
-            && net.allSatisfy(granted.net.contains) && exec.allSatisfy(granted.exec.contains)
-            && env.allSatisfy(granted.env.contains) && (!native || granted.native) && services.allSatisfy(granted.services.contains)
+        beyond(granted).isEmpty
+    }
+
+    /// Whether the granted paths cover `path`: the same path (a trailing `/` aside) or one inside
+    /// a granted folder (`~/Music/playlists` within `~/Music`).
+    static func paths(_ granted: [String], cover path: String) -> Bool {
+        func trimmed(_ path: String) -> String {
+            var path = path
+            while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+            return path
+        }
+        let asked = trimmed(path)
+        return granted.contains { grant in
+            let folder = trimmed(grant)
+            return asked == folder || asked.hasPrefix(folder == "/" ? "/" : folder + "/")
+        }
+    }
+
+    /// Whether the granted `host:port` entries cover `address`: the same, or `*:PORT` for its port.
+    static func addresses(_ granted: [String], cover address: String) -> Bool {
+        granted.contains { grant in
+            grant == address || (grant.hasPrefix("*:") && address.split(separator: ":").last.map { "*:" + $0 } == grant)
+        }
     }
 
     /// What it asks for beyond `granted`, one entry per line (`read ~/Music`).
     func beyond(_ granted: PluginPermissions) -> [String] {
         var extra: [String] = []
-        for (field, asked, had) in [("read", read, granted.read), ("write", write, granted.write), ("net", net, granted.net),
-                                    ("exec", exec, granted.exec), ("env", env, granted.env),
-                                    ("requires", services, granted.services)] {
+        for item in read where !Self.paths(granted.read, cover: item) { extra.append("read \(item)") }
+        for item in write where !Self.paths(granted.write, cover: item) { extra.append("write \(item)") }
+        for item in net where !Self.addresses(granted.net, cover: item) { extra.append("net \(item)") }
+        for (field, asked, had) in [("exec", exec, granted.exec), ("env", env, granted.env), ("requires", services, granted.services)] {
             for item in asked where !had.contains(item) { extra.append("\(field) \(item)") }
         }
         if native && !granted.native { extra.append("native") }
