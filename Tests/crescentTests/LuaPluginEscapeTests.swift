@@ -222,6 +222,30 @@ import Testing
         #expect(victim == "untouched\n", "an append reached a file outside the grants: \(victim.count) bytes")
     }
 
+    /// A method blocked reading a program that never ends answers `timeout` at its time limit:
+    /// the program is killed (the second permissions attack, D6: the loop was held 40 s, as long
+    /// as the program lived, with `call_timeout = 3`), and the plugin serves the next call.
+    @Test func aMethodReadingAProgramThatNeverEndsAnswersAtItsLimit() async throws {
+        let sandbox = try self.sandbox("exec = [\"sleep\", \"echo\"]")
+        try sandbox.write("crescent.toml", "[plugins]\ncall_timeout = 1\n")
+        #expect(try await inHome(["plugins", "allow", "escape"], sandbox).status == 0)
+        let started = Date()
+        let result = try await inHome(["-e", """
+            local ticks = 0
+            timer.every(0.2, function(t) ticks = ticks + 1 end)
+            task(function()
+              local out, err = services.escape:run('sleep 60')
+              print(out, err and err.code)
+              print((services.escape:run('echo again'):gsub('\\n', ' ')), ticks > 0)
+              app.exit(0)
+            end)
+            """], sandbox, timeLimit: 60)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines.first == "nil\ttimeout", "\(result)")
+        #expect(result.stdoutLines.last == "ok again \ttrue", "\(result)")
+        #expect(Date().timeIntervalSince(started) < 20, "\(result)")
+    }
+
     /// A granted program runs confined as a process plugin is, with only the granted environment,
     /// and never on the host's standard streams.
     @Test func aGrantedProgramIsConfinedToThePluginsGrants() async throws {

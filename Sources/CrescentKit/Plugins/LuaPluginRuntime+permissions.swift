@@ -84,6 +84,7 @@ extension LuaPluginRuntime {
             let write = stack.text(at: 2) == "w"
             switch self.launch(command, write ? .write : .read, what: "io.popen") {
             case .started(let pid, let pipe):
+                self.popenChildren.add(pid)
                 stack.push(Int(pipe))
                 stack.push(Int(pid))
                 return .values(2)

@@ -36,6 +36,8 @@ final class LuaPluginRuntime {
 
     /// Where it may read and write (its grant), checked by its wrapped `io`, `os` and loaders.
     let sandbox: PluginSandbox
+    /// What its `io.popen` started, killed when its code runs past the time limit.
+    let popenChildren: PopenChildren
 
     init(manifest: PluginManifest, host: Host, callTimeout: Double, sandbox: PluginSandbox) {
         self.manifest = manifest
@@ -43,7 +45,9 @@ final class LuaPluginRuntime {
         self.host = host
         self.callTimeout = callTimeout
         let realTime = host.clock.monotonicDeadline(after: .zero) != nil
-        watchdog = realTime ? RunawayWatchdog(interrupter: host.vm.interrupter, limit: callTimeout) : nil
+        let popenChildren = PopenChildren()
+        self.popenChildren = popenChildren
+        watchdog = realTime ? RunawayWatchdog(interrupter: host.vm.interrupter, limit: callTimeout) { popenChildren.killAll() } : nil
         host.turnWatchdog = watchdog
         host.onRunaway = { [unowned self] error, context in self.ranAway(error, context) }
     }

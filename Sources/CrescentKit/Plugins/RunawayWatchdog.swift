@@ -26,7 +26,9 @@ final class RunawayWatchdog {
     private let timer: any DispatchSourceTimer
     private let limitNanoseconds: UInt64
 
-    init(interrupter: LuaInterrupter, limit: Double) {
+    /// - Parameter pastDeadline: also run (on the timer's thread) when code runs past its
+    ///   deadline: what else must stop for the interrupt to be seen (a plugin's programs it reads).
+    init(interrupter: LuaInterrupter, limit: Double, pastDeadline: @escaping @Sendable () -> Void = {}) {
         limitNanoseconds = UInt64(max(0, min(limit, 1e9)) * 1e9)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         let period = DispatchTimeInterval.milliseconds(max(10, Int(limit * 250)))
@@ -34,7 +36,10 @@ final class RunawayWatchdog {
         let runningUntil = self.runningUntil
         timer.setEventHandler {
             let deadline = runningUntil.value.load(ordering: .relaxed)
-            if deadline != 0 && RunawayWatchdog.now() >= deadline { interrupter.interruptForTimeout() }
+            if deadline != 0 && RunawayWatchdog.now() >= deadline {
+                interrupter.interruptForTimeout()
+                pastDeadline()
+            }
         }
         timer.resume()
     }

@@ -7,10 +7,14 @@ import Glibc
 /// prototype, so a missing one (an older glibc) is a nil the caller reports, never a crash:
 /// `pidfd_open` and `pipe2` are in glibc since 2.36 and 2.9, the two spawn actions since 2.29
 /// and 2.34, inotify since 2.4.
-enum SystemCalls {
+package enum SystemCalls {
     /// `int pidfd_open(pid_t pid, unsigned int flags)`: a descriptor that polls readable once
     /// the process has exited (Linux 5.3).
-    static let pidfdOpen: (@convention(c) (pid_t, UInt32) -> Int32)? = symbol("pidfd_open")
+    package static let pidfdOpen: (@convention(c) (Int32, UInt32) -> Int32)? = symbol("pidfd_open")
+    /// `int pidfd_send_signal(int pidfd, int sig, siginfo_t *info, unsigned int flags)`: a signal
+    /// to that process only, never to another that took its pid once it was reaped (Linux 5.1).
+    package static let pidfdSendSignal: (@convention(c) (Int32, Int32, UnsafeMutableRawPointer?, UInt32) -> Int32)? =
+        symbol("pidfd_send_signal")
     /// `int pipe2(int fds[2], int flags)`: a pipe made close-on-exec atomically, so no program
     /// another thread starts at that instant inherits it.
     static let pipe2: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32)? = symbol("pipe2")
