@@ -24,6 +24,21 @@ import Testing
                                 columns: 120, rows: 30)
     }
 
+    /// Types `touch`, answers `y` at the question, and waits for `result`.
+    func grant(_ terminal: InteractiveTerminal, typing touch: String, thenSee result: String) async {
+        terminal.type(touch)
+        await terminal.waitFor(line: "Grant plugin 'music' these permissions now")
+        terminal.type("y")
+        await terminal.waitFor(line: result)
+    }
+
+    /// Ends the run with `key` (none: it ends by itself) and checks it exited 0 with the grant recorded.
+    func expectGrantRecorded(_ terminal: InteractiveTerminal, in sandbox: Sandbox, endingWith key: String? = nil) async {
+        if let key { terminal.type(key) }
+        #expect(await terminal.finish() == 0)
+        #expect(grants(sandbox).contains("[music]"), "\(grants(sandbox))")
+    }
+
     @Test func aScriptOnATerminalAsksAndAYesGrantsAndGoesOn() async throws {
         let sandbox = try self.sandbox()
         let path = try sandbox.write("ping.lua", "task(function() print('answer: ' .. services.music:ping()) end)")
@@ -54,13 +69,8 @@ import Testing
         let sandbox = try self.sandbox()
         let terminal = try start([], in: sandbox)
         await terminal.waitFor(line: "Ctrl-D to leave")
-        terminal.type("services.music:ping()\r")
-        await terminal.waitFor(line: "Grant plugin 'music' these permissions now")
-        terminal.type("y")
-        await terminal.waitFor(line: "\"pong\"")
-        terminal.type("\u{4}")
-        #expect(await terminal.finish() == 0)
-        #expect(grants(sandbox).contains("[music]"), "\(grants(sandbox))")
+        await grant(terminal, typing: "services.music:ping()\r", thenSee: "\"pong\"")
+        await expectGrantRecorded(terminal, in: sandbox, endingWith: "\u{4}")
     }
 
     @Test func aControllerAppAsksOverItsViewAndDrawsItAgain() async throws {
@@ -75,12 +85,7 @@ import Testing
             """)
         let terminal = try start([path], in: sandbox)
         await terminal.waitFor(line: "said: nothing")
-        terminal.type("p")
-        await terminal.waitFor(line: "Grant plugin 'music' these permissions now")
-        terminal.type("y")
-        await terminal.waitFor(line: "said: pong")
-        terminal.type("q")
-        #expect(await terminal.finish() == 0)
-        #expect(grants(sandbox).contains("[music]"), "\(grants(sandbox))")
+        await grant(terminal, typing: "p", thenSee: "said: pong")
+        await expectGrantRecorded(terminal, in: sandbox, endingWith: "q")
     }
 }

@@ -23,8 +23,10 @@ final class TerminalQuestion: Sendable {
 
     /// How long a question waits for its answer.
     static let answerWait = Duration.seconds(120)
-    /// How often a wait looks whether its time is up or the reader went away.
+    /// How often a wait looks whether its time is up or the reader went away, in milliseconds.
     private static let waitStep = 250
+    /// The steps of ``waitStep`` in ``answerWait``.
+    private static let waitSteps = Int(answerWait.components.seconds) * 1000 / waitStep
 
     /// The thread that reads the terminal for a REPL or a controller app, as the asking side
     /// sees it. Both closures run on the asking (the host's) thread.
@@ -121,8 +123,7 @@ final class TerminalQuestion: Sendable {
 
     /// Waits for a reader's ``offer(_:)`` (or its end), at most ``answerWait``.
     private func waitForReader() -> Bool {
-        let steps = Int(Self.answerWait.components.seconds) * 1000 / Self.waitStep
-        for _ in 0..<steps {
+        for _ in 0..<Self.waitSteps {
             _ = wakeUp.wait(timeout: .now() + .milliseconds(Self.waitStep))
             let answer = state.withLock { state -> Bool? in
                 guard case .answered(let answer) = state.phase else { return nil }
@@ -152,9 +153,8 @@ final class TerminalQuestion: Sendable {
         }
         tcflush(terminal.input, TCIFLUSH)
         output(question + " [y/N] ")
-        let steps = Int(Self.answerWait.components.seconds) * 1000 / Self.waitStep
         var answer: Bool?
-        for _ in 0..<steps where answer == nil {
+        for _ in 0..<Self.waitSteps where answer == nil {
             var ready = pollfd(fd: terminal.input, events: Int16(POLLIN), revents: 0)
             guard poll(&ready, 1, Int32(Self.waitStep)) > 0 else { continue }
             guard let bytes = terminal.read(maximum: 64) else {
