@@ -30,6 +30,17 @@ describe("news", function()
     assert.matches(">%s+2 .-" .. title, screen_text(100, 10))
   end)
 
+  it("shows the feeds, a feed's items and an item's text as the golden screens do", function()
+    fake.http { ["GET https://example.org/feed.xml"] = { status = 200, headers = { ["content-type"] = "application/rss+xml" }, body = feed } }
+    script("scripts/news.lua", "https://example.org/feed.xml")
+    clock.advance(0)
+    assert.view("spec/golden/news.txt")
+    assert.view("spec/golden/news-screen.txt", { width = 80, height = 10 })
+    press("down", "enter")
+    clock.advance(0)
+    assert.view("spec/golden/news-item.txt", { width = 80, height = 10 })
+  end)
+
   it("says which feed fails", function()
     fake.http { ["GET https://example.org/feed.xml"] = { status = 404, body = "not here" } }
     script("scripts/news.lua", "https://example.org/feed.xml")

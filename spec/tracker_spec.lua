@@ -19,6 +19,15 @@ describe("tracker", function()
     assert.view("spec/golden/tracker.txt")
   end)
 
+  it("shows a pinned place as the golden screen does", function()
+    fake.location { fixes = { { lat = 48.8534, lon = 2.3488 } } }
+    script("scripts/tracker.lua")
+    clock.advance(0)
+    press("p")
+    clock.advance(0)
+    assert.view("spec/golden/tracker-pinned.txt", { width = 80, height = 12 })
+  end)
+
   it("waits for a fix before naming anything", function()
     fake.location { fixes = { { lat = 48.8566, lon = 2.3522 } }, interval = 10 }
     script("scripts/tracker.lua")

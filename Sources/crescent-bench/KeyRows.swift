@@ -53,6 +53,55 @@ enum KeyRows {
                             + "formatted in plain Lua (string.format + table.concat), median of 2,000 calls")
     }
 
+    /// A plain `lua5.4` program on the same kind of pty answering the same keys: raw mode, then
+    /// for each `down`/`up` the same screenful (the rows shown, the selected one in reverse video)
+    /// written whole inside the synchronized-output marks. What a frame costs with nothing of a
+    /// host: the pty round trip and the formatting.
+    static let plainLuaProgram = """
+        os.execute("stty raw -echo")
+        local rows = {}
+        for i = 1, 10000 do rows[i] = { name = "row " .. i, n = i } end
+        local format, concat, write = string.format, table.concat, io.write
+        local selected = 1
+        local function frame()
+          local lines = { "\\27[?2026h" }
+          for i = 1, \(rows - 2) do
+            local row, on = rows[i], i == selected
+            lines[#lines + 1] = format("\\27[%d;1H%s%-47s %50d%s", i, on and "\\27[7m> " or "  ", row.name, row.n, on and "\\27[0m" or "")
+          end
+          lines[#lines + 1] = "\\27[?2026l"
+          write(concat(lines))
+          io.stdout:flush()
+        end
+        frame()
+        while true do
+          local key = io.read(1)
+          if key == nil or key == "q" then break end
+          if key == "\\27" then
+            local rest = io.read(2)
+            if rest == "[B" then selected = selected + 1 elseif rest == "[A" then selected = selected - 1 end
+            frame()
+          end
+        end
+        os.execute("stty sane")
+        """
+
+    /// `key-to-frame-pty`: the crescent side of `key-to-frame` against ``plainLuaProgram`` on the
+    /// same pty, both timed the same way (the fair comparison: `key-to-frame`'s baseline formats
+    /// in-process and pays no pty round trip).
+    static func keyToFramePty() throws(BenchFailure) -> BenchRow {
+        let row = "key-to-frame-pty"
+        let frames = try measureFrames(row: row)
+        let folder = try BenchFolder(row: row)
+        try folder.write("plain.lua", plainLuaProgram, row: row)
+        let plain = try measureFrames(row: row, command: ["/usr/bin/env", StartupBench.plainLua, folder.path + "/plain.lua"])
+        return BenchRow(name: row, value: Statistics.median(frames.map(\.nanoseconds)) / 1000,
+                        baseline: Statistics.median(plain.map(\.nanoseconds)) / 1000, unit: "µs", goal: .ratioAtMost(2.0),
+                        note: "median of \(moves) down/up keys, from the key's bytes written to the frame's end read back, on a "
+                            + "\(columns)x\(rows) pty: the crescent binary's selectable 10,000-row table against a plain lua5.4 program "
+                            + "answering each key with the same screenful written whole")
+    }
+
     static func keyBytes() throws(BenchFailure) -> BenchRow {
         let row = "key-bytes"
         let frames = try measureFrames(row: row)
@@ -72,10 +121,12 @@ enum KeyRows {
     }
 
     /// Presses `down`/`up` in turn ``moves`` times and times each frame.
-    private static func measureFrames(row: String) throws(BenchFailure) -> [Frame] {
+    /// `command` runs instead of the crescent binary's table when given.
+    private static func measureFrames(row: String, command: [String]? = nil) throws(BenchFailure) -> [Frame] {
         let folder = try BenchFolder(row: row)
         try folder.write("table.lua", script, row: row)
-        let terminal = try BenchTerminal(row: row, command: [try StartupBench.crescentPath(), folder.path + "/table.lua"],
+        let launch = if let command { command } else { [try StartupBench.crescentPath(), folder.path + "/table.lua"] }
+        let terminal = try BenchTerminal(row: row, command: launch,
                                          columns: columns, rows: rows)
         defer { terminal.stop() }
         // The first frame, whole.

@@ -31,6 +31,7 @@ enum BenchCommand {
             ("list-apply", ListApplyRow.run),
             ("push-pop", ViewRows.pushPop),
             ("key-to-frame", KeyRows.keyToFrame),
+            ("key-to-frame-pty", KeyRows.keyToFramePty),
             ("key-bytes", KeyRows.keyBytes),
             ("store-add", StoreRows.add),
             ("store-change", StoreRows.change),

@@ -1,5 +1,6 @@
 import ChildTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -22,6 +23,9 @@ final class InteractiveTerminal: @unchecked Sendable {
     private let master: Int32
     private let process: TestChild
     private let output = TerminalLockedBytes()
+    /// The sizes given by ``resize(columns:rows:)``, each with how many bytes the program had
+    /// written before it: the replayed screen changes size there.
+    private let resizes = Mutex<[(offset: Int, columns: Int, rows: Int)]>([])
     private let arguments: [String]
     /// Set by `finish` (called from the test's one task), which checks how the process ended.
     private var finished = false
@@ -91,10 +95,18 @@ final class InteractiveTerminal: @unchecked Sendable {
     /// Everything the program wrote so far.
     var text: String { String(decoding: output.bytes, as: UTF8.self) }
 
-    /// The screen as the program drew it so far.
+    /// The screen as the program drew it so far, at the size the terminal had as each byte came.
     var screen: TerminalScreen {
         var screen = TerminalScreen(columns: columns, rows: rows)
-        screen.feed(output.bytes)
+        let bytes = output.bytes
+        var start = 0
+        for size in resizes.withLock({ $0 }) {
+            let end = min(max(size.offset, start), bytes.count)
+            screen.feed(Array(bytes[start..<end]))
+            screen.resize(columns: size.columns, rows: size.rows)
+            start = end
+        }
+        screen.feed(Array(bytes[start...]))
         return screen
     }
 
@@ -124,8 +136,10 @@ final class InteractiveTerminal: @unchecked Sendable {
 
     /// Gives the terminal a new size and tells the program, as a terminal window does (the
     /// program has no controlling terminal here, so the kernel would not send SIGWINCH itself).
-    /// The replayed ``screen`` keeps the size it started with.
+    /// The replayed ``screen`` takes the new size from the bytes written after this call.
     func resize(columns: Int, rows: Int) {
+        let offset = output.bytes.count
+        resizes.withLock { $0.append((offset, columns, rows)) }
         var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
         process.signal(SIGWINCH)
@@ -164,5 +178,30 @@ final class InteractiveTerminal: @unchecked Sendable {
                               output: screen.transcript.joined(separator: "\n"), sourceLocation: sourceLocation)
         }
         return ending.status
+    }
+}
+
+extension InteractiveTerminal {
+    /// Expects the terminal as a shell left it: echo, line editing, signal keys and CR-to-NL
+    /// back, the main screen, the cursor shown, mouse reporting and bracketed paste off.
+    func expectRestored(sourceLocation: SourceLocation = #_sourceLocation) {
+        let modes = self.modes
+        #expect(modes.c_lflag & tcflag_t(ECHO) != 0, "echo is back", sourceLocation: sourceLocation)
+        #expect(modes.c_lflag & tcflag_t(ICANON) != 0, "line editing is back", sourceLocation: sourceLocation)
+        #expect(modes.c_lflag & tcflag_t(ISIG) != 0, "Ctrl-C raises SIGINT again", sourceLocation: sourceLocation)
+        #expect(modes.c_iflag & tcflag_t(ICRNL) != 0, "Enter is a newline again", sourceLocation: sourceLocation)
+        let screen = self.screen
+        #expect(!screen.onAlternateScreen, "the main screen is back", sourceLocation: sourceLocation)
+        #expect(screen.cursorVisible, "the cursor is shown", sourceLocation: sourceLocation)
+        let text = self.text
+        #expect(isOff("\u{1B}[?1000h", "\u{1B}[?1000l", in: text), "mouse reporting is off", sourceLocation: sourceLocation)
+        #expect(isOff("\u{1B}[?2004h", "\u{1B}[?2004l", in: text), "bracketed paste is off", sourceLocation: sourceLocation)
+    }
+
+    /// Whether a mode the program turned on with `on` was last turned off with `off`.
+    private func isOff(_ on: String, _ off: String, in text: String) -> Bool {
+        guard let lastOn = text.range(of: on, options: .backwards)?.lowerBound else { return true }
+        guard let lastOff = text.range(of: off, options: .backwards)?.lowerBound else { return false }
+        return lastOff > lastOn
     }
 }

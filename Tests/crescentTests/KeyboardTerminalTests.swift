@@ -48,20 +48,8 @@ import Darwin
         return (terminal, sandbox)
     }
 
-    /// The terminal is as a shell left it: the modes, the screen, the cursor, no mouse.
     private func expectRestored(_ terminal: InteractiveTerminal, sourceLocation: SourceLocation = #_sourceLocation) {
-        let modes = terminal.modes
-        #expect(modes.c_lflag & tcflag_t(ECHO) != 0, "echo is back", sourceLocation: sourceLocation)
-        #expect(modes.c_lflag & tcflag_t(ICANON) != 0, "line editing is back", sourceLocation: sourceLocation)
-        #expect(modes.c_lflag & tcflag_t(ISIG) != 0, "Ctrl-C raises SIGINT again", sourceLocation: sourceLocation)
-        #expect(modes.c_iflag & tcflag_t(ICRNL) != 0, "Enter is a newline again", sourceLocation: sourceLocation)
-        let screen = terminal.screen
-        #expect(!screen.onAlternateScreen, "the main screen is back", sourceLocation: sourceLocation)
-        #expect(screen.cursorVisible, "the cursor is shown", sourceLocation: sourceLocation)
-        let text = terminal.text
-        let mouseOn = text.range(of: "\u{1B}[?1000h", options: .backwards)?.lowerBound
-        let mouseOff = text.range(of: "\u{1B}[?1000l", options: .backwards)?.lowerBound
-        #expect(mouseOn == nil || (mouseOff != nil && mouseOff! > mouseOn!), "mouse reporting is off", sourceLocation: sourceLocation)
+        terminal.expectRestored(sourceLocation: sourceLocation)
     }
 
     @Test func keysReachTheControllerAndQQuits() async throws {
@@ -261,6 +249,86 @@ import Darwin
         #expect(history.contains("add milk 2"), "the history is kept per script")
     }
 
+    /// Tab on the `:` line: a command's name, then its argument from the command's `complete`
+    /// function (one candidate is typed, several are listed on the status line, a common start
+    /// is typed), then from its declared type (a boolean's true and false).
+    @Test func tabCompletesACommandAndThenItsArguments() async throws {
+        let source = """
+            local C = controller("Pantry")
+            function C:loadView() return view.text { text = "the pantry" } end
+            function C:viewDidLoad()
+              self:key("r", "refresh", "refresh")
+              self:command("stock", "stock", "stock ITEM", { args = { "item: string" },
+                complete = function(index, prefix) return { "milk", "mint", "eggs" } end })
+              self:command("keep", "keep", "keep ITEM FRESH", { args = { "item: string", "fresh: boolean" } })
+            end
+            function C:refresh() end
+            function C:stock(item) print("stocked " .. item) end
+            function C:keep(item, fresh) print("kept " .. item .. " " .. tostring(fresh)) end
+            app.push(C)
+            """
+        let (terminal, _) = try await start(source, file: "pantry.lua", showing: "the pantry")
+        /// The command line holds `line` (the last message may show beside it).
+        func waitForLine(_ line: String) async {
+            await terminal.waitFor("the command line '\(line)'") { _ in
+                terminal.screen.lines.last == line || terminal.screen.lines.last?.hasPrefix(line + "   │") == true
+            }
+        }
+        terminal.type(":st\t")
+        await waitForLine(":stock")
+        terminal.type(" e\t")
+        await waitForLine(":stock eggs")
+        terminal.type("\r")
+        await terminal.waitFor(line: "│ stocked eggs")
+        terminal.type(":stock \t")
+        await terminal.waitFor(line: "│ milk  mint  eggs")
+        terminal.type("m\t")
+        await waitForLine(":stock mi")
+        terminal.type("n\t\r")
+        await terminal.waitFor(line: "│ stocked mint")
+        terminal.type(":ke\t milk f\t")
+        await waitForLine(":keep milk false")
+        terminal.type("\r")
+        await terminal.waitFor(line: "│ kept milk false")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    /// A resize redraws the whole screen at the new size: a 30-row list shows the rows that fit
+    /// above the status line (the selected one among them) and the status line sits on the new
+    /// last row, cut to the new width.
+    @Test func aResizeRedrawsAtTheNewSize() async throws {
+        let source = """
+            local L = controller("Long")
+            function L:viewDidLoad() self:key("r", "refresh", "refresh the whole long list of rows") end
+            function L:refresh() end
+            function L:loadView()
+              local items = {}
+              for i = 1, 30 do items[i] = "row " .. i .. " " .. string.rep("=", 60) end
+              return view.list { id = "rows", selectable = true, items = items }
+            end
+            app.push(L)
+            """
+        let (terminal, _) = try await start(source, file: "long.lua", showing: "> - row 1 ")
+        terminal.type("jjjjj")
+        await terminal.waitFor(line: "> - row 6 ")
+        #expect(terminal.screen.lines.count == 12)
+        terminal.resize(columns: 40, rows: 6)
+        await terminal.waitFor("the screen at 40 x 6") { _ in
+            let lines = terminal.screen.lines
+            return lines.count == 6 && lines.last?.hasPrefix("r refresh") == true && lines.contains { $0.hasPrefix("> - row 6 ") }
+        }
+        let lines = terminal.screen.lines
+        #expect(lines.allSatisfy { $0.count <= 40 }, "every line cut to the new width: \(lines)")
+        #expect(lines.dropLast().allSatisfy { $0.hasPrefix("  - row ") || $0.hasPrefix("> - row ") }, "rows above the status line: \(lines)")
+        terminal.type("k")
+        await terminal.waitFor("the selection moved at the new size") { _ in terminal.screen.lines.contains { $0.hasPrefix("> - row 5 ") } }
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
     /// 20,000 prints from one key handler: the status line shows the last one and the app
     /// answers its next key within seconds (each print once cost time in proportion to the ones
     /// before it: 20,000 took more than 95 s, the app frozen meanwhile).
@@ -302,6 +370,39 @@ import Darwin
         terminal.type("quit\r")
         #expect(await terminal.finish() == 0)
         expectRestored(terminal)
+    }
+
+    /// A bracketed paste is text for the command line, never keys: outside the command line it
+    /// opens it (a pasted `r` refreshes nothing, a pasted newline presses no `enter`), inside it
+    /// a pasted newline is a space and runs nothing; Enter then runs the line once.
+    @Test func aPasteIsTextForTheCommandLineNeverKeys() async throws {
+        let source = """
+            local C = controller("Shop")
+            function C:loadView() return view.text { text = "the shop" } end
+            function C:viewDidLoad()
+              self:key("r", "refresh", "refresh")
+              self:command("add", "add", "add ITEM", { args = { "item: string", "qty: integer?" } })
+            end
+            function C:refresh() print("refreshed") end
+            function C:add(item, qty) print("added " .. item .. " x" .. tostring(qty)) end
+            app.push(C)
+            """
+        let (terminal, _) = try await start(source, file: "shop.lua", showing: "the shop")
+        #expect(terminal.text.contains("\u{1B}[?2004h"), "bracketed paste is turned on")
+        terminal.type("\u{1B}[200~r\rr\u{1B}[201~")
+        await terminal.waitFor("the paste on the command line") { _ in terminal.screen.lines.last == ":r r" }
+        terminal.type("\u{1B}")
+        await terminal.waitFor("the command line closed") { _ in terminal.screen.lines.last?.hasPrefix("r refresh") == true }
+        terminal.type(":\u{1B}[200~add milk\r\n2\u{1B}[201~")
+        await terminal.waitFor("the pasted command, not run") { _ in terminal.screen.lines.last == ":add milk 2" }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!terminal.screen.transcript.contains { $0.contains("added") }, "a pasted newline runs nothing")
+        terminal.type("\r")
+        await terminal.waitFor(line: "│ added milk x2")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+        #expect(!terminal.screen.transcript.contains { $0.contains("refreshed") }, "no pasted character was a key")
     }
 
     @Test func aControllerWithoutKeysKeepsTheCommandLineOpen() async throws {

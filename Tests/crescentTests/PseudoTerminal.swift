@@ -188,8 +188,8 @@ final class TerminalLockedBytes: @unchecked Sendable {
 /// Lines that scroll off the top are kept in `scrollback`. Writing in the last column sets a
 /// pending wrap, as xterm does.
 struct TerminalScreen {
-    let columns: Int
-    let rows: Int
+    private(set) var columns: Int
+    private(set) var rows: Int
     /// The visible cells, `rows` x `columns`; a wide character's second cell is "".
     private(set) var cells: [[String]]
     private(set) var scrollback: [String] = []
@@ -207,6 +207,24 @@ struct TerminalScreen {
         self.columns = columns
         self.rows = rows
         cells = Array(repeating: Array(repeating: " ", count: columns), count: rows)
+    }
+
+    /// A new size, as a terminal window's: the cells keep their place from the top left (cut or
+    /// padded with blanks), on both screens, and the cursor stays inside.
+    mutating func resize(columns: Int, rows: Int) {
+        func fitted(_ grid: [[String]]) -> [[String]] {
+            (0..<rows).map { row in
+                let line = row < grid.count ? grid[row] : []
+                return (0..<columns).map { column in column < line.count ? line[column] : " " }
+            }
+        }
+        self.columns = columns
+        self.rows = rows
+        cells = fitted(cells)
+        mainScreen = mainScreen.map(fitted)
+        row = min(row, rows - 1)
+        column = min(column, columns - 1)
+        pendingWrap = false
     }
 
     /// The visible lines without trailing spaces.

@@ -56,6 +56,9 @@ struct CommandPrompt {
         if case .text(let text) = key, editor.search == nil {
             return type(cutting: text)
         }
+        if case .paste(let text) = key, editor.search == nil {
+            return type(cutting: Self.oneLine(text))
+        }
         switch editor.handle(key) {
         case .none: return .none
         case .edit: return .edit
@@ -67,6 +70,16 @@ struct CommandPrompt {
         case .interrupt, .exit, .endOfInput: return .leave
         case .clearScreen: return .redraw
         }
+    }
+
+    /// A pasted text as one line of the command line: newlines and tabs become spaces (a pasted
+    /// newline must not run the command), other control characters are dropped (the status line
+    /// writes the line to the terminal as it is, so a pasted Esc would be a terminal sequence).
+    static func oneLine(_ pasted: String) -> String {
+        String(pasted.compactMap { character -> Character? in
+            if character.isNewline || character == "\t" { return " " }
+            return character.unicodeScalars.contains { $0.properties.generalCategory == .control } ? nil : character
+        })
     }
 
     /// Types `text` at the cursor, as much of it as fits in ``maxCharacters``.

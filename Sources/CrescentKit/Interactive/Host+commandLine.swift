@@ -7,6 +7,8 @@ extension Host {
     /// controller with no keys of its own keeps it open. Typed text is one key per character,
     /// except that what follows a `:` in the same read goes to the command line whole, and the
     /// command line is drawn once per read: a 20 KB paste costs its length, not its square.
+    /// A bracketed paste is text, never keys: it goes to the command line (opened for it when
+    /// closed), so a pasted `d` deletes nothing and a pasted newline runs nothing.
     func terminalInput(_ keys: [Key]) {
         var names: [String] = []
         func pressNames() {
@@ -15,6 +17,10 @@ extension Host {
         }
         refreshCommandLine()
         for key in keys {
+            if case .paste = key, commandLine?.isOpen == false {
+                pressNames()
+                openCommandLine()
+            }
             guard case .text(let text) = key, commandLine?.isOpen != true else {
                 if commandLine?.isOpen == true {
                     pressNames()

@@ -1,3 +1,4 @@
+import CLua
 import Dispatch
 import LuaBridge
 public import Model
@@ -15,7 +16,8 @@ import Glibc
 /// The host runs on a one-thread NIO loop as for a script, with `--ui plain` so views print above
 /// the prompt. A thread reads the terminal (in raw mode throughout) and hands bytes to the loop;
 /// a Ctrl-C typed while a chunk's code runs interrupts that code from the reader thread, since the
-/// loop is busy. SIGTERM ends the session with 143; SIGINT from outside interrupts a running chunk.
+/// loop is busy. SIGTERM ends the session with 143, SIGHUP with 129; SIGINT from outside interrupts
+/// a running chunk. The terminal is given back on each, and on exit() or a crash (the C guard).
 public enum ReplRunner {
     /// Runs the REPL and returns the exit status (0 when the user leaves, else what `app.exit` or
     /// a signal asked for; 1 when the terminal cannot be used, 2 for a bad configuration).
@@ -37,7 +39,13 @@ public enum ReplRunner {
             Console(colors: false).error("crescent: cannot use the terminal for the REPL: \(error)")
             return 1
         }
-        defer { terminal.restore(saved) }
+        // exit() or a crash gives the terminal back too: its mode, and bracketed paste off
+        // (the prompt turns it on while reading).
+        TerminalSession.armGuard(terminal, restoring: saved, writing: PromptSession.pasteOff)
+        defer {
+            crescent_terminal_disarm()
+            terminal.restore(saved)
+        }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         defer { try? group.syncShutdownGracefully() }
@@ -93,13 +101,15 @@ public enum ReplRunner {
         defer { resize.cancel() }
         let signals = DispatchQueue(label: "crescent.repl.signals")
         var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
             source.setEventHandler {
-                if number == SIGTERM {
-                    pluginInterrupters.interrupt(status: 143, timeout: false)
-                    Host.stop(hostLink, interrupter: scriptInterrupter, status: 143, timeout: false)
+                if number != SIGINT {
+                    // SIGTERM 143, SIGHUP (the terminal closed) 129, as a script's run.
+                    let status: Int32 = number == SIGTERM ? 143 : 129
+                    pluginInterrupters.interrupt(status: status, timeout: false)
+                    Host.stop(hostLink, interrupter: scriptInterrupter, status: status, timeout: false)
                 } else {
                     interruptChunk(link: link, interrupter: interrupter)
                 }

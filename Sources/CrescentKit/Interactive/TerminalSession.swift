@@ -21,11 +21,12 @@ import Glibc
 /// defer { session.end() }
 /// ```
 final class TerminalSession: Sendable {
-    /// Alternate screen, cursor hidden, screen cleared, clicks and the wheel reported (SGR).
-    static let enterBytes = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J\u{1B}[?1000h\u{1B}[?1006h"
-    /// Everything an interactive run may turn on, turned off: a frame's synchronized output,
-    /// mouse reporting, attributes, the hidden cursor, the alternate screen.
-    static let leaveBytes = "\u{1B}[?2026l\u{1B}[?1006l\u{1B}[?1000l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+    /// Alternate screen, cursor hidden, screen cleared, clicks and the wheel reported (SGR),
+    /// pasted text marked (bracketed paste: a paste is text for the command line, never keys).
+    static let enterBytes = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[H\u{1B}[2J\u{1B}[?1000h\u{1B}[?1006h\u{1B}[?2004h"
+    /// Everything an interactive run may turn on, turned off: bracketed paste, a frame's
+    /// synchronized output, mouse reporting, attributes, the hidden cursor, the alternate screen.
+    static let leaveBytes = "\u{1B}[?2004l\u{1B}[?2026l\u{1B}[?1006l\u{1B}[?1000l\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
     /// How long a lone Esc waits for the rest of a sequence before it is the Esc key (vim's
     /// `ttimeoutlen`).
     static let escapeWait: Int32 = 50

@@ -13,6 +13,7 @@ local where, Failure, show, fail = assertions.where, assertions.Failure, asserti
 local type, pairs, ipairs, tostring, select, error = type, pairs, ipairs, tostring, select, error
 local sformat, concat = string.format, table.concat
 local pack, unpack = table.pack, table.unpack
+local mathtype = math.type
 
 -- The runner; the host calls its `http`, `process` and `call` for the code under test (fakes.lua).
 local runner = { http = fakes.http, process = fakes.process, call = fakes.call }
@@ -358,9 +359,21 @@ local function linediff(expected, actual)
   return concat(lines, "\n")
 end
 
-rawset(assert, "view", function(golden, message)
+-- assert.view(golden[, message]) compares the view as view_text() renders it;
+-- assert.view(golden, { width = W, height = H }[, message]) the live screen as screen_text(W, H)
+-- shows it (title line, selection, status line), as a person sees it.
+rawset(assert, "view", function(golden, screen, message)
   if type(golden) ~= "string" then fail("assert.view needs the path of a golden file, got " .. show(golden)) end
-  local actual = T.viewText()
+  if type(screen) ~= "table" then screen, message = nil, screen end
+  local actual
+  if screen then
+    if mathtype(screen.width) ~= "integer" or mathtype(screen.height) ~= "integer" then
+      fail("assert.view(golden, screen): screen needs integer width and height, as { width = 80, height = 12 }, got " .. show(screen))
+    end
+    actual = T.viewText() and T.screenText(screen.width, screen.height)
+  else
+    actual = T.viewText()
+  end
   if actual == nil then fail("assert.view: no controller is shown (push one, or run a script that does)") end
   actual = actual .. "\n"
   local expected = readfile(golden)
@@ -379,8 +392,8 @@ rawset(assert, "view", function(golden, message)
       golden, actual))
   end
   if expected ~= actual then
-    fail(sformat("%s: the view differs from %s (- expected, + actual; `crescent test --update` rewrites it)\n%s",
-      message or "assert.view", golden, linediff(expected, actual)))
+    fail(sformat("%s: the %s differs from %s (- expected, + actual; `crescent test --update` rewrites it)\n%s",
+      message or "assert.view", screen and "screen" or "view", golden, linediff(expected, actual)))
   end
 end)
 

@@ -67,8 +67,9 @@ public struct PromptSession: Sendable {
 
     /// Turns bracketed paste on while reading (the terminal then marks pasted text).
     static let pasteOn = "\u{1B}[?2004h"
-    /// Turns bracketed paste off.
-    static let pasteOff = "\u{1B}[?2004l"
+    /// Turns bracketed paste off (what a host's crash guard writes, should the process end while
+    /// a prompt is up).
+    public static let pasteOff = "\u{1B}[?2004l"
 
     /// The editing state: buffer, history (the host adds entries), prompts.
     public var editor: LineEditor
