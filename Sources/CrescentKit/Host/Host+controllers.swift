@@ -99,7 +99,7 @@ extension Host {
         installKeyPrimitives()
         vm.register(field: "show") { [unowned self] stack in
             let slot = try self.viewType.check(1, in: stack, function: "show")
-            guard slot.kind == .slot else { throw LuaRaise("addChild: '\(slot.id ?? "?")' is a view.\(slot.kind), not a view.slot") }
+            guard slot.kind == SlotKind.self else { throw LuaRaise("addChild: '\(slot.id ?? "?")' is a view.\(slot.kind.name), not a view.slot") }
             let content = self.viewType.object(at: 2, in: stack)
             if let content, content.parent != nil, content.parent !== slot {
                 throw LuaRaise("addChild: the child's view is already shown elsewhere")

@@ -11,21 +11,21 @@ extension Host {
             methods: [
                 "update": { [unowned self] stack in
                     let node = try self.viewType.check(1, in: stack, function: "update")
-                    try node.update(try self.viewValue(at: 2, in: stack, function: "\(node.kind).update"))
+                    try node.update(try self.viewValue(at: 2, in: stack, function: "\(node.kind.name).update"))
                     return .none
                 },
                 "set": { [unowned self] stack in
                     let node = try self.viewType.check(1, in: stack, function: "set")
-                    guard node.kind == .table else { throw LuaRaise("view.\(node.kind):set(row, key, value) is for tables; assign fields instead") }
                     let row = try stack.checkInteger(2, function: "set")
                     let key = try stack.checkString(3, function: "set")
-                    try node.setCell(row: Int(clamping: row) - 1, key: key, value: try self.viewValue(at: 4, in: stack, function: "table.set"))
+                    try node.kind.setCell(node, row: Int(clamping: row) - 1, key: key,
+                                          value: try self.viewValue(at: 4, in: stack, function: "\(node.kind.name).set"))
                     return .none
                 },
                 "apply": { [unowned self] stack in
                     let node = try self.viewType.check(1, in: stack, function: "apply")
-                    let changes = try self.viewValue(at: 2, in: stack, function: "\(node.kind).apply")
-                    let items = try self.viewValue(at: 3, in: stack, function: "\(node.kind).apply")
+                    let changes = try self.viewValue(at: 2, in: stack, function: "\(node.kind.name).apply")
+                    let items = try self.viewValue(at: 3, in: stack, function: "\(node.kind.name).apply")
                     try node.apply(changes, items: items)
                     return .none
                 },
@@ -33,10 +33,10 @@ extension Host {
                     let node = try self.viewType.check(1, in: stack, function: "select")
                     let index = try stack.checkInteger(2, function: "select")
                     guard node.isSelectable else {
-                        throw LuaRaise("view.\(node.kind):select(index): the component is not selectable (set selectable = true on a view.list or view.table)")
+                        throw LuaRaise("view.\(node.kind.name):select(index): the component is not selectable (set selectable = true on a view.list or view.table)")
                     }
                     guard (1...Int64(max(node.rowCount, 1))).contains(index), node.rowCount > 0 else {
-                        throw LuaRaise("view.\(node.kind):select(index): row \(index) does not exist (rows: \(node.rowCount))")
+                        throw LuaRaise("view.\(node.kind.name):select(index): row \(index) does not exist (rows: \(node.rowCount))")
                     }
                     node.select(Int(index) - 1)
                     return .none
@@ -55,7 +55,7 @@ extension Host {
                 guard let node = self.viewType.object(at: 1, in: stack), let key = stack.text(at: 2) else { return .none }
                 switch key {
                 case "id": if let id = node.id { stack.push(id) } else { stack.pushNil() }
-                case "kind": stack.push(node.kind.rawValue)
+                case "kind": stack.push(node.kind.name)
                 case "selected":
                     if let index = node.selection?.index { stack.push(Int64(index + 1)) } else { stack.pushNil() }
                 case "selectedItem":
@@ -67,22 +67,22 @@ extension Host {
             setter: { [unowned self] stack in
                 guard let node = self.viewType.object(at: 1, in: stack) else { return .none }
                 let key = try stack.checkString(2, function: "__newindex")
-                try node.set(key, try self.viewValue(at: 3, in: stack, function: "view.\(node.kind).\(key)"))
+                try node.set(key, try self.viewValue(at: 3, in: stack, function: "view.\(node.kind.name).\(key)"))
                 return .none
             },
             metamethods: [
                 "__tostring": { [unowned self] stack in
                     guard let node = self.viewType.object(at: 1, in: stack) else { return .none }
-                    stack.push("<view.\(node.kind)\(node.id.map { " #\($0)" } ?? "")>")
+                    stack.push("<view.\(node.kind.name)\(node.id.map { " #\($0)" } ?? "")>")
                     return .one
                 },
             ]
         )
         _ = nodeType
         let stack = vm.stack
-        stack.newTable(fieldCount: Int32(ViewNode.Kind.allCases.count))
-        for kind in ViewNode.Kind.allCases {
-            vm.register(field: kind.rawValue) { [unowned self] stack in
+        stack.newTable(fieldCount: Int32(ViewKinds.all.count))
+        for kind in ViewKinds.all {
+            vm.register(field: kind.name) { [unowned self] stack in
                 try self.makeView(kind, stack)
             }
         }
@@ -91,7 +91,7 @@ extension Host {
         stack.newTable(fieldCount: 1)                                // view mt
         vm.register(field: "__index") { stack in
             guard stack.type(at: 2) == .string, let name = stack.text(at: 2) else { return .none }
-            let kinds = ViewNode.Kind.allCases.map(\.rawValue)
+            let kinds = ViewKinds.all.map { $0.name }
             let listing = NameSuggestion.listing("components", kinds, suggesting: NameSuggestion.closest(to: name, among: kinds))
             throw LuaRaise("no view component 'view.\(name)' (\(listing))")
         }
@@ -103,8 +103,8 @@ extension Host {
 
     /// `view.text("hi")`, `view.list{ "a", "b" }`, `view.table{ id = "items", columns = {...} }`,
     /// `view.stack{ a, b }`.
-    private func makeView(_ kind: ViewNode.Kind, _ stack: LuaStack) throws -> LuaReturn {
-        let function = "view." + kind.rawValue
+    private func makeView(_ kind: any ViewKind.Type, _ stack: LuaStack) throws -> LuaReturn {
+        let function = "view." + kind.name
         var id: String?
         var fields: Fields = [:]
         var children: [ViewNode] = []
@@ -116,7 +116,7 @@ extension Host {
             while lua_next(stack.state, 1) != 0 {
                 defer { stack.pop() }
                 if stack.type(at: -2) == .number {
-                    if kind == .list {
+                    if kind.takesPositionalItems {
                         // view.list{ "a", "b" }: the items themselves.
                         do { listItems.append(try binding.value(at: -1, in: stack)) } catch {
                             throw LuaRaise("\(function): item \(stack.describe(at: -2)) cannot be shown: \(error.description)")
@@ -139,25 +139,19 @@ extension Host {
                 }
             }
         default:
-            guard kind == .text || kind == .progress || kind == .list else {
+            // Whether the kind takes a bare value at all does not depend on the value.
+            guard kind.constructorFields(bare: .null) != nil else {
                 throw LuaRaise("\(function): pass a table of fields, e.g. \(function){ id = \"name\" }")
             }
-            do {
-                let value = try binding.value(at: 1, in: stack)
-                switch kind {
-                case .list: fields = ["items": .array([value])]
-                case .text: fields = ["text": value]
-                default: fields = ["value": value]
-                }
-            } catch {
+            do { fields = kind.constructorFields(bare: try binding.value(at: 1, in: stack)) ?? [:] } catch {
                 throw LuaRaise("\(function): \(error.description)")
             }
         }
         if !listItems.isEmpty { fields["items"] = .array(listItems) }
-        if kind == .template, let file = fields.removeValue(forKey: "file")?.stringValue {
-            fields["source"] = .string(try readTemplate(file))
+        if let target = kind.fileField, let file = fields.removeValue(forKey: "file")?.stringValue {
+            fields[target] = .string(try readTemplate(file))
         }
-        guard children.isEmpty || kind == .stack || kind == .row else {
+        guard children.isEmpty || kind.holdsChildren else {
             throw LuaRaise("\(function): only view.stack and view.row hold other components")
         }
         let node = ViewNode(kind: kind, id: id)
@@ -165,9 +159,9 @@ extension Host {
             guard child.parent == nil else { throw LuaRaise("\(function): a component can be placed only once") }
             node.append(child)
         }
-        for key in (kind == .table ? ["columns"] : []) + fields.keys.sorted() where fields[key] != nil {
+        for key in kind.firstFields + fields.keys.sorted() where fields[key] != nil {
             do { try node.set(key, fields[key] ?? .null) } catch { throw LuaRaise(error.description) }
-            if kind == .table && key == "columns" { fields[key] = nil }
+            if kind.firstFields.contains(key) { fields[key] = nil }
         }
         viewType.push(node, onto: stack)
         return .one

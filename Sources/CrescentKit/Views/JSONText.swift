@@ -8,7 +8,7 @@ enum JSONText {
 
     /// `{"kind":"table","id":"items","rows":[...],"children":[...]}`.
     static func node(_ node: ViewNode) -> String {
-        var parts = ["\"kind\":" + string(node.kind.rawValue)]
+        var parts = ["\"kind\":" + string(node.kind.name)]
         if let id = node.id { parts.append("\"id\":" + string(id)) }
         for key in node.fields.keys.sorted() {
             parts.append(string(key) + ":" + value(node.fields[key] ?? .null))

@@ -38,13 +38,11 @@ extension ViewNode {
     var isSelectable: Bool { selection != nil }
 
     /// The rows a selection moves over: a list's items, a table's rows.
-    var rowCount: Int {
-        kind == .table ? cells.count : fields["items"]?.arrayValue?.count ?? 0
-    }
+    var rowCount: Int { kind.rowCount(of: self) }
 
     /// The item at `index`: a list's item or a table's row record.
     func item(at index: Int) -> Value {
-        let rows = fields[kind == .table ? "rows" : "items"]?.arrayValue ?? []
+        let rows = kind.rowsField.flatMap { fields[$0]?.arrayValue } ?? []
         return rows.indices.contains(index) ? rows[index] : .null
     }
 
@@ -166,7 +164,7 @@ extension ViewNode {
     /// line in reverse video.
     func selectedLine(width: Int, limit: Int) -> Int? {
         guard let focused = focusedSelectable, let index = focused.selection?.index, let start = line(of: focused, width: width, limit: limit) else { return nil }
-        let header = focused.kind == .table && focused.showsHeader && !focused.columns.isEmpty ? 2 : 0
+        let header = focused.kind.headerLines(of: focused)
         let line = start + header + index - (focused.selection?.offset ?? 0)
         return line >= start + header && line < limit ? line : nil
     }
@@ -176,7 +174,7 @@ extension ViewNode {
     func selectableRow(atLine target: Int, width: Int, limit: Int) -> (ViewNode, Int)? {
         for node in selectables {
             guard let start = line(of: node, width: width, limit: limit), let selection = node.selection else { continue }
-            let header = node.kind == .table && node.showsHeader && !node.columns.isEmpty ? 2 : 0
+            let header = node.kind.headerLines(of: node)
             let first = node.rowCount > selection.visibleRows ? selection.offset : 0
             let index = first + target - start - header
             if target >= start + header, index < node.rowCount, selection.visibleRows == 0 || index < first + selection.visibleRows {
@@ -186,30 +184,9 @@ extension ViewNode {
         return nil
     }
 
-    /// Where `node`'s first line is among this tree's first `limit` lines, as the stack and row
-    /// layouts place it; nil when it is not shown.
-    private func line(of node: ViewNode, width: Int, limit: Int) -> Int? {
-        if node === self { return 0 }
-        switch kind {
-        case .stack:
-            var count = 0
-            for child in children where count < limit {
-                let room = limit - count - (count == 0 ? 0 : stackGap)
-                let childLines = child.lines(width: width, limit: max(room, 1)).count
-                if childLines == 0 { continue }
-                if count > 0 { count += stackGap }
-                if let inner = child.line(of: node, width: width, limit: max(room, 1)) { return count + inner }
-                count += childLines
-            }
-            return nil
-        case .row:
-            let share = rowShare(width: width)
-            for child in children {
-                if let inner = child.line(of: node, width: share, limit: limit) { return inner }
-            }
-            return nil
-        default:
-            return nil
-        }
+    /// Where `node`'s first line is among this tree's first `limit` lines, as the kinds that lay
+    /// out others (stacks, rows) place it; nil when it is not shown.
+    func line(of node: ViewNode, width: Int, limit: Int) -> Int? {
+        node === self ? 0 : kind.line(of: node, in: self, width: width, limit: limit)
     }
 }

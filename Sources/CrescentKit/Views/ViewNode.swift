@@ -7,18 +7,8 @@ import Mustache
 /// Changing a node (``update(_:)``, ``set(_:_:)``) marks it and its ancestors dirty and tells the
 /// presenter, which renders once at the end of the loop turn.
 final class ViewNode {
-    /// The component kinds, named as in Lua (`view.<kind>`).
-    ///
-    /// Described by its name: without `description`, interpolating a kind into a message
-    /// (`"view.\(kind)"`, made on every field a script sets) went through the runtime's
-    /// reflection, whose first use scans every protocol conformance in the binary.
-    enum Kind: String, CaseIterable, CustomStringConvertible {
-        case text, list, table, keyvalue, progress, stack, row, slot, template
-
-        var description: String { rawValue }
-    }
-
-    let kind: Kind
+    /// What the component is (``TextKind``, ``TableKind``, …): its fields, layout and input.
+    let kind: any ViewKind.Type
     let id: String?
     /// The component's data as scripts set it (for `json` output and for reading fields back).
     var fields: Fields = [:]
@@ -48,7 +38,7 @@ final class ViewNode {
     private var cachedWidth = -1
     private var cachedLimit = Int.max
 
-    init(kind: Kind, id: String?) {
+    init(kind: any ViewKind.Type, id: String?) {
         self.kind = kind
         self.id = id
     }
@@ -90,39 +80,25 @@ final class ViewNode {
     }
 
     /// Replaces the component's data: a string for `text`, an array for `list`/`table`, a number
-    /// for `progress`, a record for `keyvalue`; or a table of fields for any of them.
+    /// for `progress`, a record for `keyvalue` (as its kind says); or a table of fields for any
+    /// of them.
     func update(_ value: Value) throws(ViewError) {
-        switch (kind, value) {
-        case (.text, .string), (.text, .integer), (.text, .number), (.text, .bool):
-            try set("text", value)
-        case (.list, .array): try set("items", value)
-        case (.table, .array): try set("rows", value)
-        case (.progress, .integer), (.progress, .number): try set("value", value)
-        case (.keyvalue, .model), (.keyvalue, .array): try set("pairs", value)
-        case (.keyvalue, .object(let fields)) where fields["pairs"] == nil: try set("pairs", value)
-        case (.template, .object(let fields)) where fields["source"] == nil && fields["file"] == nil: try set("data", value)
-        case (_, .object(let fields)):
-            let sorted = fields.sorted(by: { $0.key < $1.key }).filter { $0.key != "id" }
-            for (key, item) in sorted { try validate(key, item) }   // all or nothing
-            for (key, item) in sorted { try set(key, item) }
-        case (.template, .model): try set("data", value)
-        default:
-            throw ViewError("view.\(kind):update: cannot show \(value.typeName) in a \(kind)")
+        if let key = kind.updateField(for: value) { return try set(key, value) }
+        guard case .object(let fields) = value else {
+            throw ViewError("view.\(kind.name):update: cannot show \(value.typeName) in a \(kind.name)")
         }
+        let sorted = fields.sorted(by: { $0.key < $1.key }).filter { $0.key != "id" }
+        for (key, item) in sorted { try validate(key, item) }   // all or nothing
+        for (key, item) in sorted { try set(key, item) }
     }
 
     /// Sets one field (`node.text = "hello"` in Lua); nil removes it.
     func set(_ key: String, _ value: Value) throws(ViewError) {
         try validate(key, value)
-        if case (.template, "source") = (kind, key) { try compileTemplate(value.stringValue) }
+        try kind.willSet(key, value, on: self)
         if value.isNull { fields.removeValue(forKey: key) } else { fields[key] = value }
-        switch (kind, key) {
-        case (.table, "columns"): configureColumns()
-        case (.table, "rows"): loadRows()
-        case (.list, "selectable"), (.table, "selectable"): configureSelection()
-        default: break
-        }
-        if key == "items" || key == "rows" { clampSelection() }
+        kind.didSet(key, on: self)
+        if key == kind.rowsField { clampSelection() }
         markDirty()
     }
 
@@ -153,22 +129,13 @@ final class ViewNode {
     }
 
     private func validate(_ key: String, _ value: Value) throws(ViewError) {
-        let allowed: [String] = switch kind {
-        case .text: ["text", "style"]
-        case .list: ["items", "marker", "selectable"]
-        case .table: ["columns", "rows", "header", "selectable"]
-        case .keyvalue: ["pairs"]
-        case .progress: ["value", "total", "label"]
-        case .stack, .row: ["gap"]
-        case .slot: []
-        case .template: ["source", "data"]
-        }
+        let allowed = kind.fields
         guard allowed.contains(key) else {
             let known = allowed.isEmpty ? "none" : allowed.joined(separator: ", ")
-            throw ViewError("view.\(kind): no field '\(key)' (fields: \(known))")
+            throw ViewError("view.\(kind.name): no field '\(key)' (fields: \(known))")
         }
         if !value.isNull, let (expected, accepts) = Self.expected(key), !accepts(value) {
-            throw ViewError("view.\(kind): field '\(key)' must be \(expected), got \(value.typeName)")
+            throw ViewError("view.\(kind.name): field '\(key)' must be \(expected), got \(value.typeName)")
         }
     }
 
@@ -185,21 +152,6 @@ final class ViewNode {
         cachedWidth = width
         cachedLimit = limit
         return rendered
-    }
-
-    /// Compiles a Mustache source as plain text (no HTML escaping); a malformed one is an error
-    /// at the call site.
-    private func compileTemplate(_ source: String?) throws(ViewError) {
-        guard let source else {
-            template = nil
-            return
-        }
-        do {
-            template = try MustacheTemplate(string: "{{% CONTENT_TYPE: TEXT}}" + source)
-            templateError = nil
-        } catch {
-            throw ViewError("view.template: the Mustache source does not parse (\(error))")
-        }
     }
 }
 

@@ -1,5 +1,58 @@
 import Model
 
+/// `view.table`: rows under column titles and a rule, laid out incrementally: each row's cells
+/// are kept as strings and its line until it changes, the columns' natural widths are kept up
+/// to date cell by cell, and only the rows on screen are laid out. With `selectable = true` the
+/// selected row is marked `>`.
+enum TableKind: ViewKind {
+    static let name = "table"
+    static let fields = ["columns", "rows", "header", "selectable"]
+    static let firstFields = ["columns"]
+    static let rowsField: String? = "rows"
+
+    static func updateField(for value: Value) -> String? {
+        if case .array = value { "rows" } else { nil }
+    }
+
+    static func didSet(_ key: String, on node: ViewNode) {
+        switch key {
+        case "columns": node.configureColumns()
+        case "rows": node.loadRows()
+        case "selectable": node.configureSelection()
+        default: break
+        }
+    }
+
+    static func render(_ node: ViewNode, width: Int, limit: Int) -> [String] {
+        node.tableLines(width: width, limit: limit)
+    }
+
+    static func lineCount(of node: ViewNode, width: Int) -> Int {
+        guard !node.columns.isEmpty else { return node.cells.isEmpty ? 0 : 1 }
+        return (node.showsHeader ? 2 : 0) + node.cells.count
+    }
+
+    static func rowCount(of node: ViewNode) -> Int { node.cells.count }
+
+    static func headerLines(of node: ViewNode) -> Int {
+        node.showsHeader && !node.columns.isEmpty ? 2 : 0
+    }
+
+    static func setCell(_ node: ViewNode, row: Int, key: String, value: Value) throws(ViewError) {
+        try node.setCell(row: row, key: key, value: value)
+    }
+
+    static func rowEdited(_ node: ViewNode, at index: Int, from previous: Value?, to item: Value?) {
+        node.editRow(at: index, from: previous, to: item)
+    }
+
+    static func rowsApplied(_ node: ViewNode, _ rows: [Value], reloaded: Bool) {
+        guard node.columns.isEmpty else { return }
+        node.deriveColumns(from: rows)
+        if !reloaded { node.naturalWidths = [] }
+    }
+}
+
 extension ViewNode {
     /// Reads `columns` (names or `{ key, title, align, width }`); without them the columns are
     /// the keys of the first row.
@@ -181,85 +234,31 @@ extension ViewNode {
 }
 
 extension ViewNode {
-    /// Applies a collection's change set to a table or list: deleted rows go, inserted and
-    /// updated ones come from the change set (or from `items`, the list after the change, for a
-    /// change set that does not carry them); only those rows render again.
-    func apply(_ changes: Value, items: Value) throws(ViewError) {
-        guard kind == .table || kind == .list else { throw ViewError("view.\(kind):apply(change[, items]) is for tables and lists") }
-        let newItems: [Value]?
-        switch items {
-        case .null: newItems = nil
-        case .array(let list): newItems = list
-        default: throw ViewError("view.\(kind):apply: items must be the list after the change, got \(items.typeName)")
+    /// One row of a table edited by `apply`: came at `index` (`item`), went (`item` nil), or
+    /// changed from `previous` to `item`; its cells and widths follow, only it renders again.
+    func editRow(at index: Int, from previous: Value?, to item: Value?) {
+        switch (previous, item) {
+        case (let gone?, nil):
+            noteRow(cells.remove(at: index), gone, added: false)
+            rowLines.remove(at: index)
+        case (nil, let item?):
+            let rowCells = cellStrings(item)
+            cells.insert(rowCells, at: index)
+            rowLines.insert(nil, at: index)
+            noteRow(rowCells, item, added: true)
+        case (let previous?, let item?):
+            noteRow(cells[index], previous, added: false)
+            cells[index] = cellStrings(item)
+            rowLines[index] = nil
+            noteRow(cells[index], item, added: true)
+        case (nil, nil):
+            break
         }
-        let key = kind == .table ? "rows" : "items"
-        let edits: [ChangeSet.Edit]
-        do {
-            let change = try ChangeSet(value: changes)
-            // A view that shows nothing yet starts from the whole list when it is given.
-            if fields[key] == nil, !change.reload, let newItems {
-                edits = [.reload(newItems)]
-            } else {
-                edits = try change.edits(count: fields[key]?.arrayValue?.count ?? 0, newItems: newItems)
-            }
-        } catch {
-            throw ViewError("view.\(kind):apply: \(error.message)")
-        }
-        guard edits.contains(where: { if case .reload = $0 { false } else { true } }) else {
-            for case .reload(let list) in edits {
-                deriveColumns(from: list)
-                try set(key, .array(list))
-            }
-            return
-        }
-        // The rows leave `fields` while they are edited, so the edits do not copy the whole list.
-        var rows = fields[key]?.arrayValue ?? []
-        fields[key] = nil
-        defer { fields[key] = .array(rows) }
-        for edit in edits {
-            switch edit {
-            case .reload(let list):
-                deriveColumns(from: list)
-                try set(key, .array(list))
-                fields[key] = nil
-                rows = list
-            case .delete(let index):
-                let gone = rows.remove(at: index)
-                if kind == .table {
-                    noteRow(cells.remove(at: index), gone, added: false)
-                    rowLines.remove(at: index)
-                }
-                noteRowChange(at: index, inserted: false, count: rows.count)
-            case .insert(let index, let item):
-                rows.insert(item, at: index)
-                if kind == .table {
-                    let rowCells = cellStrings(item)
-                    cells.insert(rowCells, at: index)
-                    rowLines.insert(nil, at: index)
-                    noteRow(rowCells, item, added: true)
-                }
-                noteRowChange(at: index, inserted: true, count: rows.count)
-            case .update(let index, let item):
-                let previous = rows[index]
-                rows[index] = item
-                if kind == .table {
-                    noteRow(cells[index], previous, added: false)
-                    cells[index] = cellStrings(item)
-                    rowLines[index] = nil
-                    noteRow(cells[index], item, added: true)
-                }
-            }
-        }
-        if columns.isEmpty {
-            deriveColumns(from: rows)
-            naturalWidths = []
-        }
-        markDirty()
     }
 
     /// A table given no columns shows the fields of its first row, sorted.
-    private func deriveColumns(from rows: [Value]) {
-        guard kind == .table && columns.isEmpty, case .object(let first)? = rows.first else { return }
+    func deriveColumns(from rows: [Value]) {
+        guard columns.isEmpty, case .object(let first)? = rows.first else { return }
         columns = first.keys.sorted().compactMap { TableColumn(.string($0)) }
     }
 }

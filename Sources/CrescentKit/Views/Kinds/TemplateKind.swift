@@ -1,0 +1,42 @@
+import Model
+import Mustache
+
+/// `view.template`: a Mustache source (or a `file` beside the script) rendered with `data`, as
+/// plain text (no HTML escaping).
+enum TemplateKind: ViewKind {
+    static let name = "template"
+    static let fields = ["source", "data"]
+    static let fileField: String? = "source"
+
+    static func updateField(for value: Value) -> String? {
+        switch value {
+        case .object(let fields) where fields["source"] == nil && fields["file"] == nil: "data"
+        case .model: "data"
+        default: nil
+        }
+    }
+
+    /// A malformed source is an error at the call site, and is not stored.
+    static func willSet(_ key: String, _ value: Value, on node: ViewNode) throws(ViewError) {
+        guard key == "source" else { return }
+        guard let source = value.stringValue else {
+            node.template = nil
+            return
+        }
+        do {
+            node.template = try MustacheTemplate(string: "{{% CONTENT_TYPE: TEXT}}" + source)
+            node.templateError = nil
+        } catch {
+            throw ViewError("view.template: the Mustache source does not parse (\(error))")
+        }
+    }
+
+    static func render(_ node: ViewNode, width: Int, limit: Int) -> [String] {
+        if let error = node.templateError { return cut([DisplayWidth.truncate(error, to: width)], to: limit) }
+        guard let template = node.template else { return [] }
+        let rendered = template.render(ViewNode.mustacheContext(node.fields["data"] ?? .object([:])))
+        var lines = rendered.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        if lines.last == "" { lines.removeLast() }
+        return cut(lines.map { DisplayWidth.truncate($0, to: width) }, to: limit)
+    }
+}
