@@ -270,6 +270,10 @@ import Testing
         #expect(bytes.components(separatedBy: ";1H").count - 1 == 2, "\(bytes.debugDescription)")
         #expect(bytes.hasPrefix("\u{1B}[?2026h") && bytes.hasSuffix("\u{1B}[?2026l"))
         #expect(after.reversed.contains(3), "the selected row (header, rule, row 1, row 2) in reverse video")
+        // Each written row is padded to the width, so it covers what the row showed before.
+        let written = bytes.components(separatedBy: ";1H").dropFirst().map { $0.replacingOccurrences(of: "\u{1B}[7m", with: "") }
+        #expect(written.allSatisfy { $0.hasPrefix("> row 2") || $0.hasPrefix("  row 1") }, "\(written)")
+        #expect(written.allSatisfy { $0.prefix { $0 != "\u{1B}" }.count == 40 }, "\(written.map(\.debugDescription))")
         test.host.pressTerminalKeys(["end"])
         test.settle()
         let last = test.host.presenter.frame(width: 40, height: 24)

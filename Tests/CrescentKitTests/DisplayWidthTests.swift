@@ -140,4 +140,15 @@ import Testing
             }
         }
     }
+
+    /// Padding fills to the width by columns (a wide character takes two), on either side, also
+    /// past the run of spaces it copies from; text as wide or wider is left as it is.
+    @Test func padFillsToTheWidthExactly() {
+        #expect(DisplayWidth.pad("ab", to: 5) == "ab   ")
+        #expect(DisplayWidth.pad("ab", to: 5, alignRight: true) == "   ab")
+        #expect(DisplayWidth.pad("語", to: 5) == "語   ")
+        #expect(DisplayWidth.pad("x", to: 1000) == "x" + String(repeating: " ", count: 999))
+        #expect(DisplayWidth.pad("abc", to: 2) == "abc")
+        #expect(DisplayWidth.of("ab\u{7}c") == 3 && DisplayWidth.of("row 1") == 5 && DisplayWidth.of("é語") == 3)
+    }
 }

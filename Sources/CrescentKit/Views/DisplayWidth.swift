@@ -6,6 +6,9 @@ import LineEditing
 enum DisplayWidth {
     /// The columns `text` takes.
     static func of(_ text: String) -> Int {
+        // Printable ASCII, what most lines are, takes a column a byte: counted without walking
+        // grapheme clusters (a frame measures every row it shows).
+        if let width = asciiWidth(text) { return width }
         var width = 0
         for character in text { width += of(character) }
         return width
@@ -38,12 +41,32 @@ enum DisplayWidth {
         return result + "…"
     }
 
+    /// The width of `text` when it is printable ASCII only, else nil.
+    private static func asciiWidth(_ text: String) -> Int? {
+        var count = 0
+        for byte in text.utf8 {
+            guard byte >= 0x20 && byte < 0x7F else { return nil }
+            count += 1
+        }
+        return count
+    }
+
     /// `text` padded with spaces to `width` columns, on the right (or the left for `.right`).
     static func pad(_ text: String, to width: Int, alignRight: Bool = false) -> String {
         let missing = width - of(text)
         guard missing > 0 else { return text }
-        let spaces = String(repeating: " ", count: missing)
+        let spaces = spaces(missing)
         return alignRight ? spaces + text : text + spaces
+    }
+
+    /// A run of spaces to copy from: `String(repeating:count:)` appends its string once per
+    /// space, which cost a frame more than the rest of its layout.
+    private static let blanks = [UInt8](repeating: 0x20, count: 256)
+
+    /// `count` spaces.
+    static func spaces(_ count: Int) -> String {
+        guard count > blanks.count else { return String(decoding: blanks[..<max(count, 0)], as: UTF8.self) }
+        return String(decoding: [UInt8](repeating: 0x20, count: count), as: UTF8.self)
     }
 
     /// `text` fitted to exactly `width` columns: truncated or padded.

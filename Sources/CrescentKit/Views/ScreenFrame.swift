@@ -10,7 +10,9 @@
 /// console.writeView(frame.changes(from: shown))
 /// ```
 struct ScreenFrame: Equatable {
-    /// The rows, top to bottom, each exactly `width` columns (padded with spaces).
+    /// The rows, top to bottom, each cut to `width` columns. They are padded with spaces only as
+    /// they are written (``changes(from:)``): a frame compares and keeps them short, so a move of
+    /// the selection pads the two rows it changes, not the screenful.
     let rows: [String]
     /// Rows shown in reverse video (the selected row, the status line).
     let reversed: Set<Int>
@@ -44,7 +46,7 @@ struct ScreenFrame: Equatable {
             lines.append(status.text(width: width))
             reversed.insert(lines.count - 1)
         }
-        rows = lines.map { DisplayWidth.fit($0, to: width) }
+        rows = lines.map { DisplayWidth.truncate($0, to: width) }
         self.reversed = reversed
         self.width = width
     }
@@ -62,15 +64,16 @@ struct ScreenFrame: Equatable {
     }
 
     /// The bytes that turn a terminal showing `old` into this frame: each changed row written at
-    /// its place (`CSI row;1H`), the whole inside synchronized-output marks (`CSI ?2026h/l`) so a
+    /// its place (`CSI row;1H`), padded to the width, the whole inside synchronized-output marks (`CSI ?2026h/l`) so a
     /// terminal that knows them never shows half a frame. With no `old` (the first frame, a
     /// resize, ctrl-l) the screen is cleared and every row written. Empty when nothing changed.
     func changes(from old: ScreenFrame?) -> String {
         let old = old.flatMap { $0.width == width && $0.rows.count == rows.count ? $0 : nil }
         var output = ""
         for (index, row) in rows.enumerated() where old?.rows[index] != row || old?.reversed.contains(index) != reversed.contains(index) {
+            let padded = DisplayWidth.pad(row, to: width)
             output += "\u{1B}[\(index + 1);1H"
-            output += reversed.contains(index) ? "\u{1B}[7m" + row + "\u{1B}[0m" : row
+            output += reversed.contains(index) ? "\u{1B}[7m" + padded + "\u{1B}[0m" : padded
         }
         guard !output.isEmpty || old == nil else { return "" }
         return "\u{1B}[?2026h" + (old == nil ? "\u{1B}[H\u{1B}[2J" : "") + output + "\u{1B}[?2026l"
