@@ -92,20 +92,13 @@ public enum ReplRunner {
         let resize = ResizeMonitor { link.turn { $0.resize() } }
         defer { resize.cancel() }
         let signals = DispatchQueue(label: "crescent.repl.signals")
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
-            source.setEventHandler {
-                if number == SIGTERM {
-                    pluginInterrupters.interrupt(status: 143, timeout: false)
-                    Host.stop(hostLink, interrupter: scriptInterrupter, status: 143, timeout: false)
-                } else {
-                    interruptChunk(link: link, interrupter: interrupter)
-                }
+        let sources = SignalSources.start([SIGINT, SIGTERM], on: signals) { number in
+            if number == SIGTERM {
+                pluginInterrupters.interrupt(status: 143, timeout: false)
+                Host.stop(hostLink, interrupter: scriptInterrupter, status: 143, timeout: false)
+            } else {
+                interruptChunk(link: link, interrupter: interrupter)
             }
-            source.resume()
-            sources.append(source)
         }
         defer { for source in sources { source.cancel() } }
 
