@@ -172,7 +172,11 @@ public enum SpecRunner {
             return teardown.close(spare, file: file, reporting: result, resume: next)
         }
         let cases = listed?.cases ?? []
+        var hooks = SpecHookReports()
         for (index, spec) in cases.enumerated() where spec.isSelected && index >= position.test {
+            for done in hooks.teardownsDone(before: spec.name) {
+                guard session.add(done, generation: generation) else { return false }
+            }
             if let blockError = spec.blockError {
                 guard session.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .error, message: blockError,
                                              output: "", seconds: 0), generation: generation) else { return false }
@@ -213,7 +217,15 @@ public enum SpecRunner {
             session.addUpdated(host.updated, generation: generation)
             let result = SpecResult(file: file, name: outcome.reportedName ?? spec.name, location: spec.location, status: outcome.status,
                                     message: outcome.message, output: outcome.output, seconds: seconds(since: begun))
-            guard teardown.close(host, file: file, reporting: result, resume: resume) else { return false }
+            let followers = hooks.afterTest(outcome.afterHook.map { hook in
+                SpecResult(file: file, name: hook.name, location: spec.location, status: .error, message: hook.message,
+                           output: "", seconds: 0)
+            }, isTeardown: outcome.afterHook?.isTeardown == true)
+            let reported = outcome.isSetupFailure && !hooks.firstSetupFailure(result.name) ? nil : result
+            guard teardown.close(host, file: file, reporting: reported, then: followers, resume: resume) else { return false }
+        }
+        for done in hooks.teardownsDone(before: nil) {
+            guard session.add(done, generation: generation) else { return false }
         }
         if let spare { return teardown.close(spare, file: file, reporting: nil, resume: next) }
         return true
