@@ -19,7 +19,7 @@ import Testing
             """)
         try sandbox.write("\(folder)/main.lua", """
             -- Its data folder (the install folder too): the one place it may write.
-            local ok, marker = pcall(io.open, "\(sandbox.path)\(userFolder)/ran.txt", "w")
+            local ok, marker = pcall(io.open, "\(sandbox.path)\(dataFolder)/ran.txt", "w")
             if ok and marker then marker:write("ran") marker:close() end
             local s = service("tune", "Tunes.")
             s:method("ping", {}, "string", "Answers.", function() return "pong" end)
@@ -27,6 +27,8 @@ import Testing
     }
 
     static let userFolder = "/.local/share/crescent/plugins/tune"
+    /// Its data folder, apart from its code: an update replaces the code and keeps the data.
+    static let dataFolder = "/.local/share/crescent/plugin-data/tune"
 
     func expectInstalled(_ result: RunResult, in sandbox: Sandbox, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         #expect(result.status == 0, "\(result)", sourceLocation: sourceLocation)
@@ -34,7 +36,7 @@ import Testing
         #expect(result.stdout.contains("read /etc/hosts: may read the files in /etc/hosts"), "\(result)", sourceLocation: sourceLocation)
         #expect(result.stdout.contains("it starts once granted: crescent plugins allow tune"), "\(result)", sourceLocation: sourceLocation)
         #expect(FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder + "/main.lua"), sourceLocation: sourceLocation)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder + "/ran.txt"), "installing ran the plugin's code", sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + Self.dataFolder + "/ran.txt"), "installing ran the plugin's code", sourceLocation: sourceLocation)
         let listed = try await inHome(["plugins"], sandbox)
         #expect(listed.stdoutLines.contains { $0.hasPrefix("tune") && $0.contains(sandbox.path + Self.userFolder) && $0.contains("not granted") },
                 "\(listed)", sourceLocation: sourceLocation)
@@ -48,7 +50,7 @@ import Testing
         #expect(try await inHome(["plugins", "allow", "tune"], sandbox).status == 0)
         let used = try await inHome(["-e", "task(function() print((services.tune:ping())) end)"], sandbox)
         #expect(used.stdoutLines == ["pong"], "\(used)")
-        #expect(FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder + "/ran.txt"), "once granted it runs")
+        #expect(FileManager.default.fileExists(atPath: sandbox.path + Self.dataFolder + "/ran.txt"), "once granted it runs")
         let removed = try await inHome(["plugins", "remove", "tune"], sandbox)
         #expect(removed.status == 0 && removed.stdout.contains("removed plugin 'tune'"), "\(removed)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder))

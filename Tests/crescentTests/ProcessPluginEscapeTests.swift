@@ -137,7 +137,7 @@ import Glibc
         let sandbox = try self.sandbox()
         let home = sandbox.path
         let folder = home + "/plugins/pescape"
-        let data = home + "/.local/share/crescent/plugins/pescape"
+        let data = home + "/.local/share/crescent/plugin-data/pescape"
         let result = try await run([
             ("read", home + "/secret.txt"),
             ("read", folder + "/link"),
@@ -172,7 +172,7 @@ import Glibc
         #expect(lines[17] == "pong\ttrue\tscript continues", "\(result)")
         #expect(!result.stdout.contains("TOPSECRET") && !result.stdout.contains("s3cr3t-token"), "\(result)")
         #expect(!FileManager.default.fileExists(atPath: home + "/out.txt"))
-        #expect(!FileManager.default.fileExists(atPath: home + "/.local/share/crescent/plugins/outside.txt"))
+        #expect(!FileManager.default.fileExists(atPath: home + "/.local/share/crescent/plugin-data/outside.txt"))
         #expect(server.accepted() == 0, "nothing reached the loopback server")
     }
 

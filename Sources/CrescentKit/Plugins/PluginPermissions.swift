@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// The `[permissions]` table of a plugin's manifest: what it asks for beyond its own folder
-/// (readable) and its data folder `DATA/plugins/NAME` (writable).
+/// (readable) and its data folder `DATA/plugin-data/NAME` (writable).
 ///
 /// ```toml
 /// [permissions]
@@ -136,7 +136,7 @@ public struct PluginPermissions: Sendable, Equatable {
         }
         lines.append("memory_mib \(memoryMiB ?? Self.defaultMemoryMiB): its memory limit in MiB"
                      + (memoryMiB == nil ? " (the default)" : ""))
-        lines.append("always: reads its own folder, writes its data folder DATA/plugins/NAME; nothing else")
+        lines.append("always: reads its own folder, writes its data folder DATA/plugin-data/NAME; nothing else")
         return lines
     }
 

@@ -156,11 +156,7 @@ final class ProcessPlugin {
 
     /// `CRESCENT_DATA_DIR`: a folder of the plugin's own under the data folder (made when missing).
     private var dataFolder: String {
-        let base = host.options.dataDirectory.flatMap { $0 == ":memory:" ? nil : $0 }
-            ?? (try? StoreSettings.defaultDataFolder()) ?? "."
-        let folder = base + "/plugins/" + manifest.name
-        Folders.make(folder, mode: 0o700)
-        return folder
+        PluginSandbox.dataFolder(of: manifest.name, dataDirectory: host.options.dataDirectory)
     }
 
     // MARK: Starting and stopping
