@@ -188,8 +188,13 @@ public struct PluginPermissions: Sendable, Equatable {
             var result: [String] = []
             for item in items {
                 guard let text = item.stringValue else { throw problem(field, "must hold strings, got \(item.typeName); e.g. \(example)") }
-                if let why = valid(text) { throw problem(field, "\(why), got \"\(text)\"; e.g. \(example)") }
-                guard !result.contains(text) else { throw problem(field, "names \"\(text)\" twice") }
+                // What a person grants is what they were shown: nothing may change how it prints.
+                if let hazard = displayHazard(in: text) {
+                    throw problem(field, "holds the control character \(codePoint(hazard)) in \"\(visible(text))\", "
+                                  + "which would change what a terminal shows of it; write it plainly")
+                }
+                if let why = valid(text) { throw problem(field, "\(why), got \"\(visible(text))\"; e.g. \(example)") }
+                guard !result.contains(text) else { throw problem(field, "names \"\(visible(text))\" twice") }
                 result.append(text)
             }
             return result

@@ -46,7 +46,7 @@ extension ServiceDeclaration {
             }
             declarations.append(declaration)
         }
-        return declarations
+        return declarations.map { $0.displayable() }
     }
 
     /// This declaration as one entry of an `initialize` answer's `services`; ``list(from:)``

@@ -129,4 +129,30 @@ struct ServiceDeclaration: Sendable {
         default: return .record(word, fields: [])
         }
     }
+
+    /// The declaration with every text in it that a terminal would not show as written (an
+    /// escape sequence in a doc, a right-to-left override in a name) written as escapes: a
+    /// plugin's declarations are printed by `crescent services`, `help` and completion.
+    func displayable() -> ServiceDeclaration {
+        var copy = ServiceDeclaration(name: name, summary: Model.displayable(summary))
+        copy.properties = properties.map { Property(name: Model.displayable($0.name), type: Model.displayable($0.type),
+                                                    doc: Model.displayable($0.doc), value: $0.value) }
+        copy.methods = methods.map { method in
+            Method(name: Model.displayable(method.name),
+                   arguments: method.arguments.map { ArgumentSpec(Model.displayable($0.name), $0.type, Model.displayable($0.summary),
+                                                                  optional: $0.isOptional) },
+                   returns: Model.displayable(method.returns), doc: Model.displayable(method.doc))
+        }
+        copy.events = events.map { EventSpec(name: Model.displayable($0.name), payload: Model.displayable($0.payload),
+                                             summary: Model.displayable($0.summary)) }
+        return copy
+    }
+
+    /// True when some text of the declaration needs ``displayable()``.
+    var needsDisplayEscapes: Bool {
+        let texts = [summary] + properties.flatMap { [$0.name, $0.type, $0.doc] }
+            + methods.flatMap { [$0.name, $0.returns, $0.doc] + $0.arguments.flatMap { [$0.name, $0.summary] } }
+            + events.flatMap { [$0.name, $0.payload, $0.summary] }
+        return texts.contains { displayHazard(in: $0, allowingLines: true) != nil }
+    }
 }
