@@ -75,6 +75,23 @@ import Glibc
                     if libc.unshare(0x10000000) == 0:  # CLONE_NEWUSER
                         return "ok unshared"
                     return "refused errno " + os.strerror(ctypes.get_errno())
+                if kind == "setuid":
+                    made = []
+                    for way in ("chmod", "open", "mknod"):
+                        path = "%s/%s" % (arg, way)
+                        try:
+                            if way == "chmod":
+                                open(path, "w").close()
+                                os.chmod(path, 0o4755)
+                            elif way == "open":
+                                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o2755))
+                            else:
+                                os.mknod(path, 0o100000 | 0o4755)
+                        except OSError:
+                            pass
+                        if os.path.exists(path) and os.stat(path).st_mode & 0o6000:
+                            made.append(way)
+                    return "ok made setuid files by " + ",".join(made) if made else "refused every way"
                 if kind == "udp":
                     sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
                     sent = sender.sendto(b"exfil", ("127.0.0.1", int(arg)))
@@ -239,6 +256,17 @@ import Glibc
         for line in lines[1...4] { #expect(line.hasPrefix("refused"), "\(line)\n\(result)") }
         #expect(lines[4] == "refused errno Operation not permitted", "no namespace of its own making: \(lines[4])")
         #expect(lines[5] == "pong\ttrue\tscript continues", "\(result)")
+    }
+
+    /// It makes no set-user-ID or set-group-ID file (the attack made one, mode 04755 in its data
+    /// folder, owned by the host's user: root's, where the host runs as root), whether by chmod,
+    /// by creating it with that mode or by mknod.
+    @Test func itMakesNoSetuidFile() async throws {
+        let sandbox = try self.sandbox()
+        let data = sandbox.path + "/.local/share/crescent/plugins/pescape"
+        let result = try await run([("setuid", data)], in: sandbox)
+        #expect(result.stdoutLines.first == "refused every way", "\(result)")
+        #expect(result.stdoutLines.last == "pong\ttrue\tscript continues", "\(result)")
     }
 
     /// A name server on TCP 127.0.0.1:53 answering every A question with 127.0.0.1 ("ready"
