@@ -73,6 +73,7 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         #expect(result.status == 0, "\(result)")
         for line in ["read ~/Music: may read the files in ~/Music", "write ~/Music/playlists: may create, change and delete",
                      "net 127.0.0.1:6600: may connect to 127.0.0.1:6600", "net *:443: may connect to any host on port 443",
+                     "name lookups over TCP port 53 of any host too; no UDP at all",
                      "exec git: may run git", "env LANG: may read the environment variable LANG",
                      "native: may load C modules (Lua): FULL ACCESS", "memory_mib 32: its memory limit in MiB",
                      "grant: not granted: its services are not started (run crescent plugins allow music"] {

@@ -172,4 +172,43 @@ import Testing
         #expect(many.status == 1 && many.stderr.contains("many.tar.gz: holds more than 10000 files and folders"), "\(many)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/.local/share/crescent/plugins/tune"))
     }
+
+    /// Install's messages name what the user gave (the archive, the folder) and the fix, never the
+    /// temporary copy nor a Foundation error code (second permissions attack D11).
+    @Test func installErrorsNameTheSourceNotTheTemporaryCopy() async throws {
+        let sandbox = try Sandbox()
+        try Self.writePlugin(in: sandbox, at: "pack/tune")
+        let manifest = sandbox.path + "/pack/tune/plugin.toml"
+        let text = try String(contentsOfFile: manifest, encoding: .utf8)
+        try text.replacingOccurrences(of: "services = [\"tune\"]", with: "services = [\"store\"]")
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        try Self.archive(sandbox, "builtin")
+        let clash = try await inHome(["plugins", "install", "builtin.tar.gz"], sandbox)
+        #expect(clash.status == 1, "\(clash)")
+        #expect(clash.stderr.contains("crescent: builtin.tar.gz: tune/plugin.toml: field 'services': service 'store' is already provided by the builtin plugins (choose another service name)"), "\(clash)")
+        let fromFolder = try await inHome(["plugins", "install", "pack/tune"], sandbox)
+        #expect(fromFolder.stderr.contains("crescent: pack/tune/plugin.toml: field 'services': service 'store'"), "\(fromFolder)")
+        try text.write(toFile: manifest, atomically: true, encoding: .utf8)
+        // A file 2,000 folders deep: unpacked, its copy into the plugin folder went past PATH_MAX.
+        var folder = open(sandbox.path + "/pack/tune", O_RDONLY | O_DIRECTORY)
+        for _ in 0..<2_000 {
+            #expect(mkdirat(folder, "d", 0o755) == 0)
+            let inner = openat(folder, "d", O_RDONLY | O_DIRECTORY)
+            close(folder)
+            folder = inner
+        }
+        close(openat(folder, "deep.txt", O_CREAT | O_WRONLY, 0o644))
+        close(folder)
+        try Self.archive(sandbox, "deep")
+        for source in ["deep.tar.gz", "pack/tune"] {
+            let deep = try await inHome(["plugins", "install", source], sandbox, timeLimit: 60)
+            #expect(deep.status == 1, "\(deep)")
+            #expect(deep.stderr.hasPrefix("crescent: \(source): "), "\(deep)")
+            #expect(deep.stderr.contains("is nested too deep (a path inside a plugin holds at most 1024 bytes); nothing was installed"), "\(deep)")
+            for leak in ["crescent-install-", "NSCocoaErrorDomain"] {
+                #expect(!deep.stderr.contains(leak) && !clash.stderr.contains(leak), "\(leak): \(deep) \(clash)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/.local/share/crescent/plugins/tune"))
+    }
 }

@@ -121,6 +121,9 @@ public struct PluginPermissions: Sendable, Equatable {
             lines.append("net \(address): may connect to \(address.hasPrefix("*:") ? "any host on port \(port)" : address)"
                          + " (a process plugin: any host on port \(port), the kernel checks ports only)")
         }
+        if !net.isEmpty {
+            lines.append("net (a process plugin, and the programs a Lua plugin runs): name lookups over TCP port 53 of any host too; no UDP at all")
+        }
         for program in exec {
             lines.append("exec \(program): may run \(program) (found on \(PluginSandbox.confinedPath)), confined to these permissions as the plugin is")
         }
