@@ -1,0 +1,73 @@
+import Testing
+
+/// The newcomer probe of issue 39, findings 22, 23 and 25 (the rest): a misspelled view id,
+/// component field or method, a misspelled `app` function and a misspelled key or section of
+/// crescent.toml are named with the names there are and the closest one.
+@Suite struct HardeningNewcomerNameTests {
+    /// `self.view.title` (the id is `t`), `t:updat`, `items.itms`: Lua's bare "attempt to index a
+    /// nil value (field 'title')" or a silent nil before. A field the component takes but was
+    /// not given still reads nil.
+    @Test func aMisspelledViewIdFieldOrMethodIsNamed() async throws {
+        let result = try await runScript("""
+            local T = controller("T")
+            function T:loadView()
+              return view.stack { view.text { id = "t", text = "hi" }, view.list { id = "items", items = { "a" }, selectable = true } }
+            end
+            function T:viewDidAppear()
+              print(select(2, pcall(function() return self.view.title end)))
+              print(select(2, pcall(function() return self.view.itms end)))
+              print(select(2, pcall(function() self.view.t:updat("y") end)))
+              print(select(2, pcall(function() return self.view.items.itms end)))
+              print(self.view.t.style, self.view.items.selected, self.view.t.text, self.view.root ~= nil)
+              app.exit(0)
+            end
+            app.push(T)
+            """)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines == [
+            "script.lua:6: no component with id 'title' in T's view (ids: t, items)",
+            "script.lua:7: no component with id 'itms' in T's view (ids: t, items; did you mean 'items'?)",
+            "script.lua:8: no method 'updat' on view.text (methods: apply, find, select, set, update; did you mean 'update'?)",
+            "script.lua:9: no field 'itms' on view.list (fields: id, kind, items, marker, selectable, selected, selectedItem; did you mean 'items'?)",
+            "nil\t1\thi\ttrue",
+        ], "\(result)")
+    }
+
+    /// `app.pushh` names the closest function; a name close to none is the script's own field
+    /// of `app` and reads nil.
+    @Test func aMisspelledAppFunctionIsNamed() async throws {
+        let result = try await runScript("""
+            print(select(2, pcall(function() app.pushh({}) end)))
+            print(select(2, pcall(function() return app.exti end)))
+            app.settings = app.settings or { theme = "dark" }
+            print(app.settings.theme, app.somethingElse)
+            """)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines
+        #expect(lines.count == 3, "\(result)")
+        #expect(lines.first?.hasPrefix("script.lua:1: no function 'app.pushh' (app: ") == true, "\(result)")
+        #expect(lines.first?.hasSuffix("; did you mean 'push'?)") == true, "\(result)")
+        #expect(lines.dropFirst().first?.hasSuffix("; did you mean 'exit'?)") == true, "\(result)")
+        #expect(lines.last == "dark\tnil", "\(result)")
+    }
+
+    /// Finding 22: a chunk sent by `crescent eval` (as one typed at the REPL) gets its
+    /// traceback folded: the chunk's frames, then one line for the host's; a traceback of host
+    /// frames only (a tail call from the chunk) is folded too.
+    @Test func anEvalsTracebackFoldsTheHostsFrames() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("idle.lua", "timer.every(60, function() end)\n")
+        let host = try await ListeningHost(script: "idle.lua", name: "idle", sandbox: sandbox)
+        let failure = try await host.crescentCommand(["eval", "idle", "local function f() error('boom') end f()"])
+        #expect(failure.status == 1, "\(failure)")
+        #expect(failure.stderr.contains("remote:1: boom"), "\(failure)")
+        #expect(failure.stderr.contains("remote:1: in "), "\(failure)")
+        #expect(failure.stderrLines.contains { $0.hasPrefix("\t(") && $0.contains("host frame") }, "\(failure)")
+        #expect(!failure.stderr.contains("[C]: in "), "\(failure)")
+        let hostOnly = try await host.crescentCommand(["eval", "idle", "app.push('Tick')"])
+        #expect(hostOnly.status == 1, "\(hostOnly)")
+        #expect(hostOnly.stderr.contains("app.push: expected a controller class or instance, got string"), "\(hostOnly)")
+        #expect(!hostOnly.stderr.contains("[crescent controllers]:"), "\(hostOnly)")
+        _ = await host.stop()
+    }
+}
