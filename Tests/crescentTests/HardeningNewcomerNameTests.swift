@@ -70,4 +70,47 @@ import Testing
         #expect(!hostOnly.stderr.contains("[crescent controllers]:"), "\(hostOnly)")
         _ = await host.stop()
     }
+
+    /// Finding 23: Lua's "attempt to call a nil value (method 'evry')" in a controller's own code
+    /// gets the method or helper of the controller it resembles.
+    @Test func aMisspelledHelperOfAControllerSuggestsTheHelper() async throws {
+        let result = try await runScript("""
+            local T = controller("T")
+            function T:loadView() return view.text { text = "hi" } end
+            function T:tick() end
+            function T:viewDidLoad() self:evry(1, "tick") end
+            function T:viewDidAppear() self:tik() end
+            app.push(T)
+            """, stdinText: "")
+        #expect(result.stderr.contains("error in T:viewDidLoad: script.lua:4: attempt to call a nil value (method 'evry'); did you mean 'every' (a method of T)?"),
+                "\(result)")
+        #expect(result.stderr.contains("error in T:viewDidAppear: script.lua:5: attempt to call a nil value (method 'tik'); did you mean 'tick' (a method of T)?"),
+                "\(result)")
+    }
+
+    /// Finding 25: `assert.matches(pattern, view_text)` (the function, not its result) says to
+    /// call it; it failed with "actual: <function: [crescent testing]:289>".
+    @Test func matchingAFunctionSaysToCallIt() async throws {
+        let (result, _) = try await TestCommandTests.run(["m_spec.lua": """
+            it("view", function() assert.matches("x", view_text) end)
+            """])
+        #expect(result.stdoutLines.last == "0 passed, 1 failed", "\(result)")
+        #expect(result.stdout.contains("spec/m_spec.lua:1: bad argument #2 to 'matches' (string expected, got a function: call it, "
+                                       + "as in assert.matches(pattern, view_text()))"), "\(result)")
+    }
+
+    /// Finding 22: the REPL folds the host's frames of a traceback into one line, also when the
+    /// chunk's own frame is gone (`app.push("Tick")` is a tail call of the chunk).
+    @Test func theReplFoldsTheHostsFramesOfATraceback() async throws {
+        let sandbox = try Sandbox()
+        let repl = try InteractiveTerminal(["--data-dir", sandbox.path + "/data"], directory: sandbox.path,
+                                           environment: ["CRESCENT_HISTORY": sandbox.path + "/history"])
+        await repl.waitFor(line: ".help for help")
+        repl.type("app.push(\"Tick\")\r")
+        await repl.waitFor(line: "app.push: expected a controller class or instance, got string")
+        await repl.waitFor(line: "host frames: ")
+        #expect(!repl.text.contains("[crescent controllers]:"), "\(repl.text)")
+        repl.type("app.exit(0)\r")
+        #expect(await repl.finish() == 0)
+    }
 }

@@ -35,18 +35,9 @@ local function nameOf(self)
   return rawget(getmetatable(self), "__name") or "controller"
 end
 
--- Runs a lifecycle method (or any method) reporting its error, without stopping the transition.
-local function call(self, method, ...)
-  local f = self[method]
-  if type(f) ~= "function" then return end
-  local ok, err = xpcall(f, traceback, self, ...)
-  if not ok then P.report(err, "error in " .. nameOf(self) .. ":" .. method) end
-  return ok, err
-end
-
--- "T has no method 'shw'; did you mean 'show'?": the methods of the controller's classes (not
--- the base's helpers), with the closest one when one is close.
-local function noMethod(self, method)
+-- The methods of the controller's classes (not the base's helpers), then with `helpers` the
+-- base's too (self:every, self:command, ...).
+local function methodNames(self, helpers)
   local names = {}
   local class = isClass(self) and self or getmetatable(self)
   while class ~= nil do
@@ -55,8 +46,41 @@ local function noMethod(self, method)
     end
     class = rawget(class, "__base")
   end
-  local closest = P.resembles(method, names)
+  if helpers then
+    for key, value in next, Controller do
+      if type(key) == "string" and type(value) == "function" then names[#names + 1] = key end
+    end
+  end
+  return names
+end
+
+-- "T has no method 'shw'; did you mean 'show'?", with the closest one when one is close.
+local function noMethod(self, method)
+  local closest = P.resembles(method, methodNames(self))
   return nameOf(self) .. " has no method '" .. method .. "'" .. (closest and "; did you mean '" .. closest .. "'?" or "")
+end
+
+-- The message handler of a controller's own code: Lua's "attempt to call a nil value (method
+-- 'evry')" gets the controller's method or helper it resembles (`self:evry(1, "tick")`: did you
+-- mean 'every'?), then the traceback.
+local function handlerFor(self)
+  return function(message)
+    if type(message) == "string" then
+      local name = message:match("attempt to call a nil value %(method '([%w_]+)'%)$")
+      local closest = name and P.resembles(name, methodNames(self, true))
+      if closest then message = message .. "; did you mean '" .. closest .. "' (a method of " .. nameOf(self) .. ")?" end
+    end
+    return traceback(message, 2)
+  end
+end
+
+-- Runs a lifecycle method (or any method) reporting its error, without stopping the transition.
+local function call(self, method, ...)
+  local f = self[method]
+  if type(f) ~= "function" then return end
+  local ok, err = xpcall(f, handlerFor(self), self, ...)
+  if not ok then P.report(err, "error in " .. nameOf(self) .. ":" .. method) end
+  return ok, err
 end
 
 -- The scope that owns what the controller starts now.
