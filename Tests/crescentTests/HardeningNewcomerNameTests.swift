@@ -113,4 +113,20 @@ import Testing
         repl.type("app.exit(0)\r")
         #expect(await repl.finish() == 0)
     }
+
+    /// Finding 25: `plugin new Foo` is a usage error (exit 2, its own usage) suggesting `foo`;
+    /// `crescent test main.lua` says the file is not a spec and how to run it.
+    @Test func aPluginNameOrAScriptGivenWhereASpecGoesIsNamed() async throws {
+        let sandbox = try Sandbox()
+        let named = try await crescent(["plugin", "new", "Foo", "--lua"], in: sandbox)
+        #expect(named.status == 2, "\(named)")
+        #expect(named.stderr.contains("the plugin name must match [a-z][a-z0-9_]*, got 'Foo'; did you mean 'foo'?"), "\(named)")
+        #expect(named.stderr.contains("plugin new"), "\(named)")
+        try sandbox.write("main.lua", "print(1)\n")
+        let tested = try await crescent(["test", "main.lua"], in: sandbox)
+        #expect(tested.status == 1, "\(tested)")
+        #expect((tested.stdout + tested.stderr).contains(
+            "main.lua is not named *_spec.lua: if it is a script, run it with crescent main.lua; crescent test runs the specs in spec/"),
+                "\(tested)")
+    }
 }
