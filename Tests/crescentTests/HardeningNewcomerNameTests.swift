@@ -129,4 +129,18 @@ import Testing
             "main.lua is not named *_spec.lua: if it is a script, run it with crescent main.lua; crescent test runs the specs in spec/"),
                 "\(tested)")
     }
+
+    /// Finding 23: two components with one id in a view are an error where the view is built
+    /// (self.view.t found one of them, silently).
+    @Test func twoComponentsWithOneIdAreNamed() async throws {
+        let result = try await runScript("""
+            print(select(2, pcall(function() return view.stack { view.text { id = "t" }, view.row { view.text { id = "t" } } } end)))
+            print(view.stack { view.text { id = "a" }, view.row { view.text { id = "b" } } }.kind)
+            """)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines == [
+            "script.lua:1: view.stack: two components have id 't'; an id names one component of a view (self.view.t), so give each its own",
+            "stack",
+        ], "\(result)")
+    }
 }

@@ -174,6 +174,13 @@ extension Host {
             guard child.parent == nil else { throw LuaRaise("\(function): a component can be placed only once") }
             node.append(child)
         }
+        // Two components with one id: self.view.<id> would find only the first, silently.
+        if !children.isEmpty {
+            var seen: Set<String> = []
+            for id in node.ids where !seen.insert(id).inserted {
+                throw LuaRaise("\(function): two components have id '\(id)'; an id names one component of a view (self.view.\(id)), so give each its own")
+            }
+        }
         for key in (kind == .table ? ["columns"] : []) + fields.keys.sorted() where fields[key] != nil {
             do { try node.set(key, fields[key] ?? .null) } catch { throw LuaRaise(error.description) }
             if kind == .table && key == "columns" { fields[key] = nil }
