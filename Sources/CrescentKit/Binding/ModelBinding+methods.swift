@@ -181,13 +181,7 @@ extension ModelBinding {
             luaL_where(stack.state, 1)                               // where
             let place = stack.text(at: -1) ?? ""
             stack.pop()
-            var value = error.value
-            if case .model(let model) = value, !place.isEmpty {
-                var fields = model.fields
-                fields["where"] = .string(place)
-                value = .model(DataModel(model.typeName, fields))
-            }
-            push(value, onto: stack)                                 // err
+            push(place.isEmpty ? error.value : error.value(raisedAt: place), onto: stack)   // err
             throw ErrorValueOnTop()
         }
     }

@@ -76,6 +76,11 @@ public enum SpecRunner {
                   + "escape magic characters ( ) . % + - * ? [ ^ $ with %)\n")
         } else if ranNone {
             write(noTestRan(options.selection, pending: report.pending))
+            // `crescent test main.lua`: a script given where a spec goes.
+            if let script = files.first(where: { !$0.hasSuffix("_spec.lua") }), report.pending == 0 {
+                write("\(script) is not named *_spec.lua: if it is a script, run it with crescent \(script); "
+                      + "crescent test runs the specs in spec/\n")
+            }
         }
         if let coverage {
             do throws(ReportFailure) {

@@ -39,6 +39,9 @@ final class ViewNode {
     var fittedWidths: [Int] = []
     var template: MustacheTemplate?
     var templateError: String?
+    /// The file a template's source was read from (`view.template { file = ... }`), which its
+    /// parse errors name; nil for a source given inline.
+    var templateFile: String?
     /// A selectable list's or table's selection; nil when it is not selectable.
     var selection: Selection?
     /// On a tree's root: the selectable component that keys move (tab changes it).
@@ -152,8 +155,9 @@ final class ViewNode {
         }
     }
 
-    private func validate(_ key: String, _ value: Value) throws(ViewError) {
-        let allowed: [String] = switch kind {
+    /// The fields a component of `kind` takes.
+    static func fieldNames(of kind: Kind) -> [String] {
+        switch kind {
         case .text: ["text", "style"]
         case .list: ["items", "marker", "selectable"]
         case .table: ["columns", "rows", "header", "selectable"]
@@ -163,6 +167,15 @@ final class ViewNode {
         case .slot: []
         case .template: ["source", "data"]
         }
+    }
+
+    /// The ids of the components in this tree, in order (not looking inside slots).
+    var ids: [String] {
+        (id.map { [$0] } ?? []) + children.flatMap(\.ids)
+    }
+
+    private func validate(_ key: String, _ value: Value) throws(ViewError) {
+        let allowed = Self.fieldNames(of: kind)
         guard allowed.contains(key) else {
             let known = allowed.isEmpty ? "none" : allowed.joined(separator: ", ")
             throw ViewError("view.\(kind): no field '\(key)' (fields: \(known))")
@@ -194,11 +207,13 @@ final class ViewNode {
             template = nil
             return
         }
+        let prefix = "{{% CONTENT_TYPE: TEXT}}"
         do {
-            template = try MustacheTemplate(string: "{{% CONTENT_TYPE: TEXT}}" + source)
+            template = try MustacheTemplate(string: prefix + source)
             templateError = nil
         } catch {
-            throw ViewError("view.template: the Mustache source does not parse (\(error))")
+            let diagnosis = TemplateDiagnosis(name: templateFile ?? "source", source: source)
+            throw ViewError("view.template: \(diagnosis.message(for: error, prefixLength: prefix.count))")
         }
     }
 }

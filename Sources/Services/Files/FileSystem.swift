@@ -109,11 +109,14 @@ enum FileSystem {
         var status = stat()
         guard lstat(path, &status) == 0 else { throw failure(path, errno) }
         let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
-        return .model(DataModel("fileStat", [
-            "path": .string(path), "kind": .string(kind(of: status.st_mode)), "size": .integer(Int64(status.st_size)),
-            "modified": .number(modified), "mode": .integer(Int64(status.st_mode & 0o7777)),
+        return .model(DataModel(statSchema, [
+            .string(path), .string(kind(of: status.st_mode)), .integer(Int64(status.st_size)),
+            .number(modified), .integer(Int64(status.st_mode & 0o7777)),
         ]))
     }
+
+    /// The fields of the `fileStat` data model, declared once (a misspelled read names them).
+    static let statSchema = ModelSchema("fileStat", ["path", "kind", "size", "modified", "mode"])
 
     /// `file`, `folder`, `link` or `other`.
     static func kind(of mode: mode_t) -> String {
