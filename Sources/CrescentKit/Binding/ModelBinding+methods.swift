@@ -304,6 +304,6 @@ extension ModelBinding {
     private func tooBig(for request: ServiceRequest) -> ServiceError {
         let mib = vm.memoryLimit >> 20
         let setting = vm.memoryLimitSetting.isEmpty ? "--memory-limit" : vm.memoryLimitSetting
-        return ServiceError(.io, "the result of \(request.service).\(request.method) did not fit in the Lua memory limit of \(mib) MiB: raise it with \(setting), or ask for less (a smaller maxBytes)")
+        return ServiceError(.io, "the result of \(request.service).\(request.method) did not fit in the Lua memory limit of \(mib) MiB: raise it with \(setting), or ask for less in one call (a smaller maxBytes, where the method takes one)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Services
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,7 @@ package enum ProjectFiles {
     /// Writes `text` to `path`, making its folders first, through a temporary file beside it renamed
     /// over it, so a failure leaves the old file whole.
     package static func write(_ text: String, to path: String) throws(Failure) {
-        try makeFolder((path as NSString).deletingLastPathComponent)
+        try makeFolder(Folders.split(path).folder)
         let temporary = path + ".crescent-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw Failure(path: path, reason: reason(errno)) }
@@ -49,7 +50,7 @@ package enum ProjectFiles {
     /// Makes the folder `path` and its parents; an existing folder is fine, a file in the way is not.
     package static func makeFolder(_ path: String) throws(Failure) {
         guard !path.isEmpty, !isFolder(path) else { return }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = Folders.split(path).folder
         if parent != path { try makeFolder(parent) }
         if mkdir(path, 0o755) != 0 && !(errno == EEXIST && isFolder(path)) {
             throw Failure(path: path, reason: errno == EEXIST ? "it is a file, not a folder" : reason(errno))

@@ -32,11 +32,7 @@ enum FileSystem {
     /// disk, then renamed over `path`, so a reader sees the old content or the new, never half.
     /// A new file gets mode 0644 (less the umask); an existing one keeps its mode.
     static func write(_ path: String, _ bytes: [UInt8]) throws(ServiceError) {
-        // Split at the last slash by hand: Foundation's deletingLastPathComponent trapped on a
-        // one-character name ("x") on Linux.
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let (folder, name) = Folders.split(path)
         guard !name.isEmpty, name != ".", name != ".." else { throw ServiceError(.invalidArgument, "'\(clipped(path))' names no file") }
         // The temporary name starts with the name, cut to 200 bytes so that a name near the
         // limit of 255 still has room for the suffix (a longer one fails at the rename, named).
