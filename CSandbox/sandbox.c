@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -66,6 +68,8 @@ struct cr_net_port_attr {
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
+/* fchmodat2 (Linux 6.6) has the same number on every architecture; older headers lack it. */
+#define CR_NR_fchmodat2 452
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
@@ -99,7 +103,7 @@ struct failure {
 };
 
 enum step {
-    STEP_SESSION = 1, STEP_DESCRIPTORS, STEP_DIRECTORY, STEP_NAMESPACE, STEP_ID_MAP, STEP_RLIMIT,
+    STEP_SESSION = 1, STEP_DESCRIPTORS, STEP_DIRECTORY, STEP_NAMESPACE, STEP_ID_MAP, STEP_RESOLVER, STEP_RLIMIT,
     STEP_NO_NEW_PRIVS, STEP_LANDLOCK, STEP_LANDLOCK_RULE, STEP_SECCOMP, STEP_EXEC
 };
 
@@ -110,6 +114,7 @@ static const char *step_name(int step) {
     case STEP_DIRECTORY: return "chdir to the plugin folder";
     case STEP_NAMESPACE: return "unshare of a user (and network) namespace";
     case STEP_ID_MAP: return "writing the user namespace's id maps";
+    case STEP_RESOLVER: return "unmounting the scratch tmpfs of the name resolution settings";
     case STEP_RLIMIT: return "setrlimit";
     case STEP_NO_NEW_PRIVS: return "prctl(PR_SET_NO_NEW_PRIVS)";
     case STEP_LANDLOCK: return "Landlock ruleset";
@@ -156,6 +161,29 @@ static int limit(int resource, unsigned long long value) {
     if (value == 0) return 0;
     struct rlimit bound = { (rlim_t)value, (rlim_t)value };
     return setrlimit(resource, &bound);
+}
+
+/* In the program's own mount namespace, /etc/resolv.conf reads as `spec->resolver_text` (the host's
+ * name servers with `options use-vc`: name lookups over TCP port 53, which Landlock can allow, as
+ * datagram sockets are refused). The text is written to a tmpfs mounted over the plugin folder for
+ * the moment (the working directory, entered before, stays the real folder) (a file the plugin could not have planted), bound read-only over the file, and the
+ * tmpfs detached again. A step that fails leaves the host's file in place: lookups fail then, no
+ * confinement is lost. Only the detach must succeed (else the folder would read as the tmpfs). */
+static void bind_resolver(const crescent_sandbox *spec, int report) {
+    if (spec->resolver_text == NULL || spec->resolver_folder == NULL || spec->resolver_scratch == NULL) return;
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0) return;
+    if (mount("none", spec->resolver_folder, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64k,mode=0700") != 0) return;
+    int fd = open(spec->resolver_scratch, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+    if (fd >= 0) {
+        size_t length = strlen(spec->resolver_text);
+        ssize_t written = write(fd, spec->resolver_text, length);
+        close(fd);
+        if (written == (ssize_t)length
+            && mount(spec->resolver_scratch, "/etc/resolv.conf", NULL, MS_BIND, NULL) == 0) {
+            mount(NULL, "/etc/resolv.conf", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+        }
+    }
+    if (umount2(spec->resolver_folder, MNT_DETACH) != 0) fail(report, STEP_RESOLVER);
 }
 
 static int add_paths(int ruleset, const char *const *paths, int count, uint64_t rights, int abi) {
@@ -217,9 +245,14 @@ static void restrict_filesystem_and_network(const crescent_sandbox *spec, int re
     close(ruleset);
 }
 
-/* The seccomp filter: no ptrace, no io_uring (its requests would pass by this filter), no Unix
- * sockets (a host's remote control socket is one), and without `allow_processes` no new processes
- * (threads stay allowed). Any other architecture's system calls end the process. */
+/* The seccomp filter: no ptrace, no io_uring (its requests would pass by this filter), no new
+ * namespaces (unshare, setns, clone with a CLONE_NEW* flag); sockets
+ * only of the internet families as TCP streams, and netlink (the interface list name lookups
+ * read): no Unix sockets (a host's remote control socket is one), no datagram or raw sockets
+ * (Landlock has rules for TCP only: a plugin granted one TCP port could send UDP anywhere), no
+ * other family (vsock, for one, is not confined by a network namespace); without
+ * `allow_processes` no new processes (threads stay allowed). Any other architecture's system
+ * calls end the process. */
 static void filter_system_calls(const crescent_sandbox *spec, int report) {
 #if defined(__x86_64__)
     const unsigned arch = AUDIT_ARCH_X86_64;
@@ -231,7 +264,13 @@ static void filter_system_calls(const crescent_sandbox *spec, int report) {
 #define ERRNO(code) (SECCOMP_RET_ERRNO | ((code) & SECCOMP_RET_DATA))
 #define LOAD_NR BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr))
 #define LOAD_ARG0 BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]))
+#define LOAD_ARG(n) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[n]))
+#define ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 #define REFUSE(nr, code) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, ERRNO(code))
+/* System call `nr` with S_ISUID or S_ISGID in its argument `arg` fails with EPERM; the number is
+ * loaded again after. */
+#define NO_SET_ID(nr, arg) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 4), LOAD_ARG(arg), \
+    BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, S_ISUID | S_ISGID, 0, 1), BPF_STMT(BPF_RET | BPF_K, ERRNO(EPERM)), LOAD_NR
     struct sock_filter head[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch, 1, 0),
@@ -244,12 +283,57 @@ static void filter_system_calls(const crescent_sandbox *spec, int report) {
 #endif
         REFUSE(__NR_ptrace, EPERM),
         REFUSE(__NR_io_uring_setup, EPERM),
-        /* socket(AF_UNIX, ...) */
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 4),
+        /* No namespaces of its own making: a user namespace of its own (which it could enter to
+         * hold every capability there) only widens what of the kernel it can reach. clone3 passes
+         * its flags in memory the filter cannot read: ENOSYS makes libc use clone. */
+        REFUSE(__NR_unshare, EPERM),
+        REFUSE(__NR_setns, EPERM),
+        REFUSE(__NR_clone3, ENOSYS),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4),
         LOAD_ARG0,
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1),
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER
+                 | CLONE_NEWPID | CLONE_NEWNET, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, ERRNO(EPERM)),
+        LOAD_NR,
+        /* No set-user-ID or set-group-ID file: where the host runs as root the plugin's files are
+         * root's, and such a file in its data folder would run as root for whoever may reach it.
+         * The mode is an argument wherever one is given; openat2 hides it in memory: ENOSYS (libc
+         * does not need it). */
+        REFUSE(__NR_openat2, ENOSYS),
+#ifdef __NR_chmod
+        NO_SET_ID(__NR_chmod, 1),
+#endif
+        NO_SET_ID(__NR_fchmod, 1),
+        NO_SET_ID(__NR_fchmodat, 2),
+        NO_SET_ID(CR_NR_fchmodat2, 2),
+#ifdef __NR_open
+        NO_SET_ID(__NR_open, 2),
+#endif
+#ifdef __NR_creat
+        NO_SET_ID(__NR_creat, 1),
+#endif
+        NO_SET_ID(__NR_openat, 3),
+#ifdef __NR_mknod
+        NO_SET_ID(__NR_mknod, 1),
+#endif
+        NO_SET_ID(__NR_mknodat, 2),
+        /* socket(domain, type, protocol): the jumps below count the instructions they skip. */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 13),
+        LOAD_ARG0,
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 0, 1),
+        ALLOW,
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 6),
+        /* The type without SOCK_NONBLOCK and SOCK_CLOEXEC must be SOCK_STREAM... */
+        LOAD_ARG(1),
+        BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 0, 3),
+        /* ...and the protocol TCP (0 picks it); not MPTCP, SCTP or another Landlock may not cover. */
+        LOAD_ARG(2),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_TCP, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, ERRNO(EACCES)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        ALLOW,
     };
     struct sock_filter processes[] = {
 #ifdef __NR_fork
@@ -258,8 +342,6 @@ static void filter_system_calls(const crescent_sandbox *spec, int report) {
 #ifdef __NR_vfork
         REFUSE(__NR_vfork, EPERM),
 #endif
-        /* clone3 passes its flags in memory the filter cannot read: ENOSYS makes libc use clone. */
-        REFUSE(__NR_clone3, ENOSYS),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 4),
         LOAD_ARG0,
         BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1),
@@ -268,6 +350,9 @@ static void filter_system_calls(const crescent_sandbox *spec, int report) {
     };
     struct sock_filter tail[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
 #undef REFUSE
+#undef NO_SET_ID
+#undef ALLOW
+#undef LOAD_ARG
 #undef LOAD_ARG0
 #undef LOAD_NR
 #undef ERRNO
@@ -298,13 +383,15 @@ static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid,
          * then only over what that namespace owns, never over the host's clock, reboot, raw
          * sockets or network settings. With `net` granted it keeps the host's network namespace
          * (owned by the initial user namespace, so still beyond its capabilities). */
-        if (unshare(CLONE_NEWUSER | (spec->isolate_network ? CLONE_NEWNET : 0)) != 0) fail(report, STEP_NAMESPACE);
+        int namespaces = CLONE_NEWUSER | (spec->isolate_network ? CLONE_NEWNET : 0) | (spec->resolver_text ? CLONE_NEWNS : 0);
+        if (unshare(namespaces) != 0) fail(report, STEP_NAMESPACE);
         char map[48];
         id_map(map, (unsigned)uid);
         if (write_file("/proc/self/uid_map", map) != 0) fail(report, STEP_ID_MAP);
         if (write_file("/proc/self/setgroups", "deny") != 0 && errno != ENOENT) fail(report, STEP_ID_MAP);
         id_map(map, (unsigned)gid);
         if (write_file("/proc/self/gid_map", map) != 0) fail(report, STEP_ID_MAP);
+        bind_resolver(spec, report);
         if (limit(RLIMIT_DATA, spec->memory_bytes) != 0 || limit(RLIMIT_NOFILE, spec->max_files) != 0
             || limit(RLIMIT_NPROC, spec->max_processes) != 0)
             fail(report, STEP_RLIMIT);

@@ -231,7 +231,11 @@ int crescent_resume(lua_State *L, lua_State *co, int nargs, int *nresults) {
     int saved = vm->swift_active;
     vm->swift_active = 0;
     lua_State *previous = crescent_enter_lua(co);
-    int status = lua_resume(co, L, nargs, nresults);
+    /* Resumed from the Lua code running now, when it is this VM's (a `task` started inside a
+     * task): Lua counts the C calls from there, so a task that starts itself without end stops
+     * with "C stack overflow" instead of running the host out of its C stack. */
+    lua_State *from = (previous != NULL && vm_of(previous) == vm) ? previous : L;
+    int status = lua_resume(co, from, nargs, nresults);
     crescent_leave_lua(co, previous);
     vm->swift_active = saved;
     if (status == LUA_OK || status == LUA_YIELD) return status;

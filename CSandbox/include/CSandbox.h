@@ -31,6 +31,10 @@ typedef struct crescent_sandbox {
     const unsigned short *ports;            /* TCP ports it may connect to (Landlock ABI >= 4) */
     int port_count;
     int isolate_network;              /* a new network namespace without interfaces */
+    const char *resolver_text;        /* NULL, or what /etc/resolv.conf reads as for the program (in a
+                                       * mount namespace of its own); only where that file exists */
+    const char *resolver_folder;      /* an existing folder a tmpfs is mounted over briefly to hold it */
+    const char *resolver_scratch;     /* the file for it in that folder */
     int allow_processes;              /* 0: fork, vfork and clone of a process fail with EPERM */
     unsigned long long memory_bytes;            /* RLIMIT_DATA; 0 leaves it */
     unsigned long long max_files;               /* RLIMIT_NOFILE; 0 leaves it */

@@ -5,5 +5,5 @@ public import Model
 /// editor completes `todo:add(…)` after `local todo = services.store:collection("todo")`.
 public enum ObjectInterfaces {
     /// Every such object's interface, by the name results call it (`the collection`).
-    public static var standard: [AnyInterface] { [StoreCollection.declaration] }
+    public static var standard: [AnyInterface] { [StoreCollection.declaration, SpawnedProcess.declaration, FileWatcher.declaration] }
 }

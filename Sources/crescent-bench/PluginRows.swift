@@ -102,15 +102,7 @@ enum PluginRows {
     static func processCall() throws(BenchFailure) -> BenchRow {
         let row = "process-call"
         let folder = try BenchFolder(row: row)
-        try folder.write("plugin.toml", """
-            name = "pyecho"
-            version = "1.0.0"
-            crescent = ">=0.1.0"
-            kind = "process"
-            command = ["python3", "echo.py"]
-            services = ["pyecho"]
-            """, row: row)
-        try folder.write("echo.py", echoProgram, row: row)
+        try writeEchoPlugin(in: folder, python: "python3", row: row)
         try folder.write("client.py", client, row: row)
         let n = 2_000
         var options = HostOptions()
@@ -144,14 +136,27 @@ enum PluginRows {
                         note: "\(n) awaited echo calls of a process plugin (Python) per round, best of 5; baseline: a Python client's round trips to the same program over a pipe")
     }
 
+    /// The process plugin `pyecho` in `folder`: ``echoProgram`` run by `python`.
+    static func writeEchoPlugin(in folder: BenchFolder, python: String, row: String) throws(BenchFailure) {
+        try folder.write("plugin.toml", """
+            name = "pyecho"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "process"
+            command = ["\(python)", "echo.py"]
+            services = ["pyecho"]
+            """, row: row)
+        try folder.write("echo.py", echoProgram, row: row)
+    }
+
     /// `bench_now()`: the time in seconds (read twice per round, outside the timed calls), for the
     /// script to time its own loop without the host's and the program's start-up.
-    private static func prelude(_ script: String) -> String {
+    static func prelude(_ script: String) -> String {
         "function bench_now() local f = io.popen('date +%s.%N') local t = tonumber(f:read('a')) f:close() return t end\n" + script
     }
 
     /// What the run printed: appended from the console's writer, read after the run.
-    private final class Output: Sendable {
+    final class Output: Sendable {
         private let text = Mutex<(out: String, err: String)>(("", ""))
         func append(_ stream: Console.Stream, _ line: String) {
             text.withLock { if stream == .error { $0.err += line } else { $0.out += line } }

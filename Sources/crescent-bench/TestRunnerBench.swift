@@ -1,12 +1,13 @@
 /// The `test-runner` row: `crescent test` on a spec of 1,000 trivial `it` blocks, each in its
 /// fresh host, as a whole process, against `lua5.4` running the same 1,000 functions with a
 /// minimal assert. Both are timed spawn to exit; the values are tests per second (medians).
-/// The goal is absolute: at least 500 tests per second.
+/// The goal is absolute: at least 1,000 tests per second (the test runner's issue asks for it;
+/// an earlier floor of 500 made the row pass at half of that).
 enum TestRunnerBench {
     static let name = "test-runner"
     static let tests = 1000
     static let runs = 3
-    static let goalTestsPerSecond = 500.0
+    static let goalTestsPerSecond = 1000.0
 
     static let spec = """
         describe("bench", function()
@@ -55,7 +56,7 @@ enum TestRunnerBench {
             unit: "tests/s",
             goal: .valueAtLeast(goalTestsPerSecond),
             note: "median of \(runs) whole-process runs of 'crescent test' on \(tests) trivial it blocks, each in a fresh host "
-                + "(\(NumberFormat.fixed(value / goalTestsPerSecond, digits: 2))x the 500 tests/s floor), vs lua5.4 running the same "
+                + "(\(NumberFormat.fixed(value / goalTestsPerSecond, digits: 2))x the 1,000 tests/s goal), vs lua5.4 running the same "
                 + "functions with a minimal assert"
         )
     }

@@ -25,6 +25,7 @@ enum BenchCommand {
             ("convert", ModelRows.convert),
             ("plugin-call", PluginRows.pluginCall),
             ("process-call", PluginRows.processCall),
+            ("sandbox-start", PluginRows.sandboxStart),
             ("subscribe", ModelRows.subscribe),
             ("subscription-bytes", ModelRows.subscriptionBytes),
             ("render", ViewRows.render),

@@ -55,6 +55,7 @@ struct Crescent: ParsableCommand {
 
     static func main() {
         ProcessTuning.apply()
+        DescriptorFloor.check()
         let arguments = bareListen(Array(CommandLine.arguments.dropFirst()))
         if let (source, options) = quickRun(arguments) {
             ProcessIO.exit(RunCommand.start(source, options: options))

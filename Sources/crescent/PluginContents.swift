@@ -11,6 +11,9 @@ enum PluginContents {
     static let maximumEntries = 10_000
     /// The most bytes its files may hold together, 100 MiB.
     static let maximumBytes = 100 << 20
+    /// The longest path inside a plugin, in bytes: far below the system's 4096 once the plugin
+    /// folder is in front (deeper, the copy failed with no cause a user could act on).
+    static let maximumPathBytes = 1024
 
     /// Checks the folder `root` (named `shown` in messages) without following any link.
     static func check(folder root: String, shown: String) throws(PluginProblem) {
@@ -25,6 +28,7 @@ enum PluginContents {
             }
             for name in names.sorted() {
                 let path = relative.isEmpty ? name : relative + "/" + name
+                try checkLength(path, in: shown)
                 var status = stat()
                 guard lstat(root + "/" + path, &status) == 0 else { throw PluginProblem("\(shown): cannot read \(path)") }
                 switch status.st_mode & S_IFMT {
@@ -77,6 +81,7 @@ enum PluginContents {
         var name = String(fields[5])
         if let arrow = name.range(of: " -> ") { name = String(name[..<arrow.lowerBound]) }
         if let link = name.range(of: " link to ") { name = String(name[..<link.lowerBound]) }
+        try checkLength(name, in: archive)
         switch type {
         case "d": break
         case "-": bytes += Int(fields[2]) ?? 0
@@ -94,6 +99,12 @@ enum PluginContents {
         }
         entries += 1
         try checkBounds(entries: entries, bytes: bytes, in: archive)
+    }
+
+    private static func checkLength(_ path: String, in shown: String) throws(PluginProblem) {
+        guard path.utf8.count > maximumPathBytes else { return }
+        let start = String(decoding: path.utf8.prefix(60), as: UTF8.self)
+        throw PluginProblem("\(shown): \(start)... is nested too deep (a path inside a plugin holds at most \(maximumPathBytes) bytes); nothing was installed")
     }
 
     private static func checkBounds(entries: Int, bytes: Int, in shown: String) throws(PluginProblem) {

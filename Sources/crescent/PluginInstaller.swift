@@ -21,11 +21,11 @@ enum PluginInstaller {
             do throws(PluginProblem) {
                 checked = try PluginManifest.load(folder: folder, hostVersion: CrescentVersion.current)
             } catch {
-                // Named as the user gave it, not as the temporary copy it was read from.
-                throw PluginProblem(error.message.replacingOccurrences(of: folder, with: source))
+                throw PluginProblem(shown(error.message, staging: staging, source: source))
             }
             if let clash = checked.services.first(where: builtins.contains) {
-                throw PluginProblem("\(checked.path): field 'services': service '\(clash)' is already provided by the builtin plugins")
+                throw PluginProblem(shown(checked.path, staging: staging, source: source)
+                    + ": field 'services': service '\(clash)' is already provided by the builtin plugins (choose another service name)")
             }
             let target = destination + "/" + checked.name
             try? files.createDirectory(atPath: destination, withIntermediateDirectories: true)
@@ -36,7 +36,7 @@ enum PluginInstaller {
             let incoming = destination + "/.\(checked.name).new-\(suffix)"
             let replaced = destination + "/.\(checked.name).old-\(suffix)"
             do throws(PluginProblem) {
-                try copy(folder, to: incoming)
+                try copy(folder, to: incoming, shown: source, into: destination)
             } catch {
                 try? files.removeItem(atPath: incoming)
                 throw error
@@ -59,8 +59,18 @@ enum PluginInstaller {
             try? files.removeItem(atPath: replaced)
             return .success(try PluginManifest.load(folder: target, hostVersion: CrescentVersion.current))
         } catch {
-            return .failure(error)
+            // Whatever still names the temporary copy (a git or tar message) names the source.
+            return .failure(PluginProblem(shown(error.message, staging: staging, source: source)))
         }
+    }
+
+    /// `text` with the temporary copy's paths named as the user gave the plugin: a folder or a
+    /// repository by its own name (`src/tune/plugin.toml`), an archive by its name and the entry
+    /// (`tune.tar.gz: tune/plugin.toml`).
+    static func shown(_ text: String, staging: String, source: String) -> String {
+        let archive = source.hasSuffix(".tar.gz") || source.hasSuffix(".tgz")
+        let named = text.replacingOccurrences(of: staging + "/", with: archive ? source + ": " : source + "/")
+        return named.replacingOccurrences(of: staging, with: source)
     }
 
     /// Removes plugin `name` from the user's plugin folder and answers the folder removed.
@@ -76,7 +86,7 @@ enum PluginInstaller {
         do {
             try FileManager.default.removeItem(atPath: target)
         } catch {
-            return .failure(PluginProblem("cannot remove \(target): \(error.localizedDescription)"))
+            return .failure(PluginProblem("cannot remove \(target): \(FileErrorText.reason(error)) (remove the folder by hand, then run the command again)"))
         }
         return .success(target)
     }
@@ -87,8 +97,11 @@ enum PluginInstaller {
         let exists = FileManager.default.fileExists(atPath: source, isDirectory: &isFolder)
         if source.hasSuffix(".tar.gz") || source.hasSuffix(".tgz") {
             guard exists, !isFolder.boolValue else { throw PluginProblem("\(source): no such archive") }
-            guard (try? FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)) != nil else {
-                throw PluginProblem("cannot make \(staging)")
+            do {
+                try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
+            } catch {
+                let temporary = FileManager.default.temporaryDirectory.path
+                throw PluginProblem("\(source): cannot unpack it: no folder can be made in \(temporary) (\(FileErrorText.reason(error))); set TMPDIR to a writable folder")
             }
             // Its listing first: nothing past the bounds, nothing but files and folders is unpacked.
             _ = try PluginContents.check(archive: source)
@@ -98,7 +111,7 @@ enum PluginInstaller {
         } else if exists && isFolder.boolValue && !FileManager.default.fileExists(atPath: source + "/.git") {
             // Checked before the copy, which would wait for ever on a FIFO.
             try PluginContents.check(folder: source, shown: source)
-            try copy(source, to: staging)
+            try copy(source, to: staging, shown: source, into: FileManager.default.temporaryDirectory.path)
             try PluginContents.check(folder: staging, shown: source)
         } else if exists || source.contains("://") || source.hasPrefix("git@") || source.hasSuffix(".git") {
             // No hooks, no submodules: cloning runs nothing of the repository.
@@ -121,12 +134,13 @@ enum PluginInstaller {
         throw PluginProblem("\(source): holds no plugin.toml (a plugin is a folder with a plugin.toml)")
     }
 
-    /// Copies the folder `from` to `to`, symbolic links kept as links (never followed).
-    private static func copy(_ from: String, to: String) throws(PluginProblem) {
+    /// Copies the folder `from` (the plugin `shown`) to `to` inside the folder `into`, symbolic
+    /// links kept as links (never followed).
+    private static func copy(_ from: String, to: String, shown: String, into: String) throws(PluginProblem) {
         do {
             try FileManager.default.copyItem(atPath: from, toPath: to)
         } catch {
-            throw PluginProblem("cannot copy \(from) to \(to): \(error.localizedDescription)")
+            throw PluginProblem("\(shown): cannot copy the plugin into \(into): \(FileErrorText.reason(error)); nothing was installed")
         }
     }
 
@@ -134,7 +148,7 @@ enum PluginInstaller {
         do {
             try FileManager.default.moveItem(atPath: from, toPath: to)
         } catch {
-            throw PluginProblem("cannot move \(from) to \(to): \(error.localizedDescription)")
+            throw PluginProblem("cannot move \(from) to \(to): \(FileErrorText.reason(error)); nothing was installed")
         }
     }
 
@@ -163,7 +177,7 @@ enum PluginInstaller {
         do {
             try process.run()
         } catch {
-            throw PluginProblem("\(what): cannot run \(arguments[0]): \(error.localizedDescription)")
+            throw PluginProblem("\(what): cannot run \(arguments[0]): \(FileErrorText.reason(error)) (is \(arguments[0]) installed?)")
         }
         return process
     }

@@ -131,6 +131,8 @@ struct PluginCommand: ParsableCommand {
 
         func validate() throws {
             guard lua != process else { throw ValidationError("choose one of --lua or --process") }
+            // A name it cannot take is a usage error (exit 2, with this command's usage).
+            do throws(PluginProblem) { try PluginSkeleton.checkName(name) } catch { throw ValidationError(error.message) }
         }
 
         func run() throws {

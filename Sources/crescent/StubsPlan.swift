@@ -1,5 +1,6 @@
 import CrescentKit
 import Foundation
+import Services
 import Model
 
 /// What writing the stubs into a folder will do, decided before anything is written: the
@@ -27,9 +28,8 @@ struct StubsPlan {
             files.append((path, file.text))
         }
         let trimmed = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
-        let parent = (trimmed as NSString).deletingLastPathComponent
-        let luarc = ((parent.isEmpty ? "." : parent) as NSString).appendingPathComponent(".luarc.json")
-        let library = (trimmed as NSString).lastPathComponent
+        let (parent, library) = Folders.split(trimmed)
+        let luarc = (parent.isEmpty ? "." : parent == "/" ? "" : parent) + "/.luarc.json"
         guard let existing = try ProjectFiles.read(luarc) else {
             files.append((luarc, StubWriter.luarc(library: library)))
             return

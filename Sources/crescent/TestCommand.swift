@@ -101,6 +101,9 @@ struct TestCommand: ParsableCommand {
             throw ExitCode(try SpecRunner.run(options) { ProcessIO.writeOut($0) })
         } catch let error as SpecRunner.UsageError {
             Crescent.usageError(error.description, usage: Self.usage)
+        } catch let error as SpecRunner.ReportFailure {
+            ProcessIO.writeError("crescent: \(error.description)\n")
+            throw ExitCode(1)
         }
     }
 }

@@ -43,8 +43,9 @@ struct ConfigFileTests {
         let text = "[host]\nlistne = true\n[plugins]\ndisabled = []\nmemory_limt = 64\n"
         let warnings = try ConfigFile.parse(text, name: "crescent.toml").warnings(plugins: [StandardPlugin()])
         #expect(warnings == [
-            "crescent.toml:2: unknown key 'listne' in [host] (keys: listen)",
-            "crescent.toml:5: unknown key 'memory_limt' in [plugins] (keys: disabled, memory_limit, call_timeout, allow_unsandboxed)",
+            "crescent.toml:2: unknown key 'listne' in [host] (keys: listen; did you mean 'listen'?)",
+            "crescent.toml:5: unknown key 'memory_limt' in [plugins] (keys: disabled, memory_limit, call_timeout, allow_unsandboxed; "
+                + "did you mean 'memory_limit'?)",
         ])
     }
 }

@@ -48,6 +48,27 @@ import Testing
         ])
     }
 
+    /// One `reverse` answers at most 500,000 placemarks (locations × count): its answer is built
+    /// whole before the caller's memory limit sees it, and 5,000 × 1,000 took 4.7 GB (a crash
+    /// under an address-space cap). Past the bound it is an invalid_argument saying what to ask.
+    @Test func aBatchAskingForTooManyPlacemarksIsRefused() async {
+        let run = await GeoScriptRun.run("""
+            task(function()
+              local points = {}
+              for i = 1, 1000 do points[i] = { lat = (i % 170) - 85 + 0.5, lon = (i % 350) - 175 + 0.25 } end
+              local places, err = services.geocoder:reverse(points, { count = 1000 })
+              print(places, err and err.code, err and err.message)
+              local some = assert(services.geocoder:reverse(points, { count = 2 }))
+              print(#some, #some[1])
+            end)
+            """)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.first?.hasPrefix("nil\tinvalid_argument\t") == true, "\(run.lines)")
+        #expect(run.lines.first?.contains("1000 locations with count 1000 ask for 1000000 placemarks, more than the 500000 one call answers") == true,
+                "\(run.lines)")
+        #expect(run.lines.last == "1000\t2", "\(run.lines)")
+    }
+
     @Test func aBatchAnswersInOrder() async {
         let run = await GeoScriptRun.run("""
             task(function()

@@ -101,6 +101,44 @@ import Testing
         }
     }
 
+    /// Newcomer finding 14: the data models list their fields and take no other name (a
+    /// record, whose fields are the script's, still does), so LuaLS flags `p.contry` as the host
+    /// does; the results people use most are typed: a process's result and child, a file's
+    /// stat, its bytes and a folder's names, a watcher, a registered name.
+    @Test func theDataModelsListTheirFieldsAndTheCommonResultsAreTyped() throws {
+        let files = StubWriter.files(for: try Self.entries())
+        let globals = Self.file("globals.lua", files).split(separator: "\n").map(String.init)
+        let services = Self.file("services.lua", files)
+        func fields(of model: String) -> [String] {
+            guard let start = globals.firstIndex(where: { $0.hasPrefix("---@class crescent.\(model)") }) else { return [] }
+            return globals[(start + 1)...].prefix { $0.hasPrefix("---@field ") }.map { String($0.dropFirst(10).prefix { $0 != " " }) }
+        }
+        for model in ["location", "placemark", "response", "feed", "item", "user", "fileStat", "processResult"] {
+            #expect(globals.contains("---@class crescent.\(model)"), "\(model) is closed: no { [string]: any }")
+        }
+        #expect(globals.contains("---@class crescent.record: { [string]: any }"))
+        #expect(fields(of: "location") == ["lat", "lon", "time", "provider", "altitude", "speed", "course", "accuracy"])
+        #expect(globals.contains("---@field time number? When the fix was taken, seconds since the epoch (UTC)."),
+                "a location table a script passes has only lat and lon")
+        #expect(fields(of: "response") == ["status", "headers", "body", "url"])
+        #expect(fields(of: "feed") == ["url", "title", "interval", "lastChecked", "lastError", "itemCount"])
+        #expect(fields(of: "item") == ["id", "title", "link", "published", "summary", "feed", "feedTitle"])
+        #expect(fields(of: "user") == ["name", "since"])
+        #expect(fields(of: "fileStat") == ["path", "kind", "size", "modified", "mode"])
+        #expect(fields(of: "processResult") == ["status", "signal", "stdout", "stderr", "truncated", "timedOut"])
+        for typed in ["async fun(self: crescent.service.process, argv: string[]|string, options?: table): crescent.processResult?,",
+                      "---@return crescent.childProcess # a childProcess",
+                      "---@return crescent.fileWatcher # a fileWatcher",
+                      "async fun(self: crescent.service.files, path: string): crescent.fileStat?,",
+                      "async fun(self: crescent.service.files, path: string): string?,",
+                      "async fun(self: crescent.service.files, path: string, glob?: string): string[]?,",
+                      "async fun(self: crescent.service.session, name: string, password: string): string?,",
+                      "async fun(self: crescent.service.session, name: string, password: string): crescent.user?,",
+                      "---@class crescent.childProcess: crescent.Object", "---@field pid integer"] {
+            #expect(services.contains(typed), "\(typed)")
+        }
+    }
+
     @Test func everyDeclaredGlobalIsStubbedAndNoOther() throws {
         let globals = Self.file("globals.lua", StubWriter.files(for: try Self.entries()))
         var defined: Set<String> = []

@@ -21,9 +21,11 @@ import Testing
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout == "2\ttrue\n", "\(result)")
         let lines = result.stderrLines
-        #expect(lines.contains { $0.hasPrefix("crescent: warning: crescent.toml:1: unknown section [locaton] (sections: ") && $0.contains("location") },
-                "\(result)")
-        #expect(lines.contains("crescent: warning: crescent.toml:5: unknown key 'synchronus' in [store] (keys: path, url, synchronous, poll_interval, write_on_loop, keep_changes)"),
+        // Newcomer finding 23: the closest name is suggested, as everywhere else.
+        #expect(lines.contains { $0.hasPrefix("crescent: warning: crescent.toml:1: unknown section [locaton] (sections: ")
+                    && $0.hasSuffix("; did you mean 'location'?)") }, "\(result)")
+        #expect(lines.contains("crescent: warning: crescent.toml:5: unknown key 'synchronus' in [store] "
+                               + "(keys: path, url, synchronous, poll_interval, write_on_loop, keep_changes; did you mean 'synchronous'?)"),
                 "\(result)")
         #expect(lines.contains { $0.hasPrefix("crescent: error: crescent.toml:8: [http] timeout") && $0.hasSuffix("(services.http fails when used)") },
                 "\(result)")

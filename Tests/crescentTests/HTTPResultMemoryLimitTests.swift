@@ -31,7 +31,7 @@ import Testing
                                          environment: ["http_proxy": unset, "HTTP_PROXY": unset], timeLimit: 60)
         await server.stop()
         #expect(result.status == 0 && !result.killedBySignal, "\(result)")
-        let message = "the result of http.get did not fit in the Lua memory limit of 16 MiB: raise it with --memory-limit, or ask for less (a smaller maxBytes)"
+        let message = "the result of http.get did not fit in the Lua memory limit of 16 MiB: raise it with --memory-limit, or ask for less in one call (a smaller maxBytes, where the method takes one)"
         #expect(result.stdoutLines == [
             "await\ttrue\ttrue\tio\t\(message)",
             "callback\ttrue\tio\t\(message)",

@@ -34,14 +34,7 @@ import Testing
         #expect(result.stderrShowsNoCrash, "\(result)")
     }
 
-    /// One misspelled read of a model value or host handle: the expression, how the message
-    /// starts (after `script.lua:LINE: `) and how it ends.
-    struct Case: Sendable, CustomStringConvertible {
-        let code: String
-        let starts: String
-        let ends: String
-        var description: String { code }
-    }
+    typealias Case = MisspelledNameTests.Case
 
     static let cases: [Case] = [
         Case(code: "fix.speeed", starts: "no field 'speeed' on location (fields: lat, lon, time, provider, altitude, speed, ",
@@ -75,8 +68,7 @@ import Testing
               local sub = on("my.event", print)
             """
         let lines = header.split(separator: "\n", omittingEmptySubsequences: false).count
-        let body = Self.cases.map { "  print(select(2, pcall(function() return \($0.code) end)))" }.joined(separator: "\n")
-        let source = header + "\n" + body + """
+        let source = header + "\n" + HardeningNewcomerModelTests.printing(Self.cases) + """
 
               print(fix.altitude, places[1].country, places[1].distance ~= nil, err.code, done.done, later.firings, sub.active)
               later:cancel(); sub:cancel()
@@ -85,11 +77,7 @@ import Testing
         let result = try await runScript(source, options: ["--data-dir", "data", "--location", "fixed:48.85,2.35"])
         #expect(result.status == 0, "\(result)")
         let printed = result.stdoutLines
-        for (index, expected) in Self.cases.enumerated() {
-            let line = index < printed.count ? printed[index] : ""
-            let place = "script.lua:\(lines + index + 1): "
-            #expect(line.hasPrefix(place + expected.starts) && line.hasSuffix(expected.ends), "\(expected): \(line)")
-        }
+        HardeningNewcomerModelTests.expectNamed(Self.cases, in: printed, firstLine: lines + 1)
         #expect(printed.last == "nil\tFrance\ttrue\tinvalid_argument\ttrue\t0\ttrue", "\(result)")
         #expect(result.stderrShowsNoCrash, "\(result)")
     }

@@ -78,6 +78,65 @@ import Glibc
         return sandbox
     }
 
+    /// An argument type nested deeper than 16 arrays is refused, naming the method and the
+    /// argument, in a Lua plugin's declaration and in a process plugin's `initialize` answer;
+    /// 20,000 levels ran the host out of its stack (SIGSEGV) before.
+    @Test func anArgumentTypeNestedWithoutEndIsRefusedNotACrash() async throws {
+        let sandbox = try luaPluginSandbox("deep", main: """
+            local deep = service("deep", "Deep.")
+            deep:method("m", { "a: " .. string.rep("{", 100000) .. "string" .. string.rep("}", 100000) }, "value", "d", function() end)
+            """)
+        try sandbox.write("plugins/pdeep/plugin.toml", """
+            name = "pdeep"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "process"
+            command = ["python3", "p.py"]
+            services = ["pdeep"]
+            """)
+        try sandbox.write("plugins/pdeep/p.py", #"""
+            import json, sys
+            for line in sys.stdin:
+                message = json.loads(line)
+                if message.get("method") == "initialize":
+                    kind = "{" * 100000 + "string" + "}" * 100000
+                    method = {"name": "m", "args": [{"name": "a", "type": kind}], "returns": "value"}
+                    print(json.dumps({"jsonrpc": "2.0", "id": message["id"],
+                                      "result": {"services": [{"name": "pdeep", "summary": "Deep.", "methods": [method]}]}}), flush=True)
+            """#)
+        let result = try await crescent(["-e", """
+            print(pcall(function() return services.deep end))
+            task(function() print(pcall(function() return services.pdeep end)) end)
+            """], in: sandbox, timeLimit: 60)
+        #expect(result.stdout.contains("argument #1 'a': its type nests {…} 100000 levels deep, more than the 16 a type may"), "\(result)")
+        #expect(result.stdout.contains("method 'm' of 'pdeep', argument 1: its type nests {…} 100000 levels deep"), "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
+    /// A task that starts itself from inside itself without end stops with Lua's "C stack
+    /// overflow", in a script and in a Lua plugin, and the run goes on; it ran the host out of its
+    /// C stack (SIGSEGV) before.
+    @Test func aTaskStartingItselfWithoutEndIsAnErrorNotACrash() async throws {
+        let sandbox = try luaPluginSandbox("spawner", main: """
+            local spawner = service("spawner", "Starts tasks.")
+            spawner:method("go", {}, "string", "Starts itself.", function()
+              local function f() task(f) end
+              f()
+              return "plugin survived"
+            end)
+            """)
+        let result = try await crescent(["-e", """
+            local function f() task(f) end
+            f()
+            print("script survived")
+            task(function() print(services.spawner:go()) end)
+            """], in: sandbox, timeLimit: 60)
+        #expect(result.stdoutLines.contains("script survived"), "\(result)")
+        #expect(result.stdoutLines.contains { $0.hasPrefix("plugin survived") }, "\(result)")
+        #expect(result.stderr.contains("C stack overflow"), "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+    }
+
     @Test func aProcessPluginsInitialValuesAreCheckedAgainstTheDeclaredTypes() async throws {
         let sandbox = try await processSandbox()
         for (given, problem) in [("\"high\"", "the initial value of property 'level' is string, not its type number"),

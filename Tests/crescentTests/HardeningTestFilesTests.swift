@@ -56,6 +56,27 @@ import Glibc
         #expect(written.status == 0 && FileManager.default.fileExists(atPath: sandbox.path + "/junit.xml"), "\(written)")
     }
 
+    /// A report that cannot be written once the tests ran (its folder's place taken by a file) is
+    /// the run's failure, not a usage error: the summary stays the last line of stdout, stderr
+    /// names the report and what stood in the way, no usage line, exit 1.
+    @Test func aReportThatCannotBeWrittenAfterTheRunFailsItWithoutAUsageLine() async throws {
+        let sandbox = try Sandbox()
+        for (name, source) in Self.spec { _ = try sandbox.write("spec/" + name, source) }
+        _ = try sandbox.write("reports", "a file where a folder would go\n")
+        let result = try await crescent(["test", "--junit", "reports/junit.xml"], in: sandbox, timeLimit: 30)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdoutLines.last == "1 passed, 0 failed", "\(result)")
+        #expect(result.stderr.contains("cannot write the JUnit report reports/junit.xml: cannot write reports: it is a file, not a folder"),
+                "\(result)")
+        #expect(!result.stderr.contains("Usage:") && !result.stderr.contains("NSCocoaErrorDomain"), "\(result)")
+        _ = try sandbox.write("coverage", "a file where a folder would go\n")
+        let coverage = try await crescent(["test", "--coverage"], in: sandbox, timeLimit: 30)
+        #expect(coverage.status == 1 && coverage.stdoutLines.last == "1 passed, 0 failed", "\(coverage)")
+        #expect(coverage.stderr.contains("cannot write the coverage report: cannot write coverage: it is a file, not a folder"),
+                "\(coverage)")
+        #expect(!coverage.stderr.contains("Usage:"), "\(coverage)")
+    }
+
     /// Only a regular spec file of at most 64 MiB is read: a FIFO would wait for a writer forever,
     /// a huge file (or `/dev/zero`) fill memory. That file fails; the others run.
     @Test func aSpecFileThatIsAFIFOOrHugeFailsOnlyThatFile() async throws {

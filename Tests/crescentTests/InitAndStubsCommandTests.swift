@@ -42,6 +42,31 @@ import Testing
 
     /// The user's settings in an existing .luarc.json survive `stubs` and `init .`; Crescent's are
     /// added once (a second run changes nothing).
+    /// A one-character folder (`--out x`, `--out t/`) gets the stubs as any other: Foundation's
+    /// path splitting trapped on it (SIGILL, nothing said).
+    @Test func stubsGoIntoAOneCharacterFolder() async throws {
+        let sandbox = try Sandbox()
+        for folder in ["x", "t/"] {
+            let result = try await crescent(["stubs", "--out", folder], in: sandbox)
+            #expect(result.status == 0, "\(folder): \(result)")
+            let name = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+            #expect(FileManager.default.fileExists(atPath: sandbox.path + "/" + name + "/globals.lua"), "\(folder): \(result)")
+        }
+        #expect(FileManager.default.fileExists(atPath: sandbox.path + "/.luarc.json"))
+    }
+
+    /// Too few open files to start (`ulimit -n 7`): the run says so and exits 1; NIO stopped on
+    /// an assertion before (SIGILL, nothing said). A low soft limit under a higher hard one is
+    /// raised, and the run works.
+    @Test func tooFewOpenFilesToStartIsSaid() async throws {
+        let low = try await crescent(["-c", "ulimit -n 7 && exec \"$0\" -e 'print(1)'", CrescentProcess.binaryPath], executable: "/bin/sh")
+        #expect(low.status == 1, "\(low)")
+        #expect(low.stderr.contains("the open-file limit is 7 (ulimit -n), too few to start: crescent needs at least 16"), "\(low)")
+        let soft = try await crescent(["-c", "ulimit -Sn 7 && ulimit -Hn 64 && exec \"$0\" -e 'print(1)'", CrescentProcess.binaryPath],
+                                      executable: "/bin/sh")
+        #expect(soft.status == 0 && soft.stdout == "1\n", "\(soft)")
+    }
+
     @Test func anExistingLuarcKeepsTheUsersSettings() async throws {
         let sandbox = try Sandbox()
         let user = #"{"runtime.version": "LuaJIT", "workspace.library": ["lib"], "hint.enable": true, "diagnostics.globals": ["vim"]}"#

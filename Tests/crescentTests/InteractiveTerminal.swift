@@ -30,9 +30,10 @@ final class InteractiveTerminal: @unchecked Sendable {
     /// Set by `finish` (called from the test's one task), which checks how the process ended.
     private var finished = false
 
-    /// Starts `crescent ARGUMENTS` in `directory` on a new pseudo-terminal.
+    /// Starts `crescent ARGUMENTS` in `directory` on a new pseudo-terminal (its stderr too,
+    /// unless `stderr` says where else it goes).
     init(_ arguments: [String], directory: String, environment: [String: String?] = [:],
-         columns: Int = 80, rows: Int = 24) throws {
+         columns: Int = 80, rows: Int = 24, stderr: TestChild.Stream? = nil) throws {
         self.columns = columns
         self.rows = rows
         self.arguments = arguments
@@ -40,7 +41,7 @@ final class InteractiveTerminal: @unchecked Sendable {
         (master, slave) = try openPseudoTerminal(columns: columns, rows: rows)
         do {
             process = try startCrescent(arguments, directory: directory, environment: environment,
-                                        stdin: .descriptor(slave), stdout: .descriptor(slave), stderr: .descriptor(slave))
+                                        stdin: .descriptor(slave), stdout: .descriptor(slave), stderr: stderr ?? .descriptor(slave))
         } catch {
             // Only the slave: every property is set, so deinit runs and closes the master.
             close(slave)

@@ -106,11 +106,44 @@ import Testing
             """], sandbox, environment: ["TOKEN": "s3cr3t-token"])
     }
 
+    /// A plugin's data folder is `DATA/plugin-data/NAME`, not under `DATA/plugins`, where
+    /// `crescent plugins install` puts plugins and every run looks for them: a project plugin
+    /// asking for nothing cannot plant a plugin there (it became installed for every folder,
+    /// even under the name of a plugin the user had granted, and ran with that grant).
+    @Test func aPluginCannotPlantAPluginWhereInstalledOnesLive() async throws {
+        let sandbox = try Sandbox()
+        let share = sandbox.path + "/.local/share/crescent"
+        _ = try luaPluginSandbox("planter", main: """
+            local s = service("planter", "Plants.")
+            s:method("plant", { "folder: string" }, "string", "Writes a plugin into folder.", function(folder)
+              local ok, err = pcall(function()
+                local manifest = assert(io.open(folder .. "/plugin.toml", "w"))
+                manifest:write('name = "planted"\\nversion = "1.0.0"\\ncrescent = ">=0.1.0"\\nkind = "lua"\\nservices = ["planted"]\\n')
+                manifest:close()
+                local main = assert(io.open(folder .. "/main.lua", "w"))
+                main:write('service("planted", "Planted.")\\n')
+                main:close()
+              end)
+              return ok and "planted" or "refused"
+            end)
+            """, in: sandbox)
+        let planted = try await inHome(["-e", """
+            task(function()
+              print(services.planter:plant("\(share)/plugins/planter"))
+              print(services.planter:plant("\(share)/plugin-data/planter"))
+            end)
+            """], sandbox)
+        #expect(planted.stdoutLines == ["refused\tnil", "planted\tnil"], "\(planted)")
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/elsewhere", withIntermediateDirectories: true)
+        let listed = try await inHome(["plugins"], sandbox, directory: sandbox.path + "/elsewhere")
+        #expect(listed.status == 0 && !listed.stdout.contains("planted"), "\(listed)")
+    }
+
     @Test func grantedNothingEveryWayOutIsRefusedAtThePluginsLine() async throws {
         let sandbox = try self.sandbox()
         let home = sandbox.path
         let folder = home + "/plugins/escape"
-        let data = home + "/.local/share/crescent/plugins/escape"
+        let data = home + "/.local/share/crescent/plugin-data/escape"
         let result = try await run([
             "e:read('\(home)/secret.txt')",
             "e:read('\(folder)/link')",
@@ -145,7 +178,7 @@ import Testing
         #expect(lines[3].contains("(that is \(home)/secret.txt)") && lines[3].hasPrefix("refused"), "\(lines[3])")
         #expect(lines[4].hasPrefix("refused") && lines[4].contains("io.lines("), "\(lines[4])")
         #expect(lines[5].hasPrefix("refused") && lines[5].contains("may not write \(home)/out.txt"), "\(lines[5])")
-        #expect(lines[6].hasPrefix("refused") && lines[6].contains("(that is \(home)/.local/share/crescent/plugins/outside.txt)"), "\(lines[6])")
+        #expect(lines[6].hasPrefix("refused") && lines[6].contains("(that is \(home)/.local/share/crescent/plugin-data/outside.txt)"), "\(lines[6])")
         #expect(lines[7].hasPrefix("refused") && lines[7].contains("os.remove("), "\(lines[7])")
         #expect(lines[8].hasPrefix("refused") && lines[8].contains("may not read environment variable TOKEN"), "\(lines[8])")
         #expect(lines[9].hasPrefix("refused") && lines[9].contains("io.popen: permission: plugin 'escape' may not run"), "\(lines[9])")

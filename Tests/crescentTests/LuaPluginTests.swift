@@ -267,7 +267,7 @@ import Testing
     @Test func aRunThatDoesNotTouchAPluginNeverLoadsIt() async throws {
         // The plugin marks its loading in its data folder, the one place it may write ungranted.
         let data = try Sandbox()
-        let loaded = data.path + "/plugins/greeter/loaded"
+        let loaded = data.path + "/plugin-data/greeter/loaded"
         let sandbox = try self.sandbox(main: "local f = assert(io.open('\(loaded)', 'w')) f:write('yes') f:close()\n" + Self.main)
         let untouched = try await crescent(["--data-dir", data.path, "-e", "print(services.geocoder ~= nil)"], in: sandbox)
         #expect(untouched.status == 0, "\(untouched)")

@@ -43,7 +43,7 @@ import Glibc
 
     /// The pids the plugin wrote into its data folder (under the sandbox's HOME).
     func pids(in sandbox: Sandbox) throws -> [Int32] {
-        let text = try String(contentsOfFile: sandbox.path + "/.local/share/crescent/plugins/stuck/pids", encoding: .utf8)
+        let text = try String(contentsOfFile: sandbox.path + "/.local/share/crescent/plugin-data/stuck/pids", encoding: .utf8)
         return text.split(separator: " ").compactMap { Int32($0) }
     }
 

@@ -1,3 +1,4 @@
+import ChildTestSupport
 import Foundation
 import Testing
 
@@ -18,10 +19,10 @@ import Testing
         (try? String(contentsOfFile: sandbox.path + "/data/plugin-grants.toml", encoding: .utf8)) ?? ""
     }
 
-    func start(_ arguments: [String], in sandbox: Sandbox) throws -> InteractiveTerminal {
+    func start(_ arguments: [String], in sandbox: Sandbox, stderr: TestChild.Stream? = nil) throws -> InteractiveTerminal {
         try InteractiveTerminal(["--data-dir", sandbox.path + "/data"] + arguments, directory: sandbox.path,
                                 environment: ["HOME": sandbox.path, "XDG_DATA_HOME": nil, "CRESCENT_HISTORY": sandbox.path + "/history"],
-                                columns: 120, rows: 30)
+                                columns: 120, rows: 30, stderr: stderr)
     }
 
     /// Types `touch`, answers `y` at the question, and waits for `result`.
@@ -62,6 +63,26 @@ import Testing
         let screen = terminal.screen.transcript.joined()
         #expect(screen.contains("false/") && screen.contains("services.music cannot start: permission: plugin 'music' asks for permissions"), "\(screen)")
         #expect(await terminal.finish() == 0)
+        #expect(grants(sandbox).isEmpty, "\(grants(sandbox))")
+    }
+
+    /// Second permissions attack D7: with stdin on the terminal but stderr redirected, the
+    /// question would be invisible and a blind key would grant: nothing is asked, the plugin is
+    /// refused as without a terminal, and the run does not wait for a key.
+    @Test func withStderrRedirectedNothingIsAskedAndTheRunDoesNotWait() async throws {
+        let sandbox = try self.sandbox()
+        let path = try sandbox.write("ping.lua", "task(function() print(pcall(function() return services.music:ping() end)) print('went on') end)")
+        let errors = sandbox.path + "/stderr.txt"
+        let started = Date()
+        let terminal = try start(["--ui", "plain", path], in: sandbox, stderr: .file(errors))
+        // No key is typed: a run that waits for one ends only by the kill at the time limit.
+        #expect(await terminal.finish(timeLimit: 20) == 0)
+        #expect(Date().timeIntervalSince(started) < 15, "the run waited for a key")
+        let screen = terminal.screen.transcript.joined(separator: "\n")
+        #expect(screen.contains("false") && screen.contains("services.music cannot start: permission: plugin 'music' asks for permissions"), "\(screen)")
+        #expect(screen.contains("went on"), "\(screen)")
+        let written = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(!written.contains("Grant plugin") && !screen.contains("Grant plugin"), "\(written)\n\(screen)")
         #expect(grants(sandbox).isEmpty, "\(grants(sandbox))")
     }
 

@@ -73,6 +73,7 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         #expect(result.status == 0, "\(result)")
         for line in ["read ~/Music: may read the files in ~/Music", "write ~/Music/playlists: may create, change and delete",
                      "net 127.0.0.1:6600: may connect to 127.0.0.1:6600", "net *:443: may connect to any host on port 443",
+                     "name lookups over TCP port 53 of any host too; no UDP at all",
                      "exec git: may run git", "env LANG: may read the environment variable LANG",
                      "native: may load C modules (Lua): FULL ACCESS", "memory_mib 32: its memory limit in MiB",
                      "grant: not granted: its services are not started (run crescent plugins allow music"] {
@@ -206,5 +207,39 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         #expect(result.status == 1, "\(result)")
         #expect((result.stdout + result.stderr).contains("plugins/linked/plugin.toml: cannot use it as the plugin's manifest: it is a symbolic link, not a regular file"), "\(result)")
         #expect(!result.stdout.contains("TOPSECRET") && !result.stderr.contains("TOPSECRET"), "\(result)")
+    }
+
+    /// What a person is asked to grant prints as written: a manifest permission entry or
+    /// description holding a control character (an escape sequence that erased the lines above
+    /// it, so the y/n question hid a path it granted) is refused naming the field, shown escaped;
+    /// a plugin's docs holding one are printed escaped by `crescent services`.
+    @Test func controlCharactersFromAPluginNeverReachTheTerminalRaw() async throws {
+        let sandbox = try luaPluginSandbox("inj", main: """
+            local s = service("inj", "Docs\\27[2J that clear the screen.")
+            s:method("hi", {}, "string", "Says hi\\27]0;title\\7.", function() return "hi" end)
+            """)
+        let manifest = """
+            name = "inj"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "lua"
+            services = ["inj"]
+
+            """
+        try sandbox.write("plugins/inj/plugin.toml", manifest + "\n[permissions]\nread = [\"/etc/hosts\", \"/tmp/x\\u001b[1A\\u001b[M\"]\n")
+        let checked = try await inHome(["plugin", "check", "plugins/inj"], sandbox)
+        #expect(checked.status != 0, "\(checked)")
+        #expect((checked.stdout + checked.stderr).contains("field 'permissions.read' holds the control character U+001B in \"/tmp/x\\u{1B}[1A\\u{1B}[M\""),
+                "\(checked)")
+        #expect(!checked.stdout.contains("\u{1B}") && !checked.stderr.contains("\u{1B}"), "\(checked)")
+        try sandbox.write("plugins/inj/plugin.toml", manifest + "description = \"fine\\rFAKE\"\n")
+        let described = try await inHome(["plugin", "check", "plugins/inj"], sandbox)
+        #expect((described.stdout + described.stderr).contains("field 'description' holds the control character U+000D"), "\(described)")
+        try sandbox.write("plugins/inj/plugin.toml", manifest)
+        let listed = try await inHome(["services", "inj"], sandbox)
+        #expect(listed.status == 0, "\(listed)")
+        #expect(listed.stdout.contains("Docs\\u{1B}[2J that clear the screen.") && listed.stdout.contains("Says hi\\u{1B}]0;title\\u{7}."),
+                "\(listed)")
+        #expect(!listed.stdout.contains("\u{1B}") && !listed.stdout.contains("\u{7}"), "\(listed)")
     }
 }

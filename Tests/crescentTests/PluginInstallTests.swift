@@ -19,7 +19,7 @@ import Testing
             """)
         try sandbox.write("\(folder)/main.lua", """
             -- Its data folder (the install folder too): the one place it may write.
-            local ok, marker = pcall(io.open, "\(sandbox.path)\(userFolder)/ran.txt", "w")
+            local ok, marker = pcall(io.open, "\(sandbox.path)\(dataFolder)/ran.txt", "w")
             if ok and marker then marker:write("ran") marker:close() end
             local s = service("tune", "Tunes.")
             s:method("ping", {}, "string", "Answers.", function() return "pong" end)
@@ -27,6 +27,8 @@ import Testing
     }
 
     static let userFolder = "/.local/share/crescent/plugins/tune"
+    /// Its data folder, apart from its code: an update replaces the code and keeps the data.
+    static let dataFolder = "/.local/share/crescent/plugin-data/tune"
 
     func expectInstalled(_ result: RunResult, in sandbox: Sandbox, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         #expect(result.status == 0, "\(result)", sourceLocation: sourceLocation)
@@ -34,7 +36,7 @@ import Testing
         #expect(result.stdout.contains("read /etc/hosts: may read the files in /etc/hosts"), "\(result)", sourceLocation: sourceLocation)
         #expect(result.stdout.contains("it starts once granted: crescent plugins allow tune"), "\(result)", sourceLocation: sourceLocation)
         #expect(FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder + "/main.lua"), sourceLocation: sourceLocation)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder + "/ran.txt"), "installing ran the plugin's code", sourceLocation: sourceLocation)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + Self.dataFolder + "/ran.txt"), "installing ran the plugin's code", sourceLocation: sourceLocation)
         let listed = try await inHome(["plugins"], sandbox)
         #expect(listed.stdoutLines.contains { $0.hasPrefix("tune") && $0.contains(sandbox.path + Self.userFolder) && $0.contains("not granted") },
                 "\(listed)", sourceLocation: sourceLocation)
@@ -48,7 +50,7 @@ import Testing
         #expect(try await inHome(["plugins", "allow", "tune"], sandbox).status == 0)
         let used = try await inHome(["-e", "task(function() print((services.tune:ping())) end)"], sandbox)
         #expect(used.stdoutLines == ["pong"], "\(used)")
-        #expect(FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder + "/ran.txt"), "once granted it runs")
+        #expect(FileManager.default.fileExists(atPath: sandbox.path + Self.dataFolder + "/ran.txt"), "once granted it runs")
         let removed = try await inHome(["plugins", "remove", "tune"], sandbox)
         #expect(removed.status == 0 && removed.stdout.contains("removed plugin 'tune'"), "\(removed)")
         #expect(!FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder))
@@ -168,6 +170,45 @@ import Testing
         try Self.archive(sandbox, "many")
         let many = try await inHome(["plugins", "install", "many.tar.gz"], sandbox, timeLimit: 60)
         #expect(many.status == 1 && many.stderr.contains("many.tar.gz: holds more than 10000 files and folders"), "\(many)")
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/.local/share/crescent/plugins/tune"))
+    }
+
+    /// Install's messages name what the user gave (the archive, the folder) and the fix, never the
+    /// temporary copy nor a Foundation error code (second permissions attack D11).
+    @Test func installErrorsNameTheSourceNotTheTemporaryCopy() async throws {
+        let sandbox = try Sandbox()
+        try Self.writePlugin(in: sandbox, at: "pack/tune")
+        let manifest = sandbox.path + "/pack/tune/plugin.toml"
+        let text = try String(contentsOfFile: manifest, encoding: .utf8)
+        try text.replacingOccurrences(of: "services = [\"tune\"]", with: "services = [\"store\"]")
+            .write(toFile: manifest, atomically: true, encoding: .utf8)
+        try Self.archive(sandbox, "builtin")
+        let clash = try await inHome(["plugins", "install", "builtin.tar.gz"], sandbox)
+        #expect(clash.status == 1, "\(clash)")
+        #expect(clash.stderr.contains("crescent: builtin.tar.gz: tune/plugin.toml: field 'services': service 'store' is already provided by the builtin plugins (choose another service name)"), "\(clash)")
+        let fromFolder = try await inHome(["plugins", "install", "pack/tune"], sandbox)
+        #expect(fromFolder.stderr.contains("crescent: pack/tune/plugin.toml: field 'services': service 'store'"), "\(fromFolder)")
+        try text.write(toFile: manifest, atomically: true, encoding: .utf8)
+        // A file 2,000 folders deep: unpacked, its copy into the plugin folder went past PATH_MAX.
+        var folder = open(sandbox.path + "/pack/tune", O_RDONLY | O_DIRECTORY)
+        for _ in 0..<2_000 {
+            #expect(mkdirat(folder, "d", 0o755) == 0)
+            let inner = openat(folder, "d", O_RDONLY | O_DIRECTORY)
+            close(folder)
+            folder = inner
+        }
+        close(openat(folder, "deep.txt", O_CREAT | O_WRONLY, 0o644))
+        close(folder)
+        try Self.archive(sandbox, "deep")
+        for source in ["deep.tar.gz", "pack/tune"] {
+            let deep = try await inHome(["plugins", "install", source], sandbox, timeLimit: 60)
+            #expect(deep.status == 1, "\(deep)")
+            #expect(deep.stderr.hasPrefix("crescent: \(source): "), "\(deep)")
+            #expect(deep.stderr.contains("is nested too deep (a path inside a plugin holds at most 1024 bytes); nothing was installed"), "\(deep)")
+            for leak in ["crescent-install-", "NSCocoaErrorDomain"] {
+                #expect(!deep.stderr.contains(leak) && !clash.stderr.contains(leak), "\(leak): \(deep) \(clash)")
+            }
+        }
         #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/.local/share/crescent/plugins/tune"))
     }
 }

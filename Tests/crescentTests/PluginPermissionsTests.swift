@@ -69,7 +69,7 @@ import Glibc
         #expect(try await inHome(["plugins", "allow", "kid"], sandbox).status == 0)
         let result = try await inHome(["-e", "local k = services.kid os.exit(4)"], sandbox, timeLimit: 30)
         #expect(result.status == 4, "\(result)")
-        let text = try String(contentsOfFile: sandbox.path + "/.local/share/crescent/plugins/kid/child.pid", encoding: .utf8)
+        let text = try String(contentsOfFile: sandbox.path + "/.local/share/crescent/plugin-data/kid/child.pid", encoding: .utf8)
         let child = try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
         try await Task.sleep(for: .milliseconds(300))
         #expect(!Self.isRunning(child), "the plugin's child \(child) outlived the host")

@@ -70,6 +70,41 @@ import Glibc
                     if libc.syscall(164, None, None) == 0:
                         return "ok may set the clock"
                     return "refused errno " + os.strerror(ctypes.get_errno())
+                if kind == "unshare":
+                    libc = ctypes.CDLL(None, use_errno=True)
+                    if libc.unshare(0x10000000) == 0:  # CLONE_NEWUSER
+                        return "ok unshared"
+                    return "refused errno " + os.strerror(ctypes.get_errno())
+                if kind == "setuid":
+                    made = []
+                    for way in ("chmod", "open", "mknod"):
+                        path = "%s/%s" % (arg, way)
+                        try:
+                            if way == "chmod":
+                                open(path, "w").close()
+                                os.chmod(path, 0o4755)
+                            elif way == "open":
+                                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o2755))
+                            else:
+                                os.mknod(path, 0o100000 | 0o4755)
+                        except OSError:
+                            pass
+                        if os.path.exists(path) and os.stat(path).st_mode & 0o6000:
+                            made.append(way)
+                    return "ok made setuid files by " + ",".join(made) if made else "refused every way"
+                if kind == "udp":
+                    sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                    sent = sender.sendto(b"exfil", ("127.0.0.1", int(arg)))
+                    sender.close()
+                    return "ok sent %d bytes" % sent
+                if kind == "socket":
+                    family, kind_, protocol = (int(field) for field in arg.split(","))
+                    socket.socket(family, kind_, protocol).close()
+                    return "ok socket"
+                if kind == "byname":
+                    host, port = arg.rsplit(":", 1)
+                    socket.create_connection((host, int(port)), timeout=5).close()
+                    return "ok connected"
                 if kind == "unix":
                     socket.socket(socket.AF_UNIX).connect(arg)
                     return "ok connected"
@@ -137,7 +172,7 @@ import Glibc
         let sandbox = try self.sandbox()
         let home = sandbox.path
         let folder = home + "/plugins/pescape"
-        let data = home + "/.local/share/crescent/plugins/pescape"
+        let data = home + "/.local/share/crescent/plugin-data/pescape"
         let result = try await run([
             ("read", home + "/secret.txt"),
             ("read", folder + "/link"),
@@ -172,7 +207,7 @@ import Glibc
         #expect(lines[17] == "pong\ttrue\tscript continues", "\(result)")
         #expect(!result.stdout.contains("TOPSECRET") && !result.stdout.contains("s3cr3t-token"), "\(result)")
         #expect(!FileManager.default.fileExists(atPath: home + "/out.txt"))
-        #expect(!FileManager.default.fileExists(atPath: home + "/.local/share/crescent/plugins/outside.txt"))
+        #expect(!FileManager.default.fileExists(atPath: home + "/.local/share/crescent/plugin-data/outside.txt"))
         #expect(server.accepted() == 0, "nothing reached the loopback server")
     }
 
@@ -207,18 +242,132 @@ import Glibc
     /// Granted a port, it still has no power over the host a root user's capabilities would give
     /// (the attack found a plugin of a host run as root, granted `net`, could open raw sockets,
     /// set CAP_NET_ADMIN socket options and pass the clock's and reboot's checks): it runs in a
-    /// user namespace of its own whatever it is granted.
+    /// user namespace of its own whatever it is granted, and may make no namespace of its own
+    /// (the attack's unshare(CLONE_NEWUSER) succeeded: every capability inside a namespace it owns).
     @Test func grantedANetworkPortItHasNoPowerOverTheHost() async throws {
         let server = try LoopbackListener()
         defer { server.close() }
         let sandbox = try self.sandbox("net = [\"127.0.0.1:\(server.port)\"]")
         #expect(try await inHome(["plugins", "allow", "pescape"], sandbox).status == 0)
-        let result = try await run([("connect", String(server.port)), ("raw", ""), ("mark", ""), ("clock", "")], in: sandbox)
+        let result = try await run([("connect", String(server.port)), ("raw", ""), ("mark", ""), ("clock", ""), ("unshare", "")], in: sandbox)
         let lines = result.stdoutLines
-        try #require(lines.count == 5, "\(result)")
+        try #require(lines.count == 6, "\(result)")
         #expect(lines[0] == "ok connected", "\(result)")
-        for line in lines[1...3] { #expect(line.hasPrefix("refused"), "\(line)\n\(result)") }
-        #expect(lines[4] == "pong\ttrue\tscript continues", "\(result)")
+        for line in lines[1...4] { #expect(line.hasPrefix("refused"), "\(line)\n\(result)") }
+        #expect(lines[4] == "refused errno Operation not permitted", "no namespace of its own making: \(lines[4])")
+        #expect(lines[5] == "pong\ttrue\tscript continues", "\(result)")
+    }
+
+    /// It makes no set-user-ID or set-group-ID file (the attack made one, mode 04755 in its data
+    /// folder, owned by the host's user: root's, where the host runs as root), whether by chmod,
+    /// by creating it with that mode or by mknod.
+    @Test func itMakesNoSetuidFile() async throws {
+        let sandbox = try self.sandbox()
+        let data = sandbox.path + "/.local/share/crescent/plugins/pescape"
+        let result = try await run([("setuid", data)], in: sandbox)
+        #expect(result.stdoutLines.first == "refused every way", "\(result)")
+        #expect(result.stdoutLines.last == "pong\ttrue\tscript continues", "\(result)")
+    }
+
+    /// A name server on TCP 127.0.0.1:53 answering every A question with 127.0.0.1 ("ready"
+    /// once listening; "denied" when the port cannot be bound, as for a user who is not root).
+    static let nameServer = #"""
+        import socket, struct, sys
+        server = socket.socket()
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            server.bind(("127.0.0.1", 53))
+        except OSError as error:
+            print("denied", error, flush=True)
+            sys.exit(0)
+        server.listen(8)
+        server.settimeout(60)
+        print("ready", flush=True)
+        def exactly(connection, count):
+            data = b""
+            while len(data) < count:
+                chunk = connection.recv(count - len(data))
+                if not chunk:
+                    raise EOFError
+                data += chunk
+            return data
+        while True:
+            connection, _ = server.accept()
+            connection.settimeout(5)
+            try:
+                while True:
+                    query = exactly(connection, struct.unpack("!H", exactly(connection, 2))[0])
+                    end = 12
+                    while query[end] != 0:
+                        end += query[end] + 1
+                    question = query[12:end + 5]
+                    qtype = struct.unpack("!H", query[end + 1:end + 3])[0]
+                    answers = struct.pack("!HHHIH4s", 0xC00C, 1, 1, 60, 4, bytes([127, 0, 0, 1])) if qtype == 1 else b""
+                    reply = query[:2] + struct.pack("!HHHHH", 0x8180, 1, 1 if answers else 0, 0, 0) + question + answers
+                    connection.sendall(struct.pack("!H", len(reply)) + reply)
+            except (EOFError, OSError):
+                pass
+            connection.close()
+        """#
+
+    /// Granted a TCP port, it may not send UDP (second permissions attack D8: a plugin granted
+    /// one port sent datagrams to any host and port; Landlock has no UDP rules), nor open sockets
+    /// of other kinds; its name lookups go over TCP to the name servers (port 53), so a granted
+    /// host name still resolves.
+    @Test func grantedANetworkPortItSendsNoDatagramsAndStillResolvesNames() async throws {
+        let server = try LoopbackListener()
+        defer { server.close() }
+        let receiver = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { Glibc.close(receiver) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(receiver, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(receiver, $0, &length) } }
+        _ = fcntl(receiver, F_SETFL, O_NONBLOCK)
+        let udpPort = UInt16(bigEndian: address.sin_port)
+
+        let sandbox = try self.sandbox("net = [\"granted.test:\(server.port)\"]")
+        #expect(try await inHome(["plugins", "allow", "pescape"], sandbox).status == 0)
+        try sandbox.write("resolv.conf", "nameserver 127.0.0.1\n")
+        let names = Process()
+        names.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        names.arguments = ["python3", "-c", Self.nameServer]
+        let said = Pipe()
+        names.standardOutput = said
+        try names.run()
+        defer {
+            // SIGKILL: the test process's threads may hold SIGTERM blocked, and the child its mask.
+            kill(names.processIdentifier, SIGKILL)
+            names.waitUntilExit()
+        }
+        let firstLine = String(decoding: said.fileHandleForReading.availableData, as: UTF8.self)
+        let body = """
+            task(function()
+              local p = services.pescape
+              for _, a in ipairs({ {"udp", "\(udpPort)"}, {"socket", "2,2,0"}, {"socket", "10,2,0"}, {"socket", "2,1,132"},
+                                   {"socket", "40,1,0"}, {"read", "/etc/resolv.conf"}, {"byname", "granted.test:\(server.port)"} }) do
+                print((p:attempt(a[1], a[2]):gsub("\\n", " ")))
+              end
+            end)
+            """
+        let result = try await inHome(["-e", body], sandbox, environment: ["CRESCENT_RESOLV_CONF": sandbox.path + "/resolv.conf"], timeLimit: 90)
+        let lines = result.stdoutLines
+        try #require(lines.count == 7, "\(result)")
+        for (index, line) in lines.prefix(5).enumerated() {
+            #expect(line.hasPrefix("refused PermissionError"), "attempt \(index + 1): \(line)\n\(result)")
+        }
+        var byte: UInt8 = 0
+        #expect(recv(receiver, &byte, 1, 0) < 0, "a datagram reached the loopback receiver")
+        #expect(lines[5] == "ok nameserver 127.0.0.1 options use-vc", "\(lines[5])")
+        if firstLine.hasPrefix("ready") {
+            #expect(lines[6] == "ok connected", "the granted name resolves over TCP: \(result)")
+            #expect(server.accepted() == 1)
+        } else {
+            // Port 53 takes root to bind: the lookup itself is checked only where the tests run as root.
+            #expect(firstLine.hasPrefix("denied"), "\(firstLine)")
+        }
     }
 
     /// Without Landlock a process plugin does not start unless `[plugins] allow_unsandboxed`

@@ -15,7 +15,7 @@ import Testing
         [settings.start]
         type = "string"
         default = "answer"
-        doc = "answer, never, refuse or chatty: how to answer initialize."
+        doc = "answer, never, refuse, chatty or halting: how to answer initialize."
         """
 
     /// Echoes, crashes, hangs, writes garbage or a huge line, on request; logs to stderr.
@@ -53,6 +53,12 @@ import Testing
                     sys.stdout.write("probe 1.0 starting (not json)\n"); sys.stdout.flush()
                     send({"jsonrpc": "2.0", "method": "log", "params": {"level": "warn", "message": "hello before the answer"}})
                     send({"jsonrpc": "2.0", "method": "set", "params": {"service": "probe", "property": "level", "value": 1}})
+                if start == "halting":
+                    half = json.dumps({"jsonrpc": "2.0", "id": id, "result": declare()})
+                    sys.stdout.write(half[:40]); sys.stdout.flush()
+                    time.sleep(6)
+                    sys.stdout.write(half[40:] + "\n"); sys.stdout.flush()
+                    continue
                 print("started in", os.getcwd(), os.environ.get("CRESCENT_PLUGIN_DIR") == os.getcwd(), file=sys.stderr, flush=True)
                 send({"jsonrpc": "2.0", "id": id, "result": declare()})
                 continue
@@ -242,6 +248,31 @@ import Testing
         #expect(lines.dropFirst(3).first == "ticks\ttrue", "\(result)")
         #expect(lines.last?.hasPrefix("false") == true && lines.last?.contains("did not answer 'initialize' within 30 s") == true, "\(result)")
         #expect(result.stderrLines.filter { $0.contains("did not answer 'initialize' within 30 s") && $0.contains("skipped") }.count == 1, "\(result)")
+    }
+
+    /// A program that writes part of its `initialize` answer at once and the rest 6 s later,
+    /// touched first outside a task: the loop is held no longer than for a program that writes
+    /// nothing (the touch says it is starting, timers tick), and the half read then is not lost:
+    /// once the rest comes, a later touch finds the services and calls work.
+    @Test func aProgramThatStopsHalfwayThroughItsAnswerHoldsTheLoopNoLonger() async throws {
+        let sandbox = try self.sandbox(settings: "[probe]\nstart = \"halting\"\n")
+        let result = try await crescent(["-e", """
+            local ticks = 0
+            local ticker = timer.every(0.1, function() ticks = ticks + 1 end)
+            timer.after(4, function() print("ticks", ticks >= 8) end)
+            print(pcall(function() return services.probe end))
+            timer.after(12, function()
+              ticker:cancel()
+              local probe = services.probe
+              task(function() print("echo", probe:echo("whole")) end)
+            end)
+            """], in: sandbox, timeLimit: 60)
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdoutLines.filter { !$0.isEmpty }
+        #expect(lines.first?.hasPrefix("false") == true && lines.first?.contains("plugin 'probe' is starting") == true, "\(result)")
+        #expect(lines.dropFirst().first == "ticks\ttrue", "\(result)")
+        #expect(lines.last == "echo\twhole\tnil", "\(result)")
+        #expect(!result.stderr.contains("malformed"), "\(result)")
     }
 
     /// Remote completion of `services.probe.` and `observe` of it do not hold the host for the

@@ -64,6 +64,23 @@ import Darwin
         #expect(!result.killedBySignal, "\(result)")
     }
 
+    /// The script's first line already runs with SIGINT, SIGTERM and SIGHUP handled (the
+    /// kernel's caught-signal mask of the process says so): a signal sent as a script starts is
+    /// acted on, not lost while Dispatch has yet to put its handler in place (it was, nearly
+    /// every time: a supervisor's SIGTERM right after a start did nothing).
+    @Test func theFirstLineOfAScriptRunsWithTheSignalsHandled() async throws {
+        let sandbox = try Sandbox()
+        for _ in 0..<3 {
+            let result = try await crescent(["-e", """
+                local mask = tonumber(io.open("/proc/self/status"):read("a"):match("SigCgt:%s*(%x+)"), 16)
+                local function caught(n) return (mask >> (n - 1)) & 1 == 1 end
+                print(caught(2), caught(15), caught(1))
+                """], in: sandbox)
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdout == "true\ttrue\ttrue\n", "\(result)")
+        }
+    }
+
     @Test func sigintWhileATaskSleepsExits130() async throws {
         let result = try await signalled("""
             task(function()

@@ -260,6 +260,9 @@ lua_Integer crescent_bench_c_callback_loop(lua_State *L, int ref, lua_Integer co
 void crescent_bench_register_c_mirror(lua_State *L);
 /** Bytes the process heap has handed out (glibc mallinfo2), for memory measurements. */
 size_t crescent_heap_bytes(void);
+/** 1 when signal `signo` has a handler (not SIG_IGN or SIG_DFL) (signals.c). */
+int crescent_signal_is_caught(int signo);
+
 /** The bench's processor affinity (affinity.c): the size of a mask, and a thread's mask read or
  *  set (0, or -1 with errno). */
 size_t crescent_affinity_size(void);

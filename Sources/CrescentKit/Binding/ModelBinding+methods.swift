@@ -181,13 +181,7 @@ extension ModelBinding {
             luaL_where(stack.state, 1)                               // where
             let place = stack.text(at: -1) ?? ""
             stack.pop()
-            var value = error.value
-            if case .model(let model) = value, !place.isEmpty {
-                var fields = model.fields
-                fields["where"] = .string(place)
-                value = .model(DataModel(model.typeName, fields))
-            }
-            push(value, onto: stack)                                 // err
+            push(place.isEmpty ? error.value : error.value(raisedAt: place), onto: stack)   // err
             throw ErrorValueOnTop()
         }
     }
@@ -310,6 +304,6 @@ extension ModelBinding {
     private func tooBig(for request: ServiceRequest) -> ServiceError {
         let mib = vm.memoryLimit >> 20
         let setting = vm.memoryLimitSetting.isEmpty ? "--memory-limit" : vm.memoryLimitSetting
-        return ServiceError(.io, "the result of \(request.service).\(request.method) did not fit in the Lua memory limit of \(mib) MiB: raise it with \(setting), or ask for less (a smaller maxBytes)")
+        return ServiceError(.io, "the result of \(request.service).\(request.method) did not fit in the Lua memory limit of \(mib) MiB: raise it with \(setting), or ask for less in one call (a smaller maxBytes, where the method takes one)")
     }
 }

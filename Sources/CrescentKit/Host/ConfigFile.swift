@@ -90,8 +90,9 @@ struct ConfigFile {
         var warnings: [String] = []
         for section in sections.keys.sorted() {
             guard let keys = known[section] else {
-                let choices = known.keys.sorted().joined(separator: ", ")
-                warnings.append("\(name):\(lines.line(of: section)): unknown section [\(section)] (sections: \(choices))")
+                let choices = NameSuggestion.listing("sections", known.keys.sorted(),
+                                                     suggesting: NameSuggestion.closest(to: section, among: known.keys, prefixes: false))
+                warnings.append("\(name):\(lines.line(of: section)): unknown section [\(section)] (\(choices))")
                 continue
             }
             guard let keys, case .object(let fields) = sections[section] else { continue }
@@ -102,7 +103,9 @@ struct ConfigFile {
             guard let first = unknown.first else { continue }
             let choices = keys.isEmpty ? "it takes none" : "keys: " + keys.joined(separator: ", ")
             if unknown.count == 1 {
-                warnings.append("\(name):\(first.line): unknown key '\(first.key)' in [\(section)] (\(choices))")
+                let closest = NameSuggestion.closest(to: first.key, among: keys, prefixes: false)
+                let suggestion = closest.map { "; did you mean '\($0)'?" } ?? ""
+                warnings.append("\(name):\(first.line): unknown key '\(first.key)' in [\(section)] (\(choices)\(suggestion))")
                 continue
             }
             let shown = unknown.prefix(Self.listedUnknownKeys).map { "'\($0.key)' (line \($0.line))" }

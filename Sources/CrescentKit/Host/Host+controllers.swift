@@ -70,6 +70,16 @@ extension Host {
             stack.push(closest)
             return .one
         }
+        // viewIds(root): the ids of a controller's view, for the error naming a missing one.
+        vm.register(field: "viewIds") { [unowned self] stack in
+            let ids = self.viewType.object(at: 1, in: stack)?.ids ?? []
+            stack.newTable(arrayCount: Int32(clamping: ids.count))
+            for (index, id) in ids.enumerated() {
+                stack.push(id)
+                stack.rawSet(-2, index: Int64(index + 1))
+            }
+            return .one
+        }
         vm.register(field: "onTeardown") { [unowned self] stack in
             try stack.checkFunction(1, function: "onTeardown")
             stack.pushValue(at: 1)

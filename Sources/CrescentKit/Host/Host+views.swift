@@ -60,7 +60,16 @@ extension Host {
                     if let index = node.selection?.index { stack.push(Int64(index + 1)) } else { stack.pushNil() }
                 case "selectedItem":
                     if let index = node.selection?.index { self.binding.push(node.item(at: index), onto: stack) } else { stack.pushNil() }
-                default: self.binding.push(node.fields[key] ?? .null, onto: stack)
+                default:
+                    // A field the component takes reads nil when unset; any other name is a
+                    // misspelling (`t:updat`, `t.txt`), named with what it has.
+                    if node.fields[key] == nil, !node.kind.fields.contains(key) {
+                        let selection = node.kind.rowsField != nil ? ["selected", "selectedItem"] : []
+                        try UndeclaredField.check(key, on: "view.\(node.kind.name)",
+                                                  fields: ["id", "kind"] + node.kind.fields + selection,
+                                                  methods: ["apply", "find", "select", "set", "update"], in: stack)
+                    }
+                    self.binding.push(node.fields[key] ?? .null, onto: stack)
                 }
                 return .one
             },
@@ -148,21 +157,30 @@ extension Host {
             }
         }
         if !listItems.isEmpty { fields["items"] = .array(listItems) }
-        if let target = kind.fileField, let file = fields.removeValue(forKey: "file")?.stringValue {
-            fields[target] = .string(try readTemplate(file))
-        }
+        let templateFile = kind.fileField != nil ? fields.removeValue(forKey: "file")?.stringValue : nil
+        if let target = kind.fileField, let templateFile { fields[target] = .string(try readTemplate(templateFile)) }
         guard children.isEmpty || kind.holdsChildren else {
             throw LuaRaise("\(function): only view.stack and view.row hold other components")
         }
         let node = ViewNode(kind: kind, id: id)
+        node.templateFile = templateFile
         for child in children {
             guard child.parent == nil else { throw LuaRaise("\(function): a component can be placed only once") }
             node.append(child)
+        }
+        // Two components with one id: self.view.<id> would find only the first, silently.
+        if !children.isEmpty {
+            var seen: Set<String> = []
+            for id in node.ids where !seen.insert(id).inserted {
+                throw LuaRaise("\(function): two components have id '\(id)'; an id names one component of a view (self.view.\(id)), so give each its own")
+            }
         }
         for key in kind.firstFields + fields.keys.sorted() where fields[key] != nil {
             do { try node.set(key, fields[key] ?? .null) } catch { throw LuaRaise(error.description) }
             if kind.firstFields.contains(key) { fields[key] = nil }
         }
+        // A source set later (`t:update { source = ... }`) is not the file's.
+        node.templateFile = nil
         viewType.push(node, onto: stack)
         return .one
     }

@@ -4,7 +4,9 @@
 /// of the script stays whole: the host's frames are then all there is to go on.
 enum TracebackFolding {
     /// `message` with its `stack traceback:` section folded; any other text is returned as it is.
-    static func folded(_ message: String) -> String {
+    /// With `always` (a chunk typed at the REPL or sent by `crescent eval`, whose text the
+    /// person has in front of them), a traceback of host frames only is folded too.
+    static func folded(_ message: String, always: Bool = false) -> String {
         let lines = message.split(separator: "\n", omittingEmptySubsequences: false)
         guard let header = lines.firstIndex(of: "stack traceback:") else { return message }
         let frames = lines[(header + 1)...]
@@ -19,7 +21,7 @@ enum TracebackFolding {
             hostCount += 1
             if !source.isEmpty, !hostSources.contains(source) { hostSources.append(source) }
         }
-        guard !script.isEmpty, hostCount > 0 else { return message }
+        guard !script.isEmpty || always, hostCount > 0 else { return message }
         let plural = hostCount == 1 ? "frame" : "frames"
         let fold = "\t(\(hostCount) host \(plural): \(hostSources.joined(separator: ", ")))"
         return (lines[...header] + script + [Substring(fold)]).joined(separator: "\n")

@@ -82,7 +82,8 @@ extension Repl {
             }
         case .failed(let error):
             if !host.handleControlFlow(error) {
-                report(error.kind == .interrupted ? "interrupted" + Repl.traceback(of: error.message) : error.message)
+                let message = TracebackFolding.folded(error.message, always: true)
+                report(error.kind == .interrupted ? "interrupted" + Repl.traceback(of: message) : message)
             }
         case .cancelled:
             report("interrupted (the chunk was waiting; it was cancelled)")

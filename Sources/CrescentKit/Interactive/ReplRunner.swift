@@ -100,22 +100,15 @@ public enum ReplRunner {
         let resize = ResizeMonitor { link.turn { $0.resize() } }
         defer { resize.cancel() }
         let signals = DispatchQueue(label: "crescent.repl.signals")
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM, SIGHUP] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
-            source.setEventHandler {
-                if number != SIGINT {
-                    // SIGTERM 143, SIGHUP (the terminal closed) 129, as a script's run.
-                    let status: Int32 = number == SIGTERM ? 143 : 129
-                    pluginInterrupters.interrupt(status: status, timeout: false)
-                    Host.stop(hostLink, interrupter: scriptInterrupter, status: status, timeout: false)
-                } else {
-                    interruptChunk(link: link, interrupter: interrupter)
-                }
+        let sources = SignalSources.start([SIGINT, SIGTERM, SIGHUP], on: signals) { number in
+            if number != SIGINT {
+                // SIGTERM 143, SIGHUP (the terminal closed) 129, as a script's run.
+                let status: Int32 = number == SIGTERM ? 143 : 129
+                pluginInterrupters.interrupt(status: status, timeout: false)
+                Host.stop(hostLink, interrupter: scriptInterrupter, status: status, timeout: false)
+            } else {
+                interruptChunk(link: link, interrupter: interrupter)
             }
-            source.resume()
-            sources.append(source)
         }
         defer { for source in sources { source.cancel() } }
 

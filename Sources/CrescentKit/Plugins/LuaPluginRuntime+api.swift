@@ -39,6 +39,9 @@ extension LuaPluginRuntime {
                 guard let text = stack.text(at: -1), let argument = ServiceDeclaration.argument(text) else {
                     throw LuaRaise("bad argument #2 to 'method' (argument #\(position + 1) must be a string like \"name: string\")")
                 }
+                if let problem = ServiceDeclaration.typeProblem(String(text.drop { $0 != ":" }.dropFirst())) {
+                    throw LuaRaise("bad argument #2 to 'method' (argument #\(position + 1) '\(argument.name)': \(problem))")
+                }
                 arguments.append(argument)
             }
             try self.change(stack.text(at: 1) ?? "") { declaration in

@@ -18,7 +18,14 @@ final class LuaPluginRuntime {
     /// The setting that bounds its memory, for messages.
     var limitSetting = "memory_mib in [permissions]"
     /// Declarations made while `main` runs, in order.
-    var declarations: [ServiceDeclaration] = []
+    /// What the plugin's `main` declared; its text is made ``ServiceDeclaration/displayable()``
+    /// as it is kept.
+    var declarations: [ServiceDeclaration] = [] {
+        didSet {
+            guard declarations.contains(where: \.needsDisplayEscapes) else { return }
+            declarations = declarations.map { $0.displayable() }
+        }
+    }
     /// The services, once `main` has returned.
     var services: [String: PluginService] = [:]
     /// `invoke(service, method, ...)` and `classify(err)` from the plugin API chunk.

@@ -134,9 +134,9 @@ private struct ManifestReader {
             throw problem(unknown, "is not a manifest field (fields: \(Self.knownFields.joined(separator: ", ")))")
         }
         let name = try string("name")
-        guard PluginNames.isValid(name) else { throw problem("name", "must match [a-z][a-z0-9_]*, got \"\(name)\"") }
+        guard PluginNames.isValid(name) else { throw problem("name", "must match [a-z][a-z0-9_]*, got \"\(visible(name))\"") }
         let version = try string("version")
-        guard SemanticVersion(version) != nil else { throw problem("version", "must be a version like 1.0.0, got \"\(version)\"") }
+        guard SemanticVersion(version) != nil else { throw problem("version", "must be a version like 1.0.0, got \"\(visible(version))\"") }
         let crescent = try string("crescent")
         let range: VersionRange
         do throws(VersionRange.RangeError) {
@@ -157,8 +157,13 @@ private struct ManifestReader {
         }
         var permissions = try PluginPermissions.read(fields["permissions"], path: path)
         permissions.services = requires.filter(PluginPermissions.powerfulServices.contains)
+        let description = fields["description"]?.stringValue ?? ""
+        if let hazard = displayHazard(in: description, allowingLines: true) {
+            throw problem("description", "holds the control character \(codePoint(hazard)), which would change what a "
+                          + "terminal shows where the description is printed; write it plainly")
+        }
         return PluginManifest(name: name, version: version, crescent: crescent,
-                              description: fields["description"]?.stringValue ?? "",
+                              description: description,
                               kind: kind, services: services, requires: requires,
                               settings: try settings(), permissions: permissions,
                               folder: folder)

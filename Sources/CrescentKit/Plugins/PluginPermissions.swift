@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// The `[permissions]` table of a plugin's manifest: what it asks for beyond its own folder
-/// (readable) and its data folder `DATA/plugins/NAME` (writable).
+/// (readable) and its data folder `DATA/plugin-data/NAME` (writable).
 ///
 /// ```toml
 /// [permissions]
@@ -121,6 +121,9 @@ public struct PluginPermissions: Sendable, Equatable {
             lines.append("net \(address): may connect to \(address.hasPrefix("*:") ? "any host on port \(port)" : address)"
                          + " (a process plugin: any host on port \(port), the kernel checks ports only)")
         }
+        if !net.isEmpty {
+            lines.append("net (a process plugin, and the programs a Lua plugin runs): name lookups over TCP port 53 of any host too; no UDP at all")
+        }
         for program in exec {
             lines.append("exec \(program): may run \(program) (found on \(PluginSandbox.confinedPath)), confined to these permissions as the plugin is")
         }
@@ -136,7 +139,7 @@ public struct PluginPermissions: Sendable, Equatable {
         }
         lines.append("memory_mib \(memoryMiB ?? Self.defaultMemoryMiB): its memory limit in MiB"
                      + (memoryMiB == nil ? " (the default)" : ""))
-        lines.append("always: reads its own folder, writes its data folder DATA/plugins/NAME; nothing else")
+        lines.append("always: reads its own folder, writes its data folder DATA/plugin-data/NAME; nothing else")
         return lines
     }
 
@@ -188,8 +191,13 @@ public struct PluginPermissions: Sendable, Equatable {
             var result: [String] = []
             for item in items {
                 guard let text = item.stringValue else { throw problem(field, "must hold strings, got \(item.typeName); e.g. \(example)") }
-                if let why = valid(text) { throw problem(field, "\(why), got \"\(text)\"; e.g. \(example)") }
-                guard !result.contains(text) else { throw problem(field, "names \"\(text)\" twice") }
+                // What a person grants is what they were shown: nothing may change how it prints.
+                if let hazard = displayHazard(in: text) {
+                    throw problem(field, "holds the control character \(codePoint(hazard)) in \"\(visible(text))\", "
+                                  + "which would change what a terminal shows of it; write it plainly")
+                }
+                if let why = valid(text) { throw problem(field, "\(why), got \"\(visible(text))\"; e.g. \(example)") }
+                guard !result.contains(text) else { throw problem(field, "names \"\(visible(text))\" twice") }
                 result.append(text)
             }
             return result

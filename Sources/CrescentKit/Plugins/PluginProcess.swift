@@ -132,19 +132,22 @@ struct PluginProcess {
         }
     }
 
-    /// Reads one line from stdout, after the bytes `pending` from an earlier read, waiting until
-    /// `deadline` (``milliseconds()``; `seconds` is that bound, for the message): a line before
-    /// the pipe is handed to the loop. Returns the line and the bytes read after it.
-    func readLine(within seconds: Double, until deadline: Int64, after pending: [UInt8],
-                  maximumLength: Int) throws(PluginProblem) -> (line: [UInt8], rest: [UInt8]) {
-        var bytes = pending
+    /// Reads one line from stdout, after the bytes `buffered` from an earlier read, waiting until
+    /// `deadline` (``milliseconds()``): the line, with what was read after it left in `buffered`,
+    /// or nil once the deadline has passed, with what was read of the next line left in
+    /// `buffered` (a caller that goes on reading elsewhere must start with those bytes).
+    func readLine(until deadline: Int64, buffered bytes: inout [UInt8],
+                  maximumLength: Int) throws(PluginProblem) -> [UInt8]? {
         var buffer = [UInt8](repeating: 0, count: 65536)
         var remaining = Int32(clamping: max(deadline - PluginProcess.milliseconds(), 0))
         while true {
             if let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
-                return (Array(bytes[..<newline]), Array(bytes[(newline + 1)...]))
+                let line = Array(bytes[..<newline])
+                bytes.removeSubrange(...newline)
+                return line
             }
             guard bytes.count <= maximumLength else { throw PluginProblem("its first line is longer than \(maximumLength) bytes") }
+            guard remaining > 0 else { return nil }
             var descriptor = pollfd(fd: stdout, events: Int16(POLLIN), revents: 0)
             // The handshake blocks the loop, so it is bounded in real time whatever the host's
             // clock: each poll takes what is left of the bound.
@@ -152,25 +155,11 @@ struct PluginProcess {
             let ready = poll(&descriptor, 1, remaining)
             remaining -= Int32(clamping: PluginProcess.milliseconds() - started)
             if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { throw PluginProblem("it did not answer 'initialize' within \(formatSeconds(seconds)) s") }
+            guard ready > 0 else { return nil }
             let count = read(stdout, &buffer, buffer.count)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { throw PluginProblem("it exited before answering 'initialize'") }
             bytes += buffer[0..<count]
-            if remaining <= 0 && bytes.firstIndex(of: UInt8(ascii: "\n")) == nil {
-                throw PluginProblem("it did not answer 'initialize' within \(formatSeconds(seconds)) s")
-            }
-        }
-    }
-
-    /// True once stdout has something to read (or has closed) within `seconds`; nothing is read.
-    func waitReadable(within seconds: Double) -> Bool {
-        let deadline = PluginProcess.milliseconds() + Int64(seconds * 1000)
-        while true {
-            var descriptor = pollfd(fd: stdout, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, Int32(clamping: max(deadline - PluginProcess.milliseconds(), 0)))
-            if ready < 0 && errno == EINTR { continue }
-            return ready > 0
         }
     }
 

@@ -25,7 +25,8 @@ extension PluginSandbox {
         let exec = [program] + Self.loaders
             + permissions.exec.compactMap { Self.program($0, folder: folder, path: Self.confinedPath) }
         let read = Self.systemRead + (permissions.net.isEmpty ? [] : Self.networkRead) + self.read
-        let ports = permissions.net.compactMap(PluginPermissions.port(of:))
+        // Name lookups go over TCP (`options use-vc`, below): datagram sockets are refused.
+        let ports = permissions.net.isEmpty ? [] : permissions.net.compactMap(PluginPermissions.port(of:)) + [Self.nameServerPort]
         spec.confine = 1
         spec.read_paths = strings.constants(read.map(Self.resolve))
         spec.read_count = Int32(read.count)
@@ -36,9 +37,39 @@ extension PluginSandbox {
         spec.ports = strings.ports(ports)
         spec.port_count = Int32(ports.count)
         spec.isolate_network = permissions.net.isEmpty ? 1 : 0
+        if !permissions.net.isEmpty, let text = Self.resolverText() {
+            spec.resolver_text = strings.constant(text)
+            spec.resolver_folder = strings.constant(folder)
+            spec.resolver_scratch = strings.constant(folder + "/resolv.conf")
+        }
         spec.allow_processes = permissions.exec.isEmpty ? 0 : 1
         spec.memory_bytes = UInt64(permissions.memoryMiB ?? PluginPermissions.defaultMemoryMiB) << 20
         spec.max_files = 256
         spec.max_processes = permissions.exec.isEmpty ? 0 : 64
+    }
+
+    /// The TCP port of name servers, which a plugin granted `net` may connect to on any host.
+    static let nameServerPort: UInt16 = 53
+
+    /// What `/etc/resolv.conf` reads as for a confined program granted `net`: the host's file
+    /// (its name servers, search list and options) with `options use-vc`, so the C library asks
+    /// the name servers over TCP port 53: Landlock has no rules for UDP, so the sandbox refuses
+    /// datagram sockets (a plugin granted one TCP port could send UDP to any host and port).
+    /// Nil where the host has no such file (nothing to bind over). `CRESCENT_RESOLV_CONF` in the
+    /// host's environment names another file to read it from (the tests' own name server).
+    static func resolverText() -> String? {
+        let system = "/etc/resolv.conf"
+        guard access(system, F_OK) == 0 else { return nil }
+        let source = getenv("CRESCENT_RESOLV_CONF").map { String(cString: $0) } ?? system
+        var text = ""
+        if let file = fopen(source, "r") {
+            defer { fclose(file) }
+            // At most 64 KiB (a resolv.conf is a few lines); a NUL would end the C string early.
+            var buffer = [UInt8](repeating: 0, count: 64 << 10)
+            let count = fread(&buffer, 1, buffer.count, file)
+            text = String(decoding: buffer[0..<count].filter { $0 != 0 }, as: UTF8.self)
+        }
+        if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
+        return text + "options use-vc\n"
     }
 }

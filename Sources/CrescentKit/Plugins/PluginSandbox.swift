@@ -5,8 +5,8 @@ import Glibc
 #endif
 
 /// Where a plugin may read and write, with every path resolved the way the kernel will follow it
-/// (DESIGN.md, Plugins › Permissions): its own folder (read), its data folder `DATA/plugins/NAME`
-/// (write), and what its grant holds. Lua plugins check each path against it; process plugins
+/// (DESIGN.md, Plugins › Permissions): its own folder (read), its data folder
+/// `DATA/plugin-data/NAME` (write), and what its grant holds. Lua plugins check each path against it; process plugins
 /// get it as their Landlock ruleset.
 struct PluginSandbox {
     let plugin: String
@@ -27,13 +27,31 @@ struct PluginSandbox {
         return Int(crescent_landlock_abi())
     }
 
+    /// The data folder of plugin `name`, `DATA/plugin-data/NAME` (made when missing).
+    ///
+    /// Not `DATA/plugins/NAME`, which the contract named: with the default data folder that is
+    /// where `crescent plugins install` puts plugin NAME and where every run looks for plugins,
+    /// so a plugin asking for nothing could write a plugin there, installed for every folder,
+    /// even one named as a plugin the user granted (which then ran with that grant), and an
+    /// update wiped an installed plugin's data. A data folder left at the old place by an
+    /// earlier release is moved over once, unless it is an installed plugin's own folder.
+    static func dataFolder(of name: String, dataDirectory: String?) -> String {
+        let base = PluginGrants.dataFolder(dataDirectory)
+        let folder = base + "/plugin-data/" + name
+        let earlier = base + "/plugins/" + name
+        if access(folder, F_OK) != 0, access(earlier, F_OK) == 0, access(earlier + "/plugin.toml", F_OK) != 0 {
+            Folders.make(base + "/plugin-data", mode: 0o700)
+            _ = Glibc.rename(earlier, folder)
+        }
+        Folders.make(folder, mode: 0o700)
+        return folder
+    }
+
     init(manifest: PluginManifest, dataDirectory: String?) {
         plugin = manifest.name
         permissions = manifest.permissions
         folder = Self.resolve(manifest.folder)
-        let data = PluginGrants.dataFolder(dataDirectory) + "/plugins/" + manifest.name
-        Folders.make(data, mode: 0o700)
-        dataFolder = Self.resolve(data)
+        dataFolder = Self.resolve(Self.dataFolder(of: manifest.name, dataDirectory: dataDirectory))
         let home = getenv("HOME").map { String(cString: $0) }
         read = manifest.permissions.read.map { Self.resolve(PluginPermissions.expanded($0, home: home)) }
         write = manifest.permissions.write.map { Self.resolve(PluginPermissions.expanded($0, home: home)) }

@@ -6,11 +6,20 @@ import Glibc
 /// `crescent plugin new NAME --lua|--process [DIR]`: a plugin folder that loads and works with no
 /// edits, to start from.
 public enum PluginSkeleton {
+    /// Checks a new plugin's name (`[a-z][a-z0-9_]*`), suggesting the name it likely meant
+    /// (`Foo`: did you mean 'foo'?).
+    public static func checkName(_ name: String) throws(PluginProblem) {
+        guard !PluginNames.isValid(name) else { return }
+        let cleaned = String(name.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" }.drop { !$0.isLetter })
+        let suggestion = PluginNames.isValid(cleaned) ? "; did you mean '\(cleaned)'?" : ""
+        throw PluginProblem("the plugin name must match [a-z][a-z0-9_]*, got '\(name)'\(suggestion)")
+    }
+
     /// Writes the skeleton of plugin `name` into `folder` (made when missing; existing files are
     /// never overwritten). Returns the files written. `builtins` are the builtin services, whose
     /// names the skeleton's service cannot take.
     public static func write(name: String, process: Bool, folder: String, builtins: [String] = []) throws(PluginProblem) -> [String] {
-        guard PluginNames.isValid(name) else { throw PluginProblem("the plugin name must match [a-z][a-z0-9_]*, got '\(name)'") }
+        try checkName(name)
         guard !builtins.contains(name) else {
             throw PluginProblem("'\(name)' is the name of a builtin service, which a plugin cannot provide again; choose another name")
         }

@@ -8,14 +8,16 @@ import Glibc
 extension ProcessPlugin {
     // MARK: The pipes
 
-    /// Hands `run`'s stdout and stdin, and its stderr, to the loop.
-    func connect(_ run: ProcessRun) {
+    /// Hands `run`'s stdout and stdin, and its stderr, to the loop; `readFirst`, bytes of stdout
+    /// already read while the loop was held, are decoded before what the pipe brings.
+    func connect(_ run: ProcessRun, readFirst: [UInt8] = []) {
         let plugin = NIOLoopBound(self, eventLoop: host.loop)
         let boundRun = NIOLoopBound(run, eventLoop: host.loop)
         let process = run.process
         NIOPipeBootstrap(group: host.loop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if !readFirst.isEmpty { try channel.pipeline.syncOperations.addHandler(ReadFirstHandler(readFirst)) }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(JSONRPCLineDecoder()))
                     try channel.pipeline.syncOperations.addHandler(ProcessPluginHandler(plugin: plugin, run: boundRun))
                 }

@@ -21,13 +21,23 @@ extension ProcessPlugin {
         } catch {
             return .failure(PluginProblem("\(manifest.path): \(error.message)"))
         }
-        guard process.waitReadable(within: touchGrace) else {
+        // Notifications before the answer are taken meanwhile; a program that has written part
+        // of a line when the grace ends goes on in the background with that part read first.
+        var buffered: [UInt8] = []
+        let answer: [UInt8]?
+        do throws(PluginProblem) {
+            answer = try plugin.readAnswer(process, until: PluginProcess.milliseconds() + Int64(touchGrace * 1000),
+                                           buffered: &buffered)
+        } catch {
+            return .failure(PluginProblem("\(manifest.path): \(plugin.failedHandshake(process, error).message)"))
+        }
+        guard let answer else {
             plugin.awaitFirstAnswer(done)
-            plugin.handOff(process)
+            plugin.handOff(process, buffered: buffered)
             parent.teardownActions.append { plugin.finish() }
             return nil
         }
-        return plugin.services { () throws(PluginProblem) in try plugin.handshake(process) }
+        return plugin.services { () throws(PluginProblem) in try plugin.connect(process, answer: answer, buffered: buffered) }
     }
 
     /// Takes the first `initialize` answer of a start in the background: the services it

@@ -156,11 +156,7 @@ final class ProcessPlugin {
 
     /// `CRESCENT_DATA_DIR`: a folder of the plugin's own under the data folder (made when missing).
     private var dataFolder: String {
-        let base = host.options.dataDirectory.flatMap { $0 == ":memory:" ? nil : $0 }
-            ?? (try? StoreSettings.defaultDataFolder()) ?? "."
-        let folder = base + "/plugins/" + manifest.name
-        Folders.make(folder, mode: 0o700)
-        return folder
+        PluginSandbox.dataFolder(of: manifest.name, dataDirectory: host.options.dataDirectory)
     }
 
     // MARK: Starting and stopping
@@ -179,22 +175,46 @@ final class ProcessPlugin {
     /// Reads the `initialize` answer of `process` holding the loop, then hands its pipes to the
     /// loop; answers the services it declares.
     func handshake(_ process: PluginProcess) throws(PluginProblem) -> [ServiceDeclaration] {
-        var answer: (line: [UInt8], rest: [UInt8]) = ([], [])
+        var buffered: [UInt8] = []
+        let deadline = PluginProcess.milliseconds() + Int64(startTimeout * 1000)
+        let answer: [UInt8]
         do throws(PluginProblem) {
-            let deadline = PluginProcess.milliseconds() + Int64(startTimeout * 1000)
-            // Notifications and malformed lines may come before the answer: taken or skipped.
-            repeat {
-                answer = try process.readLine(within: startTimeout, until: deadline, after: answer.rest,
-                                              maximumLength: JSONRPCLineDecoder.defaultMaximumLength)
-            } while takenBeforeAnswer(answer.line)
+            guard let line = try readAnswer(process, until: deadline, buffered: &buffered) else {
+                throw PluginProblem("it did not answer 'initialize' within \(formatSeconds(startTimeout)) s")
+            }
+            answer = line
         } catch {
-            let said = process.errorOutput()
-            abandon(process)
-            throw said.isEmpty ? error : PluginProblem("\(error.message) (its stderr: \(said))")
+            throw failedHandshake(process, error)
         }
+        return try connect(process, answer: answer, buffered: buffered)
+    }
+
+    /// Reads lines of `process` holding the loop until its answer to `initialize` or `deadline`;
+    /// notifications and malformed lines before the answer are taken or skipped. Nil: the
+    /// deadline passed first, and `buffered` holds what was read of the next line.
+    func readAnswer(_ process: PluginProcess, until deadline: Int64,
+                    buffered: inout [UInt8]) throws(PluginProblem) -> [UInt8]? {
+        while true {
+            guard let line = try process.readLine(until: deadline, buffered: &buffered,
+                                                  maximumLength: JSONRPCLineDecoder.defaultMaximumLength) else { return nil }
+            if !takenBeforeAnswer(line) { return line }
+        }
+    }
+
+    /// Ends `process`, whose start failed with `problem`: the problem, with what the program wrote
+    /// to stderr.
+    func failedHandshake(_ process: PluginProcess, _ problem: PluginProblem) -> PluginProblem {
+        let said = process.errorOutput()
+        abandon(process)
+        return said.isEmpty ? problem : PluginProblem("\(problem.message) (its stderr: \(said))")
+    }
+
+    /// Takes the `initialize` answer read holding the loop and hands the pipes of `process` to the
+    /// loop, the bytes read past the answer first; answers the services it declares.
+    func connect(_ process: PluginProcess, answer: [UInt8], buffered: [UInt8]) throws(PluginProblem) -> [ServiceDeclaration] {
         let declarations: [ServiceDeclaration]
         do throws(PluginProblem) {
-            declarations = try Self.declarations(fromInitializeAnswer: answer.line)
+            declarations = try Self.declarations(fromInitializeAnswer: answer)
         } catch {
             abandon(process)
             throw error
@@ -202,11 +222,8 @@ final class ProcessPlugin {
         let run = ProcessRun(process: process)
         running = run
         initializing = false
-        connect(run)
+        connect(run, readFirst: buffered)
         answeredInThisRun = false
-        if !answer.rest.isEmpty {
-            for line in answer.rest.split(separator: UInt8(ascii: "\n")) { received(Array(line)) }
-        }
         return declarations
     }
 
@@ -216,14 +233,15 @@ final class ProcessPlugin {
         handOff(try spawnInitializing())
     }
 
-    /// Hands `process`, which was sent `initialize` and has not answered, to the loop: its answer
-    /// comes to ``received(_:)``, and a late one ends the run.
-    func handOff(_ process: PluginProcess) {
+    /// Hands `process`, which was sent `initialize` and has not answered, to the loop, `buffered`
+    /// (what it wrote of a line so far) read first: its answer comes to ``received(_:)``, and a
+    /// late one ends the run.
+    func handOff(_ process: PluginProcess, buffered: [UInt8] = []) {
         let run = ProcessRun(process: process)
         running = run
         initializing = true
         answeredInThisRun = false
-        connect(run)
+        connect(run, readFirst: buffered)
         let plugin = NIOLoopBound(self, eventLoop: host.loop)
         let boundRun = NIOLoopBound(run, eventLoop: host.loop)
         startJob = host.clock.schedule(after: .seconds(seconds: startTimeout)) {
@@ -300,7 +318,7 @@ final class ProcessPlugin {
         return process
     }
 
-    private func abandon(_ process: PluginProcess) {
+    func abandon(_ process: PluginProcess) {
         close(process.stdin)
         close(process.stdout)
         close(process.stderr)

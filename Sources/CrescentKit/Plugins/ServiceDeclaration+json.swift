@@ -26,6 +26,11 @@ extension ServiceDeclaration {
             }
             for method in service["methods"].arrayValue ?? [] {
                 guard let key = method["name"].stringValue else { throw PluginProblem("its answer to 'initialize': a method of '\(name)' has no name") }
+                for (position, argument) in (method["args"].arrayValue ?? []).enumerated() {
+                    if let problem = ServiceDeclaration.typeProblem(argument["type"].stringValue ?? "") {
+                        throw PluginProblem("its answer to 'initialize': method '\(key)' of '\(name)', argument \(position + 1): \(problem)")
+                    }
+                }
                 let arguments = (method["args"].arrayValue ?? []).compactMap { argument -> ArgumentSpec? in
                     guard let argumentName = argument["name"].stringValue,
                           let spec = ServiceDeclaration.argument("\(argumentName): \(argument["type"].stringValue ?? "value")") else { return nil }
@@ -41,7 +46,7 @@ extension ServiceDeclaration {
             }
             declarations.append(declaration)
         }
-        return declarations
+        return declarations.map { $0.displayable() }
     }
 
     /// This declaration as one entry of an `initialize` answer's `services`; ``list(from:)``

@@ -87,12 +87,35 @@ struct ServiceDeclaration: Sendable {
     /// The checked shape of a type written in words: `string`, `number`, `integer`, `boolean`,
     /// `table`, `location` (a record with `lat` and `lon`), `{T}` (an array), `value`; any other
     /// word is a table of that name.
+    /// `{T}` inside one another, deeper than this, is refused (``typeProblem(_:)``): the checks
+    /// and the docs walk a type by recursion, and a plugin's declaration is not trusted.
+    static let deepestArray = 16
+
+    /// Why an argument's type cannot be declared, or nil: an array nested deeper than ``deepestArray``.
+    static func typeProblem(_ written: String) -> String? {
+        let type = written.trimmingSpaces.hasSuffix("?") ? String(written.trimmingSpaces.dropLast()) : written.trimmingSpaces
+        let depth = zip(type.utf8, type.utf8.reversed()).prefix { $0 == UInt8(ascii: "{") && $1 == UInt8(ascii: "}") }.count
+        guard depth > deepestArray else { return nil }
+        return "its type nests {…} \(depth) levels deep, more than the \(deepestArray) a type may"
+    }
+
     static func argumentType(_ word: String) -> ArgumentType {
-        if word.hasPrefix("{"), word.hasSuffix("}") {
-            // `{strings}` and `{string}` both read as an array of strings.
-            let element = String(word.dropFirst().dropLast())
-            return .array(of: argumentType(element.hasSuffix("s") ? String(element.dropLast()) : element))
+        var element = Substring(word)
+        var depth = 0
+        // `{strings}` and `{string}` both read as an array of strings. Unwound by a loop: a
+        // declaration that got past typeProblem still cannot nest deeper than the bound.
+        while element.hasPrefix("{"), element.hasSuffix("}"), element.count >= 2, depth <= deepestArray {
+            element = element.dropFirst().dropLast()
+            if element.hasSuffix("s") { element = element.dropLast() }
+            depth += 1
         }
+        guard depth > 0 else { return wordType(word) }
+        var type = depth > deepestArray ? ArgumentType.table : wordType(String(element))
+        for _ in 0..<min(depth, deepestArray) { type = .array(of: type) }
+        return type
+    }
+
+    private static func wordType(_ word: String) -> ArgumentType {
         // A switch, not a dictionary: start-up reads the recorded declarations of plugins, and a
         // dictionary of the words was built and hashed for every argument.
         switch word {
@@ -105,5 +128,31 @@ struct ServiceDeclaration: Sendable {
         case "", "value", "any": return .any
         default: return .record(word, fields: [])
         }
+    }
+
+    /// The declaration with every text in it that a terminal would not show as written (an
+    /// escape sequence in a doc, a right-to-left override in a name) written as escapes: a
+    /// plugin's declarations are printed by `crescent services`, `help` and completion.
+    func displayable() -> ServiceDeclaration {
+        var copy = ServiceDeclaration(name: name, summary: Model.displayable(summary))
+        copy.properties = properties.map { Property(name: Model.displayable($0.name), type: Model.displayable($0.type),
+                                                    doc: Model.displayable($0.doc), value: $0.value) }
+        copy.methods = methods.map { method in
+            Method(name: Model.displayable(method.name),
+                   arguments: method.arguments.map { ArgumentSpec(Model.displayable($0.name), $0.type, Model.displayable($0.summary),
+                                                                  optional: $0.isOptional) },
+                   returns: Model.displayable(method.returns), doc: Model.displayable(method.doc))
+        }
+        copy.events = events.map { EventSpec(name: Model.displayable($0.name), payload: Model.displayable($0.payload),
+                                             summary: Model.displayable($0.summary)) }
+        return copy
+    }
+
+    /// True when some text of the declaration needs ``displayable()``.
+    var needsDisplayEscapes: Bool {
+        let texts = [summary] + properties.flatMap { [$0.name, $0.type, $0.doc] }
+            + methods.flatMap { [$0.name, $0.returns, $0.doc] + $0.arguments.flatMap { [$0.name, $0.summary] } }
+            + events.flatMap { [$0.name, $0.payload, $0.summary] }
+        return texts.contains { displayHazard(in: $0, allowingLines: true) != nil }
     }
 }

@@ -62,9 +62,26 @@ for _, kind in ipairs({ "nil", "boolean", "number", "string", "table", "function
     end)
 end
 
+-- The error level (for a function called by the assertion engine) of the spec's line: the first
+-- caller that is neither C nor crescent's own code.
+local function specLevel()
+  local level = 3
+  while true do
+    local info = debug.getinfo(level, "S")
+    if info == nil then return 1 end
+    if info.what ~= "C" and info.short_src:sub(1, 10) ~= "[crescent " then return level - 1 end
+    level = level + 1
+  end
+end
+
 local function matches(state, args)
   local pattern, actual = args[1], args[2]
-  if type(pattern) ~= "string" then error("bad argument #1 to 'matches' (string expected, got " .. type(pattern) .. ")", 4) end
+  if type(pattern) ~= "string" then error("bad argument #1 to 'matches' (string expected, got " .. type(pattern) .. ")", specLevel()) end
+  -- assert.matches("Paris", view_text): the function where its result goes.
+  if type(actual) == "function" then
+    error("bad argument #2 to 'matches' (string expected, got a function: call it, as in assert.matches(pattern, view_text()))",
+      specLevel())
+  end
   local init, plain, custom = args[3], args[4], nil
   for i = 3, args.n do
     if args[i] and type(args[i]) ~= "boolean" and not tonumber(args[i]) then

@@ -35,18 +35,9 @@ local function nameOf(self)
   return rawget(getmetatable(self), "__name") or "controller"
 end
 
--- Runs a lifecycle method (or any method) reporting its error, without stopping the transition.
-local function call(self, method, ...)
-  local f = self[method]
-  if type(f) ~= "function" then return end
-  local ok, err = xpcall(f, traceback, self, ...)
-  if not ok then P.report(err, "error in " .. nameOf(self) .. ":" .. method) end
-  return ok, err
-end
-
--- "T has no method 'shw'; did you mean 'show'?": the methods of the controller's classes (not
--- the base's helpers), with the closest one when one is close.
-local function noMethod(self, method)
+-- The methods of the controller's classes (not the base's helpers), then with `helpers` the
+-- base's too (self:every, self:command, ...).
+local function methodNames(self, helpers)
   local names = {}
   local class = isClass(self) and self or getmetatable(self)
   while class ~= nil do
@@ -55,8 +46,41 @@ local function noMethod(self, method)
     end
     class = rawget(class, "__base")
   end
-  local closest = P.resembles(method, names)
+  if helpers then
+    for key, value in next, Controller do
+      if type(key) == "string" and type(value) == "function" then names[#names + 1] = key end
+    end
+  end
+  return names
+end
+
+-- "T has no method 'shw'; did you mean 'show'?", with the closest one when one is close.
+local function noMethod(self, method)
+  local closest = P.resembles(method, methodNames(self))
   return nameOf(self) .. " has no method '" .. method .. "'" .. (closest and "; did you mean '" .. closest .. "'?" or "")
+end
+
+-- The message handler of a controller's own code: Lua's "attempt to call a nil value (method
+-- 'evry')" gets the controller's method or helper it resembles (`self:evry(1, "tick")`: did you
+-- mean 'every'?), then the traceback.
+local function handlerFor(self)
+  return function(message)
+    if type(message) == "string" then
+      local name = message:match("attempt to call a nil value %(method '([%w_]+)'%)$")
+      local closest = name and P.resembles(name, methodNames(self, true))
+      if closest then message = message .. "; did you mean '" .. closest .. "' (a method of " .. nameOf(self) .. ")?" end
+    end
+    return traceback(message, 2)
+  end
+end
+
+-- Runs a lifecycle method (or any method) reporting its error, without stopping the transition.
+local function call(self, method, ...)
+  local f = self[method]
+  if type(f) ~= "function" then return end
+  local ok, err = xpcall(f, handlerFor(self), self, ...)
+  if not ok then P.report(err, "error in " .. nameOf(self) .. ":" .. method) end
+  return ok, err
 end
 
 -- The scope that owns what the controller starts now.
@@ -172,7 +196,18 @@ local function load(self)
           "error in " .. nameOf(self) .. ":loadView")
       else
         st.root = root
-        self.view = setmetatable({ root = root }, { __index = function(_, id) return root:find(id) end })
+        -- A missing id (the view was built with another) is named with the ids it has.
+        local name = nameOf(self)
+        self.view = setmetatable({ root = root }, { __index = function(_, id)
+          local found = root:find(id)
+          if found == nil and type(id) == "string" and id:sub(1, 2) ~= "__" then
+            local ids = P.viewIds(root)
+            local closest = P.resembles(id, ids)
+            error("no component with id '" .. id .. "' in " .. name .. "'s view (ids: " .. (#ids > 0 and concat(ids, ", ") or "none")
+              .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
+          end
+          return found
+        end })
       end
     end
   end
@@ -383,6 +418,16 @@ setmetatable(app, {
       local copy = {}
       for i, c in ipairs(stack) do copy[i] = c end
       return copy
+    end
+    -- A misspelled function (app.pushh) is named with the closest one; any other name reads nil,
+    -- as a script may keep its own fields in app.
+    if type(key) ~= "string" or key:sub(1, 2) == "__" then return nil end
+    local names = { "stack", "top" }
+    for name in next, app do if type(name) == "string" then names[#names + 1] = name end end
+    local closest = P.resembles(key, names)
+    if closest then
+      sort(names)
+      error("no function 'app." .. key .. "' (app: " .. concat(names, ", ") .. "; did you mean '" .. closest .. "'?)", 2)
     end
   end,
 })
@@ -814,17 +859,87 @@ end
 
 local function wantsLatest(options) return type(options) == "table" and options.latest == true end
 
+-- The helpers check what they are given before handing it on, so a wrong value is named at the
+-- script's line with the helper's signature ("self:start(service[, options]): argument #1 must
+-- be a service ..."), not inside this file ("bad argument #2 to 'within'"). Each check runs in
+-- the helper itself: level 3 is the script's line.
+local function shown(value)
+  if type(value) == "string" then return "string '" .. (#value > 40 and value:sub(1, 40) .. "..." or value) .. "'" end
+  return type(value)
+end
+local function helperSelf(self, signature)
+  if state[self] == nil then
+    error(signature .. ": call it with ':' on the controller (self:" .. signature:sub(6) .. "), got " .. shown(self) .. " as self", 3)
+  end
+end
+local function checkHandler(self, signature, position, h)
+  local kind = type(h)
+  if kind ~= "function" and kind ~= "string" and kind ~= "table" then
+    error(signature .. ": argument #" .. position .. " must be a function or the name of a method of " .. nameOf(self)
+      .. ", got " .. shown(h), 3)
+  end
+end
+local function checkSeconds(signature, seconds)
+  if type(seconds) ~= "number" then
+    error(signature .. ": argument #1 must be a number of seconds, got " .. shown(seconds), 3)
+  end
+end
+-- `service.start`/`service.stop`, or the error for a value that is no service that starts.
+local function startable(service, method, signature)
+  if type(service) ~= "userdata" then
+    error(signature .. ": argument #1 must be a service, such as services.location, got " .. shown(service), 3)
+  end
+  local ok, f = pcall(function() return service[method] end)
+  if not ok or type(f) ~= "function" then
+    error(signature .. ": " .. tostring(service) .. " has no " .. method .. "(): only a service that runs on its own "
+      .. "starts and stops, such as services.location", 3)
+  end
+  return f
+end
+
 function Controller:observe(object, key, h, options)
+  local signature = "self:observe(object, key, handler[, options])"
+  helperSelf(self, signature)
+  if type(object) ~= "userdata" and type(object) ~= "table" then
+    error(signature .. ": argument #1 must be a service or model object, such as services.location, got " .. shown(object), 2)
+  end
+  checkHandler(self, signature, 3, h)
   return owned(self, observe_, object, key, handler(self, h, wantsLatest(options)), methodOptions(h, options))
 end
 function Controller:on(name, h, options)
+  local signature = "self:on(event, handler[, options])"
+  helperSelf(self, signature)
+  if type(name) ~= "string" then
+    error(signature .. ": argument #1 must be an event name such as \"location.didUpdateLocations\", got " .. shown(name), 2)
+  end
+  checkHandler(self, signature, 2, h)
   return owned(self, on_, name, handler(self, h, wantsLatest(options)), methodOptions(h, options))
 end
-function Controller:after(seconds, h) return owned(self, after_, seconds, handler(self, h)) end
-function Controller:every(seconds, h) return owned(self, every_, seconds, handler(self, h)) end
-function Controller:task(fn, ...) return owned(self, task_, handler(self, fn), ...) end
-function Controller:start(service, options) return owned(self, service.start, service, options) end
-function Controller:stop(service) return owned(self, service.stop, service) end
+-- self:after and self:every: timer.after/every owned by the controller, taking a method name.
+local function timerHelper(name, start)
+  local signature = "self:" .. name .. "(seconds, handler)"
+  return function(self, seconds, h)
+    helperSelf(self, signature)
+    checkSeconds(signature, seconds)
+    checkHandler(self, signature, 2, h)
+    return owned(self, start, seconds, handler(self, h))
+  end
+end
+Controller.after = timerHelper("after", after_)
+Controller.every = timerHelper("every", every_)
+function Controller:task(fn, ...)
+  helperSelf(self, "self:task(fn, ...)")
+  checkHandler(self, "self:task(fn, ...)", 1, fn)
+  return owned(self, task_, handler(self, fn), ...)
+end
+function Controller:start(service, options)
+  helperSelf(self, "self:start(service[, options])")
+  return owned(self, startable(service, "start", "self:start(service[, options])"), service, options)
+end
+function Controller:stop(service)
+  helperSelf(self, "self:stop(service)")
+  return owned(self, startable(service, "stop", "self:stop(service)"), service)
+end
 
 ---------------------------------------------------------------------------------------------------
 -- Composition

@@ -430,13 +430,17 @@ local function handler(err)
 end
 
 -- Runs test i (hooks, body, finally, hooks) as a task, driving virtual time while it waits; returns
--- "passed", "failed" (an assertion in the body), "error" (any other error, or a failure in a hook,
--- as busted counts them) or "pending" (pending() in the body), the message, and, for an error in
--- a hook, the name busted reports it under ("describe-name before_each") instead of the test's.
+-- "passed", "failed" (an assertion in the body), "error" (any other error, or a failure in a
+-- setup or before_each hook, as busted counts them) or "pending" (pending() in the body), the
+-- message, and, for an error in such a hook, the name busted reports it under ("describe-name
+-- before_each") instead of the test's and the hook's kind. Then, when an after_each or teardown
+-- hook failed, its message, name and kind: busted reports that as an entry of its own after the
+-- test's, which keeps its own outcome.
 function runner.run(i)
   local t = expand()[i]
   local blocks = chain(t.block)
   local outcome
+  local after -- the first after_each or teardown hook that failed: { err, name, kind }
   local hook -- { block, kind } while a hook runs
   local function keep(ok, err, inbody)
     if outcome.ok and not ok then
@@ -444,13 +448,14 @@ function runner.run(i)
       -- pending() marks the test pending only from its body; from a hook it is an error, as under busted.
       outcome.kind = (inbody and getmetatable(err) == Pending) and "pending" or (inbody and getmetatable(err) == Failure) and "failed"
         or "error"
-      if hook then outcome.name = fullname(hook[1], hook[2]) end
+      if hook then outcome.name, outcome.hook = fullname(hook[1], hook[2]), hook[2] end
     end
   end
   local function hooks(block, kind)
-    hook = { block, kind }
-    for _, fn in ipairs(block[kind]) do keep(xpcall(fn, handler)) end
-    hook = nil
+    for _, fn in ipairs(block[kind]) do
+      local ok, err = xpcall(fn, handler)
+      if not ok and not after then after = { err = err, name = fullname(block, kind), kind = kind } end
+    end
   end
   local task_ = task(function()
     outcome = { ok = true }
@@ -491,19 +496,25 @@ function runner.run(i)
     task_:cancel()
     outcome = { ok = false, kind = "error", err = { message = stopped or "the test did not finish" } }
   end
+  local function said(err)
+    -- A string is an error the handler never saw: Lua gives the memory error as is.
+    local message = getmetatable(err) == Failure and tostring(err) or type(err) == "string" and err or tostring(err.message or "")
+    if getmetatable(err) == Pending then
+      message = "pending() called in a hook, not in the test's body (busted counts it an error): " .. message
+    end
+    return message
+  end
   local messages = {}
   if not outcome.ok then
-    local err = outcome.err
-    -- A string is an error the handler never saw: Lua gives the memory error as is.
-    messages[1] = getmetatable(err) == Failure and tostring(err) or type(err) == "string" and err or tostring(err.message or "")
-    if getmetatable(err) == Pending and outcome.kind == "error" then
-      messages[1] = "pending() called in a hook, not in the test's body (busted counts it an error): " .. messages[1]
-    end
+    messages[1] = outcome.kind == "pending" and tostring(outcome.err.message or "") or said(outcome.err)
   end
-  if outcome.kind == "pending" and #noticed == 0 then return "pending", messages[1] or "" end
+  local aftermessage, aftername, afterkind
+  if after then aftermessage, aftername, afterkind = said(after.err), after.name, after.kind end
+  if outcome.kind == "pending" and #noticed == 0 then return "pending", messages[1] or "", nil, nil, aftermessage, aftername, afterkind end
   for _, message in ipairs(noticed) do messages[#messages + 1] = message end
-  if #messages == 0 then return "passed", "" end
-  return outcome.kind == "pending" and "failed" or outcome.kind or "failed", concat(messages, "\n"), outcome.name
+  if #messages == 0 then return "passed", "", nil, nil, aftermessage, aftername, afterkind end
+  return outcome.kind == "pending" and "failed" or outcome.kind or "failed", concat(messages, "\n"), outcome.name, outcome.hook,
+    aftermessage, aftername, afterkind
 end
 
 ---------------------------------------------------------------------------------------------------

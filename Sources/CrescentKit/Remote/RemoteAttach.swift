@@ -22,6 +22,9 @@ public struct RemoteAttach {
     private var queued: [PromptSession.Output] = []
     /// The id of the eval waiting for its answer, and its text.
     private var running: (id: Int64, text: String)?
+    /// The view's text as last shown: a render prints only the lines that changed since (as the
+    /// REPL's `.load` does), so the answers above the prompt do not scroll away at each render.
+    private var shownView = ""
 
     /// Attaches to the host `target` names and runs until the user detaches; returns the exit
     /// status (0 detached, 1 the host went away or could not be reached).
@@ -54,7 +57,10 @@ public struct RemoteAttach {
             return 1
         }
         terminal.write("Attached to \(hello["name"].stringValue ?? "?") (pid \(hello["pid"].jsonText), \(hello["script"].stringValue ?? "?")). .help for help, Ctrl-D detaches.\n")
-        if let text = view["text"].stringValue, !text.isEmpty { terminal.write(text + "\n") }
+        if let text = view["text"].stringValue, !text.isEmpty {
+            terminal.write(text + "\n")
+            shownView = text
+        }
         begin("> ")
         while true {
             while !queued.isEmpty {
@@ -162,7 +168,10 @@ public struct RemoteAttach {
             guard let message else { return client.isClosed ? gone("the host closed the connection") : nil }
             switch message {
             case .notification("render", let params):
-                above((params["text"].stringValue ?? "") + "\n")
+                let text = params["text"].stringValue ?? ""
+                guard text != shownView else { break }
+                above((shownView.isEmpty || text.isEmpty ? text : ViewPresenter.changedLines(from: shownView, to: text)) + "\n")
+                shownView = text
             case .notification("output", let params):
                 above(params["text"].stringValue ?? "")
             case .notification("disconnect", let params):

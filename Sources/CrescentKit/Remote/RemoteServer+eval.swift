@@ -65,7 +65,8 @@ extension RemoteServer {
             if host.handleControlFlow(error) {
                 return .failure(MethodError(code: Self.failedCode, message: "the host is exiting", data: ["kind": "exit"]))
             }
-            let message = error.kind == .interrupted ? "interrupted" + Repl.traceback(of: error.message) : error.message
+            let folded = TracebackFolding.folded(error.message, always: true)
+            let message = error.kind == .interrupted ? "interrupted" + Repl.traceback(of: folded) : folded
             let firstLine = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
             return .failure(MethodError(code: Self.failedCode, message: firstLine,
                                         data: ["kind": error.kind == .interrupted ? "interrupted" : "runtime",

@@ -89,12 +89,8 @@ public enum ScriptRunner {
                     link.onLoop { host in host.startTerminalSession(script: scriptPath) { stop(130, false) } }
                 }
             }
-            for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
-                source.setEventHandler { stop(status, false) }
-                source.resume()
-                sources.append(source)
+            sources = SignalSources.start([SIGINT, SIGTERM, SIGHUP], on: signals) { number in
+                stop(number == SIGINT ? 130 : number == SIGTERM ? 143 : 129, false)
             }
             if options.ui == .live {
                 // A job started in the background drew nothing over the shell and could not take

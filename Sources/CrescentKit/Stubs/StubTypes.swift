@@ -11,10 +11,54 @@ struct StubTypes {
     /// Record classes met so far, by name, with their fields.
     private(set) var records: [String: [ArgumentType.Field]] = [:]
     /// Data models scripts receive, by name (a `location`, a `placemark`…).
-    static let models = ["location", "placemark", "response", "feed", "item", "user", "record", "error", "change"]
-    /// Fields of data models that no declared argument type describes: a store's record, the
-    /// geocoder's placemark and the change set a collection's `didChange` carries.
+    static let models = ["location", "placemark", "response", "feed", "item", "user", "fileStat", "processResult", "record", "error",
+                         "change"]
+    /// Data models whose fields are the script's own (a store's record): their class also takes
+    /// any other name. The others list every field they have, so an editor flags a misspelled
+    /// one (`p.contry`) as the host does at run time.
+    static let openModels: Set<String> = ["record", "change"]
+    /// Fields of data models that no declared argument type describes (a store's record, the
+    /// geocoder's placemark, a response, a feed and its items, a user, a file's stat, a process's
+    /// result, the change set a collection's `didChange` carries), and the fields of a location
+    /// besides the `lat` and `lon` scripts pass (optional there, so `{ lat =, lon = }` is one).
     static let modelFields: [String: [String]] = [
+        "location": ["lat number Latitude, degrees (WGS 84).",
+                     "lon number Longitude, degrees (WGS 84).",
+                     "time number? When the fix was taken, seconds since the epoch (UTC).",
+                     "provider string? The provider that made it: gpsd, nmea, gpx or fixed.",
+                     "altitude number? Metres above mean sea level.",
+                     "speed number? Metres per second over the ground.",
+                     "course number? Degrees clockwise from true north, [0, 360).",
+                     "accuracy number? Estimated horizontal error, metres."],
+        "response": ["status integer The HTTP status (200).",
+                     "headers table<string, string> The headers, names in lower case.",
+                     "body string The body's bytes, exactly as received.",
+                     "url string The URL answered (after redirects)."],
+        "feed": ["url string The feed's URL as added.",
+                 "title string The feed's title (empty when it has none).",
+                 "interval number Seconds between polls.",
+                 "lastChecked number? When it was last fetched, seconds since the epoch.",
+                 "lastError crescent.Error? Why the last fetch failed, or nil.",
+                 "itemCount integer How many of its items are kept."],
+        "item": ["id string The entry's own id (or its link).",
+                 "title string Plain text, on one line.",
+                 "link string? Absolute, or nil when there is none.",
+                 "published number? Seconds since the epoch, or nil when the feed gives no date.",
+                 "summary string Plain text, at most 1000 characters.",
+                 "feed string The URL of the feed it came from.",
+                 "feedTitle string That feed's title."],
+        "user": ["name string The user's name.", "since integer When they logged in, Unix seconds."],
+        "fileStat": ["path string The path described.",
+                     "kind string file, folder, link or other.",
+                     "size integer Bytes.",
+                     "modified number Seconds since 1970.",
+                     "mode integer The permission bits (0o644)."],
+        "processResult": ["status integer? The exit status, nil when a signal ended it.",
+                          "signal string? The signal that ended it (\"SIGTERM\"), or nil.",
+                          "stdout string What it wrote to its standard output.",
+                          "stderr string What it wrote to its standard error.",
+                          "truncated boolean True when an output passed maxBytes and was cut.",
+                          "timedOut boolean True when its timeout passed."],
         "record": ["id integer The record's id in its collection."],
         "placemark": ["name string What to call the place: its locality (Paris for a point in one of Paris' arrondissements).",
                       "locality string The town or city (Paris, Tokyo).",
@@ -90,11 +134,13 @@ struct StubTypes {
     /// `the new items, newest first`, `change set {inserted, …}`); counts (`how many …`) are
     /// integers. What follows a `,`, `(`, `{` or `:` is detail, not type.
     private func phrase(_ text: String) -> String? {
-        let head = text.prefix { !",({:".contains($0) }.lowercased()
-        if head.hasPrefix("how many") { return "integer" }
+        // The case of a word is kept: models and objects are named in camel case (`fileStat`).
+        let head = String(text.prefix { !",({:".contains($0) })
+        if head.lowercased().hasPrefix("how many") { return "integer" }
         let words = head.split(separator: " ").map(String.init)
-        let isArray = words.starts(with: ["array", "of"]) || words.dropFirst().starts(with: ["array", "of"])
-        for word in words where !["a", "an", "the", "array", "of"].contains(word) {
+        let lowered = words.map { $0.lowercased() }
+        let isArray = lowered.starts(with: ["array", "of"]) || lowered.dropFirst().starts(with: ["array", "of"])
+        for word in words where !["a", "an", "the", "array", "of"].contains(word.lowercased()) {
             if let single = singular(word) { return single + "[]" }
             if let type = simple(word) { return isArray ? type + "[]" : type }
         }

@@ -160,11 +160,16 @@ public enum StubWriter {
         }
         for model in StubTypes.models where model != "error" {
             lines.append("---A read-only `\(model)` data model (writing a field raises).")
-            lines.append("---@class \(StubTypes.className(model)): { [string]: any }")
-            for field in StubTypes.modelFields[model] ?? [] { lines.append("---@field " + field) }
+            let open = StubTypes.openModels.contains(model) ? ": { [string]: any }" : ""
+            lines.append("---@class \(StubTypes.className(model))\(open)")
+            let listed = StubTypes.modelFields[model] ?? []
+            for field in listed { lines.append("---@field " + field) }
             if let fields = types.records[model] {
                 var scratch = types
-                for field in fields { lines.append("---@field \(field.name) \(scratch.type(of: field.type))") }
+                let named = Set(listed.map { String($0.prefix { $0 != " " }) })
+                for field in fields where !named.contains(field.name) {
+                    lines.append("---@field \(field.name) \(scratch.type(of: field.type))")
+                }
             }
             lines.append("")
         }

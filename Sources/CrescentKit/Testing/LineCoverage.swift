@@ -133,21 +133,24 @@ extension LineCoverage {
     }
 
     /// Writes `luacov.report.out` and `coverage/lcov.info` under `folder`; the summary table to print.
-    func write(to folder: String) throws(SpecRunner.UsageError) -> String {
+    func write(to folder: String) throws(SpecRunner.ReportFailure) -> String {
         let reports: Reports
         do {
             reports = try self.reports()
         } catch {
-            throw SpecRunner.UsageError(description: "cannot make the coverage report: \(error.message)")
+            throw SpecRunner.ReportFailure(description: "cannot make the coverage report: \(error.message)")
         }
-        let base = URL(fileURLWithPath: folder)
-        do {
-            try reports.report.write(to: base.appendingPathComponent("luacov.report.out"), atomically: true, encoding: .utf8)
-            let lcovFolder = base.appendingPathComponent("coverage")
-            try FileManager.default.createDirectory(at: lcovFolder, withIntermediateDirectories: true)
-            try reports.lcov.write(to: lcovFolder.appendingPathComponent("lcov.info"), atomically: true, encoding: .utf8)
+        guard !folder.isEmpty, FileManager.default.fileExists(atPath: folder) else {
+            throw SpecRunner.ReportFailure(description: "cannot write the coverage report: the working folder \(folder) was removed "
+                                            + "while the tests ran (run crescent test --coverage in a folder that stays)")
+        }
+        // Named as the user knows them: relative to the working folder.
+        let prefix = folder == FileManager.default.currentDirectoryPath ? "" : folder + "/"
+        do throws(ProjectFiles.Failure) {
+            try ProjectFiles.write(reports.report, to: prefix + "luacov.report.out")
+            try ProjectFiles.write(reports.lcov, to: prefix + "coverage/lcov.info")
         } catch {
-            throw SpecRunner.UsageError(description: "cannot write the coverage report in \(folder): \(error.localizedDescription)")
+            throw SpecRunner.ReportFailure(description: "cannot write the coverage report: \(error)")
         }
         return reports.summary
     }

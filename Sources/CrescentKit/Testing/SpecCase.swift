@@ -52,4 +52,20 @@ struct SpecOutcome: Sendable {
     /// The name busted reports the outcome under when it is not the test's (a hook that failed:
     /// `describe-name before_each`).
     var reportedName: String? = nil
+    /// True when a `setup` hook failed, so the test never ran: busted reports that once for its
+    /// block, and runs none of the block's tests.
+    var isSetupFailure = false
+    /// An `after_each` or `teardown` hook that failed after the test: busted reports it as an entry
+    /// of its own, after the test's, which keeps its own outcome.
+    var afterHook: SpecHookFailure? = nil
+}
+
+/// A hook that failed after its test ran.
+struct SpecHookFailure: Sendable {
+    /// As busted names it: `describe-name after_each`.
+    let name: String
+    let message: String
+    /// A `teardown` runs once after its block's last test under busted, so its failure is
+    /// reported once, there; an `after_each` runs after every test.
+    let isTeardown: Bool
 }

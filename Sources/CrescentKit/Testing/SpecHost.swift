@@ -225,6 +225,8 @@ final class SpecHost {
         var status = "failed"
         var message = ""
         var reportedName: String?
+        var failedHook: String?
+        var afterHook: SpecHookFailure?
         var interrupted = false
         host.runTurn { host in
             guard let runner else { return }
@@ -235,10 +237,14 @@ final class SpecHost {
             guard stack.rawGet(-1, "run") == .function else { return }
             stack.push(index + 1)
             do throws(LuaError) {
-                try host.vm.call(arguments: 1, results: 3)
-                status = stack.text(at: -3) ?? "failed"
-                message = stack.text(at: -2) ?? ""
-                reportedName = stack.text(at: -1)
+                try host.vm.call(arguments: 1, results: 7)
+                status = stack.text(at: -7) ?? "failed"
+                message = stack.text(at: -6) ?? ""
+                reportedName = stack.text(at: -5)
+                failedHook = stack.text(at: -4)
+                if let said = stack.text(at: -3), let name = stack.text(at: -2) {
+                    afterHook = SpecHookFailure(name: name, message: said, isTeardown: stack.text(at: -1) == "teardown")
+                }
             } catch {
                 message = error.message
                 interrupted = error.kind == .interrupted
@@ -270,12 +276,12 @@ final class SpecHost {
             messages.append("the code under test reported an error:\n" + output.errors)
         }
         if let pendingReason, messages.isEmpty {
-            return SpecOutcome(passed: false, message: pendingReason, output: output.text, status: .pending)
+            return SpecOutcome(passed: false, message: pendingReason, output: output.text, status: .pending, afterHook: afterHook)
         }
         let passed = status == "passed" && messages.isEmpty
         let kind: SpecResult.Status = passed ? .passed : status == "error" ? .error : .failed
         return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: output.text, status: kind,
-                           reportedName: reportedName)
+                           reportedName: reportedName, isSetupFailure: failedHook == "setup", afterHook: afterHook)
     }
 
     /// Why the test stopped when it ran past its real-time limit.

@@ -42,11 +42,18 @@ public enum SpecRunner {
         public let description: String
     }
 
+    /// A report (coverage, JUnit) that could not be written once the tests had run: the run
+    /// failed, but it was no mistake in the command line.
+    public struct ReportFailure: Error, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
     /// Runs the specs and returns the exit status: 0 when none failed, 1 otherwise.
     ///
     /// - Parameter write: receives the report as it is made, a line at a time.
-    /// - Throws: ``UsageError`` when a path does not exist or the config file is bad.
-    public static func run(_ options: SpecRunOptions, write output: (String) -> Void) throws(UsageError) -> Int32 {
+    /// - Throws: ``UsageError`` when a path does not exist or the config file is bad, before any
+    ///   test runs; ``ReportFailure`` when a report cannot be written after they ran.
+    public static func run(_ options: SpecRunOptions, write output: (String) -> Void) throws -> Int32 {
         // busted's formats are written whole at the end: nothing else may go to the output.
         func write(_ text: String) { if options.output == .plain { output(text) } }
         if let filter = options.filter { try checkFilter(filter) }
@@ -69,10 +76,15 @@ public enum SpecRunner {
                   + "escape magic characters ( ) . % + - * ? [ ^ $ with %)\n")
         } else if ranNone {
             write(noTestRan(options.selection, pending: report.pending))
+            // `crescent test main.lua`: a script given where a spec goes.
+            if let script = files.first(where: { !$0.hasSuffix("_spec.lua") }), report.pending == 0 {
+                write("\(script) is not named *_spec.lua: if it is a script, run it with crescent \(script); "
+                      + "crescent test runs the specs in spec/\n")
+            }
         }
         if let coverage {
-            try checkReportTargets(options, reading: files)
-            do throws(UsageError) {
+            do throws(ReportFailure) {
+                try afterTheRun { () throws(UsageError) in try checkReportTargets(options, reading: files) }
                 write(try coverage.write(to: FileManager.default.currentDirectoryPath))
             } catch {
                 // The tests ran: their summary is still the last line of the report.
@@ -84,14 +96,20 @@ public enum SpecRunner {
         if let formatted = report.formatted(options.output) { output(formatted) }
         if let path = options.junitPath {
             // Checked again: the path may have changed while the tests ran.
-            try checkReportTargets(options, reading: files)
-            do {
-                try report.junit.write(toFile: path, atomically: true, encoding: .utf8)
+            try afterTheRun { () throws(UsageError) in try checkReportTargets(options, reading: files) }
+            do throws(ProjectFiles.Failure) {
+                try ProjectFiles.write(report.junit, to: path)
             } catch {
-                throw UsageError(description: "cannot write the JUnit report \(path): \(error.localizedDescription)")
+                throw ReportFailure(description: "cannot write the JUnit report \(path): \(error)")
             }
         }
         return report.failed > 0 || ranNone ? 1 : 0
+    }
+
+    /// Runs a check of the report targets once the tests have run, when what it refuses is no
+    /// longer a usage error but the run's failure to write its report.
+    private static func afterTheRun(_ check: () throws(UsageError) -> Void) throws(ReportFailure) {
+        do throws(UsageError) { try check() } catch { throw ReportFailure(description: error.description) }
     }
 
     /// The most a spec file may hold: far more than any suite's file, and a bound on what a
@@ -172,7 +190,11 @@ public enum SpecRunner {
             return teardown.close(spare, file: file, reporting: result, resume: next)
         }
         let cases = listed?.cases ?? []
+        var hooks = SpecHookReports()
         for (index, spec) in cases.enumerated() where spec.isSelected && index >= position.test {
+            for done in hooks.teardownsDone(before: spec.name) {
+                guard session.add(done, generation: generation) else { return false }
+            }
             if let blockError = spec.blockError {
                 guard session.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .error, message: blockError,
                                              output: "", seconds: 0), generation: generation) else { return false }
@@ -213,7 +235,15 @@ public enum SpecRunner {
             session.addUpdated(host.updated, generation: generation)
             let result = SpecResult(file: file, name: outcome.reportedName ?? spec.name, location: spec.location, status: outcome.status,
                                     message: outcome.message, output: outcome.output, seconds: seconds(since: begun))
-            guard teardown.close(host, file: file, reporting: result, resume: resume) else { return false }
+            let followers = hooks.afterTest(outcome.afterHook.map { hook in
+                SpecResult(file: file, name: hook.name, location: spec.location, status: .error, message: hook.message,
+                           output: "", seconds: 0)
+            }, isTeardown: outcome.afterHook?.isTeardown == true)
+            let reported = outcome.isSetupFailure && !hooks.firstSetupFailure(result.name) ? nil : result
+            guard teardown.close(host, file: file, reporting: reported, then: followers, resume: resume) else { return false }
+        }
+        for done in hooks.teardownsDone(before: nil) {
+            guard session.add(done, generation: generation) else { return false }
         }
         if let spare { return teardown.close(spare, file: file, reporting: nil, resume: next) }
         return true

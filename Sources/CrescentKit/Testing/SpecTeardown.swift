@@ -13,9 +13,16 @@ struct SpecTeardown {
     let limit: SpecTimeLimit
 
     /// Closes `host` and reports `result` (the test it ran; nil for the file's first host when it
-    /// ran none), failed when the closing ran past the limit. `resume`: where a new runner starts
-    /// if this closing never ends. False when the session abandoned this thread meanwhile.
-    func close(_ host: SpecHost, file: String, reporting result: SpecResult?, resume: SpecSession.Position) -> Bool {
+    /// ran none, or a test whose report busted would not make), failed when the closing ran past
+    /// the limit, then `followers` (a hook that failed after the test). `resume`: where a new
+    /// runner starts if this closing never ends. False when the session abandoned this thread meanwhile.
+    func close(_ host: SpecHost, file: String, reporting result: SpecResult?, then followers: [SpecResult] = [],
+               resume: SpecSession.Position) -> Bool {
+        guard closeReporting(host, file: file, result: result, resume: resume) else { return false }
+        return followers.allSatisfy { session.add($0, generation: generation) }
+    }
+
+    private func closeReporting(_ host: SpecHost, file: String, result: SpecResult?, resume: SpecSession.Position) -> Bool {
         let watched = SpecSession.Teardown(started: .now, file: file, result: result, resume: resume, limit: limit)
         guard session.beginTeardown(watched, generation: generation) else { return false }
         limit.start(host.interrupter, plugins: host.host.pluginInterrupters)

@@ -29,6 +29,9 @@ final class ViewNode {
     var fittedWidths: [Int] = []
     var template: MustacheTemplate?
     var templateError: String?
+    /// The file a template's source was read from (`view.template { file = ... }`), which its
+    /// parse errors name; nil for a source given inline.
+    var templateFile: String?
     /// A selectable list's or table's selection; nil when it is not selectable.
     var selection: Selection?
     /// On a tree's root: the selectable component that keys move (tab changes it).
@@ -126,6 +129,11 @@ final class ViewNode {
         })
         default: nil
         }
+    }
+
+    /// The ids of the components in this tree, in order (not looking inside slots).
+    var ids: [String] {
+        (id.map { [$0] } ?? []) + children.flatMap(\.ids)
     }
 
     private func validate(_ key: String, _ value: Value) throws(ViewError) {

@@ -112,8 +112,9 @@ final class ViewPresenter {
         needsRender = true
     }
 
-    /// The lines of `new` that differ from the same line of `old`, or that `old` did not have.
-    private static func changedLines(from old: String, to new: String) -> String {
+    /// The lines of `new` that differ from the same line of `old`, or that `old` did not have
+    /// (all of them when none differs). The REPL's `.load` and `crescent attach` print these.
+    static func changedLines(from old: String, to new: String) -> String {
         let before = old.split(separator: "\n", omittingEmptySubsequences: false)
         let after = new.split(separator: "\n", omittingEmptySubsequences: false)
         let changed = after.indices.filter { $0 >= before.count || before[$0] != after[$0] }

@@ -27,10 +27,47 @@ public func visible(_ text: some StringProtocol, limit: Int = 80) -> String {
         case "\n": shown += "\\n"
         case "\r": shown += "\\r"
         case "\\": shown += "\\\\"
-        case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+        case _ where isDisplayHazard(scalar):
             shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
         default: shown.unicodeScalars.append(scalar)
         }
     }
     return shown
+}
+
+/// True for a character that changes how a terminal shows the text around it rather than
+/// showing itself: a control character (C0, DEL, C1: escape sequences, carriage returns) or a
+/// bidirectional override or isolate (U+202E shows what follows backwards).
+public func isDisplayHazard(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0..<0x20, 0x7F...0x9F, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+    default: false
+    }
+}
+
+/// The first character of `text` that ``isDisplayHazard(_:)``, newlines and tabs aside when
+/// `allowingLines` (a doc of several lines); nil when it shows as written.
+public func displayHazard(in text: some StringProtocol, allowingLines: Bool = false) -> Unicode.Scalar? {
+    text.unicodeScalars.first { isDisplayHazard($0) && !(allowingLines && ($0 == "\n" || $0 == "\t")) }
+}
+
+/// Text from outside (a plugin's docs) made safe to print: each character that
+/// ``isDisplayHazard(_:)`` written as an escape, newlines and tabs kept; nothing clipped.
+public func displayable(_ text: String) -> String {
+    guard displayHazard(in: text, allowingLines: true) != nil else { return text }
+    var shown = ""
+    for scalar in text.unicodeScalars {
+        if isDisplayHazard(scalar), scalar != "\n", scalar != "\t" {
+            shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+        } else {
+            shown.unicodeScalars.append(scalar)
+        }
+    }
+    return shown
+}
+
+/// A character's code point as Unicode writes it: `U+001B`.
+public func codePoint(_ scalar: Unicode.Scalar) -> String {
+    let digits = String(scalar.value, radix: 16, uppercase: true)
+    return "U+" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }

@@ -76,8 +76,15 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let typeName = "error"
 
     /// The fields of ``value``'s data model: declared once, so a misspelled read of one
-    /// (`err.mesage`) is named with the fields it has.
-    static let schema = ModelSchema(typeName, ["code", "message", "service", "method"])
+    /// (`err.mesage`) is named with the fields it has. `where` is set only on an error raised
+    /// at a script's line (``value(raisedAt:)``).
+    static let schema = ModelSchema(typeName, ["code", "message", "service", "method", "where"])
+
+    /// ``value`` with `where` set to `place` (`script.lua:3: `), for an error raised at a
+    /// script's line: its `tostring` starts with the place, as Lua's own errors do.
+    public func value(raisedAt place: String) -> Value {
+        .model(DataModel(Self.schema, [.string(code.name), .string(message), .string(service), .string(method), .string(place)]))
+    }
 
     /// The error a value made by ``value`` (or any record with a known `code` and a `message`)
     /// stands for; nil for anything else.

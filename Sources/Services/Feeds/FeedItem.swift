@@ -28,13 +28,17 @@ public struct FeedItem: Sendable, Hashable {
 
     /// The read-only `item` data model scripts get.
     public var value: Value {
-        .model(DataModel("item", [
-            "id": .string(id), "title": .string(title), "link": link.map(Value.string) ?? .null,
-            "published": published.map(Value.number) ?? .null, "summary": .string(summary),
+        .model(DataModel(Self.schema, [
+            .string(id), .string(title), link.map(Value.string) ?? .null,
+            published.map(Value.number) ?? .null, .string(summary),
             // The feed's password never reaches scripts or logs (`http://***@host/feed`).
-            "feed": .string(HTTPTarget.redacted(feed)), "feedTitle": .string(feedTitle),
+            .string(HTTPTarget.redacted(feed)), .string(feedTitle),
         ]))
     }
+
+    /// The fields of ``value``'s data model, declared once, so a misspelled read of one
+    /// (`item.titel`) is named with the fields it has.
+    static let schema = ModelSchema("item", ["id", "title", "link", "published", "summary", "feed", "feedTitle"])
 }
 
 /// What a parsed feed document holds: its title and entries, in document order.

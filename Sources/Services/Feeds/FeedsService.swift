@@ -130,7 +130,7 @@ public final class FeedsService: Service {
         guard removed != nil || whileLoading else { throw Self.unknown(url) }
         publishFeeds()
         latest.set(.array((latest.value.arrayValue ?? []).filter { $0["feed"] != .string(HTTPTarget.redacted(url)) }))
-        let feed = removed.map(Self.info) ?? .model(DataModel("feed", ["url": .string(HTTPTarget.redacted(url))]))
+        let feed = removed.map(Self.info) ?? .model(DataModel(Self.feedSchema, [.string(HTTPTarget.redacted(url))]))
         archive.unsubscribeWithoutWaiting(url, size: 1 + (removed?.stored.itemCount ?? Self.latestCount)) { [weak self] outcome in
             guard case .failure(let error) = outcome, let self else { return }
             changes.emit("didFail", .object(["feed": feed, "error": error.reported(by: "feeds").value]))
@@ -353,13 +353,16 @@ public final class FeedsService: Service {
 
     private static func info(_ subscription: Subscription) -> Value {
         let stored = subscription.stored
-        return .model(DataModel("feed", [
-            "url": .string(HTTPTarget.redacted(stored.url)), "title": .string(stored.title), "interval": .number(stored.interval),
-            "lastChecked": stored.lastChecked.map(Value.number) ?? .null,
-            "lastError": subscription.lastError?.reported(by: "feeds").value ?? .null,
-            "itemCount": .integer(Int64(stored.itemCount)),
+        return .model(DataModel(feedSchema, [
+            .string(HTTPTarget.redacted(stored.url)), .string(stored.title), .number(stored.interval),
+            stored.lastChecked.map(Value.number) ?? .null,
+            subscription.lastError?.reported(by: "feeds").value ?? .null,
+            .integer(Int64(stored.itemCount)),
         ]))
     }
+
+    /// The fields of the `feed` data model, declared once (a misspelled read names them).
+    static let feedSchema = ModelSchema("feed", ["url", "title", "interval", "lastChecked", "lastError", "itemCount"])
 
     private func publishFeeds() {
         feedList.set(.array(state.withLock { state in state.order.compactMap { state.subscriptions[$0].map(Self.info) } }))

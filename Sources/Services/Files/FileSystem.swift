@@ -32,11 +32,7 @@ enum FileSystem {
     /// disk, then renamed over `path`, so a reader sees the old content or the new, never half.
     /// A new file gets mode 0644 (less the umask); an existing one keeps its mode.
     static func write(_ path: String, _ bytes: [UInt8]) throws(ServiceError) {
-        // Split at the last slash by hand: Foundation's deletingLastPathComponent trapped on a
-        // one-character name ("x") on Linux.
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let (folder, name) = Folders.split(path)
         guard !name.isEmpty, name != ".", name != ".." else { throw ServiceError(.invalidArgument, "'\(clipped(path))' names no file") }
         // The temporary name starts with the name, cut to 200 bytes so that a name near the
         // limit of 255 still has room for the suffix (a longer one fails at the rename, named).
@@ -109,11 +105,14 @@ enum FileSystem {
         var status = stat()
         guard lstat(path, &status) == 0 else { throw failure(path, errno) }
         let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
-        return .model(DataModel("fileStat", [
-            "path": .string(path), "kind": .string(kind(of: status.st_mode)), "size": .integer(Int64(status.st_size)),
-            "modified": .number(modified), "mode": .integer(Int64(status.st_mode & 0o7777)),
+        return .model(DataModel(statSchema, [
+            .string(path), .string(kind(of: status.st_mode)), .integer(Int64(status.st_size)),
+            .number(modified), .integer(Int64(status.st_mode & 0o7777)),
         ]))
     }
+
+    /// The fields of the `fileStat` data model, declared once (a misspelled read names them).
+    static let statSchema = ModelSchema("fileStat", ["path", "kind", "size", "modified", "mode"])
 
     /// `file`, `folder`, `link` or `other`.
     static func kind(of mode: mode_t) -> String {

@@ -22,7 +22,7 @@ extension FilesService: DeclaredService {
                                                         glob: options["glob"]?.stringValue,
                                                         debounce: options["debounce"]?.doubleValue ?? FilesService.defaultDebounce)))
         }
-        d.method("read", [pathArgument], returns: "the file's bytes, as a string",
+        d.method("read", [pathArgument], returns: "a string, the file's bytes",
                  "Reads a whole file (at most 64 MiB).") { files, arguments async throws(ServiceError) in
             .bytes(try files.read(try text(arguments[0], "path")))
         }
@@ -38,7 +38,7 @@ extension FilesService: DeclaredService {
         }
         d.method("list", [.init("path", .string, "A folder."),
                           .init("glob", .string, "Only names matching it (\"*.lua\").", optional: true)],
-                 returns: "the names in the folder, sorted", "Lists a folder.") { files, arguments async throws(ServiceError) in
+                 returns: "an array of strings, the names in the folder, sorted", "Lists a folder.") { files, arguments async throws(ServiceError) in
             .array(try files.list(try text(arguments[0], "path"), glob: arguments[1].stringValue).map(Value.string))
         }
         d.method("stat", [pathArgument], returns: "a fileStat { path, kind = \"file\"/\"folder\"/\"link\"/\"other\", size, modified (seconds since 1970), mode }",

@@ -101,12 +101,21 @@ public final class GeocoderService: Service {
             for (position, item) in items.enumerated() {
                 points.append(try GeoPoint(value: item, label: "location #\(position + 1): "))
             }
+            // The answer is built whole before it reaches Lua, outside its memory limit: bounded here.
+            guard points.count * count <= maximumPlacemarks else {
+                throw ServiceError(.invalidArgument, "\(points.count) locations with count \(count) ask for \(points.count * count) placemarks, "
+                                   + "more than the \(maximumPlacemarks) one call answers: ask for fewer locations or a smaller count in each call")
+            }
             if count == 1 { return .array(nearestEach(points, in: database)) }
             return .array(points.map { point in .array(database.reverse(point, count: count).map(\.value)) })
         }
         let point = try GeoPoint(value: arguments[0])
         return .array(database.reverse(point, count: count).map(\.value))
     }
+
+    /// The most placemarks one `reverse` answers (locations × count), about 0.5 GB as they are
+    /// made: the answer is built before the caller's memory limit can see it.
+    static let maximumPlacemarks = 500_000
 
     /// How many points a batch needs before its halves are searched at once.
     static let parallelBatchCount = 1000

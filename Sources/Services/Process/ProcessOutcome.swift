@@ -35,12 +35,12 @@ public struct ProcessOutcome: Sendable, Equatable {
 
     /// `{ status, signal, stdout, stderr, truncated, timedOut }` as scripts see it.
     public var value: Value {
-        var fields: Fields = ["stdout": .bytes(stdout), "stderr": .bytes(stderr),
-                              "truncated": .bool(truncated), "timedOut": .bool(timedOut)]
-        fields["status"] = status.map { .integer(Int64($0)) } ?? .null
-        fields["signal"] = signal.map(Value.string) ?? .null
-        return .model(DataModel("processResult", fields))
+        .model(DataModel(Self.schema, [status.map { .integer(Int64($0)) } ?? .null, signal.map(Value.string) ?? .null,
+                                       .bytes(stdout), .bytes(stderr), .bool(truncated), .bool(timedOut)]))
     }
+
+    /// The fields of ``value``'s data model, declared once (a misspelled read names them).
+    static let schema = ModelSchema("processResult", ["status", "signal", "stdout", "stderr", "truncated", "timedOut"])
 
     /// `{ status, signal }`: `didExit`'s payload.
     public var exitValue: Value {

@@ -14,7 +14,7 @@ extension Session: DeclaredService {
                    "Who is logged in (since: Unix seconds of the login); nil when nobody is.") { $0.currentUser.value.value }
         d.method("register", [.init("name", .string, "1 to 64 characters (at most 256 bytes); a name that looks like a registered one is taken."),
                               .init("password", .string, "At least [session] min_password_length characters (8).")],
-                 returns: "the name", "Creates a user (it does not log in); invalid_argument when the name is taken.") { session, arguments async throws(ServiceError) in
+                 returns: "a string, the name", "Creates a user (it does not log in); invalid_argument when the name is taken.") { session, arguments async throws(ServiceError) in
             try session.register(UserName.text(arguments[0], "the name"), password: UserName.text(arguments[1], "the password"))
         }
         d.method("login", [.init("name", .string, "The user's name."), .init("password", .string, "The password.")],

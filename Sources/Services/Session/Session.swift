@@ -40,6 +40,9 @@ public final class Session: Service {
     /// The one message for a wrong name or password.
     static let refusal = "wrong name or password"
 
+    /// The fields of the `user` data model, declared once (a misspelled read names them).
+    static let userSchema = ModelSchema("user", ["name", "since"])
+
     init(directory: any UserDirectory, settings: SessionSettings, clock: any ServiceClock) {
         self.settings = settings
         self.clock = clock
@@ -68,7 +71,7 @@ public final class Session: Service {
         let name = (try? UserName.normalized(name)) ?? name
         let user: DataModel? = try await throttle.attempt(name) { () throws(ServiceError) in
             let verified = try verify(name, password)
-            return (verified, verified ? DataModel("user", ["name": .string(name), "since": .integer(Int64(clock.wallTime))]) : nil)
+            return (verified, verified ? DataModel(Self.userSchema, [.string(name), .integer(Int64(clock.wallTime))]) : nil)
         }
         guard let user else { throw ServiceError(.permission, Self.refusal) }
         replaceCurrentUser(with: user)

@@ -5,6 +5,15 @@ package import Glibc
 /// the one listing of plugin folders, a plugin's files (for its declarations' stamp), remote
 /// sockets and completed paths.
 package enum Folders {
+    /// `path` split at its last slash: the folder ("" for a bare name, "/" at the root) and the
+    /// name after it. By hand: Foundation's `deletingLastPathComponent` traps on a
+    /// one-character path ("x") on Linux.
+    package static func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return ("", path) }
+        let folder = slash == path.startIndex ? "/" : String(path[..<slash])
+        return (folder, String(path[path.index(after: slash)...]))
+    }
+
     /// Makes `path` and the folders above it that are missing, each with `mode` (an existing one
     /// is left as it is). Returns the first folder that could not be made and the `errno` why,
     /// nil when all exist now.

@@ -23,11 +23,13 @@ enum TemplateKind: ViewKind {
             node.template = nil
             return
         }
+        let prefix = "{{% CONTENT_TYPE: TEXT}}"
         do {
-            node.template = try MustacheTemplate(string: "{{% CONTENT_TYPE: TEXT}}" + source)
+            node.template = try MustacheTemplate(string: prefix + source)
             node.templateError = nil
         } catch {
-            throw ViewError("view.template: the Mustache source does not parse (\(error))")
+            let diagnosis = TemplateDiagnosis(name: node.templateFile ?? "source", source: source)
+            throw ViewError("view.template: \(diagnosis.message(for: error, prefixLength: prefix.count))")
         }
     }
 

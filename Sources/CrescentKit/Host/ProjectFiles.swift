@@ -1,25 +1,27 @@
 import Foundation
+import Services
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Writing the files of `crescent init` and `crescent stubs`, with failures a person can act on:
+/// Writing the files of `crescent init`, `crescent stubs` and the reports of `crescent test`, with
+/// failures a person can act on:
 /// the path and the system's reason ("cannot write types/globals.lua: Permission denied"), not a
 /// Foundation error dump.
-enum ProjectFiles {
+package enum ProjectFiles {
     /// A file or folder that could not be made.
-    struct Failure: Error, CustomStringConvertible {
-        let path: String
-        let reason: String
-        var action = "write"
-        var description: String { "cannot \(action) \(path): \(reason)" }
+    package struct Failure: Error, CustomStringConvertible {
+        package let path: String
+        package let reason: String
+        package var action = "write"
+        package var description: String { "cannot \(action) \(path): \(reason)" }
     }
 
     /// Writes `text` to `path`, making its folders first, through a temporary file beside it renamed
     /// over it, so a failure leaves the old file whole.
-    static func write(_ text: String, to path: String) throws(Failure) {
-        try makeFolder((path as NSString).deletingLastPathComponent)
+    package static func write(_ text: String, to path: String) throws(Failure) {
+        try makeFolder(Folders.split(path).folder)
         let temporary = path + ".crescent-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw Failure(path: path, reason: reason(errno)) }
@@ -46,9 +48,9 @@ enum ProjectFiles {
     }
 
     /// Makes the folder `path` and its parents; an existing folder is fine, a file in the way is not.
-    static func makeFolder(_ path: String) throws(Failure) {
+    package static func makeFolder(_ path: String) throws(Failure) {
         guard !path.isEmpty, !isFolder(path) else { return }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = Folders.split(path).folder
         if parent != path { try makeFolder(parent) }
         if mkdir(path, 0o755) != 0 && !(errno == EEXIST && isFolder(path)) {
             throw Failure(path: path, reason: errno == EEXIST ? "it is a file, not a folder" : reason(errno))
@@ -56,7 +58,7 @@ enum ProjectFiles {
     }
 
     /// The file's text, nil when there is no file at `path`.
-    static func read(_ path: String) throws(Failure) -> String? {
+    package static func read(_ path: String) throws(Failure) -> String? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Failure(path: path, reason: access(path, R_OK) != 0 ? reason(errno) : "it cannot be read", action: "read")
