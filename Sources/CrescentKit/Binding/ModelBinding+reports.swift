@@ -28,7 +28,10 @@ extension ModelBinding {
                 return
             }
             guard mailbox.post(change) else { return }
-            let queued = link.later { host in host.binding.applyReports(of: boundBox.value) }
+            let queued = link.later { host in
+                host.binding.applyReports(of: boundBox.value)
+                host.binding.deliverReportsNow()
+            }
             if !queued { _ = mailbox.take() }
         }
     }
@@ -84,6 +87,16 @@ extension ModelBinding {
             guard registry.hasSubscribers(to: fullName, of: box.handle) else { break }
             let posted: EventPayload = properties.isEmpty ? .value(payload) : .opaque(ReportedEvent(payload, properties: properties))
             registry.post(fullName, event: name, object: box.handle, payload: posted)
+        case .events(let name, let payloads):
+            guard let first = payloads.first else { break }
+            // The properties reported before the batch go with its first event, as they would
+            // one by one.
+            guard box.reported.isEmpty else {
+                apply(.event(name: name, payload: first), to: box)
+                apply(.events(name: name, payloads: Array(payloads.dropFirst())), to: box)
+                return
+            }
+            registry.post("\(box.name).\(name)", event: name, object: box.handle, payloads: payloads)
         }
         scheduleDelivery()
     }
@@ -121,6 +134,16 @@ extension ModelBinding {
     }
 
     // MARK: Delivery
+
+    /// Delivers the round queued so far at once, in the turn that took reports from another
+    /// thread out of a mailbox: no code of this turn made those changes (a service's thread did),
+    /// so this already is a later turn than the change, as the delivery rules ask. A turn of
+    /// their own only added a hop between the report and its handlers (a file watch's rename
+    /// to its Lua handler). Whatever the handlers change is queued for the next round, as ever.
+    func deliverReportsNow() {
+        guard host.isRunning, host.requestedExit == nil else { return }
+        registry.deliverPending()
+    }
 
     /// Schedules a delivery round on a later turn when the registry has something queued (one
     /// at a time; none once the run is ending).
