@@ -60,6 +60,15 @@ import Testing
         #expect(outcome.truncated)
     }
 
+    @Test func aRunKeepsSeveralMegabytesWholeAndInOrder() async throws {
+        // Past the first read the output's room is reserved at once (OutputPipe.wholeReserve).
+        let outcome = try await service.run(ProcessSpec(argv: ["seq", "1", "500000"]))
+        let expected = (1...500_000).map(String.init).joined(separator: "\n") + "\n"
+        #expect(outcome.status == 0 && !outcome.truncated)
+        #expect(outcome.stdout.count == expected.utf8.count)
+        #expect(outcome.stdout == Array(expected.utf8))
+    }
+
     @Test func aTimeoutSendsTermThenKillToAProgramThatIgnoresTerm() async throws {
         var spec = ProcessSpec(argv: ["sh", "-c", "trap '' TERM; echo ready; sleep 30"])
         spec.timeout = 0.3

@@ -28,10 +28,7 @@ extension ModelBinding {
                 return
             }
             guard mailbox.post(change) else { return }
-            let queued = link.later { host in
-                host.binding.applyReports(of: boundBox.value)
-                host.binding.deliverReportsNow()
-            }
+            let queued = link.later { host in host.binding.applyReports(of: boundBox.value) }
             if !queued { _ = mailbox.take() }
         }
     }
@@ -134,16 +131,6 @@ extension ModelBinding {
     }
 
     // MARK: Delivery
-
-    /// Delivers the round queued so far at once, in the turn that took reports from another
-    /// thread out of a mailbox: no code of this turn made those changes (a service's thread did),
-    /// so this already is a later turn than the change, as the delivery rules ask. A turn of
-    /// their own only added a hop between the report and its handlers (a file watch's rename
-    /// to its Lua handler). Whatever the handlers change is queued for the next round, as ever.
-    func deliverReportsNow() {
-        guard host.isRunning, host.requestedExit == nil else { return }
-        registry.deliverPending()
-    }
 
     /// Schedules a delivery round on a later turn when the registry has something queued (one
     /// at a time; none once the run is ending).
