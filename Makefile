@@ -60,7 +60,7 @@ run: build
 # of output to a client that does not read, 20 rounds of kill -9 against PostgreSQL, a
 # 200,000-point GPX track made and replayed).
 PROCESS_TESTS = Hardening|PluginGrantTests|PluginGrantQuestionTests|PluginGrantFileTests|LuaPluginEscapeTests|ProcessPluginEscapeTests|PluginInstallTests|BustedSuiteTests|TestCoverageTests|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests|ProcessLuaTests|StoreFileGoneTests|SpawnPolicyTests
-HEAVY_PROCESS_TESTS = KeyboardTerminalTests|ReplTerminalTests|BackgroundHostTests|ProcessServiceTests|ProcessPluginTests|RemoteBackPressureTests|RemoteOverflowDisconnectTests|StorePostgresProcessTests|GPXStreamingTests
+HEAVY_PROCESS_TESTS = KeyboardTerminalTests|ReplTerminalTests|BackgroundHostTests|ProcessServiceTests|ProcessOutputBatchTests|ProcessPluginTests|RemoteBackPressureTests|RemoteOverflowDisconnectTests|StorePostgresProcessTests|GPXStreamingTests
 SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests|FilesServiceTests|StoreCrossProcessTests|GeocoderTests|GeocoderSearchTests
 # Each phase runs under tools/reap.py: what a crashed test process leaves running (hosts, plugin
 # processes, its PostgreSQL server) is stopped when the phase ends instead of outliving it.
@@ -94,7 +94,7 @@ UNIT_TESTS = LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|Service
 # cooperative threads with fixtures that block them (PostgreSQL's initdb, the geocoder's data);
 # slowed down by the sanitizer, those held every such run past its time limit in the parallel
 # phase. The process service's timeout tests are timed; in make test they run alone too.
-SANITIZE_SERIAL_TESTS = $(SERIAL_TESTS)|AwaitTests|CompletionTests|LatestTests|OwnershipTests|LocationLuaTests|StoreLuaTests|GeocoderLuaTests|SessionLuaTests|GpsdLongLineTests|ProcessServiceTests|ProcessLuaTests
+SANITIZE_SERIAL_TESTS = $(SERIAL_TESTS)|AwaitTests|CompletionTests|LatestTests|OwnershipTests|LocationLuaTests|StoreLuaTests|GeocoderLuaTests|SessionLuaTests|GpsdLongLineTests|ProcessServiceTests|ProcessOutputBatchTests|ProcessLuaTests
 SANITIZERS ?= address thread
 SANITIZER_OPTIONS = LSAN_OPTIONS=suppressions=$(CURDIR)/tools/sanitizers/lsan.supp \
 	TSAN_OPTIONS="suppressions=$(CURDIR)/tools/sanitizers/tsan.supp halt_on_error=0"

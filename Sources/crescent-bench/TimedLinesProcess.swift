@@ -29,24 +29,12 @@ final class TimedLinesProcess: Sendable {
         } catch {
             throw BenchFailure(row: row, reason: "cannot start the \(role) crescent: \(error)")
         }
-        let reading = output.fileHandleForReading
-        // Reads until the process's output ends, holding this object until then.
-        Thread.detachNewThread { [self] in
-            var pending = Data()
-            while true {
-                let chunk = reading.availableData
-                guard !chunk.isEmpty else { return }
-                let now = MonotonicClock.nanoseconds()
-                pending += chunk
-                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    if line == "ready" {
-                        ready.withLock { $0 = true }
-                    } else if let number = Int64(line) {
-                        arrivals.withLock { $0[number] = $0[number] ?? now }
-                    }
-                }
+        // Read until the process's output ends, holding this object until then.
+        TimedLines.read(output.fileHandleForReading) { [self] line, now in
+            if line == "ready" {
+                ready.withLock { $0 = true }
+            } else if let number = Int64(line) {
+                arrivals.withLock { $0[number] = $0[number] ?? now }
             }
         }
         for _ in 0..<600 where !ready.withLock({ $0 }) && process.isRunning { usleep(50_000) }

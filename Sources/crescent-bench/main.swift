@@ -49,6 +49,7 @@ enum BenchCommand {
             ("remote-eval", RemoteRows.eval),
             ("process-run", ProcessRows.run),
             ("process-lines", ProcessRows.lines),
+            ("process-line-events", ProcessRows.lineEvents),
             ("watch-latency", WatchLatencyRow.run),
         ]
     }

@@ -49,6 +49,32 @@ import Testing
         #expect(run.lines == ["true\tinteger", "stdout\talpha", "stdout\tbeta", "stdout\tgamma", "exit\t0\tnil\tfalse"])
     }
 
+    @Test func manyLinesReachAHandlerOneByOneInOrderAndAHandlerCanStopHearingThem() async {
+        // The lines of one read come to the loop as one report: each is still its own event, a
+        // subscription cancelled by its handler hears no more of them, and didExit comes last.
+        let run = await RealLoopRun.run("""
+            local count, inOrder, stopped = 0, true, 0
+            local p = services.process:spawn({ "sh", "-c", "seq 1 50000; echo done >&2" })
+            p:on("didOutput", function(out)
+              if out.stream == "stdout" then
+                count = count + 1
+                if tonumber(out.line) ~= count then inOrder = false end
+              else
+                print(out.stream, out.line, count)
+              end
+            end)
+            local sub
+            sub = p:on("didOutput", function(out)
+              stopped = stopped + 1
+              if stopped == 3 then sub:cancel() end
+            end)
+            p:on("didExit", function(e) print("exit", e.status, count, inOrder, stopped) end)
+            """, options: HostOptions(), plugins: [StandardPlugin()])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.last == "exit\t0\t50000\ttrue\t3")
+        #expect(run.lines.count == 2 && run.lines.first?.hasPrefix("stderr\tdone\t") == true, "\(run.lines)")
+    }
+
     @Test func killAndWaitReportTheSignal() async {
         let run = await RealLoopRun.run("""
             task(function()

@@ -87,6 +87,8 @@ final class ChangeLog: Sendable {
                 registry.propertyChanged(handle, key: key, to: value)
             case .event(let name, let payload):
                 registry.post("\(handle.typeName).\(name)", event: name, object: handle, payload: .value(payload))
+            case .events(let name, let payloads):
+                registry.post("\(handle.typeName).\(name)", event: name, object: handle, payloads: payloads)
             }
         }
     }
@@ -98,6 +100,7 @@ extension ModelChange {
         switch self {
         case .property(let key, let value): "\(key)=\(value.text)"
         case .event(let name, let payload): "\(name)(\(payload.text))"
+        case .events(let name, let payloads): payloads.map { "\(name)(\($0.text))" }.joined(separator: " ")
         }
     }
 }

@@ -60,6 +60,15 @@ import Testing
         #expect(outcome.truncated)
     }
 
+    @Test func aRunKeepsSeveralMegabytesWholeAndInOrder() async throws {
+        // Past the first read the output's room is reserved at once (OutputPipe.wholeReserve).
+        let outcome = try await service.run(ProcessSpec(argv: ["seq", "1", "500000"]))
+        let expected = (1...500_000).map(String.init).joined(separator: "\n") + "\n"
+        #expect(outcome.status == 0 && !outcome.truncated)
+        #expect(outcome.stdout.count == expected.utf8.count)
+        #expect(outcome.stdout == Array(expected.utf8))
+    }
+
     @Test func aTimeoutSendsTermThenKillToAProgramThatIgnoresTerm() async throws {
         var spec = ProcessSpec(argv: ["sh", "-c", "trap '' TERM; echo ready; sleep 30"])
         spec.timeout = 0.3
@@ -100,10 +109,10 @@ import Testing
         let seen = Mutex<[String]>([])
         process.changes.attach { change in
             switch change {
-            case .event(let name, let payload):
-                let line = payload["line"]
-                let text = if case .bytes(let bytes) = line { String(decoding: bytes, as: UTF8.self) } else { "" }
-                seen.withLock { $0.append(name == "didOutput" ? "\(payload["stream"].stringValue ?? "?"):\(text)" : "\(name):\(payload["status"].integerValue ?? -1)") }
+            case .event("didExit", let payload):
+                seen.withLock { $0.append("didExit:\(payload["status"].integerValue ?? -1)") }
+            case .event, .events:
+                seen.withLock { $0 += change.outputLines.map { "\($0["stream"].stringValue ?? "?"):\($0.lineText)" } }
             case .property(let key, let value):
                 seen.withLock { $0.append("\(key)=\(value.boolValue.map(String.init) ?? "?")") }
             }
@@ -140,8 +149,8 @@ import Testing
         let process = try service.spawn(ProcessSpec(argv: ["sh", "-c", "sleep 3014 & echo $!"]))
         let child = Mutex<Int32?>(nil)
         process.changes.attach { change in
-            guard case .event("didOutput", let payload) = change, case .bytes(let bytes) = payload["line"] else { return }
-            child.withLock { $0 = Int32(String(decoding: bytes, as: UTF8.self)) }
+            guard let line = change.outputLines.first else { return }
+            child.withLock { $0 = Int32(line.lineText) }
         }
         process.start()
         #expect(await eventually { !process.isRunning })
@@ -157,7 +166,7 @@ import Testing
         let process = try service.spawn(ProcessSpec(argv: ["sh", "-c", "trap '' TERM; echo ready; while :; do sleep 0.05; done"]))
         let ready = Mutex(false)
         process.changes.attach { change in
-            if case .event("didOutput", _) = change { ready.withLock { $0 = true } }
+            if !change.outputLines.isEmpty { ready.withLock { $0 = true } }
         }
         process.start()
         #expect(process.endsWithTask)
@@ -326,4 +335,22 @@ private func waitForPid(in path: String) async -> Int32? {
         try? await Task.sleep(for: .milliseconds(10))
     }
     return nil
+}
+
+extension ModelChange {
+    /// The `didOutput` payloads this report carries: one event, or the lines of one read.
+    var outputLines: [Value] {
+        switch self {
+        case .event("didOutput", let payload): [payload]
+        case .events("didOutput", let payloads): payloads
+        default: []
+        }
+    }
+}
+
+extension Value {
+    /// A `didOutput` payload's line as text.
+    var lineText: String {
+        if case .bytes(let bytes) = self["line"] { String(decoding: bytes, as: UTF8.self) } else { "" }
+    }
 }

@@ -57,7 +57,7 @@ final class ChangeLog: Sendable {
         all.map { change in
             switch change {
             case .property(let key, _): key
-            case .event(let name, _): name
+            case .event(let name, _), .events(let name, _): name
             }
         }
     }

@@ -84,6 +84,16 @@ extension ModelBinding {
             guard registry.hasSubscribers(to: fullName, of: box.handle) else { break }
             let posted: EventPayload = properties.isEmpty ? .value(payload) : .opaque(ReportedEvent(payload, properties: properties))
             registry.post(fullName, event: name, object: box.handle, payload: posted)
+        case .events(let name, let payloads):
+            guard let first = payloads.first else { break }
+            // The properties reported before the batch go with its first event, as they would
+            // one by one.
+            guard box.reported.isEmpty else {
+                apply(.event(name: name, payload: first), to: box)
+                apply(.events(name: name, payloads: Array(payloads.dropFirst())), to: box)
+                return
+            }
+            registry.post("\(box.name).\(name)", event: name, object: box.handle, payloads: payloads)
         }
         scheduleDelivery()
     }

@@ -4,6 +4,10 @@ import Synchronization
 public enum ModelChange: Sendable {
     case property(key: String, value: Value)
     case event(name: String, payload: Value)
+    /// Events of one name, in the order they happened, reported at once (the lines of one read of
+    /// a program's output): delivered as that many events, each as ``event(name:payload:)`` is,
+    /// for one report's cost.
+    case events(name: String, payloads: [Value])
 }
 
 /// Where a model object reports its changes. The host attaches a sink that carries each report
@@ -37,6 +41,12 @@ public final class ChangePublisher: Sendable {
     /// Reports event `name` with `payload`.
     public func emit(_ name: String, _ payload: Value = .null) {
         publish(.event(name: name, payload: payload))
+    }
+
+    /// Reports events `name`, one per payload in order, as one report (nothing when empty).
+    public func emit(_ name: String, payloads: [Value]) {
+        guard !payloads.isEmpty else { return }
+        publish(.events(name: name, payloads: payloads))
     }
 
     private func publish(_ change: ModelChange) {

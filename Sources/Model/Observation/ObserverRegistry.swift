@@ -198,6 +198,16 @@ public final class ObserverRegistry {
         enqueue(.event(EventPost(name: name, event: event ?? name, object: object, payload: payload, sequence: sequence)))
     }
 
+    /// Queues events `name` of `object`, one per payload in order, as ``post(_:event:object:payload:)``
+    /// would queue them one by one (each numbered, so a subscription made meanwhile hears none of
+    /// them), for one queue entry.
+    public func post(_ name: String, event: String, object: ObjectHandle?, payloads: [Value]) {
+        guard !payloads.isEmpty, hasSubscribers(to: name, of: object) else { return }
+        let first = sequence &+ 1
+        sequence &+= UInt32(truncatingIfNeeded: payloads.count)
+        enqueue(.events(EventBatchPost(name: name, event: event, object: object, payloads: payloads, firstSequence: first)))
+    }
+
     private func enqueue(_ item: Pending) {
         if isDelivering { queuedByHandlers = true }
         queue.append((item, isDelivering))
@@ -247,18 +257,38 @@ public final class ObserverRegistry {
                     }
                 }
             case .event(let post):
-                var subscribers = eventSubscribers[post.name]?.snapshot() ?? []
-                if let object = post.object, let delegates = delegateSubscribers[object.id] {
-                    subscribers = Self.merge(subscribers, delegates.snapshot())
+                for subscription in eventSubscribers(post.name, of: post.object) {
+                    deliver(post.payload, as: post.sequence, of: post.name, post.event, post.object, to: subscription)
                 }
-                for subscription in subscribers where subscription.isActive && subscription.isNew(post.sequence) {
-                    if case .event(_, let only?) = subscription.target, only != post.object { continue }
-                    subscription.seenSequence = post.sequence
-                    deliver(EventDelivery(subscription: subscription, name: post.name, event: post.event,
-                                          object: post.object, payload: post.payload))
+            case .events(let post):
+                // One list for the batch: a subscription made by a handler meanwhile is newer
+                // than every event of it, and one cancelled meanwhile is inactive.
+                let subscribers = eventSubscribers(post.name, of: post.object)
+                for (offset, payload) in post.payloads.enumerated() {
+                    let sequence = post.firstSequence &+ UInt32(truncatingIfNeeded: offset)
+                    for subscription in subscribers {
+                        deliver(.value(payload), as: sequence, of: post.name, post.event, post.object, to: subscription)
+                    }
                 }
             }
         }
+    }
+
+    /// The subscribers of event `name` and the delegates of `object`, in subscription order.
+    private func eventSubscribers(_ name: String, of object: ObjectHandle?) -> [Subscription] {
+        let subscribers = eventSubscribers[name]?.snapshot() ?? []
+        guard let object, let delegates = delegateSubscribers[object.id] else { return subscribers }
+        return Self.merge(subscribers, delegates.snapshot())
+    }
+
+    /// Delivers the event numbered `sequence` to `subscription` when it is active, has not seen
+    /// it and listens to `object`.
+    private func deliver(_ payload: EventPayload, as sequence: UInt32, of name: String, _ event: String, _ object: ObjectHandle?,
+                         to subscription: Subscription) {
+        guard subscription.isActive, subscription.isNew(sequence) else { return }
+        if case .event(_, let only?) = subscription.target, only != object { return }
+        subscription.seenSequence = sequence
+        deliver(EventDelivery(subscription: subscription, name: name, event: event, object: object, payload: payload))
     }
 
     /// Delivers the changes of `batch` that `subscription` has not seen: folded into one
@@ -341,6 +371,7 @@ public final class ObserverRegistry {
             case .initial(let subscription, _): subscription.targetDescription
             case .property(let key, let object): "\(object.typeName).\(key.key)"
             case .event(let post): post.name
+            case .events(let post): post.name
             }
             if !names.contains(name) { names.append(name) }
         }

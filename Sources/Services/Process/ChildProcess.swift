@@ -13,10 +13,14 @@ final class ChildProcess: @unchecked Sendable {
     // @unchecked: only the reactor thread touches it (see the type's doc); it crosses threads
     // inside jobs submitted to that thread.
 
+    /// A line of output without its newline, and whether it was cut at `maxBytes`.
+    typealias OutputLine = (bytes: [UInt8], cut: Bool)
+
     /// Where a program's output and end go; called on the reactor thread.
     struct Callbacks {
-        /// A line of output (`spawn`): the stream's name, the line, whether it was cut.
-        var line: ((String, ArraySlice<UInt8>, Bool) -> Void)?
+        /// The lines of output one wake-up read from one stream, in order (`spawn`): the
+        /// stream's name and the lines, handed over at once so they cost the loop one report.
+        var lines: ((String, [OutputLine]) -> Void)?
         /// The program ended (with its output, for `run`).
         var exited: (ProcessOutcome) -> Void
     }
@@ -37,6 +41,8 @@ final class ChildProcess: @unchecked Sendable {
     private var pendingInput: [UInt8] = []
     private var closeInputWhenWritten = false
     private var streams: [OutputPipe]
+    /// The lines read since the last hand-over (``Callbacks/lines``), of one stream.
+    private var readLines: [OutputLine] = []
     private var callbacks: Callbacks
     private(set) var phase = Phase.running
     private var timedOut = false
@@ -118,34 +124,51 @@ final class ChildProcess: @unchecked Sendable {
     private func readAvailable(_ index: Int) {
         guard streams[index].isOpen else { return }
         var buffer = [UInt8](repeating: 0, count: 65536)
+        let collects = callbacks.lines != nil
+        var ended = false
         // Bounded: at most 16 reads (1 MiB) per wake-up, so one busy program does not starve
         // the others; poll says again that the rest is there.
-        for _ in 0..<16 {
+        reading: for _ in 0..<16 {
             let count = buffer.withUnsafeMutableBytes { read(streams[index].descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
-                let name = streams[index].name
                 buffer.withUnsafeBytes { bytes in
                     streams[index].take(UnsafeRawBufferPointer(rebasing: bytes[0..<count])) { line, cut in
-                        callbacks.line?(name, line, cut)
+                        if collects { readLines.append((Array(line), cut)) }
                     }
                 }
             } else if count < 0 && errno == EINTR {
                 continue
             } else if count < 0 && errno == EAGAIN {
-                return
+                break reading
             } else {
-                finishStream(index)
-                return
+                ended = true
+                break reading
             }
+        }
+        if ended {
+            finishStream(index)
+        } else {
+            handOverLines(of: index)
         }
     }
 
     private func finishStream(_ index: Int) {
         guard streams[index].isOpen else { return }
-        let name = streams[index].name
-        streams[index].finish { line, cut in callbacks.line?(name, line, cut) }
+        let collects = callbacks.lines != nil
+        streams[index].finish { line, cut in
+            if collects { readLines.append((Array(line), cut)) }
+        }
+        handOverLines(of: index)
         reactor.unwatch(streams[index].descriptor)
         close(streams[index].descriptor)
+    }
+
+    /// Hands the lines read from stream `index` over in one call, if there are any.
+    private func handOverLines(of index: Int) {
+        guard !readLines.isEmpty else { return }
+        let lines = readLines
+        readLines = []
+        callbacks.lines?(streams[index].name, lines)
     }
 
     // MARK: Ending
@@ -199,6 +222,6 @@ final class ChildProcess: @unchecked Sendable {
         }
         outcome.truncated = streams.contains { $0.truncated }
         callbacks.exited(outcome)
-        callbacks.line = nil
+        callbacks.lines = nil
     }
 }

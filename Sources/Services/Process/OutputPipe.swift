@@ -13,6 +13,10 @@ struct OutputPipe {
     /// For lines: the current line was cut, so its rest is dropped up to the next newline.
     private var skippingRest = false
     private(set) var isOpen = true
+    /// Output kept (`run`) past this size reserves room for the rest at once…
+    static let firstReserve = 65536
+    /// …up to the limit or this, whichever is smaller (beyond it, it grows as arrays do).
+    static let wholeReserve = 64 << 20
 
     init(name: String, descriptor: Int32, limit: Int, splitsLines: Bool) {
         self.name = name
@@ -27,7 +31,15 @@ struct OutputPipe {
         guard splitsLines else {
             let room = max(limit - kept.count, 0)
             if bytes.count > room { truncated = true }
-            kept.append(contentsOf: bytes.prefix(room))
+            let part = bytes.prefix(room)
+            if kept.count >= Self.firstReserve, kept.count + part.count > kept.capacity, kept.capacity < Self.wholeReserve {
+                // Past the first read, room for all that may come, at once: growing by doubling
+                // copied the output again at each step into fresh pages (a 7 MB run spent a
+                // quarter of its time in page faults). Pages reserved and never written cost no
+                // memory.
+                kept.reserveCapacity(min(limit, Self.wholeReserve))
+            }
+            kept.append(contentsOf: part)
             return
         }
         var start = bytes.startIndex

@@ -109,7 +109,7 @@ public final class ProcessService: Service {
         let deadline = Cancellation()
         let untrack = untracker()
         let child = ChildProcess(launched, spec: spec, splitsLines: false, reactor: reactor, callbacks: .init(
-            line: nil,
+            lines: nil,
             exited: { outcome in
                 untrack(pid)
                 deadline.cancel()

@@ -55,7 +55,7 @@ public final class SpawnedProcess: OwnedModelObject {
         // program runs on (the owner's share keeps it until then anyway).
         let link = WeakBox<SpawnedProcess>()
         backend = .program(ChildProcess(launched, spec: spec, splitsLines: true, reactor: reactor, callbacks: .init(
-            line: { stream, line, cut in link.object?.emitLine(stream, line, cut) },
+            lines: { stream, lines in link.object?.emitLines(stream, lines) },
             exited: { outcome in
                 onExit(outcome)
                 link.object?.ended(outcome)
@@ -84,10 +84,18 @@ public final class SpawnedProcess: OwnedModelObject {
         if spec.stdin != nil { state.withLock { $0.inputOpen = false } }
     }
 
-    private func emitLine(_ stream: String, _ line: ArraySlice<UInt8>, _ cut: Bool) {
-        var payload: Fields = ["stream": .string(stream), "line": .bytes(Array(line))]
-        if cut { payload["truncated"] = true }
-        changes.emit("didOutput", .object(payload))
+    /// `didOutput` for each of `lines` of `stream`, in order, as one report: the lines of one
+    /// read reach the loop in one hop and one queue entry, and are delivered one by one.
+    private func emitLines(_ stream: String, _ lines: [ChildProcess.OutputLine]) {
+        let name = Value.string(stream)
+        var payloads: [Value] = []
+        payloads.reserveCapacity(lines.count)
+        for line in lines {
+            let fields: [Fields.Element] = line.cut ? [("stream", name), ("line", .bytes(line.bytes)), ("truncated", true)]
+                                                    : [("stream", name), ("line", .bytes(line.bytes))]
+            payloads.append(.object(Fields(distinctFields: fields)))
+        }
+        changes.emit("didOutput", payloads: payloads)
     }
 
     /// The reactor's side of it, for the service's timeout.
@@ -142,7 +150,7 @@ public final class SpawnedProcess: OwnedModelObject {
         for (stream, bytes) in [("stdout", outcome.stdout), ("stderr", outcome.stderr)] where !bytes.isEmpty {
             var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             if bytes.last == UInt8(ascii: "\n") { lines.removeLast() }
-            for line in lines { emitLine(stream, line.last == UInt8(ascii: "\r") ? line.dropLast() : line, false) }
+            emitLines(stream, lines.map { line in (Array(line.last == UInt8(ascii: "\r") ? line.dropLast() : line), false) })
         }
         outcome.stdout = []
         outcome.stderr = []
