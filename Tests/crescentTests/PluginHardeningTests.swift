@@ -151,6 +151,7 @@ import Glibc
     /// right and the wrong type.
     static let processProgram = #"""
         import json, subprocess, sys
+        \#(PluginTestPython.hostPids)
 
         def send(message):
             sys.stdout.write(json.dumps(message) + "\n")
@@ -172,8 +173,8 @@ import Glibc
                 continue
             name = params.get("method")
             if name == "spawn":
-                child = subprocess.Popen(["sleep", "300"])
-                send({"jsonrpc": "2.0", "id": id, "result": child.pid})
+                child, child_pid = spawn_seen(["sleep", "300"])
+                send({"jsonrpc": "2.0", "id": id, "result": child_pid})
             elif name == "shout":
                 sys.stderr.write("y" * (20 << 20) + "\n")
                 sys.stderr.flush()
