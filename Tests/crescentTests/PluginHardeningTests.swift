@@ -21,7 +21,7 @@ import Glibc
           meter:set("level", level)
           return level
         end)
-        meter:method("label", {}, "string", "The label main read.", function() return labelInMain end)
+        meter:method("mainLabel", {}, "string", "The label main read.", function() return labelInMain end)
         meter:method("bad", {}, "nil", "Sets and emits values of the wrong type.", function()
           meter:set("level", "high")
           meter:emit("ping", "text")
@@ -37,7 +37,7 @@ import Glibc
             task(function()
               print("bump", (meter:bump(3)))
               print("bump", (meter:bump(2)))
-              print("label", (meter:label()))
+              print("label", (meter:mainLabel()))
             end)
             """], in: sandbox)
         #expect(result.status == 0, "\(result)")
