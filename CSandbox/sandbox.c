@@ -160,8 +160,15 @@ static void id_map(char *out, unsigned id) {
     *cursor = '\0';
 }
 
+/* Sets both limits of `resource` to `value`, or to the hard limit the program inherited when that
+ * is lower: only a process with CAP_SYS_RESOURCE over the host may raise a hard limit (under a
+ * container's `nofile=128` every process plugin failed to start with "setrlimit: Operation not
+ * permitted"), and a lower bound is within what was asked. */
 static int limit(int resource, unsigned long long value) {
     if (value == 0) return 0;
+    struct rlimit inherited;
+    if (getrlimit(resource, &inherited) == 0 && inherited.rlim_max != RLIM_INFINITY && inherited.rlim_max < (rlim_t)value)
+        value = (unsigned long long)inherited.rlim_max;
     struct rlimit bound = { (rlim_t)value, (rlim_t)value };
     return setrlimit(resource, &bound);
 }

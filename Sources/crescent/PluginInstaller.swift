@@ -97,6 +97,12 @@ enum PluginInstaller {
         let exists = FileManager.default.fileExists(atPath: source, isDirectory: &isFolder)
         if source.hasSuffix(".tar.gz") || source.hasSuffix(".tgz") {
             guard exists, !isFolder.boolValue else { throw PluginProblem("\(source): no such archive") }
+            // A FIFO there held the install for good (tar waiting for a writer): only a regular
+            // file (a link to one included) is unpacked.
+            var status = stat()
+            guard stat(source, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+                throw PluginProblem("\(source): not a regular file (a FIFO, a device or a socket): an archive to install must be a file")
+            }
             do {
                 try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
             } catch {

@@ -308,4 +308,38 @@ import Glibc
         #expect((run.stdout + run.stderr).contains("method 'addObserver' of service 'pm' would hide the service object's own addObserver"), "\(run)")
         #expect(!run.stdout.contains("true"), "\(run)")
     }
+
+    /// Under a hard open-file limit below 256 (a container's `nofile=128`), no process plugin
+    /// could start ("setrlimit: Operation not permitted"); its limit is the lower one now.
+    @Test func aProcessPluginStartsUnderAHardOpenFileLimitBelow256() async throws {
+        let sandbox = try await processSandbox()
+        var variables: [String: String?] = ["HOME": sandbox.path, "XDG_DATA_HOME": nil]
+        variables["CRESCENT"] = CrescentProcess.binaryPath
+        let run = try await crescent(["-c", "ulimit -n 128 && exec \"$CRESCENT\" \"$@\"", "sh", "-e",
+                                      "task(function() print(services.pd:daemon('\(sandbox.path)\(dataFolder)/pd/n.pid')) end)"],
+                                     executable: "/bin/sh", in: sandbox, environment: variables, timeLimit: 60)
+        #expect(run.stdoutLines.contains("parent done\tnil"), "\(run)")
+        if let pid = try await pid(at: sandbox.path + dataFolder + "/pd/n.pid") { _ = try await ends(pid) }
+    }
+
+    /// A FIFO put where a plugin's declarations are recorded held every start that read it; it
+    /// is not read now (the plugin is asked again).
+    @Test func aFIFOInPlaceOfTheDeclarationsRecordIsNotRead() async throws {
+        let sandbox = try await processSandbox()
+        let folder = sandbox.path + "/.local/share/crescent/plugin-declarations"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(mkfifo(folder + "/pd.json", 0o600) == 0)
+        let run = try await inHome(["services", "pd"], sandbox, timeLimit: 30)
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.contains("daemon"), "\(run)")
+    }
+
+    /// `plugins install` of a FIFO named like an archive waited for ever.
+    @Test func installingAFIFONamedLikeAnArchiveIsRefused() async throws {
+        let sandbox = try Sandbox()
+        #expect(mkfifo(sandbox.path + "/ff.tar.gz", 0o600) == 0)
+        let run = try await inHome(["plugins", "install", "ff.tar.gz"], sandbox, timeLimit: 30)
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderr.contains("ff.tar.gz: not a regular file (a FIFO, a device or a socket)"), "\(run)")
+    }
 }
