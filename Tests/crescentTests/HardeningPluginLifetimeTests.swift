@@ -342,4 +342,19 @@ import Glibc
         #expect(run.status == 1, "\(run)")
         #expect(run.stderr.contains("ff.tar.gz: not a regular file (a FIFO, a device or a socket)"), "\(run)")
     }
+
+    /// A broken grants file made runs and `crescent plugins` say only "not granted ... run
+    /// crescent plugins allow NAME", which then refused the broken file; both name it now.
+    @Test func aBrokenGrantsFileIsNamedByTheRunAndTheList() async throws {
+        let sandbox = try await processSandbox()
+        let grants = sandbox.path + "/.local/share/crescent/plugin-grants.toml"
+        let handle = try #require(FileHandle(forWritingAtPath: grants))
+        handle.seekToEndOfFile()
+        handle.write(Data("this is = = broken\n".utf8))
+        try handle.close()
+        let run = try await inHome(["-e", "task(function() print(services.pd:daemon('x')) end)"], sandbox)
+        #expect((run.stdout + run.stderr).contains("the grants file cannot be read: \(grants)"), "\(run)")
+        let list = try await inHome(["plugins"], sandbox)
+        #expect(list.stdout.contains("the grants file cannot be read, so no grant in it holds: \(grants)"), "\(list)")
+    }
 }
