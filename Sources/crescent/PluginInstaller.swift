@@ -121,7 +121,10 @@ enum PluginInstaller {
             try PluginContents.check(folder: staging, shown: source)
         } else if exists || source.contains("://") || source.hasPrefix("git@") || source.hasSuffix(".git") {
             // No hooks, no submodules: cloning runs nothing of the repository.
-            try run(["git", "-c", "core.hooksPath=/dev/null", "clone", "--quiet", "--depth", "1", "--", source, staging],
+            // A server that accepts and never answers held the install without bound or word:
+            // git's http gives up after 20 s below 1 byte a second (ssh has its own settings).
+            try run(["git", "-c", "core.hooksPath=/dev/null", "-c", "http.lowSpeedLimit=1", "-c", "http.lowSpeedTime=20",
+                     "clone", "--quiet", "--depth", "1", "--", source, staging],
                     what: "cloning \(source)")
             try? FileManager.default.removeItem(atPath: staging + "/.git")
             try PluginContents.check(folder: staging, shown: source)

@@ -357,4 +357,35 @@ import Glibc
         let list = try await inHome(["plugins"], sandbox)
         #expect(list.stdout.contains("the grants file cannot be read, so no grant in it holds: \(grants)"), "\(list)")
     }
+
+    /// `plugins install` of a git URL whose server accepts and never answers waited without
+    /// bound; git gives up now after 20 s without data, and the message names the URL.
+    @Test func installFromAGitServerThatNeverAnswersEnds() async throws {
+        let sandbox = try Sandbox()
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(listener >= 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        #expect(bound == 0 && listen(listener, 8) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        let port = UInt16(bigEndian: address.sin_port)
+        // The kernel completes the connections in the backlog; nobody ever reads or writes them.
+        let url = "http://127.0.0.1:\(port)/repo.git"
+        let run = try await inHome(["plugins", "install", url], sandbox, timeLimit: 90)
+        #expect(run.status == 1, "\(run)")
+        #expect(run.stderr.contains("cloning \(url) failed"), "\(run)")
+    }
+
+    /// The grants file's refusals said "the plugin's plugin grants".
+    @Test func aGrantsFileThatIsAFIFOIsNamedAsTheGrantsFile() async throws {
+        let sandbox = try await processSandbox()
+        let grants = sandbox.path + "/.local/share/crescent/plugin-grants.toml"
+        #expect(unlink(grants) == 0 && mkfifo(grants, 0o600) == 0)
+        let allow = try await inHome(["plugins", "allow", "pd"], sandbox, timeLimit: 30)
+        #expect(allow.stderr.contains("\(grants): cannot use it as the grants file: it is a FIFO, not a regular file"), "\(allow)")
+    }
 }

@@ -94,7 +94,7 @@ final class LuaPluginRuntime {
         }
         var source: [UInt8]
         do throws(PluginProblem) {
-            source = try PluginFile.read(mainPath, limit: PluginFile.sourceLimit, what: "main (a Lua source)")
+            source = try PluginFile.read(mainPath, limit: PluginFile.sourceLimit, what: "the plugin's main (a Lua source)")
         } catch {
             runtime.finish()
             return .failure(PluginProblem("\(manifest.path): field 'main': \(error.description)"))

@@ -34,7 +34,7 @@ struct PluginDeclarationCache {
     /// The record's bytes when it is a regular file of at most 16 MiB (a FIFO put there held the
     /// start, and a 4 GB file was read whole), else nil: it is then made again.
     private static func read(_ path: String) -> [UInt8]? {
-        try? PluginFile.read(path, limit: PluginFile.sourceLimit, what: "declarations record")
+        try? PluginFile.read(path, limit: PluginFile.sourceLimit, what: "the plugin's declarations record")
     }
 
     /// The declarations recorded for the plugin as it is now, nil when none hold.

@@ -49,7 +49,7 @@ public struct PluginGrants: Sendable {
         problem = nil
         guard access(path, F_OK) == 0 else { return }
         do throws(PluginProblem) {
-            let sections = try PluginFile.tables(path, what: "plugin grants")
+            let sections = try PluginFile.tables(path, what: "the grants file")
             for (name, section) in sections {
                 guard case .object = section else { continue }
                 let recorded = try? PluginPermissions.read(Self.permissionsTable(section), path: path, isGrant: true)
