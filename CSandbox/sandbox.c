@@ -383,7 +383,11 @@ static void filter_system_calls(const crescent_sandbox *spec, int report) {
 static const int forwarded_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT };
 static volatile pid_t init_program;
 
-static void forward_signal(int signal) { if (init_program > 0) kill(init_program, signal); }
+/* To the program's process group (what it started in it too, as the host's signal to a plugin's
+ * group always reached), or to the program alone before it has made that group. */
+static void forward_signal(int signal) {
+    if (init_program > 0 && kill(-init_program, signal) != 0) kill(init_program, signal);
+}
 static void note_child(int signal) { (void)signal; }
 
 /* A copy of the process made without the C library's fork handlers: after the raw clone that made
