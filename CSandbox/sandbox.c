@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -104,7 +106,7 @@ struct failure {
 
 enum step {
     STEP_SESSION = 1, STEP_DESCRIPTORS, STEP_DIRECTORY, STEP_NAMESPACE, STEP_ID_MAP, STEP_RESOLVER, STEP_RLIMIT,
-    STEP_NO_NEW_PRIVS, STEP_LANDLOCK, STEP_LANDLOCK_RULE, STEP_SECCOMP, STEP_EXEC
+    STEP_NO_NEW_PRIVS, STEP_LANDLOCK, STEP_LANDLOCK_RULE, STEP_SECCOMP, STEP_EXEC, STEP_INIT
 };
 
 static const char *step_name(int step) {
@@ -112,7 +114,7 @@ static const char *step_name(int step) {
     case STEP_SESSION: return "setsid";
     case STEP_DESCRIPTORS: return "dup2 of stdin, stdout, stderr";
     case STEP_DIRECTORY: return "chdir to the plugin folder";
-    case STEP_NAMESPACE: return "unshare of a user (and network) namespace";
+    case STEP_NAMESPACE: return "unshare of a network or mount namespace";
     case STEP_ID_MAP: return "writing the user namespace's id maps";
     case STEP_RESOLVER: return "unmounting the scratch tmpfs of the name resolution settings";
     case STEP_RLIMIT: return "setrlimit";
@@ -121,6 +123,7 @@ static const char *step_name(int step) {
     case STEP_LANDLOCK_RULE: return "Landlock rule";
     case STEP_SECCOMP: return "seccomp filter";
     case STEP_EXEC: return "exec";
+    case STEP_INIT: return "fork of the program under its PID namespace's init";
     default: return "?";
     }
 }
@@ -157,8 +160,15 @@ static void id_map(char *out, unsigned id) {
     *cursor = '\0';
 }
 
+/* Sets both limits of `resource` to `value`, or to the hard limit the program inherited when that
+ * is lower: only a process with CAP_SYS_RESOURCE over the host may raise a hard limit (under a
+ * container's `nofile=128` every process plugin failed to start with "setrlimit: Operation not
+ * permitted"), and a lower bound is within what was asked. */
 static int limit(int resource, unsigned long long value) {
     if (value == 0) return 0;
+    struct rlimit inherited;
+    if (getrlimit(resource, &inherited) == 0 && inherited.rlim_max != RLIM_INFINITY && inherited.rlim_max < (rlim_t)value)
+        value = (unsigned long long)inherited.rlim_max;
     struct rlimit bound = { (rlim_t)value, (rlim_t)value };
     return setrlimit(resource, &bound);
 }
@@ -368,7 +378,63 @@ static void filter_system_calls(const crescent_sandbox *spec, int report) {
     if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) fail(report, STEP_SECCOMP);
 }
 
-static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid, gid_t gid) {
+/* The signals the namespace's init passes on to the program: those the host (or a user) sends a
+ * process plugin to stop it. The init of a PID namespace receives only the signals it handles. */
+static const int forwarded_signals[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGCONT };
+static volatile pid_t init_program;
+
+/* To the program's process group (what it started in it too, as the host's signal to a plugin's
+ * group always reached), or to the program alone before it has made that group. */
+static void forward_signal(int signal) {
+    if (init_program > 0 && kill(-init_program, signal) != 0) kill(init_program, signal);
+}
+static void note_child(int signal) { (void)signal; }
+
+/* A copy of the process made without the C library's fork handlers: after the raw clone that made
+ * this process, a lock of the host's (malloc's) another thread held then may be taken forever, and
+ * fork() would wait for it. Only system calls follow. */
+static pid_t plain_fork(void) {
+    return (pid_t)syscall(SYS_clone, (unsigned long)SIGCHLD, 0UL, 0UL, 0UL, 0UL);
+}
+
+/* PID 1 of the program's PID namespace: it reaps, passes the stop signals on, and ends when the
+ * program ends (with its status; 128 + N for a signal, as the init cannot die of its own signal)
+ * or when the host is gone (`lifeline` reads end-of-file: only the host holds its write end, so
+ * also after kill -9 of the host). Its end makes the kernel kill every process of the namespace:
+ * a child that double-forked, or left the group with setsid, goes with the program. */
+static _Noreturn void namespace_init(pid_t program, int lifeline) {
+    init_program = program;
+    /* Nothing of the host's stays open here: a pipe end held would keep a reader waiting. */
+    if (lifeline > 0) syscall(SYS_close_range, 0U, (unsigned)lifeline - 1, 0U);
+    syscall(SYS_close_range, (unsigned)lifeline + 1, ~0U, 0U);
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    sigfillset(&action.sa_mask);
+    action.sa_handler = forward_signal;
+    sigset_t waiting;
+    sigfillset(&waiting);
+    for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++) {
+        sigaction(forwarded_signals[i], &action, NULL);
+        sigdelset(&waiting, forwarded_signals[i]);
+    }
+    action.sa_handler = note_child;
+    action.sa_flags = SA_NOCLDSTOP;
+    sigaction(SIGCHLD, &action, NULL);
+    sigdelset(&waiting, SIGCHLD);
+    /* Bounded by the program's life: each round reaps or waits for a signal or the host's end. */
+    for (;;) {
+        int status;
+        pid_t done;
+        while ((done = waitpid(-1, &status, WNOHANG)) > 0) {
+            if (done == program) _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        }
+        if (done < 0 && errno == ECHILD) _exit(127);
+        struct pollfd host = { lifeline, POLLIN, 0 };
+        if (ppoll(&host, 1, NULL, &waiting) > 0) _exit(137);
+    }
+}
+
+static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid, gid_t gid, int lifeline) {
     /* A session of its own: a process group the host kills whole, and no controlling terminal
      * (so /dev/tty does not reach the user's terminal). */
     if (setsid() < 0) fail(report, STEP_SESSION);
@@ -379,19 +445,26 @@ static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid,
     syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
     if (chdir(spec->directory) != 0) fail(report, STEP_DIRECTORY);
     if (spec->confine) {
-        /* Always a user namespace of its own: the capabilities a plugin run as root keeps are
-         * then only over what that namespace owns, never over the host's clock, reboot, raw
-         * sockets or network settings. With `net` granted it keeps the host's network namespace
-         * (owned by the initial user namespace, so still beyond its capabilities). */
-        int namespaces = CLONE_NEWUSER | (spec->isolate_network ? CLONE_NEWNET : 0) | (spec->resolver_text ? CLONE_NEWNS : 0);
-        if (unshare(namespaces) != 0) fail(report, STEP_NAMESPACE);
+        /* Always a user namespace of its own (made by the clone, with the PID namespace this
+         * process is the init of): the capabilities a plugin run as root keeps are then only
+         * over what that namespace owns, never over the host's clock, reboot, raw sockets or
+         * network settings. With `net` granted it keeps the host's network namespace (owned by
+         * the initial user namespace, so still beyond its capabilities). */
         char map[48];
         id_map(map, (unsigned)uid);
         if (write_file("/proc/self/uid_map", map) != 0) fail(report, STEP_ID_MAP);
         if (write_file("/proc/self/setgroups", "deny") != 0 && errno != ENOENT) fail(report, STEP_ID_MAP);
         id_map(map, (unsigned)gid);
         if (write_file("/proc/self/gid_map", map) != 0) fail(report, STEP_ID_MAP);
+        int namespaces = (spec->isolate_network ? CLONE_NEWNET : 0) | (spec->resolver_text ? CLONE_NEWNS : 0);
+        if (namespaces != 0 && unshare(namespaces) != 0) fail(report, STEP_NAMESPACE);
         bind_resolver(spec, report);
+        pid_t program = plain_fork();
+        if (program < 0) fail(report, STEP_INIT);
+        if (program > 0) namespace_init(program, lifeline);
+        /* A group of its own, as every program the host starts has (the host's signals to the
+         * init's group reach it through the init). */
+        if (setpgid(0, 0) != 0) fail(report, STEP_INIT);
         if (limit(RLIMIT_DATA, spec->memory_bytes) != 0 || limit(RLIMIT_NOFILE, spec->max_files) != 0
             || limit(RLIMIT_NPROC, spec->max_processes) != 0)
             fail(report, STEP_RLIMIT);
@@ -405,11 +478,21 @@ static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid,
     memset(&defaults, 0, sizeof defaults);
     defaults.sa_handler = SIG_DFL;
     for (int i = 0; i < spec->default_signal_count; i++) sigaction(spec->default_signals[i], &defaults, NULL);
+    for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++) sigaction(forwarded_signals[i], &defaults, NULL);
+    sigaction(SIGCHLD, &defaults, NULL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     execve(spec->program, spec->argv, spec->envp);
     fail(report, STEP_EXEC);
+}
+
+/* The host's end of every namespace init's lifeline: a pipe made once, both ends close-on-exec
+ * and kept for the host's life; the inits read the other end, which ends when the host does. */
+static int lifeline_ends[2] = { -1, -1 };
+static pthread_once_t lifeline_once = PTHREAD_ONCE_INIT;
+static void make_lifeline(void) {
+    if (pipe2(lifeline_ends, O_CLOEXEC) != 0) { lifeline_ends[0] = -1; lifeline_ends[1] = -1; }
 }
 
 int crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, unsigned long error_size) {
@@ -420,21 +503,32 @@ int crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, unsigned l
     }
     uid_t uid = getuid();
     gid_t gid = getgid();
+    pthread_once(&lifeline_once, make_lifeline);
+    if (spec->confine && lifeline_ends[0] < 0) {
+        close(report[0]);
+        close(report[1]);
+        snprintf(error, error_size, "pipe: the host's lifeline to its plugins' namespaces could not be made (too many open files?)");
+        return -1;
+    }
     /* No signal handler of the host may run in the child between fork and exec. */
     sigset_t all, saved;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &saved);
-    pid_t pid = fork();
+    /* Confined: a new user and PID namespace from the start (this process is the namespace's
+     * init), made by the raw clone, as fork() cannot make a PID namespace the child is in. */
+    pid_t pid = spec->confine
+        ? (pid_t)syscall(SYS_clone, (unsigned long)(CLONE_NEWUSER | CLONE_NEWPID | SIGCHLD), 0UL, 0UL, 0UL, 0UL)
+        : fork();
     if (pid == 0) {
         close(report[0]);
-        child(spec, report[1], uid, gid);
+        child(spec, report[1], uid, gid, lifeline_ends[0]);
     }
     int fork_error = errno;
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
     close(report[1]);
     if (pid < 0) {
         close(report[0]);
-        snprintf(error, error_size, "fork: %s", strerror(fork_error));
+        snprintf(error, error_size, "%s: %s", spec->confine ? "clone of a user and PID namespace" : "fork", strerror(fork_error));
         return -1;
     }
     struct failure failure;

@@ -97,6 +97,12 @@ enum PluginInstaller {
         let exists = FileManager.default.fileExists(atPath: source, isDirectory: &isFolder)
         if source.hasSuffix(".tar.gz") || source.hasSuffix(".tgz") {
             guard exists, !isFolder.boolValue else { throw PluginProblem("\(source): no such archive") }
+            // A FIFO there held the install for good (tar waiting for a writer): only a regular
+            // file (a link to one included) is unpacked.
+            var status = stat()
+            guard stat(source, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+                throw PluginProblem("\(source): not a regular file (a FIFO, a device or a socket): an archive to install must be a file")
+            }
             do {
                 try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
             } catch {
@@ -115,7 +121,10 @@ enum PluginInstaller {
             try PluginContents.check(folder: staging, shown: source)
         } else if exists || source.contains("://") || source.hasPrefix("git@") || source.hasSuffix(".git") {
             // No hooks, no submodules: cloning runs nothing of the repository.
-            try run(["git", "-c", "core.hooksPath=/dev/null", "clone", "--quiet", "--depth", "1", "--", source, staging],
+            // A server that accepts and never answers held the install without bound or word:
+            // git's http gives up after 20 s below 1 byte a second (ssh has its own settings).
+            try run(["git", "-c", "core.hooksPath=/dev/null", "-c", "http.lowSpeedLimit=1", "-c", "http.lowSpeedTime=20",
+                     "clone", "--quiet", "--depth", "1", "--", source, staging],
                     what: "cloning \(source)")
             try? FileManager.default.removeItem(atPath: staging + "/.git")
             try PluginContents.check(folder: staging, shown: source)

@@ -44,6 +44,7 @@ import Glibc
     /// a session of its own and answers its pid.
     static let program = #"""
         import json, os, subprocess, sys
+        \#(PluginTestPython.hostPids)
 
         def send(message):
             sys.stdout.write(json.dumps(message) + "\n")
@@ -63,8 +64,8 @@ import Glibc
                     "methods": [{"name": "daemon", "args": [], "returns": "integer"}], "events": []}]}})
                 continue
             if params.get("method") == "daemon":
-                child = subprocess.Popen(["sleep", "300"], start_new_session=True)
-                send({"jsonrpc": "2.0", "id": id, "result": child.pid})
+                child, child_pid = spawn_seen(["sleep", "300"], start_new_session=True)
+                send({"jsonrpc": "2.0", "id": id, "result": child_pid})
         """#
 
     /// The kid plugin, granted what it uses (it reads KID_LEVEL and runs `sleep`) in the

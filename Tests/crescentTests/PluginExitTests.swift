@@ -9,9 +9,10 @@ import Glibc
 @Suite struct PluginExitTests {
     static let stubborn = """
         import json, signal, subprocess, sys, os
+        \(PluginTestPython.hostPids)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        child = subprocess.Popen(["sleep", "60"])
-        open(os.environ["CRESCENT_DATA_DIR"] + "/pids", "w").write("%d %d" % (os.getpid(), child.pid))
+        child, child_pid = spawn_seen(["sleep", "60"])
+        open(os.environ["CRESCENT_DATA_DIR"] + "/pids", "w").write("%d %d" % (host_pid(), child_pid))
         for line in sys.stdin:
             message = json.loads(line)
             if message.get("method") == "initialize":

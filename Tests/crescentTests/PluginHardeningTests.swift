@@ -21,7 +21,7 @@ import Glibc
           meter:set("level", level)
           return level
         end)
-        meter:method("label", {}, "string", "The label main read.", function() return labelInMain end)
+        meter:method("mainLabel", {}, "string", "The label main read.", function() return labelInMain end)
         meter:method("bad", {}, "nil", "Sets and emits values of the wrong type.", function()
           meter:set("level", "high")
           meter:emit("ping", "text")
@@ -37,7 +37,7 @@ import Glibc
             task(function()
               print("bump", (meter:bump(3)))
               print("bump", (meter:bump(2)))
-              print("label", (meter:label()))
+              print("label", (meter:mainLabel()))
             end)
             """], in: sandbox)
         #expect(result.status == 0, "\(result)")
@@ -151,6 +151,7 @@ import Glibc
     /// right and the wrong type.
     static let processProgram = #"""
         import json, subprocess, sys
+        \#(PluginTestPython.hostPids)
 
         def send(message):
             sys.stdout.write(json.dumps(message) + "\n")
@@ -172,8 +173,8 @@ import Glibc
                 continue
             name = params.get("method")
             if name == "spawn":
-                child = subprocess.Popen(["sleep", "300"])
-                send({"jsonrpc": "2.0", "id": id, "result": child.pid})
+                child, child_pid = spawn_seen(["sleep", "300"])
+                send({"jsonrpc": "2.0", "id": id, "result": child_pid})
             elif name == "shout":
                 sys.stderr.write("y" * (20 << 20) + "\n")
                 sys.stderr.flush()

@@ -58,8 +58,9 @@ import Glibc
             """)
         _ = try sandbox.write("plugins/kid/kid.py", """
             import json, os, subprocess, sys
-            child = subprocess.Popen(["sleep", "60"])
-            open(os.environ["CRESCENT_DATA_DIR"] + "/child.pid", "w").write(str(child.pid))
+            \(PluginTestPython.hostPids)
+            child, child_pid = spawn_seen(["sleep", "60"])
+            open(os.environ["CRESCENT_DATA_DIR"] + "/child.pid", "w").write(str(child_pid))
             for line in sys.stdin:
                 message = json.loads(line)
                 if message.get("method") == "initialize":

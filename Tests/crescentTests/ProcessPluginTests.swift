@@ -21,6 +21,7 @@ import Testing
     /// Echoes, crashes, hangs, writes garbage or a huge line, on request; logs to stderr.
     static let program = #"""
         import json, os, sys, time
+        \#(PluginTestPython.hostPids)
 
         def send(message):
             sys.stdout.write(json.dumps(message) + "\n")
@@ -68,7 +69,7 @@ import Testing
                 send({"jsonrpc": "2.0", "method": "emit", "params": {"service": "probe", "event": "ping", "payload": {"n": 1}}})
                 send({"jsonrpc": "2.0", "id": id, "result": args[0] if args else None})
             elif name == "pid":
-                send({"jsonrpc": "2.0", "id": id, "result": os.getpid()})
+                send({"jsonrpc": "2.0", "id": id, "result": host_pid()})
             elif name == "crash":
                 os._exit(3)
             elif name == "hang":

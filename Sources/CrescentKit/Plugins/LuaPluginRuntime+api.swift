@@ -25,6 +25,7 @@ extension LuaPluginRuntime {
                 throw LuaRaise("\(stack.text(at: 1) ?? ""):property: \(problem)")
             }
             try self.change(stack.text(at: 1) ?? "") { declaration in
+                if let problem = declaration.memberProblem(stack.text(at: 2) ?? "", .property) { throw LuaRaise(problem) }
                 declaration.properties.append(.init(name: stack.text(at: 2) ?? "", type: stack.text(at: 3) ?? "",
                                                     doc: stack.text(at: 4) ?? "", value: value))
             }
@@ -45,6 +46,7 @@ extension LuaPluginRuntime {
                 arguments.append(argument)
             }
             try self.change(stack.text(at: 1) ?? "") { declaration in
+                if let problem = declaration.memberProblem(stack.text(at: 2) ?? "", .method) { throw LuaRaise(problem) }
                 declaration.methods.append(.init(name: stack.text(at: 2) ?? "", arguments: arguments,
                                                  returns: stack.text(at: 4) ?? "nil", doc: stack.text(at: 5) ?? ""))
             }
@@ -52,6 +54,7 @@ extension LuaPluginRuntime {
         }
         vm.register(field: "event") { [unowned self] stack in
             try self.change(stack.text(at: 1) ?? "") { declaration in
+                if let problem = declaration.memberProblem(stack.text(at: 2) ?? "", .event) { throw LuaRaise(problem) }
                 declaration.events.append(EventSpec(name: stack.text(at: 2) ?? "", payload: stack.text(at: 3) ?? "nil",
                                                     summary: stack.text(at: 4) ?? ""))
             }

@@ -94,7 +94,7 @@ final class LuaPluginRuntime {
         }
         var source: [UInt8]
         do throws(PluginProblem) {
-            source = try PluginFile.read(mainPath, limit: PluginFile.sourceLimit, what: "main (a Lua source)")
+            source = try PluginFile.read(mainPath, limit: PluginFile.sourceLimit, what: "the plugin's main (a Lua source)")
         } catch {
             runtime.finish()
             return .failure(PluginProblem("\(manifest.path): field 'main': \(error.description)"))
@@ -163,6 +163,10 @@ final class LuaPluginRuntime {
         for call in deadlines.calls { call.answer(.failure(ServiceError(.unavailable, stoppedMessage))) }
         deadlines.cancelAll()
         watchdog?.stop()
+        // Before the VM closes: its `io.popen` handles' close waits for their programs, so a
+        // plugin keeping handles of programs that never end (`KEEP[i] = io.popen("sleep 300")`)
+        // held the host's exit for as long as they ran, and left them running past it.
+        popenChildren.killAll()
         invoke = nil
         classify = nil
         host.finish(status: 0)

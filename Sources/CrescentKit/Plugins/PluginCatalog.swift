@@ -42,7 +42,9 @@ public enum PluginCatalog {
         let lines = rows.map { row in
             (0..<last).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count) }.joined(separator: "  ") + "  " + row[last]
         }
-        return .success(lines.joined(separator: "\n"))
+        // "not granted" alone pointed at `plugins allow`, which refuses to touch a broken file.
+        let note = grants.problem.map { "\n\nthe grants file cannot be read, so no grant in it holds: \($0); fix or remove it" } ?? ""
+        return .success(lines.joined(separator: "\n") + note)
     }
 
     /// Checks the plugin in `folder`: its manifest, then (starting it as a host would, without a

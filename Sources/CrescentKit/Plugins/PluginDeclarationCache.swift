@@ -31,10 +31,16 @@ struct PluginDeclarationCache {
         }
     }
 
+    /// The record's bytes when it is a regular file of at most 16 MiB (a FIFO put there held the
+    /// start, and a 4 GB file was read whole), else nil: it is then made again.
+    private static func read(_ path: String) -> [UInt8]? {
+        try? PluginFile.read(path, limit: PluginFile.sourceLimit, what: "the plugin's declarations record")
+    }
+
     /// The declarations recorded for the plugin as it is now, nil when none hold.
     func load() -> [ServiceDeclaration]? {
         // `access` first: a plugin never started has no record, and a failed read builds its message.
-        guard let path, access(path, R_OK) == 0, let bytes = try? ScriptSource.file(path).read(), let record = try? Value(jsonBytes: bytes),
+        guard let path, access(path, R_OK) == 0, let bytes = Self.read(path), let record = try? Value(jsonBytes: bytes),
               record["stamp"].stringValue == stamp(),
               let declarations = try? ServiceDeclaration.list(from: record["services"]),
               manifest.mismatch(declared: declarations.map(\.name), by: path) == nil else { return nil }
@@ -47,7 +53,7 @@ struct PluginDeclarationCache {
         guard let path else { return }
         let record: Value = ["stamp": .string(stamp()), "services": .array(declarations.map(\.jsonValue))]
         let bytes = Array(record.jsonText.utf8)
-        if let kept = try? ScriptSource.file(path).read(), kept == bytes { return }
+        if let kept = Self.read(path), kept == bytes { return }
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
         Folders.make(folder, mode: 0o700)
         // Written aside and renamed, so a reader never sees half a record.

@@ -26,18 +26,19 @@ enum PluginFile {
 
     /// The bytes of the regular file at `path`, at most `limit` of them.
     ///
-    /// - Throws: ``PluginProblem`` naming `path` and why it was not read (prefixed by `what`).
+    /// - Throws: ``PluginProblem`` naming `path` and why it was not read as `what` ("the plugin's
+    ///   manifest", "the grants file").
     static func read(_ path: String, limit: Int, what: String, followLinks: Bool = true) throws(PluginProblem) -> [UInt8] {
         do throws(RegularFile.Refusal) {
             return try RegularFile.read(path, limit: limit, followLinks: followLinks)
         } catch .tooLarge(let limit) {
-            throw problem(path, what, "it is larger than \(limit >> 20) MiB, the most a plugin's \(what) may hold")
+            throw problem(path, what, "it is larger than \(limit >> 20) MiB, the most \(what) may hold")
         } catch {
             throw problem(path, what, error.reason)
         }
     }
 
     private static func problem(_ path: String, _ what: String, _ reason: String) -> PluginProblem {
-        PluginProblem("\(path): cannot use it as the plugin's \(what): \(reason)")
+        PluginProblem("\(path): cannot use it as \(what): \(reason)")
     }
 }

@@ -49,7 +49,7 @@ public struct PluginGrants: Sendable {
         problem = nil
         guard access(path, F_OK) == 0 else { return }
         do throws(PluginProblem) {
-            let sections = try PluginFile.tables(path, what: "plugin grants")
+            let sections = try PluginFile.tables(path, what: "the grants file")
             for (name, section) in sections {
                 guard case .object = section else { continue }
                 let recorded = try? PluginPermissions.read(Self.permissionsTable(section), path: path, isGrant: true)
@@ -130,6 +130,11 @@ public struct PluginGrants: Sendable {
                 text += "\(field) = [" + items.map(Self.quoted).joined(separator: ", ") + "]\n"
             }
             if permissions.native { text += "native = true\n" }
+        }
+        // What is read back is bounded (PluginFile.manifestLimit): a larger file would void every
+        // grant it holds, so the grant that would make it larger is not recorded.
+        guard text.utf8.count <= PluginFile.manifestLimit else {
+            throw PluginProblem("\(path): cannot record the grant: the grants file would hold \(text.utf8.count) bytes, past the \(PluginFile.manifestLimit >> 20) MiB it may hold (every grant in it would be void); the grants file was left as it is: a plugin asking for this many entries should ask for the folders that hold them")
         }
         let temporary = path + ".tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)

@@ -94,7 +94,11 @@ public final class PluginLauncher: Sendable {
     /// `[plugins] allow_unsandboxed` does not name.
     static func refusal(of manifest: PluginManifest, limits: PluginsSection, in host: Host) -> ServiceError? {
         let refusal: ServiceError
-        switch PluginGrants(dataDirectory: host.options.dataDirectory).status(of: manifest) {
+        let grants = PluginGrants(dataDirectory: host.options.dataDirectory)
+        switch grants.status(of: manifest) {
+        case .notGranted(_, _) where grants.problem != nil:
+            // `plugins allow` would refuse the broken file too: name it, not only the command.
+            refusal = ServiceError(.permission, "plugin '\(manifest.name)' has no grant that holds: the grants file cannot be read: \(grants.problem ?? ""); fix or remove it, then run `crescent plugins allow \(manifest.name)`")
         case .notGranted(let missing, let update):
             if host.askToGrant(manifest) { return nil }
             let asks = missing.joined(separator: ", ")

@@ -80,7 +80,7 @@ public struct PluginManifest: Sendable {
     public static func load(folder: String, hostVersion: String) throws(PluginProblem) -> PluginManifest {
         let path = path(in: folder)
         guard access(path, R_OK) == 0 else { throw PluginProblem("\(path): cannot read the manifest (a plugin folder holds a plugin.toml)") }
-        let fields = try PluginFile.tables(path, what: "manifest", followLinks: false)
+        let fields = try PluginFile.tables(path, what: "the plugin's manifest", followLinks: false)
         return try ManifestReader(path: path, fields: fields).manifest(folder: folder, hostVersion: hostVersion)
     }
 }

@@ -28,7 +28,25 @@ extension PluginSandbox {
         }
         let access = self.reach(path, write: mode.first != "r" || update, extraRead: LuaPluginRuntime.luaModuleFolders)
         guard case .granted(let root, _) = access, let relative = access.relative else { return refused(access) }
-        return outcome(crescent_open_beneath(root, relative, flags, 0o666), path: path, write: flags & O_ACCMODE != O_RDONLY)
+        // O_NONBLOCK: the open of a FIFO waits in the kernel until the other end comes, on the
+        // host's loop, where neither call_timeout nor Ctrl-C reaches (a plugin can make one in its
+        // data folder with any program it may run). A FIFO or socket is refused; what else opened
+        // gets its blocking reads and writes back.
+        let opened = crescent_open_beneath(root, relative, flags | O_NONBLOCK | O_NOCTTY, 0o666)
+        let notRegular = { (what: String) in
+            Outcome.failed("\(path): is \(what), which a plugin may not open (its open and reads could wait without end, holding the host); use a regular file", EINVAL)
+        }
+        // A FIFO without a reader answers a non-blocking open for writing with ENXIO.
+        if opened == -ENXIO { return notRegular("a FIFO (named pipe) or a device without its other end") }
+        guard opened >= 0 else { return outcome(opened, path: path, write: flags & O_ACCMODE != O_RDONLY) }
+        var status = stat()
+        let kind = fstat(opened, &status) == 0 ? status.st_mode & S_IFMT : 0
+        if kind == S_IFIFO || kind == S_IFSOCK {
+            Glibc.close(opened)
+            return notRegular(kind == S_IFIFO ? "a FIFO (named pipe)" : "a socket")
+        }
+        _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)
+        return .done(opened)
     }
 
     /// Removes the file (or empty folder) `path`, as `os.remove`: the last component itself,

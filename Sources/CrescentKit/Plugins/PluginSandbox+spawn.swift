@@ -22,8 +22,8 @@ extension PluginSandbox {
     /// /dev/null and the `write` grants); a network namespace without `net`, else only the granted
     /// ports; no new processes without `exec`; rlimits. `strings` keeps the C copies until the spawn.
     func confine(_ spec: inout crescent_sandbox, program: String, strings: CStrings) {
-        let exec = [program] + Self.loaders
-            + permissions.exec.compactMap { Self.program($0, folder: folder, path: Self.confinedPath) }
+        let programs = [program] + permissions.exec.compactMap { Self.program($0, folder: folder, path: Self.confinedPath) }
+        let exec = programs + programs.flatMap(Self.interpreters(of:)) + Self.loaders
         let read = Self.systemRead + (permissions.net.isEmpty ? [] : Self.networkRead) + self.read
         // Name lookups go over TCP (`options use-vc`, below): datagram sockets are refused.
         let ports = permissions.net.isEmpty ? [] : permissions.net.compactMap(PluginPermissions.port(of:)) + [Self.nameServerPort]
@@ -46,6 +46,44 @@ extension PluginSandbox {
         spec.memory_bytes = UInt64(permissions.memoryMiB ?? PluginPermissions.defaultMemoryMiB) << 20
         spec.max_files = 256
         spec.max_processes = permissions.exec.isEmpty ? 0 : 64
+    }
+
+    /// The interpreters the kernel runs for the script `program` (`#!` line), and theirs, and for
+    /// `#!/usr/bin/env NAME` the program NAME on ``confinedPath``: Landlock's execute right must
+    /// cover them too, else a granted script (`./run.sh`, /usr/bin's many scripts) fails with
+    /// "exec: Permission denied". At most 4 deep (the kernel's own bound is 4 as well).
+    static func interpreters(of program: String) -> [String] {
+        var found: [String] = []
+        var current = program
+        for _ in 0..<4 {
+            guard let line = firstLine(current), line.hasPrefix("#!") else { break }
+            let words = line.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            guard let interpreter = words.first, interpreter.hasPrefix("/") else { break }
+            found.append(interpreter)
+            if interpreter.hasSuffix("/env"), let name = words.dropFirst().first(where: { !$0.hasPrefix("-") }),
+               let named = Self.program(name, folder: "/", path: confinedPath) {
+                found.append(named)
+                current = named
+            } else {
+                current = interpreter
+            }
+        }
+        return found
+    }
+
+    /// The first line of the file at `path` (at most 256 bytes: the kernel reads no more of a
+    /// `#!` line), nil when it cannot be read.
+    private static func firstLine(_ path: String) -> String? {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = Glibc.read(descriptor, &buffer, buffer.count)
+        guard count > 2 else { return nil }
+        let line = buffer[0..<count].prefix { $0 != 10 }
+        return String(decoding: line, as: UTF8.self)
     }
 
     /// The TCP port of name servers, which a plugin granted `net` may connect to on any host.

@@ -15,9 +15,16 @@ extension ServiceDeclaration {
             guard let name = service["name"].stringValue, PluginNames.isValid(name) else {
                 throw PluginProblem("its answer to 'initialize': services[\(index + 1)].name must be a name matching [a-z][a-z0-9_]*")
             }
+            guard !declarations.contains(where: { $0.name == name }) else {
+                throw PluginProblem("its answer to 'initialize': services[\(index + 1)]: service '\(name)' is listed twice")
+            }
             var declaration = ServiceDeclaration(name: name, summary: service["summary"].stringValue ?? "")
+            let member = { (key: String, kind: MemberKind) throws(PluginProblem) in
+                if let problem = declaration.memberProblem(key, kind) { throw PluginProblem("its answer to 'initialize': \(problem)") }
+            }
             for (position, property) in (service["properties"].arrayValue ?? []).enumerated() {
                 guard let key = property["name"].stringValue else { throw PluginProblem("its answer to 'initialize': a property of '\(name)' has no name") }
+                try member(key, .property)
                 let type = property["type"].stringValue ?? "value"
                 if let problem = ServiceDeclaration.initialProblem(property["value"], property: key, type: type) {
                     throw PluginProblem("its answer to 'initialize': services[\(index + 1)].properties[\(position + 1)]: \(problem)")
@@ -26,6 +33,7 @@ extension ServiceDeclaration {
             }
             for method in service["methods"].arrayValue ?? [] {
                 guard let key = method["name"].stringValue else { throw PluginProblem("its answer to 'initialize': a method of '\(name)' has no name") }
+                try member(key, .method)
                 for (position, argument) in (method["args"].arrayValue ?? []).enumerated() {
                     if let problem = ServiceDeclaration.typeProblem(argument["type"].stringValue ?? "") {
                         throw PluginProblem("its answer to 'initialize': method '\(key)' of '\(name)', argument \(position + 1): \(problem)")
@@ -42,6 +50,7 @@ extension ServiceDeclaration {
             }
             for event in service["events"].arrayValue ?? [] {
                 guard let key = event["name"].stringValue else { throw PluginProblem("its answer to 'initialize': an event of '\(name)' has no name") }
+                try member(key, .event)
                 declaration.events.append(EventSpec(name: key, payload: event["payload"].stringValue ?? "nil", summary: event["doc"].stringValue ?? ""))
             }
             declarations.append(declaration)

@@ -28,6 +28,38 @@ struct ServiceDeclaration: Sendable {
         self.summary = summary
     }
 
+    /// What a declared member is, for messages.
+    enum MemberKind: String {
+        case property, method, event
+    }
+
+    /// The members every service object has (ModelBinding+observation): a property or method of
+    /// that name would hide them (a method `addObserver` got the delegates, none registered).
+    static let objectMembers: Set<String> = ["addObserver", "removeObserver", "observe", "on"]
+
+    /// Why `name` cannot be declared as a `kind` of this service (nil when it can): a name is a Lua
+    /// identifier (`[A-Za-z_][A-Za-z0-9_]*`, at most 100 characters), not one of the service
+    /// object's own members, and not already a property or method (events apart).
+    func memberProblem(_ name: String, _ kind: MemberKind) -> String? {
+        let bytes = Array(name.utf8)
+        let isWord = { (byte: UInt8) in (byte | 0x20) >= 97 && (byte | 0x20) <= 122 || byte == 95 }
+        guard let first = bytes.first, isWord(first), bytes.count <= 100,
+              bytes.allSatisfy({ isWord($0) || ($0 >= 48 && $0 <= 57) }) else {
+            return "\(kind.rawValue) name \(Value.string(name).jsonText) of service '\(self.name)' must be an identifier matching [A-Za-z_][A-Za-z0-9_]* (at most 100 characters)"
+        }
+        if kind == .event {
+            guard !events.contains(where: { $0.name == name }) else { return "event '\(name)' of service '\(self.name)' is declared twice" }
+            return nil
+        }
+        if Self.objectMembers.contains(name) {
+            return "\(kind.rawValue) '\(name)' of service '\(self.name)' would hide the service object's own \(name) (\(Self.objectMembers.sorted().joined(separator: ", "))): choose another name"
+        }
+        if properties.contains(where: { $0.name == name }) || methods.contains(where: { $0.name == name }) {
+            return "\(kind.rawValue) '\(name)' of service '\(self.name)': the service already has a property or method of that name"
+        }
+        return nil
+    }
+
     /// Reads `name: type` (`location: location?`): a trailing `?` makes the argument optional.
     static func argument(_ text: String) -> ArgumentSpec? {
         let parts = text.split(separator: ":", maxSplits: 1).map(\.trimmingSpaces)

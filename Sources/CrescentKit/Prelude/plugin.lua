@@ -59,15 +59,42 @@ local function guard_command(command, what)
     error(message, 3)
   end
 end
+-- The plugin's open files and io.popen handles, each a descriptor of the host's: at most
+-- `max_handles` open at once (the open-file limit a process plugin gets), so a plugin keeping
+-- every handle it opens cannot take all the host's descriptors (other plugins, the store).
+-- Weak: a handle dropped without close is closed by the collector, which runs before a refusal.
+local max_handles, live_handles = 256, setmetatable({}, { __mode = "k" })
+local io_type = io.type
+local too_many = 24                                     -- EMFILE, as the system's own refusal
+local function open_handles()
+  local count = 0
+  for handle in pairs(live_handles) do
+    if io_type(handle) == "file" then count = count + 1 else live_handles[handle] = nil end
+  end
+  return count
+end
+-- Nil when one more handle may open, else the message (after a collection).
+local function handle_limit(what)
+  if open_handles() < max_handles then return nil end
+  collect("collect")
+  if open_handles() < max_handles then return nil end
+  return ("%s: plugin '%s' has %d files and programs open, the most a plugin may hold: close those it no longer needs (file:close())"):format(what, plugin_name, max_handles)
+end
+local function kept(file, ...)
+  if file then live_handles[file] = true end
+  return file, ...
+end
 -- Opens `path` as io.open's `mode` (checked already): the handle, or nil, the system's message
 -- and errno; a refusal raises at `level` (counted from here).
 local function open_file(path, mode, what, level)
+  local full = handle_limit(what)
+  if full then return nil, full, too_many end
   local fd, message, code = open_at(path, mode)
   if not fd then
     if code == nil then error(what .. ": " .. message, level) end
     return nil, message, code
   end
-  return file_of(fd, mode)
+  return kept(file_of(fd, mode))
 end
 local load = load
 -- loadfile's work, reading through open_file: a first line starting with `#` and a UTF-8 byte
@@ -117,12 +144,14 @@ do
     if type(command) ~= "string" or (mode ~= nil and mode ~= "r" and mode ~= "w") then
       return popen(command, mode, ...)                  -- raises its own bad argument, runs nothing
     end
+    local full = handle_limit(("io.popen(%q)"):format(command))
+    if full then return nil, full, too_many end
     local fd, pid, was_refused = spawn(command, mode or "r")
     if not fd then
       if was_refused then error(pid, 2) end
       return nil, pid
     end
-    local file, message, code = file_of(fd, mode or "r", pid)
+    local file, message, code = kept(file_of(fd, mode or "r", pid))
     return file, message, code
   end
   os.execute = function(command, ...)
