@@ -125,13 +125,13 @@ public final class SpawnedProcess: OwnedModelObject {
             let link = WeakBox<SpawnedProcess>()
             link.object = self
             exchange(spec) { result in
-                reactor.submit { link.object?.playBack(result) }
+                reactor.submit { link.object?.playBack(result, limit: spec.maxBytes) }
             }
         }
     }
 
     /// A faked program's answer as a real one would come: its lines, then its end.
-    private func playBack(_ result: Result<ProcessOutcome, ServiceError>) {
+    private func playBack(_ result: Result<ProcessOutcome, ServiceError>, limit: Int) {
         guard isRunning else { return }
         var outcome: ProcessOutcome
         switch result {
@@ -142,7 +142,11 @@ public final class SpawnedProcess: OwnedModelObject {
         for (stream, bytes) in [("stdout", outcome.stdout), ("stderr", outcome.stderr)] where !bytes.isEmpty {
             var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             if bytes.last == UInt8(ascii: "\n") { lines.removeLast() }
-            for line in lines { emitLine(stream, line.last == UInt8(ascii: "\r") ? line.dropLast() : line, false) }
+            for line in lines {
+                // Cut at maxBytes as the reader cuts a real program's line.
+                let text = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+                emitLine(stream, text.prefix(limit), text.count > limit)
+            }
         }
         outcome.stdout = []
         outcome.stderr = []
@@ -164,7 +168,15 @@ public final class SpawnedProcess: OwnedModelObject {
     /// Sends `signal` to the program's whole group (nothing once it has ended).
     public func kill(signal: Int32) {
         switch backend {
+        case .program(let child) where signal == SIGTERM:
+            // SIGTERM as a timeout sends it: the group gets the grace before SIGKILL, also
+            // what the program started when the program itself exits at once.
+            guard isRunning else { return }
+            endGently(child)
         case .program:
+            // Nothing once it has ended: what it started may still have the grace after a
+            // SIGTERM (``ChildProcess/Phase/lingering``), which its owner's end must not cut.
+            guard isRunning else { return }
             // At once, not through the reactor: at teardown the process may exit before the
             // reactor's next turn.
             ProcessGroups.signal(pid, signal)
