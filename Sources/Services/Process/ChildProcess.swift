@@ -19,6 +19,11 @@ final class ChildProcess: @unchecked Sendable {
         var line: ((String, ArraySlice<UInt8>, Bool) -> Void)?
         /// The program ended (with its output, for `run`).
         var exited: (ProcessOutcome) -> Void
+        /// True while the lines already handed over are too many for the loop (`spawn`): the
+        /// pipes are not read (the program waits on its full pipe) until ``resumeOutput()``.
+        var holdsBack: (() -> Bool)? = nil
+        /// Arranges a later ``resumeOutput()`` once output was held back.
+        var retryLater: (() -> Void)? = nil
     }
 
     /// Where the program is in its life.
@@ -47,6 +52,8 @@ final class ChildProcess: @unchecked Sendable {
     private var callbacks: Callbacks
     private(set) var phase = Phase.running
     private var timedOut = false
+    /// Set while the pipes are not read (``Callbacks/holdsBack``).
+    private var heldBack = false
 
     init(_ launched: ProcessLauncher.Launched, spec: ProcessSpec, splitsLines: Bool, reactor: DescriptorReactor, callbacks: Callbacks) {
         pid = launched.pid
@@ -122,12 +129,34 @@ final class ChildProcess: @unchecked Sendable {
 
     // MARK: Output
 
-    private func readAvailable(_ index: Int) {
+    /// Reads the pipes again after ``Callbacks/holdsBack`` stopped them, or arranges to retry.
+    func resumeOutput() {
+        guard heldBack, phase != .ended else { return }
+        if callbacks.holdsBack?() == true {
+            callbacks.retryLater?()
+            return
+        }
+        heldBack = false
+        for index in streams.indices where streams[index].isOpen {
+            reactor.setEvents(streams[index].descriptor, Int16(POLLIN))
+        }
+    }
+
+    private func readAvailable(_ index: Int, draining: Bool = false) {
         guard streams[index].isOpen else { return }
         var buffer = [UInt8](repeating: 0, count: 65536)
         // Bounded: at most 16 reads (1 MiB) per wake-up, so one busy program does not starve
         // the others; poll says again that the rest is there.
         for _ in 0..<16 {
+            if !draining, callbacks.holdsBack?() == true {
+                // Back-pressure: the program blocks on its full pipe until the loop catches up.
+                for other in streams.indices where streams[other].isOpen { reactor.setEvents(streams[other].descriptor, 0) }
+                if !heldBack {
+                    heldBack = true
+                    callbacks.retryLater?()
+                }
+                return
+            }
             let count = buffer.withUnsafeMutableBytes { read(streams[index].descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
                 let name = streams[index].name
@@ -196,7 +225,7 @@ final class ChildProcess: @unchecked Sendable {
         guard phase != .lingering, phase != .ended else { return }
         let lingers = phase == .terminating
         for index in streams.indices {
-            readAvailable(index)
+            readAvailable(index, draining: true)
             // Lingering, what the group still writes is read (and dropped) until the grace
             // ends: a closed pipe would kill a worker's last message, and it, by SIGPIPE.
             if !lingers { finishStream(index) }

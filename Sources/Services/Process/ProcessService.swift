@@ -135,7 +135,7 @@ public final class ProcessService: Service {
         let untrack = untracker()
         let pid = launched.pid
         let (reactor, clock) = (self.reactor, self.clock)
-        let process = SpawnedProcess(launched: launched, spec: spec, reactor: reactor, onExit: { _ in
+        let process = SpawnedProcess(launched: launched, spec: spec, reactor: reactor, clock: clock, onExit: { _ in
             untrack(pid)
             deadline.cancel()
         }, endGently: { child in

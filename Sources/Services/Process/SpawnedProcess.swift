@@ -45,7 +45,11 @@ public final class SpawnedProcess: OwnedModelObject {
         var inputOpen = true
     }
 
-    init(launched: ProcessLauncher.Launched, spec: ProcessSpec, reactor: DescriptorReactor,
+    /// Lines handed to the loop and not yet taken in past which the program's pipes are not
+    /// read: 60 MB of output cost ~1 GB of host memory queued for a handler that was slower.
+    static let backlogLimit = 2000
+
+    init(launched: ProcessLauncher.Launched, spec: ProcessSpec, reactor: DescriptorReactor, clock: any ServiceClock,
          onExit: @escaping @Sendable (ProcessOutcome) -> Void, endGently: @escaping @Sendable (ChildProcess) -> Void) {
         pid = launched.pid
         self.reactor = reactor
@@ -59,6 +63,11 @@ public final class SpawnedProcess: OwnedModelObject {
             exited: { outcome in
                 onExit(outcome)
                 link.object?.ended(outcome)
+            },
+            holdsBack: { (link.object?.changes.backlog ?? 0) > Self.backlogLimit },
+            retryLater: {
+                let child = link.object?.childForTimeout
+                _ = clock.schedule(after: .milliseconds(5)) { reactor.submit { child?.resumeOutput() } }
             })))
         link.object = self
         if spec.stdin != nil { state.withLock { $0.inputOpen = false } }
