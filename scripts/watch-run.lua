@@ -68,14 +68,13 @@ function WatchRun:viewWillAppear()
   self:run()
 end
 
--- Files changed: run again, after the current run when one is going.
+-- Files changed: run again. Changes while the command runs, and in the moment after it ended
+-- (the watch's debounce), are its own writes as far as anyone can tell (a build writing into the
+-- folder), so they are ignored, as watchexec does: otherwise such a command reruns itself forever.
 function WatchRun:changed(event)
+  if self.current or self.settling then return end
   self.lastChange = visible(event.changes[1] and event.changes[1].path or path)
-  if self.current then
-    self.again = true
-  else
-    self:run()
-  end
+  self:run()
 end
 
 function WatchRun:rerun()
@@ -106,6 +105,8 @@ end
 
 function WatchRun:ended(result)
   self.current = nil
+  self.settling = true
+  timer.after(0.3, function() self.settling = false end)
   local outcome = result.status == 0 and "ok" or (result.signal and ("killed by " .. result.signal) or ("exit " .. tostring(result.status)))
   self.view.status.text = string.format("#%d %s in %ds at %s  (:rerun runs it again, q quits)", self.runs, outcome,
     os.time() - self.started, os.date("%H:%M:%S"))

@@ -278,4 +278,19 @@ import Testing
         // (measured 99, 108 and 246 MB: how far the loop falls behind depends on the machine).
         #expect((peak ?? .max) < 70_000, "\(result)")
     }
+
+    /// N8: a command writing into the watched folder reran itself forever (55 runs in 5 s);
+    /// its own writes are ignored now, and a change made after it is still seen.
+    @Test func watchRunDoesNotRerunOnTheCommandsOwnWrites() async throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.makeFolder("w")
+        let process = CrescentProcess(["--timeout", "4", "--ui", "plain", Self.watchRun, "--path", "w", "--",
+                                       "sh", "-c", "date +%s%N >> w/out.txt; echo ran"], directory: sandbox.path)
+        try process.start()
+        try await Task.sleep(for: .seconds(2))
+        _ = try sandbox.write("w/user.txt", "x")
+        _ = await process.finish(timeLimit: 30)
+        let runs = try String(contentsOfFile: sandbox.path + "/w/out.txt", encoding: .utf8).split(separator: "\n").count
+        #expect(runs == 2, "the start and the user's change: \(runs) runs")
+    }
 }
