@@ -9,6 +9,7 @@ local usage = "usage: pull-all.lua [--jobs N] [--timeout SECONDS] [FOLDER]"
 local process, files = services.process, services.files
 
 local root, jobs, timeout = ".", 4, 300
+local rootGiven = false
 local i = 1
 while i <= #arg do
   local word = arg[i]
@@ -20,8 +21,12 @@ while i <= #arg do
   elseif word:sub(1, 2) == "--" then
     io.stderr:write(usage, "\n")
     return app.exit(2)
+  elseif rootGiven then
+    -- One folder: a second one was silently ignored.
+    io.stderr:write("pull-all.lua: one FOLDER only (got '", word, "' after '", root, "')\n", usage, "\n")
+    return app.exit(2)
   else
-    root = word
+    root, rootGiven = word, true
   end
   i = i + 1
 end

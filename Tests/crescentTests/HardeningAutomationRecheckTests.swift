@@ -147,6 +147,16 @@ import Testing
         #expect(result.stdout.contains("files.watch: io: cannot watch 'w': too many inotify instances or open files (the user's limit fs.inotify.max_user_instances, shared by all their programs, or ulimit -n)"), "\(result)")
     }
 
+    /// M10: a second folder was silently ignored.
+    @Test func pullAllRefusesASecondFolder() async throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.makeFolder("a")
+        _ = try sandbox.makeFolder("b")
+        let result = try await crescent([Self.pullAll, "a", "b"], in: sandbox, timeLimit: 30)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("pull-all.lua: one FOLDER only (got 'b' after 'a')"), "\(result)")
+    }
+
     /// N5: a repository's name reached the terminal raw (an OSC title, a screen clear).
     @Test func pullAllShowsANameWithControlCharactersEscaped() async throws {
         let sandbox = try Sandbox()
