@@ -9,6 +9,7 @@ local usage = "usage: pull-all.lua [--jobs N] [--timeout SECONDS] [FOLDER]"
 local process, files = services.process, services.files
 
 local root, jobs, timeout = ".", 4, 300
+local rootGiven = false
 local i = 1
 while i <= #arg do
   local word = arg[i]
@@ -20,18 +21,31 @@ while i <= #arg do
   elseif word:sub(1, 2) == "--" then
     io.stderr:write(usage, "\n")
     return app.exit(2)
+  elseif rootGiven then
+    -- One folder: a second one was silently ignored.
+    io.stderr:write("pull-all.lua: one FOLDER only (got '", word, "' after '", root, "')\n", usage, "\n")
+    return app.exit(2)
   else
-    root = word
+    root, rootGiven = word, true
   end
   i = i + 1
 end
 root = root:gsub("(.)/+$", "%1")
 
+-- `text` with its control characters shown escaped (`\e`, `\n`, `\x9b`): a file's name or a
+-- program's line must not drive the terminal (retitle it, clear it, write the clipboard).
+local function visible(text)
+  local named = { ["\27"] = "\\e", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t", ["\\"] = "\\\\" }
+  text = text:gsub("[%c\\]", function(c) return named[c] or string.format("\\x%02x", c:byte()) end)
+  -- C1 controls (U+0080-U+009F, CSI among them) as UTF-8 encodes them.
+  return (text:gsub("\194([\128-\159])", function(c) return string.format("\\x%02x", c:byte()) end))
+end
+
 local PullAll = controller("PullAll")
 
 function PullAll:loadView()
   return view.stack {
-    view.text { id = "title", text = "git pull in " .. root },
+    view.text { id = "title", text = "git pull in " .. visible(root) },
     view.table { id = "repos", columns = { "repository", "state", { key = "last", title = "last line" } } },
     view.text { id = "summary" },
   }
@@ -58,15 +72,15 @@ end
 function PullAll:start()
   local repos, err = self:findRepositories()
   if not repos then
-    io.stderr:write("pull-all.lua: ", err.message, "\n")
+    io.stderr:write("pull-all.lua: ", visible(err.message), "\n")
     return app.exit(2)
   end
   if #repos == 0 then
-    print("pull-all.lua: no git repository in " .. root)
+    print("pull-all.lua: no git repository in " .. visible(root))
     return app.exit(0)
   end
   for index, path in ipairs(repos) do
-    self.rows[index] = { repository = path, state = "waiting", last = "" }
+    self.rows[index] = { path = path, repository = visible(path), state = "waiting", last = "" }
     self.queue[#self.queue + 1] = index
   end
   self:show()
@@ -80,10 +94,12 @@ function PullAll:next()
     local row = self.rows[index]
     row.state = "pulling"
     self.running = self.running + 1
-    local pull = process:spawn({ "git", "-C", row.repository, "pull", "--ff-only" },
-                               { timeout = timeout, env = { GIT_TERMINAL_PROMPT = "0" } })
+    -- Started from the first task or from a pull's end: the controller owns them, not that task
+    -- (a program spawned in a task that returns is killed with it).
+    local pull = process:spawn({ "git", "-C", row.path, "pull", "--ff-only" },
+                               { timeout = timeout, env = { GIT_TERMINAL_PROMPT = "0" }, outliveTask = true })
     pull:on("didOutput", function(out)
-      if out.line ~= "" then row.last = out.line self:show() end
+      if out.line ~= "" then row.last = visible(out.line) self:show() end
     end)
     pull:on("didExit", function(result) self:finished(row, result) end)
   end

@@ -31,11 +31,20 @@ end
 if #command == 0 then io.stderr:write(usage, "\n") return app.exit(2) end
 local shown = table.concat(command, " ")
 
+-- `text` with its control characters shown escaped (`\e`, `\n`, `\x9b`): a file's name or a
+-- program's line must not drive the terminal (retitle it, clear it, write the clipboard).
+local function visible(text)
+  local named = { ["\27"] = "\\e", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t", ["\\"] = "\\\\" }
+  text = text:gsub("[%c\\]", function(c) return named[c] or string.format("\\x%02x", c:byte()) end)
+  -- C1 controls (U+0080-U+009F, CSI among them) as UTF-8 encodes them.
+  return (text:gsub("\194([\128-\159])", function(c) return string.format("\\x%02x", c:byte()) end))
+end
+
 local WatchRun = controller("WatchRun")
 
 function WatchRun:loadView()
   return view.stack {
-    view.text { id = "title", text = "watching " .. path .. (glob and (" (" .. glob .. ")") or "") .. ": " .. shown },
+    view.text { id = "title", text = "watching " .. visible(path) .. (glob and (" (" .. visible(glob) .. ")") or "") .. ": " .. visible(shown) },
     view.text { id = "status", text = "starting" },
     view.list { id = "output" },
   }
@@ -48,20 +57,24 @@ function WatchRun:viewDidLoad()
 end
 
 function WatchRun:viewWillAppear()
-  local watcher = files:watch(path, { recursive = true, glob = glob })
+  local ok, watcher = pcall(files.watch, files, path, { recursive = true, glob = glob })
+  if not ok then
+    -- Nothing to watch (a missing folder, one that cannot be read): say so and end, as entr does.
+    io.stderr:write("watch-run.lua: ", visible(tostring(watcher)), "\n")
+    return app.exit(2)
+  end
   self.watcher = watcher
   watcher:on("didChange", function(event) self:changed(event) end)
   self:run()
 end
 
--- Files changed: run again, after the current run when one is going.
+-- Files changed: run again. Changes while the command runs, and in the moment after it ended
+-- (the watch's debounce), are its own writes as far as anyone can tell (a build writing into the
+-- folder), so they are ignored, as watchexec does: otherwise such a command reruns itself forever.
 function WatchRun:changed(event)
-  self.lastChange = event.changes[1] and event.changes[1].path or path
-  if self.current then
-    self.again = true
-  else
-    self:run()
-  end
+  if self.current or self.settling then return end
+  self.lastChange = visible(event.changes[1] and event.changes[1].path or path)
+  self:run()
 end
 
 function WatchRun:rerun()
@@ -75,10 +88,15 @@ function WatchRun:run()
   self.view.output:update(self.tail)
   self.view.status.text = "running #" .. self.runs .. (self.lastChange and (" (" .. self.lastChange .. " changed)") or "")
   local argv = shell and table.concat(command, " ") or command
-  local current = process:spawn(argv, { shell = shell })
+  local started, current = pcall(process.spawn, process, argv, { shell = shell })
+  if not started then
+    -- A missing program is this run's result, not a run that never ends.
+    self.view.status.text = string.format("#%d failed: %s  (:rerun runs it again, q quits)", self.runs, visible(tostring(current)))
+    return
+  end
   self.current = current
   current:on("didOutput", function(out)
-    self.tail[#self.tail + 1] = (out.stream == "stderr" and "! " or "") .. out.line
+    self.tail[#self.tail + 1] = (out.stream == "stderr" and "! " or "") .. visible(out.line)
     if #self.tail > lines then table.remove(self.tail, 1) end
     self.view.output:update(self.tail)
   end)
@@ -87,6 +105,8 @@ end
 
 function WatchRun:ended(result)
   self.current = nil
+  self.settling = true
+  timer.after(0.3, function() self.settling = false end)
   local outcome = result.status == 0 and "ok" or (result.signal and ("killed by " .. result.signal) or ("exit " .. tostring(result.status)))
   self.view.status.text = string.format("#%d %s in %ds at %s  (:rerun runs it again, q quits)", self.runs, outcome,
     os.time() - self.started, os.date("%H:%M:%S"))

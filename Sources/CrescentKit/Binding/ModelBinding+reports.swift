@@ -17,6 +17,7 @@ extension ModelBinding {
         let link = host.link
         let boundBox = NIOLoopBound(box, eventLoop: host.loop)
         let mailbox = box.reports
+        box.object.changes.setBacklogProbe { mailbox.waiting }
         box.sinkID = box.object.changes.attach { change in
             if bound.eventLoop.inEventLoop, mailbox.isEmpty {
                 // The common case, a setter run by a method inside a turn, allocates nothing.

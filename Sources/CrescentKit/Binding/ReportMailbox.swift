@@ -29,6 +29,12 @@ final class ReportMailbox: Sendable {
         return posted.load(ordering: .acquiring) == takenCount
     }
 
+    /// How many reports wait to be taken out.
+    var waiting: Int {
+        let takenCount = taken.load(ordering: .acquiring)
+        return Int(clamping: posted.load(ordering: .acquiring) &- takenCount)
+    }
+
     /// The number of the last report posted (0 before the first).
     var lastPosted: UInt64 { posted.load(ordering: .acquiring) }
 

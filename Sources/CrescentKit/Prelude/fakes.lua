@@ -131,6 +131,40 @@ local function programlist()
 end
 
 local PROCESS_ANSWER = { "error", "signal", "status", "stderr", "stdout", "timedOut" }
+-- The signals a real program's end can name (Linux numbering), as `process` names them.
+local SIGNALS = {}
+for _, name in ipairs({ "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2",
+  "PIPE", "ALRM", "TERM", "CHLD", "CONT", "STOP", "TSTP", "TTIN", "TTOU", "URG", "XCPU", "XFSZ", "VTALRM", "PROF",
+  "WINCH", "IO", "SYS" }) do SIGNALS["SIG" .. name] = true end
+for number = 32, 64 do SIGNALS["SIG" .. number] = true end
+
+-- Nil, or what is wrong with an answer's values: a real program's end has an integer status
+-- 0-255 or a known signal (never both), and its output is text. A fake that answers what no
+-- program can would let a spec pass for a script that fails for real.
+local function processAnswerProblem(answer)
+  local status, signal = answer.status, answer.signal
+  if status ~= nil and (math.type(status) ~= "integer" or status < 0 or status > 255) then
+    return "status must be an integer 0-255 (a program's exit status), got " .. show(status)
+  end
+  if signal ~= nil and (type(signal) ~= "string" or not SIGNALS[signal]) then
+    return "signal must be a signal's name such as \"SIGTERM\" or \"SIGKILL\", got " .. show(signal)
+  end
+  if status ~= nil and signal ~= nil then
+    return "a program ends with a status or a signal, not both (got status " .. show(status) .. " and signal " .. show(signal) .. ")"
+  end
+  for _, stream in ipairs({ "stdout", "stderr" }) do
+    if answer[stream] ~= nil and type(answer[stream]) ~= "string" then
+      return stream .. " must be a string (what the program wrote), got " .. type(answer[stream])
+    end
+  end
+  if answer.timedOut ~= nil and type(answer.timedOut) ~= "boolean" then
+    return "timedOut must be a boolean, got " .. show(answer.timedOut)
+  end
+  if answer.error ~= nil and type(answer.error) ~= "string" and type(answer.error) ~= "table" then
+    return "error must be an error code (\"not_found\") or a table { code, message }, got " .. type(answer.error)
+  end
+  return nil
+end
 
 function fake.process(table_)
   if type(table_) ~= "table" then error("bad argument #1 to 'fake.process' (a table of answers expected, got " .. type(table_) .. ")", 2) end
@@ -141,7 +175,11 @@ function fake.process(table_)
     if type(answer) ~= "table" and type(answer) ~= "function" and type(answer) ~= "string" then
       error("fake.process: " .. key .. " must answer a table { status, stdout, stderr }, a string (its stdout) or a function(request), got " .. type(answer), 2)
     end
-    if type(answer) == "table" then checkKeys(answer, PROCESS_ANSWER, "fake.process: " .. key, 2) end
+    if type(answer) == "table" then
+      checkKeys(answer, PROCESS_ANSWER, "fake.process: " .. key, 2)
+      local problem = processAnswerProblem(answer)
+      if problem then error("fake.process: " .. key .. ": " .. problem, 2) end
+    end
     if programs[key] == nil then programOrder[#programOrder + 1] = key end
     programs[key] = answer
   end
@@ -177,12 +215,18 @@ function runner.process(request)
   end
   if type(answer) == "string" then answer = { stdout = answer } end
   if type(answer) ~= "table" then return nil, { code = "internal", message = "fake.process answer for " .. key .. " was " .. type(answer) } end
+  local problem = processAnswerProblem(answer)
+  if problem then
+    local message = "fake.process answer for " .. key .. ": " .. problem
+    noticed[#noticed + 1] = message
+    return nil, { code = "internal", message = message }
+  end
   if answer.error then
     local e = answer.error
     return nil, type(e) == "table" and e or { code = tostring(e), message = "fake.process: " .. key .. " failed with " .. tostring(e) }
   end
-  return { status = answer.status, signal = answer.signal, stdout = tostring(answer.stdout or ""),
-           stderr = tostring(answer.stderr or ""), timedOut = answer.timedOut == true }
+  return { status = answer.status, signal = answer.signal, stdout = answer.stdout or "",
+           stderr = answer.stderr or "", timedOut = answer.timedOut == true }
 end
 
 local Location = {}

@@ -1,3 +1,4 @@
+import Foundation
 import LuaBridge
 import Model
 import Services
@@ -12,8 +13,10 @@ extension SpecHost {
         let base = stack.top
         defer { stack.setTop(base) }
         processHandler.push(onto: stack)                                     // process
-        // `sh -c LINE` is known by its line, as a script wrote it with shell = true.
-        let command = spec.shell ? spec.argv.last ?? "" : spec.argv.joined(separator: " ")
+        // `sh -c LINE` is known by its line, as a script wrote it with shell = true; other argv
+        // by its words as a shell would read them, so `{ "echo", "a b" }` (`echo 'a b'`) and
+        // `{ "echo", "a", "b" }` (`echo a b`) are told apart as the programs tell them apart.
+        let command = spec.shell ? spec.argv.last ?? "" : spec.argv.map(Self.shellWord).joined(separator: " ")
         var environment: Fields = [:]
         for (name, value) in spec.environment { environment[name] = value.map(Value.string) ?? .bool(false) }
         host.binding.push(.object([
@@ -33,6 +36,15 @@ extension SpecHost {
         outcome.stderr = Self.bytes(answer["stderr"])
         outcome.timedOut = answer["timedOut"].boolValue ?? false
         return .success(outcome)
+    }
+
+    /// `word` as a POSIX shell reads it back as one word: as is when it holds only characters
+    /// no shell treats specially, else single-quoted (`it's` is `'it'\''s'`).
+    static func shellWord(_ word: String) -> String {
+        let plain = !word.isEmpty && word.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || "_@%+=:,./-".unicodeScalars.contains(scalar))
+        }
+        return plain ? word : "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     private static func bytes(_ value: Value) -> [UInt8] {

@@ -77,6 +77,14 @@ final class SpecLink: Sendable {
         host.turn { _ in work(bound.value.object) }
     }
 
+    /// Runs `work` with the spec host on its loop as a turn of its own, after everything
+    /// already queued (also when called on the loop): what a real program does ends no sooner,
+    /// so the code that started it finishes its turn first (`nil` once the host is gone).
+    func withSpecLater(_ work: @escaping @Sendable (SpecHost?) -> Void) {
+        guard let bound = spec.withLock({ $0 }), let host = self.host.withLock({ $0 }),
+              host.later({ _ in work(bound.value.object) }) else { return work(nil) }
+    }
+
     /// Notes a failure of the running test found by a service.
     func notice(_ message: String) {
         notices.withLock { notices in

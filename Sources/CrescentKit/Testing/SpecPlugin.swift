@@ -30,7 +30,7 @@ struct SpecPlugin: Plugin {
         }
         let location = ServiceEntry(made: LocationService(script: absent, clock: context.clock))
         let process = ServiceEntry(made: ProcessService(clock: context.clock) { spec, completion in
-            link.withSpec { spec_ in
+            link.withSpecLater { spec_ in
                 completion(spec_?.answer(spec) ?? .failure(ServiceError(.cancelled, "the test has ended")))
             }
         })

@@ -18,6 +18,8 @@ public final class ChangePublisher: Sendable {
 
     private let sinks = Mutex<[(id: Int, sink: Sink)]>([])
     private let nextID = Atomic<Int>(0)
+    /// Counts the reports waiting for the loop, set by the host that carries them.
+    private let backlogProbe = Mutex<(@Sendable () -> Int)?>(nil)
 
     public init() {}
 
@@ -31,6 +33,18 @@ public final class ChangePublisher: Sendable {
 
     public func detach(_ id: Int) {
         sinks.withLock { $0.removeAll { $0.id == id } }
+    }
+
+    /// Sets what counts the reports made but not yet taken in by the loop (the host's mailbox).
+    public func setBacklogProbe(_ probe: (@Sendable () -> Int)?) {
+        backlogProbe.withLock { $0 = probe }
+    }
+
+    /// How many reports wait for the loop (0 with no host attached): a producer that can wait,
+    /// such as a program's output, stops reading while the loop is this far behind, so the
+    /// backlog (in memory outside Lua) stays bounded.
+    public var backlog: Int {
+        backlogProbe.withLock { $0 }?() ?? 0
     }
 
     /// Reports that property `key` now has `value`.

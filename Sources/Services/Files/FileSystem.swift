@@ -8,12 +8,22 @@ import Model
 enum FileSystem {
     /// The whole file, up to `limit` bytes (a bigger one is `io` naming the limit).
     static func read(_ path: String, limit: Int) throws(ServiceError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO with no writer (or a terminal) must not wait, holding one
+        // of the few threads every files call shares; such a path is refused below.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw failure(path, errno) }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw failure(path, errno) }
-        guard status.st_mode & S_IFMT != S_IFDIR else { throw ServiceError(.invalidArgument, "'\(clipped(path))' is a folder: files:list(path) lists it") }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw ServiceError(.invalidArgument, "'\(clipped(path))' is a folder: files:list(path) lists it")
+        case S_IFIFO:
+            throw ServiceError(.invalidArgument, "'\(clipped(path))' is a FIFO (a named pipe), not a file: files:read reads files; read a program's output with services.process")
+        default:
+            throw ServiceError(.invalidArgument, "'\(clipped(path))' is a device or a socket, not a file: files:read reads files")
+        }
+        _ = fcntl(descriptor, F_SETFL, O_RDONLY)
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {

@@ -30,13 +30,14 @@ public final class FileWatcher: OwnedModelObject {
         case ended
     }
 
-    init(path: String, settings: InotifyWatch.Settings, clock: any ServiceClock, reactor: DescriptorReactor) {
+    /// - Throws: what ``InotifyWatch`` throws when the system refuses the watch.
+    init(path: String, settings: InotifyWatch.Settings, clock: any ServiceClock, reactor: DescriptorReactor) throws(ServiceError) {
         self.path = path
         self.reactor = reactor
         let link = WeakBox<FileWatcher>()
         let box = WeakBox<InotifyWatch>()
         let debounce = settings.debounce
-        inotify = InotifyWatch(settings, reactor: reactor, deliver: { batch in
+        inotify = try InotifyWatch(settings, reactor: reactor, deliver: { batch in
             link.object?.changes.emit("didChange", batch.value)
         }, scheduleFlush: { generation in
             clock.schedule(after: .seconds(seconds: debounce)) {
@@ -70,7 +71,7 @@ public final class FileWatcher: OwnedModelObject {
         }
         guard starts else { return }
         let inotify = self.inotify
-        reactor.submit { _ = inotify.start() }
+        reactor.submit { inotify.start() }
     }
 
     public func ownerEnded() { cancel() }

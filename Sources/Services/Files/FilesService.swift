@@ -59,7 +59,8 @@ public final class FilesService: Service {
 
     /// A watcher of `path` (a folder, or one file); it starts once the caller holds it.
     ///
-    /// - Throws: `not_found` for a path that does not exist, `invalid_argument` for bad options.
+    /// - Throws: `not_found` for a path that does not exist, `invalid_argument` for bad options,
+    ///   `permission` for a folder that cannot be read, `io` past the system's inotify limits.
     public func watch(_ path: String, recursive: Bool = false, glob: String? = nil,
                       debounce: Double = FilesService.defaultDebounce) throws(ServiceError) -> FileWatcher {
         try access.checkRead(path)
@@ -76,6 +77,6 @@ public final class FilesService: Service {
             let name = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
             settings = .init(folder: folder, onlyName: name, recursive: false, glob: nil, debounce: debounce)
         }
-        return FileWatcher(path: path, settings: settings, clock: clock, reactor: reactor)
+        return try FileWatcher(path: path, settings: settings, clock: clock, reactor: reactor)
     }
 }

@@ -8,7 +8,7 @@ import Model
 /// the end of the burst. Confined to the ``DescriptorReactor`` thread.
 final class InotifyWatch: @unchecked Sendable {
     // @unchecked: made on the caller's thread before it is shared, then touched only on the
-    // reactor thread (see the type's doc).
+    // reactor thread (see the type's doc); its deinit runs once nothing else holds it.
 
     /// What to watch and how.
     struct Settings: Sendable {
@@ -41,6 +41,8 @@ final class InotifyWatch: @unchecked Sendable {
     private let folderGone: () -> Void
     /// Set when the event saying the watched folder went away was read.
     private var sawFolderGo = false
+    /// Set once ``start()`` ran: the reactor reads the instance.
+    private var started = false
 
     // inotify's flags (sys/inotify.h, which Swift's Glibc does not show).
     private static let modify: UInt32 = 0x2, attrib: UInt32 = 0x4, closeWrite: UInt32 = 0x8
@@ -49,36 +51,86 @@ final class InotifyWatch: @unchecked Sendable {
     private static let onlyFolder: UInt32 = 0x0100_0000, excludeUnlinked: UInt32 = 0x0400_0000, isFolder: UInt32 = 0x4000_0000
     private static let mask = modify | attrib | closeWrite | movedFrom | movedTo | create | delete | deleteSelf | moveSelf | onlyFolder | excludeUnlinked
 
+    /// Opens the inotify instance and watches the watched folder itself, on the caller's thread,
+    /// so that a watch the system refuses is an error at `watch` rather than a watcher that
+    /// never hears anything.
+    ///
+    /// - Throws: `io` past the inotify instance or watch limits or the open-file limit (naming
+    ///   them), `permission` for a folder that cannot be read, `unavailable` without inotify.
     init(_ settings: Settings, reactor: DescriptorReactor, deliver: @escaping (ChangeBatch) -> Void,
-         scheduleFlush: @escaping (Int) -> Void, folderGone: @escaping () -> Void) {
+         scheduleFlush: @escaping (Int) -> Void, folderGone: @escaping () -> Void) throws(ServiceError) {
         self.settings = settings
         self.reactor = reactor
         self.deliver = deliver
         self.scheduleFlush = scheduleFlush
         self.folderGone = folderGone
+        guard let initialize = SystemCalls.inotifyInit, let addWatch = SystemCalls.inotifyAddWatch else {
+            throw ServiceError(.unavailable, "this system has no inotify: files.watch cannot watch '\(clipped(settings.folder))'")
+        }
+        let opened = initialize(O_CLOEXEC | O_NONBLOCK)
+        guard opened >= 0 else { throw Self.failure(settings.folder, errno, opening: true) }
+        // The folder must be readable too: inotify watches one the caller may not list, and
+        // then reports nothing in it.
+        let watch = access(settings.folder, R_OK | X_OK) == 0 ? addWatch(opened, settings.folder, Self.mask) : -1
+        guard watch >= 0 else {
+            let code = watch == -1 && errno == 0 ? EACCES : errno
+            close(opened)
+            throw Self.failure(settings.folder, code, opening: false)
+        }
+        descriptor = opened
+        folders[watch] = settings.folder
     }
 
-    /// Opens the inotify instance and watches the folders; false (and nothing watched) when the
-    /// system refuses.
-    func start() -> Bool {
-        guard let initialize = SystemCalls.inotifyInit else { return false }
-        descriptor = initialize(O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { return false }
-        add(folder: settings.folder, reportContents: false)
+    /// Closes an instance never started (the watcher was dropped before the host held it).
+    deinit {
+        if descriptor >= 0 { Self.closeAside(descriptor) }
+    }
+
+    /// The error for `code` from `inotify_init1` (`opening`) or `inotify_add_watch` of `folder`.
+    private static func failure(_ folder: String, _ code: Int32, opening: Bool) -> ServiceError {
+        let shown = clipped(folder)
+        switch code {
+        case EMFILE where opening:
+            return ServiceError(.io, "cannot watch '\(shown)': too many inotify instances or open files (the user's limit fs.inotify.max_user_instances, shared by all their programs, or ulimit -n); cancel other watchers or raise the limit")
+        case ENFILE:
+            return ServiceError(.io, "cannot watch '\(shown)': the system's table of open files is full")
+        case ENOSPC:
+            return ServiceError(.io, "cannot watch '\(shown)': too many inotify watches (the user's limit fs.inotify.max_user_watches); cancel other watchers or raise the limit")
+        case ENOMEM:
+            return ServiceError(.io, "cannot watch '\(shown)': not enough kernel memory for an inotify watch")
+        default:
+            return FileSystem.failure(folder, code)
+        }
+    }
+
+    /// Starts reading the instance and watches what is below the folder (all of it when
+    /// recursive). Idempotent; nothing once stopped.
+    func start() {
+        guard descriptor >= 0, !started else { return }
+        started = true
+        scan(folder: settings.folder, reportContents: false)
         reactor.watch(descriptor, events: Int16(POLLIN)) { _ in self.readEvents() }
-        return true
     }
 
     /// Stops watching and closes the instance. Idempotent.
     func stop() {
         guard descriptor >= 0 else { return }
-        reactor.unwatch(descriptor)
-        close(descriptor)
+        if started { reactor.unwatch(descriptor) }
+        Self.closeAside(descriptor)
         descriptor = -1
         folders.removeAll()
         known.removeAll()
         pending = ChangeBatch()
     }
+
+    /// Closing an inotify instance waits for the kernel (~9 ms each, measured): done on a
+    /// thread of its own, so cancelling watchers never stalls the reactor (every program's
+    /// pipes and every other watcher). The number is not reused before the close returns.
+    private static func closeAside(_ descriptor: Int32) {
+        closer.async { _ = close(descriptor) }
+    }
+
+    private static let closer = DispatchQueue(label: "crescent.inotify-close")
 
     /// Watches `folder` (and, when recursive, every folder below it); with `reportContents`
     /// what is in it already counts as created (a folder that appeared with files in it).
@@ -87,12 +139,29 @@ final class InotifyWatch: @unchecked Sendable {
         let watch = addWatch(descriptor, folder, Self.mask)
         guard watch >= 0 else { return }
         folders[watch] = folder
+        scan(folder: folder, reportContents: reportContents)
+    }
+
+    /// Notes what `folder` holds (see ``add(folder:reportContents:)``) and, when recursive,
+    /// watches the folders in it.
+    private func scan(folder: String, reportContents: Bool) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         for name in names {
             let path = folder + "/" + name
             known.insert(path)
             if reportContents { note(path, .created) }
             if settings.recursive, FileSystem.isFolder(path), !isLink(path) { add(folder: path, reportContents: reportContents) }
+        }
+    }
+
+    /// Stops watching `folder` and the folders below it: moved out of the tree, its changes
+    /// would be reported under paths that no longer exist (or name something else). One moved
+    /// within the tree is watched again under its new name (its `movedTo`).
+    private func forget(folder: String) {
+        let prefix = folder + "/"
+        for (watch, watched) in folders where watched == folder || watched.hasPrefix(prefix) {
+            folders[watch] = nil
+            _ = SystemCalls.inotifyRemoveWatch?(descriptor, watch)
         }
     }
 
@@ -172,7 +241,10 @@ final class InotifyWatch: @unchecked Sendable {
             if isFolder, settings.recursive { add(folder: path, reportContents: true) }
         } else if mask & (Self.delete | Self.movedFrom) != 0 {
             known.remove(path)
-            if isFolder { known = known.filter { !$0.hasPrefix(path + "/") } }
+            if isFolder {
+                known = known.filter { !$0.hasPrefix(path + "/") }
+                if mask & Self.movedFrom != 0 { forget(folder: path) }
+            }
             note(path, .deleted)
         } else if !isFolder, mask & (Self.modify | Self.closeWrite | Self.attrib) != 0 {
             note(path, .modified)

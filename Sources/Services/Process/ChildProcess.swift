@@ -23,6 +23,11 @@ final class ChildProcess: @unchecked Sendable {
         var lines: ((String, [OutputLine]) -> Void)?
         /// The program ended (with its output, for `run`).
         var exited: (ProcessOutcome) -> Void
+        /// True while the lines already handed over are too many for the loop (`spawn`): the
+        /// pipes are not read (the program waits on its full pipe) until ``resumeOutput()``.
+        var holdsBack: (() -> Bool)? = nil
+        /// Arranges a later ``resumeOutput()`` once output was held back.
+        var retryLater: (() -> Void)? = nil
     }
 
     /// Where the program is in its life.
@@ -30,6 +35,13 @@ final class ChildProcess: @unchecked Sendable {
         case running
         /// `timeout` passed: SIGTERM was sent; SIGKILL follows after the grace.
         case terminating
+        /// The program exited after SIGTERM and was reported, but what it started in its group
+        /// still has the rest of the grace to clean up: the leader stays a zombie (so its pid
+        /// names only this group) until ``killAfterGrace()`` kills the group and reaps it.
+        case lingering
+        /// The grace passed with the program still running: SIGKILL was sent, and its exit is
+        /// the end of the group.
+        case killed
         case ended
     }
 
@@ -46,6 +58,8 @@ final class ChildProcess: @unchecked Sendable {
     private var callbacks: Callbacks
     private(set) var phase = Phase.running
     private var timedOut = false
+    /// Set while the pipes are not read (``Callbacks/holdsBack``).
+    private var heldBack = false
 
     init(_ launched: ProcessLauncher.Launched, spec: ProcessSpec, splitsLines: Bool, reactor: DescriptorReactor, callbacks: Callbacks) {
         pid = launched.pid
@@ -121,7 +135,20 @@ final class ChildProcess: @unchecked Sendable {
 
     // MARK: Output
 
-    private func readAvailable(_ index: Int) {
+    /// Reads the pipes again after ``Callbacks/holdsBack`` stopped them, or arranges to retry.
+    func resumeOutput() {
+        guard heldBack, phase != .ended else { return }
+        if callbacks.holdsBack?() == true {
+            callbacks.retryLater?()
+            return
+        }
+        heldBack = false
+        for index in streams.indices where streams[index].isOpen {
+            reactor.setEvents(streams[index].descriptor, Int16(POLLIN))
+        }
+    }
+
+    private func readAvailable(_ index: Int, draining: Bool = false) {
         guard streams[index].isOpen else { return }
         var buffer = [UInt8](repeating: 0, count: 65536)
         let collects = callbacks.lines != nil
@@ -129,6 +156,17 @@ final class ChildProcess: @unchecked Sendable {
         // Bounded: at most 16 reads (1 MiB) per wake-up, so one busy program does not starve
         // the others; poll says again that the rest is there.
         reading: for _ in 0..<16 {
+            if !draining, callbacks.holdsBack?() == true {
+                // Back-pressure: the program blocks on its full pipe until the loop catches up.
+                // What this wake-up read so far goes first.
+                handOverLines(of: index)
+                for other in streams.indices where streams[other].isOpen { reactor.setEvents(streams[other].descriptor, 0) }
+                if !heldBack {
+                    heldBack = true
+                    callbacks.retryLater?()
+                }
+                return
+            }
             let count = buffer.withUnsafeMutableBytes { read(streams[index].descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
                 buffer.withUnsafeBytes { bytes in
@@ -190,21 +228,44 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     func killAfterGrace() {
-        guard phase == .terminating else { return }
-        kill(-pid, SIGKILL)
+        switch phase {
+        case .terminating:
+            phase = .killed
+            kill(-pid, SIGKILL)
+        case .lingering:
+            kill(-pid, SIGKILL)
+            for index in streams.indices { finishStream(index) }
+            ProcessGroups.remove(pid)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            phase = .ended
+        case .running, .killed, .ended:
+            break
+        }
     }
 
     /// The exit descriptor is readable: the program has exited. Reads what it left in the pipes,
     /// closes everything, reaps it and reports.
     private func exited() {
-        guard phase != .ended else { return }
+        guard phase != .lingering, phase != .ended else { return }
+        let lingers = phase == .terminating
         for index in streams.indices {
-            readAvailable(index)
-            finishStream(index)
+            readAvailable(index, draining: true)
+            // Lingering, what the group still writes is read (and dropped) until the grace
+            // ends: a closed pipe would kill a worker's last message, and it, by SIGPIPE.
+            if !lingers { finishStream(index) }
         }
         closeInputNow()
         reactor.unwatch(exitDescriptor)
         close(exitDescriptor)
+        if lingers {
+            // Ended by SIGTERM (its timeout, its task's end, a kill): the programs it started
+            // get the rest of the grace too (a shell, make or git exits at once, its workers
+            // clean up), so the group is killed by killAfterGrace, not now.
+            phase = .lingering
+            report(Self.statusLeavingZombie(pid))
+            return
+        }
         // What it left running in its group ends with it. Before the reap, the leader is a
         // zombie whose pid still names the group, so the signal cannot reach anyone else.
         kill(-pid, SIGKILL)
@@ -214,7 +275,23 @@ final class ChildProcess: @unchecked Sendable {
         var reaped: pid_t
         repeat { reaped = waitpid(pid, &status, 0) } while reaped == -1 && errno == EINTR
         phase = .ended
-        var outcome = reaped == pid ? ProcessOutcome(waitStatus: status) : ProcessOutcome(status: nil, signal: "unknown")
+        report(reaped == pid ? ProcessOutcome(waitStatus: status) : ProcessOutcome(status: nil, signal: "unknown"))
+    }
+
+    /// How the exited leader `pid` ended, read without reaping it (`waitid` with `WNOWAIT`).
+    private static func statusLeavingZombie(_ pid: pid_t) -> ProcessOutcome {
+        var info = siginfo_t()
+        var result: Int32
+        repeat { result = waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) } while result == -1 && errno == EINTR
+        guard result == 0 else { return ProcessOutcome(status: nil, signal: "unknown") }
+        let value = info._sifields._sigchld.si_status
+        // CLD_EXITED is 1; CLD_KILLED 2 and CLD_DUMPED 3 carry the signal.
+        return info.si_code == 1 ? ProcessOutcome(status: Int(value)) : ProcessOutcome(status: nil, signal: ProcessOutcome.signalName(value))
+    }
+
+    /// Hands how it ended, with its output, to ``Callbacks/exited``, once.
+    private func report(_ ending: ProcessOutcome) {
+        var outcome = ending
         outcome.timedOut = timedOut
         if !streams[0].splitsLines {
             outcome.stdout = streams[0].kept

@@ -33,6 +33,18 @@ public struct ProcessOutcome: Sendable, Equatable {
         self.stderr = stderr
     }
 
+    /// The outcome with each stream kept to its first `limit` bytes (`maxBytes`), `truncated`
+    /// when one was cut: what a faked `run` answers, as the pipes of a real one would keep it.
+    func kept(to limit: Int) -> ProcessOutcome {
+        var kept = self
+        if stdout.count > limit || stderr.count > limit {
+            kept.truncated = true
+            kept.stdout = Array(stdout.prefix(limit))
+            kept.stderr = Array(stderr.prefix(limit))
+        }
+        return kept
+    }
+
     /// `{ status, signal, stdout, stderr, truncated, timedOut }` as scripts see it.
     public var value: Value {
         .model(DataModel(Self.schema, [status.map { .integer(Int64($0)) } ?? .null, signal.map(Value.string) ?? .null,

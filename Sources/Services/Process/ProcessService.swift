@@ -100,7 +100,8 @@ public final class ProcessService: Service {
                completion: @escaping @Sendable (Result<ProcessOutcome, ServiceError>) -> Void) throws(ServiceError) -> @Sendable () -> Void {
         try access.checkRun(spec.argv[0])
         if let exchange {
-            exchange(spec, completion)
+            let limit = spec.maxBytes
+            exchange(spec) { result in completion(result.map { $0.kept(to: limit) }) }
             return {}
         }
         let launched = try ProcessLauncher.launch(spec, keepInputOpen: false)
@@ -133,16 +134,13 @@ public final class ProcessService: Service {
         let deadline = Cancellation()
         let untrack = untracker()
         let pid = launched.pid
-        // A Cancellation holds one handler: the timeout's timers and the task's end's have one each.
-        let ending = Cancellation()
         let (reactor, clock) = (self.reactor, self.clock)
-        let process = SpawnedProcess(launched: launched, spec: spec, reactor: reactor, onExit: { _ in
+        let process = SpawnedProcess(launched: launched, spec: spec, reactor: reactor, clock: clock, onExit: { _ in
             untrack(pid)
             deadline.cancel()
-            ending.cancel()
         }, endGently: { child in
             reactor.submit { child.terminate() }
-            Self.killAfterGrace(spec, child, ending, reactor: reactor, clock: clock)
+            Self.killAfterGrace(spec, child, reactor: reactor, clock: clock)
         })
         if let child = process.childForTimeout { scheduleTimeout(spec, child, deadline) }
         return process
@@ -168,16 +166,16 @@ public final class ProcessService: Service {
         let clock = self.clock
         let first = clock.schedule(after: .seconds(seconds: timeout)) {
             reactor.submit { child.timeOut() }
-            Self.killAfterGrace(spec, child, deadline, reactor: reactor, clock: clock)
+            Self.killAfterGrace(spec, child, reactor: reactor, clock: clock)
         }
         deadline.onCancel { first.cancel() }
     }
 
-    /// SIGKILL to the group ``ProcessSpec/killGrace`` seconds after the SIGTERM sent now, unless
-    /// the program exits first (`deadline` cancelled).
-    private static func killAfterGrace(_ spec: ProcessSpec, _ child: ChildProcess, _ deadline: Cancellation,
+    /// SIGKILL to the group ``ProcessSpec/killGrace`` seconds after the SIGTERM sent now, also
+    /// when the program exits first: what it started in its group gets the whole grace too
+    /// (``ChildProcess/Phase/lingering``); nothing once the group is gone.
+    private static func killAfterGrace(_ spec: ProcessSpec, _ child: ChildProcess,
                                        reactor: DescriptorReactor, clock: any ServiceClock) {
-        let second = clock.schedule(after: .seconds(seconds: spec.killGrace)) { reactor.submit { child.killAfterGrace() } }
-        deadline.onCancel { second.cancel() }
+        _ = clock.schedule(after: .seconds(seconds: spec.killGrace)) { reactor.submit { child.killAfterGrace() } }
     }
 }

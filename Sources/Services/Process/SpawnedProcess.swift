@@ -45,7 +45,13 @@ public final class SpawnedProcess: OwnedModelObject {
         var inputOpen = true
     }
 
-    init(launched: ProcessLauncher.Launched, spec: ProcessSpec, reactor: DescriptorReactor,
+    /// Reports handed to the loop and not yet taken in past which the program's pipes are not
+    /// read: 60 MB of output cost ~1 GB of host memory queued for a handler that was slower. A
+    /// report carries the lines of one wake-up's reads (at most 1 MiB), so this bounds the
+    /// queue to about 16 MiB.
+    static let backlogLimit = 16
+
+    init(launched: ProcessLauncher.Launched, spec: ProcessSpec, reactor: DescriptorReactor, clock: any ServiceClock,
          onExit: @escaping @Sendable (ProcessOutcome) -> Void, endGently: @escaping @Sendable (ChildProcess) -> Void) {
         pid = launched.pid
         self.reactor = reactor
@@ -59,6 +65,11 @@ public final class SpawnedProcess: OwnedModelObject {
             exited: { outcome in
                 onExit(outcome)
                 link.object?.ended(outcome)
+            },
+            holdsBack: { (link.object?.changes.backlog ?? 0) > Self.backlogLimit },
+            retryLater: {
+                let child = link.object?.childForTimeout
+                _ = clock.schedule(after: .milliseconds(5)) { reactor.submit { child?.resumeOutput() } }
             })))
         link.object = self
         if spec.stdin != nil { state.withLock { $0.inputOpen = false } }
@@ -133,13 +144,13 @@ public final class SpawnedProcess: OwnedModelObject {
             let link = WeakBox<SpawnedProcess>()
             link.object = self
             exchange(spec) { result in
-                reactor.submit { link.object?.playBack(result) }
+                reactor.submit { link.object?.playBack(result, limit: spec.maxBytes) }
             }
         }
     }
 
     /// A faked program's answer as a real one would come: its lines, then its end.
-    private func playBack(_ result: Result<ProcessOutcome, ServiceError>) {
+    private func playBack(_ result: Result<ProcessOutcome, ServiceError>, limit: Int) {
         guard isRunning else { return }
         var outcome: ProcessOutcome
         switch result {
@@ -150,7 +161,11 @@ public final class SpawnedProcess: OwnedModelObject {
         for (stream, bytes) in [("stdout", outcome.stdout), ("stderr", outcome.stderr)] where !bytes.isEmpty {
             var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             if bytes.last == UInt8(ascii: "\n") { lines.removeLast() }
-            emitLines(stream, lines.map { line in (Array(line.last == UInt8(ascii: "\r") ? line.dropLast() : line), false) })
+            // Cut at maxBytes as the reader cuts a real program's line.
+            emitLines(stream, lines.map { line in
+                let text = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+                return (Array(text.prefix(limit)), text.count > limit)
+            })
         }
         outcome.stdout = []
         outcome.stderr = []
@@ -172,7 +187,15 @@ public final class SpawnedProcess: OwnedModelObject {
     /// Sends `signal` to the program's whole group (nothing once it has ended).
     public func kill(signal: Int32) {
         switch backend {
+        case .program(let child) where signal == SIGTERM:
+            // SIGTERM as a timeout sends it: the group gets the grace before SIGKILL, also
+            // what the program started when the program itself exits at once.
+            guard isRunning else { return }
+            endGently(child)
         case .program:
+            // Nothing once it has ended: what it started may still have the grace after a
+            // SIGTERM (``ChildProcess/Phase/lingering``), which its owner's end must not cut.
+            guard isRunning else { return }
             // At once, not through the reactor: at teardown the process may exit before the
             // reactor's next turn.
             ProcessGroups.signal(pid, signal)
