@@ -163,7 +163,9 @@ public final class GeocoderService: Service {
         let options = try OptionTable.check(arguments[1], [.string("country"), .integer("limit", in: 1...Int64(GeoNamesDatabase.maximumCount))])
         let limit = options["limit"]?.integerValue.map { Int($0) } ?? 10
         let country = options["country"]?.stringValue
-        let query = arguments[0].stringValue ?? ""
+        guard let query = arguments[0].stringValue else {
+            throw ServiceError(.invalidArgument, "the query is not UTF-8 text: pass a place name in UTF-8")
+        }
         guard !query.allSatisfy(\.isWhitespace) else { throw ServiceError(.invalidArgument, "the query is empty") }
         return .array(try database.search(query, country: country, limit: limit).map(\.value))
     }
