@@ -61,7 +61,7 @@ run: build
 # 200,000-point GPX track made and replayed).
 PROCESS_TESTS = Hardening|PluginGrantTests|PluginGrantQuestionTests|PluginGrantFileTests|LuaPluginEscapeTests|ProcessPluginEscapeTests|PluginInstallTests|BustedSuiteTests|TestCoverageTests|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests|ProcessLuaTests|StoreFileGoneTests|SpawnPolicyTests
 HEAVY_PROCESS_TESTS = KeyboardTerminalTests|ReplTerminalTests|BackgroundHostTests|ProcessServiceTests|ProcessOutputBatchTests|ProcessPluginTests|RemoteBackPressureTests|RemoteOverflowDisconnectTests|StorePostgresProcessTests|GPXStreamingTests
-SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests|FilesServiceTests|StoreCrossProcessTests|GeocoderTests|GeocoderSearchTests
+SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests|FilesServiceTests|StoreCrossProcessTests|GeocoderTests|GeocoderSearchTests|GeocoderLoopTests
 # Each phase runs under tools/reap.py: what a crashed test process leaves running (hosts, plugin
 # processes, its PostgreSQL server) is stopped when the phase ends instead of outliving it.
 REAP = python3 tools/reap.py

@@ -122,7 +122,9 @@ import Testing
         let cases: [([Value], String)] = [
             ([""], "the query is empty"),
             (["   "], "the query is empty"),
-            (["Paris", ["country": "ZZ"]], "country 'ZZ' is not an ISO 3166-1 code or a country name in the data"),
+            (["Paris", ["country": "ZZ"]], "country 'ZZ' is not the two-letter ISO 3166-1 code (FR, US) or the name "
+                + "(as the data spells it: France, United States) of a country with places in the data"),
+            ([.bytes(Array("Par".utf8) + [0xFF] + Array("is".utf8))], "the query is not UTF-8 text: pass a place name in UTF-8"),
             (["Paris", ["country": 33]], "options.country must be a string, got number"),
             (["Paris", ["limit": 0]], "options.limit must be an integer in [1, 1000], got 0"),
         ]
@@ -131,5 +133,15 @@ import Testing
             #expect(error == ServiceError(.invalidArgument, message))
         }
     }
-}
 
+    /// Names read from a file keep their line end ("Paris\r" from a CRLF file); a byte order mark
+    /// or a zero-width space is invisible: each still finds the place.
+    @Test func lineEndsAndInvisibleCharactersAroundANameAreIgnored() async throws {
+        let database = try await GeocoderTests.database()
+        for query in ["Paris\n", "Paris\r\n", "\t Paris \n", "\u{FEFF}Paris", "Pa\u{200B}ris", "Paris\u{3000}"] {
+            let found = try database.search(query, limit: 1)
+            #expect(found.first?.name == "Paris", "\(query.debugDescription): \(found.map(\.name))")
+        }
+        #expect(try database.search("New\nYork", limit: 1).first?.name == "New York City")
+    }
+}

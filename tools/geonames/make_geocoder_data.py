@@ -60,7 +60,11 @@ EXTRA_COUNTRIES = {"XK": "Kosovo"}
 # Letters with no decomposition, folded as TextFolding.swift folds them.
 SPECIAL_FOLDS = {"ß": "ss", "ø": "o", "ł": "l", "đ": "d", "þ": "th", "æ": "ae", "œ": "oe"}
 # Characters TextFolding.swift folds to a space or an apostrophe.
-SPACES = "-_\t\u00a0\u2010\u2011\u2012\u2013\u2014\u2015"
+# As TextFolding.swift: every kind of space and line end, hyphens and underscores fold to a space;
+# a byte order mark and the zero-width characters are dropped.
+SPACES = ("-_\t\n\v\f\r\u0085\u00a0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B))
+          + "\u2010\u2011\u2012\u2013\u2014\u2015\u2028\u2029\u202f\u205f\u3000")
+INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff"
 APOSTROPHES = "\u2018\u2019\u02bc"
 
 
@@ -87,7 +91,7 @@ def e5(number):
 def fold(text):
     """The folded form of a name: lower case, without diacritics, hyphens as spaces, single spaces."""
     text = unicodedata.normalize("NFKD", text.lower())
-    text = "".join(SPECIAL_FOLDS.get(c, c) for c in text if not unicodedata.combining(c))
+    text = "".join(SPECIAL_FOLDS.get(c, c) for c in text if not unicodedata.combining(c) and c not in INVISIBLE)
     text = "".join(" " if c in SPACES else "'" if c in APOSTROPHES else c for c in text)
     return " ".join(part for part in text.split(" ") if part)
 

@@ -130,6 +130,7 @@ public final class GeoNamesDatabase: Sendable {
         {
             return UInt8(position)
         }
-        throw ServiceError(.invalidArgument, "country '\(name)' is not an ISO 3166-1 code or a country name in the data")
+        throw ServiceError(.invalidArgument, "country '\(name)' is not the two-letter ISO 3166-1 code (FR, US) or the name "
+                           + "(as the data spells it: France, United States) of a country with places in the data")
     }
 }

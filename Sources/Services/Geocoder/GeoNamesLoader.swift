@@ -54,11 +54,23 @@ public final class GeoNamesLoader: Sendable {
         return try result.get()
     }
 
+    /// The largest data file read (the shipped one is under 8 MB): a wrong file named by
+    /// `$CRESCENT_GEOCODER_DATA` is refused before it is read whole.
+    static let maximumFileBytes = 256 << 20
+
     /// Reads and decodes the data file at `path` (or the shipped one), synchronously.
+    ///
+    /// - Throws: `unavailable` when there is no such file, `invalid_data` naming the file when it
+    ///   is not a regular file, is too big or is damaged.
     public static func load(path: String? = nil) throws(ServiceError) -> GeoNamesDatabase {
         let file: String
         if let path { file = path } else { file = try locate() }
-        return try GeoNamesDatabase(bytes: try FileBytes.read(file))
+        let bytes = try FileBytes.read(file, maximumBytes: maximumFileBytes)
+        do {
+            return try GeoNamesDatabase(bytes: bytes)
+        } catch {
+            throw ServiceError(error.code, "\(file): \(error.message)")
+        }
     }
 
     /// Where the shipped data file is: `$CRESCENT_GEOCODER_DATA`, else the Services resources next

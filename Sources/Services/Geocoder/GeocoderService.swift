@@ -7,10 +7,11 @@ import Synchronization
 ///
 /// Answers are placemarks (``Placemark``) as CoreLocation names places: a point in a section of a
 /// city (one of Paris' arrondissements) is named after the city, with the section as its
-/// `subLocality`. Calls are answered one at a time, in the order they
-/// were made, on a queue of the geocoder's own (off the host loop): the first one loads the data
-/// and those made meanwhile wait behind it, so a script that asks while the data loads hears the
-/// answers in order.
+/// `subLocality`. Calls are answered off the host loop in two lanes of the geocoder's own, each
+/// in the order its calls were made: one for single-point `reverse` calls (milliseconds each),
+/// one for searches and batches (which can take a second each), so a point lookup never waits
+/// behind searches. The first call loads the data and those made meanwhile wait for that load;
+/// once loaded the data is read-only and the lanes run at once.
 ///
 /// ```lua
 /// services.geocoder:reverse({ lat = 48.8566, lon = 2.3522 }, function(placemarks, err)
@@ -22,16 +23,33 @@ import Synchronization
 public final class GeocoderService: Service {
     public let changes = ChangePublisher()
     public var interface: AnyInterface { Self.declaration }
-    private let loader: GeoNamesLoader
-    private let queue = DispatchQueue(label: "crescent.geocoder", qos: .userInitiated)
+    let loader: GeoNamesLoader
+    /// Single-point `reverse` calls, cheap: never behind a search (``Lane``).
+    private let quickLane = DispatchQueue(label: "crescent.geocoder.quick", qos: .userInitiated)
+    /// Searches and batches, each up to a second or more.
+    private let slowLane = DispatchQueue(label: "crescent.geocoder.slow", qos: .userInitiated)
+    /// The last completion asked for, answered off the loop (``completions(method:argument:prefix:limit:)``).
+    let completionCache = GeocoderCompletionCache()
 
     /// A geocoder over `loader`'s data (the shipped data by default).
     public init(loader: GeoNamesLoader = .bundled) {
         self.loader = loader
     }
 
-    /// Answers `reply` with `work` over the database, after every call made before it.
-    private func answer(_ reply: Reply, _ work: @escaping @Sendable (GeoNamesDatabase) throws(ServiceError) -> Value) {
+    /// Which lane a call waits in: each answers its calls in order, the two at once.
+    private enum Lane {
+        /// A single-point `reverse`.
+        case quick
+        /// A `search` or a batch `reverse`.
+        case slow
+    }
+
+    /// Answers `reply` with `work` over the database, after every call made before it in `lane`.
+    private func answer(_ reply: Reply, in lane: Lane, _ work: @escaping @Sendable (GeoNamesDatabase) throws(ServiceError) -> Value) {
+        let queue = switch lane {
+        case .quick: quickLane
+        case .slow: slowLane
+        }
         queue.async { [loader] in
             guard !reply.isCancelled else { return }
             reply(Result { () throws(ServiceError) in try work(try loader.loadedDatabase()) })
@@ -77,7 +95,8 @@ public final class GeocoderService: Service {
             returns: "placemarks nearest first {name, locality, subLocality, admin1, admin2, countryCode, country, timeZone, lat, lon, population, distance (m)}; for a batch, one such array per location, in order",
             "The places nearest to a location, by great-circle distance."
         ) { geocoder, arguments, reply in
-            geocoder.answer(reply) { database throws(ServiceError) in try reverse(arguments, in: database) }
+            let lane: Lane = if case .array = arguments[0] { .slow } else { .quick }
+            geocoder.answer(reply, in: lane) { database throws(ServiceError) in try reverse(arguments, in: database) }
         }
         d.method(
             "search",
@@ -88,7 +107,7 @@ public final class GeocoderService: Service {
             returns: "placemarks {name, locality, subLocality, admin1, admin2, countryCode, country, timeZone, lat, lon, population}: exact names first, then prefixes, then substrings; in each, a city before its sections, bigger places first",
             "Places whose name or alternate name (Munich, München, Muenchen) matches a query, case- and accent-insensitive."
         ) { geocoder, arguments, reply in
-            geocoder.answer(reply) { database throws(ServiceError) in try search(arguments, in: database) }
+            geocoder.answer(reply, in: .slow) { database throws(ServiceError) in try search(arguments, in: database) }
         }
     }.erased
 
@@ -144,20 +163,12 @@ public final class GeocoderService: Service {
         let options = try OptionTable.check(arguments[1], [.string("country"), .integer("limit", in: 1...Int64(GeoNamesDatabase.maximumCount))])
         let limit = options["limit"]?.integerValue.map { Int($0) } ?? 10
         let country = options["country"]?.stringValue
-        let query = arguments[0].stringValue ?? ""
+        guard let query = arguments[0].stringValue else {
+            throw ServiceError(.invalidArgument, "the query is not UTF-8 text: pass a place name in UTF-8")
+        }
         guard !query.allSatisfy(\.isWhitespace) else { throw ServiceError(.invalidArgument, "the query is empty") }
         return .array(try database.search(query, country: country, limit: limit).map(\.value))
     }
 }
 
 extension GeocoderService: DeclaredService {}
-
-extension GeocoderService: ArgumentCompleting {
-    /// Place names for `search`'s query (``GeoNamesDatabase/completions(_:limit:)``). The first
-    /// completion loads the data on the calling thread if no call has loaded it yet (well under
-    /// 100 ms in a release build); a data file that fails to load offers nothing.
-    public func completions(method: String, argument: Int, prefix: String, limit: Int) -> [String] {
-        guard method == "search", argument == 1, let database = try? loader.loadedDatabase() else { return [] }
-        return database.completions(prefix, limit: limit)
-    }
-}

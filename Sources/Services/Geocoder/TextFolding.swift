@@ -1,5 +1,6 @@
 /// Folds text for matching place names: lower case, without diacritics (`Zürich` → `zurich`,
-/// `Łódź` → `lodz`, `Straße` → `strasse`), hyphens and underscores as spaces, runs of spaces as one.
+/// `Łódź` → `lodz`, `Straße` → `strasse`), hyphens, underscores and every kind of space or line end
+/// as spaces, runs of spaces as one, a byte order mark and zero-width characters dropped.
 ///
 /// The Latin letters with diacritics (U+00C0–U+024F, U+1E00–U+1EFF) map to their base letters
 /// through the tables below, generated from Unicode's decompositions (NFKD without combining
@@ -30,7 +31,11 @@ package enum TextFolding {
         let value = scalar.value
         switch value {
         case 0x41...0x5A: return String(Unicode.Scalar(UInt8(value + 0x20)))
-        case 0x20, 0x09, 0x2D, 0x5F, 0xA0, 0x2010...0x2015: return " "
+        // Spaces, line ends (a name read from a CRLF file ends in "\r"), hyphens and underscores.
+        case 0x09...0x0D, 0x20, 0x2D, 0x5F, 0x85, 0xA0, 0x1680, 0x2000...0x200A, 0x2010...0x2015,
+             0x2028, 0x2029, 0x202F, 0x205F, 0x3000: return " "
+        // A byte order mark and the zero-width characters are invisible: dropped.
+        case 0x200B...0x200D, 0x2060, 0xFEFF: return ""
         case 0x2018, 0x2019, 0x02BC: return "'"
         case 0..<0x80: return String(scalar)
         case 0xC0..<0x250: return mapped(latin1AndExtended[Int(value - 0xC0)], scalar)
