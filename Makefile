@@ -60,7 +60,7 @@ run: build
 # of output to a client that does not read, 20 rounds of kill -9 against PostgreSQL, a
 # 200,000-point GPX track made and replayed).
 PROCESS_TESTS = Hardening|PluginGrantTests|PluginGrantQuestionTests|PluginGrantFileTests|LuaPluginEscapeTests|ProcessPluginEscapeTests|PluginInstallTests|BustedSuiteTests|TestCoverageTests|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests|ProcessLuaTests|StoreFileGoneTests|SpawnPolicyTests
-HEAVY_PROCESS_TESTS = KeyboardTerminalTests|ReplTerminalTests|BackgroundHostTests|ProcessServiceTests|ProcessOutputBatchTests|ProcessPluginTests|RemoteBackPressureTests|RemoteOverflowDisconnectTests|StorePostgresProcessTests|GPXStreamingTests
+HEAVY_PROCESS_TESTS = HardeningPluginLifetimeTests|HardeningAutomationRecheckTests|KeyboardTerminalTests|ReplTerminalTests|BackgroundHostTests|ProcessServiceTests|ProcessOutputBatchTests|ProcessPluginTests|RemoteBackPressureTests|RemoteOverflowDisconnectTests|StorePostgresProcessTests|GPXStreamingTests
 SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests|FilesServiceTests|StoreCrossProcessTests|GeocoderTests|GeocoderSearchTests|GeocoderLoopTests
 # Each phase runs under tools/reap.py: what a crashed test process leaves running (hosts, plugin
 # processes, its PostgreSQL server) is stopped when the phase ends instead of outliving it.
@@ -70,7 +70,7 @@ test: setup
 	$(REAP) $(SWIFT) test --skip-build --filter "LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests" --skip "$(SERIAL_TESTS)|$(PROCESS_TESTS)|$(HEAVY_PROCESS_TESTS)"
 	$(REAP) $(SWIFT) test --skip-build --no-parallel --filter "$(SERIAL_TESTS)"
 	$(REAP) $(SWIFT) test --skip-build --filter crescentTests --skip "$(PROCESS_TESTS)|$(HEAVY_PROCESS_TESTS)"
-	$(REAP) $(SWIFT) test --skip-build --filter "$(PROCESS_TESTS)"
+	$(REAP) $(SWIFT) test --skip-build --filter "$(PROCESS_TESTS)" --skip "$(HEAVY_PROCESS_TESTS)"
 	$(REAP) $(SWIFT) test --skip-build --no-parallel --filter "$(HEAVY_PROCESS_TESTS)"
 	$(REAP) .build/debug/crescent test spec
 	@$(MAKE) --no-print-directory test-install

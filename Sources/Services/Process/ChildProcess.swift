@@ -55,6 +55,8 @@ final class ChildProcess: @unchecked Sendable {
     private var streams: [OutputPipe]
     /// The lines read since the last hand-over (``Callbacks/lines``), of one stream.
     private var readLines: [OutputLine] = []
+    /// The most lines handed to the loop in one report.
+    static let batchLines = 256
     private var callbacks: Callbacks
     private(set) var phase = Phase.running
     private var timedOut = false
@@ -169,9 +171,18 @@ final class ChildProcess: @unchecked Sendable {
             }
             let count = buffer.withUnsafeMutableBytes { read(streams[index].descriptor, $0.baseAddress, $0.count) }
             if count > 0 {
+                let name = streams[index].name
                 buffer.withUnsafeBytes { bytes in
                     streams[index].take(UnsafeRawBufferPointer(rebasing: bytes[0..<count])) { line, cut in
-                        if collects { readLines.append((Array(line), cut)) }
+                        guard collects else { return }
+                        readLines.append((Array(line), cut))
+                        // A report carries at most batchLines lines, so the back-pressure's
+                        // count of reports bounds the lines waiting for the loop.
+                        if readLines.count >= Self.batchLines {
+                            let lines = readLines
+                            readLines = []
+                            callbacks.lines?(name, lines)
+                        }
                     }
                 }
             } else if count < 0 && errno == EINTR {

@@ -47,9 +47,8 @@ public final class SpawnedProcess: OwnedModelObject {
 
     /// Reports handed to the loop and not yet taken in past which the program's pipes are not
     /// read: 60 MB of output cost ~1 GB of host memory queued for a handler that was slower. A
-    /// report carries the lines of one wake-up's reads (at most 1 MiB), so this bounds the
-    /// queue to about 16 MiB.
-    static let backlogLimit = 16
+    /// report carries at most ``ChildProcess/batchLines`` lines, so about 2,000 lines wait.
+    static let backlogLimit = 8
 
     init(launched: ProcessLauncher.Launched, spec: ProcessSpec, reactor: DescriptorReactor, clock: any ServiceClock,
          onExit: @escaping @Sendable (ProcessOutcome) -> Void, endGently: @escaping @Sendable (ChildProcess) -> Void) {
