@@ -115,13 +115,16 @@ import Testing
 
     @Test func currentAnswersOnceWithoutStartingAndStopsTheProvider() async throws {
         let service = try LocationService(setting: "fixed:10,20")
+        let started = ContinuousClock.now
         async let first = service.current()
         async let second = service.current()
         let (a, b) = try await (first, second)
         #expect(a.latitude == 10 && b.longitude == 20)
         #expect(!service.updating.value)
-        // Fresh for 5 s: answered at once, the same fix.
-        #expect(try await service.current() == a)
+        // Fresh for 5 s (of real time: this service runs on the system clock): answered at once,
+        // the same fix. On a machine loaded enough that 5 s went by, a new fix is right.
+        let again = try await service.current()
+        if ContinuousClock.now - started < .seconds(4) { #expect(again == a) }
     }
 
     @Test func currentFailsWhileGpsdIsUnreachable() async throws {
