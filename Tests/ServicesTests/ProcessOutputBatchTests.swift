@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Model
 @testable import Services
 import Synchronization
@@ -51,6 +52,31 @@ import Testing
         #expect(await eventually { heard.exited.withLock { $0 } })
         #expect(heard.texts(of: "stdout") == ["first half, second half", "last"])
         #expect(heard.reports.withLock { $0 } <= 2, "the first half alone is never reported")
+    }
+
+    /// Issue 38: a program ended by SIGTERM while a worker of its group still held the pipe
+    /// lost its last line without a newline (the group's grace kept the pipe open, so no end of
+    /// file came before the exit was reported, and lines were not taken after it).
+    @Test func theLastLineWithoutNewlineOfAProgramEndedByTermIsDelivered() async throws {
+        let clock = ManualClock()
+        let service = ProcessService(clock: clock)
+        // The worker ignores SIGTERM and holds the pipe through the grace; the shell heeds it.
+        let process = try service.spawn(ProcessSpec(argv: ["sh", "-c", "(trap '' TERM; exec sleep 30) & printf 'last words'; wait"]))
+        let heard = Heard(process)
+        let exitedFirst = Mutex<Bool?>(nil)
+        process.changes.attach { change in
+            if case .event("didExit", _) = change { exitedFirst.withLock { $0 = $0 ?? heard.lines.withLock { $0.isEmpty } } }
+        }
+        process.start()
+        #expect(await eventually { processes(inGroup: process.pid).count >= 2 })
+        try await Task.sleep(for: .milliseconds(200))
+        process.kill(signal: SIGTERM)
+        #expect(await eventually { heard.exited.withLock { $0 } })
+        #expect(process.outcome?.signal == "SIGTERM")
+        #expect(heard.texts(of: "stdout") == ["last words"], "the line is delivered with the exit, not lost to the grace")
+        #expect(exitedFirst.withLock { $0 } == false, "the line comes before didExit")
+        _ = clock.advance(by: .seconds(ProcessSpec.defaultKillGrace))
+        #expect(await eventually { processes(inGroup: process.pid).isEmpty }, "the worker is killed after the grace")
     }
 
     @Test func a100MBWriterWithoutNewlinesStaysBoundedAtMaxBytes() async throws {

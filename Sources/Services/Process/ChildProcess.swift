@@ -203,13 +203,19 @@ final class ChildProcess: @unchecked Sendable {
 
     private func finishStream(_ index: Int) {
         guard streams[index].isOpen else { return }
+        flushLine(of: index)
+        streams[index].close()
+        reactor.unwatch(streams[index].descriptor)
+        close(streams[index].descriptor)
+    }
+
+    /// Hands over the line stream `index` holds without its newline, as its last line.
+    private func flushLine(of index: Int) {
         let collects = callbacks.lines != nil
-        streams[index].finish { line, cut in
+        streams[index].flushLine { line, cut in
             if collects { readLines.append((Array(line), cut)) }
         }
         handOverLines(of: index)
-        reactor.unwatch(streams[index].descriptor)
-        close(streams[index].descriptor)
     }
 
     /// Hands the lines read from stream `index` over in one call, if there are any.
@@ -270,6 +276,9 @@ final class ChildProcess: @unchecked Sendable {
         reactor.unwatch(exitDescriptor)
         close(exitDescriptor)
         if lingers {
+            // Its last line without a newline is reported with it: the workers still hold the
+            // pipe, so no end of file will come to finish it before the report.
+            for index in streams.indices where streams[index].isOpen { flushLine(of: index) }
             // Ended by SIGTERM (its timeout, its task's end, a kill): the programs it started
             // get the rest of the grace too (a shell, make or git exits at once, its workers
             // clean up), so the group is killed by killAfterGrace, not now.

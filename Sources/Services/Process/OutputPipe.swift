@@ -52,10 +52,16 @@ struct OutputPipe {
         append(bytes[start...])
     }
 
-    /// The pipe reached its end: a last line without a newline is still a line.
-    mutating func finish(line: (ArraySlice<UInt8>, Bool) -> Void) {
+    /// The pipe reached its end (after ``flushLine(line:)`` gave its last line).
+    mutating func close() {
         isOpen = false
+    }
+
+    /// A last line without a newline is still a line: at the pipe's end, or when the program
+    /// has exited but its group still holds the pipe (the rest is then read and dropped).
+    mutating func flushLine(line: (ArraySlice<UInt8>, Bool) -> Void) {
         if splitsLines, !kept.isEmpty || skippingRest { emit(line) }
+        skippingRest = false
     }
 
     private mutating func append(_ bytes: Slice<UnsafeRawBufferPointer>) {
