@@ -13,8 +13,9 @@ public struct ChangeBatch: Sendable, Equatable {
     }
 
     /// Paths in the order they first changed; nil for a path whose changes cancelled out.
-    private var slots: [(path: String, kind: Kind?)] = []
-    private var slotOfPath: [String: Int] = [:]
+    /// Paths as their bytes (a name need not be UTF-8).
+    private var slots: [(path: FilePath, kind: Kind?)] = []
+    private var slotOfPath: [FilePath: Int] = [:]
     private var liveCount = 0
     /// True when the kernel dropped events (its queue overflowed) during the burst: the changes
     /// listed are not all there were, and the script should look again (list the folder).
@@ -24,13 +25,24 @@ public struct ChangeBatch: Sendable, Equatable {
 
     public var isEmpty: Bool { liveCount == 0 && !overflowed }
 
-    /// Paths in the order they first changed, with what the burst did to each.
+    /// Paths in the order they first changed, with what the burst did to each (a path that is
+    /// not UTF-8 with its other bytes written `\xFF`; ``value`` gives its bytes).
     public var changes: [(path: String, kind: Kind)] {
+        pathChanges.map { ($0.path.text ?? $0.path.shown, $0.kind) }
+    }
+
+    /// Paths in the order they first changed, as their bytes, with what the burst did to each.
+    var pathChanges: [(path: FilePath, kind: Kind)] {
         slots.compactMap { slot in slot.kind.map { (slot.path, $0) } }
     }
 
     /// Folds `kind` for `path` into the batch.
     public mutating func add(_ path: String, _ kind: Kind) {
+        add(FilePath(path), kind)
+    }
+
+    /// Folds `kind` for `path` into the batch.
+    mutating func add(_ path: FilePath, _ kind: Kind) {
         guard let index = slotOfPath[path], let current = slots[index].kind else {
             if let index = slotOfPath[path] {
                 // It was made and removed earlier in the burst: it counts as new again, in its
@@ -64,15 +76,15 @@ public struct ChangeBatch: Sendable, Equatable {
     }
 
     /// `{ changes = { { path, kind }, ... } }` (with `overflow = true` when events were lost):
-    /// `didChange`'s payload.
+    /// `didChange`'s payload, each path a string of exactly its bytes.
     public var value: Value {
-        var fields: Fields = ["changes": .array(changes.map { .object(["path": .string($0.path), "kind": .string($0.kind.rawValue)]) })]
+        var fields: Fields = ["changes": .array(pathChanges.map { .object(["path": $0.path.value, "kind": .string($0.kind.rawValue)]) })]
         if overflowed { fields["overflow"] = true }
         return .object(fields)
     }
 
     public static func == (lhs: ChangeBatch, rhs: ChangeBatch) -> Bool {
-        let left = lhs.changes, right = rhs.changes
+        let left = lhs.pathChanges, right = rhs.pathChanges
         return left.map(\.path) == right.map(\.path) && left.map(\.kind) == right.map(\.kind) && lhs.overflowed == rhs.overflowed
     }
 }

@@ -7,21 +7,21 @@ import Model
 /// `invalid_argument` (a folder where a file is wanted), `io` for the rest.
 enum FileSystem {
     /// The whole file, up to `limit` bytes (a bigger one is `io` naming the limit).
-    static func read(_ path: String, limit: Int) throws(ServiceError) -> [UInt8] {
+    static func read(_ path: FilePath, limit: Int) throws(ServiceError) -> [UInt8] {
         // O_NONBLOCK: opening a FIFO with no writer (or a terminal) must not wait, holding one
         // of the few threads every files call shares; such a path is refused below.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
         guard descriptor >= 0 else { throw failure(path, errno) }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw failure(path, errno) }
         switch status.st_mode & S_IFMT {
         case S_IFREG: break
-        case S_IFDIR: throw ServiceError(.invalidArgument, "'\(clipped(path))' is a folder: files:list(path) lists it")
+        case S_IFDIR: throw ServiceError(.invalidArgument, "'\(path.shown)' is a folder: files:list(path) lists it")
         case S_IFIFO:
-            throw ServiceError(.invalidArgument, "'\(clipped(path))' is a FIFO (a named pipe), not a file: files:read reads files; read a program's output with services.process")
+            throw ServiceError(.invalidArgument, "'\(path.shown)' is a FIFO (a named pipe), not a file: files:read reads files; read a program's output with services.process")
         default:
-            throw ServiceError(.invalidArgument, "'\(clipped(path))' is a device or a socket, not a file: files:read reads files")
+            throw ServiceError(.invalidArgument, "'\(path.shown)' is a device or a socket, not a file: files:read reads files")
         }
         _ = fcntl(descriptor, F_SETFL, O_RDONLY)
         var bytes: [UInt8] = []
@@ -32,7 +32,7 @@ enum FileSystem {
             guard count >= 0 else { throw failure(path, errno) }
             if count == 0 { return bytes }
             guard bytes.count + count <= limit else {
-                throw ServiceError(.io, "'\(clipped(path))' is larger than \(limit) bytes, the most files:read reads")
+                throw ServiceError(.io, "'\(path.shown)' is larger than \(limit) bytes, the most files:read reads")
             }
             bytes += buffer[0..<count]
         }
@@ -41,27 +41,32 @@ enum FileSystem {
     /// Writes `bytes` to `path` atomically: to a temporary file in the same folder, flushed to
     /// disk, then renamed over `path`, so a reader sees the old content or the new, never half.
     /// A new file gets mode 0644 (less the umask); an existing one keeps its mode.
-    static func write(_ path: String, _ bytes: [UInt8]) throws(ServiceError) {
-        let (folder, name) = Folders.split(path)
-        guard !name.isEmpty, name != ".", name != ".." else { throw ServiceError(.invalidArgument, "'\(clipped(path))' names no file") }
+    static func write(_ path: FilePath, _ bytes: [UInt8]) throws(ServiceError) {
+        let (folder, name) = path.split
+        guard !name.isEmpty, name.bytes != Array(".".utf8), name.bytes != Array("..".utf8) else {
+            throw ServiceError(.invalidArgument, "'\(path.shown)' names no file")
+        }
+        let place = folder.isEmpty ? FilePath(".") : folder
         // The temporary name starts with the name, cut to 200 bytes so that a name near the
         // limit of 255 still has room for the suffix (a longer one fails at the rename, named).
-        var template = Array(((folder.isEmpty ? "." : folder) + "/." + prefix(of: name, bytes: 200) + ".crescent-XXXXXX").utf8CString)
+        var template = place.bytes + Array("/.".utf8) + prefix(of: name.bytes, bytes: 200) + Array(".crescent-XXXXXX".utf8) + [0]
         // Invariant: the template is a non-empty array, so it has a base address.
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { mkstemp($0.baseAddress!) }
+        }
         guard descriptor >= 0 else {
             let code = errno
             // A name or path too long is the script's path, not its folder.
-            throw failure(code == ENAMETOOLONG ? path : (folder.isEmpty ? "." : folder), code)
+            throw failure(code == ENAMETOOLONG ? path : place, code)
         }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let temporary = FilePath(bytes: template.dropLast())
         var committed = false
         defer {
-            if !committed { unlink(temporary) }
+            if !committed { _ = temporary.withCString { unlink($0) } }
         }
         var existing = stat()
-        let mode: mode_t = stat(path, &existing) == 0 ? existing.st_mode & 0o7777 : 0o644 & ~currentUmask()
+        let mode: mode_t = path.withCString { stat($0, &existing) } == 0 ? existing.st_mode & 0o7777 : 0o644 & ~currentUmask()
         fchmod(descriptor, mode)
         var offset = 0
         while offset < bytes.count {
@@ -81,42 +86,52 @@ enum FileSystem {
             throw failure(path, code)
         }
         close(descriptor)
-        guard rename(temporary, path) == 0 else { throw failure(path, errno) }
+        let renamed = temporary.withCString { from in path.withCString { rename(from, $0) } }
+        guard renamed == 0 else { throw failure(path, errno) }
         committed = true
     }
 
-    /// The longest start of `name` of at most `bytes` UTF-8 bytes that ends between characters.
-    private static func prefix(of name: String, bytes: Int) -> String {
-        guard name.utf8.count > bytes else { return name }
-        var kept = ""
-        for character in name {
-            guard kept.utf8.count + character.utf8.count <= bytes else { break }
-            kept.append(character)
-        }
-        return kept
+    /// The start of `name` of at most `count` bytes, not cut inside a UTF-8 sequence.
+    private static func prefix(of name: [UInt8], bytes count: Int) -> [UInt8] {
+        guard name.count > count else { return name }
+        var end = count
+        // A continuation byte (10xxxxxx) at the cut: back to the start of its sequence.
+        while end > 0, name[end] & 0xC0 == 0x80 { end -= 1 }
+        return Array(name[..<end])
     }
 
     /// The names in the folder `path` (sorted, without `.` and `..`), those matching `glob` only.
-    static func list(_ path: String, glob: PathGlob?) throws(ServiceError) -> [String] {
+    /// The names are their bytes (a name that is not UTF-8 stays as it is), sorted by them.
+    static func list(_ path: FilePath, glob: PathGlob?) throws(ServiceError) -> [FilePath] {
         var status = stat()
-        guard stat(path, &status) == 0 else { throw failure(path, errno) }
-        guard status.st_mode & S_IFMT == S_IFDIR else { throw ServiceError(.invalidArgument, "'\(clipped(path))' is not a folder") }
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: path)
-        } catch {
-            throw failure(path, access(path, R_OK) == 0 ? EIO : EACCES)
+        guard path.withCString({ stat($0, &status) }) == 0 else { throw failure(path, errno) }
+        guard status.st_mode & S_IFMT == S_IFDIR else { throw ServiceError(.invalidArgument, "'\(path.shown)' is not a folder") }
+        guard let names = names(in: path) else { throw failure(path, errno) }
+        return names.filter { glob?.matches($0) ?? true }.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+    }
+
+    /// The names in the folder `path` as their bytes, without `.` and `..`; nil (with `errno`
+    /// set) when it cannot be read.
+    static func names(in path: FilePath) -> [FilePath]? {
+        guard let directory = path.withCString({ opendir($0) }) else { return nil }
+        defer { closedir(directory) }
+        var names: [FilePath] = []
+        while true {
+            errno = 0
+            guard let entry = readdir(directory) else { break }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { FilePath(bytes: $0.prefix { $0 != 0 }) }
+            if name.bytes != [UInt8(ascii: ".")] && name.bytes != [UInt8(ascii: "."), UInt8(ascii: ".")] { names.append(name) }
         }
-        return names.filter { glob?.matches($0) ?? true }.sorted()
+        return errno == 0 ? names : nil
     }
 
     /// `{ path, kind, size, modified, mode }` of `path` (a link is described itself, not followed).
-    static func describe(_ path: String) throws(ServiceError) -> Value {
+    static func describe(_ path: FilePath) throws(ServiceError) -> Value {
         var status = stat()
-        guard lstat(path, &status) == 0 else { throw failure(path, errno) }
+        guard path.withCString({ lstat($0, &status) }) == 0 else { throw failure(path, errno) }
         let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
         return .model(DataModel(statSchema, [
-            .string(path), .string(kind(of: status.st_mode)), .integer(Int64(status.st_size)),
+            path.value, .string(kind(of: status.st_mode)), .integer(Int64(status.st_size)),
             .number(modified), .integer(Int64(status.st_mode & 0o7777)),
         ]))
     }
@@ -135,14 +150,14 @@ enum FileSystem {
     }
 
     /// True when `path` is a folder (following links).
-    static func isFolder(_ path: String) -> Bool {
+    static func isFolder(_ path: FilePath) -> Bool {
         var status = stat()
-        return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+        return path.withCString { stat($0, &status) } == 0 && status.st_mode & S_IFMT == S_IFDIR
     }
 
-    /// The error for `code` at `path`.
-    static func failure(_ path: String, _ code: Int32) -> ServiceError {
-        let shown = clipped(path)
+    /// The error for `code` at `path` (its bytes that are not UTF-8 written `\xFF`).
+    static func failure(_ path: FilePath, _ code: Int32) -> ServiceError {
+        let shown = path.shown
         switch code {
         case ENOENT: return ServiceError(.notFound, "'\(shown)' does not exist")
         case ENOTDIR: return ServiceError(.notFound, "'\(shown)' does not exist (a part of it is not a folder)")

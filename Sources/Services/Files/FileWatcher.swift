@@ -16,8 +16,10 @@ import Synchronization
 public final class FileWatcher: OwnedModelObject {
     public let changes = ChangePublisher()
     public var interface: AnyInterface { Self.declaration }
-    /// The path as the script gave it.
-    public let path: String
+    /// The path as the script gave it (its bytes, UTF-8 or not).
+    let filePath: FilePath
+    /// The path as the script gave it (bytes that are not UTF-8 written `\xFF`).
+    public var path: String { filePath.text ?? filePath.shown }
     private let inotify: InotifyWatch
     private let reactor: DescriptorReactor
     private let state = Mutex<Phase>(.made)
@@ -31,8 +33,8 @@ public final class FileWatcher: OwnedModelObject {
     }
 
     /// - Throws: what ``InotifyWatch`` throws when the system refuses the watch.
-    init(path: String, settings: InotifyWatch.Settings, clock: any ServiceClock, reactor: DescriptorReactor) throws(ServiceError) {
-        self.path = path
+    init(path: FilePath, settings: InotifyWatch.Settings, clock: any ServiceClock, reactor: DescriptorReactor) throws(ServiceError) {
+        filePath = path
         self.reactor = reactor
         let link = WeakBox<FileWatcher>()
         let box = WeakBox<InotifyWatch>()

@@ -38,22 +38,42 @@ public final class FilesService: Service {
     }
 
     public func read(_ path: String) throws(ServiceError) -> [UInt8] {
-        try access.checkRead(path)
+        try read(FilePath(path))
+    }
+
+    /// Paths are their bytes here (`read`, `write`, `list`, `stat`, `watch`): a name that is not
+    /// UTF-8 is reached as exactly that name.
+    func read(_ path: FilePath) throws(ServiceError) -> [UInt8] {
+        try access.checkRead(path.lossyText)
         return try FileSystem.read(path, limit: Self.readLimit)
     }
 
     public func write(_ path: String, _ bytes: [UInt8]) throws(ServiceError) {
-        try access.checkWrite(path)
+        try write(FilePath(path), bytes)
+    }
+
+    func write(_ path: FilePath, _ bytes: [UInt8]) throws(ServiceError) {
+        try access.checkWrite(path.lossyText)
         try FileSystem.write(path, bytes)
     }
 
+    /// The names in the folder `path`, sorted (one that is not UTF-8 with its other bytes
+    /// written `\xFF`: scripts get its bytes through ``list(_:glob:)-(FilePath,_)``).
     public func list(_ path: String, glob: String?) throws(ServiceError) -> [String] {
-        try access.checkRead(path)
+        try list(FilePath(path), glob: glob).map { $0.text ?? $0.shown }
+    }
+
+    func list(_ path: FilePath, glob: String?) throws(ServiceError) -> [FilePath] {
+        try access.checkRead(path.lossyText)
         return try FileSystem.list(path, glob: glob.map(PathGlob.init))
     }
 
     public func stat(_ path: String) throws(ServiceError) -> Value {
-        try access.checkRead(path)
+        try stat(FilePath(path))
+    }
+
+    func stat(_ path: FilePath) throws(ServiceError) -> Value {
+        try access.checkRead(path.lossyText)
         return try FileSystem.describe(path)
     }
 
@@ -63,19 +83,23 @@ public final class FilesService: Service {
     ///   `permission` for a folder that cannot be read, `io` past the system's inotify limits.
     public func watch(_ path: String, recursive: Bool = false, glob: String? = nil,
                       debounce: Double = FilesService.defaultDebounce) throws(ServiceError) -> FileWatcher {
-        try access.checkRead(path)
+        try watch(FilePath(path), recursive: recursive, glob: glob, debounce: debounce)
+    }
+
+    func watch(_ path: FilePath, recursive: Bool = false, glob: String? = nil,
+               debounce: Double = FilesService.defaultDebounce) throws(ServiceError) -> FileWatcher {
+        try access.checkRead(path.lossyText)
         guard !path.isEmpty else { throw ServiceError(.invalidArgument, "path is empty: give a file or a folder (\".\" for the current one)") }
-        var trimmed = path
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
-        _ = try FileSystem.describe(trimmed)
+        var trimmed = path.bytes
+        while trimmed.count > 1 && trimmed.last == UInt8(ascii: "/") { trimmed.removeLast() }
+        let target = FilePath(bytes: trimmed)
+        _ = try FileSystem.describe(target)
         let settings: InotifyWatch.Settings
-        if FileSystem.isFolder(trimmed) {
-            settings = .init(folder: trimmed, onlyName: nil, recursive: recursive, glob: glob.map(PathGlob.init), debounce: debounce)
+        if FileSystem.isFolder(target) {
+            settings = .init(folder: target, onlyName: nil, recursive: recursive, glob: glob.map(PathGlob.init), debounce: debounce)
         } else {
-            let slash = trimmed.lastIndex(of: "/")
-            let folder = slash.map { trimmed[..<$0].isEmpty ? "/" : String(trimmed[..<$0]) } ?? "."
-            let name = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? trimmed
-            settings = .init(folder: folder, onlyName: name, recursive: false, glob: nil, debounce: debounce)
+            let (folder, name) = target.split
+            settings = .init(folder: folder.isEmpty ? FilePath(".") : folder, onlyName: name, recursive: false, glob: nil, debounce: debounce)
         }
         return try FileWatcher(path: path, settings: settings, clock: clock, reactor: reactor)
     }

@@ -13,9 +13,9 @@ final class InotifyWatch: @unchecked Sendable {
     /// What to watch and how.
     struct Settings: Sendable {
         /// The folder watched (the file's folder when a file is watched).
-        let folder: String
+        let folder: FilePath
         /// When one file is watched: its name in ``folder``.
-        let onlyName: String?
+        let onlyName: FilePath?
         let recursive: Bool
         let glob: PathGlob?
         /// Seconds a burst may last: changes are delivered once none came for this long (0:
@@ -26,8 +26,10 @@ final class InotifyWatch: @unchecked Sendable {
     private let settings: Settings
     private let reactor: DescriptorReactor
     private var descriptor: Int32 = -1
-    private var folders: [Int32: String] = [:]
-    private var known: Set<String> = []
+    /// Paths as their bytes: a name that is not UTF-8 is reported as it is (as U+FFFD it named
+    /// a file that does not exist, or another one).
+    private var folders: [Int32: FilePath] = [:]
+    private var known: Set<FilePath> = []
     private var pending = ChangeBatch()
     /// Bumped by each change, so a debounce timer that fires after newer changes waits on.
     private var generation = 0
@@ -65,13 +67,13 @@ final class InotifyWatch: @unchecked Sendable {
         self.scheduleFlush = scheduleFlush
         self.folderGone = folderGone
         guard let initialize = SystemCalls.inotifyInit, let addWatch = SystemCalls.inotifyAddWatch else {
-            throw ServiceError(.unavailable, "this system has no inotify: files.watch cannot watch '\(clipped(settings.folder))'")
+            throw ServiceError(.unavailable, "this system has no inotify: files.watch cannot watch '\(settings.folder.shown)'")
         }
         let opened = initialize(O_CLOEXEC | O_NONBLOCK)
         guard opened >= 0 else { throw Self.failure(settings.folder, errno, opening: true) }
         // The folder must be readable too: inotify watches one the caller may not list, and
         // then reports nothing in it.
-        let watch = access(settings.folder, R_OK | X_OK) == 0 ? addWatch(opened, settings.folder, Self.mask) : -1
+        let watch = settings.folder.withCString { folder in access(folder, R_OK | X_OK) == 0 ? addWatch(opened, folder, Self.mask) : -1 }
         guard watch >= 0 else {
             let code = watch == -1 && errno == 0 ? EACCES : errno
             close(opened)
@@ -87,8 +89,8 @@ final class InotifyWatch: @unchecked Sendable {
     }
 
     /// The error for `code` from `inotify_init1` (`opening`) or `inotify_add_watch` of `folder`.
-    private static func failure(_ folder: String, _ code: Int32, opening: Bool) -> ServiceError {
-        let shown = clipped(folder)
+    private static func failure(_ folder: FilePath, _ code: Int32, opening: Bool) -> ServiceError {
+        let shown = folder.shown
         switch code {
         case EMFILE where opening:
             return ServiceError(.io, "cannot watch '\(shown)': too many inotify instances or open files (the user's limit fs.inotify.max_user_instances, shared by all their programs, or ulimit -n); cancel other watchers or raise the limit")
@@ -134,9 +136,9 @@ final class InotifyWatch: @unchecked Sendable {
 
     /// Watches `folder` (and, when recursive, every folder below it); with `reportContents`
     /// what is in it already counts as created (a folder that appeared with files in it).
-    private func add(folder: String, reportContents: Bool) {
+    private func add(folder: FilePath, reportContents: Bool) {
         guard let addWatch = SystemCalls.inotifyAddWatch else { return }
-        let watch = addWatch(descriptor, folder, Self.mask)
+        let watch = folder.withCString { addWatch(descriptor, $0, Self.mask) }
         guard watch >= 0 else { return }
         folders[watch] = folder
         scan(folder: folder, reportContents: reportContents)
@@ -144,10 +146,9 @@ final class InotifyWatch: @unchecked Sendable {
 
     /// Notes what `folder` holds (see ``add(folder:reportContents:)``) and, when recursive,
     /// watches the folders in it.
-    private func scan(folder: String, reportContents: Bool) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        for name in names {
-            let path = folder + "/" + name
+    private func scan(folder: FilePath, reportContents: Bool) {
+        for name in FileSystem.names(in: folder) ?? [] {
+            let path = folder.appending(name)
             known.insert(path)
             if reportContents { note(path, .created) }
             if settings.recursive, FileSystem.isFolder(path), !isLink(path) { add(folder: path, reportContents: reportContents) }
@@ -157,17 +158,16 @@ final class InotifyWatch: @unchecked Sendable {
     /// Stops watching `folder` and the folders below it: moved out of the tree, its changes
     /// would be reported under paths that no longer exist (or name something else). One moved
     /// within the tree is watched again under its new name (its `movedTo`).
-    private func forget(folder: String) {
-        let prefix = folder + "/"
-        for (watch, watched) in folders where watched == folder || watched.hasPrefix(prefix) {
+    private func forget(folder: FilePath) {
+        for (watch, watched) in folders where watched == folder || watched.isBelow(folder) {
             folders[watch] = nil
             _ = SystemCalls.inotifyRemoveWatch?(descriptor, watch)
         }
     }
 
-    private func isLink(_ path: String) -> Bool {
+    private func isLink(_ path: FilePath) -> Bool {
         var status = stat()
-        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+        return path.withCString { lstat($0, &status) } == 0 && status.st_mode & S_IFMT == S_IFLNK
     }
 
     // MARK: Events
@@ -208,11 +208,11 @@ final class InotifyWatch: @unchecked Sendable {
             let watch = Int32(bitPattern: word(offset)), mask = word(offset + 4), length = Int(word(offset + 12))
             let nameBytes = bytes[(offset + 16)..<min(offset + 16 + length, bytes.endIndex)].prefix { $0 != 0 }
             offset += 16 + length
-            handle(watch: watch, mask: mask, name: String(decoding: nameBytes, as: UTF8.self))
+            handle(watch: watch, mask: mask, name: FilePath(bytes: nameBytes))
         }
     }
 
-    private func handle(watch: Int32, mask: UInt32, name: String) {
+    private func handle(watch: Int32, mask: UInt32, name: FilePath) {
         if mask & Self.overflow != 0 {
             overflowed()
             return
@@ -232,7 +232,7 @@ final class InotifyWatch: @unchecked Sendable {
             }
             return
         }
-        let path = folder + "/" + name
+        let path = folder.appending(name)
         let isFolder = mask & Self.isFolder != 0
         if mask & (Self.create | Self.movedTo) != 0 {
             let existed = known.contains(path)
@@ -242,7 +242,7 @@ final class InotifyWatch: @unchecked Sendable {
         } else if mask & (Self.delete | Self.movedFrom) != 0 {
             known.remove(path)
             if isFolder {
-                known = known.filter { !$0.hasPrefix(path + "/") }
+                known = known.filter { !$0.isBelow(path) }
                 if mask & Self.movedFrom != 0 { forget(folder: path) }
             }
             note(path, .deleted)
@@ -258,14 +258,14 @@ final class InotifyWatch: @unchecked Sendable {
     /// The instance itself keeps working: the kernel queues new events once it is read.
     private func overflowed() {
         pending.markOverflowed()
-        note(settings.onlyName.map { settings.folder + "/" + $0 } ?? settings.folder, .modified, force: true)
+        note(settings.onlyName.map { settings.folder.appending($0) } ?? settings.folder, .modified, force: true)
         if settings.recursive { add(folder: settings.folder, reportContents: false) }
     }
 
     /// Adds a change that passes the filters to the burst.
-    private func note(_ path: String, _ kind: ChangeBatch.Kind, force: Bool = false) {
+    private func note(_ path: FilePath, _ kind: ChangeBatch.Kind, force: Bool = false) {
         if !force {
-            let relative = String(path.dropFirst(settings.folder.count + 1))
+            let relative = FilePath(bytes: path.bytes.dropFirst(settings.folder.bytes.count + 1))
             if let only = settings.onlyName, relative != only { return }
             if let glob = settings.glob, !glob.matches(relative) { return }
         }

@@ -7,8 +7,12 @@ struct PathGlob: Sendable {
 
     /// Whether `relativePath` (below the folder) matches.
     func matches(_ relativePath: String) -> Bool {
-        if pattern.contains("/") { return fnmatch(pattern, relativePath, 0) == 0 }
-        let name = relativePath.split(separator: "/").last.map(String.init) ?? relativePath
-        return fnmatch(pattern, name, 0) == 0
+        matches(FilePath(relativePath))
+    }
+
+    /// Whether `relativePath` (below the folder) matches, as its bytes (a name need not be UTF-8).
+    func matches(_ relativePath: FilePath) -> Bool {
+        let tested = pattern.contains("/") ? relativePath : relativePath.split.name
+        return tested.withCString { fnmatch(pattern, $0, 0) } == 0
     }
 }

@@ -1,0 +1,86 @@
+import Glibc
+import Model
+
+/// A path of the files service as the bytes the system gives and takes. A name need not be
+/// UTF-8 (Linux allows any byte but `/` and NUL), and Lua strings are bytes: such a name is
+/// listed, watched, read, written and stat'ed as exactly its bytes, never as a lossy text that
+/// names another file (two names `\xFF` and `\xFE` were both listed as U+FFFD, which read a
+/// third file of that name).
+struct FilePath: Sendable, Hashable {
+    let bytes: [UInt8]
+
+    init(_ text: some StringProtocol) { bytes = Array(text.utf8) }
+    init(bytes: some Sequence<UInt8>) { self.bytes = Array(bytes) }
+
+    /// The path from a script's argument: a string (text, or bytes that are not UTF-8).
+    init?(_ value: Value) {
+        switch value {
+        case .string(let text): self.init(text)
+        case .bytes(let bytes): self.init(bytes: bytes)
+        default: return nil
+        }
+    }
+
+    /// The path as text, when it is UTF-8.
+    var text: String? { String(validating: bytes, as: UTF8.self) }
+
+    /// The path as a script gets it: a string holding exactly its bytes.
+    var value: Value { text.map(Value.string) ?? .bytes(bytes) }
+
+    /// For permission checks: the path with each byte that is not UTF-8 as U+FFFD (never a `/`
+    /// or a `.`, so the folders it names are the same).
+    var lossyText: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// For messages: UTF-8 as it is, each other byte as `\xFF`, clipped when long.
+    var shown: String {
+        if let text { return clipped(text) }
+        var shown = ""
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        parsing: while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                shown.unicodeScalars.append(Unicode.UTF8.decode(encoded))
+                offset += encoded.count
+            case .error(let length):
+                for byte in bytes[offset..<(offset + length)] {
+                    shown += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+                }
+                offset += length
+            case .emptyInput:
+                break parsing
+            }
+        }
+        return clipped(shown)
+    }
+
+    var isEmpty: Bool { bytes.isEmpty }
+
+    /// The path split at its last slash: the folder (empty for a bare name, `/` at the root)
+    /// and the name after it.
+    var split: (folder: FilePath, name: FilePath) {
+        let slash = UInt8(ascii: "/")
+        guard let index = bytes.lastIndex(of: slash) else { return (FilePath(bytes: []), self) }
+        return (FilePath(bytes: index == 0 ? [slash] : bytes[..<index]), FilePath(bytes: bytes[(index + 1)...]))
+    }
+
+    /// `name` inside this folder.
+    func appending(_ name: FilePath) -> FilePath {
+        FilePath(bytes: bytes + [UInt8(ascii: "/")] + name.bytes)
+    }
+
+    /// True when this path is inside the folder `folder` (at any depth).
+    func isBelow(_ folder: FilePath) -> Bool {
+        bytes.count > folder.bytes.count + 1 && bytes.starts(with: folder.bytes) && bytes[folder.bytes.count] == UInt8(ascii: "/")
+    }
+
+    /// Calls `body` with the path as a C string (NUL-terminated; the service refuses paths
+    /// holding a NUL before this).
+    func withCString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+        try (bytes + [0]).withUnsafeBufferPointer { buffer in
+            // Invariant: never empty (it holds the NUL at least), so it has a base address.
+            try buffer.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
+        }
+    }
+}
