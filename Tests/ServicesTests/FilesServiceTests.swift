@@ -58,6 +58,37 @@ import Testing
         #expect(failure { () throws(ServiceError) in _ = try files.read(nearTheLimit) } == "no error")
     }
 
+    /// Issue 38, M2 and M3: the rename replaced whatever was at the path by a file (a link was
+    /// cut from its target, a FIFO or a device node replaced), and the file became the writer's.
+    @Test func writeGoesThroughALinkRefusesWhatIsNotAFileAndKeepsTheOwner() throws {
+        defer { cleanUp() }
+        try files.write(folder + "/target.txt", Array("old".utf8))
+        symlink("target.txt", folder + "/link.txt")
+        try files.write(folder + "/link.txt", Array("new".utf8))
+        var status = stat()
+        #expect(lstat(folder + "/link.txt", &status) == 0 && status.st_mode & S_IFMT == S_IFLNK, "the link stays a link")
+        #expect(try files.read(folder + "/target.txt") == Array("new".utf8), "its target has the new content")
+        symlink("made.txt", folder + "/dangling")
+        try files.write(folder + "/dangling", Array("made".utf8))
+        #expect(try files.read(folder + "/made.txt") == Array("made".utf8), "a link to nothing makes its target")
+        mkfifo(folder + "/fifo", 0o644)
+        do throws(ServiceError) {
+            try files.write(folder + "/fifo", [1])
+            Issue.record("a FIFO was written")
+        } catch {
+            #expect(error.code == .invalidArgument && error.message.hasPrefix("'\(folder)/fifo' is a FIFO"), "\(error)")
+        }
+        #expect(lstat(folder + "/fifo", &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the FIFO is left as it was")
+        guard getuid() == 0 else { return }
+        // Run as root: another user's file stays theirs, with its setuid bit.
+        chown(folder + "/target.txt", 1234, 1234)
+        chmod(folder + "/target.txt", 0o4750)
+        try files.write(folder + "/target.txt", Array("newer".utf8))
+        #expect(stat(folder + "/target.txt", &status) == 0)
+        #expect(status.st_uid == 1234 && status.st_gid == 1234, "owner \(status.st_uid):\(status.st_gid)")
+        #expect(status.st_mode & 0o7777 == 0o4750, "mode \(String(status.st_mode & 0o7777, radix: 8))")
+    }
+
     /// What a watch reported, one string per batch.
     final class Batches: Sendable {
         private let items = Mutex<[String]>([])

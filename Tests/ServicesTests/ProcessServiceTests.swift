@@ -12,6 +12,8 @@ import Testing
     let service = ProcessService()
     /// A script without an execute bit.
     static let notExecutable = FileManager.default.temporaryDirectory.appendingPathComponent("crescent-not-executable.sh").path
+    /// A script whose `#!` names an interpreter that does not exist.
+    static let badInterpreter = FileManager.default.temporaryDirectory.appendingPathComponent("crescent-bad-interpreter.sh").path
 
     @Test func aRunAnswersItsStatusAndBothStreams() async throws {
         let outcome = try await service.run(ProcessSpec(argv: ["sh", "-c", "echo out; echo err >&2; exit 3"]))
@@ -234,9 +236,14 @@ import Testing
         (["no-such-program-crescent"], "not_found", "program 'no-such-program-crescent' was not found in PATH"),
         (["/no/such/program"], "not_found", "program '/no/such/program' does not exist"),
         ([ProcessServiceTests.notExecutable], "permission", "program '\(ProcessServiceTests.notExecutable)' is not executable"),
+        // Issue 38, M1: it was "does not exist", of a script that does.
+        ([ProcessServiceTests.badInterpreter], "not_found",
+         "program '\(ProcessServiceTests.badInterpreter)' names an interpreter that does not exist on its first line: #!/nonexistent/interp"),
     ])
     func aProgramThatCannotStartIsAnErrorNamingIt(argv: [String], code: String, message: String) async {
         FileManager.default.createFile(atPath: Self.notExecutable, contents: Data("#!/bin/sh\n".utf8), attributes: [.posixPermissions: 0o644])
+        FileManager.default.createFile(atPath: Self.badInterpreter, contents: Data("#!/nonexistent/interp -x\necho\n".utf8),
+                                       attributes: [.posixPermissions: 0o755])
         do {
             _ = try await service.run(ProcessSpec(argv: argv))
             Issue.record("\(argv) started")
@@ -261,6 +268,15 @@ import Testing
         #expect(problem(["ls", "-l"], ["shell": true]).hasPrefix("with shell = true argv is one command line"))
         #expect(problem(["ls"], ["colour": true]).hasPrefix("unknown option 'colour'"))
         #expect(problem(["ls"], ["env": ["A": .array([])]]).hasPrefix("options.env.A must be a string"))
+        // Issue 38, M9: a timeout of 0 stopped the program at once (`crescent test --timeout 0`
+        // means none), and a bad signal number was not named.
+        #expect(problem(["ls"], ["timeout": 0]).hasPrefix("options.timeout is 0, which would stop the program at once"))
+        #expect(problem(["ls"], ["timeout": 0.5]) == "accepted")
+        for number: Int64 in [0, -1, 999] {
+            #expect(throws: ServiceError(.invalidArgument, "signal must be a name such as \"SIGTERM\", \"SIGINT\" or \"SIGKILL\" (or its number), got \(number), not a signal this host knows")) {
+                _ = try ProcessOutcome.signalNumber(.integer(number))
+            }
+        }
         #expect(throws: ServiceError.self) {
             var spec = ProcessSpec(argv: ["ls"])
             spec.cwd = "/no/such/folder"

@@ -105,6 +105,9 @@ import Testing
         ("* 5- * * *", "the hour field '5-' is not valid: '5-' is not a number in 0-23"),
         ("* * * * *\0", "the day of week field '*\\0' is not valid: '*\\0' is not a number in 0-7"),
         ("\u{1B}[31m * * * *", "the minute field '\\u{1B}[31m' is not valid"),
+        // Issue 38, M5: `Int` took a sign, so "+5" was minute 5 (cron refuses it).
+        ("+5 * * * *", "the minute field '+5' is not valid: '+5' is not a number in 0-59"),
+        ("*/+15 * * * *", "the minute field '*/+15' is not valid: the step in '*/+15' must be a whole number above 0"),
     ])
     func badCronIsNamed(expression: String, message: String) {
         do {
@@ -126,6 +129,16 @@ import Testing
             #expect(error.message.hasPrefix("zone 'Mars/Olympus' is not an IANA time zone"))
         }
         #expect((try? WallSchedule(at: "9:05:07", zone: "UTC"))?.next(after: 0).map(show) == "1970-01-01 09:05:07")
+        // Issue 38, M5: "GMT+2" was UTC+2 while the IANA "Etc/GMT+2" is UTC-2.
+        for zone in ["GMT+2", "utc-05:00"] {
+            do {
+                _ = try WallSchedule(at: "09:30", zone: zone)
+                Issue.record("accepted the zone \(zone)")
+            } catch {
+                #expect(error.message.hasPrefix("zone '\(zone)' is ambiguous"), "\(error.message)")
+            }
+        }
+        #expect(throws: Never.self) { try WallSchedule(at: "09:30", zone: "Etc/GMT+2") }
     }
 
     @Test func theZoneIsShownAsTheScriptNamedIt() throws {

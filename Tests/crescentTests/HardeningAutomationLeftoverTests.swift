@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// What was left of the second attack on automation (issue 38), end to end through the binary:
@@ -56,5 +57,24 @@ import Testing
         let result = try await crescent(["script.lua"], in: sandbox, timeLimit: 30)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == ["efbfbdefbfbd=decoy fe=b ff=a fffe=real", "true\tnew\tdecoy\ttrue", "changed\t68322ffd\tcreated"], "\(result)")
+    }
+
+    /// M15: a `cwd` the user may not enter was blamed on the program ("program 'pwd' is not
+    /// executable"). Run as `nobody` (needs root to switch to it).
+    @Test func aCwdTheUserCannotEnterIsNamed() async throws {
+        guard getuid() == 0 else { return }
+        let sandbox = try Sandbox()
+        chmod(sandbox.path, 0o755)
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/locked", withIntermediateDirectories: false,
+                                                attributes: [.posixPermissions: 0o700])
+        try sandbox.write("script.lua", """
+            task(function()
+              local r, e = services.process:run({ "pwd" }, { cwd = "locked" })
+              print(tostring(e))
+            end)
+            """)
+        let result = try await crescent(["--reuid=65534", "--regid=65534", "--clear-groups", CrescentProcess.binaryPath, "script.lua"],
+                                        executable: "/usr/bin/setpriv", in: sandbox, environment: ["HOME": "/tmp"], timeLimit: 30)
+        #expect(result.stdoutLines == ["process.run: permission: cwd 'locked' cannot be entered: permission denied"], "\(result)")
     }
 }

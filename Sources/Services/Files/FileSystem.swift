@@ -40,8 +40,10 @@ enum FileSystem {
 
     /// Writes `bytes` to `path` atomically: to a temporary file in the same folder, flushed to
     /// disk, then renamed over `path`, so a reader sees the old content or the new, never half.
-    /// A new file gets mode 0644 (less the umask); an existing one keeps its mode.
-    static func write(_ path: FilePath, _ bytes: [UInt8]) throws(ServiceError) {
+    /// A new file gets mode 0644 (less the umask); an existing one keeps its mode and, when the
+    /// host may give it (as root), its owner. A link is written through (see ``target(of:)``).
+    static func write(_ requested: FilePath, _ bytes: [UInt8]) throws(ServiceError) {
+        let path = try target(of: requested)
         let (folder, name) = path.split
         guard !name.isEmpty, name.bytes != Array(".".utf8), name.bytes != Array("..".utf8) else {
             throw ServiceError(.invalidArgument, "'\(path.shown)' names no file")
@@ -66,8 +68,14 @@ enum FileSystem {
             if !committed { _ = temporary.withCString { unlink($0) } }
         }
         var existing = stat()
-        let mode: mode_t = path.withCString { stat($0, &existing) } == 0 ? existing.st_mode & 0o7777 : 0o644 & ~currentUmask()
-        fchmod(descriptor, mode)
+        if path.withCString({ stat($0, &existing) }) == 0 {
+            // The owner first: a change of owner clears the setuid and setgid bits, which the
+            // mode then puts back. Refused to others than root: the file is then the writer's.
+            _ = fchown(descriptor, existing.st_uid, existing.st_gid)
+            fchmod(descriptor, existing.st_mode & 0o7777)
+        } else {
+            fchmod(descriptor, 0o644 & ~currentUmask())
+        }
         var offset = 0
         while offset < bytes.count {
             // Invariant: offset < bytes.count, so the buffer is not empty and has a base address.
@@ -89,6 +97,46 @@ enum FileSystem {
         let renamed = temporary.withCString { from in path.withCString { rename(from, $0) } }
         guard renamed == 0 else { throw failure(path, errno) }
         committed = true
+    }
+
+    /// Where a write of `path` goes. A link is followed to the file it names: the rename
+    /// replaced the link by a file, cutting it from its target (a dotfile linked into a
+    /// repository). What is not a file is refused: the rename replaced a device node, a FIFO or
+    /// a socket by a file (`/dev/null` itself, for a script run as root).
+    private static func target(of path: FilePath) throws(ServiceError) -> FilePath {
+        var status = stat()
+        guard path.withCString({ lstat($0, &status) }) == 0 else { return path }
+        var resolved = path
+        if status.st_mode & S_IFMT == S_IFLNK {
+            resolved = linkTarget(of: path)
+            // A link to nothing: the file is made where it points, as the shell's `>` does.
+            guard resolved.withCString({ lstat($0, &status) }) == 0 else { return resolved }
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG, S_IFDIR:
+            // A folder is refused at the rename, named.
+            return resolved
+        case S_IFIFO:
+            throw ServiceError(.invalidArgument, "'\(path.shown)' is a FIFO (a named pipe), not a file: files:write writes files; write to a program's input with services.process")
+        default:
+            throw ServiceError(.invalidArgument, "'\(path.shown)' is a device or a socket, not a file: files:write writes files")
+        }
+    }
+
+    /// The file the link `path` leads to: its full path when it exists, else where the link
+    /// points (relative to the link's folder).
+    private static func linkTarget(of path: FilePath) -> FilePath {
+        if let real = path.withCString({ realpath($0, nil) }) {
+            defer { free(real) }
+            return FilePath(bytes: UnsafeRawBufferPointer(start: real, count: strlen(real)))
+        }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+        // Invariant: the buffer holds PATH_MAX bytes, so it has a base address.
+        let count = path.withCString { link in buffer.withUnsafeMutableBufferPointer { readlink(link, $0.baseAddress!, $0.count) } }
+        guard count > 0 else { return path }
+        let pointed = FilePath(bytes: buffer[..<count].map { UInt8(bitPattern: $0) })
+        let folder = path.split.folder
+        return pointed.bytes.first == UInt8(ascii: "/") || folder.isEmpty ? pointed : folder.appending(pointed)
     }
 
     /// The start of `name` of at most `count` bytes, not cut inside a UTF-8 sequence.

@@ -175,6 +175,11 @@ public struct ProcessLauncher {
         guard status.st_mode & S_IFMT == S_IFDIR else {
             throw ServiceError(.invalidArgument, "cwd '\(clipped(path))' is not a folder")
         }
+        // A folder the user may not enter made posix_spawn answer EACCES, which read as the
+        // program's fault.
+        guard access(path, X_OK) == 0 else {
+            throw ServiceError(.permission, "cwd '\(clipped(path))' cannot be entered: permission denied")
+        }
     }
 
     /// Why a program did not start, naming it.
@@ -182,6 +187,9 @@ public struct ProcessLauncher {
         let program = clipped(spec.programName)
         switch code {
         case ENOENT where spec.argv[0].contains("/"):
+            if let interpreter = missingInterpreter(spec.argv[0], in: spec.cwd) {
+                return ServiceError(.notFound, "program '\(program)' names an interpreter that does not exist on its first line: #!\(clipped(interpreter))")
+            }
             return ServiceError(.notFound, "program '\(program)' does not exist")
         case ENOENT:
             return ServiceError(.notFound, "program '\(program)' was not found in PATH")
@@ -194,6 +202,20 @@ public struct ProcessLauncher {
         default:
             return ServiceError(.io, "cannot start '\(program)': \(String(cString: strerror(code)))")
         }
+    }
+
+    /// For a program that exists but whose start said ENOENT: the interpreter its `#!` line
+    /// names (the kernel's ENOENT is for it, not for the script); nil otherwise.
+    private static func missingInterpreter(_ program: String, in cwd: String?) -> String? {
+        let path = program.hasPrefix("/") || cwd == nil ? program : cwd.map { $0 + "/" + program } ?? program
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var line = [UInt8](repeating: 0, count: 256)
+        let count = fread(&line, 1, line.count, file)
+        guard count > 2, line[0] == UInt8(ascii: "#"), line[1] == UInt8(ascii: "!") else { return nil }
+        let text = line[2..<count].prefix { $0 != UInt8(ascii: "\n") }
+        let interpreter = String(decoding: text, as: UTF8.self).trimmingPrefix { $0 == " " || $0 == "\t" }
+        return String(interpreter.prefix { $0 != " " && $0 != "\t" && $0 != "\r" })
     }
 
     /// The host's environment with `changes` applied, as `NAME=value` C strings and a nil.

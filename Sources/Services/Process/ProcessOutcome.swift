@@ -82,6 +82,6 @@ public struct ProcessOutcome: Sendable, Equatable {
             let full = upper.hasPrefix("SIG") ? upper : "SIG" + upper
             if let known = signalNames.first(where: { $0.value == full }) { return known.key }
         }
-        throw ServiceError(.invalidArgument, "signal must be a name such as \"SIGTERM\", \"SIGINT\" or \"SIGKILL\" (or its number), got \(clipped(value.stringValue ?? value.typeName, limit: 40))")
+        throw ServiceError(.invalidArgument, "signal must be a name such as \"SIGTERM\", \"SIGINT\" or \"SIGKILL\" (or its number), got \(clipped(value.integerValue.map { "\($0), not a signal this host knows" } ?? value.stringValue ?? value.typeName, limit: 60))")
     }
 }

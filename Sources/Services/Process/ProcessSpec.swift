@@ -59,6 +59,9 @@ public struct ProcessSpec: Sendable {
         case let other: throw ServiceError(.invalidArgument, "options.stdin must be a string, got \(other.typeName)")
         }
         timeout = fields["timeout"]?.doubleValue
+        guard timeout != 0 else {
+            throw ServiceError(.invalidArgument, "options.timeout is 0, which would stop the program at once: give seconds > 0, or leave it out for no timeout")
+        }
         if let bytes = fields["maxBytes"]?.integerValue { maxBytes = Int(bytes) }
     }
 

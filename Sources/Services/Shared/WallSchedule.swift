@@ -149,6 +149,12 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
 
     private static func zone(_ name: String?) throws(ServiceError) -> TimeZone {
         guard let name else { return TimeZone.current }
+        // Foundation reads "GMT+2" as UTC+2, while the IANA "Etc/GMT+2" is UTC-2 (POSIX's sign):
+        // one of the two readings is always the surprise.
+        let upper = name.uppercased()
+        if ["GMT+", "GMT-", "UTC+", "UTC-"].contains(where: { upper.hasPrefix($0) }) {
+            throw ServiceError(.invalidArgument, "zone '\(clipped(name, limit: 40))' is ambiguous (in IANA's Etc/GMT+2 the sign is reversed: UTC-2): use a place such as \"Europe/Paris\", or \"UTC\"")
+        }
         guard let zone = TimeZone(identifier: name) else {
             throw ServiceError(.invalidArgument, "zone '\(clipped(name, limit: 40))' is not an IANA time zone: use a name such as \"Europe/Paris\", \"America/New_York\" or \"UTC\"")
         }
@@ -163,7 +169,7 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
             guard parts.count <= 2 else { throw problem(text, name, range, "'\(visible(item, limit: 40))' has two steps") }
             var step = 1
             if parts.count == 2 {
-                guard let given = Int(parts[1]), given > 0 else { throw problem(text, name, range, "the step in '\(visible(item, limit: 40))' must be a whole number above 0") }
+                guard let given = number(parts[1]), given > 0 else { throw problem(text, name, range, "the step in '\(visible(item, limit: 40))' must be a whole number above 0") }
                 step = given
             }
             let span: ClosedRange<Int>
@@ -189,11 +195,17 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
 
     private static func value(_ text: Substring, _ field: Substring, _ name: String, _ range: ClosedRange<Int>, _ names: [String]) throws(ServiceError) -> Int {
         if let index = names.firstIndex(of: text.lowercased()) { return index + (range.lowerBound == 1 ? 1 : 0) }
-        guard let number = Int(text), range.contains(number) else {
+        guard let number = number(text), range.contains(number) else {
             let words = names.isEmpty ? "" : " or a name (\(names.first ?? "")-\(names.last ?? ""))"
             throw problem(field, name, range, "'\(visible(text, limit: 40))' is not a number in \(range.lowerBound)-\(range.upperBound)\(words)")
         }
         return number
+    }
+
+    /// `text` as a number when it is only ASCII digits (`Int` also takes `+5`, which cron does not).
+    private static func number(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int(text)
     }
 
     private static func problem(_ field: Substring, _ name: String, _ range: ClosedRange<Int>, _ why: String) -> ServiceError {
