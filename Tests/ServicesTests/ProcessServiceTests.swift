@@ -291,6 +291,26 @@ import Testing
         }
     }
 
+    /// Issue 38, M8: a PATH given in `options.env` did not change where the program was looked
+    /// up (`env = { PATH = "/nonexistent" }` still ran /usr/bin/ls).
+    @Test func aPathGivenInTheEnvironmentIsWhereTheProgramIsLookedUp() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crescent-path-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        FileManager.default.createFile(atPath: folder + "/ls", contents: Data("#!/bin/sh\necho mine\n".utf8),
+                                       attributes: [.posixPermissions: 0o755])
+        var spec = ProcessSpec(argv: ["ls"])
+        spec.environment = ["PATH": "/nonexistent:" + folder]
+        #expect(String(decoding: try await service.run(spec).stdout, as: UTF8.self) == "mine\n")
+        spec.environment = ["PATH": "/nonexistent"]
+        do {
+            _ = try await service.run(spec)
+            Issue.record("ls was found in /nonexistent")
+        } catch {
+            #expect(error.code == .notFound && error.message == "program 'ls' was not found in options.env's PATH ('/nonexistent')", "\(error)")
+        }
+    }
+
     @Test func aShellRunsOnlyWhenAsked() async throws {
         let spec = try ProcessSpec(argv: "echo $((1 + 2)) | tr 3 x", options: ["shell": true])
         #expect(spec.argv == ["/bin/sh", "-c", "echo $((1 + 2)) | tr 3 x"])

@@ -81,6 +81,11 @@ extension ModelBinding {
             request.completion = vm.ref(from: stack)
         } else {
             guard let task = host.currentTask, task.coroutine.thread == stack.state, stack.isYieldable else {
+                if let task = host.currentTask, task.coroutine.thread != stack.state {
+                    // Inside a task, but in a coroutine of the script's own (coroutine.wrap): only
+                    // the task's own coroutine can wait.
+                    throw LuaRaise("\(signature()): argument #\(given + 1) (completion) is missing, and this call is in a coroutine of its own inside the task, which cannot wait: call it in the task's function itself, or pass function(result, err) as the last argument")
+                }
                 throw LuaRaise("\(signature()): argument #\(given + 1) (completion) is missing: pass function(result, err) as the last argument, or call it inside task(function() ... end) to wait for the result")
             }
             request.waitingTask = task

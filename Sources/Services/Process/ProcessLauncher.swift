@@ -74,6 +74,7 @@ public struct ProcessLauncher {
             throw ServiceError(.unavailable, "this system's C library has no pidfd_open (glibc 2.36 and Linux 5.3 are needed to watch processes)")
         }
         if let cwd = spec.cwd { try checkFolder(cwd) }
+        let program = try programInGivenPath(spec)
         // A program that stops reading its input (or never reads it) must make our write to its
         // pipe fail with EPIPE, not end the host by SIGPIPE; its own SIGPIPE is reset to the
         // default below (setsigdefault), so the program is not changed by this.
@@ -136,7 +137,11 @@ public struct ProcessLauncher {
             for item in argv { free(item) }
         }
         var pid = pid_t()
-        let status = posix_spawnp(&pid, spec.argv[0], &actions, &attributes, argv, environment)
+        let status = if let program {
+            posix_spawn(&pid, program, &actions, &attributes, argv, environment)
+        } else {
+            posix_spawnp(&pid, spec.argv[0], &actions, &attributes, argv, environment)
+        }
         if let input { close(input.read) }
         close(output.write)
         close(errors.write)
@@ -161,6 +166,21 @@ public struct ProcessLauncher {
         }
         _ = fcntl(exitDescriptor, F_SETFD, FD_CLOEXEC)
         return Launched(pid: pid, exitDescriptor: exitDescriptor, input: input?.write ?? -1, output: output.read, errors: errors.read)
+    }
+
+    /// The program to start when `options.env` sets or removes PATH: looked up there, as
+    /// `execvpe` and Python's `subprocess` do (posix_spawnp looks in the host's PATH, so
+    /// `env = { PATH = "/nonexistent" }` still ran /usr/bin/ls). Nil when PATH is the host's or
+    /// the program is a path; removed, PATH is the C library's default, `/bin:/usr/bin`.
+    private static func programInGivenPath(_ spec: ProcessSpec) throws(ServiceError) -> String? {
+        guard let given = spec.environment["PATH"], !spec.argv[0].contains("/") else { return nil }
+        let path = given ?? "/bin:/usr/bin"
+        for folder in path.split(separator: ":", omittingEmptySubsequences: false) {
+            let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + spec.argv[0]
+            var status = stat()
+            if stat(candidate, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
+        }
+        throw ServiceError(.notFound, "program '\(clipped(spec.programName))' was not found in options.env's PATH ('\(clipped(path, limit: 60))')")
     }
 
     /// A missing or wrong `cwd` named as such (posix_spawn would answer ENOENT, as for a
