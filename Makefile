@@ -65,7 +65,7 @@ PROCESS_HARDENING = Hardening
 PROCESS_OTHERS = PluginGrantTests|PluginGrantQuestionTests|PluginGrantFileTests|LuaPluginEscapeTests|ProcessPluginEscapeTests|PluginInstallTests|BustedSuiteTests|TestCoverageTests|InitAndStubsCommandTests|LuaPluginTests|ShippedPluginTests|TestCommandTests|RemoteAttachTests|RemoteControlTests|ProcessLuaTests|StoreFileGoneTests|SpawnPolicyTests
 PROCESS_TESTS = $(PROCESS_HARDENING)|$(PROCESS_OTHERS)
 HEAVY_PROCESS_TESTS = HardeningPluginLifetimeTests|HardeningAutomationRecheckTests|KeyboardTerminalTests|ReplTerminalTests|BackgroundHostTests|ProcessServiceTests|ProcessOutputBatchTests|ProcessPluginTests|RemoteBackPressureTests|RemoteOverflowDisconnectTests|StorePostgresProcessTests|GPXStreamingTests
-SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests|FilesServiceTests|StoreCrossProcessTests|GeocoderTests|GeocoderSearchTests|GeocoderLoopTests
+SERIAL_TESTS = BindingReliabilityTests|HTTPKeepAliveTests|ControllerOwnershipTests|GpsdTests|NMEAParserTests|StoreWritePathTests|FilesServiceTests|FilesWatchWalkTests|StoreCrossProcessTests|GeocoderTests|GeocoderSearchTests|GeocoderLoopTests
 # Each phase runs under tools/reap.py: what a crashed test process leaves running (hosts, plugin
 # processes, its PostgreSQL server) is stopped when the phase ends instead of outliving it.
 REAP = python3 tools/reap.py

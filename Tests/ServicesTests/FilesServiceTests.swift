@@ -131,6 +131,29 @@ import Testing
         watcher.cancel()
     }
 
+    /// Issue 38, M11: a change that came after the burst began was delivered two debounces
+    /// after it (the wait started again at the check), not one after the last change.
+    @Test func aBurstEndsOneDebounceAfterItsLastChange() async throws {
+        defer { cleanUp() }
+        let clock = ManualClock()
+        let files = FilesService(clock: clock)
+        try files.write(folder + "/a", Array("v1".utf8))
+        let watcher = try files.watch(folder, debounce: 2)
+        let batches = watching(watcher)
+        await settle()
+        unlink(folder + "/a")
+        try await Task.sleep(for: .milliseconds(300))
+        _ = clock.advance(by: .seconds(1))
+        try Data("v2".utf8).write(to: URL(fileURLWithPath: folder + "/a"))
+        try await Task.sleep(for: .milliseconds(300))
+        _ = clock.advance(by: .seconds(1))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(batches.withLock { $0 }.isEmpty, "1 s after the last change the burst goes on")
+        _ = clock.advance(by: .seconds(1))
+        #expect(await eventually { batches.withLock { $0 } == ["modified a"] }, "2 s after the last change: \(batches.withLock { $0 })")
+        watcher.cancel()
+    }
+
     @Test func createsDeletesAndABurstAreCoalesced() async throws {
         defer { cleanUp() }
         let watcher = try files.watch(folder, debounce: 0.5)

@@ -249,4 +249,16 @@ import Testing
         #expect(result.stdout.contains("spec/waits_spec.lua:6: before\\0after"), "\(result)")
         #expect(!result.stdout.contains("\u{0}"), "\(result)")
     }
+
+    /// Issue 38, M6: a pending timer.at or timer.cron was named "timer.every(0 s)".
+    @Test func aScheduleThatKeepsTheClockBusyIsNamedAsSuch() async throws {
+        let (result, _) = try await TestCommandTests.run(["at_spec.lua": """
+            it("never settles", function()
+              timer.at("09:30", { zone = "UTC" }, function() end)
+              clock.run(50)
+            end)
+            """], ["--timeout", "60"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("kept scheduling: the schedule 'at 09:30 UTC' at spec/at_spec.lua:2"), "\(result)")
+    }
 }

@@ -156,6 +156,9 @@ extension SpecHost {
             let source = withUnsafePointer(to: &shortSource) {
                 $0.withMemoryRebound(to: CChar.self, capacity: size) { String(cString: $0) }
             }
+            // A wall-clock schedule repeats with no interval: named by its schedule, not as the
+            // "timer.every(0 s)" it was taken for.
+            if let schedule = timer.schedule { return "the schedule '\(schedule.description)' at \(source):\(info.linedefined)" }
             return "timer.every(\(formatSeconds(timer.interval)) s) at \(source):\(info.linedefined)"
         }.sorted()
     }

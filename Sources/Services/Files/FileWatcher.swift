@@ -38,11 +38,10 @@ public final class FileWatcher: OwnedModelObject {
         self.reactor = reactor
         let link = WeakBox<FileWatcher>()
         let box = WeakBox<InotifyWatch>()
-        let debounce = settings.debounce
         inotify = try InotifyWatch(settings, reactor: reactor, deliver: { batch in
             link.object?.changes.emit("didChange", batch.value)
-        }, scheduleFlush: { generation in
-            clock.schedule(after: .seconds(seconds: debounce)) {
+        }, now: { clock.uptime }, scheduleFlush: { generation, delay in
+            clock.schedule(after: delay) {
                 reactor.submit { box.object?.debounceFired(generation: generation) }
             }
         }, folderGone: {
