@@ -39,8 +39,9 @@ import Testing
         DescriptorReactor.shared.submit { seen.withLock { $0 = Self.mostWatchesOfAnInstance() } }
         #expect(await eventually { seen.withLock { $0 } != nil })
         let watchedThen = try #require(seen.withLock { $0 })
-        // Walked at once, the job came after all 4,095 were watched; now a few turns of
-        // perTurn folders (two watches each) at most, unless this thread was held that long.
+        // Walked at once, the job came after all 4,095 were watched; now after a few turns of
+        // InotifyWatch.foldersPerTurn folders (two watches each), unless this thread was held
+        // for the whole walk.
         #expect(watchedThen < 4095, "other work waited for the whole walk (\(watchedThen) folders watched)")
         // The walk goes on to the end: the last folder is watched.
         #expect(await eventually(timeLimit: 20) { Self.mostWatchesOfAnInstance() >= 4095 })
