@@ -79,4 +79,17 @@ import Testing
                                         executable: "/usr/bin/setpriv", in: sandbox, environment: ["HOME": "/tmp"], timeLimit: 30)
         #expect(result.stdoutLines == ["process.run: permission: cwd 'locked' cannot be entered: permission denied"], "\(result)")
     }
+
+    /// M4: with a POSIX `TZ` (`JST-9`) os.date showed local time but timer.at's default zone
+    /// was UTC, so "09:00" fired at 18:00 local. A fixed offset is that zone now; a rule with
+    /// daylight saving is an error asking for a zone.
+    @Test func aPosixTZIsTheDefaultZoneOrAClearError() async throws {
+        let script = "print(pcall(function() return timer.at('09:00', function() end).schedule end)) app.exit(0)"
+        let fixed = try await crescent(["-e", script], environment: ["TZ": "JST-9"], timeLimit: 30)
+        #expect(fixed.stdoutLines == ["true\tat 09:00 GMT+0900"], "\(fixed)")
+        let ruled = try await crescent(["-e", script], environment: ["TZ": "CET-1CEST,M3.5.0,M10.5.0/3"], timeLimit: 30)
+        #expect(ruled.stdout.contains("TZ 'CET-1CEST,M3.5.0,M10.5.0/3' is not an IANA time zone but a POSIX rule"), "\(ruled)")
+        let named = try await crescent(["-e", script], environment: ["TZ": "Asia/Tokyo"], timeLimit: 30)
+        #expect(named.stdoutLines == ["true\tat 09:00 Asia/Tokyo"], "\(named)")
+    }
 }

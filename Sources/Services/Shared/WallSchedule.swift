@@ -148,7 +148,7 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
     static let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
 
     private static func zone(_ name: String?) throws(ServiceError) -> TimeZone {
-        guard let name else { return TimeZone.current }
+        guard let name else { return try localZone() }
         // Foundation reads "GMT+2" as UTC+2, while the IANA "Etc/GMT+2" is UTC-2 (POSIX's sign):
         // one of the two readings is always the surprise.
         let upper = name.uppercased()
@@ -159,6 +159,46 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
             throw ServiceError(.invalidArgument, "zone '\(clipped(name, limit: 40))' is not an IANA time zone: use a name such as \"Europe/Paris\", \"America/New_York\" or \"UTC\"")
         }
         return zone
+    }
+
+    /// The local zone. A `TZ` that is a POSIX rule rather than an IANA name (`JST-9`) was taken
+    /// by Foundation as UTC, so "09:00" fired at 18:00 local: a fixed offset is used as such,
+    /// and a rule with daylight saving (`CET-1CEST,M3.5.0,M10.5.0/3`), which this cannot follow,
+    /// is an error asking for a zone.
+    private static func localZone() throws(ServiceError) -> TimeZone {
+        guard let value = getenv("TZ").map({ String(cString: $0) }), !value.isEmpty else { return TimeZone.current }
+        let rule = value.hasPrefix(":") ? String(value.dropFirst()) : value
+        if TimeZone(identifier: rule) != nil || rule.hasPrefix("/") { return TimeZone.current }
+        if let offset = fixedOffset(rule), let zone = TimeZone(secondsFromGMT: offset) { return zone }
+        throw ServiceError(.invalidArgument, "TZ '\(visible(value, limit: 40))' is not an IANA time zone but a POSIX rule with daylight saving, which schedules cannot follow: give { zone = \"Europe/Paris\" } (or set TZ to such a name)")
+    }
+
+    /// The offset east of UTC, in seconds, of a POSIX `TZ` without daylight saving (`JST-9`,
+    /// `<+0530>-5:30`, `UTC0`): its sign is west-positive. Nil for anything else.
+    private static func fixedOffset(_ rule: String) -> Int? {
+        var rest = Substring(rule)
+        if rest.hasPrefix("<") {
+            guard let close = rest.firstIndex(of: ">") else { return nil }
+            rest = rest[rest.index(after: close)...]
+        } else {
+            let letters = rest.prefix { $0.isASCII && $0.isLetter }
+            guard letters.count >= 3 else { return nil }
+            rest = rest.dropFirst(letters.count)
+        }
+        var sign = 1
+        if rest.first == "+" || rest.first == "-" {
+            sign = rest.first == "-" ? -1 : 1
+            rest = rest.dropFirst()
+        }
+        let parts = rest.split(separator: ":", omittingEmptySubsequences: false)
+        guard (1...3).contains(parts.count) else { return nil }
+        var seconds = 0
+        for (index, part) in parts.enumerated() {
+            guard let value = number(part), part.count <= 2 else { return nil }
+            seconds += value * [3600, 60, 1][index]
+        }
+        guard seconds <= 24 * 3600 else { return nil }
+        return -sign * seconds
     }
 
     /// The values one cron field names, each in `range`.
