@@ -159,4 +159,62 @@ import Testing
         #expect(result.stdout.contains("teardown boom") && result.stdout.contains("after boom") && result.stdout.contains("setup boom"),
                 "\(result)")
     }
+
+    /// busted's `setup` and `teardown` are strict: they run on entering and leaving their block
+    /// even when none of its tests runs (all pending, left out by --filter, none declared), and a
+    /// strict setup that fails is reported instead of the block's tests; the lazy ones run only
+    /// around tests that run. The TAP lines and the trace are busted 2.1.1's for the same file.
+    @Test func strictHooksRunForABlockWhoseTestsDoNotRun() async throws {
+        let spec = """
+            local function log(s) local f = io.open("trace.txt", "a"); f:write(s, "\\n"); f:close() end
+            describe("a", function()
+              setup(function() error("boom a") end)
+              pending("pa")
+            end)
+            describe("b", function()
+              strict_teardown(function() error("boom b") end)
+              pending("pb")
+            end)
+            describe("c", function()
+              lazy_setup(function() log("lazy_setup c") end)
+              strict_setup(function() log("strict_setup c") end)
+              pending("pc")
+            end)
+            describe("d", function()
+              setup(function() error("boom d") end)
+              it("td", function() end)
+            end)
+            describe("e", function()
+              setup(function() log("setup e") end)
+              teardown(function() error("boom e") end)
+            end)
+            describe("f", function()
+              describe("g", function()
+                setup(function() error("boom g") end)
+              end)
+              it("tf", function() log("tf") end)
+            end)
+            """
+        let (result, sandbox) = try await TestCommandTests.run(["e_spec.lua": spec], ["-o", "TAP"])
+        let lines = result.stdoutLines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") || $0.hasPrefix("1..") }
+        #expect(lines == ["not ok 1 - a setup", "ok 2 - # SKIP b pb", "not ok 3 - b strict_teardown", "ok 4 - # SKIP c pc",
+                          "not ok 5 - d setup", "not ok 6 - e teardown", "not ok 7 - f g setup", "ok 8 - f tf", "1..8"],
+                "\(result)")
+        #expect(result.status == 1, "\(result)")
+        let trace = try String(contentsOfFile: sandbox.path + "/trace.txt", encoding: .utf8)
+        #expect(trace == "strict_setup c\nsetup e\ntf\n", "\(trace)")
+
+        // Left out by --filter, a block's strict setup still runs, as under busted.
+        let (filtered, filteredBox) = try await TestCommandTests.run(["f_spec.lua": """
+            local function log(s) local f = io.open("trace.txt", "a"); f:write(s, "\\n"); f:close() end
+            describe("filtered", function()
+              setup(function() log("setup filtered") end)
+              it("zzz", function() log("zzz") end)
+            end)
+            it("keep", function() log("keep") end)
+            """], ["--filter", "keep"])
+        #expect(filtered.status == 0 && filtered.stdoutLines.last == "1 passed, 0 failed", "\(filtered)")
+        let filteredTrace = try String(contentsOfFile: filteredBox.path + "/trace.txt", encoding: .utf8)
+        #expect(filteredTrace == "setup filtered\nkeep\n", "\(filteredTrace)")
+    }
 }

@@ -30,7 +30,9 @@ struct SpecHookReports {
     mutating func teardownsDone(before name: String?) -> [SpecResult] {
         let done = teardowns.filter { held in
             guard let name else { return true }
-            return !name.hasPrefix(String(held.name.dropLast(" teardown".count)) + " ")
+            // The held name is the block's and the hook's word (`teardown`, `strict_teardown`).
+            let block = held.name.lastIndex(of: " ").map { String(held.name[..<$0]) } ?? ""
+            return !name.hasPrefix(block + " ")
         }
         teardowns.removeAll { held in done.contains { $0.name == held.name } }
         return done.sorted { $0.name.count > $1.name.count }
