@@ -217,4 +217,45 @@ import Testing
         let filteredTrace = try String(contentsOfFile: filteredBox.path + "/trace.txt", encoding: .utf8)
         #expect(filteredTrace == "setup filtered\nkeep\n", "\(filteredTrace)")
     }
+
+    /// What busted ran before a nested describe's body (a before_each and its after_each, for the
+    /// tests before it) is as that test left it: a before_each that subscribes and an after_each
+    /// that unsubscribes never stack up, and no hook runs twice in a row (busted2 N0). The TAP
+    /// lines are busted 2.1.1's for the same file.
+    @Test func aNestedDescribeSeesWhatThePairedHooksLeftNotTheirSum() async throws {
+        let (result, _) = try await TestCommandTests.run(["bus_spec.lua": """
+            -- A file-level bus, as a module-level singleton would be.
+            local subscribers = {}
+            local function subscribe(fn) subscribers[#subscribers + 1] = fn; return #subscribers end
+            local function unsubscribe(i) table.remove(subscribers, i) end
+            local open = false
+            before_each(function() assert(not open, "before_each ran twice without after_each"); open = true end)
+            after_each(function() open = false end)
+            describe("X", function() it("x1", function() end); it("x2", function() end) end)
+            describe("bus", function()
+              local sub
+              before_each(function() sub = subscribe(function() end) end)
+              after_each(function() unsubscribe(sub) end)
+              it("has one subscriber", function() assert.equals(1, #subscribers) end)
+              describe("nested", function()
+                it("still one", function() assert.equals(1, #subscribers) end)
+                describe("deeper", function()
+                  it("one here too", function() assert.equals(1, #subscribers) end)
+                end)
+              end)
+              it("after nested: one", function() assert.equals(1, #subscribers) end)
+            end)
+            describe("Y", function()
+              describe("Z", function() it("z1", function() end) end)
+              it("y1", function() end)
+            end)
+            it("top", function() end)
+            """], ["-o", "TAP"])
+        let lines = result.stdoutLines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") || $0.hasPrefix("1..") }
+        #expect(lines == ["ok 1 - X x1", "ok 2 - X x2", "ok 3 - bus has one subscriber", "ok 4 - bus nested still one",
+                          "ok 5 - bus nested deeper one here too", "ok 6 - bus after nested: one", "ok 7 - Y Z z1", "ok 8 - Y y1",
+                          "ok 9 - top", "1..9"], "\(result)")
+        #expect(result.status == 0, "\(result)")
+    }
 }
+

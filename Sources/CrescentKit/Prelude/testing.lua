@@ -179,16 +179,6 @@ local function chain(block)
   return blocks
 end
 
--- Runs the setup hooks of `blocks` that have not run in this host.
-local function runsetups(blocks)
-  for _, block in ipairs(blocks) do
-    if not block.setupDone then
-      block.setupDone = true
-      for _, fn in ipairs(block.setup) do fn() end
-    end
-  end
-end
-
 local function hastag(name, tags)
   for _, tag in ipairs(tags or {}) do if name:find("#" .. tag) then return true end end
   return false
@@ -229,6 +219,30 @@ local function expand()
     if listing or count == only then ordered[count] = entry() end
     if not listing and count == only then reached = true end
   end
+  -- Before a nested describe's body runs, what busted ran for the last chosen test before it, in
+  -- the blocks the two share: their setups (once), then one round of before_each and after_each,
+  -- so what a before_each sets and its after_each undoes is as that test left it (a subscription
+  -- made and dropped, a flag set and cleared). Once per test walked past, not before each body; a
+  -- hook's error is the test's to report, in its own host, so it is ignored here (a setup that
+  -- failed is run again by the test).
+  local caughtUpAt
+  local function catchup(block)
+    if not lastRun or caughtUpAt == runnable then return end
+    caughtUpAt = runnable
+    local ran = {}
+    for _, b in ipairs(chain(lastRun)) do ran[b] = true end
+    local blocks = {}
+    for _, b in ipairs(chain(block)) do if ran[b] then blocks[#blocks + 1] = b end end
+    for _, b in ipairs(blocks) do
+      if not b.setupDone then
+        local ok = true
+        for _, fn in ipairs(b.setup) do ok = ok and pcall(fn) end
+        b.setupDone = ok
+      end
+    end
+    for _, b in ipairs(blocks) do for _, fn in ipairs(b.before_each) do pcall(fn) end end
+    for i = #blocks, 1, -1 do for _, fn in ipairs(blocks[i].after_each) do pcall(fn) end end
+  end
   -- The tests a host walks past cost a count each (and a name when --filter or tags choose):
   -- a test's host walks every test declared before its own.
   local function walk(block)
@@ -251,14 +265,7 @@ local function expand()
         bodiesUpTo = count
         local saved = child.insulated and { globals = shallowcopy(_G), loaded = shallowcopy(package.loaded) }
         local ok, err = pcall(function()
-          if lastRun then
-            local ran = {}
-            for _, b in ipairs(chain(lastRun)) do ran[b] = true end
-            local blocks = {}
-            for _, b in ipairs(chain(block)) do if ran[b] then blocks[#blocks + 1] = b end end
-            runsetups(blocks)
-            for _, b in ipairs(blocks) do for _, fn in ipairs(b.before_each) do fn() end end
-          end
+          catchup(block)
           child.fn()
         end)
         current = root
