@@ -257,5 +257,49 @@ import Testing
                           "ok 9 - top", "1..9"], "\(result)")
         #expect(result.status == 0, "\(result)")
     }
+
+    /// As under busted, `--exclude-tags` matching a describe's own name skips the block whole, its
+    /// strict setup too, while a block whose tests are all left out still runs it (busted2 N13;
+    /// the traces are busted 2.1.1's for the same file).
+    @Test func excludedTagsOnADescribeSkipItsHooksToo() async throws {
+        let spec = """
+            local function log(s) local f = io.open("trace.txt", "a"); f:write(s, "\\n"); f:close() end
+            describe("D #slow", function()
+              setup(function() log("setup D") end)
+              it("d1", function() log("d1") end)
+            end)
+            describe("E", function()
+              setup(function() log("setup E") end)
+              it("e1 #slow", function() log("e1") end)
+            end)
+            describe("F", function()
+              setup(function() log("setup F") end)
+              it("f1 #fast", function() log("f1") end)
+            end)
+            """
+        for (arguments, trace) in [(["--exclude-tags=slow"], "setup E\nsetup F\nf1\n"),
+                                   (["--tags=fast"], "setup D\nsetup E\nsetup F\nf1\n")] {
+            let (result, sandbox) = try await TestCommandTests.run(["t_spec.lua": spec], arguments + ["-o", "TAP"])
+            let lines = result.stdoutLines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") }
+            #expect(lines == ["ok 1 - F f1 #fast"], "\(arguments): \(result)")
+            let written = try String(contentsOfFile: sandbox.path + "/trace.txt", encoding: .utf8)
+            #expect(written == trace, "\(arguments): \(written)")
+        }
+    }
+
+    /// busted's shapes real suites use: a number as a name, `randomize()` in a describe, a
+    /// callable table as a body (busted2 N4, N15; busted 2.1.1's TAP for the same file).
+    @Test func numberNamesRandomizeAndCallableBodiesRunAsUnderBusted() async throws {
+        let (result, _) = try await TestCommandTests.run(["n_spec.lua": """
+            it(123, function() end)
+            describe(456, function() it("x", function() end) end)
+            describe("r", function() randomize(); it("r1", function() end) end)
+            local callable = setmetatable({}, { __call = function() it("c1", function() end) end })
+            describe("cd", callable)
+            """], ["-o", "TAP"])
+        let lines = result.stdoutLines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") || $0.hasPrefix("1..") }
+        #expect(lines == ["ok 1 - 123", "ok 2 - 456 x", "ok 3 - r r1", "ok 4 - cd c1", "1..4"], "\(result)")
+        #expect(result.status == 0, "\(result)")
+    }
 }
 

@@ -85,6 +85,10 @@ local listing = options.listing
 
 local function declareblock(name, fn, what, insulated)
   notinatest(what, 4)
+  if mathtype(name) then name = tostring(name) end
+  -- A callable table is a body too, as under busted.
+  local meta = type(fn) == "table" and getmetatable(fn)
+  if meta and type(meta.__call) == "function" then local callable = fn; fn = function(...) return callable(...) end end
   checkname(name, fn, what, 4)
   -- No function: the block fails under its name, saying so (the file's other tests still run).
   if fn == nil then
@@ -131,10 +135,16 @@ end
 
 function it(name, fn)
   if running then notinatest("it") end
+  -- As busted, a number names a test too (`it(123, fn)` is "123").
+  if mathtype(name) then name = tostring(name) end
   if type(name) ~= "string" or (fn ~= nil and type(fn) ~= "function") then checkname(name, fn, "it") end
   declare(name, fn)
 end
 test, spec = it, it
+
+-- busted's randomize() shuffles the block's tests; here they run in the order declared, which is
+-- one of the orders busted could pick.
+function randomize() end
 
 function pending(name)
   if running then error(setmetatable({ message = name }, Pending), 0) end
@@ -273,7 +283,8 @@ local function expand()
           -- A block with strict hooks has a place before its tests: where its hooks run in a
           -- host of their own when none of its tests runs (all pending or left out, or none).
           local slot, before = nil, runnable
-          if child.strict then
+          -- As busted: --exclude-tags matching a describe's own name skips it whole, hooks too.
+          if child.strict and not hastag(blockname(child), options.exclude_tags) then
             count = count + 1
             slot = count
             if listing then ordered[slot] = { skip = true } end
@@ -612,7 +623,7 @@ local busted = { describe = describe, context = context, insulate = insulate, ex
   test = test, pending = pending, finally = finally, setup = setup, teardown = teardown, lazy_setup = lazy_setup,
   lazy_teardown = lazy_teardown, strict_setup = strict_setup, strict_teardown = strict_teardown,
   before_each = before_each, after_each = after_each, assert = assert, spy = spy, stub = stub, mock = mock,
-  match = match, randomize = function() end }
+  match = match, randomize = randomize }
 local modules = { busted = busted, luassert = assert, ["luassert.assert"] = assert, say = assertions.say,
   ["luassert.spy"] = doubles.spy, ["luassert.stub"] = doubles.stub, ["luassert.mock"] = doubles.mock,
   ["luassert.match"] = doubles.match, ["luassert.say"] = assertions.say,
