@@ -301,5 +301,34 @@ import Testing
         #expect(lines == ["ok 1 - 123", "ok 2 - 456 x", "ok 3 - r r1", "ok 4 - cd c1", "1..4"], "\(result)")
         #expect(result.status == 0, "\(result)")
     }
+
+    /// A module the spec requires gets Lua's own `assert`, as under busted, where only the spec
+    /// files see luassert's: its message is raised as it is and a table unwrapped (busted2 N16;
+    /// busted 2.1.1 passes all six).
+    @Test func codeUnderTestGetsLuasOwnAssert() async throws {
+        let (result, _) = try await TestCommandTests.run(["../lib/m.lua": """
+            local M = {}
+            function M.a() assert(false, "boom") end
+            function M.t() assert(false, { code = 42 }) end
+            function M.n() assert(nil) end
+            function M.ok() return assert(1, "unused") end
+            return M
+            """, "m_spec.lua": """
+            local m = require("lib.m")
+            it("library assert(false, msg)", function() assert.has_error(m.a, "boom") end)
+            it("library assert table", function() assert.has_error(m.t, { code = 42 }) end)
+            it("pcall library assert table", function() local ok, e = pcall(m.t); assert.same({ code = 42 }, e) end)
+            it("library assert(nil)", function() assert.has_error(m.n, "assertion failed!") end)
+            it("library assert passes values", function() assert.equals(1, m.ok()) end)
+            it("the spec's own assert has luassert's place", function()
+              local ok, e = pcall(function() assert(false, "mine") end)
+              assert.is_false(ok)
+              assert.matches("m_spec.lua:8: mine", tostring(e), 1, true)
+            end)
+            """], ["-o", "TAP"])
+        let lines = result.stdoutLines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") || $0.hasPrefix("1..") }
+        #expect(lines.count == 7 && lines.allSatisfy { !$0.hasPrefix("not ok") } && lines.last == "1..6", "\(result)")
+        #expect(result.status == 0, "\(result)")
+    }
 }
 
