@@ -330,5 +330,18 @@ import Testing
         #expect(lines.count == 7 && lines.allSatisfy { !$0.hasPrefix("not ok") } && lines.last == "1..6", "\(result)")
         #expect(result.status == 0, "\(result)")
     }
+
+    /// As busted by default, a library laid out as `src/NAME.lua` loads by its name (busted2 N2:
+    /// lustache's and uuid's specs all failed to load).
+    @Test func aLibraryInSrcLoadsByItsNameAsUnderBusted() async throws {
+        let (result, _) = try await TestCommandTests.run(["../src/sq.lua": "return { sq = function(x) return x * x end }",
+                                                          "../src/deep/init.lua": "return { name = 'deep' }",
+                                                          "sq_spec.lua": """
+            local sq, deep = require("sq"), require("deep")
+            it("squares", function() assert.equals(9, sq.sq(3)) end)
+            it("finds init.lua", function() assert.equals("deep", deep.name) end)
+            """])
+        #expect(result.status == 0 && result.stdoutLines.last == "2 passed, 0 failed", "\(result)")
+    }
 }
 

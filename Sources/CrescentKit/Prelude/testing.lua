@@ -15,6 +15,10 @@ local sformat, concat = string.format, table.concat
 local pack, unpack = table.pack, table.unpack
 local mathtype = math.type
 
+-- As busted by default (its `lpath`), a project's `src/` folder is searched first: a library laid
+-- out as src/NAME.lua loads by its name.
+package.path = "./src/?.lua;./src/?/?.lua;./src/?/init.lua;" .. package.path
+
 -- The runner; the host calls its `http`, `process` and `call` for the code under test (fakes.lua).
 local runner = { http = fakes.http, process = fakes.process, call = fakes.call }
 -- Failures noticed outside the test's own code (an unmatched fake.http route, the real network

@@ -123,7 +123,8 @@ public struct BustedFile: Sendable {
         guard case .table(let options) = task else { return [] }
         return options.keys.compactMap { key -> String? in
             guard case .string(let name) = key, unusedByCrescent.contains(name.description) else { return nil }
-            return "\(path): default.\(name) is busted's and crescent test does not use it, so the run may differ from busted's"
+            let lpath = name.description == "lpath" ? " (crescent test searches busted's default, ./src/?.lua;./src/?/?.lua;./src/?/init.lua)" : ""
+            return "\(path): default.\(name) is busted's and crescent test does not use it, so the run may differ from busted's\(lpath)"
         }.sorted()
     }
 
