@@ -343,5 +343,23 @@ import Testing
             """])
         #expect(result.status == 0 && result.stdoutLines.last == "2 passed, 0 failed", "\(result)")
     }
+
+    /// Spec files are found as busted finds them: hidden files and folders are left out (an
+    /// editor's dangling `.#x_spec.lua` lock link failed the run), linked folders are followed,
+    /// and a link back up is walked once (busted2 N6).
+    @Test func specFilesAreFoundAsBustedFindsThem() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("spec/s_spec.lua", "it(\"s1\", function() end)")
+        try sandbox.write("spec/.hidden_spec.lua", "it(\"hidden\", function() end)")
+        try sandbox.write("spec/.cache/z_spec.lua", "it(\"hidden folder\", function() end)")
+        try sandbox.write("real/r_spec.lua", "it(\"via a linked folder\", function() end)")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/spec/.#a_spec.lua", withDestinationPath: "/nonexistent/target")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/spec/linked", withDestinationPath: "../real")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/real/up", withDestinationPath: "../spec")
+        let run = try await crescent(["test", "-o", "TAP"], in: sandbox)
+        let lines = run.stdoutLines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") || $0.hasPrefix("1..") }
+        #expect(lines == ["ok 1 - via a linked folder", "ok 2 - s1", "1..2"], "\(run)")
+        #expect(run.status == 0, "\(run)")
+    }
 }
 

@@ -316,12 +316,30 @@ public enum SpecRunner {
                 files.append(root)
                 continue
             }
-            let found = (manager.enumerator(atPath: root)?.allObjects as? [String] ?? [])
-                .filter { $0.hasSuffix("_spec.lua") }
-                .sorted()
-            let prefix = root.hasSuffix("/") ? root : root + "/"
-            files += found.map { prefix + $0 }
+            var found: [String] = []
+            var seen: Set<String> = []
+            collectSpecs(in: root.hasSuffix("/") ? String(root.dropLast()) : root, into: &found, seen: &seen, depth: 0)
+            files += found.sorted()
         }
         return files
+    }
+
+    /// The `*_spec.lua` files under `folder`, as busted finds them: hidden files and folders (a
+    /// name starting with `.`, such as an editor's `.#x_spec.lua` lock link) are left out, and
+    /// linked folders are followed, each real folder once (a link back up ends there).
+    private static func collectSpecs(in folder: String, into found: inout [String], seen: inout Set<String>, depth: Int) {
+        let manager = FileManager.default
+        let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+        guard depth < 64, seen.insert(real).inserted, let names = try? manager.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where !name.hasPrefix(".") {
+            let path = folder + "/" + name
+            var isFolder: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
+            if isFolder.boolValue {
+                collectSpecs(in: path, into: &found, seen: &seen, depth: depth + 1)
+            } else if name.hasSuffix("_spec.lua") {
+                found.append(path)
+            }
+        }
     }
 }
