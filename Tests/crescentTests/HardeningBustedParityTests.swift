@@ -361,5 +361,23 @@ import Testing
         #expect(lines == ["ok 1 - via a linked folder", "ok 2 - s1", "1..2"], "\(run)")
         #expect(run.status == 0, "\(run)")
     }
+
+    /// `it` or `describe` inside a hook fails the hook, after_each included, as under busted
+    /// (busted2 N7: an `it` in an after_each was silently ignored). busted 2.1.1's TAP lines.
+    @Test func declaringInsideAnAfterEachFailsIt() async throws {
+        let (result, _) = try await TestCommandTests.run(["a_spec.lua": """
+            describe("d", function()
+              after_each(function() it("sneaky", function() end) end)
+              it("t1", function() end)
+            end)
+            describe("e", function()
+              before_each(function() describe("sneaky2", function() end) end)
+              it("t2", function() end)
+            end)
+            """], ["-o", "TAP"])
+        let lines = result.stdoutLines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") || $0.hasPrefix("1..") }
+        #expect(lines == ["ok 1 - d t1", "not ok 2 - d after_each", "not ok 3 - e before_each", "1..3"], "\(result)")
+        #expect(result.status == 1, "\(result)")
+    }
 }
 

@@ -74,11 +74,13 @@ local current = root
 -- The test running, while one runs (its `finally`), and the Pending marker `pending()` raises in it.
 local running
 local Pending = {}
+-- True while a test's after_each and teardown hooks run: nothing may be declared there either.
+local afterhooks
 
 -- As busted: a test declares nothing; a test or block declared inside one would never run, and
 -- the test would pass without it.
 local function notinatest(what, level)
-  if running then
+  if running or afterhooks then
     error(sformat("'%s' not supported inside a running test (declare it in a describe block or at the top of the file)", what),
       level or 3)
   end
@@ -138,7 +140,7 @@ local function declare(name, fn)
 end
 
 function it(name, fn)
-  if running then notinatest("it") end
+  if running or afterhooks then notinatest("it") end
   -- As busted, a number names a test too (`it(123, fn)` is "123").
   if mathtype(name) then name = tostring(name) end
   if type(name) ~= "string" or (fn ~= nil and type(fn) ~= "function") then checkname(name, fn, "it") end
@@ -598,8 +600,10 @@ function runner.run(i)
     hook = nil
     if t.finally then keep(xpcall(t.finally, handler)) end
     running = nil
+    afterhooks = true
     for b = #blocks, 1, -1 do hooks(blocks[b], "after_each") end
     for b = #blocks, 1, -1 do hooks(blocks[b], "teardown") end
+    afterhooks = nil
     outcome.done = true
   end)
   local stopped = drive(task_)
