@@ -379,5 +379,24 @@ import Testing
         #expect(lines == ["ok 1 - d t1", "not ok 2 - d after_each", "not ok 3 - e before_each", "1..3"], "\(result)")
         #expect(result.status == 1, "\(result)")
     }
+
+    /// A file-level setup or teardown that fails is one entry, as under busted: the teardown's
+    /// after the file's last test, the setup's instead of the file's tests (busted2 N3; busted
+    /// 2.1.1's TAP for the same files).
+    @Test func fileLevelHookFailuresAreOneEntryEach() async throws {
+        let (result, _) = try await TestCommandTests.run(["a_spec.lua": """
+            setup(function() end)
+            teardown(function() error("file teardown err") end)
+            it("top1", function() end)
+            describe("d", function() it("in d", function() end) end)
+            """, "b_spec.lua": """
+            setup(function() error("file setup err") end)
+            it("b1", function() end)
+            describe("bd", function() it("b2", function() end) end)
+            """], ["-o", "TAP"])
+        let lines = result.stdoutLines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") || $0.hasPrefix("1..") }
+        #expect(lines == ["ok 1 - top1", "ok 2 - d in d", "not ok 3 - teardown", "not ok 4 - setup", "1..4"], "\(result)")
+        #expect(result.status == 1, "\(result)")
+    }
 }
 

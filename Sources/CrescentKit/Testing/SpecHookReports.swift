@@ -31,8 +31,9 @@ struct SpecHookReports {
         let done = teardowns.filter { held in
             guard let name else { return true }
             // The held name is the block's and the hook's word (`teardown`, `strict_teardown`).
-            let block = held.name.lastIndex(of: " ").map { String(held.name[..<$0]) } ?? ""
-            return !name.hasPrefix(block + " ")
+            // A file-level teardown (no block name) runs once the file is done.
+            guard let space = held.name.lastIndex(of: " ") else { return false }
+            return !name.hasPrefix(String(held.name[..<space]) + " ")
         }
         teardowns.removeAll { held in done.contains { $0.name == held.name } }
         return done.sorted { $0.name.count > $1.name.count }
