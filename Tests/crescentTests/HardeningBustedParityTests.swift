@@ -398,5 +398,23 @@ import Testing
         #expect(lines == ["ok 1 - top1", "ok 2 - d in d", "not ok 3 - teardown", "not ok 4 - setup", "1..4"], "\(result)")
         #expect(result.status == 1, "\(result)")
     }
+
+    /// As luassert, an assertion given fewer values than it compares fails (busted2 N8: a function
+    /// returning nothing passed `falsy`, `same(nil, ...)`, `equals(nil, ...)`); busted 2.1.1's TAP.
+    @Test func anAssertionGivenTooFewValuesFails() async throws {
+        let (result, _) = try await TestCommandTests.run(["n_spec.lua": """
+            local function none() end
+            it("falsy none", function() assert.falsy(none()) end)
+            it("same nil none", function() assert.same(nil, none()) end)
+            it("equals nil none", function() assert.equals(nil, none()) end)
+            it("not truthy none", function() assert.is_not.truthy(none()) end)
+            it("falsy nil", function() assert.falsy(nil) end)
+            it("same nil nil", function() assert.same(nil, nil) end)
+            """], ["-o", "TAP"])
+        let lines = result.stdoutLines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") || $0.hasPrefix("1..") }
+        #expect(lines == ["not ok 1 - falsy none", "not ok 2 - same nil none", "not ok 3 - equals nil none",
+                          "not ok 4 - not truthy none", "ok 5 - falsy nil", "ok 6 - same nil nil", "1..6"], "\(result)")
+        #expect(result.stdout.contains("the 'falsy' function requires a minimum of 1 arguments, got: 0"), "\(result)")
+    }
 }
 
