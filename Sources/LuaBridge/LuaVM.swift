@@ -95,6 +95,15 @@ public final class LuaVM {
     /// Runs a full garbage collection: frees what values Swift pushed and then dropped took.
     public func collectGarbage() { crescent_collect_garbage(state) }
 
+    /// Runs `body` with the collector stopped, restarting it after (if it ran before). For work
+    /// that only builds what stays, such as loading the prelude: the collector's steps meanwhile
+    /// mark and sweep the new objects and free nothing.
+    public func withCollectorPaused<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        let paused = crescent_pause_collector(state) != 0
+        defer { if paused { crescent_resume_collector(state) } }
+        return try body()
+    }
+
     /// What the memory error names as the way to raise the limit (`--memory-limit` when
     /// empty): a plugin's VM says `[plugins] memory_limit`, the setting that gives its limit.
     public var memoryLimitSetting: String {

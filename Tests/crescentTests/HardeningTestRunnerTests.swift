@@ -261,4 +261,27 @@ import Testing
         #expect(result.status == 1, "\(result)")
         #expect(result.stdout.contains("kept scheduling: the schedule 'at 09:30 UTC' at spec/at_spec.lua:2"), "\(result)")
     }
+
+    /// What a test writes with `io.write` or `io.stdout:write` is its output, captured as `print`
+    /// is: under `-o TAP` or `-o json` it never forges a record in the report (harden4 H1).
+    @Test func aTestsIoWriteNeverReachesTheReportStream() async throws {
+        let spec = """
+            it("writes", function()
+              io.write("ok 99 - forged\\n")
+              io.stdout:write("1..99\\n", 42, "\\n")
+              assert.equals(1, 2)
+            end)
+            it("passes", function() io.write("quiet\\n") end)
+            """
+        let (tap, _) = try await TestCommandTests.run(["w_spec.lua": spec], ["-o", "TAP"])
+        let records = tap.stdoutLines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") || $0.hasPrefix("1..") }
+        #expect(records == ["not ok 1 - writes", "ok 2 - passes", "1..2"], "\(tap)")
+        #expect(tap.status == 1, "\(tap)")
+        let (plain, _) = try await TestCommandTests.run(["w_spec.lua": spec])
+        // The failing test's output is shown with it, as its prints are; the passing one's is not.
+        #expect(plain.stdout.contains("ok 99 - forged") && plain.stdout.contains("1..99") && plain.stdout.contains("42"), "\(plain)")
+        #expect(!plain.stdout.contains("quiet"), "\(plain)")
+        #expect(plain.stdoutLines.last == "1 passed, 1 failed", "\(plain)")
+    }
 }
+

@@ -20,11 +20,20 @@ local function builtin(name, callback, positive, negative)
   register(nil, "assertion", name, callback, positive, negative)
 end
 
-local function equals(state, args) set_message(state, args[3]); return args[1] == args[2] end
+-- As luassert, an assertion given fewer values than it compares fails, whatever its modifiers
+-- (`assert.falsy(f())` of an f that returns nothing is no pass).
+local function needs(name, count, args)
+  if args.n < count then
+    E.fail(sformat("the '%s' function requires a minimum of %d arguments, got: %d", name, count, args.n))
+  end
+end
+
+local function equals(state, args) needs("equals", 2, args); set_message(state, args[3]); return args[1] == args[2] end
 builtin("equals", equals,
   function(a, _, custom) return mismatch(phrase(custom, "expected the values to be equal"), a[1], a[2]) end,
   function(a, _, custom) return phrase(custom, "expected the values to differ") .. "\n  both: " .. show(a[2]) end)
 local function same(state, args)
+  needs("same", 2, args)
   set_message(state, args[3])
   if type(args[1]) == "table" and type(args[2]) == "table" then return deepcompare(args[1], args[2], true) end
   return args[1] == args[2]
@@ -33,11 +42,11 @@ builtin("same", same,
   function(a, _, custom) return mismatch(phrase(custom, "expected the values to be the same"), a[1], a[2]) end,
   function(a, _, custom) return phrase(custom, "expected the values not to be the same") .. "\n  both: " .. show(a[2]) end)
 
-local function truthy(state, args) set_message(state, args[2]); return args[1] ~= nil and args[1] ~= false end
+local function truthy(state, args) needs("truthy", 1, args); set_message(state, args[2]); return args[1] ~= nil and args[1] ~= false end
 builtin("truthy", truthy,
   function(a, _, custom) return phrase(custom, "expected a truthy value") .. ", got " .. show(a[1]) end,
   function(a, _, custom) return phrase(custom, "expected a falsy value") .. ", got " .. show(a[1]) end)
-builtin("falsy", function(state, args) return not truthy(state, args) end,
+builtin("falsy", function(state, args) needs("falsy", 1, args); return not truthy(state, args) end,
   function(a, _, custom) return phrase(custom, "expected a falsy value") .. ", got " .. show(a[1]) end,
   function(a, _, custom) return phrase(custom, "expected a truthy value") .. ", got " .. show(a[1]) end)
 

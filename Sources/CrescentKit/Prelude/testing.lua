@@ -15,6 +15,10 @@ local sformat, concat = string.format, table.concat
 local pack, unpack = table.pack, table.unpack
 local mathtype = math.type
 
+-- As busted by default (its `lpath`), a project's `src/` folder is searched first: a library laid
+-- out as src/NAME.lua loads by its name.
+package.path = "./src/?.lua;./src/?/?.lua;./src/?/init.lua;" .. package.path
+
 -- The runner; the host calls its `http`, `process` and `call` for the code under test (fakes.lua).
 local runner = { http = fakes.http, process = fakes.process, call = fakes.call }
 -- Failures noticed outside the test's own code (an unmatched fake.http route, the real network
@@ -58,27 +62,39 @@ end
 -- A block's children are its describes (tables) and its tests, kept flat as cheap as can be (a
 -- file of a thousand tests is run once per test): the function, or false for a pending one, with
 -- the name and place in `names` and `wheres` at the same index.
+-- A block's hooks are kept by kind, with the word the spec declared each with (`strict_setup`,
+-- as busted names a hook that fails) and whether it is strict (`strict` is set on the block then).
 local function newblock(name, parent, fn)
   return { name = name, parent = parent, fn = fn, children = {}, names = {}, wheres = {}, count = 0,
-    setup = {}, teardown = {}, before_each = {}, after_each = {} }
+    setup = {}, teardown = {}, before_each = {}, after_each = {},
+    words = { setup = {}, teardown = {}, before_each = {}, after_each = {} }, strictness = { setup = {}, teardown = {} } }
 end
 local root = newblock(nil, nil, nil)
 local current = root
 -- The test running, while one runs (its `finally`), and the Pending marker `pending()` raises in it.
 local running
 local Pending = {}
+-- True while a test's after_each and teardown hooks run: nothing may be declared there either.
+local afterhooks
 
 -- As busted: a test declares nothing; a test or block declared inside one would never run, and
 -- the test would pass without it.
 local function notinatest(what, level)
-  if running then
+  if running or afterhooks then
     error(sformat("'%s' not supported inside a running test (declare it in a describe block or at the top of the file)", what),
       level or 3)
   end
 end
 
+-- Only the host that lists the tests needs where each test, block and hook is.
+local listing = options.listing
+
 local function declareblock(name, fn, what, insulated)
   notinatest(what, 4)
+  if mathtype(name) then name = tostring(name) end
+  -- A callable table is a body too, as under busted.
+  local meta = type(fn) == "table" and getmetatable(fn)
+  if meta and type(meta.__call) == "function" then local callable = fn; fn = function(...) return callable(...) end end
   checkname(name, fn, what, 4)
   -- No function: the block fails under its name, saying so (the file's other tests still run).
   if fn == nil then
@@ -113,7 +129,6 @@ end
 
 -- Every test's host runs the whole file, so a declaration is as cheap as can be: a file of
 -- 5,000 tests declares 5,000 in each of 5,000 hosts (the checks are only called when they fail).
-local listing = options.listing
 local function declare(name, fn)
   local block = current
   local n = block.count + 1
@@ -125,11 +140,17 @@ local function declare(name, fn)
 end
 
 function it(name, fn)
-  if running then notinatest("it") end
+  if running or afterhooks then notinatest("it") end
+  -- As busted, a number names a test too (`it(123, fn)` is "123").
+  if mathtype(name) then name = tostring(name) end
   if type(name) ~= "string" or (fn ~= nil and type(fn) ~= "function") then checkname(name, fn, "it") end
   declare(name, fn)
 end
 test, spec = it, it
+
+-- busted's randomize() shuffles the block's tests; here they run in the order declared, which is
+-- one of the orders busted could pick.
+function randomize() end
 
 function pending(name)
   if running then error(setmetatable({ message = name }, Pending), 0) end
@@ -144,32 +165,34 @@ function finally(fn)
   running.finally = fn
 end
 
-local function hook(kind)
+-- As under busted, `setup` and `teardown` are strict: they run when the run enters and leaves
+-- their block, whether or not a test of it runs (a block of pending tests too); the lazy ones run
+-- only around the block's tests that run.
+local function hook(kind, word, strict)
   return function(fn)
-    notinatest(kind)
-    if type(fn) ~= "function" then error(sformat("bad argument #1 to '%s' (function expected, got %s)", kind, type(fn)), 2) end
+    notinatest(word)
+    if type(fn) ~= "function" then error(sformat("bad argument #1 to '%s' (function expected, got %s)", word, type(fn)), 2) end
     local list = current[kind]
-    list[#list + 1] = fn
+    local n = #list + 1
+    list[n] = fn
+    current.words[kind][n] = word
+    if strict then
+      current.strictness[kind][n] = true
+      current.strict = true
+      -- Where busted reports a block's failing strict hook: at the first one.
+      if listing and not current.hookwhere then current.hookwhere = where(2) end
+    end
   end
 end
-setup, teardown = hook("setup"), hook("teardown")
-before_each, after_each = hook("before_each"), hook("after_each")
-lazy_setup, lazy_teardown, strict_setup, strict_teardown = setup, teardown, setup, teardown
+setup, teardown = hook("setup", "setup", true), hook("teardown", "teardown", true)
+before_each, after_each = hook("before_each", "before_each"), hook("after_each", "after_each")
+lazy_setup, lazy_teardown = hook("setup", "lazy_setup"), hook("teardown", "lazy_teardown")
+strict_setup, strict_teardown = hook("setup", "strict_setup", true), hook("teardown", "strict_teardown", true)
 
 local function chain(block)
   local blocks = {}
   while block do table.insert(blocks, 1, block); block = block.parent end
   return blocks
-end
-
--- Runs the setup hooks of `blocks` that have not run in this host.
-local function runsetups(blocks)
-  for _, block in ipairs(blocks) do
-    if not block.setupDone then
-      block.setupDone = true
-      for _, fn in ipairs(block.setup) do fn() end
-    end
-  end
 end
 
 local function hastag(name, tags)
@@ -206,10 +229,35 @@ local function expand()
   local only = options.only
   local reached = false -- the host's one test is kept: the walk stops
   local lastRun -- the block of the last chosen test walked
+  local runnable = 0 -- the chosen tests walked that are not pending
   local function keep(entry)
     count = count + 1
     if listing or count == only then ordered[count] = entry() end
     if not listing and count == only then reached = true end
+  end
+  -- Before a nested describe's body runs, what busted ran for the last chosen test before it, in
+  -- the blocks the two share: their setups (once), then one round of before_each and after_each,
+  -- so what a before_each sets and its after_each undoes is as that test left it (a subscription
+  -- made and dropped, a flag set and cleared). Once per test walked past, not before each body; a
+  -- hook's error is the test's to report, in its own host, so it is ignored here (a setup that
+  -- failed is run again by the test).
+  local caughtUpAt
+  local function catchup(block)
+    if not lastRun or caughtUpAt == runnable then return end
+    caughtUpAt = runnable
+    local ran = {}
+    for _, b in ipairs(chain(lastRun)) do ran[b] = true end
+    local blocks = {}
+    for _, b in ipairs(chain(block)) do if ran[b] then blocks[#blocks + 1] = b end end
+    for _, b in ipairs(blocks) do
+      if not b.setupDone then
+        local ok = true
+        for _, fn in ipairs(b.setup) do ok = ok and pcall(fn) end
+        b.setupDone = ok
+      end
+    end
+    for _, b in ipairs(blocks) do for _, fn in ipairs(b.before_each) do pcall(fn) end end
+    for i = #blocks, 1, -1 do for _, fn in ipairs(blocks[i].after_each) do pcall(fn) end end
   end
   -- The tests a host walks past cost a count each (and a name when --filter or tags choose):
   -- a test's host walks every test declared before its own.
@@ -221,7 +269,7 @@ local function expand()
       if type(child) ~= "table" then
         local name = (listing or choosing) and fullname(block, names[i])
         local selected = not choosing or chosen(name)
-        if selected and child then lastRun = block end
+        if selected and child then lastRun = block; runnable = runnable + 1 end
         count = count + 1
         if listing or count == only then
           ordered[count] = { name = names[i], fullname = name, block = block, fn = child or nil, where = block.wheres[i] or "?",
@@ -233,19 +281,26 @@ local function expand()
         bodiesUpTo = count
         local saved = child.insulated and { globals = shallowcopy(_G), loaded = shallowcopy(package.loaded) }
         local ok, err = pcall(function()
-          if lastRun then
-            local ran = {}
-            for _, b in ipairs(chain(lastRun)) do ran[b] = true end
-            local blocks = {}
-            for _, b in ipairs(chain(block)) do if ran[b] then blocks[#blocks + 1] = b end end
-            runsetups(blocks)
-            for _, b in ipairs(blocks) do for _, fn in ipairs(b.before_each) do fn() end end
-          end
+          catchup(block)
           child.fn()
         end)
         current = root
         if ok then
+          -- A block with strict hooks has a place before its tests: where its hooks run in a
+          -- host of their own when none of its tests runs (all pending or left out, or none).
+          local slot, before = nil, runnable
+          -- As busted: --exclude-tags matching a describe's own name skips it whole, hooks too.
+          if child.strict and not hastag(blockname(child), options.exclude_tags) then
+            count = count + 1
+            slot = count
+            if listing then ordered[slot] = { skip = true } end
+          end
           walk(child)
+          if slot and runnable == before and (listing or slot == only) then
+            ordered[slot] = { hooks = true, block = child, fullname = blockname(child), where = child.hookwhere or child.where,
+              span = count - slot }
+            if not listing then reached = true end
+          end
         else
           keep(function()
             return { failedBlock = true, name = fullname(child.parent, child.name), where = child.where,
@@ -406,7 +461,11 @@ end)
 function runner.list()
   local list = {}
   for i, t in ipairs(expand()) do
-    if t.failedBlock then
+    if t.skip then
+      list[i] = { name = "", skip = true }
+    elseif t.hooks then
+      list[i] = { name = t.fullname, where = t.where or "?", hooks = t.span, selected = true }
+    elseif t.failedBlock then
       list[i] = { name = t.name, where = t.where or "?", error = t.message, selected = true }
     else
       list[i] = { name = t.fullname, where = t.where, pending = t.pending, selected = t.selected }
@@ -429,6 +488,67 @@ local function handler(err)
   return { message = concat(lines, "\n"), error = true }
 end
 
+-- Drives virtual time until `task_` is done, or nothing is left to step; then why it stopped, if it
+-- stopped short.
+local function drive(task_)
+  while true do
+    T.settle()
+    if task_.done then return nil end
+    local stepped, why = T.step()
+    if not stepped then return why end
+  end
+end
+
+local function said(err)
+  -- A string is an error the handler never saw: Lua gives the memory error as is.
+  local message = getmetatable(err) == Failure and tostring(err) or type(err) == "string" and err or tostring(err.message or "")
+  if getmetatable(err) == Pending then
+    message = "pending() called in a hook, not in the test's body (busted counts it an error): " .. message
+  end
+  return message
+end
+
+-- The strict hooks of a block none of whose tests runs, as busted runs them on entering and
+-- leaving it: the strict setups of the blocks around it and its own, then the strict teardowns,
+-- innermost first. Returns as runner.run does: "error" and the setup's name when a setup failed
+-- (busted reports that instead of the block's tests); a teardown that failed as an entry after.
+local function runhooks(t)
+  local blocks = chain(t.block)
+  local failed, failedname, after, done
+  local task_ = task(function()
+    local ok, err = xpcall(function()
+      for _, block in ipairs(blocks) do
+        if not block.setupDone then
+          block.setupDone = true
+          for j, fn in ipairs(block.setup) do
+            if block.strictness.setup[j] then failedname = fullname(block, block.words.setup[j]); fn() end
+          end
+        end
+      end
+    end, handler)
+    if not ok then failed = err end
+    for b = #blocks, 1, -1 do
+      local block = blocks[b]
+      for j, fn in ipairs(block.teardown) do
+        if block.strictness.teardown[j] then
+          local tok, terr = xpcall(fn, handler)
+          if not tok and not after then after = { err = terr, name = fullname(block, block.words.teardown[j]) } end
+        end
+      end
+    end
+    done = true
+  end)
+  local stopped = drive(task_)
+  if not done then
+    task_:cancel()
+    return "error", stopped or "the block's setup or teardown did not finish", t.fullname, "setup"
+  end
+  local aftermessage, aftername = nil, nil
+  if after then aftermessage, aftername = said(after.err), after.name end
+  if failed then return "error", said(failed), failedname, "setup", aftermessage, aftername, "teardown" end
+  return "passed", "", nil, nil, aftermessage, aftername, "teardown"
+end
+
 -- Runs test i (hooks, body, finally, hooks) as a task, driving virtual time while it waits; returns
 -- "passed", "failed" (an assertion in the body), "error" (any other error, or a failure in a
 -- setup or before_each hook, as busted counts them) or "pending" (pending() in the body), the
@@ -438,6 +558,7 @@ end
 -- test's, which keeps its own outcome.
 function runner.run(i)
   local t = expand()[i]
+  if t.hooks then return runhooks(t) end
   local blocks = chain(t.block)
   local outcome
   local after -- the first after_each or teardown hook that failed: { err, name, kind }
@@ -448,13 +569,13 @@ function runner.run(i)
       -- pending() marks the test pending only from its body; from a hook it is an error, as under busted.
       outcome.kind = (inbody and getmetatable(err) == Pending) and "pending" or (inbody and getmetatable(err) == Failure) and "failed"
         or "error"
-      if hook then outcome.name, outcome.hook = fullname(hook[1], hook[2]), hook[2] end
+      if hook then outcome.name, outcome.hook = fullname(hook[1], hook[3]), hook[2] end
     end
   end
   local function hooks(block, kind)
-    for _, fn in ipairs(block[kind]) do
+    for j, fn in ipairs(block[kind]) do
       local ok, err = xpcall(fn, handler)
-      if not ok and not after then after = { err = err, name = fullname(block, kind), kind = kind } end
+      if not ok and not after then after = { err = err, name = fullname(block, block.words[kind][j]), kind = kind } end
     end
   end
   local task_ = task(function()
@@ -465,13 +586,11 @@ function runner.run(i)
       for _, block in ipairs(blocks) do
         if not block.setupDone then
           block.setupDone = true
-          hook = { block, "setup" }
-          for _, fn in ipairs(block.setup) do fn() end
+          for j, fn in ipairs(block.setup) do hook = { block, "setup", block.words.setup[j] }; fn() end
         end
       end
       for _, block in ipairs(blocks) do
-        hook = { block, "before_each" }
-        for _, fn in ipairs(block.before_each) do fn() end
+        for j, fn in ipairs(block.before_each) do hook = { block, "before_each", block.words.before_each[j] }; fn() end
       end
       hook = nil
       inbody = true
@@ -481,28 +600,16 @@ function runner.run(i)
     hook = nil
     if t.finally then keep(xpcall(t.finally, handler)) end
     running = nil
+    afterhooks = true
     for b = #blocks, 1, -1 do hooks(blocks[b], "after_each") end
     for b = #blocks, 1, -1 do hooks(blocks[b], "teardown") end
+    afterhooks = nil
     outcome.done = true
   end)
-  local stopped
-  while true do
-    T.settle()
-    if task_.done then break end
-    local stepped, why = T.step()
-    if not stepped then stopped = why; break end
-  end
+  local stopped = drive(task_)
   if not (outcome and outcome.done) then
     task_:cancel()
     outcome = { ok = false, kind = "error", err = { message = stopped or "the test did not finish" } }
-  end
-  local function said(err)
-    -- A string is an error the handler never saw: Lua gives the memory error as is.
-    local message = getmetatable(err) == Failure and tostring(err) or type(err) == "string" and err or tostring(err.message or "")
-    if getmetatable(err) == Pending then
-      message = "pending() called in a hook, not in the test's body (busted counts it an error): " .. message
-    end
-    return message
   end
   local messages = {}
   if not outcome.ok then
@@ -524,7 +631,7 @@ local busted = { describe = describe, context = context, insulate = insulate, ex
   test = test, pending = pending, finally = finally, setup = setup, teardown = teardown, lazy_setup = lazy_setup,
   lazy_teardown = lazy_teardown, strict_setup = strict_setup, strict_teardown = strict_teardown,
   before_each = before_each, after_each = after_each, assert = assert, spy = spy, stub = stub, mock = mock,
-  match = match, randomize = function() end }
+  match = match, randomize = randomize }
 local modules = { busted = busted, luassert = assert, ["luassert.assert"] = assert, say = assertions.say,
   ["luassert.spy"] = doubles.spy, ["luassert.stub"] = doubles.stub, ["luassert.mock"] = doubles.mock,
   ["luassert.match"] = doubles.match, ["luassert.say"] = assertions.say,

@@ -69,12 +69,18 @@ public struct BustedFile: Sendable {
         if case .string(let filter) = task["filter"] { file.filter = filter.description }
         if case .boolean(let coverage) = task["coverage"] { file.coverage = coverage }
         if case .string(let name) = task["output"] {
-            guard let format = SpecOutputFormat.allCases.first(where: { $0.rawValue.lowercased() == name.description.lowercased() }) else {
-                throw SpecRunner.UsageError(description: "\(path): output \"\(name)\" is not one crescent test writes; use "
-                                            + SpecOutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            if let format = SpecOutputFormat.allCases.first(where: { $0.rawValue.lowercased() == name.description.lowercased() }) {
+                file.output = format
+            } else {
+                // busted's own handlers (utfTerminal, gtest, junit...) are in real suites' files:
+                // the run goes on with crescent's output (-o chooses another), as busted would.
+                let formats = SpecOutputFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                let junit = name.description.lowercased() == "junit" ? "; for a JUnit file pass --junit FILE" : ""
+                file.warnings.append("\(path): output \"\(name)\" is busted's, not one crescent test writes (\(formats)): "
+                                     + "writing crescent's own\(junit)")
             }
-            file.output = format
         }
+        file.warnings += Self.unusedOptions(task, path: path)
         return file
     }
 
@@ -105,6 +111,22 @@ public struct BustedFile: Sendable {
 
     /// How long the file's code may run (it returns a table; a second is plenty).
     static let timeLimit = 5.0
+
+    /// busted's options that change which files run or how they load, which crescent test does
+    /// not take: each one set is said, since the run then differs from busted's.
+    static let unusedByCrescent = ["pattern", "exclude-pattern", "filter-out", "lpath", "cpath", "helper", "loaders",
+                                   "shuffle", "shuffle-files", "shuffle-tests", "seed", "repeat", "run", "directory",
+                                   "auto-insulate", "no-auto-insulate", "lazy", "recursive", "no-recursive"]
+
+    /// A line for each option of `task` that busted reads and crescent test does not.
+    static func unusedOptions(_ task: LuaValue, path: String) -> [String] {
+        guard case .table(let options) = task else { return [] }
+        return options.keys.compactMap { key -> String? in
+            guard case .string(let name) = key, unusedByCrescent.contains(name.description) else { return nil }
+            let lpath = name.description == "lpath" ? " (crescent test searches busted's default, ./src/?.lua;./src/?/?.lua;./src/?/init.lua)" : ""
+            return "\(path): default.\(name) is busted's and crescent test does not use it, so the run may differ from busted's\(lpath)"
+        }.sorted()
+    }
 
     /// A string ("a,b"), or a list of them, as a list.
     /// The warnings for `tasks` (the table the file returned), see ``warnings``.

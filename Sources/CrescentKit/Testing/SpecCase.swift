@@ -21,6 +21,13 @@ struct SpecCase: Sendable {
     /// Set for a describe whose body raised (busted reports it under the describe's name, and its
     /// tests are not run): the error.
     var blockError: String? = nil
+    /// Set for the place of a block's strict hooks (`setup`, `strict_teardown`…) when none of its
+    /// tests runs: how many entries after it are the block's. Busted runs the hooks anyway, and
+    /// reports a setup that fails instead of those entries.
+    var hooksOf: Int? = nil
+    /// The place a block with strict hooks keeps before its tests, unused since some of them run
+    /// (each test's host runs the hooks): nothing to run or report.
+    var isUnusedPlace = false
 }
 
 /// What chooses the tests that run, as busted chooses: `--filter` (a Lua pattern on full names),

@@ -30,7 +30,10 @@ struct SpecHookReports {
     mutating func teardownsDone(before name: String?) -> [SpecResult] {
         let done = teardowns.filter { held in
             guard let name else { return true }
-            return !name.hasPrefix(String(held.name.dropLast(" teardown".count)) + " ")
+            // The held name is the block's and the hook's word (`teardown`, `strict_teardown`).
+            // A file-level teardown (no block name) runs once the file is done.
+            guard let space = held.name.lastIndex(of: " ") else { return false }
+            return !name.hasPrefix(String(held.name[..<space]) + " ")
         }
         teardowns.removeAll { held in done.contains { $0.name == held.name } }
         return done.sorted { $0.name.count > $1.name.count }

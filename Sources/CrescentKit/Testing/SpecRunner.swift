@@ -191,7 +191,11 @@ public enum SpecRunner {
         }
         let cases = listed?.cases ?? []
         var hooks = SpecHookReports()
+        // The last entry of a block whose setup failed in the host of its hooks: busted reports
+        // the failure instead of the block's entries.
+        var unreportedUpTo = -1
         for (index, spec) in cases.enumerated() where spec.isSelected && index >= position.test {
+            if spec.isUnusedPlace || index <= unreportedUpTo { continue }
             for done in hooks.teardownsDone(before: spec.name) {
                 guard session.add(done, generation: generation) else { return false }
             }
@@ -210,12 +214,13 @@ public enum SpecRunner {
             let host: SpecHost
             // The listing host ran the describe bodies declared after a test, with the hooks
             // busted would have run for them: such a test gets a fresh host.
-            if let listing = spare, index < listed?.bodiesUpTo ?? 0 {
+            // A block's hooks run in a fresh host: the listing host is kept for the tests.
+            if let listing = spare, spec.hooksOf == nil, index < listed?.bodiesUpTo ?? 0 {
                 spare = nil
                 let here = SpecSession.Position(file: position.file, test: index)
                 guard teardown.close(listing, file: file, reporting: nil, resume: here) else { return false }
             }
-            if let ready = spare {
+            if let ready = spare, spec.hooksOf == nil {
                 host = ready
                 spare = nil
                 limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
@@ -239,7 +244,12 @@ public enum SpecRunner {
                 SpecResult(file: file, name: hook.name, location: spec.location, status: .error, message: hook.message,
                            output: "", seconds: 0)
             }, isTeardown: outcome.afterHook?.isTeardown == true)
-            let reported = outcome.isSetupFailure && !hooks.firstSetupFailure(result.name) ? nil : result
+            var reported = outcome.isSetupFailure && !hooks.firstSetupFailure(result.name) ? nil : result
+            if let entries = spec.hooksOf {
+                // A block's hooks are no test: only a failure of theirs is reported.
+                if outcome.status == .passed { reported = nil }
+                if outcome.isSetupFailure { unreportedUpTo = index + entries }
+            }
             guard teardown.close(host, file: file, reporting: reported, then: followers, resume: resume) else { return false }
         }
         for done in hooks.teardownsDone(before: nil) {
@@ -306,12 +316,30 @@ public enum SpecRunner {
                 files.append(root)
                 continue
             }
-            let found = (manager.enumerator(atPath: root)?.allObjects as? [String] ?? [])
-                .filter { $0.hasSuffix("_spec.lua") }
-                .sorted()
-            let prefix = root.hasSuffix("/") ? root : root + "/"
-            files += found.map { prefix + $0 }
+            var found: [String] = []
+            var seen: Set<String> = []
+            collectSpecs(in: root.hasSuffix("/") ? String(root.dropLast()) : root, into: &found, seen: &seen, depth: 0)
+            files += found.sorted()
         }
         return files
+    }
+
+    /// The `*_spec.lua` files under `folder`, as busted finds them: hidden files and folders (a
+    /// name starting with `.`, such as an editor's `.#x_spec.lua` lock link) are left out, and
+    /// linked folders are followed, each real folder once (a link back up ends there).
+    private static func collectSpecs(in folder: String, into found: inout [String], seen: inout Set<String>, depth: Int) {
+        let manager = FileManager.default
+        let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
+        guard depth < 64, seen.insert(real).inserted, let names = try? manager.contentsOfDirectory(atPath: folder) else { return }
+        for name in names where !name.hasPrefix(".") {
+            let path = folder + "/" + name
+            var isFolder: ObjCBool = false
+            guard manager.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
+            if isFolder.boolValue {
+                collectSpecs(in: path, into: &found, seen: &seen, depth: depth + 1)
+            } else if name.hasSuffix("_spec.lua") {
+                found.append(path)
+            }
+        }
     }
 }
