@@ -104,7 +104,7 @@ import Testing
             """])
         #expect(result.status == 1 && result.stdoutLines.last == "3 passed, 1 failed", "\(result)")
         // An argument error still names the spec's line, not the runner's.
-        #expect(result.stdout.contains("spec/i_spec.lua:7: bad argument #1 to 'describe'"), "\(result)")
+        #expect(result.stdout.contains("spec/i_spec.lua:7: bad argument #2 to 'describe'"), "\(result)")
     }
 
     /// pending() in a hook is an error under busted (only the body marks a test pending), and a
