@@ -39,10 +39,11 @@ struct InitCommand: ParsableCommand {
         }
         // Nothing is written while anything would be overwritten.
         let clashes = files.map(\.path).filter { manager.fileExists(atPath: $0) }
+        // Refusals for the files there, not the command line: exit 1 without a usage line.
         if !clashes.isEmpty {
-            Crescent.usageError("not overwriting \(clashes.joined(separator: ", ")); choose an empty folder")
+            Crescent.fail("not overwriting \(clashes.joined(separator: ", ")); choose an empty folder")
         }
-        if !stubs.refusals.isEmpty { Crescent.usageError(stubs.refusals.joined(separator: "; ")) }
+        if !stubs.refusals.isEmpty { Crescent.fail(stubs.refusals.joined(separator: "; ")) }
         do throws(ProjectFiles.Failure) {
             for file in files { try ProjectFiles.write(file.text, to: file.path) }
             _ = try stubs.write()

@@ -40,7 +40,8 @@ struct StubsCommand: ParsableCommand {
         } catch {
             Crescent.fail(error.description)
         }
-        if !plan.refusals.isEmpty { Crescent.usageError(plan.refusals.joined(separator: "; ")) }
+        // Refusals for the files there, not the command line: exit 1 without a usage line.
+        if !plan.refusals.isEmpty { Crescent.fail(plan.refusals.joined(separator: "; ")) }
         do throws(ProjectFiles.Failure) {
             ProcessIO.writeOut(try plan.write().joined(separator: "\n") + "\n")
         } catch {

@@ -40,18 +40,29 @@ import Testing
     }
 }
 
-/// A `psql` session holding a transaction with an id open until ``end()``.
+/// A `psql` session holding a transaction open until ``end()``: by default one with an id,
+/// idle; `begin` and `held` (a query answering 1 while it holds) say what else it holds (a lock).
 final class IdleTransaction {
     private let process: Process
     private let input: Pipe
     private let cluster: PostgresCluster
+    private let database: String
+    private let held: String
+
+    static let idleWithAnID = """
+        SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction' AND backend_xid IS NOT NULL
+        AND query LIKE '%crescent-idle%' AND pid <> pg_backend_pid()
+        """
 
     struct Failed: Error, CustomStringConvertible {
         var description: String { "the idle transaction did not begin" }
     }
 
-    init(cluster: PostgresCluster, database: String) throws {
+    init(cluster: PostgresCluster, database: String,
+         begin: String = "BEGIN; SELECT pg_current_xact_id(); SELECT 'crescent-idle';", held: String = idleWithAnID) throws {
         self.cluster = cluster
+        self.database = database
+        self.held = held
         process = Process()
         input = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -59,7 +70,7 @@ final class IdleTransaction {
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        input.fileHandleForWriting.write(Data("BEGIN; SELECT pg_current_xact_id(); SELECT 'crescent-idle';\n".utf8))
+        input.fileHandleForWriting.write(Data((begin + "\n").utf8))
         // psql may take seconds to start on a loaded machine.
         var tries = 0
         while !isOpen && tries < 3000 {
@@ -72,12 +83,10 @@ final class IdleTransaction {
         }
     }
 
-    /// Whether the session is idle in its transaction, which holds an id.
+    /// Whether the session holds what it began (by default: idle in its transaction, which
+    /// holds an id).
     var isOpen: Bool {
-        (try? cluster.sql("postgres", """
-            SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction' AND backend_xid IS NOT NULL
-            AND query LIKE '%crescent-idle%' AND pid <> pg_backend_pid()
-            """).trimmingCharacters(in: .whitespacesAndNewlines)) == "1"
+        (try? cluster.sql(database, held).trimmingCharacters(in: .whitespacesAndNewlines)) == "1"
     }
 
     /// Commits and waits for `psql` to exit; a `psql` that died by a signal fails the test.

@@ -123,6 +123,31 @@ import Testing
         #expect(try await synced.wait()?.get()["n"] == .integer(1))
     }
 
+    /// harden4 H12: a one-record write of large values goes to the writer queue (encoding and
+    /// checking 100 MiB on the loop stopped every timer for 30 s); the weighing is bounded, so
+    /// a record of many small fields goes there too, while a small record stays on the loop.
+    @Test func largeRecordsGoToTheWriterQueue() async throws {
+        let folder = try TemporaryFolder()
+        let list = try Self.makeStore(folder).collection(named: "list")
+        let big = Value.string(String(repeating: "x", count: 4 * 1024 * 1024))
+        let added = Self.call { list.add(["s": big], reply: $0) }
+        #expect(!added.wasImmediate, "a 4 MiB record")
+        let record = try #require(try await added.wait()?.get())
+        #expect(record["s"] == big)
+        let nested = Self.call { list.add(["deep": ["tags": .array([big])]], reply: $0) }
+        #expect(!nested.wasImmediate, "a 4 MiB string inside a table")
+        #expect(try await nested.wait()?.get() != nil)
+        let updated = Self.call { list.update(record.id, fields: ["s": big, "t": big], reply: $0) }
+        #expect(!updated.wasImmediate, "an 8 MiB update")
+        #expect(try await updated.wait()?.get()["t"] == big)
+        let many = Value.object(Fields(distinctFields: (1...5_000).map { (key: "f\($0)", value: Value.integer(Int64($0))) }))
+        let wide = Self.call { list.add(many, reply: $0) }
+        #expect(!wide.wasImmediate, "5,000 fields")
+        #expect(try await wide.wait()?.get() != nil)
+        let small = Self.call { list.add(["s": .string(String(repeating: "x", count: 1_000))], reply: $0) }
+        #expect(small.wasImmediate, "a 1 KB record")
+    }
+
     /// Another process holding SQLite's write lock: the write does not wait on the calling
     /// thread; it waits on the writer queue and commits once the lock is free.
     @Test func aLockHeldByAnotherProcessIsWaitedForOffTheCallingThread() async throws {

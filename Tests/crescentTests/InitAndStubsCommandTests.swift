@@ -26,8 +26,8 @@ import Testing
         #expect(result.status == 143, "\(result)")
 
         let again = try await crescent(["init", "demo"], in: sandbox)
-        #expect(again.status == 2, "\(again)")
-        #expect(again.stderr.contains("not overwriting"), "\(again)")
+        #expect(again.status == 1, "\(again)")
+        #expect(again.stderr.contains("not overwriting") && !again.stderr.contains("Usage:"), "\(again)")
     }
 
     @Test func stubsAreWrittenWithTheirLuarc() async throws {
@@ -103,7 +103,8 @@ import Testing
         let commented = "// mine\n{ \"runtime.version\": \"LuaJIT\" }\n"
         try sandbox.write(".luarc.json", commented)
         let refused = try await crescent(["stubs"], in: sandbox)
-        #expect(refused.status == 2, "\(refused)")
+        // Not a usage error (harden4 H9): exit 1, no usage line.
+        #expect(refused.status == 1 && !refused.stderr.contains("Usage:"), "\(refused)")
         #expect(refused.stderr.hasPrefix("crescent: not rewriting ./.luarc.json: it is not JSON"), "\(refused)")
         #expect(try String(contentsOfFile: sandbox.path + "/.luarc.json", encoding: .utf8) == commented)
         #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/types"), "nothing is written while anything is refused")
@@ -111,10 +112,17 @@ import Testing
         let project = try Sandbox()
         try project.write("types/globals.lua", "-- my own globals\n")
         let mine = try await crescent(["init", "."], in: project)
-        #expect(mine.status == 2, "\(mine)")
+        #expect(mine.status == 1 && !mine.stderr.contains("Usage:"), "\(mine)")
         #expect(mine.stderr.contains("not overwriting ./types/globals.lua: crescent stubs did not write it"), "\(mine)")
         #expect(try String(contentsOfFile: project.path + "/types/globals.lua", encoding: .utf8) == "-- my own globals\n")
         #expect(!FileManager.default.fileExists(atPath: project.path + "/main.lua"), "nothing is written while anything is refused")
+
+        // A folder where .luarc.json belongs is named as such (harden4 H9).
+        let folder = try Sandbox()
+        try FileManager.default.createDirectory(atPath: folder.path + "/.luarc.json", withIntermediateDirectories: true)
+        let blocked = try await crescent(["init", "."], in: folder)
+        #expect(blocked.status == 1 && !blocked.stderr.contains("Usage:"), "\(blocked)")
+        #expect(blocked.stderr.contains("cannot read ./.luarc.json: it is a folder"), "\(blocked)")
 
         // Stubs it wrote itself are rewritten.
         let stubs = try Sandbox()

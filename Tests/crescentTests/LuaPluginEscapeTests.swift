@@ -201,6 +201,28 @@ import Testing
         #expect(result.stderr.contains("plugin 'escape'") && result.stderr.contains("may not read \(home)/secret.txt"), "warned in the log: \(result)")
     }
 
+    /// harden4 H10: a relative path starts at the plugin's folder, as its programs run there,
+    /// wherever crescent was started: it reads its own files by name, and a name that exists only
+    /// in the folder crescent started in is not that file (nor refused as if it were).
+    @Test func relativePathsStartAtThePluginsFolder() async throws {
+        let sandbox = try self.sandbox()
+        let folder = sandbox.path + "/plugins/escape"
+        let result = try await run([
+            "e:read('main.lua'):sub(1, 12)",
+            "e:lines('./main.lua')",
+            "e:read('secret.txt')",
+            "e:write('../../out.txt')",
+        ], in: sandbox)
+        let lines = result.stdoutLines
+        try #require(lines.count == 5, "\(result)")
+        #expect(lines[0] == "ok local s =", "\(lines[0])")
+        #expect(lines[1].hasPrefix("ok local s = service("), "\(lines[1])")
+        #expect(lines[2].hasPrefix("refused") && lines[2].contains("secret.txt: No such file or directory"), "\(lines[2])")
+        #expect(lines[3].contains("may not write ../../out.txt (that is \(sandbox.path)/out.txt)"), "\(lines[3])")
+        #expect(!result.stdout.contains("TOPSECRET"), "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/secret.txt"))
+    }
+
     /// Each permission granted lets it do exactly that one thing.
     @Test func grantedOnePermissionItCanDoExactlyThat() async throws {
         let sandbox = try Sandbox()

@@ -196,6 +196,45 @@ import FoundationXML
         #expect(result.stdoutLines.last == "0 passed, 1 failed", "\(result)")
     }
 
+    /// harden4 H11: an answer no server can give is refused naming the route (at fake.http for
+    /// a table, at the request for a function's answer), never turned into a 200.
+    @Test func aFakeHTTPAnswerNoServerCanGiveIsRefusedNamingTheRoute() async throws {
+        let (result, _) = try await Self.run(["answers_spec.lua": #"""
+            local function refused(answer)
+              local ok, err = pcall(fake.http, { ["GET http://x.test/"] = answer })
+              return ok and "accepted" or err
+            end
+            it("refuses impossible answers", function()
+              print(refused({ status = "abc" }))
+              print(refused({ status = 1.5 }))
+              print(refused({ status = 99999 }))
+              print(refused({ status = 200, body = 5 }))
+              print(refused({ headers = { ["a\nb"] = "c" } }))
+              print(refused({ headers = { a = "c\r\nd" } }))
+              print(refused({ status = 404, body = { n = 1 }, headers = { ["X-Ok"] = "yes" } }))
+              fake.http { ["GET http://x.test/f"] = function() return { status = 0 } end }
+              local response, err = services.http:get("http://x.test/f")
+              print(response, err and err.message)
+            end)
+            """#])
+        let lines = result.stdoutLines
+        let expected = [
+            #"fake.http: route GET http://x.test/: status must be an integer 100-999 (an HTTP status such as 200 or 404), got "abc""#,
+            "fake.http: route GET http://x.test/: status must be an integer 100-999 (an HTTP status such as 200 or 404), got 1.5",
+            "fake.http: route GET http://x.test/: status must be an integer 100-999 (an HTTP status such as 200 or 404), got 99999",
+            "fake.http: route GET http://x.test/: body must be a string or a table (sent as JSON), got number (write it as a string)",
+            "fake.http: route GET http://x.test/: header name \"a\\nb\" is not an HTTP header name",
+            "fake.http: route GET http://x.test/: header a's value \"c\\13\\nd\" holds a CR, LF or NUL, which no server can send",
+            "accepted",
+            "nil\tfake.http: route GET http://x.test/f's function answered a table whose: status must be an integer 100-999",
+        ]
+        for (index, prefix) in expected.enumerated() {
+            #expect(lines.contains { $0.contains(prefix) }, "line \(index + 1): \(prefix)\n\(result)")
+        }
+        // The function's impossible answer fails the test too, as an unmatched route does.
+        #expect(result.status == 1 && result.stdoutLines.last == "0 passed, 1 failed", "\(result)")
+    }
+
     @Test func reachingTheNetworkOrTheDeviceWithoutAFakeFailsNamingTheFake() async throws {
         let (result, _) = try await Self.run(["real_spec.lua": """
             it("reaches the network", function()

@@ -60,6 +60,7 @@ package enum ProjectFiles {
     /// The file's text, nil when there is no file at `path`.
     package static func read(_ path: String) throws(Failure) -> String? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
+        if isFolder(path) { throw Failure(path: path, reason: "it is a folder, where a file belongs; move it away", action: "read") }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Failure(path: path, reason: access(path, R_OK) != 0 ? reason(errno) : "it cannot be read", action: "read")
         }

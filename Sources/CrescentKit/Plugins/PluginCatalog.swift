@@ -85,7 +85,16 @@ public enum PluginCatalog {
             let outcome = started(manifest, services: [name], plugins: plugins, options: options)
             return (outcome.ok, outcome.lines.joined(separator: "\n"))
         }
-        return nil
+        // A plugin skipped for a broken manifest (one requiring its own service, say) says why,
+        // as a run does, rather than "no service named" (harden4 H7): one whose folder has the
+        // name, or whose problem names the service.
+        let skipped = found.compactMap { plugin -> String? in
+            guard case .broken(let problem) = plugin.status else { return nil }
+            let folderName = plugin.folder.split(separator: "/").last.map(String.init)
+            guard folderName == name || problem.message.contains("service '\(name)'") else { return nil }
+            return "error: plugin in \(plugin.folder) skipped: \(problem.message)"
+        }
+        return skipped.isEmpty ? nil : (false, skipped.joined(separator: "\n"))
     }
 
     /// The services the builtin `plugins` provide, which no plugin folder may provide again.

@@ -119,8 +119,11 @@ struct PluginSandbox {
 
     /// The granted folder `path` (resolved) lies in, for reading or (`write`) writing, or why
     /// the plugin may not reach it.
+    ///
+    /// A relative `path` starts at the plugin's folder, as its programs run there (harden4 H10):
+    /// the same code must reach the same file wherever crescent was started.
     func reach(_ path: String, write wants: Bool, extraRead: [String] = []) -> Access {
-        let resolved = Self.resolve(path)
+        let resolved = Self.resolve(path.hasPrefix("/") ? path : folder + "/" + path)
         let roots = [dataFolder] + write + (wants ? [] : [folder] + read + extraRead)
         if let root = roots.first(where: { Self.isInside(resolved, $0) }) { return .granted(root: root, resolved: resolved) }
         let shown = resolved == path ? path : "\(path) (that is \(resolved))"

@@ -52,6 +52,35 @@ local HTTP_ANSWER = { "body", "error", "headers", "status" }
 local isHTTPMethod = {}
 for _, method in ipairs(HTTP_METHODS) do isHTTPMethod[method] = true end
 
+-- Refuses an answer no server can give (harden4 H11), so a spec meaning to test a strange status
+-- never tests a 200 instead: the status an integer 100-999, the body a string or a table (sent as
+-- JSON), header names tokens and values without CR, LF or NUL. Returns nil or the message.
+local function answerProblem(answer, what)
+  local status, body, headers = answer.status, answer.body, answer.headers
+  if status ~= nil and (math.type(status) ~= "integer" or status < 100 or status > 999) then
+    local given = type(status) == "number" and tostring(status) or type(status) == "string" and sformat("%q", status) or type(status)
+    return what .. ": status must be an integer 100-999 (an HTTP status such as 200 or 404), got " .. given
+  end
+  if body ~= nil and type(body) ~= "string" and type(body) ~= "table" then
+    return what .. ": body must be a string or a table (sent as JSON), got " .. type(body) .. (type(body) == "number" and " (write it as a string)" or "")
+  end
+  if headers ~= nil then
+    if type(headers) ~= "table" then return what .. ": headers must be a table { [name] = value }, got " .. type(headers) end
+    for name, value in pairs(headers) do
+      if type(name) ~= "string" or not name:match("^[!#$%%&'*+%-.^_`|~%w]+$") then
+        return what .. ": header name " .. show(name) .. " is not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~; no spaces, colons, CR or LF)"
+      end
+      if type(value) ~= "string" and type(value) ~= "number" then
+        return what .. ": header " .. name .. " must be a string, got " .. type(value)
+      end
+      if type(value) == "string" and value:find("[\r\n%z]") then
+        return what .. ": header " .. name .. "'s value " .. show(value) .. " holds a CR, LF or NUL, which no server can send"
+      end
+    end
+  end
+  return nil
+end
+
 function fake.http(table_)
   if type(table_) ~= "table" then error("bad argument #1 to 'fake.http' (a table of routes expected, got " .. type(table_) .. ")", 2) end
   for key, answer in pairs(table_) do
@@ -67,7 +96,11 @@ function fake.http(table_)
     if type(answer) ~= "table" and type(answer) ~= "function" and type(answer) ~= "string" then
       error("fake.http: route " .. key .. " must answer a table { status, headers, body }, a string body or a function(request), got " .. type(answer), 2)
     end
-    if type(answer) == "table" then checkKeys(answer, HTTP_ANSWER, "fake.http: route " .. key, 2) end
+    if type(answer) == "table" then
+      checkKeys(answer, HTTP_ANSWER, "fake.http: route " .. key, 2)
+      local problem = answerProblem(answer, "fake.http: route " .. key)
+      if problem then error(problem, 2) end
+    end
     if routes[key] == nil then routeOrder[#routeOrder + 1] = key end
     routes[key] = answer
   end
@@ -100,6 +133,10 @@ function runner.http(request)
   if type(answer) == "string" then answer = { body = answer } end
   if type(answer) ~= "table" then return nil, { code = "internal", message = "fake.http route " .. key .. " answered " .. type(answer) } end
   local ok, message = pcall(checkKeys, answer, HTTP_ANSWER, "fake.http: route " .. key .. "'s function answered a table with", 1)
+  if ok then
+    message = answerProblem(answer, "fake.http: route " .. key .. "'s function answered a table whose")
+    ok = message == nil
+  end
   if not ok then
     noticed[#noticed + 1] = tostring(message)
     return nil, { code = "internal", message = tostring(message) }

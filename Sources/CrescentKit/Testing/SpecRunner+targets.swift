@@ -5,8 +5,9 @@ extension SpecRunner {
     /// and `coverage/lcov.info`) when writing would destroy something: a report replaces the file
     /// at its path, so a device, a FIFO or a socket there (`--junit /dev/null` as root) would be
     /// replaced by a regular file, and a spec file, `.busted` or the config file lost.
-    /// Called before the tests run and again just before writing.
-    static func checkReportTargets(_ options: SpecRunOptions, reading specs: [String]) throws(UsageError) {
+    /// Called before the tests run and again just before writing; either way the run fails
+    /// (exit 1) without a usage line: the command line is fine, the file at the path is not.
+    static func checkReportTargets(_ options: SpecRunOptions, reading specs: [String]) throws(ReportFailure) {
         let inputs = specs + [".busted", options.hostOptions.configPath ?? "crescent.toml"]
         if let path = options.junitPath {
             try checkReportTarget(path, what: "the JUnit report", example: "junit.xml", inputs: inputs)
@@ -18,22 +19,22 @@ extension SpecRunner {
     }
 
     private static func checkReportTarget(_ path: String, what: String, example: String?,
-                                          inputs: [String]) throws(UsageError) {
+                                          inputs: [String]) throws(ReportFailure) {
         let instead = example.map { "; name another file, such as \($0)" } ?? "; move it away"
         if let kind = RegularFile.nonRegularKind(path) {
             if kind == "a directory", let example {
-                throw UsageError(description: "cannot write \(what) \(path): it is a folder; name a file, such as \(path)/\(example)")
+                throw ReportFailure(description: "cannot write \(what) \(path): it is a folder; name a file, such as \(path)/\(example)")
             }
-            throw UsageError(description: "cannot write \(what) \(path): it is \(kind), which writing the report would "
+            throw ReportFailure(description: "cannot write \(what) \(path): it is \(kind), which writing the report would "
                              + "replace with a regular file\(instead)")
         }
         if path.hasSuffix(".lua") {
-            throw UsageError(description: "cannot write \(what) \(path): a .lua file is a script or a spec, not a report\(instead)")
+            throw ReportFailure(description: "cannot write \(what) \(path): a .lua file is a script or a spec, not a report\(instead)")
         }
         guard let target = RegularFile.identity(path) else { return }
         for input in inputs {
             guard let identity = RegularFile.identity(input), identity == target else { continue }
-            throw UsageError(description: "cannot write \(what) \(path): it is \(input), which the run reads\(instead)")
+            throw ReportFailure(description: "cannot write \(what) \(path): it is \(input), which the run reads\(instead)")
         }
     }
 }

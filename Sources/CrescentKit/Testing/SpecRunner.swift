@@ -84,7 +84,7 @@ public enum SpecRunner {
         }
         if let coverage {
             do throws(ReportFailure) {
-                try afterTheRun { () throws(UsageError) in try checkReportTargets(options, reading: files) }
+                try checkReportTargets(options, reading: files)
                 write(try coverage.write(to: FileManager.default.currentDirectoryPath))
             } catch {
                 // The tests ran: their summary is still the last line of the report.
@@ -96,7 +96,7 @@ public enum SpecRunner {
         if let formatted = report.formatted(options.output) { output(formatted) }
         if let path = options.junitPath {
             // Checked again: the path may have changed while the tests ran.
-            try afterTheRun { () throws(UsageError) in try checkReportTargets(options, reading: files) }
+            try checkReportTargets(options, reading: files)
             do throws(ProjectFiles.Failure) {
                 try ProjectFiles.write(report.junit, to: path)
             } catch {
@@ -104,12 +104,6 @@ public enum SpecRunner {
             }
         }
         return report.failed > 0 || ranNone ? 1 : 0
-    }
-
-    /// Runs a check of the report targets once the tests have run, when what it refuses is no
-    /// longer a usage error but the run's failure to write its report.
-    private static func afterTheRun(_ check: () throws(UsageError) -> Void) throws(ReportFailure) {
-        do throws(UsageError) { try check() } catch { throw ReportFailure(description: error.description) }
     }
 
     /// The most a spec file may hold: far more than any suite's file, and a bound on what a

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Model
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 #if canImport(Glibc)
 import Glibc
@@ -28,6 +29,10 @@ enum HTTPFailure {
         }
         if let error = error as? ChannelError, case .connectTimeout = error {
             return ServiceError(.timeout, "connecting for \(url) took too long")
+        }
+        // llhttp's own words ("invalid constant string") tell a script nothing (harden4 H8).
+        if let error = error as? HTTPParserError {
+            return ServiceError(.network, "the server at \(url) did not answer in HTTP/1.x (its answer could not be parsed: \(error))")
         }
         return ServiceError(.network, "\(url): \(describe(error))")
     }

@@ -22,11 +22,15 @@ final class SQLiteBackend: StoreBackend {
             follow(collection)
             return collection
         }
-        // Reading now would wait (another process holds the lock the open needs, or writes are
-        // queued): the collection answers at once, empty, and its records arrive as a change.
-        let collection = make(.unloaded)
+        // The writer would wait (another process holds the lock the open needs, or writes are
+        // queued): the committed records are read on a connection of their own, which waits
+        // for no one, and read again on the writer (in step with the writes after it), any
+        // difference arriving as a change. Only when even that read would wait does the
+        // collection answer empty at first, its records arriving as a change.
+        let peeked = database.peek { db in try db.tableExists("records") ? try Self.load(name, db) : [] }
+        let collection = make(peeked.map { CollectionRows(sorted: $0) } ?? .unloaded)
         follow(collection)
-        load(collection)
+        load(collection, again: peeked != nil)
         return collection
     }
 
@@ -42,19 +46,26 @@ final class SQLiteBackend: StoreBackend {
 
     /// Reads `collection`'s records on the writer queue, after the database opens, and reports
     /// them as a change; while another process keeps the lock, again a second later.
-    private func load(_ collection: StoreCollection) {
+    ///
+    /// - Parameter again: read them even though they were read (outside the writer, so a commit
+    ///   may have come between that read and the writer's).
+    private func load(_ collection: StoreCollection, again: Bool = false) {
         let database = self.database
         database.enqueueOpening { [weak self, weak collection] opened in
             guard let self, let collection else { return }
             do throws(ServiceError) {
                 let db = try opened.get()
-                try database.mapErrors { try Self.loadIfNeeded(collection, db) }
+                try database.mapErrors {
+                    guard again else { return try Self.loadIfNeeded(collection, db) }
+                    let fresh = try Self.load(collection.name, db)
+                    collection.apply { $0.replaceAll(with: fresh) }
+                }
             } catch {
                 // Any other failure is reported to each write to the collection.
                 guard error.code == .unavailable, !database.isClosed else { return }
                 database.clock.schedule(after: Self.loadRetryDelay) { [weak self, weak collection] in
                     guard let self, let collection else { return }
-                    load(collection)
+                    load(collection, again: again)
                 }
             }
         }

@@ -144,13 +144,23 @@ public final class Store: Service {
         guard !name.utf8.contains(0) else {
             throw ServiceError(.invalidArgument, "a collection name must not contain a NUL character (\\0)")
         }
-        return try backend.collection(name) { rows in
-            collections.withLock { collections in
-                if let known = collections[name] { return known }
-                let collection = StoreCollection(name: name, rows: rows, backend: backend)
-                collections[name] = collection
-                return collection
+        do {
+            return try backend.collection(name) { rows in
+                collections.withLock { collections in
+                    if let known = collections[name] { return known }
+                    let collection = StoreCollection(name: name, rows: rows, backend: backend)
+                    collections[name] = collection
+                    return collection
+                }
             }
+        } catch {
+            // A backend may make the collection before its first load (PostgreSQL does, so a
+            // lock never holds the caller): one that failed is not kept, so the next call tries
+            // again.
+            collections.withLock { collections in
+                if let made = collections[name], !made.rows.withLock({ $0.isLoaded }) { collections[name] = nil }
+            }
+            throw error
         }
     }
 

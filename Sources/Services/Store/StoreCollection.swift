@@ -95,14 +95,15 @@ public final class StoreCollection: ModelObject {
 
     /// `add` answering through `reply` (see ``StoreBackend/write(size:_:to:reply:)``).
     func add(_ recordOrRecords: Value, reply: Reply) {
-        backend.write(size: recordOrRecords.arrayValue?.count ?? 1, { () throws(ServiceError) in
+        backend.write(size: WriteWeight.of(recordOrRecords, rows: recordOrRecords.arrayValue?.count ?? 1), { () throws(ServiceError) in
             try Self.addition(recordOrRecords)
         }, to: self, reply: reply)
     }
 
     /// `update` answering through `reply`.
     func update(_ id: Int64, fields: Value, reply: Reply) {
-        backend.write(size: 1, { () throws(ServiceError) in try Self.update(id, setting: fields) }, to: self, reply: reply)
+        backend.write(size: WriteWeight.of(fields, rows: 1), { () throws(ServiceError) in try Self.update(id, setting: fields) },
+                      to: self, reply: reply)
     }
 
     /// `remove` answering through `reply`.

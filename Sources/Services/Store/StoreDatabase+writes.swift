@@ -139,12 +139,22 @@ extension StoreDatabase {
     /// that renames a copy over it): a commit would then go to a file that no process can open
     /// again and be lost at exit, so the write fails instead, naming the file and the fix. One
     /// `stat` (about a microsecond); call before each commit.
+    ///
+    /// Its write-ahead log likewise (harden4 H3): commits go to the log first, and one written
+    /// into a deleted log is lost when the process ends (and no other process sees it), so a log
+    /// removed or replaced fails the write the same way. A second `stat`.
     func checkFileAtPath() throws(ServiceError) {
         guard case .file(let path) = settings.location, let opened = openedFile.withLock({ $0 }) else { return }
         let now = DatabaseLocation.identity(of: path)
-        guard now != opened else { return }
-        let what = now == nil ? "was removed" : "was replaced by another file"
-        throw ServiceError(.io, "the store database \(path) \(what) while this process had it open: nothing was written, since the write would go to the old file that no process can open again; restart crescent to use the file now at that path")
+        if now != opened {
+            let what = now == nil ? "was removed" : "was replaced by another file"
+            throw ServiceError(.io, "the store database \(path) \(what) while this process had it open: nothing was written, since the write would go to the old file that no process can open again; restart crescent to use the file now at that path")
+        }
+        guard let log = openedLog.withLock({ $0 }) else { return }
+        let logNow = DatabaseLocation.identity(of: path + "-wal")
+        guard logNow != log else { return }
+        let what = logNow == nil ? "was removed" : "was replaced by another file"
+        throw ServiceError(.io, "the store database's write-ahead log \(path)-wal \(what) while this process had it open: nothing was written, since the write would go to a log that no process can read again (what was written since it was removed is lost with it); restart crescent")
     }
 
     // MARK: Checkpoints

@@ -37,6 +37,9 @@ final class StoreDatabase: Sendable {
     /// The store file the connections opened (nil for a private in-memory database): a write
     /// commits only while the path still names it (see ``checkFileAtPath()``).
     let openedFile = Mutex<DatabaseLocation.FileIdentity?>(nil)
+    /// Its write-ahead log (`-wal`) as the connections opened it: while they are open no other
+    /// process removes it, so another file or none at that path means the log was deleted.
+    let openedLog = Mutex<DatabaseLocation.FileIdentity?>(nil)
     /// The writer connection's last `PRAGMA data_version`.
     private let dataVersion = Mutex<Int64>(0)
     /// Writes queued on the writer and not finished: while there are any, no write may run on
@@ -344,6 +347,7 @@ final class StoreDatabase: Sendable {
                 try DatabaseLocation.createFolders(for: path)
                 writer = try DatabasePool(path: path, configuration: configuration)
                 openedFile.withLock { $0 = DatabaseLocation.identity(of: path) }
+                openedLog.withLock { $0 = DatabaseLocation.identity(of: path + "-wal") }
             }
             let schema = self.schema
             let fingerprint = Self.fingerprint(of: schema)

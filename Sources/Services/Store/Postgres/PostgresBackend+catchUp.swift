@@ -16,12 +16,19 @@ extension PostgresBackend {
 
     /// The records of the collections `names` and their versions, read in one snapshot, which
     /// is returned too. The first load makes that snapshot the cursor.
-    func load(_ names: [String]) throws(ServiceError)
+    ///
+    /// - Parameter lockTimeout: give up (``isLockTimeout(_:)``) rather than wait longer than
+    ///   this for another session's lock on the records table (`LOCK TABLE`); nil waits.
+    func load(_ names: [String], lockTimeout: Duration? = nil) throws(ServiceError)
         -> (rows: [String: [(id: Int64, record: Value)]], versions: [String: [Int64: Int64]], snapshot: PostgresSnapshot) {
         var rows: [String: [(id: Int64, record: Value)]] = [:]
         var versions: [String: [Int64: Int64]] = [:]
         let snapshot = try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
                                        doing: "reading collections") { () throws(ServiceError) -> PostgresSnapshot in
+            if let lockTimeout {
+                let milliseconds = max(1, lockTimeout.components.seconds * 1_000 + lockTimeout.components.attoseconds / 1_000_000_000_000_000)
+                _ = try run("SET LOCAL lock_timeout = \(unescaped: String(milliseconds))", doing: "reading collections")
+            }
             var snapshot: PostgresSnapshot?
             for row in try run("SELECT pg_current_snapshot()::text", doing: "reading collections") {
                 snapshot = PostgresSnapshot(try decode { try row.decode(String.self) })
@@ -174,6 +181,8 @@ extension PostgresBackend {
             guard let (collection, loadedIn) = follows.withLock({ $0[name].flatMap { follow in follow.collection.map { ($0, follow.loadedIn) } } })
             else { continue }
             if let snapshot = loadedIn, let first = transaction.first, snapshot.sees(first.xid) { continue }
+            // Not read yet (another session's lock held its first load up): its load reads this.
+            guard collection.rows.withLock({ $0.isLoaded }) else { continue }
             // Taken out while changed, so the dictionary is changed in place rather than copied.
             var versions = follows.withLock { follows in
                 defer { follows[name]?.versions = [:] }

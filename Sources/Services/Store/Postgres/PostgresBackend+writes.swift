@@ -28,6 +28,9 @@ extension PostgresBackend {
         var read: LogRead?
         // The log as the write's own call read it after committing (an add's).
         var reading: LogReading?
+        // A collection whose first load gave up on a lock is read first (the write waits for
+        // that lock anyway), so that when the write answers the collection shows it.
+        try loadIfNeeded(collection)
         do throws(ServiceError) {
             switch operation {
             case .add(let records, let single) where !records.isEmpty:

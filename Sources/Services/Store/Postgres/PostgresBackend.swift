@@ -89,7 +89,7 @@ final class PostgresBackend: StoreBackend {
     /// Marks code running on ``queue`` (of this backend), so a Swift caller there (a change
     /// handler writing back) runs inline instead of deadlocking.
     /// DispatchSpecificKey is created once and only handed to Dispatch, which synchronizes it.
-    nonisolated(unsafe) private static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    nonisolated(unsafe) static let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     init(settings: StoreSettings, url: PostgresURL, clock: any ServiceClock) {
         self.settings = settings
@@ -135,13 +135,7 @@ final class PostgresBackend: StoreBackend {
     // MARK: StoreBackend
 
     func collection(_ name: String, make: (CollectionRows) -> StoreCollection) throws(ServiceError) -> StoreCollection {
-        try onQueue { () throws(ServiceError) in
-            if let known = follows.withLock({ $0[name]?.collection }) { return known }
-            let loaded = try load([name])
-            let collection = make(CollectionRows(sorted: loaded.rows[name] ?? []))
-            follows.withLock { $0[name] = Follow(collection: collection, versions: loaded.versions[name] ?? [:], loadedIn: loaded.snapshot) }
-            return collection
-        }
+        try firstLoad(name, make: make)
     }
 
     func write(_ operation: StoreOperation, to collection: StoreCollection) throws(ServiceError) -> Value {
