@@ -226,6 +226,24 @@ import Testing
         }
     }
 
+    /// Fourth permissions attack X9: a Lua plugin runs inside the host, so with `read = ["/proc"]`
+    /// (the shipped `system` plugin's grant) `/proc/self/environ` was the host's environment and
+    /// `/proc/self/mem` the script's memory. The host's own entry is refused whatever is granted;
+    /// the rest of `/proc` stays readable.
+    @Test func grantedProcItCannotReadTheHostsOwnEntry() async throws {
+        let sandbox = try self.sandbox("read = [\"/proc\"]")
+        #expect(try await inHome(["plugins", "allow", "escape"], sandbox).status == 0)
+        let result = try await run(["e:read('/proc/self/environ')", "e:read('/proc/thread-self/environ')", "e:read('/proc/self/maps')",
+                                    "e:read('/proc/self/task/../mem')", "e:read('/proc/loadavg')"], in: sandbox)
+        let lines = result.stdoutLines
+        #expect(lines.count == 6, "\(result)")
+        for line in lines.prefix(4) {
+            #expect(line.hasPrefix("refused") && line.contains("it is the host's own process") && !line.contains("s3cr3t-token"), "\(result)")
+        }
+        #expect(lines.dropFirst(4).first?.hasPrefix("ok ") == true, "\(result)")
+        #expect(lines.last == "pong\tscript continues", "\(result)")
+    }
+
     /// A file checked and then opened by name could be another file by the time it is opened: a
     /// link swapped in between (by another process that may change the granted folder) must
     /// never lead a read to a file outside the grants, nor an append. The swaps run on a thread

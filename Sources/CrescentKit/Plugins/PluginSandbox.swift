@@ -27,7 +27,7 @@ struct PluginSandbox {
         return Int(crescent_landlock_abi())
     }
 
-    /// The data folder of plugin `name`, `DATA/plugin-data/NAME` (made when missing).
+    /// The data folder of plugin `name`, `DATA/plugin-data/NAME` (made when missing), absolute.
     ///
     /// Not `DATA/plugins/NAME`, which the contract named: with the default data folder that is
     /// where `crescent plugins install` puts plugin NAME and where every run looks for plugins,
@@ -44,7 +44,9 @@ struct PluginSandbox {
             _ = Glibc.rename(earlier, folder)
         }
         Folders.make(folder, mode: 0o700)
-        return folder
+        // Absolute: a process plugin runs in its own folder, where a relative `--data-dir data`
+        // named no folder at all (fourth permissions attack X14).
+        return resolve(folder)
     }
 
     init(manifest: PluginManifest, dataDirectory: String?) {
@@ -90,6 +92,17 @@ struct PluginSandbox {
         return path
     }
 
+    /// True when the resolved `path` is the host process's entry in `/proc` or inside it
+    /// (`/proc/self`, `/proc/thread-self` and its threads' `/proc/TID` all lead there): a Lua
+    /// plugin granted `/proc` (as the shipped `system` plugin is) read the host's environment
+    /// and, through `mem`, the script's and other plugins' data (fourth permissions attack X9).
+    static func isHostProcessEntry(_ path: String) -> Bool {
+        guard path.hasPrefix("/proc/") else { return false }
+        let number = path.dropFirst(6).prefix { $0 != "/" }
+        guard !number.isEmpty, number.allSatisfy(\.isNumber), let id = Int32(number) else { return false }
+        return id == getpid() || access("/proc/self/task/\(id)", F_OK) == 0
+    }
+
     /// True when the resolved `path` is `root` or inside it.
     static func isInside(_ path: String, _ root: String) -> Bool {
         root == "/" || path == root || path.hasPrefix(root + "/")
@@ -121,10 +134,13 @@ struct PluginSandbox {
     /// the plugin may not reach it.
     func reach(_ path: String, write wants: Bool, extraRead: [String] = []) -> Access {
         let resolved = Self.resolve(path)
-        let roots = [dataFolder] + write + (wants ? [] : [folder] + read + extraRead)
-        if let root = roots.first(where: { Self.isInside(resolved, $0) }) { return .granted(root: root, resolved: resolved) }
         let shown = resolved == path ? path : "\(path) (that is \(resolved))"
         let field = wants ? "write" : "read"
+        if Self.isHostProcessEntry(resolved) {
+            return .refused("permission: plugin '\(plugin)' may not \(field) \(shown): it is the host's own process (its environment, memory and open files), which no grant opens to a Lua plugin: the plugin runs inside the host")
+        }
+        let roots = [dataFolder] + write + (wants ? [] : [folder] + read + extraRead)
+        if let root = roots.first(where: { Self.isInside(resolved, $0) }) { return .granted(root: root, resolved: resolved) }
         return .refused("permission: plugin '\(plugin)' may not \(field) \(shown): not granted (add it to [permissions] \(field) in its plugin.toml, then run crescent plugins allow \(plugin))")
     }
 
