@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
@@ -72,6 +73,9 @@ struct cr_net_port_attr {
 #endif
 /* fchmodat2 (Linux 6.6) has the same number on every architecture; older headers lack it. */
 #define CR_NR_fchmodat2 452
+/* Linux 6.13's *xattrat calls, the same number on x86_64 and aarch64. */
+#define CR_NR_setxattrat 463
+#define CR_NR_removexattrat 466
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
@@ -305,17 +309,50 @@ static void filter_system_calls(const crescent_sandbox *spec, int report) {
                  | CLONE_NEWPID | CLONE_NEWNET, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, ERRNO(EPERM)),
         LOAD_NR,
+        /* No change to a file's mode, owner, times or extended attributes, anywhere: Landlock
+         * governs opening, making and removing files, not these, so a plugin asking nothing
+         * could `chmod 666 ~/.ssh/id_ed25519`, fake mtimes, or (a host run as root, whose root
+         * the plugin's user namespace maps) write a `security.capability` that gives a program
+         * root's powers for every local user (fourth permissions attack X15, X13). A descriptor
+         * does not tell a granted file from a read-only one, so these are refused on descriptors
+         * too. New files still take the mode they are made with. */
+#ifdef __NR_chmod
+        REFUSE(__NR_chmod, EPERM),
+#endif
+        REFUSE(__NR_fchmod, EPERM),
+        REFUSE(__NR_fchmodat, EPERM),
+        REFUSE(CR_NR_fchmodat2, EPERM),
+#ifdef __NR_chown
+        REFUSE(__NR_chown, EPERM),
+#endif
+#ifdef __NR_lchown
+        REFUSE(__NR_lchown, EPERM),
+#endif
+        REFUSE(__NR_fchown, EPERM),
+        REFUSE(__NR_fchownat, EPERM),
+#ifdef __NR_utime
+        REFUSE(__NR_utime, EPERM),
+#endif
+#ifdef __NR_utimes
+        REFUSE(__NR_utimes, EPERM),
+#endif
+#ifdef __NR_futimesat
+        REFUSE(__NR_futimesat, EPERM),
+#endif
+        REFUSE(__NR_utimensat, EPERM),
+        REFUSE(__NR_setxattr, EPERM),
+        REFUSE(__NR_lsetxattr, EPERM),
+        REFUSE(__NR_fsetxattr, EPERM),
+        REFUSE(CR_NR_setxattrat, EPERM),
+        REFUSE(__NR_removexattr, EPERM),
+        REFUSE(__NR_lremovexattr, EPERM),
+        REFUSE(__NR_fremovexattr, EPERM),
+        REFUSE(CR_NR_removexattrat, EPERM),
         /* No set-user-ID or set-group-ID file: where the host runs as root the plugin's files are
          * root's, and such a file in its data folder would run as root for whoever may reach it.
-         * The mode is an argument wherever one is given; openat2 hides it in memory: ENOSYS (libc
-         * does not need it). */
+         * The mode is an argument wherever a file is made; openat2 hides it in memory: ENOSYS
+         * (libc does not need it). */
         REFUSE(__NR_openat2, ENOSYS),
-#ifdef __NR_chmod
-        NO_SET_ID(__NR_chmod, 1),
-#endif
-        NO_SET_ID(__NR_fchmod, 1),
-        NO_SET_ID(__NR_fchmodat, 2),
-        NO_SET_ID(CR_NR_fchmodat2, 2),
 #ifdef __NR_open
         NO_SET_ID(__NR_open, 2),
 #endif
@@ -328,9 +365,15 @@ static void filter_system_calls(const crescent_sandbox *spec, int report) {
 #endif
         NO_SET_ID(__NR_mknodat, 2),
         /* socket(domain, type, protocol): the jumps below count the instructions they skip. */
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 13),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 15),
         LOAD_ARG0,
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 0, 1),
+        /* Netlink only for routes (the interface list name lookups read): with `net` the plugin
+         * shares the host's network namespace, where NETLINK_SOCK_DIAG listed every TCP
+         * connection of the machine and uevent and audit sockets opened (fourth permissions
+         * attack X6). */
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 0, 3),
+        LOAD_ARG(2),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NETLINK_ROUTE, 0, 9),
         ALLOW,
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 6),

@@ -54,8 +54,8 @@ struct Crescent: ParsableCommand {
                                   "observe", "plugins", "plugin", "help"]
 
     static func main() {
+        ResourceFloor.check()
         ProcessTuning.apply()
-        DescriptorFloor.check()
         let arguments = bareListen(Array(CommandLine.arguments.dropFirst()))
         if let (source, options) = quickRun(arguments) {
             ProcessIO.exit(RunCommand.start(source, options: options))

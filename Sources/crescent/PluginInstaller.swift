@@ -83,10 +83,22 @@ enum PluginInstaller {
               FileManager.default.fileExists(atPath: target + "/plugin.toml") else {
             return .failure(PluginProblem("no plugin '\(name)' is installed in \(destination) (crescent plugins remove removes only what install put there)"))
         }
+        // Renamed aside first (a hidden name, which no search lists), then deleted: an install or
+        // remove of the same plugin running meanwhile sees it whole or gone, and a remove that
+        // loses the race says so (deleting in place it met files changing under it and said
+        // "You don't have permission." or "The file doesn't exist.").
+        let aside = destination + "/.\(name).removed-\(UUID().uuidString.prefix(8))"
+        guard rename(target, aside) == 0 else {
+            let code = errno
+            if code == ENOENT {
+                return .failure(PluginProblem("plugin '\(name)' was removed from \(destination) by another command meanwhile: nothing left to remove"))
+            }
+            return .failure(PluginProblem("cannot remove \(target): \(String(cString: strerror(code))) (remove the folder by hand, then run the command again)"))
+        }
         do {
-            try FileManager.default.removeItem(atPath: target)
+            try FileManager.default.removeItem(atPath: aside)
         } catch {
-            return .failure(PluginProblem("cannot remove \(target): \(FileErrorText.reason(error)) (remove the folder by hand, then run the command again)"))
+            return .failure(PluginProblem("plugin '\(name)' is removed, but its files in \(aside) could not be deleted: \(FileErrorText.reason(error)) (remove that folder by hand)"))
         }
         return .success(target)
     }

@@ -68,6 +68,25 @@ import Testing
         #expect(test.exitStatus == 0)
     }
 
+    /// Third permissions attack, R: a table nested past the binding's depth named a path of
+    /// 375 characters (`value[1][1][1]...`); a path keeps its first and last four steps and says
+    /// how many it left out.
+    @Test func aTooDeepTableNamesAShortPath() throws {
+        let test = try TestHost(thermostat: Thermostat())
+        test.run("""
+            local t = services.thermostat
+            local deep = {}
+            local inner = deep
+            for _ = 1, 150 do inner[1] = {} inner = inner[1] end
+            t:echo(deep, function(result, err) print(err.message) end)
+            """)
+        test.settle()
+        #expect(test.lines.count == 1, "\(test.lines) \(test.stderr)")
+        let message = test.lines.first ?? ""
+        #expect(message.hasPrefix("value[1][1][1][1]…(") && message.contains(" more)…[1][1][1][1] is nested too deeply (more than"), "\(message)")
+        #expect(message.count < 120, "\(message.count): \(message)")
+    }
+
     @Test func aRecordMissingAFieldShowsTheRecordShape() throws {
         #expect(try errors([
             "t:locate({ lat = 1 }, print)",

@@ -248,6 +248,44 @@ import Testing
         }
     }
 
+    /// Fourth permissions attack X7: the data folder was keyed by the plugin's name alone, so a
+    /// cloned project's plugin of the same name (asking nothing) read and rewrote the data of the
+    /// plugin the user had installed and granted. The folder belongs to the plugin folder that
+    /// used it first; another folder's plugin of that name gets one of its own.
+    @Test func aSameNamedPluginFromAnotherFolderGetsADataFolderOfItsOwn() async throws {
+        let sandbox = try self.sandbox()
+        let data = sandbox.path + "/.local/share/crescent/plugin-data/escape"
+        let first = try await run(["e:write('\(data)/token.txt')", "e:read('\(data)/token.txt')"], in: sandbox)
+        #expect(first.stdoutLines.prefix(2) == ["ok written", "ok escaped"], "\(first)")
+        try sandbox.write("clone/plugins/escape/plugin.toml", Self.manifest(""))
+        try sandbox.write("clone/plugins/escape/main.lua", Self.main)
+        let body = "print((services.escape:read('\(data)/token.txt'):gsub('\\n', ' '))) "
+            + "print((services.escape:write('\(data)/token.txt'):gsub('\\n', ' ')))"
+        let impostor = try await inHome(["-e", "task(function() \(body) end)"], sandbox, directory: sandbox.path + "/clone")
+        #expect(impostor.stdoutLines.count == 2 && impostor.stdoutLines.allSatisfy { $0.hasPrefix("refused") }, "\(impostor)")
+        #expect(try String(contentsOfFile: data + "/token.txt", encoding: .utf8) == "escaped")
+        let again = try await run(["e:read('\(data)/token.txt')"], in: sandbox)
+        #expect(again.stdoutLines.first == "ok escaped", "\(again)")
+    }
+
+    /// Fourth permissions attack X9: a Lua plugin runs inside the host, so with `read = ["/proc"]`
+    /// (the shipped `system` plugin's grant) `/proc/self/environ` was the host's environment and
+    /// `/proc/self/mem` the script's memory. The host's own entry is refused whatever is granted;
+    /// the rest of `/proc` stays readable.
+    @Test func grantedProcItCannotReadTheHostsOwnEntry() async throws {
+        let sandbox = try self.sandbox("read = [\"/proc\"]")
+        #expect(try await inHome(["plugins", "allow", "escape"], sandbox).status == 0)
+        let result = try await run(["e:read('/proc/self/environ')", "e:read('/proc/thread-self/environ')", "e:read('/proc/self/maps')",
+                                    "e:read('/proc/self/task/../mem')", "e:read('/proc/loadavg')"], in: sandbox)
+        let lines = result.stdoutLines
+        #expect(lines.count == 6, "\(result)")
+        for line in lines.prefix(4) {
+            #expect(line.hasPrefix("refused") && line.contains("it is the host's own process") && !line.contains("s3cr3t-token"), "\(result)")
+        }
+        #expect(lines.dropFirst(4).first?.hasPrefix("ok ") == true, "\(result)")
+        #expect(lines.last == "pong\tscript continues", "\(result)")
+    }
+
     /// A file checked and then opened by name could be another file by the time it is opened: a
     /// link swapped in between (by another process that may change the granted folder) must
     /// never lead a read to a file outside the grants, nor an append. The swaps run on a thread

@@ -86,6 +86,45 @@ import Testing
         #expect(grants(sandbox).isEmpty, "\(grants(sandbox))")
     }
 
+    /// Third permissions attack L: the question for a plugin that another plugin's method
+    /// touches waited while that method's `call_timeout` ran, so a `y` after a few seconds
+    /// recorded the grant and the call it was for still answered `timeout`. The wait for the
+    /// person is not counted (the loop, the call and the plugin all waited on it).
+    @Test func theTimeAPersonTakesToAnswerDoesNotCountAgainstTheCallersTimeLimit() async throws {
+        let sandbox = try self.sandbox()
+        try sandbox.write("plugins/caller/plugin.toml", """
+            name = "caller"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "lua"
+            services = ["caller"]
+            requires = ["music"]
+            """)
+        try sandbox.write("plugins/caller/main.lua", """
+            local s = service("caller", "Asks music.")
+            s:method("go", {}, "string", "Asks music.", function() return "music said " .. services.music:ping() end)
+            """)
+        try sandbox.write("crescent.toml", "[plugins]\ncall_timeout = 1\n")
+        let path = try sandbox.write("go.lua", """
+            task(function()
+              local ok, answer = pcall(function() return services.caller:go() end)
+              print(ok and answer or ("failed: " .. tostring(answer)))
+              local ok2, again = pcall(function() return services.caller:go() end)
+              print("again: " .. tostring(again))
+            end)
+            """)
+        let terminal = try start(["--ui", "plain", path], in: sandbox)
+        await terminal.waitFor(line: "Grant plugin 'music' these permissions now")
+        // Three times the caller's time limit, as a person reading the question takes.
+        try await Task.sleep(for: .seconds(3))
+        terminal.type("y")
+        await terminal.waitFor(line: "again: music said pong")
+        let screen = terminal.screen.transcript.joined(separator: "\n")
+        #expect(screen.contains("music said pong") && !screen.contains("failed:") && !screen.contains("timeout"), "\(screen)")
+        #expect(await terminal.finish() == 0)
+        #expect(grants(sandbox).contains("[music]"), "\(grants(sandbox))")
+    }
+
     @Test func theReplAsksWhileALineRuns() async throws {
         let sandbox = try self.sandbox()
         let terminal = try start([], in: sandbox)

@@ -135,6 +135,77 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         #expect(tampered.stdoutLines.first?.contains("cannot start: permission: plugin 'music' asks for permissions not granted") == true, "\(tampered)")
     }
 
+    /// Fourth permissions attack X8: "asks for less" compared the paths as written, so an update
+    /// adding `~/Music/../secret` or a link under a granted folder (`~/Music/root -> /`) was
+    /// granted without a question, and the plugin then read everything. Such an update asks
+    /// again; a real folder inside the grant is still less.
+    @Test func anUpdateReachingOutOfAGrantedFolderByDotDotOrALinkAsksAgain() async throws {
+        let sandbox = try self.sandbox("read = [\"~/Music\"]")
+        try sandbox.write("Music/playlists/a.m3u", "a")
+        try sandbox.write("secret/key.txt", "TOPSECRET")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/Music/root", withDestinationPath: "/")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/Music/keys", withDestinationPath: sandbox.path + "/secret")
+        let script = "task(function() print(pcall(function() return services.music:ping() end)) end)"
+        #expect(try await inHome(["plugins", "allow", "music"], sandbox).status == 0)
+        for asked in ["~/Music/../secret", "~/Music/./../secret", "~/Music/root", "~/Music/root/etc", "~/Music/keys"] {
+            try sandbox.write("plugins/music/plugin.toml", Self.manifest("read = [\"~/Music\", \"\(asked)\"]").replacingOccurrences(of: "1.0.0", with: "1.0.1"))
+            let updated = try await inHome(["-e", script], sandbox)
+            #expect(updated.stdoutLines.first?.contains("asks for more than was granted (read \(asked)") == true, "\(asked): \(updated)")
+            let listed = try await inHome(["plugins"], sandbox)
+            #expect(listed.stdoutLines.contains { $0.hasPrefix("music") && $0.contains("asks for more than granted") }, "\(asked): \(listed)")
+        }
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("read = [\"~/Music/playlists\"]"))
+        #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"])
+    }
+
+    /// Fourth permissions attack X3: a plugin gets the crescent.toml section of its name as its
+    /// settings, so one named `store` (asking nothing) read `[store] path`, PostgreSQL password
+    /// and all; one named `standard` was listed beside the builtin plugin. Such names are refused.
+    @Test(arguments: ["store", "standard", "plugins", "http"])
+    func aPluginNamedAsCrescentsOwnPartsIsRefused(name: String) async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("crescent.toml", "[store]\npath = \"postgres://u:SECRETPW@127.0.0.1:1/db\"\n")
+        try sandbox.write("plugins/spy/plugin.toml", """
+            name = "\(name)"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "lua"
+            services = ["storespy"]
+
+            [settings.path]
+            type = "string"
+            """)
+        try sandbox.write("plugins/spy/main.lua", """
+            local s = service("storespy", "Spies.")
+            s:method("hi", {}, "string", "Answers its settings.", function() return tostring(settings.path) end)
+            """)
+        let used = try await inHome(["-e", "task(function() print(pcall(function() return services.storespy:hi() end)) end)"], sandbox)
+        #expect(!used.stdout.contains("SECRETPW") && !used.stderr.contains("SECRETPW"), "\(used)")
+        #expect(used.stdout.hasPrefix("false"), "\(used)")
+        let listed = try await inHome(["plugins"], sandbox)
+        #expect(listed.stdout.contains("field 'name' is '\(name)', a name crescent uses itself"), "\(listed)")
+    }
+
+    /// Fourth permissions attack X10: a manifest listing 10,000 services (well under its 1 MiB)
+    /// made every run in its folder take 18 s, even one touching no plugin: the check of its
+    /// names was quadratic.
+    @Test func aManifestListingManyServicesIsCheckedQuickly() async throws {
+        let sandbox = try Sandbox()
+        let names = (0..<10_000).map { "\"s\($0)\"" }.joined(separator: ", ")
+        try sandbox.write("plugins/bs/plugin.toml", """
+            name = "bs"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "lua"
+            services = [\(names)]
+            """)
+        try sandbox.write("plugins/bs/main.lua", "")
+        let result = try await inHome(["-e", "print(1)"], sandbox)
+        #expect(result.status == 0 && result.stdout == "1\n", "\(result)")
+        // 0.1 s alone, 7 s among the other suites on the loaded 2-core machine; 17 s alone before.
+        #expect(result.elapsed < 12, "\(result.elapsed) s")
+    }
+
     @Test func allowOfAnUnknownPluginSaysSo() async throws {
         let sandbox = try self.sandbox("read = [\"/etc/hosts\"]")
         let result = try await inHome(["plugins", "allow", "nosuch"], sandbox)

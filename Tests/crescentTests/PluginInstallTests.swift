@@ -211,4 +211,51 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/.local/share/crescent/plugins/tune"))
     }
+
+    /// Third permissions attack, R: `plugins allow --plugin pc1 pc1` of a plugin whose manifest
+    /// is broken said "no plugin 'pc1' found", though `crescent plugins` listed it with its error.
+    @Test func allowOfABrokenPluginShowsItsManifestError() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("pc1/plugin.toml", """
+            name = "pc1"
+            version = "0.1.0"
+            crescent = ">=0.1.0"
+            kind = "process"
+            command = []
+            services = ["pc1"]
+            """)
+        for folder in ["pc1", "pc1/", sandbox.path + "/pc1"] {
+            let allowed = try await inHome(["plugins", "allow", "--plugin", folder, "pc1"], sandbox, stdin: "")
+            #expect(allowed.status == 1, "\(folder): \(allowed)")
+            #expect(allowed.stderr.contains("plugin.toml: field 'command' must be a non-empty array of strings"), "\(folder): \(allowed)")
+            #expect(!allowed.stderr.contains("no plugin 'pc1' found"), "\(folder): \(allowed)")
+        }
+    }
+
+    /// Third permissions attack, R: of two `plugins remove` of one plugin at once, the one that
+    /// lost said "cannot remove ...: The file doesn't exist." or "You don't have permission."
+    /// (it deleted files the other was deleting). One removes it whole; the other says it is gone.
+    @Test func twoRemovesAtOnceEndWithOneRemovedAndTheOtherSayingSo() async throws {
+        let sandbox = try Sandbox()
+        try Self.writePlugin(in: sandbox, at: "src/tune")
+        // Enough files that deleting them takes a while, so the two removes overlap.
+        for index in 0..<1_500 { try sandbox.write("src/tune/data/f\(index).txt", "x") }
+        for round in 0..<4 {
+            let installed = try await inHome(["plugins", "install", "src/tune"], sandbox)
+            #expect(installed.status == 0, "\(round): \(installed)")
+            async let first = inHome(["plugins", "remove", "tune"], sandbox)
+            async let second = inHome(["plugins", "remove", "tune"], sandbox)
+            let results = try await [first, second]
+            #expect(results.filter { $0.status == 0 }.count == 1, "\(round): \(results)")
+            for result in results where result.status != 0 {
+                #expect(result.status == 1 && (result.stderr.contains("no plugin 'tune' is installed")
+                    || result.stderr.contains("plugin 'tune' was removed from \(sandbox.path)/.local/share/crescent/plugins by another command meanwhile")),
+                        "\(round): \(result)")
+                #expect(!result.stderr.contains("cannot remove"), "\(round): \(result)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: sandbox.path + Self.userFolder), "\(round)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: sandbox.path + "/.local/share/crescent/plugins")
+            #expect(left.isEmpty, "\(round): \(left)")
+        }
+    }
 }

@@ -92,6 +92,30 @@ import Glibc
                         if os.path.exists(path) and os.stat(path).st_mode & 0o6000:
                             made.append(way)
                     return "ok made setuid files by " + ",".join(made) if made else "refused every way"
+                if kind == "metadata":
+                    changed = []
+                    for way in ("chmod", "fchmod", "utime", "chown", "xattr", "capability"):
+                        try:
+                            if way == "chmod":
+                                os.chmod(arg, 0o666)
+                            elif way == "fchmod":
+                                descriptor = os.open(arg, os.O_RDONLY)
+                                try:
+                                    os.fchmod(descriptor, 0o666)
+                                finally:
+                                    os.close(descriptor)
+                            elif way == "utime":
+                                os.utime(arg, (0, 0))
+                            elif way == "chown":
+                                os.chown(arg, os.getuid(), os.getgid())
+                            elif way == "xattr":
+                                os.setxattr(arg, "user.crescent", b"1")
+                            else:
+                                os.setxattr(arg, "security.capability", bytes.fromhex("0100000202000000000000000000000000000000"))
+                            changed.append(way)
+                        except OSError:
+                            pass
+                    return "ok changed by " + ",".join(changed) if changed else "refused every way"
                 if kind == "udp":
                     sender = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
                     sent = sender.sendto(b"exfil", ("127.0.0.1", int(arg)))
@@ -267,6 +291,58 @@ import Glibc
         let result = try await run([("setuid", data)], in: sandbox)
         #expect(result.stdoutLines.first == "refused every way", "\(result)")
         #expect(result.stdoutLines.last == "pong\ttrue\tscript continues", "\(result)")
+    }
+
+    /// Fourth permissions attack X15, X13: Landlock does not govern a file's mode, owner, times
+    /// or extended attributes, and the seccomp filter let them through: a plugin asking nothing
+    /// made the user's key world-writable, set mtimes, and (a host run as root) wrote a
+    /// `security.capability` that gave a program root's powers. All are refused, outside its
+    /// grants, in its data folder and on a file it may read alike.
+    @Test func itChangesNoFilesModeTimesOwnerOrAttributes() async throws {
+        let sandbox = try self.sandbox()
+        let outside = sandbox.path + "/secret.txt"
+        let readable = sandbox.path + "/plugins/pescape/escape.py"
+        let data = sandbox.path + "/.local/share/crescent/plugin-data/pescape"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        try sandbox.write(".local/share/crescent/plugin-data/pescape/own.txt", "mine")
+        let files = [outside, readable, data + "/own.txt"]
+        func state(_ path: String) -> String {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return "gone" }
+            return "\(status.st_mode) \(status.st_mtim.tv_sec) \(status.st_uid)"
+        }
+        let before = files.map(state)
+        let result = try await run(files.map { ("metadata", $0) }, in: sandbox)
+        #expect(result.stdoutLines.prefix(3) == ["refused every way", "refused every way", "refused every way"], "\(result)")
+        #expect(result.stdoutLines.last == "pong\ttrue\tscript continues", "\(result)")
+        #expect(files.map(state) == before, "\(files.map(state)) \(before)")
+    }
+
+    /// Fourth permissions attack X6: netlink was open whatever the protocol, so a plugin granted
+    /// `net` (which shares the host's network namespace) listed every TCP connection of the
+    /// machine (NETLINK_SOCK_DIAG) and opened uevent and audit sockets. Only NETLINK_ROUTE, which
+    /// name lookups read, is left.
+    @Test func grantedANetworkPortItOpensOnlyRouteNetlinkSockets() async throws {
+        let sandbox = try self.sandbox("net = [\"127.0.0.1:9\"]")
+        #expect(try await inHome(["plugins", "allow", "pescape"], sandbox).status == 0)
+        let result = try await run([("socket", "16,3,4"), ("socket", "16,3,15"), ("socket", "16,3,9"), ("socket", "16,3,0")], in: sandbox)
+        let lines = result.stdoutLines
+        #expect(lines.count == 5, "\(result)")
+        for line in lines.prefix(3) { #expect(line.hasPrefix("refused PermissionError"), "\(result)") }
+        #expect(lines.dropFirst(3).first == "ok socket", "\(result)")
+        #expect(lines.last == "pong\ttrue\tscript continues", "\(result)")
+    }
+
+    /// Fourth permissions attack X14: with a relative `--data-dir`, `CRESCENT_DATA_DIR` was
+    /// relative to the host's folder while the plugin's program runs in its own folder: it named
+    /// no folder. It is absolute.
+    @Test func aRelativeDataFolderReachesThePluginAbsolute() async throws {
+        let sandbox = try self.sandbox()
+        let result = try await inHome(["--data-dir", "data", "-e", """
+            task(function() print((services.pescape:attempt("env", "CRESCENT_DATA_DIR"))) end)
+            """], sandbox, timeLimit: 90)
+        let real = URL(fileURLWithPath: sandbox.path).resolvingSymlinksInPath().path
+        #expect(result.stdoutLines == ["ok \(real)/data/plugin-data/pescape"], "\(result)")
     }
 
     /// A name server on TCP 127.0.0.1:53 answering every A question with 127.0.0.1 ("ready"

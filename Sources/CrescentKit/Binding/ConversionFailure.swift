@@ -40,14 +40,22 @@ struct ConversionFailure: Error {
     /// Records that the failing part lies inside `step`.
     mutating func within(_ step: Step) { stepsInward.append(step) }
 
-    /// `.tags[3]`, relative to the converted value (empty for the value itself).
+    /// The most steps a path writes out: a deeper one keeps its first and last few around a
+    /// count of those left out (a table 100 deep named a 375-character path).
+    static let stepsShown = 10
+
+    /// `.tags[3]`, relative to the converted value (empty for the value itself); past
+    /// ``stepsShown`` steps, `.n.n.n.n…(92 more)….n.n.n.n`.
     var path: String {
-        stepsInward.reversed().map { step in
+        let steps = stepsInward.reversed().map { step in
             switch step {
             case .field(let key): ValuePath.member(key)
             case .index(let position): ValuePath.index(position)
             }
-        }.joined()
+        }
+        guard steps.count > Self.stepsShown else { return steps.joined() }
+        let kept = Self.stepsShown / 2 - 1
+        return steps.prefix(kept).joined() + "…(\(steps.count - 2 * kept) more)…" + steps.suffix(kept).joined()
     }
 
     /// `a function at .tags[3]`: what a call-site error says it got.

@@ -61,6 +61,7 @@ public enum ServiceFactory {
         var settings: [String: String] = [:]
         if let location = options.location { settings["location"] = location }
         var entries: [ServiceEntry] = []
+        var names = NameSet()
         for plugin in plugins {
             let context = PluginContext(config: config.sections[plugin.name] ?? .object([:]), sections: config.sections,
                                         dataDirectory: options.dataDirectory, settings: settings, clock: clock)
@@ -71,9 +72,7 @@ public enum ServiceFactory {
                 throw HostSetupError(description: "plugin '\(plugin.name)': \(error.message)")
             }
             for entry in provided {
-                // A linear search over a few dozen names: a `Set<String>` here was the run's first
-                // use of one, which costs the Swift runtime a scan of every conformance.
-                guard !entries.contains(where: { $0.name == entry.name }) else {
+                guard names.insert(entry.name) else {
                     throw HostSetupError(description: "plugin '\(plugin.name)': a service named '\(entry.name)' is already registered")
                 }
                 entries.append(entry)

@@ -106,7 +106,10 @@ final class TerminalQuestion: Sendable {
     /// Blocks the calling thread (the host's loop) until the answer, at most ``answerWait``.
     /// `plainOutput` shows the question when no reader thread runs (stderr, cleared of a live
     /// view).
+    /// The wait is not counted against any time limit (``QuestionTime``).
     func ask(_ question: String, plainOutput: (String) -> Void) -> Bool {
+        QuestionTime.shared.started()
+        defer { QuestionTime.shared.ended() }
         let reader = state.withLock { state -> Reader? in
             state.phase = .waiting
             return state.reader?.reader

@@ -85,7 +85,7 @@ extension LuaPluginRuntime {
         // calls answered.
         let runtime = UnownedRef(self)
         host.runTurn { host in
-            let started = host.clock.uptime
+            let started = runtime.object.deadlines.now
             let stack = host.vm.stack
             let count = Int32(arguments.values.count) + 2
             _ = stack.ensure(count + 3)

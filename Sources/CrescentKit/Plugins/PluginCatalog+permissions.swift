@@ -34,7 +34,9 @@ extension PluginCatalog {
             switch plugin.status {
             case .ok(let manifest) where manifest.name == name, .disabled(let manifest) where manifest.name == name:
                 return .success(manifest)
-            case .broken(let problem) where plugin.folder.hasSuffix("/" + name):
+            case .broken(let problem) where plugin.folder.split(separator: "/").last.map(String.init) == name:
+                // A manifest that does not load has no name: its folder's stands for it (also
+                // `--plugin pc1`, a folder named without a slash).
                 return .failure(problem)
             default:
                 continue

@@ -1,4 +1,5 @@
 public import Model
+import Services
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -61,10 +62,11 @@ public struct PluginManifest: Sendable {
     /// What is wrong when a started plugin declared the services `declared` (`by` its main file,
     /// or its answer to `initialize`): the manifest promises exactly the services it provides.
     func mismatch(declared: [String], by source: String) -> PluginProblem? {
-        if let missing = services.first(where: { !declared.contains($0) }) {
+        let declaredNames = NameSet(declared), listed = NameSet(services)
+        if let missing = services.first(where: { !declaredNames.contains($0) }) {
             return PluginProblem("\(source) did not declare service '\(missing)', which \(path) promises")
         }
-        if let extra = declared.first(where: { !services.contains($0) }) {
+        if let extra = declared.first(where: { !listed.contains($0) }) {
             return PluginProblem("\(source) declared service '\(extra)', which \(path) does not list in field 'services'")
         }
         return nil
@@ -135,6 +137,9 @@ private struct ManifestReader {
         }
         let name = try string("name")
         guard PluginNames.isValid(name) else { throw problem("name", "must match [a-z][a-z0-9_]*, got \"\(visible(name))\"") }
+        guard !PluginNames.reserved.contains(name) else {
+            throw problem("name", "is '\(name)', a name crescent uses itself (a builtin plugin or service, or a section of crescent.toml it reads, whose settings would go to the plugin); choose another name")
+        }
         let version = try string("version")
         guard SemanticVersion(version) != nil else { throw problem("version", "must be a version like 1.0.0, got \"\(visible(version))\"") }
         let crescent = try string("crescent")
@@ -152,7 +157,8 @@ private struct ManifestReader {
         guard !services.isEmpty else { throw problem("services", "must name at least one service") }
         let requires = try names("requires", required: false)
         // Starting the plugin would touch its own services while it starts.
-        if let own = requires.first(where: { services.contains($0) }) {
+        let provided = NameSet(services)
+        if let own = requires.first(where: provided.contains) {
             throw problem("requires", "names service '\(own)', which this plugin provides itself: a plugin cannot require its own services (remove it from requires)")
         }
         var permissions = try PluginPermissions.read(fields["permissions"], path: path)
@@ -224,11 +230,12 @@ private struct ManifestReader {
         }
         guard let items = value.arrayValue else { throw problem(field, "must be an array of names, got \(value.typeName)") }
         var names: [String] = []
+        var seen = NameSet()
         for item in items {
             guard let name = item.stringValue, PluginNames.isValid(name) else {
                 throw problem(field, "must hold names matching [a-z][a-z0-9_]*, got \(item.jsonText)")
             }
-            guard !names.contains(name) else { throw problem(field, "names '\(name)' twice") }
+            guard seen.insert(name) else { throw problem(field, "names '\(name)' twice") }
             names.append(name)
         }
         return names
@@ -258,6 +265,13 @@ private struct ManifestReader {
 
 /// The one syntax of plugin and service names.
 enum PluginNames {
+    /// Names a plugin may not take: the builtin plugin's and its services', and the sections of
+    /// crescent.toml the host reads. A plugin gets the section of its own name as its settings,
+    /// so one named `store` read `[store] path` with its PostgreSQL password, and one named
+    /// `standard` was listed beside the builtin plugin (fourth permissions attack X3).
+    static let reserved: [String] = Array(StandardServices.settingKeys.keys) + Array(ConfigFile.hostSections.keys)
+        + ["standard", "builtin", "crescent"]
+
     /// `[a-z][a-z0-9_]*`.
     static func isValid(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, ("a"..."z").contains(first) else { return false }

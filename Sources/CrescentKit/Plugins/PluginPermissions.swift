@@ -55,7 +55,12 @@ public struct PluginPermissions: Sendable, Equatable {
     }
 
     /// Whether the granted paths cover `path`: the same path (a trailing `/` aside) or one inside
-    /// a granted folder (`~/Music/playlists` within `~/Music`).
+    /// a granted folder (`~/Music/playlists` within `~/Music`), where it really leads now. Read
+    /// as written, `~/Music/../.ssh` or a symbolic link below a granted folder (one the plugin
+    /// made where it may write, or one the user keeps there) was "asking for less", and an
+    /// update took the whole file system without a question (fourth permissions attack X8): a
+    /// path inside has no `.` or `..` and resolves (links followed, as the sandbox will) inside
+    /// the granted folder's own resolution. Checked at each start, so a link made later counts.
     static func paths(_ granted: [String], cover path: String) -> Bool {
         func trimmed(_ path: String) -> String {
             var path = path
@@ -63,9 +68,14 @@ public struct PluginPermissions: Sendable, Equatable {
             return path
         }
         let asked = trimmed(path)
+        let home = getenv("HOME").map { String(cString: $0) }
         return granted.contains { grant in
             let folder = trimmed(grant)
-            return asked == folder || asked.hasPrefix(folder == "/" ? "/" : folder + "/")
+            if asked == folder { return true }
+            guard asked.hasPrefix(folder == "/" ? "/" : folder + "/"),
+                  !asked.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else { return false }
+            return PluginSandbox.isInside(PluginSandbox.resolve(expanded(asked, home: home)),
+                                          PluginSandbox.resolve(expanded(folder, home: home)))
         }
     }
 
@@ -189,6 +199,7 @@ public struct PluginPermissions: Sendable, Equatable {
             guard let value = table[field] else { return [] }
             guard let items = value.arrayValue else { throw problem(field, "must be an array of strings, e.g. \(example)") }
             var result: [String] = []
+            var seen = NameSet()
             for item in items {
                 guard let text = item.stringValue else { throw problem(field, "must hold strings, got \(item.typeName); e.g. \(example)") }
                 // What a person grants is what they were shown: nothing may change how it prints.
@@ -197,7 +208,7 @@ public struct PluginPermissions: Sendable, Equatable {
                                   + "which would change what a terminal shows of it; write it plainly")
                 }
                 if let why = valid(text) { throw problem(field, "\(why), got \"\(visible(text))\"; e.g. \(example)") }
-                guard !result.contains(text) else { throw problem(field, "names \"\(visible(text))\" twice") }
+                guard seen.insert(text) else { throw problem(field, "names \"\(visible(text))\" twice") }
                 result.append(text)
             }
             return result

@@ -1,3 +1,4 @@
+import Crypto
 import CSandbox
 import Services
 #if canImport(Glibc)
@@ -27,7 +28,8 @@ struct PluginSandbox {
         return Int(crescent_landlock_abi())
     }
 
-    /// The data folder of plugin `name`, `DATA/plugin-data/NAME` (made when missing).
+    /// The data folder of `manifest`'s plugin, `DATA/plugin-data/NAME` (made when missing),
+    /// absolute.
     ///
     /// Not `DATA/plugins/NAME`, which the contract named: with the default data folder that is
     /// where `crescent plugins install` puts plugin NAME and where every run looks for plugins,
@@ -35,23 +37,54 @@ struct PluginSandbox {
     /// even one named as a plugin the user granted (which then ran with that grant), and an
     /// update wiped an installed plugin's data. A data folder left at the old place by an
     /// earlier release is moved over once, unless it is an installed plugin's own folder.
-    static func dataFolder(of name: String, dataDirectory: String?) -> String {
+    ///
+    /// The folder belongs to the plugin folder that used it first (`DATA/plugin-data/NAME.owner`
+    /// records it, beside the folder, where the plugin cannot write): a plugin of the same name
+    /// from another folder (a cloned project's `plugins/NAME` shadowing an installed, granted
+    /// plugin) gets `DATA/plugin-data/NAME-HASH` of its own instead of reading and rewriting the
+    /// other's data (fourth permissions attack X7). An installed plugin keeps its folder across
+    /// updates, and so its data.
+    static func dataFolder(of manifest: PluginManifest, dataDirectory: String?) -> String {
+        let name = manifest.name
         let base = PluginGrants.dataFolder(dataDirectory)
-        let folder = base + "/plugin-data/" + name
+        var folder = base + "/plugin-data/" + name
         let earlier = base + "/plugins/" + name
         if access(folder, F_OK) != 0, access(earlier, F_OK) == 0, access(earlier + "/plugin.toml", F_OK) != 0 {
             Folders.make(base + "/plugin-data", mode: 0o700)
             _ = Glibc.rename(earlier, folder)
         }
+        Folders.make(base + "/plugin-data", mode: 0o700)
+        let owner = resolve(manifest.folder)
+        if let recorded = Self.owner(recordedAt: folder + ".owner", claimingFor: owner), recorded != owner {
+            let digits = Array("0123456789abcdef")
+            let digest = SHA256.hash(data: Array(owner.utf8)).prefix(6).map { String([digits[Int($0 >> 4)], digits[Int($0 & 15)]]) }.joined()
+            folder += "-" + digest
+        }
         Folders.make(folder, mode: 0o700)
-        return folder
+        // Absolute: a process plugin runs in its own folder, where a relative `--data-dir data`
+        // named no folder at all (fourth permissions attack X14).
+        return resolve(folder)
+    }
+
+    /// The plugin folder recorded in `record`, which is made holding `owner` when there is none
+    /// yet (`O_EXCL`: of two first starts at once, one claims it). Nil when it cannot be read.
+    private static func owner(recordedAt record: String, claimingFor owner: String) -> String? {
+        let made = Glibc.open(record, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if made >= 0 {
+            let bytes = Array(owner.utf8)
+            let written = bytes.withUnsafeBytes { Glibc.write(made, $0.baseAddress, $0.count) }
+            Glibc.close(made)
+            if written == bytes.count { return owner }
+        }
+        guard let read = try? PluginFile.read(record, limit: 1 << 16, what: "the data folder's owner record") else { return nil }
+        return String(decoding: read, as: UTF8.self)
     }
 
     init(manifest: PluginManifest, dataDirectory: String?) {
         plugin = manifest.name
         permissions = manifest.permissions
         folder = Self.resolve(manifest.folder)
-        dataFolder = Self.resolve(Self.dataFolder(of: manifest.name, dataDirectory: dataDirectory))
+        dataFolder = Self.dataFolder(of: manifest, dataDirectory: dataDirectory)
         let home = getenv("HOME").map { String(cString: $0) }
         read = manifest.permissions.read.map { Self.resolve(PluginPermissions.expanded($0, home: home)) }
         write = manifest.permissions.write.map { Self.resolve(PluginPermissions.expanded($0, home: home)) }
@@ -90,6 +123,17 @@ struct PluginSandbox {
         return path
     }
 
+    /// True when the resolved `path` is the host process's entry in `/proc` or inside it
+    /// (`/proc/self`, `/proc/thread-self` and its threads' `/proc/TID` all lead there): a Lua
+    /// plugin granted `/proc` (as the shipped `system` plugin is) read the host's environment
+    /// and, through `mem`, the script's and other plugins' data (fourth permissions attack X9).
+    static func isHostProcessEntry(_ path: String) -> Bool {
+        guard path.hasPrefix("/proc/") else { return false }
+        let number = path.dropFirst(6).prefix { $0 != "/" }
+        guard !number.isEmpty, number.allSatisfy(\.isNumber), let id = Int32(number) else { return false }
+        return id == getpid() || access("/proc/self/task/\(id)", F_OK) == 0
+    }
+
     /// True when the resolved `path` is `root` or inside it.
     static func isInside(_ path: String, _ root: String) -> Bool {
         root == "/" || path == root || path.hasPrefix(root + "/")
@@ -120,14 +164,17 @@ struct PluginSandbox {
     /// The granted folder `path` (resolved) lies in, for reading or (`write`) writing, or why
     /// the plugin may not reach it.
     ///
-    /// A relative `path` starts at the plugin's folder, as its programs run there (harden4 H10):
+    /// A relative `path` starts at the plugin's folder, as its programs run there:
     /// the same code must reach the same file wherever crescent was started.
     func reach(_ path: String, write wants: Bool, extraRead: [String] = []) -> Access {
         let resolved = Self.resolve(path.hasPrefix("/") ? path : folder + "/" + path)
-        let roots = [dataFolder] + write + (wants ? [] : [folder] + read + extraRead)
-        if let root = roots.first(where: { Self.isInside(resolved, $0) }) { return .granted(root: root, resolved: resolved) }
         let shown = resolved == path ? path : "\(path) (that is \(resolved))"
         let field = wants ? "write" : "read"
+        if Self.isHostProcessEntry(resolved) {
+            return .refused("permission: plugin '\(plugin)' may not \(field) \(shown): it is the host's own process (its environment, memory and open files), which no grant opens to a Lua plugin: the plugin runs inside the host")
+        }
+        let roots = [dataFolder] + write + (wants ? [] : [folder] + read + extraRead)
+        if let root = roots.first(where: { Self.isInside(resolved, $0) }) { return .granted(root: root, resolved: resolved) }
         return .refused("permission: plugin '\(plugin)' may not \(field) \(shown): not granted (add it to [permissions] \(field) in its plugin.toml, then run crescent plugins allow \(plugin))")
     }
 

@@ -156,7 +156,7 @@ final class ProcessPlugin {
 
     /// `CRESCENT_DATA_DIR`: a folder of the plugin's own under the data folder (made when missing).
     private var dataFolder: String {
-        PluginSandbox.dataFolder(of: manifest.name, dataDirectory: host.options.dataDirectory)
+        PluginSandbox.dataFolder(of: manifest, dataDirectory: host.options.dataDirectory)
     }
 
     // MARK: Starting and stopping

@@ -11,8 +11,8 @@ import Glibc
 /// a timer, a handler, a task) runs with a deadline of the time limit from its start, and a
 /// method's task, around each of its resumes, with the one counted from the call's start.
 ///
-/// It works in real time (`CLOCK_MONOTONIC`, the reading a real clock's deadlines use): a
-/// virtual clock cannot advance while the loop is held.
+/// It works in real time (`CLOCK_MONOTONIC`, the reading a real clock's deadlines use, less the
+/// time spent waiting on a person's answer): a virtual clock cannot advance while the loop is held.
 final class RunawayWatchdog {
     /// The deadline of the method code running now, in monotonic nanoseconds; 0 when none runs.
     private final class Deadline: Sendable {
@@ -78,9 +78,11 @@ final class RunawayWatchdog {
 
     func stop() { timer.cancel() }
 
+    /// Question-free monotonic time: it stands still while a person is asked to grant a plugin's
+    /// permissions (``QuestionTime``), so code that waited on the question is not past its
+    /// deadline for that wait.
     static func now() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+        let now = QuestionTime.monotonic()
+        return now - min(now, QuestionTime.shared.excluded(atMonotonic: now))
     }
 }
