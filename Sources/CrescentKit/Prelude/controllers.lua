@@ -19,7 +19,8 @@
 local P = ...
 local type, error, setmetatable, rawget, rawset, tostring, select, pairs, ipairs, next =
   type, error, setmetatable, rawget, rawset, tostring, select, pairs, ipairs, next
-local xpcall, traceback, insert, remove, concat, sort = xpcall, debug.traceback, table.insert, table.remove, table.concat, table.sort
+local xpcall, traceback, getinfo, insert, remove, concat, sort =
+  xpcall, debug.traceback, debug.getinfo, table.insert, table.remove, table.concat, table.sort
 -- `spawn` runs the controllers' own code as tasks whose spawned programs belong to the
 -- controller; `task_` is the script's task (self:task), whose spawned programs end with it.
 local spawn, task_, observe_, on_, after_, every_ = P.methodTask, task, observe, on, timer.after, timer.every
@@ -62,13 +63,19 @@ end
 
 -- The message handler of a controller's own code: Lua's "attempt to call a nil value (method
 -- 'evry')" gets the controller's method or helper it resembles (`self:evry(1, "tick")`: did you
--- mean 'every'?), then the traceback.
-local function handlerFor(self)
+-- mean 'every'?), and "attempt to index a nil value (field 'view')" in init or loadView says
+-- when self.view comes to be; then the traceback.
+local function handlerFor(self, method)
   return function(message)
     if type(message) == "string" then
       local name = message:match("attempt to call a nil value %(method '([%w_]+)'%)$")
       local closest = name and P.resembles(name, methodNames(self, true))
       if closest then message = message .. "; did you mean '" .. closest .. "' (a method of " .. nameOf(self) .. ")?" end
+      if (method == "init" or method == "loadView") and rawget(self, "view") == nil
+          and message:find("attempt to index a nil value (field 'view')", 1, true) then
+        message = message .. "; self.view exists from viewDidLoad on: " .. nameOf(self) .. ":" .. method
+          .. " runs before loadView's view is made, so use the view in viewDidLoad (or later)"
+      end
     end
     return traceback(message, 2)
   end
@@ -78,7 +85,7 @@ end
 local function call(self, method, ...)
   local f = self[method]
   if type(f) ~= "function" then return end
-  local ok, err = xpcall(f, handlerFor(self), self, ...)
+  local ok, err = xpcall(f, handlerFor(self, method), self, ...)
   if not ok then P.report(err, "error in " .. nameOf(self) .. ":" .. method) end
   return ok, err
 end
@@ -187,12 +194,15 @@ local function load(self)
   call(self, "init", st.args)
   local f = self.loadView
   if type(f) == "function" then
-    local ok, root = xpcall(f, traceback, self)
+    local ok, root = xpcall(f, handlerFor(self, "loadView"), self)
     if not ok then
       P.report(root, "error in " .. nameOf(self) .. ":loadView")
     elseif root ~= nil then
       if tostring(root):sub(1, 6) ~= "<view." then
-        P.report(nameOf(self) .. ":loadView must return a view component (view.text, view.stack, ...), got " .. type(root),
+        -- Named at the method's own line: the wrong value is returned there.
+        local info = getinfo(f, "S")
+        local where = info and info.linedefined > 0 and info.short_src .. ":" .. info.linedefined .. ": " or ""
+        P.report(where .. nameOf(self) .. ":loadView must return a view component (view.text, view.stack, ...), got " .. type(root),
           "error in " .. nameOf(self) .. ":loadView")
       else
         st.root = root
@@ -826,7 +836,9 @@ end
 
 function app.press(...)
   if select("#", ...) == 0 then error("bad argument #1 to 'app.press' (a key name expected, e.g. app.press(\"down\", \"enter\"))", 2) end
-  return sendKeys(nil, "app.press", ...)
+  -- Not a tail call: sendKeys names a wrong key at the level of app.press's caller.
+  local sent = sendKeys(nil, "app.press", ...)
+  return sent
 end
 
 ---------------------------------------------------------------------------------------------------
@@ -897,6 +909,16 @@ local function startable(service, method, signature)
   return f
 end
 
+-- The global on/observe name an unknown event or property; called from inside `within` their
+-- error would carry no line, so it is raised again at the helper's caller. Called as
+-- `return (located(pcall(...)))`, not as a tail call: level 3 is then the script's line.
+local function located(ok, ...)
+  if ok then return ... end
+  local message = ...
+  if type(message) == "string" then error(message, 3) end
+  error(message, 0)
+end
+
 function Controller:observe(object, key, h, options)
   local signature = "self:observe(object, key, handler[, options])"
   helperSelf(self, signature)
@@ -904,7 +926,7 @@ function Controller:observe(object, key, h, options)
     error(signature .. ": argument #1 must be a service or model object, such as services.location, got " .. shown(object), 2)
   end
   checkHandler(self, signature, 3, h)
-  return owned(self, observe_, object, key, handler(self, h, wantsLatest(options)), methodOptions(h, options))
+  return (located(pcall(owned, self, observe_, object, key, handler(self, h, wantsLatest(options)), methodOptions(h, options))))
 end
 function Controller:on(name, h, options)
   local signature = "self:on(event, handler[, options])"
@@ -913,7 +935,7 @@ function Controller:on(name, h, options)
     error(signature .. ": argument #1 must be an event name such as \"location.didUpdateLocations\", got " .. shown(name), 2)
   end
   checkHandler(self, signature, 2, h)
-  return owned(self, on_, name, handler(self, h, wantsLatest(options)), methodOptions(h, options))
+  return (located(pcall(owned, self, on_, name, handler(self, h, wantsLatest(options)), methodOptions(h, options))))
 end
 -- self:after and self:every: timer.after/every owned by the controller, taking a method name.
 local function timerHelper(name, start)
