@@ -129,6 +129,11 @@ local LIFECYCLE = { "init", "loadView", "viewDidLoad", "viewWillAppear", "viewDi
   "viewWillDisappear", "viewDidDisappear", "dealloc" }
 local isStep = {}
 for _, step in ipairs(LIFECYCLE) do isStep[step] = true end
+-- The methods a selectable list or table calls (on enter, on a move): misspelled, they are
+-- never called either.
+local CALLBACKS = { "didSelect", "selectionChanged" }
+local isCallback = {}
+for _, name in ipairs(CALLBACKS) do isCallback[name] = true end
 local checkedClasses = setmetatable({}, { __mode = "k" })
 
 -- A helper named after a step with a word of its own (reloadView, onInit, initUI, initRows) is
@@ -148,7 +153,9 @@ local function checkLifecycleNames(class)
     checkedClasses[class] = true
     local names = {}
     for key, value in next, class do
-      if type(key) == "string" and type(value) == "function" and not isStep[key] and key:sub(1, 2) ~= "__" then names[#names + 1] = key end
+      if type(key) == "string" and type(value) == "function" and not isStep[key] and not isCallback[key] and key:sub(1, 2) ~= "__" then
+        names[#names + 1] = key
+      end
     end
     sort(names)
     for _, step in ipairs(LIFECYCLE) do
@@ -163,6 +170,10 @@ local function checkLifecycleNames(class)
       if step and not ownWord(key, step) then
         P.warn(nameOf(class) .. ":" .. key .. " is not a lifecycle step, so it is never called as one; did you mean '" .. step .. "'?")
       end
+      local callback = not step and P.resembles(key, CALLBACKS)
+      if callback and not ownWord(key, callback) then
+        P.warn(nameOf(class) .. ":" .. key .. " is not called by a selectable list or table; did you mean '" .. callback .. "'?")
+      end
     end
     class = rawget(class, "__base")
   end
@@ -174,6 +185,10 @@ local function instantiate(classOrInstance, args, caller)
   if not isClass(classOrInstance) then
     error(caller .. ": expected a controller class or instance, got " .. type(classOrInstance), 3)
   end
+  if args ~= nil and type(args) ~= "table" then
+    error(caller .. ": args must be a table (init(args) receives it), got " .. type(args) .. "; e.g. " .. caller .. "(" .. nameOf(classOrInstance)
+      .. ", { item = item })", 3)
+  end
   checkLifecycleNames(classOrInstance)
   nextId = nextId + 1
   local self = setmetatable({ children = {} }, classOrInstance)
@@ -184,6 +199,9 @@ local function instantiate(classOrInstance, args, caller)
   }
   return self, true
 end
+
+-- The methods of a view component: self.view:update{...} meant one of its components.
+local COMPONENT_METHODS = { update = true, set = true, apply = true, find = true, select = true }
 
 -- init, loadView, viewDidLoad, once per instance.
 local function load(self)
@@ -197,7 +215,12 @@ local function load(self)
     local ok, root = xpcall(f, handlerFor(self, "loadView"), self)
     if not ok then
       P.report(root, "error in " .. nameOf(self) .. ":loadView")
-    elseif root ~= nil then
+    elseif root == nil then
+      -- A loadView that builds a view but does not return it shows nothing: said where it is.
+      local info = getinfo(f, "S")
+      local where = info and info.linedefined > 0 and info.short_src .. ":" .. info.linedefined .. ": " or ""
+      P.warn(where .. nameOf(self) .. ":loadView returned nothing, so " .. nameOf(self) .. " shows no view: return it (return view.text { ... })")
+    else
       if tostring(root):sub(1, 6) ~= "<view." then
         -- Named at the method's own line: the wrong value is returned there.
         local info = getinfo(f, "S")
@@ -210,6 +233,10 @@ local function load(self)
         local name = nameOf(self)
         self.view = setmetatable({ root = root }, { __index = function(_, id)
           local found = root:find(id)
+          if found == nil and COMPONENT_METHODS[id] then
+            error("self.view holds the view's components by id, so self.view:" .. id .. "(...) calls no component: write self.view.<id>:" .. id
+              .. "(...) (ids: " .. (#P.viewIds(root) > 0 and concat(P.viewIds(root), ", ") or "none") .. "), or self.view.root:" .. id .. "(...)", 2)
+          end
           if found == nil and type(id) == "string" and id:sub(1, 2) ~= "__" then
             local ids = P.viewIds(root)
             local closest = P.resembles(id, ids)
@@ -580,7 +607,12 @@ local function parseArgs(args)
   return parsed
 end
 
+local COMMAND_OPTIONS = { "args", "complete" }
 function Controller:command(name, method, help, options)
+  if state[self] == nil then
+    error("self:command(name, method[, help][, options]): call it with ':' on the controller (self:command(...)), got "
+      .. type(self) .. " as self", 2)
+  end
   if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
     error("bad argument #1 to 'command' (a command name of letters, digits, _ or -, got " .. tostring(name) .. ")", 2)
   end
@@ -588,6 +620,13 @@ function Controller:command(name, method, help, options)
   if type(self[method]) ~= "function" then error("command '" .. name .. "': " .. noMethod(self, method), 2) end
   if options ~= nil and type(options) ~= "table" then error("bad argument #4 to 'command' (options table expected, got " .. type(options) .. ")", 2) end
   options = options or {}
+  for key in pairs(options) do
+    if key ~= "args" and key ~= "complete" then
+      local closest = type(key) == "string" and P.resembles(key, COMMAND_OPTIONS)
+      error("bad argument #4 to 'command' (unknown option '" .. tostring(key) .. "' (options: args, complete)"
+        .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
+    end
+  end
   if options.complete ~= nil and type(options.complete) ~= "function" then
     error("bad argument #4 to 'command' (options.complete must be a function(argIndex, prefix), got " .. type(options.complete) .. ")", 2)
   end
@@ -675,6 +714,9 @@ local function checkKey(key, caller, position, level)
 end
 
 function Controller:key(key, method, help)
+  if state[self] == nil then
+    error("self:key(key, method[, help]): call it with ':' on the controller (self:key(...)), got " .. type(self) .. " as self", 2)
+  end
   checkKey(key, "key", 1, 2)
   if key == "ctrl-c" then error("bad argument #1 to 'key' (ctrl-c always quits, so it cannot be bound; choose another key)", 2) end
   if type(method) ~= "string" then error("bad argument #2 to 'key' (method name string expected, got " .. type(method) .. ")", 2) end

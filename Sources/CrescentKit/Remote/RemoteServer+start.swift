@@ -46,6 +46,11 @@ extension RemoteServer {
     static func settingProblem(_ setting: Value) -> String? {
         switch setting {
         case .null, .bool: return nil
+        case .string(let name) where ["yes", "no", "true", "false", "on", "off"].contains(name.lowercased()):
+            // A quoted yes is a host name to TOML; the person meant the boolean.
+            let meant = ["yes", "true", "on"].contains(name.lowercased())
+            return "[host] listen = \"\(name)\" would listen as a host named '\(name)': write listen = \(meant) (no quotes), "
+                + "or a name such as listen = \"groceries\""
         case .string(let name):
             do throws(RemoteError) {
                 try RemoteFolder.validate(name: name)

@@ -1,0 +1,156 @@
+import Testing
+
+/// The second newcomer probe of issue 39: the misleading and silent findings.
+@Suite struct HardeningNewcomerSecondTests {
+    /// M3, M6, S1, S2: `self.command(...)` with a dot blamed a method that exists;
+    /// `self.view:update{}` was "no component with id 'update'"; a loadView without `return`
+    /// showed nothing; a misspelled option of `command`, a misspelled `didSelect` and a string
+    /// where `app.push` takes its args went unsaid.
+    @Test func controllerMistakesAreNamed() async throws {
+        let result = try await runScript("""
+            local T = controller("T")
+            function T:loadView()
+              view.text { id = "t", text = "a" }
+            end
+            local U = controller("U")
+            function U:loadView() return view.text { id = "t", text = "u" } end
+            function U:didselect() end
+            function U:x() end
+            function U:viewDidLoad()
+              print(select(2, pcall(function() self.command("x", "x", "x") end)))
+              print(select(2, pcall(function() self:command("x", "x", "x", { arg = { "item: string" } }) end)))
+              print(select(2, pcall(function() self.view:update { text = "b" } end)))
+              print(select(2, pcall(function() self.key("a", "x") end)))
+              print(select(2, pcall(function() app.push(T, "args") end)))
+              app.push(T)
+            end
+            app.push(U)
+            """, stdinText: "")
+        #expect(result.stdoutLines.prefix(5) == [
+            "script.lua:10: self:command(name, method[, help][, options]): call it with ':' on the controller (self:command(...)), got string as self",
+            "script.lua:11: bad argument #4 to 'command' (unknown option 'arg' (options: args, complete); did you mean 'args'?)",
+            "script.lua:12: self.view holds the view's components by id, so self.view:update(...) calls no component: write "
+                + "self.view.<id>:update(...) (ids: t), or self.view.root:update(...)",
+            "script.lua:13: self:key(key, method[, help]): call it with ':' on the controller (self:key(...)), got string as self",
+            "script.lua:14: app.push: args must be a table (init(args) receives it), got string; e.g. app.push(T, { item = item })",
+        ], "\(result)")
+        #expect(result.stderr.contains("crescent: U:didselect is not called by a selectable list or table; did you mean 'didSelect'?"),
+                "\(result)")
+        #expect(result.stderr.contains("crescent: script.lua:2: T:loadView returned nothing, so T shows no view: return it "
+                                       + "(return view.text { ... })"), "\(result)")
+    }
+
+    /// M1: `help("view")` documented fields the components refuse (`data`, `keys`, `empty`).
+    @Test func theViewsHelpListsTheFieldsTheComponentsTake() async throws {
+        let result = try await runScript("help('view')")
+        #expect(result.status == 0, "\(result)")
+        for line in ["view.list { id, items, marker, selectable }", "view.table { id, columns, rows, header, selectable }",
+                     "view.keyvalue { id, pairs }", "view.template { id, source, data, file }", "view.stack { id, gap, child, ... }"] {
+            #expect(result.stdout.contains(line), "\(line): \(result)")
+        }
+        #expect(!result.stdout.contains("empty"), "\(result)")
+    }
+
+    /// M4: `latitude` on a location suggested `altitude`; `lng` suggested nothing.
+    @Test func theUsualWordsForLatitudeAndLongitudeSuggestLatAndLon() async throws {
+        let result = try await runScript("""
+            task(function()
+              local l = services.location:current()
+              print(select(2, pcall(function() return l.latitude end)))
+              print(select(2, pcall(function() return l.lng end)))
+            end)
+            """, options: ["--location", "fixed:1,2"])
+        #expect(result.stdoutLines.count == 2, "\(result)")
+        #expect(result.stdoutLines.first?.hasSuffix("; did you mean 'lat'?)") == true, "\(result)")
+        #expect(result.stdoutLines.last?.hasSuffix("; did you mean 'lon'?)") == true, "\(result)")
+    }
+
+    /// S3: `on("")` and `on("locaton.didUpdateLocations")` subscribed to what never fires.
+    @Test func anEmptyEventNameIsRefusedAndAServiceNameMisspelledIsWarned() async throws {
+        let result = try await runScript("""
+            print(select(2, pcall(on, "", print)))
+            on("locaton.didUpdateLocations", print)
+            on("groceries.saved", print)
+            """)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines.first?.contains("bad argument #1 to 'on' (the name is empty: give a service's event") == true, "\(result)")
+        #expect(result.stderr.contains("crescent: warning: script.lua:2: on(\"locaton.didUpdateLocations\", handler) listens for the script's own "
+                                       + "event 'locaton.didUpdateLocations': no service is named 'locaton'; did you mean 'location' "
+                                       + "(on(\"location.didUpdateLocations\", handler))?"), "\(result)")
+        #expect(!result.stderr.contains("groceries"), "\(result)")
+    }
+
+    /// S7 and M7: `[host] listen = "yes"` listened as a host named `yes`; a key before any
+    /// section was called a section.
+    @Test func aQuotedYesForListenAndAKeyBeforeAnySectionAreNamed() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("script.lua", "print('ran')\n")
+        try sandbox.write("crescent.toml", "[host]\nlisten = \"yes\"\n")
+        let quoted = try await crescent(["script.lua"], in: sandbox)
+        #expect(quoted.status == 2, "\(quoted)")
+        #expect(quoted.stderr.contains("crescent.toml:2: [host] listen = \"yes\" would listen as a host named 'yes': write listen = true "
+                                       + "(no quotes), or a name such as listen = \"groceries\""), "\(quoted)")
+        try sandbox.write("crescent.toml", "# where the fixes come from\nprovider = \"fixed:1,2\"\n")
+        let topLevel = try await crescent(["script.lua"], in: sandbox)
+        #expect(topLevel.status == 0, "\(topLevel)")
+        #expect(topLevel.stderr.contains("crescent.toml:2: key 'provider' comes before any [section], so no setting reads it; put it under [location]"),
+                "\(topLevel)")
+        #expect(!topLevel.stderr.contains("unknown section"), "\(topLevel)")
+    }
+
+    /// M9: extra words to `crescent observe` were told to give what was given (the first three
+    /// are NAME SERVICE KEY).
+    @Test func extraWordsToObserveAreNamed() async throws {
+        let result = try await crescent(["observe", "location", "location", "extra", "words"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("too many words: crescent observe [NAME] SERVICE KEY takes at most three, and 'words' is more"),
+                "\(result)")
+    }
+    /// P1: a misspelled global (`servies`, `Controller`) ended in Lua's bare "attempt to index
+    /// a nil value (global 'servies')"; reading a global that is not set still gives nil.
+    @Test func aMisspelledGlobalSuggestsTheGlobal() async throws {
+        let indexed = try await runScript("print(undefinedName)\nservies.location:start()")
+        #expect(indexed.stdoutLines == ["nil"], "\(indexed)")
+        #expect(indexed.stderr.contains("script.lua:2: attempt to index a nil value (global 'servies'); did you mean 'services'?"), "\(indexed)")
+        let called = try await runScript("local T = Controller('T')")
+        #expect(called.stderr.contains("script.lua:1: attempt to call a nil value (global 'Controller'); did you mean 'controller'?"), "\(called)")
+    }
+
+    /// S4: `post("location.didFail", ...)` reached `on("location.didFail")` but not
+    /// `services.location:on("didFail")`; a script's own dotted name still posts.
+    @Test func postingAServicesEventIsRefused() async throws {
+        let result = try await runScript("""
+            print(select(2, pcall(post, "location.didFail", { code = "fake" })))
+            on("my.event", function(payload) print("got", payload) end)
+            post("my.event", 7)
+            """)
+        #expect(result.stdoutLines == [
+            "bad argument #1 to 'post' ('location.didFail' is an event of the location service, which only the service posts; post a name "
+                + "of the script's own (\"refreshed\"), or fake the service in a spec (fake.service))",
+            "got\t7",
+        ], "\(result)")
+    }
+
+    /// M5: `crescent send groceris add milk` and `send --keys down` were sent to the host as
+    /// commands named 'groceris' and '--keys'.
+    @Test func sendNamesAMisspelledHostOrOption() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("groceries.lua", """
+            local G = controller("Groceries")
+            function G:loadView() return view.text { text = "list" } end
+            function G:viewDidLoad() self:command("add", "add", "add an item") end
+            function G:add(item) print("added", item) end
+            app.push(G)
+            """)
+        let host = try await ListeningHost(script: "groceries.lua", name: "groceries", options: ["--keep-running"], sandbox: sandbox)
+        let misspelled = try await host.crescentCommand(["send", "groceris", "add", "milk"])
+        #expect(misspelled.status == 1, "\(misspelled)")
+        #expect(misspelled.stderr.contains("send: no host named 'groceris'; did you mean 'crescent send groceries add milk'?"), "\(misspelled)")
+        let option = try await host.crescentCommand(["send", "--keys", "down"])
+        #expect(option.status == 2, "\(option)")
+        #expect(option.stderr.contains("send: unknown option '--keys'; did you mean '--key'?"), "\(option)")
+        let sent = try await host.crescentCommand(["send", "groceries", "add", "milk"])
+        #expect(sent.status == 0, "\(sent)")
+        _ = await host.stop()
+    }
+}
