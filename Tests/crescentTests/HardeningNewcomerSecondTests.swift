@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// The second newcomer probe of issue 39: the misleading and silent findings.
@@ -152,5 +153,34 @@ import Testing
         let sent = try await host.crescentCommand(["send", "groceries", "add", "milk"])
         #expect(sent.status == 0, "\(sent)")
         _ = await host.stop()
+    }
+    /// S1 and S7: `self.view.t = view.text {...}` was ignored; `greet Ada Lovelace` to a command
+    /// without declared args ran greet("Ada"), dropping `Lovelace` without a word.
+    @Test func replacingAComponentAndAWordTooManyAreNamed() async throws {
+        let result = try await runScript("""
+            local T = controller("T")
+            function T:loadView() return view.text { id = "t", text = "a" } end
+            function T:viewDidLoad()
+              print(select(2, pcall(function() self.view.t = view.text { text = "b" } end)))
+              self:command("greet", "greet", "greet someone")
+            end
+            function T:greet(name) print("Hello, " .. name .. "!") end
+            app.push(T)
+            """, stdinText: "greet Ada Lovelace\ngreet Ada\n")
+        #expect(result.stdoutLines.contains("script.lua:4: self.view.t = ... does not replace a component: update it "
+                                            + "(self.view.t:update { ... }) or set its fields (self.view.t.text = ...)"), "\(result)")
+        #expect(result.stderr.contains("command 'greet': T:greet takes 1 argument (name), got 2 (quote an argument with spaces: \"Ada Lovelace\")"),
+                "\(result)")
+        #expect(result.stdoutLines.filter { $0.hasPrefix("Hello") } == ["Hello, Ada!"], "\(result)")
+    }
+
+    /// M8: the stubs' closed `crescent.response` had no `json`, so LuaLS flagged the README's
+    /// own `r:json()`.
+    @Test func theStubsTypeAResponsesJsonMethod() async throws {
+        let sandbox = try Sandbox()
+        let result = try await crescent(["stubs", "--out", "types"], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        let globals = try String(contentsOfFile: sandbox.path + "/types/globals.lua", encoding: .utf8)
+        #expect(globals.contains("---@field json fun(self: crescent.response, opts?: table): any"), "\(globals.prefix(400))")
     }
 }

@@ -19,8 +19,8 @@
 local P = ...
 local type, error, setmetatable, rawget, rawset, tostring, select, pairs, ipairs, next =
   type, error, setmetatable, rawget, rawset, tostring, select, pairs, ipairs, next
-local xpcall, traceback, getinfo, insert, remove, concat, sort =
-  xpcall, debug.traceback, debug.getinfo, table.insert, table.remove, table.concat, table.sort
+local xpcall, traceback, getinfo, getlocal, insert, remove, concat, sort =
+  xpcall, debug.traceback, debug.getinfo, debug.getlocal, table.insert, table.remove, table.concat, table.sort
 -- `spawn` runs the controllers' own code as tasks whose spawned programs belong to the
 -- controller; `task_` is the script's task (self:task), whose spawned programs end with it.
 local spawn, task_, observe_, on_, after_, every_ = P.methodTask, task, observe, on, timer.after, timer.every
@@ -231,7 +231,10 @@ local function load(self)
         st.root = root
         -- A missing id (the view was built with another) is named with the ids it has.
         local name = nameOf(self)
-        self.view = setmetatable({ root = root }, { __index = function(_, id)
+        self.view = setmetatable({ root = root }, { __newindex = function(_, id)
+          error("self.view." .. tostring(id) .. " = ... does not replace a component: update it (self.view." .. tostring(id)
+            .. ":update { ... }) or set its fields (self.view." .. tostring(id) .. ".text = ...)", 2)
+        end, __index = function(_, id)
           local found = root:find(id)
           if found == nil and COMPONENT_METHODS[id] then
             error("self.view holds the view's components by id, so self.view:" .. id .. "(...) calls no component: write self.view.<id>:" .. id
@@ -510,7 +513,7 @@ local function nextCommand()
   return command
 end
 
-local convertArgs   -- below, with self:command
+local convertArgs, checkArity   -- below, with self:command
 
 -- A command's `done(ok, message)`, when it has one (remote control's send), hears how it went.
 local function dispatch(name, args, count, done)
@@ -542,6 +545,7 @@ local function dispatch(name, args, count, done)
     return done(false, message)
   end
   local converted, convertedCount = convertArgs(name, command, args, count)
+  if converted and not command.args then converted, convertedCount = checkArity(name, top, command.method, converted, convertedCount) end
   if not converted then
     P.warn(convertedCount)
     return done(false, convertedCount)
@@ -607,12 +611,19 @@ local function parseArgs(args)
   return parsed
 end
 
+-- self:command and self:key bind on an instance: a class (C:command in the script's body) or a
+-- value given by `.` for `:` is named, at the caller's line.
+local function onInstance(self, signature, example)
+  if state[self] ~= nil then return end
+  if isClass(self) then
+    error(signature .. ": call it on an instance, as " .. example .. " in viewDidLoad, not on the class " .. nameOf(self), 3)
+  end
+  error(signature .. ": call it with ':' on the controller (" .. example .. "), got " .. type(self) .. " as self", 3)
+end
+
 local COMMAND_OPTIONS = { "args", "complete" }
 function Controller:command(name, method, help, options)
-  if state[self] == nil then
-    error("self:command(name, method[, help][, options]): call it with ':' on the controller (self:command(...)), got "
-      .. type(self) .. " as self", 2)
-  end
+  onInstance(self, "self:command(name, method[, help][, options])", "self:command(...)")
   if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
     error("bad argument #1 to 'command' (a command name of letters, digits, _ or -, got " .. tostring(name) .. ")", 2)
   end
@@ -640,6 +651,18 @@ end
 
 -- The arguments of a command with declared args, converted to their types; nil and a message
 -- naming the argument when one does not fit.
+-- A command without declared args passes its words to the method: more words than the method
+-- has parameters were dropped without a word (greet Ada Lovelace ran greet("Ada")).
+function checkArity(name, top, method, args, count)
+  local f = top[method]
+  local info = type(f) == "function" and getinfo(f, "u")
+  if not info or info.isvararg or count <= info.nparams - 1 then return args, count end
+  local names = {}
+  for i = 2, info.nparams do names[#names + 1] = getlocal(f, i) end
+  return nil, "command '" .. name .. "': " .. nameOf(top) .. ":" .. method .. " takes " .. #names .. " argument" .. (#names == 1 and "" or "s")
+    .. (#names > 0 and " (" .. concat(names, ", ") .. ")" or "") .. ", got " .. count .. " (quote an argument with spaces: \"Ada Lovelace\")"
+end
+
 function convertArgs(name, command, args, count)
   local declared = command.args
   if not declared then return args, count end
@@ -714,9 +737,7 @@ local function checkKey(key, caller, position, level)
 end
 
 function Controller:key(key, method, help)
-  if state[self] == nil then
-    error("self:key(key, method[, help]): call it with ':' on the controller (self:key(...)), got " .. type(self) .. " as self", 2)
-  end
+  onInstance(self, "self:key(key, method[, help])", "self:key(...)")
   checkKey(key, "key", 1, 2)
   if key == "ctrl-c" then error("bad argument #1 to 'key' (ctrl-c always quits, so it cannot be bound; choose another key)", 2) end
   if type(method) ~= "string" then error("bad argument #2 to 'key' (method name string expected, got " .. type(method) .. ")", 2) end
