@@ -183,4 +183,43 @@ import Testing
         let globals = try String(contentsOfFile: sandbox.path + "/types/globals.lua", encoding: .utf8)
         #expect(globals.contains("---@field json fun(self: crescent.response, opts?: table): any"), "\(globals.prefix(400))")
     }
+    /// M2: `"name: strng"` in a plugin's declaration was taken as a table named strng, so a
+    /// string argument was refused as "not a strng"; `"interger"` blamed the initial value.
+    @Test func aMisspelledTypeInAPluginsDeclarationIsNamed() async throws {
+        let sandbox = try luaPluginSandbox("greeter", main: """
+            local greeter = service("greeter", "Greets.")
+            greeter:method("bye", { "name: strng" }, "string", "Says bye.", function(name) return "bye " .. name end)
+            """)
+        let method = try await crescent(["-e", "print(services.greeter)"], in: sandbox)
+        #expect(method.stderr.contains("'strng' is not a type (types: string, number, integer, boolean, table, location, {T}, value; "
+                                       + "another word names a table); did you mean 'string'?"), "\(method)")
+        try sandbox.write("plugins/greeter/main.lua", """
+            local greeter = service("greeter", "Greets.")
+            greeter:property("level", "interger", "How loud.", 0)
+            greeter:method("names", { "names: {strings}" }, "string", "Many.", function(names) return "ok" end)
+            """)
+        let property = try await crescent(["-e", "print(services.greeter)"], in: sandbox)
+        #expect(property.stderr.contains("property 'level': 'interger' is not a type"), "\(property)")
+        #expect(property.stderr.contains("did you mean 'integer'?"), "\(property)")
+    }
+
+    /// S6 and P7: a fake's `status = "200"` answered 200 whatever the test meant; a spec run as a
+    /// script failed on Lua's bare "attempt to call a nil value (global 'describe')"; `q` typed on
+    /// the command line got no hint.
+    @Test func aFakesStringStatusASpecRunAsAScriptAndQAreNamed() async throws {
+        let (result, sandbox) = try await TestCommandTests.run(["h_spec.lua": """
+            it("answers", function() fake.http { ["GET http://a.test/"] = { status = "404" } } end)
+            """])
+        #expect(result.stdout.contains("spec/h_spec.lua:1: fake.http: route GET http://a.test/: status must be an integer such as 404, got string '404'"),
+                "\(result)")
+        let asScript = try await crescent(["spec/h_spec.lua"], in: sandbox)
+        #expect(asScript.stderr.contains("attempt to call a nil value (global 'it'); it is defined in specs: run the file with crescent test FILE"),
+                "\(asScript)")
+        let quit = try await runScript("""
+            local T = controller("T")
+            function T:loadView() return view.text { text = "x" } end
+            app.push(T)
+            """, stdinText: "q\n")
+        #expect(quit.stderr.contains("unknown command 'q'; commands of T: help, quit; did you mean 'quit'?"), "\(quit)")
+    }
 }

@@ -15,10 +15,18 @@ enum GlobalNameHint {
         let rest = message[cut.upperBound...]
         guard let quote = rest.firstIndex(of: "'"), rest[quote...].hasPrefix("')") else { return message }
         let name = String(rest[..<quote])
-        guard let closest = NameSuggestion.closest(to: name, among: globalNames(in: vm)) else { return message }
         let end = rest.index(quote, offsetBy: 2)
+        if specGlobals.contains(name) {
+            return String(message[..<end]) + "; \(name) is defined in specs: run the file with crescent test FILE" + String(message[end...])
+        }
+        guard let closest = NameSuggestion.closest(to: name, among: globalNames(in: vm)) else { return message }
         return String(message[..<end]) + "; did you mean '\(closest)'?" + String(message[end...])
     }
+
+    /// Globals `crescent test` defines: a spec run as a script (`crescent spec/main_spec.lua`)
+    /// fails on the first.
+    static let specGlobals: Set<String> = ["describe", "it", "before_each", "after_each", "setup", "teardown", "pending", "fake",
+                                           "clock", "script", "send", "press", "view_text", "screen_text", "spy", "stub", "mock"]
 
     /// The names of the globals that hold a value (`_G`'s string keys, read raw: no script code runs).
     private static func globalNames(in vm: LuaVM) -> [String] {

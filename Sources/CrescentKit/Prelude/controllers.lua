@@ -538,7 +538,8 @@ local function dispatch(name, args, count, done)
     -- that; the help of each follows for stdin and the REPL.
     local names = { "help", "quit" }
     for i, command in ipairs(st.commandOrder) do insert(names, i, command) end
-    local closest = P.resembles(name, names)
+    -- `q`, the key that quits elsewhere, typed on the open command line.
+    local closest = name == "q" and "quit" or P.resembles(name, names)
     local message = "unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ": " .. concat(names, ", ")
       .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "\n" .. commandList(top)
     P.warn(message)

@@ -68,6 +68,11 @@ function fake.http(table_)
       error("fake.http: route " .. key .. " must answer a table { status, headers, body }, a string body or a function(request), got " .. type(answer), 2)
     end
     if type(answer) == "table" then checkKeys(answer, HTTP_ANSWER, "fake.http: route " .. key, 2) end
+    if type(answer) == "table" and answer.status ~= nil and math.type(answer.status) ~= "integer" then
+      -- status = "200" answered as if no status were given: a test of an error path passed through success.
+      error("fake.http: route " .. key .. ": status must be an integer such as 404, got " .. type(answer.status)
+        .. (type(answer.status) == "string" and " '" .. answer.status .. "'" or ""), 2)
+    end
     if routes[key] == nil then routeOrder[#routeOrder + 1] = key end
     routes[key] = answer
   end
