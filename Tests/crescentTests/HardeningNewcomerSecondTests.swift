@@ -222,4 +222,17 @@ import Testing
             """, stdinText: "q\n")
         #expect(quit.stderr.contains("unknown command 'q'; commands of T: help, quit; did you mean 'quit'?"), "\(quit)")
     }
+
+    /// P0: the tracker (the README's quick start) showed gpsd's failure in one view.text line,
+    /// cut at the width before its advice (--location fixed:LAT,LON); it is wrapped now.
+    @Test func theTrackerShowsTheLocationAdviceWhole() async throws {
+        let sandbox = try Sandbox()
+        let tracker = CrescentProcess(["--keep-running", "--timeout", "20", "--ui", "plain", "--location", "gpsd:127.0.0.1:1",
+                                       "\(ControllerScriptTests.scripts)/tracker.lua"], directory: sandbox.path)
+        try tracker.start()
+        #expect(await tracker.waitForOutput("--location fixed:LAT,LON", within: 15), "\(tracker.stdout)\n\(tracker.stderr)")
+        #expect(tracker.stdout.split(separator: "\n").allSatisfy { $0.count <= 80 }, "\(tracker.stdout)")
+        tracker.send(SIGTERM, expecting: .handled)
+        _ = await tracker.finish()
+    }
 }
