@@ -27,12 +27,28 @@ function Tracker:pin()
   self.view.pinned.text = "pinned: " .. self.here
 end
 
+-- A failure's message says what to do (start gpsd, or choose --location fixed:LAT,LON ...): it
+-- is wrapped at 60 columns, since each line of a view.text is cut at the terminal's width.
+local function wrapped(text, width)
+  local lines, line = {}, ""
+  for word in text:gmatch("%S+") do
+    if line ~= "" and #line + 1 + #word > width then
+      lines[#lines + 1] = line
+      line = word
+    else
+      line = line == "" and word or line .. " " .. word
+    end
+  end
+  lines[#lines + 1] = line
+  return table.concat(lines, "\n")
+end
+
 function Tracker:viewWillAppear()
   self:start(services.location)                                   -- stops when the tracker goes
   -- latest: a new fix cancels the lookup of the one before if it is still waiting, so an older
   -- answer never overwrites a newer one on screen.
   self:observe(services.location, "location", "locationChanged", { initial = false, latest = true })
-  self:on("location.didFail", function(err) self.view.title.text = "No fix: " .. tostring(err.message) end)
+  self:on("location.didFail", function(err) self.view.title.text = wrapped("No fix: " .. tostring(err.message), 60) end)
 end
 
 -- A controller method is a task: it can wait for the geocoder without a completion.

@@ -159,9 +159,22 @@ struct Crescent: ParsableCommand {
                 ProcessIO.writeOut(shown(fullMessage(for: error)) + "\n")
                 ProcessIO.exit(0)
             }
-            let message = message(for: error)
+            let message = withValueHint(message(for: error))
             usageError(misspelledSubcommand(arguments) ?? (message.isEmpty ? "invalid command line" : message), usage: subcommandUsage(arguments))
         }
+    }
+
+    /// ArgumentParser's "The value 'abc' is invalid for '--memory-limit <mib>'" with what the
+    /// option takes, by the name its value is shown with: it says only that the value is wrong.
+    static func withValueHint(_ message: String) -> String {
+        let hints = [
+            "<seconds>'": "give a number of seconds, such as 30 or 0.5",
+            "<mib>'": "give a whole number of MiB, such as 512 (0 for no limit)",
+            "<columns>'": "give a whole number of columns, such as 80",
+        ]
+        guard message.hasPrefix("The value '"), message.contains("' is invalid for '--"),
+              let hint = hints.first(where: { message.hasSuffix($0.key) })?.value else { return message }
+        return message + ": " + hint
     }
 
     /// `plugin: no subcommand 'chek'; did you mean 'crescent plugin check'?` when the word after

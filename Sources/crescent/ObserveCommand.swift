@@ -14,6 +14,11 @@ struct ObserveCommand: ParsableCommand {
     var words: [String] = []
 
     func validate() throws {
+        if words.count > 3 {
+            let extra = words.dropFirst(3).map { "'\($0)'" }.joined(separator: " ")
+            throw ValidationError("too many words: crescent observe [NAME] SERVICE KEY takes at most three, and \(extra) "
+                                  + (words.count == 4 ? "is" : "are") + " more")
+        }
         guard (2...3).contains(words.count) else { throw ValidationError("give the service and the property: crescent observe [NAME] SERVICE KEY") }
     }
 

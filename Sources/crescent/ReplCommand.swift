@@ -2,7 +2,8 @@ import ArgumentParser
 import CrescentKit
 
 /// `crescent repl`: the interactive prompt (also what `crescent` opens on a terminal). With stdin
-/// not a terminal there is nobody to prompt: the input runs as a script, so pipes and tests work.
+/// not a terminal there is nobody to prompt: the input runs as a script, so pipes and tests work
+/// (and input that does not compile says so: ``PipedReplNote``).
 struct ReplCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repl",
@@ -26,7 +27,9 @@ struct ReplCommand: ParsableCommand {
             } catch {
                 Crescent.usageError(error.description)
             }
-            return ScriptRunner.run(.standardInput, bytes: bytes, options: options, plugins: [.standard])
+            let status = ScriptRunner.run(.standardInput, bytes: bytes, options: options, plugins: [.standard])
+            if status != 0, let note = PipedReplNote.note(for: bytes) { ProcessIO.writeError("crescent: note: \(note)\n") }
+            return status
         }
         let banner = "Crescent \(CrescentVersion.current) (Lua 5.4). .help for help, Ctrl-D to leave."
         return ReplRunner.run(options: options, plugins: [.standard], banner: banner)

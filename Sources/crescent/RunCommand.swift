@@ -1,6 +1,9 @@
 import Model
 import ArgumentParser
 import CrescentKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `crescent run SCRIPT.lua [ARGS...]`, also what `crescent SCRIPT.lua`, `crescent -e` and a
 /// script piped on stdin run.
@@ -45,9 +48,14 @@ struct RunCommand: ParsableCommand {
         return (nil, arguments)
     }
 
-    /// `; did you mean 'crescent services'?` when a script that cannot be read is named like a
-    /// misspelled subcommand (a bare word, not a path or a `.lua` file), else nothing.
+    /// `; did you mean 'groc.lua'?` when a script that cannot be read is named without the
+    /// `.lua` of a file that is there (`crescent groc`, `crescent proj/main`); `; did you mean
+    /// 'crescent services'?` when it is named like a misspelled subcommand (a bare word, not a
+    /// path or a `.lua` file); else nothing.
     static func subcommandHint(_ source: ScriptSource) -> String {
+        if case .file(let path) = source, !path.hasSuffix(".lua"), access(path + ".lua", F_OK) == 0 {
+            return "; did you mean '\(path).lua'?"
+        }
         guard case .file(let path) = source, !path.contains("/"), !path.hasSuffix(".lua"),
               let closest = NameSuggestion.closest(to: path, among: Crescent.subcommandNames, prefixes: false)
         else { return "" }

@@ -29,8 +29,18 @@ struct SendCommand: ParsableCommand {
             _ = RemoteCommandSupport.result(client, "key", ["keys": .array(names.map { .string($0) })])
             return
         }
+        // `--keys` for `--key`: no command starts with "--", and the host would be told it is one.
+        if let option = words.prefix(2).first(where: { $0.hasPrefix("--") }) {
+            let hint = NameSuggestion.closest(to: option, among: ["--key"]).map { "; did you mean '\($0)'?" } ?? " (send takes --key)"
+            Crescent.usageError("send: unknown option '\(option)'\(hint)")
+        }
         // The first word is the host when it names one that listens and a command follows.
         var words = self.words
+        if words.count > 1, (try? RemoteHosts.resolve(words[0])) == nil,
+           let closest = NameSuggestion.closest(to: words[0], among: RemoteHosts.live().map(\.name)) {
+            // `send groceris add milk`: a host's name misspelled, which the host would take as a command.
+            Crescent.fail("send: no host named '\(words[0])'; did you mean 'crescent send \(closest) \(words.dropFirst().joined(separator: " "))'?")
+        }
         if words.count == 1, (try? RemoteHosts.resolve(words[0])) != nil {
             Crescent.usageError("send: '\(words[0])' is the name of a listening host; give the command to send after it: crescent send \(words[0]) COMMAND [ARGS...]")
         }

@@ -108,7 +108,7 @@ import Testing
     @Test func helpOfGlobalTablesAndTheirFunctions() throws {
         #expect(try help("app.push") == ["app.push(ControllerOrInstance[, args])",
                                          "    Push a controller onto the navigation stack; returns it."])
-        #expect(try help("\"view.table\"").first == "view.table { id, columns, rows, empty }")
+        #expect(try help("\"view.table\"").first == "view.table { id, columns, rows, header, selectable }")
         #expect(try help("controller").first == "controller(name[, base])")
         let app = try help("app")
         #expect(app.first == "app.push/pop/replace/route/open/send, app.top, app.stack, app.args, app.exit([code])")

@@ -74,7 +74,8 @@ import Testing
             "bad argument #1 to 'controller' (name must be a non-empty string)",
             "bad argument #2 to 'controller' (base must be a class made by controller(...), got table)",
             "app.push: expected a controller class or instance, got table",
-            "test.lua:5: command 'go': C has no method 'missing'",
+            "test.lua:5: self:command(name, method[, help][, options]): call it on an instance, as self:command(...) in viewDidLoad, "
+                + "not on the class C",
         ])
     }
 }

@@ -120,7 +120,7 @@ import Testing
         #expect(fields(of: "location") == ["lat", "lon", "time", "provider", "altitude", "speed", "course", "accuracy"])
         #expect(globals.contains("---@field time number? When the fix was taken, seconds since the epoch (UTC)."),
                 "a location table a script passes has only lat and lon")
-        #expect(fields(of: "response") == ["status", "headers", "body", "url"])
+        #expect(fields(of: "response") == ["status", "headers", "body", "url", "json"], "response:json() is typed")
         #expect(fields(of: "feed") == ["url", "title", "interval", "lastChecked", "lastError", "itemCount"])
         #expect(fields(of: "item") == ["id", "title", "link", "published", "summary", "feed", "feedTitle"])
         #expect(fields(of: "user") == ["name", "since"])

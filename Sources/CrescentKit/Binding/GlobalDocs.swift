@@ -20,6 +20,13 @@ enum GlobalDocs {
         Entry(name: name, signature: signature, summary: summary)
     }
 
+    /// A view component's entry, its fields read from its kind (the one list the constructor
+    /// checks): written out here, they had drifted (`data`, `keys`, `empty`, which it refuses).
+    private static func viewEntry(_ kind: any ViewKind.Type, _ summary: String) -> Entry {
+        let fields = ["id"] + kind.fields + (kind.fileField != nil ? ["file"] : []) + (kind.holdsChildren ? ["child, ..."] : [])
+        return entry("view." + kind.name, "view.\(kind.name) { \(fields.joined(separator: ", ")) }", summary)
+    }
+
     static let entries: [Entry] = [
         entry("services", "services.<name>", "Read-only table of service objects by name; an unknown name raises, listing the services."),
         entry("observe", "observe(obj, key, handler[, { initial, coalesce, once, latest }])",
@@ -43,16 +50,17 @@ enum GlobalDocs {
         entry("view", "view.<component> { id = ..., ... }",
               "Text view components: text, list, table, keyvalue, progress, stack, row, slot, template. "
                 + "A component with an id is self.view.<id>; update(data) or setting a field re-renders it."),
-        entry("view.text", "view.text { id, text, style }", "A line or paragraph of text."),
-        entry("view.list", "view.list { id, items, empty }", "A bulleted list of items; apply(change[, items]) follows a collection."),
-        entry("view.table", "view.table { id, columns, rows, empty }",
-              "A table; columns are keys or { key, title, align, width }; set(row, key, value) and apply(change[, items])."),
-        entry("view.keyvalue", "view.keyvalue { id, data, keys }", "Aligned key: value lines of a record or data model."),
-        entry("view.progress", "view.progress { id, value, total, label }", "A progress bar."),
-        entry("view.stack", "view.stack { child, ... }", "Children one above the other."),
-        entry("view.row", "view.row { child, ... }", "Children side by side."),
-        entry("view.slot", "view.slot { id }", "Where a child controller's view goes (self:addChild(child, id))."),
-        entry("view.template", "view.template { id, source, data }", "A Mustache template rendered with data."),
+        viewEntry(TextKind.self, "A line or paragraph of text."),
+        viewEntry(ListKind.self, "A bulleted list of items; apply(change[, items]) follows a collection."),
+        viewEntry(TableKind.self,
+                  "A table; columns are keys or { key, title, align, width } (without columns, the first row's keys); "
+                    + "set(row, key, value) and apply(change[, items])."),
+        viewEntry(KeyValueKind.self, "Aligned key: value lines of pairs: a record, a data model or { { key, value }, ... }."),
+        viewEntry(ProgressKind.self, "A progress bar."),
+        viewEntry(StackKind.self, "Children one above the other."),
+        viewEntry(RowKind.self, "Children side by side."),
+        viewEntry(SlotKind.self, "Where a child controller's view goes (self:addChild(child, id))."),
+        viewEntry(TemplateKind.self, "A Mustache template rendered with data (source, or file next to the script)."),
         entry("app", "app.push/pop/replace/route/open/send, app.top, app.stack, app.args, app.exit([code])",
               "Navigation, routing, commands, the script's arguments and exit."),
         entry("app.push", "app.push(ControllerOrInstance[, args])", "Push a controller onto the navigation stack; returns it."),

@@ -20,6 +20,7 @@ extension ModelBinding {
         }
         vm.register("on") { [unowned self] stack in
             try self.checkRunning("on")
+            if let box = self.anyObjectBox(at: 1, in: stack) { throw Self.objectGivenToOn(box, stack) }
             let name = try stack.checkString(1, function: "on")
             try self.checkServiceEvent(name, stack)
             return try self.on(name, object: nil, event: name, handlerAt: 2, optionsAt: 3, stack, site: .global("on"))
@@ -27,6 +28,12 @@ extension ModelBinding {
         vm.register("post") { [unowned self] stack in
             try self.checkRunning("post")
             let name = try stack.checkString(1, function: "post")
+            // A service's event posted by the script reached `on("location.didFail")` but not
+            // `services.location:on("didFail")`: two ways to listen that disagreed.
+            if let dot = name.firstIndex(of: "."), self.services.contains(where: { $0.name == name[..<dot] }) {
+                throw LuaRaise.badArgument(1, to: "post", "'\(name)' is an event of the \(name[..<dot]) service, which only the service posts; "
+                                           + "post a name of the script's own (\"refreshed\"), or fake the service in a spec (fake.service)")
+            }
             stack.pushValue(at: 2)
             let payload = PostedPayload(self.vm.ref(from: stack))
             self.registry.post(name, payload: .opaque(payload))
@@ -155,14 +162,62 @@ extension ModelBinding {
     /// its declaration (a plugin's that has not started may declare nothing yet: then nothing is
     /// known to check against).
     private func checkServiceEvent(_ name: String, _ stack: LuaStack) throws {
-        guard let dot = name.firstIndex(of: "."),
-              let entry = services.first(where: { $0.name == name[..<dot] }) else { return }
+        guard !name.isEmpty else {
+            throw CallSite.global("on").invalid(1, "the name is empty: give a service's event (\"location.didUpdateLocations\") or a name the script posts")
+        }
+        guard let dot = name.firstIndex(of: ".") else {
+            warnIfServiceEvent(name, stack)
+            return
+        }
+        let prefix = String(name[..<dot])
+        guard let entry = services.first(where: { $0.name == prefix }) else {
+            // `on("locaton.didUpdateLocations", f)`: a script's own name, one letter from a service's.
+            if let closest = NameSuggestion.closest(to: prefix, among: services.map(\.name)) {
+                warnAtCaller("on(\"\(name)\", handler) listens for the script's own event '\(name)': no service is named '\(prefix)'; "
+                             + "did you mean '\(closest)' (on(\"\(closest).\(name[name.index(after: dot)...])\", handler))?", stack)
+            }
+            return
+        }
         let made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
         let interface = made?.box.interface ?? entry.interface
         if made == nil, interface.events.isEmpty, interface.methods.isEmpty, interface.properties.isEmpty { return }
         let event = String(name[name.index(after: dot)...])
         guard interface.event(event) == nil else { return }
         throw CallSite.global("on").invalid(1, Self.undeclaredEvent(event, of: interface))
+    }
+
+    /// `on("didFail", f)` listens for the script's own event (`post("didFail", ...)`), which
+    /// is right for a name the script posts; when the name is an event of a service, the script
+    /// most likely meant that event (`on("location.didFail", f)`): a warning at its line says
+    /// how to write it, and the subscription stays.
+    private func warnIfServiceEvent(_ name: String, _ stack: LuaStack) {
+        let owners = services.filter { entry in
+            let made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
+            return (made?.box.interface ?? entry.interface).event(name) != nil
+        }.map(\.name)
+        guard !owners.isEmpty else { return }
+        let forms = owners.map { "on(\"\($0).\(name)\", handler)" }.joined(separator: " or ")
+        let named = owners.count == 1 ? owners[0] : owners.dropLast().joined(separator: ", ") + " and " + (owners.last ?? "")
+        warnAtCaller("on(\"\(name)\", handler) listens for the script's own event '\(name)' (post(\"\(name)\", ...)); '\(name)' is an event of "
+                     + "\(named): \(forms) listens to it", stack)
+    }
+
+    /// Writes `crescent: warning: FILE:LINE: message`, at the line of the Lua code calling.
+    private func warnAtCaller(_ message: String, _ stack: LuaStack) {
+        luaL_where(stack.state, 1)
+        let place = stack.text(at: -1) ?? ""
+        stack.pop()
+        host.writeError("\(host.console.styled("crescent: warning:", .warning)) \(place)\(message)")
+    }
+
+    /// `on(services.location, "didFail", f)`: the global `on` takes a name; the object's own
+    /// `on` (or the name `location.didFail`) is what was meant.
+    private static func objectGivenToOn(_ box: ObjectBox, _ stack: LuaStack) -> LuaRaise {
+        let event = stack.type(at: 2) == .string ? stack.text(at: 2) ?? "EVENT" : "EVENT"
+        let receiver = box.object.isService ? "services.\(box.name)" : box.name
+        var forms = "\(receiver):on(\"\(event)\", handler)"
+        if box.object.isService { forms += " or on(\"\(box.name).\(event)\", handler)" }
+        return CallSite.global("on").invalid(1, "an event name string expected, got \(box.name): write \(forms)")
     }
 
     /// `'didUpdate' is not an event of location (events: …; did you mean 'didUpdateLocations'?)`.

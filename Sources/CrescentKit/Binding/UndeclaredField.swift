@@ -13,7 +13,8 @@ enum UndeclaredField {
     /// it for the script).
     static func error(_ key: String, on typeName: String, fields: [String], methods: [String],
                       level: Int32 = 2, in stack: LuaStack) -> LuaRaise {
-        let closest = NameSuggestion.closest(to: key, among: fields + methods)
+        let alias = aliases[key.lowercased()].flatMap { fields.contains($0) ? $0 : nil }
+        let closest = alias ?? NameSuggestion.closest(to: key, among: fields + methods)
         let detail = if let closest, methods.contains(closest) {
             "no method '\(key)' on \(typeName) (\(NameSuggestion.listing("methods", methods, suggesting: closest)))"
         } else if closest != nil || methods.isEmpty {
@@ -26,6 +27,11 @@ enum UndeclaredField {
         stack.pop()
         return LuaRaise(place + detail)
     }
+
+    /// Names meaning a field spelled otherwise, which letters alone would not find: a location's
+    /// `latitude` is its `lat` (the closest by letters was `altitude`), `lng` its `lon`.
+    private static let aliases = ["latitude": "lat", "lattitude": "lat", "longitude": "lon", "longtitude": "lon", "lng": "lon",
+                                  "long": "lon"]
 
     /// Gives the library table on top of the stack (`timer`, `log`) an `__index` that names a
     /// function it does not have, with those it has and the closest: `timer.evry(1, f)` raised

@@ -89,6 +89,15 @@ struct ConfigFile {
         let lines = LineIndex(bytes)
         var warnings: [String] = []
         for section in sections.keys.sorted() {
+            let isTable: Bool = if case .object? = sections[section] { true } else { false }
+            if !isTable {
+                // `provider = "fixed:1,2"` before any [section]: a key, not a section.
+                let owners = known.filter { $0.value?.contains(section) == true }.map(\.key).sorted()
+                let fix = owners.isEmpty ? "put it under the [section] it belongs to"
+                    : "put it under " + owners.map { "[\($0)]" }.joined(separator: " or ")
+                warnings.append("\(name):\(lines.topLevelLine(of: section)): key '\(section)' comes before any [section], so no setting reads it; \(fix)")
+                continue
+            }
             guard let keys = known[section] else {
                 let choices = NameSuggestion.listing("sections", known.keys.sorted(),
                                                      suggesting: NameSuggestion.closest(to: section, among: known.keys, prefixes: false))
@@ -137,7 +146,7 @@ struct ConfigFile {
         init(_ bytes: [UInt8]?) {
             guard let bytes else { return }
             let text = String(decoding: bytes, as: UTF8.self)
-            var current: String?
+            var current = ""
             for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let line = ConfigFile.trimmed(raw, " \t")
                 if line.hasPrefix("["), let close = line.firstIndex(of: "]") {
@@ -146,11 +155,14 @@ struct ConfigFile {
                     current = section
                     continue
                 }
-                guard let current, line.contains("=") else { continue }
+                guard line.contains("="), !line.hasPrefix("#") else { continue }
                 let written = ConfigFile.trimmed(line.prefix { $0 != "=" }, " \t\"")
                 if keyLines[current, default: [:]][written] == nil { keyLines[current, default: [:]][written] = index + 1 }
             }
         }
+
+        /// The 1-based line of a `key = ...` before any section (1 when not found).
+        func topLevelLine(of key: String) -> Int { keyLines[""]?[key] ?? 1 }
 
         /// The 1-based line of `[section]`, or of `key = ...` inside it (1 when not found).
         func line(of section: String, key: String? = nil) -> Int {

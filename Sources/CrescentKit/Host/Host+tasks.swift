@@ -62,6 +62,11 @@ extension Host {
             let arguments = stack.top - 1
             let task = self.startTask(function: 1, arguments: arguments, in: stack)
             task.ownsSpawns = ownsSpawns
+            if lua_iscfunction(stack.state, 1) != 0 {
+                luaL_where(stack.state, 1)
+                task.startSite = stack.text(at: -1).flatMap { $0.isEmpty ? nil : $0 }
+                stack.pop()
+            }
             self.taskType.push(task, onto: stack)
             self.resume(task, arguments: arguments)
             return .one
@@ -160,7 +165,9 @@ extension Host {
             if let onEnd = task.onEnd {
                 onEnd(.failed(error))
             } else {
-                reportHandlerError(error, in: "error in task")
+                var located = error
+                if let site = task.startSite, error.kind == .runtime { located.message = site + error.message }
+                reportHandlerError(located, in: "error in task")
             }
         }
     }

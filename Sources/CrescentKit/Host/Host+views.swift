@@ -157,6 +157,7 @@ extension Host {
             }
         }
         if !listItems.isEmpty { fields["items"] = .array(listItems) }
+        if let problem = kind.constructorProblem(fields, id: id) { throw LuaRaise("\(function): \(problem)") }
         let templateFile = kind.fileField != nil ? fields.removeValue(forKey: "file")?.stringValue : nil
         if let target = kind.fileField, let templateFile { fields[target] = .string(try readTemplate(templateFile)) }
         guard children.isEmpty || kind.holdsChildren else {

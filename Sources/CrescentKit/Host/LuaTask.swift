@@ -55,6 +55,9 @@ final class LuaTask: Hashable, Cancellable {
     /// True for a task made by the script's `task(fn)`: the programs its code spawns are its own
     /// and end with it (``endOwnedObjects()``), unless spawned with `outliveTask = true`.
     var ownsSpawns = false
+    /// `file:line: ` where `task(fn)` was called, kept only when `fn` is a C function
+    /// (`task(services.geocoder.reverse, ...)`): its errors carry no line of their own.
+    var startSite: String?
     /// What its code spawned that ends with it (see ``ownsSpawns``).
     var spawned: [OwnedObjectShare] = []
     /// Told `true` before each resume and `false` after (the REPL lets Ctrl-C interrupt only

@@ -52,7 +52,11 @@ public enum ServiceFactory {
             if case .broken(let problem) = plugin.status { notices.append("error: \(problem.message) (plugin skipped)") }
         }
         notices += setupNotices(entries, config: config)
-        return Setup(entries: entries, notices: notices, hostSection: config.sections["host"] ?? .object([:]))
+        let hostSection = config.sections["host"] ?? .object([:])
+        if let problem = RemoteServer.settingProblem(hostSection["listen"]) {
+            throw HostSetupError(description: config.locate(problem))
+        }
+        return Setup(entries: entries, notices: notices, hostSection: hostSection)
     }
 
     /// The entries of `plugins`, in order; a service name given twice is an error.

@@ -82,7 +82,7 @@ extension Repl {
             }
         case .failed(let error):
             if !host.handleControlFlow(error) {
-                let message = TracebackFolding.folded(error.message, always: true)
+                let message = GlobalNameHint.hinted(TracebackFolding.folded(error.message, always: true), in: host.vm)
                 report(error.kind == .interrupted ? "interrupted" + Repl.traceback(of: message) : message)
             }
         case .cancelled:

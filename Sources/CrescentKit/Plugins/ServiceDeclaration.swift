@@ -108,6 +108,7 @@ struct ServiceDeclaration: Sendable {
     /// Why a property's initial value does not fit its type (nil when it does), for the
     /// declaration's error.
     static func initialProblem(_ value: Value, property: String, type: String) -> String? {
+        if let misspelled = misspelledType(type) { return "property '\(property)': \(misspelled)" }
         guard !Self.value(value, fitsProperty: type) else { return nil }
         if value.isNull {
             return "property '\(property)' is declared \(type), which never reads nil: give it an initial value of that type, "
@@ -123,12 +124,39 @@ struct ServiceDeclaration: Sendable {
     /// and the docs walk a type by recursion, and a plugin's declaration is not trusted.
     static let deepestArray = 16
 
-    /// Why an argument's type cannot be declared, or nil: an array nested deeper than ``deepestArray``.
+    /// Why an argument's type cannot be declared, or nil: an array nested deeper than ``deepestArray``,
+    /// or a type's word misspelled (``misspelledType(_:)``).
     static func typeProblem(_ written: String) -> String? {
         let type = written.trimmingSpaces.hasSuffix("?") ? String(written.trimmingSpaces.dropLast()) : written.trimmingSpaces
         let depth = zip(type.utf8, type.utf8.reversed()).prefix { $0 == UInt8(ascii: "{") && $1 == UInt8(ascii: "}") }.count
-        guard depth > deepestArray else { return nil }
+        guard depth > deepestArray else { return misspelledType(written) }
         return "its type nests {…} \(depth) levels deep, more than the \(deepestArray) a type may"
+    }
+
+    /// The words of the built-in types.
+    static let typeWords = ["string", "number", "integer", "boolean", "table", "location", "value", "any", "nil"]
+
+    /// Why `written` is no type when one of its words is a type's misspelled (`strng`,
+    /// `interger`): any other word names a table, so the misspelling was taken as one and a
+    /// string argument was then refused as "not a strng". Nil when no word is.
+    static func misspelledType(_ written: String) -> String? {
+        for part in written.split(separator: "|") {
+            var inner = Substring(part.trimmingSpaces)
+            if inner.hasSuffix("?") { inner = inner.dropLast() }
+            // At most as deep as a type may nest, without copying: a declaration is not trusted.
+            var depth = 0
+            while depth <= deepestArray, inner.hasPrefix("{"), inner.hasSuffix("}"), inner.count >= 2 {
+                inner = inner.dropFirst().dropLast()
+                depth += 1
+            }
+            let word = inner.trimmingSpaces
+            // `{strings}` is an array of strings, as `{string}` is.
+            if typeWords.contains(word) || (word.hasSuffix("s") && typeWords.contains(String(word.dropLast()))) { continue }
+            guard let closest = NameSuggestion.closest(to: word, among: typeWords, prefixes: false) else { continue }
+            return "'\(word)' is not a type (types: string, number, integer, boolean, table, location, {T}, value; another word names a table); "
+                + "did you mean '\(closest)'?"
+        }
+        return nil
     }
 
     static func argumentType(_ word: String) -> ArgumentType {

@@ -19,7 +19,8 @@
 local P = ...
 local type, error, setmetatable, rawget, rawset, tostring, select, pairs, ipairs, next =
   type, error, setmetatable, rawget, rawset, tostring, select, pairs, ipairs, next
-local xpcall, traceback, insert, remove, concat, sort = xpcall, debug.traceback, table.insert, table.remove, table.concat, table.sort
+local xpcall, traceback, getinfo, getlocal, insert, remove, concat, sort =
+  xpcall, debug.traceback, debug.getinfo, debug.getlocal, table.insert, table.remove, table.concat, table.sort
 -- `spawn` runs the controllers' own code as tasks whose spawned programs belong to the
 -- controller; `task_` is the script's task (self:task), whose spawned programs end with it.
 local spawn, task_, observe_, on_, after_, every_ = P.methodTask, task, observe, on, timer.after, timer.every
@@ -62,13 +63,19 @@ end
 
 -- The message handler of a controller's own code: Lua's "attempt to call a nil value (method
 -- 'evry')" gets the controller's method or helper it resembles (`self:evry(1, "tick")`: did you
--- mean 'every'?), then the traceback.
-local function handlerFor(self)
+-- mean 'every'?), and "attempt to index a nil value (field 'view')" in init or loadView says
+-- when self.view comes to be; then the traceback.
+local function handlerFor(self, method)
   return function(message)
     if type(message) == "string" then
       local name = message:match("attempt to call a nil value %(method '([%w_]+)'%)$")
       local closest = name and P.resembles(name, methodNames(self, true))
       if closest then message = message .. "; did you mean '" .. closest .. "' (a method of " .. nameOf(self) .. ")?" end
+      if (method == "init" or method == "loadView") and rawget(self, "view") == nil
+          and message:find("attempt to index a nil value (field 'view')", 1, true) then
+        message = message .. "; self.view exists from viewDidLoad on: " .. nameOf(self) .. ":" .. method
+          .. " runs before loadView's view is made, so use the view in viewDidLoad (or later)"
+      end
     end
     return traceback(message, 2)
   end
@@ -78,7 +85,7 @@ end
 local function call(self, method, ...)
   local f = self[method]
   if type(f) ~= "function" then return end
-  local ok, err = xpcall(f, handlerFor(self), self, ...)
+  local ok, err = xpcall(f, handlerFor(self, method), self, ...)
   if not ok then P.report(err, "error in " .. nameOf(self) .. ":" .. method) end
   return ok, err
 end
@@ -122,6 +129,11 @@ local LIFECYCLE = { "init", "loadView", "viewDidLoad", "viewWillAppear", "viewDi
   "viewWillDisappear", "viewDidDisappear", "dealloc" }
 local isStep = {}
 for _, step in ipairs(LIFECYCLE) do isStep[step] = true end
+-- The methods a selectable list or table calls (on enter, on a move): misspelled, they are
+-- never called either.
+local CALLBACKS = { "didSelect", "selectionChanged" }
+local isCallback = {}
+for _, name in ipairs(CALLBACKS) do isCallback[name] = true end
 local checkedClasses = setmetatable({}, { __mode = "k" })
 
 -- A helper named after a step with a word of its own (reloadView, onInit, initUI, initRows) is
@@ -141,7 +153,9 @@ local function checkLifecycleNames(class)
     checkedClasses[class] = true
     local names = {}
     for key, value in next, class do
-      if type(key) == "string" and type(value) == "function" and not isStep[key] and key:sub(1, 2) ~= "__" then names[#names + 1] = key end
+      if type(key) == "string" and type(value) == "function" and not isStep[key] and not isCallback[key] and key:sub(1, 2) ~= "__" then
+        names[#names + 1] = key
+      end
     end
     sort(names)
     for _, step in ipairs(LIFECYCLE) do
@@ -156,6 +170,10 @@ local function checkLifecycleNames(class)
       if step and not ownWord(key, step) then
         P.warn(nameOf(class) .. ":" .. key .. " is not a lifecycle step, so it is never called as one; did you mean '" .. step .. "'?")
       end
+      local callback = not step and P.resembles(key, CALLBACKS)
+      if callback and not ownWord(key, callback) then
+        P.warn(nameOf(class) .. ":" .. key .. " is not called by a selectable list or table; did you mean '" .. callback .. "'?")
+      end
     end
     class = rawget(class, "__base")
   end
@@ -166,6 +184,10 @@ local function instantiate(classOrInstance, args, caller)
   if state[classOrInstance] then return classOrInstance, false end
   if not isClass(classOrInstance) then
     error(caller .. ": expected a controller class or instance, got " .. type(classOrInstance), 3)
+  end
+  if args ~= nil and type(args) ~= "table" then
+    error(caller .. ": args must be a table (init(args) receives it), got " .. type(args) .. "; e.g. " .. caller .. "(" .. nameOf(classOrInstance)
+      .. ", { item = item })", 3)
   end
   checkLifecycleNames(classOrInstance)
   nextId = nextId + 1
@@ -178,6 +200,9 @@ local function instantiate(classOrInstance, args, caller)
   return self, true
 end
 
+-- The methods of a view component: self.view:update{...} meant one of its components.
+local COMPONENT_METHODS = { update = true, set = true, apply = true, find = true, select = true }
+
 -- init, loadView, viewDidLoad, once per instance.
 local function load(self)
   local st = state[self]
@@ -187,19 +212,34 @@ local function load(self)
   call(self, "init", st.args)
   local f = self.loadView
   if type(f) == "function" then
-    local ok, root = xpcall(f, traceback, self)
+    local ok, root = xpcall(f, handlerFor(self, "loadView"), self)
     if not ok then
       P.report(root, "error in " .. nameOf(self) .. ":loadView")
-    elseif root ~= nil then
+    elseif root == nil then
+      -- A loadView that builds a view but does not return it shows nothing: said where it is.
+      local info = getinfo(f, "S")
+      local where = info and info.linedefined > 0 and info.short_src .. ":" .. info.linedefined .. ": " or ""
+      P.warn(where .. nameOf(self) .. ":loadView returned nothing, so " .. nameOf(self) .. " shows no view: return it (return view.text { ... })")
+    else
       if tostring(root):sub(1, 6) ~= "<view." then
-        P.report(nameOf(self) .. ":loadView must return a view component (view.text, view.stack, ...), got " .. type(root),
+        -- Named at the method's own line: the wrong value is returned there.
+        local info = getinfo(f, "S")
+        local where = info and info.linedefined > 0 and info.short_src .. ":" .. info.linedefined .. ": " or ""
+        P.report(where .. nameOf(self) .. ":loadView must return a view component (view.text, view.stack, ...), got " .. type(root),
           "error in " .. nameOf(self) .. ":loadView")
       else
         st.root = root
         -- A missing id (the view was built with another) is named with the ids it has.
         local name = nameOf(self)
-        self.view = setmetatable({ root = root }, { __index = function(_, id)
+        self.view = setmetatable({ root = root }, { __newindex = function(_, id)
+          error("self.view." .. tostring(id) .. " = ... does not replace a component: update it (self.view." .. tostring(id)
+            .. ":update { ... }) or set its fields (self.view." .. tostring(id) .. ".text = ...)", 2)
+        end, __index = function(_, id)
           local found = root:find(id)
+          if found == nil and COMPONENT_METHODS[id] then
+            error("self.view holds the view's components by id, so self.view:" .. id .. "(...) calls no component: write self.view.<id>:" .. id
+              .. "(...) (ids: " .. (#P.viewIds(root) > 0 and concat(P.viewIds(root), ", ") or "none") .. "), or self.view.root:" .. id .. "(...)", 2)
+          end
           if found == nil and type(id) == "string" and id:sub(1, 2) ~= "__" then
             local ids = P.viewIds(root)
             local closest = P.resembles(id, ids)
@@ -473,7 +513,7 @@ local function nextCommand()
   return command
 end
 
-local convertArgs   -- below, with self:command
+local convertArgs, checkArity   -- below, with self:command
 
 -- A command's `done(ok, message)`, when it has one (remote control's send), hears how it went.
 local function dispatch(name, args, count, done)
@@ -498,13 +538,15 @@ local function dispatch(name, args, count, done)
     -- that; the help of each follows for stdin and the REPL.
     local names = { "help", "quit" }
     for i, command in ipairs(st.commandOrder) do insert(names, i, command) end
-    local closest = P.resembles(name, names)
+    -- `q`, the key that quits elsewhere, typed on the open command line.
+    local closest = name == "q" and "quit" or P.resembles(name, names)
     local message = "unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ": " .. concat(names, ", ")
       .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "\n" .. commandList(top)
     P.warn(message)
     return done(false, message)
   end
   local converted, convertedCount = convertArgs(name, command, args, count)
+  if converted and not command.args then converted, convertedCount = checkArity(name, top, command.method, converted, convertedCount) end
   if not converted then
     P.warn(convertedCount)
     return done(false, convertedCount)
@@ -570,7 +612,19 @@ local function parseArgs(args)
   return parsed
 end
 
+-- self:command and self:key bind on an instance: a class (C:command in the script's body) or a
+-- value given by `.` for `:` is named, at the caller's line.
+local function onInstance(self, signature, example)
+  if state[self] ~= nil then return end
+  if isClass(self) then
+    error(signature .. ": call it on an instance, as " .. example .. " in viewDidLoad, not on the class " .. nameOf(self), 3)
+  end
+  error(signature .. ": call it with ':' on the controller (" .. example .. "), got " .. type(self) .. " as self", 3)
+end
+
+local COMMAND_OPTIONS = { "args", "complete" }
 function Controller:command(name, method, help, options)
+  onInstance(self, "self:command(name, method[, help][, options])", "self:command(...)")
   if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
     error("bad argument #1 to 'command' (a command name of letters, digits, _ or -, got " .. tostring(name) .. ")", 2)
   end
@@ -578,6 +632,13 @@ function Controller:command(name, method, help, options)
   if type(self[method]) ~= "function" then error("command '" .. name .. "': " .. noMethod(self, method), 2) end
   if options ~= nil and type(options) ~= "table" then error("bad argument #4 to 'command' (options table expected, got " .. type(options) .. ")", 2) end
   options = options or {}
+  for key in pairs(options) do
+    if key ~= "args" and key ~= "complete" then
+      local closest = type(key) == "string" and P.resembles(key, COMMAND_OPTIONS)
+      error("bad argument #4 to 'command' (unknown option '" .. tostring(key) .. "' (options: args, complete)"
+        .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
+    end
+  end
   if options.complete ~= nil and type(options.complete) ~= "function" then
     error("bad argument #4 to 'command' (options.complete must be a function(argIndex, prefix), got " .. type(options.complete) .. ")", 2)
   end
@@ -591,6 +652,18 @@ end
 
 -- The arguments of a command with declared args, converted to their types; nil and a message
 -- naming the argument when one does not fit.
+-- A command without declared args passes its words to the method: more words than the method
+-- has parameters were dropped without a word (greet Ada Lovelace ran greet("Ada")).
+function checkArity(name, top, method, args, count)
+  local f = top[method]
+  local info = type(f) == "function" and getinfo(f, "u")
+  if not info or info.isvararg or count <= info.nparams - 1 then return args, count end
+  local names = {}
+  for i = 2, info.nparams do names[#names + 1] = getlocal(f, i) end
+  return nil, "command '" .. name .. "': " .. nameOf(top) .. ":" .. method .. " takes " .. #names .. " argument" .. (#names == 1 and "" or "s")
+    .. (#names > 0 and " (" .. concat(names, ", ") .. ")" or "") .. ", got " .. count .. " (quote an argument with spaces: \"Ada Lovelace\")"
+end
+
 function convertArgs(name, command, args, count)
   local declared = command.args
   if not declared then return args, count end
@@ -665,6 +738,7 @@ local function checkKey(key, caller, position, level)
 end
 
 function Controller:key(key, method, help)
+  onInstance(self, "self:key(key, method[, help])", "self:key(...)")
   checkKey(key, "key", 1, 2)
   if key == "ctrl-c" then error("bad argument #1 to 'key' (ctrl-c always quits, so it cannot be bound; choose another key)", 2) end
   if type(method) ~= "string" then error("bad argument #2 to 'key' (method name string expected, got " .. type(method) .. ")", 2) end
@@ -826,7 +900,9 @@ end
 
 function app.press(...)
   if select("#", ...) == 0 then error("bad argument #1 to 'app.press' (a key name expected, e.g. app.press(\"down\", \"enter\"))", 2) end
-  return sendKeys(nil, "app.press", ...)
+  -- Not a tail call: sendKeys names a wrong key at the level of app.press's caller.
+  local sent = sendKeys(nil, "app.press", ...)
+  return sent
 end
 
 ---------------------------------------------------------------------------------------------------
@@ -897,6 +973,16 @@ local function startable(service, method, signature)
   return f
 end
 
+-- The global on/observe name an unknown event or property; called from inside `within` their
+-- error would carry no line, so it is raised again at the helper's caller. Called as
+-- `return (located(pcall(...)))`, not as a tail call: level 3 is then the script's line.
+local function located(ok, ...)
+  if ok then return ... end
+  local message = ...
+  if type(message) == "string" then error(message, 3) end
+  error(message, 0)
+end
+
 function Controller:observe(object, key, h, options)
   local signature = "self:observe(object, key, handler[, options])"
   helperSelf(self, signature)
@@ -904,7 +990,7 @@ function Controller:observe(object, key, h, options)
     error(signature .. ": argument #1 must be a service or model object, such as services.location, got " .. shown(object), 2)
   end
   checkHandler(self, signature, 3, h)
-  return owned(self, observe_, object, key, handler(self, h, wantsLatest(options)), methodOptions(h, options))
+  return (located(pcall(owned, self, observe_, object, key, handler(self, h, wantsLatest(options)), methodOptions(h, options))))
 end
 function Controller:on(name, h, options)
   local signature = "self:on(event, handler[, options])"
@@ -913,7 +999,7 @@ function Controller:on(name, h, options)
     error(signature .. ": argument #1 must be an event name such as \"location.didUpdateLocations\", got " .. shown(name), 2)
   end
   checkHandler(self, signature, 2, h)
-  return owned(self, on_, name, handler(self, h, wantsLatest(options)), methodOptions(h, options))
+  return (located(pcall(owned, self, on_, name, handler(self, h, wantsLatest(options)), methodOptions(h, options))))
 end
 -- self:after and self:every: timer.after/every owned by the controller, taking a method name.
 local function timerHelper(name, start)

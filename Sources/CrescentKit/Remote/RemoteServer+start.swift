@@ -39,6 +39,29 @@ extension RemoteServer {
         }
     }
 
+    /// What is wrong with `[host] listen` in the config file (`setting`), as an error naming the
+    /// section and key (``ConfigFile/locate(_:)`` adds the file and line); nil when it is
+    /// absent, a boolean or a valid name. Checked when the file is read, so a wrong one is named
+    /// there and not only once a host tries to listen.
+    static func settingProblem(_ setting: Value) -> String? {
+        switch setting {
+        case .null, .bool: return nil
+        case .string(let name) where ["yes", "no", "true", "false", "on", "off"].contains(name.lowercased()):
+            // A quoted yes is a host name to TOML; the person meant the boolean.
+            let meant = ["yes", "true", "on"].contains(name.lowercased())
+            return "[host] listen = \"\(name)\" would listen as a host named '\(name)': write listen = \(meant) (no quotes), "
+                + "or a name such as listen = \"groceries\""
+        case .string(let name):
+            do throws(RemoteError) {
+                try RemoteFolder.validate(name: name)
+                return nil
+            } catch {
+                return "[host] listen: \(error)"
+            }
+        default: return "[host] listen must be true, false or a name, got \(setting.typeName)"
+        }
+    }
+
     /// A host name from a script's path: its file name without `.lua` (`groceries`), with
     /// characters a name cannot hold replaced by `-`.
     public static func defaultName(forScript path: String) -> String {

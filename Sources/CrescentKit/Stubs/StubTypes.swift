@@ -21,6 +21,12 @@ struct StubTypes {
     /// geocoder's placemark, a response, a feed and its items, a user, a file's stat, a process's
     /// result, the change set a collection's `didChange` carries), and the fields of a location
     /// besides the `lat` and `lon` scripts pass (optional there, so `{ lat =, lon = }` is one).
+    /// Methods of data models (models.lua's), as LuaCATS fields: with the models closed, an
+    /// editor would flag the README's own `r:json()` as undefined without them.
+    static let modelMethods: [String: [String]] = [
+        "response": ["json fun(self: crescent.response, opts?: table): any The body decoded as json.decode decodes it (raises when it is not JSON)."],
+    ]
+
     static let modelFields: [String: [String]] = [
         "location": ["lat number Latitude, degrees (WGS 84).",
                      "lon number Longitude, degrees (WGS 84).",

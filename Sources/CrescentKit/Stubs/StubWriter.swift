@@ -163,7 +163,7 @@ public enum StubWriter {
             let open = StubTypes.openModels.contains(model) ? ": { [string]: any }" : ""
             lines.append("---@class \(StubTypes.className(model))\(open)")
             let listed = StubTypes.modelFields[model] ?? []
-            for field in listed { lines.append("---@field " + field) }
+            for field in listed + (StubTypes.modelMethods[model] ?? []) { lines.append("---@field " + field) }
             if let fields = types.records[model] {
                 var scratch = types
                 let named = Set(listed.map { String($0.prefix { $0 != " " }) })

@@ -117,7 +117,11 @@ extension SpecHost {
             let fake = try fakeNamed(stack)
             let key = try stack.checkString(2, function: "set")
             try Self.checkDeclared(key, among: fake.interface.properties.map(\.name), kind: "property", of: fake.interface.name, in: "set")
-            fake.set(key, try modelValue(at: 3, stack, function: "set"))
+            let value = try modelValue(at: 3, stack, function: "set")
+            if let type = fake.interface.property(key)?.type, let problem = Self.typeProblem(value, declared: type) {
+                throw LuaRaise.badArgument(2, to: "set", "'\(key)' of \(fake.interface.name) is \(type), got \(problem)")
+            }
+            fake.set(key, value)
             return .none
         }
         vm.register(field: "fakeEmit") { [unowned self] stack in
@@ -141,6 +145,19 @@ extension SpecHost {
             stack.push(closest)
             return .one
         }
+    }
+
+    /// What `value` is when a property declared as `declared` (`boolean`, `string`, `integer`,
+    /// `number`: the plain types; others are not checked) cannot hold it: `h:set("updating",
+    /// "yes")` would make the fake answer what the real service never does. Nil when it can.
+    static func typeProblem(_ value: Value, declared: String) -> String? {
+        let fits: Bool
+        switch (declared, value) {
+        case ("boolean", .bool), ("string", .string), ("integer", .integer), ("number", .integer), ("number", .number): fits = true
+        case ("boolean", _), ("string", _), ("integer", _), ("number", _): fits = false
+        default: fits = true
+        }
+        return fits ? nil : value.typeName
     }
 
     /// `timer.every(1 s) at spec/x_spec.lua:3` (where its function is) for each active repeating timer.

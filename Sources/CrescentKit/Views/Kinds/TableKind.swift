@@ -10,6 +10,15 @@ enum TableKind: ViewKind {
     static let firstFields = ["columns"]
     static let rowsField: String? = "rows"
 
+    /// Without `columns` the columns are the keys of the first row: with no rows either, the
+    /// table would show nothing, not even its titles (rows given later, even `rows = {}`, are
+    /// the script's choice).
+    static func constructorProblem(_ fields: Fields, id: String?) -> String? {
+        guard fields["columns"] == nil, fields["rows"] == nil else { return nil }
+        return "give its columns (columns = { \"name\", \"qty\" }) or its rows (the keys of the first row become the columns); "
+            + "with neither it shows nothing"
+    }
+
     static func updateField(for value: Value) -> String? {
         if case .array = value { "rows" } else { nil }
     }

@@ -23,6 +23,10 @@ protocol ViewKind {
     /// when the constructor needs a table (whatever the value: the constructor asks with null
     /// before it converts the value).
     static func constructorFields(bare value: Value) -> Fields?
+    /// What a component made with `fields` and `id` lacks to ever show anything, as the
+    /// constructor's error (`view.table {}`: no columns and no rows to take them from); nil
+    /// when nothing is missing.
+    static func constructorProblem(_ fields: Fields, id: String?) -> String?
     /// Whether the constructor's positional entries are the component's items
     /// (`view.list { "a", "b" }`) rather than child components.
     static var takesPositionalItems: Bool { get }
@@ -68,6 +72,7 @@ extension ViewKind {
     static var firstFields: [String] { [] }
     static func updateField(for value: Value) -> String? { nil }
     static func constructorFields(bare value: Value) -> Fields? { nil }
+    static func constructorProblem(_ fields: Fields, id: String?) -> String? { nil }
     static var takesPositionalItems: Bool { false }
     static var holdsChildren: Bool { false }
     static var fileField: String? { nil }

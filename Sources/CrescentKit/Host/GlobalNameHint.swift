@@ -1,0 +1,47 @@
+import CLua
+import LuaBridge
+import Model
+
+/// Lua's "attempt to index a nil value (global 'servies')" with the global the name most likely
+/// misspells (`services`, `controller` for `Controller`), as Python's NameError says "Did you
+/// mean". Only the message grows: reading a global that is not set stays nil, since scripts test
+/// their own globals with `if x == nil`.
+enum GlobalNameHint {
+    /// `message` with `; did you mean 'services'?` after its `(global 'servies')`, when one of
+    /// the VM's globals is close; else `message` as it is. Runs on the loop, reading `_G` raw.
+    static func hinted(_ message: String, in vm: LuaVM) -> String {
+        let marker = " a nil value (global '"
+        guard let first = message.split(separator: "\n", maxSplits: 1).first, let cut = first.firstRange(of: marker) else { return message }
+        let rest = message[cut.upperBound...]
+        guard let quote = rest.firstIndex(of: "'"), rest[quote...].hasPrefix("')") else { return message }
+        let name = String(rest[..<quote])
+        let end = rest.index(quote, offsetBy: 2)
+        if specGlobals.contains(name) {
+            return String(message[..<end]) + "; \(name) is defined in specs: run the file with crescent test FILE" + String(message[end...])
+        }
+        guard let closest = NameSuggestion.closest(to: name, among: globalNames(in: vm)) else { return message }
+        return String(message[..<end]) + "; did you mean '\(closest)'?" + String(message[end...])
+    }
+
+    /// Globals `crescent test` defines: a spec run as a script (`crescent spec/main_spec.lua`)
+    /// fails on the first.
+    static let specGlobals: Set<String> = ["describe", "it", "before_each", "after_each", "setup", "teardown", "pending", "fake",
+                                           "clock", "script", "send", "press", "view_text", "screen_text", "spy", "stub", "mock"]
+
+    /// The names of the globals that hold a value (`_G`'s string keys, read raw: no script code runs).
+    private static func globalNames(in vm: LuaVM) -> [String] {
+        let stack = vm.stack
+        let top = stack.top
+        defer { stack.setTop(top) }
+        guard stack.ensure(3) else { return [] }
+        stack.pushGlobals()                                                           // G
+        guard stack.type(at: -1) == .table else { return [] }
+        var names: [String] = []
+        stack.pushNil()                                                               // G key
+        while lua_next(stack.state, -2) != 0 {                                        // G key value
+            if stack.type(at: -2) == .string, let key = stack.text(at: -2), !key.hasPrefix("_") { names.append(key) }
+            stack.pop()                                                               // G key
+        }
+        return names
+    }
+}
