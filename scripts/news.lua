@@ -92,6 +92,7 @@ function News:viewDidLoad()
   self:key("r", "refresh", "refresh")
   self:command("refresh", "refresh", "fetch every feed now")
   self:command("feed", "feed", "feed N: the Nth feed's items")
+  self:showFeeds(self.feeds.feeds)
   -- Subscribing fetches each feed; its row follows through `feeds`. Made here, not on each
   -- appearance, so coming back from a feed's items subscribes nothing again.
   self.adding = self:task(function()
@@ -121,7 +122,7 @@ function News:showFeeds(feeds)
   self.list = feeds
   self.view.list:update(rows)
   if #feeds == 0 then
-    self.view.status.text = "no feeds yet: give feed URLs as arguments"
+    self.view.status.text = #self.urls > 0 and "subscribing…" or "no feeds yet: give feed URLs as arguments"
     return
   end
   local text = #feeds == 1 and "1 feed" or (#feeds .. " feeds")
@@ -179,6 +180,9 @@ function Items:viewDidLoad()
   self:command("open", "open", "open N: open the Nth item's link")
   self:command("read", "read", "read N: the Nth item's text")
   self:command("back", "back", "back to the feeds")
+  -- Shown now, not only once it appears: a piped `open 1` right after `feed 1` reaches this
+  -- controller while its push is still under way.
+  self:showItems(self.feeds.latest)
 end
 
 function Items:viewWillAppear()
