@@ -28,7 +28,11 @@ enum DisplayWidth {
     /// `text` cut to at most `width` columns, ending in `…` when something was cut.
     static func truncate(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }
-        if text.utf8.count <= width && text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+        // Nothing but a tab takes more columns than it has UTF-8 bytes (printable ASCII one a
+        // byte, the rest at most two in two to four), so text of at most `width` bytes without a
+        // tab fits as it is: no character measured. A frame cuts every row it shows, and a
+        // table's `─` rule walked a grapheme at a time took a tenth of a key's frame.
+        if text.utf8.count <= width && !text.utf8.contains(0x09) { return text }
         guard of(text) > width else { return text }
         var result = ""
         var used = 0
