@@ -467,14 +467,48 @@ import Darwin
         expectRestored(terminal)
     }
 
-    @Test func groceriesAddsThroughTheCommandLineAndDeletesAfterAConfirmation() async throws {
-        let sandbox = try Sandbox()
+    /// groceries.lua on an 80x12 terminal of its own with an empty list in `sandbox`, `a`
+    /// pressed: the command line open with `add` typed.
+    private static func groceriesAdding(in sandbox: Sandbox) async throws -> InteractiveTerminal {
         let script = CrescentProcess.packageRoot.appendingPathComponent("scripts/groceries.lua").path
         let terminal = try InteractiveTerminal(["--data-dir", sandbox.path + "/data", "--no-plugins", script], directory: sandbox.path,
                                                environment: ["CRESCENT_HISTORY": "/dev/null"], columns: 80, rows: 12)
         await terminal.waitFor(line: "0 items")
         terminal.type("a")
         await terminal.waitFor("the command line with add typed") { lines in lines.last == ":add" }
+        return terminal
+    }
+
+    /// A detail that binds no keys, pushed over the list, answers the keys its status line
+    /// shows: the first `esc` (or `backspace`) goes back and `q` quits; `:` opens the command
+    /// line there. (The line used to open as the first key came and take it.)
+    @Test func aDetailWithoutKeysAnswersTheKeysItsStatusLineShows() async throws {
+        let sandbox = try Sandbox()
+        let terminal = try await Self.groceriesAdding(in: sandbox)
+        terminal.type("milk\r")
+        await terminal.waitFor(line: "> milk")
+        for back in ["\u{1B}", "\u{7F}"] {
+            terminal.type("\r")
+            await terminal.waitFor(line: "Groceries › milk")
+            terminal.type(back)
+            await terminal.waitFor(line: "1 item")
+            #expect(terminal.screen.lines.first == "Groceries", "\(back.debugDescription): \(terminal.screen.lines)")
+        }
+        terminal.type("\r")
+        await terminal.waitFor(line: "Groceries › milk")
+        terminal.type(":x")
+        await terminal.waitFor("the command line with x typed") { lines in lines.last?.hasPrefix(":x") == true }
+        terminal.type("\u{1B}")
+        await terminal.waitFor("the command line left") { lines in lines.last?.hasPrefix("esc back") == true }
+        #expect(terminal.screen.lines.first == "Groceries › milk", "\(terminal.screen.lines)")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    @Test func groceriesAddsThroughTheCommandLineAndDeletesAfterAConfirmation() async throws {
+        let sandbox = try Sandbox()
+        let terminal = try await Self.groceriesAdding(in: sandbox)
         terminal.type("\"oat milk\" 2\r")
         await terminal.waitFor(line: "> oat milk")
         terminal.type("d")
