@@ -116,6 +116,73 @@ import Darwin
         expectRestored(terminal)
     }
 
+    /// The other signals whose default action ends the process (a person's kill -QUIT, ulimit
+    /// -t's SIGXCPU, an unhandled SIGUSR1 or SIGALRM) give the terminal back before it dies of them.
+    @Test(arguments: [SIGQUIT, SIGXCPU, SIGUSR1, SIGALRM])
+    func endingSignalsRestore(signal: Int32) async throws {
+        let (terminal, _) = try await start(environment: ["SWIFT_BACKTRACE": "enable=no"])
+        kill(terminal.pid, signal)
+        _ = await terminal.finish(expectedSignals: [signal])
+        expectRestored(terminal)
+    }
+
+    /// Text from data (a store, a feed, a remote command) never acts on the terminal: escape
+    /// sequences and control characters in a view's text, a table's cells, the title and a key's
+    /// help are not written raw (they left the alternate screen, retitled the window, cleared it).
+    @Test func textFromDataNeverActsOnTheTerminal() async throws {
+        let source = #"""
+            local evil = "\27]0;PWNED\7\27[2J\27[?1049l\27[?1000l\r\n\0"
+            local C = controller("Evil")
+            function C:init() self.title = "title" .. evil end
+            function C:loadView()
+              return view.stack { view.text { text = "shown" .. evil .. "safe" },
+                view.table { id = "t", selectable = true, columns = { "name" }, rows = { { name = "cell" .. evil } } } }
+            end
+            function C:viewDidLoad() self:key("r", "refresh", "help" .. evil) end
+            function C:refresh() end
+            app.push(C)
+            """#
+        let (terminal, _) = try await start(source, file: "evil.lua", showing: "safe")
+        terminal.type("?")
+        await terminal.waitFor(line: "keys of Evil")
+        terminal.type(" ")
+        await terminal.waitFor(line: "> cell")
+        let written = terminal.text
+        #expect(!written.contains("\u{1B}]"), "an OSC was written: \(written.debugDescription)")
+        #expect(!written.contains("\u{07}") && !written.contains("\u{0}"), "\(written.debugDescription)")
+        #expect(!written.contains("\u{7}\u{1B}[2J") && !written.contains("PWNED[2J\u{1B}"), "\(written.debugDescription)")
+        #expect(!written.contains("\u{1B}[?1049l") && !written.contains("\u{1B}[?1000l"), "\(written.debugDescription)")
+        #expect(terminal.screen.lines.contains { $0.contains("> cell]0;PWNED[2J[?1049l[?1000l") }, "\(terminal.screen.lines)")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    /// A terminal that claims 65535 x 65535 (any program on it can set that size) costs a frame
+    /// of at most 2,000 x 1,000: the host allocated without bound and stopped reading keys.
+    @Test func aHugeTerminalSizeIsLaidOutWithinBounds() async throws {
+        let (terminal, _) = try await start()
+        terminal.resize(columns: 65535, rows: 65535)
+        try await Task.sleep(for: .seconds(1))
+        terminal.resize(columns: 100, rows: 12)
+        terminal.type("a")
+        await terminal.waitFor(line: "pressed: a")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    /// A paste whose end mark never comes (a connection cut in the middle of one) is ended after
+    /// a second without bytes: what came is the paste, and keys, Ctrl-C first, work again.
+    @Test func aPasteWithoutItsEndStopsTakingKeys() async throws {
+        let (terminal, _) = try await start()
+        terminal.type("\u{1B}[200~hello")
+        await terminal.waitFor("the paste on the command line") { lines in lines.last?.hasPrefix(":hello") == true }
+        terminal.type("\u{3}")
+        #expect(await terminal.finish() == 130)
+        expectRestored(terminal)
+    }
+
     @Test func theTimeLimitRestores() async throws {
         let (terminal, _) = try await start(options: ["--timeout", "10"])
         #expect(await terminal.finish() == 1)

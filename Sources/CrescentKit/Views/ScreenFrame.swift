@@ -82,7 +82,7 @@ struct ScreenFrame: Equatable {
             output += String(index + 1)
             output += ";1H"
             if shownReversed { output += "\u{1B}[7m" }
-            output += row
+            output += DisplayWidth.visible(row)
             let missing = width - DisplayWidth.of(row)
             if missing > 0 { output += DisplayWidth.spaces(missing) }
             if shownReversed { output += "\u{1B}[0m" }
