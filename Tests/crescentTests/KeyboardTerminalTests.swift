@@ -172,6 +172,28 @@ import Darwin
         expectRestored(terminal)
     }
 
+    /// Past the transcript's 64 KiB, what a run printed on the whole terminal is written out
+    /// from a whole line, after a line saying how much was dropped (it was cut mid-line, silently).
+    @Test func droppedOutputIsSaidAndCutAtALine() async throws {
+        let source = """
+            local C = controller("Printer")
+            function C:loadView() return view.text { text = "ready" } end
+            function C:viewDidLoad() self:key("p", "flood", "print a lot") end
+            function C:flood() for i = 1, 20000 do print("line", i) end app.exit(0) end
+            app.push(C)
+            """
+        let (terminal, _) = try await start(source, file: "flood.lua", showing: "ready")
+        terminal.type("p")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+        let after = terminal.text.components(separatedBy: "\u{1B}[?1049l").last ?? ""
+        let lines = after.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(lines.first?.hasPrefix("crescent: the first ") == true && lines.first?.contains("bytes printed while the app had the terminal were dropped") == true,
+                "\(lines.prefix(3))")
+        #expect(lines.dropFirst().first?.hasPrefix("line\t") == true, "a whole line first: \(lines.prefix(3))")
+        #expect(lines.last == "line\t20000", "\(lines.suffix(2))")
+    }
+
     /// A paste whose end mark never comes (a connection cut in the middle of one) is ended after
     /// a second without bytes: what came is the paste, and keys, Ctrl-C first, work again.
     @Test func aPasteWithoutItsEndStopsTakingKeys() async throws {
