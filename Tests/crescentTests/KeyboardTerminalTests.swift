@@ -194,6 +194,28 @@ import Darwin
         #expect(lines.last == "line\t20000", "\(lines.suffix(2))")
     }
 
+    /// io.write and io.stdout:write from a handler are held back with print's output and
+    /// written out after the terminal is given back (they went onto the alternate screen raw,
+    /// scrolling the frame, and were lost with it).
+    @Test func ioWriteIsHeldBackLikePrint() async throws {
+        let source = """
+            local C = controller("Writer")
+            function C:loadView() return view.text { text = "ready" } end
+            function C:viewDidLoad() self:key("w", "writes", "write") end
+            function C:writes() io.write("IOWRITE-NL\\n") io.stdout:write("STDOUT-WRITE\\n") print("PRINTED") end
+            app.push(C)
+            """
+        let (terminal, _) = try await start(source, file: "writer.lua", showing: "ready")
+        terminal.type("w")
+        await terminal.waitFor(line: "PRINTED")
+        #expect(terminal.screen.lines.first == "ready", "the frame did not scroll: \(terminal.screen.lines)")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+        let after = terminal.text.components(separatedBy: "\u{1B}[?1049l").last ?? ""
+        #expect(after.contains("IOWRITE-NL\r\nSTDOUT-WRITE\r\nPRINTED"), "\(after.debugDescription)")
+    }
+
     /// A paste whose end mark never comes (a connection cut in the middle of one) is ended after
     /// a second without bytes: what came is the paste, and keys, Ctrl-C first, work again.
     @Test func aPasteWithoutItsEndStopsTakingKeys() async throws {
