@@ -216,6 +216,32 @@ import Darwin
         #expect(after.contains("IOWRITE-NL\r\nSTDOUT-WRITE\r\nPRINTED"), "\(after.debugDescription)")
     }
 
+    /// Tab never makes the command line longer than its 4,096 characters: a candidate that
+    /// would is not offered (a 10,000-character one was inserted whole and run).
+    @Test func completionKeepsTheCommandLineWithinItsLimit() async throws {
+        let source = """
+            local C = controller("Long")
+            function C:loadView() return view.text { text = "ready" } end
+            function C:viewDidLoad()
+              self:key("r", "refresh", "refresh")
+              self:command("add", "add", "add ITEM", { args = { "item: string?" },
+                complete = function() return { string.rep("a", 10000) } end })
+            end
+            function C:refresh() end
+            function C:add(item) print("ADD " .. tostring(item and #item)) end
+            app.push(C)
+            """
+        let (terminal, _) = try await start(source, file: "long.lua", showing: "ready")
+        terminal.type(":add \t")
+        try await Task.sleep(for: .milliseconds(300))
+        terminal.type("\r")
+        await terminal.waitFor(line: "ADD ")
+        #expect(terminal.screen.lines.contains { $0.contains("ADD nil") }, "\(terminal.screen.lines)")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
     /// A paste whose end mark never comes (a connection cut in the middle of one) is ended after
     /// a second without bytes: what came is the paste, and keys, Ctrl-C first, work again.
     @Test func aPasteWithoutItsEndStopsTakingKeys() async throws {
