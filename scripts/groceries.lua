@@ -21,13 +21,13 @@ function Item:loadView()
 end
 
 function Groceries:init()
+  -- The title line shows it on a terminal; the view does not repeat it.
   self.title = "Groceries"
   self.items = services.store:collection("groceries")
 end
 
 function Groceries:loadView()
   return view.stack {
-    view.text { id = "title", text = "Groceries" },
     view.table { id = "list", selectable = true,
       columns = { "item", { key = "quantity", title = "qty", align = "right" } } },
     view.text { id = "status" },

@@ -6,7 +6,14 @@ describe("groceries", function()
 
   it("starts with an empty list", function()
     assert.matches("0 items", view_text())
-    assert.equals("Groceries", app.top.view.title.text)
+    assert.equals("Groceries", app.top.title)
+  end)
+
+  it("shows its title once on the screen", function()
+    local screen = screen_text(40, 10)
+    local _, count = screen:gsub("Groceries", "")
+    assert.equals(1, count, screen)
+    assert.matches("^Groceries\n  item", screen)
   end)
 
   it("adds items with their quantity", function()

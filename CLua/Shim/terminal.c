@@ -27,6 +27,12 @@ static atomic_int armed;
 /* The signals a crash arrives by; each handler restores the terminal, then lets the handler that
  * was there before (the Swift runtime's backtracer, or the default action) see the signal. */
 static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE };
+/* The other signals whose default action ends the process and that nothing here handles (SIGINT,
+ * SIGTERM and SIGHUP are, on the loop): SIGQUIT (a person's kill -QUIT), SIGXCPU (ulimit -t),
+ * SIGUSR1/2, SIGALRM, SIGVTALRM, SIGPROF, SIGXFSZ, SIGSYS. Guarded only while their action is the
+ * default one, so a handler someone set is left alone; each restores, then dies of the signal. */
+static const int ending_signals[] = { SIGQUIT, SIGXCPU, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXFSZ, SIGSYS };
+#define ENDING_SIGNAL_COUNT (sizeof ending_signals / sizeof ending_signals[0])
 #define CRASH_SIGNAL_COUNT (sizeof crash_signals / sizeof crash_signals[0])
 static struct sigaction previous[CRASH_SIGNAL_COUNT];
 
@@ -41,10 +47,21 @@ void crescent_terminal_restore(void) {
     tcsetattr(saved_input, TCSANOW, &saved_mode);
 }
 
+static void signal_default(int signal) {
+    struct sigaction fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    sigaction(signal, &fallback, NULL);
+}
+
 static void on_crash(int signal) {
     crescent_terminal_restore();
     for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) {
         if (crash_signals[i] == signal) sigaction(signal, &previous[i], NULL);
+    }
+    for (size_t i = 0; i < ENDING_SIGNAL_COUNT; i++) {
+        if (ending_signals[i] == signal) signal_default(signal);
     }
     /* Blocked until this handler returns; then the previous action sees it (a fault would also
      * fault again, a raised signal would not). */
@@ -61,6 +78,13 @@ static void install_once(void) {
     action.sa_handler = on_crash;
     sigemptyset(&action.sa_mask);
     for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) sigaction(crash_signals[i], &action, &previous[i]);
+    for (size_t i = 0; i < ENDING_SIGNAL_COUNT; i++) {
+        struct sigaction current;
+        if (sigaction(ending_signals[i], NULL, &current) == 0 && current.sa_handler == SIG_DFL
+            && !(current.sa_flags & SA_SIGINFO)) {
+            sigaction(ending_signals[i], &action, NULL);
+        }
+    }
 }
 
 int crescent_terminal_arm(int input, int output, const void *saved, size_t saved_size,

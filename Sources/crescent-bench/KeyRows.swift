@@ -47,10 +47,41 @@ enum KeyRows {
         let frames = try measureFrames(row: row)
         let value = Statistics.median(frames.map(\.nanoseconds)) / 1000
         let baseline = try formatBaseline(row: row)
+        let roundTrip = try ptyRoundTrip(row: row)
         return BenchRow(name: row, value: value, baseline: baseline, unit: "µs", goal: .ratioAtMost(2.0),
                         note: "median of \(moves) down/up keys on a selectable 10,000-row table (crescent binary on a \(columns)x\(rows) pty), "
                             + "from the key's bytes written to the frame's end read back; baseline: the same screenful "
-                            + "formatted in plain Lua (string.format + table.concat), median of 2,000 calls")
+                            + "formatted in plain Lua (string.format + table.concat), median of 2,000 calls, in-process: it pays "
+                            + "no pty round trip, which alone (a lua5.4 program answering each key with the frame's end mark only, "
+                            + "timed the same way) took \(String(format: "%.1f", roundTrip)) µs here, "
+                            + "\(String(format: "%.1f", roundTrip / baseline))x the baseline; key-to-frame-pty is the fair comparison")
+    }
+
+    /// A plain `lua5.4` program on the pty answering each key with the frame's end mark and
+    /// nothing else: what any program's frame pays before it formats anything.
+    static let echoProgram = """
+        os.execute("stty raw -echo")
+        local write = io.write
+        write("\\27[?2026l")
+        io.stdout:flush()
+        while true do
+          local key = io.read(1)
+          if key == nil or key == "q" then break end
+          if key == "\\27" then
+            io.read(2)
+            write("\\27[?2026l")
+            io.stdout:flush()
+          end
+        end
+        os.execute("stty sane")
+        """
+
+    /// Median microseconds of the pty round trip alone (``echoProgram``), timed as frames are.
+    static func ptyRoundTrip(row: String) throws(BenchFailure) -> Double {
+        let folder = try BenchFolder(row: row)
+        try folder.write("echo.lua", echoProgram, row: row)
+        let echoes = try measureFrames(row: row, command: ["/usr/bin/env", StartupBench.plainLua, folder.path + "/echo.lua"])
+        return Statistics.median(echoes.map(\.nanoseconds)) / 1000
     }
 
     /// A plain `lua5.4` program on the same kind of pty answering the same keys: raw mode, then

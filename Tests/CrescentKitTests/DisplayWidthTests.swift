@@ -92,6 +92,21 @@ import Testing
         #expect(DisplayWidth.truncate("hello", to: -3) == "")
     }
 
+    /// Text of no more bytes than the width is left as it is without being measured (nothing
+    /// takes more columns than bytes), except a tab, which takes four columns in one byte.
+    @Test func truncateMeasuresTabsAndFitsEverythingWithinTheWidth() {
+        #expect(DisplayWidth.truncate("a\tb", to: 3) == "a…")
+        #expect(DisplayWidth.truncate("a\tb", to: 6) == "a\tb")
+        let samples = ["a\tb\tc", "日本語", "e\u{301}e\u{301}", "👨‍👩‍👧‍👦x", "\u{1}\u{2}ab", "──  ─", "x\u{200B}y", "☺\u{FE0F}z"]
+        for text in samples {
+            for width in 1...12 {
+                let cut = DisplayWidth.truncate(text, to: width)
+                #expect(DisplayWidth.of(cut) <= width, "\(text.debugDescription) in \(width): \(cut.debugDescription)")
+                #expect(cut == text || DisplayWidth.of(text) > width, "\(text.debugDescription) fits in \(width) but was cut")
+            }
+        }
+    }
+
     @Test func truncateNeverSplitsAWideCharacterOrACluster() {
         // 日本語 is 6 columns: in 5, "日本" (4) and the ellipsis fit; in 4 only "日" does.
         #expect(DisplayWidth.truncate("日本語", to: 5) == "日本…")

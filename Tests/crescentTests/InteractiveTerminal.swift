@@ -137,10 +137,12 @@ final class InteractiveTerminal: @unchecked Sendable {
 
     /// Gives the terminal a new size and tells the program, as a terminal window does (the
     /// program has no controlling terminal here, so the kernel would not send SIGWINCH itself).
-    /// The replayed ``screen`` takes the new size from the bytes written after this call.
+    /// The replayed ``screen`` takes the new size from the bytes written after this call, at
+    /// most 2,000 x 1,000 (what the host lays out at most; a replay of 65535 x 65535 would
+    /// allocate gigabytes here).
     func resize(columns: Int, rows: Int) {
         let offset = output.bytes.count
-        resizes.withLock { $0.append((offset, columns, rows)) }
+        resizes.withLock { $0.append((offset, min(columns, 2000), min(rows, 1000))) }
         var size = winsize(ws_row: UInt16(rows), ws_col: UInt16(columns), ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
         process.signal(SIGWINCH)

@@ -116,6 +116,143 @@ import Darwin
         expectRestored(terminal)
     }
 
+    /// The other signals whose default action ends the process (a person's kill -QUIT, ulimit
+    /// -t's SIGXCPU, an unhandled SIGUSR1 or SIGALRM) give the terminal back before it dies of them.
+    @Test(arguments: [SIGQUIT, SIGXCPU, SIGUSR1, SIGALRM])
+    func endingSignalsRestore(signal: Int32) async throws {
+        let (terminal, _) = try await start(environment: ["SWIFT_BACKTRACE": "enable=no"])
+        kill(terminal.pid, signal)
+        _ = await terminal.finish(expectedSignals: [signal])
+        expectRestored(terminal)
+    }
+
+    /// Text from data (a store, a feed, a remote command) never acts on the terminal: escape
+    /// sequences and control characters in a view's text, a table's cells, the title and a key's
+    /// help are not written raw (they left the alternate screen, retitled the window, cleared it).
+    @Test func textFromDataNeverActsOnTheTerminal() async throws {
+        let source = #"""
+            local evil = "\27]0;PWNED\7\27[2J\27[?1049l\27[?1000l\r\n\0"
+            local C = controller("Evil")
+            function C:init() self.title = "title" .. evil end
+            function C:loadView()
+              return view.stack { view.text { text = "shown" .. evil .. "safe" },
+                view.table { id = "t", selectable = true, columns = { "name" }, rows = { { name = "cell" .. evil } } } }
+            end
+            function C:viewDidLoad() self:key("r", "refresh", "help" .. evil) end
+            function C:refresh() end
+            app.push(C)
+            """#
+        let (terminal, _) = try await start(source, file: "evil.lua", showing: "safe")
+        terminal.type("?")
+        await terminal.waitFor(line: "keys of Evil")
+        terminal.type(" ")
+        await terminal.waitFor(line: "> cell")
+        let written = terminal.text
+        #expect(!written.contains("\u{1B}]"), "an OSC was written: \(written.debugDescription)")
+        #expect(!written.contains("\u{07}") && !written.contains("\u{0}"), "\(written.debugDescription)")
+        #expect(!written.contains("\u{7}\u{1B}[2J") && !written.contains("PWNED[2J\u{1B}"), "\(written.debugDescription)")
+        #expect(!written.contains("\u{1B}[?1049l") && !written.contains("\u{1B}[?1000l"), "\(written.debugDescription)")
+        #expect(terminal.screen.lines.contains { $0.contains("> cell]0;PWNED[2J[?1049l[?1000l") }, "\(terminal.screen.lines)")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    /// A terminal that claims 65535 x 65535 (any program on it can set that size) costs a frame
+    /// of at most 2,000 x 1,000: the host allocated without bound and stopped reading keys.
+    @Test func aHugeTerminalSizeIsLaidOutWithinBounds() async throws {
+        let (terminal, _) = try await start()
+        terminal.resize(columns: 65535, rows: 65535)
+        try await Task.sleep(for: .seconds(1))
+        terminal.resize(columns: 100, rows: 12)
+        terminal.type("a")
+        await terminal.waitFor(line: "pressed: a")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    /// Past the transcript's 64 KiB, what a run printed on the whole terminal is written out
+    /// from a whole line, after a line saying how much was dropped (it was cut mid-line, silently).
+    @Test func droppedOutputIsSaidAndCutAtALine() async throws {
+        let source = """
+            local C = controller("Printer")
+            function C:loadView() return view.text { text = "ready" } end
+            function C:viewDidLoad() self:key("p", "flood", "print a lot") end
+            function C:flood() for i = 1, 20000 do print("line", i) end app.exit(0) end
+            app.push(C)
+            """
+        let (terminal, _) = try await start(source, file: "flood.lua", showing: "ready")
+        terminal.type("p")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+        let after = terminal.text.components(separatedBy: "\u{1B}[?1049l").last ?? ""
+        let lines = after.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        #expect(lines.first?.hasPrefix("crescent: the first ") == true && lines.first?.contains("bytes printed while the app had the terminal were dropped") == true,
+                "\(lines.prefix(3))")
+        #expect(lines.dropFirst().first?.hasPrefix("line\t") == true, "a whole line first: \(lines.prefix(3))")
+        #expect(lines.last == "line\t20000", "\(lines.suffix(2))")
+    }
+
+    /// io.write and io.stdout:write from a handler are held back with print's output and
+    /// written out after the terminal is given back (they went onto the alternate screen raw,
+    /// scrolling the frame, and were lost with it).
+    @Test func ioWriteIsHeldBackLikePrint() async throws {
+        let source = """
+            local C = controller("Writer")
+            function C:loadView() return view.text { text = "ready" } end
+            function C:viewDidLoad() self:key("w", "writes", "write") end
+            function C:writes() io.write("IOWRITE-NL\\n") io.stdout:write("STDOUT-WRITE\\n") print("PRINTED") end
+            app.push(C)
+            """
+        let (terminal, _) = try await start(source, file: "writer.lua", showing: "ready")
+        terminal.type("w")
+        await terminal.waitFor(line: "PRINTED")
+        #expect(terminal.screen.lines.first == "ready", "the frame did not scroll: \(terminal.screen.lines)")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+        let after = terminal.text.components(separatedBy: "\u{1B}[?1049l").last ?? ""
+        #expect(after.contains("IOWRITE-NL\r\nSTDOUT-WRITE\r\nPRINTED"), "\(after.debugDescription)")
+    }
+
+    /// Tab never makes the command line longer than its 4,096 characters: a candidate that
+    /// would is not offered (a 10,000-character one was inserted whole and run).
+    @Test func completionKeepsTheCommandLineWithinItsLimit() async throws {
+        let source = """
+            local C = controller("Long")
+            function C:loadView() return view.text { text = "ready" } end
+            function C:viewDidLoad()
+              self:key("r", "refresh", "refresh")
+              self:command("add", "add", "add ITEM", { args = { "item: string?" },
+                complete = function() return { string.rep("a", 10000) } end })
+            end
+            function C:refresh() end
+            function C:add(item) print("ADD " .. tostring(item and #item)) end
+            app.push(C)
+            """
+        let (terminal, _) = try await start(source, file: "long.lua", showing: "ready")
+        terminal.type(":add \t")
+        try await Task.sleep(for: .milliseconds(300))
+        terminal.type("\r")
+        await terminal.waitFor(line: "ADD ")
+        #expect(terminal.screen.lines.contains { $0.contains("ADD nil") }, "\(terminal.screen.lines)")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    /// A paste whose end mark never comes (a connection cut in the middle of one) is ended after
+    /// a second without bytes: what came is the paste, and keys, Ctrl-C first, work again.
+    @Test func aPasteWithoutItsEndStopsTakingKeys() async throws {
+        let (terminal, _) = try await start()
+        terminal.type("\u{1B}[200~hello")
+        await terminal.waitFor("the paste on the command line") { lines in lines.last?.hasPrefix(":hello") == true }
+        terminal.type("\u{3}")
+        #expect(await terminal.finish() == 130)
+        expectRestored(terminal)
+    }
+
     @Test func theTimeLimitRestores() async throws {
         let (terminal, _) = try await start(options: ["--timeout", "10"])
         #expect(await terminal.finish() == 1)
@@ -467,14 +604,48 @@ import Darwin
         expectRestored(terminal)
     }
 
-    @Test func groceriesAddsThroughTheCommandLineAndDeletesAfterAConfirmation() async throws {
-        let sandbox = try Sandbox()
+    /// groceries.lua on an 80x12 terminal of its own with an empty list in `sandbox`, `a`
+    /// pressed: the command line open with `add` typed.
+    private static func groceriesAdding(in sandbox: Sandbox) async throws -> InteractiveTerminal {
         let script = CrescentProcess.packageRoot.appendingPathComponent("scripts/groceries.lua").path
         let terminal = try InteractiveTerminal(["--data-dir", sandbox.path + "/data", "--no-plugins", script], directory: sandbox.path,
                                                environment: ["CRESCENT_HISTORY": "/dev/null"], columns: 80, rows: 12)
         await terminal.waitFor(line: "0 items")
         terminal.type("a")
         await terminal.waitFor("the command line with add typed") { lines in lines.last == ":add" }
+        return terminal
+    }
+
+    /// A detail that binds no keys, pushed over the list, answers the keys its status line
+    /// shows: the first `esc` (or `backspace`) goes back and `q` quits; `:` opens the command
+    /// line there. (The line used to open as the first key came and take it.)
+    @Test func aDetailWithoutKeysAnswersTheKeysItsStatusLineShows() async throws {
+        let sandbox = try Sandbox()
+        let terminal = try await Self.groceriesAdding(in: sandbox)
+        terminal.type("milk\r")
+        await terminal.waitFor(line: "> milk")
+        for back in ["\u{1B}", "\u{7F}"] {
+            terminal.type("\r")
+            await terminal.waitFor(line: "Groceries › milk")
+            terminal.type(back)
+            await terminal.waitFor(line: "1 item")
+            #expect(terminal.screen.lines.first == "Groceries", "\(back.debugDescription): \(terminal.screen.lines)")
+        }
+        terminal.type("\r")
+        await terminal.waitFor(line: "Groceries › milk")
+        terminal.type(":x")
+        await terminal.waitFor("the command line with x typed") { lines in lines.last?.hasPrefix(":x") == true }
+        terminal.type("\u{1B}")
+        await terminal.waitFor("the command line left") { lines in lines.last?.hasPrefix("esc back") == true }
+        #expect(terminal.screen.lines.first == "Groceries › milk", "\(terminal.screen.lines)")
+        terminal.type("q")
+        #expect(await terminal.finish() == 0)
+        expectRestored(terminal)
+    }
+
+    @Test func groceriesAddsThroughTheCommandLineAndDeletesAfterAConfirmation() async throws {
+        let sandbox = try Sandbox()
+        let terminal = try await Self.groceriesAdding(in: sandbox)
         terminal.type("\"oat milk\" 2\r")
         await terminal.waitFor(line: "> oat milk")
         terminal.type("d")

@@ -61,7 +61,11 @@ struct CommandPrompt {
         }
         switch editor.handle(key) {
         case .none: return .none
-        case .edit: return .edit
+        case .edit:
+            // A history entry recalled whole (a history file is anyone's text) is cut too.
+            guard editor.buffer.characters.count > Self.maxCharacters else { return .edit }
+            editor.setText(String(editor.buffer.characters.prefix(Self.maxCharacters)))
+            return .cut
         case .submit(let line):
             _ = editor.history.add(line)
             editor.startLine()
@@ -95,6 +99,9 @@ struct CommandPrompt {
     /// Answers a Tab: the candidates replace the `count` characters before the cursor; several
     /// are returned to be listed.
     mutating func complete(_ request: CompletionRequest, with candidates: [String], replacing count: Int) -> [String] {
+        // A candidate that would make the line longer than it may be is not offered.
+        let room = Self.maxCharacters - editor.buffer.characters.count + count
+        let candidates = candidates.filter { $0.count <= room }
         switch editor.complete(request, with: candidates, replacing: count) {
         case .candidates(let list): return list
         case .inserted, .unchanged, .stale: return []

@@ -49,9 +49,14 @@ extension Host {
         if case .open(let prompt) = commandLine { presenter.showPrompt((prompt.text, prompt.cursorColumn)) }
     }
 
-    /// Opens the command line when the top controller binds no keys (and it is closed).
+    /// Opens the command line when the top controller binds no keys (and it is closed), unless
+    /// it was pushed over another: there `esc` goes back, and the status line says so (`esc
+    /// back  ? help  q quit`). The line, opened as the first key came, took that key: the first
+    /// `esc` of a detail without keys (groceries' item, news' item text) only closed it, and a
+    /// `q` was typed into it. `:` opens it there.
     func refreshCommandLine() {
-        guard case .closed = commandLine, controllerHook("hasController"), !controllerHook("hasKeys") else { return }
+        guard case .closed = commandLine, controllerHook("hasController"), !controllerHook("hasKeys"),
+              !controllerHook("canGoBack") else { return }
         openCommandLine()
     }
 
@@ -94,7 +99,7 @@ extension Host {
         case .run(let line):
             if let commandHistoryFile { _ = try? commandHistoryFile.append(line) }
             presenter.clearMessage()
-            if controllerHook("hasKeys") { closeCommandLine() }
+            if controllerHook("hasKeys") || controllerHook("canGoBack") { closeCommandLine() }
             receiveCommandLine(line)
             refreshCommandLine()
         case .complete(let request):

@@ -148,6 +148,11 @@ extension Host {
         console.divert { stream, text in
             if transcript.append(stream, text) { link.turn { _ in } }
         }
+        // io.write and io.stdout:write through the console too, so they are held back with
+        // print's output: written raw they scrolled the frame and vanished with the screen.
+        do { try routeStandardOutputThroughConsole() } catch {
+            writeError("\(console.styled("crescent:", .warning)) io.write is not held back: \(error)")
+        }
         presenter.enterFullScreen()
         refreshCommandLine()
         session.readKeys(

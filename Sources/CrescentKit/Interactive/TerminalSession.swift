@@ -32,6 +32,9 @@ final class TerminalSession: Sendable {
     static let escapeWait: Int32 = 50
     /// How often the reader looks whether the session has ended while no key comes.
     static let readerPoll: Int32 = 100
+    /// How long a bracketed paste may go without a byte before what arrived of it is the paste
+    /// and keys are read again (a paste whose end mark was lost must not swallow Ctrl-C).
+    static let pasteWait: Int32 = 1000
 
     let terminal: Terminal
     private let saved: Terminal.SavedMode
@@ -87,8 +90,10 @@ final class TerminalSession: Sendable {
             defer { TerminalQuestion.shared.readerEnded(question) }
             var decoder = KeyDecoder()
             while isActive {
-                guard Self.waitForInput(terminal.input, milliseconds: decoder.isAwaitingMoreBytes ? Self.escapeWait : Self.readerPoll) else {
+                let wait = decoder.isAwaitingMoreBytes ? Self.escapeWait : decoder.isInPaste ? Self.pasteWait : Self.readerPoll
+                guard Self.waitForInput(terminal.input, milliseconds: wait) else {
                     if decoder.isAwaitingMoreBytes { deliver(decoder.flush(), onKeys: onKeys, onMouse: onMouse, onInterrupt: onInterrupt) }
+                    if decoder.isInPaste { deliver(decoder.endPaste(), onKeys: onKeys, onMouse: onMouse, onInterrupt: onInterrupt) }
                     continue
                 }
                 guard let bytes = terminal.read(), isActive else { return }

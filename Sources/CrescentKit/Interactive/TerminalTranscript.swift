@@ -17,6 +17,8 @@ final class TerminalTranscript: Sendable {
         var pieces: [(Console.Stream, String)] = []
         var head = 0
         var bytes = 0
+        /// Bytes dropped from the start (past ``limit``).
+        var dropped = 0
         var message = PrintedMessage()
     }
 
@@ -28,6 +30,7 @@ final class TerminalTranscript: Sendable {
             state.bytes += text.utf8.count
             while state.bytes > Self.limit, state.pieces.count - state.head > 1 {
                 state.bytes -= state.pieces[state.head].1.utf8.count
+                state.dropped += state.pieces[state.head].1.utf8.count
                 state.pieces[state.head].1 = ""
                 state.head += 1
             }
@@ -44,11 +47,29 @@ final class TerminalTranscript: Sendable {
         state.withLock { $0.message.take() }
     }
 
-    /// The text so far, in order; the transcript is empty afterwards.
+    /// The text so far, in order; the transcript is empty afterwards. When its start was
+    /// dropped, a first line on stderr says how much, and the kept text starts at a whole line
+    /// (the rest of a line cut in two is dropped too): nothing is lost without a word.
     func take() -> [(Console.Stream, String)] {
         state.withLock { state in
             defer { state = State() }
-            return Array(state.pieces[state.head...])
+            var kept = Array(state.pieces[state.head...])
+            guard state.dropped > 0 else { return kept }
+            var dropped = state.dropped
+            while let first = kept.first {
+                guard let newline = first.1.utf8.firstIndex(of: UInt8(ascii: "\n")) else {
+                    dropped += first.1.utf8.count
+                    kept.removeFirst()
+                    continue
+                }
+                let rest = String(first.1[first.1.index(after: newline)...])
+                dropped += first.1.utf8.count - rest.utf8.count
+                kept[0].1 = rest
+                break
+            }
+            let note = "crescent: the first \(dropped) bytes printed while the app had the terminal were dropped "
+                + "(the last \(Self.limit / 1024) KiB are kept)\n"
+            return [(.error, note)] + kept
         }
     }
 }

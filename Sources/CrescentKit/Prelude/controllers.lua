@@ -1106,6 +1106,7 @@ return {
     return top ~= nil and #state[top].keyOrder > 0
   end,
   hasController = function() return #stack > 0 end,
+  canGoBack = function() return #stack > 1 end,
   completeArgument = function(name, index, prefix)
     local top = stack[#stack]
     local command = top and state[top].commands[name]

@@ -28,7 +28,11 @@ enum DisplayWidth {
     /// `text` cut to at most `width` columns, ending in `…` when something was cut.
     static func truncate(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }
-        if text.utf8.count <= width && text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+        // Nothing but a tab takes more columns than it has UTF-8 bytes (printable ASCII one a
+        // byte, the rest at most two in two to four), so text of at most `width` bytes without a
+        // tab fits as it is: no character measured. A frame cuts every row it shows, and a
+        // table's `─` rule walked a grapheme at a time took a tenth of a key's frame.
+        if text.utf8.count <= width && !text.utf8.contains(0x09) { return text }
         guard of(text) > width else { return text }
         var result = ""
         var used = 0
@@ -39,6 +43,25 @@ enum DisplayWidth {
             used += next
         }
         return result + "…"
+    }
+
+    /// `text` as it may be written to a terminal: nothing in it acts on the terminal. Control
+    /// characters (ESC, CR, LF, BEL, NUL, DEL: a view's text from a store, a feed or a remote
+    /// command could otherwise leave the alternate screen, retitle the window or clear it) and
+    /// the bidirectional overrides are dropped, a tab becomes its spaces, a C1 control U+FFFD:
+    /// the columns ``of(_:)`` counts for each, so a laid-out row keeps its width.
+    static func visible(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x09: result.append(contentsOf: spaces(ColumnWidth.tabWidth).unicodeScalars)
+            case 0..<0x20, 0x7F, 0x202A...0x202E, 0x2066...0x2069: continue
+            case 0x80...0x9F: result.append("\u{FFFD}")
+            default: result.append(scalar)
+            }
+        }
+        return String(result)
     }
 
     /// The width of `text` when it is printable ASCII only, else nil.

@@ -69,11 +69,23 @@ struct ScreenFrame: Equatable {
     /// resize, ctrl-l) the screen is cleared and every row written. Empty when nothing changed.
     func changes(from old: ScreenFrame?) -> String {
         let old = old.flatMap { $0.width == width && $0.rows.count == rows.count ? $0 : nil }
+        // The rows and marks bound once: read through the optional in the loop, each row's
+        // comparison retained and released the arrays (a tenth of a key's frame with the rest).
+        let oldRows = old?.rows ?? []
+        let oldReversed = old?.reversed ?? []
         var output = ""
-        for (index, row) in rows.enumerated() where old?.rows[index] != row || old?.reversed.contains(index) != reversed.contains(index) {
-            let padded = DisplayWidth.pad(row, to: width)
-            output += "\u{1B}[\(index + 1);1H"
-            output += reversed.contains(index) ? "\u{1B}[7m" + padded + "\u{1B}[0m" : padded
+        for index in rows.indices {
+            let row = rows[index], shownReversed = reversed.contains(index)
+            if !oldRows.isEmpty && oldRows[index] == row && oldReversed.contains(index) == shownReversed { continue }
+            if output.isEmpty { output.reserveCapacity(2 * (width + 16)) }
+            output += "\u{1B}["
+            output += String(index + 1)
+            output += ";1H"
+            if shownReversed { output += "\u{1B}[7m" }
+            output += DisplayWidth.visible(row)
+            let missing = width - DisplayWidth.of(row)
+            if missing > 0 { output += DisplayWidth.spaces(missing) }
+            if shownReversed { output += "\u{1B}[0m" }
         }
         guard !output.isEmpty || old == nil else { return "" }
         return "\u{1B}[?2026h" + (old == nil ? "\u{1B}[H\u{1B}[2J" : "") + output + "\u{1B}[?2026l"

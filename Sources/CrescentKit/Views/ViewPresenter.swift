@@ -62,12 +62,19 @@ final class ViewPresenter {
         needsRender = true
     }
 
-    /// The columns to lay out in: the terminal's width, else `COLUMNS`, else 80.
+    /// The most columns and rows laid out, whatever size the terminal claims: any program on
+    /// the terminal can set 65535 x 65535 (`stty rows 65535 cols 65535`), a frame of four
+    /// billion cells that the host allocated without bound (gigabytes, keys no longer read).
+    static let maxColumns = 2000
+    static let maxRows = 1000
+
+    /// The columns to lay out in: the terminal's width, else `COLUMNS`, else 80 (at most
+    /// ``maxColumns``).
     var width: Int {
         if let fixedWidth { return fixedWidth }
         var size = winsize()
-        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
-        if let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 0 { return columns }
+        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return min(Int(size.ws_col), Self.maxColumns) }
+        if let columns = getenv("COLUMNS").flatMap({ Int(String(cString: $0)) }), columns > 0 { return min(columns, Self.maxColumns) }
         return 80
     }
 
@@ -229,11 +236,12 @@ final class ViewPresenter {
         console.flush()
     }
 
-    /// The terminal's height, else `LINES` (as curses reads it); nil when neither is known.
+    /// The terminal's height, else `LINES` (as curses reads it), at most ``maxRows``; nil when
+    /// neither is known.
     var height: Int? {
         var size = winsize()
-        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 { return Int(size.ws_row) }
-        return getenv("LINES").flatMap { Int(String(cString: $0)) }
+        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 { return min(Int(size.ws_row), Self.maxRows) }
+        return getenv("LINES").flatMap { Int(String(cString: $0)) }.map { min($0, Self.maxRows) }
     }
 
     /// What `live` mode shows: the view, or, when it is taller than the terminal, as much as fits
@@ -254,7 +262,7 @@ final class ViewPresenter {
         if !screen.isEmpty { output += "\r\u{1B}[\(screen.count)A" }
         for (index, line) in lines.enumerated() {
             if index >= screen.count || screen[index] != line {
-                output += "\r\u{1B}[2K" + line
+                output += "\r\u{1B}[2K" + DisplayWidth.visible(line)
             }
             output += "\n"
         }

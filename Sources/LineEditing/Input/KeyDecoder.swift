@@ -91,6 +91,19 @@ public struct KeyDecoder: Hashable, Sendable {
         return keys
     }
 
+    /// Whether a bracketed paste has begun and its end has not arrived.
+    public var isInPaste: Bool { paste != nil }
+
+    /// Gives up waiting for a paste's end (a terminal or connection that lost it): what arrived
+    /// is the paste, and the decoder reads keys again. Else a paste start without its end took
+    /// every later byte as text, Ctrl-C included, for ever.
+    public mutating func endPaste() -> [Key] {
+        guard paste != nil else { return [] }
+        paste?.append(contentsOf: pending)
+        pending.removeAll()
+        return [.paste(pastedText())]
+    }
+
     /// Gives up waiting for the rest of a sequence: a pending Esc becomes ``Key/Name/escape`` (and
     /// what follows it is decoded on its own), half a UTF-8 character is dropped. An unfinished
     /// bracketed paste keeps waiting for its end.
