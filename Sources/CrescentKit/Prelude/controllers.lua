@@ -657,7 +657,8 @@ end
 function checkArity(name, top, method, args, count)
   local f = top[method]
   local info = type(f) == "function" and getinfo(f, "u")
-  if not info or info.isvararg or count <= info.nparams - 1 then return args, count end
+  -- The first parameter is the controller (a method declared without it takes no words either).
+  if not info or info.isvararg or count <= math.max(info.nparams - 1, 0) then return args, count end
   local names = {}
   for i = 2, info.nparams do names[#names + 1] = getlocal(f, i) end
   return nil, "command '" .. name .. "': " .. nameOf(top) .. ":" .. method .. " takes " .. #names .. " argument" .. (#names == 1 and "" or "s")
