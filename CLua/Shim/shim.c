@@ -695,6 +695,12 @@ void crescent_tune_allocator(void) {
     mallopt(M_TOP_PAD, 64 << 20);
 }
 
+void crescent_keep_large_blocks_mapped(void) {
+    /* Setting it turns off glibc's raising of the threshold after a large block is freed, which
+     * left the blocks a script freed in the heap, never returned. */
+    mallopt(M_MMAP_THRESHOLD, 128 << 10);
+}
+
 size_t crescent_heap_bytes(void) {
     struct mallinfo2 info = mallinfo2();
     return info.uordblks + info.hblkhd;

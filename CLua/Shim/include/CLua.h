@@ -279,6 +279,9 @@ void crescent_collect_garbage(lua_State *L);
  *  in steps of 64 MiB instead of a page at a time (glibc's M_TOP_PAD). For executables, once, at
  *  the start. */
 void crescent_tune_allocator(void);
+/** Keeps malloc's threshold for mapping a block on its own at its default: freed large blocks go
+ * back to the system at once, as a process under a memory limit needs (its threads' stacks). */
+void crescent_keep_large_blocks_mapped(void);
 /** Registers global `bench_c_property`: a userdata whose C `__index` returns the integer 42 for
  *  any key, the plainest possible property getter. */
 void crescent_bench_register_c_property(lua_State *L);

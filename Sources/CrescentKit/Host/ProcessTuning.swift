@@ -17,8 +17,14 @@ public enum ProcessTuning {
     /// Lets malloc's heaps grow in large steps (see `crescent_tune_allocator`): a script that
     /// builds many tables otherwise spends a tenth of its time in mprotect. Not under a data or
     /// address-space limit below ``paddedHeapsNeed``, where the pads would take the room.
+    ///
+    /// Under such a limit, large blocks stay mapped on their own, so what a script frees (a
+    /// memory bomb caught by `pcall`) goes back at once and a thread can still be started after.
     public static func apply() {
-        guard limit(RLIMIT_DATA) >= paddedHeapsNeed, limit(RLIMIT_AS) >= paddedHeapsNeed else { return }
+        guard limit(RLIMIT_DATA) >= paddedHeapsNeed, limit(RLIMIT_AS) >= paddedHeapsNeed else {
+            crescent_keep_large_blocks_mapped()
+            return
+        }
         crescent_tune_allocator()
     }
 
