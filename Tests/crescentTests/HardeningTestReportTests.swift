@@ -82,4 +82,19 @@ import Testing
         let lcov = try String(contentsOfFile: sandbox.path + "/coverage/lcov.info", encoding: .utf8)
         #expect(lcov.contains("DA:5,0") && lcov.contains("DA:7,1"), "\(lcov)")
     }
+
+    /// A test's name cannot turn its failure into a TAP to-do or skip: a `#` that would start a
+    /// directive is written `\#`, while tags (`#fast`) stay as busted writes them (busted2 N11).
+    @Test func aNameCannotBecomeATAPDirective() async throws {
+        let (result, _) = try await TestCommandTests.run(["t_spec.lua": """
+            it("fails # TODO later", function() assert(false) end)
+            it("fails #skip it", function() assert(false) end)
+            it("tagged #fast", function() end)
+            """], ["-o", "TAP"])
+        let lines = result.stdoutLines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") || $0.hasPrefix("1..") }
+        #expect(lines == ["not ok 1 - fails \\# TODO later", "not ok 2 - fails \\#skip it", "ok 3 - tagged #fast", "1..3"],
+                "\(result)")
+        #expect(result.status == 1, "\(result)")
+    }
 }
+

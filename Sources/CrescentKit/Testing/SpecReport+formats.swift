@@ -30,17 +30,34 @@ extension SpecReport {
             let number = index + 1
             switch result.status {
             case .passed:
-                text += "ok \(number) - \(Self.oneLine(result.name))\n"
+                text += "ok \(number) - \(Self.tapDescription(result.name))\n"
             case .pending:
                 text += "ok \(number) - # SKIP \(Self.oneLine(result.message.isEmpty ? result.name : result.message))\n"
             case .failed, .error:
-                text += "not ok \(number) - \(Self.oneLine(result.name))\n"
+                text += "not ok \(number) - \(Self.tapDescription(result.name))\n"
                 text += "# \(Self.oneLine(result.location.replacingOccurrences(of: ":", with: " @ ")))\n"
                 let lines = result.message.split(separator: "\n", omittingEmptySubsequences: false)
                 text += "# Failure message: " + lines.joined(separator: "\n# ") + "\n"
             }
         }
         return text + "1..\(results.count)\n"
+    }
+
+    /// A name as a TAP description: a `#` that would start a directive (`# TODO`, `# SKIP`) is
+    /// written `\#`, so a test's name cannot turn its failure into a to-do for a TAP reader; tags
+    /// (`#fast`) stay as busted writes them.
+    static func tapDescription(_ name: String) -> String {
+        let line = oneLine(name)
+        guard line.contains("#") else { return line }
+        var described = ""
+        var rest = Substring(line)
+        while let hash = rest.firstIndex(of: "#") {
+            described += rest[..<hash]
+            rest = rest[rest.index(after: hash)...]
+            let word = rest.drop { $0 == " " || $0 == "\t" }.prefix(4).lowercased()
+            described += word == "todo" || word == "skip" ? "\\#" : "#"
+        }
+        return described + rest
     }
 
     /// busted's JSON: the tests by outcome, each with its full name, message and place.
