@@ -185,11 +185,16 @@ func onOwnThread<Result: Sendable>(_ work: @escaping @Sendable () -> Result) asy
     }
 }
 
+/// How long the waits below wait in real time: only a guard against a hang. Services read files
+/// on the shared pool, which the unit phase's parallel tests can hold for many seconds on a
+/// two-core machine (10 s was once not enough for a replay's first fix under `make test`).
+private let realTimeGuard: Duration = .seconds(30)
+
 extension ManualClock {
-    /// Waits (in real time, at most 10 s) until some job waits on the clock: a task has reached
+    /// Waits (in real time, at most `realTimeGuard`) until some job waits on the clock: a task has reached
     /// its wait. Virtual time does not move.
     func waitForJob() async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + realTimeGuard
         while pendingCount == 0 {
             guard ContinuousClock.now < deadline else { return false }
             try? await Task.sleep(for: .milliseconds(1))
@@ -197,10 +202,10 @@ extension ManualClock {
         return true
     }
 
-    /// Waits (in real time, at most 10 s) until exactly one job waits on the clock, due at `due`
+    /// Waits (in real time, at most `realTimeGuard`) until exactly one job waits on the clock, due at `due`
     /// (work in flight, such as a request and its timeout, has settled); false when it never did.
     func waitForOnlyJob(due: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + realTimeGuard
         while pendingCount != 1 || nextDue != due {
             guard ContinuousClock.now < deadline else { return false }
             try? await Task.sleep(for: .milliseconds(1))
@@ -209,9 +214,9 @@ extension ManualClock {
     }
 
     /// Advances to each job as it is scheduled until `done` holds (waiting in real time, at most
-    /// 10 s, only for tasks to reach their next wait); false when it never did.
+    /// `realTimeGuard`, only for tasks to reach their next wait); false when it never did.
     func advanceJobs(until done: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + realTimeGuard
         while !done() {
             if let due = nextDue {
                 advance(by: due - uptime)
