@@ -5,10 +5,13 @@
 local E = ...
 local type, pairs, ipairs, tostring, error = type, pairs, ipairs, tostring, error
 local sformat = string.format
-local pack = table.pack
+local pack, unpack = table.pack, table.unpack
 local getmt = debug.getmetatable
 local register, namespaces, sayings = E.register, E.namespaces, E.say._registry
 local show, mismatch, deepcompare, callable, hastostring = E.show, E.mismatch, E.deepcompare, E.callable, E.hastostring
+-- A wrong argument to an assertion is the spec's failure, not an error: busted binds luassert's
+-- own argument checks to its `fail`, so a spec author sees the same outcome under both.
+local fail = E.fail
 
 ---------------------------------------------------------------------------------------------------
 -- The built-in assertions (luassert's, with crescent's messages)
@@ -71,25 +74,12 @@ for _, kind in ipairs({ "nil", "boolean", "number", "string", "table", "function
     end)
 end
 
--- The error level (for a function called by the assertion engine) of the spec's line: the first
--- caller that is neither C nor crescent's own code.
-local function specLevel()
-  local level = 3
-  while true do
-    local info = debug.getinfo(level, "S")
-    if info == nil then return 1 end
-    if info.what ~= "C" and info.short_src:sub(1, 10) ~= "[crescent " then return level - 1 end
-    level = level + 1
-  end
-end
-
 local function matches(state, args)
   local pattern, actual = args[1], args[2]
-  if type(pattern) ~= "string" then error("bad argument #1 to 'matches' (string expected, got " .. type(pattern) .. ")", specLevel()) end
+  if type(pattern) ~= "string" then fail("bad argument #1 to 'matches' (string expected, got " .. type(pattern) .. ")") end
   -- assert.matches("Paris", view_text): the function where its result goes.
   if type(actual) == "function" then
-    error("bad argument #2 to 'matches' (string expected, got a function: call it, as in assert.matches(pattern, view_text()))",
-      specLevel())
+    fail("bad argument #2 to 'matches' (string expected, got a function: call it, as in assert.matches(pattern, view_text()))")
   end
   local init, plain, custom = args[3], args[4], nil
   for i = 3, args.n do
@@ -118,7 +108,7 @@ namespaces.assertion.equal = namespaces.assertion.equals
 builtin("near", function(state, args)
   local expected, actual, tolerance = tonumber(args[1]), tonumber(args[2]), tonumber(args[3])
   if not (expected and actual and tolerance) then
-    error("bad arguments to 'near' (expected, actual and tolerance numbers expected)", 4)
+    fail("bad arguments to 'near' (expected, actual and tolerance numbers expected)")
   end
   set_message(state, args[4])
   return actual >= expected - tolerance and actual <= expected + tolerance
@@ -149,7 +139,7 @@ builtin("returned_arguments", function(_, args) return args[1] == args.n - 1 end
 -- ({ code, message }) compares its message with an expected string.
 local function caught(state, fn, what)
   if not callable(fn) then
-    error(sformat("bad argument #1 to '%s' (function or callable object expected, got %s)", what, type(fn)), 4)
+    fail(sformat("bad argument #1 to '%s' (function or callable object expected, got %s)", what, type(fn)))
   end
   local ok, err = pcall(fn)
   if type(err) == "string" then err = err:gsub("^.-:%d+: ", "", 1) end
@@ -157,22 +147,31 @@ local function caught(state, fn, what)
   return ok, err
 end
 
+-- What assert.error returns, as luassert: its arguments with the function replaced by the error
+-- it raised (or by what it returned), so `local err = assert.has_error(fn)` reads the error.
+local function returned(args, err)
+  local values = pack(unpack(args, 1, args.n))
+  values[1] = err
+  return values
+end
+
 builtin("error", function(state, args)
   local ok, err = caught(state, args[1], "error")
+  local values = returned(args, err)
   local expected = args[2]
   set_message(state, args[3])
-  if ok then return false, pack(err) end
-  if expected == nil then return true, pack(err) end
+  if ok then return false, values end
+  if expected == nil then return true, values end
   if type(err) == "table" and getmt(err) == nil and type(expected) == "string" and err.message ~= nil then
-    return tostring(err.message) == expected or tostring(err.message):gsub("^.-:%d+: ", "", 1) == expected, pack(err)
+    return tostring(err.message) == expected or tostring(err.message):gsub("^.-:%d+: ", "", 1) == expected, values
   end
   if type(expected) == "string" then
     if hastostring(err) then err = tostring(err) end
-    if type(err) == "string" then return err == expected, pack(err) end
+    if type(err) == "string" then return err == expected, values end
   elseif type(expected) == "number" and type(err) == "string" then
-    return tostring(expected) == tostring(tonumber(err)), pack(err)
+    return tostring(expected) == tostring(tonumber(err)), values
   end
-  return deepcompare(expected, err, true), pack(err)
+  return deepcompare(expected, err, true), values
 end, function(a, state, custom)
   local got = rawget(state, "caught")
   if got.ok then return phrase(custom, "expected an error, but the function returned") end
@@ -216,6 +215,37 @@ local function negate(state) rawset(state, "mod", not rawget(state, "mod")); ret
 register(nil, "modifier", "not", negate)
 register(nil, "modifier", "no", negate)
 register(nil, "modifier", "message", function(state, args) rawset(state, "failure_message", args and args[1]) end)
+
+-- luassert's array modifier and its assertion: assert.array(t).has.holes([length]) and
+-- .has.no.holes([length]); `holes` returns the first missing index.
+register(nil, "modifier", "array", function(state, args)
+  if args == nil then return state end
+  if args.n == 0 then fail("assert.array: no array given (assert.array(t).has.no.holes())") end
+  if rawget(state, "array") ~= nil then fail("assert.array: an array is already set in this chain") end
+  rawset(state, "array", args[1])
+  return state
+end)
+builtin("holes", function(state, args)
+  local list = rawget(state, "array")
+  if list == nil then fail("holes: no array set; use assert.array(t).has.holes()") end
+  local length = args[1]
+  if length == nil then
+    length = 0
+    for key in pairs(list) do
+      if math.type(key) == "integer" and key > length then length = key end
+    end
+  end
+  if type(length) ~= "number" then fail("holes: the array's length must be a number, got " .. show(length)) end
+  for i = 1, length do
+    if list[i] == nil then return true, pack(i) end
+  end
+  return false, pack()
+end, function(_, _, custom) return phrase(custom, "expected the array to have holes, but none was found") end,
+  function(_, state, custom)
+    local list, first = rawget(state, "array"), nil
+    for i = 1, math.huge do if list[i] == nil then first = i break end end
+    return phrase(custom, "expected the array to have no holes, but one is at position " .. tostring(first))
+  end)
 
 ---------------------------------------------------------------------------------------------------
 -- luassert's English messages, for assertions registered with say keys

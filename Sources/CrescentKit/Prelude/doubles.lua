@@ -8,6 +8,9 @@ local type, pairs, ipairs, tostring, select, error = type, pairs, ipairs, tostri
 local sformat, concat = string.format, table.concat
 local pack, unpack = table.pack, table.unpack
 local show, callable, deepcompare, register = E.show, E.callable, E.deepcompare, E.register
+-- A matcher or stub given wrong arguments fails the spec (busted binds luassert's argument
+-- checks to its `fail`); a spy given a non-function is an error, as in luassert.
+local fail = E.fail
 
 ---------------------------------------------------------------------------------------------------
 -- Matchers: match._, match.is_string(), match.is_not_nil(), match.same(t), match.is_ref(t) ...
@@ -42,7 +45,7 @@ match = setmetatable({
 
 local function matcher(name, make) register(nil, "matcher", name, make) end
 local function needs(args, count, name)
-  if args.n < count then error(sformat("the '%s' matcher requires a minimum of %d arguments, got: %d", name, count, args.n), 4) end
+  if args.n < count then fail(sformat("the '%s' matcher requires a minimum of %d arguments, got: %d", name, count, args.n)) end
 end
 local function valuetest(test) return function() return test end end
 matcher("true", valuetest(function(v) return v == true end))
@@ -64,12 +67,14 @@ matcher("ref", function(_, args)
   needs(args, 1, "ref")
   local kind = type(args[1])
   if kind ~= "table" and kind ~= "function" and kind ~= "thread" and kind ~= "userdata" then
-    error("bad argument #1 to 'ref' (object expected, got " .. kind .. ")", 4)
+    fail("bad argument #1 to 'ref' (object expected, got " .. kind .. ")")
   end
   return function(v) return v == args[1] end
 end)
 matcher("matches", function(_, args)
   needs(args, 1, "matches")
+  if type(args[1]) ~= "string" then fail("bad argument #1 to 'matches' (a pattern string expected, got " .. type(args[1]) .. ")") end
+  if args[2] ~= nil and not tonumber(args[2]) then fail("bad argument #2 to 'matches' (a start position number expected, got " .. type(args[2]) .. ")") end
   return function(v)
     if type(v) == "number" or type(v) == "string" or (type(v) == "table" and (getmetatable(v) or {}).__tostring) then
       return tostring(v):find(args[1], args[2], args[3]) ~= nil
@@ -79,9 +84,13 @@ matcher("matches", function(_, args)
 end)
 matcher("near", function(_, args)
   needs(args, 2, "near")
+  for i, what in ipairs({ "expected", "tolerance" }) do
+    if not tonumber(args[i]) then fail("bad argument #" .. i .. " to 'near' (the " .. what .. " number expected, got " .. show(args[i]) .. ")") end
+  end
   return function(v)
     v = tonumber(v)
-    return v ~= nil and v >= args[1] - args[2] and v <= args[1] + args[2]
+    local expected, tolerance = tonumber(args[1]), tonumber(args[2])
+    return v ~= nil and v >= expected - tolerance and v <= expected + tolerance
   end
 end)
 matcher("unique", function(_, args)
@@ -97,7 +106,7 @@ end)
 local function composite(name, combine)
   matcher(name, function(_, args)
     for i = 1, args.n do
-      if not is_matcher(args[i]) then error("bad argument #" .. i .. " to '" .. name .. "' (matcher expected, got " .. type(args[i]) .. ")", 4) end
+      if not is_matcher(args[i]) then fail("bad argument #" .. i .. " to '" .. name .. "' (matcher expected, got " .. type(args[i]) .. ")") end
     end
     return function(v) return combine(args, v) end
   end)
@@ -140,9 +149,11 @@ Spy.__call = function(self, ...)
 end
 
 -- Whether a call's arguments match what is expected (values compared as same, or matchers).
+-- As in luassert, the counts must agree too: a call f(1, nil) is not called_with(1).
 local function argsmatch(call, expected)
   local refs = call.refs or call
-  local count = math.max(call.n or #call, expected.n or #expected)
+  local count = call.n or #call
+  if count ~= (expected.n or #expected) then return false end
   for i = 1, count do
     local spec, value = expected[i], call[i]
     if is_matcher(spec) then
@@ -205,10 +216,10 @@ stub = {}
 function stub.new(object, key, ...)
   if object == nil and key == nil then object, key = {}, "" end
   if type(object) ~= "table" or key == nil then
-    error("bad arguments to 'stub.new' (a table and a key expected: stub(t, \"name\"))", 2)
+    fail("bad arguments to 'stub.new' (a table and a key expected: stub(t, \"name\"))")
   end
   if object[key] ~= nil and not callable(object[key]) then
-    error("stub.new: t." .. tostring(key) .. " is a " .. type(object[key]) .. "; only functions, callables or nil can be stubbed", 2)
+    fail("stub.new: t." .. tostring(key) .. " is a " .. type(object[key]) .. "; only functions, callables or nil can be stubbed")
   end
   local original = object[key]
   local values = pack(...)

@@ -76,6 +76,8 @@ local running
 local Pending = {}
 -- True while a test's after_each and teardown hooks run: nothing may be declared there either.
 local afterhooks
+-- True while a test's own body runs: `finally` belongs there, not in a hook (busted has none there).
+local inbody
 
 -- As busted: a test declares nothing; a test or block declared inside one would never run, and
 -- the test would pass without it.
@@ -161,6 +163,9 @@ end
 -- finally(fn) inside a test: fn runs once the test's body ends, passed or not (busted keeps the last).
 function finally(fn)
   if not running then error("finally: call it inside a test (it(\"...\", function() ... finally(fn) end))", 2) end
+  if not inbody then
+    error("finally: call it in the test's own body, not in a hook: a before_each cleans up in an after_each", 2)
+  end
   if type(fn) ~= "function" then error("bad argument #1 to 'finally' (function expected, got " .. type(fn) .. ")", 2) end
   running.finally = fn
 end
@@ -563,11 +568,11 @@ function runner.run(i)
   local outcome
   local after -- the first after_each or teardown hook that failed: { err, name, kind }
   local hook -- { block, kind } while a hook runs
-  local function keep(ok, err, inbody)
+  local function keep(ok, err, frombody)
     if outcome.ok and not ok then
       outcome.ok, outcome.err = false, err
       -- pending() marks the test pending only from its body; from a hook it is an error, as under busted.
-      outcome.kind = (inbody and getmetatable(err) == Pending) and "pending" or (inbody and getmetatable(err) == Failure) and "failed"
+      outcome.kind = (frombody and getmetatable(err) == Pending) and "pending" or (frombody and getmetatable(err) == Failure) and "failed"
         or "error"
       if hook then outcome.name, outcome.hook = fullname(hook[1], hook[3]), hook[2] end
     end
@@ -581,7 +586,7 @@ function runner.run(i)
   local task_ = task(function()
     outcome = { ok = true }
     running = t
-    local inbody = false
+    inbody = false
     local ok, err = xpcall(function()
       for _, block in ipairs(blocks) do
         if not block.setupDone then
@@ -597,6 +602,7 @@ function runner.run(i)
       t.fn()
     end, handler)
     keep(ok, err, inbody)
+    inbody = false
     hook = nil
     if t.finally then keep(xpcall(t.finally, handler)) end
     running = nil

@@ -156,6 +156,14 @@ public struct BustedFile: Sendable {
             }
             warnings.append("\(path): default.\(key) must be a string or a list of strings, got \(kind)")
         }
+        switch options[.string(LuaString("coverage"))] {
+        case nil, .nil?, .boolean?: break
+        case .string(let text)?:
+            warnings.append("\(path): default.coverage must be true or false, got the string \"\(text)\": coverage stays off "
+                            + "(write coverage = true, or pass --coverage)")
+        default:
+            warnings.append("\(path): default.coverage must be true or false: coverage stays off (write coverage = true, or pass --coverage)")
+        }
         return warnings
     }
 

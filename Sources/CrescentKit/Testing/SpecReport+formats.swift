@@ -36,8 +36,7 @@ extension SpecReport {
             case .failed, .error:
                 text += "not ok \(number) - \(Self.tapDescription(result.name))\n"
                 text += "# \(Self.oneLine(result.location.replacingOccurrences(of: ":", with: " @ ")))\n"
-                let lines = result.message.split(separator: "\n", omittingEmptySubsequences: false)
-                text += "# Failure message: " + lines.joined(separator: "\n# ") + "\n"
+                text += "# Failure message: " + Self.messageLines(result.message).joined(separator: "\n# ") + "\n"
             }
         }
         return text + "1..\(results.count)\n"

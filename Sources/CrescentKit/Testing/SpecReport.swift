@@ -43,7 +43,7 @@ struct SpecReport {
             write("pending \(Self.oneLine(result.name))  (\(Self.oneLine(result.location)))\n")
         case .failed, .error:
             var text = "FAIL    \(Self.oneLine(result.name))  (\(Self.oneLine(result.location)))\n"
-            text += Self.indented(result.message.isEmpty ? "failed" : result.message)
+            text += Self.indented(Self.messageLines(result.message.isEmpty ? "failed" : result.message).joined(separator: "\n"))
             if !result.output.isEmpty {
                 text += "        output:\n" + Self.indented(result.output, by: 10)
             }
@@ -64,17 +64,27 @@ struct SpecReport {
     /// `text` on one line, its control characters as Lua escapes (`\010`): a name is one field of
     /// a line-based record (a test line, TAP's `ok N - name`), and a newline or an ESC in it would
     /// forge records or drive the terminal.
-    static func oneLine(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+    static func oneLine(_ text: String, keepingTabs: Bool = false) -> String {
+        func escaped(_ scalar: Unicode.Scalar) -> Bool {
+            (scalar.value < 0x20 || scalar.value == 0x7F) && !(keepingTabs && scalar == "\t")
+        }
+        guard text.unicodeScalars.contains(where: escaped) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F {
+            if escaped(scalar) {
                 result += "\\" + String(repeating: "0", count: scalar.value < 10 ? 2 : scalar.value < 100 ? 1 : 0) + String(scalar.value)
             } else {
                 result.unicodeScalars.append(scalar)
             }
         }
         return result
+    }
+
+    /// A failure's message as lines, each with its control characters but tabs escaped as in
+    /// ``oneLine(_:keepingTabs:)``: the message holds data (a file's name, an error a script
+    /// raised), and an ESC in it must not drive the terminal or a line end forge a record.
+    static func messageLines(_ text: String) -> [String] {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { oneLine(String($0), keepingTabs: true) }
     }
 
     private static func indented(_ text: String, by columns: Int = 8) -> String {
@@ -89,18 +99,23 @@ struct SpecReport {
     // MARK: JUnit
 
     /// The results as JUnit XML: a `testsuite` per spec file, a `testcase` per test with its
-    /// `failure` or `skipped`, and what the test printed as `system-out`.
+    /// `failure` (an assertion), `error` (anything else raised, as busted and JUnit readers count
+    /// them) or `skipped`, and what the test printed as `system-out`.
     var junit: String {
         var files: [String] = []
         for result in results where !files.contains(result.file) { files.append(result.file) }
         let total = results.reduce(0) { $0 + $1.seconds }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"crescent test\" tests=\"\(results.count)\" failures=\"\(failed)\" skipped=\"\(pending)\" time=\"\(Self.time(total))\">\n"
+        let allErrors = results.count { $0.status == .error }
+        xml += "<testsuites name=\"crescent test\" tests=\"\(results.count)\" failures=\"\(failed - allErrors)\" errors=\"\(allErrors)\" "
+            + "skipped=\"\(pending)\" time=\"\(Self.time(total))\">\n"
         for file in files {
             let cases = results.filter { $0.file == file }
-            let failures = cases.count { $0.status == .failed || $0.status == .error }
+            let failures = cases.count { $0.status == .failed }
+            let errors = cases.count { $0.status == .error }
             let skipped = cases.count { $0.status == .pending }
-            xml += "  <testsuite name=\"\(Self.escape(file))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skipped)\" time=\"\(Self.time(cases.reduce(0) { $0 + $1.seconds }))\">\n"
+            xml += "  <testsuite name=\"\(Self.escape(file))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" "
+                + "skipped=\"\(skipped)\" time=\"\(Self.time(cases.reduce(0) { $0 + $1.seconds }))\">\n"
             for result in cases {
                 xml += "    <testcase name=\"\(Self.escape(result.name))\" classname=\"\(Self.escape(file))\" file=\"\(Self.escape(file))\""
                 if let line = result.location.split(separator: ":").last.flatMap({ Int($0) }) { xml += " line=\"\(line)\"" }
@@ -115,7 +130,8 @@ struct SpecReport {
                     xml += ">\n      <skipped/>\n"
                 case .failed, .error:
                     let first = result.message.split(separator: "\n").first.map(String.init) ?? "failed"
-                    xml += ">\n      <failure message=\"\(Self.escape(first))\">\(Self.escape(result.message))</failure>\n"
+                    let element = result.status == .error ? "error" : "failure"
+                    xml += ">\n      <\(element) message=\"\(Self.escape(first))\">\(Self.escape(result.message))</\(element)>\n"
                 }
                 if !result.output.isEmpty { xml += "      <system-out>\(Self.escape(result.output))</system-out>\n" }
                 xml += "    </testcase>\n"

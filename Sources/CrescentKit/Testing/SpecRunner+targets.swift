@@ -31,6 +31,13 @@ extension SpecRunner {
         if path.hasSuffix(".lua") {
             throw ReportFailure(description: "cannot write \(what) \(path): a .lua file is a script or a spec, not a report\(instead)")
         }
+        // Even when no such file exists yet: a report written as `.busted` or `crescent.toml`
+        // becomes the settings every later run reads, and stops them all.
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        if name == ".busted" || name == "crescent.toml" {
+            throw ReportFailure(description: "cannot write \(what) \(path): \(name) is the name of the settings file later runs "
+                             + "read\(instead)")
+        }
         guard let target = RegularFile.identity(path) else { return }
         for input in inputs {
             guard let identity = RegularFile.identity(input), identity == target else { continue }

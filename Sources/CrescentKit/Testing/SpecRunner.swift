@@ -178,7 +178,7 @@ public enum SpecRunner {
                 failure += "\n(--filter \(filter) is matched against each test's name as the file is read: a pattern with "
                     + "many - or * backtracks on long names)"
             }
-            let result = SpecResult(file: file, name: "(loading the file)", location: file, status: .failed, message: failure,
+            let result = SpecResult(file: file, name: "(loading the file)", location: file, status: .error, message: failure,
                                     output: spare?.output.text ?? "", seconds: seconds(since: started))
             guard let spare else { return session.add(result, generation: generation) }
             return teardown.close(spare, file: file, reporting: result, resume: next)
