@@ -41,19 +41,45 @@ import Testing
               before_each(function() finally(function() end) end)
               it("x", function() end)
             end)
+            describe("more", function()
+              it("no_error_matches returns", function()
+                assert.same({ "error", "string" }, { assert.no_error_matches(function() error("error", 0) end, "string") })
+                assert.same({ nil, "string" }, { assert.no_error_matches(function() end, "string") })
+              end)
+              it("error_matches needs a pattern", function() assert.error_matches(error) end)
+              it("all_of needs a matcher", function() match.all_of() end)
+              it("error tostring", function()
+                assert.same({ "err", "err" }, { assert.has_error(function() error(setmetatable({}, { __tostring = function() return "err" end })) end, "err") })
+              end)
+            end)
             """], ["-o", "json"])
         let report = try #require(try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
         func names(_ kind: String) -> [String] {
             ((report[kind] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String }
         }
         #expect(names("successes") == ["spies same count", "returns has_error", "returns table error", "returns captures",
-                                        "arrays holes", "arrays no holes"], "\(result)")
+                                        "arrays holes", "arrays no holes", "more no_error_matches returns",
+                                        "more error tostring"], "\(result)")
         #expect(names("failures") == ["spies extra nil", "spies returned extra nil", "bad arguments fail none_of",
                                        "bad arguments fail near", "bad arguments fail matches", "bad arguments fail has_error",
-                                       "bad arguments fail stub", "arrays hole found"], "\(result)")
+                                       "bad arguments fail stub", "arrays hole found", "more error_matches needs a pattern",
+                                       "more all_of needs a matcher"], "\(result)")
         #expect(names("errors") == ["finally before_each"], "\(result)")
         #expect(result.stdout.contains("finally: call it in the test's own body, not in a hook"), "\(result)")
         #expect(result.stdout.contains("expected the array to have no holes, but one is at position 2"), "\(result)")
+    }
+
+    /// A count assertion without its count passed (luassert raises comparing nil with a number):
+    /// here it fails naming the count it needs.
+    @Test func aCountAssertionNeedsItsCount() async throws {
+        let (result, _) = try await TestCommandTests.run(["n_spec.lua": """
+            it("at least", function() local s = spy.new(function() end); s(); assert.spy(s).was.called.at_least() end)
+            it("half", function() local s = spy.new(function() end); s(); assert.spy(s).was.called_at_most(1.5) end)
+            it("called", function() local s = spy.new(function() end); s(); assert.spy(s).was.called() end)
+            """])
+        #expect(result.stdoutLines.last == "1 passed, 2 failed", "\(result)")
+        #expect(result.stdout.contains("bad argument #1 to 'called_at_least' (a count expected, got nil)"), "\(result)")
+        #expect(result.stdout.contains("bad argument #1 to 'called_at_most' (a whole count expected, got 1.5)"), "\(result)")
     }
 
     /// JUnit readers count errors apart from failures, as busted writes them; a file that does not

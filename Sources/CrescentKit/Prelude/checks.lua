@@ -166,7 +166,7 @@ builtin("error", function(state, args)
     return tostring(err.message) == expected or tostring(err.message):gsub("^.-:%d+: ", "", 1) == expected, values
   end
   if type(expected) == "string" then
-    if hastostring(err) then err = tostring(err) end
+    if hastostring(err) then err = tostring(err); values[1] = err end
     if type(err) == "string" then return err == expected, values end
   elseif type(expected) == "number" and type(err) == "string" then
     return tostring(expected) == tostring(tonumber(err)), values
@@ -183,6 +183,10 @@ namespaces.assertion.errors = namespaces.assertion.error
 
 builtin("error_matches", function(state, args)
   local pattern, init, plain = args[2], args[3], args[4]
+  if args.n < 2 then fail(sformat("the 'error_matches' function requires a minimum of 2 arguments, got: %d", args.n)) end
+  if pattern ~= nil and type(pattern) ~= "string" then
+    fail("bad argument #2 to 'error_matches' (a pattern string expected, got " .. type(pattern) .. ")")
+  end
   for i = 3, args.n do
     if args[i] and type(args[i]) ~= "boolean" and not tonumber(args[i]) then
       set_message(state, args[i])
@@ -191,13 +195,19 @@ builtin("error_matches", function(state, args)
     end
   end
   local ok, err = caught(state, args[1], "error_matches")
-  if ok then return false end
-  if err == nil and pattern == nil then return true end
-  if hastostring(err) or type(err) == "number" or type(err) == "boolean" then err = tostring(err) end
-  if type(err) ~= "string" then return false end
-  if plain then return err:find(pattern, init, true) ~= nil, pack(pattern) end
+  -- As luassert: the arguments with the error in the function's place, or the captures on a match.
+  local values = returned(args, err)
+  if ok then return false, values end
+  if err == nil and pattern == nil then return true, pack() end
+  if hastostring(err) or type(err) == "number" or type(err) == "boolean" then err = tostring(err); values[1] = err end
+  if type(err) ~= "string" then return false, values end
+  if plain then
+    if err:find(pattern, init, true) ~= nil then return true, pack(pattern) end
+    return false, values
+  end
   local found = pack(err:match(pattern, init))
-  return found[1] ~= nil, found
+  if found[1] ~= nil then return true, found end
+  return false, values
 end, function(a, state, custom)
   local got = rawget(state, "caught")
   if got.ok then return phrase(custom, "expected an error, but the function returned") end

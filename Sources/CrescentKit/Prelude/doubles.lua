@@ -105,6 +105,7 @@ matcher("unique", function(_, args)
 end)
 local function composite(name, combine)
   matcher(name, function(_, args)
+    needs(args, 1, name)
     for i = 1, args.n do
       if not is_matcher(args[i]) then fail("bad argument #" .. i .. " to '" .. name .. "' (matcher expected, got " .. type(args[i]) .. ")") end
     end
@@ -336,6 +337,12 @@ local function counted(name, compare, words)
   register(nil, "assertion", name, function(state, args)
     local s = payload(state, name)
     local times = args[1]
+    if times == nil and name ~= "called" then
+      fail(sformat("bad argument #1 to '%s' (a count expected, got nil): assert.spy(s).was.%s(2)", name, name))
+    end
+    if times ~= nil and math.type(times) ~= "integer" then
+      fail(sformat("bad argument #1 to '%s' (a whole count expected, got %s)", name, show(times)))
+    end
     if times == nil and not rawget(state, "mod") then rawset(state, "mod", true); times = 0 end
     rawset(state, "count", #s.calls)
     rawset(state, "times", times)
