@@ -129,4 +129,24 @@ import Testing
             #expect(result.stdout.contains("\\027[2J\\027]0;owned\\007 gone\tstill"), "\(format): \(result)")
         }
     }
+
+    /// A spec file or a test whose name is not UTF-8 (Linux and busted allow any bytes): the file
+    /// was reopened through a lossy U+FFFD name and never ran, and the whole test name became "?".
+    @Test func namesThatAreNotUTF8AreKept() async throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/spec", withIntermediateDirectories: true)
+        let name = Array((sandbox.path + "/spec/c").utf8) + [0xFF] + Array("_spec.lua".utf8)
+        let source = Array("it(\"bad \\255\\254 here\", function() end)\n".utf8)
+        let descriptor = (name.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer {
+            open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        }
+        #expect(descriptor >= 0)
+        #expect(source.withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) } == source.count)
+        close(descriptor)
+        let result = try await crescent(["test", "-o", "TAP"], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdoutLines == ["ok 1 - bad \\xFF\\xFE here", "1..1"], "\(result)")
+        let plain = try await crescent(["test"], in: sandbox)
+        #expect(plain.stdout.contains("ok      bad \\xFF\\xFE here  (spec/c\\xFF_spec.lua:1)"), "\(plain)")
+    }
 }

@@ -36,6 +36,20 @@ enum RegularFile {
     /// The bytes of the regular file at `path`, at most `limit` of them. With `followLinks` false
     /// a symbolic link is refused, not followed.
     static func read(_ path: String, limit: Int, followLinks: Bool = true) throws(Refusal) -> [UInt8] {
+        try read(bytes: Array(path.utf8), limit: limit, followLinks: followLinks)
+    }
+
+    /// ``read(_:limit:followLinks:)`` of a path given as its bytes, which need not be UTF-8.
+    static func read(bytes path: [UInt8], limit: Int, followLinks: Bool = true) throws(Refusal) -> [UInt8] {
+        var terminated = path.map { CChar(bitPattern: $0) }
+        terminated.append(0)
+        return try terminated.withUnsafeBufferPointer { buffer throws(Refusal) in
+            // Invariant: the buffer holds at least the NUL, so it has a base address.
+            try read(cPath: buffer.baseAddress!, limit: limit, followLinks: followLinks)
+        }
+    }
+
+    private static func read(cPath path: UnsafePointer<CChar>, limit: Int, followLinks: Bool) throws(Refusal) -> [UInt8] {
         // stat first: opening a device or a FIFO may itself block or have effects.
         var status = stat()
         guard (followLinks ? stat(path, &status) : lstat(path, &status)) == 0 else { throw .unreadable(lastError()) }

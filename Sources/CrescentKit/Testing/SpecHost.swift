@@ -207,10 +207,19 @@ final class SpecHost {
             }
             bodiesUpTo = stack.integer(at: -1).map { Int($0) } ?? Int.max
             guard case .array(let items) = host.binding.convertedValue(at: -2, in: stack).value else { return }
+            // A name need not be UTF-8 (busted takes any string): its other bytes are shown as
+            // \xFF, where the whole name was lost as "?".
+            func text(_ value: Value) -> String? {
+                switch value {
+                case .string(let text): text
+                case .bytes(let bytes): ByteText.shown(bytes)
+                default: nil
+                }
+            }
             for item in items {
-                cases.append(SpecCase(name: item["name"].stringValue ?? "?", location: item["where"].stringValue ?? "?",
+                cases.append(SpecCase(name: text(item["name"]) ?? "?", location: text(item["where"]) ?? "?",
                                       isPending: item["pending"].boolValue ?? false,
-                                      isSelected: item["selected"].boolValue ?? true, blockError: item["error"].stringValue,
+                                      isSelected: item["selected"].boolValue ?? true, blockError: text(item["error"]),
                                       hooksOf: item["hooks"].integerValue.map { Int($0) }, isUnusedPlace: item["skip"].boolValue ?? false))
             }
         }

@@ -59,7 +59,7 @@ public enum SpecRunner {
         if let filter = options.filter { try checkFilter(filter) }
         let files = try specFiles(options.paths)
         // Before any test runs: a report target that is a device, a FIFO or an input is refused untouched.
-        try checkReportTargets(options, reading: files)
+        try checkReportTargets(options, reading: files.map(\.shown))
         let coverage = options.coverage ? LineCoverage() : nil
         defer { LineCoverage.active = nil }
         // The tests run on a runner thread; this one writes the report and watches each host's
@@ -77,14 +77,14 @@ public enum SpecRunner {
         } else if ranNone {
             write(noTestRan(options.selection, pending: report.pending))
             // `crescent test main.lua`: a script given where a spec goes.
-            if let script = files.first(where: { !$0.hasSuffix("_spec.lua") }), report.pending == 0 {
+            if let script = files.map(\.shown).first(where: { !$0.hasSuffix("_spec.lua") }), report.pending == 0 {
                 write("\(script) is not named *_spec.lua: if it is a script, run it with crescent \(script); "
                       + "crescent test runs the specs in spec/\n")
             }
         }
         if let coverage {
             do throws(ReportFailure) {
-                try checkReportTargets(options, reading: files)
+                try checkReportTargets(options, reading: files.map(\.shown))
                 write(try coverage.write(to: FileManager.default.currentDirectoryPath))
             } catch {
                 // The tests ran: their summary is still the last line of the report.
@@ -96,7 +96,7 @@ public enum SpecRunner {
         if let formatted = report.formatted(options.output) { output(formatted) }
         if let path = options.junitPath {
             // Checked again: the path may have changed while the tests ran.
-            try checkReportTargets(options, reading: files)
+            try checkReportTargets(options, reading: files.map(\.shown))
             do throws(ProjectFiles.Failure) {
                 try ProjectFiles.write(report.junit, to: path)
             } catch {
@@ -124,17 +124,17 @@ public enum SpecRunner {
 
     /// A runner thread's work: the spec files from `position` on, each test in a host of its own,
     /// on a loop and under a time limit of the thread's own.
-    private static func work(_ files: [String], from position: SpecSession.Position, options: SpecRunOptions,
+    private static func work(_ files: [SpecFile], from position: SpecSession.Position, options: SpecRunOptions,
                              coverage: LineCoverage?, session: SpecSession, generation: Int) {
         let loop = PumpedEventLoop()
         let limit = SpecTimeLimit(seconds: options.timeout, loop: loop)
         let teardown = SpecTeardown(session: session, generation: generation, limit: limit)
         for index in files.indices where index >= position.file {
-            let file = files[index]
+            let file = files[index].shown
             var bytes: [UInt8]
             do throws(RegularFile.Refusal) {
                 // Only a regular file, bounded: a FIFO would wait forever, /dev/zero fill memory.
-                bytes = try RegularFile.read(file, limit: specSizeLimit)
+                bytes = try RegularFile.read(bytes: files[index].path, limit: specSizeLimit)
                 ScriptSource.blankShebang(&bytes)
             } catch {
                 let result = SpecResult(file: file, name: file, location: file, status: .failed,
@@ -297,43 +297,17 @@ public enum SpecRunner {
 
     /// The `*_spec.lua` files under `paths` (default `spec/` and `test/`, where they exist), sorted
     /// per path; a path given that does not exist is an error.
-    static func specFiles(_ paths: [String]) throws(UsageError) -> [String] {
+    static func specFiles(_ paths: [String]) throws(UsageError) -> [SpecFile] {
         let manager = FileManager.default
         let roots = paths.isEmpty ? ["spec", "test"].filter { manager.fileExists(atPath: $0) } : paths
-        var files: [String] = []
+        var files: [SpecFile] = []
         for root in roots {
             var isFolder: ObjCBool = false
             guard manager.fileExists(atPath: root, isDirectory: &isFolder) else {
                 throw UsageError(description: "no such file or folder: \(root)")
             }
-            guard isFolder.boolValue else {
-                files.append(root)
-                continue
-            }
-            var found: [String] = []
-            var seen: Set<String> = []
-            collectSpecs(in: root.hasSuffix("/") ? String(root.dropLast()) : root, into: &found, seen: &seen, depth: 0)
-            files += found.sorted()
+            files += isFolder.boolValue ? SpecFile.found(in: root) : [SpecFile(root)]
         }
         return files
-    }
-
-    /// The `*_spec.lua` files under `folder`, as busted finds them: hidden files and folders (a
-    /// name starting with `.`, such as an editor's `.#x_spec.lua` lock link) are left out, and
-    /// linked folders are followed, each real folder once (a link back up ends there).
-    private static func collectSpecs(in folder: String, into found: inout [String], seen: inout Set<String>, depth: Int) {
-        let manager = FileManager.default
-        let real = URL(fileURLWithPath: folder).resolvingSymlinksInPath().path
-        guard depth < 64, seen.insert(real).inserted, let names = try? manager.contentsOfDirectory(atPath: folder) else { return }
-        for name in names where !name.hasPrefix(".") {
-            let path = folder + "/" + name
-            var isFolder: ObjCBool = false
-            guard manager.fileExists(atPath: path, isDirectory: &isFolder) else { continue }
-            if isFolder.boolValue {
-                collectSpecs(in: path, into: &found, seen: &seen, depth: depth + 1)
-            } else if name.hasSuffix("_spec.lua") {
-                found.append(path)
-            }
-        }
     }
 }

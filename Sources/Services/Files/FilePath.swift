@@ -32,28 +32,7 @@ struct FilePath: Sendable, Hashable {
     var lossyText: String { String(decoding: bytes, as: UTF8.self) }
 
     /// For messages: UTF-8 as it is, each other byte as `\xFF`, clipped when long.
-    var shown: String {
-        if let text { return clipped(text) }
-        var shown = ""
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
-        var offset = 0
-        parsing: while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let encoded):
-                shown.unicodeScalars.append(Unicode.UTF8.decode(encoded))
-                offset += encoded.count
-            case .error(let length):
-                for byte in bytes[offset..<(offset + length)] {
-                    shown += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-                }
-                offset += length
-            case .emptyInput:
-                break parsing
-            }
-        }
-        return clipped(shown)
-    }
+    var shown: String { clipped(text ?? ByteText.shown(bytes)) }
 
     var isEmpty: Bool { bytes.isEmpty }
 
