@@ -149,4 +149,38 @@ import Testing
         let plain = try await crescent(["test"], in: sandbox)
         #expect(plain.stdout.contains("ok      bad \\xFF\\xFE here  (spec/c\\xFF_spec.lua:1)"), "\(plain)")
     }
+
+    /// busted's expose: a file with an expose block at its top level is not insulated from the
+    /// files after it (its helpers, modules and even its file-level globals reach them), and an
+    /// expose inside an insulate keeps what that insulate set. Each test having a host of its
+    /// own, crescent had no later file see anything. Expected lines: busted 2.1.1's TAP.
+    @Test func exposeReachesTheFilesAfterIt() async throws {
+        let (result, _) = try await TestCommandTests.run([
+            "a_spec.lua": """
+                _G.leak = "file level"
+                expose("exported", function()
+                  _G.helper = function() return 42 end
+                  package.loaded["shared.mod"] = { answer = 42 }
+                  it("a sees its helper", function() assert.equals(42, helper()) end)
+                end)
+                insulate("outer", function()
+                  _G.inner = 1
+                  expose("inside", function() _G.through = 2 end)
+                  it("sees inner", function() assert.equals(1, inner) end)
+                end)
+                it("after the insulate", function() assert.is_nil(inner); assert.equals(2, through) end)
+                """,
+            "b_spec.lua": """
+                it("b sees the exposed helper", function() assert.equals(42, helper()) end)
+                it("b sees the exposed module", function() assert.equals(42, require("shared.mod").answer) end)
+                it("b does not see file-level globals", function() assert.is_nil(leak) end)
+                it("b sees what an expose inside an insulate set", function() assert.equals(2, through) end)
+                """,
+        ], ["-o", "TAP"])
+        let lines = result.stdoutLines.filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") || $0.hasPrefix("1..") }
+        #expect(lines == ["ok 1 - exported a sees its helper", "ok 2 - outer sees inner", "not ok 3 - after the insulate",
+                          "ok 4 - b sees the exposed helper", "ok 5 - b sees the exposed module",
+                          "not ok 6 - b does not see file-level globals", "not ok 7 - b sees what an expose inside an insulate set",
+                          "1..7"], "\(result)")
+    }
 }

@@ -106,6 +106,8 @@ local function declareblock(name, fn, what, insulated)
   local block = newblock(name, current, fn)
   block.where = listing and where(3) or "?"
   block.insulated = insulated
+  block.exposes = what == "expose"
+  if block.exposes then current.hasexpose = true end
   local n = current.count + 1
   current.count = n
   current.children[n] = block
@@ -314,7 +316,8 @@ local function expand()
         end
         -- Past the block (and not stopped at this host's test inside it): undo what it set. In
         -- the listing host this changes state after the block's tests, as a body would.
-        if saved and not reached then
+        -- As busted, an expose block inside makes its block give up insulating: what it set stays.
+        if saved and not reached and not child.hasexpose then
           restoretable(_G, saved.globals)
           restoretable(package.loaded, saved.loaded)
           bodiesUpTo = count
@@ -463,6 +466,34 @@ end)
 -- The tests in run order, as { name, where, pending, selected, error } (see `chosen`), and the
 -- index past which a test may run in this (the listing) host. A describe whose body failed is an
 -- entry with its error.
+-- busted's expose: a file with an expose block at its top level is not insulated from the files
+-- run after it, which see what its code and its expose bodies set in the globals and
+-- package.loaded. Each test here has a host of its own, so a later file's hosts run such files
+-- first, their describe blocks read apart from this file's; other files' changes are undone.
+function runner.expose(chunk)
+  local savedroot, savedcurrent = root, current
+  root = newblock(nil, nil, nil)
+  current = root
+  local globals, loaded = shallowcopy(_G), shallowcopy(package.loaded)
+  local kept = false
+  if pcall(chunk) and root.hasexpose then
+    kept = true
+    for i = 1, root.count do
+      local block = root.children[i]
+      if type(block) == "table" and block.exposes then
+        current = block
+        pcall(block.fn)
+        current = root
+      end
+    end
+  end
+  root, current = savedroot, savedcurrent
+  if not kept then
+    restoretable(_G, globals)
+    restoretable(package.loaded, loaded)
+  end
+end
+
 function runner.list()
   local list = {}
   for i, t in ipairs(expand()) do

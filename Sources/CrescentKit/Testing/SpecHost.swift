@@ -19,7 +19,7 @@ final class SpecHost {
     /// The running test's real-time limit, if it has one.
     let timeLimit: SpecTimeLimit?
     /// The runner table the testing prelude returned, and its two callbacks.
-    private var runner: LuaRef?
+    private(set) var runner: LuaRef?
     private var httpHandler: LuaRef?
     /// The testing prelude's `runner.process`: answers programs from `fake.process`.
     var processHandler: LuaRef?

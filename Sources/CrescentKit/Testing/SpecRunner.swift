@@ -129,7 +129,8 @@ public enum SpecRunner {
         let loop = PumpedEventLoop()
         let limit = SpecTimeLimit(seconds: options.timeout, loop: loop)
         let teardown = SpecTeardown(session: session, generation: generation, limit: limit)
-        for index in files.indices where index >= position.file {
+        var exposers: [SpecExposer] = []
+        for index in files.indices {
             let file = files[index].shown
             var bytes: [UInt8]
             do throws(RegularFile.Refusal) {
@@ -137,6 +138,7 @@ public enum SpecRunner {
                 bytes = try RegularFile.read(bytes: files[index].path, limit: specSizeLimit)
                 ScriptSource.blankShebang(&bytes)
             } catch {
+                guard index >= position.file else { continue }
                 let result = SpecResult(file: file, name: file, location: file, status: .failed,
                                         message: "cannot run the spec file \(file): \(error.reason)"
                                           + (error.isTooLarge ? ", the most a spec file may hold" : ""),
@@ -144,14 +146,18 @@ public enum SpecRunner {
                 guard session.add(result, generation: generation) else { return }
                 continue
             }
-            let at = SpecSession.Position(file: index, test: index == position.file ? position.test : 0)
-            do throws(UsageError) {
-                guard try runFile(file, bytes: bytes, at: at, options: options, loop: loop, limit: limit, coverage: coverage,
-                                  teardown: teardown) else { return }
-            } catch {
-                session.finish(generation: generation, failure: error)
-                return
+            // A file before the one to resume from (after a host that never closed) only exposes.
+            if index >= position.file {
+                let at = SpecSession.Position(file: index, test: index == position.file ? position.test : 0)
+                do throws(UsageError) {
+                    guard try runFile(file, bytes: bytes, at: at, options: options, loop: loop, limit: limit, coverage: coverage,
+                                      teardown: teardown, exposers: exposers) else { return }
+                } catch {
+                    session.finish(generation: generation, failure: error)
+                    return
+                }
             }
+            if let exposer = SpecExposer(source: bytes, path: file) { exposers.append(exposer) }
         }
         session.finish(generation: generation)
     }
@@ -161,12 +167,14 @@ public enum SpecRunner {
     /// thread (a host that never closed): it stops at once.
     private static func runFile(_ file: String, bytes: [UInt8], at position: SpecSession.Position, options: SpecRunOptions,
                                 loop: PumpedEventLoop, limit: SpecTimeLimit, coverage: LineCoverage? = nil,
-                                teardown: SpecTeardown) throws(UsageError) -> Bool {
+                                teardown: SpecTeardown, exposers: [SpecExposer]) throws(UsageError) -> Bool {
         let session = teardown.session, generation = teardown.generation
         let next = SpecSession.Position(file: position.file + 1, test: 0)
         let started = ContinuousClock.now
         var spare: SpecHost? = try makeHost(loop: loop, options: options, listing: true, limit: limit, coverage: coverage)
         if let spare { limit.start(spare.interrupter, plugins: spare.host.pluginInterrupters) }
+        // Under the file's limit: an earlier file's expose body that loops is stopped there too.
+        spare?.expose(exposers)
         var compiled: [UInt8]?
         let loadFailure = spare?.load(.source(bytes), path: file) { compiled = $0 }
         let chunk = compiled.map(SpecChunk.binary) ?? .source(bytes)
@@ -221,6 +229,7 @@ public enum SpecRunner {
             } else {
                 host = try makeHost(loop: loop, options: options, listing: false, only: index, limit: limit, coverage: coverage)
                 limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
+                host.expose(exposers)
                 if let failure = host.load(chunk, path: file) {
                     limit.stop()
                     let result = SpecResult(file: file, name: spec.name, location: spec.location, status: .failed,
