@@ -39,13 +39,8 @@ import Darwin
     private func start(_ source: String = script(), file: String = "keys.lua", options: [String] = [],
                        showing: String = "pressed: none", environment: [String: String?] = [:],
                        sourceLocation: SourceLocation = #_sourceLocation) async throws -> (InteractiveTerminal, Sandbox) {
-        let sandbox = try Sandbox()
-        let path = try sandbox.write(file, source)
-        let variables = environment.merging(["CRESCENT_HISTORY": sandbox.path + "/history"]) { given, _ in given }
-        let terminal = try InteractiveTerminal(["--data-dir", sandbox.path + "/data", "--no-plugins"] + options + [path],
-                                               directory: sandbox.path, environment: variables, columns: 100, rows: 12)
-        await terminal.waitFor(line: showing, sourceLocation: sourceLocation)
-        return (terminal, sandbox)
+        try await InteractiveTerminal.app(source, file: file, options: options, showing: showing, environment: environment,
+                                          sourceLocation: sourceLocation)
     }
 
     private func expectRestored(_ terminal: InteractiveTerminal, sourceLocation: SourceLocation = #_sourceLocation) {
