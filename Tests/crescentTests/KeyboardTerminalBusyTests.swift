@@ -13,7 +13,8 @@ import Darwin
 /// symbolic link (K9), the `--timeout` traceback shows the script's line (K7), and a `?` help
 /// longer than the screen scrolls (K11).
 @Suite struct KeyboardTerminalBusyTests {
-    /// `w` waits 30 s, `s` loops, `b` blocks in a C call for 3 s, `a` changes the view.
+    /// `w` waits 30 s, `s` loops, `b` blocks in a C call for 3 s, `a` changes the view; `s` and
+    /// `b` first create the file `started` (the loop they hold cannot draw a frame to say so).
     static let source = """
         local C = controller("Busy")
         function C:loadView() return view.stack { view.text { id = "title", text = "pressed: none" } } end
@@ -24,11 +25,13 @@ import Darwin
           self:key("a", "pressA", "say a")
         end
         function C:wait() sleep(30) self.view.title.text = "waited" end
+        local function started() io.open("started", "w"):close() end
         function C:spin()
+          started()
           local n = 0
           while true do n = n + 1 end
         end
-        function C:block() os.execute("sleep 3") end
+        function C:block() started() os.execute("sleep 3") end
         function C:pressA() self.view.title.text = "pressed: a" end
         app.push(C)
         """
@@ -74,10 +77,19 @@ import Darwin
 
     /// A handler that loops holds the loop: Ctrl-C interrupts its code where it runs, and the
     /// app runs on (it quit with 130).
+    /// Waits until a handler has created `started` in `sandbox`, then past the busy delay.
+    private func waitUntilBusy(_ terminal: InteractiveTerminal, _ sandbox: Sandbox,
+                               sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        await terminal.waitFor("the handler to start", sourceLocation: sourceLocation) { _ in
+            FileManager.default.fileExists(atPath: sandbox.path + "/started")
+        }
+        try await Task.sleep(for: .milliseconds(700))
+    }
+
     @Test func ctrlCStopsAHandlerThatLoopsAndTheAppRunsOn() async throws {
-        let (terminal, _) = try await start()
+        let (terminal, sandbox) = try await start()
         terminal.type("s")
-        try await Task.sleep(for: .milliseconds(900))
+        try await waitUntilBusy(terminal, sandbox)
         terminal.type("\u{3}")
         await terminal.waitFor(line: "ctrl-c stopped key 's' after")
         terminal.type("a")
@@ -90,21 +102,22 @@ import Darwin
     /// Where no interrupt reaches (a handler blocked in a C call), a second Ctrl-C quits: Ctrl-C
     /// still always gets out.
     @Test func aSecondCtrlCQuitsWhenTheStopCannotReachTheHandler() async throws {
-        let (terminal, _) = try await start()
+        let (terminal, sandbox) = try await start()
         terminal.type("b")
-        try await Task.sleep(for: .milliseconds(900))
+        try await waitUntilBusy(terminal, sandbox)
         terminal.type("\u{3}")
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(kill(terminal.pid, 0) == 0, "the first Ctrl-C did not quit")
         terminal.type("\u{3}")
         #expect(await terminal.finish() == 130)
         terminal.expectRestored()
     }
 
-    /// A Ctrl-C while nothing has run for long quits at once, as before.
-    @Test func ctrlCQuitsWhenNothingRunsLong() async throws {
+    /// A Ctrl-C while no handler runs quits at once, as before.
+    @Test func ctrlCQuitsWhenNothingRuns() async throws {
         let (terminal, _) = try await start()
-        terminal.type("s")
-        try await Task.sleep(for: .milliseconds(100))
+        terminal.type("a")
+        await terminal.waitFor(line: "pressed: a")
         terminal.type("\u{3}")
         #expect(await terminal.finish() == 130)
         terminal.expectRestored()
@@ -171,13 +184,14 @@ import Darwin
     /// The time limit's traceback shows the script's line where it stopped, the host's frames
     /// folded after it (it showed one frame of the controller prelude and nothing of the script).
     @Test func theTimeLimitTracebackShowsTheScriptsLine() async throws {
-        let (terminal, _) = try await start(options: ["--timeout", "2"])
+        let (terminal, sandbox) = try await start(options: ["--timeout", "6"])
+        defer { withExtendedLifetime(sandbox) {} }   // the handler writes a file in it
         terminal.type("s")
         #expect(await terminal.finish() == 1)
         terminal.expectRestored()
         let after = writtenAfter(terminal)
-        #expect(after.contains("stopped after 2 s (--timeout): interrupted: time limit reached"), "\(after.debugDescription)")
-        #expect(after.range(of: #"busy\.lua:12: in "#, options: .regularExpression) != nil, "the script's loop: \(after.debugDescription)")
+        #expect(after.contains("stopped after 6 s (--timeout): interrupted: time limit reached"), "\(after.debugDescription)")
+        #expect(after.range(of: #"busy\.lua:14: in "#, options: .regularExpression) != nil, "the script's loop: \(after.debugDescription)")
         #expect(!after.contains("\t[crescent controllers]:"), "no host line of its own: \(after.debugDescription)")
     }
 

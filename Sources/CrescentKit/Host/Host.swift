@@ -390,9 +390,12 @@ public final class Host {
         case .timeout:
             if !reportedTimeout {
                 reportedTimeout = true
-                // Where the limit stopped the script, not where the error came out.
+                // Where the limit stopped the script when the error came out of host frames
+                // only (a controller's handler: the prelude's pcalls unwound past the script).
                 var located = error
-                if let traceback = vm.timeLimitTraceback { located.message = traceback }
+                if !TracebackFolding.hasScriptFrame(error.message), let traceback = vm.timeLimitTraceback {
+                    located.message = traceback
+                }
                 report(located, context: timeoutMessage)
             }
             requestExit(1)
