@@ -120,7 +120,9 @@ extension Host {
 
     /// Takes the terminal for a person to drive the app: raw mode, the alternate screen, keys
     /// read into the loop, output shown on the status line (and written out when the terminal
-    /// is given back). Ctrl-C goes to `onInterrupt` from the reader's thread, as SIGINT would.
+    /// is given back). A Ctrl-C stops a key's or command's handler that has run half a second
+    /// (``busyInterrupt(quit:)``); otherwise it calls `onInterrupt` from the reader's thread, as
+    /// SIGINT would.
     /// Nothing happens when the terminal refuses raw mode or the run is a background job: the
     /// app runs as before (the view drawn in place).
     ///
