@@ -83,9 +83,23 @@ static void interrupt_hook(lua_State *L, lua_Debug *ar) {
     crescent_raise_interrupt(L);
 }
 
+/* Where the time limit first stopped the code, kept in the registry under this key: the raise
+ * repeats at every instruction until the code has ended (a pcall or xpcall, the prelude's
+ * handlers included, cannot go on), so the error that comes out was raised in the outermost
+ * frame and its traceback has lost the script's line. */
+#define INTERRUPTED_AT "crescent.interruptedAt"
+
 int crescent_raise_interrupt(lua_State *L) {
     int reason = atomic_load_explicit(&vm_of(L)->interrupt->reason, memory_order_relaxed);
-    if (reason == CRESCENT_INTERRUPT_TIMEOUT) return luaL_error(L, "interrupted: time limit reached");
+    if (reason == CRESCENT_INTERRUPT_TIMEOUT) {
+        if (lua_getfield(L, LUA_REGISTRYINDEX, INTERRUPTED_AT) == LUA_TNIL) {
+            /* Level 0: in the hook, the function that was running (the script's loop). */
+            luaL_traceback(L, L, "interrupted: time limit reached", 0);
+            lua_setfield(L, LUA_REGISTRYINDEX, INTERRUPTED_AT);
+        }
+        lua_pop(L, 1);
+        return luaL_error(L, "interrupted: time limit reached");
+    }
     if (reason == CRESCENT_INTERRUPT_EXIT) return luaL_error(L, "exiting");
     return luaL_error(L, "interrupted");
 }
@@ -217,5 +231,15 @@ int crescent_interrupt_pending(lua_State *L) { return atomic_load(&vm_of(L)->int
 void crescent_rearm_interrupt(lua_State *L) {
     if (crescent_interrupt_pending(L) != CRESCENT_INTERRUPT_NONE) arm_interrupt(L);
 }
-void crescent_clear_interrupt(lua_State *L) { atomic_store(&vm_of(L)->interrupt->reason, CRESCENT_INTERRUPT_NONE); }
+void crescent_clear_interrupt(lua_State *L) {
+    atomic_store(&vm_of(L)->interrupt->reason, CRESCENT_INTERRUPT_NONE);
+    lua_pushnil(L);
+    lua_setfield(L, LUA_REGISTRYINDEX, INTERRUPTED_AT);
+}
+
+int crescent_push_interrupted_at(lua_State *L) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, INTERRUPTED_AT) == LUA_TSTRING) return 1;
+    lua_pop(L, 1);
+    return 0;
+}
 

@@ -255,6 +255,15 @@ public final class LuaVM {
 
     /// Forgets a pending interrupt so later code runs normally.
     public func clearInterrupt() { crescent_clear_interrupt(state) }
+
+    /// The time limit's message with the traceback of where it first stopped the running code
+    /// (the script's line), or nil when it has stopped none. The error that comes out of the
+    /// code was raised again in its outermost frame, which is all its own traceback shows.
+    public var timeLimitTraceback: String? {
+        guard crescent_push_interrupted_at(state) == 1 else { return nil }
+        defer { stack.pop() }
+        return stack.text(at: -1)
+    }
 }
 
 /// Owns the interrupt flag the VM's count hook reads. Kept apart from the state so that a late

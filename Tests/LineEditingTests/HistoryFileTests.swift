@@ -85,14 +85,20 @@ import Testing
         #expect(file.load(capacity: 10).entries.count == 10)
     }
 
-    @Test func saveFollowsASymbolicLink() throws {
+    /// A symbolic link at the path is never followed (one planted there had every entry
+    /// appended to the file it named): not read, not written through, and said why.
+    @Test func aSymbolicLinkIsNeitherReadNorWrittenThrough() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let target = directory.appendingPathComponent("dotfiles-history").path
+        let target = directory.appendingPathComponent("other-file").path
+        #expect(FileManager.default.createFile(atPath: target, contents: Data("SECRET\n".utf8)))
         let link = directory.appendingPathComponent("history").path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        try HistoryFile(path: link).save(History(["linked"]))
-        #expect(HistoryFile(path: target).load().entries == ["linked"])
+        let file = HistoryFile(path: link)
+        #expect(file.unusableReason?.hasPrefix("it is a symbolic link") == true, "\(String(describing: file.unusableReason))")
+        #expect(file.load().entries.isEmpty, "not read through the link")
+        #expect(throws: HistoryFileError.self) { try file.append("linked") }
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "SECRET\n")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
     }
 

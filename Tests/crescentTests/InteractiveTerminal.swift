@@ -185,6 +185,20 @@ final class InteractiveTerminal: @unchecked Sendable {
 }
 
 extension InteractiveTerminal {
+    /// Runs `source` as `file` in `sandbox` (a new one by default; the command line's history in
+    /// it) on a 100 x 12 terminal, and waits for a line with `showing`.
+    static func app(_ source: String, file: String, options: [String] = [], showing: String,
+                    sandbox: Sandbox? = nil, environment: [String: String?] = [:],
+                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> (InteractiveTerminal, Sandbox) {
+        let sandbox = try sandbox ?? Sandbox()
+        let path = try sandbox.write(file, source)
+        let variables = environment.merging(["CRESCENT_HISTORY": sandbox.path + "/history"]) { given, _ in given }
+        let terminal = try InteractiveTerminal(["--data-dir", sandbox.path + "/data", "--no-plugins"] + options + [path],
+                                               directory: sandbox.path, environment: variables, columns: 100, rows: 12)
+        await terminal.waitFor(line: showing, sourceLocation: sourceLocation)
+        return (terminal, sandbox)
+    }
+
     /// Expects the terminal as a shell left it: echo, line editing, signal keys and CR-to-NL
     /// back, the main screen, the cursor shown, mouse reporting and bracketed paste off.
     func expectRestored(sourceLocation: SourceLocation = #_sourceLocation) {

@@ -35,6 +35,21 @@ import Darwin
         repl.expectRestored()
     }
 
+    /// A paste whose end mark never comes (a connection cut in the middle of one) ends after a
+    /// second without bytes, as a controller app's does: what came is on the line, and Ctrl-C
+    /// and Ctrl-D are keys again (they were taken as pasted text, for ever).
+    @Test func aPasteWithoutItsEndStopsTakingKeys() async throws {
+        let sandbox = try Sandbox()
+        let repl = try await open(sandbox)
+        repl.type("\u{1B}[200~print(\"unterminated")
+        await repl.waitFor(line: "> print(\"unterminated")
+        repl.type("\u{3}")
+        await repl.waitFor(line: "> print(\"unterminated^C")
+        repl.type("\u{4}")
+        #expect(await repl.finish() == 0)
+        repl.expectRestored()
+    }
+
     /// The ways a REPL ends while its prompt is up, and the status each gives.
     enum WayOut: String, CaseIterable, Sendable {
         case ctrlD, dotExit, appExit, sigterm, sighup, crash

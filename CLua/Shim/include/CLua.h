@@ -85,6 +85,10 @@ int crescent_interrupt_pending(lua_State *L);
 /** Forgets the pending interrupt. Each thread the hook was armed on gets back its own hook (the
  *  script's, or none) the next time it runs. */
 void crescent_clear_interrupt(lua_State *L);
+/** Pushes the traceback (message first) of where the time limit first stopped the running code
+ *  and returns 1, or pushes nothing and returns 0 when it has not stopped any since the last
+ *  crescent_clear_interrupt. */
+int crescent_push_interrupted_at(lua_State *L);
 /** Removes the debug hook a script set on `thread` (a coroutine about to run other code): a hook
  *  set by one task, or one remote client, must not outlive it. */
 void crescent_drop_hook(lua_State *thread);

@@ -146,6 +146,15 @@ public final class Console: Sendable {
         writeThrough(.error, text)
     }
 
+    /// Writes `text` to stderr as it is (`io.stderr:write`: no newline added), after flushing
+    /// stdout.
+    public func writeError(_ text: String) {
+        guard !text.isEmpty else { return }
+        copy(.error, text)
+        if divertedWrite(.error, text) { return }
+        writeThrough(.error, text)
+    }
+
     /// How a label is shown when colours are on.
     public enum Style: String, Sendable {
         /// Red: errors.

@@ -85,6 +85,11 @@ public final class Host {
     var commandLine: CommandLineState?
     /// Where the command line's history is kept (per script), or nil.
     var commandHistoryFile: HistoryFile?
+    /// The key or command handler running while the terminal session runs (its busy indicator,
+    /// and what a Ctrl-C stops), else nil.
+    var busyHandler: BusyHandler?
+    /// Whether the busy indicator's next look is scheduled on the clock.
+    var busyCheckScheduled = false
     /// The folder of the running script (for `require` and template files).
     var scriptFolder: String?
     var reportedTimeout = false
@@ -385,13 +390,21 @@ public final class Host {
         case .timeout:
             if !reportedTimeout {
                 reportedTimeout = true
-                report(error, context: timeoutMessage)
+                // Where the limit stopped the script when the error came out of host frames
+                // only (a controller's handler: the prelude's pcalls unwound past the script).
+                var located = error
+                if !TracebackFolding.hasScriptFrame(error.message), let traceback = vm.timeLimitTraceback {
+                    located.message = traceback
+                }
+                report(located, context: timeoutMessage)
             }
             requestExit(1)
             return true
         case .interrupted:
             let pending = vm.pendingInterrupt
             if pending >= 128 { requestExit(pending) }
+            // A Ctrl-C stopping a key's handler (``BusyHandler``): the stop, not a failure.
+            if pending == Int32(CRESCENT_INTERRUPT_SIGNAL), busyHandler?.isStopping == true { return true }
             return requestedExit != nil
         default:
             return false

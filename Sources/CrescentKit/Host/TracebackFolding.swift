@@ -27,6 +27,13 @@ enum TracebackFolding {
         return (lines[...header] + script + [Substring(fold)]).joined(separator: "\n")
     }
 
+    /// Whether `message`'s traceback names a frame of the script (a line of its own files).
+    static func hasScriptFrame(_ message: String) -> Bool {
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let header = lines.firstIndex(of: "stack traceback:") else { return false }
+        return lines[(header + 1)...].contains { !$0.allSatisfy(\.isWhitespace) && hostSource(of: $0) == nil }
+    }
+
     /// For a frame of the host, the source it names (`[crescent controllers]`, `[C]`, or empty
     /// for Lua's own `(...tail calls...)` and skipped-levels lines); nil for a frame of the script.
     private static func hostSource(of frame: Substring) -> String? {

@@ -4,7 +4,7 @@ import LuaBridge
 
 extension Host {
     /// Adds the controller prelude's key primitives to its table (on top of the stack):
-    /// `keyNames`, `showHelp(text)`, `dismissHelp()`, `redraw()`, `suspend()` and
+    /// `keyNames`, `showHelp(text)`, `helpKey(key)`, `redraw()`, `suspend()` and
     /// `selectionKey(key)`.
     func installKeyPrimitives() {
         let stack = vm.stack
@@ -21,8 +21,8 @@ extension Host {
             if self.terminalSession == nil { self.console.write(text + "\n") }
             return .none
         }
-        vm.register(field: "dismissHelp") { [unowned self] stack in
-            stack.push(self.presenter.dismissHelp())
+        vm.register(field: "helpKey") { [unowned self] stack in
+            stack.push(self.presenter.helpKey(try stack.checkString(1, function: "helpKey")))
             return .one
         }
         vm.register(field: "redraw") { [unowned self] _ in
@@ -43,6 +43,7 @@ extension Host {
         vm.register(field: "selectionKey") { [unowned self] stack in
             try self.selectionKey(try stack.checkString(1, function: "selectionKey"), stack)
         }
+        installBusyPrimitive()
     }
 
     /// What `key` does to the shown view's selection: `tab`/`shift-tab` move the focus
@@ -119,7 +120,9 @@ extension Host {
 
     /// Takes the terminal for a person to drive the app: raw mode, the alternate screen, keys
     /// read into the loop, output shown on the status line (and written out when the terminal
-    /// is given back). Ctrl-C goes to `onInterrupt` from the reader's thread, as SIGINT would.
+    /// is given back). A Ctrl-C stops a key's or command's handler that has run half a second
+    /// (``busyInterrupt(quit:)``); otherwise it calls `onInterrupt` from the reader's thread, as
+    /// SIGINT would.
     /// Nothing happens when the terminal refuses raw mode or the run is a background job: the
     /// app runs as before (the view drawn in place).
     ///
@@ -134,11 +137,6 @@ extension Host {
             return
         }
         terminalSession = session
-        commandHistoryFile = script.flatMap { script in
-            let name = script.split(separator: "/").last.map { $0.hasSuffix(".lua") ? String($0.dropLast(4)) : String($0) } ?? "script"
-            return HistoryFile.standard().map { HistoryFile(path: $0.path + "." + name) }
-        }
-        commandLine = .closed(commandHistoryFile?.load() ?? History())
         let transcript = TerminalTranscript()
         terminalTranscript = transcript
         let link = self.link
@@ -148,9 +146,20 @@ extension Host {
         console.divert { stream, text in
             if transcript.append(stream, text) { link.turn { _ in } }
         }
-        // io.write and io.stdout:write through the console too, so they are held back with
-        // print's output: written raw they scrolled the frame and vanished with the screen.
-        do { try routeStandardOutputThroughConsole() } catch {
+        commandHistoryFile = script.flatMap { script in
+            let name = script.split(separator: "/").last.map { $0.hasSuffix(".lua") ? String($0.dropLast(4)) : String($0) } ?? "script"
+            return HistoryFile.standard().map { HistoryFile(path: $0.path + "." + name) }
+        }
+        // A symbolic link, FIFO, folder or another user's file there is never read or written:
+        // said once (on the status line, and written out afterwards), the history kept in memory.
+        if let file = commandHistoryFile, let reason = file.unusableReason {
+            console.error("\(console.styled("crescent: warning:", .warning)) not using \(file.path) as the command line's history: \(reason) (history stays in memory)")
+            commandHistoryFile = nil
+        }
+        commandLine = .closed(commandHistoryFile?.load() ?? History())
+        // io.write, io.stdout:write and io.stderr:write through the console too, so they are held
+        // back with print's output: written raw they scrolled the frame and vanished with the screen.
+        do { try routeStandardOutputThroughConsole(standardError: true) } catch {
             writeError("\(console.styled("crescent:", .warning)) io.write is not held back: \(error)")
         }
         presenter.enterFullScreen()
@@ -158,7 +167,7 @@ extension Host {
         session.readKeys(
             onKeys: { keys in link.turn { host in host.terminalInput(keys) } },
             onMouse: { event in link.turn { host in host.mouse(event) } },
-            onInterrupt: onInterrupt,
+            onInterrupt: busyInterrupt(quit: onInterrupt),
             onResize: { link.turn { host in host.presenter.invalidate() } }
         )
     }
@@ -174,6 +183,7 @@ extension Host {
         guard let session = terminalSession else { return }
         terminalSession = nil
         commandLine = nil
+        busyHandler = nil
         console.flush()
         session.end()
         presenter.leaveFullScreen()

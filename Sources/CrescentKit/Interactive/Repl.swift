@@ -37,7 +37,7 @@ final class Repl {
     private var above = ""
     /// Whether the last text written directly ended its line (the prompt starts at column 0).
     private var atLineStart = true
-    private var escapeFlush: Scheduled<Void>?
+    private var inputFlush: Scheduled<Void>?
     /// The prelude's `inspect`, kept from before any script could replace the global.
     let inspect: LuaRef
 
@@ -47,7 +47,7 @@ final class Repl {
         // A path that is no regular file (`/dev/null`, a FIFO) is never read or replaced: one
         // warning, and the history lives in memory only.
         if let historyFile, let reason = historyFile.unusableReason {
-            host.writeError("\(host.console.styled("crescent: warning:", .warning)) not using \(historyFile.path) as the history file: \(reason), not a regular file (history stays in memory; CRESCENT_HISTORY= turns saving off)")
+            host.writeError("\(host.console.styled("crescent: warning:", .warning)) not using \(historyFile.path) as the history file: \(reason) (history stays in memory; CRESCENT_HISTORY= turns saving off)")
             self.historyFile = nil
         } else {
             self.historyFile = historyFile
@@ -139,7 +139,7 @@ final class Repl {
             interrupt(task)
         }
         handle(session.receive(bytes))
-        scheduleEscapeFlush()
+        scheduleInputFlush()
     }
 
     /// The end of input: leave as Ctrl-D would.
@@ -187,17 +187,29 @@ final class Repl {
         link.terminal.write(session.redraw())
     }
 
-    /// After an Esc with nothing after it yet, waits briefly for the rest of a key's sequence.
-    private func scheduleEscapeFlush() {
-        escapeFlush?.cancel()
-        escapeFlush = nil
-        guard session.isAwaitingMoreBytes else { return }
+    /// After an Esc with nothing after it yet, waits briefly for the rest of a key's sequence;
+    /// inside a bracketed paste, waits a second without bytes for its end mark, then takes what
+    /// came as the paste (a lost end mark swallowed every key, Ctrl-C and Ctrl-D included).
+    private func scheduleInputFlush() {
+        inputFlush?.cancel()
+        inputFlush = nil
+        let wait: TimeAmount
+        if session.isAwaitingMoreBytes {
+            wait = .milliseconds(50)
+        } else if session.isInPaste {
+            wait = .milliseconds(Int64(TerminalSession.pasteWait))
+        } else {
+            return
+        }
         let bound = NIOLoopBound(self, eventLoop: host.loop)
-        escapeFlush = host.loop.scheduleTask(in: .milliseconds(50)) {
+        inputFlush = host.loop.scheduleTask(in: wait) {
             let repl = bound.value
-            repl.escapeFlush = nil
-            guard repl.session.isAwaitingMoreBytes else { return }
-            repl.host.runTurn { _ in repl.handle(repl.session.flushInput()) }
+            repl.inputFlush = nil
+            if repl.session.isAwaitingMoreBytes {
+                repl.host.runTurn { _ in repl.handle(repl.session.flushInput()) }
+            } else if repl.session.isInPaste {
+                repl.host.runTurn { _ in repl.handle(repl.session.endPaste()) }
+            }
         }
     }
 

@@ -76,8 +76,8 @@ final class TerminalSession: Sendable {
     var isActive: Bool { phase.withLock { $0 == .active } }
 
     /// Starts reading keys: each read's keys go to `onKeys`, clicks and the wheel to
-    /// `onMouse`, and Ctrl-C to `onInterrupt` (never to the script: it always stops the run, even
-    /// one stuck in a loop), all on the reader's thread; `onResize` after each SIGWINCH. The
+    /// `onMouse`, and Ctrl-C to `onInterrupt` (never to the script: the host stops a handler
+    /// that runs long with it, or the run, even one stuck in a loop), all on the reader's thread; `onResize` after each SIGWINCH. The
     /// reader stops when the session ends or the input does.
     func readKeys(onKeys: @escaping @Sendable ([Key]) -> Void, onMouse: @escaping @Sendable (MouseEvent) -> Void,
                   onInterrupt: @escaping @Sendable () -> Void, onResize: @escaping @Sendable () -> Void) {

@@ -6,8 +6,9 @@
 -- not fail the run), onTeardown, setDepth (the navigation
 -- stack keeps the run alive), present (the top controller's view and key hints), show (fill a
 -- view.slot), keyNames (the keys with word names), showHelp (the `?` text: over the view on a
--- terminal, else printed), dismissHelp (true when a key closed it), redraw (ctrl-l), suspend
--- (ctrl-z) and selectionKey (a key's effect on the shown view's selection and focus).
+-- terminal, else printed), helpKey (true when the shown help took a key: scrolled or closed),
+-- redraw (ctrl-l), suspend (ctrl-z), selectionKey (a key's effect on the shown view's selection
+-- and focus) and busy (which key or command runs, for the terminal's busy indicator).
 --
 -- Lifecycle, in order: init(args), loadView(), viewDidLoad(), viewWillAppear(), viewDidAppear(),
 -- viewWillDisappear(), viewDidDisappear(), dealloc(); each optional, each run inside a task so it
@@ -560,14 +561,20 @@ end
 local function ignore() end
 local dispatchKey, dispatchChange   -- below, with the keys
 
+-- The task of that coroutine, and the command it runs: a Ctrl-C on the terminal stops them.
+local commandsTask, runningCommand = nil, nil
+
 local function runCommands()
   if commandsRunner and coroutine.status(commandsRunner) ~= "dead" then return end
-  P.within(P.scriptScope, spawn, function()
+  commandsTask = P.within(P.scriptScope, spawn, function()
     commandsRunner = coroutine.running()
     while true do
       local command = nextCommand()
       if not command then break end
+      runningCommand = command
       local done = command.done or ignore
+      -- The host's busy indicator names what runs (on the whole terminal only).
+      if command.changed then P.busy("click") elseif command.key then P.busy("key", command.key) else P.busy("command", command.name) end
       -- A command that never finishes (its task cancelled, the host exiting) is not a success.
       local ok, err
       if command.changed then ok, err = pcall(dispatchChange, command.changed, done)
@@ -578,8 +585,28 @@ local function runCommands()
         error(err, 0)
       end
     end
+    runningCommand = nil
+    P.busy()
     commandsRunner = nil
   end)
+end
+
+-- Ctrl-C on the terminal stopped the running key or command: its task is cancelled and the keys
+-- and commands that waited behind it are dropped (a remote sender hears so). Returns how many.
+local function stopCommands()
+  local dropped = 0
+  while true do
+    local command = nextCommand()
+    if not command then break end
+    dropped = dropped + 1
+    if command.done then command.done(false, "not run: ctrl-c on the terminal stopped the command before it") end
+  end
+  local task, current = commandsTask, runningCommand
+  commandsRunner, commandsTask, runningCommand = nil, nil, nil
+  if current and current.done then current.done(false, "stopped by ctrl-c on the terminal") end
+  if task and not task.done then task:cancel() end
+  P.busy()
+  return dropped
 end
 
 local function send(done, name, ...)
@@ -835,7 +862,8 @@ function dispatchKey(key, done)
     done(true)
     return app.exit(130)
   end
-  if P.dismissHelp() then return done(true) end
+  -- While the help is shown a key scrolls it or closes it, and does nothing else.
+  if P.helpKey(key) then return done(true) end
   local top = stack[#stack]
   local binding = top and state[top].keys[key]
   if binding then
@@ -1122,6 +1150,7 @@ return {
     if arg and arg.type == "boolean" then return { "true", "false" } end
     return {}
   end,
+  stopCommands = stopCommands,
   -- Keys from the terminal: names no binding can use (ctrl-up) are dropped.
   terminalKeys = function(...)
     local keys = {}

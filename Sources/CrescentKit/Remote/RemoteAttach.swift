@@ -69,9 +69,17 @@ public struct RemoteAttach {
             var fds = [pollfd(fd: terminal.input, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: client.socket.descriptor, events: Int16(POLLIN), revents: 0)]
             if !client.hasBufferedMessage {
-                let ready = poll(&fds, 2, session.isAwaitingMoreBytes ? 50 : -1)
+                // A paste whose end mark was lost ends after a second without bytes, as on a host's own terminal.
+                let wait: Int32 = session.isAwaitingMoreBytes ? 50 : session.isInPaste ? TerminalSession.pasteWait : -1
+                let ready = poll(&fds, 2, wait)
                 if ready < 0 && errno != EINTR { return 1 }
-                if ready == 0 { write(session.flushInput()) }
+                if ready == 0 {
+                    if session.isInPaste {
+                        if let status = handle(session.endPaste()) { return status }
+                    } else {
+                        write(session.flushInput())
+                    }
+                }
             }
             if fds[0].revents != 0 {
                 guard var bytes = terminal.read() else { return detach() }

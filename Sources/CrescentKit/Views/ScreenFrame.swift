@@ -21,14 +21,17 @@ struct ScreenFrame: Equatable {
     /// Lays out a frame. A view taller than the rows above the status line shows what fits and a
     /// last line counting the rest, unless it has a selection, which scrolls instead; only those
     /// lines are laid out, so a 10,000-row table costs a screenful.
-    init(root: ViewNode?, title: String = "", overlay: [String]?, status: StatusLine, width: Int, height: Int) {
+    ///
+    /// An `overlay` (the `?` help) taller than its room shows the lines from `overlayTop` (from 0)
+    /// and a last line saying which lines these are and how to scroll.
+    init(root: ViewNode?, title: String = "", overlay: [String]?, overlayTop: Int = 0, status: StatusLine, width: Int, height: Int) {
         let width = max(width, 1)
         let top = title.isEmpty || height < 3 ? 0 : 1
         let viewRows = max(height - 1 - top, 0)
         var lines: [String] = top == 1 ? [title] : []
         var reversed: Set<Int> = []
         if let overlay {
-            lines += overlay.count > viewRows ? Array(overlay.prefix(max(viewRows - 1, 0))) + ["… (\(overlay.count - viewRows + 1) more lines)"] : overlay
+            lines += Self.window(of: overlay, from: overlayTop, rows: viewRows)
         } else if let root {
             if !root.selectables.isEmpty {
                 lines += root.lines(width: width, limit: viewRows)
@@ -49,6 +52,17 @@ struct ScreenFrame: Equatable {
         rows = lines.map { DisplayWidth.truncate($0, to: width) }
         self.reversed = reversed
         self.width = width
+    }
+
+    /// The rows of `overlay` shown in `rows` rows from line `first`: all of it when it fits, else
+    /// a window and a last line saying where it is and which keys scroll it.
+    static func window(of overlay: [String], from first: Int, rows: Int) -> [String] {
+        guard overlay.count > rows else { return overlay }
+        let shown = rows - 1
+        guard shown > 0 else { return Array(overlay.prefix(rows)) }
+        let start = min(max(first, 0), overlay.count - shown)
+        return Array(overlay[start..<start + shown])
+            + ["— lines \(start + 1)–\(start + shown) of \(overlay.count) · ↓ ↑ pgdn pgup home end scroll · other keys close —"]
     }
 
     /// The frame as plain text, trailing spaces and blank lines at the end removed (what
@@ -92,23 +106,27 @@ struct ScreenFrame: Equatable {
     }
 }
 
-/// The status line: the top controller's key hints, then the last message (a handler's error, a
-/// `print`), cut to the width; or the `:` command line while it is open.
+/// The status line: the top controller's key hints (or, while a handler has run for a while,
+/// what runs and how to stop it), then the last message (a handler's error, a `print`), cut to
+/// the width; or the `:` command line while it is open.
 struct StatusLine: Equatable {
     var hints = ""
+    /// What runs, in place of the hints (``BusyHandler``); empty when nothing has run long.
+    var busy = ""
     var message = ""
     /// The command line's text and its cursor's column, while it is open.
     var prompt: (text: String, cursor: Int)?
 
     static func == (left: StatusLine, right: StatusLine) -> Bool {
-        left.hints == right.hints && left.message == right.message && left.prompt?.text == right.prompt?.text
+        left.hints == right.hints && left.busy == right.busy && left.message == right.message && left.prompt?.text == right.prompt?.text
             && left.prompt?.cursor == right.prompt?.cursor
     }
 
     func text(width: Int) -> String {
         if let shown = shownPrompt(width: width) { return message.isEmpty ? shown.text : shown.text + "   │ " + message }
-        guard !message.isEmpty else { return hints }
-        return hints.isEmpty ? message : hints + "  │ " + message
+        let lead = busy.isEmpty ? hints : busy
+        guard !message.isEmpty else { return lead }
+        return lead.isEmpty ? message : lead + "  │ " + message
     }
 
     /// The command line as shown in `width` columns, and the cursor's column in it. A line wider

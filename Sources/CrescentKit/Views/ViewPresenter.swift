@@ -34,8 +34,10 @@ final class ViewPresenter {
     private(set) var status = StatusLine()
     /// The navigation's title line (`Groceries › Oat milk`), empty when controllers set none.
     private(set) var title = ""
-    /// The `?` help shown over the view until the next key, or nil.
+    /// The `?` help shown over the view until a key other than a scroll closes it, or nil.
     private(set) var help: [String]?
+    /// The help's first line shown, when it is taller than the screen.
+    private(set) var helpTop = 0
     /// While the app has the whole terminal: the frame on the screen (nil before the first and
     /// after a resize or ctrl-l, when the next frame is drawn whole).
     private var fullScreen: FullScreen?
@@ -144,7 +146,7 @@ final class ViewPresenter {
 
     /// The frame for a screen of `width` x `height`.
     func frame(width: Int, height: Int) -> ScreenFrame {
-        ScreenFrame(root: root, title: title, overlay: help, status: status, width: width, height: height)
+        ScreenFrame(root: root, title: title, overlay: help, overlayTop: helpTop, status: status, width: width, height: height)
     }
 
     private func drawFrame() {
@@ -192,15 +194,24 @@ final class ViewPresenter {
         needsRender = true
     }
 
+    /// Shows `text` in place of the key hints (a handler that has run for a while, and how to
+    /// stop it), or the hints again for "".
+    func showBusy(_ text: String) {
+        guard status.busy != text else { return }
+        status.busy = text
+        needsRender = true
+    }
+
     /// Clears the status line's message (a new command was run).
     func clearMessage() {
         status.message = ""
         needsRender = true
     }
 
-    /// Shows the `?` help over the view until the next key.
+    /// Shows the `?` help over the view, from its first line, until a key closes it.
     func showHelp(_ text: String) {
         help = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        helpTop = 0
         needsRender = true
     }
 
@@ -209,6 +220,32 @@ final class ViewPresenter {
         guard help != nil else { return false }
         help = nil
         needsRender = true
+        return true
+    }
+
+    /// `key` while the help is shown: on a help taller than the screen, `down`/`j`, `up`/`k`,
+    /// `pagedown`/`space`, `pageup`, `home` and `end` scroll it; any other key closes it. False
+    /// when no help is shown (the key is the controller's).
+    func helpKey(_ key: String) -> Bool {
+        guard let help else { return false }
+        let rows = viewRows
+        guard help.count > rows, rows > 1 else { return dismissHelp() }
+        let page = rows - 1, last = help.count - page
+        let top: Int
+        switch key {
+        case "down", "j": top = helpTop + 1
+        case "up", "k": top = helpTop - 1
+        case "pagedown", "space": top = helpTop + page
+        case "pageup": top = helpTop - page
+        case "home": top = 0
+        case "end": top = last
+        default: return dismissHelp()
+        }
+        let clamped = min(max(top, 0), last)
+        if clamped != helpTop {
+            helpTop = clamped
+            needsRender = true
+        }
         return true
     }
 

@@ -95,6 +95,10 @@ public struct PromptSession: Sendable {
     /// within a short timeout.
     public var isAwaitingMoreBytes: Bool { decoder.isAwaitingMoreBytes }
 
+    /// Whether a bracketed paste has begun and its end has not come: call ``endPaste()`` if no
+    /// byte comes for a while (a second), as a lost end mark must not swallow every later key.
+    public var isInPaste: Bool { decoder.isInPaste }
+
     /// Starts reading a new line: draws the prompt (at column 0 of the current row) and applies any
     /// type-ahead.
     public mutating func begin(prompt: String? = nil) -> Output {
@@ -118,6 +122,15 @@ public struct PromptSession: Sendable {
     /// Gives up waiting for the rest of an escape sequence (a lone Esc is a key).
     public mutating func flushInput() -> Output {
         queued += decoder.flush()
+        var output = Output()
+        process(into: &output)
+        return output
+    }
+
+    /// Gives up waiting for a paste's end mark: what arrived of the paste is applied as pasted
+    /// text, and keys (Ctrl-C, Ctrl-D) are read as keys again.
+    public mutating func endPaste() -> Output {
+        queued += decoder.endPaste()
         var output = Output()
         process(into: &output)
         return output

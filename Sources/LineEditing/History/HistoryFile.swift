@@ -15,10 +15,11 @@ import Darwin
 /// replaces the old one with `rename(2)`, so a crash or a full disk never leaves a half-written
 /// history. ``append(_:capacity:)`` re-reads the file first, so two sessions open at once both
 /// keep their entries (the later one's last, each capped to the newest ``History/capacity``).
-/// A symbolic link at the path is followed, so a history kept in a dotfiles repository stays
-/// there. Only a regular file (or a path where nothing is yet) is read or written: `/dev/null`,
-/// a device, a FIFO or a folder is left alone (``unusableReason`` says why, and the REPL keeps
-/// its history in memory), a replaced file keeps its mode, and at most ``maximumBytes`` are read.
+/// Only a regular file of the user's own (or a path where nothing is yet) is read or written:
+/// `/dev/null`, a device, a FIFO, a folder, a symbolic link (never followed: one planted there
+/// would have had every entry appended to the file it points to) or another user's file is left
+/// alone (``unusableReason`` says why, and the REPL keeps its history in memory); a replaced
+/// file keeps its mode, and at most ``maximumBytes`` are read.
 /// The format is described in `HistoryFile+format.swift`.
 ///
 /// ```swift
@@ -62,17 +63,20 @@ public struct HistoryFile: Hashable, Sendable {
     /// sensible length, and a bound on the memory a wrong path can cost.
     public static let maximumBytes = 16 << 20
 
-    /// Why the path cannot hold a history (it is a device, a FIFO, a folder…), or nil when it is
-    /// a regular file or nothing is there yet.
+    /// Why the path cannot hold a history (it is a device, a FIFO, a folder, a symbolic link,
+    /// another user's file…), or nil when it is a regular file of the user's or nothing is there yet.
     public var unusableReason: String? {
         var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        return HistoryFile.unusableReason(mode: status.st_mode)
+        guard lstat(path, &status) == 0 else { return nil }
+        return HistoryFile.unusableReason(status)
     }
 
-    private static func unusableReason(mode: mode_t) -> String? {
-        switch mode & S_IFMT {
-        case S_IFREG: return nil
+    private static func unusableReason(_ status: stat) -> String? {
+        switch status.st_mode & S_IFMT {
+        case S_IFREG:
+            // Another user's file (in a shared folder) is theirs to read, not ours to fill.
+            return status.st_uid == geteuid() ? nil : "it belongs to another user (uid \(status.st_uid))"
+        case S_IFLNK: return "it is a symbolic link (never followed: set CRESCENT_HISTORY to the file itself)"
         case S_IFDIR: return "it is a folder"
         case S_IFIFO: return "it is a FIFO"
         case S_IFCHR, S_IFBLK: return "it is a device"
@@ -106,12 +110,13 @@ public struct HistoryFile: Hashable, Sendable {
     // MARK: - File access
 
     private func readEntries() -> [String] {
-        // Non-blocking, so a FIFO does not wait for a writer before fstat can refuse it.
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        // Non-blocking, so a FIFO does not wait for a writer before fstat can refuse it; a
+        // symbolic link is not followed (the open fails).
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW)
         guard descriptor >= 0 else { return [] }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, HistoryFile.unusableReason(mode: status.st_mode) == nil else { return [] }
+        guard fstat(descriptor, &status) == 0, HistoryFile.unusableReason(status) == nil else { return [] }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while bytes.count < HistoryFile.maximumBytes {
@@ -125,11 +130,13 @@ public struct HistoryFile: Hashable, Sendable {
     }
 
     private func writeAtomically(_ contents: String) throws(HistoryFileError) {
-        let target = resolvedPath()
+        // The path itself, never what a link there points to: `rename` below replaces a link
+        // planted after this check, never the file it names.
+        let target = path
         var status = stat()
-        let exists = stat(target, &status) == 0
+        let exists = lstat(target, &status) == 0
         // Renaming over a device or a FIFO would replace it (`/dev/null` became a regular file).
-        if exists, let reason = HistoryFile.unusableReason(mode: status.st_mode) { throw .notRegular(path, reason: reason) }
+        if exists, let reason = HistoryFile.unusableReason(status) { throw .notRegular(path, reason: reason) }
         let directory = HistoryFile.directory(of: target)
         try createDirectories(directory)
         let temporary = join(directory, ".\(HistoryFile.fileName(of: target)).\(getpid()).tmp")
@@ -172,21 +179,6 @@ public struct HistoryFile: Hashable, Sendable {
             }
             prefix += "/"
         }
-    }
-
-    /// The path, or the file a symbolic link there points to (which may not exist yet).
-    private func resolvedPath() -> String {
-        var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return path }
-        if let resolved = realpath(path, nil) {
-            defer { free(resolved) }
-            return String(cString: resolved)
-        }
-        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &target, target.count - 1)
-        guard count > 0 else { return path }
-        let destination = String(decoding: target[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return destination.hasPrefix("/") ? destination : join(HistoryFile.directory(of: path), destination)
     }
 
     private static func directory(of path: String) -> String {

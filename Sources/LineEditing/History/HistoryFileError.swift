@@ -52,7 +52,7 @@ public struct HistoryFileError: Error, Hashable, Sendable, CustomStringConvertib
         case .replace:
             return "cannot save history to \(path): cannot replace the file: \(reason)"
         case .notRegular(let why):
-            return "cannot save history to \(path): \(why), not a regular file (history stays in memory)"
+            return "cannot save history to \(path): \(why) (history stays in memory)"
         }
     }
 }

@@ -1,0 +1,109 @@
+import Synchronization
+
+/// Which key or command handler of a controller app on the terminal runs, and since when: what
+/// the status line's busy indicator shows, and what tells a Ctrl-C that stops that handler from
+/// one that quits.
+///
+/// Keys and commands run one at a time (a key waits behind the handler before it, so `j j enter`
+/// typed fast lands in order). A handler that waits (a slow service, `sleep`) or loops would leave
+/// the app deaf: after ``indicatorDelay`` the status line says which handler runs and for how
+/// long, and a Ctrl-C then stops it (its task cancelled, or its running code interrupted) and
+/// drops the keys that waited behind it, as a terminal's own Ctrl-C drops its type-ahead. A
+/// Ctrl-C while nothing has run that long quits, as does a second one while a stop has not
+/// finished (a handler stuck where no interrupt reaches).
+///
+/// The host's loop marks starts and ends; the key reader's thread asks ``interrupt(at:)``.
+///
+/// ```swift
+/// busy.started(.key("s"), at: clock.uptime)       // on the loop, as the handler starts
+/// busy.interrupt(at: clock.uptime)                // reader thread, Ctrl-C: .stop or .quit
+/// busy.ended()                                    // on the loop, as the queue empties
+/// ```
+final class BusyHandler: Sendable {
+    /// How long a handler runs before the status line shows it, and before a Ctrl-C stops it
+    /// rather than quitting.
+    static let indicatorDelay: Duration = .milliseconds(500)
+
+    /// What runs: a key's, a command's or a click's handler.
+    enum Work: Equatable, Sendable {
+        case key(String)
+        case command(String)
+        case click
+
+        /// As the status line names it.
+        var description: String {
+            switch self {
+            case .key(let name): "key '\(name)'"
+            case .command(let name): "command '\(name)'"
+            case .click: "a click"
+            }
+        }
+    }
+
+    enum Phase: Equatable, Sendable {
+        /// No key or command runs.
+        case idle
+        /// `work` runs since `since` (the clock's uptime).
+        case running(Work, since: Duration)
+        /// A Ctrl-C stopped `work`; the loop has not finished the stop yet.
+        case stopping(Work, since: Duration)
+    }
+
+    /// What a Ctrl-C does.
+    enum Answer: Equatable {
+        /// Stop the running handler (it has run past ``indicatorDelay``).
+        case stop
+        /// Quit the app (status 130).
+        case quit
+    }
+
+    private let state = Mutex(Phase.idle)
+
+    /// The phase now.
+    var phase: Phase { state.withLock { $0 } }
+
+    /// Whether a Ctrl-C's stop is under way: the "interrupted" error it raises in running code
+    /// is that stop, no failure of the handler.
+    var isStopping: Bool {
+        state.withLock { phase in
+            if case .stopping = phase { return true }
+            return false
+        }
+    }
+
+    /// `work` starts now (`uptime`). Ignored while a stop is under way: what runs before the
+    /// stop finishes is interrupted with it.
+    func started(_ work: Work, at uptime: Duration) {
+        state.withLock { phase in
+            if case .stopping = phase { return }
+            phase = .running(work, since: uptime)
+        }
+    }
+
+    /// No key or command runs any more (the queue is empty).
+    func ended() {
+        state.withLock { phase in
+            if case .stopping = phase { return }
+            phase = .idle
+        }
+    }
+
+    /// A Ctrl-C at `uptime`, from the key reader's thread: `.stop` (and the phase becomes
+    /// stopping) when a handler has run past ``indicatorDelay``, else `.quit`.
+    func interrupt(at uptime: Duration) -> Answer {
+        state.withLock { phase in
+            guard case .running(let work, let since) = phase, uptime - since >= Self.indicatorDelay else { return .quit }
+            phase = .stopping(work, since: since)
+            return .stop
+        }
+    }
+
+    /// The loop has finished a stop: returns what was stopped and since when.
+    func finishStop() -> (Work, since: Duration)? {
+        state.withLock { phase in
+            defer { phase = .idle }
+            guard case .stopping(let work, let since) = phase else { return nil }
+            return (work, since)
+        }
+    }
+}
