@@ -87,11 +87,21 @@ static int guarded_setmetatable(lua_State *L) {
     return original(L)(L);
 }
 
+/* debug.setmetatable also refuses a data model: without its metatable a model's proxy would take
+ * assignments (models are read-only, even to the debug library; setmetatable refuses them for
+ * their protected metatable). */
+static int guarded_debug_setmetatable(lua_State *L) {
+    if (crescent_is_model(L, 1)) {
+        return luaL_error(L, "debug.setmetatable: the metatable of a data model cannot change (it is a read-only snapshot)");
+    }
+    return guarded_setmetatable(L);
+}
+
 void crescent_install_handler_guards(lua_State *L) {
     lua_pushglobaltable(L);
     crescent_wrap_field(L, "xpcall", guarded_xpcall);
     crescent_wrap_field(L, "setmetatable", guarded_setmetatable);
     lua_pop(L, 1);
-    if (lua_getglobal(L, "debug") == LUA_TTABLE) crescent_wrap_field(L, "setmetatable", guarded_setmetatable);
+    if (lua_getglobal(L, "debug") == LUA_TTABLE) crescent_wrap_field(L, "setmetatable", guarded_debug_setmetatable);
     lua_pop(L, 1);
 }

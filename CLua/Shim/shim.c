@@ -67,6 +67,7 @@ lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag) {
     crescent_install_coroutine_functions(L);
     crescent_install_debug_functions(L);
     crescent_install_handler_guards(L);
+    crescent_install_model_guards(L);
     crescent_install_pattern_functions(L);
     crescent_install_text_loaders(L);
     return L;
@@ -442,6 +443,75 @@ static int model_index(lua_State *L) {                                      /* p
 }
 
 void crescent_push_model_index(lua_State *L) { lua_pushcfunction(L, model_index); }
+
+/* Whether the value at `index` is a data model proxy: a table whose metatable holds the marker. */
+int crescent_is_model(lua_State *L, int index) {
+    if (lua_type(L, index) != LUA_TTABLE || !lua_getmetatable(L, index)) return 0;
+    int marked = lua_rawgetp(L, -1, &model_marker) != LUA_TNIL;
+    lua_pop(L, 2);
+    return marked;
+}
+
+/* `next` over a data model proxy (proxy [key]): the next of its fields, as if they were the
+ * proxy's own, so that the private key and the fields table behind it never reach a script (a
+ * script holding the fields table could change what the model reads). */
+static int model_next(lua_State *L) {
+    lua_settop(L, 2);
+    if (crescent_push_model_fields(L, 1) != LUA_TTABLE) return luaL_argerror(L, 1, "data model expected");
+    lua_insert(L, 2);                                                        /* proxy fields key */
+    if (lua_next(L, 2)) return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
+void crescent_push_model_next(lua_State *L) { lua_pushcfunction(L, model_next); }
+
+/* The type name a model's metatable gives (`placemark`), for messages. */
+static const char *model_type_name(lua_State *L, int index) {
+    const char *name = "record";
+    if (lua_getmetatable(L, index)) {
+        if (lua_getfield(L, -1, "__name") == LUA_TSTRING) name = lua_tostring(L, -1);
+        lua_pop(L, 2); /* the name stays alive in the metatable, which the proxy keeps */
+    }
+    return name;
+}
+
+/* The standard library function a wrapper stands for (upvalue 1), called in the wrapper's frame. */
+static int call_original(lua_State *L) { return lua_tocfunction(L, lua_upvalueindex(1))(L); }
+
+/* rawset refuses a data model as the `__newindex` of every model does: models are read-only even
+ * to rawset, as service objects are (those are userdata). */
+static int guarded_rawset(lua_State *L) {
+    if (!crescent_is_model(L, 1)) return call_original(L);
+    const char *type_name = model_type_name(L, 1);
+    const char *key = luaL_tolstring(L, 2, NULL);
+    return luaL_error(L, "rawset: cannot set '%s.%s': a %s is read-only (it is a snapshot made by its service)",
+                      type_name, key, type_name);
+}
+
+/* rawget and next read a data model's fields, as they read a plain table's. */
+static int guarded_rawget(lua_State *L) {
+    if (!crescent_is_model(L, 1)) return call_original(L);
+    luaL_checkany(L, 2);
+    lua_settop(L, 2);
+    crescent_push_model_fields(L, 1);                                        /* proxy key fields */
+    lua_insert(L, 2);                                                        /* proxy fields key */
+    lua_rawget(L, 2);
+    return 1;
+}
+
+static int guarded_next(lua_State *L) {
+    if (!crescent_is_model(L, 1)) return call_original(L);
+    return model_next(L);
+}
+
+void crescent_install_model_guards(lua_State *L) {
+    lua_pushglobaltable(L);
+    crescent_wrap_field(L, "rawset", guarded_rawset);
+    crescent_wrap_field(L, "rawget", guarded_rawget);
+    crescent_wrap_field(L, "next", guarded_next);
+    lua_pop(L, 1);
+}
 
 /* Replaces the value on top with a fresh proxy over the same fields when it is a data model, so a
  * rawset on what one read returned never reaches the next read. */

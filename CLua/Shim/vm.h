@@ -60,6 +60,10 @@ void crescent_rearm_interrupt(lua_State *L);
 /** Replaces xpcall, setmetatable and debug.setmetatable so that a message handler or a finalizer
  *  that loops can be interrupted (handlers.c). */
 void crescent_install_handler_guards(lua_State *L);
+/* rawset refuses data models; rawget and next read their fields (shim.c). */
+void crescent_install_model_guards(lua_State *L);
+/* Whether the value at `index` is a data model proxy. */
+int crescent_is_model(lua_State *L, int index);
 /** Replaces function `name` of the table on top of the stack with `wrapper`, a C closure holding
  *  the original as upvalue 1 (nothing when there is no such function). */
 void crescent_wrap_field(lua_State *L, const char *name, lua_CFunction wrapper);

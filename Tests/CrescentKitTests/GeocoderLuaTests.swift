@@ -25,6 +25,41 @@ import Testing
         #expect(run.lines.last == "3\tLondon\ttrue\tnil")
     }
 
+    /// A placemark is read-only even to `rawset` and `debug.setmetatable` (a rawset used to land
+    /// on the proxy: `p.name` read "HACKED" while json.encode said "Paris"), and the raw functions
+    /// see its fields as a plain table's: `rawget` and `next` read them, and neither they nor
+    /// `pairs` hand out the table behind the proxy, through which a script could change them.
+    @Test func aPlacemarkIsReadOnlyEvenToRawset() async {
+        let run = await GeoScriptRun.run("""
+            task(function()
+              local p = assert(services.geocoder:reverse({ lat = 48.8566, lon = 2.3522 }))[1]
+              print(pcall(rawset, p, "name", "HACKED"))
+              print(pcall(rawset, p, "extra", 1))
+              print(pcall(debug.setmetatable, p, nil))
+              print(p.name, rawget(p, "name"), rawget(p, "extra"), p.countryCode, json.decode(json.encode(p)).name)
+              local keys, count = {}, 0
+              for k, v in next, p do
+                assert(type(k) == "string" and rawequal(p[k], v), tostring(k))
+                count = count + 1
+              end
+              local iterate, state = pairs(p)
+              for k, v in pairs(p) do keys[#keys + 1] = k end
+              table.sort(keys)
+              print(count, #keys, rawequal(state, p), table.concat(keys, ","))
+              print(#p, inspect(p):match('name = "Paris"') ~= nil, tostring(p):match("^placemark") ~= nil)
+            end)
+            """)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == [
+            "false\trawset: cannot set 'placemark.name': a placemark is read-only (it is a snapshot made by its service)",
+            "false\trawset: cannot set 'placemark.extra': a placemark is read-only (it is a snapshot made by its service)",
+            "false\tdebug.setmetatable: the metatable of a data model cannot change (it is a read-only snapshot)",
+            "Paris\tParis\tnil\tFR\tParis",
+            "11\t11\ttrue\tadmin1,country,countryCode,distance,lat,locality,lon,name,population,subLocality,timeZone",
+            "0\ttrue\ttrue",
+        ], "\(run.lines)")
+    }
+
     /// Placemarks name places as people do: the city for a point in one of its sections, with the
     /// section as the sub-locality, and the IANA time zone; a town beside a city is a town.
     @Test func placemarksNameTheLocalityTheSectionAndTheTimeZone() async {

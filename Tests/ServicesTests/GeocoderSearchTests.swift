@@ -48,6 +48,36 @@ import Testing
         #expect(Set(places.map(\.point)).count == places.count)
     }
 
+    /// Airport codes and GeoNames' machine transliterations are not names: "Mun" used to lead with
+    /// Maturín (airport code MUN) and put Mumbai (12.7 million, transliterated `munbai`) sixth,
+    /// among towns a hundred times smaller; "LHR" found Guadalajara (`gwwdlhrh`). Names people
+    /// use still find the place: old names, other languages' names, initials.
+    @Test func airportCodesAndTransliterationsAreNotNames() async throws {
+        let geocoder = GeocoderService()
+        let mun = try await geocoder.search("Mun", limit: 10)
+        #expect(mun.first?.name == "Munich", "\(mun.map(\.name))")
+        #expect(mun.allSatisfy { TextFolding.fold($0.name).hasPrefix("mun") }, "\(mun.map(\.name))")
+        #expect(mun.map(\.population) == mun.map(\.population).sorted(by: >), "\(mun.map(\.name))")
+        for (code, place) in [("MUN", "Maturín"), ("LHR", "Guadalajara"), ("MUC", "Munich"), ("munbai", "Mumbai")] {
+            let found = try await geocoder.search(code, limit: 50)
+            #expect(!found.contains { $0.name == place && $0.population > 500_000 }, "\(code): \(found.map(\.name))")
+        }
+        for (query, name) in [("Bombay", "Mumbai"), ("NYC", "New York City"), ("Kiev", "Kyiv"), ("Peking", "Beijing")] {
+            #expect(try await geocoder.search(query).first?.name == name, "\(query)")
+        }
+    }
+
+    /// A division's title before a name (`Municipio de Copacabana`) is not a name: completing
+    /// "Munic" offered Munich, then "Municipio Hato Corozal", Praia, Bălţi, Kalmar...
+    @Test func completionsOfAPrefixAreNamesThatContinueIt() async throws {
+        let database = try await GeoNamesLoader.bundled.database()
+        let offered = database.completions("Munic", limit: 10)
+        #expect(offered.first == "Munich", "\(offered)")
+        for other in ["Praia", "Bălţi", "Kalmar", "Middletown", "La Piedad de Cabadas", "Copacabana"] {
+            #expect(!offered.contains(other), "\(offered)")
+        }
+    }
+
     /// Cities by the names other languages give them (Latin script): each finds the city first.
     @Test func citiesByTheirNamesInOtherLanguages() async throws {
         let geocoder = GeocoderService()

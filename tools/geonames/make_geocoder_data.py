@@ -30,7 +30,20 @@ Each row stores its locality (itself, or the city it is a section of).
 Alternate names: for places of at least ALTERNATE_POPULATION inhabitants, the Latin-script
 alternate names GeoNames lists, folded as the host folds queries (lower case, no diacritics) and
 without duplicates, so that `search("Munich")` and `search("Muenchen")` find München. Smaller
-places and other scripts are left out to keep the file small.
+places and other scripts are left out to keep the file small. Names people do not use for the
+place are left out too (see `is_used_name`), so that they neither find it nor push it up a search:
+airport codes (`MUN`, Maturín's: `search("Mun")` led with Maturín), GeoNames' machine
+transliterations of names in other scripts, which it writes in lower case (`munbai` from Japanese
+put Mumbai among the places starting with "Mun"; `gwwdlhrh` from Arabic made "LHR" find
+Guadalajara), and a division's title before the name (`Municipio de Copacabana`: completing
+"Munic" offered unrelated towns).
+
+Duplicates. A 2016 place is the cities500 place it stands for (and is not added) when it is at the
+same point, or within SAME_NAME_KM of a place of its country with the same folded name or
+alternate name (spaces, apostrophes and a Japanese `-shi` aside), or within SAME_POINT_KM of any
+place (Otrada, listed under JP in 2016, is the Russian one). A cities500 place of no population
+that is a peopled place's name within SAME_NAME_KM is left out (Nishitōkyō, 0, beside
+Nishi-Tokyo-shi, 207,388).
 
 The rows are written in the order of an implicit k-d tree over 3D unit vectors: the node of a range
 [lo, hi) is row (lo + hi) // 2, its left subtree [lo, mid) and right subtree [mid + 1, hi); ranges
@@ -41,6 +54,7 @@ import csv
 import gzip
 import json
 import math
+import os
 import struct
 import sys
 import unicodedata
@@ -53,8 +67,19 @@ SECTION_NAME_POPULATION = 50000
 SECTION_NAME_KM = 22.0
 SECTION_NEW_POPULATION = 1000000
 SECTION_NEW_KM = 12.0
-# A 2016 place and a cities500 place of the same folded name this close are the same place.
-SAME_PLACE_KM = 5.0
+# A 2016 place and a cities500 place of the same folded name this close are the same place (the
+# cities500 place counts as listed in 2016).
+OLD_PLACE_KM = 5.0
+# A 2016 place as far as this from a cities500 place of its country of the same name (compared as
+# `comparable` compares names) or alternate name is that place.
+SAME_NAME_KM = 12.0
+# A 2016 place this close to a cities500 place, of any name, is that place.
+SAME_POINT_KM = 0.5
+# Titles of divisions that GeoNames puts before a place's name in some alternate names.
+DIVISION_TITLES = ("municipio ", "municipi ", "municipi d", "municipality of ", "municipalite ", "municipalita ",
+                   "municipiul ", "municipiu ", "lungsod ng ", "dakbayan sa ", "comune di ", "gmina ", "thanh pho ")
+# Endings that name a Japanese municipality's kind, left out when names are compared for duplicates.
+NAME_KINDS = (" shi", " gun", " machi", " cho", " mura", " ku")
 # Countries GeoNames uses that ISO 3166-1 does not list (user-assigned codes).
 EXTRA_COUNTRIES = {"XK": "Kosovo"}
 # Letters with no decomposition, folded as TextFolding.swift folds them.
@@ -159,8 +184,26 @@ def division_names(places, rg_path):
     return admin1, admin2
 
 
+def initials(text):
+    """The first letters of the words of `text`, upper case (`New York City`: NYC)."""
+    return "".join(word[0] for word in fold(text).split(" ") if word).upper()
+
+
+def is_used_name(name, place):
+    """Whether the alternate name `name` of `place` is one people use (see the module's doc): not
+    an airport code (three or four capitals or digits that are not the initials of the place's
+    name: `MUN`, but `NYC` stays), not a transliteration GeoNames made (no capital letter), not
+    a division's title before the name (`Municipio de Copacabana`)."""
+    if len(name) in (3, 4) and all(c.isupper() or c.isdigit() for c in name) and name != initials(place["name"]):
+        return False
+    if not any(c.isupper() for c in name):
+        return False
+    return not fold(name).startswith(DIVISION_TITLES)
+
+
 def alternates(place):
-    """The folded Latin-script alternate names of a place, distinct and unlike its own name."""
+    """The folded Latin-script alternate names people use for a place, distinct and unlike its own
+    name."""
     if place["population"] < ALTERNATE_POPULATION:
         return []
     seen = {fold(place["name"])}
@@ -169,7 +212,7 @@ def alternates(place):
         folded = fold(name)
         if not folded or folded in seen or len(folded) > 40 or folded.count(" ") > 2:
             continue
-        if not all(ord(c) < 128 for c in folded):
+        if not all(ord(c) < 128 for c in folded) or not is_used_name(name, place):
             continue
         seen.add(folded)
         found.append(folded)
@@ -212,6 +255,33 @@ def old_places(rg_csv_path):
                 for row in csv.DictReader(handle)]
 
 
+def comparable(name):
+    """A name as duplicates are found by: folded, without spaces, apostrophes and a Japanese
+    municipality's kind (`Nishi-Tokyo-shi` and `Nishitōkyō` are both `nishitokyo`)."""
+    folded = fold(name)
+    for kind in NAME_KINDS:
+        if folded.endswith(kind):
+            folded = folded[:-len(kind)]
+            break
+    return folded.replace(" ", "").replace("'", "")
+
+
+def drop_unpeopled_duplicates(places):
+    """cities500 without the places of no population that are a peopled place of their country
+    under the same name (compared as `comparable` compares them) within SAME_NAME_KM: GeoNames
+    lists Nishi-Tokyo-shi (207,388) and, 1 km off, Nishitōkyō (0), which answered `reverse`
+    there with no population."""
+    by_name = {}
+    for place in places:
+        if place["population"] > 0:
+            for name in {comparable(place["name"])} | {comparable(n) for n in place.get("alternatenames") or [] if n}:
+                by_name.setdefault((place["countrycode"], name), []).append(place)
+    kept = [place for place in places if place["population"] > 0 or not any(
+        km(other, place) <= SAME_NAME_KM for other in by_name.get((place["countrycode"], comparable(place["name"])), ()))]
+    print(f"{len(places) - len(kept)} places of no population dropped as duplicates", file=sys.stderr)
+    return kept
+
+
 def join_old(places, old, admin1_names):
     """Marks the cities500 places GeoNames already listed in 2016 (`old` true) and returns the 2016
     places cities500 lacks, each given the admin1 code, time zone and divisions of the nearest
@@ -222,19 +292,29 @@ def join_old(places, old, admin1_names):
         return fold(admin1_names.get((place["countrycode"], place["admin1code"]), ""))
 
     by_name = {}
+    by_folded_name = {}
     for place in places:
         place["old"] = False
-        by_name.setdefault((place["countrycode"], fold(place["name"])), []).append(place)
+        by_folded_name.setdefault((place["countrycode"], fold(place["name"])), []).append(place)
+        for name in {comparable(place["name"])} | {comparable(n) for n in place.get("alternatenames") or [] if n}:
+            by_name.setdefault((place["countrycode"], name), []).append(place)
     by_point = {(p["countrycode"], e5(p["latitude"]), e5(p["longitude"])): p for p in places}
     grid = Grid(places)
     missing = []
     for place in old:
         same = by_point.get((place["countrycode"], e5(place["latitude"]), e5(place["longitude"])))
         if same is None:
-            near = [p for p in by_name.get((place["countrycode"], fold(place["name"])), ()) if km(p, place) <= SAME_PLACE_KM]
+            near = [p for p in by_folded_name.get((place["countrycode"], fold(place["name"])), ())
+                    if km(p, place) <= OLD_PLACE_KM]
             same = min(near, key=lambda p: km(p, place)) if near else None
         if same is not None:
             same["old"] = True
+            continue
+        # The same place under another spelling, or a little farther off: not added, but its
+        # match is not marked as listed in 2016 (which decides sections, see section_parents).
+        if any(km(p, place) <= SAME_NAME_KM for p in by_name.get((place["countrycode"], comparable(place["name"])), ())):
+            continue
+        if any(km(p, place) <= SAME_POINT_KM for p in grid.near(place, SAME_POINT_KM)):
             continue
         nearest = None
         wanted = fold(place["admin1name"])
@@ -285,6 +365,7 @@ def main(cities_path, rg_path, rg_csv_path, iso_path, out_path):
     places = list(json.load(open(cities_path, encoding="utf-8")).values())
     for place in places:
         place["population"] = max(0, int(place["population"]))
+    places = drop_unpeopled_duplicates(places)
     admin1_names, admin2_names = division_names(places, rg_path)
     missing = join_old(places, old_places(rg_csv_path), admin1_names)
     places += missing
@@ -318,6 +399,11 @@ def main(cities_path, rg_path, rg_csv_path, iso_path, out_path):
     rows.sort(key=lambda row: (row["id"], row["lat_e5"], row["lon_e5"], row["name"]))
     sections = sum(1 for place in places if place["parent"] is not None)
     print(f"{len(missing)} places of 2016 added, {sections} sections", file=sys.stderr)
+    if os.environ.get("CGEO_DUMP"):
+        # For checks outside this script (agreement with reverse_geocoder): name, locality, point.
+        with open(os.environ["CGEO_DUMP"], "w", encoding="utf-8") as dump:
+            json.dump([[row["name"], (place["parent"] or place)["name"], row["lat_e5"], row["lon_e5"], row["cc"],
+                        row["population"]] for row, place in ((row, row["place"]) for row in rows)], dump)
     build(rows, country_names, out_path)
 
 

@@ -192,6 +192,9 @@ void crescent_push_model_index(lua_State *L);
 /** Pushes the fields table of the data model proxy at `index` and returns LUA_TTABLE; pushes
  *  nil (or what a table holds under the private key) otherwise. */
 int crescent_push_model_fields(lua_State *L, int index);
+/** Pushes `next` over a data model proxy: its fields in turn (proxy, key → key, value), for
+ *  `__pairs`, so the fields table itself never reaches a script. */
+void crescent_push_model_next(lua_State *L);
 
 /** Pushes the array of key strings the change helpers need; pin it once. */
 void crescent_push_change_keys(lua_State *L);

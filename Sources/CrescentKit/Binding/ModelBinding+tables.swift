@@ -42,10 +42,12 @@ extension ModelBinding {
         return .values(3)
     }
 
-    /// `__pairs` for data model proxies: iterates their fields table with `next`.
+    /// `__pairs` for data model proxies: iterates their fields through the proxy (the fields table
+    /// itself would let a script change what the read-only model reads).
     static func pairsOverModelFields(_ stack: LuaStack) -> LuaReturn {
-        lua_getglobal(stack.state, "next")
-        crescent_push_model_fields(stack.state, 1)                   // next fields
+        stack.setTop(1)
+        crescent_push_model_next(stack.state)                       // proxy next
+        stack.pushValue(at: 1)                                       // proxy next proxy
         stack.pushNil()
         return .values(3)
     }

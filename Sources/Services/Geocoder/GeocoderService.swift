@@ -3,7 +3,7 @@ public import Model
 import Synchronization
 
 /// `services.geocoder`: offline reverse and forward geocoding over GeoNames' places with at least
-/// 500 inhabitants (237,856 places, shipped with Crescent), the sections of large cities among them.
+/// 500 inhabitants (235,397 places, shipped with Crescent), the sections of large cities among them.
 ///
 /// Answers are placemarks (``Placemark``) as CoreLocation names places: a point in a section of a
 /// city (one of Paris' arrondissements) is named after the city, with the section as its
