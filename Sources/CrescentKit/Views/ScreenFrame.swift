@@ -27,7 +27,8 @@ struct ScreenFrame: Equatable {
         let viewRows = max(height - 1 - top, 0)
         var lines: [String] = top == 1 ? [title] : []
         var reversed: Set<Int> = []
-        if let overlay {
+        if var overlay {
+            overlay += status.wholeMessage(width: width)
             lines += overlay.count > viewRows ? Array(overlay.prefix(max(viewRows - 1, 0))) + ["… (\(overlay.count - viewRows + 1) more lines)"] : overlay
         } else if let root {
             if !root.selectables.isEmpty {
@@ -105,10 +106,39 @@ struct StatusLine: Equatable {
             && left.prompt?.cursor == right.prompt?.cursor
     }
 
+    /// The line at `width`. A message that does not fit beside the hints takes the line alone
+    /// (`?` lists the keys); one wider than the line ends in `… (? shows it whole)`, and the
+    /// `?` help shows it whole (``wholeMessage(width:)``): its fix, at the end (`did you mean
+    /// 'add'?`), was cut off (issue 39 P2).
     func text(width: Int) -> String {
         if let shown = shownPrompt(width: width) { return message.isEmpty ? shown.text : shown.text + "   │ " + message }
         guard !message.isEmpty else { return hints }
-        return hints.isEmpty ? message : hints + "  │ " + message
+        let messageWidth = DisplayWidth.of(message)
+        if !hints.isEmpty, DisplayWidth.of(hints) + 4 + messageWidth <= width { return hints + "  │ " + message }
+        guard messageWidth > width else { return message }
+        let mark = " (? shows it whole)"
+        let room = width - DisplayWidth.of(mark)
+        guard room >= width / 2 else { return message }
+        return DisplayWidth.truncate(message, to: room) + mark
+    }
+
+    /// The message, wrapped at `width` between words, under a heading: for the `?` help, which
+    /// shows what the status line had to cut. Empty when the message fits on the line.
+    func wholeMessage(width: Int) -> [String] {
+        guard !message.isEmpty, DisplayWidth.of(message) > width, width > 0 else { return [] }
+        var lines: [String] = []
+        var line = ""
+        for word in message.split(separator: " ", omittingEmptySubsequences: false) {
+            let candidate = line.isEmpty ? String(word) : line + " " + word
+            if DisplayWidth.of(candidate) <= width || line.isEmpty {
+                line = candidate
+            } else {
+                lines.append(line)
+                line = String(word)
+            }
+        }
+        lines.append(line)
+        return ["", "Last message:"] + lines
     }
 
     /// The command line as shown in `width` columns, and the cursor's column in it. A line wider
