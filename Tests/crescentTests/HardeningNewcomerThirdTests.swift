@@ -74,29 +74,18 @@ import Testing
             command = ["python3", "pyp.py"]
             services = ["pyp"]
             """)
-        try sandbox.write("plugins/pyp/pyp.py", #"""
-            import json, sys
-            def send(message):
-                sys.stdout.write(json.dumps(message) + "\n"); sys.stdout.flush()
-            for line in sys.stdin:
-                message = json.loads(line)
-                method, id, params = message.get("method"), message.get("id"), message.get("params") or {}
-                if method == "shutdown":
-                    break
-                if id is None:
-                    continue
-                if method == "initialize":
-                    send({"jsonrpc": "2.0", "id": id, "result": {"services": [{"name": "pyp", "summary": "P.",
-                        "methods": [{"name": "count", "args": [], "returns": "string", "doc": ""},
-                                    {"name": "fail", "args": [], "returns": "nil", "doc": ""}],
-                        "events": [{"name": "didGreet", "payload": "{ name }", "doc": ""}]}]}})
-                    continue
-                if params.get("method") == "count":
+        try sandbox.write("plugins/pyp/pyp.py", PluginTestPython.loop(declaration: """
+            {"services": [{"name": "pyp", "summary": "P.",
+                "methods": [{"name": "count", "args": [], "returns": "string", "doc": ""},
+                            {"name": "fail", "args": [], "returns": "nil", "doc": ""}],
+                "events": [{"name": "didGreet", "payload": "{ name }", "doc": ""}]}]}
+            """, calls: """
+                if name == "count":
                     send({"jsonrpc": "2.0", "method": "emit", "params": {"service": "pyp", "event": "didGreet", "payload": {"nme": "x"}}})
                     send({"jsonrpc": "2.0", "id": id, "result": 5})
                 else:
                     send({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": "name is empty", "data": {"code": "bad_code"}}})
-            """#)
+            """))
         let result = try await crescent(["-e", """
             services.pyp:on("didGreet", function(p) print("got", p.nme) end)
             task(function()
@@ -135,6 +124,7 @@ import Testing
             local t = timer.every(1, print)
             try(function() t.cancel() end)
             t:cancel()
+            try(function() timer.cron("@hourli", print) end)
             local ok = view.stack {
               view.text { text = "x", style = "bold" },
               view.table { columns = { { key = "a", align = "right" }, "item" }, rows = { { a = 1, item = "x", id = 7 } } },
@@ -158,6 +148,8 @@ import Testing
             "script.lua:11: view.keyvalue: pair 1 must be { key, value } or { key = ..., value = ... }, got [\"a\"] "
                 + "(a record shows as it is: pairs = { place = \"x\" })",
             "script.lua:13: bad argument #1 to 'cancel' (Timer expected, got no value: call it with ':' on the Timer (x:cancel()))",
+            "script.lua:15: bad argument #1 to 'timer.cron' ('@hourli' is not a schedule's name (names: @hourly, @daily, @midnight, "
+                + "@weekly, @monthly, @yearly, @annually; did you mean '@hourly'?))",
             "true",
         ], "\(result)")
     }
