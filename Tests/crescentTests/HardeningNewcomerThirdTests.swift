@@ -210,4 +210,15 @@ import Testing
         #expect(required.stderr.contains("field 'requires': no plugin provides service 'locaton' (services: "), "\(required)")
         #expect(required.stderr.contains("did you mean 'location'?)"), "\(required)")
     }
+
+    /// S7 and P7: `crescent help plugin nwe` printed plugin's help (exit 0); `crescent repl --help`
+    /// showed `USAGE: crescent repl <options>`, which reads as a required argument.
+    @Test func helpOfAMisspelledSubcommandIsAnErrorAndReplsUsageIsTrue() async throws {
+        let sandbox = try Sandbox()
+        let help = try await crescent(["help", "plugin", "nwe"], in: sandbox)
+        #expect(help.status == 2, "\(help)")
+        #expect(help.stderr.contains("help: plugin: no subcommand 'nwe'; did you mean 'crescent plugin new'?"), "\(help)")
+        let repl = try await crescent(["repl", "--help"], in: sandbox)
+        #expect(repl.stdout.contains("USAGE: crescent repl [options]"), "\(repl)")
+    }
 }
