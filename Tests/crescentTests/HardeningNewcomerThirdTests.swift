@@ -221,4 +221,17 @@ import Testing
         let repl = try await crescent(["repl", "--help"], in: sandbox)
         #expect(repl.stdout.contains("USAGE: crescent repl [options]"), "\(repl)")
     }
+
+    /// P4: an unknown option listed the options without the closest (`timout`, `debounse`).
+    @Test func anUnknownOptionSuggestsTheClosest() async throws {
+        let result = try await runScript("""
+            print(select(2, pcall(function() services.files:watch(".", { debounse = 1 }) end)))
+            print(select(2, pcall(function() on("location.didFail", print, { onse = true }) end)))
+            """)
+        #expect(result.stdoutLines.count == 2, "\(result)")
+        #expect(result.stdoutLines.first?.contains("unknown option 'debounse' (options: debounce, glob, recursive; did you mean 'debounce'?)") == true,
+                "\(result)")
+        #expect(result.stdoutLines.last?.contains("unknown option 'onse' (options: ") == true, "\(result)")
+        #expect(result.stdoutLines.last?.contains("did you mean 'once'?") == true, "\(result)")
+    }
 }
