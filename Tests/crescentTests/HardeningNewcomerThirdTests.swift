@@ -234,4 +234,21 @@ import Testing
         #expect(result.stdoutLines.last?.contains("unknown option 'onse' (options: ") == true, "\(result)")
         #expect(result.stdoutLines.last?.contains("did you mean 'once'?") == true, "\(result)")
     }
+
+    /// S7: a letter the controller does not bind (`Z`) did nothing and said nothing on the live
+    /// screen; the status line says so now.
+    @Test func anUnboundKeySaysSoOnTheStatusLine() async throws {
+        let (result, _) = try await TestCommandTests.run(["key_spec.lua": """
+            it("says what an unbound key is", function()
+              local T = controller("T")
+              function T:loadView() return view.text { text = "x" } end
+              app.push(T)
+              clock.advance(0)
+              press("Z")
+              clock.advance(0)
+              assert.matches("no key 'Z' in T %(%? lists the keys%)", screen_text(60, 4))
+            end)
+            """])
+        #expect(result.stdoutLines.last == "1 passed, 0 failed", "\(result)")
+    }
 }

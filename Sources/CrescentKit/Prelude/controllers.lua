@@ -866,6 +866,10 @@ function dispatchKey(key, done)
       P.setScope(P.scriptScope)
       return done(ok, not ok and "error in " .. nameOf(top) .. ":" .. method .. ": " .. tostring(err) or nil)
     end
+    -- A letter the controller does not bind did nothing and showed nothing (issue 39 S7).
+    if action == nil and #key == 1 and key:match("%g") then
+      P.showMessage("no key '" .. key .. "' in " .. nameOf(top) .. " (? lists the keys)")
+    end
   end
   done(true)
 end

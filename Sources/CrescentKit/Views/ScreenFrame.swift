@@ -106,38 +106,38 @@ struct StatusLine: Equatable {
             && left.prompt?.cursor == right.prompt?.cursor
     }
 
-    /// The line at `width`. A message that does not fit beside the hints takes the line alone
-    /// (`?` lists the keys); one wider than the line ends in `… (? shows it whole)`, and the
-    /// `?` help shows it whole (``wholeMessage(width:)``): its fix, at the end (`did you mean
-    /// 'add'?`), was cut off (issue 39 P2).
+    /// The line at `width`: the hints, then the message. One that does not fit ends in
+    /// `… (?)`, and the `?` help shows the message whole (``wholeMessage(width:)``):
+    /// its fix, at the end (`did you mean 'add'?`), was cut off (issue 39 P2). The hints stay
+    /// first, where the keys are read.
     func text(width: Int) -> String {
         if let shown = shownPrompt(width: width) { return message.isEmpty ? shown.text : shown.text + "   │ " + message }
         guard !message.isEmpty else { return hints }
-        let messageWidth = DisplayWidth.of(message)
-        if !hints.isEmpty, DisplayWidth.of(hints) + 4 + messageWidth <= width { return hints + "  │ " + message }
-        guard messageWidth > width else { return message }
-        let mark = " (? shows it whole)"
+        let line = hints.isEmpty ? message : hints + "  │ " + message
+        guard DisplayWidth.of(line) > width else { return line }
+        let mark = " (?)"
         let room = width - DisplayWidth.of(mark)
-        guard room >= width / 2 else { return message }
-        return DisplayWidth.truncate(message, to: room) + mark
+        guard room >= width / 2 else { return line }
+        return DisplayWidth.truncate(line, to: room) + mark
     }
 
     /// The message, wrapped at `width` between words, under a heading: for the `?` help, which
-    /// shows what the status line had to cut. Empty when the message fits on the line.
+    /// shows what the status line had to cut. Empty when the status line shows it whole.
     func wholeMessage(width: Int) -> [String] {
-        guard !message.isEmpty, DisplayWidth.of(message) > width, width > 0 else { return [] }
+        let line = hints.isEmpty ? message : hints + "  │ " + message
+        guard !message.isEmpty, DisplayWidth.of(line) > width, width > 0 else { return [] }
         var lines: [String] = []
-        var line = ""
+        var current = ""
         for word in message.split(separator: " ", omittingEmptySubsequences: false) {
-            let candidate = line.isEmpty ? String(word) : line + " " + word
-            if DisplayWidth.of(candidate) <= width || line.isEmpty {
-                line = candidate
+            let candidate = current.isEmpty ? String(word) : current + " " + word
+            if DisplayWidth.of(candidate) <= width || current.isEmpty {
+                current = candidate
             } else {
-                lines.append(line)
-                line = String(word)
+                lines.append(current)
+                current = String(word)
             }
         }
-        lines.append(line)
+        lines.append(current)
         return ["", "Last message:"] + lines
     }
 
