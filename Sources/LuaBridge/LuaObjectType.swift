@@ -66,6 +66,17 @@ public final class LuaObjectType<Object: AnyObject> {
         }
         throw stack.argumentError(position, function: function, expected: name)
     }
+
+    /// ``check(_:in:function:)`` of argument 1 of a method (`t:cancel()`): a call with '.'
+    /// (`t.cancel()`) is told to use ':', as a service's method says (issue 39 P5).
+    public func checkSelf(in stack: LuaStack, function: StaticString) throws(LuaRaise) -> Object {
+        if let object = object(at: 1, in: stack) { return object }
+        if crescent_to_object(stack.state, 1, metatable) != nil {
+            throw .badArgument(1, to: "\(function)", "\(name) was already finalized")
+        }
+        let got = stack.type(at: 1) == .none ? "no value" : stack.typeName(at: 1)
+        throw .badArgument(1, to: "\(function)", "\(name) expected, got \(got): call it with ':' on the \(name) (x:\(function)())")
+    }
 }
 
 /// Releases the strong reference a userdata block owns. Runs from `__gc`, on the VM's loop.

@@ -65,6 +65,10 @@ struct Crescent: ParsableCommand {
             let closest = NameSuggestion.closest(to: arguments[1], among: subcommandNames, prefixes: false)
             usageError("help: no subcommand '\(arguments[1])'" + (closest.map { "; did you mean 'crescent help \($0)'?" } ?? " (crescent --help lists them)"))
         }
+        if arguments.count >= 3, arguments[0] == "help", let message = misspelledSubcommand(Array(arguments.dropFirst())) {
+            // `help plugin nwe` showed plugin's help as if `nwe` were not there (issue 39 S7).
+            usageError("help: " + message)
+        }
         if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {
             // The root's help, then the options of the default command, which are what most people want.
             ProcessIO.writeOut(shown(helpMessage() + "\n\n" + helpMessage(for: RunCommand.self)) + "\n")

@@ -7,7 +7,10 @@ import CrescentKit
 struct ReplCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "repl",
-        abstract: "The interactive REPL: Lua at a prompt while the event loop keeps running."
+        abstract: "The interactive REPL: Lua at a prompt while the event loop keeps running.",
+        // ArgumentParser shortens a long option list to a bare `<options>`, which reads as one
+        // required argument (issue 39 P7); the options are listed below it.
+        usage: "crescent repl [options]"
     )
 
     @OptionGroup var common: CommonOptions

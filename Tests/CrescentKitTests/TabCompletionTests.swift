@@ -126,7 +126,8 @@ import Testing
         #expect(DotCommand(".load") == .invalid(".load needs a file: .load FILE"))
         #expect(DotCommand(".5") == nil, "a number, not a command")
         #expect(DotCommand("x.y") == nil)
-        #expect(DotCommand(".nope") == .invalid("unknown command .nope; .help lists the commands"))
+        #expect(DotCommand(".nope") == .invalid("unknown command .nope (commands: .help, .services, .subs, .load, .editor, .exit); .help says what each does"))
+        #expect(DotCommand(".lod") == .invalid("unknown command .lod (commands: .help, .services, .subs, .load, .editor, .exit; did you mean .load?); .help says what each does"))
     }
 }
 

@@ -391,20 +391,17 @@ func renderText(_ lines: [String]) -> String { lines.joined(separator: "\n") + "
               view.progress(0),
               view.progress(0.5),
               view.progress{ value = 1 },
-              view.progress{ value = 15, total = 10, label = "over" },
-              view.progress{ value = -2, total = 10 },
-              view.progress{ value = 1, total = 0 },
+              view.progress{ value = 10, total = 10, label = "done" },
             }
             """)
-        // Wide enough for the bar's 40-column maximum.
+        // Wide enough for the bar's 40-column maximum. (A value outside 0...total and a total
+        // of 0 are errors now: HardeningNewcomerThirdTests.viewMistakesThatRenderedWrongAreErrors.)
         let expected = [
             "[############----------------------------] 30% loading",
             "[----------------------------------------] 0%",
             "[####################--------------------] 50%",
             "[########################################] 100%",
-            "[########################################] 100% over",
-            "[----------------------------------------] 0%",
-            "[----------------------------------------] 0%",
+            "[########################################] 100% done",
         ]
         #expect(test.render(width: 80) == expected.joined(separator: "\n"))
         if test.presenterWidth >= 60 { #expect(out == renderText(expected)) }

@@ -35,7 +35,7 @@ import Testing
         let http = try HTTPService(environment: [:])
         let url = Value.string("http://127.0.0.1:1/")
         let cases: [(method: String, arguments: [Value], message: String)] = [
-            ("get", [url, ["max_bytes": 10]], "unknown option 'max_bytes' (options: headers, maxBytes, timeout)"),
+            ("get", [url, ["max_bytes": 10]], "unknown option 'max_bytes' (options: headers, maxBytes, timeout; did you mean 'maxBytes'?)"),
             ("get", [url, ["timeout": 0]], "timeout must be a number of seconds above 0, got 0"),
             ("get", [url, ["maxBytes": -1]], "maxBytes must be an integer number of bytes in [0, 4294967295], got -1"),
             ("get", [url, ["maxBytes": 1.5]], "maxBytes must be an integer number of bytes in [0, 4294967295], got 1.5"),

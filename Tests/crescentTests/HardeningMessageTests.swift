@@ -47,7 +47,7 @@ import Testing
         #expect(lines[3].hasSuffix("unknown option 'bogus' (options: distance)"), "\(result)")
         #expect(lines[4].contains("inspect: unknown option 'bogus' (options: depth, indent, length, newline, string, width)"), "\(result)")
         #expect(lines.contains("invalid_argument\tunknown option 'bogus' (options: count)"), "\(result)")
-        #expect(lines.contains("invalid_argument\tunknown option 'contry' (options: country, limit)"), "\(result)")
+        #expect(lines.contains("invalid_argument\tunknown option 'contry' (options: country, limit; did you mean 'country'?)"), "\(result)")
     }
 
     @Test func theEndOfPipedCommandsEndsAControllerApp() async throws {

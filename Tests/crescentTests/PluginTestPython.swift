@@ -13,4 +13,28 @@ enum PluginTestPython {
             child = _subprocess.Popen([_sys.executable, "-c", report] + argv, stdout=_subprocess.PIPE, **options)
             return child, int(child.stdout.readline())
         """#
+
+    /// A whole process plugin: a JSON-RPC loop that answers `initialize` with `declaration` (a
+    /// Python expression: `{"services": [...]}`) and each call by `handle(id, name, args)`, whose
+    /// body `calls` is (Python, indented four spaces, with `send(message)` at hand).
+    static func loop(declaration: String, calls: String) -> String {
+        #"""
+        import json, sys
+        def send(message):
+            sys.stdout.write(json.dumps(message) + "\n"); sys.stdout.flush()
+        def handle(id, name, args):
+        \#(calls)
+        for line in sys.stdin:
+            message = json.loads(line)
+            method, id, params = message.get("method"), message.get("id"), message.get("params") or {}
+            if method == "shutdown":
+                break
+            if id is None:
+                continue
+            if method == "initialize":
+                send({"jsonrpc": "2.0", "id": id, "result": \#(declaration)})
+                continue
+            handle(id, params.get("method"), params.get("args") or [])
+        """#
+    }
 }

@@ -149,7 +149,7 @@ struct BindingTables {
             methods: [
                 "cancel": { stack in
                     guard let type = holder else { return .none }
-                    try type.check(1, in: stack, function: "cancel").cancel()
+                    try type.checkSelf(in: stack, function: "cancel").cancel()
                     return .none
                 },
             ],
@@ -190,7 +190,7 @@ struct BindingTables {
             methods: [
                 "cancel": { stack in
                     guard let type = holder else { return .none }
-                    let request = try type.check(1, in: stack, function: "cancel")
+                    let request = try type.checkSelf(in: stack, function: "cancel")
                     request.binding?.cancelByUser(request)
                     return .none
                 },

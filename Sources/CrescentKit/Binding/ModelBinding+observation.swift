@@ -357,7 +357,8 @@ extension ModelBinding {
             guard let name = stack.text(at: -2), allowed.contains(name) else {
                 let key = stack.describe(at: -2)
                 stack.pop(2)
-                throw site.invalid(index, "unknown option '\(key)' (options: \(allowed.joined(separator: ", ")))")
+                let closest = NameSuggestion.closest(to: key, among: allowed)
+                throw site.invalid(index, "unknown option '\(key)' (\(NameSuggestion.listing("options", allowed, suggesting: closest)))")
             }
             guard stack.type(at: -1) == .boolean else {
                 let got = stack.typeName(at: -1)

@@ -224,7 +224,14 @@ final class ModelBinding {
         guard let entry = services.first(where: { $0.name == name }) else {
             let names = services.map(\.name)
             let closest = NameSuggestion.closest(to: name, among: names)
-            throw LuaRaise("no service '\(name)' (\(NameSuggestion.listing("services", names, suggesting: closest)))")
+            let listing = NameSuggestion.listing("services", names, suggesting: closest)
+            // A plugin's VM sees only what its manifest requires (issue 39 P3: "services: none"
+            // said nothing of how to get the service).
+            if let parent = host.parent, parent.binding.services.contains(where: { $0.name == name }) {
+                throw LuaRaise("no service '\(name)' (\(listing)): a plugin sees only the services its plugin.toml requires; "
+                    + "add \"\(name)\" to requires")
+            }
+            throw LuaRaise("no service '\(name)' (\(listing))")
         }
         do throws(ServiceError) {
             return try entry.service()

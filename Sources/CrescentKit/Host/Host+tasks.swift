@@ -10,7 +10,7 @@ extension Host {
             LuaTask.self, name: "Task",
             methods: [
                 "cancel": { [unowned self] stack in
-                    let task = try self.taskType.check(1, in: stack, function: "cancel")
+                    let task = try self.taskType.checkSelf(in: stack, function: "cancel")
                     self.cancel(task)
                     return .none
                 },

@@ -11,7 +11,7 @@ extension Host {
             LuaTimer.self, name: "Timer",
             methods: [
                 "cancel": { [unowned self] stack in
-                    let timer = try self.timerType.check(1, in: stack, function: "cancel")
+                    let timer = try self.timerType.checkSelf(in: stack, function: "cancel")
                     self.cancel(timer)
                     return .none
                 },

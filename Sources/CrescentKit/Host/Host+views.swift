@@ -10,12 +10,12 @@ extension Host {
             ViewNode.self, name: "View",
             methods: [
                 "update": { [unowned self] stack in
-                    let node = try self.viewType.check(1, in: stack, function: "update")
+                    let node = try self.viewType.checkSelf(in: stack, function: "update")
                     try node.update(try self.viewValue(at: 2, in: stack, function: "\(node.kind.name).update"))
                     return .none
                 },
                 "set": { [unowned self] stack in
-                    let node = try self.viewType.check(1, in: stack, function: "set")
+                    let node = try self.viewType.checkSelf(in: stack, function: "set")
                     let row = try stack.checkInteger(2, function: "set")
                     let key = try stack.checkString(3, function: "set")
                     try node.kind.setCell(node, row: Int(clamping: row) - 1, key: key,
@@ -23,14 +23,14 @@ extension Host {
                     return .none
                 },
                 "apply": { [unowned self] stack in
-                    let node = try self.viewType.check(1, in: stack, function: "apply")
+                    let node = try self.viewType.checkSelf(in: stack, function: "apply")
                     let changes = try self.viewValue(at: 2, in: stack, function: "\(node.kind.name).apply")
                     let items = try self.viewValue(at: 3, in: stack, function: "\(node.kind.name).apply")
                     try node.apply(changes, items: items)
                     return .none
                 },
                 "select": { [unowned self] stack in
-                    let node = try self.viewType.check(1, in: stack, function: "select")
+                    let node = try self.viewType.checkSelf(in: stack, function: "select")
                     let index = try stack.checkInteger(2, function: "select")
                     guard node.isSelectable else {
                         throw LuaRaise("view.\(node.kind.name):select(index): the component is not selectable (set selectable = true on a view.list or view.table)")
@@ -42,7 +42,7 @@ extension Host {
                     return .none
                 },
                 "find": { [unowned self] stack in
-                    let node = try self.viewType.check(1, in: stack, function: "find")
+                    let node = try self.viewType.checkSelf(in: stack, function: "find")
                     if let found = node.find(try stack.checkString(2, function: "find")) {
                         self.viewType.push(found, onto: stack)
                     } else {

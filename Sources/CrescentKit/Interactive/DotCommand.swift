@@ -1,3 +1,5 @@
+import Model
+
 /// A REPL dot command: a line starting with `.` and a letter (so `.5` stays a number).
 enum DotCommand: Equatable {
     case help
@@ -38,7 +40,10 @@ enum DotCommand: Equatable {
             }
             self = .load(argument)
         default:
-            self = .invalid("unknown command \(name); .help lists the commands")
+            let names = Self.list.map(\.name) + [".quit"]
+            let closest = NameSuggestion.closest(to: name, among: names)
+            self = .invalid("unknown command \(name) (commands: \(Self.list.map(\.name).joined(separator: ", "))"
+                + (closest.map { "; did you mean \($0)?" } ?? "") + "); .help says what each does")
         }
     }
 

@@ -4,7 +4,7 @@ import LuaBridge
 
 extension Host {
     /// Adds the controller prelude's key primitives to its table (on top of the stack):
-    /// `keyNames`, `showHelp(text)`, `helpKey(key)`, `redraw()`, `suspend()` and
+    /// `keyNames`, `showHelp(text)`, `helpKey(key)`, `showMessage(text)`, `redraw()`, `suspend()` and
     /// `selectionKey(key)`.
     func installKeyPrimitives() {
         let stack = vm.stack
@@ -24,6 +24,10 @@ extension Host {
         vm.register(field: "helpKey") { [unowned self] stack in
             stack.push(self.presenter.helpKey(try stack.checkString(1, function: "helpKey")))
             return .one
+        }
+        vm.register(field: "showMessage") { [unowned self] stack in
+            self.presenter.showMessage(try stack.checkString(1, function: "showMessage"))
+            return .none
         }
         vm.register(field: "redraw") { [unowned self] _ in
             self.presenter.invalidate()

@@ -14,7 +14,7 @@ extension LuaPluginRuntime {
         let vm = host.vm
         try Prelude.plugin.load(into: vm)
         let stack = vm.stack
-        stack.newTable(fieldCount: 7)
+        stack.newTable(fieldCount: 8)
         vm.register(field: "declare") { [unowned self] stack in
             try self.declare(try stack.checkString(1, function: "service"), summary: stack.text(at: 2) ?? "")
             return .none
@@ -74,6 +74,11 @@ extension LuaPluginRuntime {
             try self.emit(service: stack.text(at: 1) ?? "", event: try stack.checkString(2, function: "emit"), payload: 3, in: stack)
             return .none
         }
+        vm.register(field: "no_setting") { [unowned self] stack in
+            guard let message = self.undeclaredSetting(stack.text(at: 1) ?? "?") else { return .none }
+            stack.push(message)
+            return .one
+        }
         stack.newTable(fieldCount: Int32(ServiceError.Code.all.count))
         for code in ServiceError.Code.all {
             stack.push(true)
@@ -81,11 +86,21 @@ extension LuaPluginRuntime {
         }
         stack.push(manifest.name)
         pushPolicy(onto: stack)
-        try vm.call(arguments: 4, results: 2)
+        host.binding.push(settings, onto: stack)
+        try vm.call(arguments: 5, results: 2)
         classify = vm.ref()
         invoke = vm.ref()
-        host.binding.push(settings, onto: stack)
-        vm.setGlobal("settings")
+    }
+
+    /// The error of reading `settings.KEY` for a key the manifest does not declare (nil for a
+    /// declared one, which reads nil when it has no value): such a read was a silent nil, so a
+    /// misspelled `settings.greting` looked like a setting left empty (issue 39 S5).
+    func undeclaredSetting(_ key: String) -> String? {
+        let names = manifest.settings.map(\.key)
+        guard !names.contains(key) else { return nil }
+        let listing = NameSuggestion.listing("settings", names, suggesting: NameSuggestion.closest(to: key, among: names))
+        return "settings.\(key): plugin '\(manifest.name)' declares no setting '\(key)' (\(listing)); "
+            + "a setting is declared as [settings.\(key)] in \(manifest.path)"
     }
 
     /// The value at `index` as a model value; a part that cannot cross raises, naming the path.
@@ -126,7 +141,10 @@ extension LuaPluginRuntime {
     /// as a process plugin's is.
     private func set(service: String, key: String, value index: Int32, in stack: LuaStack) throws {
         let value = try crossing(at: index, in: stack, what: "\(service):set('\(key)', ...): the value")
-        let undeclared = LuaRaise("\(service):set('\(key)', ...): no property '\(key)' is declared")
+        let names = declarations.first { $0.name == service }?.properties.map(\.name) ?? []
+        let listing = NameSuggestion.listing("properties", names, suggesting: NameSuggestion.closest(to: key, among: names))
+        let undeclared = LuaRaise("\(service):set('\(key)', ...): no property '\(key)' is declared (\(listing)); "
+            + "declare it with \(service):property(\"\(key)\", type, doc, initial)")
         if let made = services[service] {
             guard let property = made.interface.property(key) else { throw undeclared }
             guard ServiceDeclaration.value(value, fitsProperty: property.type) else {
@@ -153,9 +171,13 @@ extension LuaPluginRuntime {
         guard let made = services[service] else {
             throw LuaRaise("\(service):emit('\(event)', ...): events can be emitted once main has returned")
         }
-        guard let spec = made.interface.event(event) else { throw LuaRaise("\(service):emit('\(event)', ...): no event '\(event)' is declared") }
-        guard ServiceDeclaration.value(payload, fits: spec.payload) else {
-            warn(PluginService.wrongType(emit: "\(service).\(event)", payload: payload, declared: spec.payload))
+        guard let spec = made.interface.event(event) else {
+            let names = made.interface.events.map(\.name)
+            let listing = NameSuggestion.listing("events", names, suggesting: NameSuggestion.closest(to: event, among: names))
+            throw LuaRaise("\(service):emit('\(event)', ...): no event '\(event)' is declared (\(listing))")
+        }
+        if let problem = PluginService.emitProblem("\(service).\(event)", payload: payload, declared: spec.payload) {
+            warn(problem)
             return
         }
         made.emit(event, payload)

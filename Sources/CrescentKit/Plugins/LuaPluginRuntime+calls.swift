@@ -12,6 +12,10 @@ final class PluginCall: Hashable {
     let method: String
     let arguments: Arguments
     let reply: Reply
+    /// The plugin's name and the method's declared return type, which a value it answers must
+    /// fit (``ServiceDeclaration/resultProblem(_:returns:)``).
+    let plugin: String
+    let returns: String
     var task: LuaTask?
     /// The JSON-RPC id once sent to a process.
     var requestID: Int64?
@@ -19,11 +23,18 @@ final class PluginCall: Hashable {
     /// Called once when the call ends, whatever ended it.
     var onDone: ((PluginCall) -> Void)?
 
-    init(service: String, method: String, arguments: Arguments, reply: Reply) {
+    init(plugin: String, service: String, method: String, returns: String, arguments: Arguments, reply: Reply) {
+        self.plugin = plugin
         self.service = service
         self.method = method
+        self.returns = returns
         self.arguments = arguments
         self.reply = reply
+    }
+
+    /// The declared return type of `method` among `declarations` (`value` when not found).
+    static func returns(of method: String, service: String, in declarations: [ServiceDeclaration]) -> String {
+        declarations.first { $0.name == service }?.methods.first { $0.name == method }?.returns ?? "value"
     }
 
     /// Gives the caller its one answer and lets go of the task (whose end handler holds this
@@ -31,7 +42,12 @@ final class PluginCall: Hashable {
     func answer(_ result: Result<Value, ServiceError>) {
         guard !isDone else { return }
         isDone = true
-        reply(result)
+        if case .success(let value) = result, let problem = ServiceDeclaration.resultProblem(value, returns: returns) {
+            reply(.failure(ServiceError(.internal, "plugin '\(plugin)': \(service):\(method) \(problem): "
+                + "return a \(returns) from it, or declare the type it returns in its declaration")))
+        } else {
+            reply(result)
+        }
         onDone?(self)
         onDone = nil
         task = nil
@@ -77,7 +93,8 @@ extension LuaPluginRuntime {
             reply(.failure(ServiceError(.unavailable, stoppedMessage)))
             return
         }
-        let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
+        let call = PluginCall(plugin: manifest.name, service: service, method: method,
+                              returns: PluginCall.returns(of: method, service: service, in: declarations), arguments: arguments, reply: reply)
         // The closures reach the runtime through an ``UnownedRef`` (a checked or weak reference
         // costs a runtime call and a retain on every call). Its invariant holds: the parent host
         // keeps the runtime until `finish()`, which answers every call (dropping `onDone` and

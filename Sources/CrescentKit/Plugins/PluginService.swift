@@ -60,9 +60,10 @@ final class PluginService: Service {
         "set '\(property)' to \(value.typeName), which is not its type \(declared); dropped"
     }
 
-    /// The warning for an `emit` of a payload whose type is not the event's: it is dropped.
-    static func wrongType(emit event: String, payload: Value, declared: String) -> String {
-        "emitted '\(event)' with a payload of type \(payload.typeName), which is not its type \(declared); dropped"
+    /// The warning for an `emit` of a payload that does not fit the event's declared payload (its
+    /// type, or a field a `{ a, b }` payload does not list), nil when it fits: it is dropped.
+    static func emitProblem(_ event: String, payload: Value, declared: String) -> String? {
+        ServiceDeclaration.payloadProblem(payload, declared: declared).map { "emitted '\(event)' with \($0); dropped" }
     }
 
     /// Emits event `name`; false when no such event is declared.

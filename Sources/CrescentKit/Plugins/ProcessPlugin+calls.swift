@@ -73,8 +73,16 @@ extension ProcessPlugin {
                 return
             }
             answeredInThisRun = true
-            let code = error.data?["code"].stringValue.flatMap(ServiceError.Code.init(name:)) ?? .internal
-            call.answer(.failure(ServiceError(code, error.message)))
+            let written = error.data?["code"].stringValue
+            let code = written.flatMap(ServiceError.Code.init(name:))
+            if let written, code == nil {
+                // S5: a misspelled code became `internal` without a word (a Lua plugin's
+                // service_error refuses one, listing the codes).
+                let names = ServiceError.Code.all.map(\.name)
+                let listing = NameSuggestion.listing("codes", names, suggesting: NameSuggestion.closest(to: written, among: names))
+                log(.warn, "answered \(call.service):\(call.method) with error code '\(written)', which is no code (\(listing)); the caller gets internal")
+            }
+            call.answer(.failure(ServiceError(code ?? .internal, error.message)))
         case .success(.notification(let method, let params)):
             notified(method, params)
         case .success(.request(_, let method, _)):
@@ -152,8 +160,8 @@ extension ProcessPlugin {
                 log(.warn, "emitted '\(service).\(event)', which it does not declare; dropped")
                 return
             }
-            guard ServiceDeclaration.value(payload, fits: spec.payload) else {
-                log(.warn, PluginService.wrongType(emit: "\(service).\(event)", payload: payload, declared: spec.payload))
+            if let problem = PluginService.emitProblem("\(service).\(event)", payload: payload, declared: spec.payload) {
+                log(.warn, problem)
                 return
             }
             target.emit(event, payload)
@@ -174,7 +182,8 @@ extension ProcessPlugin {
             reply(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' has stopped")))
             return
         }
-        let call = PluginCall(service: service, method: method, arguments: arguments, reply: reply)
+        let call = PluginCall(plugin: manifest.name, service: service, method: method,
+                              returns: PluginCall.returns(of: method, service: service, in: knownDeclarations), arguments: arguments, reply: reply)
         deadlines.add(call)
         call.onDone = { [weak self] call in self?.deadlines.remove(call) }
         call.onCancel(on: host.loop) { [self] call in

@@ -894,6 +894,10 @@ function dispatchKey(key, done)
       P.setScope(P.scriptScope)
       return done(ok, not ok and "error in " .. nameOf(top) .. ":" .. method .. ": " .. tostring(err) or nil)
     end
+    -- A letter the controller does not bind did nothing and showed nothing (issue 39 S7).
+    if action == nil and #key == 1 and key:match("%g") then
+      P.showMessage("no key '" .. key .. "' in " .. nameOf(top) .. " (? lists the keys)")
+    end
   end
   done(true)
 end
@@ -1068,7 +1072,14 @@ function Controller:addChild(classOrInstance, slotId)
   load(child)
   if slotId ~= nil then
     local slot = st.root and st.root:find(slotId)
-    if not slot then error("addChild: " .. nameOf(self) .. "'s view has no view.slot with id '" .. tostring(slotId) .. "'", 2) end
+    if not slot then
+      -- The ids there are, and the closest (issue 39 P4: the message named none).
+      local ids = st.root and P.viewIds(st.root) or {}
+      local closest = type(slotId) == "string" and P.resembles(slotId, ids)
+      error("addChild: " .. nameOf(self) .. "'s view has no view.slot with id '" .. tostring(slotId) .. "' (ids: "
+        .. (#ids > 0 and concat(ids, ", ") or "none") .. (closest and "; did you mean '" .. closest .. "'?" or "")
+        .. "): give the view a view.slot { id = \"" .. tostring(slotId) .. "\" } to show the child in", 2)
+    end
     state[child].slot = slot
     P.show(slot, state[child].root)
   end

@@ -4,11 +4,20 @@
 -- `service(name, summary)` and its `property`, `method`, `event`, `set` and `emit`, and
 -- `service_error(code, message)`, written in Lua over a few native primitives (as mpv writes its
 -- API). The chunk takes the primitives (`declare`, `property`, `method`, `event`, `get`, `set`,
--- `emit`) and the set of error codes, defines the globals and returns `invoke(service, method, ...)`,
+-- `emit`), the set of error codes, the plugin's name, its permission policy and its settings, defines the globals and returns `invoke(service, method, ...)`,
 -- which runs a declared method, and `classify(err)`, the code and message of an error that is a
 -- service error.
 
-local native, codes, plugin_name, policy = ...
+local native, codes, plugin_name, policy, plugin_settings = ...
+-- `settings` is the plugin's section with defaults applied; a key its plugin.toml does not declare
+-- raises where it is read (a misspelled `settings.greting` read nil without a word), naming the
+-- declared settings.
+settings = setmetatable(type(plugin_settings) == "table" and plugin_settings or {}, {
+  __index = function(_, key)
+    local message = native.no_setting(tostring(key))
+    if message then error(message, 2) end
+  end,
+})
 -- What DESIGN.md (Plugins > Permissions) keeps from a plugin: `debug` (a hook could hold the
 -- host's one loop past every limit), `os.exit` (it would end the host with no teardown) and
 -- `collectgarbage("stop")` (the memory limit is the plugin's bound, not a pause of collection).
@@ -294,6 +303,22 @@ local function check(value, kind, position, name)
     error(("bad argument #%d to '%s' (%s expected, got %s)"):format(position, name, kind, type(value)), 3)
   end
 end
+-- Calls a native primitive for a method of the service object: its error is raised at the
+-- plugin's line that called the method (it named this file's line, [crescent plugin]:327), and
+-- a call with '.' for ':' says so. Called, never tail-called, by the method: level 3 is the
+-- plugin's code.
+local pack, unpack = table.pack, table.unpack
+local function own(self, name, level)
+  if getmetatable(self) ~= Service then
+    error(("%s(...): call it with ':' on the service object (svc:%s(...)), got %s as self"):format(name, name, type(self)), level)
+  end
+end
+local function forward(self, name, f, ...)
+  own(self, name, 4)
+  local results = pack(pcall(f, self.name, ...))
+  if not results[1] then error(results[2], 3) end
+  return unpack(results, 2, results.n)
+end
 function service(name, summary)
   check(name, "string", 1, "service")
   native.declare(name, summary == nil and "" or tostring(summary))
@@ -308,24 +333,31 @@ local function unshadowed(self, what, name)
   end
 end
 function Service:property(name, kind, doc, initial)
+  own(self, "property", 3)
   check(name, "string", 1, "property")
   unshadowed(self, "property", name)
   check(kind, "string", 2, "property")
-  native.property(self.name, name, kind, doc == nil and "" or tostring(doc), initial)
+  forward(self, "property", native.property, name, kind, doc == nil and "" or tostring(doc), initial)
 end
 function Service:method(name, args, returns, doc, fn)
+  own(self, "method", 3)
   check(name, "string", 1, "method")
   check(args, "table", 2, "method")
   check(fn, "function", 5, "method")
-  native.method(self.name, name, args, returns == nil and "nil" or tostring(returns), doc == nil and "" or tostring(doc))
+  forward(self, "method", native.method, name, args, returns == nil and "nil" or tostring(returns), doc == nil and "" or tostring(doc))
   methods[self.name][name] = fn
 end
 function Service:event(name, payload, doc)
+  own(self, "event", 3)
   check(name, "string", 1, "event")
-  native.event(self.name, name, payload == nil and "nil" or tostring(payload), doc == nil and "" or tostring(doc))
+  forward(self, "event", native.event, name, payload == nil and "nil" or tostring(payload), doc == nil and "" or tostring(doc))
 end
-function Service:set(key, value) return native.set(self.name, key, value) end
-function Service:emit(event, payload) return native.emit(self.name, event, payload) end
+function Service:set(key, value)
+  forward(self, "set", native.set, key, value)
+end
+function Service:emit(event, payload)
+  forward(self, "emit", native.emit, event, payload)
+end
 local ServiceError = { __name = "ServiceError" }
 ServiceError.__tostring = function(e) return e.code .. ": " .. e.message end
 function service_error(code, message)

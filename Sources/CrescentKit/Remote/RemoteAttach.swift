@@ -162,7 +162,8 @@ public struct RemoteAttach {
         case ".exit", ".quit":
             return true
         default:
-            above("error: unknown command \(words[0]); .help lists the commands")
+            // DotCommand's message: the commands, and the closest one (`.lod`, `.hlep`).
+            if case .invalid(let message)? = DotCommand(words[0]) { above("error: " + message) }
         }
         begin("> ")
         return false
@@ -217,7 +218,8 @@ public struct RemoteAttach {
         if session.isReading {
             terminal.write(session.printAbove(text))
         } else {
-            terminal.write(text)
+            // A line of its own: the next prompt was written after it (`...commands> >`).
+            terminal.write(text.hasSuffix("\n") ? text : text + "\n")
         }
     }
 

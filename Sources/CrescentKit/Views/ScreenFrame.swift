@@ -30,7 +30,9 @@ struct ScreenFrame: Equatable {
         let viewRows = max(height - 1 - top, 0)
         var lines: [String] = top == 1 ? [title] : []
         var reversed: Set<Int> = []
-        if let overlay {
+        if var overlay {
+            // The `?` help ends with a status message the line had to cut, whole.
+            overlay += status.wholeMessage(width: width)
             lines += Self.window(of: overlay, from: overlayTop, rows: viewRows)
         } else if let root {
             if !root.selectables.isEmpty {
@@ -122,11 +124,42 @@ struct StatusLine: Equatable {
             && left.prompt?.cursor == right.prompt?.cursor
     }
 
+    /// The line at `width`: the hints, then the message. One that does not fit ends in
+    /// `… (?)`, and the `?` help shows the message whole (``wholeMessage(width:)``):
+    /// its fix, at the end (`did you mean 'add'?`), was cut off (issue 39 P2). The hints stay
+    /// first, where the keys are read.
     func text(width: Int) -> String {
         if let shown = shownPrompt(width: width) { return message.isEmpty ? shown.text : shown.text + "   │ " + message }
+        // A handler past its first half second shows as busy where the hints were.
         let lead = busy.isEmpty ? hints : busy
         guard !message.isEmpty else { return lead }
-        return lead.isEmpty ? message : lead + "  │ " + message
+        let line = lead.isEmpty ? message : lead + "  │ " + message
+        guard DisplayWidth.of(line) > width else { return line }
+        let mark = " (?)"
+        let room = width - DisplayWidth.of(mark)
+        guard room >= width / 2 else { return line }
+        return DisplayWidth.truncate(line, to: room) + mark
+    }
+
+    /// The message, wrapped at `width` between words, under a heading: for the `?` help, which
+    /// shows what the status line had to cut. Empty when the status line shows it whole.
+    func wholeMessage(width: Int) -> [String] {
+        let lead = busy.isEmpty ? hints : busy
+        let line = lead.isEmpty ? message : lead + "  │ " + message
+        guard !message.isEmpty, DisplayWidth.of(line) > width, width > 0 else { return [] }
+        var lines: [String] = []
+        var current = ""
+        for word in message.split(separator: " ", omittingEmptySubsequences: false) {
+            let candidate = current.isEmpty ? String(word) : current + " " + word
+            if DisplayWidth.of(candidate) <= width || current.isEmpty {
+                current = candidate
+            } else {
+                lines.append(current)
+                current = String(word)
+            }
+        }
+        lines.append(current)
+        return ["", "Last message:"] + lines
     }
 
     /// The command line as shown in `width` columns, and the cursor's column in it. A line wider

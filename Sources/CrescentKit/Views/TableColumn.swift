@@ -28,4 +28,40 @@ struct TableColumn {
         alignRight = explicitRight ?? false
         width = value["width"].integerValue.map { max(Int($0), 1) }
     }
+
+    /// The fields a column's table may have.
+    static let fields = ["key", "title", "align", "width"]
+
+    /// Why `value` (the column at `position`, from 1) is no column, nil when it is one: a name,
+    /// or a table with a string `key` and only ``fields`` (a misspelled `algn` was ignored and
+    /// `align = "rigth"` aligned left, without a word; issue 39 S1).
+    static func problem(_ value: Value, at position: Int) -> String? {
+        if value.stringValue != nil { return nil }
+        let place = "view.table: column \(position)"
+        guard case .object(let given) = value else {
+            return "\(place) must be a name (\"qty\") or a table { key = \"qty\", title, align, width }, got \(value.typeName)"
+        }
+        if let unknown = given.keys.sorted().first(where: { !fields.contains($0) }) {
+            let listing = NameSuggestion.listing("fields", fields, suggesting: NameSuggestion.closest(to: unknown, among: fields))
+            return "\(place): no field '\(unknown)' (\(listing))"
+        }
+        guard value["key"].stringValue != nil else {
+            return "\(place) has no key: give the row field it shows (key = \"qty\")"
+        }
+        if !value["title"].isNull, value["title"].stringValue == nil {
+            return "\(place): title must be a string, got \(value["title"].typeName)"
+        }
+        let align = value["align"]
+        if !align.isNull, align.stringValue != "left", align.stringValue != "right" {
+            let written = align.stringValue
+            let closest = written.flatMap { NameSuggestion.closest(to: $0, among: ["left", "right"]) }
+            return "\(place): align must be \"left\" or \"right\", got \(written.map { "\"\($0)\"" } ?? align.typeName)"
+                + (closest.map { "; did you mean '\($0)'?" } ?? "")
+        }
+        let width = value["width"]
+        if !width.isNull, (width.integerValue ?? 0) < 1 {
+            return "\(place): width must be a whole number of columns above 0, got \(width.jsonText)"
+        }
+        return nil
+    }
 }

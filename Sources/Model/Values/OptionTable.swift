@@ -95,7 +95,10 @@ public enum OptionTable {
         }
         for key in fields.keys.sorted() {
             guard let option = options.first(where: { $0.name == key }) else {
-                throw ServiceError(.invalidArgument, "unknown option '\(clipped(key, limit: 40))' (\(list(options)))")
+                // With the closest (issue 39 P4: `timout` listed the options without `timeout`).
+                let closest = NameSuggestion.closest(to: key, among: options.map(\.name))
+                throw ServiceError(.invalidArgument, "unknown option '\(clipped(key, limit: 40))' (\(list(options))"
+                    + (closest.map { "; did you mean '\($0)'?" } ?? "") + ")")
             }
             if let value = fields[key], !value.isNull, let problem = option.problem(with: value) {
                 throw ServiceError(.invalidArgument, "\(label).\(key) \(problem)")

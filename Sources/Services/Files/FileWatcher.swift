@@ -42,7 +42,13 @@ public final class FileWatcher: OwnedModelObject {
             link.object?.changes.emit("didChange", batch.value)
         }, now: { clock.uptime }, scheduleFlush: { generation, delay in
             clock.schedule(after: delay) {
-                reactor.submit { box.object?.debounceFired(generation: generation) }
+                // Counted from here, on the clock's thread: a test's clock waits for it.
+                guard let watch = box.object else { return }
+                watch.began()
+                reactor.submit {
+                    watch.debounceFired(generation: generation)
+                    watch.ended()
+                }
             }
         }, folderGone: {
             link.object?.end()
@@ -56,8 +62,9 @@ public final class FileWatcher: OwnedModelObject {
         state.withLock { if case .ended = $0 { false } else { true } }
     }
 
-    /// Waits for the world, not for itself: a test moves on while it watches.
-    public var isBusy: Bool { false }
+    /// Waits for the world, not for itself: a test moves on while it watches, but not while a
+    /// change the kernel has already queued is on its way (``InotifyWatch/isBusy``).
+    public var isBusy: Bool { isActive && inotify.isBusy }
 
     public func adopt(finished: @escaping @Sendable () -> Void) {
         start(finished: finished)
@@ -72,7 +79,11 @@ public final class FileWatcher: OwnedModelObject {
         }
         guard starts else { return }
         let inotify = self.inotify
-        reactor.submit { inotify.start() }
+        inotify.began()
+        reactor.submit {
+            inotify.start()
+            inotify.ended()
+        }
     }
 
     public func ownerEnded() { cancel() }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Model
+import Synchronization
 
 /// One watcher's inotify instance as the reactor thread sees it: the folders it watches (all of
 /// them below the root when recursive, new ones added as they appear), the paths it knows exist
@@ -26,6 +27,13 @@ final class InotifyWatch: @unchecked Sendable {
     private let settings: Settings
     private let reactor: DescriptorReactor
     private var descriptor: Int32 = -1
+    /// The instance's descriptor as other threads may read it (-1 once stopped), for
+    /// ``isBusy``; only the reactor thread changes it after the start.
+    private let shownDescriptor = Atomic<Int32>(-1)
+    /// Work for this watch in progress on the reactor or queued for it: reading events (from
+    /// before the read until the burst is delivered or its debounce is on the clock), a
+    /// debounce that fired, the start. See ``isBusy``.
+    private let inProgress = Atomic<Int>(0)
     /// Paths as their bytes: a name that is not UTF-8 is reported as it is (as U+FFFD it named
     /// a file that does not exist, or another one).
     private var folders: [Int32: FilePath] = [:]
@@ -90,8 +98,26 @@ final class InotifyWatch: @unchecked Sendable {
             throw Self.failure(settings.folder, code, opening: false)
         }
         descriptor = opened
+        shownDescriptor.store(opened, ordering: .sequentiallyConsistent)
         folders[watch] = settings.folder
     }
+
+    /// True while a change the kernel has queued is not yet delivered or on the clock as a
+    /// debounce: events unread on the instance, or work for it on the reactor (``began()``).
+    /// Read from any thread: `crescent test`'s settling waits for it, so a spec that touches a
+    /// file and then moves the clock sees the change (issue 38 M14: the reactor had often not
+    /// read the event yet, and `clock.advance` delivered nothing). The queue is read first: a
+    /// read of the events starts its work before it empties the queue.
+    var isBusy: Bool {
+        let descriptor = shownDescriptor.load(ordering: .sequentiallyConsistent)
+        var queued: Int32 = 0
+        if descriptor >= 0, ioctl(descriptor, UInt(FIONREAD), &queued) == 0, queued > 0 { return true }
+        return inProgress.load(ordering: .sequentiallyConsistent) > 0
+    }
+
+    /// Counts work for this watch as begun (see ``isBusy``); ``ended()`` counts it done.
+    func began() { inProgress.add(1, ordering: .sequentiallyConsistent) }
+    func ended() { inProgress.subtract(1, ordering: .sequentiallyConsistent) }
 
     /// Closes an instance never started (the watcher was dropped before the host held it).
     deinit {
@@ -120,7 +146,11 @@ final class InotifyWatch: @unchecked Sendable {
     func start() {
         guard descriptor >= 0, !started else { return }
         started = true
-        reactor.watch(descriptor, events: Int16(POLLIN)) { _ in self.readEvents() }
+        reactor.watch(descriptor, events: Int16(POLLIN)) { _ in
+            self.began()
+            defer { self.ended() }
+            self.readEvents()
+        }
         unwalked = [settings.folder]
         walkSome()
     }
@@ -149,6 +179,7 @@ final class InotifyWatch: @unchecked Sendable {
     func stop() {
         guard descriptor >= 0 else { return }
         if started { reactor.unwatch(descriptor) }
+        shownDescriptor.store(-1, ordering: .sequentiallyConsistent)
         Self.closeAside(descriptor)
         descriptor = -1
         folders.removeAll()

@@ -66,7 +66,14 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
     public init(cron expression: String, zone name: String? = nil) throws(ServiceError) {
         let macros = ["@hourly": "0 * * * *", "@daily": "0 0 * * *", "@midnight": "0 0 * * *",
                       "@weekly": "0 0 * * 0", "@monthly": "0 0 1 * *", "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *"]
-        let text = macros[expression.trimmingCharacters(in: .whitespaces).lowercased()] ?? expression
+        let trimmed = expression.trimmingCharacters(in: .whitespaces).lowercased()
+        if trimmed.hasPrefix("@"), macros[trimmed] == nil {
+            // A misspelled name (`@hourli`) was counted as a one-field expression (issue 39 P7).
+            let names = ["@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly", "@annually"]
+            let listing = NameSuggestion.listing("names", names, suggesting: NameSuggestion.closest(to: trimmed, among: names))
+            throw ServiceError(.invalidArgument, "'\(visible(expression, limit: 60))' is not a schedule's name (\(listing))")
+        }
+        let text = macros[trimmed] ?? expression
         let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard fields.count == 5 else {
             throw ServiceError(.invalidArgument, "'\(visible(expression, limit: 60))' has \(fields.count) field\(fields.count == 1 ? "" : "s"); a cron expression has five: minute hour day-of-month month day-of-week, such as \"*/5 8-18 * * 1-5\"")

@@ -14,6 +14,19 @@ enum KeyValueKind: ViewKind {
         }
     }
 
+    /// A list entry that is neither `{ key, value }` nor `{ key = ..., value = ... }` is an error
+    /// where it is set: `update({ { "a" } })` showed a blank line (issue 39 S1).
+    static func willSet(_ key: String, _ value: Value, on node: ViewNode) throws(ViewError) {
+        guard key == "pairs", case .array(let items) = value else { return }
+        for (index, item) in items.enumerated() {
+            if let pair = item.arrayValue, pair.count == 2 { continue }
+            if case .object(let fields) = item, fields["key"] != nil, fields.count <= 2,
+               fields.keys.allSatisfy({ $0 == "key" || $0 == "value" }) { continue }
+            throw ViewError("view.keyvalue: pair \(index + 1) must be { key, value } or { key = ..., value = ... }, got "
+                + "\(item.jsonText.prefix(60)) (a record shows as it is: pairs = { place = \"x\" })")
+        }
+    }
+
     static func render(_ node: ViewNode, width: Int, limit: Int) -> [String] {
         let pairs = pairs(of: node)
         let keyWidth = min(pairs.map { DisplayWidth.of($0.0) }.max() ?? 0, max(width / 2, 1))

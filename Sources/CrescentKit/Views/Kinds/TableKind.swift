@@ -23,6 +23,41 @@ enum TableKind: ViewKind {
         if case .array = value { "rows" } else { nil }
     }
 
+    /// A column that is no column, or a row whose keys miss the columns (a misspelled
+    /// `{ itme = "x" }` under column `item` showed an empty cell), is an error where it is set.
+    static func willSet(_ key: String, _ value: Value, on node: ViewNode) throws(ViewError) {
+        switch key {
+        case "columns":
+            for (index, column) in (value.arrayValue ?? []).enumerated() {
+                if let problem = TableColumn.problem(column, at: index + 1) { throw ViewError(problem) }
+            }
+        case "rows":
+            guard !node.columns.isEmpty, let rows = value.arrayValue else { return }
+            let keys = node.columns.map(\.key)
+            for (index, row) in rows.enumerated() {
+                if let problem = rowProblem(row, keys: keys) { throw ViewError("view.table: row \(index + 1) \(problem)") }
+            }
+        default: break
+        }
+    }
+
+    /// Why a row (a record) shows wrong under columns `keys`: a key that is a column's misspelled
+    /// (the row lacks that column), or no key of any column at all; nil when neither. Other
+    /// keys are the row's own data (an id) and stay free.
+    static func rowProblem(_ row: Value, keys: [String]) -> String? {
+        guard case .object(let fields) = row, !fields.isEmpty else { return nil }
+        let missing = keys.filter { fields[$0] == nil }
+        guard !missing.isEmpty else { return nil }
+        for key in fields.keys.sorted() where !keys.contains(key) {
+            if let closest = NameSuggestion.closest(to: key, among: missing, prefixes: false) {
+                return "has '\(key)', which no column shows (columns: \(keys.joined(separator: ", "))); did you mean '\(closest)'?"
+            }
+        }
+        guard missing.count == keys.count else { return nil }
+        return "has none of the columns' keys (row: \(fields.keys.sorted().joined(separator: ", ")); columns: "
+            + "\(keys.joined(separator: ", "))): a row is a table keyed by its columns' keys"
+    }
+
     static func didSet(_ key: String, on node: ViewNode) {
         switch key {
         case "columns": node.configureColumns()

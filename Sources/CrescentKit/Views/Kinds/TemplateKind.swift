@@ -16,9 +16,20 @@ enum TemplateKind: ViewKind {
         }
     }
 
-    /// A malformed source is an error at the call site, and is not stored.
+    /// A malformed source is an error at the call site, and is not stored; so is a variable
+    /// that data lacks when data has a field of a close name (`{{nme}}` with `name`: it showed
+    /// `Hello !`).
     static func willSet(_ key: String, _ value: Value, on node: ViewNode) throws(ViewError) {
+        if key == "data" {
+            if let source = node.fields["source"]?.stringValue, let problem = missingVariable(in: source, data: value) {
+                throw ViewError("view.template: \(problem)")
+            }
+            return
+        }
         guard key == "source" else { return }
+        if let source = value.stringValue, let data = node.fields["data"], let problem = missingVariable(in: source, data: data) {
+            throw ViewError("view.template: \(problem)")
+        }
         guard let source = value.stringValue else {
             node.template = nil
             return
@@ -40,5 +51,41 @@ enum TemplateKind: ViewKind {
         var lines = rendered.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         if lines.last == "" { lines.removeLast() }
         return cut(lines.map { DisplayWidth.truncate($0, to: width) }, to: limit)
+    }
+
+    /// The first variable of `source` outside any section (`{{name}}`, `{{&name}}`,
+    /// `{{{name}}}`, the first part of `{{a.b}}`) that `data` lacks while it has a field of a
+    /// close name, as an error; nil when there is none. A source that changes its delimiters is
+    /// not read; a variable with no close field stays free (an optional one renders empty).
+    static func missingVariable(in source: String, data: Value) -> String? {
+        let names: [String]
+        switch data {
+        case .object(let fields): names = fields.keys
+        case .model(let model): names = model.fields.keys
+        default: return nil
+        }
+        guard !names.isEmpty, !source.contains("{{=") else { return nil }
+        var depth = 0
+        var rest = Substring(source)
+        while let open = rest.firstRange(of: "{{") {
+            let triple = rest[open.upperBound...].hasPrefix("{")
+            let bodyStart = triple ? rest.index(after: open.upperBound) : open.upperBound
+            guard let close = rest[bodyStart...].firstRange(of: triple ? "}}}" : "}}") else { return nil }
+            var tag = rest[bodyStart..<close.lowerBound].trimmingSpaces
+            rest = rest[close.upperBound...]
+            switch tag.first {
+            case "#", "^": depth += 1; continue
+            case "/": depth -= 1; continue
+            case "!", ">", "%", "=": continue
+            case "&": tag = String(tag.dropFirst()).trimmingSpaces
+            default: break
+            }
+            guard depth == 0, tag != "." else { continue }
+            let first = String(tag.prefix { $0 != "." })
+            guard !first.isEmpty, !names.contains(first),
+                  let closest = NameSuggestion.closest(to: first, among: names, prefixes: false) else { continue }
+            return "{{\(tag)}} names no field of data (fields: \(names.sorted().joined(separator: ", "))); did you mean '\(closest)'?"
+        }
+        return nil
     }
 }

@@ -1,0 +1,80 @@
+import Model
+
+/// The checks of what a run-time plugin hands back against what it declared: a method's return
+/// value against its `returns` type and an event's payload against its `{ field, ... }` list
+/// (issue 39 S5: a method declared `string` that returned 5, and a payload `{ nme = 1 }` for an
+/// event declared `{ name }`, reached the script unchecked).
+extension ServiceDeclaration {
+    /// Why `value`, returned by `method`, does not fit the type the method declares (nil when it
+    /// does, or when the declared type is free text the host cannot check: `"the place"`).
+    /// `true` and `false` as a declared type are booleans (`remove` returns `"true"`).
+    static func resultProblem(_ value: Value, returns: String) -> String? {
+        guard !value.isNull, isCheckable(returns) else { return nil }
+        let fits = returns.split(separator: "|").contains { part in
+            var word = part.trimmingSpaces
+            if word.hasSuffix("?") { word.removeLast() }
+            if word == "true" || word == "false" { return ArgumentType.boolean.accepts(value) }
+            return Self.value(value, fits: word)
+        }
+        guard !fits else { return nil }
+        let shown: String
+        switch value {
+        case .bool, .integer, .number, .string: shown = " (\(value.jsonText.prefix(40)))"
+        default: shown = ""
+        }
+        return "returned \(value.typeName)\(shown), which is not its declared type \(returns)"
+    }
+
+    /// True when every alternative of `type` is a word the checks know: a type name (any other
+    /// identifier names a table), `{T}` arrays of those, `{ a, b }` payload tables; `?` allowed.
+    private static func isCheckable(_ type: String) -> Bool {
+        let parts = type.split(separator: "|")
+        guard !parts.isEmpty else { return false }
+        return parts.allSatisfy { part in
+            var word = Substring(part.trimmingSpaces)
+            if word.hasSuffix("?") { word = word.dropLast() }
+            if payloadFields(String(word)) != nil { return true }
+            var depth = 0
+            while word.hasPrefix("{"), word.hasSuffix("}"), word.count >= 2, depth <= deepestArray {
+                word = word.dropFirst().dropLast()
+                depth += 1
+            }
+            return isIdentifier(word)
+        }
+    }
+
+    /// The field names of a payload type written `{ place }` or `{ stream, line }` (spaces inside
+    /// the braces or a comma, as the docs write payloads; `{place}` is an array), nil for any
+    /// other type or when a field is not an identifier (`{ name: string }` gives `name`).
+    static func payloadFields(_ type: String) -> [String]? {
+        let word = type.trimmingSpaces
+        guard word.hasPrefix("{"), word.hasSuffix("}"), word.count >= 2 else { return nil }
+        let inner = word.dropFirst().dropLast()
+        guard inner.contains(",") || inner.first == " " || inner.last == " ", !inner.contains("{") else { return nil }
+        var names: [String] = []
+        for part in inner.split(separator: ",") {
+            let name = part.split(separator: ":", maxSplits: 1).first.map(\.trimmingSpaces) ?? ""
+            guard isIdentifier(Substring(name)) else { return nil }
+            names.append(name)
+        }
+        return names.isEmpty ? nil : names
+    }
+
+    /// Why `payload` does not fit an event's declared `payload` type (nil when it does): its type,
+    /// then each field it carries that a `{ a, b }` declaration does not list.
+    static func payloadProblem(_ payload: Value, declared: String) -> String? {
+        guard Self.value(payload, fits: declared) else {
+            return "a payload of type \(payload.typeName), which is not its type \(declared)"
+        }
+        guard case .object(let fields) = payload, let names = payloadFields(declared) else { return nil }
+        let known = NameSet(names)
+        guard let extra = fields.keys.sorted().first(where: { !known.contains($0) }) else { return nil }
+        let listing = NameSuggestion.listing("fields", names, suggesting: NameSuggestion.closest(to: extra, among: names))
+        return "field '\(extra)', which its payload \(declared) does not declare (\(listing))"
+    }
+
+    private static func isIdentifier(_ word: Substring) -> Bool {
+        guard let first = word.utf8.first, first == 95 || (first | 0x20) >= 97 && (first | 0x20) <= 122 else { return false }
+        return word.utf8.allSatisfy { $0 == 95 || ($0 | 0x20) >= 97 && ($0 | 0x20) <= 122 || ($0 >= 48 && $0 <= 57) }
+    }
+}

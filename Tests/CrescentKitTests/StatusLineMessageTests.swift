@@ -1,0 +1,30 @@
+@testable import CrescentKit
+import Testing
+
+/// Issue 39 P2: the live status line cut a long message before its fix (`did you mean 'add'?`).
+@Suite struct StatusLineMessageTests {
+    static let message = "crescent: unknown command 'ad'; commands of Groceries: add, remove, help, quit; did you mean 'add'?"
+
+    /// A message that fits beside the hints is shown there; one that does not keeps the hints
+    /// first and ends in `(?)`.
+    @Test func aMessageThatDoesNotFitSaysTheHelpShowsItAll() {
+        var status = StatusLine(hints: "a add  d delete  ? help  q quit")
+        status.show("crescent: saved")
+        #expect(status.text(width: 100) == "a add  d delete  ? help  q quit  │ crescent: saved")
+        status.show(Self.message)
+        let line = status.text(width: 100)
+        #expect(line.hasPrefix("a add  d delete  ? help  q quit  │ crescent: unknown command 'ad'"), "\(line)")
+        #expect(line.hasSuffix("… (?)") && DisplayWidth.of(line) <= 100, "\(line)")
+    }
+
+    /// Wider than the line: it says `?` shows it whole, and the help does, wrapped between words.
+    @Test func aMessageWiderThanTheLineIsShownWholeUnderTheHelp() {
+        var status = StatusLine(hints: "q quit")
+        status.show(Self.message)
+        let line = status.text(width: 60)
+        #expect(line.hasSuffix("… (?)") && DisplayWidth.of(line) <= 60, "\(line)")
+        let frame = ScreenFrame(root: nil, overlay: ["q  quit"], status: status, width: 60, height: 10)
+        let text = frame.rows.joined(separator: "\n")
+        #expect(text.contains("Last message:\ncrescent: unknown command 'ad'; commands of Groceries: add,\nremove, help, quit; did you mean 'add'?"), "\(text)")
+    }
+}
