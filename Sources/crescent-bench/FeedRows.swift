@@ -2,7 +2,7 @@ import Foundation
 import Model
 import Services
 
-/// The feeds row (issue 8): how fast a feed document becomes items.
+/// The feeds row: how fast a feed document becomes items.
 ///
 /// The baseline is CPython's standard library doing the same job on the same bytes, measured in
 /// the same run: `xml.etree.ElementTree` (expat) for the tree, `email.utils` for the RFC 822

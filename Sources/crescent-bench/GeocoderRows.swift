@@ -3,7 +3,7 @@ import Glibc
 import Model
 import Services
 
-/// The rows of the geocoder (issue 6): nearest-place throughput against PyPI's reverse_geocoder
+/// The rows of the geocoder: nearest-place throughput against PyPI's reverse_geocoder
 /// 1.5.1 (single-threaded, `mode=1`) on the same points and the same GeoNames places, and the
 /// time the first call takes to load the data.
 ///

@@ -8,7 +8,7 @@ import NIOPosix
 import Services
 import Synchronization
 
-/// The row of the http service (issue 8): GETs of a small body from a local server, 50 in flight,
+/// The row of the http service: GETs of a small body from a local server, 50 in flight,
 /// issued by a Lua script as scripts use the service, against curl's parallel mode fetching the
 /// same URLs in one process, measured in the same run against the same server.
 ///

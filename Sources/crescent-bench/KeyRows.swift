@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import LuaBridge
 
-/// The rows of a controller app driven from a terminal (issue 34): the crescent binary runs a
+/// The rows of a controller app driven from a terminal: the crescent binary runs a
 /// selectable 10,000-row table on a pseudo-terminal, and the bench presses `down` and `up` in
 /// turn (the selection stays on screen, so each move changes two rows).
 ///

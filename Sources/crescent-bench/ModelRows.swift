@@ -3,7 +3,7 @@ import Glibc
 import LuaBridge
 import Model
 
-/// The rows of the model contract (issue 3): property reads, deliveries, fan-out, await and the
+/// The rows of the model contract: property reads, deliveries, fan-out, await and the
 /// cost of a subscription, each against a baseline measured in the same run.
 enum ModelRows {
     // MARK: property

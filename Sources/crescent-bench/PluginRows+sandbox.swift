@@ -1,7 +1,7 @@
 import CrescentKit
 import Foundation
 
-/// Issue 35's `sandbox-start` row: the time to start a sandboxed process plugin (user namespace,
+/// The `sandbox-start` row: the time to start a sandboxed process plugin (user namespace,
 /// Landlock, seccomp, rlimits) and have its first call answered, against the same plugin started
 /// plainly (no confinement) in the same run.
 extension PluginRows {

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 
-/// The rows of the process service (issue 38), each a whole `crescent` process running a Lua
+/// The rows of the process service, each a whole `crescent` process running a Lua
 /// script, launch to exit, against a baseline doing the same work, best of 3 rounds each,
 /// interleaved.
 enum ProcessRows {

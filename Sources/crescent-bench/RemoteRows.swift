@@ -5,7 +5,7 @@ import Model
 import NIOCore
 import NIOPosix
 
-/// The row of remote control (issue 16): the round trip of `eval` of `1` over the host's socket,
+/// The row of remote control: the round trip of `eval` of `1` over the host's socket,
 /// from a client in the bench, against a bare NIO Unix-socket server echoing the same JSON line
 /// (the floor any socket server on this machine pays), measured in the same run.
 enum RemoteRows {

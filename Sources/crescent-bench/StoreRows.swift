@@ -6,7 +6,7 @@ import Model
 import Services
 import Synchronization
 
-/// The rows of the store (issue 7): awaited adds against GRDB alone, and the time from an add to
+/// The rows of the store: awaited adds against GRDB alone, and the time from an add to
 /// its `didChange` handler.
 ///
 /// Store writes answer from the store's writer queue when they cannot run on the loop, and hop

@@ -5,7 +5,7 @@ import NIOCore
 import NIOEmbedded
 import Synchronization
 
-/// The rows of controllers and views (issue 4): rendering one changed cell of a 100-row table,
+/// The rows of controllers and views: rendering one changed cell of a 100-row table,
 /// and pushing and popping a controller that owns three subscriptions.
 enum ViewRows {
     // MARK: render

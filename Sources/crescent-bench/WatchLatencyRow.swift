@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// The row of the files service's watches (issue 38): from a file's rename into a watched folder
+/// The row of the files service's watches: from a file's rename into a watched folder
 /// to the Lua handler hearing it (debounce off), against `inotifywait` seeing the same rename.
 /// Each watcher prints the number in the file's name as it hears it; the bench notes when the
 /// line arrives, so both sides pay the same pipe.

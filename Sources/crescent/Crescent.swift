@@ -49,7 +49,7 @@ struct Crescent: ParsableCommand {
     /// The names of the subcommands, which a script's file name cannot shadow: the
     /// configurations' names, written out (a test keeps them equal). Reading them from the
     /// configurations made every `crescent SCRIPT.lua` run pay for ArgumentParser's reflection,
-    /// about 5 M instructions, a third more than the whole of `crescent -e ''`.
+    /// which cost more than the whole of `crescent -e ''`.
     static let subcommandNames = ["run", "repl", "services", "test", "stubs", "init", "ls", "attach", "eval", "send", "view",
                                   "observe", "plugins", "plugin", "help"]
 
@@ -81,9 +81,9 @@ struct Crescent: ParsableCommand {
     /// -e CODE [ARGS...]` (arguments not starting with `-`) and `crescent [options] [-]` (stdin,
     /// or the REPL on a terminal: a nil source), with the common options
     /// written as the usage text shows them (`--data-dir DIR`, `--fail-fast`, `--listen=NAME`).
-    /// They skip ArgumentParser, whose parse costs about 20 M instructions in a binary this size
-    /// (reflecting on each option's wrapper, every new type scanning every protocol conformance),
-    /// six times the whole of `crescent -e ''`, and mean exactly what the parser would make of them
+    /// They skip ArgumentParser, whose parse costs several times the whole of `crescent -e ''` in
+    /// a binary this size (reflecting on each option's wrapper, every new type scanning every
+    /// protocol conformance), and mean exactly what the parser would make of them
     /// (a test compares the two). Anything else, a wrong value included, returns nil and is parsed.
     static func quickRun(_ arguments: [String]) -> (ScriptSource?, HostOptions)? {
         var settings = CommonSettings()

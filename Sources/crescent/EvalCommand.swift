@@ -29,6 +29,11 @@ struct EvalCommand: ParsableCommand {
         case .success(let answer):
             writePrintedOutput(client)
             if json {
+                // The host answers `valueError` for a value JSON cannot hold, in json.encode's words.
+                if let refusal = answer["valueError"].stringValue {
+                    ProcessIO.writeError("crescent: eval --json: \(refusal)\n")
+                    throw ExitCode(1)
+                }
                 ProcessIO.writeOut(answer["value"].jsonText + "\n")
             } else if let text = answer["text"].stringValue, !text.isEmpty {
                 ProcessIO.writeOut(text + "\n")

@@ -156,7 +156,7 @@ extension RealLoopRun {
               r, err = todo:add({ owner = todo })
               print(r, err.code, err.message)
               local deep = 1
-              for i = 1, 65 do deep = { a = deep } end
+              for i = 1, 101 do deep = { a = deep } end
               r, err = todo:add(deep)
               print(r, err.code, #err.message > 0)
               r, err = todo:update(12345, { done = true })
@@ -165,10 +165,10 @@ extension RealLoopRun {
             end)
             """, in: folder)
         #expect(run.lines == [
-            "nil\tinvalid_argument\trecord.score is nan: records hold only finite numbers",
-            "nil\tinvalid_argument\trecord.tags[3] is inf: records hold only finite numbers",
-            "nil\tinvalid_argument\trecords[2].meta.x is -inf: records hold only finite numbers",
-            "nil\tinvalid_argument\trecord.owner is a collection object: records hold only strings, numbers, booleans and tables",
+            "nil\tinvalid_argument\trecord.score is NaN: JSON has no NaN or infinity; give null, a string or a finite number instead",
+            "nil\tinvalid_argument\trecord.tags[3] is inf: JSON has no NaN or infinity; give null, a string or a finite number instead",
+            "nil\tinvalid_argument\trecords[2].meta.x is -inf: JSON has no NaN or infinity; give null, a string or a finite number instead",
+            "nil\tinvalid_argument\trecord.owner is a collection object: JSON holds only null, booleans, numbers, strings and tables",
             "nil\tinvalid_argument\ttrue",
             "nil\tcollection.update: not_found: no record with id 12345 in collection 'todo'",
             "count\t0",

@@ -22,10 +22,18 @@ import Testing
         #expect(try Value(jsonText: original.jsonText) == original)
     }
 
-    @Test func joinsSurrogatePairsAndReplacesLoneOnes() throws {
+    /// A lone surrogate is text that is not Unicode: refused, as the encoder refuses a string that
+    /// is not UTF-8, never replaced.
+    @Test func joinsSurrogatePairsAndRefusesLoneOnes() throws {
         #expect(try Value(jsonText: #""\ud83d\ude00""#) == "😀")
-        #expect(try Value(jsonText: #""\ud83d x""#) == "\u{FFFD} x")
-        #expect(try Value(jsonText: #""\ud83d\u0041""#) == "\u{FFFD}A")
+        #expect(throws: ServiceError(.invalidData, #"invalid JSON: a lone surrogate \ud83d at line 1, column 2 (byte 1) (a \uD800-\uDBFF escape must be followed by a \uDC00-\uDFFF one)"#)) {
+            try Value(jsonText: #""\ud83d x""#)
+        }
+        #expect(throws: ServiceError.self) { try Value(jsonText: #""\ud83d\u0041""#) }
+        #expect(throws: ServiceError.self) { try Value(jsonText: #""\udc00""#) }
+        #expect(throws: ServiceError(.invalidData, "invalid JSON: a string that is not valid UTF-8 at line 1, column 2 (byte 1) (JSON text is UTF-8)")) {
+            try Value(jsonBytes: Array(#""a"#.utf8) + [0xFF] + Array(#"""#.utf8))
+        }
     }
 
     @Test func refusesWhatRFC8259Refuses() {
@@ -36,13 +44,13 @@ import Testing
     }
 
     @Test func errorsNameThePlaceAndWhatWasExpected() {
-        #expect(throws: ServiceError(.invalidData, "invalid JSON: unexpected ']' at byte 3 (expected a value)")) {
+        #expect(throws: ServiceError(.invalidData, "invalid JSON: unexpected ']' at line 1, column 4 (byte 3) (expected a value)")) {
             try Value(jsonText: "[1,]")
         }
-        #expect(throws: ServiceError(.invalidData, "invalid JSON: the text ends at byte 6 (expected ',' or '}')")) {
+        #expect(throws: ServiceError(.invalidData, "invalid JSON: the text ends at line 1, column 7 (byte 6) (expected ',' or '}')")) {
             try Value(jsonText: #"{"a":1"#)
         }
-        #expect(throws: ServiceError(.invalidData, "invalid JSON: unexpected 'x' at byte 4 (expected the end of the document)")) {
+        #expect(throws: ServiceError(.invalidData, "invalid JSON: unexpected 'x' at line 1, column 5 (byte 4) (expected the end of the document)")) {
             try Value(jsonText: "[1] x")
         }
     }

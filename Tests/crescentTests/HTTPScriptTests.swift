@@ -58,7 +58,7 @@ import Testing
             "timeout\ttimeout",
             "cancelled\tcancelled",
             "binary\t3\ttrue",
-            "not json\tscript.lua:19: response:json(): the body is not JSON: invalid UTF-8 at line 1, column 2",
+            "not json\tscript.lua:19: response:json(): the body is not JSON: unexpected byte 0x0 at line 1, column 1 (byte 0) (expected a value)",
             "bad argument\tscript.lua:20: http:get(url[, options], completion): argument #1 must be a string, got number",
         ], "\(result)")
         #expect(server.requests.first?.header("x-token") == "t1")

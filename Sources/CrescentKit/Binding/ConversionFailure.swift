@@ -40,12 +40,8 @@ struct ConversionFailure: Error {
     /// Records that the failing part lies inside `step`.
     mutating func within(_ step: Step) { stepsInward.append(step) }
 
-    /// The most steps a path writes out: a deeper one keeps its first and last few around a
-    /// count of those left out (a table 100 deep named a 375-character path).
-    static let stepsShown = 10
-
-    /// `.tags[3]`, relative to the converted value (empty for the value itself); past
-    /// ``stepsShown`` steps, `.n.n.n.n…(92 more)….n.n.n.n`.
+    /// `.tags[3]`, relative to the converted value (empty for the value itself), shortened as
+    /// ``ValuePath/joined(_:)`` shortens a deep one.
     var path: String {
         let steps = stepsInward.reversed().map { step in
             switch step {
@@ -53,9 +49,7 @@ struct ConversionFailure: Error {
             case .index(let position): ValuePath.index(position)
             }
         }
-        guard steps.count > Self.stepsShown else { return steps.joined() }
-        let kept = Self.stepsShown / 2 - 1
-        return steps.prefix(kept).joined() + "…(\(steps.count - 2 * kept) more)…" + steps.suffix(kept).joined()
+        return ValuePath.joined(steps)
     }
 
     /// `a function at .tags[3]`: what a call-site error says it got.
@@ -74,14 +68,15 @@ struct ConversionFailure: Error {
     }
 
     /// `record.tags[3] is a function: ...`: the `invalid_argument` message of a service call,
-    /// naming the place from `root` (how the argument is called).
-    func message(root: String) -> String {
+    /// naming the place from `root` (how the argument is called); `subject` names the values
+    /// the rule is about (`JSON values` for `json.encode` and remote answers).
+    func message(root: String, subject: String = "values given to a service") -> String {
         let place = root + path
         return switch problem {
         case .unsupported(let kind):
-            "\(place) is \(kind): values given to a service hold only strings, numbers, booleans and tables"
+            "\(place) is \(kind): \(subject) hold only strings, numbers, booleans and tables"
         case .cycle:
-            "\(place) is a table that contains itself: values given to a service cannot have cycles"
+            "\(place) is a table that contains itself: \(subject) cannot have cycles"
         case .mixedKeys:
             "\(place) mixes array items and named fields: a table is either an array {a, b, ...} or an object {name = value, ...}"
         case .key(let type):

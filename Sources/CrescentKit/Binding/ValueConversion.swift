@@ -224,8 +224,8 @@ extension ModelBinding {
 
     // MARK: Lua values to model values
 
-    /// How deep tables may nest in a value converted from Lua.
-    static let maxConversionDepth = 100
+    /// How deep tables may nest in a value converted from Lua: JSON's one limit.
+    static let maxConversionDepth = Value.jsonMaxDepth
 
     /// Reads the Lua value at `index` as a model value.
     func value(at index: Int32, in stack: LuaStack) throws(ConversionFailure) -> Value {
@@ -241,19 +241,29 @@ extension ModelBinding {
     /// The stand-ins let the caller check the value's declared shape anyway, so it can tell a
     /// wrong type (raised at the call site) from bad contents of a well-typed table.
     func convertedValue(at index: Int32, in stack: LuaStack) -> (value: Value, failure: ConversionFailure?) {
+        let converted = convertedValue(at: index, in: stack, findsToJSON: false)
+        return (converted.value, converted.failure)
+    }
+
+    /// ``convertedValue(at:in:)``, and with `findsToJSON` whether a part has a `__tojson`
+    /// metamethod (`json.encode` then lets Lua call them and converts their results).
+    func convertedValue(at index: Int32, in stack: LuaStack, findsToJSON: Bool)
+        -> (value: Value, failure: ConversionFailure?, foundToJSON: Bool) {
         // The buffers of the last conversion are reused (a conversion runs no Lua, so none
         // starts inside another): a record then allocates nothing but its own value.
         var state = ConversionState()
         swap(&state, &spareConversionState)
+        state.findsToJSON = findsToJSON
         defer {
             state.failure = nil
+            state.foundToJSON = false
             swap(&state, &spareConversionState)
         }
         let top = stack.top
         let value = convert(stack.absolute(index), stack, depth: 0, &state)
         // Invariant: each step pops what it pushed; this only guards against a miscount.
         stack.setTop(top)
-        return (value, state.failure)
+        return (value, state.failure, state.foundToJSON)
     }
 
     /// What one conversion tracks: the tables being converted (to find cycles), the named fields
@@ -266,6 +276,9 @@ extension ModelBinding {
         /// table's are copied into its record once, at its right size, and then dropped.
         var named: [Fields.Element] = []
         var failure: ConversionFailure?
+        /// Whether to look for `__tojson` metamethods, and whether one was found.
+        var findsToJSON = false
+        var foundToJSON = false
 
         /// Records `problem` (when it is the first) and returns `standIn` to put in its place.
         mutating func fail(_ problem: ConversionFailure.Problem, standIn: Value) -> Value {
@@ -288,6 +301,10 @@ extension ModelBinding {
         case .string: return stringValue(at: index, in: stack)
         case .userdata:
             if let box = anyObjectBox(at: index, in: stack) { return .handle(box.handle) }
+            if state.findsToJSON, hasToJSON(at: index, in: stack) {
+                state.foundToJSON = true
+                return .null
+            }
             return state.fail(.unsupported("a \(stack.typeName(at: index))"), standIn: .null)
         case .function, .thread, .lightUserdata:
             return state.fail(.unsupported("a \(stack.typeName(at: index))"), standIn: .null)
@@ -299,6 +316,10 @@ extension ModelBinding {
             let hasMetatable = lua_getmetatable(stack.state, index) != 0
             if hasMetatable { stack.pop() }
             if hasMetatable, isJSONNull(at: index, in: stack) { return .null }
+            if hasMetatable, state.findsToJSON, hasToJSON(at: index, in: stack) {
+                state.foundToJSON = true
+                return .null
+            }
             guard !state.visiting.contains(identity) else { return state.fail(.cycle, standIn: Self.tableStandIn) }
             state.visiting.append(identity)
             defer { state.visiting.removeLast() }
@@ -363,6 +384,13 @@ extension ModelBinding {
         tables.jsonMarks.null.push(onto: stack)
         defer { stack.pop() }
         return lua_rawequal(stack.state, index, -1) != 0
+    }
+
+    /// True when the metatable of the value at `index` has a `__tojson` field (read raw).
+    private func hasToJSON(at index: Int32, in stack: LuaStack) -> Bool {
+        guard lua_getmetatable(stack.state, index) != 0 else { return false }
+        defer { stack.pop(2) }
+        return stack.rawGet(-1, "__tojson") != .nil
     }
 
     /// True when the table at `index` has as metatable the mark json.array or json.object gives.

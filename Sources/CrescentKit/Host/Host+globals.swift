@@ -190,18 +190,27 @@ extension Host {
             // Registry slots, not references: the function is the VM's, and a reference would
             // keep the VM alive from inside it (BindingTables holds the references).
             let inputs = inputs(of: module).map(\.id)
-            vm.pushFunction { [unowned vm] stack in
+            vm.pushFunction { [unowned self, unowned vm] stack in
                 // Loaded on the VM's main stack, then moved to the caller's, which is a
                 // coroutine's when a task touches the module first.
                 try module.load(into: vm)
                 for input in inputs { _ = crescent_getref(vm.state, input) }
-                let count = 1 + Int32(inputs.count)
+                var count = 1 + Int32(inputs.count)
+                if case .jsonMarks = module.input { count += pushJSONCodec() }
                 if stack.state != vm.state { lua_xmove(vm.state, stack.state, count) }
                 return .values(count)
             }
             try vm.call(arguments: 1, results: 1)
             vm.setGlobal(module.name)
         }
+    }
+
+    /// Pushes the Swift halves of `json.encode` and `json.decode` (``ModelBinding/encodeJSON(_:)``,
+    /// ``ModelBinding/decodeJSON(_:)``), the `json` chunk's last inputs; returns how many.
+    private func pushJSONCodec() -> Int32 {
+        vm.pushFunction { [unowned self] stack in binding.encodeJSON(stack) }
+        vm.pushFunction { [unowned self] stack in binding.decodeJSON(stack) }
+        return 2
     }
 
     /// What the chunk of global module `module` takes.

@@ -144,7 +144,8 @@ extension Host {
                     continue
                 }
                 do { fields[key] = try binding.value(at: -1, in: stack) } catch {
-                    throw LuaRaise("\(function): field '\(key)' cannot be shown: \(error.description)")
+                    // Worded as every JSON path words it (`pairs.w is a function: ...`).
+                    throw LuaRaise("\(function): \(error.message(root: key, subject: "values shown in a view"))")
                 }
             }
         default:

@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// NIO's scheduler removes a cancelled task by searching its heap from the start, so cancelling
 /// many schedules cost O(n) each: 40,000 `timer.cron` with the same due time took 65 s of the
-/// loop to cancel (issue 38). Here a cancel only marks its job (O(1)); cancelled jobs are dropped
+/// loop to cancel. Here a cancel only marks its job (O(1)); cancelled jobs are dropped
 /// when they reach the head, or all at once when they are more than half the queue, so a cancel
 /// costs O(log n) amortized. Jobs due at the same time run in the order they were scheduled.
 final class LoopTimerQueue: Sendable {

@@ -150,7 +150,7 @@ struct JSONRPCCallScanner {
             return .null
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             guard skipNested() else { return nil }
-            return try? Value.decodeJSON(UnsafeBufferPointer(rebasing: bytes[start..<position]))
+            return try? Value.decodeJSON(UnsafeBufferPointer(rebasing: bytes[start..<position]), maxDepth: JSONRPCMessage.envelopeDepth)
         default:
             return nil
         }

@@ -81,6 +81,10 @@ public enum JSONRPCMessage: Sendable, Equatable {
         return .object(fields)
     }
 
+    /// How deep a message may nest: a value at JSON's one limit (``Value/jsonMaxDepth``) inside
+    /// the envelope's own levels (message, params or result, an argument list, a wrapper).
+    public static let envelopeDepth = Value.jsonMaxDepth + 4
+
     /// The message one line holds, or the error to answer it with (a parse error, an invalid request).
     public static func parse(line: some Collection<UInt8>) -> Result<JSONRPCMessage, JSONRPCError> {
         // The common line, a call in a plain envelope, is read without decoding the envelope.
@@ -89,7 +93,7 @@ public enum JSONRPCMessage: Sendable, Equatable {
         }
         let document: Value
         do {
-            document = try Value(jsonBytes: line)
+            document = try Value(jsonBytes: line, maxDepth: envelopeDepth)
         } catch {
             return .failure(JSONRPCError(code: JSONRPCError.parseError, message: "parse error: \(error.message)"))
         }

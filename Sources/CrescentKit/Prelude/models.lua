@@ -18,7 +18,8 @@ return {
       if type(self) ~= "table" then error("response:json(): call it with ':', as response:json()", 2) end
       local ok, value = pcall(json.decode, self.body, opts)
       if ok then return value end
-      error("response:json(): the body is not JSON: " .. (tostring(value):gsub("^json%.decode: ", "")), 2)
+      error("response:json(): the body is not JSON: "
+        .. (tostring(value):gsub("^json%.decode: ", ""):gsub("^invalid JSON: ", "")), 2)
     end,
   },
 }

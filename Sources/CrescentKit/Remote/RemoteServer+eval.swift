@@ -50,16 +50,22 @@ extension RemoteServer {
             let text = Value.string(host.describeValues(count, on: stack, inspect: inspect))
             if count == 1 {
                 // The common answer, built at its size at once.
-                guard let value = try? host.binding.value(at: stack.top, in: stack) else { return .success(["text": text]) }
-                return .success(["text": text, "value": value])
+                switch jsonForm(at: stack.top, in: stack) {
+                case .success(let value): return .success(["text": text, "value": value])
+                case .failure(let refusal): return .success(["text": text, "valueError": .string(refusal.message)])
+                }
             }
             var answer: Fields = ["text": text]
             var values: [Value] = []
             for index in (stack.top - count + 1)...stack.top {
-                guard let value = try? host.binding.value(at: index, in: stack) else { break }
-                values.append(value)
+                switch jsonForm(at: index, in: stack) {
+                case .success(let value): values.append(value)
+                case .failure(let refusal):
+                    answer["valueError"] = .string(refusal.message)
+                    return .success(.object(answer))
+                }
             }
-            if values.count == Int(count) { answer["value"] = .array(values) }
+            answer["value"] = .array(values)
             return .success(.object(answer))
         case .failed(let error):
             if host.handleControlFlow(error) {
@@ -77,6 +83,18 @@ extension RemoteServer {
         }
     }
 
+    /// The value at `index` as the answer's `value`, or why it has no JSON form in `json.encode`'s
+    /// words (`value.x is NaN: ...`): the one JSON rule, so `crescent eval --json` says what
+    /// `json.encode` would.
+    private func jsonForm(at index: Int32, in stack: LuaStack) -> Result<Value, JSONRefusal> {
+        let converted = host.binding.convertedValue(at: index, in: stack)
+        if let failure = converted.failure {
+            return .failure(JSONRefusal(failure.message(root: "value", subject: "JSON values")))
+        }
+        if let failure = converted.value.jsonFailure { return .failure(JSONRefusal(failure.message(root: "value"))) }
+        return .success(converted.value)
+    }
+
     /// `interrupt`: stops this client's running eval. Code that was running has been stopped
     /// already by the ``InterruptWatch``; a chunk that waits (on a service, a sleep) is cancelled here.
     func interrupt(_ session: RemoteSession) -> Bool {
@@ -88,4 +106,10 @@ extension RemoteServer {
         host.cancel(task)
         return true
     }
+}
+
+/// Why an eval's value has no JSON form: the answer's `valueError`.
+struct JSONRefusal: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
 }

@@ -155,9 +155,14 @@ extension RemoteServer {
             while lines.last?.isEmpty == true { lines.removeLast() }
             return ["text": .string(lines.joined(separator: "\n"))]
         case .json:
-            guard let root = presenter.root, let view = try? Value(jsonText: JSONText.node(root)) else {
-                return ["controller": .null, "view": .null]
+            guard let root = presenter.root else { return ["controller": .null, "view": .null] }
+            let text: String
+            do throws(JSONEncodingFailure) {
+                text = try JSONText.node(root)
+            } catch {
+                return ["controller": .string(presenter.controllerName), "error": .string(error.message(root: "view"))]
             }
+            guard let view = try? Value(jsonText: text) else { return ["controller": .null, "view": .null] }
             return ["controller": .string(presenter.controllerName), "view": view]
         }
     }

@@ -90,7 +90,11 @@ extension SpecHost {
         vm.register(field: "viewJSON") { [unowned self] stack in
             settle()
             guard let root = host.presenter.root else { return .none }
-            stack.push(JSONText.node(root))
+            do throws(JSONEncodingFailure) {
+                stack.push(try JSONText.node(root))
+            } catch {
+                throw LuaRaise("view_json(): " + error.message(root: "view"))
+            }
             return .one
         }
         vm.register(field: "noteUpdated") { [unowned self] stack in

@@ -101,7 +101,7 @@ final class ViewPresenter {
         case .json:
             guard let root else { return }
             renders += 1
-            console.writeView("{\"controller\":\(JSONText.string(controllerName)),\"view\":\(JSONText.node(root))}\n")
+            console.writeView(JSONText.render(controller: controllerName, root: root) + "\n")
         case .live:
             if fullScreen != nil {
                 renders += 1

@@ -14,7 +14,7 @@ public protocol ModelObject: AnyObject, Sendable {
     ///
     /// The host asks these rather than casting (`object is any Service`): the first cast of a
     /// type to a protocol makes the Swift runtime scan every protocol conformance in the binary,
-    /// about 0.4 M instructions for each kind of object a script first touches.
+    /// for each kind of object a script first touches.
     var asStartable: (any StartableService)? { get }
     /// The object as one its caller's owner holds (a spawned process), nil when it is not one.
     var asOwned: (any OwnedModelObject)? { get }

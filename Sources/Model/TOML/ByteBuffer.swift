@@ -1,7 +1,7 @@
 /// Text built a piece at a time, kept as UTF-8 bytes and made a `String` once at the end.
 ///
-/// `String.UnicodeScalarView.append` re-checks the string's storage on every call (a few hundred
-/// instructions a scalar), and every plugin manifest is read at start-up. Only strings with
+/// `String.UnicodeScalarView.append` re-checks the string's storage on every call, for every
+/// scalar, and every plugin manifest is read at start-up. Only strings with
 /// escapes and multi-line strings are built this way; others are taken from the document whole.
 struct ByteBuffer {
     private var bytes: [UInt8] = []

@@ -4,7 +4,9 @@ extension Value {
     ///
     /// It reads strict RFC 8259 JSON. Numbers without a fraction or an exponent that fit 64 bits
     /// become `.integer`, others `.number`, so an encode/decode round trip keeps Lua 5.4's subtypes.
-    /// A leading byte-order mark is skipped; nesting is limited to ``jsonMaxDepth`` levels.
+    /// A leading byte-order mark is skipped; nesting is limited to ``jsonMaxDepth`` levels. Text
+    /// that is not valid UTF-8, a lone surrogate escape (`"\ud800"`) and a number too large for a
+    /// double are refused, as the encoder refuses what has no JSON form (``json(indent:sortKeys:)``).
     ///
     /// ```swift
     /// let report = try Value(jsonText: #"{"class":"TPV","lat":48.85}"#)
@@ -18,25 +20,29 @@ extension Value {
         self = try decoded.get()
     }
 
-    /// The value of the JSON document in `bytes` (see ``init(jsonText:)``).
-    public init(jsonBytes bytes: some Collection<UInt8>) throws(ServiceError) {
+    /// The value of the JSON document in `bytes` (see ``init(jsonText:)``), nested at most
+    /// `maxDepth` levels: an envelope around values (a JSON-RPC message) allows for its own levels.
+    public init(jsonBytes bytes: some Collection<UInt8>, maxDepth: Int = jsonMaxDepth) throws(ServiceError) {
         let decoded = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(ServiceError) in try Value.decodeJSON(buffer) }
+            Result { () throws(ServiceError) in try Value.decodeJSON(buffer, maxDepth: maxDepth) }
         }
         if let decoded {
             self = try decoded.get()
         } else {
             let copy = Array(bytes)
-            self = try copy.withUnsafeBufferPointer { buffer in Result { () throws(ServiceError) in try Value.decodeJSON(buffer) } }.get()
+            self = try copy.withUnsafeBufferPointer { buffer in
+                Result { () throws(ServiceError) in try Value.decodeJSON(buffer, maxDepth: maxDepth) }
+            }.get()
         }
     }
 
-    /// How deeply arrays and objects may nest in decoded JSON.
-    public static let jsonMaxDepth = 512
+    /// How deeply arrays and objects may nest: in JSON read or written, in a value converted from
+    /// Lua and in a store record, one limit for every path.
+    public static let jsonMaxDepth = 100
 
-    /// The value of the JSON document in `bytes`.
-    public static func decodeJSON(_ bytes: UnsafeBufferPointer<UInt8>) throws(ServiceError) -> Value {
-        var reader = JSONReader(bytes: bytes)
+    /// The value of the JSON document in `bytes`, nested at most `maxDepth` levels.
+    public static func decodeJSON(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = jsonMaxDepth) throws(ServiceError) -> Value {
+        var reader = JSONReader(bytes: bytes, maxDepth: maxDepth)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { reader.position = 3 }
         let value = try reader.value(depth: 0)
         reader.skipSpace()
@@ -48,18 +54,34 @@ extension Value {
 /// A recursive-descent reader over UTF-8 bytes, used by ``Value/decodeJSON(_:)`` only.
 private struct JSONReader {
     let bytes: UnsafeBufferPointer<UInt8>
+    let maxDepth: Int
     var position = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
 
     private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
 
     func failure(_ expected: String) -> ServiceError {
         guard let byte = current else {
-            return ServiceError(.invalidData, "invalid JSON: the text ends at byte \(position) (expected \(expected))")
+            return ServiceError(.invalidData, "invalid JSON: the text ends at \(place(position)) (expected \(expected))")
         }
         let shown = (0x20..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
-        return ServiceError(.invalidData, "invalid JSON: unexpected \(shown) at byte \(position) (expected \(expected))")
+        return ServiceError(.invalidData, "invalid JSON: unexpected \(shown) at \(place(position)) (expected \(expected))")
+    }
+
+    /// `line 2, column 5 (byte 14)`: columns count characters; worked out only for a message.
+    func place(_ offset: Int) -> String {
+        var line = 1, lineStart = 0
+        for index in 0..<min(offset, bytes.count) where bytes[index] == 0x0A {
+            line += 1
+            lineStart = index + 1
+        }
+        var column = 1
+        for index in lineStart..<min(offset, bytes.count) where bytes[index] & 0xC0 != 0x80 { column += 1 }
+        return "line \(line), column \(column) (byte \(offset))"
     }
 
     mutating func skipSpace() {
@@ -91,8 +113,8 @@ private struct JSONReader {
     }
 
     private mutating func nested(_ depth: Int) throws(ServiceError) {
-        guard depth <= Value.jsonMaxDepth else {
-            throw ServiceError(.invalidData, "invalid JSON: nested deeper than \(Value.jsonMaxDepth) levels at byte \(position)")
+        guard depth <= maxDepth else {
+            throw ServiceError(.invalidData, "invalid JSON: nested deeper than \(maxDepth) levels at \(place(position))")
         }
     }
 
@@ -147,22 +169,32 @@ private struct JSONReader {
         }
     }
 
-    /// A string starting at its opening quote: runs without escapes are copied whole, escapes
-    /// decoded, surrogate pairs joined, a lone surrogate replaced by U+FFFD.
+    /// A string starting at its opening quote: runs without escapes are copied whole (checked as
+    /// UTF-8 only when they hold a byte past ASCII), escapes decoded, surrogate pairs joined.
     private mutating func string() throws(ServiceError) -> String {
         position += 1  // "
         var result = ""
         var runStart = position
+        var runIsASCII = true
         while let byte = current {
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                result += String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<position]), as: UTF8.self)
+                let run = UnsafeBufferPointer(rebasing: bytes[runStart..<position])
+                if runIsASCII {
+                    result += String(decoding: run, as: UTF8.self)
+                } else if let text = String(validating: run, as: UTF8.self) {
+                    result += text
+                } else {
+                    throw ServiceError(.invalidData, "invalid JSON: a string that is not valid UTF-8 at \(place(runStart)) (JSON text is UTF-8)")
+                }
+                runIsASCII = true
                 position += 1
                 if byte == UInt8(ascii: "\"") { return result }
                 result.unicodeScalars.append(try escape())
                 runStart = position
             } else if byte < 0x20 {
-                throw failure("a control character to be escaped")
+                throw failure("an escape such as \\n or \\u0000 in place of a control character")
             } else {
+                if byte >= 0x80 { runIsASCII = false }
                 position += 1
             }
         }
@@ -185,9 +217,12 @@ private struct JSONReader {
                 if (0xDC00..<0xE000).contains(low), let scalar = Unicode.Scalar(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)) {
                     return scalar
                 }
-                position = mark  // not a pair: the second escape is read on its own
+                position = mark
             }
-            return Unicode.Scalar(high) ?? "\u{FFFD}"
+            guard let scalar = Unicode.Scalar(high) else {
+                throw ServiceError(.invalidData, "invalid JSON: a lone surrogate \\u\(String(high, radix: 16)) at \(place(position - 6)) (a \\uD800-\\uDBFF escape must be followed by a \\uDC00-\\uDFFF one)")
+            }
+            return scalar
         default:
             position -= 1
             throw failure("one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u")
@@ -228,7 +263,7 @@ private struct JSONReader {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         if !isFloat, let integer = Int64(text) { return .integer(integer) }
         guard let number = Double(text), number.isFinite else {
-            throw ServiceError(.invalidData, "invalid JSON: the number \(text.prefix(40)) at byte \(start) is out of range")
+            throw ServiceError(.invalidData, "invalid JSON: the number \(text.prefix(40)) at \(place(start)) is out of range")
         }
         return .number(number)
     }

@@ -26,4 +26,16 @@ public enum ValuePath {
 
     /// `[3]`: an array position (1-based, as in Lua).
     public static func index(_ position: Int64) -> String { "[\(position)]" }
+
+    /// The most steps a path writes out: a deeper one keeps its first and last few around a
+    /// count of those left out (a table 100 deep named a 375-character path).
+    public static let stepsShown = 10
+
+    /// `steps` (outermost first) as one path; past ``stepsShown`` steps,
+    /// `.n.n.n.n…(92 more)….n.n.n.n`.
+    public static func joined(_ steps: [String]) -> String {
+        guard steps.count > stepsShown else { return steps.joined() }
+        let kept = stepsShown / 2 - 1
+        return steps.prefix(kept).joined() + "…(\(steps.count - 2 * kept) more)…" + steps.suffix(kept).joined()
+    }
 }

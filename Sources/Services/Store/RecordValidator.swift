@@ -4,14 +4,15 @@ import Model
 /// of the first problem (`record.tags[3]`, `records[2].meta.x`).
 ///
 /// A record is a table with named fields (Lua's `{}` arrives as an empty array and counts as an
-/// empty record). Fields hold strings, finite numbers, booleans and tables of those, nested at
-/// most ``maxDepth`` levels. A data model (such as `session.currentUser`) is stored as a plain
+/// empty record). Fields hold what JSON holds, under JSON's one rule and with its wording
+/// (``JSONEncodingFailure``: no NaN or infinity, text that is valid UTF-8, no objects, nested at
+/// most ``maxDepth`` levels), and no NUL character, which PostgreSQL cannot store. A data model (such as `session.currentUser`) is stored as a plain
 /// table of its fields. Functions, cycles and tables mixing array items with named fields never
 /// get here: the binding reports them as `invalid_argument`, naming the path the same way
 /// (``ValuePath``).
 enum RecordValidator {
-    /// How deep tables may nest inside a record (the record itself is level 1).
-    static let maxDepth = 64
+    /// How deep tables may nest inside a record (the record itself is level 1): JSON's one limit.
+    static let maxDepth = Value.jsonMaxDepth
 
     /// The fields of the record `value`, checked, with any data model inside turned into a
     /// plain table (as it will read back from the database).
@@ -43,14 +44,12 @@ enum RecordValidator {
             try checkNoNUL(text, path: path())
             return false
         case .number(let number):
-            guard number.isFinite else {
-                throw ServiceError(.invalidArgument, "\(path()) is \(number.isNaN ? "nan" : (number < 0 ? "-inf" : "inf")): records hold only finite numbers")
-            }
+            guard number.isFinite else { throw refused(.nonFinite(number), path: path()) }
             return false
         case .bytes:
-            throw ServiceError(.invalidArgument, "\(path()) is a string that is not valid UTF-8: records hold text strings only")
+            throw refused(.invalidUTF8, path: path())
         case .handle(let handle):
-            throw ServiceError(.invalidArgument, "\(path()) is a \(handle.typeName) object: records hold only strings, numbers, booleans and tables")
+            throw refused(.object(handle.typeName), path: path())
         case .array(let items):
             try checkDepth(path: path(), depth: depth)
             var sawModel = false
@@ -91,9 +90,12 @@ enum RecordValidator {
     }
 
     private static func checkDepth(path: String, depth: Int) throws(ServiceError) {
-        guard depth <= maxDepth else {
-            throw ServiceError(.invalidArgument, "\(path) is nested deeper than \(maxDepth) tables")
-        }
+        guard depth <= maxDepth else { throw refused(.tooDeep, path: path) }
+    }
+
+    /// JSON's refusal of `problem` at `path`, in its one wording.
+    private static func refused(_ problem: JSONEncodingFailure.Problem, path: String) -> ServiceError {
+        ServiceError(.invalidArgument, JSONEncodingFailure(problem).message(root: path))
     }
 
     /// `a number`, `a boolean`, `nil`: a value's kind, with an article.
