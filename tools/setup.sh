@@ -15,7 +15,7 @@
 # coverage tests check that genhtml reads coverage/lcov.info).
 set -euo pipefail
 
-packages=(binutils tmux liblua5.4-dev libsqlite3-dev lua5.4 lua-cjson gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes python3 inotify-tools lua-busted lcov)
+packages=(binutils tmux liblua5.4-dev libsqlite3-dev sqlite3 lua5.4 lua-cjson gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes python3 inotify-tools lua-busted lcov)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
