@@ -194,6 +194,21 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"])
     }
 
+    /// Fourth permissions attack Z5: raising `memory_mib` in an update (64 -> 65536 made a process
+    /// plugin's RLIMIT_DATA 64 GiB) was not asking for more. It asks again; lowering it does not.
+    @Test func anUpdateRaisingItsMemoryLimitAsksAgain() async throws {
+        let sandbox = try self.sandbox("read = [\"~/Music\"]\nmemory_mib = 32")
+        let script = "task(function() print(pcall(function() return services.music:ping() end)) end)"
+        #expect(try await inHome(["plugins", "allow", "music"], sandbox).status == 0)
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("read = [\"~/Music\"]\nmemory_mib = 16"))
+        #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"], "less needs nothing")
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("read = [\"~/Music\"]\nmemory_mib = 128"))
+        let raised = try await inHome(["-e", script], sandbox)
+        #expect(raised.stdoutLines.first?.contains("asks for more than was granted (memory_mib 128 (granted 32))") == true, "\(raised)")
+        #expect(try await inHome(["plugins", "allow", "music"], sandbox).status == 0)
+        #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"])
+    }
+
     /// Fourth permissions attack X11: a grant was a plain hash of what was granted, so a grants
     /// file made anywhere granted everywhere: a project shipping `data/plugin-grants.toml`, run
     /// with `--data-dir data`, had its plugin read the user's files with no question. Grants are

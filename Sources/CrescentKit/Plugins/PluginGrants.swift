@@ -86,8 +86,8 @@ public struct PluginGrants: Sendable {
                       let recorded = try? PluginPermissions.read(Self.permissionsTable(section), path: path, isGrant: true),
                       let folder = section["folder"].stringValue,
                       let owner = section["owner"].integerValue.flatMap({ UInt32(exactly: $0) }),
-                      let read = Self.strings(section["read_targets"]), read.count == recorded.read.count,
-                      let write = Self.strings(section["write_targets"]), write.count == recorded.write.count else { continue }
+                      let read = Self.targets(section["read_targets"], count: recorded.read.count),
+                      let write = Self.targets(section["write_targets"], count: recorded.write.count) else { continue }
                 let grant = Grant(version: section["version"].stringValue ?? "?", folder: folder, owner: owner,
                                   permissions: recorded, targets: .init(read: read, write: write))
                 // A grant edited by hand, or made by another user, elsewhere or by an older
@@ -100,12 +100,13 @@ public struct PluginGrants: Sendable {
         }
     }
 
-    /// The strings of an array field (none: empty), nil when it holds anything else.
-    private static func strings(_ value: Value) -> [String]? {
-        if case .null = value { return [] }
+    /// The targets of `count` entries (none recorded: each leads where it reads), nil when the
+    /// field holds anything else.
+    private static func targets(_ value: Value, count: Int) -> [String]? {
+        if case .null = value { return Array(repeating: "", count: count) }
         guard let items = value.arrayValue else { return nil }
         let strings = items.compactMap(\.stringValue)
-        return strings.count == items.count ? strings : nil
+        return strings.count == items.count && strings.count == count ? strings : nil
     }
 
     /// The resolved plugin folder of `manifest` and its owner now.
@@ -188,12 +189,15 @@ public struct PluginGrants: Sendable {
             let permissions = grant.permissions
             text += "\n[\(name)]\nversion = \(Self.quoted(grant.version))\nfolder = \(Self.quoted(grant.folder))\nowner = \(grant.owner)\n"
                 + "hash = \(Self.quoted(key.sign(grant.signedText(name: name))))\n"
-            for (field, items) in [("read", permissions.read), ("read_targets", grant.targets.read), ("write", permissions.write),
-                                   ("write_targets", grant.targets.write), ("net", permissions.net),
+            // Targets only where one leads elsewhere than it reads ("" for the others).
+            let targets = [grant.targets.read, grant.targets.write].map { $0.allSatisfy(\.isEmpty) ? [] : $0 }
+            for (field, items) in [("read", permissions.read), ("read_targets", targets[0]), ("write", permissions.write),
+                                   ("write_targets", targets[1]), ("net", permissions.net),
                                    ("exec", permissions.exec), ("env", permissions.env), ("services", permissions.services)] where !items.isEmpty {
                 text += "\(field) = [" + items.map(Self.quoted).joined(separator: ", ") + "]\n"
             }
             if permissions.native { text += "native = true\n" }
+            if let memory = permissions.memoryMiB { text += "memory_mib = \(memory)\n" }
         }
         // What is read back is bounded (PluginFile.manifestLimit): a larger file would void every
         // grant it holds, so the grant that would make it larger is not recorded.

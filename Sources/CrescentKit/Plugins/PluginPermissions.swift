@@ -48,7 +48,9 @@ public struct PluginPermissions: Sendable, Equatable {
         read.isEmpty && write.isEmpty && net.isEmpty && exec.isEmpty && env.isEmpty && !native && services.isEmpty
     }
 
-    /// Where the `read` and `write` entries lead (resolved, `~` expanded), in order.
+    /// Where the `read` and `write` entries lead (resolved, `~` expanded), in order; "" for one
+    /// that leads where it reads (`~` expanded): most do, and the grants file, read up to 1 MiB,
+    /// then holds no second copy of them.
     struct Targets: Sendable, Equatable {
         var read: [String]
         var write: [String]
@@ -58,8 +60,12 @@ public struct PluginPermissions: Sendable, Equatable {
     /// grant records.
     func targets() -> Targets {
         let home = getenv("HOME").map { String(cString: $0) }
-        return Targets(read: read.map { PluginSandbox.resolve(Self.expanded($0, home: home)) },
-                       write: write.map { PluginSandbox.resolve(Self.expanded($0, home: home)) })
+        func target(_ entry: String) -> String {
+            let expanded = Self.expanded(entry, home: home)
+            let resolved = PluginSandbox.resolve(expanded)
+            return resolved == expanded ? "" : resolved
+        }
+        return Targets(read: read.map(target), write: write.map(target))
     }
 
     /// Whether the granted paths cover `path`: the same path (a trailing `/` aside) or one inside
@@ -88,7 +94,8 @@ public struct PluginPermissions: Sendable, Equatable {
             guard asked == folder
                     || (asked.hasPrefix(folder == "/" ? "/" : folder + "/")
                         && !asked.split(separator: "/").contains(where: { $0 == ".." || $0 == "." })) else { continue }
-            let target = targets.flatMap { index < $0.count ? $0[index] : nil } ?? PluginSandbox.resolve(expanded(folder, home: home))
+            let recorded = targets.flatMap { index < $0.count ? $0[index] : nil }
+            let target = recorded.map { $0.isEmpty ? expanded(folder, home: home) : $0 } ?? PluginSandbox.resolve(expanded(folder, home: home))
             if PluginSandbox.isInside(resolved, target) { return nil }
             if asked == folder { moved = target }
         }
@@ -117,6 +124,10 @@ public struct PluginPermissions: Sendable, Equatable {
             for item in asked where !had.contains(item) { extra.append("\(field) \(item)") }
         }
         if native && !granted.native { extra.append("native") }
+        // A higher memory limit is more of the machine (a process plugin's RLIMIT_DATA went from
+        // 64 MiB to 64 GiB in an update with no question: fourth permissions attack Z5).
+        let limit = memoryMiB ?? Self.defaultMemoryMiB, grantedLimit = granted.memoryMiB ?? Self.defaultMemoryMiB
+        if limit > grantedLimit { extra.append("memory_mib \(limit) (granted \(grantedLimit))") }
         return extra
     }
 
@@ -124,7 +135,8 @@ public struct PluginPermissions: Sendable, Equatable {
     var canonicalText: String {
         func list(_ items: [String]) -> String { items.sorted().joined(separator: "\u{1F}") }
         return ["read=" + list(read), "write=" + list(write), "net=" + list(net), "exec=" + list(exec),
-                "env=" + list(env), "native=\(native)", "services=" + list(services)].joined(separator: "\n")
+                "env=" + list(env), "native=\(native)", "services=" + list(services),
+                "memory_mib=\(memoryMiB ?? Self.defaultMemoryMiB)"].joined(separator: "\n")
     }
 
     /// One line per entry saying what it lets the plugin do (`crescent plugin check`,
