@@ -34,9 +34,17 @@ static int open_in(int folder, const char *relative, int flags, unsigned mode, u
 int crescent_open_beneath(const char *root, const char *relative, int flags, unsigned mode) {
     /* The granted path itself (a granted file, say): it was resolved, so no step of it is a link
      * unless one was swapped in since, which the kernel then refuses. */
-    if (relative[0] == '\0') return open_in(AT_FDCWD, root, flags, mode, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-    int folder = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (folder < 0) return -errno;
+    if (relative[0] == '\0') {
+        int fd = open_in(AT_FDCWD, root, flags, mode, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+        return fd == -ELOOP ? -EXDEV : fd;
+    }
+    /* The folder itself without following links too: it was resolved when the plugin started,
+     * so a link on its way is one swapped in since (a granted folder `granted/sub` moved away and
+     * `granted/sub -> /` made in its place by a plugin that may write `granted`), which would
+     * lead the whole open elsewhere (fourth permissions attack X8, a granted path re-pointed). */
+    int folder = open_in(AT_FDCWD, root, O_PATH | O_DIRECTORY, 0, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+    if (folder == -ELOOP) return -EXDEV;
+    if (folder < 0) return folder;
     int fd = open_in(folder, relative, flags, mode, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
     close(folder);
     return fd;

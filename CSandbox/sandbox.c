@@ -10,8 +10,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/netlink.h>
+#include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <signal.h>
@@ -68,6 +70,9 @@ struct cr_net_port_attr {
 #define SYS_landlock_add_rule 445
 #define SYS_landlock_restrict_self 446
 #endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
@@ -110,7 +115,7 @@ struct failure {
 
 enum step {
     STEP_SESSION = 1, STEP_DESCRIPTORS, STEP_DIRECTORY, STEP_NAMESPACE, STEP_ID_MAP, STEP_RESOLVER, STEP_RLIMIT,
-    STEP_NO_NEW_PRIVS, STEP_LANDLOCK, STEP_LANDLOCK_RULE, STEP_SECCOMP, STEP_EXEC, STEP_INIT
+    STEP_NO_NEW_PRIVS, STEP_LANDLOCK, STEP_LANDLOCK_RULE, STEP_SECCOMP, STEP_EXEC, STEP_INIT, STEP_IDENTITY
 };
 
 static const char *step_name(int step) {
@@ -128,6 +133,7 @@ static const char *step_name(int step) {
     case STEP_SECCOMP: return "seccomp filter";
     case STEP_EXEC: return "exec";
     case STEP_INIT: return "fork of the program under its PID namespace's init";
+    case STEP_IDENTITY: return "becoming the unprivileged user 65534 (nobody) with the two capabilities that reach the host user's files";
     default: return "?";
     }
 }
@@ -200,11 +206,19 @@ static void bind_resolver(const crescent_sandbox *spec, int report) {
     if (umount2(spec->resolver_folder, MNT_DETACH) != 0) fail(report, STEP_RESOLVER);
 }
 
+/* The paths come resolved (no links) from the host, so each is opened without following any: a
+ * link met now was swapped in since the host resolved it (a granted path re-pointed as the program
+ * starts), and its rule is left out (the program may reach less, never elsewhere), as a path that
+ * no longer exists is. */
 static int add_paths(int ruleset, const char *const *paths, int count, uint64_t rights, int abi) {
     for (int i = 0; i < count; i++) {
-        int fd = open(paths[i], O_PATH | O_CLOEXEC);
+        struct open_how how;
+        memset(&how, 0, sizeof how);
+        how.flags = O_PATH | O_CLOEXEC;
+        how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+        int fd = (int)syscall(SYS_openat2, AT_FDCWD, paths[i], &how, sizeof how);
         if (fd < 0) {
-            if (errno == ENOENT || errno == ENOTDIR || errno == EACCES) continue;
+            if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP) continue;
             return -1;
         }
         struct stat status;
@@ -477,7 +491,39 @@ static _Noreturn void namespace_init(pid_t program, int lifeline) {
     }
 }
 
-static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid, gid_t gid, int lifeline) {
+/* The user a confined program of a host run as root runs as: 65534 (nobody), the same number inside
+ * its user namespace and outside. */
+#define CR_NOBODY 65534
+
+/* Where the host runs as root, the program runs as `nobody` (mapped by the host, see host_maps):
+ * the kernel exempts root (and only root) from RLIMIT_NPROC, so as root a plugin's fork bomb made
+ * 2,916 processes in 6 s past its limit of 64 (fourth permissions attack X4). It keeps two
+ * capabilities, ambient so that they survive the exec: CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH,
+ * which act only on files whose owner and group the namespace maps (root's: the host user's), so
+ * it still reads and writes its own folder, its data folder and its granted paths of root's
+ * (Landlock decides which) as a plugin of a root host always could; files it makes are nobody's.
+ * Without CAP_SETUID it cannot become root again. Raw system calls: glibc's setresuid would signal
+ * the host's threads, which it still believes to be its own after the raw clone. */
+static void become_nobody(int report) {
+    if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0
+        || syscall(SYS_setresuid, (long)CR_NOBODY, (long)CR_NOBODY, (long)CR_NOBODY) != 0)
+        fail(report, STEP_IDENTITY);
+    struct __user_cap_header_struct header = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_data_struct data[2];
+    memset(data, 0, sizeof data);
+    uint32_t kept = (1U << CAP_DAC_OVERRIDE) | (1U << CAP_DAC_READ_SEARCH);
+    data[0].effective = kept;
+    data[0].permitted = kept;
+    data[0].inheritable = kept;
+    if (syscall(SYS_capset, &header, data) != 0
+        || prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_DAC_OVERRIDE, 0, 0) != 0
+        || prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_DAC_READ_SEARCH, 0, 0) != 0)
+        fail(report, STEP_IDENTITY);
+}
+
+/* `maps` is the read end of a pipe on which the host says it wrote the id maps ('n': the program
+ * runs as nobody, 's': as the host's own user), or -1 when the child maps its own user. */
+static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid, gid_t gid, int lifeline, int maps) {
     /* A session of its own: a process group the host kills whole, and no controlling terminal
      * (so /dev/tty does not reach the user's terminal). */
     if (setsid() < 0) fail(report, STEP_SESSION);
@@ -493,15 +539,34 @@ static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid,
          * over what that namespace owns, never over the host's clock, reboot, raw sockets or
          * network settings. With `net` granted it keeps the host's network namespace (owned by
          * the initial user namespace, so still beyond its capabilities). */
-        char map[48];
-        id_map(map, (unsigned)uid);
-        if (write_file("/proc/self/uid_map", map) != 0) fail(report, STEP_ID_MAP);
-        if (write_file("/proc/self/setgroups", "deny") != 0 && errno != ENOENT) fail(report, STEP_ID_MAP);
-        id_map(map, (unsigned)gid);
-        if (write_file("/proc/self/gid_map", map) != 0) fail(report, STEP_ID_MAP);
+        int as_nobody = 0;
+        if (maps >= 0) {
+            char word = 0;
+            ssize_t got;
+            do { got = read(maps, &word, 1); } while (got < 0 && errno == EINTR);
+            close(maps);
+            if (got != 1) {
+                if (got == 0) errno = EPERM;
+                fail(report, STEP_ID_MAP);
+            }
+            as_nobody = word == 'n';
+        } else {
+            char map[48];
+            id_map(map, (unsigned)uid);
+            if (write_file("/proc/self/uid_map", map) != 0) fail(report, STEP_ID_MAP);
+            if (write_file("/proc/self/setgroups", "deny") != 0 && errno != ENOENT) fail(report, STEP_ID_MAP);
+            id_map(map, (unsigned)gid);
+            if (write_file("/proc/self/gid_map", map) != 0) fail(report, STEP_ID_MAP);
+        }
         int namespaces = (spec->isolate_network ? CLONE_NEWNET : 0) | (spec->resolver_text ? CLONE_NEWNS : 0);
         if (namespaces != 0 && unshare(namespaces) != 0) fail(report, STEP_NAMESPACE);
         bind_resolver(spec, report);
+        /* No program from memory: its PID namespace's memfd files cannot be executed (vm.memfd_noexec
+         * 2, Linux 6.3; per PID namespace, set by its owner, this init, and only raised after). A
+         * plugin granted `exec = ["sleep"]` copied /usr/bin/id into a memfd and ran it through
+         * /proc/self/fd/N, a program not in `exec` and in no Landlock rule (fourth permissions
+         * attack X1). An older kernel has no such setting: nothing to do there. */
+        write_file("/proc/sys/vm/memfd_noexec", "2");
         pid_t program = plain_fork();
         if (program < 0) fail(report, STEP_INIT);
         if (program > 0) namespace_init(program, lifeline);
@@ -511,6 +576,7 @@ static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid,
         if (limit(RLIMIT_DATA, spec->memory_bytes) != 0 || limit(RLIMIT_NOFILE, spec->max_files) != 0
             || limit(RLIMIT_NPROC, spec->max_processes) != 0)
             fail(report, STEP_RLIMIT);
+        if (as_nobody) become_nobody(report);
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail(report, STEP_NO_NEW_PRIVS);
         restrict_filesystem_and_network(spec, report);
         filter_system_calls(spec, report);
@@ -538,6 +604,24 @@ static void make_lifeline(void) {
     if (pipe2(lifeline_ends, O_CLOEXEC) != 0) { lifeline_ends[0] = -1; lifeline_ends[1] = -1; }
 }
 
+/* The id maps of the confined child `pid`, written by a host run as root (only a writer with
+ * CAP_SETUID over the parent namespace may map more than its own user): the namespace's root is
+ * root (so files of root's stay within the reach of the two capabilities the program keeps) and
+ * 65534 is nobody, which the program becomes (see become_nobody). Answers 'n', or 's' when that map
+ * is refused (a root without CAP_SETUID: the child maps root alone, as for any other user, and
+ * RLIMIT_NPROC binds only where that root is not the machine's), or 0 when no map could be written. */
+static char host_maps(pid_t pid, gid_t gid) {
+    char path[64], map[48];
+    snprintf(path, sizeof path, "/proc/%d/setgroups", (int)pid);
+    if (write_file(path, "deny") != 0 && errno != ENOENT) return 0;
+    snprintf(path, sizeof path, "/proc/%d/gid_map", (int)pid);
+    id_map(map, (unsigned)gid);
+    if (write_file(path, map) != 0) return 0;
+    snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+    if (write_file(path, "0 0 1\n65534 65534 1\n") == 0) return 'n';
+    return write_file(path, "0 0 1\n") == 0 ? 's' : 0;
+}
+
 int crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, unsigned long error_size) {
     int report[2];
     if (pipe2(report, O_CLOEXEC) != 0) {
@@ -546,6 +630,14 @@ int crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, unsigned l
     }
     uid_t uid = getuid();
     gid_t gid = getgid();
+    /* A host run as root writes its confined child's id maps itself (host_maps). */
+    int maps[2] = { -1, -1 };
+    if (spec->confine && uid == 0 && geteuid() == 0 && pipe2(maps, O_CLOEXEC) != 0) {
+        close(report[0]);
+        close(report[1]);
+        snprintf(error, error_size, "pipe: %s", strerror(errno));
+        return -1;
+    }
     pthread_once(&lifeline_once, make_lifeline);
     if (spec->confine && lifeline_ends[0] < 0) {
         close(report[0]);
@@ -564,11 +656,22 @@ int crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, unsigned l
         : fork();
     if (pid == 0) {
         close(report[0]);
-        child(spec, report[1], uid, gid, lifeline_ends[0]);
+        if (maps[1] >= 0) close(maps[1]);
+        child(spec, report[1], uid, gid, lifeline_ends[0], maps[0]);
     }
     int fork_error = errno;
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
     close(report[1]);
+    if (maps[0] >= 0) {
+        close(maps[0]);
+        /* No answer (the pipe closed) makes the child fail at STEP_ID_MAP, reported below. */
+        char word = pid > 0 ? host_maps(pid, gid) : 0;
+        if (word != 0) {
+            ssize_t ignored = write(maps[1], &word, 1);
+            (void)ignored;
+        }
+        close(maps[1]);
+    }
     if (pid < 0) {
         close(report[0]);
         snprintf(error, error_size, "%s: %s", spec->confine ? "clone of a user and PID namespace" : "fork", strerror(fork_error));

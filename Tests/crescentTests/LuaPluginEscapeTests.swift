@@ -1,5 +1,9 @@
 import Foundation
 import Testing
+import CSandbox
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// DESIGN.md (Plugins › Permissions): a Lua plugin granted nothing tries every way out it has;
 /// each is refused at its own line and warned in the log, and the host and another plugin run on.
@@ -43,6 +47,12 @@ import Testing
         s:method("debug", {}, "string", "Reaches debug.", function() return try(function() return type(debug) .. " " .. type(package.loaded.debug) end) end)
         s:method("searchpath", { "template: string" }, "string", "Looks for a file.", function(template)
           return try(function() local found, tried = package.searchpath("x", template) return tostring(found) .. " " .. tostring(tried) end)
+        end)
+        s:method("timers", { "count: integer" }, "string", "Makes timers.", function(count)
+          local made = {}
+          local ok, err = pcall(function() for i = 1, count do made[i] = timer.after(100000, function() end) end end)
+          for _, t in ipairs(made) do t:cancel() end
+          return ("made %d %s"):format(#made, ok and "" or tostring(err))
         end)
         s:method("race", { "path: string", "append: string", "rounds: integer" }, "string", "Opens while links change.", function(path, append, rounds)
           local secret, inside, refused, appended = 0, 0, 0, 0
@@ -399,6 +409,39 @@ import Testing
         #expect(unconfined.stdoutLines.first?.contains("io.popen: permission: plugin 'escape' may not run \"echo hi\": the kernel offers no Landlock to confine it") == true, "\(unconfined)")
     }
 
+    /// Fourth permissions attack X2: a link in its own data folder leading outside its grants
+    /// (made by a program it runs) could not be removed or renamed: the check followed it.
+    /// The link itself goes; what it led to stays.
+    @Test func aLinkInItsDataFolderLeadingOutCanBeRemoved() async throws {
+        let sandbox = try self.sandbox()
+        let home = sandbox.path
+        let data = home + "/.local/share/crescent/plugin-data/escape"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: data + "/v", withDestinationPath: home + "/other")
+        try FileManager.default.createSymbolicLink(atPath: data + "/w", withDestinationPath: home + "/secret.txt")
+        let result = try await run(["e:remove('\(data)/v')", "e:rename('\(data)/w', '\(data)/w2')", "e:read('\(data)/w2')"], in: sandbox)
+        let lines = result.stdoutLines
+        try #require(lines.count == 4, "\(result)")
+        #expect(lines[0] == "ok true" && lines[1] == "ok true", "\(result)")
+        #expect(lines[2].hasPrefix("refused") && !lines[2].contains("TOPSECRET"), "still not read through: \(lines[2])")
+        let files = FileManager.default
+        #expect(!files.fileExists(atPath: data + "/v") && files.fileExists(atPath: home + "/other/secret.txt"))
+        #expect((try? files.destinationOfSymbolicLink(atPath: data + "/w2")) == home + "/secret.txt")
+    }
+
+    /// Fourth permissions attack X12: timers live in the host's memory, outside the plugin VM's
+    /// `memory_mib`: a plugin asking nothing grew the host ~530 MB with `timer.after`. At most
+    /// 10,000 are active at once; the next raises at the plugin's line, and cancelled ones make room.
+    @Test func itsTimersAreBoundedInNumber() async throws {
+        let sandbox = try self.sandbox()
+        let result = try await run(["e:timers(12000)", "e:timers(10)"], in: sandbox)
+        let lines = result.stdoutLines
+        try #require(lines.count == 3, "\(result)")
+        #expect(lines[0].hasPrefix("made 10000 ") && lines[0].contains("main.lua:40: plugin 'escape' has 10000 timers active, the most a plugin may have"), "\(lines[0])")
+        #expect(lines[1] == "made 10 ", "\(lines[1])")
+        #expect(lines[2] == "pong\tscript continues", "\(result)")
+    }
+
     /// package.searchpath looks only where the plugin may read: a file outside its grants is
     /// "not granted" whether it exists or not.
     @Test func searchpathTellsNothingOfFilesOutsideTheGrants() async throws {
@@ -411,5 +454,31 @@ import Testing
         #expect(lines[0] == "ok nil no file '\(home)/secret.txt' (not granted)", "\(lines[0])")
         #expect(lines[1] == "ok nil no file '\(home)/missing.txt' (not granted)", "\(lines[1])")
         #expect(lines[2] == "ok \(home)/plugins/escape/x.lua nil" || lines[2] == "ok nil no file '\(home)/plugins/escape/x.lua'", "\(lines[2])")
+    }
+}
+
+/// Fourth permissions attack X8, its third form, at open time: a Lua plugin's granted folders are
+/// resolved when it starts, and each open begins at the folder by that path. A plugin that may
+/// write `granted` could move `granted/sub` (granted to read) away and put a link
+/// `granted/sub -> /secret` in its place between the check and the open; the folder was opened
+/// following it. It is opened without following any link now: the open is refused.
+@Suite struct PluginOpenBeneathTests {
+    @Test func aGrantedFolderSwappedForALinkIsNotFollowed() throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("granted/sub/mine.txt", "MINE")
+        try sandbox.write("secret/key.txt", "TOPSECRET")
+        let real = URL(fileURLWithPath: sandbox.path).resolvingSymlinksInPath().path
+        let root = real + "/granted/sub"
+        let mine = crescent_open_beneath(root, "mine.txt", O_RDONLY, 0)
+        #expect(mine >= 0, "the granted folder itself opens: \(mine)")
+        if mine >= 0 { close(mine) }
+        #expect(rename(root, root + "-moved") == 0)
+        #expect(symlink(real + "/secret", root) == 0)
+        let swapped = crescent_open_beneath(root, "key.txt", O_RDONLY, 0)
+        if swapped >= 0 { close(swapped) }
+        #expect(swapped == -EXDEV, "a link swapped in for the granted folder is not followed: \(swapped)")
+        let itself = crescent_open_beneath(root, "", O_RDONLY | O_DIRECTORY, 0)
+        if itself >= 0 { close(itself) }
+        #expect(itself == -EXDEV, "\(itself)")
     }
 }

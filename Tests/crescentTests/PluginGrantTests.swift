@@ -51,6 +51,10 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         ("memory_mib = 0", "field 'permissions.memory_mib' must be a whole number of MiB from 1 to 65536, got 0"),
         ("colour = 1", "field 'permissions.colour' is not a permission (permissions: env, exec, memory_mib, native, net, read, write)"),
         ("read = [\"/a\", \"/a\"]", "field 'permissions.read' names \"/a\" twice"),
+        // Fourth permissions attack Y1: characters that show as nothing passed as written.
+        ("read = [\"/a\\u200Bb\"]", "field 'permissions.read' holds the invisible character U+200B"),
+        ("write = [\"/a\\u061Cb\"]", "field 'permissions.write' holds the invisible character U+061C"),
+        ("read = [\"/a\\u2028b\"]", "field 'permissions.read' holds the invisible character U+2028"),
     ])
     func aBrokenPermissionsTableIsRefusedNamingTheField(permissions: String, message: String) async throws {
         let sandbox = try self.sandbox(permissions)
@@ -156,6 +160,85 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         }
         try sandbox.write("plugins/music/plugin.toml", Self.manifest("read = [\"~/Music/playlists\"]"))
         #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"])
+    }
+
+    /// Fourth permissions attack X8, its third form: the user granted `~/Music/lnk`, shown as
+    /// leading to `~/Music/sub`; the link was re-pointed to a secret folder later, and the next
+    /// run read it with no question (the grant held the path, not what the user saw). The grant
+    /// records where each path led and every start compares: re-pointed within it is less,
+    /// anywhere else asks again, naming both places.
+    @Test func aGrantedLinkRePointedSinceAsksAgain() async throws {
+        let sandbox = try self.sandbox("read = [\"~/Music/lnk\"]")
+        let real = URL(fileURLWithPath: sandbox.path).resolvingSymlinksInPath().path
+        try sandbox.write("Music/sub/deeper/a.m3u", "a")
+        try sandbox.write("secret/key.txt", "TOPSECRET")
+        let link = sandbox.path + "/Music/lnk"
+        func point(to target: String) throws {
+            try? FileManager.default.removeItem(atPath: link)
+            try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: sandbox.path + "/" + target)
+        }
+        try point(to: "Music/sub")
+        let script = "task(function() print(pcall(function() return services.music:ping() end)) end)"
+        let allowed = try await inHome(["plugins", "allow", "music"], sandbox)
+        #expect(allowed.stdout.contains("read ~/Music/lnk (that is \(real)/Music/sub)"), "\(allowed)")
+        #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"])
+        try point(to: "Music/sub/deeper")
+        #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"], "within what was granted")
+        try point(to: "secret")
+        let moved = try await inHome(["-e", script], sandbox)
+        #expect(moved.stdoutLines.first?.contains("asks for more than was granted (read ~/Music/lnk (leads to \(real)/secret now; granted when it led to \(real)/Music/sub))") == true, "\(moved)")
+        let listed = try await inHome(["plugins"], sandbox)
+        #expect(listed.stdoutLines.contains { $0.hasPrefix("music") && $0.contains("asks for more than granted") }, "\(listed)")
+        // Allowed again, it holds for the new place.
+        #expect(try await inHome(["plugins", "allow", "music"], sandbox).status == 0)
+        #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"])
+    }
+
+    /// Fourth permissions attack Z5: raising `memory_mib` in an update (64 -> 65536 made a process
+    /// plugin's RLIMIT_DATA 64 GiB) was not asking for more. It asks again; lowering it does not.
+    @Test func anUpdateRaisingItsMemoryLimitAsksAgain() async throws {
+        let sandbox = try self.sandbox("read = [\"~/Music\"]\nmemory_mib = 32")
+        let script = "task(function() print(pcall(function() return services.music:ping() end)) end)"
+        #expect(try await inHome(["plugins", "allow", "music"], sandbox).status == 0)
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("read = [\"~/Music\"]\nmemory_mib = 16"))
+        #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"], "less needs nothing")
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("read = [\"~/Music\"]\nmemory_mib = 128"))
+        let raised = try await inHome(["-e", script], sandbox)
+        #expect(raised.stdoutLines.first?.contains("asks for more than was granted (memory_mib 128 (granted 32))") == true, "\(raised)")
+        #expect(try await inHome(["plugins", "allow", "music"], sandbox).status == 0)
+        #expect(try await inHome(["-e", script], sandbox).stdoutLines == ["true\tpong\tnil"])
+    }
+
+    /// Fourth permissions attack X11: a grant was a plain hash of what was granted, so a grants
+    /// file made anywhere granted everywhere: a project shipping `data/plugin-grants.toml`, run
+    /// with `--data-dir data`, had its plugin read the user's files with no question. Grants are
+    /// signed with the user's own key and name the plugin's folder: a file made by another user
+    /// (another HOME, so another key) grants nothing, nor does the user's own grant copied into
+    /// another project; the user's own grant holds.
+    @Test func aGrantsFileBroughtFromElsewhereGrantsNothing() async throws {
+        let project = try Sandbox()
+        try project.write("secret/key.txt", "TOPSECRET")
+        let secret = URL(fileURLWithPath: project.path).resolvingSymlinksInPath().path + "/secret"
+        try project.write("app/plugins/music/plugin.toml", Self.manifest("read = [\"\(secret)\"]"))
+        try project.write("app/plugins/music/main.lua", Self.main)
+        let script = "task(function() print(pcall(function() return services.music:ping() end)) end)"
+        let app = project.path + "/app"
+        // The attacker: the same project (same folder), another user's HOME.
+        let attacker = try Sandbox()
+        let elsewhere: [String: String?] = ["HOME": attacker.path, "XDG_DATA_HOME": nil]
+        let made = try await crescent(["plugins", "allow", "--data-dir", "data", "music"], in: project, directory: app, environment: elsewhere)
+        #expect(made.status == 0, "\(made)")
+        let shipped = try await inHome(["--data-dir", "data", "-e", script], project, directory: app)
+        #expect(shipped.stdoutLines.first?.contains("asks for permissions not granted") == true, "\(shipped)")
+        #expect(try await inHome(["--data-dir", "data", "plugins"], project, directory: app).stdoutLines
+            .contains { $0.hasPrefix("music") && $0.contains("not granted") })
+        // The user's own grant holds...
+        #expect(try await inHome(["plugins", "allow", "--data-dir", "data", "music"], project, directory: app).status == 0)
+        #expect(try await inHome(["--data-dir", "data", "-e", script], project, directory: app).stdoutLines == ["true\tpong\tnil"])
+        // ...for that plugin folder only: copied with the grants into another project, it asks.
+        try FileManager.default.copyItem(atPath: app, toPath: project.path + "/clone")
+        let copied = try await inHome(["--data-dir", "data", "-e", script], project, directory: project.path + "/clone")
+        #expect(copied.stdoutLines.first?.contains("asks for permissions not granted") == true, "\(copied)")
     }
 
     /// Fourth permissions attack X3: a plugin gets the crescent.toml section of its name as its

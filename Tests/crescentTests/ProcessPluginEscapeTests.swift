@@ -39,6 +39,39 @@ import Glibc
                         for pid in children:
                             os.waitpid(pid, 0)
                     return "ok forked %d" % len(children)
+                if kind == "forkbomb":
+                    # Children that sleep until killed, as many as it may make (at most arg):
+                    # the count is the process limit it met.
+                    children = []
+                    try:
+                        for _ in range(int(arg)):
+                            pid = os.fork()
+                            if pid == 0:
+                                try:
+                                    os.execv("/bin/sleep", ["sleep", "60"])
+                                finally:
+                                    os._exit(1)
+                            children.append(pid)
+                    except OSError:
+                        pass
+                    finally:
+                        for pid in children:
+                            os.kill(pid, signal.SIGKILL)
+                        for pid in children:
+                            os.waitpid(pid, 0)
+                    return "ok forked %d as uid %d" % (len(children), os.getuid())
+                if kind == "memfd":
+                    # A program not in `exec`, copied into memory and run from there.
+                    fd = os.memfd_create("copy", 0)
+                    with open(arg, "rb") as source:
+                        os.write(fd, source.read())
+                    ran = subprocess.run(["/proc/self/fd/%d" % fd], pass_fds=(fd,), capture_output=True, text=True)
+                    return "ok ran %s" % ran.stdout.strip()
+                if kind == "repoint":
+                    link, target = arg.split("|")
+                    os.remove(link)
+                    os.symlink(target, link)
+                    return "ok re-pointed"
                 if kind == "memory":
                     blocks = [bytearray(1 << 20) for _ in range(int(arg))]
                     return "ok allocated %d MiB" % len(blocks)
@@ -316,6 +349,60 @@ import Glibc
         #expect(result.stdoutLines.prefix(3) == ["refused every way", "refused every way", "refused every way"], "\(result)")
         #expect(result.stdoutLines.last == "pong\ttrue\tscript continues", "\(result)")
         #expect(files.map(state) == before, "\(files.map(state)) \(before)")
+    }
+
+    /// Fourth permissions attack X4: the kernel exempts root from RLIMIT_NPROC, so with the host
+    /// run as root a plugin granted `exec` made 2,916 processes in 6 s past its limit of 64. Its
+    /// programs run as nobody then (uid 65534, in and outside its user namespace), and the limit
+    /// holds; it still writes its data folder (root's, mode 0700) and reads its own folder.
+    @Test func grantedExecAForkBombStopsAtTheProcessLimitEvenForARootHost() async throws {
+        let sandbox = try self.sandbox("exec = [\"sleep\"]")
+        #expect(try await inHome(["plugins", "allow", "pescape"], sandbox).status == 0)
+        let data = sandbox.path + "/.local/share/crescent/plugin-data/pescape"
+        let result = try await run([("forkbomb", "400"), ("write", data + "/inside.txt"), ("read", sandbox.path + "/plugins/pescape/escape.py")], in: sandbox)
+        let lines = result.stdoutLines
+        try #require(lines.count == 4, "\(result)")
+        let words = lines[0].split(separator: " ")
+        let forked = words.count == 6 ? Int(words[2]) : nil
+        #expect(forked.map { $0 > 0 && $0 < 64 } == true, "the limit is 64 processes: \(lines[0])")
+        if getuid() == 0 {
+            #expect(lines[0].hasSuffix("as uid 65534"), "a root host's plugin runs as nobody: \(lines[0])")
+        }
+        #expect(lines[1] == "ok written", "its data folder stays its own: \(result)")
+        #expect(lines[2].hasPrefix("ok import ctypes"), "its own folder stays readable: \(result)")
+        #expect(lines[3] == "pong\ttrue\tscript continues", "\(result)")
+    }
+
+    /// Fourth permissions attack X8, its third form, while it runs: granted `~/w` to write and
+    /// `~/w/lnk` (leading to `~/w/sub`) to read, it re-points the link at a secret folder. Its
+    /// Landlock rules hold the folders the paths led to when it started, so through the link it
+    /// reads nothing new; the next start asks again (PluginGrantTests.aGrantedLinkRePointedSinceAsksAgain).
+    @Test func aGrantedLinkItRePointsLeadsNowhereNewWhileItRuns() async throws {
+        let sandbox = try self.sandbox("write = [\"~/w\"]\nread = [\"~/w/lnk\"]")
+        try sandbox.write("w/sub/mine.txt", "MINE")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/w/lnk", withDestinationPath: sandbox.path + "/w/sub")
+        #expect(try await inHome(["plugins", "allow", "pescape"], sandbox).status == 0)
+        let link = sandbox.path + "/w/lnk"
+        let result = try await run([("read", link + "/mine.txt"), ("repoint", link + "|" + sandbox.path + "/other"),
+                                    ("read", link + "/secret.txt")], in: sandbox)
+        let lines = result.stdoutLines
+        try #require(lines.count == 4, "\(result)")
+        #expect(lines[0] == "ok MINE" && lines[1] == "ok re-pointed", "\(result)")
+        #expect(lines[2].hasPrefix("refused PermissionError"), "\(result)")
+        #expect(!result.stdout.contains("OTHERSECRET"), "\(result)")
+    }
+
+    /// Fourth permissions attack X1: granted `exec = ["sleep"]`, it copied /usr/bin/id into a
+    /// memfd and ran it through /proc/self/fd/N (in no Landlock rule, not in `exec`). Memory files
+    /// of its PID namespace cannot be executed now (vm.memfd_noexec 2); `sleep` still runs.
+    @Test func grantedOneProgramItRunsNoOtherFromMemory() async throws {
+        let sandbox = try self.sandbox("exec = [\"sleep\"]")
+        #expect(try await inHome(["plugins", "allow", "pescape"], sandbox).status == 0)
+        let result = try await run([("memfd", "/usr/bin/id"), ("forkbomb", "2")], in: sandbox)
+        let lines = result.stdoutLines
+        try #require(lines.count == 3, "\(result)")
+        #expect(lines[0].hasPrefix("refused PermissionError"), "\(result)")
+        #expect(lines[1].hasPrefix("ok forked 2"), "a granted program still runs: \(result)")
     }
 
     /// Fourth permissions attack X6: netlink was open whatever the protocol, so a plugin granted

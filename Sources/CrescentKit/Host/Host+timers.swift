@@ -64,7 +64,7 @@ extension Host {
         }
         try stack.checkFunction(2, function: function)
         let timer = LuaTimer(interval: seconds, repeats: repeats, deadline: clock.uptime + .seconds(seconds: seconds))
-        return start(timer, callbackAt: 2, stack)
+        return try start(timer, callbackAt: 2, stack)
     }
 
     /// `timer.at("09:30"[, { zone = "Europe/Paris" }], fn)` and `timer.cron("*/5 8-18 * * 1-5"[, { zone }], fn)`:
@@ -100,7 +100,7 @@ extension Host {
         }
         let timer = LuaTimer(interval: 0, repeats: true, deadline: deadline)
         timer.schedule = schedule
-        return start(timer, callbackAt: callbackPosition, stack)
+        return try start(timer, callbackAt: callbackPosition, stack)
     }
 
     /// When `schedule` is next due, in the clock's uptime.
@@ -110,7 +110,16 @@ extension Host {
         return clock.uptime + .seconds(seconds: next - now)
     }
 
-    private func start(_ timer: LuaTimer, callbackAt position: Int32, _ stack: LuaStack) -> LuaReturn {
+    /// The most timers a Lua plugin may have active at once. A timer lives in the host's memory,
+    /// outside the plugin VM's `memory_mib`: a plugin asking nothing made millions with
+    /// `timer.after` and grew the host by ~530 MB past its 64 MiB VM (fourth permissions attack
+    /// X12). At this bound they hold a few MiB of the host's.
+    static let pluginTimerLimit = 10_000
+
+    private func start(_ timer: LuaTimer, callbackAt position: Int32, _ stack: LuaStack) throws -> LuaReturn {
+        if isPluginHost && timers.count >= Self.pluginTimerLimit {
+            throw LuaRaise("plugin '\(pluginName ?? "?")' has \(timers.count) timers active, the most a plugin may have (each lives in the host's memory, outside its memory_mib); cancel those it no longer needs (t:cancel())")
+        }
         stack.pushValue(at: position)
         timer.callback = vm.ref(from: stack)
         timerType.push(timer, onto: stack)

@@ -8,7 +8,8 @@ import Model
 /// and which programs it may run.
 extension LuaPluginRuntime {
     /// The system's Lua module folders, readable for `require`.
-    static let luaModuleFolders = ["/usr/share/lua/5.4", "/usr/local/share/lua/5.4"]
+    /// Resolved once: a granted folder is opened without following links (``PluginSandbox/open(_:mode:)``).
+    static let luaModuleFolders = ["/usr/share/lua/5.4", "/usr/local/share/lua/5.4"].map(PluginSandbox.resolve)
 
     /// Pushes the policy table: `check(path, "read"|"write" [, quiet])` → true, or nil and the
     /// message (warned in the run's log too, unless `quiet`); `open(path, mode)`, `remove(path)`, `rename(from, to)` →

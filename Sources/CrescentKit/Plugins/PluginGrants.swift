@@ -5,18 +5,26 @@ import Glibc
 #endif
 
 /// The permissions the user granted to plugins, kept in `DATA/plugin-grants.toml`: one section
-/// per plugin with the lists granted and the hash of what was granted.
+/// per plugin with the lists granted, the plugin folder they were granted to and its owner,
+/// where each granted path led when it was granted (`read_targets`, `write_targets`), and the
+/// hash of all that, signed with the user's key (``PluginGrantKey``).
 ///
 /// ```toml
 /// [music]
 /// version = "1.2.0"
+/// folder = "/home/ann/.local/share/crescent/plugins/music"
+/// owner = 1000
 /// hash = "5d41402abc4b2a76b9719d911017c592..."
 /// read = ["~/Music"]
+/// read_targets = ["/home/ann/Music"]
 /// net = ["127.0.0.1:6600"]
 /// ```
 ///
 /// A plugin runs when what its manifest asks for is within its grant; an update that asks for
-/// more is refused until `crescent plugins allow NAME` records the new grant.
+/// more is refused until `crescent plugins allow NAME` records the new grant. A grant holds only
+/// for the plugin in the folder it was granted to, as the user who granted it made it (a grants
+/// file from elsewhere grants nothing), and only while each granted path leads where it led when
+/// the user saw it (a link re-pointed since asks again).
 public struct PluginGrants: Sendable {
     /// What a plugin's manifest asks compared with what was granted.
     public enum Status: Sendable, Equatable {
@@ -30,7 +38,28 @@ public struct PluginGrants: Sendable {
 
     /// The grants file's path.
     public let path: String
-    private var grants: [String: (version: String, hash: String, permissions: PluginPermissions)] = [:]
+    private var grants: [String: Grant] = [:]
+
+    /// One plugin's grant as recorded.
+    struct Grant: Sendable {
+        var version: String
+        /// The plugin folder it was granted to, resolved, and that folder's owner then.
+        var folder: String
+        var owner: UInt32
+        var permissions: PluginPermissions
+        /// Where each `read` and `write` entry led when it was granted (resolved), in order.
+        var targets: PluginPermissions.Targets
+
+        /// What the signed hash covers.
+        func signedText(name: String) -> String {
+            func pairs(_ entries: [String], _ targets: [String]) -> String {
+                zip(entries, targets).map { $0 + "\u{1E}" + $1 }.sorted().joined(separator: "\u{1F}")
+            }
+            return "crescent plugin grant 2\nplugin=\(name)\nfolder=\(folder)\nowner=\(owner)\nuser=\(getuid())\n"
+                + permissions.canonicalText
+                + "\nread_targets=" + pairs(permissions.read, targets.read) + "\nwrite_targets=" + pairs(permissions.write, targets.write)
+        }
+    }
     /// What was wrong with the file, if it could not be read (no grant is assumed then).
     public private(set) var problem: String?
 
@@ -50,18 +79,41 @@ public struct PluginGrants: Sendable {
         guard access(path, F_OK) == 0 else { return }
         do throws(PluginProblem) {
             let sections = try PluginFile.tables(path, what: "the grants file")
+            // No key: no grant was made by this user here, so none in the file holds.
+            guard let key = PluginGrantKey.load() else { return }
             for (name, section) in sections {
-                guard case .object = section else { continue }
-                let recorded = try? PluginPermissions.read(Self.permissionsTable(section), path: path, isGrant: true)
-                guard let recorded, let hash = section["hash"].stringValue, hash == recorded.hash else {
-                    // A hand-edited grant whose lists do not match its hash grants nothing.
-                    continue
-                }
-                grants[name] = (section["version"].stringValue ?? "?", hash, recorded)
+                guard case .object = section,
+                      let recorded = try? PluginPermissions.read(Self.permissionsTable(section), path: path, isGrant: true),
+                      let folder = section["folder"].stringValue,
+                      let owner = section["owner"].integerValue.flatMap({ UInt32(exactly: $0) }),
+                      let read = Self.targets(section["read_targets"], count: recorded.read.count),
+                      let write = Self.targets(section["write_targets"], count: recorded.write.count) else { continue }
+                let grant = Grant(version: section["version"].stringValue ?? "?", folder: folder, owner: owner,
+                                  permissions: recorded, targets: .init(read: read, write: write))
+                // A grant edited by hand, or made by another user, elsewhere or by an older
+                // release (unsigned), grants nothing.
+                guard section["hash"].stringValue == key.sign(grant.signedText(name: name)) else { continue }
+                grants[name] = grant
             }
         } catch {
             problem = error.message
         }
+    }
+
+    /// The targets of `count` entries (none recorded: each leads where it reads), nil when the
+    /// field holds anything else.
+    private static func targets(_ value: Value, count: Int) -> [String]? {
+        if case .null = value { return Array(repeating: "", count: count) }
+        guard let items = value.arrayValue else { return nil }
+        let strings = items.compactMap(\.stringValue)
+        return strings.count == items.count && strings.count == count ? strings : nil
+    }
+
+    /// The resolved plugin folder of `manifest` and its owner now.
+    static func identity(of manifest: PluginManifest) -> (folder: String, owner: UInt32) {
+        let folder = PluginSandbox.resolve(manifest.folder)
+        var status = stat()
+        return (folder, stat(folder, &status) == 0 ? status.st_uid : UInt32.max)
     }
 
     /// The data folder: `dataDirectory`, or the default one for none and `:memory:`.
@@ -71,8 +123,7 @@ public struct PluginGrants: Sendable {
 
     private static func permissionsTable(_ section: Value) -> Value {
         guard case .object(var fields) = section else { return .object([:]) }
-        fields["hash"] = nil
-        fields["version"] = nil
+        for field in ["hash", "version", "folder", "owner", "read_targets", "write_targets"] { fields[field] = nil }
         return .object(fields)
     }
 
@@ -80,30 +131,39 @@ public struct PluginGrants: Sendable {
     public func status(of manifest: PluginManifest) -> Status {
         let asked = manifest.permissions
         if asked.asksNothing { return .notNeeded }
-        guard let grant = grants[manifest.name] else { return .notGranted(missing: asked.beyond(PluginPermissions()), update: false) }
-        if asked.isWithin(grant.permissions) { return .granted }
-        return .notGranted(missing: asked.beyond(grant.permissions), update: true)
+        // A grant to a plugin of that name in another folder (a cloned project's copy, a grants
+        // file brought along) is no grant of this one.
+        let identity = Self.identity(of: manifest)
+        guard let grant = grants[manifest.name], grant.folder == identity.folder, grant.owner == identity.owner else {
+            return .notGranted(missing: asked.beyond(PluginPermissions()), update: false)
+        }
+        let missing = asked.beyond(grant.permissions, targets: grant.targets)
+        return missing.isEmpty ? .granted : .notGranted(missing: missing, update: true)
     }
 
     /// The permissions granted to `name`, if any.
     public func granted(_ name: String) -> PluginPermissions? { grants[name]?.permissions }
 
-    /// Records `manifest`'s permissions as granted and writes the file (0600, atomically).
+    /// Records `manifest`'s permissions as granted, to the plugin in its folder, with where its
+    /// paths lead now (what `plugins allow` showed), and writes the file (0600, atomically).
     public mutating func grant(_ manifest: PluginManifest) throws(PluginProblem) {
-        try change { $0[manifest.name] = (manifest.version, manifest.permissions.hash, manifest.permissions) }
+        let key = try PluginGrantKey.loadOrMake()
+        let identity = Self.identity(of: manifest)
+        let grant = Grant(version: manifest.version, folder: identity.folder, owner: identity.owner,
+                          permissions: manifest.permissions, targets: manifest.permissions.targets())
+        try change(key) { $0[manifest.name] = grant }
     }
 
     /// Forgets the grant of `name` and writes the file.
     public mutating func revoke(_ name: String) throws(PluginProblem) {
-        try change { $0.removeValue(forKey: name) }
+        try change(PluginGrantKey.load()) { $0.removeValue(forKey: name) }
     }
 
     /// Applies `edit` to the grants as the file holds them now and writes them back, under a lock
     /// (`plugin-grants.toml.lock`): two `plugins allow` at once both land, and a grant removed
     /// meanwhile stays removed. A file that cannot be read is left alone rather than replaced by
     /// the one grant (it may hold others).
-    private mutating func change(_ edit: (inout [String: (version: String, hash: String, permissions: PluginPermissions)]) -> Void)
-        throws(PluginProblem) {
+    private mutating func change(_ key: PluginGrantKey?, _ edit: (inout [String: Grant]) -> Void) throws(PluginProblem) {
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !folder.isEmpty { Folders.make(folder, mode: 0o700) }
         let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -115,21 +175,29 @@ public struct PluginGrants: Sendable {
             throw PluginProblem("\(problem); the grants file was left as it is: fix or remove it, then run the command again")
         }
         edit(&grants)
-        try save()
+        try save(key)
     }
 
-    private func save() throws(PluginProblem) {
+    /// Writes the grants (only those that held when read, so those signed with `key`; none
+    /// without a key).
+    private func save(_ key: PluginGrantKey?) throws(PluginProblem) {
         var text = "# The permissions granted to plugins (crescent plugins allow NAME). Each grant holds the hash of\n"
-            + "# what was granted: a plugin asking for more, or a grant edited by hand, is asked again.\n"
+            + "# what was granted, signed with your key (grant-key in ~/.local/share/crescent): a plugin asking for more,\n"
+            + "# a grant edited by hand or brought from elsewhere, or a granted link leading elsewhere now, is asked again.\n"
         for name in grants.keys.sorted() {
-            guard let grant = grants[name] else { continue }
+            guard let grant = grants[name], let key else { continue }
             let permissions = grant.permissions
-            text += "\n[\(name)]\nversion = \(Self.quoted(grant.version))\nhash = \(Self.quoted(grant.hash))\n"
-            for (field, items) in [("read", permissions.read), ("write", permissions.write), ("net", permissions.net),
+            text += "\n[\(name)]\nversion = \(Self.quoted(grant.version))\nfolder = \(Self.quoted(grant.folder))\nowner = \(grant.owner)\n"
+                + "hash = \(Self.quoted(key.sign(grant.signedText(name: name))))\n"
+            // Targets only where one leads elsewhere than it reads ("" for the others).
+            let targets = [grant.targets.read, grant.targets.write].map { $0.allSatisfy(\.isEmpty) ? [] : $0 }
+            for (field, items) in [("read", permissions.read), ("read_targets", targets[0]), ("write", permissions.write),
+                                   ("write_targets", targets[1]), ("net", permissions.net),
                                    ("exec", permissions.exec), ("env", permissions.env), ("services", permissions.services)] where !items.isEmpty {
                 text += "\(field) = [" + items.map(Self.quoted).joined(separator: ", ") + "]\n"
             }
             if permissions.native { text += "native = true\n" }
+            if let memory = permissions.memoryMiB { text += "memory_mib = \(memory)\n" }
         }
         // What is read back is bounded (PluginFile.manifestLimit): a larger file would void every
         // grant it holds, so the grant that would make it larger is not recorded.

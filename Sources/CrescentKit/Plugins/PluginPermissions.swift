@@ -1,5 +1,4 @@
 public import Model
-import Crypto
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -49,19 +48,38 @@ public struct PluginPermissions: Sendable, Equatable {
         read.isEmpty && write.isEmpty && net.isEmpty && exec.isEmpty && env.isEmpty && !native && services.isEmpty
     }
 
-    /// True when everything it asks for is within `granted`.
-    func isWithin(_ granted: PluginPermissions) -> Bool {
-        beyond(granted).isEmpty
+    /// Where the `read` and `write` entries lead (resolved, `~` expanded), in order; "" for one
+    /// that leads where it reads (`~` expanded): most do, and the grants file, read up to 1 MiB,
+    /// then holds no second copy of them.
+    struct Targets: Sendable, Equatable {
+        var read: [String]
+        var write: [String]
+    }
+
+    /// Where its `read` and `write` entries lead now: what `crescent plugins allow` shows and a
+    /// grant records.
+    func targets() -> Targets {
+        let home = getenv("HOME").map { String(cString: $0) }
+        func target(_ entry: String) -> String {
+            let expanded = Self.expanded(entry, home: home)
+            let resolved = PluginSandbox.resolve(expanded)
+            return resolved == expanded ? "" : resolved
+        }
+        return Targets(read: read.map(target), write: write.map(target))
     }
 
     /// Whether the granted paths cover `path`: the same path (a trailing `/` aside) or one inside
-    /// a granted folder (`~/Music/playlists` within `~/Music`), where it really leads now. Read
-    /// as written, `~/Music/../.ssh` or a symbolic link below a granted folder (one the plugin
-    /// made where it may write, or one the user keeps there) was "asking for less", and an
-    /// update took the whole file system without a question (fourth permissions attack X8): a
-    /// path inside has no `.` or `..` and resolves (links followed, as the sandbox will) inside
-    /// the granted folder's own resolution. Checked at each start, so a link made later counts.
-    static func paths(_ granted: [String], cover path: String) -> Bool {
+    /// a granted folder (`~/Music/playlists` within `~/Music`), and where it really leads now is
+    /// within where that granted path led when it was granted (`targets`, in order; its
+    /// resolution now where none was recorded). Read as written, `~/Music/../.ssh` or a symbolic
+    /// link below a granted folder (one the plugin made where it may write, or one the user
+    /// keeps there) was "asking for less", and an update took the whole file system without a
+    /// question; and a granted link the plugin re-pointed later led its grant elsewhere (fourth
+    /// permissions attack X8): a path inside has no `.` or `..`, and it and a granted path
+    /// itself must resolve within the recorded target. Checked at each start, so a link made
+    /// or re-pointed later counts. The answer is nil when covered, else what to show: the path,
+    /// and where it leads when that moved.
+    static func paths(_ granted: [String], targets: [String]?, cover path: String) -> String? {
         func trimmed(_ path: String) -> String {
             var path = path
             while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
@@ -69,14 +87,19 @@ public struct PluginPermissions: Sendable, Equatable {
         }
         let asked = trimmed(path)
         let home = getenv("HOME").map { String(cString: $0) }
-        return granted.contains { grant in
+        let resolved = PluginSandbox.resolve(expanded(asked, home: home))
+        var moved: String?
+        for (index, grant) in granted.enumerated() {
             let folder = trimmed(grant)
-            if asked == folder { return true }
-            guard asked.hasPrefix(folder == "/" ? "/" : folder + "/"),
-                  !asked.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else { return false }
-            return PluginSandbox.isInside(PluginSandbox.resolve(expanded(asked, home: home)),
-                                          PluginSandbox.resolve(expanded(folder, home: home)))
+            guard asked == folder
+                    || (asked.hasPrefix(folder == "/" ? "/" : folder + "/")
+                        && !asked.split(separator: "/").contains(where: { $0 == ".." || $0 == "." })) else { continue }
+            let recorded = targets.flatMap { index < $0.count ? $0[index] : nil }
+            let target = recorded.map { $0.isEmpty ? expanded(folder, home: home) : $0 } ?? PluginSandbox.resolve(expanded(folder, home: home))
+            if PluginSandbox.isInside(resolved, target) { return nil }
+            if asked == folder { moved = target }
         }
+        return moved.map { "\(path) (leads to \(resolved) now; granted when it led to \($0))" } ?? path
     }
 
     /// Whether the granted `host:port` entries cover `address`: the same, or `*:PORT` for its port.
@@ -86,32 +109,34 @@ public struct PluginPermissions: Sendable, Equatable {
         }
     }
 
-    /// What it asks for beyond `granted`, one entry per line (`read ~/Music`).
-    func beyond(_ granted: PluginPermissions) -> [String] {
+    /// What it asks for beyond `granted`, one entry per line (`read ~/Music`); `targets`, where
+    /// the granted paths led when granted (nil: where they lead now).
+    func beyond(_ granted: PluginPermissions, targets: Targets? = nil) -> [String] {
         var extra: [String] = []
-        for item in read where !Self.paths(granted.read, cover: item) { extra.append("read \(item)") }
-        for item in write where !Self.paths(granted.write, cover: item) { extra.append("write \(item)") }
+        for item in read {
+            if let shown = Self.paths(granted.read, targets: targets?.read, cover: item) { extra.append("read \(shown)") }
+        }
+        for item in write {
+            if let shown = Self.paths(granted.write, targets: targets?.write, cover: item) { extra.append("write \(shown)") }
+        }
         for item in net where !Self.addresses(granted.net, cover: item) { extra.append("net \(item)") }
         for (field, asked, had) in [("exec", exec, granted.exec), ("env", env, granted.env), ("requires", services, granted.services)] {
             for item in asked where !had.contains(item) { extra.append("\(field) \(item)") }
         }
         if native && !granted.native { extra.append("native") }
+        // A higher memory limit is more of the machine (a process plugin's RLIMIT_DATA went from
+        // 64 MiB to 64 GiB in an update with no question: fourth permissions attack Z5).
+        let limit = memoryMiB ?? Self.defaultMemoryMiB, grantedLimit = granted.memoryMiB ?? Self.defaultMemoryMiB
+        if limit > grantedLimit { extra.append("memory_mib \(limit) (granted \(grantedLimit))") }
         return extra
     }
 
-    /// The permissions in one canonical text (sorted lists), what the grant's hash is made of.
+    /// The permissions in one canonical text (sorted lists), part of what a grant's hash signs.
     var canonicalText: String {
         func list(_ items: [String]) -> String { items.sorted().joined(separator: "\u{1F}") }
         return ["read=" + list(read), "write=" + list(write), "net=" + list(net), "exec=" + list(exec),
-                "env=" + list(env), "native=\(native)", "services=" + list(services)].joined(separator: "\n")
-    }
-
-    /// SHA-256 of ``canonicalText``, hex.
-    public var hash: String {
-        SHA256.hash(data: Array(canonicalText.utf8)).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
-        }.joined()
+                "env=" + list(env), "native=\(native)", "services=" + list(services),
+                "memory_mib=\(memoryMiB ?? Self.defaultMemoryMiB)"].joined(separator: "\n")
     }
 
     /// One line per entry saying what it lets the plugin do (`crescent plugin check`,
@@ -182,6 +207,20 @@ public struct PluginPermissions: Sendable, Equatable {
         return host
     }
 
+    /// True for a character that shows as nothing (or as a plain line break) where a grant is
+    /// shown: zero-width spaces and joiners, the Arabic letter mark, line and paragraph
+    /// separators, the byte order mark, the combining grapheme joiner, soft hyphens. They passed
+    /// the control-character check in a manifest's entries and were printed raw in the question
+    /// (fourth permissions attack Y1). Refused in permission entries only: a plugin's docs may
+    /// hold them (an emoji's joiner).
+    static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0xAD, 0x34F, 0x61C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180B...0x180F, 0x200B...0x200D, 0x2028, 0x2029,
+             0x2060...0x206F, 0x3164, 0xFE00...0xFE0F, 0xFEFF, 0xFFA0, 0xFFF0...0xFFFB, 0xE0000...0xE0FFF: true
+        default: false
+        }
+    }
+
     /// Reads the `[permissions]` table `value` of the manifest at `path`.
     ///
     /// - Throws: ``PluginProblem`` naming the manifest and the field (`permissions.read`).
@@ -206,6 +245,10 @@ public struct PluginPermissions: Sendable, Equatable {
                 if let hazard = displayHazard(in: text) {
                     throw problem(field, "holds the control character \(codePoint(hazard)) in \"\(visible(text))\", "
                                   + "which would change what a terminal shows of it; write it plainly")
+                }
+                if let hidden = text.unicodeScalars.first(where: Self.isInvisible) {
+                    throw problem(field, "holds the invisible character \(codePoint(hidden)) in \"\(visible(text))\", "
+                                  + "which a person granting it would not see; write it plainly")
                 }
                 if let why = valid(text) { throw problem(field, "\(why), got \"\(visible(text))\"; e.g. \(example)") }
                 guard seen.insert(text) else { throw problem(field, "names \"\(visible(text))\" twice") }

@@ -67,18 +67,22 @@ extension PluginSandbox {
     }
 
     /// Where the last component of `path` lies (its folder resolved, itself not followed):
-    /// refused when `path` itself (resolved, as the check has always read it) or that place is not
-    /// writable.
+    /// refused when that folder is not writable. What a link there leads to does not count (the
+    /// link itself is removed or renamed, never its target): a Lua plugin could not remove a link
+    /// to a folder outside its grants from its own data folder (fourth permissions attack X2).
     private func place(_ path: String) -> (Access, String?) {
-        let checked = reach(path, write: true)
-        guard case .granted = checked else { return (checked, nil) }
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         let slash = trimmed.lastIndex(of: "/")
         let folder = slash.map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
         let last = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? String(trimmed)
         let parent = reach(folder, write: true)
-        guard case .granted(let root, let resolved) = parent else { return (parent, nil) }
+        guard case .granted(let root, let resolved) = parent else {
+            // The refusal names the path asked for where that is refused too, not only its folder.
+            let named = reach(path, write: true)
+            if case .refused = named { return (named, nil) }
+            return (parent, nil)
+        }
         let place = Access.granted(root: root, resolved: resolved == "/" ? "/" + last : resolved + "/" + last)
         return (place, place.relative)
     }

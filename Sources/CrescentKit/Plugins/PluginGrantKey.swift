@@ -1,0 +1,68 @@
+import Crypto
+import Services
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The user's secret that signs the grants: 32 random bytes in `grant-key` in the user's default
+/// data folder (`~/.local/share/crescent`, whatever `--data-dir` says), 0600, made at the first
+/// grant.
+///
+/// A grant's hash was a plain hash of what was granted, so a grants file made anywhere granted
+/// everywhere: a project shipping `data/plugin-grants.toml` that grants its plugin `~/.ssh`, run
+/// as its README says (`crescent --data-dir data app.lua`), read the user's keys with no question
+/// (fourth permissions attack X11). Signed with this key, a grant holds only where this user made
+/// it: a grants file from another user, another machine or an attacker grants nothing (its
+/// plugins are asked about again). The signed text also names the plugin's folder and its owner
+/// (``PluginGrants``), so a grants file copied between the user's own projects grants nothing
+/// either.
+struct PluginGrantKey {
+    private let bytes: [UInt8]
+
+    /// The key file's name in the default data folder.
+    static let fileName = "grant-key"
+
+    /// The key file's path, nil when there is no default data folder (no `HOME`).
+    static func path() -> String? {
+        (try? StoreSettings.defaultDataFolder()).map { $0 + "/" + fileName }
+    }
+
+    /// The user's key, nil when none was made yet (then no grant holds) or it cannot be read.
+    static func load() -> PluginGrantKey? {
+        guard let path = path(),
+              let bytes = try? PluginFile.read(path, limit: 1 << 10, what: "the grant key", followLinks: false),
+              bytes.count == 32 else { return nil }
+        return PluginGrantKey(bytes: bytes)
+    }
+
+    /// The user's key, made when there is none: written whole to a file of its own, then linked
+    /// into place (of two first grants at once, one key wins and both use it).
+    static func loadOrMake() throws(PluginProblem) -> PluginGrantKey {
+        if let key = load() { return key }
+        guard let path = path() else {
+            throw PluginProblem("cannot record the grant: HOME is not set, so there is no place for the key that signs grants (\(fileName) in ~/.local/share/crescent)")
+        }
+        Folders.make(String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]), mode: 0o700)
+        var generator = SystemRandomNumberGenerator()
+        let fresh = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let temporary = path + ".\(getpid()).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            let written = fresh.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            close(descriptor)
+            if written == fresh.count { _ = link(temporary, path) }
+            unlink(temporary)
+        }
+        guard let key = load() else {
+            throw PluginProblem("\(path): cannot make the key that signs grants (\(String(cString: strerror(errno))))")
+        }
+        return key
+    }
+
+    /// HMAC-SHA256 of `text` under the key, hex.
+    func sign(_ text: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Array(text.utf8), using: SymmetricKey(data: bytes))
+        let digits = Array("0123456789abcdef")
+        return code.map { String([digits[Int($0 >> 4)], digits[Int($0 & 15)]]) }.joined()
+    }
+}
