@@ -17,7 +17,7 @@ import Testing
               s:register("ann", "correct horse")
               s:login("ann", "correct horse")
               local user = s.currentUser
-              rawset(user, "name", "admin")
+              print((pcall(rawset, user, "name", "admin")))
               print(s.currentUser.name, s.currentUser == s.currentUser, s.currentUser == user)
               print(pcall(rawset, services, "store", 1))
               print(type(services.store), services.store.path ~= nil)
@@ -26,6 +26,7 @@ import Testing
         let result = try await crescent(["--data-dir", "data", "script.lua"], in: sandbox)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == [
+            "false",
             "ann\ttrue\ttrue",
             "false\tbad argument #1 to 'rawset' (table expected, got userdata)",
             "userdata\ttrue",
