@@ -68,7 +68,7 @@ public final class LuaObjectType<Object: AnyObject> {
     }
 
     /// ``check(_:in:function:)`` of argument 1 of a method (`t:cancel()`): a call with '.'
-    /// (`t.cancel()`) is told to use ':', as a service's method says (issue 39 P5).
+    /// (`t.cancel()`) is told to use ':', as a service's method says.
     public func checkSelf(in stack: LuaStack, function: StaticString) throws(LuaRaise) -> Object {
         if let object = object(at: 1, in: stack) { return object }
         if crescent_to_object(stack.state, 1, metatable) != nil {

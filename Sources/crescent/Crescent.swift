@@ -66,7 +66,7 @@ struct Crescent: ParsableCommand {
             usageError("help: no subcommand '\(arguments[1])'" + (closest.map { "; did you mean 'crescent help \($0)'?" } ?? " (crescent --help lists them)"))
         }
         if arguments.count >= 3, arguments[0] == "help", let message = misspelledSubcommand(Array(arguments.dropFirst())) {
-            // `help plugin nwe` showed plugin's help as if `nwe` were not there (issue 39 S7).
+            // `help plugin nwe` showed plugin's help as if `nwe` were not there.
             usageError("help: " + message)
         }
         if arguments == ["--help"] || arguments == ["-h"] || arguments == ["help"] {

@@ -9,7 +9,7 @@ struct ReplCommand: ParsableCommand {
         commandName: "repl",
         abstract: "The interactive REPL: Lua at a prompt while the event loop keeps running.",
         // ArgumentParser shortens a long option list to a bare `<options>`, which reads as one
-        // required argument (issue 39 P7); the options are listed below it.
+        // required argument; the options are listed below it.
         usage: "crescent repl [options]"
     )
 

@@ -225,7 +225,7 @@ final class ModelBinding {
             let names = services.map(\.name)
             let closest = NameSuggestion.closest(to: name, among: names)
             let listing = NameSuggestion.listing("services", names, suggesting: closest)
-            // A plugin's VM sees only what its manifest requires (issue 39 P3: "services: none"
+            // A plugin's VM sees only what its manifest requires ("services: none"
             // said nothing of how to get the service).
             if let parent = host.parent, parent.binding.services.contains(where: { $0.name == name }) {
                 throw LuaRaise("no service '\(name)' (\(listing)): a plugin sees only the services its plugin.toml requires; "

@@ -112,8 +112,8 @@ extension Host {
 
     /// The most timers a Lua plugin may have active at once. A timer lives in the host's memory,
     /// outside the plugin VM's `memory_mib`: a plugin asking nothing made millions with
-    /// `timer.after` and grew the host by ~530 MB past its 64 MiB VM (fourth permissions attack
-    /// X12). At this bound they hold a few MiB of the host's.
+    /// `timer.after` and grew the host by ~530 MB past its 64 MiB VM. At this bound they hold a
+    /// few MiB of the host's.
     static let pluginTimerLimit = 10_000
 
     private func start(_ timer: LuaTimer, callbackAt position: Int32, _ stack: LuaStack) throws -> LuaReturn {

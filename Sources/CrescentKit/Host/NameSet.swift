@@ -1,7 +1,7 @@
 /// Names seen so far, for refusing one given twice: a linear search while there are few (a
 /// `Set<String>` as a run's first use of one costs the Swift runtime a scan of every conformance
 /// at start-up), a set once there are many (a manifest listing 10,000 services made every run in
-/// its folder take 18 s: fourth permissions attack X10).
+/// its folder take 18 s).
 struct NameSet {
     /// Past this many names the set is made.
     static let linearLimit = 64

@@ -94,7 +94,7 @@ extension LuaPluginRuntime {
 
     /// The error of reading `settings.KEY` for a key the manifest does not declare (nil for a
     /// declared one, which reads nil when it has no value): such a read was a silent nil, so a
-    /// misspelled `settings.greting` looked like a setting left empty (issue 39 S5).
+    /// misspelled `settings.greting` looked like a setting left empty.
     func undeclaredSetting(_ key: String) -> String? {
         let names = manifest.settings.map(\.key)
         guard !names.contains(key) else { return nil }

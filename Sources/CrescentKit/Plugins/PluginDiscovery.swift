@@ -154,7 +154,7 @@ public enum PluginDiscovery {
                 continue
             }
             if let missing = manifest.requires.first(where: { !available.contains($0) }) {
-                // The services there are, and the closest (issue 39 P3: `locaton` named none).
+                // The services there are, and the closest (`locaton` named none).
                 let listing = NameSuggestion.listing("services", available.sorted(), suggesting: NameSuggestion.closest(to: missing, among: available))
                 found[index].status = .broken(PluginProblem("\(manifest.path): field 'requires': no plugin provides service '\(missing)' (\(listing))"))
                 continue

@@ -10,8 +10,8 @@ import Glibc
 ///
 /// A grant's hash was a plain hash of what was granted, so a grants file made anywhere granted
 /// everywhere: a project shipping `data/plugin-grants.toml` that grants its plugin `~/.ssh`, run
-/// as its README says (`crescent --data-dir data app.lua`), read the user's keys with no question
-/// (fourth permissions attack X11). Signed with this key, a grant holds only where this user made
+/// as its README says (`crescent --data-dir data app.lua`), read the user's keys with no question.
+/// Signed with this key, a grant holds only where this user made
 /// it: a grants file from another user, another machine or an attacker grants nothing (its
 /// plugins are asked about again). The signed text also names the plugin's folder and its owner
 /// (``PluginGrants``), so a grants file copied between the user's own projects grants nothing

@@ -268,7 +268,7 @@ enum PluginNames {
     /// Names a plugin may not take: the builtin plugin's and its services', and the sections of
     /// crescent.toml the host reads. A plugin gets the section of its own name as its settings,
     /// so one named `store` read `[store] path` with its PostgreSQL password, and one named
-    /// `standard` was listed beside the builtin plugin (fourth permissions attack X3).
+    /// `standard` was listed beside the builtin plugin.
     static let reserved: [String] = Array(StandardServices.settingKeys.keys) + Array(ConfigFile.hostSections.keys)
         + ["standard", "builtin", "crescent"]
 

@@ -74,8 +74,8 @@ public struct PluginPermissions: Sendable, Equatable {
     /// resolution now where none was recorded). Read as written, `~/Music/../.ssh` or a symbolic
     /// link below a granted folder (one the plugin made where it may write, or one the user
     /// keeps there) was "asking for less", and an update took the whole file system without a
-    /// question; and a granted link the plugin re-pointed later led its grant elsewhere (fourth
-    /// permissions attack X8): a path inside has no `.` or `..`, and it and a granted path
+    /// question; and a granted link the plugin re-pointed later led its grant elsewhere: a path
+    /// inside has no `.` or `..`, and it and a granted path
     /// itself must resolve within the recorded target. Checked at each start, so a link made
     /// or re-pointed later counts. The answer is nil when covered, else what to show: the path,
     /// and where it leads when that moved.
@@ -125,7 +125,7 @@ public struct PluginPermissions: Sendable, Equatable {
         }
         if native && !granted.native { extra.append("native") }
         // A higher memory limit is more of the machine (a process plugin's RLIMIT_DATA went from
-        // 64 MiB to 64 GiB in an update with no question: fourth permissions attack Z5).
+        // 64 MiB to 64 GiB in an update with no question).
         let limit = memoryMiB ?? Self.defaultMemoryMiB, grantedLimit = granted.memoryMiB ?? Self.defaultMemoryMiB
         if limit > grantedLimit { extra.append("memory_mib \(limit) (granted \(grantedLimit))") }
         return extra
@@ -210,8 +210,8 @@ public struct PluginPermissions: Sendable, Equatable {
     /// True for a character that shows as nothing (or as a plain line break) where a grant is
     /// shown: zero-width spaces and joiners, the Arabic letter mark, line and paragraph
     /// separators, the byte order mark, the combining grapheme joiner, soft hyphens. They passed
-    /// the control-character check in a manifest's entries and were printed raw in the question
-    /// (fourth permissions attack Y1). Refused in permission entries only: a plugin's docs may
+    /// the control-character check in a manifest's entries and were printed raw in the question.
+    /// Refused in permission entries only: a plugin's docs may
     /// hold them (an emoji's joiner).
     static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

@@ -69,7 +69,7 @@ extension PluginSandbox {
     /// Where the last component of `path` lies (its folder resolved, itself not followed):
     /// refused when that folder is not writable. What a link there leads to does not count (the
     /// link itself is removed or renamed, never its target): a Lua plugin could not remove a link
-    /// to a folder outside its grants from its own data folder (fourth permissions attack X2).
+    /// to a folder outside its grants from its own data folder.
     private func place(_ path: String) -> (Access, String?) {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }

@@ -42,7 +42,7 @@ struct PluginSandbox {
     /// records it, beside the folder, where the plugin cannot write): a plugin of the same name
     /// from another folder (a cloned project's `plugins/NAME` shadowing an installed, granted
     /// plugin) gets `DATA/plugin-data/NAME-HASH` of its own instead of reading and rewriting the
-    /// other's data (fourth permissions attack X7). An installed plugin keeps its folder across
+    /// other's data. An installed plugin keeps its folder across
     /// updates, and so its data.
     static func dataFolder(of manifest: PluginManifest, dataDirectory: String?) -> String {
         let name = manifest.name
@@ -62,7 +62,7 @@ struct PluginSandbox {
         }
         Folders.make(folder, mode: 0o700)
         // Absolute: a process plugin runs in its own folder, where a relative `--data-dir data`
-        // named no folder at all (fourth permissions attack X14).
+        // named no folder at all.
         return resolve(folder)
     }
 
@@ -126,7 +126,7 @@ struct PluginSandbox {
     /// True when the resolved `path` is the host process's entry in `/proc` or inside it
     /// (`/proc/self`, `/proc/thread-self` and its threads' `/proc/TID` all lead there): a Lua
     /// plugin granted `/proc` (as the shipped `system` plugin is) read the host's environment
-    /// and, through `mem`, the script's and other plugins' data (fourth permissions attack X9).
+    /// and, through `mem`, the script's and other plugins' data.
     static func isHostProcessEntry(_ path: String) -> Bool {
         guard path.hasPrefix("/proc/") else { return false }
         let number = path.dropFirst(6).prefix { $0 != "/" }

@@ -2,7 +2,7 @@ import Model
 
 /// The checks of what a run-time plugin hands back against what it declared: a method's return
 /// value against its `returns` type and an event's payload against its `{ field, ... }` list
-/// (issue 39 S5: a method declared `string` that returned 5, and a payload `{ nme = 1 }` for an
+/// (a method declared `string` that returned 5, and a payload `{ nme = 1 }` for an
 /// event declared `{ name }`, reached the script unchecked).
 extension ServiceDeclaration {
     /// Why `value`, returned by `method`, does not fit the type the method declares (nil when it

@@ -894,7 +894,7 @@ function dispatchKey(key, done)
       P.setScope(P.scriptScope)
       return done(ok, not ok and "error in " .. nameOf(top) .. ":" .. method .. ": " .. tostring(err) or nil)
     end
-    -- A letter the controller does not bind did nothing and showed nothing (issue 39 S7).
+    -- A letter the controller does not bind did nothing and showed nothing.
     if action == nil and #key == 1 and key:match("%g") then
       P.showMessage("no key '" .. key .. "' in " .. nameOf(top) .. " (? lists the keys)")
     end
@@ -1073,7 +1073,7 @@ function Controller:addChild(classOrInstance, slotId)
   if slotId ~= nil then
     local slot = st.root and st.root:find(slotId)
     if not slot then
-      -- The ids there are, and the closest (issue 39 P4: the message named none).
+      -- The ids there are, and the closest (the message named none).
       local ids = st.root and P.viewIds(st.root) or {}
       local closest = type(slotId) == "string" and P.resembles(slotId, ids)
       error("addChild: " .. nameOf(self) .. "'s view has no view.slot with id '" .. tostring(slotId) .. "' (ids: "

@@ -126,7 +126,7 @@ struct StatusLine: Equatable {
 
     /// The line at `width`: the hints, then the message. One that does not fit ends in
     /// `… (?)`, and the `?` help shows the message whole (``wholeMessage(width:)``):
-    /// its fix, at the end (`did you mean 'add'?`), was cut off (issue 39 P2). The hints stay
+    /// its fix, at the end (`did you mean 'add'?`), was cut off. The hints stay
     /// first, where the keys are read.
     func text(width: Int) -> String {
         if let shown = shownPrompt(width: width) { return message.isEmpty ? shown.text : shown.text + "   │ " + message }

@@ -34,7 +34,7 @@ struct TableColumn {
 
     /// Why `value` (the column at `position`, from 1) is no column, nil when it is one: a name,
     /// or a table with a string `key` and only ``fields`` (a misspelled `algn` was ignored and
-    /// `align = "rigth"` aligned left, without a word; issue 39 S1).
+    /// `align = "rigth"` aligned left, without a word).
     static func problem(_ value: Value, at position: Int) -> String? {
         if value.stringValue != nil { return nil }
         let place = "view.table: column \(position)"

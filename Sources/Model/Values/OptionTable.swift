@@ -95,7 +95,7 @@ public enum OptionTable {
         }
         for key in fields.keys.sorted() {
             guard let option = options.first(where: { $0.name == key }) else {
-                // With the closest (issue 39 P4: `timout` listed the options without `timeout`).
+                // With the closest (`timout` listed the options without `timeout`).
                 let closest = NameSuggestion.closest(to: key, among: options.map(\.name))
                 throw ServiceError(.invalidArgument, "unknown option '\(clipped(key, limit: 40))' (\(list(options))"
                     + (closest.map { "; did you mean '\($0)'?" } ?? "") + ")")

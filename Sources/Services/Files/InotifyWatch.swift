@@ -105,7 +105,7 @@ final class InotifyWatch: @unchecked Sendable {
     /// True while a change the kernel has queued is not yet delivered or on the clock as a
     /// debounce: events unread on the instance, or work for it on the reactor (``began()``).
     /// Read from any thread: `crescent test`'s settling waits for it, so a spec that touches a
-    /// file and then moves the clock sees the change (issue 38 M14: the reactor had often not
+    /// file and then moves the clock sees the change (the reactor had often not
     /// read the event yet, and `clock.advance` delivered nothing). The queue is read first: a
     /// read of the events starts its work before it empties the queue.
     var isBusy: Bool {

@@ -68,7 +68,7 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
                       "@weekly": "0 0 * * 0", "@monthly": "0 0 1 * *", "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *"]
         let trimmed = expression.trimmingCharacters(in: .whitespaces).lowercased()
         if trimmed.hasPrefix("@"), macros[trimmed] == nil {
-            // A misspelled name (`@hourli`) was counted as a one-field expression (issue 39 P7).
+            // A misspelled name (`@hourli`) was counted as a one-field expression.
             let names = ["@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly", "@annually"]
             let listing = NameSuggestion.listing("names", names, suggesting: NameSuggestion.closest(to: trimmed, among: names))
             throw ServiceError(.invalidArgument, "'\(visible(expression, limit: 60))' is not a schedule's name (\(listing))")

@@ -15,7 +15,7 @@ enum KeyValueKind: ViewKind {
     }
 
     /// A list entry that is neither `{ key, value }` nor `{ key = ..., value = ... }` is an error
-    /// where it is set: `update({ { "a" } })` showed a blank line (issue 39 S1).
+    /// where it is set: `update({ { "a" } })` showed a blank line.
     static func willSet(_ key: String, _ value: Value, on node: ViewNode) throws(ViewError) {
         guard key == "pairs", case .array(let items) = value else { return }
         for (index, item) in items.enumerated() {
