@@ -7,9 +7,7 @@ struct SpecExposer: Sendable {
 
     /// The file, when its source names `expose` at all (the others cannot export anything).
     init?(source: [UInt8], path: String) {
-        let word = Array("expose".utf8)
-        guard source.count >= word.count,
-              (0...(source.count - word.count)).contains(where: { source[$0..<($0 + word.count)].elementsEqual(word) }) else { return nil }
+        guard source.firstRange(of: Array("expose".utf8)) != nil else { return nil }
         self.source = source
         self.path = path
     }
