@@ -6,7 +6,7 @@
  * an ordinary `io` file handle. This file uses only the official API of Lua 5.4.
  */
 #define _GNU_SOURCE
-#include "CLua.h"
+#include "vm.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -46,16 +46,25 @@ int crescent_file_from_descriptor(lua_State *L) {                           /* f
     p->stream.closef = NULL;                   /* closed, as the io library marks one */
     p->pid = pid;
     luaL_setmetatable(L, LUA_FILEHANDLE);                                   /* fd mode [pid] file */
-    p->stream.f = fdopen(fd, mode);
+    /* A handle in the host's reserve is refused as the system refuses one past the limit. */
+    int limit = 0, reserve = 0;
+    int reserved = crescent_descriptor_in_reserve(fd, &limit, &reserve);
+    p->stream.f = reserved ? NULL : fdopen(fd, mode);
     if (p->stream.f == NULL) {
-        int code = errno;
+        int code = reserved ? EMFILE : errno;
         close(fd);
         if (pid > 0) {
             kill(-pid, SIGKILL);
             while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
         }
-        errno = code;
-        return luaL_fileresult(L, 0, NULL);
+        if (!reserved) {
+            errno = code;
+            return luaL_fileresult(L, 0, NULL);
+        }
+        luaL_pushfail(L);
+        crescent_push_descriptor_refusal(L, NULL, limit, reserve);
+        lua_pushinteger(L, code);
+        return 3;
     }
     p->stream.closef = pid > 0 ? close_process : close_file;
     return 1;

@@ -71,6 +71,12 @@ void crescent_wrap_field(lua_State *L, const char *name, lua_CFunction wrapper);
 extern _Thread_local int crescent_finalizer_depth;
 /** Replaces load, loadfile, dofile and the Lua-file searcher of require with text-only ones. */
 void crescent_install_text_loaders(lua_State *L);
+/** Makes io.open, io.lines, io.tmpfile, io.popen, io.input and io.output refuse a descriptor in
+ *  the host's reserve (descriptors.c). */
+void crescent_install_descriptor_reserve(lua_State *L);
+/** Pushes the refusal of a descriptor in the reserve: "`what`: too many open files (EMFILE): …"
+ *  (`what` may be NULL). */
+void crescent_push_descriptor_refusal(lua_State *L, const char *what, int limit, int reserve);
 /** Replaces coroutine.resume and coroutine.wrap with versions that mark the coroutine they run. */
 void crescent_install_coroutine_functions(lua_State *L);
 /** Replaces debug.sethook, gethook and getinfo: a script's hook runs where an interrupt can stop

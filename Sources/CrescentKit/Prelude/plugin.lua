@@ -103,7 +103,9 @@ local function open_file(path, mode, what, level)
     if code == nil then error(what .. ": " .. message, level) end
     return nil, message, code
   end
-  return kept(file_of(fd, mode))
+  local file, problem, errno = file_of(fd, mode)
+  if not file then return nil, ("%s: %s"):format(what, problem), errno end
+  return kept(file)
 end
 local load = load
 -- loadfile's work, reading through open_file: a first line starting with `#` and a UTF-8 byte
@@ -160,8 +162,9 @@ do
       if was_refused then error(pid, 2) end
       return nil, pid
     end
-    local file, message, code = kept(file_of(fd, mode or "r", pid))
-    return file, message, code
+    local file, message, code = file_of(fd, mode or "r", pid)
+    if not file then return nil, ("io.popen(%q): %s"):format(command, message), code end
+    return kept(file)
   end
   os.execute = function(command, ...)
     if command == nil then return false end            -- "is a shell available?": not to a plugin

@@ -1,5 +1,6 @@
 public import NIOCore
 import NIOPosix
+import CLua
 import LuaBridge
 import Model
 import Synchronization
@@ -156,12 +157,19 @@ public final class RemoteServer {
         guard known, credentials.1 == owner else {
             let reason = known ? "permission: this host belongs to uid \(owner); uid \(credentials.1) may not control it"
                                : "permission: the peer's credentials cannot be read"
-            let line = Array((JSONRPCMessage.notification(method: "disconnect", params: ["reason": .string(reason)]).line + "\n").utf8)
-            _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-            close(descriptor)
+            disconnect(descriptor, reason: reason)
             return
         }
         let peek = dup(descriptor)
+        // A client does not take the descriptors kept for the host's own libraries: a host
+        // with hundreds of clients must still open its store and reach gpsd.
+        var limit: Int32 = 0, reserve: Int32 = 0
+        if crescent_descriptor_in_reserve(max(descriptor, peek), &limit, &reserve) != 0 || peek < 0 {
+            if peek >= 0 { close(peek) }
+            disconnect(descriptor, reason: "the host has too many clients and open files (the last \(reserve) of its "
+                       + "\(limit) descriptors are kept for itself); try again when others have disconnected")
+            return
+        }
         // Through the host's gate: a client accepted as the host finishes is not registered on a
         // loop that may be shut down.
         let passed = gate.execute(on: server.eventLoop) {
@@ -171,6 +179,13 @@ public final class RemoteServer {
             close(descriptor)
             if peek >= 0 { close(peek) }
         }
+    }
+
+    /// Tells a client it is not served, and why, and closes its descriptor.
+    private static func disconnect(_ descriptor: Int32, reason: String) {
+        let line = Array((JSONRPCMessage.notification(method: "disconnect", params: ["reason": .string(reason)]).line + "\n").utf8)
+        _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        close(descriptor)
     }
 
     /// Serves an accepted client on the host loop, with `peek` (a duplicate) for the interrupt watch.
