@@ -51,7 +51,7 @@ let package = Package(
         // The C shim: trampoline, macro wrappers, protected helpers, hook, allocator.
         .target(
             name: "CLua",
-            dependencies: ["CLuaSystem"],
+            dependencies: ["CLuaSystem", "CDescriptors"],
             path: "CLua/Shim",
             linkerSettings: [.linkedLibrary("lua5.4")]
         ),
@@ -60,6 +60,12 @@ let package = Package(
         .target(
             name: "CSandbox",
             path: "CSandbox"
+        ),
+        // The descriptors kept for the host's own libraries, which scripts, plugins, remote
+        // clients and the programs and watchers scripts start may not take.
+        .target(
+            name: "CDescriptors",
+            path: "CDescriptors"
         ),
         .target(
             name: "LuaBridge",
@@ -78,6 +84,7 @@ let package = Package(
                 // The confined child of a process plugin: spawned through ProcessLauncher, the
                 // one home for starting programs.
                 "CSandbox",
+                "CDescriptors",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the store's write-ahead log hook.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -98,7 +105,7 @@ let package = Package(
         .target(
             name: "CrescentKit",
             dependencies: [
-                "LuaBridge", "Model", "Services", "LineEditing", "CLua", "CSandbox",
+                "LuaBridge", "Model", "Services", "LineEditing", "CLua", "CSandbox", "CDescriptors",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -6,52 +6,19 @@
  * file it opens (`files[#files + 1] = io.open(path)`) used to reach EMFILE and could take the
  * whole process down with it. So io.open, io.lines, io.tmpfile, io.popen, io.input and io.output
  * refuse, as the system's EMFILE would, when the lowest free descriptor (the one they would get)
- * lies in the last part of the soft RLIMIT_NOFILE kept for the host; a Lua plugin's handles (made
- * from descriptors the host opened, files.c) keep the same reserve.
+ * lies in the reserve CDescriptors keeps for the host; a Lua plugin's handles (made from
+ * descriptors the host opened, files.c) keep the same reserve.
  */
 #include "vm.h"
+#include "CDescriptors.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <sys/resource.h>
-#include <unistd.h>
-
-/* How many descriptors under the soft limit scripts may not take: a quarter, at least 32 (the
- * network event loops' first start takes 14, a store up to four, the monitor one) and at most 64. */
-static int reserve_of(rlim_t limit) {
-    rlim_t quarter = limit / 4;
-    return (int)(quarter < 32 ? 32 : quarter > 64 ? 64 : quarter);
-}
-
-int crescent_descriptor_in_reserve(int fd, int *limit_out, int *reserve_out) {
-    struct rlimit limit;
-    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > INT_MAX) return 0;
-    int reserve = reserve_of(limit.rlim_cur);
-    if (limit_out) *limit_out = (int)limit.rlim_cur;
-    if (reserve_out) *reserve_out = reserve;
-    return fd >= (int)limit.rlim_cur - reserve;
-}
-
-/* The descriptor the next open would get (the lowest free one), or -1 when none is free. */
-static int lowest_free_descriptor(void) {
-    int probe = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (probe >= 0) close(probe);
-    return probe;
-}
 
 /* Pushes the refusal's message for `what` (`io.open("data.txt")`) when the next descriptor lies
  * in the reserve; returns 0 and pushes nothing otherwise. */
 static int push_refusal(lua_State *L, const char *what) {
     int limit = 0, reserve = 0;
-    int next = lowest_free_descriptor();
-    if (next >= 0 && !crescent_descriptor_in_reserve(next, &limit, &reserve)) return 0;
-    if (next < 0) {
-        struct rlimit current;
-        limit = getrlimit(RLIMIT_NOFILE, &current) == 0 && current.rlim_cur <= INT_MAX ? (int)current.rlim_cur : 0;
-        reserve = reserve_of((rlim_t)limit);
-    }
+    if (!crescent_next_descriptor_in_reserve(&limit, &reserve)) return 0;
     crescent_push_descriptor_refusal(L, what, limit, reserve);
     return 1;
 }

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "vm.h"
+#include "CDescriptors.h"
 
 #include <errno.h>
 #include <signal.h>

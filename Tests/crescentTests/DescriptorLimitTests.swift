@@ -118,4 +118,38 @@ import Testing
         let ended = await host.stop()
         #expect(ended.status == 143 && !ended.killedBySignal, "\(ended)")
     }
+
+    /// The programs a script starts and the folders it watches take descriptors of the host's
+    /// too (pipes, a pidfd, an inotify instance): past the reserve `spawn` and `watch` fail with
+    /// `io` naming it, and the store still opens while they run.
+    @Test func programsAndWatchersMeetTheReserveToo() async throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.makeFolder("w")
+        try sandbox.write("script.lua", #"""
+            local children, refusal = {}, nil
+            for _ = 1, 100 do
+              local ok, child = pcall(services.process.spawn, services.process, {"sleep", "30"})
+              if not ok then refusal = child.message break end
+              children[#children + 1] = child
+            end
+            print("spawn", #children > 0, refusal and refusal:find(
+              "cannot start 'sleep': too many open files (EMFILE): the last 32 of the 64 descriptors", 1, true) ~= nil)
+            local watched, problem = 0, nil
+            for _ = 1, 100 do
+              local ok, watcher = pcall(services.files.watch, services.files, "w")
+              if not ok then problem = watcher.message break end
+              watched = watched + 1
+            end
+            print("watch", problem and problem:find("cannot watch 'w': too many inotify instances or open files", 1, true) ~= nil)
+            services.session:register("ann", "correct horse", function(name, err)
+              print("register", name, err)
+              for _, child in ipairs(children) do child:kill("SIGKILL") end
+              app.exit(0)
+            end)
+            """#)
+        let result = try await crescent(["--nofile=64", CrescentProcess.binaryPath, "--data-dir", "data", "script.lua"],
+                                        executable: "/usr/bin/prlimit", in: sandbox, timeLimit: 30)
+        #expect(!result.killedBySignal && result.stderrShowsNoCrash, "\(result)")
+        #expect(result.stdoutLines == ["spawn\ttrue\ttrue", "watch\ttrue", "register\tann\tnil"], "\(result)")
+    }
 }

@@ -305,11 +305,4 @@ void crescent_bench_c_deliver_loop(lua_State *L, int ref, lua_Integer count);
  *  killed). */
 int crescent_file_from_descriptor(lua_State *L);
 
-/* ---- The descriptors kept for the host (descriptors.c) -------------------------------------- */
-
-/** Whether descriptor `fd` lies in the part of the soft open-file limit the host keeps for its own
- *  libraries (scripts, plugins and remote clients may not take it); when it does, `limit` and
- *  `reserve` (either may be NULL) receive the limit and the reserve's size. */
-int crescent_descriptor_in_reserve(int fd, int *limit, int *reserve);
-
 #endif

@@ -1,6 +1,6 @@
 public import NIOCore
 import NIOPosix
-import CLua
+import CDescriptors
 import LuaBridge
 import Model
 import Synchronization

@@ -1,3 +1,4 @@
+import CDescriptors
 import Foundation
 import Glibc
 import Model
@@ -87,6 +88,8 @@ final class InotifyWatch: @unchecked Sendable {
         guard let initialize = SystemCalls.inotifyInit, let addWatch = SystemCalls.inotifyAddWatch else {
             throw ServiceError(.unavailable, "this system has no inotify: files.watch cannot watch '\(settings.folder.shown)'")
         }
+        // A watcher is a descriptor a script asked for: it may not take those kept for the host.
+        if crescent_next_descriptor_in_reserve(nil, nil) != 0 { throw Self.failure(settings.folder, EMFILE, opening: true) }
         let opened = initialize(O_CLOEXEC | O_NONBLOCK)
         guard opened >= 0 else { throw Self.failure(settings.folder, errno, opening: true) }
         // The folder must be readable too: inotify watches one the caller may not list, and

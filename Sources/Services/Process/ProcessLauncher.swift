@@ -1,3 +1,4 @@
+import CDescriptors
 public import CSandbox
 import Glibc
 import Model
@@ -81,6 +82,14 @@ public struct ProcessLauncher {
         signal(SIGPIPE, SIG_IGN)
         var pipes: [Int32] = []
         func pipe() throws(ServiceError) -> (read: Int32, write: Int32) {
+            // A program's pipes are descriptors a script asked for: not those kept for the host.
+            var limit: Int32 = 0, reserve: Int32 = 0
+            if crescent_next_descriptor_in_reserve(&limit, &reserve) != 0 {
+                for descriptor in pipes { close(descriptor) }
+                throw ServiceError(.io, "cannot start '\(clipped(spec.programName))': too many open files (EMFILE): the last \(reserve) "
+                                   + "of the \(limit) descriptors the open-file limit allows are kept for crescent itself; let "
+                                   + "programs end, close files, or raise the limit (ulimit -n)")
+            }
             guard let ends = SystemCalls.pipe() else {
                 let code = errno
                 for descriptor in pipes { close(descriptor) }
