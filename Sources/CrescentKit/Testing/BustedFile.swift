@@ -19,7 +19,7 @@ public struct BustedFile: Sendable {
     public var tags: [String] = []
     public var excludedTags: [String] = []
     /// `filter`: a Lua pattern on full names.
-    public var filter: String?
+    public var filter: [UInt8]?
     /// `output`: `json`, `TAP` or ours (`plain`); busted's other handlers are not crescent's.
     public var output: SpecOutputFormat?
     /// `coverage`: busted's switch for luacov, here crescent's own coverage.
@@ -66,7 +66,7 @@ public struct BustedFile: Sendable {
         file.paths = strings(task["ROOT"])
         file.tags = strings(task["tags"])
         file.excludedTags = strings(task["exclude-tags"])
-        if case .string(let filter) = task["filter"] { file.filter = filter.description }
+        if case .string(let filter) = task["filter"] { file.filter = filter.bytes }
         if case .boolean(let coverage) = task["coverage"] { file.coverage = coverage }
         if case .string(let name) = task["output"] {
             if let format = SpecOutputFormat.allCases.first(where: { $0.rawValue.lowercased() == name.description.lowercased() }) {

@@ -1,0 +1,40 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The command line as the bytes the program was given. ArgumentParser reads each argument as a
+/// Swift string, where a byte that is not UTF-8 becomes U+FFFD; a value that must match bytes
+/// (a `--filter` pattern for a test whose name is not UTF-8) is read again from here.
+///
+/// ```swift
+/// let bytes = RawArguments.value(of: "--filter", parsed: filter) ?? Array(filter.utf8)
+/// ```
+enum RawArguments {
+    /// The bytes of the last value given to option `name` (`--name VALUE` or `--name=VALUE`, before
+    /// any `--`) that ArgumentParser read as `parsed`; nil when none did.
+    static func value(of name: String, parsed: String) -> [UInt8]? {
+        var arguments: [[UInt8]] = []
+        for index in 0..<Int(CommandLine.argc) {
+            guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+            arguments.append(Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
+        }
+        let option = Array(name.utf8), joined = Array((name + "=").utf8)
+        var found: [UInt8]?
+        var index = 1
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == Array("--".utf8) { break }
+            var value: [UInt8]?
+            if argument == option && index + 1 < arguments.count {
+                index += 1
+                value = arguments[index]
+            } else if argument.starts(with: joined) {
+                value = Array(argument.dropFirst(joined.count))
+            }
+            // The same argument ArgumentParser read, not another option's value that looks like it.
+            if let value, String(decoding: value, as: UTF8.self) == parsed { found = value }
+            index += 1
+        }
+        return found
+    }
+}
