@@ -69,8 +69,10 @@ struct TestCommand: ParsableCommand {
         options.paths = paths.isEmpty ? busted?.paths ?? [] : paths
         // The pattern's bytes as given: a test's name need not be UTF-8, nor the pattern matching it.
         options.filter = filter.map { RawArguments.value(of: "--filter", parsed: $0) ?? Array($0.utf8) } ?? busted?.filter
-        options.selection = SpecSelection(tags: tags.isEmpty ? busted?.tags ?? [] : tags.flatMap(BustedFile.split),
-                                          excludedTags: excludeTags.isEmpty ? busted?.excludedTags ?? [] : excludeTags.flatMap(BustedFile.split))
+        // Tags as bytes too: a tag is found in a test's name, which need not be UTF-8.
+        let given = RawArguments.values(of: "--tags", parsed: tags), excluded = RawArguments.values(of: "--exclude-tags", parsed: excludeTags)
+        options.selection = SpecSelection(tags: given.isEmpty ? busted?.tags ?? [] : given.flatMap(BustedFile.split),
+                                          excludedTags: excluded.isEmpty ? busted?.excludedTags ?? [] : excluded.flatMap(BustedFile.split))
         if let output {
             guard let format = SpecOutputFormat.allCases.first(where: { $0.rawValue.lowercased() == output.lowercased() }) else {
                 Crescent.usageError("-o \(output): crescent test writes \(SpecOutputFormat.allCases.map(\.rawValue).joined(separator: ", "))",

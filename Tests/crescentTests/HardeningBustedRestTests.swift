@@ -41,22 +41,29 @@ import Testing
         #expect(junit.contains("a\\xFF") && !junit.contains("\u{FFFD}"), "\(junit)")
     }
 
-    /// The command line was decoded before the runner saw it: a `--filter` byte that is not UTF-8
-    /// became U+FFFD and matched no test. Run through sh, whose printf gives the raw byte.
-    @Test func aFilterWhoseBytesAreNotUTF8MatchesTheName() async throws {
+    /// The command line was decoded before the runner saw it: a `--filter` or `--tags` byte that
+    /// is not UTF-8 became U+FFFD and matched no test. Run through sh, whose printf gives the byte.
+    @Test func aFilterOrTagWhoseBytesAreNotUTF8MatchesTheName() async throws {
         let sandbox = try Sandbox()
         _ = try sandbox.write("spec/f_spec.lua", """
             it("caf\\233 latin-1", function() end)
             it("other", function() end)
+            it("tagged #caf\\233", function() end)
             """)
         let script = try sandbox.write("run.sh", """
             #!/bin/sh
-            exec "$CRESCENT" test --filter "$(printf 'caf\\351')"
+            word=$(printf 'caf\\351')
+            if [ "$1" = tags ]; then exec "$CRESCENT" test --tags "$word"; fi
+            exec "$CRESCENT" test --filter "$word"
             """, executable: true)
-        let result = try await crescent([], executable: script, in: sandbox, environment: ["CRESCENT": CrescentProcess.binaryPath])
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdoutLines.last == "1 passed, 0 failed", "\(result)")
-        #expect(result.stdout.contains("ok      caf\\xE9 latin-1"), "\(result)")
+        let environment = ["CRESCENT": CrescentProcess.binaryPath]
+        let filtered = try await crescent([], executable: script, in: sandbox, environment: environment)
+        #expect(filtered.status == 0, "\(filtered)")
+        #expect(filtered.stdoutLines.last == "2 passed, 0 failed", "\(filtered)")
+        #expect(filtered.stdout.contains("ok      caf\\xE9 latin-1"), "\(filtered)")
+        let tagged = try await crescent(["tags"], executable: script, in: sandbox, environment: environment)
+        #expect(tagged.status == 0, "\(tagged)")
+        #expect(tagged.stdoutLines == ["ok      tagged #caf\\xE9  (spec/f_spec.lua:3)", "1 passed, 0 failed"], "\(tagged)")
     }
 
     /// An earlier file's expose block that loops stopped each test of the files after it at the

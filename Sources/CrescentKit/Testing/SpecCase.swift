@@ -37,11 +37,11 @@ public struct SpecSelection: Sendable {
     /// A Lua pattern full names must match, if any: bytes, as a name need not be UTF-8.
     public var filter: [UInt8]?
     /// Run only tests with one of these tags (all when empty).
-    public var tags: [String] = []
+    public var tags: [[UInt8]] = []
     /// Leave out tests with one of these tags.
-    public var excludedTags: [String] = []
+    public var excludedTags: [[UInt8]] = []
 
-    public init(filter: [UInt8]? = nil, tags: [String] = [], excludedTags: [String] = []) {
+    public init(filter: [UInt8]? = nil, tags: [[UInt8]] = [], excludedTags: [[UInt8]] = []) {
         self.filter = filter
         self.tags = tags
         self.excludedTags = excludedTags

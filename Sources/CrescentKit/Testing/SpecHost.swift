@@ -408,9 +408,9 @@ final class SpecHost {
                 var fields: [LuaValue: LuaValue] = ["update": .boolean(update), "listing": .boolean(listing)]
                 if let only { fields["only"] = .integer(Int64(only + 1)) }
                 if let filter = selection.filter { fields["filter"] = .string(LuaString(bytes: filter)) }
-                if !selection.tags.isEmpty { fields["tags"] = .array(selection.tags.map { .string(LuaString($0)) }) }
+                if !selection.tags.isEmpty { fields["tags"] = .array(selection.tags.map { .string(LuaString(bytes: $0)) }) }
                 if !selection.excludedTags.isEmpty {
-                    fields["exclude_tags"] = .array(selection.excludedTags.map { .string(LuaString($0)) })
+                    fields["exclude_tags"] = .array(selection.excludedTags.map { .string(LuaString(bytes: $0)) })
                 }
                 let options = LuaValue.table(fields)
                 try Prelude.assertions.load(into: host.vm)                   // fn

@@ -141,8 +141,8 @@ public enum SpecRunner {
     /// Why a run that ran no test exits 1: a `--tags` that no test has, or a suite of only pending tests.
     private static func noTestRan(_ selection: SpecSelection, pending: Int) -> String {
         if !selection.tags.isEmpty || !selection.excludedTags.isEmpty {
-            let tags = selection.tags.isEmpty ? "" : " --tags " + selection.tags.joined(separator: ",")
-            let excluded = selection.excludedTags.isEmpty ? "" : " --exclude-tags " + selection.excludedTags.joined(separator: ",")
+            let tags = selection.tags.isEmpty ? "" : " --tags " + selection.tags.map { ByteText.shown($0) }.joined(separator: ",")
+            let excluded = selection.excludedTags.isEmpty ? "" : " --exclude-tags " + selection.excludedTags.map { ByteText.shown($0) }.joined(separator: ",")
             return "no test ran: no test is chosen by\(tags)\(excluded) (a tag is a #word in a describe or test name, "
                 + "as in it(\"saves #slow\", ...))\n"
         }
