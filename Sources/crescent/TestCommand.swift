@@ -12,7 +12,8 @@ struct TestCommand: ParsableCommand {
         discussion: """
             The API is busted's (describe, it, assert, spy) with clock.advance/run/now, fake.location, \
             fake.http, fake.service, script(path, ...), send, view_text() and assert.view(golden). \
-            Exit status: 0 when no test failed, 1 otherwise, 2 for a usage error.
+            Exit status: 0 when no test failed, 1 otherwise, 2 for a usage error, 130 when interrupted (Ctrl-C: \
+            the tests that ended are reported; a second Ctrl-C quits at once).
             """
     )
 
@@ -66,9 +67,12 @@ struct TestCommand: ParsableCommand {
         }
         for warning in busted?.warnings ?? [] { ProcessIO.writeError("crescent: warning: \(warning)\n") }
         options.paths = paths.isEmpty ? busted?.paths ?? [] : paths
-        options.filter = filter ?? busted?.filter
-        options.selection = SpecSelection(tags: tags.isEmpty ? busted?.tags ?? [] : tags.flatMap(BustedFile.split),
-                                          excludedTags: excludeTags.isEmpty ? busted?.excludedTags ?? [] : excludeTags.flatMap(BustedFile.split))
+        // The pattern's bytes as given: a test's name need not be UTF-8, nor the pattern matching it.
+        options.filter = filter.map { RawArguments.value(of: "--filter", parsed: $0) ?? Array($0.utf8) } ?? busted?.filter
+        // Tags as bytes too: a tag is found in a test's name, which need not be UTF-8.
+        let given = RawArguments.values(of: "--tags", parsed: tags), excluded = RawArguments.values(of: "--exclude-tags", parsed: excludeTags)
+        options.selection = SpecSelection(tags: given.isEmpty ? busted?.tags ?? [] : given.flatMap(BustedFile.split),
+                                          excludedTags: excluded.isEmpty ? busted?.excludedTags ?? [] : excluded.flatMap(BustedFile.split))
         if let output {
             guard let format = SpecOutputFormat.allCases.first(where: { $0.rawValue.lowercased() == output.lowercased() }) else {
                 Crescent.usageError("-o \(output): crescent test writes \(SpecOutputFormat.allCases.map(\.rawValue).joined(separator: ", "))",
@@ -97,8 +101,14 @@ struct TestCommand: ParsableCommand {
             host.pluginSearch = search
         }
         options.hostOptions = host
+        options.stopsOnInterrupt = true
         do {
-            throw ExitCode(try SpecRunner.run(options) { ProcessIO.writeOut($0) })
+            let status = try SpecRunner.run(options) { ProcessIO.writeOut($0) }
+            // busted's formats hold only the tests: the interrupt is said beside them.
+            if status == SpecRunner.interruptedStatus && options.output != .plain {
+                ProcessIO.writeError("crescent test: interrupted (SIGINT): the report holds the tests that ended before it\n")
+            }
+            throw ExitCode(status)
         } catch let error as SpecRunner.UsageError {
             Crescent.usageError(error.description, usage: Self.usage)
         } catch let error as SpecRunner.ReportFailure {

@@ -189,6 +189,9 @@ final class CrescentProcess: @unchecked Sendable {
     /// True from the start until the child has ended.
     var isRunning: Bool { child?.isRunning ?? false }
     private let stdinData: Data?
+    /// The child leads a process group of its own, which ``send(_:expecting:toGroup:)`` can signal
+    /// whole, as a terminal's Ctrl-C does.
+    private let processGroup: Bool
     /// What the test said about the signals it sent, and whether the end was checked; locked,
     /// because a test may signal from a thread of its own.
     private let signals = SignalLedger()
@@ -201,8 +204,9 @@ final class CrescentProcess: @unchecked Sendable {
     ///   - environment: variables to set (a nil value removes the variable).
     init(
         _ arguments: [String], executable: String = binaryPath, directory: String,
-        stdin: Data? = nil, environment: [String: String?] = [:]
+        stdin: Data? = nil, environment: [String: String?] = [:], processGroup: Bool = false
     ) {
+        self.processGroup = processGroup
         self.executable = executable
         self.arguments = arguments
         self.directory = directory
@@ -239,7 +243,7 @@ final class CrescentProcess: @unchecked Sendable {
         do {
             child = try TestChild(executable, arguments, environment: environment, directory: directory,
                                   stdin: input.map { .descriptor($0.read) } ?? .null,
-                                  stdout: .descriptor(output.write), stderr: .descriptor(errors.write))
+                                  stdout: .descriptor(output.write), stderr: .descriptor(errors.write), processGroup: processGroup)
         } catch {
             for descriptor in [output.read, output.write, errors.read, errors.write, input?.read, input?.write] {
                 if let descriptor { close(descriptor) }
@@ -295,9 +299,11 @@ final class CrescentProcess: @unchecked Sendable {
 
     /// Sends `signal` to the child; `expectation` says whether the test means it to kill the
     /// process (dying of any other signal fails the test).
-    func send(_ signal: Int32, expecting expectation: SignalExpectation) {
+    /// `toGroup`: to the child's whole process group (started with `processGroup`), as a terminal
+    /// sends Ctrl-C to every process of the foreground job.
+    func send(_ signal: Int32, expecting expectation: SignalExpectation, toGroup: Bool = false) {
         if expectation == .death { signals.expectDeath(by: signal) }
-        child?.signal(signal)
+        child?.signal(signal, group: toGroup && processGroup)
     }
 
     /// A process that ended by a signal and was never finished still fails its test.

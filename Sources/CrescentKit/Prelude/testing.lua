@@ -266,6 +266,10 @@ local function expand()
     for _, b in ipairs(blocks) do for _, fn in ipairs(b.before_each) do pcall(fn) end end
     for i = #blocks, 1, -1 do for _, fn in ipairs(blocks[i].after_each) do pcall(fn) end end
   end
+  -- What each block being walked restores when it ends, innermost last: an insulate block's
+  -- globals and package.loaded as they were before it (false for another block).
+  local states = { false }
+  local function snapshot() return { globals = shallowcopy(_G), loaded = shallowcopy(package.loaded) } end
   -- The tests a host walks past cost a count each (and a name when --filter or tags choose):
   -- a test's host walks every test declared before its own.
   local function walk(block)
@@ -286,7 +290,7 @@ local function expand()
       else
         current = child
         bodiesUpTo = count
-        local saved = child.insulated and { globals = shallowcopy(_G), loaded = shallowcopy(package.loaded) }
+        states[#states + 1] = child.insulated and snapshot() or false
         local ok, err = pcall(function()
           catchup(block)
           child.fn()
@@ -314,10 +318,15 @@ local function expand()
               message = getmetatable(err) == Failure and tostring(err) or tostring(err) }
           end)
         end
+        local saved = states[#states]
+        states[#states] = nil
+        -- As busted (its context's pop_state): when an expose block ends, the insulate block
+        -- right around it keeps the globals and package.loaded as they are then, and undoes only
+        -- what is set after it.
+        if child.exposes and states[#states] then states[#states] = snapshot() end
         -- Past the block (and not stopped at this host's test inside it): undo what it set. In
         -- the listing host this changes state after the block's tests, as a body would.
-        -- As busted, an expose block inside makes its block give up insulating: what it set stays.
-        if saved and not reached and not child.hasexpose then
+        if saved and not reached then
           restoretable(_G, saved.globals)
           restoretable(package.loaded, saved.loaded)
           bodiesUpTo = count
@@ -352,6 +361,15 @@ end })
 -- os.exit would end the whole run (and with it the report): under `crescent test` it ends only the
 -- running test, which fails.
 os.exit = T.exit
+
+-- A Ctrl-C that reached only os.execute's program (the C library ignores SIGINT in its caller
+-- while the program runs) stops the run as it would have, seen in the program's wait status.
+local execute = os.execute
+os.execute = function(...)
+  local ok, how, code = execute(...)
+  if how == "signal" then T.programSignal(code) end
+  return ok, how, code
+end
 
 ---------------------------------------------------------------------------------------------------
 -- Scripts and controllers

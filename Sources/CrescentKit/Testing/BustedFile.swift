@@ -16,10 +16,11 @@ public struct BustedFile: Sendable {
     /// `ROOT`: the spec files and folders.
     public var paths: [String] = []
     /// `tags` and `exclude-tags` (a string, commas allowed, or a list).
-    public var tags: [String] = []
-    public var excludedTags: [String] = []
+    /// Bytes, as a test's name (where a tag is found) need not be UTF-8.
+    public var tags: [[UInt8]] = []
+    public var excludedTags: [[UInt8]] = []
     /// `filter`: a Lua pattern on full names.
-    public var filter: String?
+    public var filter: [UInt8]?
     /// `output`: `json`, `TAP` or ours (`plain`); busted's other handlers are not crescent's.
     public var output: SpecOutputFormat?
     /// `coverage`: busted's switch for luacov, here crescent's own coverage.
@@ -64,9 +65,9 @@ public struct BustedFile: Sendable {
         var file = BustedFile()
         file.warnings = Self.warnings(value, path: path)
         file.paths = strings(task["ROOT"])
-        file.tags = strings(task["tags"])
-        file.excludedTags = strings(task["exclude-tags"])
-        if case .string(let filter) = task["filter"] { file.filter = filter.description }
+        file.tags = words(task["tags"])
+        file.excludedTags = words(task["exclude-tags"])
+        if case .string(let filter) = task["filter"] { file.filter = filter.bytes }
         if case .boolean(let coverage) = task["coverage"] { file.coverage = coverage }
         if case .string(let name) = task["output"] {
             if let format = SpecOutputFormat.allCases.first(where: { $0.rawValue.lowercased() == name.description.lowercased() }) {
@@ -167,20 +168,28 @@ public struct BustedFile: Sendable {
         return warnings
     }
 
-    static func strings(_ value: LuaValue) -> [String] {
+    /// A string's or a list of strings' comma-separated words, as bytes.
+    static func words(_ value: LuaValue) -> [[UInt8]] {
         switch value {
-        case .string(let text): return split(text.description)
+        case .string(let text): return split(text.bytes)
         case .table:
-            return (value.arrayValue ?? []).flatMap { item -> [String] in
-                if case .string(let text) = item { return split(text.description) }
+            return (value.arrayValue ?? []).flatMap { item -> [[UInt8]] in
+                if case .string(let text) = item { return split(text.bytes) }
                 return []
             }
         default: return []
         }
     }
 
-    /// busted's lists on the command line: `--tags=a,b`.
-    public static func split(_ text: String) -> [String] {
-        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    static func strings(_ value: LuaValue) -> [String] {
+        words(value).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The words between commas, without the spaces and tabs around them (`"fast, db"`).
+    public static func split(_ bytes: [UInt8]) -> [[UInt8]] {
+        func blank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        return bytes.split(separator: UInt8(ascii: ",")).map { word in
+            Array(word.drop(while: blank).reversed().drop(while: blank).reversed())
+        }.filter { !$0.isEmpty }
     }
 }

@@ -2,6 +2,9 @@ import CLua
 import LuaBridge
 import Model
 import Services
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension SpecHost {
     /// Pushes the table of primitives the testing prelude builds on (`T` there): time, views,
@@ -67,6 +70,12 @@ extension SpecHost {
             host.requestExit(status)
             host.vm.interrupter.interruptForExit()
             throw LuaRaise("exiting")
+        }
+        // os.execute's program ended by a signal: SIGINT there is a Ctrl-C the C library kept
+        // from the runner (system() ignores it in its caller), which stops the run as it would have.
+        vm.register(field: "programSignal") { [unowned self] stack in
+            if stack.integer(at: 1) == Int64(SIGINT) { timeLimit?.stopsRun() }
+            return .none
         }
         // Views.
         vm.register(field: "viewText") { [unowned self] stack in

@@ -189,7 +189,7 @@ final class SpecHost {
     /// or an exit (`os.exit`, `app.exit`) that would otherwise leave the file with no tests and
     /// the run green. `bodiesUpTo`: this host ran a describe body after that many entries, so only
     /// a test past that index may run in it (a body declared after a test runs after it under busted).
-    func list(filter: String?) -> (cases: [SpecCase], failure: String?, bodiesUpTo: Int) {
+    func list(filter: [UInt8]?) -> (cases: [SpecCase], failure: String?, bodiesUpTo: Int) {
         var cases: [SpecCase] = []
         var failure: String?
         var bodiesUpTo = 0
@@ -200,7 +200,7 @@ final class SpecHost {
             defer { stack.setTop(base) }
             runner.push(onto: stack)                                     // runner
             guard stack.rawGet(-1, "list") == .function else { return }  // runner list
-            if let filter { stack.push(filter) } else { stack.pushNil() }
+            if let filter { stack.push(LuaString(bytes: filter)) } else { stack.pushNil() }
             do throws(LuaError) { try host.vm.call(arguments: 1, results: 2) } catch {
                 failure = error.message
                 return
@@ -251,7 +251,9 @@ final class SpecHost {
             do throws(LuaError) {
                 try host.vm.call(arguments: 1, results: 7)
                 status = stack.text(at: -7) ?? "failed"
-                message = stack.text(at: -6) ?? ""
+                // The values an assertion shows need not be UTF-8: "a\255" and "a\254" must
+                // not both read "a\u{FFFD}". Their other bytes are shown as \xFF, as names are.
+                message = stack.string(at: -6).map { ByteText.shown($0.bytes) } ?? ""
                 reportedName = stack.text(at: -5)
                 failedHook = stack.text(at: -4)
                 if let said = stack.text(at: -3), let name = stack.text(at: -2) {
@@ -273,11 +275,7 @@ final class SpecHost {
             message = "the code under test called app.exit(0), which stopped the test's host there: the rest of the test did "
                 + "not run (replace app.exit inside the test to check a script that exits, as spec/pull-all_spec.lua does)"
         }
-        // Lua raises the memory error without a message handler: name the limit, as a run does.
-        if message == "not enough memory", host.vm.memoryLimit > 0 {
-            message = "not enough memory: the memory limit of \(host.vm.memoryLimit >> 20) MiB was reached (raise it with "
-                + "crescent test --memory-limit MIB)"
-        }
+        message = Self.namingMemoryLimit(message, mebibytes: host.vm.memoryLimit >> 20)
         // pending() inside the body: its message is the reason, not a failure.
         let pendingReason = status == "pending" ? message : nil
         if pendingReason != nil { message = "" }
@@ -294,6 +292,13 @@ final class SpecHost {
         let kind: SpecResult.Status = passed ? .passed : status == "error" ? .error : .failed
         return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: output.text, status: kind,
                            reportedName: reportedName, isSetupFailure: failedHook == "setup", afterHook: afterHook)
+    }
+
+    /// Lua raises the memory error without a message handler, and a spec's pcall (busted's, for a
+    /// describe or expose body) keeps only its bare text: the limit is named, as a run names it.
+    static func namingMemoryLimit(_ message: String, mebibytes: Int) -> String {
+        guard message == "not enough memory", mebibytes > 0 else { return message }
+        return "not enough memory: the memory limit of \(mebibytes) MiB was reached (raise it with crescent test --memory-limit MIB)"
     }
 
     /// Why the test stopped when it ran past its real-time limit.
@@ -402,10 +407,10 @@ final class SpecHost {
                 let primitives = host.vm.ref(from: stack)
                 var fields: [LuaValue: LuaValue] = ["update": .boolean(update), "listing": .boolean(listing)]
                 if let only { fields["only"] = .integer(Int64(only + 1)) }
-                if let filter = selection.filter { fields["filter"] = .string(LuaString(filter)) }
-                if !selection.tags.isEmpty { fields["tags"] = .array(selection.tags.map { .string(LuaString($0)) }) }
+                if let filter = selection.filter { fields["filter"] = .string(LuaString(bytes: filter)) }
+                if !selection.tags.isEmpty { fields["tags"] = .array(selection.tags.map { .string(LuaString(bytes: $0)) }) }
                 if !selection.excludedTags.isEmpty {
-                    fields["exclude_tags"] = .array(selection.excludedTags.map { .string(LuaString($0)) })
+                    fields["exclude_tags"] = .array(selection.excludedTags.map { .string(LuaString(bytes: $0)) })
                 }
                 let options = LuaValue.table(fields)
                 try Prelude.assertions.load(into: host.vm)                   // fn

@@ -23,11 +23,27 @@ struct SpecResult: Sendable {
     let seconds: Double
 }
 
+/// How an interrupted run (Ctrl-C) ended.
+struct SpecInterruption: Sendable {
+    /// The test under way, which was stopped and is not counted; nil when none had begun.
+    let stoppedAt: String?
+    /// False when the runner was still in a test past the wait: its coverage counts are not read.
+    let runnerStopped: Bool
+
+    /// The line the report says it with, before the summary.
+    var line: String {
+        guard let stoppedAt else { return "interrupted (SIGINT): the tests after those above did not run\n" }
+        return "interrupted (SIGINT) during \(SpecReport.oneLine(stoppedAt)): it is not counted, and the tests after it did not run\n"
+    }
+}
+
 /// The results so far: the line per test as each comes, the summary, the JUnit XML.
 struct SpecReport {
     private(set) var results: [SpecResult] = []
     /// Golden files `--update` rewrote.
     var updated: [String] = []
+    /// Set when the run was interrupted: the results are those that ended before.
+    var interruption: SpecInterruption?
 
     var passed: Int { results.count { $0.status == .passed } }
     var failed: Int { results.count { $0.status == .failed || $0.status == .error } }
@@ -114,10 +130,11 @@ struct SpecReport {
             let failures = cases.count { $0.status == .failed }
             let errors = cases.count { $0.status == .error }
             let skipped = cases.count { $0.status == .pending }
-            xml += "  <testsuite name=\"\(Self.escape(file))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" "
+            xml += "  <testsuite name=\"\(Self.escape(file, attribute: true))\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"\(errors)\" "
                 + "skipped=\"\(skipped)\" time=\"\(Self.time(cases.reduce(0) { $0 + $1.seconds }))\">\n"
             for result in cases {
-                xml += "    <testcase name=\"\(Self.escape(result.name))\" classname=\"\(Self.escape(file))\" file=\"\(Self.escape(file))\""
+                xml += "    <testcase name=\"\(Self.escape(result.name, attribute: true))\" classname=\"\(Self.escape(file, attribute: true))\" "
+                    + "file=\"\(Self.escape(file, attribute: true))\""
                 if let line = result.location.split(separator: ":").last.flatMap({ Int($0) }) { xml += " line=\"\(line)\"" }
                 xml += " time=\"\(Self.time(result.seconds))\""
                 switch result.status {
@@ -131,7 +148,7 @@ struct SpecReport {
                 case .failed, .error:
                     let first = result.message.split(separator: "\n").first.map(String.init) ?? "failed"
                     let element = result.status == .error ? "error" : "failure"
-                    xml += ">\n      <\(element) message=\"\(Self.escape(first))\">\(Self.escape(result.message))</\(element)>\n"
+                    xml += ">\n      <\(element) message=\"\(Self.escape(first, attribute: true))\">\(Self.escape(result.message))</\(element)>\n"
                 }
                 if !result.output.isEmpty { xml += "      <system-out>\(Self.escape(result.output))</system-out>\n" }
                 xml += "    </testcase>\n"
@@ -146,7 +163,9 @@ struct SpecReport {
     }
 
     /// Text safe in XML content and attributes; characters XML 1.0 cannot hold become U+FFFD.
-    static func escape(_ text: String) -> String {
+    /// In an attribute (`attribute`) a tab, CR or LF is a character reference: a reader turns a
+    /// raw one into a space there, and a test's name must read back as it was.
+    static func escape(_ text: String, attribute: Bool = false) -> String {
         var escaped = ""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -155,7 +174,8 @@ struct SpecReport {
             case ">": escaped += "&gt;"
             case "\"": escaped += "&quot;"
             case "'": escaped += "&apos;"
-            case "\t", "\n", "\r": escaped.unicodeScalars.append(scalar)
+            case "\t", "\n", "\r":
+                if attribute { escaped += "&#\(scalar.value);" } else { escaped.unicodeScalars.append(scalar) }
             default:
                 escaped.unicodeScalars.append(scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF ? "\u{FFFD}" : scalar)
             }

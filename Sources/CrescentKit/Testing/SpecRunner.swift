@@ -6,8 +6,9 @@ import Model
 public struct SpecRunOptions: Sendable {
     /// Spec files and folders searched for `*_spec.lua`; empty for `spec/` and `test/`.
     public var paths: [String] = []
-    /// A Lua pattern: only tests whose full name matches run.
-    public var filter: String?
+    /// A Lua pattern: only tests whose full name matches run. Bytes, as the command line gave
+    /// them: a test's name need not be UTF-8, and neither need the pattern that matches it.
+    public var filter: [UInt8]?
     /// Where to write a JUnit XML report, if anywhere.
     public var junitPath: String?
     /// `assert.view(golden)` rewrites golden files that differ instead of failing.
@@ -23,6 +24,10 @@ public struct SpecRunOptions: Sendable {
     /// `--coverage`: count the lines the tests ran and write `luacov.report.out` and
     /// `coverage/lcov.info` in the current folder.
     public var coverage = false
+    /// SIGINT (Ctrl-C) stops the run: the test under way is stopped, the report of the tests that
+    /// ended is made (the JUnit file too) and the status is 130; a second SIGINT quits at once.
+    /// `crescent test` sets it; a caller that handles SIGINT itself leaves it off.
+    public var stopsOnInterrupt = false
 
     public init() {}
 }
@@ -48,7 +53,11 @@ public enum SpecRunner {
         public let description: String
     }
 
-    /// Runs the specs and returns the exit status: 0 when none failed, 1 otherwise.
+    /// The status of a run interrupted by SIGINT, as a shell gives a program SIGINT ended.
+    public static let interruptedStatus: Int32 = 130
+
+    /// Runs the specs and returns the exit status: 0 when none failed, 1 otherwise, 130 when it was
+    /// interrupted (SIGINT, or a test's program that SIGINT ended).
     ///
     /// - Parameter write: receives the report as it is made, a line at a time.
     /// - Throws: ``UsageError`` when a path does not exist or the config file is bad, before any
@@ -64,15 +73,22 @@ public enum SpecRunner {
         defer { LineCoverage.active = nil }
         // The tests run on a runner thread; this one writes the report and watches each host's
         // teardown, going on with a new runner past one that never ends (SpecSession).
-        let report = try SpecSession(limit: options.timeout).run(write: write) { session, generation, position in
+        let session = SpecSession(limit: options.timeout)
+        let signals = options.stopsOnInterrupt ? interruptSources(session) : []
+        defer { for source in signals { source.cancel() } }
+        let report = try session.run(write: write) { session, generation, position in
             work(files, from: position, options: options, coverage: coverage, session: session, generation: generation)
+        }
+        if report.interruption != nil {
+            try finishReports(report, options: options, files: files, coverage: coverage, output: output)
+            return interruptedStatus
         }
         // DESIGN: exit 0 only when none failed and at least one ran; a run that ran none says why.
         let ranNone = report.passed + report.failed == 0
         if files.isEmpty {
             write("no *_spec.lua files in \(options.paths.isEmpty ? "spec/ or test/" : options.paths.joined(separator: ", "))\n")
         } else if let filter = options.filter, report.results.isEmpty {
-            write("no test's full name matches --filter \(filter) (a Lua pattern, matched against names such as \"describe-name it-name\"; "
+            write("no test's full name matches --filter \(ByteText.shown(filter)) (a Lua pattern, matched against names such as \"describe-name it-name\"; "
                   + "escape magic characters ( ) . % + - * ? [ ^ $ with %)\n")
         } else if ranNone {
             write(noTestRan(options.selection, pending: report.pending))
@@ -82,7 +98,16 @@ public enum SpecRunner {
                       + "crescent test runs the specs in spec/\n")
             }
         }
-        if let coverage {
+        try finishReports(report, options: options, files: files, coverage: coverage, output: output)
+        return report.failed > 0 || ranNone ? 1 : 0
+    }
+
+    /// Writes what follows the tests' lines: the coverage table and files, the summary (the last
+    /// line), busted's format when one was asked for, and the JUnit file.
+    private static func finishReports(_ report: SpecReport, options: SpecRunOptions, files: [SpecFile], coverage: LineCoverage?,
+                                      output: (String) -> Void) throws {
+        func write(_ text: String) { if options.output == .plain { output(text) } }
+        if let coverage, report.interruption?.runnerStopped != false {
             do throws(ReportFailure) {
                 try checkReportTargets(options, reading: files.map(\.shown))
                 write(try coverage.write(to: FileManager.default.currentDirectoryPath))
@@ -91,7 +116,11 @@ public enum SpecRunner {
                 write(report.summary + "\n")
                 throw error
             }
+        } else if coverage != nil {
+            write("coverage not written: the test under way had not stopped \(formatSeconds(SpecSession.stopWait)) s after "
+                  + "the interrupt, and its counts were still changing\n")
         }
+        if let interruption = report.interruption { write(interruption.line) }
         write(report.summary + "\n")
         if let formatted = report.formatted(options.output) { output(formatted) }
         if let path = options.junitPath {
@@ -103,7 +132,6 @@ public enum SpecRunner {
                 throw ReportFailure(description: "cannot write the JUnit report \(path): \(error)")
             }
         }
-        return report.failed > 0 || ranNone ? 1 : 0
     }
 
     /// The most a spec file may hold: far more than any suite's file, and a bound on what a
@@ -113,8 +141,8 @@ public enum SpecRunner {
     /// Why a run that ran no test exits 1: a `--tags` that no test has, or a suite of only pending tests.
     private static func noTestRan(_ selection: SpecSelection, pending: Int) -> String {
         if !selection.tags.isEmpty || !selection.excludedTags.isEmpty {
-            let tags = selection.tags.isEmpty ? "" : " --tags " + selection.tags.joined(separator: ",")
-            let excluded = selection.excludedTags.isEmpty ? "" : " --exclude-tags " + selection.excludedTags.joined(separator: ",")
+            let tags = selection.tags.isEmpty ? "" : " --tags " + selection.tags.map { ByteText.shown($0) }.joined(separator: ",")
+            let excluded = selection.excludedTags.isEmpty ? "" : " --exclude-tags " + selection.excludedTags.map { ByteText.shown($0) }.joined(separator: ",")
             return "no test ran: no test is chosen by\(tags)\(excluded) (a tag is a #word in a describe or test name, "
                 + "as in it(\"saves #slow\", ...))\n"
         }
@@ -127,7 +155,10 @@ public enum SpecRunner {
     private static func work(_ files: [SpecFile], from position: SpecSession.Position, options: SpecRunOptions,
                              coverage: LineCoverage?, session: SpecSession, generation: Int) {
         let loop = PumpedEventLoop()
-        let limit = SpecTimeLimit(seconds: options.timeout, loop: loop)
+        // A test's program that SIGINT ended (os.execute: the C library ignores SIGINT in its
+        // caller meanwhile, so only the program saw the Ctrl-C) stops the run as SIGINT would.
+        let limit = SpecTimeLimit(seconds: options.timeout, loop: loop) { _ = session.interrupt() }
+        session.attach(limit, generation: generation)
         let teardown = SpecTeardown(session: session, generation: generation, limit: limit)
         var exposers: [SpecExposer] = []
         for index in files.indices {
@@ -174,7 +205,7 @@ public enum SpecRunner {
         var spare: SpecHost? = try makeHost(loop: loop, options: options, listing: true, limit: limit, coverage: coverage)
         if let spare { limit.start(spare.interrupter, plugins: spare.host.pluginInterrupters) }
         // Under the file's limit: an earlier file's expose body that loops is stopped there too.
-        spare?.expose(exposers)
+        let exposeStop = spare?.expose(exposers)
         var compiled: [UInt8]?
         let loadFailure = spare?.load(.source(bytes), path: file) { compiled = $0 }
         let chunk = compiled.map(SpecChunk.binary) ?? .source(bytes)
@@ -182,8 +213,10 @@ public enum SpecRunner {
         let listed = loadFailure == nil ? spare?.list(filter: options.filter) : nil
         limit.stop()
         if var failure = loadFailure ?? listed?.failure {
+            if let exposeStop { failure = exposeStop.explaining(failure) }
+            failure = SpecHost.namingMemoryLimit(failure, mebibytes: options.hostOptions.memoryLimitMiB)
             if loadFailure == nil, let filter = options.filter, failure.contains("time limit") {
-                failure += "\n(--filter \(filter) is matched against each test's name as the file is read: a pattern with "
+                failure += "\n(--filter \(ByteText.shown(filter)) is matched against each test's name as the file is read: a pattern with "
                     + "many - or * backtracks on long names)"
             }
             let result = SpecResult(file: file, name: "(loading the file)", location: file, status: .error, message: failure,
@@ -202,7 +235,8 @@ public enum SpecRunner {
                 guard session.add(done, generation: generation) else { return false }
             }
             if let blockError = spec.blockError {
-                guard session.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .error, message: blockError,
+                let message = SpecHost.namingMemoryLimit(blockError, mebibytes: options.hostOptions.memoryLimitMiB)
+                guard session.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .error, message: message,
                                              output: "", seconds: 0), generation: generation) else { return false }
                 continue
             }
@@ -229,11 +263,11 @@ public enum SpecRunner {
             } else {
                 host = try makeHost(loop: loop, options: options, listing: false, only: index, limit: limit, coverage: coverage)
                 limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
-                host.expose(exposers)
+                let exposeStop = host.expose(exposers)
                 if let failure = host.load(chunk, path: file) {
                     limit.stop()
                     let result = SpecResult(file: file, name: spec.name, location: spec.location, status: .failed,
-                                            message: failure, output: host.output.text, seconds: seconds(since: begun))
+                                            message: exposeStop?.explaining(failure) ?? failure, output: host.output.text, seconds: seconds(since: begun))
                     guard teardown.close(host, file: file, reporting: result, resume: resume) else { return false }
                     continue
                 }
@@ -264,12 +298,12 @@ public enum SpecRunner {
 
     /// Refuses a `--filter` that is not a Lua pattern (`[`), naming it and the fix, before any
     /// test runs: every test's name would otherwise fail to match in a way that says nothing.
-    static func checkFilter(_ filter: String) throws(UsageError) {
+    static func checkFilter(_ filter: [UInt8]) throws(UsageError) {
         let problem: String?
         do throws(LuaError) {
             let vm = try LuaVM()
             defer { vm.close() }
-            vm.stack.push(filter)
+            vm.stack.push(LuaString(bytes: filter))
             vm.setGlobal("filter")
             try vm.run("local ok, err = pcall(string.find, '', filter) return not ok and tostring(err) or nil",
                        name: "=filter", results: 1)
@@ -278,7 +312,7 @@ public enum SpecRunner {
             problem = nil
         }
         guard let problem else { return }
-        throw UsageError(description: "--filter \(filter): not a valid Lua pattern (\(problem)); --filter takes a Lua pattern matched "
+        throw UsageError(description: "--filter \(ByteText.shown(filter)): not a valid Lua pattern (\(problem)); --filter takes a Lua pattern matched "
             + "against names such as \"describe-name it-name\": escape magic characters ( ) . % + - * ? [ ^ $ with %, "
             + "as in --filter '%['")
     }

@@ -44,8 +44,20 @@ final class SpecSession: Sendable {
     /// How the run stands.
     private enum Phase {
         case running
+        /// Interrupted (Ctrl-C): the runner is stopping; past ``stopWait`` the report is made without it.
+        case interrupting(since: ContinuousClock.Instant)
+        /// Interrupted, and the runner has stopped.
+        case interrupted
         case finished
         case failed(SpecRunner.UsageError)
+    }
+
+    /// What an interrupt did: the first stops the run, a second one means to quit at once; one
+    /// that comes once the tests have ended is passed over (the report is being written).
+    enum InterruptOutcome {
+        case stopping
+        case again
+        case late
     }
 
     private struct State {
@@ -58,6 +70,10 @@ final class SpecSession: Sendable {
         var phase = Phase.running
         /// Runner threads abandoned so far, each still running a finalizer on a core of its own.
         var abandoned = 0
+        /// The current runner's time limit, through which an interrupt stops its test.
+        var limit: SpecTimeLimit?
+        /// The test under way when the run was interrupted: the first result that came after.
+        var stoppedAt: String?
     }
 
     /// The tests' limit in seconds (`--timeout`); 0 for none, and then no teardown is abandoned.
@@ -74,6 +90,9 @@ final class SpecSession: Sendable {
     static let mostAbandoned = 3
     /// The stack of a runner thread: as large as a main thread's, for the recursion specs do.
     static let stackSize = 16 << 20
+    /// How long an interrupted run waits for its runner to stop before it reports without it: the
+    /// interrupt stops Lua at once and kills the programs the tests started.
+    static let stopWait = SpecTimeLimit.grace * 2
 
     init(limit: Double) {
         self.limit = limit
@@ -81,11 +100,29 @@ final class SpecSession: Sendable {
 
     // MARK: The runner thread's side
 
-    /// Records `result` and its report lines; false when `generation` was abandoned (the runner
-    /// stops at once).
+    /// The runner of `generation` runs its tests under `limit`: an interrupt stops them through it.
+    func attach(_ limit: SpecTimeLimit, generation: Int) {
+        let interrupted = state.withLock { state in
+            guard state.generation == generation else { return false }
+            state.limit = limit
+            if case .running = state.phase { return false }
+            return true
+        }
+        if interrupted { limit.interruptRun() }
+    }
+
+    /// Records `result` and its report lines; false when `generation` was abandoned or the run
+    /// was interrupted (the runner stops at once).
     func add(_ result: SpecResult, generation: Int) -> Bool {
         let current = state.withLock { state in
             guard state.generation == generation else { return false }
+            switch state.phase {
+            case .interrupting, .interrupted:
+                // The test under way when Ctrl-C came: stopped, not counted.
+                if state.stoppedAt == nil { state.stoppedAt = result.name }
+                return false
+            case .running, .finished, .failed: break
+            }
             var text = ""
             state.report.add(result) { text += $0 }
             state.text += text
@@ -128,9 +165,46 @@ final class SpecSession: Sendable {
     func finish(generation: Int, failure: SpecRunner.UsageError? = nil) {
         state.withLock { state in
             guard state.generation == generation else { return }
-            state.phase = failure.map(Phase.failed) ?? .finished
+            if case .interrupting = state.phase {
+                state.phase = .interrupted
+            } else {
+                state.phase = failure.map(Phase.failed) ?? .finished
+            }
         }
         wake.signal()
+    }
+
+    /// The runner thread of `generation` has returned, however it ended.
+    private func runnerEnded(generation: Int) {
+        state.withLock { state in
+            guard state.generation == generation, case .interrupting = state.phase else { return }
+            state.phase = .interrupted
+        }
+        wake.signal()
+    }
+
+    // MARK: Interrupts
+
+    /// Stops the run (SIGINT, or a test's program that SIGINT ended): the test under way is
+    /// interrupted and the run reports what ended before it. Any thread may call it.
+    /// - Parameter announce: runs for the first interrupt before the test is stopped, so what it
+    ///   writes comes before the report (which may be written and the process ended at once).
+    @discardableResult
+    func interrupt(announce: () -> Void = {}) -> InterruptOutcome {
+        let (outcome, limit) = state.withLock { state -> (InterruptOutcome, SpecTimeLimit?) in
+            switch state.phase {
+            case .running:
+                state.phase = .interrupting(since: .now)
+                return (.stopping, state.limit)
+            case .interrupting, .interrupted: return (.again, nil)
+            // The tests have ended: the report is being written.
+            case .finished, .failed: return (.late, nil)
+            }
+        }
+        if outcome == .stopping { announce() }
+        limit?.interruptRun()
+        wake.signal()
+        return outcome
     }
 
     // MARK: The calling thread's side
@@ -155,10 +229,21 @@ final class SpecSession: Sendable {
             if let (generation, position) = next { spawn(generation: generation, at: position, start) }
             switch phase {
             case .running: continue
+            case .interrupting(let since):
+                guard ContinuousClock.now - since > .seconds(Self.stopWait) else { continue }
+                return interrupted(report, runnerStopped: false)
+            case .interrupted: return interrupted(report, runnerStopped: true)
             case .finished: return report
             case .failed(let error): throw error
             }
         }
+    }
+
+    /// The report of an interrupted run: what ended before the interrupt.
+    private func interrupted(_ report: SpecReport, runnerStopped: Bool) -> SpecReport {
+        var report = report
+        report.interruption = SpecInterruption(stoppedAt: state.withLock { $0.stoppedAt }, runnerStopped: runnerStopped)
+        return report
     }
 
     /// Abandons the teardown under way when it has run past its limit and ``abandonAfter``: its
@@ -197,7 +282,10 @@ final class SpecSession: Sendable {
 
     private func spawn(generation: Int, at position: Position,
                        _ start: @escaping @Sendable (SpecSession, Int, Position) -> Void) {
-        let thread = Thread { [self] in start(self, generation, position) }
+        let thread = Thread { [self] in
+            start(self, generation, position)
+            runnerEnded(generation: generation)
+        }
         thread.stackSize = Self.stackSize
         thread.start()
     }

@@ -41,6 +41,8 @@ final class SpecTimeLimit: Sendable {
     private let phase = Mutex(Phase.idle)
     /// Counts the periods, so a late firing can tell its own from a later test's.
     private let periods = Atomic(0)
+    /// Set once by ``interruptRun()``: the run stops.
+    private let runInterrupted = Atomic(false)
     // Dispatch sources are thread-safe (scheduling and cancelling from any thread is their
     // documented use); the type only lacks the Sendable annotation.
     nonisolated(unsafe) private let timer: any DispatchSourceTimer
@@ -48,9 +50,13 @@ final class SpecTimeLimit: Sendable {
     /// The thread that runs the tests (the one that made the limit), which ``breakSignal`` wakes.
     private let runner: pthread_t
 
-    init(seconds: Double, loop: PumpedEventLoop) {
+    /// Stops the whole run (``SpecSession/interrupt()``): what a test's program that SIGINT ended asks for.
+    let stopsRun: @Sendable () -> Void
+
+    init(seconds: Double, loop: PumpedEventLoop, stopsRun: @escaping @Sendable () -> Void = {}) {
         self.seconds = seconds
         self.loop = loop
+        self.stopsRun = stopsRun
         runner = pthread_self()
         _ = Self.installBreakHandler
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
@@ -62,12 +68,33 @@ final class SpecTimeLimit: Sendable {
 
     /// Starts a test's period: the VM behind `interrupter` is stopped when it has lasted the limit.
     /// `plugins`: the test host's plugin VMs, stopped with it (their code runs on the same thread).
+    /// With no limit (`--timeout 0`) the period still holds the VM, for ``interruptRun()``.
     func start(_ interrupter: LuaInterrupter, plugins: PluginInterrupters? = nil) {
-        guard seconds > 0 && seconds.isFinite else { return }
-        let deadline = DispatchTime.now() + .nanoseconds(Int(min(seconds * 1e9, 9e18)))
+        let limited = seconds > 0 && seconds.isFinite
+        let deadline = limited ? DispatchTime.now() + .nanoseconds(Int(min(seconds * 1e9, 9e18))) : .distantFuture
         let period = periods.add(1, ordering: .relaxed).newValue
         phase.withLock { $0 = .running(deadline: deadline, interrupter: interrupter, plugins: plugins, period: period) }
-        timer.schedule(deadline: deadline, leeway: .milliseconds(10))
+        // A run already interrupted stops each VM it starts at once (a test begun as Ctrl-C came).
+        if runInterrupted.load(ordering: .sequentiallyConsistent) {
+            interrupter.interrupt(status: 130)
+            plugins?.interrupt(status: 130, timeout: false)
+        }
+        if limited { timer.schedule(deadline: deadline, leeway: .milliseconds(10)) }
+    }
+
+    /// Stops the run (Ctrl-C): the running VM is interrupted now and every one started after it,
+    /// the programs the runner started are killed, and a blocked call of the runner's thread is
+    /// broken, so the test under way ends at once and no other starts.
+    func interruptRun() {
+        guard !runInterrupted.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        let target: (interrupter: LuaInterrupter, plugins: PluginInterrupters?)? = phase.withLock { phase in
+            if case .running(_, let interrupter, let plugins, _) = phase { (interrupter, plugins) } else { nil }
+        }
+        target?.interrupter.interrupt(status: 130)
+        target?.plugins?.interrupt(status: 130, timeout: false)
+        for process in ProcessTree.descendants(of: getpid()) { kill(process, SIGKILL) }
+        pthread_kill(runner, Self.breakSignal)
+        loop.execute {}
     }
 
     /// True once the running period has passed its limit.
