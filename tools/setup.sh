@@ -12,10 +12,11 @@
 # (make test runs its phases under tools/reap.py; the shipped system plugin is a Python program),
 # inotify-tools (inotifywait, the watch-latency bench row's baseline), lua-busted (the side-by-side
 # tests run public Lua libraries' specs under busted and under crescent test) and lcov (the
-# coverage tests check that genhtml reads coverage/lcov.info).
+# coverage tests check that genhtml reads coverage/lcov.info) and iproute2 (ss: a plugin test runs it to
+# show that a confined program cannot list the machine's connections through netlink).
 set -euo pipefail
 
-packages=(binutils tmux liblua5.4-dev libsqlite3-dev sqlite3 lua5.4 lua-cjson gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes python3 inotify-tools lua-busted lcov)
+packages=(binutils tmux liblua5.4-dev libsqlite3-dev sqlite3 lua5.4 lua-cjson gpsd gpsd-clients curl libxml2 lua-check postgresql iso-codes python3 inotify-tools lua-busted lcov iproute2)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -6,8 +6,11 @@ import Foundation
 /// (``PluginContents``: files and folders only, bounded) are checked. Nothing of the plugin runs:
 /// git clones without hooks, tar only unpacks.
 enum PluginInstaller {
-    /// Installs the plugin `source` names and answers its manifest (in its new folder).
-    static func install(_ source: String, builtins: [String]) -> Result<PluginManifest, PluginProblem> {
+    /// Installs the plugin `source` names and answers its manifest (in its new folder). Over an
+    /// installed newer version, `downgrade` (the installed manifest, the incoming one) decides
+    /// whether to go on, as package managers ask before a downgrade; refused, nothing changes.
+    static func install(_ source: String, builtins: [String],
+                        downgrade: (PluginManifest, PluginManifest) -> Bool) -> Result<PluginManifest, PluginProblem> {
         guard let destination = PluginSearch.userFolder() else {
             return .failure(PluginProblem("cannot find the user's plugin folder: HOME is not set"))
         }
@@ -28,6 +31,13 @@ enum PluginInstaller {
                     + ": field 'services': service '\(clash)' is already provided by the builtin plugins (choose another service name)")
             }
             let target = destination + "/" + checked.name
+            // An installed plugin whose manifest no longer loads is replaced without a question.
+            if let installed = try? PluginManifest.load(folder: target, hostVersion: CrescentVersion.current),
+               checked.isOlder(than: installed), !downgrade(installed, checked) {
+                throw PluginProblem("plugin '\(checked.name)' \(installed.version) is installed in \(target), and \(source) holds "
+                    + "\(checked.version), an older version: installing it would be a downgrade; nothing was installed "
+                    + "(run crescent plugins install --force \(source) to downgrade)")
+            }
             try? files.createDirectory(atPath: destination, withIntermediateDirectories: true)
             // Copied whole beside the plugins first (a hidden name, which no search lists), then
             // renamed into place: a failed copy never leaves a half-installed plugin, nor the

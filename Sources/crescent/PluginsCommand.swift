@@ -67,9 +67,18 @@ struct PluginsCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("A plugin folder, a git repository or a .tar.gz archive.", valueName: "source"))
         var source: String
 
+        @Flag(help: "Install an older version over a newer one installed (a downgrade) without asking.")
+        var force = false
+
         func run() throws {
             let options = common.hostOptions()
-            switch PluginInstaller.install(source, builtins: PluginCatalog.builtinServices(plugins: [.standard], options: options)) {
+            let builtins = PluginCatalog.builtinServices(plugins: [.standard], options: options)
+            // A downgrade is asked on a terminal; elsewhere it needs --force (no one to ask).
+            let downgrade: (PluginManifest, PluginManifest) -> Bool = { installed, incoming in
+                force || (ProcessIO.isTerminal(0) && PluginInstaller.confirm(
+                    "Plugin '\(installed.name)' \(installed.version) is installed; replace it with the older \(incoming.version) (a downgrade)?"))
+            }
+            switch PluginInstaller.install(source, builtins: builtins, downgrade: downgrade) {
             case .success(let manifest):
                 ProcessIO.writeOut("installed plugin '\(manifest.name)' \(manifest.version) in \(manifest.folder)\n")
                 ProcessIO.writeOut(PluginCatalog.permissionReport(manifest, dataDirectory: options.dataDirectory) + "\n")
@@ -117,7 +126,7 @@ struct PluginCommand: ParsableCommand {
     struct New: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "new", abstract: "Write a plugin skeleton that loads and works with no edits.")
 
-        @Argument(help: ArgumentHelp("The plugin's name ([a-z][a-z0-9_]*), also its service's.", valueName: "name"))
+        @Argument(help: ArgumentHelp("The plugin's name ([a-z][a-z0-9_]*, at most 64 characters), also its service's.", valueName: "name"))
         var name: String
 
         @Flag(help: "A Lua plugin (main.lua).")

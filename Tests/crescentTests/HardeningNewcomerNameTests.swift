@@ -120,7 +120,7 @@ import Testing
         let sandbox = try Sandbox()
         let named = try await crescent(["plugin", "new", "Foo", "--lua"], in: sandbox)
         #expect(named.status == 2, "\(named)")
-        #expect(named.stderr.contains("the plugin name must match [a-z][a-z0-9_]*, got 'Foo'; did you mean 'foo'?"), "\(named)")
+        #expect(named.stderr.contains("the plugin name must match [a-z][a-z0-9_]*, at most 64 characters, got \"Foo\"; did you mean 'foo'?"), "\(named)")
         #expect(named.stderr.contains("plugin new"), "\(named)")
         try sandbox.write("main.lua", "print(1)\n")
         let tested = try await crescent(["test", "main.lua"], in: sandbox)

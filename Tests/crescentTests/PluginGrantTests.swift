@@ -48,7 +48,7 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         ("exec = [\"git status\"]", "field 'permissions.exec' must be a program's name or absolute path (no spaces, no arguments)"),
         ("env = [\"MY-VAR\"]", "field 'permissions.env' must be an environment variable's name"),
         ("native = \"yes\"", "field 'permissions.native' must be true or false, got string"),
-        ("memory_mib = 0", "field 'permissions.memory_mib' must be a whole number of MiB from 1 to 65536, got 0"),
+        ("memory_mib = 0", "field 'permissions.memory_mib' must be a whole number of MiB from 8 to 65536 (below 8 MiB no interpreter starts: python3 needs 5), got 0"),
         ("colour = 1", "field 'permissions.colour' is not a permission (permissions: env, exec, memory_mib, native, net, read, write)"),
         ("read = [\"/a\", \"/a\"]", "field 'permissions.read' names \"/a\" twice"),
         // Fourth permissions attack Y1: characters that show as nothing passed as written.

@@ -116,7 +116,7 @@ extension LuaPluginRuntime {
 
     private func declare(_ name: String, summary: String) throws {
         guard services.isEmpty else { throw LuaRaise("service('\(name)'): declare services while main runs, not later") }
-        guard PluginNames.isValid(name) else { throw LuaRaise("service('\(name)'): a service name must match [a-z][a-z0-9_]*") }
+        guard PluginNames.isValid(name) else { throw LuaRaise("service('\(name)'): a service name must match \(PluginNames.rule)") }
         guard !declarations.contains(where: { $0.name == name }) else { throw LuaRaise("service('\(name)') is declared twice") }
         declarations.append(ServiceDeclaration(name: name, summary: summary))
     }

@@ -72,6 +72,13 @@ public struct PluginManifest: Sendable {
         return nil
     }
 
+    /// True when this manifest's version precedes `other`'s (semver precedence): installing it
+    /// over `other` is a downgrade.
+    public func isOlder(than other: PluginManifest) -> Bool {
+        guard let mine = SemanticVersion(version), let theirs = SemanticVersion(other.version) else { return false }
+        return mine < theirs
+    }
+
     static func path(in folder: String) -> String {
         folder.hasSuffix("/") ? folder + fileName : folder + "/" + fileName
     }
@@ -136,7 +143,9 @@ private struct ManifestReader {
             throw problem(unknown, "is not a manifest field (fields: \(Self.knownFields.joined(separator: ", ")))")
         }
         let name = try string("name")
-        guard PluginNames.isValid(name) else { throw problem("name", "must match [a-z][a-z0-9_]*, got \"\(visible(name))\"") }
+        guard PluginNames.isValid(name) else {
+            throw problem("name", "must match \(PluginNames.rule), got \(PluginNames.shown(name)); choose a short lower-case name such as \"my_plugin\"")
+        }
         guard !PluginNames.reserved.contains(name) else {
             throw problem("name", "is '\(name)', a name crescent uses itself (a builtin plugin or service, or a section of crescent.toml it reads, whose settings would go to the plugin); choose another name")
         }
@@ -233,7 +242,7 @@ private struct ManifestReader {
         var seen = NameSet()
         for item in items {
             guard let name = item.stringValue, PluginNames.isValid(name) else {
-                throw problem(field, "must hold names matching [a-z][a-z0-9_]*, got \(item.jsonText)")
+                throw problem(field, "must hold names matching \(PluginNames.rule), got \(item.stringValue.map(PluginNames.shown) ?? item.jsonText)")
             }
             guard seen.insert(name) else { throw problem(field, "names '\(name)' twice") }
             names.append(name)
@@ -272,9 +281,27 @@ enum PluginNames {
     static let reserved: [String] = Array(StandardServices.settingKeys.keys) + Array(ConfigFile.hostSections.keys)
         + ["standard", "builtin", "crescent"]
 
-    /// `[a-z][a-z0-9_]*`.
+    /// The longest name, in characters. A name is a folder name, a part of the data folder's
+    /// and the grants file's entries, and a Lua global: a 300-character name was taken, and
+    /// `plugins install` then failed with "an error the system did not name (NSCocoaErrorDomain
+    /// 514)" where the installed folder's hidden staging name passed the file system's 255 bytes.
+    static let maximumLength = 64
+
+    /// The rule, as messages state it.
+    static let rule = "[a-z][a-z0-9_]*, at most \(maximumLength) characters"
+
+    /// `[a-z][a-z0-9_]*`, at most ``maximumLength`` characters.
     static func isValid(_ name: String) -> Bool {
+        guard name.utf8.count <= maximumLength else { return false }
         guard let first = name.unicodeScalars.first, ("a"..."z").contains(first) else { return false }
         return name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+    }
+
+    /// A name as messages show it: quoted and escaped, and past ``maximumLength`` its start and
+    /// its length (a 300-character name is not printed whole).
+    static func shown(_ name: String) -> String {
+        let count = name.count
+        guard count > maximumLength else { return "\"\(visible(name))\"" }
+        return "\"\(visible(String(name.prefix(24))))…\" (\(count) characters)"
     }
 }

@@ -35,6 +35,14 @@ public struct PluginPermissions: Sendable, Equatable {
     /// The default memory limit of a plugin, MiB.
     public static let defaultMemoryMiB = 64
 
+    /// The lowest memory limit a manifest may set, MiB: below it no interpreter starts (python3
+    /// needs 5 MiB of data to print "ok"; with `memory_mib = 1` a process plugin only "exited
+    /// before answering 'initialize'"), so a lower value is a mistake, not a limit.
+    public static let minimumMemoryMiB = 8
+
+    /// The highest memory limit a manifest may set, MiB.
+    public static let maximumMemoryMiB = 1 << 16
+
     public init() {}
 
     /// The fields of the table, for messages.
@@ -272,7 +280,9 @@ public struct PluginPermissions: Sendable, Equatable {
             guard !text.isEmpty, !text.contains(where: { $0 == " " || $0 == "\0" || $0 == "\t" }) else {
                 return "must be a program's name or absolute path (no spaces, no arguments)"
             }
-            return text.contains("/") && !text.hasPrefix("/") ? "must be a program's name (found on PATH) or an absolute path" : nil
+            if text.contains("/") && !text.hasPrefix("/") { return "must be a program's name (found on PATH) or an absolute path" }
+            // Recorded grants keep what was granted then; only a manifest is held to the rules.
+            return isGrant ? nil : PluginExecEntry.problem(text, manifest: path)
         }
         permissions.env = try strings("env", example: "[\"HOME\", \"LANG\"]") { text in
             let valid = text.unicodeScalars.first.map { $0 == "_" || ("A"..."Z").contains($0) || ("a"..."z").contains($0) } ?? false
@@ -289,8 +299,10 @@ public struct PluginPermissions: Sendable, Equatable {
             }
         }
         if let memory = table["memory_mib"] {
-            guard let mib = memory.integerValue, mib >= 1, mib <= 1 << 16 else {
-                throw problem("memory_mib", "must be a whole number of MiB from 1 to 65536, got \(memory.jsonText)")
+            let lowest = isGrant ? 1 : Int64(minimumMemoryMiB)
+            guard let mib = memory.integerValue, mib >= lowest, mib <= Int64(maximumMemoryMiB) else {
+                throw problem("memory_mib", "must be a whole number of MiB from \(minimumMemoryMiB) to \(maximumMemoryMiB) "
+                              + "(below \(minimumMemoryMiB) MiB no interpreter starts: python3 needs 5), got \(memory.jsonText)")
             }
             permissions.memoryMiB = Int(mib)
         }

@@ -95,19 +95,25 @@ struct PluginProcess {
     /// Ends the program and everything it started in its process group, and reaps it: waits
     /// up to `grace` seconds for the program to exit, then kills the group (what the program
     /// left running with it, and the program itself if it still runs). Nothing the plugin
-    /// started outlives its stop or the host.
-    func reap(grace: Double) {
+    /// started outlives its stop or the host. Answers the program's wait status when it had
+    /// ended by itself, nil when this ended it (or its status could not be had).
+    @discardableResult
+    func reap(grace: Double) -> Int32? {
         var waited = 0.0
-        while !hasExited(), waited < grace {
+        var exited = hasExited()
+        while !exited, waited < grace {
             usleep(10_000)
             waited += 0.01
+            exited = hasExited()
         }
         // The program is not reaped yet (at most a zombie), so its pid still names its group and
         // no other process can have taken it.
         kill(-pid, SIGKILL)
         ProcessGroups.remove(pid)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        var reaped: pid_t
+        repeat { reaped = waitpid(pid, &status, 0) } while reaped == -1 && errno == EINTR
+        return exited && reaped == pid ? status : nil
     }
 
     /// Every process descended from the program now (``ProcessTree``): read before the program

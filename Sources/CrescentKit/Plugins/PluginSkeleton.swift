@@ -12,7 +12,7 @@ public enum PluginSkeleton {
         guard !PluginNames.isValid(name) else { return }
         let cleaned = String(name.lowercased().map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" }.drop { !$0.isLetter })
         let suggestion = PluginNames.isValid(cleaned) ? "; did you mean '\(cleaned)'?" : ""
-        throw PluginProblem("the plugin name must match [a-z][a-z0-9_]*, got '\(name)'\(suggestion)")
+        throw PluginProblem("the plugin name must match \(PluginNames.rule), got \(PluginNames.shown(name))\(suggestion)")
     }
 
     /// Writes the skeleton of plugin `name` into `folder` (made when missing; existing files are

@@ -289,6 +289,7 @@ private final class ProcessPluginLogHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let line = unwrapInboundIn(data)
         let text = String(decoding: line.text.readableBytesView, as: UTF8.self)
+        if PluginMemoryShortage.saysOutOfMemory(text) { plugin.value.saidOutOfMemory = true }
         plugin.value.log(.warn, line.isCut ? text + " [cut: the line is longer than \(line.text.readableBytes) bytes]" : text)
     }
 

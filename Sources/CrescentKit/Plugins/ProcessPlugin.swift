@@ -53,6 +53,8 @@ final class ProcessPlugin {
     var answeredInThisRun = false
     /// True while the current run has not answered `initialize`: calls wait in `waiting`.
     var initializing = false
+    /// True once the current run's stderr said an allocation failed (``PluginMemoryShortage``).
+    var saidOutOfMemory = false
     /// Ends a run whose `initialize` answer is late.
     var startJob: Cancellation?
     /// Set while a plugin never seen before starts in the background: takes the declarations
@@ -155,7 +157,7 @@ final class ProcessPlugin {
     }
 
     /// `CRESCENT_DATA_DIR`: a folder of the plugin's own under the data folder (made when missing).
-    private var dataFolder: String {
+    var dataFolder: String {
         PluginSandbox.dataFolder(of: manifest, dataDirectory: host.options.dataDirectory)
     }
 
@@ -164,178 +166,6 @@ final class ProcessPlugin {
     /// How long the answer to `initialize` may take: the call time limit, but never less than 30 s
     /// (an interpreter starting on a loaded machine is slow, and a short limit is for calls).
     var startTimeout: Double { max(callTimeout, 30) }
-
-    /// Spawns the program, sends `initialize` and reads its answer, holding the loop, then hands
-    /// the pipes to the loop. Answers the services the program declares.
-    @discardableResult
-    func launch() throws(PluginProblem) -> [ServiceDeclaration] {
-        try handshake(spawnInitializing())
-    }
-
-    /// Reads the `initialize` answer of `process` holding the loop, then hands its pipes to the
-    /// loop; answers the services it declares.
-    func handshake(_ process: PluginProcess) throws(PluginProblem) -> [ServiceDeclaration] {
-        var buffered: [UInt8] = []
-        let deadline = PluginProcess.milliseconds() + Int64(startTimeout * 1000)
-        let answer: [UInt8]
-        do throws(PluginProblem) {
-            guard let line = try readAnswer(process, until: deadline, buffered: &buffered) else {
-                throw PluginProblem("it did not answer 'initialize' within \(formatSeconds(startTimeout)) s")
-            }
-            answer = line
-        } catch {
-            throw failedHandshake(process, error)
-        }
-        return try connect(process, answer: answer, buffered: buffered)
-    }
-
-    /// Reads lines of `process` holding the loop until its answer to `initialize` or `deadline`;
-    /// notifications and malformed lines before the answer are taken or skipped. Nil: the
-    /// deadline passed first, and `buffered` holds what was read of the next line.
-    func readAnswer(_ process: PluginProcess, until deadline: Int64,
-                    buffered: inout [UInt8]) throws(PluginProblem) -> [UInt8]? {
-        while true {
-            guard let line = try process.readLine(until: deadline, buffered: &buffered,
-                                                  maximumLength: JSONRPCLineDecoder.defaultMaximumLength) else { return nil }
-            if !takenBeforeAnswer(line) { return line }
-        }
-    }
-
-    /// Ends `process`, whose start failed with `problem`: the problem, with what the program wrote
-    /// to stderr.
-    func failedHandshake(_ process: PluginProcess, _ problem: PluginProblem) -> PluginProblem {
-        let said = process.errorOutput()
-        abandon(process)
-        return said.isEmpty ? problem : PluginProblem("\(problem.message) (its stderr: \(said))")
-    }
-
-    /// Takes the `initialize` answer read holding the loop and hands the pipes of `process` to the
-    /// loop, the bytes read past the answer first; answers the services it declares.
-    func connect(_ process: PluginProcess, answer: [UInt8], buffered: [UInt8]) throws(PluginProblem) -> [ServiceDeclaration] {
-        let declarations: [ServiceDeclaration]
-        do throws(PluginProblem) {
-            declarations = try Self.declarations(fromInitializeAnswer: answer)
-        } catch {
-            abandon(process)
-            throw error
-        }
-        let run = ProcessRun(process: process)
-        running = run
-        initializing = false
-        connect(run, readFirst: buffered)
-        answeredInThisRun = false
-        return declarations
-    }
-
-    /// Spawns the program and sends `initialize`; its answer comes to ``received(_:)`` on the
-    /// loop, and calls wait in `waiting` until then. A late answer ends the run.
-    func launchInBackground() throws(PluginProblem) {
-        handOff(try spawnInitializing())
-    }
-
-    /// Hands `process`, which was sent `initialize` and has not answered, to the loop, `buffered`
-    /// (what it wrote of a line so far) read first: its answer comes to ``received(_:)``, and a
-    /// late one ends the run.
-    func handOff(_ process: PluginProcess, buffered: [UInt8] = []) {
-        let run = ProcessRun(process: process)
-        running = run
-        initializing = true
-        answeredInThisRun = false
-        connect(run, readFirst: buffered)
-        let plugin = NIOLoopBound(self, eventLoop: host.loop)
-        let boundRun = NIOLoopBound(run, eventLoop: host.loop)
-        startJob = host.clock.schedule(after: .seconds(seconds: startTimeout)) {
-            onLoop(plugin) { plugin in
-                plugin.startJob = nil
-                plugin.failedToStart(boundRun.value, "it did not answer 'initialize' within \(formatSeconds(plugin.startTimeout)) s")
-            }
-        }
-    }
-
-    /// The answer to `initialize` of a run started in the background: the waiting calls go out,
-    /// or, when the answer is wrong, the run ends and they answer `unavailable`.
-    func initialized(_ line: [UInt8]) {
-        guard let run = running else { return }
-        if let first = firstAnswer {
-            let answer = Result { () throws(PluginProblem) in try Self.declarations(fromInitializeAnswer: line) }
-            if case .failure(let problem) = answer {
-                failedToStart(run, problem.message)
-                return
-            }
-            firstAnswer = nil
-            initializing = false
-            startJob?.cancel()
-            startJob = nil
-            first(answer)
-            return
-        }
-        let declarations: [ServiceDeclaration]
-        do throws(PluginProblem) {
-            declarations = try Self.declarations(fromInitializeAnswer: line)
-            if let problem = manifest.mismatch(declared: declarations.map(\.name), by: "its answer to 'initialize'") { throw problem }
-        } catch {
-            failedToStart(run, error.message)
-            return
-        }
-        initializing = false
-        startJob?.cancel()
-        startJob = nil
-        let known = knownDeclarations.map { $0.jsonValue.jsonText }.sorted()
-        if declarations.map({ $0.jsonValue.jsonText }).sorted() != known {
-            cache.save(declarations)
-            log(.warn, "declares its services differently from its last run; the new declarations apply from the next run")
-        }
-        let calls = waiting
-        waiting.removeAll()
-        for call in calls where !call.isDone { send(call) }
-    }
-
-    /// A run started in the background could not start: it is ended, and the calls waiting for
-    /// it answer `unavailable`.
-    func failedToStart(_ run: ProcessRun, _ message: String) {
-        guard running === run, initializing else { return }
-        // The launcher reports a first start that fails.
-        if firstAnswer == nil { log(.error, "could not start: \(message)") }
-        kill(run.process.pid, SIGKILL)
-        ended(run, reason: "could not start", startFailure: message)
-    }
-
-    /// Spawns the program in its folder and writes the `initialize` request to it.
-    func spawnInitializing() throws(PluginProblem) -> PluginProcess {
-        let folder = PluginSearch.canonical(manifest.folder)
-        // Without Landlock the launcher lets only a plugin [plugins] allow_unsandboxed names start.
-        let sandbox = PluginSandbox.landlockABI() >= 1 ? PluginSandbox(manifest: manifest, dataDirectory: host.options.dataDirectory) : nil
-        let process = try PluginProcess.spawn(command, plugin: manifest.name, folder: folder,
-                                              environment: ["CRESCENT_PLUGIN_DIR": folder, "CRESCENT_DATA_DIR": dataFolder],
-                                              sandbox: sandbox)
-        let request = JSONRPCMessage.request(id: 0, method: "initialize",
-                                             params: ["crescent": .string(CrescentVersion.current), "settings": settings])
-        guard process.write(Array((request.line + "\n").utf8)) else {
-            let said = process.errorOutput()
-            abandon(process)
-            throw PluginProblem("it closed its stdin before 'initialize'" + (said.isEmpty ? "" : " (its stderr: \(said))"))
-        }
-        return process
-    }
-
-    func abandon(_ process: PluginProcess) {
-        close(process.stdin)
-        close(process.stdout)
-        close(process.stderr)
-        process.reap(grace: 0)
-    }
-
-    /// The services an `initialize` answer declares.
-    static func declarations(fromInitializeAnswer line: [UInt8]) throws(PluginProblem) -> [ServiceDeclaration] {
-        let result: Value
-        switch JSONRPCMessage.parse(line: line) {
-        case .success(.response(_, let value)): result = value
-        case .success(.failure(_, let error)): throw PluginProblem("it answered 'initialize' with an error: \(error.message)")
-        case .success: throw PluginProblem("it sent a request before its answer to 'initialize'")
-        case .failure(let error): throw PluginProblem("its answer to 'initialize' is not JSON-RPC: \(error.message)")
-        }
-        return try ServiceDeclaration.list(from: result["services"])
-    }
 
     /// The program's stdout closed or broke: it is gone. Calls in flight answer `unavailable`;
     /// a first start in the background fails with `startFailure` (else with `reason`).
@@ -346,7 +176,15 @@ final class ProcessPlugin {
         self.running = nil
         runs += 1
         running.close()
-        running.process.reap(grace: 0.2)
+        // A start that failed gets longer to end by itself: its status may say why.
+        let status = running.process.reap(grace: initializing ? 1 : 0.2)
+        var reason = reason
+        // A start that ended for want of memory says so (it read "exited" only).
+        if startFailure == nil, initializing || first != nil,
+           PluginMemoryShortage.explains(status: status, said: saidOutOfMemory,
+                                         limitMiB: manifest.permissions.memoryMiB ?? PluginPermissions.defaultMemoryMiB) {
+            reason = PluginMemoryShortage.reason(manifest)
+        }
         let calls = inFlight.values
         inFlight.removeAll()
         for call in calls {

@@ -13,7 +13,7 @@ extension ServiceDeclaration {
         var declarations: [ServiceDeclaration] = []
         for (index, service) in services.enumerated() {
             guard let name = service["name"].stringValue, PluginNames.isValid(name) else {
-                throw PluginProblem("its answer to 'initialize': services[\(index + 1)].name must be a name matching [a-z][a-z0-9_]*")
+                throw PluginProblem("its answer to 'initialize': services[\(index + 1)].name must be a name matching \(PluginNames.rule)")
             }
             guard !declarations.contains(where: { $0.name == name }) else {
                 throw PluginProblem("its answer to 'initialize': services[\(index + 1)]: service '\(name)' is listed twice")

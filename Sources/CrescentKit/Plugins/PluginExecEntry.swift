@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The rules an `exec` entry of a manifest follows beyond its syntax: it names one program that
+/// exists, and not the dynamic loader. `exec = ["*"]`, `["."]` and `["nonexistentprog"]` were
+/// taken and explained as "may run * (found on /usr/local/bin:/usr/bin:/bin)", which nothing
+/// could ever run; and `exec = ["/lib64/ld-linux-x86-64.so.2"]` read as one program while the
+/// loader runs any program it is given (`ld.so ./prog`).
+enum PluginExecEntry {
+    /// Why the entry `text` of the manifest at `manifest` is refused, or nil when it is taken.
+    /// Said after "field 'permissions.exec' ", before the entry and an example.
+    static func problem(_ text: String, manifest: String) -> String? {
+        if text.hasPrefix("/") {
+            if text.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
+                return "must be an absolute path without . or .. (write the program's own path)"
+            }
+        } else if text == "." || text == ".." || !text.unicodeScalars.allSatisfy(isNameCharacter) {
+            return "must be one program's name, of letters, digits, '_', '+', '.' and '-' (no pattern such as *: "
+                + "each program is named)"
+        }
+        let folder = manifest.hasSuffix("/" + PluginManifest.fileName)
+            ? String(manifest.dropLast(PluginManifest.fileName.count + 1)) : "."
+        guard let program = PluginSandbox.program(text, folder: folder, path: PluginSandbox.confinedPath) else {
+            return text.hasPrefix("/")
+                ? "names no executable program (install it, or remove it from exec)"
+                : "names no program found on \(PluginSandbox.confinedPath), where a plugin's programs are looked up "
+                    + "(install it, or remove it from exec)"
+        }
+        if isLoader(program) {
+            return "names the dynamic loader, which runs any program it is given (ld.so PROGRAM), so it would grant "
+                + "every program; name the programs the plugin runs instead"
+        }
+        return nil
+    }
+
+    /// `[A-Za-z0-9_+.-]`: what program names are made of (`python3`, `g++`, `x86_64-linux-gnu-gcc`).
+    private static func isNameCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+            || scalar == "_" || scalar == "+" || scalar == "." || scalar == "-"
+    }
+
+    /// True when `program` is a dynamic loader: one of ``PluginSandbox/loaders`` (resolved: the
+    /// same file under another name, /usr/lib64/... or a link, counts), or named as loaders are.
+    static func isLoader(_ program: String) -> Bool {
+        let resolved = PluginSandbox.resolve(program)
+        if PluginSandbox.loaders.contains(where: { PluginSandbox.resolve($0) == resolved }) { return true }
+        let name = resolved.split(separator: "/").last.map(String.init) ?? resolved
+        return name.hasPrefix("ld-linux") || name.hasPrefix("ld-musl") || name == "ld.so" || name.hasPrefix("ld64.so")
+    }
+}

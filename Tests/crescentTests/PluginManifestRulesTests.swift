@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+
+/// What a manifest may ask beyond its syntax, and the messages that name what is wrong (fifth
+/// round of issue 35's attack, perms4 Z1–Z4 and X1's loader): `memory_mib` too low for anything
+/// to start and a start that ran out of it, `exec` entries that name no one program, plugin names
+/// past 64 characters, and a downgrade by `plugins install`.
+@Suite struct PluginManifestRulesTests {
+    static func manifest(name: String = "music", _ permissions: String) -> String {
+        """
+        name = "\(name)"
+        version = "1.0.0"
+        crescent = ">=0.1.0"
+        kind = "lua"
+        services = ["music"]
+
+        [permissions]
+        \(permissions)
+        """
+    }
+
+    static let main = """
+        local s = service("music", "Plays music.")
+        s:method("ping", {}, "string", "Answers pong.", function() return "pong" end)
+        """
+
+    func sandbox(name: String = "music", _ permissions: String) throws -> Sandbox {
+        let sandbox = try Sandbox()
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest(name: name, permissions))
+        try sandbox.write("plugins/music/main.lua", Self.main)
+        return sandbox
+    }
+
+    /// Each was taken by `plugin check` and shown as a grant ("may run * (found on ...)", "may run
+    /// /lib64/ld-linux-x86-64.so.2", which runs any program); `memory_mib = 1` let nothing start.
+    @Test(arguments: [
+        ("memory_mib = 1", "field 'permissions.memory_mib' must be a whole number of MiB from 8 to 65536 (below 8 MiB no interpreter starts: python3 needs 5), got 1"),
+        ("memory_mib = 7", "field 'permissions.memory_mib' must be a whole number of MiB from 8 to 65536"),
+        ("exec = [\"*\"]", "field 'permissions.exec' must be one program's name, of letters, digits, '_', '+', '.' and '-' (no pattern such as *: each program is named), got \"*\""),
+        ("exec = [\".\"]", "field 'permissions.exec' must be one program's name"),
+        ("exec = [\"..\"]", "field 'permissions.exec' must be one program's name"),
+        ("exec = [\"/usr/bin/../bin/sh\"]", "field 'permissions.exec' must be an absolute path without . or .."),
+        ("exec = [\"nonexistentprog\"]", "field 'permissions.exec' names no program found on /usr/local/bin:/usr/bin:/bin, where a plugin's programs are looked up (install it, or remove it from exec), got \"nonexistentprog\""),
+        ("exec = [\"/usr/bin/nonexistentprog\"]", "field 'permissions.exec' names no executable program (install it, or remove it from exec)"),
+        ("exec = [\"/lib64/ld-linux-x86-64.so.2\"]", "field 'permissions.exec' names the dynamic loader, which runs any program it is given (ld.so PROGRAM), so it would grant every program; name the programs the plugin runs instead"),
+    ])
+    func anEntryNamingNoOneProgramOrNoWorkableLimitIsRefused(permissions: String, message: String) async throws {
+        let sandbox = try self.sandbox(permissions)
+        let result = try await inHome(["plugin", "check", "plugins/music"], sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("plugins/music/plugin.toml: " + message), "\(result)")
+    }
+
+    /// The loader under another name (ld.so on PATH is a link to it on Debian) is the loader.
+    @Test func theLoaderByAnotherNameIsTheLoader() async throws {
+        let link = "/usr/bin/ld.so"
+        try #require(FileManager.default.fileExists(atPath: link), "this machine has no \(link)")
+        let sandbox = try self.sandbox("exec = [\"ld.so\"]")
+        let result = try await inHome(["plugin", "check", "plugins/music"], sandbox)
+        #expect(result.status == 1 && result.stdout.contains("field 'permissions.exec' names the dynamic loader"), "\(result)")
+        let fine = try self.sandbox("exec = [\"sleep\", \"python3\", \"/bin/sh\"]\nmemory_mib = 8")
+        let checked = try await inHome(["plugin", "check", "plugins/music"], fine)
+        #expect(checked.status == 0 && checked.stdout.contains("exec sleep: may run sleep"), "\(checked)")
+    }
+
+    /// A 300-character name was taken; `plugins install` then failed with "an error the system
+    /// did not name (NSCocoaErrorDomain 514)".
+    @Test func aNameLongerThan64CharactersIsRefusedNamingTheRule() async throws {
+        let long = String(repeating: "a", count: 300)
+        let sandbox = try self.sandbox(name: long, "")
+        let checked = try await inHome(["plugin", "check", "plugins/music"], sandbox)
+        let rule = "field 'name' must match [a-z][a-z0-9_]*, at most 64 characters, got \"aaaaaaaaaaaaaaaaaaaaaaaa…\" (300 characters)"
+        #expect(checked.status == 1 && checked.stdout.contains(rule), "\(checked)")
+        let installed = try await inHome(["plugins", "install", "plugins/music"], sandbox)
+        #expect(installed.status == 1 && installed.stderr.contains(rule), "\(installed)")
+        #expect(!installed.stderr.contains("NSCocoaErrorDomain"), "\(installed)")
+        let atTheLimit = try self.sandbox(name: String(repeating: "b", count: 64), "")
+        #expect(try await inHome(["plugin", "check", "plugins/music"], atTheLimit).status == 0)
+    }
+
+    /// `plugins install` of 0.0.9 over an installed 0.1.1 replaced it without a word. Without a
+    /// terminal it is refused naming --force; with --force it goes ahead.
+    @Test func installingAnOlderVersionOverANewerOneIsADowngradeThatNeedsForce() async throws {
+        let sandbox = try Sandbox()
+        try PluginInstallTests.writePlugin(in: sandbox, at: "new/tune", version: "0.1.1")
+        try PluginInstallTests.writePlugin(in: sandbox, at: "old/tune", version: "0.0.9")
+        #expect(try await inHome(["plugins", "install", "new/tune"], sandbox).status == 0)
+        let refused = try await inHome(["plugins", "install", "old/tune"], sandbox)
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr.contains("plugin 'tune' 0.1.1 is installed in \(sandbox.path)\(PluginInstallTests.userFolder), and old/tune holds 0.0.9, an older version: installing it would be a downgrade; nothing was installed (run crescent plugins install --force old/tune to downgrade)"), "\(refused)")
+        let manifest = sandbox.path + PluginInstallTests.userFolder + "/plugin.toml"
+        #expect(try String(contentsOfFile: manifest, encoding: .utf8).contains("version = \"0.1.1\""))
+        let forced = try await inHome(["plugins", "install", "--force", "old/tune"], sandbox)
+        #expect(forced.status == 0 && forced.stdout.contains("installed plugin 'tune' 0.0.9"), "\(forced)")
+        #expect(try String(contentsOfFile: manifest, encoding: .utf8).contains("version = \"0.0.9\""))
+        // The same version again, or a newer one, needs nothing.
+        #expect(try await inHome(["plugins", "install", "old/tune"], sandbox).status == 0)
+        #expect(try await inHome(["plugins", "install", "new/tune"], sandbox).status == 0)
+    }
+
+    /// A process plugin that fails at start the way a program short of memory does: `segv` (C
+    /// code writing through the NULL its malloc answered), `memoryerror` (Python's MemoryError),
+    /// `exit` (an exit of its own, which says nothing of memory).
+    static let hungry = #"""
+        import ctypes, json, sys
+        mode = open("mode.txt").read().strip()
+        if mode == "segv":
+            libc = ctypes.CDLL(None)
+            libc.malloc.restype = ctypes.c_void_p
+            ctypes.memset(libc.malloc(256 << 20), 1, 256 << 20)
+        elif mode == "memoryerror":
+            hoard = bytearray(256 << 20)
+        else:
+            sys.exit(3)
+        for line in sys.stdin:
+            print(json.dumps({"jsonrpc": "2.0", "id": json.loads(line)["id"], "result": {"services": []}}), flush=True)
+        """#
+
+    /// With `memory_mib` at its floor the start said only "it exited before answering
+    /// 'initialize'"; it says the program ran out of its limit, naming `memory_mib` and its value.
+    /// Touched in a task (the start goes on while the loop runs) and outside one (the loop waits).
+    @Test func aStartThatRunsOutOfItsMemoryLimitSaysSo() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("plugins/hungry/plugin.toml", """
+            name = "hungry"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "process"
+            command = ["python3", "hungry.py"]
+            services = ["hungry"]
+
+            [permissions]
+            memory_mib = 8
+            """)
+        try sandbox.write("plugins/hungry/hungry.py", Self.hungry)
+        let said = "plugins/hungry/plugin.toml; raise it, e.g. to 64, the default) before answering 'initialize'"
+        let named = "ran out of its memory limit of 8 MiB (memory_mib = 8 in [permissions] of "
+        let inTask = "task(function() local ok, err = pcall(function() return services.hungry:ping() end) print(ok, tostring(err)) app.exit(0) end)"
+        let outside = "local ok, err = pcall(function() return services.hungry end) print(ok, tostring(err))"
+        for (mode, code) in [("segv", inTask), ("memoryerror", outside), ("segv", outside)] {
+            try sandbox.write("plugins/hungry/mode.txt", mode)
+            try? FileManager.default.removeItem(atPath: sandbox.path + "/.local/share/crescent/plugin-declarations")
+            let result = try await inHome(["-e", code], sandbox, timeLimit: 90)
+            let text = result.stdout + result.stderr
+            #expect(text.contains(named) && text.contains(said), "\(mode): \(result)")
+            #expect(!result.stdout.contains("exited before") && !result.stderr.contains("exited before"), "\(mode): \(result)")
+        }
+        try sandbox.write("plugins/hungry/mode.txt", "exit")
+        let other = try await inHome(["-e", outside], sandbox, timeLimit: 90)
+        #expect(!other.stdout.contains("memory") && !other.stderr.contains("memory"), "\(other)")
+        #expect(other.stdout.contains("exited before answering 'initialize'") || other.stderr.contains("exited before answering 'initialize'"), "\(other)")
+    }
+
+    /// A real program that lists the machine's TCP connections through netlink sock_diag (`ss`,
+    /// iproute2), run by a plugin granted `net` and `exec = ["ss"]`: only route netlink opens,
+    /// so it cannot list them (its fallback, /proc/net/tcp, is no file it may read), and the
+    /// test's own listening socket does not show.
+    @Test func grantedNetAndSsItCannotListTheMachinesConnections() async throws {
+        try #require(FileManager.default.fileExists(atPath: "/bin/ss") || FileManager.default.fileExists(atPath: "/usr/bin/ss"), "tools/setup.sh installs iproute2")
+        let listener = try LoopbackListener()
+        defer { listener.close() }
+        let sandbox = try Sandbox()
+        try sandbox.write("plugins/lister/plugin.toml", """
+            name = "lister"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "lua"
+            services = ["lister"]
+
+            [permissions]
+            exec = ["ss"]
+            net = ["127.0.0.1:\(listener.port)"]
+            """)
+        try sandbox.write("plugins/lister/main.lua", """
+            local s = service("lister", "Lists connections.")
+            s:method("list", {}, "string", "What ss -tanl prints.", function()
+              local pipe = io.popen("ss -tanl")
+              local text = pipe:read("a")
+              pipe:close()
+              return text
+            end)
+            """)
+        #expect(try await inHome(["plugins", "allow", "lister"], sandbox).status == 0)
+        // Outside the plugin, the same program lists the listener.
+        let plain = Process()
+        plain.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        plain.arguments = ["ss", "-tanl"]
+        let output = Pipe()
+        plain.standardOutput = output
+        try plain.run()
+        let listed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        plain.waitUntilExit()
+        #expect(listed.contains("127.0.0.1:\(listener.port)"), "the test's listener is not listed by ss itself: \(listed)")
+        let result = try await inHome(["-e", "task(function() print(services.lister:list()) end)"], sandbox, timeLimit: 90)
+        #expect(result.status == 0 && result.stdout.contains("State"), "ss ran: \(result)")
+        #expect(!result.stdout.contains(":\(listener.port)"), "\(result)")
+        #expect(result.stderr.contains("Cannot open netlink socket: Permission denied"), "\(result)")
+    }
+}
