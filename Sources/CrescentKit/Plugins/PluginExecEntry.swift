@@ -2,11 +2,12 @@
 import Glibc
 #endif
 
-/// The rules an `exec` entry of a manifest follows beyond its syntax: it names one program that
-/// exists, and not the dynamic loader. `exec = ["*"]`, `["."]` and `["nonexistentprog"]` were
-/// taken and explained as "may run * (found on /usr/local/bin:/usr/bin:/bin)", which nothing
-/// could ever run; and `exec = ["/lib64/ld-linux-x86-64.so.2"]` read as one program while the
-/// loader runs any program it is given (`ld.so ./prog`).
+/// The rules an `exec` entry of a manifest follows beyond its syntax: it names one program, and
+/// not the dynamic loader. `exec = ["*"]` and `["."]` were taken and explained as "may run *
+/// (found on /usr/local/bin:/usr/bin:/bin)", which nothing could ever run; and
+/// `exec = ["/lib64/ld-linux-x86-64.so.2"]` read as one program while the loader runs any
+/// program it is given (`ld.so ./prog`). A program not installed is taken, and said to be
+/// missing (``isInstalled(_:)``).
 enum PluginExecEntry {
     /// Why the entry `text` of the manifest at `manifest` is refused, or nil when it is taken.
     /// Said after "field 'permissions.exec' ", before the entry and an example.
@@ -21,12 +22,9 @@ enum PluginExecEntry {
         }
         let folder = manifest.hasSuffix("/" + PluginManifest.fileName)
             ? String(manifest.dropLast(PluginManifest.fileName.count + 1)) : "."
-        guard let program = PluginSandbox.program(text, folder: folder, path: PluginSandbox.confinedPath) else {
-            return text.hasPrefix("/")
-                ? "names no executable program (install it, or remove it from exec)"
-                : "names no program found on \(PluginSandbox.confinedPath), where a plugin's programs are looked up "
-                    + "(install it, or remove it from exec)"
-        }
+        // A program not installed here is taken (a plugin may run ffmpeg where it is installed;
+        // `plugin check` says it is missing, and running it fails naming it).
+        let program = PluginSandbox.program(text, folder: folder, path: PluginSandbox.confinedPath) ?? text
         if isLoader(program) {
             return "names the dynamic loader, which runs any program it is given (ld.so PROGRAM), so it would grant "
                 + "every program; name the programs the plugin runs instead"
@@ -47,5 +45,11 @@ enum PluginExecEntry {
         if PluginSandbox.loaders.contains(where: { PluginSandbox.resolve($0) == resolved }) { return true }
         let name = resolved.split(separator: "/").last.map(String.init) ?? resolved
         return name.hasPrefix("ld-linux") || name.hasPrefix("ld-musl") || name == "ld.so" || name.hasPrefix("ld64.so")
+    }
+
+    /// Whether the program an entry names is installed: an executable at its absolute path, or
+    /// found on ``PluginSandbox/confinedPath``.
+    static func isInstalled(_ text: String) -> Bool {
+        PluginSandbox.program(text, folder: ".", path: PluginSandbox.confinedPath) != nil
     }
 }

@@ -168,7 +168,11 @@ public struct PluginPermissions: Sendable, Equatable {
             lines.append("net (a process plugin, and the programs a Lua plugin runs): name lookups over TCP port 53 of any host too; no UDP at all")
         }
         for program in exec {
-            lines.append("exec \(program): may run \(program) (found on \(PluginSandbox.confinedPath)), confined to these permissions as the plugin is")
+            let found = PluginExecEntry.isInstalled(program)
+                ? (program.hasPrefix("/") ? "" : " (found on \(PluginSandbox.confinedPath))")
+                : " (not installed here: no such program\(program.hasPrefix("/") ? "" : " on " + PluginSandbox.confinedPath); "
+                    + "running it fails until it is installed)"
+            lines.append("exec \(program): may run \(program)\(found), confined to these permissions as the plugin is")
         }
         for name in env { lines.append("env \(name): may read the environment variable \(name)") }
         if native { lines.append("native: may load C modules (Lua): FULL ACCESS, as much as you have") }
