@@ -296,9 +296,11 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         #expect(result.stderr.contains("no plugin 'nosuch' found (crescent plugins lists the plugins found)"), "\(result)")
     }
 
-    /// Requiring a builtin service that reaches past every grant (process, files, http, feeds)
-    /// is asked like a permission.
-    @Test func requiringTheHTTPServiceNeedsAGrant() async throws {
+    /// Requiring a builtin service that reaches past every grant (process, files, http, feeds,
+    /// session) is asked like a permission.
+    @Test(arguments: [("http", "may connect to any host through the http service"),
+                      ("session", "may register users, log them in and out and try their passwords through the session service")])
+    func requiringAPowerfulServiceNeedsAGrant(service: String, explained: String) async throws {
         let sandbox = try Sandbox()
         try sandbox.write("plugins/runner/plugin.toml", """
             name = "runner"
@@ -306,13 +308,13 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
             crescent = ">=0.1.0"
             kind = "lua"
             services = ["runner"]
-            requires = ["http"]
+            requires = ["\(service)"]
             """)
         try sandbox.write("plugins/runner/main.lua", "service('runner', 'r')")
         let result = try await inHome(["-e", "local ok, err = pcall(function() return services.runner end) print(ok, type(err) == 'table' and err.message or err)"], sandbox)
-        #expect(result.stdout.contains("plugin 'runner' asks for permissions not granted (requires http)"), "\(result)")
+        #expect(result.stdout.contains("plugin 'runner' asks for permissions not granted (requires \(service))"), "\(result)")
         let check = try await inHome(["plugin", "check", "plugins/runner"], sandbox)
-        #expect(check.stdout.contains("requires http: may connect to any host through the http service"), "\(check)")
+        #expect(check.stdout.contains("requires \(service): \(explained)"), "\(check)")
     }
 
     /// A granted path that does not lead where it reads (`..`, a link) is shown with where it

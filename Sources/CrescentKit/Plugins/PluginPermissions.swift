@@ -49,7 +49,7 @@ public struct PluginPermissions: Sendable, Equatable {
     static let fields = ["env", "exec", "memory_mib", "native", "net", "read", "write"]
 
     /// The builtin services whose use is a permission of its own.
-    static let powerfulServices = ["feeds", "files", "http", "process"]
+    static let powerfulServices = ["feeds", "files", "http", "process", "session"]
 
     /// True when it asks for nothing that needs a grant.
     public var asksNothing: Bool {
@@ -180,6 +180,7 @@ public struct PluginPermissions: Sendable, Equatable {
             let what = switch service {
             case "process": "may run any program through the process service"
             case "files": "may read and write any file through the files service"
+            case "session": "may register users, log them in and out and try their passwords through the session service"
             default: "may connect to any host through the \(service) service"
             }
             lines.append("requires \(service): \(what)")
