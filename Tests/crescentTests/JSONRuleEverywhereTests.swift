@@ -40,7 +40,7 @@ import Testing
         #expect(lines.contains("assign\tfalse"), "\(result)")
         #expect(lines.contains("same\ttrue\ttrue"), "\(result)")
         // The copy holds no model marker: a table given it is a plain table, not a forged model.
-        #expect(lines.contains(#"forged	{"code":"FORGED"}"#), "\(result)")
+        #expect(lines.contains("forged\t" + #"{"code":"FORGED"}"#), "\(result)")
     }
 
     @Test func theJSONMarksCannotBeChangedByScripts() async throws {
@@ -60,7 +60,7 @@ import Testing
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("write\tfalse"), "\(result)")
         #expect(lines.contains("plain\tarray\tobject"), "\(result)")
-        #expect(lines.contains(#"encode	{"o":{},"t":[],"u":[]}"#), "\(result)")
+        #expect(lines.contains("encode\t" + #"{"o":{},"t":[],"u":[]}"#), "\(result)")
         #expect(lines.contains("no method\tnil"), "\(result)")
         #expect(lines.contains("class\ttrue\tmine"), "\(result)")
         #expect(lines.contains("remark\t{}"), "\(result)")
