@@ -88,6 +88,34 @@ import Testing
         #expect(lines.contains("page\t" + record), "\(result)")
     }
 
+    @Test func aRemoteObserverAndTheLuaReaderSeeOneRecord() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("host.lua", """
+            services.store:collection("n"):add({ name = "n", a = json.null, o = json.object() }, function() end)
+            timer.every(60, function() end)
+            """)
+        let host = try await ListeningHost(script: "host.lua", name: "nulls", options: ["--data-dir", ":memory:"], sandbox: sandbox)
+        let client = try RemoteTestClient(path: host.socketPath)
+        let read = client.call("eval", ["code": #"return json.encode(services.store:collection("n").items)"#])?["result"] as? [String: Any]
+        // The first `changed` may come before or after the answer: both are read off the wire.
+        let id = client.request("observe", ["service": #"services.store:collection("n")"#, "key": "items"])
+        var changed: [String: Any]?, answered = false
+        let deadline = Date().addingTimeInterval(15)
+        while changed == nil || !answered, let message = client.next(until: deadline) {
+            if message["id"] as? Int == id {
+                answered = true
+                #expect(message["result"] != nil, "\(message)")
+            } else if message["method"] as? String == "changed" {
+                changed = message["params"] as? [String: Any]
+            }
+        }
+        let seen = (changed?["value"] as? [[String: Any]])?.first
+        #expect(seen?.keys.sorted() == ["a", "id", "name", "o"], "\(String(describing: changed))")
+        #expect(seen?["a"] is NSNull, "\(String(describing: changed))")
+        #expect(read?["value"] as? String == #"[{"a":null,"id":1,"name":"n","o":{}}]"#, "\(String(describing: read))")
+        _ = await host.stop()
+    }
+
     @Test func aMarkTheContentsContradictIsAnError() async throws {
         let result = try await run("""
             print(pcall(json.object, { 1, 2 }))
@@ -160,7 +188,7 @@ import Testing
     }
 
     @Test func numbersReadAsTheNearestDouble() async throws {
-        // As Go's encoding/json, Python's json, JavaScript's JSON.parse and lua-cjson: an underflow
+        // As Python's json, JavaScript's JSON.parse and lua-cjson: an underflow
         // is the nearest double (zero, signed); an overflow would be infinity and is refused.
         let result = try await run("""
             local tiny, minus = json.decode("1e-400"), json.decode("-1e-400")
