@@ -84,6 +84,15 @@ static void guard_finalizer(lua_State *L, int index) {
  * which behaves as the script's own). */
 static int guarded_setmetatable(lua_State *L) {
     guard_finalizer(L, 2);
+    if (crescent_is_json_marked(L, 1)) {
+        /* A json mark's __metatable keeps getmetatable from handing out the shared mark; the
+         * table itself may still get another metatable (a class for decoded data). */
+        int type = lua_type(L, 2);
+        luaL_argexpected(L, type == LUA_TNIL || type == LUA_TTABLE, 2, "nil or table");
+        lua_settop(L, 2);
+        lua_setmetatable(L, 1);
+        return 1;
+    }
     return original(L)(L);
 }
 
@@ -104,4 +113,5 @@ void crescent_install_handler_guards(lua_State *L) {
     lua_pop(L, 1);
     if (lua_getglobal(L, "debug") == LUA_TTABLE) crescent_wrap_field(L, "setmetatable", guarded_debug_setmetatable);
     lua_pop(L, 1);
+    crescent_install_metatable_guards(L);
 }

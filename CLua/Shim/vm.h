@@ -64,6 +64,12 @@ void crescent_install_handler_guards(lua_State *L);
 void crescent_install_model_guards(lua_State *L);
 /* Whether the value at `index` is a data model proxy. */
 int crescent_is_model(lua_State *L, int index);
+/** Whether the value at `index` is a table carrying json.array's or json.object's mark
+ *  (metatables.c). */
+int crescent_is_json_marked(lua_State *L, int index);
+/** Replaces debug.getmetatable so that the host's shared metatables (data models', the json
+ *  marks) are handed out as copies (metatables.c). */
+void crescent_install_metatable_guards(lua_State *L);
 /** Replaces function `name` of the table on top of the stack with `wrapper`, a C closure holding
  *  the original as upvalue 1 (nothing when there is no such function). */
 void crescent_wrap_field(lua_State *L, const char *name, lua_CFunction wrapper);

@@ -2,9 +2,11 @@ import Foundation
 import Testing
 
 /// One JSON codec: the same values through every path that writes JSON — `json.encode`, the store
-/// (the record's JSON as written in the SQLite file), `--ui json` and a remote `eval --json` over a
-/// real Unix socket — give the same text, or are refused with the same error (the same place and
-/// problem; each path words the rest for its caller). The one difference is the store's own rule:
+/// (the record's JSON as written in the SQLite file), `--ui json`, a remote `eval --json` over a
+/// real Unix socket and the `event` notification a remote `on` subscriber gets for a posted
+/// payload — give the same text, or are refused with the same error (the same place and problem;
+/// each path words the rest for its caller: an event the payload of which JSON cannot hold comes
+/// with `error` instead of `payload`). The one difference is the store's own rule:
 /// it refuses a NUL character, which PostgreSQL cannot store.
 @Suite struct JSONCodecAgreementTests {
     /// What a path gave: the JSON text of `{ v = VALUE }`, or the error's place and problem
@@ -72,20 +74,39 @@ import Testing
         ("a sparse array", "{ 1, nil, 3 }", .error(".v has a hole at [2]")),
         ("mixed keys", "{ 1, a = 2 }", .error(".v mixes array items and named fields")),
         ("a float key", "{ [1.5] = 1 }", .error(".v has a number key")),
+        ("a __tojson value", "setmetatable({}, { __tojson = function() return { z = 1 } end })", .text(#"{"v":{"z":1}}"#)),
+        ("a __tojson inside an array", "{ 1, setmetatable({}, { __tojson = function() return 0.5 end }) }", .text(#"{"v":[1,0.5]}"#)),
+        ("a __tojson that raises", #"setmetatable({}, { __tojson = function() error("must fail", 0) end })"#,
+         .error(".v has a __tojson that raised an error")),
+        ("a __tojson that is no function", #"setmetatable({}, { __tojson = "x" })"#,
+         .error(".v has a __tojson that is a string")),
+        ("a mark the contents contradict", #"setmetatable({ 1, 2 }, { __jsontype = "object" })"#,
+         .error(".v is marked object (json.object, decoded JSON or its __jsontype) but holds array items")),
+        ("an unknown shape", #"setmetatable({}, { __jsontype = "bogus" })"#, .error(#".v has __jsontype "bogus""#)),
     ]
 
     /// The store refuses a NUL character (PostgreSQL cannot store it): its one rule of its own.
     static let storeOnly: [String: Answer] = ["embedded NUL": .error(".v has a string with a NUL character (\\0)")]
 
+    /// `--ui json` writes the value inside its line's own objects (`{"controller", "view":
+    /// {"pairs": {"v": ...}}}`), and the line as a whole keeps the one limit, so that any reader
+    /// using it (`view_json()`, a remote `view`, `json.decode`) reads the line back: a value at
+    /// the limit is refused there, naming the place, on every view path alike.
+    static let uiJSONOnly: [String: Answer] = [
+        "nesting at the limit": .error(".v.a.a…(91 more)….a.a.a.a is nested too deeply (more than 100 tables)"),
+    ]
+
     @Test func everyPathWritesTheSameJSONOrRefusesWithTheSameError() async throws {
         let encoded = try await encodedAndStored()
         let viewed = try await shownWithUIJSON()
         let evaluated = try await evaluatedRemotely()
+        let posted = try await postedToASubscriber()
         for (name, _, expected) in Self.cases {
             #expect(encoded.encode[name] == expected, "json.encode, \(name)")
             #expect(encoded.store[name] == (Self.storeOnly[name] ?? expected), "the store, \(name)")
-            #expect(viewed[name] == expected, "--ui json, \(name)")
+            #expect(viewed[name] == (Self.uiJSONOnly[name] ?? expected), "--ui json, \(name)")
             #expect(evaluated[name] == expected, "eval --json, \(name)")
+            #expect(posted[name] == expected, "a remote on's event, \(name)")
         }
     }
 
@@ -167,6 +188,51 @@ import Testing
             let run = try await host.crescentCommand(["eval", "agree", "--json", Self.helpers + "\nreturn { v = \(lua) }"])
             answers[name] = run.status == 0 ? .text(run.stdout.trimmingCharacters(in: .newlines)) : .error(message: run.stderr)
         }
+        _ = await host.stop()
+        return answers
+    }
+
+    /// `post("agree.case", { v = VALUE })` in a host, and the `event` notification a client that
+    /// subscribed with `on` gets: the payload's text as it came on the wire, or its `error`. After
+    /// every case the host still answers (a payload it cannot send ends nothing).
+    private func postedToASubscriber() async throws -> [String: Answer] {
+        let sandbox = try Sandbox()
+        try sandbox.write("host.lua", "timer.every(60, function() end)\n")
+        let host = try await ListeningHost(script: "host.lua", name: "posts", sandbox: sandbox)
+        let client = try RemoteTestClient(path: host.socketPath)
+        let subscribed = client.call("on", ["event": "agree.case"])
+        #expect(subscribed?["result"] != nil, "\(String(describing: subscribed))")
+        var answers: [String: Answer] = [:]
+        for (name, lua, _) in Self.cases {
+            // The event may come before or after the eval's answer: both are read off the wire.
+            let id = client.request("eval", ["code": Self.helpers + "\npost('agree.case', { v = \(lua) })"])
+            var event: String?, answered = false
+            let deadline = Date().addingTimeInterval(15)
+            while event == nil || !answered, let line = client.nextLine(until: deadline) {
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                if object?["id"] as? Int == id {
+                    answered = true
+                    #expect(object?["result"] != nil, "\(name): \(line)")
+                } else if object?["method"] as? String == "event" {
+                    event = line
+                }
+            }
+            guard let line = event else {
+                answers[name] = .error("no event notification")
+                continue
+            }
+            if let start = line.range(of: #""payload":"#), let end = line.range(of: #","subscription":"#, options: .backwards) {
+                answers[name] = .text(String(line[start.upperBound..<end.lowerBound]))
+            } else if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      let params = object["params"] as? [String: Any], let message = params["error"] as? String {
+                #expect(params["name"] as? String == "agree.case", "\(line)")
+                answers[name] = .error(message: message)
+            } else {
+                answers[name] = .error(line)
+            }
+        }
+        let alive = client.call("eval", ["code": "return 1 + 1"])?["result"] as? [String: Any]
+        #expect(alive?["text"] as? String == "2", "the host answers after every payload")
         _ = await host.stop()
         return answers
     }

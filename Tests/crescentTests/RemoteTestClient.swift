@@ -96,13 +96,21 @@ final class RemoteTestClient: @unchecked Sendable {
 
     /// The next message before `deadline`; nil at the deadline or the end of the stream.
     func next(until deadline: Date) -> [String: Any]? {
+        while let line = nextLine(until: deadline) {
+            if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] { return object }
+            Issue.record("the host sent a line that is not a JSON object: \(line)")
+        }
+        return nil
+    }
+
+    /// The next line before `deadline`, without its newline; nil at the deadline or the end of
+    /// the stream.
+    func nextLine(until deadline: Date) -> String? {
         while true {
             if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Data(pending[..<newline])
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
-                if let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any] { return object }
-                Issue.record("the host sent a line that is not a JSON object: \(String(decoding: line, as: UTF8.self))")
-                continue
+                return line
             }
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else { return nil }

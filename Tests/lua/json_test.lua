@@ -136,7 +136,14 @@ do
   checkerr("json%.encode: value%[1%] is a table that contains itself", encode, s)
 end
 checkerr("json%.encode: value mixes array items and named fields", encode, { 1, 2, x = 3 })
-checkerr("json%.encode: value%.list mixes array items and named fields", encode, { list = json.array({ 1, y = 2 }) })
+checkerr("json%.array: the table holds named fields, which an array cannot", json.array, { 1, y = 2 })
+checkerr("json%.object: the table holds array items, which an object cannot", json.object, { 1, 2 })
+do
+  local marked = json.array()
+  marked.y = 2
+  checkerr("json%.encode: value%.list is marked array %(json%.array, decoded JSON or its __jsontype%) but holds named fields",
+    encode, { list = marked })
+end
 checkerr("json%.encode: value has a boolean key: object keys are strings and array positions are integers", encode, { [true] = 1 })
 checkerr("json%.encode: value%.m has a table key", encode, { m = { [{}] = 1 } })
 checkerr("json%.encode: value has a number key", encode, { [1.5] = 1 })

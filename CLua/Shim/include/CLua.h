@@ -180,6 +180,10 @@ void crescent_push_cached_index(lua_State *L);
 void crescent_own_cached_index(lua_State *L);
 /** The light userdata key that marks data model metatables. */
 const void *crescent_model_marker(void);
+/** Marks the metatable at `index` as one of json's shape marks (json.array, json.object): shared
+ *  by every marked table, so debug.getmetatable hands out a copy of it, and setmetatable may
+ *  replace it although its `__metatable` protects it from getmetatable. */
+void crescent_protect_json_mark(lua_State *L, int index);
 /** Turns the fields table on top into a data model proxy: pops the fields, pushes a proxy that holds
  *  them under a private light userdata key (and nothing else, so every assignment reaches
  *  `__newindex`) and whose metatable is `templates[slot]`, shared by every model of the type (the

@@ -29,6 +29,9 @@ struct BindingTables {
     /// marks.lua): values from services carry them before the `json` module has loaded, and the
     /// module takes these when it does.
     let jsonMarks: (null: LuaRef, array: LuaRef, object: LuaRef)
+    /// marks.lua's `resolve`: a copy of a value with every part that has `__tojson` replaced by
+    /// what it returns, which every conversion to JSON's values calls when it finds one.
+    let jsonResolve: LuaRef
     /// Keeps alive the field names ``FieldNameCache`` holds, one slot per cache entry.
     let fieldNameAnchors: LuaRef
 
@@ -46,7 +49,10 @@ struct BindingTables {
         subscriptionType = Self.makeSubscriptionType(vm)
         requestType = Self.makeRequestType(vm)
         try Prelude.marks.load(into: vm)
-        try vm.call(arguments: 0, results: 3)                        // null array object
+        try vm.call(arguments: 0, results: 4)                        // null array object resolve
+        crescent_protect_json_mark(vm.state, -2)
+        crescent_protect_json_mark(vm.state, -3)
+        jsonResolve = vm.ref()
         let object = vm.ref(), array = vm.ref()
         jsonMarks = (vm.ref(), array, object)
     }

@@ -22,6 +22,14 @@ struct ConversionFailure: Error {
         case hole(Int64)
         /// Tables nested deeper than the binding converts.
         case tooDeep
+        /// A `__tojson` that is not a function or that raised: the path inside the value (as
+        /// marks.lua's `resolve` names it, `.x[2]`) and why (`has a __tojson that raised ...`).
+        case toJSON(path: String, reason: String)
+        /// A table marked `array` or `object` (json.array, json.object, decoded JSON, its own
+        /// `__jsontype`) holding what that shape cannot: `array items`, `named fields`.
+        case markedShape(String, found: String)
+        /// A `__jsontype` that is neither "array" nor "object".
+        case unknownShape(String)
     }
 
     /// One step from a value into a part of it.
@@ -62,6 +70,9 @@ struct ConversionFailure: Error {
         case .binaryKey: "a table with a key that is not valid UTF-8"
         case .hole(let position): "an array with a hole at [\(position)]"
         case .tooDeep: "a table nested too deeply"
+        case .toJSON(let path, _): "a value whose __tojson failed" + (path.isEmpty ? "" : " at \(path)")
+        case .markedShape(let shape, let found): "a table marked \(shape) holding \(found)"
+        case .unknownShape(let shape): "a table whose __jsontype is \"\(shape)\""
         }
         let place = self.path
         return place.isEmpty ? found : "\(found) at \(place)"
@@ -87,6 +98,12 @@ struct ConversionFailure: Error {
             "\(place) has a hole at [\(position)]: an array holds items 1 to n with none missing"
         case .tooDeep:
             "\(place) is nested too deeply (more than \(ModelBinding.maxConversionDepth) tables)"
+        case .toJSON(let path, let reason):
+            "\(place)\(path) \(reason)"
+        case .markedShape(let shape, let found):
+            "\(place) is marked \(shape) (json.\(shape), decoded JSON or its __jsontype) but holds \(found): \(shape == "object" ? "an object has only named fields" : "an array has only items 1 to n"); remove the mark or the \(found)"
+        case .unknownShape(let shape):
+            "\(place) has __jsontype \"\(shape)\": it must be \"array\" or \"object\""
         }
     }
 }

@@ -48,6 +48,45 @@ extension ModelBinding {
         return .one
     }
 
+    /// The value at `index` as JSON holds it, or why it cannot be in `json.encode`'s words
+    /// (`value.x is NaN: ...`), naming the place from `root`: what remote answers and event
+    /// notifications send, so a client reads what `json.encode` would write, or its refusal.
+    func jsonForm(at index: Int32, in stack: LuaStack, root: String = "value") -> Result<Value, JSONRefusal> {
+        let converted = convertedValue(at: index, in: stack)
+        if let failure = converted.failure {
+            return .failure(JSONRefusal(failure.message(root: root, subject: "JSON values")))
+        }
+        if let failure = converted.value.jsonFailure { return .failure(JSONRefusal(failure.message(root: root))) }
+        return .success(converted.value)
+    }
+
+    /// The value at `index` converted after marks.lua's `resolve` replaced each part that has
+    /// `__tojson` with what it returns (``convertedValue(at:in:)`` found one): what `json.encode`
+    /// writes, on every path. A `__tojson` that is not a function, or that raises, is the failure,
+    /// naming its place; the stand-in is what a failed part stands in as.
+    func resolvedValue(at index: Int32, in stack: LuaStack) -> (value: Value, failure: ConversionFailure?) {
+        let standIn: Value = stack.type(at: index) == .table ? .array([]) : .null
+        let base = stack.top
+        defer { stack.setTop(base) }
+        guard stack.ensure(5) else { return (standIn, ConversionFailure(.tooDeep)) }
+        let value = stack.absolute(index)
+        // `resolve` runs Lua (the scripts' __tojson), which may convert values of its own.
+        let refuses = refusesMetatables
+        tables.jsonResolve.push(onto: stack)                         // resolve
+        stack.pushValue(at: value)                                   // resolve value
+        let status = lua_pcallk(stack.state, 1, 3, 0, 0, nil)         // ok copy|path reason
+        refusesMetatables = refuses
+        guard status == LUA_OK else {
+            let error = stack.popError(status)
+            return (standIn, ConversionFailure(.toJSON(path: "", reason: "could not be resolved: \(error.message)")))
+        }
+        guard stack.boolean(at: base + 1) else {
+            return (standIn, ConversionFailure(.toJSON(path: stack.text(at: base + 2) ?? "", reason: stack.text(at: base + 3) ?? "")))
+        }
+        let converted = convertedValue(at: base + 2, in: stack, findsToJSON: false)
+        return (converted.value, converted.failure)
+    }
+
     private static func failed(_ message: String, _ stack: LuaStack) -> LuaReturn {
         stack.pushNil()
         stack.push(message)
@@ -86,4 +125,11 @@ extension ModelBinding {
         default: push(value, onto: stack)
         }
     }
+}
+
+/// Why a value has no JSON form, in `json.encode`'s words: a remote eval answer's `valueError`,
+/// an event notification's `error`.
+struct JSONRefusal: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
 }

@@ -76,6 +76,7 @@ extension ModelBinding {
         guard spec.hasCompletion else { return try runAction(spec, on: box, arguments, rejection: rejection, stack) }
 
         let request = ServiceRequest(service: box.name, method: spec.name, owner: host.currentScope, binding: self)
+        request.object = box.object
         if let completion {
             stack.pushValue(at: completion)
             request.completion = vm.ref(from: stack)
@@ -174,7 +175,7 @@ extension ModelBinding {
             if let rejection { throw rejection }
             let result = try body(box.object, arguments)
             guard spec.result != nil else { return .none }
-            push(result, onto: stack)
+            push(result, of: box.object, onto: stack)
             if case .handle(let handle) = result, let owned = handle.object.asOwned { adopt(owned) }
             return .one
         } catch {
@@ -273,7 +274,7 @@ extension ModelBinding {
         }
         _ = stack.ensure(4)
         if case .success(let value) = outcome {
-            push(value, onto: stack)
+            if let object = request.object { push(value, of: object, onto: stack) } else { push(value, onto: stack) }
             if vm.isOverMemoryLimit {
                 // The result took Lua past its memory limit (Swift's allocations are let through):
                 // it is dropped and collected, so the script gets an error it can handle instead

@@ -67,7 +67,7 @@ extension ModelBinding {
                 }
                 guard let property = box.interface.property(key) else { throw self.undeclared(key, of: box, stack) }
                 let value = self.read(property, of: box)
-                self.push(value, onto: stack)                            // obj key value
+                self.push(value, of: box.object, onto: stack)            // obj key value
                 // A value pinned for an event's handler is older than the object: never cached.
                 if box.pinned?[key] != nil { return .one }
                 // Tables are handed out fresh on each read, so a script that changes its copy

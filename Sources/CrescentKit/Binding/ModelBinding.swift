@@ -34,6 +34,9 @@ final class ModelBinding {
     /// Converting values that cross to another VM (a plugin's): a table with a metatable has no
     /// model form there, so it is refused like a function.
     var refusesMetatables = false
+    /// While a value of an object that hands out JSON data is pushed: null fields are pushed
+    /// as `json.null` (see ``ModelObject/handsOutJSONData``).
+    var pushesNullFields = false
     /// In-flight requests: they keep the run alive. Used on the loop only; inserting and
     /// removing call nothing but the request's identity hash.
     var requests: Set<ServiceRequest> = []

@@ -25,6 +25,9 @@ final class ServiceRequest: Cancellable, Hashable {
 
     let service: String
     let method: String
+    /// The object whose method this is: its answer is pushed as that object hands out values
+    /// (``ModelBinding/push(_:of:onto:)``).
+    var object: (any ModelObject)?
     // Read and written on every call, on the host's loop only. Internal, so the optimizer sees
     // every access and drops the run-time exclusivity check: no access to these is held across a
     // call that could come back to them.

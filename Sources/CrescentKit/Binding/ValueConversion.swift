@@ -13,6 +13,14 @@ extension ModelBinding {
         push(value, stack, &interned)
     }
 
+    /// Pushes a value `object` hands out: with its null fields as `json.null` when it hands out
+    /// JSON data (a store's records), so they read as a remote client sees them.
+    func push(_ value: Value, of object: any ModelObject, onto stack: LuaStack) {
+        pushesNullFields = object.handsOutJSONData
+        defer { pushesNullFields = false }
+        push(value, onto: stack)
+    }
+
     /// Pushes `value`, its strings through `interned` while a bulk array is pushed. A scalar
     /// takes the one slot its container (or ``push(_:onto:)``) made room for; a container makes
     /// room for its own.
@@ -155,9 +163,14 @@ extension ModelBinding {
         let names = fieldNames
         names.pushAnchors(onto: stack)                               // t anchors
         let anchors = stack.top
+        let nullsKept = pushesNullFields
         for (key, item) in fields {
             names.push(key, onto: stack, anchorsAt: anchors)         // t anchors key
-            push(item, stack, &interned)                             // t anchors key item
+            if nullsKept && item.isNull {
+                tables.jsonMarks.null.push(onto: stack)              // t anchors key null
+            } else {
+                push(item, stack, &interned)                         // t anchors key item
+            }
             lua_rawset(stack.state, table)                           // t anchors
         }
         stack.pop()                                                  // t
@@ -240,9 +253,14 @@ extension ModelBinding {
     ///
     /// The stand-ins let the caller check the value's declared shape anyway, so it can tell a
     /// wrong type (raised at the call site) from bad contents of a well-typed table.
+    ///
+    /// A part whose metatable has `__tojson` is what that returns, as `json.encode` writes it:
+    /// when one is found, marks.lua's `resolve` makes the value's copy and the copy is converted
+    /// (``resolvedValue(at:in:)``).
     func convertedValue(at index: Int32, in stack: LuaStack) -> (value: Value, failure: ConversionFailure?) {
-        let converted = convertedValue(at: index, in: stack, findsToJSON: false)
-        return (converted.value, converted.failure)
+        let converted = convertedValue(at: index, in: stack, findsToJSON: true)
+        guard converted.foundToJSON else { return (converted.value, converted.failure) }
+        return resolvedValue(at: index, in: stack)
     }
 
     /// ``convertedValue(at:in:)``, and with `findsToJSON` whether a part has a `__tojson`
@@ -455,7 +473,17 @@ extension ModelBinding {
         let hasPositions = !items.isEmpty || !outOfOrder.isEmpty
         let hasNames = state.named.count > namedStart
         if hasPositions && hasNames { return state.fail(.mixedKeys, standIn: Self.tableStandIn) }
-        if hasNames || (!hasPositions && hasMetatable && jsonShape(at: index, in: stack) == "object") {
+        let shape = hasMetatable ? jsonShape(at: index, in: stack) : nil
+        if let shape {
+            // A mark the contents contradict would be ignored, silently: it is refused instead.
+            switch shape {
+            case "object" where hasPositions: return state.fail(.markedShape(shape, found: "array items"), standIn: Self.tableStandIn)
+            case "array" where hasNames: return state.fail(.markedShape(shape, found: "named fields"), standIn: Self.tableStandIn)
+            case "object", "array": break
+            default: return state.fail(.unknownShape(shape), standIn: Self.tableStandIn)
+            }
+        }
+        if hasNames || (!hasPositions && shape == "object") {
             // Distinct ASCII names are distinct Swift strings: the record is made as they came,
             // with nothing hashed or compared. Distinct Lua keys Swift deems equal (one text in
             // two Unicode normal forms) are one field.

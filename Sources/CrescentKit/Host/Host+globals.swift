@@ -217,6 +217,6 @@ extension Host {
     private func inputs(of module: Prelude.Module) -> [LuaRef] {
         guard case .jsonMarks = module.input else { return [] }
         let marks = bindingTables.jsonMarks
-        return [marks.null, marks.array, marks.object]
+        return [marks.null, marks.array, marks.object, bindingTables.jsonResolve]
     }
 }

@@ -11,7 +11,7 @@ import Synchronization
 /// |---|---|---|
 /// | `firstuse` | a function that pushes a module's chunk and its inputs | the module's stand-in global, loading it on first use (`inspect`, `json`) |
 /// | `inspect` | nothing | the `inspect` global |
-/// | `marks` | nothing | `json.null` and the shape metatables of `json.array` and `json.object` |
+/// | `marks` | nothing | `json.null`, the shape metatables of `json.array` and `json.object`, and `resolve` (`__tojson`) |
 /// | `json` | what `marks` gives | the `json` global |
 /// | `models` | the `json` global (its stand-in) | methods of data models by type name (`response:json()`) |
 /// | `controllers` | the host's primitives (scopes, tasks, timers, reports) | `controller`, `app`'s navigation |
@@ -39,7 +39,7 @@ enum Prelude {
             case nothing
             /// The `json` global, still its stand-in (``Prelude/globalModules``).
             case json
-            /// `json.null` and the shape metatables, from ``Prelude/marks`` (kept by `BindingTables`).
+            /// `json.null`, the shape metatables and `resolve`, from ``Prelude/marks`` (kept by `BindingTables`).
             case jsonMarks
             /// A table of the host's primitives, built by the host.
             case hostPrimitives

@@ -64,6 +64,14 @@ local function answerProblem(answer, what)
   if body ~= nil and type(body) ~= "string" and type(body) ~= "table" then
     return what .. ": body must be a string or a table (sent as JSON), got " .. type(body) .. (type(body) == "number" and " (write it as a string)" or "")
   end
+  if type(body) == "table" then
+    -- Sent as json.encode writes it: a body JSON cannot hold (NaN, text that is not UTF-8) is no
+    -- answer a server can give, so it is refused here, naming the route.
+    local ok, message = pcall(json.encode, body)
+    if not ok then
+      return what .. ": " .. (tostring(message):gsub("^json%.encode: value", "body", 1))
+    end
+  end
   if headers ~= nil then
     if type(headers) ~= "table" then return what .. ": headers must be a table { [name] = value }, got " .. type(headers) end
     for name, value in pairs(headers) do

@@ -22,21 +22,41 @@
 --     reads back as `[]`); json.object() or json.object(t) marks an empty object. The marks are
 --     metatables whose `__jsontype` is "array" / "object"; decoded arrays and objects carry them
 --     and decoded nulls are json.null, so `[]`, `{}` and keys holding null round-trip.
---   * A value whose metatable has `__tojson` is replaced by __tojson(value) before encoding.
+--   * A value whose metatable has `__tojson` is replaced by __tojson(value) before encoding (on
+--     every path: marks.lua's `resolve`); a __tojson that is not a function or that raises is an
+--     error naming the place.
+--   * A mark on a table whose contents contradict it (json.object{1, 2}) is an error, here and
+--     when a marked table is encoded after it changed.
 --   * Errors are raised at the caller's level, naming json.encode / json.decode.
 
-local type, next, pairs, rawget, rawequal, getmetatable, setmetatable = type, next, pairs, rawget,
-  rawequal, getmetatable, setmetatable
+local type, next, pairs, rawequal, rawget, getmetatable, setmetatable = type, next, pairs,
+  rawequal, rawget, getmetatable, setmetatable
 local error, tostring = error, tostring
 local math_type, srep = math.type, string.rep
 
--- The chunk takes json.null and the shape metatables (marks.lua), made before the module loads,
--- and the Swift halves of encode and decode (ModelBinding+json.swift).
-local NULL, ARRAY_MT, OBJECT_MT, swift_encode, swift_decode = ...
+-- The chunk takes json.null, the shape metatables and `resolve` (marks.lua), made before the
+-- module loads, and the Swift halves of encode and decode (ModelBinding+json.swift).
+local NULL, ARRAY_MT, OBJECT_MT, resolve, swift_encode, swift_decode = ...
 
 local json = {}
 
 json.null = NULL
+
+-- What getmetatable answers for a marked table (marks.lua): the marks' read-only faces.
+local FACES = { [rawget(ARRAY_MT, "__metatable")] = true, [rawget(OBJECT_MT, "__metatable")] = true }
+
+-- What a table holds that the shape `name` cannot: "array items" for an object, "named fields"
+-- (or another key) for an array; nil when it fits.
+local function misfit(name, t)
+  for k in next, t do
+    if name == "object" and type(k) ~= "string" then
+      return math_type(k) == "integer" and "array items" or "a " .. type(k) .. " key"
+    elseif name == "array" and math_type(k) ~= "integer" then
+      return type(k) == "string" and "named fields" or "a " .. type(k) .. " key"
+    end
+  end
+  return nil
+end
 
 local function mark(name, mt)
   return function(t)
@@ -45,9 +65,15 @@ local function mark(name, mt)
       error("json." .. name .. ": expected a table, got " .. type(t), 2)
     end
     local current = getmetatable(t)
-    if current ~= nil and current ~= ARRAY_MT and current ~= OBJECT_MT then
+    if current ~= nil and not FACES[current] then
       error("json." .. name .. ": the table already has a metatable (set __jsontype = \"" .. name
         .. "\" in it instead)", 2)
+    end
+    -- A mark says what a table is; one that contradicts the contents would be ignored, silently.
+    local found = misfit(name, t)
+    if found then
+      error("json." .. name .. ": the table holds " .. found .. ", which an " .. name .. " cannot"
+        .. (name == "object" and " (an object has only named fields)" or " (an array has only items 1 to n)"), 2)
     end
     return setmetatable(t, mt)
   end
@@ -76,43 +102,24 @@ local decode_spellings = { maxDepth = "maxDepth", max_depth = "maxDepth" }
 
 local MAX_DEPTH = 100
 
--- A copy of `v` with every value whose metatable has `__tojson` replaced by what it returns
--- (whose own parts are resolved in turn). Tables are copied with their shape mark; a table met
--- twice is copied once, so a cycle stays a cycle for the codec to name. Past the depth limit the
--- rest is left as it is, for the codec to refuse.
-local function resolve(v, copies, depth)
-  local tv = type(v)
-  if (tv ~= "table" and tv ~= "userdata") or rawequal(v, NULL) then return v end
-  local done = copies[v]
-  if done ~= nil then return done end
-  local original, mt = v, getmetatable(v)
-  local tojson = type(mt) == "table" and rawget(mt, "__tojson")
-  if tojson then
-    local r = tojson(v)
-    if rawequal(r, v) or type(r) ~= "table" then copies[v] = r; return r end
-    v, mt = r, getmetatable(r)
-  end
-  if type(v) ~= "table" or depth > MAX_DEPTH then return v end
-  local shape = type(mt) == "table" and rawget(mt, "__jsontype")
-  local copy = setmetatable({}, shape == "array" and ARRAY_MT or shape == "object" and OBJECT_MT or nil)
-  copies[original], copies[v] = copy, copy
-  -- A protected metatable (a service's read-only model) keeps its fields from next: what pairs
-  -- shows is what a script sees.
-  local iterate = (mt ~= nil and type(mt) ~= "table") and pairs or function(t) return next, t end
-  for k, item in iterate(v) do copy[k] = resolve(item, copies, depth + 1) end
-  return copy
-end
-
 function json.encode(v, opts)
   opts = read_options("json.encode", opts, encode_spellings, "indent, sortKeys")
   local indent = opts.indent
-  if type(indent) == "number" then indent = indent > 0 and srep(" ", indent // 1) or nil
+  if type(indent) == "number" then
+    if indent < 0 or indent ~= indent then
+      error("json.encode: opts.indent must be a number of spaces from 0 up, or a string, got " .. tostring(indent), 2)
+    end
+    indent = indent > 0 and srep(" ", indent // 1) or nil
   elseif indent ~= nil and type(indent) ~= "string" then
     error("json.encode: opts.indent must be a number of spaces or a string, got " .. type(indent), 2)
   end
   local sort_keys = opts.sortKeys ~= false
   local text, message = swift_encode(v, indent, sort_keys)
-  if text == false then text, message = swift_encode(resolve(v, {}, 0), indent, sort_keys, true) end
+  if text == false then
+    local ok, resolved, reason = resolve(v)
+    if not ok then error("json.encode: value" .. resolved .. " " .. reason, 2) end
+    text, message = swift_encode(resolved, indent, sort_keys, true)
+  end
   if not text then error("json.encode: " .. message, 2) end
   return text
 end

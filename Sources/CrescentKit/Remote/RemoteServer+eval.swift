@@ -50,7 +50,7 @@ extension RemoteServer {
             let text = Value.string(host.describeValues(count, on: stack, inspect: inspect))
             if count == 1 {
                 // The common answer, built at its size at once.
-                switch jsonForm(at: stack.top, in: stack) {
+                switch host.binding.jsonForm(at: stack.top, in: stack) {
                 case .success(let value): return .success(["text": text, "value": value])
                 case .failure(let refusal): return .success(["text": text, "valueError": .string(refusal.message)])
                 }
@@ -58,7 +58,7 @@ extension RemoteServer {
             var answer: Fields = ["text": text]
             var values: [Value] = []
             for index in (stack.top - count + 1)...stack.top {
-                switch jsonForm(at: index, in: stack) {
+                switch host.binding.jsonForm(at: index, in: stack) {
                 case .success(let value): values.append(value)
                 case .failure(let refusal):
                     answer["valueError"] = .string(refusal.message)
@@ -83,18 +83,6 @@ extension RemoteServer {
         }
     }
 
-    /// The value at `index` as the answer's `value`, or why it has no JSON form in `json.encode`'s
-    /// words (`value.x is NaN: ...`): the one JSON rule, so `crescent eval --json` says what
-    /// `json.encode` would.
-    private func jsonForm(at index: Int32, in stack: LuaStack) -> Result<Value, JSONRefusal> {
-        let converted = host.binding.convertedValue(at: index, in: stack)
-        if let failure = converted.failure {
-            return .failure(JSONRefusal(failure.message(root: "value", subject: "JSON values")))
-        }
-        if let failure = converted.value.jsonFailure { return .failure(JSONRefusal(failure.message(root: "value"))) }
-        return .success(converted.value)
-    }
-
     /// `interrupt`: stops this client's running eval. Code that was running has been stopped
     /// already by the ``InterruptWatch``; a chunk that waits (on a service, a sleep) is cancelled here.
     func interrupt(_ session: RemoteSession) -> Bool {
@@ -106,10 +94,4 @@ extension RemoteServer {
         host.cancel(task)
         return true
     }
-}
-
-/// Why an eval's value has no JSON form: the answer's `valueError`.
-struct JSONRefusal: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
 }

@@ -21,9 +21,14 @@ extension RemoteServer {
         let subscription = host.binding.registry.observe(
             box.handle, key: key, initial: initial, site: "remote client \(connection.id)", owner: session.scope,
             handler: .property { [unowned self] change in
-                let params: Value = ["subscription": .integer(Int64(number)), "value": self.json(change.new),
-                                     "old": change.old.map { self.json($0) } ?? .null]
-                connection.sendLatest(.notification(method: "changed", params: params), key: "changed \(number)")
+                var params: Fields = ["subscription": .integer(Int64(number))]
+                do throws(JSONRefusal) {
+                    params["value"] = try self.json(change.new, root: "value")
+                    params["old"] = try change.old.map { value throws(JSONRefusal) in try self.json(value, root: "old") } ?? .null
+                } catch {
+                    params = ["subscription": .integer(Int64(number)), "error": .string(error.message)]
+                }
+                connection.sendLatest(.notification(method: "changed", params: .object(params)), key: "changed \(number)")
             })
         number = session.add(subscription)
         return ["subscription": .integer(Int64(number))]
@@ -41,9 +46,15 @@ extension RemoteServer {
         let subscription = host.binding.registry.on(
             event, site: "remote client \(connection.id)", owner: session.scope,
             handler: .event { [unowned self] delivery in
-                let params: Value = ["subscription": .integer(Int64(number)), "name": .string(delivery.name),
-                                     "payload": self.json(delivery.payload)]
-                connection.send(.notification(method: "event", params: params))
+                var params: Fields = ["subscription": .integer(Int64(number)), "name": .string(delivery.name)]
+                // A payload JSON cannot hold (NaN, text that is not UTF-8, a cycle, ...) reaches the
+                // client as the event with `error` (json.encode's words) instead of `payload`: the
+                // subscriber learns it happened and why, and the host goes on.
+                switch self.json(delivery.payload) {
+                case .success(let payload): params["payload"] = payload
+                case .failure(let refusal): params["error"] = .string(refusal.message)
+                }
+                connection.send(.notification(method: "event", params: .object(params)))
             })
         number = session.add(subscription)
         return ["subscription": .integer(Int64(number))]
@@ -98,24 +109,31 @@ extension RemoteServer {
         return box
     }
 
-    /// A payload as JSON-able data; a Lua value posted by a script is converted (a function
-    /// becomes its description).
-    private func json(_ payload: EventPayload) -> Value {
+    /// A payload as the client reads it, under the one JSON rule (a Lua value posted by a script
+    /// as `json.encode` would write it, `__tojson` included), or why it has none.
+    private func json(_ payload: EventPayload) -> Result<Value, JSONRefusal> {
         switch payload {
-        case .value(let value): return json(value)
+        case .value(let value): return checked(value)
         case .opaque(let object):
-            if let reported = object as? ReportedEvent { return json(reported.payload) }
-            guard let posted = object as? PostedPayload else { return .null }
+            if let reported = object as? ReportedEvent { return checked(reported.payload) }
+            guard let posted = object as? PostedPayload else { return .success(.null) }
             let stack = host.vm.stack
             posted.value.push(onto: stack)
             defer { stack.pop() }
-            return (try? host.binding.value(at: -1, in: stack)) ?? .string(stack.describe(at: -1))
+            return host.binding.jsonForm(at: -1, in: stack, root: "payload")
         }
     }
 
-    /// A value as the client sees it (object handles have no JSON form: their type name).
-    private func json(_ value: Value) -> Value {
+    /// A payload made in Swift as the client reads it, or why JSON cannot hold it.
+    private func checked(_ payload: Value) -> Result<Value, JSONRefusal> {
+        do throws(JSONRefusal) { return .success(try json(payload, root: "payload")) } catch { return .failure(error) }
+    }
+
+    /// A value as the client sees it (object handles have no JSON form: their type name), or
+    /// why JSON cannot hold it, naming the place from `root`.
+    private func json(_ value: Value, root: String) throws(JSONRefusal) -> Value {
         if case .handle(let handle) = value { return .string("<\(handle.typeName)>") }
+        if let failure = value.jsonFailure { throw JSONRefusal(failure.message(root: root)) }
         return value
     }
 
@@ -162,8 +180,13 @@ extension RemoteServer {
             } catch {
                 return ["controller": .string(presenter.controllerName), "error": .string(error.message(root: "view"))]
             }
-            guard let view = try? Value(jsonText: text) else { return ["controller": .null, "view": .null] }
-            return ["controller": .string(presenter.controllerName), "view": view]
+            // JSONText.node keeps within the depth the decoder allows, so this reads back; were it
+            // ever not to, the client hears why rather than a view that is not there.
+            do throws(ServiceError) {
+                return ["controller": .string(presenter.controllerName), "view": try Value(jsonText: text)]
+            } catch {
+                return ["controller": .string(presenter.controllerName), "error": .string("view: \(error.message)")]
+            }
         }
     }
 

@@ -18,12 +18,17 @@ public protocol ModelObject: AnyObject, Sendable {
     var asStartable: (any StartableService)? { get }
     /// The object as one its caller's owner holds (a spawned process), nil when it is not one.
     var asOwned: (any OwnedModelObject)? { get }
+    /// True when what it hands out is JSON data (a store's records): a field holding null is
+    /// `json.null` in Lua, as `json.decode` gives it, so keys holding null survive a round trip.
+    /// Elsewhere a null field is a field left out (`nil`), as an optional field reads.
+    var handsOutJSONData: Bool { get }
 }
 
 extension ModelObject {
     public var isService: Bool { false }
     public var asStartable: (any StartableService)? { nil }
     public var asOwned: (any OwnedModelObject)? { nil }
+    public var handsOutJSONData: Bool { false }
 }
 
 /// A model object a method hands to its caller that works until it finishes or its caller's

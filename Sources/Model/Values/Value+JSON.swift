@@ -17,9 +17,13 @@ extension Value {
     /// ```swift
     /// try Value.object(["n": 1, "x": 1.0]).json()   // {"n":1,"x":1.0}
     /// ```
-    public func json(indent: String? = nil, sortKeys: Bool = true) throws(JSONEncodingFailure) -> String {
+    ///
+    /// - Parameter enclosingLevels: how many arrays and objects the text will be written inside
+    ///   (a view's field inside the `--ui json` line): they count towards the depth limit, so the
+    ///   whole document reads back under it.
+    public func json(indent: String? = nil, sortKeys: Bool = true, enclosingLevels: Int = 0) throws(JSONEncodingFailure) -> String {
         var writer = JSONWriter(indent: indent, sortKeys: sortKeys, strict: true)
-        try writer.write(self, depth: 0)
+        try writer.write(self, depth: enclosingLevels)
         return writer.text
     }
 

@@ -15,8 +15,10 @@ struct RecordQuery: Sendable {
     /// The query from `find`'s arguments.
     init(criteria: Value, options: Value) throws(ServiceError) {
         switch criteria {
-        case .object(let fields): self.criteria = fields
-        case .model(let model): self.criteria = model.fields
+        case .object, .model:
+            // A query holds what a record can (the one JSON rule, no NUL): a value no record can
+            // hold would match nothing, silently.
+            self.criteria = try RecordValidator.record(criteria, path: "query")
         case .array(let items) where items.isEmpty: self.criteria = [:]
         default:
             throw ServiceError(.invalidArgument, "the query must be a table of field = value, got \(RecordValidator.describe(criteria))")

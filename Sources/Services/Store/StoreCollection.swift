@@ -21,6 +21,8 @@ public final class StoreCollection: ModelObject {
     public let name: String
     public let changes: ChangePublisher
     public var interface: AnyInterface { Self.declaration }
+    /// Records are JSON data: a field stored as null reads back as `json.null`.
+    public var handsOutJSONData: Bool { true }
 
     let backend: any StoreBackend
     /// The records in memory, which publish `items`, `count` and `didChange`; changed only by
