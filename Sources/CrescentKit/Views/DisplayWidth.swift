@@ -25,6 +25,25 @@ enum DisplayWidth {
         return ColumnWidth.of(character)
     }
 
+    /// `text` wrapped at `width` columns between words (a word wider than the line stays whole
+    /// on a line of its own): prose that follows the terminal's width instead of breaking
+    /// mid-word where the terminal does.
+    static func wrap(_ text: String, to width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            let candidate = current.isEmpty ? String(word) : current + " " + word
+            if of(candidate) <= width || current.isEmpty {
+                current = candidate
+            } else {
+                lines.append(current)
+                current = String(word)
+            }
+        }
+        lines.append(current)
+        return lines
+    }
+
     /// `text` cut to at most `width` columns, ending in `…` when something was cut.
     static func truncate(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }
