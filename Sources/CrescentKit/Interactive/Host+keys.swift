@@ -45,7 +45,10 @@ extension Host {
             return .none
         }
         vm.register(field: "selectionKey") { [unowned self] stack in
-            try self.selectionKey(try stack.checkString(1, function: "selectionKey"), stack)
+            // A second argument false: the controller has no selectionChanged or didSelect, so
+            // the row is not converted for it.
+            try self.selectionKey(try stack.checkString(1, function: "selectionKey"), stack,
+                                  withItem: stack.type(at: 2) == .boolean ? stack.boolean(at: 2) : true)
         }
         installBusyPrimitive()
     }
@@ -53,7 +56,7 @@ extension Host {
     /// What `key` does to the shown view's selection: `tab`/`shift-tab` move the focus
     /// (returns "focus"); a move returns "moved", `enter` "chosen", each with the component's id,
     /// the row (from 1) and its item; nothing when the key does nothing there.
-    private func selectionKey(_ key: String, _ stack: LuaStack) throws -> LuaReturn {
+    private func selectionKey(_ key: String, _ stack: LuaStack, withItem: Bool) throws -> LuaReturn {
         guard let root = presenter.root else { return .none }
         if key == "tab" || key == "shift-tab" {
             guard root.cycleFocus(backwards: key == "shift-tab") else { return .none }
@@ -71,7 +74,7 @@ extension Host {
         let index = node.selection?.index ?? 0
         if let id = node.id { stack.push(id) } else { stack.pushNil() }
         stack.push(Int64(index + 1))
-        binding.push(node.item(at: index), onto: stack)
+        if withItem { binding.push(node.item(at: index), onto: stack) } else { stack.pushNil() }
         return .values(4)
     }
 
