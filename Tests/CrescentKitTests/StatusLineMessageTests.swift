@@ -27,4 +27,22 @@ import Testing
         let text = frame.rows.joined(separator: "\n")
         #expect(text.contains("Last message:\ncrescent: unknown command 'ad'; commands of Groceries: add,\nremove, help, quit; did you mean 'add'?"), "\(text)")
     }
+
+    /// Issue 34: hints wider than the line left no room for the message. They are shortened at
+    /// a whole hint to `… ?`, leaving the message its room; with no message they end the same way.
+    @Test func hintsWiderThanTheLineAreShortenedForTheMessage() {
+        let hints = (1...12).map { "\($0 % 10) does \($0)" }.joined(separator: "  ")
+        var status = StatusLine(hints: hints)
+        let alone = status.text(width: 80)
+        #expect(alone.hasPrefix("1 does 1  2 does 2") && alone.hasSuffix("  … ?") && DisplayWidth.of(alone) <= 80, "\(alone)")
+        status.show("crescent: saved 3 items")
+        let line = status.text(width: 80)
+        #expect(line.hasPrefix("1 does 1") && line.hasSuffix("… ?  │ crescent: saved 3 items") && DisplayWidth.of(line) <= 80, "\(line)")
+        #expect(status.wholeMessage(width: 80).isEmpty, "the message was shown whole")
+        status.show(Self.message)
+        let long = status.text(width: 80)
+        #expect(long.hasPrefix("1 does 1") && long.contains("… ?  │ crescent: unknown command 'ad'") && long.hasSuffix("… (?)"), "\(long)")
+        #expect(DisplayWidth.of(long) <= 80, "\(long)")
+        #expect(!status.wholeMessage(width: 80).isEmpty, "the ? help shows the cut message")
+    }
 }

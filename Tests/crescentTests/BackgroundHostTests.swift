@@ -54,6 +54,35 @@ import Glibc
         #expect(await shell.waitFor { $0.contains("status=7") }, "x reached the app, which exited 7 (a death by a signal reads 128+): \(shell.screen)")
     }
 
+    /// Issue 39: a remote command's error in a background host was written by the host into
+    /// the shell's prompt, beside the one `crescent send` itself prints. The host holds it: `fg`
+    /// shows it on the status line, and it is written out when the app gives the terminal back.
+    @Test func aBackgroundJobHoldsItsErrorsUntilItIsBroughtBack() async throws {
+        let sandbox = try Sandbox()
+        _ = try sandbox.write("app.lua", Self.script(seconds: 60))
+        let runtime = sandbox.path + "/run"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let shell = try TmuxShell(folder: sandbox.path)
+        defer { shell.end() }
+        shell.type("export XDG_RUNTIME_DIR=\(runtime)\r")
+        shell.type("\(CrescentProcess.binaryPath) --no-plugins --data-dir data --listen=bgjob app.lua & echo started-job\r")
+        #expect(await shell.waitFor { $0.contains("started-job") }, "\(shell.screen)")
+        #expect(await shell.waitFor { _ in FileManager.default.fileExists(atPath: runtime + "/crescent/bgjob.sock") }, "the host listens")
+        shell.type("\(CrescentProcess.binaryPath) send bgjob ad x; echo sent=$?\r")
+        #expect(await shell.waitFor { $0.contains("sent=1") }, "\(shell.screen)")
+        try await Task.sleep(for: .milliseconds(500))
+        let background = shell.screen
+        #expect(background.filter { $0.contains("unknown command 'ad'") }.count == 1, "only the client's own error: \(background)")
+        #expect(background.contains { $0.hasPrefix("crescent: send: unknown command 'ad'") }, "\(background)")
+
+        shell.type("fg\r")
+        #expect(await shell.waitFor { $0.contains("ticker view") }, "fg shows the view: \(shell.screen)")
+        #expect(await shell.waitFor { $0.last?.contains("unknown command 'ad'") == true }, "the held error on the status line: \(shell.screen)")
+        shell.type("x")
+        #expect(await shell.waitFor { $0.last == "$" }, "the shell's prompt is back: \(shell.screen)")
+        #expect(shell.screen.contains { $0.hasPrefix("crescent: unknown command 'ad'") }, "written out after the app: \(shell.screen)")
+    }
+
     @Test func aBackgroundJobThatEndsThereLeavesTheShellAlone() async throws {
         let sandbox = try Sandbox()
         _ = try sandbox.write("app.lua", Self.script(seconds: 2))

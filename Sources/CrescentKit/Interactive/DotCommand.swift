@@ -47,21 +47,27 @@ enum DotCommand: Equatable {
         }
     }
 
-    /// `.help`'s text.
-    static var helpText: String {
-        let width = list.map(\.usage.count).max() ?? 0
-        var lines = ["Type Lua: an expression prints its value (=expr works too); a chunk that is not",
-                     "finished goes on at the '..' prompt. Locals last for one chunk; globals stay.",
-                     "Inside a chunk, service methods may be called without a completion: the chunk",
-                     "waits for the result. help(x) documents a service, method or global.",
-                     ""]
-        for command in list {
-            lines.append("  " + command.usage + String(repeating: " ", count: width - command.usage.count + 2) + command.summary)
+    /// `.help`'s text, wrapped between words at `width` columns (the terminal's; 80 when it is
+    /// not known), each command's summary under its own column: text cut at 80 columns broke
+    /// every line mid-word twice on a 60-column terminal.
+    static func helpText(width: Int = 80) -> String {
+        let width = max(width - 1, 40)   // a full line would leave the cursor in the last column
+        let column = (list.map(\.usage.count) + [":NAME ARGS".count]).max() ?? 0
+        var lines: [String] = []
+        lines += DisplayWidth.wrap("Type Lua: an expression prints its value (=expr works too); a chunk that is not finished goes on at "
+            + "the '..' prompt. Locals last for one chunk; globals stay. Inside a chunk, service methods may be called without a "
+            + "completion: the chunk waits for the result. help(x) documents a service, method or global.", to: width)
+        lines.append("")
+        let rows = list.map { ($0.usage, $0.summary) } + [(":NAME ARGS", "send a command to the top controller (app.send)")]
+        for (usage, summary) in rows {
+            let lead = "  " + usage + String(repeating: " ", count: column - usage.count + 2)
+            let summaryLines = DisplayWidth.wrap(summary, to: max(width - lead.count, 20))
+            lines.append(lead + summaryLines[0])
+            lines += summaryLines.dropFirst().map { String(repeating: " ", count: lead.count) + $0 }
         }
-        lines += ["  :NAME ARGS" + String(repeating: " ", count: max(width - 9, 0)) + "send a command to the top controller (app.send)",
-                  "",
-                  "Keys: Tab completes, Up/Down and Ctrl-R search the history, Alt-Enter adds a line,",
-                  "Ctrl-C clears the line or interrupts the running chunk, Ctrl-L clears the screen."]
+        lines.append("")
+        lines += DisplayWidth.wrap("Keys: Tab completes, Up/Down and Ctrl-R search the history, Alt-Enter adds a line, Ctrl-C clears the "
+            + "line or interrupts the running chunk, Ctrl-L clears the screen.", to: width)
         return lines.joined(separator: "\n")
     }
 }

@@ -13,9 +13,24 @@ extension Host {
 
     /// Compiles `text` as `return <text>` first, so an expression gives its value, then as a
     /// statement. `=expr` is `return expr`, as in `lua5.4`.
+    ///
+    /// An expression's values are handed through a function (`return (function(...) return ...
+    /// end)(<text>)`): `return app.push("Tick")` would be a tail call, which takes the chunk's
+    /// own frame off the stack, so an error the call raises for its caller (`error(message, 2)`)
+    /// named no line of what was typed, only host frames.
     func compileChunk(_ text: String, chunkName: String) -> CompiledChunk {
         let source = text.hasPrefix("=") ? "return " + text.dropFirst() : text
-        if (try? vm.load(Array(("return " + source).utf8), name: chunkName)) != nil { return .function }
+        if (try? vm.load(Array(("return " + source).utf8), name: chunkName)) != nil {
+            // Only a text that is a `return` list is wrapped (`x)(y` would be a call once
+            // wrapped); the newline ends a `--` comment it may end with. One that is not an
+            // argument list (`x;`) keeps the plain form.
+            let wrapped = "return (function(...) return ... end)(" + source + "\n)"
+            guard (try? vm.load(Array(wrapped.utf8), name: chunkName)) != nil else { return .function }
+            // The plain form, under the wrapped one, goes (lua_remove is a C macro).
+            lua_rotate(vm.stack.state, -2, -1)
+            vm.stack.pop()
+            return .function
+        }
         do throws(LuaError) {
             try vm.load(Array(source.utf8), name: chunkName)
             return .function

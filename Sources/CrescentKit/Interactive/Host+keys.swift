@@ -45,7 +45,10 @@ extension Host {
             return .none
         }
         vm.register(field: "selectionKey") { [unowned self] stack in
-            try self.selectionKey(try stack.checkString(1, function: "selectionKey"), stack)
+            // A second argument false: the controller has no selectionChanged or didSelect, so
+            // the row is not converted for it.
+            try self.selectionKey(try stack.checkString(1, function: "selectionKey"), stack,
+                                  withItem: stack.type(at: 2) == .boolean ? stack.boolean(at: 2) : true)
         }
         installBusyPrimitive()
     }
@@ -53,7 +56,7 @@ extension Host {
     /// What `key` does to the shown view's selection: `tab`/`shift-tab` move the focus
     /// (returns "focus"); a move returns "moved", `enter` "chosen", each with the component's id,
     /// the row (from 1) and its item; nothing when the key does nothing there.
-    private func selectionKey(_ key: String, _ stack: LuaStack) throws -> LuaReturn {
+    private func selectionKey(_ key: String, _ stack: LuaStack, withItem: Bool) throws -> LuaReturn {
         guard let root = presenter.root else { return .none }
         if key == "tab" || key == "shift-tab" {
             guard root.cycleFocus(backwards: key == "shift-tab") else { return .none }
@@ -71,7 +74,7 @@ extension Host {
         let index = node.selection?.index ?? 0
         if let id = node.id { stack.push(id) } else { stack.pushNil() }
         stack.push(Int64(index + 1))
-        binding.push(node.item(at: index), onto: stack)
+        if withItem { binding.push(node.item(at: index), onto: stack) } else { stack.pushNil() }
         return .values(4)
     }
 
@@ -127,21 +130,26 @@ extension Host {
     /// is given back). A Ctrl-C stops a key's or command's handler that has run half a second
     /// (``busyInterrupt(quit:)``); otherwise it calls `onInterrupt` from the reader's thread, as
     /// SIGINT would.
-    /// Nothing happens when the terminal refuses raw mode or the run is a background job: the
-    /// app runs as before (the view drawn in place).
+    /// Nothing happens when the terminal refuses raw mode: the app runs as before (the view
+    /// drawn in place). A background job (`crescent app.lua &`) holds its output
+    /// (``holdOutputInBackground()``) until it is brought back.
     ///
     /// - Parameter script: names the command line's history, kept per script beside the REPL's
     ///   (`history.groceries`); nil keeps none.
     func startTerminalSession(_ terminal: Terminal = .standard, script: String?, onInterrupt: @escaping @Sendable () -> Void) {
-        guard terminalSession == nil, isRunning, terminal.isForeground else { return }
+        guard terminalSession == nil, isRunning else { return }
+        guard terminal.isForeground else { return holdOutputInBackground() }
         console.flush()
         let session: TerminalSession
         do { session = try TerminalSession(terminal: terminal) } catch {
+            releaseHeldOutput()
             writeError("\(console.styled("crescent:", .warning)) keys are not read: \(error)")
             return
         }
         terminalSession = session
-        let transcript = TerminalTranscript()
+        // What the job printed in the background is the session's: its last line shows on the
+        // status line as this turn ends, and all of it is written out after the session.
+        let transcript = terminalTranscript ?? TerminalTranscript()
         terminalTranscript = transcript
         let link = self.link
         // The status line shows the last message once per turn (``showPrintedMessage()``): a
@@ -184,7 +192,7 @@ extension Host {
     /// Gives the terminal back (after the last frame) and writes out what the run printed
     /// meanwhile. Called by ``finish(status:)``.
     func endTerminalSession() {
-        guard let session = terminalSession else { return }
+        guard let session = terminalSession else { return releaseHeldOutput() }
         terminalSession = nil
         commandLine = nil
         busyHandler = nil
@@ -194,6 +202,31 @@ extension Host {
         console.divert(nil)
         for (stream, text) in terminalTranscript?.take() ?? [] { console.writeThrough(stream, text) }
         terminalTranscript = nil
+        console.flush()
+    }
+
+    /// A controller app started as a background job holds what it prints and its errors (a
+    /// remote `send`'s among them) as its session would, instead of writing them into the
+    /// shell's prompt: brought back with `fg`, the last shows on the status line and all are
+    /// written out when the terminal is given back; an app that ends in the background writes
+    /// them out as it ends.
+    private func holdOutputInBackground() {
+        guard terminalTranscript == nil else { return }
+        let transcript = TerminalTranscript()
+        terminalTranscript = transcript
+        console.flush()
+        console.divert { stream, text in _ = transcript.append(stream, text) }
+        do { try routeStandardOutputThroughConsole(standardError: true) } catch {
+            writeError("\(console.styled("crescent:", .warning)) io.write is not held back: \(error)")
+        }
+    }
+
+    /// Writes out what a background job held (``holdOutputInBackground()``), if it held any.
+    private func releaseHeldOutput() {
+        guard let transcript = terminalTranscript else { return }
+        terminalTranscript = nil
+        console.divert(nil)
+        for (stream, text) in transcript.take() { console.writeThrough(stream, text) }
         console.flush()
     }
 }

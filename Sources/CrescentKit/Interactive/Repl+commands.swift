@@ -7,7 +7,8 @@ extension Repl {
     func perform(_ command: DotCommand) {
         switch command {
         case .help:
-            emit(DotCommand.helpText + "\n")
+            let columns = link.terminal.columns
+            emit(DotCommand.helpText(width: columns > 0 ? columns : 80) + "\n")
         case .services(let name):
             switch ServiceCatalog.documentation(of: host.binding.services, name: name) {
             case .success(let text): emit(text + "\n")

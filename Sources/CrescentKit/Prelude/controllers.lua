@@ -886,7 +886,9 @@ function dispatchKey(key, done)
   elseif top then
     -- Selection and focus in the top controller's view: a move tells selectionChanged, enter
     -- tells didSelect (UITableViewDelegate's didSelectRowAt).
-    local action, id, index, item = P.selectionKey(key)
+    -- The row is converted only for a controller that has a method to hear of it.
+    local hears = type(top.selectionChanged) == "function" or type(top.didSelect) == "function"
+    local action, id, index, item = P.selectionKey(key, hears)
     local method = action == "moved" and "selectionChanged" or action == "chosen" and "didSelect" or nil
     if method and type(top[method]) == "function" then
       P.setScope(scopeOf(top))

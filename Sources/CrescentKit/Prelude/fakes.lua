@@ -289,7 +289,7 @@ function fake.location(spec)
     error("fake.location: got a fix where the options go; give the fixes as a list: fake.location { fixes = { { lat = " .. tostring(spec.lat) .. ", lon = " .. tostring(spec.lon) .. " } } }", 2)
   end
   checkKeys(spec, LOCATION_OPTIONS, "fake.location", 2)
-  T.fakeLocation(spec.fixes, spec.track, spec.interval)
+  atCaller(pcall(T.fakeLocation, spec.fixes, spec.track, spec.interval))
   return setmetatable({}, Location)
 end
 

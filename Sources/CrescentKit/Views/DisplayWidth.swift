@@ -25,6 +25,25 @@ enum DisplayWidth {
         return ColumnWidth.of(character)
     }
 
+    /// `text` wrapped at `width` columns between words (a word wider than the line stays whole
+    /// on a line of its own): prose that follows the terminal's width instead of breaking
+    /// mid-word where the terminal does.
+    static func wrap(_ text: String, to width: Int) -> [String] {
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            let candidate = current.isEmpty ? String(word) : current + " " + word
+            if of(candidate) <= width || current.isEmpty {
+                current = candidate
+            } else {
+                lines.append(current)
+                current = String(word)
+            }
+        }
+        lines.append(current)
+        return lines
+    }
+
     /// `text` cut to at most `width` columns, ending in `…` when something was cut.
     static func truncate(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }
@@ -32,7 +51,7 @@ enum DisplayWidth {
         // byte, the rest at most two in two to four), so text of at most `width` bytes without a
         // tab fits as it is: no character measured. A frame cuts every row it shows, and a
         // table's `─` rule walked a grapheme at a time took a tenth of a key's frame.
-        if text.utf8.count <= width && !text.utf8.contains(0x09) { return text }
+        if text.utf8.count <= width && !containsTab(text) { return text }
         guard of(text) > width else { return text }
         var result = ""
         var used = 0
@@ -65,6 +84,12 @@ enum DisplayWidth {
     }
 
     /// The width of `text` when it is printable ASCII only, else nil.
+    /// Whether `text` has a tab, read from its bytes in place (a frame asks it of every row it
+    /// shows; through the UTF-8 view's iterator that was a twentieth of a key's frame).
+    private static func containsTab(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.contains(0x09) } ?? text.utf8.contains(0x09)
+    }
+
     private static func asciiWidth(_ text: String) -> Int? {
         var count = 0
         for byte in text.utf8 {

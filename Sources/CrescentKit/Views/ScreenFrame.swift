@@ -124,41 +124,59 @@ struct StatusLine: Equatable {
             && left.prompt?.cursor == right.prompt?.cursor
     }
 
-    /// The line at `width`: the hints, then the message. One that does not fit ends in
-    /// `… (?)`, and the `?` help shows the message whole (``wholeMessage(width:)``):
-    /// its fix, at the end (`did you mean 'add'?`), was cut off. The hints stay
-    /// first, where the keys are read.
+    /// The line at `width`: the hints, then the message. Hints that leave the message too little
+    /// room are shortened at a whole hint and end in `… ?` (the `?` help lists every key), as
+    /// Bubble Tea's help drops the bindings that do not fit behind an ellipsis: the message (an
+    /// error, a `print`) is what the person has not read yet, so it may take two thirds of the
+    /// line. A message that still does not fit ends in `… (?)`, and the `?` help shows it
+    /// whole (``wholeMessage(width:)``): its fix, at the end (`did you mean 'add'?`), was cut
+    /// off. The hints stay first, where the keys are read.
     func text(width: Int) -> String {
         if let shown = shownPrompt(width: width) { return message.isEmpty ? shown.text : shown.text + "   │ " + message }
+        return layout(width: width).line
+    }
+
+    /// The line at `width` and whether the message in it was cut.
+    private func layout(width: Int) -> (line: String, messageCut: Bool) {
         // A handler past its first half second shows as busy where the hints were.
-        let lead = busy.isEmpty ? hints : busy
-        guard !message.isEmpty else { return lead }
-        let line = lead.isEmpty ? message : lead + "  │ " + message
-        guard DisplayWidth.of(line) > width else { return line }
+        let lead = busy.isEmpty ? Self.shortened(hints: hints, to: width) : busy
+        guard !message.isEmpty else { return (lead, false) }
+        let separator = "  │ "
+        let line = lead.isEmpty ? message : lead + separator + message
+        guard DisplayWidth.of(line) > width else { return (line, false) }
+        var shortLead = lead
+        if busy.isEmpty && !lead.isEmpty {
+            // The hints get what the message leaves, down to a third of the line.
+            let room = max(width - DisplayWidth.of(message) - DisplayWidth.of(separator), width / 3)
+            shortLead = Self.shortened(hints: hints, to: room)
+        }
+        let shortLine = shortLead.isEmpty ? message : shortLead + separator + message
+        guard DisplayWidth.of(shortLine) > width else { return (shortLine, false) }
         let mark = " (?)"
         let room = width - DisplayWidth.of(mark)
-        guard room >= width / 2 else { return line }
-        return DisplayWidth.truncate(line, to: room) + mark
+        guard room >= width / 2 else { return (shortLine, true) }
+        return (DisplayWidth.truncate(shortLine, to: room) + mark, true)
+    }
+
+    /// `hints` (`a add  d delete  ? help`) in `width` columns: whole, or as many whole hints as
+    /// fit followed by `… ?`, which names the key that lists them all.
+    static func shortened(hints: String, to width: Int) -> String {
+        guard DisplayWidth.of(hints) > width else { return hints }
+        let more = "… ?"
+        var kept = ""
+        for hint in hints.split(separator: "  ") {
+            let candidate = kept.isEmpty ? String(hint) : kept + "  " + hint
+            guard DisplayWidth.of(candidate) + 2 + DisplayWidth.of(more) <= width else { break }
+            kept = candidate
+        }
+        return kept.isEmpty ? more : kept + "  " + more
     }
 
     /// The message, wrapped at `width` between words, under a heading: for the `?` help, which
     /// shows what the status line had to cut. Empty when the status line shows it whole.
     func wholeMessage(width: Int) -> [String] {
-        let lead = busy.isEmpty ? hints : busy
-        let line = lead.isEmpty ? message : lead + "  │ " + message
-        guard !message.isEmpty, DisplayWidth.of(line) > width, width > 0 else { return [] }
-        var lines: [String] = []
-        var current = ""
-        for word in message.split(separator: " ", omittingEmptySubsequences: false) {
-            let candidate = current.isEmpty ? String(word) : current + " " + word
-            if DisplayWidth.of(candidate) <= width || current.isEmpty {
-                current = candidate
-            } else {
-                lines.append(current)
-                current = String(word)
-            }
-        }
-        lines.append(current)
+        guard !message.isEmpty, width > 0, layout(width: width).messageCut else { return [] }
+        let lines = DisplayWidth.wrap(message, to: width)
         return ["", "Last message:"] + lines
     }
 

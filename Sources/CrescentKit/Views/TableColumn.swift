@@ -65,3 +65,14 @@ struct TableColumn {
         return nil
     }
 }
+
+/// A table's title line and rule as last laid out, with the titles, alignments, widths and
+/// indent they were laid out from (``ViewNode/tableLines(width:limit:)`` reuses them while
+/// those hold).
+struct TableHeader {
+    let titles: [String]
+    let alignments: [Bool]
+    let widths: [Int]
+    let indent: String
+    let lines: [String]
+}

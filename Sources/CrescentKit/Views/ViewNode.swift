@@ -22,7 +22,12 @@ final class ViewNode {
     // Table state, kept ready for incremental rendering.
     var columns: [TableColumn] = []
     var cells: [[String]] = []
+    /// Each row laid out, with the indent of a selectable table's pointer column in front.
     var rowLines: [String?] = []
+    /// The indent the rows in `rowLines` have.
+    var rowLinesIndent = ""
+    /// The header as last laid out, with what it was laid out from.
+    var headerCache: TableHeader?
     var naturalWidths: [Int] = []
     /// How many cells of each column have its natural width (a column shrinks when none is left).
     var widestCounts: [Int] = []

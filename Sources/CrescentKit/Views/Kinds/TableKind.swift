@@ -215,32 +215,50 @@ extension ViewNode {
         // A selectable table gives two columns to the `>` that marks the selected row.
         let pointer = selection != nil ? 2 : 0
         let fitted = fit(naturalWidths, into: max(width - pointer, 1))
-        if fitted != fittedWidths {
+        let indent = pointer > 0 ? "  " : ""
+        // The rows are kept with their indent: a selection move lays out the screenful again
+        // (its `>` moved), and copying each row into a new string to indent it was a tenth of
+        // a key's frame.
+        if fitted != fittedWidths || rowLinesIndent != indent {
             fittedWidths = fitted
+            rowLinesIndent = indent
             rowLines = Array(repeating: nil, count: cells.count)
         }
         var lines: [String] = []
         lines.reserveCapacity(min(cells.count + 2, limit))
-        let indent = pointer > 0 ? "  " : ""
         if showsHeader {
-            lines.append(indent + line(columns.map(\.title), alignRight: columns.map(\.alignRight)))
-            lines.append(indent + fittedWidths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
+            lines += header(indent: indent)
             if lines.count > limit { lines.removeLast(lines.count - limit) }
         }
         let alignments = columns.map(\.alignRight)
         let room = limit - lines.count
         let first = selection != nil && cells.count > room ? firstShownRow(rows: room) : 0
+        let selected = selection?.index
         for index in cells.indices.dropFirst(first) {
             guard lines.count < limit else { break }
             let rendered: String
             if let cached = rowLines[index] {
                 rendered = cached
             } else {
-                rendered = line(cells[index], alignRight: alignments)
+                rendered = indent + line(cells[index], alignRight: alignments)
                 rowLines[index] = rendered
             }
-            lines.append(pointer == 0 ? rendered : (index == selection?.index ? "> " : "  ") + rendered)
+            lines.append(pointer > 0 && index == selected ? "> " + rendered.dropFirst(2) : rendered)
         }
+        return lines
+    }
+
+    /// The title line and the rule under it, laid out again only when a title, an alignment or
+    /// a width changed (each frame of a selection move asked for them).
+    private func header(indent: String) -> [String] {
+        let titles = columns.map(\.title), alignments = columns.map(\.alignRight)
+        if let cached = headerCache, cached.titles == titles, cached.alignments == alignments, cached.widths == fittedWidths,
+           cached.indent == indent {
+            return cached.lines
+        }
+        let lines = [indent + line(titles, alignRight: alignments),
+                     indent + fittedWidths.map { String(repeating: "─", count: $0) }.joined(separator: "  ")]
+        headerCache = TableHeader(titles: titles, alignments: alignments, widths: fittedWidths, indent: indent, lines: lines)
         return lines
     }
 
