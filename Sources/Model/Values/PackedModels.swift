@@ -86,9 +86,11 @@ public struct PackedModels: Sendable {
 
     /// Packs models of one shared schema, field by field: each model's cells in the schema's
     /// order, then ``endModel()``.
-    public struct Builder {
+    public struct Builder: Sendable {
         let schema: ModelSchema
-        private var cells: [UInt8] = []
+        /// The cells, zeros past ``end`` (written in place: appending byte by byte took twice as long).
+        private var cells: [UInt8]
+        private var end = 0
         private var pool: [UInt8] = []
         private var count = 0
         private var fieldsInModel = 0
@@ -103,7 +105,7 @@ public struct PackedModels: Sendable {
         /// `poolCapacity` bytes.
         public init(schema: ModelSchema, capacity: Int, poolCapacity: Int = 0) {
             self.schema = schema
-            cells.reserveCapacity(capacity * schema.names.count * PackedModels.cellSize)
+            cells = Array(repeating: 0, count: capacity * schema.names.count * PackedModels.cellSize)
             pool.reserveCapacity(poolCapacity)
         }
 
@@ -123,9 +125,34 @@ public struct PackedModels: Sendable {
         public mutating func addNull() { cell(.null, 0) }
 
         private mutating func cell(_ tag: Tag, _ payload: UInt64) {
-            cells.append(tag.rawValue)
-            for shift in stride(from: 0, to: 64, by: 8) { cells.append(UInt8(truncatingIfNeeded: payload >> UInt64(shift))) }
+            if end + PackedModels.cellSize > cells.count {
+                cells += Array(repeating: 0, count: max(cells.count, 64 * PackedModels.cellSize))
+            }
+            cells[end] = tag.rawValue
+            for index in 0..<8 { cells[end + 1 + index] = UInt8(truncatingIfNeeded: payload >> UInt64(8 * index)) }
+            end += PackedModels.cellSize
             fieldsInModel += 1
+        }
+
+        /// Adds the models `other` packed after these (its strings' offsets moved past this
+        /// pool): a batch packed in parts at once is joined in order.
+        public mutating func append(_ other: Builder) {
+            let shift = UInt32(truncatingIfNeeded: pool.count)
+            pool += other.pool
+            if end + other.end > cells.count { cells += Array(repeating: 0, count: end + other.end - cells.count) }
+            var position = 0
+            while position < other.end {
+                for index in 0..<PackedModels.cellSize { cells[end + index] = other.cells[position + index] }
+                if other.cells[position] == Tag.string.rawValue {
+                    var offset = UInt32(0)
+                    for index in 0..<4 { offset |= UInt32(other.cells[position + 1 + index]) << UInt32(8 * index) }
+                    offset &+= shift
+                    for index in 0..<4 { cells[end + 1 + index] = UInt8(truncatingIfNeeded: offset >> UInt32(8 * index)) }
+                }
+                end += PackedModels.cellSize
+                position += PackedModels.cellSize
+            }
+            count += other.count
         }
 
         /// Ends a model; a model with fewer cells than the schema has names is padded with nils.
@@ -139,11 +166,11 @@ public struct PackedModels: Sendable {
         /// how many models one buffer holds.
         public func finish(wrapsEach: Bool) -> PackedModels {
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(PackedModels.headerSize + cells.count + pool.count)
+            bytes.reserveCapacity(PackedModels.headerSize + end + pool.count)
             for word in [UInt32(truncatingIfNeeded: count), UInt32(truncatingIfNeeded: schema.names.count)] {
                 for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
             }
-            bytes += cells
+            bytes += cells[..<end]
             bytes += pool
             return PackedModels(schema: schema, count: count, wrapsEach: wrapsEach, bytes: bytes)
         }

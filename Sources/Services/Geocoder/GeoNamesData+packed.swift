@@ -6,6 +6,11 @@ extension GeoNamesData {
     /// ``placemark(_:from:)``'s ``Placemark/value``, made without a `Value` per field, and each
     /// string of a country, division or time zone stored once per batch.
     package func packedPlacemarks(_ rows: [Int], from origins: [GeoPoint]) -> PackedModels {
+        packing(rows, from: origins).finish(wrapsEach: true)
+    }
+
+    /// The builder of ``packedPlacemarks(_:from:)``, for a batch packed in parts at once.
+    package func packing(_ rows: some Collection<Int>, from origins: some Collection<GeoPoint>) -> PackedModels.Builder {
         var builder = PackedModels.Builder(schema: Placemark.schema, capacity: rows.count, poolCapacity: rows.count * 24)
         var codes = PooledColumn(countryCodes, keepsEmpty: true), countries = PooledColumn(countryNames, keepsEmpty: true)
         var admin1s = PooledColumn(admin1Names), admin2s = PooledColumn(admin2Names), zones = PooledColumn(timeZoneNames)
@@ -31,7 +36,7 @@ extension GeoNamesData {
             builder.add(origin.distance(to: point))
             builder.endModel()
         }
-        return builder.finish(wrapsEach: true)
+        return builder
     }
 }
 

@@ -141,20 +141,23 @@ public final class GeocoderService: Service {
 
     /// The nearest place to each point, each as a one-placemark array, in order, packed into one
     /// buffer (``PackedModels``: a script gets 100,000 placemarks from it in one call, each read
-    /// from the buffer until it needs a whole table). A big batch is searched in two halves at
-    /// once: the caller waits for the whole answer, so a second core would otherwise sit idle.
+    /// from the buffer until it needs a whole table). A big batch is searched and packed in two
+    /// halves at once, joined in order: the caller waits for the whole answer, so a second core
+    /// would otherwise sit idle.
     /// The answers are those of one search.
     static func nearestEach(_ points: [GeoPoint], in database: GeoNamesDatabase) -> PackedModels {
         let parts = points.count >= parallelBatchCount ? 2 : 1
         let size = (points.count + parts - 1) / parts
-        let found = Mutex([[Int]](repeating: [], count: parts))
+        let packed = Mutex([PackedModels.Builder?](repeating: nil, count: parts))
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             let half = Array(points[(part * size)..<min(points.count, (part + 1) * size)])
-            let rows = database.index.nearestRows(half)
-            found.withLock { $0[part] = rows }
+            let builder = database.data.packing(database.index.nearestRows(half), from: half)
+            packed.withLock { $0[part] = builder }
         }
-        let rows = found.withLock { halves in halves.flatMap { $0 } }
-        return database.data.packedPlacemarks(rows, from: points)
+        let halves = packed.withLock { $0 }.compactMap { $0 }
+        guard var whole = halves.first else { return database.data.packedPlacemarks([], from: []) }
+        for half in halves.dropFirst() { whole.append(half) }
+        return whole.finish(wrapsEach: true)
     }
 
     private static func search(_ arguments: Arguments, in database: GeoNamesDatabase) throws(ServiceError) -> Value {
