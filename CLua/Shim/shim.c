@@ -425,19 +425,34 @@ const void *crescent_model_marker(void) { return &model_marker; }
  * no script can make, so no assignment or read by name reaches it. */
 static const char model_fields_key = 'f';
 
+const void *crescent_model_fields_key(void) { return &model_fields_key; }
+
 int crescent_push_model_fields(lua_State *L, int index) {
     if (lua_type(L, index) != LUA_TTABLE) {
         lua_pushnil(L);
         return LUA_TNIL;
     }
-    return lua_rawgetp(L, index, &model_fields_key);
+    index = lua_absindex(L, index);
+    int type = lua_rawgetp(L, index, &model_fields_key);
+    /* A packed model (packed.c) makes its fields table on the first need of it. */
+    if (type != LUA_TUSERDATA) return type;
+    int fields = crescent_packed_materialize(L, index, -1);                  /* batch fields */
+    lua_remove(L, -2);
+    return fields;
 }
 
 /* `__index` of every data model proxy (the metatable is shared by all models of a type): the
- * proxy's fields, then (through the fields table's own metatable) its type's methods. Scripts can
- * reach it through debug.getmetatable and call it on anything, so it checks what it was given. */
+ * proxy's fields (a packed model's read from its batch), then (through the fields table's own
+ * metatable) its type's methods. Scripts can reach it through debug.getmetatable and call it on
+ * anything, so it checks what it was given. */
 static int model_index(lua_State *L) {                                      /* proxy key */
-    if (crescent_push_model_fields(L, 1) != LUA_TTABLE) return 0;            /* proxy key fields */
+    if (lua_type(L, 1) != LUA_TTABLE) return 0;
+    int type = lua_rawgetp(L, 1, &model_fields_key);                         /* proxy key fields */
+    if (type == LUA_TUSERDATA) {                                             /* proxy key batch */
+        if (crescent_packed_field(L, 1, 3, 2)) return 1;
+        type = crescent_packed_materialize(L, 1, 3);                         /* proxy key batch fields */
+    }
+    if (type != LUA_TTABLE) return 0;
     lua_pushvalue(L, 2);
     lua_gettable(L, -2);                                                     /* proxy key fields value */
     return 1;
@@ -524,7 +539,7 @@ static void fresh_model_proxy(lua_State *L) {                                /* 
     }
     lua_pop(L, 1);                                                           /* value mt */
     lua_createtable(L, 0, 1);                                                /* value mt proxy */
-    lua_rawgetp(L, -3, &model_fields_key);                                   /* value mt proxy fields */
+    crescent_push_model_fields(L, -3);                                       /* value mt proxy fields */
     lua_rawsetp(L, -2, &model_fields_key);                                   /* value mt proxy */
     lua_insert(L, -2);                                                       /* value proxy mt */
     lua_setmetatable(L, -2);                                                 /* value proxy */

@@ -70,6 +70,16 @@ int crescent_is_json_marked(lua_State *L, int index);
 /** Replaces debug.getmetatable so that the host's shared metatables (data models', the json
  *  marks) are handed out as copies (metatables.c). */
 void crescent_install_metatable_guards(lua_State *L);
+/* The private key under which a data model proxy holds its fields table (or a packed model its
+ * batch). */
+const void *crescent_model_fields_key(void);
+/* For the packed model proxy at `proxy` whose batch userdata is at `batch`: pushes the field named
+ * by the string at `key` and returns 1, or returns 0 with nothing pushed when `key` names no field
+ * (packed.c). */
+int crescent_packed_field(lua_State *L, int proxy, int batch, int key);
+/* Makes (and keeps in the proxy) the fields table of the packed model proxy at `proxy` whose
+ * batch is at `batch`, pushes it and returns LUA_TTABLE (nil and LUA_TNIL when it has none). */
+int crescent_packed_materialize(lua_State *L, int proxy, int batch);
 /** Replaces function `name` of the table on top of the stack with `wrapper`, a C closure holding
  *  the original as upvalue 1 (nothing when there is no such function). */
 void crescent_wrap_field(lua_State *L, const char *name, lua_CFunction wrapper);

@@ -119,6 +119,7 @@ extension Value {
         case .object(let fields): "{" + fields.keys.sorted().map { "\($0)=\(fields[$0]!.text)" }.joined(separator: ",") + "}"
         case .model(let model): model.typeName
         case .handle(let handle): "<\(handle.typeName)>"
+        case .packed(let models): Value.array(models.values).text
         }
     }
 }

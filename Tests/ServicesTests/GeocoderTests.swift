@@ -188,6 +188,12 @@ import Testing
         let batch = try await invokeMethod(geocoder, "reverse", [[["lat": 51.5072, "lon": -0.1276], ["lat": 48.8534, "lon": 2.3488]]])
         let names = try #require(batch.arrayValue).map { $0.arrayValue?.first?["name"] }
         #expect(names == ["London", "Paris"])
+        // A batch is answered packed: its placemarks reach Lua in one call (GeocoderBatchLuaTests).
+        guard case .packed(let packed) = batch else {
+            Issue.record("a batch is answered as \(batch.typeName), not packed")
+            return
+        }
+        #expect(packed.count == 2 && packed.wrapsEach)
         #expect(try await invokeMethod(geocoder, "reverse", [[]]) == .array([]))
     }
 
@@ -197,13 +203,13 @@ import Testing
         let database = try await Self.database()
         var random = GeoRandom(seed: 18)
         let points = (0..<(GeocoderService.parallelBatchCount + 501)).map { _ in random.point() }
-        let answers = GeocoderService.nearestEach(points, in: database)
+        let answers = GeocoderService.nearestEach(points, in: database).values
         #expect(answers.count == points.count)
         let mismatches = zip(points, answers).filter { point, answer in
             answer != .array(database.reverse(point).map(\.value))
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(3))")
-        #expect(GeocoderService.nearestEach(Array(points.prefix(3)), in: database) == points.prefix(3).map { .array(database.reverse($0).map(\.value)) })
+        #expect(GeocoderService.nearestEach(Array(points.prefix(3)), in: database).values == points.prefix(3).map { .array(database.reverse($0).map(\.value)) })
     }
 
     @Test func badLocationsAreInvalidArgumentsNamingTheField() async {

@@ -196,6 +196,14 @@ void crescent_push_model_index(lua_State *L);
 /** Pushes the fields table of the data model proxy at `index` and returns LUA_TTABLE; pushes
  *  nil (or what a table holds under the private key) otherwise. */
 int crescent_push_model_fields(lua_State *L, int index);
+/** Makes the array of data models packed in the buffer PackedModels lays out (Sources/Model): with
+ *  the buffer string, the table of field names (as Lua strings, by position) and the fields
+ *  tables' metatable (or nil) on top, pops them and pushes an array of proxies whose metatable is
+ *  `templates[slot]` (as crescent_push_model), each alone in an array of its own when
+ *  `wraps_each`; returns 1. Each proxy reads its fields from the buffer until it needs a fields
+ *  table (packed.c). Returns 0 with the three popped and nothing pushed when the buffer does not
+ *  fit the names (the caller pushes the models one by one). */
+int crescent_push_packed_models(lua_State *L, int templates_ref, int slot, int wraps_each);
 /** Pushes `next` over a data model proxy: its fields in turn (proxy, key → key, value), for
  *  `__pairs`, so the fields table itself never reaches a script. */
 void crescent_push_model_next(lua_State *L);

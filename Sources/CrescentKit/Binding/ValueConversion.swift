@@ -64,6 +64,7 @@ extension ModelBinding {
             // So `{}` and `{ "c": null }` stay objects.
             if fields.values.allSatisfy(\.isNull) { markShape(tables.jsonMarks.object, stack) }
         case .model(let model): pushModel(model, stack, &interned)
+        case .packed(let models): pushPacked(models, stack, &interned)
         case .handle(let handle):
             _ = stack.ensure(4)
             pushObject(handle.object, onto: stack)
@@ -112,6 +113,28 @@ extension ModelBinding {
             lua_setmetatable(state, -2)                              // fields
         }
         crescent_push_model(state, tables.modelTemplates.id, slots.template)  // proxy
+    }
+
+    /// Packed models of a shared schema are made in one C call from their buffer (see
+    /// `crescent_push_packed_models`), with the collector stopped as for any bulk array: each is a
+    /// proxy that reads its fields from the buffer until a script needs its fields table. Other
+    /// schemas, or a buffer the C side refuses, are pushed model by model.
+    private func pushPacked(_ models: PackedModels, _ stack: LuaStack, _ interned: inout InternedStrings?) {
+        _ = stack.ensure(8)
+        let slots = self.slots(of: models.schema)
+        if let keys = slots.keys {
+            let state = stack.state
+            let pausesCollector = models.count >= Self.bulkCount && crescent_pause_collector(state) != 0
+            defer { if pausesCollector { crescent_resume_collector(state) } }
+            stack.push(LuaString(bytes: models.bytes))               // blob
+            keys.push(onto: stack)                                   // blob keys
+            if let methods = slots.methods { methods.push(onto: stack) } else { stack.pushNil() }
+            if crescent_push_packed_models(state, tables.modelTemplates.id, slots.template, models.wrapsEach ? 1 : 0) != 0 {
+                if models.count == 0 { markShape(tables.jsonMarks.array, stack) }
+                return
+            }
+        }
+        push(.array(models.values), stack, &interned)
     }
 
     /// What pushing a model of one schema needs: the Lua strings of its field names (for a shared

@@ -28,6 +28,7 @@ extension ViewNode {
         case .object(let fields): return "{" + fields.keys.sorted().map { "\($0)=\(text(fields[$0] ?? .null))" }.joined(separator: ", ") + "}"
         case .model(let model): return model["name"].stringValue ?? model.typeName
         case .handle(let handle): return "<\(handle.typeName)>"
+        case .packed(let models): return text(.array(models.values))
         }
     }
 
@@ -40,6 +41,7 @@ extension ViewNode {
         case .array(let items): return items.map(mustacheContext)
         case .object(let fields): return fields.dictionary.mapValues(mustacheContext)
         case .model(let model): return model.fields.dictionary.mapValues(mustacheContext)
+        case .packed(let models): return models.values.map(mustacheContext)
         }
     }
 }

@@ -103,6 +103,7 @@ private struct JSONWriter {
             }
         case .object(let fields): try checkFields(fields, depth: depth)
         case .model(let model): try checkFields(model.fields, depth: depth)
+        case .packed(let models): try check(.array(models.values), depth: depth)
         }
     }
 
@@ -158,6 +159,7 @@ private struct JSONWriter {
             text += "]"
         case .object(let fields): try writeObject(fields, depth: depth)
         case .model(let model): try writeObject(model.fields, depth: depth)
+        case .packed(let models): try write(.array(models.values), depth: depth)
         }
     }
 

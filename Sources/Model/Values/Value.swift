@@ -24,6 +24,9 @@ public enum Value: Sendable, Hashable {
     /// An observable object owned by a service (a collection), shown to scripts as an object with
     /// properties, methods and events of its own.
     case handle(ObjectHandle)
+    /// An array of data models of one schema in one buffer (a batch of placemarks): scripts see
+    /// it as the array ``PackedModels/values`` would be, made faster; elsewhere it is that array.
+    case packed(PackedModels)
 
     /// The field `key` of an object or data model, else `.null`.
     public subscript(key: String) -> Value {
@@ -64,6 +67,7 @@ public enum Value: Sendable, Hashable {
 
     public var arrayValue: [Value]? {
         if case .array(let items) = self { return items }
+        if case .packed(let models) = self { return models.values }
         return nil
     }
 
@@ -79,7 +83,7 @@ public enum Value: Sendable, Hashable {
         case .integer, .number: "number"
         case .string: "string"
         case .bytes: "string that is not valid UTF-8"
-        case .array, .object: "table"
+        case .array, .object, .packed: "table"
         case .model(let model): model.typeName
         case .handle(let handle): handle.typeName
         }

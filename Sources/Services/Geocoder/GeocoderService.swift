@@ -125,7 +125,7 @@ public final class GeocoderService: Service {
                 throw ServiceError(.invalidArgument, "\(points.count) locations with count \(count) ask for \(points.count * count) placemarks, "
                                    + "more than the \(maximumPlacemarks) one call answers: ask for fewer locations or a smaller count in each call")
             }
-            if count == 1 { return .array(nearestEach(points, in: database)) }
+            if count == 1 { return points.isEmpty ? .array([]) : .packed(nearestEach(points, in: database)) }
             return .array(points.map { point in .array(database.reverse(point, count: count).map(\.value)) })
         }
         let point = try GeoPoint(value: arguments[0])
@@ -139,24 +139,25 @@ public final class GeocoderService: Service {
     /// How many points a batch needs before its halves are searched at once.
     static let parallelBatchCount = 1000
 
-    /// The nearest place to each point, each as a one-placemark array, in order. A big batch is
-    /// searched (and its placemarks made) in two halves at once: the caller waits for the whole
-    /// answer, so a second core would otherwise sit idle. The answers are those of one search.
-    static func nearestEach(_ points: [GeoPoint], in database: GeoNamesDatabase) -> [Value] {
+    /// The nearest place to each point, each as a one-placemark array, in order, packed into one
+    /// buffer (``PackedModels``: a script gets 100,000 placemarks from it in one call, each read
+    /// from the buffer until it needs a whole table). A big batch is searched and packed in two
+    /// halves at once, joined in order: the caller waits for the whole answer, so a second core
+    /// would otherwise sit idle.
+    /// The answers are those of one search.
+    static func nearestEach(_ points: [GeoPoint], in database: GeoNamesDatabase) -> PackedModels {
         let parts = points.count >= parallelBatchCount ? 2 : 1
         let size = (points.count + parts - 1) / parts
-        let answers = Mutex([[Value]](repeating: [], count: parts))
+        let packed = Mutex([PackedModels.Builder?](repeating: nil, count: parts))
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             let half = Array(points[(part * size)..<min(points.count, (part + 1) * size)])
-            let values = database.reverse(half).map { Value.array([$0.value]) }
-            answers.withLock { $0[part] = values }
+            let builder = database.data.packing(database.index.nearestRows(half), from: half)
+            packed.withLock { $0[part] = builder }
         }
-        return answers.withLock { halves in
-            var all: [Value] = []
-            all.reserveCapacity(points.count)
-            for half in halves { all += half }
-            return all
-        }
+        let halves = packed.withLock { $0 }.compactMap { $0 }
+        guard var whole = halves.first else { return database.data.packedPlacemarks([], from: []) }
+        for half in halves.dropFirst() { whole.append(half) }
+        return whole.finish(wrapsEach: true)
     }
 
     private static func search(_ arguments: Arguments, in database: GeoNamesDatabase) throws(ServiceError) -> Value {

@@ -92,7 +92,7 @@ struct RecordQuery: Sendable {
         case .integer, .number: 0
         case .string: 1
         case .bool: 2
-        case .array, .object, .model, .handle, .bytes: 3
+        case .array, .object, .model, .handle, .bytes, .packed: 3
         case .null: 4
         }
     }

@@ -69,6 +69,8 @@ enum RecordValidator {
             try checkDepth(path: path(), depth: depth)
             for (key, item) in model.fields { _ = try check(item, path: path() + ValuePath.member(key), depth: depth + 1) }
             return true
+        case .packed(let models):
+            return try check(.array(models.values), path: path(), depth: depth)
         }
     }
 
@@ -78,6 +80,7 @@ enum RecordValidator {
         case .model(let model): .object(model.fields.mapValues(plain))
         case .object(let fields): .object(fields.mapValues(plain))
         case .array(let items): .array(items.map(plain))
+        case .packed(let models): .array(models.values.map(plain))
         default: value
         }
     }
@@ -105,7 +108,7 @@ enum RecordValidator {
         case .bool: "a boolean"
         case .integer, .number: "a number"
         case .string, .bytes: "a string"
-        case .array, .object: "a table"
+        case .array, .object, .packed: "a table"
         case .model(let model): "a \(model.typeName)"
         case .handle(let handle): "a \(handle.typeName) object"
         }

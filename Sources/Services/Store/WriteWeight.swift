@@ -36,6 +36,9 @@ enum WriteWeight {
             }
         case .model(let model):
             for (_, item) in model.fields where !isLight(item, bytes: &bytes, nodes: &nodes) { return false }
+        case .packed(let models):
+            guard models.bytes.count <= byteLimit else { return false }
+            return isLight(.array(models.values), bytes: &bytes, nodes: &nodes)
         case .null, .bool, .integer, .number, .handle: break
         }
         return bytes <= byteLimit
