@@ -28,6 +28,15 @@ int crescent_descriptor_in_reserve(int fd, int *limit_out, int *reserve_out) {
     return fd >= limit - reserve;
 }
 
+int crescent_descriptor_in_core_reserve(int fd, int *limit_out, int *core_out) {
+    int limit = soft_limit();
+    if (limit == 0) return 0;
+    int core = reserve_of((rlim_t)limit) / 2;
+    if (limit_out) *limit_out = limit;
+    if (core_out) *core_out = core;
+    return fd >= limit - core;
+}
+
 int crescent_next_descriptor_in_reserve(int *limit_out, int *reserve_out) {
     int probe = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (probe >= 0) close(probe);

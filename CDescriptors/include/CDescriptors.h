@@ -16,6 +16,12 @@
  *  limit and the reserve's size. */
 int crescent_descriptor_in_reserve(int fd, int *limit, int *reserve);
 
+/** Whether descriptor `fd` lies in the last half of the reserve, which even remote clients may
+ *  not take: a script holding all it may can still be reached (`crescent eval`, `attach`), while
+ *  the store, connections and libdispatch keep the rest. `limit` and `core` (either may be NULL)
+ *  receive the limit and that half's size. */
+int crescent_descriptor_in_core_reserve(int fd, int *limit, int *core);
+
 /** Whether the descriptor the next open would get (the lowest free one) lies in the reserve, or
  *  none is free; `limit` and `reserve` as above. */
 int crescent_next_descriptor_in_reserve(int *limit, int *reserve);

@@ -24,6 +24,13 @@ static int push_refusal(lua_State *L, const char *what) {
 }
 
 void crescent_push_descriptor_refusal(lua_State *L, const char *what, int limit, int reserve) {
+    if (limit < 2 * reserve) {
+        /* Closing files cannot help: the host's own take what the reserve leaves. */
+        lua_pushfstring(L, "%s%stoo many open files (EMFILE): the open-file limit of %d (ulimit -n) leaves scripts almost "
+                           "nothing beside the %d descriptors crescent keeps for itself; raise it (ulimit -n 1024)",
+                        what ? what : "", what ? ": " : "", limit, reserve);
+        return;
+    }
     lua_pushfstring(L, "%s%stoo many open files (EMFILE): the last %d of the %d descriptors the open-file limit allows "
                        "are kept for crescent itself; close files you no longer need (file:close()) or raise the limit (ulimit -n)",
                     what ? what : "", what ? ": " : "", reserve, limit);

@@ -51,7 +51,7 @@ import Testing
         let sandbox = try Sandbox()
         try sandbox.write("script.lua", Self.script)
         let result = try await crescent(
-            ["--nofile=60", CrescentProcess.binaryPath, "--location", "gpsd:127.0.0.1:\(port)", "script.lua"],
+            ["--nofile=80", CrescentProcess.binaryPath, "--location", "gpsd:127.0.0.1:\(port)", "script.lua"],
             executable: "/usr/bin/prlimit", in: sandbox, timeLimit: 30)
         #expect(!result.killedBySignal && result.stderrShowsNoCrash, "\(result)")
         #expect(result.stdoutLines == ["refused\ttrue", "fix\t48.5"], "\(result)")

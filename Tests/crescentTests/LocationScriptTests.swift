@@ -58,7 +58,10 @@ import Testing
             directory: repository)
         #expect(result.status == 1, "stopped by the time limit: \(result)")
         #expect(result.stderr.contains("--timeout"), "\(result)")
-        #expect(result.stdout.contains("Where am I?\nplace     Paris"), "\(result)")
+        // The track runs from Paris into Vanves; the tracker names the latest fix only, so on a
+        // loaded machine the geocoder's first answer (after its data loads) may already be Vanves'
+        // (seen once in make test's parallel phase).
+        #expect(["Paris", "Vanves"].contains { result.stdout.contains("Where am I?\nplace     \($0), France") }, "\(result)")
         #expect(result.stdout.contains("speed     "), "\(result)")
 
         // What `make run` shows on screen: each render's position is a later point of the track

@@ -40,6 +40,9 @@ import Testing
         ("exec = [\".\"]", "field 'permissions.exec' must be one program's name"),
         ("exec = [\"..\"]", "field 'permissions.exec' must be one program's name"),
         ("exec = [\"/usr/bin/../bin/sh\"]", "field 'permissions.exec' must be an absolute path without . or .."),
+        ("exec = [\"/\"]", "field 'permissions.exec' must name a program, not a folder or another kind of file (a folder would let the plugin run and read everything beneath it)"),
+        ("exec = [\"/usr/bin\"]", "field 'permissions.exec' must name a program, not a folder"),
+        ("exec = [\"/bin/ls/\"]", "field 'permissions.exec' must name a program, not a folder"),
         ("exec = [\"/lib64/ld-linux-x86-64.so.2\"]", "field 'permissions.exec' names the dynamic loader, which runs any program it is given (ld.so PROGRAM), so it would grant every program; name the programs the plugin runs instead"),
     ])
     func anEntryNamingNoOneProgramOrNoWorkableLimitIsRefused(permissions: String, message: String) async throws {

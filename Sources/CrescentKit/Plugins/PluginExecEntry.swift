@@ -16,6 +16,11 @@ enum PluginExecEntry {
             if text.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
                 return "must be an absolute path without . or .. (write the program's own path)"
             }
+            var status = stat()
+            if text.hasSuffix("/") || (stat(text, &status) == 0 && (status.st_mode & S_IFMT) != S_IFREG) {
+                return "must name a program, not a folder or another kind of file (a folder would let the plugin run and read "
+                    + "everything beneath it): write the program's own path"
+            }
         } else if text == "." || text == ".." || !text.unicodeScalars.allSatisfy(isNameCharacter) {
             return "must be one program's name, of letters, digits, '_', '+', '.' and '-' (no pattern such as *: "
                 + "each program is named)"

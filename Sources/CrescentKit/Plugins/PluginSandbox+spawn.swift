@@ -23,7 +23,9 @@ extension PluginSandbox {
     /// ports; no new processes without `exec`; rlimits. `strings` keeps the C copies until the spawn.
     func confine(_ spec: inout crescent_sandbox, program: String, strings: CStrings) {
         let programs = [program] + permissions.exec.compactMap { Self.program($0, folder: folder, path: Self.confinedPath) }
-        let exec = programs + programs.flatMap(Self.interpreters(of:)) + Self.loaders
+        // Only regular files get the execute right: on a folder (an interpreter line `#!/usr/bin/`)
+        // the rule would cover everything beneath it.
+        let exec = (programs + programs.flatMap(Self.interpreters(of:)) + Self.loaders).filter(Self.isExecutableFile)
         let read = Self.systemRead + (permissions.net.isEmpty ? [] : Self.networkRead) + self.read
         // Name lookups go over TCP (`options use-vc`, below): datagram sockets are refused.
         let ports = permissions.net.isEmpty ? [] : permissions.net.compactMap(PluginPermissions.port(of:)) + [Self.nameServerPort]

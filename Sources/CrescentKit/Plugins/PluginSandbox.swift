@@ -187,15 +187,22 @@ struct PluginSandbox {
     static func program(_ name: String, folder: String, path searched: String? = nil) -> String? {
         if name.contains("/") {
             let path = name.hasPrefix("/") ? name : folder + "/" + name
-            return access(path, X_OK) == 0 ? path : nil
+            return isExecutableFile(path) ? path : nil
         }
         let path = searched ?? getenv("PATH").map { String(cString: $0) } ?? confinedPath
         for directory in path.split(separator: ":", omittingEmptySubsequences: true) {
             let candidate = String(directory) + "/" + name
-            var status = stat()
-            if stat(candidate, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
+            if isExecutableFile(candidate) { return candidate }
         }
         return nil
+    }
+
+    /// Whether `path` leads to a regular file this process may execute. A folder passes
+    /// `access(X_OK)` too, and as an `exec` entry (`exec = ["/"]`) its execute rule would let the
+    /// plugin run, and read, everything beneath it.
+    static func isExecutableFile(_ path: String) -> Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
     }
 
     /// The system folders every process plugin reads: programs' libraries and data, and the

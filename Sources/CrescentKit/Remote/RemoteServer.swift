@@ -161,10 +161,11 @@ public final class RemoteServer {
             return
         }
         let peek = dup(descriptor)
-        // A client does not take the descriptors kept for the host's own libraries: a host
-        // with hundreds of clients must still open its store and reach gpsd.
+        // A client may use the first half of the descriptors kept from scripts (a script holding
+        // all it may can still be reached), never the last: a host with hundreds of clients must
+        // still open its store and reach gpsd.
         var limit: Int32 = 0, reserve: Int32 = 0
-        if crescent_descriptor_in_reserve(max(descriptor, peek), &limit, &reserve) != 0 || peek < 0 {
+        if crescent_descriptor_in_core_reserve(max(descriptor, peek), &limit, &reserve) != 0 || peek < 0 {
             if peek >= 0 { close(peek) }
             disconnect(descriptor, reason: "the host has too many clients and open files (the last \(reserve) of its "
                        + "\(limit) descriptors are kept for itself); try again when others have disconnected")
