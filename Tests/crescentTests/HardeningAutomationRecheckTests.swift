@@ -48,6 +48,22 @@ import Testing
     /// N7: `fake.process` now behaves as the real service: a program spawned in a task that
     /// returns is killed with it, output is cut at maxBytes, argv words are told apart by their
     /// quoting, and answers no program can give are errors.
+    /// M6: `clock.run()` with a cron of every minute pending ran out the test's 10 s time limit
+    /// (each firing weighed two hours of candidate times for a daylight-saving change the zone
+    /// did not have) instead of failing with the documented "did not settle", naming the schedule.
+    @Test func clockRunWithACronPendingFailsNamingItWithinTheTimeLimit() async throws {
+        let (result, _) = try await TestCommandTests.run(["cron_spec.lua": """
+            it("runs until settled", function()
+              timer.cron("* * * * *", { zone = "UTC" }, function() end)
+              clock.run()
+            end)
+            """])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("clock.run: the clock did not settle: work was still pending after 100000 jobs"), "\(result)")
+        #expect(result.stdout.contains("kept scheduling: the schedule 'cron * * * * * UTC'"), "\(result)")
+        #expect(!result.stdout.contains("--timeout"), "\(result)")
+    }
+
     @Test func fakeProcessBehavesAsTheRealService() async throws {
         let (result, _) = try await TestCommandTests.run(["fakes_spec.lua": """
             describe("fake.process", function()

@@ -100,21 +100,31 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
         let localNow = now + Double(zone.secondsFromGMT(for: Date(timeIntervalSince1970: now)))
         let today = Int((localNow / 86_400).rounded(.down))
         var best: Double?
+        // Where the zone's offset does not change from the day before `now` to the day after the
+        // next (UTC, fixed offsets, most of the year elsewhere), local times map to instants in
+        // order: the first one after `now` found there is the answer, with no window of two hours
+        // of candidates to weigh on either side of it.
+        let steadyUntil = zone.nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: now - 86_400))?
+            .timeIntervalSince1970 ?? .infinity
+        // Steady through the day after `now`: no local time up to now's is due after `now`.
+        let earliest = steadyUntil > now + 86_400 ? localNow : localNow - 7200
         // From the day before (an offset change can move a late local time past `now`) through
         // 28 years, the cycle of weekdays and leap years; the day after the first due day too.
         var lastDay = today + 28 * 366
-        var day = today - 1
+        var day = earliest == localNow ? today : today - 1
         while day <= lastDay {
             if matches(day: day) {
                 // Offsets change by at most a few hours: local times more than 2 h before now's
                 // cannot be after it, and none more than 2 h after the best found can beat it.
                 search: for hour in hours {
+                    if Double(day * 86_400 + hour * 3600 + 3600) <= earliest { continue }
                     for minute in minutes {
                         let local = Double(day * 86_400 + hour * 3600 + minute * 60 + second)
-                        if local < localNow - 7200 { continue }
+                        if local < earliest { continue }
                         if let best, local - 7200 > best + (localNow - now) { break search }
                         if let instant = instant(ofLocal: local), instant > now, best.map({ instant < $0 }) ?? true {
                             best = instant
+                            if instant + 86_400 < steadyUntil { return instant }
                         }
                     }
                 }
