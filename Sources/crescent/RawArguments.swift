@@ -25,13 +25,30 @@ enum RawArguments {
         return given
     }
 
-    /// The values given to option `name`, in order.
-    private static func given(_ name: String) -> [[UInt8]] {
+    /// The first of `names` given as `--name=` with nothing after the `=` (before any `--`), or
+    /// nil. ArgumentParser takes the next word as the value then (`--filter= spec` filtered by
+    /// "spec" and ran the default folders), so the caller refuses it as a usage error.
+    static func emptyValue(among names: [String]) -> String? {
+        for argument in arguments().dropFirst() {
+            if argument == Array("--".utf8) { return nil }
+            if let name = names.first(where: { Array(($0 + "=").utf8) == argument }) { return name }
+        }
+        return nil
+    }
+
+    /// The command line's arguments as bytes, the program's name first.
+    private static func arguments() -> [[UInt8]] {
         var arguments: [[UInt8]] = []
         for index in 0..<Int(CommandLine.argc) {
             guard let pointer = CommandLine.unsafeArgv[index] else { continue }
             arguments.append(Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer))))
         }
+        return arguments
+    }
+
+    /// The values given to option `name`, in order.
+    private static func given(_ name: String) -> [[UInt8]] {
+        let arguments = arguments()
         let option = Array(name.utf8), joined = Array((name + "=").utf8)
         var values: [[UInt8]] = []
         var index = 1

@@ -57,6 +57,10 @@ struct TestCommand: ParsableCommand {
     static let usage = (usage: "crescent test [options] [path...]", words: "test")
 
     func run() throws {
+        let valued = ["--config", "--filter", "--junit", "--timeout", "--memory-limit", "--tags", "--exclude-tags", "--output"]
+        if let option = RawArguments.emptyValue(among: valued) {
+            Crescent.usageError("\(option)= gives no value: write \(option)=VALUE, or leave the option out", usage: Self.usage)
+        }
         var options = SpecRunOptions()
         // A .busted file gives the defaults; the command line wins.
         let busted: BustedFile?

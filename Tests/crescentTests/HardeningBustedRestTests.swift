@@ -5,6 +5,17 @@ import Testing
 /// that are not UTF-8 in assertion messages, a `--filter` whose bytes are not UTF-8, an earlier
 /// file's expose code that runs out of time, and test names in the JUnit file.
 @Suite struct HardeningBustedRestTests {
+    /// `--filter=` (or `--tags=`) with nothing after the `=` took the next word as the pattern:
+    /// `crescent test --filter= spec` filtered by "spec" and ran the default folders. A usage
+    /// error now names the option.
+    @Test func anOptionGivenWithAnEmptyValueIsAUsageError() async throws {
+        for option in ["--filter", "--tags"] {
+            let (result, _) = try await TestCommandTests.run(["a_spec.lua": "it('works', function() end)"], [option + "=", "spec"])
+            #expect(result.status == 2, "\(result)")
+            #expect(result.stderr.contains("\(option)= gives no value: write \(option)=VALUE, or leave the option out"), "\(result)")
+        }
+    }
+
     /// busted keeps what was set up to the end of an expose block inside an insulate block (its
     /// context's pop_state saves the globals again there) and undoes what is set after it, here by
     /// a describe block after the expose. crescent undid nothing in an insulate holding an expose.
