@@ -55,6 +55,18 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         ("read = [\"/a\\u200Bb\"]", "field 'permissions.read' holds the invisible character U+200B"),
         ("write = [\"/a\\u061Cb\"]", "field 'permissions.write' holds the invisible character U+061C"),
         ("read = [\"/a\\u2028b\"]", "field 'permissions.read' holds the invisible character U+2028"),
+        // Each was taken and shown as a grant ("may run * (found on ...)", "may run /", "may run
+        // /lib64/ld-linux-x86-64.so.2", which runs any program); `memory_mib = 1` let nothing start.
+        ("memory_mib = 1", "field 'permissions.memory_mib' must be a whole number of MiB from 8 to 65536 (below 8 MiB no interpreter starts: python3 needs 5), got 1"),
+        ("memory_mib = 7", "field 'permissions.memory_mib' must be a whole number of MiB from 8 to 65536"),
+        ("exec = [\"*\"]", "field 'permissions.exec' must be one program's name, of letters, digits, '_', '+', '.' and '-' (no pattern such as *: each program is named), got \"*\""),
+        ("exec = [\".\"]", "field 'permissions.exec' must be one program's name"),
+        ("exec = [\"..\"]", "field 'permissions.exec' must be one program's name"),
+        ("exec = [\"/usr/bin/../bin/sh\"]", "field 'permissions.exec' must be an absolute path without . or .."),
+        ("exec = [\"/\"]", "field 'permissions.exec' must name a program, not a folder or another kind of file (a folder would let the plugin run and read everything beneath it)"),
+        ("exec = [\"/usr/bin\"]", "field 'permissions.exec' must name a program, not a folder"),
+        ("exec = [\"/bin/ls/\"]", "field 'permissions.exec' must name a program, not a folder"),
+        ("exec = [\"/lib64/ld-linux-x86-64.so.2\"]", "field 'permissions.exec' names the dynamic loader, which runs any program it is given (ld.so PROGRAM), so it would grant every program; name the programs the plugin runs instead"),
     ])
     func aBrokenPermissionsTableIsRefusedNamingTheField(permissions: String, message: String) async throws {
         let sandbox = try self.sandbox(permissions)

@@ -31,27 +31,6 @@ import Testing
         return sandbox
     }
 
-    /// Each was taken by `plugin check` and shown as a grant ("may run * (found on ...)", "may run
-    /// /lib64/ld-linux-x86-64.so.2", which runs any program); `memory_mib = 1` let nothing start.
-    @Test(arguments: [
-        ("memory_mib = 1", "field 'permissions.memory_mib' must be a whole number of MiB from 8 to 65536 (below 8 MiB no interpreter starts: python3 needs 5), got 1"),
-        ("memory_mib = 7", "field 'permissions.memory_mib' must be a whole number of MiB from 8 to 65536"),
-        ("exec = [\"*\"]", "field 'permissions.exec' must be one program's name, of letters, digits, '_', '+', '.' and '-' (no pattern such as *: each program is named), got \"*\""),
-        ("exec = [\".\"]", "field 'permissions.exec' must be one program's name"),
-        ("exec = [\"..\"]", "field 'permissions.exec' must be one program's name"),
-        ("exec = [\"/usr/bin/../bin/sh\"]", "field 'permissions.exec' must be an absolute path without . or .."),
-        ("exec = [\"/\"]", "field 'permissions.exec' must name a program, not a folder or another kind of file (a folder would let the plugin run and read everything beneath it)"),
-        ("exec = [\"/usr/bin\"]", "field 'permissions.exec' must name a program, not a folder"),
-        ("exec = [\"/bin/ls/\"]", "field 'permissions.exec' must name a program, not a folder"),
-        ("exec = [\"/lib64/ld-linux-x86-64.so.2\"]", "field 'permissions.exec' names the dynamic loader, which runs any program it is given (ld.so PROGRAM), so it would grant every program; name the programs the plugin runs instead"),
-    ])
-    func anEntryNamingNoOneProgramOrNoWorkableLimitIsRefused(permissions: String, message: String) async throws {
-        let sandbox = try self.sandbox(permissions)
-        let result = try await inHome(["plugin", "check", "plugins/music"], sandbox)
-        #expect(result.status == 1, "\(result)")
-        #expect(result.stdout.contains("plugins/music/plugin.toml: " + message), "\(result)")
-    }
-
     /// A program not installed here is taken (a plugin may run it where it is), and `plugin
     /// check` says it is missing instead of "found on" the PATH.
     @Test func aProgramNotInstalledIsTakenAndSaidToBeMissing() async throws {
