@@ -55,6 +55,15 @@ public struct LuaStack {
     }
 
     /// The string at `index` decoded as UTF-8 (invalid bytes replaced).
+    /// Where the function `level` frames up the call stack is (`luaL_where`): `chunk:line: `,
+    /// or an empty string where Lua knows no line (a C function). Messages that point at the
+    /// user's line start with it.
+    public func place(level: Int32) -> String {
+        luaL_where(state, level)
+        defer { pop() }
+        return text(at: -1) ?? ""
+    }
+
     public func text(at index: Int32) -> String? {
         guard lua_type(state, index) == LUA_TSTRING else { return nil }
         var length = 0

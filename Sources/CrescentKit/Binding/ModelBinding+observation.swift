@@ -202,12 +202,8 @@ extension ModelBinding {
                      + "\(named): \(forms) listens to it", stack)
     }
 
-    /// Writes `crescent: warning: FILE:LINE: message`, at the line of the Lua code calling.
     private func warnAtCaller(_ message: String, _ stack: LuaStack) {
-        luaL_where(stack.state, 1)
-        let place = stack.text(at: -1) ?? ""
-        stack.pop()
-        host.writeError("\(host.console.styled("crescent: warning:", .warning)) \(place)\(message)")
+        host.warnAtCaller(message, stack)
     }
 
     /// `on(services.location, "didFail", f)`: the global `on` takes a name; the object's own

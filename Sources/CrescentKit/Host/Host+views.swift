@@ -12,6 +12,7 @@ extension Host {
                 "update": { [unowned self] stack in
                     let node = try self.viewType.checkSelf(in: stack, function: "update")
                     try node.update(try self.viewValue(at: 2, in: stack, function: "\(node.kind.name).update"))
+                    self.warnOfAbsentVariables(node, stack)
                     return .none
                 },
                 "set": { [unowned self] stack in
@@ -77,6 +78,7 @@ extension Host {
                 guard let node = self.viewType.object(at: 1, in: stack) else { return .none }
                 let key = try stack.checkString(2, function: "__newindex")
                 try node.set(key, try self.viewValue(at: 3, in: stack, function: "view.\(node.kind.name).\(key)"))
+                self.warnOfAbsentVariables(node, stack)
                 return .none
             },
             metamethods: [
@@ -183,8 +185,20 @@ extension Host {
         }
         // A source set later (`t:update { source = ... }`) is not the file's.
         node.templateFile = nil
+        warnOfAbsentVariables(node, stack)
         viewType.push(node, onto: stack)
         return .one
+    }
+
+    /// A template's variables that its data lacks, with no field of a close name (which is an
+    /// error), render as nothing: right for an optional field, silent for a forgotten one. Each
+    /// is a warning at the script's line, once per component; a template without data yet (set
+    /// later by an update) is not read.
+    private func warnOfAbsentVariables(_ node: ViewNode, _ stack: LuaStack) {
+        guard node.kind is TemplateKind.Type, let source = node.fields["source"]?.stringValue, let data = node.fields["data"] else { return }
+        for name in TemplateKind.absentVariables(in: source, data: data) where node.warnedTemplateVariables.insert(name).inserted {
+            warnAtCaller(TemplateKind.warning(for: name, data: data), stack)
+        }
     }
 
     /// A template file next to the script (or a path relative to the current folder).

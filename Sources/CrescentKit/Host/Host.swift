@@ -378,6 +378,11 @@ public final class Host {
         console.error(line)
     }
 
+    /// Writes `crescent: warning: FILE:LINE: message`, at the line of the Lua code calling.
+    func warnAtCaller(_ message: String, _ stack: LuaStack) {
+        writeError("\(console.styled("crescent: warning:", .warning)) \(stack.place(level: 1))\(message)")
+    }
+
     /// Errors that are requests (`app.exit`, a signal, the time limit) rather than failures.
     /// Returns true when the error was such a request and has been handled.
     func handleControlFlow(_ error: LuaError) -> Bool {

@@ -37,6 +37,9 @@ final class ViewNode {
     /// The file a template's source was read from (`view.template { file = ... }`), which its
     /// parse errors name; nil for a source given inline.
     var templateFile: String?
+    /// The variables of a template already warned about as absent from its data, so that each
+    /// is said once per component, not at every update.
+    var warnedTemplateVariables: Set<String> = []
     /// A selectable list's or table's selection; nil when it is not selectable.
     var selection: Selection?
     /// On a tree's root: the selectable component that keys move (tab changes it).

@@ -53,24 +53,62 @@ enum TemplateKind: ViewKind {
         return cut(lines.map { DisplayWidth.truncate($0, to: width) }, to: limit)
     }
 
-    /// The first variable of `source` outside any section (`{{name}}`, `{{&name}}`,
-    /// `{{{name}}}`, the first part of `{{a.b}}`) that `data` lacks while it has a field of a
-    /// close name, as an error; nil when there is none. A source that changes its delimiters is
-    /// not read; a variable with no close field stays free (an optional one renders empty).
+    /// The first variable of `source` outside any section that `data` lacks while it has a
+    /// field of a close name, as an error; nil when there is none.
     static func missingVariable(in source: String, data: Value) -> String? {
-        let names: [String]
-        switch data {
-        case .object(let fields): names = fields.keys
-        case .model(let model): names = model.fields.keys
-        default: return nil
+        guard let names = fieldNames(of: data), !names.isEmpty else { return nil }
+        for tag in topLevelVariables(in: source) {
+            let first = String(tag.prefix { $0 != "." })
+            guard !names.contains(first), let closest = NameSuggestion.closest(to: first, among: names, prefixes: false) else { continue }
+            return "{{\(tag)}} names no field of data (fields: \(names.sorted().joined(separator: ", "))); did you mean '\(closest)'?"
         }
-        guard !names.isEmpty, !source.contains("{{=") else { return nil }
+        return nil
+    }
+
+    /// The variables of `source` outside any section that `data` lacks with no field of a close
+    /// name (`{{subtitle}}` with data `{ title = ... }`): they render as nothing, which is right
+    /// for an optional field and wrong for a forgotten one, so each is a warning (``warning(for:)``),
+    /// not an error. Names once, in the order they appear.
+    static func absentVariables(in source: String, data: Value) -> [String] {
+        guard let names = fieldNames(of: data) else { return [] }
+        var absent: [String] = []
+        for tag in topLevelVariables(in: source) {
+            let first = String(tag.prefix { $0 != "." })
+            guard !names.contains(first), !absent.contains(first) else { continue }
+            absent.append(first)
+        }
+        return absent
+    }
+
+    /// What a variable's warning says: that it shows nothing, the fields data has, and the two
+    /// ways to say it is meant (a value, or a section that shows only when it has one).
+    static func warning(for name: String, data: Value) -> String {
+        let names = (fieldNames(of: data) ?? []).sorted()
+        let fields = names.isEmpty ? "data has no fields" : "fields: \(names.joined(separator: ", "))"
+        return "view.template: {{\(name)}} is not in data (\(fields)), so it shows nothing; give data a '\(name)' "
+            + "(\"\" to show nothing), or if it is optional, show it in a section: {{#\(name)}}{{\(name)}}{{/\(name)}}"
+    }
+
+    private static func fieldNames(of data: Value) -> [String]? {
+        switch data {
+        case .object(let fields): fields.keys
+        case .model(let model): model.fields.keys
+        case .array(let items) where items.isEmpty: []   // `data = {}`: Lua's empty table
+        default: nil
+        }
+    }
+
+    /// The variables of `source` outside any section (`{{name}}`, `{{&name}}`, `{{{name}}}`,
+    /// `{{a.b}}`), as written; `.` is not one. A source that changes its delimiters is not read.
+    private static func topLevelVariables(in source: String) -> [String] {
+        guard !source.contains("{{=") else { return [] }
+        var variables: [String] = []
         var depth = 0
         var rest = Substring(source)
         while let open = rest.firstRange(of: "{{") {
             let triple = rest[open.upperBound...].hasPrefix("{")
             let bodyStart = triple ? rest.index(after: open.upperBound) : open.upperBound
-            guard let close = rest[bodyStart...].firstRange(of: triple ? "}}}" : "}}") else { return nil }
+            guard let close = rest[bodyStart...].firstRange(of: triple ? "}}}" : "}}") else { break }
             var tag = rest[bodyStart..<close.lowerBound].trimmingSpaces
             rest = rest[close.upperBound...]
             switch tag.first {
@@ -80,12 +118,9 @@ enum TemplateKind: ViewKind {
             case "&": tag = String(tag.dropFirst()).trimmingSpaces
             default: break
             }
-            guard depth == 0, tag != "." else { continue }
-            let first = String(tag.prefix { $0 != "." })
-            guard !first.isEmpty, !names.contains(first),
-                  let closest = NameSuggestion.closest(to: first, among: names, prefixes: false) else { continue }
-            return "{{\(tag)}} names no field of data (fields: \(names.sorted().joined(separator: ", "))); did you mean '\(closest)'?"
+            guard depth == 0, !tag.isEmpty, tag != ".", !tag.hasPrefix(".") else { continue }
+            variables.append(tag)
         }
-        return nil
+        return variables
     }
 }
