@@ -129,6 +129,7 @@ public struct PluginPermissions: Sendable, Equatable {
         }
         for item in net where !Self.addresses(granted.net, cover: item) { extra.append("net \(item)") }
         for (field, asked, had) in [("exec", exec, granted.exec), ("env", env, granted.env), ("requires", services, granted.services)] {
+            let had = Set(had)   // a list of thousands of entries checked against another was quadratic
             for item in asked where !had.contains(item) { extra.append("\(field) \(item)") }
         }
         if native && !granted.native { extra.append("native") }
