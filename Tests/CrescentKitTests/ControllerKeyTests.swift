@@ -53,7 +53,7 @@ import Testing
         test.settle()
         let lines = test.lines
         #expect(lines.count == 4)
-        #expect(lines.first?.contains("bad argument #1 to 'key' (unknown key 'ctrl-R'; key names are a character (a, A, 1, ?), ctrl-a…ctrl-z, alt-<character>, enter, esc, tab, shift-tab") == true)
+        #expect(lines.first?.contains("bad argument #1 to 'key' (unknown key 'ctrl-R'; did you mean 'ctrl-r'?; key names are a character (a, A, 1, ?), ctrl-a…ctrl-z, alt-<character>, enter, esc, tab, shift-tab") == true)
         #expect(lines.first?.contains("pageup, pagedown, home, end, space, f1, f2") == true)
         #expect(lines.dropFirst().first?.contains("ctrl-c always quits, so it cannot be bound") == true)
         #expect(lines.dropFirst(2).first?.contains("key 'a': C has no method 'missing'") == true)

@@ -390,11 +390,11 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"view.text{ bogus = 1 }"#, "false\ttest.lua:2: view.text: no field 'bogus' (fields: text, style)"),
+        (#"view.text{ bogus = 1 }"#, "false\ttest.lua:2: view.text: no field 'bogus' (fields: id, text, style)"),
         (#"view.text{ text = "x" }.colour = 1"#, "false\ttest.lua:2: view.text: no field 'colour' (fields: text, style)"),
-        (#"view.table{ columns = { "a" } }:update({ row = {} })"#, "false\ttest.lua:2: view.table: no field 'row' (fields: columns, rows, header, selectable)"),
+        (#"view.table{ columns = { "a" } }:update({ row = {} })"#, "false\ttest.lua:2: view.table: no field 'row' (fields: columns, rows, header, selectable; did you mean 'rows'?)"),
         (#"view.progress(1).id = "p""#, "false\ttest.lua:2: view.progress: no field 'id' (fields: value, total, label)"),
-        (#"view.slot{ id = "s", text = "x" }"#, "false\ttest.lua:2: view.slot: no field 'text' (fields: none)"),
+        (#"view.slot{ id = "s", text = "x" }"#, "false\ttest.lua:2: view.slot: no field 'text' (fields: id)"),
         (#"view.stack{ view.text("a"), 3 }"#, "false\ttest.lua:2: view.stack: item 2 must be a view component (view.text, ...), got number"),
         (#"view.text{ view.text("a") }"#, "false\ttest.lua:2: view.text: only view.stack and view.row hold other components"),
         (#"local t = view.text("a") view.stack{ t } view.row{ t }"#, "false\ttest.lua:2: view.row: a component can be placed only once"),

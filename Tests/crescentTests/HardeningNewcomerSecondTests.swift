@@ -35,9 +35,9 @@ import Testing
             "script.lua:13: self:key(key, method[, help]): call it with ':' on the controller (self:key(...)), got string as self",
             "script.lua:14: app.push: args must be a table (init(args) receives it), got string; e.g. app.push(T, { item = item })",
         ], "\(result)")
-        #expect(result.stderr.contains("crescent: U:didselect is not called by a selectable list or table; did you mean 'didSelect'?"),
+        #expect(result.stderr.contains("crescent: warning: script.lua:7: U:didselect is not called by a selectable list or table; did you mean 'didSelect'?"),
                 "\(result)")
-        #expect(result.stderr.contains("crescent: script.lua:2: T:loadView returned nothing, so T shows no view: return it "
+        #expect(result.stderr.contains("crescent: warning: script.lua:2: T:loadView returned nothing, so T shows no view: return it "
                                        + "(return view.text { ... })"), "\(result)")
     }
 

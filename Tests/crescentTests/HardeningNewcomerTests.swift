@@ -234,14 +234,18 @@ import Testing
             function T:Init() end
             function T:dealoc() end
             function T:viewDidAppear() app.exit(0) end
+            function T:deallocate() end
+            function T:initialize() end
+            function T:viewDidLoaded() end
             app.push(T)
             """)
         #expect(result.status == 0, "\(result)")
         #expect(result.stderrLines.filter { !$0.isEmpty } == [
-            "crescent: T:Init is not a lifecycle step, so it is never called as one; did you mean 'init'?",
-            "crescent: T:dealoc is not a lifecycle step, so it is never called as one; did you mean 'dealloc'?",
-            "crescent: T:loadview is not a lifecycle step, so it is never called as one; did you mean 'loadView'?",
-            "crescent: T:viewWillApear is not a lifecycle step, so it is never called as one; did you mean 'viewWillAppear'?",
+            "crescent: warning: script.lua:8: T:Init is not a lifecycle step, so it is never called as one; did you mean 'init'?",
+            "crescent: warning: script.lua:9: T:dealoc is not a lifecycle step, so it is never called as one; did you mean 'dealloc'?",
+            "crescent: warning: script.lua:6: T:loadview is not a lifecycle step, so it is never called as one; did you mean 'loadView'?",
+            "crescent: warning: script.lua:13: T:viewDidLoaded is not a lifecycle step, so it is never called as one; did you mean 'viewDidLoad'?",
+            "crescent: warning: script.lua:7: T:viewWillApear is not a lifecycle step, so it is never called as one; did you mean 'viewWillAppear'?",
         ], "\(result)")
     }
 
@@ -299,7 +303,7 @@ import Testing
         #expect(result.stdout.contains("script.lua:4: no function 'log.warning' (log: "), "\(result)")
         #expect(result.stdout.contains("; did you mean 'warn'?)"), "\(result)")
         #expect(result.stderrLines.filter { !$0.isEmpty } == [
-            "crescent: T.init is a number, so it is never called: a lifecycle step is a method (function T:init() ... end)",
+            "crescent: warning: T.init is a number, so it is never called: a lifecycle step is a method (function T:init() ... end)",
         ], "\(result)")
     }
 }

@@ -73,7 +73,7 @@ import Testing
             """)
         #expect(result.status == 0, "\(result)")
         #expect(result.stderrLines.filter { !$0.isEmpty } == [
-            "crescent: Tracker:viewDidLoaded is not a lifecycle step, so it is never called as one; did you mean 'viewDidLoad'?",
+            "crescent: warning: script.lua:2: Tracker:viewDidLoaded is not a lifecycle step, so it is never called as one; did you mean 'viewDidLoad'?",
         ], "\(result)")
     }
 

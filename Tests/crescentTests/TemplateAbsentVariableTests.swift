@@ -37,17 +37,40 @@ import Testing
         ], "\(result)")
     }
 
-    /// A close field is still an error (the misspelling case), and neither form stops a view that
-    /// uses every variable from being quiet.
-    @Test func aCloseFieldIsAnErrorAndAFullDataIsQuiet() async throws {
+    /// A close field is an error, in sections and dotted names as at the top (each showed
+    /// nothing); names found in an outer context, a section over what data lacks, and a model's
+    /// declared field that this model lacks are quiet.
+    @Test func aCloseFieldIsAnErrorWhereverItIsAndCorrectTemplatesAreQuiet() async throws {
         let result = try await runScript("""
-            print(select(2, pcall(function() view.template { source = "{{titel}} {{x}}", data = { title = "a" } } end)))
-            view.template { source = "{{title}} {{#items}}{{nme}}{{/items}}", data = { title = "a", items = { { name = "b" } } } }
+            local function try(source, data) print((select(2, pcall(function() view.template { source = source, data = data } end)))) end
+            try("{{titel}} {{x}}", { title = "a" })
+            try("{{#items}}- {{nme}}{{/items}}", { items = { { name = "a" }, { name = "b" } } })
+            try("{{#user}}Hi {{nme}}{{/user}}", { user = { name = "a" } })
+            try("Hi {{user.nme}}", { user = { name = "a" } })
+            try("{{#itmes}}x{{/itmes}}", { items = { 1 } })
+            view.template { source = "{{title}} {{#items}}{{name}} of {{title}}{{/items}}", data = { title = "a", items = { { name = "b" } } } }
+            view.template { source = "{{#subtitle}}{{subtitle}}{{/subtitle}}{{^subtitle}}none{{/subtitle}}{{#gone}}{{anything}}{{/gone}}", data = { title = "a" } }
+            view.template { source = "{{#items}}{{whatever}}{{/items}}{{#off}}{{x}}{{/off}}", data = { items = {}, off = false } }
+            view.template { source = "{{user.name}} {{user.age}}", data = { user = { name = "a", age = 3 } } }
+            task(function()
+              local places = services.geocoder:reverse({ lat = 40.7128, lon = -74.0060 })
+              local t = view.template { source = "{{name}} ({{subLocality}}) {{admin2}}", data = places[1] }
+              print(t ~= nil)
+              print((select(2, pcall(function() view.template { source = "{{contry}}", data = places[1] } end))))
+            end)
             """)
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdoutLines == [
+        #expect(result.stdoutLines.count == 7, "\(result)")
+        #expect(Array(result.stdoutLines.prefix(6)) == [
             "script.lua:1: view.template: {{titel}} names no field of data (fields: title); did you mean 'title'?",
+            "script.lua:1: view.template: {{nme}} names no field of items (fields: name); did you mean 'name'?",
+            "script.lua:1: view.template: {{nme}} names no field of user (fields: name); did you mean 'name'?",
+            "script.lua:1: view.template: {{user.nme}} names no field of user (fields: name); did you mean 'name'?",
+            "script.lua:1: view.template: {{itmes}} names no field of data (fields: items); did you mean 'items'?",
+            "true",
         ], "\(result)")
+        #expect(result.stdoutLines.last?.hasPrefix("script.lua:15: view.template: {{contry}} names no field of data (fields: ") == true, "\(result)")
+        #expect(result.stdoutLines.last?.hasSuffix("did you mean 'country'?") == true, "\(result)")
         #expect(!result.stderr.contains("warning"), "\(result)")
     }
 }

@@ -40,6 +40,10 @@ extension ModelBinding {
             return .none
         }
         vm.register("subscriptions") { [unowned self] stack in
+            guard stack.top == 0 else {
+                throw LuaRaise("subscriptions() takes no arguments, got \(stack.top): it lists every subscription; "
+                               + "pick from the list it returns (each has owner, target, site, deliveries, errors and sub)")
+            }
             let all = self.registry.subscriptions
             stack.newTable(arrayCount: Int32(clamping: all.count))
             for (index, subscription) in all.enumerated() {

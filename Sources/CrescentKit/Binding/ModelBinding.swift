@@ -54,6 +54,10 @@ final class ModelBinding {
     var modelTemplateSlots: [String: Int32] = [:]
     /// Per shared data model schema, what pushing its models needs (see `slots(of:)`).
     var sharedSchemaSlots: [ObjectIdentifier: SchemaSlots] = [:]
+    /// Per data model type name, the shared schema its models were pushed with: a model read back
+    /// from Lua takes it again, so its type's declared fields stay known (a template or a check
+    /// tells an optional field this model lacks from a name the type does not have).
+    var declaredSchemas: [String: ModelSchema] = [:]
     var lastSchemaSlots: SchemaSlots?
     /// The buffers a conversion from Lua reuses (see `convertedValue(at:in:)`).
     var spareConversionState = ConversionState()
@@ -289,6 +293,7 @@ final class ModelBinding {
         objects.removeAll()
         modelMethodTables.removeAll()
         sharedSchemaSlots.removeAll()
+        declaredSchemas.removeAll()
         lastSchemaSlots = nil
         servicesTable = nil
         services.removeAll()        // the services go with the run (their pollers and clients too)

@@ -120,6 +120,9 @@ extension ModelBinding {
                 let fields = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
                 stack.pop()
                 guard case .object(let values) = fields else { return .model(DataModel(typeName, [:])) }
+                if let schema = declaredSchemas[typeName], values.keys.allSatisfy({ schema.position(of: $0) != nil }) {
+                    return .model(DataModel(schema, schema.names.map { values[$0] ?? .null }))
+                }
                 return .model(DataModel(typeName, values))
             }
             return convertTable(index, stack, depth: depth, hasMetatable: true, &state)

@@ -174,6 +174,7 @@ extension ModelBinding {
         let slots = SchemaSlots(schema: schema, keys: keys, template: modelTemplate(schema.typeName),
                                 methods: checkedFieldsMetatable(schema))
         sharedSchemaSlots[ObjectIdentifier(schema)] = slots
+        declaredSchemas[schema.typeName] = schema
         lastSchemaSlots = slots
         return slots
     }

@@ -159,6 +159,12 @@ extension Host {
                 throw LuaRaise("\(function): \(error.description)")
             }
         }
+        // What the constructor takes: the component's fields, its id and (a template) its file.
+        let taken = ["id"] + kind.fields + (kind.fileField != nil ? ["file"] : [])
+        if let unknown = fields.keys.sorted().first(where: { !taken.contains($0) }) {
+            let listing = NameSuggestion.listing("fields", taken, suggesting: NameSuggestion.closest(to: unknown, among: taken))
+            throw LuaRaise("\(function): no field '\(unknown)' (\(listing))")
+        }
         if !listItems.isEmpty { fields["items"] = .array(listItems) }
         if let problem = kind.constructorProblem(fields, id: id) { throw LuaRaise("\(function): \(problem)") }
         let templateFile = kind.fileField != nil ? fields.removeValue(forKey: "file")?.stringValue : nil
@@ -196,8 +202,9 @@ extension Host {
     /// later by an update) is not read.
     private func warnOfAbsentVariables(_ node: ViewNode, _ stack: LuaStack) {
         guard node.kind is TemplateKind.Type, let source = node.fields["source"]?.stringValue, let data = node.fields["data"] else { return }
-        for name in TemplateKind.absentVariables(in: source, data: data) where node.warnedTemplateVariables.insert(name).inserted {
-            warnAtCaller(TemplateKind.warning(for: name, data: data), stack)
+        for finding in TemplateVariables.check(source, data: data) where finding.closest == nil {
+            guard node.warnedTemplateVariables.insert(finding.tag).inserted else { continue }
+            warnAtCaller("view.template: " + finding.warning, stack)
         }
     }
 

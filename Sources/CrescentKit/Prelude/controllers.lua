@@ -145,6 +145,9 @@ local function ownWord(key, step)
   local at = key:lower():find(step:lower(), 1, true)
   if at and #key > #step then
     if at > 1 then return true end
+    -- The step and a longer word in lower case (deallocate, initialize) is a word of its own;
+    -- an ending of one or two letters (viewDidLoaded, loadViews) is the step misspelt.
+    if #key - #step >= 3 and key:sub(#step + 1, #step + 1):match("%l") then return true end
     if key:sub(#step + 1, #step + 1):match("[%u%d_]") then return true end
   end
   return key:sub(1, 1):lower() ~= step:sub(1, 1):lower()
@@ -167,17 +170,27 @@ local function checkLifecycleNames(class)
       end
     end
     for _, key in ipairs(names) do
+      -- Said at the line that defines the method.
+      local info = getinfo(rawget(class, key), "S")
+      local where = info and info.linedefined > 0 and info.short_src .. ":" .. info.linedefined .. ": " or ""
       local step = P.resembles(key, LIFECYCLE)
       if step and not ownWord(key, step) then
-        P.warn(nameOf(class) .. ":" .. key .. " is not a lifecycle step, so it is never called as one; did you mean '" .. step .. "'?")
+        P.warn(where .. nameOf(class) .. ":" .. key .. " is not a lifecycle step, so it is never called as one; did you mean '" .. step .. "'?")
       end
       local callback = not step and P.resembles(key, CALLBACKS)
       if callback and not ownWord(key, callback) then
-        P.warn(nameOf(class) .. ":" .. key .. " is not called by a selectable list or table; did you mean '" .. callback .. "'?")
+        P.warn(where .. nameOf(class) .. ":" .. key .. " is not called by a selectable list or table; did you mean '" .. callback .. "'?")
       end
     end
     class = rawget(class, "__base")
   end
+end
+
+-- "file:line: " of the code `level` calls up from the caller of this, for a warning said later
+-- (when a queued push, pop or command runs) at the line that asked for it.
+local function callerPlace(level)
+  local info = getinfo(level + 1, "Sl")
+  return info and info.currentline > 0 and info.short_src .. ":" .. info.currentline .. ": " or ""
 end
 
 local nextId = 0
@@ -395,9 +408,13 @@ function app.push(classOrInstance, args)
 end
 
 function app.pop()
+  local where = callerPlace(2)
   enqueue(function()
     local top = remove(stack)
-    if not top then return end
+    if not top then
+      P.warn(where .. "app.pop(): no controller to pop (the stack is empty: app.push(Controller) shows one)")
+      return
+    end
     local below = stack[#stack]
     willDisappear(top)
     if below then willAppear(below) end
@@ -517,15 +534,15 @@ end
 local convertArgs, checkArity   -- below, with self:command
 
 -- A command's `done(ok, message)`, when it has one (remote control's send), hears how it went.
-local function dispatch(name, args, count, done)
+local function dispatch(name, args, count, done, where)
   if name == "quit" or name == "exit" then
     done(true)
     return app.exit(0)
   end
   local top = stack[#stack]
   if not top then
-    local message = "no controller to receive '" .. name .. "'"
-    P.warn(message)
+    local message = "no controller to receive '" .. name .. "' (app.push(Controller) shows one that takes commands)"
+    P.warn((where or "") .. message)
     return done(false, message)
   end
   local st = state[top]
@@ -578,8 +595,8 @@ local function runCommands()
       -- A command that never finishes (its task cancelled, the host exiting) is not a success.
       local ok, err
       if command.changed then ok, err = pcall(dispatchChange, command.changed, done)
-      elseif command.key then ok, err = pcall(dispatchKey, command.key, done)
-      else ok, err = pcall(dispatch, command.name, command.args, command.count, done) end
+      elseif command.key then ok, err = pcall(dispatchKey, command.key, done, command.where)
+      else ok, err = pcall(dispatch, command.name, command.args, command.count, done, command.where) end
       if not ok then
         done(false, "the command did not finish: " .. tostring(err))
         error(err, 0)
@@ -609,15 +626,15 @@ local function stopCommands()
   return dropped
 end
 
-local function send(done, name, ...)
-  queueCommand({ name = name, args = { ... }, count = select("#", ...), done = done })
+local function send(done, name, where, ...)
+  queueCommand({ name = name, args = { ... }, count = select("#", ...), done = done, where = where })
   runCommands()
   return true
 end
 
 function app.send(name, ...)
   if type(name) ~= "string" then error("bad argument #1 to 'app.send' (command name string expected, got " .. type(name) .. ")", 2) end
-  return send(nil, name, ...)
+  return send(nil, name, callerPlace(2), ...)
 end
 
 -- "qty: integer?" -> { name = "qty", type = "integer", optional = true }
@@ -759,10 +776,31 @@ local function shownKey(key)
 end
 
 -- Raises, at `level` above the caller, the error for a name that is no key.
+-- The key a name that is none most likely means: another case (Enter), another way of writing
+-- ctrl (ctl-r, ctrl+r, C-r, control-r), or a close name (entr).
+local function closestKey(key)
+  local lower = key:lower()
+  if isKeyName(lower) then return lower end
+  local letter = lower:match("^ctr?l?[%-%+_ ](%a)$") or lower:match("^c%-(%a)$") or lower:match("^control[%-%+_ ]?(%a)$")
+    or lower:match("^%^(%a)$")
+  if letter then return "ctrl-" .. letter end
+  return P.resembles(lower, P.keyNames)
+end
+
 local function checkKey(key, caller, position, level)
   if isKeyName(key) then return end
-  local shown = type(key) == "string" and shownKey(key) or "a " .. type(key)
-  error("bad argument #" .. position .. " to '" .. caller .. "' (unknown key " .. shown .. "; key names are " .. KEY_NAMES .. ")", level + 1)
+  local shown, hint
+  if type(key) == "string" then
+    shown = shownKey(key)
+    local closest = closestKey(key)
+    hint = closest and "; did you mean '" .. closest .. "'?" or ""
+  elseif type(key) == "number" then
+    -- self:key(1, ...): the key 1 is the string "1".
+    shown, hint = tostring(key) .. " (a number)", "; a key name is a string: write \"" .. tostring(key) .. "\" for that key"
+  else
+    shown, hint = "(a " .. type(key) .. ")", ""
+  end
+  error("bad argument #" .. position .. " to '" .. caller .. "' (unknown key " .. shown .. hint .. "; key names are " .. KEY_NAMES .. ")", level + 1)
 end
 
 function Controller:key(key, method, help)
@@ -857,7 +895,7 @@ if type(help_) == "function" then
   end
 end
 
-function dispatchKey(key, done)
+function dispatchKey(key, done, where)
   if key == "ctrl-c" then
     done(true)
     return app.exit(130)
@@ -900,6 +938,9 @@ function dispatchKey(key, done)
     if action == nil and #key == 1 and key:match("%g") then
       P.showMessage("no key '" .. key .. "' in " .. nameOf(top) .. " (? lists the keys)")
     end
+  elseif where then
+    -- app.press with nothing shown: the key reaches no one.
+    P.warn(where .. "app.press: no controller to receive key '" .. key .. "' (app.push(Controller) shows one that takes keys)")
   end
   done(true)
 end
@@ -919,8 +960,10 @@ local function sendKeys(done, caller, ...)
   local keys = table.pack(...)
   local count = keys.n
   for i = 1, count do checkKey(keys[i], caller, i, 3) end
+  -- Keys a script presses are said to reach no one at its line; a remote client hears it from done.
+  local where = caller == "app.press" and callerPlace(3) or nil
   for i = 1, count do
-    queueCommand({ key = keys[i], done = i == count and done or nil })
+    queueCommand({ key = keys[i], done = i == count and done or nil, where = where })
   end
   runCommands()
   return true
@@ -1080,7 +1123,8 @@ function Controller:addChild(classOrInstance, slotId)
       local closest = type(slotId) == "string" and P.resembles(slotId, ids)
       error("addChild: " .. nameOf(self) .. "'s view has no view.slot with id '" .. tostring(slotId) .. "' (ids: "
         .. (#ids > 0 and concat(ids, ", ") or "none") .. (closest and "; did you mean '" .. closest .. "'?" or "")
-        .. "): give the view a view.slot { id = \"" .. tostring(slotId) .. "\" } to show the child in", 2)
+        .. (closest and "" or "): give the view a view.slot { id = \"" .. tostring(slotId) .. "\" } to show the child in")
+        .. (closest and ")" or ""), 2)
     end
     state[child].slot = slot
     P.show(slot, state[child].root)
@@ -1126,7 +1170,7 @@ return {
   -- app.send whose command, when it has run, calls report(token, ok, message) (remote
   -- control's send answers with how it went; a second report of a token is ignored there).
   sendCommand = function(report, token, name, ...)
-    return send(function(ok, message) report(token, ok, message) end, name, ...)
+    return send(function(ok, message) report(token, ok, message) end, name, nil, ...)
   end,
   -- The keys a terminal (or the remote `key` method) pressed, in order; `report` as above, once
   -- the last has been handled. Unknown names raise, naming the key and the valid names.

@@ -96,7 +96,8 @@ final class ViewNode {
     func update(_ value: Value) throws(ViewError) {
         if let key = kind.updateField(for: value) { return try set(key, value) }
         guard case .object(let fields) = value else {
-            throw ViewError("view.\(kind.name):update: cannot show \(value.typeName) in a \(kind.name)")
+            throw ViewError("view.\(kind.name):update: cannot show \(value.typeName) in a \(kind.name): give a table of its fields "
+                            + "(fields: \(kind.fields.joined(separator: ", ")))")
         }
         let sorted = fields.sorted(by: { $0.key < $1.key }).filter { $0.key != "id" }
         for (key, item) in sorted { try validate(key, item) }   // all or nothing
@@ -147,8 +148,7 @@ final class ViewNode {
     private func validate(_ key: String, _ value: Value) throws(ViewError) {
         let allowed = kind.fields
         guard allowed.contains(key) else {
-            let known = allowed.isEmpty ? "none" : allowed.joined(separator: ", ")
-            throw ViewError("view.\(kind.name): no field '\(key)' (fields: \(known))")
+            throw ViewError("view.\(kind.name): no field '\(key)' (\(NameSuggestion.listing("fields", allowed, suggesting: NameSuggestion.closest(to: key, among: allowed))))")
         }
         if !value.isNull, let (expected, accepts) = Self.expected(key), !accepts(value) {
             throw ViewError("view.\(kind.name): field '\(key)' must be \(expected), got \(value.typeName)")

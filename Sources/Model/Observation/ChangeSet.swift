@@ -68,6 +68,11 @@ public struct ChangeSet: Sendable, Hashable {
     ///
     /// - Throws: `invalid_argument` naming the field that is not what it should be.
     public init(value: Value) throws(ServiceError) {
+        if case .array(let items) = value, items.isEmpty {
+            // `{}` reads as an empty list: a change set with no fields says nothing to apply.
+            throw ServiceError(.invalidArgument, "an empty table is no change set: give at least one of inserted=, deleted=, updated= "
+                               + "(lists of positions) or reload = true, or pass the change set a collection's didChange handler gets")
+        }
         guard case .object = value else {
             throw ServiceError(.invalidArgument, "a change set must be a table {inserted=, deleted=, updated=, reload=}, got \(value.typeName)")
         }
