@@ -8,7 +8,7 @@ extension PluginCatalog {
         let permissions = manifest.permissions
         var parts: [String] = []
         for (field, items) in [("read", permissions.read), ("write", permissions.write), ("net", permissions.net),
-                               ("exec", permissions.exec), ("env", permissions.env)] where !items.isEmpty {
+                               ("exec", permissions.exec), ("env", permissions.env), ("collections", permissions.collections)] where !items.isEmpty {
             parts.append(field + " " + items.joined(separator: ","))
         }
         if permissions.native { parts.append("native (full access)") }

@@ -150,7 +150,7 @@ private struct ManifestReader {
             throw problem("name", "is '\(name)', a name crescent uses itself (a builtin plugin or service, or a section of crescent.toml it reads, whose settings would go to the plugin); choose another name")
         }
         let version = try string("version")
-        guard SemanticVersion(version) != nil else { throw problem("version", "must be a version like 1.0.0, got \"\(visible(version))\"") }
+        guard SemanticVersion(version) != nil else { throw problem("version", "must be a version like 1.0.0 (Semantic Versioning: MAJOR.MINOR.PATCH, numbers without leading zeros), got \"\(visible(version))\"") }
         let crescent = try string("crescent")
         let range: VersionRange
         do throws(VersionRange.RangeError) {
