@@ -102,6 +102,16 @@ import Testing
         #expect(result.status == 1 && result.stdout.contains("plugins/keeper/plugin.toml: " + message), "\(result)")
     }
 
+    /// `collections` is reached through a Lua plugin's `services.store`: asked by a plugin that
+    /// does not require `store`, its grant would be a question asked for nothing.
+    @Test func collectionsWithoutRequiringStoreIsRefused() async throws {
+        let sandbox = try luaPluginSandbox("keeper", main: "service('keeper', 'k')")
+        let manifest = try String(contentsOfFile: sandbox.path + "/plugins/keeper/plugin.toml", encoding: .utf8)
+        try sandbox.write("plugins/keeper/plugin.toml", manifest + "\n[permissions]\ncollections = [\"*\"]\n")
+        let result = try await inHome(["plugin", "check", "plugins/keeper"], sandbox)
+        #expect(result.status == 1 && result.stdout.contains("plugins/keeper/plugin.toml: field 'permissions.collections' needs \"store\" in requires"), "\(result)")
+    }
+
     /// The places an earlier release kept in the scripts' collection `places` (written here as
     /// it wrote them: a script's collection of that name in the store file) are the plugin's
     /// once it starts, copied once: nothing lost, nothing doubled, and its new places go to its
