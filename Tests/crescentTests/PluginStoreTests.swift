@@ -76,6 +76,7 @@ import Testing
         #expect(refused.stdout.contains("plugin 'keeper' asks for permissions not granted (collections groceries)"), "\(refused)")
         let check = try await inHome(["plugin", "check", "plugins/keeper"], sandbox)
         #expect(check.stdout.contains("collections groceries: may read, change and clear your scripts' store collection 'groceries'"), "\(check)")
+        #expect(check.stdout.contains("always: keeps store collections of its own (plugin:keeper:NAME), apart from your scripts' and other plugins'"), "\(check)")
         let listed = try await inHome(["plugins"], sandbox)
         #expect(listed.stdoutLines.contains { $0.hasPrefix("keeper") && $0.contains("collections groceries") && $0.contains("not granted") }, "\(listed)")
         let allowed = try await inHome(["plugins", "allow", "keeper"], sandbox)
