@@ -86,12 +86,15 @@ public final class PluginStore: Service {
         if name != plugin, let refusal = refusal(name, to: "adopt") { throw refusal }
         // The record of what was adopted: a collection no plugin's own name can be.
         let ledger = try store.collection(named: Self.reservedPrefix + plugin)
+        let adopted = { ledger.items.contains(where: { $0["adopted"].stringValue == name }) }
+        // The usual answer, at every start after the first: recorded, so nothing to wait for.
+        if adopted() { return 0 }
         let own = try collection(named: name)
         let scripts = try store.collection(named: name)
         // Writes wait for a collection's records to be read: an empty write to each makes sure
         // `items` below are the committed ones, not an unloaded collection's nothing.
         for collection in [ledger, own, scripts] { _ = try collection.add(.array([])) }
-        guard !ledger.items.contains(where: { $0["adopted"].stringValue == name }) else { return 0 }
+        if adopted() { return 0 }
         let records = scripts.items.map { record -> Value in
             guard case .object(var fields) = record else { return record }
             fields["id"] = nil
