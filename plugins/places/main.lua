@@ -5,8 +5,8 @@ local location = services.location
 local store = services.store
 -- Releases before plugins had collections of their own kept the places in the scripts'
 -- collection of this name: copy them into its own, once (the scripts' copy stays as it was).
-local adopted, err = pcall(function() return store:adopt(settings.collection) end)
-if not adopted then log.warn("places: could not keep the places saved by an earlier release: " .. tostring(err)) end
+local adopted, problem = pcall(function() return store:adopt(settings.collection) end)
+if not adopted then log.warn("places: could not keep the places saved by an earlier release: " .. tostring(problem)) end
 local saved = store:collection(settings.collection)
 local radius = settings.radius
 
