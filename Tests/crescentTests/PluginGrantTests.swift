@@ -49,7 +49,7 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         ("env = [\"MY-VAR\"]", "field 'permissions.env' must be an environment variable's name"),
         ("native = \"yes\"", "field 'permissions.native' must be true or false, got string"),
         ("memory_mib = 0", "field 'permissions.memory_mib' must be a whole number of MiB from 8 to 65536 (below 8 MiB no interpreter starts: python3 needs 5), got 0"),
-        ("colour = 1", "field 'permissions.colour' is not a permission (permissions: env, exec, memory_mib, native, net, read, write)"),
+        ("colour = 1", "field 'permissions.colour' is not a permission (permissions: collections, env, exec, memory_mib, native, net, read, write)"),
         ("read = [\"/a\", \"/a\"]", "field 'permissions.read' names \"/a\" twice"),
         // Fourth permissions attack Y1: characters that show as nothing passed as written.
         ("read = [\"/a\\u200Bb\"]", "field 'permissions.read' holds the invisible character U+200B"),
@@ -66,6 +66,10 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         ("exec = [\"/\"]", "field 'permissions.exec' must name a program, not a folder or another kind of file (a folder would let the plugin run and read everything beneath it)"),
         ("exec = [\"/usr/bin\"]", "field 'permissions.exec' must name a program, not a folder"),
         ("exec = [\"/bin/ls/\"]", "field 'permissions.exec' must name a program, not a folder"),
+        // The last attack: `inf` was reported as "got null", and a program named `-rf` was taken.
+        ("memory_mib = inf", "field 'permissions.memory_mib' must be a whole number of MiB from 8 to 65536 (below 8 MiB no interpreter starts: python3 needs 5), got inf (not a number of MiB)"),
+        ("memory_mib = -inf", "field 'permissions.memory_mib' must be a whole number of MiB from 8 to 65536 (below 8 MiB no interpreter starts: python3 needs 5), got -inf (not a number of MiB)"),
+        ("exec = [\"-rf\"]", "field 'permissions.exec' must be a program's name, which cannot start with '-' (a program's arguments are not part of the entry), got \"-rf\""),
         ("exec = [\"/lib64/ld-linux-x86-64.so.2\"]", "field 'permissions.exec' names the dynamic loader, which runs any program it is given (ld.so PROGRAM), so it would grant every program; name the programs the plugin runs instead"),
     ])
     func aBrokenPermissionsTableIsRefusedNamingTheField(permissions: String, message: String) async throws {

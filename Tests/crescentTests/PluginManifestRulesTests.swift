@@ -55,6 +55,67 @@ import Testing
         #expect(checked.status == 0 && checked.stdout.contains("exec sleep: may run sleep"), "\(checked)")
     }
 
+    /// The loader copied under another name (`myld`), changed in a byte (no longer the same
+    /// bytes: its SONAME still says what it is), or hard-linked, passed the check by name and
+    /// path, and `myld /bin/sh -c ...` then ran any program.
+    @Test func aCopyOrHardLinkOfTheLoaderIsTheLoader() async throws {
+        let loader = URL(fileURLWithPath: "/lib64/ld-linux-x86-64.so.2").resolvingSymlinksInPath().path
+        try #require(FileManager.default.fileExists(atPath: loader), "this machine has no \(loader)")
+        let sandbox = try Sandbox()
+        let copy = sandbox.path + "/bin/myld", changed = sandbox.path + "/bin/myld2", linked = sandbox.path + "/bin/myld3"
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: loader, toPath: copy)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: loader))
+        bytes[bytes.count - 1] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: changed))
+        var entries = [copy, changed]
+        // A hard link needs the loader's file system and, for a user who does not own it, the
+        // kernel's protected_hardlinks to allow it: where it does not, that case is skipped.
+        if link(loader, linked) == 0 { entries.append(linked) } else { print("hard link to \(loader) skipped: \(String(cString: strerror(errno)))") }
+        for entry in entries {
+            _ = chmod(entry, 0o755)
+            try sandbox.write("plugins/music/plugin.toml", Self.manifest("exec = [\"\(entry)\"]"))
+            try sandbox.write("plugins/music/main.lua", Self.main)
+            let result = try await inHome(["plugin", "check", "plugins/music"], sandbox)
+            #expect(result.status == 1 && result.stdout.contains("field 'permissions.exec' names the dynamic loader (\(entry) is a copy or link of it, by its contents), which runs any program it is given"), "\(entry): \(result)")
+        }
+        // Programs that are not the loader are taken.
+        let fine = try self.sandbox("exec = [\"/bin/sh\", \"/usr/bin/python3\"]")
+        #expect(try await inHome(["plugin", "check", "plugins/music"], fine).status == 0)
+    }
+
+    /// A granted path that became a copy of the loader after the manifest was read (not there
+    /// then: "not installed here") is refused at the next load, and when the running plugin
+    /// runs it (the script copies it between the plugin's start and the call).
+    @Test func aGrantedProgramThatBecameTheLoaderIsRefusedWhenRun() async throws {
+        let loader = URL(fileURLWithPath: "/lib64/ld-linux-x86-64.so.2").resolvingSymlinksInPath().path
+        try #require(FileManager.default.fileExists(atPath: loader), "this machine has no \(loader)")
+        let sandbox = try Sandbox()
+        let program = sandbox.path + "/later/myld"
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("exec = [\"\(program)\"]"))
+        try sandbox.write("plugins/music/main.lua", """
+            local s = service("music", "Runs.")
+            s:method("run", { "command: string" }, "string", "Runs a command.", function(command)
+              local ok, a, b, c = pcall(os.execute, command)
+              return tostring(ok) .. " " .. tostring(a) .. " " .. tostring(b) .. " " .. tostring(c)
+            end)
+            """)
+        #expect(try await inHome(["plugins", "allow", "music"], sandbox).status == 0)
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/later", withIntermediateDirectories: true)
+        let result = try await inHome(["-e", """
+            task(function()
+              print(services.music:run("/bin/true"))
+              os.execute("cp \(loader) \(program) && chmod 755 \(program)")
+              print(services.music:run("\(program) /bin/echo ESCAPED"))
+            end)
+            """], sandbox)
+        #expect(result.stdout.contains("false") && result.stdout.contains("os.execute: permission: plugin 'music' may not run")
+                && result.stdout.contains("it names the dynamic loader (\(program) is a copy or link of it, by its contents), which runs any program"), "\(result)")
+        #expect(!result.stdoutLines.contains("ESCAPED") && !result.stderr.contains("plugin 'music': ESCAPED"), "\(result)")
+        let loaded = try await inHome(["plugin", "check", "plugins/music"], sandbox)
+        #expect(loaded.status == 1 && loaded.stdout.contains("field 'permissions.exec' names the dynamic loader (\(program) is a copy or link of it"), "\(loaded)")
+    }
+
     /// A 300-character name was taken; `plugins install` then failed with "an error the system
     /// did not name (NSCocoaErrorDomain 514)".
     @Test func aNameLongerThan64CharactersIsRefusedNamingTheRule() async throws {

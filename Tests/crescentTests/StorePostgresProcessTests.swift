@@ -81,6 +81,20 @@ import Darwin
         #expect(finals.count == 1, "every host ends with the same items in the same order")
     }
 
+    /// The shipped places plugin keeps the places an earlier release saved in the scripts'
+    /// collection, on PostgreSQL as on SQLite (PluginStoreTests).
+    @Test func placesKeepsThePlacesAnEarlierReleaseSaved() async throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.makeDatabase("places")
+        // The data folder holds the plugin's declarations; the records go to PostgreSQL.
+        let sandbox = try Sandbox()
+        try await PluginStoreTests.placesMigration(["--data-dir", sandbox.path + "/data"], environment: ["CRESCENT_STORE_URL": url])
+        withExtendedLifetime(sandbox) {}
+        let name = String(url.split(separator: "/").last ?? "")
+        let counts = try cluster.sql(name, "SELECT collection || '|' || count(*) FROM crescent_records GROUP BY collection ORDER BY collection")
+        #expect(counts.contains("places|2") && counts.contains("plugin:places:places|3"), "\(counts)")
+    }
+
     /// Adds records one at a time, writing each acknowledged id to stdout at once.
     static let writer = """
         local c = services.store:collection("crash")

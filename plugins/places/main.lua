@@ -1,8 +1,13 @@
 -- places: saved places kept in the store, and geofence events as the location moves.
 -- Runs in its own Lua VM: it sees services.location and services.store (its `requires`) and
--- nothing of the scripts that use it.
+-- nothing of the scripts that use it. Its collection is its own, apart from the scripts'.
 local location = services.location
-local saved = services.store:collection(settings.collection)
+local store = services.store
+-- Releases before plugins had collections of their own kept the places in the scripts'
+-- collection of this name: copy them into its own, once (the scripts' copy stays as it was).
+local adopted, problem = pcall(function() return store:adopt(settings.collection) end)
+if not adopted then log.warn("places: could not keep the places saved by an earlier release: " .. tostring(problem)) end
+local saved = store:collection(settings.collection)
 local radius = settings.radius
 
 local places = service("places", "Saved places and geofence events.")

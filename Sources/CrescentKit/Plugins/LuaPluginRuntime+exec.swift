@@ -46,6 +46,11 @@ extension LuaPluginRuntime {
         guard let program = PluginSandbox.program(first, folder: sandbox.folder, path: PluginSandbox.confinedPath) else {
             return .failed("\(what): \(first) is not an executable program on \(PluginSandbox.confinedPath)")
         }
+        // Checked again here: the granted file may have become a loader since the manifest was
+        // read (a copy saved under the granted path).
+        if PluginExecEntry.isLoader(program) {
+            return .refused("\(what): permission: plugin '\(name)' may not run \"\(command)\": it names \(PluginExecEntry.loaderShown(program)), \(PluginExecEntry.loaderRefusal)")
+        }
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return .failed("\(what): pipe: \(String(cString: strerror(errno)))") }
         // Close-on-exec: no other child inherits them (the program gets its end through dup2).

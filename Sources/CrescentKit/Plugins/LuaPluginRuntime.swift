@@ -3,6 +3,7 @@ import Dispatch
 import LuaBridge
 import Model
 import NIOCore
+import Services
 import Synchronization
 
 /// A Lua plugin running: its own VM, in a host of its own on the script's loop.
@@ -75,7 +76,10 @@ final class LuaPluginRuntime {
         // host reports to it and never ends the run itself.
         options.ui = .plain
         options.failFast = false
-        let required = parent.binding.services.filter { manifest.requires.contains($0.name) }
+        // Its `store` holds collections of its own; the scripts' only as `collections` grants.
+        let required = parent.binding.services.filter { manifest.requires.contains($0.name) }.map { entry in
+            entry.name == "store" ? PluginStore.entry(over: entry, plugin: manifest.name, granted: manifest.permissions.collections) : entry
+        }
         let runtime: LuaPluginRuntime
         do {
             let host = try Host(loop: parent.loop, options: options, console: parent.console, services: required,

@@ -8,7 +8,7 @@ extension PluginCatalog {
         let permissions = manifest.permissions
         var parts: [String] = []
         for (field, items) in [("read", permissions.read), ("write", permissions.write), ("net", permissions.net),
-                               ("exec", permissions.exec), ("env", permissions.env)] where !items.isEmpty {
+                               ("exec", permissions.exec), ("env", permissions.env), ("collections", permissions.collections)] where !items.isEmpty {
             parts.append(field + " " + items.joined(separator: ","))
         }
         if permissions.native { parts.append("native (full access)") }
@@ -49,7 +49,7 @@ extension PluginCatalog {
     public static func permissionReport(_ manifest: PluginManifest, dataDirectory: String?) -> String {
         let status = PluginGrants(dataDirectory: dataDirectory).status(of: manifest)
         var lines = ["plugin '\(manifest.name)' \(manifest.version) (\(manifest.kind.name)) in \(manifest.folder) asks:"]
-        lines += manifest.permissions.explanation.map { "  " + $0 }
+        lines += manifest.explanation.map { "  " + $0 }
         if case .notGranted(let missing, let update) = status, update {
             lines.append("  beyond its earlier grant: " + missing.joined(separator: ", "))
         }
@@ -81,5 +81,19 @@ extension PluginCatalog {
             return error
         }
         return nil
+    }
+}
+
+extension PluginManifest {
+    /// What its permissions let it do, one line each (``PluginPermissions/explanation``), and
+    /// for a Lua plugin requiring `store`, that its collections are its own: what a user
+    /// reviewing it would otherwise take for the scripts' collections.
+    var explanation: [String] {
+        var lines = permissions.explanation
+        if case .lua = kind, requires.contains("store") {
+            lines.append("always: keeps store collections of its own (plugin:\(name):NAME), apart from your scripts' "
+                         + "and other plugins' (yours only as collections grants them)")
+        }
+        return lines
     }
 }

@@ -62,7 +62,7 @@ public enum PluginCatalog {
             let problem = "error: \(manifest.path): field 'services': service '\(clash)' is already provided by the builtin plugins, so every run skips this plugin; rename the service"
             return (false, [header, problem, "not usable"].joined(separator: "\n"))
         }
-        let permissions = ["permissions:"] + manifest.permissions.explanation.map { "  " + $0 }
+        let permissions = ["permissions:"] + manifest.explanation.map { "  " + $0 }
         let status = PluginGrants(dataDirectory: options.dataDirectory).status(of: manifest)
         if case .notGranted = status {
             // Its code does not run before its user has granted what it asks.

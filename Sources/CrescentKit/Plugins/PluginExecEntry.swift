@@ -21,6 +21,8 @@ enum PluginExecEntry {
                 return "must name a program, not a folder or another kind of file (a folder would let the plugin run and read "
                     + "everything beneath it): write the program's own path"
             }
+        } else if text.hasPrefix("-") {
+            return "must be a program's name, which cannot start with '-' (a program's arguments are not part of the entry)"
         } else if text == "." || text == ".." || !text.unicodeScalars.allSatisfy(isNameCharacter) {
             return "must be one program's name, of letters, digits, '_', '+', '.' and '-' (no pattern such as *: "
                 + "each program is named)"
@@ -31,8 +33,7 @@ enum PluginExecEntry {
         // `plugin check` says it is missing, and running it fails naming it).
         let program = PluginSandbox.program(text, folder: folder, path: PluginSandbox.confinedPath) ?? text
         if isLoader(program) {
-            return "names the dynamic loader, which runs any program it is given (ld.so PROGRAM), so it would grant "
-                + "every program; name the programs the plugin runs instead"
+            return "names \(loaderShown(program)), \(loaderRefusal)"
         }
         return nil
     }
@@ -44,12 +45,25 @@ enum PluginExecEntry {
     }
 
     /// True when `program` is a dynamic loader: one of ``PluginSandbox/loaders`` (resolved: the
-    /// same file under another name, /usr/lib64/... or a link, counts), or named as loaders are.
+    /// same file under another name, /usr/lib64/... or a link, counts), named as loaders are, or
+    /// a file that is one whatever its name (``isLoaderFile(_:)``: a copy, a hard link).
     static func isLoader(_ program: String) -> Bool {
         let resolved = PluginSandbox.resolve(program)
         if PluginSandbox.loaders.contains(where: { PluginSandbox.resolve($0) == resolved }) { return true }
         let name = resolved.split(separator: "/").last.map(String.init) ?? resolved
-        return name.hasPrefix("ld-linux") || name.hasPrefix("ld-musl") || name == "ld.so" || name.hasPrefix("ld64.so")
+        return isLoaderName(name) || isLoaderFile(resolved)
+    }
+
+    /// What a refusal of the loader says after the program's name.
+    static let loaderRefusal = "which runs any program it is given (ld.so PROGRAM), so it would grant every program; "
+        + "name the programs the plugin runs instead"
+
+    /// How a loader found at `program` (an entry's file) is named in a refusal: by its name, or
+    /// as what the file is when its name does not say so.
+    static func loaderShown(_ program: String) -> String {
+        let name = PluginSandbox.resolve(program).split(separator: "/").last.map(String.init) ?? program
+        let named = isLoaderName(name) || PluginSandbox.loaders.contains { PluginSandbox.resolve($0) == PluginSandbox.resolve(program) }
+        return named ? "the dynamic loader" : "the dynamic loader (\(program) is a copy or link of it, by its contents)"
     }
 
     /// Whether the program an entry names is installed: an executable at its absolute path, or

@@ -193,7 +193,8 @@ public struct PluginGrants: Sendable {
             let targets = [grant.targets.read, grant.targets.write].map { $0.allSatisfy(\.isEmpty) ? [] : $0 }
             for (field, items) in [("read", permissions.read), ("read_targets", targets[0]), ("write", permissions.write),
                                    ("write_targets", targets[1]), ("net", permissions.net),
-                                   ("exec", permissions.exec), ("env", permissions.env), ("services", permissions.services)] where !items.isEmpty {
+                                   ("exec", permissions.exec), ("env", permissions.env), ("collections", permissions.collections),
+                                   ("services", permissions.services)] where !items.isEmpty {
                 text += "\(field) = [" + items.map(Self.quoted).joined(separator: ", ") + "]\n"
             }
             if permissions.native { text += "native = true\n" }

@@ -150,7 +150,7 @@ private struct ManifestReader {
             throw problem("name", "is '\(name)', a name crescent uses itself (a builtin plugin or service, or a section of crescent.toml it reads, whose settings would go to the plugin); choose another name")
         }
         let version = try string("version")
-        guard SemanticVersion(version) != nil else { throw problem("version", "must be a version like 1.0.0, got \"\(visible(version))\"") }
+        guard SemanticVersion(version) != nil else { throw problem("version", "must be a version like 1.0.0 (Semantic Versioning: MAJOR.MINOR.PATCH, numbers without leading zeros), got \"\(visible(version))\"") }
         let crescent = try string("crescent")
         let range: VersionRange
         do throws(VersionRange.RangeError) {
@@ -172,6 +172,15 @@ private struct ManifestReader {
         }
         var permissions = try PluginPermissions.read(fields["permissions"], path: path)
         permissions.services = requires.filter(PluginPermissions.powerfulServices.contains)
+        // Granting it to a plugin that cannot use it would be a question asked for nothing.
+        if !permissions.collections.isEmpty {
+            guard case .lua = kind else {
+                throw problem("permissions.collections", "is for Lua plugins, whose services.store reaches the scripts' collections; a process plugin has no store (remove it)")
+            }
+            guard requires.contains("store") else {
+                throw problem("permissions.collections", "needs \"store\" in requires: the scripts' collections are reached through services.store (add it to requires)")
+            }
+        }
         let description = fields["description"]?.stringValue ?? ""
         if let hazard = displayHazard(in: description, allowingLines: true) {
             throw problem("description", "holds the control character \(codePoint(hazard)), which would change what a "

@@ -1,4 +1,5 @@
 public import Model
+import Services
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,11 +14,12 @@ import Glibc
 /// net   = ["api.example.com:443", "127.0.0.1:6600"]
 /// exec  = ["git"]
 /// env   = ["HOME", "LANG"]
+/// collections = ["groceries"]
 /// native = false
 /// memory_mib = 64
 /// ```
 ///
-/// A plugin that asks for any of `read`, `write`, `net`, `exec`, `env` or `native` runs only once
+/// A plugin that asks for any of `read`, `write`, `net`, `exec`, `env`, `collections` or `native` runs only once
 /// its user granted it (``PluginGrants``); `memory_mib` is a limit, not a grant.
 public struct PluginPermissions: Sendable, Equatable {
     public var read: [String] = []
@@ -25,6 +27,9 @@ public struct PluginPermissions: Sendable, Equatable {
     public var net: [String] = []
     public var exec: [String] = []
     public var env: [String] = []
+    /// The scripts' store collections it may use (`*`: all of them); a plugin requiring `store`
+    /// has collections of its own without asking (``PluginStore``).
+    public var collections: [String] = []
     public var native = false
     /// The builtin services it requires that reach past any grant (`process` runs any program,
     /// `files` reads and writes any file, `http` and `feeds` reach any host): asked like a grant.
@@ -46,14 +51,15 @@ public struct PluginPermissions: Sendable, Equatable {
     public init() {}
 
     /// The fields of the table, for messages.
-    static let fields = ["env", "exec", "memory_mib", "native", "net", "read", "write"]
+    static let fields = ["collections", "env", "exec", "memory_mib", "native", "net", "read", "write"]
 
     /// The builtin services whose use is a permission of its own.
     static let powerfulServices = ["feeds", "files", "http", "process", "session"]
 
     /// True when it asks for nothing that needs a grant.
     public var asksNothing: Bool {
-        read.isEmpty && write.isEmpty && net.isEmpty && exec.isEmpty && env.isEmpty && !native && services.isEmpty
+        read.isEmpty && write.isEmpty && net.isEmpty && exec.isEmpty && env.isEmpty && collections.isEmpty && !native
+            && services.isEmpty
     }
 
     /// Where the `read` and `write` entries lead (resolved, `~` expanded), in order; "" for one
@@ -132,6 +138,9 @@ public struct PluginPermissions: Sendable, Equatable {
             let had = Set(had)   // a list of thousands of entries checked against another was quadratic
             for item in asked where !had.contains(item) { extra.append("\(field) \(item)") }
         }
+        if !granted.collections.contains("*") {
+            for item in collections where !granted.collections.contains(item) { extra.append("collections \(item)") }
+        }
         if native && !granted.native { extra.append("native") }
         // A higher memory limit is more of the machine (a process plugin's RLIMIT_DATA went from
         // 64 MiB to 64 GiB in an update with no question).
@@ -143,9 +152,11 @@ public struct PluginPermissions: Sendable, Equatable {
     /// The permissions in one canonical text (sorted lists), part of what a grant's hash signs.
     var canonicalText: String {
         func list(_ items: [String]) -> String { items.sorted().joined(separator: "\u{1F}") }
-        return ["read=" + list(read), "write=" + list(write), "net=" + list(net), "exec=" + list(exec),
-                "env=" + list(env), "native=\(native)", "services=" + list(services),
-                "memory_mib=\(memoryMiB ?? Self.defaultMemoryMiB)"].joined(separator: "\n")
+        // `collections` only when asked: the grants signed before it existed keep their hash.
+        return (["read=" + list(read), "write=" + list(write), "net=" + list(net), "exec=" + list(exec),
+                 "env=" + list(env), "native=\(native)", "services=" + list(services),
+                 "memory_mib=\(memoryMiB ?? Self.defaultMemoryMiB)"] + (collections.isEmpty ? [] : ["collections=" + list(collections)]))
+            .joined(separator: "\n")
     }
 
     /// One line per entry saying what it lets the plugin do (`crescent plugin check`,
@@ -176,6 +187,10 @@ public struct PluginPermissions: Sendable, Equatable {
             lines.append("exec \(program): may run \(program)\(found), confined to these permissions as the plugin is")
         }
         for name in env { lines.append("env \(name): may read the environment variable \(name)") }
+        for name in collections {
+            lines.append("collections \(name): may read, change and clear "
+                         + (name == "*" ? "every store collection of your scripts" : "your scripts' store collection '\(name)'"))
+        }
         if native { lines.append("native: may load C modules (Lua): FULL ACCESS, as much as you have") }
         for service in services {
             let what = switch service {
@@ -233,6 +248,12 @@ public struct PluginPermissions: Sendable, Equatable {
              0x2060...0x206F, 0x3164, 0xFE00...0xFE0F, 0xFEFF, 0xFFA0, 0xFFF0...0xFFFB, 0xE0000...0xE0FFF: true
         default: false
         }
+    }
+
+    /// A value as a manifest wrote it, for messages: JSON text showed `inf` and `nan` as `null`.
+    static func described(_ value: Value) -> String {
+        guard case .number(let number) = value, !number.isFinite else { return value.jsonText }
+        return (number.isNaN ? "nan" : number < 0 ? "-inf" : "inf") + " (not a number of MiB)"
     }
 
     /// Reads the `[permissions]` table `value` of the manifest at `path`.
@@ -295,6 +316,12 @@ public struct PluginPermissions: Sendable, Equatable {
                 && text.unicodeScalars.allSatisfy { $0 == "_" || ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) }
             return valid ? nil : "must be an environment variable's name ([A-Za-z_][A-Za-z0-9_]*)"
         }
+        permissions.collections = try strings("collections", example: "[\"groceries\"] (or [\"*\"] for all)") { text in
+            if text == "*" { return nil }
+            if text.isEmpty || text.utf8.count > 200 || text.utf8.contains(0) { return "must be a store collection's name (1 to 200 bytes, no NUL) or *" }
+            if text.hasPrefix(PluginStore.reservedPrefix) { return "must name a collection of your scripts (\(PluginStore.reservedPrefix) names are plugins' own)" }
+            return nil
+        }
         if let native = table["native"] {
             guard let flag = native.boolValue else { throw problem("native", "must be true or false, got \(native.typeName)") }
             permissions.native = flag
@@ -308,7 +335,7 @@ public struct PluginPermissions: Sendable, Equatable {
             let lowest = isGrant ? 1 : Int64(minimumMemoryMiB)
             guard let mib = memory.integerValue, mib >= lowest, mib <= Int64(maximumMemoryMiB) else {
                 throw problem("memory_mib", "must be a whole number of MiB from \(minimumMemoryMiB) to \(maximumMemoryMiB) "
-                              + "(below \(minimumMemoryMiB) MiB no interpreter starts: python3 needs 5), got \(memory.jsonText)")
+                              + "(below \(minimumMemoryMiB) MiB no interpreter starts: python3 needs 5), got \(Self.described(memory))")
             }
             permissions.memoryMiB = Int(mib)
         }

@@ -12,8 +12,9 @@ struct SemanticVersion: Comparable, CustomStringConvertible, Sendable {
     /// The pre-release identifiers as written (`rc.1`), empty for a release.
     let preRelease: Substring
 
-    /// Parses `1.2.3`, `1.2.3-rc.1`, `1.2.3+build.5`; nil for anything else (an empty or
-    /// malformed pre-release identifier, a numeric one with a leading zero).
+    /// Parses `1.2.3`, `1.2.3-rc.1`, `1.2.3+build.5`; nil for anything else (a number with a
+    /// leading zero, `01.0.0`; an empty or malformed pre-release identifier, a numeric one with a
+    /// leading zero).
     init?(_ text: String) {
         self.init(text[...])
     }
@@ -40,6 +41,8 @@ struct SemanticVersion: Comparable, CustomStringConvertible, Sendable {
             }
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
             let value = part == 0 ? parts.0 : part == 1 ? parts.1 : parts.2
+            // `01.0.0`: semver forbids leading zeros in the numbers.
+            guard digits == 0 || value != 0 else { return nil }
             let (tens, overflowed) = value.multipliedReportingOverflow(by: 10)
             let (sum, overflowedAgain) = tens.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
             guard !overflowed, !overflowedAgain else { return nil }

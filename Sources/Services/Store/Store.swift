@@ -185,14 +185,27 @@ public final class Store: Service {
         d.property("path", type: "string", "The database file (\":memory:\" for a throwaway store), or the PostgreSQL URL without its password.") { .string($0.path) }
         d.function("collection", [.init("name", .string, "The collection's name.")], returns: "the collection",
                    "The collection of that name (the same object each time), created empty if new.") { store, arguments throws(ServiceError) in
-            // Bytes that are not UTF-8 come as `.bytes`, not a string: say so rather than that the
-            // name is empty.
-            guard let name = arguments[0].stringValue else {
-                throw ServiceError(.invalidArgument, "a collection name must be valid UTF-8 text; this one has bytes that are not UTF-8")
-            }
+            let name = try collectionName(arguments[0])
+            if let problem = scriptNameProblem(name) { throw ServiceError(.invalidArgument, problem) }
             return .handle(ObjectHandle(try store.collection(named: name)))
         }
     }.erased
+
+    /// The collection name a script or plugin gave. Bytes that are not UTF-8 come as `.bytes`,
+    /// not a string: say so rather than that the name is empty.
+    static func collectionName(_ value: Value) throws(ServiceError) -> String {
+        guard let name = value.stringValue else {
+            throw ServiceError(.invalidArgument, "a collection name must be valid UTF-8 text; this one has bytes that are not UTF-8")
+        }
+        return name
+    }
+
+    /// Why `name` cannot be one of the scripts' collections, or nil: names starting with
+    /// `plugin:` are the plugins' own (``PluginStore``).
+    static func scriptNameProblem(_ name: String) -> String? {
+        guard name.hasPrefix(PluginStore.reservedPrefix) else { return nil }
+        return "collection names starting with '\(PluginStore.reservedPrefix)' are kept for plugins' own collections; choose another name"
+    }
 }
 
 extension Store: DeclaredService {}
