@@ -319,14 +319,20 @@ public enum SpecRunner {
     }
 
     /// Why `pattern` is not a Lua pattern (`malformed pattern (missing ']')`), or nil when it is one.
+    /// Lua reads a pattern as it matches, so it is matched against the empty string and against
+    /// its own text, which its literal characters match up to the part that is wrong (`#(`).
     static func patternProblem(_ pattern: [UInt8]) -> String? {
         do throws(LuaError) {
             let vm = try LuaVM()
             defer { vm.close() }
             vm.stack.push(LuaString(bytes: pattern))
             vm.setGlobal("pattern")
-            try vm.run("local ok, err = pcall(string.find, '', pattern) return not ok and tostring(err) or nil",
-                       name: "=pattern", results: 1)
+            try vm.run("""
+                for _, subject in ipairs({ '', pattern }) do
+                  local ok, err = pcall(string.find, subject, pattern)
+                  if not ok then return tostring(err) end
+                end
+                """, name: "=pattern", results: 1)
             return vm.stack.text(at: -1)
         } catch {
             return nil
