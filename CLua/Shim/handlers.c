@@ -42,6 +42,23 @@ static int guarded_xpcall(lua_State *L) {
     return original(L)(L);
 }
 
+/* While the state closes, a finalizer's failure is what the close reports (LuaVM.close), so the
+ * error on top gets where the function was defined: an interrupted one's error says only that it
+ * was interrupted, and a finalizer has no caller whose line would tell. */
+static void name_finalizer(lua_State *L) {
+    lua_Debug ar;
+    lua_pushvalue(L, lua_upvalueindex(1));          /* error function */
+    lua_getinfo(L, ">S", &ar);                      /* error */
+    if (crescent_interrupt_pending(L) != CRESCENT_INTERRUPT_NONE) {
+        lua_pushfstring(L, "the __gc function defined at %s:%d was still running and was stopped", ar.short_src, ar.linedefined);
+    } else {
+        const char *message = lua_tostring(L, -1);
+        lua_pushfstring(L, "%s (in the __gc function defined at %s:%d)", message ? message : "an error object that is not a string",
+                        ar.short_src, ar.linedefined);
+    }
+    lua_replace(L, -2);                             /* named */
+}
+
 /* Runs the script's finalizer (upvalue 1) in a fresh coroutine, with the object as argument. */
 static int run_finalizer(lua_State *L) {
     int nargs = lua_gettop(L);
@@ -62,6 +79,7 @@ static int run_finalizer(lua_State *L) {
     if (status == LUA_OK) return 0;
     if (status == LUA_YIELD) return luaL_error(L, "attempt to yield from a finalizer (__gc)");
     lua_xmove(co, L, 1);                            /* Lua reports it as a warning, as any __gc error */
+    if (vm_of(L)->closing) name_finalizer(L);
     return lua_error(L);
 }
 

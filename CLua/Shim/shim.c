@@ -74,12 +74,45 @@ lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag) {
     return L;
 }
 
-void crescent_close(lua_State *L) {
+/* The finalizers' errors while a state closes: Lua reports an error in a __gc only as a warning
+ * ("error in __gc (MESSAGE)", in pieces), which a state made by lua_newstate drops. */
+typedef struct close_failures {
+    char *text;                /* the first failure's warning, cut at capacity */
+    size_t capacity;
+    size_t length;
+    int count;
+    int continuing;            /* the last piece said more of the same warning follows */
+} close_failures;
+
+static void collect_close_failure(void *ud, const char *message, int tocont) {
+    close_failures *failures = ud;
+    if (!failures->continuing) {
+        failures->continuing = tocont;
+        /* A control message ("@on") is a whole warning of one piece. */
+        if (!tocont && message[0] == '@') return;
+        failures->count++;
+    } else {
+        failures->continuing = tocont;
+    }
+    if (failures->count != 1 || failures->capacity == 0) return;
+    size_t room = failures->capacity - 1 - failures->length;
+    size_t length = strlen(message);
+    if (length > room) length = room;
+    memcpy(failures->text + failures->length, message, length);
+    failures->length += length;
+    failures->text[failures->length] = '\0';
+}
+
+int crescent_close(lua_State *L, char *first_failure, size_t capacity) {
     crescent_vm *vm = vm_of(L);
     vm->limit = 0; /* finalizers may allocate while closing */
     vm->closing = 1;
+    close_failures failures = { first_failure, capacity, 0, 0, 0 };
+    if (capacity > 0) first_failure[0] = '\0';
+    lua_setwarnf(L, collect_close_failure, &failures);
     lua_close(L);
     free(vm);
+    return failures.count;
 }
 
 size_t crescent_memory_used(lua_State *L) { return vm_of(L)->used; }

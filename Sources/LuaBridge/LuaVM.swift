@@ -54,23 +54,54 @@ public final class LuaVM {
     deinit { close() }
 
     /// How long the finalizers that run at ``close()`` may take before they are interrupted.
-    public static let closeLimit = DispatchTimeInterval.seconds(2)
+    public static let closeLimit = DispatchTimeInterval.seconds(closeLimitSeconds)
+    /// ``closeLimit`` in seconds, for messages.
+    public static let closeLimitSeconds = 2
+
+    /// The finalizers that failed while ``close()`` ran them: how many, and the first one's error.
+    public struct FinalizerFailures: Sendable {
+        /// How many `__gc` calls raised an error or were stopped.
+        public let count: Int
+        /// The first one's error, naming the function's `file:line` when it is a script's (a
+        /// loop stopped at ``closeLimit``: `the __gc function defined at spec.lua:3 was still
+        /// running and was stopped`).
+        public let first: String
+    }
+
+    /// What went wrong in the finalizers ``close()`` ran; nil before it, or when none failed. Lua
+    /// itself only warns of an error in a `__gc`, and the state drops warnings.
+    public private(set) var finalizerFailures: FinalizerFailures?
 
     /// Closes the state: runs every pending `__gc` and frees all memory. Idempotent. A finalizer
     /// still running ``closeLimit`` after the close began is interrupted (as the time limit
     /// interrupts code), and so is each one after it, so a `__gc` that loops cannot hold the
-    /// closing thread (a host's end, a plugin's stop) for ever.
+    /// closing thread (a host's end, a plugin's stop) for ever. The finalizers that failed or were
+    /// stopped are then in ``finalizerFailures``.
     public func close() {
         guard isOpen else { return }
         isOpen = false
         let watch = CloseWatch(interrupter)
         watch.start(after: Self.closeLimit)
-        crescent_close(state)
+        var first = [CChar](repeating: 0, count: 2048)
+        let failed = crescent_close(state, &first, first.count)
         watch.end()
+        if failed > 0 {
+            let warning = String(decoding: first.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            finalizerFailures = FinalizerFailures(count: Int(failed), first: Self.unwrapped(warning))
+        }
         liveReferences = 0  // the registry is gone with the state
         functionBoxes.removeAll()
         objectTypesByType.removeAll()
         objectTypesByKey.removeAll()
+    }
+
+    /// The message inside Lua's warning `error in __gc (MESSAGE)` (`__gc metamethod` before Lua 5.4.6).
+    private static func unwrapped(_ warning: String) -> String {
+        for prefix in ["error in __gc metamethod (", "error in __gc ("] where warning.hasPrefix(prefix) {
+            let message = warning.dropFirst(prefix.count)
+            return String(message.hasSuffix(")") ? message.dropLast() : message)
+        }
+        return warning
     }
 
     /// The main thread's stack.

@@ -48,7 +48,7 @@ struct EvalCommand: ParsableCommand {
     /// Writes what the chunk printed, which the host sends before its answer.
     private func writePrintedOutput(_ client: RemoteClient) {
         while case .notification("output", let params)? = try? client.nextMessage(timeout: 0) {
-            ProcessIO.writeOut(params["text"].stringValue ?? "")
+            ProcessIO.writeOut(bytes: RemoteOutput.bytes(of: params))
         }
     }
 }

@@ -214,11 +214,18 @@ enum PluginInstaller {
     }
 
     /// On a terminal, asks `question` and answers whether the user typed y; elsewhere the
-    /// command itself is the consent.
+    /// command itself is the consent. End of input (Ctrl-D, a terminal that closed) is a no at
+    /// once, said on stderr. There is no time limit, as apt and pip set none: the user started the
+    /// command and nothing is held meanwhile (the incoming copy waits in a temporary folder, what
+    /// is installed is untouched until the answer).
     static func confirm(_ question: String) -> Bool {
         guard ProcessIO.isTerminal(0) else { return true }
         ProcessIO.writeOut(question + " [y/N] ")
-        guard let answer = readLine() else { return false }
+        guard let answer = readLine() else {
+            ProcessIO.writeOut("\n")
+            ProcessIO.writeError("crescent: no answer (the input ended): taken as no\n")
+            return false
+        }
         return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }
 

@@ -10,18 +10,19 @@ enum ProcessIO {
 
     static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
-    static func writeOut(_ text: String) { write(text, to: 1) }
-    static func writeError(_ text: String) { write(text, to: 2) }
+    static func writeOut(_ text: String) { write(Array(text.utf8), to: 1) }
+    static func writeError(_ text: String) { write(Array(text.utf8), to: 2) }
+    /// Writes bytes that need not be UTF-8 (a script's output) to stdout, as they are.
+    static func writeOut(bytes: [UInt8]) { write(bytes, to: 1) }
 
     static func exit(_ status: Int32) -> Never {
         fflush(nil)
         Glibc.exit(status)
     }
 
-    private static func write(_ text: String, to descriptor: Int32) {
+    private static func write(_ bytes: [UInt8], to descriptor: Int32) {
         fflush(nil)
-        var text = text
-        text.withUTF8 { bytes in
+        bytes.withUnsafeBufferPointer { bytes in
             var offset = 0
             while offset < bytes.count {
                 // Invariant: offset < count, so the buffer is not empty and has a base address.

@@ -96,6 +96,9 @@ final class InteractiveTerminal: @unchecked Sendable {
     /// Everything the program wrote so far.
     var text: String { String(decoding: output.bytes, as: UTF8.self) }
 
+    /// Everything the program wrote so far, as the bytes it wrote.
+    var bytes: [UInt8] { output.bytes }
+
     /// The screen as the program drew it so far, at the size the terminal had as each byte came.
     var screen: TerminalScreen {
         var screen = TerminalScreen(columns: columns, rows: rows)

@@ -151,6 +151,27 @@ import Testing
         #expect(try await inHome(["plugins", "install", "new/tune"], sandbox).status == 0)
     }
 
+    /// The downgrade question on a terminal: the end of input (Ctrl-D) is a no at once, said on
+    /// stderr, and nothing is installed; `n` is a no too. (A terminal that closes ends the read the
+    /// same way.) There is no time limit, as apt and pip set none.
+    @Test func theDowngradeQuestionTakesTheEndOfInputAsNoAndSaysSo() async throws {
+        let sandbox = try Sandbox()
+        try PluginInstallTests.writePlugin(in: sandbox, at: "new/tune", version: "0.1.1")
+        try PluginInstallTests.writePlugin(in: sandbox, at: "old/tune", version: "0.0.9")
+        #expect(try await inHome(["plugins", "install", "new/tune"], sandbox).status == 0)
+        let home: [String: String?] = ["HOME": sandbox.path, "XDG_DATA_HOME": String?.none]
+        for (key, said) in [("\u{4}", true), ("n\r", false)] {
+            let terminal = try InteractiveTerminal(["plugins", "install", "old/tune"], directory: sandbox.path, environment: home)
+            await terminal.waitFor(line: "[y/N]")
+            terminal.type(key)
+            #expect(await terminal.finish(timeLimit: 10) == 1, "\(terminal.text)")
+            #expect(terminal.text.contains("no answer (the input ended): taken as no") == said, "\(terminal.text)")
+            #expect(terminal.text.contains("installing it would be a downgrade; nothing was installed"), "\(terminal.text)")
+        }
+        let manifest = sandbox.path + PluginInstallTests.userFolder + "/plugin.toml"
+        #expect(try String(contentsOfFile: manifest, encoding: .utf8).contains("version = \"0.1.1\""))
+    }
+
     /// A process plugin that fails at start the way a program short of memory does: `segv` (C
     /// code writing through the NULL its malloc answered), `memoryerror` (Python's MemoryError),
     /// `exit` (an exit of its own, which says nothing of memory).

@@ -66,8 +66,10 @@ void crescent_flag_set(crescent_flag *flag, int reason);
  *  come from `flag`, with the standard libraries opened. NULL when out of memory. The flag must
  *  outlive the state. */
 lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag);
-/** Closes the state and frees the shim's bookkeeping. */
-void crescent_close(lua_State *L);
+/** Closes the state and frees the shim's bookkeeping. Returns how many finalizers (__gc) failed
+ *  while it closed (Lua only warns of those), and writes the first one's warning, "error in __gc
+ *  (MESSAGE)", NUL-terminated and cut at `capacity` bytes, to `first_failure`. */
+int crescent_close(lua_State *L, char *first_failure, size_t capacity);
 
 size_t crescent_memory_used(lua_State *L);
 size_t crescent_memory_limit(lua_State *L);

@@ -33,10 +33,11 @@ public final class Console: Sendable {
     }
 
     /// The tap and the output it has not been given yet: stdout is handed over at each flush
-    /// (the end of a loop turn), so a `print` is one piece, not one per argument.
+    /// (the end of a loop turn), so a `print` is one piece, not one per argument. Bytes, as the
+    /// script wrote them: `io.write` need not write UTF-8.
     private struct Tap {
-        var body: (@Sendable (Stream, String) -> Void)?
-        var pending = ""
+        var body: (@Sendable (Stream, [UInt8]) -> Void)?
+        var pending: [UInt8] = []
     }
 
     /// - Parameters:
@@ -50,9 +51,9 @@ public final class Console: Sendable {
         flushCapture = flush
     }
 
-    /// Receives a copy of each write except the view's renders, from whichever thread writes;
-    /// nil stops the copies.
-    public func tap(_ body: (@Sendable (Stream, String) -> Void)?) {
+    /// Receives a copy of each write except the view's renders, from whichever thread writes,
+    /// as the bytes written; nil stops the copies.
+    public func tap(_ body: (@Sendable (Stream, [UInt8]) -> Void)?) {
         tapState.withLock { $0 = Tap(body: body) }
         tapped.store(body != nil, ordering: .relaxed)
     }
@@ -86,16 +87,16 @@ public final class Console: Sendable {
         }
     }
 
-    /// Gives the tap `text`: stdout at the next flush, stderr now (after the stdout before it).
-    private func copy(_ stream: Stream, _ text: @autoclosure () -> String) {
+    /// Gives the tap `bytes`: stdout at the next flush, stderr now (after the stdout before it).
+    private func copy(_ stream: Stream, _ bytes: @autoclosure () -> [UInt8]) {
         guard tapped.load(ordering: .relaxed) else { return }
-        let text = text()
-        let (body, pending) = tapState.withLock { tap -> ((@Sendable (Stream, String) -> Void)?, String) in
+        let text = bytes()
+        let (body, pending) = tapState.withLock { tap -> ((@Sendable (Stream, [UInt8]) -> Void)?, [UInt8]) in
             if stream == .output {
                 tap.pending += text
-                return (nil, "")
+                return (nil, [])
             }
-            defer { tap.pending = "" }
+            defer { tap.pending = [] }
             return (tap.body, tap.pending)
         }
         guard let body else { return }
@@ -107,7 +108,7 @@ public final class Console: Sendable {
     private func flushTap() {
         guard tapped.load(ordering: .relaxed) else { return }
         let (body, pending) = tapState.withLock { tap in
-            defer { tap.pending = "" }
+            defer { tap.pending = [] }
             return (tap.body, tap.pending)
         }
         if let body, !pending.isEmpty { body(.output, pending) }
@@ -115,7 +116,7 @@ public final class Console: Sendable {
 
     /// Writes to stdout (buffered until the end of the loop turn).
     public func write(_ text: String) {
-        copy(.output, text)
+        copy(.output, Array(text.utf8))
         if divertedWrite(.output, text) { return }
         writeView(text)
     }
@@ -132,7 +133,7 @@ public final class Console: Sendable {
 
     /// Writes raw bytes to stdout.
     public func write(bytes: UnsafeRawBufferPointer) {
-        copy(.output, String(decoding: bytes, as: UTF8.self))
+        copy(.output, Array(bytes))
         if divertedWrite(.output, String(decoding: bytes, as: UTF8.self)) { return }
         if let capture { return capture(.output, String(decoding: bytes, as: UTF8.self)) }
         crescent_write_stdout(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
@@ -141,7 +142,7 @@ public final class Console: Sendable {
     /// Writes a line to stderr after flushing stdout.
     public func error(_ line: String) {
         let text = line.hasSuffix("\n") ? line : line + "\n"
-        copy(.error, text)
+        copy(.error, Array(text.utf8))
         if divertedWrite(.error, text) { return }
         writeThrough(.error, text)
     }
@@ -150,9 +151,18 @@ public final class Console: Sendable {
     /// stdout.
     public func writeError(_ text: String) {
         guard !text.isEmpty else { return }
-        copy(.error, text)
+        copy(.error, Array(text.utf8))
         if divertedWrite(.error, text) { return }
         writeThrough(.error, text)
+    }
+
+    /// Writes raw bytes to stderr (`io.stderr:write`), after flushing stdout.
+    public func writeError(bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        copy(.error, Array(bytes))
+        if divertedWrite(.error, String(decoding: bytes, as: UTF8.self)) { return }
+        if let capture { return capture(.error, String(decoding: bytes, as: UTF8.self)) }
+        crescent_write_stderr(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
     }
 
     /// How a label is shown when colours are on.

@@ -29,7 +29,7 @@ extension Host {
         let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
         switch stream {
         case .output: console.write(bytes: bytes)
-        case .error: console.writeError(String(decoding: bytes, as: UTF8.self))
+        case .error: console.writeError(bytes: bytes)
         }
     }
 }

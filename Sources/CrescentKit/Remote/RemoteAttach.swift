@@ -182,7 +182,7 @@ public struct RemoteAttach {
                 above((shownView.isEmpty || text.isEmpty ? text : ViewPresenter.changedLines(from: shownView, to: text)) + "\n")
                 shownView = text
             case .notification("output", let params):
-                above(params["text"].stringValue ?? "")
+                above(bytes: RemoteOutput.bytes(of: params))
             case .notification("disconnect", let params):
                 return gone(params["reason"].stringValue ?? "disconnected")
             case .response(.integer(let id), let result) where id == running?.id:
@@ -215,11 +215,17 @@ public struct RemoteAttach {
 
     /// Text from the host: above the prompt while it is up, else straight out.
     private mutating func above(_ text: String) {
+        above(bytes: Array(text.utf8))
+    }
+
+    /// Output from the host, as the bytes the script wrote (not UTF-8 perhaps): above the prompt
+    /// while it is up, else straight out.
+    private mutating func above(bytes: [UInt8]) {
         if session.isReading {
-            terminal.write(session.printAbove(text))
+            terminal.write(bytes: session.printAbove(bytes: bytes))
         } else {
             // A line of its own: the next prompt was written after it (`...commands> >`).
-            terminal.write(text.hasSuffix("\n") ? text : text + "\n")
+            terminal.write(bytes: bytes.last == UInt8(ascii: "\n") ? bytes : bytes + [UInt8(ascii: "\n")])
         }
     }
 

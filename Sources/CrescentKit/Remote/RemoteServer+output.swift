@@ -4,8 +4,9 @@ import Model
 import Synchronization
 
 /// The clients that follow the host's output (`hello { output = true }`): each gets an
-/// `output { text, stream }` notification for everything the host writes but the view's renders
-/// (which come as `render`). Shared with the console's tap, which any thread may call.
+/// `output { text, base64?, stream }` notification (``RemoteOutput``) for everything the host
+/// writes but the view's renders (which come as `render`). Shared with the console's tap, which
+/// any thread may call.
 final class OutputFollowers: Sendable {
     private let connections = Mutex<[Int: RemoteConnection]>([:])
 
@@ -24,20 +25,25 @@ final class OutputFollowers: Sendable {
         }
     }
 
-    func forward(_ stream: Console.Stream, _ text: String) {
-        let message = JSONRPCMessage.notification(method: "output", params: [
-            "text": .string(text), "stream": .string(stream == .error ? "stderr" : "stdout"),
-        ])
+    func forward(_ stream: Console.Stream, _ bytes: [UInt8]) {
+        let message = RemoteOutput.notification(bytes, stream: stream)
         for connection in connections.withLock({ Array($0.values) }) { connection.send(message) }
     }
 }
 
 extension RemoteServer {
-    /// `hello { output = true }`: `connection` follows the host's output from now on.
+    /// `hello { output = true }`: `connection` follows the host's output from now on. `io.write`
+    /// and `io.stderr:write` then go through the console too (a script's go straight to the
+    /// process's stdout and stderr until then), so the follower gets them, byte for byte.
     func follow(_ connection: RemoteConnection) {
         guard followers.add(connection) else { return }
         let followers = self.followers
-        host.console.tap { stream, text in followers.forward(stream, text) }
+        host.console.tap { stream, bytes in followers.forward(stream, bytes) }
+        guard !routesStandardOutput else { return }
+        routesStandardOutput = true
+        do { try host.routeStandardOutputThroughConsole(standardError: true) } catch {
+            host.writeError("\(host.console.styled("crescent:", .warning)) io.write does not reach the clients that follow the output: \(error)")
+        }
     }
 
     /// `connection` is gone: it follows nothing.
@@ -60,9 +66,7 @@ extension RemoteServer {
                 var bytes: [UInt8] = []
                 try Host.writeJoined(stack, from: 1) { bytes.append(contentsOf: $0) }
                 bytes.append(UInt8(ascii: "\n"))
-                let text = String(decoding: bytes, as: UTF8.self)
-                self.outputTarget?.send(.notification(method: "output", params: ["text": .string(text), "stream": "stdout"]),
-                                       ownOutput: true)
+                self.outputTarget?.send(RemoteOutput.notification(bytes, stream: .output), ownOutput: true)
                 return .none
             }
             stack.rawSet(-2, index: PrintSlot.capture)

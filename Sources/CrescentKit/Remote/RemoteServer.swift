@@ -43,6 +43,8 @@ public final class RemoteServer {
     let chunks = CompiledChunks()
     /// The clients that follow the host's output.
     let followers = OutputFollowers()
+    /// True once `io.write` goes through the host's console for the followers (``follow(_:)``).
+    var routesStandardOutput = false
     /// The answers of `send` requests whose command has not run yet, by token.
     var pendingSends: [Int: (Result<Value, MethodError>) -> Void] = [:]
     var lastSendToken = 0

@@ -82,7 +82,27 @@ public struct BustedFile: Sendable {
             }
         }
         file.warnings += Self.unusedOptions(task, path: path)
+        try file.checkPatterns(path: path)
         return file
+    }
+
+    /// Refuses a `filter`, `tags` or `exclude-tags` that is not a Lua pattern, naming this file
+    /// and the key: the command line's checks would name `--filter`, which the user did not give.
+    private func checkPatterns(path: String) throws(SpecRunner.UsageError) {
+        let escaping = "escape magic characters ( ) . % + - * ? [ ^ $ with %"
+        if let filter, let problem = SpecRunner.patternProblem(filter) {
+            throw SpecRunner.UsageError(description: "\(path): default.filter \"\(ByteText.shown(filter))\" is not a valid Lua pattern "
+                + "(\(problem)); filter is a Lua pattern matched against names such as \"describe-name it-name\": \(escaping), "
+                + "as in filter = \"%[\"")
+        }
+        for (key, words) in [("tags", tags), ("exclude-tags", excludedTags)] {
+            for tag in words {
+                guard let problem = SpecRunner.patternProblem(Array("#".utf8) + tag) else { continue }
+                throw SpecRunner.UsageError(description: "\(path): default.\(key) \"\(ByteText.shown(tag))\" is not a valid tag "
+                    + "(\(problem)); a tag is found in a test's name as the Lua pattern #TAG, as busted finds it: \(escaping), "
+                    + "as in \(key) = \"%[\"")
+            }
+        }
     }
 
     /// Runs the file's chunk in a VM of its own, under a time and a memory limit, without os.exit.

@@ -66,6 +66,8 @@ public enum SpecRunner {
         // busted's formats are written whole at the end: nothing else may go to the output.
         func write(_ text: String) { if options.output == .plain { output(text) } }
         if let filter = options.filter { try checkFilter(filter) }
+        try checkTags(options.selection.tags, option: "--tags")
+        try checkTags(options.selection.excludedTags, option: "--exclude-tags")
         let files = try specFiles(options.paths)
         // Before any test runs: a report target that is a device, a FIFO or an input is refused untouched.
         try checkReportTargets(options, reading: files.map(\.shown))
@@ -299,22 +301,42 @@ public enum SpecRunner {
     /// Refuses a `--filter` that is not a Lua pattern (`[`), naming it and the fix, before any
     /// test runs: every test's name would otherwise fail to match in a way that says nothing.
     static func checkFilter(_ filter: [UInt8]) throws(UsageError) {
-        let problem: String?
-        do throws(LuaError) {
-            let vm = try LuaVM()
-            defer { vm.close() }
-            vm.stack.push(LuaString(bytes: filter))
-            vm.setGlobal("filter")
-            try vm.run("local ok, err = pcall(string.find, '', filter) return not ok and tostring(err) or nil",
-                       name: "=filter", results: 1)
-            problem = vm.stack.text(at: -1)
-        } catch {
-            problem = nil
-        }
-        guard let problem else { return }
+        guard let problem = patternProblem(filter) else { return }
         throw UsageError(description: "--filter \(ByteText.shown(filter)): not a valid Lua pattern (\(problem)); --filter takes a Lua pattern matched "
             + "against names such as \"describe-name it-name\": escape magic characters ( ) . % + - * ? [ ^ $ with %, "
             + "as in --filter '%['")
+    }
+
+    /// Refuses a `--tags` or `--exclude-tags` word that is not a Lua pattern: as busted does, a
+    /// tag is found with `name:find("#" .. tag)`, so `[` would fail every test as its file is read.
+    static func checkTags(_ tags: [[UInt8]], option: String) throws(UsageError) {
+        for tag in tags {
+            guard let problem = patternProblem(Array("#".utf8) + tag) else { continue }
+            throw UsageError(description: "\(option) \(ByteText.shown(tag)): not a valid tag (\(problem)); a tag is found in a test's "
+                + "name as the Lua pattern #TAG, as busted finds it: escape magic characters ( ) . % + - * ? [ ^ $ with %, "
+                + "as in \(option) '%['")
+        }
+    }
+
+    /// Why `pattern` is not a Lua pattern (`malformed pattern (missing ']')`), or nil when it is one.
+    /// Lua reads a pattern as it matches, so it is matched against the empty string and against
+    /// its own text, which its literal characters match up to the part that is wrong (`#(`).
+    static func patternProblem(_ pattern: [UInt8]) -> String? {
+        do throws(LuaError) {
+            let vm = try LuaVM()
+            defer { vm.close() }
+            vm.stack.push(LuaString(bytes: pattern))
+            vm.setGlobal("pattern")
+            try vm.run("""
+                for _, subject in ipairs({ '', pattern }) do
+                  local ok, err = pcall(string.find, subject, pattern)
+                  if not ok then return tostring(err) end
+                end
+                """, name: "=pattern", results: 1)
+            return vm.stack.text(at: -1)
+        } catch {
+            return nil
+        }
     }
 
     private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, listing: Bool,

@@ -1,3 +1,5 @@
+import LuaBridge
+
 /// Closes a runner thread's test hosts under the watch of its ``SpecSession``: a host's VM runs
 /// the `__gc` finalizers left in it as it closes, and one that never ends must not end the run.
 ///
@@ -27,17 +29,38 @@ struct SpecTeardown {
         guard session.beginTeardown(watched, generation: generation) else { return false }
         limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
         host.close()
-        guard limit.stop() else { return session.endTeardown(reporting: result, generation: generation) }
-        let reason = "the test's host was still closing after the time limit of \(formatSeconds(limit.seconds)) s (--timeout) "
-            + "and was stopped: a finalizer (a __gc metamethod) or a program the test left running (an io.popen not closed) "
-            + "kept its VM from closing"
-        let failed = result.map { ran in
-            SpecResult(file: ran.file, name: ran.name, location: ran.location, status: .error,
-                       message: [ran.status == .failed || ran.status == .error ? ran.message : "", reason]
-                        .filter { !$0.isEmpty }.joined(separator: "\n"),
-                       output: ran.output, seconds: ran.seconds)
-        } ?? SpecResult(file: file, name: "(closing a host of the file)", location: file, status: .error, message: reason,
-                        output: "", seconds: 0)
-        return session.endTeardown(reporting: failed, generation: generation)
+        let finalizers = host.host.vm.finalizerFailures.map(Self.explaining)
+        if limit.stop() {
+            let reason = "the test's host was still closing after the time limit of \(formatSeconds(limit.seconds)) s (--timeout) "
+                + "and was stopped: a finalizer (a __gc metamethod) or a program the test left running (an io.popen not closed) "
+                + "kept its VM from closing"
+            return session.endTeardown(reporting: failing(result, file: file, reasons: [reason] + [finalizers].compactMap { $0 }),
+                                       generation: generation)
+        }
+        // A finalizer that failed as the host closed fails the test, whatever its own result:
+        // one stopped at the close's own limit (a loop) otherwise passes unseen.
+        guard let finalizers else { return session.endTeardown(reporting: result, generation: generation) }
+        return session.endTeardown(reporting: failing(result, file: file, reasons: [finalizers]), generation: generation)
+    }
+
+    /// What the test's report says of the finalizers that failed as its host closed.
+    private static func explaining(_ failures: LuaVM.FinalizerFailures) -> String {
+        let others = failures.count > 1 ? " (and \(failures.count - 1) more)" : ""
+        return "a finalizer failed when the test's host closed\(others): \(failures.first); a __gc runs as its object is "
+            + "collected or its VM closes, and must end quickly without an error (the close stops one still running after "
+            + "\(LuaVM.closeLimitSeconds) s)"
+    }
+
+    /// `result` (nil: the file's host that ran no test) failed with `reasons` after its own message.
+    private func failing(_ result: SpecResult?, file: String, reasons: [String]) -> SpecResult {
+        let reason = reasons.joined(separator: "\n")
+        guard let ran = result else {
+            return SpecResult(file: file, name: "(closing a host of the file)", location: file, status: .error, message: reason,
+                              output: "", seconds: 0)
+        }
+        return SpecResult(file: ran.file, name: ran.name, location: ran.location, status: .error,
+                          message: [ran.status == .failed || ran.status == .error ? ran.message : "", reason]
+                            .filter { !$0.isEmpty }.joined(separator: "\n"),
+                          output: ran.output, seconds: ran.seconds)
     }
 }

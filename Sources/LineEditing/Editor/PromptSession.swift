@@ -157,6 +157,11 @@ public struct PromptSession: Sendable {
         renderer.printAbove(text)
     }
 
+    /// ``printAbove(_:)`` for bytes that need not be UTF-8 (a program's output), written as they are.
+    public mutating func printAbove(bytes: [UInt8]) -> [UInt8] {
+        renderer.printAbove(bytes: bytes)
+    }
+
     /// Redraws for a new terminal width (on SIGWINCH).
     public mutating func resize(width: Int) -> String {
         renderer.resize(width: width)

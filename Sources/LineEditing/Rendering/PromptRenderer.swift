@@ -67,10 +67,16 @@ public struct PromptRenderer: Hashable, Sendable {
     /// does not end with one) and shows the prompt again below it. Without a prompt on the screen,
     /// just the text.
     public mutating func printAbove(_ text: String) -> String {
-        guard !text.isEmpty else { return "" }
+        // Valid UTF-8 in, valid UTF-8 out: the decoding replaces nothing.
+        String(decoding: printAbove(bytes: Array(text.utf8)), as: UTF8.self)
+    }
+
+    /// ``printAbove(_:)`` for bytes that need not be UTF-8 (a program's output), written as they are.
+    public mutating func printAbove(bytes text: [UInt8]) -> [UInt8] {
+        guard !text.isEmpty else { return [] }
         let wasShown = isShown
-        var bytes = hide() + PromptRenderer.terminalLines(text)
-        if wasShown { bytes += show() }
+        var bytes = Array(hide().utf8) + PromptRenderer.terminalLines(text)
+        if wasShown { bytes += Array(show().utf8) }
         return bytes
     }
 
@@ -121,14 +127,22 @@ public struct PromptRenderer: Hashable, Sendable {
 
     /// `text` with LF made CR LF (raw mode may have output post-processing off), ending with one.
     static func terminalLines(_ text: String) -> String {
-        var result = ""
-        var previous: Unicode.Scalar?
-        for scalar in text.unicodeScalars {
-            if scalar == "\n" && previous != "\r" { result += "\r" }
-            result.unicodeScalars.append(scalar)
-            previous = scalar
+        String(decoding: terminalLines(Array(text.utf8)), as: UTF8.self)
+    }
+
+    /// ``terminalLines(_:)`` on bytes: a line feed is a byte of its own in UTF-8 and in any
+    /// other bytes, so the rest pass as they are.
+    static func terminalLines(_ text: [UInt8]) -> [UInt8] {
+        let (lineFeed, carriageReturn) = (UInt8(ascii: "\n"), UInt8(ascii: "\r"))
+        var result: [UInt8] = []
+        result.reserveCapacity(text.count + 2)
+        var previous: UInt8?
+        for byte in text {
+            if byte == lineFeed && previous != carriageReturn { result.append(carriageReturn) }
+            result.append(byte)
+            previous = byte
         }
-        if previous != "\n" { result += "\r\n" }
+        if previous != lineFeed { result += [carriageReturn, lineFeed] }
         return result
     }
 }

@@ -111,7 +111,12 @@ public struct Terminal: Hashable, Sendable {
     /// Writes all of `text` to the output, retrying after interruptions and waiting while a
     /// non-blocking output is full; stops at an error.
     public func write(_ text: String) {
-        var bytes = Array(text.utf8)
+        write(bytes: Array(text.utf8))
+    }
+
+    /// ``write(_:)`` for bytes that need not be UTF-8 (a program's output).
+    public func write(bytes: [UInt8]) {
+        var bytes = bytes
         bytes.withUnsafeMutableBytes { buffer in
             var offset = 0
             while offset < buffer.count {
