@@ -445,6 +445,18 @@ static volatile pid_t init_program;
 static void forward_signal(int signal) {
     if (init_program > 0 && kill(-init_program, signal) != 0) kill(init_program, signal);
 }
+/* Sets every signal to its default action with the raw system call: the C library's sigaction
+ * refuses the two it keeps for itself (32 and 33, for thread cancellation and set*id), which a
+ * host started by posix_spawn inherits as ignored (glibc's child ignores them unless told
+ * otherwise). The kernel's struct is all zeros for SIG_DFL on every architecture, whatever its
+ * field order; it refuses SIGKILL and SIGSTOP, which are never ignored anyway. */
+static void default_every_signal(void) {
+    unsigned long long kernel_action[4];
+    memset(kernel_action, 0, sizeof kernel_action);
+    for (int number = 1; number < _NSIG; number++)
+        syscall(SYS_rt_sigaction, number, kernel_action, NULL, (size_t)((_NSIG - 1) / 8));
+}
+
 static void note_child(int signal) { (void)signal; }
 
 /* A copy of the process made without the C library's fork handlers: after the raw clone that made
@@ -581,14 +593,9 @@ static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid,
         restrict_filesystem_and_network(spec, report);
         filter_system_calls(spec, report);
     }
-    /* The signals the host (or what started it) ignores or handles are the program's defaults
-     * again: the caller's list, the same one posix_spawn gets for the process service. */
-    struct sigaction defaults;
-    memset(&defaults, 0, sizeof defaults);
-    defaults.sa_handler = SIG_DFL;
-    for (int i = 0; i < spec->default_signal_count; i++) sigaction(spec->default_signals[i], &defaults, NULL);
-    for (size_t i = 0; i < sizeof forwarded_signals / sizeof forwarded_signals[0]; i++) sigaction(forwarded_signals[i], &defaults, NULL);
-    sigaction(SIGCHLD, &defaults, NULL);
+    /* Every signal at its default action, as a program expects to begin (the host ignores or
+     * handles some; what started the host may have left others ignored, which exec hands on). */
+    default_every_signal();
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);

@@ -19,8 +19,6 @@ typedef struct crescent_sandbox {
     char *const *envp;                /* NULL-terminated: only what the program may see */
     const char *directory;            /* its working directory */
     int stdin_fd, stdout_fd, stderr_fd;
-    const int *default_signals;       /* set back to their default action before exec (the caller's */
-    int default_signal_count;         /* one list: ProcessLauncher.defaultSignals); the mask is emptied */
     int confine;                      /* 0: only the process group and the descriptors (unsandboxed) */
     const char *const *read_paths;    /* read files and list folders beneath */
     int read_count;
@@ -44,9 +42,10 @@ typedef struct crescent_sandbox {
 /* The Landlock ABI version the kernel offers, or 0 when it offers none (old kernel, disabled). */
 int crescent_landlock_abi(void);
 
-/* Starts the program as `spec` says, in its own session and process group. Returns its pid, or -1
- * with `error` holding what failed (the step and strerror) when the child could not get as far as
- * exec: nothing unconfined ever runs. */
+/* Starts the program as `spec` says, in its own session and process group, with every signal at
+ * its default action and none blocked. Returns its pid, or -1 with `error` holding what failed
+ * (the step and strerror) when the child could not get as far as exec: nothing unconfined ever
+ * runs. */
 int crescent_sandbox_spawn(const crescent_sandbox *spec, char *error, unsigned long error_size);
 
 /* Opening beneath a folder (beneath.c): `relative` is resolved from the folder `root` and every

@@ -461,6 +461,16 @@ func startScript(_ source: String, options: [String] = [], in sandbox: Sandbox) 
     return process
 }
 
+/// Waits until `condition` holds, looking every 10 ms, for at most `seconds`; whether it held.
+func waitUntil(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return condition()
+}
+
 /// `text` as a Lua string literal, for paths and values put into a test's script.
 func luaString(_ text: String) -> String {
     "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""

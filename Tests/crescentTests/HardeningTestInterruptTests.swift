@@ -18,16 +18,6 @@ import Glibc
         return (process, sandbox)
     }
 
-    /// Waits until `condition` holds, for at most `seconds`.
-    private static func wait(seconds: Double = 30, until condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            try? await Task.sleep(nanoseconds: 10_000_000)
-        }
-        return condition()
-    }
-
     /// The pids of `pid`'s descendants whose program is `name`, from /proc.
     private static func descendants(of pid: Int32, named name: String) -> [Int32] {
         var parents: [Int32: Int32] = [:], names: [Int32: String] = [:]
@@ -64,7 +54,7 @@ import Glibc
                 """,
             "b_spec.lua": "it(\"b\", function() end)\n",
         ], ["--timeout", "120", "--junit", "report.xml"])
-        #expect(await Self.wait { FileManager.default.fileExists(atPath: sandbox.path + "/looping") })
+        #expect(await waitUntil { FileManager.default.fileExists(atPath: sandbox.path + "/looping") })
         process.send(SIGINT, expecting: .handled, toGroup: true)
         let result = await process.finish(timeLimit: 60)
         #expect(result.status == 130 && !result.killedBySignal, "\(result)")
@@ -89,7 +79,7 @@ import Glibc
                 it("after", function() end)
                 """,
         ], ["--timeout", "120", "--junit", "report.xml"])
-        #expect(await Self.wait { !Self.descendants(of: process.pid, named: "sleep").isEmpty })
+        #expect(await waitUntil { !Self.descendants(of: process.pid, named: "sleep").isEmpty })
         process.send(SIGINT, expecting: .handled, toGroup: true)
         let result = await process.finish(timeLimit: 60)
         #expect(result.status == 130 && !result.killedBySignal, "\(result)")
@@ -112,7 +102,7 @@ import Glibc
                 end)
                 """,
         ], ["--timeout", "120"])
-        #expect(await Self.wait { FileManager.default.fileExists(atPath: sandbox.path + "/looping") })
+        #expect(await waitUntil { FileManager.default.fileExists(atPath: sandbox.path + "/looping") })
         process.send(SIGINT, expecting: .handled, toGroup: true)
         #expect(await process.waitForOutput("Ctrl-C again quits at once", onStderr: true, within: 30))
         process.send(SIGINT, expecting: .handled, toGroup: true)

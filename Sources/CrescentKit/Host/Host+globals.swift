@@ -1,5 +1,8 @@
 import CLua
 import LuaBridge
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Raised by a function that left its own error value on top of the stack.
 struct ErrorValueOnTop: LuaPushableError {
@@ -78,6 +81,12 @@ extension Host {
         // groups stopped): C's exit would leave them running.
         if vm.getGlobal("os") == .table {
             vm.register(field: "exit", exit(function: "os.exit"))
+            // os.execute says which signal ended its program: SIGINT is a Ctrl-C kept from the host.
+            vm.pushFunction { [unowned self] stack in
+                if stack.integer(at: 1) == Int64(SIGINT) { onProgramInterrupted?() }
+                return .none
+            }
+            crescent_install_execute(vm.state)
         }
         stack.pop()
     }

@@ -75,6 +75,11 @@ public final class Host {
     var inTurn = false
     /// Called once, when the first controller is pushed (the runner starts reading commands).
     public var onFirstController: (() -> Void)?
+    /// Called when a program `os.execute` ran was ended by SIGINT: a Ctrl-C the C library kept
+    /// from the host (`system` ignores SIGINT in its caller while it waits). A plain run stops as
+    /// SIGINT would have stopped it; nil elsewhere (`crescent test` wraps `os.execute` itself).
+    /// Called on the loop, inside `os.execute`: it must not finish the host there.
+    var onProgramInterrupted: (() -> Void)?
     /// Shows the top controller's view in the `--ui` mode.
     let presenter: ViewPresenter
     /// The terminal while a person drives the app from it (``startTerminalSession(_:onInterrupt:)``).

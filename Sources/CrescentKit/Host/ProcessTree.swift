@@ -28,6 +28,19 @@ enum ProcessTree {
         return Array(found.prefix(limit))
     }
 
+    /// Kills with SIGKILL every process descended from this one, and each process group one of
+    /// them leads (a program that made a group of its own may have children there whose parent
+    /// has gone). What a script's `io.popen` started runs in the host's own process group, out of
+    /// ``ProcessGroups``' sight, and outlived an exit that skipped its `pclose`, holding the pipe
+    /// the host's caller reads (`crescent x.lua | cat` never ended).
+    static func killDescendants() {
+        let own = getpgrp()
+        for process in descendants(of: getpid()) {
+            if getpgid(process) == process && process != own { kill(-process, SIGKILL) }
+            kill(process, SIGKILL)
+        }
+    }
+
     /// The parent of `process` (the 4th field of /proc/PID/stat, after the command's parentheses).
     private static func parent(of process: pid_t) -> pid_t? {
         let descriptor = open("/proc/\(process)/stat", O_RDONLY | O_CLOEXEC)

@@ -89,8 +89,23 @@ public enum ScriptRunner {
                     link.onLoop { host in host.startTerminalSession(script: scriptPath) { stop(130, false) } }
                 }
             }
+            // A signal decides the run's status even when it comes while the host is already
+            // closing (a Ctrl-C that ended the program an `io.popen` left open, which the closing
+            // waited for, made the run end 0).
+            let signalled: @Sendable (Int32) -> Void = { status in
+                _ = stopping.signalStatus.compareExchange(expected: 0, desired: status, ordering: .relaxed)
+                stop(status, false)
+            }
             sources = SignalSources.start([SIGINT, SIGTERM, SIGHUP], on: signals) { number in
-                stop(number == SIGINT ? 130 : number == SIGTERM ? 143 : 129, false)
+                signalled(number == SIGINT ? 130 : number == SIGTERM ? 143 : 129)
+            }
+            // A Ctrl-C that only os.execute's program saw (the C library ignores SIGINT in its
+            // caller while the program runs) stops the run as it would have, as shells do: the
+            // running code at its next instruction, the rest from the signals' queue, as for
+            // SIGINT (on the loop, the stop would close the VM under os.execute).
+            host.onProgramInterrupted = {
+                interrupter.interrupt(status: 130)
+                signals.async { signalled(130) }
             }
             if options.ui == .live {
                 // A job started in the background drew nothing over the shell and could not take
@@ -144,7 +159,8 @@ public enum ScriptRunner {
         for source in sources { source.cancel() }
         foreground?.cancel()
         console.flush()
-        return stopping.status.load(ordering: .relaxed)
+        let signalStatus = stopping.signalStatus.load(ordering: .relaxed)
+        return signalStatus != 0 ? signalStatus : stopping.status.load(ordering: .relaxed)
     }
 }
 
@@ -181,13 +197,17 @@ final class StopState: Sendable {
     let finished = Atomic<Bool>(false)
     /// The run's exit status, once the host has reported it (1 if the loop ended without one).
     let status = Atomic<Int32>(1)
+    /// The status of the first signal that stopped the run (130 for SIGINT), which wins over the
+    /// host's; 0 before any.
+    let signalStatus = Atomic<Int32>(0)
 
     /// Exits the process at once with `status`, saying why.
     /// Process plugins still running are killed, group and all, and named.
     func exitNow(_ status: Int32, console: Console, reason: String, pastGrace: Bool = false) -> Never {
         // `_exit` runs no atexit handler: the programs scripts and plugins started go here,
-        // group and all.
+        // group and all, and those `io.popen` and `os.execute` started, which skip their `pclose`.
         let plugins = ProcessGroups.killAll()
+        ProcessTree.killDescendants()
         var said = reason
         if !plugins.isEmpty {
             let stuck = "plugin " + plugins.map { "'\($0)'" }.joined(separator: ", ") + " did not stop (its process group was killed)"

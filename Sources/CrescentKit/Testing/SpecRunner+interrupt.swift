@@ -15,7 +15,7 @@ extension SpecRunner {
             switch outcome {
             case .stopping, .late: break
             case .again:
-                for process in ProcessTree.descendants(of: getpid()) { kill(process, SIGKILL) }
+                ProcessTree.killDescendants()
                 say("crescent test: interrupted again: stopped at once, with no report\n")
                 _exit(interruptedStatus)
             }

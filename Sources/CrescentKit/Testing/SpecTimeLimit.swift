@@ -92,7 +92,7 @@ final class SpecTimeLimit: Sendable {
         }
         target?.interrupter.interrupt(status: 130)
         target?.plugins?.interrupt(status: 130, timeout: false)
-        for process in ProcessTree.descendants(of: getpid()) { kill(process, SIGKILL) }
+        ProcessTree.killDescendants()
         pthread_kill(runner, Self.breakSignal)
         loop.execute {}
     }
@@ -135,7 +135,7 @@ final class SpecTimeLimit: Sendable {
             if case .expired(let expired) = phase { expired == period } else { false }
         }
         guard stuck else { return }
-        for process in ProcessTree.descendants(of: getpid()) { kill(process, SIGKILL) }
+        ProcessTree.killDescendants()
         pthread_kill(runner, Self.breakSignal)
         loop.execute {}
         // A call the signal did not end (a C loop retrying its read) gets it again, every grace

@@ -4,7 +4,7 @@ import Glibc
 import Model
 
 /// The one home for starting programs, for the process service and the plugins alike: every
-/// child gets the default action of ``defaultSignals``, an empty signal mask, only descriptors
+/// child gets every signal at its default action, an empty signal mask, only descriptors
 /// 0, 1 and 2 (every other one is closed before exec) and a process group of its own, recorded in
 /// ``ProcessGroups`` so ending it (or the host) ends everything it started.
 ///
@@ -15,16 +15,20 @@ import Model
 /// (CSandbox): ``spawnConfined(_:group:)`` gives that child the same signals and registers its
 /// group the same way; it also gets a session of its own (no controlling terminal).
 public struct ProcessLauncher {
-    /// The signals a child gets back at their default action: those the host ignores or handles
-    /// (SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGWINCH, SIGCONT) and those a parent of the host
-    /// may have set it to ignore (`nohup`, a shell's `trap '' …`), which exec would hand on.
-    public static let defaultSignals: [Int32] = [
-        SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGTSTP, SIGTTIN, SIGTTOU, SIGWINCH, SIGUSR1, SIGUSR2,
-        SIGALRM, SIGCONT, SIGURG, SIGXFSZ, SIGXCPU, SIGVTALRM, SIGPROF,
-    ]
+    /// The set of every signal, for `posix_spawnattr_setsigdefault`: all of them go back to their
+    /// default action in the child. Filled by hand because `sigfillset` and `sigaddset` leave out
+    /// the two signals glibc keeps for itself (32 and 33), which its `posix_spawn` child then sets
+    /// to SIG_IGN (so every program inherited them ignored); the child reads the set's bits
+    /// directly and resets those too (glibc's `spawni.c`, checked through /proc/PID/status in
+    /// SpawnPolicyTests).
+    static func everySignal() -> sigset_t {
+        var signals = sigset_t()
+        withUnsafeMutableBytes(of: &signals) { $0.initializeMemory(as: UInt8.self, repeating: 0xFF) }
+        return signals
+    }
 
     /// Starts the confined program `spec` describes (CSandbox's fork, confinement and exec),
-    /// with ``defaultSignals`` at their default action and an empty mask. With `group`, its
+    /// with every signal at its default action and an empty mask. With `group`, its
     /// process group is recorded in ``ProcessGroups`` under that owner's name (a plugin's); the
     /// caller then calls ``ProcessGroups/remove(_:)`` before it reaps the program. Without, the
     /// caller reaps it where ``ProcessGroups`` cannot see (C's `pclose`).
@@ -35,15 +39,7 @@ public struct ProcessLauncher {
         // (NIO ignores SIGPIPE the same way for its pipes).
         signal(SIGPIPE, SIG_IGN)
         var message = [CChar](repeating: 0, count: 512)
-        let pid = defaultSignals.withUnsafeBufferPointer { signals in
-            spec.default_signals = signals.baseAddress
-            spec.default_signal_count = Int32(signals.count)
-            defer {
-                spec.default_signals = nil
-                spec.default_signal_count = 0
-            }
-            return crescent_sandbox_spawn(&spec, &message, UInt(message.count))
-        }
+        let pid = crescent_sandbox_spawn(&spec, &message, UInt(message.count))
         guard pid > 0 else {
             return .failure(SpawnFailure(step: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
         }
@@ -129,9 +125,7 @@ public struct ProcessLauncher {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for number in defaultSignals { sigaddset(&defaults, number) }
+        var defaults = everySignal()
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var mask = sigset_t()
         sigemptyset(&mask)
