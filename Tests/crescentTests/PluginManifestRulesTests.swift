@@ -84,6 +84,28 @@ import Testing
         #expect(try await inHome(["plugin", "check", "plugins/music"], fine).status == 0)
     }
 
+    /// A script whose interpreter line names the loader (`#!/lib64/ld-linux-x86-64.so.2
+    /// /usr/bin/id`) runs any program through it: it passed as "may run .../shebang.sh".
+    @Test func aScriptWhoseInterpreterIsTheLoaderIsTheLoader() async throws {
+        let loader = "/lib64/ld-linux-x86-64.so.2"
+        try #require(FileManager.default.fileExists(atPath: loader), "this machine has no \(loader)")
+        let sandbox = try Sandbox()
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/bin", withIntermediateDirectories: true)
+        let script = sandbox.path + "/bin/shebang.sh", plain = sandbox.path + "/bin/plain.sh"
+        try sandbox.write("bin/shebang.sh", "#!\(loader) /usr/bin/id\n")
+        try sandbox.write("bin/plain.sh", "#!/bin/sh\necho hi\n")
+        _ = chmod(script, 0o755)
+        _ = chmod(plain, 0o755)
+        try sandbox.write("plugins/music/main.lua", Self.main)
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("exec = [\"\(script)\"]"))
+        let result = try await inHome(["plugin", "check", "plugins/music"], sandbox)
+        #expect(result.status == 1 && result.stdout.contains("field 'permissions.exec' names the dynamic loader (\(script)'s #! line runs it), "
+                                                             + "which runs any program it is given"), "\(result)")
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("exec = [\"\(plain)\"]"))
+        let fine = try await inHome(["plugin", "check", "plugins/music"], sandbox)
+        #expect(fine.status == 0, "\(fine)")
+    }
+
     /// A granted path that became a copy of the loader after the manifest was read (not there
     /// then: "not installed here") is refused at the next load, and when the running plugin
     /// runs it (the script copies it between the plugin's start and the call).

@@ -59,6 +59,24 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("named\tfalse") && $0.contains("collection names starting with 'plugin:' are kept for plugins' own collections") }, "\(result)")
     }
 
+    /// A plugin of the same name from another folder (a cloned project's `plugins/keeper`
+    /// shadowing the one you use) read and replaced the first one's collections: they were kept
+    /// under the name alone. Now under the data folder's name, as its files are.
+    @Test func aPluginOfTheSameNameFromAnotherFolderHasCollectionsOfItsOwn() async throws {
+        let sandbox = try keeper()
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/clone", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: sandbox.path + "/plugins", toPath: sandbox.path + "/clone/plugins")
+        let script = #"task(function() print("put", (services.keeper:put("x"))) print("name", (services.keeper:name())) end)"#
+        let first = try await inHome(["-e", script], sandbox)
+        let again = try await inHome(["-e", script], sandbox)
+        let clone = try await inHome(["-e", script], sandbox, directory: sandbox.path + "/clone")
+        for result in [first, again, clone] { #expect(result.status == 0, "\(result)") }
+        #expect(first.stdoutLines == ["put\t1", "name\tplugin:keeper:notes"], "\(first)")
+        #expect(again.stdoutLines == ["put\t2", "name\tplugin:keeper:notes"], "\(again)")
+        #expect(clone.stdoutLines.first == "put\t1", "the clone sees none of the first one's notes: \(clone)")
+        #expect(clone.stdoutLines.last?.hasPrefix("name\tplugin:keeper-") == true, "\(clone)")
+    }
+
     /// Asking for scripts' collections is a permission: shown by `plugin check`, `plugins` and
     /// `plugins allow`, refused until granted, then exactly the collections granted.
     @Test func theScriptsCollectionsAreAGrant() async throws {

@@ -76,9 +76,13 @@ final class LuaPluginRuntime {
         // host reports to it and never ends the run itself.
         options.ui = .plain
         options.failFast = false
-        // Its `store` holds collections of its own; the scripts' only as `collections` grants.
+        // Its `store` holds collections of its own, kept under its data folder's name (another
+        // folder's plugin of the same name has another); the scripts' only as `collections` grants.
+        let sandbox = PluginSandbox(manifest: manifest, dataDirectory: parent.options.dataDirectory)
+        let key = sandbox.dataFolder.split(separator: "/").last.map(String.init) ?? manifest.name
         let required = parent.binding.services.filter { manifest.requires.contains($0.name) }.map { entry in
-            entry.name == "store" ? PluginStore.entry(over: entry, plugin: manifest.name, granted: manifest.permissions.collections) : entry
+            entry.name == "store"
+                ? PluginStore.entry(over: entry, plugin: manifest.name, key: key, granted: manifest.permissions.collections) : entry
         }
         let runtime: LuaPluginRuntime
         do {
@@ -90,7 +94,7 @@ final class LuaPluginRuntime {
             // the test's host has (DESIGN.md "Testing scripts": coverage "for scripts and plugins").
             LineCoverage.active?.install(on: host.vm.state)
             runtime = LuaPluginRuntime(manifest: manifest, host: host, callTimeout: limits.callTimeout,
-                                       sandbox: PluginSandbox(manifest: manifest, dataDirectory: parent.options.dataDirectory))
+                                       sandbox: sandbox)
             runtime.limitSetting = runtimeLimitSetting(manifest, limits: limits, long: false)
             try runtime.installAPI(settings: settings)
         } catch {

@@ -47,8 +47,14 @@ enum PluginExecEntry {
     /// True when `program` is a dynamic loader: one of ``PluginSandbox/loaders`` (resolved: the
     /// same file under another name, /usr/lib64/... or a link, counts), named as loaders are, or
     /// a file that is one whatever its name (``isLoaderFile(_:)``: a copy, a hard link).
+    /// A script whose `#!` line names the loader (`#!/lib64/ld-linux-x86-64.so.2 /usr/bin/id`)
+    /// is one too: the kernel runs the loader with the rest of the line.
     static func isLoader(_ program: String) -> Bool {
         let resolved = PluginSandbox.resolve(program)
+        return isLoaderItself(resolved) || PluginSandbox.interpreters(of: resolved).contains { isLoaderItself(PluginSandbox.resolve($0)) }
+    }
+
+    private static func isLoaderItself(_ resolved: String) -> Bool {
         if PluginSandbox.loaders.contains(where: { PluginSandbox.resolve($0) == resolved }) { return true }
         let name = resolved.split(separator: "/").last.map(String.init) ?? resolved
         return isLoaderName(name) || isLoaderFile(resolved)
@@ -63,7 +69,9 @@ enum PluginExecEntry {
     static func loaderShown(_ program: String) -> String {
         let name = PluginSandbox.resolve(program).split(separator: "/").last.map(String.init) ?? program
         let named = isLoaderName(name) || PluginSandbox.loaders.contains { PluginSandbox.resolve($0) == PluginSandbox.resolve(program) }
-        return named ? "the dynamic loader" : "the dynamic loader (\(program) is a copy or link of it, by its contents)"
+        if named { return "the dynamic loader" }
+        if !isLoaderItself(PluginSandbox.resolve(program)) { return "the dynamic loader (\(program)'s #! line runs it)" }
+        return "the dynamic loader (\(program) is a copy or link of it, by its contents)"
     }
 
     /// Whether the program an entry names is installed: an executable at its absolute path, or

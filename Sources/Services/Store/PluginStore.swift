@@ -4,8 +4,10 @@ public import Model
 /// apart from the scripts' and from every other plugin's, and the scripts' collections only as
 /// its `[permissions] collections` grants them.
 ///
-/// A plugin's own collection `NAME` is the store's collection `plugin:PLUGIN:NAME` (its `name`
-/// reads so). No script can take such a name: `store:collection` refuses names starting with
+/// A plugin's own collection `NAME` is the store's collection `plugin:KEY:NAME` (its `name`
+/// reads so), where KEY is the plugin's data folder's name: the plugin's name, or `NAME-HASH`
+/// for a plugin of that name from another folder (a cloned project's `plugins/places`
+/// shadowing the installed one), which thus reaches none of the other's records. No script can take such a name: `store:collection` refuses names starting with
 /// ``reservedPrefix``. The scripts' collections are reached by `scriptCollection(name)`.
 ///
 /// ```lua
@@ -20,15 +22,18 @@ public final class PluginStore: Service {
     let store: Store
     /// The plugin's name.
     let plugin: String
+    /// What its collections are kept under: its data folder's name (``entry(over:plugin:key:granted:)``).
+    let key: String
     /// The scripts' collections it was granted (`*`: all of them).
     let granted: [String]
 
     /// The start of every plugin's collection name in the store; scripts may not take it.
     public static let reservedPrefix = "plugin:"
 
-    init(store: Store, plugin: String, granted: [String]) {
+    init(store: Store, plugin: String, key: String, granted: [String]) {
         self.store = store
         self.plugin = plugin
+        self.key = key
         self.granted = granted
     }
 
@@ -36,22 +41,24 @@ public final class PluginStore: Service {
     ///
     /// - Parameters:
     ///   - plugin: the plugin's name.
+    ///   - key: the name of its data folder (`NAME`, or `NAME-HASH` for a plugin of a name
+    ///     another folder's plugin had first): its collections are kept under it.
     ///   - granted: its `[permissions] collections` (checked granted before it starts).
-    public static func entry(over entry: ServiceEntry, plugin: String, granted: [String]) -> ServiceEntry {
+    public static func entry(over entry: ServiceEntry, plugin: String, key: String, granted: [String]) -> ServiceEntry {
         ServiceEntry(named: Store.serviceName, declaration: { declaration }) { () throws(ServiceError) in
             guard let store = try entry.service() as? Store else {
                 throw ServiceError(.internal, "the store service is not the standard one")
             }
-            return PluginStore(store: store, plugin: plugin, granted: granted)
+            return PluginStore(store: store, plugin: plugin, key: key, granted: granted)
         }
     }
 
     /// The store's name of the plugin's own collection `name`.
     func ownName(_ name: String) throws(ServiceError) -> String {
-        let full = Self.reservedPrefix + plugin + ":" + name
+        let full = Self.reservedPrefix + key + ":" + name
         guard !name.isEmpty, full.utf8.count <= Store.maxNameLength else {
             throw ServiceError(.invalidArgument, "a collection name of plugin '\(plugin)' must be 1 to "
-                               + "\(Store.maxNameLength - full.utf8.count + name.utf8.count) bytes long (it is kept as \(Self.reservedPrefix)\(plugin):NAME)")
+                               + "\(Store.maxNameLength - full.utf8.count + name.utf8.count) bytes long (it is kept as \(Self.reservedPrefix)\(key):NAME)")
         }
         return full
     }
@@ -83,9 +90,11 @@ public final class PluginStore: Service {
     /// were copied (0 when it was adopted before or is empty).
     public func adopt(_ name: String) throws(ServiceError) -> Int {
         if let problem = Store.scriptNameProblem(name) { throw ServiceError(.invalidArgument, problem) }
-        if name != plugin, let refusal = refusal(name, to: "adopt") { throw refusal }
+        // Only the first plugin folder of a name (whose key is the name) had the collection of
+        // that name for its own; a shadowing plugin needs the grant like any other name.
+        if name != plugin || key != plugin, let refusal = refusal(name, to: "adopt") { throw refusal }
         // The record of what was adopted: a collection no plugin's own name can be.
-        let ledger = try store.collection(named: Self.reservedPrefix + plugin)
+        let ledger = try store.collection(named: Self.reservedPrefix + key)
         let adopted = { ledger.items.contains(where: { $0["adopted"].stringValue == name }) }
         // The usual answer, at every start after the first: recorded, so nothing to wait for.
         if adopted() { return 0 }
