@@ -23,4 +23,50 @@ import Testing
         #expect(twoLines.stderr.contains("remote:2: attempt to index a nil value (field 'nope')"), "\(twoLines)")
         _ = await host.stop()
     }
+
+    /// A mistake in a plugin's main.lua and in a spec showed the host's frames
+    /// (`[crescent plugin]:322: in upvalue 'forward'`, `[crescent testing]:58`) before the
+    /// user's; they are folded after it, as a script's are.
+    @Test func hostFramesAreFoldedAfterThePluginsAndTheSpecsLine() async throws {
+        let sandbox = try Self.greetPlugin(main: """
+            local s = service("greet", "says hi")
+            s:emit("didHi", { name = "x" })
+            """)
+        try sandbox.write("script.lua", "print(services.greet)\n")
+        let plugin = try await crescent(["script.lua"], in: sandbox)
+        let lines = plugin.stderrLines
+        let header = try #require(lines.firstIndex(of: "stack traceback:"), "\(plugin)")
+        #expect(lines.dropFirst(header + 1).first == "\t./plugins/greet/main.lua:2: in main chunk", "\(plugin)")
+        #expect(!plugin.stderr.contains("[crescent plugin]:"), "\(plugin)")
+        #expect(plugin.stderr.contains("host frame"), "\(plugin)")
+
+        try sandbox.write("spec/x_spec.lua", "describe(\"d\", 5)\n")
+        let spec = try await crescent(["test", "spec/x_spec.lua"], in: sandbox)
+        #expect(spec.status == 1, "\(spec)")
+        let specLines = spec.stdoutLines.map { $0.trimmingCharacters(in: .whitespaces) }
+        let specHeader = try #require(specLines.firstIndex(of: "stack traceback:"), "\(spec)")
+        #expect(specLines.dropFirst(specHeader + 1).first == "spec/x_spec.lua:1: in main chunk", "\(spec)")
+        #expect(!spec.stdout.contains("[crescent testing]:") && !spec.stdout.contains("[C]: in function 'error'"), "\(spec)")
+    }
+
+    /// A sandbox with `plugins/greet`, a Lua plugin declaring the service greet with the event
+    /// `didHi` (or running `main`), its manifest ending in `extraManifest`.
+    private static func greetPlugin(main: String? = nil, extraManifest: String = "") throws -> Sandbox {
+        let sandbox = try Sandbox()
+        try sandbox.write("plugins/greet/plugin.toml", """
+            name = "greet"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            description = "says hi"
+            kind = "lua"
+            main = "main.lua"
+            services = ["greet"]
+            """ + extraManifest)
+        try sandbox.write("plugins/greet/main.lua", main ?? """
+            local s = service("greet", "says hi")
+            s:event("didHi", "{ name }", "someone said hi")
+            s:method("hi", {}, "string", "says hi", function() return "hi" end)
+            """)
+        return sandbox
+    }
 }
