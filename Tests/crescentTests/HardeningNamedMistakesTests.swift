@@ -49,6 +49,20 @@ import Testing
         #expect(!spec.stdout.contains("[crescent testing]:") && !spec.stdout.contains("[C]: in function 'error'"), "\(spec)")
     }
 
+    /// `on("greet.didHey", f)` for a plugin not started yet was silent (its events are declared
+    /// as it starts); listening starts it and the name is checked, as for a builtin service.
+    @Test func aMisspelledEventOfAPluginThatHasNotStartedIsNamed() async throws {
+        let sandbox = try Self.greetPlugin()
+        try sandbox.write("script.lua", "on(\"greet.didHey\", function() end)\n")
+        let wrong = try await crescent(["script.lua"], in: sandbox)
+        #expect(wrong.status == 1, "\(wrong)")
+        #expect(wrong.stderr.contains("script.lua:1: "), "\(wrong)")
+        #expect(wrong.stderr.contains("'didHey' is not an event of greet (events: didHi; did you mean 'didHi'?)"), "\(wrong)")
+        try sandbox.write("script.lua", "on(\"greet.didHi\", function() end) print('listening')\n")
+        let right = try await crescent(["script.lua"], in: sandbox)
+        #expect(right.status == 0 && right.stdout.contains("listening"), "\(right)")
+    }
+
     /// A sandbox with `plugins/greet`, a Lua plugin declaring the service greet with the event
     /// `didHi` (or running `main`), its manifest ending in `extraManifest`.
     private static func greetPlugin(main: String? = nil, extraManifest: String = "") throws -> Sandbox {
