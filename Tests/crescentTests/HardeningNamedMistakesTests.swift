@@ -24,6 +24,25 @@ import Testing
         _ = await host.stop()
     }
 
+    /// A controller whose commands come on piped stdin: an unknown command, a bad argument and a
+    /// word too many printed their error and the run exited 0; `crescent send` exits 1 for each.
+    @Test func aPipedCommandThatIsAnErrorMakesTheRunExitOne() async throws {
+        let script = """
+            local V = controller("V")
+            function V:loadView() return view.text { text = "hi" } end
+            function V:viewDidLoad() self:command("add", "add", "add an item", { args = { "name: string", "qty: integer?" } }) end
+            function V:add(name, qty) print("added", name, qty) end
+            app.push(V)
+            """
+        for line in ["ad milk", "add milk two", "add oat milk 2"] {
+            let result = try await runScript(script, stdinText: line + "\n", options: ["--ui", "plain"])
+            #expect(result.status == 1, "\(line): \(result)")
+            #expect(!result.stderr.isEmpty, "\(line): \(result)")
+        }
+        let fine = try await runScript(script, stdinText: "add milk 2\n", options: ["--ui", "plain"])
+        #expect(fine.status == 0 && fine.stdout.contains("added\tmilk\t2"), "\(fine)")
+    }
+
     /// A mistake in a plugin's main.lua and in a spec showed the host's frames
     /// (`[crescent plugin]:322: in upvalue 'forward'`, `[crescent testing]:58`) before the
     /// user's; they are folded after it, as a script's are.

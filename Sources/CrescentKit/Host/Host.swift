@@ -343,6 +343,13 @@ public final class Host {
         if options.failFast { requestExit(1) }
     }
 
+    /// Counts a failure already shown to the user (a piped command that was refused): the run
+    /// exits 1 and `--fail-fast` stops it, as after a handler's error.
+    func countFailure() {
+        sawError = true
+        if options.failFast { requestExit(1) }
+    }
+
     /// Reports what the observer registry saw: handler failures (with the subscription's site),
     /// subscriptions cancelled after repeated failures, and cycles.
     func report(registryEvent: ObserverRegistry.Report) {
