@@ -43,6 +43,29 @@ import Testing
         #expect(fine.status == 0 && fine.stdout.contains("added\tmilk\t2"), "\(fine)")
     }
 
+    /// A repeating timer whose callback always fails was never stopped (a traceback a second for
+    /// as long as the run lasted); it is cancelled after 10 failures in a row, as an `on`
+    /// handler is, and the run ends.
+    @Test func aTimerThatAlwaysFailsIsCancelled() async throws {
+        let result = try await runScript("timer.every(0.01, function(t) t:cancle() end)\n", timeLimit: 20)
+        #expect(!result.timedOut, "\(result)")
+        #expect(result.status == 1, "\(result)")
+        let failures = result.stderrLines.filter { $0.contains("error in timer callback") }
+        #expect(failures.count == 10, "\(result)")
+        #expect(result.stderr.contains("warning: cancelled the timer (every 0.01 s) made at script.lua:1 after 10 consecutive errors"), "\(result)")
+        // One that fails now and then is not cancelled.
+        let flaky = try await runScript("""
+            local n = 0
+            timer.every(0.01, function(t)
+              n = n + 1
+              if n == 30 then t:cancel() print("ran", n) return end
+              if n % 5 ~= 0 then error("flaky " .. n) end
+            end)
+            """, timeLimit: 20)
+        #expect(flaky.stdout.contains("ran\t30"), "\(flaky)")
+        #expect(!flaky.stderr.contains("cancelled the timer"), "\(flaky)")
+    }
+
     /// A mistake in a plugin's main.lua and in a spec showed the host's frames
     /// (`[crescent plugin]:322: in upvalue 'forward'`, `[crescent testing]:58`) before the
     /// user's; they are folded after it, as a script's are.
