@@ -105,6 +105,21 @@ import Testing
         #expect(right.status == 0 && right.stdout.contains("listening"), "\(right)")
     }
 
+    /// `s:mehtod(...)` on a Lua plugin's own service object was Lua's bare "attempt to call a nil
+    /// value (method 'mehtod')"; it names the object's methods and the closest one.
+    @Test func aMisspelledMethodOfAPluginsServiceObjectIsNamed() async throws {
+        let sandbox = try Self.greetPlugin(main: """
+            local s = service("greet", "says hi")
+            s:property("level", "integer", "how loud", 1)
+            s:mehtod("hi", {}, "string", "hi", function() return "hi" end)
+            """)
+        let result = try await crescent(["plugin", "check", "plugins/greet"], in: sandbox)
+        #expect(result.status != 0, "\(result)")
+        let output = result.stdout + result.stderr
+        #expect(output.contains("main.lua:3: no method or property 'mehtod' on service greet (properties: level; "
+                                + "methods: property, method, event, set, emit; did you mean 'method'?)"), "\(result)")
+    }
+
     /// A sandbox with `plugins/greet`, a Lua plugin declaring the service greet with the event
     /// `didHi` (or running `main`), its manifest ending in `extraManifest`.
     private static func greetPlugin(main: String? = nil, extraManifest: String = "") throws -> Sandbox {
