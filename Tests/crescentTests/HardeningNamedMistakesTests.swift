@@ -105,6 +105,26 @@ import Testing
         #expect(right.status == 0 && right.stdout.contains("listening"), "\(right)")
     }
 
+    /// `fake.service("geocodr", {})` (one letter from `geocoder`) and `fake.process{…}.cals`
+    /// passed silently; the other fakes name the closest right name.
+    @Test func misspelledFakesAreNamed() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("spec/fakes_spec.lua", """
+            describe("fakes", function()
+              it("service", function() fake.service("geocodr", {}) end)
+              it("own service", function() fake.service("weather", {}) end)
+              it("process", function() local f = fake.process { ["*"] = "out" } print(f.cals) end)
+              it("process calls", function() local f = fake.process { ["*"] = "out" } assert.same({}, f.calls) end)
+            end)
+            """)
+        let result = try await crescent(["test", "spec/fakes_spec.lua"], in: sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("spec/fakes_spec.lua:2: fake.service: no service is named 'geocodr' ("), "\(result)")
+        #expect(result.stdout.contains("did you mean 'geocoder'?)"), "\(result)")
+        #expect(result.stdout.contains("spec/fakes_spec.lua:4: no field 'cals' on the fake.process handle (fields: calls; did you mean 'calls'?)"), "\(result)")
+        #expect(result.stdoutLines.last == "2 passed, 2 failed", "\(result)")
+    }
+
     /// `s:mehtod(...)` on a Lua plugin's own service object was Lua's bare "attempt to call a nil
     /// value (method 'mehtod')"; it names the object's methods and the closest one.
     @Test func aMisspelledMethodOfAPluginsServiceObjectIsNamed() async throws {
