@@ -45,10 +45,12 @@ struct EvalCommand: ParsableCommand {
         }
     }
 
-    /// Writes what the chunk printed, which the host sends before its answer.
+    /// Writes what the chunk printed and the warnings it caused (stderr), which the host sends
+    /// before its answer.
     private func writePrintedOutput(_ client: RemoteClient) {
         while case .notification("output", let params)? = try? client.nextMessage(timeout: 0) {
-            ProcessIO.writeOut(params["text"].stringValue ?? "")
+            let text = params["text"].stringValue ?? ""
+            if params["stream"].stringValue == "stderr" { ProcessIO.writeError(text) } else { ProcessIO.writeOut(text) }
         }
     }
 }

@@ -24,6 +24,19 @@ import Testing
         _ = await host.stop()
     }
 
+    /// A warning the chunk causes (a misspelled lifecycle step, found as the controller is
+    /// pushed) reached only the host's stderr: the client that sent the chunk hears it too.
+    @Test func aWarningCausedByAnEvalReachesTheClient() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("idle.lua", "timer.every(60, function() end)\n")
+        let host = try await ListeningHost(script: "idle.lua", name: "idle", options: ["--ui", "plain"], sandbox: sandbox)
+        let result = try await host.crescentCommand(["eval", "idle", "local V = controller('Q') function V:loadVeiw() end app.push(V)"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.contains("Q:loadVeiw is not a lifecycle step"), "\(result)")
+        #expect(!result.stdout.contains("lifecycle step"), "on the client's stderr, not its stdout: \(result)")
+        _ = await host.stop()
+    }
+
     /// A controller whose commands come on piped stdin: an unknown command, a bad argument and a
     /// word too many printed their error and the run exited 0; `crescent send` exits 1 for each.
     @Test func aPipedCommandThatIsAnErrorMakesTheRunExitOne() async throws {

@@ -56,6 +56,9 @@ public final class Host {
     }
     /// True once any error was reported from a handler (the run will exit 1).
     public private(set) var sawError = false
+    /// While a remote client's chunk runs: where a copy of each line for stderr goes (the
+    /// warnings the chunk causes, which the host's own stderr alone hid from the client).
+    var errorCopy: ((String) -> Void)?
 
     /// The script's scope: owns what the main chunk and its handlers start, ends at exit.
     public let scriptScope = Scope(name: "script")
@@ -383,6 +386,7 @@ public final class Host {
     func writeError(_ line: String) {
         presenter.clearForOutput()
         console.error(line)
+        errorCopy?(line)
     }
 
     /// Writes `crescent: warning: FILE:LINE: message`, at the line of the Lua code calling.

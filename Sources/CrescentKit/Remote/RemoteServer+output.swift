@@ -24,6 +24,11 @@ final class OutputFollowers: Sendable {
         }
     }
 
+    /// Whether `connection` follows the output (so it gets the host's stderr already).
+    func contains(_ connection: RemoteConnection) -> Bool {
+        connections.withLock { $0[connection.id] != nil }
+    }
+
     func forward(_ stream: Console.Stream, _ text: String) {
         let message = JSONRPCMessage.notification(method: "output", params: [
             "text": .string(text), "stream": .string(stream == .error ? "stderr" : "stdout"),
@@ -53,6 +58,14 @@ extension RemoteServer {
     /// the chunk assigned `print` itself.
     func beginOutput(to connection: RemoteConnection) {
         outputTarget = connection
+        // What the host writes to stderr meanwhile (a warning the chunk caused: `V:loadVeiw is
+        // not a lifecycle step`) goes to the client too, as stderr output, without colours.
+        if !followers.contains(connection) {
+            host.errorCopy = { [weak connection] line in
+                _ = connection?.send(.notification(method: "output", params: ["text": .string(Console.unstyled(line) + "\n"), "stream": "stderr"]),
+                                     ownOutput: true)
+            }
+        }
         let stack = host.vm.stack
         if printSlots == nil {
             stack.newTable(arrayCount: 2)
@@ -81,6 +94,7 @@ extension RemoteServer {
     /// Puts the host's `print` back after a resume of the chunk.
     func endOutput() {
         outputTarget = nil
+        host.errorCopy = nil
         guard printSwapped, let slots = printSlots else { return }
         printSwapped = false
         let stack = host.vm.stack
