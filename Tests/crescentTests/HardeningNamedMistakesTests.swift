@@ -56,6 +56,16 @@ import Testing
         #expect(fine.status == 0 && fine.stdout.contains("added\tmilk\t2"), "\(fine)")
     }
 
+    /// `typ = "number"` in a manifest's `[settings.radius]` was reported as a bad `type`.
+    @Test func aMisspelledKeyOfAManifestSettingIsNamed() async throws {
+        let sandbox = try Self.greetPlugin(extraManifest: "\n[settings.radius]\ntyp = \"number\"\ndefault = 5\n")
+        let result = try await crescent(["plugin", "check", "plugins/greet"], in: sandbox)
+        #expect(result.status != 0, "\(result)")
+        let output = result.stdout + result.stderr
+        #expect(output.contains("field 'settings.radius.typ' is not a field of a setting (fields: type, default, doc; did you mean 'type'?)"), "\(result)")
+        #expect(!output.contains("settings.radius.type"), "\(result)")
+    }
+
     /// A repeating timer whose callback always fails was never stopped (a traceback a second for
     /// as long as the run lasted); it is cancelled after 10 failures in a row, as an `on`
     /// handler is, and the run ends.
