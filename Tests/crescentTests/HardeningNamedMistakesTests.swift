@@ -66,6 +66,21 @@ import Testing
         #expect(!output.contains("settings.radius.type"), "\(result)")
     }
 
+    /// `[store` said "found 'U+A'"; `[plugins] call_timeout = "ten"` was a warning that used 10,
+    /// where a setting of the wrong type is an error naming its type.
+    @Test func configMistakesAreNamedInWords() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("script.lua", "print('ran')\n")
+        try sandbox.write("crescent.toml", "[store\n")
+        let header = try await crescent(["script.lua"], in: sandbox)
+        #expect(header.status != 0, "\(header)")
+        #expect(header.stderr.contains("crescent.toml:1: expected ']' after the table name store, found the end of the line"), "\(header)")
+        try sandbox.write("crescent.toml", "[plugins]\ncall_timeout = \"ten\"\n")
+        let timeout = try await crescent(["script.lua"], in: sandbox)
+        #expect(timeout.status != 0 && !timeout.stdout.contains("ran"), "\(timeout)")
+        #expect(timeout.stderr.contains("crescent.toml:2: [plugins] call_timeout must be a number of seconds above 0, got \"ten\""), "\(timeout)")
+    }
+
     /// A repeating timer whose callback always fails was never stopped (a traceback a second for
     /// as long as the run lasted); it is cancelled after 10 failures in a row, as an `on`
     /// handler is, and the run ends.
