@@ -164,8 +164,23 @@ struct Crescent: ParsableCommand {
                 ProcessIO.exit(0)
             }
             let message = withValueHint(message(for: error))
+            if let joined = joiningNegativeValue(arguments, message: message) { dispatch(joined) }
             usageError(misspelledSubcommand(arguments) ?? (message.isEmpty ? "invalid command line" : message), usage: subcommandUsage(arguments))
         }
+    }
+
+    /// ArgumentParser takes `-1` in `--timeout -1` for an option and says the value is missing;
+    /// the arguments with that value joined to its option (`--timeout=-1`), so the command says
+    /// what is wrong with the value, or nil when the message is another or the value no number.
+    static func joiningNegativeValue(_ arguments: [String], message: String) -> [String]? {
+        guard message.hasPrefix("Missing value for '--"),
+              let option = message.dropFirst("Missing value for '".count).split(separator: " ").first.map(String.init),
+              let index = arguments.firstIndex(of: option), index + 1 < arguments.count,
+              arguments[index + 1].hasPrefix("-"), Double(arguments[index + 1]) != nil else { return nil }
+        var joined = arguments
+        joined[index] = option + "=" + arguments[index + 1]
+        joined.remove(at: index + 1)
+        return joined
     }
 
     /// ArgumentParser's "The value 'abc' is invalid for '--memory-limit <mib>'" with what the

@@ -56,6 +56,14 @@ import Testing
         #expect(fine.status == 0 && fine.stdout.contains("added\tmilk\t2"), "\(fine)")
     }
 
+    /// `crescent test --timeout -1` said "Missing value" (the parser took -1 for an option).
+    @Test func aNegativeTimeoutSaysWhatTheValueMustBe() async throws {
+        let result = try await crescent(["test", "--timeout", "-1"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("--timeout must be a number of seconds >= 0 (0 for no limit), got -1"), "\(result)")
+        #expect(!result.stderr.contains("Missing value"), "\(result)")
+    }
+
     /// `typ = "number"` in a manifest's `[settings.radius]` was reported as a bad `type`.
     @Test func aMisspelledKeyOfAManifestSettingIsNamed() async throws {
         let sandbox = try Self.greetPlugin(extraManifest: "\n[settings.radius]\ntyp = \"number\"\ndefault = 5\n")
