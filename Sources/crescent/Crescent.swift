@@ -115,25 +115,35 @@ struct Crescent: ParsableCommand {
     }
 
     /// `crescent [options] services` as `crescent services [options]`: the first word that is not
-    /// an option or an option's value, when it names a subcommand, moves to the front. A script's
-    /// name stops the search (what follows it is the script's), and so does `-e` (every word after
-    /// its code is the chunk's argument).
+    /// an option or an option's value, when it names a subcommand, moves to the front, and with it
+    /// the words after it that name its own subcommands (`crescent --data-dir D plugin check DIR`
+    /// is `crescent plugin check --data-dir D DIR`: the options belong to `check`, and `plugin`
+    /// takes none). A script's name stops the search (what follows it is the script's), and so
+    /// does `-e` (every word after its code is the chunk's argument).
     static func hoistingSubcommand(_ arguments: [String]) -> [String] {
+        var path: [Int] = []
+        var command: (any ParsableCommand.Type)?
         var index = 0
         while index < arguments.count {
             let word = arguments[index]
-            if word == "-e" || word == "--" { return arguments }
+            if word == "-e" || word == "--" { break }
             if word.hasPrefix("-") {
                 index += CommonOption.takesValue(word) ? 2 : 1
                 continue
             }
-            guard subcommandNames.contains(word), index > 0 else { return arguments }
-            var reordered = arguments
-            reordered.remove(at: index)
-            reordered.insert(word, at: 0)
-            return reordered
+            if let parent = command {
+                guard let next = parent.configuration.subcommands.first(where: { $0._commandName == word }) else { break }
+                command = next
+            } else {
+                guard subcommandNames.contains(word) else { return arguments }
+                command = Crescent.configuration.subcommands.first { $0._commandName == word }
+            }
+            path.append(index)
+            index += 1
         }
-        return arguments
+        // Already in front: nothing to move.
+        guard path != Array(0..<path.count) else { return arguments }
+        return path.map { arguments[$0] } + arguments.indices.filter { !path.contains($0) }.map { arguments[$0] }
     }
 
     /// `--listen` takes its name only as `--listen=NAME`, so a bare one (before the script: later

@@ -64,6 +64,15 @@ import Testing
         #expect(!result.stderr.contains("Missing value"), "\(result)")
     }
 
+    /// Root options before `plugin check` were refused ("Unknown option '--data-dir'") while the
+    /// usage shown listed them; `plugins` and `services` take them there.
+    @Test func rootOptionsBeforePluginCheckAreTaken() async throws {
+        let sandbox = try Self.greetPlugin()
+        let result = try await crescent(["--data-dir", ":memory:", "plugin", "check", "plugins/greet"], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        #expect(!result.stderr.contains("Unknown option"), "\(result)")
+    }
+
     /// `typ = "number"` in a manifest's `[settings.radius]` was reported as a bad `type`.
     @Test func aMisspelledKeyOfAManifestSettingIsNamed() async throws {
         let sandbox = try Self.greetPlugin(extraManifest: "\n[settings.radius]\ntyp = \"number\"\ndefault = 5\n")
