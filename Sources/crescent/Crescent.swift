@@ -74,7 +74,35 @@ struct Crescent: ParsableCommand {
             ProcessIO.writeOut(shown(helpMessage() + "\n\n" + helpMessage(for: RunCommand.self)) + "\n")
             ProcessIO.exit(0)
         }
+        if let help = helpWithDefaultSubcommand(arguments) {
+            ProcessIO.writeOut(shown(help) + "\n")
+            ProcessIO.exit(0)
+        }
         dispatch(hoistingSubcommand(arguments))
+    }
+
+    /// The help of a command that runs a default subcommand when given none (`crescent plugins
+    /// --help`, `crescent help plugins`), followed by that subcommand's, whose options the command
+    /// takes: ArgumentParser's alone lists only `--help` and `--version`. Nil for other commands.
+    static func helpWithDefaultSubcommand(_ arguments: [String]) -> String? {
+        var words = arguments
+        if words.first == "help" {
+            words.removeFirst()
+        } else if words.last == "--help" || words.last == "-h" {
+            words.removeLast()
+        } else {
+            return nil
+        }
+        guard let first = words.first, subcommandNames.contains(first), !words.contains(where: { $0.hasPrefix("-") }) else { return nil }
+        var command: any ParsableCommand.Type = Crescent.self
+        for word in words {
+            guard let next = command.configuration.subcommands.first(where: { $0._commandName == word }) else { return nil }
+            command = next
+        }
+        guard let fallback = command.configuration.defaultSubcommand else { return nil }
+        let name = "crescent " + words.joined(separator: " ")
+        return helpMessage(for: command) + "\n\n'\(name)' alone is '\(name) \(fallback._commandName)', which takes these options:\n\n"
+            + helpMessage(for: fallback)
     }
 
     /// The commonest command lines: `crescent [options] SCRIPT.lua ARGS...`, `crescent [options]

@@ -73,6 +73,19 @@ import Testing
         #expect(!result.stderr.contains("Unknown option"), "\(result)")
     }
 
+    /// `crescent plugins --help` listed only --help and --version, though `plugins` alone is
+    /// `plugins list` and takes its options.
+    @Test func pluginsHelpListsTheOptionsItTakes() async throws {
+        for words in [["plugins", "--help"], ["help", "plugins"]] {
+            let result = try await crescent(words)
+            #expect(result.status == 0, "\(words): \(result)")
+            for option in ["--data-dir", "--config", "--no-plugins", "--plugin"] {
+                #expect(result.stdout.contains(option), "\(words) lists \(option): \(result)")
+            }
+            #expect(result.stdout.contains("allow") && result.stdout.contains("install"), "the subcommands stay: \(result)")
+        }
+    }
+
     /// `typ = "number"` in a manifest's `[settings.radius]` was reported as a bad `type`.
     @Test func aMisspelledKeyOfAManifestSettingIsNamed() async throws {
         let sandbox = try Self.greetPlugin(extraManifest: "\n[settings.radius]\ntyp = \"number\"\ndefault = 5\n")
