@@ -74,7 +74,35 @@ struct Crescent: ParsableCommand {
             ProcessIO.writeOut(shown(helpMessage() + "\n\n" + helpMessage(for: RunCommand.self)) + "\n")
             ProcessIO.exit(0)
         }
+        if let help = helpWithDefaultSubcommand(arguments) {
+            ProcessIO.writeOut(shown(help) + "\n")
+            ProcessIO.exit(0)
+        }
         dispatch(hoistingSubcommand(arguments))
+    }
+
+    /// The help of a command that runs a default subcommand when given none (`crescent plugins
+    /// --help`, `crescent help plugins`), followed by that subcommand's, whose options the command
+    /// takes: ArgumentParser's alone lists only `--help` and `--version`. Nil for other commands.
+    static func helpWithDefaultSubcommand(_ arguments: [String]) -> String? {
+        var words = arguments
+        if words.first == "help" {
+            words.removeFirst()
+        } else if words.last == "--help" || words.last == "-h" {
+            words.removeLast()
+        } else {
+            return nil
+        }
+        guard let first = words.first, subcommandNames.contains(first), !words.contains(where: { $0.hasPrefix("-") }) else { return nil }
+        var command: any ParsableCommand.Type = Crescent.self
+        for word in words {
+            guard let next = command.configuration.subcommands.first(where: { $0._commandName == word }) else { return nil }
+            command = next
+        }
+        guard let fallback = command.configuration.defaultSubcommand else { return nil }
+        let name = "crescent " + words.joined(separator: " ")
+        return helpMessage(for: command) + "\n\n'\(name)' alone is '\(name) \(fallback._commandName)', which takes these options:\n\n"
+            + helpMessage(for: fallback)
     }
 
     /// The commonest command lines: `crescent [options] SCRIPT.lua ARGS...`, `crescent [options]
@@ -115,25 +143,35 @@ struct Crescent: ParsableCommand {
     }
 
     /// `crescent [options] services` as `crescent services [options]`: the first word that is not
-    /// an option or an option's value, when it names a subcommand, moves to the front. A script's
-    /// name stops the search (what follows it is the script's), and so does `-e` (every word after
-    /// its code is the chunk's argument).
+    /// an option or an option's value, when it names a subcommand, moves to the front, and with it
+    /// the words after it that name its own subcommands (`crescent --data-dir D plugin check DIR`
+    /// is `crescent plugin check --data-dir D DIR`: the options belong to `check`, and `plugin`
+    /// takes none). A script's name stops the search (what follows it is the script's), and so
+    /// does `-e` (every word after its code is the chunk's argument).
     static func hoistingSubcommand(_ arguments: [String]) -> [String] {
+        var path: [Int] = []
+        var command: (any ParsableCommand.Type)?
         var index = 0
         while index < arguments.count {
             let word = arguments[index]
-            if word == "-e" || word == "--" { return arguments }
+            if word == "-e" || word == "--" { break }
             if word.hasPrefix("-") {
                 index += CommonOption.takesValue(word) ? 2 : 1
                 continue
             }
-            guard subcommandNames.contains(word), index > 0 else { return arguments }
-            var reordered = arguments
-            reordered.remove(at: index)
-            reordered.insert(word, at: 0)
-            return reordered
+            if let parent = command {
+                guard let next = parent.configuration.subcommands.first(where: { $0._commandName == word }) else { break }
+                command = next
+            } else {
+                guard subcommandNames.contains(word) else { return arguments }
+                command = Crescent.configuration.subcommands.first { $0._commandName == word }
+            }
+            path.append(index)
+            index += 1
         }
-        return arguments
+        // Already in front: nothing to move.
+        guard path != Array(0..<path.count) else { return arguments }
+        return path.map { arguments[$0] } + arguments.indices.filter { !path.contains($0) }.map { arguments[$0] }
     }
 
     /// `--listen` takes its name only as `--listen=NAME`, so a bare one (before the script: later
@@ -164,8 +202,23 @@ struct Crescent: ParsableCommand {
                 ProcessIO.exit(0)
             }
             let message = withValueHint(message(for: error))
+            if let joined = joiningNegativeValue(arguments, message: message) { dispatch(joined) }
             usageError(misspelledSubcommand(arguments) ?? (message.isEmpty ? "invalid command line" : message), usage: subcommandUsage(arguments))
         }
+    }
+
+    /// ArgumentParser takes `-1` in `--timeout -1` for an option and says the value is missing;
+    /// the arguments with that value joined to its option (`--timeout=-1`), so the command says
+    /// what is wrong with the value, or nil when the message is another or the value no number.
+    static func joiningNegativeValue(_ arguments: [String], message: String) -> [String]? {
+        guard message.hasPrefix("Missing value for '--"),
+              let option = message.dropFirst("Missing value for '".count).split(separator: " ").first.map(String.init),
+              let index = arguments.firstIndex(of: option), index + 1 < arguments.count,
+              arguments[index + 1].hasPrefix("-"), Double(arguments[index + 1]) != nil else { return nil }
+        var joined = arguments
+        joined[index] = option + "=" + arguments[index + 1]
+        joined.remove(at: index + 1)
+        return joined
     }
 
     /// ArgumentParser's "The value 'abc' is invalid for '--memory-limit <mib>'" with what the

@@ -45,10 +45,12 @@ struct EvalCommand: ParsableCommand {
         }
     }
 
-    /// Writes what the chunk printed, which the host sends before its answer.
+    /// Writes what the chunk printed and the warnings it caused (stderr), which the host sends
+    /// before its answer.
     private func writePrintedOutput(_ client: RemoteClient) {
         while case .notification("output", let params)? = try? client.nextMessage(timeout: 0) {
-            ProcessIO.writeOut(bytes: RemoteOutput.bytes(of: params))
+            let bytes = RemoteOutput.bytes(of: params)
+            if params["stream"].stringValue == "stderr" { ProcessIO.writeError(bytes: bytes) } else { ProcessIO.writeOut(bytes: bytes) }
         }
     }
 }

@@ -14,6 +14,8 @@ enum ProcessIO {
     static func writeError(_ text: String) { write(Array(text.utf8), to: 2) }
     /// Writes bytes that need not be UTF-8 (a script's output) to stdout, as they are.
     static func writeOut(bytes: [UInt8]) { write(bytes, to: 1) }
+    /// Writes bytes that need not be UTF-8 to stderr, as they are.
+    static func writeError(bytes: [UInt8]) { write(bytes, to: 2) }
 
     static func exit(_ status: Int32) -> Never {
         fflush(nil)

@@ -225,6 +225,8 @@ import Testing
             ("x = yes", 1, "expected a value, found yes"),
             ("\n\n\"\"\"x\"\"\" = 1", 3, "a key cannot be a multi-line string"),
             ("x = 1\r", 1, "expected the end of the line, found 'U+D'"),
+            ("[store\nx = 1", 1, "expected ']' after the table name store, found the end of the line"),
+            ("[store\r\nx = 1", 1, "expected ']' after the table name store, found the end of the line"),
         ]
         expectRefused(refused)
     }

@@ -163,8 +163,7 @@ extension ModelBinding {
     /// `on("location.didUpdate", f)`: a name whose prefix is a service's name must be one of
     /// its events, which a subscription that could never fire would otherwise hide. Any other
     /// name is one a script posts itself. Reads the service's interface when it is made, else
-    /// its declaration (a plugin's that has not started may declare nothing yet: then nothing is
-    /// known to check against).
+    /// its declaration; a plugin's service that declares nothing before it runs is started.
     private func checkServiceEvent(_ name: String, _ stack: LuaStack) throws {
         guard !name.isEmpty else {
             throw CallSite.global("on").invalid(1, "the name is empty: give a service's event (\"location.didUpdateLocations\") or a name the script posts")
@@ -182,9 +181,19 @@ extension ModelBinding {
             }
             return
         }
-        let made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
-        let interface = made?.box.interface ?? entry.interface
-        if made == nil, interface.events.isEmpty, interface.methods.isEmpty, interface.properties.isEmpty { return }
+        var made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
+        var interface = made?.box.interface ?? entry.interface
+        if made == nil, interface.events.isEmpty, interface.methods.isEmpty, interface.properties.isEmpty {
+            // A plugin's service declares its events as the plugin starts, and a plugin that has
+            // not started posts nothing: listening to one starts it (as `observe` does), and the
+            // name is checked against what it declared. One that cannot start now is not checked.
+            let base = stack.top
+            guard pushService(named: prefix, onto: stack) else { return }
+            stack.setTop(base)
+            made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
+            guard let declared = made?.box.interface else { return }
+            interface = declared
+        }
         let event = String(name[name.index(after: dot)...])
         guard interface.event(event) == nil else { return }
         throw CallSite.global("on").invalid(1, Self.undeclaredEvent(event, of: interface))

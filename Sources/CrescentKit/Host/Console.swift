@@ -192,6 +192,25 @@ public final class Console: Sendable {
         colors ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
     }
 
+    /// `text` without the colours ``styled(_:_:)`` gave it, for a reader that is not this
+    /// terminal (a remote client).
+    static func unstyled(_ text: String) -> String {
+        guard text.contains("\u{1B}[") else { return text }
+        var result = ""
+        var rest = Substring(text)
+        while let escape = rest.firstRange(of: "\u{1B}[") {
+            result += rest[..<escape.lowerBound]
+            let codes = rest[escape.upperBound...].prefix { $0.isASCII && ($0.isNumber || $0 == ";") }
+            if rest[codes.endIndex...].first == "m" {
+                rest = rest[rest.index(after: codes.endIndex)...]
+            } else {
+                result += rest[escape]
+                rest = rest[escape.upperBound...]
+            }
+        }
+        return result + rest
+    }
+
     public func flush() {
         flushTap()
         if capture == nil { crescent_flush_stdout() } else { flushCapture?() }

@@ -144,24 +144,40 @@ extension Host {
 
 extension Host {
     /// Sends one line of input to the top controller as a command (`add "oat milk"` calls its
-    /// `add` command with `oat milk`). Empty lines are ignored.
-    public func receiveCommandLine(_ line: String) {
+    /// `add` command with `oat milk`). Empty lines are ignored. With `failureCounts` (a line of
+    /// piped stdin, where nobody sees the status line), a command that is refused or fails makes
+    /// the run exit 1, as `crescent send` does.
+    public func receiveCommandLine(_ line: String, failureCounts: Bool = false) {
         let words: [String]
         do {
             words = try CommandWords.split(line)
         } catch {
             writeError("crescent: cannot read the command '\(line)': \(error)")
+            if failureCounts { countFailure() }
             return
         }
         guard !words.isEmpty else { return }
-        vm.getGlobal("app")
+        let stack = vm.stack
+        var leading: Int32 = 0
         do {
-            try vm.stack.getField(-1, "send")
-            for word in words { vm.stack.push(word) }
-            try vm.call(arguments: Int32(words.count), results: 0)
+            if failureCounts, let hooks = controllerHooks {
+                hooks.push(onto: stack)
+                _ = stack.rawGet(-1, "sendCommand")                  // hooks sendCommand
+                vm.pushFunction { [unowned self] stack in              // hooks sendCommand report
+                    if !stack.boolean(at: 2) { self.countFailure() }
+                    return .none
+                }
+                stack.push(Int64(0))                                  // hooks sendCommand report token
+                leading = 2
+            } else {
+                vm.getGlobal("app")
+                try stack.getField(-1, "send")                        // app send
+            }
+            for word in words { stack.push(word) }
+            try vm.call(arguments: leading + Int32(words.count), results: 0)
         } catch {
             if !handleControlFlow(error) { reportHandlerError(error, in: "error in command '\(words[0])'") }
         }
-        vm.stack.setTop(0)
+        stack.setTop(0)
     }
 }

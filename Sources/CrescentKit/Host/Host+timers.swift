@@ -64,6 +64,7 @@ extension Host {
         }
         try stack.checkFunction(2, function: function)
         let timer = LuaTimer(interval: seconds, repeats: repeats, deadline: clock.uptime + .seconds(seconds: seconds))
+        if repeats { timer.site = binding.location(stack) }
         return try start(timer, callbackAt: 2, stack)
     }
 
@@ -100,6 +101,7 @@ extension Host {
         }
         let timer = LuaTimer(interval: 0, repeats: true, deadline: deadline)
         timer.schedule = schedule
+        timer.site = binding.location(stack)
         return try start(timer, callbackAt: callbackPosition, stack)
     }
 
@@ -169,8 +171,16 @@ extension Host {
         handle.push(onto: stack)
         do {
             try withScope(timer.owner) { try vm.call(arguments: 1, results: 0) }
+            timer.consecutiveErrors = 0
         } catch let error as LuaError {
             reportHandlerError(error, in: "error in timer callback")
+            timer.consecutiveErrors += 1
+            // A callback that fails every time would fail for as long as the run lasts.
+            if timer.isActive, timer.consecutiveErrors >= binding.registry.maxFailures {
+                cancel(timer)
+                let kind = timer.schedule?.description ?? "every \(formatSeconds(timer.interval)) s"
+                writeError("\(console.styled("crescent: warning:", .warning)) cancelled the timer (\(kind)) made at \(timer.site) after \(timer.consecutiveErrors) consecutive errors")
+            }
         } catch {}
     }
 }

@@ -56,6 +56,9 @@ public final class Host {
     }
     /// True once any error was reported from a handler (the run will exit 1).
     public private(set) var sawError = false
+    /// While a remote client's chunk runs: where a copy of each line for stderr goes (the
+    /// warnings the chunk causes, which the host's own stderr alone hid from the client).
+    var errorCopy: ((String) -> Void)?
 
     /// The script's scope: owns what the main chunk and its handlers start, ends at exit.
     public let scriptScope = Scope(name: "script")
@@ -348,6 +351,13 @@ public final class Host {
         if options.failFast { requestExit(1) }
     }
 
+    /// Counts a failure already shown to the user (a piped command that was refused): the run
+    /// exits 1 and `--fail-fast` stops it, as after a handler's error.
+    func countFailure() {
+        sawError = true
+        if options.failFast { requestExit(1) }
+    }
+
     /// Reports what the observer registry saw: handler failures (with the subscription's site),
     /// subscriptions cancelled after repeated failures, and cycles.
     func report(registryEvent: ObserverRegistry.Report) {
@@ -381,6 +391,7 @@ public final class Host {
     func writeError(_ line: String) {
         presenter.clearForOutput()
         console.error(line)
+        errorCopy?(line)
     }
 
     /// Writes `crescent: warning: FILE:LINE: message`, at the line of the Lua code calling.

@@ -16,6 +16,11 @@ final class LuaTimer: Hashable, Cancellable {
     /// When it fires next, in the host clock's uptime.
     var deadline: Duration
     var firings = 0
+    /// Failures of its callback in a row: a repeating timer is cancelled at the observer
+    /// registry's `maxFailures`, as an `on` handler is.
+    var consecutiveErrors: Int32 = 0
+    /// Where the script made it (`s.lua:3`), for the warning when it is cancelled for failing.
+    var site = "?"
     /// For `timer.at` and `timer.cron`: the wall-clock times it fires at (it repeats).
     var schedule: WallSchedule?
     var ownerSlot: Int32 = -1

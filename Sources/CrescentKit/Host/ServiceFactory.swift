@@ -47,7 +47,9 @@ public enum ServiceFactory {
         }
         let entries = builtins + (try collect(plugins: external, config: config, options: options, clock: clock))
         var notices = config.warnings(plugins: plugins + external).map { "warning: \($0)" }
-        notices += limits.problems.map { "warning: \(config.locate($0))" }
+        // A limit every plugin runs under, of the wrong type: no default is guessed for it (as
+        // `[http] timeout = "x"` fails its service), and nothing starts.
+        if let problem = limits.problems.first { throw HostSetupError(description: config.locate(problem)) }
         for plugin in found {
             if case .broken(let problem) = plugin.status { notices.append("error: \(problem.message) (plugin skipped)") }
         }

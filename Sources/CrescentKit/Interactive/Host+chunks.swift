@@ -22,10 +22,16 @@ extension Host {
         let source = text.hasPrefix("=") ? "return " + text.dropFirst() : text
         if (try? vm.load(Array(("return " + source).utf8), name: chunkName)) != nil {
             // Only a text that is a `return` list is wrapped (`x)(y` would be a call once
-            // wrapped); the newline ends a `--` comment it may end with. One that is not an
-            // argument list (`x;`) keeps the plain form.
-            let wrapped = "return (function(...) return ... end)(" + source + "\n)"
-            guard (try? vm.load(Array(wrapped.utf8), name: chunkName)) != nil else { return .function }
+            // wrapped). The closing parenthesis goes on the text's last line: Lua emits the code
+            // of the last argument when it reads the `)`, so on a line of its own every error in
+            // that argument named a line the text does not have (`stdin:2:` for one line). A
+            // `--` comment the text ends with would swallow it, so it goes before the comment.
+            // One that is not an argument list (`x;`) keeps the plain form.
+            let opening = "return (function(...) return ... end)("
+            let loaded = Self.withoutTrailingComment(source).contains {
+                (try? vm.load(Array((opening + $0 + ")").utf8), name: chunkName)) != nil
+            } || (try? vm.load(Array((opening + source + "\n)").utf8), name: chunkName)) != nil
+            guard loaded else { return .function }
             // The plain form, under the wrapped one, goes (lua_remove is a C macro).
             lua_rotate(vm.stack.state, -2, -1)
             vm.stack.pop()
@@ -37,6 +43,22 @@ extension Host {
         } catch {
             return error.kind == .syntax && error.message.hasSuffix("<eof>") ? .incomplete(error) : .failed(error)
         }
+    }
+
+    /// `text`, then `text` cut before each `--` of its last line that does not open a long
+    /// comment: the one that compiles first (after a `)`) ended the text in a line comment. A
+    /// cut inside a string or a long comment leaves it unfinished, so it never compiles.
+    private static func withoutTrailingComment(_ text: String) -> [Substring] {
+        let lastLine = text.lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
+        var cuts: [Substring] = [text[...]]
+        var position = lastLine
+        while let dashes = text[position...].firstRange(of: "--") {
+            let rest = text[dashes.upperBound...]
+            let opensLongComment = rest.first == "[" && rest.dropFirst().drop(while: { $0 == "=" }).first == "["
+            if !opensLongComment { cuts.append(text[..<dashes.lowerBound]) }
+            position = dashes.upperBound
+        }
+        return cuts
     }
 
     /// The `count` values on top of `stack` as `inspect` (the prelude's, kept in `inspect`) shows

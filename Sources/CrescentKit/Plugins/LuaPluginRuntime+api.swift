@@ -66,6 +66,12 @@ extension LuaPluginRuntime {
             self.host.binding.push(value, onto: stack)
             return .one
         }
+        vm.register(field: "no_member") { [unowned self] stack in
+            // service key
+            guard let message = self.undeclaredMember(service: stack.text(at: 1) ?? "", key: stack.text(at: 2) ?? "") else { return .none }
+            stack.push(message)
+            return .one
+        }
         vm.register(field: "set") { [unowned self] stack in
             try self.set(service: stack.text(at: 1) ?? "", key: try stack.checkString(2, function: "set"), value: 3, in: stack)
             return .none
@@ -101,6 +107,22 @@ extension LuaPluginRuntime {
         let listing = NameSuggestion.listing("settings", names, suggesting: NameSuggestion.closest(to: key, among: names))
         return "settings.\(key): plugin '\(manifest.name)' declares no setting '\(key)' (\(listing)); "
             + "a setting is declared as [settings.\(key)] in \(manifest.path)"
+    }
+
+    /// The methods of a Lua plugin's service object (`service(...)` in its main.lua).
+    static let serviceObjectMethods = ["property", "method", "event", "set", "emit"]
+
+    /// What a plugin's own service object says when it is read at `key`, which is neither one of
+    /// its methods nor a property the service declares: `no method or property 'mehtod' on
+    /// service greet (properties: …; methods: …; did you mean 'method'?)`. Nil for a property
+    /// (then a nil value is the property's).
+    func undeclaredMember(service: String, key: String) -> String? {
+        let properties = services[service].map { $0.interface.properties.map(\.name) }
+            ?? declarations.first { $0.name == service }?.properties.map(\.name) ?? []
+        guard !properties.contains(key) else { return nil }
+        let closest = NameSuggestion.closest(to: key, among: Self.serviceObjectMethods + properties)
+        return "no method or property '\(key)' on service \(service) (\(NameSuggestion.listing("properties", properties, suggesting: nil)); "
+            + "\(NameSuggestion.listing("methods", Self.serviceObjectMethods, suggesting: closest)))"
     }
 
     /// The value at `index` as a model value; a part that cannot cross raises, naming the path.

@@ -173,7 +173,7 @@ extension LuaPluginRuntime {
                 call.answer(.failure(serviceError))
                 return
             }
-            host.writeError("\(host.console.styled("crescent: warning:", .warning)) plugin '\(manifest.name)': error in \(call.service).\(call.method): \(error.message)")
+            host.writeError("\(host.console.styled("crescent: warning:", .warning)) plugin '\(manifest.name)': error in \(call.service).\(call.method): \(TracebackFolding.folded(error.message))")
             let firstLine = error.message.split(separator: "\n").first.map(String.init) ?? error.message
             call.answer(.failure(ServiceError(.internal, "plugin '\(manifest.name)': \(firstLine)")))
         case .cancelled:

@@ -123,7 +123,8 @@ final class LuaPluginRuntime {
         }
         if let failure {
             runtime.finish()
-            return .failure(PluginProblem(failure.message))
+            // The host's frames (`[crescent plugin]:322: in upvalue 'forward'`) after main.lua's.
+            return .failure(PluginProblem(TracebackFolding.folded(failure.message)))
         }
         if let problem = manifest.mismatch(declared: runtime.declarations.map(\.name), by: mainPath) {
             runtime.finish()

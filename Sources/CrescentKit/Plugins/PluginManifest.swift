@@ -134,6 +134,9 @@ private struct ManifestReader {
     static let knownFields = ["command", "crescent", "description", "kind", "main", "name", "permissions", "requires",
                               "services", "settings", "version"]
 
+    /// The fields of one `[settings.KEY]` table.
+    static let settingFields = ["type", "default", "doc"]
+
     /// One of `knownFields`, compared in turn: no set to build and hash into at start-up.
     static func isKnown(_ field: String) -> Bool { knownFields.contains(field) }
 
@@ -267,6 +270,11 @@ private struct ManifestReader {
             // Made for a message only: every manifest read at start-up would pay for it.
             func field(_ part: String = "") -> String { "settings." + key + part }
             guard case .object(let spec) = table[key] ?? .null else { throw problem(field(), "must be a table with type, default and doc") }
+            // Before the type: a misspelled `type` would otherwise read as a missing one.
+            if let unknown = spec.keys.sorted().first(where: { !Self.settingFields.contains($0) }) {
+                let closest = NameSuggestion.closest(to: unknown, among: Self.settingFields)
+                throw problem(field("." + unknown), "is not a field of a setting (" + NameSuggestion.listing("fields", Self.settingFields, suggesting: closest) + ")")
+            }
             guard let typeName = spec["type"]?.stringValue, let kind = PluginSetting.Kind(rawValue: typeName) else {
                 let kinds = PluginSetting.Kind.allCases.map(\.rawValue).joined(separator: ", ")
                 throw problem(field(".type"), "must be one of \(kinds)")

@@ -16,7 +16,8 @@ struct PluginsSection: Sendable {
     var callTimeout = 10.0
     /// Process plugins that may run unconfined on a kernel without Landlock.
     var allowUnsandboxed: [String] = []
-    /// Settings of the wrong type (`[plugins] call_timeout must be ...`): the default is used.
+    /// Settings of the wrong type (`[plugins] call_timeout must be ...`), each naming the type
+    /// it must have: the host does not start with one.
     var problems: [String] = []
 
     init(_ section: Value?) {
@@ -26,7 +27,7 @@ struct PluginsSection: Sendable {
             if let names = disabled.arrayValue?.compactMap(\.stringValue), names.count == disabled.arrayValue?.count {
                 self.disabled = names
             } else {
-                problems.append("[plugins] disabled must be an array of plugin names; ignored")
+                problems.append("[plugins] disabled must be an array of plugin names, got \(disabled.settingText)")
             }
         }
         let unsandboxed = section["allow_unsandboxed"]
@@ -34,7 +35,7 @@ struct PluginsSection: Sendable {
             if let names = unsandboxed.arrayValue?.compactMap(\.stringValue), names.count == unsandboxed.arrayValue?.count {
                 allowUnsandboxed = names
             } else {
-                problems.append("[plugins] allow_unsandboxed must be an array of plugin names; ignored")
+                problems.append("[plugins] allow_unsandboxed must be an array of plugin names, got \(unsandboxed.settingText)")
             }
         }
         let memory = section["memory_limit"]
@@ -42,7 +43,7 @@ struct PluginsSection: Sendable {
             if let mib = memory.integerValue, mib >= 0, mib <= 1 << 20 {
                 memoryLimitMiB = Int(mib)
             } else {
-                problems.append("[plugins] memory_limit must be a number of MiB (0 for none); using 256")
+                problems.append("[plugins] memory_limit must be an integer number of MiB in [0, \(1 << 20)] (0 for none), got \(memory.settingText)")
             }
         }
         let timeout = section["call_timeout"]
@@ -50,7 +51,7 @@ struct PluginsSection: Sendable {
             if let seconds = timeout.doubleValue, seconds > 0, seconds.isFinite {
                 callTimeout = seconds
             } else {
-                problems.append("[plugins] call_timeout must be a positive number of seconds; using 10")
+                problems.append("[plugins] call_timeout must be a number of seconds above 0, got \(timeout.settingText)")
             }
         }
     }

@@ -211,6 +211,17 @@ local function processAnswerProblem(answer)
   return nil
 end
 
+-- A field of a fake's handle that it does not have (`.cals`) raises, naming its fields, as a
+-- misspelled field of the host's own handles (`task.reslt`) does.
+local function noField(what, fields)
+  return function(_, key)
+    local closest = type(key) == "string" and T.closest(key, fields)
+    error("no field " .. (type(key) == "string" and "'" .. key .. "'" or show(key)) .. " on " .. what .. " (fields: " .. concat(fields, ", ")
+      .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
+  end
+end
+local ProcessHandle = { __index = noField("the fake.process handle", { "calls" }) }
+
 function fake.process(table_)
   if type(table_) ~= "table" then error("bad argument #1 to 'fake.process' (a table of answers expected, got " .. type(table_) .. ")", 2) end
   for key, answer in pairs(table_) do
@@ -229,7 +240,7 @@ function fake.process(table_)
     programs[key] = answer
   end
   table.sort(programOrder)
-  return { calls = programCalls }
+  return setmetatable({ calls = programCalls }, ProcessHandle)
 end
 
 -- Called by the host for every program the code under test runs or spawns: { status, signal,

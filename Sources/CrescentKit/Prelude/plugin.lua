@@ -3,7 +3,7 @@
 --
 -- `service(name, summary)` and its `property`, `method`, `event`, `set` and `emit`, and
 -- `service_error(code, message)`, written in Lua over a few native primitives (as mpv writes its
--- API). The chunk takes the primitives (`declare`, `property`, `method`, `event`, `get`, `set`,
+-- API). The chunk takes the primitives (`declare`, `property`, `method`, `event`, `get`, `no_member`, `set`,
 -- `emit`), the set of error codes, the plugin's name, its permission policy and its settings, defines the globals and returns `invoke(service, method, ...)`,
 -- which runs a declared method, and `classify(err)`, the code and message of an error that is a
 -- service error.
@@ -295,11 +295,18 @@ end
 local methods = {}
 local Service = { __name = "PluginService" }
 -- A service object reads its own properties as scripts do (`places.near`): the value last set,
--- from the one place values are kept. The methods come first; a name that is neither reads nil.
+-- from the one place values are kept. The methods come first; a name that is neither (a
+-- misspelled `s:mehtod(...)`) raises at the plugin's line, naming both with the closest one.
 Service.__index = function(self, key)
   local method = Service[key]
   if method ~= nil then return method end
-  return native.get(rawget(self, "name"), key)
+  local name = rawget(self, "name")
+  local value = native.get(name, key)
+  if value == nil then
+    local missing = native.no_member(name, key)
+    if missing then error(missing, 2) end
+  end
+  return value
 end
 local function check(value, kind, position, name)
   if type(value) ~= kind then

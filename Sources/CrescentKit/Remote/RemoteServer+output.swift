@@ -25,6 +25,11 @@ final class OutputFollowers: Sendable {
         }
     }
 
+    /// Whether `connection` follows the output (so it gets the host's stderr already).
+    func contains(_ connection: RemoteConnection) -> Bool {
+        connections.withLock { $0[connection.id] != nil }
+    }
+
     func forward(_ stream: Console.Stream, _ bytes: [UInt8]) {
         let message = RemoteOutput.notification(bytes, stream: stream)
         for connection in connections.withLock({ Array($0.values) }) { connection.send(message) }
@@ -59,6 +64,13 @@ extension RemoteServer {
     /// the chunk assigned `print` itself.
     func beginOutput(to connection: RemoteConnection) {
         outputTarget = connection
+        // What the host writes to stderr meanwhile (a warning the chunk caused: `V:loadVeiw is
+        // not a lifecycle step`) goes to the client too, as stderr output, without colours.
+        if !followers.contains(connection) {
+            host.errorCopy = { [weak connection] line in
+                _ = connection?.send(RemoteOutput.notification(Array((Console.unstyled(line) + "\n").utf8), stream: .error), ownOutput: true)
+            }
+        }
         let stack = host.vm.stack
         if printSlots == nil {
             stack.newTable(arrayCount: 2)
@@ -85,6 +97,7 @@ extension RemoteServer {
     /// Puts the host's `print` back after a resume of the chunk.
     func endOutput() {
         outputTarget = nil
+        host.errorCopy = nil
         guard printSwapped, let slots = printSlots else { return }
         printSwapped = false
         let stack = host.vm.stack

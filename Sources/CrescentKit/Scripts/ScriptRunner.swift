@@ -179,7 +179,7 @@ extension ScriptRunner {
             // ended the process only once stdin closed.
             var lines = CommandLines()
             while let line = lines.next() {
-                host.turn { host in host.receiveCommandLine(line) }
+                host.turn { host in host.receiveCommandLine(line, failureCounts: true) }
             }
             guard !isDevice else { return }
             host.turn { host in

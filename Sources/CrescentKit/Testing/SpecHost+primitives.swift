@@ -271,6 +271,13 @@ extension SpecHost {
         let methods = (try modelValue(at: 3, stack, function: "fake.service")).arrayValue?.compactMap(\.stringValue) ?? []
         let events = (try modelValue(at: 4, stack, function: "fake.service")).arrayValue?.compactMap(\.stringValue) ?? []
         let declared = host.binding.services.first { $0.name == name }?.interface
+        // A fake of a name no service has is the spec's own service, unless it is one edit from a
+        // real one (`geocodr`): then the fake stands in for nothing the code under test reads.
+        let serviceNames = host.binding.services.map(\.name)
+        if declared == nil, let closest = NameSuggestion.closest(to: name, among: serviceNames, prefixes: false) {
+            throw LuaRaise("fake.service: no service is named '\(name)' (\(NameSuggestion.listing("services", serviceNames, suggesting: closest))); "
+                           + "a fake of a service of the spec's own needs a name no service's is close to")
+        }
         // A fake of a declared service keeps its declaration: a method, property or event the
         // declaration lacks is a misspelling, and could never be reached through it.
         if let declared {

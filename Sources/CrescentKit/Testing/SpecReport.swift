@@ -21,6 +21,19 @@ struct SpecResult: Sendable {
     let output: String
     /// Real time the test took, for the JUnit report.
     let seconds: Double
+
+    /// A result whose message's traceback has the spec's frames first and the host's
+    /// (`[crescent testing]:58`, `[C]: in function 'error'`) folded into one line after them, as
+    /// a script's are.
+    init(file: String, name: String, location: String, status: Status, message: String, output: String, seconds: Double) {
+        self.file = file
+        self.name = name
+        self.location = location
+        self.status = status
+        self.message = TracebackFolding.folded(message)
+        self.output = output
+        self.seconds = seconds
+    }
 }
 
 /// How an interrupted run (Ctrl-C) ended.

@@ -250,9 +250,13 @@ public struct TOMLReader {
     /// The character at `at` for a message, or "the end of the file".
     func shownHere() -> String { shown(at: at) }
 
-    /// The character at `index` for a message (``shown(_:)``), or "the end of the file".
+    /// The character at `index` for a message (``shown(_:)``), or "the end of the line" or "the
+    /// end of the file" (a newline is not a character anyone looked for as `U+A`).
     func shown(at index: Int) -> String {
         guard index < text.count else { return "the end of the file" }
+        if text[index] == UInt8(ascii: "\n") || (text[index] == UInt8(ascii: "\r") && index + 1 < text.count && text[index + 1] == UInt8(ascii: "\n")) {
+            return "the end of the line"
+        }
         let bytes = text[index..<min(index + 4, text.count)]
         let scalar = String(decoding: bytes, as: UTF8.self).unicodeScalars.first ?? "\u{FFFD}"
         return Self.shown(scalar)

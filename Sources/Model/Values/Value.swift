@@ -88,6 +88,16 @@ public enum Value: Sendable, Hashable {
         case .handle(let handle): handle.typeName
         }
     }
+
+    /// `2.5`, `"ten"`, `a table`: a setting of the wrong type as a message shows it.
+    public var settingText: String {
+        switch self {
+        case .integer(let integer): String(integer)
+        case .number(let number): String(number)
+        case .string(let text): "\"\(text)\""
+        default: "a \(typeName)"
+        }
+    }
 }
 
 extension Value: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,

@@ -56,13 +56,6 @@ struct HTTPSettings: Sendable {
         return Int(bytes)
     }
 
-    /// `2.5`, `"ten"`, `a table`: a bad setting as the message shows it.
-    static func describe(_ value: Value) -> String {
-        switch value {
-        case .integer(let integer): String(integer)
-        case .number(let number): String(number)
-        case .string(let text): "\"\(text)\""
-        default: "a \(value.typeName)"
-        }
-    }
+    /// A bad setting as the message shows it (``Value/settingText``).
+    static func describe(_ value: Value) -> String { value.settingText }
 }
