@@ -34,7 +34,11 @@ static int close_process(lua_State *L) {
     int status = 0;
     pid_t waited;
     while ((waited = waitpid(p->pid, &status, 0)) < 0 && errno == EINTR) {}
-    return luaL_execresult(L, waited < 0 ? -1 : status);
+    if (waited < 0) return luaL_execresult(L, -1);
+    /* luaL_execresult reads a non-zero status with errno set as a failed call (as Lua's own
+       pclose does, errno is cleared: an exit status of 1 is "exit", 1, not a stale errno). */
+    errno = 0;
+    return luaL_execresult(L, status);
 }
 
 int crescent_file_from_descriptor(lua_State *L) {                           /* fd mode [pid] */

@@ -106,6 +106,35 @@ import Testing
         #expect(fine.status == 0, "\(fine)")
     }
 
+    /// Closing a Lua plugin's `io.popen` handle whose program exited non-zero answered
+    /// `nil, "Invalid argument", 22` (a stale errno); Lua answers `nil, "exit", 1`.
+    @Test func aPopenHandleClosedAfterAFailureAnswersAsLuaDoes() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("plugins/pc/plugin.toml", """
+            name = "pc"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "lua"
+            services = ["pc"]
+
+            [permissions]
+            exec = ["false", "true", "sh"]
+            """)
+        try sandbox.write("plugins/pc/main.lua", """
+            service("pc", "x"):method("codes", {}, "string", "codes", function()
+              local results = {}
+              for _, line in ipairs({ "false", "true", "sh -c 'exit 3'" }) do
+                local a, b, c = io.popen(line):close()
+                results[#results + 1] = tostring(a) .. " " .. tostring(b) .. " " .. tostring(c)
+              end
+              return table.concat(results, ", ")
+            end)
+            """)
+        #expect(try await inHome(["plugins", "allow", "pc"], sandbox).status == 0)
+        let run = try await inHome(["-e", "task(function() print((services.pc:codes())) end)"], sandbox)
+        #expect(run.stdoutLines == ["nil exit 1, true exit 0, nil exit 3"], "\(run)")
+    }
+
     /// A granted path that became a copy of the loader after the manifest was read (not there
     /// then: "not installed here") is refused at the next load, and when the running plugin
     /// runs it (the script copies it between the plugin's start and the call).
