@@ -58,7 +58,7 @@ extension Host {
             return .none
         }
         vm.register(field: "warn") { [unowned self] stack in
-            self.writeError("\(self.console.styled("crescent: warning:", .warning)) \(stack.describe(at: 1))")
+            self.writeError("\(self.console.styled("crescent:", .warning)) \(stack.describe(at: 1))")
             return .none
         }
         vm.register(field: "resembles") { stack in

@@ -165,7 +165,7 @@ local function checkLifecycleNames(class)
     for _, step in ipairs(LIFECYCLE) do
       local value = rawget(class, step)
       if value ~= nil and type(value) ~= "function" then
-        P.warn(nameOf(class) .. "." .. step .. " is a " .. type(value) .. ", so it is never called: a lifecycle step is a method (function "
+        P.warn("warning: " .. nameOf(class) .. "." .. step .. " is a " .. type(value) .. ", so it is never called: a lifecycle step is a method (function "
           .. nameOf(class) .. ":" .. step .. "() ... end)")
       end
     end
@@ -175,11 +175,11 @@ local function checkLifecycleNames(class)
       local where = info and info.linedefined > 0 and info.short_src .. ":" .. info.linedefined .. ": " or ""
       local step = P.resembles(key, LIFECYCLE)
       if step and not ownWord(key, step) then
-        P.warn(where .. nameOf(class) .. ":" .. key .. " is not a lifecycle step, so it is never called as one; did you mean '" .. step .. "'?")
+        P.warn("warning: " .. where .. nameOf(class) .. ":" .. key .. " is not a lifecycle step, so it is never called as one; did you mean '" .. step .. "'?")
       end
       local callback = not step and P.resembles(key, CALLBACKS)
       if callback and not ownWord(key, callback) then
-        P.warn(where .. nameOf(class) .. ":" .. key .. " is not called by a selectable list or table; did you mean '" .. callback .. "'?")
+        P.warn("warning: " .. where .. nameOf(class) .. ":" .. key .. " is not called by a selectable list or table; did you mean '" .. callback .. "'?")
       end
     end
     class = rawget(class, "__base")
@@ -233,7 +233,7 @@ local function load(self)
       -- A loadView that builds a view but does not return it shows nothing: said where it is.
       local info = getinfo(f, "S")
       local where = info and info.linedefined > 0 and info.short_src .. ":" .. info.linedefined .. ": " or ""
-      P.warn(where .. nameOf(self) .. ":loadView returned nothing, so " .. nameOf(self) .. " shows no view: return it (return view.text { ... })")
+      P.warn("warning: " .. where .. nameOf(self) .. ":loadView returned nothing, so " .. nameOf(self) .. " shows no view: return it (return view.text { ... })")
     else
       if tostring(root):sub(1, 6) ~= "<view." then
         -- Named at the method's own line: the wrong value is returned there.
@@ -412,7 +412,7 @@ function app.pop()
   enqueue(function()
     local top = remove(stack)
     if not top then
-      P.warn(where .. "app.pop(): no controller to pop (the stack is empty: app.push(Controller) shows one)")
+      P.warn("warning: " .. where .. "app.pop(): no controller to pop (the stack is empty: app.push(Controller) shows one)")
       return
     end
     local below = stack[#stack]
@@ -542,7 +542,7 @@ local function dispatch(name, args, count, done, where)
   local top = stack[#stack]
   if not top then
     local message = "no controller to receive '" .. name .. "' (app.push(Controller) shows one that takes commands)"
-    P.warn((where or "") .. message)
+    P.warn(where and "warning: " .. where .. message or message)
     return done(false, message)
   end
   local st = state[top]
@@ -940,7 +940,7 @@ function dispatchKey(key, done, where)
     end
   elseif where then
     -- app.press with nothing shown: the key reaches no one.
-    P.warn(where .. "app.press: no controller to receive key '" .. key .. "' (app.push(Controller) shows one that takes keys)")
+    P.warn("warning: " .. where .. "app.press: no controller to receive key '" .. key .. "' (app.push(Controller) shows one that takes keys)")
   end
   done(true)
 end
