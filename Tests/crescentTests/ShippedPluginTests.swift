@@ -41,29 +41,6 @@ import Testing
         #expect(lines.contains("remove\ttrue\tnil") && lines.contains("again\tnot_found"), "\(result)")
     }
 
-    /// `near` read right after the plugin started (it starts when first touched) was nil while
-    /// the location, running before, was inside a saved place: it heard of the fix only a turn
-    /// later (attack new23p's side finding).
-    @Test func placesKnowsWhereYouAreWhenFirstTouched() async throws {
-        let sandbox = try Sandbox()
-        let data = sandbox.path + "/data"
-        let saved = try await crescent(["--data-dir", data, "-e", """
-            task(function() local p, err = services.places:add("hotel", { lat = 48.8567, lon = 2.3523 }) print(p and p.name, err) end)
-            """], directory: Self.root, timeLimit: 60)
-        #expect(saved.stdoutLines == ["hotel\tnil"], "\(saved)")
-        let result = try await crescent(["--data-dir", data, "--location", "fixed:48.8566,2.3522", "-e", """
-            services.location:start()
-            task(function()
-              sleep(0.3)
-              local near = services.places.near
-              print("near", near and near.name)
-              app.exit(0)
-            end)
-            """], directory: Self.root, timeLimit: 60)
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdoutLines == ["near\thotel"], "\(result)")
-    }
-
     /// The system plugin asks to read /proc: it runs once granted (in a HOME of the test's own).
     @Test func systemReadsProcAndListsProcesses() async throws {
         let home = try Sandbox()

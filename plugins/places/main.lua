@@ -86,5 +86,3 @@ places:method("list", {}, "{places}", "Every saved place, in the order they were
   end)
 
 observe(location, "location", function(fix) update(fix) end)
--- The plugin starts when first touched: where the location already is, it is now, not a turn later.
-update(location.location)

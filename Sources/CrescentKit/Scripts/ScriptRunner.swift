@@ -159,8 +159,11 @@ public enum ScriptRunner {
         for source in sources { source.cancel() }
         foreground?.cancel()
         console.flush()
-        let signalStatus = stopping.signalStatus.load(ordering: .relaxed)
-        return signalStatus != 0 ? signalStatus : stopping.status.load(ordering: .relaxed)
+        // A signal that came while the host was closing turns a success into its status; a
+        // status the run had chosen (app.exit(3), an error's 1) stays, as it did before the
+        // signal (a test's SIGTERM after app.exit(3) made it 143).
+        let own = stopping.status.load(ordering: .relaxed)
+        return own != 0 ? own : stopping.signalStatus.load(ordering: .relaxed)
     }
 }
 
@@ -197,8 +200,8 @@ final class StopState: Sendable {
     let finished = Atomic<Bool>(false)
     /// The run's exit status, once the host has reported it (1 if the loop ended without one).
     let status = Atomic<Int32>(1)
-    /// The status of the first signal that stopped the run (130 for SIGINT), which wins over the
-    /// host's; 0 before any.
+    /// The status of the first signal that stopped the run (130 for SIGINT), which is the run's
+    /// when the host's own would be 0; 0 before any.
     let signalStatus = Atomic<Int32>(0)
 
     /// Exits the process at once with `status`, saying why.
