@@ -176,7 +176,7 @@ extension ModelBinding {
         guard let entry = services.first(where: { $0.name == prefix }) else {
             // `on("locaton.didUpdateLocations", f)`: a script's own name, one letter from a service's.
             if let closest = NameSuggestion.closest(to: prefix, among: services.map(\.name)) {
-                warnAtCaller("on(\"\(name)\", handler) listens for the script's own event '\(name)': no service is named '\(prefix)'; "
+                host.warnAtCaller("on(\"\(name)\", handler) listens for the script's own event '\(name)': no service is named '\(prefix)'; "
                              + "did you mean '\(closest)' (on(\"\(closest).\(name[name.index(after: dot)...])\", handler))?", stack)
             }
             return
@@ -211,13 +211,10 @@ extension ModelBinding {
         guard !owners.isEmpty else { return }
         let forms = owners.map { "on(\"\($0).\(name)\", handler)" }.joined(separator: " or ")
         let named = owners.count == 1 ? owners[0] : owners.dropLast().joined(separator: ", ") + " and " + (owners.last ?? "")
-        warnAtCaller("on(\"\(name)\", handler) listens for the script's own event '\(name)' (post(\"\(name)\", ...)); '\(name)' is an event of "
+        host.warnAtCaller("on(\"\(name)\", handler) listens for the script's own event '\(name)' (post(\"\(name)\", ...)); '\(name)' is an event of "
                      + "\(named): \(forms) listens to it", stack)
     }
 
-    private func warnAtCaller(_ message: String, _ stack: LuaStack) {
-        host.warnAtCaller(message, stack)
-    }
 
     /// `on(services.location, "didFail", f)`: the global `on` takes a name; the object's own
     /// `on` (or the name `location.didFail`) is what was meant.
