@@ -209,8 +209,9 @@ import Testing
     }
 
     /// A sandbox with `plugins/greet`, a Lua plugin declaring the service greet with the event
-    /// `didHi` (or running `main`), its manifest ending in `extraManifest`.
-    private static func greetPlugin(main: String? = nil, extraManifest: String = "") throws -> Sandbox {
+    /// `didHi` (or running `main`), its manifest ending in `extraManifest`, its `main` field
+    /// named `mainField` (a misspelling, to test the manifest's check).
+    static func greetPlugin(main: String? = nil, extraManifest: String = "", mainField: String = "main") throws -> Sandbox {
         let sandbox = try Sandbox()
         try sandbox.write("plugins/greet/plugin.toml", """
             name = "greet"
@@ -218,7 +219,7 @@ import Testing
             crescent = ">=0.1.0"
             description = "says hi"
             kind = "lua"
-            main = "main.lua"
+            \(mainField) = "main.lua"
             services = ["greet"]
             """ + extraManifest)
         try sandbox.write("plugins/greet/main.lua", main ?? """

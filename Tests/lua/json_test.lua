@@ -287,7 +287,7 @@ checkerr("json%.decode: opts%.maxDepth must be", decode, "1", { maxDepth = 0 })
 eq(decode("[[1]]", { maxDepth = 2 })[1][1], 1)
 checkerr("nested deeper than 2 levels", decode, "[[[1]]]", { maxDepth = 2 })
 eq(encode({ b = 1, a = 2 }, { sortKeys = true }), '{"a":2,"b":1}')
-checkerr("json%.encode: unknown option 'sortkeys' %(options: indent, sortKeys%)", encode, {}, { sortkeys = false })
+checkerr("json%.encode: unknown option 'sortkeys' %(options: indent, sortKeys; did you mean 'sortKeys'%?%)", encode, {}, { sortkeys = false })
 checkerr("json%.decode: unknown option 'depth' %(options: maxDepth%)", decode, "1", { depth = 3 })
 
 -- Round trips ------------------------------------------------------------------------------------

@@ -43,13 +43,23 @@ local function nearest(fix)
   return best and place(best)
 end
 
-local current
+local function same(a, b) return (a and a.name) == (b and b.name) end
+
+-- `near` is set from the location there is as the plugin starts, so a script's first read has it
+-- (the first fix the observer below delivers comes a turn later). The events are announced from
+-- the fixes the observer delivers only: `inside` is the place the last didEnter named.
+local current = location.location and nearest(location.location)
+if current then places:set("near", current) end
+local inside
 local function update(fix)
   local now = fix and nearest(fix)
-  if (now and now.name) == (current and current.name) then return end
-  local before = current
-  current = now
-  places:set("near", now)
+  if not same(now, current) then
+    current = now
+    places:set("near", now)
+  end
+  if same(now, inside) then return end
+  local before = inside
+  inside = now
   if before then places:emit("didExit", { place = before }) end
   if now then places:emit("didEnter", { place = now }) end
 end

@@ -67,6 +67,11 @@ extension ModelBinding {
                 let got = failure?.description ?? Self.describeMismatch(value, argument.type, stack.typeName(at: position))
                 throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(got)")
             }
+            // A misspelled option is a misspelled name: raised here, as location:start's is,
+            // whether the method answers through a completion or not.
+            if let options = argument.options, let unknown = OptionTable.unknownKey(in: value, options) {
+                throw LuaRaise("\(signature()): argument #\(offset + 1): \(unknown)")
+            }
             if let failure, rejection == nil {
                 rejection = ServiceError(.invalidArgument, failure.message(root: Self.pathRoot(of: argument, value)))
             }
@@ -97,6 +102,9 @@ extension ModelBinding {
         if let rejection {
             resolve(request, .failure(rejection))
         } else {
+            let outer = callingStack
+            callingStack = stack
+            defer { callingStack = outer }
             start(spec, on: box, arguments, request)
         }
         if request.completion == nil {
@@ -105,6 +113,23 @@ extension ModelBinding {
         }
         tables.requestType.push(request, onto: stack)
         return .one
+    }
+
+    /// `file:line: ` of the innermost frame of a script's own file (not the host's prelude, not
+    /// C) in the Lua call whose service work is starting, or nil outside one: a test's fake that
+    /// the work does not match names the line that reached it.
+    func callingPlace() -> String? {
+        guard let stack = callingStack else { return nil }
+        var record = lua_Debug()
+        // Level 0 is the method itself; a script's call is a few prelude frames out at most,
+        // and the bound keeps a deep recursion from being walked to its end.
+        for level: Int32 in 1...64 {
+            guard lua_getstack(stack.state, level, &record) != 0 else { return nil }
+            guard lua_getinfo(stack.state, "Sl", &record) != 0, record.currentline > 0,
+                  let source = record.source, source.pointee == CChar(bitPattern: UInt8(ascii: "@")) else { continue }
+            return stack.place(level: level)
+        }
+        return nil
     }
 
     /// `degrees and a completion`, `location, options and a completion`, `no arguments`.
@@ -173,6 +198,9 @@ extension ModelBinding {
         guard case .immediate(let body) = spec.body else { return .none }
         do throws(ServiceError) {
             if let rejection { throw rejection }
+            let outer = callingStack
+            callingStack = stack
+            defer { callingStack = outer }
             let result = try body(box.object, arguments)
             guard spec.result != nil else { return .none }
             push(result, of: box.object, onto: stack)

@@ -175,7 +175,16 @@ extension ModelBinding {
         let prefix = String(name[..<dot])
         guard let entry = services.first(where: { $0.name == prefix }) else {
             // `on("locaton.didUpdateLocations", f)`: a script's own name, one letter from a service's.
-            if let closest = NameSuggestion.closest(to: prefix, among: services.map(\.name)) {
+            // Only when the rest is (close to) an event of that service: `file.saved` is a name of
+            // the script's own, not a misspelled event of `files`, which has no `saved`.
+            let event = String(name[name.index(after: dot)...])
+            if let closest = NameSuggestion.closest(to: prefix, among: services.map(\.name)),
+               let entry = services.first(where: { $0.name == closest }) {
+                let interface = currentInterface(of: entry)
+                // A plugin's service not started yet declares nothing to compare with: warned.
+                let declaresNothing = interface.events.isEmpty && interface.methods.isEmpty && interface.properties.isEmpty
+                let events = interface.events.map(\.name)
+                guard declaresNothing || events.contains(event) || NameSuggestion.closest(to: event, among: events) != nil else { return }
                 host.warnAtCaller("on(\"\(name)\", handler) listens for the script's own event '\(name)': no service is named '\(prefix)'; "
                              + "did you mean '\(closest)' (on(\"\(closest).\(name[name.index(after: dot)...])\", handler))?", stack)
             }
@@ -204,10 +213,7 @@ extension ModelBinding {
     /// most likely meant that event (`on("location.didFail", f)`): a warning at its line says
     /// how to write it, and the subscription stays.
     private func warnIfServiceEvent(_ name: String, _ stack: LuaStack) {
-        let owners = services.filter { entry in
-            let made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
-            return (made?.box.interface ?? entry.interface).event(name) != nil
-        }.map(\.name)
+        let owners = services.filter { currentInterface(of: $0).event(name) != nil }.map(\.name)
         guard !owners.isEmpty else { return }
         let forms = owners.map { "on(\"\($0).\(name)\", handler)" }.joined(separator: " or ")
         let named = owners.count == 1 ? owners[0] : owners.dropLast().joined(separator: ", ") + " and " + (owners.last ?? "")
@@ -215,6 +221,13 @@ extension ModelBinding {
                      + "\(named): \(forms) listens to it", stack)
     }
 
+
+    /// The interface of `entry`'s service as made (a plugin's, with what it declared as it
+    /// started), else as declared.
+    private func currentInterface(of entry: ServiceEntry) -> AnyInterface {
+        let made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
+        return made?.box.interface ?? entry.interface
+    }
 
     /// `on(services.location, "didFail", f)`: the global `on` takes a name; the object's own
     /// `on` (or the name `location.didFail`) is what was meant.

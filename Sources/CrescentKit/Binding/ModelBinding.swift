@@ -37,6 +37,9 @@ final class ModelBinding {
     /// While a value of an object that hands out JSON data is pushed: null fields are pushed
     /// as `json.null` (see ``ModelObject/handsOutJSONData``).
     var pushesNullFields = false
+    /// The stack of the Lua call whose service work is starting, while its synchronous part runs
+    /// (``callingPlace()``); nil otherwise.
+    var callingStack: LuaStack?
     /// In-flight requests: they keep the run alive. Used on the loop only; inserting and
     /// removing call nothing but the request's identity hash.
     var requests: Set<ServiceRequest> = []

@@ -61,15 +61,7 @@ extension Host {
             self.writeError("\(self.console.styled("crescent:", .warning)) \(stack.describe(at: 1))")
             return .none
         }
-        vm.register(field: "resembles") { stack in
-            // resembles(name, names): the one of `names` that `name` looks like a misspelling of.
-            let name = try stack.checkString(1, function: "resembles")
-            let names = UndeclaredField.names(inListAt: 2, in: stack)
-            stack.setTop(2)
-            guard let closest = NameSuggestion.closest(to: name, among: names, prefixes: false) else { return .none }
-            stack.push(closest)
-            return .one
-        }
+        vm.register(field: "resembles", Self.resembles)
         // viewIds(root): the ids of a controller's view, for the error naming a missing one.
         vm.register(field: "viewIds") { [unowned self] stack in
             let ids = self.viewType.object(at: 1, in: stack)?.ids ?? []

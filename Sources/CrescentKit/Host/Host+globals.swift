@@ -1,5 +1,6 @@
 import CLua
 import LuaBridge
+import Model
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -206,12 +207,26 @@ extension Host {
                 for input in inputs { _ = crescent_getref(vm.state, input) }
                 var count = 1 + Int32(inputs.count)
                 if case .jsonMarks = module.input { count += pushJSONCodec() }
+                // Last: the host's `resembles`, for the closest option to a misspelled one.
+                vm.pushFunction(Self.resembles)
+                count += 1
                 if stack.state != vm.state { lua_xmove(vm.state, stack.state, count) }
                 return .values(count)
             }
             try vm.call(arguments: 1, results: 1)
             vm.setGlobal(module.name)
         }
+    }
+
+    /// `resembles(name, names)`: the one of `names` that `name` looks like a misspelling of
+    /// (``NameSuggestion``), or nothing; the prelude's modules name it in their errors.
+    static func resembles(_ stack: LuaStack) throws -> LuaReturn {
+        let name = try stack.checkString(1, function: "resembles")
+        let names = UndeclaredField.names(inListAt: 2, in: stack)
+        stack.setTop(2)
+        guard let closest = NameSuggestion.closest(to: name, among: names, prefixes: false) else { return .none }
+        stack.push(closest)
+        return .one
     }
 
     /// Pushes the Swift halves of `json.encode` and `json.decode` (``ModelBinding/encodeJSON(_:)``,

@@ -143,7 +143,8 @@ private struct ManifestReader {
     func manifest(folder: String, hostVersion: String) throws(PluginProblem) -> PluginManifest {
         if fields.keys.contains(where: { !Self.isKnown($0) }),
            let unknown = fields.keys.sorted().first(where: { !Self.isKnown($0) }) {
-            throw problem(unknown, "is not a manifest field (fields: \(Self.knownFields.joined(separator: ", ")))")
+            let closest = NameSuggestion.closest(to: unknown, among: Self.knownFields)
+            throw problem(unknown, "is not a manifest field (" + NameSuggestion.listing("fields", Self.knownFields, suggesting: closest) + ")")
         }
         let name = try string("name")
         guard PluginNames.isValid(name) else {

@@ -10,9 +10,9 @@ import Synchronization
 /// | module | takes | gives |
 /// |---|---|---|
 /// | `firstuse` | a function that pushes a module's chunk and its inputs | the module's stand-in global, loading it on first use (`inspect`, `json`) |
-/// | `inspect` | nothing | the `inspect` global |
+/// | `inspect` | the host's `resembles` (as every module `firstuse` loads, last) | the `inspect` global |
 /// | `marks` | nothing | `json.null`, the shape metatables of `json.array` and `json.object`, and `resolve` (`__tojson`) |
-/// | `json` | what `marks` gives | the `json` global |
+/// | `json` | what `marks` gives, the Swift codec, `resembles` | the `json` global |
 /// | `models` | the `json` global (its stand-in) | methods of data models by type name (`response:json()`) |
 /// | `controllers` | the host's primitives (scopes, tasks, timers, reports) | `controller`, `app`'s navigation |
 /// | `assertions` | a test host's primitives and options | `assert` (luassert's engine and chains), `say` (`crescent test` only) |

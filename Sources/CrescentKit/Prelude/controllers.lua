@@ -1096,13 +1096,15 @@ function Controller:task(fn, ...)
   checkHandler(self, "self:task(fn, ...)", 1, fn)
   return owned(self, task_, handler(self, fn), ...)
 end
+-- The service's own error (an unknown option) is raised again at the script's line, as
+-- `services.location:start{...}` called from a script is.
 function Controller:start(service, options)
   helperSelf(self, "self:start(service[, options])")
-  return owned(self, startable(service, "start", "self:start(service[, options])"), service, options)
+  return (located(pcall(owned, self, startable(service, "start", "self:start(service[, options])"), service, options)))
 end
 function Controller:stop(service)
   helperSelf(self, "self:stop(service)")
-  return owned(self, startable(service, "stop", "self:stop(service)"), service)
+  return (located(pcall(owned, self, startable(service, "stop", "self:stop(service)"), service)))
 end
 
 ---------------------------------------------------------------------------------------------------

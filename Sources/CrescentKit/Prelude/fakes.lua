@@ -115,9 +115,15 @@ function fake.http(table_)
   table.sort(routeOrder)
 end
 
+-- A failure noticed outside the test's own code, at `place` (`spec/x_spec.lua:3: `, the script's
+-- line that made the request or ran the program, when the host knows it).
+local function notice(place, message)
+  noticed[#noticed + 1] = (place or "") .. message
+end
+
 -- Called by the host for every http request of the code under test: the response, or nil and an
--- error { code, message }.
-function runner.http(request)
+-- error { code, message }. `place` is where the code under test made the request.
+function runner.http(request, place)
   local key = request.method .. " " .. request.url
   local answer = routes[key]
   if answer == nil then
@@ -127,13 +133,13 @@ function runner.http(request)
     else
       message = sformat("no fake.http route for %s (%s)", key, routelist())
     end
-    noticed[#noticed + 1] = message
+    notice(place, message)
     return nil, { code = "network", message = message }
   end
   if type(answer) == "function" then
     local ok, result = pcall(answer, request)
     if not ok then
-      noticed[#noticed + 1] = "fake.http route " .. key .. " raised: " .. tostring(result)
+      notice(place, "fake.http route " .. key .. " raised: " .. tostring(result))
       return nil, { code = "internal", message = tostring(result) }
     end
     answer = result
@@ -146,7 +152,7 @@ function runner.http(request)
     ok = message == nil
   end
   if not ok then
-    noticed[#noticed + 1] = tostring(message)
+    notice(place, tostring(message))
     return nil, { code = "internal", message = tostring(message) }
   end
   if answer.error then
@@ -245,7 +251,7 @@ end
 
 -- Called by the host for every program the code under test runs or spawns: { status, signal,
 -- stdout, stderr }, or nil and an error { code, message }.
-function runner.process(request)
+function runner.process(request, place)
   programCalls[#programCalls + 1] = request
   local key = request.command
   local answer = programs[key]
@@ -258,13 +264,13 @@ function runner.process(request)
     else
       message = sformat("no fake.process answer for %s (%s)", key, programlist())
     end
-    noticed[#noticed + 1] = message
+    notice(place, message)
     return nil, { code = "not_found", message = message }
   end
   if type(answer) == "function" then
     local ok, result = pcall(answer, request)
     if not ok then
-      noticed[#noticed + 1] = "fake.process answer for " .. key .. " raised: " .. tostring(result)
+      notice(place, "fake.process answer for " .. key .. " raised: " .. tostring(result))
       return nil, { code = "internal", message = tostring(result) }
     end
     answer = result
@@ -274,7 +280,7 @@ function runner.process(request)
   local problem = processAnswerProblem(answer)
   if problem then
     local message = "fake.process answer for " .. key .. ": " .. problem
-    noticed[#noticed + 1] = message
+    notice(place, message)
     return nil, { code = "internal", message = message }
   end
   if answer.error then

@@ -28,6 +28,8 @@
 --   * Functions `<function: file:line>` (`<function: builtin>` for C), threads `<thread>`,
 --     userdata `<userdata>` or `<Name>`. Nesting beyond 1000 levels always shows as `{...}`.
 
+-- The host's `resembles(name, names)` (the closest of `names`), nil when loaded without the host.
+local resembles = ...
 local type, next, rawget, ipairs, getmetatable = type, next, rawget, ipairs, getmetatable
 local tostring, tonumber, pcall, setmetatable, pairs = tostring, tonumber, pcall, setmetatable, pairs
 local error, math_type, huge = error, math.type, math.huge
@@ -440,7 +442,10 @@ local function inspect(_, v, opts) -- the module table's __call
   -- The host's one rule for option tables: an unknown key is an error listing the options.
   for key in next, opts or defaults do
     if defaults[key] == nil then
-      error("inspect: unknown option '" .. tostring(key) .. "' (options: depth, indent, length, newline, string, width)", 2)
+      local names = { "depth", "indent", "length", "newline", "string", "width" }
+      local closest = resembles and type(key) == "string" and resembles(key, names)
+      error("inspect: unknown option '" .. tostring(key) .. "' (options: " .. concat(names, ", ")
+        .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
     end
   end
   local indent = option(opts, "indent", is_indent, "a number of spaces (0-80) or a string")

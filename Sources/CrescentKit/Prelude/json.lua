@@ -32,11 +32,12 @@
 local type, next, pairs, rawequal, rawget, getmetatable, setmetatable = type, next, pairs,
   rawequal, rawget, getmetatable, setmetatable
 local error, tostring = error, tostring
-local math_type, srep = math.type, string.rep
+local math_type, srep, sort = math.type, string.rep, table.sort
 
 -- The chunk takes json.null, the shape metatables and `resolve` (marks.lua), made before the
--- module loads, and the Swift halves of encode and decode (ModelBinding+json.swift).
-local NULL, ARRAY_MT, OBJECT_MT, resolve, swift_encode, swift_decode = ...
+-- module loads, the Swift halves of encode and decode (ModelBinding+json.swift), and the host's
+-- `resembles(name, names)`, the closest of `names` for an unknown option's error.
+local NULL, ARRAY_MT, OBJECT_MT, resolve, swift_encode, swift_decode, resembles = ...
 
 local json = {}
 
@@ -90,7 +91,14 @@ local function read_options(fn, opts, spellings, names)
   for key, value in pairs(opts) do
     local name = spellings[key]
     if not name then
-      error(fn .. ": unknown option '" .. tostring(key) .. "' (options: " .. names .. ")", 3)
+      -- The closest of every accepted spelling (`sort_key` is one letter from `sort_keys`),
+      -- named as the options list it.
+      local accepted = {}
+      for spelling in pairs(spellings) do accepted[#accepted + 1] = spelling end
+      sort(accepted)
+      local closest = resembles and type(key) == "string" and resembles(key, accepted)
+      error(fn .. ": unknown option '" .. tostring(key) .. "' (options: " .. names
+        .. (closest and "; did you mean '" .. spellings[closest] .. "'?" or "") .. ")", 3)
     end
     read[name] = value
   end

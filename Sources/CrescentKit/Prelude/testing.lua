@@ -408,15 +408,23 @@ function press(...) return app.press(...) end
 ---------------------------------------------------------------------------------------------------
 -- Views: the top controller's view, as --ui plain and --ui json show it, and the live screen
 
-function view_text() return T.viewText() end
+-- With no controller shown there is no view: an error at the spec's line saying so, where a nil
+-- would fail an assertion later as `actual: nil`, saying nothing of why.
+local function shown(fn, view)
+  if view == nil then
+    error(fn .. ": no controller is shown, so there is no view (push one with app.push, or run a script that does "
+      .. "with script(\"app.lua\"); app.top is nil while none is)", 3)
+  end
+  return view
+end
+function view_text()
+  local text = shown("view_text()", T.viewText())   -- not a tail call: level 3 is the spec's line
+  return text
+end
 -- The screen a person would see at width x height (default: the run's columns x 24): the view,
 -- the `?` help over it, the status line.
 function screen_text(width, height) return T.screenText(width, height) end
-function view_json()
-  local text = T.viewJSON()
-  if text == nil then return nil end
-  return json.decode(text)
-end
+function view_json() return json.decode(shown("view_json()", T.viewJSON())) end
 
 local function readfile(path)
   local f = io.open(path, "rb")
@@ -448,6 +456,14 @@ rawset(assert, "view", function(golden, screen, message)
   if type(screen) ~= "table" then screen, message = nil, screen end
   local actual
   if screen then
+    -- A misspelled size (`widht`) is named with the closest, not only as a missing width.
+    for key in pairs(screen) do
+      if key ~= "width" and key ~= "height" then
+        local closest = type(key) == "string" and T.closest(key, { "height", "width" })
+        fail("assert.view(golden, screen): unknown key '" .. tostring(key) .. "' in screen (keys: height, width"
+          .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "), as { width = 80, height = 12 }")
+      end
+    end
     if mathtype(screen.width) ~= "integer" or mathtype(screen.height) ~= "integer" then
       fail("assert.view(golden, screen): screen needs integer width and height, as { width = 80, height = 12 }, got " .. show(screen))
     end

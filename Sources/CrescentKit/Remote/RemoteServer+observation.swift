@@ -14,7 +14,9 @@ extension RemoteServer {
         let initial = try Self.flag(params, "initial", of: "observe", default: true)
         let box = try object(named: target, for: session.connection)
         guard box.interface.property(key) != nil else {
-            throw .invalidParams("observe: '\(key)' is not a property of \(target) (properties: \(box.interface.properties.map(\.name).joined(separator: ", ")))")
+            let names = box.interface.properties.map(\.name)
+            let listing = NameSuggestion.listing("properties", names, suggesting: NameSuggestion.closest(to: key, among: names))
+            throw .invalidParams("observe: '\(key)' is not a property of \(target) (\(listing))")
         }
         let connection = session.connection
         var number = 0
@@ -104,6 +106,12 @@ extension RemoteServer {
             throw .invalidParams("observe: '\(target)' is neither a service (\(names)) nor an expression giving an object: \(error.message)")
         }
         guard let box = host.binding.anyObjectBox(at: -1, in: stack) else {
+            // A service's name misspelled reads as a global that is nil: name the services.
+            let services = host.binding.services.map(\.name)
+            if stack.isNoneOrNil(-1), let closest = NameSuggestion.closest(to: target, among: services) {
+                throw .invalidParams("observe: no service '\(target)' (" + NameSuggestion.listing("services", services, suggesting: closest)
+                    + "), and as a Lua expression it gives nil")
+            }
             throw .invalidParams("observe: '\(target)' gives a \(stack.typeName(at: -1)), not an observable object")
         }
         return box

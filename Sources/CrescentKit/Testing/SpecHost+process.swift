@@ -6,8 +6,9 @@ import Services
 extension SpecHost {
     /// Answers a program the code under test runs from the spec's `fake.process` answers:
     /// `runner.process(request)` gets `{ command, argv, cwd, env, stdin, shell }` and returns
-    /// `{ status, signal, stdout, stderr }`, or nil and an error.
-    func answer(_ spec: ProcessSpec) -> Result<ProcessOutcome, ServiceError> {
+    /// `{ status, signal, stdout, stderr }`, or nil and an error. `place` (`app.lua:5: `) is where
+    /// the script ran it, for an answer that does not match.
+    func answer(_ spec: ProcessSpec, at place: String?) -> Result<ProcessOutcome, ServiceError> {
         guard host.isRunning, let processHandler else { return .failure(ServiceError(.cancelled, "the test has ended")) }
         let stack = host.vm.stack
         let base = stack.top
@@ -23,8 +24,9 @@ extension SpecHost {
             "command": .string(command), "argv": .array(spec.argv.map(Value.string)), "cwd": spec.cwd.map(Value.string) ?? .null,
             "env": .object(environment), "stdin": spec.stdin.map(Value.bytes) ?? .null, "shell": .bool(spec.shell),
         ]), onto: stack)                                                     // process request
+        if let place { stack.push(place) } else { stack.pushNil() }          // process request place
         do throws(LuaError) {
-            try host.vm.call(arguments: 1, results: 2)                       // answer err
+            try host.vm.call(arguments: 2, results: 2)                       // answer err
         } catch {
             return .failure(ServiceError(.internal, error.message))
         }

@@ -177,7 +177,8 @@ final class SpecHost {
                 }
                 try host.vm.call(arguments: 0, results: 0)
             } catch {
-                failure = error.message
+                // A misspelled global (`descibe`) with the closest one, as a script's error says.
+                failure = GlobalNameHint.hinted(error.message, in: host.vm)
             }
         }
         if let limit = pastTimeLimit { return limit }
@@ -202,7 +203,7 @@ final class SpecHost {
             guard stack.rawGet(-1, "list") == .function else { return }  // runner list
             if let filter { stack.push(LuaString(bytes: filter)) } else { stack.pushNil() }
             do throws(LuaError) { try host.vm.call(arguments: 1, results: 2) } catch {
-                failure = error.message
+                failure = GlobalNameHint.hinted(error.message, in: host.vm)
                 return
             }
             bodiesUpTo = stack.integer(at: -1).map { Int($0) } ?? Int.max
@@ -219,7 +220,8 @@ final class SpecHost {
             for item in items {
                 cases.append(SpecCase(name: text(item["name"]) ?? "?", location: text(item["where"]) ?? "?",
                                       isPending: item["pending"].boolValue ?? false,
-                                      isSelected: item["selected"].boolValue ?? true, blockError: text(item["error"]),
+                                      isSelected: item["selected"].boolValue ?? true,
+                                      blockError: text(item["error"]).map { GlobalNameHint.hinted($0, in: host.vm) },
                                       hooksOf: item["hooks"].integerValue.map { Int($0) }, isUnusedPlace: item["skip"].boolValue ?? false))
             }
         }
@@ -253,7 +255,7 @@ final class SpecHost {
                 status = stack.text(at: -7) ?? "failed"
                 // The values an assertion shows need not be UTF-8: "a\255" and "a\254" must
                 // not both read "a\u{FFFD}". Their other bytes are shown as \xFF, as names are.
-                message = stack.string(at: -6).map { ByteText.shown($0.bytes) } ?? ""
+                message = GlobalNameHint.hinted(stack.string(at: -6).map { ByteText.shown($0.bytes) } ?? "", in: host.vm)
                 reportedName = stack.text(at: -5)
                 failedHook = stack.text(at: -4)
                 if let said = stack.text(at: -3), let name = stack.text(at: -2) {
@@ -331,8 +333,9 @@ final class SpecHost {
 
     // MARK: Calls from the services into the spec
 
-    /// Answers an http request of the code under test from the spec's `fake.http` routes.
-    func answer(_ request: HTTPRequestSpec) -> Result<HTTPResponse, ServiceError> {
+    /// Answers an http request of the code under test from the spec's `fake.http` routes;
+    /// `place` (`spec/x_spec.lua:3: `) is where the script made it, for a route that does not match.
+    func answer(_ request: HTTPRequestSpec, at place: String?) -> Result<HTTPResponse, ServiceError> {
         guard host.isRunning, let httpHandler else { return .failure(ServiceError(.cancelled, "the test has ended")) }
         let stack = host.vm.stack
         let base = stack.top
@@ -342,8 +345,9 @@ final class SpecHost {
         for (name, value) in request.headers { headers[name.lowercased()] = .string(value) }
         host.binding.push(.object(["method": .string(request.method.uppercased()), "url": .string(request.url),
                                    "headers": .object(headers), "body": request.body.map(Value.bytes) ?? .null]), onto: stack)
+        if let place { stack.push(place) } else { stack.pushNil() }
         do throws(LuaError) {
-            try host.vm.call(arguments: 1, results: 2)
+            try host.vm.call(arguments: 2, results: 2)
         } catch {
             return .failure(ServiceError(.internal, error.message))
         }

@@ -85,6 +85,12 @@ final class SpecLink: Sendable {
               host.later({ _ in work(bound.value.object) }) else { return work(nil) }
     }
 
+    /// `file:line: ` of the script's call that is starting a service's work, when called on the
+    /// loop during it (``ModelBinding/callingPlace()``); nil otherwise.
+    func callingPlace() -> String? {
+        onLoop { $0.host.binding.callingPlace() } ?? nil
+    }
+
     /// Notes a failure of the running test found by a service.
     func notice(_ message: String) {
         notices.withLock { notices in

@@ -13,8 +13,10 @@ struct SpecPlugin: Plugin {
     func serviceEntries(_ context: PluginContext) throws(ServiceError) -> [ServiceEntry] {
         let link = self.link
         let exchange: HTTPService.Exchange = { request, completion in
+            // Taken while the script's call is on the stack: a route that does not match names it.
+            let place = link.callingPlace()
             link.withSpec { spec in
-                completion(spec?.answer(request) ?? .failure(ServiceError(.cancelled, "the test has ended")))
+                completion(spec?.answer(request, at: place) ?? .failure(ServiceError(.cancelled, "the test has ended")))
             }
         }
         let http: ServiceEntry
@@ -26,12 +28,13 @@ struct SpecPlugin: Plugin {
         let absent = LocationScript(unavailable: ServiceError(
             .unavailable, "no location device in a test: use fake.location { fixes = { { lat = 48.85, lon = 2.35 } } }",
             service: "location")) {
-            link.notice("the code under test started services.location without a fake; use fake.location { fixes = { { lat = 48.85, lon = 2.35 } } } before it starts")
+            link.notice((link.callingPlace() ?? "") + "the code under test started services.location without a fake; use fake.location { fixes = { { lat = 48.85, lon = 2.35 } } } before it starts")
         }
         let location = ServiceEntry(made: LocationService(script: absent, clock: context.clock))
         let process = ServiceEntry(made: ProcessService(clock: context.clock) { spec, completion in
+            let place = link.callingPlace()
             link.withSpecLater { spec_ in
-                completion(spec_?.answer(spec) ?? .failure(ServiceError(.cancelled, "the test has ended")))
+                completion(spec_?.answer(spec, at: place) ?? .failure(ServiceError(.cancelled, "the test has ended")))
             }
         })
         return StandardServices.entries(context, location: location, http: http, process: process)

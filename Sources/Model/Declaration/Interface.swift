@@ -135,12 +135,18 @@ public struct ArgumentSpec: Sendable {
     public let summary: String
     /// Optional arguments may be left out (they come last, before the completion).
     public let isOptional: Bool
+    /// For a table of named options (`{ timeout = 5 }`): the options the method takes. A key
+    /// that is none of them is a misspelled name, raised at the call with the closest one
+    /// (``OptionTable/unknownKey(in:_:)``); the values are the method's to check.
+    public let options: [OptionTable.Option]?
 
-    public init(_ name: String, _ type: ArgumentType, _ summary: String, optional: Bool = false) {
+    public init(_ name: String, _ type: ArgumentType, _ summary: String, optional: Bool = false,
+                options: [OptionTable.Option]? = nil) {
         self.name = name
         self.type = type
         self.summary = summary
         self.isOptional = optional
+        self.options = options
     }
 }
 

@@ -93,18 +93,27 @@ public enum OptionTable {
         default:
             throw ServiceError(.invalidArgument, "\(label) must be a table of named fields (\(list(options))), got \(value.typeName)")
         }
+        if let unknown = unknownKey(in: value, options) { throw ServiceError(.invalidArgument, unknown) }
         for key in fields.keys.sorted() {
-            guard let option = options.first(where: { $0.name == key }) else {
-                // With the closest (`timout` listed the options without `timeout`).
-                let closest = NameSuggestion.closest(to: key, among: options.map(\.name))
-                throw ServiceError(.invalidArgument, "unknown option '\(clipped(key, limit: 40))' (\(list(options))"
-                    + (closest.map { "; did you mean '\($0)'?" } ?? "") + ")")
-            }
+            guard let option = options.first(where: { $0.name == key }) else { continue }
             if let value = fields[key], !value.isNull, let problem = option.problem(with: value) {
                 throw ServiceError(.invalidArgument, "\(label).\(key) \(problem)")
             }
         }
         return fields.filter { !$0.value.isNull }
+    }
+
+    /// `unknown option 'timout' (options: headers, maxBytes, timeout; did you mean 'timeout'?)`
+    /// for the first key of `value` (in order) that is none of `options`; nil when every key is
+    /// one, or `value` is no table of named fields.
+    public static func unknownKey(in value: Value, _ options: [Option]) -> String? {
+        guard case .object(let fields) = value else { return nil }
+        for key in fields.keys.sorted() where !options.contains(where: { $0.name == key }) {
+            // With the closest (`timout` listed the options without `timeout`).
+            let closest = NameSuggestion.closest(to: key, among: options.map(\.name))
+            return "unknown option '\(clipped(key, limit: 40))' (\(list(options))" + (closest.map { "; did you mean '\($0)'?" } ?? "") + ")"
+        }
+        return nil
     }
 
     /// `options: a, b, c`, or `no options` for a method that takes none.

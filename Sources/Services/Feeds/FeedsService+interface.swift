@@ -20,7 +20,7 @@ extension FeedsService: DeclaredService {
         }
         d.method("add", [.init("url", .string, "An http or https URL of an RSS, Atom or JSON feed."),
                          .init("options", .table, "{ interval = seconds } between polls (default [feeds] interval, 900; at least [feeds] min_interval, 60).",
-                               optional: true)],
+                               optional: true, options: addOptions)],
                  returns: "the feed {url, title, interval, lastChecked, lastError, itemCount}",
                  "Subscribes and fetches the feed (its items arrive in didUpdate); a failed first fetch is the error, and the feed stays subscribed.") { service, arguments async throws(ServiceError) in
             try await service.add(arguments[0].stringValue ?? "", interval: try interval(in: arguments[1]))
@@ -42,6 +42,9 @@ extension FeedsService: DeclaredService {
     /// Its range is checked against the settings by the service; here it must be a finite
     /// positive number (a huge one would overflow the poller's clock arithmetic).
     private static func interval(in options: Value) throws(ServiceError) -> Double? {
-        try OptionTable.check(options, [.number("interval", in: 0...(100 * 365 * 86_400))])["interval"]?.doubleValue
+        try OptionTable.check(options, addOptions)["interval"]?.doubleValue
     }
+
+    /// The options of `add`.
+    private static let addOptions: [OptionTable.Option] = [.number("interval", in: 0...(100 * 365 * 86_400))]
 }

@@ -3,6 +3,9 @@ import Model
 extension FilesService: DeclaredService {
     static let serviceName = "files"
 
+    /// The options of `watch`.
+    private static let watchOptions: [OptionTable.Option] = [.boolean("recursive"), .string("glob"), .number("debounce", in: 0...3600)]
+
     private static let pathArgument = ArgumentSpec("path", .string, "A file or folder, absolute or relative to the current folder.")
 
     static let declaration: AnyInterface = Interface<FilesService>(
@@ -12,12 +15,13 @@ extension FilesService: DeclaredService {
         d.function(
             "watch",
             [pathArgument,
-             .init("options", .table, "{ recursive = true (folders below too, new ones followed), glob = \"*.lua\" (names, or paths below with a /), debounce = seconds (default 0.05; 0 delivers each change at once) }.", optional: true)],
+             .init("options", .table, "{ recursive = true (folders below too, new ones followed), glob = \"*.lua\" (names, or paths below with a /), debounce = seconds (default 0.05; 0 delivers each change at once) }.", optional: true,
+                   options: watchOptions)],
             returns: "a fileWatcher { path, active, cancel(); event didChange { changes = { { path, kind = \"created\"/\"modified\"/\"deleted\" } } } }",
             "Watches a folder or a file; each burst of changes comes as one didChange. It is owned like a subscription and keeps the run alive until cancelled, or until the watched folder is deleted."
         ) { files, arguments throws(ServiceError) in
             let path = try filePath(arguments[0], "path")
-            let options = try OptionTable.check(arguments[1], [.boolean("recursive"), .string("glob"), .number("debounce", in: 0...3600)])
+            let options = try OptionTable.check(arguments[1], watchOptions)
             return .handle(ObjectHandle(try files.watch(path, recursive: options["recursive"]?.boolValue ?? false,
                                                         glob: options["glob"]?.stringValue,
                                                         debounce: options["debounce"]?.doubleValue ?? FilesService.defaultDebounce)))

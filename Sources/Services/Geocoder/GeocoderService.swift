@@ -90,7 +90,8 @@ public final class GeocoderService: Service {
             [
                 .init("location", .oneOf([location, .array(of: batchLocation)]),
                       "A location {lat=, lon=} (degrees), or an array of them for a batch."),
-                .init("options", .table, "{ count = n }: how many places to answer (default 1, at most 1000).", optional: true),
+                .init("options", .table, "{ count = n }: how many places to answer (default 1, at most 1000).", optional: true,
+                      options: reverseOptions),
             ],
             returns: "placemarks nearest first {name, locality, subLocality, admin1, admin2, countryCode, country, timeZone, lat, lon, population, distance (m)}; for a batch, one such array per location, in order",
             "The places nearest to a location, by great-circle distance."
@@ -102,7 +103,8 @@ public final class GeocoderService: Service {
             "search",
             [
                 .init("query", .string, "A place name, any case, with or without accents."),
-                .init("options", .table, "{ country = \"FR\" (code or name), limit = n (default 10, at most 1000) }.", optional: true),
+                .init("options", .table, "{ country = \"FR\" (code or name), limit = n (default 10, at most 1000) }.", optional: true,
+                      options: searchOptions),
             ],
             returns: "placemarks {name, locality, subLocality, admin1, admin2, countryCode, country, timeZone, lat, lon, population}: exact names first, then prefixes, then substrings; in each, a city before its sections, bigger places first",
             "Places whose name or alternate name (Munich, München, Muenchen) matches a query, case- and accent-insensitive."
@@ -111,8 +113,12 @@ public final class GeocoderService: Service {
         }
     }.erased
 
+    /// The options of `reverse` and of `search`, declared once for the call's check and the method's.
+    private static let reverseOptions: [OptionTable.Option] = [.integer("count", in: 1...Int64(GeoNamesDatabase.maximumCount))]
+    private static let searchOptions: [OptionTable.Option] = [.string("country"), .integer("limit", in: 1...Int64(GeoNamesDatabase.maximumCount))]
+
     private static func reverse(_ arguments: Arguments, in database: GeoNamesDatabase) throws(ServiceError) -> Value {
-        let options = try OptionTable.check(arguments[1], [.integer("count", in: 1...Int64(GeoNamesDatabase.maximumCount))])
+        let options = try OptionTable.check(arguments[1], reverseOptions)
         let count = options["count"]?.integerValue.map { Int($0) } ?? 1
         if case .array(let items) = arguments[0] {
             var points: [GeoPoint] = []
@@ -161,7 +167,7 @@ public final class GeocoderService: Service {
     }
 
     private static func search(_ arguments: Arguments, in database: GeoNamesDatabase) throws(ServiceError) -> Value {
-        let options = try OptionTable.check(arguments[1], [.string("country"), .integer("limit", in: 1...Int64(GeoNamesDatabase.maximumCount))])
+        let options = try OptionTable.check(arguments[1], searchOptions)
         let limit = options["limit"]?.integerValue.map { Int($0) } ?? 10
         let country = options["country"]?.stringValue
         guard let query = arguments[0].stringValue else {

@@ -15,7 +15,7 @@ extension HTTPService: DeclaredService {
             [
                 .init("url", .string, "An http:// or https:// URL."),
                 .init("options", .table, "{ headers = { name = value }, timeout = seconds (default 30), maxBytes = n (default 10 MiB) }.",
-                      optional: true),
+                      optional: true, options: getOptions),
             ],
             returns: responseDescription,
             "Fetches a URL with GET."
@@ -28,7 +28,8 @@ extension HTTPService: DeclaredService {
             "request",
             [
                 .init("request", requestType,
-                      "{ url, method = \"GET\", headers = { name = value }, body = string, timeout = seconds, maxBytes = n }."),
+                      "{ url, method = \"GET\", headers = { name = value }, body = string, timeout = seconds, maxBytes = n }.",
+                      options: requestOptions),
             ],
             returns: responseDescription,
             "Sends a request with any method, headers and body."
@@ -43,8 +44,9 @@ extension HTTPService: DeclaredService {
         "a response { status, headers (lower-case names), body (the bytes, as a string), url (after redirects) }; any status is a result; response:json() decodes the body"
 
     /// The options of `get`, and of `request` (which names its URL among them).
-    private static let getOptions: Set<String> = ["headers", "timeout", "maxBytes"]
-    private static let requestOptions: Set<String> = ["url", "method", "headers", "body", "timeout", "maxBytes"]
+    /// Each value's type is checked by ``HTTPRequestSpec/init(url:options:allowed:)``, with what it means.
+    private static let getOptions: [OptionTable.Option] = [.any("headers"), .any("timeout"), .any("maxBytes")]
+    private static let requestOptions: [OptionTable.Option] = getOptions + [.any("url"), .any("method"), .any("body")]
 
     /// Starts the request `make` describes, answering `reply` with the response as scripts see
     /// it (an invalid request is answered the same way); cancelling the call cancels the request.
@@ -67,10 +69,10 @@ extension HTTPService: DeclaredService {
 extension HTTPRequestSpec {
     /// A request from a script's options table; an unknown or ill-typed option is an
     /// `invalid_argument` naming it.
-    init(url: String, options: Value, allowed: Set<String>) throws(ServiceError) {
+    init(url: String, options: Value, allowed: [OptionTable.Option]) throws(ServiceError) {
         self.init(url: url)
         // Each value's type is checked below, with what it means.
-        let fields = try OptionTable.check(options, allowed.map { .any($0) })
+        let fields = try OptionTable.check(options, allowed)
         switch fields["method"] ?? .null {
         case .null: break
         case .string(let name): method = name

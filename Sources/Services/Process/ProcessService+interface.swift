@@ -11,7 +11,7 @@ extension ProcessService: DeclaredService {
     private static let optionsArgument = ArgumentSpec(
         "options", .table,
         "{ cwd = folder, env = { NAME = \"value\" or false }, stdin = string, timeout = seconds (then SIGTERM, and SIGKILL 2 s later), maxBytes = n per stream (default 10 MiB), shell = true, outliveTask = true (spawn: keep running after the task that spawned it ends) }.",
-        optional: true)
+        optional: true, options: ProcessSpec.options)
 
     static let declaration: AnyInterface = Interface<ProcessService>(
         name: serviceName,

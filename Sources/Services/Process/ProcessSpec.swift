@@ -31,7 +31,10 @@ public struct ProcessSpec: Sendable {
     /// SIGTERM, then this long, then SIGKILL.
     public static let defaultKillGrace = 2.0
     /// The options `run` and `spawn` take.
-    static let optionNames = ["cwd", "env", "stdin", "timeout", "maxBytes", "shell", "outliveTask"]
+    static let options: [OptionTable.Option] = [
+        .string("cwd"), .table("env"), .any("stdin"), .number("timeout", in: 0...),
+        .integer("maxBytes", in: 0...Int64(Int32.max)), .boolean("shell"), .boolean("outliveTask"),
+    ]
 
     public init(argv: [String]) {
         self.argv = argv
@@ -39,10 +42,7 @@ public struct ProcessSpec: Sendable {
 
     /// A spec from a script's `argv` and options; bad input is `invalid_argument` naming it.
     init(argv value: Value, options: Value) throws(ServiceError) {
-        let fields = try OptionTable.check(options, [
-            .string("cwd"), .table("env"), .any("stdin"), .number("timeout", in: 0...),
-            .integer("maxBytes", in: 0...Int64(Int32.max)), .boolean("shell"), .boolean("outliveTask"),
-        ])
+        let fields = try OptionTable.check(options, Self.options)
         shell = fields["shell"]?.boolValue ?? false
         outliveTask = fields["outliveTask"]?.boolValue ?? false
         argv = try Self.arguments(value, shell: shell)

@@ -12,6 +12,9 @@ struct RecordQuery: Sendable {
     var offset = 0
     var limit = Int.max
 
+    /// The options of `find`.
+    static let options: [OptionTable.Option] = [.integer("limit", in: 0...Int64.max), .integer("offset", in: 0...Int64.max), .string("order")]
+
     /// The query from `find`'s arguments.
     init(criteria: Value, options: Value) throws(ServiceError) {
         switch criteria {
@@ -23,8 +26,7 @@ struct RecordQuery: Sendable {
         default:
             throw ServiceError(.invalidArgument, "the query must be a table of field = value, got \(RecordValidator.describe(criteria))")
         }
-        let options = try OptionTable.check(options, [.integer("limit", in: 0...Int64.max), .integer("offset", in: 0...Int64.max),
-                                                      .string("order")])
+        let options = try OptionTable.check(options, Self.options)
         if let limit = options["limit"]?.integerValue { self.limit = Int(clamping: limit) }
         if let offset = options["offset"]?.integerValue { self.offset = Int(clamping: offset) }
         if let order = options["order"] {

@@ -64,7 +64,8 @@ extension StoreCollection {
                      .array(try collection.page(offset: arguments[0].integerValue ?? 0, limit: arguments[1].integerValue ?? 0))
                  })
         d.method("find", [.init("query", .table, "Fields the records must equal: { done = false }; {} for all."),
-                          .init("options", .table, "{ limit = n, offset = n, order = \"field\" or \"-field\" }", optional: true)],
+                          .init("options", .table, "{ limit = n, offset = n, order = \"field\" or \"-field\" }", optional: true,
+                                options: RecordQuery.options)],
                  returns: "an array of records",
                  "Records whose fields equal the query's (numbers by value, tables field by field), in insertion order or by options.order.") { collection, arguments async throws(ServiceError) in
             try await StoreWork.run { () throws(ServiceError) in .array(try collection.find(arguments[0], options: arguments[1])) }
