@@ -333,14 +333,15 @@ function fake.service(name, spec)
 end
 
 -- Called by the host for a call of a faked service's method: true and the result, or false and
--- an error { code, message }.
-function runner.call(name, method, ...)
+-- an error { code, message }. `place` is where the code under test called it.
+function runner.call(place, name, method, ...)
   local handle = services_faked[name]
   local args = pack(...)
   handle.calls[#handle.calls + 1] = { method = method, args = args }
   local impl = handle.methods[method]
   if impl == nil then
-    return false, { code = "unavailable", message = sformat("fake.service(%q) has no method '%s'; add methods = { %s = function(...) return ... end }", name, method, method) }
+    return false, { code = "unavailable", message = sformat("%sfake.service(%q) has no method '%s'; add methods = { %s = function(...) return ... end }",
+      place or "", name, method, method) }
   end
   if type(impl) ~= "function" then return true, impl end
   local ok, result, err = pcall(impl, unpack(args, 1, args.n))

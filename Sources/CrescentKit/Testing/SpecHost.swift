@@ -373,13 +373,16 @@ final class SpecHost {
         let base = stack.top
         defer { stack.setTop(base) }
         callHandler.push(onto: stack)
+        // Where the script called it (the call is on the stack: a fake answers at once), for a
+        // method the spec gave no answer for.
+        if let place = host.binding.callingPlace() { stack.push(place) } else { stack.pushNil() }
         stack.push(service)
         stack.push(method)
         var count = arguments.values.count
         while count > 0 && arguments.values[count - 1].isNull { count -= 1 }
         for value in arguments.values.prefix(count) { host.binding.push(value, onto: stack) }
         do throws(LuaError) {
-            try host.vm.call(arguments: Int32(count + 2), results: 2)
+            try host.vm.call(arguments: Int32(count + 3), results: 2)
         } catch {
             return .failure(ServiceError(.internal, error.message))
         }
