@@ -143,6 +143,22 @@ import Testing
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("script.lua:5: location:start([options]): argument #1: unknown option 'distanse' "
                                        + "(options: distance; did you mean 'distance'?)"), "\(result)")
+        // A helper of a controller that is gone says so at the script's line, not at the prelude's.
+        let gone = try await runScript("""
+            local V = controller("V")
+            local saved
+            function V:loadView() return view.text { text = "hi" } end
+            function V:viewDidLoad() saved = self end
+            app.push(V)
+            timer.after(0.05, function() app.pop() end)
+            timer.after(0.2, function()
+              print(select(2, pcall(function() saved:start(services.location) end)))
+              print(select(2, pcall(function() saved:on("x", function() end) end)))
+              app.exit(0)
+            end)
+            """, options: ["--location", "fixed:1,2", "--ui", "plain"])
+        #expect(gone.stdoutLines.suffix(2) == ["script.lua:8: V: the controller was deallocated",
+                                               "script.lua:9: V: the controller was deallocated"], "\(gone)")
     }
 
     /// The same option typo raised at the line in some services (`location:start`, `timer.at`,

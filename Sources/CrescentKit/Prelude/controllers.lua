@@ -1057,7 +1057,8 @@ end
 local function located(ok, ...)
   if ok then return ... end
   local message = ...
-  if type(message) == "string" then error(message, 3) end
+  -- A place inside this file (`owned`'s "the controller was deallocated") gives way to the script's.
+  if type(message) == "string" then error((message:gsub("^%[crescent controllers%]:%d+: ", "", 1)), 3) end
   error(message, 0)
 end
 
