@@ -78,8 +78,8 @@ public final class Host {
     var inTurn = false
     /// Called once, when the first controller is pushed (the runner starts reading commands).
     public var onFirstController: (() -> Void)?
-    /// Called when a program `os.execute` ran was ended by SIGINT: a Ctrl-C the C library kept
-    /// from the host (`system` ignores SIGINT in its caller while it waits). A plain run stops as
+    /// Called when a program `os.execute` ran was ended by SIGINT: a Ctrl-C os.execute kept from
+    /// the host (it ignores SIGINT while it waits, as `system` does). A plain run stops as
     /// SIGINT would have stopped it; nil elsewhere (`crescent test` wraps `os.execute` itself).
     /// Called on the loop, inside `os.execute`: it must not finish the host there.
     var onProgramInterrupted: (() -> Void)?

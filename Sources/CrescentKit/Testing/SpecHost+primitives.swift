@@ -71,8 +71,8 @@ extension SpecHost {
             host.vm.interrupter.interruptForExit()
             throw LuaRaise("exiting")
         }
-        // os.execute's program ended by a signal: SIGINT there is a Ctrl-C the C library kept
-        // from the runner (system() ignores it in its caller), which stops the run as it would have.
+        // os.execute's program ended by a signal: SIGINT there is a Ctrl-C os.execute kept from
+        // the runner (it ignores SIGINT while it waits, as system() does), which stops the run.
         vm.register(field: "programSignal") { [unowned self] stack in
             if stack.integer(at: 1) == Int64(SIGINT) { timeLimit?.stopsRun() }
             return .none
