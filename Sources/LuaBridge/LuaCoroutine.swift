@@ -49,11 +49,11 @@ public final class LuaCoroutine {
 
     /// True when the coroutine ended normally (it returned: not suspended, not failed), so its
     /// thread can run another function.
-    public var endedNormally: Bool { lua_status(thread) == LUA_OK }
+    @inlinable public var endedNormally: Bool { lua_status(thread) == LUA_OK }
 
     /// Removes a debug hook the coroutine's code set (`debug.sethook` in a task, a remote
     /// client's eval), before its thread runs other code.
-    public func dropHook() { crescent_drop_hook(thread) }
+    @inlinable public func dropHook() { crescent_drop_hook(thread) }
 
     /// Closes the coroutine's pending to-be-closed variables and makes it dead
     /// (`lua_resetthread`); an error one of them raises is dropped.
