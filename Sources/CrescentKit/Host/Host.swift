@@ -1,7 +1,6 @@
 public import LuaBridge
 public import Model
 public import NIOCore
-import CLua
 import LineEditing
 
 /// The host: one Lua VM owned by one event loop, and everything scripts reach through globals.
@@ -183,7 +182,7 @@ public final class Host {
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
         // Making a host only builds what stays (its tables, the prelude): the collector's steps
         // meanwhile freed nothing (8% of a test host's making in a profile).
-        let collecting = crescent_pause_collector(vm.state) != 0
+        let collecting = vm.pauseCollector()
         bindingTables = try BindingTables(vm: vm)
         presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
         weakLink.attach(self)
@@ -191,7 +190,7 @@ public final class Host {
         try binding.install(services: services)
         // Last: the controller prelude captures observe/on (from the binding).
         if !isPluginHost { try installControllers() }
-        if collecting { crescent_resume_collector(vm.state) }
+        if collecting { vm.resumeCollector() }
     }
 
     deinit { weakLink.clear() }
@@ -425,7 +424,7 @@ public final class Host {
             let pending = vm.pendingInterrupt
             if pending >= 128 { requestExit(pending) }
             // A Ctrl-C stopping a key's handler (``BusyHandler``): the stop, not a failure.
-            if pending == Int32(CRESCENT_INTERRUPT_SIGNAL), busyHandler?.isStopping == true { return true }
+            if vm.isRunningCodeInterruptPending, busyHandler?.isStopping == true { return true }
             return requestedExit != nil
         default:
             return false
