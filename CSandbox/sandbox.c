@@ -237,6 +237,22 @@ static int add_paths(int ruleset, const char *const *paths, int count, uint64_t 
     return 0;
 }
 
+/* Rules by descriptor: each file was opened and checked by the host, and its rule is on what was
+ * opened, whatever its path leads to now. */
+static int add_descriptors(int ruleset, const int *fds, int count, uint64_t rights, int abi) {
+    for (int i = 0; i < count; i++) {
+        struct stat status;
+        if (fstat(fds[i], &status) != 0) return -1;
+        struct cr_path_beneath_attr rule = {
+            .allowed_access = S_ISDIR(status.st_mode) ? rights : rights & file_rights(abi),
+            .parent_fd = fds[i],
+        };
+        if (rule.allowed_access != 0 && syscall(SYS_landlock_add_rule, ruleset, CR_LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static void restrict_filesystem_and_network(const crescent_sandbox *spec, int report) {
     int abi = crescent_landlock_abi();
     if (abi < 1) {
@@ -260,6 +276,7 @@ static void restrict_filesystem_and_network(const crescent_sandbox *spec, int re
     uint64_t read = FS_READ_FILE | FS_READ_DIR;
     if (add_paths(ruleset, spec->read_paths, spec->read_count, read, abi) != 0
         || add_paths(ruleset, spec->exec_paths, spec->exec_count, read | FS_EXECUTE, abi) != 0
+        || add_descriptors(ruleset, spec->exec_fds, spec->exec_fd_count, read | FS_EXECUTE, abi) != 0
         || add_paths(ruleset, spec->write_paths, spec->write_count, all & ~FS_EXECUTE, abi) != 0)
         fail(report, STEP_LANDLOCK_RULE);
     if (abi >= 4) {
@@ -544,6 +561,7 @@ static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid,
     /* Nothing else of the host's crosses the exec (most of its descriptors are close-on-exec
      * already; this makes it all of them). */
     syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+    if (spec->run_program_fd == 2 && fcntl(spec->program_fd, F_SETFD, 0) != 0) fail(report, STEP_DESCRIPTORS);
     if (chdir(spec->directory) != 0) fail(report, STEP_DIRECTORY);
     if (spec->confine) {
         /* Always a user namespace of its own (made by the clone, with the PID namespace this
@@ -599,7 +617,10 @@ static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid,
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    execve(spec->program, spec->argv, spec->envp);
+    if (spec->run_program_fd)
+        syscall(SYS_execveat, spec->program_fd, "", spec->argv, spec->envp, AT_EMPTY_PATH);
+    else
+        execve(spec->program, spec->argv, spec->envp);
     fail(report, STEP_EXEC);
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env crescent
 -- pull-all.lua: automation that does not block. Finds every git repository in a folder (the
 -- folder itself and the folders in it), runs `git pull --ff-only` in each, several at once,
--- and shows a live table of their states and each one's last line of output; exits 0 when
--- every pull succeeded, 1 otherwise.
+-- and shows a live table of their states and each one's last line of output; once all have
+-- ended, prints the summary and each repository that is not up to date (the table goes with the
+-- screen on a terminal); exits 0 when every pull succeeded, 1 otherwise.
 --   crescent scripts/pull-all.lua ~/src
 --   crescent scripts/pull-all.lua --jobs 8 --timeout 120 ~/src
 local usage = "usage: pull-all.lua [--jobs N] [--timeout SECONDS] [FOLDER]"
@@ -117,7 +118,18 @@ function PullAll:finished(row, result)
   self:next()
   if self.running == 0 and #self.queue == 0 then
     self:show()
+    self:report()
     app.exit(self.failed == 0 and 0 or 1)
+  end
+end
+
+-- On a terminal the live table goes with the app's screen as it exits, and what was printed is
+-- written out then: the summary, and each repository that did not end up to date with its last
+-- line, stay in the scrollback (a failure's reason above all).
+function PullAll:report()
+  print("pull-all.lua: " .. self.view.summary.text)
+  for _, row in ipairs(self.rows) do
+    if row.state ~= "up to date" then print("  " .. row.repository .. ": " .. row.state .. (row.last ~= "" and (": " .. row.last) or "")) end
   end
 end
 

@@ -15,6 +15,13 @@ local function recordExits()
   return codes
 end
 
+-- What the script prints (on a terminal, written out once the app's screen is gone).
+local function recordPrints()
+  local lines = {}
+  rawset(_G, "print", function(...) lines[#lines + 1] = table.concat({ ... }, "\t") end)
+  return lines
+end
+
 describe("pull-all", function()
   local root
   after_each(function() if root then os.execute("rm -rf '" .. root .. "'") end end)
@@ -22,6 +29,7 @@ describe("pull-all", function()
   it("pulls each repository and shows their states", function()
     root = folder("alpha/.git", "beta/.git", "notes")
     local exits = recordExits()
+    local printed = recordPrints()
     local git = fake.process {
       ["git -C " .. root .. "/alpha pull --ff-only"] = { stdout = "Already up to date.\n" },
       ["git -C " .. root .. "/beta pull --ff-only"] = { stdout = "Updating 1a2b..3c4d\nFast-forward\n 2 files changed\n" },
@@ -35,16 +43,20 @@ describe("pull-all", function()
     assert.equals(2, #git.calls)
     assert.equals("0", git.calls[1].env.GIT_TERMINAL_PROMPT)
     assert.same({ 0 }, exits)
+    -- The table is gone with the screen: the summary and what changed stay.
+    assert.same({ "pull-all.lua: 1 up to date, 1 updated", "  " .. root .. "/beta: updated:  2 files changed" }, printed)
   end)
 
   it("reports a failed pull and exits 1", function()
     root = folder("broken/.git")
     fake.process { git = { status = 1, stderr = "fatal: Not possible to fast-forward, aborting.\n" } }
     local exits = recordExits()
+    local printed = recordPrints()
     script("scripts/pull-all.lua", root)
     clock.run()
     assert.matches("broken%s+failed %(1%)%s+fatal: Not possible to fast%-forward", view_text())
     assert.same({ 1 }, exits)
+    assert.same({ "pull-all.lua: 1 failed", "  " .. root .. "/broken: failed (1): fatal: Not possible to fast-forward, aborting." }, printed)
   end)
 
   it("runs no more than --jobs pulls at once", function()

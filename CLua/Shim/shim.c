@@ -70,6 +70,7 @@ lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag) {
     crescent_install_model_guards(L);
     crescent_install_pattern_functions(L);
     crescent_install_text_loaders(L);
+    crescent_install_shell(L);
     crescent_install_descriptor_reserve(L);
     return L;
 }

@@ -87,6 +87,10 @@ void crescent_wrap_field(lua_State *L, const char *name, lua_CFunction wrapper);
 extern _Thread_local int crescent_finalizer_depth;
 /** Replaces load, loadfile, dofile and the Lua-file searcher of require with text-only ones. */
 void crescent_install_text_loaders(lua_State *L);
+/** Replaces io.popen and os.execute with ones that start `/bin/sh -c CMD` as the process service
+ *  starts its programs: every signal at its default action, an empty mask, descriptors 0-2 only
+ *  (shell.c). */
+void crescent_install_shell(lua_State *L);
 /** Makes io.open, io.lines, io.tmpfile, io.popen, io.input and io.output refuse a descriptor in
  *  the host's reserve (descriptors.c). */
 void crescent_install_descriptor_reserve(lua_State *L);

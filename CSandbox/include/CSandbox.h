@@ -24,6 +24,15 @@ typedef struct crescent_sandbox {
     int read_count;
     const char *const *exec_paths;    /* read and execute */
     int exec_count;
+    const int *exec_fds;              /* read and execute, each the file the host opened and checked (a
+                                       * rule by what was opened: a file swapped in at its path since
+                                       * gets no right) */
+    int exec_fd_count;
+    int program_fd;                   /* see run_program_fd */
+    int run_program_fd;               /* 0: exec `program` by its path; 1: exec the open file program_fd
+                                       * (execveat), the very file the host checked; 2: the same for a
+                                       * script, whose descriptor then stays open across the exec for
+                                       * its interpreter to read it as /dev/fd/N */
     const char *const *write_paths;   /* read, write, create, remove beneath */
     int write_count;
     const unsigned short *ports;            /* TCP ports it may connect to (Landlock ABI >= 4) */

@@ -47,6 +47,18 @@ public final class LuaCoroutine {
         return status == LUA_YIELD || (status == LUA_OK && lua_gettop(thread) > 0)
     }
 
+    /// True when the coroutine ended normally (it returned: not suspended, not failed), so its
+    /// thread can run another function.
+    @inlinable public var endedNormally: Bool { lua_status(thread) == LUA_OK }
+
+    /// Removes a debug hook the coroutine's code set (`debug.sethook` in a task, a remote
+    /// client's eval), before its thread runs other code.
+    @inlinable public func dropHook() { crescent_drop_hook(thread) }
+
+    /// Closes the coroutine's pending to-be-closed variables and makes it dead
+    /// (`lua_resetthread`); an error one of them raises is dropped.
+    public func reset() { _ = lua_resetthread(thread) }
+
     /// Resumes with the top `arguments` values of the coroutine's stack as arguments (or as the
     /// results of the pending yield).
     public func resume(arguments: Int32) -> Step {

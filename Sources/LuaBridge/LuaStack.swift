@@ -100,6 +100,10 @@ public struct LuaStack {
             _ = lua_pushlstring(state, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), bytes.count)
         }
     }
+    /// Pushes `bytes` as a Lua string (copied by Lua; need not be UTF-8).
+    @inlinable public func push(bytes: UnsafeRawBufferPointer) {
+        _ = lua_pushlstring(state, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+    }
     @inlinable public func pushValue(at index: Int32) { lua_pushvalue(state, index) }
     @inlinable public func pushGlobals() { crescent_pushglobaltable(state) }
     @inlinable public func newTable(arrayCount: Int32 = 0, fieldCount: Int32 = 0) {

@@ -130,10 +130,18 @@ public final class LuaVM {
     /// that only builds what stays, such as loading the prelude: the collector's steps meanwhile
     /// mark and sweep the new objects and free nothing.
     public func withCollectorPaused<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        let paused = crescent_pause_collector(state) != 0
-        defer { if paused { crescent_resume_collector(state) } }
+        let paused = pauseCollector()
+        defer { if paused { resumeCollector() } }
         return try body()
     }
+
+    /// Stops the collector, for code that cannot wrap its work in ``withCollectorPaused(_:)`` (an
+    /// initializer); true when it was running, and then the caller restarts it with
+    /// ``resumeCollector()``.
+    public func pauseCollector() -> Bool { crescent_pause_collector(state) != 0 }
+
+    /// Restarts the collector ``pauseCollector()`` stopped.
+    public func resumeCollector() { crescent_resume_collector(state) }
 
     /// What the memory error names as the way to raise the limit (`--memory-limit` when
     /// empty): a plugin's VM says `[plugins] memory_limit`, the setting that gives its limit.
@@ -283,6 +291,10 @@ public final class LuaVM {
 
     /// The pending interrupt: 0 none, 2 time limit, 3 exit, 128 and above a signal's exit status.
     public var pendingInterrupt: Int32 { crescent_interrupt_pending(state) }
+
+    /// True when the pending interrupt is the one ``LuaInterrupter/interruptRunningCode()`` asks
+    /// for (a Ctrl-C or a stop of the running code), not an exit, a time limit or an exit status.
+    public var isRunningCodeInterruptPending: Bool { pendingInterrupt == Int32(CRESCENT_INTERRUPT_SIGNAL) }
 
     /// Forgets a pending interrupt so later code runs normally.
     public func clearInterrupt() { crescent_clear_interrupt(state) }

@@ -82,6 +82,11 @@ enum PluginContents {
         if let arrow = name.range(of: " -> ") { name = String(name[..<arrow.lowerBound]) }
         if let link = name.range(of: " link to ") { name = String(name[..<link.lowerBound]) }
         try checkLength(name, in: archive)
+        // GNU tar would unpack it inside (without its leading /), beside the plugin's folder.
+        if name.hasPrefix("/") {
+            throw PluginProblem("\(archive): \(name) is an absolute path: an archive's entries are paths inside the plugin "
+                + "(its folder, then its files); nothing was installed")
+        }
         switch type {
         case "d": break
         case "-": bytes += Int(fields[2]) ?? 0

@@ -155,23 +155,31 @@ enum PluginInstaller {
         }
     }
 
-    /// The folder holding plugin.toml: `staging` itself or its one subfolder (an archive's top folder).
+    /// The folder holding plugin.toml: `staging` itself or its one subfolder (an archive's top
+    /// folder). Two plugins, or a plugin's folder with other entries beside it, are refused as
+    /// such (they were "holds no plugin.toml").
     private static func pluginFolder(in staging: String, source: String) throws(PluginProblem) -> String {
         if FileManager.default.fileExists(atPath: staging + "/plugin.toml") { return staging }
-        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).filter { !$0.hasPrefix(".") }
-        if entries.count == 1, FileManager.default.fileExists(atPath: staging + "/" + entries[0] + "/plugin.toml") {
-            return staging + "/" + entries[0]
+        let entries = ((try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        let plugins = entries.filter { FileManager.default.fileExists(atPath: staging + "/" + $0 + "/plugin.toml") }
+        if entries.count == 1, plugins.count == 1 { return staging + "/" + entries[0] }
+        if plugins.count > 1 {
+            throw PluginProblem("\(source): holds \(plugins.count) plugins (\(plugins.joined(separator: ", "))): one install "
+                + "takes one plugin; install each from a folder or archive of its own; nothing was installed")
+        }
+        if let plugin = plugins.first {
+            let beside = entries.filter { $0 != plugin }
+            throw PluginProblem("\(source): holds the plugin folder \(plugin) and beside it \(beside.joined(separator: ", ")): "
+                + "a plugin's files belong inside its folder (or plugin.toml at the top, with no folder); nothing was installed")
         }
         throw PluginProblem("\(source): holds no plugin.toml (a plugin is a folder with a plugin.toml)")
     }
 
-    /// Copies the folder `from` (the plugin `shown`) to `to` inside the folder `into`, symbolic
-    /// links kept as links (never followed).
+    /// Copies the folder `from` (the plugin `shown`) to `to` inside the folder `into`
+    /// (``PluginCopy``: files and folders only, never through a link).
     private static func copy(_ from: String, to: String, shown: String, into: String) throws(PluginProblem) {
-        do {
-            try FileManager.default.copyItem(atPath: from, toPath: to)
-        } catch {
-            throw PluginProblem("\(shown): cannot copy the plugin into \(into): \(FileErrorText.reason(error)); nothing was installed")
+        if let failure = PluginCopy.copy(from, to: to) {
+            throw PluginProblem("\(shown): cannot copy the plugin into \(into): \(failure); nothing was installed")
         }
     }
 

@@ -3,17 +3,20 @@ import Synchronization
 
 /// Swaps links in `folder` on a thread of its own until stopped: each name in `links` turns in
 /// turn into a link to its target (outside) and a link to `real` (inside), each change one
-/// rename, so the name always exists.
+/// rename, so the name always exists. With `hard`, the links are hard links (the name is then
+/// in turn the target's file and `real`'s, a swap of the file itself).
 final class LinkSwapper: Sendable {
     let folder: String
     let links: [String: String]
+    let hard: Bool
     private let running = Atomic<Bool>(false)
     private let swaps = Atomic<Int>(0)
     private let finished = Atomic<Bool>(false)
 
-    init(folder: String, links: [String: String]) {
+    init(folder: String, links: [String: String], hard: Bool = false) {
         self.folder = folder
         self.links = links
+        self.hard = hard
     }
 
     /// Starts swapping, for at most `seconds`.
@@ -26,7 +29,11 @@ final class LinkSwapper: Sendable {
                     for destination in [target, "real"] {
                         let temporary = folder + "/" + name + ".tmp"
                         unlink(temporary)
-                        symlink(destination, temporary)
+                        if hard {
+                            link(destination.hasPrefix("/") ? destination : folder + "/" + destination, temporary)
+                        } else {
+                            symlink(destination, temporary)
+                        }
                         rename(temporary, folder + "/" + name)
                         swaps.add(1, ordering: .relaxed)
                     }

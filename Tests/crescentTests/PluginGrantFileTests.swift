@@ -44,4 +44,26 @@ import Testing
         #expect(allowed.stderr.contains("the grants file was left as it is: fix or remove it"), "\(allowed)")
         #expect(try String(contentsOfFile: sandbox.path + grantsPath, encoding: .utf8) == broken, "the file is untouched")
     }
+
+    /// A `grant-key` that is a symbolic link (here to /dev/zero) is refused, as before, but said
+    /// so with the fix; it said only "cannot make the key that signs grants (File exists)".
+    @Test func aGrantKeyThatIsALinkIsRefusedNamingTheLinkAndTheFix() async throws {
+        let sandbox = try self.sandbox()
+        let key = sandbox.path + "/.local/share/crescent/grant-key"
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/.local/share/crescent", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: key, withDestinationPath: "/dev/zero")
+        let refused = try await inHome(["plugins", "allow", "music1"], sandbox)
+        #expect(refused.status != 0, "\(refused)")
+        #expect(refused.stderr.contains("\(key): cannot make the key that signs grants: it is a symbolic link (to /dev/zero), and the key is "
+                                        + "read only from a file of its own there; remove it (rm \(key)) and run the command again"), "\(refused)")
+        #expect(!refused.stderr.contains("File exists"), "\(refused)")
+        // A key of the wrong size is named likewise.
+        try FileManager.default.removeItem(atPath: key)
+        try sandbox.write(".local/share/crescent/grant-key", "short")
+        let short = try await inHome(["plugins", "allow", "music1"], sandbox)
+        #expect(short.status != 0 && short.stderr.contains("it holds 5 bytes, not the 32 of a key; remove it"), "\(short)")
+        // The fix it names works.
+        try FileManager.default.removeItem(atPath: key)
+        #expect(try await inHome(["plugins", "allow", "music1"], sandbox).status == 0)
+    }
 }

@@ -258,4 +258,60 @@ import Testing
             #expect(left.isEmpty, "\(round): \(left)")
         }
     }
+
+    /// A file 1,006 bytes deep inside a plugin (five folders of 200 bytes), within the bound of
+    /// 1,024, failed to install from a folder and an archive with "File exists" (the copy cut
+    /// its path past 1,024 bytes with the folder in front). It installs, and removes.
+    @Test func aPathWithinTheBoundInstallsFromAFolderAndAnArchive() async throws {
+        let sandbox = try Sandbox()
+        try Self.writePlugin(in: sandbox, at: "pack/tune")
+        let inner = ["d", "e", "f", "g", "h"].map { String(repeating: $0, count: 200) }.joined(separator: "/") + "/x"
+        #expect(inner.utf8.count == 1_006)
+        try sandbox.write("pack/tune/" + inner, "deep")
+        try Self.archive(sandbox, "long")
+        for source in ["pack/tune", "long.tar.gz"] {
+            let installed = try await inHome(["plugins", "install", source], sandbox)
+            #expect(installed.status == 0 && installed.stdout.contains("installed plugin 'tune' 1.0.0"), "\(source): \(installed)")
+            let copied = try? String(contentsOfFile: sandbox.path + Self.userFolder + "/" + inner, encoding: .utf8)
+            #expect(copied == "deep", "\(source)")
+            let removed = try await inHome(["plugins", "remove", "tune"], sandbox)
+            #expect(removed.status == 0, "\(source): \(removed)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: sandbox.path + "/.local/share/crescent/plugins")
+            #expect(left.isEmpty, "\(source): \(left)")
+        }
+    }
+
+    /// An archive with an absolute entry, with two plugins, or with a plugin's folder and a file
+    /// beside it was refused as "holds no plugin.toml". Each is refused naming what it holds.
+    @Test func anArchiveThatIsNotOnePluginFolderIsRefusedNamingWhy() async throws {
+        let sandbox = try Sandbox()
+        try Self.writePlugin(in: sandbox, at: "pack/tune")
+        try Self.writePlugin(in: sandbox, at: "pack/other")
+        try sandbox.write("pack/README", "beside")
+        try sandbox.write("outside.txt", "absolute")
+        func archive(_ name: String, _ entries: [String], absolute: Bool = false) throws {
+            let tar = Process()
+            tar.executableURL = URL(fileURLWithPath: "/usr/bin/tar")
+            tar.arguments = ["-czf", sandbox.path + "/\(name).tar.gz"] + (absolute ? ["-P"] : []) + ["-C", sandbox.path + "/pack"] + entries
+            try tar.run()
+            tar.waitUntilExit()
+        }
+        try archive("abs", ["tune", sandbox.path + "/outside.txt"], absolute: true)
+        try archive("twotop", ["tune", "other"])
+        try archive("beside", ["tune", "README"])
+        let expected = [
+            "abs": "abs.tar.gz: \(sandbox.path)/outside.txt is an absolute path: an archive's entries are paths inside the plugin "
+                + "(its folder, then its files); nothing was installed",
+            "twotop": "twotop.tar.gz: holds 2 plugins (other, tune): one install takes one plugin; install each from a folder or "
+                + "archive of its own; nothing was installed",
+            "beside": "beside.tar.gz: holds the plugin folder tune and beside it README: a plugin's files belong inside its folder "
+                + "(or plugin.toml at the top, with no folder); nothing was installed",
+        ]
+        for (name, message) in expected {
+            let result = try await inHome(["plugins", "install", name + ".tar.gz"], sandbox)
+            #expect(result.status == 1 && result.stderr.contains(message), "\(name): \(result)")
+            #expect(!result.stderr.contains("holds no plugin.toml"), "\(name): \(result)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.path + "/.local/share/crescent/plugins/tune"))
+    }
 }

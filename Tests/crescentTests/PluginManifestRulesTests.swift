@@ -167,6 +167,65 @@ import Testing
         #expect(loaded.status == 1 && loaded.stdout.contains("field 'permissions.exec' names the dynamic loader (\(program) is a copy or link of it"), "\(loaded)")
     }
 
+    /// The granted file swapped between `/bin/echo` and a copy of the loader while the plugin
+    /// runs it: the host checked the path and then ran the path, and the loader ran `/usr/bin/id`
+    /// (not granted) in 42 of 300 calls (30 of 150 in this test). What runs is the file that was
+    /// checked: each call runs echo, or is refused naming the loader.
+    @Test func aGrantedFileSwappedWithTheLoaderWhileItRunsNeverRunsTheLoader() async throws {
+        let loader = URL(fileURLWithPath: "/lib64/ld-linux-x86-64.so.2").resolvingSymlinksInPath().path
+        try #require(FileManager.default.fileExists(atPath: loader), "this machine has no \(loader)")
+        let sandbox = try Sandbox()
+        let bin = sandbox.path + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: loader, toPath: bin + "/myld")
+        try FileManager.default.copyItem(atPath: "/bin/echo", toPath: bin + "/real")
+        for file in ["myld", "real"] { chmod(bin + "/" + file, 0o755) }
+        #expect(link(bin + "/real", bin + "/swap") == 0)
+        try sandbox.write("plugins/music/plugin.toml", Self.manifest("exec = [\"\(bin)/swap\"]"))
+        try sandbox.write("plugins/music/main.lua", """
+            service("music", "Runs."):method("run", { "command: string" }, "string", "Runs a command.", function(command)
+              local ok, handle, message = pcall(io.popen, command)
+              if not ok or not handle then return "refused " .. tostring(handle or message) end
+              local out = handle:read("a")
+              handle:close()
+              return "ran " .. (out:gsub("\\n$", ""))
+            end)
+            """)
+        #expect(try await inHome(["plugins", "allow", "music"], sandbox).status == 0)
+        // The swaps start once the plugin is loaded (at load a loader at the path is refused).
+        let swapper = LinkSwapper(folder: bin, links: ["swap": bin + "/myld"], hard: true)
+        let started = sandbox.path + "/started"
+        Thread.detachNewThread {
+            // Bounded: 20 s at most.
+            for _ in 0..<2000 where !FileManager.default.fileExists(atPath: started) { usleep(10000) }
+            swapper.start(seconds: 20)
+        }
+        let result = try await inHome(["-e", """
+            task(function()
+              print((services.music:run("\(bin)/swap loaded")))
+              io.open("\(started)", "w"):close()
+              local counts = {}
+              for _ = 1, 60 do
+                local answer = services.music:run("\(bin)/swap /usr/bin/id")
+                local kind = answer:match("^ran uid=") and "escaped" or answer:match("^ran /usr/bin/id") and "echo"
+                  or answer:match("it names the dynamic loader") and "loader" or answer
+                counts[kind] = (counts[kind] or 0) + 1
+              end
+              for kind, count in pairs(counts) do print(kind, count) end
+            end)
+            """], sandbox, timeLimit: 120)
+        let swaps = swapper.stop()
+        print("\(swaps) swaps; \(result.stdoutLines)")
+        #expect(result.status == 0 && result.stdoutLines.first == "ran loaded", "\(result)")
+        let counts = Dictionary(uniqueKeysWithValues: result.stdoutLines.dropFirst().compactMap { line -> (String, Int)? in
+            let parts = line.split(separator: "\t")
+            return parts.count == 2 ? (String(parts[0]), Int(parts[1]) ?? 0) : nil
+        })
+        #expect(counts["escaped"] == nil, "\(result)")
+        #expect(Set(counts.keys).isSubset(of: ["echo", "loader"]), "\(result)")
+        #expect((counts["echo"] ?? 0) + (counts["loader"] ?? 0) == 60 && swaps > 0, "\(result)")
+    }
+
     /// A 300-character name was taken; `plugins install` then failed with "an error the system
     /// did not name (NSCocoaErrorDomain 514)".
     @Test func aNameLongerThan64CharactersIsRefusedNamingTheRule() async throws {

@@ -77,6 +77,25 @@ import Testing
         #expect(clone.stdoutLines.last?.hasPrefix("name\tplugin:keeper-") == true, "\(clone)")
     }
 
+    /// A plugin asking nothing may adopt your scripts' collection named after it without a
+    /// grant, and nothing showed it: `plugins` listed `-`, and `plugin check`, `plugins allow`
+    /// and the grant question said nothing of it. Each says it now; a plugin whose
+    /// `collections` grants that collection shows only the grant.
+    @Test func adoptingTheCollectionNamedAfterThePluginIsShown() async throws {
+        let sandbox = try keeper()
+        let line = "once: may copy your scripts' store collection 'keeper' into its own (store:adopt, which needs no grant for the "
+            + "collection named after the plugin; from another folder than the first with a plugin 'keeper' it needs collections = [\"keeper\"])"
+        let check = try await inHome(["plugin", "check", "plugins/keeper"], sandbox)
+        #expect(check.status == 0 && check.stdout.contains(line), "\(check)")
+        let allowed = try await inHome(["plugins", "allow", "keeper"], sandbox)
+        #expect(allowed.status == 0 && allowed.stdout.contains(line), "\(allowed)")
+        let listed = try await inHome(["plugins"], sandbox)
+        #expect(listed.stdoutLines.contains { $0.hasPrefix("keeper") && $0.contains("may adopt your store collection keeper once") }, "\(listed)")
+        let granted = try keeper("collections = [\"keeper\"]")
+        let grantedCheck = try await inHome(["plugin", "check", "plugins/keeper"], granted)
+        #expect(grantedCheck.stdout.contains("collections keeper: may read") && !grantedCheck.stdout.contains("once: may copy"), "\(grantedCheck)")
+    }
+
     /// Asking for scripts' collections is a permission: shown by `plugin check`, `plugins` and
     /// `plugins allow`, refused until granted, then exactly the collections granted.
     @Test func theScriptsCollectionsAreAGrant() async throws {

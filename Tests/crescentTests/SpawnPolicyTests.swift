@@ -79,6 +79,15 @@ import Testing
               local spawned = services.process:spawn({ "grep", "SigIgn", "/proc/self/status" })
               spawned:on("didOutput", function(output) print("spawn", output.line) end)
               spawned:wait()
+              -- Through the shell, as a script's io.popen and os.execute start it.
+              local popen = assert(io.popen("grep SigIgn /proc/self/status"))
+              io.write("popen\t", popen:read("a"))
+              print("popen close", popen:close())
+              local writer = assert(io.popen("grep SigIgn /proc/self/status > written.txt; exit 3", "w"))
+              print("popen-w close", writer:close())
+              io.write("popen-w\t", assert(io.open("written.txt")):read("a"))
+              print("execute close", os.execute("grep SigIgn /proc/self/status > executed.txt; kill -TERM $$"))
+              io.write("execute\t", assert(io.open("executed.txt")):read("a"))
             end)
             """)
         // What started the host ignored these (as `nohup` or a shell's `trap ''` does): exec hands
@@ -102,5 +111,11 @@ import Testing
         #expect(policy["ignoredMask"] as? String == "0000000000000000", "SigIgn: \(String(describing: policy["ignoredMask"]))")
         #expect(lines.filter { $0.hasPrefix("run\t") || $0.hasPrefix("spawn\t") } == ["run\tSigIgn:\t0000000000000000", "spawn\tSigIgn:\t0000000000000000"],
                 "\(result)")
+        // io.popen and os.execute start `/bin/sh -c` the same way, and answer as Lua's own do.
+        let shell = ["popen", "popen-w", "execute"].map { "\($0)\tSigIgn:\t0000000000000000" }
+        #expect(lines.filter { shell.contains($0) || $0.hasPrefix("popen\t") || $0.hasPrefix("popen-w\t") || $0.hasPrefix("execute\t") } == shell,
+                "\(result)")
+        #expect(lines.contains("popen close\ttrue\texit\t0") && lines.contains("popen-w close\tnil\texit\t3")
+                    && lines.contains("execute close\tnil\tsignal\t15"), "\(result)")
     }
 }

@@ -284,8 +284,8 @@ size_t crescent_heap_bytes(void);
 /** 1 when signal `signo` has a handler (not SIG_IGN or SIG_DFL) (signals.c). */
 int crescent_signal_is_caught(int signo);
 /** Sets field `execute` of the `os` table under the top to os.execute as Lua's own, which also
- *  calls the function on top with the number of the signal that ended its program (execute.c);
- *  pops that function. */
+ *  calls the function on top (if not nil) with the number of the signal that ended its program
+ *  (shell.c); pops that function. */
 void crescent_install_execute(lua_State *L);
 
 /** The bench's processor affinity (affinity.c): the size of a mask, and a thread's mask read or

@@ -119,17 +119,9 @@ extension ModelBinding {
     /// C) in the Lua call whose service work is starting, or nil outside one: a test's fake that
     /// the work does not match names the line that reached it.
     func callingPlace() -> String? {
-        guard let stack = callingStack else { return nil }
-        var record = lua_Debug()
-        // Level 0 is the method itself; a script's call is a few prelude frames out at most,
-        // and the bound keeps a deep recursion from being walked to its end.
-        for level: Int32 in 1...64 {
-            guard lua_getstack(stack.state, level, &record) != 0 else { return nil }
-            guard lua_getinfo(stack.state, "Sl", &record) != 0, record.currentline > 0,
-                  let source = record.source, source.pointee == CChar(bitPattern: UInt8(ascii: "@")) else { continue }
-            return stack.place(level: level)
-        }
-        return nil
+        // A script's call is a few prelude frames out at most; the bound keeps a deep recursion
+        // from being walked to its end.
+        callingStack?.innermostFilePlace(levels: 64)
     }
 
     /// `degrees and a completion`, `location, options and a completion`, `no arguments`.

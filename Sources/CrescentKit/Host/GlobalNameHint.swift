@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 import Model
 
@@ -38,7 +37,7 @@ enum GlobalNameHint {
         guard stack.type(at: -1) == .table else { return [] }
         var names: [String] = []
         stack.pushNil()                                                               // G key
-        while lua_next(stack.state, -2) != 0 {                                        // G key value
+        while stack.next(in: -2) {                                                    // G key value
             if stack.type(at: -2) == .string, let key = stack.text(at: -2), !key.hasPrefix("_") { names.append(key) }
             stack.pop()                                                               // G key
         }

@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 import Model
 
@@ -48,8 +47,8 @@ extension Host {
             let scope = try scopeType.check(1, in: stack, function: "within")
             try stack.checkFunction(2, function: "within")
             let base: Int32 = 2
-            let status = self.withScope(scope) { crescent_pcall_raw(stack.state, stack.top - base, LUA_MULTRET) }
-            if status != LUA_OK { throw ErrorValueOnTop() }
+            let succeeded = self.withScope(scope) { stack.callKeepingError(arguments: stack.top - base) }
+            if !succeeded { throw ErrorValueOnTop() }
             return .values(stack.top - 1)
         }
         vm.register(field: "report") { [unowned self] stack in

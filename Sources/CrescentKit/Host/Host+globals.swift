@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 import Model
 #if canImport(Glibc)
@@ -41,9 +40,8 @@ extension Host {
             vm.register(field: name) { [unowned self] stack in
                 guard level >= self.options.logLevel else { return .none }
                 var line = self.console.styled("\(name):", Console.Style(level)) + " "
-                luaL_where(stack.state, 1)
-                line += stack.text(at: -1).map { $0.isEmpty ? "" : $0 + " " } ?? ""
-                stack.pop()
+                let place = stack.place(level: 1)
+                line += place.isEmpty ? "" : place + " "
                 var bytes: [UInt8] = []
                 try Host.writeJoined(stack, from: 1, upTo: stack.top) { bytes.append(contentsOf: $0) }
                 self.writeError(line + String(decoding: bytes, as: UTF8.self))
@@ -61,10 +59,8 @@ extension Host {
         guard first <= last else { return }
         for index in first...last {
             if index > first { "\t".utf8.withContiguousStorageIfAvailable { write(UnsafeRawBufferPointer($0)) } }
-            guard crescent_ptostring(stack.state, index) == LUA_OK else { throw ErrorValueOnTop() }
-            var length = 0
-            let pointer = lua_tolstring(stack.state, -1, &length)
-            write(UnsafeRawBufferPointer(start: pointer, count: length))
+            guard stack.pushDescription(at: index) else { throw ErrorValueOnTop() }
+            write(stack.bytes(at: -1) ?? UnsafeRawBufferPointer(start: nil, count: 0))
             stack.pop()
         }
     }
@@ -87,7 +83,7 @@ extension Host {
                 if stack.integer(at: 1) == Int64(SIGINT) { onProgramInterrupted?() }
                 return .none
             }
-            crescent_install_execute(vm.state)
+            vm.stack.setExecuteReportingSignals()
         }
         stack.pop()
     }
@@ -164,8 +160,8 @@ extension Host {
                 continue
             }
             stack.push(root + patterns)                              // package searched first
-            lua_rotate(stack.state, -2, 1)                           // package first searched
-            lua_concat(stack.state, 2)                               // package joined
+            stack.insert(at: -2)                                     // package first searched
+            stack.concatenate(2)                                     // package joined
             stack.rawSet(-2, field)                                  // package
         }
     }
@@ -188,7 +184,7 @@ extension Host {
         for module in Prelude.globalModules {
             // Any read of the stand-in loads its module.
             if vm.getGlobal(module.name) == .table { try? stack.getField(-1, "_") }
-            lua_settop(stack.state, top)
+            stack.setTop(top)
         }
     }
 
@@ -204,13 +200,13 @@ extension Host {
                 // Loaded on the VM's main stack, then moved to the caller's, which is a
                 // coroutine's when a task touches the module first.
                 try module.load(into: vm)
-                for input in inputs { _ = crescent_getref(vm.state, input) }
+                for input in inputs { vm.stack.push(refID: input) }
                 var count = 1 + Int32(inputs.count)
                 if case .jsonMarks = module.input { count += pushJSONCodec() }
                 // Last: the host's `resembles`, for the closest option to a misspelled one.
                 vm.pushFunction(Self.resembles)
                 count += 1
-                if stack.state != vm.state { lua_xmove(vm.state, stack.state, count) }
+                if stack.state != vm.state { vm.stack.move(count, to: stack) }
                 return .values(count)
             }
             try vm.call(arguments: 1, results: 1)

@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 import Model
 import NIOCore
@@ -62,10 +61,9 @@ extension Host {
             let arguments = stack.top - 1
             let task = self.startTask(function: 1, arguments: arguments, in: stack)
             task.ownsSpawns = ownsSpawns
-            if lua_iscfunction(stack.state, 1) != 0 {
-                luaL_where(stack.state, 1)
-                task.startSite = stack.text(at: -1).flatMap { $0.isEmpty ? nil : $0 }
-                stack.pop()
+            if stack.isCFunction(at: 1) {
+                let place = stack.place(level: 1)
+                task.startSite = place.isEmpty ? nil : place
             }
             self.taskType.push(task, onto: stack)
             self.resume(task, arguments: arguments)
@@ -83,7 +81,7 @@ extension Host {
         stack.pushValue(at: function)
         let coroutine: LuaCoroutine
         if let idle = idleCoroutines.popLast() {
-            lua_xmove(stack.state, idle.thread, 1)
+            stack.move(1, to: idle.stack)
             coroutine = idle
         } else {
             coroutine = LuaCoroutine(vm: vm, from: stack)
@@ -91,7 +89,7 @@ extension Host {
         let task = LuaTask(coroutine: coroutine)
         if arguments > 0 {
             for index in (function + 1)...(function + arguments) { stack.pushValue(at: index) }
-            lua_xmove(stack.state, task.coroutine.thread, arguments)
+            stack.move(arguments, to: task.coroutine.stack)
         }
         task.hostLink = weakLink
         task.ownerLink = currentScope.weakLink
@@ -143,18 +141,18 @@ extension Host {
                 onEnd(.returned(stack, count: count))
             } else if count > 0 {
                 stack.pushValue(at: -count)
-                lua_xmove(stack.state, vm.state, 1)
+                stack.move(1, to: vm.stack)
                 task.result = vm.ref()
             }
             stack.setTop(0)
             // A coroutine that returned can run another function: kept, the next task skips
             // making a thread and growing its stack and call frames again.
-            let keep = idleCoroutines.count < Self.idleCoroutineLimit && lua_status(task.coroutine.thread) == LUA_OK
+            let keep = idleCoroutines.count < Self.idleCoroutineLimit && task.coroutine.endedNormally
             task.invalidate(keepingCoroutine: keep)
             if keep {
                 // A hook the task set (debug.sethook in a remote client's eval) must not fire in
                 // the next task that runs on this thread.
-                crescent_drop_hook(task.coroutine.thread)
+                task.coroutine.dropHook()
                 idleCoroutines.append(task.coroutine)
             }
             tasks.remove(task)
@@ -182,7 +180,7 @@ extension Host {
 
     private func finishCancelled(_ task: LuaTask) {
         // Close its to-be-closed variables while the coroutine is still pinned.
-        _ = lua_resetthread(task.coroutine.thread)
+        task.coroutine.reset()
         task.invalidate()
         tasks.remove(task)
         vm.stack.push("cancelled")

@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 import Model
 
@@ -106,7 +105,7 @@ extension Host {
             let listing = NameSuggestion.listing("components", kinds, suggesting: NameSuggestion.closest(to: name, among: kinds))
             throw LuaRaise("no view component 'view.\(name)' (\(listing))")
         }
-        lua_setmetatable(stack.state, -2)                            // view
+        stack.setMetatable(-2)                                       // view
         vm.setGlobal("view")
     }
 
@@ -124,7 +123,7 @@ extension Host {
         case .none, .nil: break
         case .table:
             stack.pushNil()
-            while lua_next(stack.state, 1) != 0 {
+            while stack.next(in: 1) {
                 defer { stack.pop() }
                 if stack.type(at: -2) == .number {
                     if kind.takesPositionalItems {

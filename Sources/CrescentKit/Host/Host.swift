@@ -1,7 +1,6 @@
 public import LuaBridge
 public import Model
 public import NIOCore
-import CLua
 import LineEditing
 
 /// The host: one Lua VM owned by one event loop, and everything scripts reach through globals.
@@ -78,8 +77,8 @@ public final class Host {
     var inTurn = false
     /// Called once, when the first controller is pushed (the runner starts reading commands).
     public var onFirstController: (() -> Void)?
-    /// Called when a program `os.execute` ran was ended by SIGINT: a Ctrl-C the C library kept
-    /// from the host (`system` ignores SIGINT in its caller while it waits). A plain run stops as
+    /// Called when a program `os.execute` ran was ended by SIGINT: a Ctrl-C os.execute kept from
+    /// the host (it ignores SIGINT while it waits, as `system` does). A plain run stops as
     /// SIGINT would have stopped it; nil elsewhere (`crescent test` wraps `os.execute` itself).
     /// Called on the loop, inside `os.execute`: it must not finish the host there.
     var onProgramInterrupted: (() -> Void)?
@@ -183,7 +182,7 @@ public final class Host {
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
         // Making a host only builds what stays (its tables, the prelude): the collector's steps
         // meanwhile freed nothing (8% of a test host's making in a profile).
-        let collecting = crescent_pause_collector(vm.state) != 0
+        let collecting = vm.pauseCollector()
         bindingTables = try BindingTables(vm: vm)
         presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
         weakLink.attach(self)
@@ -191,7 +190,7 @@ public final class Host {
         try binding.install(services: services)
         // Last: the controller prelude captures observe/on (from the binding).
         if !isPluginHost { try installControllers() }
-        if collecting { crescent_resume_collector(vm.state) }
+        if collecting { vm.resumeCollector() }
     }
 
     deinit { weakLink.clear() }
@@ -425,7 +424,7 @@ public final class Host {
             let pending = vm.pendingInterrupt
             if pending >= 128 { requestExit(pending) }
             // A Ctrl-C stopping a key's handler (``BusyHandler``): the stop, not a failure.
-            if pending == Int32(CRESCENT_INTERRUPT_SIGNAL), busyHandler?.isStopping == true { return true }
+            if vm.isRunningCodeInterruptPending, busyHandler?.isStopping == true { return true }
             return requestedExit != nil
         default:
             return false

@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 
 extension Host {
@@ -32,9 +31,8 @@ extension Host {
                 (try? vm.load(Array((opening + $0 + ")").utf8), name: chunkName)) != nil
             } || (try? vm.load(Array((opening + source + "\n)").utf8), name: chunkName)) != nil
             guard loaded else { return .function }
-            // The plain form, under the wrapped one, goes (lua_remove is a C macro).
-            lua_rotate(vm.stack.state, -2, -1)
-            vm.stack.pop()
+            // The plain form, under the wrapped one, goes.
+            vm.stack.remove(at: -2)
             return .function
         }
         do throws(LuaError) {
@@ -78,7 +76,7 @@ extension Host {
             }
             inspect.push(onto: main)
             stack.pushValue(at: index)
-            lua_xmove(stack.state, main.state, 1)
+            stack.move(1, to: main)
             if let width {
                 main.newTable(fieldCount: 1)                          // inspect value opts
                 main.push(Int64(max(20, width - 1)))
@@ -110,7 +108,7 @@ extension Host {
     /// Forgets a Ctrl-C interrupt that is still pending once no Lua code runs (it arrived as the
     /// code it was meant for finished). Exit, time-limit and signal interrupts stay.
     func clearStrayInterrupt() {
-        if vm.pendingInterrupt == Int32(CRESCENT_INTERRUPT_SIGNAL) { vm.clearInterrupt() }
+        if vm.isRunningCodeInterruptPending { vm.clearInterrupt() }
         for runtime in pluginRuntimes { runtime.host.clearStrayInterrupt() }
     }
 }

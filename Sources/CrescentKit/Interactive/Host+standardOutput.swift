@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 
 extension Host {
@@ -24,9 +23,7 @@ extension Host {
     /// Writes the string at index 1 of `stack` to the console's `stream`.
     private func emitWrite(_ stack: LuaStack, to stream: Console.Stream) {
         presenter.clearForOutput()
-        var length = 0
-        guard let pointer = lua_tolstring(stack.state, 1, &length) else { return }
-        let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
+        guard let bytes = stack.bytes(at: 1) else { return }
         switch stream {
         case .output: console.write(bytes: bytes)
         case .error: console.writeError(bytes: bytes)

@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 import Model
 import Services
@@ -76,7 +75,7 @@ struct LuaCompletion {
         stack.pushGlobals()
         for name in path {
             guard field(name, of: -1) else { return false }
-            crescent_replace(stack.state, -2)
+            stack.replace(at: -2)
         }
         return true
     }
@@ -94,7 +93,7 @@ struct LuaCompletion {
             guard box.interface.property(name) != nil else { return false }
             stack.push(name)
             // The object's __index is the host's own (a cache, then the declared getter).
-            guard crescent_pgettable(stack.state, value) == LUA_OK, stack.type(at: -1) != .nil else {
+            guard stack.pushIndexed(value), stack.type(at: -1) != .nil else {
                 stack.setTop(base)
                 return false
             }
@@ -104,9 +103,9 @@ struct LuaCompletion {
         for _ in 0..<8 {
             if stack.type(at: current) == .table {
                 stack.push(name)
-                if lua_rawget(stack.state, current) != LUA_TNIL {
+                if stack.rawGet(current) != .nil {
                     // Keep only the value: drop the metatables and __index tables under it.
-                    if stack.top > base + 1 { crescent_replace(stack.state, base + 1) }
+                    if stack.top > base + 1 { stack.replace(at: base + 1) }
                     stack.setTop(base + 1)
                     return true
                 }
@@ -146,8 +145,8 @@ struct LuaCompletion {
         let stack = host.vm.stack
         var names: [String] = []
         stack.pushNil()
-        while lua_next(stack.state, table) != 0 {
-            if lua_type(stack.state, -2) == LUA_TSTRING, let name = stack.text(at: -2), Self.isIdentifier(name),
+        while stack.next(in: table) {
+            if stack.type(at: -2) == .string, let name = stack.text(at: -2), Self.isIdentifier(name),
                !functionsOnly || stack.type(at: -1) == .function {
                 names.append(name)
             }

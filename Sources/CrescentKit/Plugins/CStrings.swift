@@ -2,11 +2,14 @@
 import Glibc
 #endif
 
-/// C strings and arrays made for one spawn and freed after it (the child has its copies by then).
+/// C strings and arrays made for one spawn and freed after it (the child has its copies by then),
+/// and the descriptors opened for it, closed then too.
 final class CStrings {
     private var strings: [UnsafeMutablePointer<CChar>] = []
     private var lists: [UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>] = []
     private var portArrays: [UnsafeMutablePointer<UInt16>] = []
+    private var descriptorArrays: [UnsafeMutablePointer<Int32>] = []
+    private var opened: [Int32] = []
 
     func constant(_ text: String) -> UnsafePointer<CChar>? {
         guard let copy = strdup(text) else { return nil }
@@ -38,12 +41,28 @@ final class CStrings {
         return UnsafePointer(array)
     }
 
+    func descriptors(_ items: [Int32]) -> UnsafePointer<Int32> {
+        let array = UnsafeMutablePointer<Int32>.allocate(capacity: max(items.count, 1))
+        descriptorArrays.append(array)
+        for (index, item) in items.enumerated() { array[index] = item }
+        return UnsafePointer(array)
+    }
+
+    /// Closes `descriptors` in ``free()``.
+    func closeAfterSpawn(_ descriptors: [Int32]) {
+        opened += descriptors
+    }
+
     func free() {
         for string in strings { Glibc.free(string) }
         for list in lists { list.deallocate() }
         for array in portArrays { array.deallocate() }
+        for array in descriptorArrays { array.deallocate() }
+        for descriptor in opened { close(descriptor) }
         strings = []
         lists = []
         portArrays = []
+        descriptorArrays = []
+        opened = []
     }
 }

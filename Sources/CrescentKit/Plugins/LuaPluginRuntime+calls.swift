@@ -1,4 +1,3 @@
-import CLua
 import Dispatch
 import LuaBridge
 import Model
@@ -113,8 +112,7 @@ extension LuaPluginRuntime {
             let anchors = stack.top
             names.push(service, onto: stack, anchorsAt: anchors)
             names.push(method, onto: stack, anchorsAt: anchors)      // invoke anchors service method
-            lua_rotate(stack.state, anchors, -1)                     // invoke service method anchors
-            stack.pop()                                              // invoke service method
+            stack.remove(at: anchors)                                // invoke service method
             for value in arguments.values { host.binding.push(value, onto: stack) }
             let task = host.startTask(function: stack.absolute(-count - 1), arguments: count, in: stack) { ending in
                 runtime.object.end(call, ending)

@@ -46,11 +46,17 @@ extension LuaPluginRuntime {
         guard let program = PluginSandbox.program(first, folder: sandbox.folder, path: PluginSandbox.confinedPath) else {
             return .failed("\(what): \(first) is not an executable program on \(PluginSandbox.confinedPath)")
         }
-        // Checked again here: the granted file may have become a loader since the manifest was
-        // read (a copy saved under the granted path).
-        if PluginExecEntry.isLoader(program) {
-            return .refused("\(what): permission: plugin '\(name)' may not run \"\(command)\": it names \(PluginExecEntry.loaderShown(program)), \(PluginExecEntry.loaderRefusal)")
+        // Checked again here, on the file that will run: the granted file may have become a
+        // loader since the manifest was read (a copy saved under the granted path), or become
+        // one between a check and an exec of its path.
+        let opened: OpenedProgram
+        switch OpenedProgram.open(program) {
+        case .opened(let file): opened = file
+        case .loader(let shown):
+            return .refused("\(what): permission: plugin '\(name)' may not run \"\(command)\": it names \(shown), \(PluginExecEntry.loaderRefusal)")
+        case .failed(let reason): return .failed("\(what): cannot start \"\(command)\": \(reason)")
         }
+        defer { opened.close() }
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return .failed("\(what): pipe: \(String(cString: strerror(errno)))") }
         // Close-on-exec: no other child inherits them (the program gets its end through dup2).
@@ -70,7 +76,7 @@ extension LuaPluginRuntime {
         case .write: (spec.stdin_fd, spec.stdout_fd, spec.stderr_fd) = (theirs, STDERR_FILENO, STDERR_FILENO)
         case .execute: (spec.stdin_fd, spec.stdout_fd, spec.stderr_fd) = (null, theirs, theirs)
         }
-        sandbox.confine(&spec, program: program, strings: strings)
+        sandbox.confine(&spec, program: program, opened: opened, strings: strings)
         // Not recorded in ProcessGroups: `io.popen`'s close reaps it in C, where the record could
         // not be dropped first. A program gone before the plugin writes its pipe makes the write
         // fail, not end the host (the launcher ignores SIGPIPE).

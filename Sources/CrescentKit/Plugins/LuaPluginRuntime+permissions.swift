@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 import Model
 
@@ -73,7 +72,7 @@ extension LuaPluginRuntime {
             guard let from = stack.text(at: 1), let to = stack.text(at: 2) else { return self.answer(.refused(notText), stack) }
             return self.answer(self.sandbox.rename(from, to: to), stack)
         }
-        crescent_pushcfunction(stack.state, crescent_file_from_descriptor)
+        stack.pushFileFromDescriptorFunction()
         stack.rawSet(-2, "file")
     }
 

@@ -92,7 +92,7 @@ final class LuaPluginRuntime {
             host.pluginName = manifest.name
             // `crescent test --coverage` counts the project's plugins too: their VM gets the hook
             // the test's host has (DESIGN.md "Testing scripts": coverage "for scripts and plugins").
-            LineCoverage.active?.install(on: host.vm.state)
+            LineCoverage.active?.install(on: host.vm)
             runtime = LuaPluginRuntime(manifest: manifest, host: host, callTimeout: limits.callTimeout,
                                        sandbox: sandbox)
             runtime.limitSetting = runtimeLimitSetting(manifest, limits: limits, long: false)

@@ -13,6 +13,7 @@ extension PluginCatalog {
         }
         if permissions.native { parts.append("native (full access)") }
         if !permissions.services.isEmpty { parts.append("requires " + permissions.services.joined(separator: ",")) }
+        if manifest.mayAdoptOwnCollection { parts.append("may adopt your store collection \(manifest.name) once") }
         return parts.isEmpty ? "-" : parts.joined(separator: "; ")
     }
 
@@ -87,13 +88,27 @@ extension PluginCatalog {
 extension PluginManifest {
     /// What its permissions let it do, one line each (``PluginPermissions/explanation``), and
     /// for a Lua plugin requiring `store`, that its collections are its own: what a user
-    /// reviewing it would otherwise take for the scripts' collections.
+    /// reviewing it would otherwise take for the scripts' collections; and that it may copy
+    /// your scripts' collection of its own name without a grant (``PluginStore/adopt(_:)``),
+    /// which nothing showed.
     var explanation: [String] {
         var lines = permissions.explanation
         if case .lua = kind, requires.contains("store") {
             lines.append("always: keeps store collections of its own (plugin:\(name):NAME), apart from your scripts' "
                          + "and other plugins' (yours only as collections grants them)")
         }
+        if mayAdoptOwnCollection {
+            lines.append("once: may copy your scripts' store collection '\(name)' into its own (store:adopt, which needs no grant for "
+                         + "the collection named after the plugin; from another folder than the first with a plugin '\(name)' it needs "
+                         + "collections = [\"\(name)\"])")
+        }
         return lines
+    }
+
+    /// Whether it may adopt your scripts' store collection of its own name without asking: a
+    /// Lua plugin requiring `store` whose `collections` does not already grant it.
+    var mayAdoptOwnCollection: Bool {
+        guard case .lua = kind, requires.contains("store") else { return false }
+        return !permissions.collections.contains(name) && !permissions.collections.contains("*")
     }
 }

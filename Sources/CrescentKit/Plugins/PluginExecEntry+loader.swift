@@ -14,6 +14,11 @@ extension PluginExecEntry {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
+        return isLoaderFile(descriptor: descriptor)
+    }
+
+    /// ``isLoaderFile(_:)`` of the open file `descriptor`: what is checked is what was opened.
+    static func isLoaderFile(descriptor: Int32) -> Bool {
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return false }
         for loader in PluginSandbox.loaders {

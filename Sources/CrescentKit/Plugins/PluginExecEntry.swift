@@ -54,10 +54,21 @@ enum PluginExecEntry {
         return isLoaderItself(resolved) || PluginSandbox.interpreters(of: resolved).contains { isLoaderItself(PluginSandbox.resolve($0)) }
     }
 
-    private static func isLoaderItself(_ resolved: String) -> Bool {
+    /// True when the open file `descriptor`, opened at `path`, is a dynamic loader: by its name
+    /// or path (``isLoader(named:)``), or by what the file opened is (``isLoaderFile(descriptor:)``).
+    static func isLoader(_ path: String, opened descriptor: Int32) -> Bool {
+        isLoader(named: path) || isLoaderFile(descriptor: descriptor)
+    }
+
+    /// True when `path`, resolved, is one of ``PluginSandbox/loaders`` or named as loaders are.
+    static func isLoader(named path: String) -> Bool {
+        let resolved = PluginSandbox.resolve(path)
         if PluginSandbox.loaders.contains(where: { PluginSandbox.resolve($0) == resolved }) { return true }
-        let name = resolved.split(separator: "/").last.map(String.init) ?? resolved
-        return isLoaderName(name) || isLoaderFile(resolved)
+        return isLoaderName(resolved.split(separator: "/").last.map(String.init) ?? resolved)
+    }
+
+    private static func isLoaderItself(_ resolved: String) -> Bool {
+        isLoader(named: resolved) || isLoaderFile(resolved)
     }
 
     /// What a refusal of the loader says after the program's name.

@@ -53,10 +53,31 @@ struct PluginGrantKey {
             if written == fresh.count { _ = link(temporary, path) }
             unlink(temporary)
         }
-        guard let key = load() else {
-            throw PluginProblem("\(path): cannot make the key that signs grants (\(String(cString: strerror(errno))))")
-        }
+        let code = errno
+        guard let key = load() else { throw PluginProblem("\(path): cannot make the key that signs grants: \(unusable(path, code))") }
         return key
+    }
+
+    /// Why the key file at `path` cannot be used, and what to do (`code`: the errno of the
+    /// last step). A link or a folder there made the key's link fail with a bare "File exists".
+    private static func unusable(_ path: String, _ code: Int32) -> String {
+        let remedy = "remove it (rm \(path)) and run the command again: a new key is made, and the plugins granted "
+            + "with the old one are asked about again"
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return String(cString: strerror(code)) }
+        switch status.st_mode & S_IFMT {
+        case S_IFLNK:
+            var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(path, &target, target.count - 1)
+            let shown = count > 0 ? " (to \(String(decoding: target[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)))" : ""
+            return "it is a symbolic link\(shown), and the key is read only from a file of its own there; \(remedy)"
+        case S_IFREG where status.st_size != 32:
+            return "it holds \(status.st_size) bytes, not the 32 of a key; \(remedy)"
+        case S_IFREG:
+            return "it cannot be read (\(String(cString: strerror(code)))); make it yours to read (chown and chmod 600 \(path)), or \(remedy)"
+        default:
+            return "it is not a file (a folder or another kind); \(remedy)"
+        }
     }
 
     /// HMAC-SHA256 of `text` under the key, hex.

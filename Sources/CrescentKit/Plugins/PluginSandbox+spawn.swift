@@ -21,11 +21,24 @@ extension PluginSandbox {
     /// the program, the loaders, the `exec` programs and the plugin folder; write: its data folder,
     /// /dev/null and the `write` grants); a network namespace without `net`, else only the granted
     /// ports; no new processes without `exec`; rlimits. `strings` keeps the C copies until the spawn.
-    func confine(_ spec: inout crescent_sandbox, program: String, strings: CStrings) {
-        let programs = [program] + permissions.exec.compactMap { Self.program($0, folder: folder, path: Self.confinedPath) }
-        // Only regular files get the execute right: on a folder (an interpreter line `#!/usr/bin/`)
-        // the rule would cover everything beneath it.
-        let exec = (programs + programs.flatMap(Self.interpreters(of:)) + Self.loaders).filter(Self.isExecutableFile)
+    ///
+    /// With `opened` (what a Lua plugin runs), the child runs that open file, and its execute
+    /// right is on that file. The `exec` programs' rights are on the files opened and checked
+    /// here: a loader saved at a granted path is left out (it was refused when the plugin loaded),
+    /// and a file swapped in at one after this gets no right.
+    func confine(_ spec: inout crescent_sandbox, program: String, opened: OpenedProgram? = nil, strings: CStrings) {
+        var descriptors = opened?.descriptors ?? []
+        for entry in permissions.exec {
+            guard let path = Self.program(entry, folder: folder, path: Self.confinedPath),
+                  case .opened(let file) = OpenedProgram.open(path) else { continue }
+            strings.closeAfterSpawn(file.descriptors)
+            descriptors += file.descriptors
+        }
+        // A process plugin's own program runs by its path (it may be anything, the loader too:
+        // what it runs is confined all the same). Only regular files get the execute right: on a
+        // folder (an interpreter line `#!/usr/bin/`) the rule would cover everything beneath it.
+        let byPath = opened == nil ? [program] + Self.interpreters(of: program) : []
+        let exec = (byPath + Self.loaders).filter(Self.isExecutableFile)
         let read = Self.systemRead + (permissions.net.isEmpty ? [] : Self.networkRead) + self.read
         // Name lookups go over TCP (`options use-vc`, below): datagram sockets are refused.
         let ports = permissions.net.isEmpty ? [] : permissions.net.compactMap(PluginPermissions.port(of:)) + [Self.nameServerPort]
@@ -34,6 +47,12 @@ extension PluginSandbox {
         spec.read_count = Int32(read.count)
         spec.exec_paths = strings.constants(exec.map(Self.resolve) + [folder])
         spec.exec_count = Int32(exec.count + 1)
+        spec.exec_fds = strings.descriptors(descriptors)
+        spec.exec_fd_count = Int32(descriptors.count)
+        if let opened {
+            spec.program_fd = opened.descriptor
+            spec.run_program_fd = opened.isScript ? 2 : 1
+        }
         spec.write_paths = strings.constants([dataFolder, "/dev/null"] + write)
         spec.write_count = Int32(write.count + 2)
         spec.ports = strings.ports(ports)

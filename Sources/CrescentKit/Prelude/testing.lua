@@ -362,8 +362,8 @@ end })
 -- running test, which fails.
 os.exit = T.exit
 
--- A Ctrl-C that reached only os.execute's program (the C library ignores SIGINT in its caller
--- while the program runs) stops the run as it would have, seen in the program's wait status.
+-- A Ctrl-C that reached only os.execute's program (os.execute ignores SIGINT in its caller while
+-- the program runs, as C's system does) stops the run as it would have, seen in its wait status.
 local execute = os.execute
 os.execute = function(...)
   local ok, how, code = execute(...)

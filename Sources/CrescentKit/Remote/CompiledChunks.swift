@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 
 /// The functions of the chunks `eval` compiled lately, by their text, on the host loop: a
@@ -28,9 +27,9 @@ final class CompiledChunks {
     /// returns false (nothing pushed) when it is not kept or no longer pristine.
     func push(_ code: String, vm: LuaVM) -> Bool {
         guard let entry = entries[code] else { return false }
-        let state = vm.state
-        entry.function.push(onto: vm.stack)
-        if Self.environment(of: -1, in: state) == entry.environment && Self.holdsGlobals(-1, in: state) { return true }
+        let stack = vm.stack
+        entry.function.push(onto: stack)
+        if stack.upvalueIdentity(of: -1, 1) == entry.environment && Self.holdsGlobals(-1, in: stack) { return true }
         vm.stack.pop()
         entries[code] = nil
         order.removeAll { $0 == code }
@@ -43,7 +42,7 @@ final class CompiledChunks {
         // text is still running: such a chunk gets a function of its own each time.
         guard code.utf8.count <= Self.maxLength, entries[code] == nil, !code.contains("_ENV") else { return }
         if order.count >= Self.limit { entries[order.removeFirst()] = nil }
-        let environment = Self.environment(of: -1, in: vm.state)
+        let environment = vm.stack.upvalueIdentity(of: -1, 1)
         vm.stack.pushValue(at: -1)
         entries[code] = Entry(function: vm.ref(), environment: environment)
         order.append(code)
@@ -57,17 +56,13 @@ final class CompiledChunks {
 
     var count: Int { entries.count }
 
-    private static func environment(of index: Int32, in state: OpaquePointer) -> UnsafeMutableRawPointer? {
-        lua_upvalueid(state, index, 1)
-    }
-
     /// True when upvalue 1 (`_ENV`) of the function at `index` is the globals table.
-    private static func holdsGlobals(_ index: Int32, in state: OpaquePointer) -> Bool {
-        let function = lua_absindex(state, index)
-        guard lua_getupvalue(state, function, 1) != nil else { return false }
-        crescent_pushglobaltable(state)
-        let same = lua_rawequal(state, -1, -2) != 0
-        lua_settop(state, -3)
+    private static func holdsGlobals(_ index: Int32, in stack: LuaStack) -> Bool {
+        let function = stack.absolute(index)
+        guard stack.pushUpvalue(of: function, 1) else { return false }   // env
+        stack.pushGlobals()                                              // env G
+        let same = stack.rawEqual(-1, -2)
+        stack.pop(2)
         return same
     }
 }

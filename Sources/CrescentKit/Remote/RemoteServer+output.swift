@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 import Model
 import Synchronization
@@ -104,7 +103,7 @@ extension RemoteServer {
         slots.push(onto: stack)                                       // slots
         host.vm.getGlobal("print")                                   // slots current
         _ = stack.rawGet(-2, index: PrintSlot.capture)                // slots current capture
-        let unchanged = lua_rawequal(stack.state, -1, -2) != 0
+        let unchanged = stack.rawEqual(-1, -2)
         stack.pop(2)                                                  // slots
         if unchanged {
             _ = stack.rawGet(-1, index: PrintSlot.saved)              // slots saved

@@ -99,7 +99,7 @@ public enum ScriptRunner {
             sources = SignalSources.start([SIGINT, SIGTERM, SIGHUP], on: signals) { number in
                 signalled(number == SIGINT ? 130 : number == SIGTERM ? 143 : 129)
             }
-            // A Ctrl-C that only os.execute's program saw (the C library ignores SIGINT in its
+            // A Ctrl-C that only os.execute's program saw (os.execute ignores SIGINT in its
             // caller while the program runs) stops the run as it would have, as shells do: the
             // running code at its next instruction, the rest from the signals' queue, as for
             // SIGINT (on the loop, the stop would close the VM under os.execute).

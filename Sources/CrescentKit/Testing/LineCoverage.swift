@@ -1,9 +1,8 @@
-import CLua
 import Foundation
 import LuaBridge
 
 /// `crescent test --coverage`: how often each line of each Lua file ran, across every test's host,
-/// counted by a line hook (`LUA_MASKLINE`) that is set only while coverage is on. Files are the
+/// counted by a line hook (``LuaVM/setLineHook(_:)``) that is set only while coverage is on. Files are the
 /// chunks loaded from files (`@path`): scripts, required modules, plugins loaded in the test's
 /// VM; not the `*_spec.lua` files, the prelude or strings.
 ///
@@ -32,23 +31,20 @@ final class LineCoverage: @unchecked Sendable {
     // nonisolated(unsafe): set when a host starts, on the runner thread, the only one running Lua
     // in `crescent test` (SpecSession), and cleared once the last runner has finished.
 
-    /// `LUA_MASKLINE` (`1 << LUA_HOOKLINE`), spelled out: the header's macro is an expression.
-    static let lineMask: Int32 = 1 << 2
-
-    /// Puts the line hook on `state` (a new test host's VM).
-    func install(on state: OpaquePointer) {
+    /// Puts the line hook on `vm` (a new test host's).
+    func install(on vm: LuaVM) {
         indexBySource.removeAll(keepingCapacity: true)
         lastSource = nil
         Self.active = self
-        lua_sethook(state, { state, record in
-            guard let state, let record, let coverage = LineCoverage.active else { return }
-            coverage.count(state, record)
-        }, Self.lineMask, 0)
+        vm.setLineHook { state, record in
+            guard let event = LuaLineEvent(state, record), let coverage = LineCoverage.active else { return }
+            coverage.count(event)
+        }
     }
 
-    private func count(_ state: OpaquePointer, _ record: UnsafeMutablePointer<lua_Debug>) {
-        let line = Int(record.pointee.currentline)
-        guard line > 0, lua_getinfo(state, "S", record) != 0, let source = record.pointee.source else { return }
+    private func count(_ event: LuaLineEvent) {
+        let line = event.line
+        guard line > 0, let source = event.source() else { return }
         let key = UnsafeRawPointer(source)
         let index: Int
         if key == lastSource {
@@ -101,32 +97,33 @@ extension LineCoverage {
 
     /// Makes the reports from the counts and the files as they are now (sorted by name).
     ///
-    /// The files go to the report's VM through the C API, the counts as an array from line 1: a
-    /// model value (a dictionary keyed by line) cost a hashed insert per line of a million-line file.
+    /// The files go to the report's VM through raw stack operations, the counts as an array from
+    /// line 1: a model value (a dictionary keyed by line) cost a hashed insert per line of a
+    /// million-line file.
     func reports() throws(LuaError) -> Reports {
         let vm = try LuaVM()
         defer { vm.close() }
         try Prelude.coverage.load(into: vm)                              // fn
-        let state = vm.state
+        let stack = vm.stack
         let named = files.sorted().compactMap { name -> (String, Int, Data)? in
             guard let index = indexByName[name], let data = FileManager.default.contents(atPath: name) else { return nil }
             return (name, index, data)
         }
-        lua_createtable(state, Int32(clamping: named.count), 0)          // fn files
+        stack.newTable(arrayCount: Int32(clamping: named.count))        // fn files
         for (position, (name, index, data)) in named.enumerated() {
-            lua_createtable(state, 0, 3)                                 // fn files file
-            vm.stack.push(name)
-            lua_setfield(state, -2, "name")
-            data.withUnsafeBytes { raw in _ = lua_pushlstring(state, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count) }
-            lua_setfield(state, -2, "source")
+            stack.newTable(fieldCount: 3)                                // fn files file
+            stack.push(name)
+            stack.rawSet(-2, "name")
+            data.withUnsafeBytes { stack.push(bytes: $0) }
+            stack.rawSet(-2, "source")
             let counts = hits[index]
-            lua_createtable(state, Int32(clamping: max(counts.count - 1, 0)), 0)
+            stack.newTable(arrayCount: Int32(clamping: max(counts.count - 1, 0)))
             for line in counts.indices.dropFirst() {
-                lua_pushinteger(state, lua_Integer(counts[line]))
-                lua_rawseti(state, -2, lua_Integer(line))
+                stack.push(counts[line])
+                stack.rawSet(-2, index: Int64(line))
             }
-            lua_setfield(state, -2, "hits")                              // fn files file
-            lua_rawseti(state, -2, lua_Integer(position + 1))            // fn files
+            stack.rawSet(-2, "hits")                                     // fn files file
+            stack.rawSet(-2, index: Int64(position + 1))                 // fn files
         }
         try vm.call(arguments: 1, results: 3)
         return Reports(report: vm.stack.text(at: -3) ?? "", summary: vm.stack.text(at: -2) ?? "", lcov: vm.stack.text(at: -1) ?? "")

@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 import Model
 import Services
@@ -63,16 +62,14 @@ extension SpecHost {
             case .boolean: stack.boolean(at: 1) ? 0 : 1
             default: Int32(truncatingIfNeeded: try stack.checkInteger(1, function: "os.exit"))
             }
-            luaL_where(stack.state, 1)
-            let place = stack.text(at: -1) ?? ""
-            stack.pop()
+            let place = stack.place(level: 1)
             if osExit == nil { osExit = "os.exit(\(status))" + (place.isEmpty ? "" : " at " + place.dropLast(2)) }
             host.requestExit(status)
             host.vm.interrupter.interruptForExit()
             throw LuaRaise("exiting")
         }
-        // os.execute's program ended by a signal: SIGINT there is a Ctrl-C the C library kept
-        // from the runner (system() ignores it in its caller), which stops the run as it would have.
+        // os.execute's program ended by a signal: SIGINT there is a Ctrl-C os.execute kept from
+        // the runner (it ignores SIGINT while it waits, as system() does), which stops the run.
         vm.register(field: "programSignal") { [unowned self] stack in
             if stack.integer(at: 1) == Int64(SIGINT) { timeLimit?.stopsRun() }
             return .none
@@ -179,17 +176,11 @@ extension SpecHost {
         return host.timers.filter { $0.repeats && $0.isActive }.compactMap { timer -> String? in
             guard let callback = timer.callback else { return nil }
             callback.push(onto: stack)                                   // fn
-            var info = lua_Debug()
-            guard lua_getinfo(stack.state, ">S", &info) != 0 else { return nil }   // (popped)
-            var shortSource = info.short_src
-            let size = MemoryLayout.size(ofValue: shortSource)
-            let source = withUnsafePointer(to: &shortSource) {
-                $0.withMemoryRebound(to: CChar.self, capacity: size) { String(cString: $0) }
-            }
+            guard let (source, line) = stack.popDefinition() else { return nil }   // (popped)
             // A wall-clock schedule repeats with no interval: named by its schedule, not as the
             // "timer.every(0 s)" it was taken for.
-            if let schedule = timer.schedule { return "the schedule '\(schedule.description)' at \(source):\(info.linedefined)" }
-            return "timer.every(\(formatSeconds(timer.interval)) s) at \(source):\(info.linedefined)"
+            if let schedule = timer.schedule { return "the schedule '\(schedule.description)' at \(source):\(line)" }
+            return "timer.every(\(formatSeconds(timer.interval)) s) at \(source):\(line)"
         }.sorted()
     }
 

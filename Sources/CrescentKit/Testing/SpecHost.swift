@@ -81,7 +81,7 @@ final class SpecHost {
 
     /// Counts the lines this host's Lua runs into `coverage` (`--coverage`), from now on.
     func measure(_ coverage: LineCoverage) {
-        coverage.install(on: host.vm.state)
+        coverage.install(on: host.vm)
     }
 
     /// What stops the host's running Lua code from another thread (the time limit).

@@ -157,7 +157,7 @@ public enum SpecRunner {
     private static func work(_ files: [SpecFile], from position: SpecSession.Position, options: SpecRunOptions,
                              coverage: LineCoverage?, session: SpecSession, generation: Int) {
         let loop = PumpedEventLoop()
-        // A test's program that SIGINT ended (os.execute: the C library ignores SIGINT in its
+        // A test's program that SIGINT ended (os.execute ignores SIGINT in its
         // caller meanwhile, so only the program saw the Ctrl-C) stops the run as SIGINT would.
         let limit = SpecTimeLimit(seconds: options.timeout, loop: loop) { _ = session.interrupt() }
         session.attach(limit, generation: generation)

@@ -79,19 +79,25 @@ public struct ProcessLauncher {
         var pipes: [Int32] = []
         func pipe() throws(ServiceError) -> (read: Int32, write: Int32) {
             // A program's pipes are descriptors a script asked for: not those kept for the host.
+            // Checked on the pipe itself (given back at once when it lies in the reserve), not
+            // by opening and closing a descriptor before each pipe to see which comes next.
             var limit: Int32 = 0, reserve: Int32 = 0
-            if crescent_next_descriptor_in_reserve(&limit, &reserve) != 0 {
+            let ends = SystemCalls.pipe()
+            let code = errno
+            if let ends { pipes += [ends.read, ends.write] }
+            // A full table (EMFILE) is the reserve reached too, said the same way.
+            let highest = ends.map { max($0.read, $0.write) } ?? (code == EMFILE ? Int32.max : -1)
+            let reserved = highest >= 0 && crescent_descriptor_in_reserve(highest, &limit, &reserve) != 0
+            if reserved {
                 for descriptor in pipes { close(descriptor) }
                 throw ServiceError(.io, "cannot start '\(clipped(spec.programName))': too many open files (EMFILE): the last \(reserve) "
                                    + "of the \(limit) descriptors the open-file limit allows are kept for crescent itself; let "
                                    + "programs end, close files, or raise the limit (ulimit -n)")
             }
-            guard let ends = SystemCalls.pipe() else {
-                let code = errno
+            guard let ends else {
                 for descriptor in pipes { close(descriptor) }
                 throw ServiceError(.io, "cannot start '\(clipped(spec.programName))': no pipe for its output (\(String(cString: strerror(code))))")
             }
-            pipes += [ends.read, ends.write]
             return ends
         }
         let input = spec.stdin != nil || keepInputOpen ? try pipe() : nil
@@ -133,18 +139,23 @@ public struct ProcessLauncher {
         posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
 
-        let environment = environmentStrings(spec.environment)
+        // The host's own environment as it is, unless options.env changes it (no copy of every
+        // variable for every program).
+        let changed = spec.environment.isEmpty ? nil : environmentStrings(spec.environment)
         let argv: [UnsafeMutablePointer<CChar>?] = spec.argv.map { strdup($0) } + [nil]
         defer {
-            for item in environment { free(item) }
+            for item in changed ?? [] { free(item) }
             for item in argv { free(item) }
         }
         var pid = pid_t()
-        let status = if let program {
-            posix_spawn(&pid, program, &actions, &attributes, argv, environment)
-        } else {
-            posix_spawnp(&pid, spec.argv[0], &actions, &attributes, argv, environment)
+        func spawn(_ environment: UnsafePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+            if let program {
+                posix_spawn(&pid, program, &actions, &attributes, argv, environment)
+            } else {
+                posix_spawnp(&pid, spec.argv[0], &actions, &attributes, argv, environment)
+            }
         }
+        let status = if let changed { changed.withUnsafeBufferPointer { spawn($0.baseAddress) } } else { spawn(environ) }
         if let input { close(input.read) }
         close(output.write)
         close(errors.write)
