@@ -122,6 +122,7 @@ let package = Package(
                 .embedInCode("Prelude/doubles.lua"),
                 .embedInCode("Prelude/fakes.lua"),
                 .embedInCode("Prelude/coverage.lua"),
+                .embedInCode("Prelude/environments.lua"),
                 .embedInCode("Prelude/testing.lua"),
                 .embedInCode("Prelude/firstuse.lua"),
                 .embedInCode("Prelude/change.lua"),

@@ -5,7 +5,8 @@ import Testing
 /// licences in Tests/Fixtures/busted-suites, run side by side with Debian's busted on lua5.4 and
 /// with `crescent test -o json`; every test must be found under the same full name and end the
 /// same way (success, failure, error or pending). `features` is ours: busted 2's API that the
-/// libraries use, each part beside its failing opposite.
+/// libraries use, each part beside its failing opposite, and its per-block environments
+/// (`environments_spec.lua`: where a bare global a block, hook or test assigns is seen).
 @Suite struct BustedSuiteTests {
     static let suites = CrescentProcess.packageRoot.appendingPathComponent("Tests/Fixtures/busted-suites")
 

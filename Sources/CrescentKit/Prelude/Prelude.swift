@@ -20,7 +20,8 @@ import Synchronization
 /// | `doubles` | what `assertions` gives | `spy`, `stub`, `mock`, `match` (`crescent test` only) |
 /// | `coverage` | the files a `--coverage` run ran, with their hits | the reports: luacov's text, the summary table, LCOV |
 /// | `fakes` | a test host's primitives, what `assertions` gives | `fake`; the host's calls into the fakes (`crescent test` only) |
-/// | `testing` | the same, and what `assertions`, `doubles` and `fakes` give | the test API's other globals, the runner (`crescent test` only) |
+/// | `environments` | nothing | busted's per-block environments: the spec files' `_ENV` and its contexts (`crescent test` only) |
+/// | `testing` | the same as `fakes`, and what `doubles`, `fakes` and `environments` give | the test API's other globals, the runner (`crescent test` only) |
 /// | `change` | nothing | the metamethods of property change tables (`pairs`, `tostring`) |
 /// | `services` | the host's `start` and `error` | the `__index` behind `services`, starting a service on first read |
 /// | `time` | the clock's `now` | `os.time()` and `os.date()` on the run's clock |
@@ -88,6 +89,10 @@ enum Prelude {
     /// The reports of `crescent test --coverage` (luacov's line rule), run in a VM of their own.
     static let coverage = Module(name: "coverage", source: PackageResources.coverage_lua,
                                  compiled: Bytecode.coverage, input: .callerValues)
+    /// busted's per-block environments: the table a spec file's chunk has as its globals, and
+    /// the contexts (file, blocks, tests) its reads and writes go to; loaded before `testing`.
+    static let environments = Module(name: "environments", source: PackageResources.environments_lua,
+                                     compiled: Bytecode.environments, input: .callerValues)
     /// The rest of `crescent test`'s API (describe/it, clock, fake, script), loaded after
     /// `assertions`, whose result it takes too; its chunk returns the runner.
     static let testing = Module(name: "testing", source: PackageResources.testing_lua,
@@ -111,8 +116,8 @@ enum Prelude {
     }
 
     /// Every embedded module, the test host's and the bridge's too.
-    static let allModules: [Module] = [inspect, marks, json, models, controllers, assertions, checks, doubles, fakes, coverage, testing, firstUse,
-                                       change, services, time, latest, output, plugin]
+    static let allModules: [Module] = [inspect, marks, json, models, controllers, assertions, checks, doubles, fakes, coverage,
+                                       environments, testing, firstUse, change, services, time, latest, output, plugin]
 
     /// The modules that define a global of their name. Each global stands in as an empty table
     /// until a script first touches it (calls it, reads, writes or iterates it), and only then is

@@ -1,19 +1,23 @@
 -- testing.lua: the API of `crescent test` (busted's names, DESIGN.md "Testing scripts"), loaded in
 -- every test's fresh host after the other prelude modules. The chunk takes the host's testing
 -- primitives (T, a private table), options ({ update, listing, only, tags, exclude_tags }) and what
--- assertions.lua, doubles.lua and fakes.lua returned; it defines the other globals (describe/it, clock, fake, script, send, press, view_text, screen_text) and returns the
--- runner the Swift side drives: list(filter) after the spec file ran, then run(i).
+-- assertions.lua, doubles.lua, fakes.lua and environments.lua returned; it defines the other
+-- globals (describe/it, clock, fake, script, send, press, view_text, screen_text) and returns the
+-- runner the Swift side drives: file(chunk) runs the spec file, list(filter) lists its tests, then
+-- run(i) runs one.
 --
 -- A spec file runs once per test, each time in a new host: describe blocks and hooks are collected
 -- again, and only test i runs. So a test sees nothing of another (globals, subscriptions, the
 -- store); `setup`/`teardown` run in each test's host, around its `before_each`/`after_each`.
 
-local T, options, assertions, doubles, fakes = ...
+local T, options, assertions, doubles, fakes, environments = ...
 local where, Failure, show, fail = assertions.where, assertions.Failure, assertions.show, assertions.fail
 local type, pairs, ipairs, tostring, select, error = type, pairs, ipairs, tostring, select, error
 local sformat, concat = string.format, table.concat
 local pack, unpack = table.pack, table.unpack
 local mathtype = math.type
+local setupvalue = debug.setupvalue
+local enter = environments.enter
 
 -- As busted by default (its `lpath`), a project's `src/` folder is searched first: a library laid
 -- out as src/NAME.lua loads by its name.
@@ -70,7 +74,21 @@ local function newblock(name, parent, fn)
     words = { setup = {}, teardown = {}, before_each = {}, after_each = {} }, strictness = { setup = {}, teardown = {} } }
 end
 local root = newblock(nil, nil, nil)
+root.context = environments.new(environments.suite)
 local current = root
+
+-- The environment a block's code runs in (environments.lua), made when the run first enters it.
+local function contextof(block)
+  local context = block.context
+  if not context then
+    local parent = block.parent
+    -- An expose block writes into the environment around its parent's, the suite's at the top.
+    local exposesTo = block.exposes and (parent.parent and contextof(parent.parent) or environments.suite)
+    context = environments.new(contextof(parent), exposesTo)
+    block.context = context
+  end
+  return context
+end
 -- The test running, while one runs (its `finally`), and the Pending marker `pending()` raises in it.
 local running
 local Pending = {}
@@ -256,15 +274,23 @@ local function expand()
     for _, b in ipairs(chain(lastRun)) do ran[b] = true end
     local blocks = {}
     for _, b in ipairs(chain(block)) do if ran[b] then blocks[#blocks + 1] = b end end
+    -- A hook runs in its block's environment, as busted's do.
     for _, b in ipairs(blocks) do
       if not b.setupDone then
+        enter(contextof(b))
         local ok = true
         for _, fn in ipairs(b.setup) do ok = ok and pcall(fn) end
         b.setupDone = ok
       end
     end
-    for _, b in ipairs(blocks) do for _, fn in ipairs(b.before_each) do pcall(fn) end end
-    for i = #blocks, 1, -1 do for _, fn in ipairs(blocks[i].after_each) do pcall(fn) end end
+    for _, b in ipairs(blocks) do
+      enter(contextof(b))
+      for _, fn in ipairs(b.before_each) do pcall(fn) end
+    end
+    for i = #blocks, 1, -1 do
+      enter(contextof(blocks[i]))
+      for _, fn in ipairs(blocks[i].after_each) do pcall(fn) end
+    end
   end
   -- What each block being walked restores when it ends, innermost last: an insulate block's
   -- globals and package.loaded as they were before it (false for another block).
@@ -293,9 +319,11 @@ local function expand()
         states[#states + 1] = child.insulated and snapshot() or false
         local ok, err = pcall(function()
           catchup(block)
+          enter(contextof(child))
           child.fn()
         end)
         current = root
+        enter(contextof(block))
         if ok then
           -- A block with strict hooks has a place before its tests: where its hooks run in a
           -- host of their own when none of its tests runs (all pending or left out, or none).
@@ -504,28 +532,42 @@ end)
 -- run after it, which see what its code and its expose bodies set in the globals and
 -- package.loaded. Each test here has a host of its own, so a later file's hosts run such files
 -- first, their describe blocks read apart from this file's; other files' changes are undone.
+-- The globals such a file's top level assigns stay in its own environment; its expose bodies'
+-- go to the suite's, which this file reads through its own (environments.lua).
 function runner.expose(chunk)
   local savedroot, savedcurrent = root, current
   root = newblock(nil, nil, nil)
+  root.context = environments.new(environments.suite)
   current = root
   local globals, loaded = shallowcopy(_G), shallowcopy(package.loaded)
   local kept = false
+  setupvalue(chunk, 1, environments.spec)
+  enter(root.context)
   if pcall(chunk) and root.hasexpose then
     kept = true
     for i = 1, root.count do
       local block = root.children[i]
       if type(block) == "table" and block.exposes then
         current = block
+        enter(contextof(block))
         pcall(block.fn)
         current = root
       end
     end
   end
   root, current = savedroot, savedcurrent
+  enter(root.context)
   if not kept then
     restoretable(_G, globals)
     restoretable(package.loaded, loaded)
   end
+end
+
+-- Runs the spec file's chunk, its globals in the file's environment (its first upvalue is its _ENV).
+function runner.file(chunk)
+  setupvalue(chunk, 1, environments.spec)
+  enter(root.context)
+  return chunk()
 end
 
 function runner.list()
@@ -590,6 +632,7 @@ local function runhooks(t)
       for _, block in ipairs(blocks) do
         if not block.setupDone then
           block.setupDone = true
+          enter(contextof(block))
           for j, fn in ipairs(block.setup) do
             if block.strictness.setup[j] then failedname = fullname(block, block.words.setup[j]); fn() end
           end
@@ -599,6 +642,7 @@ local function runhooks(t)
     if not ok then failed = err end
     for b = #blocks, 1, -1 do
       local block = blocks[b]
+      enter(contextof(block))
       for j, fn in ipairs(block.teardown) do
         if block.strictness.teardown[j] then
           local tok, terr = xpcall(fn, handler)
@@ -643,11 +687,14 @@ function runner.run(i)
     end
   end
   local function hooks(block, kind)
+    enter(contextof(block))
     for j, fn in ipairs(block[kind]) do
       local ok, err = xpcall(fn, handler)
       if not ok and not after then after = { err = err, name = fullname(block, block.words[kind][j]), kind = kind } end
     end
   end
+  -- The test's body and its finally run in an environment of the test's own; each hook in its block's.
+  local context = environments.new(contextof(t.block))
   local task_ = task(function()
     outcome = { ok = true }
     running = t
@@ -656,19 +703,23 @@ function runner.run(i)
       for _, block in ipairs(blocks) do
         if not block.setupDone then
           block.setupDone = true
+          enter(contextof(block))
           for j, fn in ipairs(block.setup) do hook = { block, "setup", block.words.setup[j] }; fn() end
         end
       end
       for _, block in ipairs(blocks) do
+        enter(contextof(block))
         for j, fn in ipairs(block.before_each) do hook = { block, "before_each", block.words.before_each[j] }; fn() end
       end
       hook = nil
       inbody = true
+      enter(context)
       t.fn()
     end, handler)
     keep(ok, err, inbody)
     inbody = false
     hook = nil
+    enter(context)
     if t.finally then keep(xpcall(t.finally, handler)) end
     running = nil
     afterhooks = true

@@ -165,17 +165,27 @@ final class SpecHost {
     func load(_ chunk: SpecChunk, path: String, compiled: (([UInt8]) -> Void)? = nil) -> String? {
         var failure: String?
         host.runTurn { host in
+            let stack = host.vm.stack
+            let base = stack.top
+            defer { stack.setTop(base) }
+            // The runner runs the chunk with the file's environment as its globals (busted's
+            // per-block environments).
+            runner?.push(onto: stack)                                    // runner
+            guard runner != nil, stack.rawGet(-1, "file") == .function else {  // runner file
+                failure = "crescent test's runner has no 'file' function (the testing prelude did not load)"
+                return
+            }
             do throws(LuaError) {
                 switch chunk {
                 case .source(let bytes): try host.vm.load(bytes, name: "@" + path)
                 case .binary(let bytes): try host.vm.load(bytes, name: "@" + path, mode: "b")
-                }
+                }                                                        // runner file chunk
                 if let compiled {
-                    host.vm.stack.pushValue(at: -1)                      // chunk chunk
+                    stack.pushValue(at: -1)                              // runner file chunk chunk
                     if let bytes = host.vm.dumpFunction() { compiled(bytes) }
-                    host.vm.stack.pop()                                  // chunk
+                    stack.pop()                                          // runner file chunk
                 }
-                try host.vm.call(arguments: 0, results: 0)
+                try host.vm.call(arguments: 1, results: 0)               // runner
             } catch {
                 // A misspelled global (`descibe`) with the closest one, as a script's error says.
                 failure = GlobalNameHint.hinted(error.message, in: host.vm)
@@ -434,22 +444,22 @@ final class SpecHost {
                 primitives.push(onto: stack)
                 stack.pushValue(at: -4)                                      // assertions doubles fn T assertions
                 try host.vm.call(arguments: 2, results: 1)                   // assertions doubles fakes
-                try Prelude.testing.load(into: host.vm)                      // assertions doubles fakes fn
+                try Prelude.environments.load(into: host.vm)                 // assertions doubles fakes fn
+                try host.vm.call(arguments: 0, results: 1)                   // assertions doubles fakes environments
+                try Prelude.testing.load(into: host.vm)                      // assertions doubles fakes environments fn
                 primitives.push(onto: stack)
                 stack.push(options)
-                stack.pushValue(at: -6)
-                stack.pushValue(at: -6)
-                stack.pushValue(at: -6)                                      // ... fn T options assertions doubles fakes
-                try host.vm.call(arguments: 5, results: 1)                   // assertions doubles fakes runner
+                for _ in 0..<4 { stack.pushValue(at: -7) }                   // ... fn T options assertions doubles fakes environments
+                try host.vm.call(arguments: 6, results: 1)                   // assertions doubles fakes environments runner
                 stack.pushValue(at: -1)
-                runner = host.vm.ref(from: stack)                            // assertions doubles fakes runner
+                runner = host.vm.ref(from: stack)                            // assertions doubles fakes environments runner
                 _ = stack.rawGet(-1, "http")                                 // ... runner http
                 httpHandler = host.vm.ref(from: stack)                       // ... runner
                 _ = stack.rawGet(-1, "process")                              // ... runner process
                 processHandler = host.vm.ref(from: stack)                    // ... runner
                 _ = stack.rawGet(-1, "call")                                 // ... runner call
-                callHandler = host.vm.ref(from: stack)                       // assertions doubles fakes runner
-                stack.pop(4)
+                callHandler = host.vm.ref(from: stack)                       // assertions doubles fakes environments runner
+                stack.pop(5)
             } catch {
                 failure = error
             }
