@@ -123,7 +123,7 @@ import Testing
     @Test func watchRunRunsForNamesThatAreNotUTF8() async throws {
         let sandbox = try Sandbox()
         _ = try sandbox.makeFolder("w")
-        let process = CrescentProcess(["--timeout", "9", "--ui", "plain", HardeningAutomationRecheckTests.watchRun, "--path", "w", "--", "true"],
+        let process = CrescentProcess(["--timeout", "40", "--ui", "plain", HardeningAutomationRecheckTests.watchRun, "--path", "w", "--", "true"],
                                       directory: sandbox.path)
         try process.start()
         try await Task.sleep(for: .seconds(1.5))
@@ -134,7 +134,9 @@ import Testing
         try HardeningAutomationRecheckTests.shell("printf x > \"w/n$(printf '\\377')\"", in: sandbox.path)
         try await Task.sleep(for: .seconds(0.5))
         _ = try sandbox.write("w/last.txt", "x")
-        let result = await process.finish(timeLimit: 30)
+        #expect(await process.waitForOutput("(w/last.txt changed)", within: 20), "\(process.stdout)")
+        process.send(SIGTERM, expecting: .handled)
+        let result = await process.finish(timeLimit: 60)
         #expect(result.stdout.contains("(w/n\\xff changed)"), "\(result)")
         #expect(result.stdout.contains("(w/last.txt changed)"), "\(result)")
         #expect(!result.stderr.contains("error in"), "\(result)")
