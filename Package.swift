@@ -51,7 +51,7 @@ let package = Package(
         // The C shim: trampoline, macro wrappers, protected helpers, hook, allocator.
         .target(
             name: "CLua",
-            dependencies: ["CLuaSystem", "CDescriptors"],
+            dependencies: ["CLuaSystem", "CDescriptors", "CExitGuard"],
             path: "CLua/Shim",
             linkerSettings: [.linkedLibrary("lua5.4")]
         ),
@@ -66,6 +66,13 @@ let package = Package(
         .target(
             name: "CDescriptors",
             path: "CDescriptors"
+        ),
+        // What a fatal signal (a crash, SIGQUIT, SIGXCPU, ...) undoes before the process dies of
+        // it: the programs' process groups killed, the terminal given back; in C because a signal
+        // handler may call only async-signal-safe functions.
+        .target(
+            name: "CExitGuard",
+            path: "CExitGuard"
         ),
         .target(
             name: "LuaBridge",
@@ -85,6 +92,8 @@ let package = Package(
                 // one home for starting programs.
                 "CSandbox",
                 "CDescriptors",
+                // The process groups, killed from a fatal signal's handler.
+                "CExitGuard",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the store's write-ahead log hook.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

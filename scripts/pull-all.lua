@@ -34,12 +34,22 @@ end
 root = root:gsub("(.)/+$", "%1")
 
 -- `text` with its control characters shown escaped (`\e`, `\n`, `\x9b`): a file's name or a
--- program's line must not drive the terminal (retitle it, clear it, write the clipboard).
+-- program's line must not drive the terminal (retitle it, clear it, write the clipboard). Bytes
+-- that are not UTF-8 (a file name is bytes) are shown escaped too: a view's text must be UTF-8.
 local function visible(text)
   local named = { ["\27"] = "\\e", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t", ["\\"] = "\\\\" }
   text = text:gsub("[%c\\]", function(c) return named[c] or string.format("\\x%02x", c:byte()) end)
   -- C1 controls (U+0080-U+009F, CSI among them) as UTF-8 encodes them.
-  return (text:gsub("\194([\128-\159])", function(c) return string.format("\\x%02x", c:byte()) end))
+  text = text:gsub("\194([\128-\159])", function(c) return string.format("\\x%02x", c:byte()) end)
+  local parts, from = {}, 1
+  while true do
+    local valid, bad = utf8.len(text, from)
+    if valid then break end
+    parts[#parts + 1] = text:sub(from, bad - 1) .. string.format("\\x%02x", text:byte(bad))
+    from = bad + 1
+  end
+  parts[#parts + 1] = text:sub(from)
+  return table.concat(parts)
 end
 
 local PullAll = controller("PullAll")
@@ -88,7 +98,9 @@ function PullAll:start()
   self:next()
 end
 
--- Starts waiting pulls until `jobs` run.
+-- Starts waiting pulls until `jobs` run; once none runs or waits, reports and exits. A pull that
+-- cannot start (no `git` in PATH, a folder the system refuses) is a failed row with the reason,
+-- so the run still ends.
 function PullAll:next()
   while self.running < jobs and #self.queue > 0 do
     local index = table.remove(self.queue, 1)
@@ -97,14 +109,24 @@ function PullAll:next()
     self.running = self.running + 1
     -- Started from the first task or from a pull's end: the controller owns them, not that task
     -- (a program spawned in a task that returns is killed with it).
-    local pull = process:spawn({ "git", "-C", row.path, "pull", "--ff-only" },
-                               { timeout = timeout, env = { GIT_TERMINAL_PROMPT = "0" }, outliveTask = true })
-    pull:on("didOutput", function(out)
-      if out.line ~= "" then row.last = visible(out.line) self:show() end
-    end)
-    pull:on("didExit", function(result) self:finished(row, result) end)
+    local started, pull = pcall(process.spawn, process, { "git", "-C", row.path, "pull", "--ff-only" },
+                                { timeout = timeout, env = { GIT_TERMINAL_PROMPT = "0" }, outliveTask = true })
+    if started then
+      pull:on("didOutput", function(out)
+        if out.line ~= "" then row.last = visible(out.line) self:show() end
+      end)
+      pull:on("didExit", function(result) self:finished(row, result) end)
+    else
+      self.running = self.running - 1
+      self.failed = self.failed + 1
+      row.state, row.last = "not started", visible(tostring(pull))
+    end
   end
   self:show()
+  if self.running == 0 and #self.queue == 0 then
+    self:report()
+    app.exit(self.failed == 0 and 0 or 1)
+  end
 end
 
 function PullAll:finished(row, result)
@@ -116,11 +138,6 @@ function PullAll:finished(row, result)
     row.state = result.timedOut and "timed out" or (result.signal and ("killed (" .. result.signal .. ")") or ("failed (" .. result.status .. ")"))
   end
   self:next()
-  if self.running == 0 and #self.queue == 0 then
-    self:show()
-    self:report()
-    app.exit(self.failed == 0 and 0 or 1)
-  end
 end
 
 -- On a terminal the live table goes with the app's screen as it exits, and what was printed is

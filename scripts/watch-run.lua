@@ -2,7 +2,7 @@
 -- watch-run.lua: run a command whenever files change, like entr or watchexec. Shows the
 -- command's last result and the tail of its output live; `r` (or the `rerun` command: `:rerun` on
 -- a terminal, a `rerun` line on piped stdin) runs it again, `q` quits. A change while the command
--- runs queues one more run after it.
+-- runs is taken for its own writes and ignored, as watchexec does.
 --   crescent scripts/watch-run.lua -- make test
 --   crescent scripts/watch-run.lua --path src --glob '*.lua' -- crescent test
 --   crescent scripts/watch-run.lua --shell -- 'make && ./app'
@@ -32,12 +32,22 @@ if #command == 0 then io.stderr:write(usage, "\n") return app.exit(2) end
 local shown = table.concat(command, " ")
 
 -- `text` with its control characters shown escaped (`\e`, `\n`, `\x9b`): a file's name or a
--- program's line must not drive the terminal (retitle it, clear it, write the clipboard).
+-- program's line must not drive the terminal (retitle it, clear it, write the clipboard). Bytes
+-- that are not UTF-8 (a file name is bytes) are shown escaped too: a view's text must be UTF-8.
 local function visible(text)
   local named = { ["\27"] = "\\e", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t", ["\\"] = "\\\\" }
   text = text:gsub("[%c\\]", function(c) return named[c] or string.format("\\x%02x", c:byte()) end)
   -- C1 controls (U+0080-U+009F, CSI among them) as UTF-8 encodes them.
-  return (text:gsub("\194([\128-\159])", function(c) return string.format("\\x%02x", c:byte()) end))
+  text = text:gsub("\194([\128-\159])", function(c) return string.format("\\x%02x", c:byte()) end)
+  local parts, from = {}, 1
+  while true do
+    local valid, bad = utf8.len(text, from)
+    if valid then break end
+    parts[#parts + 1] = text:sub(from, bad - 1) .. string.format("\\x%02x", text:byte(bad))
+    from = bad + 1
+  end
+  parts[#parts + 1] = text:sub(from)
+  return table.concat(parts)
 end
 
 local WatchRun = controller("WatchRun")
@@ -64,7 +74,14 @@ function WatchRun:viewWillAppear()
     return app.exit(2)
   end
   self.watcher = watcher
-  watcher:on("didChange", function(event) self:changed(event) end)
+  -- A change that cannot be handled is said on the screen, and the next one is handled again:
+  -- a handler that kept failing would be cancelled and leave a screen saying "watching" deaf.
+  watcher:on("didChange", function(event)
+    local handled, err = pcall(self.changed, self, event)
+    if not handled then
+      self.view.status.text = "a change could not be handled (still watching): " .. visible(tostring(err))
+    end
+  end)
   self:run()
 end
 

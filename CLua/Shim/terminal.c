@@ -9,7 +9,8 @@
  */
 #include "include/CLua.h"
 
-#include <signal.h>
+#include <CExitGuard.h>
+
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,18 +25,6 @@ static char leave_bytes[LEAVE_BYTES];
 static size_t leave_length;
 static atomic_int armed;
 
-/* The signals a crash arrives by; each handler restores the terminal, then lets the handler that
- * was there before (the Swift runtime's backtracer, or the default action) see the signal. */
-static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE };
-/* The other signals whose default action ends the process and that nothing here handles (SIGINT,
- * SIGTERM and SIGHUP are, on the loop): SIGQUIT (a person's kill -QUIT), SIGXCPU (ulimit -t),
- * SIGUSR1/2, SIGALRM, SIGVTALRM, SIGPROF, SIGXFSZ, SIGSYS. Guarded only while their action is the
- * default one, so a handler someone set is left alone; each restores, then dies of the signal. */
-static const int ending_signals[] = { SIGQUIT, SIGXCPU, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXFSZ, SIGSYS };
-#define ENDING_SIGNAL_COUNT (sizeof ending_signals / sizeof ending_signals[0])
-#define CRASH_SIGNAL_COUNT (sizeof crash_signals / sizeof crash_signals[0])
-static struct sigaction previous[CRASH_SIGNAL_COUNT];
-
 void crescent_terminal_restore(void) {
     if (!atomic_exchange(&armed, 0)) return;
     size_t offset = 0;
@@ -47,44 +36,14 @@ void crescent_terminal_restore(void) {
     tcsetattr(saved_input, TCSANOW, &saved_mode);
 }
 
-static void signal_default(int signal) {
-    struct sigaction fallback;
-    memset(&fallback, 0, sizeof fallback);
-    fallback.sa_handler = SIG_DFL;
-    sigemptyset(&fallback.sa_mask);
-    sigaction(signal, &fallback, NULL);
-}
-
-static void on_crash(int signal) {
-    crescent_terminal_restore();
-    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) {
-        if (crash_signals[i] == signal) sigaction(signal, &previous[i], NULL);
-    }
-    for (size_t i = 0; i < ENDING_SIGNAL_COUNT; i++) {
-        if (ending_signals[i] == signal) signal_default(signal);
-    }
-    /* Blocked until this handler returns; then the previous action sees it (a fault would also
-     * fault again, a raised signal would not). */
-    raise(signal);
-}
-
 static void install_once(void) {
     static int installed;
     if (installed) return;
     installed = 1;
     atexit(crescent_terminal_restore);
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_crash;
-    sigemptyset(&action.sa_mask);
-    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) sigaction(crash_signals[i], &action, &previous[i]);
-    for (size_t i = 0; i < ENDING_SIGNAL_COUNT; i++) {
-        struct sigaction current;
-        if (sigaction(ending_signals[i], NULL, &current) == 0 && current.sa_handler == SIG_DFL
-            && !(current.sa_flags & SA_SIGINFO)) {
-            sigaction(ending_signals[i], &action, NULL);
-        }
-    }
+    /* The fatal signals (a crash, SIGQUIT, SIGXCPU, ...) restore through the exit guard's
+     * handler, which also kills the programs the host started. */
+    crescent_exit_guard_set_restore(crescent_terminal_restore);
 }
 
 int crescent_terminal_arm(int input, int output, const void *saved, size_t saved_size,

@@ -61,7 +61,7 @@ struct CommonOptions: ParsableArguments {
         var options = HostOptions()
         options.ui = ProcessIO.isTerminal(1) ? .live : .plain
         options.colors = ProcessIO.environment("NO_COLOR") == nil && ProcessIO.isTerminal(2)
-        options.arguments = arguments
+        options.argumentBytes = RawArguments.trailing(parsed: arguments)
         options.pluginSearch = PluginSearch()
         return options
     }

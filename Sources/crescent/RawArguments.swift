@@ -25,6 +25,16 @@ enum RawArguments {
         return given
     }
 
+    /// The bytes of a script's arguments, the last words of the command line, that ArgumentParser
+    /// read as `parsed`: those words when they are what it read, else `parsed` as UTF-8. Lua's
+    /// `arg` keeps the bytes a program was given (a folder's name need not be UTF-8).
+    static func trailing(parsed: [String]) -> [[UInt8]] {
+        let given = Array(arguments().dropFirst().suffix(parsed.count))
+        guard given.count == parsed.count,
+              zip(given, parsed).allSatisfy({ String(decoding: $0, as: UTF8.self) == $1 }) else { return parsed.map { Array($0.utf8) } }
+        return given
+    }
+
     /// The first of `names` given as `--name=` with nothing after the `=` (before any `--`), or
     /// nil. ArgumentParser takes the next word as the value then (`--filter= spec` filtered by
     /// "spec" and ran the default folders), so the caller refuses it as a usage error.

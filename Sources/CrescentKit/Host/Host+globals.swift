@@ -138,9 +138,9 @@ extension Host {
     /// otherwise pay for the Swift runtime's first look-up of `LuaValue`'s hashing just to start.
     private func pushArguments(after fields: Int32) {
         let stack = vm.stack
-        stack.newTable(arrayCount: Int32(clamping: options.arguments.count), fieldCount: fields)
-        for (index, argument) in options.arguments.enumerated() {
-            stack.push(argument)
+        stack.newTable(arrayCount: Int32(clamping: options.argumentBytes.count), fieldCount: fields)
+        for (index, argument) in options.argumentBytes.enumerated() {
+            argument.withUnsafeBytes { stack.push(bytes: $0) }
             stack.rawSet(-2, index: Int64(index + 1))
         }
     }

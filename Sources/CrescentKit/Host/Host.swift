@@ -318,9 +318,9 @@ public final class Host {
         do {
             try vm.load(source, name: chunkName)
             let stack = vm.stack
-            _ = stack.ensure(Int32(clamping: options.arguments.count) + 1)
-            for argument in options.arguments { stack.push(argument) }
-            try vm.call(arguments: Int32(options.arguments.count), results: 0)
+            _ = stack.ensure(Int32(clamping: options.argumentBytes.count) + 1)
+            for argument in options.argumentBytes { argument.withUnsafeBytes { stack.push(bytes: $0) } }
+            try vm.call(arguments: Int32(options.argumentBytes.count), results: 0)
         } catch {
             if !handleControlFlow(error) {
                 report(error)

@@ -58,8 +58,14 @@ public struct HostOptions: Sendable {
     /// Where to look for plugin folders (`--plugin DIR`, `--no-plugins`); nil loads none (a
     /// host built in Swift gets only the plugins it is given).
     public var pluginSearch: PluginSearch?
-    /// The script's arguments: `arg[1...]` and `app.args`.
-    public var arguments: [String] = []
+    /// The script's arguments as the bytes given (UTF-8 or not, as `lua5.4` keeps them):
+    /// `arg[1...]` and `app.args`.
+    public var argumentBytes: [[UInt8]] = []
+    /// The script's arguments as text (each byte that is not UTF-8 as U+FFFD).
+    public var arguments: [String] {
+        get { argumentBytes.map { String(decoding: $0, as: UTF8.self) } }
+        set { argumentBytes = newValue.map { Array($0.utf8) } }
+    }
     /// `--listen[=NAME]`: listen for remote control as NAME; empty for the default name (the
     /// script's base name, `repl` for the REPL); nil to follow `[host] listen` in the config.
     public var listen: String?

@@ -12,7 +12,7 @@ import Synchronization
 /// costs O(log n) amortized. Jobs due at the same time run in the order they were scheduled.
 final class LoopTimerQueue: Sendable {
     /// A job waiting in the heap; its work is in ``State/work`` until it runs or is cancelled.
-    private struct Job: Sendable {
+    private struct Job: Sendable, HeapOrdered {
         let due: NIODeadline
         let order: UInt64
         let cancellation: Cancellation
@@ -23,7 +23,7 @@ final class LoopTimerQueue: Sendable {
     }
 
     private struct State {
-        var heap = JobHeap()
+        var heap = JobHeap<Job>()
         var nextOrder: UInt64 = 0
         /// The work of each job that has neither run nor been cancelled, by its order: let go of
         /// at the cancel, not when the job leaves the heap (what it holds, a host's timer holding
@@ -120,56 +120,6 @@ final class LoopTimerQueue: Sendable {
             guard !cancellation.isCancelled else { continue }
             cancellation.dropHandler()
             body()
-        }
-    }
-
-    /// A binary min-heap of jobs, by due time then order.
-    private struct JobHeap {
-        private var jobs: [Job] = []
-
-        var count: Int { jobs.count }
-        var first: Job? { jobs.first }
-
-        mutating func push(_ job: Job) {
-            jobs.append(job)
-            siftUp(jobs.count - 1)
-        }
-
-        mutating func pop() -> Job? {
-            guard !jobs.isEmpty else { return nil }
-            jobs.swapAt(0, jobs.count - 1)
-            let job = jobs.removeLast()
-            if !jobs.isEmpty { siftDown(0) }
-            return job
-        }
-
-        /// Drops the jobs `shouldGo` names and rebuilds the heap, in O(n).
-        mutating func removeAll(where shouldGo: (Job) -> Bool) {
-            jobs.removeAll(where: shouldGo)
-            for index in stride(from: jobs.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
-        }
-
-        private mutating func siftUp(_ start: Int) {
-            var child = start
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard jobs[child].runsBefore(jobs[parent]) else { return }
-                jobs.swapAt(child, parent)
-                child = parent
-            }
-        }
-
-        private mutating func siftDown(_ start: Int) {
-            var parent = start
-            while true {
-                let left = 2 * parent + 1
-                guard left < jobs.count else { return }
-                var first = left
-                if left + 1 < jobs.count, jobs[left + 1].runsBefore(jobs[left]) { first = left + 1 }
-                guard jobs[first].runsBefore(jobs[parent]) else { return }
-                jobs.swapAt(first, parent)
-                parent = first
-            }
         }
     }
 }

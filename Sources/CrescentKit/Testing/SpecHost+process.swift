@@ -18,10 +18,12 @@ extension SpecHost {
         // by its words as a shell would read them, so `{ "echo", "a b" }` (`echo 'a b'`) and
         // `{ "echo", "a", "b" }` (`echo a b`) are told apart as the programs tell them apart.
         let command = spec.shell ? spec.argv.last ?? "" : spec.argv.map(Self.shellWord).joined(separator: " ")
+        // Words, folder and values as the script gave them: text, or bytes that are not UTF-8.
+        func string(_ bytes: [UInt8]) -> Value { String(validating: bytes, as: UTF8.self).map(Value.string) ?? .bytes(bytes) }
         var environment: Fields = [:]
-        for (name, value) in spec.environment { environment[name] = value.map(Value.string) ?? .bool(false) }
+        for (name, value) in spec.environmentBytes { environment[name] = value.map(string) ?? .bool(false) }
         host.binding.push(.object([
-            "command": .string(command), "argv": .array(spec.argv.map(Value.string)), "cwd": spec.cwd.map(Value.string) ?? .null,
+            "command": .string(command), "argv": .array(spec.argvBytes.map(string)), "cwd": spec.cwdBytes.map(string) ?? .null,
             "env": .object(environment), "stdin": spec.stdin.map(Value.bytes) ?? .null, "shell": .bool(spec.shell),
         ]), onto: stack)                                                     // process request
         if let place { stack.push(place) } else { stack.pushNil() }          // process request place

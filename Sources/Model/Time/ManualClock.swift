@@ -16,11 +16,15 @@ import Synchronization
 /// clock.advance(by: .seconds(3600))     // runs it once, at uptime 60 s
 /// ```
 public final class ManualClock: ServiceClock {
-    private struct Job {
+    private struct Job: HeapOrdered {
         let due: Duration
         let order: UInt64
         let cancellation: Cancellation
         let work: JobWork
+
+        func runsBefore(_ other: Job) -> Bool {
+            due != other.due ? due < other.due : order < other.order
+        }
     }
 
     /// A job's work, let go of when the job runs or is cancelled rather than when the queue next
@@ -43,7 +47,11 @@ public final class ManualClock: ServiceClock {
     private struct State {
         var now: Duration = .zero
         var nextOrder: UInt64 = 0
-        var jobs: [Job] = []
+        /// Every job scheduled and not yet taken, cancelled ones among them until they reach the
+        /// head or are swept.
+        var jobs = JobHeap<Job>()
+        /// The jobs in the heap whose work was neither run nor cancelled.
+        var live = 0
         var settleHandlers: [@Sendable () -> Void] = []
     }
 
@@ -61,19 +69,17 @@ public final class ManualClock: ServiceClock {
 
     public var wallTime: Double { wallOrigin + uptime.inSeconds }
 
-    /// How many jobs are waiting (cancelled ones are dropped first).
-    public var pendingCount: Int {
-        state.withLock { state in
-            state.jobs.removeAll { $0.cancellation.isCancelled }
-            return state.jobs.count
-        }
-    }
+    /// Below this size the queue is never swept: the head's drop is enough.
+    static let sweepFloor = 64
+
+    /// How many jobs are waiting (cancelled ones not counted).
+    public var pendingCount: Int { state.withLock { $0.live } }
 
     /// The due time of the next job, or nil when nothing waits.
     public var nextDue: Duration? {
         state.withLock { state in
-            state.jobs.removeAll { $0.cancellation.isCancelled }
-            return state.jobs.map(\.due).min()
+            while let head = state.jobs.first, head.cancellation.isCancelled { _ = state.jobs.pop() }
+            return state.jobs.first?.due
         }
     }
 
@@ -81,15 +87,24 @@ public final class ManualClock: ServiceClock {
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) -> Cancellation {
         let cancellation = Cancellation()
         let work = JobWork(work)
-        // The cancel drops the work at once (the job itself leaves the queue at its next sweep).
-        cancellation.onCancel { _ = work.take() }
         state.withLock { state in
             let job = Job(due: state.now + max(delay, .zero), order: state.nextOrder,
                           cancellation: cancellation, work: work)
             state.nextOrder += 1
-            // Keep the queue sorted: insert after every job due no later than this one.
-            let index = state.jobs.firstIndex { $0.due > job.due } ?? state.jobs.endIndex
-            state.jobs.insert(job, at: index)
+            state.jobs.push(job)
+            state.live += 1
+        }
+        // The cancel drops the work at once; the job itself leaves the queue when it reaches the
+        // head, or in a sweep once cancelled jobs are more than half of it. Whoever takes the
+        // work (this, or the clock running the job) counts the job as gone, exactly once.
+        cancellation.onCancel { [weak self] in
+            guard work.take() != nil, let self else { return }
+            state.withLock { state in
+                state.live -= 1
+                if state.jobs.count >= Self.sweepFloor, state.live * 2 < state.jobs.count {
+                    state.jobs.removeAll { $0.cancellation.isCancelled }
+                }
+            }
         }
         return cancellation
     }
@@ -147,8 +162,8 @@ public final class ManualClock: ServiceClock {
     public func advance(by delay: Duration, stop: () -> Bool = { false }) -> Int {
         let target = state.withLock { $0.now } + max(delay, .zero)
         var ran = 0
-        while !stop(), let job = takeJob(dueBy: target) {
-            job.work.take()?()
+        while !stop(), let work = takeJob(dueBy: target) {
+            work()
             ran += 1
             settle()
         }
@@ -162,21 +177,25 @@ public final class ManualClock: ServiceClock {
     @discardableResult
     public func run(limit: Int = 100_000) -> Bool {
         for _ in 0..<limit {
-            guard let job = takeJob(dueBy: nil) else { return true }
-            job.work.take()?()
+            guard let work = takeJob(dueBy: nil) else { return true }
+            work()
             settle()
         }
         return pendingCount == 0
     }
 
-    /// Removes and returns the first job due by `target` (any job when nil), moving time to it.
-    private func takeJob(dueBy target: Duration?) -> Job? {
+    /// Removes the first job due by `target` (any job when nil), moves time to it and returns
+    /// its work; cancelled jobs on the way are dropped.
+    private func takeJob(dueBy target: Duration?) -> (@Sendable () -> Void)? {
         state.withLock { state in
-            state.jobs.removeAll { $0.cancellation.isCancelled }
-            guard let first = state.jobs.first, target.map({ first.due <= $0 }) ?? true else { return nil }
-            state.jobs.removeFirst()
-            state.now = max(state.now, first.due)
-            return first
+            while let first = state.jobs.first, target.map({ first.due <= $0 }) ?? true {
+                _ = state.jobs.pop()
+                guard let work = first.work.take() else { continue }
+                state.live -= 1
+                state.now = max(state.now, first.due)
+                return work
+            }
+            return nil
         }
     }
 

@@ -58,6 +58,12 @@ enum FileSystem {
         }
         guard descriptor >= 0 else {
             let code = errno
+            // A folder that exists but makes no new file (/proc/self answers ENOENT) was said
+            // not to exist.
+            if code == ENOENT, isFolder(place) {
+                throw ServiceError(.io, "cannot write '\(path.shown)': its folder '\(place.shown)' does not let a new file be made "
+                                   + "(a file system such as /proc), and write replaces a file through a temporary one in its folder")
+            }
             // A name or path too long is the script's path, not its folder.
             throw failure(code == ENAMETOOLONG ? path : place, code)
         }

@@ -15,7 +15,7 @@ extension FilesService: DeclaredService {
         d.function(
             "watch",
             [pathArgument,
-             .init("options", .table, "{ recursive = true (folders below too, new ones followed), glob = \"*.lua\" (names, or paths below with a /), debounce = seconds (default 0.05; 0 delivers each change at once) }.", optional: true,
+             .init("options", .table, "{ recursive = true (folders below too, new ones followed), glob = \"*.lua\" (names, or paths below with a /; * stays within a name, a part ** is any number of folders), debounce = seconds (default 0.05; 0 delivers each change at once) }.", optional: true,
                    options: watchOptions)],
             returns: "a fileWatcher { path, active, cancel(); event didChange { changes = { { path, kind = \"created\"/\"modified\"/\"deleted\" } } } }",
             "Watches a folder or a file; each burst of changes comes as one didChange. It is owned like a subscription and keeps the run alive until cancelled, or until the watched folder is deleted."
@@ -55,7 +55,11 @@ extension FilesService: DeclaredService {
     /// it came), but never holding a NUL.
     private static func filePath(_ value: Value, _ name: String) throws(ServiceError) -> FilePath {
         guard let path = FilePath(value) else { throw ServiceError(.invalidArgument, "\(name) must be a string") }
-        guard !path.bytes.contains(0) else { throw ServiceError(.invalidArgument, "\(name) holds a NUL byte, which no path can") }
+        guard !path.bytes.contains(0) else {
+            // Shown with the NUL as `\0`: cut at it, the message named another path.
+            let shown = path.bytes.split(separator: 0, omittingEmptySubsequences: false).map { FilePath(bytes: $0).shown }.joined(separator: "\\0")
+            throw ServiceError(.invalidArgument, "\(name) '\(shown)' holds a NUL byte, which no file name can hold: remove it")
+        }
         return path
     }
 

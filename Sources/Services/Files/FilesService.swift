@@ -65,7 +65,8 @@ public final class FilesService: Service {
 
     func list(_ path: FilePath, glob: String?) throws(ServiceError) -> [FilePath] {
         try access.checkRead(path.lossyText)
-        return try FileSystem.list(path, glob: glob.map(PathGlob.init))
+        let pattern: PathGlob? = if let glob { try PathGlob(glob) } else { nil }
+        return try FileSystem.list(path, glob: pattern)
     }
 
     public func stat(_ path: String) throws(ServiceError) -> Value {
@@ -93,10 +94,11 @@ public final class FilesService: Service {
         var trimmed = path.bytes
         while trimmed.count > 1 && trimmed.last == UInt8(ascii: "/") { trimmed.removeLast() }
         let target = FilePath(bytes: trimmed)
+        let pattern: PathGlob? = if let glob { try PathGlob(glob) } else { nil }
         _ = try FileSystem.describe(target)
         let settings: InotifyWatch.Settings
         if FileSystem.isFolder(target) {
-            settings = .init(folder: target, onlyName: nil, recursive: recursive, glob: glob.map(PathGlob.init), debounce: debounce)
+            settings = .init(folder: target, onlyName: nil, recursive: recursive, glob: pattern, debounce: debounce)
         } else {
             let (folder, name) = target.split
             settings = .init(folder: folder.isEmpty ? FilePath(".") : folder, onlyName: name, recursive: false, glob: nil, debounce: debounce)

@@ -306,7 +306,11 @@ final class InotifyWatch: @unchecked Sendable {
         let path = folder.appending(name)
         let isFolder = mask & Self.isFolder != 0
         if mask & (Self.create | Self.movedTo) != 0 {
-            let existed = known.contains(path)
+            // A rename over a name that existed is a change of it (an editor's save). A create
+            // never is: the name did not exist just before, and if `known` has it, the first
+            // walk (on the reactor, after `watch` returned) listed a file made after the watch
+            // began, which was then reported `modified`.
+            let existed = mask & Self.create == 0 && known.contains(path)
             known.insert(path)
             note(path, existed ? .modified : .created)
             if isFolder, settings.recursive { add(folder: path, reportContents: true) }

@@ -1,3 +1,4 @@
+import CExitGuard
 import Glibc
 import Synchronization
 
@@ -5,7 +6,9 @@ import Synchronization
 /// service's, and the process plugins' with the plugin's name) and not yet reaped, by the
 /// leader's pid: the host's exit, by any path that runs code (a return from `main`, `exit`,
 /// `app.exit`, a forced exit after a signal), kills each whole group, so nothing a script or a
-/// plugin started outlives it.
+/// plugin started outlives it. A fatal signal that runs no Swift (SIGQUIT, SIGUSR1, SIGXCPU, a
+/// crash) kills them too: the pids are mirrored in CExitGuard's table, whose handler kills each
+/// group before the process dies of the signal.
 ///
 /// A group is removed before its leader is reaped: until then the leader is at most a zombie,
 /// so its pid still names the group and no other process can have taken that number.
@@ -19,8 +22,12 @@ public enum ProcessGroups {
     static func add(_ pid: pid_t, owner: String? = nil) {
         if !exitHookRegistered.exchange(true, ordering: .acquiringAndReleasing) {
             atexit { _ = ProcessGroups.killAll() }
+            crescent_exit_guard_install()
         }
-        live.withLock { $0[pid] = .some(owner) }
+        live.withLock {
+            $0[pid] = .some(owner)
+            _ = crescent_exit_guard_add_group(pid)
+        }
     }
 
     /// Sends `signal` to the group `pid` leads, at once, from any thread, unless its leader has
@@ -37,7 +44,10 @@ public enum ProcessGroups {
 
     /// Forgets `pid`, before it is reaped.
     public static func remove(_ pid: Int32) {
-        _ = live.withLock { $0.removeValue(forKey: pid) }
+        live.withLock {
+            crescent_exit_guard_remove_group(pid)
+            _ = $0.removeValue(forKey: pid)
+        }
     }
 
     /// How many groups run now.
@@ -48,7 +58,10 @@ public enum ProcessGroups {
     @discardableResult
     public static func killAll() -> [String] {
         live.withLock { groups in
-            for pid in groups.keys { kill(-pid, SIGKILL) }
+            for pid in groups.keys {
+                kill(-pid, SIGKILL)
+                crescent_exit_guard_remove_group(pid)
+            }
             defer { groups.removeAll() }
             return Set(groups.values.compactMap { $0 }).sorted()
         }

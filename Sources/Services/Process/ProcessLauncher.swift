@@ -70,7 +70,7 @@ public struct ProcessLauncher {
         guard let pidfdOpen = SystemCalls.pidfdOpen else {
             throw ServiceError(.unavailable, "this system's C library has no pidfd_open (glibc 2.36 and Linux 5.3 are needed to watch processes)")
         }
-        if let cwd = spec.cwd { try checkFolder(cwd) }
+        if let cwd = spec.cwdBytes { try checkFolder(cwd) }
         let program = try programInGivenPath(spec)
         // A program that stops reading its input (or never reads it) must make our write to its
         // pipe fail with EPIPE, not end the host by SIGPIPE; its own SIGPIPE is reset to the
@@ -90,6 +90,13 @@ public struct ProcessLauncher {
             let reserved = highest >= 0 && crescent_descriptor_in_reserve(highest, &limit, &reserve) != 0
             if reserved {
                 for descriptor in pipes { close(descriptor) }
+                // Below twice the reserve, the host's own descriptors take what the reserve
+                // leaves: closing files cannot help (as io.open says).
+                guard limit >= 2 * reserve else {
+                    throw ServiceError(.io, "cannot start '\(clipped(spec.programName))': too many open files (EMFILE): the open-file limit "
+                                       + "of \(limit) (ulimit -n) leaves scripts almost nothing beside the \(reserve) descriptors crescent "
+                                       + "keeps for itself; raise it (ulimit -n 1024)")
+                }
                 throw ServiceError(.io, "cannot start '\(clipped(spec.programName))': too many open files (EMFILE): the last \(reserve) "
                                    + "of the \(limit) descriptors the open-file limit allows are kept for crescent itself; let "
                                    + "programs end, close files, or raise the limit (ulimit -n)")
@@ -120,12 +127,12 @@ public struct ProcessLauncher {
         posix_spawn_file_actions_adddup2(&actions, output.write, 1)
         posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
         if let addCloseFrom = SystemCalls.addCloseFrom { _ = addCloseFrom(&actions, 3) }
-        if let cwd = spec.cwd {
+        if let cwd = spec.cwdBytes {
             guard let addChdir = SystemCalls.addChdir else {
                 for descriptor in pipes { close(descriptor) }
                 throw ServiceError(.unavailable, "this system's C library cannot start a program in another folder (glibc 2.29 is needed for options.cwd)")
             }
-            _ = cwd.withCString { addChdir(&actions, $0) }
+            _ = FilePath(bytes: cwd).withCString { addChdir(&actions, $0) }
         }
 
         var attributes = posix_spawnattr_t()
@@ -141,8 +148,8 @@ public struct ProcessLauncher {
 
         // The host's own environment as it is, unless options.env changes it (no copy of every
         // variable for every program).
-        let changed = spec.environment.isEmpty ? nil : environmentStrings(spec.environment)
-        let argv: [UnsafeMutablePointer<CChar>?] = spec.argv.map { strdup($0) } + [nil]
+        let changed = spec.environmentBytes.isEmpty ? nil : environmentStrings(spec.environmentBytes)
+        let argv: [UnsafeMutablePointer<CChar>?] = spec.argvBytes.map(cString) + [nil]
         defer {
             for item in changed ?? [] { free(item) }
             for item in argv { free(item) }
@@ -150,9 +157,9 @@ public struct ProcessLauncher {
         var pid = pid_t()
         func spawn(_ environment: UnsafePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
             if let program {
-                posix_spawn(&pid, program, &actions, &attributes, argv, environment)
+                program.withCString { posix_spawn(&pid, $0, &actions, &attributes, argv, environment) }
             } else {
-                posix_spawnp(&pid, spec.argv[0], &actions, &attributes, argv, environment)
+                FilePath(bytes: spec.argvBytes.first ?? []).withCString { posix_spawnp(&pid, $0, &actions, &attributes, argv, environment) }
             }
         }
         let status = if let changed { changed.withUnsafeBufferPointer { spawn($0.baseAddress) } } else { spawn(environ) }
@@ -186,22 +193,38 @@ public struct ProcessLauncher {
     /// `execvpe` and Python's `subprocess` do (posix_spawnp looks in the host's PATH, so
     /// `env = { PATH = "/nonexistent" }` still ran /usr/bin/ls). Nil when PATH is the host's or
     /// the program is a path; removed, PATH is the C library's default, `/bin:/usr/bin`.
-    private static func programInGivenPath(_ spec: ProcessSpec) throws(ServiceError) -> String? {
-        guard let given = spec.environment["PATH"], !spec.argv[0].contains("/") else { return nil }
-        let path = given ?? "/bin:/usr/bin"
-        for folder in path.split(separator: ":", omittingEmptySubsequences: false) {
-            let candidate = (folder.isEmpty ? "." : String(folder)) + "/" + spec.argv[0]
+    private static func programInGivenPath(_ spec: ProcessSpec) throws(ServiceError) -> FilePath? {
+        let slash = UInt8(ascii: "/")
+        guard let given = spec.environmentBytes["PATH"], let name = spec.argvBytes.first, !name.contains(slash) else { return nil }
+        let path = given ?? Array("/bin:/usr/bin".utf8)
+        for folder in path.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false) {
+            let candidate = FilePath(bytes: (folder.isEmpty ? [UInt8(ascii: ".")] : Array(folder)) + [slash] + name)
             var status = stat()
-            if stat(candidate, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 { return candidate }
+            let runnable = candidate.withCString { stat($0, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && access($0, X_OK) == 0 }
+            if runnable { return candidate }
         }
-        throw ServiceError(.notFound, "program '\(clipped(spec.programName))' was not found in options.env's PATH ('\(clipped(path, limit: 60))')")
+        throw ServiceError(.notFound, "program '\(clipped(spec.programName))' was not found in options.env's PATH ('\(clipped(ByteText.shown(path), limit: 60))')")
+    }
+
+    /// `bytes` as a C string made by strndup (freed with free), as strdup gives one for text;
+    /// the spec holds no NUL, so the whole of `bytes` is copied. Nil only without memory.
+    private static func cString(_ bytes: [UInt8]) -> UnsafeMutablePointer<CChar>? {
+        bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { characters in
+                // An empty array may have no storage.
+                guard let base = characters.baseAddress else { return strdup("") }
+                return strndup(base, characters.count)
+            }
+        }
     }
 
     /// A missing or wrong `cwd` named as such (posix_spawn would answer ENOENT, as for a
     /// missing program).
-    private static func checkFolder(_ path: String) throws(ServiceError) {
+    private static func checkFolder(_ folder: [UInt8]) throws(ServiceError) {
+        let path = ByteText.shown(folder)
+        let name = FilePath(bytes: folder)
         var status = stat()
-        guard stat(path, &status) == 0 else {
+        guard name.withCString({ stat($0, &status) }) == 0 else {
             let code = errno
             if code == ENOENT || code == ENOTDIR { throw ServiceError(.notFound, "cwd '\(clipped(path))' does not exist") }
             throw ServiceError(code == EACCES ? .permission : .io, "cwd '\(clipped(path))': \(String(cString: strerror(code)))")
@@ -211,7 +234,7 @@ public struct ProcessLauncher {
         }
         // A folder the user may not enter made posix_spawn answer EACCES, which read as the
         // program's fault.
-        guard access(path, X_OK) == 0 else {
+        guard name.withCString({ access($0, X_OK) }) == 0 else {
             throw ServiceError(.permission, "cwd '\(clipped(path))' cannot be entered: permission denied")
         }
     }
@@ -253,7 +276,7 @@ public struct ProcessLauncher {
     }
 
     /// The host's environment with `changes` applied, as `NAME=value` C strings and a nil.
-    private static func environmentStrings(_ changes: [String: String?]) -> [UnsafeMutablePointer<CChar>?] {
+    private static func environmentStrings(_ changes: [String: [UInt8]?]) -> [UnsafeMutablePointer<CChar>?] {
         var strings: [UnsafeMutablePointer<CChar>?] = []
         var entry = environ
         while let pointer = entry.pointee {
@@ -266,7 +289,7 @@ public struct ProcessLauncher {
         }
         for (name, value) in changes {
             guard let value else { continue }
-            strings.append(strdup("\(name)=\(value)"))
+            strings.append(cString(Array("\(name)=".utf8) + value))
         }
         return strings + [nil]
     }

@@ -178,16 +178,59 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
         return zone
     }
 
-    /// The local zone. A `TZ` that is a POSIX rule rather than an IANA name (`JST-9`) was taken
-    /// by Foundation as UTC, so "09:00" fired at 18:00 local: a fixed offset is used as such,
-    /// and a rule with daylight saving (`CET-1CEST,M3.5.0,M10.5.0/3`), which this cannot follow,
-    /// is an error asking for a zone.
+    /// The local zone, read from `TZ` as the C library reads it (so schedules agree with
+    /// `os.date`): a name (`Europe/Paris`), the same after a colon (`:Europe/Paris`), or a zone
+    /// file's path (`/usr/share/zoneinfo/Asia/Tokyo`), all of which Foundation took for UTC
+    /// unless it was a bare name. A POSIX rule (`JST-9`) was taken as UTC too: a fixed offset is
+    /// used as such, and a rule with daylight saving (`CET-1CEST,M3.5.0,M10.5.0/3`), which this
+    /// cannot follow, is an error asking for a zone, as is a value that is neither.
     private static func localZone() throws(ServiceError) -> TimeZone {
         guard let value = getenv("TZ").map({ String(cString: $0) }), !value.isEmpty else { return TimeZone.current }
         let rule = value.hasPrefix(":") ? String(value.dropFirst()) : value
-        if TimeZone(identifier: rule) != nil || rule.hasPrefix("/") { return TimeZone.current }
+        if let zone = TimeZone(identifier: rule) { return zone }
+        if rule.hasPrefix("/") { return try zone(file: rule, given: value) }
         if let offset = fixedOffset(rule), let zone = TimeZone(secondsFromGMT: offset) { return zone }
-        throw ServiceError(.invalidArgument, "TZ '\(visible(value, limit: 40))' is not an IANA time zone but a POSIX rule with daylight saving, which schedules cannot follow: give { zone = \"Europe/Paris\" } (or set TZ to such a name)")
+        if isRuleWithDaylightSaving(rule) {
+            throw ServiceError(.invalidArgument, "TZ '\(visible(value, limit: 40))' is not an IANA time zone but a POSIX rule with daylight saving, which schedules cannot follow: give { zone = \"Europe/Paris\" } (or set TZ to such a name)")
+        }
+        throw ServiceError(.invalidArgument, "TZ '\(visible(value, limit: 40))' is neither an IANA time zone nor a POSIX rule (the C library reads it as UTC): set TZ to a name such as Europe/Paris, or give { zone = \"Europe/Paris\" }")
+    }
+
+    /// The zone a `TZ` holding a zone file's path names: the name after `zoneinfo/` in the path
+    /// or, through symbolic links, in the file it leads to (as /etc/localtime does).
+    private static func zone(file path: String, given value: String) throws(ServiceError) -> TimeZone {
+        var candidates = [path]
+        if let real = realpath(path, nil) {
+            candidates.append(String(cString: real))
+            free(real)
+        }
+        for candidate in candidates {
+            if let range = candidate.range(of: "zoneinfo/", options: .backwards),
+               let zone = TimeZone(identifier: String(candidate[range.upperBound...])) { return zone }
+        }
+        throw ServiceError(.invalidArgument, "TZ '\(visible(value, limit: 60))' is not a zone file under a zoneinfo folder, so schedules cannot tell its zone: set TZ to a name such as Europe/Paris, or give { zone = \"Europe/Paris\" }")
+    }
+
+    /// Whether `rule` reads as a POSIX `TZ` with daylight saving: a name (three letters or
+    /// more, or `<...>`), an offset, then a second name.
+    private static func isRuleWithDaylightSaving(_ rule: String) -> Bool {
+        var rest = Substring(rule)
+        func name() -> Bool {
+            if rest.hasPrefix("<") {
+                guard let close = rest.firstIndex(of: ">") else { return false }
+                rest = rest[rest.index(after: close)...]
+                return true
+            }
+            let letters = rest.prefix { $0.isASCII && $0.isLetter }
+            rest = rest.dropFirst(letters.count)
+            return letters.count >= 3
+        }
+        guard name() else { return false }
+        if rest.first == "+" || rest.first == "-" { rest = rest.dropFirst() }
+        let offset = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ":") }
+        guard offset.first?.isNumber == true else { return false }
+        rest = rest.dropFirst(offset.count)
+        return name()
     }
 
     /// The offset east of UTC, in seconds, of a POSIX `TZ` without daylight saving (`JST-9`,

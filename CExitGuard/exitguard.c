@@ -1,0 +1,111 @@
+/*
+ * The fatal-signal path of the host's exit: kill the process groups it started and give the
+ * terminal back, from a signal handler. See include/CExitGuard.h.
+ */
+#include "include/CExitGuard.h"
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+
+/* Live groups are a few hundred at most (each holds pipes out of the descriptor limit); a slot
+ * of 0 is free. add and remove scan up to the high-water mark, the handler scans the same. */
+#define GROUP_SLOTS 16384
+static _Atomic pid_t groups[GROUP_SLOTS];
+static atomic_int high_water;
+
+int crescent_exit_guard_add_group(pid_t pid) {
+    if (pid <= 0) return -1;
+    for (int i = 0; i < GROUP_SLOTS; i++) {
+        pid_t empty = 0;
+        if (atomic_compare_exchange_strong(&groups[i], &empty, pid)) {
+            int mark = atomic_load(&high_water);
+            while (mark < i + 1 && !atomic_compare_exchange_weak(&high_water, &mark, i + 1)) {}
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void crescent_exit_guard_remove_group(pid_t pid) {
+    if (pid <= 0) return;
+    int mark = atomic_load(&high_water);
+    for (int i = 0; i < mark; i++) {
+        pid_t expected = pid;
+        if (atomic_compare_exchange_strong(&groups[i], &expected, 0)) return;
+    }
+}
+
+void crescent_exit_guard_kill_groups(void) {
+    int mark = atomic_load(&high_water);
+    for (int i = 0; i < mark; i++) {
+        pid_t pid = atomic_exchange(&groups[i], 0);
+        if (pid > 0) kill(-pid, SIGKILL);
+    }
+}
+
+static void (*_Atomic restore_hook)(void);
+
+/* The signals a crash arrives by, and SIGQUIT (a person's kill -QUIT, which dumps core): each
+ * handler chains to the handler that was there before (the Swift runtime's backtracer takes
+ * these when it is on, or the default action). Left alone when ignored (a shell's background
+ * job starts with SIGQUIT ignored). */
+static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE, SIGQUIT };
+/* The other signals whose default action ends the process and that the host does not handle
+ * itself (SIGINT, SIGTERM and SIGHUP are, on the loop): SIGXCPU (ulimit -t), SIGUSR1/2, SIGALRM,
+ * SIGVTALRM, SIGPROF, SIGXFSZ, SIGSYS. Guarded only while their action is the default one, so a
+ * handler someone set (which may not end the process) is left alone; each dies of the signal. */
+static const int ending_signals[] = { SIGXCPU, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXFSZ, SIGSYS };
+#define ENDING_SIGNAL_COUNT (sizeof ending_signals / sizeof ending_signals[0])
+#define CRASH_SIGNAL_COUNT (sizeof crash_signals / sizeof crash_signals[0])
+static struct sigaction previous[CRASH_SIGNAL_COUNT];
+
+static void signal_default(int signal) {
+    struct sigaction fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    sigaction(signal, &fallback, NULL);
+}
+
+static void on_fatal(int signal) {
+    crescent_exit_guard_kill_groups();
+    void (*restore)(void) = atomic_load(&restore_hook);
+    if (restore) restore();
+    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) {
+        if (crash_signals[i] == signal) sigaction(signal, &previous[i], NULL);
+    }
+    for (size_t i = 0; i < ENDING_SIGNAL_COUNT; i++) {
+        if (ending_signals[i] == signal) signal_default(signal);
+    }
+    /* Blocked until this handler returns; then the previous action sees it (a fault would also
+     * fault again, a raised signal would not). */
+    raise(signal);
+}
+
+void crescent_exit_guard_install(void) {
+    static atomic_int installed;
+    if (atomic_exchange(&installed, 1)) return;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_fatal;
+    sigemptyset(&action.sa_mask);
+    for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) {
+        if (sigaction(crash_signals[i], NULL, &previous[i]) == 0 && !(previous[i].sa_handler == SIG_IGN
+            && !(previous[i].sa_flags & SA_SIGINFO))) {
+            sigaction(crash_signals[i], &action, NULL);
+        }
+    }
+    for (size_t i = 0; i < ENDING_SIGNAL_COUNT; i++) {
+        struct sigaction current;
+        if (sigaction(ending_signals[i], NULL, &current) == 0 && current.sa_handler == SIG_DFL
+            && !(current.sa_flags & SA_SIGINFO)) {
+            sigaction(ending_signals[i], &action, NULL);
+        }
+    }
+}
+
+void crescent_exit_guard_set_restore(void (*restore)(void)) {
+    atomic_store(&restore_hook, restore);
+    crescent_exit_guard_install();
+}
