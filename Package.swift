@@ -16,9 +16,17 @@ let upcoming: [SwiftSetting] = [
 // before the system folders, which also hold the shared libraries, and joins liblua5.4.a into one
 // object there. The binary exports Lua's API (CLua/lua-exports.list) for the C modules scripts
 // require, which take it from the process. Without those files the shared libraries are used.
+//
+// Under a sanitizer (make sanitize sets CRESCENT_SANITIZER for its builds) libgcc stays shared. The
+// test binary's main thread ends in pthread_exit (Swift Testing's async main, in dispatch_main),
+// whose forced unwind runs in glibc's libgcc_s. ThreadSanitizer gives every instrumented Swift
+// function a cleanup with libgcc's personality routine, and a statically linked libgcc put its own
+// copy of that routine in the binary, which cannot read libgcc_s's unwind context and aborts: every
+// test binary stopped before its first test.
+let staticLibgcc = Context.environment["CRESCENT_SANITIZER"] == nil ? ["-Xclang-linker", "-static-libgcc"] : []
 let staticCxxRuntime: [LinkerSetting] = [
-    .unsafeFlags(["-L\(Context.packageDirectory)/.build-static", "-Xclang-linker", "-static-libgcc",
-                  "-Xlinker", "--dynamic-list=\(Context.packageDirectory)/CLua/lua-exports.list"], .when(platforms: [.linux])),
+    .unsafeFlags(["-L\(Context.packageDirectory)/.build-static"] + staticLibgcc
+                 + ["-Xlinker", "--dynamic-list=\(Context.packageDirectory)/CLua/lua-exports.list"], .when(platforms: [.linux])),
 ]
 
 let package = Package(
