@@ -50,8 +50,10 @@ extension PluginSandbox {
         spec.exec_fds = strings.descriptors(descriptors)
         spec.exec_fd_count = Int32(descriptors.count)
         if let opened {
-            spec.program_fd = opened.descriptor
-            spec.run_program_fd = opened.isScript ? 2 : 1
+            spec.program_fd = opened.executed
+            spec.run_program_fd = 1
+            spec.keep_fds = strings.descriptors(opened.scripts)
+            spec.keep_fd_count = Int32(opened.scripts.count)
         }
         spec.write_paths = strings.constants([dataFolder, "/dev/null"] + write)
         spec.write_count = Int32(write.count + 2)
