@@ -277,7 +277,8 @@ static void restrict_filesystem_and_network(const crescent_sandbox *spec, int re
     if (add_paths(ruleset, spec->read_paths, spec->read_count, read, abi) != 0
         || add_paths(ruleset, spec->exec_paths, spec->exec_count, read | FS_EXECUTE, abi) != 0
         || add_descriptors(ruleset, spec->exec_fds, spec->exec_fd_count, read | FS_EXECUTE, abi) != 0
-        || add_paths(ruleset, spec->write_paths, spec->write_count, all & ~FS_EXECUTE, abi) != 0)
+        || add_paths(ruleset, spec->write_paths, spec->write_count, all & ~FS_EXECUTE, abi) != 0
+        || add_descriptors(ruleset, spec->write_fds, spec->write_fd_count, all & ~FS_EXECUTE, abi) != 0)
         fail(report, STEP_LANDLOCK_RULE);
     if (abi >= 4) {
         for (int i = 0; i < spec->port_count; i++) {

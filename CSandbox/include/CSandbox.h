@@ -37,6 +37,9 @@ typedef struct crescent_sandbox {
     int keep_fd_count;
     const char *const *write_paths;   /* read, write, create, remove beneath */
     int write_count;
+    const int *write_fds;             /* the same, each a folder the host opened and checked (the
+                                       * plugin's data folder: a link swapped in since gets no right) */
+    int write_fd_count;
     const unsigned short *ports;            /* TCP ports it may connect to (Landlock ABI >= 4) */
     int port_count;
     int isolate_network;              /* a new network namespace without interfaces */
