@@ -277,7 +277,8 @@ static void restrict_filesystem_and_network(const crescent_sandbox *spec, int re
     if (add_paths(ruleset, spec->read_paths, spec->read_count, read, abi) != 0
         || add_paths(ruleset, spec->exec_paths, spec->exec_count, read | FS_EXECUTE, abi) != 0
         || add_descriptors(ruleset, spec->exec_fds, spec->exec_fd_count, read | FS_EXECUTE, abi) != 0
-        || add_paths(ruleset, spec->write_paths, spec->write_count, all & ~FS_EXECUTE, abi) != 0)
+        || add_paths(ruleset, spec->write_paths, spec->write_count, all & ~FS_EXECUTE, abi) != 0
+        || add_descriptors(ruleset, spec->write_fds, spec->write_fd_count, all & ~FS_EXECUTE, abi) != 0)
         fail(report, STEP_LANDLOCK_RULE);
     if (abi >= 4) {
         for (int i = 0; i < spec->port_count; i++) {
@@ -561,7 +562,8 @@ static _Noreturn void child(const crescent_sandbox *spec, int report, uid_t uid,
     /* Nothing else of the host's crosses the exec (most of its descriptors are close-on-exec
      * already; this makes it all of them). */
     syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
-    if (spec->run_program_fd == 2 && fcntl(spec->program_fd, F_SETFD, 0) != 0) fail(report, STEP_DESCRIPTORS);
+    for (int i = 0; i < spec->keep_fd_count; i++)
+        if (fcntl(spec->keep_fds[i], F_SETFD, 0) != 0) fail(report, STEP_DESCRIPTORS);
     if (chdir(spec->directory) != 0) fail(report, STEP_DIRECTORY);
     if (spec->confine) {
         /* Always a user namespace of its own (made by the clone, with the PID namespace this

@@ -30,11 +30,16 @@ typedef struct crescent_sandbox {
     int exec_fd_count;
     int program_fd;                   /* see run_program_fd */
     int run_program_fd;               /* 0: exec `program` by its path; 1: exec the open file program_fd
-                                       * (execveat), the very file the host checked; 2: the same for a
-                                       * script, whose descriptor then stays open across the exec for
-                                       * its interpreter to read it as /dev/fd/N */
+                                       * (execveat), the very file the host checked (for a `#!` script,
+                                       * its interpreter, opened and checked by the host) */
+    const int *keep_fds;              /* descriptors left open across the exec (a `#!` script's, which
+                                       * its interpreter reads as /dev/fd/N) */
+    int keep_fd_count;
     const char *const *write_paths;   /* read, write, create, remove beneath */
     int write_count;
+    const int *write_fds;             /* the same, each a folder the host opened and checked (the
+                                       * plugin's data folder: a link swapped in since gets no right) */
+    int write_fd_count;
     const unsigned short *ports;            /* TCP ports it may connect to (Landlock ABI >= 4) */
     int port_count;
     int isolate_network;              /* a new network namespace without interfaces */

@@ -15,8 +15,11 @@ enum PluginContents {
     /// folder is in front (deeper, the copy failed with no cause a user could act on).
     static let maximumPathBytes = 1024
 
-    /// Checks the folder `root` (named `shown` in messages) without following any link.
-    static func check(folder root: String, shown: String) throws(PluginProblem) {
+    /// Checks the folder `root` (named `shown` in messages) without following any link. With
+    /// `topFolder` (an archive unpacked, its plugin in a folder of its own) the first component
+    /// of a path does not count toward ``maximumPathBytes``: the bound is on paths inside the
+    /// plugin, and the same plugin installs from its folder or from an archive of that folder.
+    static func check(folder root: String, shown: String, topFolder: Bool = false) throws(PluginProblem) {
         var entries = 0
         var bytes = 0
         var pending = [""]
@@ -28,7 +31,7 @@ enum PluginContents {
             }
             for name in names.sorted() {
                 let path = relative.isEmpty ? name : relative + "/" + name
-                try checkLength(path, in: shown)
+                try checkLength(topFolder ? insideTopFolder(path) : path, in: shown)
                 var status = stat()
                 guard lstat(root + "/" + path, &status) == 0 else { throw PluginProblem("\(shown): cannot read \(path)") }
                 switch status.st_mode & S_IFMT {
@@ -81,7 +84,14 @@ enum PluginContents {
         var name = String(fields[5])
         if let arrow = name.range(of: " -> ") { name = String(name[..<arrow.lowerBound]) }
         if let link = name.range(of: " link to ") { name = String(name[..<link.lowerBound]) }
-        try checkLength(name, in: archive)
+        // Its top folder (when it has one) is not part of the plugin's paths; an archive with
+        // plugin.toml at the top is held to the whole length when unpacked (check(folder:)).
+        try checkLength(insideTopFolder(name), in: archive)
+        // GNU tar refuses it with a message of its own (or strips it): refused here, named.
+        if name.split(separator: "/").contains("..") {
+            throw PluginProblem("\(archive): \(name) leads out of the plugin's folder (its path holds '..'): an archive's entries are "
+                + "paths inside the plugin; nothing was installed")
+        }
         // GNU tar would unpack it inside (without its leading /), beside the plugin's folder.
         if name.hasPrefix("/") {
             throw PluginProblem("\(archive): \(name) is an absolute path: an archive's entries are paths inside the plugin "
@@ -104,6 +114,12 @@ enum PluginContents {
         }
         entries += 1
         try checkBounds(entries: entries, bytes: bytes, in: archive)
+    }
+
+    /// `path` without its first component (the archive's top folder), itself when it has none.
+    private static func insideTopFolder(_ path: String) -> String {
+        guard let slash = path.firstIndex(of: "/") else { return path }
+        return String(path[path.index(after: slash)...])
     }
 
     private static func checkLength(_ path: String, in shown: String) throws(PluginProblem) {

@@ -23,19 +23,35 @@ enum PluginCopy {
         var entries = 0
         // Bounded: every round takes one folder; the entries are bounded as the contents check's.
         while let folder = pending.popLast() {
-            guard let names = names(in: source, folder) else { return "\(folder.isEmpty ? "." : folder): \(String(cString: strerror(errno)))" }
+            // Each folder is reached from the top one component at a time, never through a link,
+            // and each entry is opened by name in its folder's descriptor and checked as opened:
+            // a folder swapped for a link between the contents check and the copy (to ~/.ssh) is
+            // refused, where a path `sub/id` went through the link to the file beyond it.
+            guard let opened = openFolder(folder, in: source) else {
+                return "\(folder.isEmpty ? "." : folder): \(String(cString: strerror(errno))) (it changed during the copy: a folder became a link or something else)"
+            }
+            defer { close(opened) }
+            guard let names = names(in: opened) else { return "\(folder.isEmpty ? "." : folder): \(String(cString: strerror(errno)))" }
             for name in names {
                 entries += 1
                 guard entries <= PluginContents.maximumEntries else { return "more than \(PluginContents.maximumEntries) files and folders" }
                 let path = folder.isEmpty ? name : folder + "/" + name
-                guard fstatat(source, path, &status, AT_SYMLINK_NOFOLLOW) == 0 else { return "\(path): \(String(cString: strerror(errno)))" }
+                let entry = openat(opened, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+                guard entry >= 0 else {
+                    let reason = errno == ELOOP ? "a symbolic link (it changed during the copy)" : String(cString: strerror(errno))
+                    return "\(path): \(reason)"
+                }
+                defer { close(entry) }
+                guard fstat(entry, &status) == 0 else { return "\(path): \(String(cString: strerror(errno)))" }
                 let mode = mode_t(status.st_mode & 0o777)
                 switch status.st_mode & S_IFMT {
                 case S_IFDIR:
                     guard mkdirat(target, path, mode | 0o700) == 0 else { return "\(path): \(String(cString: strerror(errno)))" }
                     pending.append(path)
+                case S_IFREG where status.st_nlink > 1:
+                    return "\(path): a hard link (a file with \(status.st_nlink) names; it changed during the copy)"
                 case S_IFREG:
-                    if let failure = copyFile(path, from: source, to: target, mode: mode, size: Int(status.st_size)) { return "\(path): \(failure)" }
+                    if let failure = copyFile(entry, named: path, to: target, mode: mode, size: Int(status.st_size)) { return "\(path): \(failure)" }
                 default:
                     return "\(path): not a regular file or a folder"
                 }
@@ -44,10 +60,33 @@ enum PluginCopy {
         return nil
     }
 
-    /// The names in the folder `relative` beneath `root` (`.` and `..` left out), nil on an error.
-    private static func names(in root: Int32, _ relative: String) -> [String]? {
-        let descriptor = openat(root, relative.isEmpty ? "." : relative, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0, let folder = fdopendir(descriptor) else { return nil }
+    /// The folder `relative` beneath the folder open as `root`, opened one component at a time
+    /// without following a link; nil (errno set) when a component is not a folder.
+    private static func openFolder(_ relative: String, in root: Int32) -> Int32? {
+        var current = dup(root)
+        guard current >= 0 else { return nil }
+        // Bounded by the path's components.
+        for component in relative.split(separator: "/") {
+            let next = openat(current, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let reason = errno
+            close(current)
+            guard next >= 0 else {
+                errno = reason
+                return nil
+            }
+            current = next
+        }
+        return current
+    }
+
+    /// The names in the folder open as `descriptor` (`.` and `..` left out), nil on an error.
+    private static func names(in descriptor: Int32) -> [String]? {
+        let copy = dup(descriptor)
+        guard copy >= 0 else { return nil }
+        guard let folder = fdopendir(copy) else {
+            close(copy)
+            return nil
+        }
         defer { closedir(folder) }
         var names: [String] = []
         // Bounded by the folder's entries.
@@ -58,12 +97,9 @@ enum PluginCopy {
         return names.sorted()
     }
 
-    /// Copies the `size` bytes the file `path` held when listed (a file that grows meanwhile is
+    /// Copies the `size` bytes the file open as `input` (`path` in the plugin) held when opened (a file that grows meanwhile is
     /// not followed without end). Answers the reason it failed, or nil.
-    private static func copyFile(_ path: String, from source: Int32, to target: Int32, mode: mode_t, size: Int) -> String? {
-        let input = openat(source, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard input >= 0 else { return String(cString: strerror(errno)) }
-        defer { close(input) }
+    private static func copyFile(_ input: Int32, named path: String, to target: Int32, mode: mode_t, size: Int) -> String? {
         let output = openat(target, path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard output >= 0 else { return String(cString: strerror(errno)) }
         defer { close(output) }

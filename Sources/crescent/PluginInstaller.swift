@@ -1,4 +1,5 @@
 import CrescentKit
+import Model
 import Foundation
 
 /// `crescent plugins install` and `remove`: a plugin folder, a git repository (a path or a URL) or
@@ -133,9 +134,12 @@ enum PluginInstaller {
             }
             // Its listing first: nothing past the bounds, nothing but files and folders is unpacked.
             _ = try PluginContents.check(archive: source)
-            // GNU tar keeps members inside the folder (it refuses `..` and strips a leading `/`).
+            // GNU tar keeps members inside the folder (it refuses `..` and strips a leading `/`;
+            // the listing check refused both already, naming them).
             try run(["tar", "-xzf", source, "-C", staging, "--no-same-owner", "--no-same-permissions"], what: "unpacking \(source)")
-            try PluginContents.check(folder: staging, shown: source)
+            // Paths are bounded inside the plugin: an archive's top folder does not count.
+            try PluginContents.check(folder: staging, shown: source,
+                                     topFolder: !FileManager.default.fileExists(atPath: staging + "/plugin.toml"))
         } else if exists && isFolder.boolValue && !FileManager.default.fileExists(atPath: source + "/.git") {
             // Checked before the copy, which would wait for ever on a FIFO.
             try PluginContents.check(folder: source, shown: source)
@@ -164,12 +168,13 @@ enum PluginInstaller {
         let plugins = entries.filter { FileManager.default.fileExists(atPath: staging + "/" + $0 + "/plugin.toml") }
         if entries.count == 1, plugins.count == 1 { return staging + "/" + entries[0] }
         if plugins.count > 1 {
-            throw PluginProblem("\(source): holds \(plugins.count) plugins (\(plugins.joined(separator: ", "))): one install "
+            // Names as the archive or folder has them, control characters written as escapes.
+            throw PluginProblem("\(source): holds \(plugins.count) plugins (\(plugins.map { visible($0, limit: 200) }.joined(separator: ", "))): one install "
                 + "takes one plugin; install each from a folder or archive of its own; nothing was installed")
         }
         if let plugin = plugins.first {
             let beside = entries.filter { $0 != plugin }
-            throw PluginProblem("\(source): holds the plugin folder \(plugin) and beside it \(beside.joined(separator: ", ")): "
+            throw PluginProblem("\(source): holds the plugin folder \(visible(plugin, limit: 200)) and beside it \(beside.map { visible($0, limit: 200) }.joined(separator: ", ")): "
                 + "a plugin's files belong inside its folder (or plugin.toml at the top, with no folder); nothing was installed")
         }
         throw PluginProblem("\(source): holds no plugin.toml (a plugin is a folder with a plugin.toml)")

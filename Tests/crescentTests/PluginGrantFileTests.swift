@@ -46,7 +46,8 @@ import Testing
     }
 
     /// A `grant-key` that is a symbolic link (here to /dev/zero) is refused, as before, but said
-    /// so with the fix; it said only "cannot make the key that signs grants (File exists)".
+    /// so with the fix; it said only "cannot make the key that signs grants (File exists)", and
+    /// "make" of a key that exists (attack new24p D9): "cannot use" now.
     @Test func aGrantKeyThatIsALinkIsRefusedNamingTheLinkAndTheFix() async throws {
         let sandbox = try self.sandbox()
         let key = sandbox.path + "/.local/share/crescent/grant-key"
@@ -54,7 +55,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: key, withDestinationPath: "/dev/zero")
         let refused = try await inHome(["plugins", "allow", "music1"], sandbox)
         #expect(refused.status != 0, "\(refused)")
-        #expect(refused.stderr.contains("\(key): cannot make the key that signs grants: it is a symbolic link (to /dev/zero), and the key is "
+        #expect(refused.stderr.contains("\(key): cannot use the key that signs grants: it is a symbolic link (to /dev/zero), and the key is "
                                         + "read only from a file of its own there; remove it (rm \(key)) and run the command again"), "\(refused)")
         #expect(!refused.stderr.contains("File exists"), "\(refused)")
         // A key of the wrong size is named likewise.

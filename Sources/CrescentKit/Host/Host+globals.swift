@@ -44,7 +44,9 @@ extension Host {
                 line += place.isEmpty ? "" : place + " "
                 var bytes: [UInt8] = []
                 try Host.writeJoined(stack, from: 1, upTo: stack.top) { bytes.append(contentsOf: $0) }
-                self.writeError(line + String(decoding: bytes, as: UTF8.self))
+                let text = String(decoding: bytes, as: UTF8.self)
+                // A plugin's log line shows its control characters as escapes (Host.log(_:plugin:_:)).
+                self.writeError(line + (self.pluginName == nil ? text : displayable(text)))
                 return .none
             }
         }

@@ -54,6 +54,8 @@ extension LuaPluginRuntime {
         case .opened(let file): opened = file
         case .loader(let shown):
             return .refused("\(what): permission: plugin '\(name)' may not run \"\(command)\": it names \(shown), \(PluginExecEntry.loaderRefusal)")
+        case .refused(let reason):
+            return .refused("\(what): permission: plugin '\(name)' may not run \"\(command)\": \(reason)")
         case .failed(let reason): return .failed("\(what): cannot start \"\(command)\": \(reason)")
         }
         defer { opened.close() }
@@ -68,7 +70,9 @@ extension LuaPluginRuntime {
         defer { strings.free() }
         var spec = crescent_sandbox()
         spec.program = strings.constant(program)
-        spec.argv = UnsafePointer(strings.list([program] + words.dropFirst()))
+        // A `#!` script runs as the kernel would run it, from the interpreter the host opened
+        // and checked: its path and argument, then the script as /dev/fd/N (OpenedProgram).
+        spec.argv = UnsafePointer(strings.list((opened.isScript ? opened.leadingArguments : [program]) + words.dropFirst()))
         spec.envp = UnsafePointer(strings.list(sandbox.environment().map { "\($0.key)=\($0.value)" }))
         spec.directory = strings.constant(sandbox.folder)
         switch streams {

@@ -11,7 +11,7 @@ extension LuaPluginRuntime {
     static let luaModuleFolders = ["/usr/share/lua/5.4", "/usr/local/share/lua/5.4"].map(PluginSandbox.resolve)
 
     /// Pushes the policy table: `check(path, "read"|"write" [, quiet])` → true, or nil and the
-    /// message (warned in the run's log too, unless `quiet`); `open(path, mode)`, `remove(path)`, `rename(from, to)` →
+    /// message (warned in the run's log too, unless `quiet`); `open(path, mode)`, `remove(path)`, `rename(from, to)`, `tmpfile()` →
     /// a descriptor (or 0), or nil and the refusal, or nil, the system's message and errno;
     /// `file(fd, mode [, pid])`, an io handle over a descriptor; `spawn(command, "r"|"w")` → the
     /// pipe's descriptor and the pid, or nil, the message and true when refused; `execute(command)`
@@ -19,7 +19,7 @@ extension LuaPluginRuntime {
     /// names; `native`.
     func pushPolicy(onto stack: LuaStack) {
         let vm = host.vm
-        stack.newTable(fieldCount: 11)
+        stack.newTable(fieldCount: 12)
         vm.register(field: "check") { [unowned self] stack in
             guard let path = stack.text(at: 1) else {
                 stack.pushNil()
@@ -56,7 +56,7 @@ extension LuaPluginRuntime {
         stack.rawSet(-2, "native")
     }
 
-    /// `open`, `remove`, `rename` and `file` of the policy table on top of `stack`.
+    /// `open`, `remove`, `rename`, `tmpfile` and `file` of the policy table on top of `stack`.
     private func registerFiles(on stack: LuaStack) {
         let vm = host.vm
         let notText = "permission: plugin '\(manifest.name)' may not use a path that is not UTF-8 text"
@@ -71,6 +71,9 @@ extension LuaPluginRuntime {
         vm.register(field: "rename") { [unowned self] stack in
             guard let from = stack.text(at: 1), let to = stack.text(at: 2) else { return self.answer(.refused(notText), stack) }
             return self.answer(self.sandbox.rename(from, to: to), stack)
+        }
+        vm.register(field: "tmpfile") { [unowned self] stack in
+            self.answer(self.sandbox.temporaryFile(), stack)
         }
         stack.pushFileFromDescriptorFunction()
         stack.rawSet(-2, "file")

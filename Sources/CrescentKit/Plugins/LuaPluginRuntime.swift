@@ -78,7 +78,12 @@ final class LuaPluginRuntime {
         options.failFast = false
         // Its `store` holds collections of its own, kept under its data folder's name (another
         // folder's plugin of the same name has another); the scripts' only as `collections` grants.
-        let sandbox = PluginSandbox(manifest: manifest, dataDirectory: parent.options.dataDirectory)
+        let sandbox: PluginSandbox
+        do throws(PluginProblem) {
+            sandbox = try PluginSandbox(manifest: manifest, dataDirectory: parent.options.dataDirectory)
+        } catch {
+            return .failure(error)
+        }
         let key = sandbox.dataFolder.split(separator: "/").last.map(String.init) ?? manifest.name
         let required = parent.binding.services.filter { manifest.requires.contains($0.name) }.map { entry in
             entry.name == "store"

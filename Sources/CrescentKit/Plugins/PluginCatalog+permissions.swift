@@ -4,7 +4,7 @@ public import Model
 /// `crescent plugins allow NAME`.
 extension PluginCatalog {
     /// The permissions in one cell of the listing (`read ~/Music; net *:443`), `-` for none.
-    static func summary(_ manifest: PluginManifest) -> String {
+    static func summary(_ manifest: PluginManifest, dataDirectory: String?) -> String {
         let permissions = manifest.permissions
         var parts: [String] = []
         for (field, items) in [("read", permissions.read), ("write", permissions.write), ("net", permissions.net),
@@ -13,7 +13,7 @@ extension PluginCatalog {
         }
         if permissions.native { parts.append("native (full access)") }
         if !permissions.services.isEmpty { parts.append("requires " + permissions.services.joined(separator: ",")) }
-        if manifest.mayAdoptOwnCollection { parts.append("may adopt your store collection \(manifest.name) once") }
+        if manifest.mayAdoptOwnCollection(dataDirectory: dataDirectory) { parts.append("may adopt your store collection \(manifest.name) once") }
         return parts.isEmpty ? "-" : parts.joined(separator: "; ")
     }
 
@@ -50,7 +50,7 @@ extension PluginCatalog {
     public static func permissionReport(_ manifest: PluginManifest, dataDirectory: String?) -> String {
         let status = PluginGrants(dataDirectory: dataDirectory).status(of: manifest)
         var lines = ["plugin '\(manifest.name)' \(manifest.version) (\(manifest.kind.name)) in \(manifest.folder) asks:"]
-        lines += manifest.explanation.map { "  " + $0 }
+        lines += manifest.explanation(dataDirectory: dataDirectory).map { "  " + $0 }
         if case .notGranted(let missing, let update) = status, update {
             lines.append("  beyond its earlier grant: " + missing.joined(separator: ", "))
         }
@@ -86,29 +86,39 @@ extension PluginCatalog {
 }
 
 extension PluginManifest {
-    /// What its permissions let it do, one line each (``PluginPermissions/explanation``), and
+    /// What its permissions let it do (its data folder's owner read from `dataDirectory`), one line each (``PluginPermissions/explanation``), and
     /// for a Lua plugin requiring `store`, that its collections are its own: what a user
     /// reviewing it would otherwise take for the scripts' collections; and that it may copy
     /// your scripts' collection of its own name without a grant (``PluginStore/adopt(_:)``),
     /// which nothing showed.
-    var explanation: [String] {
+    func explanation(dataDirectory: String?) -> [String] {
         var lines = permissions.explanation
         if case .lua = kind, requires.contains("store") {
             lines.append("always: keeps store collections of its own (plugin:\(name):NAME), apart from your scripts' "
                          + "and other plugins' (yours only as collections grants them)")
         }
-        if mayAdoptOwnCollection {
+        if mayAdoptOwnCollection(dataDirectory: dataDirectory) {
             lines.append("once: may copy your scripts' store collection '\(name)' into its own (store:adopt, which needs no grant for "
                          + "the collection named after the plugin; from another folder than the first with a plugin '\(name)' it needs "
                          + "collections = [\"\(name)\"])")
+        } else if mayAdoptOwnCollection(dataDirectory: nil, anyFolder: true),
+                  let first = PluginSandbox.dataFolderOwner(of: self, dataDirectory: dataDirectory) {
+            lines.append("never: may not copy your scripts' store collection '\(name)' (store:adopt answers permission): the plugin '\(name)' "
+                         + "in \(visible(first, limit: 1024)) ran first and owns that name; this copy needs collections = [\"\(name)\"] for it")
         }
         return lines
     }
 
     /// Whether it may adopt your scripts' store collection of its own name without asking: a
-    /// Lua plugin requiring `store` whose `collections` does not already grant it.
-    var mayAdoptOwnCollection: Bool {
+    /// Lua plugin requiring `store` whose `collections` does not already grant it, in the folder
+    /// that owns its data folder (the first to run with that name, or none ran yet: the store
+    /// lets only that one adopt, ``PluginSandbox/dataFolder(of:dataDirectory:)``). With
+    /// `anyFolder` the folder is not looked at.
+    func mayAdoptOwnCollection(dataDirectory: String?, anyFolder: Bool = false) -> Bool {
         guard case .lua = kind, requires.contains("store") else { return false }
-        return !permissions.collections.contains(name) && !permissions.collections.contains("*")
+        guard !permissions.collections.contains(name) && !permissions.collections.contains("*") else { return false }
+        if anyFolder { return true }
+        guard let first = PluginSandbox.dataFolderOwner(of: self, dataDirectory: dataDirectory) else { return true }
+        return first == PluginSandbox.resolve(folder)
     }
 }

@@ -34,7 +34,7 @@ public enum PluginCatalog {
             case .broken(let problem): "error: \(problem.message)"
             }
             rows.append([manifest?.name ?? "?", manifest?.version ?? "?", manifest?.kind.name ?? "?", plugin.folder,
-                         manifest?.services.joined(separator: ",") ?? "?", manifest.map(summary) ?? "?",
+                         manifest?.services.joined(separator: ",") ?? "?", manifest.map { summary($0, dataDirectory: options.dataDirectory) } ?? "?",
                          manifest.map { grantText(grants.status(of: $0)) } ?? "?", status])
         }
         let last = rows[0].count - 1
@@ -43,7 +43,8 @@ public enum PluginCatalog {
             (0..<last).map { row[$0] + String(repeating: " ", count: widths[$0] - row[$0].count) }.joined(separator: "  ") + "  " + row[last]
         }
         // "not granted" alone pointed at `plugins allow`, which refuses to touch a broken file.
-        let note = grants.problem.map { "\n\nthe grants file cannot be read, so no grant in it holds: \($0); fix or remove it" } ?? ""
+        var note = grants.problem.map { "\n\nthe grants file cannot be read, so no grant in it holds: \($0); fix or remove it" } ?? ""
+        if let key = PluginGrantKey.problem() { note += "\n\nno grant holds: \(key)" }
         return .success(lines.joined(separator: "\n") + note)
     }
 
@@ -62,11 +63,12 @@ public enum PluginCatalog {
             let problem = "error: \(manifest.path): field 'services': service '\(clash)' is already provided by the builtin plugins, so every run skips this plugin; rename the service"
             return (false, [header, problem, "not usable"].joined(separator: "\n"))
         }
-        let permissions = ["permissions:"] + manifest.explanation.map { "  " + $0 }
+        let permissions = ["permissions:"] + manifest.explanation(dataDirectory: options.dataDirectory).map { "  " + $0 }
         let status = PluginGrants(dataDirectory: options.dataDirectory).status(of: manifest)
         if case .notGranted = status {
             // Its code does not run before its user has granted what it asks.
-            let note = "grant: \(grantText(status)): its services are not started (run crescent plugins allow \(manifest.name), then check again)"
+            let key = PluginGrantKey.problem().map { "; \($0)" } ?? ""
+            let note = "grant: \(grantText(status)): its services are not started (run crescent plugins allow \(manifest.name), then check again)\(key)"
             return (true, ([header] + permissions + [note, "ok"]).joined(separator: "\n"))
         }
         let documented = started(manifest, services: manifest.services, plugins: plugins, options: options)

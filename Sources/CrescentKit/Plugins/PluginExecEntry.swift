@@ -35,6 +35,14 @@ enum PluginExecEntry {
         if isLoader(program) {
             return "names \(loaderShown(program)), \(loaderRefusal)"
         }
+        // A `#!` interpreter by a relative path is refused when the program runs: said here too.
+        if program.hasPrefix("/") {
+            switch OpenedProgram.open(program) {
+            case .opened(let file): file.close()
+            case .refused(let reason): return "names a program the host will not run: \(reason)"
+            case .loader, .failed: break
+            }
+        }
         return nil
     }
 

@@ -54,8 +54,26 @@ struct PluginGrantKey {
             unlink(temporary)
         }
         let code = errno
-        guard let key = load() else { throw PluginProblem("\(path): cannot make the key that signs grants: \(unusable(path, code))") }
+        guard let key = load() else {
+            var status = stat()
+            let verb = lstat(path, &status) == 0 ? "use" : "make"
+            throw PluginProblem("\(path): cannot \(verb) the key that signs grants: \(unusable(path, code))")
+        }
         return key
+    }
+
+    /// Why the key file cannot be used (its path, what is wrong and the fix), nil when it can or
+    /// none was made yet. Runs and `crescent plugins` say it: with such a key no grant holds,
+    /// and "not granted, run crescent plugins allow" alone sent the user to a command that
+    /// then refused.
+    static func problem() -> String? {
+        guard let path = path() else { return nil }
+        var status = stat()
+        guard lstat(path, &status) == 0, load() == nil else { return nil }
+        let probe = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        let code = probe >= 0 ? EIO : errno
+        if probe >= 0 { close(probe) }
+        return "the key that signs grants, \(path), cannot be used: \(unusable(path, code))"
     }
 
     /// Why the key file at `path` cannot be used, and what to do (`code`: the errno of the

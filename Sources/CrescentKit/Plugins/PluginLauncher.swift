@@ -99,6 +99,9 @@ public final class PluginLauncher: Sendable {
         case .notGranted(_, _) where grants.problem != nil:
             // `plugins allow` would refuse the broken file too: name it, not only the command.
             refusal = ServiceError(.permission, "plugin '\(manifest.name)' has no grant that holds: the grants file cannot be read: \(grants.problem ?? ""); fix or remove it, then run `crescent plugins allow \(manifest.name)`")
+        case .notGranted(_, _) where PluginGrantKey.problem() != nil:
+            // As a broken grants file: `plugins allow` refuses until the key is fixed.
+            refusal = ServiceError(.permission, "plugin '\(manifest.name)' has no grant that holds: \(PluginGrantKey.problem() ?? ""); then run `crescent plugins allow \(manifest.name)`")
         case .notGranted(let missing, let update):
             if host.askToGrant(manifest) { return nil }
             let asks = missing.joined(separator: ", ")

@@ -49,6 +49,16 @@ extension PluginSandbox {
         return .done(opened)
     }
 
+    /// `io.tmpfile`: an unnamed file (`O_TMPFILE`) in the plugin's data folder, read and
+    /// written, gone when closed. Lua's own made it in `/tmp`, outside every folder the plugin
+    /// may write, with no bound but the disk.
+    func temporaryFile() -> Outcome {
+        // O_TMPFILE as Linux defines it (__O_TMPFILE | O_DIRECTORY); Glibc's macro does not import.
+        let temporary: Int32 = 0o20_000_000 | O_DIRECTORY
+        let opened = crescent_open_beneath(dataFolder, ".", temporary | O_RDWR | O_NOCTTY, 0o600)
+        return opened >= 0 ? .done(opened) : outcome(opened, path: "io.tmpfile() in \(dataFolder)", write: true)
+    }
+
     /// Removes the file (or empty folder) `path`, as `os.remove`: the last component itself,
     /// a link not followed.
     func remove(_ path: String) -> Outcome {

@@ -50,11 +50,22 @@ extension PluginSandbox {
         spec.exec_fds = strings.descriptors(descriptors)
         spec.exec_fd_count = Int32(descriptors.count)
         if let opened {
-            spec.program_fd = opened.descriptor
-            spec.run_program_fd = opened.isScript ? 2 : 1
+            spec.program_fd = opened.executed
+            spec.run_program_fd = 1
+            spec.keep_fds = strings.descriptors(opened.scripts)
+            spec.keep_fd_count = Int32(opened.scripts.count)
         }
-        spec.write_paths = strings.constants([dataFolder, "/dev/null"] + write)
-        spec.write_count = Int32(write.count + 2)
+        // The data folder by descriptor, opened without following any link on its way (it was
+        // checked so, PluginSandbox.dataFolder(of:dataDirectory:)): a link swapped in for it
+        // since, in a data folder someone else can change, gets no right (none at all when
+        // the open fails: the plugin's writes there fail).
+        let data = crescent_open_beneath(dataFolder, "", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        let dataFolders: [Int32] = data >= 0 ? [data] : []
+        strings.closeAfterSpawn(dataFolders)
+        spec.write_fds = strings.descriptors(dataFolders)
+        spec.write_fd_count = Int32(dataFolders.count)
+        spec.write_paths = strings.constants(["/dev/null"] + write)
+        spec.write_count = Int32(write.count + 1)
         spec.ports = strings.ports(ports)
         spec.port_count = Int32(ports.count)
         spec.isolate_network = permissions.net.isEmpty ? 1 : 0

@@ -28,63 +28,13 @@ struct PluginSandbox {
         return Int(crescent_landlock_abi())
     }
 
-    /// The data folder of `manifest`'s plugin, `DATA/plugin-data/NAME` (made when missing),
-    /// absolute.
-    ///
-    /// Not `DATA/plugins/NAME`, which the contract named: with the default data folder that is
-    /// where `crescent plugins install` puts plugin NAME and where every run looks for plugins,
-    /// so a plugin asking for nothing could write a plugin there, installed for every folder,
-    /// even one named as a plugin the user granted (which then ran with that grant), and an
-    /// update wiped an installed plugin's data. A data folder left at the old place by an
-    /// earlier release is moved over once, unless it is an installed plugin's own folder.
-    ///
-    /// The folder belongs to the plugin folder that used it first (`DATA/plugin-data/NAME.owner`
-    /// records it, beside the folder, where the plugin cannot write): a plugin of the same name
-    /// from another folder (a cloned project's `plugins/NAME` shadowing an installed, granted
-    /// plugin) gets `DATA/plugin-data/NAME-HASH` of its own instead of reading and rewriting the
-    /// other's data. An installed plugin keeps its folder across
-    /// updates, and so its data.
-    static func dataFolder(of manifest: PluginManifest, dataDirectory: String?) -> String {
-        let name = manifest.name
-        let base = PluginGrants.dataFolder(dataDirectory)
-        var folder = base + "/plugin-data/" + name
-        let earlier = base + "/plugins/" + name
-        if access(folder, F_OK) != 0, access(earlier, F_OK) == 0, access(earlier + "/plugin.toml", F_OK) != 0 {
-            Folders.make(base + "/plugin-data", mode: 0o700)
-            _ = Glibc.rename(earlier, folder)
-        }
-        Folders.make(base + "/plugin-data", mode: 0o700)
-        let owner = resolve(manifest.folder)
-        if let recorded = Self.owner(recordedAt: folder + ".owner", claimingFor: owner), recorded != owner {
-            let digits = Array("0123456789abcdef")
-            let digest = SHA256.hash(data: Array(owner.utf8)).prefix(6).map { String([digits[Int($0 >> 4)], digits[Int($0 & 15)]]) }.joined()
-            folder += "-" + digest
-        }
-        Folders.make(folder, mode: 0o700)
-        // Absolute: a process plugin runs in its own folder, where a relative `--data-dir data`
-        // named no folder at all.
-        return resolve(folder)
-    }
-
-    /// The plugin folder recorded in `record`, which is made holding `owner` when there is none
-    /// yet (`O_EXCL`: of two first starts at once, one claims it). Nil when it cannot be read.
-    private static func owner(recordedAt record: String, claimingFor owner: String) -> String? {
-        let made = Glibc.open(record, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if made >= 0 {
-            let bytes = Array(owner.utf8)
-            let written = bytes.withUnsafeBytes { Glibc.write(made, $0.baseAddress, $0.count) }
-            Glibc.close(made)
-            if written == bytes.count { return owner }
-        }
-        guard let read = try? PluginFile.read(record, limit: 1 << 16, what: "the data folder's owner record") else { return nil }
-        return String(decoding: read, as: UTF8.self)
-    }
-
-    init(manifest: PluginManifest, dataDirectory: String?) {
+    /// - Throws: ``PluginProblem`` when the data folder is a link or not the user's own
+    ///   (``dataFolder(of:dataDirectory:)``).
+    init(manifest: PluginManifest, dataDirectory: String?) throws(PluginProblem) {
         plugin = manifest.name
         permissions = manifest.permissions
         folder = Self.resolve(manifest.folder)
-        dataFolder = Self.dataFolder(of: manifest, dataDirectory: dataDirectory)
+        dataFolder = try Self.dataFolder(of: manifest, dataDirectory: dataDirectory)
         let home = getenv("HOME").map { String(cString: $0) }
         read = manifest.permissions.read.map { Self.resolve(PluginPermissions.expanded($0, home: home)) }
         write = manifest.permissions.write.map { Self.resolve(PluginPermissions.expanded($0, home: home)) }

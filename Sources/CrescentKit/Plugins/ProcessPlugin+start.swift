@@ -153,7 +153,10 @@ extension ProcessPlugin {
     func spawnInitializing() throws(PluginProblem) -> PluginProcess {
         let folder = PluginSearch.canonical(manifest.folder)
         // Without Landlock the launcher lets only a plugin [plugins] allow_unsandboxed names start.
-        let sandbox = PluginSandbox.landlockABI() >= 1 ? PluginSandbox(manifest: manifest, dataDirectory: host.options.dataDirectory) : nil
+        let sandbox = PluginSandbox.landlockABI() >= 1 ? try PluginSandbox(manifest: manifest, dataDirectory: host.options.dataDirectory) : nil
+        // `CRESCENT_DATA_DIR`: a folder of the plugin's own under the data folder.
+        var dataFolder = sandbox?.dataFolder ?? ""
+        if sandbox == nil { dataFolder = try PluginSandbox.dataFolder(of: manifest, dataDirectory: host.options.dataDirectory) }
         saidOutOfMemory = false
         let process: PluginProcess
         do throws(PluginProblem) {

@@ -156,11 +156,6 @@ final class ProcessPlugin {
         return services.mapValues { $0 as any Service }
     }
 
-    /// `CRESCENT_DATA_DIR`: a folder of the plugin's own under the data folder (made when missing).
-    var dataFolder: String {
-        PluginSandbox.dataFolder(of: manifest, dataDirectory: host.options.dataDirectory)
-    }
-
     // MARK: Starting and stopping
 
     /// How long the answer to `initialize` may take: the call time limit, but never less than 30 s

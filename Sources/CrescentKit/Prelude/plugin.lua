@@ -45,12 +45,36 @@ end
 -- the calls to them are never tail calls, which would drop a level).
 local check, refused, env_granted, exec_granted = policy.check, policy.refused, policy.env, policy.exec
 local open_at, remove_at, rename_at, file_of = policy.open, policy.remove, policy.rename, policy.file
+local tmpfile_at = policy.tmpfile
 local spawn, run = policy.spawn, policy.execute
 local function unavailable(what, why)
   return function()
     local message = ("%s is not available in plugin '%s': %s"):format(what, plugin_name, why)
     refused(message)
     error(message, 2)
+  end
+end
+-- No finalizers: Lua runs a __gc with hooks off, so one that never returns held the host's loop
+-- for ever (call_timeout, the interrupt and `plugin check` could not end it). Lua marks an object
+-- for finalization only when its metatable has a __gc field at setmetatable, so a metatable
+-- holding one (even `true`, to be replaced later) is refused there; getmetatable hands out a copy
+-- of a library's metatable holding one (an io file's), whose __gc could otherwise be replaced.
+do
+  local raw_setmetatable, raw_getmetatable, raw_next = setmetatable, getmetatable, next
+  setmetatable = function(value, metatable, ...)
+    if type(metatable) == "table" and rawget(metatable, "__gc") ~= nil then
+      local message = ("setmetatable: a metatable with __gc is not available in plugin '%s': a finalizer runs where no time limit can stop it (close files and other resources explicitly, or with a to-be-closed variable: local f <close> = ...)"):format(plugin_name)
+      refused(message)
+      error(message, 2)
+    end
+    return raw_setmetatable(value, metatable, ...)
+  end
+  getmetatable = function(value, ...)
+    local metatable = raw_getmetatable(value, ...)
+    if type(metatable) ~= "table" or rawget(metatable, "__gc") == nil then return metatable end
+    local copy = {}
+    for key, field in raw_next, metatable do copy[key] = field end
+    return copy
   end
 end
 local not_granted = "not granted (add it to [permissions] %s in its plugin.toml, then run crescent plugins allow %s)"
@@ -200,6 +224,19 @@ do
     if ok then return true end
     if code == nil then error(("os.rename(%q, %q): %s"):format(from, to, message), 2) end
     return nil, message, code
+  end
+  -- An unnamed file in the plugin's data folder (Lua's own is made in /tmp, outside its grants).
+  io.tmpfile = function()
+    local full = handle_limit("io.tmpfile()")
+    if full then return nil, full, too_many end
+    local fd, message, code = tmpfile_at()
+    if not fd then
+      if code == nil then error("io.tmpfile(): " .. message, 2) end
+      return nil, message, code
+    end
+    local file, problem, errno = file_of(fd, "w+")
+    if not file then return nil, ("io.tmpfile(): %s"):format(problem), errno end
+    return kept(file)
   end
   os.tmpname = function()
     local name = tmpname()
