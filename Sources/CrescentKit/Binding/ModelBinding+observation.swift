@@ -28,6 +28,11 @@ extension ModelBinding {
         vm.register("post") { [unowned self] stack in
             try self.checkRunning("post")
             let name = try stack.checkString(1, function: "post")
+            // No `on` can listen for the empty name (it is refused there), so the post reaches no one.
+            guard !name.isEmpty else {
+                throw CallSite.global("post").invalid(1, "the name is empty, so no subscription can hear it: post a name the script listens "
+                                                      + "for (post(\"refreshed\", payload) with on(\"refreshed\", handler))")
+            }
             // A service's event posted by the script reached `on("location.didFail")` but not
             // `services.location:on("didFail")`: two ways to listen that disagreed.
             if let dot = name.firstIndex(of: "."), self.services.contains(where: { $0.name == name[..<dot] }) {

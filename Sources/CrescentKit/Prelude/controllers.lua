@@ -142,7 +142,17 @@ local checkedClasses = setmetatable({}, { __mode = "k" })
 -- after it. A misspelling keeps the step's first letter (viewDidLoaded, loadview, dealoc), so a
 -- name that starts otherwise (unit for init) is a word of its own too.
 local function ownWord(key, step)
-  local at = key:lower():find(step:lower(), 1, true)
+  -- A capitalized word put inside the step (viewDidUnload, UIKit's own) is a name of its own:
+  -- the rest of the key is the step, and the insertion starts a camelCase word.
+  local lkey, lstep = key:lower(), step:lower()
+  local prefix = 0
+  while prefix < #lstep and lkey:byte(prefix + 1) == lstep:byte(prefix + 1) do prefix = prefix + 1 end
+  local suffix = 0
+  while suffix < #lstep - prefix and lkey:byte(#lkey - suffix) == lstep:byte(#lstep - suffix) do suffix = suffix + 1 end
+  if prefix > 0 and prefix + suffix == #lstep and #key > #step and key:sub(prefix + 1, prefix + 1):match("%u") then
+    return true
+  end
+  local at = lkey:find(lstep, 1, true)
   if at and #key > #step then
     if at > 1 then return true end
     -- The step and a longer word in lower case (deallocate, initialize) is a word of its own;
@@ -246,6 +256,14 @@ local function load(self)
         -- A missing id (the view was built with another) is named with the ids it has.
         local name = nameOf(self)
         self.view = setmetatable({ root = root }, { __newindex = function(_, id)
+          -- An id the view does not have points at no component to update: the ids are named.
+          if type(id) ~= "string" or root:find(id) == nil then
+            local ids = P.viewIds(root)
+            local closest = type(id) == "string" and P.resembles(id, ids)
+            error("self.view." .. tostring(id) .. " = ... sets nothing: self.view holds the view's components by id, and "
+              .. name .. "'s view has no component with id '" .. tostring(id) .. "' (ids: " .. (#ids > 0 and concat(ids, ", ") or "none")
+              .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "); give a component an id to reach it", 2)
+          end
           error("self.view." .. tostring(id) .. " = ... does not replace a component: update it (self.view." .. tostring(id)
             .. ":update { ... }) or set its fields (self.view." .. tostring(id) .. ".text = ...)", 2)
         end, __index = function(_, id)
@@ -672,7 +690,10 @@ function Controller:command(name, method, help, options)
   if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
     error("bad argument #1 to 'command' (a command name of letters, digits, _ or -, got " .. tostring(name) .. ")", 2)
   end
-  if type(method) ~= "string" then error("bad argument #2 to 'command' (method name string expected, got " .. type(method) .. ")", 2) end
+  if type(method) ~= "string" then
+    error("self:command(name, method[, help][, options]): argument #2 must be the name of a method of " .. nameOf(self)
+      .. " that runs the command, got " .. type(method) .. " (as self:command(\"" .. name .. "\", \"" .. name .. "\"))", 2)
+  end
   if type(self[method]) ~= "function" then error("command '" .. name .. "': " .. noMethod(self, method), 2) end
   if options ~= nil and type(options) ~= "table" then error("bad argument #4 to 'command' (options table expected, got " .. type(options) .. ")", 2) end
   options = options or {}
@@ -807,7 +828,10 @@ function Controller:key(key, method, help)
   onInstance(self, "self:key(key, method[, help])", "self:key(...)")
   checkKey(key, "key", 1, 2)
   if key == "ctrl-c" then error("bad argument #1 to 'key' (ctrl-c always quits, so it cannot be bound; choose another key)", 2) end
-  if type(method) ~= "string" then error("bad argument #2 to 'key' (method name string expected, got " .. type(method) .. ")", 2) end
+  if type(method) ~= "string" then
+    error("self:key(key, method[, help]): argument #2 must be the name of a method of " .. nameOf(self)
+      .. " that the key runs, got " .. type(method) .. " (as self:key(\"" .. key .. "\", \"refresh\"))", 2)
+  end
   if type(self[method]) ~= "function" then error("key '" .. key .. "': " .. noMethod(self, method), 2) end
   if help ~= nil and type(help) ~= "string" then error("bad argument #3 to 'key' (help string expected, got " .. type(help) .. ")", 2) end
   local st = state[self]
@@ -889,9 +913,10 @@ end
 
 local help_ = help
 if type(help_) == "function" then
-  function help(value, ...)
+  function help(...)
+    local value = ...
     if isClass(value) or (type(value) == "table" and state[value] ~= nil) then return print(controllerHelp(value)) end
-    return help_(value, ...)
+    return help_(...)   -- as given: help() is the overview, help(nil) a name that reads nil
   end
 end
 

@@ -313,8 +313,21 @@ end
 local services_faked = {}
 local Fake = {}
 Fake.__index = Fake
-function Fake:set(key, value) atCaller(pcall(T.fakeSet, self.name, key, value)) end
-function Fake:emit(event, payload) atCaller(pcall(T.fakeEmit, self.name, event, payload)) end
+-- The name is the first argument of the `:` call the spec wrote; named so here, where the
+-- host's check would count the handle too ("bad argument #2").
+local function checkName(handle, name, signature, what, example)
+  if type(name) ~= "string" then
+    error(signature .. ": argument #1 must be " .. what .. " of " .. handle.name .. ", got " .. type(name) .. " (as " .. example .. ")", 3)
+  end
+end
+function Fake:set(key, value)
+  checkName(self, key, "fake:set(property, value)", "a property name", "h:set(\"name\", value)")
+  atCaller(pcall(T.fakeSet, self.name, key, value))
+end
+function Fake:emit(event, payload)
+  checkName(self, event, "fake:emit(event[, payload])", "an event name", "h:emit(\"name\", { ... })")
+  atCaller(pcall(T.fakeEmit, self.name, event, payload))
+end
 
 local SERVICE_OPTIONS = { "events", "methods", "properties", "summary" }
 

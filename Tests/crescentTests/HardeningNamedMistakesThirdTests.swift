@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+
+/// What the third attack on issue 39 (new24) found: messages that named the host's own line or
+/// the wrong culprit, a warning on UIKit's own name, and mistakes that passed without a word.
+/// Each test is one finding (its number in the report), run through the `crescent` binary.
+@Suite struct HardeningNamedMistakesThirdTests {
+    /// A spec writing a controller app, for the spec tests below.
+    private static func appSandbox(spec: String) throws -> Sandbox {
+        let sandbox = try Sandbox()
+        try sandbox.write("app.lua", """
+            local V = controller("V")
+            function V:loadView() return view.text { id = "t", text = "hi" } end
+            function V:viewDidLoad() self:key("r", "added") end
+            function V:added() print("added r") end
+            app.push(V)
+            """)
+        try sandbox.write("spec/x_spec.lua", spec)
+        return sandbox
+    }
+
+    /// #1: a bad screen size in `screen_text` and `assert.view` named `[crescent testing]:454:`
+    /// instead of the spec's line.
+    @Test func aBadScreenSizeNamesTheSpecsLine() async throws {
+        let sandbox = try Self.appSandbox(spec: """
+            describe("d", function()
+              it("text", function() script("app.lua"); screen_text(0, 0) end)
+              it("view", function() script("app.lua"); assert.view("g.txt", { width = 0, height = 0 }) end)
+            end)
+            """)
+        let result = try await crescent(["test", "spec/x_spec.lua"], in: sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("spec/x_spec.lua:2: screen_text(width, height): a screen of 0 x 0 cannot be shown; "
+                                       + "pass 1-1000 columns and 2-1000 rows"), "\(result)")
+        #expect(result.stdout.contains("spec/x_spec.lua:3: assert.view(golden, screen): a screen of 0 x 0 cannot be shown"), "\(result)")
+        #expect(!result.stdout.contains("[crescent testing]"), "\(result)")
+    }
+
+    /// #16: the spec's own `press("q")` (the default quit key) was blamed on the code under
+    /// test as "called app.exit(0)". #6: `press` with no controller shown passed.
+    @Test func theSpecsOwnPressIsNamedForWhatItDid() async throws {
+        let sandbox = try Self.appSandbox(spec: """
+            describe("d", function()
+              it("quit", function() script("app.lua"); press("r", "q") end)
+              it("none", function() press("down") end)
+            end)
+            """)
+        let result = try await crescent(["test", "spec/x_spec.lua"], in: sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("the test's press(\"q\") at spec/x_spec.lua:2 quit the app (q quits where the controller binds no 'q')"),
+                "\(result)")
+        #expect(!result.stdout.contains("the code under test called app.exit(0)"), "\(result)")
+        #expect(result.stdout.contains("spec/x_spec.lua:3: press: no controller is shown to receive the keys"), "\(result)")
+        #expect(result.stdoutLines.last == "0 passed, 2 failed", "\(result)")
+    }
+
+    /// #3: `{{usr.name}}` with `user` in data only warned, and told to give data a 'name'.
+    @Test func aMisspelledFirstSegmentOfATemplateVariableNamesTheClosest() async throws {
+        func shown(_ source: String) async throws -> RunResult {
+            try await runScript("""
+                local V = controller("V")
+                function V:loadView()
+                  return view.template { id = "t", source = "\(source)", data = { user = { name = "a" } } }
+                end
+                app.push(V)
+                """, stdinText: "quit\n", options: ["--ui", "plain"])
+        }
+        let result = try await shown("{{usr.name}}")
+        #expect(result.stderr.contains("script.lua:3: view.template: {{usr.name}} names no field of data (fields: user); did you mean 'user'?"),
+                "\(result)")
+        #expect(!result.stderr.contains("give data a 'name'"), "\(result)")
+        // With no close field the warning names the step that is missing, not the last one.
+        let far = try await shown("{{zzzz.name}}")
+        #expect(far.stderr.contains("{{zzzz.name}} is not in data (fields: user), so it shows nothing; give data a 'zzzz'"), "\(far)")
+    }
+
+    /// #20: `viewDidUnload` (UIKit's own name, a word put inside the step) was warned as a
+    /// misspelled `viewDidLoad`; `loadViews` still is.
+    @Test func aWordInsideALifecycleStepIsAHelperOfItsOwn() async throws {
+        let result = try await runScript("""
+            local V = controller("V")
+            function V:loadView() return view.text { id = "t", text = "x" } end
+            function V:viewDidUnload() end
+            function V:viewWillLayoutSubviews() end
+            function V:loadViews() end
+            app.push(V)
+            """, stdinText: "quit\n", options: ["--ui", "plain"])
+        #expect(!result.stderr.contains("viewDidUnload"), "\(result)")
+        #expect(result.stderr.contains("V:loadViews is not a lifecycle step, so it is never called as one; did you mean 'loadView'?"), "\(result)")
+    }
+
+    /// #22: a fake's `h:emit()` and `h:set()` named the user's first argument `#2`. #17:
+    /// `self:command("add")` and `self:key("r")` gave no signature.
+    @Test func aMissingNameToAColonCallIsArgumentOneWithItsSignature() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("spec/x_spec.lua", """
+            describe("d", function()
+              it("emit", function() local h = fake.service("location", {}); h:emit() end)
+              it("set", function() local h = fake.service("location", {}); h:set(nil, 1) end)
+            end)
+            """)
+        let result = try await crescent(["test", "spec/x_spec.lua"], in: sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("spec/x_spec.lua:2: fake:emit(event[, payload]): argument #1 must be an event name of location, got nil"),
+                "\(result)")
+        #expect(result.stdout.contains("spec/x_spec.lua:3: fake:set(property, value): argument #1 must be a property name of location, got nil"),
+                "\(result)")
+        let helpers = try await runScript("""
+            local V = controller("V")
+            function V:loadView() return view.text { id = "t", text = "x" } end
+            function V:viewDidLoad()
+              print(select(2, pcall(self.command, self, "add")))
+              print(select(2, pcall(self.key, self, "r")))
+            end
+            app.push(V)
+            """, stdinText: "quit\n", options: ["--ui", "plain"])
+        #expect(helpers.stdout.contains("self:command(name, method[, help][, options]): argument #2 must be the name of a method of V "
+                                        + "that runs the command, got nil (as self:command(\"add\", \"add\"))"), "\(helpers)")
+        #expect(helpers.stdout.contains("self:key(key, method[, help]): argument #2 must be the name of a method of V that the key runs, got nil"),
+                "\(helpers)")
+    }
+
+    /// #26: `self.view.stack1 = nil` with no component `stack1` told to update `self.view.stack1`,
+    /// a component that does not exist, and listed no ids.
+    @Test func assigningAnUnknownViewIdListsTheIds() async throws {
+        let result = try await runScript("""
+            local V = controller("V")
+            function V:loadView() return view.stack { view.text { id = "title", text = "x" } } end
+            function V:viewDidLoad()
+              print(select(2, pcall(function() self.view.titel = nil end)))
+              print(select(2, pcall(function() self.view.title = nil end)))
+            end
+            app.push(V)
+            """, stdinText: "quit\n", options: ["--ui", "plain"])
+        #expect(result.stdout.contains("script.lua:4: self.view.titel = ... sets nothing: self.view holds the view's components by id, "
+                                       + "and V's view has no component with id 'titel' (ids: title; did you mean 'title'?)"), "\(result)")
+        #expect(result.stdout.contains("script.lua:5: self.view.title = ... does not replace a component: update it"), "\(result)")
+    }
+
+    /// #23: `post("", payload)` was accepted, though `on("", f)` is refused. #11: `help(obsrve)`,
+    /// a misspelled global, printed the overview with no word that it was given nil.
+    @Test func anEmptyPostAndHelpOfNilAreNamed() async throws {
+        let post = try await runScript("post(\"\", {})\n")
+        #expect(post.status != 0, "\(post)")
+        #expect(post.stderr.contains("script.lua:1: bad argument #1 to 'post' (the name is empty, so no subscription can hear it"), "\(post)")
+        let help = try await runScript("help(obsrve)\n")
+        #expect(help.status == 0, "\(help)")
+        #expect(help.stdout.contains("help(x): the value given is nil, so there is nothing to document"), "\(help)")
+        let overview = try await runScript("help()\n")
+        #expect(!overview.stdout.contains("the value given is nil"), "\(overview)")
+    }
+}
