@@ -149,4 +149,63 @@ import Testing
         let overview = try await runScript("help()\n")
         #expect(!overview.stdout.contains("the value given is nil"), "\(overview)")
     }
+
+    /// #27: a key bound twice by one controller replaced the first binding without a word; #28:
+    /// two controller classes of one name said nothing. Both warn, naming both places.
+    @Test func aKeyBoundTwiceAndAClassNameMadeTwiceAreWarned() async throws {
+        let result = try await runScript("""
+            local V = controller("V")
+            function V:loadView() return view.text { id = "t", text = "x" } end
+            function V:viewWillAppear() self:key("a", "add") end
+            function V:viewDidLoad()
+              self:key("r", "add", "h")
+              self:key("r", "add", "again")
+            end
+            function V:add() end
+            local W = controller("V")
+            app.push(V)
+            """, stdinText: "quit\n", options: ["--ui", "plain"])
+        #expect(result.stderr.contains("warning: script.lua:6: self:key(\"r\", \"add\") binds 'r' again, replacing its binding to 'add' "
+                                       + "made at script.lua:5: bind each key once, or another key"), "\(result)")
+        #expect(result.stderr.contains("warning: script.lua:9: controller(\"V\") makes a second class named V (the first at script.lua:1)"),
+                "\(result)")
+        // The same binding made again by the same line (each appearance) is no mistake.
+        #expect(!result.stderr.contains("binds 'a' again"), "\(result)")
+    }
+
+    /// #14: a misspelled method of a `fake.location` handle was Lua's bare "attempt to call a
+    /// nil value (method 'fial')".
+    @Test func aMisspelledFakeLocationMethodNamesTheClosest() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("spec/x_spec.lua", """
+            describe("d", function() it("t", function()
+              local h = fake.location { fixes = { { lat = 1, lon = 2 } } }
+              h:fial("timeout")
+            end) end)
+            """)
+        let result = try await crescent(["test", "spec/x_spec.lua"], in: sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("spec/x_spec.lua:3: the fake.location handle has no method 'fial' (methods: fail; did you mean 'fail'?)"),
+                "\(result)")
+    }
+
+    /// #10: `--location fixed:1` printed an error, ran the script and exited 0; #30:
+    /// `--no-plugins --plugin DIR` dropped the folder without a note; #25: `crescent view
+    /// --width 0` was a JSON-RPC "invalid params" with exit 1. Each is a usage error (exit 2).
+    @Test func contradictoryOrOutOfRangeOptionsAreUsageErrors() async throws {
+        let cases: [(arguments: [String], expected: String)] = [
+            (["--location", "fixed:1", "-e", "print('ran')"], "--location fixed:1: expected fixed:LAT,LON[,ALT] in degrees (and metres)"),
+            (["--no-plugins", "--plugin", "pl/p1", "-e", "print('ran')"],
+             "--no-plugins keeps only the builtin services, so --plugin pl/p1 would not load: give one of the two"),
+            (["view", "x", "--width", "0"], "--width must be a number of columns in 1...10000, got 0"),
+        ]
+        for (arguments, expected) in cases {
+            let result = try await crescent(arguments)
+            #expect(result.status == 2, "\(arguments): \(result)")
+            #expect(result.stderr.contains(expected), "\(arguments): \(result)")
+            #expect(!result.stdout.contains("ran"), "\(arguments): \(result)")
+        }
+        let good = try await crescent(["--location", "fixed:1,2", "-e", "print('ran')"])
+        #expect(good.status == 0 && good.stdout.contains("ran"), "\(good)")
+    }
 }

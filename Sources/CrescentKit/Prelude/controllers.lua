@@ -108,6 +108,8 @@ end
 ---------------------------------------------------------------------------------------------------
 -- Classes and instances
 
+-- Where each class name was first made ("file:line"), for a second class of the name.
+local classPlaces = {}
 function controller(name, base)
   if type(name) ~= "string" or name == "" then
     error("bad argument #1 to 'controller' (name must be a non-empty string)", 2)
@@ -115,6 +117,16 @@ function controller(name, base)
   if base ~= nil and not isClass(base) then
     error("bad argument #2 to 'controller' (base must be a class made by controller(...), got " .. type(base) .. ")", 2)
   end
+  -- Two classes of one name (made at different lines; a script loaded again makes its own anew)
+  -- are told apart by nothing in messages, help or the remote's `controllers`.
+  local info = getinfo(2, "Sl")
+  local place = info and info.currentline > 0 and info.short_src .. ":" .. info.currentline or nil
+  local earlier = classPlaces[name]
+  if place and earlier and earlier ~= place then
+    P.warn("warning: " .. place .. ": controller(\"" .. name .. "\") makes a second class named " .. name .. " (the first at " .. earlier
+      .. "); messages and help cannot tell them apart: give each its own name, or add methods to the first")
+  end
+  if place then classPlaces[name] = place end
   local class = { __controllerClass = true, __name = name, __base = base }
   class.__index = class
   class.__tostring = function(self) return name .. "#" .. state[self].id end
@@ -835,8 +847,17 @@ function Controller:key(key, method, help)
   if type(self[method]) ~= "function" then error("key '" .. key .. "': " .. noMethod(self, method), 2) end
   if help ~= nil and type(help) ~= "string" then error("bad argument #3 to 'key' (help string expected, got " .. type(help) .. ")", 2) end
   local st = state[self]
-  if not st.keys[key] then st.keyOrder[#st.keyOrder + 1] = key end
-  st.keys[key] = { method = method, help = help or method }
+  local place = callerPlace(2)
+  local bound = st.keys[key]
+  if not bound then st.keyOrder[#st.keyOrder + 1] = key end
+  -- Bound again: the second replaces the first without a word otherwise. The same binding made
+  -- again by the same line (in viewWillAppear) is no mistake.
+  local same = bound and bound.place == place and bound.method == method and bound.help == (help or method)
+  if bound and not same and place ~= "" and bound.place ~= "" then
+    P.warn("warning: " .. place .. "self:key(\"" .. key .. "\", \"" .. method .. "\") binds '" .. key .. "' again, replacing its binding to '"
+      .. bound.method .. "' made at " .. bound.place:sub(1, -3) .. ": bind each key once, or another key")
+  end
+  st.keys[key] = { method = method, help = help or method, place = place }
   if stack[#stack] == self then present() end
 end
 

@@ -292,7 +292,14 @@ function runner.process(request, place)
 end
 
 local Location = {}
-Location.__index = Location
+-- A misspelled method (`:fial`) is named with the methods there are, not "attempt to call a nil value".
+Location.__index = function(_, key)
+  local method = rawget(Location, key)
+  if method ~= nil or type(key) ~= "string" or key:sub(1, 2) == "__" then return method end
+  local closest = T.closest(key, { "fail" })
+  error("the fake.location handle has no method '" .. key .. "' (methods: fail"
+    .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "), as h:fail(\"timeout\")", 2)
+end
 function Location:fail(code, message)
   atCaller(pcall(T.locationFail, code or "unavailable", message or ("fake.location failed with " .. tostring(code or "unavailable"))))
 end
