@@ -208,4 +208,37 @@ import Testing
         let good = try await crescent(["--location", "fixed:1,2", "-e", "print('ran')"])
         #expect(good.status == 0 && good.stdout.contains("ran"), "\(good)")
     }
+
+    /// #9: `app.send("ad")` warned without the script's line; #24: `add oat milk` for
+    /// `{ "item: string", "qty: integer?" }` gave no hint to quote.
+    @Test func aSentCommandsMistakeNamesItsLineAndTheQuote() async throws {
+        let result = try await runScript("""
+            local V = controller("V")
+            function V:loadView() return view.text { id = "t", text = "x" } end
+            function V:viewDidLoad() self:command("add", "add", "add an item", { args = { "item: string", "qty: integer?" } }) end
+            function V:viewDidAppear() app.send("ad") end
+            function V:add() end
+            app.push(V)
+            """, stdinText: "add oat milk\nquit\n", options: ["--ui", "plain"])
+        #expect(result.stderr.contains("warning: script.lua:4: unknown command 'ad'; commands of V: add, help, quit; did you mean 'add'?"),
+                "\(result)")
+        #expect(result.stderr.contains("command 'add': argument #2 'qty' must be an integer, got 'milk' (if 'oat milk' is one item, "
+                                       + "quote it: add \"oat milk\")"), "\(result)")
+    }
+
+    /// #19: a misspelled zone (`Europe/Pari`, `utc`) listed generic examples, not the zone meant.
+    @Test func aMisspelledZoneNamesTheClosest() async throws {
+        let result = try await runScript("""
+            for _, zone in ipairs({ "Europe/Pari", "utc", "Mars/Base" }) do
+              print((select(2, pcall(function() timer.at("09:30", { zone = zone }, function() end) end))))
+            end
+            """)
+        #expect(result.stdoutLines == [
+            "script.lua:2: bad argument #2 to 'timer.at' (zone 'Europe/Pari' is not an IANA time zone: did you mean \"Europe/Paris\"?)",
+            "script.lua:2: bad argument #2 to 'timer.at' (zone 'utc' is not an IANA time zone: did you mean \"UTC\"?)",
+            "script.lua:2: bad argument #2 to 'timer.at' (zone 'Mars/Base' is not an IANA time zone: use a name such as \"Europe/Paris\", "
+                + "\"America/New_York\" or \"UTC\")",
+        ], "\(result)")
+    }
 }
+

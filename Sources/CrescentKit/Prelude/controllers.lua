@@ -590,13 +590,14 @@ local function dispatch(name, args, count, done, where)
     local closest = name == "q" and "quit" or P.resembles(name, names)
     local message = "unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ": " .. concat(names, ", ")
       .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "\n" .. commandList(top)
-    P.warn(message)
+    -- app.send's: said at the script's line that sent it (stdin's and a remote's have none).
+    P.warn(where and "warning: " .. where .. message or message)
     return done(false, message)
   end
   local converted, convertedCount = convertArgs(name, command, args, count)
   if converted and not command.args then converted, convertedCount = checkArity(name, top, command.method, converted, convertedCount) end
   if not converted then
-    P.warn(convertedCount)
+    P.warn(where and "warning: " .. where .. convertedCount or convertedCount)
     return done(false, convertedCount)
   end
   P.setScope(scopeOf(top))
@@ -763,7 +764,11 @@ function convertArgs(name, command, args, count)
       elseif arg.type == "number" then v = tonumber(value)
       elseif value == "true" or value == "false" then v = value == "true" end
       if v == nil then
+        -- After a string argument the word is likely the rest of it (add oat milk): say to quote.
+        local before = declared[i - 1]
+        local joined = before and before.type == "string" and type(args[i - 1]) == "string" and args[i - 1] .. " " .. value
         return nil, "command '" .. name .. "': argument #" .. i .. " '" .. arg.name .. "' must be " .. (arg.type == "integer" and "an " or "a ") .. arg.type .. ", got '" .. value .. "'"
+          .. (joined and " (if '" .. joined .. "' is one " .. before.name .. ", quote it: " .. name .. " \"" .. joined .. "\")" or "")
       end
       converted[i] = v
     else
