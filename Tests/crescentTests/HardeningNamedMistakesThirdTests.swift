@@ -240,5 +240,28 @@ import Testing
                 + "\"America/New_York\" or \"UTC\")",
         ], "\(result)")
     }
+
+    /// #31: a `fake.http` route function reading a misspelled request field (`req.bdy`) got nil;
+    /// a GET's absent body still reads nil.
+    @Test func aMisspelledRequestFieldInAFakeRouteNamesTheFields() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("spec/x_spec.lua", """
+            describe("d", function()
+              it("typo", function()
+                fake.http { ["GET http://x/"] = function(req) return { status = 200, body = req.bdy } end }
+                services.http:get("http://x/")
+              end)
+              it("absent body", function()
+                fake.http { ["GET http://x/"] = function(req) return { status = 200, body = tostring(req.body) .. " " .. req.method } end }
+                assert.equals("nil GET", services.http:get("http://x/").body)
+              end)
+            end)
+            """)
+        let result = try await crescent(["test", "spec/x_spec.lua"], in: sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("fake.http: the request has no field 'bdy' (fields: body, headers, method, url; did you mean 'body'?)"),
+                "\(result)")
+        #expect(result.stdoutLines.last == "1 passed, 1 failed", "\(result)")
+    }
 }
 

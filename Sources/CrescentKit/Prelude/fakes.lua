@@ -121,6 +121,16 @@ local function notice(place, message)
   noticed[#noticed + 1] = (place or "") .. message
 end
 
+-- A route function's request: a misspelled field (`req.bdy`) is named with the fields, where it
+-- would read nil (as a GET's absent body does, which stays nil).
+local REQUEST_NAMES = { "body", "headers", "method", "url" }
+local REQUEST_FIELDS = { __index = function(_, key)
+  if key == "body" or type(key) ~= "string" then return nil end
+  local closest = T.closest(key, REQUEST_NAMES)
+  error("fake.http: the request has no field '" .. key .. "' (fields: " .. table.concat(REQUEST_NAMES, ", ")
+    .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
+end }
+
 -- Called by the host for every http request of the code under test: the response, or nil and an
 -- error { code, message }. `place` is where the code under test made the request.
 function runner.http(request, place)
@@ -137,7 +147,7 @@ function runner.http(request, place)
     return nil, { code = "network", message = message }
   end
   if type(answer) == "function" then
-    local ok, result = pcall(answer, request)
+    local ok, result = pcall(answer, setmetatable(request, REQUEST_FIELDS))
     if not ok then
       notice(place, "fake.http route " .. key .. " raised: " .. tostring(result))
       return nil, { code = "internal", message = tostring(result) }
