@@ -263,5 +263,19 @@ import Testing
                 "\(result)")
         #expect(result.stdoutLines.last == "1 passed, 1 failed", "\(result)")
     }
+
+    /// #5: `[plugins] disabled = ["gret"]` with a plugin `greet` said nothing, and greet loaded.
+    @Test func aDisabledNameOfNoPluginIsWarnedWithTheClosest() async throws {
+        let sandbox = try HardeningNamedMistakesTests.greetPlugin()
+        try sandbox.write("crescent.toml", "[plugins]\ndisabled = [\"gret\"]\n")
+        let result = try await crescent(["-e", "print('ran')"], in: sandbox)
+        #expect(result.status == 0 && result.stdout.contains("ran"), "\(result)")
+        #expect(result.stderr.contains("warning: crescent.toml:2: [plugins] disabled names no plugin 'gret', so it turns nothing off (plugins: "),
+                "\(result)")
+        #expect(result.stderr.contains("did you mean 'greet'?)"), "\(result)")
+        try sandbox.write("crescent.toml", "[plugins]\ndisabled = [\"greet\"]\n")
+        let right = try await crescent(["-e", "print('ran')"], in: sandbox)
+        #expect(!right.stderr.contains("disabled names no plugin"), "\(right)")
+    }
 }
 
