@@ -277,5 +277,21 @@ import Testing
         let right = try await crescent(["-e", "print('ran')"], in: sandbox)
         #expect(!right.stderr.contains("disabled names no plugin"), "\(right)")
     }
+
+    /// #12: a Lua plugin's `svc:emit` with a payload field it does not declare was warned
+    /// without the plugin's line, which its other mistakes name.
+    @Test func aPluginsDroppedEmitNamesItsLine() async throws {
+        let sandbox = try HardeningNamedMistakesTests.greetPlugin(main: """
+            local s = service("greet", "says hi")
+            s:event("didHi", "{ name }", "someone said hi")
+            s:method("hi", {}, "string", "says hi", function()
+              s:emit("didHi", { nme = "ada" })
+              return "hi"
+            end)
+            """)
+        let result = try await crescent(["-e", "task(function() print(services.greet:hi()) end)"], in: sandbox)
+        #expect(result.status == 0 && result.stdout.contains("hi"), "\(result)")
+        #expect(result.stderr.contains("plugin 'greet': plugins/greet/main.lua:4: emitted 'greet.didHi' with field 'nme'"), "\(result)")
+    }
 }
 
