@@ -293,5 +293,20 @@ import Testing
         #expect(result.status == 0 && result.stdout.contains("hi"), "\(result)")
         #expect(result.stderr.contains("plugin 'greet': plugins/greet/main.lua:4: emitted 'greet.didHi' with field 'nme'"), "\(result)")
     }
+
+    /// #7: an error in a handler given to `self:observe` said "subscribed at ?"; the global
+    /// `observe` names the script's line.
+    @Test func aControllersObserveHandlerErrorNamesWhereItSubscribed() async throws {
+        let result = try await runScript("""
+            local V = controller("V")
+            function V:loadView() return view.text { id = "t", text = "x" } end
+            function V:viewDidAppear()
+              self:observe(services.location, "location", function() error("boom") end)
+            end
+            app.push(V)
+            """, stdinText: "", options: ["--ui", "plain", "--location", "fixed:1,2", "--timeout", "2"])
+        #expect(result.stderr.contains("error in location.location handler (subscribed at script.lua:4): script.lua:4: boom"), "\(result)")
+        #expect(!result.stderr.contains("subscribed at ?"), "\(result)")
+    }
 }
 

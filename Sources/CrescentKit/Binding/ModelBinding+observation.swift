@@ -368,6 +368,9 @@ extension ModelBinding {
         luaL_where(stack.state, 1)
         defer { stack.pop() }
         var text = stack.text(at: -1) ?? ""
+        // Reached through a controller helper (self:observe, self:on) the caller is the prelude's
+        // or a C frame: the site is the script's line that called the helper.
+        if text.isEmpty || text.hasPrefix("[crescent"), let place = stack.innermostFilePlace(levels: 12) { text = place }
         if text.hasSuffix(": ") { text.removeLast(2) }
         return text.isEmpty ? "?" : text
     }

@@ -591,13 +591,13 @@ local function dispatch(name, args, count, done, where)
     local message = "unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ": " .. concat(names, ", ")
       .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "\n" .. commandList(top)
     -- app.send's: said at the script's line that sent it (stdin's and a remote's have none).
-    P.warn(where and "warning: " .. where .. message or message)
+    P.warn(where and where ~= "" and "warning: " .. where .. message or message)
     return done(false, message)
   end
   local converted, convertedCount = convertArgs(name, command, args, count)
   if converted and not command.args then converted, convertedCount = checkArity(name, top, command.method, converted, convertedCount) end
   if not converted then
-    P.warn(where and "warning: " .. where .. convertedCount or convertedCount)
+    P.warn(where and where ~= "" and "warning: " .. where .. convertedCount or convertedCount)
     return done(false, convertedCount)
   end
   P.setScope(scopeOf(top))
