@@ -21,6 +21,13 @@ struct ViewCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The host, by name or pid (optional when one runs).", valueName: "name"))
     var name: String?
 
+    /// A width the host would refuse is a usage error here, as `--width abc` is.
+    func validate() throws {
+        if let width, !(1...10_000).contains(width) {
+            throw ValidationError("--width must be a number of columns in 1...10000, got \(width)")
+        }
+    }
+
     func run() throws {
         let client = RemoteCommandSupport.connect(name)
         var params: Fields = ["format": json ? "json" : "plain", "watch": .bool(watch)]

@@ -125,6 +125,11 @@ import Testing
         #expect(DotCommand(".load my file.lua") == .load("my file.lua"))
         #expect(DotCommand(".load") == .invalid(".load needs a file: .load FILE"))
         #expect(DotCommand(".5") == nil, "a number, not a command")
+        // `.subs extra` did what `.subs` does, as if the word were a filter.
+        #expect(DotCommand(".subs extra") == .invalid(".subs takes no argument, got 'extra': type .subs alone "
+                                                      + "(subscriptions() returns the list to filter in Lua)"))
+        #expect(DotCommand(".help me") == .invalid(".help takes no argument, got 'me': type .help alone"))
+        #expect(DotCommand(".subs  ") == .subscriptions)
         #expect(DotCommand("x.y") == nil)
         #expect(DotCommand(".nope") == .invalid("unknown command .nope (commands: .help, .services, .subs, .load, .editor, .exit); .help says what each does"))
         #expect(DotCommand(".lod") == .invalid("unknown command .lod (commands: .help, .services, .subs, .load, .editor, .exit; did you mean .load?); .help says what each does"))

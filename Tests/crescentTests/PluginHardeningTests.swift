@@ -58,8 +58,8 @@ import Glibc
             """], in: sandbox)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == ["ping\ttable\t1"], "\(result)")
-        #expect(result.stderr.contains("plugin 'meter': set 'meter.level' to string, which is not its type integer; dropped"), "\(result)")
-        #expect(result.stderr.contains("plugin 'meter': emitted 'meter.ping' with a payload of type string, which is not its type { n }; dropped"), "\(result)")
+        #expect(result.stderr.contains("plugin 'meter': plugins/meter/main.lua:14: set 'meter.level' to string, which is not its type integer; dropped"), "\(result)")
+        #expect(result.stderr.contains("plugin 'meter': plugins/meter/main.lua:15: emitted 'meter.ping' with a payload of type string, which is not its type { n }; dropped"), "\(result)")
     }
 
     /// A plugin requiring its own service, and two plugins requiring each other that touch each

@@ -28,8 +28,12 @@ extension ModelBinding {
 
     private func helpText(for index: Int32, in stack: LuaStack) -> String {
         switch stack.type(at: index) {
-        case .none, .nil:
+        case .none:
             return overview()
+        case .nil:
+            // help(obsrve): a misspelled name reads nil, and the overview would hide that.
+            return "help(x): the value given is nil, so there is nothing to document: a misspelled or unset name reads nil; "
+                + "check the name, or give it as a string (help(\"observe\")); help() shows the overview"
         case .userdata:
             if let box = anyObjectBox(at: index, in: stack) {
                 let isService = services.contains { $0.madeService.map(ObjectIdentifier.init) == ObjectIdentifier(box.object) }

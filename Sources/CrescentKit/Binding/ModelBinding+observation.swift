@@ -28,6 +28,11 @@ extension ModelBinding {
         vm.register("post") { [unowned self] stack in
             try self.checkRunning("post")
             let name = try stack.checkString(1, function: "post")
+            // No `on` can listen for the empty name (it is refused there), so the post reaches no one.
+            guard !name.isEmpty else {
+                throw CallSite.global("post").invalid(1, "the name is empty, so no subscription can hear it: post a name the script listens "
+                                                      + "for (post(\"refreshed\", payload) with on(\"refreshed\", handler))")
+            }
             // A service's event posted by the script reached `on("location.didFail")` but not
             // `services.location:on("didFail")`: two ways to listen that disagreed.
             if let dot = name.firstIndex(of: "."), self.services.contains(where: { $0.name == name[..<dot] }) {
@@ -363,6 +368,9 @@ extension ModelBinding {
         luaL_where(stack.state, 1)
         defer { stack.pop() }
         var text = stack.text(at: -1) ?? ""
+        // Reached through a controller helper (self:observe, self:on) the caller is the prelude's
+        // or a C frame: the site is the script's line that called the helper.
+        if text.isEmpty || text.hasPrefix("[crescent"), let place = stack.innermostFilePlace(levels: 12) { text = place }
         if text.hasSuffix(": ") { text.removeLast(2) }
         return text.isEmpty ? "?" : text
     }

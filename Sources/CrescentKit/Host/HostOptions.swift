@@ -77,8 +77,8 @@ public struct HostOptions: Sendable {
     public init() {}
 
     /// What is wrong with a location setting's provider name (`fixd:1,2`), with the setting it
-    /// most likely meant; nil when it names a provider.
+    /// most likely meant, or with a fixed position (`fixed:1`); nil when neither is wrong.
     public static func locationProblem(_ setting: String) -> String? {
-        LocationProviderSpec.unknownProvider(setting)
+        LocationProviderSpec.unknownProvider(setting) ?? LocationProviderSpec.positionProblem(setting)
     }
 }

@@ -53,12 +53,25 @@ public enum ServiceFactory {
         for plugin in found {
             if case .broken(let problem) = plugin.status { notices.append("error: \(problem.message) (plugin skipped)") }
         }
+        if let search = options.pluginSearch, !search.disabled {
+            notices += unknownDisabled(limits.disabled, known: builtins.map(\.name) + found.compactMap { $0.manifest?.name }, config: config)
+        }
         notices += setupNotices(entries, config: config)
         let hostSection = config.sections["host"] ?? .object([:])
         if let problem = RemoteServer.settingProblem(hostSection["listen"]) {
             throw HostSetupError(description: config.locate(problem))
         }
         return Setup(entries: entries, notices: notices, hostSection: hostSection)
+    }
+
+    /// `[plugins] disabled` names that no plugin has (`gret` for `greet`): the plugin meant would
+    /// load without a word.
+    private static func unknownDisabled(_ names: [String], known: [String], config: ConfigFile) -> [String] {
+        names.filter { !known.contains($0) }.map { name in
+            let closest = NameSuggestion.closest(to: name, among: known)
+            return "warning: " + config.locate("[plugins] disabled names no plugin '\(name)', so it turns nothing off (plugins: "
+                + known.sorted().joined(separator: ", ") + (closest.map { "; did you mean '\($0)'?" } ?? "") + ")")
+        }
     }
 
     /// The entries of `plugins`, in order; a service name given twice is an error.

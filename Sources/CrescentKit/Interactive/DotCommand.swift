@@ -27,6 +27,12 @@ enum DotCommand: Equatable {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
         let name = String(words[0])
         let argument = words.count > 1 ? String(line[words[1].startIndex...]).trimmingTrailingBlanks() : nil
+        // `.subs extra` did what `.subs` does, as if the word meant something (a filter it is not).
+        if let argument, [".help", ".subs", ".editor", ".exit", ".quit"].contains(name) {
+            self = .invalid("\(name) takes no argument, got '\(argument)': type \(name) alone"
+                + (name == ".subs" ? " (subscriptions() returns the list to filter in Lua)" : ""))
+            return
+        }
         switch name {
         case ".help": self = .help
         case ".services": self = .services(argument)

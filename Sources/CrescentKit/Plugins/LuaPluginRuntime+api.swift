@@ -170,7 +170,7 @@ extension LuaPluginRuntime {
         if let made = services[service] {
             guard let property = made.interface.property(key) else { throw undeclared }
             guard ServiceDeclaration.value(value, fitsProperty: property.type) else {
-                warn(PluginService.wrongType(set: "\(service).\(key)", to: value, declared: property.type))
+                warn((stack.innermostFilePlace(levels: 8) ?? "") + PluginService.wrongType(set: "\(service).\(key)", to: value, declared: property.type))
                 return
             }
             made.set(key, to: value)
@@ -180,7 +180,7 @@ extension LuaPluginRuntime {
             guard let position = declaration.properties.firstIndex(where: { $0.name == key }) else { throw undeclared }
             let type = declaration.properties[position].type
             guard ServiceDeclaration.value(value, fitsProperty: type) else {
-                warn(PluginService.wrongType(set: "\(service).\(key)", to: value, declared: type))
+                warn((stack.innermostFilePlace(levels: 8) ?? "") + PluginService.wrongType(set: "\(service).\(key)", to: value, declared: type))
                 return
             }
             declaration.properties[position].value = value
@@ -199,7 +199,8 @@ extension LuaPluginRuntime {
             throw LuaRaise("\(service):emit('\(event)', ...): no event '\(event)' is declared (\(listing))")
         }
         if let problem = PluginService.emitProblem("\(service).\(event)", payload: payload, declared: spec.payload) {
-            warn(problem)
+            // At the plugin's line (`main.lua:12: `), as its other mistakes are named.
+            warn((stack.innermostFilePlace(levels: 8) ?? "") + problem)
             return
         }
         made.emit(event, payload)

@@ -108,6 +108,8 @@ end
 ---------------------------------------------------------------------------------------------------
 -- Classes and instances
 
+-- Where each class name was first made ("file:line"), for a second class of the name.
+local classPlaces = {}
 function controller(name, base)
   if type(name) ~= "string" or name == "" then
     error("bad argument #1 to 'controller' (name must be a non-empty string)", 2)
@@ -115,6 +117,16 @@ function controller(name, base)
   if base ~= nil and not isClass(base) then
     error("bad argument #2 to 'controller' (base must be a class made by controller(...), got " .. type(base) .. ")", 2)
   end
+  -- Two classes of one name (made at different lines; a script loaded again makes its own anew)
+  -- are told apart by nothing in messages, help or the remote's `controllers`.
+  local info = getinfo(2, "Sl")
+  local place = info and info.currentline > 0 and info.short_src .. ":" .. info.currentline or nil
+  local earlier = classPlaces[name]
+  if place and earlier and earlier ~= place then
+    P.warn("warning: " .. place .. ": controller(\"" .. name .. "\") makes a second class named " .. name .. " (the first at " .. earlier
+      .. "); messages and help cannot tell them apart: give each its own name, or add methods to the first")
+  end
+  if place then classPlaces[name] = place end
   local class = { __controllerClass = true, __name = name, __base = base }
   class.__index = class
   class.__tostring = function(self) return name .. "#" .. state[self].id end
@@ -142,7 +154,17 @@ local checkedClasses = setmetatable({}, { __mode = "k" })
 -- after it. A misspelling keeps the step's first letter (viewDidLoaded, loadview, dealoc), so a
 -- name that starts otherwise (unit for init) is a word of its own too.
 local function ownWord(key, step)
-  local at = key:lower():find(step:lower(), 1, true)
+  -- A capitalized word put inside the step (viewDidUnload, UIKit's own) is a name of its own:
+  -- the rest of the key is the step, and the insertion starts a camelCase word.
+  local lkey, lstep = key:lower(), step:lower()
+  local prefix = 0
+  while prefix < #lstep and lkey:byte(prefix + 1) == lstep:byte(prefix + 1) do prefix = prefix + 1 end
+  local suffix = 0
+  while suffix < #lstep - prefix and lkey:byte(#lkey - suffix) == lstep:byte(#lstep - suffix) do suffix = suffix + 1 end
+  if prefix > 0 and prefix + suffix == #lstep and #key > #step and key:sub(prefix + 1, prefix + 1):match("%u") then
+    return true
+  end
+  local at = lkey:find(lstep, 1, true)
   if at and #key > #step then
     if at > 1 then return true end
     -- The step and a longer word in lower case (deallocate, initialize) is a word of its own;
@@ -246,6 +268,14 @@ local function load(self)
         -- A missing id (the view was built with another) is named with the ids it has.
         local name = nameOf(self)
         self.view = setmetatable({ root = root }, { __newindex = function(_, id)
+          -- An id the view does not have points at no component to update: the ids are named.
+          if type(id) ~= "string" or root:find(id) == nil then
+            local ids = P.viewIds(root)
+            local closest = type(id) == "string" and P.resembles(id, ids)
+            error("self.view." .. tostring(id) .. " = ... sets nothing: self.view holds the view's components by id, and "
+              .. name .. "'s view has no component with id '" .. tostring(id) .. "' (ids: " .. (#ids > 0 and concat(ids, ", ") or "none")
+              .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "); give a component an id to reach it", 2)
+          end
           error("self.view." .. tostring(id) .. " = ... does not replace a component: update it (self.view." .. tostring(id)
             .. ":update { ... }) or set its fields (self.view." .. tostring(id) .. ".text = ...)", 2)
         end, __index = function(_, id)
@@ -560,13 +590,14 @@ local function dispatch(name, args, count, done, where)
     local closest = name == "q" and "quit" or P.resembles(name, names)
     local message = "unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ": " .. concat(names, ", ")
       .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "\n" .. commandList(top)
-    P.warn(message)
+    -- app.send's: said at the script's line that sent it (stdin's and a remote's have none).
+    P.warn(where and where ~= "" and "warning: " .. where .. message or message)
     return done(false, message)
   end
   local converted, convertedCount = convertArgs(name, command, args, count)
   if converted and not command.args then converted, convertedCount = checkArity(name, top, command.method, converted, convertedCount) end
   if not converted then
-    P.warn(convertedCount)
+    P.warn(where and where ~= "" and "warning: " .. where .. convertedCount or convertedCount)
     return done(false, convertedCount)
   end
   P.setScope(scopeOf(top))
@@ -672,7 +703,10 @@ function Controller:command(name, method, help, options)
   if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
     error("bad argument #1 to 'command' (a command name of letters, digits, _ or -, got " .. tostring(name) .. ")", 2)
   end
-  if type(method) ~= "string" then error("bad argument #2 to 'command' (method name string expected, got " .. type(method) .. ")", 2) end
+  if type(method) ~= "string" then
+    error("self:command(name, method[, help][, options]): argument #2 must be the name of a method of " .. nameOf(self)
+      .. " that runs the command, got " .. type(method) .. " (as self:command(\"" .. name .. "\", \"" .. name .. "\"))", 2)
+  end
   if type(self[method]) ~= "function" then error("command '" .. name .. "': " .. noMethod(self, method), 2) end
   if options ~= nil and type(options) ~= "table" then error("bad argument #4 to 'command' (options table expected, got " .. type(options) .. ")", 2) end
   options = options or {}
@@ -730,7 +764,11 @@ function convertArgs(name, command, args, count)
       elseif arg.type == "number" then v = tonumber(value)
       elseif value == "true" or value == "false" then v = value == "true" end
       if v == nil then
+        -- After a string argument the word is likely the rest of it (add oat milk): say to quote.
+        local before = declared[i - 1]
+        local joined = before and before.type == "string" and type(args[i - 1]) == "string" and args[i - 1] .. " " .. value
         return nil, "command '" .. name .. "': argument #" .. i .. " '" .. arg.name .. "' must be " .. (arg.type == "integer" and "an " or "a ") .. arg.type .. ", got '" .. value .. "'"
+          .. (joined and " (if '" .. joined .. "' is one " .. before.name .. ", quote it: " .. name .. " \"" .. joined .. "\")" or "")
       end
       converted[i] = v
     else
@@ -807,12 +845,24 @@ function Controller:key(key, method, help)
   onInstance(self, "self:key(key, method[, help])", "self:key(...)")
   checkKey(key, "key", 1, 2)
   if key == "ctrl-c" then error("bad argument #1 to 'key' (ctrl-c always quits, so it cannot be bound; choose another key)", 2) end
-  if type(method) ~= "string" then error("bad argument #2 to 'key' (method name string expected, got " .. type(method) .. ")", 2) end
+  if type(method) ~= "string" then
+    error("self:key(key, method[, help]): argument #2 must be the name of a method of " .. nameOf(self)
+      .. " that the key runs, got " .. type(method) .. " (as self:key(\"" .. key .. "\", \"refresh\"))", 2)
+  end
   if type(self[method]) ~= "function" then error("key '" .. key .. "': " .. noMethod(self, method), 2) end
   if help ~= nil and type(help) ~= "string" then error("bad argument #3 to 'key' (help string expected, got " .. type(help) .. ")", 2) end
   local st = state[self]
-  if not st.keys[key] then st.keyOrder[#st.keyOrder + 1] = key end
-  st.keys[key] = { method = method, help = help or method }
+  local place = callerPlace(2)
+  local bound = st.keys[key]
+  if not bound then st.keyOrder[#st.keyOrder + 1] = key end
+  -- Bound again: the second replaces the first without a word otherwise. The same binding made
+  -- again by the same line (in viewWillAppear) is no mistake.
+  local same = bound and bound.place == place and bound.method == method and bound.help == (help or method)
+  if bound and not same and place ~= "" and bound.place ~= "" then
+    P.warn("warning: " .. place .. "self:key(\"" .. key .. "\", \"" .. method .. "\") binds '" .. key .. "' again, replacing its binding to '"
+      .. bound.method .. "' made at " .. bound.place:sub(1, -3) .. ": bind each key once, or another key")
+  end
+  st.keys[key] = { method = method, help = help or method, place = place }
   if stack[#stack] == self then present() end
 end
 
@@ -889,9 +939,10 @@ end
 
 local help_ = help
 if type(help_) == "function" then
-  function help(value, ...)
+  function help(...)
+    local value = ...
     if isClass(value) or (type(value) == "table" and state[value] ~= nil) then return print(controllerHelp(value)) end
-    return help_(value, ...)
+    return help_(...)   -- as given: help() is the overview, help(nil) a name that reads nil
   end
 end
 

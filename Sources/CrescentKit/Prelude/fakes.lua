@@ -121,6 +121,16 @@ local function notice(place, message)
   noticed[#noticed + 1] = (place or "") .. message
 end
 
+-- A route function's request: a misspelled field (`req.bdy`) is named with the fields, where it
+-- would read nil (as a GET's absent body does, which stays nil).
+local REQUEST_NAMES = { "body", "headers", "method", "url" }
+local REQUEST_FIELDS = { __index = function(_, key)
+  if key == "body" or type(key) ~= "string" then return nil end
+  local closest = T.closest(key, REQUEST_NAMES)
+  error("fake.http: the request has no field '" .. key .. "' (fields: " .. table.concat(REQUEST_NAMES, ", ")
+    .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
+end }
+
 -- Called by the host for every http request of the code under test: the response, or nil and an
 -- error { code, message }. `place` is where the code under test made the request.
 function runner.http(request, place)
@@ -137,7 +147,7 @@ function runner.http(request, place)
     return nil, { code = "network", message = message }
   end
   if type(answer) == "function" then
-    local ok, result = pcall(answer, request)
+    local ok, result = pcall(answer, setmetatable(request, REQUEST_FIELDS))
     if not ok then
       notice(place, "fake.http route " .. key .. " raised: " .. tostring(result))
       return nil, { code = "internal", message = tostring(result) }
@@ -292,7 +302,14 @@ function runner.process(request, place)
 end
 
 local Location = {}
-Location.__index = Location
+-- A misspelled method (`:fial`) is named with the methods there are, not "attempt to call a nil value".
+Location.__index = function(_, key)
+  local method = rawget(Location, key)
+  if method ~= nil or type(key) ~= "string" or key:sub(1, 2) == "__" then return method end
+  local closest = T.closest(key, { "fail" })
+  error("the fake.location handle has no method '" .. key .. "' (methods: fail"
+    .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "), as h:fail(\"timeout\")", 2)
+end
 function Location:fail(code, message)
   atCaller(pcall(T.locationFail, code or "unavailable", message or ("fake.location failed with " .. tostring(code or "unavailable"))))
 end
@@ -313,8 +330,21 @@ end
 local services_faked = {}
 local Fake = {}
 Fake.__index = Fake
-function Fake:set(key, value) atCaller(pcall(T.fakeSet, self.name, key, value)) end
-function Fake:emit(event, payload) atCaller(pcall(T.fakeEmit, self.name, event, payload)) end
+-- The name is the first argument of the `:` call the spec wrote; named so here, where the
+-- host's check would count the handle too ("bad argument #2").
+local function checkName(handle, name, signature, what, example)
+  if type(name) ~= "string" then
+    error(signature .. ": argument #1 must be " .. what .. " of " .. handle.name .. ", got " .. type(name) .. " (as " .. example .. ")", 3)
+  end
+end
+function Fake:set(key, value)
+  checkName(self, key, "fake:set(property, value)", "a property name", "h:set(\"name\", value)")
+  atCaller(pcall(T.fakeSet, self.name, key, value))
+end
+function Fake:emit(event, payload)
+  checkName(self, event, "fake:emit(event[, payload])", "an event name", "h:emit(\"name\", { ... })")
+  atCaller(pcall(T.fakeEmit, self.name, event, payload))
+end
 
 local SERVICE_OPTIONS = { "events", "methods", "properties", "summary" }
 

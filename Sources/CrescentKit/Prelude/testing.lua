@@ -431,7 +431,22 @@ function send(command, ...)
   if refused then error("send: " .. refused, 2) end
   return true
 end
-function press(...) return app.press(...) end
+-- press(...): as app.press. A `q` the top controller does not bind quits the app as a person's
+-- would; noted first, so the failure names the spec's own key, not the code under test.
+function press(...)
+  local hooks = T.controllerHooks()
+  -- A key with nothing shown reaches no one: the test would check nothing (app.press warns).
+  if type(hooks) == "table" and select("#", ...) > 0 and not hooks.hasController() then
+    error("press: no controller is shown to receive the keys (push one with app.push, or run a script that does with "
+      .. "script(\"app.lua\"))", 2)
+  end
+  if type(hooks) == "table" and hooks.hasController() and not hooks.bindsKey("q") then
+    for i = 1, select("#", ...) do
+      if select(i, ...) == "q" then T.notePressedQuit("press(\"q\") at " .. where(1)) break end
+    end
+  end
+  return app.press(...)   -- a tail call: app.press names a wrong key at the spec's line
+end
 
 ---------------------------------------------------------------------------------------------------
 -- Views: the top controller's view, as --ui plain and --ui json show it, and the live screen
@@ -451,7 +466,11 @@ function view_text()
 end
 -- The screen a person would see at width x height (default: the run's columns x 24): the view,
 -- the `?` help over it, the status line.
-function screen_text(width, height) return T.screenText(width, height) end
+function screen_text(width, height)
+  local text, err = T.screenText(width, height)
+  if err then error("screen_text(width, height): " .. err, 2) end
+  return text
+end
 function view_json() return json.decode(shown("view_json()", T.viewJSON())) end
 
 local function readfile(path)
@@ -495,7 +514,9 @@ rawset(assert, "view", function(golden, screen, message)
     if mathtype(screen.width) ~= "integer" or mathtype(screen.height) ~= "integer" then
       fail("assert.view(golden, screen): screen needs integer width and height, as { width = 80, height = 12 }, got " .. show(screen))
     end
-    actual = T.viewText() and T.screenText(screen.width, screen.height)
+    local err
+    if T.viewText() then actual, err = T.screenText(screen.width, screen.height) end
+    if err then fail("assert.view(golden, screen): " .. err) end
   else
     actual = T.viewText()
   end

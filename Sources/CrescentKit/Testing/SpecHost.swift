@@ -31,6 +31,9 @@ final class SpecHost {
     var updated: [String] = []
     /// `os.exit(N) at file:line` once the code under test called it.
     var osExit: String?
+    /// `press("q") at file:line` once the spec pressed the key that quits where the controller
+    /// does not bind it: its own quit, not the code under test's app.exit.
+    var pressedQuit: String?
     /// When the test's body began waiting (virtual time), for ``waitLimit``.
     var waitStart: Duration?
 
@@ -283,7 +286,10 @@ final class SpecHost {
         // An exit unwound the test: the exit's own message says what happened.
         if interrupted && exitFailure != nil { message = "" }
         // app.exit(0) is no failure of the code, but it unwound the test: say so, not "exiting".
-        if interrupted && exitFailure == nil && host.exitStatus == 0 {
+        if interrupted && exitFailure == nil && host.exitStatus == 0, let pressedQuit {
+            message = "the test's \(pressedQuit) quit the app (q quits where the controller binds no 'q'), which stopped the test's "
+                + "host there: the rest of the test did not run (bind 'q' with self:key to test it, or press another key)"
+        } else if interrupted && exitFailure == nil && host.exitStatus == 0 {
             message = "the code under test called app.exit(0), which stopped the test's host there: the rest of the test did "
                 + "not run (replace app.exit inside the test to check a script that exits, as spec/pull-all_spec.lua does)"
         }

@@ -16,6 +16,8 @@ struct TemplateVariables {
     struct Finding: Equatable {
         /// The tag as written (`nme`, `user.nme`).
         let tag: String
+        /// The step of the tag its context lacks (`nme` of `user.nme`, `usr` of `usr.name`).
+        let missing: String
         /// Where it was looked up, as messages say it: `data`, or the section or record
         /// (`items`, `user`).
         let owner: String
@@ -32,8 +34,7 @@ struct TemplateVariables {
         /// The warning of a name with no close field, with the two ways to mean it.
         var warning: String {
             let listing = fields.isEmpty ? "\(owner) has no fields" : "fields: \(fields.joined(separator: ", "))"
-            let name = tag.split(separator: ".").last.map(String.init) ?? tag
-            return "{{\(tag)}} is not in \(owner) (\(listing)), so it shows nothing; give \(owner) a '\(name)' (\"\" to show nothing), "
+            return "{{\(tag)}} is not in \(owner) (\(listing)), so it shows nothing; give \(owner) a '\(missing)' (\"\" to show nothing), "
                 + "or if it is optional, show it in a section: {{#\(tag)}}{{\(tag)}}{{/\(tag)}}"
         }
     }
@@ -192,14 +193,14 @@ struct TemplateVariables {
         }
         guard let innermost else { return nil }
         guard var values = found else {
-            record(tag, owner: innermost.label, fields: innermost.names, candidates: everyName, absentIsMeant: absentIsMeant)
+            record(tag, missing: parts[0], owner: innermost.label, fields: innermost.names, candidates: everyName, absentIsMeant: absentIsMeant)
             return nil
         }
         var path = parts[0]
         for part in parts.dropFirst() {
             guard let scope = Scope(values: values, label: path) else { return nil }   // not records: cannot tell
             guard scope.has(part) else {
-                record(tag, owner: path, fields: scope.names, candidates: scope.names, absentIsMeant: absentIsMeant)
+                record(tag, missing: part, owner: path, fields: scope.names, candidates: scope.names, absentIsMeant: absentIsMeant)
                 return nil
             }
             values = scope.values(of: part)
@@ -208,11 +209,12 @@ struct TemplateVariables {
         return values
     }
 
-    private mutating func record(_ tag: String, owner: String, fields: [String], candidates: [String], absentIsMeant: Bool) {
+    /// Records `tag`, whose step `missing` (`usr` of `usr.name`, the first that its context
+    /// lacks) is the name judged against `candidates`.
+    private mutating func record(_ tag: String, missing: String, owner: String, fields: [String], candidates: [String], absentIsMeant: Bool) {
         guard !findings.contains(where: { $0.tag == tag }) else { return }
-        let name = tag.split(separator: ".").last.map(String.init) ?? tag
-        let closest = NameSuggestion.closest(to: name, among: candidates, prefixes: false)
+        let closest = NameSuggestion.closest(to: missing, among: candidates, prefixes: false)
         if absentIsMeant && closest == nil { return }
-        findings.append(Finding(tag: tag, owner: owner, fields: fields.sorted(), closest: closest))
+        findings.append(Finding(tag: tag, missing: missing, owner: owner, fields: fields.sorted(), closest: closest))
     }
 }

@@ -35,6 +35,23 @@ public enum LocationProviderSpec {
             + (meant.map { "; did you mean '\($0)'?" } ?? "")
     }
 
+    /// What is wrong with a `fixed:` setting's position (`fixed:1`), which needs nothing the
+    /// host has at its start, so a command line can refuse it as a usage error; nil otherwise.
+    public static func positionProblem(_ setting: String) -> String? {
+        let setting = setting.trimmingSpaces
+        guard setting.hasPrefix("fixed:") || setting == "fixed" else { return nil }
+        do throws(ServiceError) {
+            _ = try fixed(setting.dropFirst(min(setting.count, "fixed:".count)))
+            return nil
+        } catch {
+            // Said after the setting by the caller: without the provider's own `location fixed:…:`.
+            for prefix in ["location \(setting): ", "location fixed: "] where error.message.hasPrefix(prefix) {
+                return String(error.message.dropFirst(prefix.count))
+            }
+            return error.message
+        }
+    }
+
     /// The provider a setting names; nil setting means gpsd at its default address.
     static func provider(_ setting: String?) throws(ServiceError) -> any LocationProvider {
         guard let setting = setting?.trimmingSpaces, !setting.isEmpty else {

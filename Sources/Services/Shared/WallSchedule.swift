@@ -173,7 +173,12 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
             throw ServiceError(.invalidArgument, "zone '\(clipped(name, limit: 40))' is ambiguous (in IANA's Etc/GMT+2 the sign is reversed: UTC-2): use a place such as \"Europe/Paris\", or \"UTC\"")
         }
         guard let zone = TimeZone(identifier: name) else {
-            throw ServiceError(.invalidArgument, "zone '\(clipped(name, limit: 40))' is not an IANA time zone: use a name such as \"Europe/Paris\", \"America/New_York\" or \"UTC\"")
+            // The zone it most likely misspells (`Europe/Pari`, `utc`): a case slip first.
+            let known = TimeZone.knownTimeZoneIdentifiers + ["UTC"]
+            let meant = known.first { $0.lowercased() == name.lowercased() }
+                ?? (name.count <= 64 ? NameSuggestion.closest(to: name, among: known, prefixes: false) : nil)
+            throw ServiceError(.invalidArgument, "zone '\(clipped(name, limit: 40))' is not an IANA time zone: "
+                + (meant.map { "did you mean \"\($0)\"?" } ?? "use a name such as \"Europe/Paris\", \"America/New_York\" or \"UTC\""))
         }
         return zone
     }
