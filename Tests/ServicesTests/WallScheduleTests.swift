@@ -108,6 +108,9 @@ import Testing
         // Issue 38, M5: `Int` took a sign, so "+5" was minute 5 (cron refuses it).
         ("+5 * * * *", "the minute field '+5' is not valid: '+5' is not a number in 0-59"),
         ("*/+15 * * * *", "the minute field '*/+15' is not valid: the step in '*/+15' must be a whole number above 0"),
+        // A misspelled day or month name gets the closest name (it was only "… or a name (sun-sat)").
+        ("0 9 * * mon-fry", "the day of week field 'mon-fry' is not valid: 'fry' is not a number in 0-7 or a name (sun-sat); did you mean 'fri'?"),
+        ("0 9 1 jun-agu *", "the month field 'jun-agu' is not valid: 'agu' is not a number in 1-12 or a name (jan-dec); did you mean 'aug'?"),
     ])
     func badCronIsNamed(expression: String, message: String) {
         do {
