@@ -19,6 +19,15 @@ final class LinkSwapper: Sendable {
         self.hard = hard
     }
 
+    /// Starts swapping for `seconds` once a file exists at `path` (the script under test makes it
+    /// when it is ready to be raced), waiting 20 s for it at most.
+    func start(seconds: Double, once path: String) {
+        Thread.detachNewThread { [self] in
+            for _ in 0..<2000 where !FileManager.default.fileExists(atPath: path) { usleep(10000) }
+            start(seconds: seconds)
+        }
+    }
+
     /// Starts swapping, for at most `seconds`.
     func start(seconds: Double) {
         running.store(true, ordering: .sequentiallyConsistent)

@@ -195,11 +195,7 @@ import Testing
         // The swaps start once the plugin is loaded (at load a loader at the path is refused).
         let swapper = LinkSwapper(folder: bin, links: ["swap": bin + "/myld"], hard: true)
         let started = sandbox.path + "/started"
-        Thread.detachNewThread {
-            // Bounded: 20 s at most.
-            for _ in 0..<2000 where !FileManager.default.fileExists(atPath: started) { usleep(10000) }
-            swapper.start(seconds: 20)
-        }
+        swapper.start(seconds: 20, once: started)
         let result = try await inHome(["-e", """
             task(function()
               print((services.music:run("\(bin)/swap loaded")))

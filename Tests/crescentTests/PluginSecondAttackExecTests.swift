@@ -86,11 +86,7 @@ import Glibc
         #expect(try await inHome(["plugins", "allow", "music"], sandbox).status == 0)
         let swapper = LinkSwapper(folder: folder, links: ["interp": folder + "/myld"], hard: true)
         let started = sandbox.path + "/started"
-        Thread.detachNewThread {
-            // Bounded: 20 s at most.
-            for _ in 0..<2000 where !FileManager.default.fileExists(atPath: started) { usleep(10000) }
-            swapper.start(seconds: 20)
-        }
+        swapper.start(seconds: 20, once: started)
         let result = try await inHome(["-e", """
             task(function()
               print((services.music:run("\(folder)/s X")))
