@@ -447,8 +447,13 @@ public final class Host {
 
     /// Interrupts running Lua code (from a signal or time limit) and ends the run with `status`.
     /// Safe from any thread.
-    public static func stop(_ link: HostLink, interrupter: LuaInterrupter, status: Int32, timeout: Bool) {
-        if timeout { interrupter.interruptForTimeout() } else { interrupter.interrupt(status: status) }
+    ///
+    /// - Parameter interrupting: false when the running code was interrupted already, on the
+    ///   loop (a Ctrl-C only `os.execute`'s program saw): only the run is ended.
+    public static func stop(_ link: HostLink, interrupter: LuaInterrupter, status: Int32, timeout: Bool, interrupting: Bool = true) {
+        if !interrupting {
+            // Already interrupted where it ran.
+        } else if timeout { interrupter.interruptForTimeout() } else { interrupter.interrupt(status: status) }
         link.onLoop { host in
             guard host.isRunning else { return }
             if timeout && !host.reportedTimeout {

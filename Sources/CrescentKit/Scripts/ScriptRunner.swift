@@ -69,11 +69,11 @@ public enum ScriptRunner {
             /// Stops gracefully; if the script cannot be stopped (it is stuck inside a C function,
             /// where the interrupt hook never runs) the process exits anyway after a grace period,
             /// and a second signal exits at once.
-            let stop: @Sendable (Int32, Bool) -> Void = { status, timeout in
+            let stop: @Sendable (Int32, Bool, Bool) -> Void = { status, timeout, interrupting in
                 if stopping.requests.add(1, ordering: .relaxed).newValue > 1 && !timeout {
                     stopping.exitNow(status, console: console, reason: "a second signal")
                 }
-                Host.stop(link, interrupter: interrupter, status: status, timeout: timeout)
+                Host.stop(link, interrupter: interrupter, status: status, timeout: timeout, interrupting: interrupting)
                 // After the script's VM: plugin code that holds the loop returns into a script
                 // already told to stop.
                 pluginInterrupters.interrupt(status: status, timeout: timeout)
@@ -86,26 +86,29 @@ public enum ScriptRunner {
             }
             if readsKeys {
                 host.onFirstController = {
-                    link.onLoop { host in host.startTerminalSession(script: scriptPath) { stop(130, false) } }
+                    link.onLoop { host in host.startTerminalSession(script: scriptPath) { stop(130, false, true) } }
                 }
             }
             // A signal decides the run's status even when it comes while the host is already
             // closing (a Ctrl-C that ended the program an `io.popen` left open, which the closing
             // waited for, made the run end 0).
-            let signalled: @Sendable (Int32) -> Void = { status in
+            let signalled: @Sendable (Int32, Bool) -> Void = { status, interrupting in
                 _ = stopping.signalStatus.compareExchange(expected: 0, desired: status, ordering: .relaxed)
-                stop(status, false)
+                stop(status, false, interrupting)
             }
             sources = SignalSources.start([SIGINT, SIGTERM, SIGHUP], on: signals) { number in
-                signalled(number == SIGINT ? 130 : number == SIGTERM ? 143 : 129)
+                signalled(number == SIGINT ? 130 : number == SIGTERM ? 143 : 129, true)
             }
             // A Ctrl-C that only os.execute's program saw (os.execute ignores SIGINT in its
             // caller while the program runs) stops the run as it would have, as shells do: the
             // running code at its next instruction, the rest from the signals' queue, as for
             // SIGINT (on the loop, the stop would close the VM under os.execute).
+            // The running code is interrupted here, once: the stop that follows must not set the
+            // flag again from the signals' queue, where it could land after the host had cleared
+            // it to tear down and stop a teardown action ("error while tearing down: interrupted").
             host.onProgramInterrupted = {
                 interrupter.interrupt(status: 130)
-                signals.async { signalled(130) }
+                signals.async { signalled(130, false) }
             }
             if options.ui == .live {
                 // A job started in the background drew nothing over the shell and could not take
@@ -115,14 +118,14 @@ public enum ScriptRunner {
                     if readsKeys {
                         link.onLoop { host in
                             guard host.navigationDepth > 0 else { return }
-                            host.startTerminalSession(script: scriptPath) { stop(130, false) }
+                            host.startTerminalSession(script: scriptPath) { stop(130, false, true) }
                         }
                     }
                     link.turn { host in host.presenter.redrawInForeground() }
                 }
             }
             if let timeout = options.timeout {
-                signals.asyncAfter(deadline: .now() + .nanoseconds(Int(min(timeout * 1e9, 9e18)))) { stop(1, true) }
+                signals.asyncAfter(deadline: .now() + .nanoseconds(Int(min(timeout * 1e9, 9e18)))) { stop(1, true, true) }
             }
 
             let bound = NIOLoopBound(host, eventLoop: loop)
