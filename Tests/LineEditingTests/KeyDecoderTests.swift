@@ -128,6 +128,53 @@ import Testing
         #expect(decoder.decode(Array("\u{1B}[20".utf8)) == [])
         #expect(decoder.decode(Array("0~x\u{1B}[201~".utf8)) == [.paste("abc\u{1B}[200~x")])
     }
+
+    /// A terminal's answers to queries (OSC, DCS, APC…) are strings whose letters were read as
+    /// keys: `ESC P q e ESC \` quitted an app, `ESC P 1$rdd ESC \` deleted an item (attack
+    /// new25k D2). They are dropped whole, up to BEL or ST, in one read or split across reads.
+    @Test func controlStringsAreNeverKeys() {
+        #expect(decode("\u{1B}]0;title\u{07}x") == [.text("x")])
+        #expect(decode("\u{1B}Pqe\u{1B}\\y") == [.text("y")])
+        #expect(decode("\u{1B}]11;rgb:0000/0000/0000\u{1B}\\") == [])
+        #expect(decode("a\u{1B}P1$rdd\u{1B}\\b\u{1B}_apc\u{07}\u{1B}^pm\u{07}\u{1B}Xsos\u{07}c") == [.text("abc")])
+        var split = KeyDecoder()
+        var keys: [Key] = []
+        for byte in Array("\u{1B}P>|tmux 3.3a\u{1B}\\z".utf8) { keys += split.decode([byte]) }
+        #expect(keys == [.text("z")])
+        // Another Esc cancels the string and is read: a lost end costs the string, not the key after it.
+        #expect(decode("\u{1B}]0;lost\u{1B}[A") == [.key(.up)])
+        // A string that never ends is dropped when no byte comes (the reader's flush), and holds
+        // no memory meanwhile: 1 MB of it leaves nothing pending.
+        var endless = KeyDecoder()
+        #expect(endless.decode(Array("\u{1B}]52;c;".utf8) + [UInt8](repeating: 0x41, count: 1 << 20)) == [])
+        #expect(endless.isAwaitingMoreBytes)
+        #expect(endless.flush() == [])
+        #expect(endless.decode(Array("k".utf8)) == [.text("k")])
+    }
+
+    /// Esc then `]` or `P` typed by a person, with nothing after, is still Alt and that key (and
+    /// `ESC [` Esc then `[`, as ``aLoneEscapeNeedsAFlush`` shows); an unfinished CSI sequence is
+    /// dropped, never its bytes as keys (`ESC [ <` was the key `<`).
+    @Test func escapesThatBeginSequencesAloneAreAltKeysAndUnfinishedOnesAreDropped() {
+        for introducer in ["]", "P"] {
+            var decoder = KeyDecoder()
+            #expect(decoder.decode(Array("\u{1B}\(introducer)".utf8)) == [])
+            #expect(decoder.flush() == [.alt(Character(introducer))])
+        }
+        var truncated = KeyDecoder()
+        #expect(truncated.decode(Array("\u{1B}[<".utf8)) == [])
+        #expect(truncated.flush() == [])
+    }
+
+    /// A CSI sequence past any key's length is dropped up to its final byte: 5,000 parameters
+    /// then `A` were the key `A`.
+    @Test func aVeryLongSequenceIsDroppedToItsEnd() {
+        let long = "\u{1B}[" + String(repeating: "1;", count: 5000) + "A"
+        #expect(decode(long + "x") == [.text("x")])
+        var split = KeyDecoder()
+        #expect(split.decode(Array((long.dropLast()).utf8)) == [])
+        #expect(split.decode(Array("Ay".utf8)) == [.text("y")])
+    }
 }
 
 private extension Array where Element == Key {

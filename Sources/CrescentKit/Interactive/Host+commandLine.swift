@@ -49,6 +49,13 @@ extension Host {
         if case .open(let prompt) = commandLine { presenter.showPrompt((prompt.text, prompt.cursorColumn)) }
     }
 
+    /// One key to the open command line, drawn at once: a key that waited behind the handler
+    /// that opened the line (``terminalInput(_:)`` draws once per read instead).
+    func typeIntoCommandLine(_ key: Key) {
+        editCommandLine(key)
+        if case .open(let prompt) = commandLine { presenter.showPrompt((prompt.text, prompt.cursorColumn)) }
+    }
+
     /// Opens the command line when the top controller binds no keys (and it is closed), unless
     /// it was pushed over another: there `esc` goes back, and the status line says so (`esc
     /// back  ? help  q quit`). The line, opened as the first key came, took that key: the first

@@ -37,6 +37,19 @@ extension Host {
             stack.push(self.openCommandLine(typing: try stack.checkString(1, function: "app.commandLine")))
             return .one
         }
+        // typeIntoCommandLine(key): a key that comes while the terminal's command line is open
+        // (the key before it opened it: groceries' `a` types "add ") is typed into the line, as
+        // it is when it comes later; false when the line is closed.
+        vm.register(field: "typeIntoCommandLine") { [unowned self] stack in
+            let name = try stack.checkString(1, function: "typeIntoCommandLine")
+            guard case .open = self.commandLine, let key = KeyName.key(named: name) else {
+                stack.push(false)
+                return .one
+            }
+            self.typeIntoCommandLine(key)
+            stack.push(true)
+            return .one
+        }
         vm.register(field: "suspend") { [unowned self] _ in
             guard let session = self.terminalSession else { return .none }
             self.console.flush()

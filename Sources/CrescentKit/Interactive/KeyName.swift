@@ -36,6 +36,33 @@ enum KeyName {
         }
     }
 
+    /// The keystroke a name stands for, as the terminal would have sent it: the inverse of
+    /// ``names(of:)`` for the names a key can have (`a`, `space`, `ctrl-r`, `alt-x`, `shift-up`,
+    /// `f5`); nil for a name no key has.
+    static func key(named name: String) -> Key? {
+        if name == "space" { return .text(" ") }
+        if name.count == 1 { return .text(name) }
+        var rest = Substring(name)
+        var modifiers: Key.Modifiers = []
+        while true {
+            if rest.hasPrefix("ctrl-"), rest.count > 5 { rest = rest.dropFirst(5); modifiers.insert(.control) }
+            else if rest.hasPrefix("alt-"), rest.count > 4 { rest = rest.dropFirst(4); modifiers.insert(.alt) }
+            else if rest.hasPrefix("shift-"), rest != "shift-tab", rest.count > 6 { rest = rest.dropFirst(6); modifiers.insert(.shift) }
+            else { break }
+        }
+        if rest.count == 1, let character = rest.first, modifiers == [.control] { return .control(character) }
+        if rest.count == 1 || rest == "space", modifiers == [.alt] { return .alt(rest == "space" ? " " : rest.first ?? " ") }
+        let words: [String: Key.Name] = ["enter": .enter, "tab": .tab, "shift-tab": .backTab, "backspace": .backspace,
+                                         "delete": .delete, "insert": .insert, "esc": .escape, "up": .up, "down": .down,
+                                         "left": .left, "right": .right, "home": .home, "end": .end, "pageup": .pageUp,
+                                         "pagedown": .pageDown]
+        if let word = words[String(rest)] { return .key(word, modifiers: modifiers) }
+        if rest.hasPrefix("f"), let number = Int(rest.dropFirst()), (1...12).contains(number) {
+            return .key(.function(number), modifiers: modifiers)
+        }
+        return nil
+    }
+
     private static func word(_ name: Key.Name) -> String {
         switch name {
         case .enter: "enter"

@@ -951,6 +951,10 @@ function dispatchKey(key, done, where)
     done(true)
     return app.exit(130)
   end
+  -- A key that waited behind the handler that opened the command line (groceries' `a` types
+  -- "add "; `a d d enter` in one read must add "dd", not delete the selected item) is typed
+  -- into the line, as it would have been had it come a moment later.
+  if P.typeIntoCommandLine(key) then return done(true) end
   -- While the help is shown a key scrolls it or closes it, and does nothing else.
   if P.helpKey(key) then return done(true) end
   local top = stack[#stack]

@@ -9,15 +9,41 @@ extension KeyDecoder {
         case ignored(length: Int)
         /// More bytes are needed to tell.
         case incomplete
+        /// The start of what is dropped up to its end, which has not come in these bytes.
+        case skip(Skipping, length: Int)
+    }
+
+    /// How far ``skip(_:from:)`` got.
+    enum SkipProgress {
+        /// The end came; decoding goes on at this index.
+        case finished(end: Int)
+        /// Everything up to this index was dropped; the end has not come.
+        case waiting(consumed: Int)
     }
 
     /// The longest CSI sequence accepted; longer runs of parameter bytes are garbage.
     private static let longestSequence = 32
 
+    /// The bytes after Esc that begin a sequence or string whose end is looked for: CSI, and the
+    /// control strings OSC (`]`), DCS (`P`), SOS (`X`), PM (`^`) and APC (`_`).
+    static let sequenceStarts: Set<UInt8> = Set("[]PX^_".utf8)
+    /// The control strings' introducers.
+    private static let stringStarts: Set<UInt8> = Set("]PX^_".utf8)
+
     /// The sequence starting with the Esc at `index`.
     func parseEscape(at index: Int) -> EscapeResult {
         guard index + 1 < pending.count else { return .incomplete }
         let next = pending[index + 1]
+        // A control string: what the terminal answers to a query (colours, its version, a
+        // setting), never keys, though its letters would be (`ESC P q e ESC \` quitted). Esc then
+        // `]` or `P` with nothing after may still be Alt and that key: ``flush()`` decides.
+        if KeyDecoder.stringStarts.contains(next) {
+            guard index + 2 < pending.count else { return .incomplete }
+            switch skip(.controlString, from: index + 2) {
+            case .finished(let end): return .ignored(length: end - index)
+            case .waiting(let consumed): return .skip(.controlString, length: consumed - index)
+            }
+        }
         switch next {
         case UInt8(ascii: "["):
             return parseCSI(at: index)
@@ -53,6 +79,32 @@ extension KeyDecoder {
         }
     }
 
+    /// Drops the bytes of `kind` from `index` up to its end: BEL or ST (`ESC \`) for a control
+    /// string (another Esc cancels it), the final byte for a sequence. An Esc at the very end
+    /// may begin ST and is kept. A byte that cannot be in a sequence ends one too (it was
+    /// malformed) and is decoded.
+    func skip(_ kind: Skipping, from index: Int) -> SkipProgress {
+        var position = index
+        while position < pending.count {
+            let byte = pending[position]
+            switch kind {
+            case .controlString:
+                if byte == 0x07 { return .finished(end: position + 1) }
+                if byte == KeyDecoder.escape {
+                    guard position + 1 < pending.count else { return .waiting(consumed: position) }
+                    // ST ends the string; Esc before anything else cancels it (as a terminal's
+                    // own parser does) and begins what follows.
+                    return .finished(end: pending[position + 1] == UInt8(ascii: "\\") ? position + 2 : position)
+                }
+            case .longSequence:
+                if (0x40...0x7E).contains(byte) { return .finished(end: position + 1) }
+                if !(0x20...0x3F).contains(byte) { return .finished(end: position) }
+            }
+            position += 1
+        }
+        return .waiting(consumed: position)
+    }
+
     /// `ESC [ parameters intermediates final`.
     private func parseCSI(at index: Int) -> EscapeResult {
         var position = index + 2
@@ -61,7 +113,14 @@ extension KeyDecoder {
             switch byte {
             case 0x20...0x3F:
                 position += 1
-                if position - index > KeyDecoder.longestSequence { return .ignored(length: position - index) }
+                // Past any real key's length: dropped up to its final byte, which would
+                // otherwise be read as a key (`ESC [` then 5,000 parameters then `A` was `A`).
+                if position - index > KeyDecoder.longestSequence {
+                    switch skip(.longSequence, from: position) {
+                    case .finished(let end): return .ignored(length: end - index)
+                    case .waiting(let consumed): return .skip(.longSequence, length: consumed - index)
+                    }
+                }
             case 0x40...0x7E:
                 let parameters = String(decoding: pending[(index + 2)..<position], as: UTF8.self)
                 let length = position + 1 - index

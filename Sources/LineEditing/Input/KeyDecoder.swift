@@ -25,6 +25,17 @@ public struct KeyDecoder: Hashable, Sendable {
     private(set) var pending: [UInt8] = []
     /// The text of a bracketed paste being received, or nil outside one.
     private var paste: [UInt8]?
+    /// A sequence being dropped whose end has not come: its bytes are never keys.
+    private var skipping: Skipping?
+
+    /// What is being dropped up to its end.
+    enum Skipping: Hashable, Sendable {
+        /// An OSC, DCS, SOS, PM or APC string (a terminal's answer to a query: `ESC ] 11;rgb:… ESC \`),
+        /// up to BEL or ST (`ESC \`).
+        case controlString
+        /// A CSI sequence past ``longestSequence`` parameter bytes, up to its final byte.
+        case longSequence
+    }
 
     static let escape: UInt8 = 0x1B
     static let pasteEnd: [UInt8] = Array("\u{1B}[201~".utf8)
@@ -34,7 +45,7 @@ public struct KeyDecoder: Hashable, Sendable {
 
     /// Whether an incomplete sequence outside a paste is waiting: call ``flush()`` if no byte comes
     /// within a short timeout.
-    public var isAwaitingMoreBytes: Bool { paste == nil && !pending.isEmpty }
+    public var isAwaitingMoreBytes: Bool { paste == nil && (!pending.isEmpty || skipping != nil) }
 
     /// Decodes `bytes` after whatever was pending and returns the complete events, in order.
     public mutating func decode(_ bytes: some Sequence<UInt8>) -> [Key] {
@@ -58,6 +69,17 @@ public struct KeyDecoder: Hashable, Sendable {
                     break decoding
                 }
             }
+            if let kind = skipping {
+                switch skip(kind, from: index) {
+                case .finished(let end):
+                    skipping = nil
+                    index = end
+                    continue decoding
+                case .waiting(let consumed):
+                    index = consumed
+                    break decoding
+                }
+            }
             let byte = pending[index]
             switch byte {
             case KeyDecoder.escape:
@@ -66,6 +88,7 @@ public struct KeyDecoder: Hashable, Sendable {
                 case .key(let key, let length): emit(key); index += length
                 case .pasteStart(let length): paste = []; index += length
                 case .ignored(let length): index += length
+                case .skip(let kind, let length): skipping = kind; index += length
                 }
             case 0x0D where index + 1 < pending.count && pending[index + 1] == 0x0A:
                 emit(.key(.enter))  // CR LF from one keypress (or an unbracketed paste)
@@ -107,9 +130,28 @@ public struct KeyDecoder: Hashable, Sendable {
     /// Gives up waiting for the rest of a sequence: a pending Esc becomes ``Key/Name/escape`` (and
     /// what follows it is decoded on its own), half a UTF-8 character is dropped. An unfinished
     /// bracketed paste keeps waiting for its end.
+    ///
+    /// A control string or a long sequence whose end never came is dropped, never read as keys;
+    /// so is an unfinished CSI sequence (`ESC [ <`). Esc then a string's first byte (`ESC ]`,
+    /// `ESC P`) with nothing after was Alt and that key; `ESC [` alone, Esc and `[`.
     public mutating func flush() -> [Key] {
-        guard paste == nil, let first = pending.first else { return [] }
+        guard paste == nil else { return [] }
+        if skipping != nil {
+            skipping = nil
+            pending.removeAll()
+            return []
+        }
+        guard let first = pending.first else { return [] }
         guard first == KeyDecoder.escape else {
+            pending.removeAll()
+            return []
+        }
+        if pending.count == 2, pending[1] != UInt8(ascii: "["), KeyDecoder.sequenceStarts.contains(pending[1]) {
+            let introducer = pending[1]
+            pending.removeAll()
+            return [.alt(Character(UnicodeScalar(introducer)))]
+        }
+        if pending.count > 2, KeyDecoder.sequenceStarts.contains(pending[1]) {
             pending.removeAll()
             return []
         }
