@@ -1,0 +1,27 @@
+import Foundation
+import Testing
+
+/// Issue 39's leftovers from the third attack (new24): mistakes that were still silent or named
+/// no place. Each test is one finding (its number in the report), run through the `crescent` binary.
+@Suite struct HardeningNamedMistakesFourthTests {
+    /// #4: a rows-only table whose second row has none of the first row's keys (`nme` for
+    /// `name`) showed that row as a blank line; with declared columns it was already an error.
+    @Test func aRowsOnlyTableHoldsItsRowsToTheFirstRowsKeys() async throws {
+        func shown(_ rows: String) async throws -> RunResult {
+            try await runScript("""
+                local C = controller("C")
+                function C:loadView() return view.table { id = "t", rows = \(rows) } end
+                app.push(C)
+                """, stdinText: "quit\n", options: ["--ui", "plain"])
+        }
+        let misspelled = try await shown(#"{ { name = "a" }, { nme = "b" } }"#)
+        #expect(misspelled.stderr.contains("view.table: row 2 has 'nme', which no column shows (columns: name); did you mean 'name'? "
+                                           + "(without `columns` the columns are row 1's keys: give `columns` to choose them)"), "\(misspelled)")
+        let unrelated = try await shown(#"{ { name = "a" }, { quantity = 2 } }"#)
+        #expect(unrelated.stderr.contains("view.table: row 2 has none of the columns' keys (row: quantity; columns: name)"), "\(unrelated)")
+        // A row lacking an optional field, or with data of its own, is no mistake.
+        let fine = try await shown(#"{ { name = "a", qty = 1 }, { name = "b", id = 7 } }"#)
+        #expect(fine.status == 0 && !fine.stderr.contains("view.table"), "\(fine)")
+        #expect(fine.stdout.contains("b"), "\(fine)")
+    }
+}
