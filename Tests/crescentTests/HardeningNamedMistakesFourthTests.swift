@@ -24,4 +24,21 @@ import Testing
         #expect(fine.status == 0 && !fine.stderr.contains("view.table"), "\(fine)")
         #expect(fine.stdout.contains("b"), "\(fine)")
     }
+
+    /// #8: `error({ code = 1 })` in a controller step printed `table: 0x…` with no place and no
+    /// traceback; a string error has both.
+    @Test func aTableRaisedInAControllerStepNamesItsLineAndShowsTheTable() async throws {
+        let result = try await runScript("""
+            local Base = controller("Base")
+            function Base:loadView() return view.text { id = "t", text = "x" } end
+            function Base:viewDidLoad() error({ code = 1 }) end
+            local D = controller("D", Base)
+            function D:viewDidLoad() Base.viewDidLoad(self) end
+            app.push(D)
+            """, stdinText: "quit\n", options: ["--ui", "plain"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("error in D:viewDidLoad: script.lua:3: { code = 1 }\nstack traceback:"), "\(result)")
+        #expect(result.stderr.contains("script.lua:5: in "), "\(result)")
+        #expect(!result.stderr.contains("table: 0x"), "\(result)")
+    }
 }
