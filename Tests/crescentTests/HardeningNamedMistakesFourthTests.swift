@@ -41,4 +41,29 @@ import Testing
         #expect(result.stderr.contains("script.lua:5: in "), "\(result)")
         #expect(!result.stderr.contains("table: 0x"), "\(result)")
     }
+
+    /// #13: a plugin skipped for its manifest left `services.NAME` saying only "no service".
+    /// A plugin whose `main` fails names the check to run too.
+    @Test func aSkippedPluginsServiceSaysWhyItIsMissing() async throws {
+        let sandbox = try HardeningNamedMistakesTests.greetPlugin()
+        try sandbox.write("plugins/p2/plugin.toml", """
+            name = "p2"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "ruby"
+            services = ["p2"]
+            """)
+        let skipped = try await crescent(["-e", "task(function() services.p2:hello('x') end)"], in: sandbox)
+        #expect(skipped.status == 1, "\(skipped)")
+        #expect(skipped.stderr.contains("no service 'p2' (services: "), "\(skipped)")
+        #expect(skipped.stderr.contains("): plugin 'p2' was not loaded: plugins/p2/plugin.toml: field 'kind' must be \"lua\" or "
+                                        + "\"process\", got \"ruby\"; see `crescent plugin check plugins/p2`"), "\(skipped)")
+        // A name no plugin folder has is only the listing, as before.
+        let unknown = try await crescent(["-e", "print(pcall(function() return services.p3 end))"], in: sandbox)
+        #expect(unknown.stdout.contains("no service 'p3' (services: ") && !unknown.stdout.contains("was not loaded"), "\(unknown)")
+        try sandbox.write("plugins/greet/main.lua", "error('broken main')\n")
+        let failing = try await crescent(["-e", "task(function() services.greet:hi() end)"], in: sandbox)
+        #expect(failing.stderr.contains("plugin 'greet' could not start: "), "\(failing)")
+        #expect(failing.stderr.contains("see `crescent plugin check plugins/greet`"), "\(failing)")
+    }
 }
