@@ -66,4 +66,34 @@ import Testing
         #expect(failing.stderr.contains("plugin 'greet' could not start: "), "\(failing)")
         #expect(failing.stderr.contains("see `crescent plugin check plugins/greet`"), "\(failing)")
     }
+
+    /// #15: `fake.service("location", …)` took `{ lat = "x" }` for the location-typed property,
+    /// in `properties` and by `:set`, though a real service's value of that type is checked.
+    @Test func aFakeServicesPropertyValuesKeepTheirDeclaredTypes() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("spec/x_spec.lua", """
+            describe("d", function()
+              it("given", function()
+                fake.service("location", { properties = { location = { lat = "x" } } })
+              end)
+              it("set", function()
+                local h = fake.service("location", {})
+                h:set("location", { lat = 1 })
+              end)
+              it("right", function()
+                local h = fake.service("location", { properties = { location = { lat = 1, lon = 2 } } })
+                h:set("location", { lat = 3, lon = 4 })
+                h:set("location", nil)
+                h:set("updating", true)
+              end)
+            end)
+            """)
+        let result = try await crescent(["test", "spec/x_spec.lua"], in: sandbox)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("spec/x_spec.lua:3: fake.service(\"location\"): property 'location' of location is location or nil, "
+                                       + "got a table that is not a location {lat=, lon=}"), "\(result)")
+        #expect(result.stdout.contains("spec/x_spec.lua:7: bad argument #2 to 'set' ('location' of location is location or nil, "
+                                       + "got a table that is not a location {lat=, lon=})"), "\(result)")
+        #expect(result.stdoutLines.last == "1 passed, 2 failed", "\(result)")
+    }
 }
