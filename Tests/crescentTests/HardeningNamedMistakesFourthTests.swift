@@ -96,4 +96,32 @@ import Testing
                                        + "got a table that is not a location {lat=, lon=})"), "\(result)")
         #expect(result.stdoutLines.last == "1 passed, 2 failed", "\(result)")
     }
+
+    /// #18: reaching `--memory-limit` in a script said only "not enough memory: the memory limit
+    /// of 2 MiB was reached", with no line and no traceback.
+    @Test func theMemoryLimitsErrorNamesTheScriptsLine() async throws {
+        let result = try await runScript("""
+            local t = {}
+            for i = 1, 1e7 do t[i] = i end
+            print("never")
+            """, options: ["--memory-limit", "2"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("script.lua:2: not enough memory: the memory limit of 2 MiB was reached (raise it with --memory-limit)"),
+                "\(result)")
+        #expect(result.stderr.contains("stack traceback:"), "\(result)")
+        #expect(result.stderrShowsNoCrash, "\(result)")
+        // In a task (a coroutine) too, and a pcall in the script still catches it and goes on.
+        let caught = try await runScript("""
+            local ok, err = pcall(function()
+              local t = {}
+              while true do t[#t + 1] = string.rep("x", 1000) .. #t end
+            end)
+            collectgarbage()
+            print(ok, err)
+            task(function() local u = {} for i = 1, 1e7 do u[i] = i end end)
+            """, options: ["--memory-limit", "16"])
+        #expect(caught.stdout.hasPrefix("false\tscript.lua:3: not enough memory: the memory limit of 16 MiB was reached"), "\(caught)")
+        #expect(caught.stderr.contains("error in task: script.lua:7: not enough memory: the memory limit of 16 MiB was reached"), "\(caught)")
+        #expect(caught.stderrShowsNoCrash, "\(caught)")
+    }
 }
