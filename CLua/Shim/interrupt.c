@@ -15,6 +15,7 @@ static _Thread_local lua_State *running_state;
 
 static void arm_interrupt(lua_State *L);
 void crescent_arm_interrupt(lua_State *L) { arm_interrupt(L); }
+lua_State *crescent_running_lua(void) { return running_state; }
 
 /* Sent to the thread that runs Lua code when another thread interrupts it. */
 static int interrupt_signal(void) { return SIGRTMIN + 2; }
@@ -76,6 +77,12 @@ static void disarm_interrupt(lua_State *L) {
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     int reason = atomic_load_explicit(&vm_of(L)->interrupt->reason, memory_order_relaxed);
+    if (vm_of(L)->memory_error_pending) {       /* armed by the allocator (shim.c) */
+        vm_of(L)->memory_error_pending = 0;
+        if (reason == CRESCENT_INTERRUPT_NONE) disarm_interrupt(L);
+        crescent_raise_memory_error(L);
+        return;
+    }
     if (reason == CRESCENT_INTERRUPT_NONE) {
         disarm_interrupt(L);
         return;

@@ -22,6 +22,10 @@ static const char memory_error_key = 'm';
  * the error after Swift has returned. A refusal by the system allocator itself is passed on to Lua
  * as usual (and aborts through the panic handler if no protected call is running).
  */
+/* How far past the limit a VM may go while its memory error is raised and handled: one granted
+ * request of at most the limit, and the message and traceback. */
+static size_t memory_ceiling(const crescent_vm *vm) { return 2 * vm->limit + 1024 * 1024; }
+
 static void *crescent_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     crescent_vm *vm = ud;
     size_t old_size = ptr != NULL ? osize : 0;
@@ -32,10 +36,47 @@ static void *crescent_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     }
     if (vm->limit != 0 && nsize > old_size && vm->used + (nsize - old_size) > vm->limit) {
         if (vm->swift_active == 0) {
-            vm->limit_hit = 1;
-            return NULL;
+            /* Lua asks again for the same block right after the emergency collection a refusal
+             * starts (only frees come between); anything else is a new request. */
+            int asked_again = vm->refused && ptr == vm->refused_block && osize == vm->refused_old && nsize == vm->refused_new;
+            /* The thread that runs now, if it is this VM's (a plugin's VM runs on the host's OS
+             * thread): the hook is armed on it. */
+            lua_State *running = crescent_running_lua();
+            if (running != NULL && vm_of(running) != vm) running = NULL;
+            if (!asked_again) {
+                /* Lua collects its garbage and asks again; where it cannot, this is Lua's own
+                 * memory error. */
+                vm->refused = 1;
+                vm->refused_block = ptr;
+                vm->refused_old = osize;
+                vm->refused_new = nsize;
+                vm->limit_hit = 1;
+                return NULL;
+            }
+            vm->refused = 0;
+            if (vm->over_margin) {
+                if (vm->used + (nsize - old_size) > memory_ceiling(vm)) {
+                    /* Lua's own memory error now: the hook must not raise a second one later. */
+                    vm->memory_error_pending = 0;
+                    return NULL;
+                }
+            } else if (running == NULL || nsize - old_size > vm->limit || vm->closing) {
+                return NULL;
+            } else {
+                /* Still past the limit after a collection: granted, and raised at the next
+                 * instruction by the hook (nothing here reads the stack, which Lua may be moving). */
+                vm->over_margin = 1;
+                vm->memory_error_pending = 1;
+                crescent_arm_interrupt(running);
+            }
+        } else {
+            vm->over_limit_pending = 1;
         }
-        vm->over_limit_pending = 1;
+    } else if (nsize > old_size) {
+        /* The collection made room: no memory error comes of the refusal. */
+        if (vm->refused && ptr == vm->refused_block && osize == vm->refused_old && nsize == vm->refused_new) vm->limit_hit = 0;
+        vm->refused = 0;
+        if (!vm->memory_error_pending) vm->over_margin = 0;     /* back under the limit */
     }
     void *block = realloc(ptr, nsize);
     if (block != NULL) vm->used = vm->used - old_size + nsize;
@@ -128,7 +169,41 @@ const char *crescent_memory_limit_setting(lua_State *L) {
     return vm->limit_setting[0] ? vm->limit_setting : NULL;
 }
 int crescent_memory_limit_hit(lua_State *L) { return vm_of(L)->limit_hit; }
-void crescent_clear_memory_limit_hit(lua_State *L) { vm_of(L)->limit_hit = 0; }
+void crescent_clear_memory_limit_hit(lua_State *L) {
+    crescent_vm *vm = vm_of(L);
+    vm->limit_hit = 0;
+    vm->refused = 0;
+    vm->memory_error_pending = 0;
+    vm->over_margin = 0;
+}
+
+int crescent_raise_memory_error(lua_State *L) {
+    crescent_vm *vm = vm_of(L);
+    vm->limit_hit = 1;
+    vm->over_margin = 1;                /* the message and the handler's traceback need memory */
+    /* The first frame of the script's own code; else the first Lua frame (the host's prelude). */
+    char source[LUA_IDSIZE] = "";
+    int line = 0;
+    lua_Debug ar;
+    for (int level = 0; level < 64 && lua_getstack(L, level, &ar); level++) {
+        if (!lua_getinfo(L, "Sl", &ar) || ar.currentline <= 0) continue;
+        int host = strncmp(ar.short_src, "[crescent", 9) == 0;
+        if (line == 0 || !host) {
+            snprintf(source, sizeof source, "%s", ar.short_src);
+            line = ar.currentline;
+        }
+        if (!host) break;
+    }
+    const char *setting = vm->limit_setting[0] ? vm->limit_setting : "--memory-limit";
+    unsigned long mib = (unsigned long)(vm->limit / (1024 * 1024));
+    if (line > 0) {
+        lua_pushfstring(L, "%s:%d: not enough memory: the memory limit of %d MiB was reached (raise it with %s)",
+                        source, line, (int)mib, setting);
+    } else {
+        lua_pushfstring(L, "not enough memory: the memory limit of %d MiB was reached (raise it with %s)", (int)mib, setting);
+    }
+    return lua_error(L);
+}
 
 /* ---- The trampoline ---------------------------------------------------------------------------- */
 
@@ -147,10 +222,8 @@ static int raise_if_over_limit(lua_State *L) {
     if (!vm->over_limit_pending || vm->swift_active != 0) return 0;
     vm->over_limit_pending = 0;
     if (vm->used <= vm->limit) return 0;
-    vm->limit_hit = 1;
     lua_settop(L, 0);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &memory_error_key);
-    return lua_error(L);
+    return crescent_raise_memory_error(L);
 }
 
 /* Where a Swift function that yielded (an await) carries on when resumed: the values the host

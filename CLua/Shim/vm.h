@@ -27,6 +27,17 @@ typedef struct crescent_vm {
     int swift_active;          /* > 0 while Swift frames run on this VM: the limit is not enforced */
     int over_limit_pending;    /* the limit was crossed while Swift ran; raised when Swift returns */
     int limit_hit;             /* an allocation was refused because of the limit */
+    /* The limit reached while Lua code runs: the first request past it is refused so that Lua
+     * collects its garbage (an emergency collection) and asks again; asked again for the same
+     * block and still past the limit, it is granted and the memory error is raised by the hook
+     * at the next instruction, where the script's line and the traceback are known (Lua's own
+     * memory error has neither). */
+    int refused;
+    void *refused_block;
+    size_t refused_old, refused_new;
+    int memory_error_pending;  /* the hook raises the memory error at the next instruction */
+    int over_margin;           /* granted past the limit (up to crescent_memory_ceiling) until
+                                * usage is back under it or the error reached the host */
     int closing;               /* lua_close runs: finalizers may not enter Swift any more */
     crescent_flag *interrupt;  /* CRESCENT_INTERRUPT_* or a signal's exit status */
     char limit_setting[64];    /* what raises the limit, for the memory error; "" for the default */
@@ -43,6 +54,11 @@ static inline crescent_vm *vm_of(lua_State *L) {
     return *(crescent_vm **)lua_getextraspace(L);
 }
 
+/** The Lua thread whose code runs on this OS thread now, or NULL (interrupt.c). */
+lua_State *crescent_running_lua(void);
+/** Raises the memory limit's error in `L`, naming the first frame of the script's own code
+ *  (file:line) and the limit (shim.c). */
+int crescent_raise_memory_error(lua_State *L);
 /** Marks `L` as the Lua code running on this thread (arming the interrupt hook when an interrupt
  *  is pending); returns what ran before, for crescent_leave_lua. */
 lua_State *crescent_enter_lua(lua_State *L);

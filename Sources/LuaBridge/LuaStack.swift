@@ -167,7 +167,9 @@ public struct LuaStack {
         case Int32(CRESCENT_INTERRUPT_TIMEOUT): kind = .timeout
         default: kind = .interrupted
         }
-        if kind == .memory {
+        // Raised by the shim at the next instruction (see the allocator in shim.c), the memory
+        // error already names the script's line and the limit, and the handler added the traceback.
+        if kind == .memory, !message.contains("not enough memory: the memory limit of") {
             let limit = crescent_memory_limit(state)
             let mib = limit / (1024 * 1024)
             let setting = crescent_memory_limit_setting(state).map { String(cString: $0) } ?? "--memory-limit"

@@ -102,7 +102,10 @@ import Testing
         }
         let results = try evaluate(vm, "local ok, e = pcall(bigString) return ok, e")
         #expect(results.first == false)
-        #expect(results.last == "not enough memory")
+        // Raised where the Lua code called, naming its line and the limit.
+        guard case .string(let message)? = results.last else { Issue.record("no message: \(results)"); return }
+        #expect(message.description.hasSuffix(":1: not enough memory: the memory limit of 4 MiB was reached (raise it with --memory-limit)"),
+                "\(message)")
         #expect(try evaluateOne(vm, "collectgarbage() return 'alive'") == "alive")
     }
 

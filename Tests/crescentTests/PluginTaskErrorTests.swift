@@ -18,6 +18,7 @@ import Testing
             task(function() local t = {} for i = 1, 1e9 do t[i] = ("x"):rep(64) .. i end end)
             """)
         let result = try await crescent(["--data-dir", ":memory:", "-e", "local h = services.hog sleep(0.5)"], in: sandbox, timeLimit: 30)
-        #expect(result.stderr.contains("error in task: plugin 'hog': not enough memory"), "\(result)")
+        #expect(result.stderr.contains("error in task: plugin 'hog': plugins/hog/main.lua:2: not enough memory: the memory limit of 32 MiB "
+                                       + "was reached (raise it with [plugins] memory_limit in crescent.toml)"), "\(result)")
     }
 }

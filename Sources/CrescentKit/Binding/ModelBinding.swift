@@ -241,6 +241,10 @@ final class ModelBinding {
                 throw LuaRaise("no service '\(name)' (\(listing)): a plugin sees only the services its plugin.toml requires; "
                     + "add \"\(name)\" to requires")
             }
+            // A plugin of that name skipped at load (its manifest does not hold) is why.
+            if let skipped = host.skippedPlugins.first(where: { $0.name == name }) {
+                throw LuaRaise("no service '\(name)' (\(listing)): \(skipped.explanation)")
+            }
             throw LuaRaise("no service '\(name)' (\(listing))")
         }
         do throws(ServiceError) {

@@ -132,6 +132,8 @@ public final class Host {
     var pluginRuntimes: [LuaPluginRuntime] = []
     /// Starts the folder plugins (nil in a plugin's host: its parent's starts them).
     private(set) var pluginLauncher: PluginLauncher?
+    /// The plugin folders found but not loaded, named by the error of `services.NAME` for one.
+    private(set) var skippedPlugins: [SkippedPlugin] = []
     /// In a Lua plugin's host (with a real-time clock): gives each turn of the plugin's code its
     /// time limit.
     var turnWatchdog: RunawayWatchdog?
@@ -159,6 +161,7 @@ public final class Host {
                       gate: gate, plugin: nil, hostSettings: setup.hostSection, onExit: onExit)
         launcher.attach(self)
         pluginLauncher = launcher
+        skippedPlugins = setup.skipped
         for notice in setup.notices {
             writeError("\(self.console.styled("crescent:", notice.hasPrefix("warning") ? .warning : .error)) \(notice)")
         }

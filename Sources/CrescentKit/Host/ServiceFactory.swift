@@ -18,6 +18,8 @@ public enum ServiceFactory {
         public let notices: [String]
         /// The config file's `[host]` section (`listen`).
         public var hostSection: Value = .object([:])
+        /// The plugin folders found but skipped, for the error of a script that uses one.
+        public var skipped: [SkippedPlugin] = []
     }
 
     /// The service entries of `plugins`, in order; names must be unique.
@@ -50,8 +52,12 @@ public enum ServiceFactory {
         // A limit every plugin runs under, of the wrong type: no default is guessed for it (as
         // `[http] timeout = "x"` fails its service), and nothing starts.
         if let problem = limits.problems.first { throw HostSetupError(description: config.locate(problem)) }
+        var skipped: [SkippedPlugin] = []
         for plugin in found {
-            if case .broken(let problem) = plugin.status { notices.append("error: \(problem.message) (plugin skipped)") }
+            guard case .broken(let problem) = plugin.status else { continue }
+            notices.append("error: \(problem.message) (plugin skipped)")
+            let name = plugin.folder.split(separator: "/").last.map(String.init) ?? plugin.folder
+            skipped.append(SkippedPlugin(name: name, folder: plugin.folder, reason: problem.message))
         }
         if let search = options.pluginSearch, !search.disabled {
             notices += unknownDisabled(limits.disabled, known: builtins.map(\.name) + found.compactMap { $0.manifest?.name }, config: config)
@@ -61,7 +67,7 @@ public enum ServiceFactory {
         if let problem = RemoteServer.settingProblem(hostSection["listen"]) {
             throw HostSetupError(description: config.locate(problem))
         }
-        return Setup(entries: entries, notices: notices, hostSection: hostSection)
+        return Setup(entries: entries, notices: notices, hostSection: hostSection, skipped: skipped)
     }
 
     /// `[plugins] disabled` names that no plugin has (`gret` for `greet`): the plugin meant would

@@ -125,7 +125,8 @@ public final class PluginLauncher: Sendable {
         case .failure(let problem):
             host.writeError("\(host.console.styled("crescent:", .error)) error: plugin '\(manifest.name)' skipped: \(problem.message)")
             let firstLine = problem.message.split(separator: "\n").first.map(String.init) ?? problem.message
-            return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start: \(firstLine)"))
+            return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start: \(firstLine); "
+                                         + "see `crescent plugin check \(manifest.folder)`"))
         }
     }
 }

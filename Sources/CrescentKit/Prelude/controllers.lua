@@ -25,6 +25,7 @@ local xpcall, traceback, getinfo, getlocal, insert, remove, concat, sort =
 -- `spawn` runs the controllers' own code as tasks whose spawned programs belong to the
 -- controller; `task_` is the script's task (self:task), whose spawned programs end with it.
 local spawn, task_, observe_, on_, after_, every_ = P.methodTask, task, observe, on, timer.after, timer.every
+local getmetatable, inspect_ = getmetatable, inspect
 
 local Controller = {}          -- the base of every controller class
 local state = setmetatable({}, { __mode = "k" })   -- controller -> private state
@@ -62,12 +63,29 @@ local function noMethod(self, method)
   return nameOf(self) .. " has no method '" .. method .. "'" .. (closest and "; did you mean '" .. closest .. "'?" or "")
 end
 
+-- An error value that is not a string (`error({ code = 1 })`) as a message: the line of the
+-- first Lua frame under the handler that raised it (Lua adds no place to a table), then the
+-- value as its __tostring or inspect shows it, where `tostring` gave only "table: 0x...".
+local function errorValueMessage(value)
+  local meta = getmetatable(value)
+  local shown = meta and meta.__tostring and tostring(value) or inspect_(value)
+  for level = 3, 12 do
+    local info = getinfo(level, "Sl")
+    if not info then break end
+    if info.what ~= "C" and info.currentline > 0 then
+      return info.short_src .. ":" .. info.currentline .. ": " .. shown
+    end
+  end
+  return shown
+end
+
 -- The message handler of a controller's own code: Lua's "attempt to call a nil value (method
 -- 'evry')" gets the controller's method or helper it resembles (`self:evry(1, "tick")`: did you
 -- mean 'every'?), and "attempt to index a nil value (field 'view')" in init or loadView says
 -- when self.view comes to be; then the traceback.
 local function handlerFor(self, method)
   return function(message)
+    if type(message) ~= "string" and type(message) ~= "number" then message = errorValueMessage(message) end
     if type(message) == "string" then
       local name = message:match("attempt to call a nil value %(method '([%w_]+)'%)$")
       local closest = name and P.resembles(name, methodNames(self, true))

@@ -165,17 +165,28 @@ extension SpecHost {
         }
     }
 
-    /// What `value` is when a property declared as `declared` (`boolean`, `string`, `integer`,
-    /// `number`: the plain types; others are not checked) cannot hold it: `h:set("updating",
-    /// "yes")` would make the fake answer what the real service never does. Nil when it can.
-    static func typeProblem(_ value: Value, declared: String) -> String? {
-        let fits: Bool
-        switch (declared, value) {
-        case ("boolean", .bool), ("string", .string), ("integer", .integer), ("number", .integer), ("number", .number): fits = true
-        case ("boolean", _), ("string", _), ("integer", _), ("number", _): fits = false
-        default: fits = true
+    /// Why `value` does not fit a property of the declared `type` (nil when it does), checked as
+    /// a plugin service's own values are (``ServiceDeclaration/value(_:fitsProperty:)``): a
+    /// location is a table with number fields `lat` and `lon`, `integer` is a whole number. A
+    /// builtin's type is written in words (`location or nil`, `array of items`), read here as
+    /// `location?` and `array` (`location|nil` would take any value: there `nil` is a payload
+    /// that may be anything).
+    static func typeProblem(_ value: Value, declared type: String) -> String? {
+        let words = type.split(separator: " or ").map { word -> String in
+            let word = String(word).trimmingSpaces
+            return word.hasPrefix("array of ") ? "array" : word
         }
-        return fits ? nil : value.typeName
+        let alternatives = words.filter { $0 != "nil" }
+        let written = alternatives.joined(separator: "|") + (words.count > alternatives.count ? "?" : "")
+        guard !ServiceDeclaration.value(value, fitsProperty: written) else { return nil }
+        let shapes = alternatives.map { ServiceDeclaration.argumentType($0) }
+        switch value {
+        case .object, .array, .model:
+            // "got table" for a location missing its lat said nothing of what was missing.
+            return "a table that is not " + shapes.map(\.description).joined(separator: " or ")
+        default:
+            return value.typeName
+        }
     }
 
     /// `timer.every(1 s) at spec/x_spec.lua:3` (where its function is) for each active repeating timer.
@@ -283,6 +294,12 @@ extension SpecHost {
             try Self.checkDeclared(names: methods, among: declared.methods.map(\.name), kind: "method", of: name)
             try Self.checkDeclared(names: initial.keys.sorted(), among: declared.properties.map(\.name), kind: "property", of: name)
             try Self.checkDeclared(names: events, among: declared.events.map(\.name), kind: "event", of: name)
+            // Their values keep the declared types too, as `h:set` checks them.
+            for (key, value) in initial.sorted(by: { $0.key < $1.key }) {
+                if let type = declared.property(key)?.type, let problem = Self.typeProblem(value, declared: type) {
+                    throw LuaRaise("fake.service(\"\(name)\"): property '\(key)' of \(name) is \(type), got \(problem)")
+                }
+            }
         }
         let link = self.link
         let fake = FakeService(name: name, summary: stack.text(at: 5), declared: declared, properties: initial,

@@ -72,6 +72,8 @@ final class SpecHost {
         options.columns = options.columns ?? 80
         let console = Console(colors: false) { stream, text in output.append(text, error: stream == .error) }
         host = try Host(loop: loop, options: options, console: console, plugins: [SpecPlugin(link: link)], clock: clock) { _ in }
+        // The memory error names what raises the limit of a test run.
+        host.vm.memoryLimitSetting = "crescent test --memory-limit MIB"
         let hostLink = host.link
         link.host.withLock { $0 = hostLink }
         let me = NIOLoopBound(Unowned(self), eventLoop: loop)

@@ -32,10 +32,22 @@ enum TableKind: ViewKind {
                 if let problem = TableColumn.problem(column, at: index + 1) { throw ViewError(problem) }
             }
         case "rows":
-            guard !node.columns.isEmpty, let rows = value.arrayValue else { return }
-            let keys = node.columns.map(\.key)
-            for (index, row) in rows.enumerated() {
-                if let problem = rowProblem(row, keys: keys) { throw ViewError("view.table: row \(index + 1) \(problem)") }
+            guard let rows = value.arrayValue else { return }
+            if !node.columns.isEmpty {
+                let keys = node.columns.map(\.key)
+                for (index, row) in rows.enumerated() {
+                    if let problem = rowProblem(row, keys: keys) { throw ViewError("view.table: row \(index + 1) \(problem)") }
+                }
+            } else if node.fields["columns"] == nil, case .object(let first)? = rows.first {
+                // Without `columns` the first row's keys become the columns: the other rows are
+                // held to them as to declared ones, or a misspelled row showed as a blank line.
+                let keys = first.keys.sorted()
+                for (index, row) in rows.enumerated().dropFirst() {
+                    if let problem = rowProblem(row, keys: keys) {
+                        throw ViewError("view.table: row \(index + 1) \(problem) (without `columns` the columns are row 1's keys: "
+                                        + "give `columns` to choose them)")
+                    }
+                }
             }
         default: break
         }
