@@ -80,7 +80,11 @@ struct ServiceDeclaration: Sendable {
         var word = type.trimmingSpaces
         if word.hasSuffix("?") { word.removeLast() }
         if word == "nil" || word.isEmpty { return true }
-        if word.contains("|") { return word.split(separator: "|").contains { Self.value(value, fits: String($0)) } }
+        // In a union, `nil` admits only nil (handled above): alone it means "any payload", which
+        // made `location|nil` take a string.
+        if word.contains("|") {
+            return word.split(separator: "|").contains { $0.trimmingSpaces != "nil" && Self.value(value, fits: String($0)) }
+        }
         if word.hasPrefix("{"), word.hasSuffix("}") {
             let inner = word.dropFirst().dropLast()
             if inner.contains(",") || inner.first == " " || inner.last == " " || inner.isEmpty {
