@@ -4,8 +4,9 @@ import Model
 /// One running program as the reactor sees it: its pipes, what it wrote, what is left to write
 /// to its stdin, and how it ended. It is made before the program starts (the start runs on a
 /// launch thread, ``ProgramLaunch``): its pipes are read and written from ``start()`` on, its
-/// exit watched from ``launched(_:)``, and a start that failed is its end. Confined to the ``DescriptorReactor`` thread: every method runs
-/// there (others reach it through ``DescriptorReactor/submit(_:)``).
+/// exit watched from ``launched(_:)``, and a start that failed is its end. Confined to the
+/// ``DescriptorReactor`` thread: every method runs there (others reach it through
+/// ``DescriptorReactor/submit(_:)``).
 ///
 /// It ends when the program has exited: the output already in the pipes is read then, the
 /// programs it left running in its group (`sh -c "server &"`) are killed with SIGKILL, the pipes
