@@ -4,15 +4,51 @@
  */
 #include "include/CExitGuard.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 /* Live groups are a few hundred at most (each holds pipes out of the descriptor limit); a slot
  * of 0 is free. add and remove scan up to the high-water mark, the handler scans the same. */
 #define GROUP_SLOTS 16384
 static _Atomic pid_t groups[GROUP_SLOTS];
 static atomic_int high_water;
+/* Launches between crescent_exit_guard_launch_begin and _end: their child may exist before its
+ * pid is in the table. */
+static atomic_int launches;
+/* Set once the groups are being killed (the host ends): a group added after is killed at once. */
+static atomic_int closing;
+
+/* The signals the handler takes that arrive from outside (see crash_signals and ending_signals
+ * below): blocked on a thread while it launches, so the handler never runs on a thread whose
+ * launch it would wait for. */
+static void launch_signals(sigset_t *set) {
+    sigemptyset(set);
+    const int outside[] = { SIGQUIT, SIGXCPU, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXFSZ, SIGSYS };
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) sigaddset(set, outside[i]);
+}
+
+void crescent_exit_guard_launch_end(const sigset_t *saved) {
+    atomic_fetch_sub(&launches, 1);
+    pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
+int crescent_exit_guard_launch_begin(sigset_t *saved) {
+    sigset_t block;
+    launch_signals(&block);
+    pthread_sigmask(SIG_BLOCK, &block, saved);
+    atomic_fetch_add(&launches, 1);
+    /* Counted before closing is read, as kill_groups sets closing before it reads the count:
+     * either it waits for this launch, or this launch sees it and starts nothing (a child
+     * started once the handler has stopped waiting would exec after the host is gone). */
+    if (atomic_load(&closing)) {
+        crescent_exit_guard_launch_end(saved);
+        return -1;
+    }
+    return 0;
+}
 
 int crescent_exit_guard_add_group(pid_t pid) {
     if (pid <= 0) return -1;
@@ -21,6 +57,9 @@ int crescent_exit_guard_add_group(pid_t pid) {
         if (atomic_compare_exchange_strong(&groups[i], &empty, pid)) {
             int mark = atomic_load(&high_water);
             while (mark < i + 1 && !atomic_compare_exchange_weak(&high_water, &mark, i + 1)) {}
+            /* Stored before closing is read, as kill_groups sets closing before it scans: one of
+             * the two sees the other, so the group is killed by at least one of them. */
+            if (atomic_load(&closing)) kill(-pid, SIGKILL);
             return 0;
         }
     }
@@ -37,6 +76,14 @@ void crescent_exit_guard_remove_group(pid_t pid) {
 }
 
 void crescent_exit_guard_kill_groups(void) {
+    atomic_store(&closing, 1);
+    /* A launch under way has a child whose pid the table learns when its posix_spawn returns
+     * (after the child's exec); waited for, 1 ms at a time (nanosleep is async-signal-safe), for
+     * at most a second: a launch on a thread that crashed never ends. */
+    for (int waited = 0; waited < 1000 && atomic_load(&launches) > 0; waited++) {
+        struct timespec step = { 0, 1000000 };
+        nanosleep(&step, NULL);
+    }
     int mark = atomic_load(&high_water);
     for (int i = 0; i < mark; i++) {
         pid_t pid = atomic_exchange(&groups[i], 0);

@@ -131,7 +131,11 @@ end
 
 function PullAll:finished(row, result)
   self.running = self.running - 1
-  if result.status == 0 then
+  if result.error then
+    -- git was found but could not start (its exec failed): said as a spawn that failed.
+    self.failed = self.failed + 1
+    row.state, row.last = "not started", visible(result.error)
+  elseif result.status == 0 then
     row.state = row.last:find("Already up to date", 1, true) and "up to date" or "updated"
   else
     self.failed = self.failed + 1

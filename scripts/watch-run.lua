@@ -124,7 +124,8 @@ function WatchRun:ended(result)
   self.current = nil
   self.settling = true
   timer.after(0.3, function() self.settling = false end)
-  local outcome = result.status == 0 and "ok" or (result.signal and ("killed by " .. result.signal) or ("exit " .. tostring(result.status)))
+  local outcome = result.error and ("not started: " .. result.error)
+    or result.status == 0 and "ok" or (result.signal and ("killed by " .. result.signal) or ("exit " .. tostring(result.status)))
   self.view.status.text = string.format("#%d %s in %ds at %s  (:rerun runs it again, q quits)", self.runs, outcome,
     os.time() - self.started, os.date("%H:%M:%S"))
   if self.again then

@@ -1,6 +1,7 @@
 #ifndef CRESCENT_EXIT_GUARD_H
 #define CRESCENT_EXIT_GUARD_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 /*
@@ -19,7 +20,20 @@ int crescent_exit_guard_add_group(pid_t pid);
 /** Forgets `pid` (before it is reaped, so its number cannot name another group by then). */
 void crescent_exit_guard_remove_group(pid_t pid);
 
-/** Sends SIGKILL to every recorded group and forgets them; async-signal-safe. */
+/** Marks the start of a launch on the calling thread (its child may exist before
+ *  crescent_exit_guard_add_group learns its pid): blocks the signals from outside that the
+ *  handler takes on this thread, saving the mask in `saved`, and counts the launch, which
+ *  crescent_exit_guard_kill_groups waits for. Returns 0, or -1 (and nothing to end) once the
+ *  host is ending: nothing may start then. */
+int crescent_exit_guard_launch_begin(sigset_t *saved);
+
+/** Ends what crescent_exit_guard_launch_begin started (after the group was added, or the launch
+ *  failed) and restores the mask it saved. */
+void crescent_exit_guard_launch_end(const sigset_t *saved);
+
+/** Sends SIGKILL to every recorded group and forgets them; async-signal-safe. Waits (at most a
+ *  second) for the launches under way, and from then on kills a group as soon as it is added:
+ *  it is called only as the host ends. */
 void crescent_exit_guard_kill_groups(void);
 
 /** Sets the function a fatal signal calls after killing the groups (async-signal-safe itself),

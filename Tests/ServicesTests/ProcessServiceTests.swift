@@ -280,12 +280,12 @@ import Testing
         #expect(throws: ServiceError.self) {
             var spec = ProcessSpec(argv: ["ls"])
             spec.cwd = "/no/such/folder"
-            _ = try ProcessLauncher.launch(spec, keepInputOpen: false)
+            _ = try ProcessLauncher.prepare(spec, keepInputOpen: false)
         }
         var spec = ProcessSpec(argv: ["ls"])
         spec.cwd = "/no/such/folder"
         do {
-            _ = try ProcessLauncher.launch(spec, keepInputOpen: false)
+            _ = try ProcessLauncher.prepare(spec, keepInputOpen: false)
         } catch {
             #expect(error.message == "cwd '/no/such/folder' does not exist")
         }

@@ -49,11 +49,17 @@ import Testing
         // Without the Swift runtime's backtracer, which takes SIGQUIT and the crash signals
         // before the default action (see the next test).
         let process = try await Self.startSpawning(tag, in: sandbox, environment: ["SWIFT_BACKTRACE": "enable=no"])
+        let left = try await Self.leftOver(tag, afterDeathOf: process, by: signal)
+        #expect(left.isEmpty, "left running after the host died of signal \(signal): \(left)")
+    }
+
+    /// Sends `signal` to `process`, which must die of it, and gives the processes tagged `tag`
+    /// it left running (``leftOver(_:)``).
+    static func leftOver(_ tag: String, afterDeathOf process: CrescentProcess, by signal: Int32) async throws -> [pid_t] {
         process.send(signal, expecting: .death)
         let result = await process.finish()
         #expect(result.killedBySignal && result.status == signal, "\(result)")
-        let left = try await Self.leftOver(tag)
-        #expect(left.isEmpty, "left running after the host died of signal \(signal): \(left)")
+        return try await leftOver(tag)
     }
 
     /// D1 with the Swift runtime's backtracer on (its default): it handles SIGQUIT and the crash

@@ -2,8 +2,11 @@ import Glibc
 import Model
 
 /// One running program as the reactor sees it: its pipes, what it wrote, what is left to write
-/// to its stdin, and how it ended. Confined to the ``DescriptorReactor`` thread: every method runs
-/// there (others reach it through ``DescriptorReactor/submit(_:)``).
+/// to its stdin, and how it ended. It is made before the program starts (the start runs on a
+/// launch thread, ``ProgramLaunch``): its pipes are read and written from ``start()`` on, its
+/// exit watched from ``launched(_:)``, and a start that failed is its end. Confined to the
+/// ``DescriptorReactor`` thread: every method runs there (others reach it through
+/// ``DescriptorReactor/submit(_:)``).
 ///
 /// It ends when the program has exited: the output already in the pipes is read then, the
 /// programs it left running in its group (`sh -c "server &"`) are killed with SIGKILL, the pipes
@@ -21,8 +24,8 @@ final class ChildProcess: @unchecked Sendable {
         /// The lines of output one wake-up read from one stream, in order (`spawn`): the
         /// stream's name and the lines, handed over at once so they cost the loop one report.
         var lines: ((String, [OutputLine]) -> Void)?
-        /// The program ended (with its output, for `run`).
-        var exited: (ProcessOutcome) -> Void
+        /// The program ended (with its output, for `run`), or never started.
+        var exited: (Result<ProcessOutcome, ServiceError>) -> Void
         /// True while the lines already handed over are too many for the loop (`spawn`): the
         /// pipes are not read (the program waits on its full pipe) until ``resumeOutput()``.
         var holdsBack: (() -> Bool)? = nil
@@ -45,10 +48,19 @@ final class ChildProcess: @unchecked Sendable {
         case ended
     }
 
-    let pid: pid_t
+    /// Whether the program exists yet.
+    private enum Start {
+        case pending
+        case started(pid: pid_t, exitDescriptor: Int32)
+        case failed
+    }
+
     let programName: String
+    private let launch: ProgramLaunch
     private let reactor: DescriptorReactor
-    private let exitDescriptor: Int32
+    private var launchState = Start.pending
+    /// Set by ``start()``: the exit is watched once both this and the start have happened.
+    private var watching = false
     private var input: Int32
     private var pendingInput: [UInt8] = []
     private var closeInputWhenWritten = false
@@ -63,14 +75,15 @@ final class ChildProcess: @unchecked Sendable {
     /// Set while the pipes are not read (``Callbacks/holdsBack``).
     private var heldBack = false
 
-    init(_ launched: ProcessLauncher.Launched, spec: ProcessSpec, splitsLines: Bool, reactor: DescriptorReactor, callbacks: Callbacks) {
-        pid = launched.pid
+    init(_ launch: ProgramLaunch, splitsLines: Bool, reactor: DescriptorReactor, callbacks: Callbacks) {
+        let prepared = launch.prepared
+        let spec = prepared.spec
         programName = spec.programName
+        self.launch = launch
         self.reactor = reactor
-        exitDescriptor = launched.exitDescriptor
-        input = launched.input
-        streams = [OutputPipe(name: "stdout", descriptor: launched.output, limit: spec.maxBytes, splitsLines: splitsLines),
-                   OutputPipe(name: "stderr", descriptor: launched.errors, limit: spec.maxBytes, splitsLines: splitsLines)]
+        input = prepared.input
+        streams = [OutputPipe(name: "stdout", descriptor: prepared.output, limit: spec.maxBytes, splitsLines: splitsLines),
+                   OutputPipe(name: "stderr", descriptor: prepared.errors, limit: spec.maxBytes, splitsLines: splitsLines)]
         self.callbacks = callbacks
         if let stdin = spec.stdin {
             pendingInput = stdin
@@ -78,16 +91,40 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Starts watching the pipes and the exit.
+    /// Starts watching the pipes, and the exit once the program has started.
     func start() {
-        for index in streams.indices {
+        guard !watching, phase != .ended else { return }
+        watching = true
+        for index in streams.indices where streams[index].isOpen {
             reactor.watch(streams[index].descriptor, events: Int16(POLLIN)) { _ in self.readAvailable(index) }
         }
-        reactor.watch(exitDescriptor, events: Int16(POLLIN)) { _ in self.exited() }
+        watchExit()
         if input >= 0 {
             reactor.watch(input, events: 0) { _ in self.writePending() }
             writePending()
         }
+    }
+
+    /// How the start went (``ProgramLaunch``): the exit is watched from now, or the failed start
+    /// is reported as this program's end, its pipes closed.
+    func launched(_ result: Result<ProcessLauncher.Started, ServiceError>) {
+        switch result {
+        case .success(let started):
+            launchState = .started(pid: started.pid, exitDescriptor: started.exitDescriptor)
+            watchExit()
+        case .failure(let error):
+            launchState = .failed
+            for index in streams.indices { finishStream(index) }
+            closeInputNow()
+            phase = .ended
+            callbacks.exited(.failure(error))
+            callbacks.lines = nil
+        }
+    }
+
+    private func watchExit() {
+        guard watching, case .started(_, let exitDescriptor) = launchState else { return }
+        reactor.watch(exitDescriptor, events: Int16(POLLIN)) { _ in self.exited() }
     }
 
     // MARK: Input
@@ -241,15 +278,17 @@ final class ChildProcess: @unchecked Sendable {
     func terminate() {
         guard phase == .running else { return }
         phase = .terminating
-        kill(-pid, SIGTERM)
+        // Before the start, sent as soon as the program exists.
+        launch.signal(SIGTERM)
     }
 
     func killAfterGrace() {
         switch phase {
         case .terminating:
             phase = .killed
-            kill(-pid, SIGKILL)
+            launch.signal(SIGKILL)
         case .lingering:
+            guard case .started(let pid, _) = launchState else { return }
             kill(-pid, SIGKILL)
             for index in streams.indices { finishStream(index) }
             ProcessGroups.remove(pid)
@@ -264,7 +303,7 @@ final class ChildProcess: @unchecked Sendable {
     /// The exit descriptor is readable: the program has exited. Reads what it left in the pipes,
     /// closes everything, reaps it and reports.
     private func exited() {
-        guard phase != .lingering, phase != .ended else { return }
+        guard phase != .lingering, phase != .ended, case .started(let pid, let exitDescriptor) = launchState else { return }
         let lingers = phase == .terminating
         for index in streams.indices {
             readAvailable(index, draining: true)
@@ -318,7 +357,7 @@ final class ChildProcess: @unchecked Sendable {
             outcome.stderr = streams[1].kept
         }
         outcome.truncated = streams.contains { $0.truncated }
-        callbacks.exited(outcome)
+        callbacks.exited(.success(outcome))
         callbacks.lines = nil
     }
 }

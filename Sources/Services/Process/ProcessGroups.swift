@@ -10,6 +10,10 @@ import Synchronization
 /// crash) kills them too: the pids are mirrored in CExitGuard's table, whose handler kills each
 /// group before the process dies of the signal.
 ///
+/// A program started off the loop is in the C table from the moment its `posix_spawn` returns,
+/// and a fatal signal's handler waits for a start under way (see ``ProcessLauncher/start(_:)``),
+/// so none escapes in between.
+///
 /// A group is removed before its leader is reaped: until then the leader is at most a zombie,
 /// so its pid still names the group and no other process can have taken that number.
 public enum ProcessGroups {
@@ -54,10 +58,14 @@ public enum ProcessGroups {
     public static var count: Int { live.withLock { $0.count } }
 
     /// Kills every group still running with SIGKILL and returns the plugins whose groups they
-    /// were, sorted (for the message of a forced exit).
+    /// were, sorted (for the message of a forced exit). The host is ending: a program whose
+    /// start is under way on a launch thread (``ProgramLaunch``) is waited for, and one started
+    /// from now on is killed as its group is added (CExitGuard's table does both).
     @discardableResult
     public static func killAll() -> [String] {
-        live.withLock { groups in
+        // Not under the lock: a start under way takes it to add its group.
+        crescent_exit_guard_kill_groups()
+        return live.withLock { groups in
             for pid in groups.keys {
                 kill(-pid, SIGKILL)
                 crescent_exit_guard_remove_group(pid)

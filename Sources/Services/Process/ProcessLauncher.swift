@@ -1,4 +1,5 @@
 import CDescriptors
+import CExitGuard
 public import CSandbox
 import Glibc
 import Model
@@ -8,9 +9,11 @@ import Model
 /// 0, 1 and 2 (every other one is closed before exec) and a process group of its own, recorded in
 /// ``ProcessGroups`` so ending it (or the host) ends everything it started.
 ///
-/// The process service's programs start with `posix_spawn` (``launch(_:keepInputOpen:)``), with
-/// pipes on their stdin, stdout and stderr: no Swift code runs between fork and exec (glibc's
-/// `posix_spawn` is a `clone(CLONE_VFORK)` followed by the file actions and the exec, all in C).
+/// The process service's programs start with `posix_spawn`, with pipes on their stdin, stdout
+/// and stderr: no Swift code runs between fork and exec (glibc's `posix_spawn` is a
+/// `clone(CLONE_VFORK)` followed by the file actions and the exec, all in C). The loop only
+/// prepares a start (``prepare(_:keepInputOpen:)``); ``start(_:)`` runs on a launch thread
+/// (``ProgramLaunch``), since `posix_spawn` waits for the child's exec.
 /// A plugin's program is confined by the kernel between fork and exec, which only C can do
 /// (CSandbox): ``spawnConfined(_:group:)`` gives that child the same signals and registers its
 /// group the same way; it also gets a session of its own (no controlling terminal).
@@ -47,15 +50,29 @@ public struct ProcessLauncher {
         return .success(pid)
     }
 
-    /// A started program: its pid (also its group's id) and the host's ends of its pipes.
-    struct Launched {
-        let pid: pid_t
-        /// Polls readable once the program has exited.
-        let exitDescriptor: Int32
-        /// Where its stdin is written; -1 when it reads `/dev/null`.
+    /// A program ready to start: what the loop checked and the pipes it made
+    /// (``prepare(_:keepInputOpen:)``); ``start(_:)`` starts it, on any thread.
+    struct Prepared: Sendable {
+        let spec: ProcessSpec
+        /// What `posix_spawn` is given: argv[0] found in PATH, or as the script gave it (a path,
+        /// relative to `cwd` when it has no leading slash).
+        let program: [UInt8]
+        /// The host's ends: where its stdin is written (-1 when it reads `/dev/null`), and where
+        /// its stdout and stderr are read.
         let input: Int32
         let output: Int32
         let errors: Int32
+        /// The program's ends, closed by ``start(_:)`` once it has them (or has failed).
+        fileprivate let childInput: Int32
+        fileprivate let childOutput: Int32
+        fileprivate let childErrors: Int32
+    }
+
+    /// A started program: its pid (also its group's id) and the descriptor that polls readable
+    /// once it has exited.
+    struct Started: Sendable {
+        let pid: pid_t
+        let exitDescriptor: Int32
     }
 
     /// Why a confined program did not start: the step of the child that failed and its error
@@ -64,14 +81,19 @@ public struct ProcessLauncher {
         public let step: String
     }
 
-    /// Starts `spec`'s program. `keepInputOpen` gives it a pipe on stdin even without
-    /// `spec.stdin` (a spawned process, which the script writes to).
-    static func launch(_ spec: ProcessSpec, keepInputOpen: Bool) throws(ServiceError) -> Launched {
-        guard let pidfdOpen = SystemCalls.pidfdOpen else {
+    /// What the loop does before `spec`'s program starts: checks its folder, finds the
+    /// program and checks it can be run (so a missing or wrong one is an error of the call),
+    /// and makes its pipes. `keepInputOpen` gives it a pipe on stdin even without `spec.stdin`
+    /// (a spawned process, which the script writes to).
+    static func prepare(_ spec: ProcessSpec, keepInputOpen: Bool) throws(ServiceError) -> Prepared {
+        guard SystemCalls.pidfdOpen != nil else {
             throw ServiceError(.unavailable, "this system's C library has no pidfd_open (glibc 2.36 and Linux 5.3 are needed to watch processes)")
         }
         if let cwd = spec.cwdBytes { try checkFolder(cwd) }
-        let program = try programInGivenPath(spec)
+        if spec.cwdBytes != nil, SystemCalls.addChdir == nil {
+            throw ServiceError(.unavailable, "this system's C library cannot start a program in another folder (glibc 2.29 is needed for options.cwd)")
+        }
+        let program = try ProgramLookup.find(spec)
         // A program that stops reading its input (or never reads it) must make our write to its
         // pipe fail with EPIPE, not end the host by SIGPIPE; its own SIGPIPE is reset to the
         // default below (setsigdefault), so the program is not changed by this.
@@ -114,24 +136,39 @@ public struct ProcessLauncher {
         if let input { SystemCalls.setBlocking(input.read) }
         SystemCalls.setBlocking(output.write)
         SystemCalls.setBlocking(errors.write)
+        return Prepared(spec: spec, program: program, input: input?.write ?? -1, output: output.read, errors: errors.read,
+                        childInput: input?.read ?? -1, childOutput: output.write, childErrors: errors.write)
+    }
 
+    /// Starts the program `prepared` describes and records its group (``ProcessGroups``), on
+    /// any thread: `posix_spawn` returns once the child has exec'd, which under load is most of
+    /// a start's time, so the process service calls this off the loop (``ProgramLaunch``).
+    /// Closes the program's ends of the pipes; the host's are the caller's, also on failure.
+    ///
+    /// - Returns: the pid and exit descriptor, or why it did not start (naming the program).
+    static func start(_ prepared: Prepared) -> Result<Started, ServiceError> {
+        let spec = prepared.spec
+        let input = prepared.childInput
+        defer {
+            if input >= 0 { close(input) }
+            close(prepared.childOutput)
+            close(prepared.childErrors)
+        }
+        // Checked by prepare: it does not make a Prepared without them.
+        guard let pidfdOpen = SystemCalls.pidfdOpen else { return .failure(ServiceError(.unavailable, "no pidfd_open")) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if let input {
-            posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+        if input >= 0 {
+            posix_spawn_file_actions_adddup2(&actions, input, 0)
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         }
         // dup2 clears close-on-exec on the copies the program keeps.
-        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
+        posix_spawn_file_actions_adddup2(&actions, prepared.childOutput, 1)
+        posix_spawn_file_actions_adddup2(&actions, prepared.childErrors, 2)
         if let addCloseFrom = SystemCalls.addCloseFrom { _ = addCloseFrom(&actions, 3) }
-        if let cwd = spec.cwdBytes {
-            guard let addChdir = SystemCalls.addChdir else {
-                for descriptor in pipes { close(descriptor) }
-                throw ServiceError(.unavailable, "this system's C library cannot start a program in another folder (glibc 2.29 is needed for options.cwd)")
-            }
+        if let cwd = spec.cwdBytes, let addChdir = SystemCalls.addChdir {
             _ = FilePath(bytes: cwd).withCString { addChdir(&actions, $0) }
         }
 
@@ -156,23 +193,19 @@ public struct ProcessLauncher {
         }
         var pid = pid_t()
         func spawn(_ environment: UnsafePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-            if let program {
-                program.withCString { posix_spawn(&pid, $0, &actions, &attributes, argv, environment) }
-            } else {
-                FilePath(bytes: spec.argvBytes.first ?? []).withCString { posix_spawnp(&pid, $0, &actions, &attributes, argv, environment) }
-            }
+            FilePath(bytes: prepared.program).withCString { posix_spawn(&pid, $0, &actions, &attributes, argv, environment) }
+        }
+        // From the child's start until its group is in the exit guard's table, a fatal signal
+        // must wait for this launch (the guard's handler does, briefly), or the program would
+        // outlive the host.
+        var savedMask = sigset_t()
+        guard crescent_exit_guard_launch_begin(&savedMask) == 0 else {
+            return .failure(ServiceError(.unavailable, "cannot start '\(clipped(spec.programName))': crescent is exiting"))
         }
         let status = if let changed { changed.withUnsafeBufferPointer { spawn($0.baseAddress) } } else { spawn(environ) }
-        if let input { close(input.read) }
-        close(output.write)
-        close(errors.write)
-        guard status == 0 else {
-            if let input { close(input.write) }
-            close(output.read)
-            close(errors.read)
-            throw failure(spec, status)
-        }
-        ProcessGroups.add(pid)
+        if status == 0 { ProcessGroups.add(pid) }
+        crescent_exit_guard_launch_end(&savedMask)
+        guard status == 0 else { return .failure(failure(spec, status)) }
         let exitDescriptor = pidfdOpen(pid, 0)
         guard exitDescriptor >= 0 else {
             let code = errno
@@ -180,30 +213,10 @@ public struct ProcessLauncher {
             ProcessGroups.remove(pid)
             var ignored: Int32 = 0
             while waitpid(pid, &ignored, 0) == -1 && errno == EINTR {}
-            if let input { close(input.write) }
-            close(output.read)
-            close(errors.read)
-            throw ServiceError(.io, "cannot watch '\(clipped(spec.programName))' (pidfd_open: \(String(cString: strerror(code))))")
+            return .failure(ServiceError(.io, "cannot watch '\(clipped(spec.programName))' (pidfd_open: \(String(cString: strerror(code))))"))
         }
         _ = fcntl(exitDescriptor, F_SETFD, FD_CLOEXEC)
-        return Launched(pid: pid, exitDescriptor: exitDescriptor, input: input?.write ?? -1, output: output.read, errors: errors.read)
-    }
-
-    /// The program to start when `options.env` sets or removes PATH: looked up there, as
-    /// `execvpe` and Python's `subprocess` do (posix_spawnp looks in the host's PATH, so
-    /// `env = { PATH = "/nonexistent" }` still ran /usr/bin/ls). Nil when PATH is the host's or
-    /// the program is a path; removed, PATH is the C library's default, `/bin:/usr/bin`.
-    private static func programInGivenPath(_ spec: ProcessSpec) throws(ServiceError) -> FilePath? {
-        let slash = UInt8(ascii: "/")
-        guard let given = spec.environmentBytes["PATH"], let name = spec.argvBytes.first, !name.contains(slash) else { return nil }
-        let path = given ?? Array("/bin:/usr/bin".utf8)
-        for folder in path.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false) {
-            let candidate = FilePath(bytes: (folder.isEmpty ? [UInt8(ascii: ".")] : Array(folder)) + [slash] + name)
-            var status = stat()
-            let runnable = candidate.withCString { stat($0, &status) == 0 && status.st_mode & S_IFMT == S_IFREG && access($0, X_OK) == 0 }
-            if runnable { return candidate }
-        }
-        throw ServiceError(.notFound, "program '\(clipped(spec.programName))' was not found in options.env's PATH ('\(clipped(ByteText.shown(path), limit: 60))')")
+        return .success(Started(pid: pid, exitDescriptor: exitDescriptor))
     }
 
     /// `bytes` as a C string made by strndup (freed with free), as strdup gives one for text;
@@ -240,7 +253,7 @@ public struct ProcessLauncher {
     }
 
     /// Why a program did not start, naming it.
-    private static func failure(_ spec: ProcessSpec, _ code: Int32) -> ServiceError {
+    static func failure(_ spec: ProcessSpec, _ code: Int32) -> ServiceError {
         let program = clipped(spec.programName)
         switch code {
         case ENOENT where spec.argv[0].contains("/"):

@@ -48,7 +48,9 @@ extension SpawnedProcess {
         name: "childProcess",
         summary: "A program started by process:spawn: its output as events, its stdin to write to, its end."
     ) { d in
-        d.property("pid", type: "integer", "The program's process id (also its process group's).") { .integer(Int64($0.pid)) }
+        d.property("pid", type: "integer", "The program's process id (also its process group's); nil when its start failed (wait() says why).") {
+            $0.launchedPid.map { .integer(Int64($0)) } ?? .null
+        }
         d.property("running", type: "boolean", "True until the program has exited (didExit comes with the change).") { .bool($0.isRunning) }
         d.action("write", [.init("data", .string, "Bytes for its stdin.")],
                  "Writes to the program's stdin (queued: it never blocks the loop).") { process, arguments throws(ServiceError) in
@@ -69,6 +71,7 @@ extension SpawnedProcess {
                  "Waits for the program to exit (at once when it has).", replying: { process, _, reply in process.wait(reply) })
         d.event("didOutput", payload: "{ stream = \"stdout\" or \"stderr\", line, truncated (a line cut at maxBytes) }",
                 "A line the program wrote, without its newline (a last line without one counts too).")
-        d.event("didExit", payload: "{ status (nil when a signal ended it), signal, timedOut }", "The program has exited; its output has all been delivered.")
+        d.event("didExit", payload: "{ status (nil when a signal ended it), signal, timedOut, error (when it could not start) }",
+                "The program has exited (its output has all been delivered), or could not start: a missing #! interpreter, a file that is no program.")
     }.erased
 }

@@ -35,8 +35,8 @@ public final class ProcessService: Service {
     /// The permission seam: every program is checked here before it starts.
     private let access: ServiceAccess
     private let reactor = DescriptorReactor.shared
-    /// The groups of the programs this service started that still run: killed when it goes.
-    private let live = Mutex<Set<pid_t>>([])
+    /// The programs this service started that still run, by launch: killed when it goes.
+    private let live = Mutex<[ObjectIdentifier: ProgramLaunch]>([:])
 
     /// - Parameters:
     ///   - clock: what times `timeout` and the grace after it (the host's clock).
@@ -56,7 +56,7 @@ public final class ProcessService: Service {
 
     /// The run ended (the host let go of its services): nothing it started runs on.
     deinit {
-        for pid in live.withLock({ $0 }) { ProcessGroups.signal(pid, SIGKILL) }
+        for launch in live.withLock({ $0.values }) { launch.signal(SIGKILL) }
     }
 
     /// The standard plugin's entry: made on first use with the host's clock.
@@ -104,58 +104,61 @@ public final class ProcessService: Service {
             exchange(spec) { result in completion(result.map { $0.kept(to: limit) }) }
             return {}
         }
-        let launched = try ProcessLauncher.launch(spec, keepInputOpen: false)
-        let pid = launched.pid
-        track(pid)
+        let launch = ProgramLaunch(try ProcessLauncher.prepare(spec, keepInputOpen: false))
+        track(launch)
         let deadline = Cancellation()
         let untrack = untracker()
-        let child = ChildProcess(launched, spec: spec, splitsLines: false, reactor: reactor, callbacks: .init(
+        let child = ChildProcess(launch, splitsLines: false, reactor: reactor, callbacks: .init(
             lines: nil,
-            exited: { outcome in
-                untrack(pid)
+            exited: { [weak launch] result in
+                if let launch { untrack(launch) }
                 deadline.cancel()
-                completion(.success(outcome))
+                completion(result)
             }))
         let reactor = self.reactor
         reactor.submit { child.start() }
+        launch.enqueue(on: .shared) { result in reactor.submit { child.launched(result) } }
         scheduleTimeout(spec, child, deadline)
-        return { ProcessGroups.signal(pid, SIGKILL) }
+        return { launch.signal(SIGKILL) }
     }
 
     // MARK: spawn
 
-    /// Starts `spec` and hands back the running program; its output is read from
-    /// ``SpawnedProcess/start()`` on (the host calls it once it holds the object).
+    /// Starts `spec` and hands back the program at once: the checks that name a program that
+    /// cannot start run here, the start itself on a launch thread (``ProgramLaunch``); its output
+    /// is read from ``SpawnedProcess/start()`` on (the host calls it once it holds the object).
     public func spawn(_ spec: ProcessSpec) throws(ServiceError) -> SpawnedProcess {
         try access.checkRun(spec.argv[0])
         if let exchange { return SpawnedProcess(faking: spec, exchange: exchange, reactor: reactor) }
-        let launched = try ProcessLauncher.launch(spec, keepInputOpen: spec.stdin == nil)
-        track(launched.pid)
+        let launch = ProgramLaunch(try ProcessLauncher.prepare(spec, keepInputOpen: spec.stdin == nil))
+        track(launch)
         let deadline = Cancellation()
         let untrack = untracker()
-        let pid = launched.pid
         let (reactor, clock) = (self.reactor, self.clock)
-        let process = SpawnedProcess(launched: launched, spec: spec, reactor: reactor, clock: clock, onExit: { _ in
-            untrack(pid)
+        let process = SpawnedProcess(launch: launch, reactor: reactor, clock: clock, onExit: { [weak launch] in
+            if let launch { untrack(launch) }
             deadline.cancel()
         }, endGently: { child in
             reactor.submit { child.terminate() }
             Self.killAfterGrace(spec, child, reactor: reactor, clock: clock)
         })
-        if let child = process.childForTimeout { scheduleTimeout(spec, child, deadline) }
+        if let child = process.childForTimeout {
+            launch.enqueue(on: .shared) { result in reactor.submit { child.launched(result) } }
+            scheduleTimeout(spec, child, deadline)
+        }
         return process
     }
 
     // MARK: Groups
 
-    private func track(_ pid: pid_t) {
-        live.withLock { _ = $0.insert(pid) }
+    private func track(_ launch: ProgramLaunch) {
+        live.withLock { $0[ObjectIdentifier(launch)] = launch }
     }
 
-    /// What forgets a pid once its program has ended; it holds the service weakly, so
+    /// What forgets a program once it has ended; it holds the service weakly, so
     /// a program outliving the service (killed by its deinit) does not keep it alive.
-    private func untracker() -> @Sendable (pid_t) -> Void {
-        return { [weak self] pid in self?.live.withLock { _ = $0.remove(pid) } }
+    private func untracker() -> @Sendable (ProgramLaunch) -> Void {
+        return { [weak self] launch in self?.live.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(launch)) } }
     }
 
     /// `timeout`: SIGTERM to the group, then SIGKILL after the grace, both on the host's clock;

@@ -19,7 +19,6 @@ import Synchronization
 public final class SpawnedProcess: OwnedModelObject {
     public let changes = ChangePublisher()
     public var interface: AnyInterface { Self.declaration }
-    public let pid: Int32
     private let backend: Backend
     private let reactor: DescriptorReactor
     private let state = Mutex<State>(State())
@@ -29,15 +28,17 @@ public final class SpawnedProcess: OwnedModelObject {
 
     /// What runs behind it.
     private enum Backend: Sendable {
-        /// A real program, read by the reactor.
-        case program(ChildProcess)
+        /// A real program, read by the reactor, and its start (under way on a launch thread
+        /// until it has happened).
+        case program(ChildProcess, ProgramLaunch)
         /// `fake.process` in a spec: the answer to `spec`, asked for when the host holds it.
         case faked(ProcessSpec, ProcessService.Exchange)
     }
 
     /// What the loop reads and what `wait` waits for.
     private struct State {
-        var outcome: ProcessOutcome?
+        /// How it ended, or why it never started.
+        var ending: Result<ProcessOutcome, ServiceError>?
         var waiting: [Reply] = []
         var finished: (@Sendable () -> Void)?
         var started = false
@@ -50,26 +51,26 @@ public final class SpawnedProcess: OwnedModelObject {
     /// report carries at most ``ChildProcess/batchLines`` lines, so about 2,000 lines wait.
     static let backlogLimit = 8
 
-    init(launched: ProcessLauncher.Launched, spec: ProcessSpec, reactor: DescriptorReactor, clock: any ServiceClock,
-         onExit: @escaping @Sendable (ProcessOutcome) -> Void, endGently: @escaping @Sendable (ChildProcess) -> Void) {
-        pid = launched.pid
+    init(launch: ProgramLaunch, reactor: DescriptorReactor, clock: any ServiceClock,
+         onExit: @escaping @Sendable () -> Void, endGently: @escaping @Sendable (ChildProcess) -> Void) {
+        let spec = launch.prepared.spec
         self.reactor = reactor
         endsWithTask = !spec.outliveTask
         self.endGently = endGently
         // The child's callbacks reach this object weakly: the script may drop it while the
         // program runs on (the owner's share keeps it until then anyway).
         let link = WeakBox<SpawnedProcess>()
-        backend = .program(ChildProcess(launched, spec: spec, splitsLines: true, reactor: reactor, callbacks: .init(
+        backend = .program(ChildProcess(launch, splitsLines: true, reactor: reactor, callbacks: .init(
             lines: { stream, lines in link.object?.emitLines(stream, lines) },
-            exited: { outcome in
-                onExit(outcome)
-                link.object?.ended(outcome)
+            exited: { result in
+                onExit()
+                link.object?.ended(result)
             },
             holdsBack: { (link.object?.changes.backlog ?? 0) > Self.backlogLimit },
             retryLater: {
                 let child = link.object?.childForTimeout
                 _ = clock.schedule(after: .milliseconds(5)) { reactor.submit { child?.resumeOutput() } }
-            })))
+            })), launch)
         link.object = self
         if spec.stdin != nil { state.withLock { $0.inputOpen = false } }
     }
@@ -78,15 +79,14 @@ public final class SpawnedProcess: OwnedModelObject {
     /// one to read it or wait for it: its group is killed and the reactor reaps it, rather than
     /// leave it running and then a zombie for the host's life.
     deinit {
-        guard case .program(let child) = backend, !state.withLock({ $0.started }) else { return }
-        ProcessGroups.signal(pid, SIGKILL)
+        guard case .program(let child, let launch) = backend, !state.withLock({ $0.started }) else { return }
+        launch.signal(SIGKILL)
         reactor.submit { child.start() }
     }
 
     /// A process that `exchange` answers for (`fake.process`): its output and end come from
     /// the answer, on a later turn, once the host holds it.
     init(faking spec: ProcessSpec, exchange: @escaping ProcessService.Exchange, reactor: DescriptorReactor) {
-        pid = 0
         self.reactor = reactor
         endsWithTask = !spec.outliveTask
         endGently = { _ in }
@@ -110,19 +110,38 @@ public final class SpawnedProcess: OwnedModelObject {
 
     /// The reactor's side of it, for the service's timeout.
     var childForTimeout: ChildProcess? {
-        if case .program(let child) = backend { return child }
+        if case .program(let child, _) = backend { return child }
         return nil
     }
 
-    /// Whether the program still runs.
-    public var isRunning: Bool { state.withLock { $0.outcome == nil } }
+    /// The program's pid (also its group's): waits for its start when that is still under way
+    /// (at most one `posix_spawn`, ``ProgramLaunch/pid``); nil when it did not start, and for a
+    /// faked program.
+    public var launchedPid: Int32? {
+        guard case .program(_, let launch) = backend else { return nil }
+        return launch.pid
+    }
 
-    /// How it ended, once it has.
-    public var outcome: ProcessOutcome? { state.withLock { $0.outcome } }
+    /// ``launchedPid``, 0 when there is none.
+    public var pid: Int32 { launchedPid ?? 0 }
+
+    /// Whether the program still runs (or is still starting).
+    public var isRunning: Bool { state.withLock { $0.ending == nil } }
+
+    /// How it ended, once it has (nil also when it never started: ``startFailure``).
+    public var outcome: ProcessOutcome? { state.withLock { try? $0.ending?.get() } }
+
+    /// Why it never started, when its start failed after the call's checks (the exec's error).
+    public var startFailure: ServiceError? {
+        state.withLock { state in
+            guard case .failure(let error) = state.ending else { return nil }
+            return error
+        }
+    }
 
     public func adopt(finished: @escaping @Sendable () -> Void) {
         let already: Bool = state.withLock { state in
-            if state.outcome != nil { return true }
+            if state.ending != nil { return true }
             state.finished = finished
             return false
         }
@@ -134,7 +153,7 @@ public final class SpawnedProcess: OwnedModelObject {
     public func start() {
         guard state.withLock({ state in defer { state.started = true }; return !state.started }) else { return }
         switch backend {
-        case .program(let child):
+        case .program(let child, _):
             reactor.submit { child.start() }
         case .faked(let spec, let exchange):
             // Answered now (on the loop, by the spec), delivered from another thread so the
@@ -168,7 +187,7 @@ public final class SpawnedProcess: OwnedModelObject {
         }
         outcome.stdout = []
         outcome.stderr = []
-        ended(outcome)
+        ended(.success(outcome))
     }
 
     public func ownerEnded() {
@@ -178,7 +197,7 @@ public final class SpawnedProcess: OwnedModelObject {
     public func taskEnded() {
         guard isRunning else { return }
         switch backend {
-        case .program(let child): endGently(child)
+        case .program(let child, _): endGently(child)
         case .faked: kill(signal: SIGTERM)
         }
     }
@@ -186,66 +205,72 @@ public final class SpawnedProcess: OwnedModelObject {
     /// Sends `signal` to the program's whole group (nothing once it has ended).
     public func kill(signal: Int32) {
         switch backend {
-        case .program(let child) where signal == SIGTERM:
+        case .program(let child, _) where signal == SIGTERM:
             // SIGTERM as a timeout sends it: the group gets the grace before SIGKILL, also
             // what the program started when the program itself exits at once.
             guard isRunning else { return }
             endGently(child)
-        case .program:
+        case .program(_, let launch):
             // Nothing once it has ended: what it started may still have the grace after a
             // SIGTERM (``ChildProcess/Phase/lingering``), which its owner's end must not cut.
             guard isRunning else { return }
             // At once, not through the reactor: at teardown the process may exit before the
-            // reactor's next turn.
-            ProcessGroups.signal(pid, signal)
+            // reactor's next turn. Before its start, as soon as it has started.
+            launch.signal(signal)
         case .faked:
             // A faked program ends at any signal, as most programs do.
             reactor.submit { [weak self] in
                 guard let self, self.isRunning else { return }
-                self.ended(ProcessOutcome(status: nil, signal: ProcessOutcome.signalName(signal)))
+                self.ended(.success(ProcessOutcome(status: nil, signal: ProcessOutcome.signalName(signal))))
             }
         }
     }
 
     /// Queues `bytes` for its stdin.
     public func write(_ bytes: [UInt8]) throws(ServiceError) {
-        let (running, open) = state.withLock { ($0.outcome == nil, $0.inputOpen) }
+        let (running, open) = state.withLock { ($0.ending == nil, $0.inputOpen) }
         guard running else { throw ServiceError(.unavailable, "process \(pid) has ended: nothing can be written to it") }
         guard open else {
             throw ServiceError(.invalidArgument, "the stdin of process \(pid) is closed (closeInput() was called, or options.stdin gave all of it)")
         }
         // Bytes the program no longer reads (it closed its stdin) are dropped there; a faked
         // program reads nothing.
-        guard case .program(let child) = backend else { return }
+        guard case .program(let child, _) = backend else { return }
         reactor.submit { _ = child.write(bytes) }
     }
 
     /// Closes its stdin once what was written has gone.
     public func closeInput() {
         state.withLock { $0.inputOpen = false }
-        guard case .program(let child) = backend else { return }
+        guard case .program(let child, _) = backend else { return }
         reactor.submit { child.closeInput() }
     }
 
-    /// Answers `reply` with `{ status, signal }` once the program has ended.
+    /// Answers `reply` with `{ status, signal }` once the program has ended, or with the error
+    /// its start failed with.
     func wait(_ reply: Reply) {
-        let outcome: ProcessOutcome? = state.withLock { state in
-            if state.outcome == nil { state.waiting.append(reply) }
-            return state.outcome
+        let ending: Result<ProcessOutcome, ServiceError>? = state.withLock { state in
+            if state.ending == nil { state.waiting.append(reply) }
+            return state.ending
         }
-        if let outcome { reply(.success(outcome.exitValue)) }
+        if let ending { reply(ending.map(\.exitValue)) }
     }
 
-    private func ended(_ outcome: ProcessOutcome) {
+    /// Its end: `didExit` with how it ended, or, for a start that failed, with `error` (the
+    /// message naming the program) and neither status nor signal; `wait()` answers that error.
+    private func ended(_ ending: Result<ProcessOutcome, ServiceError>) {
         let (waiting, finished): ([Reply], (@Sendable () -> Void)?) = state.withLock { state in
-            guard state.outcome == nil else { return ([], nil) }
-            state.outcome = outcome
+            guard state.ending == nil else { return ([], nil) }
+            state.ending = ending
             defer { state.waiting.removeAll(); state.finished = nil }
             return (state.waiting, state.finished)
         }
         changes.propertyChanged("running", to: false)
-        changes.emit("didExit", outcome.exitValue)
-        for reply in waiting { reply(.success(outcome.exitValue)) }
+        switch ending {
+        case .success(let outcome): changes.emit("didExit", outcome.exitValue)
+        case .failure(let error): changes.emit("didExit", .object(["status": .null, "signal": .null, "timedOut": .bool(false), "error": .string(error.message)]))
+        }
+        for reply in waiting { reply(ending.map(\.exitValue)) }
         finished?()
     }
 }
