@@ -84,10 +84,24 @@ extension LuaStack {
         if type(at: position) != .function { throw argumentError(position, function: function, expected: "function") }
     }
 
-    /// `bad argument #2 to 'f' (number expected, got string)`.
+    /// `bad argument #2 to 'f' (number expected, got string)`; for `timer:after(1, f)`, where
+    /// the module came as argument #1, with how to call it.
     public func argumentError(_ position: Int32, function: StaticString, expected: String) -> LuaRaise {
         let got = type(at: position) == .none ? "no value" : typeName(at: position)
-        return .badArgument(Int(position), to: "\(function)", "\(expected) expected, got \(got)")
+        let name = "\(function)"
+        let slip = position == 1 && isModuleSlip(function: name) ? ": call it with '.', as \(name)(...), not ':'" : ""
+        return .badArgument(Int(position), to: name, "\(expected) expected, got \(got)\(slip)")
+    }
+
+    /// Whether argument #1 is the global module `function` belongs to (`timer` for
+    /// `timer.after`): the call was written with `:` for `.`. Reads the global raw (no
+    /// environment's `__index` runs).
+    public func isModuleSlip(function: String) -> Bool {
+        guard type(at: 1) == .table, let dot = function.firstIndex(of: ".") else { return false }
+        pushGlobals()                                                // ... globals
+        _ = rawGet(-1, String(function[..<dot]))                     // ... globals module
+        defer { pop(2) }                                             // ...
+        return rawEqual(1, -1)
     }
 }
 

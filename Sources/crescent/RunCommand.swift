@@ -15,8 +15,9 @@ struct RunCommand: ParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
-    @Option(name: .customShort("e"), help: ArgumentHelp("Run CODE instead of a script file.", valueName: "code"))
-    var code: String?
+    @Option(name: .customShort("e"), help: ArgumentHelp("Run CODE instead of a script file (repeated: each chunk in order).",
+                                                         valueName: "code"))
+    var code: [String] = []
 
     @Argument(help: ArgumentHelp("The script to run ('-' for stdin), then its arguments.", valueName: "script"))
     var script: String?
@@ -26,7 +27,9 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let (source, arguments) = sourceAndArguments
-        throw ExitCode(Self.start(source, options: common.hostOptions(arguments: arguments)))
+        var options = common.hostOptions(arguments: arguments)
+        options.precedingChunks = Array(code.dropLast())
+        throw ExitCode(Self.start(source, options: options))
     }
 
     /// Runs `source`; with none, the REPL when stdin is a terminal, else the script on stdin.
@@ -40,8 +43,9 @@ struct RunCommand: ParsableCommand {
     /// What the command line names to run, and the script's arguments: nil for no script
     /// (the REPL on a terminal, else stdin).
     var sourceAndArguments: (ScriptSource?, [String]) {
-        if let code {
-            // With -e, every positional word is an argument of the chunk.
+        if let code = code.last {
+            // With -e, every positional word is an argument of the chunk; the chunks before the
+            // last run first (``HostOptions/precedingChunks``).
             return (.code(code), (script.map { [$0] } ?? []) + arguments)
         }
         if let script { return (script == "-" ? .standardInput : .file(script), arguments) }

@@ -20,8 +20,9 @@ struct TestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The config file (default: crescent.toml in the current folder).", valueName: "file"))
     var config: String?
 
-    @Option(help: ArgumentHelp("Run only the tests whose full name matches this Lua pattern.", valueName: "pattern"))
-    var filter: String?
+    @Option(help: ArgumentHelp("Run only the tests whose full name matches this Lua pattern (repeated: any of them, as busted).",
+                               valueName: "pattern"))
+    var filter: [String] = []
 
     @Option(help: ArgumentHelp("Also write the results as JUnit XML to FILE.", valueName: "file"))
     var junit: String?
@@ -72,7 +73,7 @@ struct TestCommand: ParsableCommand {
         for warning in busted?.warnings ?? [] { ProcessIO.writeError("crescent: warning: \(warning)\n") }
         options.paths = paths.isEmpty ? busted?.paths ?? [] : paths
         // The pattern's bytes as given: a test's name need not be UTF-8, nor the pattern matching it.
-        options.filter = filter.map { RawArguments.value(of: "--filter", parsed: $0) ?? Array($0.utf8) } ?? busted?.filter
+        options.filters = filter.isEmpty ? (busted?.filter).map { [$0] } ?? [] : RawArguments.values(of: "--filter", parsed: filter)
         // Tags as bytes too: a tag is found in a test's name, which need not be UTF-8.
         let given = RawArguments.values(of: "--tags", parsed: tags), excluded = RawArguments.values(of: "--exclude-tags", parsed: excludeTags)
         options.selection = SpecSelection(tags: given.isEmpty ? busted?.tags ?? [] : given.flatMap(BustedFile.split),

@@ -130,9 +130,25 @@ struct BindingTables {
     /// `tostring` (and so `inspect`) show the prototype's `object` and `key` beside its own fields.
     private static func makeChangeMetamethods(_ vm: LuaVM) throws(LuaError) -> LuaRef {
         try Prelude.change.load(into: vm)
-        try vm.call(arguments: 0, results: 1)
+        try vm.call(arguments: 0, results: 1)                        // metamethods
+        // The metatable of each prototype's shared fields: reading a name no change table has
+        // (`if change.intial then`) raises at the script's line instead of reading nil.
+        let stack = vm.stack
+        stack.newTable(fieldCount: 1)                                // metamethods mt
+        vm.pushFunction { stack in                                   // shared key
+            // Metamethod names (`__tojson`, `__name`) that generic code reads stay nil.
+            if stack.type(at: 2) == .string, stack.text(at: 2)?.hasPrefix("__") == true { return .none }
+            let key = stack.describe(at: 2)
+            let listing = NameSuggestion.listing("fields", changeFields, suggesting: NameSuggestion.closest(to: key, among: changeFields))
+            throw LuaRaise("no field '\(key)' on change (\(listing))")
+        }
+        stack.rawSet(-2, "__index")                                  // metamethods mt
+        stack.rawSet(-2, "sharedMetatable")                          // metamethods
         return vm.ref()
     }
+
+    /// The fields of every change table (change.lua): its own three and its prototype's two.
+    private static let changeFields = ["coalesced", "initial", "key", "object", "sub"]
 
     /// A table whose keys do not keep what they name alive (`__mode = "k"`).
     private static func makeWeakKeyedTable(_ vm: LuaVM) -> LuaRef {

@@ -40,7 +40,10 @@ extension ModelBinding {
             if spec.hasCompletion && completion == nil && given == spec.arguments.count + 1 {
                 throw LuaRaise("\(signature()): argument #\(given) (completion) must be a function(result, err), got \(stack.typeName(at: last))")
             }
-            throw LuaRaise("\(signature()): argument #\(spec.arguments.count + 1) is one too many (it takes \(Self.arity(of: spec)))")
+            // After a completion given in its place, the extra is the argument past it.
+            var extra = spec.arguments.count + 1
+            if spec.hasCompletion, stack.type(at: Int32(extra + 1)) == .function { extra += 1 }
+            throw LuaRaise("\(signature()): argument #\(extra) is one too many (it takes \(Self.arity(of: spec)))")
         }
         var values: [Value] = []
         values.reserveCapacity(spec.arguments.count)

@@ -35,9 +35,16 @@ extension ModelBinding {
             }
             // A service's event posted by the script reached `on("location.didFail")` but not
             // `services.location:on("didFail")`: two ways to listen that disagreed.
-            if let dot = name.firstIndex(of: "."), self.services.contains(where: { $0.name == name[..<dot] }) {
-                throw LuaRaise.badArgument(1, to: "post", "'\(name)' is an event of the \(name[..<dot]) service, which only the service posts; "
-                                           + "post a name of the script's own (\"refreshed\"), or fake the service in a spec (fake.service)")
+            if let dot = name.firstIndex(of: "."), let entry = self.services.first(where: { $0.name == name[..<dot] }) {
+                let prefix = name[..<dot], event = String(name[name.index(after: dot)...])
+                // Only a name the service has is called its event: `http.done` is not one (http
+                // has none), but its prefix is still the service's.
+                let interface = self.currentInterface(of: entry)
+                let what = interface.event(event) != nil ? "'\(name)' is an event of the \(prefix) service, which only the service posts"
+                    : "'\(prefix).' is the prefix of the \(prefix) service's events (\(NameSuggestion.listing("events", interface.events.map(\.name), suggesting: nil))), "
+                        + "which only the service posts, so the script's own names must not start with it"
+                throw LuaRaise.badArgument(1, to: "post", what + "; post a name of the script's own (\"refreshed\"), or fake the service in a spec "
+                                           + "(fake.service)")
             }
             stack.pushValue(at: 2)
             let payload = PostedPayload(self.vm.ref(from: stack))
@@ -165,17 +172,34 @@ extension ModelBinding {
         return false
     }
 
+    /// What a name given to `on` says about a service's event, for the script's `on` and a remote
+    /// client's: fine, a warning (a name of the script's own that looks like a service's event),
+    /// or refused (a service's prefix with an event it does not have).
+    enum EventNameCheck: Equatable {
+        case fine
+        case warning(String)
+        case refused(String)
+    }
+
     /// `on("location.didUpdate", f)`: a name whose prefix is a service's name must be one of
     /// its events, which a subscription that could never fire would otherwise hide. Any other
     /// name is one a script posts itself. Reads the service's interface when it is made, else
     /// its declaration; a plugin's service that declares nothing before it runs is started.
     private func checkServiceEvent(_ name: String, _ stack: LuaStack) throws {
+        switch eventNameCheck(name, stack) {
+        case .fine: return
+        case .warning(let message): host.warnAtCaller(message, stack)
+        case .refused(let message): throw CallSite.global("on").invalid(1, message)
+        }
+    }
+
+    /// The check of ``checkServiceEvent(_:_:)``, as a value; `stack` is left as it was.
+    func eventNameCheck(_ name: String, _ stack: LuaStack) -> EventNameCheck {
         guard !name.isEmpty else {
-            throw CallSite.global("on").invalid(1, "the name is empty: give a service's event (\"location.didUpdateLocations\") or a name the script posts")
+            return .refused("the name is empty: give a service's event (\"location.didUpdateLocations\") or a name the script posts")
         }
         guard let dot = name.firstIndex(of: ".") else {
-            warnIfServiceEvent(name, stack)
-            return
+            return serviceEventWarning(name).map(EventNameCheck.warning) ?? .fine
         }
         let prefix = String(name[..<dot])
         guard let entry = services.first(where: { $0.name == prefix }) else {
@@ -189,11 +213,14 @@ extension ModelBinding {
                 // A plugin's service not started yet declares nothing to compare with: warned.
                 let declaresNothing = interface.events.isEmpty && interface.methods.isEmpty && interface.properties.isEmpty
                 let events = interface.events.map(\.name)
-                guard declaresNothing || events.contains(event) || NameSuggestion.closest(to: event, among: events) != nil else { return }
-                host.warnAtCaller("on(\"\(name)\", handler) listens for the script's own event '\(name)': no service is named '\(prefix)'; "
-                             + "did you mean '\(closest)' (on(\"\(closest).\(name[name.index(after: dot)...])\", handler))?", stack)
+                let closestEvent = events.contains(event) ? event : NameSuggestion.closest(to: event, among: events)
+                guard declaresNothing || closestEvent != nil else { return .fine }
+                // The form proposed names an event the service has (`locator.didUpdate` gives
+                // `location.didUpdateLocations`): the script's own spelling of it would raise.
+                return .warning("on(\"\(name)\", handler) listens for the script's own event '\(name)': no service is named '\(prefix)'; "
+                                + "did you mean '\(closest)' (on(\"\(closest).\(closestEvent ?? event)\", handler))?")
             }
-            return
+            return .fine
         }
         var made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
         var interface = made?.box.interface ?? entry.interface
@@ -202,30 +229,29 @@ extension ModelBinding {
             // not started posts nothing: listening to one starts it (as `observe` does), and the
             // name is checked against what it declared. One that cannot start now is not checked.
             let base = stack.top
-            guard pushService(named: prefix, onto: stack) else { return }
+            guard pushService(named: prefix, onto: stack) else { return .fine }
             stack.setTop(base)
             made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
-            guard let declared = made?.box.interface else { return }
+            guard let declared = made?.box.interface else { return .fine }
             interface = declared
         }
         let event = String(name[name.index(after: dot)...])
-        guard interface.event(event) == nil else { return }
-        throw CallSite.global("on").invalid(1, Self.undeclaredEvent(event, of: interface))
+        guard interface.event(event) == nil else { return .fine }
+        return .refused(Self.undeclaredEvent(event, of: interface))
     }
 
     /// `on("didFail", f)` listens for the script's own event (`post("didFail", ...)`), which
     /// is right for a name the script posts; when the name is an event of a service, the script
     /// most likely meant that event (`on("location.didFail", f)`): a warning at its line says
     /// how to write it, and the subscription stays.
-    private func warnIfServiceEvent(_ name: String, _ stack: LuaStack) {
+    private func serviceEventWarning(_ name: String) -> String? {
         let owners = services.filter { currentInterface(of: $0).event(name) != nil }.map(\.name)
-        guard !owners.isEmpty else { return }
+        guard !owners.isEmpty else { return nil }
         let forms = owners.map { "on(\"\($0).\(name)\", handler)" }.joined(separator: " or ")
         let named = owners.count == 1 ? owners[0] : owners.dropLast().joined(separator: ", ") + " and " + (owners.last ?? "")
-        host.warnAtCaller("on(\"\(name)\", handler) listens for the script's own event '\(name)' (post(\"\(name)\", ...)); '\(name)' is an event of "
-                     + "\(named): \(forms) listens to it", stack)
+        return "on(\"\(name)\", handler) listens for the script's own event '\(name)' (post(\"\(name)\", ...)); '\(name)' is an event of "
+            + "\(named): \(forms) listens to it"
     }
-
 
     /// The interface of `entry`'s service as made (a plugin's, with what it declared as it
     /// started), else as declared.
@@ -335,13 +361,18 @@ extension ModelBinding {
     private func changePrototype(_ box: ObjectBox, _ key: String, _ stack: LuaStack) -> LuaRef {
         let id = ChangePrototypeKey(object: ObjectIdentifier(box.object), key: key)
         if let known = changePrototypes[id] { return known }
-        _ = stack.ensure(4)
+        _ = stack.ensure(5)
         stack.newTable(fieldCount: 4)                                // prototype
         stack.newTable(fieldCount: 2)                                // prototype shared
         pushObject(box.object, onto: stack)
         stack.rawSet(-2, "object")
         stack.push(key)
         stack.rawSet(-2, "key")
+        // A name a change table does not have (`change.intial`) is an error naming the five.
+        tables.changeMetamethods.push(onto: stack)                   // prototype shared metamethods
+        stack.rawGet(-1, "sharedMetatable")                          // prototype shared metamethods mt
+        lua_setmetatable(stack.state, -3)                            // prototype shared metamethods
+        stack.pop()                                                  // prototype shared
         stack.rawSet(-2, "__index")                                  // prototype
         tables.changeMetamethods.push(onto: stack)                   // prototype metamethods
         for name in ["__pairs", "__tostring"] {

@@ -160,6 +160,9 @@ extension Host {
                 }
                 stack.push(Int64(0))                                  // hooks sendCommand report token
                 leading = 2
+            } else if let hooks = controllerHooks {
+                hooks.push(onto: stack)
+                _ = stack.rawGet(-1, "sendLine")                     // hooks sendLine
             } else {
                 vm.getGlobal("app")
                 try stack.getField(-1, "send")                        // app send

@@ -38,6 +38,10 @@ extension Host {
         for level in HostOptions.LogLevel.allCases {
             let name = level.name
             vm.register(field: name) { [unowned self] stack in
+                // `log:info(x)` logged the log table itself before x.
+                if stack.isModuleSlip(function: "log.\(name)") {
+                    throw LuaRaise("log.\(name): call it with '.', as log.\(name)(...), not ':'")
+                }
                 guard level >= self.options.logLevel else { return .none }
                 var line = self.console.styled("\(name):", Console.Style(level)) + " "
                 let place = stack.place(level: 1)

@@ -319,11 +319,13 @@ public final class Host {
         setArguments(scriptName: argZero ?? scriptPath ?? options.interpreter, hasScript: argZero != nil || scriptPath != nil)
         if let scriptPath { addScriptFolderToPath(scriptPath) }
         do {
-            try vm.load(source, name: chunkName)
-            let stack = vm.stack
-            _ = stack.ensure(Int32(clamping: options.argumentBytes.count) + 1)
-            for argument in options.argumentBytes { argument.withUnsafeBytes { stack.push(bytes: $0) } }
-            try vm.call(arguments: Int32(options.argumentBytes.count), results: 0)
+            // `-e` chunks before the last, in order; one that asked to exit ends the run there.
+            var exiting = false
+            for chunk in options.precedingChunks where !exiting {
+                try callMainChunk(Array(chunk.utf8), name: chunkName)
+                exiting = requestedExit != nil
+            }
+            if !exiting { try callMainChunk(source, name: chunkName) }
         } catch {
             if !handleControlFlow(error) {
                 report(error)
@@ -331,6 +333,15 @@ public final class Host {
             }
         }
         if runState == .runningMain { runState = .mainFinished }
+    }
+
+    /// Compiles `source` and calls it with the script's arguments as `...`.
+    private func callMainChunk(_ source: [UInt8], name chunkName: String) throws(LuaError) {
+        try vm.load(source, name: chunkName)
+        let stack = vm.stack
+        _ = stack.ensure(Int32(clamping: options.argumentBytes.count) + 1)
+        for argument in options.argumentBytes { argument.withUnsafeBytes { stack.push(bytes: $0) } }
+        try vm.call(arguments: Int32(options.argumentBytes.count), results: 0)
     }
 
     // MARK: Errors
@@ -469,8 +480,10 @@ public final class Host {
 
     /// Tears down (cancels timers and tasks, runs teardown actions, closes the VM) and reports
     /// `status` once.
-    public func finish(status: Int32) {
+    public func finish(status requested: Int32) {
         guard isRunning else { return }
+        var status = requested
+        let failedBefore = sawError
         runState = .finished(status: status)
         gate.close()
         vm.clearInterrupt()
@@ -487,6 +500,13 @@ public final class Host {
         for coroutine in idleCoroutines { coroutine.release() }
         idleCoroutines.removeAll()
         currentTask = nil
+        // A teardown step that failed (viewWillDisappear, dealloc while quitting) is an error of
+        // the run like any handler's: a zero status becomes 1, as ``endTurn()`` makes it for
+        // the errors before. (The REPL's own status on leaving is kept for those.)
+        if status == 0 && sawError && !failedBefore {
+            status = 1
+            runState = .finished(status: status)
+        }
         vm.close()
         // Nothing of the run is left to read the host through its link: from here on it reads
         // nil on any thread, even while the host itself is still held.

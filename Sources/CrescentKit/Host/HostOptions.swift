@@ -66,6 +66,10 @@ public struct HostOptions: Sendable {
         get { argumentBytes.map { String(decoding: $0, as: UTF8.self) } }
         set { argumentBytes = newValue.map { Array($0.utf8) } }
     }
+    /// The chunks of the `-e` options before the last (`crescent -e 'x = 1' -e 'print(x)'`),
+    /// run in order before the main chunk as `lua5.4` runs each `-e`; an error in one stops the
+    /// run there.
+    public var precedingChunks: [String] = []
     /// `--listen[=NAME]`: listen for remote control as NAME; empty for the default name (the
     /// script's base name, `repl` for the REPL); nil to follow `[host] listen` in the config.
     public var listen: String?

@@ -60,7 +60,8 @@ public enum ServiceFactory {
             skipped.append(SkippedPlugin(name: name, folder: plugin.folder, reason: problem.message))
         }
         if let search = options.pluginSearch, !search.disabled {
-            notices += unknownDisabled(limits.disabled, known: builtins.map(\.name) + found.compactMap { $0.manifest?.name }, config: config)
+            notices += unknownDisabled(limits.disabled, builtins: plugins.map(\.name) + builtins.map(\.name),
+                                       found: found.compactMap { $0.manifest?.name }, config: config)
         }
         notices += setupNotices(entries, config: config)
         let hostSection = config.sections["host"] ?? .object([:])
@@ -70,13 +71,19 @@ public enum ServiceFactory {
         return Setup(entries: entries, notices: notices, hostSection: hostSection, skipped: skipped)
     }
 
-    /// `[plugins] disabled` names that no plugin has (`gret` for `greet`): the plugin meant would
-    /// load without a word.
-    private static func unknownDisabled(_ names: [String], known: [String], config: ConfigFile) -> [String] {
-        names.filter { !known.contains($0) }.map { name in
-            let closest = NameSuggestion.closest(to: name, among: known)
+    /// `[plugins] disabled` names that no plugin folder has: a misspelling (`gret` for `greet`),
+    /// whose plugin would load without a word, or a builtin (`location`, `standard`), which
+    /// `disabled` cannot turn off. Each is named with the plugins it can turn off.
+    private static func unknownDisabled(_ names: [String], builtins: [String], found: [String], config: ConfigFile) -> [String] {
+        let plugins = found.isEmpty ? "none was found" : found.sorted().joined(separator: ", ")
+        return names.filter { !found.contains($0) }.map { name in
+            if builtins.contains(name) {
+                return "warning: " + config.locate("[plugins] disabled names '\(name)', which is built into crescent and cannot be turned "
+                    + "off, so it turns nothing off; disabled takes the names of plugins found in plugin folders (plugins: \(plugins))")
+            }
+            let closest = NameSuggestion.closest(to: name, among: found)
             return "warning: " + config.locate("[plugins] disabled names no plugin '\(name)', so it turns nothing off (plugins: "
-                + known.sorted().joined(separator: ", ") + (closest.map { "; did you mean '\($0)'?" } ?? "") + ")")
+                + plugins + (closest.map { "; did you mean '\($0)'?" } ?? "") + ")")
         }
     }
 

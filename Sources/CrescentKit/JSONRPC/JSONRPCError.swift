@@ -37,7 +37,8 @@ public struct JSONRPCError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     public static func methodNotFound(_ method: String, known: [String], id: JSONRPCID? = nil) -> JSONRPCError {
-        JSONRPCError(code: methodNotFoundCode, message: "no method '\(method)' (methods: \(known.joined(separator: ", ")))", id: id)
+        let closest = NameSuggestion.closest(to: method, among: known)
+        return JSONRPCError(code: methodNotFoundCode, message: "no method '\(method)' (\(NameSuggestion.listing("methods", known, suggesting: closest)))", id: id)
     }
 
     public static func invalidParams(_ message: String, id: JSONRPCID? = nil) -> JSONRPCError {

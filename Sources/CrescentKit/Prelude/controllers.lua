@@ -236,6 +236,7 @@ end
 local nextId = 0
 local function instantiate(classOrInstance, args, caller)
   if state[classOrInstance] then return classOrInstance, false end
+  if rawequal(classOrInstance, app) then error(caller .. ": call it with '.', as " .. caller .. "(Controller), not ':'", 3) end
   if not isClass(classOrInstance) then
     error(caller .. ": expected a controller class or instance, got " .. type(classOrInstance), 3)
   end
@@ -581,6 +582,22 @@ end
 
 local convertArgs, checkArity   -- below, with self:command
 
+-- Why `name` is no command of the top controller `top` (its commands and the closest), or nil
+-- when it is one.
+local function unknownCommand(top, name)
+  if name == "quit" or name == "exit" or name == "help" then return nil end
+  local st = state[top]
+  if st.commands[name] then return nil end
+  -- The names on the first line: a remote `crescent send` and the live status line show only
+  -- that; the help of each follows for stdin and the REPL.
+  local names = { "help", "quit" }
+  for i, command in ipairs(st.commandOrder) do insert(names, i, command) end
+  -- `q`, the key that quits elsewhere, typed on the open command line.
+  local closest = name == "q" and "quit" or P.resembles(name, names)
+  return "unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ": " .. concat(names, ", ")
+    .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "\n" .. commandList(top)
+end
+
 -- A command's `done(ok, message)`, when it has one (remote control's send), hears how it went.
 local function dispatch(name, args, count, done, where)
   if name == "quit" or name == "exit" then
@@ -600,15 +617,9 @@ local function dispatch(name, args, count, done, where)
     return done(true)
   end
   if not command then
-    -- The names on the first line: a remote `crescent send` and the live status line show only
-    -- that; the help of each follows for stdin and the REPL.
-    local names = { "help", "quit" }
-    for i, command in ipairs(st.commandOrder) do insert(names, i, command) end
-    -- `q`, the key that quits elsewhere, typed on the open command line.
-    local closest = name == "q" and "quit" or P.resembles(name, names)
-    local message = "unknown command '" .. name .. "'; commands of " .. nameOf(top) .. ": " .. concat(names, ", ")
-      .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "\n" .. commandList(top)
-    -- app.send's: said at the script's line that sent it (stdin's and a remote's have none).
+    local message = unknownCommand(top, name)
+    -- app.send's (queued behind other commands): said at the script's line that sent it
+    -- (stdin's and a remote's have none).
     P.warn(where and where ~= "" and "warning: " .. where .. message or message)
     return done(false, message)
   end
@@ -683,6 +694,14 @@ end
 
 function app.send(name, ...)
   if type(name) ~= "string" then error("bad argument #1 to 'app.send' (command name string expected, got " .. type(name) .. ")", 2) end
+  -- With no command running or queued, the command reaches the controller on top now: a name it
+  -- does not have is an error the script sees at its line, not a warning and true. (Queued
+  -- behind others, it may reach a controller pushed meanwhile, so it is checked when it runs.)
+  local top = stack[#stack]
+  if top and not commandsRunner and pendingCommands.first > pendingCommands.last then
+    local unknown = unknownCommand(top, name)
+    if unknown then error("app.send: " .. unknown, 2) end
+  end
   return send(nil, name, callerPlace(2), ...)
 end
 
@@ -1243,6 +1262,11 @@ end)
 -- For the host: what the REPL completes after ':' (raw reads only, no user code runs)
 
 return {
+  -- A line typed on the command line (the terminal's, the REPL's `:`): as app.send, but a name
+  -- the top controller does not have is a message when it runs, not an error of a caller.
+  sendLine = function(name, ...)
+    return send(nil, name, nil, ...)
+  end,
   -- app.send whose command, when it has run, calls report(token, ok, message) (remote
   -- control's send answers with how it went; a second report of a token is ignored there).
   sendCommand = function(report, token, name, ...)

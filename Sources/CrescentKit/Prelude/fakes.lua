@@ -345,6 +345,14 @@ function Fake:emit(event, payload)
   checkName(self, event, "fake:emit(event[, payload])", "an event name", "h:emit(\"name\", { ... })")
   atCaller(pcall(T.fakeEmit, self.name, event, payload))
 end
+-- A field of the handle it does not have (`h.cals`) raises, naming its fields and methods, as the
+-- other fakes' handles do. Metamethod names (`__name`, which inspect reads from Fake) stay nil.
+setmetatable(Fake, { __index = function(_, key)
+  if type(key) == "string" and key:sub(1, 2) == "__" then return nil end
+  local closest = type(key) == "string" and T.closest(key, { "calls", "emit", "name", "set" })
+  error("no field " .. (type(key) == "string" and "'" .. key .. "'" or show(key)) .. " on the fake.service handle (fields: calls, name; "
+    .. "methods: emit, set" .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
+end })
 
 local SERVICE_OPTIONS = { "events", "methods", "properties", "summary" }
 

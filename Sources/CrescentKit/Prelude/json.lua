@@ -111,6 +111,10 @@ local decode_spellings = { maxDepth = "maxDepth", max_depth = "maxDepth" }
 local MAX_DEPTH = 100
 
 function json.encode(v, opts)
+  -- `json:encode(t)`: the module (the global is a stand-in holding the same functions) as value.
+  if type(v) == "table" and rawget(v, "encode") == json.encode then
+    error("json.encode: call it with '.', as json.encode(value), not ':'", 2)
+  end
   opts = read_options("json.encode", opts, encode_spellings, "indent, sortKeys")
   local indent = opts.indent
   if type(indent) == "number" then
@@ -133,6 +137,9 @@ function json.encode(v, opts)
 end
 
 function json.decode(s, opts)
+  if type(s) == "table" and rawget(s, "decode") == json.decode then
+    error("json.decode: call it with '.', as json.decode(text), not ':'", 2)
+  end
   if type(s) ~= "string" then error("json.decode: expected a string, got " .. type(s), 2) end
   opts = read_options("json.decode", opts, decode_spellings, "maxDepth")
   local max_depth = opts.maxDepth or MAX_DEPTH

@@ -3,7 +3,7 @@
 -- primitives (T, a private table), options ({ update, listing, only, tags, exclude_tags }) and what
 -- assertions.lua, doubles.lua, fakes.lua and environments.lua returned; it defines the other
 -- globals (describe/it, clock, fake, script, send, press, view_text, screen_text) and returns the
--- runner the Swift side drives: file(chunk) runs the spec file, list(filter) lists its tests, then
+-- runner the Swift side drives: file(chunk) runs the spec file, list() lists its tests, then
 -- run(i) runs one.
 --
 -- A spec file runs once per test, each time in a new host: describe blocks and hooks are collected
@@ -225,11 +225,19 @@ local function hastag(name, tags)
   return false
 end
 
--- Whether the run takes a test: options.filter (a Lua pattern on full names), options.tags and
--- options.exclude_tags (`#tag` in them), as busted chooses.
+-- Whether the run takes a test: options.filter (Lua patterns on full names, of which one must
+-- match, as busted ORs its --filter options), options.tags and options.exclude_tags (`#tag` in
+-- them), as busted chooses.
 local choosing = options.filter ~= nil or (options.tags and #options.tags > 0) or (options.exclude_tags and #options.exclude_tags > 0)
+local function filtered(name)
+  if options.filter == nil then return true end
+  for _, pattern in ipairs(options.filter) do
+    if name:find(pattern) ~= nil then return true end
+  end
+  return false
+end
 local function chosen(name)
-  return (options.filter == nil or name:find(options.filter) ~= nil)
+  return filtered(name)
     and (options.tags == nil or #options.tags == 0 or hastag(name, options.tags))
     and not hastag(name, options.exclude_tags)
 end
@@ -526,7 +534,12 @@ rawset(assert, "view", function(golden, screen, message)
   if options.update then
     if expected ~= actual then
       local f, err = io.open(golden, "wb")
-      if not f then fail("assert.view: cannot write " .. golden .. ": " .. tostring(err)) end
+      if not f then
+        local hint, folder = T.goldenHint(golden)
+        fail("assert.view: cannot write " .. golden .. ": " .. tostring(err)
+          .. (folder and " (its folder " .. folder .. " does not exist: create it, or correct the path)" or "")
+          .. (hint ~= "" and "; " .. hint or ""))
+      end
       f:write(actual)
       f:close()
       T.noteUpdated(golden)
@@ -534,8 +547,16 @@ rawset(assert, "view", function(golden, screen, message)
     return
   end
   if expected == nil then
-    fail(sformat("assert.view: the golden file %s does not exist; run `crescent test --update` to write it from this view:\n%s",
-      golden, actual))
+    -- Where the path was read from, and the file most likely meant: `--update` would write a
+    -- second golden file under a misspelled name, and cannot write into a folder that is missing.
+    local hint, folder = T.goldenHint(golden)
+    hint = hint ~= "" and " (" .. hint .. ")" or ""
+    if folder then
+      fail(sformat("assert.view: the golden file %s does not exist, nor its folder %s%s; correct the path, or create the folder "
+        .. "and run `crescent test --update` to write the file from this view:\n%s", golden, folder, hint, actual))
+    end
+    fail(sformat("assert.view: the golden file %s does not exist%s; run `crescent test --update` to write it from this view:\n%s",
+      golden, hint, actual))
   end
   if expected ~= actual then
     fail(sformat("%s: the %s differs from %s (- expected, + actual; `crescent test --update` rewrites it)\n%s",

@@ -162,8 +162,19 @@ public struct RemoteAttach {
         case ".exit", ".quit":
             return true
         default:
-            // DotCommand's message: the commands, and the closest one (`.lod`, `.hlep`).
-            if case .invalid(let message)? = DotCommand(words[0]) { above("error: " + message) }
+            switch DotCommand(line) {
+            case _ where words[0] == ".load":
+                // The local REPL's: the attached host reads files from its own folder.
+                let file = words.count > 1 ? words.dropFirst().joined(separator: " ") : "FILE"
+                above("error: .load is the local REPL's only, not an attached host's; run the file in the host with "
+                      + "dofile(\"\(file)\") (a path as the host's folder sees it)")
+            case .editor?:
+                above("error: .editor is the local REPL's only, not an attached host's; type the chunk's lines: "
+                      + "one that is not finished goes on at the '..' prompt")
+            default:
+                // DotCommand's message: the commands, and the closest one (`.lod`, `.hlep`).
+                if case .invalid(let message)? = DotCommand(words[0]) { above("error: " + message) }
+            }
         }
         begin("> ")
         return false

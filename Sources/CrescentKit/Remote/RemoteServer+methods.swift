@@ -39,6 +39,7 @@ extension RemoteServer {
             return reply(.failure(.invalidParams("\(method): params must be an object, got \(params.typeName)")))
         }
         do throws(MethodError) {
+            try Self.checkParamNames(params, of: method)
             switch method {
             case "hello": reply(.success(try hello(params, session)))
             case "eval": try eval(params, session, reply)
@@ -62,6 +63,23 @@ extension RemoteServer {
 
     static let methods = ["hello", "eval", "interrupt", "complete", "send", "key", "observe", "on", "unsubscribe", "view",
                           "services", "subscriptions"]
+
+    /// The params each method takes (DESIGN.md's table).
+    static let paramNames: [String: [String]] = [
+        "hello": ["output"], "eval": ["code"], "interrupt": [], "complete": ["line", "cursor"], "send": ["command", "args"],
+        "key": ["keys"], "observe": ["service", "key", "initial"], "on": ["event"], "unsubscribe": ["subscription"],
+        "view": ["format", "watch", "width"], "services": ["name"], "subscriptions": [],
+    ]
+
+    /// Refuses a param the method does not take: a misspelled optional one (`outpt`) would be
+    /// dropped and the request would quietly do something else, and a misspelled required one
+    /// would be reported only as missing.
+    private static func checkParamNames(_ params: Value, of method: String) throws(MethodError) {
+        guard let known = paramNames[method], case .object(let fields) = params,
+              let unknown = fields.keys.first(where: { !known.contains($0) }) else { return }
+        let closest = NameSuggestion.closest(to: unknown, among: known)
+        throw .invalidParams("\(method): no param '\(unknown)' (\(NameSuggestion.listing("params", known, suggesting: closest)))")
+    }
 
     // MARK: hello, services, subscriptions
 

@@ -38,10 +38,18 @@ extension RemoteServer {
 
     /// `on { event }`: the client's handler of a named notification (`location.didFail`, or
     /// any name a script posts). Notifications `event { subscription, name, payload }`, never
-    /// dropped: a client that lets too many wait is disconnected.
+    /// dropped: a client that lets too many wait is disconnected. A service's prefix with an
+    /// event it does not have is refused, as the script's `on` refuses it; a name of the script's
+    /// own that looks like a service's event is answered with a `warning` beside the subscription.
     func on(_ params: Value, _ session: RemoteSession) throws(MethodError) -> Value {
         guard let event = try Self.string(params, "event", of: "on"), !event.isEmpty else {
             throw .invalidParams("on: event must be a non-empty string")
+        }
+        var warning: String?
+        switch host.binding.eventNameCheck(event, host.vm.stack) {
+        case .fine: break
+        case .warning(let message): warning = message
+        case .refused(let message): throw .invalidParams("on: \(message)")
         }
         let connection = session.connection
         var number = 0
@@ -59,7 +67,8 @@ extension RemoteServer {
                 connection.send(.notification(method: "event", params: .object(params)))
             })
         number = session.add(subscription)
-        return ["subscription": .integer(Int64(number))]
+        guard let warning else { return ["subscription": .integer(Int64(number))] }
+        return ["subscription": .integer(Int64(number)), "warning": .string(warning)]
     }
 
     /// `unsubscribe { subscription }`.

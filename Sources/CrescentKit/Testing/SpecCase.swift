@@ -34,15 +34,15 @@ struct SpecCase: Sendable {
 /// and the `#tag` words in full names (`--tags`, `--exclude-tags`). Every host of the run knows
 /// it, since what ran before a describe's body (the chosen tests) is what that body sees.
 public struct SpecSelection: Sendable {
-    /// A Lua pattern full names must match, if any: bytes, as a name need not be UTF-8.
-    public var filter: [UInt8]?
+    /// Lua patterns of which a full name must match one, if any: bytes, as a name need not be UTF-8.
+    public var filters: [[UInt8]] = []
     /// Run only tests with one of these tags (all when empty).
     public var tags: [[UInt8]] = []
     /// Leave out tests with one of these tags.
     public var excludedTags: [[UInt8]] = []
 
-    public init(filter: [UInt8]? = nil, tags: [[UInt8]] = [], excludedTags: [[UInt8]] = []) {
-        self.filter = filter
+    public init(filters: [[UInt8]] = [], tags: [[UInt8]] = [], excludedTags: [[UInt8]] = []) {
+        self.filters = filters
         self.tags = tags
         self.excludedTags = excludedTags
     }

@@ -155,6 +155,14 @@ extension SpecHost {
             hooks.push(onto: stack)
             return .one
         }
+        vm.register(field: "goldenHint") { stack in
+            // goldenHint(path): where golden paths are read from and the near file, and the
+            // file's folder when it is missing (nil when it is there).
+            let hint = GoldenPathHint(path: try stack.checkString(1, function: "goldenHint"))
+            stack.push(hint.text)
+            if let folder = hint.missingFolder { stack.push(folder) } else { stack.pushNil() }
+            return .values(2)
+        }
         vm.register(field: "closest") { stack in
             // closest(name, names): the one of `names` that `name` most likely misspells, or nil.
             let name = try stack.checkString(1, function: "closest")

@@ -205,7 +205,7 @@ final class SpecHost {
     /// or an exit (`os.exit`, `app.exit`) that would otherwise leave the file with no tests and
     /// the run green. `bodiesUpTo`: this host ran a describe body after that many entries, so only
     /// a test past that index may run in it (a body declared after a test runs after it under busted).
-    func list(filter: [UInt8]?) -> (cases: [SpecCase], failure: String?, bodiesUpTo: Int) {
+    func list() -> (cases: [SpecCase], failure: String?, bodiesUpTo: Int) {
         var cases: [SpecCase] = []
         var failure: String?
         var bodiesUpTo = 0
@@ -216,8 +216,7 @@ final class SpecHost {
             defer { stack.setTop(base) }
             runner.push(onto: stack)                                     // runner
             guard stack.rawGet(-1, "list") == .function else { return }  // runner list
-            if let filter { stack.push(LuaString(bytes: filter)) } else { stack.pushNil() }
-            do throws(LuaError) { try host.vm.call(arguments: 1, results: 2) } catch {
+            do throws(LuaError) { try host.vm.call(arguments: 0, results: 2) } catch {
                 failure = GlobalNameHint.hinted(error.message, in: host.vm)
                 return
             }
@@ -432,7 +431,7 @@ final class SpecHost {
                 let primitives = host.vm.ref(from: stack)
                 var fields: [LuaValue: LuaValue] = ["update": .boolean(update), "listing": .boolean(listing)]
                 if let only { fields["only"] = .integer(Int64(only + 1)) }
-                if let filter = selection.filter { fields["filter"] = .string(LuaString(bytes: filter)) }
+                if !selection.filters.isEmpty { fields["filter"] = .array(selection.filters.map { .string(LuaString(bytes: $0)) }) }
                 if !selection.tags.isEmpty { fields["tags"] = .array(selection.tags.map { .string(LuaString(bytes: $0)) }) }
                 if !selection.excludedTags.isEmpty {
                     fields["exclude_tags"] = .array(selection.excludedTags.map { .string(LuaString(bytes: $0)) })

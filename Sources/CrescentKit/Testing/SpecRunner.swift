@@ -6,9 +6,10 @@ import Model
 public struct SpecRunOptions: Sendable {
     /// Spec files and folders searched for `*_spec.lua`; empty for `spec/` and `test/`.
     public var paths: [String] = []
-    /// A Lua pattern: only tests whose full name matches run. Bytes, as the command line gave
-    /// them: a test's name need not be UTF-8, and neither need the pattern that matches it.
-    public var filter: [UInt8]?
+    /// Lua patterns (`--filter`, repeatable): only tests whose full name matches one of them run,
+    /// as busted ORs its filters; none for all. Bytes, as the command line gave them: a test's
+    /// name need not be UTF-8, and neither need the pattern that matches it.
+    public var filters: [[UInt8]] = []
     /// Where to write a JUnit XML report, if anywhere.
     public var junitPath: String?
     /// `assert.view(golden)` rewrites golden files that differ instead of failing.
@@ -65,7 +66,7 @@ public enum SpecRunner {
     public static func run(_ options: SpecRunOptions, write output: (String) -> Void) throws -> Int32 {
         // busted's formats are written whole at the end: nothing else may go to the output.
         func write(_ text: String) { if options.output == .plain { output(text) } }
-        if let filter = options.filter { try checkFilter(filter) }
+        for filter in options.filters { try checkFilter(filter) }
         try checkTags(options.selection.tags, option: "--tags")
         try checkTags(options.selection.excludedTags, option: "--exclude-tags")
         let files = try specFiles(options.paths)
@@ -88,9 +89,11 @@ public enum SpecRunner {
         // DESIGN: exit 0 only when none failed and at least one ran; a run that ran none says why.
         let ranNone = report.passed + report.failed == 0
         if files.isEmpty {
-            write("no *_spec.lua files in \(options.paths.isEmpty ? "spec/ or test/" : options.paths.joined(separator: ", "))\n")
-        } else if let filter = options.filter, report.results.isEmpty {
-            write("no test's full name matches --filter \(ByteText.shown(filter)) (a Lua pattern, matched against names such as \"describe-name it-name\"; "
+            write("no *_spec.lua files in \(options.paths.isEmpty ? "spec/ or test/" : options.paths.joined(separator: ", "))"
+                  + SpecFile.nearMisses(paths: options.paths) + "\n")
+        } else if !options.filters.isEmpty, report.results.isEmpty {
+            let given = options.filters.map { "--filter " + ByteText.shown($0) }.joined(separator: " or ")
+            write("no test's full name matches \(given) (a Lua pattern, matched against names such as \"describe-name it-name\"; "
                   + "escape magic characters ( ) . % + - * ? [ ^ $ with %)\n")
         } else if ranNone {
             write(noTestRan(options.selection, pending: report.pending))
@@ -212,12 +215,12 @@ public enum SpecRunner {
         let loadFailure = spare?.load(.source(bytes), path: file) { compiled = $0 }
         let chunk = compiled.map(SpecChunk.binary) ?? .source(bytes)
         // Reading the describe blocks runs their bodies: under the same limit as the file's chunk.
-        let listed = loadFailure == nil ? spare?.list(filter: options.filter) : nil
+        let listed = loadFailure == nil ? spare?.list() : nil
         limit.stop()
         if var failure = loadFailure ?? listed?.failure {
             if let exposeStop { failure = exposeStop.explaining(failure) }
             failure = SpecHost.namingMemoryLimit(failure, mebibytes: options.hostOptions.memoryLimitMiB)
-            if loadFailure == nil, let filter = options.filter, failure.contains("time limit") {
+            if loadFailure == nil, let filter = options.filters.first, failure.contains("time limit") {
                 failure += "\n(--filter \(ByteText.shown(filter)) is matched against each test's name as the file is read: a pattern with "
                     + "many - or * backtracks on long names)"
             }
@@ -343,7 +346,7 @@ public enum SpecRunner {
                                  only: Int? = nil, limit: SpecTimeLimit, coverage: LineCoverage? = nil) throws(UsageError) -> SpecHost {
         do {
             var selection = options.selection
-            selection.filter = options.filter
+            selection.filters = options.filters
             // The test's limit is what the host's --timeout message names when it stops a test.
             var hostOptions = options.hostOptions
             if options.timeout > 0 { hostOptions.timeout = options.timeout }
