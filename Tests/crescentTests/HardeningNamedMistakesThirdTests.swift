@@ -220,7 +220,7 @@ import Testing
             function V:add() end
             app.push(V)
             """, stdinText: "add oat milk\nquit\n", options: ["--ui", "plain"])
-        // Since new25's D4 an error the script sees (HardeningNamedMistakesFourthTests), still at its line.
+        // Since new25's D4 an error the script sees (HardeningNamedMistakesFourthAttackTests), still at its line.
         #expect(result.stderr.contains("script.lua:4: app.send: unknown command 'ad'; commands of V: add, help, quit; did you mean 'add'?"),
                 "\(result)")
         #expect(result.stderr.contains("command 'add': argument #2 'qty' must be an integer, got 'milk' (if 'oat milk' is one item, "
