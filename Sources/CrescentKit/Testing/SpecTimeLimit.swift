@@ -38,15 +38,7 @@ final class SpecTimeLimit: Sendable {
     /// The limit in seconds; 0 for none.
     let seconds: Double
     private let loop: PumpedEventLoop
-    private struct State {
-        var phase = Phase.idle
-        /// When the timer fires next; nil when it is not armed. A period that ends after that
-        /// leaves the timer as it is, and the firing arms it again for that period's deadline:
-        /// rescheduling a dispatch timer wakes libdispatch's manager thread, and each test starts
-        /// two periods (its own and its host's closing).
-        var armed: DispatchTime?
-    }
-    private let state = Mutex(State())
+    private let phase = Mutex(Phase.idle)
     /// Counts the periods, so a late firing can tell its own from a later test's.
     private let periods = Atomic(0)
     /// Set once by ``interruptRun()``: the run stops.
@@ -81,23 +73,13 @@ final class SpecTimeLimit: Sendable {
         let limited = seconds > 0 && seconds.isFinite
         let deadline = limited ? DispatchTime.now() + .nanoseconds(Int(min(seconds * 1e9, 9e18))) : .distantFuture
         let period = periods.add(1, ordering: .relaxed).newValue
-        state.withLock { state in
-            state.phase = .running(deadline: deadline, interrupter: interrupter, plugins: plugins, period: period)
-            // A timer armed for an earlier deadline arms itself again for this one when it fires.
-            if limited, state.armed.map({ $0 > deadline }) ?? true { arm(at: deadline, &state) }
-        }
+        phase.withLock { $0 = .running(deadline: deadline, interrupter: interrupter, plugins: plugins, period: period) }
         // A run already interrupted stops each VM it starts at once (a test begun as Ctrl-C came).
         if runInterrupted.load(ordering: .sequentiallyConsistent) {
             interrupter.interrupt(status: 130)
             plugins?.interrupt(status: 130, timeout: false)
         }
-    }
-
-    /// Schedules the timer's next firing at `deadline`; with the state locked, so that a firing
-    /// and a start agree on whether it is armed.
-    private func arm(at deadline: DispatchTime, _ state: inout State) {
-        state.armed = deadline
-        timer.schedule(deadline: deadline, leeway: .milliseconds(10))
+        if limited { timer.schedule(deadline: deadline, leeway: .milliseconds(10)) }
     }
 
     /// Stops the run (Ctrl-C): the running VM is interrupted now and every one started after it,
@@ -105,8 +87,8 @@ final class SpecTimeLimit: Sendable {
     /// broken, so the test under way ends at once and no other starts.
     func interruptRun() {
         guard !runInterrupted.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        let target: (interrupter: LuaInterrupter, plugins: PluginInterrupters?)? = state.withLock { state in
-            if case .running(_, let interrupter, let plugins, _) = state.phase { (interrupter, plugins) } else { nil }
+        let target: (interrupter: LuaInterrupter, plugins: PluginInterrupters?)? = phase.withLock { phase in
+            if case .running(_, let interrupter, let plugins, _) = phase { (interrupter, plugins) } else { nil }
         }
         target?.interrupter.interrupt(status: 130)
         target?.plugins?.interrupt(status: 130, timeout: false)
@@ -117,30 +99,25 @@ final class SpecTimeLimit: Sendable {
 
     /// True once the running period has passed its limit.
     var hasExpired: Bool {
-        state.withLock { if case .expired = $0.phase { true } else { false } }
+        phase.withLock { if case .expired = $0 { true } else { false } }
     }
 
     /// Ends the period; true when it had expired.
     @discardableResult
     func stop() -> Bool {
-        state.withLock { state in
-            defer { state.phase = .idle }
-            if case .expired = state.phase { return true }
+        phase.withLock { phase in
+            defer { phase = .idle }
+            if case .expired = phase { return true }
             return false
         }
     }
 
     private func fire() {
-        // The timer stays armed across periods: a firing before the running period's deadline
-        // arms it again for that deadline; one with no period running leaves it unarmed.
-        let target: (interrupter: LuaInterrupter, plugins: PluginInterrupters?, period: Int)? = state.withLock { state in
-            state.armed = nil
-            guard case .running(let deadline, let interrupter, let plugins, let period) = state.phase else { return nil }
-            guard DispatchTime.now() >= deadline else {
-                arm(at: deadline, &state)
-                return nil
-            }
-            state.phase = .expired(period: period)
+        // The timer is rescheduled for each test: a firing for an earlier deadline is stale.
+        let target: (interrupter: LuaInterrupter, plugins: PluginInterrupters?, period: Int)? = phase.withLock { phase in
+            guard case .running(let deadline, let interrupter, let plugins, let period) = phase, DispatchTime.now() >= deadline
+            else { return nil }
+            phase = .expired(period: period)
             return (interrupter, plugins, period)
         }
         guard let target else { return }
@@ -154,8 +131,8 @@ final class SpecTimeLimit: Sendable {
 
     /// Kills every program the runner started, when the period that expired is still not over.
     private func killProgramsIfStuck(period: Int, attempt: Int) {
-        let stuck = state.withLock { state in
-            if case .expired(let expired) = state.phase { expired == period } else { false }
+        let stuck = phase.withLock { phase in
+            if case .expired(let expired) = phase { expired == period } else { false }
         }
         guard stuck else { return }
         ProcessTree.killDescendants()
