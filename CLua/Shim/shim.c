@@ -30,7 +30,7 @@ static void *crescent_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     crescent_vm *vm = ud;
     size_t old_size = ptr != NULL ? osize : 0;
     if (nsize == 0) {
-        free(ptr);
+        crescent_pool_realloc(&vm->pool, ptr, old_size, 0);
         vm->used -= old_size;
         return NULL;
     }
@@ -78,7 +78,7 @@ static void *crescent_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         vm->refused = 0;
         if (!vm->memory_error_pending) vm->over_margin = 0;     /* back under the limit */
     }
-    void *block = realloc(ptr, nsize);
+    void *block = crescent_pool_realloc(&vm->pool, ptr, old_size, nsize);
     if (block != NULL) vm->used = vm->used - old_size + nsize;
     return block;
 }
@@ -97,6 +97,7 @@ lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag) {
     vm->interrupt = flag;
     lua_State *L = lua_newstate(crescent_alloc, vm);
     if (L == NULL) {
+        crescent_pool_release(&vm->pool);
         free(vm);
         return NULL;
     }
@@ -153,6 +154,7 @@ int crescent_close(lua_State *L, char *first_failure, size_t capacity) {
     if (capacity > 0) first_failure[0] = '\0';
     lua_setwarnf(L, collect_close_failure, &failures);
     lua_close(L);
+    crescent_pool_release(&vm->pool);
     free(vm);
     return failures.count;
 }

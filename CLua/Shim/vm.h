@@ -9,6 +9,29 @@
 #include "CLua.h"
 #include <stdatomic.h>
 
+/* A VM's small blocks (pool.c): Lua's objects of up to POOL_LARGEST bytes, in 16-byte size
+ * classes, carved from chunks the VM owns and kept on a free list per class once freed. Lua
+ * gives a block's size when it frees it, so a block needs no header. A test's host makes and
+ * frees tens of thousands of them (the prelude's bytecode loaded, a spec file's declarations, the
+ * VM closed); its chunks go back to the system whole when the VM closes. */
+#define POOL_GRAIN 16
+#define POOL_CLASSES 32
+#define POOL_LARGEST (POOL_GRAIN * POOL_CLASSES)
+
+typedef struct vm_pool {
+    void *free[POOL_CLASSES];  /* per class: freed blocks, each holding the next */
+    char *chunks;              /* the chunks, each starting with the previous one's address */
+    char *next;                /* the current chunk's unused space */
+    char *end;
+} vm_pool;
+
+/** As a lua_Alloc for blocks of `pool`'s VM: `nsize` 0 frees `ptr` (of `osize` bytes); else
+ *  `ptr` (NULL, or a block of `osize` bytes) is grown or shrunk to `nsize`, NULL when the
+ *  system has no memory left (and then `ptr` is kept). */
+void *crescent_pool_realloc(vm_pool *pool, void *ptr, size_t osize, size_t nsize);
+/** Gives every chunk back to the system: the VM is closed and none of its blocks is used. */
+void crescent_pool_release(vm_pool *pool);
+
 /* Per-VM bookkeeping, reachable from any thread of the state through its extra space. */
 
 /* A thread's own hook, saved while the interrupt hook replaces it. */
@@ -42,6 +65,7 @@ typedef struct crescent_vm {
     crescent_flag *interrupt;  /* CRESCENT_INTERRUPT_* or a signal's exit status */
     char limit_setting[64];    /* what raises the limit, for the memory error; "" for the default */
     saved_hook saved[SAVED_HOOKS];  /* the threads the interrupt hook was armed on */
+    vm_pool pool;              /* the VM's small blocks */
 } crescent_vm;
 
 struct crescent_flag {

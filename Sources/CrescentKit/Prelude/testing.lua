@@ -149,23 +149,36 @@ local function restoretable(t, saved)
   for k, v in next, saved do if rawget(t, k) ~= v then rawset(t, k, v) end end
 end
 
+-- Whether the run chooses tests: by options.filter (Lua patterns on full names), options.tags or
+-- options.exclude_tags (`#tag` in them), as busted chooses.
+local choosing = options.filter ~= nil or (options.tags and #options.tags > 0) or (options.exclude_tags and #options.exclude_tags > 0)
+-- A test's name is read only to list it or to choose it by --filter or tags: a host that runs one
+-- test of a file with neither keeps none of the names.
+local keepsnames = listing or choosing
+
 -- Every test's host runs the whole file, so a declaration is as cheap as can be: a file of
--- 5,000 tests declares 5,000 in each of 5,000 hosts (the checks are only called when they fail).
+-- 5,000 tests declares 5,000 in each of 5,000 hosts. A test's host keeps only what walking to its
+-- test reads: whether each entry is a test, and a pending one (the checks are only called when
+-- they fail).
 local function declare(name, fn)
   local block = current
   local n = block.count + 1
   block.count = n
   block.children[n] = fn or false
-  block.names[n] = name
-  -- Only the host that lists the tests needs where each is.
-  if listing then block.wheres[n] = where(3) end
+  if keepsnames then
+    block.names[n] = name
+    -- Only the host that lists the tests needs where each is.
+    if listing then block.wheres[n] = where(3) end
+  end
 end
 
 function it(name, fn)
   if running or afterhooks then notinatest("it") end
-  -- As busted, a number names a test too (`it(123, fn)` is "123").
-  if mathtype(name) then name = tostring(name) end
-  if type(name) ~= "string" or (fn ~= nil and type(fn) ~= "function") then checkname(name, fn, "it") end
+  if type(name) ~= "string" then
+    -- As busted, a number names a test too (`it(123, fn)` is "123").
+    if mathtype(name) then name = tostring(name) else checkname(name, fn, "it") end
+  end
+  if fn ~= nil and type(fn) ~= "function" then checkname(name, fn, "it") end
   declare(name, fn)
 end
 test, spec = it, it
@@ -225,10 +238,9 @@ local function hastag(name, tags)
   return false
 end
 
--- Whether the run takes a test: options.filter (Lua patterns on full names, of which one must
--- match, as busted ORs its --filter options), options.tags and options.exclude_tags (`#tag` in
--- them), as busted chooses.
-local choosing = options.filter ~= nil or (options.tags and #options.tags > 0) or (options.exclude_tags and #options.exclude_tags > 0)
+-- Whether the run takes a test (`choosing` is set above, with `it`): options.filter (Lua
+-- patterns on full names, of which one must match, as busted ORs its --filter options),
+-- options.tags and options.exclude_tags (`#tag` in them), as busted chooses.
 local function filtered(name)
   if options.filter == nil then return true end
   for _, pattern in ipairs(options.filter) do

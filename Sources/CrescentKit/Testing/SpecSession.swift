@@ -220,13 +220,17 @@ final class SpecSession: Sendable {
         // Bounded by the runner: each pass waits for a result, or a tenth of a second to look at the teardown.
         while true {
             _ = wake.wait(timeout: .now() + .milliseconds(100))
-            let (text, next, phase, report) = state.withLock { state -> (String, (Int, Position)?, Phase, SpecReport) in
+            // The report is taken only once the run is ending: a copy held here while the runner
+            // adds its next result made that add copy every result so far, once per test.
+            let (text, next, phase, report) = state.withLock { state -> (String, (Int, Position)?, Phase, SpecReport?) in
                 let next = abandonIfStuck(&state)
                 defer { state.text = "" }
-                return (state.text, next, state.phase, state.report)
+                let ending = if case .running = state.phase { false } else { true }
+                return (state.text, next, state.phase, ending ? state.report : nil)
             }
             if !text.isEmpty { write(text) }
             if let (generation, position) = next { spawn(generation: generation, at: position, start) }
+            guard let report else { continue }
             switch phase {
             case .running: continue
             case .interrupting(let since):
