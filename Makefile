@@ -90,7 +90,11 @@ test: setup
 # and shadow memory, not our code, would decide it). Suppressions for reports in dependencies,
 # each with the reason, are in tools/sanitizers/.
 # The builds see CRESCENT_SANITIZER too: Package.swift then links libgcc shared, as the
-# ThreadSanitizer test binary needs (why is there).
+# ThreadSanitizer test binary needs (why is there). The ThreadSanitizer build also defines
+# THREAD_SANITIZER, under which `Mutex` is a pthread mutex whose hand-overs ThreadSanitizer sees
+# (Model's SanitizedMutex says why); CLua installs the handler of its interrupt signal past
+# ThreadSanitizer, which would hold the signal back from a Lua loop for ever (CLua/Shim/interrupt.c),
+# and makes Lua's errors jump with a longjmp ThreadSanitizer follows (CLua/Shim/threadsanitizer.c).
 UNIT_TESTS = LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests
 # Run one at a time under a sanitizer, besides the serial phase's: the suites that run scripts on
 # a real loop or wait on real programs and devices. Their Swift tasks share the test process's two

@@ -1,11 +1,15 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// make sanitize's ThreadSanitizer build (CRESCENT_SANITIZER=thread) defines THREAD_SANITIZER, under
+// which each module's `Mutex` is Model's SanitizedMutex (why there). Its members come from Model,
+// which not every file using a `Mutex` imports, so MemberImportVisibility is left to the other
+// builds, which check it.
+let threadSanitizer = Context.environment["CRESCENT_SANITIZER"] == "thread"
 let upcoming: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
-]
+] + (threadSanitizer ? [.define("THREAD_SANITIZER")] : [.enableUpcomingFeature("MemberImportVisibility")])
 
 // C++'s runtime, SQLite and Lua linked into the binary instead of loaded at every start (libstdc++
 // and libgcc_s were two of the seven libraries the loader mapped and bound, for ICU and the Swift

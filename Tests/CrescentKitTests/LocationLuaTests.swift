@@ -16,8 +16,11 @@ enum GeoScriptRun {
         }
     }
 
-    /// Runs `source` as `test.lua` with `--location location`.
-    static func run(_ source: String, location: String? = nil, timeout: Double = 30) async -> RealLoopRun {
+    /// Runs `source` as `test.lua` with `--location location`. Under a sanitizer (``Sanitizer``)
+    /// the time limit is ten times longer, as ``RealLoopRun``'s is: the geocoder's first use loads
+    /// its places, which ThreadSanitizer slowed past 30 s on a loaded machine.
+    static func run(_ source: String, location: String? = nil,
+                    timeout: Double = Sanitizer.active == nil ? 30 : 300) async -> RealLoopRun {
         var options = HostOptions()
         options.timeout = timeout
         options.location = location
