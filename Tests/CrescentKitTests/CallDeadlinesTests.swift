@@ -15,7 +15,7 @@ import Testing
         }
 
         func call(_ name: String) -> PluginCall {
-            let call = PluginCall(plugin: "p", service: "svc", method: name, returns: "value", arguments: Arguments([]), reply: Reply { _ in })
+            let call = PluginCall(plugin: "p", service: "svc", method: name, result: ResultCheck(returns: "value"), arguments: Arguments([]), reply: Reply { _ in })
             call.onDone = { [unowned self] call in deadlines.remove(call) }
             deadlines.add(call)
             return call
@@ -61,7 +61,7 @@ import Testing
         let fixture = Fixture()
         let started = fixture.clock.uptime
         fixture.clock.advance(by: .seconds(7))
-        let call = PluginCall(plugin: "p", service: "svc", method: "late", returns: "value", arguments: Arguments([]), reply: Reply { _ in })
+        let call = PluginCall(plugin: "p", service: "svc", method: "late", result: ResultCheck(returns: "value"), arguments: Arguments([]), reply: Reply { _ in })
         fixture.deadlines.add(call, since: started)
         fixture.clock.advance(by: .seconds(2))
         #expect(fixture.expired.isEmpty)

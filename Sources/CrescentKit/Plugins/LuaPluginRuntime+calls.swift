@@ -11,10 +11,9 @@ final class PluginCall: Hashable {
     let method: String
     let arguments: Arguments
     let reply: Reply
-    /// The plugin's name and the method's declared return type, which a value it answers must
-    /// fit (``ServiceDeclaration/resultProblem(_:returns:)``).
+    /// The plugin's name and the method's declared return type, which a value it answers must fit.
     let plugin: String
-    let returns: String
+    let result: ResultCheck
     var task: LuaTask?
     /// The JSON-RPC id once sent to a process.
     var requestID: Int64?
@@ -22,18 +21,18 @@ final class PluginCall: Hashable {
     /// Called once when the call ends, whatever ended it.
     var onDone: ((PluginCall) -> Void)?
 
-    init(plugin: String, service: String, method: String, returns: String, arguments: Arguments, reply: Reply) {
+    init(plugin: String, service: String, method: String, result: ResultCheck, arguments: Arguments, reply: Reply) {
         self.plugin = plugin
         self.service = service
         self.method = method
-        self.returns = returns
+        self.result = result
         self.arguments = arguments
         self.reply = reply
     }
 
     /// The declared return type of `method` among `declarations` (`value` when not found).
-    static func returns(of method: String, service: String, in declarations: [ServiceDeclaration]) -> String {
-        declarations.first { $0.name == service }?.methods.first { $0.name == method }?.returns ?? "value"
+    static func result(of method: String, service: String, in declarations: [ServiceDeclaration]) -> ResultCheck {
+        declarations.first { $0.name == service }?.methods.first { $0.name == method }?.result ?? ResultCheck(returns: "value")
     }
 
     /// Gives the caller its one answer and lets go of the task (whose end handler holds this
@@ -41,9 +40,9 @@ final class PluginCall: Hashable {
     func answer(_ result: Result<Value, ServiceError>) {
         guard !isDone else { return }
         isDone = true
-        if case .success(let value) = result, let problem = ServiceDeclaration.resultProblem(value, returns: returns) {
+        if case .success(let value) = result, let problem = self.result.problem(value) {
             reply(.failure(ServiceError(.internal, "plugin '\(plugin)': \(service):\(method) \(problem): "
-                + "return a \(returns) from it, or declare the type it returns in its declaration")))
+                + "return a \(self.result.returns) from it, or declare the type it returns in its declaration")))
         } else {
             reply(result)
         }
@@ -87,13 +86,13 @@ extension LuaPluginRuntime {
     /// with what it returns, the code of a `service_error` it raises, `internal` for any other
     /// error (its traceback goes to the log), `timeout` past the call time limit. Cancelling the
     /// caller's request cancels the task.
-    func call(_ service: String, _ method: String, _ arguments: Arguments, _ reply: Reply) {
+    func call(_ service: String, _ method: ServiceDeclaration.Method, _ arguments: Arguments, _ reply: Reply) {
         guard host.isRunning, let invoke else {
             reply(.failure(ServiceError(.unavailable, stoppedMessage)))
             return
         }
-        let call = PluginCall(plugin: manifest.name, service: service, method: method,
-                              returns: PluginCall.returns(of: method, service: service, in: declarations), arguments: arguments, reply: reply)
+        let call = PluginCall(plugin: manifest.name, service: service, method: method.name, result: method.result,
+                              arguments: arguments, reply: reply)
         // The closures reach the runtime through an ``UnownedRef`` (a checked or weak reference
         // costs a runtime call and a retain on every call). Its invariant holds: the parent host
         // keeps the runtime until `finish()`, which answers every call (dropping `onDone` and
@@ -111,7 +110,7 @@ extension LuaPluginRuntime {
             names.pushAnchors(onto: stack)                           // invoke anchors
             let anchors = stack.top
             names.push(service, onto: stack, anchorsAt: anchors)
-            names.push(method, onto: stack, anchorsAt: anchors)      // invoke anchors service method
+            names.push(method.name, onto: stack, anchorsAt: anchors) // invoke anchors service method
             stack.remove(at: anchors)                                // invoke service method
             for value in arguments.values { host.binding.push(value, onto: stack) }
             let task = host.startTask(function: stack.absolute(-count - 1), arguments: count, in: stack) { ending in

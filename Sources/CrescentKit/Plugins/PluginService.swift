@@ -7,8 +7,9 @@ import Synchronization
 /// To scripts it is a service like the Swift ones: the binding checks arguments against the
 /// declaration, keeps the completion contract and delivers observation and events.
 final class PluginService: Service {
-    /// Runs one method call in the plugin: the method, the checked arguments and the one reply.
-    typealias Call = @Sendable (_ method: String, _ arguments: Arguments, _ reply: Reply) -> Void
+    /// Runs one method call in the plugin: the method as declared, the checked arguments and the
+    /// one reply.
+    typealias Call = @Sendable (_ method: ServiceDeclaration.Method, _ arguments: Arguments, _ reply: Reply) -> Void
 
     let interface: AnyInterface
     let changes = ChangePublisher()
@@ -31,7 +32,7 @@ final class PluginService: Service {
             },
             methods: declaration.methods.map { method in
                 AnyMethodSpec(name: method.name, arguments: method.arguments, result: method.returns, summary: method.doc) { _, arguments, reply in
-                    call(method.name, arguments, reply)
+                    call(method, arguments, reply)
                 }
             },
             events: declaration.events

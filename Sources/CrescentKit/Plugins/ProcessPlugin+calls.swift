@@ -183,7 +183,7 @@ extension ProcessPlugin {
             return
         }
         let call = PluginCall(plugin: manifest.name, service: service, method: method,
-                              returns: PluginCall.returns(of: method, service: service, in: knownDeclarations), arguments: arguments, reply: reply)
+                              result: PluginCall.result(of: method, service: service, in: knownDeclarations), arguments: arguments, reply: reply)
         deadlines.add(call)
         call.onDone = { [weak self] call in self?.deadlines.remove(call) }
         call.onCancel(on: host.loop) { [self] call in

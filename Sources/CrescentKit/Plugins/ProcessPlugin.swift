@@ -146,11 +146,11 @@ final class ProcessPlugin {
         for declaration in declarations {
             let name = declaration.name
             services[name] = PluginService(declaration) { method, arguments, reply in
-                if let problem = Self.nonFinite(arguments, of: declaration.methods.first { $0.name == method }) {
-                    reply(.failure(ServiceError(.invalidArgument, "\(name).\(method): \(problem)")))
+                if let problem = Self.nonFinite(arguments, of: method) {
+                    reply(.failure(ServiceError(.invalidArgument, "\(name).\(method.name): \(problem)")))
                     return
                 }
-                onLoop(bound) { plugin in plugin.call(name, method, arguments, reply) }
+                onLoop(bound) { plugin in plugin.call(name, method.name, arguments, reply) }
             }
         }
         return services.mapValues { $0 as any Service }

@@ -1,33 +1,13 @@
 import Model
 
 /// The checks of what a run-time plugin hands back against what it declared: a method's return
-/// value against its `returns` type and an event's payload against its `{ field, ... }` list
-/// (a method declared `string` that returned 5, and a payload `{ nme = 1 }` for an
-/// event declared `{ name }`, reached the script unchecked).
+/// value against its `returns` type (``ResultCheck``) and an event's payload against its
+/// `{ field, ... }` list (a method declared `string` that returned 5, and a payload `{ nme = 1 }`
+/// for an event declared `{ name }`, reached the script unchecked).
 extension ServiceDeclaration {
-    /// Why `value`, returned by `method`, does not fit the type the method declares (nil when it
-    /// does, or when the declared type is free text the host cannot check: `"the place"`).
-    /// `true` and `false` as a declared type are booleans (`remove` returns `"true"`).
-    static func resultProblem(_ value: Value, returns: String) -> String? {
-        guard !value.isNull, isCheckable(returns) else { return nil }
-        let fits = returns.split(separator: "|").contains { part in
-            var word = part.trimmingSpaces
-            if word.hasSuffix("?") { word.removeLast() }
-            if word == "true" || word == "false" { return ArgumentType.boolean.accepts(value) }
-            return Self.value(value, fits: word)
-        }
-        guard !fits else { return nil }
-        let shown: String
-        switch value {
-        case .bool, .integer, .number, .string: shown = " (\(value.jsonText.prefix(40)))"
-        default: shown = ""
-        }
-        return "returned \(value.typeName)\(shown), which is not its declared type \(returns)"
-    }
-
     /// True when every alternative of `type` is a word the checks know: a type name (any other
     /// identifier names a table), `{T}` arrays of those, `{ a, b }` payload tables; `?` allowed.
-    private static func isCheckable(_ type: String) -> Bool {
+    static func isCheckable(_ type: String) -> Bool {
         let parts = type.split(separator: "|")
         guard !parts.isEmpty else { return false }
         return parts.allSatisfy { part in

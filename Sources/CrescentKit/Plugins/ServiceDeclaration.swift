@@ -15,6 +15,16 @@ struct ServiceDeclaration: Sendable {
         let arguments: [ArgumentSpec]
         let returns: String
         let doc: String
+        /// `returns` read once, as each value the method answers is checked against it.
+        let result: ResultCheck
+
+        init(name: String, arguments: [ArgumentSpec], returns: String, doc: String) {
+            self.name = name
+            self.arguments = arguments
+            self.returns = returns
+            self.doc = doc
+            result = ResultCheck(returns: returns)
+        }
     }
 
     let name: String
@@ -76,22 +86,27 @@ struct ServiceDeclaration: Sendable {
     /// nil fits every type (a property not set yet, an event without a payload), and an event
     /// declared without a payload type (`nil`) takes any payload.
     static func value(_ value: Value, fits type: String) -> Bool {
-        if value.isNull { return true }
+        value.isNull || fittingType(type).accepts(value)
+    }
+
+    /// The shape a non-nil value must have to fit `type` (``value(_:fits:)``): `nil` and an
+    /// empty type take any, a union is `oneOf` its parts, a payload `{ a, b }` is a table.
+    static func fittingType(_ type: String) -> ArgumentType {
         var word = type.trimmingSpaces
         if word.hasSuffix("?") { word.removeLast() }
-        if word == "nil" || word.isEmpty { return true }
-        // In a union, `nil` admits only nil (handled above): alone it means "any payload", which
-        // made `location|nil` take a string.
+        if word == "nil" || word.isEmpty { return .any }
+        // In a union, `nil` admits only nil (``value(_:fits:)`` takes nil first): alone it means
+        // "any payload", which made `location|nil` take a string.
         if word.contains("|") {
-            return word.split(separator: "|").contains { $0.trimmingSpaces != "nil" && Self.value(value, fits: String($0)) }
+            return .oneOf(word.split(separator: "|").filter { $0.trimmingSpaces != "nil" }.map { fittingType(String($0)) })
         }
         if word.hasPrefix("{"), word.hasSuffix("}") {
             let inner = word.dropFirst().dropLast()
             if inner.contains(",") || inner.first == " " || inner.last == " " || inner.isEmpty {
-                return ArgumentType.table.accepts(value)
+                return .table
             }
         }
-        return argumentType(word).accepts(value)
+        return argumentType(word)
     }
 
     /// True when `value` fits a property of `type`: as ``value(_:fits:)``, except that nil fits
