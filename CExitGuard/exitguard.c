@@ -115,18 +115,25 @@ static void signal_default(int signal) {
     sigaction(signal, &fallback, NULL);
 }
 
-static void on_fatal(int signal) {
+static void on_fatal(int signal, siginfo_t *info, void *context) {
     crescent_exit_guard_kill_groups();
     void (*restore)(void) = atomic_load(&restore_hook);
     if (restore) restore();
+    /* The previous action of a crash signal (the Swift runtime's crash report) is called here,
+     * with the signal's own information: once it returns, the process dies of the signal. Handed
+     * the signal by a raise instead, it reported a signal someone sent (kill -SEGV, SIGQUIT) and
+     * returned, and the process, its terminal already given back, lived on without reading keys. */
     for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) {
-        if (crash_signals[i] == signal) sigaction(signal, &previous[i], NULL);
+        if (crash_signals[i] != signal) continue;
+        if (previous[i].sa_flags & SA_SIGINFO) {
+            if (previous[i].sa_sigaction != NULL) previous[i].sa_sigaction(signal, info, context);
+        } else if (previous[i].sa_handler != SIG_DFL && previous[i].sa_handler != SIG_IGN) {
+            previous[i].sa_handler(signal);
+        }
     }
-    for (size_t i = 0; i < ENDING_SIGNAL_COUNT; i++) {
-        if (ending_signals[i] == signal) signal_default(signal);
-    }
-    /* Blocked until this handler returns; then the previous action sees it (a fault would also
-     * fault again, a raised signal would not). */
+    signal_default(signal);
+    /* Blocked until this handler returns; then the default action ends the process (a fault
+     * would also fault again). */
     raise(signal);
 }
 
@@ -135,7 +142,8 @@ void crescent_exit_guard_install(void) {
     if (atomic_exchange(&installed, 1)) return;
     struct sigaction action;
     memset(&action, 0, sizeof action);
-    action.sa_handler = on_fatal;
+    action.sa_sigaction = on_fatal;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
     for (size_t i = 0; i < CRASH_SIGNAL_COUNT; i++) {
         if (sigaction(crash_signals[i], NULL, &previous[i]) == 0 && !(previous[i].sa_handler == SIG_IGN

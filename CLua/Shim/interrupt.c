@@ -76,15 +76,31 @@ crescent_flag *crescent_flag_new(void) {
 }
 void crescent_flag_free(crescent_flag *flag) { free(flag); }
 
-void crescent_flag_set(crescent_flag *flag, int reason) {
-    atomic_store(&flag->reason, reason);
-    if (atomic_load(&flag->running) <= 0) return;        /* armed when Lua code next starts */
+/* Arms the hook of the Lua code of `flag`'s state running now, on whichever thread runs it. */
+static void arm_running(crescent_flag *flag) {
     pthread_t thread = (pthread_t)atomic_load(&flag->thread);
     if (pthread_equal(thread, pthread_self())) {
         if (running_state != NULL) arm_interrupt(running_state);
     } else {
         pthread_kill(thread, interrupt_signal());
     }
+}
+
+void crescent_flag_set(crescent_flag *flag, int reason) {
+    atomic_store(&flag->reason, reason);
+    if (atomic_load(&flag->running) <= 0) return;        /* armed when Lua code next starts */
+    arm_running(flag);
+}
+
+void crescent_flag_set_notice_handler(crescent_flag *flag, crescent_notice_handler handler, void *context) {
+    flag->notice_handler = handler;
+    flag->notice_context = context;
+}
+
+void crescent_flag_notify(crescent_flag *flag) {
+    if (atomic_load(&flag->running) <= 0) return;        /* no code holds the thread: no notice */
+    atomic_store(&flag->notice, 1);
+    arm_running(flag);
 }
 
 /* Gives `L` back its own hook (the script's, or none), saved when the interrupt hook was armed. */
@@ -102,12 +118,15 @@ static void disarm_interrupt(lua_State *L) {
 }
 
 /*
- * Runs at every instruction of a thread it is armed on. While the interrupt is pending it raises,
+ * Runs at every instruction of a thread it is armed on. It calls the notice handler once when a
+ * notice was asked for (crescent_flag_notify). While the interrupt is pending it raises,
  * here, in C, inside Lua code, again at the next instruction if a pcall caught it, until the code
  * has ended; once the host has cleared it, it gives the thread its own hook back.
  */
 static void interrupt_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
+    crescent_flag *flag = vm_of(L)->interrupt;
+    if (atomic_exchange(&flag->notice, 0) && flag->notice_handler != NULL) flag->notice_handler(flag->notice_context);
     int reason = atomic_load_explicit(&vm_of(L)->interrupt->reason, memory_order_relaxed);
     if (vm_of(L)->memory_error_pending) {       /* armed by the allocator (shim.c) */
         vm_of(L)->memory_error_pending = 0;

@@ -72,6 +72,9 @@ struct crescent_flag {
     atomic_int reason;
     atomic_int running;        /* > 0 while Lua code of the state runs */
     atomic_ulong thread;       /* the pthread running it (valid while running > 0) */
+    atomic_int notice;         /* crescent_flag_notify asked for the notice handler */
+    crescent_notice_handler notice_handler;   /* set and called on the thread that runs Lua */
+    void *notice_context;
 };
 
 static inline crescent_vm *vm_of(lua_State *L) {

@@ -32,6 +32,8 @@ public final class LuaVM {
 
     let interruptFlag: InterruptFlag
     var functionBoxes: [LuaFunctionBox] = []
+    /// The notice handler's closure, kept as long as the flag may call it (``setNoticeHandler(_:)``).
+    private var noticeBox: NoticeBox?
     // Not one dictionary keyed by `AnyHashable`: the first use of a generic type the Swift runtime
     // has not built yet costs a scan of every protocol conformance in the binary (about 0.14 ms),
     // and every host makes its object types at start-up. By class, a short list searched in order
@@ -51,7 +53,10 @@ public final class LuaVM {
         generation = Self.generations.add(1, ordering: .relaxed).newValue
     }
 
-    deinit { close() }
+    deinit {
+        if noticeBox != nil { crescent_flag_set_notice_handler(interruptFlag.pointer, nil, nil) }
+        close()
+    }
 
     /// How long the finalizers that run at ``close()`` may take before they are interrupted.
     public static let closeLimit = DispatchTimeInterval.seconds(closeLimitSeconds)
@@ -299,6 +304,19 @@ public final class LuaVM {
     /// Forgets a pending interrupt so later code runs normally.
     public func clearInterrupt() { crescent_clear_interrupt(state) }
 
+    /// Sets what runs, on the thread that runs this VM's Lua code and inside that code, when
+    /// ``LuaInterrupter/notice()`` is asked for while Lua code holds the thread: the host draws
+    /// there what its loop, held by a script's `while true do end`, cannot. `handler` must not
+    /// use the VM. Replaces the one set before.
+    public func setNoticeHandler(_ handler: @escaping () -> Void) {
+        let box = NoticeBox(handler)
+        noticeBox = box
+        crescent_flag_set_notice_handler(interruptFlag.pointer, { context in
+            guard let context else { return }
+            Unmanaged<NoticeBox>.fromOpaque(context).takeUnretainedValue().handler()
+        }, Unmanaged.passUnretained(box).toOpaque())
+    }
+
     /// The time limit's message with the traceback of where it first stopped the running code
     /// (the script's line), or nil when it has stopped none. The error that comes out of the
     /// code was raised again in its outermost frame, which is all its own traceback shows.
@@ -336,6 +354,15 @@ public struct LuaInterrupter: Sendable {
     /// Interrupts the running code without asking the host to exit: the REPL's Ctrl-C, after which
     /// the host clears the flag and carries on.
     public func interruptRunningCode() { crescent_flag_set(flag.pointer, Int32(CRESCENT_INTERRUPT_SIGNAL)) }
+    /// Calls the VM's notice handler (``LuaVM/setNoticeHandler(_:)``) inside the Lua code running
+    /// now, which goes on; nothing when no Lua code runs.
+    public func notice() { crescent_flag_notify(flag.pointer) }
+}
+
+/// The closure a VM's notice handler calls.
+final class NoticeBox {
+    let handler: () -> Void
+    init(_ handler: @escaping () -> Void) { self.handler = handler }
 }
 
 /// Interrupts the finalizers of a state being closed once they have run past their limit, every

@@ -54,6 +54,7 @@ struct Crescent: ParsableCommand {
                                   "observe", "plugins", "plugin", "help"]
 
     static func main() {
+        CrashReportSetting.apply()
         ResourceFloor.check()
         ProcessTuning.apply()
         let arguments = bareListen(Array(CommandLine.arguments.dropFirst()))

@@ -45,4 +45,28 @@ import Testing
         #expect(DisplayWidth.of(long) <= 80, "\(long)")
         #expect(!status.wholeMessage(width: 80).isEmpty, "the ? help shows the cut message")
     }
+
+    /// Attack new25k D15: a carriage return ended the message (`A…C\rD\tE` showed `A0;pwnBC`) and
+    /// an OSC string's payload showed (`0;pwn`). What follows the return is shown, as a terminal
+    /// shows it, and the whole OSC string is dropped.
+    @Test func aCarriageReturnDoesNotEndTheMessage() {
+        var status = StatusLine(hints: "q quit")
+        status.show("A\u{1B}[2J\u{1B}]0;pwn\u{07}B\u{1B}[?1049lC\rD\tE")
+        #expect(status.message == "D\tE", "\(status.message.debugDescription)")
+        status.show("progress 10%\rprogress 90%\r   \nnext line")
+        #expect(status.message == "progress 90%", "\(status.message.debugDescription)")
+        status.show("title \u{1B}]2;name\u{1B}\\done")
+        #expect(status.message == "title done", "\(status.message.debugDescription)")
+    }
+
+    /// Attack new25k D13: a deep stack's title line kept the root and cut the controller on top
+    /// (`K1 › K2 › … › K15 …`). The first titles give way.
+    @Test func aDeepTitleLineKeepsTheTopController() {
+        let title = (1...15).map { "K\($0)" }.joined(separator: " › ")
+        let frame = ScreenFrame(root: nil, title: title, overlay: nil, status: StatusLine(), width: 30, height: 5)
+        #expect(frame.rows[0].hasSuffix("K14 › K15"), "\(frame.rows[0])")
+        #expect(frame.rows[0].hasPrefix("… › "), "\(frame.rows[0])")
+        let short = ScreenFrame(root: nil, title: "A › B", overlay: nil, status: StatusLine(), width: 30, height: 5)
+        #expect(short.rows[0] == "A › B")
+    }
 }

@@ -218,6 +218,31 @@ extension InteractiveTerminal {
         #expect(isOff("\u{1B}[?2004h", "\u{1B}[?2004l", in: text), "bracketed paste is off", sourceLocation: sourceLocation)
     }
 
+    /// Waits until a handler of the script has created the file `started` in `sandbox` (a loop
+    /// cannot draw a frame to say it runs).
+    func waitUntilStarted(_ sandbox: Sandbox, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await waitFor("the handler to start", sourceLocation: sourceLocation) { _ in
+            FileManager.default.fileExists(atPath: sandbox.path + "/started")
+        }
+    }
+
+    /// Whether the program is stopped (SIGTSTP), as a shell's job control sees it.
+    var isStopped: Bool {
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return stat.split(separator: ")").last?.split(separator: " ").first == "T"
+    }
+
+    /// After a ctrl-z: waits up to 5 s for the program to stop; false when it did not (the kernel
+    /// discards SIGTSTP in an orphaned process group, as a test's may be: the app goes on at once).
+    func waitUntilStopped() async throws -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            if isStopped { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
     /// Whether a mode the program turned on with `on` was last turned off with `off`.
     private func isOff(_ on: String, _ off: String, in text: String) -> Bool {
         guard let lastOn = text.range(of: on, options: .backwards)?.lowerBound else { return true }

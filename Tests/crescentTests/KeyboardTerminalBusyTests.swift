@@ -80,9 +80,7 @@ import Darwin
     /// Waits until a handler has created `started` in `sandbox`, then past the busy delay.
     private func waitUntilBusy(_ terminal: InteractiveTerminal, _ sandbox: Sandbox,
                                sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        await terminal.waitFor("the handler to start", sourceLocation: sourceLocation) { _ in
-            FileManager.default.fileExists(atPath: sandbox.path + "/started")
-        }
+        await terminal.waitUntilStarted(sandbox, sourceLocation: sourceLocation)
         try await Task.sleep(for: .milliseconds(700))
     }
 

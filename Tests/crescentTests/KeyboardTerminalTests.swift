@@ -301,16 +301,7 @@ import Darwin
         let (terminal, _) = try await start()
         let entered = terminal.text.components(separatedBy: "\u{1B}[?1049h").count
         terminal.type("\u{1A}")
-        // Stopped by SIGTSTP, as a shell's job control would see it. (The kernel discards
-        // SIGTSTP in an orphaned process group; then the app goes on at once.)
-        let deadline = Date().addingTimeInterval(5)
-        var stopped = false
-        while Date() < deadline && !stopped {
-            let stat = (try? String(contentsOfFile: "/proc/\(terminal.pid)/stat", encoding: .utf8)) ?? ""
-            stopped = stat.split(separator: ")").last?.split(separator: " ").first == "T"
-            if !stopped { try await Task.sleep(for: .milliseconds(20)) }
-        }
-        if stopped {
+        if try await terminal.waitUntilStopped() {
             expectRestored(terminal)
             kill(terminal.pid, SIGCONT)
         }

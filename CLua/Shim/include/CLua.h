@@ -62,6 +62,15 @@ void crescent_flag_free(crescent_flag *flag);
  *  arms the hook as lua.c's does). Code that starts later finds the flag set and arms it then. */
 void crescent_flag_set(crescent_flag *flag, int reason);
 
+/** Called by the hook, inside running Lua code, when a notice was asked for: it must not touch
+ *  the Lua state. The host uses it to draw what its loop, held by that code, cannot. */
+typedef void (*crescent_notice_handler)(void *context);
+/** Sets the notice handler (from the thread that runs the state's Lua code). */
+void crescent_flag_set_notice_handler(crescent_flag *flag, crescent_notice_handler handler, void *context);
+/** From any thread: when Lua code of the state runs now, its handler is called at its next
+ *  instruction (armed as an interrupt is), and the code goes on; nothing when none runs. */
+void crescent_flag_notify(crescent_flag *flag);
+
 /** Creates a state whose allocations are limited to `limit_bytes` (0: no limit), whose interrupts
  *  come from `flag`, with the standard libraries opened. NULL when out of memory. The flag must
  *  outlive the state. */

@@ -27,6 +27,12 @@ extension Host {
                     let changes = try self.viewValue(at: 2, in: stack, function: "\(node.kind.name).apply")
                     let items = try self.viewValue(at: 3, in: stack, function: "\(node.kind.name).apply")
                     try node.apply(changes, items: items)
+                    // The selected row removed: another item is selected, which the controller
+                    // hears as it hears any move.
+                    if node.selection?.lostItsRow == true {
+                        node.selection?.lostItsRow = false
+                        if let index = node.selection?.index { self.queueSelectionChange(node, index: index, on: stack) }
+                    }
                     return .none
                 },
                 "select": { [unowned self] stack in

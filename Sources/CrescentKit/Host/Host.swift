@@ -439,6 +439,9 @@ public final class Host {
             if pending >= 128 { requestExit(pending) }
             // A Ctrl-C stopping a key's handler (``BusyHandler``): the stop, not a failure.
             if vm.isRunningCodeInterruptPending, busyHandler?.isStopping == true { return true }
+            // A remote client's interrupt (or its hanging up) stopping what it sent: the stop it
+            // asked for, not a failure of the script (``RemoteServer`` says so on the status line).
+            if vm.isRunningCodeInterruptPending, remoteCaller != nil { return true }
             return requestedExit != nil
         default:
             return false

@@ -29,6 +29,8 @@ final class BusyHandler: Sendable {
         case key(String)
         case command(String)
         case click
+        /// Tab on the command line, completing an argument of the command named.
+        case completion(String)
 
         /// As the status line names it.
         var description: String {
@@ -36,6 +38,7 @@ final class BusyHandler: Sendable {
             case .key(let name): "key '\(name)'"
             case .command(let name): "command '\(name)'"
             case .click: "a click"
+            case .completion(let name): "Tab completion of '\(name)'"
             }
         }
     }
@@ -58,6 +61,19 @@ final class BusyHandler: Sendable {
     }
 
     private let state = Mutex(Phase.idle)
+    /// When the running handler was last shown from inside its code (``noticeDue(at:)``).
+    private let lastNotice = Mutex<Duration?>(nil)
+
+    /// From the key reader's thread while no key comes: whether the handler that runs should be
+    /// shown from inside its code now (past ``indicatorDelay``, a second after the last time).
+    func noticeDue(at uptime: Duration) -> Bool {
+        guard case .running(_, let since) = phase, uptime - since >= Self.indicatorDelay else { return false }
+        return lastNotice.withLock { last in
+            if let last, last >= since, uptime - last < .seconds(1) { return false }
+            last = uptime
+            return true
+        }
+    }
 
     /// The phase now.
     var phase: Phase { state.withLock { $0 } }

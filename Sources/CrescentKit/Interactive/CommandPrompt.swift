@@ -47,8 +47,13 @@ struct CommandPrompt {
     }
 
     /// Puts `text` in the line, the cursor after it.
-    mutating func type(_ text: String) {
-        editor.setText(text)
+    /// Sets the line to `text` on one line, its control characters dropped, as a paste is (what
+    /// the line shows is what runs); false when it was cut at ``maxCharacters``.
+    @discardableResult
+    mutating func type(_ text: String) -> Bool {
+        let line = Self.oneLine(text)
+        editor.setText(String(line.prefix(Self.maxCharacters)))
+        return line.count <= Self.maxCharacters
     }
 
     mutating func handle(_ key: Key) -> Outcome {

@@ -8,7 +8,7 @@ extension Host {
     /// Adds `busy(kind, name)` to the controller prelude's table (on top of the stack): a key's
     /// (`"key"`, its name), a command's (`"command"`, its name) or a click's (`"click"`) handler
     /// starts; `busy()` with nothing says the queue of keys and commands is empty. Does nothing
-    /// outside a terminal session.
+    /// outside a terminal session. And `stopping()`: whether a Ctrl-C is stopping what runs.
     func installBusyPrimitive() {
         vm.register(field: "busy") { [unowned self] stack in
             guard let busy = self.busyHandler else { return .none }
@@ -27,6 +27,11 @@ extension Host {
             self.scheduleBusyCheck(after: BusyHandler.indicatorDelay)
             return .none
         }
+        // stopping(): whether a Ctrl-C is stopping what runs (its "interrupted" is no failure).
+        vm.register(field: "stopping") { [unowned self] stack in
+            stack.push(self.busyHandler?.isStopping ?? false)
+            return .one
+        }
     }
 
     /// Starts following the handlers that run (``busyHandler``) and returns the terminal
@@ -36,6 +41,7 @@ extension Host {
     func busyInterrupt(quit: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         let busy = BusyHandler()
         busyHandler = busy
+        vm.setNoticeHandler { [unowned self] in self.showBusyWhileCodeRuns() }
         let clock = self.clock, link = self.link
         let script = vm.interrupter, plugins = pluginInterrupters
         return {
@@ -50,7 +56,7 @@ extension Host {
 
     /// Looks, `delay` from now, whether a handler still runs (one look at a time: a key that
     /// runs for microseconds costs no timer of its own).
-    private func scheduleBusyCheck(after delay: Duration) {
+    func scheduleBusyCheck(after delay: Duration) {
         guard !busyCheckScheduled else { return }
         busyCheckScheduled = true
         let link = self.link
@@ -71,8 +77,34 @@ extension Host {
         guard elapsed >= BusyHandler.indicatorDelay else {
             return scheduleBusyCheck(after: BusyHandler.indicatorDelay - elapsed)
         }
-        presenter.showBusy("\(work.description) running \(Self.tenths(elapsed)) s · ctrl-c stops it, keys wait")
+        presenter.showBusy(Self.busyText(work, elapsed))
         scheduleBusyCheck(after: .seconds(1))
+    }
+
+    private static func busyText(_ work: BusyHandler.Work, _ elapsed: Duration) -> String {
+        "\(work.description) running \(tenths(elapsed)) s · ctrl-c stops it, keys wait"
+    }
+
+    /// Called inside a handler's running Lua code by the VM's notice (the loop is held, so no turn
+    /// shows it): the status line is drawn at once, and looked at again in a second. Touches no
+    /// Lua and no view node.
+    private func showBusyWhileCodeRuns() {
+        guard let busy = busyHandler, case .running(let work, let since) = busy.phase else { return }
+        let elapsed = clock.uptime - since
+        guard elapsed >= BusyHandler.indicatorDelay else { return }
+        presenter.showBusy(Self.busyText(work, elapsed))
+        presenter.drawStatusLineNow()
+    }
+
+    /// The key reader's idle tick: a handler that loops holds the loop, so no turn (and no clock
+    /// job, which runs on the loop) can show it; the VM's notice shows it from inside its code
+    /// (``showBusyWhileCodeRuns()``) once it has run past the delay, and each second after.
+    func busyNotice() -> @Sendable () -> Void {
+        guard let busy = busyHandler else { return {} }
+        let clock = self.clock, interrupter = vm.interrupter
+        return {
+            if busy.noticeDue(at: clock.uptime) { interrupter.notice() }
+        }
     }
 
     /// `duration` in seconds to a tenth below ten seconds (`0.5`, `3.2`), whole above (`42`).
@@ -98,8 +130,20 @@ extension Host {
         }
         let seconds = Self.tenths(clock.uptime - since)
         let waited = dropped == 0 ? "" : dropped == 1 ? "; 1 key typed meanwhile dropped" : "; \(dropped) keys typed meanwhile dropped"
+        let text = "ctrl-c stopped \(work.description) after \(seconds) s\(waited)"
+        // Tab's completion stopped: the command line is open, and shows a message beside it.
+        if case .completion = work { return presenter.showMessage(text) }
         // In place of the hints, where a long hint line cannot cut it off, until the next key
         // has run.
-        presenter.showBusy("ctrl-c stopped \(work.description) after \(seconds) s\(waited)")
+        presenter.showBusy(text)
+    }
+
+    /// After a remote client's interrupt (or its hanging up) stopped the key or command it sent:
+    /// the handler ended without telling the busy indicator, which would go on counting; says who
+    /// stopped what in its place, as a Ctrl-C's stop does.
+    func finishRemoteStop(by caller: String) {
+        guard let busy = busyHandler, case .running(let work, let since) = busy.phase else { return }
+        busy.ended()
+        presenter.showBusy("\(caller) stopped \(work.description) after \(Self.tenths(clock.uptime - since)) s")
     }
 }

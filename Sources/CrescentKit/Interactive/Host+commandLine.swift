@@ -1,5 +1,6 @@
 import LineEditing
 import LuaBridge
+import Model
 
 extension Host {
     /// Keys from the terminal: to the `:` command line while it is open, else to the top
@@ -22,7 +23,12 @@ extension Host {
                 openCommandLine()
             }
             guard case .text(let text) = key, commandLine?.isOpen != true else {
-                if commandLine?.isOpen == true {
+                if commandLine?.isOpen == true, key == .control("z") {
+                    // The line is no reason to refuse ctrl-z: a controller without keys keeps it
+                    // open, so it would never suspend. The typed text waits for `fg`.
+                    pressNames()
+                    suspendTerminal()
+                } else if commandLine?.isOpen == true {
                     pressNames()
                     editCommandLine(key)
                 } else {
@@ -73,7 +79,9 @@ extension Host {
     func openCommandLine(typing text: String = "") -> Bool {
         guard let state = commandLine else { return false }
         var prompt = CommandPrompt(history: state.history)
-        prompt.type(text)
+        if !prompt.type(text) {
+            presenter.showMessage("app.commandLine: the command line holds \(CommandPrompt.maxCharacters) characters; the rest was dropped")
+        }
         commandLine = .open(prompt)
         presenter.showPrompt((prompt.text, prompt.cursorColumn))
         return true
@@ -135,6 +143,17 @@ extension Host {
         stack.push(words[0])
         stack.push(Int64(words.count - 1))
         stack.push(fragment)
+        // A `complete` function runs script code that may loop: followed as a key's handler is,
+        // so a Ctrl-C stops it instead of quitting (unless a key's handler is followed already).
+        let busy = busyHandler.flatMap { $0.phase == .idle ? $0 : nil }
+        if let busy {
+            busy.started(.completion(words[0]), at: clock.uptime)
+            scheduleBusyCheck(after: BusyHandler.indicatorDelay)
+        }
+        defer {
+            busy?.ended()
+            if busy != nil, presenter.status.busy != "" { presenter.showBusy("") }
+        }
         do throws(LuaError) { try vm.call(arguments: 3, results: 1) } catch {
             reportHandlerError(error, in: "error completing '\(words[0])'")
             return ([], 0)

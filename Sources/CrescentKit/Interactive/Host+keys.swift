@@ -51,10 +51,7 @@ extension Host {
             return .one
         }
         vm.register(field: "suspend") { [unowned self] _ in
-            guard let session = self.terminalSession else { return .none }
-            self.console.flush()
-            session.suspend()
-            self.presenter.invalidate()
+            self.suspendTerminal()
             return .none
         }
         vm.register(field: "selectionKey") { [unowned self] stack in
@@ -66,9 +63,20 @@ extension Host {
         installBusyPrimitive()
     }
 
+    /// ctrl-z: gives the terminal back and stops the process (SIGTSTP) until `fg`, then draws
+    /// the screen whole. Nothing without a terminal session.
+    func suspendTerminal() {
+        guard let session = terminalSession else { return }
+        console.flush()
+        session.suspend()
+        presenter.invalidate()
+    }
+
     /// What `key` does to the shown view's selection: `tab`/`shift-tab` move the focus
     /// (returns "focus"); a move returns "moved", `enter` "chosen", each with the component's id,
-    /// the row (from 1) and its item; nothing when the key does nothing there.
+    /// the row (from 1) and its item; "still" for a selection key with nowhere to go (`j` on the
+    /// last row, any on an empty list: a default key, not an unknown one); nothing when the key
+    /// is no selection key there.
     private func selectionKey(_ key: String, _ stack: LuaStack, withItem: Bool) throws -> LuaReturn {
         guard let root = presenter.root else { return .none }
         if key == "tab" || key == "shift-tab" {
@@ -76,13 +84,18 @@ extension Host {
             stack.push("focus")
             return .one
         }
-        guard let node = root.focusedSelectable, node.selection?.index != nil else { return .none }
+        guard let node = root.focusedSelectable, key == "enter" || SelectionMove(key: key) != nil else { return .none }
+        guard node.selection?.index != nil else {
+            stack.push("still")
+            return .one
+        }
         if key == "enter" {
             stack.push("chosen")
         } else if let move = SelectionMove(key: key), node.move(move) {
             stack.push("moved")
         } else {
-            return .none
+            stack.push("still")
+            return .one
         }
         let index = node.selection?.index ?? 0
         if let id = node.id { stack.push(id) } else { stack.pushNil() }
@@ -136,6 +149,22 @@ extension Host {
             }
             stack.setTop(0)
         }
+    }
+
+    /// From a view method the script called (`apply` that removed the selected row), on the
+    /// script's `stack`: the top controller's `selectionChanged` hears that row `index` of
+    /// `node` is selected now, in turn after the handler that removed it. The prelude's hook
+    /// only queues the change; a failure to queue leaves nothing to report.
+    func queueSelectionChange(_ node: ViewNode, index: Int, on stack: LuaStack) {
+        guard let hooks = controllerHooks else { return }
+        let base = stack.top
+        defer { stack.setTop(base) }
+        hooks.push(onto: stack)                                           // hooks
+        guard stack.rawGet(-1, "selected") == .function else { return }  // hooks selected
+        if let id = node.id { stack.push(id) } else { stack.pushNil() }
+        stack.push(Int64(index + 1))
+        binding.push(node.item(at: index), onto: stack)                   // hooks selected id index item
+        _ = stack.callKeepingError(arguments: 3)
     }
 
     /// Takes the terminal for a person to drive the app: raw mode, the alternate screen, keys
@@ -193,7 +222,8 @@ extension Host {
             onKeys: { keys in link.turn { host in host.terminalInput(keys) } },
             onMouse: { event in link.turn { host in host.mouse(event) } },
             onInterrupt: busyInterrupt(quit: onInterrupt),
-            onResize: { link.turn { host in host.presenter.invalidate() } }
+            onResize: { link.turn { host in host.presenter.invalidate() } },
+            onIdle: busyNotice()
         )
     }
 

@@ -78,9 +78,12 @@ final class TerminalSession: Sendable {
     /// Starts reading keys: each read's keys go to `onKeys`, clicks and the wheel to
     /// `onMouse`, and Ctrl-C to `onInterrupt` (never to the script: the host stops a handler
     /// that runs long with it, or the run, even one stuck in a loop), all on the reader's thread; `onResize` after each SIGWINCH. The
-    /// reader stops when the session ends or the input does.
+    /// reader stops when the session ends or the input does. `onIdle` runs on the reader's thread
+    /// each time ``readerPoll`` passes without a byte (off the host's loop, which a handler's
+    /// loop may hold).
     func readKeys(onKeys: @escaping @Sendable ([Key]) -> Void, onMouse: @escaping @Sendable (MouseEvent) -> Void,
-                  onInterrupt: @escaping @Sendable () -> Void, onResize: @escaping @Sendable () -> Void) {
+                  onInterrupt: @escaping @Sendable () -> Void, onResize: @escaping @Sendable () -> Void,
+                  onIdle: @escaping @Sendable () -> Void = {}) {
         resize.withLock { $0 = ResizeMonitor(onResize: onResize) }
         let terminal = self.terminal
         DispatchQueue(label: "crescent.keys").async { [self] in
@@ -94,6 +97,7 @@ final class TerminalSession: Sendable {
                 guard Self.waitForInput(terminal.input, milliseconds: wait) else {
                     if decoder.isAwaitingMoreBytes { deliver(decoder.flush(), onKeys: onKeys, onMouse: onMouse, onInterrupt: onInterrupt) }
                     if decoder.isInPaste { deliver(decoder.endPaste(), onKeys: onKeys, onMouse: onMouse, onInterrupt: onInterrupt) }
+                    onIdle()
                     continue
                 }
                 guard let bytes = terminal.read(), isActive else { return }

@@ -8,7 +8,8 @@
 -- view.slot), keyNames (the keys with word names), showHelp (the `?` text: over the view on a
 -- terminal, else printed), helpKey (true when the shown help took a key: scrolled or closed),
 -- redraw (ctrl-l), suspend (ctrl-z), selectionKey (a key's effect on the shown view's selection
--- and focus) and busy (which key or command runs, for the terminal's busy indicator).
+-- and focus), busy (which key or command runs, for the terminal's busy indicator) and stopping
+-- (whether a Ctrl-C is stopping it).
 --
 -- Lifecycle, in order: init(args), loadView(), viewDidLoad(), viewWillAppear(), viewDidAppear(),
 -- viewWillDisappear(), viewDidDisappear(), dealloc(); each optional, each run inside a task so it
@@ -600,11 +601,13 @@ end
 
 -- A command's `done(ok, message)`, when it has one (remote control's send), hears how it went.
 local function dispatch(name, args, count, done, where)
-  if name == "quit" or name == "exit" then
+  local top = stack[#stack]
+  -- `exit` is quit's alias unless the controller has a command of that name (its own wins, as
+  -- its keys win over the default keys); `quit` always quits.
+  if name == "quit" or (name == "exit" and not (top and state[top].commands.exit)) then
     done(true)
     return app.exit(0)
   end
-  local top = stack[#stack]
   if not top then
     local message = "no controller to receive '" .. name .. "' (app.push(Controller) shows one that takes commands)"
     P.warn(where and "warning: " .. where .. message or message)
@@ -739,6 +742,9 @@ function Controller:command(name, method, help, options)
   onInstance(self, "self:command(name, method[, help][, options])", "self:command(...)")
   if type(name) ~= "string" or not name:match("^[%w_%-]+$") then
     error("bad argument #1 to 'command' (a command name of letters, digits, _ or -, got " .. tostring(name) .. ")", 2)
+  end
+  if name == "quit" then
+    error("bad argument #1 to 'command' ('quit' always quits the app, so a command of that name would never run; choose another name)", 2)
   end
   if type(method) ~= "string" then
     error("self:command(name, method[, help][, options]): argument #2 must be the name of a method of " .. nameOf(self)
@@ -1300,7 +1306,8 @@ return {
     if command.complete then
       local ok, list = pcall(command.complete, index, prefix)
       if ok and type(list) == "table" then return list end
-      if not ok then P.warn("command '" .. name .. "': complete failed: " .. tostring(list)) end
+      -- A Ctrl-C that stopped it is said on the status line as the stop of a handler is.
+      if not ok and not P.stopping() then P.warn("command '" .. name .. "': complete failed: " .. tostring(list)) end
       return {}
     end
     local arg = command.args and command.args[index]
@@ -1318,6 +1325,17 @@ return {
     if #keys > 0 then sendKeys(nil, "key", table.unpack(keys)) end
   end,
   pressKeys = function(report, token, ...)
+    -- The default ctrl-z stops the host's whole process (SIGTSTP): the client would wait for an
+    -- answer only the person at the terminal can bring back with `fg`. Refused unless the top
+    -- controller binds ctrl-z itself.
+    for i = 1, select("#", ...) do
+      if select(i, ...) == "ctrl-z" then
+        local top = stack[#stack]
+        if not (top and state[top].keys["ctrl-z"]) then
+          error("ctrl-z is not pressed from a remote client: it would suspend the host's process, which only the person at its terminal can resume (fg)", 0)
+        end
+      end
+    end
     return sendKeys(function(ok, message) report(token, ok, message) end, "key", ...)
   end,
   commandNames = function()

@@ -246,6 +246,7 @@ extension RemoteServer {
         // The command's task was stopped by the interrupt before it could report.
         if connection.interruptRequested.load(ordering: .relaxed) {
             host.clearStrayInterrupt()
+            host.finishRemoteStop(by: "remote client \(connection.id)")
             if let answer = pendingSends.removeValue(forKey: token) {
                 answer(.failure(MethodError(code: Self.failedCode, message: "\(method): interrupted (the \(method == "send" ? "command" : "keys") '\(arguments.first?.stringValue ?? "")' stopped)",
                                             data: ["kind": "interrupted"])))

@@ -85,13 +85,23 @@ extension SpecHost {
         }
         vm.register(field: "screenText") { [unowned self] stack in
             settle()
-            let width = stack.type(at: 1) == .number ? Int(try stack.checkInteger(1, function: "screen_text")) : host.options.columns ?? 80
-            let height = stack.type(at: 2) == .number ? Int(try stack.checkInteger(2, function: "screen_text")) : 24
             // Answered, not raised: testing.lua raises it at the spec's line (a raise here would
-            // name testing.lua's own line).
-            guard (1...1000).contains(width), (2...1000).contains(height) else {
+            // name testing.lua's own line). A size that is no whole number, or no number (`"a"`,
+            // 2.5), is refused with the same words as one out of range.
+            func size(_ index: Int32, default value: Int) -> Int? {
+                switch stack.type(at: index) {
+                case .none, .nil: return value
+                case .number: return stack.integer(at: index).flatMap { Int(exactly: $0) }
+                default: return nil
+                }
+            }
+            let width = size(1, default: host.options.columns ?? 80), height = size(2, default: 24)
+            guard let width, let height, (1...1000).contains(width), (2...1000).contains(height) else {
                 stack.pushNil()
-                stack.push("a screen of \(width) x \(height) cannot be shown; pass 1-1000 columns and 2-1000 rows")
+                func shown(_ index: Int32, _ value: Int?) -> String {
+                    value.map(String.init) ?? stack.number(at: index).map { "\($0)" } ?? "'\(stack.text(at: index) ?? "?")'"
+                }
+                stack.push("a screen of \(shown(1, width)) x \(shown(2, height)) cannot be shown; pass 1-1000 columns and 2-1000 rows")
                 return .values(2)
             }
             stack.push(host.presenter.frame(width: width, height: height).text)

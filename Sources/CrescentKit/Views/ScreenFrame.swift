@@ -28,7 +28,7 @@ struct ScreenFrame: Equatable {
         let width = max(width, 1)
         let top = title.isEmpty || height < 3 ? 0 : 1
         let viewRows = max(height - 1 - top, 0)
-        var lines: [String] = top == 1 ? [title] : []
+        var lines: [String] = top == 1 ? [Self.fitted(title: title, width: width)] : []
         var reversed: Set<Int> = []
         if var overlay {
             // The `?` help ends with a status message the line had to cut, whole.
@@ -54,6 +54,33 @@ struct ScreenFrame: Equatable {
         rows = lines.map { DisplayWidth.truncate($0, to: width) }
         self.reversed = reversed
         self.width = width
+    }
+
+    private init(rows: [String], reversed: Set<Int>, width: Int) {
+        self.rows = rows
+        self.reversed = reversed
+        self.width = width
+    }
+
+    /// This frame with its last row (the status line) replaced by `status` fitted to the width.
+    func replacingStatusLine(with status: String) -> ScreenFrame {
+        guard !rows.isEmpty else { return self }
+        var rows = self.rows
+        rows[rows.count - 1] = DisplayWidth.truncate(status, to: width)
+        return ScreenFrame(rows: rows, reversed: reversed, width: width)
+    }
+
+    /// The navigation's title line in `width` columns: a stack too deep to fit loses its first
+    /// titles behind `… › `, so the controller on top, the one the keys act on, stays in view.
+    static func fitted(title: String, width: Int) -> String {
+        guard DisplayWidth.of(title) > width else { return title }
+        var titles = title.split(separator: " › ", omittingEmptySubsequences: false)
+        while titles.count > 1 {
+            titles.removeFirst()
+            let line = "… › " + titles.joined(separator: " › ")
+            if DisplayWidth.of(line) <= width { return line }
+        }
+        return title
     }
 
     /// The rows of `overlay` shown in `rows` rows from line `first`: all of it when it fits, else
@@ -198,13 +225,21 @@ struct StatusLine: Equatable {
 
     /// Shows the first line of `text` that is not blank (a traceback shows its error line),
     /// without its colours.
+    ///
+    /// A carriage return inside a line is no line break: what follows it is what a terminal
+    /// shows there (a progress count's last figure), so that is shown when it is not blank.
     mutating func show(_ text: String) {
-        let lines = Self.withoutEscapes(text).split(whereSeparator: \.isNewline).map { $0.drop(while: \.isWhitespace) }
+        let lines = Self.withoutEscapes(text).split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map { line in
+            let shown = line.split(separator: "\r").last { !$0.allSatisfy(\.isWhitespace) } ?? line
+            return shown.drop(while: \.isWhitespace)
+        }
         guard let line = lines.first(where: { !$0.allSatisfy(\.isWhitespace) }) else { return }
         message = String(line)
     }
 
-    /// `text` without its CSI sequences (`ESC [ … final`): the status line draws its own style.
+    /// `text` without its escape sequences: CSI (`ESC [ … final`), which the status line styles
+    /// itself, and the strings OSC, DCS, SOS, PM and APC (`ESC ] … BEL` or `… ESC \`), whose
+    /// payload (a window title) is no message.
     static func withoutEscapes(_ text: String) -> String {
         guard text.contains("\u{1B}") else { return text }
         var result = ""
@@ -214,8 +249,15 @@ struct StatusLine: Equatable {
                 result.unicodeScalars.append(scalar)
                 continue
             }
-            guard scalars.next() == "[" else { continue }
-            while let next = scalars.next(), !(0x40...0x7E).contains(next.value) {}
+            switch scalars.next() {
+            case "[":
+                while let next = scalars.next(), !(0x40...0x7E).contains(next.value) {}
+            case "]", "P", "X", "^", "_":
+                var previous: Unicode.Scalar = " "
+                while let next = scalars.next(), next != "\u{07}", !(previous == "\u{1B}" && next == "\\") { previous = next }
+            default:
+                continue
+            }
         }
         return result
     }

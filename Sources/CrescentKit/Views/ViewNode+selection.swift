@@ -13,6 +13,9 @@ struct Selection: Equatable {
     var offset = 0
     /// How many rows the last layout showed (pageup and pagedown move by that much).
     var visibleRows = 0
+    /// The selected row was removed, so another item is selected now: the controller's
+    /// `selectionChanged` is told (by the `apply` that removed it), then this is cleared.
+    var lostItsRow = false
 }
 
 /// How a key moves a selection.
@@ -90,6 +93,7 @@ extension ViewNode {
     func noteRowChange(at row: Int, inserted: Bool, count: Int) {
         guard var selection else { return }
         if let index = selection.index {
+            if !inserted, row == index { selection.lostItsRow = true }
             if inserted, row <= index { selection.index = index + 1 }
             if !inserted, row < index { selection.index = index - 1 }
             if let moved = selection.index, moved >= count { selection.index = count > 0 ? count - 1 : nil }

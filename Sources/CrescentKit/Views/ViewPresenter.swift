@@ -164,6 +164,19 @@ final class ViewPresenter {
         if !output.isEmpty { console.writeView(output) }
     }
 
+    /// Draws the status line alone, now, over the frame on the screen: for code that holds the
+    /// loop (a handler's `while true do end`), where no turn ends to draw a frame. Builds no view
+    /// lines (the view's nodes may be in the middle of a change by that code).
+    func drawStatusLineNow() {
+        guard let shown = fullScreen?.shown, status.prompt == nil else { return }
+        let frame = shown.replacingStatusLine(with: status.text(width: shown.width))
+        let output = frame.changes(from: shown)
+        fullScreen?.shown = frame
+        guard !output.isEmpty else { return }
+        console.writeView(output)
+        console.flush()
+    }
+
     /// Shows the command line (its text and cursor column) on the status line, or nil: the hints.
     func showPrompt(_ prompt: (text: String, cursor: Int)?) {
         status.prompt = prompt
