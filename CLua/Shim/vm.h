@@ -42,6 +42,13 @@ typedef struct crescent_vm {
     crescent_flag *interrupt;  /* CRESCENT_INTERRUPT_* or a signal's exit status */
     char limit_setting[64];    /* what raises the limit, for the memory error; "" for the default */
     saved_hook saved[SAVED_HOOKS];  /* the threads the interrupt hook was armed on */
+    /* Lua reports an error in a __gc only as a warning, in pieces: the warning being assembled
+     * (cut at its capacity), and the finalizers that failed since the host last took them. */
+    char warning[1024];
+    size_t warning_length;
+    int warning_continues;
+    int finalizer_failures;
+    char first_finalizer_failure[1024];
 } crescent_vm;
 
 struct crescent_flag {

@@ -39,6 +39,7 @@ extension ModelBinding {
                 throw LuaRaise.badArgument(1, to: "post", "'\(name)' is an event of the \(name[..<dot]) service, which only the service posts; "
                                            + "post a name of the script's own (\"refreshed\"), or fake the service in a spec (fake.service)")
             }
+            if self.ownEventCandidates.contains(name) { self.postedOwnEvents.insert(name) }
             stack.pushValue(at: 2)
             let payload = PostedPayload(self.vm.ref(from: stack))
             self.registry.post(name, payload: .opaque(payload))
@@ -216,14 +217,26 @@ extension ModelBinding {
     /// `on("didFail", f)` listens for the script's own event (`post("didFail", ...)`), which
     /// is right for a name the script posts; when the name is an event of a service, the script
     /// most likely meant that event (`on("location.didFail", f)`): a warning at its line says
-    /// how to write it, and the subscription stays.
+    /// how to write it, and the subscription stays. The warning waits for the end of the turn,
+    /// and is dropped when the script posts the name (then it is the script's own event).
     private func warnIfServiceEvent(_ name: String, _ stack: LuaStack) {
+        guard !postedOwnEvents.contains(name) else { return }
         let owners = services.filter { currentInterface(of: $0).event(name) != nil }.map(\.name)
         guard !owners.isEmpty else { return }
         let forms = owners.map { "on(\"\($0).\(name)\", handler)" }.joined(separator: " or ")
         let named = owners.count == 1 ? owners[0] : owners.dropLast().joined(separator: ", ") + " and " + (owners.last ?? "")
-        host.warnAtCaller("on(\"\(name)\", handler) listens for the script's own event '\(name)' (post(\"\(name)\", ...)); '\(name)' is an event of "
-                     + "\(named): \(forms) listens to it", stack)
+        let line = host.warningAtCaller("on(\"\(name)\", handler) listens for the script's own event '\(name)' (post(\"\(name)\", ...)); "
+                                        + "'\(name)' is an event of \(named): \(forms) listens to it", stack)
+        ownEventCandidates.insert(name)
+        pendingOwnEventWarnings.append((name, line))
+    }
+
+    /// Writes the `on("didFail", f)` warnings of the turn whose name the script has not posted.
+    func flushOwnEventWarnings() {
+        guard !pendingOwnEventWarnings.isEmpty else { return }
+        let pending = pendingOwnEventWarnings
+        pendingOwnEventWarnings.removeAll()
+        for (name, line) in pending where !postedOwnEvents.contains(name) { host.writeError(line) }
     }
 
 
@@ -269,7 +282,9 @@ extension ModelBinding {
         }
         try site.function(stack, handlerIndex)
         let options = try readOptions(optionsIndex, stack, site: site, allowed: ["initial", "coalesce", "once", "latest"])
-        if options["latest"] == true { try wrapLatest(handlerAt: handlerIndex, stack) }
+        if options["latest"] == true {
+            try wrapLatest(handlerAt: handlerIndex, context: "\(box.handle.typeName).\(key)", stack)
+        }
         // The registry reads the initial value now: the reports of the changes it may show go
         // first, so they are not delivered to this subscription as changes (see read(_:of:)).
         if !box.reports.isEmpty { applyReports(of: box) }
@@ -286,7 +301,7 @@ extension ModelBinding {
                     _ stack: LuaStack, site: CallSite) throws -> LuaReturn {
         try site.function(stack, handlerIndex)
         let options = try readOptions(optionsIndex, stack, site: site, allowed: ["once", "latest"])
-        if options["latest"] == true { try wrapLatest(handlerAt: handlerIndex, stack) }
+        if options["latest"] == true { try wrapLatest(handlerAt: handlerIndex, context: "on \(name)", stack) }
         let subscription = subscribe(stack, handlerAt: handlerIndex) { token in
             registry.on(name, object: object, once: options["once"] ?? false, site: location(stack),
                         owner: host.currentScope, token: token, handler: .dispatched)
@@ -297,17 +312,19 @@ extension ModelBinding {
 
     /// `{ latest = true }`: replaces the handler at `handlerIndex` with one that runs it as a task
     /// per delivery and cancels the task of the delivery before when it is still running (waiting
-    /// on a service), so only the newest delivery's work reaches the view.
-    private func wrapLatest(handlerAt handlerIndex: Int32, _ stack: LuaStack) throws {
+    /// on a service), so only the newest delivery's work reaches the view. Its errors name the
+    /// subscription (`target`: `collection.count`, `on name`) and its site, as a plain handler's.
+    private func wrapLatest(handlerAt handlerIndex: Int32, context target: String, _ stack: LuaStack) throws {
         if latestWrapper == nil {
             try Prelude.latest.load(into: vm)
-            _ = lua_getglobal(stack.state, "task")                   // chunk task
+            vm.pushFunction(host.taskFunction(ownsSpawns: true, contextFirst: true)) // chunk task
             try vm.call(arguments: 1, results: 1)                    // wrap
             latestWrapper = vm.ref()
         }
         latestWrapper?.push(onto: stack)                             // wrap
         stack.pushValue(at: handlerIndex)                            // wrap handler
-        try vm.call(arguments: 1, results: 1)                        // latest
+        stack.push("error in \(target) handler (subscribed at \(location(stack)))") // wrap handler context
+        try vm.call(arguments: 2, results: 1)                        // latest
         crescent_replace(stack.state, handlerIndex)
     }
 
