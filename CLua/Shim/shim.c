@@ -89,6 +89,31 @@ static int panic_handler(lua_State *L) {
     return 0; /* Lua aborts */
 }
 
+/* The warnings while the state runs: an error in a finalizer ("error in __gc (MESSAGE)", its
+ * pieces joined) is counted for the host to report at the end of its turn; the warning function
+ * runs inside the collector, where nothing may enter Swift. Other warnings are dropped. */
+static void collect_running_warning(void *ud, const char *message, int tocont) {
+    crescent_vm *vm = ud;
+    if (!vm->warning_continues) vm->warning_length = 0;
+    vm->warning_continues = tocont;
+    size_t room = sizeof vm->warning - 1 - vm->warning_length;
+    size_t length = strlen(message);
+    if (length > room) length = room;
+    memcpy(vm->warning + vm->warning_length, message, length);
+    vm->warning_length += length;
+    vm->warning[vm->warning_length] = '\0';
+    if (tocont || strncmp(vm->warning, "error in __gc", 13) != 0) return;
+    if (vm->finalizer_failures++ == 0) memcpy(vm->first_finalizer_failure, vm->warning, vm->warning_length + 1);
+}
+
+int crescent_take_finalizer_failures(lua_State *L, char *first_failure, size_t capacity) {
+    crescent_vm *vm = vm_of(L);
+    int count = vm->finalizer_failures;
+    if (capacity > 0) snprintf(first_failure, capacity, "%s", count > 0 ? vm->first_finalizer_failure : "");
+    vm->finalizer_failures = 0;
+    return count;
+}
+
 lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag) {
     crescent_vm *vm = calloc(1, sizeof *vm);
     if (vm == NULL) return NULL;
@@ -103,6 +128,7 @@ lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag) {
     }
     *(crescent_vm **)lua_getextraspace(L) = vm;
     lua_atpanic(L, panic_handler);
+    lua_setwarnf(L, collect_running_warning, vm);
     luaL_openlibs(L);
     lua_pushliteral(L, MEMORY_ERROR_MESSAGE);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &memory_error_key);

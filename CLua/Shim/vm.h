@@ -66,6 +66,13 @@ typedef struct crescent_vm {
     char limit_setting[64];    /* what raises the limit, for the memory error; "" for the default */
     saved_hook saved[SAVED_HOOKS];  /* the threads the interrupt hook was armed on */
     vm_pool pool;              /* the VM's small blocks */
+    /* Lua reports an error in a __gc only as a warning, in pieces: the warning being assembled
+     * (cut at its capacity), and the finalizers that failed since the host last took them. */
+    char warning[1024];
+    size_t warning_length;
+    int warning_continues;
+    int finalizer_failures;
+    char first_finalizer_failure[1024];
 } crescent_vm;
 
 struct crescent_flag {

@@ -100,6 +100,18 @@ public final class LuaVM {
         objectTypesByKey.removeAll()
     }
 
+    /// The finalizers that failed while the state ran since the last call (a `__gc` that raised
+    /// as the collector ran it): how many and the first one's error; nil when none did. Lua itself
+    /// only warns of them, and the state drops warnings.
+    public func takeFinalizerFailures() -> FinalizerFailures? {
+        guard isOpen else { return nil }
+        var first = [CChar](repeating: 0, count: 1024)
+        let failed = crescent_take_finalizer_failures(state, &first, first.count)
+        guard failed > 0 else { return nil }
+        let warning = String(decoding: first.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return FinalizerFailures(count: Int(failed), first: Self.unwrapped(warning))
+    }
+
     /// The message inside Lua's warning `error in __gc (MESSAGE)` (`__gc metamethod` before Lua 5.4.6).
     private static func unwrapped(_ warning: String) -> String {
         for prefix in ["error in __gc metamethod (", "error in __gc ("] where warning.hasPrefix(prefix) {

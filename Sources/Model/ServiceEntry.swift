@@ -17,6 +17,10 @@ public struct ServiceEntry: Sendable {
     /// A mistake found without making the service (a setting of the wrong type): the host
     /// reports it at start, and every use of the service answers it.
     public let setupError: ServiceError?
+    /// True when the service runs only once started (`services.NAME:start()`, a
+    /// ``StartableService``): known before it is made, so a run that only subscribed to it can
+    /// be told it never started.
+    public let isStartable: Bool
     private let declaration: @Sendable () -> AnyInterface
     private let made: MadeOnce
 
@@ -31,9 +35,9 @@ public struct ServiceEntry: Sendable {
     /// An entry whose declaration is built when something first reads it (help, completion,
     /// the first call), not when the host starts: a run that never touches the service never
     /// pays for its declaration. `declaration` must declare a service called `name`.
-    public init(named name: String, declaration: @escaping @Sendable () -> AnyInterface,
+    public init(named name: String, declaration: @escaping @Sendable () -> AnyInterface, isStartable: Bool = false,
                 make: @escaping @Sendable () throws(ServiceError) -> any Service) {
-        self.init(named: name, declaration: declaration, setupError: nil, made: MadeOnce(make))
+        self.init(named: name, declaration: declaration, setupError: nil, made: MadeOnce(make), isStartable: isStartable)
     }
 
     /// An entry for a service that already exists.
@@ -54,11 +58,12 @@ public struct ServiceEntry: Sendable {
     }
 
     private init(named name: String, declaration: @escaping @Sendable () -> AnyInterface, setupError: ServiceError?,
-                 made: MadeOnce) {
+                 made: MadeOnce, isStartable: Bool = false) {
         self.name = name
         self.declaration = declaration
         self.setupError = setupError
         self.made = made
+        self.isStartable = isStartable
     }
 
     /// The service, made now if this is the first call.

@@ -13,7 +13,7 @@ protocol DeclaredService: Service {
 extension ServiceEntry {
     /// An entry for `service` that makes it with `make` on first use.
     init<S: DeclaredService>(_ service: S.Type, make: @escaping @Sendable () throws(ServiceError) -> any Service) {
-        self.init(named: S.serviceName, declaration: { S.declaration }, make: make)
+        self.init(named: S.serviceName, declaration: { S.declaration }, isStartable: S.self is any StartableService.Type, make: make)
     }
 
     /// An entry for `service`, which cannot be made because of `error`, found at setup.

@@ -14,7 +14,7 @@ struct InitCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: ArgumentHelp("The project folder (created if missing; default: the current folder).", valueName: "dir"))
+    @Argument(help: ArgumentHelp("The project folder (created if missing; . is the current folder).", valueName: "dir"))
     var directory = "."
 
     func validate() throws {

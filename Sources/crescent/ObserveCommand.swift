@@ -23,6 +23,11 @@ struct ObserveCommand: ParsableCommand {
     }
 
     func run() throws {
+        // `observe h1 location`: the key left out, the host's name taken for the service.
+        if words.count == 2, (try? RemoteHosts.resolve(words[0])) != nil {
+            Crescent.usageError("observe: '\(words[0])' is the name of a listening host; give the service and the property after it: "
+                                + "crescent observe \(words[0]) \(words[1]) KEY")
+        }
         let (host, rest) = RemoteCommandSupport.split(words, needs: 2)
         let client = RemoteCommandSupport.connect(host)
         _ = RemoteCommandSupport.result(client, "observe", ["service": .string(rest[0]), "key": .string(rest[1])])

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CrescentKit
+import Model
 
 /// `crescent plugins`: every plugin found, its services, permissions, grant and status; and
 /// `plugins allow NAME`, `plugins install PATH|GIT-URL|ARCHIVE`, `plugins remove NAME`.
@@ -139,7 +140,16 @@ struct PluginCommand: ParsableCommand {
         var folder: String?
 
         func validate() throws {
-            guard lua != process else { throw ValidationError("choose one of --lua or --process") }
+            guard lua != process else {
+                // `plugin new bar --lau`: the parser left the unknown option to this check, which
+                // named the kind and hid the typo.
+                let words = CommandLine.arguments.drop { $0 != "new" }.dropFirst().prefix { $0 != "--" }
+                if let unknown = words.first(where: { $0.hasPrefix("-") && !["--lua", "--process"].contains($0) }) {
+                    let hint = NameSuggestion.closest(to: unknown, among: ["--lua", "--process"]).map { " Did you mean '\($0)'?" } ?? ""
+                    throw ValidationError("Unknown option '\(unknown)'.\(hint)")
+                }
+                throw ValidationError("choose one of --lua or --process")
+            }
             // A name it cannot take is a usage error (exit 2, with this command's usage).
             do throws(PluginProblem) { try PluginSkeleton.checkName(name) } catch { throw ValidationError(error.message) }
         }

@@ -108,7 +108,13 @@ struct RunCommand: ParsableCommand {
         // the view drawn live (`--ui plain` and `--ui json` keep the terminal as it is).
         let readsKeys = options.ui == .live && ProcessIO.isTerminal(0) && ProcessIO.isTerminal(1)
             && { if case .standardInput = source { false } else { true } }()
-        return ScriptRunner.run(source, bytes: bytes, options: options, plugins: [.standard],
-                                readsCommands: readsCommands, readsKeys: readsKeys)
+        let status = ScriptRunner.run(source, bytes: bytes, options: options, plugins: [.standard],
+                                      readsCommands: readsCommands, readsKeys: readsKeys)
+        // `-e '1+1'` and `echo '1+1' | crescent`: typed as at the REPL's prompt.
+        let typed: Bool = if case .file = source { false } else { true }
+        if status != 0, typed, let note = PipedReplNote.valueAloneNote(for: bytes) {
+            ProcessIO.writeError("crescent: note: \(note)\n")
+        }
+        return status
     }
 }

@@ -236,6 +236,24 @@ import Testing
         #expect(test.host.completions(before: "nothing x").candidates == [])
     }
 
+    /// A `complete` that returns no list (a string, nothing) offered nothing without a word
+    /// (attack new25, D27); one that raises was already reported.
+    @Test func aCompleteThatReturnsNoListIsWarned() throws {
+        let test = try TestHost()
+        test.run("""
+            local C = controller("C")
+            function C:viewDidLoad()
+              self:command("add", "add", "add ITEM", { args = { "item: string" }, complete = function() return "notalist" end })
+            end
+            function C:add() end
+            app.push(C)
+            """)
+        test.settle()
+        #expect(test.host.completions(before: "add m").candidates == [])
+        #expect(test.stderr.contains("warning: command 'add': complete returned a string, not a list of words, so Tab offered nothing: "
+                                     + "return a table, as return { \"milk\", \"oat milk\" } (an empty one offers nothing)"), "\(test.stderr)")
+    }
+
     @Test func badCommandOptionsAreClearErrors() throws {
         let test = try TestHost()
         test.run("""

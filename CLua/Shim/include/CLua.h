@@ -79,6 +79,11 @@ lua_State *crescent_newstate(size_t limit_bytes, crescent_flag *flag);
  *  while it closed (Lua only warns of those), and writes the first one's warning, "error in __gc
  *  (MESSAGE)", NUL-terminated and cut at `capacity` bytes, to `first_failure`. */
 int crescent_close(lua_State *L, char *first_failure, size_t capacity);
+/** How many finalizers (__gc) failed while the state ran since the last call (Lua only warns of
+ *  those, and a state made by lua_newstate drops warnings), writing the first one's warning as
+ *  crescent_close does; counting starts again from 0. Warnings of other kinds (a script's own
+ *  `warn`) are dropped, as before. */
+int crescent_take_finalizer_failures(lua_State *L, char *first_failure, size_t capacity);
 
 size_t crescent_memory_used(lua_State *L);
 size_t crescent_memory_limit(lua_State *L);

@@ -12,6 +12,7 @@ extension ModelBinding {
         for spec in box.interface.methods {
             functions[spec.name] = { [unowned self] stack in
                 let box = try self.checkSelf(stack, type(), signature: spec.signature(owner: owner))
+                box.wasCalled = true
                 return try self.invoke(spec, on: box, stack)
             }
         }

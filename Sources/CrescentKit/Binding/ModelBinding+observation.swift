@@ -46,6 +46,7 @@ extension ModelBinding {
                 throw LuaRaise.badArgument(1, to: "post", what + "; post a name of the script's own (\"refreshed\"), or fake the service in a spec "
                                            + "(fake.service)")
             }
+            if self.ownEventCandidates.contains(name) { self.postedOwnEvents.insert(name) }
             stack.pushValue(at: 2)
             let payload = PostedPayload(self.vm.ref(from: stack))
             self.registry.post(name, payload: .opaque(payload))
@@ -186,6 +187,9 @@ extension ModelBinding {
     /// name is one a script posts itself. Reads the service's interface when it is made, else
     /// its declaration; a plugin's service that declares nothing before it runs is started.
     private func checkServiceEvent(_ name: String, _ stack: LuaStack) throws {
+        // A name of the script's own that is a service's event: warned at the end of the turn,
+        // unless the script posts it (``warnIfServiceEvent(_:_:)``).
+        if !name.isEmpty, !name.contains(".") { return warnIfServiceEvent(name, stack) }
         switch eventNameCheck(name, stack) {
         case .fine: return
         case .warning(let message): host.warnAtCaller(message, stack)
@@ -253,6 +257,24 @@ extension ModelBinding {
             + "\(named): \(forms) listens to it"
     }
 
+    /// The script's `on("didFail", f)`: ``serviceEventWarning(_:)``'s warning at its line waits for
+    /// the end of the turn, and is dropped when the script posts the name (then it is the script's
+    /// own event).
+    private func warnIfServiceEvent(_ name: String, _ stack: LuaStack) {
+        guard !postedOwnEvents.contains(name), let message = serviceEventWarning(name) else { return }
+        let line = host.warningAtCaller(message, stack)
+        ownEventCandidates.insert(name)
+        pendingOwnEventWarnings.append((name, line))
+    }
+
+    /// Writes the `on("didFail", f)` warnings of the turn whose name the script has not posted.
+    func flushOwnEventWarnings() {
+        guard !pendingOwnEventWarnings.isEmpty else { return }
+        let pending = pendingOwnEventWarnings
+        pendingOwnEventWarnings.removeAll()
+        for (name, line) in pending where !postedOwnEvents.contains(name) { host.writeError(line) }
+    }
+
     /// The interface of `entry`'s service as made (a plugin's, with what it declared as it
     /// started), else as declared.
     private func currentInterface(of entry: ServiceEntry) -> AnyInterface {
@@ -295,7 +317,9 @@ extension ModelBinding {
         }
         try site.function(stack, handlerIndex)
         let options = try readOptions(optionsIndex, stack, site: site, allowed: ["initial", "coalesce", "once", "latest"])
-        if options["latest"] == true { try wrapLatest(handlerAt: handlerIndex, stack) }
+        if options["latest"] == true {
+            try wrapLatest(handlerAt: handlerIndex, context: "\(box.handle.typeName).\(key)", stack)
+        }
         // The registry reads the initial value now: the reports of the changes it may show go
         // first, so they are not delivered to this subscription as changes (see read(_:of:)).
         if !box.reports.isEmpty { applyReports(of: box) }
@@ -312,7 +336,7 @@ extension ModelBinding {
                     _ stack: LuaStack, site: CallSite) throws -> LuaReturn {
         try site.function(stack, handlerIndex)
         let options = try readOptions(optionsIndex, stack, site: site, allowed: ["once", "latest"])
-        if options["latest"] == true { try wrapLatest(handlerAt: handlerIndex, stack) }
+        if options["latest"] == true { try wrapLatest(handlerAt: handlerIndex, context: "on \(name)", stack) }
         let subscription = subscribe(stack, handlerAt: handlerIndex) { token in
             registry.on(name, object: object, once: options["once"] ?? false, site: location(stack),
                         owner: host.currentScope, token: token, handler: .dispatched)
@@ -323,17 +347,19 @@ extension ModelBinding {
 
     /// `{ latest = true }`: replaces the handler at `handlerIndex` with one that runs it as a task
     /// per delivery and cancels the task of the delivery before when it is still running (waiting
-    /// on a service), so only the newest delivery's work reaches the view.
-    private func wrapLatest(handlerAt handlerIndex: Int32, _ stack: LuaStack) throws {
+    /// on a service), so only the newest delivery's work reaches the view. Its errors name the
+    /// subscription (`target`: `collection.count`, `on name`) and its site, as a plain handler's.
+    private func wrapLatest(handlerAt handlerIndex: Int32, context target: String, _ stack: LuaStack) throws {
         if latestWrapper == nil {
             try Prelude.latest.load(into: vm)
-            _ = lua_getglobal(stack.state, "task")                   // chunk task
+            vm.pushFunction(host.taskFunction(ownsSpawns: true, contextFirst: true)) // chunk task
             try vm.call(arguments: 1, results: 1)                    // wrap
             latestWrapper = vm.ref()
         }
         latestWrapper?.push(onto: stack)                             // wrap
         stack.pushValue(at: handlerIndex)                            // wrap handler
-        try vm.call(arguments: 1, results: 1)                        // latest
+        stack.push("error in \(target) handler (subscribed at \(location(stack)))") // wrap handler context
+        try vm.call(arguments: 2, results: 1)                        // latest
         crescent_replace(stack.state, handlerIndex)
     }
 

@@ -25,6 +25,13 @@ final class ModelBinding {
     private(set) var services: [ServiceEntry] = []
     /// The `services` table, for the REPL's completion.
     private var servicesTable: LuaRef?
+    /// `on("didFail", f)` warnings waiting for the end of the turn: a script that posts the name
+    /// itself (in the same turn or before) listens for its own event rightly and is not warned.
+    var pendingOwnEventWarnings: [(name: String, line: String)] = []
+    /// The names such a warning was for, and those of them the script posted (kept small: only
+    /// names of services' events that `on` was given without a prefix).
+    var ownEventCandidates: Set<String> = []
+    var postedOwnEvents: Set<String> = []
     /// Makes `{ latest = true }` handlers (loaded on first use).
     var latestWrapper: LuaRef?
     var objects: [ObjectIdentifier: (box: ObjectBox, userdata: LuaRef)] = [:]
@@ -45,6 +52,8 @@ final class ModelBinding {
     var requests: Set<ServiceRequest> = []
     /// A delivery round is queued on the loop.
     var deliveryScheduled = false
+    /// The services `start()` was called on in this run (``unstartedServiceNotes()``).
+    var startedServices: Set<String> = []
     /// Start shares per service.
     var shares: [ObjectIdentifier: [StartShare]] = [:]
     /// Objects handed to callers that still work for their owners (spawned processes).

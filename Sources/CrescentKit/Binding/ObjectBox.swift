@@ -14,6 +14,9 @@ final class ObjectBox {
     /// While a handler of one of its events runs, the properties as that event left them: reads
     /// give these instead of the object's newer state (see ``ReportedEvent``).
     var pinned: [String: Value]?
+    /// A declared method was called on it: a service the script used (`location:current()`),
+    /// whose events may come without `start()` (``ModelBinding/unstartedServiceNotes()``).
+    var wasCalled = false
 
     init(_ object: any ModelObject) {
         self.object = object

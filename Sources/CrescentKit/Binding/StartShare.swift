@@ -69,6 +69,7 @@ extension ModelBinding {
     /// Starts `box` for `owner` (or changes that owner's options).
     func start(_ box: ObjectBox, options: Value, owner: Scope) {
         let id = ObjectIdentifier(box.object)
+        startedServices.insert(box.name)
         if let existing = shares[id]?.first(where: { $0.owner === owner }) {
             existing.update(options)
         } else {

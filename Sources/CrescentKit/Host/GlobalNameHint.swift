@@ -15,6 +15,12 @@ enum GlobalNameHint {
         guard let quote = rest.firstIndex(of: "'"), rest[quote...].hasPrefix("')") else { return message }
         let name = String(rest[..<quote])
         let end = rest.index(quote, offsetBy: 2)
+        if name == "self" {
+            // `function C.viewDidLoad() self:key(...) end`: `self` is a parameter only of a
+            // function defined (or called) with ':'.
+            return String(message[..<end]) + "; self is set only in a function defined with ':' (function C:viewDidLoad(), not "
+                + "C.viewDidLoad) and called with ':' (obj:method())" + String(message[end...])
+        }
         if specGlobals.contains(name) {
             return String(message[..<end]) + "; \(name) is defined in specs: run the file with crescent test FILE" + String(message[end...])
         }

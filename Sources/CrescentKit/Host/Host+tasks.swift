@@ -55,13 +55,18 @@ extension Host {
     /// `task(fn, ...)`. With `ownsSpawns` (the script's `task`), the programs its code spawns end
     /// with it; the controllers' methods run as tasks without it, so what they spawn belongs to
     /// the controller (`viewDidLoad` starting a program that runs while the view shows).
-    func taskFunction(ownsSpawns: Bool) -> LuaFunctionBody {
+    /// With `contextFirst` the function is `task(context, fn, ...)`, whose error is reported
+    /// under `context` rather than as a task's (a `{ latest = true }` handler's).
+    func taskFunction(ownsSpawns: Bool, contextFirst: Bool = false) -> LuaFunctionBody {
         return { [unowned self] stack in
-            try stack.checkFunction(1, function: "task")
-            let arguments = stack.top - 1
-            let task = self.startTask(function: 1, arguments: arguments, in: stack)
+            let function: Int32 = contextFirst ? 2 : 1
+            let context = try contextFirst ? stack.checkString(1, function: "task") : nil
+            try stack.checkFunction(function, function: "task")
+            let arguments = stack.top - function
+            let task = self.startTask(function: function, arguments: arguments, in: stack)
             task.ownsSpawns = ownsSpawns
-            if stack.isCFunction(at: 1) {
+            task.errorContext = context
+            if stack.isCFunction(at: function) {
                 let place = stack.place(level: 1)
                 task.startSite = place.isEmpty ? nil : place
             }
@@ -165,7 +170,7 @@ extension Host {
             } else {
                 var located = error
                 if let site = task.startSite, error.kind == .runtime { located.message = site + error.message }
-                reportHandlerError(located, in: "error in task")
+                reportHandlerError(located, in: task.errorContext ?? "error in task")
             }
         }
     }

@@ -158,7 +158,10 @@ extension Host {
         default:
             // Whether the kind takes a bare value at all does not depend on the value.
             guard kind.constructorFields(bare: .null) != nil else {
-                throw LuaRaise("\(function): pass a table of fields, e.g. \(function){ id = \"name\" }")
+                // A stack's or row's example shows what it holds: `view.stack(a, b)` for `view.stack { a, b }`.
+                let example = kind.holdsChildren ? "\(function) { view.text { text = \"a\" }, view.text { text = \"b\" } }"
+                    : "\(function){ id = \"name\" }"
+                throw LuaRaise("\(function): pass a table of fields, e.g. \(example)")
             }
             do { fields = kind.constructorFields(bare: try binding.value(at: 1, in: stack)) ?? [:] } catch {
                 throw LuaRaise("\(function): \(error.description)")

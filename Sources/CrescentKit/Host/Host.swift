@@ -55,6 +55,9 @@ public final class Host {
     }
     /// True once any error was reported from a handler (the run will exit 1).
     public private(set) var sawError = false
+    /// Whether ``finish(status:)`` reports the finalizers that failed as the VM closed (and makes
+    /// a 0 status 1). A test's host leaves them to its teardown, which fails the test with them.
+    var reportsFinalizerFailuresAtClose = true
     /// While a remote client's chunk runs: where a copy of each line for stderr goes (the
     /// warnings the chunk causes, which the host's own stderr alone hid from the client).
     var errorCopy: ((String) -> Void)?
@@ -260,7 +263,9 @@ public final class Host {
     /// Flushes output, and finishes the run when it is over.
     public func endTurn() {
         guard isRunning else { return }
+        reportFinalizerFailures()
         if requestedExit == nil { binding.scheduleDelivery() }
+        binding.flushOwnEventWarnings()
         showPrintedMessage()
         presenter.renderIfNeeded()
         console.flush()
@@ -269,6 +274,7 @@ public final class Host {
             // non-zero status wins, a zero one becomes 1 when a handler failed.
             finish(status: code == 0 && sawError ? 1 : code)
         } else if runState == .mainFinished && !hasPendingWork && !isPluginHost {
+            noteRunEndedOnItsOwn()
             finish(status: sawError ? 1 : 0)
         }
     }
@@ -386,6 +392,24 @@ public final class Host {
         }
     }
 
+    /// Reports the `__gc` finalizers that raised while the run went on as a handler's error: Lua
+    /// itself only warns of them, so a failing finalizer was silent.
+    func reportFinalizerFailures() {
+        guard let failures = vm.takeFinalizerFailures(), !Self.isInterruption(failures.first) else { return }
+        reportHandlerError(LuaError(.runtime, failures.first), in: Self.finalizerContext(failures, when: ""))
+    }
+
+    /// A finalizer stopped by an interrupt (a client's, a Ctrl-C, the time limit, an exit) did
+    /// not fail: the stop is reported where it was asked for.
+    private static func isInterruption(_ message: String) -> Bool {
+        ["interrupted", "exiting", "interrupted: time limit reached"].contains { message == $0 || message.hasSuffix(": " + $0) }
+    }
+
+    /// `error in a __gc finalizer[ when][ (and N more)]`.
+    static func finalizerContext(_ failures: LuaVM.FinalizerFailures, when: String) -> String {
+        "error in a __gc finalizer" + when + (failures.count > 1 ? " (and \(failures.count - 1) more)" : "")
+    }
+
     /// Prints `crescent: [context: ]message` (the message carries `file:line` and a traceback,
     /// its host frames folded after the script's: see ``TracebackFolding``).
     func report(_ error: LuaError, context: String? = nil) {
@@ -409,7 +433,12 @@ public final class Host {
 
     /// Writes `crescent: warning: FILE:LINE: message`, at the line of the Lua code calling.
     func warnAtCaller(_ message: String, _ stack: LuaStack) {
-        writeError("\(console.styled("crescent: warning:", .warning)) \(stack.place(level: 1))\(message)")
+        writeError(warningAtCaller(message, stack))
+    }
+
+    /// The line ``warnAtCaller(_:_:)`` writes, for a warning written later.
+    func warningAtCaller(_ message: String, _ stack: LuaStack) -> String {
+        "\(console.styled("crescent: warning:", .warning)) \(stack.place(level: 1))\(message)"
     }
 
     /// Errors that are requests (`app.exit`, a signal, the time limit) rather than failures.
@@ -510,7 +539,18 @@ public final class Host {
             status = 1
             runState = .finished(status: status)
         }
+        // A finalizer that failed in the last turn, or as the VM closed, fails the run too.
+        var failures = [vm.takeFinalizerFailures()]
         vm.close()
+        failures.append(vm.finalizerFailures)
+        for (failure, when) in zip(failures, ["", " as the run ended"]) where reportsFinalizerFailuresAtClose {
+            guard let failure else { continue }
+            // Written directly: ``report(_:context:)`` reads the VM's globals, closed by now.
+            let plugin = pluginName.map { "plugin '\($0)': " } ?? ""
+            writeError("\(console.styled("crescent:", .error)) \(plugin)\(Self.finalizerContext(failure, when: when)): \(failure.first)")
+            if status == 0 { status = 1 }
+        }
+        runState = .finished(status: status)
         // Nothing of the run is left to read the host through its link: from here on it reads
         // nil on any thread, even while the host itself is still held.
         weakLink.clear()

@@ -58,6 +58,9 @@ final class LuaTask: Hashable, Cancellable {
     /// `file:line: ` where `task(fn)` was called, kept only when `fn` is a C function
     /// (`task(services.geocoder.reverse, ...)`): its errors carry no line of their own.
     var startSite: String?
+    /// What its error is reported as, when not "error in task" (a `{ latest = true }` handler's
+    /// subscription and site).
+    var errorContext: String?
     /// What its code spawned that ends with it (see ``ownsSpawns``).
     var spawned: [OwnedObjectShare] = []
     /// Told `true` before each resume and `false` after (the REPL lets Ctrl-C interrupt only

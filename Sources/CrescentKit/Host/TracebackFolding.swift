@@ -23,7 +23,9 @@ enum TracebackFolding {
         }
         guard !script.isEmpty || always, hostCount > 0 else { return message }
         let plural = hostCount == 1 ? "frame" : "frames"
-        let fold = "\t(\(hostCount) host \(plural): \(hostSources.joined(separator: ", ")))"
+        // Frames that name no source (a tail call replaced them) have nothing to list.
+        let sources = hostSources.isEmpty ? "" : ": " + hostSources.joined(separator: ", ")
+        let fold = "\t(\(hostCount) host \(plural)\(sources))"
         return (lines[...header] + script + [Substring(fold)]).joined(separator: "\n")
     }
 

@@ -43,7 +43,15 @@ extension PluginCatalog {
                 continue
             }
         }
-        return .failure(PluginProblem("no plugin '\(name)' found (crescent plugins lists the plugins found)"))
+        // `plugins allow fo` with plugins/foo: the name closest to one found.
+        let names = found.compactMap { plugin -> String? in
+            switch plugin.status {
+            case .ok(let manifest), .disabled(let manifest): manifest.name
+            default: nil
+            }
+        }
+        let hint = NameSuggestion.closest(to: name, among: names).map { "; did you mean '\($0)'?" } ?? ""
+        return .failure(PluginProblem("no plugin '\(name)' found\(hint) (crescent plugins lists the plugins found)"))
     }
 
     /// What `manifest` asks, as `crescent plugins allow` and `install` show it.

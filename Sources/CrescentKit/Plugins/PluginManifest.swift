@@ -88,6 +88,8 @@ public struct PluginManifest: Sendable {
     /// - Throws: ``PluginProblem`` naming the manifest and the field that is wrong.
     public static func load(folder: String, hostVersion: String) throws(PluginProblem) -> PluginManifest {
         let path = path(in: folder)
+        // `--plugin nope`: the folder itself is missing, which its manifest's path did not say.
+        guard access(folder, F_OK) == 0 else { throw PluginProblem("\(folder): no such folder (a plugin is a folder that holds a plugin.toml)") }
         guard access(path, R_OK) == 0 else { throw PluginProblem("\(path): cannot read the manifest (a plugin folder holds a plugin.toml)") }
         let fields = try PluginFile.tables(path, what: "the plugin's manifest", followLinks: false)
         return try ManifestReader(path: path, fields: fields).manifest(folder: folder, hostVersion: hostVersion)

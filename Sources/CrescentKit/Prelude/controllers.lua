@@ -129,6 +129,9 @@ end
 
 -- Where each class name was first made ("file:line"), for a second class of the name.
 local classPlaces = {}
+-- The classes made, in order ({ name, place }), and whether any instance was: a run that ends
+-- with classes and no instance forgot app.push (unshownNote, for the host).
+local madeClasses, instantiated = {}, false
 function controller(name, base)
   if type(name) ~= "string" or name == "" then
     error("bad argument #1 to 'controller' (name must be a non-empty string)", 2)
@@ -146,6 +149,7 @@ function controller(name, base)
       .. "); messages and help cannot tell them apart: give each its own name, or add methods to the first")
   end
   if place then classPlaces[name] = place end
+  madeClasses[#madeClasses + 1] = { name = name, place = place }
   local class = { __controllerClass = true, __name = name, __base = base }
   class.__index = class
   class.__tostring = function(self) return name .. "#" .. state[self].id end
@@ -246,6 +250,7 @@ local function instantiate(classOrInstance, args, caller)
       .. ", { item = item })", 3)
   end
   checkLifecycleNames(classOrInstance)
+  instantiated = true
   nextId = nextId + 1
   local self = setmetatable({ children = {} }, classOrInstance)
   state[self] = {
@@ -492,9 +497,36 @@ end
 function app.route(pattern, class)
   if type(pattern) ~= "string" then error("bad argument #1 to 'app.route' (pattern string expected, got " .. type(pattern) .. ")", 2) end
   if not isClass(class) then error("bad argument #2 to 'app.route' (controller class expected, got " .. type(class) .. ")", 2) end
-  local parts = {}
-  for part in pattern:gmatch("[^/]+") do parts[#parts + 1] = part end
-  routes[#routes + 1] = { pattern = pattern, parts = parts, class = class }
+  local parts, params = {}, {}
+  for part in pattern:gmatch("[^/]+") do
+    if part:sub(1, 1) == ":" then
+      -- `goods/:` matched and gave init no argument; `a/:id/:id` kept only the last.
+      local param = part:sub(2)
+      if param == "" then
+        error("bad argument #1 to 'app.route' (the parameter at part " .. #parts + 1 .. " of '" .. pattern
+          .. "' has no name, so init(args) would get nothing for it: name it, as in 'goods/:id' for args.id)", 2)
+      end
+      if params[param] then
+        error("bad argument #1 to 'app.route' (the parameter ':" .. param .. "' is in '" .. pattern
+          .. "' twice, so args." .. param .. " would hold only the last part: give each its own name)", 2)
+      end
+      params[param] = true
+    end
+    parts[#parts + 1] = part
+  end
+  local place = callerPlace(2)
+  for i, route in ipairs(routes) do
+    if route.pattern == pattern then
+      -- The first route of a pattern won, so a second one was never used: the newest now wins
+      -- (a script loaded again routes anew), and the script hears of the first.
+      P.warn("warning: " .. place .. "app.route(\"" .. pattern .. "\", " .. nameOf(class) .. ") replaces the route of '" .. pattern
+        .. "' to " .. nameOf(route.class) .. (route.place ~= "" and " made at " .. route.place:sub(1, -3) or "")
+        .. "; app.open of a path it matches now pushes " .. nameOf(class))
+      routes[i] = { pattern = pattern, parts = parts, class = class, place = place }
+      return
+    end
+  end
+  routes[#routes + 1] = { pattern = pattern, parts = parts, class = class, place = place }
 end
 
 function app.open(path, args)
@@ -767,8 +799,17 @@ function Controller:command(name, method, help, options)
   -- leaves no half-registered entry behind for `help` and the command list to trip on.
   local args = parseArgs(options.args)
   local st = state[self]
-  if not st.commands[name] then st.commandOrder[#st.commandOrder + 1] = name end
-  st.commands[name] = { method = method, help = help or "", args = args, complete = options.complete }
+  local place = callerPlace(2)
+  local bound = st.commands[name]
+  if not bound then st.commandOrder[#st.commandOrder + 1] = name end
+  -- Bound again, as self:key does: the second replaced the first without a word. The same line
+  -- binding it again (in viewWillAppear) is no mistake.
+  if bound and bound.place ~= place and place ~= "" and bound.place ~= "" then
+    P.warn("warning: " .. place .. "self:command(\"" .. name .. "\", \"" .. method .. "\") binds the command '" .. name
+      .. "' again, replacing its binding to '" .. bound.method .. "' made at " .. bound.place:sub(1, -3)
+      .. ": bind each command once, or give this one another name")
+  end
+  st.commands[name] = { method = method, help = help or "", args = args, complete = options.complete, place = place }
 end
 
 -- The arguments of a command with declared args, converted to their types; nil and a message
@@ -859,12 +900,24 @@ end
 -- Raises, at `level` above the caller, the error for a name that is no key.
 -- The key a name that is none most likely means: another case (Enter), another way of writing
 -- ctrl (ctl-r, ctrl+r, C-r, control-r), or a close name (entr).
+-- The names other programs give some keys (curses, browsers' key names, vim): closeness alone
+-- missed them (return, escape) or sent them elsewhere (pgdown to down).
+local KEY_ALIASES = {
+  ["return"] = "enter", cr = "enter", escape = "esc", del = "delete", ins = "insert", bs = "backspace",
+  pgdown = "pagedown", pgdn = "pagedown", ["page-down"] = "pagedown", pgup = "pageup", ["page-up"] = "pageup",
+  arrowup = "up", arrowdown = "down", arrowleft = "left", arrowright = "right", backtab = "shift-tab",
+}
 local function closestKey(key)
   local lower = key:lower()
   if isKeyName(lower) then return lower end
+  local alias = KEY_ALIASES[lower]
+  if alias and isKeyName(alias) then return alias end
   local letter = lower:match("^ctr?l?[%-%+_ ](%a)$") or lower:match("^c%-(%a)$") or lower:match("^control[%-%+_ ]?(%a)$")
     or lower:match("^%^(%a)$")
   if letter then return "ctrl-" .. letter end
+  -- shift-r: a shifted letter is its capital, a character of its own.
+  local shifted = lower:match("^shift[%-%+_ ](%a)$")
+  if shifted then return shifted:upper() end
   return P.resembles(lower, P.keyNames)
 end
 
@@ -1059,7 +1112,7 @@ local function sendKeys(done, caller, ...)
   local count = keys.n
   for i = 1, count do checkKey(keys[i], caller, i, 3) end
   -- Keys a script presses are said to reach no one at its line; a remote client hears it from done.
-  local where = caller == "app.press" and callerPlace(3) or nil
+  local where = (caller == "app.press" or caller == "press") and callerPlace(3) or nil
   for i = 1, count do
     queueCommand({ key = keys[i], done = i == count and done or nil, where = where })
   end
@@ -1298,6 +1351,21 @@ return {
     return top ~= nil and #state[top].keyOrder > 0
   end,
   hasController = function() return #stack > 0 end,
+  -- The note for a run that ended on its own after making controller classes but no controller:
+  -- the script forgot app.push, and nothing else would say why it showed nothing. Nil otherwise.
+  unshownNote = function()
+    if instantiated or #madeClasses == 0 then return nil end
+    local first = madeClasses[1]
+    local where = first.place and first.place .. ": " or ""
+    if #madeClasses == 1 then
+      return where .. "controller " .. first.name .. " was made but never pushed, so the run ended without showing it: app.push("
+        .. first.name .. ") shows it"
+    end
+    local names = {}
+    for _, class in ipairs(madeClasses) do names[#names + 1] = class.name end
+    return where .. "controllers " .. concat(names, ", ") .. " were made but none was pushed, so the run ended without showing one: app.push("
+      .. first.name .. ") shows " .. first.name
+  end,
   canGoBack = function() return #stack > 1 end,
   completeArgument = function(name, index, prefix)
     local top = stack[#stack]
@@ -1308,6 +1376,11 @@ return {
       if ok and type(list) == "table" then return list end
       -- A Ctrl-C that stopped it is said on the status line as the stop of a handler is.
       if not ok and not P.stopping() then P.warn("command '" .. name .. "': complete failed: " .. tostring(list)) end
+      -- A string or nothing returned offered nothing, without a word.
+      if ok then
+        P.warn("warning: command '" .. name .. "': complete returned " .. (list == nil and "nothing" or "a " .. type(list))
+          .. ", not a list of words, so Tab offered nothing: return a table, as return { \"milk\", \"oat milk\" } (an empty one offers nothing)")
+      end
       return {}
     end
     local arg = command.args and command.args[index]
@@ -1323,6 +1396,12 @@ return {
       if isKeyName(key) then keys[#keys + 1] = key end
     end
     if #keys > 0 then sendKeys(nil, "key", table.unpack(keys)) end
+  end,
+  -- A spec's press(...), tail-called: app.press under the name the spec called, so a wrong key
+  -- is named as an argument of press at the spec's line.
+  pressAs = function(caller, ...)
+    local sent = sendKeys(nil, caller, ...)
+    return sent
   end,
   pressKeys = function(report, token, ...)
     -- The default ctrl-z stops the host's whole process (SIGTSTP): the client would wait for an

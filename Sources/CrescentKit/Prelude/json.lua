@@ -125,7 +125,14 @@ function json.encode(v, opts)
   elseif indent ~= nil and type(indent) ~= "string" then
     error("json.encode: opts.indent must be a number of spaces or a string, got " .. type(indent), 2)
   end
-  local sort_keys = opts.sortKeys ~= false
+  local sort_keys = opts.sortKeys
+  if sort_keys == nil then
+    sort_keys = true
+  elseif type(sort_keys) ~= "boolean" then
+    -- `sortKeys = "no"` read as true sorted the keys it asked to keep in place.
+    error("json.encode: opts.sortKeys must be a boolean (true sorts the keys, false leaves them unsorted), got "
+      .. type(sort_keys), 2)
+  end
   local text, message = swift_encode(v, indent, sort_keys)
   if text == false then
     local ok, resolved, reason = resolve(v)

@@ -454,6 +454,7 @@ end
 -- press(...): as app.press. A `q` the top controller does not bind quits the app as a person's
 -- would; noted first, so the failure names the spec's own key, not the code under test.
 function press(...)
+  if select("#", ...) == 0 then error("bad argument #1 to 'press' (a key name expected, e.g. press(\"down\", \"enter\"))", 2) end
   local hooks = T.controllerHooks()
   -- A key with nothing shown reaches no one: the test would check nothing (app.press warns).
   if type(hooks) == "table" and select("#", ...) > 0 and not hooks.hasController() then
@@ -465,7 +466,8 @@ function press(...)
       if select(i, ...) == "q" then T.notePressedQuit("press(\"q\") at " .. where(1)) break end
     end
   end
-  return app.press(...)   -- a tail call: app.press names a wrong key at the spec's line
+  if type(hooks) == "table" then return hooks.pressAs("press", ...) end   -- a tail call: the spec's line
+  return app.press(...)
 end
 
 ---------------------------------------------------------------------------------------------------

@@ -258,7 +258,9 @@ extension RemoteServer {
     /// the host's own frames, goes in `data.traceback`, not in what a CLI prints).
     private static func sendFailure(_ message: String) -> MethodError {
         let firstLine = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
-        return MethodError(code: failedCode, message: "send: \(firstLine)", data: ["traceback": .string(message)])
+        // Folded as every traceback is: the host's frames (`[crescent controllers]:841`) in one line.
+        return MethodError(code: failedCode, message: "send: \(firstLine)",
+                           data: ["traceback": .string(TracebackFolding.folded(message, always: true))])
     }
 
     /// Pushes the function the controller prelude calls with a sent command's outcome:

@@ -74,6 +74,8 @@ final class SpecHost {
         host = try Host(loop: loop, options: options, console: console, plugins: [SpecPlugin(link: link)], clock: clock) { _ in }
         // The memory error names what raises the limit of a test run.
         host.vm.memoryLimitSetting = "crescent test --memory-limit MIB"
+        // Those as it closes fail the test in its teardown (SpecTeardown), with the test's name.
+        host.reportsFinalizerFailuresAtClose = false
         let hostLink = host.link
         link.host.withLock { $0 = hostLink }
         let me = NIOLoopBound(Unowned(self), eventLoop: loop)
@@ -284,6 +286,8 @@ final class SpecHost {
             return SpecOutcome(passed: false, message: limit, output: output.text, status: .error)
         }
         settle()
+        // A finalizer the body's collection ran (collectgarbage()) that failed fails the test.
+        if host.isRunning { host.reportFinalizerFailures() }
         // An exit unwound the test: the exit's own message says what happened.
         if interrupted && exitFailure != nil { message = "" }
         // app.exit(0) is no failure of the code, but it unwound the test: say so, not "exiting".

@@ -148,6 +148,12 @@ public enum SpecRunner {
         if !selection.tags.isEmpty || !selection.excludedTags.isEmpty {
             let tags = selection.tags.isEmpty ? "" : " --tags " + selection.tags.map { ByteText.shown($0) }.joined(separator: ",")
             let excluded = selection.excludedTags.isEmpty ? "" : " --exclude-tags " + selection.excludedTags.map { ByteText.shown($0) }.joined(separator: ",")
+            // `--tags '#fast'`: the tag as the name writes it; the option takes the word.
+            if let hashed = (selection.tags + selection.excludedTags).first(where: { $0.first == UInt8(ascii: "#") }) {
+                let word = ByteText.shown(Array(hashed.dropFirst()))
+                return "no test ran: no test is chosen by\(tags)\(excluded): give a tag without its #, as in --tags \(word) "
+                    + "(the name writes it #\(word))\n"
+            }
             return "no test ran: no test is chosen by\(tags)\(excluded) (a tag is a #word in a describe or test name, "
                 + "as in it(\"saves #slow\", ...))\n"
         }

@@ -34,6 +34,11 @@ struct TemplateVariables {
         /// The warning of a name with no close field, with the two ways to mean it.
         var warning: String {
             let listing = fields.isEmpty ? "\(owner) has no fields" : "fields: \(fields.joined(separator: ", "))"
+            // `t:update({ data = { a = 2 } })`, as in the constructor: the whole table became the data.
+            if owner == "data" && fields == ["data"] {
+                return "{{\(tag)}} is not in data (fields: data), so it shows nothing: a template's update takes the data itself, "
+                    + "t:update({ \(missing) = ... }), not t:update({ data = { ... } })"
+            }
             return "{{\(tag)}} is not in \(owner) (\(listing)), so it shows nothing; give \(owner) a '\(missing)' (\"\" to show nothing), "
                 + "or if it is optional, show it in a section: {{#\(tag)}}{{\(tag)}}{{/\(tag)}}"
         }

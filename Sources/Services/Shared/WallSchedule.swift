@@ -302,9 +302,11 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
         if let index = names.firstIndex(of: text.lowercased()) { return index + (range.lowerBound == 1 ? 1 : 0) }
         guard let number = number(text), range.contains(number) else {
             let words = names.isEmpty ? "" : " or a name (\(names.first ?? "")-\(names.last ?? ""))"
-            // A misspelled name (`fry`, `agu`) gets the name it is closest to, as `@hourli` does.
+            // A misspelled name (`fry`, `agu`) gets the name it is closest to, as `@hourli` does;
+            // a whole one (`monday`, `january`) the three letters cron takes.
+            let lower = String(text.prefix(16)).lowercased()
             let closest = names.isEmpty || number(text) != nil ? nil
-                : NameSuggestion.closest(to: String(text.prefix(16)).lowercased(), among: names, prefixes: false)
+                : names.first { lower.hasPrefix($0) } ?? NameSuggestion.closest(to: lower, among: names, prefixes: false)
             let suggestion = closest.map { "; did you mean '\($0)'?" } ?? ""
             throw problem(field, name, range, "'\(visible(text, limit: 40))' is not a number in \(range.lowerBound)-\(range.upperBound)\(words)\(suggestion)")
         }

@@ -21,19 +21,20 @@ enum TemplateKind: ViewKind {
     /// `Hello !`), in a section too.
     static func willSet(_ key: String, _ value: Value, on node: ViewNode) throws(ViewError) {
         if key == "data" {
-            if let source = node.fields["source"]?.stringValue, let problem = missingVariable(in: source, data: value) {
+            if let source = node.fields["source"]?.stringValue, let problem = missingVariable(in: source, data: value, file: node.templateFile) {
                 throw ViewError("view.template: \(problem)")
             }
             return
         }
         guard key == "source" else { return }
-        if let source = value.stringValue, let data = node.fields["data"], let problem = missingVariable(in: source, data: data) {
+        if let source = value.stringValue, let data = node.fields["data"], let problem = missingVariable(in: source, data: data, file: node.templateFile) {
             throw ViewError("view.template: \(problem)")
         }
         guard let source = value.stringValue else {
             node.template = nil
             return
         }
+        if let partial = partialTag(in: source, named: node.templateFile ?? "source") { throw ViewError("view.template: \(partial)") }
         let prefix = "{{% CONTENT_TYPE: TEXT}}"
         do {
             node.template = try MustacheTemplate(string: prefix + source)
@@ -53,9 +54,34 @@ enum TemplateKind: ViewKind {
         return cut(lines.map { DisplayWidth.truncate($0, to: width) }, to: limit)
     }
 
+    /// A partial tag (`{{> header}}`) rendered as nothing, since a template has no partials to
+    /// give: the error naming its `name:line:column`; nil when there is none. A source that
+    /// changes its delimiters is not read.
+    static func partialTag(in source: String, named name: String) -> String? {
+        guard !source.contains("{{="), let open = source.firstRange(of: /\{\{\s*>/) else { return nil }
+        let rest = source[open.lowerBound...]
+        var tag = rest[..<(rest.firstRange(of: "}}")?.upperBound ?? rest.endIndex)]
+        if let newline = tag.firstIndex(of: "\n") { tag = tag[..<newline] }
+        return "\(place(of: open.lowerBound, in: source, file: name)): \(tag) is a partial, which view.template cannot show (a template has no partials): "
+            + "put the partial's text in the source, or show it as a view of its own"
+    }
+
     /// The first name of `source` that `data` lacks while it has a field of a close name, as an
-    /// error (``TemplateVariables``); nil when there is none.
-    static func missingVariable(in source: String, data: Value) -> String? {
-        TemplateVariables.check(source, data: data).first { $0.closest != nil }?.error
+    /// error (``TemplateVariables``); nil when there is none. A template read from `file` names
+    /// the tag's `file:line:column` too, as its parse errors do.
+    static func missingVariable(in source: String, data: Value, file: String?) -> String? {
+        guard let finding = TemplateVariables.check(source, data: data).first(where: { $0.closest != nil }) else { return nil }
+        guard let file, let at = source.firstRange(of: "{{\(finding.tag)}}") ?? source.firstRange(of: "{{ \(finding.tag) }}") else {
+            return finding.error
+        }
+        return "\(place(of: at.lowerBound, in: source, file: file)): \(finding.error)"
+    }
+
+    /// `name:line:column` of `index` in `source` (both counted from 1).
+    private static func place(of index: String.Index, in source: String, file name: String) -> String {
+        let before = source[..<index]
+        let line = before.count { $0 == "\n" } + 1
+        let column = before.distance(from: before.lastIndex(of: "\n").map(before.index(after:)) ?? before.startIndex, to: before.endIndex) + 1
+        return "\(name):\(line):\(column)"
     }
 }
