@@ -41,7 +41,8 @@ public final class Host {
         case finished(status: Int32)
     }
 
-    private(set) var runState = RunState.runningMain
+    /// Set only by the turn machinery and ``finish(status:)`` (Host+exit.swift).
+    var runState = RunState.runningMain
 
     /// The exit status once the host has finished, else nil.
     public var exitStatus: Int32? {
@@ -121,7 +122,7 @@ public final class Host {
     var controllerHooks: LuaRef?
     /// The config file's `[host]` section.
     public let hostSettings: Value
-    private let onExit: (Int32) -> Void
+    let onExit: (Int32) -> Void
     /// The host whose script uses this plugin host's services (nil for a script's host).
     var parent: Host? { parentLink?.object }
     private let parentLink: WeakLink<Host>?
@@ -481,85 +482,6 @@ public final class Host {
         "stopped after \(formatSeconds(options.timeout ?? 0)) s (--timeout)"
     }
 
-    // MARK: Exit
-
-    /// Asks the run to end with `status` at the end of the current turn (`app.exit`, signals).
-    public func requestExit(_ status: Int32) {
-        switch runState {
-        case .runningMain, .mainFinished: runState = .exitRequested(status: status)
-        case .exitRequested, .finished: break
-        }
-    }
-
-    /// Interrupts running Lua code (from a signal or time limit) and ends the run with `status`.
-    /// Safe from any thread.
-    ///
-    /// - Parameter interrupting: false when the running code was interrupted already, on the
-    ///   loop (a Ctrl-C only `os.execute`'s program saw): only the run is ended.
-    public static func stop(_ link: HostLink, interrupter: LuaInterrupter, status: Int32, timeout: Bool, interrupting: Bool = true) {
-        if !interrupting {
-            // Already interrupted where it ran.
-        } else if timeout { interrupter.interruptForTimeout() } else { interrupter.interrupt(status: status) }
-        link.onLoop { host in
-            guard host.isRunning else { return }
-            if timeout && !host.reportedTimeout {
-                host.reportedTimeout = true
-                host.writeError("\(host.console.styled("crescent:", .error)) \(host.timeoutMessage)")
-            }
-            host.finish(status: status)
-        }
-    }
-
-    /// Tears down (cancels timers and tasks, runs teardown actions, closes the VM) and reports
-    /// `status` once.
-    public func finish(status requested: Int32) {
-        guard isRunning else { return }
-        var status = requested
-        let failedBefore = sawError
-        runState = .finished(status: status)
-        gate.close()
-        vm.clearInterrupt()
-        for action in teardownActions.reversed() { action() }
-        teardownActions.removeAll()
-        for runtime in pluginRuntimes.reversed() { runtime.finish() }
-        pluginRuntimes.removeAll()
-        scriptScope.end()
-        binding.teardown()
-        for timer in timers { timer.invalidate() }
-        timers.removeAll()
-        for task in tasks { task.invalidate() }
-        tasks.removeAll()
-        for coroutine in idleCoroutines { coroutine.release() }
-        idleCoroutines.removeAll()
-        currentTask = nil
-        // A teardown step that failed (viewWillDisappear, dealloc while quitting) is an error of
-        // the run like any handler's: a zero status becomes 1, as ``endTurn()`` makes it for
-        // the errors before. (The REPL's own status on leaving is kept for those.)
-        if status == 0 && sawError && !failedBefore {
-            status = 1
-            runState = .finished(status: status)
-        }
-        // A finalizer that failed in the last turn, or as the VM closed, fails the run too.
-        var failures = [vm.takeFinalizerFailures()]
-        vm.close()
-        failures.append(vm.finalizerFailures)
-        for (failure, when) in zip(failures, ["", " as the run ended"]) where reportsFinalizerFailuresAtClose {
-            guard let failure else { continue }
-            // Written directly: ``report(_:context:)`` reads the VM's globals, closed by now.
-            let plugin = pluginName.map { "plugin '\($0)': " } ?? ""
-            writeError("\(console.styled("crescent:", .error)) \(plugin)\(Self.finalizerContext(failure, when: when)): \(failure.first)")
-            if status == 0 { status = 1 }
-        }
-        runState = .finished(status: status)
-        // Nothing of the run is left to read the host through its link: from here on it reads
-        // nil on any thread, even while the host itself is still held.
-        weakLink.clear()
-        presenter.finish()
-        endTerminalSession()
-        presenter.present(nil, controller: "")
-        console.flush()
-        onExit(status)
-    }
 }
 
 /// `2`, `0.5`: seconds without a trailing `.0`.

@@ -1,0 +1,116 @@
+import LuaBridge
+import Model
+
+/// The names given to `on` (the script's and a remote client's) against the services' events: a
+/// service's event that does not exist is refused, a name of the script's own that is a
+/// service's event is warned about at the end of the turn.
+extension ModelBinding {
+    /// What a name given to `on` says about a service's event, for the script's `on` and a remote
+    /// client's: fine, a warning (a name of the script's own that looks like a service's event),
+    /// or refused (a service's prefix with an event it does not have).
+    enum EventNameCheck: Equatable {
+        case fine
+        case warning(String)
+        case refused(String)
+    }
+
+    /// `on("location.didUpdate", f)`: a name whose prefix is a service's name must be one of
+    /// its events, which a subscription that could never fire would otherwise hide. Any other
+    /// name is one a script posts itself. Reads the service's interface when it is made, else
+    /// its declaration; a plugin's service that declares nothing before it runs is started.
+    func checkServiceEvent(_ name: String, _ stack: LuaStack) throws {
+        // A name of the script's own that is a service's event: warned at the end of the turn,
+        // unless the script posts it (``warnIfServiceEvent(_:_:)``).
+        if !name.isEmpty, !name.contains(".") { return warnIfServiceEvent(name, stack) }
+        switch eventNameCheck(name, stack) {
+        case .fine: return
+        case .warning(let message): host.warnAtCaller(message, stack)
+        case .refused(let message): throw CallSite.global("on").invalid(1, message)
+        }
+    }
+
+    /// The check of ``checkServiceEvent(_:_:)``, as a value; `stack` is left as it was.
+    func eventNameCheck(_ name: String, _ stack: LuaStack) -> EventNameCheck {
+        guard !name.isEmpty else {
+            return .refused("the name is empty: give a service's event (\"location.didUpdateLocations\") or a name the script posts")
+        }
+        guard let dot = name.firstIndex(of: ".") else {
+            return serviceEventWarning(name).map(EventNameCheck.warning) ?? .fine
+        }
+        let prefix = String(name[..<dot])
+        guard let entry = services.first(where: { $0.name == prefix }) else {
+            // `on("locaton.didUpdateLocations", f)`: a script's own name, one letter from a service's.
+            // Only when the rest is (close to) an event of that service: `file.saved` is a name of
+            // the script's own, not a misspelled event of `files`, which has no `saved`.
+            let event = String(name[name.index(after: dot)...])
+            if let closest = NameSuggestion.closest(to: prefix, among: services.map(\.name)),
+               let entry = services.first(where: { $0.name == closest }) {
+                let interface = currentInterface(of: entry)
+                // A plugin's service not started yet declares nothing to compare with: warned.
+                let declaresNothing = interface.events.isEmpty && interface.methods.isEmpty && interface.properties.isEmpty
+                let events = interface.events.map(\.name)
+                let closestEvent = events.contains(event) ? event : NameSuggestion.closest(to: event, among: events)
+                guard declaresNothing || closestEvent != nil else { return .fine }
+                // The form proposed names an event the service has (`locator.didUpdate` gives
+                // `location.didUpdateLocations`): the script's own spelling of it would raise.
+                return .warning("on(\"\(name)\", handler) listens for the script's own event '\(name)': no service is named '\(prefix)'; "
+                                + "did you mean '\(closest)' (on(\"\(closest).\(closestEvent ?? event)\", handler))?")
+            }
+            return .fine
+        }
+        var made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
+        var interface = made?.box.interface ?? entry.interface
+        if made == nil, interface.events.isEmpty, interface.methods.isEmpty, interface.properties.isEmpty {
+            // A plugin's service declares its events as the plugin starts, and a plugin that has
+            // not started posts nothing: listening to one starts it (as `observe` does), and the
+            // name is checked against what it declared. One that cannot start now is not checked.
+            let base = stack.top
+            guard pushService(named: prefix, onto: stack) else { return .fine }
+            stack.setTop(base)
+            made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
+            guard let declared = made?.box.interface else { return .fine }
+            interface = declared
+        }
+        let event = String(name[name.index(after: dot)...])
+        guard interface.event(event) == nil else { return .fine }
+        return .refused(Self.undeclaredEvent(event, of: interface))
+    }
+
+    /// `on("didFail", f)` listens for the script's own event (`post("didFail", ...)`), which
+    /// is right for a name the script posts; when the name is an event of a service, the script
+    /// most likely meant that event (`on("location.didFail", f)`): a warning at its line says
+    /// how to write it, and the subscription stays.
+    private func serviceEventWarning(_ name: String) -> String? {
+        let owners = services.filter { currentInterface(of: $0).event(name) != nil }.map(\.name)
+        guard !owners.isEmpty else { return nil }
+        let forms = owners.map { "on(\"\($0).\(name)\", handler)" }.joined(separator: " or ")
+        let named = owners.count == 1 ? owners[0] : owners.dropLast().joined(separator: ", ") + " and " + (owners.last ?? "")
+        return "on(\"\(name)\", handler) listens for the script's own event '\(name)' (post(\"\(name)\", ...)); '\(name)' is an event of "
+            + "\(named): \(forms) listens to it"
+    }
+
+    /// The script's `on("didFail", f)`: ``serviceEventWarning(_:)``'s warning at its line waits for
+    /// the end of the turn, and is dropped when the script posts the name (then it is the script's
+    /// own event).
+    private func warnIfServiceEvent(_ name: String, _ stack: LuaStack) {
+        guard !postedOwnEvents.contains(name), let message = serviceEventWarning(name) else { return }
+        let line = host.warningAtCaller(message, stack)
+        ownEventCandidates.insert(name)
+        pendingOwnEventWarnings.append((name, line))
+    }
+
+    /// Writes the `on("didFail", f)` warnings of the turn whose name the script has not posted.
+    func flushOwnEventWarnings() {
+        guard !pendingOwnEventWarnings.isEmpty else { return }
+        let pending = pendingOwnEventWarnings
+        pendingOwnEventWarnings.removeAll()
+        for (name, line) in pending where !postedOwnEvents.contains(name) { host.writeError(line) }
+    }
+
+    /// The interface of `entry`'s service as made (a plugin's, with what it declared as it
+    /// started), else as declared.
+    func currentInterface(of entry: ServiceEntry) -> AnyInterface {
+        let made = objects.values.first { $0.box.object.isService && $0.box.name == entry.name }
+        return made?.box.interface ?? entry.interface
+    }
+}
