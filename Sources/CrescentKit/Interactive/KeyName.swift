@@ -52,16 +52,17 @@ enum KeyName {
         }
         if rest.count == 1, let character = rest.first, modifiers == [.control] { return .control(character) }
         if rest.count == 1 || rest == "space", modifiers == [.alt] { return .alt(rest == "space" ? " " : rest.first ?? " ") }
-        let words: [String: Key.Name] = ["enter": .enter, "tab": .tab, "shift-tab": .backTab, "backspace": .backspace,
-                                         "delete": .delete, "insert": .insert, "esc": .escape, "up": .up, "down": .down,
-                                         "left": .left, "right": .right, "home": .home, "end": .end, "pageup": .pageUp,
-                                         "pagedown": .pageDown]
-        if let word = words[String(rest)] { return .key(word, modifiers: modifiers) }
+        if let word = namesByWord[String(rest)] { return .key(word, modifiers: modifiers) }
         if rest.hasPrefix("f"), let number = Int(rest.dropFirst()), (1...12).contains(number) {
             return .key(.function(number), modifiers: modifiers)
         }
         return nil
     }
+
+    /// The keys with a word for a name (F1–F12 aside), by that word: ``word(_:)`` turned round.
+    private static let namesByWord: [String: Key.Name] = Dictionary(uniqueKeysWithValues:
+        ([.enter, .tab, .backTab, .backspace, .delete, .insert, .escape, .up, .down, .left, .right, .home, .end, .pageUp, .pageDown]
+            as [Key.Name]).map { (word($0), $0) })
 
     private static func word(_ name: Key.Name) -> String {
         switch name {
