@@ -81,7 +81,12 @@ final class InteractiveTerminal: @unchecked Sendable {
 
     /// Types `text` (control keys as their bytes: "\u{3}" is Ctrl-C, "\r" is Enter, "\t" is Tab).
     func type(_ text: String) {
-        var bytes = Array(text.utf8)
+        type(bytes: Array(text.utf8))
+    }
+
+    /// Types `bytes` as they are (bytes that are not UTF-8 among them), in one write.
+    func type(bytes: [UInt8]) {
+        var bytes = bytes
         bytes.withUnsafeMutableBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -95,6 +100,9 @@ final class InteractiveTerminal: @unchecked Sendable {
 
     /// Everything the program wrote so far.
     var text: String { String(decoding: output.bytes, as: UTF8.self) }
+
+    /// What the program wrote after it last gave the terminal back (left the alternate screen).
+    var writtenAfterRestore: String { text.components(separatedBy: "\u{1B}[?1049l").last ?? "" }
 
     /// Everything the program wrote so far, as the bytes it wrote.
     var bytes: [UInt8] { output.bytes }

@@ -45,11 +45,6 @@ import Darwin
                                           sourceLocation: sourceLocation)
     }
 
-    /// What the run wrote after it gave the terminal back.
-    private func writtenAfter(_ terminal: InteractiveTerminal) -> String {
-        terminal.text.components(separatedBy: "\u{1B}[?1049l").last ?? ""
-    }
-
     /// A handler that waits (a slow service, `sleep`) is named on the status line after half a
     /// second, with how to stop it; Ctrl-C stops it and drops the key typed meanwhile, and the
     /// app answers its keys again (it was deaf to every key but Ctrl-C, which quit).
@@ -140,7 +135,7 @@ import Darwin
         terminal.type("q")
         #expect(await terminal.finish() == 0)
         terminal.expectRestored()
-        let after = writtenAfter(terminal)
+        let after = terminal.writtenAfterRestore
         #expect(after.contains("STDERR-WRITE1\r\n"), "\(after.debugDescription)")
     }
 
@@ -175,8 +170,8 @@ import Darwin
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "SECRET\n", "the link's target is untouched")
         var status = stat()
         #expect(lstat(sandbox.path + "/history.shop", &status) == 0 && status.st_mode & S_IFMT == S_IFLNK, "the link is still a link")
-        let warnings = writtenAfter(terminal).components(separatedBy: "as the command line's history: it is a symbolic link").count - 1
-        #expect(warnings == 1, "said once: \(writtenAfter(terminal).debugDescription)")
+        let warnings = terminal.writtenAfterRestore.components(separatedBy: "as the command line's history: it is a symbolic link").count - 1
+        #expect(warnings == 1, "said once: \(terminal.writtenAfterRestore.debugDescription)")
     }
 
     /// The time limit's traceback shows the script's line where it stopped, the host's frames
@@ -187,7 +182,7 @@ import Darwin
         terminal.type("s")
         #expect(await terminal.finish() == 1)
         terminal.expectRestored()
-        let after = writtenAfter(terminal)
+        let after = terminal.writtenAfterRestore
         #expect(after.contains("stopped after 6 s (--timeout): interrupted: time limit reached"), "\(after.debugDescription)")
         #expect(after.range(of: #"busy\.lua:14: in "#, options: .regularExpression) != nil, "the script's loop: \(after.debugDescription)")
         #expect(!after.contains("\t[crescent controllers]:"), "no host line of its own: \(after.debugDescription)")

@@ -92,6 +92,10 @@ public final class Host {
     var terminalSession: TerminalSession?
     /// What the run printed meanwhile, written out when the terminal is given back.
     var terminalTranscript: TerminalTranscript?
+    /// The last error written before the terminal was taken (``writeError(_:)``): an error in
+    /// the first controller's `viewDidLoad` went to the main screen just before the alternate
+    /// screen hid it, so the terminal session shows it on the status line as it starts.
+    var errorBeforeTerminal: String?
     /// The `:` command line while the terminal session runs, else nil.
     var commandLine: CommandLineState?
     /// Where the command line's history is kept (per script), or nil.
@@ -428,6 +432,7 @@ public final class Host {
     /// Writes a line to stderr, first taking a live view off the screen so the two never mix.
     func writeError(_ line: String) {
         presenter.clearForOutput()
+        if terminalTranscript == nil { errorBeforeTerminal = line }
         console.error(line)
         errorCopy?(line)
     }

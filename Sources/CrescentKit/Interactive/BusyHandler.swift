@@ -48,8 +48,10 @@ final class BusyHandler: Sendable {
         case idle
         /// `work` runs since `since` (the clock's uptime).
         case running(Work, since: Duration)
-        /// A Ctrl-C stopped `work`; the loop has not finished the stop yet.
-        case stopping(Work, since: Duration)
+        /// A Ctrl-C stopped `work`; the loop has not finished the stop yet. `dropped` keys came
+        /// from the terminal meanwhile (typed before the Ctrl-C, behind a handler that held the
+        /// loop) and are dropped with the ones that waited in the queue.
+        case stopping(Work, since: Duration, dropped: Int)
     }
 
     /// What a Ctrl-C does.
@@ -109,17 +111,30 @@ final class BusyHandler: Sendable {
     func interrupt(at uptime: Duration) -> Answer {
         state.withLock { phase in
             guard case .running(let work, let since) = phase, uptime - since >= Self.indicatorDelay else { return .quit }
-            phase = .stopping(work, since: since)
+            phase = .stopping(work, since: since, dropped: 0)
             return .stop
         }
     }
 
-    /// The loop has finished a stop: returns what was stopped and since when.
-    func finishStop() -> (Work, since: Duration)? {
+    /// On the loop, for keys read from the terminal: while a stop is under way they are dropped
+    /// and counted (true), as a terminal's own Ctrl-C drops its type-ahead. A handler that held
+    /// the loop kept them out of the queue the stop empties: they come as turns of their own
+    /// before the stop finishes, and would run (or be interrupted with the handler) unsaid.
+    func dropWhileStopping(_ count: Int) -> Bool {
+        state.withLock { phase in
+            guard case .stopping(let work, let since, let dropped) = phase else { return false }
+            phase = .stopping(work, since: since, dropped: dropped + count)
+            return true
+        }
+    }
+
+    /// The loop has finished a stop: returns what was stopped, since when, and how many keys
+    /// were dropped meanwhile (``dropWhileStopping(_:)``).
+    func finishStop() -> (work: Work, since: Duration, dropped: Int)? {
         state.withLock { phase in
             defer { phase = .idle }
-            guard case .stopping(let work, let since) = phase else { return nil }
-            return (work, since)
+            guard case .stopping(let work, let since, let dropped) = phase else { return nil }
+            return (work, since, dropped)
         }
     }
 }

@@ -26,6 +26,9 @@ struct CommandPrompt {
         /// Text that would make the line longer than ``maxCharacters``: what fits was typed,
         /// the rest dropped.
         case cut
+        /// Enter on a line that holds bytes that are not UTF-8 (``UndecodedByte``): not run,
+        /// the line kept to be fixed.
+        case notText(String)
     }
 
     /// The longest command line: a paste beyond it is cut (and said so), so a runaway paste
@@ -38,12 +41,13 @@ struct CommandPrompt {
         editor = LineEditor(prompt: ":", history: history)
     }
 
-    /// What the status line shows: `:` and the text (one line: a newline shows as a space).
-    var text: String { ":" + String(editor.buffer.characters.map { $0.isNewline ? " " : $0 }) }
+    /// What the status line shows: `:` and the text (one line: a newline shows as a space; a
+    /// byte that is not UTF-8 as `\xFF`).
+    var text: String { ":" + UndecodedByte.escaped(String(editor.buffer.characters.map { $0.isNewline ? " " : $0 })) }
 
     /// The column of the cursor in ``text``.
     var cursorColumn: Int {
-        1 + DisplayWidth.of(editor.buffer.textBeforeCursor)
+        1 + DisplayWidth.of(UndecodedByte.escaped(editor.buffer.textBeforeCursor))
     }
 
     /// Puts `text` in the line, the cursor after it.
@@ -58,6 +62,9 @@ struct CommandPrompt {
 
     mutating func handle(_ key: Key) -> Outcome {
         if case .key(.escape, _) = key { return .leave }
+        if case .key(.enter, _) = key, editor.search == nil, UndecodedByte.isIn(editor.buffer.text) {
+            return .notText(editor.buffer.text)
+        }
         if case .text(let text) = key, editor.search == nil {
             return type(cutting: text)
         }

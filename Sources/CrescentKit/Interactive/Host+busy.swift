@@ -118,13 +118,13 @@ extension Host {
     /// place of the hints until the next key has run.
     func finishBusyStop() {
         clearStrayInterrupt()
-        guard let busy = busyHandler, let (work, since) = busy.finishStop().map({ ($0.0, $0.since) }) else { return }
-        var dropped: Int64 = 0
+        guard let busy = busyHandler, let (work, since, droppedKeys) = busy.finishStop() else { return }
+        var dropped = Int64(droppedKeys)
         if let hooks = controllerHooks {
             let stack = vm.stack
             hooks.push(onto: stack)
             if stack.rawGet(-1, "stopCommands") == .function, (try? vm.call(arguments: 0, results: 1)) != nil {
-                dropped = stack.integer(at: -1) ?? 0
+                dropped += stack.integer(at: -1) ?? 0
             }
             stack.setTop(0)
         }

@@ -9,8 +9,14 @@ extension Host {
     /// except that what follows a `:` in the same read goes to the command line whole, and the
     /// command line is drawn once per read: a 20 KB paste costs its length, not its square.
     /// A bracketed paste is text, never keys: it goes to the command line (opened for it when
-    /// closed), so a pasted `d` deletes nothing and a pasted newline runs nothing.
+    /// closed), so a pasted `d` deletes nothing and a pasted newline runs nothing. Keys typed
+    /// behind a handler a Ctrl-C is stopping are dropped and counted (``BusyHandler``).
     func terminalInput(_ keys: [Key]) {
+        let typed = keys.reduce(0) { count, key in
+            if case .text(let text) = key { return count + text.count }
+            return count + 1
+        }
+        if busyHandler?.dropWhileStopping(typed) == true { return }
         var names: [String] = []
         func pressNames() {
             if !names.isEmpty { pressTerminalKeys(names) }
@@ -117,7 +123,11 @@ extension Host {
             if controllerHook("hasKeys") || controllerHook("canGoBack") { closeCommandLine() }
             receiveCommandLine(line)
             refreshCommandLine()
+        case .notText(let line):
+            presenter.showMessage(notTextMessage(line))
         case .complete(let request):
+            // The line as typed so far shows while `complete` runs (one that loops is named beside it).
+            presenter.showPrompt((prompt.text, prompt.cursorColumn))
             let (candidates, count) = completions(before: request.prefix)
             let listed = prompt.complete(request, with: candidates, replacing: count)
             commandLine = .open(prompt)
@@ -166,6 +176,39 @@ extension Host {
             }
         }
         return (candidates, fragment.count)
+    }
+
+    /// Why a command line with bytes that are not UTF-8 (``UndecodedByte``) was not run: the
+    /// word they are in (the command's name, or its argument by number and declared name), its
+    /// bytes escaped. A command takes text: bytes that are not text would reach the script's
+    /// strings, views and stores, and remote clients' JSON, and fail there, far from the line
+    /// they were typed on.
+    func notTextMessage(_ line: String) -> String {
+        let words = (try? CommandWords.split(line)) ?? line.split(separator: " ").map(String.init)
+        let index = words.firstIndex { UndecodedByte.isIn($0) } ?? 0
+        let word = "'\(UndecodedByte.escaped(words.indices.contains(index) ? words[index] : line))'"
+        let which: String
+        if index == 0 {
+            which = "command name \(word)"
+        } else {
+            let name = argumentName(words[0], index).map { " '\($0)'" } ?? ""
+            which = "command '\(UndecodedByte.escaped(words[0]))': argument #\(index)\(name) \(word)"
+        }
+        return "crescent: \(which) is not UTF-8 text, not run (Backspace deletes one \\x.., or type it again)"
+    }
+
+    /// The declared name of argument `index` (from 1) of the top controller's command `command`.
+    private func argumentName(_ command: String, _ index: Int) -> String? {
+        guard let hooks = controllerHooks else { return nil }
+        let stack = vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        hooks.push(onto: stack)                                            // hooks
+        guard stack.rawGet(-1, "argumentName") == .function else { return nil }
+        stack.push(command)
+        stack.push(Int64(index))                                           // hooks argumentName command index
+        guard (try? vm.call(arguments: 2, results: 1)) != nil else { return nil }
+        return stack.text(at: -1)                                          // hooks name
     }
 
     /// Calls the controller prelude's `name(argument)`, which reads its own state and runs no

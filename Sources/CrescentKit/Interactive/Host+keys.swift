@@ -1,6 +1,11 @@
 import CLua
 import LineEditing
 import LuaBridge
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension Host {
     /// Adds the controller prelude's key primitives to its table (on top of the stack):
@@ -189,6 +194,13 @@ extension Host {
             return
         }
         terminalSession = session
+        // A write to a closed pipe or socket fails with EPIPE instead of ending the person's app:
+        // its output is the terminal, so SIGPIPE can only come from a connection or program the
+        // app opened (SwiftNIO ignores it as it opens its first socket anyway), or from `kill`,
+        // and SIGTERM, SIGHUP and SIGINT are the ways to end it from outside. Dying of it left the
+        // terminal in raw mode on the alternate screen. Ignored from the start, as programs the
+        // app starts get every signal at its default action back.
+        signal(SIGPIPE, SIG_IGN)
         // What the job printed in the background is the session's: its last line shows on the
         // status line as this turn ends, and all of it is written out after the session.
         let transcript = terminalTranscript ?? TerminalTranscript()
@@ -217,6 +229,10 @@ extension Host {
             writeError("\(console.styled("crescent:", .warning)) io.write is not held back: \(error)")
         }
         presenter.enterFullScreen()
+        // An error raised before the first frame (in `viewDidLoad`) is on the main screen, now
+        // hidden: the status line shows it (it is there again when the terminal is given back).
+        if let line = errorBeforeTerminal { presenter.showMessage(line) }
+        errorBeforeTerminal = nil
         refreshCommandLine()
         session.readKeys(
             onKeys: { keys in link.turn { host in host.terminalInput(keys) } },

@@ -91,7 +91,9 @@ final class TerminalSession: Sendable {
                 show: { text in terminal.write("\u{1B}[H\u{1B}[2J" + text) },
                 answered: { _ in onResize() }))
             defer { TerminalQuestion.shared.readerEnded(question) }
-            var decoder = KeyDecoder()
+            // Bytes that are not UTF-8 are kept: the command line shows them and refuses them,
+            // where dropped they shifted the words after them.
+            var decoder = KeyDecoder(invalidBytes: .kept)
             while isActive {
                 let wait = decoder.isAwaitingMoreBytes ? Self.escapeWait : decoder.isInPaste ? Self.pasteWait : Self.readerPoll
                 guard Self.waitForInput(terminal.input, milliseconds: wait) else {

@@ -1387,6 +1387,13 @@ return {
     if arg and arg.type == "boolean" then return { "true", "false" } end
     return {}
   end,
+  -- The declared name of a command's argument (for a message about it), or nil.
+  argumentName = function(name, index)
+    local top = stack[#stack]
+    local command = top and state[top].commands[name]
+    local arg = command and command.args and command.args[index]
+    return arg and arg.name
+  end,
   stopCommands = stopCommands,
   -- Keys from the terminal: names no binding can use (ctrl-up) are dropped.
   terminalKeys = function(...)

@@ -159,9 +159,13 @@ struct StatusLine: Equatable {
     /// whole (``wholeMessage(width:)``): its fix, at the end (`did you mean 'add'?`), was cut
     /// off. The hints stay first, where the keys are read.
     func text(width: Int) -> String {
-        if let shown = shownPrompt(width: width) { return message.isEmpty ? shown.text : shown.text + "   │ " + message }
+        if let shown = shownPrompt(width: width) { return promptNote.isEmpty ? shown.text : shown.text + "   │ " + promptNote }
         return layout(width: width).line
     }
+
+    /// What shows beside the open command line: what runs (Tab's `complete` that loops, named
+    /// while it runs as a key's handler is), else the message.
+    private var promptNote: String { busy.isEmpty ? message : busy }
 
     /// The line at `width` and whether the message in it was cut.
     private func layout(width: Int) -> (line: String, messageCut: Bool) {
@@ -212,7 +216,7 @@ struct StatusLine: Equatable {
     /// that the cursor stays on screen, a `…` in front standing for what scrolled off.
     func shownPrompt(width: Int) -> (text: String, cursor: Int)? {
         guard let prompt else { return nil }
-        let room = max(message.isEmpty ? width : max(width - DisplayWidth.of(message) - 5, width / 3), 2)
+        let room = max(promptNote.isEmpty ? width : max(width - DisplayWidth.of(promptNote) - 5, width / 3), 2)
         guard prompt.cursor >= room else { return (DisplayWidth.truncate(prompt.text, to: room), prompt.cursor) }
         var shown = Substring(prompt.text)
         var cursor = prompt.cursor + 1   // after the `…`

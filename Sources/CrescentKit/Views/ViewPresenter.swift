@@ -166,13 +166,17 @@ final class ViewPresenter {
 
     /// Draws the status line alone, now, over the frame on the screen: for code that holds the
     /// loop (a handler's `while true do end`), where no turn ends to draw a frame. Builds no view
-    /// lines (the view's nodes may be in the middle of a change by that code).
+    /// lines (the view's nodes may be in the middle of a change by that code). With the command
+    /// line open (Tab's `complete` that loops), the cursor goes back where the line types.
     func drawStatusLineNow() {
-        guard let shown = fullScreen?.shown, status.prompt == nil else { return }
+        guard let shown = fullScreen?.shown else { return }
         let frame = shown.replacingStatusLine(with: status.text(width: shown.width))
-        let output = frame.changes(from: shown)
+        var output = frame.changes(from: shown)
         fullScreen?.shown = frame
         guard !output.isEmpty else { return }
+        if let prompt = status.shownPrompt(width: frame.width) {
+            output += "\u{1B}[\(height ?? 24);\(min(prompt.cursor, frame.width - 1) + 1)H"
+        }
         console.writeView(output)
         console.flush()
     }

@@ -7,7 +7,7 @@
 /// variants), Alt plus a key sent as Esc then the key, and bracketed paste (`ESC [200~ … ESC [201~`,
 /// enabled by `ESC [?2004h`), returned as one ``Key/paste(_:)``, and SGR mouse reports (clicks and
 /// the wheel, as ``Key/mouse(_:)``). Unknown sequences are consumed and dropped; bytes that are
-/// not UTF-8 are dropped.
+/// not UTF-8 are dropped, or kept as ``UndecodedByte`` stand-ins (``InvalidBytes/kept``).
 ///
 /// A lone Esc cannot be told from the start of a sequence until more bytes come or none do:
 /// when ``isAwaitingMoreBytes`` is true after a read, call ``flush()`` if nothing more arrives
@@ -40,8 +40,24 @@ public struct KeyDecoder: Hashable, Sendable {
     static let escape: UInt8 = 0x1B
     static let pasteEnd: [UInt8] = Array("\u{1B}[201~".utf8)
 
+    /// What becomes of bytes that belong to no UTF-8 character.
+    public enum InvalidBytes: Hashable, Sendable {
+        /// Dropped.
+        case dropped
+        /// Kept in the text as ``UndecodedByte`` stand-ins, typed or pasted: a line that
+        /// takes them can show them and refuse them.
+        case kept
+    }
+
+    private var invalidBytes = InvalidBytes.dropped
+
     /// A decoder with nothing pending.
     public init() {}
+
+    /// A decoder with nothing pending that treats bytes that are not UTF-8 as `invalidBytes` says.
+    public init(invalidBytes: InvalidBytes) {
+        self.invalidBytes = invalidBytes
+    }
 
     /// Whether an incomplete sequence outside a paste is waiting: call ``flush()`` if no byte comes
     /// within a short timeout.
@@ -102,7 +118,9 @@ public struct KeyDecoder: Hashable, Sendable {
             default:
                 switch decodeUTF8(at: index) {
                 case .incomplete: break decoding
-                case .invalid: index += 1
+                case .invalid:
+                    if invalidBytes == .kept { text.unicodeScalars.append(UndecodedByte.scalar(for: byte)) }
+                    index += 1
                 case .character(let scalar, let length):
                     if !(0x80...0x9F).contains(scalar.value) { text.unicodeScalars.append(scalar) }
                     index += length
@@ -143,8 +161,10 @@ public struct KeyDecoder: Hashable, Sendable {
         }
         guard let first = pending.first else { return [] }
         guard first == KeyDecoder.escape else {
-            pending.removeAll()
-            return []
+            // Half a UTF-8 character that nothing completed.
+            defer { pending.removeAll() }
+            guard invalidBytes == .kept else { return [] }
+            return [.text(UndecodedByte.text(pending))]
         }
         if pending.count == 2, pending[1] != UInt8(ascii: "["), KeyDecoder.sequenceStarts.contains(pending[1]) {
             let introducer = pending[1]
@@ -186,6 +206,11 @@ public struct KeyDecoder: Hashable, Sendable {
 
     /// The UTF-8 character starting at `index`.
     func decodeUTF8(at index: Int) -> UTF8Result {
+        Self.utf8(in: pending, at: index)
+    }
+
+    /// The UTF-8 character starting at `index` of `pending` (ASCII is no concern of this).
+    static func utf8(in pending: [UInt8], at index: Int) -> UTF8Result {
         let lead = pending[index]
         let length: Int
         switch lead {
@@ -232,7 +257,8 @@ public struct KeyDecoder: Hashable, Sendable {
 
     /// The finished paste as text (carriage returns made newlines), leaving paste mode.
     private mutating func pastedText() -> String {
-        let text = LineBuffer.normalized(String(decoding: paste ?? [], as: UTF8.self))
+        let bytes = paste ?? []
+        let text = LineBuffer.normalized(invalidBytes == .kept ? UndecodedByte.text(bytes) : String(decoding: bytes, as: UTF8.self))
         paste = nil
         return text
     }
