@@ -69,4 +69,18 @@ import Testing
         let short = ScreenFrame(root: nil, title: "A › B", overlay: nil, status: StatusLine(), width: 30, height: 5)
         #expect(short.rows[0] == "A › B")
     }
+
+    /// Attack new25k D6: with the command line open, what runs (Tab's `complete` that loops) was
+    /// never shown: the line showed the prompt alone. It shows beside the prompt, in place of
+    /// the message, and the prompt keeps its cursor.
+    @Test func whatRunsShowsBesideTheOpenCommandLine() {
+        var status = StatusLine(hints: "q quit")
+        status.show("an older message")
+        status.prompt = (":spin ", 6)
+        status.busy = "Tab completion of 'spin' running 1.2 s · ctrl-c stops it, keys wait"
+        #expect(status.text(width: 100) == ":spin    │ Tab completion of 'spin' running 1.2 s · ctrl-c stops it, keys wait")
+        #expect(status.shownPrompt(width: 100)?.cursor == 6)
+        status.busy = ""
+        #expect(status.text(width: 100) == ":spin    │ an older message")
+    }
 }
