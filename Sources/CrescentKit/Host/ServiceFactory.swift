@@ -75,8 +75,13 @@ public enum ServiceFactory {
     /// whose plugin would load without a word, or a builtin (`location`, `standard`), which
     /// `disabled` cannot turn off. Each is named with the plugins it can turn off.
     private static func unknownDisabled(_ names: [String], builtins: [String], found: [String], config: ConfigFile) -> [String] {
+        let unknown = names.filter { !found.contains($0) }
+        // Nothing to warn about in nearly every run: the listing is built only for a warning (a
+        // joined array's type is made on first use by scanning every protocol conformance in
+        // the binary, which every start with a plugin installed paid).
+        guard !unknown.isEmpty else { return [] }
         let plugins = found.isEmpty ? "none was found" : found.sorted().joined(separator: ", ")
-        return names.filter { !found.contains($0) }.map { name in
+        return unknown.map { name in
             if builtins.contains(name) {
                 return "warning: " + config.locate("[plugins] disabled names '\(name)', which is built into crescent and cannot be turned "
                     + "off, so it turns nothing off; disabled takes the names of plugins found in plugin folders (plugins: \(plugins))")

@@ -55,16 +55,26 @@ struct PluginSandbox {
         // Bounded: each round removes one component.
         for _ in 0...head.utf8.count {
             if let real = realpath(head, nil) {
-                var parts = String(cString: real).split(separator: "/")
+                // realpath's answer is absolute and canonical (no trailing slash but in "/").
+                var resolved = String(cString: real)
                 free(real)
-                for component in tail.reversed() {
+                // Appended and cut by hand, last removed first, rather than split, reversed and
+                // joined: the runtime builds those generic types on first use by scanning every
+                // protocol conformance in the binary, which cost half of reading a manifest.
+                var remaining = tail.count
+                while remaining > 0 {
+                    remaining -= 1
+                    let component = tail[remaining]
                     if component == ".." {
-                        if !parts.isEmpty { parts.removeLast() }
+                        if let slash = resolved.lastIndex(of: "/") {
+                            resolved = slash == resolved.startIndex ? "/" : String(resolved[..<slash])
+                        }
                     } else if component != "." && !component.isEmpty {
-                        parts.append(component)
+                        if !resolved.hasSuffix("/") { resolved += "/" }
+                        resolved += component
                     }
                 }
-                return "/" + parts.joined(separator: "/")
+                return resolved
             }
             guard let slash = head.lastIndex(of: "/") else { break }
             tail.append(head[head.index(after: slash)...])

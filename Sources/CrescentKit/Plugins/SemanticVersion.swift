@@ -22,13 +22,19 @@ struct SemanticVersion: Comparable, CustomStringConvertible, Sendable {
     /// Parses a version as the initializer from a string does.
     init?(_ text: Substring) {
         // Read byte by byte, into no array: every plugin's manifest has two versions to check at
-        // start-up.
+        // start-up. An index walk rather than `utf8.indices`: the runtime builds that view's
+        // index type on first use by scanning every protocol conformance in the binary, which
+        // cost more than the rest of reading a manifest.
         var parts = (0, 0, 0)
         var part = 0
         var digits = 0
-        var coreEnd = text.utf8.endIndex
-        for index in text.utf8.indices {
-            let byte = text.utf8[index]
+        let bytes = text.utf8
+        var coreEnd = bytes.endIndex
+        var next = bytes.startIndex
+        while next < bytes.endIndex {
+            let index = next
+            next = bytes.index(after: index)
+            let byte = bytes[index]
             if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") {
                 coreEnd = index
                 break

@@ -11,6 +11,7 @@ struct FilePath: Sendable, Hashable {
 
     init(_ text: some StringProtocol) { bytes = Array(text.utf8) }
     init(bytes: some Sequence<UInt8>) { self.bytes = Array(bytes) }
+    init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// The path from a script's argument: a string (text, or bytes that are not UTF-8).
     init?(_ value: Value) {
@@ -46,7 +47,21 @@ struct FilePath: Sendable, Hashable {
 
     /// `name` inside this folder.
     func appending(_ name: FilePath) -> FilePath {
-        FilePath(bytes: bytes + [UInt8(ascii: "/")] + name.bytes)
+        // One array, sized once: a watch makes one for every change it reads.
+        var joined: [UInt8] = []
+        joined.reserveCapacity(bytes.count + 1 + name.bytes.count)
+        joined.append(contentsOf: bytes)
+        joined.append(UInt8(ascii: "/"))
+        joined.append(contentsOf: name.bytes)
+        return FilePath(bytes: joined)
+    }
+
+    static func == (lhs: FilePath, rhs: FilePath) -> Bool { lhs.bytes == rhs.bytes }
+
+    /// The bytes hashed as one block rather than byte by byte: a watch looks up every path it
+    /// hears of in the set of those it knows.
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
     /// True when this path is inside the folder `folder` (at any depth).

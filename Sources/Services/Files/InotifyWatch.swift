@@ -243,15 +243,24 @@ final class InotifyWatch: @unchecked Sendable {
 
     // MARK: Events
 
+    /// The most one event takes: `struct inotify_event` and a name of up to NAME_MAX bytes with
+    /// its NUL.
+    private static let largestEvent = 16 + Int(NAME_MAX) + 1
+
     private func readEvents() {
-        var buffer = [UInt8](repeating: 0, count: 65536)
+        // The reactor's buffer, not one of this watch's: a fresh 64 KiB array, zeroed, for every
+        // wake-up cost more than the read itself, and the reactor runs one handler at a time.
+        let buffer = reactor.readBuffer
         // Bounded: 16 reads per wake-up; poll reports the rest.
         for _ in 0..<16 {
             guard descriptor >= 0 else { return }
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { break }
-            parse(buffer[0..<count])
+            parse(UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+            // Room was left for another event: the queue was empty when read, so a further
+            // read would only say EAGAIN (poll reports what comes later).
+            if count <= buffer.count - Self.largestEvent { break }
         }
         if sawFolderGo {
             // The watch cannot see anything again: the last burst goes now, then the watcher ends.
@@ -270,14 +279,14 @@ final class InotifyWatch: @unchecked Sendable {
     }
 
     /// `struct inotify_event { int wd; uint32_t mask, cookie, len; char name[len]; }`, back to back.
-    private func parse(_ bytes: ArraySlice<UInt8>) {
-        var offset = bytes.startIndex
-        while offset + 16 <= bytes.endIndex {
+    private func parse(_ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset + 16 <= bytes.count {
             func word(_ at: Int) -> UInt32 {
                 UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24
             }
             let watch = Int32(bitPattern: word(offset)), mask = word(offset + 4), length = Int(word(offset + 12))
-            let nameBytes = bytes[(offset + 16)..<min(offset + 16 + length, bytes.endIndex)].prefix { $0 != 0 }
+            let nameBytes = bytes[(offset + 16)..<min(offset + 16 + length, bytes.count)].prefix { $0 != 0 }
             offset += 16 + length
             handle(watch: watch, mask: mask, name: FilePath(bytes: nameBytes))
         }

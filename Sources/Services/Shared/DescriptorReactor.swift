@@ -12,8 +12,9 @@ import Synchronization
 /// watch table, every ``ChildProcess`` and every watcher's inotify state are touched on this
 /// thread only.
 final class DescriptorReactor: @unchecked Sendable {
-    // @unchecked: `watches` is read and written only on the reactor's own thread (jobs and
-    // handlers run there); `jobs` is behind its mutex; the descriptors never change.
+    // @unchecked: `watches` and `readBuffer`'s bytes are read and written only on the reactor's
+    // own thread (jobs and handlers run there); `jobs` is behind its mutex; the descriptors never
+    // change.
     static let shared = DescriptorReactor()
 
     /// What to do when a watched descriptor is ready: called on the reactor thread with `revents`.
@@ -21,6 +22,10 @@ final class DescriptorReactor: @unchecked Sendable {
 
     private let wakeRead: Int32
     private let wakeWrite: Int32
+    /// A buffer handlers may read into, reactor thread only: they run one at a time, and a
+    /// buffer allocated (and zeroed) for each wake-up cost more than the read. Never freed: the
+    /// reactor lives as long as the process.
+    let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 8)
     private let jobs = Mutex<[@Sendable () -> Void]>([])
     private var watches: [Int32: (events: Int16, handler: Handler)] = [:]
 
