@@ -67,6 +67,14 @@ let package = Package(
             path: "CLua/Shim",
             linkerSettings: [.linkedLibrary("lua5.4")]
         ),
+        // The system calls that touch no Lua and that Swift's Glibc module cannot make or that
+        // must be plain C: output through C stdio, the terminal given back from a signal
+        // handler, malloc's tuning, the bench's processor affinity.
+        .target(
+            name: "CPlatform",
+            dependencies: ["CExitGuard"],
+            path: "CPlatform"
+        ),
         // The child side of a confined process plugin (fork, Landlock, seccomp, namespaces, exec),
         // in C because Swift cannot run between fork and exec.
         .target(
@@ -126,7 +134,7 @@ let package = Package(
         .target(
             name: "CrescentKit",
             dependencies: [
-                "LuaBridge", "Model", "Services", "LineEditing", "CLua", "CSandbox", "CDescriptors",
+                "LuaBridge", "Model", "Services", "LineEditing", "CLua", "CPlatform", "CSandbox", "CDescriptors",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -188,7 +196,7 @@ let package = Package(
         .executableTarget(
             name: "crescent-bench",
             dependencies: [
-                "CrescentKit", "LuaBridge", "CLua", "Model", "Services", "HTTPTestServer", "PostgresTestSupport",
+                "CrescentKit", "LuaBridge", "CLua", "CPlatform", "Model", "Services", "HTTPTestServer", "PostgresTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

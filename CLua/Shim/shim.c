@@ -9,7 +9,6 @@
 #include <string.h>
 #include <stdio.h>
 #include <unistd.h>
-#include <malloc.h>
 
 /* The registry key of the preallocated out-of-memory message. */
 static const char memory_error_key = 'm';
@@ -776,17 +775,6 @@ void crescent_push_cached_index(lua_State *L) {                              /* 
     lua_pushcclosure(L, cached_index, 2);
 }
 
-/* ---- Output ---------------------------------------------------------------------------------------- */
-
-void crescent_write_stdout(const char *bytes, size_t length) { fwrite(bytes, 1, length, stdout); }
-void crescent_write_stderr(const char *bytes, size_t length) {
-    fflush(stdout);
-    fwrite(bytes, 1, length, stderr);
-    fflush(stderr);
-}
-void crescent_flush_stdout(void) { fflush(stdout); }
-int crescent_isatty(int fd) { return isatty(fd); }
-
 /* ---- Benchmark baselines ----------------------------------------------------------------------------- */
 
 #define BENCH_C_OBJECT "crescent.bench.CObject"
@@ -906,26 +894,6 @@ int crescent_pause_collector(lua_State *L) {
 void crescent_resume_collector(lua_State *L) { lua_gc(L, LUA_GCRESTART); }
 
 void crescent_collect_garbage(lua_State *L) { lua_gc(L, LUA_GCCOLLECT); }
-
-/* A VM running on the host loop's thread allocates from a glibc arena of that thread, which grows
- * by mprotect one page past what each request needs: building 100,000 tables made 31,000 such
- * calls, about a tenth of the time. With the pad at a heap's full size (64 MiB) an arena's heap
- * is opened once; untouched pages of it cost no memory, and up to the pad of freed memory stays
- * with the process instead of going back to the system. */
-void crescent_tune_allocator(void) {
-    mallopt(M_TOP_PAD, 64 << 20);
-}
-
-void crescent_keep_large_blocks_mapped(void) {
-    /* Setting it turns off glibc's raising of the threshold after a large block is freed, which
-     * left the blocks a script freed in the heap, never returned. */
-    mallopt(M_MMAP_THRESHOLD, 128 << 10);
-}
-
-size_t crescent_heap_bytes(void) {
-    struct mallinfo2 info = mallinfo2();
-    return info.uordblks + info.hblkhd;
-}
 
 void crescent_push_change_keys(lua_State *L) {
     static const char *const names[] = { "initial", "coalesced", "sub", "object", "key" };

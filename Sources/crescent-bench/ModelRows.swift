@@ -1,4 +1,5 @@
 import CLua
+import CPlatform
 import Glibc
 import LuaBridge
 import Model

@@ -1,4 +1,4 @@
-import CLua
+import CPlatform
 import Foundation
 
 /// Runs every thread of this process on one processor while a row measures a round trip between

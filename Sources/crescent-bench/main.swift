@@ -1,4 +1,4 @@
-import CLua
+import CPlatform
 import CrescentKit
 import Glibc
 

@@ -258,28 +258,6 @@ static inline int crescent_noref(void) { return LUA_NOREF; }
 static inline int crescent_refnil(void) { return LUA_REFNIL; }
 static inline int crescent_yieldable(lua_State *L) { return lua_isyieldable(L); }
 
-/* ---- Output through C stdio, so print, io.write and the host share one ordered stream ------- */
-
-void crescent_write_stdout(const char *bytes, size_t length);
-void crescent_write_stderr(const char *bytes, size_t length);
-void crescent_flush_stdout(void);
-/** 1 when the descriptor is a terminal. */
-int crescent_isatty(int fd);
-
-/* ---- The terminal given back on every way out (terminal.c) ------------------------------------ */
-
-/** Remembers how to give the terminal back: the mode saved before raw mode (a `struct termios`
- *  of `saved_size` bytes, set again on `input`) and the bytes that leave the screen modes (written
- *  to `output`). From then until crescent_terminal_restore or _disarm, a crash signal (SIGSEGV,
- *  SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE) or exit() restores first. Returns 0, or -1 when the
- *  sizes do not fit. */
-int crescent_terminal_arm(int input, int output, const void *saved, size_t saved_size,
-                          const char *leave, size_t length);
-/** Restores the terminal now if armed, and disarms; async-signal-safe, safe to call twice. */
-void crescent_terminal_restore(void);
-/** Forgets the saved mode without restoring it. */
-void crescent_terminal_disarm(void);
-
 /* ---- Benchmark baselines: the same shapes written in plain C ---------------------------------- */
 
 /** Registers global `bench_c_object`: a userdata whose method `get(i)` returns i + 1, looked up
@@ -293,20 +271,11 @@ lua_Integer crescent_bench_c_callback_loop(lua_State *L, int ref, lua_Integer co
  *  string and number read out and pushed anew, tables walked with lua_next (the C counterpart of
  *  converting a value to Swift and back). */
 void crescent_bench_register_c_mirror(lua_State *L);
-/** Bytes the process heap has handed out (glibc mallinfo2), for memory measurements. */
-size_t crescent_heap_bytes(void);
-/** 1 when signal `signo` has a handler (not SIG_IGN or SIG_DFL) (signals.c). */
-int crescent_signal_is_caught(int signo);
 /** Sets field `execute` of the `os` table under the top to os.execute as Lua's own, which also
  *  calls the function on top (if not nil) with the number of the signal that ended its program
  *  (shell.c); pops that function. */
 void crescent_install_execute(lua_State *L);
 
-/** The bench's processor affinity (affinity.c): the size of a mask, and a thread's mask read or
- *  set (0, or -1 with errno). */
-size_t crescent_affinity_size(void);
-int crescent_get_affinity(int thread, void *mask);
-int crescent_set_affinity(int thread, const void *mask);
 /** Stops the collector when it runs and returns 1 (else 0): while Swift builds one big value,
  *  whose tables are all live, an incremental collection would only mark them again and again. */
 int crescent_pause_collector(lua_State *L);
@@ -314,13 +283,6 @@ int crescent_pause_collector(lua_State *L);
 void crescent_resume_collector(lua_State *L);
 /** Runs a full garbage collection (frees what a value Swift dropped past the limit took). */
 void crescent_collect_garbage(lua_State *L);
-/** Tunes the process's malloc for a Lua VM on a thread of its own: each heap grows and shrinks
- *  in steps of 64 MiB instead of a page at a time (glibc's M_TOP_PAD). For executables, once, at
- *  the start. */
-void crescent_tune_allocator(void);
-/** Keeps malloc's threshold for mapping a block on its own at its default: freed large blocks go
- * back to the system at once, as a process under a memory limit needs (its threads' stacks). */
-void crescent_keep_large_blocks_mapped(void);
 /** Registers global `bench_c_property`: a userdata whose C `__index` returns the integer 42 for
  *  any key, the plainest possible property getter. */
 void crescent_bench_register_c_property(lua_State *L);

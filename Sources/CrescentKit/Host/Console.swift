@@ -1,4 +1,4 @@
-import CLua
+import CPlatform
 import Synchronization
 
 /// The process's one ordered output: `print`, `io.write` and the host's messages share C stdio,

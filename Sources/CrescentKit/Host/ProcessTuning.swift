@@ -1,4 +1,4 @@
-import CLua
+import CPlatform
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import CLua
+import CPlatform
 import Dispatch
 import LineEditing
 import Synchronization

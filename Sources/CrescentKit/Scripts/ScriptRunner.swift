@@ -1,4 +1,4 @@
-import CLua
+import CPlatform
 import LuaBridge
 public import Model
 import Services

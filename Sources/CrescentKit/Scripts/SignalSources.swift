@@ -1,4 +1,4 @@
-import CLua
+import CPlatform
 import Dispatch
 #if canImport(Glibc)
 import Glibc

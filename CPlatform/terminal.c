@@ -7,7 +7,7 @@
  * mode and the bytes that leave the screen modes are copied in once, and restoring is a write(2)
  * and a tcsetattr(3), both async-signal-safe. Nothing here touches Lua.
  */
-#include "include/CLua.h"
+#include "CPlatform.h"
 
 #include <CExitGuard.h>
 

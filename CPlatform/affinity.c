@@ -5,7 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
-#include "CLua.h"
+#include "CPlatform.h"
 
 size_t crescent_affinity_size(void) {
     return sizeof(cpu_set_t);

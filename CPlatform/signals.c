@@ -4,7 +4,7 @@
  * Swift cannot compare the handler with SIG_IGN, so the check is here.
  */
 #include <signal.h>
-#include "CLua.h"
+#include "CPlatform.h"
 
 int crescent_signal_is_caught(int signo) {
     struct sigaction action;

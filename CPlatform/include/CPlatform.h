@@ -1,0 +1,56 @@
+/*
+ * CPlatform: the few system calls Swift's Glibc module cannot make or that must be plain C, kept
+ * apart from the Lua shim (CLua) because none of them touches Lua: output through C stdio (the
+ * stream Lua's print and io.write share), the terminal given back from a signal handler, whether a
+ * signal has a handler, malloc's tuning and measure, and the bench's processor affinity.
+ */
+#ifndef CRESCENT_CPLATFORM_H
+#define CRESCENT_CPLATFORM_H
+
+#include <stddef.h>
+
+/* ---- Output through C stdio, so print, io.write and the host share one ordered stream ------- */
+
+void crescent_write_stdout(const char *bytes, size_t length);
+void crescent_write_stderr(const char *bytes, size_t length);
+void crescent_flush_stdout(void);
+/** 1 when the descriptor is a terminal. */
+int crescent_isatty(int fd);
+
+/* ---- The terminal given back on every way out (terminal.c) ------------------------------------ */
+
+/** Remembers how to give the terminal back: the mode saved before raw mode (a `struct termios`
+ *  of `saved_size` bytes, set again on `input`) and the bytes that leave the screen modes (written
+ *  to `output`). From then until crescent_terminal_restore or _disarm, a crash signal (SIGSEGV,
+ *  SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE) or exit() restores first. Returns 0, or -1 when the
+ *  sizes do not fit. */
+int crescent_terminal_arm(int input, int output, const void *saved, size_t saved_size,
+                          const char *leave, size_t length);
+/** Restores the terminal now if armed, and disarms; async-signal-safe, safe to call twice. */
+void crescent_terminal_restore(void);
+/** Forgets the saved mode without restoring it. */
+void crescent_terminal_disarm(void);
+
+/* ---- Signals, memory and processors --------------------------------------------------------- */
+
+/** 1 when signal `signo` has a handler (not SIG_IGN or SIG_DFL) (signals.c). */
+int crescent_signal_is_caught(int signo);
+
+/** Tunes the process's malloc for a Lua VM on a thread of its own: each heap grows and shrinks
+ *  in steps of 64 MiB instead of a page at a time (glibc's M_TOP_PAD). For executables, once, at
+ *  the start. */
+void crescent_tune_allocator(void);
+/** Keeps malloc's threshold for mapping a block on its own at its default: freed large blocks go
+ * back to the system at once, as a process under a memory limit needs (its threads' stacks). */
+void crescent_keep_large_blocks_mapped(void);
+
+/** Bytes the process heap has handed out (glibc mallinfo2), for memory measurements. */
+size_t crescent_heap_bytes(void);
+
+/** The bench's processor affinity (affinity.c): the size of a mask, and a thread's mask read or
+ *  set (0, or -1 with errno). */
+size_t crescent_affinity_size(void);
+int crescent_get_affinity(int thread, void *mask);
+int crescent_set_affinity(int thread, const void *mask);
+
+#endif
