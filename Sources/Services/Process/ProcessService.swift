@@ -104,6 +104,7 @@ public final class ProcessService: Service {
             exchange(spec) { result in completion(result.map { $0.kept(to: limit) }) }
             return {}
         }
+        try reactor.ensureRunning()
         let launch = ProgramLaunch(try ProcessLauncher.prepare(spec, keepInputOpen: false))
         track(launch)
         let deadline = Cancellation()
@@ -130,6 +131,7 @@ public final class ProcessService: Service {
     public func spawn(_ spec: ProcessSpec) throws(ServiceError) -> SpawnedProcess {
         try access.checkRun(spec.argv[0])
         if let exchange { return SpawnedProcess(faking: spec, exchange: exchange, reactor: reactor) }
+        try reactor.ensureRunning()
         let launch = ProgramLaunch(try ProcessLauncher.prepare(spec, keepInputOpen: spec.stdin == nil))
         track(launch)
         let deadline = Cancellation()
