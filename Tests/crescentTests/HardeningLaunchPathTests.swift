@@ -7,24 +7,9 @@ import Testing
 /// raised "has ended" while `running` was still true.
 @Suite struct HardeningLaunchPathTests {
     /// libdispatch lets an idle worker thread go after a few seconds; past this, a Dispatch
-    /// queue needs a new thread, which a full address space cannot give.
+    /// queue needs a new thread, which a full address space cannot give. (A run that ends does
+    /// not show it: closing the VM frees what filled the address space before the loop closes.)
     static let dispatchIdle: UInt64 = 6_000_000_000
-
-    /// D1: with no room for a thread when the script ended, the host printed the result and never
-    /// exited (the loop's close waited in libdispatch for a worker it retried for ever). It ends
-    /// with the run's status.
-    @Test func aRunThatCannotStartAThreadAtItsEndEndsSayingWhy() async throws {
-        let sandbox = try Sandbox()
-        try sandbox.write("script.lua", ThreadLimitTests.fill + """
-            timer.after(\(Double(Self.dispatchIdle) / 1e9), function() print("ending") end)
-            """)
-        let result = try await crescent(
-            [ThreadLimitTests.addressSpace, CrescentProcess.binaryPath, "--data-dir", ":memory:", "script.lua"],
-            executable: "/usr/bin/prlimit", in: sandbox, timeLimit: 60)
-        #expect(!result.timedOut && !result.killedBySignal && result.stderrShowsNoCrash, "\(result)")
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdoutLines == ["filled", "ending"], "\(result)")
-    }
 
     /// D1, D2: SIGTERM to a host that could not start a thread did nothing (Dispatch's signal
     /// source needed a worker thread); only SIGKILL ended it. It ends with 143.
@@ -138,6 +123,25 @@ import Testing
             #expect(result.status == 1, "\(result)")
             #expect(result.stdout.isEmpty, "\(result)")
             #expect(result.stderr.contains("Resource temporarily unavailable: the process limit is \(limit) (ulimit -u)"), "\(result)")
+        }
+    }
+
+    /// D2: at `ulimit -u` 4–6 a `run`, then a spawn, left a host that never ended (its loop's
+    /// thread spun in libdispatch for a thread it could not start) and ignored SIGTERM. It ends,
+    /// and what failed names the limit.
+    @Test func aRunAtATightProcessLimitEnds() async throws {
+        let sandbox = try Sandbox()
+        for limit in [4, 5, 6] {
+            guard let result = try await Self.underProcessLimit(limit, script: #"""
+                task(function()
+                  local r, e = services.process:run({ "/bin/echo", "hi" })
+                  print("run", r and r.stdout, e)
+                  local p = services.process:spawn({ "/bin/echo", "x" })
+                  print("wait", p:wait())
+                end)
+                """#, in: sandbox) else { return }
+            #expect(!result.timedOut && !result.killedBySignal && result.stderrShowsNoCrash, "ulimit -u \(limit): \(result)")
+            #expect((result.stdout + result.stderr).contains("the process limit is \(limit) (ulimit -u"), "ulimit -u \(limit): \(result)")
         }
     }
 
