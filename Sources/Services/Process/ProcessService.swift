@@ -130,8 +130,9 @@ public final class ProcessService: Service {
     /// is read from ``SpawnedProcess/start()`` on (the host calls it once it holds the object).
     public func spawn(_ spec: ProcessSpec) throws(ServiceError) -> SpawnedProcess {
         try access.checkRun(spec.argv[0])
-        if let exchange { return SpawnedProcess(faking: spec, exchange: exchange, reactor: reactor) }
+        // A faked program ends through the reactor too (its kill).
         try reactor.ensureRunning()
+        if let exchange { return SpawnedProcess(faking: spec, exchange: exchange, reactor: reactor) }
         let launch = ProgramLaunch(try ProcessLauncher.prepare(spec, keepInputOpen: spec.stdin == nil))
         track(launch)
         let deadline = Cancellation()
