@@ -4,8 +4,9 @@ import Testing
 /// What the attack on the process service's launch path found (issue 38, new26p D1–D6): a host
 /// that could not start a thread hung for ever inside libdispatch, deaf to SIGTERM; the errors at
 /// the process limit, for a non-finite timeout and for a nested `#!` said too little; `write`
-/// raised "has ended" while `running` was still true.
-@Suite struct HardeningLaunchPathTests {
+/// raised "has ended" while `running` was still true. Serialized: the tests under a process
+/// limit run as one user, whose processes and threads that limit counts together.
+@Suite(.serialized) struct HardeningLaunchPathTests {
     /// libdispatch lets an idle worker thread go after a few seconds; past this, a Dispatch
     /// queue needs a new thread, which a full address space cannot give. (A run that ends does
     /// not show it: closing the VM frees what filled the address space before the loop closes.)
