@@ -37,8 +37,22 @@ public enum ScriptRunner {
         let argZero = scriptName ?? (scriptPath == nil && { if case .standardInput = source { true } else { false } }() ? "-" : nil)
         let signals = DispatchQueue(label: "crescent.signals")
         let stopping = StopState()
-        var sources: [any DispatchSourceSignal] = []
         var foreground: ForegroundWatch?
+        // Threads first, while nothing has run: a run that could not start one later hung for
+        // ever inside libdispatch, deaf to SIGTERM (see ``StopThread``).
+        let stopThread: StopThread
+        do throws(StopThreadError) {
+            stopThread = try StopThread.start()
+        } catch {
+            console.error("crescent: \(error)")
+            return 1
+        }
+        if let shortage = ThreadShortage.probe(threadHeadroom, for: "the threads a run needs") {
+            stopThread.stop()
+            console.error("crescent: \(shortage)")
+            return 1
+        }
+        startDispatch()
 
         MultiThreadedEventLoopGroup.withCurrentThreadAsEventLoop { loop in
             let exit = loop.makePromise(of: Int32.self)
@@ -46,7 +60,13 @@ public enum ScriptRunner {
                 stopping.status.store(status, ordering: .relaxed)
                 // NIO closes a loop asked from itself by hopping to this queue, whose first block
                 // starts a dispatch worker thread: about 0.5 ms at the end of a run. Starting that
-                // thread at the beginning instead (an empty block) saved nothing overall.
+                // thread at the beginning instead (an empty block) saved nothing overall. A
+                // worker libdispatch cannot start it retries for ever, here, on the loop: when
+                // this process cannot start a thread now, it ends without closing the loop.
+                if let shortage = ThreadShortage.probe(1, for: "the thread that closes the event loop") {
+                    stopping.finished.store(true, ordering: .relaxed)
+                    stopping.exitNow(stopping.finalStatus, console: console, reason: shortage)
+                }
                 loop.shutdownGracefully(queue: signals) { _ in }
             }
             let host: Host
@@ -77,7 +97,7 @@ public enum ScriptRunner {
                 // After the script's VM: plugin code that holds the loop returns into a script
                 // already told to stop.
                 pluginInterrupters.interrupt(status: status, timeout: timeout)
-                signals.asyncAfter(deadline: .now() + .milliseconds(Int(StopState.gracePeriod * 1000))) {
+                stopThread.after(StopState.gracePeriod) {
                     if !stopping.finished.load(ordering: .relaxed) {
                         stopping.exitNow(status, console: console, reason: "the script did not stop within \(Int(StopState.gracePeriod)) s",
                                           pastGrace: true)
@@ -96,19 +116,19 @@ public enum ScriptRunner {
                 _ = stopping.signalStatus.compareExchange(expected: 0, desired: status, ordering: .relaxed)
                 stop(status, false, interrupting)
             }
-            sources = SignalSources.start([SIGINT, SIGTERM, SIGHUP], on: signals) { number in
+            stopThread.take([SIGINT, SIGTERM, SIGHUP]) { number in
                 signalled(number == SIGINT ? 130 : number == SIGTERM ? 143 : 129, true)
             }
             // A Ctrl-C that only os.execute's program saw (os.execute ignores SIGINT in its
             // caller while the program runs) stops the run as it would have, as shells do: the
-            // running code at its next instruction, the rest from the signals' queue, as for
+            // running code at its next instruction, the rest from the stop thread, as for
             // SIGINT (on the loop, the stop would close the VM under os.execute).
             // The running code is interrupted here, once: the stop that follows must not set the
-            // flag again from the signals' queue, where it could land after the host had cleared
+            // flag again from the stop thread, where it could land after the host had cleared
             // it to tear down and stop a teardown action ("error while tearing down: interrupted").
             host.onProgramInterrupted = {
                 interrupter.interrupt(status: 130)
-                signals.async { signalled(130, false) }
+                stopThread.after(0) { signalled(130, false) }
             }
             if options.ui == .live {
                 // A job started in the background drew nothing over the shell and could not take
@@ -125,7 +145,7 @@ public enum ScriptRunner {
                 }
             }
             if let timeout = options.timeout {
-                signals.asyncAfter(deadline: .now() + .nanoseconds(Int(min(timeout * 1e9, 9e18)))) { stop(1, true, true) }
+                stopThread.after(timeout) { stop(1, true, true) }
             }
 
             let bound = NIOLoopBound(host, eventLoop: loop)
@@ -159,14 +179,25 @@ public enum ScriptRunner {
             }
         }
         stopping.finished.store(true, ordering: .relaxed)
-        for source in sources { source.cancel() }
+        stopThread.stop()
         foreground?.cancel()
         console.flush()
-        // A signal that came while the host was closing turns a success into its status; a
-        // status the run had chosen (app.exit(3), an error's 1) stays, as it did before the
-        // signal (a test's SIGTERM after app.exit(3) made it 143).
-        let own = stopping.status.load(ordering: .relaxed)
-        return own != 0 ? own : stopping.signalStatus.load(ordering: .relaxed)
+        return stopping.finalStatus
+    }
+
+    /// Threads a run starts besides its own and the ``StopThread`` (libdispatch's manager and a
+    /// worker, the process and files services' reactor): a process that cannot start them all
+    /// at first does not run the script, and says what ran out.
+    static let threadHeadroom = 3
+
+    /// Starts libdispatch's manager thread (and a worker) now, just after the probe saw room for
+    /// them. Its first use otherwise came late, from the loop's thread (the VM's close watch as
+    /// the run ended, a service's timer), and libdispatch retried a thread it could not start
+    /// there for ever. Once it runs, Dispatch's timers are a write to it from the loop.
+    static func startDispatch() {
+        let ran = DispatchSemaphore(value: 0)
+        DispatchQueue.global().asyncAfter(deadline: .now()) { ran.signal() }
+        _ = ran.wait(timeout: .now() + .seconds(2))
     }
 }
 
@@ -206,6 +237,14 @@ final class StopState: Sendable {
     /// The status of the first signal that stopped the run (130 for SIGINT), which is the run's
     /// when the host's own would be 0; 0 before any.
     let signalStatus = Atomic<Int32>(0)
+
+    /// The status the process ends with: a signal that came while the host was closing turns
+    /// a success into its status; a status the run had chosen (app.exit(3), an error's 1)
+    /// stays, as it did before the signal (a test's SIGTERM after app.exit(3) made it 143).
+    var finalStatus: Int32 {
+        let own = status.load(ordering: .relaxed)
+        return own != 0 ? own : signalStatus.load(ordering: .relaxed)
+    }
 
     /// Exits the process at once with `status`, saying why.
     /// Process plugins still running are killed, group and all, and named.

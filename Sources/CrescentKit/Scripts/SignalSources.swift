@@ -4,7 +4,8 @@ import Dispatch
 import Glibc
 #endif
 
-/// The Dispatch sources of the signals that stop a run (SIGINT, SIGTERM, SIGHUP).
+/// The Dispatch sources of the signals that stop a spec run (`crescent test`); a script run
+/// takes them on a thread of its own instead (``StopThread``).
 ///
 /// Dispatch puts its handler for a signal in place on a thread of its own some time after the
 /// source is resumed; until then the signal, set to be ignored so that its default action cannot

@@ -103,6 +103,7 @@ public final class FilesService: Service {
             let (folder, name) = target.split
             settings = .init(folder: folder.isEmpty ? FilePath(".") : folder, onlyName: name, recursive: false, glob: nil, debounce: debounce)
         }
+        try reactor.ensureRunning()
         return try FileWatcher(path: path, settings: settings, clock: clock, reactor: reactor)
     }
 }

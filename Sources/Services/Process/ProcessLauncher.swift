@@ -257,8 +257,13 @@ public struct ProcessLauncher {
         let program = clipped(spec.programName)
         switch code {
         case ENOENT where spec.argv[0].contains("/"):
-            if let interpreter = missingInterpreter(spec.argv[0], in: spec.cwd) {
-                return ServiceError(.notFound, "program '\(program)' names an interpreter that does not exist on its first line: #!\(clipped(interpreter))")
+            let chain = interpreterChain(spec.argv[0], in: spec.cwd)
+            if let missing = chain.last, chain.count == 1 {
+                return ServiceError(.notFound, "program '\(program)' names an interpreter that does not exist on its first line: #!\(clipped(missing))")
+            } else if let missing = chain.last {
+                let through = chain.dropLast().map { "'\(clipped($0))'" }.joined(separator: ", then ")
+                return ServiceError(.notFound, "program '\(program)' runs through the script \(through), whose first line names an interpreter "
+                                    + "that does not exist: #!\(clipped(missing))")
             }
             return ServiceError(.notFound, "program '\(program)' does not exist")
         case ENOENT:
@@ -269,15 +274,48 @@ public struct ProcessLauncher {
             return ServiceError(.invalidArgument, "program '\(program)' is not a program this system can run")
         case EISDIR:
             return ServiceError(.invalidArgument, "program '\(program)' is a folder")
+        case EAGAIN:
+            return ServiceError(.io, "cannot start '\(program)': \(String(cString: strerror(code))): " + processLimitText)
         default:
             return ServiceError(.io, "cannot start '\(program)': \(String(cString: strerror(code)))")
         }
     }
 
-    /// For a program that exists but whose start said ENOENT: the interpreter its `#!` line
-    /// names (the kernel's ENOENT is for it, not for the script); nil otherwise.
-    private static func missingInterpreter(_ program: String, in cwd: String?) -> String? {
-        let path = program.hasPrefix("/") || cwd == nil ? program : cwd.map { $0 + "/" + program } ?? program
+    /// What an EAGAIN from a start means: the user's process limit (which counts their threads
+    /// too), or the system's when the user has none.
+    static var processLimitText: String {
+        guard let limit = ThreadShortage.soft(__RLIMIT_NPROC) else {
+            return "the system is out of processes or threads (kernel.threads-max, kernel.pid_max); wait for programs to end"
+        }
+        return "the process limit is \(limit) (ulimit -u, RLIMIT_NPROC), and it counts every process and thread "
+            + "of this user; wait for programs to end, or raise it (ulimit -u)"
+    }
+
+    /// For a program that exists but whose start said ENOENT: the interpreters its `#!` line
+    /// leads through, the last the missing one (the kernel's ENOENT is for it, not for the
+    /// script); empty when it has no `#!` line.
+    private static func interpreterChain(_ program: String, in cwd: String?) -> [String] {
+        var chain: [String] = []
+        var script = program
+        // The kernel follows at most four `#!` levels (BINPRM_MAX_RECURSION); so does this.
+        while chain.count < 5, let interpreter = firstLineInterpreter(script, in: cwd) {
+            chain.append(interpreter)
+            guard access(resolved(interpreter, in: cwd), F_OK) == 0 else { return chain }
+            script = interpreter
+        }
+        // Every interpreter exists (deeper than the kernel follows, or a loader missing): the
+        // first line is still what to look at.
+        return chain.prefix(1).map { $0 }
+    }
+
+    /// `path` as the child resolves it: relative ones from its working folder.
+    private static func resolved(_ path: String, in cwd: String?) -> String {
+        path.hasPrefix("/") || cwd == nil ? path : cwd.map { $0 + "/" + path } ?? path
+    }
+
+    /// The interpreter `program`'s `#!` line names; nil when it has none.
+    private static func firstLineInterpreter(_ program: String, in cwd: String?) -> String? {
+        let path = resolved(program, in: cwd)
         guard let file = fopen(path, "r") else { return nil }
         defer { fclose(file) }
         var line = [UInt8](repeating: 0, count: 256)

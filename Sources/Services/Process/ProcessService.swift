@@ -104,6 +104,7 @@ public final class ProcessService: Service {
             exchange(spec) { result in completion(result.map { $0.kept(to: limit) }) }
             return {}
         }
+        try reactor.ensureRunning()
         let launch = ProgramLaunch(try ProcessLauncher.prepare(spec, keepInputOpen: false))
         track(launch)
         let deadline = Cancellation()
@@ -129,6 +130,8 @@ public final class ProcessService: Service {
     /// is read from ``SpawnedProcess/start()`` on (the host calls it once it holds the object).
     public func spawn(_ spec: ProcessSpec) throws(ServiceError) -> SpawnedProcess {
         try access.checkRun(spec.argv[0])
+        // A faked program ends through the reactor too (its kill).
+        try reactor.ensureRunning()
         if let exchange { return SpawnedProcess(faking: spec, exchange: exchange, reactor: reactor) }
         let launch = ProgramLaunch(try ProcessLauncher.prepare(spec, keepInputOpen: spec.stdin == nil))
         track(launch)

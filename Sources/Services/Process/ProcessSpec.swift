@@ -54,8 +54,8 @@ public struct ProcessSpec: Sendable {
     /// The options `run` and `spawn` take.
     static let options: [OptionTable.Option] = [
         // cwd may be bytes that are not UTF-8 (a name files:list gave), checked below; a negative
-        // timeout reaches its own message (above 0) rather than the range's.
-        .any("cwd"), .table("env"), .any("stdin"), .number("timeout", in: (-Double.greatestFiniteMagnitude)...),
+        // timeout (NaN, infinite, 0 or below) reaches its own message, checked below.
+        .any("cwd"), .table("env"), .any("stdin"), .any("timeout"),
         .integer("maxBytes", in: 0...Int64(Int32.max)), .boolean("shell"), .boolean("outliveTask"),
     ]
 
@@ -82,7 +82,17 @@ public struct ProcessSpec: Sendable {
         case .bytes(let bytes): stdin = bytes
         case let other: throw ServiceError(.invalidArgument, "options.stdin must be a string, got \(other.typeName)")
         }
-        timeout = fields["timeout"]?.doubleValue
+        if let given = fields["timeout"] {
+            guard let seconds = given.doubleValue else {
+                throw ServiceError(.invalidArgument, "options.timeout must be a number of seconds, got \(given.typeName): leave it out for no timeout")
+            }
+            // A bound that NaN and infinity fail (">= -1.8e308") told nothing of what is accepted.
+            guard seconds.isFinite else {
+                throw ServiceError(.invalidArgument, "options.timeout must be a finite number of seconds above 0, got \(seconds.isNaN ? "nan" : seconds > 0 ? "inf" : "-inf")"
+                                   + ": leave it out (nil) for no timeout")
+            }
+            timeout = seconds
+        }
         guard timeout != 0 else {
             throw ServiceError(.invalidArgument, "options.timeout is 0, which would stop the program at once: give seconds > 0, or leave it out for no timeout")
         }

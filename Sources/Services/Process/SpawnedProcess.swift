@@ -226,16 +226,20 @@ public final class SpawnedProcess: OwnedModelObject {
         }
     }
 
-    /// Queues `bytes` for its stdin.
+    /// Queues `bytes` for its stdin; they are dropped when the program has ended or closed it.
+    ///
+    /// - Throws: `invalid_argument` when the script closed the input itself (``closeInput()``,
+    ///   or `options.stdin`), which it knows in the same turn.
     public func write(_ bytes: [UInt8]) throws(ServiceError) {
         let (running, open) = state.withLock { ($0.ending == nil, $0.inputOpen) }
-        guard running else { throw ServiceError(.unavailable, "process \(pid) has ended: nothing can be written to it") }
         guard open else {
             throw ServiceError(.invalidArgument, "the stdin of process \(pid) is closed (closeInput() was called, or options.stdin gave all of it)")
         }
-        // Bytes the program no longer reads (it closed its stdin) are dropped there; a faked
-        // program reads nothing.
-        guard case .program(let child, _) = backend else { return }
+        // An end the script cannot see yet: `running` changes between turns, so a write the
+        // script guarded with it raised "has ended" in the same turn. Dropped instead, as the
+        // bytes of a program that closed its stdin are; `running`, `didExit` and `wait()` tell
+        // of the end. A faked program reads nothing.
+        guard running, case .program(let child, _) = backend else { return }
         reactor.submit { _ = child.write(bytes) }
     }
 

@@ -1,5 +1,5 @@
-import Foundation
 import Glibc
+import Model
 import Synchronization
 
 /// The one thread that moves the bytes of the process and files services: it polls the pipes and
@@ -28,6 +28,8 @@ final class DescriptorReactor: @unchecked Sendable {
     let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65536, alignment: 8)
     private let jobs = Mutex<[@Sendable () -> Void]>([])
     private var watches: [Int32: (events: Int16, handler: Handler)] = [:]
+    /// Whether the thread runs (``ensureRunning()``).
+    private let started = Mutex(false)
 
     private init() {
         // Invariant: a process that cannot make one pipe at start cannot run programs either;
@@ -36,10 +38,41 @@ final class DescriptorReactor: @unchecked Sendable {
         let ends = SystemCalls.pipe() ?? (read: -1, write: -1)
         wakeRead = ends.read
         wakeWrite = ends.write
-        let thread = Thread { [unowned self] in self.run() }
-        thread.name = "crescent.descriptors"
-        thread.stackSize = 1 << 20
-        thread.start()
+    }
+
+    /// Starts the reactor's thread unless it runs: every call that hands the reactor work calls
+    /// this first, so a process that cannot start a thread (`ulimit -u`, `ulimit -v`) gets the
+    /// reason at that call, and a later call tries again. Foundation's `Thread` said nothing when
+    /// it could not start, and the call waited for ever.
+    ///
+    /// - Throws: `io` naming what ran out.
+    func ensureRunning() throws(ServiceError) {
+        try started.withLock { started throws(ServiceError) in
+            guard !started else { return }
+            // Allocated, not a local: the type's Swift initializer lives in a module not imported here.
+            let attributes = UnsafeMutablePointer<pthread_attr_t>.allocate(capacity: 1)
+            pthread_attr_init(attributes)
+            defer {
+                pthread_attr_destroy(attributes)
+                attributes.deallocate()
+            }
+            pthread_attr_setstacksize(attributes, 1 << 20)
+            pthread_attr_setdetachstate(attributes, Int32(PTHREAD_CREATE_DETACHED))
+            // The thread holds the (never released) shared reactor for its life.
+            let context = Unmanaged.passRetained(self).toOpaque()
+            var thread = pthread_t()
+            let result = pthread_create(&thread, attributes, { context in
+                guard let context else { return nil }
+                let reactor = Unmanaged<DescriptorReactor>.fromOpaque(context).takeRetainedValue()
+                reactor.run()
+                return nil
+            }, context)
+            guard result == 0 else {
+                Unmanaged<DescriptorReactor>.fromOpaque(context).release()
+                throw ServiceError(.io, ThreadShortage.message(result, starting: "the thread that reads programs' output and watches files"))
+            }
+            started = true
+        }
     }
 
     /// Runs `job` on the reactor thread, soon.

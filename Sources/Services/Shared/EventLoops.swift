@@ -59,23 +59,11 @@ final class EventLoops: Sendable {
         }
     }
 
-    /// Starts and joins `count` threads with default attributes (as NIO starts its loops'), so
-    /// a process that cannot map another thread's stack (`ulimit -v` nearly reached, `ulimit -u`,
-    /// the system's thread limit) gets `io` here instead of NIO's trap ("Unable to create
-    /// thread"). All are started before any is joined: the loops run at once, side by side.
+    /// Starts and joins `count` threads (see ``ThreadShortage/probe(_:for:)``), so a process that
+    /// cannot start another thread gets `io` here instead of NIO's trap ("Unable to create thread").
     static func probeThreads(_ count: Int) throws(ServiceError) {
-        var started: [pthread_t] = []
-        defer { for thread in started { pthread_join(thread, nil) } }
-        for running in 0..<count {
-            var thread = pthread_t()
-            let result = pthread_create(&thread, nil, { _ in nil }, nil)
-            guard result == 0 else {
-                let cause = String(cString: strerror(result))
-                throw ServiceError(.io, "cannot start the network event loops: \(cause) (they need \(count) threads and only "
-                                   + "\(running) could be started): the process is out of memory for thread stacks or "
-                                   + "out of threads; free memory, or raise the limit (ulimit -v, ulimit -u)")
-            }
-            started.append(thread)
+        if let shortage = ThreadShortage.probe(count, for: "the network event loops") {
+            throw ServiceError(.io, shortage)
         }
     }
 

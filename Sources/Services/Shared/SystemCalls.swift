@@ -39,7 +39,7 @@ package enum SystemCalls {
     }
 
     /// A pipe whose two ends are close-on-exec and non-blocking: `[read, write]`.
-    static func pipe() -> (read: Int32, write: Int32)? {
+    package static func pipe() -> (read: Int32, write: Int32)? {
         var ends: [Int32] = [-1, -1]
         if let pipe2 {
             guard ends.withUnsafeMutableBufferPointer({ buffer in
