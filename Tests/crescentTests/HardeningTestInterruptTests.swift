@@ -89,14 +89,15 @@ import Glibc
         #expect(FileManager.default.fileExists(atPath: sandbox.path + "/report.xml"))
     }
 
-    /// A test whose host does not close (a finalizer that loops, where no hook runs): the first
-    /// Ctrl-C stops the run, a second one quits at once without waiting for the report.
+    /// A test whose host does not close (a finalizer that loops, where no hook runs, kept until
+    /// the file's Lua state closes): the first Ctrl-C stops the run, a second one quits at once
+    /// without waiting for the report.
     @Test func aSecondCtrlCQuitsAtOnce() async throws {
         let (process, sandbox) = try Self.start([
             "g_spec.lua": """
                 it("first", function() end)
                 it("never closes", function()
-                  setmetatable({}, { __gc = function() while true do end end })
+                  _G.keep = setmetatable({}, { __gc = function() while true do end end })
                   local f = io.open("looping", "w"); f:close()
                   while true do end
                 end)

@@ -10,7 +10,7 @@ extension ModelBinding {
             known.userdata.push(onto: stack)
             return
         }
-        let box = existing ?? ObjectBox(object)
+        let box = existing ?? ObjectBox(object, generation: generation)
         let type = objectType(for: box)
         _ = stack.ensure(16)
         type.push(box, onto: stack, userValues: 2)                   // ud
@@ -38,7 +38,10 @@ extension ModelBinding {
     /// Every method of a model object checks its `self` here, so none runs once the run has ended.
     func checkSelf(_ stack: LuaStack, _ type: LuaObjectType<ObjectBox>?, signature: @autoclosure () -> String) throws -> ObjectBox {
         try checkRunning(signature())
-        if let box = type?.object(at: 1, in: stack) { return box }
+        if let box = type?.object(at: 1, in: stack) {
+            try checkCurrent(box, signature())
+            return box
+        }
         let got = stack.type(at: 1) == .none ? "no value" : stack.typeName(at: 1)
         throw LuaRaise("\(signature()): call it with ':' on the object (got \(got) as self)")
     }
@@ -48,6 +51,17 @@ extension ModelBinding {
     func checkRunning(_ function: @autoclosure () -> String) throws(LuaRaise) {
         guard isTornDown else { return }
         throw LuaRaise("\(function()): the run has ended (services cannot be used from a finalizer at exit)")
+    }
+
+    /// Throws when `box` is of an earlier test's model (a spec file's host gives each test new
+    /// services): a service object kept from then (in an upvalue, a describe's local) must not
+    /// reach the new test's services, nor act on its own, torn down.
+    func checkCurrent(_ box: ObjectBox, _ function: @autoclosure () -> String) throws(LuaRaise) {
+        guard box.generation != generation else { return }
+        let what = box.object.isService ? "services.\(box.name)" : "this \(box.name)"
+        throw LuaRaise("\(function()): \(what) was read in an earlier test, whose services were torn down when it ended (each test "
+            + "gets fresh services): read services.\(box.object.isService ? box.name : "NAME") again inside the test or a before_each, "
+            + "not once for the whole file or block")
     }
 
     private func objectType(for box: ObjectBox) -> LuaObjectType<ObjectBox> {
@@ -65,6 +79,7 @@ extension ModelBinding {
                     stack.pushNil()
                     return .one
                 }
+                try self.checkCurrent(box, "\(box.object.isService ? "services." : "")\(box.name).\(key)")
                 guard let property = box.interface.property(key) else { throw self.undeclared(key, of: box, stack) }
                 let value = self.read(property, of: box)
                 self.push(value, of: box.object, onto: stack)            // obj key value

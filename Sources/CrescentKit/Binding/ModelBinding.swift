@@ -85,6 +85,9 @@ final class ModelBinding {
     /// True once ``teardown()`` ran: the VM is closing, and Lua that still runs (a `__gc`
     /// finalizer) can no longer start anything.
     private(set) var isTornDown = false
+    /// Which model this is: a spec file's host restarts the model for each test, and what an
+    /// earlier one handed out (its object boxes) is refused (``checkCurrent(_:_:)``).
+    private(set) var generation = 0
     /// What requests and start shares refer to the binding by (``Model/WeakLink``).
     let weakLink = WeakLink<ModelBinding>()
 
@@ -292,8 +295,12 @@ final class ModelBinding {
     /// shared ``tables`` stay until then, for the finalizers that run as it closes.
     func teardown() {
         isTornDown = true
-        for (box, _) in objects.values {
+        let keepsVM = host.keepsVM
+        for (box, userdata) in objects.values {
             if let id = box.sinkID { box.object.changes.detach(id) }
+            // The VM lives on with the next test's model: the property values cached on the
+            // object's userdata go, so a read enters the getter, which refuses the old object.
+            if keepsVM { clearCaches(of: userdata) }
         }
         for request in requests { request.cancel() }
         requests.removeAll()
@@ -311,9 +318,61 @@ final class ModelBinding {
         sharedSchemaSlots.removeAll()
         declaredSchemas.removeAll()
         lastSchemaSlots = nil
-        servicesTable = nil
+        if keepsVM { clearMadeServices() } else { servicesTable = nil }
         services.removeAll()        // the services go with the run (their pollers and clients too)
         latestWrapper = nil
+    }
+
+    /// A new model after ``teardown()`` in a VM that stays (a spec file's next test): `services`
+    /// makes `entries` from now on; what the old model handed out is refused.
+    func restart(services entries: [ServiceEntry]) throws(LuaError) {
+        generation += 1
+        isTornDown = false
+        registry.dispatcher = self
+        startedServices.removeAll()
+        delegates.removeAll()
+        pendingOwnEventWarnings.removeAll()
+        ownEventCandidates.removeAll()
+        postedOwnEvents.removeAll()
+        deliveryScheduled = false
+        services = entries
+    }
+
+    /// Empties the table of made services behind the `services` proxy (the proxy itself stays:
+    /// the spec's prelude wrapped its lookup, and a spec may hold it).
+    private func clearMadeServices() {
+        guard let servicesTable else { return }
+        let stack = vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        servicesTable.push(onto: stack)                              // proxy
+        guard lua_getmetatable(stack.state, -1) != 0 else { return } // proxy mt
+        guard stack.rawGet(-1, "__index") == .table else { return }  // proxy mt byName
+        Self.clearTable(at: -1, in: stack)
+    }
+
+    /// Empties the two user-value tables of an object's userdata (its cached values and models).
+    private func clearCaches(of userdata: LuaRef) {
+        let stack = vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        userdata.push(onto: stack)
+        for slot: Int32 in 1...2 where lua_getiuservalue(stack.state, -1, slot) == LUA_TTABLE {
+            Self.clearTable(at: -1, in: stack)
+            stack.pop()
+        }
+    }
+
+    /// Removes every key of the table at `index` (raw: no metamethod runs).
+    private static func clearTable(at index: Int32, in stack: LuaStack) {
+        let table = lua_absindex(stack.state, index)
+        stack.pushNil()
+        while lua_next(stack.state, table) != 0 {
+            stack.pop()                                              // key
+            stack.pushValue(at: -1)                                  // key key
+            stack.pushNil()                                          // key key nil
+            lua_rawset(stack.state, table)                           // key
+        }
     }
 
     /// True while something the model does can still produce work.

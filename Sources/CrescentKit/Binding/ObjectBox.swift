@@ -18,9 +18,14 @@ final class ObjectBox {
     /// whose events may come without `start()` (``ModelBinding/unstartedServiceNotes()``).
     var wasCalled = false
 
-    init(_ object: any ModelObject) {
+    /// The binding's model generation it was made in: a spec file's host gives each test a new
+    /// model, and a box of an earlier one refuses to be used (``ModelBinding/checkCurrent(_:_:)``).
+    let generation: Int
+
+    init(_ object: any ModelObject, generation: Int = 0) {
         self.object = object
         interface = object.interface
+        self.generation = generation
     }
 
     var handle: ObjectHandle { ObjectHandle(object) }

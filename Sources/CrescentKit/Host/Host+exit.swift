@@ -61,8 +61,10 @@ extension Host {
         }
         // A finalizer that failed in the last turn, or as the VM closed, fails the run too.
         var failures = [vm.takeFinalizerFailures()]
-        vm.close()
-        failures.append(vm.finalizerFailures)
+        if !keepsVM {
+            vm.close()
+            failures.append(vm.finalizerFailures)
+        }
         for (failure, when) in zip(failures, ["", " as the run ended"]) where reportsFinalizerFailuresAtClose {
             guard let failure else { continue }
             // Written directly: ``report(_:context:)`` reads the VM's globals, closed by now.
@@ -79,5 +81,28 @@ extension Host {
         presenter.present(nil, controller: "")
         console.flush()
         onExit(status)
+    }
+
+    /// Gives a finished host that kept its VM (``keepsVM``) a fresh model: new services on a new
+    /// clock, a new gate and link, an empty script scope, no controller, timer or task, and the
+    /// run going again. The VM and its globals stay, with what Lua holds in them; the model
+    /// values it holds from before (service objects) refuse to be used (ModelBinding.restart).
+    func restartModel(services: [ServiceEntry], clock: any ServiceClock, launcher: PluginLauncher) throws(LuaError) {
+        guard keepsVM, !isRunning else { throw LuaError(.runtime, "restartModel: only a finished host that kept its VM restarts") }
+        gate = LoopGate()
+        weakLink = WeakLink()
+        weakLink.attach(self)
+        launcher.attach(self)
+        pluginLauncher = launcher
+        self.clock = clock
+        scriptScope.reopen()
+        currentScope = scriptScope
+        navigationDepth = 0
+        teardownActions = setupTeardownActions
+        sawError = false
+        reportedTimeout = false
+        vm.clearInterrupt()
+        runState = .runningMain
+        try binding.restart(services: services)
     }
 }

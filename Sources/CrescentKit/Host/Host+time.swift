@@ -11,10 +11,10 @@ extension Host {
         let hasOS = vm.getGlobal("os") == .table
         vm.stack.pop()
         guard hasOS else { return }
-        let clock = self.clock
         try Prelude.time.load(into: vm)
-        vm.pushFunction { stack in
-            let seconds = clock.wallTime.rounded(.down)
+        // The host's clock when called: a spec file's host takes a new one for each test.
+        vm.pushFunction { [unowned self] stack in
+            let seconds = self.clock.wallTime.rounded(.down)
             stack.push(abs(seconds) < 9e18 ? Int64(seconds) : 0)
             return .one
         }

@@ -23,10 +23,12 @@ public final class Host {
     public let options: HostOptions
     public let console: Console
     /// The one clock of the run: timers, `sleep` and every service read time and wait through it.
-    public let clock: any ServiceClock
+    /// A spec file's host (``restartModel(services:clock:)``) takes a new one for each test.
+    public internal(set) var clock: any ServiceClock
     /// Lets work from other threads onto the loop until the host finishes (``HostLink``); the
-    /// system clock schedules its jobs through it too.
-    let gate: LoopGate
+    /// system clock schedules its jobs through it too. A spec file's host opens a new one for each
+    /// test: what the test before started can no longer reach the loop through the old one.
+    var gate: LoopGate
 
     /// Where the run is: the main chunk, then the work it started, then the end.
     enum RunState: Equatable {
@@ -55,7 +57,7 @@ public final class Host {
         return nil
     }
     /// True once any error was reported from a handler (the run will exit 1).
-    public private(set) var sawError = false
+    public internal(set) var sawError = false
     /// Whether ``finish(status:)`` reports the finalizers that failed as the VM closed (and makes
     /// a 0 status 1). A test's host leaves them to its teardown, which fails the test with them.
     var reportsFinalizerFailuresAtClose = true
@@ -133,13 +135,19 @@ public final class Host {
     /// What tasks, timers, plugin hosts and the plugin launcher refer to the host by
     /// (``Model/WeakLink``: a `weak` reference would put every retain of the host on the slow
     /// path). Cleared when the host finishes, on its loop, or when it goes unfinished.
-    let weakLink = WeakLink<Host>()
+    var weakLink = WeakLink<Host>()
+    /// Set for a spec file's host: ``finish(status:)`` tears the model down but keeps the VM, which
+    /// ``restartModel(services:clock:)`` gives a fresh model for the file's next test.
+    var keepsVM = false
+    /// The teardown actions the host's own set-up registered (the controllers' prelude's): they
+    /// come back for each restarted model.
+    var setupTeardownActions: [() -> Void] = []
     /// Interrupts the Lua plugins' VMs too when the run is stopped (Ctrl-C, `--timeout`).
     public let pluginInterrupters = PluginInterrupters()
     /// The Lua plugins this host started, finished with it.
     var pluginRuntimes: [LuaPluginRuntime] = []
     /// Starts the folder plugins (nil in a plugin's host: its parent's starts them).
-    private(set) var pluginLauncher: PluginLauncher?
+    var pluginLauncher: PluginLauncher?
     /// The plugin folders found but not loaded, named by the error of `services.NAME` for one.
     private(set) var skippedPlugins: [SkippedPlugin] = []
     /// In a Lua plugin's host (with a real-time clock): gives each turn of the plugin's code its
@@ -201,6 +209,7 @@ public final class Host {
         try binding.install(services: services)
         // Last: the controller prelude captures observe/on (from the binding).
         if !isPluginHost { try installControllers() }
+        setupTeardownActions = teardownActions
         if collecting { vm.resumeCollector() }
     }
 

@@ -419,4 +419,11 @@ setmetatable(fake, { __index = function(_, key)
   error("no fake '" .. tostring(key) .. "' (fakes: " .. concat(FAKES, ", ") .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
 end })
 
-return { http = runner.http, process = runner.process, call = runner.call, noticed = noticed }
+-- A spec file's next test starts with no fakes: its host gives it fresh services.
+function runner.reset()
+  for _, t in ipairs { routes, routeOrder, programs, programOrder, programCalls, services_faked, noticed } do
+    for k in pairs(t) do t[k] = nil end
+  end
+end
+
+return { http = runner.http, process = runner.process, call = runner.call, noticed = noticed, reset = runner.reset }

@@ -24,7 +24,7 @@ local enter = environments.enter
 package.path = "./src/?.lua;./src/?/?.lua;./src/?/init.lua;" .. package.path
 
 -- The runner; the host calls its `http`, `process` and `call` for the code under test (fakes.lua).
-local runner = { http = fakes.http, process = fakes.process, call = fakes.call }
+local runner = { http = fakes.http, process = fakes.process, call = fakes.call, reset = fakes.reset }
 -- Failures noticed outside the test's own code (an unmatched fake.http route, the real network
 -- or device reached); they fail the running test even when the code under test handled them.
 local noticed = fakes.noticed
@@ -267,6 +267,12 @@ end
 -- describe body, so only a test past that index may run in the listing host (runner.list).
 local ordered
 local bodiesUpTo = 0
+-- The listing host runs the file's tests in its one Lua state, as busted does: the walk yields
+-- each entry as it reaches it (runner.next), the runner runs it, and the walk goes on, so a
+-- describe body declared after a test runs after that test. A block's teardown hooks run once,
+-- when the walk leaves a block one of whose tests ran (blockteardown, below).
+local yield = listing and coroutine.yield or function() end
+local blockteardown
 local function expand()
   if ordered then return ordered end
   ordered = {}
@@ -275,10 +281,27 @@ local function expand()
   local reached = false -- the host's one test is kept: the walk stops
   local lastRun -- the block of the last chosen test walked
   local runnable = 0 -- the chosen tests walked that are not pending
+  -- The entries of a block with strict hooks are held until one of its tests is to run (then
+  -- they go out, and the rest as reached), or the block ends with none run: then the place of
+  -- its hooks goes out first, as busted reports a setup that failed instead of the block's tests.
+  local held = {}
+  local function emit(v)
+    local top = held[#held]
+    if top and not top.off then top[#top + 1] = v else yield(v) end
+  end
+  local function release()
+    for _, h in ipairs(held) do
+      if not h.off then
+        h.off = true
+        for _, v in ipairs(h) do yield(v) end
+      end
+    end
+  end
   local function keep(entry)
     count = count + 1
     if listing or count == only then ordered[count] = entry() end
     if not listing and count == only then reached = true end
+    emit(count)
   end
   -- Before a nested describe's body runs, what busted ran for the last chosen test before it, in
   -- the blocks the two share: their setups (once), then one round of before_each and after_each,
@@ -288,7 +311,8 @@ local function expand()
   -- failed is run again by the test).
   local caughtUpAt
   local function catchup(block)
-    if not lastRun or caughtUpAt == runnable then return end
+    -- In the listing host the tests before the body really ran, hooks and all.
+    if listing or not lastRun or caughtUpAt == runnable then return end
     caughtUpAt = runnable
     local ran = {}
     for _, b in ipairs(chain(lastRun)) do ran[b] = true end
@@ -332,6 +356,7 @@ local function expand()
           ordered[count] = { name = names[i], fullname = name, block = block, fn = child or nil, where = block.wheres[i] or "?",
             pending = child == false, selected = selected }
           if not listing then reached = true; return end
+          if selected and child then release(); yield(count) else emit(count) end
         end
       else
         current = child
@@ -352,14 +377,18 @@ local function expand()
           if child.strict and not hastag(blockname(child), options.exclude_tags) then
             count = count + 1
             slot = count
-            if listing then ordered[slot] = { skip = true } end
+            if listing then ordered[slot] = { skip = true }; held[#held + 1] = {} end
           end
           walk(child)
+          local h = slot and listing and table.remove(held)
           if slot and runnable == before and (listing or slot == only) then
             ordered[slot] = { hooks = true, block = child, fullname = blockname(child), where = child.hookwhere or child.where,
               span = count - slot }
             if not listing then reached = true end
+            emit(slot)
           end
+          if h and not h.off then for _, v in ipairs(h) do emit(v) end end
+          if listing then blockteardown(child, emit) end
         else
           keep(function()
             return { failedBlock = true, name = fullname(child.parent, child.name), where = child.where,
@@ -383,6 +412,7 @@ local function expand()
     end
   end
   walk(root)
+  if listing then blockteardown(root, emit) end
   return ordered
 end
 
@@ -626,24 +656,41 @@ function runner.file(chunk)
   return chunk()
 end
 
+local function listed(t)
+  if t.skip then
+    return { name = "", skip = true }
+  elseif t.hooks then
+    return { name = t.fullname, where = t.where or "?", hooks = t.span, selected = true }
+  elseif t.failedBlock then
+    return { name = t.name, where = t.where or "?", error = t.message, selected = true }
+  end
+  return { name = t.fullname, where = t.where, pending = t.pending, selected = t.selected }
+end
+
 function runner.list()
   local list = {}
-  for i, t in ipairs(expand()) do
-    if t.skip then
-      list[i] = { name = "", skip = true }
-    elseif t.hooks then
-      list[i] = { name = t.fullname, where = t.where or "?", hooks = t.span, selected = true }
-    elseif t.failedBlock then
-      list[i] = { name = t.name, where = t.where or "?", error = t.message, selected = true }
-    else
-      list[i] = { name = t.fullname, where = t.where, pending = t.pending, selected = t.selected }
-    end
-  end
+  for i, t in ipairs(expand()) do list[i] = listed(t) end
   return list, bodiesUpTo
+end
+
+-- The listing host's walk, one entry at a time: the next entry as runner.list lists it and its
+-- index for runner.run; or a block's teardown that failed ({ teardown = name, message = ... });
+-- nil once the file is done. An error the walk did not catch (the time limit) is raised.
+local walker
+function runner.next()
+  walker = walker or coroutine.create(function() expand() end)
+  if coroutine.status(walker) == "dead" then return nil end
+  local ok, what = coroutine.resume(walker)
+  if not ok then error(what, 0) end
+  if type(what) == "table" then return what end
+  if what == nil then return nil end
+  return listed(ordered[what]), what
 end
 
 local function handler(err)
   if getmetatable(err) == Failure or getmetatable(err) == Pending then return err end
+  -- One this handler made already (a setup's, raised again for the block's later tests).
+  if type(err) == "table" and err.error == true and getmetatable(err) == nil then return err end
   local message = type(err) == "string" and err or (type(err) == "table" and err.message and tostring(err.message)) or inspect(err)
   -- The runner's own frames say nothing about the spec: keep the spec's and the code's. The
   -- message is kept whole (debug.traceback would cut it at a NUL byte).
@@ -676,14 +723,45 @@ local function said(err)
   return message
 end
 
+-- Runs fn as a task, driving virtual time while it waits: true once it has ended, else false and
+-- why it stopped short, if known (the task is cancelled then).
+local function driven(fn)
+  local done
+  local task_ = task(function() fn(); done = true end)
+  local stopped = drive(task_)
+  if done then return true end
+  task_:cancel()
+  return false, stopped
+end
+
+-- A block's teardown hooks once the walk leaves it, when one of its tests ran (its setup ran):
+-- in the state its last test left, driving virtual time as a test does. The first that fails is
+-- yielded as { teardown = name, message } for the runner to report after the block's tests.
+blockteardown = function(block, yield_)
+  if not block.setupDone or block.hooksRan or #block.teardown == 0 then return end
+  local failed
+  local finished, stopped = driven(function()
+    enter(contextof(block))
+    for j, fn in ipairs(block.teardown) do
+      local ok, err = xpcall(fn, handler)
+      if not ok and not failed then failed = { teardown = fullname(block, block.words.teardown[j]), message = said(err) } end
+    end
+  end)
+  if not finished then
+    failed = failed or { teardown = fullname(block, "teardown"), message = stopped or "the block's teardown did not finish" }
+  end
+  if failed then yield_(failed) end
+end
+
 -- The strict hooks of a block none of whose tests runs, as busted runs them on entering and
 -- leaving it: the strict setups of the blocks around it and its own, then the strict teardowns,
 -- innermost first. Returns as runner.run does: "error" and the setup's name when a setup failed
 -- (busted reports that instead of the block's tests); a teardown that failed as an entry after.
 local function runhooks(t)
   local blocks = chain(t.block)
-  local failed, failedname, after, done
-  local task_ = task(function()
+  t.block.hooksRan = true
+  local failed, failedname, after
+  local finished, stopped = driven(function()
     local ok, err = xpcall(function()
       for _, block in ipairs(blocks) do
         if not block.setupDone then
@@ -706,11 +784,8 @@ local function runhooks(t)
         end
       end
     end
-    done = true
   end)
-  local stopped = drive(task_)
-  if not done then
-    task_:cancel()
+  if not finished then
     return "error", stopped or "the block's setup or teardown did not finish", t.fullname, "setup"
   end
   local aftermessage, aftername = nil, nil
@@ -757,10 +832,19 @@ function runner.run(i)
     inbody = false
     local ok, err = xpcall(function()
       for _, block in ipairs(blocks) do
+        -- A setup that failed runs once: its block's later tests fail with it, as busted runs none of them.
+        if block.setupFailed then hook = block.setupFailed.hook; error(block.setupFailed.err, 0) end
         if not block.setupDone then
           block.setupDone = true
           enter(contextof(block))
-          for j, fn in ipairs(block.setup) do hook = { block, "setup", block.words.setup[j] }; fn() end
+          for j, fn in ipairs(block.setup) do
+            hook = { block, "setup", block.words.setup[j] }
+            local ok, err = xpcall(fn, handler)
+            if not ok then
+              if listing then block.setupFailed = { hook = hook, err = err } end
+              error(err, 0)
+            end
+          end
         end
       end
       for _, block in ipairs(blocks) do
@@ -780,7 +864,9 @@ function runner.run(i)
     running = nil
     afterhooks = true
     for b = #blocks, 1, -1 do hooks(blocks[b], "after_each") end
-    for b = #blocks, 1, -1 do hooks(blocks[b], "teardown") end
+    if not listing then
+      for b = #blocks, 1, -1 do hooks(blocks[b], "teardown") end
+    end
     afterhooks = nil
     outcome.done = true
   end)

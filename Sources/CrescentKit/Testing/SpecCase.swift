@@ -4,12 +4,6 @@ import NIOCore
 import Services
 import Synchronization
 
-/// A spec file as a host loads it: its source, or the binary chunk an earlier host compiled it to.
-enum SpecChunk {
-    case source([UInt8])
-    case binary([UInt8])
-}
-
 /// One test as the spec file declared it.
 struct SpecCase: Sendable {
     let name: String

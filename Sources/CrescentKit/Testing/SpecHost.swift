@@ -12,7 +12,10 @@ import Synchronization
 /// finish on other threads waits on the ``PumpedEventLoop`` until ``settle()`` runs it.
 final class SpecHost {
     let host: Host
-    let clock: ManualClock
+    /// The test's clock: a new one for each test of the file (``restartModel()``).
+    private(set) var clock: ManualClock
+    /// What made the host's services, to make them again for each test.
+    private let plugins: [any Plugin]
     let loop: PumpedEventLoop
     let output: SpecOutput
     let link: SpecLink
@@ -49,13 +52,10 @@ final class SpecHost {
     /// The most virtual time a test may wait through while its body awaits.
     static let waitLimit = Duration.seconds(86_400)
 
-    /// A host for a spec, with `options` as the base (config file, columns).
-    /// - Parameters:
-    ///   - listing: this host lists the file's tests (their full names and places).
-    ///   - only: the 0-based index of the one test this host runs; nil keeps every test.
-    ///   - selection: the tags (`#tag` in names) that select and leave out tests.
-    init(loop: PumpedEventLoop, options: HostOptions, update: Bool, listing: Bool, only: Int? = nil,
-         timeLimit: SpecTimeLimit? = nil, selection: SpecSelection = SpecSelection()) throws {
+    /// A host for a spec file, with `options` as the base (config file, columns).
+    /// - Parameter selection: `--filter` and the tags (`#tag` in names) that select and leave out tests.
+    init(loop: PumpedEventLoop, options: HostOptions, update: Bool, timeLimit: SpecTimeLimit? = nil,
+         selection: SpecSelection = SpecSelection()) throws {
         self.loop = loop
         self.timeLimit = timeLimit
         let link = SpecLink()
@@ -71,7 +71,9 @@ final class SpecHost {
         options.colors = false
         options.columns = options.columns ?? 80
         let console = Console(colors: false) { stream, text in output.append(text, error: stream == .error) }
-        host = try Host(loop: loop, options: options, console: console, plugins: [SpecPlugin(link: link)], clock: clock) { _ in }
+        plugins = [SpecPlugin(link: link)]
+        host = try Host(loop: loop, options: options, console: console, plugins: plugins, clock: clock) { _ in }
+        host.keepsVM = true
         // The memory error names what raises the limit of a test run.
         host.vm.memoryLimitSetting = "crescent test --memory-limit MIB"
         // Those as it closes fail the test in its teardown (SpecTeardown), with the test's name.
@@ -82,8 +84,49 @@ final class SpecHost {
         link.spec.withLock { $0 = me }
         clock.onSettle { me.value.object?.settle() }
         try host.vm.withCollectorPaused { () throws in
-            try installTesting(update: update, listing: listing, only: only, selection: selection)
+            try installTesting(update: update, selection: selection)
         }
+    }
+
+    /// Gives the host a fresh model for the file's next test: the one before is torn down (its
+    /// controllers, timers, tasks, subscriptions, services, store and fakes), and the next test
+    /// starts on a new clock with new services, no fakes and no output. The VM and what Lua holds
+    /// stay, as busted keeps a file's state from one test to the next. Nil, or why it failed.
+    func restartModel() -> String? {
+        if host.isRunning { host.finish(status: 0) }
+        _ = loop.runPending()
+        let clock = ManualClock()
+        self.clock = clock
+        let me = NIOLoopBound(Unowned(self), eventLoop: loop)
+        clock.onSettle { me.value.object?.settle() }
+        fakes = [:]
+        locationScript = nil
+        updated = []
+        osExit = nil
+        pressedQuit = nil
+        waitStart = nil
+        sleepersSettled = 0
+        output.clear()
+        link.notices.withLock { $0 = [] }
+        do {
+            let launcher = PluginLauncher()
+            let setup = try ServiceFactory.setup(plugins: plugins, options: host.options, clock: clock, launcher: launcher)
+            try host.restartModel(services: setup.entries, clock: clock, launcher: launcher)
+        } catch {
+            return "cannot give the test fresh services: \(error)"
+        }
+        let hostLink = host.link
+        link.host.withLock { $0 = hostLink }
+        var failure: String?
+        host.runTurn { host in
+            let stack = host.vm.stack
+            let base = stack.top
+            defer { stack.setTop(base) }
+            runner?.push(onto: stack)
+            guard runner != nil, stack.rawGet(-1, "reset") == .function else { return }
+            do throws(LuaError) { try host.vm.call(arguments: 0, results: 0) } catch { failure = error.message }
+        }
+        return failure
     }
 
     /// Counts the lines this host's Lua runs into `coverage` (`--coverage`), from now on.
@@ -163,13 +206,8 @@ final class SpecHost {
 
     // MARK: The spec
 
-    /// Runs the spec file's chunk (collecting its tests); nil, or the error.
-    /// - Parameters:
-    ///   - chunk: the file, as source or (`compiled`) as the binary chunk of ``compiled`` from an
-    ///     earlier host: each test's host runs the whole file, and compiling it once keeps a file
-    ///     of many tests from being parsed again for each one.
-    ///   - compiled: receives the binary chunk the file compiled to, when given.
-    func load(_ chunk: SpecChunk, path: String, compiled: (([UInt8]) -> Void)? = nil) -> String? {
+    /// Runs the spec file's chunk (declaring its tests); nil, or the error.
+    func load(_ source: [UInt8], path: String) -> String? {
         var failure: String?
         host.runTurn { host in
             let stack = host.vm.stack
@@ -183,15 +221,7 @@ final class SpecHost {
                 return
             }
             do throws(LuaError) {
-                switch chunk {
-                case .source(let bytes): try host.vm.load(bytes, name: "@" + path)
-                case .binary(let bytes): try host.vm.load(bytes, name: "@" + path, mode: "b")
-                }                                                        // runner file chunk
-                if let compiled {
-                    stack.pushValue(at: -1)                              // runner file chunk chunk
-                    if let bytes = host.vm.dumpFunction() { compiled(bytes) }
-                    stack.pop()                                          // runner file chunk
-                }
+                try host.vm.load(source, name: "@" + path)              // runner file chunk
                 try host.vm.call(arguments: 1, results: 0)               // runner
             } catch {
                 // A misspelled global (`descibe`) with the closest one, as a script's error says.
@@ -202,30 +232,34 @@ final class SpecHost {
         return exitFailure ?? failure
     }
 
-    /// The tests the file declared (reading its `describe` blocks runs their bodies), and why
-    /// reading them stopped short, if it did: an error the runner did not catch, the time limit,
-    /// or an exit (`os.exit`, `app.exit`) that would otherwise leave the file with no tests and
-    /// the run green. `bodiesUpTo`: this host ran a describe body after that many entries, so only
-    /// a test past that index may run in it (a body declared after a test runs after it under busted).
-    func list() -> (cases: [SpecCase], failure: String?, bodiesUpTo: Int) {
-        var cases: [SpecCase] = []
-        var failure: String?
-        var bodiesUpTo = 0
+    /// What the walk of the file reached next (``next()``).
+    enum Step {
+        /// An entry as ``list()`` lists one, and its 0-based index for ``run(_:)``.
+        case entry(SpecCase, index: Int)
+        /// A block's teardown hook failed as the walk left the block: busted's entry for it.
+        case teardownFailed(name: String, message: String)
+        /// The file is done.
+        case done
+        /// The walk stopped short: an error it did not catch, the time limit, an exit.
+        case failed(String)
+    }
+
+    /// Goes on walking the file (running the describe bodies and teardowns it reaches) up to its
+    /// next entry: the file's tests run one by one in this host's one Lua state, as busted runs them.
+    func next() -> Step {
+        var step = Step.done
         host.runTurn { host in
             guard let runner else { return }
             let stack = host.vm.stack
             let base = stack.top
             defer { stack.setTop(base) }
-            runner.push(onto: stack)                                     // runner
-            guard stack.rawGet(-1, "list") == .function else { return }  // runner list
+            runner.push(onto: stack)
+            guard stack.rawGet(-1, "next") == .function else { return }
             do throws(LuaError) { try host.vm.call(arguments: 0, results: 2) } catch {
-                failure = GlobalNameHint.hinted(error.message, in: host.vm)
+                step = .failed(GlobalNameHint.hinted(error.message, in: host.vm))
                 return
             }
-            bodiesUpTo = stack.integer(at: -1).map { Int($0) } ?? Int.max
-            guard case .array(let items) = host.binding.convertedValue(at: -2, in: stack).value else { return }
-            // A name need not be UTF-8 (busted takes any string): its other bytes are shown as
-            // \xFF, where the whole name was lost as "?".
+            let item = host.binding.convertedValue(at: -2, in: stack).value
             func text(_ value: Value) -> String? {
                 switch value {
                 case .string(let text): text
@@ -233,21 +267,25 @@ final class SpecHost {
                 default: nil
                 }
             }
-            for item in items {
-                cases.append(SpecCase(name: text(item["name"]) ?? "?", location: text(item["where"]) ?? "?",
-                                      isPending: item["pending"].boolValue ?? false,
-                                      isSelected: item["selected"].boolValue ?? true,
-                                      blockError: text(item["error"]).map { GlobalNameHint.hinted($0, in: host.vm) },
-                                      hooksOf: item["hooks"].integerValue.map { Int($0) }, isUnusedPlace: item["skip"].boolValue ?? false))
+            if let name = text(item["teardown"]) {
+                step = .teardownFailed(name: name, message: text(item["message"]) ?? "")
+                return
             }
+            guard case .object = item, let index = stack.integer(at: -1) else { return }
+            step = .entry(SpecCase(name: text(item["name"]) ?? "?", location: text(item["where"]) ?? "?",
+                                   isPending: item["pending"].boolValue ?? false,
+                                   isSelected: item["selected"].boolValue ?? true,
+                                   blockError: text(item["error"]).map { GlobalNameHint.hinted($0, in: host.vm) },
+                                   hooksOf: item["hooks"].integerValue.map { Int($0) }, isUnusedPlace: item["skip"].boolValue ?? false),
+                          index: Int(index) - 1)
         }
-        if let limit = pastTimeLimit { return (cases, limit, bodiesUpTo) }
-        if let exit = exitFailure { return (cases, exit, bodiesUpTo) }
+        if let limit = pastTimeLimit { return .failed(limit) }
+        if let exit = exitFailure { return .failed(exit) }
         if let status = host.exitStatus {
-            return (cases, "the spec file called app.exit(\(status)) while its describe blocks were read, so the tests after it "
-                + "were never collected (end a test's script with app.exit inside an it, where it fails only that test)", bodiesUpTo)
+            return .failed("the spec file called app.exit(\(status)) while its describe blocks were read, so the tests after it "
+                + "were never collected (end a test's script with app.exit inside an it, where it fails only that test)")
         }
-        return (cases, failure, bodiesUpTo)
+        return step
     }
 
     /// Runs test `index` (0-based); its outcome and what it printed.
@@ -344,6 +382,13 @@ final class SpecHost {
 
     /// Tears the host down: its VM closes, its services go.
     func close() {
+        host.keepsVM = false
+        // A test that ended the host (an exit, the time limit, an interrupt) left the VM open,
+        // and maybe an interrupt pending: its finalizers run now, as a closing host's do.
+        if !host.isRunning {
+            host.vm.clearInterrupt()
+            host.vm.close()
+        }
         host.finish(status: 0)
         runner = nil
         httpHandler = nil
@@ -423,7 +468,7 @@ final class SpecHost {
     }
 
     /// Loads the testing prelude with its primitives and keeps the runner it returns.
-    private func installTesting(update: Bool, listing: Bool, only: Int?, selection: SpecSelection) throws {
+    private func installTesting(update: Bool, selection: SpecSelection) throws {
         var failure: LuaError?
         host.runTurn { host in
             do throws(LuaError) {
@@ -433,8 +478,8 @@ final class SpecHost {
                 let stack = host.vm.stack
                 pushPrimitives(onto: stack)
                 let primitives = host.vm.ref(from: stack)
-                var fields: [LuaValue: LuaValue] = ["update": .boolean(update), "listing": .boolean(listing)]
-                if let only { fields["only"] = .integer(Int64(only + 1)) }
+                // `listing`: this host walks the whole file and runs its tests one by one.
+                var fields: [LuaValue: LuaValue] = ["update": .boolean(update), "listing": .boolean(true)]
                 if !selection.filters.isEmpty { fields["filter"] = .array(selection.filters.map { .string(LuaString(bytes: $0)) }) }
                 if !selection.tags.isEmpty { fields["tags"] = .array(selection.tags.map { .string(LuaString(bytes: $0)) }) }
                 if !selection.excludedTags.isEmpty {

@@ -53,6 +53,9 @@ final class SpecOutput: Sendable {
 
     var text: String { state.withLock { $0.all.text } }
     var errors: String { state.withLock { $0.errors.text } }
+
+    /// Forgets what was captured: the next test of a kept host starts with none.
+    func clear() { state.withLock { $0 = (all: Kept(), errors: Kept()) } }
 }
 
 /// What the services of a test's host reach the host through: made before the host (the plugin

@@ -204,85 +204,96 @@ public enum SpecRunner {
         session.finish(generation: generation)
     }
 
-    /// Runs the tests of one file from `position.test` on, each in a host of its own. The host
-    /// that collected the file's tests runs the first of them. False when the run abandoned this
-    /// thread (a host that never closed): it stops at once.
+    /// Runs the tests of one file from `position.test` on, in one host whose Lua state they all
+    /// share, as under busted; each test gets a fresh model (``SpecHost/restartModel()``). False
+    /// when the run abandoned this thread (a host that never closed): it stops at once.
     private static func runFile(_ file: String, bytes: [UInt8], at position: SpecSession.Position, options: SpecRunOptions,
                                 loop: PumpedEventLoop, limit: SpecTimeLimit, coverage: LineCoverage? = nil,
                                 teardown: SpecTeardown, exposers: [SpecExposer]) throws(UsageError) -> Bool {
         let session = teardown.session, generation = teardown.generation
         let next = SpecSession.Position(file: position.file + 1, test: 0)
         let started = ContinuousClock.now
-        var spare: SpecHost? = try makeHost(loop: loop, options: options, listing: true, limit: limit, coverage: coverage)
-        if let spare { limit.start(spare.interrupter, plugins: spare.host.pluginInterrupters) }
+        let host = try makeHost(loop: loop, options: options, limit: limit, coverage: coverage)
+        limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
         // Under the file's limit: an earlier file's expose body that loops is stopped there too.
-        let exposeStop = spare?.expose(exposers)
-        var compiled: [UInt8]?
-        let loadFailure = spare?.load(.source(bytes), path: file) { compiled = $0 }
-        let chunk = compiled.map(SpecChunk.binary) ?? .source(bytes)
-        // Reading the describe blocks runs their bodies: under the same limit as the file's chunk.
-        let listed = loadFailure == nil ? spare?.list() : nil
+        let exposeStop = host.expose(exposers)
+        let loadFailure = host.load(bytes, path: file)
         limit.stop()
-        if var failure = loadFailure ?? listed?.failure {
+        func failLoading(_ failure: String, name: String = "(loading the file)") -> Bool {
+            var failure = failure
             if let exposeStop { failure = exposeStop.explaining(failure) }
             failure = SpecHost.namingMemoryLimit(failure, mebibytes: options.hostOptions.memoryLimitMiB)
-            if loadFailure == nil, let filter = options.filters.first, failure.contains("time limit") {
+            if let filter = options.filters.first, failure.contains("time limit") {
                 failure += "\n(--filter \(ByteText.shown(filter)) is matched against each test's name as the file is read: a pattern with "
                     + "many - or * backtracks on long names)"
             }
-            let result = SpecResult(file: file, name: "(loading the file)", location: file, status: .error, message: failure,
-                                    output: spare?.output.text ?? "", seconds: seconds(since: started))
-            guard let spare else { return session.add(result, generation: generation) }
-            return teardown.close(spare, file: file, reporting: result, resume: next)
+            let result = SpecResult(file: file, name: name, location: file, status: .error, message: failure,
+                                    output: host.output.text, seconds: seconds(since: started))
+            return teardown.close(host, file: file, reporting: result, resume: next)
         }
-        let cases = listed?.cases ?? []
+        if let loadFailure { return failLoading(loadFailure) }
+        // The run was interrupted (or gave this thread up): the host still closes, its programs
+        // killed and its finalizers run under the limit, as after any test.
+        func stopping() -> Bool {
+            _ = teardown.close(host, file: file, reporting: nil, resume: next)
+            return false
+        }
         var hooks = SpecHookReports()
-        // The last entry of a block whose setup failed in the host of its hooks: busted reports
-        // the failure instead of the block's entries.
+        // The last entry of a block whose setup failed: busted reports the failure instead of the block's entries.
         var unreportedUpTo = -1
-        for (index, spec) in cases.enumerated() where spec.isSelected && index >= position.test {
-            if spec.isUnusedPlace || index <= unreportedUpTo { continue }
+        // Whether a test ran in the current model: the next one gets a fresh one.
+        var modelUsed = false
+        func freshModel() -> String? {
+            guard modelUsed else { return nil }
+            modelUsed = false
+            return host.restartModel()
+        }
+        while true {
+            // A test that ended its host (an exit, the time limit) leaves no model for the walk.
+            if !host.host.isRunning, let failure = freshModel() { return failLoading(failure) }
+            limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
+            let step = host.next()
+            limit.stop()
+            let spec: SpecCase, index: Int
+            switch step {
+            case .done:
+                for done in hooks.teardownsDone(before: nil) {
+                    guard session.add(done, generation: generation) else { return stopping() }
+                }
+                return teardown.close(host, file: file, reporting: nil, resume: next)
+            case .failed(let failure):
+                return failLoading(failure)
+            case .teardownFailed(let name, let message):
+                guard session.add(SpecResult(file: file, name: name, location: file, status: .error, message: message, output: "",
+                                             seconds: 0), generation: generation) else { return stopping() }
+                continue
+            case .entry(let entry, let at):
+                spec = entry
+                index = at
+            }
+            guard spec.isSelected, index >= position.test, !spec.isUnusedPlace, index > unreportedUpTo else { continue }
             for done in hooks.teardownsDone(before: spec.name) {
-                guard session.add(done, generation: generation) else { return false }
+                guard session.add(done, generation: generation) else { return stopping() }
             }
             if let blockError = spec.blockError {
                 let message = SpecHost.namingMemoryLimit(blockError, mebibytes: options.hostOptions.memoryLimitMiB)
                 guard session.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .error, message: message,
-                                             output: "", seconds: 0), generation: generation) else { return false }
+                                             output: "", seconds: 0), generation: generation) else { return stopping() }
                 continue
             }
             if spec.isPending {
                 guard session.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .pending, message: "",
-                                             output: "", seconds: 0), generation: generation) else { return false }
+                                             output: "", seconds: 0), generation: generation) else { return stopping() }
                 continue
             }
             let begun = ContinuousClock.now
-            let resume = SpecSession.Position(file: position.file, test: index + 1)
-            let host: SpecHost
-            // The listing host ran the describe bodies declared after a test, with the hooks
-            // busted would have run for them: such a test gets a fresh host.
-            // A block's hooks run in a fresh host: the listing host is kept for the tests.
-            if let listing = spare, spec.hooksOf == nil, index < listed?.bodiesUpTo ?? 0 {
-                spare = nil
-                let here = SpecSession.Position(file: position.file, test: index)
-                guard teardown.close(listing, file: file, reporting: nil, resume: here) else { return false }
+            if let failure = freshModel() {
+                guard session.add(SpecResult(file: file, name: spec.name, location: spec.location, status: .error, message: failure,
+                                             output: "", seconds: 0), generation: generation) else { return stopping() }
+                continue
             }
-            if let ready = spare, spec.hooksOf == nil {
-                host = ready
-                spare = nil
-                limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
-            } else {
-                host = try makeHost(loop: loop, options: options, listing: false, only: index, limit: limit, coverage: coverage)
-                limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
-                let exposeStop = host.expose(exposers)
-                if let failure = host.load(chunk, path: file) {
-                    limit.stop()
-                    let result = SpecResult(file: file, name: spec.name, location: spec.location, status: .failed,
-                                            message: exposeStop?.explaining(failure) ?? failure, output: host.output.text, seconds: seconds(since: begun))
-                    guard teardown.close(host, file: file, reporting: result, resume: resume) else { return false }
-                    continue
-                }
-            }
+            modelUsed = true
+            limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
             let outcome = host.run(index)
             limit.stop()
             session.addUpdated(host.updated, generation: generation)
@@ -298,13 +309,11 @@ public enum SpecRunner {
                 if outcome.status == .passed { reported = nil }
                 if outcome.isSetupFailure { unreportedUpTo = index + entries }
             }
-            guard teardown.close(host, file: file, reporting: reported, then: followers, resume: resume) else { return false }
+            if let reported { guard session.add(reported, generation: generation) else { return stopping() } }
+            for follower in followers {
+                guard session.add(follower, generation: generation) else { return stopping() }
+            }
         }
-        for done in hooks.teardownsDone(before: nil) {
-            guard session.add(done, generation: generation) else { return false }
-        }
-        if let spare { return teardown.close(spare, file: file, reporting: nil, resume: next) }
-        return true
     }
 
     /// Refuses a `--filter` that is not a Lua pattern (`[`), naming it and the fix, before any
@@ -348,16 +357,15 @@ public enum SpecRunner {
         }
     }
 
-    private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, listing: Bool,
-                                 only: Int? = nil, limit: SpecTimeLimit, coverage: LineCoverage? = nil) throws(UsageError) -> SpecHost {
+    private static func makeHost(loop: PumpedEventLoop, options: SpecRunOptions, limit: SpecTimeLimit,
+                                 coverage: LineCoverage? = nil) throws(UsageError) -> SpecHost {
         do {
             var selection = options.selection
             selection.filters = options.filters
             // The test's limit is what the host's --timeout message names when it stops a test.
             var hostOptions = options.hostOptions
             if options.timeout > 0 { hostOptions.timeout = options.timeout }
-            let host = try SpecHost(loop: loop, options: hostOptions, update: options.update, listing: listing, only: only,
-                                    timeLimit: limit, selection: selection)
+            let host = try SpecHost(loop: loop, options: hostOptions, update: options.update, timeLimit: limit, selection: selection)
             if let coverage { host.measure(coverage) }
             return host
         } catch {

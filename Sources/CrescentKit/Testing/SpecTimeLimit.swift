@@ -131,12 +131,16 @@ final class SpecTimeLimit: Sendable {
 
     /// Kills every program the runner started, when the period that expired is still not over.
     private func killProgramsIfStuck(period: Int, attempt: Int) {
+        // Killed under the lock: once ``stop()`` has returned, no kill meant for this test can
+        // reach the programs (or break the blocked call) of the next one, which a spec file's
+        // tests now start at once, in the same host.
         let stuck = phase.withLock { phase in
-            if case .expired(let expired) = phase { expired == period } else { false }
+            guard case .expired(let expired) = phase, expired == period else { return false }
+            ProcessTree.killDescendants()
+            pthread_kill(runner, Self.breakSignal)
+            return true
         }
         guard stuck else { return }
-        ProcessTree.killDescendants()
-        pthread_kill(runner, Self.breakSignal)
         loop.execute {}
         // A call the signal did not end (a C loop retrying its read) gets it again, every grace
         // period, a bounded number of times.

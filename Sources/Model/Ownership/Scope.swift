@@ -73,4 +73,12 @@ public final class Scope {
             item.cancel()
         }
     }
+
+    /// Ends what it owns and opens it again, empty: `crescent test` runs a spec file's tests in one
+    /// host, and each test's script scope starts with nothing (what the test before started was
+    /// cancelled here). The scope's identity stays: the controllers' prelude holds it.
+    public func reopen() {
+        end()
+        ended = false
+    }
 }
