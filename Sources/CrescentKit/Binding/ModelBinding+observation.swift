@@ -23,6 +23,7 @@ extension ModelBinding {
             if let box = self.anyObjectBox(at: 1, in: stack) { throw Self.objectGivenToOn(box, stack) }
             let name = try stack.checkString(1, function: "on")
             try self.checkServiceEvent(name, stack)
+            try ExtraArguments.check(stack, takes: 3, signature: "on(name, handler[, options])", arity: "a name, a handler and options (optional)")
             return try self.on(name, object: nil, event: name, handlerAt: 2, optionsAt: 3, stack, site: .global("on"))
         }
         vm.register("post") { [unowned self] stack in
@@ -46,6 +47,7 @@ extension ModelBinding {
                 throw LuaRaise.badArgument(1, to: "post", what + "; post a name of the script's own (\"refreshed\"), or fake the service in a spec "
                                            + "(fake.service)")
             }
+            try ExtraArguments.check(stack, takes: 2, signature: "post(name[, payload])", arity: "a name and a payload (optional)")
             if self.ownEventCandidates.contains(name) { self.postedOwnEvents.insert(name) }
             stack.pushValue(at: 2)
             let payload = PostedPayload(self.vm.ref(from: stack))
@@ -380,15 +382,17 @@ extension ModelBinding: DeliveryDispatcher {
             if status != LUA_OK { throw stack.popError(status) }
             guard stack.type(at: -1) == .function else { return }
             lua_rotate(stack.state, -2, 1)                           // handle method delegate
-            pushPayload(event.payload, onto: stack)
+            pushPayload(event, onto: stack)
             try withReportedProperties(event.payload, of: event.object) {
                 try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
             }
             return
         }
         lua_rotate(stack.state, -2, 1)                               // handler handle
-        pushPayload(event.payload, onto: stack)                      // handler handle payload
+        pushPayload(event, onto: stack)                              // handler handle payload
         stack.newTable(fieldCount: 4)                                // handler handle payload info
+        tables.eventInfoMetatable.push(onto: stack)
+        lua_setmetatable(stack.state, -2)
         stack.push(event.name)
         stack.rawSet(-2, "name")
         stack.push(event.event)
@@ -406,17 +410,27 @@ extension ModelBinding: DeliveryDispatcher {
         }
     }
 
-    private func pushPayload(_ payload: EventPayload, onto stack: LuaStack) {
-        switch payload {
-        case .value(let value): push(value, onto: stack)
+    /// Pushes an event's payload; a change set gets the shape that names a misspelled field
+    /// (`cs.insertd`).
+    private func pushPayload(_ event: EventDelivery, onto stack: LuaStack) {
+        switch event.payload {
+        case .value(let value): pushServicePayload(value, of: event, onto: stack)
         case .opaque(let object):
             if let posted = object as? PostedPayload {
                 posted.value.push(onto: stack)
             } else if let reported = object as? ReportedEvent {
-                push(reported.payload, onto: stack)
+                pushServicePayload(reported.payload, of: event, onto: stack)
             } else {
                 stack.pushNil()
             }
+        }
+    }
+
+    private func pushServicePayload(_ value: Value, of event: EventDelivery, onto stack: LuaStack) {
+        push(value, onto: stack)
+        if event.event == "didChange", ChangeSet.isChangeSet(value) {
+            tables.changeSetMetatable.push(onto: stack)
+            lua_setmetatable(stack.state, -2)
         }
     }
 

@@ -482,7 +482,16 @@ local function shown(fn, view)
   end
   return view
 end
-function view_text()
+-- view_text(5) or view_json("id") took what it was given and showed the whole view anyway.
+local function takesNothing(fn, ...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) ~= nil then
+      error(fn .. ": argument #" .. i .. " is one too many (it takes none: it is the whole view of the controller shown)", 3)
+    end
+  end
+end
+function view_text(...)
+  takesNothing("view_text()", ...)
   local text = shown("view_text()", T.viewText())   -- not a tail call: level 3 is the spec's line
   return text
 end
@@ -493,7 +502,10 @@ function screen_text(width, height)
   if err then error("screen_text(width, height): " .. err, 2) end
   return text
 end
-function view_json() return json.decode(shown("view_json()", T.viewJSON())) end
+function view_json(...)
+  takesNothing("view_json()", ...)
+  return json.decode(shown("view_json()", T.viewJSON()))
+end
 
 local function readfile(path)
   local f = io.open(path, "rb")

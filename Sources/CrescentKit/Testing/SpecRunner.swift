@@ -67,8 +67,8 @@ public enum SpecRunner {
         // busted's formats are written whole at the end: nothing else may go to the output.
         func write(_ text: String) { if options.output == .plain { output(text) } }
         for filter in options.filters { try checkFilter(filter) }
-        try checkTags(options.selection.tags, option: "--tags")
-        try checkTags(options.selection.excludedTags, option: "--exclude-tags")
+        try checkTags(options.selection.tags, option: options.selection.tagsOrigin)
+        try checkTags(options.selection.excludedTags, option: options.selection.excludedTagsOrigin)
         let files = try specFiles(options.paths)
         // Before any test runs: a report target that is a device, a FIFO or an input is refused untouched.
         try checkReportTargets(options, reading: files.map(\.shown))
@@ -146,8 +146,9 @@ public enum SpecRunner {
     /// Why a run that ran no test exits 1: a `--tags` that no test has, or a suite of only pending tests.
     private static func noTestRan(_ selection: SpecSelection, pending: Int) -> String {
         if !selection.tags.isEmpty || !selection.excludedTags.isEmpty {
-            let tags = selection.tags.isEmpty ? "" : " --tags " + selection.tags.map { ByteText.shown($0) }.joined(separator: ",")
-            let excluded = selection.excludedTags.isEmpty ? "" : " --exclude-tags " + selection.excludedTags.map { ByteText.shown($0) }.joined(separator: ",")
+            let tags = selection.tags.isEmpty ? "" : " \(selection.tagsOrigin) " + selection.tags.map { ByteText.shown($0) }.joined(separator: ",")
+            let excluded = selection.excludedTags.isEmpty ? ""
+                : " \(selection.excludedTagsOrigin) " + selection.excludedTags.map { ByteText.shown($0) }.joined(separator: ",")
             // `--tags '#fast'`: the tag as the name writes it; the option takes the word.
             if let hashed = (selection.tags + selection.excludedTags).first(where: { $0.first == UInt8(ascii: "#") }) {
                 let word = ByteText.shown(Array(hashed.dropFirst()))
