@@ -231,8 +231,9 @@ import Testing
                 "\(process)")
     }
 
-    /// D28: `crescent test -t`, `--output xml`, and a `.busted` whose ROOT or tags are wrong were
-    /// said without busted's name for the option, the full usage, or the file they came from.
+    /// D28: `crescent test -t`, `--output xml`, a tag no test has beside one that matched, and a
+    /// `.busted` whose ROOT or tags are wrong were said without busted's name for the option, the
+    /// full usage, a word, or the file they came from.
     @Test func testCommandMistakesNameTheOptionAndTheFile() async throws {
         let sandbox = try Sandbox()
         try sandbox.write("spec/a_spec.lua", "it(\"a #fast\", function() end)\n")
@@ -242,6 +243,15 @@ import Testing
         let output = try await crescent(["test", "--output", "xml"], in: sandbox)
         #expect(output.status == 2, "\(output)")
         #expect(output.stderr.contains("Usage: crescent test [--config <file>] [--filter <pattern> ...]"), "\(output)")
+
+        // A tag no test has was dropped without a word when another chose the tests.
+        try sandbox.write("spec/b_spec.lua", "it(\"b #slow\", function() end)\n")
+        let mixed = try await crescent(["test", "--tags", "fast,fsat", "--exclude-tags", "slw"], in: sandbox)
+        #expect(mixed.status == 0 && mixed.stdoutLines.last == "1 passed, 0 failed", "\(mixed)")
+        #expect(mixed.stdout.contains("note: --tags fsat: no test's name has #fsat, so it chose no test (a tag is a #word"), "\(mixed)")
+        #expect(mixed.stdout.contains("note: --exclude-tags slw: no test's name has #slw, so it left out no test"), "\(mixed)")
+        let found = try await crescent(["test", "--tags", "fast,slow"], in: sandbox)
+        #expect(found.status == 0 && !found.stdout.contains("note:"), "\(found)")
 
         try sandbox.write(".busted", "return { default = { ROOT = { \"spce\" } } }\n")
         let root = try await crescent(["test"], in: sandbox)

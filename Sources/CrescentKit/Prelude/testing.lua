@@ -651,7 +651,17 @@ function runner.list()
       list[i] = { name = t.fullname, where = t.where, pending = t.pending, selected = t.selected }
     end
   end
-  return list, bodiesUpTo
+  -- The --tags and --exclude-tags words some name of the file has, chosen or not: the run names
+  -- one no file has, which would otherwise be dropped without a word when another one matched.
+  local tagged = {}
+  for _, tags in ipairs({ options.tags or {}, options.exclude_tags or {} }) do
+    for _, tag in ipairs(tags) do
+      for _, entry in ipairs(list) do
+        if entry.name ~= "" and hastag(entry.name, { tag }) then tagged[#tagged + 1] = tag break end
+      end
+    end
+  end
+  return list, bodiesUpTo, tagged
 end
 
 local function handler(err)

@@ -207,10 +207,12 @@ final class SpecHost {
     /// or an exit (`os.exit`, `app.exit`) that would otherwise leave the file with no tests and
     /// the run green. `bodiesUpTo`: this host ran a describe body after that many entries, so only
     /// a test past that index may run in it (a body declared after a test runs after it under busted).
-    func list() -> (cases: [SpecCase], failure: String?, bodiesUpTo: Int) {
+    /// `tagged`: the run's tags (`--tags`, `--exclude-tags`) that a name of the file has.
+    func list() -> (cases: [SpecCase], failure: String?, bodiesUpTo: Int, tagged: [[UInt8]]) {
         var cases: [SpecCase] = []
         var failure: String?
         var bodiesUpTo = 0
+        var tagged: [[UInt8]] = []
         host.runTurn { host in
             guard let runner else { return }
             let stack = host.vm.stack
@@ -218,12 +220,21 @@ final class SpecHost {
             defer { stack.setTop(base) }
             runner.push(onto: stack)                                     // runner
             guard stack.rawGet(-1, "list") == .function else { return }  // runner list
-            do throws(LuaError) { try host.vm.call(arguments: 0, results: 2) } catch {
+            do throws(LuaError) { try host.vm.call(arguments: 0, results: 3) } catch {
                 failure = GlobalNameHint.hinted(error.message, in: host.vm)
                 return
+            }                                                            // list bodiesUpTo tagged
+            if case .array(let tags) = host.binding.convertedValue(at: -1, in: stack).value {
+                tagged = tags.compactMap { tag in
+                    switch tag {
+                    case .string(let text): Array(text.utf8)
+                    case .bytes(let bytes): bytes
+                    default: nil
+                    }
+                }
             }
-            bodiesUpTo = stack.integer(at: -1).map { Int($0) } ?? Int.max
-            guard case .array(let items) = host.binding.convertedValue(at: -2, in: stack).value else { return }
+            bodiesUpTo = stack.integer(at: -2).map { Int($0) } ?? Int.max
+            guard case .array(let items) = host.binding.convertedValue(at: -3, in: stack).value else { return }
             // A name need not be UTF-8 (busted takes any string): its other bytes are shown as
             // \xFF, where the whole name was lost as "?".
             func text(_ value: Value) -> String? {
@@ -241,13 +252,13 @@ final class SpecHost {
                                       hooksOf: item["hooks"].integerValue.map { Int($0) }, isUnusedPlace: item["skip"].boolValue ?? false))
             }
         }
-        if let limit = pastTimeLimit { return (cases, limit, bodiesUpTo) }
-        if let exit = exitFailure { return (cases, exit, bodiesUpTo) }
+        if let limit = pastTimeLimit { return (cases, limit, bodiesUpTo, tagged) }
+        if let exit = exitFailure { return (cases, exit, bodiesUpTo, tagged) }
         if let status = host.exitStatus {
             return (cases, "the spec file called app.exit(\(status)) while its describe blocks were read, so the tests after it "
-                + "were never collected (end a test's script with app.exit inside an it, where it fails only that test)", bodiesUpTo)
+                + "were never collected (end a test's script with app.exit inside an it, where it fails only that test)", bodiesUpTo, tagged)
         }
-        return (cases, failure, bodiesUpTo)
+        return (cases, failure, bodiesUpTo, tagged)
     }
 
     /// Runs test `index` (0-based); its outcome and what it printed.

@@ -95,6 +95,8 @@ public enum SpecRunner {
             let given = options.filters.map { "--filter " + ByteText.shown($0) }.joined(separator: " or ")
             write("no test's full name matches \(given) (a Lua pattern, matched against names such as \"describe-name it-name\"; "
                   + "escape magic characters ( ) . % + - * ? [ ^ $ with %)\n")
+        } else if let note = untaggedNote(options.selection, tagged: report.tagged), !ranNone {
+            write(note)
         } else if ranNone {
             write(noTestRan(options.selection, pending: report.pending))
             // `crescent test main.lua`: a script given where a spec goes.
@@ -142,6 +144,20 @@ public enum SpecRunner {
     /// The most a spec file may hold: far more than any suite's file, and a bound on what a
     /// wrong path (a link to a disk image, `/dev/zero`) costs.
     static let specSizeLimit = 64 << 20
+
+    /// The note for tags no test's name has, when others chose the tests that ran: `--tags
+    /// fast,fsat` ran the #fast tests and dropped `fsat` without a word. Nil when each tag is found.
+    private static func untaggedNote(_ selection: SpecSelection, tagged: Set<[UInt8]>) -> String? {
+        var lines = ""
+        for (tags, origin, effect) in [(selection.tags, selection.tagsOrigin, "chose no test"),
+                                       (selection.excludedTags, selection.excludedTagsOrigin, "left out no test")] {
+            let unused = tags.filter { !tagged.contains($0) }.map { ByteText.shown($0) }
+            guard !unused.isEmpty else { continue }
+            lines += "note: \(origin) \(unused.joined(separator: ",")): no test's name has \(unused.map { "#" + $0 }.joined(separator: " or ")), "
+                + "so \(unused.count == 1 ? "it" : "they") \(effect) (a tag is a #word in a describe or test name, as in it(\"saves #slow\", ...))\n"
+        }
+        return lines.isEmpty ? nil : lines
+    }
 
     /// Why a run that ran no test exits 1: a `--tags` that no test has, or a suite of only pending tests.
     private static func noTestRan(_ selection: SpecSelection, pending: Int) -> String {
@@ -224,6 +240,7 @@ public enum SpecRunner {
         // Reading the describe blocks runs their bodies: under the same limit as the file's chunk.
         let listed = loadFailure == nil ? spare?.list() : nil
         limit.stop()
+        session.addTagged(listed?.tagged ?? [], generation: generation)
         if var failure = loadFailure ?? listed?.failure {
             if let exposeStop { failure = exposeStop.explaining(failure) }
             failure = SpecHost.namingMemoryLimit(failure, mebibytes: options.hostOptions.memoryLimitMiB)
