@@ -27,6 +27,8 @@ local xpcall, traceback, getinfo, getlocal, insert, remove, concat, sort =
 -- controller; `task_` is the script's task (self:task), whose spawned programs end with it.
 local spawn, task_, observe_, on_, after_, every_ = P.methodTask, task, observe, on, timer.after, timer.every
 local getmetatable, inspect_ = getmetatable, inspect
+-- The real metatable, past a __metatable lock (a service's error model has one).
+local rawmetatable = debug.getmetatable
 
 local Controller = {}          -- the base of every controller class
 local state = setmetatable({}, { __mode = "k" })   -- controller -> private state
@@ -1418,7 +1420,7 @@ return {
   hasController = function() return #stack > 0 end,
   -- The host's wording of an error value its message handlers show (the shim's
   -- CRESCENT_ERROR_TEXT), raised by the running code or by `thread`: a table raised with error()
-  -- as inspect shows it, at the line that raised it; a nil field read in a method called on a
+  -- (without a __tostring) as inspect shows it, at the line that raised it; a nil field read in a method called on a
   -- controller class, with the hint. Nil: the plain message stands.
   errorText = function(value, thread)
     if type(value) == "string" then
@@ -1428,6 +1430,9 @@ return {
       return hint and value .. hint or nil
     end
     if type(value) == "number" then return nil end
+    -- A value with its own __tostring (a service's error) is shown by it, as it always was.
+    local meta = rawmetatable(value)
+    if meta and meta.__tostring then return nil end
     return errorValueMessage(value, thread)
   end,
   -- The note for a run that ended on its own after making controller classes but no controller:
