@@ -298,10 +298,10 @@ void crescent_push_function(lua_State *L, crescent_swift_function fn, void *cont
 
 /* ---- Protected calls ----------------------------------------------------------------------------- */
 
-static const char *error_message(lua_State *L, int idx);
+static const char *error_message(lua_State *L, int idx, lua_State *co);
 
 int crescent_traceback_handler(lua_State *L) {
-    luaL_traceback(L, L, error_message(L, 1), 1);
+    luaL_traceback(L, L, error_message(L, 1, NULL), 1);
     return 1;
 }
 
@@ -344,9 +344,39 @@ static const char *visible(lua_State *L, const char *message, size_t length) {
     return lua_tostring(L, -1);
 }
 
-/* The message of an error value: the string itself, its __tostring, or its type. */
-static const char *error_message(lua_State *L, int idx) {
+/* The host's wording of an error value, when it set one: the function in the registry's
+   CRESCENT_ERROR_TEXT gets the value and returns the message (a table raised with error() shown
+   as inspect shows it, where Lua says only "error object is a table value", or a hint that needs
+   the frame that raised, which only a message handler still has). It gets the coroutine that
+   raised as its second argument when that is not L. It runs protected; when it fails or
+   returns no string, the plain message stands. */
+static const char *host_error_text(lua_State *L, int idx, lua_State *co) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, CRESCENT_ERROR_TEXT) != LUA_TFUNCTION) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    lua_pushvalue(L, idx);                            /* f value */
+    if (co != NULL) {
+        lua_pushthread(co);
+        lua_xmove(co, L, 1);                          /* f value co */
+    } else {
+        lua_pushnil(L);                               /* f value nil */
+    }
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK || lua_type(L, -1) != LUA_TSTRING) {
+        lua_pop(L, 1);
+        return NULL;
+    }
     size_t length;
+    const char *message = lua_tolstring(L, -1, &length);
+    return visible(L, message, length);
+}
+
+/* The message of an error value raised in `co` (NULL: in L): the host's wording, else the
+   string itself, its __tostring, or its type. */
+static const char *error_message(lua_State *L, int idx, lua_State *co) {
+    size_t length;
+    const char *hosted = host_error_text(L, idx, co);
+    if (hosted != NULL) return hosted;
     const char *message = lua_tolstring(L, idx, &length);
     if (message != NULL) return visible(L, message, length);
     if (luaL_callmeta(L, idx, "__tostring") && lua_type(L, -1) == LUA_TSTRING) {
@@ -358,7 +388,7 @@ static const char *error_message(lua_State *L, int idx) {
 
 static int thread_traceback(lua_State *L) {    /* co error */
     lua_State *co = lua_tothread(L, 1);
-    luaL_traceback(L, co, error_message(L, 2), 0);
+    luaL_traceback(L, co, error_message(L, 2, co), 0);
     return 1;
 }
 

@@ -202,7 +202,8 @@ struct Crescent: ParsableCommand {
                 ProcessIO.writeOut(shown(fullMessage(for: error)) + "\n")
                 ProcessIO.exit(0)
             }
-            let message = withValueHint(message(for: error))
+            var message = withValueHint(message(for: error))
+            if subcommandUsage(arguments)?.words == "test" { message = TestCommand.withBustedOption(message) }
             if let joined = joiningNegativeValue(arguments, message: message) { dispatch(joined) }
             usageError(misspelledSubcommand(arguments) ?? (message.isEmpty ? "invalid command line" : message), usage: subcommandUsage(arguments))
         }

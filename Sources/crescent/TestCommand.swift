@@ -1,5 +1,7 @@
 import ArgumentParser
 import CrescentKit
+import Foundation
+import Model
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,8 +56,22 @@ struct TestCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("Spec files or folders to search for *_spec.lua.", valueName: "path"))
     var paths: [String] = []
 
-    /// The usage line a `crescent test` usage error ends with (not the script runner's).
-    static let usage = (usage: "crescent test [options] [path...]", words: "test")
+    /// The usage line a `crescent test` usage error ends with (not the script runner's): the
+    /// full one, with every option, as the parser's own errors print it.
+    static var usage: (usage: String, words: String) {
+        Crescent.subcommandUsage(["test"]) ?? (usage: "crescent test [options] [path...]", words: "test")
+    }
+
+    /// busted's short options that crescent test spells only long: `-t fast` is `--tags fast`.
+    static let bustedShortOptions = ["-t": "--tags", "-c": "--coverage"]
+
+    /// ArgumentParser's "Unknown option '-t'" with the long option busted's short one means.
+    static func withBustedOption(_ message: String) -> String {
+        for (short, long) in bustedShortOptions where message.hasPrefix("Unknown option '\(short)'") {
+            return message + "; busted's \(short) is crescent test's \(long): write \(long)" + (long == "--tags" ? " TAG" : "")
+        }
+        return message
+    }
 
     func run() throws {
         let valued = ["--config", "--filter", "--junit", "--timeout", "--memory-limit", "--tags", "--exclude-tags", "--output"]
@@ -72,12 +88,23 @@ struct TestCommand: ParsableCommand {
         }
         for warning in busted?.warnings ?? [] { ProcessIO.writeError("crescent: warning: \(warning)\n") }
         options.paths = paths.isEmpty ? busted?.paths ?? [] : paths
+        if paths.isEmpty, let roots = busted?.paths {
+            // Said as the file's: "no such file or folder: spce" sent the user to the command line.
+            for root in roots where access(root, F_OK) != 0 {
+                let near = NameSuggestion.closest(to: root, among: (try? FileManager.default.contentsOfDirectory(atPath: ".")) ?? [])
+                Crescent.usageError(".busted: ROOT names \(root), which does not exist" + (near.map { "; did you mean '\($0)'?" } ?? ""),
+                                    usage: Self.usage)
+            }
+        }
         // The pattern's bytes as given: a test's name need not be UTF-8, nor the pattern matching it.
         options.filters = filter.isEmpty ? (busted?.filter).map { [$0] } ?? [] : RawArguments.values(of: "--filter", parsed: filter)
         // Tags as bytes too: a tag is found in a test's name, which need not be UTF-8.
         let given = RawArguments.values(of: "--tags", parsed: tags), excluded = RawArguments.values(of: "--exclude-tags", parsed: excludeTags)
         options.selection = SpecSelection(tags: given.isEmpty ? busted?.tags ?? [] : given.flatMap(BustedFile.split),
                                           excludedTags: excluded.isEmpty ? busted?.excludedTags ?? [] : excluded.flatMap(BustedFile.split))
+        // Tags the .busted file gave are said as its, not as options the command line lacks.
+        if given.isEmpty, busted?.tags.isEmpty == false { options.selection.tagsOrigin = ".busted's tags" }
+        if excluded.isEmpty, busted?.excludedTags.isEmpty == false { options.selection.excludedTagsOrigin = ".busted's exclude-tags" }
         if let output {
             guard let format = SpecOutputFormat.allCases.first(where: { $0.rawValue.lowercased() == output.lowercased() }) else {
                 Crescent.usageError("-o \(output): crescent test writes \(SpecOutputFormat.allCases.map(\.rawValue).joined(separator: ", "))",

@@ -308,7 +308,7 @@ import Testing
         #expect(result.stdout.contains("script.lua:4: no function 'log.warning' (log: "), "\(result)")
         #expect(result.stdout.contains("; did you mean 'warn'?)"), "\(result)")
         #expect(result.stderrLines.filter { !$0.isEmpty } == [
-            "crescent: warning: T.init is a number, so it is never called: a lifecycle step is a method (function T:init() ... end)",
+            "crescent: warning: script.lua:5: T.init is a number, so it is never called: a lifecycle step is a method (function T:init() ... end)",
         ], "\(result)")
     }
 }

@@ -115,6 +115,9 @@ void crescent_drop_hook(lua_State *thread);
  *  owned: its owner keeps it alive as long as the state. Raises only on out of memory. */
 void crescent_push_function(lua_State *L, crescent_swift_function fn, void *context);
 
+/** The registry field of the host's wording of error values (a Lua function of the value that
+ *  returns the message), which the traceback handlers use when it is set. */
+#define CRESCENT_ERROR_TEXT "crescent.errorText"
 /** The message handler used by every protected call: adds a traceback to string messages. */
 int crescent_traceback_handler(lua_State *L);
 

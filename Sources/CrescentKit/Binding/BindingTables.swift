@@ -23,6 +23,11 @@ struct BindingTables {
     let changeMetamethods: LuaRef
     /// Registry slot of the interned key strings of change tables.
     let changeKeys: Int32
+    /// The metatable of the `info` table an `on` handler gets, which names a misspelled field.
+    let eventInfoMetatable: LuaRef
+    /// The metatable of a `didChange` change set as a handler gets it, which names a misspelled
+    /// field.
+    let changeSetMetatable: LuaRef
     let subscriptionType: LuaObjectType<Subscription>
     let requestType: LuaObjectType<ServiceRequest>
     /// `json.null` and the metatables `json.array` and `json.object` give a table (the prelude's
@@ -43,6 +48,8 @@ struct BindingTables {
         crescent_push_change_keys(vm.state)
         changeKeys = vm.refID()
         changeMetamethods = try Self.makeChangeMetamethods(vm)
+        eventInfoMetatable = UndeclaredField.shapeMetatable("event info", fields: ["event", "name", "object", "sub"], in: vm)
+        changeSetMetatable = UndeclaredField.shapeMetatable("change set", fields: ChangeSet.fieldNames, in: vm)
         functionDocs = Self.makeWeakKeyedTable(vm)
         vm.stack.newTable()
         fieldNameAnchors = vm.ref()

@@ -23,6 +23,7 @@ extension ModelBinding {
             if let box = self.anyObjectBox(at: 1, in: stack) { throw Self.objectGivenToOn(box, stack) }
             let name = try stack.checkString(1, function: "on")
             try self.checkServiceEvent(name, stack)
+            try ExtraArguments.check(stack, takes: 3, signature: "on(name, handler[, options])", arity: "a name, a handler and options (optional)")
             return try self.on(name, object: nil, event: name, handlerAt: 2, optionsAt: 3, stack, site: .global("on"))
         }
         vm.register("post") { [unowned self] stack in
@@ -46,6 +47,7 @@ extension ModelBinding {
                 throw LuaRaise.badArgument(1, to: "post", what + "; post a name of the script's own (\"refreshed\"), or fake the service in a spec "
                                            + "(fake.service)")
             }
+            try ExtraArguments.check(stack, takes: 2, signature: "post(name[, payload])", arity: "a name and a payload (optional)")
             if self.ownEventCandidates.contains(name) { self.postedOwnEvents.insert(name) }
             stack.pushValue(at: 2)
             let payload = PostedPayload(self.vm.ref(from: stack))
@@ -344,89 +346,5 @@ extension ModelBinding {
             stack.pop()
         }
         return options
-    }
-}
-
-extension ModelBinding: DeliveryDispatcher {
-    func deliver(_ change: PropertyChange) throws {
-        let stack = vm.stack
-        let top = stack.top
-        defer { stack.setTop(top) }
-        _ = stack.ensure(8)
-        let state = stack.state
-        _ = crescent_getref(state, tables.changeKeys)                // keys
-        _ = crescent_getref(state, change.subscription.token)        // keys handle
-        _ = lua_getiuservalue(state, -1, 1)                          // keys handle handler
-        _ = crescent_getref(state, change.subscription.detail)       // keys handle handler prototype
-        push(change.new, onto: stack)                                // keys handle handler prototype new
-        if let old = change.old { push(old, onto: stack) } else { stack.pushNil() }
-        crescent_push_change(state, -6, -3, change.initial ? 1 : 0, lua_Integer(change.coalesced), -5)
-                                                                     // keys handle handler prototype new old change
-        lua_rotate(state, -4, -1)                                    // keys handle handler new old change prototype
-        stack.pop()
-        try withUnretainedHost { try $0.withOwner(of: change.subscription) { try vm.call(arguments: 3, results: 0) } }
-    }
-
-    func deliver(_ event: EventDelivery) throws {
-        let stack = vm.stack
-        let top = stack.top
-        defer { stack.setTop(top) }
-        _ = stack.ensure(8)
-        _ = crescent_getref(stack.state, event.subscription.token)   // handle
-        _ = crescent_getuservalue(stack.state, -1)                   // handle handler
-        if case .allEvents = event.subscription.target {
-            // A delegate: call delegate:<event>(payload) when it has such a method.
-            let status = crescent_pgetfield(stack.state, -1, event.event)  // handle delegate method
-            if status != LUA_OK { throw stack.popError(status) }
-            guard stack.type(at: -1) == .function else { return }
-            lua_rotate(stack.state, -2, 1)                           // handle method delegate
-            pushPayload(event.payload, onto: stack)
-            try withReportedProperties(event.payload, of: event.object) {
-                try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
-            }
-            return
-        }
-        lua_rotate(stack.state, -2, 1)                               // handler handle
-        pushPayload(event.payload, onto: stack)                      // handler handle payload
-        stack.newTable(fieldCount: 4)                                // handler handle payload info
-        stack.push(event.name)
-        stack.rawSet(-2, "name")
-        stack.push(event.event)
-        stack.rawSet(-2, "event")
-        if let object = event.object {
-            pushObject(object.object, onto: stack)
-            stack.rawSet(-2, "object")
-        }
-        stack.pushValue(at: -3)
-        stack.rawSet(-2, "sub")
-        lua_rotate(stack.state, -3, -1)                              // handler payload info handle
-        stack.pop()
-        try withReportedProperties(event.payload, of: event.object) {
-            try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
-        }
-    }
-
-    private func pushPayload(_ payload: EventPayload, onto stack: LuaStack) {
-        switch payload {
-        case .value(let value): push(value, onto: stack)
-        case .opaque(let object):
-            if let posted = object as? PostedPayload {
-                posted.value.push(onto: stack)
-            } else if let reported = object as? ReportedEvent {
-                push(reported.payload, onto: stack)
-            } else {
-                stack.pushNil()
-            }
-        }
-    }
-
-    func subscriptionEnded(_ subscription: Subscription) {
-        delegates[subscription.id] = nil
-        if case .property(let object, let key) = subscription.target, !registry.isObserved(object, key: key) {
-            changePrototypes[ChangePrototypeKey(object: object.id, key: key)] = nil
-        }
-        guard subscription.token != 0, vm.isOpen else { return }
-        vm.unref(subscription.token)
-        subscription.token = 0
     }
 }

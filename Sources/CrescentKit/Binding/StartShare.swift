@@ -33,9 +33,7 @@ extension ModelBinding {
                 let signature = "\(name):start([options])"
                 let box = try self.checkSelf(stack, type(), signature: signature)
                 // As the declared methods refuse one: `start({}, 5)` does not take the 5.
-                if stack.top > 2, !stack.isNoneOrNil(stack.top) {
-                    throw LuaRaise("\(signature): argument #\(stack.top - 1) is one too many (it takes 0 or 1 argument)")
-                }
+                try ExtraArguments.check(stack, takes: 2, signature: signature, arity: "0 or 1 argument", isMethod: true)
                 var options = Value.null
                 if !stack.isNoneOrNil(2) {
                     guard stack.type(at: 2) == .table else {
@@ -57,9 +55,7 @@ extension ModelBinding {
             },
             "stop": { [unowned self] stack in
                 let box = try self.checkSelf(stack, type(), signature: "\(name):stop()")
-                if stack.top > 1, !stack.isNoneOrNil(stack.top) {
-                    throw LuaRaise("\(name):stop(): argument #\(stack.top - 1) is one too many (it takes none)")
-                }
+                try ExtraArguments.check(stack, takes: 1, signature: "\(name):stop()", arity: "none", isMethod: true)
                 self.shares[ObjectIdentifier(box.object)]?.first { $0.owner === self.host.currentScope }?.cancel()
                 return .none
             },

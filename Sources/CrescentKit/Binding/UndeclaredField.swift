@@ -13,19 +13,42 @@ enum UndeclaredField {
     /// it for the script).
     static func error(_ key: String, on typeName: String, fields: [String], methods: [String],
                       level: Int32 = 2, in stack: LuaStack) -> LuaRaise {
+        luaL_where(stack.state, level)
+        let place = stack.text(at: -1) ?? ""
+        stack.pop()
+        return LuaRaise(place + message(key, on: typeName, fields: fields, methods: methods))
+    }
+
+    /// The message of ``error(_:on:fields:methods:level:in:)`` without its place.
+    static func message(_ key: String, on typeName: String, fields: [String], methods: [String]) -> String {
         let alias = aliases[key.lowercased()].flatMap { fields.contains($0) ? $0 : nil }
         let closest = alias ?? NameSuggestion.closest(to: key, among: fields + methods)
-        let detail = if let closest, methods.contains(closest) {
+        return if let closest, methods.contains(closest) {
             "no method '\(key)' on \(typeName) (\(NameSuggestion.listing("methods", methods, suggesting: closest)))"
         } else if closest != nil || methods.isEmpty {
             "no field '\(key)' on \(typeName) (\(NameSuggestion.listing("fields", fields, suggesting: closest)))"
         } else {
             "no field or method '\(key)' on \(typeName) (\(NameSuggestion.listing("fields", fields, suggesting: nil)); \(NameSuggestion.listing("methods", methods, suggesting: nil)))"
         }
-        luaL_where(stack.state, level)
-        let place = stack.text(at: -1) ?? ""
-        stack.pop()
-        return LuaRaise(place + detail)
+    }
+
+    /// The metatable plain tables of one declared shape share (an `on` handler's `info`, a
+    /// change set): its `__index` runs only for a name the table lacks, and raises at the
+    /// script's line unless one of `fields` (an optional field the table lacks reads nil), a
+    /// name Lua's tools ask (`__name`) or not a string. One `setmetatable` per table, no copy:
+    /// these tables are made per delivery.
+    static func shapeMetatable(_ typeName: String, fields: [String], in vm: LuaVM) -> LuaRef {
+        let declared = Set(fields)
+        let stack = vm.stack
+        _ = stack.ensure(2)
+        stack.newTable(fieldCount: 1)                                // mt
+        vm.pushFunction { stack in                                   // table key
+            guard stack.type(at: 2) == .string, let key = stack.text(at: 2), !key.hasPrefix("__"), !declared.contains(key) else { return .none }
+            // The trampoline places it at the script's read (level 1).
+            throw LuaRaise(message(key, on: typeName, fields: fields, methods: []))
+        }
+        stack.rawSet(-2, "__index")                                  // mt
+        return vm.ref()
     }
 
     /// Names meaning a field spelled otherwise, which letters alone would not find: a location's

@@ -8,7 +8,7 @@ import Model
 enum GlobalNameHint {
     /// `message` with `; did you mean 'services'?` after its `(global 'servies')`, when one of
     /// the VM's globals is close; else `message` as it is. Runs on the loop, reading `_G` raw.
-    static func hinted(_ message: String, in vm: LuaVM) -> String {
+    static func hinted(_ message: String, in vm: LuaVM, isPlugin: Bool = false) -> String {
         let marker = " a nil value (global '"
         guard let first = message.split(separator: "\n", maxSplits: 1).first, let cut = first.firstRange(of: marker) else { return message }
         let rest = message[cut.upperBound...]
@@ -21,12 +21,20 @@ enum GlobalNameHint {
             return String(message[..<end]) + "; self is set only in a function defined with ':' (function C:viewDidLoad(), not "
                 + "C.viewDidLoad) and called with ':' (obj:method())" + String(message[end...])
         }
+        if isPlugin, scriptGlobals.contains(name) {
+            // A Lua plugin runs in its own VM, which serves data: the screen is the script's.
+            return String(message[..<end]) + "; a plugin has no view, app or controller: it serves its service's properties, methods "
+                + "and events, and the script that uses the service shows them" + String(message[end...])
+        }
         if specGlobals.contains(name) {
             return String(message[..<end]) + "; \(name) is defined in specs: run the file with crescent test FILE" + String(message[end...])
         }
         guard let closest = NameSuggestion.closest(to: name, among: globalNames(in: vm)) else { return message }
         return String(message[..<end]) + "; did you mean '\(closest)'?" + String(message[end...])
     }
+
+    /// Globals of a script's VM that a plugin's has not.
+    static let scriptGlobals: Set<String> = ["view", "app", "controller"]
 
     /// Globals `crescent test` defines: a spec run as a script (`crescent spec/main_spec.lua`)
     /// fails on the first.

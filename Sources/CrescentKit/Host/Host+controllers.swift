@@ -1,3 +1,4 @@
+import CLua
 import LuaBridge
 import Model
 
@@ -108,7 +109,13 @@ extension Host {
             slot.setContent(content)
             return .none
         }
-        try vm.call(arguments: 1, results: 1)
+        try vm.call(arguments: 1, results: 1)                         // hooks
+        // The message handlers word error values with the hooks' errorText from now on.
+        if stack.rawGet(-1, "errorText") == .function {               // hooks errorText
+            lua_setfield(stack.state, crescent_registryindex(), CRESCENT_ERROR_TEXT)
+        } else {
+            stack.pop()
+        }                                                             // hooks
         controllerHooks = vm.ref()
     }
 

@@ -170,6 +170,7 @@ extension Host {
             stack.concatenate(2)                                     // package joined
             stack.rawSet(-2, field)                                  // package
         }
+        addModuleSuggestion()
     }
 
     // MARK: The Lua prelude

@@ -63,6 +63,7 @@ extension Host {
             throw LuaRaise.badArgument(1, to: "\(function)", "an interval of 0 s would never let the loop rest; use a positive number")
         }
         try stack.checkFunction(2, function: function)
+        try ExtraArguments.check(stack, takes: 2, signature: "\(function)(seconds, fn)", arity: "seconds and a function")
         let timer = LuaTimer(interval: seconds, repeats: repeats, deadline: clock.uptime + .seconds(seconds: seconds))
         if repeats { timer.site = binding.location(stack) }
         return try start(timer, callbackAt: 2, stack)
@@ -89,6 +90,9 @@ extension Host {
             }
         }
         try stack.checkFunction(callbackPosition, function: function)
+        let what = "\(function)" == "timer.at" ? ("time", "a time") : ("expression", "an expression")
+        try ExtraArguments.check(stack, takes: callbackPosition, signature: "\(function)(\(what.0)[, options], fn)",
+                                 arity: "\(what.1), options (optional) and a function")
         let schedule: WallSchedule
         do throws(ServiceError) {
             schedule = "\(function)" == "timer.at" ? try WallSchedule(at: text, zone: zone) : try WallSchedule(cron: text, zone: zone)

@@ -428,7 +428,7 @@ public final class Host {
     /// its host frames folded after the script's: see ``TracebackFolding``).
     func report(_ error: LuaError, context: String? = nil) {
         let label = console.styled("crescent:", .error)
-        var message = GlobalNameHint.hinted(TracebackFolding.folded(error.message), in: vm)
+        var message = GlobalNameHint.hinted(TracebackFolding.folded(error.message), in: vm, isPlugin: isPluginHost)
         // A plugin's error (a memory error above all) names the plugin it happened in.
         if let pluginName, !(message + (context ?? "")).contains("plugin '\(pluginName)'") { message = "plugin '\(pluginName)': " + message }
         if let context {

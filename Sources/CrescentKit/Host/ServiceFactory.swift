@@ -1,4 +1,7 @@
 public import Model
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Why a host could not be set up: a bad config file or a plugin that refused its settings.
 public struct HostSetupError: Error, CustomStringConvertible, Sendable {
@@ -55,6 +58,11 @@ public enum ServiceFactory {
         var skipped: [SkippedPlugin] = []
         for plugin in found {
             guard case .broken(let problem) = plugin.status else { continue }
+            // `--plugin nope`: a folder the command line names that is not there is a mistake in
+            // the command, not a plugin to skip (the run went on and exited 0).
+            if options.pluginSearch?.folders.contains(plugin.folder) == true, access(plugin.folder, F_OK) != 0 {
+                throw HostSetupError(description: "--plugin \(problem.message)")
+            }
             notices.append("error: \(problem.message) (plugin skipped)")
             let name = plugin.folder.split(separator: "/").last.map(String.init) ?? plugin.folder
             skipped.append(SkippedPlugin(name: name, folder: plugin.folder, reason: problem.message))

@@ -121,14 +121,18 @@ final class LuaPluginRuntime {
                 try host.vm.call(arguments: 0, results: 0)
             } catch {
                 failure = error as? LuaError ?? LuaError(.runtime, "\(error)")
+                // A script's global (`view`) is named as one a plugin has not, on the VM's loop.
+                if let raised = failure, raised.kind == .runtime {
+                    failure = LuaError(.runtime, GlobalNameHint.hinted(raised.message, in: host.vm, isPlugin: true))
+                }
                 if failure?.kind == .timeout, runtime.watchdog?.isPastDeadline == true {
                     failure = LuaError(.timeout, "\(mainPath): main did not return within \(runtime.limitText): main declares the services and returns (run lasting work in a timer or a task)")
                 }
             }
         }
         if let failure {
-            runtime.finish()
             // The host's frames (`[crescent plugin]:322: in upvalue 'forward'`) after main.lua's.
+            runtime.finish()
             return .failure(PluginProblem(TracebackFolding.folded(failure.message)))
         }
         if let problem = manifest.mismatch(declared: runtime.declarations.map(\.name), by: mainPath) {

@@ -139,13 +139,28 @@ extension ProcessPlugin {
         }
     }
 
+    /// ` (properties: count, total; did you mean 'count'?)` after a `set` or `emit` of a name
+    /// the plugin does not declare, as a Lua plugin's is told: the service's names, or the
+    /// plugin's services when the service is not one of them.
+    private func undeclaredHint(_ service: String, _ name: String, kind: String,
+                                names: (PluginService) -> [String]) -> String {
+        guard let target = services[service] else {
+            let declared = services.keys.sorted()
+            return " (\(NameSuggestion.listing("services", declared, suggesting: NameSuggestion.closest(to: service, among: declared))))"
+        }
+        let declared = names(target)
+        return " (\(NameSuggestion.listing(kind, declared, suggesting: NameSuggestion.closest(to: name, among: declared))))"
+    }
+
     private func notified(_ method: String, _ params: Value) {
         switch method {
         case "set":
             let service = params["service"].stringValue ?? "", key = params["property"].stringValue ?? ""
             let value = params["value"]
             guard let target = services[service], let property = target.interface.property(key) else {
-                log(.warn, "set '\(service).\(key)', which it does not declare; dropped")
+                log(.warn, "set '\(service).\(key)', which it does not declare; dropped" + undeclaredHint(service, key, kind: "properties") {
+                    $0.interface.properties.map(\.name)
+                })
                 return
             }
             guard ServiceDeclaration.value(value, fitsProperty: property.type) else {
@@ -157,7 +172,9 @@ extension ProcessPlugin {
             let service = params["service"].stringValue ?? "", event = params["event"].stringValue ?? ""
             let payload = params["payload"]
             guard let target = services[service], let spec = target.interface.event(event) else {
-                log(.warn, "emitted '\(service).\(event)', which it does not declare; dropped")
+                log(.warn, "emitted '\(service).\(event)', which it does not declare; dropped" + undeclaredHint(service, event, kind: "events") {
+                    $0.interface.events.map(\.name)
+                })
                 return
             }
             if let problem = PluginService.emitProblem("\(service).\(event)", payload: payload, declared: spec.payload) {

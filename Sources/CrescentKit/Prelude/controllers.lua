@@ -27,6 +27,8 @@ local xpcall, traceback, getinfo, getlocal, insert, remove, concat, sort =
 -- controller; `task_` is the script's task (self:task), whose spawned programs end with it.
 local spawn, task_, observe_, on_, after_, every_ = P.methodTask, task, observe, on, timer.after, timer.every
 local getmetatable, inspect_ = getmetatable, inspect
+-- The real metatable, past a __metatable lock (a service's error model has one).
+local rawmetatable = debug.getmetatable
 
 local Controller = {}          -- the base of every controller class
 local state = setmetatable({}, { __mode = "k" })   -- controller -> private state
@@ -58,6 +60,17 @@ local function methodNames(self, helpers)
   return names
 end
 
+-- Raises "signature: argument #N is one too many (it takes ...)" at the caller of the function
+-- calling it, as the host's functions word it (ExtraArguments.swift): `...` is what the caller
+-- passed past the `count` arguments taken; trailing nils are no arguments.
+local function tooMany(signature, takes, count, ...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) ~= nil then
+      error(signature .. ": argument #" .. (count + i) .. " is one too many (it takes " .. takes .. ")", 3)
+    end
+  end
+end
+
 -- "T has no method 'shw'; did you mean 'show'?", with the closest one when one is close.
 local function noMethod(self, method)
   local closest = P.resembles(method, methodNames(self))
@@ -67,17 +80,50 @@ end
 -- An error value that is not a string (`error({ code = 1 })`) as a message: the line of the
 -- first Lua frame under the handler that raised it (Lua adds no place to a table), then the
 -- value as its __tostring or inspect shows it, where `tostring` gave only "table: 0x...".
-local function errorValueMessage(value)
+-- With `thread`, the frames searched are that coroutine's, from its top.
+local function errorValueMessage(value, thread)
   local meta = getmetatable(value)
   local shown = meta and meta.__tostring and tostring(value) or inspect_(value)
-  for level = 3, 12 do
-    local info = getinfo(level, "Sl")
+  for level = thread and 0 or 3, 12 do
+    local info
+    if thread then info = getinfo(thread, level, "Sl") else info = getinfo(level, "Sl") end
     if not info then break end
     if info.what ~= "C" and info.currentline > 0 then
       return info.short_src .. ":" .. info.currentline .. ": " .. shown
     end
   end
   return shown
+end
+
+-- "attempt to index a nil value (field 'view')" in a method whose self is a controller class:
+-- `C:refresh()` where app.top:refresh() was meant. The hint for `message` when the first Lua
+-- frame from `level` (of `thread`, else of the running code) is such a method; nil otherwise.
+local function classSelfHint(message, level, thread)
+  if not message:find("a nil value (field '", 1, true) then return nil end
+  for at = level, level + 3 do
+    local info
+    if thread then info = getinfo(thread, at, "Sn") else info = getinfo(at, "Sn") end
+    if not info then return nil end
+    if info.what ~= "C" then
+      local name, value
+      if thread then name, value = getlocal(thread, at, 1) else name, value = getlocal(at, 1) end
+      if name ~= "self" or not isClass(value) then return nil end
+      local class, method = nameOf(value), info.name or "method"
+      return "; self is the class " .. class .. " here, which has no view or state of its own: app.push(" .. class
+        .. ") shows an instance of it, app.top, so call app.top:" .. method .. "(...) where " .. class .. ":" .. method .. "(...) was written"
+    end
+  end
+  return nil
+end
+
+-- `function C.viewDidLoad()`: a method defined with '.' has no self. The hint for an error in
+-- `method` of self's class, when its first parameter is not self; nil otherwise.
+local function dotDefinedHint(self, method)
+  local f = self[method]
+  if type(f) ~= "function" or getlocal(f, 1) == "self" then return nil end
+  local class = nameOf(self)
+  return "; " .. class .. "." .. method .. " was defined with '.', so it gets no self: define it with ':' (function " .. class .. ":"
+    .. method .. "())"
 end
 
 -- The message handler of a controller's own code: Lua's "attempt to call a nil value (method
@@ -91,6 +137,7 @@ local function handlerFor(self, method)
       local name = message:match("attempt to call a nil value %(method '([%w_]+)'%)$")
       local closest = name and P.resembles(name, methodNames(self, true))
       if closest then message = message .. "; did you mean '" .. closest .. "' (a method of " .. nameOf(self) .. ")?" end
+      if message:find("(global 'self')", 1, true) then message = message .. (dotDefinedHint(self, method) or "") end
       if (method == "init" or method == "loadView") and rawget(self, "view") == nil
           and message:find("attempt to index a nil value (field 'view')", 1, true) then
         message = message .. "; self.view exists from viewDidLoad on: " .. nameOf(self) .. ":" .. method
@@ -132,10 +179,11 @@ local classPlaces = {}
 -- The classes made, in order ({ name, place }), and whether any instance was: a run that ends
 -- with classes and no instance forgot app.push (unshownNote, for the host).
 local madeClasses, instantiated = {}, false
-function controller(name, base)
+function controller(name, base, ...)
   if type(name) ~= "string" or name == "" then
     error("bad argument #1 to 'controller' (name must be a non-empty string)", 2)
   end
+  tooMany("controller(name[, base])", "a name and a base class (optional)", 2, ...)
   if base ~= nil and not isClass(base) then
     error("bad argument #2 to 'controller' (base must be a class made by controller(...), got " .. type(base) .. ")", 2)
   end
@@ -210,8 +258,17 @@ local function checkLifecycleNames(class)
     for _, step in ipairs(LIFECYCLE) do
       local value = rawget(class, step)
       if value ~= nil and type(value) ~= "function" then
-        P.warn("warning: " .. nameOf(class) .. "." .. step .. " is a " .. type(value) .. ", so it is never called: a lifecycle step is a method (function "
-          .. nameOf(class) .. ":" .. step .. "() ... end)")
+        -- Said at the line that made the class: the assignment's own line is not known.
+        local name = nameOf(class)
+        local place = classPlaces[name] and classPlaces[name] .. ": " or ""
+        local kind = type(value) == "userdata" and tostring(value):match("^<view%.(%w+)")
+        if kind then
+          P.warn("warning: " .. place .. name .. "." .. step .. " is a view component (view." .. kind .. "), not a function, so it is never called: "
+            .. "define function " .. name .. ":" .. step .. "() " .. (step == "loadView" and "return view." .. kind .. " { ... } " or "") .. "end")
+        else
+          P.warn("warning: " .. place .. name .. "." .. step .. " is a " .. type(value) .. ", so it is never called: a lifecycle step is a method (function "
+            .. name .. ":" .. step .. "() ... end)")
+        end
       end
     end
     for _, key in ipairs(names) do
@@ -286,8 +343,12 @@ local function load(self)
         -- Named at the method's own line: the wrong value is returned there.
         local info = getinfo(f, "S")
         local where = info and info.linedefined > 0 and info.short_src .. ":" .. info.linedefined .. ": " or ""
-        P.report(where .. nameOf(self) .. ":loadView must return a view component (view.text, view.stack, ...), got " .. type(root),
-          "error in " .. nameOf(self) .. ":loadView")
+        -- With a traceback, as an error raised in loadView has one: loadView has returned, so
+        -- its frame is written in at its line, above the load's own (the host's) frames.
+        local frames = traceback("", 1):gsub("^.-stack traceback:", "", 1)
+        local shown = where ~= "" and "\n\t" .. where .. "in method '" .. nameOf(self) .. ":loadView' (which returned it)" or ""
+        P.report(where .. nameOf(self) .. ":loadView must return a view component (view.text, view.stack, ...), got " .. type(root)
+          .. "\nstack traceback:" .. shown .. frames, "error in " .. nameOf(self) .. ":loadView")
       else
         st.root = root
         -- A missing id (the view was built with another) is named with the ids it has.
@@ -529,8 +590,13 @@ function app.route(pattern, class)
   routes[#routes + 1] = { pattern = pattern, parts = parts, class = class, place = place }
 end
 
-function app.open(path, args)
+function app.open(path, args, ...)
   if type(path) ~= "string" then error("bad argument #1 to 'app.open' (path string expected, got " .. type(path) .. ")", 2) end
+  if args ~= nil and type(args) ~= "table" then
+    error("bad argument #2 to 'app.open' (args must be a table, merged into the route's parameters for init(args), got " .. type(args)
+      .. "; e.g. app.open(\"" .. path .. "\", { from = \"list\" }))", 2)
+  end
+  tooMany("app.open(path[, args])", "a path and args (optional)", 2, ...)
   local parts = {}
   for part in path:gmatch("[^/]+") do parts[#parts + 1] = part end
   for _, route in ipairs(routes) do
@@ -1234,10 +1300,11 @@ end
 -- self:after and self:every: timer.after/every owned by the controller, taking a method name.
 local function timerHelper(name, start)
   local signature = "self:" .. name .. "(seconds, handler)"
-  return function(self, seconds, h)
+  return function(self, seconds, h, ...)
     helperSelf(self, signature)
     checkSeconds(signature, seconds)
     checkHandler(self, signature, 2, h)
+    tooMany(signature, "seconds and a handler", 2, ...)
     return owned(self, start, seconds, handler(self, h))
   end
 end
@@ -1351,6 +1418,23 @@ return {
     return top ~= nil and #state[top].keyOrder > 0
   end,
   hasController = function() return #stack > 0 end,
+  -- The host's wording of an error value its message handlers show (the shim's
+  -- CRESCENT_ERROR_TEXT), raised by the running code or by `thread`: a table raised with error()
+  -- (without a __tostring) as inspect shows it, at the line that raised it; a nil field read in a method called on a
+  -- controller class, with the hint. Nil: the plain message stands.
+  errorText = function(value, thread)
+    if type(value) == "string" then
+      -- Levels from classSelfHint: 1 itself, 2 this function, 3 the handler, 4 the code that
+      -- raised (a coroutine's is its level 0).
+      local hint = classSelfHint(value, thread and 0 or 4, thread)
+      return hint and value .. hint or nil
+    end
+    if type(value) == "number" then return nil end
+    -- A value with its own __tostring (a service's error) is shown by it, as it always was.
+    local meta = rawmetatable(value)
+    if meta and meta.__tostring then return nil end
+    return errorValueMessage(value, thread)
+  end,
   -- The note for a run that ended on its own after making controller classes but no controller:
   -- the script forgot app.push, and nothing else would say why it showed nothing. Nil otherwise.
   unshownNote = function()

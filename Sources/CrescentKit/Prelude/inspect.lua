@@ -31,7 +31,7 @@
 -- The host's `resembles(name, names)` (the closest of `names`), nil when loaded without the host.
 local resembles = ...
 local type, next, rawget, ipairs, getmetatable = type, next, rawget, ipairs, getmetatable
-local tostring, tonumber, pcall, setmetatable, pairs = tostring, tonumber, pcall, setmetatable, pairs
+local tostring, tonumber, pcall, setmetatable, pairs, select = tostring, tonumber, pcall, setmetatable, pairs, select
 local error, math_type, huge = error, math.type, math.huge
 local sfind, sformat, sbyte, schar, ssub, srep = string.find, string.format, string.byte,
   string.char, string.sub, string.rep
@@ -435,7 +435,13 @@ local function is_indent(v)
 end
 local function is_string(v) return type(v) == "string" end
 
-local function inspect(_, v, opts) -- the module table's __call
+local function inspect(_, v, opts, ...) -- the module table's __call
+  -- A third argument is dropped by nothing else: said as the host's functions say it.
+  for i = 1, select("#", ...) do
+    if select(i, ...) ~= nil then
+      error("inspect(value[, opts]): argument #" .. (2 + i) .. " is one too many (it takes a value and opts (optional))", 2)
+    end
+  end
   if opts ~= nil and type(opts) ~= "table" then
     error("inspect: opts must be a table, got " .. type(opts), 2)
   end

@@ -512,7 +512,16 @@ local function shown(fn, view)
   end
   return view
 end
-function view_text()
+-- view_text(5) or view_json("id") took what it was given and showed the whole view anyway.
+local function takesNothing(fn, ...)
+  for i = 1, select("#", ...) do
+    if select(i, ...) ~= nil then
+      error(fn .. ": argument #" .. i .. " is one too many (it takes none: it is the whole view of the controller shown)", 3)
+    end
+  end
+end
+function view_text(...)
+  takesNothing("view_text()", ...)
   local text = shown("view_text()", T.viewText())   -- not a tail call: level 3 is the spec's line
   return text
 end
@@ -523,7 +532,10 @@ function screen_text(width, height)
   if err then error("screen_text(width, height): " .. err, 2) end
   return text
 end
-function view_json() return json.decode(shown("view_json()", T.viewJSON())) end
+function view_json(...)
+  takesNothing("view_json()", ...)
+  return json.decode(shown("view_json()", T.viewJSON()))
+end
 
 local function readfile(path)
   local f = io.open(path, "rb")
@@ -677,6 +689,7 @@ end
 -- index for runner.run; or a block's teardown that failed ({ teardown = name, message = ... });
 -- nil once the file is done. An error the walk did not catch (the time limit) is raised.
 local walker
+local taggedSeen = {}
 function runner.next()
   walker = walker or coroutine.create(function() expand() end)
   if coroutine.status(walker) == "dead" then return nil end
@@ -684,7 +697,23 @@ function runner.next()
   if not ok then error(what, 0) end
   if type(what) == "table" then return what end
   if what == nil then return nil end
-  return listed(ordered[what]), what
+  local entry = listed(ordered[what])
+  if entry.name ~= "" then
+    for _, tags in ipairs({ options.tags or {}, options.exclude_tags or {} }) do
+      for _, tag in ipairs(tags) do
+        if not taggedSeen[tag] and hastag(entry.name, { tag }) then taggedSeen[tag] = true end
+      end
+    end
+  end
+  return entry, what
+end
+
+-- The --tags and --exclude-tags words some name the walk reached has, chosen or not: the run
+-- names one no file has, which would otherwise be dropped without a word when another one matched.
+function runner.tagged()
+  local tagged = {}
+  for tag in pairs(taggedSeen) do tagged[#tagged + 1] = tag end
+  return tagged
 end
 
 local function handler(err)

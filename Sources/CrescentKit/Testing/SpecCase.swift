@@ -34,6 +34,10 @@ public struct SpecSelection: Sendable {
     public var tags: [[UInt8]] = []
     /// Leave out tests with one of these tags.
     public var excludedTags: [[UInt8]] = []
+    /// Where ``tags`` came from, as messages name it: `--tags`, or `.busted's tags`.
+    public var tagsOrigin = "--tags"
+    /// Where ``excludedTags`` came from: `--exclude-tags`, or `.busted's exclude-tags`.
+    public var excludedTagsOrigin = "--exclude-tags"
 
     public init(filters: [[UInt8]] = [], tags: [[UInt8]] = [], excludedTags: [[UInt8]] = []) {
         self.filters = filters

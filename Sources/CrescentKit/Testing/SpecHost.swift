@@ -288,6 +288,31 @@ final class SpecHost {
         return step
     }
 
+    /// The run's tags (`--tags`, `--exclude-tags`) that a name the walk has reached so far has,
+    /// chosen or not: the run notes a tag no file has, which would otherwise go without a word
+    /// when another one chose the tests.
+    func tagged() -> [[UInt8]] {
+        var tagged: [[UInt8]] = []
+        host.runTurn { host in
+            guard let runner else { return }
+            let stack = host.vm.stack
+            let base = stack.top
+            defer { stack.setTop(base) }
+            runner.push(onto: stack)
+            guard stack.rawGet(-1, "tagged") == .function else { return }
+            do throws(LuaError) { try host.vm.call(arguments: 0, results: 1) } catch { return }
+            guard case .array(let tags) = host.binding.convertedValue(at: -1, in: stack).value else { return }
+            tagged = tags.compactMap { tag in
+                switch tag {
+                case .string(let text): Array(text.utf8)
+                case .bytes(let bytes): bytes
+                default: nil
+                }
+            }
+        }
+        return tagged
+    }
+
     /// Runs test `index` (0-based); its outcome and what it printed.
     func run(_ index: Int) -> SpecOutcome {
         var status = "failed"

@@ -55,6 +55,8 @@ struct SpecReport {
     private(set) var results: [SpecResult] = []
     /// Golden files `--update` rewrote.
     var updated: [String] = []
+    /// The run's tags (`--tags`, `--exclude-tags`) that some test's name has, chosen or not.
+    var tagged: Set<[UInt8]> = []
     /// Set when the run was interrupted: the results are those that ended before.
     var interruption: SpecInterruption?
 

@@ -67,8 +67,8 @@ public enum SpecRunner {
         // busted's formats are written whole at the end: nothing else may go to the output.
         func write(_ text: String) { if options.output == .plain { output(text) } }
         for filter in options.filters { try checkFilter(filter) }
-        try checkTags(options.selection.tags, option: "--tags")
-        try checkTags(options.selection.excludedTags, option: "--exclude-tags")
+        try checkTags(options.selection.tags, option: options.selection.tagsOrigin)
+        try checkTags(options.selection.excludedTags, option: options.selection.excludedTagsOrigin)
         let files = try specFiles(options.paths)
         // Before any test runs: a report target that is a device, a FIFO or an input is refused untouched.
         try checkReportTargets(options, reading: files.map(\.shown))
@@ -95,6 +95,8 @@ public enum SpecRunner {
             let given = options.filters.map { "--filter " + ByteText.shown($0) }.joined(separator: " or ")
             write("no test's full name matches \(given) (a Lua pattern, matched against names such as \"describe-name it-name\"; "
                   + "escape magic characters ( ) . % + - * ? [ ^ $ with %)\n")
+        } else if let note = untaggedNote(options.selection, tagged: report.tagged), !ranNone {
+            write(note)
         } else if ranNone {
             write(noTestRan(options.selection, pending: report.pending))
             // `crescent test main.lua`: a script given where a spec goes.
@@ -142,24 +144,6 @@ public enum SpecRunner {
     /// The most a spec file may hold: far more than any suite's file, and a bound on what a
     /// wrong path (a link to a disk image, `/dev/zero`) costs.
     static let specSizeLimit = 64 << 20
-
-    /// Why a run that ran no test exits 1: a `--tags` that no test has, or a suite of only pending tests.
-    private static func noTestRan(_ selection: SpecSelection, pending: Int) -> String {
-        if !selection.tags.isEmpty || !selection.excludedTags.isEmpty {
-            let tags = selection.tags.isEmpty ? "" : " --tags " + selection.tags.map { ByteText.shown($0) }.joined(separator: ",")
-            let excluded = selection.excludedTags.isEmpty ? "" : " --exclude-tags " + selection.excludedTags.map { ByteText.shown($0) }.joined(separator: ",")
-            // `--tags '#fast'`: the tag as the name writes it; the option takes the word.
-            if let hashed = (selection.tags + selection.excludedTags).first(where: { $0.first == UInt8(ascii: "#") }) {
-                let word = ByteText.shown(Array(hashed.dropFirst()))
-                return "no test ran: no test is chosen by\(tags)\(excluded): give a tag without its #, as in --tags \(word) "
-                    + "(the name writes it #\(word))\n"
-            }
-            return "no test ran: no test is chosen by\(tags)\(excluded) (a tag is a #word in a describe or test name, "
-                + "as in it(\"saves #slow\", ...))\n"
-        }
-        return pending > 0 ? "no test ran: every test is pending\n"
-            : "no test ran: the spec files declare no test (add an it(\"...\", function() ... end))\n"
-    }
 
     /// A runner thread's work: the spec files from `position` on, each test in a host of its own,
     /// on a loop and under a time limit of the thread's own.
@@ -257,11 +241,13 @@ public enum SpecRunner {
             let spec: SpecCase, index: Int
             switch step {
             case .done:
+                session.addTagged(host.tagged(), generation: generation)
                 for done in hooks.teardownsDone(before: nil) {
                     guard session.add(done, generation: generation) else { return stopping() }
                 }
                 return teardown.close(host, file: file, reporting: nil, resume: next)
             case .failed(let failure):
+                session.addTagged(host.tagged(), generation: generation)
                 return failLoading(failure)
             case .teardownFailed(let name, let message):
                 guard session.add(SpecResult(file: file, name: name, location: file, status: .error, message: message, output: "",

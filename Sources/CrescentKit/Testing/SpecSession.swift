@@ -140,6 +140,14 @@ final class SpecSession: Sendable {
         }
     }
 
+    /// Records the run's tags a spec file's names have.
+    func addTagged(_ tags: [[UInt8]], generation: Int) {
+        guard !tags.isEmpty else { return }
+        state.withLock { state in
+            if state.generation == generation { state.report.tagged.formUnion(tags) }
+        }
+    }
+
     /// A host of `generation` begins closing; false when that generation was abandoned.
     func beginTeardown(_ teardown: Teardown, generation: Int) -> Bool {
         state.withLock { state in

@@ -63,18 +63,34 @@ public struct ChangeSet: Sendable, Hashable {
         return .object(fields)
     }
 
+    /// The names of ``value``'s fields, sorted: every change set has the first six, a reload
+    /// that carries its list has `items` too.
+    public static let fieldNames = ["deleted", "inserted", "insertedItems", "items", "reload", "updated", "updatedItems"]
+
+    /// True when `value` is a change set as ``value`` makes it (a `didChange` payload), so a
+    /// binding can give it the shape that names a misspelled field.
+    public static func isChangeSet(_ value: Value) -> Bool {
+        guard case .object(let fields) = value, case .bool? = fields["reload"], case .array? = fields["inserted"] else { return false }
+        return true
+    }
+
     /// The change set a value holds: what ``value`` makes, or a table a script built with the same
     /// fields (each optional; positions are integers of 1 or more).
     ///
-    /// - Throws: `invalid_argument` naming the field that is not what it should be.
+    /// - Throws: `invalid_argument` naming the field that is not what it should be, or one no
+    ///   change set has (`insertd`: it would be left out without a word).
     public init(value: Value) throws(ServiceError) {
         if case .array(let items) = value, items.isEmpty {
             // `{}` reads as an empty list: a change set with no fields says nothing to apply.
             throw ServiceError(.invalidArgument, "an empty table is no change set: give at least one of inserted=, deleted=, updated= "
                                + "(lists of positions) or reload = true, or pass the change set a collection's didChange handler gets")
         }
-        guard case .object = value else {
+        guard case .object(let fields) = value else {
             throw ServiceError(.invalidArgument, "a change set must be a table {inserted=, deleted=, updated=, reload=}, got \(value.typeName)")
+        }
+        for (key, _) in fields where !Self.fieldNames.contains(key) {
+            let closest = NameSuggestion.closest(to: key, among: Self.fieldNames)
+            throw ServiceError(.invalidArgument, "a change set has no field '\(key)' (\(NameSuggestion.listing("fields", Self.fieldNames, suggesting: closest)))")
         }
         func positions(_ name: String) throws(ServiceError) -> [Int] {
             let field = value[name]
