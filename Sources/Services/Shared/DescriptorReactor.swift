@@ -30,6 +30,8 @@ final class DescriptorReactor: @unchecked Sendable {
     private var watches: [Int32: (events: Int16, handler: Handler)] = [:]
     /// Whether the thread runs (``ensureRunning()``).
     private let started = Mutex(false)
+    /// The same, read without the lock on every ``submit(_:)``.
+    private let running = Atomic<Bool>(false)
 
     private init() {
         // Invariant: a process that cannot make one pipe at start cannot run programs either;
@@ -72,11 +74,16 @@ final class DescriptorReactor: @unchecked Sendable {
                 throw ServiceError(.io, ThreadShortage.message(result, starting: "the thread that reads programs' output and watches files"))
             }
             started = true
+            running.store(true, ordering: .releasing)
         }
     }
 
-    /// Runs `job` on the reactor thread, soon.
+    /// Runs `job` on the reactor thread, soon. A job handed over before any call started the
+    /// thread (a path that reaches the reactor without the services' ``ensureRunning()``, or a
+    /// test using the reactor itself) starts it here, or it would wait for ever; when the thread
+    /// cannot start, the services' own call has reported why.
     func submit(_ job: @escaping @Sendable () -> Void) {
+        if !running.load(ordering: .acquiring) { try? ensureRunning() }
         let wasEmpty = jobs.withLock { queue in
             queue.append(job)
             return queue.count == 1
