@@ -66,6 +66,11 @@ extension LuaStack {
     /// (values of other types would run `__concat`).
     @inlinable public func concatenate(_ count: Int32) { lua_concat(state, count) }
 
+    /// Pops the function on top and makes it the one the shim's message handlers word error
+    /// values with (`CRESCENT_ERROR_TEXT` in the registry): given the raised value, it returns
+    /// the message to show.
+    @inlinable public func setErrorTextFunction() { lua_setfield(state, crescent_registryindex(), CRESCENT_ERROR_TEXT) }
+
     /// Pushes the value in registry slot `id` (a slot from ``LuaVM/refID(from:)``).
     @inlinable public func push(refID id: Int32) { _ = crescent_getref(state, id) }
 

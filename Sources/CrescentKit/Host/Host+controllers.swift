@@ -1,4 +1,3 @@
-import CLua
 import LuaBridge
 import Model
 
@@ -112,7 +111,7 @@ extension Host {
         try vm.call(arguments: 1, results: 1)                         // hooks
         // The message handlers word error values with the hooks' errorText from now on.
         if stack.rawGet(-1, "errorText") == .function {               // hooks errorText
-            lua_setfield(stack.state, crescent_registryindex(), CRESCENT_ERROR_TEXT)
+            stack.setErrorTextFunction()
         } else {
             stack.pop()
         }                                                             // hooks

@@ -1,4 +1,3 @@
-import CLua
 import Foundation
 import LuaBridge
 import Model
@@ -13,7 +12,7 @@ extension Host {
         defer { stack.setTop(top) }
         _ = stack.ensure(4)
         guard vm.getGlobal("package") == .table, stack.rawGet(-1, "searchers") == .table else { return }  // package searchers
-        let position = Int64(lua_rawlen(stack.state, -1)) + 1
+        let position = Int64(stack.rawLength(-1)) + 1
         vm.pushFunction { [unowned self] stack in                                     // name
             guard let name = stack.text(at: 1), let folder = self.scriptFolder,
                   let (module, file) = Self.nearModule(to: name, in: folder) else { return .none }
