@@ -107,7 +107,10 @@ struct TestCommand: ParsableCommand {
         if excluded.isEmpty, busted?.excludedTags.isEmpty == false { options.selection.excludedTagsOrigin = ".busted's exclude-tags" }
         if let output {
             guard let format = SpecOutputFormat.allCases.first(where: { $0.rawValue.lowercased() == output.lowercased() }) else {
-                Crescent.usageError("-o \(output): crescent test writes \(SpecOutputFormat.allCases.map(\.rawValue).joined(separator: ", "))",
+                // Named as given: `-o` (busted's spelling) or `--output`.
+                let spelling = CommandLine.arguments.dropFirst(2).contains { $0 == "-o" || ($0.hasPrefix("-o") && !$0.hasPrefix("--")) }
+                    ? "-o" : "--output"
+                Crescent.usageError("\(spelling) \(output): crescent test writes \(SpecOutputFormat.allCases.map(\.rawValue).joined(separator: ", "))",
                                     usage: Self.usage)
             }
             options.output = format

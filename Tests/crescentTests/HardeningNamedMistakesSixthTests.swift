@@ -243,6 +243,10 @@ import Testing
         let output = try await crescent(["test", "--output", "xml"], in: sandbox)
         #expect(output.status == 2, "\(output)")
         #expect(output.stderr.contains("Usage: crescent test [--config <file>] [--filter <pattern> ...]"), "\(output)")
+        // The option is named as it was given.
+        #expect(output.stderr.contains("crescent: --output xml: crescent test writes plain, json, TAP"), "\(output)")
+        let shortOutput = try await crescent(["test", "-o", "xml"], in: sandbox)
+        #expect(shortOutput.status == 2 && shortOutput.stderr.contains("crescent: -o xml: crescent test writes"), "\(shortOutput)")
 
         // A tag no test has was dropped without a word when another chose the tests.
         try sandbox.write("spec/b_spec.lua", "it(\"b #slow\", function() end)\n")
