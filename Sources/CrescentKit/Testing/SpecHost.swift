@@ -232,87 +232,6 @@ final class SpecHost {
         return exitFailure ?? failure
     }
 
-    /// What the walk of the file reached next (``next()``).
-    enum Step {
-        /// An entry as ``list()`` lists one, and its 0-based index for ``run(_:)``.
-        case entry(SpecCase, index: Int)
-        /// A block's teardown hook failed as the walk left the block: busted's entry for it.
-        case teardownFailed(name: String, message: String)
-        /// The file is done.
-        case done
-        /// The walk stopped short: an error it did not catch, the time limit, an exit.
-        case failed(String)
-    }
-
-    /// Goes on walking the file (running the describe bodies and teardowns it reaches) up to its
-    /// next entry: the file's tests run one by one in this host's one Lua state, as busted runs them.
-    func next() -> Step {
-        var step = Step.done
-        host.runTurn { host in
-            guard let runner else { return }
-            let stack = host.vm.stack
-            let base = stack.top
-            defer { stack.setTop(base) }
-            runner.push(onto: stack)
-            guard stack.rawGet(-1, "next") == .function else { return }
-            do throws(LuaError) { try host.vm.call(arguments: 0, results: 2) } catch {
-                step = .failed(GlobalNameHint.hinted(error.message, in: host.vm))
-                return
-            }
-            let item = host.binding.convertedValue(at: -2, in: stack).value
-            func text(_ value: Value) -> String? {
-                switch value {
-                case .string(let text): text
-                case .bytes(let bytes): ByteText.shown(bytes)
-                default: nil
-                }
-            }
-            if let name = text(item["teardown"]) {
-                step = .teardownFailed(name: name, message: text(item["message"]) ?? "")
-                return
-            }
-            guard case .object = item, let index = stack.integer(at: -1) else { return }
-            step = .entry(SpecCase(name: text(item["name"]) ?? "?", location: text(item["where"]) ?? "?",
-                                   isPending: item["pending"].boolValue ?? false,
-                                   isSelected: item["selected"].boolValue ?? true,
-                                   blockError: text(item["error"]).map { GlobalNameHint.hinted($0, in: host.vm) },
-                                   hooksOf: item["hooks"].integerValue.map { Int($0) }, isUnusedPlace: item["skip"].boolValue ?? false),
-                          index: Int(index) - 1)
-        }
-        if let limit = pastTimeLimit { return .failed(limit) }
-        if let exit = exitFailure { return .failed(exit) }
-        if let status = host.exitStatus {
-            return .failed("the spec file called app.exit(\(status)) while its describe blocks were read, so the tests after it "
-                + "were never collected (end a test's script with app.exit inside an it, where it fails only that test)")
-        }
-        return step
-    }
-
-    /// The run's tags (`--tags`, `--exclude-tags`) that a name the walk has reached so far has,
-    /// chosen or not: the run notes a tag no file has, which would otherwise go without a word
-    /// when another one chose the tests.
-    func tagged() -> [[UInt8]] {
-        var tagged: [[UInt8]] = []
-        host.runTurn { host in
-            guard let runner else { return }
-            let stack = host.vm.stack
-            let base = stack.top
-            defer { stack.setTop(base) }
-            runner.push(onto: stack)
-            guard stack.rawGet(-1, "tagged") == .function else { return }
-            do throws(LuaError) { try host.vm.call(arguments: 0, results: 1) } catch { return }
-            guard case .array(let tags) = host.binding.convertedValue(at: -1, in: stack).value else { return }
-            tagged = tags.compactMap { tag in
-                switch tag {
-                case .string(let text): Array(text.utf8)
-                case .bytes(let bytes): bytes
-                default: nil
-                }
-            }
-        }
-        return tagged
-    }
-
     /// Runs test `index` (0-based); its outcome and what it printed.
     func run(_ index: Int) -> SpecOutcome {
         var status = "failed"
@@ -388,7 +307,7 @@ final class SpecHost {
     }
 
     /// Why the test stopped when it ran past its real-time limit.
-    private var pastTimeLimit: String? {
+    var pastTimeLimit: String? {
         guard let timeLimit, timeLimit.hasExpired else { return nil }
         let seconds = formatSeconds(timeLimit.seconds)
         return "the test was still running after its time limit of \(seconds) s (real time) and was stopped; "
@@ -396,7 +315,7 @@ final class SpecHost {
     }
 
     /// Why the host stopped, when the code under test ended the run (`app.exit(1)`, any `os.exit`).
-    private var exitFailure: String? {
+    var exitFailure: String? {
         if let osExit {
             return "the code under test called \(osExit), which would end the whole run: under crescent test it fails "
                 + "the test instead (a script ends by returning from its main chunk, or with app.exit(status))"
