@@ -75,10 +75,11 @@ extension SpecHost {
         return tagged
     }
 
-    /// Calls the file's runner function `name` in a turn of the host, hands its results (on top of
-    /// the stack) or its error to `body`, and leaves the stack as it found it.
-    private func callRunner(_ name: String, results: Int32,
-                            _ body: (Host, LuaStack, LuaError?) -> Void) {
+    /// Calls the file's runner function `name` (with `argument`, when given) in a turn of the host,
+    /// hands its results (on top of the stack) or its error to `body`, and leaves the stack as it
+    /// found it.
+    func callRunner(_ name: String, argument: Int? = nil, results: Int32,
+                    _ body: (Host, LuaStack, LuaError?) -> Void) {
         host.runTurn { host in
             guard let runner else { return }
             let stack = host.vm.stack
@@ -86,7 +87,8 @@ extension SpecHost {
             defer { stack.setTop(base) }
             runner.push(onto: stack)
             guard stack.rawGet(-1, name) == .function else { return }
-            do throws(LuaError) { try host.vm.call(arguments: 0, results: results) } catch {
+            if let argument { stack.push(argument) }
+            do throws(LuaError) { try host.vm.call(arguments: argument == nil ? 0 : 1, results: results) } catch {
                 body(host, stack, error)
                 return
             }

@@ -241,16 +241,11 @@ final class SpecHost {
         var failedHook: String?
         var afterHook: SpecHookFailure?
         var interrupted = false
-        host.runTurn { host in
-            guard let runner else { return }
-            let stack = host.vm.stack
-            let base = stack.top
-            defer { stack.setTop(base) }
-            runner.push(onto: stack)
-            guard stack.rawGet(-1, "run") == .function else { return }
-            stack.push(index + 1)
-            do throws(LuaError) {
-                try host.vm.call(arguments: 1, results: 7)
+        callRunner("run", argument: index + 1, results: 7) { host, stack, failure in
+            if let failure {
+                message = failure.message
+                interrupted = failure.kind == .interrupted
+            } else {
                 status = stack.text(at: -7) ?? "failed"
                 // The values an assertion shows need not be UTF-8: "a\255" and "a\254" must
                 // not both read "a\u{FFFD}". Their other bytes are shown as \xFF, as names are.
@@ -260,9 +255,6 @@ final class SpecHost {
                 if let said = stack.text(at: -3), let name = stack.text(at: -2) {
                     afterHook = SpecHookFailure(name: name, message: said, isTeardown: stack.text(at: -1) == "teardown")
                 }
-            } catch {
-                message = error.message
-                interrupted = error.kind == .interrupted
             }
         }
         if let limit = pastTimeLimit {
