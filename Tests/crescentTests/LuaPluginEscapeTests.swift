@@ -278,6 +278,30 @@ import Glibc
         #expect(again.stdoutLines.first == "ok escaped", "\(again)")
     }
 
+    /// A data folder made before owners were recorded (no `escape.owner` beside it) went to the
+    /// first plugin of its name to run, from whatever folder: a cloned project's `plugins/escape`
+    /// run first took the data of the plugin the user installed. Such data is the installed
+    /// plugin's.
+    @Test func dataWithNoOwnerRecordIsTheInstalledPlugins() async throws {
+        let sandbox = try self.sandbox()
+        let crescentData = sandbox.path + "/.local/share/crescent"
+        let data = crescentData + "/plugin-data/escape"
+        try sandbox.write(".local/share/crescent/plugin-data/escape/token.txt", "from before\n")
+        for folder in [crescentData, crescentData + "/plugin-data", data] { chmod(folder, 0o700) }
+        try sandbox.write(".local/share/crescent/plugins/escape/plugin.toml", Self.manifest(""))
+        try sandbox.write(".local/share/crescent/plugins/escape/main.lua", Self.main)
+        try sandbox.write("clone/plugins/escape/plugin.toml", Self.manifest(""))
+        try sandbox.write("clone/plugins/escape/main.lua", Self.main)
+        let body = "print((services.escape:read('\(data)/token.txt'):gsub('\\n', ' ')))"
+        let clone = try await inHome(["-e", "task(function() \(body) end)"], sandbox, directory: sandbox.path + "/clone")
+        #expect(clone.stdoutLines.count == 1 && clone.stdoutLines.allSatisfy { $0.hasPrefix("refused") }, "\(clone)")
+        #expect(!FileManager.default.fileExists(atPath: data + ".owner"), "the clone claimed the data")
+        try FileManager.default.createDirectory(atPath: sandbox.path + "/elsewhere", withIntermediateDirectories: true)
+        let installed = try await inHome(["-e", "task(function() \(body) end)"], sandbox, directory: sandbox.path + "/elsewhere")
+        #expect(installed.stdoutLines == ["ok from before "], "\(installed)")
+        #expect(FileManager.default.fileExists(atPath: data + ".owner"))
+    }
+
     /// Fourth permissions attack X9: a Lua plugin runs inside the host, so with `read = ["/proc"]`
     /// (the shipped `system` plugin's grant) `/proc/self/environ` was the host's environment and
     /// `/proc/self/mem` the script's memory. The host's own entry is refused whatever is granted;
@@ -416,7 +440,9 @@ import Glibc
         let sandbox = try self.sandbox()
         let home = sandbox.path
         let data = home + "/.local/share/crescent/plugin-data/escape"
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        // A first run makes the folder, this plugin's (data with no owner record would be the
+        // installed plugin's, not this project's plugin's).
+        #expect(try await run([], in: sandbox).status == 0)
         try FileManager.default.createSymbolicLink(atPath: data + "/v", withDestinationPath: home + "/other")
         try FileManager.default.createSymbolicLink(atPath: data + "/w", withDestinationPath: home + "/secret.txt")
         let result = try await run(["e:remove('\(data)/v')", "e:rename('\(data)/w', '\(data)/w2')", "e:read('\(data)/w2')"], in: sandbox)
