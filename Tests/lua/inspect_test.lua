@@ -36,8 +36,8 @@ eq(inspect(math.mininteger), "-9223372036854775808")
 eq(inspect(math.maxinteger), "9223372036854775807")
 eq(inspect(math.huge), "math.huge")
 eq(inspect(-math.huge), "-math.huge")
-assert(inspect(0 / 0):match("^%-?nan$"))
-assert(inspect(-(0 / 0)):match("^%-?nan$"))
+assert(inspect(0 / 0) == "0/0")
+assert(inspect(-(0 / 0)) == "0/0")
 assert(inspect(0 / 0) ~= inspect(-(0 / 0)), "the sign of NaN is kept")
 for _, x in ipairs({ 3, 3.0, -0.0, 0.1, 1 / 3, 2.0 ^ 63, 5e-324, 1.7976931348623157e308, -2.5e-8,
   math.maxinteger, math.huge, -math.huge, 123456789012345678 }) do
