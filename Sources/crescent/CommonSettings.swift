@@ -1,5 +1,10 @@
 import ArgumentParser
 import CrescentKit
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The values of the options every way of running Crescent shares (``CommonOptions``), as plain
 /// data: read by ArgumentParser, or by ``Crescent/quickRun(_:)`` for the common command lines it
@@ -27,6 +32,7 @@ struct CommonSettings {
         }
         if memoryLimit < 0 { return "--memory-limit must be 0 (no limit) or a number of MiB, got \(memoryLimit)" }
         if dataDir == "" { return "--data-dir must name a folder, got an empty string" }
+        if let dataDir, let problem = Self.dataDirProblem(dataDir) { return problem }
         if config == "" { return "--config must name a file, got an empty string" }
         if location == "" { return "--location must name a provider (gpsd, nmea:FILE, gpx:FILE, fixed:LAT,LON), got an empty string" }
         if let location, let problem = HostOptions.locationProblem(location) { return "--location \(location): \(problem)" }
@@ -35,6 +41,19 @@ struct CommonSettings {
             return "--no-plugins keeps only the builtin services, so --plugin \(folder) would not load: give one of the two"
         }
         return nil
+    }
+
+    /// `crescent --data-dir app.lua`: the option took the script's name as its folder, and the run
+    /// read its script from stdin, so a cron job ran nothing and exited 0. A file, or a `.lua`
+    /// name that is no folder, is refused before anything runs.
+    static func dataDirProblem(_ path: String) -> String? {
+        var status = stat()
+        let exists = stat(path, &status) == 0
+        if exists, status.st_mode & S_IFMT == S_IFDIR { return nil }
+        guard exists && status.st_mode & S_IFMT == S_IFREG || path.hasSuffix(".lua") else { return nil }
+        let what = exists ? "a file" : "a Lua script's name"
+        return "--data-dir takes a folder, got \(path), which is \(what): give the folder before the script (crescent --data-dir DIR SCRIPT.lua)"
+            + (path.hasSuffix(".lua") ? ", or leave --data-dir out to use the default one" : "")
     }
 
     /// The host options these values describe, for a script with `arguments`.

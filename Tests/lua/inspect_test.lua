@@ -36,9 +36,11 @@ eq(inspect(math.mininteger), "-9223372036854775808")
 eq(inspect(math.maxinteger), "9223372036854775807")
 eq(inspect(math.huge), "math.huge")
 eq(inspect(-math.huge), "-math.huge")
-assert(inspect(0 / 0):match("^%-?nan$"))
-assert(inspect(-(0 / 0)):match("^%-?nan$"))
-assert(inspect(0 / 0) ~= inspect(-(0 / 0)), "the sign of NaN is kept")
+assert(inspect(0 / 0) == "0/0")
+assert(inspect(-(0 / 0)) == "0/0")
+-- Written as Lua reads it back (as %q writes (0/0)); a NaN's sign has no meaning a script can use.
+local nan = load("return " .. inspect(0 / 0))()
+assert(nan ~= nan, "NaN reads back as NaN")
 for _, x in ipairs({ 3, 3.0, -0.0, 0.1, 1 / 3, 2.0 ^ 63, 5e-324, 1.7976931348623157e308, -2.5e-8,
   math.maxinteger, math.huge, -math.huge, 123456789012345678 }) do
   local back = readback(inspect(x))

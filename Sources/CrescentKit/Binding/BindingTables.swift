@@ -178,7 +178,9 @@ struct BindingTables {
             methods: [
                 "cancel": { stack in
                     guard let type = holder else { return .none }
-                    try type.checkSelf(in: stack, function: "cancel").cancel()
+                    let subscription = try type.checkSelf(in: stack, function: "cancel")
+                    try ExtraArguments.check(stack, takes: 1, signature: "subscription:cancel()", arity: "none", isMethod: true)
+                    subscription.cancel()
                     return .none
                 },
             ],
@@ -220,6 +222,7 @@ struct BindingTables {
                 "cancel": { stack in
                     guard let type = holder else { return .none }
                     let request = try type.checkSelf(in: stack, function: "cancel")
+                    try ExtraArguments.check(stack, takes: 1, signature: "request:cancel()", arity: "none", isMethod: true)
                     request.binding?.cancelByUser(request)
                     return .none
                 },

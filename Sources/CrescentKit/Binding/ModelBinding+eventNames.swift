@@ -1,5 +1,6 @@
 import LuaBridge
 import Model
+import Services
 
 /// The names given to `on` (the script's and a remote client's) against the services' events: a
 /// service's event that does not exist is refused, a name of the script's own that is a
@@ -38,14 +39,21 @@ extension ModelBinding {
             return serviceEventWarning(name).map(EventNameCheck.warning) ?? .fine
         }
         let prefix = String(name[..<dot])
+        let objectTypes = objectInterfaces
         guard let entry = services.first(where: { $0.name == prefix }) else {
-            // `on("locaton.didUpdateLocations", f)`: a script's own name, one letter from a service's.
-            // Only when the rest is (close to) an event of that service: `file.saved` is a name of
-            // the script's own, not a misspelled event of `files`, which has no `saved`.
             let event = String(name[name.index(after: dot)...])
-            if let closest = NameSuggestion.closest(to: prefix, among: services.map(\.name)),
-               let entry = services.first(where: { $0.name == closest }) {
-                let interface = currentInterface(of: entry)
+            // `on("collection.didChnage", f)`: an object type's events (every collection's
+            // `didChange`) are as fixed as a service's.
+            if let type = objectTypes.first(where: { $0.name == prefix }) {
+                return type.event(event) == nil ? .refused(Self.undeclaredEvent(event, of: type)) : .fine
+            }
+            // `on("locaton.didUpdateLocations", f)`: a script's own name, one letter from a service's
+            // (or an object type's). Only when the rest is (close to) an event of it: `file.saved` is a
+            // name of the script's own, not a misspelled event of `files`, which has no `saved`.
+            let owners = services.map(\.name) + objectTypes.map(\.name)
+            if let closest = NameSuggestion.closest(to: prefix, among: owners) {
+                guard let interface = services.first(where: { $0.name == closest }).map(currentInterface(of:))
+                        ?? objectTypes.first(where: { $0.name == closest }) else { return .fine }
                 // A plugin's service not started yet declares nothing to compare with: warned.
                 let declaresNothing = interface.events.isEmpty && interface.methods.isEmpty && interface.properties.isEmpty
                 let events = interface.events.map(\.name)
@@ -53,7 +61,8 @@ extension ModelBinding {
                 guard declaresNothing || closestEvent != nil else { return .fine }
                 // The form proposed names an event the service has (`locator.didUpdate` gives
                 // `location.didUpdateLocations`): the script's own spelling of it would raise.
-                return .warning("on(\"\(name)\", handler) listens for the script's own event '\(name)': no service is named '\(prefix)'; "
+                let owner = services.contains { $0.name == closest } ? "service" : "service or object type"
+                return .warning("on(\"\(name)\", handler) listens for the script's own event '\(name)': no \(owner) is named '\(prefix)'; "
                                 + "did you mean '\(closest)' (on(\"\(closest).\(closestEvent ?? event)\", handler))?")
             }
             return .fine
@@ -105,6 +114,17 @@ extension ModelBinding {
         let pending = pendingOwnEventWarnings
         pendingOwnEventWarnings.removeAll()
         for (name, line) in pending where !postedOwnEvents.contains(name) { host.writeError(line) }
+    }
+
+    /// The interfaces of the objects services hand out (`collection`, `childProcess`, ...),
+    /// whose events a script may listen to as `on("collection.didChange", f)`: the standard
+    /// ones and any other kind made so far (a plugin's).
+    private var objectInterfaces: [AnyInterface] {
+        var interfaces = ObjectInterfaces.standard
+        for made in objects.values where !made.box.object.isService && !interfaces.contains(where: { $0.name == made.box.interface.name }) {
+            interfaces.append(made.box.interface)
+        }
+        return interfaces
     }
 
     /// The interface of `entry`'s service as made (a plugin's, with what it declared as it

@@ -6,6 +6,7 @@ extension ModelBinding {
     /// `help([x])` prints the documentation of a service, a method, a global or an overview.
     func installHelp() {
         vm.register("help") { [unowned self] stack in
+            try ExtraArguments.check(stack, takes: 1, signature: "help([topic])", arity: "a topic (optional)")
             self.host.console.write(self.helpText(for: 1, in: stack) + "\n")
             return .none
         }

@@ -16,6 +16,8 @@ extension ModelBinding {
             guard let box = self.anyObjectBox(at: 1, in: stack) else {
                 throw stack.argumentError(1, function: "observe", expected: "service or model object")
             }
+            try ExtraArguments.check(stack, takes: 4, signature: "observe(object, key, handler[, options])",
+                                     arity: "an object, a key, a handler and options (optional)")
             return try self.observe(box, keyAt: 2, handlerAt: 3, optionsAt: 4, stack, site: .global("observe"))
         }
         vm.register("on") { [unowned self] stack in
@@ -88,6 +90,7 @@ extension ModelBinding {
             "observe": { [unowned self] stack in
                 let signature = "\(owner):observe(key, handler[, options])"
                 let box = try self.checkSelf(stack, type(), signature: signature)
+                try ExtraArguments.check(stack, takes: 4, signature: signature, arity: "a key, a handler and options (optional)", isMethod: true)
                 return try self.observe(box, keyAt: 2, handlerAt: 3, optionsAt: 4, stack, site: .method("observe", signature))
             },
             "on": { [unowned self] stack in
@@ -98,6 +101,7 @@ extension ModelBinding {
                 guard box.interface.event(event) != nil else {
                     throw site.invalid(2, Self.undeclaredEvent(event, of: box.interface))
                 }
+                try ExtraArguments.check(stack, takes: 4, signature: signature, arity: "an event, a handler and options (optional)", isMethod: true)
                 return try self.on("\(box.name).\(event)", object: box.handle, event: event, handlerAt: 3, optionsAt: 4, stack, site: site)
             },
             "addObserver": { [unowned self] stack in
@@ -131,21 +135,31 @@ extension ModelBinding {
 
     /// An observer with no method named after any of `events` is never called until it gets one
     /// (methods are looked up at each event): a warning names the events, and the closest one to
-    /// a method it has (`didUpdateLocation`). Nil when it has one, or the object has no events.
+    /// a method it has (`didUpdateLocation`). Beside a right one, a method a few letters from an
+    /// event it lacks (`didfail`) is named too: that event would be skipped in silence. Nil when
+    /// neither, or the object has no events.
     private static func delegateWarning(at index: Int32, events: [String], signature: String, of name: String,
                                         _ stack: LuaStack) -> String? {
         guard !events.isEmpty else { return nil }
-        for event in events where hasMethod(event, at: index, stack) { return nil }
+        let handled = events.filter { hasMethod($0, at: index, stack) }
         var closest: (method: String, event: String)?
         if stack.type(at: index) == .table {
-            stack.pushNil()
-            while lua_next(stack.state, index) != 0 {
-                if closest == nil, stack.type(at: -2) == .string, let key = stack.text(at: -2),
-                   let event = NameSuggestion.closest(to: key, among: events) {
+            stack.pushNil()                                          // key
+            while lua_next(stack.state, index) != 0 {                // key value
+                // Beside a right method, only a function one letter from an event it does not
+                // handle (`didfail` beside `didUpdateLocations`) is a misspelling, not a helper.
+                if closest == nil, stack.type(at: -2) == .string, let key = stack.text(at: -2), !events.contains(key),
+                   handled.isEmpty || stack.type(at: -1) == .function,
+                   let event = NameSuggestion.closest(to: key, among: events, prefixes: handled.isEmpty), !handled.contains(event) {
                     closest = (key, event)
                 }
-                stack.pop()
+                stack.pop()                                          // key
             }
+        }
+        guard handled.isEmpty else {
+            guard let closest else { return nil }
+            return "\(signature): the observer's method '\(closest.method)' is named after no event of \(name), so it is never called "
+                + "(events: \(events.joined(separator: ", ")); did you mean '\(closest.event)'?)"
         }
         let hint = closest.map { "; did you mean '\($0.event)' for '\($0.method)'?" } ?? ""
         return "\(signature): the observer has no method named after an event of \(name), so it is not called until it has one (events: \(events.joined(separator: ", "))\(hint))"

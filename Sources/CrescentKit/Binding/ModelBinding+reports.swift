@@ -82,7 +82,10 @@ extension ModelBinding {
             // its next change copy the whole list.
             let properties = box.reported
             box.reported = [:]
-            guard registry.hasSubscribers(to: fullName, of: box.handle) else { break }
+            guard registry.hasSubscribers(to: fullName, of: box.handle) else {
+                if name == "didFail" { warnOfUnheardFailure(payload, of: box) }
+                break
+            }
             let posted: EventPayload = properties.isEmpty ? .value(payload) : .opaque(ReportedEvent(payload, properties: properties))
             registry.post(fullName, event: name, object: box.handle, payload: posted)
         case .events(let name, let payloads):
@@ -97,6 +100,20 @@ extension ModelBinding {
             registry.post("\(box.name).\(name)", event: name, object: box.handle, payloads: payloads)
         }
         scheduleDelivery()
+    }
+
+    /// A started service's first `didFail` that nothing listens for is written as a warning: a
+    /// tracker started without gpsd would otherwise wait in silence for a fix that never comes.
+    /// Once per service; a script that handles `didFail` hears every failure itself.
+    private func warnOfUnheardFailure(_ payload: Value, of box: ObjectBox) {
+        guard box.object.isService, startedServices.contains(box.name), !unheardFailureWarned.contains(box.name) else { return }
+        unheardFailureWarned.insert(box.name)
+        let message = payload["message"].stringValue.map {
+            ServiceError.describe(code: payload["code"].stringValue ?? "", message: $0,
+                                  service: payload["service"].stringValue ?? "", method: payload["method"].stringValue ?? "")
+        } ?? payload.jsonText
+        host.writeError("\(host.console.styled("crescent: warning:", .warning)) \(box.name) failed and nothing listens for "
+                        + "on(\"\(box.name).didFail\", handler), so this is said once: \(message)")
     }
 
     /// Drops the cached value of property `key` of `box`'s userdata, so the next read asks again.

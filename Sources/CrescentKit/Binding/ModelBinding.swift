@@ -54,6 +54,8 @@ final class ModelBinding {
     var deliveryScheduled = false
     /// The services `start()` was called on in this run (``unstartedServiceNotes()``).
     var startedServices: Set<String> = []
+    /// The started services whose unheard `didFail` was warned about (once each).
+    var unheardFailureWarned: Set<String> = []
     /// Start shares per service.
     var shares: [ObjectIdentifier: [StartShare]] = [:]
     /// Objects handed to callers that still work for their owners (spawned processes).
@@ -330,6 +332,7 @@ final class ModelBinding {
         isTornDown = false
         registry.dispatcher = self
         startedServices.removeAll()
+        unheardFailureWarned.removeAll()
         delegates.removeAll()
         pendingOwnEventWarnings.removeAll()
         ownEventCandidates.removeAll()

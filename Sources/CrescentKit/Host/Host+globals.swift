@@ -109,6 +109,10 @@ extension Host {
                 }
                 status = Int32(code)
             }
+            // os.exit takes Lua's own second argument (close), app.exit only the status.
+            if "\(function)" == "app.exit" {
+                try ExtraArguments.check(stack, takes: 1, signature: "app.exit([code])", arity: "a status code (optional)")
+            }
             if let caller = self.remoteCaller {
                 // C's exit from a remote REPL would end the host under every client and script,
                 // as a typo; app.exit is the deliberate way, and says who ended it.

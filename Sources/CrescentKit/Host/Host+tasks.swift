@@ -10,6 +10,7 @@ extension Host {
             methods: [
                 "cancel": { [unowned self] stack in
                     let task = try self.taskType.checkSelf(in: stack, function: "cancel")
+                    try ExtraArguments.check(stack, takes: 1, signature: "task:cancel()", arity: "none", isMethod: true)
                     self.cancel(task)
                     return .none
                 },
@@ -40,8 +41,9 @@ extension Host {
         vm.register("sleep") { [unowned self] stack in
             let seconds = try stack.checkNumber(1, function: "sleep")
             guard seconds.isFinite, seconds >= 0 else {
-                throw LuaRaise.badArgument(1, to: "sleep", "seconds must be a finite number >= 0, got \(seconds)")
+                throw LuaRaise.badArgument(1, to: "sleep", "seconds must be a finite number >= 0, got \(NumberText.shown(seconds))")
             }
+            try ExtraArguments.check(stack, takes: 1, signature: "sleep(seconds)", arity: "seconds")
             guard let task = self.currentTask, task.coroutine.thread == stack.state, stack.isYieldable else {
                 throw LuaRaise("sleep: not inside a task; wrap the code in task(function() ... end) or use timer.after(s, fn)")
             }

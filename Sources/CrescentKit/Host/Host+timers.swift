@@ -12,6 +12,7 @@ extension Host {
             methods: [
                 "cancel": { [unowned self] stack in
                     let timer = try self.timerType.checkSelf(in: stack, function: "cancel")
+                    try ExtraArguments.check(stack, takes: 1, signature: "timer:cancel()", arity: "none", isMethod: true)
                     self.cancel(timer)
                     return .none
                 },
@@ -57,7 +58,7 @@ extension Host {
     private func makeTimer(_ stack: LuaStack, repeats: Bool, function: StaticString) throws -> LuaReturn {
         let seconds = try stack.checkNumber(1, function: function)
         guard seconds.isFinite, seconds >= 0 else {
-            throw LuaRaise.badArgument(1, to: "\(function)", "seconds must be a finite number >= 0, got \(seconds)")
+            throw LuaRaise.badArgument(1, to: "\(function)", "seconds must be a finite number >= 0, got \(NumberText.shown(seconds))")
         }
         if repeats && seconds == 0 {
             throw LuaRaise.badArgument(1, to: "\(function)", "an interval of 0 s would never let the loop rest; use a positive number")

@@ -187,7 +187,8 @@ extension LuaPluginRuntime {
         }
     }
 
-    /// Emits an event; a payload whose type is not the declared one is dropped with a warning.
+    /// Emits an event; a payload whose type is not the declared one is dropped with a warning, a
+    /// field its `{ a, b }` payload does not list is left out with one.
     private func emit(service: String, event: String, payload index: Int32, in stack: LuaStack) throws {
         let payload = try crossing(at: index, in: stack, what: "\(service):emit('\(event)', ...): the payload")
         guard let made = services[service] else {
@@ -198,12 +199,12 @@ extension LuaPluginRuntime {
             let listing = NameSuggestion.listing("events", names, suggesting: NameSuggestion.closest(to: event, among: names))
             throw LuaRaise("\(service):emit('\(event)', ...): no event '\(event)' is declared (\(listing))")
         }
-        if let problem = PluginService.emitProblem("\(service).\(event)", payload: payload, declared: spec.payload) {
+        let checked = PluginService.checkEmit("\(service).\(event)", payload: payload, declared: spec.payload)
+        if let warning = checked.warning {
             // At the plugin's line (`main.lua:12: `), as its other mistakes are named.
-            warn((stack.innermostFilePlace(levels: 8) ?? "") + problem)
-            return
+            warn((stack.innermostFilePlace(levels: 8) ?? "") + warning)
         }
-        made.emit(event, payload)
+        if let delivered = checked.payload { made.emit(event, delivered) }
     }
 
     /// A warning in the run's log, named after the plugin.

@@ -170,8 +170,10 @@ extension LuaPluginRuntime {
                 call.answer(.failure(serviceError))
                 return
             }
-            host.writeError("\(host.console.styled("crescent: warning:", .warning)) plugin '\(manifest.name)': error in \(call.service).\(call.method): \(TracebackFolding.folded(error.message))")
-            let firstLine = error.message.split(separator: "\n").first.map(String.init) ?? error.message
+            // A misspelled global or a script's one (`view`) is named as in main, on the plugin VM's loop.
+            let message = GlobalNameHint.hinted(error.message, in: host.vm, isPlugin: true)
+            host.writeError("\(host.console.styled("crescent: warning:", .warning)) plugin '\(manifest.name)': error in \(call.service).\(call.method): \(TracebackFolding.folded(message))")
+            let firstLine = message.split(separator: "\n").first.map(String.init) ?? message
             call.answer(.failure(ServiceError(.internal, "plugin '\(manifest.name)': \(firstLine)")))
         case .cancelled:
             call.answer(.failure(ServiceError(.cancelled, "the request was cancelled")))

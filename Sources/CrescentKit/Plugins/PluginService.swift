@@ -61,10 +61,15 @@ final class PluginService: Service {
         "set '\(property)' to \(value.typeName), which is not its type \(declared); dropped"
     }
 
-    /// The warning for an `emit` of a payload that does not fit the event's declared payload (its
-    /// type, or a field a `{ a, b }` payload does not list), nil when it fits: it is dropped.
-    static func emitProblem(_ event: String, payload: Value, declared: String) -> String? {
-        ServiceDeclaration.payloadProblem(payload, declared: declared).map { "emitted '\(event)' with \($0); dropped" }
+    /// The payload to deliver for an `emit` (nil when it is dropped) and the warning to give,
+    /// if any: a payload of the wrong type is dropped, a field a `{ a, b }` payload does not list
+    /// is left out of it.
+    static func checkEmit(_ event: String, payload: Value, declared: String) -> (payload: Value?, warning: String?) {
+        switch ServiceDeclaration.checkPayload(payload, declared: declared) {
+        case .fits: (payload, nil)
+        case .trimmed(let trimmed, let warning): (trimmed, "emitted '\(event)' with \(warning)")
+        case .dropped(let warning): (nil, "emitted '\(event)' with \(warning); dropped")
+        }
     }
 
     /// Emits event `name`; false when no such event is declared.

@@ -177,11 +177,9 @@ extension ProcessPlugin {
                 })
                 return
             }
-            if let problem = PluginService.emitProblem("\(service).\(event)", payload: payload, declared: spec.payload) {
-                log(.warn, problem)
-                return
-            }
-            target.emit(event, payload)
+            let checked = PluginService.checkEmit("\(service).\(event)", payload: payload, declared: spec.payload)
+            if let warning = checked.warning { log(.warn, warning) }
+            if let delivered = checked.payload { target.emit(event, delivered) }
         case "log":
             let level = params["level"].stringValue.flatMap(HostOptions.LogLevel.init(name:)) ?? .info
             log(level, params["message"].stringValue ?? params["message"].jsonText)

@@ -40,17 +40,32 @@ extension ServiceDeclaration {
         return names.isEmpty ? nil : names
     }
 
-    /// Why `payload` does not fit an event's declared `payload` type (nil when it does): its type,
-    /// then each field it carries that a `{ a, b }` declaration does not list.
-    static func payloadProblem(_ payload: Value, declared: String) -> String? {
+    /// What becomes of an emitted payload checked against its event's declared `payload` type.
+    enum PayloadCheck: Equatable {
+        /// It fits: delivered as it is.
+        case fits
+        /// It carries fields a `{ a, b }` declaration does not list: delivered without them,
+        /// with the warning, so subscribers still get the event.
+        case trimmed(Value, warning: String)
+        /// Its type is not the declared one: not delivered.
+        case dropped(warning: String)
+    }
+
+    /// Checks `payload` against an event's declared `payload` type: its type, then each field it
+    /// carries that a `{ a, b }` declaration does not list.
+    static func checkPayload(_ payload: Value, declared: String) -> PayloadCheck {
         guard Self.value(payload, fits: declared) else {
-            return "a payload of type \(payload.typeName), which is not its type \(declared)"
+            return .dropped(warning: "a payload of type \(payload.typeName), which is not its type \(declared)")
         }
-        guard case .object(let fields) = payload, let names = payloadFields(declared) else { return nil }
+        guard case .object(let fields) = payload, let names = payloadFields(declared) else { return .fits }
         let known = NameSet(names)
-        guard let extra = fields.keys.sorted().first(where: { !known.contains($0) }) else { return nil }
-        let listing = NameSuggestion.listing("fields", names, suggesting: NameSuggestion.closest(to: extra, among: names))
-        return "field '\(extra)', which its payload \(declared) does not declare (\(listing))"
+        let extras = fields.keys.filter { !known.contains($0) }.sorted()
+        guard let first = extras.first else { return .fits }
+        let listing = NameSuggestion.listing("fields", names, suggesting: NameSuggestion.closest(to: first, among: names))
+        let named = extras.count == 1 ? "field '\(first)'" : "fields " + extras.map { "'\($0)'" }.joined(separator: ", ")
+        let warning = "\(named), which its payload \(declared) does not declare (\(listing)); "
+            + (extras.count == 1 ? "that field was dropped" : "those fields were dropped")
+        return .trimmed(.object(fields.filter { known.contains($0.key) }), warning: warning)
     }
 
     private static func isIdentifier(_ word: Substring) -> Bool {

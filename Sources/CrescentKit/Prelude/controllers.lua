@@ -510,7 +510,8 @@ end
 
 app = app or {}
 
-function app.push(classOrInstance, args)
+function app.push(classOrInstance, args, ...)
+  tooMany("app.push(Controller[, args])", "a controller and args (optional)", 2, ...)
   local self, fresh = instantiate(classOrInstance, args, "app.push")
   if not fresh and state[self].loaded then error("app.push: this controller is already in use", 2) end
   if #stack + pendingPushes >= MAX_DEPTH then
@@ -523,7 +524,8 @@ function app.push(classOrInstance, args)
   return self
 end
 
-function app.pop()
+function app.pop(...)
+  tooMany("app.pop()", "none", 0, ...)
   local where = callerPlace(2)
   enqueue(function()
     local top = remove(stack)
@@ -540,7 +542,8 @@ function app.pop()
   end)
 end
 
-function app.replace(classOrInstance, args)
+function app.replace(classOrInstance, args, ...)
+  tooMany("app.replace(Controller[, args])", "a controller and args (optional)", 2, ...)
   local self = instantiate(classOrInstance, args, "app.replace")
   enqueue(function()
     local old = remove(stack)
@@ -555,7 +558,8 @@ function app.replace(classOrInstance, args)
   return self
 end
 
-function app.route(pattern, class)
+function app.route(pattern, class, ...)
+  tooMany("app.route(pattern, Controller)", "a pattern and a controller class", 2, ...)
   if type(pattern) ~= "string" then error("bad argument #1 to 'app.route' (pattern string expected, got " .. type(pattern) .. ")", 2) end
   if not isClass(class) then error("bad argument #2 to 'app.route' (controller class expected, got " .. type(class) .. ")", 2) end
   local parts, params = {}, {}
@@ -887,6 +891,16 @@ function checkArity(name, top, method, args, count)
   local info = type(f) == "function" and getinfo(f, "u")
   -- The first parameter is the controller (a method declared without it takes no words either).
   if not info or info.isvararg or count <= math.max(info.nparams - 1, 0) then return args, count end
+  -- `function C.del(x)`: x takes the controller, so the method seems to take one word too few.
+  local first = info.nparams > 0 and getlocal(f, 1)
+  if first and first ~= "self" then
+    local class = nameOf(top)
+    local params = {}
+    for i = 1, info.nparams do params[i] = getlocal(f, i) end
+    return nil, "command '" .. name .. "': " .. class .. "." .. method .. " was defined with '.', so its first parameter '" .. first
+      .. "' gets the controller, not the command's first word: define it with ':' (function " .. class .. ":" .. method .. "("
+      .. concat(params, ", ") .. "))"
+  end
   local names = {}
   for i = 2, info.nparams do names[#names + 1] = getlocal(f, i) end
   return nil, "command '" .. name .. "': " .. nameOf(top) .. ":" .. method .. " takes " .. #names .. " argument" .. (#names == 1 and "" or "s")
@@ -1103,6 +1117,8 @@ local help_ = help
 if type(help_) == "function" then
   function help(...)
     local value = ...
+    -- Here, so that the error names the script's line, not this wrapper's.
+    tooMany("help([topic])", "a topic (optional)", 1, select(2, ...))
     if isClass(value) or (type(value) == "table" and state[value] ~= nil) then return print(controllerHelp(value)) end
     return help_(...)   -- as given: help() is the overview, help(nil) a name that reads nil
   end
@@ -1250,9 +1266,17 @@ local function checkHandler(self, signature, position, h)
       .. ", got " .. shown(h), 3)
   end
 end
-local function checkSeconds(signature, seconds)
+-- The value is checked here too, not left to timer.after/every: their error named a function
+-- the author did not call, and no line of the author's.
+local function checkSeconds(signature, seconds, repeats)
   if type(seconds) ~= "number" then
     error(signature .. ": argument #1 must be a number of seconds, got " .. shown(seconds), 3)
+  end
+  if seconds ~= seconds or seconds < 0 or seconds == math.huge then
+    error(signature .. ": argument #1 must be a finite number of seconds >= 0, got " .. (seconds ~= seconds and "nan (0/0)" or tostring(seconds)), 3)
+  end
+  if repeats and seconds == 0 then
+    error(signature .. ": argument #1: an interval of 0 s would never let the loop rest; use a positive number", 3)
   end
 end
 -- `service.start`/`service.stop`, or the error for a value that is no service that starts.
@@ -1302,7 +1326,7 @@ local function timerHelper(name, start)
   local signature = "self:" .. name .. "(seconds, handler)"
   return function(self, seconds, h, ...)
     helperSelf(self, signature)
-    checkSeconds(signature, seconds)
+    checkSeconds(signature, seconds, name == "every")
     checkHandler(self, signature, 2, h)
     tooMany(signature, "seconds and a handler", 2, ...)
     return owned(self, start, seconds, handler(self, h))

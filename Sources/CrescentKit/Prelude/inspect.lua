@@ -13,7 +13,7 @@
 --   * Strings read back as Lua: "double quoted", \n \r \t \" \\ escaped, other control bytes and
 --     invalid UTF-8 bytes as \ddd (always 3 digits); valid UTF-8 is printed as is.
 --   * Numbers keep their subtype: 3 vs 3.0; floats use the shortest form that reads back exactly;
---     math.mininteger prints all its digits; nan / -nan; math.huge / -math.huge.
+--     math.mininteger prints all its digits; NaN as 0/0; math.huge / -math.huge.
 --   * Tables: items 1..n first without keys, then the other keys sorted (numbers by value, strings
 --     by bytes, then other types by type name); identifier keys bare (`x = 1`), others `["a b"] = 1`.
 --     One line (`{ 1, 2, x = 3 }`) when it fits in `width` columns, else one item per line.
@@ -49,7 +49,9 @@ local FLOAT_FORMATS = { "%.14g", "%.15g", "%.16g", "%.17g" }
 
 local function format_number(n)
   if math_type(n) == "integer" then return sformat("%d", n) end
-  if n ~= n then return sfind(sformat("%f", n), "-", 1, true) and "-nan" or "nan" end
+  -- Written as Lua reads it back (string.format's %q writes (0/0)); nan's sign is not shown,
+  -- as no arithmetic gives it meaning.
+  if n ~= n then return "0/0" end
   if n == huge then return "math.huge" elseif n == -huge then return "-math.huge" end
   local s
   for i = 1, 4 do -- the shortest form that reads back as the same float

@@ -110,11 +110,22 @@ local decode_spellings = { maxDepth = "maxDepth", max_depth = "maxDepth" }
 
 local MAX_DEPTH = 100
 
-function json.encode(v, opts)
+-- The error for an argument past `opts`, worded as the host's functions word it
+-- (ExtraArguments.swift), at the caller: the first of `...` that is not nil (trailing nils are
+-- no arguments), counted after the `count` taken.
+local function check_extra(signature, takes, count, ...)
+  local extra = table.pack(...)
+  for i = 1, extra.n do
+    if extra[i] ~= nil then error(signature .. ": argument #" .. count + i .. " is one too many (it takes " .. takes .. ")", 3) end
+  end
+end
+
+function json.encode(v, opts, ...)
   -- `json:encode(t)`: the module (the global is a stand-in holding the same functions) as value.
   if type(v) == "table" and rawget(v, "encode") == json.encode then
     error("json.encode: call it with '.', as json.encode(value), not ':'", 2)
   end
+  if select("#", ...) > 0 then check_extra("json.encode(value[, opts])", "a value and opts (optional)", 2, ...) end
   opts = read_options("json.encode", opts, encode_spellings, "indent, sortKeys")
   local indent = opts.indent
   if type(indent) == "number" then
@@ -143,10 +154,11 @@ function json.encode(v, opts)
   return text
 end
 
-function json.decode(s, opts)
+function json.decode(s, opts, ...)
   if type(s) == "table" and rawget(s, "decode") == json.decode then
     error("json.decode: call it with '.', as json.decode(text), not ':'", 2)
   end
+  if select("#", ...) > 0 then check_extra("json.decode(text[, opts])", "a text and opts (optional)", 2, ...) end
   if type(s) ~= "string" then error("json.decode: expected a string, got " .. type(s), 2) end
   opts = read_options("json.decode", opts, decode_spellings, "maxDepth")
   local max_depth = opts.maxDepth or MAX_DEPTH

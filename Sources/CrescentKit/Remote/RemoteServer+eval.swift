@@ -71,7 +71,8 @@ extension RemoteServer {
             if host.handleControlFlow(error) {
                 return .failure(MethodError(code: Self.failedCode, message: "the host is exiting", data: ["kind": "exit"]))
             }
-            let folded = TracebackFolding.folded(error.message, always: true)
+            // The misspelled global gets its "did you mean", as in the script and the REPL.
+            let folded = GlobalNameHint.hinted(TracebackFolding.folded(error.message, always: true), in: host.vm)
             let message = error.kind == .interrupted ? "interrupted" + Repl.traceback(of: folded) : folded
             let firstLine = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
             return .failure(MethodError(code: Self.failedCode, message: firstLine,

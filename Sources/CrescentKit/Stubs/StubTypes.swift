@@ -124,7 +124,9 @@ struct StubTypes {
             optional = true
         }
         let base: String
-        if text.hasPrefix("{") && text.hasSuffix("}") {
+        if text.hasPrefix("{") && text.hasSuffix("}"), let fields = recordLiteral(text.dropFirst().dropLast()) {
+            base = fields
+        } else if text.hasPrefix("{") && text.hasSuffix("}") {
             let inner = type(words: String(text.dropFirst().dropLast()))
             base = inner == "any" ? "any[]" : inner + "[]"
         } else if let single = singular(text) {
@@ -133,6 +135,41 @@ struct StubTypes {
             base = simple(text) ?? phrase(text) ?? "any"
         }
         return optional && base != "any" ? base + "?" : base
+    }
+
+    /// A payload written as its fields, `{ feed, newItems }` or `{ stream = "stdout" or "stderr",
+    /// line }` (a space inside the braces or a comma, as the docs write payloads; `{place}` is an
+    /// array), as a LuaCATS table `{ feed: crescent.feed, newItems: any }`: a field named after a
+    /// model is that model, one given a quoted value a string, one given a table a table, any
+    /// other `any`. Nil for an array.
+    private func recordLiteral(_ inner: Substring) -> String? {
+        guard inner.contains(",") || inner.first == " " || inner.contains("=") else { return nil }
+        var parts: [Substring] = []
+        var depth = 0, start = inner.startIndex
+        for index in inner.indices {
+            switch inner[index] {
+            case "{", "(": depth += 1
+            case "}", ")": depth -= 1
+            case "," where depth == 0:
+                parts.append(inner[start..<index])
+                start = inner.index(after: index)
+            default: break
+            }
+        }
+        parts.append(inner[start...])
+        var fields: [String] = []
+        for part in parts {
+            let field = part.drop { $0 == " " }
+            let name = field.prefix { $0 == "_" || $0.isLetter || $0.isNumber }
+            guard !name.isEmpty else { continue }
+            var type = simple(String(name)) ?? "any"
+            if let equals = field.firstIndex(of: "=") {
+                let value = field[field.index(after: equals)...].drop { $0 == " " }
+                type = value.hasPrefix("\"") ? "string" : value.hasPrefix("{") ? "table" : type
+            }
+            fields.append("\(name): \(type)")
+        }
+        return fields.isEmpty ? nil : "{ " + fields.joined(separator: ", ") + " }"
     }
 
     /// The type a result described in a phrase names: its first word that is a type, after

@@ -253,7 +253,7 @@ extension SpecHost {
     private func fakeLocation(_ stack: LuaStack) throws -> LuaReturn {
         let interval = stack.isNoneOrNil(3) ? nil : try stack.checkNumber(3, function: "fake.location")
         if let interval, !(interval >= 0 && interval.isFinite) {
-            throw LuaRaise("fake.location: interval must be a number of seconds >= 0, got \(interval)")
+            throw LuaRaise("fake.location: interval must be a number of seconds >= 0, got \(NumberText.shown(interval))")
         }
         let script: LocationScript
         if let track = stack.text(at: 2) {

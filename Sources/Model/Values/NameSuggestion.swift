@@ -12,17 +12,20 @@ public enum NameSuggestion {
     public static func closest(to name: String, among candidates: some Sequence<String>, prefixes: Bool = true) -> String? {
         let typed = Array(name.lowercased().unicodeScalars)
         guard !typed.isEmpty else { return nil }
-        var best: (name: String, distance: Int)?
+        var best: (name: String, distance: Int, startsAlike: Bool)?
         var prefixed: String?
         for candidate in candidates where candidate != name {
             let known = Array(candidate.lowercased().unicodeScalars)
             let limit = max(1, (max(typed.count, known.count) + 2) / 4)
             let distance = editDistance(typed, known, limit: limit)
-            if distance <= limit, distance < best?.distance ?? Int.max {
-                best = (candidate, distance)
-            }
             let (short, long) = typed.count <= known.count ? (typed, known) : (known, typed)
-            if prefixes, short.count >= 3, long.starts(with: short), candidate.count < prefixed?.count ?? Int.max {
+            // On a tie, the name that starts with what was typed wins: `writ` meant `write`,
+            // not `wait`, which is as few edits away but does something else.
+            let startsAlike = long.starts(with: short)
+            if distance <= limit, distance < best?.distance ?? Int.max || distance == best?.distance && startsAlike && best?.startsAlike == false {
+                best = (candidate, distance, startsAlike)
+            }
+            if prefixes, short.count >= 3, startsAlike, candidate.count < prefixed?.count ?? Int.max {
                 prefixed = candidate
             }
         }

@@ -94,6 +94,14 @@ package struct StoreSettings: Sendable {
         if let url {
             if PostgresURL.isPostgres(url) {
                 postgres = try PostgresURL(url, defaultUser: Self.environment("USER") ?? "postgres")
+            } else if let scheme = Self.scheme(of: url) {
+                // A path holding "://" is almost always a misspelled scheme: as a path it would
+                // quietly make a new SQLite file in folders named after the URL.
+                let schemes = ["postgres", "postgresql", "sqlite"]
+                let closest = NameSuggestion.closest(to: scheme, among: schemes).map { $0 == "sqlite" ? "sqlite:" : "\($0)://" }
+                throw ServiceError(.invalidArgument, "[store] url has the unknown scheme '\(scheme)://': use postgres://user:password@host:port/database "
+                                   + "for PostgreSQL, or sqlite:PATH (or a plain path) for SQLite"
+                                   + (closest.map { "; did you mean '\($0)'?" } ?? ""))
             } else {
                 let file = url.hasPrefix("sqlite:") ? String(url.dropFirst("sqlite:".count)) : url
                 guard !file.isEmpty else { throw ServiceError(.invalidArgument, "[store] url names no file: use sqlite:PATH") }
@@ -150,6 +158,12 @@ package struct StoreSettings: Sendable {
             }
             writesOnLoop = flag
         }
+    }
+
+    /// The scheme of a `scheme://...` URL (`postgress` for `postgress://x@host/db`), nil for a path.
+    static func scheme(of url: String) -> String? {
+        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return nil }
+        return String(url[..<colon])
     }
 
     /// `$XDG_DATA_HOME/crescent`, else `$HOME/.local/share/crescent`.

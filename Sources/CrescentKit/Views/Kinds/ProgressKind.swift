@@ -23,14 +23,14 @@ enum ProgressKind: ViewKind {
         guard let number = value.doubleValue else { return }
         switch key {
         case "total" where !(number > 0):
-            throw ViewError("view.progress: total must be above 0, got \(value.jsonText) (the bar shows value / total)")
+            throw ViewError("view.progress: total must be above 0, got \(NumberText.shown(value)) (the bar shows value / total)")
         case "value":
             let total = node.fields["total"]?.doubleValue ?? 1
             guard !(number >= 0 && number <= total) else { return }
             let hint = node.fields["total"] == nil
                 ? "the total is 1 unless given: give total = 100 for a percentage, or a value from 0 to 1"
                 : "set total first when both change"
-            throw ViewError("view.progress: value \(value.jsonText) is outside 0 to total (\(node.fields["total"]?.jsonText ?? "1")): \(hint)")
+            throw ViewError("view.progress: value \(NumberText.shown(value)) is outside 0 to total (\(node.fields["total"].map { NumberText.shown($0) } ?? "1")): \(hint)")
         default: break
         }
     }
