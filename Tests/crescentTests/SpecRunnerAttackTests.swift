@@ -113,7 +113,8 @@ import Testing
 
     /// D7: the model is each test's own, so what setup made there (a record, a timer, a fake)
     /// reached only the block's first test, silently; setup is refused the model, naming
-    /// before_each, and plain Lua values it sets still reach every test.
+    /// before_each, and plain Lua values it sets still reach every test (a spec's own global of
+    /// a model's name, such as `post`, is its own).
     @Test func setupIsRefusedTheModelNamingBeforeEach() async throws {
         let (result, _) = try await TestCommandTests.run(["s_spec.lua": """
             describe("store", function()
@@ -128,8 +129,14 @@ import Testing
               it("t1", function() assert.equals(42, n); assert.equals(1, services.store:collection("c").count) end)
               it("t2", function() assert.equals(42, n); assert.equals(1, services.store:collection("c").count) end)
             end)
+            describe("own", function()
+              post = function() return "mine" end
+              local got
+              setup(function() got = post() end)
+              it("a spec's own global of a model name is its own", function() assert.equals("mine", got) end)
+            end)
             """])
-        #expect(result.stdoutLines.last == "2 passed, 1 failed", "\(result)")
+        #expect(result.stdoutLines.last == "3 passed, 1 failed", "\(result)")
         #expect(result.stdout.contains("FAIL    store setup"), "\(result)")
         #expect(result.stdout.contains("spec/s_spec.lua:2: setup: services.store is the model, and each test gets a fresh one"),
                 "\(result)")

@@ -104,23 +104,23 @@ end
 -- no error would say; before_each runs before each test, in that test's model.
 local modelnames = { "services", "fake", "timer", "app", "script", "on", "post" }
 local function insetup(context)
-  local guard = context.setupguard
-  if guard then return guard end
   local env = setmetatable({}, { __index = context.env })
   for _, name in ipairs(modelnames) do
+    -- Only crescent's own: a spec's global of the same name (a busted suite's `post`) is its own.
+    local real = rawget(_G, name)
     local function refuse(what)
       error(sformat("setup: %s is the model, and each test gets a fresh one: what setup makes there (records, timers, fakes, "
         .. "controllers) would be gone by the block's second test; make it in before_each, which runs before each test, "
         .. "or keep plain Lua values in setup", what), 3)
     end
-    env[name] = setmetatable({}, {
-      __index = function(_, key) refuse(name .. "." .. tostring(key)) end,
-      __call = function() refuse(name .. "()") end,
-    })
+    if real ~= nil and context.env[name] == real then
+      env[name] = setmetatable({}, {
+        __index = function(_, key) refuse(name .. "." .. tostring(key)) end,
+        __call = function() refuse(name .. "()") end,
+      })
+    end
   end
-  guard = { env = env, meta = { __index = env, __newindex = context.meta.__newindex } }
-  context.setupguard = guard
-  return guard
+  return { env = env, meta = { __index = env, __newindex = context.meta.__newindex } }
 end
 -- The test running, while one runs (its `finally`), and the Pending marker `pending()` raises in it.
 local running
