@@ -240,9 +240,12 @@ public enum SpecRunner {
         // the time limit): the next step fails that code with it and goes on.
         var stopped: String?
         while true {
-            // A test that ended its host (an exit, the time limit) leaves no model for the walk.
-            if !host.host.isRunning || stopped != nil { modelUsed = true }
-            if modelUsed && (!host.host.isRunning || stopped != nil), let failure = freshModel() { return failLoading(failure) }
+            // A test or a stop in the walk that ended its host (an exit, the time limit) leaves no
+            // model for the walk.
+            if !host.host.isRunning || stopped != nil {
+                modelUsed = true
+                if let failure = freshModel() { return failLoading(failure) }
+            }
             limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
             let step = host.next(stopped: stopped)
             stopped = nil
