@@ -52,8 +52,12 @@ public final class LuaCoroutine {
     @inlinable public var endedNormally: Bool { lua_status(thread) == LUA_OK }
 
     /// Removes a debug hook the coroutine's code set (`debug.sethook` in a task, a remote
-    /// client's eval), before its thread runs other code.
-    @inlinable public func dropHook() { crescent_drop_hook(thread) }
+    /// client's eval), before its thread runs other code; the VM's line hook (coverage), which a
+    /// new thread would take from the main one, is kept: every run of a kept thread is counted.
+    public func dropHook() {
+        crescent_drop_hook(thread)
+        if let hook = vm.lineHook { lua_sethook(thread, hook, LuaVM.lineMask, 0) }
+    }
 
     /// Closes the coroutine's pending to-be-closed variables and makes it dead
     /// (`lua_resetthread`); an error one of them raises is dropped.

@@ -41,5 +41,8 @@ extension LuaVM {
     /// Sets `hook` as the main thread's line hook; the coroutines made after take it from there
     /// (Lua 5.4 gives a new thread its creator's hook). The interrupt shim saves and restores it
     /// around its own.
-    public func setLineHook(_ hook: LuaLineHook) { lua_sethook(state, hook, Self.lineMask, 0) }
+    public func setLineHook(_ hook: LuaLineHook) {
+        lineHook = hook
+        lua_sethook(state, hook, Self.lineMask, 0)
+    }
 }

@@ -31,6 +31,9 @@ public final class LuaVM {
     public private(set) var liveReferences = 0
 
     let interruptFlag: InterruptFlag
+    /// The line hook ``setLineHook(_:)`` set, which a kept coroutine gets back when its own
+    /// hook is dropped (``LuaCoroutine/dropHook()``).
+    var lineHook: LuaLineHook?
     var functionBoxes: [LuaFunctionBox] = []
     /// The notice handler's closure, kept as long as the flag may call it (``setNoticeHandler(_:)``).
     private var noticeBox: NoticeBox?

@@ -12,6 +12,9 @@ enum ProcessIO {
 
     static func writeOut(_ text: String) { write(Array(text.utf8), to: 1) }
     static func writeError(_ text: String) { write(Array(text.utf8), to: 2) }
+    /// Writes text to `descriptor`, whole (a copy of stdout kept apart from it, as `crescent test
+    /// -o json` keeps its report).
+    static func write(_ text: String, descriptor: Int32) { write(Array(text.utf8), to: descriptor) }
     /// Writes bytes that need not be UTF-8 (a script's output) to stdout, as they are.
     static func writeOut(bytes: [UInt8]) { write(bytes, to: 1) }
     /// Writes bytes that need not be UTF-8 to stderr, as they are.

@@ -138,10 +138,19 @@ struct TestCommand: ParsableCommand {
         options.hostOptions = host
         options.stopsOnInterrupt = true
         do {
-            let status = try SpecRunner.run(options) { ProcessIO.writeOut($0) }
+            // busted's formats are the whole of stdout, which the tests' programs (os.execute,
+            // io.popen) inherit: their output goes to stderr instead, and the report to a copy of
+            // stdout that no program gets, so nothing a test starts can forge or break a record.
+            var report: Int32 = 1
+            if options.output != .plain {
+                let saved = fcntl(1, F_DUPFD_CLOEXEC, 3)
+                if saved >= 0, dup2(2, 1) >= 0 { report = saved }
+            }
+            let status = try SpecRunner.run(options) { ProcessIO.write($0, descriptor: report) }
             // busted's formats hold only the tests: the interrupt is said beside them.
-            if status == SpecRunner.interruptedStatus && options.output != .plain {
-                ProcessIO.writeError("crescent test: interrupted (SIGINT): the report holds the tests that ended before it\n")
+            if status == SpecRunner.interruptedStatus || status == 128 + SIGTERM, options.output != .plain {
+                ProcessIO.writeError("crescent test: interrupted (\(status == 128 + SIGTERM ? "SIGTERM" : "SIGINT")): "
+                                     + "the report holds the tests that ended before it\n")
             }
             throw ExitCode(status)
         } catch let error as SpecRunner.UsageError {

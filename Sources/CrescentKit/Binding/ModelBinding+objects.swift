@@ -79,7 +79,14 @@ extension ModelBinding {
                     stack.pushNil()
                     return .one
                 }
-                try self.checkCurrent(box, "\(box.object.isService ? "services." : "")\(box.name).\(key)")
+                do throws(LuaRaise) {
+                    try self.checkCurrent(box, "\(box.object.isService ? "services." : "")\(box.name).\(key)")
+                } catch {
+                    // A property read raises from the metamethod, which Lua gives no place: the
+                    // reader's `file:line` first, as a method's error has it.
+                    let place = [1, 2].lazy.map { stack.place(level: $0) }.first { !$0.isEmpty } ?? ""
+                    throw LuaRaise(place + error.message)
+                }
                 guard let property = box.interface.property(key) else { throw self.undeclared(key, of: box, stack) }
                 let value = self.read(property, of: box)
                 self.push(value, of: box.object, onto: stack)            // obj key value

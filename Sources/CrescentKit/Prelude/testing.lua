@@ -17,6 +17,15 @@ local sformat, concat = string.format, table.concat
 local pack, unpack = table.pack, table.unpack
 local mathtype = math.type
 local setupvalue = debug.setupvalue
+-- What the runner itself calls, taken now: a test may replace the library's functions (busted's
+-- specs patch coroutine.resume or string.find to test code), and the walk must still reach
+-- the tests after it.
+local cocreate, coresume, costatus, yield = coroutine.create, coroutine.resume, coroutine.status, coroutine.yield
+local tinsert, tremove = table.insert, table.remove
+local sfind, gmatch = string.find, string.gmatch
+local traceback = debug.traceback
+local getmetatable, setmetatable, xpcall, pcall, next, rawget, rawset = getmetatable, setmetatable, xpcall, pcall, next, rawget, rawset
+local task, inspect = task, inspect
 local enter = environments.enter
 
 -- As busted by default (its `lpath`), a project's `src/` folder is searched first: a library laid
@@ -88,6 +97,30 @@ local function contextof(block)
     block.context = context
   end
   return context
+end
+-- What a block's setup runs in: its block's environment (what it assigns lands there), but the
+-- model is refused. The model is each test's own (services, store, timers, fakes, controllers):
+-- what setup made there would reach only the block's first test and be gone for the next, which
+-- no error would say; before_each runs before each test, in that test's model.
+local modelnames = { "services", "fake", "timer", "app", "script", "on", "post" }
+local function insetup(context)
+  local env = setmetatable({}, { __index = context.env })
+  for _, name in ipairs(modelnames) do
+    -- Only crescent's own: a spec's global of the same name (a busted suite's `post`) is its own.
+    local real = rawget(_G, name)
+    local function refuse(what)
+      error(sformat("setup: %s is the model, and each test gets a fresh one: what setup makes there (records, timers, fakes, "
+        .. "controllers) would be gone by the block's second test; make it in before_each, which runs before each test, "
+        .. "or keep plain Lua values in setup", what), 3)
+    end
+    if real ~= nil and context.env[name] == real then
+      env[name] = setmetatable({}, {
+        __index = function(_, key) refuse(name .. "." .. tostring(key)) end,
+        __call = function() refuse(name .. "()") end,
+      })
+    end
+  end
+  return { env = env, meta = { __index = env, __newindex = context.meta.__newindex } }
 end
 -- The test running, while one runs (its `finally`), and the Pending marker `pending()` raises in it.
 local running
@@ -217,12 +250,12 @@ strict_setup, strict_teardown = hook("setup", "strict_setup", true), hook("teard
 
 local function chain(block)
   local blocks = {}
-  while block do table.insert(blocks, 1, block); block = block.parent end
+  while block do tinsert(blocks, 1, block); block = block.parent end
   return blocks
 end
 
 local function hastag(name, tags)
-  for _, tag in ipairs(tags or {}) do if name:find("#" .. tag) then return true end end
+  for _, tag in ipairs(tags or {}) do if sfind(name, "#" .. tag) then return true end end
   return false
 end
 
@@ -232,7 +265,7 @@ end
 local function filtered(name)
   if options.filter == nil then return true end
   for _, pattern in ipairs(options.filter) do
-    if name:find(pattern) ~= nil then return true end
+    if sfind(name, pattern) ~= nil then return true end
   end
   return false
 end
@@ -248,8 +281,12 @@ end
 -- on, so a describe body declared after a test runs after that test. A block's teardown hooks run
 -- once, when the walk leaves a block one of whose tests ran (blockteardown, below).
 local ordered
-local yield = coroutine.yield
-local blockteardown
+local blockteardown, strictsetup
+-- The spec's code the walk runs (a describe body, a block's teardown) is called by runner.next,
+-- outside the walk's coroutine: a stop there (os.exit, the time limit), which unwinds every Lua
+-- frame up to the Swift side, leaves the walk suspended here, and the next runner.next resumes it
+-- with the stop as the call's error, so the file's later blocks still run. Returns as pcall does.
+local function callout(fn) return yield({ call = fn }) end
 local function expand()
   if ordered then return ordered end
   ordered = {}
@@ -293,9 +330,13 @@ local function expand()
           pending = child == false, selected = selected }
         if selected and child then release(); yield(count) else emit(count) end
       else
+        -- As busted: a block's strict setups run as the run enters it, so the bodies of the
+        -- describes inside see what they set; one that failed runs none of them.
+        strictsetup(block)
+        if block.setupFailed then goto skipped end
         current = child
         states[#states + 1] = child.insulated and snapshot() or false
-        local ok, err = pcall(function()
+        local ok, err = callout(function()
           enter(contextof(child))
           child.fn()
         end)
@@ -313,7 +354,7 @@ local function expand()
             held[#held + 1] = {}
           end
           walk(child)
-          local h = slot and table.remove(held)
+          local h = slot and tremove(held)
           if slot and runnable == before then
             ordered[slot] = { hooks = true, block = child, fullname = blockname(child), where = child.hookwhere or child.where,
               span = count - slot }
@@ -339,6 +380,7 @@ local function expand()
           restoretable(package.loaded, saved.loaded)
         end
       end
+      ::skipped::
     end
   end
   walk(root)
@@ -516,9 +558,13 @@ rawset(assert, "view", function(golden, screen, message)
   end
   if actual == nil then fail("assert.view: no controller is shown (push one, or run a script that does)") end
   actual = actual .. "\n"
+  local refusal = T.goldenRefusal(golden, false)
+  if refusal then fail("assert.view: " .. refusal) end
   local expected = readfile(golden)
   if options.update then
     if expected ~= actual then
+      refusal = T.goldenRefusal(golden, true)
+      if refusal then fail("assert.view: " .. refusal) end
       local f, err = io.open(golden, "wb")
       if not f then
         local hint, folder = T.goldenHint(golden)
@@ -612,13 +658,49 @@ end
 -- nil once the file is done. An error the walk did not catch (the time limit) is raised.
 local walker
 local taggedSeen = {}
-function runner.next()
-  walker = walker or coroutine.create(function() expand() end)
-  if coroutine.status(walker) == "dead" then return nil end
-  local ok, what = coroutine.resume(walker)
+-- Whether the walk reached the file's end: a walk that stopped short (its coroutine ended some
+-- other way) must fail the file, never pass it with tests it did not reach.
+local walked = false
+local function walkend()
+  if walked then return nil end
+  error("the walk of the spec file stopped before its end (the runner's coroutine ended early), so the tests after the last "
+    .. "one reported were not run; a test may have replaced a function the runner uses: undo such a change in the test's finally", 0)
+end
+-- The setup hook a stop (os.exit, the time limit) unwound, noted before it runs: its block's
+-- setup has failed then, as it would have with an error (busted runs none of the block's tests).
+local setupUnderway
+local function recover()
+  running, afterhooks, inbody = nil, nil, false
+  if setupUnderway then
+    setupUnderway[1].setupFailed = { hook = setupUnderway, err = { message = "its setup was stopped before it ended", error = true } }
+    setupUnderway = nil
+  end
+end
+
+local calling = false -- a callout under way (a stop unwinds it, and this function, before it returns)
+function runner.next(stopped)
+  -- A stop in a test's hook or body left the runner's state as it was when it was stopped.
+  recover()
+  walker = walker or cocreate(function() expand(); walked = true end)
+  local ok, what
+  if calling then
+    calling = false
+    ok, what = coresume(walker, false, type(stopped) == "string" and stopped or "it was stopped before it ended")
+  elseif costatus(walker) == "dead" then
+    if type(stopped) == "string" and not walked then error(stopped, 0) end
+    return walkend()
+  else
+    ok, what = coresume(walker)
+  end
+  while ok and type(what) == "table" and what.call do
+    calling = true
+    local r1, r2, r3 = pcall(what.call)
+    calling = false
+    ok, what = coresume(walker, r1, r2, r3)
+  end
   if not ok then error(what, 0) end
   if type(what) == "table" then return what end
-  if what == nil then return nil end
+  if what == nil then return walkend() end
   local entry = listed(ordered[what])
   if entry.name ~= "" then
     for _, tags in ipairs({ options.tags or {}, options.exclude_tags or {} }) do
@@ -646,8 +728,8 @@ local function handler(err)
   -- The runner's own frames say nothing about the spec: keep the spec's and the code's. The
   -- message is kept whole (debug.traceback would cut it at a NUL byte).
   local lines = { message }
-  for line in (debug.traceback("", 2) .. "\n"):gmatch("(.-)\n") do
-    if line ~= "" and not line:find("[crescent ", 1, true) and not line:find("in function 'xpcall'", 1, true) then
+  for line in gmatch(traceback("", 2) .. "\n", "(.-)\n") do
+    if line ~= "" and not sfind(line, "[crescent ", 1, true) and not sfind(line, "in function 'xpcall'", 1, true) then
       lines[#lines + 1] = line
     end
   end
@@ -691,17 +773,51 @@ end
 blockteardown = function(block, yield_)
   if not block.setupDone or block.hooksRan or #block.teardown == 0 then return end
   local failed
-  local finished, stopped = driven(function()
-    enter(contextof(block))
-    for j, fn in ipairs(block.teardown) do
-      local ok, err = xpcall(fn, handler)
-      if not ok and not failed then failed = { teardown = fullname(block, block.words.teardown[j]), message = said(err) } end
-    end
+  local at = 1 -- the teardown hook under way, which a stop is charged to
+  local ok, finished, stopped = callout(function()
+    return driven(function()
+      enter(contextof(block))
+      for j, fn in ipairs(block.teardown) do
+        at = j
+        local ok, err = xpcall(fn, handler)
+        if not ok and not failed then failed = { teardown = fullname(block, block.words.teardown[j]), message = said(err) } end
+      end
+    end)
   end)
+  if not ok then finished, stopped = false, tostring(finished) end
   if not finished then
-    failed = failed or { teardown = fullname(block, "teardown"), message = stopped or "the block's teardown did not finish" }
+    failed = failed or { teardown = fullname(block, block.words.teardown[at] or "teardown"),
+      message = stopped or "the block's teardown did not finish" }
   end
   if failed then yield_(failed) end
+end
+
+-- A block's strict setups, run by the walk before the first describe body inside it when no
+-- test of it has run them yet (runner.run runs its lazy ones, and these if the walk did not). A
+-- failure, or a stop, is the block's setup failure: runner.run and runhooks report it once.
+strictsetup = function(block)
+  if block.strictDone or block.setupDone or block.setupFailed then return end
+  local any = false
+  for j in ipairs(block.setup) do any = any or block.strictness.setup[j] == true end
+  if not any then return end
+  block.strictDone = true
+  local hook = { block, "setup", "setup" }
+  local ok, finished, stopped = callout(function()
+    return driven(function()
+      enter(insetup(contextof(block)))
+      for j, fn in ipairs(block.setup) do
+        if block.strictness.setup[j] then
+          hook = { block, "setup", block.words.setup[j] }
+          local fine, err = xpcall(fn, handler)
+          if not fine then block.setupFailed = { hook = hook, err = err }; return end
+        end
+      end
+    end)
+  end)
+  if not ok then finished, stopped = false, tostring(finished) end
+  if not finished and not block.setupFailed then
+    block.setupFailed = { hook = hook, err = { message = stopped or "the block's setup did not finish", error = true } }
+  end
 end
 
 -- The strict hooks of a block none of whose tests runs, as busted runs them on entering and
@@ -715,11 +831,13 @@ local function runhooks(t)
   local finished, stopped = driven(function()
     local ok, err = xpcall(function()
       for _, block in ipairs(blocks) do
+        local setupFailed = block.setupFailed
+        if setupFailed then failedname = fullname(block, setupFailed.hook[3]); error(setupFailed.err, 0) end
         if not block.setupDone then
           block.setupDone = true
-          enter(contextof(block))
+          enter(insetup(contextof(block)))
           for j, fn in ipairs(block.setup) do
-            if block.strictness.setup[j] then failedname = fullname(block, block.words.setup[j]); fn() end
+            if block.strictness.setup[j] and not block.strictDone then failedname = fullname(block, block.words.setup[j]); fn() end
           end
         end
       end
@@ -753,6 +871,7 @@ end
 -- hook failed, its message, name and kind: busted reports that as an entry of its own after the
 -- test's, which keeps its own outcome.
 function runner.run(i)
+  recover()
   local t = expand()[i]
   if t.hooks then return runhooks(t) end
   local blocks = chain(t.block)
@@ -771,6 +890,9 @@ function runner.run(i)
   local function hooks(block, kind)
     enter(contextof(block))
     for j, fn in ipairs(block[kind]) do
+      -- A stop in the hook is its block's hook's failure, reported after the test's own outcome.
+      T.noteHook(fullname(block, block.words[kind][j]), kind, outcome.ok and "passed" or outcome.kind,
+        not outcome.ok and (outcome.kind == "pending" and tostring(outcome.err.message or "") or said(outcome.err)) or "")
       local ok, err = xpcall(fn, handler)
       if not ok and not after then after = { err = err, name = fullname(block, block.words[kind][j]), kind = kind } end
     end
@@ -787,22 +909,33 @@ function runner.run(i)
         if block.setupFailed then hook = block.setupFailed.hook; error(block.setupFailed.err, 0) end
         if not block.setupDone then
           block.setupDone = true
-          enter(contextof(block))
+          enter(insetup(contextof(block)))
           for j, fn in ipairs(block.setup) do
-            hook = { block, "setup", block.words.setup[j] }
-            local ok, err = xpcall(fn, handler)
-            if not ok then
-              block.setupFailed = { hook = hook, err = err }
-              error(err, 0)
+            -- The walk ran the strict ones already when a describe body inside came first.
+            if not (block.strictDone and block.strictness.setup[j]) then
+              hook = { block, "setup", block.words.setup[j] }
+              setupUnderway = hook
+              T.noteHook(fullname(block, hook[3]), "setup")
+              local ok, err = xpcall(fn, handler)
+              setupUnderway = nil
+              if not ok then
+                block.setupFailed = { hook = hook, err = err }
+                error(err, 0)
+              end
             end
           end
         end
       end
       for _, block in ipairs(blocks) do
         enter(contextof(block))
-        for j, fn in ipairs(block.before_each) do hook = { block, "before_each", block.words.before_each[j] }; fn() end
+        for j, fn in ipairs(block.before_each) do
+          hook = { block, "before_each", block.words.before_each[j] }
+          T.noteHook(fullname(block, hook[3]), "before_each")
+          fn()
+        end
       end
       hook = nil
+      T.noteHook()
       inbody = true
       enter(context)
       t.fn()
@@ -811,10 +944,20 @@ function runner.run(i)
     inbody = false
     hook = nil
     enter(context)
-    if t.finally then keep(xpcall(t.finally, handler)) end
+    if t.finally then
+      local fok, ferr = xpcall(t.finally, handler)
+      -- As busted: a finally that fails after the test did is an error entry of its own, under
+      -- the test's name, after the test's (busted reports both).
+      if not fok and not outcome.ok and not after then
+        after = { err = ferr, name = t.fullname, kind = "finally" }
+      else
+        keep(fok, ferr)
+      end
+    end
     running = nil
     afterhooks = true
     for b = #blocks, 1, -1 do hooks(blocks[b], "after_each") end
+    T.noteHook()
     afterhooks = nil
     outcome.done = true
   end)

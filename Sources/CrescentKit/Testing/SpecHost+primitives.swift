@@ -16,8 +16,25 @@ extension SpecHost {
             let seconds = try stack.checkNumber(1, function: "clock.advance")
             settle()
             // A test's time limit stops a long run of short firings too: each may run too little
-            // Lua for the interrupt hook to see the limit.
-            clock.advance(by: .seconds(seconds: seconds)) { self.host.vm.pendingInterrupt != 0 }
+            // Lua for the interrupt hook to see the limit. Work that keeps scheduling more at
+            // (nearly) the same instant (a timer.after(0) that re-arms itself) would hold the
+            // clock until then: it is stopped after as many jobs as clock.run allows, and named.
+            let jobLimit = 100_000
+            var instant = clock.uptime, atInstant = 0
+            var settled = true
+            clock.advance(by: .seconds(seconds: seconds)) {
+                let now = clock.uptime
+                if now - instant < .milliseconds(1) { atInstant += 1 } else { instant = now; atInstant = 0 }
+                if atInstant > jobLimit { settled = false }
+                return !settled || self.host.vm.pendingInterrupt != 0
+            }
+            if !settled {
+                let timers = activeTimers()
+                let culprit = timers.isEmpty ? "work that kept scheduling more" : timers.joined(separator: ", ")
+                throw LuaRaise("clock.advance(\(formatSeconds(seconds))): the clock did not move: more than \(jobLimit) jobs ran "
+                               + "within a millisecond of virtual time at \(formatSeconds(instant.inSeconds)) s; kept scheduling: "
+                               + "\(culprit) (a timer that re-arms itself with no delay never lets time pass: give it one)")
+            }
             if host.vm.pendingInterrupt != 0 {
                 throw LuaRaise("clock.advance(\(formatSeconds(seconds))): stopped at the test's time limit with timers still due")
             }
@@ -165,6 +182,23 @@ extension SpecHost {
             hooks.push(onto: stack)
             return .one
         }
+        vm.register(field: "noteHook") { [unowned self] stack in
+            // noteHook(name, kind[, testStatus, testMessage]): the test's hook starting; none, none when they are done.
+            guard let name = stack.text(at: 1), let kind = stack.text(at: 2) else {
+                hookUnderWay = nil
+                return .none
+            }
+            hookUnderWay = SpecHookUnderWay(name: name, kind: kind, testStatus: stack.text(at: 3), testMessage: stack.text(at: 4) ?? "")
+            return .none
+        }
+        vm.register(field: "goldenRefusal") { stack in
+            // goldenRefusal(path, writing): why assert.view may not read (or write) the golden
+            // file at path, or nil when it may.
+            let path = try stack.checkString(1, function: "assert.view")
+            guard let refusal = GoldenTarget.refusal(path, writing: stack.boolean(at: 2)) else { return .none }
+            stack.push(refusal)
+            return .one
+        }
         vm.register(field: "goldenHint") { stack in
             // goldenHint(path): where golden paths are read from and the near file, and the
             // file's folder when it is missing (nil when it is there).
@@ -208,6 +242,19 @@ extension SpecHost {
     }
 
     /// `timer.every(1 s) at spec/x_spec.lua:3` (where its function is) for each active repeating timer.
+    /// The timers still waiting to fire, each as `timer.after(0 s) at file:line` (or as
+    /// ``repeatingTimers()`` names a repeating one).
+    private func activeTimers() -> [String] {
+        let stack = host.vm.stack
+        return host.timers.filter { $0.isActive }.compactMap { timer -> String? in
+            guard let callback = timer.callback else { return nil }
+            callback.push(onto: stack)                                   // fn
+            guard let (source, line) = stack.popDefinition() else { return nil }   // (popped)
+            let kind = timer.repeats ? "timer.every" : "timer.after"
+            return "\(kind)(\(formatSeconds(timer.interval)) s) at \(source):\(line)"
+        }.sorted()
+    }
+
     private func repeatingTimers() -> [String] {
         let stack = host.vm.stack
         return host.timers.filter { $0.repeats && $0.isActive }.compactMap { timer -> String? in

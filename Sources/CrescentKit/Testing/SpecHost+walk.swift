@@ -15,15 +15,19 @@ extension SpecHost {
         case teardownFailed(name: String, message: String)
         /// The file is done.
         case done
-        /// The walk stopped short: an error it did not catch, the time limit, an exit.
+        /// The walk stopped short: an error it did not catch.
         case failed(String)
+        /// Code the walk ran (a describe body, a block's teardown) was stopped by the time limit
+        /// or an exit: the walk goes on past it once told why (``next(stopped:)``).
+        case stopped(String)
     }
 
     /// Goes on walking the file (running the describe bodies and teardowns it reaches) up to its
     /// next entry: the file's tests run one by one in this host's one Lua state, as busted runs them.
-    func next() -> Step {
+    /// After a ``Step/stopped(_:)``, `stopped` is why: the code that was stopped fails with it.
+    func next(stopped: String? = nil) -> Step {
         var step = Step.done
-        callRunner("next", results: 2) { host, stack, failure in
+        callRunner("next", text: stopped, results: 2) { host, stack, failure in
             if let failure {
                 step = .failed(GlobalNameHint.hinted(failure.message, in: host.vm))
                 return
@@ -48,11 +52,11 @@ extension SpecHost {
                                    hooksOf: item["hooks"].integerValue.map { Int($0) }, isUnusedPlace: item["skip"].boolValue ?? false),
                           index: Int(index) - 1)
         }
-        if let limit = pastTimeLimit { return .failed(limit) }
-        if let exit = exitFailure { return .failed(exit) }
+        if let limit = pastTimeLimit { return .stopped(limit) }
+        if let exit = exitFailure { return .stopped(exit) }
         if let status = host.exitStatus {
-            return .failed("the spec file called app.exit(\(status)) while its describe blocks were read, so the tests after it "
-                + "were never collected (end a test's script with app.exit inside an it, where it fails only that test)")
+            return .stopped("the spec file called app.exit(\(status)) while a describe block was read or torn down, so the rest "
+                + "of that block's code did not run (end a test's script with app.exit inside an it, where it fails only that test)")
         }
         return step
     }
@@ -75,10 +79,10 @@ extension SpecHost {
         return tagged
     }
 
-    /// Calls the file's runner function `name` (with `argument`, when given) in a turn of the host,
+    /// Calls the file's runner function `name` (with `argument` and `text`, when given) in a turn of the host,
     /// hands its results (on top of the stack) or its error to `body`, and leaves the stack as it
     /// found it.
-    func callRunner(_ name: String, argument: Int? = nil, results: Int32,
+    func callRunner(_ name: String, argument: Int? = nil, text: String? = nil, results: Int32,
                     _ body: (Host, LuaStack, LuaError?) -> Void) {
         host.runTurn { host in
             guard let runner else { return }
@@ -88,7 +92,9 @@ extension SpecHost {
             runner.push(onto: stack)
             guard stack.rawGet(-1, name) == .function else { return }
             if let argument { stack.push(argument) }
-            do throws(LuaError) { try host.vm.call(arguments: argument == nil ? 0 : 1, results: results) } catch {
+            if let text { stack.push(text) }
+            let arguments: Int32 = (argument == nil ? 0 : 1) + (text == nil ? 0 : 1)
+            do throws(LuaError) { try host.vm.call(arguments: arguments, results: results) } catch {
                 body(host, stack, error)
                 return
             }

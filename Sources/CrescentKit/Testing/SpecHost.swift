@@ -38,6 +38,8 @@ final class SpecHost {
     /// `press("q") at file:line` once the spec pressed the key that quits where the controller
     /// does not bind it: its own quit, not the code under test's app.exit.
     var pressedQuit: String?
+    /// The hook of the running test under way, if one is (``SpecHookUnderWay``).
+    var hookUnderWay: SpecHookUnderWay?
     /// When the test's body began waiting (virtual time), for ``waitLimit``.
     var waitStart: Duration?
 
@@ -241,6 +243,8 @@ final class SpecHost {
         var failedHook: String?
         var afterHook: SpecHookFailure?
         var interrupted = false
+        hookUnderWay = nil
+        defer { hookUnderWay = nil }
         callRunner("run", argument: index + 1, results: 7) { host, stack, failure in
             if let failure {
                 message = failure.message
@@ -258,7 +262,11 @@ final class SpecHost {
             }
         }
         if let limit = pastTimeLimit {
+            if let hookUnderWay { return hookUnderWay.outcome(stoppedBy: limit, output: output.text) }
             return SpecOutcome(passed: false, message: limit, output: output.text, status: .error)
+        }
+        if interrupted, let hookUnderWay, let exit = exitFailure {
+            return hookUnderWay.outcome(stoppedBy: exit, output: output.text)
         }
         settle()
         // A finalizer the body's collection ran (collectgarbage()) that failed fails the test.

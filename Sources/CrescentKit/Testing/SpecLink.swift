@@ -16,6 +16,8 @@ final class SpecOutput: Sendable {
         var head = ""
         var tail = ""
         var dropped = 0
+        /// What the text is, as the note of what was left out names it.
+        var what = "output"
 
         mutating func add(_ text: String) {
             let half = SpecOutput.limit / 2
@@ -38,7 +40,7 @@ final class SpecOutput: Sendable {
         }
 
         var text: String {
-            dropped == 0 ? head + tail : head + "\n[... \(dropped) bytes of output left out ...]\n" + tail
+            dropped == 0 ? head + tail : head + "\n[... \(dropped) bytes of \(what) left out ...]\n" + tail
         }
     }
 

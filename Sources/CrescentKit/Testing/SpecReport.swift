@@ -30,7 +30,10 @@ struct SpecResult: Sendable {
         self.name = name
         self.location = location
         self.status = status
-        self.message = TracebackFolding.folded(message)
+        // Kept as printed output is, its start and its end: an error of 20 MiB is no report.
+        var kept = SpecOutput.Kept(what: "the message")
+        kept.add(message)
+        self.message = TracebackFolding.folded(kept.text)
         self.output = output
         self.seconds = seconds
     }
@@ -42,11 +45,17 @@ struct SpecInterruption: Sendable {
     let stoppedAt: String?
     /// False when the runner was still in a test past the wait: its coverage counts are not read.
     let runnerStopped: Bool
+    /// The signal that interrupted it: SIGINT or SIGTERM.
+    var signal = SIGINT
+
+    /// The status the run exits with, as a shell gives a program the signal ended.
+    var status: Int32 { 128 + signal }
 
     /// The line the report says it with, before the summary.
     var line: String {
-        guard let stoppedAt else { return "interrupted (SIGINT): the tests after those above did not run\n" }
-        return "interrupted (SIGINT) during \(SpecReport.oneLine(stoppedAt)): it is not counted, and the tests after it did not run\n"
+        let name = signal == SIGTERM ? "SIGTERM" : "SIGINT"
+        guard let stoppedAt else { return "interrupted (\(name)): the tests after those above did not run\n" }
+        return "interrupted (\(name)) during \(SpecReport.oneLine(stoppedAt)): it is not counted, and the tests after it did not run\n"
     }
 }
 

@@ -4,20 +4,25 @@ import Glibc
 #endif
 
 extension SpecRunner {
-    /// Handles SIGINT for a run (``SpecRunOptions/stopsOnInterrupt``): the first stops `session`,
-    /// which reports what ran; a second one, while the run is stopping, quits at once (exit 130,
-    /// no report) after killing the programs the tests started.
+    /// Handles SIGINT and SIGTERM for a run (``SpecRunOptions/stopsOnInterrupt``): the first stops
+    /// `session`, which reports what ran (exit 130 or 143); SIGTERM kills the programs the tests
+    /// started at once; a second one, while the run is stopping, quits at once (no report) after
+    /// killing them.
     static func interruptSources(_ session: SpecSession) -> [any DispatchSourceSignal] {
-        SignalSources.start([SIGINT], on: DispatchQueue(label: "crescent.test.interrupt")) { _ in
-            let outcome = session.interrupt {
+        SignalSources.start([SIGINT, SIGTERM], on: DispatchQueue(label: "crescent.test.interrupt")) { signal in
+            let outcome = session.interrupt(signal: signal) {
                 say("crescent test: interrupted: stopping the test under way (Ctrl-C again quits at once)\n")
             }
+            // SIGTERM reached this process only, not the programs the tests started (a Ctrl-C
+            // reaches the terminal's whole group): the test under way waits on them, and they
+            // would outlive the run.
+            if signal == SIGTERM { ProcessTree.killDescendants() }
             switch outcome {
             case .stopping, .late: break
             case .again:
                 ProcessTree.killDescendants()
                 say("crescent test: interrupted again: stopped at once, with no report\n")
-                _exit(interruptedStatus)
+                _exit(128 + signal)
             }
         }
     }

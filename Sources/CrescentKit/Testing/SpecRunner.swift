@@ -25,9 +25,10 @@ public struct SpecRunOptions: Sendable {
     /// `--coverage`: count the lines the tests ran and write `luacov.report.out` and
     /// `coverage/lcov.info` in the current folder.
     public var coverage = false
-    /// SIGINT (Ctrl-C) stops the run: the test under way is stopped, the report of the tests that
-    /// ended is made (the JUnit file too) and the status is 130; a second SIGINT quits at once.
-    /// `crescent test` sets it; a caller that handles SIGINT itself leaves it off.
+    /// SIGINT (Ctrl-C) or SIGTERM stops the run: the test under way is stopped (after SIGTERM the
+    /// programs the tests started are killed), the report of the tests that ended is made (the
+    /// JUnit file too) and the status is 130 (143 for SIGTERM); a second signal quits at once.
+    /// `crescent test` sets it; a caller that handles those signals itself leaves it off.
     public var stopsOnInterrupt = false
 
     public init() {}
@@ -58,7 +59,7 @@ public enum SpecRunner {
     public static let interruptedStatus: Int32 = 130
 
     /// Runs the specs and returns the exit status: 0 when none failed, 1 otherwise, 130 when it was
-    /// interrupted (SIGINT, or a test's program that SIGINT ended).
+    /// interrupted (SIGINT, or a test's program that SIGINT ended), 143 after SIGTERM.
     ///
     /// - Parameter write: receives the report as it is made, a line at a time.
     /// - Throws: ``UsageError`` when a path does not exist or the config file is bad, before any
@@ -82,9 +83,12 @@ public enum SpecRunner {
         let report = try session.run(write: write) { session, generation, position in
             work(files, from: position, options: options, coverage: coverage, session: session, generation: generation)
         }
-        if report.interruption != nil {
+        if let interruption = report.interruption {
+            // A program a test started after the signal's first sweep (its fork was under way)
+            // must not outlive the run either.
+            if interruption.signal == SIGTERM { ProcessTree.killDescendants() }
             try finishReports(report, options: options, files: files, coverage: coverage, output: output)
-            return interruptedStatus
+            return interruption.status
         }
         // DESIGN: exit 0 only when none failed and at least one ran; a run that ran none says why.
         let ranNone = report.passed + report.failed == 0
@@ -232,11 +236,19 @@ public enum SpecRunner {
             modelUsed = false
             return host.restartModel()
         }
+        // Why the walk's last step was stopped (a describe body or teardown that exited or ran past
+        // the time limit): the next step fails that code with it and goes on.
+        var stopped: String?
         while true {
-            // A test that ended its host (an exit, the time limit) leaves no model for the walk.
-            if !host.host.isRunning, let failure = freshModel() { return failLoading(failure) }
+            // A test or a stop in the walk that ended its host (an exit, the time limit) leaves no
+            // model for the walk.
+            if !host.host.isRunning || stopped != nil {
+                modelUsed = true
+                if let failure = freshModel() { return failLoading(failure) }
+            }
             limit.start(host.interrupter, plugins: host.host.pluginInterrupters)
-            let step = host.next()
+            let step = host.next(stopped: stopped)
+            stopped = nil
             limit.stop()
             let spec: SpecCase, index: Int
             switch step {
@@ -249,6 +261,9 @@ public enum SpecRunner {
             case .failed(let failure):
                 session.addTagged(host.tagged(), generation: generation)
                 return failLoading(failure)
+            case .stopped(let failure):
+                stopped = failure
+                continue
             case .teardownFailed(let name, let message):
                 guard session.add(SpecResult(file: file, name: name, location: file, status: .error, message: message, output: "",
                                              seconds: 0), generation: generation) else { return stopping() }

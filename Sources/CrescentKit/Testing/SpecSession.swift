@@ -74,6 +74,8 @@ final class SpecSession: Sendable {
         var limit: SpecTimeLimit?
         /// The test under way when the run was interrupted: the first result that came after.
         var stoppedAt: String?
+        /// The signal that interrupted the run: SIGINT (Ctrl-C) or SIGTERM.
+        var signal = SIGINT
     }
 
     /// The tests' limit in seconds (`--timeout`); 0 for none, and then no teardown is abandoned.
@@ -198,11 +200,12 @@ final class SpecSession: Sendable {
     /// - Parameter announce: runs for the first interrupt before the test is stopped, so what it
     ///   writes comes before the report (which may be written and the process ended at once).
     @discardableResult
-    func interrupt(announce: () -> Void = {}) -> InterruptOutcome {
+    func interrupt(signal: Int32 = SIGINT, announce: () -> Void = {}) -> InterruptOutcome {
         let (outcome, limit) = state.withLock { state -> (InterruptOutcome, SpecTimeLimit?) in
             switch state.phase {
             case .running:
                 state.phase = .interrupting(since: .now)
+                state.signal = signal
                 return (.stopping, state.limit)
             case .interrupting, .interrupted: return (.again, nil)
             // The tests have ended: the report is being written.
@@ -254,7 +257,8 @@ final class SpecSession: Sendable {
     /// The report of an interrupted run: what ended before the interrupt.
     private func interrupted(_ report: SpecReport, runnerStopped: Bool) -> SpecReport {
         var report = report
-        report.interruption = SpecInterruption(stoppedAt: state.withLock { $0.stoppedAt }, runnerStopped: runnerStopped)
+        let (stoppedAt, signal) = state.withLock { ($0.stoppedAt, $0.signal) }
+        report.interruption = SpecInterruption(stoppedAt: stoppedAt, runnerStopped: runnerStopped, signal: signal)
         return report
     }
 
