@@ -20,19 +20,23 @@
 /* The most fields a packed model may have; a schema with more is pushed model by model. */
 #define PACKED_MAX_FIELDS 32
 #define PACKED_HEADER 8
-#define PACKED_CELL 9
+#define PACKED_PAYLOAD 8
 
 /* The private key under which a packed model's proxy holds its position in the batch. */
 static const char packed_row_key = 'r';
 
 /* The batch userdata (no metatable, never handed to a script). User values: 1 the buffer string,
- * 2 the field names table (by position), 3 the fields table's metatable (or nil). `bytes` points
- * into the buffer string, which user value 1 keeps alive, and Lua never moves a string. */
+ * 2 the field names table (by position), 3 the fields table's metatable (or nil), 4 the Lua
+ * strings made from the pool so far, by their cell's payload (offset and length): a batch repeats
+ * a few thousand names over its models, and finding one there is cheaper than hashing its bytes
+ * into the VM's string table on every read. `bytes` points into the buffer string, which user
+ * value 1 keeps alive, and Lua never moves a string. */
 typedef struct {
     const unsigned char *bytes;
     size_t length;
     size_t count;
     size_t fields;
+    size_t payloads;          /* where the payloads start, after the tags */
     size_t pool;              /* where the strings start */
     const void *names[PACKED_MAX_FIELDS]; /* the field names' string objects, for a quick match */
 } packed_batch;
@@ -43,11 +47,11 @@ static uint64_t read_le(const unsigned char *at, int size) {
     return value;
 }
 
-/* Pushes the value of cell (row, field) of `batch`. */
-static void push_cell(lua_State *L, const packed_batch *batch, size_t row, size_t field) {
-    const unsigned char *cell = batch->bytes + PACKED_HEADER + (row * batch->fields + field) * PACKED_CELL;
-    uint64_t payload = read_le(cell + 1, 8);
-    switch (cell[0]) {
+/* Pushes the value of cell (row, field) of `batch`, the userdata at `batch_index`. */
+static void push_cell(lua_State *L, const packed_batch *batch, int batch_index, size_t row, size_t field) {
+    size_t cell = row * batch->fields + field;
+    uint64_t payload = read_le(batch->bytes + batch->payloads + cell * PACKED_PAYLOAD, PACKED_PAYLOAD);
+    switch (batch->bytes[PACKED_HEADER + cell]) {
     case 1: {
         size_t offset = (size_t)(payload & 0xFFFFFFFFu), length = (size_t)(payload >> 32);
         size_t room = batch->length - batch->pool;
@@ -55,7 +59,14 @@ static void push_cell(lua_State *L, const packed_batch *batch, size_t row, size_
             lua_pushnil(L);
             return;
         }
-        lua_pushlstring(L, (const char *)batch->bytes + batch->pool + offset, length);
+        lua_getiuservalue(L, batch_index, 4);                                /* strings */
+        if (lua_rawgeti(L, -1, (lua_Integer)payload) != LUA_TSTRING) {      /* strings string */
+            lua_pop(L, 1);
+            lua_pushlstring(L, (const char *)batch->bytes + batch->pool + offset, length);
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, -3, (lua_Integer)payload);
+        }
+        lua_remove(L, -2);                                                   /* string */
         return;
     }
     case 2: lua_pushinteger(L, (lua_Integer)(int64_t)payload); return;
@@ -90,7 +101,7 @@ int crescent_packed_field(lua_State *L, int proxy, int batch_index, int key) {
         if (batch->names[field] != name) continue;
         lua_Integer row = packed_row(L, proxy, batch);
         if (row < 0) return 0;
-        push_cell(L, batch, (size_t)row, field);
+        push_cell(L, batch, batch_index, (size_t)row, field);
         return 1;
     }
     return 0;
@@ -105,17 +116,17 @@ int crescent_packed_materialize(lua_State *L, int proxy, int batch_index) {
         lua_pushnil(L);
         return LUA_TNIL;
     }
-    luaL_checkstack(L, 4, NULL);
+    luaL_checkstack(L, 6, NULL);
     int present = 0;
     for (size_t field = 0; field < batch->fields; field++) {
-        if (batch->bytes[PACKED_HEADER + ((size_t)row * batch->fields + field) * PACKED_CELL] != 0) present++;
+        if (batch->bytes[PACKED_HEADER + (size_t)row * batch->fields + field] != 0) present++;
     }
     lua_createtable(L, 0, present);                                          /* fields */
     lua_getiuservalue(L, batch_index, 2);                                    /* fields names */
     for (size_t field = 0; field < batch->fields; field++) {
-        if (batch->bytes[PACKED_HEADER + ((size_t)row * batch->fields + field) * PACKED_CELL] == 0) continue;
+        if (batch->bytes[PACKED_HEADER + (size_t)row * batch->fields + field] == 0) continue;
         lua_rawgeti(L, -1, (lua_Integer)field + 1);                          /* fields names name */
-        push_cell(L, batch, (size_t)row, field);                             /* fields names name value */
+        push_cell(L, batch, batch_index, (size_t)row, field);                /* fields names name value */
         lua_rawset(L, -4);                                                   /* fields names */
     }
     lua_pop(L, 1);                                                           /* fields */
@@ -140,17 +151,24 @@ int crescent_push_packed_models(lua_State *L, int templates_ref, int slot, int w
         return 0;
     }
     size_t count = (size_t)read_le(bytes, 4), fields = (size_t)read_le(bytes + 4, 4);
+    /* Each cell takes a tag byte and a payload, besides the padding after the tags. */
     if (fields == 0 || fields > PACKED_MAX_FIELDS || fields != (size_t)lua_rawlen(L, names)
-        || count > (length - PACKED_HEADER) / (fields * PACKED_CELL)) {
+        || count > (length - PACKED_HEADER) / (fields * (1 + PACKED_PAYLOAD))) {
         lua_settop(L, top - 3);
         return 0;
     }
-    packed_batch *batch = lua_newuserdatauv(L, sizeof *batch, 3);            /* blob names mt batch */
+    size_t payloads = (PACKED_HEADER + count * fields + PACKED_PAYLOAD - 1) / PACKED_PAYLOAD * PACKED_PAYLOAD;
+    if (payloads + count * fields * PACKED_PAYLOAD > length) {
+        lua_settop(L, top - 3);
+        return 0;
+    }
+    packed_batch *batch = lua_newuserdatauv(L, sizeof *batch, 4);            /* blob names mt batch */
     batch->bytes = bytes;
     batch->length = length;
     batch->count = count;
     batch->fields = fields;
-    batch->pool = PACKED_HEADER + count * fields * PACKED_CELL;
+    batch->payloads = payloads;
+    batch->pool = payloads + count * fields * PACKED_PAYLOAD;
     for (size_t field = 0; field < fields; field++) {
         lua_rawgeti(L, names, (lua_Integer)field + 1);
         batch->names[field] = lua_type(L, -1) == LUA_TSTRING ? lua_topointer(L, -1) : NULL;
@@ -162,6 +180,8 @@ int crescent_push_packed_models(lua_State *L, int templates_ref, int slot, int w
     lua_setiuservalue(L, -2, 2);
     lua_pushvalue(L, fieldsmt);
     lua_setiuservalue(L, -2, 3);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, 4);
     int batch_index = lua_gettop(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, templates_ref);                       /* ... batch templates */
     lua_rawgeti(L, -1, slot);                                               /* ... batch templates mt */

@@ -8,11 +8,16 @@
 ///
 /// ```
 /// u32 count   u32 fieldCount
-/// count × fieldCount cells of 9 bytes, model by model, in the schema's order:
-///   u8 tag (0 nil, 1 string, 2 integer, 3 number, 4 true, 5 false), then 8 bytes:
-///   a string's u32 offset into the pool and u32 length, an integer's i64, a number's bits
+/// count × fieldCount tags of one byte, model by model, in the schema's order:
+///   0 nil, 1 string, 2 integer, 3 number, 4 true, 5 false
+/// zero bytes up to a multiple of 8
+/// count × fieldCount payloads of 8 bytes, in the tags' order: a string's u32 offset into the
+///   pool then its u32 length, an integer's i64, a number's bits, 0 for the rest
 /// the pool: the strings' UTF-8 bytes
 /// ```
+///
+/// Tags and payloads lie apart so the builder appends whole words, never single bytes, and the
+/// buffer is made with one copy of each part.
 ///
 /// Built with ``PackedModels/Builder``; ``values`` decodes it for the rest of the host.
 public struct PackedModels: Sendable {
@@ -26,137 +31,137 @@ public struct PackedModels: Sendable {
     /// The buffer, as laid out above.
     public let bytes: [UInt8]
 
-    /// The size of the header and of one cell, as laid out above.
+    /// The size of the header and of one payload, as laid out above.
     public static let headerSize = 8
-    public static let cellSize = 9
+    public static let payloadSize = 8
+
+    /// Where the payloads start in a buffer of `cellCount` cells: after the tags, padded.
+    static func payloadStart(cellCount: Int) -> Int {
+        (headerSize + cellCount + payloadSize - 1) / payloadSize * payloadSize
+    }
 
     /// The tags of a cell.
-    enum Tag: UInt8 {
+    @usableFromInline enum Tag: UInt8 {
         case null = 0, string, integer, number, isTrue, isFalse
     }
 
     /// The models as values: `.array` of models (of one-model arrays when ``wrapsEach``).
     public var values: [Value] {
-        var reader = Reader(bytes: bytes, fieldCount: schema.names.count)
+        let fieldCount = schema.names.count
+        let cellCount = count * fieldCount
+        let payloads = Self.payloadStart(cellCount: cellCount)
+        let poolStart = payloads + cellCount * Self.payloadSize
         var result: [Value] = []
         result.reserveCapacity(count)
+        var cell = 0
         for _ in 0..<count {
             var fields: [Value] = []
-            fields.reserveCapacity(schema.names.count)
-            for _ in 0..<schema.names.count { fields.append(reader.next()) }
+            fields.reserveCapacity(fieldCount)
+            for _ in 0..<fieldCount {
+                fields.append(value(tag: bytes[Self.headerSize + cell], payload: word(at: payloads + cell * Self.payloadSize),
+                                    poolStart: poolStart))
+                cell += 1
+            }
             let model = Value.model(DataModel(schema, fields))
             result.append(wrapsEach ? .array([model]) : model)
         }
         return result
     }
 
-    /// Reads cells in order.
-    private struct Reader {
-        let bytes: [UInt8]
-        let poolStart: Int
-        var position = PackedModels.headerSize
+    /// The little-endian word at `offset`.
+    private func word(at offset: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for index in (0..<Self.payloadSize).reversed() { value = value << 8 | UInt64(bytes[offset + index]) }
+        return value
+    }
 
-        init(bytes: [UInt8], fieldCount: Int) {
-            self.bytes = bytes
-            let count = Int(Self.word(bytes, at: 0, size: 4))
-            poolStart = PackedModels.headerSize + count * fieldCount * PackedModels.cellSize
-        }
-
-        static func word(_ bytes: [UInt8], at offset: Int, size: Int) -> UInt64 {
-            var value: UInt64 = 0
-            for index in (0..<size).reversed() { value = value << 8 | UInt64(bytes[offset + index]) }
-            return value
-        }
-
-        mutating func next() -> Value {
-            defer { position += PackedModels.cellSize }
-            let payload = Self.word(bytes, at: position + 1, size: 8)
-            switch Tag(rawValue: bytes[position]) {
-            case .string:
-                let start = poolStart + Int(payload & 0xFFFF_FFFF)
-                return .string(String(decoding: bytes[start..<start + Int(payload >> 32)], as: UTF8.self))
-            case .integer: return .integer(Int64(bitPattern: payload))
-            case .number: return .number(Double(bitPattern: payload))
-            case .isTrue: return .bool(true)
-            case .isFalse: return .bool(false)
-            case .null, nil: return .null
-            }
+    private func value(tag: UInt8, payload: UInt64, poolStart: Int) -> Value {
+        switch Tag(rawValue: tag) {
+        case .string:
+            let start = poolStart + Int(payload & 0xFFFF_FFFF)
+            return .string(String(decoding: bytes[start..<start + Int(payload >> 32)], as: UTF8.self))
+        case .integer: return .integer(Int64(bitPattern: payload))
+        case .number: return .number(Double(bitPattern: payload))
+        case .isTrue: return .bool(true)
+        case .isFalse: return .bool(false)
+        case .null, nil: return .null
         }
     }
 
     /// Packs models of one shared schema, field by field: each model's cells in the schema's
     /// order, then ``endModel()``.
+    ///
+    /// Its adding methods are inlinable: a service packs 100,000 models cell by cell from another
+    /// module, where each call and each unspecialized copy into the pool cost more than the work.
     public struct Builder: Sendable {
-        let schema: ModelSchema
-        /// The cells, zeros past ``end`` (written in place: appending byte by byte took twice as long).
-        private var cells: [UInt8]
-        private var end = 0
-        private var pool: [UInt8] = []
-        private var count = 0
-        private var fieldsInModel = 0
+        @usableFromInline let schema: ModelSchema
+        @usableFromInline var tags: [UInt8] = []
+        @usableFromInline var payloads: [UInt64] = []
+        @usableFromInline var pool: [UInt8] = []
+        @usableFromInline var count = 0
+        @usableFromInline var fieldsInModel = 0
 
         /// A string already in the pool, to add again without copying it.
         public struct PooledString: Sendable {
-            let offset: UInt32
-            let length: UInt32
+            @usableFromInline let offset: UInt32
+            @usableFromInline let length: UInt32
+
+            @inlinable init(offset: UInt32, length: UInt32) {
+                self.offset = offset
+                self.length = length
+            }
         }
 
         /// A builder for about `capacity` models of `schema`, whose strings take about
         /// `poolCapacity` bytes.
         public init(schema: ModelSchema, capacity: Int, poolCapacity: Int = 0) {
             self.schema = schema
-            cells = Array(repeating: 0, count: capacity * schema.names.count * PackedModels.cellSize)
+            tags.reserveCapacity(capacity * schema.names.count)
+            payloads.reserveCapacity(capacity * schema.names.count)
             pool.reserveCapacity(poolCapacity)
         }
 
         /// Copies `bytes` (UTF-8) into the pool, for ``add(_:)-(PooledString)``.
-        public mutating func pool(_ bytes: some Collection<UInt8>) -> PooledString {
+        @inlinable public mutating func pool(_ bytes: some Collection<UInt8>) -> PooledString {
             let offset = UInt32(truncatingIfNeeded: pool.count)
             pool.append(contentsOf: bytes)
             return PooledString(offset: offset, length: UInt32(truncatingIfNeeded: bytes.count))
         }
 
-        public mutating func add(_ string: PooledString) {
+        @inlinable public mutating func add(_ string: PooledString) {
             cell(.string, UInt64(string.length) << 32 | UInt64(string.offset))
         }
 
-        public mutating func add(_ number: Double) { cell(.number, number.bitPattern) }
-        public mutating func add(_ integer: Int64) { cell(.integer, UInt64(bitPattern: integer)) }
-        public mutating func addNull() { cell(.null, 0) }
+        @inlinable public mutating func add(_ number: Double) { cell(.number, number.bitPattern) }
+        @inlinable public mutating func add(_ integer: Int64) { cell(.integer, UInt64(bitPattern: integer)) }
+        @inlinable public mutating func addNull() { cell(.null, 0) }
 
-        private mutating func cell(_ tag: Tag, _ payload: UInt64) {
-            if end + PackedModels.cellSize > cells.count {
-                cells += Array(repeating: 0, count: max(cells.count, 64 * PackedModels.cellSize))
-            }
-            cells[end] = tag.rawValue
-            for index in 0..<8 { cells[end + 1 + index] = UInt8(truncatingIfNeeded: payload >> UInt64(8 * index)) }
-            end += PackedModels.cellSize
+        @inlinable mutating func cell(_ tag: Tag, _ payload: UInt64) {
+            tags.append(tag.rawValue)
+            payloads.append(payload)
             fieldsInModel += 1
         }
 
         /// Adds the models `other` packed after these (its strings' offsets moved past this
         /// pool): a batch packed in parts at once is joined in order.
         public mutating func append(_ other: Builder) {
-            let shift = UInt32(truncatingIfNeeded: pool.count)
+            let shift = UInt64(pool.count)
             pool += other.pool
-            if end + other.end > cells.count { cells += Array(repeating: 0, count: end + other.end - cells.count) }
-            var position = 0
-            while position < other.end {
-                for index in 0..<PackedModels.cellSize { cells[end + index] = other.cells[position + index] }
-                if other.cells[position] == Tag.string.rawValue {
-                    var offset = UInt32(0)
-                    for index in 0..<4 { offset |= UInt32(other.cells[position + 1 + index]) << UInt32(8 * index) }
-                    offset &+= shift
-                    for index in 0..<4 { cells[end + 1 + index] = UInt8(truncatingIfNeeded: offset >> UInt32(8 * index)) }
+            tags += other.tags
+            payloads.reserveCapacity(payloads.count + other.payloads.count)
+            for (tag, payload) in zip(other.tags, other.payloads) {
+                guard tag == Tag.string.rawValue else {
+                    payloads.append(payload)
+                    continue
                 }
-                end += PackedModels.cellSize
-                position += PackedModels.cellSize
+                let offset = (payload & 0xFFFF_FFFF &+ shift) & 0xFFFF_FFFF
+                payloads.append(payload & 0xFFFF_FFFF_0000_0000 | offset)
             }
             count += other.count
         }
 
         /// Ends a model; a model with fewer cells than the schema has names is padded with nils.
-        public mutating func endModel() {
+        @inlinable public mutating func endModel() {
             while fieldsInModel < schema.names.count { addNull() }
             fieldsInModel = 0
             count += 1
@@ -165,12 +170,22 @@ public struct PackedModels: Sendable {
         /// The packed models. The pool must stay under 4 GiB (offsets are 32-bit): callers bound
         /// how many models one buffer holds.
         public func finish(wrapsEach: Bool) -> PackedModels {
+            let payloadStart = PackedModels.payloadStart(cellCount: tags.count)
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(PackedModels.headerSize + end + pool.count)
+            bytes.reserveCapacity(payloadStart + payloads.count * PackedModels.payloadSize + pool.count)
             for word in [UInt32(truncatingIfNeeded: count), UInt32(truncatingIfNeeded: schema.names.count)] {
                 for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt32(shift))) }
             }
-            bytes += cells[..<end]
+            bytes += tags
+            bytes += repeatElement(0, count: payloadStart - bytes.count)
+            // One copy of the payloads' memory, which holds their little-endian bytes on a
+            // little-endian machine (elsewhere each is swapped first): byte by byte, the copy
+            // was a large part of packing a batch.
+            #if _endian(little)
+            payloads.withUnsafeBytes { bytes.append(contentsOf: $0) }
+            #else
+            payloads.map(\.littleEndian).withUnsafeBytes { bytes.append(contentsOf: $0) }
+            #endif
             bytes += pool
             return PackedModels(schema: schema, count: count, wrapsEach: wrapsEach, bytes: bytes)
         }

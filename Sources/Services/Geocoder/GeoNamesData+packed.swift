@@ -4,7 +4,8 @@ extension GeoNamesData {
     /// The placemarks of `rows` (the places found for `origins`, one each, in order) packed into
     /// one buffer, each alone in an array, as a batch `reverse` answers: the same fields as
     /// ``placemark(_:from:)``'s ``Placemark/value``, made without a `Value` per field, and each
-    /// string of a country, division or time zone stored once per batch.
+    /// string (a place's name, a country, division or time zone) stored once per batch, so the
+    /// binding can make each Lua string once too.
     package func packedPlacemarks(_ rows: [Int], from origins: [GeoPoint]) -> PackedModels {
         packing(rows, from: origins).finish(wrapsEach: true)
     }
@@ -14,12 +15,19 @@ extension GeoNamesData {
         var builder = PackedModels.Builder(schema: Placemark.schema, capacity: rows.count, poolCapacity: rows.count * 24)
         var codes = PooledColumn(countryCodes, keepsEmpty: true), countries = PooledColumn(countryNames, keepsEmpty: true)
         var admin1s = PooledColumn(admin1Names), admin2s = PooledColumn(admin2Names), zones = PooledColumn(timeZoneNames)
+        var names = [PackedModels.Builder.PooledString?](repeating: nil, count: count)
+        func name(_ row: Int, _ builder: inout PackedModels.Builder) -> PackedModels.Builder.PooledString {
+            if let pooled = names[row] { return pooled }
+            let pooled = builder.pool(nameBytes[Int(nameOffsets[row])..<Int(nameOffsets[row + 1])])
+            names[row] = pooled
+            return pooled
+        }
         for (row, origin) in zip(rows, origins) {
-            let locality = builder.pool(nameBytes[Int(nameOffsets[localityRow(row)])..<Int(nameOffsets[localityRow(row) + 1])])
+            let locality = name(localityRow(row), &builder)
             builder.add(locality)                                                  // name
             builder.add(locality)                                                  // locality
             if isSection(row) {                                                    // subLocality
-                builder.add(builder.pool(nameBytes[Int(nameOffsets[row])..<Int(nameOffsets[row + 1])]))
+                builder.add(name(row, &builder))
             } else {
                 builder.addNull()
             }
