@@ -8,7 +8,9 @@ local function folder(...)
   return root
 end
 
--- app.exit would end the test; each test's host is new, so replacing it here is the test's only.
+-- app.exit would end the test. The file's tests share one Lua state, as under busted: the
+-- after_each below puts back what these replace.
+local exit, print = app.exit, print
 local function recordExits()
   local codes = {}
   rawset(app, "exit", function(code) codes[#codes + 1] = code end)
@@ -24,7 +26,11 @@ end
 
 describe("pull-all", function()
   local root
-  after_each(function() if root then os.execute("rm -rf '" .. root .. "'") end end)
+  after_each(function()
+    rawset(app, "exit", exit)
+    rawset(_G, "print", print)
+    if root then os.execute("rm -rf '" .. root .. "'") end
+  end)
 
   it("pulls each repository and shows their states", function()
     root = folder("alpha/.git", "beta/.git", "notes")

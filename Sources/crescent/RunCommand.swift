@@ -103,11 +103,13 @@ struct RunCommand: ParsableCommand {
         if case .file(let path) = source, let note = misplacedOptionNote(script: path, arguments: options.arguments) {
             ProcessIO.writeError(note)
         }
-        let readsCommands: Bool = if case .standardInput = source { false } else { !ProcessIO.isTerminal(0) }
+        let readsStdin: Bool = if case .standardInput = source { false } else { true }
         // A person at a terminal drives the app with keys: stdin and stdout both a terminal, and
         // the view drawn live (`--ui plain` and `--ui json` keep the terminal as it is).
-        let readsKeys = options.ui == .live && ProcessIO.isTerminal(0) && ProcessIO.isTerminal(1)
-            && { if case .standardInput = source { false } else { true } }()
+        let readsKeys = readsStdin && options.ui == .live && ProcessIO.isTerminal(0) && ProcessIO.isTerminal(1)
+        // Otherwise stdin's lines are commands: piped ones, and lines typed on a terminal whose
+        // keys the app does not take (they were echoed and dropped).
+        let readsCommands = readsStdin && !readsKeys
         let status = ScriptRunner.run(source, bytes: bytes, options: options, plugins: [.standard],
                                       readsCommands: readsCommands, readsKeys: readsKeys)
         // `-e '1+1'` and `echo '1+1' | crescent`: typed as at the REPL's prompt.

@@ -127,9 +127,9 @@ struct TestCommand: ParsableCommand {
         var host = HostOptions()
         host.memoryLimitMiB = memoryLimit
         host.configPath = config
-        // The project's own plugins (./plugins) join each test's host, so specs can use and fake
+        // The project's own plugins (./plugins) join each spec file's host, so specs can use and fake
         // their services; the user's installed plugins do not, so a spec runs the same everywhere.
-        // Found once for the run, not again for each test's host.
+        // Found once for the run, not again for each spec file's host.
         if access("plugins", F_OK) == 0 {
             var search = PluginSearch(folders: ["plugins"], onlyFolders: true)
             search.memo = DiscoveryMemo()

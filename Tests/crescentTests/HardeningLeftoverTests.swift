@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// What the last attack left of issues 32 and 36 in the test runner: a finalizer that fails as a
-/// test's host closes, and a `.busted` file's pattern named as the command line's.
+/// spec file's host closes, and a `.busted` file's pattern named as the command line's.
 @Suite struct HardeningLeftoverTests {
     /// A `__gc` that loops when the host closes was stopped at the close's own 2 s limit and the
     /// run passed; one that raised an error passed unseen too. A spec file runs in one Lua state
@@ -25,7 +25,7 @@ import Testing
         #expect(!result.timedOut, "\(result)")
         #expect(result.status == 1 && result.stdoutLines.last == "4 passed, 2 failed", "\(result)")
         #expect(result.stdout.contains("FAIL    (closing a host of the file)  (spec/close_spec.lua)"), "\(result)")
-        #expect(result.stdout.contains("a finalizer failed when the test's host closed (and 2 more): "), "\(result)")
+        #expect(result.stdout.contains("a finalizer failed when the spec file's host closed (and 2 more): "), "\(result)")
         #expect(result.stdout.contains("again (in the __gc function defined at spec/close_spec.lua:7)"), "\(result)")
         #expect(result.stdout.contains("FAIL    fails and errors at close"), "\(result)")
         #expect(result.stdout.contains("expected the values to be equal"), "\(result)")

@@ -198,7 +198,7 @@ import Testing
             it("passes", function() end)
             """], ["--timeout", "5"])
         #expect(result.status == 1 && result.stdoutLines.last == "1 passed, 1 failed", "\(result)")
-        #expect(result.stdout.contains("the code under test called app.exit(0), which stopped the test's host there"), "\(result)")
+        #expect(result.stdout.contains("the code under test called app.exit(0), which ended the test there"), "\(result)")
         #expect(!result.stdout.contains("[crescent testing]"), "\(result)")
     }
 

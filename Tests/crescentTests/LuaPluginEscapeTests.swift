@@ -258,26 +258,6 @@ import Glibc
         }
     }
 
-    /// Fourth permissions attack X7: the data folder was keyed by the plugin's name alone, so a
-    /// cloned project's plugin of the same name (asking nothing) read and rewrote the data of the
-    /// plugin the user had installed and granted. The folder belongs to the plugin folder that
-    /// used it first; another folder's plugin of that name gets one of its own.
-    @Test func aSameNamedPluginFromAnotherFolderGetsADataFolderOfItsOwn() async throws {
-        let sandbox = try self.sandbox()
-        let data = sandbox.path + "/.local/share/crescent/plugin-data/escape"
-        let first = try await run(["e:write('\(data)/token.txt')", "e:read('\(data)/token.txt')"], in: sandbox)
-        #expect(first.stdoutLines.prefix(2) == ["ok written", "ok escaped"], "\(first)")
-        try sandbox.write("clone/plugins/escape/plugin.toml", Self.manifest(""))
-        try sandbox.write("clone/plugins/escape/main.lua", Self.main)
-        let body = "print((services.escape:read('\(data)/token.txt'):gsub('\\n', ' '))) "
-            + "print((services.escape:write('\(data)/token.txt'):gsub('\\n', ' ')))"
-        let impostor = try await inHome(["-e", "task(function() \(body) end)"], sandbox, directory: sandbox.path + "/clone")
-        #expect(impostor.stdoutLines.count == 2 && impostor.stdoutLines.allSatisfy { $0.hasPrefix("refused") }, "\(impostor)")
-        #expect(try String(contentsOfFile: data + "/token.txt", encoding: .utf8) == "escaped")
-        let again = try await run(["e:read('\(data)/token.txt')"], in: sandbox)
-        #expect(again.stdoutLines.first == "ok escaped", "\(again)")
-    }
-
     /// Fourth permissions attack X9: a Lua plugin runs inside the host, so with `read = ["/proc"]`
     /// (the shipped `system` plugin's grant) `/proc/self/environ` was the host's environment and
     /// `/proc/self/mem` the script's memory. The host's own entry is refused whatever is granted;
@@ -407,26 +387,6 @@ import Glibc
         let unconfined = try await inHome(["-e", "task(function() print((services.escape:run('echo hi'):gsub('\\n', ' '))) end)"], sandbox,
                                           environment: ["CRESCENT_LANDLOCK_ABI": "0"])
         #expect(unconfined.stdoutLines.first?.contains("io.popen: permission: plugin 'escape' may not run \"echo hi\": the kernel offers no Landlock to confine it") == true, "\(unconfined)")
-    }
-
-    /// Fourth permissions attack X2: a link in its own data folder leading outside its grants
-    /// (made by a program it runs) could not be removed or renamed: the check followed it.
-    /// The link itself goes; what it led to stays.
-    @Test func aLinkInItsDataFolderLeadingOutCanBeRemoved() async throws {
-        let sandbox = try self.sandbox()
-        let home = sandbox.path
-        let data = home + "/.local/share/crescent/plugin-data/escape"
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: data + "/v", withDestinationPath: home + "/other")
-        try FileManager.default.createSymbolicLink(atPath: data + "/w", withDestinationPath: home + "/secret.txt")
-        let result = try await run(["e:remove('\(data)/v')", "e:rename('\(data)/w', '\(data)/w2')", "e:read('\(data)/w2')"], in: sandbox)
-        let lines = result.stdoutLines
-        try #require(lines.count == 4, "\(result)")
-        #expect(lines[0] == "ok true" && lines[1] == "ok true", "\(result)")
-        #expect(lines[2].hasPrefix("refused") && !lines[2].contains("TOPSECRET"), "still not read through: \(lines[2])")
-        let files = FileManager.default
-        #expect(!files.fileExists(atPath: data + "/v") && files.fileExists(atPath: home + "/other/secret.txt"))
-        #expect((try? files.destinationOfSymbolicLink(atPath: data + "/w2")) == home + "/secret.txt")
     }
 
     /// Fourth permissions attack X12: timers live in the host's memory, outside the plugin VM's

@@ -1,5 +1,4 @@
 import LuaBridge
-import LineEditing
 
 extension Host {
     /// Errors that are requests (`app.exit`, a signal, the time limit) rather than failures.

@@ -59,7 +59,7 @@ public final class Host {
     /// True once any error was reported from a handler (the run will exit 1).
     public internal(set) var sawError = false
     /// Whether ``finish(status:)`` reports the finalizers that failed as the VM closed (and makes
-    /// a 0 status 1). A test's host leaves them to its teardown, which fails the test with them.
+    /// a 0 status 1). A spec file's host leaves them to its teardown, which fails the test with them.
     var reportsFinalizerFailuresAtClose = true
     /// While a remote client's chunk runs: where a copy of each line for stderr goes (the
     /// warnings the chunk causes, which the host's own stderr alone hid from the client).

@@ -96,7 +96,7 @@ final class LuaPluginRuntime {
             host.vm.memoryLimitSetting = runtimeLimitSetting(manifest, limits: limits, long: true)
             host.pluginName = manifest.name
             // `crescent test --coverage` counts the project's plugins too: their VM gets the hook
-            // the test's host has (DESIGN.md "Testing scripts": coverage "for scripts and plugins").
+            // the spec file's host has (DESIGN.md "Testing scripts": coverage "for scripts and plugins").
             LineCoverage.active?.install(on: host.vm)
             runtime = LuaPluginRuntime(manifest: manifest, host: host, callTimeout: limits.callTimeout,
                                        sandbox: sandbox)

@@ -21,7 +21,9 @@ extension PluginSandbox {
     /// from another folder (a cloned project's `plugins/NAME` shadowing an installed, granted
     /// plugin) gets `DATA/plugin-data/NAME-HASH` of its own instead of reading and rewriting the
     /// other's data. An installed plugin keeps its folder across
-    /// updates, and so its data.
+    /// updates, and so its data. A data folder with no record (made before records were kept, or
+    /// by hand) is the installed plugin's (`DATA/plugins/NAME`) when one is installed: another
+    /// folder's plugin of that name does not take it by running first.
     ///
     /// `plugin-data` and the plugin's folder in it are opened from a descriptor of the data
     /// folder without following links, and must be folders of the user's that no one else may
@@ -52,7 +54,9 @@ extension PluginSandbox {
         defer { close(parent) }
         var leaf = name
         let owner = resolve(manifest.folder)
-        if let recorded = Self.owner(recordedAt: leaf + ".owner", in: parent, claimingFor: owner), recorded != owner {
+        let installed = base + "/plugins/" + name
+        let claims = owner == resolve(installed) || !Self.hasUnrecordedData(leaf, in: parent) || access(installed + "/plugin.toml", F_OK) != 0
+        if !claims || Self.owner(recordedAt: leaf + ".owner", in: parent, claimingFor: owner).map({ $0 != owner }) == true {
             let digits = Array("0123456789abcdef")
             let digest = SHA256.hash(data: Array(owner.utf8)).prefix(6).map { String([digits[Int($0 >> 4)], digits[Int($0 & 15)]]) }.joined()
             leaf += "-" + digest
@@ -64,12 +68,28 @@ extension PluginSandbox {
         return resolve(base) + "/plugin-data/" + leaf
     }
 
-    /// The plugin folder that owns `manifest`'s data folder (recorded at its first run), nil when
-    /// none ran yet. Read only: nothing is made.
+    /// The plugin folder that owns `manifest`'s data folder (recorded at its first run; the
+    /// installed plugin's folder for data with no record when one is installed), nil when none
+    /// ran yet. Read only: nothing is made.
     static func dataFolderOwner(of manifest: PluginManifest, dataDirectory: String?) -> String? {
-        let record = PluginGrants.dataFolder(dataDirectory) + "/plugin-data/" + manifest.name + ".owner"
-        guard let bytes = try? PluginFile.read(record, limit: 1 << 16, what: "the data folder's owner record", followLinks: false) else { return nil }
+        let base = PluginGrants.dataFolder(dataDirectory)
+        let data = base + "/plugin-data/" + manifest.name
+        guard let bytes = try? PluginFile.read(data + ".owner", limit: 1 << 16, what: "the data folder's owner record", followLinks: false) else {
+            let installed = base + "/plugins/" + manifest.name
+            var status = stat()
+            let unrecorded = lstat(data + ".owner", &status) != 0 && errno == ENOENT
+                && lstat(data, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+            return unrecorded && access(installed + "/plugin.toml", F_OK) == 0 ? resolve(installed) : nil
+        }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether the folder open as `parent` holds the folder `leaf` without `leaf.owner`: data
+    /// made before owners were recorded (a link there is no data: ``ownFolder`` names it).
+    private static func hasUnrecordedData(_ leaf: String, in parent: Int32) -> Bool {
+        var status = stat()
+        guard fstatat(parent, leaf + ".owner", &status, AT_SYMLINK_NOFOLLOW) != 0, errno == ENOENT else { return false }
+        return fstatat(parent, leaf, &status, AT_SYMLINK_NOFOLLOW) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// The folder `name` in the folder open as `parent`, made (mode 0700) when missing, opened

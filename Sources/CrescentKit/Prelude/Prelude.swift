@@ -70,7 +70,7 @@ enum Prelude {
     static let controllers = Module(name: "controllers", source: PackageResources.controllers_lua,
                                     compiled: Bytecode.controllers, input: .hostPrimitives)
 
-    /// The assertions, spies and view checks of `crescent test`, loaded only by a test's host;
+    /// The assertions, spies and view checks of `crescent test`, loaded only by a spec file's host;
     /// its chunk takes the test host's primitives and the run's options.
     static let assertions = Module(name: "assertions", source: PackageResources.assertions_lua,
                                    compiled: Bytecode.assertions, input: .hostPrimitives)

@@ -1,5 +1,5 @@
 -- assertions.lua: the assertions of `crescent test`, luassert's engine with busted's names, loaded
--- in each test's host before checks.lua (the built-in assertions), doubles.lua and testing.lua. The chunk takes the host's testing
+-- in each spec file's host before checks.lua (the built-in assertions), doubles.lua and testing.lua. The chunk takes the host's testing
 -- primitives (T) and the run's options ({ update }), defines the globals `assert`, `view_text` and
 -- `view_json`, and returns what the others need (see the end of the file).
 --

@@ -1,6 +1,6 @@
 -- checks.lua: the built-in assertions and modifiers of `crescent test`, luassert's names and
 -- verdicts with crescent's messages (the values, a table of differences), registered with the
--- engine assertions.lua returns; loaded after it in each test's host. Returns nothing.
+-- engine assertions.lua returns; loaded after it in each spec file's host. Returns nothing.
 
 local E = ...
 local type, pairs, ipairs, tostring, error = type, pairs, ipairs, tostring, error

@@ -1,4 +1,4 @@
--- doubles.lua: luassert's test doubles under busted's names, loaded in each test's host after
+-- doubles.lua: luassert's test doubles under busted's names, loaded in each spec file's host after
 -- assertions.lua, whose engine it takes: the globals `spy`, `stub`, `mock` and `match`, and the
 -- spy assertions (`assert.spy(s).was.called(n)`, `called_with`, `returned_with`, ...). It returns
 -- { spy, stub, mock, match } for `require "luassert.spy"` and the others.

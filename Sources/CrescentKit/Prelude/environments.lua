@@ -12,7 +12,7 @@
 -- A spec file's chunk runs with `spec` as its _ENV, a table kept empty, so that every global it
 -- reads or writes goes through its metatable: the running context's (enter). A context's
 -- environment reads through to its parent's by `__index` tables, which Lua follows without a
--- call: `it` and `describe`, read once per test declared in every test's host, cost no more than
+-- call: `it` and `describe`, read once per test declared, cost no more than
 -- a few table lookups.
 
 local setmetatable = setmetatable

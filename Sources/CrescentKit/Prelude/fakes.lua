@@ -1,5 +1,5 @@
 -- fakes.lua: the fakes of `crescent test` (`fake.http`, `fake.location`, `fake.service`), loaded
--- in each test's host before testing.lua. The chunk takes the host's testing primitives (T) and
+-- in each spec file's host before testing.lua. The chunk takes the host's testing primitives (T) and
 -- what assertions.lua returned; it defines the global `fake` and returns what the runner needs:
 -- { http, call, noticed }, the host's two calls into the fakes and the failures they noticed.
 

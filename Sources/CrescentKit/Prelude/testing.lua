@@ -1,14 +1,14 @@
 -- testing.lua: the API of `crescent test` (busted's names, DESIGN.md "Testing scripts"), loaded in
--- every test's fresh host after the other prelude modules. The chunk takes the host's testing
--- primitives (T, a private table), options ({ update, listing, only, tags, exclude_tags }) and what
+-- the host of each spec file after the other prelude modules. The chunk takes the host's testing
+-- primitives (T, a private table), options ({ update, filter, tags, exclude_tags }) and what
 -- assertions.lua, doubles.lua, fakes.lua and environments.lua returned; it defines the other
 -- globals (describe/it, clock, fake, script, send, press, view_text, screen_text) and returns the
--- runner the Swift side drives: file(chunk) runs the spec file, list() lists its tests, then
--- run(i) runs one.
+-- runner the Swift side drives: file(chunk) runs the spec file, next() walks it to its next test,
+-- run(i) runs that test.
 --
--- A spec file runs once per test, each time in a new host: describe blocks and hooks are collected
--- again, and only test i runs. So a test sees nothing of another (globals, subscriptions, the
--- store); `setup`/`teardown` run in each test's host, around its `before_each`/`after_each`.
+-- A spec file runs in one Lua state, as under busted: its chunk and describe bodies run once, in
+-- order, and what one test sets in the globals or upvalues the next sees (insulate separates).
+-- Between tests the Swift side gives the state a fresh model: services, store, clock, fakes.
 
 local T, options, assertions, doubles, fakes, environments = ...
 local where, Failure, show, fail = assertions.where, assertions.Failure, assertions.show, assertions.fail
@@ -37,7 +37,7 @@ local noticed = fakes.noticed
 -- `setup` (and, through the tests before it, `before_each`) set. An error in a describe's body
 -- drops its tests and is reported under the describe's name. Tests are run in that order.
 
--- A block's own full name is made once (the listing host names every test).
+-- A block's own full name is made once.
 local function blockname(block)
   if not (block and block.name) then return nil end
   local full = block.fullname
@@ -106,9 +106,6 @@ local function notinatest(what, level)
   end
 end
 
--- Only the host that lists the tests needs where each test, block and hook is.
-local listing = options.listing
-
 local function declareblock(name, fn, what, insulated)
   notinatest(what, 4)
   if mathtype(name) then name = tostring(name) end
@@ -122,7 +119,7 @@ local function declareblock(name, fn, what, insulated)
     fn = function() error(message, 0) end
   end
   local block = newblock(name, current, fn)
-  block.where = listing and where(3) or "?"
+  block.where = where(3)
   block.insulated = insulated
   block.exposes = what == "expose"
   if block.exposes then current.hasexpose = true end
@@ -152,24 +149,15 @@ end
 -- Whether the run chooses tests: by options.filter (Lua patterns on full names), options.tags or
 -- options.exclude_tags (`#tag` in them), as busted chooses.
 local choosing = options.filter ~= nil or (options.tags and #options.tags > 0) or (options.exclude_tags and #options.exclude_tags > 0)
--- A test's name is read only to list it or to choose it by --filter or tags: a host that runs one
--- test of a file with neither keeps none of the names.
-local keepsnames = listing or choosing
 
--- Every test's host runs the whole file, so a declaration is as cheap as can be: a file of
--- 5,000 tests declares 5,000 in each of 5,000 hosts. A test's host keeps only what walking to its
--- test reads: whether each entry is a test, and a pending one (the checks are only called when
--- they fail).
+-- A test is its function (false for a pending one), its name and where it was declared.
 local function declare(name, fn)
   local block = current
   local n = block.count + 1
   block.count = n
   block.children[n] = fn or false
-  if keepsnames then
-    block.names[n] = name
-    -- Only the host that lists the tests needs where each is.
-    if listing then block.wheres[n] = where(3) end
-  end
+  block.names[n] = name
+  block.wheres[n] = where(3)
 end
 
 function it(name, fn)
@@ -218,7 +206,7 @@ local function hook(kind, word, strict)
       current.strictness[kind][n] = true
       current.strict = true
       -- Where busted reports a block's failing strict hook: at the first one.
-      if listing and not current.hookwhere then current.hookwhere = where(2) end
+      if not current.hookwhere then current.hookwhere = where(2) end
     end
   end
 end
@@ -255,31 +243,17 @@ local function chosen(name)
 end
 
 -- The tests in run order (and the describes whose bodies failed), expanding describe bodies as
--- the run reaches them; done once per host. A host that runs one test (options.only) keeps only
--- that entry; the listing host keeps them all.
---
--- Before a nested describe's body runs, what busted would have run by then runs too: the setup and
--- before_each hooks of the enclosing blocks that the last chosen test before it ran under.
---
--- A host that runs one test stops walking at it: the bodies after it run after that test under
--- busted, so their work (and the before_each calls made for them) must not precede it. The
--- listing host walks them all; `bodiesUpTo` is how many entries were kept when it last ran a
--- describe body, so only a test past that index may run in the listing host (runner.list).
+-- the run reaches them, once per file. The walk runs in the file's one Lua state, as busted's
+-- does: it yields each entry as it reaches it (runner.next), the runner runs it, and the walk goes
+-- on, so a describe body declared after a test runs after that test. A block's teardown hooks run
+-- once, when the walk leaves a block one of whose tests ran (blockteardown, below).
 local ordered
-local bodiesUpTo = 0
--- The listing host runs the file's tests in its one Lua state, as busted does: the walk yields
--- each entry as it reaches it (runner.next), the runner runs it, and the walk goes on, so a
--- describe body declared after a test runs after that test. A block's teardown hooks run once,
--- when the walk leaves a block one of whose tests ran (blockteardown, below).
-local yield = listing and coroutine.yield or function() end
+local yield = coroutine.yield
 local blockteardown
 local function expand()
   if ordered then return ordered end
   ordered = {}
   local count = 0
-  local only = options.only
-  local reached = false -- the host's one test is kept: the walk stops
-  local lastRun -- the block of the last chosen test walked
   local runnable = 0 -- the chosen tests walked that are not pending
   -- The entries of a block with strict hooks are held until one of its tests is to run (then
   -- they go out, and the rest as reached), or the block ends with none run: then the place of
@@ -299,71 +273,29 @@ local function expand()
   end
   local function keep(entry)
     count = count + 1
-    if listing or count == only then ordered[count] = entry() end
-    if not listing and count == only then reached = true end
+    ordered[count] = entry()
     emit(count)
-  end
-  -- Before a nested describe's body runs, what busted ran for the last chosen test before it, in
-  -- the blocks the two share: their setups (once), then one round of before_each and after_each,
-  -- so what a before_each sets and its after_each undoes is as that test left it (a subscription
-  -- made and dropped, a flag set and cleared). Once per test walked past, not before each body; a
-  -- hook's error is the test's to report, in its own host, so it is ignored here (a setup that
-  -- failed is run again by the test).
-  local caughtUpAt
-  local function catchup(block)
-    -- In the listing host the tests before the body really ran, hooks and all.
-    if listing or not lastRun or caughtUpAt == runnable then return end
-    caughtUpAt = runnable
-    local ran = {}
-    for _, b in ipairs(chain(lastRun)) do ran[b] = true end
-    local blocks = {}
-    for _, b in ipairs(chain(block)) do if ran[b] then blocks[#blocks + 1] = b end end
-    -- A hook runs in its block's environment, as busted's do.
-    for _, b in ipairs(blocks) do
-      if not b.setupDone then
-        enter(contextof(b))
-        local ok = true
-        for _, fn in ipairs(b.setup) do ok = ok and pcall(fn) end
-        b.setupDone = ok
-      end
-    end
-    for _, b in ipairs(blocks) do
-      enter(contextof(b))
-      for _, fn in ipairs(b.before_each) do pcall(fn) end
-    end
-    for i = #blocks, 1, -1 do
-      enter(contextof(blocks[i]))
-      for _, fn in ipairs(blocks[i].after_each) do pcall(fn) end
-    end
   end
   -- What each block being walked restores when it ends, innermost last: an insulate block's
   -- globals and package.loaded as they were before it (false for another block).
   local states = { false }
   local function snapshot() return { globals = shallowcopy(_G), loaded = shallowcopy(package.loaded) } end
-  -- The tests a host walks past cost a count each (and a name when --filter or tags choose):
-  -- a test's host walks every test declared before its own.
   local function walk(block)
     local children, names = block.children, block.names
     for i = 1, block.count do
-      if reached then return end
       local child = children[i]
       if type(child) ~= "table" then
-        local name = (listing or choosing) and fullname(block, names[i])
+        local name = fullname(block, names[i])
         local selected = not choosing or chosen(name)
-        if selected and child then lastRun = block; runnable = runnable + 1 end
+        if selected and child then runnable = runnable + 1 end
         count = count + 1
-        if listing or count == only then
-          ordered[count] = { name = names[i], fullname = name, block = block, fn = child or nil, where = block.wheres[i] or "?",
-            pending = child == false, selected = selected }
-          if not listing then reached = true; return end
-          if selected and child then release(); yield(count) else emit(count) end
-        end
+        ordered[count] = { name = names[i], fullname = name, block = block, fn = child or nil, where = block.wheres[i] or "?",
+          pending = child == false, selected = selected }
+        if selected and child then release(); yield(count) else emit(count) end
       else
         current = child
-        bodiesUpTo = count
         states[#states + 1] = child.insulated and snapshot() or false
         local ok, err = pcall(function()
-          catchup(block)
           enter(contextof(child))
           child.fn()
         end)
@@ -377,18 +309,18 @@ local function expand()
           if child.strict and not hastag(blockname(child), options.exclude_tags) then
             count = count + 1
             slot = count
-            if listing then ordered[slot] = { skip = true }; held[#held + 1] = {} end
+            ordered[slot] = { skip = true }
+            held[#held + 1] = {}
           end
           walk(child)
-          local h = slot and listing and table.remove(held)
-          if slot and runnable == before and (listing or slot == only) then
+          local h = slot and table.remove(held)
+          if slot and runnable == before then
             ordered[slot] = { hooks = true, block = child, fullname = blockname(child), where = child.hookwhere or child.where,
               span = count - slot }
-            if not listing then reached = true end
             emit(slot)
           end
           if h and not h.off then for _, v in ipairs(h) do emit(v) end end
-          if listing then blockteardown(child, emit) end
+          blockteardown(child, emit)
         else
           keep(function()
             return { failedBlock = true, name = fullname(child.parent, child.name), where = child.where,
@@ -401,18 +333,16 @@ local function expand()
         -- right around it keeps the globals and package.loaded as they are then, and undoes only
         -- what is set after it.
         if child.exposes and states[#states] then states[#states] = snapshot() end
-        -- Past the block (and not stopped at this host's test inside it): undo what it set. In
-        -- the listing host this changes state after the block's tests, as a body would.
-        if saved and not reached then
+        -- Past the block: undo what it set, after the block's tests, as busted does.
+        if saved then
           restoretable(_G, saved.globals)
           restoretable(package.loaded, saved.loaded)
-          bodiesUpTo = count
         end
       end
     end
   end
   walk(root)
-  if listing then blockteardown(root, emit) end
+  blockteardown(root, emit)
   return ordered
 end
 
@@ -623,13 +553,10 @@ end)
 ---------------------------------------------------------------------------------------------------
 -- The runner
 
--- The tests in run order, as { name, where, pending, selected, error } (see `chosen`), and the
--- index past which a test may run in this (the listing) host. A describe whose body failed is an
--- entry with its error.
 -- busted's expose: a file with an expose block at its top level is not insulated from the files
 -- run after it, which see what its code and its expose bodies set in the globals and
--- package.loaded. Each test here has a host of its own, so a later file's hosts run such files
--- first, their describe blocks read apart from this file's; other files' changes are undone.
+-- package.loaded. Each file here has a Lua state of its own, so a later file's state runs such
+-- files first, their describe blocks read apart from this file's; other files' changes are undone.
 -- The globals such a file's top level assigns stay in its own environment; its expose bodies'
 -- go to the suite's, which this file reads through its own (environments.lua).
 function runner.expose(chunk)
@@ -679,14 +606,9 @@ local function listed(t)
   return { name = t.fullname, where = t.where, pending = t.pending, selected = t.selected }
 end
 
-function runner.list()
-  local list = {}
-  for i, t in ipairs(expand()) do list[i] = listed(t) end
-  return list, bodiesUpTo
-end
-
--- The listing host's walk, one entry at a time: the next entry as runner.list lists it and its
--- index for runner.run; or a block's teardown that failed ({ teardown = name, message = ... });
+-- The file's walk, one entry at a time: the next entry, as { name, where, pending, selected,
+-- error } (see `chosen`; a describe whose body failed is an entry with its error), and its index
+-- for runner.run; or a block's teardown that failed ({ teardown = name, message = ... });
 -- nil once the file is done. An error the walk did not catch (the time limit) is raised.
 local walker
 local taggedSeen = {}
@@ -870,7 +792,7 @@ function runner.run(i)
             hook = { block, "setup", block.words.setup[j] }
             local ok, err = xpcall(fn, handler)
             if not ok then
-              if listing then block.setupFailed = { hook = hook, err = err } end
+              block.setupFailed = { hook = hook, err = err }
               error(err, 0)
             end
           end
@@ -893,9 +815,6 @@ function runner.run(i)
     running = nil
     afterhooks = true
     for b = #blocks, 1, -1 do hooks(blocks[b], "after_each") end
-    if not listing then
-      for b = #blocks, 1, -1 do hooks(blocks[b], "teardown") end
-    end
     afterhooks = nil
     outcome.done = true
   end)

@@ -204,31 +204,6 @@ public enum ScriptRunner {
     }
 }
 
-extension ScriptRunner {
-    /// Reads stdin lines on a thread of their own and hands each to the host's loop as a command.
-    /// The end of piped input (a pipe or a file) is a last `quit`, after the commands before it
-    /// have run, unless `--keep-running` keeps the controllers until they pop or exit. A device
-    /// (`< /dev/null`, the usual way to give a background job no input) never held commands: its
-    /// end ends nothing.
-    static func readCommands(into host: HostLink) {
-        var status = stat()
-        let isDevice = fstat(0, &status) == 0 && status.st_mode & S_IFMT == S_IFCHR
-        DispatchQueue(label: "crescent.commands").async {
-            // read(2), not readLine(): readLine blocks holding stdin's FILE lock, and exit()
-            // waits for that lock as it cleans up the streams, so a piped `quit` (or app.exit)
-            // ended the process only once stdin closed.
-            var lines = CommandLines()
-            while let line = lines.next() {
-                host.turn { host in host.receiveCommandLine(line, failureCounts: true) }
-            }
-            guard !isDevice else { return }
-            host.turn { host in
-                if !host.options.keepsRunningAfterInput { host.receiveCommandLine("quit") }
-            }
-        }
-    }
-}
-
 /// Whether a stop was asked for, whether the run has finished and how, shared with the signal queue.
 final class StopState: Sendable {
     /// How long a stopped script may take to tear down before the process exits regardless.
@@ -266,33 +241,5 @@ final class StopState: Sendable {
         crescent_terminal_restore()
         console.error("crescent: exiting with status \(status): \(said)")
         _exit(status)
-    }
-}
-
-/// The lines of stdin, read with read(2) (see ``ScriptRunner/readCommands(into:)``), without
-/// their newline (and a carriage return before it), as `readLine()` gives them.
-struct CommandLines {
-    private var buffer: [UInt8] = []
-    private var ended = false
-
-    /// The next line; nil at the end of input (a last line without a newline is still a line).
-    mutating func next() -> String? {
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                var line = buffer[..<newline]
-                if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-                defer { buffer.removeSubrange(...newline) }
-                return String(decoding: line, as: UTF8.self)
-            }
-            if ended {
-                guard !buffer.isEmpty else { return nil }
-                defer { buffer.removeAll() }
-                return String(decoding: buffer, as: UTF8.self)
-            }
-            let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { ended = true } else { buffer += chunk[0..<count] }
-        }
     }
 }

@@ -362,7 +362,7 @@ enum StubText {
         ---@return crescent.test.FakeService
         function fake.service(name, spec) end
 
-        ---Runs a script in the test's host.
+        ---Runs a script in the spec file's host, with the test's fresh services.
         ---@param path string
         ---@param ... string
         function script(path, ...) end

@@ -1,7 +1,7 @@
 import Foundation
 import LuaBridge
 
-/// `crescent test --coverage`: how often each line of each Lua file ran, across every test's host,
+/// `crescent test --coverage`: how often each line of each Lua file ran, across every spec file's host,
 /// counted by a line hook (``LuaVM/setLineHook(_:)``) that is set only while coverage is on. Files are the
 /// chunks loaded from files (`@path`): scripts, required modules, plugins loaded in the test's
 /// VM; not the `*_spec.lua` files, the prelude or strings.

@@ -20,7 +20,7 @@ struct SpecCase: Sendable {
     /// reports a setup that fails instead of those entries.
     var hooksOf: Int? = nil
     /// The place a block with strict hooks keeps before its tests, unused since some of them run
-    /// (each test's host runs the hooks): nothing to run or report.
+    /// (the tests' runs run the hooks): nothing to run or report.
     var isUnusedPlace = false
 }
 

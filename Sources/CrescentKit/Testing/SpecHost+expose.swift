@@ -47,7 +47,7 @@ extension SpecHost {
     }
 }
 
-/// An earlier file's expose code that stopped a test's host before its own file ran.
+/// An earlier file's expose code that stopped a spec file's host before its own file ran.
 struct SpecExposeStop {
     /// The earlier spec file.
     let path: String

@@ -23,15 +23,9 @@ extension SpecHost {
     /// next entry: the file's tests run one by one in this host's one Lua state, as busted runs them.
     func next() -> Step {
         var step = Step.done
-        host.runTurn { host in
-            guard let runner else { return }
-            let stack = host.vm.stack
-            let base = stack.top
-            defer { stack.setTop(base) }
-            runner.push(onto: stack)
-            guard stack.rawGet(-1, "next") == .function else { return }
-            do throws(LuaError) { try host.vm.call(arguments: 0, results: 2) } catch {
-                step = .failed(GlobalNameHint.hinted(error.message, in: host.vm))
+        callRunner("next", results: 2) { host, stack, failure in
+            if let failure {
+                step = .failed(GlobalNameHint.hinted(failure.message, in: host.vm))
                 return
             }
             let item = host.binding.convertedValue(at: -2, in: stack).value
@@ -68,15 +62,8 @@ extension SpecHost {
     /// when another one chose the tests.
     func tagged() -> [[UInt8]] {
         var tagged: [[UInt8]] = []
-        host.runTurn { host in
-            guard let runner else { return }
-            let stack = host.vm.stack
-            let base = stack.top
-            defer { stack.setTop(base) }
-            runner.push(onto: stack)
-            guard stack.rawGet(-1, "tagged") == .function else { return }
-            do throws(LuaError) { try host.vm.call(arguments: 0, results: 1) } catch { return }
-            guard case .array(let tags) = host.binding.convertedValue(at: -1, in: stack).value else { return }
+        callRunner("tagged", results: 1) { host, stack, failure in
+            guard failure == nil, case .array(let tags) = host.binding.convertedValue(at: -1, in: stack).value else { return }
             tagged = tags.compactMap { tag in
                 switch tag {
                 case .string(let text): Array(text.utf8)
@@ -86,5 +73,26 @@ extension SpecHost {
             }
         }
         return tagged
+    }
+
+    /// Calls the file's runner function `name` (with `argument`, when given) in a turn of the host,
+    /// hands its results (on top of the stack) or its error to `body`, and leaves the stack as it
+    /// found it.
+    func callRunner(_ name: String, argument: Int? = nil, results: Int32,
+                    _ body: (Host, LuaStack, LuaError?) -> Void) {
+        host.runTurn { host in
+            guard let runner else { return }
+            let stack = host.vm.stack
+            let base = stack.top
+            defer { stack.setTop(base) }
+            runner.push(onto: stack)
+            guard stack.rawGet(-1, name) == .function else { return }
+            if let argument { stack.push(argument) }
+            do throws(LuaError) { try host.vm.call(arguments: argument == nil ? 0 : 1, results: results) } catch {
+                body(host, stack, error)
+                return
+            }
+            body(host, stack, nil)
+        }
     }
 }

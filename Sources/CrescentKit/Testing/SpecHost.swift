@@ -4,11 +4,12 @@ import NIOCore
 import Services
 import Synchronization
 
-/// One test's host: a fresh VM and fresh services on a ``ManualClock``, the store in memory, the
-/// network and the location device replaced by what the spec fakes, output captured.
+/// One spec file's host: one VM for the file, as under busted, and for each test fresh services on
+/// a new ``ManualClock`` (``restartModel()``), the store in memory, the network and the location
+/// device replaced by what the spec fakes, output captured.
 ///
-/// The spec file runs in it (collecting its tests), then one test runs (``run(_:)``), then the
-/// host is torn down. Every turn of the host happens on the runner's thread: work that services
+/// The file's walk runs in it (``next()``), each test it reaches runs (``run(_:)``), then the host
+/// is torn down. Every turn of the host happens on the runner's thread: work that services
 /// finish on other threads waits on the ``PumpedEventLoop`` until ``settle()`` runs it.
 final class SpecHost {
     let host: Host
@@ -189,7 +190,7 @@ final class SpecHost {
     /// causes). Nil when it stepped; else why it could not: nothing is pending, or the next job is
     /// past the ``waitLimit`` of virtual time counted from `start`.
     func step(since start: Duration) -> String? {
-        guard host.isRunning else { return "the test's host has stopped" }
+        guard host.isRunning else { return "the spec file's host has stopped" }
         guard let due = clock.nextDue else {
             return "the test waited for something that never came: nothing was pending on the clock"
                 + " (advance the clock inside the test, or fake the service it waits for)"
@@ -240,16 +241,11 @@ final class SpecHost {
         var failedHook: String?
         var afterHook: SpecHookFailure?
         var interrupted = false
-        host.runTurn { host in
-            guard let runner else { return }
-            let stack = host.vm.stack
-            let base = stack.top
-            defer { stack.setTop(base) }
-            runner.push(onto: stack)
-            guard stack.rawGet(-1, "run") == .function else { return }
-            stack.push(index + 1)
-            do throws(LuaError) {
-                try host.vm.call(arguments: 1, results: 7)
+        callRunner("run", argument: index + 1, results: 7) { host, stack, failure in
+            if let failure {
+                message = failure.message
+                interrupted = failure.kind == .interrupted
+            } else {
                 status = stack.text(at: -7) ?? "failed"
                 // The values an assertion shows need not be UTF-8: "a\255" and "a\254" must
                 // not both read "a\u{FFFD}". Their other bytes are shown as \xFF, as names are.
@@ -259,9 +255,6 @@ final class SpecHost {
                 if let said = stack.text(at: -3), let name = stack.text(at: -2) {
                     afterHook = SpecHookFailure(name: name, message: said, isTeardown: stack.text(at: -1) == "teardown")
                 }
-            } catch {
-                message = error.message
-                interrupted = error.kind == .interrupted
             }
         }
         if let limit = pastTimeLimit {
@@ -274,10 +267,10 @@ final class SpecHost {
         if interrupted && exitFailure != nil { message = "" }
         // app.exit(0) is no failure of the code, but it unwound the test: say so, not "exiting".
         if interrupted && exitFailure == nil && host.exitStatus == 0, let pressedQuit {
-            message = "the test's \(pressedQuit) quit the app (q quits where the controller binds no 'q'), which stopped the test's "
-                + "host there: the rest of the test did not run (bind 'q' with self:key to test it, or press another key)"
+            message = "the test's \(pressedQuit) quit the app (q quits where the controller binds no 'q'), which ended the test "
+                + "there: the rest of the test did not run (bind 'q' with self:key to test it, or press another key)"
         } else if interrupted && exitFailure == nil && host.exitStatus == 0 {
-            message = "the code under test called app.exit(0), which stopped the test's host there: the rest of the test did "
+            message = "the code under test called app.exit(0), which ended the test there: the rest of the test did "
                 + "not run (replace app.exit inside the test to check a script that exits, as spec/pull-all_spec.lua does)"
         }
         message = Self.namingMemoryLimit(message, mebibytes: host.vm.memoryLimit >> 20)
@@ -422,8 +415,7 @@ final class SpecHost {
                 let stack = host.vm.stack
                 pushPrimitives(onto: stack)
                 let primitives = host.vm.ref(from: stack)
-                // `listing`: this host walks the whole file and runs its tests one by one.
-                var fields: [LuaValue: LuaValue] = ["update": .boolean(update), "listing": .boolean(true)]
+                var fields: [LuaValue: LuaValue] = ["update": .boolean(update)]
                 if !selection.filters.isEmpty { fields["filter"] = .array(selection.filters.map { .string(LuaString(bytes: $0)) }) }
                 if !selection.tags.isEmpty { fields["tags"] = .array(selection.tags.map { .string(LuaString(bytes: $0)) }) }
                 if !selection.excludedTags.isEmpty {

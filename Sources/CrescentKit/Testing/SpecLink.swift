@@ -58,7 +58,7 @@ final class SpecOutput: Sendable {
     func clear() { state.withLock { $0 = (all: Kept(), errors: Kept()) } }
 }
 
-/// What the services of a test's host reach the host through: made before the host (the plugin
+/// What the services of a spec file's host reach the host through: made before the host (the plugin
 /// needs it), filled in once the host exists.
 final class SpecLink: Sendable {
     let host = Mutex<HostLink?>(nil)

@@ -1,7 +1,7 @@
 import Model
 import Services
 
-/// The services of a test's host: the standard ones (the store in memory), with the network and
+/// The services of a spec file's host: the standard ones (the store in memory), with the network and
 /// the location device and programs replaced: `http` answers from the spec's `fake.http` routes,
 /// `process` from its `fake.process` answers, and
 /// `location` stands for a device that is not there until the spec calls `fake.location`.

@@ -16,7 +16,7 @@ public struct SpecRunOptions: Sendable {
     public var update = false
     /// Each test's limit in real seconds (its host made, the file run, the test run); 0 for none.
     public var timeout = 10.0
-    /// The base of every test's host options (config file, columns, memory limit).
+    /// The base of every spec file's host options (config file, columns, memory limit).
     public var hostOptions = HostOptions()
     /// `--tags` and `--exclude-tags`: tests chosen by the `#tag` words in their names.
     public var selection = SpecSelection()

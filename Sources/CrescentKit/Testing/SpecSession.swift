@@ -266,7 +266,7 @@ final class SpecSession: Sendable {
         state.generation += 1
         state.teardown = nil
         teardown.limit.stop()
-        let reason = "the test's host did not close within \(formatSeconds(limit)) s (--timeout) after the test ended: a finalizer "
+        let reason = "the spec file's host did not close within \(formatSeconds(limit)) s (--timeout) after its last test: a finalizer "
             + "(a __gc metamethod) still ran when its VM closed, where nothing can stop Lua code, so the host was abandoned and the "
             + "run went on with a fresh one (a __gc must end quickly: no loops, no waits)"
         let ran = teardown.result

@@ -31,8 +31,8 @@ struct SpecTeardown {
         host.close()
         let finalizers = host.host.vm.finalizerFailures.map(Self.explaining)
         if limit.stop() {
-            let reason = "the test's host was still closing after the time limit of \(formatSeconds(limit.seconds)) s (--timeout) "
-                + "and was stopped: a finalizer (a __gc metamethod) or a program the test left running (an io.popen not closed) "
+            let reason = "the spec file's host was still closing after the time limit of \(formatSeconds(limit.seconds)) s (--timeout) "
+                + "and was stopped: a finalizer (a __gc metamethod) or a program a test left running (an io.popen not closed) "
                 + "kept its VM from closing"
             return session.endTeardown(reporting: failing(result, file: file, reasons: [reason] + [finalizers].compactMap { $0 }),
                                        generation: generation)
@@ -43,10 +43,10 @@ struct SpecTeardown {
         return session.endTeardown(reporting: failing(result, file: file, reasons: [finalizers]), generation: generation)
     }
 
-    /// What the test's report says of the finalizers that failed as its host closed.
+    /// What the report says of the finalizers that failed as the file's host closed.
     private static func explaining(_ failures: LuaVM.FinalizerFailures) -> String {
         let others = failures.count > 1 ? " (and \(failures.count - 1) more)" : ""
-        return "a finalizer failed when the test's host closed\(others): \(failures.first); a __gc runs as its object is "
+        return "a finalizer failed when the spec file's host closed\(others): \(failures.first); a __gc runs as its object is "
             + "collected or its VM closes, and must end quickly without an error (the close stops one still running after "
             + "\(LuaVM.closeLimitSeconds) s)"
     }
