@@ -128,11 +128,17 @@ static void interrupt_hook(lua_State *L, lua_Debug *ar) {
     crescent_flag *flag = vm_of(L)->interrupt;
     if (atomic_exchange(&flag->notice, 0) && flag->notice_handler != NULL) flag->notice_handler(flag->notice_context);
     int reason = atomic_load_explicit(&vm_of(L)->interrupt->reason, memory_order_relaxed);
-    if (vm_of(L)->memory_error_pending) {       /* armed by the allocator (shim.c) */
+    /* Armed by the allocator (shim.c), raised only if the VM is past its limit still once its
+     * garbage is collected: the hook waits while a message handler runs, so a memory error armed
+     * by the handler of another one came here after the pcall had returned, the code that used
+     * the memory gone, and was blamed on the host's line after the pcall. */
+    if (vm_of(L)->memory_error_pending) {
         vm_of(L)->memory_error_pending = 0;
-        if (reason == CRESCENT_INTERRUPT_NONE) disarm_interrupt(L);
-        crescent_raise_memory_error(L);
-        return;
+        if (crescent_past_limit_after_collection(L)) {
+            if (reason == CRESCENT_INTERRUPT_NONE) disarm_interrupt(L);
+            crescent_raise_memory_error(L);
+            return;
+        }
     }
     if (reason == CRESCENT_INTERRUPT_NONE) {
         disarm_interrupt(L);

@@ -204,6 +204,14 @@ void crescent_clear_memory_limit_hit(lua_State *L) {
     vm->over_margin = 0;
 }
 
+int crescent_past_limit_after_collection(lua_State *L) {
+    crescent_vm *vm = vm_of(L);
+    if (vm->used > vm->limit) lua_gc(L, LUA_GCCOLLECT);
+    if (vm->used > vm->limit) return 1;
+    vm->over_margin = 0;
+    return 0;
+}
+
 int crescent_raise_memory_error(lua_State *L) {
     crescent_vm *vm = vm_of(L);
     vm->limit_hit = 1;

@@ -93,6 +93,9 @@ lua_State *crescent_running_lua(void);
 /** Raises the memory limit's error in `L`, naming the first frame of the script's own code
  *  (file:line) and the limit (shim.c). */
 int crescent_raise_memory_error(lua_State *L);
+/** Whether the VM is past its memory limit still after a full collection (else it is back under:
+ *  the allocator's margin is closed again) (shim.c). */
+int crescent_past_limit_after_collection(lua_State *L);
 /** Marks `L` as the Lua code running on this thread (arming the interrupt hook when an interrupt
  *  is pending); returns what ran before, for crescent_leave_lua. */
 lua_State *crescent_enter_lua(lua_State *L);

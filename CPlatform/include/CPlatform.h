@@ -30,6 +30,23 @@ int crescent_terminal_arm(int input, int output, const void *saved, size_t saved
 void crescent_terminal_restore(void);
 /** Forgets the saved mode without restoring it. */
 void crescent_terminal_disarm(void);
+/** Catches SIGTSTP until crescent_terminal_release_stop(): a stop (`kill -TSTP`, job control, the
+ *  ctrl-z key's raise) restores the terminal first when armed, as a crash does, then stops the
+ *  process as SIGTSTP's default action does. Returns the read end of a pipe (non-blocking) that
+ *  gets a byte when the process continues after a stop that gave the terminal back, or -1 when
+ *  no pipe could be made. Leaves SIGTSTP ignored when it was. */
+int crescent_terminal_catch_stop(void);
+/** SIGTSTP's default action again. */
+void crescent_terminal_release_stop(void);
+/** 1 while a stop has given the terminal back and it has not been taken again since. */
+int crescent_terminal_is_given_back(void);
+/** The stop (a number from 1) the process has been continued from, when the terminal may be taken
+ *  again after it; 0 while it is not given back or the process is not continued yet. */
+unsigned crescent_terminal_continued_stop(void);
+/** The terminal is taken again after `stop` (crescent_terminal_continued_stop()). */
+void crescent_terminal_taken_back(unsigned stop);
+/** No stop so far leaves the terminal given back (the session that held it has ended). */
+void crescent_terminal_forget_stops(void);
 
 /* ---- Signals, memory and processors --------------------------------------------------------- */
 

@@ -19,12 +19,16 @@ final class TestHost {
         let status = Mutex<Int32?>(nil)
     }
 
-    /// - Parameter wallTime: what the clock's wall time reads at the start (seconds since 1970).
-    init(failFast: Bool = false, arguments: [String] = [], plugins: [any Plugin] = [], wallTime: Double = 1_767_225_600) throws {
+    /// - Parameters:
+    ///   - wallTime: what the clock's wall time reads at the start (seconds since 1970).
+    ///   - memoryLimitMiB: the VM's memory limit (`--memory-limit`), else the default.
+    init(failFast: Bool = false, arguments: [String] = [], plugins: [any Plugin] = [], wallTime: Double = 1_767_225_600,
+         memoryLimitMiB: Int? = nil) throws {
         clock = ManualClock(wallTime: wallTime)
         var options = HostOptions()
         options.failFast = failFast
         options.arguments = arguments
+        if let memoryLimitMiB { options.memoryLimitMiB = memoryLimitMiB }
         let output = self.output
         let console = Console(colors: false) { stream, text in
             switch stream {

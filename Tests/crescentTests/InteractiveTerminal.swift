@@ -210,6 +210,22 @@ extension InteractiveTerminal {
         return (terminal, sandbox)
     }
 
+    /// Runs `source` as `file` (as ``app(_:file:options:showing:sandbox:environment:sourceLocation:)``)
+    /// listening for remote clients as `name`, its runtime folder in the sandbox; returns once it
+    /// listens, with the socket's path.
+    static func app(_ source: String, file: String, listening name: String, showing: String,
+                    sourceLocation: SourceLocation = #_sourceLocation) async throws -> (InteractiveTerminal, Sandbox, String) {
+        let sandbox = try Sandbox()
+        let runtime = sandbox.path + "/run"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let (terminal, _) = try await app(source, file: file, options: ["--listen=\(name)"], showing: showing, sandbox: sandbox,
+                                          environment: ["XDG_RUNTIME_DIR": runtime], sourceLocation: sourceLocation)
+        let socket = runtime + "/crescent/\(name).sock"
+        await terminal.waitFor("the host to listen", sourceLocation: sourceLocation) { _ in FileManager.default.fileExists(atPath: socket) }
+        return (terminal, sandbox, socket)
+    }
+
     /// Expects the terminal as a shell left it: echo, line editing, signal keys and CR-to-NL
     /// back, the main screen, the cursor shown, mouse reporting and bracketed paste off.
     func expectRestored(sourceLocation: SourceLocation = #_sourceLocation) {

@@ -34,16 +34,7 @@ import Darwin
 
     /// Starts `source` listening as `name` with its runtime folder in the sandbox.
     private func start(listening name: String) async throws -> (InteractiveTerminal, Sandbox, String) {
-        let sandbox = try Sandbox()
-        let runtime = sandbox.path + "/run"
-        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        let (terminal, _) = try await InteractiveTerminal.app(Self.source, file: "attack.lua", options: ["--listen=\(name)"],
-                                                              showing: "pressed: none", sandbox: sandbox,
-                                                              environment: ["XDG_RUNTIME_DIR": runtime])
-        let socket = runtime + "/crescent/\(name).sock"
-        await terminal.waitFor("the host to listen") { _ in FileManager.default.fileExists(atPath: socket) }
-        return (terminal, sandbox, socket)
+        try await InteractiveTerminal.app(Self.source, file: "attack.lua", listening: name, showing: "pressed: none")
     }
 
     /// A client of the host listening as `name` presses `L` (a loop) and hangs up `wait` after

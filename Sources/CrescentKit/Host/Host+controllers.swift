@@ -83,6 +83,14 @@ extension Host {
             }
             return .none
         }
+        // willLoadFirst(): the first controller starts loading.
+        vm.register(field: "willLoadFirst") { [unowned self] _ in
+            if let hold = self.onFirstControllerLoading {
+                self.onFirstControllerLoading = nil
+                hold()
+            }
+            return .none
+        }
         vm.register(field: "setDepth") { [unowned self] stack in
             self.navigationDepth = Int(try stack.checkInteger(1, function: "setDepth"))
             if self.navigationDepth > 0, let start = self.onFirstController {

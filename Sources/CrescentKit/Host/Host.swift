@@ -83,6 +83,9 @@ public final class Host {
     var inTurn = false
     /// Called once, when the first controller is pushed (the runner starts reading commands).
     public var onFirstController: (() -> Void)?
+    /// Called once, as the first controller starts loading (before its `init`, `loadView` and
+    /// `viewDidLoad`): a run that gives it the terminal holds what it prints from there.
+    public var onFirstControllerLoading: (() -> Void)?
     /// Called when a program `os.execute` ran was ended by SIGINT: a Ctrl-C os.execute kept from
     /// the host (it ignores SIGINT while it waits, as `system` does). A plain run stops as
     /// SIGINT would have stopped it; nil elsewhere (`crescent test` wraps `os.execute` itself).
@@ -94,9 +97,10 @@ public final class Host {
     var terminalSession: TerminalSession?
     /// What the run printed meanwhile, written out when the terminal is given back.
     var terminalTranscript: TerminalTranscript?
-    /// The last error written before the terminal was taken (``writeError(_:)``): an error in
-    /// the first controller's `viewDidLoad` went to the main screen just before the alternate
-    /// screen hid it, so the terminal session shows it on the status line as it starts.
+    /// The last error written before the terminal was taken (``writeError(_:)``) and before
+    /// output was held for it (an error of the main chunk before `app.push`): it is on the main
+    /// screen the alternate screen hides, so the terminal session shows it on the status line as
+    /// it starts.
     var errorBeforeTerminal: String?
     /// The `:` command line while the terminal session runs, else nil.
     var commandLine: CommandLineState?

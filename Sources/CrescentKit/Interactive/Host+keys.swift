@@ -9,8 +9,8 @@ import Darwin
 
 extension Host {
     /// Adds the controller prelude's key primitives to its table (on top of the stack):
-    /// `keyNames`, `showHelp(text)`, `helpKey(key)`, `showMessage(text)`, `redraw()`, `suspend()` and
-    /// `selectionKey(key)`.
+    /// `keyNames`, `showHelp(text)`, `helpKey(key)`, `showMessage(text)`, `redraw()`, `suspend()`,
+    /// `openCommandLine(text)`, `typeIntoCommandLine(key)`, `commandLineOpen()` and `selectionKey(key)`.
     func installKeyPrimitives() {
         let stack = vm.stack
         stack.newTable(fieldCount: Int32(KeyName.named.count))          // P names
@@ -53,6 +53,12 @@ extension Host {
             }
             self.typeIntoCommandLine(key)
             stack.push(true)
+            return .one
+        }
+        // commandLineOpen(): whether the terminal's command line is open (a remote key types
+        // only into a line its own request opened).
+        vm.register(field: "commandLineOpen") { [unowned self] stack in
+            stack.push(self.commandLine?.isOpen == true)
             return .one
         }
         vm.register(field: "suspend") { [unowned self] _ in
@@ -179,13 +185,13 @@ extension Host {
     /// SIGINT would.
     /// Nothing happens when the terminal refuses raw mode: the app runs as before (the view
     /// drawn in place). A background job (`crescent app.lua &`) holds its output
-    /// (``holdOutputInBackground()``) until it is brought back.
+    /// (``holdOutputForTerminal()``) until it is brought back.
     ///
     /// - Parameter script: names the command line's history, kept per script beside the REPL's
     ///   (`history.groceries`); nil keeps none.
     func startTerminalSession(_ terminal: Terminal = .standard, script: String?, onInterrupt: @escaping @Sendable () -> Void) {
         guard terminalSession == nil, isRunning else { return }
-        guard terminal.isForeground else { return holdOutputInBackground() }
+        guard terminal.isForeground else { return holdOutputForTerminal() }
         console.flush()
         let session: TerminalSession
         do { session = try TerminalSession(terminal: terminal) } catch {
@@ -229,8 +235,9 @@ extension Host {
             writeError("\(console.styled("crescent:", .warning)) io.write is not held back: \(error)")
         }
         presenter.enterFullScreen()
-        // An error raised before the first frame (in `viewDidLoad`) is on the main screen, now
-        // hidden: the status line shows it (it is there again when the terminal is given back).
+        // An error written before the first controller loaded (the main chunk's, before
+        // `app.push`) is on the main screen, now hidden: the status line shows it (it is there
+        // again when the terminal is given back). What was printed since is held in the transcript.
         if let line = errorBeforeTerminal { presenter.showMessage(line) }
         errorBeforeTerminal = nil
         refreshCommandLine()
@@ -264,12 +271,12 @@ extension Host {
         console.flush()
     }
 
-    /// A controller app started as a background job holds what it prints and its errors (a
-    /// remote `send`'s among them) as its session would, instead of writing them into the
-    /// shell's prompt: brought back with `fg`, the last shows on the status line and all are
-    /// written out when the terminal is given back; an app that ends in the background writes
-    /// them out as it ends.
-    private func holdOutputInBackground() {
+    /// Holds what the app prints and its errors as its terminal session would, from the first
+    /// controller's load (its `viewDidLoad` runs before the session starts) and in a background
+    /// job (a remote `send`'s among them, which would be written into the shell's prompt): the
+    /// last shows on the status line once the session runs, and all are written out when the
+    /// terminal is given back (as the run ends, when it never took the terminal).
+    func holdOutputForTerminal() {
         guard terminalTranscript == nil else { return }
         let transcript = TerminalTranscript()
         terminalTranscript = transcript
@@ -280,7 +287,7 @@ extension Host {
         }
     }
 
-    /// Writes out what a background job held (``holdOutputInBackground()``), if it held any.
+    /// Writes out what was held (``holdOutputForTerminal()``), if anything was.
     private func releaseHeldOutput() {
         guard let transcript = terminalTranscript else { return }
         terminalTranscript = nil

@@ -12,8 +12,10 @@ import Glibc
 ///
 /// The host gives it back when it finishes (`quit`, `app.exit`, an error that ends the run,
 /// SIGINT/SIGTERM/SIGHUP and `--timeout`, which all tear down through ``Host/finish(status:)``);
-/// `exit()` and a crash signal give it back through `CLua`'s terminal guard (terminal.c), which
-/// is armed for as long as the session is.
+/// `exit()` and a crash signal give it back through `CPlatform`'s terminal guard (terminal.c), which
+/// is armed for as long as the session is. A stop (ctrl-z, `kill -TSTP`, job control) gives it
+/// back from the guard's SIGTSTP handler, and the reader takes it again once the process is
+/// continued in the foreground.
 ///
 /// ```swift
 /// let session = try TerminalSession(terminal: .standard)
@@ -40,6 +42,9 @@ final class TerminalSession: Sendable {
     private let saved: Terminal.SavedMode
     private let phase = Mutex(Phase.active)
     private let resize = Mutex<ResizeMonitor?>(nil)
+    /// Readable after the process is continued from a stop that gave the terminal back (-1:
+    /// none; the reader then looks at each idle tick).
+    private let continued: Int32
 
     private enum Phase {
         case active, ended
@@ -51,6 +56,7 @@ final class TerminalSession: Sendable {
     init(terminal: Terminal) throws(TerminalError) {
         self.terminal = terminal
         saved = try terminal.enableRawMode()
+        continued = crescent_terminal_catch_stop()
         arm(saved)
         terminal.write(Self.enterBytes)
     }
@@ -75,6 +81,10 @@ final class TerminalSession: Sendable {
     /// Whether the session still holds the terminal.
     var isActive: Bool { phase.withLock { $0 == .active } }
 
+    /// Whether a stop gave the terminal back and no session has taken it again yet: no frame is
+    /// drawn meanwhile (it would land on the shell's screen).
+    static var isGivenBack: Bool { crescent_terminal_is_given_back() != 0 }
+
     /// Starts reading keys: each read's keys go to `onKeys`, clicks and the wheel to
     /// `onMouse`, and Ctrl-C to `onInterrupt` (never to the script: the host stops a handler
     /// that runs long with it, or the run, even one stuck in a loop), all on the reader's thread; `onResize` after each SIGWINCH. The
@@ -95,8 +105,14 @@ final class TerminalSession: Sendable {
             // where dropped they shifted the words after them.
             var decoder = KeyDecoder(invalidBytes: .kept)
             while isActive {
+                // Given back by a stop: nothing is read (the keys are the shell's) until the
+                // process is continued in the foreground and the terminal taken again, drawn whole.
+                if Self.isGivenBack {
+                    if takeBackAfterStop() { onResize() } else { waitForContinue(milliseconds: Self.readerPoll) }
+                    continue
+                }
                 let wait = decoder.isAwaitingMoreBytes ? Self.escapeWait : decoder.isInPaste ? Self.pasteWait : Self.readerPoll
-                guard Self.waitForInput(terminal.input, milliseconds: wait) else {
+                guard waitForInput(terminal.input, milliseconds: wait) else {
                     if decoder.isAwaitingMoreBytes { deliver(decoder.flush(), onKeys: onKeys, onMouse: onMouse, onInterrupt: onInterrupt) }
                     if decoder.isInPaste { deliver(decoder.endPaste(), onKeys: onKeys, onMouse: onMouse, onInterrupt: onInterrupt) }
                     onIdle()
@@ -129,26 +145,51 @@ final class TerminalSession: Sendable {
         if !pending.isEmpty { onKeys(pending) }
     }
 
-    /// Whether `descriptor` has input within `milliseconds`.
-    private static func waitForInput(_ descriptor: Int32, milliseconds: Int32) -> Bool {
-        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let ready = poll(&poller, 1, milliseconds)
-        return ready > 0
+    /// Whether `descriptor` has input within `milliseconds`. A stop's continue ends the wait too
+    /// (its byte taken).
+    private func waitForInput(_ descriptor: Int32, milliseconds: Int32) -> Bool {
+        var pollers = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: continued, events: Int16(POLLIN), revents: 0)]
+        guard poll(&pollers, continued >= 0 ? 2 : 1, milliseconds) > 0 else { return false }
+        if pollers[1].revents != 0 { takeContinuedBytes() }
+        return pollers[0].revents != 0
     }
 
-    /// Ctrl-Z: gives the terminal back and stops the process (SIGTSTP, as the terminal's own
-    /// Ctrl-Z would); once continued (`fg`, SIGCONT), takes it again. The caller redraws the
-    /// whole frame afterwards. Runs on the host's loop, so no frame is written meanwhile.
+    /// Waits up to `milliseconds` for the byte that says the process was continued, and takes it.
+    private func waitForContinue(milliseconds: Int32) {
+        var poller = pollfd(fd: continued, events: Int16(POLLIN), revents: 0)
+        if poll(&poller, continued >= 0 ? 1 : 0, milliseconds) > 0 { takeContinuedBytes() }
+    }
+
+    private func takeContinuedBytes() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while read(continued, &bytes, bytes.count) > 0 {}
+    }
+
+    /// Ctrl-Z: stops the process (SIGTSTP, as the terminal's own Ctrl-Z would), whose handler
+    /// gives the terminal back first, as it does for a stop from outside; once continued in the
+    /// foreground (`fg`), takes it again. The caller redraws the whole frame afterwards. With
+    /// SIGTSTP ignored (job control off) nothing happens.
     func suspend() {
         guard isActive else { return }
-        crescent_terminal_disarm()
-        terminal.write(Self.leaveBytes)
-        terminal.restore(saved)
         raise(SIGTSTP)
-        // Continued. The mode may have changed while stopped (a shell sets its own): saved again.
-        guard isActive, let again = try? terminal.enableRawMode() else { return }
-        arm(again)
-        terminal.write(Self.enterBytes)
+        takeBackAfterStop()
+    }
+
+    /// After a stop gave the terminal back: raw mode (the mode it had while stopped, a shell's
+    /// own, saved for the crash guard), the alternate screen; true when it was taken. Not while
+    /// the process is a background job (`bg`: its modes are the shell's to set), nor after the
+    /// session ended. From the reader's thread or the loop, one at a time.
+    @discardableResult
+    private func takeBackAfterStop() -> Bool {
+        phase.withLock { phase in
+            let stop = crescent_terminal_continued_stop()
+            guard phase == .active, stop != 0, terminal.isForeground, let again = try? terminal.enableRawMode() else { return false }
+            arm(again)
+            terminal.write(Self.enterBytes)
+            crescent_terminal_taken_back(stop)
+            return true
+        }
     }
 
     /// The terminal's size, or nil when it reports none.
@@ -167,8 +208,10 @@ final class TerminalSession: Sendable {
             monitor?.cancel()
             monitor = nil
         }
+        crescent_terminal_release_stop()
         crescent_terminal_disarm()
         terminal.write(Self.leaveBytes)
         terminal.restore(saved)
+        crescent_terminal_forget_stops()
     }
 }

@@ -3,11 +3,11 @@
 -- Written in Lua on a few host primitives (passed as this chunk's argument, out of scripts' reach):
 -- scopes (owners that end everything they adopted), setScope/within (which scope owns what Lua
 -- code starts), report (a handler error: printed, run fails), warn (a message on stderr that does
--- not fail the run), onTeardown, setDepth (the navigation
--- stack keeps the run alive), present (the top controller's view and key hints), show (fill a
+-- not fail the run), onTeardown, willLoadFirst (the first controller starts loading: a run on a
+-- terminal holds its output from there), setDepth (the navigation stack keeps the run alive), present (the top controller's view and key hints), show (fill a
 -- view.slot), keyNames (the keys with word names), showHelp (the `?` text: over the view on a
 -- terminal, else printed), helpKey (true when the shown help took a key: scrolled or closed),
--- redraw (ctrl-l), suspend (ctrl-z), selectionKey (a key's effect on the shown view's selection
+-- redraw (ctrl-l), suspend (ctrl-z), commandLineOpen (whether the terminal's `:` line is open), selectionKey (a key's effect on the shown view's selection
 -- and focus), busy (which key or command runs, for the terminal's busy indicator) and stopping
 -- (whether a Ctrl-C is stopping it).
 --
@@ -498,6 +498,7 @@ local function pushStep(self)
   return function()
     pendingPushes = pendingPushes - 1
     local below = stack[#stack]
+    if not below then P.willLoadFirst() end
     load(self)
     if below then willDisappear(below) end
     stack[#stack + 1] = self
@@ -547,6 +548,7 @@ function app.replace(classOrInstance, args, ...)
   local self = instantiate(classOrInstance, args, "app.replace")
   enqueue(function()
     local old = remove(stack)
+    if not old then P.willLoadFirst() end
     load(self)
     if old then willDisappear(old) end
     stack[#stack + 1] = self
@@ -760,7 +762,12 @@ local function runCommands()
       -- A command that never finishes (its task cancelled, the host exiting) is not a success.
       local ok, err
       if command.changed then ok, err = pcall(dispatchChange, command.changed, done)
-      elseif command.key then ok, err = pcall(dispatchKey, command.key, done, command.where)
+      elseif command.key then
+        local remote = command.remote
+        local lineWasOpen = remote and P.commandLineOpen()
+        ok, err = pcall(dispatchKey, command.key, done, command.where, remote)
+        -- The line this key opened (groceries' `a`) takes the request's next keys.
+        if remote then remote.ownsLine = P.commandLineOpen() and (remote.ownsLine or not lineWasOpen) end
       else ok, err = pcall(dispatch, command.name, command.args, command.count, done, command.where) end
       if not ok then
         done(false, "the command did not finish: " .. tostring(err))
@@ -1124,19 +1131,29 @@ if type(help_) == "function" then
   end
 end
 
-function dispatchKey(key, done, where)
+-- `remote` is the table of a remote client's `key` request, shared by its keys, or nil.
+function dispatchKey(key, done, where, remote)
   if key == "ctrl-c" then
     done(true)
     return app.exit(130)
   end
-  -- A key that waited behind the handler that opened the command line (groceries' `a` types
-  -- "add "; `a d d enter` in one read must add "dd", not delete the selected item) is typed
-  -- into the line, as it would have been had it come a moment later.
-  if P.typeIntoCommandLine(key) then return done(true) end
-  -- While the help is shown a key scrolls it or closes it, and does nothing else.
-  if P.helpKey(key) then return done(true) end
   local top = stack[#stack]
   local binding = top and state[top].keys[key]
+  -- ctrl-z suspends wherever it comes: over the help (there again after fg) as with the command
+  -- line open (its text kept).
+  if key == "ctrl-z" and not binding then
+    P.suspend()
+    return done(true)
+  end
+  -- A key that waited behind the handler that opened the command line (groceries' `a` types
+  -- "add "; `a d d enter` in one read must add "dd", not delete the selected item) is typed
+  -- into the line, as it would have been had it come a moment later. A remote key acts as the
+  -- person's would, between their keys: the line the person has open is theirs (a remote `q`
+  -- quits, a remote letter is no text in their half-typed command, a remote esc does not close
+  -- it); only a line a key of the same request opened takes the request's next keys.
+  if (not remote or remote.ownsLine) and P.typeIntoCommandLine(key) then return done(true) end
+  -- While the help is shown a key scrolls it or closes it, and does nothing else.
+  if P.helpKey(key) then return done(true) end
   if binding then
     P.setScope(scopeOf(top))
     local ok, err = call(top, binding.method, key)
@@ -1152,8 +1169,6 @@ function dispatchKey(key, done, where)
     P.showHelp(helpText(top))
   elseif key == "ctrl-l" then
     P.redraw()
-  elseif key == "ctrl-z" then
-    P.suspend()
   elseif top then
     -- Selection and focus in the top controller's view: a move tells selectionChanged, enter
     -- tells didSelect (UITableViewDelegate's didSelectRowAt).
@@ -1189,14 +1204,15 @@ function dispatchChange(change, done)
 end
 
 -- The keys are packed once: `select(i, ...)` in a loop would copy the rest of them each time.
-local function sendKeys(done, caller, ...)
+-- `remote`: a table for a remote client's request, nil for the terminal's keys and a script's.
+local function sendKeys(done, caller, remote, ...)
   local keys = table.pack(...)
   local count = keys.n
   for i = 1, count do checkKey(keys[i], caller, i, 3) end
   -- Keys a script presses are said to reach no one at its line; a remote client hears it from done.
   local where = (caller == "app.press" or caller == "press") and callerPlace(3) or nil
   for i = 1, count do
-    queueCommand({ key = keys[i], done = i == count and done or nil, where = where })
+    queueCommand({ key = keys[i], done = i == count and done or nil, where = where, remote = remote })
   end
   runCommands()
   return true
@@ -1212,7 +1228,7 @@ end
 function app.press(...)
   if select("#", ...) == 0 then error("bad argument #1 to 'app.press' (a key name expected, e.g. app.press(\"down\", \"enter\"))", 2) end
   -- Not a tail call: sendKeys names a wrong key at the level of app.press's caller.
-  local sent = sendKeys(nil, "app.press", ...)
+  local sent = sendKeys(nil, "app.press", nil, ...)
   return sent
 end
 
@@ -1510,12 +1526,12 @@ return {
       local key = select(i, ...)
       if isKeyName(key) then keys[#keys + 1] = key end
     end
-    if #keys > 0 then sendKeys(nil, "key", table.unpack(keys)) end
+    if #keys > 0 then sendKeys(nil, "key", nil, table.unpack(keys)) end
   end,
   -- A spec's press(...), tail-called: app.press under the name the spec called, so a wrong key
   -- is named as an argument of press at the spec's line.
   pressAs = function(caller, ...)
-    local sent = sendKeys(nil, caller, ...)
+    local sent = sendKeys(nil, caller, nil, ...)
     return sent
   end,
   pressKeys = function(report, token, ...)
@@ -1530,7 +1546,7 @@ return {
         end
       end
     end
-    return sendKeys(function(ok, message) report(token, ok, message) end, "key", ...)
+    return sendKeys(function(ok, message) report(token, ok, message) end, "key", {}, ...)
   end,
   commandNames = function()
     local top = stack[#stack]

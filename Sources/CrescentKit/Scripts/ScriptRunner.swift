@@ -105,6 +105,9 @@ public enum ScriptRunner {
                 }
             }
             if readsKeys {
+                // What the first controller prints as it loads (`viewDidLoad`) is the app's: held
+                // for the status line and written out after the run, as what its handlers print.
+                host.onFirstControllerLoading = { link.onLoop { host in host.holdOutputForTerminal() } }
                 host.onFirstController = {
                     link.onLoop { host in host.startTerminalSession(script: scriptPath) { stop(130, false, true) } }
                 }

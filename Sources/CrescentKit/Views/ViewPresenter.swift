@@ -150,6 +150,9 @@ final class ViewPresenter {
     }
 
     private func drawFrame() {
+        // A stop gave the terminal back: the shell's screen is no place for a frame. Taken
+        // again, the session draws the next one whole.
+        guard !TerminalSession.isGivenBack else { return }
         let rows = height ?? 24
         let frame = frame(width: width, height: rows)
         var output = frame.changes(from: fullScreen?.shown)
@@ -169,7 +172,7 @@ final class ViewPresenter {
     /// lines (the view's nodes may be in the middle of a change by that code). With the command
     /// line open (Tab's `complete` that loops), the cursor goes back where the line types.
     func drawStatusLineNow() {
-        guard let shown = fullScreen?.shown else { return }
+        guard let shown = fullScreen?.shown, !TerminalSession.isGivenBack else { return }
         let frame = shown.replacingStatusLine(with: status.text(width: shown.width))
         var output = frame.changes(from: shown)
         fullScreen?.shown = frame
