@@ -9,7 +9,8 @@ import Testing
     /// were printed as errors and the run went on (exit 0), where `fixed:1` is a usage error.
     @Test func aBadLocationProviderArgumentIsAUsageError() async throws {
         for (setting, message) in [
-            ("gpx:", "needs a file (gpx:FILE)"),
+            ("gpx:", "crescent: --location gpx: needs a file (gpx:FILE)\n"),
+            ("gpx:none.gpx@2x", "crescent: --location gpx:none.gpx@2x: cannot read the file: No such file or directory\n"),
             ("nmea:/nonexistent/track.nmea", "--location nmea:/nonexistent/track.nmea: cannot read the file: No such file or directory"),
             ("gpsd:127.0.0.1:99999", "--location gpsd:127.0.0.1:99999: the port must be a number in [1, 65535], got '99999'"),
         ] {

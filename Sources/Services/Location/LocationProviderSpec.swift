@@ -47,11 +47,10 @@ public enum LocationProviderSpec {
             _ = try provider(setting)
             return nil
         } catch {
-            // Said after the setting by the caller: without the provider's own `location gpx:…:`.
-            for prefix in ["location \(setting): ", "location \(kind): "] where error.message.hasPrefix(prefix) {
-                return String(error.message.dropFirst(prefix.count))
-            }
-            return error.message
+            // Said after the setting by the caller: without the provider's own `location gpx:…: `
+            // (which names the setting or the part of it that is wrong).
+            guard error.message.hasPrefix("location "), let end = error.message.firstRange(of: ": ") else { return error.message }
+            return String(error.message[end.upperBound...])
         }
     }
 
