@@ -35,7 +35,9 @@ struct CommonSettings {
         if let dataDir, let problem = Self.dataDirProblem(dataDir) { return problem }
         if config == "" { return "--config must name a file, got an empty string" }
         if location == "" { return "--location must name a provider (gpsd, nmea:FILE, gpx:FILE, fixed:LAT,LON), got an empty string" }
-        if let location, let problem = HostOptions.locationProblem(location) { return "--location \(location): \(problem)" }
+        if let location, let problem = HostOptions.locationProblem(location) {
+            return "--location \(location)" + (location.hasSuffix(":") ? " " : ": ") + problem  // `gpx: needs a file`
+        }
         // --no-plugins keeps only the builtins, so the folder given would be dropped without a word.
         if noPlugins, let folder = plugins.first {
             return "--no-plugins keeps only the builtin services, so --plugin \(folder) would not load: give one of the two"

@@ -71,22 +71,35 @@ struct RunCommand: ParsableCommand {
     /// have them; the note says so and shows the command line with them before the script.
     /// Nil when there are none.
     static func misplacedOptionNote(script: String, arguments: [String]) -> String? {
-        var moved: [String] = []
+        var moved: [String] = [], corrected: [String] = [], misspelled: [String] = []
         var index = 0
         while index < arguments.count {
             let word = arguments[index]
-            guard let option = CommonOption.spelled(word) else {
+            var option = CommonOption.spelled(word)
+            // A letter or two from crescent's own (`--lcoation`): most likely meant for crescent
+            // too. Short words (`--uid`) are left alone: too many scripts' own options are near `--ui`.
+            if option == nil, word.hasPrefix("--"), word.count >= 7, !word.contains("="),
+               let closest = NameSuggestion.closest(to: String(word.dropFirst(2)), among: CommonOption.all.map(\.name), prefixes: false) {
+                option = CommonOption.all.first { $0.name == closest }
+                if let option { misspelled.append("\(word) is not one of crescent's options; did you mean '\(option.spelling)'?") }
+            }
+            guard let option else {
                 index += 1
                 continue
             }
             moved.append(word)
-            if option.takesValue, index + 1 < arguments.count { moved.append(arguments[index + 1]) }
+            corrected.append(word.hasPrefix(option.spelling) ? word : option.spelling)
+            if option.takesValue, index + 1 < arguments.count {
+                moved.append(arguments[index + 1])
+                corrected.append(arguments[index + 1])
+            }
             index += option.takesValue ? 2 : 1
         }
         guard !moved.isEmpty else { return nil }
         let shown = moved.joined(separator: " ")
+        let tail = misspelled.isEmpty ? "" : " (" + misspelled.joined(separator: "; ") + ")"
         return "crescent: note: \(shown) comes after \(script), so it is the script's argument (arg), not crescent's option; "
-            + "to give it to crescent, put it before the script: crescent \(shown) \(script)\n"
+            + "to give it to crescent, put it before the script: crescent \(corrected.joined(separator: " ")) \(script)\(tail)\n"
     }
 
     /// Reads `source` and runs it; returns the exit status (an unreadable script is a usage error).

@@ -13,6 +13,11 @@ import Testing
         ("didUpdate", ["didUpdateLocations", "didFail"], "didUpdateLocations"),
         ("frobnicate", ["location", "provider"], nil),
         ("x", ["location"], nil),
+        // An abbreviation, when it is the only name it abbreviates and half of it at least.
+        ("cnt", ["name", "count", "items"], "count"),
+        ("updt", ["update", "remove"], "update"),
+        ("cnt", ["count", "cornet"], nil),
+        ("lct", ["location"], nil),
     ] as [(String, [String], String?)])
     func theClosestDeclaredNameIsSuggested(typed: String, names: [String], expected: String?) {
         #expect(NameSuggestion.closest(to: typed, among: names) == expected)

@@ -286,9 +286,7 @@ import Testing
     /// D7: `.load FILE` in `crescent attach` said no file was given; it is the local REPL's only.
     @Test func loadInAnAttachedReplSaysItIsTheLocalOnes() async throws {
         let host = try await ListeningHost(script: RemoteControlTests.groceries, name: "named4load", options: ["--data-dir", "data"])
-        let terminal = try InteractiveTerminal(["attach", "named4load"], directory: host.sandbox.path,
-                                               environment: host.environment.merging(["CRESCENT_HISTORY": host.sandbox.path + "/history"]) { $1 })
-        await terminal.waitFor(line: "Attached to named4load (pid \(host.pid)")
+        let terminal = try await host.attach()
         terminal.type(".load one.lua\r")
         // The message is wider than the terminal: its first words, and the fix on a later row.
         await terminal.waitFor(line: "error: .load is the local REPL's only")

@@ -184,6 +184,15 @@ final class ListeningHost: @unchecked Sendable {
         try await crescent(arguments, in: sandbox, environment: environment, timeLimit: 30)
     }
 
+    /// `crescent attach NAME` to this host on a terminal of its own (its history in the sandbox),
+    /// once it has said it is attached.
+    func attach() async throws -> InteractiveTerminal {
+        let terminal = try InteractiveTerminal(["attach", name], directory: sandbox.path,
+                                               environment: environment.merging(["CRESCENT_HISTORY": sandbox.path + "/history"]) { $1 })
+        await terminal.waitFor(line: "Attached to \(name) (pid \(pid)")
+        return terminal
+    }
+
     /// Stops the host with SIGTERM and returns how it ended.
     func stop() async -> RunResult {
         process.send(SIGTERM, expecting: .handled)

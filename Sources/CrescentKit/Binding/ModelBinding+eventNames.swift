@@ -82,7 +82,21 @@ extension ModelBinding {
         }
         let event = String(name[name.index(after: dot)...])
         guard interface.event(event) == nil else { return .fine }
-        return .refused(Self.undeclaredEvent(event, of: interface))
+        return .refused(Self.undeclaredEvent(event, of: interface) + Self.objectEventHint(event, serviceEvents: interface.events.map(\.name)))
+    }
+
+    /// `on("process.didExt", f)`: the event (or one close to it) is an object's a service hands
+    /// out (a spawned process's `didExit`), which the object's own `on` listens to; empty when
+    /// the service has an event close to it, or no such object has one.
+    private static func objectEventHint(_ event: String, serviceEvents: [String]) -> String {
+        guard NameSuggestion.closest(to: event, among: serviceEvents) == nil else { return "" }
+        for object in ObjectInterfaces.standard {
+            let names = object.events.map(\.name)
+            guard let meant = names.contains(event) ? event : NameSuggestion.closest(to: event, among: names) else { continue }
+            return "; did you mean \(object.name)'s '\(meant)'? An object's events are its own: obj:on(\"\(meant)\", handler) "
+                + "(\(object.name) events: \(names.joined(separator: ", ")))"
+        }
+        return ""
     }
 
     /// `on("didFail", f)` listens for the script's own event (`post("didFail", ...)`), which

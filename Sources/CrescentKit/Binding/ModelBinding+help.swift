@@ -81,7 +81,7 @@ extension ModelBinding {
     static func commonMethodDocs(of box: ObjectBox) -> [(String, String)] {
         let name = box.name
         var docs = [
-            ("\(name):observe(key, handler[, { initial, coalesce, once }])", "Observe a property; handler(new, old, change). Same as observe(obj, ...)."),
+            ("\(name):observe(key, handler[, { initial, coalesce, once, latest }])", "Observe a property; handler(new, old, change). Same as observe(obj, ...)."),
             ("\(name):on(event, handler[, { once }])", "Handle one of its events; handler(payload, info). Same as on(\"\(name).<event>\", ...)."),
             ("\(name):addObserver(observer)", "Deliver each event as observer:<event>(payload) when the observer has that method."),
             ("\(name):removeObserver(observer)", "Stop delivering events to the observer."),

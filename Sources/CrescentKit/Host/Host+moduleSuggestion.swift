@@ -14,12 +14,24 @@ extension Host {
         guard vm.getGlobal("package") == .table, stack.rawGet(-1, "searchers") == .table else { return }  // package searchers
         let position = Int64(stack.rawLength(-1)) + 1
         vm.pushFunction { [unowned self] stack in                                     // name
-            guard let name = stack.text(at: 1), let folder = self.scriptFolder,
-                  let (module, file) = Self.nearModule(to: name, in: folder) else { return .none }
+            guard let name = stack.text(at: 1), let folder = self.scriptFolder else { return .none }
+            // `require("mymod.lua")` looks for `mymod/lua.lua`: a file name where a module name goes.
+            if name.hasSuffix(".lua"), name.count > 4, let file = Self.module(String(name.dropLast(4)), in: folder) {
+                stack.push("no module '\(name)': require takes a module name, without '.lua': require(\"\(name.dropLast(4))\") loads \(file)")
+                return .one
+            }
+            guard let (module, file) = Self.nearModule(to: name, in: folder) else { return .none }
             stack.push("no module '\(name)' beside the script; did you mean '\(module)' (\(file))?")
             return .one
         }                                                                              // package searchers searcher
         stack.rawSet(-2, index: position)                                              // package searchers
+    }
+
+    /// The file of module `name` (dotted) in `folder`, `NAME.lua` or `NAME/init.lua`; nil when
+    /// it has neither.
+    private static func module(_ name: String, in folder: String) -> String? {
+        let path = folder + "/" + name.split(separator: ".", omittingEmptySubsequences: false).joined(separator: "/")
+        return [path + ".lua", path + "/init.lua"].first { FileManager.default.fileExists(atPath: $0) }
     }
 
     /// The module in `folder` (a `NAME.lua` or a `NAME/init.lua`) whose name is closest to

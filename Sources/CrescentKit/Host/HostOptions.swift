@@ -81,8 +81,9 @@ public struct HostOptions: Sendable {
     public init() {}
 
     /// What is wrong with a location setting's provider name (`fixd:1,2`), with the setting it
-    /// most likely meant, or with a fixed position (`fixed:1`); nil when neither is wrong.
+    /// most likely meant, or with its argument (`fixed:1`, `gpx:` with no file or a file that
+    /// cannot be read, a gpsd port out of range); nil when neither is wrong.
     public static func locationProblem(_ setting: String) -> String? {
-        LocationProviderSpec.unknownProvider(setting) ?? LocationProviderSpec.positionProblem(setting)
+        LocationProviderSpec.unknownProvider(setting) ?? LocationProviderSpec.argumentProblem(setting)
     }
 }

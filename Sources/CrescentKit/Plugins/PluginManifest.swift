@@ -64,7 +64,11 @@ public struct PluginManifest: Sendable {
     func mismatch(declared: [String], by source: String) -> PluginProblem? {
         let declaredNames = NameSet(declared), listed = NameSet(services)
         if let missing = services.first(where: { !declaredNames.contains($0) }) {
-            return PluginProblem("\(source) did not declare service '\(missing)', which \(path) promises")
+            let unlisted = declared.filter { !listed.contains($0) }
+            let said = unlisted.isEmpty ? "it declared " + (declared.isEmpty ? "none" : declared.map { "'\($0)'" }.joined(separator: ", "))
+                : NameSuggestion.closest(to: missing, among: unlisted).map { "it declared '\($0)': did you mean service(\"\(missing)\", …), or \"\($0)\" in the manifest?" }
+                    ?? "it declared " + unlisted.map { "'\($0)'" }.joined(separator: ", ") + ", which the manifest does not list"
+            return PluginProblem("\(source) did not declare service '\(missing)', which \(path) promises (\(said))")
         }
         if let extra = declared.first(where: { !listed.contains($0) }) {
             return PluginProblem("\(source) declared service '\(extra)', which \(path) does not list in field 'services'")

@@ -138,6 +138,11 @@ local function handlerFor(self, method)
       local closest = name and P.resembles(name, methodNames(self, true))
       if closest then message = message .. "; did you mean '" .. closest .. "' (a method of " .. nameOf(self) .. ")?" end
       if message:find("(global 'self')", 1, true) then message = message .. (dotDefinedHint(self, method) or "") end
+      if method ~= "init" and method ~= "loadView" and rawget(self, "view") == nil and type(self.loadView) ~= "function"
+          and message:find("attempt to index a nil value (field 'view')", 1, true) then
+        message = message .. "; " .. nameOf(self) .. " defines no loadView, so it has no view: give it one (function " .. nameOf(self)
+          .. ":loadView() return view.text { text = \"...\" } end)"
+      end
       if (method == "init" or method == "loadView") and rawget(self, "view") == nil
           and message:find("attempt to index a nil value (field 'view')", 1, true) then
         message = message .. "; self.view exists from viewDidLoad on: " .. nameOf(self) .. ":" .. method
@@ -618,14 +623,46 @@ function app.open(path, args, ...)
       end
     end
   end
-  local known = {}
-  for _, route in ipairs(routes) do known[#known + 1] = route.pattern end
-  error("app.open: no route matches '" .. path .. "' (routes: " .. (#known > 0 and concat(known, ", ") or "none") .. ")", 2)
+  -- The path most likely meant: a route of as many parts whose fixed parts are each the
+  -- path's or close to it (`good/42` for `goods/:id` gives `goods/42`).
+  local known, meant = {}, nil
+  for _, route in ipairs(routes) do
+    known[#known + 1] = route.pattern
+    if not meant and #route.parts == #parts then
+      local fixed = {}
+      for i, part in ipairs(route.parts) do
+        if part:sub(1, 1) == ":" or part == parts[i] or P.resembles(parts[i], { part }) then
+          fixed[i] = part:sub(1, 1) == ":" and parts[i] or part
+        else fixed = nil break end
+      end
+      if fixed then meant = concat(fixed, "/") end
+    end
+  end
+  error("app.open: no route matches '" .. path .. "' (routes: " .. (#known > 0 and concat(known, ", ") or "none")
+    .. (meant and "; did you mean '" .. meant .. "'?" or "") .. ")", 2)
 end
 
+-- The host's own fields of app, read through __index so that a write to one is refused rather
+-- than shadowing it for every later read (a script's own fields take other names).
+local appArgs = rawget(app, "args")
+rawset(app, "args", nil)
+local HOST_FIELDS = {
+  top = "the controller shown; app.push(C) shows one and app.pop() removes it",
+  stack = "a copy of the navigation stack; app.push, app.pop and app.replace change it",
+  args = "the script's arguments (as arg[1...]); its items can be changed (app.args[1] = ...)",
+}
+
 setmetatable(app, {
+  __newindex = function(t, key, value)
+    local what = HOST_FIELDS[key]
+    if what then
+      error("cannot set 'app." .. key .. "': it is " .. what .. "; keep the script's own fields in app under other names", 2)
+    end
+    rawset(t, key, value)
+  end,
   __index = function(_, key)
     if key == "top" then return stack[#stack] end
+    if key == "args" then return appArgs end
     if key == "stack" then
       local copy = {}
       for i, c in ipairs(stack) do copy[i] = c end
@@ -634,7 +671,7 @@ setmetatable(app, {
     -- A misspelled function (app.pushh) is named with the closest one; any other name reads nil,
     -- as a script may keep its own fields in app.
     if type(key) ~= "string" or key:sub(1, 2) == "__" then return nil end
-    local names = { "stack", "top" }
+    local names = { "args", "stack", "top" }
     for name in next, app do if type(name) == "string" then names[#names + 1] = name end end
     local closest = P.resembles(key, names)
     if closest then
@@ -715,7 +752,7 @@ local function dispatch(name, args, count, done, where)
   if not top then
     local message = "no controller to receive '" .. name .. "' (app.push(Controller) shows one that takes commands)"
     P.warn(where and "warning: " .. where .. message or message)
-    return done(false, message)
+    return done(false, message, true)
   end
   local st = state[top]
   local command = st.commands[name]
@@ -728,18 +765,19 @@ local function dispatch(name, args, count, done, where)
     -- app.send's (queued behind other commands): said at the script's line that sent it
     -- (stdin's and a remote's have none).
     P.warn(where and where ~= "" and "warning: " .. where .. message or message)
-    return done(false, message)
+    return done(false, message, true)
   end
   local converted, convertedCount = convertArgs(name, command, args, count)
   if converted and not command.args then converted, convertedCount = checkArity(name, top, command.method, converted, convertedCount) end
   if not converted then
     P.warn(where and where ~= "" and "warning: " .. where .. convertedCount or convertedCount)
-    return done(false, convertedCount)
+    return done(false, convertedCount, true)
   end
   P.setScope(scopeOf(top))
   local ok, err = call(top, command.method, table.unpack(converted, 1, convertedCount))
   P.setScope(P.scriptScope)
-  done(ok, not ok and "error in " .. nameOf(top) .. ":" .. command.method .. ": " .. tostring(err) or nil)
+  -- The third value: the host's own output has said it (call reported the error).
+  done(ok, not ok and "error in " .. nameOf(top) .. ":" .. command.method .. ": " .. tostring(err) or nil, not ok)
 end
 
 local function ignore() end
@@ -1274,6 +1312,11 @@ local function helperSelf(self, signature)
   if state[self] == nil then
     error(signature .. ": call it with ':' on the controller (self:" .. signature:sub(6) .. "), got " .. shown(self) .. " as self", 3)
   end
+  -- A controller kept past its pop (`saved = self`): named at the script's call, with the call.
+  if state[self].deallocated then
+    error(signature .. ": " .. nameOf(self) .. " was deallocated (popped or replaced; what its helpers started ended with it): "
+      .. "use the controller shown (app.top), or the global form (timer.after, on, observe) for what must outlive it", 3)
+  end
 end
 local function checkHandler(self, signature, position, h)
   local kind = type(h)
@@ -1369,7 +1412,36 @@ end
 ---------------------------------------------------------------------------------------------------
 -- Composition
 
+-- How deep children may nest: each level costs a few C calls (loadView and the appearance run
+-- under xpcall), and Lua's C stack overflows a few dozen levels on; no view nests deeper.
+local MAX_CHILD_DEPTH = 16
+
 function Controller:addChild(classOrInstance, slotId)
+  -- A controller adding its own class as a child as it appears nests without end: named at the
+  -- call before the child is made, rather than as a C stack overflow somewhere inside.
+  local depth, root, sameClass, overflowed = 1, self, true, state[self] and state[self].childOverflow
+  local newClass = isClass(classOrInstance) and classOrInstance or getmetatable(classOrInstance)
+  while root.parent and depth < MAX_CHILD_DEPTH do
+    if getmetatable(root) ~= newClass then sameClass = false end
+    depth = depth + 1
+    root = root.parent
+    overflowed = overflowed or (state[root] and state[root].childOverflow)
+  end
+  -- Said once: each appearance forwarded down the chain would add (and refuse) a child again.
+  if overflowed then return nil end
+  if depth >= MAX_CHILD_DEPTH then
+    if getmetatable(root) ~= newClass then sameClass = false end
+    local node = self
+    while node do
+      if state[node] then state[node].childOverflow = true end
+      if node == root then break end
+      node = node.parent
+    end
+    error("addChild: children nest " .. MAX_CHILD_DEPTH .. " controllers deep (" .. nameOf(root) .. " > … > " .. nameOf(self) .. ")"
+      .. (sameClass and "; " .. nameOf(self) .. " adds its own class as a child each time one appears, without end: "
+        .. "a controller cannot hold itself; add a different class, or stop adding at the depth you need"
+        or ": add children only as deep as the view needs"), 2)
+  end
   local child = instantiate(classOrInstance, nil, "addChild")
   local st = state[self]
   if child.parent then error("addChild: the child already has a parent", 2) end
@@ -1436,7 +1508,7 @@ return {
   -- app.send whose command, when it has run, calls report(token, ok, message) (remote
   -- control's send answers with how it went; a second report of a token is ignored there).
   sendCommand = function(report, token, name, ...)
-    return send(function(ok, message) report(token, ok, message) end, name, nil, ...)
+    return send(function(ok, message, shown) report(token, ok, message, shown) end, name, nil, ...)
   end,
   -- The keys a terminal (or the remote `key` method) pressed, in order; `report` as above, once
   -- the last has been handled. Unknown names raise, naming the key and the valid names.

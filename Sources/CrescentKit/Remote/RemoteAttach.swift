@@ -221,7 +221,8 @@ public struct RemoteAttach {
     }
 
     private func show(error result: Result<Value, JSONRPCError>?) {
-        if case .failure(let error)? = result { terminal.write(("error: " + error.message) + "\n") }
+        // A command's failure the host's own output said already (streamed here): not twice.
+        if case .failure(let error)? = result, error.data?["shown"].boolValue != true { terminal.write(("error: " + error.message) + "\n") }
     }
 
     /// Text from the host: above the prompt while it is up, else straight out.

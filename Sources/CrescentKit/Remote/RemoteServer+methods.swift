@@ -255,12 +255,15 @@ extension RemoteServer {
     }
 
     /// Error 1 for a command or keys that failed: the message's first line (the traceback, with
-    /// the host's own frames, goes in `data.traceback`, not in what a CLI prints).
-    private static func sendFailure(_ message: String) -> MethodError {
+    /// the host's own frames, goes in `data.traceback`, not in what a CLI prints). `shown`: the
+    /// host's output has said it already (`data.shown`), so a client streaming that output, as
+    /// `crescent attach` does, need not say it twice.
+    private static func sendFailure(_ message: String, shown: Bool = false) -> MethodError {
         let firstLine = message.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? message
         // Folded as every traceback is: the host's frames (`[crescent controllers]:841`) in one line.
-        return MethodError(code: failedCode, message: "send: \(firstLine)",
-                           data: ["traceback": .string(TracebackFolding.folded(message, always: true))])
+        let traceback = Value.string(TracebackFolding.folded(message, always: true))
+        let data: Value = shown ? ["traceback": traceback, "shown": true] : ["traceback": traceback]
+        return MethodError(code: failedCode, message: "send: \(firstLine)", data: data)
     }
 
     /// Pushes the function the controller prelude calls with a sent command's outcome:
@@ -273,7 +276,7 @@ extension RemoteServer {
                 return .none
             }
             if stack.boolean(at: 2) { answer(.success(["sent": true])); return .none }
-            answer(.failure(Self.sendFailure(stack.text(at: 3) ?? "the command failed")))
+            answer(.failure(Self.sendFailure(stack.text(at: 3) ?? "the command failed", shown: stack.boolean(at: 4))))
             return .none
         }
         host.vm.stack.pushValue(at: -1)

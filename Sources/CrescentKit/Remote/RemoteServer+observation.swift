@@ -112,7 +112,7 @@ extension RemoteServer {
                                   data: ["kind": "interrupted"])
             }
             let names = host.binding.services.map(\.name).joined(separator: ", ")
-            throw .invalidParams("observe: '\(target)' is neither a service (\(names)) nor an expression giving an object: \(error.message)")
+            throw .invalidParams("observe: '\(target)' is neither a service (\(names)) nor an expression giving an object: \(TracebackFolding.folded(error.message, always: true))")
         }
         guard let box = host.binding.anyObjectBox(at: -1, in: stack) else {
             // A service's name misspelled reads as a global that is nil: name the services.

@@ -1,3 +1,5 @@
+import Foundation
+import Model
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -37,7 +39,11 @@ extension ScriptSource {
         case .standardInput: bytes = try Self.readAll(descriptor: 0, name: "stdin", chunkSize: 65536)
         case .file(let path):
             let descriptor = open(path, O_RDONLY)
-            guard descriptor >= 0 else { throw ScriptReadError(description: "cannot open '\(path)' (\(Self.lastError()))") }
+            guard descriptor >= 0 else {
+                let missing = errno == ENOENT
+                let reason = Self.lastError()
+                throw ScriptReadError(description: "cannot open '\(path)' (\(reason))" + (missing ? Self.nearFileHint(path) : ""))
+            }
             defer { close(descriptor) }
             var status = stat()
             if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
@@ -74,6 +80,18 @@ extension ScriptSource {
             if count == 0 { return bytes }
             bytes.append(contentsOf: chunk[0..<count])
         }
+    }
+
+    /// `; did you mean 'a001.lua'?` for a missing `a001.lau` beside a file of a close name; empty
+    /// when there is none, or when `path.lua` is there (the command line names that one).
+    private static func nearFileHint(_ path: String) -> String {
+        guard access(path + ".lua", F_OK) != 0 else { return "" }
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        guard !name.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder),
+              let closest = NameSuggestion.closest(to: name, among: entries.sorted(), prefixes: false) else { return "" }
+        return "; did you mean '\(folder + closest)'?"
     }
 
     private static func lastError() -> String {

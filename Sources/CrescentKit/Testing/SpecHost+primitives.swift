@@ -151,7 +151,9 @@ extension SpecHost {
         vm.register(field: "locationFail") { [unowned self] stack in
             let code = try stack.checkString(1, function: "fail")
             guard let errorCode = ServiceError.Code(name: code) else {
-                throw LuaRaise.badArgument(1, to: "fail", "an error code such as \"unavailable\" expected, got \"\(code)\" (codes: \(ServiceError.Code.all.map(\.name).joined(separator: ", ")))")
+                let codes = ServiceError.Code.all.map(\.name)
+                let listing = NameSuggestion.listing("codes", codes, suggesting: NameSuggestion.closest(to: code, among: codes))
+                throw LuaRaise.badArgument(1, to: "fail", "an error code such as \"unavailable\" expected, got \"\(code)\" (\(listing))")
             }
             guard let locationScript else { throw LuaRaise("fail: call fake.location first") }
             locationScript.fail(ServiceError(errorCode, stack.text(at: 2) ?? code, service: "location"))
@@ -315,7 +317,16 @@ extension SpecHost {
                 throw LuaRaise("fake.location: fixes must be a list of { lat =, lon = } tables")
             }
             var parsed: [LocationFix] = []
+            let fields = ["lat", "lon", "altitude", "speed", "course", "accuracy", "time"]
             for (index, item) in items.enumerated() {
+                if case .object(let given) = item,
+                   let unknown = given.dictionary.keys.sorted().first(where: { !fields.contains($0) }) {
+                    // `lng` and `long` are two edits from `lon`: the usual spellings of the other APIs.
+                    let closest = ["lng": "lon", "long": "lon", "longitude": "lon", "latitude": "lat"][unknown]
+                        ?? NameSuggestion.closest(to: unknown, among: fields)
+                    throw LuaRaise("fake.location: fixes[\(index + 1)] has '\(unknown)', no field of a fix ("
+                                   + NameSuggestion.listing("fields", fields, suggesting: closest) + ")")
+                }
                 guard let lat = item["lat"].doubleValue, let lon = item["lon"].doubleValue,
                       (-90...90).contains(lat), (-180...180).contains(lon) else {
                     throw LuaRaise("fake.location: fixes[\(index + 1)] must have lat in [-90, 90] and lon in [-180, 180]")

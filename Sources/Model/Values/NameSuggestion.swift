@@ -4,7 +4,8 @@
 ///
 /// A name is close to a declared one when they differ by a few edits (insertions, deletions,
 /// substitutions and swaps of neighbours, ignoring case), at most about a quarter of the longer
-/// name; failing that, when one starts with the other (`didUpdate` for `didUpdateLocations`).
+/// name; failing that, when one starts with the other (`didUpdate` for `didUpdateLocations`);
+/// failing that, when it is the only name it abbreviates (`cnt` for `count`).
 public enum NameSuggestion {
     /// The name among `candidates` closest to `name`, or nil when none is close enough to suggest.
     /// With `prefixes` false, only a few edits count: a controller's `initRows` is its own method,
@@ -12,6 +13,7 @@ public enum NameSuggestion {
     public static func closest(to name: String, among candidates: some Sequence<String>, prefixes: Bool = true) -> String? {
         let typed = Array(name.lowercased().unicodeScalars)
         guard !typed.isEmpty else { return nil }
+        let candidates = Array(candidates)  // read twice when no near name is found
         var best: (name: String, distance: Int, startsAlike: Bool)?
         var prefixed: String?
         for candidate in candidates where candidate != name {
@@ -29,7 +31,30 @@ public enum NameSuggestion {
                 prefixed = candidate
             }
         }
-        return best?.name ?? prefixed
+        if let found = best?.name ?? prefixed { return found }
+        return prefixes ? abbreviated(typed, among: candidates) : nil
+    }
+
+    /// The one candidate that `typed` abbreviates by leaving letters out (`cnt` for `count`,
+    /// `updt` for `update`): the same first letter, the rest in order, at least three letters
+    /// and half the candidate's; nil when none or several do.
+    private static func abbreviated(_ typed: [Unicode.Scalar], among candidates: [String]) -> String? {
+        guard typed.count >= 3 else { return nil }
+        var found: String?
+        for candidate in candidates {
+            let known = Array(candidate.lowercased().unicodeScalars)
+            guard known.first == typed.first, known.count > typed.count, typed.count * 2 >= known.count else { continue }
+            var remaining = known[...]
+            let inOrder = typed.allSatisfy { scalar in
+                guard let at = remaining.firstIndex(of: scalar) else { return false }
+                remaining = remaining[(at + 1)...]
+                return true
+            }
+            guard inOrder else { continue }
+            if found != nil { return nil }
+            found = candidate
+        }
+        return found
     }
 
     /// `properties: a, b, c; did you mean 'b'?` (or `properties: none`): the names `kind` lists,

@@ -60,6 +60,20 @@ extension HTTPService: DeclaredService {
         }
     }
 
+    /// The methods of RFC 9110 and PATCH, as a misspelled method names them.
+    static let standardMethods = ["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "TRACE"]
+
+    /// Refuses a method a few edits from a standard one (`GTE`, `POTS`), which a server answers
+    /// 501 or 405 as if the request were wrong; a method of its own (`PROPFIND`, `PURGE`) is
+    /// sent as given, as fake.http's routes accept only the standard ones.
+    static func checkSpelling(method: String) throws(ServiceError) {
+        let upper = method.uppercased()
+        guard !standardMethods.contains(upper),
+              let closest = NameSuggestion.closest(to: upper, among: standardMethods, prefixes: false) else { return }
+        throw ServiceError(.invalidArgument, "method '\(clipped(method, limit: 40))' is not an HTTP method ("
+                           + NameSuggestion.listing("methods", standardMethods, suggesting: closest) + ")")
+    }
+
     private static func url(_ value: Value) throws(ServiceError) -> String {
         guard let text = value.stringValue else { throw ServiceError(.invalidArgument, "the url is not valid UTF-8 text") }
         return text
@@ -75,7 +89,9 @@ extension HTTPRequestSpec {
         let fields = try OptionTable.check(options, allowed)
         switch fields["method"] ?? .null {
         case .null: break
-        case .string(let name): method = name
+        case .string(let name):
+            try HTTPService.checkSpelling(method: name)
+            method = name
         case let other: throw ServiceError(.invalidArgument, "method must be a string such as \"POST\", got \(other.typeName)")
         }
         headers = try Self.headers(fields["headers"] ?? .null)

@@ -35,20 +35,22 @@ public enum LocationProviderSpec {
             + (meant.map { "; did you mean '\($0)'?" } ?? "")
     }
 
-    /// What is wrong with a `fixed:` setting's position (`fixed:1`), which needs nothing the
-    /// host has at its start, so a command line can refuse it as a usage error; nil otherwise.
-    public static func positionProblem(_ setting: String) -> String? {
+    /// What is wrong with a known provider's argument (`fixed:1`, `gpx:` with no file, a file
+    /// that cannot be read, `gpsd:HOST:99999`), which needs nothing the host has at its start
+    /// (files must exist then), so a command line can refuse it as a usage error; nil otherwise.
+    public static func argumentProblem(_ setting: String) -> String? {
         let setting = setting.trimmingSpaces
-        guard setting.hasPrefix("fixed:") || setting == "fixed" else { return nil }
+        let kind = String(setting.prefix { $0 != ":" })
+        guard kinds.contains(kind) else { return nil }
         do throws(ServiceError) {
-            _ = try fixed(setting.dropFirst(min(setting.count, "fixed:".count)))
+            // Building a provider opens nothing: files are only checked for access here.
+            _ = try provider(setting)
             return nil
         } catch {
-            // Said after the setting by the caller: without the provider's own `location fixed:…:`.
-            for prefix in ["location \(setting): ", "location fixed: "] where error.message.hasPrefix(prefix) {
-                return String(error.message.dropFirst(prefix.count))
-            }
-            return error.message
+            // Said after the setting by the caller: without the provider's own `location gpx:…: `
+            // (which names the setting or the part of it that is wrong).
+            guard error.message.hasPrefix("location "), let end = error.message.firstRange(of: ": ") else { return error.message }
+            return String(error.message[end.upperBound...])
         }
     }
 

@@ -82,6 +82,12 @@ public struct ProcessOutcome: Sendable, Equatable {
             let full = upper.hasPrefix("SIG") ? upper : "SIG" + upper
             if let known = signalNames.first(where: { $0.value == full }) { return known.key }
         }
-        throw ServiceError(.invalidArgument, "signal must be a name such as \"SIGTERM\", \"SIGINT\" or \"SIGKILL\" (or its number), got \(clipped(value.integerValue.map { "\($0), not a signal this host knows" } ?? value.stringValue ?? value.typeName, limit: 60))")
+        // `SIGKIL`, `TREM`: the signal it most likely meant.
+        let closest = value.stringValue.flatMap { name -> String? in
+            let upper = name.uppercased()
+            return NameSuggestion.closest(to: upper.hasPrefix("SIG") ? upper : "SIG" + upper, among: signalNames.values.sorted(), prefixes: false)
+        }
+        throw ServiceError(.invalidArgument, "signal must be a name such as \"SIGTERM\", \"SIGINT\" or \"SIGKILL\" (or its number), got \(clipped(value.integerValue.map { "\($0), not a signal this host knows" } ?? value.stringValue ?? value.typeName, limit: 60))"
+                           + (closest.map { "; did you mean '\($0)'?" } ?? ""))
     }
 }
