@@ -63,6 +63,11 @@ extension RemoteServer {
     /// the chunk assigned `print` itself.
     func beginOutput(to connection: RemoteConnection) {
         outputTarget = connection
+        host.remoteNotice = { [weak connection] line in
+            guard let connection else { return }
+            _ = connection.send(RemoteOutput.notification(Array((line + "\n").utf8), stream: .error), ownOutput: true)
+            connection.flush()
+        }
         // What the host writes to stderr meanwhile (a warning the chunk caused: `V:loadVeiw is
         // not a lifecycle step`) goes to the client too, as stderr output, without colours.
         if !followers.contains(connection) {
@@ -96,6 +101,7 @@ extension RemoteServer {
     /// Puts the host's `print` back after a resume of the chunk.
     func endOutput() {
         outputTarget = nil
+        host.remoteNotice = nil
         host.errorCopy = nil
         guard printSwapped, let slots = printSlots else { return }
         printSwapped = false
