@@ -81,6 +81,29 @@ import Testing
         #expect(!grants(sandbox).contains(".ssh"), "\(grants(sandbox))")
     }
 
+    /// D1 at the update question: a plugin granted ~/Music that now asks for ~/Pics too, with
+    /// the ~/Pics link re-pointed at ~/.ssh while the question waits, records nothing.
+    @Test func aLinkRepointedWhileTheUpdateQuestionWaitsGrantsNothing() async throws {
+        let sandbox = try self.sandbox()
+        #expect(try await inHome(["--data-dir", sandbox.path + "/data", "plugins", "allow", "music"], sandbox, stdin: "").status == 0)
+        try sandbox.write("pics-real/a.txt", "picture")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/Pics", withDestinationPath: "pics-real")
+        try sandbox.write("plugins/music/plugin.toml", PluginGrantTests.manifest("read = [\"~/Music\", \"~/Pics\"]"))
+        let path = try sandbox.write("first.lua", Self.firstScript)
+        let terminal = try start(["--ui", "plain", path], in: sandbox)
+        await terminal.waitFor(line: "Grant plugin 'music' these permissions now")
+        #expect(terminal.text.contains("beyond its earlier grant: read ~/Pics"), "\(terminal.text)")
+        unlink(sandbox.path + "/Pics.tmp")
+        try FileManager.default.createSymbolicLink(atPath: sandbox.path + "/Pics.tmp", withDestinationPath: ".ssh")
+        #expect(rename(sandbox.path + "/Pics.tmp", sandbox.path + "/Pics") == 0)
+        await terminal.answerYes()
+        await terminal.waitFor(line: "went on")
+        #expect(await terminal.finish() == 0)
+        let screen = terminal.screen.transcript.joined()
+        #expect(screen.contains("read ~/Pics led to \(sandbox.path)/pics-real and leads to \(sandbox.path)/.ssh now; nothing was granted"), "\(screen)")
+        #expect(!grants(sandbox).contains(".ssh") && !grants(sandbox).contains("~/Pics"), "\(grants(sandbox))")
+    }
+
     /// D1's other side: with nothing changed, `y` records where the link led when shown.
     @Test func aYesRecordsWhereTheLinkLedWhenShown() async throws {
         let sandbox = try self.sandbox()
