@@ -234,4 +234,26 @@ import Testing
         #expect(grants(sandbox).isEmpty, "\(grants(sandbox))")
         #expect(await terminal.finish(timeLimit: 30) == 0)
     }
+
+    /// D7 through `crescent eval`: the client printed nothing while it waited. It says at once
+    /// that the person at the host's terminal is asked, and its end (killed) answers no.
+    @Test func crescentEvalSaysItWaitsForThePerson() async throws {
+        let sandbox = try self.sandbox()
+        let runtime = sandbox.path + "/run"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // Ends by itself once the test is done with it.
+        let path = try sandbox.write("wait.lua", "task(function() sleep(8) end)")
+        let environment: [String: String?] = ["XDG_RUNTIME_DIR": runtime]
+        let terminal = try start(["--ui", "plain", "--listen=d7e", path], in: sandbox, environment: environment)
+        await terminal.waitFor("the host to listen") { _ in FileManager.default.fileExists(atPath: runtime + "/crescent/d7e.sock") }
+        let client = CrescentProcess(["eval", "d7e", "return services.music:first()"], directory: sandbox.path,
+                                     environment: ["XDG_RUNTIME_DIR": runtime, "HOME": sandbox.path])
+        try client.start()
+        await terminal.waitFor(line: "Grant plugin 'music' these permissions now")
+        #expect(await client.waitForOutput("the person at the host's terminal is asked now", onStderr: true, within: 10), "\(client.stderr)")
+        client.send(SIGKILL, expecting: .death)
+        await terminal.waitFor(line: "went away")
+        #expect(await terminal.finish(timeLimit: 30) == 0)
+        #expect(grants(sandbox).isEmpty, "\(grants(sandbox))")
+    }
 }
