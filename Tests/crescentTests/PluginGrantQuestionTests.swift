@@ -58,7 +58,7 @@ import Testing
         let path = try sandbox.write("ping.lua", "task(function() print(pcall(function() return services.music:ping() end)) print('went on') end)")
         let terminal = try start(["--ui", "plain", path], in: sandbox)
         await terminal.waitFor(line: "Grant plugin 'music' these permissions now")
-        terminal.type("n")
+        terminal.type("n\r")
         await terminal.waitFor(line: "went on")
         let screen = terminal.screen.transcript.joined()
         #expect(screen.contains("false/") && screen.contains("services.music cannot start: permission: plugin 'music' asks for permissions"), "\(screen)")

@@ -115,6 +115,20 @@ final class TerminalQuestion: Sendable {
         }
     }
 
+    /// A whole line a reader read from a terminal in its line mode (``ScriptRunner``'s command
+    /// reader), without its newline: taken as the answer while a question waits (true: the line
+    /// was for the question). Keys cannot be told from a paste there, so the line is the
+    /// answer: `y` or `yes`, nothing else (a bracketed paste's markers make it no).
+    func offer(line: String) -> Bool {
+        state.withLock { state in
+            guard case .waiting = state.phase else { return false }
+            let word = line.lowercased()
+            state.phase = .answered(word == "y" || word == "yes")
+            wakeUp.signal()
+            return true
+        }
+    }
+
     /// What the bytes of one read say, after the letters `typed` before them: yes, no, or not
     /// yet (the letters so far begin `yes`; they are added to `typed`).
     static func answer(to bytes: [UInt8], typed: inout [UInt8]) -> Bool? {
