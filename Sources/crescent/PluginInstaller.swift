@@ -1,6 +1,7 @@
 import CrescentKit
 import Model
 import Foundation
+import Synchronization
 
 /// `crescent plugins install` and `remove`: a plugin folder, a git repository (a path or a URL) or
 /// a `.tar.gz` archive copied into the user's plugin folder after its manifest and its contents
@@ -16,8 +17,16 @@ enum PluginInstaller {
             return .failure(PluginProblem("cannot find the user's plugin folder: HOME is not set"))
         }
         let files = FileManager.default
-        let staging = files.temporaryDirectory.appendingPathComponent("crescent-install-\(UUID().uuidString.prefix(8))").path
-        defer { try? files.removeItem(atPath: staging) }
+        // A folder only its user reads (mkdtemp's 0700) holds the copy: it was made 0755, and a
+        // copy left behind could be read by anyone (attack new27g D8).
+        var template = Array((files.temporaryDirectory.path + "/crescent-install-XXXXXXXX").utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ $0.baseAddress.flatMap { mkdtemp($0) } }) != nil else {
+            let temporary = files.temporaryDirectory.path
+            return .failure(PluginProblem("\(source): cannot make a folder in \(temporary) to check the plugin in (\(String(cString: strerror(errno)))); set TMPDIR to a writable folder"))
+        }
+        let holder = String(cString: template)
+        let staging = holder + "/plugin"
+        defer { try? files.removeItem(atPath: holder) }
         do throws(PluginProblem) {
             try fetch(source, into: staging)
             let folder = try pluginFolder(in: staging, source: source)
@@ -34,7 +43,7 @@ enum PluginInstaller {
             let target = destination + "/" + checked.name
             // An installed plugin whose manifest no longer loads is replaced without a question.
             if let installed = try? PluginManifest.load(folder: target, hostVersion: CrescentVersion.current),
-               checked.isOlder(than: installed), !downgrade(installed, checked) {
+               checked.isOlder(than: installed), !InterruptCleanup.removing(holder, while: { downgrade(installed, checked) }) {
                 throw PluginProblem("plugin '\(checked.name)' \(installed.version) is installed in \(target), and \(source) holds "
                     + "\(checked.version), an older version: installing it would be a downgrade; nothing was installed "
                     + "(run crescent plugins install --force \(source) to downgrade)")
@@ -234,7 +243,7 @@ enum PluginInstaller {
     static func confirm(_ question: String) -> Bool {
         guard ProcessIO.isTerminal(0) else { return true }
         ProcessIO.writeOut(question + " [y/N] ")
-        guard let answer = readLine() else {
+        guard let answer = readAnswer() else {
             ProcessIO.writeOut("\n")
             ProcessIO.writeError("crescent: no answer (the input ended): taken as no\n")
             return false
@@ -242,8 +251,60 @@ enum PluginInstaller {
         return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }
 
+    /// A line from stdin (a terminal), without its newline; nil at the end of input. Read a
+    /// few times a second rather than blocking in `readLine`, so that a signal noted meanwhile
+    /// (``InterruptCleanup``) ends the wait, as an empty answer.
+    private static func readAnswer() -> String? {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while !InterruptCleanup.interrupted {
+            var ready = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 100) > 0 else { continue }
+            let count = read(0, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            guard count == 1 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            // An answer is a word: a pasted megabyte is not kept.
+            if line.count < 4096 { line.append(byte) }
+        }
+        return ""
+    }
+
     static func fail(_ message: String) -> Never {
         ProcessIO.writeError("crescent: \(message)\n")
         ProcessIO.exit(1)
+    }
+}
+
+/// The signal that interrupted the question ``InterruptCleanup`` guards (0: none). Set from the
+/// signal handler: an atomic store is all it does.
+private let interruptingSignal = Atomic<Int32>(0)
+
+/// Removes a temporary folder when SIGINT or SIGTERM ends the command while it waits for a
+/// person (the downgrade question), then exits 130 or 143 as the other commands do: the
+/// interrupted install left its copy of the plugin behind (attack new27g D8). The handler only
+/// notes the signal; the question's read (``PluginInstaller/confirm(_:)``) looks for it a few
+/// times a second, whichever thread the signal reached.
+enum InterruptCleanup {
+    /// True once SIGINT or SIGTERM came while a guarded question waited.
+    static var interrupted: Bool { interruptingSignal.load(ordering: .relaxed) != 0 }
+
+    /// Runs `body` with `folder` removed, and the command ended, if SIGINT or SIGTERM comes
+    /// meanwhile.
+    static func removing<Answer>(_ folder: String, while body: () -> Answer) -> Answer {
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { signalNumber in interruptingSignal.store(signalNumber, ordering: .relaxed) }
+        sigemptyset(&action.sa_mask)
+        var savedInterrupt = sigaction(), savedTerminate = sigaction()
+        sigaction(SIGINT, &action, &savedInterrupt)
+        sigaction(SIGTERM, &action, &savedTerminate)
+        let answer = body()
+        sigaction(SIGINT, &savedInterrupt, nil)
+        sigaction(SIGTERM, &savedTerminate, nil)
+        let signalNumber = interruptingSignal.load(ordering: .relaxed)
+        guard signalNumber != 0 else { return answer }
+        try? FileManager.default.removeItem(atPath: folder)
+        ProcessIO.writeError("\ncrescent: interrupted (\(signalNumber == SIGINT ? "SIGINT" : "SIGTERM")): nothing was installed\n")
+        ProcessIO.exit(128 + signalNumber)
     }
 }

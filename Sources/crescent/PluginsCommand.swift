@@ -46,11 +46,14 @@ struct PluginsCommand: ParsableCommand {
             case .success(let found): manifest = found
             case .failure(let problem): PluginInstaller.fail(problem.message)
             }
-            ProcessIO.writeOut(PluginCatalog.permissionReport(manifest, dataDirectory: options.dataDirectory) + "\n")
+            // Where each path leads is read once: what is shown is what is recorded, and a link
+            // re-pointed before the answer records nothing.
+            let shown = PluginGrants.Snapshot(of: manifest)
+            ProcessIO.writeOut(PluginCatalog.permissionReport(manifest, dataDirectory: options.dataDirectory, shown: shown) + "\n")
             if !manifest.permissions.asksNothing && !PluginInstaller.confirm("Grant plugin '\(manifest.name)' these permissions?") {
                 PluginInstaller.fail("not granted")
             }
-            switch PluginCatalog.allow(manifest, dataDirectory: options.dataDirectory) {
+            switch PluginCatalog.allow(manifest, dataDirectory: options.dataDirectory, shown: shown) {
             case .success(let text): ProcessIO.writeOut(text + "\n")
             case .failure(let problem): PluginInstaller.fail(problem.message)
             }
@@ -81,7 +84,7 @@ struct PluginsCommand: ParsableCommand {
             }
             switch PluginInstaller.install(source, builtins: builtins, downgrade: downgrade) {
             case .success(let manifest):
-                ProcessIO.writeOut("installed plugin '\(manifest.name)' \(manifest.version) in \(manifest.folder)\n")
+                ProcessIO.writeOut(PluginCatalog.terminalSafe("installed plugin '\(manifest.name)' \(manifest.version) in \(manifest.folder)") + "\n")
                 ProcessIO.writeOut(PluginCatalog.permissionReport(manifest, dataDirectory: options.dataDirectory) + "\n")
                 if case .notGranted = PluginGrants(dataDirectory: options.dataDirectory).status(of: manifest) {
                     ProcessIO.writeOut("it starts once granted: crescent plugins allow \(manifest.name)\n")
@@ -105,9 +108,13 @@ struct PluginsCommand: ParsableCommand {
 
         func run() throws {
             let options = common.hostOptions()
+            // The grant names the folder resolved, which is possible only while it is there.
+            let granted = PluginSearch.userFolder().map { PluginCatalog.grantFolder($0 + "/" + name) }
             switch PluginInstaller.remove(name) {
             case .success(let folder):
-                if let problem = PluginCatalog.revoke(name, dataDirectory: options.dataDirectory) { PluginInstaller.fail(problem.message) }
+                if let problem = PluginCatalog.revoke(name, folder: granted ?? folder, dataDirectory: options.dataDirectory) {
+                    PluginInstaller.fail(problem.message)
+                }
                 ProcessIO.writeOut("removed plugin '\(name)' (\(folder)) and its grant\n")
             case .failure(let problem):
                 PluginInstaller.fail(problem.message)

@@ -14,9 +14,15 @@ enum RemoteCommandSupport {
     }
 
     /// Calls `method`; exits 1 on a lost connection. An error answer is returned for the caller.
+    /// What the chunk writes to stderr (its warnings, and the host's word that the request
+    /// waits for a person to answer a permission question) is written as it comes.
     static func call(_ client: RemoteClient, _ method: String, _ params: Value = .null) -> Result<Value, JSONRPCError> {
         do throws(RemoteError) {
-            return try client.call(method, params)
+            return try client.call(method, params) { message in
+                guard case .notification("output", let fields) = message, fields["stream"].stringValue == "stderr" else { return false }
+                ProcessIO.writeError(bytes: RemoteOutput.bytes(of: fields))
+                return true
+            }
         } catch {
             fail(error.description)
         }

@@ -98,6 +98,20 @@ final class InteractiveTerminal: @unchecked Sendable {
         }
     }
 
+    /// Sends `signal` to the program (the pseudo-terminal is not its controlling terminal, so a
+    /// typed Ctrl-C is only a byte).
+    func send(signal: Int32) {
+        process.signal(signal)
+    }
+
+    /// Answers a grant question yes as a person does: `y`, then Enter in a keystroke of its own
+    /// (an Enter in the same read as the letters is taken as pasted, and as no).
+    func answerYes() async {
+        type("y")
+        try? await Task.sleep(for: .milliseconds(300))
+        type("\r")
+    }
+
     /// Everything the program wrote so far.
     var text: String { String(decoding: output.bytes, as: UTF8.self) }
 

@@ -4,8 +4,8 @@ import Testing
 
 /// DESIGN.md (Plugins › Permissions): "on a terminal the first touch asks y/n". A plugin whose
 /// permissions are not granted, touched by a script run, the REPL or a controller app on a real
-/// (pseudo-)terminal, shows what it asks and waits for one key: `y` records the grant (as
-/// `crescent plugins allow` would) and the call goes on; `n` refuses it as without a terminal.
+/// (pseudo-)terminal, shows what it asks and waits for the answer: `y` and Enter records the grant
+/// (as `crescent plugins allow` would) and the call goes on; `n` refuses it as without a terminal.
 @Suite struct PluginGrantQuestionTests {
     /// A sandbox that is HOME, with the `music` plugin asking to read ~/Music.
     func sandbox() throws -> Sandbox {
@@ -29,7 +29,7 @@ import Testing
     func grant(_ terminal: InteractiveTerminal, typing touch: String, thenSee result: String) async {
         terminal.type(touch)
         await terminal.waitFor(line: "Grant plugin 'music' these permissions now")
-        terminal.type("y")
+        await terminal.answerYes()
         await terminal.waitFor(line: result)
     }
 
@@ -47,7 +47,7 @@ import Testing
         await terminal.waitFor(line: "Grant plugin 'music' these permissions now")
         #expect(terminal.screen.transcript.contains { $0.contains("read ~/Music: may read the files in ~/Music") })
         #expect(grants(sandbox).isEmpty, "nothing is recorded before the answer")
-        terminal.type("y")
+        await terminal.answerYes()
         await terminal.waitFor(line: "answer: pong")
         #expect(await terminal.finish() == 0)
         #expect(grants(sandbox).contains("[music]") && grants(sandbox).contains("read = [\"~/Music\"]"), "\(grants(sandbox))")
@@ -58,7 +58,7 @@ import Testing
         let path = try sandbox.write("ping.lua", "task(function() print(pcall(function() return services.music:ping() end)) print('went on') end)")
         let terminal = try start(["--ui", "plain", path], in: sandbox)
         await terminal.waitFor(line: "Grant plugin 'music' these permissions now")
-        terminal.type("n")
+        terminal.type("n\r")
         await terminal.waitFor(line: "went on")
         let screen = terminal.screen.transcript.joined()
         #expect(screen.contains("false/") && screen.contains("services.music cannot start: permission: plugin 'music' asks for permissions"), "\(screen)")
@@ -117,7 +117,7 @@ import Testing
         await terminal.waitFor(line: "Grant plugin 'music' these permissions now")
         // Three times the caller's time limit, as a person reading the question takes.
         try await Task.sleep(for: .seconds(3))
-        terminal.type("y")
+        await terminal.answerYes()
         await terminal.waitFor(line: "again: music said pong")
         let screen = terminal.screen.transcript.joined(separator: "\n")
         #expect(screen.contains("music said pong") && !screen.contains("failed:") && !screen.contains("timeout"), "\(screen)")

@@ -64,6 +64,9 @@ public final class Host {
     /// While a remote client's chunk runs: where a copy of each line for stderr goes (the
     /// warnings the chunk causes, which the host's own stderr alone hid from the client).
     var errorCopy: ((String) -> Void)?
+    /// While a remote client's chunk runs: tells that client a line at once, though the loop is
+    /// held (a permission question it waits on), where its other output waits for the loop.
+    var remoteNotice: ((String) -> Void)?
 
     /// The script's scope: owns what the main chunk and its handlers start, ends at exit.
     public let scriptScope = Scope(name: "script")

@@ -12,8 +12,16 @@ import Glibc
 /// prompt, the run waits: a plugin half started while timers and clients went on would be worse.
 /// A question nobody answers within ``answerWait`` is a no.
 ///
-/// The answer is one key: `y` is yes; `n`, Enter, Esc, Ctrl-C and Ctrl-D are no; other keys are
-/// ignored. A REPL or a controller app reads the terminal on a thread of its own, which offers
+/// The answer is a line, as apt's `[Y/n]` and ssh's `yes/no` take it: `y` or `yes` and then Enter
+/// is yes; any other key (Enter alone, `n`, Esc, Ctrl-C, Ctrl-D, a bracketed paste, which starts
+/// with Esc, a letter that `yes` does not go on with) is no at once. An Enter that comes in the
+/// same read as the letters before it was pasted, not typed, and is no too. A single key used to
+/// be the answer with other keys ignored, so text typed or pasted while the question was up
+/// granted at its first `y` ("copy this", "today"; attack new27g D3). A line, not a lone `y`
+/// with nothing else pending: a word typed on that begins with `y` ("yellow") or a `y` and an
+/// Enter meant for something else are caught the same way, and `plugins allow` reads one too.
+///
+/// A REPL or a controller app reads the terminal on a thread of its own, which offers
 /// its input here first (``offer(_:)``) and shows the question its own way (``Reader``); a run
 /// without such a reader reads the key itself, in raw mode for that key only, after dropping
 /// keys typed ahead (they were not typed as an answer).
@@ -47,6 +55,20 @@ final class TerminalQuestion: Sendable {
         var phase = Phase.idle
         var reader: (id: Int, reader: Reader)?
         var nextReader = 0
+        /// The letters of the answer typed so far.
+        var typed: [UInt8] = []
+    }
+
+    /// How a question ended.
+    enum Outcome: Sendable, Equatable {
+        /// `y` or `yes` and Enter.
+        case yes
+        /// Any other answer, or none within ``answerWait``.
+        case no
+        /// The one who asked went away first (a remote client that hung up or interrupted).
+        case abandoned
+        /// Nobody could be asked: why (the question is not shown where a person would see it).
+        case notAsked(String)
     }
 
     private let state = Mutex(State())
@@ -85,7 +107,7 @@ final class TerminalQuestion: Sendable {
     func offer(_ bytes: [UInt8]) -> Bool {
         state.withLock { state in
             guard case .waiting = state.phase else { return false }
-            if let answer = bytes.lazy.compactMap(Self.answer(to:)).first {
+            if let answer = Self.answer(to: bytes, typed: &state.typed) {
                 state.phase = .answered(answer)
                 wakeUp.signal()
             }
@@ -93,61 +115,97 @@ final class TerminalQuestion: Sendable {
         }
     }
 
-    /// What a key says: yes, no, or nothing (ignored).
-    static func answer(to byte: UInt8) -> Bool? {
-        switch byte {
-        case UInt8(ascii: "y"), UInt8(ascii: "Y"): true
-        case UInt8(ascii: "n"), UInt8(ascii: "N"), UInt8(ascii: "q"), 13, 10, 27, 3, 4: false
-        default: nil
+    /// A whole line a reader read from a terminal in its line mode (``ScriptRunner``'s command
+    /// reader), without its newline: taken as the answer while a question waits (true: the line
+    /// was for the question). Keys cannot be told from a paste there, so the line is the
+    /// answer: `y` or `yes`, nothing else (a bracketed paste's markers make it no).
+    func offer(line: String) -> Bool {
+        state.withLock { state in
+            guard case .waiting = state.phase else { return false }
+            let word = line.lowercased()
+            state.phase = .answered(word == "y" || word == "yes")
+            wakeUp.signal()
+            return true
         }
     }
 
-    /// Asks `question` (lines without the `[y/N]`) and answers whether the person typed `y`.
+    /// What the bytes of one read say, after the letters `typed` before them: yes, no, or not
+    /// yet (the letters so far begin `yes`; they are added to `typed`).
+    static func answer(to bytes: [UInt8], typed: inout [UInt8]) -> Bool? {
+        for (index, byte) in bytes.enumerated() {
+            switch byte {
+            case 13, 10:
+                // Enter in a read of its own after `y` or `yes`; with the letters in one read it
+                // was pasted.
+                let word = String(decoding: typed, as: UTF8.self).lowercased()
+                return index == 0 && (word == "y" || word == "yes")
+            case UInt8(ascii: "y"), UInt8(ascii: "Y"), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "s"), UInt8(ascii: "S"):
+                typed.append(byte)
+                guard "yes".hasPrefix(String(decoding: typed, as: UTF8.self).lowercased()) else { return false }
+            default:
+                return false
+            }
+        }
+        return nil
+    }
+
+    /// What ends the question's last line.
+    static let prompt = " Type y or yes, then Enter [y/N] "
+
+    /// Asks `question` (lines without the prompt) and answers how it ended.
     /// Blocks the calling thread (the host's loop) until the answer, at most ``answerWait``.
     /// `plainOutput` shows the question when no reader thread runs (stderr, cleared of a live
     /// view).
-    /// The wait is not counted against any time limit (``QuestionTime``).
-    func ask(_ question: String, plainOutput: (String) -> Void) -> Bool {
+    /// The wait is not counted against any time limit (``QuestionTime``). `abandoned`, read
+    /// on the calling thread a few times a second, ends the question as no once true.
+    func ask(_ question: String, abandoned: () -> Bool = { false }, plainOutput: (String) -> Void) -> Outcome {
         QuestionTime.shared.started()
         defer { QuestionTime.shared.ended() }
         let reader = state.withLock { state -> Reader? in
             state.phase = .waiting
+            state.typed = []
             return state.reader?.reader
         }
         guard let reader else {
             state.withLock { $0.phase = .idle }
-            return askDirectly(question, output: plainOutput)
+            return askDirectly(question, abandoned: abandoned, output: plainOutput)
         }
-        reader.show(question + " [y/N] ")
-        let answer = waitForReader()
-        reader.answered(answer)
+        reader.show(question + Self.prompt)
+        let answer = waitForReader(abandoned: abandoned)
+        reader.answered(answer == .yes)
         return answer
     }
 
     /// Waits for a reader's ``offer(_:)`` (or its end), at most ``answerWait``.
-    private func waitForReader() -> Bool {
+    private func waitForReader(abandoned: () -> Bool) -> Outcome {
         for _ in 0..<Self.waitSteps {
             _ = wakeUp.wait(timeout: .now() + .milliseconds(Self.waitStep))
-            let answer = state.withLock { state -> Bool? in
-                guard case .answered(let answer) = state.phase else { return nil }
+            let gone = abandoned()
+            let answer = state.withLock { state -> Outcome? in
+                guard case .answered(let answer) = state.phase else {
+                    guard gone else { return nil }
+                    state.phase = .idle
+                    return .abandoned
+                }
                 state.phase = .idle
-                return answer
+                return answer ? .yes : .no
             }
             if let answer { return answer }
         }
         return state.withLock { state in
             defer { state.phase = .idle }
-            if case .answered(let answer) = state.phase { return answer }
-            return false
+            if case .answered(let answer) = state.phase { return answer ? .yes : .no }
+            return .no
         }
     }
 
-    /// Asks on a terminal nobody else reads: one key in raw mode, keys typed ahead dropped.
-    private func askDirectly(_ question: String, output: (String) -> Void) -> Bool {
+    /// Asks on a terminal nobody else reads: the answer read in raw mode, keys typed ahead
+    /// dropped, its letters echoed.
+    private func askDirectly(_ question: String, abandoned: () -> Bool, output: (String) -> Void) -> Outcome {
         // The question goes to stderr: a person who cannot see it is not asked.
-        guard isatty(2) == 1 else { return false }
+        guard isatty(2) == 1 else { return .notAsked("stderr is not a terminal, so nobody would see the question") }
         let terminal = Terminal.standard
-        guard let saved = try? terminal.enableRawMode() else { return false }
+        guard let saved = try? terminal.enableRawMode() else { return .notAsked("the terminal could not be put in raw mode to read the answer") }
         // An exit meanwhile (SIGTERM past its grace period) gives the terminal back too.
         TerminalSession.armGuard(terminal, restoring: saved, writing: "")
         defer {
@@ -155,19 +213,30 @@ final class TerminalQuestion: Sendable {
             terminal.restore(saved)
         }
         tcflush(terminal.input, TCIFLUSH)
-        output(question + " [y/N] ")
+        output(question + Self.prompt)
         var answer: Bool?
-        for _ in 0..<Self.waitSteps where answer == nil {
+        var typed: [UInt8] = []
+        var gone = false
+        for _ in 0..<Self.waitSteps where answer == nil && !gone {
             var ready = pollfd(fd: terminal.input, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, Int32(Self.waitStep)) > 0 else { continue }
+            guard poll(&ready, 1, Int32(Self.waitStep)) > 0 else {
+                gone = abandoned()
+                continue
+            }
             guard let bytes = terminal.read(maximum: 64) else {
                 answer = false  // the input ended
                 break
             }
-            answer = bytes.lazy.compactMap(Self.answer(to:)).first
+            let before = typed.count
+            answer = Self.answer(to: bytes, typed: &typed)
+            if answer == nil { output(String(decoding: typed[before...], as: UTF8.self)) }
         }
         let yes = answer ?? false
-        output(yes ? "y\n" : "n\n")
-        return yes
+        output(yes ? "\n" : (typed.isEmpty ? "n\n" : " -> n\n"))
+        if gone {
+            output("(the one who asked went away: taken as no)\n")
+            return .abandoned
+        }
+        return yes ? .yes : .no
     }
 }

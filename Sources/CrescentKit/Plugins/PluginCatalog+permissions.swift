@@ -54,38 +54,74 @@ extension PluginCatalog {
         return .failure(PluginProblem("no plugin '\(name)' found\(hint) (crescent plugins lists the plugins found)"))
     }
 
-    /// What `manifest` asks, as `crescent plugins allow` and `install` show it.
-    public static func permissionReport(_ manifest: PluginManifest, dataDirectory: String?) -> String {
+    /// What `manifest` asks, as `crescent plugins allow`, `install` and the first touch's
+    /// question show it: each path leading where `shown` says (else where it leads now). A long
+    /// request opens with a summary (``PermissionSummary``); unless `full`, it then shows only
+    /// its first entries and says where to read them all. Every line is ``terminalSafe(_:)``: a
+    /// folder name (a cloned project's `plugins/NAME`) or a link's target is outside text.
+    public static func permissionReport(_ manifest: PluginManifest, dataDirectory: String?,
+                                        shown: PluginGrants.Snapshot? = nil, full: Bool = false) -> String {
         let status = PluginGrants(dataDirectory: dataDirectory).status(of: manifest)
         var lines = ["plugin '\(manifest.name)' \(manifest.version) (\(manifest.kind.name)) in \(manifest.folder) asks:"]
-        lines += manifest.explanation(dataDirectory: dataDirectory).map { "  " + $0 }
+        let explanation = manifest.explanation(dataDirectory: dataDirectory, targets: shown?.targets)
+        lines += PermissionSummary(manifest.permissions, explanation: explanation, folder: manifest.folder, full: full,
+                                   targets: shown?.targets)
+            .lines.map { "  " + $0 }
         if case .notGranted(let missing, let update) = status, update {
             lines.append("  beyond its earlier grant: " + missing.joined(separator: ", "))
         }
         lines.append("grant: " + grantText(status))
-        return lines.joined(separator: "\n")
+        return lines.map(terminalSafe).joined(separator: "\n")
+    }
+
+    /// `line` with what would change how a terminal shows it written as escapes: control
+    /// characters (escape sequences, carriage returns, a newline that would start a forged
+    /// line), bidirectional marks and invisible characters (``PluginPermissions/isInvisible``).
+    /// Folder names and link targets come from whoever made them (attack new27g D2: a folder
+    /// named with `ESC [2K CR` erased the question's header and wrote "grant: granted").
+    public static func terminalSafe(_ line: String) -> String {
+        guard line.unicodeScalars.contains(where: { isDisplayHazard($0) || PluginPermissions.isInvisible($0) }) else { return line }
+        var shown = ""
+        for scalar in line.unicodeScalars {
+            switch scalar {
+            case "\n": shown += "\\n"
+            case "\r": shown += "\\r"
+            case "\t": shown += "\\t"
+            case _ where isDisplayHazard(scalar) || PluginPermissions.isInvisible(scalar):
+                shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
     }
 
     /// `crescent plugins allow NAME`: records `manifest`'s permissions as granted. Answers what
     /// was recorded, or why not.
-    public static func allow(_ manifest: PluginManifest, dataDirectory: String?) -> Result<String, PluginProblem> {
+    /// `shown`: what the person was shown (``permissionReport(_:dataDirectory:shown:full:)``);
+    /// nothing is recorded when it changed since.
+    public static func allow(_ manifest: PluginManifest, dataDirectory: String?,
+                             shown: PluginGrants.Snapshot? = nil) -> Result<String, PluginProblem> {
         var grants = PluginGrants(dataDirectory: dataDirectory)
         if manifest.permissions.asksNothing {
             return .success("plugin '\(manifest.name)' asks for nothing beyond its own folders: nothing to grant")
         }
         do throws(PluginProblem) {
-            try grants.grant(manifest)
+            try grants.grant(manifest, shown: shown)
         } catch {
             return .failure(error)
         }
         return .success("granted: plugin '\(manifest.name)' \(manifest.version) (recorded in \(grants.path))")
     }
 
-    /// Forgets the grant of plugin `name` (`crescent plugins remove NAME`).
-    public static func revoke(_ name: String, dataDirectory: String?) -> PluginProblem? {
+    /// The folder `path` as a grant names it (resolved): read before the folder is removed.
+    public static func grantFolder(_ path: String) -> String { PluginSandbox.resolve(path) }
+
+    /// Forgets the grant of plugin `name` in `folder` (``grantFolder(_:)``; `crescent plugins
+    /// remove NAME`): a plugin of that name in another folder keeps its grant.
+    public static func revoke(_ name: String, folder: String, dataDirectory: String?) -> PluginProblem? {
         var grants = PluginGrants(dataDirectory: dataDirectory)
         do throws(PluginProblem) {
-            try grants.revoke(name)
+            try grants.revoke(name, folder: folder)
         } catch {
             return error
         }
@@ -99,8 +135,8 @@ extension PluginManifest {
     /// reviewing it would otherwise take for the scripts' collections; and that it may copy
     /// your scripts' collection of its own name without a grant (``PluginStore/adopt(_:)``),
     /// which nothing showed.
-    func explanation(dataDirectory: String?) -> [String] {
-        var lines = permissions.explanation
+    func explanation(dataDirectory: String?, targets: PluginPermissions.Targets? = nil) -> [String] {
+        var lines = permissions.explanation(targets: targets)
         if case .lua = kind, requires.contains("store") {
             lines.append("always: keeps store collections of its own (plugin:\(name):NAME), apart from your scripts' "
                          + "and other plugins' (yours only as collections grants them)")

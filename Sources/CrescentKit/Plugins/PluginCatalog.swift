@@ -37,6 +37,8 @@ public enum PluginCatalog {
                          manifest?.services.joined(separator: ",") ?? "?", manifest.map { summary($0, dataDirectory: options.dataDirectory) } ?? "?",
                          manifest.map { grantText(grants.status(of: $0)) } ?? "?", status])
         }
+        // Folder names and the messages naming them are outside text: one cell, one line.
+        rows = rows.map { $0.map(terminalSafe) }
         let last = rows[0].count - 1
         let widths = (0..<last).map { column in rows.map { $0[column].count }.max() ?? 0 }
         let lines = rows.map { row in
@@ -55,21 +57,23 @@ public enum PluginCatalog {
         do throws(PluginProblem) {
             manifest = try PluginManifest.load(folder: folder, hostVersion: CrescentVersion.current)
         } catch {
-            return (false, "error: \(error.message)")
+            return (false, "error: \(terminalSafe(error.message))")
         }
-        let header = "plugin '\(manifest.name)' \(manifest.version) (\(manifest.kind.name)) in \(folder)"
+        let header = terminalSafe("plugin '\(manifest.name)' \(manifest.version) (\(manifest.kind.name)) in \(folder)")
         let builtins = builtinServices(plugins: plugins, options: options)
         if let clash = manifest.services.first(where: builtins.contains) {
             let problem = "error: \(manifest.path): field 'services': service '\(clash)' is already provided by the builtin plugins, so every run skips this plugin; rename the service"
             return (false, [header, problem, "not usable"].joined(separator: "\n"))
         }
-        let permissions = ["permissions:"] + manifest.explanation(dataDirectory: options.dataDirectory).map { "  " + $0 }
+        let explanation = manifest.explanation(dataDirectory: options.dataDirectory)
+        let permissions = ["permissions:"] + PermissionSummary(manifest.permissions, explanation: explanation, folder: manifest.folder, full: true)
+            .lines.map { terminalSafe("  " + $0) }
         let status = PluginGrants(dataDirectory: options.dataDirectory).status(of: manifest)
         if case .notGranted = status {
             // Its code does not run before its user has granted what it asks.
             let key = PluginGrantKey.problem().map { "; \($0)" } ?? ""
             let note = "grant: \(grantText(status)): its services are not started (run crescent plugins allow \(manifest.name), then check again)\(key)"
-            return (true, ([header] + permissions + [note, "ok"]).joined(separator: "\n"))
+            return (true, ([header] + permissions + [terminalSafe(note), "ok"]).joined(separator: "\n"))
         }
         let documented = started(manifest, services: manifest.services, plugins: plugins, options: options)
         return (documented.ok, ([header] + permissions + documented.lines + [documented.ok ? "ok" : "not usable"]).joined(separator: "\n"))

@@ -20,6 +20,11 @@ import Glibc
 /// net = ["127.0.0.1:6600"]
 /// ```
 ///
+/// Each plugin folder has its own grant: a second folder with a plugin of the same name (a
+/// cloned project's `plugins/music` beside the installed one) is a second section, `[music-2]`
+/// (a plugin name holds no `-`), and granting one leaves the other's grant as it was. A file
+/// from before, one section per name, reads the same.
+///
 /// A plugin runs when what its manifest asks for is within its grant; an update that asks for
 /// more is refused until `crescent plugins allow NAME` records the new grant. A grant holds only
 /// for the plugin in the folder it was granted to, as the user who granted it made it (a grants
@@ -38,7 +43,8 @@ public struct PluginGrants: Sendable {
 
     /// The grants file's path.
     public let path: String
-    private var grants: [String: Grant] = [:]
+    /// The grants by plugin name, one for each folder granted.
+    private var grants: [String: [Grant]] = [:]
 
     /// One plugin's grant as recorded.
     struct Grant: Sendable {
@@ -81,7 +87,9 @@ public struct PluginGrants: Sendable {
             let sections = try PluginFile.tables(path, what: "the grants file")
             // No key: no grant was made by this user here, so none in the file holds.
             guard let key = PluginGrantKey.load() else { return }
-            for (name, section) in sections {
+            for (sectionName, section) in sections {
+                // `music-2`: the second folder's grant of plugin `music`.
+                let name = sectionName.split(separator: "-", maxSplits: 1).first.map(String.init) ?? sectionName
                 guard case .object = section,
                       let recorded = try? PluginPermissions.read(Self.permissionsTable(section), path: path, isGrant: true),
                       let folder = section["folder"].stringValue,
@@ -93,7 +101,8 @@ public struct PluginGrants: Sendable {
                 // A grant edited by hand, or made by another user, elsewhere or by an older
                 // release (unsigned), grants nothing.
                 guard section["hash"].stringValue == key.sign(grant.signedText(name: name)) else { continue }
-                grants[name] = grant
+                grants[name, default: []].removeAll { $0.folder == grant.folder }
+                grants[name, default: []].append(grant)
             }
         } catch {
             problem = error.message
@@ -134,36 +143,95 @@ public struct PluginGrants: Sendable {
         // A grant to a plugin of that name in another folder (a cloned project's copy, a grants
         // file brought along) is no grant of this one.
         let identity = Self.identity(of: manifest)
-        guard let grant = grants[manifest.name], grant.folder == identity.folder, grant.owner == identity.owner else {
+        guard let grant = grants[manifest.name]?.first(where: { $0.folder == identity.folder && $0.owner == identity.owner }) else {
             return .notGranted(missing: asked.beyond(PluginPermissions()), update: false)
         }
         let missing = asked.beyond(grant.permissions, targets: grant.targets)
         return missing.isEmpty ? .granted : .notGranted(missing: missing, update: true)
     }
 
-    /// The permissions granted to `name`, if any.
-    public func granted(_ name: String) -> PluginPermissions? { grants[name]?.permissions }
-
-    /// Records `manifest`'s permissions as granted, to the plugin in its folder, with where its
-    /// paths lead now (what `plugins allow` showed), and writes the file (0600, atomically).
-    public mutating func grant(_ manifest: PluginManifest) throws(PluginProblem) {
-        let key = try PluginGrantKey.loadOrMake()
-        let identity = Self.identity(of: manifest)
-        let grant = Grant(version: manifest.version, folder: identity.folder, owner: identity.owner,
-                          permissions: manifest.permissions, targets: manifest.permissions.targets())
-        try change(key) { $0[manifest.name] = grant }
+    /// The permissions granted to plugin `name` in `folder` (resolved), if any.
+    public func granted(_ name: String, folder: String) -> PluginPermissions? {
+        grants[name]?.first { $0.folder == folder }?.permissions
     }
 
-    /// Forgets the grant of `name` and writes the file.
-    public mutating func revoke(_ name: String) throws(PluginProblem) {
-        try change(PluginGrantKey.load()) { $0.removeValue(forKey: name) }
+    /// What a person is shown of a plugin before granting it: its folder resolved, that
+    /// folder's owner, and where each `read` and `write` entry leads, read once. The grant
+    /// records this, not what the paths lead to when the answer comes: a link re-pointed while
+    /// the question waited was recorded, and the plugin read or wrote a place never shown
+    /// (attack new27g D1).
+    public struct Snapshot: Sendable, Equatable {
+        let folder: String
+        let owner: UInt32
+        let targets: PluginPermissions.Targets
+
+        /// What `manifest`'s folder and paths are now.
+        public init(of manifest: PluginManifest) {
+            let identity = PluginGrants.identity(of: manifest)
+            folder = identity.folder
+            owner = identity.owner
+            targets = manifest.permissions.targets()
+        }
+
+        /// What changed from `self` (shown) to `now`, one phrase each; empty when nothing did.
+        func changes(to now: Snapshot, of permissions: PluginPermissions) -> [String] {
+            let home = getenv("HOME").map { String(cString: $0) }
+            func place(_ entry: String, _ target: String) -> String {
+                target.isEmpty ? PluginPermissions.expanded(entry, home: home) : target
+            }
+            var changes: [String] = []
+            if folder != now.folder || owner != now.owner {
+                changes.append("its folder was \(folder) (owner \(owner)) and is \(now.folder) (owner \(now.owner)) now")
+            }
+            for (field, entries, before, after) in [("read", permissions.read, targets.read, now.targets.read),
+                                                    ("write", permissions.write, targets.write, now.targets.write)] {
+                for (index, entry) in entries.enumerated() where index < before.count && index < after.count && before[index] != after[index] {
+                    changes.append("\(field) \(entry) led to \(place(entry, before[index])) and leads to \(place(entry, after[index])) now")
+                }
+            }
+            return changes
+        }
+    }
+
+    /// Records `manifest`'s permissions as granted, to the plugin in its folder, with where its
+    /// paths lead (what `plugins allow` or the question showed: `shown`, else now), and writes
+    /// the file (0600, atomically). When `shown` is given and anything in it changed since (a
+    /// link re-pointed while the person read the question), nothing is recorded.
+    public mutating func grant(_ manifest: PluginManifest, shown: Snapshot? = nil) throws(PluginProblem) {
+        let key = try PluginGrantKey.loadOrMake()
+        let now = Snapshot(of: manifest)
+        if let shown {
+            let changes = shown.changes(to: now, of: manifest.permissions)
+            if !changes.isEmpty {
+                throw PluginProblem("plugin '\(manifest.name)': what you were shown changed before your answer: "
+                    + changes.joined(separator: "; ") + "; nothing was granted: run crescent plugins allow \(manifest.name) "
+                    + "to be shown where it leads now")
+            }
+        }
+        let recorded = shown ?? now
+        let grant = Grant(version: manifest.version, folder: recorded.folder, owner: recorded.owner,
+                          permissions: manifest.permissions, targets: recorded.targets)
+        // Only this folder's grant is replaced: a same-name plugin elsewhere keeps its own.
+        try change(key) { grants in
+            grants[manifest.name, default: []].removeAll { $0.folder == grant.folder }
+            grants[manifest.name, default: []].append(grant)
+        }
+    }
+
+    /// Forgets the grant of plugin `name` in `folder` (resolved; nil: in every folder) and
+    /// writes the file.
+    public mutating func revoke(_ name: String, folder: String?) throws(PluginProblem) {
+        try change(PluginGrantKey.load()) { grants in
+            grants[name]?.removeAll { folder == nil || $0.folder == folder }
+            if grants[name]?.isEmpty == true { grants[name] = nil }
+        }
     }
 
     /// Applies `edit` to the grants as the file holds them now and writes them back, under a lock
     /// (`plugin-grants.toml.lock`): two `plugins allow` at once both land, and a grant removed
     /// meanwhile stays removed. A file that cannot be read is left alone rather than replaced by
     /// the one grant (it may hold others).
-    private mutating func change(_ key: PluginGrantKey?, _ edit: (inout [String: Grant]) -> Void) throws(PluginProblem) {
+    private mutating func change(_ key: PluginGrantKey?, _ edit: (inout [String: [Grant]]) -> Void) throws(PluginProblem) {
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         if !folder.isEmpty { Folders.make(folder, mode: 0o700) }
         let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -184,10 +252,15 @@ public struct PluginGrants: Sendable {
         var text = "# The permissions granted to plugins (crescent plugins allow NAME). Each grant holds the hash of\n"
             + "# what was granted, signed with your key (grant-key in ~/.local/share/crescent): a plugin asking for more,\n"
             + "# a grant edited by hand or brought from elsewhere, or a granted link leading elsewhere now, is asked again.\n"
-        for name in grants.keys.sorted() {
-            guard let grant = grants[name], let key else { continue }
+        let sections = grants.keys.sorted().flatMap { name in
+            (grants[name] ?? []).sorted { $0.folder < $1.folder }.enumerated().map { index, grant in
+                (name: name, section: index == 0 ? name : "\(name)-\(index + 1)", grant: grant)
+            }
+        }
+        for (name, section, grant) in sections {
+            guard let key else { continue }
             let permissions = grant.permissions
-            text += "\n[\(name)]\nversion = \(Self.quoted(grant.version))\nfolder = \(Self.quoted(grant.folder))\nowner = \(grant.owner)\n"
+            text += "\n[\(section)]\nversion = \(Self.quoted(grant.version))\nfolder = \(Self.quoted(grant.folder))\nowner = \(grant.owner)\n"
                 + "hash = \(Self.quoted(key.sign(grant.signedText(name: name))))\n"
             // Targets only where one leads elsewhere than it reads ("" for the others).
             let targets = [grant.targets.read, grant.targets.write].map { $0.allSatisfy(\.isEmpty) ? [] : $0 }

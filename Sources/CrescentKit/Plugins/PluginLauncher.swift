@@ -92,7 +92,10 @@ public final class PluginLauncher: Sendable {
     /// Why `manifest`'s plugin may not start, warned in the log: it asks for permissions its
     /// user has not granted, or it is a process plugin the kernel cannot confine and
     /// `[plugins] allow_unsandboxed` does not name.
-    static func refusal(of manifest: PluginManifest, limits: PluginsSection, in host: Host) -> ServiceError? {
+    ///
+    /// A grant made at the question is checked again as at any start (`asking` false): a link
+    /// re-pointed after the answer, or a kernel without Landlock, still refuses.
+    static func refusal(of manifest: PluginManifest, limits: PluginsSection, in host: Host, asking: Bool = true) -> ServiceError? {
         let refusal: ServiceError
         let grants = PluginGrants(dataDirectory: host.options.dataDirectory)
         switch grants.status(of: manifest) {
@@ -103,8 +106,8 @@ public final class PluginLauncher: Sendable {
             // As a broken grants file: `plugins allow` refuses until the key is fixed.
             refusal = ServiceError(.permission, "plugin '\(manifest.name)' has no grant that holds: \(PluginGrantKey.problem() ?? ""); then run `crescent plugins allow \(manifest.name)`")
         case .notGranted(let missing, let update):
-            if host.askToGrant(manifest) { return nil }
-            let asks = missing.joined(separator: ", ")
+            if asking && host.askToGrant(manifest) { return Self.refusal(of: manifest, limits: limits, in: host, asking: false) }
+            let asks = PluginCatalog.terminalSafe(missing.joined(separator: ", "))
             refusal = ServiceError(.permission, update
                 ? "plugin '\(manifest.name)' \(manifest.version) asks for more than was granted (\(asks)): run `crescent plugins allow \(manifest.name)` to review and grant it"
                 : "plugin '\(manifest.name)' asks for permissions not granted (\(asks)): run `crescent plugins allow \(manifest.name)` to review and grant them")

@@ -161,14 +161,24 @@ public struct PluginPermissions: Sendable, Equatable {
 
     /// One line per entry saying what it lets the plugin do (`crescent plugin check`,
     /// `crescent plugins allow`).
-    public var explanation: [String] {
+    public var explanation: [String] { explanation(targets: nil) }
+
+    /// ``explanation``, each path shown leading to where `targets` says (``targets()`` read
+    /// once, what a grant then records), else where it leads now.
+    func explanation(targets: Targets?) -> [String] {
         var lines: [String] = []
-        for path in read {
-            let (entry, target) = Self.shown(path)
+        func shown(_ path: String, _ index: Int, _ recorded: [String]?) -> (entry: String, target: String) {
+            guard let recorded, index < recorded.count else { return Self.shown(path) }
+            let target = recorded[index]
+            let expanded = Self.expanded(path, home: getenv("HOME").map { String(cString: $0) })
+            return target.isEmpty || target == expanded || target + "/" == expanded ? (path, path) : ("\(path) (that is \(target))", target)
+        }
+        for (index, path) in read.enumerated() {
+            let (entry, target) = shown(path, index, targets?.read)
             lines.append("read \(entry): may read the files in \(target) (and below it)")
         }
-        for path in write {
-            let (entry, target) = Self.shown(path)
+        for (index, path) in write.enumerated() {
+            let (entry, target) = shown(path, index, targets?.write)
             lines.append("write \(entry): may create, change and delete the files in \(target) (and below it)")
         }
         for address in net {

@@ -250,6 +250,7 @@ extension ProcessPlugin {
     private func restart() {
         guard !isFinished, running == nil, !waiting.isEmpty else { return }
         do throws(PluginProblem) {
+            try checkGrantBeforeRestart()
             try launchInBackground()
         } catch {
             log(.error, "could not start again: \(error.message)")
@@ -257,6 +258,28 @@ extension ProcessPlugin {
             let calls = waiting
             waiting.removeAll()
             for call in calls { call.answer(.failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start again: \(error.message)"))) }
+        }
+    }
+}
+
+extension ProcessPlugin {
+    /// Refuses a restart when the plugin's files changed since it started to a manifest that
+    /// asks for more than its grant holds, as a start would refuse it: the program on disk is
+    /// the new one, and it ran without its grant (confined to the old one, but its code ran;
+    /// attack new27g D5). A manifest that no longer loads refuses too (its program may be
+    /// anything now); a folder gone is left to the start, which names it.
+    func checkGrantBeforeRestart() throws(PluginProblem) {
+        guard access(manifest.folder, F_OK) == 0 else { return }
+        let current: PluginManifest
+        do throws(PluginProblem) {
+            current = try PluginManifest.load(folder: manifest.folder, hostVersion: CrescentVersion.current)
+        } catch {
+            throw PluginProblem("its manifest changed since it started and no longer loads (\(error.message)); run it again once it is fixed")
+        }
+        guard current.permissions != manifest.permissions || current.version != manifest.version else { return }
+        if case .notGranted(let missing, _) = PluginGrants(dataDirectory: host.options.dataDirectory).status(of: current) {
+            throw PluginProblem("its files changed since it started to \(current.version), which asks for more than was granted ("
+                + PluginCatalog.terminalSafe(missing.joined(separator: ", ")) + "): run `crescent plugins allow \(manifest.name)` to review and grant it, then run again")
         }
     }
 }

@@ -28,8 +28,10 @@ public final class RemoteClient {
     }
 
     /// Sends a request and waits for its answer; notifications that come first are kept for
-    /// ``nextMessage(timeout:)``.
-    public func call(_ method: String, _ params: Value = .null) throws(RemoteError) -> Result<Value, JSONRPCError> {
+    /// ``nextMessage(timeout:)``, unless `onNotification` takes them as they come (answers true:
+    /// a host telling the client, while it waits, that a person is asked first).
+    public func call(_ method: String, _ params: Value = .null,
+                     onNotification: (JSONRPCMessage) -> Bool = { _ in false }) throws(RemoteError) -> Result<Value, JSONRPCError> {
         let id = try request(method, params)
         while true {
             guard let message = try readMessage(timeout: -1) else {
@@ -40,7 +42,7 @@ public final class RemoteClient {
             case .failure(.integer(id)?, let error): return .failure(error)
             case .notification(let name, let params) where name == "disconnect":
                 throw RemoteError("the host disconnected: \(params["reason"].stringValue ?? "no reason given")")
-            case .notification: notifications.append(message)
+            case .notification: if !onNotification(message) { notifications.append(message) }
             default: continue
             }
         }

@@ -229,15 +229,18 @@ extension RemoteServer {
         let connection = session.connection
         connection.codeRunning.store(true, ordering: .relaxed)
         host.remoteCaller = "remote client \(connection.id)"
+        host.remoteNotice = Self.notice(to: connection)
         // An interrupt read while this request waited its turn on the host loop.
         if connection.interruptRequested.load(ordering: .relaxed) { host.vm.interrupter.interruptRunningCode() }
         do throws(LuaError) {
             try host.vm.call(arguments: Int32(arguments.count + 2), results: 0)
             connection.codeRunning.store(false, ordering: .relaxed)
             host.remoteCaller = nil
+            host.remoteNotice = nil
         } catch {
             connection.codeRunning.store(false, ordering: .relaxed)
             host.remoteCaller = nil
+            host.remoteNotice = nil
             let exiting = host.handleControlFlow(error)
             guard let answer = pendingSends.removeValue(forKey: token) else { return }
             // A bad argument (an unknown key name): its message alone, the host's frames in data.

@@ -55,6 +55,16 @@ extension RemoteServer {
         if followers.remove(connection) { host.console.tap(nil) }
     }
 
+    /// What tells `connection` a line at once, as stderr output, though the loop is held (a
+    /// permission question its request waits on): written and flushed now, on the loop.
+    static func notice(to connection: RemoteConnection) -> (String) -> Void {
+        { [weak connection] line in
+            guard let connection else { return }
+            _ = connection.send(RemoteOutput.notification(Array((line + "\n").utf8), stream: .error), ownOutput: true)
+            connection.flush()
+        }
+    }
+
     /// While a client's eval runs, `print` writes to that client (an `output { text, stream }`
     /// notification) instead of the host's output: the chunk's output belongs with its value.
     /// (What the chunk starts, timers and handlers, prints to the host's output, which a client
@@ -63,6 +73,7 @@ extension RemoteServer {
     /// the chunk assigned `print` itself.
     func beginOutput(to connection: RemoteConnection) {
         outputTarget = connection
+        host.remoteNotice = Self.notice(to: connection)
         // What the host writes to stderr meanwhile (a warning the chunk caused: `V:loadVeiw is
         // not a lifecycle step`) goes to the client too, as stderr output, without colours.
         if !followers.contains(connection) {
@@ -96,6 +107,7 @@ extension RemoteServer {
     /// Puts the host's `print` back after a resume of the chunk.
     func endOutput() {
         outputTarget = nil
+        host.remoteNotice = nil
         host.errorCopy = nil
         guard printSwapped, let slots = printSlots else { return }
         printSwapped = false

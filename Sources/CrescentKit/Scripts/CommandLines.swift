@@ -30,7 +30,7 @@ extension ScriptRunner {
             var lines = CommandLines(waitsForForeground: isTerminal)
             while let line = lines.next() {
                 // The line answers a question that waits for one (the terminal echoed it).
-                if question != nil, TerminalQuestion.shared.offer(Array(line.utf8) + [10]) { continue }
+                if question != nil, TerminalQuestion.shared.offer(line: line) { continue }
                 host.turn { host in host.receiveCommandLine(line, failureCounts: true) }
             }
             guard !isDevice else { return }
