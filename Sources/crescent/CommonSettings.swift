@@ -46,16 +46,17 @@ struct CommonSettings {
     }
 
     /// `crescent --data-dir app.lua`: the option took the script's name as its folder, and the run
-    /// read its script from stdin, so a cron job ran nothing and exited 0. A file, or a `.lua`
-    /// name that is no folder, is refused before anything runs.
+    /// read its script from stdin, so a cron job ran nothing and exited 0. A `.lua` name that is
+    /// no folder is refused before anything runs. Another unusable data folder (a file, say)
+    /// fails only what uses it: services start on first use, and a script that needs none runs.
     static func dataDirProblem(_ path: String) -> String? {
+        guard path.hasSuffix(".lua") else { return nil }
         var status = stat()
         let exists = stat(path, &status) == 0
         if exists, status.st_mode & S_IFMT == S_IFDIR { return nil }
-        guard exists && status.st_mode & S_IFMT == S_IFREG || path.hasSuffix(".lua") else { return nil }
         let what = exists ? "a file" : "a Lua script's name"
         return "--data-dir takes a folder, got \(path), which is \(what): give the folder before the script (crescent --data-dir DIR SCRIPT.lua)"
-            + (path.hasSuffix(".lua") ? ", or leave --data-dir out to use the default one" : "")
+            + ", or leave --data-dir out to use the default one"
     }
 
     /// The host options these values describe, for a script with `arguments`.

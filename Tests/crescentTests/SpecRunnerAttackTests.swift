@@ -70,8 +70,10 @@ import Testing
         let (result, _) = try await TestCommandTests.run(["g_spec.lua": """
             it("fifo", function() script("scripts/hello.lua") assert.view("fifo.txt") end)
             it("zero", function() script("scripts/hello.lua") assert.view("zero.txt") end)
-            """], ["--timeout", "8"], sandbox: sandbox)
-        #expect(ContinuousClock.now - started < .seconds(8), "\(result)")
+            """], ["--timeout", "30"], sandbox: sandbox)
+        // At once, not at the time limit (the FIFO's open blocked until it): 8.3 s were seen for
+        // the whole run in a debug build under the phase's parallel load.
+        #expect(ContinuousClock.now - started < .seconds(20), "\(result)")
         #expect(result.stdoutLines.last == "0 passed, 2 failed", "\(result)")
         #expect(result.stdout.contains("the golden file fifo.txt is a FIFO, not a regular file"), "\(result)")
         #expect(result.stdout.contains("the golden file zero.txt is a character device, not a regular file"), "\(result)")
@@ -217,10 +219,11 @@ import Testing
     }
 
     /// D13: a failure message is kept as printed output is, its first and last half MiB (a 20 MiB
-    /// error wrote 20 MiB for one test).
+    /// error wrote 20 MiB for one test). 4 MiB shows it: 20 MiB took past the test's 10 s limit in
+    /// a debug build under the phase's parallel load.
     @Test func aHugeFailureMessageIsCutAsOutputIs() async throws {
         let (result, _) = try await TestCommandTests.run(["h_spec.lua": """
-            it("huge", function() error(string.rep("x", 20 * 1024 * 1024) .. "END") end)
+            it("huge", function() error(string.rep("x", 4 * 1024 * 1024) .. "END") end)
             """])
         #expect(result.stdoutLines.last == "0 passed, 1 failed", "\(result.stdoutLines.suffix(2))")
         #expect(result.stdout.utf8.count < 3 << 20, "\(result.stdout.utf8.count) bytes")
