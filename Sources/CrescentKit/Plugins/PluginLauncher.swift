@@ -126,10 +126,13 @@ public final class PluginLauncher: Sendable {
         case .success(let services):
             return .success(services)
         case .failure(let problem):
-            host.writeError("\(host.console.styled("crescent:", .error)) error: plugin '\(manifest.name)' skipped: \(problem.message)")
-            let firstLine = problem.message.split(separator: "\n").first.map(String.init) ?? problem.message
+            // The message names the plugin's folder, whose name its author chose: no escape
+            // sequence of it reaches the terminal.
+            let message = visibleLines(problem.message)
+            host.writeError("\(host.console.styled("crescent:", .error)) error: plugin '\(manifest.name)' skipped: \(message)")
+            let firstLine = message.split(separator: "\n").first.map(String.init) ?? message
             return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start: \(firstLine); "
-                                         + "see `crescent plugin check \(manifest.folder)`"))
+                                         + "see `crescent plugin check \(visibleLines(manifest.folder))`"))
         }
     }
 }
