@@ -25,7 +25,7 @@ import Testing
         let (result, _) = try await TestCommandTests.run(["m_spec.lua": """
             it("table bomb", function() local t = {} for i = 1, 1e9 do t[i] = { i } end end)
             it("passes", function() end)
-            """], ["--memory-limit", "50"])
+            """], ["--memory-limit", "50", "--timeout", "60"])  // the memory limit, not the 10 s one under load
         #expect(result.status == 1 && result.stdoutLines.last == "1 passed, 1 failed", "\(result)")
         #expect(result.stdout.contains("not enough memory: the memory limit of 50 MiB was reached"), "\(result)")
     }

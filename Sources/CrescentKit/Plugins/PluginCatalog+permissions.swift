@@ -79,11 +79,18 @@ extension PluginCatalog {
     /// line), bidirectional marks and invisible characters (``PluginPermissions/isInvisible``).
     /// Folder names and link targets come from whoever made them (attack new27g D2: a folder
     /// named with `ESC [2K CR` erased the question's header and wrote "grant: granted").
-    public static func terminalSafe(_ line: String) -> String {
-        guard line.unicodeScalars.contains(where: { isDisplayHazard($0) || PluginPermissions.isInvisible($0) }) else { return line }
+    public static func terminalSafe(_ line: String) -> String { terminalSafe(line, keepingLines: false) }
+
+    /// ``terminalSafe(_:)``; with `keepingLines`, text of several lines keeps its newlines and tabs.
+    public static func terminalSafe(_ line: String, keepingLines: Bool) -> String {
+        func kept(_ scalar: Unicode.Scalar) -> Bool { keepingLines && (scalar == "\n" || scalar == "\t") }
+        guard line.unicodeScalars.contains(where: { !kept($0) && (isDisplayHazard($0) || PluginPermissions.isInvisible($0)) }) else {
+            return line
+        }
         var shown = ""
         for scalar in line.unicodeScalars {
             switch scalar {
+            case _ where kept(scalar): shown.unicodeScalars.append(scalar)
             case "\n": shown += "\\n"
             case "\r": shown += "\\r"
             case "\t": shown += "\\t"

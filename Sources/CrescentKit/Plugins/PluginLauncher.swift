@@ -128,11 +128,11 @@ public final class PluginLauncher: Sendable {
         case .failure(let problem):
             // The message names the plugin's folder, whose name its author chose: no escape
             // sequence of it reaches the terminal.
-            let message = visibleLines(problem.message)
+            let message = PluginCatalog.terminalSafe(problem.message, keepingLines: true)
             host.writeError("\(host.console.styled("crescent:", .error)) error: plugin '\(manifest.name)' skipped: \(message)")
             let firstLine = message.split(separator: "\n").first.map(String.init) ?? message
             return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start: \(firstLine); "
-                                         + "see `crescent plugin check \(visibleLines(manifest.folder))`"))
+                                         + "see `crescent plugin check \(PluginCatalog.terminalSafe(manifest.folder))`"))
         }
     }
 }

@@ -1,5 +1,3 @@
-import Model
-
 /// A plugin folder a run found but did not load (its manifest does not hold), kept so that a
 /// script touching `services.NAME` learns why the service is missing instead of only that it is.
 public struct SkippedPlugin: Sendable {
@@ -13,8 +11,8 @@ public struct SkippedPlugin: Sendable {
     /// `plugin 'x' was not loaded: REASON; see `crescent plugin check FOLDER``, for the error of a
     /// service that is missing because of it.
     public var explanation: String {
-        let shown = visibleLines(reason)
+        let shown = PluginCatalog.terminalSafe(reason, keepingLines: true)
         let firstLine = shown.split(separator: "\n").first.map(String.init) ?? shown
-        return "plugin '\(name)' was not loaded: \(firstLine); see `crescent plugin check \(visibleLines(folder))`"
+        return "plugin '\(name)' was not loaded: \(firstLine); see `crescent plugin check \(PluginCatalog.terminalSafe(folder))`"
     }
 }

@@ -1,3 +1,4 @@
+import CPlatform
 import Dispatch
 import LineEditing
 #if canImport(Glibc)
@@ -22,7 +23,10 @@ extension ScriptRunner {
         let isTerminal = isatty(0) == 1
         DispatchQueue(label: "crescent.commands").async {
             let question = isTerminal ? TerminalQuestion.shared.readerStarted(TerminalQuestion.Reader(
-                show: { text in writeError(text) }, answered: { _ in })) : nil
+                show: { text in
+                    var text = text
+                    text.withUTF8 { bytes in bytes.withMemoryRebound(to: CChar.self) { crescent_write_stderr($0.baseAddress, $0.count) } }
+                }, answered: { _ in })) : nil
             defer { if let question { TerminalQuestion.shared.readerEnded(question) } }
             // read(2), not readLine(): readLine blocks holding stdin's FILE lock, and exit()
             // waits for that lock as it cleans up the streams, so a piped `quit` (or app.exit)
@@ -37,17 +41,6 @@ extension ScriptRunner {
             host.turn { host in
                 if !host.options.keepsRunningAfterInput { host.receiveCommandLine("quit") }
             }
-        }
-    }
-
-    /// Writes `text` to stderr whole (a question shown while the terminal is read for commands).
-    private static func writeError(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let count = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return }
-            bytes = bytes.dropFirst(count)
         }
     }
 }

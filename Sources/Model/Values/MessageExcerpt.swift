@@ -35,23 +35,6 @@ public func visible(_ text: some StringProtocol, limit: Int = 80) -> String {
     return shown
 }
 
-/// `text` of several lines as a terminal may show it: each character that would change how the
-/// terminal shows the text around it (an escape sequence, a carriage return, a bidirectional
-/// override) written as `\u{1B}`; newlines and tabs kept, and nothing cut. For messages that
-/// carry names someone else chose (a plugin's folder, in an error and its traceback).
-public func visibleLines(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: { $0 != "\n" && $0 != "\t" && isDisplayHazard($0) }) else { return text }
-    var shown = ""
-    for scalar in text.unicodeScalars {
-        if scalar != "\n" && scalar != "\t" && isDisplayHazard(scalar) {
-            shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-        } else {
-            shown.unicodeScalars.append(scalar)
-        }
-    }
-    return shown
-}
-
 /// True for a character that changes how a terminal shows the text around it rather than
 /// showing itself: a control character (C0, DEL, C1: escape sequences, carriage returns) or a
 /// bidirectional override or isolate (U+202E shows what follows backwards).
