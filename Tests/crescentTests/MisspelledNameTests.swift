@@ -96,6 +96,6 @@ import Testing
         #expect(frames.count >= 3, "\(result)")
         #expect(frames.dropLast().allSatisfy { $0.hasPrefix("\tscript.lua:") }, "\(result)")
         #expect(frames.last?.hasPrefix("\t(") == true && frames.last?.contains("host frames: ") == true, "\(result)")
-        #expect(frames.last?.contains("[crescent controllers]") == true, "\(result)")
+        #expect(frames.last?.contains("[crescent controllers") == true, "\(result)")
     }
 }

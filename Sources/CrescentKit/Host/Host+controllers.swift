@@ -27,7 +27,7 @@ extension Host {
         let module = Prelude.controllers
         try module.load(into: vm)
         let stack = vm.stack
-        stack.newTable(fieldCount: 14)
+        stack.newTable(fieldCount: 15)
         vm.register(field: "scope") { stack in
             scopeType.push(Scope(name: try stack.checkString(1, function: "scope")), onto: stack)
             return .one
@@ -106,6 +106,13 @@ extension Host {
             return .none
         }
         installKeyPrimitives()
+        // parts: the chunks of the controllers' parts, by name, which the first chunk runs in order.
+        stack.newTable(fieldCount: Int32(Prelude.controllerParts.count))
+        for (part, module) in Prelude.controllerParts {
+            try module.load(into: vm)
+            stack.rawSet(-2, part)
+        }
+        stack.rawSet(-2, "parts")
         vm.register(field: "show") { [unowned self] stack in
             let slot = try self.viewType.check(1, in: stack, function: "show")
             guard slot.kind == SlotKind.self else { throw LuaRaise("addChild: '\(slot.id ?? "?")' is a view.\(slot.kind.name), not a view.slot") }

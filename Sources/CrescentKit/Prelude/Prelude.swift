@@ -14,7 +14,8 @@ import Synchronization
 /// | `marks` | nothing | `json.null`, the shape metatables of `json.array` and `json.object`, and `resolve` (`__tojson`) |
 /// | `json` | what `marks` gives, the Swift codec, `resembles` | the `json` global |
 /// | `models` | the `json` global (its stand-in) | methods of data models by type name (`response:json()`) |
-/// | `controllers` | the host's primitives (scopes, tasks, timers, reports) | `controller`, `app`'s navigation |
+/// | `controllers` | the host's primitives (scopes, tasks, timers, reports), with its parts' chunks | `controller`, the lifecycle; its parts' `app` functions and `Controller` methods |
+/// | `controllers_mistakes`, `_navigation`, `_commands`, `_keys`, `_helpers` | the same primitives and the internals the parts share | the parts of `controllers`, in that order (``controllerParts``) |
 /// | `assertions` | a test host's primitives and options | `assert` (luassert's engine and chains), `say` (`crescent test` only) |
 /// | `checks` | what `assertions` gives | the built-in assertions and modifiers, registered with it (`crescent test` only) |
 /// | `doubles` | what `assertions` gives | `spy`, `stub`, `mock`, `match` (`crescent test` only) |
@@ -69,6 +70,20 @@ enum Prelude {
     static let models = Module(name: "models", source: PackageResources.models_lua, compiled: Bytecode.models, input: .json)
     static let controllers = Module(name: "controllers", source: PackageResources.controllers_lua,
                                     compiled: Bytecode.controllers, input: .hostPrimitives)
+    /// The parts of `controllers`, by the name its chunk loads them under: each a concern of its
+    /// own (the wording of mistakes, navigation, commands, keys, what a controller owns and
+    /// composition), sharing the controllers' internals through a table the first chunk passes.
+    static let controllerParts: [(part: String, module: Module)] = [
+        ("mistakes", controllerPart("mistakes", PackageResources.controllers_mistakes_lua, Bytecode.controllers_mistakes)),
+        ("navigation", controllerPart("navigation", PackageResources.controllers_navigation_lua, Bytecode.controllers_navigation)),
+        ("commands", controllerPart("commands", PackageResources.controllers_commands_lua, Bytecode.controllers_commands)),
+        ("keys", controllerPart("keys", PackageResources.controllers_keys_lua, Bytecode.controllers_keys)),
+        ("helpers", controllerPart("helpers", PackageResources.controllers_helpers_lua, Bytecode.controllers_helpers)),
+    ]
+
+    private static func controllerPart(_ part: String, _ source: [UInt8], _ compiled: [UInt8]) -> Module {
+        Module(name: "controllers_" + part, source: source, compiled: compiled, input: .callerValues)
+    }
 
     /// The assertions, spies and view checks of `crescent test`, loaded only by a spec file's host;
     /// its chunk takes the test host's primitives and the run's options.
@@ -116,8 +131,8 @@ enum Prelude {
     }
 
     /// Every embedded module, the test host's and the bridge's too.
-    static let allModules: [Module] = [inspect, marks, json, models, controllers, assertions, checks, doubles, fakes, coverage,
-                                       environments, testing, firstUse, change, services, time, latest, output, plugin]
+    static let allModules: [Module] = [inspect, marks, json, models, controllers] + controllerParts.map(\.module)
+        + [assertions, checks, doubles, fakes, coverage, environments, testing, firstUse, change, services, time, latest, output, plugin]
 
     /// The modules that define a global of their name. Each global stands in as an empty table
     /// until a script first touches it (calls it, reads, writes or iterates it), and only then is

@@ -1,0 +1,171 @@
+-- controllers_mistakes.lua: how a controller's mistakes are worded (part of controllers.lua).
+--
+-- The message handler of a controller's own code (the method it resembles, self.view before it
+-- exists, a method defined with '.'), error values that are not strings, and the warning for a
+-- method spelled like a lifecycle step but not one. Loaded by controllers.lua with its host
+-- primitives `P` and the controllers' shared internals `C`; adds to `C` what the other parts use.
+local P, C = ...
+local type, setmetatable, rawget, tostring, ipairs, next, getmetatable = type, setmetatable, rawget, tostring, ipairs, next, getmetatable
+local traceback, getinfo, getlocal, sort, inspect_ = debug.traceback, debug.getinfo, debug.getlocal, table.sort, inspect
+local isClass, nameOf, methodNames, classPlaces = C.isClass, C.nameOf, C.methodNames, C.classPlaces
+
+-- An error value that is not a string (`error({ code = 1 })`) as a message: the line of the
+-- first Lua frame under the handler that raised it (Lua adds no place to a table), then the
+-- value as its __tostring or inspect shows it, where `tostring` gave only "table: 0x...".
+-- With `thread`, the frames searched are that coroutine's, from its top.
+local function errorValueMessage(value, thread)
+  local meta = getmetatable(value)
+  local shown = meta and meta.__tostring and tostring(value) or inspect_(value)
+  for level = thread and 0 or 3, 12 do
+    local info
+    if thread then info = getinfo(thread, level, "Sl") else info = getinfo(level, "Sl") end
+    if not info then break end
+    if info.what ~= "C" and info.currentline > 0 then
+      return info.short_src .. ":" .. info.currentline .. ": " .. shown
+    end
+  end
+  return shown
+end
+
+-- "attempt to index a nil value (field 'view')" in a method whose self is a controller class:
+-- `C:refresh()` where app.top:refresh() was meant. The hint for `message` when the first Lua
+-- frame from `level` (of `thread`, else of the running code) is such a method; nil otherwise.
+local function classSelfHint(message, level, thread)
+  if not message:find("a nil value (field '", 1, true) then return nil end
+  for at = level, level + 3 do
+    local info
+    if thread then info = getinfo(thread, at, "Sn") else info = getinfo(at, "Sn") end
+    if not info then return nil end
+    if info.what ~= "C" then
+      local name, value
+      if thread then name, value = getlocal(thread, at, 1) else name, value = getlocal(at, 1) end
+      if name ~= "self" or not isClass(value) then return nil end
+      local class, method = nameOf(value), info.name or "method"
+      return "; self is the class " .. class .. " here, which has no view or state of its own: app.push(" .. class
+        .. ") shows an instance of it, app.top, so call app.top:" .. method .. "(...) where " .. class .. ":" .. method .. "(...) was written"
+    end
+  end
+  return nil
+end
+
+-- `function C.viewDidLoad()`: a method defined with '.' has no self. The hint for an error in
+-- `method` of self's class, when its first parameter is not self; nil otherwise.
+local function dotDefinedHint(self, method)
+  local f = self[method]
+  if type(f) ~= "function" or getlocal(f, 1) == "self" then return nil end
+  local class = nameOf(self)
+  return "; " .. class .. "." .. method .. " was defined with '.', so it gets no self: define it with ':' (function " .. class .. ":"
+    .. method .. "())"
+end
+
+-- The message handler of a controller's own code: Lua's "attempt to call a nil value (method
+-- 'evry')" gets the controller's method or helper it resembles (`self:evry(1, "tick")`: did you
+-- mean 'every'?), and "attempt to index a nil value (field 'view')" in init or loadView says
+-- when self.view comes to be; then the traceback.
+local function handlerFor(self, method)
+  return function(message)
+    if type(message) ~= "string" and type(message) ~= "number" then message = errorValueMessage(message) end
+    if type(message) == "string" then
+      local name = message:match("attempt to call a nil value %(method '([%w_]+)'%)$")
+      local closest = name and P.resembles(name, methodNames(self, true))
+      if closest then message = message .. "; did you mean '" .. closest .. "' (a method of " .. nameOf(self) .. ")?" end
+      if message:find("(global 'self')", 1, true) then message = message .. (dotDefinedHint(self, method) or "") end
+      if method ~= "init" and method ~= "loadView" and rawget(self, "view") == nil and type(self.loadView) ~= "function"
+          and message:find("attempt to index a nil value (field 'view')", 1, true) then
+        message = message .. "; " .. nameOf(self) .. " defines no loadView, so it has no view: give it one (function " .. nameOf(self)
+          .. ":loadView() return view.text { text = \"...\" } end)"
+      end
+      if (method == "init" or method == "loadView") and rawget(self, "view") == nil
+          and message:find("attempt to index a nil value (field 'view')", 1, true) then
+        message = message .. "; self.view exists from viewDidLoad on: " .. nameOf(self) .. ":" .. method
+          .. " runs before loadView's view is made, so use the view in viewDidLoad (or later)"
+      end
+    end
+    return traceback(message, 2)
+  end
+end
+
+
+-- A method spelled like a lifecycle step but not one (viewDidLoaded) is never called as one: the
+-- first instance of a class warns about each, naming the step it resembles.
+local LIFECYCLE = { "init", "loadView", "viewDidLoad", "viewWillAppear", "viewDidAppear",
+  "viewWillDisappear", "viewDidDisappear", "dealloc" }
+local isStep = {}
+for _, step in ipairs(LIFECYCLE) do isStep[step] = true end
+-- The methods a selectable list or table calls (on enter, on a move): misspelled, they are
+-- never called either.
+local CALLBACKS = { "didSelect", "selectionChanged" }
+local isCallback = {}
+for _, name in ipairs(CALLBACKS) do isCallback[name] = true end
+local checkedClasses = setmetatable({}, { __mode = "k" })
+
+-- A helper named after a step with a word of its own (reloadView, onInit, initUI, initRows) is
+-- a method of its own, not a misspelling: camelCase puts a word before the step, or a capital
+-- after it. A misspelling keeps the step's first letter (viewDidLoaded, loadview, dealoc), so a
+-- name that starts otherwise (unit for init) is a word of its own too.
+local function ownWord(key, step)
+  -- A capitalized word put inside the step (viewDidUnload, UIKit's own) is a name of its own:
+  -- the rest of the key is the step, and the insertion starts a camelCase word.
+  local lkey, lstep = key:lower(), step:lower()
+  local prefix = 0
+  while prefix < #lstep and lkey:byte(prefix + 1) == lstep:byte(prefix + 1) do prefix = prefix + 1 end
+  local suffix = 0
+  while suffix < #lstep - prefix and lkey:byte(#lkey - suffix) == lstep:byte(#lstep - suffix) do suffix = suffix + 1 end
+  if prefix > 0 and prefix + suffix == #lstep and #key > #step and key:sub(prefix + 1, prefix + 1):match("%u") then
+    return true
+  end
+  local at = lkey:find(lstep, 1, true)
+  if at and #key > #step then
+    if at > 1 then return true end
+    -- The step and a longer word in lower case (deallocate, initialize) is a word of its own;
+    -- an ending of one or two letters (viewDidLoaded, loadViews) is the step misspelt.
+    if #key - #step >= 3 and key:sub(#step + 1, #step + 1):match("%l") then return true end
+    if key:sub(#step + 1, #step + 1):match("[%u%d_]") then return true end
+  end
+  return key:sub(1, 1):lower() ~= step:sub(1, 1):lower()
+end
+local function checkLifecycleNames(class)
+  while class ~= nil and not checkedClasses[class] do
+    checkedClasses[class] = true
+    local names = {}
+    for key, value in next, class do
+      if type(key) == "string" and type(value) == "function" and not isStep[key] and not isCallback[key] and key:sub(1, 2) ~= "__" then
+        names[#names + 1] = key
+      end
+    end
+    sort(names)
+    for _, step in ipairs(LIFECYCLE) do
+      local value = rawget(class, step)
+      if value ~= nil and type(value) ~= "function" then
+        -- Said at the line that made the class: the assignment's own line is not known.
+        local name = nameOf(class)
+        local place = classPlaces[name] and classPlaces[name] .. ": " or ""
+        local kind = type(value) == "userdata" and tostring(value):match("^<view%.(%w+)")
+        if kind then
+          P.warn("warning: " .. place .. name .. "." .. step .. " is a view component (view." .. kind .. "), not a function, so it is never called: "
+            .. "define function " .. name .. ":" .. step .. "() " .. (step == "loadView" and "return view." .. kind .. " { ... } " or "") .. "end")
+        else
+          P.warn("warning: " .. place .. name .. "." .. step .. " is a " .. type(value) .. ", so it is never called: a lifecycle step is a method (function "
+            .. name .. ":" .. step .. "() ... end)")
+        end
+      end
+    end
+    for _, key in ipairs(names) do
+      -- Said at the line that defines the method.
+      local info = getinfo(rawget(class, key), "S")
+      local where = info and info.linedefined > 0 and info.short_src .. ":" .. info.linedefined .. ": " or ""
+      local step = P.resembles(key, LIFECYCLE)
+      if step and not ownWord(key, step) then
+        P.warn("warning: " .. where .. nameOf(class) .. ":" .. key .. " is not a lifecycle step, so it is never called as one; did you mean '" .. step .. "'?")
+      end
+      local callback = not step and P.resembles(key, CALLBACKS)
+      if callback and not ownWord(key, callback) then
+        P.warn("warning: " .. where .. nameOf(class) .. ":" .. key .. " is not called by a selectable list or table; did you mean '" .. callback .. "'?")
+      end
+    end
+    class = rawget(class, "__base")
+  end
+end
+
+C.errorValueMessage, C.classSelfHint, C.handlerFor = errorValueMessage, classSelfHint, handlerFor
+C.LIFECYCLE, C.isStep, C.checkLifecycleNames = LIFECYCLE, isStep, checkLifecycleNames
