@@ -158,6 +158,7 @@ let package = Package(
                 .embedInCode("Prelude/coverage.lua"),
                 .embedInCode("Prelude/environments.lua"),
                 .embedInCode("Prelude/testing.lua"),
+                .embedInCode("Prelude/testing_app.lua"),
                 .embedInCode("Prelude/firstuse.lua"),
                 .embedInCode("Prelude/change.lua"),
                 .embedInCode("Prelude/services.lua"),

@@ -22,7 +22,8 @@ import Synchronization
 /// | `coverage` | the files a `--coverage` run ran, with their hits | the reports: luacov's text, the summary table, LCOV |
 /// | `fakes` | a test host's primitives, what `assertions` gives | `fake`; the host's calls into the fakes (`crescent test` only) |
 /// | `environments` | nothing | busted's per-block environments: the spec files' `_ENV` and its contexts (`crescent test` only) |
-/// | `testing` | the same as `fakes`, and what `doubles`, `fakes` and `environments` give | the test API's other globals, the runner (`crescent test` only) |
+/// | `testing` | the same as `fakes`, and what `doubles`, `fakes` and `environments` give | the blocks and tests (describe/it, hooks), the runner (`crescent test` only) |
+/// | `testing_app` | a test host's primitives and options, what `assertions` gives | what a spec drives and reads of the app: `clock`, `script`, `send`, `press`, the views, `assert.view` (`crescent test` only) |
 /// | `change` | nothing | the metamethods of property change tables (`pairs`, `tostring`) |
 /// | `services` | the host's `start` and `error` | the `__index` behind `services`, starting a service on first read |
 /// | `time` | the clock's `now` | `os.time()` and `os.date()` on the run's clock |
@@ -112,6 +113,10 @@ enum Prelude {
     /// `assertions`, whose result it takes too; its chunk returns the runner.
     static let testing = Module(name: "testing", source: PackageResources.testing_lua,
                                 compiled: Bytecode.testing, input: .hostPrimitives)
+    /// What a spec drives and reads of the app under test (the clock, scripts, commands and keys,
+    /// the views and golden files), loaded after `testing`.
+    static let testingApp = Module(name: "testing_app", source: PackageResources.testing_app_lua,
+                                   compiled: Bytecode.testing_app, input: .hostPrimitives)
 
     /// The stand-in global of a module that loads on first use (``globalModules``); its
     /// chunk takes a function that pushes the module's chunk and that chunk's inputs.
@@ -132,7 +137,7 @@ enum Prelude {
 
     /// Every embedded module, the test host's and the bridge's too.
     static let allModules: [Module] = [inspect, marks, json, models, controllers] + controllerParts.map(\.module)
-        + [assertions, checks, doubles, fakes, coverage, environments, testing, firstUse, change, services, time, latest, output, plugin]
+        + [assertions, checks, doubles, fakes, coverage, environments, testing, testingApp, firstUse, change, services, time, latest, output, plugin]
 
     /// The modules that define a global of their name. Each global stands in as an empty table
     /// until a script first touches it (calls it, reads, writes or iterates it), and only then is

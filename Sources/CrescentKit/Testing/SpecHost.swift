@@ -451,6 +451,11 @@ final class SpecHost {
                 stack.push(options)
                 for _ in 0..<4 { stack.pushValue(at: -7) }                   // ... fn T options assertions doubles fakes environments
                 try host.vm.call(arguments: 6, results: 1)                   // assertions doubles fakes environments runner
+                try Prelude.testingApp.load(into: host.vm)                   // ... environments runner fn
+                primitives.push(onto: stack)
+                stack.push(options)
+                stack.pushValue(at: -8)                                      // ... runner fn T options assertions
+                try host.vm.call(arguments: 3, results: 0)                   // assertions doubles fakes environments runner
                 stack.pushValue(at: -1)
                 runner = host.vm.ref(from: stack)                            // assertions doubles fakes environments runner
                 _ = stack.rawGet(-1, "http")                                 // ... runner http
