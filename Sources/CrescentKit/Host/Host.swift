@@ -207,7 +207,7 @@ public final class Host {
         currentScope = scriptScope
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
         // Making a host only builds what stays (its tables, the prelude): the collector's steps
-        // meanwhile freed nothing (8% of a test host's making in a profile).
+        // meanwhile freed nothing and cost a share of every test host's making.
         let collecting = vm.pauseCollector()
         bindingTables = try BindingTables(vm: vm)
         presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
@@ -244,8 +244,8 @@ public final class Host {
         // On the loop (NIOLoopBound checks it) the gate's lock is not needed: the gate closes in
         // ``finish(status:)``, on this loop, so while the run goes on it is open and the loop runs
         // until the hop is taken. Taking the lock here contended with a service's thread that held
-        // it through its own hop's wake-up of this loop: the loop spun in the lock (11% of the
-        // loop's time in a file watch's rename-to-handler path).
+        // it through its own hop's wake-up of this loop: the loop spun in the lock (seen in a
+        // file watch's rename-to-handler path).
         guard isRunning else { return }
         loop.execute {
             bound.value.runTurn(boundJob.value)
