@@ -21,7 +21,7 @@ extension ModelBinding: DeliveryDispatcher {
                                                                      // keys handle handler prototype new old change
         lua_rotate(state, -4, -1)                                    // keys handle handler new old change prototype
         stack.pop()
-        try withUnretainedHost { try $0.withOwner(of: change.subscription) { try vm.call(arguments: 3, results: 0) } }
+        try running.withOwner(of: change.subscription) { try vm.call(arguments: 3, results: 0) }
     }
 
     func deliver(_ event: EventDelivery) throws {
@@ -39,7 +39,7 @@ extension ModelBinding: DeliveryDispatcher {
             lua_rotate(stack.state, -2, 1)                           // handle method delegate
             pushPayload(event, onto: stack)
             try withReportedProperties(event.payload, of: event.object) {
-                try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
+                try running.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) }
             }
             return
         }
@@ -61,7 +61,7 @@ extension ModelBinding: DeliveryDispatcher {
         lua_rotate(stack.state, -3, -1)                              // handler payload info handle
         stack.pop()
         try withReportedProperties(event.payload, of: event.object) {
-            try withUnretainedHost { try $0.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) } }
+            try running.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) }
         }
     }
 

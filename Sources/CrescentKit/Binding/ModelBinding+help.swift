@@ -7,7 +7,7 @@ extension ModelBinding {
     func installHelp() {
         vm.register("help") { [unowned self] stack in
             try ExtraArguments.check(stack, takes: 1, signature: "help([topic])", arity: "a topic (optional)")
-            self.host.console.write(self.helpText(for: 1, in: stack) + "\n")
+            self.host.writeOutput(self.helpText(for: 1, in: stack) + "\n")
             return .none
         }
     }

@@ -68,7 +68,7 @@ extension ModelBinding {
                 // Checked before converting, so a wrong 10 MB string is not copied to be refused.
                 throw LuaRaise("\(signature()): argument #\(offset + 1) must be \(argument.type), got \(stack.typeName(at: position))")
             }
-            refusesMetatables = box.object is PluginService
+            refusesMetatables = box.crossesVMs
             let (value, failure) = convertedValue(at: position, in: stack)
             refusesMetatables = false
             guard argument.type.accepts(value) else {
@@ -88,14 +88,14 @@ extension ModelBinding {
         let arguments = Arguments(values)
         guard spec.hasCompletion else { return try runAction(spec, on: box, arguments, rejection: rejection, stack) }
 
-        let request = ServiceRequest(service: box.name, method: spec.name, owner: host.currentScope, binding: self)
+        let request = ServiceRequest(service: box.name, method: spec.name, owner: running.currentScope, binding: self)
         request.object = box.object
         if let completion {
             stack.pushValue(at: completion)
             request.completion = vm.ref(from: stack)
         } else {
-            guard let task = host.currentTask, task.coroutine.thread == stack.state, stack.isYieldable else {
-                if let task = host.currentTask, task.coroutine.thread != stack.state {
+            guard let task = running.currentTask, task.coroutine.thread == stack.state, stack.isYieldable else {
+                if let task = running.currentTask, task.coroutine.thread != stack.state {
                     // Inside a task, but in a coroutine of the script's own (coroutine.wrap): only
                     // the task's own coroutine can wait.
                     throw LuaRaise("\(signature()): argument #\(given + 1) (completion) is missing, and this call is in a coroutine of its own inside the task, which cannot wait: call it in the task's function itself, or pass function(result, err) as the last argument")
@@ -106,7 +106,7 @@ extension ModelBinding {
             task.awaiting = request
         }
         requests.insert(request)
-        host.currentScope.adopt(request)
+        running.currentScope.adopt(request)
         if let rejection {
             resolve(request, .failure(rejection))
         } else {
@@ -254,15 +254,15 @@ extension ModelBinding {
     /// Resolves `request` from any thread: right away on the loop (the delivery still waits for a
     /// later turn), else in a loop job of its own.
     private func resolver(for request: ServiceRequest) -> @Sendable (ServiceRequest.Outcome) -> Void {
-        let bound = NIOLoopBound(request, eventLoop: host.loop)
-        let host = NIOLoopBound(self.host, eventLoop: self.host.loop)
-        let link = self.host.link
+        let link = self.link
+        let bound = NIOLoopBound(request, eventLoop: link.eventLoop)
+        let binding = NIOLoopBound(self, eventLoop: link.eventLoop)
         return { outcome in
-            if bound.eventLoop.inEventLoop, host.value.inTurn {
-                host.value.binding.resolve(bound.value, outcome)
+            if bound.eventLoop.inEventLoop, binding.value.running.inTurn {
+                binding.value.resolve(bound.value, outcome)
                 return
             }
-            link.turn { host in host.binding.resolve(bound.value, outcome) }
+            link.turn { binding in binding.resolve(bound.value, outcome) }
         }
     }
 
@@ -270,7 +270,7 @@ extension ModelBinding {
     /// replaces an outcome whose delivery is queued already.
     func resolve(_ request: ServiceRequest, _ outcome: ServiceRequest.Outcome, replacing: Bool = false) {
         guard request.resolve(outcome, replacing: replacing) else { return }
-        host.enqueue { host in host.binding.deliver(request) }
+        host.enqueue { self.deliver(request) }
     }
 
     /// `Request:cancel()`: the completion will run once, with `cancelled` — unless the work has
@@ -328,7 +328,7 @@ extension ModelBinding {
             return
         }
         do {
-            try host.withScope(owner) { try vm.call(arguments: 2, results: 0) }
+            try running.withScope(owner) { try vm.call(arguments: 2, results: 0) }
         } catch let error as LuaError {
             host.reportHandlerError(error, in: "error in the completion of \(request.service).\(request.method)")
         } catch {}

@@ -10,7 +10,7 @@ extension ModelBinding {
             known.userdata.push(onto: stack)
             return
         }
-        let box = existing ?? ObjectBox(object, generation: generation)
+        let box = existing ?? ObjectBox(object, generation: generation, crossesVMs: host.isPluginService(object))
         let type = objectType(for: box)
         _ = stack.ensure(16)
         type.push(box, onto: stack, userValues: 2)                   // ud
@@ -155,12 +155,5 @@ extension ModelBinding {
         let place = stack.text(at: -1) ?? ""
         stack.pop()
         return LuaRaise(place + detail)
-    }
-
-    /// Runs `body` with the host, not retained: a method called on `host` directly still
-    /// retains and releases it for the call, once per delivery.
-    @inline(__always)
-    func withUnretainedHost<Result>(_ body: (Host) throws -> Result) rethrows -> Result {
-        try hostRef.withObject(body)
     }
 }

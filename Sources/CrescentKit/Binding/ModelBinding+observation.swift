@@ -115,10 +115,10 @@ extension ModelBinding {
                     luaL_where(stack.state, 1)
                     let place = stack.text(at: -1) ?? ""
                     stack.pop()
-                    self.host.writeError("\(self.host.console.styled("crescent: warning:", .warning)) \(place)\(warning)")
+                    self.host.warn("\(place)\(warning)")
                 }
                 let subscription = self.subscribe(stack, handlerAt: 2) { token in
-                    self.registry.onAllEvents(of: box.handle, site: self.location(stack), owner: self.host.currentScope,
+                    self.registry.onAllEvents(of: box.handle, site: self.location(stack), owner: self.running.currentScope,
                                               token: token, handler: .dispatched)
                 }
                 self.delegates[subscription.id] = Delegate(observer: identity, object: ObjectIdentifier(box.object), subscription: subscription)
@@ -232,7 +232,7 @@ extension ModelBinding {
         if !box.reports.isEmpty { applyReports(of: box) }
         let subscription = subscribe(stack, handlerAt: handlerIndex, property: (box, key)) { token in
             registry.observe(box.handle, key: key, initial: options["initial"] ?? true, coalesce: options["coalesce"] ?? true,
-                             once: options["once"] ?? false, site: location(stack), owner: host.currentScope, token: token,
+                             once: options["once"] ?? false, site: location(stack), owner: running.currentScope, token: token,
                              handler: .dispatched)
         }
         _ = crescent_getref(stack.state, subscription.token)
@@ -246,7 +246,7 @@ extension ModelBinding {
         if options["latest"] == true { try wrapLatest(handlerAt: handlerIndex, context: "on \(name)", stack) }
         let subscription = subscribe(stack, handlerAt: handlerIndex) { token in
             registry.on(name, object: object, once: options["once"] ?? false, site: location(stack),
-                        owner: host.currentScope, token: token, handler: .dispatched)
+                        owner: running.currentScope, token: token, handler: .dispatched)
         }
         _ = crescent_getref(stack.state, subscription.token)
         return .one

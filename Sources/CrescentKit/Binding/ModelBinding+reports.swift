@@ -13,23 +13,23 @@ extension ModelBinding {
     /// next delivery round, never delivered inside the setter), else through the mailbox, behind
     /// those, taken out by a loop job or by a read that comes first (``read(_:of:)``).
     func attachSink(to box: ObjectBox) {
-        let bound = NIOLoopBound(host, eventLoop: host.loop)
-        let link = host.link
-        let boundBox = NIOLoopBound(box, eventLoop: host.loop)
+        let link = self.link
+        let bound = NIOLoopBound(self, eventLoop: link.eventLoop)
+        let boundBox = NIOLoopBound(box, eventLoop: link.eventLoop)
         let mailbox = box.reports
         box.object.changes.setBacklogProbe { mailbox.waiting }
         box.sinkID = box.object.changes.attach { change in
             if bound.eventLoop.inEventLoop, mailbox.isEmpty {
                 // The common case, a setter run by a method inside a turn, allocates nothing.
-                if bound.value.inTurn {
-                    bound.value.binding.applyOnLoop(change, to: boundBox.value)
+                if bound.value.running.inTurn {
+                    bound.value.applyOnLoop(change, to: boundBox.value)
                 } else {
-                    link.turn { host in host.binding.applyOnLoop(change, to: boundBox.value) }
+                    link.turn { binding in binding.applyOnLoop(change, to: boundBox.value) }
                 }
                 return
             }
             guard mailbox.post(change) else { return }
-            let queued = link.later { host in host.binding.applyReports(of: boundBox.value) }
+            let queued = link.later { binding in binding.applyReports(of: boundBox.value) }
             if !queued { _ = mailbox.take() }
         }
     }
@@ -112,8 +112,8 @@ extension ModelBinding {
             ServiceError.describe(code: payload["code"].stringValue ?? "", message: $0,
                                   service: payload["service"].stringValue ?? "", method: payload["method"].stringValue ?? "")
         } ?? payload.jsonText
-        host.writeError("\(host.console.styled("crescent: warning:", .warning)) \(box.name) failed and nothing listens for "
-                        + "on(\"\(box.name).didFail\", handler), so this is said once: \(message)")
+        host.warn("\(box.name) failed and nothing listens for "
+                  + "on(\"\(box.name).didFail\", handler), so this is said once: \(message)")
     }
 
     /// Drops the cached value of property `key` of `box`'s userdata, so the next read asks again.
@@ -155,9 +155,9 @@ extension ModelBinding {
     func scheduleDelivery() {
         guard registry.hasPending, !deliveryScheduled, host.isRunning else { return }
         deliveryScheduled = true
-        host.enqueue { host in
-            host.binding.deliveryScheduled = false
-            host.binding.registry.deliverPending()
+        host.enqueue {
+            self.deliveryScheduled = false
+            self.registry.deliverPending()
         }
     }
 }

@@ -13,13 +13,14 @@ import NIOCore
 /// enters C (cached data models, then the methods, which it copies into the cache) and only then
 /// the Swift getter; a change reported by the object clears that entry before observers hear of it.
 final class ModelBinding {
-    /// The host that made this binding in its init and holds it until it tears down
-    /// (``Model/UnownedRef``, read once per delivery). Its invariant holds because every way in
-    /// (the host's loop jobs, the Lua functions of the host's VM, the registry it dispatches for)
-    /// ends before the host does: the VM closes and `teardown` detaches the registry and every
-    /// model object while the host is still alive.
-    var host: Host { hostRef.object }
-    let hostRef: UnownedRef<Host>
+    /// The host that made this binding in its init and holds it until it tears down, as the
+    /// binding sees it (``BindingEnvironment``). Not retained: every way in (the host's loop
+    /// jobs, the Lua functions of the host's VM, the registry it dispatches for) ends before the
+    /// host does: the VM closes and `teardown` detaches the registry and every model object while
+    /// the host is still alive. What a call or a delivery reads is in ``running``.
+    unowned let host: any BindingEnvironment
+    /// Who the Lua code running now works for: the host's, shared.
+    let running: RunningCode
     let registry: ObserverRegistry
     /// The services, in registration order: each made when a script first touches it.
     private(set) var services: [ServiceEntry] = []
@@ -93,12 +94,16 @@ final class ModelBinding {
     /// What requests and start shares refer to the binding by (``Model/WeakLink``).
     let weakLink = WeakLink<ModelBinding>()
 
-    init(host: Host, tables: BindingTables) {
-        hostRef = UnownedRef(host)
+    /// A binding for `host`'s `vm`; `onRegistryReport` hears what the observer registry
+    /// reports (failed handlers, cancelled subscriptions, cycles).
+    init(host: any BindingEnvironment, running: RunningCode, vm: LuaVM, tables: BindingTables,
+         onRegistryReport: @escaping (ObserverRegistry.Report) -> Void) {
+        self.host = host
+        self.running = running
         self.tables = tables
         fieldNames = FieldNameCache(anchors: tables.fieldNameAnchors)
-        vm = host.vm
-        registry = ObserverRegistry { [unowned host] report in host.report(registryEvent: report) }
+        self.vm = vm
+        registry = ObserverRegistry(report: onRegistryReport)
         weakLink.attach(self)
     }
 
@@ -192,7 +197,7 @@ final class ModelBinding {
     func pushService(named name: String, onto stack: LuaStack) -> Bool {
         // Completion and `observe` cannot wait for a plugin never seen before: it holds the loop
         // a moment at most, then starts on in the background.
-        if let start = (host.pluginLauncher ?? host.parent?.pluginLauncher)?.pendingStart(of: name), !start.startForTouch() {
+        if let start = host.pendingStart(of: name), !start.startForTouch() {
             return false
         }
         guard let service = try? madeService(named: name) else { return false }
@@ -206,13 +211,13 @@ final class ModelBinding {
     /// it until then (answering nothing), so the loop runs on meanwhile.
     private func startService(_ stack: LuaStack) throws -> LuaReturn {
         let name = stack.text(at: 2) ?? stack.describe(at: 2)
-        if let start = (host.pluginLauncher ?? host.parent?.pluginLauncher)?.pendingStart(of: name) {
-            if let task = host.currentTask, task.coroutine.thread == stack.state, stack.isYieldable {
-                let boundHost = NIOLoopBound(host, eventLoop: host.loop)
+        if let start = host.pendingStart(of: name) {
+            if let task = running.currentTask, task.coroutine.thread == stack.state, stack.isYieldable {
+                let hostOnLoop = NIOLoopBound(host, eventLoop: host.loop)
                 let boundTask = NIOLoopBound(task, eventLoop: host.loop)
                 task.arrangedResume()
                 start.startInBackground {
-                    boundHost.value.enqueue { host in host.resume(boundTask.value, arguments: 0) }
+                    hostOnLoop.value.enqueue { hostOnLoop.value.resume(boundTask.value, arguments: 0) }
                 }
                 return .yield(0)
             }
@@ -221,8 +226,7 @@ final class ModelBinding {
             // the services once the start is done).
             if !start.startForTouch() {
                 stack.pushNil()
-                stack.push("plugin '\(start.manifest.name)' is starting (its program has not answered 'initialize' within "
-                           + "\(formatSeconds(ProcessPlugin.touchGrace)) s): touch services.\(name) inside a task to wait for it")
+                stack.push(start.stillStartingNote(touching: name))
                 return .values(2)
             }
         }
@@ -249,15 +253,8 @@ final class ModelBinding {
             let names = services.map(\.name)
             let closest = NameSuggestion.closest(to: name, among: names)
             let listing = NameSuggestion.listing("services", names, suggesting: closest)
-            // A plugin's VM sees only what its manifest requires ("services: none"
-            // said nothing of how to get the service).
-            if let parent = host.parent, parent.binding.services.contains(where: { $0.name == name }) {
-                throw LuaRaise("no service '\(name)' (\(listing)): a plugin sees only the services its plugin.toml requires; "
-                    + "add \"\(name)\" to requires")
-            }
-            // A plugin of that name skipped at load (its manifest does not hold) is why.
-            if let skipped = host.skippedPlugins.first(where: { $0.name == name }) {
-                throw LuaRaise("no service '\(name)' (\(listing)): \(skipped.explanation)")
+            if let note = host.missingServiceNote(for: name) {
+                throw LuaRaise("no service '\(name)' (\(listing)): \(note)")
             }
             throw LuaRaise("no service '\(name)' (\(listing))")
         }
@@ -294,10 +291,10 @@ final class ModelBinding {
     // MARK: Teardown
 
     /// Detaches from every object and forgets all subscriptions. Runs before the VM closes; the
-    /// shared ``tables`` stay until then, for the finalizers that run as it closes.
-    func teardown() {
+    /// shared ``tables`` stay until then, for the finalizers that run as it closes. `keepsVM`:
+    /// the VM lives on for a new model (``restart(services:)``, a spec file's next test).
+    func teardown(keepingVM keepsVM: Bool = false) {
         isTornDown = true
-        let keepsVM = host.keepsVM
         for (box, userdata) in objects.values {
             if let id = box.sinkID { box.object.changes.detach(id) }
             // The VM lives on with the next test's model: the property values cached on the

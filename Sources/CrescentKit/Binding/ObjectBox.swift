@@ -17,15 +17,19 @@ final class ObjectBox {
     /// A declared method was called on it: a service the script used (`location:current()`),
     /// whose events may come without `start()` (``ModelBinding/unstartedServiceNotes()``).
     var wasCalled = false
+    /// It lives in another VM (a plugin's service): values sent to it must have a model form, so
+    /// a table with a metatable is refused like a function.
+    let crossesVMs: Bool
 
     /// The binding's model generation it was made in: a spec file's host gives each test a new
     /// model, and a box of an earlier one refuses to be used (``ModelBinding/checkCurrent(_:_:)``).
     let generation: Int
 
-    init(_ object: any ModelObject, generation: Int = 0) {
+    init(_ object: any ModelObject, generation: Int = 0, crossesVMs: Bool = false) {
         self.object = object
         interface = object.interface
         self.generation = generation
+        self.crossesVMs = crossesVMs
     }
 
     var handle: ObjectHandle { ObjectHandle(object) }

@@ -40,16 +40,16 @@ extension ModelBinding {
     func adopt(_ object: any OwnedModelObject) {
         let id = ObjectIdentifier(object)
         guard ownedObjects[id] == nil else { return }
-        let share = OwnedObjectShare(object: object, owner: host.currentScope, binding: self)
+        let share = OwnedObjectShare(object: object, owner: running.currentScope, binding: self)
         ownedObjects[id] = share
-        host.currentScope.adopt(share)
-        if object.endsWithTask, let task = host.currentTask, task.ownsSpawns, !task.isDone {
+        running.currentScope.adopt(share)
+        if object.endsWithTask, let task = running.currentTask, task.ownsSpawns, !task.isDone {
             // A long task that spawns many programs keeps only those still running.
             if task.spawned.count >= 64, task.spawned.count.isMultiple(of: 64) { task.spawned.removeAll { $0.ownerSlot < 0 } }
             task.spawned.append(share)
         }
-        let link = host.link
-        let bound = NIOLoopBound(share, eventLoop: host.loop)
+        let link = self.link
+        let bound = NIOLoopBound(share, eventLoop: link.eventLoop)
         // After the object's last report: those went to the loop first, through the same queue.
         object.adopt { _ = link.later { _ in bound.value.finish() } }
     }

@@ -50,13 +50,13 @@ extension ModelBinding {
                 } catch {
                     throw LuaRaise("\(signature): argument #1: \(error.message)")
                 }
-                self.start(box, options: options, owner: self.host.currentScope)
+                self.start(box, options: options, owner: self.running.currentScope)
                 return .none
             },
             "stop": { [unowned self] stack in
                 let box = try self.checkSelf(stack, type(), signature: "\(name):stop()")
                 try ExtraArguments.check(stack, takes: 1, signature: "\(name):stop()", arity: "none", isMethod: true)
-                self.shares[ObjectIdentifier(box.object)]?.first { $0.owner === self.host.currentScope }?.cancel()
+                self.shares[ObjectIdentifier(box.object)]?.first { $0.owner === self.running.currentScope }?.cancel()
                 return .none
             },
         ]

@@ -44,7 +44,7 @@ extension Host {
         for runtime in pluginRuntimes.reversed() { runtime.finish() }
         pluginRuntimes.removeAll()
         scriptScope.end()
-        binding.teardown()
+        binding.teardown(keepingVM: keepsVM)
         for timer in timers { timer.invalidate() }
         timers.removeAll()
         for task in tasks { task.invalidate() }

@@ -68,22 +68,31 @@ public final class Host {
     /// held (a permission question it waits on), where its other output waits for the loop.
     var remoteNotice: ((String) -> Void)?
 
+    /// Who the Lua code running now works for (its scope and task, whether a turn runs),
+    /// shared with the binding, which reads it on every call and delivery.
+    let running = RunningCode()
     /// The script's scope: owns what the main chunk and its handlers start, ends at exit.
-    public let scriptScope = Scope(name: "script")
-    /// The owner of what Lua code starts right now (the script, or a controller). Read around
-    /// every delivery, on the loop only; internal, so the optimizer sees every access and drops
-    /// the run-time exclusivity check (it is never passed inout).
-    var currentScope: Scope
+    public var scriptScope: Scope { running.scriptScope }
+    /// The owner of what Lua code starts right now (the script, or a controller).
+    var currentScope: Scope {
+        get { running.currentScope }
+        set { running.currentScope = newValue }
+    }
     /// The services, their binding and the observer registry. Lazy only because the binding
     /// refers back to the finished host: `init` touches it first, so it exists from then on.
-    private(set) lazy var binding = ModelBinding(host: self, tables: bindingTables)
+    private(set) lazy var binding = ModelBinding(host: self, running: running, vm: vm, tables: bindingTables) { [unowned self] report in
+        self.report(registryEvent: report)
+    }
     /// What the binding shares with the VM, made right after it (the binding's own copy is the
     /// one in use; this one only hands it over).
     let bindingTables: BindingTables
     /// Controllers on the navigation stack: while there are any, the run goes on.
     var navigationDepth = 0
     /// True while a turn runs (a clock job that fires meanwhile waits for a later turn).
-    var inTurn = false
+    var inTurn: Bool {
+        get { running.inTurn }
+        set { running.inTurn = newValue }
+    }
     /// Called once, when the first controller is pushed (the runner starts reading commands).
     public var onFirstController: (() -> Void)?
     /// Called once, as the first controller starts loading (before its `init`, `loadView` and
@@ -118,7 +127,7 @@ public final class Host {
     var scriptFolder: String?
     var reportedTimeout = false
     // Read at the end of every turn (``hasPendingWork``) and around every resume, on the loop
-    // only. Like ``currentScope``, no access to these is held across a call that could come back
+    // only. Like ``RunningCode``'s, no access to these is held across a call that could come back
     // to them (inserting into or removing from the sets calls only the timer's or task's
     // identity hash).
     var timers: Set<LuaTimer> = []
@@ -126,7 +135,10 @@ public final class Host {
     /// Coroutines whose task returned, each with an empty stack, run again by later tasks.
     var idleCoroutines: [LuaCoroutine] = []
     /// The task whose coroutine is running, while it runs.
-    var currentTask: LuaTask?
+    var currentTask: LuaTask? {
+        get { running.currentTask }
+        set { running.currentTask = newValue }
+    }
     var teardownActions: [() -> Void] = []
     /// Who runs the Lua code running now when it is a remote client's (`remote client 3`): its
     /// `os.exit` is refused and its `app.exit` logged, since it ends the host for everyone.
@@ -204,7 +216,6 @@ public final class Host {
         self.console = console ?? Console(colors: options.colors)
         self.onExit = onExit
         parentLink = parent?.weakLink
-        currentScope = scriptScope
         vm = try LuaVM(memoryLimit: options.memoryLimitMiB > 0 ? options.memoryLimitMiB << 20 : nil)
         // Making a host only builds what stays (its tables, the prelude): the collector's steps
         // meanwhile freed nothing and cost a share of every test host's making.
@@ -300,35 +311,10 @@ public final class Host {
         }
     }
 
-    /// Runs a handler of `subscription` with its owner as the scope, as ``withScope(_:_:)`` does.
-    /// Deliveries call it for every handler, and their owner is almost always current already:
-    /// then no scope is retained. A change `body` made to the scope is undone, to the owner while
-    /// the subscription lives (so its owner does), else to the script's scope.
-    func withOwner<Result>(of subscription: Subscription, _ body: () throws -> Result) rethrows -> Result {
-        guard subscription.isOwned(by: currentScope) else { return try withScope(subscription.owner, body) }
-        // Compared, never dereferenced: the owner may be gone when the handler ended it.
-        let entry = ObjectIdentifier(currentScope)
-        defer {
-            if ObjectIdentifier(currentScope) != entry { currentScope = subscription.owner ?? scriptScope }
-        }
-        return try body()
-    }
-
-    /// Runs `body` with `scope` as the owner of whatever Lua code starts meanwhile (handlers run
-    /// with their subscription's, timer's or request's owner, so a controller's handlers create
-    /// things the controller owns).
+    /// Runs `body` with `scope` as the owner of whatever Lua code starts meanwhile (see
+    /// ``RunningCode/withScope(_:_:)``).
     func withScope<Result>(_ scope: Scope?, _ body: () throws -> Result) rethrows -> Result {
-        let target = scope.flatMap { $0.isEnded ? nil : $0 } ?? scriptScope
-        // Usually the scope is current already (every delivery of a script's handlers): then
-        // the swap and its reference counting are skipped; only a change `body` made is undone.
-        if target === currentScope {
-            defer { if currentScope !== target { currentScope = target } }
-            return try body()
-        }
-        let previous = currentScope
-        currentScope = target
-        defer { currentScope = previous }
-        return try body()
+        try running.withScope(scope, body)
     }
 
     // MARK: The main chunk

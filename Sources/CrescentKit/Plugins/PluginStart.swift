@@ -147,3 +147,10 @@ final class PluginStart: Sendable {
         for whenDone in waiting { whenDone() }
     }
 }
+
+extension PluginStart: PendingServiceStart {
+    func stillStartingNote(touching service: String) -> String {
+        "plugin '\(manifest.name)' is starting (its program has not answered 'initialize' within "
+            + "\(formatSeconds(ProcessPlugin.touchGrace)) s): touch services.\(service) inside a task to wait for it"
+    }
+}
