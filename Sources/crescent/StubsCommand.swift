@@ -44,6 +44,7 @@ struct StubsCommand: ParsableCommand {
         if !plan.refusals.isEmpty { Crescent.fail(plan.refusals.joined(separator: "; ")) }
         do throws(ProjectFiles.Failure) {
             ProcessIO.writeOut(try plan.write().joined(separator: "\n") + "\n")
+            if let warning = plan.runtimeWarning { ProcessIO.writeError("crescent: " + warning + "\n") }
         } catch {
             Crescent.fail(error.description)
         }

@@ -18,6 +18,8 @@ struct StubsPlan {
     private var notes: [String: String] = [:]
     /// Said after the files: a `.luarc.json` that already has every setting, and is not written.
     private var kept: String?
+    /// The user's `.luarc.json` names another Lua than crescent's (said on stderr).
+    private(set) var runtimeWarning: String?
 
     init(entries: [ServiceEntry], folder: String) throws(ProjectFiles.Failure) {
         for file in StubWriter.files(for: entries) {
@@ -34,6 +36,7 @@ struct StubsPlan {
             files.append((luarc, StubWriter.luarc(library: library)))
             return
         }
+        runtimeWarning = StubWriter.runtimeVersionWarning(existing: existing, path: luarc)
         do {
             if let merged = try StubWriter.mergedLuarc(existing: existing, library: library) {
                 files.append((luarc, merged))

@@ -110,7 +110,9 @@ struct TestCommand: ParsableCommand {
                 // Named as given: `-o` (busted's spelling) or `--output`.
                 let spelling = CommandLine.arguments.dropFirst(2).contains { $0 == "-o" || ($0.hasPrefix("-o") && !$0.hasPrefix("--")) }
                     ? "-o" : "--output"
-                Crescent.usageError("\(spelling) \(output): crescent test writes \(SpecOutputFormat.allCases.map(\.rawValue).joined(separator: ", "))",
+                let formats = SpecOutputFormat.allCases.map(\.rawValue)
+                let closest = NameSuggestion.closest(to: output, among: formats).map { "; did you mean '\($0)'?" } ?? ""
+                Crescent.usageError("\(spelling) \(output): crescent test writes \(formats.joined(separator: ", "))\(closest)",
                                     usage: Self.usage)
             }
             options.output = format

@@ -217,7 +217,7 @@ import Glibc
             #expect(((answer?["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("interrupted") == true, "\(String(describing: answer))")
         }
         #expect(eval("return 1, true, false, math.mininteger, 2.0, 'x', nil, 3, nil").text
-            == "1\ttrue\tfalse\t-9223372036854775808\t2.0\t\"x\"\tnil\t3")
+            == "1\ttrue\tfalse\tmath.mininteger\t2.0\t\"x\"\tnil\t3")
         _ = await host.stop()
     }
 

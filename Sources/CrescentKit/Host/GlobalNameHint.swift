@@ -33,6 +33,28 @@ enum GlobalNameHint {
         return String(message[..<end]) + "; did you mean '\(closest)'?" + String(message[end...])
     }
 
+    /// `no global 'servies'; did you mean 'services'?` for a line typed at a prompt that is only
+    /// the name (or `=name`) of a global that is not set and is close to one that is: the value
+    /// printed there is the answer, and a bare `nil` said nothing of the misspelling. Nil
+    /// otherwise. Runs on the loop, before the line, reading `_G` raw.
+    static func unsetName(typed text: String, in vm: LuaVM) -> String? {
+        var name = Substring(text).drop { $0 == " " || $0 == "\t" }
+        if name.hasPrefix("=") { name = name.dropFirst().drop { $0 == " " || $0 == "\t" } }
+        while let last = name.last, last == " " || last == "\t" || last == "\n" || last == "\r" { name = name.dropLast() }
+        func isLetter(_ scalar: Unicode.Scalar) -> Bool { scalar == "_" || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) }
+        guard let first = name.unicodeScalars.first, isLetter(first),
+              name.unicodeScalars.allSatisfy({ isLetter($0) || ("0"..."9").contains($0) }),
+              !["nil", "true", "false"].contains(name) else { return nil }
+        let stack = vm.stack
+        let top = stack.top
+        defer { stack.setTop(top) }
+        guard stack.ensure(2) else { return nil }
+        stack.pushGlobals()                                                           // G
+        guard stack.type(at: -1) == .table, stack.rawGet(-1, String(name)) == .nil else { return nil }  // G value
+        guard let closest = NameSuggestion.closest(to: String(name), among: globalNames(in: vm)) else { return nil }
+        return "no global '\(name)'; did you mean '\(closest)'?"
+    }
+
     /// Globals of a script's VM that a plugin's has not.
     static let scriptGlobals: Set<String> = ["view", "app", "controller"]
 

@@ -6,6 +6,12 @@ extension Host {
     /// ran was not wrong, only incomplete.
     func noteRunEndedOnItsOwn() {
         noteUnshownControllers()
+        // Waiting still for a first controller: none was pushed, so stdin was never read as
+        // commands, and `--keep-running` (which outlasts their end) kept nothing running.
+        if options.keepsRunningAfterInput && onFirstController != nil {
+            writeError("\(console.styled("crescent: warning:", .warning)) --keep-running did nothing: it keeps the controllers running "
+                       + "after the commands piped on stdin end, and this run pushed no controller, so it read no commands; leave it out")
+        }
         for note in binding.unstartedServiceNotes() { writeError("\(console.styled("crescent: warning:", .warning)) \(note)") }
     }
 

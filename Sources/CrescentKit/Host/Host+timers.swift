@@ -175,8 +175,17 @@ extension Host {
         callback.push(onto: stack)
         handle.push(onto: stack)
         do {
-            try withScope(timer.owner) { try vm.call(arguments: 1, results: 0) }
+            try withScope(timer.owner) { try vm.call(arguments: 1, results: 1) }  // value
             timer.consecutiveErrors = 0
+            // GLib's `return false` stops a timeout; here the value is ignored, and a timer
+            // that goes on firing said nothing of it.
+            if stack.type(at: -1) == .boolean, timer.isActive, !timer.saidValueIgnored {
+                timer.saidValueIgnored = true
+                writeError("\(console.styled("crescent: warning:", .warning)) \(timer.site): the timer's callback returned "
+                           + "\(stack.boolean(at: -1)), and a callback's value is ignored, so the timer goes on: stop it with t:cancel() "
+                           + "(the timer is the callback's argument)")
+            }
+            stack.pop()
         } catch let error as LuaError {
             reportHandlerError(error, in: "error in timer callback")
             timer.consecutiveErrors += 1

@@ -21,6 +21,8 @@ final class LuaTimer: Hashable, Cancellable {
     var consecutiveErrors: Int32 = 0
     /// Where the script made it (`s.lua:3`), for the warning when it is cancelled for failing.
     var site = "?"
+    /// Whether the warning that its callback's returned boolean does not stop it was said.
+    var saidValueIgnored = false
     /// For `timer.at` and `timer.cron`: the wall-clock times it fires at (it repeats).
     var schedule: WallSchedule?
     var ownerSlot: Int32 = -1

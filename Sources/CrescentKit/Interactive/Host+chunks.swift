@@ -100,7 +100,8 @@ extension Host {
         switch stack.type(at: index) {
         case .nil: "nil"
         case .boolean: stack.boolean(at: index) ? "true" : "false"
-        case .number: stack.isInteger(at: index) ? stack.integer(at: index).map { String($0) } : nil
+        // math.mininteger's digits read back as a float: inspect writes its name.
+        case .number: stack.isInteger(at: index) ? stack.integer(at: index).flatMap { $0 == .min ? nil : String($0) } : nil
         default: nil
         }
     }

@@ -45,7 +45,7 @@ extension Repl {
     func run(_ text: String, chunkName: String) {
         switch compile(text, chunkName: chunkName) {
         case .function:
-            start()
+            start(unsetName: GlobalNameHint.unsetName(typed: text, in: host.vm))
         case .incomplete(let error), .failed(let error):
             // An incomplete text gets here from the editor and `.load`: their text is all there is.
             report(error.message)
@@ -59,11 +59,13 @@ extension Repl {
     }
 
     /// Runs the function on top of the stack as a task; its values print when it ends.
-    private func start() {
+    /// `unsetName`: the note for a line that is only a misspelled global's name, said after the
+    /// `nil` it prints (as a Lua comment, so the line still reads as Lua).
+    private func start(unsetName: String?) {
         let stack = host.vm.stack
         let function = stack.top
         let task = host.startTask(function: function, arguments: 0, in: stack) { [unowned self] ending in
-            self.ended(ending)
+            self.ended(ending, unsetName: unsetName)
         }
         stack.setTop(function - 1)
         phase = .running(task)
@@ -72,11 +74,13 @@ extension Repl {
     }
 
     /// The chunk ended: print its values or its error, and prompt again.
-    private func ended(_ ending: LuaTask.Ending) {
+    private func ended(_ ending: LuaTask.Ending, unsetName: String? = nil) {
         link.chunkRunning.store(false, ordering: .relaxed)
         switch ending {
         case .returned(let stack, let count):
-            if count > 0 {
+            if let unsetName, count == 1, stack.type(at: stack.top) == .nil {
+                emit("nil  -- \(unsetName)\n")
+            } else if count > 0 {
                 let columns = link.terminal.columns
                 emit(host.describeValues(count, on: stack, inspect: inspect, width: columns > 0 ? columns : nil) + "\n")
             }

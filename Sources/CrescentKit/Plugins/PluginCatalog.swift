@@ -134,7 +134,11 @@ public enum PluginCatalog {
                     do throws(ServiceError) {
                         lines.append(try entry.service().interface.documentation(as: "services.\(name)"))
                     } catch {
-                        lines.append("error: \(error.message)")
+                        // Its start's error, with its traceback, is written above as the host
+                        // skipped the plugin: once is enough, and "see `crescent plugin check`"
+                        // is no advice inside it.
+                        let skipped = error.message.hasPrefix(PluginLauncher.startFailure(of: manifest.name))
+                        lines.append(skipped ? "error: plugin '\(manifest.name)' could not start (the error above)" : "error: \(error.message)")
                         ok = false
                     }
                 }

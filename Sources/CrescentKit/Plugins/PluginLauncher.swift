@@ -119,6 +119,10 @@ public final class PluginLauncher: Sendable {
         return refusal
     }
 
+    /// How the error of a call to a service of plugin `name` that failed to start begins
+    /// (`plugin check` tells it from the other errors by it).
+    static func startFailure(of name: String) -> String { "plugin '\(name)' could not start: " }
+
     /// A start's outcome for the services: a failure is reported once in the log.
     private static func reported(_ started: Result<[String: any Service], PluginProblem>, of manifest: PluginManifest,
                                  in host: Host) -> Result<[String: any Service], ServiceError> {
@@ -131,7 +135,7 @@ public final class PluginLauncher: Sendable {
             let message = PluginCatalog.terminalSafe(problem.message, keepingLines: true)
             host.writeError("\(host.console.styled("crescent:", .error)) error: plugin '\(manifest.name)' skipped: \(message)")
             let firstLine = message.split(separator: "\n").first.map(String.init) ?? message
-            return .failure(ServiceError(.unavailable, "plugin '\(manifest.name)' could not start: \(firstLine); "
+            return .failure(ServiceError(.unavailable, startFailure(of: manifest.name) + "\(firstLine); "
                                          + "see `crescent plugin check \(PluginCatalog.terminalSafe(manifest.folder))`"))
         }
     }

@@ -216,10 +216,19 @@ private struct ManifestReader {
     private func kind(folder: String) throws(PluginProblem) -> PluginManifest.Kind {
         switch try string("kind") {
         case "lua":
+            // Taken in silence, a field only the other kind reads hid a manifest copied from a
+            // process plugin, or a wrong kind.
+            if fields["command"] != nil {
+                throw problem("command", "is read only by a process plugin (kind = \"process\"), and this one's kind is \"lua\", which runs main: "
+                              + "remove command, or set kind = \"process\"")
+            }
             let main = fields["main"] == nil ? "main.lua" : try string("main")
             try checkInside(main, folder: folder)
             let file = folder + "/" + main
-            guard access(file, R_OK) == 0 else { throw problem("main", "names \(file), which cannot be read") }
+            guard access(file, R_OK) == 0 else {
+                let near = ScriptSource.nearFile(file).map { "; did you mean main = \"\($0)\"?" } ?? ""
+                throw problem("main", "names \(file), which cannot be read\(near)")
+            }
             return .lua(main: main)
         case "process":
             guard let value = fields["command"] else { throw problem("command", "is missing (a process plugin runs it, e.g. [\"python3\", \"main.py\"])") }
@@ -229,6 +238,10 @@ private struct ManifestReader {
             // A C string ends at a NUL: the program would run with the word cut short.
             if let index = words.firstIndex(where: { $0.utf8.contains(0) }) {
                 throw problem("command", "item \(index + 1) holds a NUL character (\\u0000), which a command cannot pass; remove it")
+            }
+            if fields["main"] != nil {
+                throw problem("main", "is read only by a Lua plugin (kind = \"lua\"), and this one's kind is \"process\", which runs command: "
+                              + "remove main, or set kind = \"lua\"")
             }
             return .process(command: words)
         case let other:
@@ -283,8 +296,9 @@ private struct ManifestReader {
                 throw problem(field("." + unknown), "is not a field of a setting (" + NameSuggestion.listing("fields", Self.settingFields, suggesting: closest) + ")")
             }
             guard let typeName = spec["type"]?.stringValue, let kind = PluginSetting.Kind(rawValue: typeName) else {
-                let kinds = PluginSetting.Kind.allCases.map(\.rawValue).joined(separator: ", ")
-                throw problem(field(".type"), "must be one of \(kinds)")
+                let kinds = PluginSetting.Kind.allCases.map(\.rawValue)
+                let closest = spec["type"]?.stringValue.flatMap { NameSuggestion.closest(to: $0, among: kinds) }
+                throw problem(field(".type"), "must be one of \(kinds.joined(separator: ", "))" + (closest.map { "; did you mean '\($0)'?" } ?? ""))
             }
             if let defaultValue = spec["default"], !kind.accepts(defaultValue) {
                 throw problem(field(".default"), "must be \(kind.rawValue), got \(defaultValue.typeName)")

@@ -277,7 +277,7 @@ public struct PluginPermissions: Sendable, Equatable {
         }
         guard case .object(let table) = value else { throw problem("", "must be a table ([permissions])") }
         if let unknown = table.keys.sorted().first(where: { !fields.contains($0) && !(isGrant && $0 == "services") }) {
-            throw problem(unknown, "is not a permission (permissions: \(fields.joined(separator: ", ")))")
+            throw problem(unknown, "is not a permission (" + NameSuggestion.listing("permissions", fields, suggesting: NameSuggestion.closest(to: unknown, among: fields)) + ")")
         }
         func strings(_ field: String, example: String, valid: (String) -> String?) throws(PluginProblem) -> [String] {
             guard let value = table[field] else { return [] }

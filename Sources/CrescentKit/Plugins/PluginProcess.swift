@@ -26,9 +26,11 @@ struct PluginProcess {
     /// granted (see CSandbox). Without it the program gets the host's environment.
     static func spawn(_ command: [String], plugin: String, folder: String, environment extra: [String: String],
                       sandbox: PluginSandbox?) throws(PluginProblem) -> PluginProcess {
-        guard let program = PluginSandbox.program(command[0], folder: folder, path: sandbox == nil ? nil : PluginSandbox.confinedPath) else {
+        let searched = sandbox == nil ? nil : PluginSandbox.confinedPath
+        guard let program = PluginSandbox.program(command[0], folder: folder, path: searched) else {
+            let near = PluginSandbox.nearProgram(command[0], path: searched).map { "; did you mean '\($0)'?" } ?? ""
             throw PluginProblem("cannot start '\(command.joined(separator: " "))': \(command[0]) is not an executable program"
-                                + (command[0].contains("/") ? "" : " on PATH"))
+                                + (command[0].contains("/") ? "" : " on PATH") + near)
         }
         guard let input = pipePair(), let output = pipePair() else { throw failure(command, errno) }
         guard let errors = pipePair() else {

@@ -1,5 +1,7 @@
 import Crypto
 import CSandbox
+import Foundation
+import Model
 import Services
 #if canImport(Glibc)
 import Glibc
@@ -155,6 +157,18 @@ struct PluginSandbox {
             if isExecutableFile(candidate) { return candidate }
         }
         return nil
+    }
+
+    /// The program in `searched` (PATH when nil) whose name is a few edits from `name`
+    /// (`python3` for `pyhton3`), or nil; read only to word the error of a program not found.
+    static func nearProgram(_ name: String, path searched: String? = nil) -> String? {
+        guard !name.contains("/") else { return nil }
+        let path = searched ?? getenv("PATH").map { String(cString: $0) } ?? confinedPath
+        let folders = path.split(separator: ":", omittingEmptySubsequences: true).map(String.init)
+        let names = folders.flatMap { (try? FileManager.default.contentsOfDirectory(atPath: $0)) ?? [] }
+        guard let closest = NameSuggestion.closest(to: name, among: Set(names).sorted(), prefixes: false),
+              folders.contains(where: { isExecutableFile($0 + "/" + closest) }) else { return nil }
+        return closest
     }
 
     /// Whether `path` leads to a regular file this process may execute. A folder passes

@@ -133,6 +133,7 @@ function controller(name, base, ...)
   madeClasses[#madeClasses + 1] = { name = name, place = place }
   local class = { __controllerClass = true, __name = name, __base = base }
   class.__index = class
+  class.__newindex = C.newField
   class.__tostring = function(self) return name .. "#" .. state[self].id end
   return setmetatable(class, {
     __index = base or Controller,
@@ -218,6 +219,15 @@ local function load(self)
           error("self.view." .. tostring(id) .. " = ... does not replace a component: update it (self.view." .. tostring(id)
             .. ":update { ... }) or set its fields (self.view." .. tostring(id) .. ".text = ...)", 2)
         end, __index = function(_, id)
+          -- A deallocated controller's view is shown no more: an update to it vanished
+          -- without a word. A warning, once: a late callback of a global helper may still
+          -- arrive after a pop.
+          if st.deallocated and not st.lateViewWarned then
+            st.lateViewWarned = true
+            P.warn("warning: " .. callerPlace(2) .. "view." .. tostring(id) .. " of " .. name .. ", which was deallocated (popped or replaced): "
+              .. "its view is shown no more, so what changes it shows nothing; change the controller shown (app.top), or start what "
+              .. "changes the view with its helpers (self:after, self:on, self:observe), which end with it")
+          end
           local found = root:find(id)
           if found == nil and COMPONENT_METHODS[id] then
             error("self.view holds the view's components by id, so self.view:" .. id .. "(...) calls no component: write self.view.<id>:" .. id

@@ -193,6 +193,19 @@ local function parseArgs(args)
       error("bad argument #4 to 'command' (options.args[" .. i .. "] must read \"name: type\" with a type of string, integer, number or boolean, and ? when optional; got " .. tostring(spec)
         .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 3)
     end
+    for j, earlier in ipairs(parsed) do
+      if earlier.name == argName then
+        error("bad argument #4 to 'command' (options.args[" .. i .. "] names '" .. argName .. "' again, as options.args[" .. j
+          .. "] does: give each argument its own name)", 3)
+      end
+    end
+    -- Words fill the args in order: a required one after an optional one could never be given
+    -- without the optional one before it.
+    local before = parsed[i - 1]
+    if optional ~= "?" and before and before.optional then
+      error("bad argument #4 to 'command' (options.args[" .. i .. "] '" .. argName .. "' is required but follows the optional '" .. before.name
+        .. "': words fill the arguments in order, so '" .. before.name .. "' could never be left out; put optional arguments last)", 3)
+    end
     parsed[i] = { name = argName, type = argType, optional = optional == "?" }
   end
   return parsed
@@ -300,7 +313,8 @@ function convertArgs(name, command, args, count)
         -- After a string argument the word is likely the rest of it (add oat milk): say to quote.
         local before = declared[i - 1]
         local joined = before and before.type == "string" and type(args[i - 1]) == "string" and args[i - 1] .. " " .. value
-        return nil, "command '" .. name .. "': argument #" .. i .. " '" .. arg.name .. "' must be " .. (arg.type == "integer" and "an " or "a ") .. arg.type .. ", got '" .. value .. "'"
+        return nil, "command '" .. name .. "': argument #" .. i .. " '" .. arg.name .. "' must be " .. (arg.type == "integer" and "an " or "a ") .. arg.type
+          .. (arg.type == "boolean" and " (true or false)" or "") .. ", got '" .. value .. "'"
           .. (joined and " (if '" .. joined .. "' is one " .. before.name .. ", quote it: " .. name .. " \"" .. joined .. "\")" or "")
       end
       converted[i] = v

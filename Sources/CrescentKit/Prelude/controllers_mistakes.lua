@@ -5,7 +5,7 @@
 -- method spelled like a lifecycle step but not one. Loaded by controllers.lua with its host
 -- primitives `P` and the controllers' shared internals `C`; adds to `C` what the other parts use.
 local P, C = ...
-local type, setmetatable, rawget, tostring, ipairs, next, getmetatable = type, setmetatable, rawget, tostring, ipairs, next, getmetatable
+local type, setmetatable, rawget, rawset, tostring, ipairs, next, getmetatable = type, setmetatable, rawget, rawset, tostring, ipairs, next, getmetatable
 local traceback, getinfo, getlocal, sort, inspect_ = debug.traceback, debug.getinfo, debug.getlocal, table.sort, inspect
 local isClass, nameOf, methodNames, classPlaces = C.isClass, C.nameOf, C.methodNames, C.classPlaces
 
@@ -167,5 +167,23 @@ local function checkLifecycleNames(class)
   end
 end
 
-C.errorValueMessage, C.classSelfHint, C.handlerFor = errorValueMessage, classSelfHint, handlerFor
+-- `self.titel = "Groceries"`: title is the one field the host reads from a controller, and a
+-- name a letter or two from it showed no title without a word. An instance's __newindex: it runs
+-- for a field's first write only (later ones find it there), so the check costs nothing after.
+-- Said once per line: each push of the class writes the field anew.
+local TITLE, titleWarned = { "title" }, {}
+local function newField(self, key, value)
+  rawset(self, key, value)
+  if type(key) == "string" and #key >= 4 and #key <= 6 and key ~= "title" and (type(value) == "string" or type(value) == "number")
+      and rawget(self, "title") == nil and P.resembles(key, TITLE) then
+    -- Level 2: the code that assigned (a metamethod has no frame between).
+    local place = C.callerPlace(2)
+    if titleWarned[place] then return end
+    titleWarned[place] = true
+    P.warn("warning: " .. place .. nameOf(self) .. " sets self." .. key .. ", which nothing reads: the title line shows self.title; "
+      .. "did you mean 'title'?")
+  end
+end
+
+C.errorValueMessage, C.classSelfHint, C.handlerFor, C.newField = errorValueMessage, classSelfHint, handlerFor, newField
 C.LIFECYCLE, C.isStep, C.checkLifecycleNames = LIFECYCLE, isStep, checkLifecycleNames

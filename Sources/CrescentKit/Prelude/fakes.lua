@@ -272,7 +272,9 @@ function runner.process(request, place)
     if #programOrder == 0 then
       message = sformat("the code under test ran a program (%s); give it a fake: fake.process { [%q] = { status = 0, stdout = \"...\" } }", key, key)
     else
-      message = sformat("no fake.process answer for %s (%s)", key, programlist())
+      local closest = T.closest(key, programOrder)
+      message = sformat("no fake.process answer for %s (%s%s)", key, programlist(),
+        closest and "; did you mean '" .. closest .. "'?" or "")
     end
     notice(place, message)
     return nil, { code = "not_found", message = message }

@@ -13,7 +13,7 @@
 --   * Strings read back as Lua: "double quoted", \n \r \t \" \\ escaped, other control bytes and
 --     invalid UTF-8 bytes as \ddd (always 3 digits); valid UTF-8 is printed as is.
 --   * Numbers keep their subtype: 3 vs 3.0; floats use the shortest form that reads back exactly;
---     math.mininteger prints all its digits; NaN as 0/0; math.huge / -math.huge.
+--     math.mininteger, NaN as 0/0, math.huge and -math.huge as Lua reads them back.
 --   * Tables: items 1..n first without keys, then the other keys sorted (numbers by value, strings
 --     by bytes, then other types by type name); identifier keys bare (`x = 1`), others `["a b"] = 1`.
 --     One line (`{ 1, 2, x = 3 }`) when it fits in `width` columns, else one item per line.
@@ -32,7 +32,7 @@
 local resembles = ...
 local type, next, rawget, ipairs, getmetatable = type, next, rawget, ipairs, getmetatable
 local tostring, tonumber, pcall, setmetatable, pairs, select = tostring, tonumber, pcall, setmetatable, pairs, select
-local error, math_type, huge = error, math.type, math.huge
+local error, math_type, huge, math_mininteger = error, math.type, math.huge, math.mininteger
 local sfind, sformat, sbyte, schar, ssub, srep = string.find, string.format, string.byte,
   string.char, string.sub, string.rep
 local concat, sort = table.concat, table.sort
@@ -48,7 +48,12 @@ local MAX_NESTING = 1000 -- hard cap: keeps recursion and output size bounded wh
 local FLOAT_FORMATS = { "%.14g", "%.15g", "%.16g", "%.17g" }
 
 local function format_number(n)
-  if math_type(n) == "integer" then return sformat("%d", n) end
+  if math_type(n) == "integer" then
+    -- Its digits read back as a float (the minus is an operator on 9223372036854775808, past
+    -- the largest integer): its name reads back as itself.
+    if n == math_mininteger then return "math.mininteger" end
+    return sformat("%d", n)
+  end
   -- Written as Lua reads it back (string.format's %q writes (0/0)); nan's sign is not shown,
   -- as no arithmetic gives it meaning.
   if n ~= n then return "0/0" end

@@ -47,7 +47,10 @@ end
 function script(path, ...)
   if type(path) ~= "string" then error("bad argument #1 to 'script' (a path expected, got " .. type(path) .. ")", 2) end
   local chunk, err = loadfile(path)
-  if not chunk then error("script: " .. err, 2) end
+  if not chunk then
+    local near = T.nearFile(path)
+    error("script: " .. err .. (near and "; did you mean '" .. near .. "'?" or ""), 2)
+  end
   T.scriptFolder(path)
   local args = pack(...)
   local argt = { [-1] = "crescent", [0] = path }

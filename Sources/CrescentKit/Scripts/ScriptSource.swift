@@ -85,13 +85,19 @@ extension ScriptSource {
     /// `; did you mean 'a001.lua'?` for a missing `a001.lau` beside a file of a close name; empty
     /// when there is none, or when `path.lua` is there (the command line names that one).
     private static func nearFileHint(_ path: String) -> String {
-        guard access(path + ".lua", F_OK) != 0 else { return "" }
+        guard access(path + ".lua", F_OK) != 0, let closest = nearFile(path) else { return "" }
+        let slash = path.lastIndex(of: "/")
+        return "; did you mean '\(slash.map { String(path[...$0]) } ?? "")\(closest)'?"
+    }
+
+    /// The name of the file beside the missing `path` whose name is a few edits from its own
+    /// (`main.lua` for `plugins/tune/mian.lua`), or nil when there is none.
+    static func nearFile(_ path: String) -> String? {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        guard !name.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder),
-              let closest = NameSuggestion.closest(to: name, among: entries.sorted(), prefixes: false) else { return "" }
-        return "; did you mean '\(folder + closest)'?"
+        guard !name.isEmpty, let entries = try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder) else { return nil }
+        return NameSuggestion.closest(to: name, among: entries.sorted(), prefixes: false)
     }
 
     private static func lastError() -> String {

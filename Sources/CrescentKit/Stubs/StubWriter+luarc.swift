@@ -45,6 +45,18 @@ extension StubWriter {
         return luarcText(merged)
     }
 
+    /// The warning for a `.luarc.json` text `existing` whose `runtime.version` (dotted or nested)
+    /// is not Crescent's Lua 5.4: the merge keeps it, as every setting of the user's, and LuaLS
+    /// would then check the scripts as another Lua without a word. Nil when it is 5.4 or unset.
+    public static func runtimeVersionWarning(existing: String, path: String) -> String? {
+        guard case .object(let user)? = try? Value(jsonText: existing) else { return nil }
+        var version = user["runtime.version"]
+        if version == nil, case .object(let runtime)? = user["runtime"] { version = runtime["version"] }
+        guard let version, version != .string("Lua 5.4") else { return nil }
+        return "warning: \(path) keeps your \"runtime.version\": \(version.jsonText), but crescent runs Lua 5.4, so the editor would "
+            + "check your scripts as another Lua: set it to \"Lua 5.4\""
+    }
+
     /// The user's `existing` value with `ours` added: the entries an array lacks appended; any
     /// other value the user set is kept.
     private static func adding(_ ours: Value, to existing: Value?) -> Value {

@@ -142,6 +142,14 @@ extension SpecHost {
             updated.append(try stack.checkString(1, function: "assert.view"))
             return .none
         }
+        vm.register(field: "nearFile") { stack in
+            // nearFile(path): the file beside a missing `path` it most likely misspells, with
+            // path's folder, or nil.
+            let path = try stack.checkString(1, function: "script")
+            guard access(path, F_OK) != 0, let near = ScriptSource.nearFile(path) else { return .none }
+            stack.push((path.lastIndex(of: "/").map { String(path[...$0]) } ?? "") + near)
+            return .one
+        }
         vm.register(field: "scriptFolder") { [unowned self] stack in
             host.addScriptFolderToPath(try stack.checkString(1, function: "script"))
             return .none

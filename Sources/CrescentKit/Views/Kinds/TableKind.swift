@@ -146,7 +146,8 @@ extension ViewNode {
     func setCell(row: Int, key: String, value: Value) throws(ViewError) {
         guard cells.indices.contains(row) else { throw ViewError("view.table.set: row \(row + 1) does not exist (rows: \(cells.count))") }
         guard let column = columns.firstIndex(where: { $0.key == key }) else {
-            throw ViewError("view.table.set: no column '\(key)' (columns: \(columns.map(\.key).joined(separator: ", ")))")
+            let keys = columns.map(\.key)
+            throw ViewError("view.table.set: no column '\(key)' (" + NameSuggestion.listing("columns", keys, suggesting: NameSuggestion.closest(to: key, among: keys)) + ")")
         }
         if case .array(var rows)? = fields["rows"], rows.indices.contains(row) {
             if case .object(var record) = rows[row] {
