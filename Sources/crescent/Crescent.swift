@@ -79,7 +79,13 @@ struct Crescent: ParsableCommand {
             ProcessIO.writeOut(shown(help) + "\n")
             ProcessIO.exit(0)
         }
-        dispatch(hoistingSubcommand(arguments))
+        let hoisted = hoistingSubcommand(arguments)
+        if hoisted.first == "send", hoisted.count > 1, !["--help", "-h"].contains(hoisted[1]), !hoisted.contains("--") {
+            // Its words are the host's, read as they are (``SendCommand/send(_:)``).
+            SendCommand.send(Array(hoisted.dropFirst()))
+            ProcessIO.exit(0)
+        }
+        dispatch(hoisted)
     }
 
     /// The help of a command that runs a default subcommand when given none (`crescent plugins

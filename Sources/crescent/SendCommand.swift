@@ -22,9 +22,22 @@ struct SendCommand: ParsableCommand {
     }
 
     func run() throws {
+        Self.send(words)
+    }
+
+    /// `crescent send WORDS...` read without ArgumentParser (``Crescent/main()`` calls it with the
+    /// words after `send`, unless they ask for help or hold `--`): its passthrough capture costs
+    /// time in the square of the words (each one merged into a set of all the places before
+    /// it), and `--key` takes up to ``RemoteServer/maxKeysPerRequest`` of them.
+    static func send(_ words: [String]) {
         if let keys = words.prefix(2).firstIndex(of: "--key") {
             let names = Array(words[(keys + 1)...])
             guard !names.isEmpty else { Crescent.usageError("send --key: give the keys to press, e.g. crescent send --key down enter") }
+            guard names.count <= RemoteServer.maxKeysPerRequest else {
+                // The host refuses them too; said before connecting, with nothing pressed.
+                Crescent.usageError("send --key: at most \(RemoteServer.maxKeysPerRequest) keys per request, got \(names.count); "
+                                    + "nothing was pressed: send them in several requests")
+            }
             let client = RemoteCommandSupport.connect(keys == 1 ? words[0] : nil)
             _ = RemoteCommandSupport.result(client, "key", ["keys": .array(names.map { .string($0) })])
             return
@@ -35,7 +48,7 @@ struct SendCommand: ParsableCommand {
             Crescent.usageError("send: unknown option '\(option)'\(hint)")
         }
         // The first word is the host when it names one that listens and a command follows.
-        var words = self.words
+        var words = words
         if words.count > 1, (try? RemoteHosts.resolve(words[0])) == nil,
            let closest = NameSuggestion.closest(to: words[0], among: RemoteHosts.live().map(\.name)) {
             // `send groceris add milk`: a host's name misspelled, which the host would take as a command.

@@ -13,11 +13,22 @@ import Testing
         #expect(DisplayWidth.of(" ~") == 2)
     }
 
-    @Test func asciiControlCharactersTakeNoColumns() {
-        #expect(DisplayWidth.of("\u{7}") == 0)
-        #expect(DisplayWidth.of("\u{1B}") == 0)
-        #expect(DisplayWidth.of("\u{7F}") == 0)
-        #expect(DisplayWidth.of("a\u{0}b") == 2)
+    /// A control character is shown as its escape (attack new28t D6: dropping only the ESC of a
+    /// sequence showed its parameters as text), and takes that escape's columns, so a row holding
+    /// one keeps its width; a C1 control and a bidirectional mark too.
+    @Test func controlCharactersTakeTheColumnsOfTheirEscapes() {
+        #expect(DisplayWidth.of("\u{7}") == 5 && DisplayWidth.visible("\u{7}") == #"\u{7}"#)
+        #expect(DisplayWidth.of("\u{1B}") == 6 && DisplayWidth.visible("\u{1B}") == #"\u{1B}"#)
+        #expect(DisplayWidth.of("\u{7F}") == 6)
+        #expect(DisplayWidth.of("a\u{0}b") == 7 && DisplayWidth.visible("a\u{0}b") == #"a\u{0}b"#)
+        #expect(DisplayWidth.of("\r\n") == 10 && DisplayWidth.visible("\r\n") == #"\u{D}\u{A}"#)
+        #expect(DisplayWidth.visible("x\u{9B}y\u{202E}z") == #"x\u{9B}y\u{202E}z"#)
+        for text in ["T\u{1B}]0;TITLE\u{7}\u{1B}[2Jx", "x\u{9B}y", "a\u{202E}b", "a\u{200F}b", "tab\there"] {
+            #expect(DisplayWidth.of(text) == DisplayWidth.of(DisplayWidth.visible(text)), "\(text)")
+            // Cut by the columns it takes: the cut text's width is the width asked for.
+            #expect(DisplayWidth.of(DisplayWidth.truncate(text, to: 9)) <= 9, "\(text)")
+        }
+        #expect(DisplayWidth.truncate("a\u{1B}b", to: 3) == "a…", "an escape is cut whole")
     }
 
     @Test(arguments: [
@@ -164,6 +175,6 @@ import Testing
         #expect(DisplayWidth.pad("語", to: 5) == "語   ")
         #expect(DisplayWidth.pad("x", to: 1000) == "x" + String(repeating: " ", count: 999))
         #expect(DisplayWidth.pad("abc", to: 2) == "abc")
-        #expect(DisplayWidth.of("ab\u{7}c") == 3 && DisplayWidth.of("row 1") == 5 && DisplayWidth.of("é語") == 3)
+        #expect(DisplayWidth.of("ab\u{7}c") == 8 && DisplayWidth.of("row 1") == 5 && DisplayWidth.of("é語") == 3)
     }
 }

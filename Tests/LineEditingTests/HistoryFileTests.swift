@@ -72,6 +72,43 @@ import Testing
         #expect(file.load().entries == ["first", "from another session", "second"])
     }
 
+    /// A history file grown to 20 MB (another program's, a corrupted copy) is read from its end:
+    /// its newest entries load (the first 16 MB were read, so the newest were never seen, and the
+    /// read and decode of those froze a live app's start for seconds), and an append writes it
+    /// back to the entries a history keeps.
+    @Test func aTwentyMegabyteFileLoadsItsNewestEntriesFromItsEnd() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("history").path
+        let filler = String(repeating: "x", count: 190)
+        var text = ""
+        text.reserveCapacity(21 << 20)
+        for index in 0..<105_000 { text += "\(filler) \(index)\n" }
+        let recent = (0..<1_000).map { "recent \($0)" }
+        text += recent.joined(separator: "\n") + "\n"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        #expect(text.utf8.count > 20_000_000)
+        let file = HistoryFile(path: path)
+        let started = ContinuousClock.now
+        let loaded = file.load()
+        let elapsed = ContinuousClock.now - started
+        #expect(loaded.entries == recent)
+        #expect(elapsed < .seconds(2), "loading took \(elapsed)")
+        #expect(try file.append("newest"))
+        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1
+        #expect(size > 0 && size < 100_000, "the file was written back to its newest entries: \(size) bytes")
+        #expect(file.load().entries == Array(recent.dropFirst()) + ["newest"])
+    }
+
+    /// A write keeps the file within the most read, dropping the oldest entries that do not fit.
+    @Test func aWriteKeepsTheNewestEntriesThatFitInTheMostRead() {
+        let entry = String(repeating: "y", count: 99)
+        let entries = (0..<10).map { "\($0)\(entry)" }
+        #expect(HistoryFile.newest(of: entries, within: 350) == entries[7...])
+        #expect(HistoryFile.newest(of: entries, within: 10).isEmpty)
+        #expect(HistoryFile.newest(of: entries, within: 10_000) == entries[...])
+    }
+
     @Test func appendCapsTheFile() throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

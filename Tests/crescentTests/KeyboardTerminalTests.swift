@@ -125,7 +125,8 @@ import Darwin
 
     /// Text from data (a store, a feed, a remote command) never acts on the terminal: escape
     /// sequences and control characters in a view's text, a table's cells, the title and a key's
-    /// help are not written raw (they left the alternate screen, retitled the window, cleared it).
+    /// help are not written raw (they left the alternate screen, retitled the window, cleared it),
+    /// but as escapes.
     @Test func textFromDataNeverActsOnTheTerminal() async throws {
         let source = #"""
             local evil = "\27]0;PWNED\7\27[2J\27[?1049l\27[?1000l\r\n\0"
@@ -149,7 +150,8 @@ import Darwin
         #expect(!written.contains("\u{07}") && !written.contains("\u{0}"), "\(written.debugDescription)")
         #expect(!written.contains("\u{7}\u{1B}[2J") && !written.contains("PWNED[2J\u{1B}"), "\(written.debugDescription)")
         #expect(!written.contains("\u{1B}[?1049l") && !written.contains("\u{1B}[?1000l"), "\(written.debugDescription)")
-        #expect(terminal.screen.lines.contains { $0.contains("> cell]0;PWNED[2J[?1049l[?1000l") }, "\(terminal.screen.lines)")
+        // Shown as escapes (the sequence's parameters alone read as text: attack new28t D6).
+        #expect(terminal.screen.lines.contains { $0.contains(#"> cell\u{1B}]0;PWNED\u{7}\u{1B}[2J\u{1B}[?1049l"#) }, "\(terminal.screen.lines)")
         terminal.type("q")
         #expect(await terminal.finish() == 0)
         expectRestored(terminal)

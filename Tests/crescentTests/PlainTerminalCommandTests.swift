@@ -37,6 +37,23 @@ import Testing
         #expect(await terminal.finish() == 0)
     }
 
+    /// Ctrl-D ends nothing on a terminal (attack new28t D2): the lines typed after it still run,
+    /// where the terminal was read no more and only Ctrl-C ended the run.
+    @Test(arguments: ["plain", "json"])
+    func linesTypedAfterCtrlDAreCommands(ui: String) async throws {
+        let sandbox = try Sandbox()
+        let terminal = try start(ui, in: sandbox)
+        await terminal.waitFor(line: "said: nothing")
+        terminal.type("\u{4}")
+        try await Task.sleep(for: .milliseconds(300))
+        terminal.type("greet Bob\r")
+        await terminal.waitFor(line: "said: hello Bob")
+        terminal.type("\u{4}")
+        try await Task.sleep(for: .milliseconds(300))
+        terminal.type("quit\r")
+        #expect(await terminal.finish() == 0)
+    }
+
     @Test func aGrantQuestionTakesTheNextLineTyped() async throws {
         let sandbox = try Sandbox()
         try sandbox.write("plugins/music/plugin.toml", PluginGrantTests.manifest("read = [\"~/Music\"]"))

@@ -102,6 +102,10 @@ extension Host {
         sawError = false
         reportedTimeout = false
         vm.clearInterrupt()
+        // What a person did on the last run's screen (the `?` help, a message, the command line)
+        // is no part of the next: each starts as a new run would.
+        presenter.reset()
+        commandLine = commandLine.map { .closed($0.history) }
         runState = .runningMain
         try binding.restart(services: services)
     }

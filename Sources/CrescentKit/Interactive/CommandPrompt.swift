@@ -19,7 +19,8 @@ struct CommandPrompt {
         case run(String)
         /// Complete the text before the cursor (``complete(_:with:replacing:)`` answers).
         case complete(CompletionRequest)
-        /// Esc, or Ctrl-D on an empty line: leave the command line.
+        /// Esc (or the line editor's interrupt and exit): leave the command line. Ctrl-D on an
+        /// empty line is no way out (``Outcome/none``).
         case leave
         /// Ctrl-L.
         case redraw
@@ -83,7 +84,10 @@ struct CommandPrompt {
             editor.startLine()
             return .run(line)
         case .complete(let request): return .complete(request)
-        case .interrupt, .exit, .endOfInput: return .leave
+        // Ctrl-D on an empty line ends nothing here, as on a terminal's other lines: closing the
+        // line would make the text typed next keys (`d` deletes), which the person meant as a command.
+        case .endOfInput: return .none
+        case .interrupt, .exit: return .leave
         case .clearScreen: return .redraw
         }
     }

@@ -160,6 +160,15 @@ local function stopCommands()
   return dropped
 end
 
+-- The end of a run (a spec's test, as its host restarts for the next) drops the keys and commands
+-- still waiting and forgets the runner its tasks' end stopped: the next test of a spec file starts
+-- with none pending, and its first command starts a runner of its own.
+P.onTeardown(function()
+  for i = pendingCommands.first, pendingCommands.last do pendingCommands[i] = nil end
+  pendingCommands.first, pendingCommands.last = 1, 0
+  commandsRunner, commandsTask, runningCommand = nil, nil, nil
+end)
+
 local function send(done, name, where, ...)
   queueCommand({ name = name, args = { ... }, count = select("#", ...), done = done, where = where })
   runCommands()

@@ -315,9 +315,12 @@ return {
     if #keys > 0 then sendKeys(nil, "key", nil, table.unpack(keys)) end
   end,
   -- A spec's press(...), tail-called: app.press under the name the spec called, so a wrong key
-  -- is named as an argument of press at the spec's line.
-  pressAs = function(caller, ...)
+  -- is named as an argument of press at the spec's line; then `settle()` (the spec host's: runs
+  -- the loop until only the clock holds work), so press returns once its keys, and the commands
+  -- queued before them, have been handled, as a terminal's key is before the next is read.
+  pressAs = function(caller, settle, ...)
     local sent = sendKeys(nil, caller, nil, ...)
+    settle()
     return sent
   end,
   -- The keys a terminal (or the remote `key` method) pressed, in order; report(token, ok,

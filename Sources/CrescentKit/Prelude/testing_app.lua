@@ -76,7 +76,8 @@ function send(command, ...)
   if refused then error("send: " .. refused, 2) end
   return true
 end
--- press(...): as app.press. A `q` the top controller does not bind quits the app as a person's
+-- press(...): as app.press, returning once the keys (and the commands queued before them) have
+-- been handled, so a component's `selected` agrees with screen_text(). A `q` the top controller does not bind quits the app as a person's
 -- would; noted first, so the failure names the spec's own key, not the code under test.
 function press(...)
   if select("#", ...) == 0 then error("bad argument #1 to 'press' (a key name expected, e.g. press(\"down\", \"enter\"))", 2) end
@@ -91,7 +92,7 @@ function press(...)
       if select(i, ...) == "q" then T.notePressedQuit("press(\"q\") at " .. where(1)) break end
     end
   end
-  if type(hooks) == "table" then return hooks.pressAs("press", ...) end   -- a tail call: the spec's line
+  if type(hooks) == "table" then return hooks.pressAs("press", T.settle, ...) end   -- a tail call: the spec's line
   return app.press(...)
 end
 

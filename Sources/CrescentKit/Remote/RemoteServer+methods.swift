@@ -36,7 +36,7 @@ extension RemoteServer {
             }
         }
         guard params == .null || params.isObject else {
-            return reply(.failure(.invalidParams("\(method): params must be an object, got \(params.typeName)")))
+            return reply(.failure(.invalidParams("\(method): params must be an object, got \(params.jsonKind)")))
         }
         do throws(MethodError) {
             try Self.checkParamNames(params, of: method)
@@ -89,7 +89,7 @@ extension RemoteServer {
         switch params["output"] {
         case .null, .bool(false): break
         case .bool(true): follow(session.connection)
-        case let other: throw .invalidParams("hello: 'output' must be a boolean, got \(other.typeName)")
+        case let other: throw .invalidParams("hello: 'output' must be a boolean, got \(other.jsonKind)")
         }
         return [
             "crescent": .string(version),
@@ -175,15 +175,15 @@ extension RemoteServer {
         switch params["args"] {
         case .null: arguments = []
         case .array(let items): arguments = items
-        default: throw .invalidParams("send: args must be an array, got \(params["args"].typeName)")
+        default: throw .invalidParams("send: args must be an array, got \(params["args"].jsonKind)")
         }
         try callControllerHook("sendCommand", of: "send", [.string(command)] + arguments, session, reply)
     }
 
     /// The most keys one `key` request may press: they run one after another on the host's
     /// loop, so a bound keeps one request from holding it (and the person's own keys) for long.
-    /// More are sent in several requests.
-    static let maxKeysPerRequest = 10_000
+    /// More are sent in several requests (`crescent send --key` refuses more before it connects).
+    public static let maxKeysPerRequest = 10_000
 
     /// `key { keys = [ "down", "enter" ] }`: the keys pressed on the top controller as on its
     /// terminal, answered `{ pressed = n }` once the last has been handled, or error 1 when a
@@ -295,7 +295,7 @@ extension RemoteServer {
         case .null:
             if optional { return nil }
             throw .invalidParams("\(method): missing \"\(key)\" (a string)")
-        default: throw .invalidParams("\(method): \"\(key)\" must be a string, got \(params[key].typeName)")
+        default: throw .invalidParams("\(method): \"\(key)\" must be a string, got \(params[key].jsonKind)")
         }
     }
 
@@ -304,7 +304,7 @@ extension RemoteServer {
         switch params[key] {
         case .bool(let flag): return flag
         case .null: return `default`
-        default: throw .invalidParams("\(method): \"\(key)\" must be a boolean, got \(params[key].typeName)")
+        default: throw .invalidParams("\(method): \"\(key)\" must be a boolean, got \(params[key].jsonKind)")
         }
     }
 }
@@ -313,5 +313,20 @@ extension Value {
     var isObject: Bool {
         if case .object = self { return true }
         return false
+    }
+
+    /// The JSON type of a value a client sent, as the messages refusing it say it: `null`, `a
+    /// boolean`, `a number`, `a string`, `an array`, `an object` (``typeName`` is Lua's word:
+    /// `nil`, `table`, which a JSON client never wrote).
+    var jsonKind: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .integer, .number: "a number"
+        case .string, .bytes: "a string"
+        case .array, .packed: "an array"
+        case .object: "an object"
+        case .model, .handle: "a " + typeName
+        }
     }
 }

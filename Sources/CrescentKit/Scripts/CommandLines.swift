@@ -51,7 +51,7 @@ struct CommandLines {
     /// How often a terminal read looks whether the process is back in the terminal's foreground.
     private static let foregroundPoll: Int32 = 250
     /// Whether stdin is a terminal to read only in its foreground: a read from the background
-    /// stops the process (SIGTTIN).
+    /// stops the process (SIGTTIN). Its Ctrl-D is no end of input.
     let waitsForForeground: Bool
     private var buffer: [UInt8] = []
     private var ended = false
@@ -78,8 +78,19 @@ struct CommandLines {
             if waitsForForeground, !Self.mayRead() { continue }
             let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
+            // Ctrl-D on a terminal reads as an end, but the terminal is still there and the
+            // person goes on typing: it ends nothing (the lines typed after it run). A terminal
+            // that hung up says so to poll (or its read fails), and that is the end.
+            if count == 0, waitsForForeground, !Self.hungUp() { continue }
             if count <= 0 { ended = true } else { buffer += chunk[0..<count] }
         }
+    }
+
+    /// Whether stdin's terminal hung up (or is no longer readable at all), asked without waiting.
+    private static func hungUp() -> Bool {
+        var state = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+        guard poll(&state, 1, 0) >= 0 else { return true }
+        return state.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
     }
 
     /// Waits up to ``foregroundPoll`` ms for input; true when there is some (or the input

@@ -94,11 +94,11 @@ struct ScreenFrame: Equatable {
             + ["— lines \(start + 1)–\(start + shown) of \(overlay.count) · ↓ ↑ pgdn pgup home end scroll · other keys close —"]
     }
 
-    /// The frame as plain text, trailing spaces and blank lines at the end removed (what
-    /// `screen_text()` returns).
+    /// The frame as plain text, as the terminal shows it (``DisplayWidth/visible(_:)``), trailing
+    /// spaces and blank lines at the end removed (what `screen_text()` returns).
     var text: String {
         var lines = rows.map { line -> String in
-            var line = line
+            var line = DisplayWidth.visible(line)
             while line.last == " " { line.removeLast() }
             return line
         }

@@ -228,6 +228,20 @@ final class ViewPresenter {
         needsRender = true
     }
 
+    /// Forgets what was shown and what was done to it: the view, the title, the `?` help and its
+    /// scroll, the status line (hints, message, the command line, the busy note) and the last
+    /// text printed. A spec file's host starts each test so (``Host/restartModel(services:clock:launcher:)``):
+    /// a help one test opened was over the next test's view, and took its first key.
+    func reset() {
+        present(nil, controller: "")
+        status = StatusLine()
+        help = nil
+        helpTop = 0
+        lastText = nil
+        screen = []
+        needsRender = false
+    }
+
     /// Shows the `?` help over the view, from its first line, until a key closes it.
     func showHelp(_ text: String) {
         help = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

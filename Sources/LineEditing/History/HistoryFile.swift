@@ -19,7 +19,9 @@ import Darwin
 /// `/dev/null`, a device, a FIFO, a folder, a symbolic link (never followed: one planted there
 /// would have had every entry appended to the file it points to) or another user's file is left
 /// alone (``unusableReason`` says why, and the REPL keeps its history in memory); a replaced
-/// file keeps its mode, and at most ``maximumBytes`` are read.
+/// file keeps its mode. Only the file's end is read, back to the newest entries a history keeps
+/// (at most ``maximumBytes``), so a file grown large elsewhere costs no more than one of the
+/// right size, and a write keeps it within that size.
 /// The format is described in `HistoryFile+format.swift`.
 ///
 /// ```swift
@@ -59,8 +61,9 @@ public struct HistoryFile: Hashable, Sendable {
         getenv(name).map { String(cString: $0) }
     }
 
-    /// The most a history file is read: far more than ``History/defaultCapacity`` entries of any
-    /// sensible length, and a bound on the memory a wrong path can cost.
+    /// The most of a history file read, from its end, and the most written: far more than
+    /// ``History/defaultCapacity`` entries of any sensible length, and a bound on the memory and
+    /// time a wrong or foreign file can cost.
     public static let maximumBytes = 16 << 20
 
     /// Why the path cannot hold a history (it is a device, a FIFO, a folder, a symbolic link,
@@ -88,12 +91,26 @@ public struct HistoryFile: Hashable, Sendable {
     /// The entries in the file, filtered and capped like ``History/add(_:)``; empty when the file
     /// is missing or unreadable.
     public func load(capacity: Int = History.defaultCapacity) -> History {
-        History(readEntries(), capacity: capacity)
+        History(readEntries(newest: capacity), capacity: capacity)
     }
 
-    /// Replaces the file's contents with `history`'s entries.
+    /// Replaces the file's contents with `history`'s entries: the newest that fit in
+    /// ``maximumBytes``, so the next read sees them all.
     public func save(_ history: History) throws(HistoryFileError) {
-        try writeAtomically(HistoryFile.encode(history.entries))
+        try writeAtomically(HistoryFile.encode(Array(HistoryFile.newest(of: history.entries, within: HistoryFile.maximumBytes))))
+    }
+
+    /// The newest of `entries` whose lines in the file take at most `bytes` together.
+    package static func newest(of entries: [String], within bytes: Int) -> ArraySlice<String> {
+        var total = 0
+        var start = entries.endIndex
+        while start > entries.startIndex {
+            let size = encode([entries[start - 1]]).utf8.count
+            guard total + size <= bytes else { break }
+            total += size
+            start -= 1
+        }
+        return entries[start...]
     }
 
     /// Adds `entry` to the entries in the file now (written by any session) and writes them back,
@@ -101,7 +118,7 @@ public struct HistoryFile: Hashable, Sendable {
     /// the entry (blank, or equal to the newest one).
     @discardableResult
     public func append(_ entry: String, capacity: Int = History.defaultCapacity) throws(HistoryFileError) -> Bool {
-        var history = History(readEntries(), capacity: capacity)
+        var history = History(readEntries(newest: capacity), capacity: capacity)
         guard history.add(entry) else { return false }
         try save(history)
         return true
@@ -109,7 +126,10 @@ public struct HistoryFile: Hashable, Sendable {
 
     // MARK: - File access
 
-    private func readEntries() -> [String] {
+    /// The entries at the file's end: read backwards in chunks until it holds `count` whole
+    /// lines past the first (which may begin mid-entry, and is dropped unless the read reached
+    /// the file's start), the file's start, or ``maximumBytes``.
+    private func readEntries(newest count: Int) -> [String] {
         // Non-blocking, so a FIFO does not wait for a writer before fstat can refuse it; a
         // symbolic link is not followed (the open fails).
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW)
@@ -117,14 +137,32 @@ public struct HistoryFile: Hashable, Sendable {
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, HistoryFile.unusableReason(status) == nil else { return [] }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while bytes.count < HistoryFile.maximumBytes {
-            let wanted = min(chunk.count, HistoryFile.maximumBytes - bytes.count)
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes.append(contentsOf: chunk[..<count])
+        let size = Int(status.st_size)
+        var start = size
+        var chunks: [[UInt8]] = []
+        var newlines = 0
+        while start > 0, size - start < HistoryFile.maximumBytes, newlines <= count {
+            let length = min(1 << 16, start, HistoryFile.maximumBytes - (size - start))
+            var chunk = [UInt8](repeating: 0, count: length)
+            var filled = 0
+            while filled < length {
+                let got = chunk.withUnsafeMutableBytes { buffer in
+                    buffer.baseAddress.map { pread(descriptor, $0 + filled, length - filled, off_t(start - length + filled)) } ?? 0
+                }
+                if got < 0 && errno == EINTR { continue }
+                guard got > 0 else { break }
+                filled += got
+            }
+            // The file shrank under the read (another session replaced it in place): what was read stands.
+            guard filled == length else { break }
+            start -= length
+            newlines += chunk.reduce(0) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+            chunks.append(chunk)
+        }
+        var bytes = Array(chunks.reversed().joined())
+        if start > 0 {
+            // The read began inside a line: the entry it is the end of is not whole.
+            bytes = bytes.firstIndex(of: UInt8(ascii: "\n")).map { Array(bytes[($0 + 1)...]) } ?? []
         }
         return HistoryFile.decode(bytes)
     }
