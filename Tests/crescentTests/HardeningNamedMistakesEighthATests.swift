@@ -42,6 +42,7 @@ import Testing
         let timed = try await runScript(controller + """
             app.push(C)
             timer.after(0.05, function() app.top:ad("x") end)
+            timer.after(0.2, function() app.exit(0) end)
             """, options: ["--ui", "plain"])
         #expect(timed.stderr.contains("script.lua:5: attempt to call a nil value (method 'ad'); did you mean 'add' (a method of C)?"),
                 "\(timed)")
