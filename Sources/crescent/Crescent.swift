@@ -210,6 +210,7 @@ struct Crescent: ParsableCommand {
             }
             var message = withValueHint(message(for: error))
             if subcommandUsage(arguments)?.words == "test" { message = TestCommand.withBustedOption(message) }
+            if let words = subcommandUsage(arguments)?.words { message = withRunOption(message, subcommand: words) }
             if let joined = joiningNegativeValue(arguments, message: message) { dispatch(joined) }
             usageError(misspelledSubcommand(arguments) ?? (message.isEmpty ? "invalid command line" : message), usage: subcommandUsage(arguments))
         }
@@ -240,6 +241,17 @@ struct Crescent: ParsableCommand {
         guard message.hasPrefix("The value '"), message.contains("' is invalid for '--"),
               let hint = hints.first(where: { message.hasSuffix($0.key) })?.value else { return message }
         return message + ": " + hint
+    }
+
+    /// ArgumentParser's "Unknown option '--ui'. Did you mean '--junit'?" for an option of a
+    /// script run given to a subcommand that does not take it: the closest of the subcommand's
+    /// own options was no relative of it, so the message says whose option it is.
+    static func withRunOption(_ message: String, subcommand words: String) -> String {
+        guard message.hasPrefix("Unknown option '--"),
+              let option = message.dropFirst("Unknown option '".count).split(separator: "'").first.map(String.init),
+              let common = CommonOption.spelled(option) else { return message }
+        return "crescent \(words) takes no option '\(option)': \(common.spelling) is an option of a script run "
+            + "(crescent [options] SCRIPT.lua); leave it out of 'crescent \(words)'"
     }
 
     /// `plugin: no subcommand 'chek'; did you mean 'crescent plugin check'?` when the word after

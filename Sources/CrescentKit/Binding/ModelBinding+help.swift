@@ -1,6 +1,7 @@
 import CLua
 import LuaBridge
 import Model
+import Services
 
 extension ModelBinding {
     /// `help([x])` prints the documentation of a service, a method, a global or an overview.
@@ -62,7 +63,17 @@ extension ModelBinding {
                 }
                 if parts.count == 1 { return service.interface.documentation(as: "services.\(service.name)") }
             }
-            let known = GlobalDocs.entries.map(\.name) + services.map(\.name)
+            // The objects services hand out (`collection`), by the names errors call them.
+            if let object = ObjectInterfaces.standard.first(where: { $0.name == parts.first }) {
+                if parts.count == 2, let method = object.method(parts[1]) { return method.documentation(owner: object.name).joined(separator: "\n") }
+                if parts.count == 1 { return object.documentation(as: object.name) }
+            }
+            // `store.colection`: the closest of that service's or object's methods.
+            let owner = services.first { $0.name == parts.first }?.interface ?? ObjectInterfaces.standard.first { $0.name == parts.first }
+            if parts.count == 2, let owner, let method = NameSuggestion.closest(to: parts[1], among: owner.methods.map(\.name)) {
+                return "help: no documentation for '\(name)' (\(owner.name) has no method '\(parts[1])'; did you mean '\(parts[0]).\(method)'?)"
+            }
+            let known = GlobalDocs.entries.map(\.name) + services.map(\.name) + ObjectInterfaces.standard.map(\.name)
             let closest = NameSuggestion.closest(to: name, among: known, prefixes: false).map { "did you mean '\($0)'? " } ?? ""
             return "help: no documentation for '\(name)' (\(closest)try help() for the list)"
         default:

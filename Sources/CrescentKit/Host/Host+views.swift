@@ -151,6 +151,17 @@ extension Host {
                     continue
                 }
                 do { fields[key] = try binding.value(at: -1, in: stack) } catch {
+                    // `view.row { children = { ... } }`: components in a field of their own, which
+                    // was taken as data and refused as such; a stack or row takes them as its items.
+                    if kind.holdsChildren, !kind.fields.contains(key), stack.type(at: -1) == .table {
+                        _ = stack.rawGet(-1, index: 1)                      // ... key value value[1]
+                        let isComponent = viewType.object(at: -1, in: stack) != nil
+                        stack.pop()
+                        if isComponent {
+                            throw LuaRaise("\(function) takes its components as list items, not in a field '\(key)': "
+                                + "\(function) { view.text { ... }, view.text { ... } }")
+                        }
+                    }
                     // Worded as every JSON path words it (`pairs.w is a function: ...`).
                     throw LuaRaise("\(function): \(error.message(root: key, subject: "values shown in a view"))")
                 }

@@ -1,4 +1,5 @@
 public import Model
+import Services
 
 /// The services' documentation without running any Lua or starting any service: what
 /// `crescent services [NAME]` prints. It comes from the same declarations as `help()` in Lua.
@@ -6,6 +7,10 @@ public enum ServiceCatalog {
     /// An overview of every service, or the full reference of the one named `name`.
     public static func documentation(of services: [ServiceEntry], name: String?) -> Result<String, HostSetupError> {
         if let name {
+            // The objects services hand out (`collection`), which errors and the README name.
+            if !services.contains(where: { $0.name == name }), let object = ObjectInterfaces.standard.first(where: { $0.name == name }) {
+                return .success(object.documentation(as: name))
+            }
             guard let service = services.first(where: { $0.name == name }) else {
                 let known = services.map(\.name)
                 let listing = NameSuggestion.listing("services", known, suggesting: NameSuggestion.closest(to: name, among: known))

@@ -8,7 +8,8 @@ import Glibc
 /// Tab completion for the REPL, without side effects: it reads tables with raw access, follows
 /// `__index` only where it is a table, and learns what a service or data model offers from its
 /// declaration. No function is ever called, so no user code runs (a model object's property is
-/// read through the binding, which is the host's own code).
+/// read through the binding, which is the host's own code), but a command's own `complete`, which
+/// its author declared for this and the terminal's Tab calls too.
 ///
 /// | before the cursor | candidates |
 /// |---|---|
@@ -19,6 +20,7 @@ import Glibc
 /// | `services.location:on("did`, `on(x, "`, `observe(x, "` | events, properties |
 /// | `services.geocoder:search("Mün` | what the object offers for that argument (``ArgumentCompleting``): place names |
 /// | `:ref` at the start | the top controller's commands |
+/// | `:add m` | the command's argument: its `complete`, else its declared type's values |
 /// | `.he`, `.load scr`, `.services lo` | dot commands, files, service names |
 struct LuaCompletion {
     let host: Host
@@ -39,6 +41,12 @@ struct LuaCompletion {
         if line.hasPrefix(":"), !line.contains(" ") {
             let fragment = String(line.dropFirst())
             return Answer(candidates: Self.matching(host.commandNames(), fragment), fragmentLength: fragment.count)
+        }
+        // A command's argument (`:add m`): what Tab offers on the terminal's command line (the
+        // command's `complete`, else its declared type's values), not Lua's names.
+        if line.hasPrefix(":") {
+            let (candidates, count) = host.completions(before: String(line.dropFirst()))
+            return Answer(candidates: candidates, fragmentLength: count)
         }
         if let answer = completeStringArgument(Self.tail(of: line)) { return answer }
         guard !Self.endsInsideString(line) else { return Answer() }

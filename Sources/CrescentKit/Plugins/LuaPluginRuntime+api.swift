@@ -45,6 +45,11 @@ extension LuaPluginRuntime {
                 }
                 arguments.append(argument)
             }
+            // The return type is checked as an argument's is: a misspelled word was taken as a
+            // table's name, so every call failed asking the plugin to "return a strin".
+            if let problem = ServiceDeclaration.typeProblem(stack.text(at: 4) ?? "nil") {
+                throw LuaRaise("bad argument #3 to 'method' (its return type: \(problem))")
+            }
             try self.change(stack.text(at: 1) ?? "") { declaration in
                 if let problem = declaration.memberProblem(stack.text(at: 2) ?? "", .method) { throw LuaRaise(problem) }
                 declaration.methods.append(.init(name: stack.text(at: 2) ?? "", arguments: arguments,

@@ -45,6 +45,9 @@ extension ServiceDeclaration {
                         throw PluginProblem("its answer to 'initialize': method '\(key)' of '\(name)', argument \(position + 1): \(problem)")
                     }
                 }
+                if let problem = ServiceDeclaration.typeProblem(method["returns"].stringValue ?? "nil") {
+                    throw PluginProblem("its answer to 'initialize': method '\(key)' of '\(name)', its return type: \(problem)")
+                }
                 let arguments = (method["args"].arrayValue ?? []).compactMap { argument -> ArgumentSpec? in
                     guard let argumentName = argument["name"].stringValue,
                           let spec = ServiceDeclaration.argument("\(argumentName): \(argument["type"].stringValue ?? "value")") else { return nil }

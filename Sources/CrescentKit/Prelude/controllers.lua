@@ -311,7 +311,7 @@ for _, part in ipairs({ "mistakes", "navigation", "commands", "keys", "helpers" 
   for name, f in pairs(P.parts[part](P, C) or {}) do hooks[name] = f end
 end
 handlerFor, checkLifecycleNames = C.handlerFor, C.checkLifecycleNames
-local errorValueMessage, classSelfHint = C.errorValueMessage, C.classSelfHint
+local errorValueMessage, classSelfHint, instanceMethodHint = C.errorValueMessage, C.classSelfHint, C.instanceMethodHint
 
 ---------------------------------------------------------------------------------------------------
 -- Teardown: at exit every visible controller disappears, then all are deallocated, top first
@@ -333,12 +333,13 @@ end)
 -- The host's wording of an error value its message handlers show (the shim's
 -- CRESCENT_ERROR_TEXT), raised by the running code or by `thread`: a table raised with error()
 -- (without a __tostring) as inspect shows it, at the line that raised it; a nil field read in a method called on a
--- controller class, with the hint. Nil: the plain message stands.
+-- controller class, with the hint; a misspelled method called on a controller instance, with the
+-- method it resembles. Nil: the plain message stands.
 function hooks.errorText(value, thread)
   if type(value) == "string" then
     -- Levels from classSelfHint: 1 itself, 2 this function, 3 the handler, 4 the code that
     -- raised (a coroutine's is its level 0).
-    local hint = classSelfHint(value, thread and 0 or 4, thread)
+    local hint = classSelfHint(value, thread and 0 or 4, thread) or instanceMethodHint(value, thread and 0 or 4, thread)
     return hint and value .. hint or nil
   end
   if type(value) == "number" then return nil end

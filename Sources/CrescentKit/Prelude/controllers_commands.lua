@@ -66,7 +66,7 @@ local function unknownCommand(top, name)
 end
 
 -- A command's `done(ok, message)`, when it has one (remote control's send), hears how it went.
-local function dispatch(name, args, count, done, where)
+local function dispatch(name, args, count, done, where, fromScript)
   local top = stack[#stack]
   -- `exit` is quit's alias unless the controller has a command of that name (its own wins, as
   -- its keys win over the default keys); `quit` always quits.
@@ -92,7 +92,7 @@ local function dispatch(name, args, count, done, where)
     P.warn(where and where ~= "" and "warning: " .. where .. message or message)
     return done(false, message, true)
   end
-  local converted, convertedCount = convertArgs(name, command, args, count)
+  local converted, convertedCount = convertArgs(name, command, args, count, fromScript)
   if converted and not command.args then converted, convertedCount = checkArity(name, top, command.method, converted, convertedCount) end
   if not converted then
     P.warn(where and where ~= "" and "warning: " .. where .. convertedCount or convertedCount)
@@ -130,7 +130,7 @@ local function runCommands()
         ok, err = pcall(C.dispatchKey, command.key, done, command.where, remote)
         -- The line this key opened (groceries' `a`) takes the request's next keys.
         if remote then remote.ownsLine = P.commandLineOpen() and (remote.ownsLine or not lineWasOpen) end
-      else ok, err = pcall(dispatch, command.name, command.args, command.count, done, command.where) end
+      else ok, err = pcall(dispatch, command.name, command.args, command.count, done, command.where, command.fromScript) end
       if not ok then
         done(false, "the command did not finish: " .. tostring(err))
         error(err, 0)
@@ -169,8 +169,8 @@ P.onTeardown(function()
   commandsRunner, commandsTask, runningCommand = nil, nil, nil
 end)
 
-local function send(done, name, where, ...)
-  queueCommand({ name = name, args = { ... }, count = select("#", ...), done = done, where = where })
+local function send(done, name, where, fromScript, ...)
+  queueCommand({ name = name, args = { ... }, count = select("#", ...), done = done, where = where, fromScript = fromScript })
   runCommands()
   return true
 end
@@ -184,8 +184,15 @@ function app.send(name, ...)
   if top and not commandsRunner and pendingCommands.first > pendingCommands.last then
     local unknown = unknownCommand(top, name)
     if unknown then error("app.send: " .. unknown, 2) end
+    -- An argument that does not fit its declared type is the caller's mistake too: a warning
+    -- and true let the script go on as if the command had run.
+    local command = state[top].commands[name]
+    if command and command.args then
+      local converted, message = convertArgs(name, command, { ... }, select("#", ...), true)
+      if not converted then error("app.send: " .. message, 2) end
+    end
   end
-  return send(nil, name, callerPlace(2), ...)
+  return send(nil, name, callerPlace(2), true, ...)
 end
 
 -- "qty: integer?" -> { name = "qty", type = "integer", optional = true }
@@ -263,9 +270,11 @@ function Controller:command(name, method, help, options)
   local place = callerPlace(2)
   local bound = st.commands[name]
   if not bound then st.commandOrder[#st.commandOrder + 1] = name end
-  -- Bound again, as self:key does: the second replaced the first without a word. The same line
-  -- binding it again (in viewWillAppear) is no mistake.
-  if bound and bound.place ~= place and place ~= "" and bound.place ~= "" then
+  -- Bound again, as self:key does: the second replaced the first without a word. The same
+  -- binding made again by the same line (in viewWillAppear) is no mistake; two bindings on one
+  -- line are.
+  local same = bound and bound.place == place and bound.method == method and bound.help == (help or "")
+  if bound and not same and place ~= "" and bound.place ~= "" then
     P.warn("warning: " .. place .. "self:command(\"" .. name .. "\", \"" .. method .. "\") binds the command '" .. name
       .. "' again, replacing its binding to '" .. bound.method .. "' made at " .. bound.place:sub(1, -3)
       .. ": bind each command once, or give this one another name")
@@ -298,7 +307,8 @@ function checkArity(name, top, method, args, count)
     .. (#names > 0 and " (" .. concat(names, ", ") .. ")" or "") .. ", got " .. count .. " (quote an argument with spaces: \"Ada Lovelace\")"
 end
 
-function convertArgs(name, command, args, count)
+-- `fromScript`: app.send's arguments, already separate values, so no hint about quoting words.
+function convertArgs(name, command, args, count, fromScript)
   local declared = command.args
   if not declared then return args, count end
   if count > #declared then
@@ -306,7 +316,7 @@ function convertArgs(name, command, args, count)
     local shown = {}
     for i, arg in ipairs(declared) do shown[i] = arg.name .. ": " .. arg.type .. (arg.optional and "?" or "") end
     return nil, "command '" .. name .. "': takes " .. #declared .. " argument" .. (#declared == 1 and "" or "s") .. " (" .. concat(shown, ", ")
-      .. "), got " .. count .. " (quote an argument with spaces: \"oat milk\")"
+      .. "), got " .. count .. (fromScript and "" or " (quote an argument with spaces: \"oat milk\")")
   end
   local converted = {}
   for i, arg in ipairs(declared) do
@@ -321,7 +331,7 @@ function convertArgs(name, command, args, count)
       if v == nil then
         -- After a string argument the word is likely the rest of it (add oat milk): say to quote.
         local before = declared[i - 1]
-        local joined = before and before.type == "string" and type(args[i - 1]) == "string" and args[i - 1] .. " " .. value
+        local joined = not fromScript and before and before.type == "string" and type(args[i - 1]) == "string" and args[i - 1] .. " " .. value
         return nil, "command '" .. name .. "': argument #" .. i .. " '" .. arg.name .. "' must be " .. (arg.type == "integer" and "an " or "a ") .. arg.type
           .. (arg.type == "boolean" and " (true or false)" or "") .. ", got '" .. value .. "'"
           .. (joined and " (if '" .. joined .. "' is one " .. before.name .. ", quote it: " .. name .. " \"" .. joined .. "\")" or "")
@@ -340,12 +350,12 @@ return {
   -- A line typed on the command line (the terminal's, the REPL's `:`): as app.send, but a name
   -- the top controller does not have is a message when it runs, not an error of a caller.
   sendLine = function(name, ...)
-    return send(nil, name, nil, ...)
+    return send(nil, name, nil, false, ...)
   end,
   -- app.send whose command, when it has run, calls report(token, ok, message) (remote
   -- control's send answers with how it went; a second report of a token is ignored there).
   sendCommand = function(report, token, name, ...)
-    return send(function(ok, message, shown) report(token, ok, message, shown) end, name, nil, ...)
+    return send(function(ok, message, shown) report(token, ok, message, shown) end, name, nil, false, ...)
   end,
   -- A click selected row `index` of component `id`: the top controller's selectionChanged hears
   -- it, in turn with the keys and commands before it.

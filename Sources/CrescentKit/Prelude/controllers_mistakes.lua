@@ -48,6 +48,35 @@ local function classSelfHint(message, level, thread)
   return nil
 end
 
+-- "attempt to call a nil value (method 'ad')" where the object is a controller instance called
+-- from outside its methods (the main chunk, a timer, a task, a remote eval, a spec: `app.top:ad()`):
+-- the hint naming the method it resembles, as a method's own handler words it. The object is a
+-- local or a temporary of the first Lua frame from `level` (of `thread`, else of the running
+-- code): a method call keeps it in the slot after the nil it called. Nil when none resembles.
+local function instanceMethodHint(message, level, thread)
+  local name = message:match("attempt to call a nil value %(method '([%w_]+)'%)$")
+  if not name then return nil end
+  for at = level, level + 3 do
+    local info
+    if thread then info = getinfo(thread, at, "S") else info = getinfo(at, "S") end
+    if not info then return nil end
+    if info.what ~= "C" then
+      -- Bounded: a Lua frame has at most 255 registers.
+      for slot = 1, 255 do
+        local local_, value
+        if thread then local_, value = getlocal(thread, at, slot) else local_, value = getlocal(at, slot) end
+        if not local_ then return nil end
+        if type(value) == "table" and not isClass(value) and isClass(getmetatable(value)) then
+          local closest = P.resembles(name, methodNames(value, true))
+          if closest then return "; did you mean '" .. closest .. "' (a method of " .. nameOf(value) .. ")?" end
+        end
+      end
+      return nil
+    end
+  end
+  return nil
+end
+
 -- `function C.viewDidLoad()`: a method defined with '.' has no self. The hint for an error in
 -- `method` of self's class, when its first parameter is not self; nil otherwise.
 local function dotDefinedHint(self, method)
@@ -185,5 +214,6 @@ local function newField(self, key, value)
   end
 end
 
-C.errorValueMessage, C.classSelfHint, C.handlerFor, C.newField = errorValueMessage, classSelfHint, handlerFor, newField
+C.errorValueMessage, C.classSelfHint, C.instanceMethodHint, C.handlerFor, C.newField =
+  errorValueMessage, classSelfHint, instanceMethodHint, handlerFor, newField
 C.LIFECYCLE, C.isStep, C.checkLifecycleNames = LIFECYCLE, isStep, checkLifecycleNames

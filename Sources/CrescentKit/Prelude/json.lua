@@ -171,4 +171,25 @@ function json.decode(s, opts, ...)
   return value
 end
 
+-- A name json does not have raises at the script's line with those it has and the closest, as
+-- the host's libraries word it (timer, log): `json.decod(s)` was Lua's bare "attempt to call a
+-- nil value (field 'decod')". Names starting with `__` read nil (tools ask them).
+setmetatable(json, { __index = function(_, key)
+  if type(key) ~= "string" or key:sub(1, 2) == "__" then return nil end
+  local names = {}
+  for name in next, json do names[#names + 1] = name end
+  sort(names)
+  local closest = resembles(key, names)
+  -- Raised at the script's read: the first read of json goes through the first-use loader
+  -- (a host frame) between it and here.
+  local level = 2
+  while level < 5 do
+    local info = debug.getinfo(level, "S")
+    if not info or info.source:sub(1, 11) ~= "=[crescent " then break end
+    level = level + 1
+  end
+  error("no function 'json." .. key .. "' (json: " .. table.concat(names, ", ")
+    .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", level)
+end })
+
 return json

@@ -23,7 +23,7 @@ local setupvalue = debug.setupvalue
 local cocreate, coresume, costatus, yield = coroutine.create, coroutine.resume, coroutine.status, coroutine.yield
 local tinsert, tremove = table.insert, table.remove
 local sfind, gmatch = string.find, string.gmatch
-local traceback = debug.traceback
+local traceback, getregistry = debug.traceback, debug.getregistry
 local getmetatable, setmetatable, xpcall, pcall, next, rawget, rawset = getmetatable, setmetatable, xpcall, pcall, next, rawget, rawset
 local task, inspect = task, inspect
 local enter = environments.enter
@@ -517,6 +517,11 @@ local function handler(err)
   -- One this handler made already (a setup's, raised again for the block's later tests).
   if type(err) == "table" and err.error == true and getmetatable(err) == nil then return err end
   local message = type(err) == "string" and err or (type(err) == "table" and err.message and tostring(err.message)) or inspect(err)
+  -- The host's wording of the message, as its own handlers give it (a controller's misspelled
+  -- method named from outside it). Called directly: it reads the raising frame at the level a
+  -- handler's callee finds it.
+  local hosted = type(err) == "string" and getregistry()["crescent.errorText"]
+  if hosted then message = hosted(err) or message end
   -- The runner's own frames say nothing about the spec: keep the spec's and the code's. The
   -- message is kept whole (debug.traceback would cut it at a NUL byte).
   local lines = { message }

@@ -357,6 +357,12 @@ enum StubText {
         ---@param event string
         ---@param payload? any
         function FakeService:emit(event, payload) end
+        ---@class crescent.test.FakeProcess
+        ---@field calls { command: string, argv: string[], cwd: string?, env: table?, stdin: string?, shell: boolean? }[]
+        ---Answers the programs process:run and process:spawn would start: by command line ("git pull"), then by program ("git"), then "*".
+        ---@param answers table<string, string|{ status: integer?, signal: string?, stdout: string?, stderr: string?, timedOut: boolean?, error: string|table? }|fun(request: { command: string, argv: string[], cwd: string?, env: table?, stdin: string?, shell: boolean? }): table>
+        ---@return crescent.test.FakeProcess
+        function fake.process(answers) end
         ---@param name string
         ---@param spec { properties: table?, methods: table<string, any>?, events: string[]?, summary: string? }
         ---@return crescent.test.FakeService

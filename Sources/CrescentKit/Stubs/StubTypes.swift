@@ -16,7 +16,7 @@ struct StubTypes {
     /// Data models whose fields are the script's own (a store's record): their class also takes
     /// any other name. The others list every field they have, so an editor flags a misspelled
     /// one (`p.contry`) as the host does at run time.
-    static let openModels: Set<String> = ["record", "change"]
+    static let openModels: Set<String> = ["record"]
     /// Fields of data models that no declared argument type describes (a store's record, the
     /// geocoder's placemark, a response, a feed and its items, a user, a file's stat, a process's
     /// result, the change set a collection's `didChange` carries), and the fields of a location
@@ -83,7 +83,8 @@ struct StubTypes {
                    "updated integer[] Positions in items of the updated records.",
                    "reload boolean? True when the change is too big to list: read items again.",
                    "insertedItems crescent.record[] The records at inserted.",
-                   "updatedItems crescent.record[] The records at updated."],
+                   "updatedItems crescent.record[] The records at updated.",
+                   "items crescent.record[]? The whole list after the change, when a reload carries it."],
     ]
     /// Model objects services hand out (a store's `collection`), which get a class of their own.
     let objects: Set<String>

@@ -77,11 +77,15 @@ public struct ChangeBatch: Sendable, Equatable {
 
     /// `{ changes = { { path, kind }, ... } }` (with `overflow = true` when events were lost):
     /// `didChange`'s payload, each path a string of exactly its bytes.
+    /// Models, not plain tables: a misspelled read (`e.chnges`, `c.pth`) names the fields.
     public var value: Value {
-        var fields: Fields = ["changes": .array(pathChanges.map { .object(["path": $0.path.value, "kind": .string($0.kind.rawValue)]) })]
-        if overflowed { fields["overflow"] = true }
-        return .object(fields)
+        let changes = Value.array(pathChanges.map { .model(DataModel(Self.changeSchema, [$0.path.value, .string($0.kind.rawValue)])) })
+        return .model(DataModel(Self.batchSchema, [changes, overflowed ? true : .null]))
     }
+
+    /// The fields of `didChange`'s payload and of each of its changes, declared once.
+    static let batchSchema = ModelSchema("fileChanges", ["changes", "overflow"])
+    static let changeSchema = ModelSchema("fileChange", ["path", "kind"])
 
     public static func == (lhs: ChangeBatch, rhs: ChangeBatch) -> Bool {
         let left = lhs.pathChanges, right = rhs.pathChanges

@@ -54,13 +54,20 @@ public struct ProcessOutcome: Sendable, Equatable {
     /// The fields of ``value``'s data model, declared once (a misspelled read names them).
     static let schema = ModelSchema("processResult", ["status", "signal", "stdout", "stderr", "truncated", "timedOut"])
 
-    /// `{ status, signal }`: `didExit`'s payload.
+    /// `{ status, signal, timedOut }`: `didExit`'s payload and `wait()`'s answer.
     public var exitValue: Value {
-        var fields: Fields = ["timedOut": .bool(timedOut)]
-        fields["status"] = status.map { .integer(Int64($0)) } ?? .null
-        fields["signal"] = signal.map(Value.string) ?? .null
-        return .object(fields)
+        .model(DataModel(Self.exitSchema, [status.map { .integer(Int64($0)) } ?? .null, signal.map(Value.string) ?? .null, .bool(timedOut)]))
     }
+
+    /// `didExit`'s payload for a program that could not start: `error` names it, status and
+    /// signal are nil.
+    static func failedStartValue(_ message: String) -> Value {
+        .model(DataModel(exitSchema, [.null, .null, .bool(false), .string(message)]))
+    }
+
+    /// The fields of `didExit`'s payload, declared once: a misspelled read (`e.stauts`) names
+    /// them, where a plain table read nil.
+    static let exitSchema = ModelSchema("processExit", ["status", "signal", "timedOut", "error"])
 
     /// The signals scripts name, by number (Linux numbering).
     static let signalNames: [Int32: String] = [

@@ -101,12 +101,14 @@ public final class SpawnedProcess: OwnedModelObject {
         var payloads: [Value] = []
         payloads.reserveCapacity(lines.count)
         for line in lines {
-            let fields: [Fields.Element] = line.cut ? [("stream", name), ("line", .bytes(line.bytes)), ("truncated", true)]
-                                                    : [("stream", name), ("line", .bytes(line.bytes))]
-            payloads.append(.object(Fields(distinctFields: fields)))
+            payloads.append(.model(DataModel(Self.outputSchema, [name, .bytes(line.bytes), line.cut ? true : .null])))
         }
         changes.emit("didOutput", payloads: payloads)
     }
+
+    /// The fields of `didOutput`'s payload, declared once: a misspelled read (`out.lin`) names
+    /// them, where a plain table read nil.
+    static let outputSchema = ModelSchema("processOutput", ["stream", "line", "truncated"])
 
     /// The reactor's side of it, for the service's timeout.
     var childForTimeout: ChildProcess? {
@@ -272,7 +274,7 @@ public final class SpawnedProcess: OwnedModelObject {
         changes.propertyChanged("running", to: false)
         switch ending {
         case .success(let outcome): changes.emit("didExit", outcome.exitValue)
-        case .failure(let error): changes.emit("didExit", .object(["status": .null, "signal": .null, "timedOut": .bool(false), "error": .string(error.message)]))
+        case .failure(let error): changes.emit("didExit", ProcessOutcome.failedStartValue(error.message))
         }
         for reply in waiting { reply(ending.map(\.exitValue)) }
         finished?()
