@@ -60,6 +60,12 @@ let package = Package(
             path: "CLua/System",
             providers: [.apt(["liblua5.4-dev"])]
         ),
+        // zlib from Debian's zlib1g-dev: the CRC-32 the geocoder checks its data file with.
+        .systemLibrary(
+            name: "CZlib",
+            path: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // The C shim: trampoline, macro wrappers, protected helpers, hook, allocator.
         .target(
             name: "CLua",
@@ -114,6 +120,8 @@ let package = Package(
                 "CDescriptors",
                 // The process groups, killed from a fatal signal's handler.
                 "CExitGuard",
+                // The geocoder data file's checksum.
+                "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the store's write-ahead log hook.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

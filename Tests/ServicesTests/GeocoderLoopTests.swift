@@ -70,7 +70,8 @@ import Testing
         let half = Array(bytes.prefix(bytes.count / 2))
         #expect(half.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == half.count)
         close(descriptor)
-        #expect(throws: ServiceError(.invalidData, "\(path): the geocoder data file is truncated")) {
+        #expect(throws: ServiceError(.invalidData, "\(path): the geocoder data file is damaged (its checksum does not match its contents): "
+                                     + "reinstall Crescent, or rebuild the file with tools/fetch-geonames.sh")) {
             try GeoNamesLoader.load(path: path)
         }
     }

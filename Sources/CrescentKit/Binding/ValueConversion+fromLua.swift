@@ -115,6 +115,9 @@ extension ModelBinding {
             if refusesMetatables, typeName == nil, !hasJSONMark(at: index, in: stack) {
                 return state.fail(.unsupported("a table with a metatable"), standIn: Self.tableStandIn)
             }
+            if refusesProxies, typeName == nil, isProxy(at: index, in: stack) {
+                return state.fail(.proxy, standIn: Self.tableStandIn)
+            }
             if let typeName {
                 crescent_push_model_fields(stack.state, index)                  // ... fields
                 let fields = convert(stack.absolute(-1), stack, depth: depth + 1, &state)
@@ -180,6 +183,20 @@ extension ModelBinding {
         guard lua_getmetatable(stack.state, index) != 0 else { return false }
         defer { stack.pop(2) }
         return stack.rawGet(-1, "__tojson") != .nil
+    }
+
+    /// True when the table at `index` has no entries of its own and its metatable an `__index`
+    /// (read raw, so no Lua runs): what Lua reads from it comes from `__index`, which a conversion
+    /// does not call (it may raise, and Swift never raises a Lua error).
+    private func isProxy(at index: Int32, in stack: LuaStack) -> Bool {
+        guard lua_getmetatable(stack.state, index) != 0 else { return false }
+        let hasIndex = stack.rawGet(-1, "__index") != .nil
+        stack.pop(2)
+        guard hasIndex else { return false }
+        stack.pushNil()
+        guard lua_next(stack.state, index) != 0 else { return true }
+        stack.pop(2)
+        return false
     }
 
     /// True when the table at `index` has as metatable the mark json.array or json.object gives.

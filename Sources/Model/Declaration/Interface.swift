@@ -139,14 +139,19 @@ public struct ArgumentSpec: Sendable {
     /// that is none of them is a misspelled name, raised at the call with the closest one
     /// (``OptionTable/unknownKey(in:_:)``); the values are the method's to check.
     public let options: [OptionTable.Option]?
+    /// For an argument that may be an array (a batch): the most items it may have. A longer
+    /// array is refused with `invalid_argument` before it is converted, which would cost time
+    /// and memory in proportion to it.
+    public let maximumItems: Int?
 
     public init(_ name: String, _ type: ArgumentType, _ summary: String, optional: Bool = false,
-                options: [OptionTable.Option]? = nil) {
+                options: [OptionTable.Option]? = nil, maximumItems: Int? = nil) {
         self.name = name
         self.type = type
         self.summary = summary
         self.isOptional = optional
         self.options = options
+        self.maximumItems = maximumItems
     }
 }
 

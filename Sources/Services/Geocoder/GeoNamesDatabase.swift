@@ -39,15 +39,22 @@ public final class GeoNamesDatabase: Sendable {
     ///
     /// - Parameters:
     ///   - country: an ISO 3166-1 alpha-2 code or a country name, any case; nil for all.
-    /// - Throws: `invalid_argument` for an empty query or an unknown country.
+    /// - Throws: `invalid_argument` for an empty query, one with no letter or digit (`[`, `-`) or
+    ///   an unknown country.
     public func search(_ query: String, country: String? = nil, limit: Int = 10) throws(ServiceError) -> [Placemark] {
         try searchRows(query, country: country, limit: limit).map { data.placemark($0) }
     }
 
     /// The rows ``search(_:country:limit:)`` answers, in order.
     package func searchRows(_ query: String, country: String? = nil, limit: Int = 10) throws(ServiceError) -> [Int] {
-        let folded = Array(TextFolding.fold(query).utf8)
-        guard !folded.isEmpty else { throw ServiceError(.invalidArgument, "the query is empty") }
+        let text = TextFolding.fold(query)
+        guard !query.allSatisfy(\.isWhitespace) else { throw ServiceError(.invalidArgument, "the query is empty") }
+        // Punctuation alone ("[", "(", "-") names no place; matched as a substring it found names
+        // that merely contain it, and "-" (folded to a space) was "empty": one rule for all.
+        guard Self.hasLetterOrDigit(text) else {
+            throw ServiceError(.invalidArgument, "the query has no letter or digit (punctuation alone names no place): search for a place's name")
+        }
+        let folded = Array(text.utf8)
         let countryIndex = try country.map { name throws(ServiceError) in try self.countryIndex(name) }
         let classes = names.matches(folded, among: data, country: countryIndex)
         var results: [Int] = []
@@ -62,8 +69,9 @@ public final class GeoNamesDatabase: Sendable {
     /// as ``search(_:country:limit:)`` ranks each class, each place by its own name (`Mün`, `Muen` and
     /// `Muni` all offer `München`), without repeats; empty for an empty prefix.
     public func completions(_ prefix: String, limit: Int = 20) -> [String] {
-        let folded = Array(TextFolding.fold(prefix).utf8)
-        guard !folded.isEmpty, limit > 0 else { return [] }
+        let text = TextFolding.fold(prefix)
+        guard Self.hasLetterOrDigit(text), limit > 0 else { return [] }
+        let folded = Array(text.utf8)
         var seen = Set<String>()
         var offered: [String] = []
         // Equal and prefix matches ranked together (a substring does not continue a prefix): an
@@ -80,6 +88,11 @@ public final class GeoNamesDatabase: Sendable {
             if seen.insert(name).inserted { offered.append(name) }
         }
         return offered
+    }
+
+    /// Whether `text` has a letter or a digit of any script: a query without one names no place.
+    static func hasLetterOrDigit(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.isAlphabetic || $0.properties.numericType != nil }
     }
 
     /// Every name folded, made by the first search that needs it.
@@ -114,13 +127,17 @@ public final class GeoNamesDatabase: Sendable {
         }.map(\.row)
     }
 
-    /// A place's population, divided by 100 when only an alternate name matched: a city known
-    /// abroad by another name (Köln, 1 million, also called Cologne) still comes before a town
-    /// of that name (Cologne, Lombardy, 7,000), while a town that is only sometimes called by a
-    /// name (Parys, 71,000, also Paris) comes after the places that bear it (Paris, Texas, 25,000).
+    /// A place's population, divided by 20 when only an alternate name matched: a city known
+    /// abroad by another name (Köln, 1 million, also called Cologne) comes before a town of that
+    /// name (Cologne, Lombardy, 7,000), and a city of 5 million called St. Petersburg in English
+    /// before the city of 260,000 named so; a town that is only sometimes called by a name
+    /// (Parys, 71,000, also Paris) comes after a place that bears it (Paris, Texas, 25,000), and
+    /// "Mun" lists towns named Mun… before Montevideo (1.3 million, also `Munt…` in a language).
+    /// A section's alternate names count in full: they are its names within its city
+    /// (`Köln-Porz` for Porz am Rhein, 113,000, before Kolno, 10,000, for "Köln").
     private func importance(_ row: Int, byAlternate: Bool) -> Double {
         let population = Double(data.population[row])
-        return byAlternate ? population / 100 : population
+        return byAlternate && !data.isSection(row) ? population / 20 : population
     }
 
     private func countryIndex(_ name: String) throws(ServiceError) -> UInt8 {

@@ -89,11 +89,13 @@ public final class GeocoderService: Service {
             "reverse",
             [
                 .init("location", .oneOf([location, .array(of: batchLocation)]),
-                      "A location {lat=, lon=} (degrees), or an array of them for a batch."),
-                .init("options", .table, "{ count = n }: how many places to answer (default 1, at most 1000).", optional: true,
+                      "A location {lat=, lon=} (degrees), or an array of at most 500,000 of them for a batch (split a bigger one).",
+                      maximumItems: maximumPlacemarks),
+                .init("options", .table, "{ count = n }: how many places to answer (default 1, at most 1000; "
+                      + "locations × count at most 500,000 per call).", optional: true,
                       options: reverseOptions),
             ],
-            returns: "placemarks nearest first {name, locality, subLocality, admin1, admin2, countryCode, country, timeZone, lat, lon, population, distance (m)}; for a batch, one such array per location, in order",
+            returns: "placemarks nearest first {name, locality, subLocality, admin1, admin2, countryCode, country, timeZone, lat, lon, population (nil when GeoNames has none), distance (m)}; for a batch, one such array per location, in order",
             "The places nearest to a location, by great-circle distance."
         ) { geocoder, arguments, reply in
             let lane: Lane = if case .array = arguments[0] { .slow } else { .quick }
@@ -106,7 +108,7 @@ public final class GeocoderService: Service {
                 .init("options", .table, "{ country = \"FR\" (code or name), limit = n (default 10, at most 1000) }.", optional: true,
                       options: searchOptions),
             ],
-            returns: "placemarks {name, locality, subLocality, admin1, admin2, countryCode, country, timeZone, lat, lon, population}: exact names first, then prefixes, then substrings; in each, a city before its sections, bigger places first",
+            returns: "placemarks {name, locality, subLocality, admin1, admin2, countryCode, country, timeZone, lat, lon, population (nil when GeoNames has none)}: exact names first, then prefixes, then substrings; in each, a city before its sections, bigger places first (a place found by an alternate name counts a twentieth of its size); a query with no letter or digit is invalid_argument",
             "Places whose name or alternate name (Munich, München, Muenchen) matches a query, case- and accent-insensitive."
         ) { geocoder, arguments, reply in
             geocoder.answer(reply, in: .slow) { database throws(ServiceError) in try search(arguments, in: database) }
@@ -139,7 +141,8 @@ public final class GeocoderService: Service {
     }
 
     /// The most placemarks one `reverse` answers (locations × count), about 0.5 GB as they are
-    /// made: the answer is built before the caller's memory limit can see it.
+    /// made: the answer is built before the caller's memory limit can see it. A batch of more
+    /// locations than this is refused by the binding before it is converted (``ArgumentSpec/maximumItems``).
     static let maximumPlacemarks = 500_000
 
     /// How many points a batch needs before its halves are searched at once.
