@@ -16,8 +16,10 @@ PREFIX ?= /usr/local
 # The binary is position-independent (PIE, as the toolchain links it by default), so the kernel
 # loads it at a random address like its libraries, heap and stacks (ASLR): it parses HTTP, feeds,
 # PostgreSQL's protocol and socket clients. Its relative relocations (packed, above) are applied
-# at every start.
-RELEASE_FLAGS = -c release -Xswiftc -static-stdlib -Xswiftc -use-ld=lld -Xlinker --no-export-dynamic \
+# at every start. It has no run path: SwiftPM's default, the binary's own folder ($ORIGIN), made
+# the loader look for libm, libz and libc in that folder and each of its hardware-capability
+# subfolders before its cache, at every start, for a binary that carries its Swift libraries inside.
+RELEASE_FLAGS = -c release --disable-local-rpath -Xswiftc -static-stdlib -Xswiftc -use-ld=lld -Xlinker --no-export-dynamic \
 	-Xlinker -z -Xlinker pack-relative-relocs \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
 SCRIPT ?= scripts/tracker.lua
@@ -145,7 +147,7 @@ INSTALL_CONFIG ?= release
 # --static-swift-stdlib changes, so objects it compiled would keep autolinking the static libraries.
 STATIC_FOUNDATION = Foundation CoreFoundation FoundationEssentials FoundationInternationalization \
 	_FoundationICU _FoundationCollections _FoundationCShims stdc++
-STATIC_DEBUG_FLAGS = --static-swift-stdlib -Xlinker --start-group \
+STATIC_DEBUG_FLAGS = --static-swift-stdlib --disable-local-rpath -Xlinker --start-group \
 	$(foreach lib,$(STATIC_FOUNDATION),-Xlinker -l$(lib)) -Xlinker --end-group
 install: setup
 ifeq ($(INSTALL_CONFIG),debug)

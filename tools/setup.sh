@@ -32,7 +32,7 @@ fi
 
 # The static libraries the crescent binary links (Package.swift, staticCxxRuntime): a folder
 # holding only GCC's libstdc++.a, Debian's libsqlite3.a (from libsqlite3-dev) and Lua, so that
-# the linker finds them before the shared libraries beside them.
+# the linker finds them before the shared libraries beside them; and zlib's script (at the end).
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$root/.build-static"
 link_static() {
@@ -55,4 +55,13 @@ if [ -f "$lua_archive" ]; then
     fi
     # Written each time: it names the object by its full path, which moves with the checkout.
     printf 'INPUT(%s)\n' "$lua_object" > "$root/.build-static/liblua5.4.so"
+fi
+
+# zlib as needed only: a dependency (swift-nio-extras' compression) asks for -lz, and SwiftPM puts
+# the -l options before any --as-needed of ours, so the binary named libz though none of its code
+# that calls zlib is linked in, and the loader mapped it at every start. This script, found before
+# the system's libz.so, links it only if something uses it.
+zlib="/usr/lib/$multiarch/libz.so.1"
+if [ -f "$zlib" ]; then
+    printf 'INPUT(AS_NEEDED(%s))\n' "$zlib" > "$root/.build-static/libz.so"
 fi

@@ -4,6 +4,7 @@
  */
 #include "vm.h"
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -929,7 +930,24 @@ int crescent_pause_collector(lua_State *L) {
     return 1;
 }
 
-void crescent_resume_collector(lua_State *L) { lua_gc(L, LUA_GCRESTART); }
+void crescent_resume_collector(lua_State *L) {
+    lua_gc(L, LUA_GCRESTART);
+    /* Restarting leaves the collector no credit: the next allocation began a cycle that marked
+     * every object just built, all of them live, and freed nothing. Lua's own rule after a cycle
+     * (the default pause, 200%) lets the heap grow by its live size before the next one starts;
+     * what was built while the collector stood is live, so it gets that credit, but never more
+     * than a quarter of the room left under the memory limit, so that a small limit is still
+     * kept by collecting rather than met with a memory error. A negative step only lowers the
+     * debt (lapi.c, LUA_GCSTEP). */
+    const crescent_vm *vm = vm_of(L);
+    size_t credit = vm->used;
+    if (vm->limit != 0) {
+        size_t room = vm->limit > vm->used ? vm->limit - vm->used : 0;
+        if (credit > room / 4) credit = room / 4;
+    }
+    size_t kilobytes = credit / 1024;
+    if (kilobytes > 0) lua_gc(L, LUA_GCSTEP, -(int)(kilobytes < INT_MAX ? kilobytes : INT_MAX));
+}
 
 void crescent_collect_garbage(lua_State *L) { lua_gc(L, LUA_GCCOLLECT); }
 

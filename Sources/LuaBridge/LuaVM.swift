@@ -146,9 +146,9 @@ public final class LuaVM {
     /// Runs a full garbage collection: frees what values Swift pushed and then dropped took.
     public func collectGarbage() { crescent_collect_garbage(state) }
 
-    /// Runs `body` with the collector stopped, restarting it after (if it ran before). For work
-    /// that only builds what stays, such as loading the prelude: the collector's steps meanwhile
-    /// mark and sweep the new objects and free nothing.
+    /// Runs `body` with the collector stopped, restarting it after (if it ran before, see
+    /// ``resumeCollector()``). For work that only builds what stays, such as loading the prelude:
+    /// the collector's steps meanwhile mark and sweep the new objects and free nothing.
     public func withCollectorPaused<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         let paused = pauseCollector()
         defer { if paused { resumeCollector() } }
@@ -160,7 +160,10 @@ public final class LuaVM {
     /// ``resumeCollector()``.
     public func pauseCollector() -> Bool { crescent_pause_collector(state) != 0 }
 
-    /// Restarts the collector ``pauseCollector()`` stopped.
+    /// Restarts the collector ``pauseCollector()`` stopped, as after a completed cycle: what was
+    /// built meanwhile is live, so the next cycle starts once the heap has grown by its present
+    /// size (Lua's default pause; at most a quarter of the room left under the memory limit), not
+    /// at the next allocation.
     public func resumeCollector() { crescent_resume_collector(state) }
 
     /// What the memory error names as the way to raise the limit (`--memory-limit` when

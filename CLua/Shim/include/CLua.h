@@ -282,7 +282,9 @@ void crescent_install_execute(lua_State *L);
 /** Stops the collector when it runs and returns 1 (else 0): while Swift builds one big value,
  *  whose tables are all live, an incremental collection would only mark them again and again. */
 int crescent_pause_collector(lua_State *L);
-/** Restarts the collector crescent_pause_collector stopped. */
+/** Restarts the collector crescent_pause_collector stopped, as after a completed cycle: the next
+ *  cycle starts once the heap has grown by its present size (Lua's default pause), or by a quarter
+ *  of the room left under the memory limit when that is less. */
 void crescent_resume_collector(lua_State *L);
 /** Runs a full garbage collection (frees what a value Swift dropped past the limit took). */
 void crescent_collect_garbage(lua_State *L);

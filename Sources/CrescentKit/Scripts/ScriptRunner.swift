@@ -35,7 +35,6 @@ public enum ScriptRunner {
         let console = console ?? Console(colors: options.colors)
         let scriptPath: String? = if case .file(let path) = source { path } else { nil }
         let argZero = scriptName ?? (scriptPath == nil && { if case .standardInput = source { true } else { false } }() ? "-" : nil)
-        let signals = DispatchQueue(label: "crescent.signals")
         let stopping = StopState()
         var foreground: ForegroundWatch?
         // Threads first, while nothing has run: a run that could not start one later hung for
@@ -58,16 +57,17 @@ public enum ScriptRunner {
             let exit = loop.makePromise(of: Int32.self)
             exit.futureResult.whenSuccess { status in
                 stopping.status.store(status, ordering: .relaxed)
-                // NIO closes a loop asked from itself by hopping to this queue, whose first block
-                // starts a dispatch worker thread: about 0.5 ms at the end of a run. Starting that
-                // thread at the beginning instead (an empty block) saved nothing overall. A
-                // worker libdispatch cannot start it retries for ever, here, on the loop: when
-                // this process cannot start a thread now, it ends without closing the loop.
+                // NIO closes a loop asked from itself by hopping to the queue it is given. The
+                // global queue's worker that ``startDispatch()`` started is idle by now and takes
+                // the hop; a queue of its own (an overcommitting one) started a thread of its own
+                // for it at the end of every run. A worker libdispatch cannot start (the first
+                // one's idle time is up in a long run) it retries for ever, here, on the loop:
+                // when this process cannot start a thread now, it ends without closing the loop.
                 if let shortage = ThreadShortage.probe(1, for: "the thread that closes the event loop") {
                     stopping.finished.store(true, ordering: .relaxed)
                     stopping.exitNow(stopping.finalStatus, console: console, reason: shortage)
                 }
-                loop.shutdownGracefully(queue: signals) { _ in }
+                loop.shutdownGracefully(queue: .global()) { _ in }
             }
             let host: Host
             do {
@@ -137,7 +137,7 @@ public enum ScriptRunner {
                 // A job started in the background drew nothing over the shell and could not take
                 // the keys: brought to the foreground, it shows its view and, once a controller
                 // is pushed, takes the terminal.
-                foreground = ForegroundWatch(queue: signals) {
+                foreground = ForegroundWatch(queue: DispatchQueue(label: "crescent.signals")) {
                     if readsKeys {
                         link.onLoop { host in
                             guard host.navigationDepth > 0 else { return }
