@@ -58,9 +58,9 @@ if [ -f "$lua_archive" ]; then
 fi
 
 # zlib as needed only: a dependency (swift-nio-extras' compression) asks for -lz, and SwiftPM puts
-# the -l options before any --as-needed of ours, so the binary named libz though none of its code
-# that calls zlib is linked in, and the loader mapped it at every start. This script, found before
-# the system's libz.so, links it only if something uses it.
+# the -l options before any --as-needed of ours, so the binary named libz whether or not any of its
+# linked code called zlib. This script, found before the system's libz.so, links it only if
+# something uses it (today the geocoder's check of its data file's CRC-32 does).
 zlib="/usr/lib/$multiarch/libz.so.1"
 if [ -f "$zlib" ]; then
     printf 'INPUT(AS_NEEDED(%s))\n' "$zlib" > "$root/.build-static/libz.so"
