@@ -65,9 +65,16 @@ public struct PluginManifest: Sendable {
         let declaredNames = NameSet(declared), listed = NameSet(services)
         if let missing = services.first(where: { !declaredNames.contains($0) }) {
             let unlisted = declared.filter { !listed.contains($0) }
-            let said = unlisted.isEmpty ? "it declared " + (declared.isEmpty ? "none" : declared.map { "'\($0)'" }.joined(separator: ", "))
-                : NameSuggestion.closest(to: missing, among: unlisted).map { "it declared '\($0)': did you mean service(\"\(missing)\", …), or \"\($0)\" in the manifest?" }
-                    ?? "it declared " + unlisted.map { "'\($0)'" }.joined(separator: ", ") + ", which the manifest does not list"
+            let said: String
+            if unlisted.isEmpty {
+                let names = declared.isEmpty ? "none" : declared.map { "'\($0)'" }.joined(separator: ", ")
+                said = "it declared \(names)"
+            } else if let closest = NameSuggestion.closest(to: missing, among: unlisted) {
+                said = "it declared '\(closest)': did you mean service(\"\(missing)\", …), or \"\(closest)\" in the manifest?"
+            } else {
+                let names = unlisted.map { "'\($0)'" }.joined(separator: ", ")
+                said = "it declared \(names), which the manifest does not list"
+            }
             return PluginProblem("\(source) did not declare service '\(missing)', which \(path) promises (\(said))")
         }
         if let extra = declared.first(where: { !listed.contains($0) }) {
