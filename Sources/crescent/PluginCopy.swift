@@ -1,5 +1,6 @@
 import CrescentKit
 import Foundation
+import Model
 
 /// Copies a plugin's folder (files and folders only: ``PluginContents`` checked it), each entry
 /// opened relative to the two top folders, so the system sees paths no longer than the plugin's
@@ -91,7 +92,7 @@ enum PluginCopy {
         var names: [String] = []
         // Bounded by the folder's entries.
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = String(decoding: DirectoryEntry.name(entry), as: UTF8.self)
             if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()

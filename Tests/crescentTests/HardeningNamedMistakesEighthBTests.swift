@@ -125,7 +125,7 @@ import Testing
                 "\(result)")
         #expect(result.stdout.contains("script.lua:6: bad argument #4 to 'command' (options.args[2] names 'a' again, as options.args[1] does: "
                                        + "give each argument its own name)"), "\(result)")
-        #expect(result.stderr.contains("script.lua:10: command 'b': argument #1 'flag' must be a boolean (true or false), got 'yes'"), "\(result)")
+        #expect(result.stderr.contains("script.lua:10: app.send: command 'b': argument #1 'flag' must be a boolean (true or false), got 'yes'"), "\(result)")
     }
 
     /// D18: `self.titel = ...` showed no title and said nothing; `self.title` and a field of

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import Model
 #endif
 
 /// The processes descended from one process, read from /proc's parent links: its children,
@@ -15,7 +16,7 @@ enum ProcessTree {
         guard let folder = opendir("/proc") else { return [] }
         defer { closedir(folder) }
         while let entry = readdir(folder) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = String(decoding: DirectoryEntry.name(entry), as: UTF8.self)
             guard let child = pid_t(name), let parent = parent(of: child) else { continue }
             children[parent, default: []].append(child)
         }

@@ -56,7 +56,7 @@ struct SpecFile: Sendable, Equatable {
         defer { closedir(directory) }
         var names: [[UInt8]] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            let name = DirectoryEntry.name(entry)
             if name != [UInt8(ascii: ".")] && name != [UInt8(ascii: "."), UInt8(ascii: ".")] { names.append(name) }
         }
         return names

@@ -173,7 +173,7 @@ enum FileSystem {
         while true {
             errno = 0
             guard let entry = readdir(directory) else { break }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { FilePath(bytes: $0.prefix { $0 != 0 }) }
+            let name = FilePath(bytes: DirectoryEntry.name(entry))
             if name.bytes != [UInt8(ascii: ".")] && name.bytes != [UInt8(ascii: "."), UInt8(ascii: ".")] { names.append(name) }
         }
         return errno == 0 ? names : nil

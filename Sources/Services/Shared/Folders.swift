@@ -1,4 +1,5 @@
 package import Glibc
+import Model
 
 /// Folders through the C library (the Services target does not use Foundation): the one
 /// `mkdir -p` of the store's database, a plugin's data and records and new plugin skeletons, and
@@ -36,7 +37,7 @@ package enum Folders {
         defer { closedir(directory) }
         var names: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = String(decoding: DirectoryEntry.name(entry), as: UTF8.self)
             if name != "." && name != ".." { names.append(name) }
         }
         return names
