@@ -95,7 +95,7 @@ extension PluginCatalog {
             case "\r": shown += "\\r"
             case "\t": shown += "\\t"
             case _ where isDisplayHazard(scalar) || PluginPermissions.isInvisible(scalar):
-                shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+                shown += escapeSequence(scalar)
             default: shown.unicodeScalars.append(scalar)
             }
         }

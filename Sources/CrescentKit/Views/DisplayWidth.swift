@@ -24,7 +24,7 @@ enum DisplayWidth {
         // A control character or bidirectional mark is a grapheme of its own (CR LF aside, both
         // controls): it takes the columns of the escape ``visible(_:)`` writes for it.
         if character.unicodeScalars.contains(where: isDisplayHazard) {
-            return character.unicodeScalars.reduce(0) { $0 + escaped($1).utf8.count }
+            return character.unicodeScalars.reduce(0) { $0 + escapeSequence($1).utf8.count }
         }
         return ColumnWidth.of(character)
     }
@@ -84,17 +84,12 @@ enum DisplayWidth {
             if scalar == "\t" {
                 result.append(contentsOf: spaces(ColumnWidth.tabWidth).unicodeScalars)
             } else if isDisplayHazard(scalar) {
-                result.append(contentsOf: escaped(scalar).unicodeScalars)
+                result.append(contentsOf: escapeSequence(scalar).unicodeScalars)
             } else {
                 result.append(scalar)
             }
         }
         return String(result)
-    }
-
-    /// How ``visible(_:)`` writes a character that ``Model/isDisplayHazard(_:)``: `\u{1B}`.
-    private static func escaped(_ scalar: Unicode.Scalar) -> String {
-        "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
     }
 
     /// Whether `text` may take more columns than it has UTF-8 bytes: it has a tab, or a

@@ -28,7 +28,7 @@ public func visible(_ text: some StringProtocol, limit: Int = 80) -> String {
         case "\r": shown += "\\r"
         case "\\": shown += "\\\\"
         case _ where isDisplayHazard(scalar):
-            shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            shown += escapeSequence(scalar)
         default: shown.unicodeScalars.append(scalar)
         }
     }
@@ -58,12 +58,18 @@ public func displayable(_ text: String) -> String {
     var shown = ""
     for scalar in text.unicodeScalars {
         if isDisplayHazard(scalar), scalar != "\n", scalar != "\t" {
-            shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            shown += escapeSequence(scalar)
         } else {
             shown.unicodeScalars.append(scalar)
         }
     }
     return shown
+}
+
+/// How text shown on a terminal writes a character that must not reach it raw: `\u{1B}` (Swift's
+/// and Lua 5.4's spelling, so the shown text reads back as the character).
+public func escapeSequence(_ scalar: Unicode.Scalar) -> String {
+    "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
 }
 
 /// A character's code point as Unicode writes it: `U+001B`.
