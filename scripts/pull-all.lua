@@ -3,7 +3,8 @@
 -- folder itself and the folders in it), runs `git pull --ff-only` in each, several at once,
 -- and shows a live table of their states and each one's last line of output; once all have
 -- ended, prints the summary and each repository that is not up to date (the table goes with the
--- screen on a terminal); exits 0 when every pull succeeded, 1 otherwise.
+-- screen on a terminal); exits 0 when every pull succeeded, 1 otherwise. `q` (or ctrl-c) stops the
+-- pulls still running and prints the summary all the same; `--timeout` ends a pull that hangs.
 --   crescent scripts/pull-all.lua ~/src
 --   crescent scripts/pull-all.lua --jobs 8 --timeout 120 ~/src
 local usage = "usage: pull-all.lua [--jobs N] [--timeout SECONDS] [FOLDER]"
@@ -64,7 +65,31 @@ end
 
 function PullAll:viewDidLoad()
   self.rows, self.queue, self.running, self.failed = {}, {}, 0, 0
+  -- `q` stops the pulls and quits (a `q` line when piped), as ctrl-c does; the summary stays.
+  self:key("q", "leave", "stop and quit")
+  self:command("q", "leave", "stop the pulls and quit")
   self:task(function() self:start() end)
+end
+
+function PullAll:leave()
+  self:reportStopped()
+  app.exit(1)
+end
+
+-- Ctrl-c, SIGTERM, SIGHUP: the app is going away.
+function PullAll:viewWillDisappear()
+  self:reportStopped()
+end
+
+-- A run ended before every pull did: the pulls still running are killed with the app, and the
+-- summary is printed all the same, those pulls named as stopped.
+function PullAll:reportStopped()
+  if self.reported or #self.rows == 0 then return end
+  for _, row in ipairs(self.rows) do
+    if row.state == "pulling" or row.state == "waiting" then row.state = "stopped while " .. row.state end
+  end
+  self:show()
+  self:report()
 end
 
 -- The repositories: the root when it is one, and each folder in it that is one.
@@ -123,7 +148,7 @@ function PullAll:next()
     end
   end
   self:show()
-  if self.running == 0 and #self.queue == 0 then
+  if self.running == 0 and #self.queue == 0 and not self.reported then
     self:report()
     app.exit(self.failed == 0 and 0 or 1)
   end
@@ -148,6 +173,7 @@ end
 -- written out then: the summary, and each repository that did not end up to date with its last
 -- line, stay in the scrollback (a failure's reason above all).
 function PullAll:report()
+  self.reported = true
   print("pull-all.lua: " .. self.view.summary.text)
   for _, row in ipairs(self.rows) do
     if row.state ~= "up to date" then print("  " .. row.repository .. ": " .. row.state .. (row.last ~= "" and (": " .. row.last) or "")) end
@@ -163,6 +189,8 @@ function PullAll:show()
     if counts[state] then parts[#parts + 1] = counts[state] .. " " .. state end
   end
   if self.failed > 0 then parts[#parts + 1] = self.failed .. " failed" end
+  local stopped = (counts["stopped while pulling"] or 0) + (counts["stopped while waiting"] or 0)
+  if stopped > 0 then parts[#parts + 1] = stopped .. " stopped" end
   self.view.summary.text = table.concat(parts, ", ")
 end
 

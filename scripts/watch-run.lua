@@ -1,8 +1,9 @@
 #!/usr/bin/env crescent
 -- watch-run.lua: run a command whenever files change, like entr or watchexec. Shows the
 -- command's last result and the tail of its output live; `r` (or the `rerun` command: `:rerun` on
--- a terminal, a `rerun` line on piped stdin) runs it again, `q` quits. A change while the command
--- runs is taken for its own writes and ignored, as watchexec does.
+-- a terminal, a `rerun` line on piped stdin) runs it again, `q` quits (a `q` line when piped). A
+-- change while the command runs is taken for its own writes and ignored, as watchexec does. When
+-- the watched folder is removed, it says so and watches again once the folder is back.
 --   crescent scripts/watch-run.lua -- make test
 --   crescent scripts/watch-run.lua --path src --glob '*.lua' -- crescent test
 --   crescent scripts/watch-run.lua --shell -- 'make && ./app'
@@ -50,11 +51,13 @@ local function visible(text)
   return table.concat(parts)
 end
 
+local watching = "watching " .. visible(path) .. (glob and (" (" .. visible(glob) .. ")") or "") .. ": " .. visible(shown)
+
 local WatchRun = controller("WatchRun")
 
 function WatchRun:loadView()
   return view.stack {
-    view.text { id = "title", text = "watching " .. visible(path) .. (glob and (" (" .. visible(glob) .. ")") or "") .. ": " .. visible(shown) },
+    view.text { id = "title", text = watching },
     view.text { id = "status", text = "starting" },
     view.list { id = "output" },
   }
@@ -63,26 +66,61 @@ end
 function WatchRun:viewDidLoad()
   self.tail, self.runs = {}, 0
   self:command("rerun", "rerun", "run the command again")
+  -- `q` quits on a terminal (the default key); piped, the line `q` does what the status says.
+  self:command("q", "leave", "quit")
   self:key("r", "rerun", "rerun")
 end
 
 function WatchRun:viewWillAppear()
-  local ok, watcher = pcall(files.watch, files, path, { recursive = true, glob = glob })
-  if not ok then
+  local watcher, err = self:watch()
+  if not watcher then
     -- Nothing to watch (a missing folder, one that cannot be read): say so and end, as entr does.
-    io.stderr:write("watch-run.lua: ", visible(tostring(watcher)), "\n")
+    io.stderr:write("watch-run.lua: ", visible(tostring(err)), "\n")
     return app.exit(2)
   end
+  self:run()
+end
+
+function WatchRun:leave()
+  app.exit(0)
+end
+
+-- Watches the path; nil and the error when it cannot.
+function WatchRun:watch()
+  local ok, watcher = pcall(files.watch, files, path, { recursive = true, glob = glob })
+  if not ok then return nil, watcher end
   self.watcher = watcher
   -- A change that cannot be handled is said on the screen, and the next one is handled again:
   -- a handler that kept failing would be cancelled and leave a screen saying "watching" deaf.
   watcher:on("didChange", function(event)
-    local handled, err = pcall(self.changed, self, event)
+    local handled, failure = pcall(self.changed, self, event)
     if not handled then
-      self.view.status.text = "a change could not be handled (still watching): " .. visible(tostring(err))
+      self.view.status.text = "a change could not be handled (still watching): " .. visible(tostring(failure))
+    end
+    for _, change in ipairs(event.changes) do
+      if change.kind == "deleted" and change.path == watcher.path then self:lost() end
     end
   end)
-  self:run()
+  return watcher
+end
+
+-- The watched folder was removed (or moved away): its watch has ended. Say so instead of a
+-- "watching" that hears nothing, and watch again once something is at the path.
+function WatchRun:lost()
+  if self.retry then return end
+  self.view.title.text = "waiting for " .. visible(path) .. " to come back (it was removed): " .. visible(shown)
+  self.retry = self:every(0.5, "rewatch")
+end
+
+function WatchRun:rewatch()
+  if not files:stat(path) then return end
+  local watcher = self:watch()
+  if not watcher then return end
+  self.retry:cancel()
+  self.retry = nil
+  self.view.title.text = watching
+  self.lastChange = visible(path)
+  if self.current then self.again = true else self:run() end
 end
 
 -- Files changed: run again. Changes while the command runs, and in the moment after it ended

@@ -78,4 +78,22 @@ describe("pull-all", function()
     assert.equals(3, calls)
     assert.matches("3 up to date", view_text())
   end)
+  it("stops on q and prints the summary all the same, naming the pulls it stopped", function()
+    root = folder("a/.git", "b/.git", "c/.git")
+    local exits = recordExits()
+    local printed = recordPrints()
+    -- q pressed while the first pull runs and the others wait (a faked program ends at once).
+    local stopped = false
+    fake.process { git = function()
+      if not stopped then stopped = true app.top:leave() end
+      return { stdout = "Already up to date.\n" }
+    end }
+    script("scripts/pull-all.lua", "--jobs", "1", root)
+    clock.run()
+    assert.equals(1, exits[1])
+    assert.matches("stopped", printed[1])
+    assert.same({ "pull-all.lua: 3 stopped", "  " .. root .. "/a: stopped while pulling",
+                  "  " .. root .. "/b: stopped while waiting", "  " .. root .. "/c: stopped while waiting" },
+                { printed[1], printed[2], printed[3], printed[4] })
+  end)
 end)

@@ -56,4 +56,38 @@ describe("watch-run", function()
     assert.same({ "/bin/sh", "-c", "make && ./app" }, sh.calls[1].argv)
     assert.matches("built", view_text())
   end)
+  it("says when the watched folder is removed, and watches again once it is back", function()
+    local runs = 0
+    fake.process { make = function() runs = runs + 1 return { stdout = "run " .. runs .. "\n" } end }
+    script("scripts/watch-run.lua", "--path", root, "--", "make")
+    clock.run()
+    assert.equals(1, runs)
+    assert(os.execute("rm -rf '" .. root .. "'"))
+    clock.advance(1)
+    assert.matches("waiting for .* to come back %(it was removed%)", view_text())
+    assert(os.execute("mkdir -p '" .. root .. "'"))
+    clock.advance(1)
+    local back = runs
+    assert.matches("watching .*: make", view_text())
+    -- Watched again: a file saved in the new folder runs the command.
+    local file = assert(io.open(root .. "/main.c", "w"))
+    file:write("int main;\n")
+    file:close()
+    clock.advance(1)
+    assert.equals(back + 1, runs)
+  end)
+
+  it("quits on a q line, as its status line says", function()
+    local exit = app.exit
+    local codes = {}
+    rawset(app, "exit", function(code) codes[#codes + 1] = code end)
+    fake.process { make = { stdout = "ok\n" } }
+    script("scripts/watch-run.lua", "--path", root, "--", "make")
+    clock.run()
+    assert.matches("q quits", view_text())
+    send("q")
+    clock.run()
+    rawset(app, "exit", exit)
+    assert.same({ 0 }, codes)
+  end)
 end)
