@@ -98,6 +98,8 @@ extension Host {
         do throws(ServiceError) {
             schedule = "\(function)" == "timer.at" ? try WallSchedule(at: text, zone: zone) : try WallSchedule(cron: text, zone: zone)
         } catch {
+            // The environment's TZ is no argument of the call.
+            if error.message.hasPrefix("TZ '") { throw LuaRaise("\(function): \(error.message)") }
             // A zone that is no IANA name came in the options, argument #2.
             throw LuaRaise.badArgument(hasOptions && error.message.hasPrefix("zone '") ? 2 : 1, to: "\(function)", error.message)
         }

@@ -55,6 +55,8 @@ extension FilesService: DeclaredService {
     /// it came), but never holding a NUL.
     private static func filePath(_ value: Value, _ name: String) throws(ServiceError) -> FilePath {
         guard let path = FilePath(value) else { throw ServiceError(.invalidArgument, "\(name) must be a string") }
+        // One answer for every function: read, stat and list said `not_found`, write "names no file".
+        guard !path.isEmpty else { throw ServiceError(.invalidArgument, "\(name) is empty: give a file or a folder (\".\" for the current one)") }
         guard !path.bytes.contains(0) else {
             // Shown with the NUL as `\0`: cut at it, the message named another path.
             let shown = path.bytes.split(separator: 0, omittingEmptySubsequences: false).map { FilePath(bytes: $0).shown }.joined(separator: "\\0")

@@ -90,7 +90,6 @@ public final class FilesService: Service {
     func watch(_ path: FilePath, recursive: Bool = false, glob: String? = nil,
                debounce: Double = FilesService.defaultDebounce) throws(ServiceError) -> FileWatcher {
         try access.checkRead(path.lossyText)
-        guard !path.isEmpty else { throw ServiceError(.invalidArgument, "path is empty: give a file or a folder (\".\" for the current one)") }
         var trimmed = path.bytes
         while trimmed.count > 1 && trimmed.last == UInt8(ascii: "/") { trimmed.removeLast() }
         let target = FilePath(bytes: trimmed)

@@ -32,7 +32,7 @@ public final class SpawnedProcess: OwnedModelObject {
         /// until it has happened).
         case program(ChildProcess, ProgramLaunch)
         /// `fake.process` in a spec: the answer to `spec`, asked for when the host holds it.
-        case faked(ProcessSpec, ProcessService.Exchange)
+        case faked(ProcessSpec, ProcessService.Exchange, pid: Int32)
     }
 
     /// What the loop reads and what `wait` waits for.
@@ -90,7 +90,7 @@ public final class SpawnedProcess: OwnedModelObject {
         self.reactor = reactor
         endsWithTask = !spec.outliveTask
         endGently = { _ in }
-        backend = .faked(spec, exchange)
+        backend = .faked(spec, exchange, pid: Self.fakePids.add(1, ordering: .relaxed).newValue)
         if spec.stdin != nil { state.withLock { $0.inputOpen = false } }
     }
 
@@ -101,7 +101,7 @@ public final class SpawnedProcess: OwnedModelObject {
         var payloads: [Value] = []
         payloads.reserveCapacity(lines.count)
         for line in lines {
-            payloads.append(.model(DataModel(Self.outputSchema, [name, .bytes(line.bytes), line.cut ? true : .null])))
+            payloads.append(.model(DataModel(Self.outputSchema, [name, .bytes(line.bytes), .bool(line.cut)])))
         }
         changes.emit("didOutput", payloads: payloads)
     }
@@ -117,12 +117,18 @@ public final class SpawnedProcess: OwnedModelObject {
     }
 
     /// The program's pid (also its group's): waits for its start when that is still under way
-    /// (at most one `posix_spawn`, ``ProgramLaunch/pid``); nil when it did not start, and for a
-    /// faked program.
+    /// (at most one `posix_spawn`, ``ProgramLaunch/pid``); nil when it did not start. A faked
+    /// program has one of its own (code that logs or keys by pid behaves as with a real one).
     public var launchedPid: Int32? {
-        guard case .program(_, let launch) = backend else { return nil }
-        return launch.pid
+        switch backend {
+        case .program(_, let launch): launch.pid
+        case .faked(_, _, let pid): pid
+        }
     }
+
+    /// The pids faked programs get: past the largest pid Linux gives (`pid_max` is at most
+    /// 4,194,304), so a faked pid never names a real process (`kill` on it fails).
+    private static let fakePids = Atomic<Int32>(5_000_000)
 
     /// ``launchedPid``, 0 when there is none.
     public var pid: Int32 { launchedPid ?? 0 }
@@ -157,7 +163,7 @@ public final class SpawnedProcess: OwnedModelObject {
         switch backend {
         case .program(let child, _):
             reactor.submit { child.start() }
-        case .faked(let spec, let exchange):
+        case .faked(let spec, let exchange, _):
             // Answered now (on the loop, by the spec), delivered from another thread so the
             // script has subscribed by then, as with a real program's output.
             let reactor = self.reactor

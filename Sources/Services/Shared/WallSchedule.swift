@@ -49,8 +49,7 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
             }
             second = value
         }
-        zone = try Self.zone(name)
-        zoneName = name ?? zone.identifier
+        (zone, zoneName) = try Self.zone(name)
         minutes = [minute]
         hours = [hour]
         self.second = second
@@ -87,8 +86,7 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
         anyDayOfMonth = fields[2].hasPrefix("*")
         anyDayOfWeek = fields[4].hasPrefix("*")
         second = 0
-        zone = try Self.zone(name)
-        zoneName = name ?? zone.identifier
+        (zone, zoneName) = try Self.zone(name)
         description = "cron \(expression) \(zoneName)"
     }
 
@@ -164,8 +162,13 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
     static let monthNames = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
     static let dayNames = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"]
 
-    private static func zone(_ name: String?) throws(ServiceError) -> TimeZone {
+    /// The zone and its name as the script or `TZ` gave it (Foundation names UTC "GMT").
+    private static func zone(_ name: String?) throws(ServiceError) -> (TimeZone, String) {
         guard let name else { return try localZone() }
+        // NUL is refused wherever a name goes to the system; Foundation ignored it and after.
+        guard !name.utf8.contains(0) else {
+            throw ServiceError(.invalidArgument, "zone '\(visible(name, limit: 40))' contains a NUL character (\\0): give a name such as \"Europe/Paris\"")
+        }
         // Foundation reads "GMT+2" as UTC+2, while the IANA "Etc/GMT+2" is UTC-2 (POSIX's sign):
         // one of the two readings is always the surprise.
         let upper = name.uppercased()
@@ -180,7 +183,7 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
             throw ServiceError(.invalidArgument, "zone '\(clipped(name, limit: 40))' is not an IANA time zone: "
                 + (meant.map { "did you mean \"\($0)\"?" } ?? "use a name such as \"Europe/Paris\", \"America/New_York\" or \"UTC\""))
         }
-        return zone
+        return (zone, name)
     }
 
     /// The local zone, read from `TZ` as the C library reads it (so schedules agree with
@@ -189,12 +192,17 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
     /// unless it was a bare name. A POSIX rule (`JST-9`) was taken as UTC too: a fixed offset is
     /// used as such, and a rule with daylight saving (`CET-1CEST,M3.5.0,M10.5.0/3`), which this
     /// cannot follow, is an error asking for a zone, as is a value that is neither.
-    private static func localZone() throws(ServiceError) -> TimeZone {
-        guard let value = getenv("TZ").map({ String(cString: $0) }), !value.isEmpty else { return TimeZone.current }
+    private static func localZone() throws(ServiceError) -> (TimeZone, String) {
+        guard let value = getenv("TZ").map({ String(cString: $0) }), !value.isEmpty else {
+            return (TimeZone.current, TimeZone.current.identifier)
+        }
         let rule = value.hasPrefix(":") ? String(value.dropFirst()) : value
-        if let zone = TimeZone(identifier: rule) { return zone }
-        if rule.hasPrefix("/") { return try zone(file: rule, given: value) }
-        if let offset = fixedOffset(rule), let zone = TimeZone(secondsFromGMT: offset) { return zone }
+        if let zone = TimeZone(identifier: rule) { return (zone, rule) }
+        if rule.hasPrefix("/") {
+            let zone = try zone(file: rule, given: value)
+            return (zone, zone.identifier)
+        }
+        if let offset = fixedOffset(rule), let zone = TimeZone(secondsFromGMT: offset) { return (zone, rule) }
         if isRuleWithDaylightSaving(rule) {
             throw ServiceError(.invalidArgument, "TZ '\(visible(value, limit: 40))' is not an IANA time zone but a POSIX rule with daylight saving, which schedules cannot follow: give { zone = \"Europe/Paris\" } (or set TZ to such a name)")
         }
