@@ -93,7 +93,7 @@ import Testing
             "t:locate({ lat = 'north', lon = 2 }, print)",
             "t:locate('Paris', print)",
         ]) == [
-            "test.lua:2: thermostat:locate(place[, options], completion): argument #1 must be a location {lat=, lon=}, got table without lon",
+            "test.lua:2: thermostat:locate(place[, options], completion): argument #1 must be a location {lat=, lon=}, got table without lon (it has lat)",
             "test.lua:3: thermostat:locate(place[, options], completion): argument #1 must be a location {lat=, lon=}, got table whose lat is a string",
             "test.lua:4: thermostat:locate(place[, options], completion): argument #1 must be a location {lat=, lon=}, got string",
         ])

@@ -18,6 +18,11 @@ import Testing
         ("updt", ["update", "remove"], "update"),
         ("cnt", ["count", "cornet"], nil),
         ("lct", ["location"], nil),
+        // A swap that makes another word loses to the name the typed one begins (attack new29m
+        // #25); a slip of the same length without such a name still wins.
+        ("alt", ["lat", "lon", "time", "altitude", "accuracy"], "altitude"),
+        ("nmae", ["name", "names"], "name"),
+        ("writ", ["write", "wait"], "write"),
     ] as [(String, [String], String?)])
     func theClosestDeclaredNameIsSuggested(typed: String, names: [String], expected: String?) {
         #expect(NameSuggestion.closest(to: typed, among: names) == expected)

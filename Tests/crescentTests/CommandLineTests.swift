@@ -219,7 +219,7 @@ import Darwin
         (["plugins", "--data-dir", "d", "alow", "x"], "plugins: no subcommand 'alow'; did you mean 'crescent plugins allow'?", "Usage: crescent plugins"),
         (["plugins", "lst"], "plugins: no subcommand 'lst'; did you mean 'crescent plugins list'?", "Usage: crescent plugins"),
         (["help", "servics"], "help: no subcommand 'servics'; did you mean 'crescent help services'?", "Usage: crescent [options]"),
-        (["services", "locaton"], "no service named 'locaton' (services: location, ", "Usage: crescent services"),
+        (["services", "locaton"], "no service or object type named 'locaton' (services: location, ", "Usage: crescent services"),
         (["send", "--key"], "send --key: give the keys to press", "Usage: crescent send"),
     ])
     func aMistakeBelowTheRootIsNamedWithItsUsage(words: [String], message: String, usage: String) async throws {

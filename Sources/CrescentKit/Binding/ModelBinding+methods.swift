@@ -193,7 +193,13 @@ extension ModelBinding {
         guard luaType == "table", case .record(_, let fields) = type else { return luaType }
         for field in fields where !field.type.accepts(value[field.name]) {
             let item = value[field.name]
-            if item.isNull { if !field.isOptional { return "table without \(field.name)" } else { continue } }
+            if item.isNull {
+                guard !field.isOptional else { continue }
+                // The fields it has: `lng` given for `lon` shows at once.
+                guard case .object(let given) = value, !given.isEmpty else { return "table without \(field.name)" }
+                let names = given.keys.sorted()
+                return "table without \(field.name) (it has \(names.prefix(8).joined(separator: ", "))\(names.count > 8 ? ", ..." : ""))"
+            }
             return "table whose \(field.name) is \(article(item))"
         }
         return "table"

@@ -90,8 +90,12 @@ extension Host {
                 throw LuaRaise.badArgument(2, to: "\(function)", error.message)
             }
         }
-        try stack.checkFunction(callbackPosition, function: function)
         let what = "\(function)" == "timer.at" ? ("time", "a time") : ("expression", "an expression")
+        // `timer.after(seconds, fn)` puts the function last of two; here options come between.
+        if !hasOptions, stack.type(at: 2) == .function, stack.type(at: 3) == .table {
+            throw LuaRaise.badArgument(3, to: "\(function)", "the options go before the function: \(function)(\(what.0), { zone = ... }, fn)")
+        }
+        try stack.checkFunction(callbackPosition, function: function)
         try ExtraArguments.check(stack, takes: callbackPosition, signature: "\(function)(\(what.0)[, options], fn)",
                                  arity: "\(what.1), options (optional) and a function")
         let schedule: WallSchedule

@@ -12,9 +12,14 @@ public enum ServiceCatalog {
                 return .success(object.documentation(as: name))
             }
             guard let service = services.first(where: { $0.name == name }) else {
+                // The object types are documented here too, so a near miss of one is suggested.
                 let known = services.map(\.name)
-                let listing = NameSuggestion.listing("services", known, suggesting: NameSuggestion.closest(to: name, among: known))
-                return .failure(HostSetupError(description: "no service named '\(name)' (\(listing))"))
+                let objects = ObjectInterfaces.standard.map(\.name).filter { !known.contains($0) }
+                let meant = NameSuggestion.closest(to: name, among: known + objects)
+                let listing = NameSuggestion.listing("services", known, suggesting: nil)
+                let suggestion = meant.map { "; did you mean '\($0)'?" } ?? ""
+                return .failure(HostSetupError(description: "no service or object type named '\(name)' (\(listing); object types: "
+                    + objects.joined(separator: ", ") + suggestion + ")"))
             }
             return .success(service.interface.documentation(as: "services.\(name)"))
         }

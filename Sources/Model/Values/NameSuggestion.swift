@@ -31,6 +31,12 @@ public enum NameSuggestion {
                 prefixed = candidate
             }
         }
+        // A swap or a changed letter that makes another word (`alt` → `lat`) loses to the name
+        // the typed one begins (`altitude`): an abbreviation, not a slip.
+        if let best, !best.startsAlike, best.name.unicodeScalars.count == typed.count, let prefixed,
+           prefixed.unicodeScalars.count > typed.count, prefixed.lowercased().hasPrefix(name.lowercased()) {
+            return prefixed
+        }
         if let found = best?.name ?? prefixed { return found }
         return prefixes ? abbreviated(typed, among: candidates) : nil
     }

@@ -147,7 +147,9 @@ public final class GeoNamesDatabase: Sendable {
         {
             return UInt8(position)
         }
+        let meant = name.count <= 64 ? NameSuggestion.closest(to: name, among: data.countryNames, prefixes: false) : nil
         throw ServiceError(.invalidArgument, "country '\(name)' is not the two-letter ISO 3166-1 code (FR, US) or the name "
-                           + "(as the data spells it: France, United States) of a country with places in the data")
+                           + "(as the data spells it: France, United States) of a country with places in the data"
+                           + (meant.map { "; did you mean '\($0)'?" } ?? ""))
     }
 }

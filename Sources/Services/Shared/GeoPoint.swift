@@ -36,7 +36,12 @@ public struct GeoPoint: Sendable, Hashable {
     private static func coordinate(_ value: Value, _ key: String, _ word: String, limit: Double,
                                    label: () -> String) throws(ServiceError) -> Double {
         let field = value[key]
-        guard !field.isNull else { throw ServiceError(.invalidArgument, "\(label())\(word) is missing (field '\(key)')") }
+        guard !field.isNull else {
+            // The other spellings people use (`lng`, `latitude`): the one given is named.
+            let others = key == "lat" ? ["latitude", "Lat", "y"] : ["lng", "long", "longitude", "Lon", "x"]
+            let given = others.first { !value[$0].isNull }.map { "; it has '\($0)': name it '\(key)'" } ?? ""
+            throw ServiceError(.invalidArgument, "\(label())\(word) is missing (field '\(key)')\(given)")
+        }
         guard let number = field.doubleValue else {
             throw ServiceError(.invalidArgument, "\(label())\(word) must be a number (field '\(key)'), got \(field.typeName)")
         }

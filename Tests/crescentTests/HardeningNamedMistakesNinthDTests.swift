@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+
+/// Issue 39's seventh attack (new29m) #21, #22, #32: a near miss of an object type in
+/// `crescent services`, `timer.at`'s options after its function, and geocoder arguments that
+/// name what was given (`country = "Frence"`, `lng` for `lon`). Through the `crescent` binary.
+@Suite struct HardeningNamedMistakesNinthDTests {
+    /// #21: `crescent services colection` got no suggestion, and the list left out the object
+    /// types the command documents.
+    @Test func anObjectTypeIsSuggested() async throws {
+        let result = try await crescent(["services", "colection"])
+        #expect(result.status != 0, "\(result)")
+        #expect(result.stderr.contains("object types: collection, childProcess, fileWatcher; did you mean 'collection'?"), "\(result)")
+    }
+
+    /// #22: options after the function were "argument #3 is one too many".
+    @Test func optionsAfterTheFunctionAreNamed() async throws {
+        for function in ["timer.at(\"09:30\"", "timer.cron(\"0 9 * * *\""] {
+            let result = try await crescent(["-e", "\(function), function() end, { zone = \"UTC\" })"])
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stderr.contains("(the options go before the function: "), "\(result)")
+        }
+    }
+
+    /// #32: a misspelled country got no suggestion; `lng` given for `lon` was not named.
+    @Test func geocoderArgumentsNameWhatWasGiven() async throws {
+        let result = try await crescent(["-e", """
+            task(function()
+              local _, e = services.geocoder:search("Paris", { country = "Frence" })
+              print(e.message)
+              print(select(2, pcall(services.geocoder.reverse, services.geocoder, { lat = 48.8, lng = 2.3 })))
+              local _, e3 = services.geocoder:reverse({ { lat = 1, lon = 2 }, { lat = 2, lng = 3 } })
+              print(e3.message)
+            end)
+            """])
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(result)")
+        #expect(lines.first?.hasSuffix("; did you mean 'France'?") == true, "\(result)")
+        #expect(lines.dropFirst().first?.hasSuffix("got table without lon (it has lat, lng)") == true, "\(result)")
+        #expect(lines.last?.contains("longitude is missing (field 'lon'); it has 'lng': name it 'lon'") == true, "\(result)")
+    }
+}
