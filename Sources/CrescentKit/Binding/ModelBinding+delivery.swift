@@ -67,7 +67,7 @@ extension ModelBinding: DeliveryDispatcher {
         lua_rotate(stack.state, -3, -1)                              // handler payload info handle
         stack.pop()
         try withReportedProperties(event.payload, of: event.object) {
-            try running.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 1) }      // handle result
+            try running.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 1) }      // result
         }
         if lua_type(stack.state, -1) == LUA_TBOOLEAN { noteIgnoredReturn(stack.boolean(at: -1), of: event.subscription) }
     }
