@@ -59,7 +59,8 @@ struct CommonOptions: ParsableArguments {
     /// colours chosen for the terminal (or not) the process runs on.
     static func defaultHostOptions(arguments: [String]) -> HostOptions {
         var options = HostOptions()
-        options.ui = ProcessIO.isTerminal(1) ? .live : .plain
+        options.outputIsTerminal = ProcessIO.isTerminal(1)
+        options.ui = options.outputIsTerminal ? .live : .plain
         options.colors = ProcessIO.environment("NO_COLOR") == nil && ProcessIO.isTerminal(2)
         options.argumentBytes = RawArguments.trailing(parsed: arguments)
         options.pluginSearch = PluginSearch()

@@ -46,7 +46,10 @@ struct ViewCommand: ParsableCommand {
         if json {
             ProcessIO.writeOut(render.jsonText + "\n")
         } else {
-            ProcessIO.writeOut((render["text"].stringValue ?? "") + (watch ? "\n\n" : "\n"))
+            // On a terminal the view's control characters are escapes, as `--ui plain` writes
+            // them there; to a pipe, byte for byte.
+            let text = render["text"].stringValue ?? ""
+            ProcessIO.writeOut((ProcessIO.isTerminal(1) ? displayable(text) : text) + (watch ? "\n\n" : "\n"))
         }
     }
 }

@@ -3,7 +3,9 @@ import LuaBridge
 import Model
 
 /// The registry's deliveries into Lua: a property's change (handler(new, old, change)), an
-/// event (handler(payload, info), or a delegate's method), and a subscription's end.
+/// event (handler(payload, info), or a delegate's method), and a subscription's end. A handler's
+/// first result is kept for one type test: a boolean is said to be ignored
+/// (``noteIgnoredReturn(_:of:delegateMethod:of:)``).
 extension ModelBinding: DeliveryDispatcher {
     func deliver(_ change: PropertyChange) throws {
         let stack = vm.stack
@@ -21,7 +23,8 @@ extension ModelBinding: DeliveryDispatcher {
                                                                      // keys handle handler prototype new old change
         lua_rotate(state, -4, -1)                                    // keys handle handler new old change prototype
         stack.pop()
-        try running.withOwner(of: change.subscription) { try vm.call(arguments: 3, results: 0) }
+        try running.withOwner(of: change.subscription) { try vm.call(arguments: 3, results: 1) }   // keys handle result
+        if lua_type(state, -1) == LUA_TBOOLEAN { noteIgnoredReturn(stack.boolean(at: -1), of: change.subscription) }
     }
 
     func deliver(_ event: EventDelivery) throws {
@@ -39,7 +42,10 @@ extension ModelBinding: DeliveryDispatcher {
             lua_rotate(stack.state, -2, 1)                           // handle method delegate
             pushPayload(event, onto: stack)
             try withReportedProperties(event.payload, of: event.object) {
-                try running.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) }
+                try running.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 1) }  // handle result
+            }
+            if lua_type(stack.state, -1) == LUA_TBOOLEAN {
+                noteIgnoredReturn(stack.boolean(at: -1), of: event.subscription, delegateMethod: event.event, of: event.object)
             }
             return
         }
@@ -61,8 +67,9 @@ extension ModelBinding: DeliveryDispatcher {
         lua_rotate(stack.state, -3, -1)                              // handler payload info handle
         stack.pop()
         try withReportedProperties(event.payload, of: event.object) {
-            try running.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 0) }
+            try running.withOwner(of: event.subscription) { try vm.call(arguments: 2, results: 1) }      // result
         }
+        if lua_type(stack.state, -1) == LUA_TBOOLEAN { noteIgnoredReturn(stack.boolean(at: -1), of: event.subscription) }
     }
 
     /// Pushes an event's payload; a change set gets the shape that names a misspelled field

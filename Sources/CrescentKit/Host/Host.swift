@@ -221,7 +221,8 @@ public final class Host {
         // meanwhile freed nothing and cost a share of every test host's making.
         let collecting = vm.pauseCollector()
         bindingTables = try BindingTables(vm: vm)
-        presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns)
+        presenter = ViewPresenter(mode: options.ui, console: self.console, width: options.columns,
+                                   escapesControls: options.outputIsTerminal)
         weakLink.attach(self)
         try installGlobals()
         try binding.install(services: services)

@@ -41,6 +41,11 @@ public struct HostOptions: Sendable {
     public var failFast = false
     public var logLevel: LogLevel = .info
     public var ui: UIMode = .plain
+    /// Whether stdout is a terminal, decided once at start. `plain` then writes the control
+    /// characters of a view's text as escapes (`\u{1B}`), as `live` does, so a feed's title
+    /// cannot clear or retitle the person's terminal; to a pipe or a file the text goes byte for
+    /// byte.
+    public var outputIsTerminal = false
     public var colors = false
     /// The width views are laid out in; nil for the terminal's (else `COLUMNS`, else 80).
     public var columns: Int?

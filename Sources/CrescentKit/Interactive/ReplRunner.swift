@@ -30,6 +30,8 @@ public enum ReplRunner {
                            historyPath: String? = nil) -> Int32 {
         var plainOptions = options
         plainOptions.ui = .plain
+        // Views print on the terminal: their control characters as escapes.
+        plainOptions.outputIsTerminal = true
         let options = plainOptions
         let terminal = Terminal.standard
         let saved: Terminal.SavedMode

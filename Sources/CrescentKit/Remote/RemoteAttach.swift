@@ -58,7 +58,7 @@ public struct RemoteAttach {
         }
         terminal.write("Attached to \(hello["name"].stringValue ?? "?") (pid \(hello["pid"].jsonText), \(hello["script"].stringValue ?? "?")). .help for help, Ctrl-D detaches.\n")
         if let text = view["text"].stringValue, !text.isEmpty {
-            terminal.write(text + "\n")
+            terminal.write(displayable(text) + "\n")
             shownView = text
         }
         begin("> ")
@@ -190,7 +190,8 @@ public struct RemoteAttach {
             case .notification("render", let params):
                 let text = params["text"].stringValue ?? ""
                 guard text != shownView else { break }
-                above((shownView.isEmpty || text.isEmpty ? text : ViewPresenter.changedLines(from: shownView, to: text)) + "\n")
+                // The view's control characters as escapes, as the host's own terminal shows them.
+                above(displayable(shownView.isEmpty || text.isEmpty ? text : ViewPresenter.changedLines(from: shownView, to: text)) + "\n")
                 shownView = text
             case .notification("output", let params):
                 above(bytes: RemoteOutput.bytes(of: params))

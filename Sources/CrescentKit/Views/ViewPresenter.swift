@@ -47,10 +47,18 @@ final class ViewPresenter {
         var showsCursor = false
     }
 
-    init(mode: HostOptions.UIMode, console: Console, width: Int? = nil) {
+    /// In `plain` mode, write the view's control characters as escapes (stdout is a terminal).
+    private let escapesControls: Bool
+
+    /// - Parameter escapesControls: in `plain` mode, write the control characters of the view's
+    ///   text as `live` does, as escapes (``Model/displayable(_:)``: newlines and tabs kept):
+    ///   true when stdout is a terminal, where an `ESC ]0;` or `ESC [2J` in data would act on it.
+    ///   False writes the text byte for byte, for a pipe or a file.
+    init(mode: HostOptions.UIMode, console: Console, width: Int? = nil, escapesControls: Bool = false) {
         self.mode = mode
         self.console = console
         fixedWidth = width
+        self.escapesControls = escapesControls
     }
 
     /// Makes `root` (the top controller's view) the one shown, or shows nothing.
@@ -94,9 +102,9 @@ final class ViewPresenter {
             guard !text.isEmpty else { return }
             renders += 1
             if printsChangesOnly, let previous, !previous.isEmpty {
-                console.writeView(Self.changedLines(from: previous, to: text) + "\n")
+                console.writeView(shown(Self.changedLines(from: previous, to: text)) + "\n")
             } else {
-                console.writeView(text + "\n\n")
+                console.writeView(shown(text) + "\n\n")
             }
         case .json:
             guard let root else { return }
@@ -114,6 +122,11 @@ final class ViewPresenter {
             renders += 1
             redraw(liveLines(width: width))
         }
+    }
+
+    /// `plain` mode's text as written: escaped on a terminal, as it is on a pipe otherwise.
+    private func shown(_ text: String) -> String {
+        escapesControls ? displayable(text) : text
     }
 
     /// Draws the view again (a job brought back to the foreground).

@@ -70,7 +70,8 @@ public final class Subscription: Cancellable {
     /// so a closure that captures its own subscription is not kept alive by it).
     private(set) var swiftHandler: SwiftHandler?
 
-    private static let coalescesFlag: UInt8 = 1, onceFlag: UInt8 = 2, activeFlag: UInt8 = 4, initialFlag: UInt8 = 8
+    private static let coalescesFlag: UInt8 = 1, onceFlag: UInt8 = 2, activeFlag: UInt8 = 4, initialFlag: UInt8 = 8,
+                       returnNotedFlag: UInt8 = 16
 
     init(id: Int, target: Target, siteNumber: UInt16, sequence: UInt32, coalesces: Bool, once: Bool, token: Int32,
          owner: Scope?, registry: ObserverRegistry, handler: Handler) {
@@ -103,6 +104,13 @@ public final class Subscription: Cancellable {
     var awaitsInitial: Bool {
         get { flags & Self.initialFlag != 0 }
         set { flags = newValue ? flags | Self.initialFlag : flags & ~Self.initialFlag }
+    }
+
+    /// True once the host has said that the handler returned a value it ignores (a `return false`
+    /// meant to stop it): said once per subscription, not at every delivery.
+    public var saidReturnIgnored: Bool {
+        get { flags & Self.returnNotedFlag != 0 }
+        set { flags = newValue ? flags | Self.returnNotedFlag : flags & ~Self.returnNotedFlag }
     }
 
     /// True when the item queued with `sequence` happened after this subscription last looked.
