@@ -76,15 +76,17 @@ enum Prelude {
     /// own (the wording of mistakes, navigation, commands, keys, what a controller owns and
     /// composition), sharing the controllers' internals through a table the first chunk passes.
     static let controllerParts: [(part: String, module: Module)] = [
-        ("mistakes", controllerPart("mistakes", PackageResources.controllers_mistakes_lua, Bytecode.controllers_mistakes)),
-        ("navigation", controllerPart("navigation", PackageResources.controllers_navigation_lua, Bytecode.controllers_navigation)),
-        ("commands", controllerPart("commands", PackageResources.controllers_commands_lua, Bytecode.controllers_commands)),
-        ("keys", controllerPart("keys", PackageResources.controllers_keys_lua, Bytecode.controllers_keys)),
-        ("helpers", controllerPart("helpers", PackageResources.controllers_helpers_lua, Bytecode.controllers_helpers)),
+        ("mistakes", part(of: "controllers", "mistakes", PackageResources.controllers_mistakes_lua, Bytecode.controllers_mistakes)),
+        ("navigation", part(of: "controllers", "navigation", PackageResources.controllers_navigation_lua, Bytecode.controllers_navigation)),
+        ("commands", part(of: "controllers", "commands", PackageResources.controllers_commands_lua, Bytecode.controllers_commands)),
+        ("keys", part(of: "controllers", "keys", PackageResources.controllers_keys_lua, Bytecode.controllers_keys)),
+        ("helpers", part(of: "controllers", "helpers", PackageResources.controllers_helpers_lua, Bytecode.controllers_helpers)),
     ]
 
-    private static func controllerPart(_ part: String, _ source: [UInt8], _ compiled: [UInt8]) -> Module {
-        Module(name: "controllers_" + part, source: source, compiled: compiled, input: .callerValues)
+    /// A part of a module split by concern, named after the module (`controllers_keys`,
+    /// `testing_walk`): its caller passes it the module's internals.
+    private static func part(of module: String, _ part: String, _ source: [UInt8], _ compiled: [UInt8]) -> Module {
+        Module(name: module + "_" + part, source: source, compiled: compiled, input: .callerValues)
     }
 
     /// The assertions, spies and view checks of `crescent test`, loaded only by a spec file's host;
@@ -119,14 +121,10 @@ enum Prelude {
     /// takes, the walk of a spec file, running a test and its hooks), loaded after it in this
     /// order with its inputs, the runner and the shared state.
     static let testingParts: [Module] = [
-        testingPart("choice", PackageResources.testing_choice_lua, Bytecode.testing_choice),
-        testingPart("walk", PackageResources.testing_walk_lua, Bytecode.testing_walk),
-        testingPart("run", PackageResources.testing_run_lua, Bytecode.testing_run),
+        part(of: "testing", "choice", PackageResources.testing_choice_lua, Bytecode.testing_choice),
+        part(of: "testing", "walk", PackageResources.testing_walk_lua, Bytecode.testing_walk),
+        part(of: "testing", "run", PackageResources.testing_run_lua, Bytecode.testing_run),
     ]
-
-    private static func testingPart(_ part: String, _ source: [UInt8], _ compiled: [UInt8]) -> Module {
-        Module(name: "testing_" + part, source: source, compiled: compiled, input: .callerValues)
-    }
     /// What a spec drives and reads of the app under test (the clock, scripts, commands and keys,
     /// the views and golden files), loaded after `testing`.
     static let testingApp = Module(name: "testing_app", source: PackageResources.testing_app_lua,
