@@ -22,7 +22,8 @@ import Synchronization
 /// | `coverage` | the files a `--coverage` run ran, with their hits | the reports: luacov's text, the summary table, LCOV |
 /// | `fakes` | a test host's primitives, what `assertions` gives | `fake`; the host's calls into the fakes (`crescent test` only) |
 /// | `environments` | nothing | busted's per-block environments: the spec files' `_ENV` and its contexts (`crescent test` only) |
-/// | `testing` | the same as `fakes`, and what `doubles`, `fakes` and `environments` give | the blocks and tests (describe/it, hooks), the runner (`crescent test` only) |
+/// | `testing` | the same as `fakes`, and what `doubles`, `fakes` and `environments` give | the blocks and tests (describe/it, hooks), the runner and the state its parts share (`crescent test` only) |
+/// | `testing_choice`, `_walk`, `_run` | what `testing` takes, and what it gives | the parts of the runner, in that order (``testingParts``): which tests a run takes, the walk (`runner.next`), running a test and its hooks (`runner.run`) |
 /// | `testing_app` | a test host's primitives and options, what `assertions` gives | what a spec drives and reads of the app: `clock`, `script`, `send`, `press`, the views, `assert.view` (`crescent test` only) |
 /// | `change` | nothing | the metamethods of property change tables (`pairs`, `tostring`) |
 /// | `services` | the host's `start` and `error` | the `__index` behind `services`, starting a service on first read |
@@ -75,15 +76,17 @@ enum Prelude {
     /// own (the wording of mistakes, navigation, commands, keys, what a controller owns and
     /// composition), sharing the controllers' internals through a table the first chunk passes.
     static let controllerParts: [(part: String, module: Module)] = [
-        ("mistakes", controllerPart("mistakes", PackageResources.controllers_mistakes_lua, Bytecode.controllers_mistakes)),
-        ("navigation", controllerPart("navigation", PackageResources.controllers_navigation_lua, Bytecode.controllers_navigation)),
-        ("commands", controllerPart("commands", PackageResources.controllers_commands_lua, Bytecode.controllers_commands)),
-        ("keys", controllerPart("keys", PackageResources.controllers_keys_lua, Bytecode.controllers_keys)),
-        ("helpers", controllerPart("helpers", PackageResources.controllers_helpers_lua, Bytecode.controllers_helpers)),
+        ("mistakes", part(of: "controllers", "mistakes", PackageResources.controllers_mistakes_lua, Bytecode.controllers_mistakes)),
+        ("navigation", part(of: "controllers", "navigation", PackageResources.controllers_navigation_lua, Bytecode.controllers_navigation)),
+        ("commands", part(of: "controllers", "commands", PackageResources.controllers_commands_lua, Bytecode.controllers_commands)),
+        ("keys", part(of: "controllers", "keys", PackageResources.controllers_keys_lua, Bytecode.controllers_keys)),
+        ("helpers", part(of: "controllers", "helpers", PackageResources.controllers_helpers_lua, Bytecode.controllers_helpers)),
     ]
 
-    private static func controllerPart(_ part: String, _ source: [UInt8], _ compiled: [UInt8]) -> Module {
-        Module(name: "controllers_" + part, source: source, compiled: compiled, input: .callerValues)
+    /// A part of a module split by concern, named after the module (`controllers_keys`,
+    /// `testing_walk`): its caller passes it the module's internals.
+    private static func part(of module: String, _ part: String, _ source: [UInt8], _ compiled: [UInt8]) -> Module {
+        Module(name: module + "_" + part, source: source, compiled: compiled, input: .callerValues)
     }
 
     /// The assertions, spies and view checks of `crescent test`, loaded only by a spec file's host;
@@ -109,10 +112,19 @@ enum Prelude {
     /// the contexts (file, blocks, tests) its reads and writes go to; loaded before `testing`.
     static let environments = Module(name: "environments", source: PackageResources.environments_lua,
                                      compiled: Bytecode.environments, input: .callerValues)
-    /// The rest of `crescent test`'s API (describe/it, clock, fake, script), loaded after
-    /// `assertions`, whose result it takes too; its chunk returns the runner.
+    /// The blocks and tests of `crescent test` (describe/it, the hooks, pending, finally), loaded
+    /// after `assertions`, whose result it takes too; its chunk returns the runner and the state
+    /// the runner's parts share.
     static let testing = Module(name: "testing", source: PackageResources.testing_lua,
                                 compiled: Bytecode.testing, input: .hostPrimitives)
+    /// The parts of the runner `testing` returns, each a concern of its own (which tests a run
+    /// takes, the walk of a spec file, running a test and its hooks), loaded after it in this
+    /// order with its inputs, the runner and the shared state.
+    static let testingParts: [Module] = [
+        part(of: "testing", "choice", PackageResources.testing_choice_lua, Bytecode.testing_choice),
+        part(of: "testing", "walk", PackageResources.testing_walk_lua, Bytecode.testing_walk),
+        part(of: "testing", "run", PackageResources.testing_run_lua, Bytecode.testing_run),
+    ]
     /// What a spec drives and reads of the app under test (the clock, scripts, commands and keys,
     /// the views and golden files), loaded after `testing`.
     static let testingApp = Module(name: "testing_app", source: PackageResources.testing_app_lua,
@@ -137,7 +149,8 @@ enum Prelude {
 
     /// Every embedded module, the test host's and the bridge's too.
     static let allModules: [Module] = [inspect, marks, json, models, controllers] + controllerParts.map(\.module)
-        + [assertions, checks, doubles, fakes, coverage, environments, testing, testingApp, firstUse, change, services, time, latest, output, plugin]
+        + [assertions, checks, doubles, fakes, coverage, environments, testing] + testingParts
+        + [testingApp, firstUse, change, services, time, latest, output, plugin]
 
     /// The modules that define a global of their name. Each global stands in as an empty table
     /// until a script first touches it (calls it, reads, writes or iterates it), and only then is

@@ -450,7 +450,15 @@ final class SpecHost {
                 primitives.push(onto: stack)
                 stack.push(options)
                 for _ in 0..<4 { stack.pushValue(at: -7) }                   // ... fn T options assertions doubles fakes environments
-                try host.vm.call(arguments: 6, results: 1)                   // assertions doubles fakes environments runner
+                try host.vm.call(arguments: 6, results: 2)                   // assertions doubles fakes environments runner S
+                for part in Prelude.testingParts {
+                    try part.load(into: host.vm)                             // ... environments runner S fn
+                    primitives.push(onto: stack)
+                    stack.push(options)
+                    for _ in 0..<6 { stack.pushValue(at: -9) }               // ... fn T options assertions doubles fakes environments runner S
+                    try host.vm.call(arguments: 8, results: 0)               // assertions doubles fakes environments runner S
+                }
+                stack.pop()                                                  // assertions doubles fakes environments runner
                 try Prelude.testingApp.load(into: host.vm)                   // ... environments runner fn
                 primitives.push(onto: stack)
                 stack.push(options)
