@@ -47,6 +47,15 @@ local function show(v)
   return inspect(v, { depth = 2, width = 60, newline = " ", indent = "" })
 end
 
+-- The message for a call written with '.' for ':' (a fake's handle) or ':' for '.' (a function
+-- of `fake` or `clock`), in the words services, modules and controllers use for it.
+local function callWith(signature, separator, example, thing, self)
+  if separator == ":" then
+    return signature .. ": call it with ':' on the " .. thing .. " (" .. example .. "), got " .. type(self) .. " as self"
+  end
+  return signature .. ": call it with '.', as " .. example .. ", not ':'"
+end
+
 local function callable(v)
   return type(v) == "function" or type((getmt(v) or {}).__call) == "function"
 end
@@ -356,4 +365,5 @@ return {
   where = where, Failure = Failure, fail = fail, show = show, callable = callable, deepcompare = deepcompare,
   mismatch = mismatch, register = register, newstate = newstate, namespaces = namespaces, extract = extract, chainindex = chainindex,
   say = say, format = format, format_argument = format_argument, formatters = formatters, hastostring = hastostring,
+  callWith = callWith,
 }

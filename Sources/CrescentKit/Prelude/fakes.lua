@@ -4,7 +4,7 @@
 -- { http, call, noticed }, the host's two calls into the fakes and the failures they noticed.
 
 local T, assertions = ...
-local show = assertions.show
+local show, callWith = assertions.show, assertions.callWith
 local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
 local sformat, concat = string.format, table.concat
 local pack, unpack = table.pack, table.unpack
@@ -41,6 +41,11 @@ end
 fake = {}
 local routes = {}
 local routeOrder = {}
+
+-- `fake:process { ... }` gives the `fake` module as the answers: named, with how to call it.
+local function dotted(first, name, example)
+  if rawequal(first, fake) then error(callWith("fake." .. name, ".", example, nil, first), 3) end
+end
 
 local function routelist()
   if #routeOrder == 0 then return "no fake.http routes are set" end
@@ -90,6 +95,7 @@ local function answerProblem(answer, what)
 end
 
 function fake.http(table_)
+  dotted(table_, "http", "fake.http { [\"GET url\"] = { ... } }")
   if type(table_) ~= "table" then error("bad argument #1 to 'fake.http' (a table of routes expected, got " .. type(table_) .. ")", 2) end
   for key, answer in pairs(table_) do
     if type(key) ~= "string" or not key:match("^%u+ %S+$") then
@@ -239,6 +245,7 @@ end
 local ProcessHandle = { __index = noField("the fake.process handle", { "calls" }) }
 
 function fake.process(table_)
+  dotted(table_, "process", "fake.process { [\"git pull\"] = { ... } }")
   if type(table_) ~= "table" then error("bad argument #1 to 'fake.process' (a table of answers expected, got " .. type(table_) .. ")", 2) end
   for key, answer in pairs(table_) do
     if type(key) ~= "string" or key == "" then
@@ -313,12 +320,16 @@ Location.__index = function(_, key)
     .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "), as h:fail(\"timeout\")", 2)
 end
 function Location:fail(code, message)
+  if getmetatable(self) ~= Location then
+    error(callWith("h:fail(code[, message])", ":", "h:fail(\"timeout\")", "fake.location handle", self), 2)
+  end
   atCaller(pcall(T.locationFail, code or "unavailable", message or ("fake.location failed with " .. tostring(code or "unavailable"))))
 end
 
 local LOCATION_OPTIONS = { "fixes", "interval", "track" }
 
 function fake.location(spec)
+  dotted(spec, "location", "fake.location { fixes = { ... } }")
   spec = spec or {}
   if type(spec) ~= "table" then error("bad argument #1 to 'fake.location' (a table { fixes = {...} } or { track = \"x.gpx\" } expected, got " .. type(spec) .. ")", 2) end
   if spec.lat ~= nil or spec.lon ~= nil then
@@ -340,10 +351,12 @@ local function checkName(handle, name, signature, what, example)
   end
 end
 function Fake:set(key, value)
+  if getmetatable(self) ~= Fake then error(callWith("fake:set(property, value)", ":", "h:set(\"name\", value)", "fake.service handle", self), 2) end
   checkName(self, key, "fake:set(property, value)", "a property name", "h:set(\"name\", value)")
   atCaller(pcall(T.fakeSet, self.name, key, value))
 end
 function Fake:emit(event, payload)
+  if getmetatable(self) ~= Fake then error(callWith("fake:emit(event[, payload])", ":", "h:emit(\"name\", { ... })", "fake.service handle", self), 2) end
   checkName(self, event, "fake:emit(event[, payload])", "an event name", "h:emit(\"name\", { ... })")
   atCaller(pcall(T.fakeEmit, self.name, event, payload))
 end
@@ -359,6 +372,7 @@ end })
 local SERVICE_OPTIONS = { "events", "methods", "properties", "summary" }
 
 function fake.service(name, spec)
+  dotted(name, "service", "fake.service(name, { ... })")
   if type(name) ~= "string" then error("bad argument #1 to 'fake.service' (a service name expected, got " .. type(name) .. ")", 2) end
   spec = spec or {}
   if type(spec) ~= "table" then error("bad argument #2 to 'fake.service' (a table { properties, methods, events } expected, got " .. type(spec) .. ")", 2) end
