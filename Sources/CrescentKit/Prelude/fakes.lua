@@ -266,6 +266,27 @@ function fake.process(table_)
   return setmetatable({ calls = programCalls }, ProcessHandle)
 end
 
+-- The request a function answer gets: read-only, and a misspelled field (`req.comand`) is named
+-- with the fields, where it would read nil (as an absent cwd does, which stays nil).
+local PROCESS_REQUEST = { "argv", "command", "cwd", "env", "shell", "stdin" }
+local isRequestField = {}
+for _, name in ipairs(PROCESS_REQUEST) do isRequestField[name] = true end
+local function processRequest(request)
+  return setmetatable({}, {
+    __index = function(_, key)
+      if isRequestField[key] then return request[key] end
+      local closest = type(key) == "string" and T.closest(key, PROCESS_REQUEST)
+      error("fake.process: the request has no field " .. (type(key) == "string" and "'" .. key .. "'" or show(key)) .. " (fields: "
+        .. concat(PROCESS_REQUEST, ", ") .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
+    end,
+    __newindex = function(_, key)
+      error("fake.process: the request is read-only (it is what the code under test ran); cannot set " .. show(key), 2)
+    end,
+    __pairs = function() return next, request, nil end,
+    __len = function() return 0 end,
+  })
+end
+
 -- Called by the host for every program the code under test runs or spawns: { status, signal,
 -- stdout, stderr }, or nil and an error { code, message }.
 function runner.process(request, place)
@@ -286,8 +307,9 @@ function runner.process(request, place)
     notice(place, message)
     return nil, { code = "not_found", message = message }
   end
-  if type(answer) == "function" then
-    local ok, result = pcall(answer, request)
+  local answered = type(answer) == "function"
+  if answered then
+    local ok, result = pcall(answer, processRequest(request))
     if not ok then
       notice(place, "fake.process answer for " .. key .. " raised: " .. tostring(result))
       return nil, { code = "internal", message = tostring(result) }
@@ -295,10 +317,17 @@ function runner.process(request, place)
     answer = result
   end
   if type(answer) == "string" then answer = { stdout = answer } end
-  if type(answer) ~= "table" then return nil, { code = "internal", message = "fake.process answer for " .. key .. " was " .. type(answer) } end
-  local problem = processAnswerProblem(answer)
+  -- A function's answer is checked as a table written in fake.process is, and what is wrong
+  -- fails the test at the line that ran the program, though the code under test handles errors.
+  local problem
+  if type(answer) ~= "table" then
+    problem = "must answer a table { status, stdout, stderr } or a string (its stdout), got " .. (answer == nil and "nothing" or type(answer))
+  else
+    local ok, message = pcall(checkKeys, answer, PROCESS_ANSWER, "its table", 1)
+    problem = not ok and tostring(message) or processAnswerProblem(answer)
+  end
   if problem then
-    local message = "fake.process answer for " .. key .. ": " .. problem
+    local message = "fake.process answer for " .. key .. (answered and "'s function" or "") .. ": " .. problem
     notice(place, message)
     return nil, { code = "internal", message = message }
   end
