@@ -303,7 +303,9 @@ final class SpecHost {
         }
         let passed = status == "passed" && messages.isEmpty
         let kind: SpecResult.Status = passed ? .passed : status == "error" ? .error : .failed
-        return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: output.text, status: kind,
+        // The errors the message shows already are not shown again under its output.
+        let shown = host.sawError ? output.printed : output.text
+        return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: shown, status: kind,
                            reportedName: reportedName, isSetupFailure: failedHook == "setup", afterHook: afterHook)
     }
 
