@@ -253,7 +253,7 @@ local function extract(nspace, tokens, what)
     end
     local near = close(unknown, names(nspace))
     -- Two letters swapped (ture) are two edits here: the host's closest name counts them as one.
-    if #near == 0 then near[1] = T.closest(unknown, names(nspace)) end
+    if #near == 0 and #unknown > 2 then near[1] = T.closest(unknown, names(nspace)) end
     -- A word tacked onto a whole chain (equal_to): the chain without it.
     if unknown == tokens[#tokens] and #tokens > 1 then
       local rest = concat(tokens, "_", 1, #tokens - 1)
