@@ -42,7 +42,9 @@ public struct ServiceEntry: Sendable {
 
     /// An entry for a service that already exists.
     public init(made service: any Service) {
-        self.init(service.interface) { () throws(ServiceError) in service }
+        let interface = service.interface
+        self.init(named: interface.name, declaration: { interface }, setupError: nil,
+                  made: MadeOnce { () throws(ServiceError) in service }, isStartable: service is any StartableService)
     }
 
     /// An entry whose service cannot be made because of `error`, found at setup.

@@ -24,13 +24,18 @@ struct CommonSettings {
     var plugins: [String] = []
     var noPlugins = false
 
+    /// What is wrong with a `--memory-limit` (of a run or of `crescent test`); nil when nothing is.
+    static func memoryLimitProblem(_ mebibytes: Int) -> String? {
+        mebibytes < 0 ? "--memory-limit must be 0 (no limit) or a number of MiB, got \(mebibytes)" : nil
+    }
+
     /// What is wrong with the values, as the usage error says it; nil when nothing is.
     var problem: String? {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
             let shown = timeout == timeout.rounded() && abs(timeout) < 1e15 ? String(Int64(timeout)) : String(timeout)
             return "--timeout must be a positive number of seconds, got \(shown)"
         }
-        if memoryLimit < 0 { return "--memory-limit must be 0 (no limit) or a number of MiB, got \(memoryLimit)" }
+        if let problem = Self.memoryLimitProblem(memoryLimit) { return problem }
         if dataDir == "" { return "--data-dir must name a folder, got an empty string" }
         if let dataDir, let problem = Self.dataDirProblem(dataDir) { return problem }
         if config == "" { return "--config must name a file, got an empty string" }

@@ -126,6 +126,7 @@ struct TestCommand: ParsableCommand {
             Crescent.usageError("--timeout must be a number of seconds >= 0 (0 for no limit), got \(timeout)", usage: Self.usage)
         }
         options.timeout = timeout
+        if let problem = CommonSettings.memoryLimitProblem(memoryLimit) { Crescent.usageError(problem, usage: Self.usage) }
         var host = HostOptions()
         host.memoryLimitMiB = memoryLimit
         host.configPath = config

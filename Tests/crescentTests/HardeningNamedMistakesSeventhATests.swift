@@ -137,9 +137,9 @@ import Testing
         let made = try await crescent(["stubs", "--out", "types"], in: sandbox)
         #expect(made.status == 0, "\(made)")
         let stubs = try String(contentsOfFile: sandbox.path + "/types/services.lua", encoding: .utf8)
-        #expect(stubs.contains("event: \"didChange\", handler: fun(payload: { changes: table, overflow: any }, info: table)"), "\(stubs)")
-        #expect(stubs.contains("event: \"didUpdate\", handler: fun(payload: { feed: crescent.feed, newItems: any }, info: table)"), "\(stubs)")
-        #expect(stubs.contains("event: \"didOutput\", handler: fun(payload: { stream: string, line: any, truncated: any }, info: table)"),
+        #expect(stubs.contains("event: \"didChange\", handler: fun(payload: { changes: table, overflow: boolean? }, info: table)"), "\(stubs)")
+        #expect(stubs.contains("event: \"didUpdate\", handler: fun(payload: { feed: crescent.feed, newItems: crescent.item[] }, info: table)"), "\(stubs)")
+        #expect(stubs.contains("event: \"didOutput\", handler: fun(payload: { stream: string, line: string, truncated: boolean }, info: table)"),
                 "\(stubs)")
         #expect(!stubs.contains("crescent.change[][]") && !stubs.contains("payload: crescent.feed[]"), "\(stubs)")
         // A collection's change set keeps its class.

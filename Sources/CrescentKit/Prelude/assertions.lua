@@ -47,6 +47,15 @@ local function show(v)
   return inspect(v, { depth = 2, width = 60, newline = " ", indent = "" })
 end
 
+-- The message for a call written with '.' for ':' (a fake's handle) or ':' for '.' (a function
+-- of `fake` or `clock`), in the words services, modules and controllers use for it.
+local function callWith(signature, separator, example, thing, self)
+  if separator == ":" then
+    return signature .. ": call it with ':' on the " .. thing .. " (" .. example .. "), got " .. type(self) .. " as self"
+  end
+  return signature .. ": call it with '.', as " .. example .. ", not ':'"
+end
+
 local function callable(v)
   return type(v) == "function" or type((getmt(v) or {}).__call) == "function"
 end
@@ -243,6 +252,8 @@ local function extract(nspace, tokens, what)
       if not (namespaces.modifier[word] or space[word]) then unknown = word; break end
     end
     local near = close(unknown, names(nspace))
+    -- Two letters swapped (ture) are two edits here: the host's closest name counts them as one.
+    if #near == 0 and #unknown > 2 then near[1] = T.closest(unknown, names(nspace)) end
     -- A word tacked onto a whole chain (equal_to): the chain without it.
     if unknown == tokens[#tokens] and #tokens > 1 then
       local rest = concat(tokens, "_", 1, #tokens - 1)
@@ -356,4 +367,5 @@ return {
   where = where, Failure = Failure, fail = fail, show = show, callable = callable, deepcompare = deepcompare,
   mismatch = mismatch, register = register, newstate = newstate, namespaces = namespaces, extract = extract, chainindex = chainindex,
   say = say, format = format, format_argument = format_argument, formatters = formatters, hastostring = hastostring,
+  callWith = callWith,
 }

@@ -139,7 +139,9 @@ builtin("returned_arguments", function(_, args) return args[1] == args.n - 1 end
 -- ({ code, message }) compares its message with an expected string.
 local function caught(state, fn, what)
   if not callable(fn) then
-    fail(sformat("bad argument #1 to '%s' (function or callable object expected, got %s)", what, type(fn)))
+    -- Named as the assertion, not as Lua's `error` (luassert's wording read as the global's).
+    fail(sformat("bad argument #1 to 'assert.%s' (the function that raises expected, got %s: wrap the code that raises in a "
+      .. "function, as assert.%s(function() f(x) end))", what, type(fn), what))
   end
   local ok, err = pcall(fn)
   if type(err) == "string" then err = err:gsub("^.-:%d+: ", "", 1) end

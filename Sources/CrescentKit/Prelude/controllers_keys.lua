@@ -69,13 +69,37 @@ local function closestKey(key)
   return P.resembles(lower, P.keyNames)
 end
 
-local function checkKey(key, caller, position, level)
+-- "down enter" or "rr" given as one key: the keys it holds, when each word (or, with no space,
+-- each character) is a key; nil otherwise.
+local function heldKeys(key, closest)
+  local keys = {}
+  if key:find("%s") then
+    for word in key:gmatch("%S+") do keys[#keys + 1] = word end
+  elseif not closest and (utf8.len(key) or 0) > 1 then
+    for _, code in utf8.codes(key) do keys[#keys + 1] = utf8.char(code) end
+  end
+  if #keys < 2 then return nil end
+  for _, held in ipairs(keys) do if not isKeyName(held) then return nil end end
+  return keys
+end
+
+-- `several`: the caller takes several keys (press, app.press, a remote `key`), so a string that
+-- holds several is told how to give them.
+local function checkKey(key, caller, position, level, several)
   if isKeyName(key) then return end
   local shown, hint
   if type(key) == "string" then
     shown = shownKey(key)
     local closest = closestKey(key)
-    hint = closest and "; did you mean '" .. closest .. "'?" or ""
+    local held = several and heldKeys(key, closest)
+    if held then
+      local quoted = {}
+      for i, one in ipairs(held) do quoted[i] = string.format("%q", one) end
+      hint = caller == "key" and "; give each key as its own word: crescent send --key " .. concat(held, " ")
+        or "; give each key as its own argument: " .. caller .. "(" .. concat(quoted, ", ") .. ")"
+    else
+      hint = closest and "; did you mean '" .. closest .. "'?" or ""
+    end
   elseif type(key) == "number" then
     -- self:key(1, ...): the key 1 is the string "1".
     shown, hint = tostring(key) .. " (a number)", "; a key name is a string: write \"" .. tostring(key) .. "\" for that key"
@@ -269,7 +293,7 @@ end
 local function sendKeys(done, caller, remote, ...)
   local keys = table.pack(...)
   local count = keys.n
-  for i = 1, count do checkKey(keys[i], caller, i, 3) end
+  for i = 1, count do checkKey(keys[i], caller, i, 3, true) end
   -- Keys a script presses are said to reach no one at its line; a remote client hears it from done.
   local where = (caller == "app.press" or caller == "press") and callerPlace(3) or nil
   for i = 1, count do

@@ -4,7 +4,7 @@
 -- { http, call, noticed }, the host's two calls into the fakes and the failures they noticed.
 
 local T, assertions = ...
-local show = assertions.show
+local show, callWith = assertions.show, assertions.callWith
 local type, pairs, ipairs, tostring, error, pcall = type, pairs, ipairs, tostring, error, pcall
 local sformat, concat = string.format, table.concat
 local pack, unpack = table.pack, table.unpack
@@ -41,6 +41,11 @@ end
 fake = {}
 local routes = {}
 local routeOrder = {}
+
+-- `fake:process { ... }` gives the `fake` module as the answers: named, with how to call it.
+local function dotted(first, name, example)
+  if rawequal(first, fake) then error(callWith("fake." .. name, ".", example, nil, first), 3) end
+end
 
 local function routelist()
   if #routeOrder == 0 then return "no fake.http routes are set" end
@@ -90,6 +95,7 @@ local function answerProblem(answer, what)
 end
 
 function fake.http(table_)
+  dotted(table_, "http", "fake.http { [\"GET url\"] = { ... } }")
   if type(table_) ~= "table" then error("bad argument #1 to 'fake.http' (a table of routes expected, got " .. type(table_) .. ")", 2) end
   for key, answer in pairs(table_) do
     if type(key) ~= "string" or not key:match("^%u+ %S+$") then
@@ -239,6 +245,7 @@ end
 local ProcessHandle = { __index = noField("the fake.process handle", { "calls" }) }
 
 function fake.process(table_)
+  dotted(table_, "process", "fake.process { [\"git pull\"] = { ... } }")
   if type(table_) ~= "table" then error("bad argument #1 to 'fake.process' (a table of answers expected, got " .. type(table_) .. ")", 2) end
   for key, answer in pairs(table_) do
     if type(key) ~= "string" or key == "" then
@@ -257,6 +264,27 @@ function fake.process(table_)
   end
   table.sort(programOrder)
   return setmetatable({ calls = programCalls }, ProcessHandle)
+end
+
+-- The request a function answer gets: read-only, and a misspelled field (`req.comand`) is named
+-- with the fields, where it would read nil (as an absent cwd does, which stays nil).
+local PROCESS_REQUEST = { "argv", "command", "cwd", "env", "shell", "stdin" }
+local isRequestField = {}
+for _, name in ipairs(PROCESS_REQUEST) do isRequestField[name] = true end
+local function processRequest(request)
+  return setmetatable({}, {
+    __index = function(_, key)
+      if isRequestField[key] then return request[key] end
+      local closest = type(key) == "string" and T.closest(key, PROCESS_REQUEST)
+      error("fake.process: the request has no field " .. (type(key) == "string" and "'" .. key .. "'" or show(key)) .. " (fields: "
+        .. concat(PROCESS_REQUEST, ", ") .. (closest and "; did you mean '" .. closest .. "'?" or "") .. ")", 2)
+    end,
+    __newindex = function(_, key)
+      error("fake.process: the request is read-only (it is what the code under test ran); cannot set " .. show(key), 2)
+    end,
+    __pairs = function() return next, request, nil end,
+    __len = function() return 0 end,
+  })
 end
 
 -- Called by the host for every program the code under test runs or spawns: { status, signal,
@@ -279,8 +307,9 @@ function runner.process(request, place)
     notice(place, message)
     return nil, { code = "not_found", message = message }
   end
-  if type(answer) == "function" then
-    local ok, result = pcall(answer, request)
+  local answered = type(answer) == "function"
+  if answered then
+    local ok, result = pcall(answer, processRequest(request))
     if not ok then
       notice(place, "fake.process answer for " .. key .. " raised: " .. tostring(result))
       return nil, { code = "internal", message = tostring(result) }
@@ -288,10 +317,17 @@ function runner.process(request, place)
     answer = result
   end
   if type(answer) == "string" then answer = { stdout = answer } end
-  if type(answer) ~= "table" then return nil, { code = "internal", message = "fake.process answer for " .. key .. " was " .. type(answer) } end
-  local problem = processAnswerProblem(answer)
+  -- A function's answer is checked as a table written in fake.process is, and what is wrong
+  -- fails the test at the line that ran the program, though the code under test handles errors.
+  local problem
+  if type(answer) ~= "table" then
+    problem = "must answer a table { status, stdout, stderr } or a string (its stdout), got " .. (answer == nil and "nothing" or type(answer))
+  else
+    local ok, message = pcall(checkKeys, answer, PROCESS_ANSWER, "its table", 1)
+    problem = not ok and tostring(message) or processAnswerProblem(answer)
+  end
   if problem then
-    local message = "fake.process answer for " .. key .. ": " .. problem
+    local message = "fake.process answer for " .. key .. (answered and "'s function" or "") .. ": " .. problem
     notice(place, message)
     return nil, { code = "internal", message = message }
   end
@@ -313,12 +349,16 @@ Location.__index = function(_, key)
     .. (closest and "; did you mean '" .. closest .. "'?" or "") .. "), as h:fail(\"timeout\")", 2)
 end
 function Location:fail(code, message)
+  if getmetatable(self) ~= Location then
+    error(callWith("h:fail(code[, message])", ":", "h:fail(\"timeout\")", "fake.location handle", self), 2)
+  end
   atCaller(pcall(T.locationFail, code or "unavailable", message or ("fake.location failed with " .. tostring(code or "unavailable"))))
 end
 
 local LOCATION_OPTIONS = { "fixes", "interval", "track" }
 
 function fake.location(spec)
+  dotted(spec, "location", "fake.location { fixes = { ... } }")
   spec = spec or {}
   if type(spec) ~= "table" then error("bad argument #1 to 'fake.location' (a table { fixes = {...} } or { track = \"x.gpx\" } expected, got " .. type(spec) .. ")", 2) end
   if spec.lat ~= nil or spec.lon ~= nil then
@@ -340,10 +380,12 @@ local function checkName(handle, name, signature, what, example)
   end
 end
 function Fake:set(key, value)
+  if getmetatable(self) ~= Fake then error(callWith("fake:set(property, value)", ":", "h:set(\"name\", value)", "fake.service handle", self), 2) end
   checkName(self, key, "fake:set(property, value)", "a property name", "h:set(\"name\", value)")
   atCaller(pcall(T.fakeSet, self.name, key, value))
 end
 function Fake:emit(event, payload)
+  if getmetatable(self) ~= Fake then error(callWith("fake:emit(event[, payload])", ":", "h:emit(\"name\", { ... })", "fake.service handle", self), 2) end
   checkName(self, event, "fake:emit(event[, payload])", "an event name", "h:emit(\"name\", { ... })")
   atCaller(pcall(T.fakeEmit, self.name, event, payload))
 end
@@ -359,6 +401,7 @@ end })
 local SERVICE_OPTIONS = { "events", "methods", "properties", "summary" }
 
 function fake.service(name, spec)
+  dotted(name, "service", "fake.service(name, { ... })")
   if type(name) ~= "string" then error("bad argument #1 to 'fake.service' (a service name expected, got " .. type(name) .. ")", 2) end
   spec = spec or {}
   if type(spec) ~= "table" then error("bad argument #2 to 'fake.service' (a table { properties, methods, events } expected, got " .. type(spec) .. ")", 2) end

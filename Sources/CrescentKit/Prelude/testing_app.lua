@@ -13,6 +13,7 @@ local sformat, concat, pack, mathtype = string.format, table.concat, table.pack,
 
 clock = {
   advance = function(seconds)
+    if rawequal(seconds, clock) then error(assertions.callWith("clock.advance", ".", "clock.advance(seconds)"), 2) end
     if type(seconds) ~= "number" or seconds ~= seconds or seconds < 0 then
       error("bad argument #1 to 'clock.advance' (seconds >= 0 expected, got " .. show(seconds) .. ")", 2)
     end

@@ -86,6 +86,12 @@ struct StubTypes {
                    "updatedItems crescent.record[] The records at updated.",
                    "items crescent.record[]? The whole list after the change, when a reload carries it."],
     ]
+    /// The types of the fields of event payloads written as their fields (`didExit`'s `{ status,
+    /// signal, timedOut, error }`, `didOutput`'s), by name: their words give no type.
+    static let payloadFields: [String: String] = [
+        "status": "integer", "signal": "string?", "timedOut": "boolean", "line": "string", "truncated": "boolean",
+        "overflow": "boolean?", "newItems": "crescent.item[]",
+    ]
     /// Model objects services hand out (a store's `collection`), which get a class of their own.
     let objects: Set<String>
 
@@ -163,10 +169,15 @@ struct StubTypes {
             let field = part.drop { $0 == " " }
             let name = field.prefix { $0 == "_" || $0.isLetter || $0.isNumber }
             guard !name.isEmpty else { continue }
-            var type = simple(String(name)) ?? "any"
+            var type = simple(String(name)) ?? Self.payloadFields[String(name)] ?? "any"
             if let equals = field.firstIndex(of: "=") {
                 let value = field[field.index(after: equals)...].drop { $0 == " " }
                 type = value.hasPrefix("\"") ? "string" : value.hasPrefix("{") ? "table" : type
+            }
+            // `error (when it could not start)`, `status (nil when a signal ended it)`: a field
+            // the payload has only sometimes.
+            if let open = field.firstIndex(of: "("), field[open...].contains("when"), type != "any", !type.hasSuffix("?") {
+                type += "?"
             }
             fields.append("\(name): \(type)")
         }
@@ -202,6 +213,8 @@ struct StubTypes {
         case "string", "number", "integer", "boolean", "table", "nil": return word
         case "value": return "any"
         case "true", "false": return "boolean"
+        // The error class is capitalized (globals.lua's `crescent.Error`), unlike the data models.
+        case "error": return "crescent.Error"
         default: return Self.models.contains(word) || objects.contains(word) ? Self.className(word) : nil
         }
     }

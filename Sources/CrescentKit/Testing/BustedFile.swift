@@ -61,7 +61,8 @@ public struct BustedFile: Sendable {
         guard case .table = value else {
             throw SpecRunner.UsageError(description: "\(path) must return a table of tasks, such as return { default = { ROOT = { \"spec\" } } }")
         }
-        let task = value["default"]
+        // As busted, `_all` is merged into every task, the task's own options winning over it.
+        let task = Self.merged(value["_all"], value["default"])
         var file = BustedFile()
         file.warnings = Self.warnings(value, path: path)
         file.paths = strings(task["ROOT"])
@@ -155,17 +156,24 @@ public struct BustedFile: Sendable {
         guard case .table(let entries) = tasks else { return [] }
         var warnings: [String] = []
         let taskNames = entries.keys.compactMap { if case .string(let name) = $0 { name.description } else { nil } }.sorted()
-        if !taskNames.contains("default") {
+        if !taskNames.contains("default") && !taskNames.contains("_all") {
             let closest = taskNames.first { NameSuggestion.closest(to: $0, among: ["default"], prefixes: false) != nil }
             let hint = closest.map { "; did you mean 'default' for '\($0)'?" } ?? ""
             warnings.append("\(path): no task 'default', so crescent test reads none of its options (tasks: \(taskNames.isEmpty ? "none" : taskNames.joined(separator: ", "))\(hint))")
         }
-        guard case .table(let options) = tasks["default"] else { return warnings }
+        for name in ["_all", "default"] { warnings += optionWarnings(tasks[name], task: name, path: path) }
+        return warnings
+    }
+
+    /// The warnings for the options of the task `name` (`default`, or `_all`, merged into it).
+    private static func optionWarnings(_ task: LuaValue, task name: String, path: String) -> [String] {
+        guard case .table(let options) = task else { return [] }
+        var warnings: [String] = []
         for key in options.keys.compactMap({ if case .string(let name) = $0 { name.description } else { nil } }).sorted()
         where !taskOptions.contains(key) {
             let listing = NameSuggestion.listing("crescent test reads", Array(taskOptions.prefix(6)),
                                                  suggesting: NameSuggestion.closest(to: key, among: taskOptions))
-            warnings.append("\(path): default.\(key) is not an option of a task (\(listing))")
+            warnings.append("\(path): \(name).\(key) is not an option of a task (\(listing))")
         }
         for key in ["tags", "exclude-tags", "ROOT"] {
             let kind: String
@@ -175,17 +183,24 @@ public struct BustedFile: Sendable {
             case .integer?, .number?: kind = "a number"
             case .reference?: kind = "a function or userdata"
             }
-            warnings.append("\(path): default.\(key) must be a string or a list of strings, got \(kind)")
+            warnings.append("\(path): \(name).\(key) must be a string or a list of strings, got \(kind)")
         }
         switch options[.string(LuaString("coverage"))] {
         case nil, .nil?, .boolean?: break
         case .string(let text)?:
-            warnings.append("\(path): default.coverage must be true or false, got the string \"\(text)\": coverage stays off "
+            warnings.append("\(path): \(name).coverage must be true or false, got the string \"\(text)\": coverage stays off "
                             + "(write coverage = true, or pass --coverage)")
         default:
-            warnings.append("\(path): default.coverage must be true or false: coverage stays off (write coverage = true, or pass --coverage)")
+            warnings.append("\(path): \(name).coverage must be true or false: coverage stays off (write coverage = true, or pass --coverage)")
         }
         return warnings
+    }
+
+    /// The options of `all` (the `_all` task) with those of `task` over them.
+    static func merged(_ all: LuaValue, _ task: LuaValue) -> LuaValue {
+        guard case .table(let shared) = all else { return task }
+        guard case .table(let own) = task else { return all }
+        return .table(shared.merging(own) { $1 })
     }
 
     /// A string's or a list of strings' comma-separated words, as bytes.

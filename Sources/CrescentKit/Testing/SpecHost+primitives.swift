@@ -364,7 +364,8 @@ extension SpecHost {
         if case .object(let fields) = properties { initial = fields.dictionary }
         let methods = (try modelValue(at: 3, stack, function: "fake.service")).arrayValue?.compactMap(\.stringValue) ?? []
         let events = (try modelValue(at: 4, stack, function: "fake.service")).arrayValue?.compactMap(\.stringValue) ?? []
-        let declared = host.binding.services.first { $0.name == name }?.interface
+        let entry = host.binding.services.first { $0.name == name }
+        let declared = entry?.interface
         // A fake of a name no service has is the spec's own service, unless it is one edit from a
         // real one (`geocodr`): then the fake stands in for nothing the code under test reads.
         let serviceNames = host.binding.services.map(\.name)
@@ -375,7 +376,10 @@ extension SpecHost {
         // A fake of a declared service keeps its declaration: a method, property or event the
         // declaration lacks is a misspelling, and could never be reached through it.
         if let declared {
-            try Self.checkDeclared(names: methods, among: declared.methods.map(\.name), kind: "method", of: name)
+            // A started service's start and stop are its own, not declared methods: a fake may
+            // give them (its fake is no started service), and `strat` is their misspelling.
+            let lifecycle = entry?.isStartable == true ? ["start", "stop"] : []
+            try Self.checkDeclared(names: methods, among: declared.methods.map(\.name) + lifecycle, kind: "method", of: name)
             try Self.checkDeclared(names: initial.keys.sorted(), among: declared.properties.map(\.name), kind: "property", of: name)
             try Self.checkDeclared(names: events, among: declared.events.map(\.name), kind: "event", of: name)
             // Their values keep the declared types too, as `h:set` checks them.

@@ -153,11 +153,13 @@ final class SpecHost {
             guard host.isRunning, timeLimit?.hasExpired != true else { return }
             let sleepers = clock.sleepers
             // Script requests, spawned programs and the services' own tasks (a feed's poll) run
-            // until they hand the loop work, sleep on the clock, or end.
+            // until they hand the loop work, sleep on the clock, or end; a call that waits for a
+            // job on the clock (`location:current()` for a replayed fix) waits as a sleeper does.
             let busyObjects = host.binding.ownedObjects.values.filter { $0.object.isBusy }.count
             let running = host.binding.requests.count + busyObjects + clock.runningTasks
-            if running > sleepers {
-                if waitForProgress(running: running, sleepers: sleepers) { continue }
+            let waiting = sleepers + clock.clockWaits
+            if running > waiting {
+                if waitForProgress(running: running, sleepers: waiting) { continue }
             } else if sleepers < sleepersSettled {
                 // The clock woke a task (a feed's poll loop): it runs on another thread until it
                 // hands the loop work or sleeps again.
@@ -182,7 +184,7 @@ final class SpecHost {
             if loop.waitForWork(timeout: 0.002) { return true }
             let busyObjects = host.binding.ownedObjects.values.filter { $0.object.isBusy }.count
             if host.binding.requests.count + busyObjects + clock.runningTasks < running
-                || clock.sleepers > sleepers { return true }
+                || clock.sleepers + clock.clockWaits > sleepers { return true }
             if timeLimit?.hasExpired == true { return false }
         }
         return false
@@ -262,6 +264,11 @@ final class SpecHost {
             }
         }
         if let limit = pastTimeLimit {
+            // Stopped while the body waited on a call (`location:current()`, a plugin's method):
+            // no Lua ran to meet the interrupt, which would stop the walk's next step and fail
+            // the file. The host ends here, as the interrupt ends one that runs Lua, and the
+            // next test gets a fresh model.
+            if host.isRunning { host.finish(status: 0) }
             if let hookUnderWay { return hookUnderWay.outcome(stoppedBy: limit, output: output.text) }
             return SpecOutcome(passed: false, message: limit, output: output.text, status: .error)
         }
@@ -296,7 +303,9 @@ final class SpecHost {
         }
         let passed = status == "passed" && messages.isEmpty
         let kind: SpecResult.Status = passed ? .passed : status == "error" ? .error : .failed
-        return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: output.text, status: kind,
+        // The errors the message shows already are not shown again under its output.
+        let shown = host.sawError ? output.printed : output.text
+        return SpecOutcome(passed: passed, message: messages.joined(separator: "\n"), output: shown, status: kind,
                            reportedName: reportedName, isSetupFailure: failedHook == "setup", afterHook: afterHook)
     }
 

@@ -44,20 +44,22 @@ final class SpecOutput: Sendable {
         }
     }
 
-    private let state = Mutex((all: Kept(), errors: Kept()))
+    private let state = Mutex((all: Kept(), errors: Kept(), printed: Kept()))
 
     func append(_ text: String, error: Bool) {
         state.withLock { state in
             state.all.add(text)
-            if error { state.errors.add(text) }
+            if error { state.errors.add(text) } else { state.printed.add(text) }
         }
     }
 
     var text: String { state.withLock { $0.all.text } }
     var errors: String { state.withLock { $0.errors.text } }
+    /// What went to stdout alone: the output a failure shows when it shows the errors already.
+    var printed: String { state.withLock { $0.printed.text } }
 
     /// Forgets what was captured: the next test of a kept host starts with none.
-    func clear() { state.withLock { $0 = (all: Kept(), errors: Kept()) } }
+    func clear() { state.withLock { $0 = (all: Kept(), errors: Kept(), printed: Kept()) } }
 }
 
 /// What the services of a spec file's host reach the host through: made before the host (the plugin

@@ -58,6 +58,7 @@ public final class ManualClock: ServiceClock {
     private let state = Mutex(State())
     private let wallOrigin: Double
     private let suspended = Atomic<Int>(0)
+    private let waiting = Atomic<Int>(0)
     private let running = Atomic<Int>(0)
 
     /// A clock at uptime zero whose wall clock reads `wallTime` (default 2026-01-01T00:00:00Z).
@@ -136,6 +137,14 @@ public final class ManualClock: ServiceClock {
         } onCancel: {
             wake.cancel()
         }
+    }
+
+    /// How many waits counted by ``countClockWait(_:)`` are under way: like ``sleepers``, work
+    /// only advancing can finish, but no task the clock wakes goes on running after it.
+    public var clockWaits: Int { waiting.load(ordering: .acquiring) }
+
+    public func countClockWait(_ change: Int) {
+        waiting.add(change, ordering: .acquiringAndReleasing)
     }
 
     /// How many tasks started by ``task(after:_:)`` have not ended yet: work a runner waits for

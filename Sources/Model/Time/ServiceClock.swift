@@ -35,10 +35,18 @@ public protocol ServiceClock: Sendable {
     /// such tasks until they end, so a test can wait for them before it moves time on.
     @discardableResult
     func task(after delay: Duration, _ work: @escaping @Sendable () async -> Void) -> Cancellation
+    /// Counts one wait (by `+1` when it begins, `-1` when a job of this clock ends it) that only
+    /// a job already scheduled on the clock can end, as a task asleep on it: a
+    /// ``ManualClock``'s runner then moves time on at once instead of waiting, in real time,
+    /// for work it takes to run on another thread (`location:current()` waiting for a fix a
+    /// replay has scheduled). Nothing for a clock that follows real time.
+    func countClockWait(_ change: Int)
 }
 
 extension ServiceClock {
     public func monotonicDeadline(after delay: Duration) -> UInt64? { nil }
+
+    public func countClockWait(_ change: Int) {}
 
     @discardableResult
     public func task(after delay: Duration, _ work: @escaping @Sendable () async -> Void) -> Cancellation {

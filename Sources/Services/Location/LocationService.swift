@@ -45,6 +45,11 @@ public final class LocationService: StartableService {
         var started = false
         var distanceFilter = 0.0
         var waiters: [Int: CheckedContinuation<Result<LocationFix, ServiceError>, Never>] = [:]
+        /// The waiters counted as waits on the clock (``ServiceClock/countClockWait(_:)``): those
+        /// of a run that only schedules jobs on it (a replay), which only advancing can answer.
+        var clockWaiters: Set<Int> = []
+        /// The current run only schedules jobs on the clock (``LocationProvider/start(clock:_:)``).
+        var runsOnClock = false
         var nextWaiter = 0
         /// Stops the provider's current run.
         var run: Cancellation?
@@ -160,8 +165,10 @@ public final class LocationService: StartableService {
         let report: @Sendable (ProviderEvent) -> Void = { [self] event in handle(event, generation: generation) }
         if let started = provider.start(clock: clock, report) {
             state.run = started
+            state.runsOnClock = true
             return
         }
+        state.runsOnClock = false
         let task = Task { await provider.run(clock: clock, report) }
         let run = Cancellation()
         run.onCancel { task.cancel() }
@@ -183,6 +190,7 @@ public final class LocationService: StartableService {
         var answer: Result<LocationFix, ServiceError>?
         var delivered: [LocationFix] = []
         var failure: ServiceError?
+        var woken = 0
         state.withLock { state in
             guard generation == state.generation else { return }
             switch event {
@@ -213,9 +221,13 @@ public final class LocationService: StartableService {
             if answer != nil {
                 answers = Array(state.waiters.values)
                 state.waiters.removeAll()
+                woken = state.clockWaiters.count
+                state.clockWaiters.removeAll()
                 stopIfIdle(&state)
             }
         }
+        // Counted down by the job that answers, so a runner sees the wake at once.
+        if woken > 0 { clock.countClockWait(-woken) }
         if let last = delivered.last {
             location.set(last.value)
             changes.emit("didUpdateLocations", .array(delivered.map(\.value)))
@@ -256,16 +268,23 @@ public final class LocationService: StartableService {
                     if state.run != nil, let failure = state.failure { return .failure(failure) }
                     state.waiters[id] = continuation
                     startRun(&state)
+                    if state.runsOnClock {
+                        // Counted before the lock is let go: a runner that sees the wait finds its job.
+                        state.clockWaiters.insert(id)
+                        clock.countClockWait(1)
+                    }
                     return nil
                 }
                 if let immediate { continuation.resume(returning: immediate) }
             }
         } onCancel: {
-            let continuation = state.withLock { state in
+            let (continuation, counted) = state.withLock { state in
                 let continuation = state.waiters.removeValue(forKey: id)
+                let counted = state.clockWaiters.remove(id) != nil
                 stopIfIdle(&state)
-                return continuation
+                return (continuation, counted)
             }
+            if counted { clock.countClockWait(-1) }
             continuation?.resume(returning: .failure(ServiceError(.cancelled, "the request was cancelled")))
         }
         return try result.get()
