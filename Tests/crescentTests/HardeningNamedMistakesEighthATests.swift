@@ -100,7 +100,7 @@ import Testing
             """)
         #expect(process.status == 0, "\(process)")
         #expect(process.stdoutLines == [
-            "stdout\thi\tnil",
+            "stdout\thi\tfalse",
             "script.lua:4: no field 'lin' on processOutput (fields: stream, line, truncated; did you mean 'line'?)",
             "3\tnil\tfalse\tnil",
             "script.lua:8: no field 'stauts' on processExit (fields: status, signal, timedOut, error; did you mean 'status'?)",

@@ -170,7 +170,7 @@ import Testing
         #expect(result.status == 1, "\(result)")
         #expect(result.stdoutLines.last == "1 passed, 5 failed", "\(result)")
         #expect(result.stdout.contains("spec/p_spec.lua:3: fake.process answer for ls's function: its table: unknown key 'stauts' (keys: "
-                                       + "error, signal, status, stderr, stdout, timedOut; did you mean 'status'?)"), "\(result)")
+                                       + "duration, error, signal, status, stderr, stdout, timedOut; did you mean 'status'?)"), "\(result)")
         #expect(result.stdout.contains("spec/p_spec.lua:7: fake.process answer for ls's function: must answer a table { status, stdout, "
                                        + "stderr } or a string (its stdout), got number"), "\(result)")
         #expect(result.stdout.contains("spec/p_spec.lua:11: fake.process answer for ls's function: must answer a table { status, stdout, "

@@ -95,7 +95,7 @@ import Testing
             ("fake.http { [\"GET http://127.0.0.1:1/\"] = { stats = 404 } }",
              "fake.http: route GET http://127.0.0.1:1/: unknown key 'stats' (keys: body, error, headers, status; did you mean 'status'?)"),
             ("fake.process { [\"git pull\"] = { stauts = 0 } }",
-             "fake.process: git pull: unknown key 'stauts' (keys: error, signal, status, stderr, stdout, timedOut; did you mean 'status'?)"),
+             "fake.process: git pull: unknown key 'stauts' (keys: duration, error, signal, status, stderr, stdout, timedOut; did you mean 'status'?)"),
             ("fake.service(\"geocoder\", { methods = { revers = function() end } })",
              "fake.service(\"geocoder\"): 'revers' is not a method of geocoder (methods: "),
             ("fake.service(\"location\", { methodz = {} })",

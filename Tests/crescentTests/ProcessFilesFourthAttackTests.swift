@@ -82,4 +82,53 @@ import Testing
         #expect(bad.stderr.contains("timer.at: TZ 'garbage' is neither an IANA time zone"), "\(bad)")
         #expect(!bad.stderr.contains("argument #1"), "\(bad)")
     }
+    /// D5: a faked program ended on the next turn, whatever it stood for: a spec could not
+    /// test a timeout, a kill or a cancel against a program that takes time.
+    @Test func aFakedProgramCanTakeTime() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("spec/slow_spec.lua", """
+            describe("a faked program that takes time", function()
+              it("ends when the clock has moved by its duration", function()
+                fake.process { build = { stdout = "done\\n", duration = 30 } }
+                local result
+                task(function() result = services.process:run({ "build" }) end)
+                clock.advance(29)
+                assert.is_nil(result)
+                clock.advance(1)
+                assert.equals("done\\n", result.stdout)
+              end)
+              it("is ended by its timeout as a real one is", function()
+                fake.process { build = { duration = 30 } }
+                local result
+                task(function() result = services.process:run({ "build" }, { timeout = 5 }) end)
+                clock.advance(5)
+                assert.is_true(result.timedOut)
+                assert.equals("SIGTERM", result.signal)
+              end)
+              it("ends when it is killed, or its run cancelled", function()
+                fake.process { pull = { duration = 60 } }
+                local p = services.process:spawn({ "pull" })
+                local ended
+                p:on("didExit", function(e) ended = e end)
+                clock.advance(1)
+                assert.is_nil(ended)
+                p:kill()
+                clock.advance(1)
+                assert.equals("SIGTERM", ended.signal)
+                local result, err
+                local t = task(function() result, err = services.process:run({ "pull" }) end)
+                clock.advance(1)
+                t:cancel()
+                clock.advance(1)
+                assert.is_nil(result)
+              end)
+              it("refuses a duration no program can take", function()
+                assert.has_error(function() fake.process { x = { duration = -1 } } end)
+              end)
+            end)
+            """)
+        let result = try await crescent(["test", "spec/slow_spec.lua"], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("4 passed, 0 failed"), "\(result)")
+    }
 }

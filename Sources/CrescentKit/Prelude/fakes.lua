@@ -197,7 +197,7 @@ local function programlist()
   return "answers: " .. concat(programOrder, ", ")
 end
 
-local PROCESS_ANSWER = { "error", "signal", "status", "stderr", "stdout", "timedOut" }
+local PROCESS_ANSWER = { "duration", "error", "signal", "status", "stderr", "stdout", "timedOut" }
 -- The signals a real program's end can name (Linux numbering), as `process` names them.
 local SIGNALS = {}
 for _, name in ipairs({ "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS", "FPE", "KILL", "USR1", "SEGV", "USR2",
@@ -223,6 +223,10 @@ local function processAnswerProblem(answer)
     if answer[stream] ~= nil and type(answer[stream]) ~= "string" then
       return stream .. " must be a string (what the program wrote), got " .. type(answer[stream])
     end
+  end
+  local duration = answer.duration
+  if duration ~= nil and (type(duration) ~= "number" or duration ~= duration or duration < 0 or duration == math.huge) then
+    return "duration must be the seconds the program takes (a number, 0 or more), got " .. show(duration)
   end
   if answer.timedOut ~= nil and type(answer.timedOut) ~= "boolean" then
     return "timedOut must be a boolean, got " .. show(answer.timedOut)
@@ -336,7 +340,7 @@ function runner.process(request, place)
     return nil, type(e) == "table" and e or { code = tostring(e), message = "fake.process: " .. key .. " failed with " .. tostring(e) }
   end
   return { status = answer.status, signal = answer.signal, stdout = answer.stdout or "",
-           stderr = answer.stderr or "", timedOut = answer.timedOut == true }
+           stderr = answer.stderr or "", timedOut = answer.timedOut == true, duration = answer.duration }
 end
 
 local Location = {}

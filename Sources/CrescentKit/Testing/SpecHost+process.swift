@@ -6,10 +6,16 @@ import Services
 extension SpecHost {
     /// Answers a program the code under test runs from the spec's `fake.process` answers:
     /// `runner.process(request)` gets `{ command, argv, cwd, env, stdin, shell }` and returns
-    /// `{ status, signal, stdout, stderr }`, or nil and an error. `place` (`app.lua:5: `) is where
-    /// the script ran it, for an answer that does not match.
-    func answer(_ spec: ProcessSpec, at place: String?) -> Result<ProcessOutcome, ServiceError> {
-        guard host.isRunning, let processHandler else { return .failure(ServiceError(.cancelled, "the test has ended")) }
+    /// `{ status, signal, stdout, stderr, duration }`, or nil and an error. `place` (`app.lua:5: `)
+    /// is where the script ran it, for an answer that does not match. With the seconds the
+    /// faked program takes (0 but for an answer's `duration`).
+    func answer(_ spec: ProcessSpec, at place: String?) -> (Result<ProcessOutcome, ServiceError>, duration: Double) {
+        let (result, duration) = answerNow(spec, at: place)
+        return (result, duration ?? 0)
+    }
+
+    private func answerNow(_ spec: ProcessSpec, at place: String?) -> (Result<ProcessOutcome, ServiceError>, Double?) {
+        guard host.isRunning, let processHandler else { return (.failure(ServiceError(.cancelled, "the test has ended")), nil) }
         let stack = host.vm.stack
         let base = stack.top
         defer { stack.setTop(base) }
@@ -30,16 +36,16 @@ extension SpecHost {
         do throws(LuaError) {
             try host.vm.call(arguments: 2, results: 2)                       // answer err
         } catch {
-            return .failure(ServiceError(.internal, error.message))
+            return (.failure(ServiceError(.internal, error.message)), nil)
         }
         let answer = host.binding.convertedValue(at: -2, in: stack).value
-        guard case .object = answer else { return .failure(Self.error(host.binding.convertedValue(at: -1, in: stack).value)) }
+        guard case .object = answer else { return (.failure(Self.error(host.binding.convertedValue(at: -1, in: stack).value)), nil) }
         var outcome = ProcessOutcome(status: answer["status"].integerValue.map { Int($0) }, signal: answer["signal"].stringValue)
         if outcome.status == nil && outcome.signal == nil { outcome.status = 0 }
         outcome.stdout = Self.bytes(answer["stdout"])
         outcome.stderr = Self.bytes(answer["stderr"])
         outcome.timedOut = answer["timedOut"].boolValue ?? false
-        return .success(outcome)
+        return (.success(outcome), answer["duration"].doubleValue)
     }
 
     /// `word` as a POSIX shell reads it back as one word: as is when it holds only characters

@@ -31,11 +31,17 @@ struct SpecPlugin: Plugin {
             link.notice((link.callingPlace() ?? "") + "the code under test started services.location without a fake; use fake.location { fixes = { { lat = 48.85, lon = 2.35 } } } before it starts")
         }
         let location = ServiceEntry(made: LocationService(script: absent, clock: context.clock))
-        let process = ServiceEntry(made: ProcessService(clock: context.clock) { spec, completion in
+        let clock = context.clock
+        let process = ServiceEntry(made: ProcessService(clock: clock) { spec, completion in
             let place = link.callingPlace()
+            let run = FakedProgramRun(completion: completion)
             link.withSpecLater { spec_ in
-                completion(spec_?.answer(spec, at: place) ?? .failure(ServiceError(.cancelled, "the test has ended")))
+                guard let (result, duration) = spec_?.answer(spec, at: place) else {
+                    return run.answer(.failure(ServiceError(.cancelled, "the test has ended")), after: 0, timeout: nil, clock: clock)
+                }
+                run.answer(result, after: duration, timeout: spec.timeout, clock: clock)
             }
+            return { run.kill() }
         })
         return StandardServices.entries(context, location: location, http: http, process: process)
     }

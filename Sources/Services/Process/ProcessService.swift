@@ -51,8 +51,9 @@ public final class ProcessService: Service {
 
     /// Answers one program without running it: called on the caller's thread with what would
     /// run and the completion to call exactly once (from any thread) with how it ended and
-    /// what it wrote.
-    public typealias Exchange = @Sendable (ProcessSpec, @escaping @Sendable (Result<ProcessOutcome, ServiceError>) -> Void) -> Void
+    /// what it wrote; returns what ends it early (a faked program that takes time, killed by
+    /// its caller's cancel), which then completes with that end.
+    public typealias Exchange = @Sendable (ProcessSpec, @escaping @Sendable (Result<ProcessOutcome, ServiceError>) -> Void) -> @Sendable () -> Void
 
     /// The run ended (the host let go of its services): nothing it started runs on.
     deinit {
@@ -101,8 +102,7 @@ public final class ProcessService: Service {
         try access.checkRun(spec.argv[0])
         if let exchange {
             let limit = spec.maxBytes
-            exchange(spec) { result in completion(result.map { $0.kept(to: limit) }) }
-            return {}
+            return exchange(spec) { result in completion(result.map { $0.kept(to: limit) }) }
         }
         try reactor.ensureRunning()
         let launch = ProgramLaunch(try ProcessLauncher.prepare(spec, keepInputOpen: false))

@@ -44,6 +44,8 @@ public final class SpawnedProcess: OwnedModelObject {
         var started = false
         /// False once `closeInput()` ran, or when `options.stdin` gave all of it.
         var inputOpen = true
+        /// What ends a faked program's answer early (one that takes time), once it is asked for.
+        var stopFake: (@Sendable () -> Void)?
     }
 
     /// Reports handed to the loop and not yet taken in past which the program's pipes are not
@@ -169,9 +171,11 @@ public final class SpawnedProcess: OwnedModelObject {
             let reactor = self.reactor
             let link = WeakBox<SpawnedProcess>()
             link.object = self
-            exchange(spec) { result in
+            // A kill ends it here (``kill(signal:)``) and stops the answer that was to come.
+            let stop = exchange(spec) { result in
                 reactor.submit { link.object?.playBack(result, limit: spec.maxBytes) }
             }
+            state.withLock { $0.stopFake = stop }
         }
     }
 
@@ -226,11 +230,13 @@ public final class SpawnedProcess: OwnedModelObject {
             // reactor's next turn. Before its start, as soon as it has started.
             launch.signal(signal)
         case .faked:
-            // A faked program ends at any signal, as most programs do.
+            // A faked program ends at any signal, as most programs do; its answer, if it was
+            // still to come (a `duration`), comes no more (queued after this end, it is dropped).
             reactor.submit { [weak self] in
                 guard let self, self.isRunning else { return }
                 self.ended(.success(ProcessOutcome(status: nil, signal: ProcessOutcome.signalName(signal))))
             }
+            state.withLock { $0.stopFake }?()
         }
     }
 
