@@ -58,24 +58,7 @@ import Testing
         #expect(reply.isCancelled)
         #expect(answers.received.withLock { $0.isEmpty }, "the host answers a cancelled call itself")
         reply(.success("late"))
-        #expect(answers.received.withLock { $0.isEmpty }, "a service may still answer; the cancelled caller is not told")
-    }
-
-    /// A cancelled reply lets go of what hands its answer to the host (which reaches the host),
-    /// though the service keeps the reply and never answers it.
-    @Test func aCancelledReplyLetsGoOfItsDelivery() {
-        final class Host: Sendable {}
-        weak var observed: Host?
-        let reply: Reply
-        do {
-            let host = Host()
-            observed = host
-            reply = Reply { _ in withExtendedLifetime(host) {} }
-        }
-        #expect(observed != nil)
-        #expect(reply.cancel())
-        #expect(observed == nil)
-        #expect(!reply.commit(), "still cancelled")
+        #expect(answers.received.withLock { $0.count } == 1, "a service may still answer once")
     }
 
     @Test func aReplyingMethodKeepsItsBodyThroughTheErasedDeclaration() async throws {

@@ -2,7 +2,6 @@ import Synchronization
 
 /// The one answer to a call of a method declared with `replying:`: the service calls it exactly
 /// once, at once on the loop or later from any thread (its own queue), with the result or an error.
-/// Once the caller has cancelled, an answer goes nowhere (the caller heard `cancelled`).
 ///
 /// A service that keeps work of its own (a database writer) answers through a reply rather than
 /// in a Swift task, so a call that can be done at once costs no thread hop, and one that cannot
@@ -15,10 +14,7 @@ import Synchronization
 ///          })
 /// ```
 public final class Reply: Sendable {
-    /// Hands the answer to the host; let go of once answered or cancelled. A cancelled call's
-    /// caller hears `cancelled` whatever the reply says, and the host's delivery reaches the
-    /// host: kept by a service that never answers, it kept the finished host and its VM's memory.
-    private let deliver: Mutex<(@Sendable (Result<Value, ServiceError>) -> Void)?>
+    private let deliver: @Sendable (Result<Value, ServiceError>) -> Void
     private let answered = Atomic<Bool>(false)
     private let cancellation = Cancellation()
     /// ``State``'s raw value: whether the caller cancelled first or the work took effect first.
@@ -30,13 +26,13 @@ public final class Reply: Sendable {
 
     /// A reply that hands its one answer to `deliver` (the host does this for each call).
     public init(_ deliver: @escaping @Sendable (Result<Value, ServiceError>) -> Void) {
-        self.deliver = Mutex(deliver)
+        self.deliver = deliver
     }
 
     /// Answers with `result`; only the first answer counts.
     public func callAsFunction(_ result: Result<Value, ServiceError>) {
         guard !answered.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        takeDeliver()?(result)
+        deliver(result)
         // Nothing is left to stop. The handler usually holds the work, whose completion holds
         // this reply: kept, that cycle outlived every answered call (an HTTP request's exchange,
         // its client task and response, found by LeakSanitizer under `make sanitize`).
@@ -57,15 +53,7 @@ public final class Reply: Sendable {
                                                           ordering: .acquiringAndReleasing)
         guard exchanged || original == State.cancelled.rawValue else { return false }
         cancellation.cancel()
-        _ = takeDeliver()
         return true
-    }
-
-    private func takeDeliver() -> (@Sendable (Result<Value, ServiceError>) -> Void)? {
-        deliver.withLock { deliver in
-            defer { deliver = nil }
-            return deliver
-        }
     }
 
     /// Called by work with a lasting effect (a database write) at the one moment it becomes
