@@ -258,14 +258,10 @@ extension ModelBinding {
                 }
             }
         case .replying(let body):
-            let resolveOnLoop = resolver(for: request)
-            let reply = Reply { result in
-                switch result {
-                case .success(let value): resolveOnLoop(.success(value))
-                case .failure(let error): resolveOnLoop(.failure(error))
-                }
-            }
+            let answer = ReplyAnswer(resolver(for: request))
+            let reply = Reply { result in answer.give(result) }
             request.reply = reply
+            request.replyAnswer = answer
             body(box.object, arguments, reply)
         }
     }

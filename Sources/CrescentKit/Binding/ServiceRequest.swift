@@ -36,6 +36,8 @@ final class ServiceRequest: Cancellable, Hashable {
     var swiftTask: Task<Void, Never>?
     /// The answer a `replying:` method gives; cancelling marks it, so queued work may skip.
     var reply: Reply?
+    /// How the reply reaches this request (and the host), let go of as the request finishes.
+    var replyAnswer: ReplyAnswer?
     private(set) var state = State.pending
     var ownerSlot: Int32 = -1
     private let ownerLink: WeakLink<Scope>?
@@ -89,6 +91,8 @@ final class ServiceRequest: Cancellable, Hashable {
         // Work that has not answered yet is told to stop; an answered one has nothing to stop.
         if case .pending = previous { reply?.cancel() }
         reply = nil
+        replyAnswer?.drop()
+        replyAnswer = nil
         completion = nil
         waitingTask = nil
         binding?.requests.remove(self)

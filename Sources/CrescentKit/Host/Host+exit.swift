@@ -73,6 +73,13 @@ extension Host {
             if status == 0 { status = 1 }
         }
         runState = .finished(status: status)
+        // The runner's hooks are never called after the run (the first controller, a Ctrl-C in
+        // os.execute's program) and reach the host through its link: let go, so a runner's
+        // closures do not keep the finished host (and its VM's memory) alive.
+        onFirstController = nil
+        onFirstControllerLoading = nil
+        onProgramInterrupted = nil
+        pluginLauncher?.finish()
         // Nothing of the run is left to read the host through its link: from here on it reads
         // nil on any thread, even while the host itself is still held.
         weakLink.clear()

@@ -26,6 +26,13 @@ public final class PluginLauncher: Sendable {
         }
     }
 
+    /// Lets go of the registered starts as the host finishes: nothing starts a plugin after the
+    /// run, and each start holds this launcher (the cycle kept both, and the plugins' settings
+    /// and declarations, for the rest of the process).
+    func finish() {
+        backgroundStarts.withLock { $0.removeAll() }
+    }
+
     /// The background start of the plugin providing `service`, while it has not started and
     /// must start in the background (``PluginStart/startsInBackground``).
     func pendingStart(of service: String) -> PluginStart? {

@@ -32,6 +32,15 @@ public enum ScriptRunner {
     public static func run(_ source: ScriptSource, bytes: [UInt8], options: HostOptions, plugins: [any Plugin] = [],
                            console: Console? = nil, scriptName: String? = nil, readsCommands: Bool = false,
                            readsKeys: Bool = false) -> Int32 {
+        run(source, bytes: bytes, options: options, plugins: plugins, console: console, scriptName: scriptName,
+            readsCommands: readsCommands, readsKeys: readsKeys, hostMade: nil)
+    }
+
+    /// ``run(_:bytes:options:plugins:console:scriptName:readsCommands:readsKeys:)``, handing its
+    /// host to `hostMade` as soon as it is made: a test checks the host is freed when the run returns.
+    static func run(_ source: ScriptSource, bytes: [UInt8], options: HostOptions, plugins: [any Plugin],
+                    console: Console?, scriptName: String?, readsCommands: Bool, readsKeys: Bool,
+                    hostMade: ((Host) -> Void)?) -> Int32 {
         let console = console ?? Console(colors: options.colors)
         let scriptPath: String? = if case .file(let path) = source { path } else { nil }
         let argZero = scriptName ?? (scriptPath == nil && { if case .standardInput = source { true } else { false } }() ? "-" : nil)
@@ -81,6 +90,7 @@ public enum ScriptRunner {
                 exit.succeed(1)
                 return
             }
+            hostMade?(host)
             let link = host.link
             if readsCommands { host.onFirstController = { readCommands(into: link) } }
             let interrupter = host.vm.interrupter

@@ -108,6 +108,10 @@ final class StopThread: Sendable {
         if let thread = thread.withLock({ $0 }) { pthread_join(thread, nil) }
         close(writing)
         close(reading)
+        // Nothing calls them any more. A run's handler and deadlines call its stop, which holds
+        // this thread and reaches the host: kept, they held both for the rest of the process.
+        taken.withLock { $0.handler = nil }
+        deadlines.withLock { $0.removeAll() }
     }
 
     private func send(_ byte: UInt8) {
