@@ -26,7 +26,7 @@ struct BindingTables {
     /// The metatable of the `info` table an `on` handler gets, which names a misspelled field.
     let eventInfoMetatable: LuaRef
     /// The metatable of a `didChange` change set as a handler gets it, which names a misspelled
-    /// field.
+    /// field and refuses a new one.
     let changeSetMetatable: LuaRef
     let subscriptionType: LuaObjectType<Subscription>
     let requestType: LuaObjectType<ServiceRequest>
@@ -49,7 +49,7 @@ struct BindingTables {
         changeKeys = vm.refID()
         changeMetamethods = try Self.makeChangeMetamethods(vm)
         eventInfoMetatable = UndeclaredField.shapeMetatable("event info", fields: ["event", "name", "object", "sub"], in: vm)
-        changeSetMetatable = UndeclaredField.shapeMetatable("change set", fields: ChangeSet.fieldNames, in: vm)
+        changeSetMetatable = UndeclaredField.shapeMetatable("change set", fields: ChangeSet.fieldNames, readOnly: true, in: vm)
         functionDocs = Self.makeWeakKeyedTable(vm)
         vm.stack.newTable()
         fieldNameAnchors = vm.ref()
