@@ -23,4 +23,27 @@ import Testing
                                        + "or a table of your own"), "\(result)")
         #expect(result.stdout.contains("kept\tnil\t1"), "\(result)")
     }
+
+    /// The plugin `psixteen` of the attack (pl/p16), trimmed to what a test reads.
+    static func psixteen(_ methods: String) throws -> Sandbox {
+        try HardeningNamedMistakesTests.greetPlugin(main: """
+            local s = service("greet", "says hi")
+            s:property("count", "integer", "How many.", 0)
+            \(methods)
+            """)
+    }
+
+    /// 28: a plugin method answering the wrong type named no line of the plugin and said
+    /// "return a integer".
+    @Test func aWrongAnswerNamesTheMethodsDeclaration() async throws {
+        let sandbox = try Self.psixteen("""
+            s:method("hi", { "name: string" }, "integer", "Says hi.", function(n) return "not an int" end)
+            """)
+        try sandbox.write("script.lua", "task(function() print(services.greet:hi(\"x\")) end)\n")
+        let result = try await crescent(["script.lua"], in: sandbox)
+        // The plugin is found beside the script, as ./plugins/greet.
+        #expect(result.stdout.contains("nil\tgreet.hi: internal: plugin 'greet': greet:hi returned string (\"not an int\"), which is not "
+                                       + "its declared type integer (./plugins/greet/main.lua:3 declares it): return an integer from it, "
+                                       + "or declare the type it returns in its declaration"), "\(result)")
+    }
 }

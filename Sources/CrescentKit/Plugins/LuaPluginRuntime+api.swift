@@ -50,10 +50,14 @@ extension LuaPluginRuntime {
             if let problem = ServiceDeclaration.typeProblem(stack.text(at: 4) ?? "nil") {
                 throw LuaRaise("bad argument #3 to 'method' (its return type: \(problem))")
             }
+            // `main.lua:4`, which a wrong answer of the method names.
+            var place = stack.innermostFilePlace(levels: 8) ?? ""
+            if place.hasSuffix(": ") { place.removeLast(2) }
             try self.change(stack.text(at: 1) ?? "") { declaration in
                 if let problem = declaration.memberProblem(stack.text(at: 2) ?? "", .method) { throw LuaRaise(problem) }
                 declaration.methods.append(.init(name: stack.text(at: 2) ?? "", arguments: arguments,
-                                                 returns: stack.text(at: 4) ?? "nil", doc: stack.text(at: 5) ?? ""))
+                                                 returns: stack.text(at: 4) ?? "nil", doc: stack.text(at: 5) ?? "",
+                                                 declaredAt: place))
             }
             return .none
         }
