@@ -46,4 +46,23 @@ import Testing
                                        + "its declared type integer (./plugins/greet/main.lua:3 declares it): return an integer from it, "
                                        + "or declare the type it returns in its declaration"), "\(result)")
     }
+
+    /// 27: `s:method(name, args, returns, fn)` with the doc left out said only "bad argument #5
+    /// to 'method' (function expected, got nil)".
+    @Test func aMethodWithoutItsDocNamesTheSignature() async throws {
+        let sandbox = try Self.psixteen("""
+            s:method("hi", { "name: string" }, "string", function(n) return "hi" end)
+            """)
+        let result = try await crescent(["plugin", "check", "plugins/greet"], in: sandbox)
+        #expect(result.status != 0, "\(result)")
+        #expect(result.stderr.contains("plugins/greet/main.lua:3: greet:method(name, args, returns, doc, fn): the doc string is missing "
+                                       + "(the function came before it): write greet:method(\"hi\", args, returns, \"What it does.\", "
+                                       + "function(...) ... end)"), "\(result)")
+        let bare = try Self.psixteen("""
+            s:method("hi", { "name: string" }, "string", "Says hi.")
+            """)
+        let bareResult = try await crescent(["plugin", "check", "plugins/greet"], in: bare)
+        #expect(bareResult.stderr.contains("plugins/greet/main.lua:3: bad argument #5 to 'method' (function expected, got nil): "
+                                           + "greet:method(name, args, returns, doc, fn)"), "\(bareResult)")
+    }
 }
