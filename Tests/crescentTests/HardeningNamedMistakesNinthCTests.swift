@@ -47,6 +47,27 @@ import Testing
                                        + "or declare the type it returns in its declaration"), "\(result)")
     }
 
+    /// 29: `s:set("count", "many")` of a declared integer was a warning and the method went on
+    /// as if done, while `s:emit` of an undeclared event raises at the plugin's line.
+    @Test func aSetOfTheWrongTypeRaisesAtThePluginsLine() async throws {
+        let sandbox = try Self.psixteen("""
+            s:method("setit", {}, "boolean", "Sets.", function() s:set("count", "many") return true end)
+            s:method("setok", {}, "boolean", "Sets.", function() s:set("count", 3) return true end)
+            """)
+        try sandbox.write("script.lua", """
+            task(function()
+              print("bad", services.greet:setit())
+              print("ok", services.greet:setok(), services.greet.count)
+            end)
+            """)
+        let result = try await crescent(["script.lua"], in: sandbox)
+        #expect(result.stdout.contains("bad\tnil\tgreet.setit: internal: plugin 'greet': ./plugins/greet/main.lua:3: greet:set('count', ...): "
+                                       + "the value is a string \"many\", which is not the type of property 'count' (integer); the "
+                                       + "property keeps its value: set one of its type, or declare it with another type"), "\(result)")
+        #expect(result.stdout.contains("ok\ttrue\t3"), "\(result)")
+        #expect(!result.stderr.contains("dropped"), "\(result)")
+    }
+
     /// 27: `s:method(name, args, returns, fn)` with the doc left out said only "bad argument #5
     /// to 'method' (function expected, got nil)".
     @Test func aMethodWithoutItsDocNamesTheSignature() async throws {
