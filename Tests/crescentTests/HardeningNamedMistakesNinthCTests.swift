@@ -86,4 +86,35 @@ import Testing
         #expect(bareResult.stderr.contains("plugins/greet/main.lua:3: bad argument #5 to 'method' (function expected, got nil): "
                                            + "greet:method(name, args, returns, doc, fn)"), "\(bareResult)")
     }
+
+    /// 18: the placemarks `geocoder:reverse` answers, or the locations `didUpdateLocations`
+    /// delivers, read as one record (`p.name`) read nil, while every field of one placemark is
+    /// checked. The list still reads, loops and encodes as before.
+    @Test func aListOfRecordsReadAsOneIsNamed() async throws {
+        let result = try await runScript("""
+            task(function()
+              local p = services.geocoder:reverse({ lat = 48.85, lon = 2.35 })
+              print("one", pcall(function() return p.name end))
+              print("first", type(p[1].name), #p > 0, json.encode(p):sub(1, 1))
+              local n = 0
+              for _, place in ipairs(p) do n = n + 1 end
+              print("loop", n == #p, p[#p + 1])
+              local L = services.location
+              L:on("didUpdateLocations", function(locations)
+                print("locations", pcall(function() return locations.lat end))
+                app.exit(0)
+              end)
+              L:start()
+            end)
+            """, options: ["--location", "fixed:1,2", "--keep-running"], timeLimit: 60)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("one\tfalse\tscript.lua:3: 'name' read on a list of "), "\(result)")
+        #expect(result.stdout.contains(" placemarks, not on one placemark: index it (list[1].name) or loop over it "
+                                       + "(for _, placemark in ipairs(list) do ... end)")
+                || result.stdout.contains("1 placemark, not on one placemark"), "\(result)")
+        #expect(result.stdout.contains("first\tstring\ttrue\t["), "\(result)")
+        #expect(result.stdout.contains("loop\ttrue\tnil"), "\(result)")
+        #expect(result.stdout.contains("locations\tfalse\tscript.lua:10: 'lat' read on a list of 1 location, not on one location: "
+                                       + "index it (list[1].lat)"), "\(result)")
+    }
 }
