@@ -49,7 +49,8 @@ import Testing
             """], in: sandbox)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdoutLines == [
-            "greeter.count: internal: plugin 'greeter': greeter:count returned number (5), which is not its declared type string: "
+            "greeter.count: internal: plugin 'greeter': greeter:count returned number (5), which is not its declared type string "
+                + "(plugins/greeter/main.lua:3 declares it): "
                 + "return a string from it, or declare the type it returns in its declaration",
             "true\tnil",
             "1",

@@ -13,8 +13,8 @@ import Glibc
             meter:property("level", "integer", "The level.", 0)
             meter:property("label", "string?", "A label.")
             meter:method("clear", {}, "nil", "Sets nil.", function()
-              meter:set("level", nil)
               meter:set("label", nil)
+              meter:set("level", nil)
             end)
             """)
         _ = try luaPluginSandbox("wrong", main: """
@@ -34,9 +34,9 @@ import Glibc
             print(pcall(function() return services.unset end))
             """], in: sandbox)
         #expect(result.stdoutLines.contains("level\t0"), "\(result)")
-        // The warning names the plugin's line that set it.
-        #expect(result.stderr.contains("plugin 'meter': plugins/meter/main.lua:5: set 'meter.level' to nil, which is not its type integer; dropped"),
-                "\(result)")
+        // The error names the plugin's line that set it.
+        #expect(result.stderr.contains("plugin 'meter': error in meter.clear: plugins/meter/main.lua:6: meter:set('level', ...): the value is nil, "
+                                       + "which is not the type of property 'level' (integer)"), "\(result)")
         #expect(!result.stderr.contains("meter.label"), "an optional property takes nil: \(result)")
         #expect(result.stdout.contains("the initial value of property 'level' is string, not its type integer"), "\(result)")
         #expect(result.stdout.contains("property 'level' is declared integer, which never reads nil"), "\(result)")

@@ -26,7 +26,7 @@ struct BindingTables {
     /// The metatable of the `info` table an `on` handler gets, which names a misspelled field.
     let eventInfoMetatable: LuaRef
     /// The metatable of a `didChange` change set as a handler gets it, which names a misspelled
-    /// field.
+    /// field and refuses a new one.
     let changeSetMetatable: LuaRef
     let subscriptionType: LuaObjectType<Subscription>
     let requestType: LuaObjectType<ServiceRequest>
@@ -34,6 +34,11 @@ struct BindingTables {
     /// marks.lua): values from services carry them before the `json` module has loaded, and the
     /// module takes these when it does.
     let jsonMarks: (null: LuaRef, array: LuaRef, object: LuaRef)
+    /// json.array's mark with an `__index` for a list of data models (the placemarks
+    /// `geocoder:search` answers, a `didUpdateLocations`' `locations`): `p.name` on the list
+    /// read nil, as if the place had no name. Only a miss reaches `__index`, so `p[i]` and
+    /// `ipairs` cost what they did.
+    let recordListMark: LuaRef
     /// marks.lua's `resolve`: a copy of a value with every part that has `__tojson` replaced by
     /// what it returns, which every conversion to JSON's values calls when it finds one.
     let jsonResolve: LuaRef
@@ -49,7 +54,7 @@ struct BindingTables {
         changeKeys = vm.refID()
         changeMetamethods = try Self.makeChangeMetamethods(vm)
         eventInfoMetatable = UndeclaredField.shapeMetatable("event info", fields: ["event", "name", "object", "sub"], in: vm)
-        changeSetMetatable = UndeclaredField.shapeMetatable("change set", fields: ChangeSet.fieldNames, in: vm)
+        changeSetMetatable = UndeclaredField.shapeMetatable("change set", fields: ChangeSet.fieldNames, readOnly: true, in: vm)
         functionDocs = Self.makeWeakKeyedTable(vm)
         vm.stack.newTable()
         fieldNameAnchors = vm.ref()
@@ -62,6 +67,36 @@ struct BindingTables {
         jsonResolve = vm.ref()
         let object = vm.ref(), array = vm.ref()
         jsonMarks = (vm.ref(), array, object)
+        recordListMark = Self.makeRecordListMark(vm, arrayMark: array)
+    }
+
+    /// A copy of json.array's mark (its shape, its read-only face, protected as it is) whose
+    /// `__index` raises for a name, at the script's line: `'name' read on a list of 3
+    /// placemarks, not on one placemark: index it (list[1].name) or loop over it`. Names Lua's
+    /// tools ask (`__name`) and numbers read nil.
+    private static func makeRecordListMark(_ vm: LuaVM, arrayMark: LuaRef) -> LuaRef {
+        let stack = vm.stack
+        _ = stack.ensure(4)
+        stack.newTable(fieldCount: 4)                                // mt
+        arrayMark.push(onto: stack)                                  // mt array
+        for name in ["__jsontype", "__metatable"] {
+            stack.rawGet(-1, name)
+            stack.rawSet(-3, name)
+        }
+        stack.pop()                                                  // mt
+        vm.pushFunction { stack in                                   // list key
+            guard stack.type(at: 2) == .string, let key = stack.text(at: 2), !key.hasPrefix("__") else { return .none }
+            let count = stack.rawLength(1)
+            _ = stack.rawGet(1, index: 1)
+            let typeName = ModelBinding.modelFields(at: -1, in: stack) ?? "record"
+            stack.pop()
+            let items = count == 1 ? "1 \(typeName)" : "\(count) \(typeName)s"
+            throw LuaRaise("'\(key)' read on a list of \(items), not on one \(typeName): index it (list[1].\(key)) "
+                           + "or loop over it (for _, \(typeName) in ipairs(list) do ... end)")
+        }
+        stack.rawSet(-2, "__index")                                  // mt
+        crescent_protect_json_mark(vm.state, -1)
+        return vm.ref()
     }
 
     // MARK: Data models

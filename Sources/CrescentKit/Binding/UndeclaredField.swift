@@ -36,12 +36,24 @@ enum UndeclaredField {
     /// change set): its `__index` runs only for a name the table lacks, and raises at the
     /// script's line unless one of `fields` (an optional field the table lacks reads nil), a
     /// name Lua's tools ask (`__name`) or not a string. One `setmetatable` per table, no copy:
-    /// these tables are made per delivery.
-    static func shapeMetatable(_ typeName: String, fields: [String], in vm: LuaVM) -> LuaRef {
+    /// these tables are made per delivery. A `readOnly` shape also refuses a write of a name the
+    /// table lacks (`cs.insertd = 1` was kept and read back, while a placemark refuses writes):
+    /// `__newindex` runs only then, so reads and the host's own filling cost nothing more.
+    static func shapeMetatable(_ typeName: String, fields: [String], readOnly: Bool = false, in vm: LuaVM) -> LuaRef {
         let declared = Set(fields)
         let stack = vm.stack
         _ = stack.ensure(2)
-        stack.newTable(fieldCount: 1)                                // mt
+        stack.newTable(fieldCount: readOnly ? 2 : 1)                 // mt
+        if readOnly {
+            vm.pushFunction { stack in                               // table key value
+                let key = stack.describe(at: 2)
+                let closest = declared.contains(key) ? nil : NameSuggestion.closest(to: key, among: fields)
+                let hint = closest.map { " (did you mean '\($0)'?)" } ?? ""
+                throw LuaRaise("cannot set '\(typeName).\(key)'\(hint): a \(typeName) is read-only (it is what its service delivered); "
+                               + "keep what you need in a local or a table of your own")
+            }
+            stack.rawSet(-2, "__newindex")                           // mt
+        }
         vm.pushFunction { stack in                                   // table key
             guard stack.type(at: 2) == .string, let key = stack.text(at: 2), !key.hasPrefix("__"), !declared.contains(key) else { return .none }
             // The trampoline places it at the script's read (level 1).

@@ -203,7 +203,7 @@ extension ModelBinding {
     private func hasJSONMark(at index: Int32, in stack: LuaStack) -> Bool {
         guard lua_getmetatable(stack.state, index) != 0 else { return false }
         defer { stack.pop() }
-        for mark in [tables.jsonMarks.array, tables.jsonMarks.object] {
+        for mark in [tables.jsonMarks.array, tables.jsonMarks.object, tables.recordListMark] {
             mark.push(onto: stack)
             defer { stack.pop() }
             if lua_rawequal(stack.state, -1, -2) != 0 { return true }

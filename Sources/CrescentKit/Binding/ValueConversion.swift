@@ -57,7 +57,11 @@ extension ModelBinding {
             }
             if pausesCollector { crescent_resume_collector(stack.state) }
             // An empty table has no shape of its own: `[]` stays an array (json.array's mark).
-            if items.isEmpty { markShape(tables.jsonMarks.array, stack) }
+            if items.isEmpty {
+                markShape(tables.jsonMarks.array, stack)
+            } else if case .model = items[0] {
+                markShape(tables.recordListMark, stack)
+            }
         case .object(let fields):
             _ = stack.ensure(4)
             pushFields(fields, stack, &interned)
@@ -130,7 +134,7 @@ extension ModelBinding {
             keys.push(onto: stack)                                   // blob keys
             if let methods = slots.methods { methods.push(onto: stack) } else { stack.pushNil() }
             if crescent_push_packed_models(state, tables.modelTemplates.id, slots.template, models.wrapsEach ? 1 : 0) != 0 {
-                if models.count == 0 { markShape(tables.jsonMarks.array, stack) }
+                markShape(models.count == 0 ? tables.jsonMarks.array : tables.recordListMark, stack)
                 return
             }
         }

@@ -50,10 +50,14 @@ extension LuaPluginRuntime {
             if let problem = ServiceDeclaration.typeProblem(stack.text(at: 4) ?? "nil") {
                 throw LuaRaise("bad argument #3 to 'method' (its return type: \(problem))")
             }
+            // `main.lua:4`, which a wrong answer of the method names.
+            var place = stack.innermostFilePlace(levels: 8) ?? ""
+            if place.hasSuffix(": ") { place.removeLast(2) }
             try self.change(stack.text(at: 1) ?? "") { declaration in
                 if let problem = declaration.memberProblem(stack.text(at: 2) ?? "", .method) { throw LuaRaise(problem) }
                 declaration.methods.append(.init(name: stack.text(at: 2) ?? "", arguments: arguments,
-                                                 returns: stack.text(at: 4) ?? "nil", doc: stack.text(at: 5) ?? ""))
+                                                 returns: stack.text(at: 4) ?? "nil", doc: stack.text(at: 5) ?? "",
+                                                 declaredAt: place))
             }
             return .none
         }
@@ -164,8 +168,10 @@ extension LuaPluginRuntime {
         return declarations.first { $0.name == service }?.properties.first { $0.name == key }?.value
     }
 
-    /// Sets a property; a value whose type is not the declared one is dropped with a warning,
-    /// as a process plugin's is.
+    /// Sets a property; a value whose type is not the declared one raises at the plugin's line,
+    /// as an `emit` of an undeclared event does (it was a warning and `set` went on as if done:
+    /// the plugin's own mistake, made in its own code, which is where an error can be fixed). A
+    /// process plugin's `set` is a notification nothing can raise in: its stays a warning.
     private func set(service: String, key: String, value index: Int32, in stack: LuaStack) throws {
         let value = try crossing(at: index, in: stack, what: "\(service):set('\(key)', ...): the value")
         let names = declarations.first { $0.name == service }?.properties.map(\.name) ?? []
@@ -175,8 +181,7 @@ extension LuaPluginRuntime {
         if let made = services[service] {
             guard let property = made.interface.property(key) else { throw undeclared }
             guard ServiceDeclaration.value(value, fitsProperty: property.type) else {
-                warn((stack.innermostFilePlace(levels: 8) ?? "") + PluginService.wrongType(set: "\(service).\(key)", to: value, declared: property.type))
-                return
+                throw Self.wrongType(service: service, key: key, value: value, declared: property.type)
             }
             made.set(key, to: value)
             return
@@ -185,11 +190,21 @@ extension LuaPluginRuntime {
             guard let position = declaration.properties.firstIndex(where: { $0.name == key }) else { throw undeclared }
             let type = declaration.properties[position].type
             guard ServiceDeclaration.value(value, fitsProperty: type) else {
-                warn((stack.innermostFilePlace(levels: 8) ?? "") + PluginService.wrongType(set: "\(service).\(key)", to: value, declared: type))
-                return
+                throw Self.wrongType(service: service, key: key, value: value, declared: type)
             }
             declaration.properties[position].value = value
         }
+    }
+
+    /// The error of a `set` of `value` to property `key`, whose declared type is `declared`.
+    private static func wrongType(service: String, key: String, value: Value, declared: String) -> LuaRaise {
+        let shown = switch value {
+        case .null: "nil"
+        case .bool, .integer, .number, .string: "\(ArgumentType.article(value.typeName)) \(value.typeName) \(value.jsonText.prefix(40))"
+        default: "\(ArgumentType.article(value.typeName)) \(value.typeName)"
+        }
+        return LuaRaise("\(service):set('\(key)', ...): the value is \(shown), which is not the type of property "
+            + "'\(key)' (\(declared)); the property keeps its value: set one of its type, or declare it with another type")
     }
 
     /// Emits an event; a payload whose type is not the declared one is dropped with a warning, a

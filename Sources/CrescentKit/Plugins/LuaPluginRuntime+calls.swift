@@ -41,8 +41,7 @@ final class PluginCall: Hashable {
         guard !isDone else { return }
         isDone = true
         if case .success(let value) = result, let problem = self.result.problem(value) {
-            reply(.failure(ServiceError(.internal, "plugin '\(plugin)': \(service):\(method) \(problem): "
-                + "return a \(self.result.returns) from it, or declare the type it returns in its declaration")))
+            reply(.failure(ServiceError(.internal, self.result.failure(problem, plugin: plugin, service: service, method: method))))
         } else {
             reply(result)
         }

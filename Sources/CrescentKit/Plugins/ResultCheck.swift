@@ -13,11 +13,15 @@ import Model
 struct ResultCheck: Sendable {
     /// The type as declared, for messages.
     let returns: String
+    /// Where the method is declared (`main.lua:4`), empty when not known (a process plugin's):
+    /// a wrong answer names it, as the plugin's other mistakes name their line.
+    let declaredAt: String
     /// The shapes a value may have, one per alternative of the type; nil when any value fits.
     private let alternatives: [ArgumentType]?
 
-    init(returns: String) {
+    init(returns: String, declaredAt: String = "") {
         self.returns = returns
+        self.declaredAt = declaredAt
         guard ServiceDeclaration.isCheckable(returns) else {
             alternatives = nil
             return
@@ -43,5 +47,15 @@ struct ResultCheck: Sendable {
         default: shown = ""
         }
         return "returned \(value.typeName)\(shown), which is not its declared type \(returns)"
+    }
+
+    /// The whole error of a call whose answer has `problem`: `plugin 'p': p:hi returned string
+    /// ("x"), which is not its declared type integer (main.lua:4 declares it): return an integer
+    /// from it, or declare the type it returns`.
+    func failure(_ problem: String, plugin: String, service: String, method: String) -> String {
+        let place = declaredAt.isEmpty ? "" : " (\(declaredAt) declares it)"
+        let article = ArgumentType.article(returns)
+        return "plugin '\(plugin)': \(service):\(method) \(problem)\(place): "
+            + "return \(article) \(returns) from it, or declare the type it returns in its declaration"
     }
 }

@@ -18,12 +18,12 @@ struct ServiceDeclaration: Sendable {
         /// `returns` read once, as each value the method answers is checked against it.
         let result: ResultCheck
 
-        init(name: String, arguments: [ArgumentSpec], returns: String, doc: String) {
+        init(name: String, arguments: [ArgumentSpec], returns: String, doc: String, declaredAt: String = "") {
             self.name = name
             self.arguments = arguments
             self.returns = returns
             self.doc = doc
-            result = ResultCheck(returns: returns)
+            result = ResultCheck(returns: returns, declaredAt: declaredAt)
         }
     }
 
@@ -220,7 +220,8 @@ struct ServiceDeclaration: Sendable {
             Method(name: Model.displayable(method.name),
                    arguments: method.arguments.map { ArgumentSpec(Model.displayable($0.name), $0.type, Model.displayable($0.summary),
                                                                   optional: $0.isOptional) },
-                   returns: Model.displayable(method.returns), doc: Model.displayable(method.doc))
+                   returns: Model.displayable(method.returns), doc: Model.displayable(method.doc),
+                   declaredAt: Model.displayable(method.result.declaredAt))
         }
         copy.events = events.map { EventSpec(name: Model.displayable($0.name), payload: Model.displayable($0.payload),
                                              summary: Model.displayable($0.summary)) }

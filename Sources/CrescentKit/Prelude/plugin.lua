@@ -386,11 +386,26 @@ function Service:property(name, kind, doc, initial)
   check(kind, "string", 2, "property")
   forward(self, "property", native.property, name, kind, doc == nil and "" or tostring(doc), initial)
 end
+-- A function given where another part belongs (the doc left out) said only "bad argument #5
+-- (function expected, got nil)": the signature and the part missing are named instead.
+local method_signature = "method(name, args, returns, doc, fn)"
 function Service:method(name, args, returns, doc, fn)
   own(self, "method", 3)
   check(name, "string", 1, "method")
   check(args, "table", 2, "method")
-  check(fn, "function", 5, "method")
+  if type(fn) ~= "function" then
+    local missing
+    if type(doc) == "function" and fn == nil then
+      missing = "the doc string is missing"
+    elseif type(returns) == "function" and doc == nil and fn == nil then
+      missing = "the return type and the doc string are missing"
+    end
+    if missing then
+      error(("%s:%s: %s (the function came before it): write %s:method(%q, args, returns, \"What it does.\", function(...) ... end)")
+        :format(self.name, method_signature, missing, self.name, name), 2)
+    end
+    error(("bad argument #5 to 'method' (function expected, got %s): %s:%s"):format(type(fn), self.name, method_signature), 2)
+  end
   forward(self, "method", native.method, name, args, returns == nil and "nil" or tostring(returns), doc == nil and "" or tostring(doc))
   methods[self.name][name] = fn
 end

@@ -68,7 +68,8 @@ public indirect enum ArgumentType: Sendable, CustomStringConvertible {
         }
     }
 
-    private static func article(_ word: String) -> String {
+    /// The article `word` takes: `an integer`, `a string`, `a url`.
+    public static func article(_ word: String) -> String {
         let lower = word.lowercased()
         guard let first = lower.first else { return "a" }
         // Words that start with a "you" sound take "a".
