@@ -205,15 +205,15 @@ local function controllerHelp(value)
   return concat(lines, "\n")
 end
 
-local help_ = help
+local help_ = P.help
 if type(help_) == "function" then
-  function help(...)
+  P.define("help", function(...)
     local value = ...
     -- Here, so that the error names the script's line, not this wrapper's.
     tooMany("help([topic])", "a topic (optional)", 1, select(2, ...))
     if isClass(value) or (type(value) == "table" and state[value] ~= nil) then return print(controllerHelp(value)) end
     return help_(...)   -- as given: help() is the overview, help(nil) a name that reads nil
-  end
+  end)
 end
 
 -- `remote` is the table of a remote client's `key` request, shared by its keys, or nil.
