@@ -44,6 +44,9 @@ public struct ProcessSpec: Sendable {
     /// `spawn` inside a script's task: true keeps the program running after the task ends (it
     /// belongs to the task's owner then); false ends it with the task.
     public var outliveTask = false
+    /// The file to run, found and checked already (a plugin's program: ``ServiceAccess``); nil:
+    /// argv[1], looked up in PATH unless it holds a `/`. argv is passed as it is either way.
+    public var programFile: [UInt8]?
     /// Seconds between SIGTERM and SIGKILL when the group is ended.
     public var killGrace: Double = ProcessSpec.defaultKillGrace
 
