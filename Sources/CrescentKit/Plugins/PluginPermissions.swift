@@ -196,10 +196,7 @@ public struct PluginPermissions: Sendable, Equatable {
                 ? (program.hasPrefix("/") ? "" : " (found on \(PluginSandbox.confinedPath))")
                 : " (not installed here: no such program\(program.hasPrefix("/") ? "" : " on " + PluginSandbox.confinedPath); "
                     + "running it fails until it is installed)"
-            // The process service's programs are not confined (yet): said where it is required.
-            lines.append("exec \(program): may run \(program)\(found), " + (services.contains("process")
-                ? "confined to these permissions through io.popen and os.execute, unconfined (with your rights) through the process service"
-                : "confined to these permissions as the plugin is"))
+            lines.append("exec \(program): may run \(program)\(found), confined to these permissions as the plugin is")
         }
         for name in env { lines.append("env \(name): may read the environment variable \(name)") }
         for name in collections {

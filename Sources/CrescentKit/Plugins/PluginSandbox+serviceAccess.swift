@@ -1,3 +1,4 @@
+import CSandbox
 import Model
 import Services
 #if canImport(Glibc)
@@ -117,7 +118,14 @@ extension PluginSandbox {
                 file = found.file
             }
         }
+        // Confined, the program gets its arguments and variables as text.
+        if let word = spec.argvBytes.first(where: { String(validating: $0, as: UTF8.self) == nil })
+            ?? spec.environmentBytes.values.compactMap({ $0 }).first(where: { String(validating: $0, as: UTF8.self) == nil }) {
+            return .failure(Self.refusal("plugin '\(name)' may not pass a program bytes that are not UTF-8 text: \(ByteText.shown(word))"))
+        }
         checked.programFile = Array(file.utf8)
+        // Run as io.popen's programs are: confined by the kernel to the plugin's grants.
+        checked.confinedStart = { start in self.startConfined(start) }
         // Only the granted variables reach the program (DESIGN.md: `env`), and PATH, plain; what
         // options.env sets is the plugin's own.
         var environment: [String: [UInt8]?] = [:]
@@ -140,5 +148,36 @@ extension PluginSandbox {
     private static func refusal(_ message: String) -> ServiceError {
         let prefix = "permission: "
         return ServiceError(.permission, message.hasPrefix(prefix) ? String(message.dropFirst(prefix.count)) : message)
+    }
+
+    /// Starts `start` under the plugin's confinement (``confine(_:program:opened:strings:)``),
+    /// from the file the host opened and checked, as its `io.popen` does.
+    func startConfined(_ start: ConfinedStart) -> Result<Int32, ServiceError> {
+        let refusedRun = "plugin '\(plugin)' may not run \(start.program)"
+        guard Self.landlockABI() > 0 else {
+            return .failure(ServiceError(.permission, "\(refusedRun): the kernel offers no Landlock to confine it (Linux 5.13 or later, with Landlock enabled)"))
+        }
+        let opened: OpenedProgram
+        switch OpenedProgram.open(start.program) {
+        case .opened(let file): opened = file
+        case .loader(let shown): return .failure(ServiceError(.permission, "\(refusedRun): it names \(shown), \(PluginExecEntry.loaderRefusal)"))
+        case .refused(let reason): return .failure(ServiceError(.permission, "\(refusedRun): \(reason)"))
+        case .failed(let reason): return .failure(ServiceError(.io, "cannot start \(start.program): \(reason)"))
+        }
+        defer { opened.close() }
+        let strings = CStrings()
+        defer { strings.free() }
+        var spec = crescent_sandbox()
+        spec.program = strings.constant(start.program)
+        // A `#!` script runs from the interpreter the host opened, the script as /dev/fd/N.
+        spec.argv = UnsafePointer(strings.list((opened.isScript ? opened.leadingArguments : [start.program]) + start.arguments))
+        spec.envp = UnsafePointer(strings.list(start.environment))
+        spec.directory = strings.constant(start.directory ?? folder)
+        (spec.stdin_fd, spec.stdout_fd, spec.stderr_fd) = (start.stdin, start.stdout, start.stderr)
+        confine(&spec, program: start.program, opened: opened, strings: strings)
+        switch ProcessLauncher.spawnConfined(&spec, group: nil) {
+        case .success(let pid): return .success(pid)
+        case .failure(let failure): return .failure(ServiceError(.io, "cannot start \(start.program) in its sandbox: \(failure.step)"))
+        }
     }
 }
