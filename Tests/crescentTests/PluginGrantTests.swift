@@ -312,8 +312,8 @@ func inHome(_ arguments: [String], _ sandbox: Sandbox, directory: String? = nil,
         #expect(result.stderr.contains("no plugin 'nosuch' found (crescent plugins lists the plugins found)"), "\(result)")
     }
 
-    /// Requiring a builtin service that reaches past every grant (process, files, http, feeds,
-    /// session) is asked like a permission.
+    /// Requiring a builtin service that reaches past every grant (http, feeds, session), or one
+    /// bounded by them (process, files: PluginServiceAccessTests), is asked like a permission.
     @Test(arguments: [("http", "may connect to any host through the http service"),
                       ("session", "may register users, log them in and out and try their passwords through the session service")])
     func requiringAPowerfulServiceNeedsAGrant(service: String, explained: String) async throws {

@@ -85,9 +85,17 @@ final class LuaPluginRuntime {
             return .failure(error)
         }
         let key = sandbox.dataFolder.split(separator: "/").last.map(String.init) ?? manifest.name
+        // Its `process` and `files` reach what its grants name (exec, read, write), each refusal
+        // warned in the host's log as its io's are.
+        let link = parent.link, name = manifest.name
+        let access = sandbox.serviceAccess { message in link.onLoop { $0.log(.warn, plugin: name, message) } }
         let required = parent.binding.services.filter { manifest.requires.contains($0.name) }.map { entry in
-            entry.name == "store"
-                ? PluginStore.entry(over: entry, plugin: manifest.name, key: key, granted: manifest.permissions.collections) : entry
+            switch entry.name {
+            case "store": PluginStore.entry(over: entry, plugin: manifest.name, key: key, granted: manifest.permissions.collections)
+            case "process": ProcessService.entry(over: entry, access: access)
+            case "files": FilesService.entry(over: entry, access: access)
+            default: entry
+            }
         }
         let runtime: LuaPluginRuntime
         do {

@@ -31,8 +31,10 @@ public struct PluginPermissions: Sendable, Equatable {
     /// has collections of its own without asking (``PluginStore``).
     public var collections: [String] = []
     public var native = false
-    /// The builtin services it requires that reach past any grant (`process` runs any program,
-    /// `files` reads and writes any file, `http` and `feeds` reach any host): asked like a grant.
+    /// The builtin services it requires that are asked like a grant: `http` and `feeds` reach any
+    /// host and `session` its users' passwords, past any list; `process` and `files` reach only
+    /// what `exec`, `read` and `write` grant (``PluginSandbox/serviceAccess(warn:)``), and are
+    /// asked so that the user sees the plugin runs programs or works on files.
     public var services: [String] = []
     /// Its memory limit in MiB, when the manifest sets one.
     public var memoryMiB: Int?
@@ -204,8 +206,9 @@ public struct PluginPermissions: Sendable, Equatable {
         if native { lines.append("native: may load C modules (Lua): FULL ACCESS, as much as you have") }
         for service in services {
             let what = switch service {
-            case "process": "may run any program through the process service"
-            case "files": "may read and write any file through the files service"
+            case "process": exec.isEmpty ? "may use the process service, which runs only the programs exec grants: none"
+                : "may run the programs exec grants (above) through the process service, and no other"
+            case "files": "may use the files service, which reaches only what read and write grant (above), its own folder and its data folder"
             case "session": "may register users, log them in and out and try their passwords through the session service"
             default: "may connect to any host through the \(service) service"
             }

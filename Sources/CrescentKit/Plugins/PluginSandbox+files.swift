@@ -77,19 +77,20 @@ extension PluginSandbox {
     }
 
     /// Where the last component of `path` lies (its folder resolved, itself not followed):
-    /// refused when that folder is not writable. What a link there leads to does not count (the
-    /// link itself is removed or renamed, never its target): a Lua plugin could not remove a link
-    /// to a folder outside its grants from its own data folder.
-    private func place(_ path: String) -> (Access, String?) {
+    /// refused when that folder is not writable (readable, when not `write`). What a link there
+    /// leads to does not count (the link itself is removed, renamed or described, never its
+    /// target): a Lua plugin could not remove a link to a folder outside its grants from its own
+    /// data folder.
+    func place(_ path: String, write wants: Bool = true) -> (Access, String?) {
         var trimmed = Substring(path)
         while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
         let slash = trimmed.lastIndex(of: "/")
         let folder = slash.map { $0 == trimmed.startIndex ? "/" : String(trimmed[..<$0]) } ?? "."
         let last = slash.map { String(trimmed[trimmed.index(after: $0)...]) } ?? String(trimmed)
-        let parent = reach(folder, write: true)
+        let parent = reach(folder, write: wants)
         guard case .granted(let root, let resolved) = parent else {
             // The refusal names the path asked for where that is refused too, not only its folder.
-            let named = reach(path, write: true)
+            let named = reach(path, write: wants)
             if case .refused = named { return (named, nil) }
             return (parent, nil)
         }

@@ -9,7 +9,8 @@ import Glibc
 
 /// Where a plugin may read and write, with every path resolved the way the kernel will follow it
 /// (DESIGN.md, Plugins › Permissions): its own folder (read), its data folder
-/// `DATA/plugin-data/NAME` (write), and what its grant holds. Lua plugins check each path against it; process plugins
+/// `DATA/plugin-data/NAME` (write), and what its grant holds. Lua plugins check each path against it (their `io`
+/// and `os`, and their `process` and `files` services: ``serviceAccess(warn:)``); process plugins
 /// get it as their Landlock ruleset.
 struct PluginSandbox {
     let plugin: String

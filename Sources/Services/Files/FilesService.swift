@@ -18,7 +18,8 @@ public final class FilesService: Service {
     public var interface: AnyInterface { Self.declaration }
 
     private let clock: any ServiceClock
-    /// The permission seam: every path is checked here before it is read, written or watched.
+    /// The permission seam: every path is checked here before it is read, written or watched,
+    /// and what the check answers is what is reached.
     private let access: ServiceAccess
     private let reactor = DescriptorReactor.shared
 
@@ -37,6 +38,27 @@ public final class FilesService: Service {
         return ServiceEntry(FilesService.self) { () throws(ServiceError) in FilesService(clock: clock) }
     }
 
+    /// The same service (its clock) for a caller reaching only what `access` lets it: a plugin.
+    public func restricted(to access: ServiceAccess) -> FilesService {
+        FilesService(clock: clock, access: access)
+    }
+
+    /// The entry a plugin's host gets for `files` in place of `entry` (the host's), reaching
+    /// paths through `access` (the plugin's grants).
+    public static func entry(over entry: ServiceEntry, access: ServiceAccess) -> ServiceEntry {
+        ServiceEntry(named: serviceName, declaration: { declaration }) { () throws(ServiceError) in
+            guard let files = try entry.service() as? FilesService else {
+                throw ServiceError(.internal, "the files service is not the standard one")
+            }
+            return files.restricted(to: access)
+        }
+    }
+
+    /// `path` as ``access`` lets it be reached for `use` (itself for scripts).
+    private func checked(_ path: FilePath, _ use: ServiceAccess.PathUse) throws(ServiceError) -> FilePath {
+        FilePath(bytes: try access.checkPath(path.bytes, use))
+    }
+
     public func read(_ path: String) throws(ServiceError) -> [UInt8] {
         try read(FilePath(path))
     }
@@ -44,8 +66,7 @@ public final class FilesService: Service {
     /// Paths are their bytes here (`read`, `write`, `list`, `stat`, `watch`): a name that is not
     /// UTF-8 is reached as exactly that name.
     func read(_ path: FilePath) throws(ServiceError) -> [UInt8] {
-        try access.checkRead(path.lossyText)
-        return try FileSystem.read(path, limit: Self.readLimit)
+        try FileSystem.read(try checked(path, .read), limit: Self.readLimit)
     }
 
     public func write(_ path: String, _ bytes: [UInt8]) throws(ServiceError) {
@@ -53,8 +74,7 @@ public final class FilesService: Service {
     }
 
     func write(_ path: FilePath, _ bytes: [UInt8]) throws(ServiceError) {
-        try access.checkWrite(path.lossyText)
-        try FileSystem.write(path, bytes)
+        try FileSystem.write(try checked(path, .write), bytes)
     }
 
     /// The names in the folder `path`, sorted (one that is not UTF-8 with its other bytes
@@ -64,7 +84,7 @@ public final class FilesService: Service {
     }
 
     func list(_ path: FilePath, glob: String?) throws(ServiceError) -> [FilePath] {
-        try access.checkRead(path.lossyText)
+        let path = try checked(path, .read)
         let pattern: PathGlob? = if let glob { try PathGlob(glob) } else { nil }
         return try FileSystem.list(path, glob: pattern)
     }
@@ -74,8 +94,7 @@ public final class FilesService: Service {
     }
 
     func stat(_ path: FilePath) throws(ServiceError) -> Value {
-        try access.checkRead(path.lossyText)
-        return try FileSystem.describe(path)
+        try FileSystem.describe(try checked(path, .entry))
     }
 
     /// A watcher of `path` (a folder, or one file); it starts once the caller holds it.
@@ -89,8 +108,10 @@ public final class FilesService: Service {
 
     func watch(_ path: FilePath, recursive: Bool = false, glob: String? = nil,
                debounce: Double = FilesService.defaultDebounce) throws(ServiceError) -> FileWatcher {
-        try access.checkRead(path.lossyText)
-        var trimmed = path.bytes
+        // Watched where the check says; shown as given. (An empty path is refused with the
+        // other functions' arguments.)
+        let reached = try checked(path, .read)
+        var trimmed = reached.bytes
         while trimmed.count > 1 && trimmed.last == UInt8(ascii: "/") { trimmed.removeLast() }
         let target = FilePath(bytes: trimmed)
         let pattern: PathGlob? = if let glob { try PathGlob(glob) } else { nil }

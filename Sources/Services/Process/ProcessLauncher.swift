@@ -202,7 +202,17 @@ public struct ProcessLauncher {
         guard crescent_exit_guard_launch_begin(&savedMask) == 0 else {
             return .failure(ServiceError(.unavailable, "cannot start '\(clipped(spec.programName))': crescent is exiting"))
         }
-        let status = if let changed { changed.withUnsafeBufferPointer { spawn($0.baseAddress) } } else { spawn(environ) }
+        let status: Int32
+        if let confinedStart = spec.confinedStart {
+            switch startConfined(prepared, confinedStart) {
+            case .success(let started): (pid, status) = (started, 0)
+            case .failure(let error):
+                crescent_exit_guard_launch_end(&savedMask)
+                return .failure(error)
+            }
+        } else {
+            status = if let changed { changed.withUnsafeBufferPointer { spawn($0.baseAddress) } } else { spawn(environ) }
+        }
         if status == 0 { ProcessGroups.add(pid) }
         crescent_exit_guard_launch_end(&savedMask)
         guard status == 0 else { return .failure(failure(spec, status)) }
@@ -217,6 +227,33 @@ public struct ProcessLauncher {
         }
         _ = fcntl(exitDescriptor, F_SETFD, FD_CLOEXEC)
         return .success(Started(pid: pid, exitDescriptor: exitDescriptor))
+    }
+
+    /// Starts `prepared` through `confinedStart` (``ProcessSpec/confinedStart``): its pipes (or
+    /// /dev/null for stdin), its folder, and the host's environment with the spec's changes, as
+    /// text.
+    private static func startConfined(_ prepared: Prepared,
+                                      _ confinedStart: @Sendable (ConfinedStart) -> Result<Int32, ServiceError>) -> Result<Int32, ServiceError> {
+        let spec = prepared.spec
+        let null = prepared.childInput >= 0 ? -1 : open("/dev/null", O_RDONLY | O_CLOEXEC)
+        defer { if null >= 0 { close(null) } }
+        var environment: [String] = []
+        var entry = environ
+        // Bounded: environ ends with a null pointer.
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            let name = String(text.prefix { $0 != "=" })
+            if !spec.environmentBytes.keys.contains(name) { environment.append(text) }
+            entry += 1
+        }
+        for (name, value) in spec.environmentBytes {
+            if let value { environment.append(name + "=" + String(decoding: value, as: UTF8.self)) }
+        }
+        return confinedStart(ConfinedStart(
+            program: String(decoding: prepared.program, as: UTF8.self),
+            arguments: spec.argvBytes.dropFirst().map { String(decoding: $0, as: UTF8.self) },
+            environment: environment, directory: spec.cwd,
+            stdin: prepared.childInput >= 0 ? prepared.childInput : null, stdout: prepared.childOutput, stderr: prepared.childErrors))
     }
 
     /// `bytes` as a C string made by strndup (freed with free), as strdup gives one for text;

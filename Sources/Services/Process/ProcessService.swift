@@ -32,7 +32,8 @@ public final class ProcessService: Service {
     private let clock: any ServiceClock
     /// Answers every program in place of running it when set (``Exchange``).
     private let exchange: Exchange?
-    /// The permission seam: every program is checked here before it starts.
+    /// The permission seam: every program is checked here before it starts, and the spec the
+    /// check answers (its program's file found) is what runs.
     private let access: ServiceAccess
     private let reactor = DescriptorReactor.shared
     /// The programs this service started that still run, by launch: killed when it goes.
@@ -64,6 +65,23 @@ public final class ProcessService: Service {
     static func entry(_ context: PluginContext) -> ServiceEntry {
         let clock = context.clock
         return ServiceEntry(ProcessService.self) { () throws(ServiceError) in ProcessService(clock: clock) }
+    }
+
+    /// The same service (its clock, its fakes) for a caller running only what `access` lets
+    /// it: a plugin. The programs it starts are its own, killed when it goes.
+    public func restricted(to access: ServiceAccess) -> ProcessService {
+        ProcessService(clock: clock, access: access, exchange: exchange)
+    }
+
+    /// The entry a plugin's host gets for `process` in place of `entry` (the host's), running
+    /// programs through `access` (the plugin's grants).
+    public static func entry(over entry: ServiceEntry, access: ServiceAccess) -> ServiceEntry {
+        ServiceEntry(named: serviceName, declaration: { declaration }) { () throws(ServiceError) in
+            guard let process = try entry.service() as? ProcessService else {
+                throw ServiceError(.internal, "the process service is not the standard one")
+            }
+            return process.restricted(to: access)
+        }
     }
 
     /// How many programs this service started still run.
@@ -99,7 +117,7 @@ public final class ProcessService: Service {
     /// returns what kills its group (callable from any thread, more than once).
     func start(_ spec: ProcessSpec,
                completion: @escaping @Sendable (Result<ProcessOutcome, ServiceError>) -> Void) throws(ServiceError) -> @Sendable () -> Void {
-        try access.checkRun(spec.argv[0])
+        let spec = try access.checkRun(spec)
         if let exchange {
             let limit = spec.maxBytes
             return exchange(spec) { result in completion(result.map { $0.kept(to: limit) }) }
@@ -129,7 +147,7 @@ public final class ProcessService: Service {
     /// cannot start run here, the start itself on a launch thread (``ProgramLaunch``); its output
     /// is read from ``SpawnedProcess/start()`` on (the host calls it once it holds the object).
     public func spawn(_ spec: ProcessSpec) throws(ServiceError) -> SpawnedProcess {
-        try access.checkRun(spec.argv[0])
+        let spec = try access.checkRun(spec)
         // A faked program ends through the reactor too (its kill).
         try reactor.ensureRunning()
         if let exchange { return SpawnedProcess(faking: spec, exchange: exchange, reactor: reactor) }

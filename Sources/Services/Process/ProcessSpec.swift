@@ -1,4 +1,4 @@
-import Model
+public import Model
 
 /// What to run and how: a program's arguments and the options of `run` and `spawn`, checked.
 ///
@@ -44,6 +44,14 @@ public struct ProcessSpec: Sendable {
     /// `spawn` inside a script's task: true keeps the program running after the task ends (it
     /// belongs to the task's owner then); false ends it with the task.
     public var outliveTask = false
+    /// The file to run, found and checked already (a plugin's program: ``ServiceAccess``); nil:
+    /// argv[1], looked up in PATH unless it holds a `/`. argv is passed as it is either way.
+    public var programFile: [UInt8]?
+    /// Starts the program confined by the kernel in place of `posix_spawn` (a plugin's:
+    /// ``ServiceAccess``), answering the pid of the group's leader (in a session of its own) or
+    /// why it did not start; nil: started as the host's own. Arguments and variables reach it
+    /// as text.
+    public var confinedStart: (@Sendable (ConfinedStart) -> Result<Int32, ServiceError>)?
     /// Seconds between SIGTERM and SIGKILL when the group is ended.
     public var killGrace: Double = ProcessSpec.defaultKillGrace
 

@@ -21,6 +21,11 @@ enum ProgramLookup {
     ///
     /// - Throws: `not_found` or `permission` naming the program, as its start would have.
     static func find(_ spec: ProcessSpec) throws(ServiceError) -> [UInt8] {
+        if let file = spec.programFile {
+            let code = check(file, in: nil)
+            guard code == 0 else { throw ProcessLauncher.failure(spec, code) }
+            return file
+        }
         let name = spec.argvBytes.first ?? []
         if name.contains(slash) {
             let code = check(name, in: spec.cwdBytes)
