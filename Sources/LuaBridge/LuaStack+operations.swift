@@ -130,6 +130,18 @@ extension LuaStack {
         return nil
     }
 
+    /// Whether one of the `levels` frames above the running function runs the chunk named
+    /// `source` (`=[crescent controllers_helpers]`): a call that came through it.
+    public func hasFrame(source name: String, levels: Int32) -> Bool {
+        var record = lua_Debug()
+        for level in 1...max(1, levels) {
+            guard lua_getstack(state, level, &record) != 0 else { return false }
+            guard lua_getinfo(state, "S", &record) != 0, let source = record.source else { continue }
+            if String(cString: source) == name { return true }
+        }
+        return false
+    }
+
     /// Pops the function on top and tells where it was defined: Lua's short name of its chunk
     /// (`spec/x_spec.lua`, `[string "..."]`, `[C]`) and the line its definition starts on.
     public func popDefinition() -> (source: String, line: Int)? {

@@ -16,6 +16,15 @@ struct EvalCommand: ParsableCommand {
     var words: [String] = []
 
     func validate() throws {
+        // `crescent eval h1 1 + 1`: the shell split the code into words, and the message said to
+        // give the code that was given.
+        if words.count > 2 {
+            let named = (try? RemoteHosts.resolve(words[0])) != nil
+            let code = (named ? words.dropFirst() : words[...]).joined(separator: " ")
+            let quoted = "'" + code.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
+            throw ValidationError("the code is split over \(named ? words.count - 1 : words.count) words: quote it as one argument, "
+                                  + "as crescent eval \(named ? words[0] + " " : "")\(quoted)")
+        }
         guard (1...2).contains(words.count) else { throw ValidationError("give the code to run, after the host's name if several run") }
     }
 

@@ -250,7 +250,7 @@ import Testing
             """)
         test.settle()
         #expect(test.host.completions(before: "add m").candidates == [])
-        #expect(test.stderr.contains("warning: command 'add': complete returned a string, not a list of words, so Tab offered nothing: "
+        #expect(test.stderr.contains("warning: test.lua:3: command 'add': complete returned a string, not a list of words, so Tab offered nothing: "
                                      + "return a table, as return { \"milk\", \"oat milk\" } (an empty one offers nothing)"), "\(test.stderr)")
     }
 

@@ -143,14 +143,7 @@ extension ModelBinding {
     private func undeclared(_ key: String, of box: ObjectBox, _ stack: LuaStack) -> LuaRaise {
         let properties = box.interface.properties.map(\.name)
         let methods = methodNames[box.interface.name] ?? box.interface.methods.map(\.name)
-        let closest = NameSuggestion.closest(to: key, among: properties + methods)
-        let detail = if let closest, methods.contains(closest) {
-            "no method '\(key)' on \(box.name) (\(NameSuggestion.listing("methods", methods, suggesting: closest)))"
-        } else if closest != nil {
-            "no property '\(key)' on \(box.name) (\(NameSuggestion.listing("properties", properties, suggesting: closest)))"
-        } else {
-            "no property or method '\(key)' on \(box.name) (\(NameSuggestion.listing("properties", properties, suggesting: nil)); \(NameSuggestion.listing("methods", methods, suggesting: nil)))"
-        }
+        let detail = UndeclaredField.message(key, on: box.name, kind: "property", fields: properties, methods: methods)
         luaL_where(stack.state, 2)
         let place = stack.text(at: -1) ?? ""
         stack.pop()

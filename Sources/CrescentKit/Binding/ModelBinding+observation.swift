@@ -143,17 +143,12 @@ extension ModelBinding {
         guard !events.isEmpty else { return nil }
         let handled = events.filter { hasMethod($0, at: index, stack) }
         var closest: (method: String, event: String)?
-        if stack.type(at: index) == .table {
-            stack.pushNil()                                          // key
-            while lua_next(stack.state, index) != 0 {                // key value
-                // Beside a right method, only a function one letter from an event it does not
-                // handle (`didfail` beside `didUpdateLocations`) is a misspelling, not a helper.
-                if closest == nil, stack.type(at: -2) == .string, let key = stack.text(at: -2), !events.contains(key),
-                   handled.isEmpty || stack.type(at: -1) == .function,
-                   let event = NameSuggestion.closest(to: key, among: events, prefixes: handled.isEmpty), !handled.contains(event) {
-                    closest = (key, event)
-                }
-                stack.pop()                                          // key
+        // Beside a right method, only a function one letter from an event it does not handle
+        // (`didfail` beside `didUpdateLocations`) is a misspelling, not a helper.
+        for (key, isFunction) in fieldNames(at: index, stack) where closest == nil && !events.contains(key) {
+            if handled.isEmpty || isFunction,
+               let event = NameSuggestion.closest(to: key, among: events, prefixes: handled.isEmpty), !handled.contains(event) {
+                closest = (key, event)
             }
         }
         guard handled.isEmpty else {
@@ -169,6 +164,8 @@ extension ModelBinding {
     /// `__index` tables (a class's methods), at most 16 deep: no script code runs (a hostile
     /// `__index` function must not raise inside Swift), and an `__index` function counts as
     /// having it, since it may answer any name.
+    /// A metatable marked `__watchOnly` (the controllers' base) has an `__index` function that
+    /// answers no name: the walk ends there.
     private static func hasMethod(_ name: String, at index: Int32, _ stack: LuaStack) -> Bool {
         let base = stack.top
         defer { stack.setTop(base) }
@@ -180,6 +177,8 @@ extension ModelBinding {
                 if found == .function { return true }
             }
             guard lua_getmetatable(stack.state, -1) != 0 else { return false }   // v mt
+            if stack.rawGet(-1, "__watchOnly") == .boolean { return false }      // v mt flag
+            stack.pop()                                              // v mt
             let next = stack.rawGet(-1, "__index")                   // v mt next
             if next == .function { return true }
             guard next == .table else { return false }
@@ -187,6 +186,38 @@ extension ModelBinding {
             stack.pop(2)                                             // next
         }
         return false
+    }
+
+    /// The string keys of the value at `index` and of the `__index` tables along its metatables
+    /// (a controller's classes; not the controllers' base, whose helpers are no events), each
+    /// with whether it holds a function, read raw as ``hasMethod(_:at:_:)`` reads: a delegate's
+    /// misspelled event method is on its class, not on the instance.
+    private static func fieldNames(at index: Int32, _ stack: LuaStack) -> [(String, Bool)] {
+        let base = stack.top
+        defer { stack.setTop(base) }
+        var names: [(String, Bool)] = []
+        stack.pushValue(at: index)                                   // t
+        for _ in 0..<16 {
+            guard stack.type(at: -1) == .table else { break }
+            let table = stack.top
+            if lua_getmetatable(stack.state, table) != 0 {           // t mt
+                let watchOnly = stack.rawGet(-1, "__watchOnly") == .boolean        // t mt flag
+                stack.setTop(table)                                  // t
+                if watchOnly { break }
+            }
+            stack.pushNil()                                          // t key
+            while lua_next(stack.state, table) != 0 {                // t key value
+                if stack.type(at: -2) == .string, let key = stack.text(at: -2), !key.hasPrefix("__") {
+                    names.append((key, stack.type(at: -1) == .function))
+                }
+                stack.pop()                                          // t key
+            }
+            guard lua_getmetatable(stack.state, table) != 0 else { break }       // t mt
+            guard stack.rawGet(-1, "__index") == .table, lua_rawequal(stack.state, -1, table) == 0 else { break }  // t mt next
+            lua_rotate(stack.state, table, 1)                        // next t mt
+            stack.setTop(table)                                      // next
+        }
+        return names
     }
 
     /// `on(services.location, "didFail", f)`: the global `on` takes a name; the object's own

@@ -22,13 +22,29 @@ enum UndeclaredField {
     /// The message of ``error(_:on:fields:methods:level:in:)`` without its place.
     static func message(_ key: String, on typeName: String, fields: [String], methods: [String]) -> String {
         let alias = aliases[key.lowercased()].flatMap { fields.contains($0) ? $0 : nil }
+        return message(key, on: typeName, kind: "field", fields: fields, methods: methods, alias: alias)
+    }
+
+    /// The one wording of a name that is neither a field (`kind`: a service's `property`) nor a
+    /// method: the kind it resembles, with its names and the closest; a name close to one of
+    /// each (`selectd`: the field `selected`, the method `select`) lists both kinds and offers
+    /// both, the field first, since a read of either reads the same.
+    static func message(_ key: String, on typeName: String, kind: String, fields: [String], methods: [String],
+                        alias: String? = nil) -> String {
         let closest = alias ?? NameSuggestion.closest(to: key, among: fields + methods)
+        let kinds = kind == "property" ? "properties" : kind + "s"
+        if alias == nil, closest != nil, let field = NameSuggestion.closest(to: key, among: fields, prefixes: false),
+           let method = NameSuggestion.closest(to: key, among: methods, prefixes: false) {
+            return "no \(kind) or method '\(key)' on \(typeName) (\(NameSuggestion.listing(kinds, fields, suggesting: nil)); "
+                + "\(NameSuggestion.listing("methods", methods, suggesting: nil)); did you mean the \(kind) '\(field)' or the method '\(method)'?)"
+        }
         return if let closest, methods.contains(closest) {
             "no method '\(key)' on \(typeName) (\(NameSuggestion.listing("methods", methods, suggesting: closest)))"
-        } else if closest != nil || methods.isEmpty {
-            "no field '\(key)' on \(typeName) (\(NameSuggestion.listing("fields", fields, suggesting: closest)))"
+        } else if closest != nil || (methods.isEmpty && kind == "field") {
+            "no \(kind) '\(key)' on \(typeName) (\(NameSuggestion.listing(kinds, fields, suggesting: closest)))"
         } else {
-            "no field or method '\(key)' on \(typeName) (\(NameSuggestion.listing("fields", fields, suggesting: nil)); \(NameSuggestion.listing("methods", methods, suggesting: nil)))"
+            "no \(kind) or method '\(key)' on \(typeName) (\(NameSuggestion.listing(kinds, fields, suggesting: nil)); "
+                + "\(NameSuggestion.listing("methods", methods, suggesting: nil)))"
         }
     }
 

@@ -55,6 +55,11 @@ enum GlobalNameHint {
         return "no global '\(name)'; did you mean '\(closest)'?"
     }
 
+    /// The line printed for a typed line's `nil` value that `unsetName` explained: the value,
+    /// then the note as a Lua comment, so the line still reads as Lua. The REPL's and a remote
+    /// eval's one wording.
+    static func nilLine(note: String) -> String { "nil  -- \(note)" }
+
     /// Globals of a script's VM that a plugin's has not.
     static let scriptGlobals: Set<String> = ["view", "app", "controller"]
 

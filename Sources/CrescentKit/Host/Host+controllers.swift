@@ -158,6 +158,13 @@ extension Host {
                                    title: stack.text(at: 4) ?? "")
             return .none
         }
+        // timerValueIgnored(timer, value): a method self:every runs returned a boolean.
+        vm.register(field: "timerValueIgnored") { [unowned self] stack in
+            if let timer = self.timerType.object(at: 1, in: stack), stack.type(at: 2) == .boolean {
+                self.warnValueIgnored(timer, returned: stack.boolean(at: 2))
+            }
+            return .none
+        }
         installKeyPrimitives()
         // parts: the chunks of the controllers' parts, by name, which the first chunk runs in order.
         stack.newTable(fieldCount: Int32(Prelude.controllerParts.count))

@@ -161,6 +161,17 @@ extension Host {
         timer.owner?.forget(timer)
     }
 
+    /// The warning, once per timer, that its callback returned `returned` (GLib's `return false`
+    /// stops a timeout) while the timer goes on: said for timer.every's function and for the
+    /// method self:every runs (the controllers' `timerValueIgnored`).
+    func warnValueIgnored(_ timer: LuaTimer, returned: Bool) {
+        guard timer.isActive, !timer.saidValueIgnored else { return }
+        timer.saidValueIgnored = true
+        writeError("\(console.styled("crescent: warning:", .warning)) \(timer.site): the timer's callback returned "
+                   + "\(returned), and a callback's value is ignored, so the timer goes on: stop it with t:cancel() "
+                   + "(the timer is the callback's argument)")
+    }
+
     private func fire(_ timer: LuaTimer) {
         guard let callback = timer.callback, let handle = timer.handle else { return }
         timer.scheduled = nil
@@ -185,12 +196,7 @@ extension Host {
             timer.consecutiveErrors = 0
             // GLib's `return false` stops a timeout; here the value is ignored, and a timer
             // that goes on firing said nothing of it.
-            if stack.type(at: -1) == .boolean, timer.isActive, !timer.saidValueIgnored {
-                timer.saidValueIgnored = true
-                writeError("\(console.styled("crescent: warning:", .warning)) \(timer.site): the timer's callback returned "
-                           + "\(stack.boolean(at: -1)), and a callback's value is ignored, so the timer goes on: stop it with t:cancel() "
-                           + "(the timer is the callback's argument)")
-            }
+            if stack.type(at: -1) == .boolean { warnValueIgnored(timer, returned: stack.boolean(at: -1)) }
             stack.pop()
         } catch let error as LuaError {
             reportHandlerError(error, in: "error in timer callback")

@@ -450,8 +450,21 @@ public final class Host {
     }
 
     /// The line ``warnAtCaller(_:_:)`` writes, for a warning written later.
+    /// A call through a controller helper (`self:on("didFail", "failed")`) has the helper's
+    /// frames between: the place is the script's line past them, and a message naming the
+    /// global (`on(…)`) names the helper the script wrote (`self:on(…)`).
     func warningAtCaller(_ message: String, _ stack: LuaStack) -> String {
-        "\(console.styled("crescent: warning:", .warning)) \(stack.place(level: 1))\(message)"
+        var place = stack.place(level: 1)
+        var text = message
+        if place.isEmpty || place.hasPrefix("[crescent") {
+            // A script's call is a few prelude frames out at most.
+            place = stack.innermostFilePlace(levels: 12) ?? place
+            if stack.hasFrame(source: "=[crescent controllers_helpers]", levels: 12),
+               ["on(", "observe("].contains(where: { text.hasPrefix($0) }) {
+                text = "self:" + text
+            }
+        }
+        return "\(console.styled("crescent: warning:", .warning)) \(place)\(text)"
     }
 }
 

@@ -79,7 +79,7 @@ extension Repl {
         switch ending {
         case .returned(let stack, let count):
             if let unsetName, count == 1, stack.type(at: stack.top) == .nil {
-                emit("nil  -- \(unsetName)\n")
+                emit(GlobalNameHint.nilLine(note: unsetName) + "\n")
             } else if count > 0 {
                 let columns = link.terminal.columns
                 emit(host.describeValues(count, on: stack, inspect: inspect, width: columns > 0 ? columns : nil) + "\n")

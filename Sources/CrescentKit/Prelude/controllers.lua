@@ -188,7 +188,14 @@ local function load(self)
   call(self, "init", st.args)
   local f = self.loadView
   if type(f) == "function" then
-    local ok, root = xpcall(f, handlerFor(self, "loadView"), self)
+    local ok, root, extra = xpcall(f, handlerFor(self, "loadView"), self)
+    -- `return view.text{…}, view.text{…}`: the second was dropped without a word.
+    if ok and extra ~= nil then
+      local info = getinfo(f, "S")
+      local where = info and info.linedefined > 0 and info.short_src .. ":" .. info.linedefined .. ": " or ""
+      P.warn("warning: " .. where .. nameOf(self) .. ":loadView returned more than one value, and a controller shows one view, the first: "
+        .. "put them in one, as return view.stack { first, second }")
+    end
     if not ok then
       P.report(root, "error in " .. nameOf(self) .. ":loadView")
     elseif root == nil then
@@ -344,6 +351,7 @@ function hooks.errorText(value, thread)
     -- Levels from classSelfHint: 1 itself, 2 this function, 3 the handler, 4 the code that
     -- raised (a coroutine's is its level 0).
     local hint = classSelfHint(value, thread and 0 or 4, thread) or instanceMethodHint(value, thread and 0 or 4, thread)
+      or C.constructorHint(value, thread and 0 or 4, thread)
     return hint and value .. hint or nil
   end
   if type(value) == "number" then return nil end

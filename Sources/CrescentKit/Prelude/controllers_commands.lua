@@ -251,6 +251,13 @@ function Controller:command(name, method, help, options)
       .. " that runs the command, got " .. type(method) .. " (as self:command(\"" .. name .. "\", \"" .. name .. "\"))", 2)
   end
   if type(self[method]) ~= "function" then error("command '" .. name .. "': " .. noMethod(self, method), 2) end
+  -- The help left out and the options put 3rd: the table was taken as the help text (`help`
+  -- then failed inside the host) and its args dropped. DESIGN's signature puts help 3rd.
+  if help ~= nil and type(help) ~= "string" then
+    error("self:command(name, method[, help][, options]): argument #3 (help) must be a string, got " .. type(help)
+      .. (type(help) == "table" and options == nil and ": the options go 4th, after the help text (self:command(\"" .. name
+        .. "\", \"" .. method .. "\", \"what it does\", { args = … }))" or ""), 2)
+  end
   if options ~= nil and type(options) ~= "table" then error("bad argument #4 to 'command' (options table expected, got " .. type(options) .. ")", 2) end
   options = options or {}
   for key in pairs(options) do
@@ -371,12 +378,28 @@ return {
     if not command then return {} end
     if command.complete then
       local ok, list = pcall(command.complete, index, prefix)
-      if ok and type(list) == "table" then return list end
+      -- Said at the complete function's own line: the call comes from the host's Tab.
+      local info = getinfo(command.complete, "S")
+      local where = info and info.linedefined > 0 and info.short_src .. ":" .. info.linedefined .. ": " or ""
+      if ok and type(list) == "table" then
+        -- `{ "ok", 5, {} }`: the words that are not strings were dropped without a word; said
+        -- once per command, and the strings are offered.
+        local words, dropped = {}, nil
+        for _, word in ipairs(list) do
+          if type(word) == "string" then words[#words + 1] = word else dropped = dropped or type(word) end
+        end
+        if dropped and not command.saidNonStrings then
+          command.saidNonStrings = true
+          P.warn("warning: " .. where .. "command '" .. name .. "': complete returned a list with a " .. dropped
+            .. " in it, and Tab offers only strings, so it was left out: return words, as return { \"milk\", tostring(5) }")
+        end
+        return dropped and words or list
+      end
       -- A Ctrl-C that stopped it is said on the status line as the stop of a handler is.
       if not ok and not P.stopping() then P.warn("command '" .. name .. "': complete failed: " .. tostring(list)) end
       -- A string or nothing returned offered nothing, without a word.
       if ok then
-        P.warn("warning: command '" .. name .. "': complete returned " .. (list == nil and "nothing" or "a " .. type(list))
+        P.warn("warning: " .. where .. "command '" .. name .. "': complete returned " .. (list == nil and "nothing" or "a " .. type(list))
           .. ", not a list of words, so Tab offered nothing: return a table, as return { \"milk\", \"oat milk\" } (an empty one offers nothing)")
       end
       return {}

@@ -18,7 +18,9 @@ local load, willAppear, didAppear, willDisappear, didDisappear, dealloc =
 -- A handler given as a method name runs that method as a task of the controller.
 -- A method name becomes a function that runs the method as a task per call; with `latest`, a
 -- call cancels the task of the call before while it is still running.
-local function handler(self, h, latest)
+-- With `timed` (self:every, self:after), the method's boolean is ignored as timer.every's
+-- callback's is, and said so by the same warning (its argument is the timer).
+local function handler(self, h, latest, timed)
   if type(h) ~= "string" then return h end
   local name = h
   if type(self[name]) ~= "function" then error(noMethod(self, name), 3) end
@@ -28,7 +30,10 @@ local function handler(self, h, latest)
     if not st or st.deallocated then return end
     if latest and current and not current.done then current:cancel() end
     local args, count = { ... }, select("#", ...)
-    current = owned(self, spawn, function() call(self, name, table.unpack(args, 1, count)) end)
+    current = owned(self, spawn, function()
+      local ok, value = call(self, name, table.unpack(args, 1, count))
+      if timed and ok and type(value) == "boolean" then P.timerValueIgnored(args[1], value) end
+    end)
   end
 end
 
@@ -130,7 +135,7 @@ local function timerHelper(name, start)
     checkSeconds(signature, seconds, name == "every")
     checkHandler(self, signature, 2, h)
     tooMany(signature, "seconds and a handler", 2, ...)
-    return owned(self, start, seconds, handler(self, h))
+    return owned(self, start, seconds, handler(self, h, false, true))
   end
 end
 Controller.after = timerHelper("after", after_)

@@ -27,6 +27,36 @@ local function errorValueMessage(value, thread)
   return shown
 end
 
+-- What a method called on the class (`C:refresh()` after `app.push(C)`) is told: the one home of
+-- the wording for both the error's hint and the missing field's warning.
+function C.classSelfNote(class, method)
+  local name = nameOf(class)
+  method = method or "method"
+  return "self is the class " .. name .. " here, which has no view or state of its own: app.push(" .. name
+    .. ") shows an instance of it, app.top, so call app.top:" .. method .. "(...) where " .. name .. ":" .. method .. "(...) was written"
+end
+
+-- `C:refresh()` reading `self.count`: the field is the instance's, so the class reads nil without
+-- a word (an index of that nil is the error below, with the note). The base's __index, reached
+-- when neither an instance nor its classes have the name: read by a script's method whose self
+-- is a class, it is warned once per place. The frame that read is level 2 (the lookups along
+-- the tables add no frame), and a miss in an instance's read has the instance as its self, so
+-- correct scripts pay one getlocal per missing field read and hear nothing. `__watchOnly` tells
+-- the host's method lookups (a delegate's events) that this __index answers no name.
+local classReadWarned = {}
+setmetatable(C.Controller, { __watchOnly = true, __index = function(_, key)
+  if type(key) ~= "string" or key == "view" or key:sub(1, 2) == "__" then return nil end
+  local name, self = getlocal(2, 1)
+  if name ~= "self" or not isClass(self) then return nil end
+  local info = getinfo(2, "Sln")
+  if not info or info.what == "C" or info.short_src:sub(1, 9) == "[crescent" or info.currentline <= 0 then return nil end
+  local place = info.short_src .. ":" .. info.currentline
+  if classReadWarned[place] then return nil end
+  classReadWarned[place] = true
+  P.warn("warning: " .. place .. ": self." .. key .. " reads nil: " .. C.classSelfNote(self, info.name))
+  return nil
+end })
+
 -- "attempt to index a nil value (field 'view')" in a method whose self is a controller class:
 -- `C:refresh()` where app.top:refresh() was meant. The hint for `message` when the first Lua
 -- frame from `level` (of `thread`, else of the running code) is such a method; nil otherwise.
@@ -40,22 +70,15 @@ local function classSelfHint(message, level, thread)
       local name, value
       if thread then name, value = getlocal(thread, at, 1) else name, value = getlocal(at, 1) end
       if name ~= "self" or not isClass(value) then return nil end
-      local class, method = nameOf(value), info.name or "method"
-      return "; self is the class " .. class .. " here, which has no view or state of its own: app.push(" .. class
-        .. ") shows an instance of it, app.top, so call app.top:" .. method .. "(...) where " .. class .. ":" .. method .. "(...) was written"
+      return "; " .. C.classSelfNote(value, info.name)
     end
   end
   return nil
 end
 
--- "attempt to call a nil value (method 'ad')" where the object is a controller instance called
--- from outside its methods (the main chunk, a timer, a task, a remote eval, a spec: `app.top:ad()`):
--- the hint naming the method it resembles, as a method's own handler words it. The object is a
--- local or a temporary of the first Lua frame from `level` (of `thread`, else of the running
--- code): a method call keeps it in the slot after the nil it called. Nil when none resembles.
-local function instanceMethodHint(message, level, thread)
-  local name = message:match("attempt to call a nil value %(method '([%w_]+)'%)$")
-  if not name then return nil end
+-- The first non-nil answer of `hint(value)` for the locals and temporaries of the first Lua
+-- frame from `level` (of `thread`, else of the running code); nil when none answers.
+local function fromFrameLocals(level, thread, hint)
   for at = level, level + 3 do
     local info
     if thread then info = getinfo(thread, at, "S") else info = getinfo(at, "S") end
@@ -66,16 +89,46 @@ local function instanceMethodHint(message, level, thread)
         local local_, value
         if thread then local_, value = getlocal(thread, at, slot) else local_, value = getlocal(at, slot) end
         if not local_ then return nil end
-        if type(value) == "table" and not isClass(value) and isClass(getmetatable(value)) then
-          local closest = P.resembles(name, methodNames(value, true))
-          if closest then return "; did you mean '" .. closest .. "' (a method of " .. nameOf(value) .. ")?" end
-        end
+        local found = hint(value)
+        if found then return found end
       end
       return nil
     end
   end
   return nil
 end
+
+-- "attempt to call a nil value (method 'ad')" where the object is a controller instance called
+-- from outside its methods (the main chunk, a timer, a task, a remote eval, a spec: `app.top:ad()`):
+-- the hint naming the method it resembles, as a method's own handler words it. The object is a
+-- local or a temporary of the frame that raised: a method call keeps it in the slot after the
+-- nil it called. Nil when none resembles.
+local function instanceMethodHint(message, level, thread)
+  local name = message:match("attempt to call a nil value %(method '([%w_]+)'%)$")
+  if not name then return nil end
+  return fromFrameLocals(level, thread, function(value)
+    if type(value) == "table" and not isClass(value) and isClass(getmetatable(value)) then
+      local closest = P.resembles(name, methodNames(value, true))
+      if closest then return "; did you mean '" .. closest .. "' (a method of " .. nameOf(value) .. ")?" end
+    end
+  end)
+end
+
+-- `C.new()`: a constructor as other class libraries have one. The hint for "attempt to call a
+-- nil value (field 'new')" when a local of the frame that raised is a controller class lacking
+-- it; nil otherwise.
+local CONSTRUCTORS = { new = true, create = true, alloc = true }
+local function constructorHint(message, level, thread)
+  local name = message:match("attempt to call a nil value %(%a+ '([%w_]+)'%)$")
+  if not name or not CONSTRUCTORS[name] then return nil end
+  return fromFrameLocals(level, thread, function(value)
+    if isClass(value) and rawget(value, name) == nil then
+      return "; a controller class has no " .. name .. ": app.push(" .. nameOf(value) .. "[, args]) makes an instance and shows it "
+        .. "(init(args) gets args), and app.top is the one shown"
+    end
+  end)
+end
+C.constructorHint = constructorHint
 
 -- `function C.viewDidLoad()`: a method defined with '.' has no self. The hint for an error in
 -- `method` of self's class, when its first parameter is not self; nil otherwise.
@@ -186,6 +239,15 @@ local function checkLifecycleNames(class)
       local step = P.resembles(key, LIFECYCLE)
       if step and not ownWord(key, step) then
         P.warn("warning: " .. where .. nameOf(class) .. ":" .. key .. " is not a lifecycle step, so it is never called as one; did you mean '" .. step .. "'?")
+      end
+      -- `function C:stop()` hides the helper self:stop(service): the method is found first, so
+      -- every helper call of that name (here or in a base) runs it, and the error, if any, comes
+      -- from a place that never meant it.
+      if type(rawget(C.Controller, key)) == "function" then
+        local suggested = "handle" .. key:sub(1, 1):upper() .. key:sub(2)
+        P.warn("warning: " .. where .. nameOf(class) .. ":" .. key .. " hides the controller helper self:" .. key .. "(...), so each self:"
+          .. key .. "(...) of " .. nameOf(class) .. " calls this method instead of the helper: give the method another name (e.g. '"
+          .. suggested .. "')")
       end
       local callback = not step and P.resembles(key, CALLBACKS)
       if callback and not ownWord(key, callback) then

@@ -187,6 +187,22 @@ function app.open(path, args, ...)
       end
       if matched then
         for k, v in pairs(args or {}) do params[k] = v end
+        -- `args.idd` for the route's `:id` read nil without a word: a name close to one the
+        -- args have (and not one of them) is an error listing them. Another name reads nil,
+        -- as an optional argument app.open did not give does.
+        local pattern = route.pattern
+        setmetatable(params, { __index = function(t, key)
+          if type(key) ~= "string" then return nil end
+          local names = {}
+          for name in pairs(t) do if type(name) == "string" then names[#names + 1] = name end end
+          table.sort(names)
+          local closest = P.resembles(key, names)
+          if closest then
+            error("no field '" .. key .. "' in the args of the route '" .. pattern .. "' (fields: " .. concat(names, ", ")
+              .. "; did you mean '" .. closest .. "'?)", 2)
+          end
+          return nil
+        end })
         return app.push(route.class, params)
       end
     end

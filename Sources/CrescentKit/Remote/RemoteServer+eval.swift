@@ -18,6 +18,8 @@ extension RemoteServer {
                 chunks.keep(code, vm: host.vm)
             }
         }
+        // A chunk that is only a misspelled global's name: its `nil` gets the REPL's note.
+        let unsetName = GlobalNameHint.unsetName(typed: code, in: host.vm)
         let stack = host.vm.stack
         let function = stack.top
         let connection = session.connection
@@ -25,7 +27,7 @@ extension RemoteServer {
             host.startTask(function: function, arguments: 0, in: stack) { [unowned self, unowned session] ending in
                 session.evalTask = nil
                 connection.codeRunning.store(false, ordering: .relaxed)
-                reply(self.result(of: ending))
+                reply(self.result(of: ending, unsetName: unsetName, owner: session.scope))
                 self.host.clearStrayInterrupt()
             }
         }
@@ -43,11 +45,23 @@ extension RemoteServer {
     }
 
     /// The answer to an eval that ended.
-    private func result(of ending: LuaTask.Ending) -> Result<Value, MethodError> {
+    /// `unsetName`: the note for a chunk that is only a misspelled global's name.
+    /// `owner`: the client's scope, which ends what the chunk started when the client leaves.
+    private func result(of ending: LuaTask.Ending, unsetName: String?, owner: Scope) -> Result<Value, MethodError> {
         switch ending {
         case .returned(let stack, let count):
             guard count > 0, let inspect else { return .success(["text": ""]) }
-            let text = Value.string(host.describeValues(count, on: stack, inspect: inspect))
+            if let unsetName, count == 1, stack.type(at: stack.top) == .nil {
+                return .success(["text": .string(GlobalNameHint.nilLine(note: unsetName)), "value": .null])
+            }
+            var shown = host.describeValues(count, on: stack, inspect: inspect)
+            if count == 1, let kind = liveOwnedKind(at: stack.top, owner: owner, stack) {
+                // `crescent eval 'timer.after(1, f)'` prints a live timer that ends a moment later,
+                // when the client hangs up: what the chunk starts is the client's (the README).
+                shown += "  -- the \(kind) is this client's, so it ends when the client disconnects (crescent eval's does once it has "
+                    + "printed this): start it from the script, or keep a client attached (crescent attach), for it to go on"
+            }
+            let text = Value.string(shown)
             if count == 1 {
                 // The common answer, built at its size at once.
                 switch host.binding.jsonForm(at: stack.top, in: stack) {
@@ -82,6 +96,17 @@ extension RemoteServer {
             return .failure(MethodError(code: Self.failedCode, message: "interrupted (the chunk was waiting; it was cancelled)",
                                         data: ["kind": "interrupted"]))
         }
+    }
+
+    /// "timer", "task" or "subscription" when the value at `index` is one of those, live and
+    /// owned by `owner`; nil otherwise.
+    private func liveOwnedKind(at index: Int32, owner: Scope, _ stack: LuaStack) -> String? {
+        if let timer = host.timerType.object(at: index, in: stack) { return timer.isActive && owner.owns(timer) ? "timer" : nil }
+        if let task = host.taskType.object(at: index, in: stack) { return !task.isDone && owner.owns(task) ? "task" : nil }
+        if let subscription = host.binding.tables.subscriptionType.object(at: index, in: stack) {
+            return subscription.isActive && owner.owns(subscription) ? "subscription" : nil
+        }
+        return nil
     }
 
     /// `interrupt`: stops this client's running eval. Code that was running has been stopped

@@ -61,6 +61,12 @@ public final class Scope {
         item.ownerSlot = -1
     }
 
+    /// Whether `item` is one of the live things the scope owns.
+    public func owns(_ item: any Cancellable) -> Bool {
+        let slot = Int(item.ownerSlot)
+        return slot >= 0 && slot < items.count && items[slot] === item
+    }
+
     /// How many live things the scope owns.
     public var count: Int { items.count }
 
