@@ -12,9 +12,7 @@
  * os.execute also tells the host which signal ended its program. While it waits, SIGINT and
  * SIGQUIT are ignored in the host (as system() does), so a Ctrl-C to the terminal's process group
  * reaches only the program, and the wait status is all the host learns of it: shells and Python
- * stop as if they had got the signal, and the host does the same (ScriptRunner). A SIGINT sent
- * to the host itself (`kill -INT`, a parent; not the terminal's key) is no Ctrl-C for the program:
- * ignored, it was lost and the run went on. It goes to the host's own handler at once. Arguments, errors
+ * stop as if they had got the signal, and the host does the same (ScriptRunner). Arguments, errors
  * and results are Lua's own (liolib.c, loslib.c). This file uses only the official API of Lua 5.4.
  */
 #define _GNU_SOURCE
@@ -99,43 +97,14 @@ static pthread_mutex_t ignoring = PTHREAD_MUTEX_INITIALIZER;
 static int waiting = 0;
 static struct sigaction saved_interrupt, saved_quit;
 
-/* A SIGINT sent while the host ignores it for the program, set when the host's action was the
- * default one (there is no handler to call): raised once the program has been waited for. */
-static volatile sig_atomic_t interrupt_kept;
-/* Set when a SIGINT sent to the host reached its own action during a wait: a program that died of
- * the same signal (`kill -INT -PGID` reaches both) is then no Ctrl-C to report on top of it. */
-static volatile sig_atomic_t interrupt_forwarded;
-
-/* SIGINT while os.execute waits: the terminal's (si_code SI_KERNEL) is the program's, as
- * system() ignores it; one a process sent (kill, sigqueue, tgkill: si_code <= 0) is the host's and
- * reaches its own handler (the stop thread's: the run stops, and ends past its grace period,
- * killing the program, as for SIGTERM). Async-signal-safe: the handler called is. */
-static void on_interrupt_while_waiting(int signo, siginfo_t *info, void *context) {
-    if (info == NULL || info->si_code > 0) return;
-    interrupt_forwarded = 1;
-    if (saved_interrupt.sa_flags & SA_SIGINFO) {
-        if (saved_interrupt.sa_sigaction != NULL) saved_interrupt.sa_sigaction(signo, info, context);
-    } else if (saved_interrupt.sa_handler == SIG_DFL) {
-        interrupt_kept = 1;
-    } else if (saved_interrupt.sa_handler != SIG_IGN) {
-        saved_interrupt.sa_handler(signo);
-    }
-}
-
 static void ignore_terminal_signals(void) {
     pthread_mutex_lock(&ignoring);
     if (waiting++ == 0) {
-        struct sigaction ignore, interrupt;
+        struct sigaction ignore;
         memset(&ignore, 0, sizeof ignore);
         ignore.sa_handler = SIG_IGN;
         sigemptyset(&ignore.sa_mask);
-        memset(&interrupt, 0, sizeof interrupt);
-        interrupt.sa_sigaction = on_interrupt_while_waiting;
-        interrupt.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&interrupt.sa_mask);
-        /* Saved first: the handler reads what it forwards to. */
-        sigaction(SIGINT, NULL, &saved_interrupt);
-        sigaction(SIGINT, &interrupt, NULL);
+        sigaction(SIGINT, &ignore, &saved_interrupt);
         sigaction(SIGQUIT, &ignore, &saved_quit);
     }
     pthread_mutex_unlock(&ignoring);
@@ -146,10 +115,6 @@ static void restore_terminal_signals(void) {
     if (--waiting == 0) {
         sigaction(SIGINT, &saved_interrupt, NULL);
         sigaction(SIGQUIT, &saved_quit, NULL);
-        if (interrupt_kept) {
-            interrupt_kept = 0;
-            raise(SIGINT);
-        }
     }
     pthread_mutex_unlock(&ignoring);
 }
@@ -193,10 +158,8 @@ static int execute(lua_State *L) {
         return 1;
     }
     errno = 0;
-    interrupt_forwarded = 0;
     int status = run_shell(command);
-    int told = interrupt_forwarded && status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGINT;
-    if (status != -1 && WIFSIGNALED(status) && !told && lua_isfunction(L, lua_upvalueindex(1))) {
+    if (status != -1 && WIFSIGNALED(status) && lua_isfunction(L, lua_upvalueindex(1))) {
         int saved = errno;
         lua_pushvalue(L, lua_upvalueindex(1));
         lua_pushinteger(L, WTERMSIG(status));

@@ -28,21 +28,8 @@ int crescent_terminal_arm(int input, int output, const void *saved, size_t saved
                           const char *leave, size_t length);
 /** Restores the terminal now if armed, and disarms; async-signal-safe, safe to call twice. */
 void crescent_terminal_restore(void);
-/** Restores the terminal now if armed, and disarms, as crescent_terminal_restore(); 1 when this
- *  call restored it. Whoever restores first does it whole (the leave bytes and the mode; neither
- *  while the process is a background job, whose terminal the shell owns), and a second caller
- *  returns only once it is complete (or a second has passed), so an exit that follows never
- *  leaves the terminal half given back. */
-int crescent_terminal_give_back(void);
 /** Forgets the saved mode without restoring it. */
 void crescent_terminal_disarm(void);
-/** Writes a frame of the live view to the terminal while it is held (armed, and no stop of the
- *  run has begun): 1 when written, 0 when dropped. A restore waits for a frame under way, so no
- *  frame lands after the terminal is given back. */
-int crescent_terminal_draw(const char *bytes, size_t length);
-/** A stop of the run has begun (a signal, a quit, a timeout): no frame is drawn from now on,
- *  until the terminal is armed again. Async-signal-safe. */
-void crescent_terminal_close_frames(void);
 /** Catches SIGTSTP until crescent_terminal_release_stop(): a stop (`kill -TSTP`, job control, the
  *  ctrl-z key's raise) restores the terminal first when armed, as a crash does, then stops the
  *  process as SIGTSTP's default action does. Returns the read end of a pipe (non-blocking) that

@@ -1,5 +1,4 @@
 import CPlatform
-import Model
 import Synchronization
 
 /// The process's one ordered output: `print`, `io.write` and the host's messages share C stdio,
@@ -129,43 +128,6 @@ public final class Console: Sendable {
         var text = text
         text.withUTF8 { bytes in
             bytes.withMemoryRebound(to: CChar.self) { crescent_write_stdout($0.baseAddress, $0.count) }
-        }
-    }
-
-    /// Writes out what was held while the app had the terminal (``TerminalTranscript``), in
-    /// order, after the terminal is given back. What goes to a terminal cannot drive it: its
-    /// control characters and escape sequences are written as escapes (``Model/displayable(_:keepingColours:)``),
-    /// colour sequences kept and reset after it; a `print` of a store item holding
-    /// `ESC[?1049h` put the shell back on the alternate screen. To a file or a pipe it goes byte
-    /// for byte.
-    func writeOut(held pieces: [(Stream, String)]) {
-        var index = pieces.startIndex
-        while index < pieces.endIndex {
-            // The pieces of one stream together: an `io.write` may have split a sequence.
-            let stream = pieces[index].0
-            var text = ""
-            while index < pieces.endIndex, pieces[index].0 == stream {
-                text += pieces[index].1
-                index += 1
-            }
-            if capture == nil, crescent_isatty(stream == .output ? 1 : 2) == 1 {
-                text = Model.displayable(text, keepingColours: true)
-                if text.utf8.contains(0x1B) { text += "\u{1B}[0m" }
-            }
-            writeThrough(stream, text)
-        }
-    }
-
-    /// Writes a frame of the live view on the whole terminal: straight to the terminal while its
-    /// session holds it (after what stdio holds of stdout), and not at all once a stop of the
-    /// run has begun or the terminal is given back (`crescent_terminal_draw`): a frame buffered
-    /// in stdio was written after the restore by the forced exit's message.
-    func writeFrame(_ text: String) {
-        if let capture { return capture(.output, text) }
-        crescent_flush_stdout()
-        var text = text
-        text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { _ = crescent_terminal_draw($0.baseAddress, $0.count) }
         }
     }
 

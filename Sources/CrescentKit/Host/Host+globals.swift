@@ -120,13 +120,8 @@ extension Host {
                     throw LuaRaise("os.exit is refused for remote code (it would end this host for its script and every client): "
                                    + "call app.exit(\(status)) to end the host on purpose, or detach with Ctrl-D")
                 }
-                if let key = self.remoteQuitKey {
-                    self.writeError("\(self.console.styled("crescent:", .warning)) \(caller) pressed \(key): the host quits")
-                } else {
-                    self.writeError("\(self.console.styled("crescent:", .warning)) \(caller) called \(function)(\(status)): the host exits")
-                }
+                self.writeError("\(self.console.styled("crescent:", .warning)) \(caller) called \(function)(\(status)): the host exits")
             }
-            self.remoteQuitKey = nil
             self.requestExit(status)
             self.vm.interrupter.interruptForExit()
             throw LuaRaise("exiting")

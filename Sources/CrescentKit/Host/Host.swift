@@ -143,9 +143,6 @@ public final class Host {
     /// Who runs the Lua code running now when it is a remote client's (`remote client 3`): its
     /// `os.exit` is refused and its `app.exit` logged, since it ends the host for everyone.
     var remoteCaller: String?
-    /// The default key a remote client pressed that quits (`q`), set just before its `app.exit(0)`:
-    /// the host says the client pressed it rather than that it called `app.exit`.
-    var remoteQuitKey: String?
     /// Functions the controller prelude offers the host (the REPL's command completion), once it
     /// has loaded: when a run first uses it (``loadedControllerHooks()``).
     var controllerHooks: LuaRef?

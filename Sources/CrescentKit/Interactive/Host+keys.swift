@@ -10,8 +10,7 @@ import Darwin
 extension Host {
     /// Adds the controller prelude's key primitives to its table (on top of the stack):
     /// `keyNames`, `showHelp(text)`, `helpKey(key)`, `showMessage(text)`, `redraw()`, `suspend()`,
-    /// `openCommandLine(text)`, `typeIntoCommandLine(key)`, `commandLineOpen()`, `quitKey(key)` and
-    /// `selectionKey(key)`.
+    /// `openCommandLine(text)`, `typeIntoCommandLine(key)`, `commandLineOpen()` and `selectionKey(key)`.
     func installKeyPrimitives() {
         let stack = vm.stack
         stack.newTable(fieldCount: Int32(KeyName.named.count))          // P names
@@ -61,11 +60,6 @@ extension Host {
         vm.register(field: "commandLineOpen") { [unowned self] stack in
             stack.push(self.commandLine?.isOpen == true)
             return .one
-        }
-        // quitKey(key): the default `q` a remote client pressed is about to quit (app.exit(0)).
-        vm.register(field: "quitKey") { [unowned self] stack in
-            self.remoteQuitKey = try stack.checkString(1, function: "quitKey")
-            return .none
         }
         vm.register(field: "suspend") { [unowned self] _ in
             self.suspendTerminal()
@@ -272,7 +266,7 @@ extension Host {
         session.end()
         presenter.leaveFullScreen()
         console.divert(nil)
-        console.writeOut(held: terminalTranscript?.take() ?? [])
+        for (stream, text) in terminalTranscript?.take() ?? [] { console.writeThrough(stream, text) }
         terminalTranscript = nil
         console.flush()
     }
@@ -298,7 +292,7 @@ extension Host {
         guard let transcript = terminalTranscript else { return }
         terminalTranscript = nil
         console.divert(nil)
-        console.writeOut(held: transcript.take())
+        for (stream, text) in transcript.take() { console.writeThrough(stream, text) }
         console.flush()
     }
 }

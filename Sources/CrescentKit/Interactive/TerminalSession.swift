@@ -176,16 +176,16 @@ final class TerminalSession: Sendable {
         takeBackAfterStop()
     }
 
-    /// After a stop gave the terminal back: raw mode, the alternate screen; true when it was taken. Not while
+    /// After a stop gave the terminal back: raw mode (the mode it had while stopped, a shell's
+    /// own, saved for the crash guard), the alternate screen; true when it was taken. Not while
     /// the process is a background job (`bg`: its modes are the shell's to set), nor after the
     /// session ended. From the reader's thread or the loop, one at a time.
     @discardableResult
     private func takeBackAfterStop() -> Bool {
         phase.withLock { phase in
             let stop = crescent_terminal_continued_stop()
-            guard phase == .active, stop != 0, terminal.isForeground, (try? terminal.enableRawMode()) != nil else { return false }
-            // The mode the session found is the one it gives back, whichever way out it takes.
-            arm(saved)
+            guard phase == .active, stop != 0, terminal.isForeground, let again = try? terminal.enableRawMode() else { return false }
+            arm(again)
             terminal.write(Self.enterBytes)
             crescent_terminal_taken_back(stop)
             return true
@@ -196,8 +196,7 @@ final class TerminalSession: Sendable {
     var size: (columns: Int, rows: Int)? { terminal.windowSize() }
 
     /// Gives the terminal back: leaves the alternate screen, shows the cursor, turns off what was
-    /// turned on, restores the mode (all of it, once, through the guard: see
-    /// `crescent_terminal_give_back`). Write the last frame (and flush stdio) before. Safe to call
+    /// turned on, restores the mode. Write the last frame (and flush stdio) before. Safe to call
     /// twice.
     func end() {
         let wasActive = phase.withLock { phase in
@@ -210,11 +209,9 @@ final class TerminalSession: Sendable {
             monitor = nil
         }
         crescent_terminal_release_stop()
-        // Through the guard, which restores once whoever comes first (a second ctrl-c's forced
-        // exit races this teardown) and waits for the one under way; nothing when a stop gave
-        // the terminal back already (a suspended or `bg` job ending on SIGTERM: the shell owns
-        // it, and setting its mode from the background stopped the process on SIGTTOU).
-        crescent_terminal_give_back()
+        crescent_terminal_disarm()
+        terminal.write(Self.leaveBytes)
+        terminal.restore(saved)
         crescent_terminal_forget_stops()
     }
 }

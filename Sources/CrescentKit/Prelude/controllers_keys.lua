@@ -147,13 +147,17 @@ local function keyEntries(self)
   return entries
 end
 
--- The status line's hints: each key with its help, whatever its length (a line with no room for
--- them all is shortened at a whole hint to `… ?` as it is drawn; a method's name is no help).
+-- The status line's hints: each key with its help (the method's name when the help is long).
 local function keyHints(self)
+  local st = state[self]
   local hints = {}
   for _, entry in ipairs(keyEntries(self)) do
     local key, help = entry[1], entry[2]
-    if key ~= "ctrl-c" then hints[#hints + 1] = key .. " " .. help end
+    if key ~= "ctrl-c" then
+      local binding = st.keys[key]
+      if binding and #help > 16 then help = binding.method end
+      hints[#hints + 1] = key .. " " .. help
+    end
   end
   return concat(hints, "  ")
 end
@@ -243,8 +247,6 @@ local function dispatchKey(key, done, where, remote)
   end
   if key == "q" then
     done(true)
-    -- A remote client's q is said as the key it is, not as an app.exit(0) it never called.
-    if remote then P.quitKey(key) end
     return app.exit(0)
   elseif (key == "esc" or key == "backspace") and #stack > 1 then
     app.pop()

@@ -100,9 +100,6 @@ public enum ScriptRunner {
             /// where the interrupt hook never runs) the process exits anyway after a grace period,
             /// and a second signal exits at once.
             let stop: @Sendable (Int32, Bool, Bool) -> Void = { status, timeout, interrupting in
-                // No frame from here: the busy note's "running N s" drawn by a handler that the
-                // stop let return landed on the shell's screen after the terminal was given back.
-                crescent_terminal_close_frames()
                 if stopping.requests.add(1, ordering: .relaxed).newValue > 1 && !timeout {
                     stopping.exitNow(status, console: console, reason: "a second signal")
                 }
@@ -143,9 +140,6 @@ public enum ScriptRunner {
             // flag again from the stop thread, where it could land after the host had cleared
             // it to tear down and stop a teardown action ("error while tearing down: interrupted").
             host.onProgramInterrupted = {
-                // A SIGINT sent to the whole group (`kill -INT -PGID`) reached the host too, and
-                // its stop is under way: this one would be a second signal, an exit at once.
-                guard stopping.requests.load(ordering: .relaxed) == 0 else { return }
                 interrupter.interrupt(status: 130)
                 stopThread.after(0) { signalled(130, false) }
             }
@@ -245,7 +239,6 @@ final class StopState: Sendable {
     func exitNow(_ status: Int32, console: Console, reason: String, pastGrace: Bool = false) -> Never {
         // `_exit` runs no atexit handler: the programs scripts and plugins started go here,
         // group and all, and those `io.popen` and `os.execute` started, which skip their `pclose`.
-        crescent_terminal_close_frames()
         let plugins = ProcessGroups.killAll()
         ProcessTree.killDescendants()
         var said = reason

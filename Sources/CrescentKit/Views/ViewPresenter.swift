@@ -177,7 +177,7 @@ final class ViewPresenter {
             output += "\u{1B}[?25l"
         }
         fullScreen?.showsCursor = status.prompt != nil
-        if !output.isEmpty { console.writeFrame(output) }
+        if !output.isEmpty { console.writeView(output) }
     }
 
     /// Draws the status line alone, now, over the frame on the screen: for code that holds the
@@ -193,7 +193,8 @@ final class ViewPresenter {
         if let prompt = status.shownPrompt(width: frame.width) {
             output += "\u{1B}[\(height ?? 24);\(min(prompt.cursor, frame.width - 1) + 1)H"
         }
-        console.writeFrame(output)
+        console.writeView(output)
+        console.flush()
     }
 
     /// Shows the command line (its text and cursor column) on the status line, or nil: the hints.

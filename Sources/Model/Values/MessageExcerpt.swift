@@ -53,50 +53,17 @@ public func displayHazard(in text: some StringProtocol, allowingLines: Bool = fa
 
 /// Text from outside (a plugin's docs) made safe to print: each character that
 /// ``isDisplayHazard(_:)`` written as an escape, newlines and tabs kept; nothing clipped.
-///
-/// With `keepingColours`, what a script printed and the host writes out to a terminal: SGR
-/// sequences (`ESC [` digits, `;` and `:`, then `m`: colours and bold, the host's own styled
-/// `crescent:` among them) are kept as they are, as `less -R` keeps them, since they only change
-/// how the text after them looks (the caller resets them after the text); any other sequence
-/// (leaving the main screen, hiding the cursor, mouse reporting, a window title) and a lone
-/// carriage return are written as escapes. A carriage return before a newline ends the line as
-/// it would.
-public func displayable(_ text: String, keepingColours: Bool = false) -> String {
+public func displayable(_ text: String) -> String {
     guard displayHazard(in: text, allowingLines: true) != nil else { return text }
-    let scalars = Array(text.unicodeScalars)
-    var shown = String.UnicodeScalarView()
-    var index = 0
-    while index < scalars.count {
-        let scalar = scalars[index]
-        if keepingColours, scalar == "\u{1B}", let end = endOfColourSequence(scalars, from: index) {
-            shown.append(contentsOf: scalars[index..<end])
-            index = end
-            continue
-        }
-        let lineEnd = keepingColours && scalar == "\r" && index + 1 < scalars.count && scalars[index + 1] == "\n"
-        if isDisplayHazard(scalar), scalar != "\n", scalar != "\t", !lineEnd {
-            shown.append(contentsOf: escapeSequence(scalar).unicodeScalars)
+    var shown = ""
+    for scalar in text.unicodeScalars {
+        if isDisplayHazard(scalar), scalar != "\n", scalar != "\t" {
+            shown += escapeSequence(scalar)
         } else {
-            shown.append(scalar)
-        }
-        index += 1
-    }
-    return String(shown)
-}
-
-/// The index after an SGR sequence (`ESC [` parameters `m`) that starts at `start`, or nil when
-/// what starts there is no such sequence.
-private func endOfColourSequence(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
-    guard start + 2 < scalars.count, scalars[start + 1] == "[" else { return nil }
-    var index = start + 2
-    while index < scalars.count {
-        switch scalars[index] {
-        case "0"..."9", ";", ":": index += 1
-        case "m": return index + 1
-        default: return nil
+            shown.unicodeScalars.append(scalar)
         }
     }
-    return nil
+    return shown
 }
 
 /// How text shown on a terminal writes a character that must not reach it raw: `\u{1B}` (Swift's
