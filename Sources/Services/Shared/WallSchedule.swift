@@ -202,7 +202,8 @@ public struct WallSchedule: Sendable, CustomStringConvertible {
             let zone = try zone(file: rule, given: value)
             return (zone, zone.identifier)
         }
-        if let offset = fixedOffset(rule), let zone = TimeZone(secondsFromGMT: offset) { return (zone, rule) }
+        // A POSIX rule's sign is reversed (`JST-9` is UTC+9): named by its offset, GMT+0900.
+        if let offset = fixedOffset(rule), let zone = TimeZone(secondsFromGMT: offset) { return (zone, zone.identifier) }
         if isRuleWithDaylightSaving(rule) {
             throw ServiceError(.invalidArgument, "TZ '\(visible(value, limit: 40))' is not an IANA time zone but a POSIX rule with daylight saving, which schedules cannot follow: give { zone = \"Europe/Paris\" } (or set TZ to such a name)")
         }
