@@ -2,58 +2,9 @@ import LuaBridge
 import Model
 
 extension Host {
-    /// Gives scripts the controllers' stand-ins (Prelude/controllers_firstuse.lua): `controller`,
-    /// `help` and `app`'s fields load the controller prelude when a run first uses them, as the
-    /// host does for its own first use (``loadedControllerHooks()``). Most runs make no
-    /// controller, and loading the prelude was a third of `crescent -e ''`.
+    /// Loads the controller prelude (Prelude/controllers.lua) with the few primitives it needs,
+    /// passed as a private table so scripts cannot reach them.
     func installControllers() throws(LuaError) {
-        try Prelude.controllersFirstUse.load(into: vm)
-        let stack = vm.stack
-        vm.pushFunction { [unowned self, unowned vm] stack in
-            // Built on the VM's main stack, then moved to the caller's, which is a coroutine's
-            // when a task makes the first controller.
-            try self.pushControllersChunk()
-            if stack.state != vm.state { vm.stack.move(2, to: stack) }
-            return .values(2)
-        }
-        vm.pushFunction { [unowned self] stack in
-            stack.pushValue(at: 1)
-            self.controllerHooks = self.vm.ref(from: stack)
-            // The message handlers word error values with the hooks' errorText from now on.
-            if stack.rawGet(1, "errorText") == .function { stack.setErrorTextFunction() } else { stack.pop() }
-            return .none
-        }
-        for global in ["app", "help", "inspect"] { vm.getGlobal(global) }
-        try vm.call(arguments: 5, results: 2)                        // load errorText
-        stack.setErrorTextFunction()                                 // load
-        controllersLoader = vm.ref()
-        // help(controller) evaluates the stand-in before help loads the controllers, which then
-        // replace the global it would be found by: the stand-ins carry the globals' documentation.
-        for name in ["controller", "help"] {
-            if vm.getGlobal(name) == .function, let entry = GlobalDocs.entry(named: name) { binding.document(functionOnTop: entry.text) }
-            stack.pop()
-        }
-    }
-
-    /// The controllers' hooks, loading the controller prelude first if no script has used it
-    /// yet; nil in a plugin's host, once the run has finished, or when it could not load
-    /// (reported).
-    func loadedControllerHooks() -> LuaRef? {
-        if let controllerHooks { return controllerHooks }
-        guard isRunning, let loader = controllersLoader else { return nil }
-        let stack = vm.stack
-        let base = stack.top
-        defer { stack.setTop(base) }
-        loader.push(onto: stack)
-        do throws(LuaError) { try vm.call(arguments: 0, results: 0) } catch {
-            report(error, context: "cannot load the controllers")
-        }
-        return controllerHooks
-    }
-
-    /// Pushes the controller prelude's chunk (Prelude/controllers.lua) and the few primitives it
-    /// needs, passed as a private table so scripts cannot reach them.
-    private func pushControllersChunk() throws(LuaError) {
         let scopeType = vm.objectType(
             Scope.self, name: "Scope",
             methods: [
@@ -124,16 +75,12 @@ extension Host {
             try stack.checkFunction(1, function: "onTeardown")
             stack.pushValue(at: 1)
             let hook = self.vm.ref(from: stack)
-            let action = { [unowned self] in
+            self.teardownActions.append { [unowned self] in
                 hook.push(onto: self.vm.stack)
                 do throws(LuaError) { try self.vm.call(arguments: 0, results: 0) } catch {
                     self.report(error, context: "error while tearing down")
                 }
             }
-            // Last of the teardown, as when the controllers loaded with the host, though they
-            // load when first used; and kept for a spec host's next test (restartModel).
-            self.teardownActions.insert(action, at: 0)
-            self.setupTeardownActions.insert(action, at: 0)
             return .none
         }
         // willLoadFirst(): the first controller starts loading.
@@ -182,13 +129,21 @@ extension Host {
             }
             slot.setContent(content)
             return .none
-        }                                                             // chunk P
+        }
+        try vm.call(arguments: 1, results: 1)                         // hooks
+        // The message handlers word error values with the hooks' errorText from now on.
+        if stack.rawGet(-1, "errorText") == .function {               // hooks errorText
+            stack.setErrorTextFunction()
+        } else {
+            stack.pop()
+        }                                                             // hooks
+        controllerHooks = vm.ref()
     }
 
     /// The top controller's command names, `help` and `quit` last; none without a controller.
     /// Runs only the prelude's own code (raw reads of its state), never a script's.
     func commandNames() -> [String] {
-        guard let hooks = loadedControllerHooks() else { return [] }
+        guard let hooks = controllerHooks else { return [] }
         let stack = vm.stack
         let base = stack.top
         defer { stack.setTop(base) }
@@ -223,9 +178,8 @@ extension Host {
         guard !words.isEmpty else { return }
         let stack = vm.stack
         var leading: Int32 = 0
-        let hooks = loadedControllerHooks()
         do {
-            if failureCounts, let hooks {
+            if failureCounts, let hooks = controllerHooks {
                 hooks.push(onto: stack)
                 _ = stack.rawGet(-1, "sendCommand")                  // hooks sendCommand
                 vm.pushFunction { [unowned self] stack in              // hooks sendCommand report
@@ -234,7 +188,7 @@ extension Host {
                 }
                 stack.push(Int64(0))                                  // hooks sendCommand report token
                 leading = 2
-            } else if let hooks {
+            } else if let hooks = controllerHooks {
                 hooks.push(onto: stack)
                 _ = stack.rawGet(-1, "sendLine")                     // hooks sendLine
             } else {

@@ -4,9 +4,8 @@ import Synchronization
 /// The parts of the Lua API written in Lua, embedded in the binary at build time: one table of
 /// the modules, what each chunk takes and what it gives. A host loads `change` and `marks` with
 /// its binding's tables, then `time` and the stand-ins of `inspect` and `json`, then `models`,
-/// `services` and the stand-ins of the controllers; the others when their caller first needs
-/// them (`controllers` and its parts when a run first uses them, `plugin` in a Lua plugin's
-/// host, `output` in the REPL's, the test modules in a test's).
+/// `services` and `controllers`; the others when their caller first needs them (`plugin` in a
+/// Lua plugin's host, `output` in the REPL's, the test modules in a test's).
 ///
 /// | module | takes | gives |
 /// |---|---|---|
@@ -15,7 +14,6 @@ import Synchronization
 /// | `marks` | nothing | `json.null`, the shape metatables of `json.array` and `json.object`, and `resolve` (`__tojson`) |
 /// | `json` | what `marks` gives, the Swift codec, `resembles` | the `json` global |
 /// | `models` | the `json` global (its stand-in) | methods of data models by type name (`response:json()`) |
-/// | `controllers_firstuse` | the host's functions that load `controllers` and take its hooks, `app`, `help`, `inspect` | the stand-ins of `controller`, `help` and `app`'s fields until a run first uses them; the function that loads `controllers`, the stand-in `errorText` |
 /// | `controllers` | the host's primitives (scopes, tasks, timers, reports), with its parts' chunks | `controller`, the lifecycle; its parts' `app` functions and `Controller` methods |
 /// | `controllers_mistakes`, `_navigation`, `_commands`, `_keys`, `_helpers` | the same primitives and the internals the parts share | the parts of `controllers`, in that order (``controllerParts``) |
 /// | `assertions` | a test host's primitives and options | `assert` (luassert's engine and chains), `say` (`crescent test` only) |
@@ -74,10 +72,6 @@ enum Prelude {
     static let models = Module(name: "models", source: PackageResources.models_lua, compiled: Bytecode.models, input: .json)
     static let controllers = Module(name: "controllers", source: PackageResources.controllers_lua,
                                     compiled: Bytecode.controllers, input: .hostPrimitives)
-    /// The stand-ins of `controller`, `help` and `app` until a run first uses them, which then
-    /// load `controllers` (``Host/installControllers()``).
-    static let controllersFirstUse = Module(name: "controllers_firstuse", source: PackageResources.controllers_firstuse_lua,
-                                            compiled: Bytecode.controllers_firstuse, input: .callerValues)
     /// The parts of `controllers`, by the name its chunk loads them under: each a concern of its
     /// own (the wording of mistakes, navigation, commands, keys, what a controller owns and
     /// composition), sharing the controllers' internals through a table the first chunk passes.
@@ -154,7 +148,7 @@ enum Prelude {
     }
 
     /// Every embedded module, the test host's and the bridge's too.
-    static let allModules: [Module] = [inspect, marks, json, models, controllersFirstUse, controllers] + controllerParts.map(\.module)
+    static let allModules: [Module] = [inspect, marks, json, models, controllers] + controllerParts.map(\.module)
         + [assertions, checks, doubles, fakes, coverage, environments, testing] + testingParts
         + [testingApp, firstUse, change, services, time, latest, output, plugin]
 

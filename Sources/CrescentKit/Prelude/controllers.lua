@@ -11,10 +11,7 @@
 -- (true when the shown help took a key: scrolled or closed), redraw (ctrl-l), suspend (ctrl-z),
 -- commandLineOpen (whether the terminal's `:` line is open), selectionKey (a key's effect on the
 -- shown view's selection and focus), busy (which key or command runs, for the terminal's busy
--- indicator), stopping (whether a Ctrl-C is stopping it) and parts (the chunks of the parts); and
--- from its stand-ins (controllers_firstuse.lua, which load it on first use) define (sets a global
--- it gives scripts, `controller` and `help`, unless a script replaced the stand-in), help and
--- inspect (those globals before any script ran).
+-- indicator), stopping (whether a Ctrl-C is stopping it) and parts (the chunks of the parts).
 --
 -- Lifecycle, in order: init(args), loadView(), viewDidLoad(), viewWillAppear(), viewDidAppear(),
 -- viewWillDisappear(), viewDidDisappear(), dealloc(); each optional, each run inside a task so it
@@ -115,7 +112,7 @@ C.classPlaces = classPlaces
 -- The classes made, in order ({ name, place }), and whether any instance was: a run that ends
 -- with classes and no instance forgot app.push (unshownNote, for the host).
 local madeClasses, instantiated = {}, false
-local function controller(name, base, ...)
+function controller(name, base, ...)
   if type(name) ~= "string" or name == "" then
     error("bad argument #1 to 'controller' (name must be a non-empty string)", 2)
   end
@@ -143,7 +140,6 @@ local function controller(name, base, ...)
     __tostring = function() return "controller " .. name end,
   })
 end
-P.define("controller", controller)
 
 
 -- "file:line: " of the code `level` calls up from the caller of this, for a warning said later

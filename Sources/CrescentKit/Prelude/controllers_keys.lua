@@ -205,15 +205,15 @@ local function controllerHelp(value)
   return concat(lines, "\n")
 end
 
-local help_ = P.help
+local help_ = help
 if type(help_) == "function" then
-  P.define("help", function(...)
+  function help(...)
     local value = ...
     -- Here, so that the error names the script's line, not this wrapper's.
     tooMany("help([topic])", "a topic (optional)", 1, select(2, ...))
     if isClass(value) or (type(value) == "table" and state[value] ~= nil) then return print(controllerHelp(value)) end
     return help_(...)   -- as given: help() is the overview, help(nil) a name that reads nil
-  end)
+  end
 end
 
 -- `remote` is the table of a remote client's `key` request, shared by its keys, or nil.

@@ -6,7 +6,7 @@
 -- primitives `P` and the controllers' shared internals `C`; adds to `C` what the other parts use.
 local P, C = ...
 local type, setmetatable, rawget, rawset, tostring, ipairs, next, getmetatable = type, setmetatable, rawget, rawset, tostring, ipairs, next, getmetatable
-local traceback, getinfo, getlocal, sort, inspect_ = debug.traceback, debug.getinfo, debug.getlocal, table.sort, P.inspect
+local traceback, getinfo, getlocal, sort, inspect_ = debug.traceback, debug.getinfo, debug.getlocal, table.sort, inspect
 local isClass, nameOf, methodNames, classPlaces = C.isClass, C.nameOf, C.methodNames, C.classPlaces
 
 -- An error value that is not a string (`error({ code = 1 })`) as a message: the line of the

@@ -188,16 +188,9 @@ extension SpecHost {
         }
         vm.register(field: "controllerHooks") { [unowned self] stack in
             // The controllers' hooks (sendCommand), for a spec's send to hear how a command went.
-            if let hooks = host.controllerHooks {
-                hooks.push(onto: stack)
-                return .one
-            }
-            // Loaded by the spec's own code, on its stack, as a script's first use does.
-            guard let loader = host.controllersLoader else { return .none }
-            let base = stack.top
-            loader.push(onto: stack)
-            guard stack.callKeepingError(arguments: 0) else { throw ErrorValueOnTop() }
-            return .values(stack.top - base)
+            guard let hooks = host.controllerHooks else { return .none }
+            hooks.push(onto: stack)
+            return .one
         }
         vm.register(field: "noteHook") { [unowned self] stack in
             // noteHook(name, kind[, testStatus, testMessage]): the test's hook starting; none, none when they are done.
