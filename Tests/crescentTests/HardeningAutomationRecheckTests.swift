@@ -118,7 +118,7 @@ import Testing
             """])
         #expect(result.stdoutLines.last == "4 passed, 1 failed", "\(result)")
         #expect(result.stdout.contains("FAIL    fake.process fails a test whose function answers what no program gives"), "\(result)")
-        #expect(result.stdout.contains("fake.process answer for x: status must be an integer 0-255 (a program's exit status), got \"zero\""), "\(result)")
+        #expect(result.stdout.contains("fake.process answer for x's function: status must be an integer 0-255 (a program's exit status), got \"zero\""), "\(result)")
         #expect(result.stderrShowsNoCrash, "\(result)")
     }
 
