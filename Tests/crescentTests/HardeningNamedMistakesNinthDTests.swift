@@ -40,4 +40,23 @@ import Testing
         #expect(lines.dropFirst().first?.hasSuffix("got table without lon (it has lat, lng)") == true, "\(result)")
         #expect(lines.last?.contains("longitude is missing (field 'lon'); it has 'lng': name it 'lon'") == true, "\(result)")
     }
+    /// After #18 a list of placemarks raises when read by a record's field name; `assert.same`
+    /// comparing one with a record raised that from inside the assertion library
+    /// (`[crescent assertions]`) instead of reporting the mismatch.
+    @Test func assertSameOfAListAndARecordIsAMismatch() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("spec/a_spec.lua", """
+            describe("same", function()
+              it("a list against a record", function()
+                local ok, err = pcall(assert.same, { name = "x" }, services.geocoder:search("Paris"))
+                assert.is_false(ok)
+                assert.matches("expected the values to be the same", tostring(err))
+                assert.is_nil(tostring(err):find("crescent assertions", 1, true))
+              end)
+            end)
+            """)
+        let result = try await crescent(["test", "spec/a_spec.lua"], in: sandbox)
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("1 passed, 0 failed"), "\(result)")
+    }
 }
