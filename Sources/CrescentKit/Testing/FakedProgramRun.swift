@@ -45,30 +45,31 @@ final class FakedProgramRun: Sendable {
 
     /// Ends it now, killed by SIGKILL (nothing when it has ended).
     func kill() {
-        guard let waiting = finish() else { return }
-        waiting?.cancel()
+        guard finish() else { return }
         completion(.success(ProcessOutcome(status: nil, signal: "SIGKILL")))
     }
 
     private func end(_ result: Result<ProcessOutcome, ServiceError>) {
-        guard finish() != nil else { return }
+        guard finish() else { return }
         completion(result)
     }
 
-    /// Ends the phase: nil when it had ended, else the wait on the clock it had (uncounted now).
-    private func finish() -> Cancellation?? {
-        phase.withLock { phase in
+    /// Ends the phase, its wait on the clock cancelled and uncounted; false when it had ended.
+    private func finish() -> Bool {
+        let (first, waiting): (Bool, Cancellation?) = phase.withLock { phase in
             switch phase {
             case .answering:
                 phase = .ended
-                return .some(nil)
+                return (true, nil)
             case .waiting(let waiting, let clock):
                 phase = .ended
                 clock.countClockWait(-1)
-                return .some(waiting)
+                return (true, waiting)
             case .ended:
-                return nil
+                return (false, nil)
             }
         }
+        waiting?.cancel()
+        return first
     }
 }
