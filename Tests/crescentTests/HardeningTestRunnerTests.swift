@@ -288,5 +288,51 @@ import Testing
         #expect(!plain.stdout.contains("quiet"), "\(plain)")
         #expect(plain.stdoutLines.last == "1 passed, 1 failed", "\(plain)")
     }
-}
 
+    /// A process plugin is a program, which code under test may not start in a spec (programs and
+    /// the network are the spec's to fake): calling its service fails the test naming the plugin,
+    /// its program and `fake.service`, and the run goes on; faked, it answers. Its start crashed
+    /// the runner (SIGILL: NIO's pipe bootstrap refused the spec's loop).
+    @Test func aProcessPluginInASpecIsNamedToBeFaked() async throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("plugins/slow/plugin.toml", """
+            name = "slow"
+            version = "1.0.0"
+            crescent = ">=0.1.0"
+            kind = "process"
+            command = ["python3", "slow.py"]
+            services = ["slow"]
+            """)
+        try sandbox.write("plugins/slow/slow.py", #"""
+            import json, sys
+
+            for line in sys.stdin:
+                message = json.loads(line)
+                method, id = message.get("method"), message.get("id")
+                if method == "shutdown":
+                    break
+                if id is None:
+                    continue
+                result = {"services": [{"name": "slow", "summary": "x", "methods": [{"name": "late", "args": [], "returns": "string"}],
+                                        "events": []}]} if method == "initialize" else "late"
+                sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": id, "result": result}) + "\n")
+                sys.stdout.flush()
+            """#)
+        let granted = try await inHome(["plugins", "allow", "slow"], sandbox)
+        #expect(granted.status == 0, "\(granted)")
+        try sandbox.write("spec/slow_spec.lua", """
+            it("calls the plugin", function() assert.equals("late", services.slow:late()) end)
+            it("fakes the plugin", function()
+              fake.service("slow", { methods = { late = function() return "faked" end } })
+              assert.equals("faked", services.slow:late())
+            end)
+            """)
+        let result = try await inHome(["test"], sandbox, timeLimit: 60)
+        #expect(result.stderrShowsNoCrash, "\(result)")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdoutLines.last == "1 passed, 1 failed", "\(result)")
+        #expect(result.stdout.contains("FAIL    calls the plugin"), "\(result)")
+        #expect(result.stdout.contains("it is a process plugin (it runs python3 slow.py)"), "\(result)")
+        #expect(result.stdout.contains("fake.service(\"slow\""), "\(result)")
+    }
+}

@@ -158,6 +158,9 @@ public final class Host {
     /// Set for a spec file's host: ``finish(status:)`` tears the model down but keeps the VM, which
     /// ``restartModel(services:clock:)`` gives a fresh model for the file's next test.
     var keepsVM = false
+    /// False for a spec file's host: a process plugin is a program, which the code under test
+    /// may not start there (its service is the spec's to fake, as programs and the network are).
+    var startsPluginPrograms = true
     /// The teardown actions the host's own set-up registered (the controllers' prelude's): they
     /// come back for each restarted model.
     var setupTeardownActions: [() -> Void] = []

@@ -151,6 +151,11 @@ extension ProcessPlugin {
 
     /// Spawns the program in its folder and writes the `initialize` request to it.
     func spawnInitializing() throws(PluginProblem) -> PluginProcess {
+        guard host.startsPluginPrograms else {
+            let service = manifest.services.first ?? manifest.name
+            throw PluginProblem("it is a process plugin (it runs \(command.joined(separator: " "))), and the code under test may not start "
+                                + "programs in a spec: give its service a fake, fake.service(\"\(service)\", { methods = { ... } })")
+        }
         let folder = PluginSearch.canonical(manifest.folder)
         // Without Landlock the launcher lets only a plugin [plugins] allow_unsandboxed names start.
         let sandbox = PluginSandbox.landlockABI() >= 1 ? try PluginSandbox(manifest: manifest, dataDirectory: host.options.dataDirectory) : nil

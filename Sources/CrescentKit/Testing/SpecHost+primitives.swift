@@ -365,11 +365,16 @@ extension SpecHost {
         let methods = (try modelValue(at: 3, stack, function: "fake.service")).arrayValue?.compactMap(\.stringValue) ?? []
         let events = (try modelValue(at: 4, stack, function: "fake.service")).arrayValue?.compactMap(\.stringValue) ?? []
         let entry = host.binding.services.first { $0.name == name }
-        let declared = entry?.interface
+        // A process plugin never run declares nothing until it starts, which it may not do in a
+        // spec: its fake takes the spec's names as an undeclared service's would.
+        let declared = entry.flatMap { entry -> AnyInterface? in
+            let interface = entry.interface
+            return interface.methods.isEmpty && interface.properties.isEmpty && interface.events.isEmpty ? nil : interface
+        }
         // A fake of a name no service has is the spec's own service, unless it is one edit from a
         // real one (`geocodr`): then the fake stands in for nothing the code under test reads.
         let serviceNames = host.binding.services.map(\.name)
-        if declared == nil, let closest = NameSuggestion.closest(to: name, among: serviceNames, prefixes: false) {
+        if entry == nil, let closest = NameSuggestion.closest(to: name, among: serviceNames, prefixes: false) {
             throw LuaRaise("fake.service: no service is named '\(name)' (\(NameSuggestion.listing("services", serviceNames, suggesting: closest))); "
                            + "a fake of a service of the spec's own needs a name no service's is close to")
         }

@@ -22,12 +22,14 @@ final class SpecHost {
     let link: SpecLink
     /// The running test's real-time limit, if it has one.
     let timeLimit: SpecTimeLimit?
-    /// The runner table the testing prelude returned, and its two callbacks.
+    /// The runner table the testing prelude returned, and its callbacks.
     private(set) var runner: LuaRef?
-    private var httpHandler: LuaRef?
+    /// The testing prelude's `runner.http`: answers requests from `fake.http`'s routes.
+    var httpHandler: LuaRef?
     /// The testing prelude's `runner.process`: answers programs from `fake.process`.
     var processHandler: LuaRef?
-    private var callHandler: LuaRef?
+    /// The testing prelude's `runner.call`: answers a faked service's methods.
+    var callHandler: LuaRef?
     /// The fakes the spec made, by service name.
     var fakes: [String: FakeService] = [:]
     var locationScript: LocationScript?
@@ -43,17 +45,8 @@ final class SpecHost {
     /// When the test's body began waiting (virtual time), for ``waitLimit``.
     var waitStart: Duration?
 
-    /// How long ``settle()`` waits for a service call running on another thread (a geocoder
-    /// lookup, whose first one loads the data; a store write) before it takes the call to be
-    /// waiting on virtual time. Generous: a loaded machine may take seconds for the first.
-    static let quietPeriod = 15.0
-    /// How long ``settle()`` gives a task the clock woke to hand the loop work or sleep again
-    /// (a task that ends instead costs this once).
-    static let wakePeriod = 2.0
     /// How many tasks slept on the clock when the host last settled.
-    private var sleepersSettled = 0
-    /// The most virtual time a test may wait through while its body awaits.
-    static let waitLimit = Duration.seconds(86_400)
+    var sleepersSettled = 0
 
     /// A host for a spec file, with `options` as the base (config file, columns).
     /// - Parameter selection: `--filter` and the tags (`#tag` in names) that select and leave out tests.
@@ -77,6 +70,7 @@ final class SpecHost {
         plugins = [SpecPlugin(link: link)]
         host = try Host(loop: loop, options: options, console: console, plugins: plugins, clock: clock) { _ in }
         host.keepsVM = true
+        host.startsPluginPrograms = false
         // The memory error names what raises the limit of a test run.
         host.vm.memoryLimitSetting = "crescent test --memory-limit MIB"
         // Those as it closes fail the test in its teardown (SpecTeardown), with the test's name.
@@ -139,75 +133,6 @@ final class SpecHost {
 
     /// What stops the host's running Lua code from another thread (the time limit).
     var interrupter: LuaInterrupter { host.vm.interrupter }
-
-    // MARK: Settling
-
-    /// Runs the host's queued turns, and waits for service calls finishing on other threads,
-    /// until nothing is left but what waits on the clock.
-    func settle() {
-        while true {
-            // A test's turn lasts as long as its body: deliveries queued meanwhile (an initial
-            // value, a post) are scheduled here, as the end of a turn would.
-            host.binding.scheduleDelivery()
-            if loop.runPending() > 0 { continue }
-            guard host.isRunning, timeLimit?.hasExpired != true else { return }
-            let sleepers = clock.sleepers
-            // Script requests, spawned programs and the services' own tasks (a feed's poll) run
-            // until they hand the loop work, sleep on the clock, or end; a call that waits for a
-            // job on the clock (`location:current()` for a replayed fix) waits as a sleeper does.
-            let busyObjects = host.binding.ownedObjects.values.filter { $0.object.isBusy }.count
-            let running = host.binding.requests.count + busyObjects + clock.runningTasks
-            let waiting = sleepers + clock.clockWaits
-            if running > waiting {
-                if waitForProgress(running: running, sleepers: waiting) { continue }
-            } else if sleepers < sleepersSettled {
-                // The clock woke a task (a feed's poll loop): it runs on another thread until it
-                // hands the loop work or sleeps again.
-                let deadline = ContinuousClock.now + .seconds(Self.wakePeriod)
-                while !loop.hasWork && clock.sleepers < sleepersSettled && ContinuousClock.now < deadline
-                        && timeLimit?.hasExpired != true {
-                    _ = loop.waitForWork(timeout: 0.002)
-                }
-                if !loop.hasWork && clock.sleepers < sleepersSettled { sleepersSettled = clock.sleepers }
-                continue
-            }
-            sleepersSettled = sleepers
-            return
-        }
-    }
-
-    /// Waits until the loop has work, a request or task has ended, or one has gone to sleep on
-    /// the clock; false when none of that happened within ``quietPeriod``.
-    private func waitForProgress(running: Int, sleepers: Int) -> Bool {
-        let deadline = ContinuousClock.now + .seconds(Self.quietPeriod)
-        while ContinuousClock.now < deadline {
-            if loop.waitForWork(timeout: 0.002) { return true }
-            let busyObjects = host.binding.ownedObjects.values.filter { $0.object.isBusy }.count
-            if host.binding.requests.count + busyObjects + clock.runningTasks < running
-                || clock.sleepers + clock.clockWaits > sleepers { return true }
-            if timeLimit?.hasExpired == true { return false }
-        }
-        return false
-    }
-
-    /// One step of virtual time while a test's body waits: runs the next job due (and what it
-    /// causes). Nil when it stepped; else why it could not: nothing is pending, or the next job is
-    /// past the ``waitLimit`` of virtual time counted from `start`.
-    func step(since start: Duration) -> String? {
-        guard host.isRunning else { return "the spec file's host has stopped" }
-        guard let due = clock.nextDue else {
-            return "the test waited for something that never came: nothing was pending on the clock"
-                + " (advance the clock inside the test, or fake the service it waits for)"
-        }
-        guard due - start <= Self.waitLimit else {
-            let limit = formatSeconds(Self.waitLimit.inSeconds)
-            return "the test waited through more than \(limit) s (a day) of virtual time, the most a test may wait: "
-                + "the next job on the clock is due \(formatSeconds((due - start).inSeconds)) s after the test began waiting "
-                + "(a sleep or timer that long never ends a test; wait less, or move the clock yourself with clock.advance(seconds))"
-        }
-        clock.advance(by: due - clock.uptime)
-        return nil
-    }
 
     // MARK: The spec
 
@@ -349,76 +274,6 @@ final class SpecHost {
         processHandler = nil
         callHandler = nil
         _ = loop.runPending()
-    }
-
-    // MARK: Calls from the services into the spec
-
-    /// Answers an http request of the code under test from the spec's `fake.http` routes;
-    /// `place` (`spec/x_spec.lua:3: `) is where the script made it, for a route that does not match.
-    func answer(_ request: HTTPRequestSpec, at place: String?) -> Result<HTTPResponse, ServiceError> {
-        guard host.isRunning, let httpHandler else { return .failure(ServiceError(.cancelled, "the test has ended")) }
-        let stack = host.vm.stack
-        let base = stack.top
-        defer { stack.setTop(base) }
-        httpHandler.push(onto: stack)
-        var headers: Fields = [:]
-        for (name, value) in request.headers { headers[name.lowercased()] = .string(value) }
-        host.binding.push(.object(["method": .string(request.method.uppercased()), "url": .string(request.url),
-                                   "headers": .object(headers), "body": request.body.map(Value.bytes) ?? .null]), onto: stack)
-        if let place { stack.push(place) } else { stack.pushNil() }
-        do throws(LuaError) {
-            try host.vm.call(arguments: 2, results: 2)
-        } catch {
-            return .failure(ServiceError(.internal, error.message))
-        }
-        let response = host.binding.convertedValue(at: -2, in: stack).value
-        guard case .object = response else { return .failure(Self.error(host.binding.convertedValue(at: -1, in: stack).value)) }
-        var headerFields: [String: String] = [:]
-        if case .object(let fields) = response["headers"] {
-            for (name, value) in fields { headerFields[name.lowercased()] = value.stringValue ?? "\(value)" }
-        }
-        let body: [UInt8] = switch response["body"] {
-        case .bytes(let bytes): bytes
-        case .string(let text): Array(text.utf8)
-        default: []
-        }
-        return .success(HTTPResponse(status: Int(response["status"].integerValue ?? 200), headers: headerFields, body: body,
-                                     url: response["url"].stringValue ?? request.url))
-    }
-
-    /// Answers a call of a faked service's method with the spec's function.
-    func call(_ service: String, _ method: String, _ arguments: Arguments) -> Result<Value, ServiceError> {
-        guard host.isRunning, let callHandler else { return .failure(ServiceError(.cancelled, "the test has ended")) }
-        let stack = host.vm.stack
-        let base = stack.top
-        defer { stack.setTop(base) }
-        callHandler.push(onto: stack)
-        // Where the script called it (the call is on the stack: a fake answers at once), for a
-        // method the spec gave no answer for.
-        if let place = host.binding.callingPlace() { stack.push(place) } else { stack.pushNil() }
-        stack.push(service)
-        stack.push(method)
-        var count = arguments.values.count
-        while count > 0 && arguments.values[count - 1].isNull { count -= 1 }
-        for value in arguments.values.prefix(count) { host.binding.push(value, onto: stack) }
-        do throws(LuaError) {
-            try host.vm.call(arguments: Int32(count + 3), results: 2)
-        } catch {
-            return .failure(ServiceError(.internal, error.message))
-        }
-        let result = host.binding.convertedValue(at: -1, in: stack)
-        guard stack.boolean(at: -2) else { return .failure(Self.error(result.value)) }
-        if let failure = result.failure {
-            return .failure(ServiceError(.internal, "fake.service('\(service)').\(method) answered \(failure.description)"))
-        }
-        return .success(result.value)
-    }
-
-    /// A service error from a spec's `{ code, message }` (or a bare code).
-    static func error(_ value: Value) -> ServiceError {
-        let codeName = value["code"].stringValue ?? value.stringValue ?? "internal"
-        let code = ServiceError.Code(name: codeName) ?? .internal
-        return ServiceError(code, value["message"].stringValue ?? codeName)
     }
 
     /// Loads the testing prelude with its primitives and keeps the runner it returns.
