@@ -97,7 +97,9 @@ test: setup
 # (Model's SanitizedMutex says why); CLua installs the handler of its interrupt signal past
 # ThreadSanitizer, which would hold the signal back from a Lua loop for ever (CLua/Shim/interrupt.c),
 # and makes Lua's errors jump with a longjmp ThreadSanitizer follows (CLua/Shim/threadsanitizer.c).
-UNIT_TESTS = LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests
+# Anchored at the module: a bare `ModelTests` also matched crescentTests.HardeningNewcomerModelTests,
+# an end-to-end suite.
+UNIT_TESTS = ^(LuaBridgeTests|ModelTests|LineEditingTests|CrescentKitTests|ServicesTests)\.
 # Run one at a time under a sanitizer, besides the serial phase's: the suites that run scripts on
 # a real loop or wait on real programs and devices. Their Swift tasks share the test process's two
 # cooperative threads with fixtures that block them (PostgreSQL's initdb, the geocoder's data);
