@@ -1,6 +1,7 @@
 import CLua
 import LineEditing
 import LuaBridge
+import Model
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -265,10 +266,7 @@ extension Host {
         console.flush()
         session.end()
         presenter.leaveFullScreen()
-        console.divert(nil)
-        for (stream, text) in terminalTranscript?.take() ?? [] { console.writeThrough(stream, text) }
-        terminalTranscript = nil
-        console.flush()
+        releaseHeldOutput()
     }
 
     /// Holds what the app prints and its errors as its terminal session would, from the first
@@ -287,12 +285,18 @@ extension Host {
         }
     }
 
-    /// Writes out what was held (``holdOutputForTerminal()``), if anything was.
+    /// Writes out what was held (``holdOutputForTerminal()``), if anything was: to a terminal
+    /// with its control characters as escapes (its colours kept), as the view shows text, so data
+    /// printed meanwhile cannot put the shell back on the alternate screen or retitle it; to a
+    /// pipe or a file byte for byte.
     private func releaseHeldOutput() {
         guard let transcript = terminalTranscript else { return }
         terminalTranscript = nil
         console.divert(nil)
-        for (stream, text) in transcript.take() { console.writeThrough(stream, text) }
+        for (stream, text) in transcript.take() {
+            let onTerminal = stream == .output ? options.outputIsTerminal : options.errorIsTerminal
+            console.writeThrough(stream, onTerminal ? displayableKeepingColours(text) : text)
+        }
         console.flush()
     }
 }
