@@ -147,17 +147,12 @@ local function keyEntries(self)
   return entries
 end
 
--- The status line's hints: each key with its help (the method's name when the help is long).
+-- The status line's hints: each key with its help, whole (the status line cuts what does not fit).
 local function keyHints(self)
-  local st = state[self]
   local hints = {}
   for _, entry in ipairs(keyEntries(self)) do
     local key, help = entry[1], entry[2]
-    if key ~= "ctrl-c" then
-      local binding = st.keys[key]
-      if binding and #help > 16 then help = binding.method end
-      hints[#hints + 1] = key .. " " .. help
-    end
+    if key ~= "ctrl-c" then hints[#hints + 1] = key .. " " .. help end
   end
   return concat(hints, "  ")
 end

@@ -190,18 +190,34 @@ struct StatusLine: Equatable {
     }
 
     /// `hints` (`a add  d delete  ? help`) in `width` columns: whole, or as many whole hints as
-    /// fit followed by `… ?`, which names the key that lists them all.
+    /// fit followed by `… ?`, which names the key that lists them all. A hint with a long help
+    /// that does not fit whole (`x delete the selected…`) is cut with an ellipsis to the room
+    /// left, when that shows at least ``leastHelpShown`` columns of its help, and followed by ` ?`.
     static func shortened(hints: String, to width: Int) -> String {
         guard DisplayWidth.of(hints) > width else { return hints }
         let more = "… ?"
         var kept = ""
-        for hint in hints.split(separator: "  ") {
+        var first: String?
+        for hint in hints.split(separator: "  ").map(String.init) {
             let candidate = kept.isEmpty ? String(hint) : kept + "  " + hint
-            guard DisplayWidth.of(candidate) + 2 + DisplayWidth.of(more) <= width else { break }
+            guard DisplayWidth.of(candidate) + 2 + DisplayWidth.of(more) <= width else {
+                first = hint
+                break
+            }
             kept = candidate
+        }
+        let lead = kept.isEmpty ? "" : kept + "  "
+        let room = width - DisplayWidth.of(lead) - 2
+        if let hint = first, DisplayWidth.of(hint) > room,
+           room - DisplayWidth.of(String(hint.prefix { $0 != " " })) - 2 >= leastHelpShown {
+            return lead + DisplayWidth.truncate(hint, to: room) + " ?"
         }
         return kept.isEmpty ? more : kept + "  " + more
     }
+
+    /// The fewest columns of a key's help a cut hint shows (past its key, its space and before
+    /// its `…`); with less room the hint goes behind `… ?` whole.
+    static let leastHelpShown = 8
 
     /// The message, wrapped at `width` between words, under a heading: for the `?` help, which
     /// shows what the status line had to cut. Empty when the status line shows it whole.
