@@ -72,6 +72,10 @@ extension Host {
             try self.selectionKey(try stack.checkString(1, function: "selectionKey"), stack,
                                   withItem: stack.type(at: 2) == .boolean ? stack.boolean(at: 2) : true)
         }
+        // quit(status): the default quits (`q`, `ctrl-c`, the `quit` command) end the run as
+        // app.exit does, as the person's quit they are: a remote client's `q` is no client code
+        // calling app.exit, which is said of a remote eval's.
+        vm.register(field: "quit", exit(function: "app.exit", namingRemoteCaller: false))
         installBusyPrimitive()
     }
 

@@ -215,7 +215,7 @@ end
 local function dispatchKey(key, done, where, remote)
   if key == "ctrl-c" then
     done(true)
-    return app.exit(130)
+    return P.quit(130)
   end
   local top = stack[#stack]
   local binding = top and state[top].keys[key]
@@ -242,7 +242,7 @@ local function dispatchKey(key, done, where, remote)
   end
   if key == "q" then
     done(true)
-    return app.exit(0)
+    return P.quit(0)
   elseif (key == "esc" or key == "backspace") and #stack > 1 then
     app.pop()
   elseif key == "?" and top then
