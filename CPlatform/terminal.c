@@ -70,14 +70,15 @@ static void pause_a_millisecond(void) {
     nanosleep(&step, NULL);
 }
 
-/* Writes all of `bytes` to `descriptor`, waiting while a non-blocking one is full; gives up at an
- * error (a terminal that went away). */
+/* Writes all of `bytes` to `descriptor`, waiting up to 2 s in all while a non-blocking one is
+ * full; gives up at an error (a terminal that went away). */
 static void write_all(int descriptor, const char *bytes, size_t length) {
     size_t offset = 0;
+    int waits = 0;
     while (offset < length) {
         ssize_t written = write(descriptor, bytes + offset, length - offset);
         if (written < 0 && errno == EINTR) continue;
-        if (written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        if (written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && waits++ < 20) {
             struct pollfd writable = { descriptor, POLLOUT, 0 };
             poll(&writable, 1, 100);
             continue;
