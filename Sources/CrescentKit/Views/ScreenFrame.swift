@@ -190,9 +190,10 @@ struct StatusLine: Equatable {
     }
 
     /// `hints` (`a add  d delete  ? help`) in `width` columns: whole, or as many whole hints as
-    /// fit followed by `… ?`, which names the key that lists them all. A hint with a long help
-    /// that does not fit whole (`x delete the selected…`) is cut with an ellipsis to the room
-    /// left, when that shows at least ``leastHelpShown`` columns of its help, and followed by ` ?`.
+    /// fit followed by `… ?`, which names the key that lists them all. The first hint left out,
+    /// when its help is longer than ``leastHelpShown`` columns, is shown in the room left rather
+    /// than dropped, cut with an ellipsis if need be (`x delete the selected… ?`), as long as
+    /// that room shows ``leastHelpShown`` columns of it.
     static func shortened(hints: String, to width: Int) -> String {
         guard DisplayWidth.of(hints) > width else { return hints }
         let more = "… ?"
@@ -208,15 +209,17 @@ struct StatusLine: Equatable {
         }
         let lead = kept.isEmpty ? "" : kept + "  "
         let room = width - DisplayWidth.of(lead) - 2
-        if let hint = first, DisplayWidth.of(hint) > room,
-           room - DisplayWidth.of(String(hint.prefix { $0 != " " })) - 2 >= leastHelpShown {
-            return lead + DisplayWidth.truncate(hint, to: room) + " ?"
+        if let hint = first {
+            let key = DisplayWidth.of(String(hint.prefix { $0 != " " }))
+            if DisplayWidth.of(hint) - key - 1 > leastHelpShown, room - key - 2 >= leastHelpShown {
+                return lead + DisplayWidth.truncate(hint, to: room) + " ?"
+            }
         }
         return kept.isEmpty ? more : kept + "  " + more
     }
 
-    /// The fewest columns of a key's help a cut hint shows (past its key, its space and before
-    /// its `…`); with less room the hint goes behind `… ?` whole.
+    /// The longest help a hint left out goes behind `… ?` with, and the fewest columns of its
+    /// help a cut hint shows (past its key and its space, before its `…`).
     static let leastHelpShown = 8
 
     /// The message, wrapped at `width` between words, under a heading: for the `?` help, which
