@@ -200,7 +200,7 @@ struct StatusLine: Equatable {
         var kept = ""
         var first: String?
         for hint in hints.split(separator: "  ").map(String.init) {
-            let candidate = kept.isEmpty ? String(hint) : kept + "  " + hint
+            let candidate = kept.isEmpty ? hint : kept + "  " + hint
             guard DisplayWidth.of(candidate) + 2 + DisplayWidth.of(more) <= width else {
                 first = hint
                 break
@@ -218,8 +218,9 @@ struct StatusLine: Equatable {
         return kept.isEmpty ? more : kept + "  " + more
     }
 
-    /// The longest help a hint left out goes behind `… ?` with, and the fewest columns of its
-    /// help a cut hint shows (past its key and its space, before its `…`).
+    /// A hint left out whose help is at most this many columns goes behind `… ?`; a hint cut to
+    /// the room left shows at least this many columns of its help (past its key and its space,
+    /// before its `…`).
     static let leastHelpShown = 8
 
     /// The message, wrapped at `width` between words, under a heading: for the `?` help, which
