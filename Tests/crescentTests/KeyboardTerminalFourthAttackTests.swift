@@ -59,14 +59,17 @@ import Darwin
                 "a frame after the terminal was given back: \(after.debugDescription)", sourceLocation: sourceLocation)
     }
 
-    /// How many times the races below are run: each lost one time in a few.
-    static let tries = 6
+    /// How many times the races below are run (each was lost one time in a few), in rounds of
+    /// how many at once (the load of a few apps at once is what lost them).
+    static let rounds = 2, together = 6
 
-    /// Runs `body` ``tries`` times at once, each on a terminal of its own.
+    /// Runs `body` ``rounds`` x ``together`` times, each on a terminal of its own.
     private func race(_ body: @escaping @Sendable () async throws -> Void) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<Self.tries { group.addTask(operation: body) }
-            try await group.waitForAll()
+        for _ in 0..<Self.rounds {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<Self.together { group.addTask(operation: body) }
+                try await group.waitForAll()
+            }
         }
     }
 
