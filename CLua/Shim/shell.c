@@ -12,8 +12,11 @@
  * os.execute also tells the host which signal ended its program. While it waits, SIGINT and
  * SIGQUIT are ignored in the host (as system() does), so a Ctrl-C to the terminal's process group
  * reaches only the program, and the wait status is all the host learns of it: shells and Python
- * stop as if they had got the signal, and the host does the same (ScriptRunner). Arguments, errors
- * and results are Lua's own (liolib.c, loslib.c). This file uses only the official API of Lua 5.4.
+ * stop as if they had got the signal, and the host does the same (ScriptRunner). Not when the
+ * terminal sends no such signal: a controller app on the whole terminal reads its keys raw (no
+ * ISIG), so its Ctrl-C is a byte the host reads, and a SIGINT can only be a `kill` meant for the
+ * host, which ignored it was lost. Arguments, errors and results are Lua's own (liolib.c,
+ * loslib.c). This file uses only the official API of Lua 5.4.
  */
 #define _GNU_SOURCE
 #include "vm.h"
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -119,6 +123,14 @@ static void restore_terminal_signals(void) {
     pthread_mutex_unlock(&ignoring);
 }
 
+/* Whether a key may raise SIGINT or SIGQUIT in the foreground process group: stdin is no
+ * terminal (the controlling one, if any, is unknown here) or a terminal that turns keys into
+ * signals (ISIG). */
+static int keys_raise_signals(void) {
+    struct termios mode;
+    return tcgetattr(0, &mode) != 0 || (mode.c_lflag & ISIG) != 0;
+}
+
 /* system(command)'s wait status: 127 as an exit code when the shell could not start (as glibc's
  * system answers); -1 with errno when the wait failed. */
 static int run_shell(const char *command) {
@@ -127,7 +139,8 @@ static int run_shell(const char *command) {
     sigaddset(&child, SIGCHLD);
     /* A SIGCHLD handler may not reap the program before the wait below does. */
     pthread_sigmask(SIG_BLOCK, &child, &before);
-    ignore_terminal_signals();
+    int ignoring = keys_raise_signals();
+    if (ignoring) ignore_terminal_signals();
     int status = 0;
     pid_t pid = start_shell(command, -1, NULL);
     int code = 0;
@@ -141,7 +154,7 @@ static int run_shell(const char *command) {
             code = errno;
         }
     }
-    restore_terminal_signals();
+    if (ignoring) restore_terminal_signals();
     pthread_sigmask(SIG_SETMASK, &before, NULL);
     /* luaL_execresult reads a status other than 0 with errno set as a failed call: errno is the
      * wait's error or 0 (what posix_spawn left there is no failure of os.execute's). */

@@ -26,10 +26,19 @@ int crescent_isatty(int fd);
  *  sizes do not fit. */
 int crescent_terminal_arm(int input, int output, const void *saved, size_t saved_size,
                           const char *leave, size_t length);
-/** Restores the terminal now if armed, and disarms; async-signal-safe, safe to call twice. */
+/** Gives the terminal back now if armed, and disarms: once, whichever way out calls it first (the
+ *  teardown, an exit, a crash signal, a stop); a call while another thread gives it back waits for
+ *  that (up to 2 s), so a caller about to _exit leaves it restored. A background job of the
+ *  terminal only disarms: its modes are the shell's. Async-signal-safe, safe to call twice. */
 void crescent_terminal_restore(void);
 /** Forgets the saved mode without restoring it. */
 void crescent_terminal_disarm(void);
+/** 1 while the terminal is armed (held by a terminal session, the REPL or a question). */
+int crescent_terminal_is_held(void);
+/** Writes `bytes` (a frame) to the terminal while it is armed, after what stdio holds for it;
+ *  returns 0 and writes nothing once it is given back (or never taken): a frame never lands on
+ *  the shell's screen. A restore from another thread waits until the frame is written. */
+int crescent_terminal_write_frame(const char *bytes, size_t length);
 /** Catches SIGTSTP until crescent_terminal_release_stop(): a stop (`kill -TSTP`, job control, the
  *  ctrl-z key's raise) restores the terminal first when armed, as a crash does, then stops the
  *  process as SIGTSTP's default action does. Returns the read end of a pipe (non-blocking) that

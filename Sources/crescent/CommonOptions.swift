@@ -60,6 +60,7 @@ struct CommonOptions: ParsableArguments {
     static func defaultHostOptions(arguments: [String]) -> HostOptions {
         var options = HostOptions()
         options.outputIsTerminal = ProcessIO.isTerminal(1)
+        options.errorIsTerminal = ProcessIO.isTerminal(2)
         options.ui = options.outputIsTerminal ? .live : .plain
         options.colors = ProcessIO.environment("NO_COLOR") == nil && ProcessIO.isTerminal(2)
         options.argumentBytes = RawArguments.trailing(parsed: arguments)

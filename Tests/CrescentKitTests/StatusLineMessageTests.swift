@@ -83,4 +83,17 @@ import Testing
         status.busy = ""
         #expect(status.text(width: 100) == ":spin    │ an older message")
     }
+
+    /// A hint with a long help that does not fit whole is cut with an ellipsis to the room left
+    /// (its help was replaced by the method's name); short hints still go whole behind `… ?`.
+    @Test func aLongHintIsCutToTheRoomLeft() {
+        let hints = "x delete the selected grocery item  y append a line to the end of the list and select it  ? help  q quit"
+        let line = StatusLine(hints: hints).text(width: 60)
+        #expect(line == "x delete the selected grocery item  y append a line to th… ?", "\(line)")
+        #expect(DisplayWidth.of(line) == 60)
+        let narrow = StatusLine(hints: hints).text(width: 40)
+        #expect(narrow == "x delete the selected grocery item  … ?", "too little room for y's help: \(narrow)")
+        let first = StatusLine(hints: "y append a line to the end of the list and select it").text(width: 30)
+        #expect(first == "y append a line to the end … ?", "\(first)")
+    }
 }

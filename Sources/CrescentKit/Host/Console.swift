@@ -131,6 +131,21 @@ public final class Console: Sendable {
         }
     }
 
+    /// Writes a frame of an app on the whole terminal: straight to the terminal while its
+    /// session holds it (the guard in terminal.c), after what stdio holds; false, writing
+    /// nothing, once the terminal is given back, so no frame lands on the shell's screen
+    /// whichever thread gave it back.
+    func writeFrame(_ text: String) -> Bool {
+        if let capture {
+            capture(.output, text)
+            return true
+        }
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { crescent_terminal_write_frame($0.baseAddress, $0.count) != 0 }
+        }
+    }
+
     /// Writes raw bytes to stdout.
     public func write(bytes: UnsafeRawBufferPointer) {
         copy(.output, Array(bytes))

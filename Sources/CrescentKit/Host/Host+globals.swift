@@ -95,8 +95,9 @@ extension Host {
     }
 
     /// `app.exit` or `os.exit`: asks the host to exit with the status given (a boolean as
-    /// `lua5.4` takes it) once the run is torn down, and stops the running code.
-    private func exit(function: StaticString) -> LuaFunctionBody {
+    /// `lua5.4` takes it) once the run is torn down, and stops the running code. With
+    /// `namingRemoteCaller`, a remote client's call is said on stderr (who ended the host).
+    func exit(function: StaticString, namingRemoteCaller: Bool = true) -> LuaFunctionBody {
         { [unowned self] stack in
             let status: Int32
             switch stack.type(at: 1) {
@@ -120,7 +121,9 @@ extension Host {
                     throw LuaRaise("os.exit is refused for remote code (it would end this host for its script and every client): "
                                    + "call app.exit(\(status)) to end the host on purpose, or detach with Ctrl-D")
                 }
-                self.writeError("\(self.console.styled("crescent:", .warning)) \(caller) called \(function)(\(status)): the host exits")
+                if namingRemoteCaller {
+                    self.writeError("\(self.console.styled("crescent:", .warning)) \(caller) called \(function)(\(status)): the host exits")
+                }
             }
             self.requestExit(status)
             self.vm.interrupter.interruptForExit()

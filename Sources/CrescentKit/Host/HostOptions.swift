@@ -46,6 +46,10 @@ public struct HostOptions: Sendable {
     /// cannot clear or retitle the person's terminal; to a pipe or a file the text goes byte for
     /// byte.
     public var outputIsTerminal = false
+    /// Whether stderr is a terminal, decided once at start: what a controller app held while it
+    /// had the whole terminal is written out after it with its control characters as escapes
+    /// there, byte for byte to a pipe or a file (as `outputIsTerminal` decides for stdout).
+    public var errorIsTerminal = false
     public var colors = false
     /// The width views are laid out in; nil for the terminal's (else `COLUMNS`, else 80).
     public var columns: Int?

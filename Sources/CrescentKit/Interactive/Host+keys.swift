@@ -1,6 +1,7 @@
 import CLua
 import LineEditing
 import LuaBridge
+import Model
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -71,6 +72,10 @@ extension Host {
             try self.selectionKey(try stack.checkString(1, function: "selectionKey"), stack,
                                   withItem: stack.type(at: 2) == .boolean ? stack.boolean(at: 2) : true)
         }
+        // quit(status): the default quits (`q`, `ctrl-c`, the `quit` command) end the run as
+        // app.exit does, as the person's quit they are: a remote client's `q` is no client code
+        // calling app.exit, which is said of a remote eval's.
+        vm.register(field: "quit", exit(function: "app.exit", namingRemoteCaller: false))
         installBusyPrimitive()
     }
 
@@ -265,10 +270,7 @@ extension Host {
         console.flush()
         session.end()
         presenter.leaveFullScreen()
-        console.divert(nil)
-        for (stream, text) in terminalTranscript?.take() ?? [] { console.writeThrough(stream, text) }
-        terminalTranscript = nil
-        console.flush()
+        releaseHeldOutput()
     }
 
     /// Holds what the app prints and its errors as its terminal session would, from the first
@@ -287,12 +289,18 @@ extension Host {
         }
     }
 
-    /// Writes out what was held (``holdOutputForTerminal()``), if anything was.
+    /// Writes out what was held (``holdOutputForTerminal()``), if anything was: to a terminal
+    /// with its control characters as escapes (its colours kept), as the view shows text, so data
+    /// printed meanwhile cannot put the shell back on the alternate screen or retitle it; to a
+    /// pipe or a file byte for byte.
     private func releaseHeldOutput() {
         guard let transcript = terminalTranscript else { return }
         terminalTranscript = nil
         console.divert(nil)
-        for (stream, text) in transcript.take() { console.writeThrough(stream, text) }
+        for (stream, text) in transcript.take() {
+            let onTerminal = stream == .output ? options.outputIsTerminal : options.errorIsTerminal
+            console.writeThrough(stream, onTerminal ? displayableKeepingColours(text) : text)
+        }
         console.flush()
     }
 }

@@ -206,10 +206,13 @@ final class TerminalQuestion: Sendable {
         guard isatty(2) == 1 else { return .notAsked("stderr is not a terminal, so nobody would see the question") }
         let terminal = Terminal.standard
         guard let saved = try? terminal.enableRawMode() else { return .notAsked("the terminal could not be put in raw mode to read the answer") }
-        // An exit meanwhile (SIGTERM past its grace period) gives the terminal back too.
-        TerminalSession.armGuard(terminal, restoring: saved, writing: "")
+        // An exit meanwhile (SIGTERM past its grace period) gives the terminal back too. Not
+        // over a guard already armed (a terminal session before its reader runs): disarming it
+        // afterwards would leave that session's restore with nothing to give back.
+        let guards = crescent_terminal_is_held() == 0
+        if guards { TerminalSession.armGuard(terminal, restoring: saved, writing: "") }
         defer {
-            crescent_terminal_disarm()
+            if guards { crescent_terminal_disarm() }
             terminal.restore(saved)
         }
         tcflush(terminal.input, TCIFLUSH)

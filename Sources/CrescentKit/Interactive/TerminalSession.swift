@@ -39,7 +39,6 @@ final class TerminalSession: Sendable {
     static let pasteWait: Int32 = 1000
 
     let terminal: Terminal
-    private let saved: Terminal.SavedMode
     private let phase = Mutex(Phase.active)
     private let resize = Mutex<ResizeMonitor?>(nil)
     /// Readable after the process is continued from a stop that gave the terminal back (-1:
@@ -55,7 +54,7 @@ final class TerminalSession: Sendable {
     /// - Throws: ``LineEditing/TerminalError`` when the input is not a terminal.
     init(terminal: Terminal) throws(TerminalError) {
         self.terminal = terminal
-        saved = try terminal.enableRawMode()
+        let saved = try terminal.enableRawMode()
         continued = crescent_terminal_catch_stop()
         arm(saved)
         terminal.write(Self.enterBytes)
@@ -198,6 +197,11 @@ final class TerminalSession: Sendable {
     /// Gives the terminal back: leaves the alternate screen, shows the cursor, turns off what was
     /// turned on, restores the mode. Write the last frame (and flush stdio) before. Safe to call
     /// twice.
+    ///
+    /// Through the guard (terminal.c), as every other way out: an exit from the stop thread
+    /// that comes meanwhile waits for this restore instead of ending the process halfway through
+    /// it, one that came first has done it (and nothing is written twice), a stop that gave the
+    /// terminal back left nothing to do, and a background job (`bg`) leaves the shell's modes alone.
     func end() {
         let wasActive = phase.withLock { phase in
             defer { phase = .ended }
@@ -209,9 +213,7 @@ final class TerminalSession: Sendable {
             monitor = nil
         }
         crescent_terminal_release_stop()
-        crescent_terminal_disarm()
-        terminal.write(Self.leaveBytes)
-        terminal.restore(saved)
+        crescent_terminal_restore()
         crescent_terminal_forget_stops()
     }
 }

@@ -72,7 +72,7 @@ local function dispatch(name, args, count, done, where, fromScript)
   -- its keys win over the default keys); `quit` always quits.
   if name == "quit" or (name == "exit" and not (top and state[top].commands.exit)) then
     done(true)
-    return app.exit(0)
+    return P.quit(0)
   end
   if not top then
     local message = "no controller to receive '" .. name .. "' (app.push(Controller) shows one that takes commands)"

@@ -147,17 +147,12 @@ local function keyEntries(self)
   return entries
 end
 
--- The status line's hints: each key with its help (the method's name when the help is long).
+-- The status line's hints: each key with its help, whole (the status line cuts what does not fit).
 local function keyHints(self)
-  local st = state[self]
   local hints = {}
   for _, entry in ipairs(keyEntries(self)) do
     local key, help = entry[1], entry[2]
-    if key ~= "ctrl-c" then
-      local binding = st.keys[key]
-      if binding and #help > 16 then help = binding.method end
-      hints[#hints + 1] = key .. " " .. help
-    end
+    if key ~= "ctrl-c" then hints[#hints + 1] = key .. " " .. help end
   end
   return concat(hints, "  ")
 end
@@ -220,7 +215,7 @@ end
 local function dispatchKey(key, done, where, remote)
   if key == "ctrl-c" then
     done(true)
-    return app.exit(130)
+    return P.quit(130)
   end
   local top = stack[#stack]
   local binding = top and state[top].keys[key]
@@ -247,7 +242,7 @@ local function dispatchKey(key, done, where, remote)
   end
   if key == "q" then
     done(true)
-    return app.exit(0)
+    return P.quit(0)
   elseif (key == "esc" or key == "backspace") and #stack > 1 then
     app.pop()
   elseif key == "?" and top then

@@ -190,18 +190,38 @@ struct StatusLine: Equatable {
     }
 
     /// `hints` (`a add  d delete  ? help`) in `width` columns: whole, or as many whole hints as
-    /// fit followed by `… ?`, which names the key that lists them all.
+    /// fit followed by `… ?`, which names the key that lists them all. The first hint left out,
+    /// when its help is longer than ``leastHelpShown`` columns, is shown in the room left rather
+    /// than dropped, cut with an ellipsis if need be (`x delete the selected… ?`), as long as
+    /// that room shows ``leastHelpShown`` columns of it.
     static func shortened(hints: String, to width: Int) -> String {
         guard DisplayWidth.of(hints) > width else { return hints }
         let more = "… ?"
         var kept = ""
-        for hint in hints.split(separator: "  ") {
-            let candidate = kept.isEmpty ? String(hint) : kept + "  " + hint
-            guard DisplayWidth.of(candidate) + 2 + DisplayWidth.of(more) <= width else { break }
+        var first: String?
+        for hint in hints.split(separator: "  ").map(String.init) {
+            let candidate = kept.isEmpty ? hint : kept + "  " + hint
+            guard DisplayWidth.of(candidate) + 2 + DisplayWidth.of(more) <= width else {
+                first = hint
+                break
+            }
             kept = candidate
+        }
+        let lead = kept.isEmpty ? "" : kept + "  "
+        let room = width - DisplayWidth.of(lead) - 2
+        if let hint = first {
+            let key = DisplayWidth.of(String(hint.prefix { $0 != " " }))
+            if DisplayWidth.of(hint) - key - 1 > leastHelpShown, room - key - 2 >= leastHelpShown {
+                return lead + DisplayWidth.truncate(hint, to: room) + " ?"
+            }
         }
         return kept.isEmpty ? more : kept + "  " + more
     }
+
+    /// A hint left out whose help is at most this many columns goes behind `… ?`; a hint cut to
+    /// the room left shows at least this many columns of its help (past its key and its space,
+    /// before its `…`).
+    static let leastHelpShown = 8
 
     /// The message, wrapped at `width` between words, under a heading: for the `?` help, which
     /// shows what the status line had to cut. Empty when the status line shows it whole.

@@ -177,7 +177,9 @@ final class ViewPresenter {
             output += "\u{1B}[?25l"
         }
         fullScreen?.showsCursor = status.prompt != nil
-        if !output.isEmpty { console.writeView(output) }
+        // Given back meanwhile (the run's end from another thread): nothing was drawn, and a
+        // session that takes the terminal again draws the next frame whole.
+        if !output.isEmpty && !console.writeFrame(output) { fullScreen?.shown = nil }
     }
 
     /// Draws the status line alone, now, over the frame on the screen: for code that holds the
@@ -193,7 +195,7 @@ final class ViewPresenter {
         if let prompt = status.shownPrompt(width: frame.width) {
             output += "\u{1B}[\(height ?? 24);\(min(prompt.cursor, frame.width - 1) + 1)H"
         }
-        console.writeView(output)
+        if !console.writeFrame(output) { fullScreen?.shown = nil }
         console.flush()
     }
 

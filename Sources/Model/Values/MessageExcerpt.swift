@@ -66,6 +66,53 @@ public func displayable(_ text: String) -> String {
     return shown
 }
 
+/// ``displayable(_:)`` that keeps plain colour sequences (SGR: `ESC [`, at most 32 digits, `;`
+/// and `:`, then `m`), which only colour the text after them: a program's coloured output reads
+/// as it did, and nothing else in it acts on the terminal (an `ESC [?1049h` in data, which put
+/// the shell back on the alternate screen, shows as `\u{1B}[?1049h`). Text that set a colour and
+/// did not reset it ends with a reset, so the colour stops with it.
+public func displayableKeepingColours(_ text: String) -> String {
+    guard displayHazard(in: text, allowingLines: true) != nil else { return text }
+    let scalars = Array(text.unicodeScalars)
+    var shown = String.UnicodeScalarView()
+    var coloured = false
+    var index = 0
+    while index < scalars.count {
+        let scalar = scalars[index]
+        if scalar == "\u{1B}", let end = colourSequenceEnd(scalars, from: index) {
+            shown.append(contentsOf: scalars[index...end])
+            // A reset (`ESC [m`, `ESC [0m`) ends the colour; any other sets one.
+            coloured = !scalars[(index + 2)..<end].allSatisfy { $0 == "0" }
+            index = end + 1
+            continue
+        }
+        if isDisplayHazard(scalar), scalar != "\n", scalar != "\t" {
+            shown.append(contentsOf: escapeSequence(scalar).unicodeScalars)
+        } else {
+            shown.append(scalar)
+        }
+        index += 1
+    }
+    var result = String(shown)
+    if coloured { result += "\u{1B}[0m" }
+    return result
+}
+
+/// The index of the `m` that ends the SGR sequence whose ESC is at `start`, or nil when none
+/// does there.
+private func colourSequenceEnd(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
+    guard start + 2 < scalars.count, scalars[start + 1] == "[" else { return nil }
+    var index = start + 2
+    while index < scalars.count, index - start - 2 <= 32 {
+        switch scalars[index] {
+        case "m": return index
+        case "0"..."9", ";", ":": index += 1
+        default: return nil
+        }
+    }
+    return nil
+}
+
 /// How text shown on a terminal writes a character that must not reach it raw: `\u{1B}` (Swift's
 /// and Lua 5.4's spelling, so the shown text reads back as the character).
 public func escapeSequence(_ scalar: Unicode.Scalar) -> String {
