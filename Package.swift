@@ -158,6 +158,7 @@ let package = Package(
                 .embedInCode("Prelude/controllers_commands.lua"),
                 .embedInCode("Prelude/controllers_keys.lua"),
                 .embedInCode("Prelude/controllers_helpers.lua"),
+                .embedInCode("Prelude/controllers_firstuse.lua"),
                 .embedInCode("Prelude/models.lua"),
                 .embedInCode("Prelude/assertions.lua"),
                 .embedInCode("Prelude/checks.lua"),

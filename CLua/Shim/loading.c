@@ -2,8 +2,9 @@
  * Text-only loading. Lua does not verify precompiled bytecode, and a crafted binary chunk can
  * crash the VM, so every way a script can load code reads text only: `load` and `loadfile` run
  * with mode "t" whatever mode they are given, `dofile` and the `require` searcher for Lua files
- * load with mode "t" (the host's own loads pass "t" too). This file uses only the official API
- * of Lua 5.4.
+ * load with mode "t" (the host's own loads pass "t" too). The one exception is the prelude's
+ * loader below, which loads only the chunks the host gave it. This file uses only the official
+ * API of Lua 5.4.
  */
 #include "vm.h"
 
@@ -88,4 +89,43 @@ void crescent_install_text_loaders(lua_State *L) {
         lua_rawseti(L, -2, 2);
     }
     lua_pop(L, 2);
+}
+
+/* `load(name[, env])`: loads the chunk held under `name` in the table of upvalue 1 ({ text, chunk
+ * name }) in the mode of upvalue 2, with `env` as its _ENV when given; answers as `load` does (the
+ * function, or fail and the message). The prelude's modules that load on first use are loaded by
+ * it from their embedded bytecode, with no Swift on the way (a load that finds no memory left is
+ * a Lua error); a script that reaches it (debug.getupvalue) can load those chunks only. */
+static int load_named_chunk(lua_State *L) {
+    lua_settop(L, 2);                                                          /* name env */
+    lua_pushvalue(L, 1);                                                       /* name env name */
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TTABLE) {                    /* name env entry */
+        luaL_pushfail(L);
+        lua_pushliteral(L, "no such chunk");
+        return 2;
+    }
+    lua_rawgeti(L, 3, 1);                                                      /* name env entry text */
+    lua_rawgeti(L, 3, 2);                                                      /* name env entry text chunkname */
+    size_t length = 0;
+    const char *text = lua_type(L, 4) == LUA_TSTRING ? lua_tolstring(L, 4, &length) : NULL;
+    const char *chunkname = lua_type(L, 5) == LUA_TSTRING ? lua_tostring(L, 5) : NULL;
+    if (text == NULL || chunkname == NULL) {
+        luaL_pushfail(L);
+        lua_pushliteral(L, "no such chunk");
+        return 2;
+    }
+    if (luaL_loadbufferx(L, text, length, chunkname, lua_tostring(L, lua_upvalueindex(2))) != LUA_OK) {
+        luaL_pushfail(L);                                                      /* ... message fail */
+        lua_insert(L, -2);                                                     /* ... fail message */
+        return 2;
+    }                                                                          /* ... f */
+    if (!lua_isnil(L, 2)) {
+        lua_pushvalue(L, 2);                                                   /* ... f env */
+        if (lua_setupvalue(L, -2, 1) == NULL) lua_pop(L, 1);                   /* ... f */
+    }
+    return 1;
+}
+
+void crescent_push_named_chunk_loader(lua_State *L) {                         /* chunks mode */
+    lua_pushcclosure(L, load_named_chunk, 2);                                  /* load */
 }

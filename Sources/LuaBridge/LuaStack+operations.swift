@@ -79,6 +79,12 @@ extension LuaStack {
     /// errno); with `pid`, closing the handle waits for that program as `io.popen`'s close does.
     @inlinable public func pushFileFromDescriptorFunction() { crescent_pushcfunction(state, crescent_file_from_descriptor) }
 
+    /// Pops a table of chunks by name (`{ text, chunk name }`) and the mode to load them in
+    /// (`"b"`, `"t"`), and pushes the shim's `load(name[, env])`, which loads one of those chunks
+    /// and no other (scripts' `load` reads text only), answering as `load` does. Loading runs in
+    /// C: a chunk loaded when no memory is left is a Lua error, with no Swift on the way.
+    @inlinable public func pushNamedChunkLoader() { crescent_push_named_chunk_loader(state) }
+
     /// Sets field `execute` of the `os` table under the top to Lua's own `os.execute`, made to
     /// also call the function on top with the number of the signal that ended its program;
     /// pops that function.

@@ -132,6 +132,10 @@ int crescent_pcall_raw(lua_State *L, int nargs, int nresults);
 int crescent_resume(lua_State *L, lua_State *co, int nargs, int *nresults);
 /** Loads a chunk; on failure the message is on top. mode: "bt", "t" or "b". */
 int crescent_load(lua_State *L, const char *bytes, size_t length, const char *chunkname, const char *mode);
+/** Pops a table of chunks by name ({ text, chunk name }) and the mode to load them in ("b" or
+ *  "t"); pushes `load(name[, env])`, which loads one of those chunks only (scripts' `load` reads
+ *  text only) and answers as `load` does. Raises only for memory, as lua_pushcclosure. */
+void crescent_push_named_chunk_loader(lua_State *L);
 /** t[k] with metamethods: pops k, pushes the value. */
 int crescent_pgettable(lua_State *L, int idx);
 /** t[k] = v with metamethods: pops k and v. */

@@ -2,9 +2,95 @@ import LuaBridge
 import Model
 
 extension Host {
-    /// Loads the controller prelude (Prelude/controllers.lua) with the few primitives it needs,
-    /// passed as a private table so scripts cannot reach them.
+    /// Gives scripts the controllers' stand-ins (Prelude/controllers_firstuse.lua): `controller`,
+    /// `help` and `app`'s fields load the controller prelude when a run first uses them, as the
+    /// host does for its own first use (``loadedControllerHooks()``). Most runs make no
+    /// controller, and undumping and running the prelude was a third of `crescent -e ''`.
+    ///
+    /// Everything of the host's is built here, at start: the primitives, the hooks' table, the
+    /// chunks' bytecode as Lua strings and the shim's loader of them, the teardown. What loads
+    /// later is Lua and C only (undumping and running the chunks), so no Swift allocates on that
+    /// path and a load that finds no memory left is a Lua error at the script's line, never a
+    /// trap.
     func installControllers() throws(LuaError) {
+        let stack = vm.stack
+        let embedded = try Prelude.controllersFirstUse.load(into: vm)          // firstuse
+        // chunks: each chunk's text and name, by part name, which the loader reads on first use.
+        let modules = [(part: "controllers", module: Prelude.controllers)] + Prelude.controllerParts
+        stack.newTable(fieldCount: Int32(modules.count))                      // firstuse chunks
+        for (part, module) in modules {
+            stack.newTable(arrayCount: 2)                                     // firstuse chunks entry
+            (embedded ? module.compiled : module.source).withUnsafeBytes { stack.push(bytes: $0) }
+            stack.rawSet(-2, index: 1)
+            stack.push(module.chunkName)
+            stack.rawSet(-2, index: 2)
+            stack.rawSet(-2, part)                                            // firstuse chunks
+        }
+        // The embedded bytecode when this liblua takes it (as it took firstuse's), else the sources.
+        stack.push(embedded ? "b" : "t")                                      // firstuse chunks mode
+        stack.pushNamedChunkLoader()                                          // firstuse loadChunk
+        pushControllerPrimitives()                                            // firstuse loadChunk P
+        stack.newTable(fieldCount: 16)                                        // firstuse loadChunk P hooks
+        stack.pushValue(at: -1)
+        controllerHooks = vm.ref()
+        vm.getGlobal("app")                                                   // firstuse loadChunk P hooks app
+        try vm.call(arguments: 4, results: 3)                                 // load errorText teardowns
+        let teardowns = vm.ref()                                              // load errorText
+        // The message handlers word error values with the controllers' errorText, through the
+        // stand-ins' until they load.
+        stack.setErrorTextFunction()                                          // load
+        controllersLoader = vm.ref()
+        teardownActions.append { [unowned self] in self.runControllerTeardowns(teardowns) }
+        // help(controller) evaluates the stand-in before help loads the controllers, which then
+        // replace the global it would be found by: the stand-ins carry the globals' documentation.
+        for name in ["controller", "help"] {
+            if vm.getGlobal(name) == .function, let entry = GlobalDocs.entry(named: name) { binding.document(functionOnTop: entry.text) }
+            stack.pop()
+        }
+    }
+
+    /// The controllers' hooks, loading the controller prelude first if no script has used it
+    /// yet; nil in a plugin's host, when they have not loaded and the run has finished, or when
+    /// they could not load (reported).
+    func loadedControllerHooks() -> LuaRef? {
+        guard let hooks = controllerHooks, let loader = controllersLoader else { return nil }
+        let stack = vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        hooks.push(onto: stack)                                               // hooks
+        // The stand-ins fill the hooks' table in one go when the controllers have loaded.
+        if stack.rawGet(-1, "errorText") == .function { return hooks }        // hooks errorText
+        guard isRunning else { return nil }
+        loader.push(onto: stack)                                              // hooks nil load
+        do throws(LuaError) { try vm.call(arguments: 0, results: 0) } catch {
+            report(error, context: "error in the controllers")
+            return nil
+        }
+        return hooks
+    }
+
+    /// Runs the controllers' teardown functions (`P.onTeardown`), last added first, each on its
+    /// own: an error in one is reported and the others still run. None before they load.
+    private func runControllerTeardowns(_ list: LuaRef) {
+        let stack = vm.stack
+        let base = stack.top
+        defer { stack.setTop(base) }
+        list.push(onto: stack)                                                // list
+        var index = Int64(stack.rawLength(-1))
+        while index > 0 {
+            if stack.rawGet(-1, index: index) == .function {                  // list f
+                do throws(LuaError) { try vm.call(arguments: 0, results: 0) } catch {
+                    report(error, context: "error while tearing down")
+                }
+            }
+            stack.setTop(base + 1)                                            // list
+            index -= 1
+        }
+    }
+
+    /// Pushes the few primitives the controller prelude (Prelude/controllers.lua) needs, a
+    /// private table so scripts cannot reach them.
+    private func pushControllerPrimitives() {
         let scopeType = vm.objectType(
             Scope.self, name: "Scope",
             methods: [
@@ -24,10 +110,8 @@ extension Host {
                 return .one
             }
         )
-        let module = Prelude.controllers
-        try module.load(into: vm)
         let stack = vm.stack
-        stack.newTable(fieldCount: 15)
+        stack.newTable(fieldCount: 16)
         vm.register(field: "scope") { stack in
             scopeType.push(Scope(name: try stack.checkString(1, function: "scope")), onto: stack)
             return .one
@@ -71,18 +155,6 @@ extension Host {
             }
             return .one
         }
-        vm.register(field: "onTeardown") { [unowned self] stack in
-            try stack.checkFunction(1, function: "onTeardown")
-            stack.pushValue(at: 1)
-            let hook = self.vm.ref(from: stack)
-            self.teardownActions.append { [unowned self] in
-                hook.push(onto: self.vm.stack)
-                do throws(LuaError) { try self.vm.call(arguments: 0, results: 0) } catch {
-                    self.report(error, context: "error while tearing down")
-                }
-            }
-            return .none
-        }
         // willLoadFirst(): the first controller starts loading.
         vm.register(field: "willLoadFirst") { [unowned self] _ in
             if let hold = self.onFirstControllerLoading {
@@ -113,13 +185,6 @@ extension Host {
             return .none
         }
         installKeyPrimitives()
-        // parts: the chunks of the controllers' parts, by name, which the first chunk runs in order.
-        stack.newTable(fieldCount: Int32(Prelude.controllerParts.count))
-        for (part, module) in Prelude.controllerParts {
-            try module.load(into: vm)
-            stack.rawSet(-2, part)
-        }
-        stack.rawSet(-2, "parts")
         vm.register(field: "show") { [unowned self] stack in
             let slot = try self.viewType.check(1, in: stack, function: "show")
             guard slot.kind == SlotKind.self else { throw LuaRaise("addChild: '\(slot.id ?? "?")' is a view.\(slot.kind.name), not a view.slot") }
@@ -129,21 +194,13 @@ extension Host {
             }
             slot.setContent(content)
             return .none
-        }
-        try vm.call(arguments: 1, results: 1)                         // hooks
-        // The message handlers word error values with the hooks' errorText from now on.
-        if stack.rawGet(-1, "errorText") == .function {               // hooks errorText
-            stack.setErrorTextFunction()
-        } else {
-            stack.pop()
-        }                                                             // hooks
-        controllerHooks = vm.ref()
+        }                                                             // P
     }
 
     /// The top controller's command names, `help` and `quit` last; none without a controller.
     /// Runs only the prelude's own code (raw reads of its state), never a script's.
     func commandNames() -> [String] {
-        guard let hooks = controllerHooks else { return [] }
+        guard let hooks = loadedControllerHooks() else { return [] }
         let stack = vm.stack
         let base = stack.top
         defer { stack.setTop(base) }
@@ -178,8 +235,9 @@ extension Host {
         guard !words.isEmpty else { return }
         let stack = vm.stack
         var leading: Int32 = 0
+        let hooks = loadedControllerHooks()
         do {
-            if failureCounts, let hooks = controllerHooks {
+            if failureCounts, let hooks {
                 hooks.push(onto: stack)
                 _ = stack.rawGet(-1, "sendCommand")                  // hooks sendCommand
                 vm.pushFunction { [unowned self] stack in              // hooks sendCommand report
@@ -188,7 +246,7 @@ extension Host {
                 }
                 stack.push(Int64(0))                                  // hooks sendCommand report token
                 leading = 2
-            } else if let hooks = controllerHooks {
+            } else if let hooks {
                 hooks.push(onto: stack)
                 _ = stack.rawGet(-1, "sendLine")                     // hooks sendLine
             } else {

@@ -190,8 +190,9 @@ extension Host {
         return vm.ref()
     }
 
-    /// Loads now the prelude modules that otherwise load on first use (`inspect`, `json`): the
-    /// REPL and remote control show results through inspect and complete every module's fields.
+    /// Loads now the prelude modules that otherwise load on first use (`inspect`, `json`, the
+    /// controllers): the REPL and remote control show results through inspect and complete every
+    /// module's fields (`app.`, a controller's methods).
     private func loadDeferredModules() {
         let stack = vm.stack
         let top = stack.top
@@ -200,6 +201,7 @@ extension Host {
             if vm.getGlobal(module.name) == .table { try? stack.getField(-1, "_") }
             stack.setTop(top)
         }
+        _ = loadedControllerHooks()
     }
 
     /// Gives each module written in Lua and shipped inside the binary (`inspect`, `json`) its

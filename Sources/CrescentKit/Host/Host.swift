@@ -143,8 +143,13 @@ public final class Host {
     /// Who runs the Lua code running now when it is a remote client's (`remote client 3`): its
     /// `os.exit` is refused and its `app.exit` logged, since it ends the host for everyone.
     var remoteCaller: String?
-    /// Functions the controller prelude offers the host (the REPL's command completion).
+    /// The table of the functions the controller prelude offers the host (the REPL's command
+    /// completion): empty until the prelude has loaded, when a run first uses it
+    /// (``loadedControllerHooks()``); nil in a plugin's host.
     var controllerHooks: LuaRef?
+    /// The function of the controllers' stand-ins that loads the controller prelude (if it has
+    /// not loaded) and returns its hooks; nil in a plugin's host.
+    var controllersLoader: LuaRef?
     /// The config file's `[host]` section.
     public let hostSettings: Value
     let onExit: (Int32) -> Void

@@ -144,7 +144,7 @@ extension Host {
         guard words.count > 1 else {
             return (commandNames().filter { $0.hasPrefix(fragment) }, fragment.count)
         }
-        guard let hooks = controllerHooks else { return ([], 0) }
+        guard let hooks = loadedControllerHooks() else { return ([], 0) }
         let stack = vm.stack
         let base = stack.top
         defer { stack.setTop(base) }
@@ -199,7 +199,7 @@ extension Host {
 
     /// The declared name of argument `index` (from 1) of the top controller's command `command`.
     private func argumentName(_ command: String, _ index: Int) -> String? {
-        guard let hooks = controllerHooks else { return nil }
+        guard let hooks = loadedControllerHooks() else { return nil }
         let stack = vm.stack
         let base = stack.top
         defer { stack.setTop(base) }
@@ -214,7 +214,7 @@ extension Host {
     /// Calls the controller prelude's `name(argument)`, which reads its own state and runs no
     /// script code; false when there is none.
     func controllerHook(_ name: String, _ argument: String? = nil) -> Bool {
-        guard let hooks = controllerHooks else { return false }
+        guard let hooks = loadedControllerHooks() else { return false }
         let stack = vm.stack
         let base = stack.top
         defer { stack.setTop(base) }

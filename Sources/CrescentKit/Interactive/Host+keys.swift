@@ -123,7 +123,7 @@ extension Host {
     /// Keys read from the terminal, in order, to the top controller (its bindings, then the
     /// defaults); names no binding can use are dropped.
     public func pressTerminalKeys(_ names: [String]) {
-        guard let hooks = controllerHooks, !names.isEmpty else { return }
+        guard let hooks = loadedControllerHooks(), !names.isEmpty else { return }
         let stack = vm.stack
         hooks.push(onto: stack)
         do {
@@ -151,7 +151,7 @@ extension Host {
             else { return }
             root.focus = node
             node.markDirty()
-            guard node.select(index), let hooks = controllerHooks else { return }
+            guard node.select(index), let hooks = loadedControllerHooks() else { return }
             let stack = vm.stack
             hooks.push(onto: stack)
             do {
@@ -172,7 +172,7 @@ extension Host {
     /// `node` is selected now, in turn after the handler that removed it. The prelude's hook
     /// only queues the change; a failure to queue leaves nothing to report.
     func queueSelectionChange(_ node: ViewNode, index: Int, on stack: LuaStack) {
-        guard let hooks = controllerHooks else { return }
+        guard let hooks = loadedControllerHooks() else { return }
         let base = stack.top
         defer { stack.setTop(base) }
         hooks.push(onto: stack)                                           // hooks

@@ -4,7 +4,8 @@ import Synchronization
 /// The parts of the Lua API written in Lua, embedded in the binary at build time: one table of
 /// the modules, what each chunk takes and what it gives. A host loads `change` and `marks` with
 /// its binding's tables, then `time` and the stand-ins of `inspect` and `json`, then `models`,
-/// `services` and `controllers`; the others when their caller first needs them (`plugin` in a
+/// `services` and the stand-ins of `controllers` (`controllers_firstuse`, which loads it and its
+/// parts when a run first uses them); the others when their caller first needs them (`plugin` in a
 /// Lua plugin's host, `output` in the REPL's, the test modules in a test's).
 ///
 /// | module | takes | gives |
@@ -14,6 +15,7 @@ import Synchronization
 /// | `marks` | nothing | `json.null`, the shape metatables of `json.array` and `json.object`, and `resolve` (`__tojson`) |
 /// | `json` | what `marks` gives, the Swift codec, `resembles` | the `json` global |
 /// | `models` | the `json` global (its stand-in) | methods of data models by type name (`response:json()`) |
+/// | `controllers_firstuse` | the texts of `controllers` and its parts, the host's primitives, the hooks' table, `app` | the stand-ins of `controller`, `help` and `app`'s fields, which load `controllers` on first use |
 /// | `controllers` | the host's primitives (scopes, tasks, timers, reports), with its parts' chunks | `controller`, the lifecycle; its parts' `app` functions and `Controller` methods |
 /// | `controllers_mistakes`, `_navigation`, `_commands`, `_keys`, `_helpers` | the same primitives and the internals the parts share | the parts of `controllers`, in that order (``controllerParts``) |
 /// | `assertions` | a test host's primitives and options | `assert` (luassert's engine and chains), `say` (`crescent test` only) |
@@ -72,6 +74,10 @@ enum Prelude {
     static let models = Module(name: "models", source: PackageResources.models_lua, compiled: Bytecode.models, input: .json)
     static let controllers = Module(name: "controllers", source: PackageResources.controllers_lua,
                                     compiled: Bytecode.controllers, input: .hostPrimitives)
+    /// The stand-ins of `controller`, `help` and `app` until a run first uses them, which then
+    /// load `controllers` and its parts (``Host/installControllers()``).
+    static let controllersFirstUse = Module(name: "controllers_firstuse", source: PackageResources.controllers_firstuse_lua,
+                                            compiled: Bytecode.controllers_firstuse, input: .callerValues)
     /// The parts of `controllers`, by the name its chunk loads them under: each a concern of its
     /// own (the wording of mistakes, navigation, commands, keys, what a controller owns and
     /// composition), sharing the controllers' internals through a table the first chunk passes.
@@ -148,7 +154,7 @@ enum Prelude {
     }
 
     /// Every embedded module, the test host's and the bridge's too.
-    static let allModules: [Module] = [inspect, marks, json, models, controllers] + controllerParts.map(\.module)
+    static let allModules: [Module] = [inspect, marks, json, models, controllersFirstUse, controllers] + controllerParts.map(\.module)
         + [assertions, checks, doubles, fakes, coverage, environments, testing] + testingParts
         + [testingApp, firstUse, change, services, time, latest, output, plugin]
 
@@ -169,19 +175,23 @@ extension Prelude.Module {
     /// format differs (another version, other number sizes) refuses it in its header check; then
     /// the source is compiled the first time in the process and its dump kept for later hosts
     /// (`crescent test` makes a host, and loads every module, for each test).
-    func load(into vm: LuaVM) throws(LuaError) {
+    ///
+    /// - Returns: true when the embedded bytecode loaded: this liblua takes the others' too.
+    @discardableResult
+    func load(into vm: LuaVM) throws(LuaError) -> Bool {
         do {
             try vm.load(compiled, name: chunkName, mode: "b")
-            return
+            return true
         } catch {
             // Refused by this liblua's header check: compiled from the source below.
         }
         if let compiled = Prelude.compiled.withLock({ $0[name] }) {
             try vm.load(compiled, name: chunkName, mode: "b")
-            return
+            return false
         }
         try vm.load(source, name: chunkName)
         if let bytes = vm.dumpFunction() { Prelude.compiled.withLock { $0[name] = bytes } }
+        return false
     }
 }
 

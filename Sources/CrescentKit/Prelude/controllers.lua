@@ -12,6 +12,7 @@
 -- commandLineOpen (whether the terminal's `:` line is open), selectionKey (a key's effect on the
 -- shown view's selection and focus), busy (which key or command runs, for the terminal's busy
 -- indicator), stopping (whether a Ctrl-C is stopping it) and parts (the chunks of the parts).
+-- It loads when a run first uses it (controllers_firstuse.lua), as if it had loaded at start.
 --
 -- Lifecycle, in order: init(args), loadView(), viewDidLoad(), viewWillAppear(), viewDidAppear(),
 -- viewWillDisappear(), viewDidDisappear(), dealloc(); each optional, each run inside a task so it

@@ -207,7 +207,7 @@ extension RemoteServer {
     /// the call raised at once.
     private func callControllerHook(_ hook: String, of method: String, _ arguments: [Value], _ session: RemoteSession,
                                     _ reply: @escaping (Result<Value, MethodError>) -> Void) throws(MethodError) {
-        guard let hooks = host.controllerHooks else {
+        guard let hooks = host.loadedControllerHooks() else {
             throw MethodError(code: Self.failedCode, message: "\(method): this host runs no controllers")
         }
         let stack = host.vm.stack

@@ -187,10 +187,14 @@ extension SpecHost {
             return .none
         }
         vm.register(field: "controllerHooks") { [unowned self] stack in
-            // The controllers' hooks (sendCommand), for a spec's send to hear how a command went.
-            guard let hooks = host.controllerHooks else { return .none }
-            hooks.push(onto: stack)
-            return .one
+            // The controllers' hooks (sendCommand), for a spec's send to hear how a command went;
+            // loaded first if they have not, by the spec's own code on its stack, as a script's
+            // first use does (the loader returns them).
+            guard let loader = host.controllersLoader else { return .none }
+            let base = stack.top
+            loader.push(onto: stack)
+            guard stack.callKeepingError(arguments: 0) else { throw ErrorValueOnTop() }
+            return .values(stack.top - base)
         }
         vm.register(field: "noteHook") { [unowned self] stack in
             // noteHook(name, kind[, testStatus, testMessage]): the test's hook starting; none, none when they are done.
