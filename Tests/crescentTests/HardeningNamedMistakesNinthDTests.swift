@@ -67,4 +67,12 @@ import Testing
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("1 passed, 0 failed"), "\(result)")
     }
+
+    /// A log line reads `level: file:line: message`, one space after the place, as warnings do
+    /// (the attack new30t saw two in every `log.warn` line).
+    @Test func aLogLineHasOneSpaceAfterItsPlace() async throws {
+        let result = try await runScript("log.warn('careful')\nlog.info('noted', 2)\n")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderrLines == ["warn: script.lua:1: careful", "info: script.lua:2: noted\t2"], "\(result)")
+    }
 }

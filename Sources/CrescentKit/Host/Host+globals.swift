@@ -44,8 +44,8 @@ extension Host {
                 }
                 guard level >= self.options.logLevel else { return .none }
                 var line = self.console.styled("\(name):", Console.Style(level)) + " "
-                let place = stack.place(level: 1)
-                line += place.isEmpty ? "" : place + " "
+                // The place ends in ": " already (`script.lua:3: `).
+                line += stack.place(level: 1)
                 var bytes: [UInt8] = []
                 try Host.writeJoined(stack, from: 1, upTo: stack.top) { bytes.append(contentsOf: $0) }
                 let text = String(decoding: bytes, as: UTF8.self)
