@@ -179,6 +179,9 @@ final class CrescentProcess: @unchecked Sendable {
     private var stdoutBuffer: OutputBuffer?
     private var stderrBuffer: OutputBuffer?
     private var started = Date()
+    /// Seconds since the child started: what a wait counted from a later moment adds to its
+    /// limit (``finish(timeLimit:sourceLocation:)`` counts from the start).
+    var runningFor: Double { Date().timeIntervalSince(started) }
     private let executable: String
     private let arguments: [String]
     private let directory: String
